@@ -1,0 +1,101 @@
+// The hash chain: each row's hash covers the previous row's hash and the canonical JSON
+// (RFC 8785, via `canonicalize`) of the row itself, so any edit, deletion or reorder shows.
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export interface ChainedFields {
+  seq: number;
+  ts: number;
+  type: string;
+  actor: string;
+  /** The payload already in canonical JSON form, as stored. */
+  payloadJson: string;
+}
+
+export function canonicalJson(value: unknown): string {
+  const s = canonicalize(value === undefined ? null : value);
+  if (s === undefined) throw new Error('value cannot be represented as JSON');
+  return s;
+}
+
+/**
+ * Canonical JSON of the whole event. The outer keys are fixed and already in RFC 8785 order
+ * (actor, payload, seq, ts, type), so the object is assembled around the canonical payload
+ * instead of canonicalizing it a second time; JSON.stringify of a string is RFC 8785's form.
+ */
+export function canonicalEvent(e: ChainedFields): string {
+  return `{"actor":${JSON.stringify(e.actor)},"payload":${e.payloadJson},"seq":${e.seq},"ts":${e.ts},"type":${JSON.stringify(e.type)}}`;
+}
+
+export function chainHash(prevHash: string, e: ChainedFields): string {
+  return createHash('sha256').update(prevHash).update(canonicalEvent(e)).digest('hex');
+}
+
+export interface StoredRow extends ChainedFields {
+  prevHash: string;
+  hash: string;
+}
+
+export interface VerifyFailure {
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Walks rows in seq order and names the first row that is not what was written.
+ * Returns null when the chain is intact. `expectedHead` (kept in the same database) catches
+ * a truncated tail, which the chain alone cannot see.
+ */
+export class ChainVerifier {
+  private prevHash = GENESIS_HASH;
+  private prevSeq = 0;
+  checked = 0;
+  failure: VerifyFailure | null = null;
+
+  /** Feeds one row; returns false once a failure is found (stop feeding). */
+  push(row: StoredRow): boolean {
+    if (this.failure) return false;
+    const expectedSeq = this.prevSeq + 1;
+    if (row.seq !== expectedSeq) {
+      const missing = row.seq - 1 === expectedSeq ? `row ${expectedSeq} is` : `rows ${expectedSeq}-${row.seq - 1} are`;
+      this.failure = row.seq > expectedSeq
+        ? { seq: expectedSeq, reason: `${missing} missing (deleted); row ${row.seq} follows row ${this.prevSeq}` }
+        : { seq: row.seq, reason: `row ${row.seq} is out of order after row ${this.prevSeq}` };
+      return false;
+    }
+    const computed = chainHash(row.prevHash, row);
+    if (row.prevHash !== this.prevHash) {
+      this.failure = computed === row.hash && row.seq > 1
+        // Row k is consistent with itself but chains to a hash row k-1 no longer has:
+        // row k-1 was edited and its hash recomputed to hide it.
+        ? { seq: row.seq - 1, reason: `row ${row.seq - 1} was altered: its hash was recomputed, but row ${row.seq} still chains to the original (${row.prevHash.slice(0, 12)}…)` }
+        : { seq: row.seq, reason: `row ${row.seq} does not chain to row ${this.prevSeq} (prev_hash ${row.prevHash.slice(0, 12)}…, expected ${this.prevHash.slice(0, 12)}…)` };
+      return false;
+    }
+    if (computed !== row.hash) {
+      this.failure = { seq: row.seq, reason: `row ${row.seq} was altered: its contents no longer match its hash` };
+      return false;
+    }
+    this.prevHash = row.hash;
+    this.prevSeq = row.seq;
+    this.checked++;
+    return true;
+  }
+
+  /** Call after the last row with the head the store recorded at its last commit. */
+  finish(expectedHead: { seq: number; hash: string } | null): VerifyFailure | null {
+    if (this.failure || !expectedHead) return this.failure;
+    if (expectedHead.seq > this.prevSeq) {
+      this.failure = { seq: this.prevSeq + 1, reason: `rows ${this.prevSeq + 1}-${expectedHead.seq} are missing: the log was truncated after row ${this.prevSeq}` };
+    } else if (expectedHead.seq === this.prevSeq && expectedHead.hash !== this.prevHash && this.prevSeq > 0) {
+      this.failure = { seq: this.prevSeq, reason: `row ${this.prevSeq} was altered: the recorded head hash differs from the row's hash` };
+    }
+    return this.failure;
+  }
+
+  get head(): { seq: number; hash: string } {
+    return { seq: this.prevSeq, hash: this.prevHash };
+  }
+}

@@ -1,0 +1,106 @@
+// `gatehouse`: the command line. Without a subcommand it opens the console.
+import { Command, CommanderError } from 'commander';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultHome, homePaths } from '../home.js';
+import { verifyDatabase, openForVerify } from '../audit/audit-store.js';
+import { runServe } from '../shells/serve/run-serve.js';
+import { findElectronBinary } from './electron-binary.js';
+import { electronNativeBinding, packageRoot } from './paths.js';
+import { UsageError, parsePort } from './usage-error.js';
+import { version } from '../version.js';
+
+export const DEFAULT_PORT = 7411;
+
+function program(): Command {
+  const cli = new Command('gatehouse')
+    .description('Gatehouse: supervise AI agents\' tool calls.')
+    .version(version)
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', '\nExamples:\n  gatehouse                      open the console (Electron, or the browser console if Electron is missing)\n  gatehouse serve --port 0       serve the console on a free loopback port\n  gatehouse audit verify         check the audit log for tampering');
+
+  cli
+    .option('--home <dir>', 'data folder (default: $GATEHOUSE_HOME or the platform config folder)')
+    .action(async (o: { home?: string }) => {
+      await startConsole(o.home ?? defaultHome());
+    });
+
+  cli
+    .command('serve')
+    .description('Serve the console over HTTP and WebSocket (loopback by default).')
+    .option('--host <host>', 'address to bind; a non-loopback address exposes the console to the network', '127.0.0.1')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
+    .option('--home <dir>', 'data folder')
+    .option('--token <t>', 'operator token (default: generated once and kept in the data folder)')
+    .option('--new-token', 'generate a new operator token, invalidating the old one')
+    .addHelpText('after', '\nExample:\n  gatehouse serve --port 0 --home /tmp/gh')
+    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean }) => {
+      await runServe({ home: o.home ?? defaultHome(), host: o.host, port: parsePort(o.port), ...(o.token !== undefined ? { token: o.token } : {}), newToken: o.newToken ?? false });
+    });
+
+  const audit = cli.command('audit').description('Audit log commands.');
+  audit
+    .command('verify')
+    .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row.')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', '\nExample:\n  gatehouse audit verify --home ~/.config/gatehouse')
+    .action((o: { home?: string }) => {
+      const path = homePaths(o.home ?? defaultHome()).auditDb;
+      if (!existsSync(path)) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
+      const db = openForVerify(path);
+      try {
+        const r = verifyDatabase(db);
+        if (r.ok) {
+          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).`);
+        } else {
+          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.`);
+          process.exitCode = 1;
+        }
+      } finally {
+        db.close();
+      }
+    });
+  return cli;
+}
+
+async function startConsole(home: string): Promise<void> {
+  const electron = findElectronBinary();
+  if (!electron.found) {
+    await runServe({
+      home,
+      host: '127.0.0.1',
+      port: DEFAULT_PORT,
+      banner: `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`,
+    });
+    return;
+  }
+  if (!existsSync(electronNativeBinding)) {
+    // The tests use better-sqlite3 built for Node; Electron needs its own ABI, built apart.
+    console.log('Building the SQLite addon for Electron (once)…');
+    const r = spawnSync(process.execPath, [join(packageRoot, 'scripts', 'build-electron-native.mjs')], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('Could not build better-sqlite3 for Electron; see the output above. Run `gatehouse serve` to use the browser console meanwhile.');
+  }
+  const child = spawn(electron.path, [packageRoot], { stdio: 'inherit', env: { ...process.env, GATEHOUSE_HOME: home } });
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; everything else commander rejects is a usage mistake.
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    }
+    if (err instanceof UsageError) {
+      console.error(`gatehouse: ${err.message}`);
+      process.exit(2);
+    }
+    console.error(`gatehouse: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,63 @@
+// Turns one untrusted (method, params) pair into a validated handler call and an Envelope.
+// Generic over the contract table, so neither shell knows any method by name.
+import { z } from 'zod';
+import type { Envelope, MethodTable, WireError } from '../../shared/contract.js';
+
+/** Who is calling: recorded in the audit log with every operator action. */
+export interface CallContext {
+  console: 'electron' | 'serve' | 'cli';
+  operator: string;
+}
+
+export type Handlers<M extends MethodTable> = {
+  [K in keyof M]: (request: z.output<M[K]['request']>, ctx: CallContext) => z.input<M[K]['response']> | Promise<z.input<M[K]['response']>>;
+};
+
+export interface Dispatcher {
+  dispatch(method: unknown, params: unknown, ctx: CallContext): Promise<Envelope<unknown>>;
+  readonly methodNames: readonly string[];
+}
+
+/** One readable sentence per zod issue: "field `limit`: Too big: expected number to be <=1000". */
+export function describeIssues(error: z.ZodError): { message: string; issues: { path: string; message: string }[] } {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  const message = issues.map((i) => (i.path === '(root)' ? i.message : `field \`${i.path}\`: ${i.message}`)).join('; ');
+  return { message, issues };
+}
+
+export function fail(code: WireError['code'], message: string, details?: unknown): Envelope<never> {
+  return { ok: false, error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+export function createDispatcher<M extends MethodTable>(methods: M, handlers: Handlers<M>, log: (msg: string, err: unknown) => void = console.error): Dispatcher {
+  const names = Object.keys(methods);
+  return {
+    methodNames: names,
+    async dispatch(method, params, ctx) {
+      if (typeof method !== 'string' || !Object.hasOwn(methods, method)) {
+        return fail('unknown_method', `Unknown method ${JSON.stringify(method)}. Known methods: ${names.join(', ')}.`);
+      }
+      const spec = methods[method as keyof M]!;
+      const parsed = spec.request.safeParse(params ?? {});
+      if (!parsed.success) {
+        const { message, issues } = describeIssues(parsed.error);
+        return fail('bad_request', `Invalid request for ${method}: ${message}.`, { issues });
+      }
+      let result: unknown;
+      try {
+        result = await handlers[method as keyof M](parsed.data as never, ctx);
+      } catch (err) {
+        log(`handler ${method} failed`, err);
+        const message = err instanceof Error ? err.message : String(err);
+        return fail('internal', `${method} failed: ${message}`);
+      }
+      const checked = spec.response.safeParse(result);
+      if (!checked.success) {
+        // The host broke its own contract: report it rather than hand the renderer bad data.
+        log(`handler ${method} returned a response outside the contract`, checked.error);
+        return fail('internal', `${method} returned a malformed response: ${describeIssues(checked.error).message}.`);
+      }
+      return { ok: true, result: checked.data };
+    },
+  };
+}

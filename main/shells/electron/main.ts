@@ -1,0 +1,66 @@
+// The Electron shell: the same host as `gatehouse serve`, on screen in a BrowserWindow.
+// The only place under main/ that imports electron.
+import { app, BrowserWindow, ipcMain, protocol, session, shell, net } from 'electron';
+import { existsSync } from 'node:fs';
+import { join, normalize, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { contentSecurityPolicy } from '../../../shared/csp.js';
+import { createHost, operatorName } from '../../host/create-host.js';
+import { defaultHome } from '../../home.js';
+import { APP_SCHEME, APP_URL } from './app-protocol.js';
+import { bindIpc } from './ipc-adapter.js';
+import { hardenContents } from './security.js';
+import { windowOptions } from './window-options.js';
+
+// out/main/electron.cjs → out/renderer, out/preload; native/electron at the package root.
+const outDir = join(__dirname, '..');
+const rendererDir = join(outDir, 'renderer');
+const preloadPath = join(outDir, 'preload', 'index.cjs');
+const nativeBinding = join(outDir, '..', 'native', 'electron', 'better_sqlite3.node');
+
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+if (!app.requestSingleInstanceLock()) app.quit();
+
+app.whenReady().then(() => {
+  const host = createHost({ home: defaultHome(), shell: 'electron', ...(existsSync(nativeBinding) ? { nativeBinding } : {}) });
+  const csp = contentSecurityPolicy({ frameAncestors: true });
+
+  protocol.handle(APP_SCHEME, async (request) => {
+    const path = decodeURIComponent(new URL(request.url).pathname);
+    const full = normalize(join(rendererDir, path === '/' ? 'index.html' : path));
+    if (!full.startsWith(rendererDir + sep)) return new Response('Not found', { status: 404 });
+    const res = await net.fetch(pathToFileURL(full).toString());
+    const headers = new Headers(res.headers);
+    headers.set('Content-Security-Policy', csp);
+    headers.set('X-Content-Type-Options', 'nosniff');
+    return new Response(res.body, { status: res.status, headers });
+  });
+  // Nothing in the console needs a permission (camera, notifications are handled by main).
+  session.defaultSession.setPermissionRequestHandler((_wc, _perm, callback) => callback(false));
+
+  app.on('web-contents-created', (_e, contents) => hardenContents(contents, (url) => void shell.openExternal(url)));
+
+  const ctx = { console: 'electron' as const, operator: operatorName() };
+  const unbind = bindIpc(ipcMain, host, ctx, () => BrowserWindow.getAllWindows().map((w) => w.webContents));
+  let left: (() => void) | null = null;
+
+  const win = new BrowserWindow(windowOptions(preloadPath));
+  win.once('ready-to-show', () => win.show());
+  win.webContents.on('did-finish-load', () => {
+    left?.();
+    left = host.operatorConnected(ctx, { window: win.id });
+  });
+  void win.loadURL(APP_URL);
+
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    event.preventDefault();
+    quitting = true;
+    left?.();
+    unbind();
+    host.close('window closed').finally(() => app.exit(0));
+  });
+  app.on('window-all-closed', () => app.quit());
+});

@@ -1,0 +1,219 @@
+// The serve shell: the host behind HTTP + WebSocket on loopback, for any browser.
+// It knows no method by name: requests go to the host's dispatcher, events come from its bus.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { contentSecurityPolicy } from '../../../shared/csp.js';
+import type { CallContext, Dispatcher } from '../../host/dispatcher.js';
+import { accessPolicy, hostAllowed, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
+import { serveStatic } from './static-files.js';
+
+/** What the serve shell needs from the host: a transport-free core. */
+export interface ServeHost {
+  dispatcher: Dispatcher;
+  bus: { subscribe(listener: (name: string, payload: unknown) => void): () => void };
+  operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
+}
+
+export interface ServeOptions {
+  host: ServeHost;
+  bindHost: string;
+  port: number;
+  token: string;
+  staticDir: string;
+  operator: string;
+  /** Extra Host names to accept (a non-loopback bind reached through a DNS name). */
+  extraHosts?: string[];
+}
+
+export interface ServeShell {
+  url: string;
+  port: number;
+  /** The line printed for the operator: the token rides in the fragment, never sent to a server. */
+  consoleLine: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1 << 20;
+const MAX_WS_MESSAGE = 1 << 20;
+/** A console that stops reading must not make the host buffer events forever. */
+const MAX_WS_BUFFERED = 16 << 20;
+
+export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
+  const server = createServer();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_WS_MESSAGE,
+    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.bindHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const policy = accessPolicy(opts.bindHost, port, opts.token, opts.extraHosts);
+  const displayHost = opts.bindHost.includes(':') ? `[${opts.bindHost}]` : opts.bindHost;
+  const url = `http://${displayHost}:${port}/`;
+  const wsOrigins = [...policy.allowedHosts].map((h) => `ws://${h}`);
+  const securityHeaders = {
+    'Content-Security-Policy': contentSecurityPolicy({ connect: wsOrigins, frameAncestors: true }),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+
+  server.on('request', (req, res) => {
+    handleHttp(req, res).catch((err) => {
+      console.error('gatehouse: request failed', err);
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
+      else res.destroy();
+    });
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
+    if (!originAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path.startsWith('/api/') || path === '/ws') {
+      if (!tokenMatches(tokenFrom(req), policy.token)) return unauthorized(res);
+      if (path === '/api/session' && req.method === 'GET') {
+        return sendJson(res, 200, { ok: true, result: { shell: 'serve', methods: opts.host.dispatcher.methodNames } });
+      }
+      if (path === '/api/call' && req.method === 'POST') return handleCall(req, res);
+      return sendJson(res, 404, { ok: false, error: { code: 'bad_request', message: `No API route ${req.method} ${path}.` } });
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { ok: false, error: { code: 'bad_request', message: 'Method not allowed.' } });
+    if (!serveStatic(opts.staticDir, path, res, securityHeaders)) {
+      if (path === '/' || path === '/index.html') {
+        res.writeHead(503, { ...securityHeaders, 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`The console is not built (no index.html in ${opts.staticDir}). Run: npm run build\n`);
+        return;
+      }
+      res.writeHead(404, { ...securityHeaders, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('Not found\n');
+    }
+  }
+
+  async function handleCall(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A JSON content type cannot be sent cross-site without a CORS preflight, which we never grant.
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return sendJson(res, 415, { ok: false, error: { code: 'bad_request', message: 'Send the call as Content-Type: application/json.' } });
+    }
+    const body = await readBody(req, MAX_BODY);
+    if (body === null) return sendJson(res, 413, { ok: false, error: { code: 'bad_request', message: `Request body over ${MAX_BODY} bytes.` } });
+    let msg: unknown;
+    try {
+      msg = JSON.parse(body);
+    } catch (err) {
+      return sendJson(res, 400, { ok: false, error: { code: 'bad_request', message: `Request body is not JSON: ${(err as Error).message}.` } });
+    }
+    if (!isObject(msg)) return sendJson(res, 400, { ok: false, error: { code: 'bad_request', message: 'Request body must be an object {"method": ..., "params": ...}.' } });
+    const envelope = await opts.host.dispatcher.dispatch(msg.method, msg.params, { console: 'cli', operator: opts.operator });
+    sendJson(res, 200, envelope);
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const reject = (status: number, text: string) => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (!hostAllowed(policy, req)) return reject(403, 'Forbidden');
+    if (!originAllowed(policy, req)) return reject(403, 'Forbidden');
+    if (path !== '/ws') return reject(404, 'Not Found');
+    if (!tokenMatches(tokenFrom(req), policy.token)) return reject(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
+  });
+
+  const sockets = new Set<WebSocket>();
+  const unsubscribe = opts.host.bus.subscribe((name, payload) => {
+    if (sockets.size === 0) return;
+    const frame = JSON.stringify({ event: name, payload });
+    for (const ws of sockets) {
+      if (ws.bufferedAmount > MAX_WS_BUFFERED) {
+        ws.close(1013, 'console too slow to read events');
+        continue;
+      }
+      ws.send(frame);
+    }
+  });
+
+  function onConnection(ws: WebSocket, req: IncomingMessage): void {
+    sockets.add(ws);
+    const ctx: CallContext = { console: 'serve', operator: opts.operator };
+    const left = opts.host.operatorConnected(ctx, { remote: req.socket.remoteAddress ?? null, userAgent: req.headers['user-agent'] ?? null });
+    ws.on('close', () => {
+      sockets.delete(ws);
+      left();
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('message', (data, isBinary) => {
+      void onMessage(ws, ctx, isBinary ? null : data.toString());
+    });
+  }
+
+  async function onMessage(ws: WebSocket, ctx: CallContext, text: string | null): Promise<void> {
+    let msg: unknown;
+    try {
+      if (text === null) throw new Error('binary frames are not part of the protocol');
+      msg = JSON.parse(text);
+    } catch (err) {
+      ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'bad_request', message: `Frame is not JSON: ${(err as Error).message}.` } }));
+      return;
+    }
+    if (!isObject(msg) || (typeof msg.id !== 'number' && typeof msg.id !== 'string')) {
+      ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'bad_request', message: 'Frame must be {"id": number|string, "method": string, "params": object}.' } }));
+      return;
+    }
+    const envelope = await opts.host.dispatcher.dispatch(msg.method, msg.params, ctx);
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: msg.id, ...envelope }));
+  }
+
+  return {
+    url,
+    port,
+    consoleLine: `Gatehouse console: ${url}#token=${opts.token}`,
+    async close() {
+      unsubscribe();
+      for (const ws of sockets) ws.close(1001, 'host stopping');
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function unauthorized(res: ServerResponse): void {
+  sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong operator token.' } });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, cap: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > cap) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,38 @@
+// One command builds everything: esbuild for the Node side (CLI, Electron main, preload,
+// benchmarks), Vite for the renderer. See docs/build.md for why not electron-vite.
+import { build as esbuild } from 'esbuild';
+import { build as vite } from 'vite';
+import { readFileSync, rmSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const watch = process.argv.includes('--watch');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const started = Date.now();
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  // Dependencies stay in node_modules: native addons (better-sqlite3) cannot be bundled.
+  packages: 'external',
+  define: { __GATEHOUSE_VERSION__: JSON.stringify(pkg.version) },
+};
+
+const jobs = {
+  cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: 'out/main/cli.js', format: 'esm' }),
+  electron: () => esbuild({ ...common, entryPoints: ['main/shells/electron/main.ts'], outfile: 'out/main/electron.cjs', format: 'cjs', external: ['electron'] }),
+  // The sandboxed preload may only require('electron'): everything else is bundled in.
+  preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: 'out/preload/index.cjs', format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
+  bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.js', format: 'esm' }),
+  renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
+};
+
+if (!only) rmSync('out', { recursive: true, force: true });
+const names = only ? only.split(',') : Object.keys(jobs);
+await Promise.all(names.map((n) => {
+  if (!jobs[n]) throw new Error(`unknown build job ${n}; known: ${Object.keys(jobs).join(', ')}`);
+  return jobs[n]();
+}));
+if (!watch) console.log(`built ${names.join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
