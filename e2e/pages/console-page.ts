@@ -1,0 +1,82 @@
+// Page objects: specs say what an operator does ("open Audit", "verify the chain"),
+// these classes know how that maps onto the DOM.
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export const views = ['approvals', 'plugins', 'health', 'terminals', 'audit', 'settings'] as const;
+export type ViewName = (typeof views)[number];
+export const viewTitles: Record<ViewName, string> = {
+  approvals: 'Approvals',
+  plugins: 'Plugins',
+  health: 'Health',
+  terminals: 'Terminals',
+  audit: 'Audit',
+  settings: 'Settings',
+};
+
+export class StatusBar {
+  readonly connection: Locator;
+  readonly chain: Locator;
+  readonly shell: Locator;
+  constructor(page: Page) {
+    this.connection = page.getByTestId('status-connection');
+    this.chain = page.getByTestId('status-chain');
+    this.shell = page.getByTestId('status-shell');
+  }
+  async expectConnected(): Promise<void> {
+    await expect(this.connection).toHaveAttribute('data-state', 'connected');
+  }
+  async expectChainVerified(): Promise<void> {
+    await expect(this.chain).toHaveAttribute('data-state', 'verified');
+  }
+}
+
+export class AuditView {
+  readonly root: Locator;
+  readonly verifyButton: Locator;
+  readonly rows: Locator;
+  constructor(page: Page) {
+    this.root = page.getByTestId('view-audit');
+    this.verifyButton = page.getByTestId('audit-verify');
+    this.rows = page.getByTestId('audit-row');
+  }
+}
+
+export class SettingsView {
+  readonly root: Locator;
+  readonly hostInfo: Locator;
+  constructor(page: Page) {
+    this.root = page.getByTestId('view-settings');
+    this.hostInfo = page.getByTestId('host-info');
+  }
+}
+
+export class ConsolePage {
+  readonly status: StatusBar;
+  readonly audit: AuditView;
+  readonly settings: SettingsView;
+  constructor(readonly page: Page) {
+    this.status = new StatusBar(page);
+    this.audit = new AuditView(page);
+    this.settings = new SettingsView(page);
+  }
+
+  navItem(view: ViewName): Locator {
+    return this.page.getByTestId(`nav-${view}`);
+  }
+
+  view(view: ViewName): Locator {
+    return this.page.getByTestId(`view-${view}`);
+  }
+
+  async open(view: ViewName): Promise<Locator> {
+    await this.navItem(view).click();
+    const root = this.view(view);
+    await expect(root.getByRole('heading', { level: 1, name: viewTitles[view] })).toBeVisible();
+    await expect(this.navItem(view)).toHaveAttribute('aria-current', 'page');
+    return root;
+  }
+
+  get authError(): Locator {
+    return this.page.getByTestId('auth-error');
+  }
+}

@@ -1,0 +1,33 @@
+// The e2e suite runs the same specs against each shell. The serve project drives Debian's
+// Chromium against `gatehouse serve`; the electron project runs where an Electron binary
+// exists and skips (saying why) where it does not.
+import { defineConfig } from '@playwright/test';
+import type { Shell } from './e2e/fixtures.ts';
+
+export default defineConfig<{ shell: Shell }>({
+  testDir: './e2e/specs',
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  forbidOnly: true,
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
+  outputDir: '.tmp/test-results',
+  use: {
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'serve-chromium',
+      testIgnore: '**/electron/**',
+      use: { shell: 'serve' },
+    },
+    {
+      name: 'electron',
+      testIgnore: '**/serve/**',
+      use: { shell: 'electron' },
+    },
+  ],
+});

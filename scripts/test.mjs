@@ -1,0 +1,50 @@
+// `npm test`: build, type-check, unit and integration tests (Vitest), then e2e (Playwright).
+// Every stage runs even if an earlier one failed, so one run shows everything that is wrong;
+// the last line sums them up as "N passed, N failed, N skipped".
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const tmp = '.tmp';
+mkdirSync(tmp, { recursive: true });
+const bin = (name) => `node_modules/.bin/${name}`;
+let failedStages = [];
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+function stage(name, cmd, args, env = {}) {
+  console.log(`\n=== ${name}: ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) failedStages.push(`${name} (exit ${r.status ?? r.signal})`);
+  return r.status === 0;
+}
+
+const built = stage('build', process.execPath, ['scripts/build.mjs']);
+stage('typecheck (node side)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+stage('typecheck (renderer)', bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
+stage('typecheck (e2e)', bin('tsc'), ['-p', 'e2e/tsconfig.json', '--noEmit']);
+
+const vitestJson = `${tmp}/vitest.json`;
+rmSync(vitestJson, { force: true });
+stage('unit and integration tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+if (existsSync(vitestJson)) {
+  const v = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  totals.passed += v.numPassedTests;
+  totals.failed += v.numFailedTests;
+  totals.skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+} else failedStages.push('unit tests wrote no report');
+
+if (built) {
+  const pwJson = `${tmp}/playwright.json`;
+  rmSync(pwJson, { force: true });
+  stage('end-to-end tests', bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  if (existsSync(pwJson)) {
+    const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats;
+    totals.passed += s.expected + s.flaky;
+    totals.failed += s.unexpected;
+    totals.skipped += s.skipped;
+  } else failedStages.push('e2e tests wrote no report');
+} else failedStages.push('e2e tests not run: the build failed');
+
+console.log('');
+if (failedStages.length) console.log(`Failed stages: ${failedStages.join('; ')}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(failedStages.length ? 1 : 0);
