@@ -1,2 +1,25 @@
+// Entry point: picks the transport for this shell, binds the stores, renders the console.
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-createRoot(document.getElementById('root')!).render(<p>Gatehouse</p>);
+import { App } from './app/app.tsx';
+import { ClientContext } from './app/client-context.ts';
+import { bindStores } from './sync/bind-stores.ts';
+import { createClient, createDefaultTransport } from './transport/client.ts';
+import './styles/theme.css';
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/views.css';
+
+const client = createClient(createDefaultTransport());
+bindStores(client);
+client.start();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element.');
+createRoot(root).render(
+  <StrictMode>
+    <ClientContext value={client}>
+      <App />
+    </ClientContext>
+  </StrictMode>,
+);

@@ -1,0 +1,33 @@
+import { useEffect } from 'react';
+import { AuthError } from '../components/auth-error.tsx';
+import { ConnectionBanner } from '../components/connection-banner.tsx';
+import { Sidebar } from '../components/sidebar.tsx';
+import { StatusBar } from '../components/status-bar.tsx';
+import { useConnectionStore } from '../stores/connection-store.ts';
+import { useUiStore } from '../stores/ui-store.ts';
+import { viewRegistry } from '../views/view-registry.ts';
+import { useViewShortcuts } from './use-view-shortcuts.ts';
+
+export function App() {
+  const unauthorized = useConnectionStore((s) => s.state === 'unauthorized');
+  const view = useUiStore((s) => s.view);
+  const spec = viewRegistry.find((v) => v.id === view) ?? viewRegistry[0]!;
+  useViewShortcuts();
+
+  useEffect(() => {
+    document.title = unauthorized ? 'Gatehouse — not authorized' : `${spec.label} — Gatehouse`;
+  }, [unauthorized, spec.label]);
+
+  if (unauthorized) return <AuthError />;
+  const { View } = spec;
+  return (
+    <div className="app">
+      <Sidebar />
+      <main className="main-pane">
+        <ConnectionBanner />
+        <View />
+      </main>
+      <StatusBar />
+    </div>
+  );
+}

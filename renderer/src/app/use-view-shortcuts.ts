@@ -1,0 +1,20 @@
+// Alt+1…6 open the views in sidebar order.
+import { useEffect } from 'react';
+import { useUiStore } from '../stores/ui-store.ts';
+import { viewRegistry } from '../views/view-registry.ts';
+
+export function useViewShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.repeat) return;
+      // e.code, not e.key: on macOS Alt+1 types "¡", and layouts differ on the digit row.
+      const m = /^(?:Digit|Numpad)([1-9])$/.exec(e.code);
+      const spec = m ? viewRegistry.find((v) => v.shortcut === m[1]) : undefined;
+      if (!spec) return;
+      e.preventDefault();
+      useUiStore.getState().setView(spec.id, { focus: true });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}

@@ -1,0 +1,50 @@
+import { useApprovalsStore } from '../stores/approvals-store.ts';
+import { useUiStore } from '../stores/ui-store.ts';
+import { viewRegistry } from '../views/view-registry.ts';
+import { GateIcon } from './icons.tsx';
+
+export function Sidebar() {
+  const view = useUiStore((s) => s.view);
+  const setView = useUiStore((s) => s.setView);
+  const pending = useApprovalsStore((s) => s.pending.length);
+
+  return (
+    <nav className="sidebar" aria-label="Views">
+      <div className="brand">
+        <GateIcon />
+        <span>Gatehouse</span>
+      </div>
+      <ul className="nav-list">
+        {viewRegistry.map(({ id, label, shortcut, Icon }) => {
+          const active = id === view;
+          const count = id === 'approvals' ? pending : 0;
+          return (
+            <li key={id}>
+              <button
+                type="button"
+                className="nav-item"
+                data-testid={`nav-${id}`}
+                aria-current={active ? 'page' : undefined}
+                aria-keyshortcuts={`Alt+${shortcut}`}
+                title={`${label} (Alt+${shortcut})`}
+                onClick={() => setView(id)}
+              >
+                <Icon />
+                <span className="nav-label">{label}</span>
+                {count > 0 ? (
+                  <span className="nav-count" aria-label={`${count} waiting`}>
+                    {count}
+                  </span>
+                ) : (
+                  <kbd className="nav-shortcut" aria-hidden="true">
+                    Alt {shortcut}
+                  </kbd>
+                )}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,34 @@
+// Dates and durations as an operator reads them: local time, unambiguous, compact.
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** 2025-11-22 14:03:07 in local time. */
+export function formatDateTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** 14:03:07.123 for events of today, the full date otherwise. */
+export function formatEventTime(ms: number, now = Date.now()): string {
+  const d = new Date(ms);
+  const today = new Date(now);
+  const sameDay = d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate();
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return sameDay ? time : `${formatDateTime(ms).slice(0, 10)} ${time}`;
+}
+
+/** "3 min ago", "2 h ago": for a tooltip or a secondary line, never the only record of a time. */
+export function formatAgo(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} days ago`;
+}
+
+/** ISO 8601 for <time dateTime>. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,21 @@
+// Which view is on screen. Kept in memory only: in the serve shell the URL fragment carries
+// the operator token, so the view must not be written to location.hash.
+import { create } from 'zustand';
+
+export const viewIds = ['approvals', 'plugins', 'health', 'terminals', 'audit', 'settings'] as const;
+export type ViewId = (typeof viewIds)[number];
+
+export interface UiStore {
+  view: ViewId;
+  /** A keyboard shortcut switched views: the view's heading takes focus once, then clears this. */
+  focusPending: boolean;
+  setView(view: ViewId, opts?: { focus?: boolean }): void;
+  focusDone(): void;
+}
+
+export const useUiStore = create<UiStore>()((set) => ({
+  view: 'approvals',
+  focusPending: false,
+  setView: (view, opts) => set({ view, focusPending: opts?.focus ?? false }),
+  focusDone: () => set({ focusPending: false }),
+}));

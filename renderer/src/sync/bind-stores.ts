@@ -1,0 +1,63 @@
+// Wires the client to the stores: connection state, the initial loads on every (re)connect,
+// and host events. Views read stores only; nothing here polls.
+import { coalesce } from '../lib/coalesce.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { initialAuditState, useAuditStore } from '../stores/audit-store.ts';
+import { useConnectionStore } from '../stores/connection-store.ts';
+import type { GatehouseClient } from '../transport/client.ts';
+import type { ConnectionState } from '../transport/types.ts';
+import { loadChainState, loadTail } from './audit-actions.ts';
+
+/** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
+export const TAIL_REFRESH_MS = 250;
+
+export function bindStores(client: GatehouseClient): () => void {
+  const tailRefresh = coalesce(() => loadTail(client), TAIL_REFRESH_MS);
+
+  const applyState = (state: ConnectionState) => {
+    document.documentElement.dataset.connection = state;
+    useConnectionStore.setState({ state, detail: client.getDetail() });
+  };
+
+  const loadHostInfo = async () => {
+    try {
+      const hostInfo = await client.call('host.info', {});
+      useConnectionStore.setState({ hostInfo, hostInfoError: null, shell: hostInfo.shell });
+    } catch (err) {
+      useConnectionStore.setState({ hostInfoError: errorMessage(err) });
+    }
+  };
+
+  // A restarted host may have a new pid, a new chain head and new events: load everything again.
+  const initialLoads = () => {
+    useConnectionStore.setState({ stopping: null });
+    tailRefresh.cancel();
+    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client)]);
+  };
+
+  useConnectionStore.setState({ shell: client.shell });
+  applyState(client.getState());
+
+  const offs = [
+    client.onStateChange((state, previous) => {
+      applyState(state);
+      if (state === previous) return;
+      if (state === 'connected') initialLoads();
+      if (state === 'unauthorized') {
+        // Nothing from a host that refused us stays on screen.
+        tailRefresh.cancel();
+        useAuditStore.setState({ ...initialAuditState });
+        useConnectionStore.setState({ hostInfo: null, hostInfoError: null });
+      }
+    }),
+    client.onEvent('audit.chain', (chain) => useAuditStore.setState({ chain, chainError: null })),
+    client.onEvent('audit.appended', () => tailRefresh.request()),
+    client.onEvent('host.stopping', ({ reason }) => useConnectionStore.setState({ stopping: reason })),
+  ];
+  if (client.getState() === 'connected') initialLoads();
+
+  return () => {
+    tailRefresh.cancel();
+    for (const off of offs) off();
+  };
+}

@@ -1,0 +1,49 @@
+import { ViewFrame } from '../components/view-frame.tsx';
+import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
+import { useConnectionStore } from '../stores/connection-store.ts';
+
+export function SettingsView() {
+  const info = useConnectionStore((s) => s.hostInfo);
+  const error = useConnectionStore((s) => s.hostInfoError);
+  const state = useConnectionStore((s) => s.state);
+
+  return (
+    <ViewFrame id="settings" title="Settings" subtitle="The host this console is attached to.">
+      <section className="panel" data-testid="host-info" aria-labelledby="host-info-heading">
+        <h2 id="host-info-heading" className="panel-title">
+          Host
+        </h2>
+        {info ? (
+          <dl className="facts">
+            <dt>Version</dt>
+            <dd data-field="version">{info.version}</dd>
+            <dt>Shell</dt>
+            <dd data-field="shell">{info.shell === 'serve' ? 'serve (browser console)' : 'electron (desktop window)'}</dd>
+            <dt>Home folder</dt>
+            <dd data-field="home" className="mono selectable">
+              {info.home}
+            </dd>
+            <dt>Operator</dt>
+            <dd data-field="operator">{info.operator}</dd>
+            <dt>Process id</dt>
+            <dd data-field="pid" className="mono">
+              {info.pid}
+            </dd>
+            <dt>Started</dt>
+            <dd data-field="started">
+              <time dateTime={isoTime(info.startedAt)} title={formatAgo(info.startedAt)}>
+                {formatDateTime(info.startedAt)}
+              </time>
+            </dd>
+          </dl>
+        ) : error ? (
+          <p className="inline-error" role="alert">
+            Could not load host info: {error}
+          </p>
+        ) : (
+          <p className="muted">{state === 'connected' ? 'Loading host info…' : 'Host info appears once the console is connected.'}</p>
+        )}
+      </section>
+    </ViewFrame>
+  );
+}

@@ -1,0 +1,28 @@
+// The views in sidebar order. Alt+1…6 follow this order.
+import type { ComponentType } from 'react';
+import { GearIcon, InboxIcon, LedgerIcon, PluginIcon, PulseIcon, TerminalIcon } from '../components/icons.tsx';
+import type { ViewId } from '../stores/ui-store.ts';
+import { ApprovalsView } from './approvals-view.tsx';
+import { AuditView } from './audit-view.tsx';
+import { HealthView } from './health-view.tsx';
+import { PluginsView } from './plugins-view.tsx';
+import { SettingsView } from './settings-view.tsx';
+import { TerminalsView } from './terminals-view.tsx';
+
+export interface ViewSpec {
+  id: ViewId;
+  label: string;
+  /** The key after Alt that opens this view. */
+  shortcut: string;
+  Icon: ComponentType;
+  View: ComponentType;
+}
+
+export const viewRegistry: readonly ViewSpec[] = [
+  { id: 'approvals', label: 'Approvals', shortcut: '1', Icon: InboxIcon, View: ApprovalsView },
+  { id: 'plugins', label: 'Plugins', shortcut: '2', Icon: PluginIcon, View: PluginsView },
+  { id: 'health', label: 'Health', shortcut: '3', Icon: PulseIcon, View: HealthView },
+  { id: 'terminals', label: 'Terminals', shortcut: '4', Icon: TerminalIcon, View: TerminalsView },
+  { id: 'audit', label: 'Audit', shortcut: '5', Icon: LedgerIcon, View: AuditView },
+  { id: 'settings', label: 'Settings', shortcut: '6', Icon: GearIcon, View: SettingsView },
+];
