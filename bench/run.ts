@@ -1,1 +1,63 @@
-console.log('bench');
+// `npm run bench`: runs every benchmark case and prints one table. Later benchmarks add their
+// cases to the list below; a case with a target fails the run (exit 1) when it misses it.
+//
+// Options: --rounds N (default 7), --warmup N (default 1), --events N (audit events per round,
+// default 100000), and any other word filters cases by name (a kept case's baseline is kept too).
+import { parseArgs } from 'node:util';
+import { auditAppendCases } from './audit-append.js';
+import { registryCases } from './registry-discovery.js';
+import { formatTable, runBench, type BenchCase } from './harness.js';
+
+const { values, positionals } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '7' },
+    warmup: { type: 'string', default: '1' },
+    events: { type: 'string', default: '100000' },
+  },
+  allowPositionals: true,
+});
+
+function count(name: string, v: string, min: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`bench: --${name} must be a whole number ≥ ${min}, not "${v}".`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const cases: BenchCase[] = [
+  ...auditAppendCases({ events: count('events', values.events, 1) }),
+  ...registryCases({ plugins: 200 }),
+];
+
+function selected(all: BenchCase[], filters: string[]): BenchCase[] {
+  if (filters.length === 0) return all;
+  const keep = new Set(all.filter((c) => filters.some((f) => c.name.includes(f))).map((c) => c.name));
+  for (const c of all) if (keep.has(c.name) && c.baseline) keep.add(c.baseline);
+  return all.filter((c) => keep.has(c.name));
+}
+
+const run = selected(cases, positionals);
+if (run.length === 0) {
+  console.error(`bench: no case matches ${positionals.join(', ')}. Cases: ${cases.map((c) => c.name).join('; ')}.`);
+  process.exit(2);
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const rounds = count('rounds', values.rounds, 1);
+const warmup = count('warmup', values.warmup, 0);
+console.log(`Gatehouse benchmarks: ${rounds} rounds (+${warmup} warm-up) per case, node ${process.version}${gc ? '' : ' (run with --expose-gc for steadier numbers)'}.`);
+const results = await runBench(run, {
+  rounds,
+  warmup,
+  ...(gc ? { betweenRounds: gc } : {}),
+  onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
+});
+console.log();
+console.log(formatTable(results));
+const missed = results.filter((r) => r.pass === false);
+if (missed.length > 0) {
+  console.log(`\nMissed target: ${missed.map((r) => r.name).join('; ')}.`);
+  process.exitCode = 1;
+}

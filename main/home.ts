@@ -27,7 +27,9 @@ export function ensureHome(root: string): HomePaths {
   } catch {
     // Not ours to change (a shared mount); the files inside are still created 0600.
   }
-  return homePaths(root);
+  const paths = homePaths(root);
+  mkdirSync(paths.plugins, { recursive: true, mode: 0o700 });
+  return paths;
 }
 
 export function homePaths(root: string): HomePaths {

@@ -3,6 +3,7 @@
 // SECURITY: ipcRenderer itself never crosses the bridge, and listeners receive only
 // (name, payload), never Electron's event object (which exposes `sender`).
 import { ipcChannels } from '../shared/contract.js';
+import type { GatehouseBridge } from '../shared/bridge.js';
 
 export interface IpcLike {
   invoke(channel: string, ...args: unknown[]): Promise<unknown>;
@@ -10,11 +11,7 @@ export interface IpcLike {
   removeListener(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
 }
 
-export interface GatehouseBridge {
-  readonly methods: readonly string[];
-  invoke(method: string, params?: unknown): Promise<unknown>;
-  onEvent(listener: (name: string, payload: unknown) => void): () => void;
-}
+export type { GatehouseBridge };
 
 export function createBridge(methodNames: readonly string[], ipc: IpcLike): GatehouseBridge {
   const known = new Set(methodNames);

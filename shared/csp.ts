@@ -2,10 +2,14 @@
 // SECURITY: the renderer shows text that agents and plugins wrote. Allowing inline script,
 // eval or remote origins here turns any injection into code running with operator rights.
 // Keep 'self' only; every asset is bundled (no CDN), so nothing else is ever needed.
+//
+// The one concession: styles may be inline. Monaco and xterm.js create <style> elements at run
+// time and offer no nonce (microsoft/monaco-editor#271); VS Code runs with the same allowance.
+// Scripts stay strict, which is what stops an injection from becoming code.
 export const cspDirectives: Record<string, string[]> = {
   'default-src': ["'none'"],
   'script-src': ["'self'"],
-  'style-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
   'img-src': ["'self'", 'data:'],
   'font-src': ["'self'", 'data:'],
   'connect-src': ["'self'"],

@@ -10,6 +10,8 @@ import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
 import { UsageError, parsePort } from './usage-error.js';
 import { version } from '../version.js';
+import { addPluginCommands } from './plugin-commands.js';
+import { resolve } from 'node:path';
 
 export const DEFAULT_PORT = 7411;
 
@@ -18,6 +20,8 @@ function program(): Command {
     .description('Gatehouse: supervise AI agents\' tool calls.')
     .version(version)
     .exitOverride()
+    // Program options only before a subcommand, so `serve --home X` reaches serve.
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', '\nExamples:\n  gatehouse                      open the console (Electron, or the browser console if Electron is missing)\n  gatehouse serve --port 0       serve the console on a free loopback port\n  gatehouse audit verify         check the audit log for tampering');
 
@@ -35,10 +39,22 @@ function program(): Command {
     .option('--home <dir>', 'data folder')
     .option('--token <t>', 'operator token (default: generated once and kept in the data folder)')
     .option('--new-token', 'generate a new operator token, invalidating the old one')
-    .addHelpText('after', '\nExample:\n  gatehouse serve --port 0 --home /tmp/gh')
-    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean }) => {
-      await runServe({ home: o.home ?? defaultHome(), host: o.host, port: parsePort(o.port), ...(o.token !== undefined ? { token: o.token } : {}), newToken: o.newToken ?? false });
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
+    .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
+    .addHelpText('after', '\nExample:\n  gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins')
+    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string }) => {
+      await runServe({
+        home: o.home ?? defaultHome(),
+        host: o.host,
+        port: parsePort(o.port),
+        ...(o.token !== undefined ? { token: o.token } : {}),
+        newToken: o.newToken ?? false,
+        pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
+        allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      });
     });
+
+  addPluginCommands(cli);
 
   const audit = cli.command('audit').description('Audit log commands.');
   audit

@@ -2,6 +2,7 @@
 // Generic over the contract table, so neither shell knows any method by name.
 import { z } from 'zod';
 import type { Envelope, MethodTable, WireError } from '../../shared/contract.js';
+import { OperationError } from './operation-error.js';
 
 /** Who is calling: recorded in the audit log with every operator action. */
 export interface CallContext {
@@ -47,6 +48,7 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
       try {
         result = await handlers[method as keyof M](parsed.data as never, ctx);
       } catch (err) {
+        if (err instanceof OperationError) return fail('rejected', err.message, { reason: err.reason });
         log(`handler ${method} failed`, err);
         const message = err instanceof Error ? err.message : String(err);
         return fail('internal', `${method} failed: ${message}`);

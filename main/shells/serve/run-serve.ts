@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { createHost, operatorName } from '../../host/create-host.js';
 import { startServeShell } from './serve-shell.js';
-import { operatorToken } from './tokens.js';
+import { UsageError } from '../../cli/usage-error.js';
+import { TOKEN_RULE, operatorToken, validToken } from './tokens.js';
 import { removeServeFile, writeServeFile } from './serve-file.js';
 import { isLoopback } from './guards.js';
 
@@ -17,6 +18,8 @@ export interface RunServeOptions {
   staticDir?: string;
   /** Why the serve shell runs: printed before the URL (the Electron fallback uses it). */
   banner?: string;
+  pluginDirs?: string[];
+  allowedPlugins?: string[];
 }
 
 export function defaultStaticDir(): string {
@@ -25,7 +28,9 @@ export function defaultStaticDir(): string {
 }
 
 export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: string) => Promise<void> }> {
-  const host = createHost({ home: opts.home, shell: 'serve' });
+  // A usage mistake, caught before the host starts (and records a start it would never stop).
+  if (opts.token !== undefined && !validToken(opts.token)) throw new UsageError(TOKEN_RULE);
+  const host = createHost({ home: opts.home, shell: 'serve', pluginDirs: opts.pluginDirs ?? [], allowedPlugins: opts.allowedPlugins ?? [] });
   const token = operatorToken(host.paths.root, { ...(opts.token !== undefined ? { given: opts.token } : {}), rotate: opts.newToken ?? false });
   let shell;
   try {
@@ -45,6 +50,8 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   const stop = (reason: string) =>
     (stopping ??= (async () => {
       removeServeFile(host.paths.serveJson);
+      // Tell the consoles before their sockets close, so they show why.
+      host.bus.emit('host.stopping', { reason });
       await shell.close();
       await host.close(reason);
     })());

@@ -13,9 +13,11 @@ export function validToken(t: string): boolean {
   return /^[A-Za-z0-9_-]{16,256}$/.test(t);
 }
 
+export const TOKEN_RULE = '--token must be 16 to 256 characters of A-Z, a-z, 0-9, "-" or "_".';
+
 export function operatorToken(home: string, opts: { given?: string; rotate?: boolean } = {}): string {
   if (opts.given !== undefined) {
-    if (!validToken(opts.given)) throw new Error('--token must be 16 to 256 characters of A-Z, a-z, 0-9, "-" or "_".');
+    if (!validToken(opts.given)) throw new Error(TOKEN_RULE);
     return opts.given;
   }
   const file = join(home, 'operator-token');

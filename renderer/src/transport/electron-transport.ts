@@ -1,6 +1,6 @@
 // The Electron shell: the preload's bridge is already a connected, authenticated channel,
 // so this transport is connected from the start and never reconnects.
-import type { GatehouseBridge } from '../../../preload/api.ts';
+import type { GatehouseBridge } from '../../../shared/bridge.ts';
 import type { Envelope } from '../../../shared/contract.ts';
 import type { ConnectionState, RawEventListener, StateListener, Transport } from './types.ts';
 

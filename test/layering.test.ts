@@ -1,0 +1,197 @@
+// Layers import only downwards: renderer → shared, preload → shared (+ electron),
+// main → shared, and only the Electron shell in main/ may import `electron`.
+// Imports are read with the TypeScript parser (not regexes), so comments and strings never
+// count, and type-only imports are told apart from runtime ones.
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './support/cli.js';
+
+interface ImportRef {
+  specifier: string;
+  typeOnly: boolean;
+  line: number;
+}
+
+/** Every module reference in a source file: import/export from, import =, require(), import(), import types. */
+function importsOf(fileName: string, text: string): ImportRef[] {
+  const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : fileName.endsWith('.jsx') ? ts.ScriptKind.JSX : fileName.match(/\.[cm]?js$/) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
+  const out: ImportRef[] = [];
+  const add = (node: ts.Node, spec: ts.Expression | undefined, typeOnly: boolean) => {
+    if (spec && ts.isStringLiteralLike(spec)) out.push({ specifier: spec.text, typeOnly, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1 });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      // Under verbatimModuleSyntax only `import type` is erased; `import { type A }` stays as a
+      // runtime `import {} from`, so it counts as a runtime import.
+      add(node, node.moduleSpecifier, node.importClause?.isTypeOnly === true);
+    } else if (ts.isExportDeclaration(node)) {
+      add(node, node.moduleSpecifier, node.isTypeOnly);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node, node.moduleReference.expression, node.isTypeOnly);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) add(node, node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal as ts.Expression, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+type Layer = 'main' | 'electron-shell' | 'preload' | 'renderer' | 'shared' | 'other';
+
+function layerOf(relPath: string): Layer {
+  const p = relPath.split(sep).join('/');
+  if (p.startsWith('main/shells/electron/')) return 'electron-shell';
+  const top = p.split('/')[0];
+  return top === 'main' || top === 'preload' || top === 'renderer' || top === 'shared' ? top : 'other';
+}
+
+const nodeBuiltins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+const isElectron = (spec: string) => spec === 'electron' || spec.startsWith('electron/');
+const isNodeBuiltin = (spec: string) => nodeBuiltins.has(spec) || spec.startsWith('node:');
+
+interface Violation {
+  file: string;
+  line: number;
+  specifier: string;
+  rule: string;
+}
+
+/** The layering rules for one file (path relative to the repo root). */
+function checkSource(relPath: string, text: string): Violation[] {
+  const from = layerOf(relPath);
+  const violations: Violation[] = [];
+  for (const ref of importsOf(relPath, text)) {
+    const target: Layer | 'package' = ref.specifier.startsWith('.') ? layerOf(relative(repoRoot, resolve(repoRoot, dirname(relPath), ref.specifier))) : 'package';
+    const flag = (rule: string) => violations.push({ file: relPath, line: ref.line, specifier: ref.specifier, rule });
+    switch (from) {
+      case 'renderer':
+        if (target === 'main' || target === 'electron-shell') flag('the renderer must not import main/');
+        // The bridge's type lives in shared/bridge.ts; the renderer needs nothing from preload/.
+        if (target === 'preload') flag('the renderer must not import preload/');
+        if (target === 'package' && isElectron(ref.specifier)) flag('the renderer must not import electron');
+        if (target === 'package' && isNodeBuiltin(ref.specifier) && !ref.typeOnly) flag('the renderer runs in a browser: no Node.js modules');
+        break;
+      case 'main':
+      case 'electron-shell':
+        if (target === 'renderer') flag('main/ must not import the renderer');
+        if (target === 'preload') flag('main/ must not import preload/');
+        if (from === 'main' && target === 'package' && isElectron(ref.specifier)) flag('only main/shells/electron/ may import electron (type imports included)');
+        break;
+      case 'preload':
+        if (target === 'main' || target === 'electron-shell') flag('the preload must not import main/');
+        if (target === 'renderer') flag('the preload must not import the renderer');
+        break;
+      case 'shared':
+        if (target !== 'shared' && target !== 'package') flag('shared/ must import only shared/ and packages');
+        if (target === 'package' && isElectron(ref.specifier)) flag('shared/ must not import electron');
+        if (target === 'package' && isNodeBuiltin(ref.specifier) && !ref.typeOnly) flag('shared/ also runs in the renderer: no Node.js modules');
+        break;
+      case 'other':
+        break;
+    }
+  }
+  return violations;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.(?:[cm]?tsx?|[cm]?jsx?)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+describe('layering', () => {
+  it('holds across main/, preload/, renderer/ and shared/', () => {
+    const files = ['main', 'preload', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(repoRoot, d)));
+    const perLayer = new Map<Layer, number>();
+    const violations: Violation[] = [];
+    for (const file of files) {
+      const rel = relative(repoRoot, file);
+      perLayer.set(layerOf(rel), (perLayer.get(layerOf(rel)) ?? 0) + 1);
+      violations.push(...checkSource(rel, readFileSync(file, 'utf8')));
+    }
+    // The scan really covered every layer.
+    for (const layer of ['main', 'electron-shell', 'preload', 'renderer', 'shared'] as const) expect(perLayer.get(layer) ?? 0, layer).toBeGreaterThan(0);
+    expect(violations.map((v) => `${v.file}:${v.line} imports '${v.specifier}': ${v.rule}`)).toEqual([]);
+  });
+
+  it('reads every form of import, and nothing in comments or strings', () => {
+    const text = [
+      "import a from 'pkg-a';",
+      "import type { B } from 'pkg-b';",
+      "import { type C } from 'pkg-c';",
+      "export * from 'pkg-d';",
+      "export type { E } from 'pkg-e';",
+      "import f = require('pkg-f');",
+      "const g = require('pkg-g');",
+      "const h = await import('pkg-h');",
+      "type I = typeof import('pkg-i');",
+      "// import x from 'in-a-comment';",
+      "const s = \"import y from 'in-a-string'\";",
+      "const t = `require('in-a-template')`;",
+    ].join('\n');
+    expect(importsOf('x.ts', text)).toEqual([
+      { specifier: 'pkg-a', typeOnly: false, line: 1 },
+      { specifier: 'pkg-b', typeOnly: true, line: 2 },
+      { specifier: 'pkg-c', typeOnly: false, line: 3 },
+      { specifier: 'pkg-d', typeOnly: false, line: 4 },
+      { specifier: 'pkg-e', typeOnly: true, line: 5 },
+      { specifier: 'pkg-f', typeOnly: false, line: 6 },
+      { specifier: 'pkg-g', typeOnly: false, line: 7 },
+      { specifier: 'pkg-h', typeOnly: false, line: 8 },
+      { specifier: 'pkg-i', typeOnly: true, line: 9 },
+    ]);
+  });
+
+  describe('self-check: the scanner catches violations', () => {
+    const caught: [string, string, string][] = [
+      ['main/audit/x.ts', "import { app } from 'electron';", 'only main/shells/electron/'],
+      ['main/host/x.ts', "import type { IpcMain } from 'electron';", 'only main/shells/electron/'],
+      ['main/host/x.ts', "const { app } = require('electron');", 'only main/shells/electron/'],
+      ['main/host/x.ts', "const m = await import('electron/main');", 'only main/shells/electron/'],
+      ['main/host/x.ts', "type W = typeof import('electron');", 'only main/shells/electron/'],
+      ['main/host/x.ts', "export { view } from '../../renderer/src/app/app.tsx';", 'must not import the renderer'],
+      ['main/shells/electron/x.ts', "import { thing } from '../../../renderer/src/x.ts';", 'must not import the renderer'],
+      ['main/host/x.ts', "import { createBridge } from '../../preload/api.ts';", 'must not import preload/'],
+      ['renderer/src/x.tsx', "import { createHost } from '../../main/host/create-host.ts';\nexport const C = () => <div />;", 'must not import main/'],
+      ['renderer/src/x.ts', "import type { Host } from '../../main/host/create-host.ts';", 'must not import main/'],
+      ['renderer/src/x.ts', "import { windowOptions } from '../../main/shells/electron/window-options.ts';", 'must not import main/'],
+      ['renderer/src/x.ts', "import { createBridge } from '../../preload/api.ts';", 'must not import preload/'],
+      ['renderer/src/x.ts', "import type { GatehouseBridge } from '../../preload/api.ts';", 'must not import preload/'],
+      ['renderer/src/x.ts', "import { ipcRenderer } from 'electron';", 'must not import electron'],
+      ['renderer/src/x.ts', "import { readFileSync } from 'node:fs';", 'no Node.js modules'],
+      ['preload/x.ts', "import { createHost } from '../main/host/create-host.js';", 'must not import main/'],
+      ['shared/x.ts', "import { readFileSync } from 'fs';", 'no Node.js modules'],
+      ['shared/x.ts', "import { createHost } from '../main/host/create-host.js';", 'only shared/ and packages'],
+    ];
+    it.each(caught)('%s: %s', (file, text, rule) => {
+      const v = checkSource(file, text);
+      expect(v.length).toBeGreaterThan(0);
+      expect(v[0]!.rule).toContain(rule);
+    });
+
+    const allowed: [string, string][] = [
+      ['main/shells/electron/x.ts', "import { app, BrowserWindow } from 'electron';"],
+      ['main/shells/electron/x.ts', "import type { WebContents } from 'electron';"],
+      ['main/host/x.ts', "// import { app } from 'electron'\nconst s = \"require('electron')\";\nimport { z } from 'zod';"],
+      ['main/host/x.ts', "import { contract } from '../../shared/contract.js';"],
+      ['preload/x.ts', "import { contextBridge } from 'electron';\nimport { methods } from '../shared/contract.js';"],
+      ['renderer/src/x.ts', "import type { GatehouseBridge } from '../../shared/bridge.ts';\nimport { methods } from '../../shared/contract.ts';"],
+    ];
+    it.each(allowed)('allows %s: %s', (file, text) => {
+      expect(checkSource(file, text)).toEqual([]);
+    });
+  });
+});
