@@ -14,10 +14,6 @@ export default defineConfig<{ shell: Shell }>({
   forbidOnly: true,
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
   outputDir: '.tmp/test-results',
-  use: {
-    trace: 'retain-on-failure',
-    screenshot: 'only-on-failure',
-  },
   projects: [
     {
       name: 'serve-chromium',

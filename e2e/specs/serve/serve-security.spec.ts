@@ -11,7 +11,9 @@ test('a wrong token gets an explanation and no data', async ({ serveHost, blankP
   await blankPage.goto(`${serveHost!.baseUrl}#token=this-is-not-the-right-token`);
   const app = new ConsolePage(blankPage);
   await expect(app.authError).toBeVisible();
-  await expect(app.status.connection).toHaveAttribute('data-state', 'unauthorized');
+  // The refusal replaces the whole console: no status bar, no views, no data behind it.
+  await expect(blankPage.locator('html')).toHaveAttribute('data-connection', 'unauthorized');
+  await expect(app.status.connection).toHaveCount(0);
   await expect(app.audit.rows).toHaveCount(0);
   expect(apiCalls.length).toBeGreaterThan(0);
   expect(apiCalls.every((s) => s === 401)).toBe(true);
@@ -43,7 +45,8 @@ test('the CSP blocks an injected inline script', async ({ console: app, pageProb
   );
   expect(await violation).toMatch(/^script-src/);
   expect(await app.page.evaluate(() => (window as unknown as { __injected?: boolean }).__injected)).toBeUndefined();
-  // The violation was provoked on purpose; it is not a problem of the console.
+  // The violation was provoked on purpose: wait for Chromium's report of it, then forget it.
+  await expect.poll(() => pageProblems.some((p) => /inline script/i.test(p))).toBe(true);
   pageProblems.length = 0;
 });
 
