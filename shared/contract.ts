@@ -23,13 +23,70 @@ const chainState = z.object({
 
 const empty = z.object({}).strict();
 
+const problem = z.object({
+  file: z.string(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  path: z.string().optional(),
+  severity: z.enum(['error', 'warning']),
+  code: z.string(),
+  message: z.string(),
+});
+const finding = z.object({
+  file: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  rule: z.string(),
+  weight: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  message: z.string(),
+});
+const pluginStatus = z.enum(['enabled', 'disabled', 'invalid', 'quarantined', 'scan_failed']);
+const pluginSummary = z.object({
+  name: z.string(),
+  kind: z.enum(['tool', 'checker', 'mcp']).nullable(),
+  description: z.string(),
+  version: z.string().nullable(),
+  dir: z.string(),
+  origin: z.enum(['home', 'project', 'cli']),
+  status: pluginStatus,
+  format: z.enum(['wraithrun', 'gatehouse']).nullable(),
+  toolNames: z.array(z.string()),
+  errors: z.number().int(),
+  warnings: z.number().int(),
+  findingCount: z.number().int(),
+  scanPassed: z.boolean().nullable(),
+  scanWeight: z.number(),
+  notes: z.array(z.string()),
+  reloadErrors: z.number().int(),
+});
+const pluginDetail = pluginSummary.extend({
+  manifestFile: z.string().nullable(),
+  manifest: z.unknown(),
+  problems: z.array(problem),
+  findings: z.array(finding),
+  files: z.array(z.object({ path: z.string(), size: z.number(), kind: z.enum(['f', 'x', 'l']) })),
+  hash: z.string().nullable(),
+  trust: z
+    .object({
+      hash: z.string(),
+      enabledAt: z.number(),
+      enabledBy: z.string(),
+      scanOverride: z.object({ reason: z.string(), by: z.string(), at: z.number() }).nullable(),
+    })
+    .nullable(),
+  changes: z.array(z.object({ path: z.string(), change: z.string(), diff: z.string().nullable() })),
+  reloadProblems: z.array(problem),
+});
+const pluginName = z.string().min(1).max(200);
+const relPath = z.string().min(1).max(4096);
+
 /** Request/response schemas of every method, keyed by the method's wire name. */
 export const methods = {
   'host.info': {
     request: empty,
     response: z.object({
       version: z.string(),
-      shell: z.enum(['electron', 'serve']),
+      shell: z.enum(['electron', 'serve', 'cli']),
       home: z.string(),
       pid: z.number().int(),
       startedAt: z.number().int(),
@@ -48,6 +105,55 @@ export const methods = {
     request: z.object({ limit: z.number().int().min(1).max(1000).default(100) }).strict(),
     response: z.object({ events: z.array(auditEvent) }),
   },
+  'plugins.list': {
+    request: empty,
+    response: z.object({ plugins: z.array(pluginSummary), sources: z.array(z.object({ dir: z.string(), origin: z.enum(['home', 'project', 'cli']) })) }),
+  },
+  'plugins.get': {
+    request: z.object({ name: pluginName }).strict(),
+    response: pluginDetail,
+  },
+  'plugins.readFile': {
+    request: z.object({ name: pluginName, path: relPath }).strict(),
+    response: z.object({ path: z.string(), content: z.string() }),
+  },
+  'plugins.writeFile': {
+    request: z.object({ name: pluginName, path: relPath, content: z.string().max(1 << 20) }).strict(),
+    response: z.object({ path: z.string(), bytes: z.number().int() }),
+  },
+  /** Validation problems and scan findings for unsaved editor text. */
+  'plugins.check': {
+    request: z.object({ name: pluginName, path: relPath, content: z.string().max(1 << 20) }).strict(),
+    response: z.object({ problems: z.array(problem), findings: z.array(finding) }),
+  },
+  'plugins.create': {
+    request: z.object({ name: z.string().regex(/^[a-zA-Z0-9-]{1,40}$/, 'use 1-40 letters, digits or "-"'), lang: z.enum(['sh', 'py', 'node']) }).strict(),
+    response: z.object({ name: z.string(), dir: z.string(), files: z.array(z.string()) }),
+  },
+  'plugins.enable': {
+    request: z.object({ name: pluginName, overrideReason: z.string().max(2000).optional() }).strict(),
+    response: pluginSummary,
+  },
+  'plugins.disable': {
+    request: z.object({ name: pluginName }).strict(),
+    response: pluginSummary,
+  },
+  'plugins.approveChange': {
+    request: z.object({ name: pluginName, overrideReason: z.string().max(2000).optional() }).strict(),
+    response: pluginSummary,
+  },
+  'plugins.testRun': {
+    request: z.object({ name: pluginName, tool: z.string().optional(), input: z.record(z.string(), z.unknown()) }).strict(),
+    response: z.object({
+      ok: z.boolean(),
+      stdout: z.string(),
+      stderr: z.string(),
+      exitCode: z.number().int().nullable(),
+      durationMs: z.number(),
+      error: z.string().nullable(),
+      failure: z.string().nullable(),
+    }),
+  },
 } as const;
 
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
@@ -55,6 +161,8 @@ export const events = {
   'audit.chain': chainState,
   'audit.appended': z.object({ lastSeq: z.number().int(), count: z.number().int() }),
   'host.stopping': z.object({ reason: z.string() }),
+  /** The plugin list changed (discovery, hot reload, enable, quarantine…): refetch these. */
+  'plugins.changed': z.object({ names: z.array(z.string()) }),
 } as const;
 
 export type MethodSpec = { request: z.ZodType; response: z.ZodType };
@@ -81,11 +189,15 @@ export type EventName = keyof Events;
 export type EventPayload<E extends EventName> = z.output<Events[E]>;
 
 export type AuditEventView = z.output<typeof auditEvent>;
+export type ProblemView = z.output<typeof problem>;
+export type FindingView = z.output<typeof finding>;
+export type PluginSummaryView = z.output<typeof pluginSummary>;
+export type PluginDetailView = z.output<typeof pluginDetail>;
 export type ChainState = z.output<typeof chainState>;
 
 /** Errors cross every boundary as data, never as exceptions. */
 export interface WireError {
-  code: 'bad_request' | 'unknown_method' | 'unauthorized' | 'forbidden' | 'internal' | 'unavailable';
+  code: 'bad_request' | 'unknown_method' | 'unauthorized' | 'forbidden' | 'rejected' | 'internal' | 'unavailable';
   message: string;
   details?: unknown;
 }

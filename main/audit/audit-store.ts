@@ -195,9 +195,14 @@ export class AuditStore {
     return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as unknown }));
   }
 
-  verify(): VerifyResult {
+  verify(v?: ChainVerifier): VerifyResult {
     this.flush();
-    return verifyDatabase(this.db);
+    return verifyDatabase(this.db, v);
+  }
+
+  /** Continues a verifier over rows committed since it last ran (see continueVerify). */
+  verifyMore(v: ChainVerifier): void {
+    continueVerify(this.db, v);
   }
 
   close(): void {
@@ -221,15 +226,23 @@ function newBatch(): Batch {
 }
 
 /** Verifies the chain of an open database; used by the store and by `gatehouse audit verify`. */
-export function verifyDatabase(db: Db): VerifyResult {
-  const v = new ChainVerifier();
-  const it = db.prepare('SELECT seq, ts, type, actor, payload AS payloadJson, prev_hash AS prevHash, hash FROM events ORDER BY seq').iterate() as IterableIterator<StoredRow>;
-  for (const row of it) {
-    if (!v.push(row)) break;
-  }
+export function verifyDatabase(db: Db, v = new ChainVerifier()): VerifyResult {
+  continueVerify(db, v);
   const head = db.prepare('SELECT seq, hash FROM chain_head WHERE id = 1').get() as { seq: number; hash: string } | undefined;
   const firstBad = v.finish(head ?? null);
   return { ok: firstBad === null, checked: v.checked, head: v.head, firstBad };
+}
+
+/**
+ * Feeds a verifier the rows after the last one it accepted. The host keeps one verifier alive
+ * after a full check and continues it as batches commit, so "verified" keeps up with the log
+ * at the cost of the new rows only.
+ */
+export function continueVerify(db: Db, v: ChainVerifier): void {
+  const it = db.prepare('SELECT seq, ts, type, actor, payload AS payloadJson, prev_hash AS prevHash, hash FROM events WHERE seq > ? ORDER BY seq').iterate(v.head.seq) as IterableIterator<StoredRow>;
+  for (const row of it) {
+    if (!v.push(row)) break;
+  }
 }
 
 /** Opens an audit database read-only for verification without creating or migrating it. */

@@ -3,17 +3,45 @@
 import { userInfo } from 'node:os';
 import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
 import { AuditStore, systemClock, type Clock } from '../audit/audit-store.js';
+import { ChainVerifier } from '../audit/chain.js';
 import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
 import { version } from '../version.js';
+import { PluginRegistry, type PluginSource } from '../registry/plugin-registry.js';
+import { PluginService, summary } from '../registry/plugin-service.js';
+import { PluginWatcher } from '../registry/plugin-watcher.js';
+import { TrustStore } from '../registry/trust-store.js';
+import { join } from 'node:path';
+import { acquireHostLock } from './host-lock.js';
 
 export interface HostOptions {
   home: string;
-  shell: 'electron' | 'serve';
+  shell: 'electron' | 'serve' | 'cli';
   clock?: Clock;
   nativeBinding?: string;
   log?: (msg: string, err?: unknown) => void;
+  /** The project whose `.gatehouse/plugins` is searched (default: the working directory). */
+  projectDir?: string;
+  /** Extra plugin places (--plugins-dir), searched after the home and the project. */
+  pluginDirs?: string[];
+  /** Plugins enabled for this run only, without pinning (--allowed-plugins). */
+  allowedPlugins?: string[];
+  /** Operator additions to the command denylist. */
+  commandDenylist?: string[];
+  /** Watch plugin folders for changes (off for one-shot CLI commands). */
+  watch?: boolean;
+}
+
+/** Tool names Gatehouse itself provides; no plugin may take them. */
+export const BUILTIN_TOOLS = ['shell'] as const;
+
+export function pluginSources(home: string, projectDir: string, extra: string[] = []): PluginSource[] {
+  return [
+    { dir: join(home, 'plugins'), origin: 'home' },
+    { dir: join(projectDir, '.gatehouse', 'plugins'), origin: 'project' },
+    ...extra.map((dir) => ({ dir, origin: 'cli' as const })),
+  ];
 }
 
 export interface Host {
@@ -22,6 +50,11 @@ export interface Host {
   readonly bus: EventBus<GatehouseContract['events']>;
   readonly dispatcher: Dispatcher;
   readonly startedAt: number;
+  readonly registry: PluginRegistry;
+  readonly plugins: PluginService;
+  /** Resolves once the first plugin discovery has finished. */
+  readonly ready: Promise<void>;
+  readonly watcher: PluginWatcher | null;
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
   chainState(): ChainState;
@@ -40,32 +73,124 @@ export function createHost(opts: HostOptions): Host {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? ((m: string, e?: unknown) => console.error(`gatehouse: ${m}`, e ?? ''));
   const paths = ensureHome(opts.home);
+  const lock = acquireHostLock(paths.root);
   const bus = new EventBus(contract.events, log);
-  const audit = new AuditStore({
-    path: paths.auditDb,
-    clock,
-    log,
-    ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
-    onCommit: (lastSeq, count) => bus.emit('audit.appended', { lastSeq, count }),
-  });
+  let audit: AuditStore;
+  try {
+    audit = new AuditStore({
+      path: paths.auditDb,
+      clock,
+      log,
+      ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
+      onCommit: (lastSeq, count) => {
+        bus.emit('audit.appended', { lastSeq, count });
+        follow();
+      },
+    });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const startedAt = clock.now();
   let chain: ChainState = { state: 'checking', checked: 0, head: { seq: 0, hash: '' }, firstBad: null, verifiedAt: null };
 
-  const verify = (): ChainState => {
-    const r = audit.verify();
-    chain = { state: r.ok ? 'verified' : 'broken', checked: r.checked, head: r.head, firstBad: r.firstBad, verifiedAt: Math.trunc(clock.now()) };
+  // The verifier of the last full check, continued over each committed batch (throttled), so
+  // the console's "verified (N events)" keeps up with the log without re-reading all of it.
+  let live: ChainVerifier | null = null;
+  let followTimer: NodeJS.Timeout | null = null;
+  const publish = (v: ChainVerifier, firstBad: ChainState['firstBad']) => {
+    chain = { state: firstBad ? 'broken' : 'verified', checked: v.checked, head: v.head, firstBad, verifiedAt: Math.trunc(clock.now()) };
     bus.emit('audit.chain', chain);
     return chain;
+  };
+  const verify = (): ChainState => {
+    const v = new ChainVerifier();
+    const r = audit.verify(v);
+    live = r.ok ? v : null;
+    return publish(v, r.firstBad);
+  };
+  const follow = () => {
+    if (followTimer || !live) return;
+    followTimer = setTimeout(() => {
+      followTimer = null;
+      if (!live || closed) return;
+      audit.verifyMore(live);
+      if (live.failure) {
+        const v = live;
+        live = null;
+        publish(v, v.failure);
+      } else if (live.head.seq !== chain.head.seq) publish(live, null);
+    }, 250);
   };
   // Verify before the first append, so a broken chain found at start is reported as found.
   verify();
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
+
+  let trust: TrustStore;
+  try {
+    trust = new TrustStore(paths.root);
+  } catch (err) {
+    // The unreadable file was moved aside: start with nothing enabled (fail closed) and say so.
+    log((err as Error).message);
+    trust = new TrustStore(paths.root);
+  }
+  const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
+  const registry = new PluginRegistry({
+    sources,
+    trust,
+    builtins: BUILTIN_TOOLS,
+    ...(opts.commandDenylist ? { denylist: opts.commandDenylist } : {}),
+    ...(opts.allowedPlugins ? { allowedPlugins: opts.allowedPlugins } : {}),
+    clock,
+    record: (event, actor) => {
+      const { type, ...payload } = event;
+      audit.append({ type, actor, payload });
+    },
+    changed: (names) => bus.emit('plugins.changed', { names }),
+  });
+  const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
+  const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
+  const ready = registry.refreshAll().then(() => {
+    watcher?.start();
+    return watcher?.ready();
+  });
+  ready.catch((err) => log('plugin discovery failed', err));
 
   const handlers: Handlers<GatehouseContract['methods']> = {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
     'audit.verify': () => verify(),
     'audit.chainState': () => chain,
     'audit.tail': ({ limit }) => ({ events: audit.tail(limit) }),
+    'plugins.list': async () => {
+      await ready;
+      return { plugins: plugins.list(), sources: [...sources] };
+    },
+    'plugins.get': async ({ name }) => {
+      await ready;
+      return plugins.detail(name);
+    },
+    'plugins.readFile': ({ name, path }) => plugins.readFile(name, path),
+    'plugins.writeFile': ({ name, path, content }, ctx) => {
+      const r = plugins.writeFile(name, path, content);
+      audit.append({ type: 'plugin.file-saved', actor: `operator:${ctx.operator}`, payload: { name, path, bytes: r.bytes, console: ctx.console } });
+      return r;
+    },
+    'plugins.check': ({ name, path, content }) => plugins.check(name, path, content),
+    'plugins.create': async ({ name, lang }, ctx) => {
+      const r = plugins.create(name, lang);
+      audit.append({ type: 'plugin.created', actor: `operator:${ctx.operator}`, payload: { name, lang, dir: r.dir } });
+      // Pick it up now rather than waiting for the watcher, so the caller can open it at once.
+      await registry.refreshFolder(r.dir);
+      return r;
+    },
+    'plugins.enable': async ({ name, overrideReason }, ctx) => summary(await registry.enable(name, ctx.operator, overrideReason)),
+    'plugins.disable': async ({ name }, ctx) => summary(await registry.disable(name, ctx.operator)),
+    'plugins.approveChange': async ({ name, overrideReason }, ctx) => summary(await registry.approveChange(name, ctx.operator, overrideReason)),
+    'plugins.testRun': async ({ name, tool, input }, ctx) => {
+      const r = await plugins.testRun(name, input, tool);
+      audit.append({ type: 'plugin.test-run', actor: `operator:${ctx.operator}`, payload: { name, tool: tool ?? null, ok: r.ok, exitCode: r.exitCode, durationMs: Math.round(r.durationMs), failure: r.failure } });
+      return r;
+    },
   };
   const dispatcher = createDispatcher(contract.methods, handlers, log);
 
@@ -76,6 +201,10 @@ export function createHost(opts: HostOptions): Host {
     bus,
     dispatcher,
     startedAt,
+    registry,
+    plugins,
+    ready,
+    watcher,
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
@@ -86,11 +215,14 @@ export function createHost(opts: HostOptions): Host {
     async close(reason = 'shutdown') {
       if (closed) return;
       closed = true;
+      if (followTimer) clearTimeout(followTimer);
       bus.emit('host.stopping', { reason });
+      await watcher?.close();
       const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });
       audit.flush();
       await last.durable;
       audit.close();
+      lock.release();
     },
   };
 }

@@ -9,6 +9,7 @@ import './styles/theme.css';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/views.css';
+import './styles/plugins.css';
 
 const client = createClient(createDefaultTransport());
 bindStores(client);

@@ -7,10 +7,12 @@ export interface ViewFrameProps {
   title: string;
   subtitle?: ReactNode;
   actions?: ReactNode;
+  /** Extra class for the body, e.g. a view that fills the height instead of scrolling. */
+  bodyClassName?: string;
   children: ReactNode;
 }
 
-export function ViewFrame({ id, title, subtitle, actions, children }: ViewFrameProps) {
+export function ViewFrame({ id, title, subtitle, actions, bodyClassName, children }: ViewFrameProps) {
   const headingId = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   const focusPending = useUiStore((s) => s.focusPending);
@@ -34,7 +36,7 @@ export function ViewFrame({ id, title, subtitle, actions, children }: ViewFrameP
         </div>
         {actions ? <div className="view-actions">{actions}</div> : null}
       </header>
-      <div className="view-body">{children}</div>
+      <div className={bodyClassName ? `view-body ${bodyClassName}` : 'view-body'}>{children}</div>
     </section>
   );
 }

@@ -4,15 +4,21 @@ import { coalesce } from '../lib/coalesce.ts';
 import { errorMessage } from '../lib/error-message.ts';
 import { initialAuditState, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
+import { initialPluginsState, usePluginsStore } from '../stores/plugins-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { loadChainState, loadTail } from './audit-actions.ts';
+import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 
 /** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
 export const TAIL_REFRESH_MS = 250;
+/** A hot reload or an enable may name several plugins in quick succession: refetch once. */
+export const PLUGINS_REFRESH_MS = 50;
 
 export function bindStores(client: GatehouseClient): () => void {
   const tailRefresh = coalesce(() => loadTail(client), TAIL_REFRESH_MS);
+  const pluginsRefresh = coalesce(() => loadPluginList(client), PLUGINS_REFRESH_MS);
+  const openPluginRefresh = coalesce(() => refreshOpenPlugin(client), PLUGINS_REFRESH_MS);
 
   const applyState = (state: ConnectionState) => {
     document.documentElement.dataset.connection = state;
@@ -22,7 +28,9 @@ export function bindStores(client: GatehouseClient): () => void {
   const loadHostInfo = async () => {
     try {
       const hostInfo = await client.call('host.info', {});
-      useConnectionStore.setState({ hostInfo, hostInfoError: null, shell: hostInfo.shell });
+      // A console only ever talks to an Electron or a serve host ('cli' is the CLI's own host).
+      const shell = hostInfo.shell === 'cli' ? client.shell : hostInfo.shell;
+      useConnectionStore.setState({ hostInfo, hostInfoError: null, shell });
     } catch (err) {
       useConnectionStore.setState({ hostInfoError: errorMessage(err) });
     }
@@ -32,7 +40,9 @@ export function bindStores(client: GatehouseClient): () => void {
   const initialLoads = () => {
     useConnectionStore.setState({ stopping: null });
     tailRefresh.cancel();
-    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client)]);
+    pluginsRefresh.cancel();
+    openPluginRefresh.cancel();
+    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client)]);
   };
 
   useConnectionStore.setState({ shell: client.shell });
@@ -46,18 +56,29 @@ export function bindStores(client: GatehouseClient): () => void {
       if (state === 'unauthorized') {
         // Nothing from a host that refused us stays on screen.
         tailRefresh.cancel();
+        pluginsRefresh.cancel();
+        openPluginRefresh.cancel();
         useAuditStore.setState({ ...initialAuditState });
+        usePluginsStore.setState({ ...initialPluginsState });
         useConnectionStore.setState({ hostInfo: null, hostInfoError: null });
       }
     }),
     client.onEvent('audit.chain', (chain) => useAuditStore.setState({ chain, chainError: null })),
     client.onEvent('audit.appended', () => tailRefresh.request()),
+    client.onEvent('plugins.changed', ({ names }) => {
+      pluginsRefresh.request();
+      const open = usePluginsStore.getState().selected;
+      // An empty list means "anything may have changed".
+      if (open && (names.length === 0 || names.includes(open))) openPluginRefresh.request();
+    }),
     client.onEvent('host.stopping', ({ reason }) => useConnectionStore.setState({ stopping: reason })),
   ];
   if (client.getState() === 'connected') initialLoads();
 
   return () => {
     tailRefresh.cancel();
+    pluginsRefresh.cancel();
+    openPluginRefresh.cancel();
     for (const off of offs) off();
   };
 }

@@ -1,0 +1,152 @@
+// `gatehouse plugin …`: list, validate, scan, new, enable, disable.
+// Exit codes: 0 clean, 1 findings or errors, 2 usage.
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { defaultHome, homePaths } from '../home.js';
+import { loadManifest } from '../registry/manifest/load-manifest.js';
+import { scanPlugin } from '../registry/scan/index.js';
+import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
+import type { Finding, Problem } from '../registry/types.js';
+import { connectHost } from './host-client.js';
+import { UsageError } from './usage-error.js';
+
+interface HomeOpts {
+  home?: string;
+  pluginsDir?: string[];
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+export function formatProblem(p: Problem): string {
+  const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
+  return `${where}: ${p.severity} ${p.code}${p.path ? ` (${p.path})` : ''}: ${p.message}`;
+}
+
+export function formatFinding(f: Finding): string {
+  return `${f.file}:${f.line}:${f.column}: weight ${f.weight} ${f.rule}: ${f.message}`;
+}
+
+function pluginDir(dir: string): string {
+  const full = resolve(dir);
+  if (!existsSync(full) || !statSync(full).isDirectory()) throw new UsageError(`${dir} is not a folder. Pass the plugin's folder (the one holding tool.toml or gatehouse.toml).`);
+  return full;
+}
+
+export function addPluginCommands(cli: Command): void {
+  const plugin = cli.command('plugin').description('Plugin commands: list, validate, scan, new, enable, disable.');
+
+  plugin
+    .command('list')
+    .description('List every plugin found and its state.')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  gatehouse plugin list --json')
+    .action(async (o: HomeOpts & { json?: boolean }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
+      try {
+        const { plugins } = await host.call('plugins.list', {});
+        if (o.json) console.log(JSON.stringify(plugins, null, 2));
+        else if (plugins.length === 0) console.log(`No plugins found. Put plugin folders in ${homePaths(o.home ?? defaultHome()).plugins}, or create one: gatehouse plugin new NAME --lang sh`);
+        else {
+          const rows = plugins.map((p) => [p.name, p.status, p.kind ?? '-', p.toolNames.join(',') || '-', `${p.errors} errors, ${p.findingCount} findings`, p.dir]);
+          printTable(['NAME', 'STATUS', 'KIND', 'TOOLS', 'CHECKS', 'FOLDER'], rows);
+        }
+        if (plugins.some((p) => p.status === 'invalid' || p.status === 'scan_failed' || p.status === 'quarantined')) process.exitCode = 1;
+      } finally {
+        await host.close();
+      }
+    });
+
+  plugin
+    .command('validate <dir>')
+    .description("Validate a plugin folder's manifest and command; exit 1 on any error.")
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  gatehouse plugin validate ./my-tool')
+    .action((dir: string, o: { json?: boolean }) => {
+      const r = loadManifest(pluginDir(dir));
+      if (o.json) console.log(JSON.stringify({ manifestFile: r.manifestFile, valid: r.manifest !== null, problems: r.problems, manifest: r.manifest }, null, 2));
+      else {
+        for (const p of r.problems) console.log(formatProblem(p));
+        console.log(r.manifest ? `${r.manifest.name}: valid${r.problems.length ? ` (${r.problems.length} warnings)` : ''}.` : `${dir}: invalid (${r.problems.filter((p) => p.severity === 'error').length} errors).`);
+      }
+      if (!r.manifest) process.exitCode = 1;
+    });
+
+  plugin
+    .command('scan <dir>')
+    .description('Security-scan every file of a plugin folder; exit 1 on any finding.')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  gatehouse plugin scan ./my-tool --json')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      const full = pluginDir(dir);
+      const m = loadManifest(full);
+      const r = await scanPlugin(full, m.manifest);
+      if (o.json) console.log(JSON.stringify(r, null, 2));
+      else {
+        for (const f of r.findings) console.log(formatFinding(f));
+        console.log(`${r.filesScanned} files scanned: ${r.findings.length} findings, total weight ${r.totalWeight}; scan ${r.passed ? 'passed' : 'FAILED'}.`);
+      }
+      if (r.findings.length > 0) process.exitCode = 1;
+    });
+
+  plugin
+    .command('new <name>')
+    .description('Create a working tool plugin to start from.')
+    .requiredOption('--lang <lang>', `language: ${SCAFFOLD_LANGS.join(', ')}`)
+    .option('--dir <dir>', 'where to create it (default: the plugins folder of the data folder)')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', '\nExample:\n  gatehouse plugin new word-count --lang py')
+    .action((name: string, o: { lang: string; dir?: string; home?: string }) => {
+      if (!(SCAFFOLD_LANGS as readonly string[]).includes(o.lang)) throw new UsageError(`--lang must be one of ${SCAFFOLD_LANGS.join(', ')}, not "${o.lang}".`);
+      const parent = o.dir ? resolve(o.dir) : homePaths(o.home ?? defaultHome()).plugins;
+      let r;
+      try {
+        r = scaffoldPlugin(parent, name, o.lang as ScaffoldLang);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      console.log(`Created ${r.dir} (${r.files.join(', ')}). Edit it, then: gatehouse plugin enable ${name}`);
+    });
+
+  plugin
+    .command('enable <name>')
+    .description('Enable a plugin: pins a hash of its files; any later change quarantines it.')
+    .option('--override-reason <text>', 'enable despite a failed security scan (audited)')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  gatehouse plugin enable hello')
+    .action(async (name: string, o: HomeOpts & { overrideReason?: string }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
+      try {
+        const s = await host.call('plugins.enable', { name, ...(o.overrideReason ? { overrideReason: o.overrideReason } : {}) });
+        console.log(`${s.name} enabled (${s.toolNames.join(', ') || 'no tools'}).`);
+      } finally {
+        await host.close();
+      }
+    });
+
+  plugin
+    .command('disable <name>')
+    .description('Disable a plugin and forget its pinned hash.')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  gatehouse plugin disable hello')
+    .action(async (name: string, o: HomeOpts) => {
+      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
+      try {
+        const s = await host.call('plugins.disable', { name });
+        console.log(`${s.name} disabled.`);
+      } finally {
+        await host.close();
+      }
+    });
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+}

@@ -1,0 +1,73 @@
+// What "this plugin" means for trust: a SHA-256 over every file of its folder (path, exec bit,
+// contents; symlinks by target, never followed). Enabling pins it; any change shows.
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface FileDigest {
+  /** Relative to the plugin folder, with forward slashes. */
+  path: string;
+  /** "f" regular file, "x" executable file, "l" symlink. */
+  kind: 'f' | 'x' | 'l';
+  size: number;
+  /** SHA-256 of the contents, or of the link target for a symlink. */
+  sha256: string;
+}
+
+export interface FolderDigest {
+  hash: string;
+  files: FileDigest[];
+}
+
+/** Stops a plugin folder that is really a home directory from being read whole. */
+export const MAX_PLUGIN_FILES = 5000;
+
+export function digestFolder(dir: string): FolderDigest {
+  const files: FileDigest[] = [];
+  const walk = (abs: string, rel: string) => {
+    const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const childAbs = join(abs, e.name);
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      if (files.length >= MAX_PLUGIN_FILES) throw new Error(`${dir} holds more than ${MAX_PLUGIN_FILES} files; a plugin folder should hold only the plugin.`);
+      const st = lstatSync(childAbs);
+      if (st.isSymbolicLink()) {
+        const target = readlinkSync(childAbs);
+        files.push({ path: childRel, kind: 'l', size: target.length, sha256: sha256(target) });
+      } else if (st.isDirectory()) {
+        walk(childAbs, childRel);
+      } else if (st.isFile()) {
+        files.push({ path: childRel, kind: st.mode & 0o111 ? 'x' : 'f', size: st.size, sha256: sha256(readFileSync(childAbs)) });
+      }
+      // Sockets, FIFOs and devices have no contents to pin and are never executed.
+    }
+  };
+  walk(dir, '');
+  const h = createHash('sha256');
+  for (const f of files) h.update(`${f.path}\0${f.kind}\0${f.sha256}\n`);
+  return { hash: h.digest('hex'), files };
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export interface FileChange {
+  path: string;
+  change: 'added' | 'removed' | 'modified' | 'mode';
+}
+
+/** Which files differ between a pinned digest and the folder now. */
+export function diffDigests(pinned: FileDigest[], now: FileDigest[]): FileChange[] {
+  const before = new Map(pinned.map((f) => [f.path, f]));
+  const after = new Map(now.map((f) => [f.path, f]));
+  const out: FileChange[] = [];
+  for (const [path, a] of after) {
+    const b = before.get(path);
+    if (!b) out.push({ path, change: 'added' });
+    else if (b.sha256 !== a.sha256) out.push({ path, change: 'modified' });
+    else if (b.kind !== a.kind) out.push({ path, change: 'mode' });
+  }
+  for (const path of before.keys()) if (!after.has(path)) out.push({ path, change: 'removed' });
+  return out.sort((x, y) => (x.path < y.path ? -1 : 1));
+}

@@ -1,0 +1,412 @@
+// The plugin registry: every plugin Gatehouse could run, what state it is in, and the only
+// way to get one to run (verifyForRun), which checks the files against the operator's pin.
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { loadManifest } from './manifest/load-manifest.js';
+import { scanPlugin } from './scan/index.js';
+import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
+import type { TrustStore, TrustRecord } from './trust-store.js';
+import { OperationError } from '../host/operation-error.js';
+import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
+
+export type PluginOrigin = 'home' | 'project' | 'cli';
+export interface PluginSource {
+  dir: string;
+  origin: PluginOrigin;
+}
+
+export type PluginStatus = 'enabled' | 'disabled' | 'invalid' | 'quarantined' | 'scan_failed';
+
+/** MCP's rule for tool names, which every name we hand to agents must satisfy. */
+export const TOOL_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export interface PluginEntry {
+  /** The manifest's name, or the folder name when the manifest could not be read. */
+  name: string;
+  dir: string;
+  origin: PluginOrigin;
+  manifestFile: string | null;
+  manifest: PluginManifest | null;
+  problems: Problem[];
+  scan: ScanResult | null;
+  digest: FolderDigest | null;
+  /** Names agents call this plugin's tools by. */
+  toolNames: string[];
+  /** Things the operator should know that are not errors (an override across places). */
+  notes: string[];
+  status: PluginStatus;
+  /** Files that changed since the operator enabled it (quarantined only). */
+  changes: FileChange[];
+  /** Enabled for this run only (--allowed-plugins), not pinned. */
+  runAllowed: boolean;
+  trust: TrustRecord | null;
+  /** A reload that failed; the previous version keeps serving meanwhile. */
+  reloadProblems: Problem[];
+}
+
+export type PluginEvent =
+  | { type: 'plugin.discovered'; name: string; dir: string; origin: PluginOrigin }
+  | { type: 'plugin.invalid'; name: string; dir: string; problems: Problem[] }
+  | { type: 'plugin.scanned'; name: string; passed: boolean; totalWeight: number; findings: number }
+  | { type: 'plugin.enabled'; name: string; hash: string; scanOverride: string | null }
+  | { type: 'plugin.disabled'; name: string }
+  | { type: 'plugin.quarantined'; name: string; changes: FileChange[]; reason: string }
+  | { type: 'plugin.change-approved'; name: string; hash: string; scanOverride: string | null }
+  | { type: 'plugin.reloaded'; name: string; hash: string }
+  | { type: 'plugin.reload-failed'; name: string; problems: Problem[] }
+  | { type: 'plugin.removed'; name: string; dir: string };
+
+export interface RegistryDeps {
+  sources: PluginSource[];
+  trust: TrustStore;
+  /** Names of built-in tools no plugin may take. */
+  builtins?: readonly string[];
+  denylist?: readonly string[];
+  thresholds?: ScanThresholds;
+  /** --allowed-plugins: enabled for this run without pinning. */
+  allowedPlugins?: readonly string[];
+  clock?: { now(): number };
+  /** Every lifecycle step, for the audit log (actor: "host" or "operator:NAME"). */
+  record?: (event: PluginEvent, actor: string) => void;
+  /** The list changed: the renderer refreshes. */
+  changed?: (names: string[]) => void;
+}
+
+export class RegistryError extends OperationError {
+  constructor(readonly code: 'not_found' | 'invalid' | 'scan_failed' | 'quarantined' | 'disabled' | 'state', message: string) {
+    super(code, message);
+  }
+}
+
+export class PluginRegistry {
+  private entries = new Map<string, PluginEntry>();
+  private readonly thresholds: ScanThresholds;
+  private readonly clock: { now(): number };
+  private readonly allowed: Set<string>;
+
+  constructor(private readonly deps: RegistryDeps) {
+    this.thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
+    this.clock = deps.clock ?? { now: () => Date.now() };
+    this.allowed = new Set(deps.allowedPlugins ?? []);
+  }
+
+  get sources(): readonly PluginSource[] {
+    return this.deps.sources;
+  }
+
+  /** Full discovery: every source folder, in order; later sources override earlier ones. */
+  async refreshAll(): Promise<void> {
+    const found: PluginEntry[] = [];
+    for (const source of this.deps.sources) {
+      for (const dir of pluginFolders(source.dir)) found.push(await this.load(dir, source.origin));
+    }
+    const next = this.resolveNames(found);
+    const before = this.entries;
+    this.entries = next;
+    for (const e of next.values()) {
+      const old = before.get(e.name);
+      if (!old || old.dir !== e.dir) this.record({ type: 'plugin.discovered', name: e.name, dir: e.dir, origin: e.origin });
+      this.recordState(e, old);
+    }
+    for (const old of before.values()) if (!next.has(old.name)) this.record({ type: 'plugin.removed', name: old.name, dir: old.dir });
+    this.deps.changed?.([...new Set([...before.keys(), ...next.keys()])]);
+  }
+
+  /**
+   * One plugin folder changed on disk. The new version is validated and scanned first; an
+   * enabled plugin whose files no longer match its pin is quarantined, not reloaded; a failed
+   * reload of an unpinned plugin keeps the previous version and shows the error.
+   */
+  async refreshFolder(dir: string): Promise<void> {
+    const existing = [...this.entries.values()].find((e) => e.dir === dir);
+    if (!existsSync(dir)) {
+      if (existing) {
+        this.entries.delete(existing.name);
+        this.record({ type: 'plugin.removed', name: existing.name, dir });
+        this.deps.changed?.([existing.name]);
+      }
+      return;
+    }
+    const source = this.deps.sources.find((s) => dir.startsWith(s.dir));
+    if (!source) return;
+    const fresh = await this.load(dir, source.origin);
+    if (existing && existing.name !== fresh.name) {
+      // Renamed in its manifest: rediscover everything so overrides and collisions are right.
+      await this.refreshAll();
+      return;
+    }
+    const competing = [...this.entries.values()].filter((e) => e.name === fresh.name && e.dir !== dir);
+    if (competing.length) {
+      await this.refreshAll();
+      return;
+    }
+    this.applyNameRules(fresh);
+    fresh.notes.push(...(existing?.notes.filter((n) => n.includes('overrides')) ?? []));
+    const failed = fresh.status === 'invalid' || fresh.status === 'scan_failed';
+    // Only a version that is serving (enabled for this run, not pinned) is worth keeping; a
+    // disabled plugin simply shows what is on disk now.
+    if (existing && failed && !existing.trust && existing.runAllowed && existing.status === 'enabled') {
+      existing.reloadProblems = fresh.status === 'invalid' ? fresh.problems.filter((p) => p.severity === 'error') : scanProblems(fresh);
+      this.record({ type: 'plugin.reload-failed', name: existing.name, problems: existing.reloadProblems });
+      this.deps.changed?.([existing.name]);
+      return;
+    }
+    this.entries.set(fresh.name, fresh);
+    if (!existing) this.record({ type: 'plugin.discovered', name: fresh.name, dir, origin: fresh.origin });
+    else if (fresh.status !== 'quarantined' && fresh.digest && existing.digest?.hash !== fresh.digest.hash) {
+      this.record({ type: 'plugin.reloaded', name: fresh.name, hash: fresh.digest.hash });
+    }
+    this.recordState(fresh, existing);
+    this.deps.changed?.([fresh.name]);
+  }
+
+  list(): PluginEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(name: string): PluginEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  require(name: string): PluginEntry {
+    const e = this.entries.get(name);
+    if (!e) throw new RegistryError('not_found', `No plugin named "${name}". Run \`gatehouse plugin list\` to see the plugins found.`);
+    return e;
+  }
+
+  /** Enabling pins the folder's current hash. A failed scan needs an override reason. */
+  async enable(name: string, operator: string, overrideReason?: string): Promise<PluginEntry> {
+    const current = await this.reloadNow(this.require(name));
+    if (current.status === 'invalid') throw new RegistryError('invalid', `${name} is invalid and cannot be enabled: ${firstError(current)}`);
+    if (current.trust && current.status === 'enabled') return current;
+    if (current.trust && current.status === 'quarantined') {
+      throw new RegistryError('quarantined', `${name} changed since it was enabled; review the change and approve it instead.`);
+    }
+    const override = this.checkScan(current, overrideReason, operator);
+    const rec = this.deps.trust.pin(name, current.dir, current.digest!, operator, this.clock.now(), override);
+    const next = { ...current, trust: rec, changes: [], status: 'enabled' as const };
+    this.entries.set(name, next);
+    this.record({ type: 'plugin.enabled', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
+    this.deps.changed?.([name]);
+    return next;
+  }
+
+  async disable(name: string, operator: string): Promise<PluginEntry> {
+    const e = this.require(name);
+    this.deps.trust.unpin(name);
+    this.allowed.delete(name);
+    const next = await this.reloadNow({ ...e, trust: null, runAllowed: false });
+    this.record({ type: 'plugin.disabled', name }, `operator:${operator}`);
+    this.deps.changed?.([name]);
+    return next;
+  }
+
+  /** Re-approves a quarantined plugin: pins its current files after validating and scanning them. */
+  async approveChange(name: string, operator: string, overrideReason?: string): Promise<PluginEntry> {
+    const e = this.require(name);
+    if (e.status !== 'quarantined') throw new RegistryError('state', `${name} is not quarantined; nothing to approve.`);
+    const current = await this.reloadNow(e);
+    if (current.problems.some((p) => p.severity === 'error')) throw new RegistryError('invalid', `${name} is invalid and cannot be approved: ${firstError(current)}`);
+    const override = this.checkScan(current, overrideReason, operator);
+    const rec = this.deps.trust.pin(name, current.dir, current.digest!, operator, this.clock.now(), override);
+    const next: PluginEntry = { ...current, trust: rec, changes: [], status: 'enabled' };
+    this.entries.set(name, next);
+    this.record({ type: 'plugin.change-approved', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
+    this.deps.changed?.([name]);
+    return next;
+  }
+
+  /**
+   * The gate in front of every execution: re-hashes the folder now and compares it with what
+   * the operator approved, so a file swapped after validation is caught, not run.
+   */
+  verifyForRun(name: string): { dir: string; manifest: PluginManifest; hash: string } {
+    const e = this.require(name);
+    if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${name} is invalid: ${firstError(e)}`);
+    if (e.status === 'quarantined') throw new RegistryError('quarantined', `${name} is quarantined: its files changed since it was enabled. Review and approve the change first.`);
+    if (e.status !== 'enabled') throw new RegistryError('disabled', `${name} is not enabled. Enable it in the Plugins view or with \`gatehouse plugin enable ${name}\`.`);
+    const expected = e.trust?.hash ?? e.digest?.hash;
+    const now = digestFolder(e.dir);
+    if (now.hash !== expected) {
+      const changes = diffDigests(e.trust?.files ?? e.digest?.files ?? [], now.files);
+      this.quarantine(e, changes, now, 'files changed after validation');
+      throw new RegistryError('quarantined', `${name} was not run: its files changed after they were approved (${changes.map((c) => `${c.path} ${c.change}`).join(', ')}). It is quarantined until an operator approves the change.`);
+    }
+    return { dir: e.dir, manifest: e.manifest, hash: now.hash };
+  }
+
+  /** Loads a folder into an entry: manifest, validation, scan, digest, trust and status. */
+  private async load(dir: string, origin: PluginOrigin): Promise<PluginEntry> {
+    const loaded = loadManifest(dir, { ...(this.deps.denylist ? { denylist: this.deps.denylist } : {}) });
+    const name = loaded.manifest?.name ?? nameFromProblems(dir, loaded.manifestFile);
+    let digest: FolderDigest | null = null;
+    const problems = [...loaded.problems];
+    try {
+      digest = digestFolder(dir);
+    } catch (err) {
+      problems.push({ file: '.', severity: 'error', code: 'plugin.unreadable', message: (err as Error).message });
+    }
+    const scan = digest ? await scanPlugin(dir, loaded.manifest, this.thresholds) : null;
+    const trust = this.deps.trust.get(name) ?? null;
+    const entry: PluginEntry = {
+      name,
+      dir,
+      origin,
+      manifestFile: loaded.manifestFile,
+      manifest: loaded.manifest,
+      problems,
+      scan,
+      digest,
+      toolNames: [],
+      notes: [],
+      status: 'disabled',
+      changes: [],
+      runAllowed: this.allowed.has(name),
+      trust,
+      reloadProblems: [],
+    };
+    this.applyNameRules(entry);
+    return entry;
+  }
+
+  private async reloadNow(e: PluginEntry): Promise<PluginEntry> {
+    const fresh = await this.load(e.dir, e.origin);
+    fresh.notes = e.notes;
+    this.applyNameRules(fresh);
+    this.entries.set(fresh.name, fresh);
+    this.recordState(fresh, e);
+    return fresh;
+  }
+
+  /** Tool names, built-in collisions and the status; called whenever an entry is (re)built. */
+  private applyNameRules(e: PluginEntry): void {
+    const m = e.manifest;
+    if (m) {
+      if (this.deps.builtins?.includes(m.name)) {
+        e.problems.push({ file: e.manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.builtin-collision', message: `The name "${m.name}" belongs to a built-in tool; rename the plugin.` });
+      }
+      const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
+      e.toolNames = m.kind === 'tool' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
+      for (const t of e.toolNames) {
+        if (!TOOL_NAME_RE.test(t)) {
+          e.problems.push({ file: e.manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });
+        }
+      }
+    }
+    e.status = this.statusOf(e);
+  }
+
+  private statusOf(e: PluginEntry): PluginStatus {
+    if (!e.manifest || e.problems.some((p) => p.severity === 'error')) {
+      // A pinned plugin that broke is still quarantined: the files are not what was approved.
+      if (e.trust && e.digest && e.digest.hash !== e.trust.hash) {
+        e.changes = diffDigests(e.trust.files, e.digest.files);
+        return 'quarantined';
+      }
+      return 'invalid';
+    }
+    if (e.trust) {
+      if (e.trust.dir !== e.dir || !e.digest || e.digest.hash !== e.trust.hash) {
+        e.changes = e.digest ? diffDigests(e.trust.files, e.digest.files) : [];
+        if (e.trust.dir !== e.dir) e.notes.push(`Enabled from ${e.trust.dir}, but now provided by ${e.dir}.`);
+        return 'quarantined';
+      }
+      return 'enabled';
+    }
+    if (e.scan && !e.scan.passed) return 'scan_failed';
+    if (e.runAllowed) return 'enabled';
+    return 'disabled';
+  }
+
+  /** Within one place a duplicate name is an error; a later place overrides an earlier one. */
+  private resolveNames(found: PluginEntry[]): Map<string, PluginEntry> {
+    const out = new Map<string, PluginEntry>();
+    const byKey = new Map<string, PluginEntry[]>();
+    for (const e of found) {
+      const key = `${e.origin}\0${sourceOf(this.deps.sources, e.dir)}\0${e.name}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), e]);
+    }
+    for (const group of byKey.values()) {
+      if (group.length < 2) continue;
+      for (const e of group) {
+        const others = group.filter((o) => o !== e).map((o) => o.dir);
+        e.problems.push({ file: e.manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.name-collision', message: `Two plugins in the same place are named "${e.name}" (${[e.dir, ...others].join(' and ')}); rename one.` });
+        e.status = this.statusOf(e);
+      }
+    }
+    for (const e of found) {
+      const prev = out.get(e.name);
+      const key = `${e.name}\0${e.dir}`;
+      if (prev && prev.dir !== e.dir && sourceOf(this.deps.sources, prev.dir) !== sourceOf(this.deps.sources, e.dir)) {
+        e.notes.push(`Overrides the plugin "${e.name}" in ${prev.dir} (a later plugin folder wins).`);
+      } else if (prev && prev.dir !== e.dir) {
+        // Same place, same name: both carry the collision error; keep both visible.
+        out.set(key, e);
+        continue;
+      }
+      out.set(e.name, e);
+    }
+    return out;
+  }
+
+  private checkScan(e: PluginEntry, overrideReason: string | undefined, operator: string): TrustRecord['scanOverride'] {
+    if (!e.scan || e.scan.passed) return null;
+    const reason = overrideReason?.trim();
+    if (!reason) {
+      throw new RegistryError('scan_failed', `${e.name} failed the security scan (${e.scan.findings.length} findings, total weight ${e.scan.totalWeight}). Fix the findings, or enable it anyway with a reason (--override-reason "…"), which is audited.`);
+    }
+    return { reason, by: operator, at: this.clock.now() };
+  }
+
+  private quarantine(e: PluginEntry, changes: FileChange[], digest: FolderDigest, reason: string): void {
+    const next: PluginEntry = { ...e, digest, changes, status: 'quarantined' };
+    this.entries.set(e.name, next);
+    this.record({ type: 'plugin.quarantined', name: e.name, changes, reason });
+    this.deps.changed?.([e.name]);
+  }
+
+  private recordState(e: PluginEntry, old: PluginEntry | undefined): void {
+    const same = old && old.status === e.status && old.digest?.hash === e.digest?.hash;
+    if (same) return;
+    if (e.status === 'invalid') this.record({ type: 'plugin.invalid', name: e.name, dir: e.dir, problems: e.problems.filter((p) => p.severity === 'error') });
+    else if (e.status === 'quarantined') this.record({ type: 'plugin.quarantined', name: e.name, changes: e.changes, reason: 'files changed since the plugin was enabled' });
+    if (e.scan && e.manifest) this.record({ type: 'plugin.scanned', name: e.name, passed: e.scan.passed, totalWeight: e.scan.totalWeight, findings: e.scan.findings.length });
+  }
+
+  private record(event: PluginEvent, actor = 'host'): void {
+    this.deps.record?.(event, actor);
+  }
+}
+
+/** Sub-folders of a plugin place; a missing place is simply empty. */
+export function pluginFolders(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const d of readdirSync(root, { withFileTypes: true })) {
+    if (d.name.startsWith('.')) continue;
+    const full = join(root, d.name);
+    try {
+      if (d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory())) out.push(d.isSymbolicLink() ? realpathSync(full) : full);
+    } catch {
+      // A dangling symlink is not a plugin.
+    }
+  }
+  return out.sort();
+}
+
+function sourceOf(sources: readonly PluginSource[], dir: string): string {
+  return sources.find((s) => dir.startsWith(s.dir))?.dir ?? '';
+}
+
+function nameFromProblems(dir: string, _manifestFile: string | null): string {
+  return basename(dir);
+}
+
+function firstError(e: PluginEntry): string {
+  const p = e.problems.find((x) => x.severity === 'error');
+  return p ? `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}` : 'no manifest';
+}
+
+function scanProblems(e: PluginEntry): Problem[] {
+  return (e.scan?.findings ?? []).map((f) => ({ file: f.file, line: f.line, column: f.column, severity: 'error' as const, code: `scan.${f.rule}`, message: f.message }));
+}

@@ -1,0 +1,271 @@
+// Python rules, by pattern. Patterns run over a copy of the source in which comments and the
+// insides of string literals (docstrings included) are blanked out with spaces — same length, same
+// line breaks — so `subprocess` in a docstring or `# eval(x)` never matches, while every offset
+// still points at the right line and column. The expression parts of f-strings stay visible
+// (they run). String contents are kept aside so that `__import__('subprocess')` can still be
+// recognised by the module it names.
+
+import type { Collector } from './collector.js';
+import type { RuleId } from './rules.js';
+
+interface Lexed {
+  /** The source with comments and string contents blanked. */
+  code: string;
+  /** Content of each string literal, keyed by the offset of its opening quote. */
+  strings: Map<number, string>;
+}
+
+const STRING_PREFIX = /^(?:[rRuUbBfFtT]|[rR][bBfFtT]|[bBfFtT][rR])$/;
+const IDENT_CHAR = /[\w]/;
+
+export function lexPython(text: string): Lexed {
+  const strings = new Map<number, string>();
+  const blank: [number, number][] = [];
+  lexRange(text, 0, text.length, blank, strings);
+  blank.sort((x, y) => x[0] - y[0]);
+  return { code: applyBlanks(text, blank), strings };
+}
+
+/** Lexes text[from, to): records blanked ranges and string contents. Replacement fields of
+ *  f-strings are lexed the same way (they are code, and may hold strings of their own). */
+function lexRange(text: string, from: number, to: number, blank: [number, number][], strings: Map<number, string>): void {
+  const n = to;
+  let i = from;
+  while (i < n) {
+    const ch = text.charCodeAt(i);
+    if (ch === 35 /* # */) {
+      let j = text.indexOf('\n', i);
+      if (j < 0 || j > n) j = n;
+      blank.push([i, j]);
+      i = j;
+      continue;
+    }
+    if (ch !== 34 /* " */ && ch !== 39 /* ' */) {
+      i++;
+      continue;
+    }
+    // A quote: work out the prefix letters (r, b, f, …) written just before it.
+    let p = i;
+    while (p > from && /[A-Za-z]/.test(text[p - 1] as string) && i - p < 2) p--;
+    let prefix = text.slice(p, i);
+    if (prefix && (!STRING_PREFIX.test(prefix) || (p > from && IDENT_CHAR.test(text[p - 1] as string)))) prefix = '';
+    const isF = /[fFtT]/.test(prefix);
+    const q = text[i] as string;
+    const triple = text.startsWith(q + q + q, i);
+    const close = triple ? q + q + q : q;
+    const start = i + close.length;
+    let k = start;
+    let end = -1;
+    const keep: [number, number][] = [];
+    while (k < n) {
+      const c = text[k];
+      if (c === '\\') {
+        k += 2;
+        continue;
+      }
+      if (!triple && c === '\n') break; // unterminated: Python stops the string at the line end
+      if (text.startsWith(close, k)) {
+        end = k;
+        break;
+      }
+      if (isF && c === '{') {
+        if (text[k + 1] === '{') {
+          k += 2;
+          continue;
+        }
+        // The replacement field is code: keep it visible.
+        let depth = 1;
+        let m = k + 1;
+        while (m < n && depth > 0) {
+          const d = text[m];
+          if (d === '{') depth++;
+          else if (d === '}') depth--;
+          else if (!triple && d === '\n') break;
+          if (depth > 0) m++;
+        }
+        keep.push([k, m]);
+        k = m + 1;
+        continue;
+      }
+      k++;
+    }
+    const stop = end < 0 ? Math.min(k, n) : end;
+    strings.set(i, text.slice(start, stop));
+    let lit = start;
+    for (const [a, b] of keep) {
+      if (a > lit) blank.push([lit, a]);
+      lexRange(text, a + 1, Math.min(b, stop), blank, strings);
+      lit = b + 1;
+    }
+    if (stop > lit) blank.push([lit, stop]);
+    i = end < 0 ? stop : end + close.length;
+  }
+}
+
+/** Replaces the given ranges with spaces, keeping line breaks so positions do not move. */
+export function applyBlanks(text: string, ranges: [number, number][]): string {
+  if (ranges.length === 0) return text;
+  let out = '';
+  let last = 0;
+  for (const [a, b] of ranges) {
+    if (a < last) continue;
+    out += text.slice(last, a) + text.slice(a, b).replace(/[^\r\n]/g, ' ');
+    last = b;
+  }
+  return out + text.slice(last);
+}
+
+interface Pattern {
+  rule: RuleId;
+  re: RegExp;
+  message: (m: RegExpExecArray) => string;
+}
+
+const DECODERS = /\b(?:b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|decodestring|unhexlify|fromhex|decompress)\s*\(|\bcodecs\s*\.\s*decode\s*\(/;
+const OS_EXEC_NAMES = 'system|popen[234]?|exec(?:l|le|lp|lpe|v|ve|vp|vpe)|spawn(?:l|le|lp|lpe|v|ve|vp|vpe)|posix_spawnp?';
+
+const PATTERNS: Pattern[] = [
+  {
+    rule: 'py.subprocess',
+    re: /\bfrom[ \t]+subprocess\b|\bimport[ \t]+[^\n;]*?\bsubprocess\b/g,
+    message: () => 'Imports subprocess, which runs other programs with the plugin\'s rights; what they do is outside anything this scan can see.',
+  },
+  {
+    rule: 'py.subprocess',
+    re: /(?<![\w.])subprocess\s*\.\s*(\w+)/g,
+    message: (m) => `subprocess.${m[1]} runs or controls another program with the plugin's rights; what it runs is outside anything this scan can see.`,
+  },
+  {
+    rule: 'py.os-exec',
+    re: new RegExp(`(?<![\\w.])os\\s*\\.\\s*(${OS_EXEC_NAMES})\\s*\\(`, 'g'),
+    message: (m) => `os.${m[1]} runs a shell command or replaces the process with another program, with the plugin's rights.`,
+  },
+  {
+    rule: 'py.os-exec',
+    re: new RegExp(`\\bfrom[ \\t]+os[ \\t]+import[ \\t]+[^\\n;]*?\\b(${OS_EXEC_NAMES})\\b`, 'g'),
+    message: (m) => `Imports os.${m[1]}, which runs a shell command or another program with the plugin's rights.`,
+  },
+  {
+    rule: 'py.os-exec',
+    re: /(?<![\w.])(pty\s*\.\s*spawn|commands\s*\.\s*getoutput|commands\s*\.\s*getstatusoutput|platform\s*\.\s*popen)\s*\(/g,
+    message: (m) => `${m[1]?.replace(/\s+/g, '')} runs another program (pty.spawn is the classic way to turn a connection into an interactive shell).`,
+  },
+  {
+    rule: 'py.socket',
+    re: /\bfrom[ \t]+socket(?:server)?\b|\bimport[ \t]+[^\n;]*?\bsocket(?:server)?\b|(?<![\w.])socket\s*\.\s*(?:socket|create_connection|create_server|fromfd|socketpair)\s*\(/g,
+    message: () => 'Uses raw sockets, which can open connections to any host or listen for them, outside the HTTP hosts a manifest declares.',
+  },
+  {
+    rule: 'py.deserialize',
+    re: /(?<![\w.])(pickle|cPickle|_pickle|cloudpickle|dill|marshal)\s*\.\s*(loads?)\s*\(|(?<![\w.])yaml\s*\.\s*(unsafe_load)\s*\(/g,
+    message: (m) => `${m[1] ?? 'yaml'}.${m[2] ?? m[3]} turns bytes into objects by running code embedded in them; loading untrusted data this way executes it.`,
+  },
+  {
+    rule: 'py.network-send',
+    re: /(?<![\w.])(requests|httpx|session|client)\s*\.\s*(post|put|patch)\s*\(|\burllib\s*\.\s*request\s*\.\s*Request\s*\([^)]*\bdata\s*=|(?<![\w.])urlopen\s*\([^)]*\bdata\s*=|(?<![\w.])(smtplib\s*\.\s*SMTP(?:_SSL)?|ftplib\s*\.\s*FTP(?:_TLS)?)\s*\(/g,
+    message: () => 'Sends data over the network (an HTTP POST/PUT, an upload or an e-mail); check what is sent and where, since this is how data leaves the machine.',
+  },
+  {
+    rule: 'py.network-request',
+    re: /(?<![\w.])(?:requests|httpx)\s*\.\s*(?:get|head|request|Session|Client|AsyncClient)\s*\(|(?<![\w.])urlopen\s*\(|\burllib\s*\.\s*request\b|\bhttp\s*\.\s*client\s*\.\s*HTTPS?Connection\s*\(|\baiohttp\s*\.\s*ClientSession\s*\(/g,
+    message: () => 'Makes HTTP requests; check the hosts it contacts match the permissions the manifest declares.',
+  },
+];
+
+const EXEC_EVAL = /(?<![\w.])(?<!\bdef\s+)(?:(?:builtins|__builtins__)\s*\.\s*)?(exec|eval)\s*\(/g;
+const DYNAMIC_IMPORT = /(?<![\w.])(__import__|importlib\s*\.\s*import_module|import_module)\s*\(\s*/g;
+const GETATTR = /(?<![\w.])getattr\s*\(\s*(os|builtins|__builtins__|subprocess)\s*,\s*/g;
+const DECODED_ASSIGN = /^[ \t]*([A-Za-z_]\w*)\s*=[^\n]*/gm;
+
+export function scanPython(c: Collector): void {
+  const { code, strings } = lexPython(c.text);
+  const perLine = new Set<string>();
+  const add = (rule: RuleId, offset: number, message: string): void => {
+    const line = c.lines.position(offset).line;
+    const key = `${rule}:${line}`;
+    if (perLine.has(key)) return;
+    perLine.add(key);
+    c.at(rule, offset, message);
+  };
+
+  for (const p of PATTERNS) {
+    p.re.lastIndex = 0;
+    for (let m = p.re.exec(code); m; m = p.re.exec(code)) add(p.rule, m.index, p.message(m));
+  }
+
+  // exec/eval, and whether what they run was decoded first (directly or through a variable).
+  const decodedVars = new Set<string>();
+  DECODED_ASSIGN.lastIndex = 0;
+  for (let m = DECODED_ASSIGN.exec(code); m; m = DECODED_ASSIGN.exec(code)) if (DECODERS.test(m[0])) decodedVars.add(m[1] as string);
+  EXEC_EVAL.lastIndex = 0;
+  for (let m = EXEC_EVAL.exec(code); m; m = EXEC_EVAL.exec(code)) {
+    const argStart = m.index + m[0].length;
+    const arg = code.slice(argStart, matchingParen(code, argStart - 1));
+    const decoded = DECODERS.test(arg) || [...decodedVars].some((v) => new RegExp(`\\b${v}\\b`).test(arg));
+    if (decoded) add('py.exec-decoded', m.index, `${m[1]}() runs data that was decoded (base64, hex or compressed) just before: code hidden from review is executed.`);
+    else add('py.exec-eval', m.index, `${m[1]}() runs a string as Python code with the plugin's rights; whatever reaches it (input, network, decoded data) executes.`);
+  }
+
+  // __import__ / import_module: a literal names the module (judged like an import), anything else hides it.
+  DYNAMIC_IMPORT.lastIndex = 0;
+  for (let m = DYNAMIC_IMPORT.exec(code); m; m = DYNAMIC_IMPORT.exec(code)) {
+    const after = m.index + m[0].length;
+    const lit = stringAt(code, strings, after);
+    const fn = (m[1] as string).replace(/\s+/g, '');
+    if (lit === undefined) {
+      add('py.dynamic-import', m.index, `${fn}() imports a module whose name is computed at run time, which hides which module (for example subprocess) it really loads.`);
+      continue;
+    }
+    const mod = lit.value.split('.')[0] ?? '';
+    const rest = code.slice(matchingParen(code, after - 1) + 1, matchingParen(code, after - 1) + 40);
+    if (mod === 'subprocess') add('py.subprocess', m.index, `${fn}('${lit.value}') imports subprocess indirectly, which runs other programs with the plugin's rights.`);
+    else if (mod === 'socket' || mod === 'socketserver') add('py.socket', m.index, `${fn}('${lit.value}') imports raw sockets indirectly; they can reach any host.`);
+    else if (mod === 'pty' || (mod === 'os' && new RegExp(`^\\s*\\.\\s*(?:${OS_EXEC_NAMES})\\b`).test(rest))) add('py.os-exec', m.index, `${fn}('${lit.value}') is used to reach a process-spawning function indirectly (${mod}), a common way to hide a shell command.`);
+    else if ((mod === 'pickle' || mod === 'marshal') && /^\s*\.\s*loads?\b/.test(rest)) add('py.deserialize', m.index, `${fn}('${lit.value}') loads serialized data that can run code when decoded.`);
+    else if (mod === 'builtins' && /^\s*\.\s*(?:exec|eval)\b/.test(rest)) add('py.exec-eval', m.index, `${fn}('builtins') is used to reach exec/eval indirectly, running strings as code.`);
+    else if (/(?<![\w.])getattr\s*\(\s*$/.test(code.slice(Math.max(0, m.index - 40), m.index))) {
+      // getattr(__import__('os'), 'system')
+      const comma = /^\s*,\s*/.exec(rest);
+      const attr = comma ? stringAt(code, strings, matchingParen(code, after - 1) + 1 + comma[0].length) : undefined;
+      if (attr && (mod === 'os' || mod === 'subprocess' || mod === 'pty') && new RegExp(`^(?:${OS_EXEC_NAMES}|run|call|check_output|check_call|Popen|spawn)$`).test(attr.value)) {
+        add('py.os-exec', m.index, `getattr(${fn}('${lit.value}'), '${attr.value}') reaches a process-spawning function by name, a common way to hide a shell command.`);
+      } else if (attr && mod === 'builtins' && (attr.value === 'exec' || attr.value === 'eval')) {
+        add('py.exec-eval', m.index, `getattr(${fn}('builtins'), '${attr.value}') reaches ${attr.value} by name, running strings as code.`);
+      }
+    }
+  }
+
+  // getattr(os, 'system') and friends.
+  GETATTR.lastIndex = 0;
+  for (let m = GETATTR.exec(code); m; m = GETATTR.exec(code)) {
+    const lit = stringAt(code, strings, m.index + m[0].length);
+    if (!lit) continue;
+    if (m[1] === 'subprocess' || new RegExp(`^(?:${OS_EXEC_NAMES})$`).test(lit.value)) add('py.os-exec', m.index, `getattr(${m[1]}, '${lit.value}') reaches a process-spawning function by name, a common way to hide a shell command.`);
+    else if (lit.value === 'exec' || lit.value === 'eval') add('py.exec-eval', m.index, `getattr(${m[1]}, '${lit.value}') reaches ${lit.value} by name, running strings as code.`);
+  }
+}
+
+/** The string literal (after optional prefix letters) starting at `offset` in the blanked code. */
+function stringAt(code: string, strings: Map<number, string>, offset: number): { value: string } | undefined {
+  let i = offset;
+  while (i < code.length && /[rRbBuUfF]/.test(code[i] as string) && i - offset < 2) i++;
+  const v = strings.get(i);
+  if (v === undefined) return undefined;
+  // Followed by more than a closing paren or comma (e.g. 'sub' + 'process'): not a plain literal.
+  const q = code[i] as string;
+  const triple = code.startsWith(q + q + q, i);
+  const after = code.slice(i + (triple ? 6 : 2) + v.length).match(/^\s*(.)/)?.[1];
+  if (after !== undefined && after !== ')' && after !== ',') return undefined;
+  return { value: v };
+}
+
+/** Offset of the parenthesis closing the one at `open` (or the end of the text). */
+function matchingParen(code: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < code.length; i++) {
+    const c = code.charCodeAt(i);
+    if (c === 40) depth++;
+    else if (c === 41 && --depth === 0) return i;
+  }
+  return code.length;
+}

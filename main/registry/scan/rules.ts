@@ -1,0 +1,87 @@
+// The scanner's rule catalogue: one stable id per kind of finding, its weight, and whether it is
+// reported once per file. The CLI, the plugins view and the docs list rules from this table.
+//
+// Weights: 3 = fails a plugin on its own (code execution, remote code, reverse shells, hidden
+// instructions to the model); 2 = dangerous in context (two of them fail a plugin with the default
+// thresholds); 1 = worth a look.
+//
+// "Once per file" rules describe a capability the file uses (it reads the environment, it writes to a
+// computed path) rather than one dangerous line; reporting each occurrence would let a handful of
+// ordinary lines add up to a failed scan, so the first occurrence is reported and the message lists
+// the other lines.
+
+import type { Finding } from '../types.js';
+
+export interface RuleInfo {
+  weight: Finding['weight'];
+  /** Reported once per file (first occurrence; the message lists the other lines). */
+  perFile?: boolean;
+  /** Short title for rule lists. */
+  title: string;
+}
+
+export const RULES = {
+  // JavaScript / TypeScript (parsed with the TypeScript compiler)
+  'js.eval': { weight: 3, title: 'eval' },
+  'js.function-constructor': { weight: 3, title: 'Function constructor' },
+  'js.child-process': { weight: 3, title: 'child_process module' },
+  'js.vm': { weight: 3, title: 'vm module' },
+  'js.import-url': { weight: 3, title: 'import of a URL' },
+  'js.dynamic-import': { weight: 2, title: 'import or require of a computed name' },
+  'js.process-binding': { weight: 3, title: 'process.binding / process.dlopen' },
+  'js.network-listener': { weight: 2, title: 'network listener' },
+  'js.fs-write-outside': { weight: 3, title: 'write to an absolute or home path' },
+  'js.fs-write-parent': { weight: 2, title: 'write to a path containing ..' },
+  'js.fs-write-temp': { weight: 1, perFile: true, title: 'write to the temp folder' },
+  'js.fs-write-computed': { weight: 1, perFile: true, title: 'write to a computed path' },
+  'js.env-access': { weight: 1, perFile: true, title: 'environment variable read' },
+  'js.env-dump': { weight: 2, title: 'whole environment read' },
+
+  // Python (patterns over code with comments and strings blanked out)
+  'py.exec-eval': { weight: 3, title: 'exec / eval' },
+  'py.exec-decoded': { weight: 3, title: 'decoded data executed' },
+  'py.subprocess': { weight: 3, title: 'subprocess' },
+  'py.os-exec': { weight: 3, title: 'os.system / os.popen / os.exec* / os.spawn* / pty.spawn' },
+  'py.socket': { weight: 2, perFile: true, title: 'raw sockets' },
+  'py.deserialize': { weight: 2, title: 'pickle / marshal loads' },
+  'py.dynamic-import': { weight: 2, title: '__import__ / import_module of a computed name' },
+  'py.network-send': { weight: 2, title: 'HTTP POST / upload' },
+  'py.network-request': { weight: 1, perFile: true, title: 'HTTP request' },
+
+  // Shell (patterns over code with comments and quoted text blanked out)
+  'sh.curl-pipe-shell': { weight: 3, title: 'download piped into a shell' },
+  'sh.dev-tcp': { weight: 3, title: '/dev/tcp or /dev/udp' },
+  'sh.base64-exec': { weight: 3, title: 'decoded data executed' },
+  'sh.reverse-shell': { weight: 3, title: 'reverse shell' },
+  'sh.rm-rf-critical': { weight: 3, title: 'rm -rf on /, home or a system folder' },
+  'sh.rm-rf': { weight: 2, title: 'rm -rf' },
+  'sh.chmod-setuid': { weight: 2, title: 'chmod setuid/setgid' },
+  'sh.chmod-world-writable': { weight: 1, title: 'chmod world-writable' },
+  'sh.eval-variable': { weight: 2, title: 'eval of a variable or command output' },
+  'sh.write-home': { weight: 2, title: 'redirect into the home folder' },
+
+  // Every text file
+  'text.bidi-control': { weight: 3, title: 'bidirectional override/isolate character' },
+  'text.bidi-mark': { weight: 2, title: 'bidirectional mark character' },
+  'text.zero-width': { weight: 2, title: 'zero-width character' },
+
+  // Descriptions shown to the model (tool poisoning)
+  'poison.ignore-instructions': { weight: 3, title: 'tells the model to ignore its instructions' },
+  'poison.hidden-block': { weight: 3, title: 'hidden instruction block' },
+  'poison.conceal': { weight: 3, title: 'tells the model to hide something from the user' },
+  'poison.sensitive-file': { weight: 3, title: 'asks for secrets (SSH keys, cloud credentials, .env)' },
+  'poison.exfiltrate-secrets': { weight: 3, title: 'asks to send secrets or conversation data elsewhere' },
+  'poison.exfiltrate': { weight: 2, title: 'asks to send data to a URL or elsewhere' },
+  'poison.preflight': { weight: 3, title: '"before using this tool, read …"' },
+  'poison.invisible-text': { weight: 3, title: 'invisible characters in a description' },
+
+  // The scan itself
+  'scan.file-too-large': { weight: 1, title: 'file too large to scan' },
+  'scan.error': { weight: 3, title: 'the scanner failed on this file' },
+} as const satisfies Record<string, RuleInfo>;
+
+export type RuleId = keyof typeof RULES;
+
+export function ruleInfo(rule: RuleId): RuleInfo {
+  return RULES[rule];
+}

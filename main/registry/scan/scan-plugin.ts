@@ -1,0 +1,147 @@
+// A whole plugin folder: every file, recursively, plus the manifest's descriptions.
+//
+// Security-relevant choices (each says what breaks if it changes):
+// - Symbolic links are never followed (neither files nor folders): following one would scan, or
+//   hang on, whatever it points to outside the plugin. Files are opened with O_NOFOLLOW and
+//   O_NONBLOCK so a file swapped for a link or a FIFO after the listing is neither followed nor
+//   waited on; anything that is not a regular file once opened is skipped.
+// - Files over 1 MiB are not read; they get a weight-1 finding so an operator knows something
+//   went unscanned.
+// - A file with a NUL byte is binary and skipped silently — unless its extension or #! line makes
+//   it code (JavaScript, Python, shell): Node happily runs a script with a NUL in a comment, so a
+//   NUL must not be a way to switch the scanner off.
+
+import { constants, type Dirent } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_THRESHOLDS, type Finding, type PluginManifest, type ScanResult, type ScanThresholds } from '../types.js';
+import { compareFindings } from './collector.js';
+import { RULES } from './rules.js';
+import { languagesOf, scanFile } from './scan-file.js';
+import { scanManifestText } from './tool-poisoning.js';
+
+export const MAX_SCAN_BYTES = 1024 * 1024;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const CONCURRENCY = 16;
+
+/** A file as read from a plugin folder: its path relative to the folder (with `/`) and bytes. */
+export interface PluginFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Scans every file of the plugin folder `dir` (recursively, symlinks not followed) and, when a
+ * manifest is given, its descriptions for tool poisoning. Asynchronous; never throws for a file
+ * it cannot read (that file is skipped), only for a folder that cannot be listed at all.
+ */
+export async function scanPlugin(dir: string, manifest: PluginManifest | null, thresholds: ScanThresholds = DEFAULT_THRESHOLDS): Promise<ScanResult> {
+  const files: PluginFile[] = [];
+  const findings: Finding[] = [];
+  const paths = await listFiles(dir);
+  await forEachLimit(paths, CONCURRENCY, async (rel) => {
+    const r = await readSmall(join(dir, rel));
+    if (r === 'too-large') {
+      findings.push({ file: rel, line: 1, column: 1, rule: 'scan.file-too-large', weight: RULES['scan.file-too-large'].weight, message: `File too large to scan (over ${MAX_SCAN_BYTES / 1024 / 1024} MiB); review it by hand or keep large data out of the plugin folder.` });
+    } else if (r) files.push({ path: rel, bytes: r });
+  });
+  const result = scanPluginFiles(files, manifest, thresholds);
+  return summarise([...result.findings, ...findings], result.filesScanned, thresholds);
+}
+
+/**
+ * The same scan over files already in memory (for callers that read the folder anyway, e.g. to
+ * hash it, and for the editor). Binary files are skipped as in `scanPlugin`; size limits are the
+ * caller's business.
+ */
+export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginManifest | null, thresholds: ScanThresholds = DEFAULT_THRESHOLDS): ScanResult {
+  const findings: Finding[] = [];
+  let scanned = 0;
+  let manifestSource: string | undefined;
+  for (const f of files) {
+    const text = decode(f.bytes);
+    if (hasNul(f.bytes) && languagesOf(f.path, text).length === 0) continue;
+    scanned++;
+    if (manifest && f.path === manifest.manifestFile) manifestSource = text;
+    findings.push(...scanFile(f.path, text));
+  }
+  if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
+  return summarise(findings, scanned, thresholds);
+}
+
+export function summarise(findings: Finding[], filesScanned: number, thresholds: ScanThresholds = DEFAULT_THRESHOLDS): ScanResult {
+  findings.sort(compareFindings);
+  const totalWeight = findings.reduce((n, f) => n + f.weight, 0);
+  const passed = !findings.some((f) => f.weight >= thresholds.failAtWeight) && totalWeight < thresholds.failAtTotal;
+  return { findings, totalWeight, passed, filesScanned };
+}
+
+async function listFiles(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(rel ? join(root, rel) : root, { withFileTypes: true });
+    } catch (err) {
+      if (!rel) throw err;
+      return; // a subfolder that vanished or cannot be read: nothing in it can be run either
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: string[] = [];
+    for (const e of entries) {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isSymbolicLink()) continue;
+      if (e.isDirectory()) subdirs.push(p);
+      else if (e.isFile()) out.push(p);
+    }
+    for (const d of subdirs) await walk(d);
+  };
+  await walk('');
+  return out;
+}
+
+async function readSmall(path: string): Promise<Uint8Array | 'too-large' | null> {
+  let fh;
+  try {
+    fh = await open(path, OPEN_FLAGS);
+  } catch {
+    return null; // swapped for a link (ELOOP), removed, or unreadable
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) return null;
+    if (st.size > MAX_SCAN_BYTES) return 'too-large';
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const { bytesRead } = await fh.read(buf, got, st.size - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    await fh.close();
+  }
+}
+
+async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function hasNul(bytes: Uint8Array): boolean {
+  return bytes.indexOf(0) !== -1;
+}
+
+const utf8 = new TextDecoder('utf-8');
+function decode(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}

@@ -1,0 +1,104 @@
+// Shared vocabulary of the plugin registry: what a loaded manifest looks like after
+// validation, and the two kinds of report an operator sees (problems and scan findings).
+
+export const PLATFORMS = ['linux', 'macos', 'windows'] as const;
+export type PluginPlatform = (typeof PLATFORMS)[number];
+
+export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+export const PLUGIN_KINDS = ['tool', 'checker', 'mcp'] as const;
+export type PluginKind = (typeof PLUGIN_KINDS)[number];
+
+export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'] as const;
+export type Classification = (typeof CLASSIFICATIONS)[number];
+
+/** Command basenames no plugin may run as its entry point; operators can extend the list. */
+export const DEFAULT_COMMAND_DENYLIST = ['rm', 'mkfs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'kill', 'sudo', 'su', 'doas'] as const;
+
+/** A validation problem: where it is and what to do. Errors make a plugin invalid. */
+export interface Problem {
+  /** File name relative to the plugin folder (e.g. "tool.toml", "run.sh"). */
+  file: string;
+  /** 1-based; present when the problem has a place in the file. */
+  line?: number;
+  column?: number;
+  /** Field path inside the manifest, e.g. "parameters.path.type". */
+  path?: string;
+  severity: 'error' | 'warning';
+  /** Stable id, e.g. "manifest.syntax", "manifest.unknown-field", "command.absolute". */
+  code: string;
+  /** One readable sentence: what is wrong and what to do. */
+  message: string;
+}
+
+/** A security-scan finding. */
+export interface Finding {
+  file: string;
+  line: number;
+  column: number;
+  /** Stable rule id, e.g. "js.eval", "sh.curl-pipe-shell", "text.bidi-control", "poison.ignore-instructions". */
+  rule: string;
+  weight: 1 | 2 | 3;
+  message: string;
+}
+
+export interface ScanThresholds {
+  /** Any finding at or above this weight fails the scan. Default 3. */
+  failAtWeight: number;
+  /** A total weight at or above this fails the scan. Default 4. */
+  failAtTotal: number;
+}
+export const DEFAULT_THRESHOLDS: ScanThresholds = { failAtWeight: 3, failAtTotal: 4 };
+
+export interface ScanResult {
+  findings: Finding[];
+  totalWeight: number;
+  passed: boolean;
+  filesScanned: number;
+}
+
+export interface ParameterSpec {
+  type: ParameterType;
+  required: boolean;
+  description: string;
+}
+
+/** One tool as agents see it. */
+export interface ToolSpec {
+  /** Name inside the plugin (the plugin name for a single-tool plugin). */
+  name: string;
+  description: string;
+  parameters: Record<string, ParameterSpec>;
+  /** JSON Schema of the arguments, built from `parameters`. */
+  inputSchema: { type: 'object'; properties: Record<string, { type: ParameterType; description?: string }>; required: string[]; additionalProperties?: boolean };
+  /** Command for this tool, relative to the plugin folder (defaults to the plugin's). */
+  command: string;
+  args: string[];
+}
+
+export interface PluginManifest {
+  /** "wraithrun" for tool.toml, "gatehouse" for gatehouse.toml / .yaml / .yml / .json. */
+  format: 'wraithrun' | 'gatehouse';
+  /** The manifest's file name relative to the plugin folder. */
+  manifestFile: string;
+  name: string;
+  description: string;
+  version: string | null;
+  kind: PluginKind;
+  command: string;
+  args: string[];
+  /** Empty means all platforms. */
+  platforms: PluginPlatform[];
+  timeoutSecs: number;
+  permissions: { read: string[]; write: string[]; hosts: string[]; env: string[] };
+  sandbox: 'strict' | 'none';
+  classification: Classification;
+  pty: boolean;
+  /** Checkers only: a failure of an optional checker does not block calls. */
+  optional: boolean;
+  /** Checker `init` config. */
+  config: Record<string, unknown> | null;
+  /** Tools of a `tool` plugin; empty for checkers and for `mcp` plugins (discovered at run time). */
+  tools: ToolSpec[];
+}

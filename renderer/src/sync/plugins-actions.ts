@@ -1,0 +1,206 @@
+// What the Plugins view does with the host: load the list and the open plugin, open and save
+// files, enable / disable / approve, scaffold. Every failure lands in the store as a sentence.
+import type { PluginDetailView } from '../../../shared/contract.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { isDirty, usePluginsStore, type OpenFile, type PendingNavigation } from '../stores/plugins-store.ts';
+import type { GatehouseClient } from '../transport/client.ts';
+import { HostCallError } from '../transport/transport-error.ts';
+
+const get = usePluginsStore.getState;
+const set = usePluginsStore.setState;
+
+export async function loadPluginList(client: GatehouseClient): Promise<void> {
+  try {
+    const { plugins, sources } = await client.call('plugins.list', {});
+    set({ plugins, sources, listLoaded: true, listError: null });
+  } catch (err) {
+    set({ listError: errorMessage(err) });
+  }
+}
+
+async function loadDetail(client: GatehouseClient, name: string): Promise<PluginDetailView | null> {
+  try {
+    const detail = await client.call('plugins.get', { name });
+    if (get().selected !== name) return null;
+    set({ detail, detailError: null });
+    return detail;
+  } catch (err) {
+    if (get().selected === name) set({ detailError: errorMessage(err) });
+    return null;
+  }
+}
+
+/** The file an author most likely wants: the tool's code, else the manifest, else the first file. */
+export function defaultFile(detail: PluginDetailView): string | null {
+  const paths = new Set(detail.files.filter((f) => f.kind !== 'l').map((f) => f.path));
+  const manifest = detail.manifest as { command?: unknown; tools?: { command?: unknown }[] } | null;
+  const commands = [manifest?.command, ...(Array.isArray(manifest?.tools) ? manifest.tools.map((t) => t?.command) : [])];
+  for (const c of commands) {
+    if (typeof c !== 'string') continue;
+    const rel = c.replace(/^\.\//, '');
+    if (paths.has(rel)) return rel;
+  }
+  if (detail.manifestFile && paths.has(detail.manifestFile)) return detail.manifestFile;
+  return detail.files.find((f) => f.kind !== 'l')?.path ?? null;
+}
+
+/** Opens a plugin in the detail pane, asking first when the open file has unsaved changes. */
+export function requestPlugin(client: GatehouseClient, name: string, opts: { file?: string } = {}): void {
+  const s = get();
+  if (s.selected === name && s.detail && !opts.file) return;
+  if (isDirty(s.file) && s.file!.plugin !== name) {
+    set({ pending: { kind: 'plugin', name } });
+    return;
+  }
+  void openPlugin(client, name, opts.file);
+}
+
+async function openPlugin(client: GatehouseClient, name: string, file?: string): Promise<void> {
+  const same = get().selected === name;
+  set({
+    selected: name,
+    ...(same ? {} : { detail: null, detailError: null, actionError: null, file: null, fileError: null, live: null, saveError: null, reveal: null }),
+  });
+  const detail = await loadDetail(client, name);
+  if (!detail) return;
+  const current = get().file;
+  if (current?.plugin === name && !file) return;
+  const path = file ?? defaultFile(detail);
+  if (path) await openFile(client, name, path);
+}
+
+/** Opens one of the open plugin's files, asking first when the open file has unsaved changes. */
+export function requestFile(client: GatehouseClient, path: string, reveal?: { line: number; column: number }): void {
+  const s = get();
+  if (!s.selected) return;
+  if (s.file?.plugin === s.selected && s.file.path === path) {
+    if (reveal) set({ reveal: { path, ...reveal, seq: (s.reveal?.seq ?? 0) + 1 } });
+    return;
+  }
+  if (isDirty(s.file)) {
+    set({ pending: { kind: 'file', path, ...(reveal ? { reveal } : {}) } });
+    return;
+  }
+  void openFile(client, s.selected, path, reveal);
+}
+
+async function openFile(client: GatehouseClient, plugin: string, path: string, reveal?: { line: number; column: number }): Promise<void> {
+  set({ fileLoading: true, fileError: null, saveError: null });
+  try {
+    const { content } = await client.call('plugins.readFile', { name: plugin, path });
+    if (get().selected !== plugin) return;
+    const rev = (get().file?.rev ?? 0) + 1;
+    set({
+      file: { plugin, path, saved: content, buffer: content, rev },
+      fileLoading: false,
+      live: null,
+      reveal: reveal ? { path, ...reveal, seq: (get().reveal?.seq ?? 0) + 1 } : null,
+    });
+  } catch (err) {
+    if (get().selected === plugin) set({ fileLoading: false, fileError: `Could not open ${path}: ${errorMessage(err)}` });
+  }
+}
+
+/** The operator chose to discard unsaved changes and go where they asked. */
+export function discardAndContinue(client: GatehouseClient): void {
+  const pending: PendingNavigation | null = get().pending;
+  const file = get().file;
+  set({ pending: null, ...(file ? { file: { ...file, buffer: file.saved } } : {}) });
+  if (!pending) return;
+  if (pending.kind === 'plugin') void openPlugin(client, pending.name);
+  else if (get().selected) void openFile(client, get().selected!, pending.path, pending.reveal);
+}
+
+export function cancelPending(): void {
+  set({ pending: null });
+}
+
+export function updateBuffer(text: string): void {
+  const file = get().file;
+  if (!file || file.buffer === text) return;
+  set({ file: { ...file, buffer: text } });
+}
+
+/** Writes the buffer. Saving an enabled plugin makes the host quarantine it until re-approved. */
+export async function saveFile(client: GatehouseClient): Promise<void> {
+  const file = get().file;
+  if (!file || get().saving) return;
+  const content = file.buffer;
+  set({ saving: true, saveError: null });
+  try {
+    await client.call('plugins.writeFile', { name: file.plugin, path: file.path, content });
+    const now = get().file;
+    if (now && now.plugin === file.plugin && now.path === file.path) set({ file: { ...now, saved: content } });
+    set({ saving: false });
+  } catch (err) {
+    set({ saving: false, saveError: `Could not save ${file.path}: ${errorMessage(err)}` });
+  }
+}
+
+/**
+ * After `plugins.changed` named the open plugin: reload its detail and, when the buffer has no
+ * unsaved changes, the open file (it may have been edited on disk).
+ */
+export async function refreshOpenPlugin(client: GatehouseClient): Promise<void> {
+  const name = get().selected;
+  if (!name) return;
+  const detail = await loadDetail(client, name);
+  const file = get().file;
+  if (!detail || !file || file.plugin !== name || isDirty(file)) return;
+  if (!detail.files.some((f) => f.path === file.path)) {
+    set({ fileError: `${file.path} is no longer in the plugin folder.` });
+    return;
+  }
+  try {
+    const { content } = await client.call('plugins.readFile', { name, path: file.path });
+    const now = get().file;
+    if (!now || now.plugin !== name || now.path !== file.path || isDirty(now) || now.saved === content) return;
+    set({ file: { ...now, saved: content, buffer: content, rev: now.rev + 1 }, fileError: null });
+  } catch (err) {
+    set({ fileError: `Could not reload ${file.path}: ${errorMessage(err)}` });
+  }
+}
+
+export type PluginAction = 'enable' | 'disable' | 'approve';
+
+/** What an action came to: done, failed (message shown in the pane), or the host wants an override reason. */
+export type ActionOutcome = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'needs-override'; message: string };
+
+export async function runPluginAction(client: GatehouseClient, action: PluginAction, name: string, overrideReason?: string): Promise<ActionOutcome> {
+  if (get().busy) return { kind: 'failed', message: 'Another plugin action is still running.' };
+  set({ busy: name, actionError: null });
+  try {
+    const reason = overrideReason?.trim() ? { overrideReason: overrideReason.trim() } : {};
+    const summary =
+      action === 'enable'
+        ? await client.call('plugins.enable', { name, ...reason })
+        : action === 'approve'
+          ? await client.call('plugins.approveChange', { name, ...reason })
+          : await client.call('plugins.disable', { name });
+    set((s) => ({ busy: null, plugins: s.plugins.map((p) => (p.name === summary.name ? summary : p)) }));
+    // The host also pushes plugins.changed; reload now so the pane never shows the old state.
+    void refreshOpenPlugin(client);
+    return { kind: 'done' };
+  } catch (err) {
+    const message = errorMessage(err);
+    set({ busy: null });
+    const scanFailed = err instanceof HostCallError && err.code === 'rejected' && (err.details as { reason?: unknown } | undefined)?.reason === 'scan_failed';
+    if (scanFailed && !overrideReason && action !== 'disable') return { kind: 'needs-override', message };
+    set({ actionError: { plugin: name, message } });
+    return { kind: 'failed', message };
+  }
+}
+
+export async function createPlugin(client: GatehouseClient, name: string, lang: 'sh' | 'py' | 'node'): Promise<void> {
+  const created = await client.call('plugins.create', { name, lang });
+  await loadPluginList(client);
+  const code = created.files.find((f) => !/\.(toml|ya?ml|json)$/.test(f)) ?? created.files[0];
+  // Unsaved text elsewhere is never dropped silently: ask first, as a click in the list would.
+  if (isDirty(get().file)) {
+    set({ pending: { kind: 'plugin', name: created.name } });
+    return;
+  }
+  await openPlugin(client, created.name, code);
+}
+
+export type { OpenFile };

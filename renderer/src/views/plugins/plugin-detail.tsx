@@ -1,0 +1,224 @@
+// The right column: one plugin's header and actions, what changed (when quarantined), its
+// files in the editor with problems, and a test run.
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { PluginDetailView } from '../../../../shared/contract.ts';
+import { useClient } from '../../app/client-context.ts';
+import { EmptyState } from '../../components/empty-state.tsx';
+import { formatDateTime, isoTime } from '../../lib/format.ts';
+import { usePluginsStore } from '../../stores/plugins-store.ts';
+import { runPluginAction, type PluginAction } from '../../sync/plugins-actions.ts';
+import { OverrideDialog } from './override-dialog.tsx';
+import { PluginFiles } from './plugin-files.tsx';
+import { QuarantineChanges } from './quarantine-changes.tsx';
+import { StatusBadge } from './status-badge.tsx';
+import { TestRunPanel } from './test-run-panel.tsx';
+
+const originLabel = { home: 'home', project: 'project', cli: '--plugins-dir' } as const;
+
+export function PluginDetail() {
+  const { selected, detail, detailError } = usePluginsStore(useShallow((s) => ({ selected: s.selected, detail: s.detail, detailError: s.detailError })));
+  if (!selected) {
+    return (
+      <div className="plugin-detail plugin-detail-empty">
+        <EmptyState title="No plugin open">Pick a plugin on the left (↑/↓ and Enter work too) to see its manifest, files, problems and scan findings.</EmptyState>
+      </div>
+    );
+  }
+  if (!detail || detail.name !== selected) {
+    return (
+      <div className="plugin-detail plugin-detail-empty">
+        {detailError ? (
+          <p className="inline-error" role="alert">
+            Could not load {selected}: {detailError}
+          </p>
+        ) : (
+          <p className="muted">Loading {selected}…</p>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="plugin-detail" aria-label={`Plugin ${detail.name}`} role="region">
+      <DetailHeader detail={detail} />
+      {detailError ? (
+        <p className="inline-error" role="alert">
+          Could not refresh {detail.name}: {detailError}
+        </p>
+      ) : null}
+      {detail.status === 'quarantined' ? <QuarantineChanges detail={detail} /> : null}
+      <PluginFiles detail={detail} />
+      {detail.kind === 'tool' ? <TestRunPanel detail={detail} /> : null}
+    </div>
+  );
+}
+
+function DetailHeader({ detail }: { detail: PluginDetailView }) {
+  const client = useClient();
+  const { busy, actionError } = usePluginsStore(useShallow((s) => ({ busy: s.busy, actionError: s.actionError })));
+  const [override, setOverride] = useState<{ action: 'enable' | 'approve'; message: string | null; error: string | null } | null>(null);
+  const working = busy === detail.name;
+  const error = actionError?.plugin === detail.name ? actionError.message : null;
+
+  const act = async (action: PluginAction) => {
+    // The host refuses a scan-failed plugin without a reason: ask for one up front.
+    if (action !== 'disable' && detail.scanPassed === false) {
+      setOverride({ action, message: null, error: null });
+      return;
+    }
+    const r = await runPluginAction(client, action, detail.name);
+    if (r.kind === 'needs-override' && action !== 'disable') setOverride({ action, message: r.message, error: null });
+  };
+
+  const confirmOverride = async (reason: string) => {
+    if (!override) return;
+    const r = await runPluginAction(client, override.action, detail.name, reason);
+    if (r.kind === 'done') setOverride(null);
+    else setOverride({ ...override, error: r.message });
+  };
+
+  const canEnable = detail.status === 'disabled' || detail.status === 'scan_failed' || detail.status === 'invalid';
+  const canDisable = detail.status === 'enabled' || detail.status === 'quarantined';
+
+  return (
+    <section className="panel plugin-header" aria-labelledby="plugin-heading">
+      <div className="plugin-header-top">
+        <div className="plugin-title">
+          <h2 id="plugin-heading" className="plugin-name" data-testid="plugin-name">
+            {detail.name}
+          </h2>
+          <StatusBadge status={detail.status} testId="plugin-status" />
+          <span className="plugin-meta">
+            {detail.version ? <span className="mono">v{detail.version}</span> : null}
+            <span>{detail.kind ?? 'unknown kind'}</span>
+            {detail.format ? <span>{detail.format === 'wraithrun' ? 'WraithRun tool.toml' : 'Gatehouse manifest'}</span> : null}
+          </span>
+        </div>
+        <div className="plugin-actions">
+          {canEnable ? (
+            <button
+              type="button"
+              className="button button-primary button-small"
+              data-testid="plugin-enable"
+              disabled={working || detail.status === 'invalid'}
+              aria-busy={working}
+              title={detail.status === 'invalid' ? 'An invalid plugin cannot be enabled: fix the errors below first' : 'Pin the plugin’s files and let agents call it'}
+              onClick={() => void act('enable')}
+            >
+              Enable
+            </button>
+          ) : null}
+          {detail.status === 'quarantined' ? (
+            <button
+              type="button"
+              className="button button-primary button-small"
+              data-testid="plugin-approve"
+              disabled={working}
+              aria-busy={working}
+              title="Pin the files as they are now and let agents call the plugin again"
+              onClick={() => void act('approve')}
+            >
+              Approve change
+            </button>
+          ) : null}
+          {canDisable ? (
+            <button type="button" className="button button-small" data-testid="plugin-disable" disabled={working} aria-busy={working} onClick={() => void act('disable')}>
+              Disable
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {detail.description ? <p className="plugin-description selectable">{detail.description}</p> : null}
+      <dl className="facts plugin-facts">
+        <dt>Folder</dt>
+        <dd className="mono selectable">
+          {detail.dir} <span className="muted">({originLabel[detail.origin]})</span>
+        </dd>
+        <dt>Agents see</dt>
+        <dd>
+          {detail.toolNames.length === 0 ? (
+            <span className="muted">{detail.kind === 'checker' ? 'nothing (a checker only blocks calls)' : detail.kind === 'mcp' ? 'the upstream server’s tools, listed once it runs' : 'no tools'}</span>
+          ) : (
+            detail.toolNames.map((t) => (
+              <code key={t} className="tool-name">
+                {t}
+              </code>
+            ))
+          )}
+        </dd>
+        <dt>Scan</dt>
+        <dd>
+          {detail.scanPassed === null ? (
+            <span className="muted">not scanned</span>
+          ) : detail.scanPassed ? (
+            <span className="ok-text">passed</span>
+          ) : (
+            <span className="danger-text">failed</span>
+          )}{' '}
+          <span className="muted">
+            ({detail.findingCount} {detail.findingCount === 1 ? 'finding' : 'findings'}, total weight {detail.scanWeight}; {detail.errors} errors, {detail.warnings} warnings)
+          </span>
+        </dd>
+        {detail.trust ? (
+          <>
+            <dt>Approved</dt>
+            <dd>
+              by {detail.trust.enabledBy},{' '}
+              <time dateTime={isoTime(detail.trust.enabledAt)}>{formatDateTime(detail.trust.enabledAt)}</time>{' '}
+              <span className="mono muted" title={detail.trust.hash}>
+                sha256 {detail.trust.hash.slice(0, 12)}…
+              </span>
+              {detail.trust.scanOverride ? (
+                <span className="override-note">
+                  {' '}
+                  — scan overridden by {detail.trust.scanOverride.by}: “{detail.trust.scanOverride.reason}”
+                </span>
+              ) : null}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {detail.notes.length > 0 ? (
+        <ul className="plugin-notes" aria-label="Notes">
+          {detail.notes.map((n, i) => (
+            <li key={i} className="note selectable">
+              {n}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {detail.reloadProblems.length > 0 ? (
+        <div className="inline-error" role="alert">
+          The last change could not be loaded; the previous version keeps serving until it is fixed:
+          <ul className="reload-problems">
+            {detail.reloadProblems.map((p, i) => (
+              <li key={i}>
+                <span className="mono">
+                  {p.file}
+                  {p.line ? `:${p.line}` : ''}
+                </span>{' '}
+                {p.message} <span className="mono muted">[{p.code}]</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {error ? (
+        <p className="inline-error" role="alert" data-testid="plugin-action-error">
+          {error}
+        </p>
+      ) : null}
+      {override ? (
+        <OverrideDialog
+          plugin={detail}
+          action={override.action}
+          message={override.message}
+          busy={working}
+          error={override.error}
+          onConfirm={(reason) => void confirmOverride(reason)}
+          onCancel={() => setOverride(null)}
+        />
+      ) : null}
+    </section>
+  );
+}
