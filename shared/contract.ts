@@ -78,7 +78,68 @@ const pluginDetail = pluginSummary.extend({
   reloadProblems: z.array(problem),
 });
 const pluginName = z.string().min(1).max(200);
+
+const breakerSnapshot = z.object({
+  state: z.enum(['closed', 'open', 'half_open', 'disabled']),
+  consecutiveFailures: z.number().int(),
+  cycle: z.number().int(),
+  openedAt: z.number().nullable(),
+  nextProbeAt: z.number().nullable(),
+  lastFailure: z.string().nullable(),
+});
+const metricsSnapshot = z.object({
+  calls: z.number().int(),
+  successes: z.number().int(),
+  failures: z.object({ timeout: z.number().int(), crash: z.number().int(), bad_output: z.number().int(), limit: z.number().int(), spawn: z.number().int(), error: z.number().int() }),
+  blocks: z.number().int(),
+  p50: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  recent: z.array(z.number()),
+});
+const healthRow = z.object({
+  name: z.string(),
+  kind: z.enum(['tool', 'checker', 'mcp']).nullable(),
+  status: pluginStatus,
+  breaker: breakerSnapshot,
+  metrics: metricsSnapshot,
+  /** Checkers: processes running and ready; null for one-shot tools. */
+  processes: z.object({ running: z.number().int(), ready: z.number().int() }).nullable(),
+});
 const relPath = z.string().min(1).max(4096);
+
+// ---- terminals: PTY sessions (main/pty). Sizes and chars are UTF-16 code units, as xterm.js counts.
+const terminalId = z.string().regex(/^pty-[0-9a-f]{10}$/, 'a terminal id looks like pty-0123456789');
+const terminalSize = { cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) };
+const terminalSession = z.object({
+  id: z.string(),
+  title: z.string(),
+  command: z.string(),
+  args: z.array(z.string()),
+  cwd: z.string(),
+  /** "shell" (built-in) or the plugin tool that runs in it. */
+  tool: z.string(),
+  /** Who started it, as the audit log names actors. */
+  actor: z.string(),
+  callId: z.string().nullable(),
+  state: z.enum(['running', 'exited']),
+  pid: z.number().int().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  cols: z.number().int(),
+  rows: z.number().int(),
+  /** Who may type (after an audited take-over); null: nobody. */
+  controller: z.object({ operator: z.string(), console: z.string(), at: z.number() }).nullable(),
+  /** Whether the asking console is the controller. */
+  youControl: z.boolean(),
+  /** Reading is paused until the slowest watching console catches up (flow control). */
+  paused: z.boolean(),
+  outputChars: z.number().int(),
+  killedBy: z.string().nullable(),
+  watchers: z.number().int(),
+});
 
 /** Request/response schemas of every method, keyed by the method's wire name. */
 export const methods = {
@@ -142,6 +203,25 @@ export const methods = {
     request: z.object({ name: pluginName, overrideReason: z.string().max(2000).optional() }).strict(),
     response: pluginSummary,
   },
+  'health.list': {
+    request: empty,
+    response: z.object({
+      plugins: z.array(healthRow),
+      /** The host's clock, so a console can count down to nextProbeAt without trusting its own. */
+      now: z.number(),
+      sandbox: z.object({ kind: z.enum(['bwrap', 'none']), detail: z.string() }),
+    }),
+  },
+  /** An operator reset: the breaker closes and its counters clear. */
+  'health.reset': {
+    request: z.object({ name: pluginName }).strict(),
+    response: healthRow,
+  },
+  /** Restarts a checker's processes (init replayed); for a tool it resets the breaker. */
+  'health.restart': {
+    request: z.object({ name: pluginName }).strict(),
+    response: healthRow,
+  },
   'plugins.testRun': {
     request: z.object({ name: pluginName, tool: z.string().optional(), input: z.record(z.string(), z.unknown()) }).strict(),
     response: z.object({
@@ -152,7 +232,58 @@ export const methods = {
       durationMs: z.number(),
       error: z.string().nullable(),
       failure: z.string().nullable(),
+      sandboxed: z.boolean(),
     }),
+  },
+  // ---- terminals: PTY sessions. Output goes to attached consoles as terminals.output events;
+  // each console acknowledges (terminals.ack) what its xterm.js has parsed, and the host pauses
+  // the program while the slowest attached console is more than ~100k chars behind.
+  'terminals.list': {
+    request: empty,
+    response: z.object({ sessions: z.array(terminalSession) }),
+  },
+  /**
+   * OPERATOR ACTION: opens a shell (default: the operator's login shell) or a command in a PTY
+   * on the host, as the operator, recorded as such. Agents' PTY tools (the built-in `shell`
+   * tool, `pty = true` plugins) are started by the runner after policy, never through this.
+   */
+  'terminals.start': {
+    request: z.object({ command: z.string().min(1).max(4096).optional(), args: z.array(z.string().max(4096)).max(256).optional(), ...terminalSize }).strict(),
+    response: terminalSession,
+  },
+  /** Starts sending this console the output; returns the scrollback and the seq it ends at (later events have higher seqs). */
+  'terminals.attach': {
+    request: z.object({ id: terminalId }).strict(),
+    response: z.object({ session: terminalSession, buffer: z.string(), seq: z.number().int().nonnegative(), truncated: z.boolean() }),
+  },
+  'terminals.detach': {
+    request: z.object({ id: terminalId }).strict(),
+    response: empty,
+  },
+  /** Chars of terminals.output this console's terminal has written (call in xterm's write callback). */
+  'terminals.ack': {
+    request: z.object({ id: terminalId, chars: z.number().int().min(0).max(2 ** 31) }).strict(),
+    response: empty,
+  },
+  /** Keystrokes or a paste; refused unless this console took the session over. */
+  'terminals.input': {
+    request: z.object({ id: terminalId, data: z.string().min(1).max(65536) }).strict(),
+    response: empty,
+  },
+  /** The console's terminal was resized; applied for the controller, or any watcher while nobody has taken over. */
+  'terminals.resize': {
+    request: z.object({ id: terminalId, ...terminalSize }).strict(),
+    response: z.object({ applied: z.boolean() }),
+  },
+  /** Audited (pty.take-over): from now on this console, and only it, may type. */
+  'terminals.takeOver': {
+    request: z.object({ id: terminalId }).strict(),
+    response: terminalSession,
+  },
+  /** SIGKILL to every process of the session; answers once the exit is recorded. */
+  'terminals.kill': {
+    request: z.object({ id: terminalId }).strict(),
+    response: terminalSession,
   },
 } as const;
 
@@ -163,6 +294,12 @@ export const events = {
   'host.stopping': z.object({ reason: z.string() }),
   /** The plugin list changed (discovery, hot reload, enable, quarantine…): refetch these. */
   'plugins.changed': z.object({ names: z.array(z.string()) }),
+  /** A plugin's breaker or metrics changed: refetch health.list (consoles throttle this). */
+  'health.changed': z.object({ name: z.string(), breaker: breakerSnapshot.nullable() }),
+  /** Terminal output, to attached consoles. seq grows by one per batch; drop seq <= the one attach returned. */
+  'terminals.output': z.object({ id: z.string(), seq: z.number().int().positive(), data: z.string() }),
+  /** A terminal started, exited or changed hands (take-over): refetch terminals.list. */
+  'terminals.changed': z.object({ id: z.string(), change: z.enum(['started', 'exited', 'controller']) }),
 } as const;
 
 export type MethodSpec = { request: z.ZodType; response: z.ZodType };
@@ -193,7 +330,10 @@ export type ProblemView = z.output<typeof problem>;
 export type FindingView = z.output<typeof finding>;
 export type PluginSummaryView = z.output<typeof pluginSummary>;
 export type PluginDetailView = z.output<typeof pluginDetail>;
+export type HealthRowView = z.output<typeof healthRow>;
+export type BreakerSnapshotView = z.output<typeof breakerSnapshot>;
 export type ChainState = z.output<typeof chainState>;
+export type TerminalSessionView = z.output<typeof terminalSession>;
 
 /** Errors cross every boundary as data, never as exceptions. */
 export interface WireError {

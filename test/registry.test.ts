@@ -9,6 +9,10 @@ import { PluginService } from '../main/registry/plugin-service.js';
 import { PluginWatcher } from '../main/registry/plugin-watcher.js';
 import { TrustStore } from '../main/registry/trust-store.js';
 import { scaffoldPlugin } from '../main/registry/scaffold.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { unsandboxedWrap } from '../main/runner/sandbox.js';
 
 const examples = join(import.meta.dirname, '..', 'examples', 'plugins');
 
@@ -262,14 +266,21 @@ describe('plugin registry', () => {
   });
 
   it('new plugins scaffolded in each language validate, pass the scan and run', async () => {
-    const { registry, service } = make([{ dir: homePlugins, origin: 'home' }]);
+    const { registry } = make([{ dir: homePlugins, origin: 'home' }]);
+    const runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => Date.now() } }),
+      metrics: new PluginMetrics(),
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'test' }),
+      record: () => {},
+    });
     for (const lang of ['sh', 'py', 'node'] as const) scaffoldPlugin(homePlugins, `hello-${lang}`, lang);
     await registry.refreshAll();
     for (const lang of ['sh', 'py', 'node'] as const) {
       const e = registry.get(`hello-${lang}`)!;
       expect(e.problems, lang).toEqual([]);
       expect(e.scan?.findings, lang).toEqual([]);
-      const r = await service.testRun(`hello-${lang}`, { message: 'hi' });
+      const r = await runner.call(`hello-${lang}`, undefined, { message: 'hi' }, { actor: 'operator:test', testRun: true });
       expect(r.ok, `${lang}: ${r.error} ${r.stderr}`).toBe(true);
       expect(JSON.parse(r.stdout)).toBeTruthy();
     }

@@ -11,6 +11,7 @@ import { electronNativeBinding, packageRoot } from './paths.js';
 import { UsageError, parsePort } from './usage-error.js';
 import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
+import { addDoctorCommand } from './doctor.js';
 import { resolve } from 'node:path';
 
 export const DEFAULT_PORT = 7411;
@@ -55,6 +56,7 @@ function program(): Command {
     });
 
   addPluginCommands(cli);
+  addDoctorCommand(cli);
 
   const audit = cli.command('audit').description('Audit log commands.');
   audit

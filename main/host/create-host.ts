@@ -13,7 +13,17 @@ import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { join } from 'node:path';
+import { BreakerBoard } from '../runner/breaker-board.js';
+import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
+import { PluginMetrics } from '../runner/metrics.js';
+import { ToolRunner } from '../runner/tool-runner.js';
+import { HealthService } from '../runner/health-service.js';
+import { CheckerHost } from '../checkers/checker-host.js';
+import { detectSandbox } from '../runner/sandbox.js';
+import { sandboxPlan } from '../runner/sandbox-plan.js';
 import { acquireHostLock } from './host-lock.js';
+import { PtyManager } from '../pty/pty-manager.js';
+import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 
 export interface HostOptions {
   home: string;
@@ -31,6 +41,8 @@ export interface HostOptions {
   commandDenylist?: string[];
   /** Watch plugin folders for changes (off for one-shot CLI commands). */
   watch?: boolean;
+  /** Refuse to run any plugin unsandboxed (policy setting). */
+  requireSandbox?: boolean;
 }
 
 /** Tool names Gatehouse itself provides; no plugin may take them. */
@@ -55,6 +67,10 @@ export interface Host {
   /** Resolves once the first plugin discovery has finished. */
   readonly ready: Promise<void>;
   readonly watcher: PluginWatcher | null;
+  readonly toolRunner: ToolRunner;
+  readonly health: HealthService;
+  /** PTY sessions: the runner starts `pty = true` tools and the shell tool here. */
+  readonly ptys: PtyManager;
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
   chainState(): ChainState;
@@ -126,6 +142,7 @@ export function createHost(opts: HostOptions): Host {
   verify();
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
 
+  let checkers: CheckerHost | null = null;
   let trust: TrustStore;
   try {
     trust = new TrustStore(paths.root);
@@ -146,15 +163,78 @@ export function createHost(opts: HostOptions): Host {
       const { type, ...payload } = event;
       audit.append({ type, actor, payload });
     },
-    changed: (names) => bus.emit('plugins.changed', { names }),
+    changed: (names) => {
+      bus.emit('plugins.changed', { names });
+      // Runs after the registry settles: `checkers` is assigned below, before any change fires.
+      void checkers?.sync();
+    },
   });
   const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
+  // Health pushes are throttled per plugin: a flood of calls must not flood the consoles.
+  const healthTimers = new Map<string, NodeJS.Timeout>();
+  const healthChanged = (name: string, breaker: BreakerSnapshot | null) => {
+    if (breaker) {
+      bus.emit('health.changed', { name, breaker });
+      return;
+    }
+    if (healthTimers.has(name)) return;
+    healthTimers.set(name, setTimeout(() => {
+      healthTimers.delete(name);
+      bus.emit('health.changed', { name, breaker: null });
+    }, 250));
+  };
+  const breakers = new BreakerBoard({
+    clock,
+    changed: (plugin, next, prev) => {
+      audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
+      healthChanged(plugin, next);
+    },
+  });
+  const metrics = new PluginMetrics();
+  const sandbox = detectSandbox();
+  const toolRunner = new ToolRunner({
+    registry,
+    breakers,
+    metrics,
+    sandboxFor: (manifest, dir) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false }),
+    record: (type, actor, payload) => {
+      audit.append({ type, actor, payload });
+      if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
+    },
+  });
+  checkers = new CheckerHost({
+    registry,
+    breakers,
+    metrics,
+    sandboxFor: (manifest, dir) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false }),
+    onEvent: (e) => {
+      if (e.type !== 'checker.breaker') audit.append({ type: e.type.startsWith('checker.') ? e.type : `checker.${e.type}`, actor: 'host', payload: { ...e } });
+    },
+    log,
+  });
+  const health = new HealthService({
+    registry,
+    breakers,
+    metrics,
+    checkers: () => checkers,
+    clock,
+    sandbox: () => (sandbox.kind === 'bwrap' ? { kind: 'bwrap', detail: `bubblewrap ${sandbox.version}` } : { kind: 'none', detail: sandbox.reason }),
+  });
   const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
-  const ready = registry.refreshAll().then(() => {
+  const ready = registry.refreshAll().then(async () => {
+    await checkers?.sync();
     watcher?.start();
-    return watcher?.ready();
+    await watcher?.ready();
   });
   ready.catch((err) => log('plugin discovery failed', err));
+
+  const ptys = new PtyManager({
+    clock,
+    log,
+    record: (e) => audit.append(e),
+    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
+  });
+  const consoles = new ConsoleKeys();
 
   const handlers: Handlers<GatehouseContract['methods']> = {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
@@ -186,11 +266,21 @@ export function createHost(opts: HostOptions): Host {
     'plugins.enable': async ({ name, overrideReason }, ctx) => summary(await registry.enable(name, ctx.operator, overrideReason)),
     'plugins.disable': async ({ name }, ctx) => summary(await registry.disable(name, ctx.operator)),
     'plugins.approveChange': async ({ name, overrideReason }, ctx) => summary(await registry.approveChange(name, ctx.operator, overrideReason)),
-    'plugins.testRun': async ({ name, tool, input }, ctx) => {
-      const r = await plugins.testRun(name, input, tool);
-      audit.append({ type: 'plugin.test-run', actor: `operator:${ctx.operator}`, payload: { name, tool: tool ?? null, ok: r.ok, exitCode: r.exitCode, durationMs: Math.round(r.durationMs), failure: r.failure } });
-      return r;
+    // A test run goes through the real runner (breaker, limits, sandbox), attributed to the operator.
+    'plugins.testRun': ({ name, tool, input }, ctx) => toolRunner.call(name, tool, input, { actor: `operator:${ctx.operator}`, testRun: true }),
+    'health.list': async () => {
+      await ready;
+      return health.list();
     },
+    'health.reset': ({ name }, ctx) => {
+      audit.append({ type: 'breaker.reset', actor: `operator:${ctx.operator}`, payload: { plugin: name } });
+      return health.reset(name);
+    },
+    'health.restart': async ({ name }, ctx) => {
+      audit.append({ type: 'plugin.restart', actor: `operator:${ctx.operator}`, payload: { plugin: name } });
+      return health.restart(name);
+    },
+    ...terminalHandlers(ptys, consoles),
   };
   const dispatcher = createDispatcher(contract.methods, handlers, log);
 
@@ -205,10 +295,17 @@ export function createHost(opts: HostOptions): Host {
     plugins,
     ready,
     watcher,
+    toolRunner,
+    health,
+    ptys,
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
+      consoles.of(ctx);
       return () => {
+        // Its terminals stop waiting for its acknowledgments, and it can no longer type.
+        const key = consoles.left(ctx);
+        if (key) ptys.consoleLeft(key);
         if (!closed) audit.append({ type: 'operator.disconnected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
       };
     },
@@ -216,8 +313,11 @@ export function createHost(opts: HostOptions): Host {
       if (closed) return;
       closed = true;
       if (followTimer) clearTimeout(followTimer);
+      for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
       await watcher?.close();
+      await checkers?.close();
+      await ptys.close();
       const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });
       audit.flush();
       await last.durable;

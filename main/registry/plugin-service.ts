@@ -10,7 +10,6 @@ import { RegistryError } from './plugin-registry.js';
 import type { TrustStore } from './trust-store.js';
 import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
 import type { Finding, Problem } from './types.js';
-import { runOneShot, scrubEnv, type OneShotResult } from '../runner/one-shot.js';
 
 export const MAX_EDIT_FILE = 1 << 20;
 const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml', 'gatehouse.yml', 'gatehouse.json']);
@@ -44,16 +43,6 @@ export interface PluginDetail extends PluginSummary {
   trust: { hash: string; enabledAt: number; enabledBy: string; scanOverride: { reason: string; by: string; at: number } | null } | null;
   changes: { path: string; change: string; diff: string | null }[];
   reloadProblems: Problem[];
-}
-
-export interface TestRunResult {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  durationMs: number;
-  error: string | null;
-  failure: string | null;
 }
 
 export class PluginService {
@@ -119,30 +108,6 @@ export class PluginService {
     mkdirSync(this.opts.homePluginsDir, { recursive: true });
     const r = scaffoldPlugin(this.opts.homePluginsDir, name, lang);
     return { name, ...r };
-  }
-
-  /**
-   * Runs the plugin's tool once with the given input, as the runner would for an agent, but
-   * without exposing it to agents; valid plugins only, enabled or not.
-   */
-  async testRun(name: string, input: unknown, tool?: string): Promise<TestRunResult> {
-    const e = this.registry.require(name);
-    if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${name} is invalid; fix its problems before a test run.`);
-    if (e.manifest.kind !== 'tool') throw new RegistryError('state', `${name} is a ${e.manifest.kind} plugin; test runs are for tool plugins.`);
-    const spec = tool ? e.manifest.tools.find((t) => t.name === tool) : e.manifest.tools[0];
-    if (!spec) throw new RegistryError('not_found', `${name} has no tool "${tool}". Its tools: ${e.manifest.tools.map((t) => t.name).join(', ')}.`);
-    const r: OneShotResult = await runOneShot({
-      plugin: name,
-      command: join(e.dir, spec.command),
-      args: spec.args,
-      cwd: e.dir,
-      input,
-      timeoutMs: e.manifest.timeoutSecs * 1000,
-      env: { ...scrubEnv(this.opts.env ?? process.env, e.manifest.permissions.env), GATEHOUSE_TOOL: spec.name },
-    });
-    return r.ok
-      ? { ok: true, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, error: null, failure: null }
-      : { ok: false, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, error: r.message, failure: r.failure };
   }
 
   private diffOf(e: PluginEntry, path: string, change: string): string | null {

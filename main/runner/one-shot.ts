@@ -2,22 +2,65 @@
 // write the arguments as one JSON object to stdin and close it, read exactly one JSON object
 // (at most 1 MiB, counted while reading) from stdout, bounded by a wall-clock timeout.
 //
-// Containment: the process leads its own process group, and the whole group is killed on
-// timeout, on output overflow, and after exit, so a child the plugin backgrounded does not
-// outlive the call.
-import { spawn } from 'node:child_process';
+// Containment: the process leads its own process group (and session: no controlling terminal),
+// and the whole group is killed on timeout, on output overflow, and as soon as the main process
+// exits, so a child the plugin backgrounded does not outlive the call. The call does not return
+// until the group is empty. A `wrap` (sandbox.ts) adds bwrap, rlimits and a pids cgroup; the
+// cgroup also catches processes that left the group with setsid().
+//
+// Every way a call can fail ends in one of five kinds (RunFailure), with a sentence that names
+// the plugin:
+//   timeout     — still running at the wall-clock limit; TERM to the group, KILL after a grace.
+//   crash       — exited non-zero or was killed by a signal; carries the last 500 chars of stderr.
+//   bad_output  — exit 0 but stdout is not exactly one JSON object (nothing, not JSON, a JSON
+//                 value followed by more output, an array or scalar).
+//   limit       — a resource limit: stdout over 1 MiB (stopped at once), the process limit
+//                 (pids cgroup), CPU seconds (SIGXCPU), file size (SIGXFSZ), or the plugin's
+//                 concurrency queue was full (never started).
+//   spawn       — could not be started: missing or non-executable command, the sandbox failed to
+//                 set up, or the policy requires a sandbox and there is none.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { constants } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
+import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
+import { groupIsEmpty } from './proc-scan.js';
 
 export const MAX_STDOUT = 1 << 20;
 export const STDERR_TAIL = 500;
 export const KILL_GRACE_MS = 500;
+/** After the main process exits, how long pipes held by escaped processes may stay open. */
+export const EXIT_DRAIN_MS = 500;
 
 /** Variables a plugin gets by default; the manifest's permissions.env adds to these. */
 export const BASE_ENV_ALLOWLIST = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
 
 export type RunFailure = 'timeout' | 'crash' | 'bad_output' | 'limit' | 'spawn';
+/** Which limit a `limit` failure hit. */
+export type LimitKind = 'stdout' | 'processes' | 'cpu' | 'file_size' | 'queue';
+
+/** What a wrap (sandbox.ts) reports after the run. */
+export interface ContainmentReport {
+  /** A fork was refused because the call reached its process limit. */
+  processLimitHit: boolean;
+}
+
+/** The command a wrap turns the plugin's command into, with hooks for its own cleanup. */
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  /** Runs inside an OS sandbox (reported as `sandboxed` in the result). */
+  sandboxed?: boolean;
+  /** Kill, at once, whatever the containment still holds (called when the main process exits and on stop). */
+  kill?: () => void;
+  /** Called exactly once after the run: kill leftovers, wait until they are gone, clean up. */
+  finish?: () => Promise<ContainmentReport>;
+}
+
+/** Wraps the command (the sandbox). Throwing refuses the run: a `spawn` failure with the error's message. */
+export type WrapFn = (command: string, args: string[]) => WrappedCommand;
 
 export interface OneShotSpec {
-  /** Plugin name, for error messages. */
+  /** Plugin name, for error messages and the concurrency key. */
   plugin: string;
   command: string;
   args: string[];
@@ -26,13 +69,33 @@ export interface OneShotSpec {
   timeoutMs: number;
   env: Record<string, string>;
   maxStdout?: number;
-  /** Wraps the command (the sandbox); identity when absent. */
-  wrap?: (command: string, args: string[]) => { command: string; args: string[] };
+  /** Wraps the command (sandbox + limits, see sandbox.ts); identity when absent. */
+  wrap?: WrapFn;
+  /** Refuse (failure "spawn") unless the wrap reports `sandboxed`. */
+  requireSandbox?: boolean;
+  /** Per-plugin concurrency cap: waits for a slot of `plugin` (FIFO); a full queue is a `limit` failure. */
+  concurrency?: ConcurrencyLimiter;
+  /** TERM-to-KILL grace on timeout (default 500 ms). */
+  killGraceMs?: number;
+  /** Called once the process has started, with its pid (= its process group id). */
+  onSpawn?: (pid: number) => void;
+}
+
+interface Common {
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** Ran inside the OS sandbox. False: the UI warns. */
+  sandboxed: boolean;
+  /** The process (and process group) id; null when it never started. */
+  pid: number | null;
+  /** Time spent waiting for a concurrency slot. */
+  queuedMs: number;
 }
 
 export type OneShotResult =
-  | { ok: true; output: Record<string, unknown>; stdout: string; stderr: string; exitCode: number; durationMs: number }
-  | { ok: false; failure: RunFailure; message: string; stdout: string; stderr: string; exitCode: number | null; signal: string | null; durationMs: number };
+  | (Common & { ok: true; output: Record<string, unknown>; exitCode: number })
+  | (Common & { ok: false; failure: RunFailure; message: string; exitCode: number | null; signal: string | null; limit?: LimitKind });
 
 /** The environment a plugin sees: the allow-list plus what its manifest declares, nothing else. */
 export function scrubEnv(source: NodeJS.ProcessEnv, declared: readonly string[]): Record<string, string> {
@@ -46,95 +109,267 @@ export function scrubEnv(source: NodeJS.ProcessEnv, declared: readonly string[])
   return out;
 }
 
-export function runOneShot(spec: OneShotSpec): Promise<OneShotResult> {
+export async function runOneShot(spec: OneShotSpec): Promise<OneShotResult> {
+  const queuedAt = performance.now();
+  let release: (() => void) | null = null;
+  if (spec.concurrency) {
+    try {
+      release = await spec.concurrency.acquire(spec.plugin);
+    } catch (err) {
+      if (!(err instanceof QueueFullError)) throw err;
+      const waited = performance.now() - queuedAt;
+      return { ok: false, failure: 'limit', limit: 'queue', message: err.message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: waited, sandboxed: false, pid: null, queuedMs: waited };
+    }
+  }
+  try {
+    return await runProcess(spec, performance.now() - queuedAt);
+  } finally {
+    release?.();
+  }
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+
+function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult> {
   const started = performance.now();
   const cap = spec.maxStdout ?? MAX_STDOUT;
-  const { command, args } = spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args };
+  const grace = spec.killGraceMs ?? KILL_GRACE_MS;
+  const base = { queuedMs };
+  const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
+
+  let wrapped: WrappedCommand;
+  try {
+    wrapped = spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args };
+  } catch (err) {
+    return Promise.resolve(refuse((err as Error).message, false));
+  }
+  const sandboxed = wrapped.sandboxed === true;
+  if (spec.requireSandbox && !sandboxed) {
+    return (async () => {
+      await wrapped.finish?.();
+      return refuse(`${spec.plugin} was not run: a sandbox is required and this call would run unsandboxed.`, false);
+    })();
+  }
+
   return new Promise((resolve) => {
-    let child;
+    let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(command, args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      child = spawn(wrapped.command, wrapped.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     } catch (err) {
-      resolve({ ok: false, failure: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}`, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started });
+      void (wrapped.finish?.() ?? Promise.resolve()).then(() => resolve(refuse(`${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}`, sandboxed)));
       return;
     }
-    const pid = child.pid;
+    const pid = child.pid ?? null;
+    if (pid !== null) spec.onSpawn?.(pid);
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
+    const stderrDecoder = new StringDecoder('utf8');
     let stderrTail = '';
-    let failure: { kind: RunFailure; message: string } | null = null;
+    let failure: { kind: RunFailure; message: string; limit?: LimitKind } | null = null;
     let killTimer: NodeJS.Timeout | null = null;
+    let drainTimer: NodeJS.Timeout | null = null;
+    let escalated = false;
+    let exited = false;
+    let settled = false;
 
     const killGroup = (signal: NodeJS.Signals) => {
-      if (pid === undefined) return;
+      if (pid === null) return;
       try {
         process.kill(-pid, signal);
       } catch {
         // The group is already gone.
       }
     };
-    const stop = (kind: RunFailure, message: string) => {
+    const stop = (kind: RunFailure, message: string, limit?: LimitKind) => {
       if (failure) return;
-      failure = { kind, message };
+      failure = { kind, message, ...(limit ? { limit } : {}) };
+      if (exited) return;
       killGroup('SIGTERM');
-      killTimer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+      killTimer = setTimeout(() => {
+        escalated = true;
+        killGroup('SIGKILL');
+        wrapped.kill?.();
+      }, grace);
     };
 
-    const timer = setTimeout(() => stop('timeout', `${spec.plugin} timed out after ${spec.timeoutMs} ms and was stopped.`), spec.timeoutMs);
+    const timer = setTimeout(() => stop('timeout', `${spec.plugin} did not finish within ${formatMs(spec.timeoutMs)} and was stopped.`), spec.timeoutMs);
 
     child.stdout.on('data', (c: Buffer) => {
       if (failure) return;
       stdoutBytes += c.length;
       if (stdoutBytes > cap) {
-        stop('limit', `${spec.plugin} wrote more than ${cap} bytes to stdout and was stopped.`);
+        stop('limit', `${spec.plugin} wrote more than ${formatBytes(cap)} to stdout and was stopped; a tool prints one JSON object of at most ${formatBytes(cap)}.`, 'stdout');
         return;
       }
       chunks.push(c);
     });
+    // Only the tail is kept, so a plugin flooding stderr costs no memory.
     child.stderr.on('data', (c: Buffer) => {
-      stderrTail = (stderrTail + c.toString('utf8')).slice(-STDERR_TAIL);
+      stderrTail = (stderrTail + stderrDecoder.write(c)).slice(-STDERR_TAIL);
     });
-    // A plugin that exits (or closes stdin) before reading it is not an error of ours.
+    // A plugin that exits (or closes stdin) before reading it is not an error of ours: EPIPE.
     child.stdin.on('error', () => {});
-    child.on('error', (err) => stop('spawn', `${spec.plugin}: could not start ${spec.command}: ${err.message}`));
+    child.on('error', (err) => {
+      // After a successful spawn, 'error' only reports a failed kill(); exit and close still come.
+      if (pid !== null) return;
+      // Never started (ENOENT, EACCES): no 'exit' will come.
+      clearTimeout(timer);
+      void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${err.message}` });
+    });
     child.stdin.end(JSON.stringify(spec.input ?? {}));
 
     // The plugin's exit ends the call: whatever it left running in its group goes with it,
     // which also closes pipes a backgrounded child kept open, so 'close' follows promptly.
-    child.on('exit', () => killGroup('SIGKILL'));
+    child.on('exit', () => {
+      exited = true;
+      killGroup('SIGKILL');
+      wrapped.kill?.();
+      // A process that escaped the group and the containment may hold our pipes open: stop
+      // waiting for them after a short drain.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, EXIT_DRAIN_MS);
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      void finalize(code, signal, null);
+    });
+
+    async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null): Promise<void> {
+      if (settled) return;
+      settled = true;
       if (killTimer) clearTimeout(killTimer);
+      if (drainTimer) clearTimeout(drainTimer);
+      if (pid !== null) await settleGroup(pid);
+      const report = (await wrapped.finish?.()) ?? { processLimitHit: false };
+      stderrTail = (stderrTail + stderrDecoder.end()).slice(-STDERR_TAIL);
       const durationMs = performance.now() - started;
       const stdout = Buffer.concat(chunks).toString('utf8');
-      const f = failure as { kind: RunFailure; message: string } | null;
+      const common = { stdout, stderr: stderrTail, durationMs, sandboxed, pid, ...base };
+      const fail = (kind: RunFailure, message: string, limit?: LimitKind): OneShotResult => ({ ok: false, failure: kind, message, exitCode: code, signal, ...(limit ? { limit } : {}), ...common });
+      const r = classify({ early: early ?? failure, code, signal, stdout });
+      if (r.ok) {
+        resolve({ ok: true, output: r.output, exitCode: 0, ...common });
+        return;
+      }
+      // A refused fork explains most of what follows it (a timeout, a crash, no output).
+      if (report.processLimitHit && r.kind !== 'spawn' && r.kind !== 'limit') {
+        resolve(fail('limit', `${spec.plugin} reached its process limit (a fork was refused) and was stopped, with every process it started. ${r.message}`, 'processes'));
+        return;
+      }
+      resolve(fail(r.kind, r.message, r.limit));
+    }
+
+    function classify(x: { early: { kind: RunFailure; message: string; limit?: LimitKind } | null; code: number | null; signal: NodeJS.Signals | null; stdout: string }): { ok: true; output: Record<string, unknown> } | { ok: false; kind: RunFailure; message: string; limit?: LimitKind } {
+      const { early: f, code, signal, stdout } = x;
       if (f) {
-        resolve({ ok: false, failure: f.kind, message: f.message, stdout, stderr: stderrTail, exitCode: code, signal, durationMs });
-        return;
+        const extra = f.kind === 'timeout' && escalated ? ` It ignored SIGTERM and was killed after ${formatMs(grace)}.` : '';
+        return { ok: false, kind: f.kind, message: f.message + extra, ...(f.limit ? { limit: f.limit } : {}) };
       }
-      if (code !== 0) {
-        const why = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        resolve({ ok: false, failure: 'crash', message: `${spec.plugin} ${why}${stderrTail ? `: ${stderrTail.trim()}` : ''}`, stdout, stderr: stderrTail, exitCode: code, signal, durationMs });
-        return;
+      // Inside bwrap a signal death comes back as exit code 128 + signal.
+      const sig = signal ?? (sandboxed && code !== null && code > 128 && code < 160 ? (SIGNAL_NAMES.get(code - 128) ?? null) : null);
+      if (code !== 0 || signal) {
+        const tail = stderrTail.trim();
+        if (sig === 'SIGXCPU') return { ok: false, kind: 'limit', limit: 'cpu', message: `${spec.plugin} used up its CPU time limit and was stopped.` };
+        if (sig === 'SIGXFSZ') return { ok: false, kind: 'limit', limit: 'file_size', message: `${spec.plugin} tried to write a file over its file size limit and was stopped.` };
+        const launch = /^(bwrap|prlimit|gatehouse-launch): (.*)$/m.exec(tail);
+        if (launch && stdout === '') return { ok: false, kind: 'spawn', message: `${spec.plugin} could not be started${sandboxed ? ' in its sandbox' : ''}: ${launch[2]}` };
+        const why = sig ? `was killed by ${sig}` : `exited with code ${code}`;
+        return { ok: false, kind: 'crash', message: `${spec.plugin} ${why}${tail ? `: ${tail}` : ' (nothing on stderr)'}` };
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(stdout);
-      } catch {
-        resolve({ ok: false, failure: 'bad_output', message: `${spec.plugin} must print exactly one JSON object on stdout; it printed ${describe(stdout)}.`, stdout, stderr: stderrTail, exitCode: code, signal, durationMs });
-        return;
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        resolve({ ok: false, failure: 'bad_output', message: `${spec.plugin} must print a JSON object on stdout; it printed ${Array.isArray(parsed) ? 'an array' : typeof parsed}.`, stdout, stderr: stderrTail, exitCode: code, signal, durationMs });
-        return;
-      }
-      resolve({ ok: true, output: parsed as Record<string, unknown>, stdout, stderr: stderrTail, exitCode: 0, durationMs });
-    });
+      const parsed = parseOutput(spec.plugin, stdout);
+      return parsed.ok ? { ok: true, output: parsed.value } : { ok: false, kind: 'bad_output', message: parsed.message };
+    }
   });
 }
 
-function describe(stdout: string): string {
-  if (stdout.trim() === '') return 'nothing';
-  const head = stdout.slice(0, 60).replace(/\s+/g, ' ');
-  return `text that is not JSON ("${head}${stdout.length > 60 ? '…' : ''}")`;
+/**
+ * Waits until no live process is left in the group, killing again on each pass (a process
+ * may have been between fork and the first kill). Bounded: gives up after two seconds rather
+ * than hang the call on a process in uninterruptible sleep.
+ */
+async function settleGroup(pgid: number): Promise<void> {
+  const deadline = performance.now() + 2000;
+  let wait = 1;
+  while (!groupIsEmpty(pgid) && performance.now() < deadline) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 50);
+  }
+}
+
+/** Exactly one JSON object, or a sentence saying what was printed instead. */
+export function parseOutput(plugin: string, stdout: string): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+  if (stdout.trim() === '') return { ok: false, message: `${plugin} printed nothing on stdout; a tool must print exactly one JSON object.` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch (err) {
+    const end = jsonValueEnd(stdout);
+    if (end > 0) {
+      let first: unknown;
+      try {
+        first = JSON.parse(stdout.slice(0, end));
+      } catch {
+        first = undefined;
+      }
+      if (first !== undefined) {
+        const at = Buffer.byteLength(stdout.slice(0, end));
+        return { ok: false, message: `${plugin} printed ${kindOf(first)} followed by more output at byte ${at} (${snippet(stdout.slice(end).trimStart())}); a tool must print exactly one JSON object on stdout and nothing else — write logs to stderr.` };
+      }
+    }
+    return { ok: false, message: `${plugin} must print exactly one JSON object on stdout; it printed text that is not JSON (${snippet(stdout)}; ${(err as Error).message}).` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, message: `${plugin} must print a JSON object on stdout; it printed ${kindOf(parsed)}.` };
+  }
+  return { ok: true, value: parsed as Record<string, unknown> };
+}
+
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return 'a JSON array';
+  if (v === null) return 'JSON null';
+  if (typeof v === 'object') return 'a JSON object';
+  return `a JSON ${typeof v}`;
+}
+
+function snippet(s: string): string {
+  const head = s.slice(0, 60).replace(/\s+/g, ' ');
+  return `${JSON.stringify(head)}${s.length > 60 ? '…' : ''}`;
+}
+
+/** Index just past the first complete JSON object or array at the start of s (after whitespace), or -1. */
+function jsonValueEnd(s: string): number {
+  let i = 0;
+  while (i < s.length && /\s/.test(s[i]!)) i++;
+  if (s[i] !== '{' && s[i] !== '[') return -1;
+  let depth = 0;
+  let inString = false;
+  for (; i < s.length; i++) {
+    const ch = s[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function formatBytes(n: number): string {
+  if (n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
+  if (n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
 }

@@ -10,6 +10,7 @@ import './styles/base.css';
 import './styles/layout.css';
 import './styles/views.css';
 import './styles/plugins.css';
+import './styles/health.css';
 
 const client = createClient(createDefaultTransport());
 bindStores(client);

@@ -10,7 +10,7 @@ const MAX_PER_RULE = 50;
 
 interface Pending {
   finding: Finding;
-  moreLines: number[];
+  moreLines: Set<number>;
 }
 
 export class Collector {
@@ -24,8 +24,14 @@ export class Collector {
     this.lines = lines ?? new LineIndex(text);
   }
 
+  /** True once `rule` has been listed as often as it will be in this file (callers skip the work). */
+  full(rule: RuleId): boolean {
+    return (this.counts.get(rule) ?? 0) >= MAX_PER_RULE;
+  }
+
   /** Adds a finding at a string offset of the file's text. */
   at(rule: RuleId, offset: number, message: string): void {
+    if (this.full(rule)) return;
     const { line, column } = this.lines.position(offset);
     this.atLine(rule, line, column, message);
   }
@@ -39,10 +45,10 @@ export class Collector {
     if ('perFile' in info && info.perFile) {
       const pending = this.perFile.get(rule);
       if (pending) {
-        if (pending.finding.line !== line && !pending.moreLines.includes(line)) pending.moreLines.push(line);
+        if (pending.finding.line !== line) pending.moreLines.add(line);
         return;
       }
-      this.perFile.set(rule, { finding: { file: this.file, line, column, rule, weight: info.weight, message }, moreLines: [] });
+      this.perFile.set(rule, { finding: { file: this.file, line, column, rule, weight: info.weight, message }, moreLines: new Set() });
       return;
     }
     const n = (this.counts.get(rule) ?? 0) + 1;
@@ -60,7 +66,8 @@ export class Collector {
 
   findings(): Finding[] {
     const all = [...this.out];
-    for (const { finding, moreLines } of this.perFile.values()) {
+    for (const { finding, moreLines: more } of this.perFile.values()) {
+      const moreLines = [...more];
       if (moreLines.length === 0) all.push(finding);
       else {
         const shown = moreLines.slice(0, 10).join(', ');

@@ -73,15 +73,22 @@ function lexRange(text: string, from: number, to: number, blank: [number, number
           k += 2;
           continue;
         }
-        // The replacement field is code: keep it visible.
+        // The replacement field is code: keep it visible. Fields longer than 2000 characters (300
+        // in a one-line string) or never closed are treated as text: Python rejects an unclosed one, and an unbounded
+        // search would make a file of `f"{` quadratic.
         let depth = 1;
         let m = k + 1;
-        while (m < n && depth > 0) {
+        const limit = Math.min(n, k + (triple ? 2000 : 300));
+        while (m < limit && depth > 0) {
           const d = text[m];
           if (d === '{') depth++;
           else if (d === '}') depth--;
           else if (!triple && d === '\n') break;
           if (depth > 0) m++;
+        }
+        if (depth > 0 && m >= limit) {
+          k++;
+          continue;
         }
         keep.push([k, m]);
         k = m + 1;
@@ -103,7 +110,7 @@ function lexRange(text: string, from: number, to: number, blank: [number, number
 }
 
 /** Replaces the given ranges with spaces, keeping line breaks so positions do not move. */
-export function applyBlanks(text: string, ranges: [number, number][]): string {
+function applyBlanks(text: string, ranges: [number, number][]): string {
   if (ranges.length === 0) return text;
   let out = '';
   let last = 0;
@@ -127,7 +134,7 @@ const OS_EXEC_NAMES = 'system|popen[234]?|exec(?:l|le|lp|lpe|v|ve|vp|vpe)|spawn(
 const PATTERNS: Pattern[] = [
   {
     rule: 'py.subprocess',
-    re: /\bfrom[ \t]+subprocess\b|\bimport[ \t]+[^\n;]*?\bsubprocess\b/g,
+    re: /\bfrom[ \t]+subprocess\b|\bimport[ \t]+[^\n;]{0,200}?\bsubprocess\b/g,
     message: () => 'Imports subprocess, which runs other programs with the plugin\'s rights; what they do is outside anything this scan can see.',
   },
   {
@@ -142,8 +149,8 @@ const PATTERNS: Pattern[] = [
   },
   {
     rule: 'py.os-exec',
-    re: new RegExp(`\\bfrom[ \\t]+os[ \\t]+import[ \\t]+[^\\n;]*?\\b(${OS_EXEC_NAMES})\\b`, 'g'),
-    message: (m) => `Imports os.${m[1]}, which runs a shell command or another program with the plugin's rights.`,
+    re: new RegExp(`\\bfrom[ \\t]+os[ \\t]+import[ \\t]+(?:[^\\n;]{0,200}?\\b(${OS_EXEC_NAMES})\\b|\\*)`, 'g'),
+    message: (m) => (m[1] ? `Imports os.${m[1]}, which runs a shell command or another program with the plugin's rights.` : 'Imports everything from os, including os.system and os.exec*, which run other programs with the plugin\'s rights.'),
   },
   {
     rule: 'py.os-exec',
@@ -152,7 +159,7 @@ const PATTERNS: Pattern[] = [
   },
   {
     rule: 'py.socket',
-    re: /\bfrom[ \t]+socket(?:server)?\b|\bimport[ \t]+[^\n;]*?\bsocket(?:server)?\b|(?<![\w.])socket\s*\.\s*(?:socket|create_connection|create_server|fromfd|socketpair)\s*\(/g,
+    re: /\bfrom[ \t]+socket(?:server)?\b|\bimport[ \t]+[^\n;]{0,200}?\bsocket(?:server)?\b|(?<![\w.])socket\s*\.\s*(?:socket|create_connection|create_server|fromfd|socketpair)\s*\(/g,
     message: () => 'Uses raw sockets, which can open connections to any host or listen for them, outside the HTTP hosts a manifest declares.',
   },
   {
@@ -162,7 +169,7 @@ const PATTERNS: Pattern[] = [
   },
   {
     rule: 'py.network-send',
-    re: /(?<![\w.])(requests|httpx|session|client)\s*\.\s*(post|put|patch)\s*\(|\burllib\s*\.\s*request\s*\.\s*Request\s*\([^)]*\bdata\s*=|(?<![\w.])urlopen\s*\([^)]*\bdata\s*=|(?<![\w.])(smtplib\s*\.\s*SMTP(?:_SSL)?|ftplib\s*\.\s*FTP(?:_TLS)?)\s*\(/g,
+    re: /(?<![\w.])(requests|httpx|session|client)\s*\.\s*(post|put|patch)\s*\(|\burllib\s*\.\s*request\s*\.\s*Request\s*\([^)]{0,500}\bdata\s*=|(?<![\w.])urlopen\s*\([^)]{0,500}\bdata\s*=|(?<![\w.])(smtplib\s*\.\s*SMTP(?:_SSL)?|ftplib\s*\.\s*FTP(?:_TLS)?)\s*\(/g,
     message: () => 'Sends data over the network (an HTTP POST/PUT, an upload or an e-mail); check what is sent and where, since this is how data leaves the machine.',
   },
   {
@@ -172,6 +179,7 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
+const OS_ALIAS = /\bimport[ \t]+(?:[^\n;]{0,200},\s*)?\bos[ \t]+as[ \t]+([A-Za-z_]\w*)/g;
 const EXEC_EVAL = /(?<![\w.])(?<!\bdef\s+)(?:(?:builtins|__builtins__)\s*\.\s*)?(exec|eval)\s*\(/g;
 const DYNAMIC_IMPORT = /(?<![\w.])(__import__|importlib\s*\.\s*import_module|import_module)\s*\(\s*/g;
 const GETATTR = /(?<![\w.])getattr\s*\(\s*(os|builtins|__builtins__|subprocess)\s*,\s*/g;
@@ -180,9 +188,9 @@ const DECODED_ASSIGN = /^[ \t]*([A-Za-z_]\w*)\s*=[^\n]*/gm;
 export function scanPython(c: Collector): void {
   const { code, strings } = lexPython(c.text);
   const perLine = new Set<string>();
+  const reported = (rule: RuleId, offset: number): boolean => c.full(rule) || perLine.has(`${rule}:${c.lines.position(offset).line}`);
   const add = (rule: RuleId, offset: number, message: string): void => {
-    const line = c.lines.position(offset).line;
-    const key = `${rule}:${line}`;
+    const key = `${rule}:${c.lines.position(offset).line}`;
     if (perLine.has(key)) return;
     perLine.add(key);
     c.at(rule, offset, message);
@@ -193,15 +201,26 @@ export function scanPython(c: Collector): void {
     for (let m = p.re.exec(code); m; m = p.re.exec(code)) add(p.rule, m.index, p.message(m));
   }
 
+  // `import os as o` … `o.system(cmd)`
+  OS_ALIAS.lastIndex = 0;
+  const aliases = new Set<string>();
+  for (let m = OS_ALIAS.exec(code); m; m = OS_ALIAS.exec(code)) if (m[1] !== 'os') aliases.add(m[1] as string);
+  if (aliases.size > 0) {
+    const re = new RegExp(`(?<![\\w.])(${[...aliases].join('|')})\\s*\\.\\s*(${OS_EXEC_NAMES})\\s*\\(`, 'g');
+    for (let m = re.exec(code); m; m = re.exec(code)) add('py.os-exec', m.index, `${m[1]}.${m[2]} (os imported under another name) runs a shell command or another program with the plugin's rights.`);
+  }
+
   // exec/eval, and whether what they run was decoded first (directly or through a variable).
   const decodedVars = new Set<string>();
   DECODED_ASSIGN.lastIndex = 0;
-  for (let m = DECODED_ASSIGN.exec(code); m; m = DECODED_ASSIGN.exec(code)) if (DECODERS.test(m[0])) decodedVars.add(m[1] as string);
+  for (let m = DECODED_ASSIGN.exec(code); m && decodedVars.size < 50; m = DECODED_ASSIGN.exec(code)) if (DECODERS.test(m[0])) decodedVars.add(m[1] as string);
+  const decodedUse = decodedVars.size > 0 ? new RegExp(`\\b(?:${[...decodedVars].join('|')})\\b`) : null;
   EXEC_EVAL.lastIndex = 0;
   for (let m = EXEC_EVAL.exec(code); m; m = EXEC_EVAL.exec(code)) {
+    if (reported('py.exec-eval', m.index) || reported('py.exec-decoded', m.index)) continue; // one per line
     const argStart = m.index + m[0].length;
     const arg = code.slice(argStart, matchingParen(code, argStart - 1));
-    const decoded = DECODERS.test(arg) || [...decodedVars].some((v) => new RegExp(`\\b${v}\\b`).test(arg));
+    const decoded = DECODERS.test(arg) || (decodedUse !== null && decodedUse.test(arg));
     if (decoded) add('py.exec-decoded', m.index, `${m[1]}() runs data that was decoded (base64, hex or compressed) just before: code hidden from review is executed.`);
     else add('py.exec-eval', m.index, `${m[1]}() runs a string as Python code with the plugin's rights; whatever reaches it (input, network, decoded data) executes.`);
   }
@@ -209,6 +228,7 @@ export function scanPython(c: Collector): void {
   // __import__ / import_module: a literal names the module (judged like an import), anything else hides it.
   DYNAMIC_IMPORT.lastIndex = 0;
   for (let m = DYNAMIC_IMPORT.exec(code); m; m = DYNAMIC_IMPORT.exec(code)) {
+    if (reported('py.dynamic-import', m.index)) continue;
     const after = m.index + m[0].length;
     const lit = stringAt(code, strings, after);
     const fn = (m[1] as string).replace(/\s+/g, '');
@@ -254,18 +274,21 @@ function stringAt(code: string, strings: Map<number, string>, offset: number): {
   // Followed by more than a closing paren or comma (e.g. 'sub' + 'process'): not a plain literal.
   const q = code[i] as string;
   const triple = code.startsWith(q + q + q, i);
-  const after = code.slice(i + (triple ? 6 : 2) + v.length).match(/^\s*(.)/)?.[1];
+  const from = i + (triple ? 6 : 2) + v.length;
+  const after = code.slice(from, from + 200).match(/^\s*(.)/)?.[1];
   if (after !== undefined && after !== ')' && after !== ',') return undefined;
   return { value: v };
 }
 
-/** Offset of the parenthesis closing the one at `open` (or the end of the text). */
+/** Offset of the parenthesis closing the one at `open`; looks at most 4000 characters ahead so a
+ *  file of unclosed calls stays linear (an argument that long is cut short, not missed). */
 function matchingParen(code: string, open: number): number {
   let depth = 0;
-  for (let i = open; i < code.length; i++) {
+  const end = Math.min(code.length, open + 4000);
+  for (let i = open; i < end; i++) {
     const c = code.charCodeAt(i);
     if (c === 40) depth++;
     else if (c === 41 && --depth === 0) return i;
   }
-  return code.length;
+  return end;
 }

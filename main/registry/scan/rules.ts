@@ -81,7 +81,3 @@ export const RULES = {
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;
-
-export function ruleInfo(rule: RuleId): RuleInfo {
-  return RULES[rule];
-}

@@ -22,9 +22,22 @@ interface ShellLexed {
   inner: [number, number][];
 }
 
-const EXEC_CONTEXT = /(?:^|[\s;&|(`])(?:eval|trap|(?:(?:sudo|doas)\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:ba|z|da|k|a|fi)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*|su(?:\s+\S+)*?\s+-c)\s+$/;
+// Patterns that run at many positions of a line avoid open-ended runs like \S* before their
+// keyword (a path prefix is matched by allowing "/" just before the keyword instead): on a long
+// line without spaces such a run makes the scan quadratic, and a plugin author controls the input.
+const EXEC_CONTEXT = /(?:^|[\s;&|(`/])(?:eval|trap|(?:ba|z|da|k|a|fi)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*|su(?:\s+\S+)*?\s+-c)\s+$/;
 const HEREDOC = /^<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z_][\w.-]*))/;
-const HEREDOC_TO_SHELL = /(?:^|[\s;&|(`])(?:(?:sudo|doas)\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:(?:ba|z|da|k|a)?sh|source|eval)(?:\s+-[-A-Za-z]+)*\s*$/;
+const HEREDOC_TO_SHELL = /(?:^|[\s;&|(`/])(?:(?:ba|z|da|k|a)?sh|source|eval)(?:\s+-[-A-Za-z]+)*\s*$/;
+
+interface Heredoc {
+  delim: string;
+  /** `<<-`: leading tabs are stripped from the body and the terminator. */
+  strip: boolean;
+  /** A quoted delimiter: the body is data, nothing in it expands. */
+  quoted: boolean;
+  /** Offset of the `<<`. */
+  opAt: number;
+}
 
 class ShellLexer {
   readonly a: Uint16Array;
@@ -55,7 +68,7 @@ class ShellLexer {
 
   lex(from: number, to: number): void {
     const s = this.s;
-    let heredocs: { delim: string; strip: boolean; quoted: boolean; exec: boolean }[] = [];
+    let heredocs: Heredoc[] = [];
     let i = from;
     while (i < to) {
       const c = s.charCodeAt(i);
@@ -98,9 +111,7 @@ class ShellLexer {
       } else if (c === 60 /* < */ && s.startsWith('<<', i) && s[i + 2] !== '<') {
         const m = HEREDOC.exec(s.slice(i, Math.min(to, i + 200)));
         if (m) {
-          const lineStart = this.lineStartB(i);
-          const before = this.decodeB(lineStart, i);
-          heredocs.push({ delim: (m[2] ?? m[3] ?? m[4]) as string, strip: m[1] === '-', quoted: !m[4], exec: HEREDOC_TO_SHELL.test(before) });
+          heredocs.push({ delim: (m[2] ?? m[3] ?? m[4]) as string, strip: m[1] === '-', quoted: !m[4], opAt: i });
           i += m[0].length;
         } else i += 2;
       } else i++;
@@ -153,10 +164,15 @@ class ShellLexer {
     }
   }
 
-  private heredocBodies(start: number, to: number, docs: { delim: string; strip: boolean; quoted: boolean; exec: boolean }[]): number {
+  /** Here-document delimiters known to have no terminator line from a given offset on. */
+  private readonly unterminated = new Map<string, number>();
+
+  private heredocBodies(start: number, to: number, docs: Heredoc[]): number {
     const s = this.s;
     let i = start;
     for (const d of docs) {
+      const key = `${d.strip ? '-' : ''}${d.delim}`;
+      if (i >= (this.unterminated.get(key) ?? Infinity)) return i;
       let ls = i;
       let found = -1;
       while (ls < to) {
@@ -171,8 +187,13 @@ class ShellLexer {
         ls = le + 1;
       }
       // No terminator: not a here-document we understand; keep scanning the text as code.
-      if (found < 0) return i;
-      if (d.exec) this.lex(i, found);
+      if (found < 0) {
+        this.unterminated.set(key, i);
+        return i;
+      }
+      // Fed to a shell (`bash <<EOF`): the body is code. Decided here, once the body is known to
+      // exist, rather than at every `<<`.
+      if (HEREDOC_TO_SHELL.test(this.decodeB(this.lineStartB(d.opAt), d.opAt))) this.lex(i, found);
       else if (d.quoted) this.blankBoth(i, found);
       else this.doubleQuoted(i, found, true);
       const end = s.indexOf('\n', found);
@@ -182,13 +203,25 @@ class ShellLexer {
   }
 
   private execContext(i: number): boolean {
-    const ls = this.lineStartB(i);
-    return EXEC_CONTEXT.test(this.decodeB(Math.max(ls, i - 200), i));
+    // Cheap test first (this runs at every quote): the word before the quote must be eval, trap or
+    // a -c option; only then is the line matched against the full pattern.
+    const b = this.b;
+    let k = i - 1;
+    while (k >= 0 && (b[k] === 32 || b[k] === 9)) k--;
+    if (k === i - 1) return false;
+    const end = k + 1;
+    while (k >= 0 && k > i - 40 && b[k] !== 32 && b[k] !== 9 && b[k] !== 10) k--;
+    const word = String.fromCharCode(...b.subarray(k + 1, end));
+    if (!/^(?:eval|trap|-[A-Za-z]*c[A-Za-z]*)$/.test(word.replace(/^.*[;&|(`]/, ''))) return false;
+    return EXEC_CONTEXT.test(this.decodeB(this.lineStartB(i), i));
   }
 
+  /** Start of the line holding `i`, looking back at most 200 characters (all any pattern needs;
+   *  an unbounded look-back would make a long line of quotes quadratic). */
   private lineStartB(i: number): number {
     let k = i - 1;
-    while (k >= 0 && this.b[k] !== 10) k--;
+    const stop = Math.max(0, i - 200);
+    while (k >= stop && this.b[k] !== 10) k--;
     return k + 1;
   }
 
@@ -254,8 +287,13 @@ class ShellLexer {
     return to;
   }
 
+  private noArithmeticCloseFrom = Infinity;
+
   private endOfArithmetic(k: number, to: number): number {
+    // Remember where we learnt that no '))' follows, so a file of unclosed `$((` stays linear.
+    if (k >= this.noArithmeticCloseFrom) return to;
     const j = this.s.indexOf('))', k);
+    if (j < 0) this.noArithmeticCloseFrom = k;
     return j < 0 || j > to ? to : j + 2;
   }
 }
@@ -281,6 +319,8 @@ interface Stage {
   end: number;
   /** Command word (basename) and where it starts. */
   word: string;
+  /** The command word as written (with its path). */
+  raw: string;
   wordAt: number;
   text: string;
 }
@@ -297,11 +337,11 @@ function pipelines(b: string): Stage[][] {
     PIPE.lastIndex = 0;
     const cut = (x: number, y: number): void => {
       const text = seg.slice(x, y);
-      const m = COMMAND_WORD.exec(text);
+      const m = COMMAND_WORD.exec(text.length > 400 ? text.slice(0, 400) : text);
       if (!m || !m[1]) return;
       const raw = m[1];
       const word = raw.slice(raw.lastIndexOf('/') + 1);
-      stages.push({ start: from + x, end: from + y, word, wordAt: from + x + m[0].length - raw.length, text });
+      stages.push({ start: from + x, end: from + y, word, raw, wordAt: from + x + m[0].length - raw.length, text });
     };
     for (let m = PIPE.exec(seg); m; m = PIPE.exec(seg)) {
       cut(st, m.index);
@@ -377,11 +417,11 @@ const FOR_VAR = /(?<=^|[\s;&(])for\s+([A-Za-z_]\w*)\s+in\b/gm;
 const MKTEMP_ASSIGN = /(?<=^|[\s;&(])(?:local\s+|export\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)=["']?(?:\$\(|`)\s*mktemp\b/gm;
 
 const PROC_SUB_DOWNLOAD = /(?<=^|[\s;&|(`])(?:(?:ba|z|da|k)?sh|source|\.)\s+(?:-\S+\s+)*<\(\s*(curl|wget)\b/gm;
-const SUBST_EXEC = /(?<=^|[\s;&|(`])(?:eval|(?:\S*\/)?(?:ba|z|da|k)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*)\s+["']?\s*(?:\$\(|`)([^)`\n]*)/gm;
+const SUBST_EXEC = /(?<=^|[\s;&|(`/])(?:eval|(?:ba|z|da|k)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*)\s+["']?\s*(?:\$\(|`)([^)`\n]{0,300})/gm;
 const DEV_TCP = /\/dev\/(?:tcp|udp)\//g;
-const NC_EXEC = /(?<=^|[\s;&|(`/])(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\s+(?:[^\n;&|]*?\s)?(?:-[A-Za-z]*[ec][A-Za-z]*|--(?:sh-)?exec|--lua-exec)(?=\s|$)/gm;
-const SHELL_I = /(?<=^|[\s;&|(`/])(?:ba|z|da|k)?sh\s+-i\b[^\n;]*?(?:[<>]&|\|\s*(?:nc|ncat|netcat|telnet|openssl)\b)/gm;
-const SOCAT = /(?<=^|[\s;&|(`/])socat\b[^\n;|]*?\b(?:exec|system):/gim;
+const NC_EXEC = /(?<=^|[\s;&|(`/])(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\s+(?:[^\n;&|]{0,160}?\s)?(?:-[A-Za-z]*[ec][A-Za-z]*|--(?:sh-)?exec|--lua-exec)(?=\s|$)/gm;
+const SHELL_I = /(?<=^|[\s;&|(`/])(?:ba|z|da|k)?sh\s+-i\b[^\n;]{0,300}?(?:[<>]&|\|\s*(?:nc|ncat|netcat|telnet|openssl)\b)/gm;
+const SOCAT = /(?<=^|[\s;&|(`/])socat\b[^\n;|]{0,300}?\b(?:exec|system):/gim;
 const EVAL_VAR = /(?<=^|[\s;&|(`])eval\s+(?:--\s+)?["']?\s*(?=[$`])/gm;
 const WRITE_HOME = /(?<![<>&\d])>>?\|?\s*["']?(?:~\/|\$\{?HOME\}?(?=[/"'\s]|$))|(?<=^|[\s;&|(])tee\s+(?:-\S+\s+)*["']?(?:~\/|\$\{?HOME\}?)/gm;
 
@@ -428,6 +468,34 @@ export function scanShell(c: Collector): void {
   });
   each(WRITE_HOME, b, (m) => add('sh.write-home', m.index + (m[0].length - m[0].trimStart().length), 'Writes into the home folder (a redirect or tee to ~ or $HOME), outside the plugin folder; that is how start-up files and keys get planted.'));
 
+  // Downloaded to a file, then run: `curl -o x.sh URL && sh x.sh`, `wget -O f URL; ./f`.
+  const downloads = new Map<string, { at: number; tool: string }>();
+  for (const stages of stagesByPipeline) {
+    for (const st of stages) {
+      const end = Math.min(st.end, innerEnd(inner, st.wordAt) ?? st.end);
+      if (st.word === 'curl' || st.word === 'wget') {
+        const ws = words(s, st.wordAt + st.raw.length, end);
+        ws.forEach((w, i) => {
+          const v = w.value;
+          const next = ws[i + 1]?.value;
+          let file: string | undefined;
+          if (st.word === 'curl') file = v === '--output' || /^-[A-Za-z]*o$/.test(v) ? next : /^-o./.test(v) ? v.slice(2) : undefined;
+          else file = v === '--output-document' || /^-[A-Za-z]*O$/.test(v) ? next : v.startsWith('--output-document=') ? v.slice(18) : /^-O./.test(v) ? v.slice(2) : undefined;
+          if (file && file !== '-' && file !== '/dev/null' && !downloads.has(normaliseScriptPath(file))) downloads.set(normaliseScriptPath(file), { at: st.wordAt, tool: st.word });
+        });
+        continue;
+      }
+      if (downloads.size === 0) continue;
+      let target: string | undefined;
+      if (INTERPRETERS.test(st.word)) target = words(s, st.wordAt + st.raw.length, end).find((w) => !w.value.startsWith('-'))?.value;
+      else target = words(s, st.wordAt, end)[0]?.value; // the command itself, quotes removed
+      if (target === undefined) continue;
+      const t = normaliseScriptPath(target);
+      const d = downloads.get(t);
+      if (d && d.at < st.wordAt) add('sh.curl-pipe-shell', st.wordAt, `Runs ${target}, which this script downloaded with ${d.tool} just before: code fetched at run time executes without being reviewed, pinned or scanned.`);
+    }
+  }
+
   // rm -rf and chmod: read their arguments from the original text.
   const mktemp = collect(MKTEMP_ASSIGN, a);
   const assigned = new Set([...collect(ASSIGN, a), ...collect(FOR_VAR, a)]);
@@ -447,6 +515,10 @@ export function scanShell(c: Collector): void {
   }
 }
 
+function normaliseScriptPath(p: string): string {
+  return p.replace(/^(?:\.\/)+/, '').replace(/^["']|["']$/g, '');
+}
+
 function each(re: RegExp, text: string, fn: (m: RegExpExecArray) => void): void {
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -463,10 +535,24 @@ function collect(re: RegExp, text: string): Set<string> {
   return out;
 }
 
+/** End of the innermost code string (eval/trap/sh -c argument) holding `at`. `inner` is in order
+ *  of start (the lexer records a string before the strings nested in it). */
 function innerEnd(inner: [number, number][], at: number): number | undefined {
-  let best: [number, number] | undefined;
-  for (const r of inner) if (r[0] <= at && at < r[1] && (!best || r[0] >= best[0])) best = r;
-  return best?.[1];
+  let lo = 0;
+  let hi = inner.length - 1;
+  let last = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((inner[mid] as [number, number])[0] <= at) {
+      last = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  for (let k = last, steps = 0; k >= 0 && steps < 256; k--, steps++) {
+    const r = inner[k] as [number, number];
+    if (at < r[1]) return r[1];
+  }
+  return undefined;
 }
 
 function isDecoder(st: Stage): boolean {

@@ -32,7 +32,7 @@ const PATTERNS: PoisonPattern[] = [
   },
   {
     rule: 'poison.hidden-block',
-    re: /<\s*\/?\s*(?:important|system|instructions?|secret|hidden|admin|system[-_ ]?prompt|assistant|context)\b[^>]*>|\[\s*\/?(?:SYSTEM|INST|IMPORTANT)\s*\]|<\|(?:im_start|im_end|system|endoftext)\|>/gi,
+    re: /<\s*\/?\s*(?:important|system|instructions?|system[-_ ]?prompt)\b[^>]*>|\[\s*\/?(?:SYSTEM|INST|IMPORTANT)\s*\]|<\|(?:im_start|im_end|system|endoftext)\|>/gi,
     why: 'contains a tag-wrapped block addressed to the model, the form hidden tool-poisoning instructions take',
   },
   {
@@ -47,7 +47,7 @@ const PATTERNS: PoisonPattern[] = [
   },
   {
     rule: 'poison.sensitive-file',
-    re: /\b(?:read|cat|open|include|attach|send|pass|upload|provide|print|copy|share|leak|output|return|contents?\s+of)\b[^.!?\n]{0,40}?(?:^|[\s'"`(~/])\.env\b/gim,
+    re: /\b(?:read|cat|open|include|attach|send|pass|upload|provide|print|copy|share|leak|output|return|contents?\s+of)\b[^.!?\n]{0,40}?(?:^|[\s'"`(~/])\.env(?:\.local|\.prod(?:uction)?|\.dev(?:elopment)?)?(?![\w.-])/gim,
     why: 'asks for the contents of a .env file, where applications keep their secrets',
   },
   {

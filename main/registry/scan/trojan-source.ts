@@ -38,6 +38,7 @@ export function scanTrojanSource(c: Collector): void {
   if (!SUSPECT.test(text)) return;
   SUSPECT.lastIndex = 0;
   for (let m = SUSPECT.exec(text); m; m = SUSPECT.exec(text)) {
+    if (c.full('text.bidi-control') && c.full('text.bidi-mark') && c.full('text.zero-width')) break;
     const code = text.charCodeAt(m.index);
     // A byte order mark as the very first character is an encoding marker, not a trick.
     if (code === 0xfeff && m.index === 0) continue;

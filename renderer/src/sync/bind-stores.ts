@@ -4,21 +4,26 @@ import { coalesce } from '../lib/coalesce.ts';
 import { errorMessage } from '../lib/error-message.ts';
 import { initialAuditState, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
+import { initialHealthState, useHealthStore } from '../stores/health-store.ts';
 import { initialPluginsState, usePluginsStore } from '../stores/plugins-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { loadChainState, loadTail } from './audit-actions.ts';
+import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 
 /** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
 export const TAIL_REFRESH_MS = 250;
 /** A hot reload or an enable may name several plugins in quick succession: refetch once. */
 export const PLUGINS_REFRESH_MS = 50;
+/** A failing plugin changes its breaker and metrics on every call: refetch health at most this often. */
+export const HEALTH_REFRESH_MS = 250;
 
 export function bindStores(client: GatehouseClient): () => void {
   const tailRefresh = coalesce(() => loadTail(client), TAIL_REFRESH_MS);
   const pluginsRefresh = coalesce(() => loadPluginList(client), PLUGINS_REFRESH_MS);
   const openPluginRefresh = coalesce(() => refreshOpenPlugin(client), PLUGINS_REFRESH_MS);
+  const healthRefresh = coalesce(() => loadHealth(client), HEALTH_REFRESH_MS);
 
   const applyState = (state: ConnectionState) => {
     document.documentElement.dataset.connection = state;
@@ -42,7 +47,8 @@ export function bindStores(client: GatehouseClient): () => void {
     tailRefresh.cancel();
     pluginsRefresh.cancel();
     openPluginRefresh.cancel();
-    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client)]);
+    healthRefresh.cancel();
+    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client)]);
   };
 
   useConnectionStore.setState({ shell: client.shell });
@@ -58,8 +64,10 @@ export function bindStores(client: GatehouseClient): () => void {
         tailRefresh.cancel();
         pluginsRefresh.cancel();
         openPluginRefresh.cancel();
+        healthRefresh.cancel();
         useAuditStore.setState({ ...initialAuditState });
         usePluginsStore.setState({ ...initialPluginsState });
+        useHealthStore.setState({ ...initialHealthState });
         useConnectionStore.setState({ hostInfo: null, hostInfoError: null });
       }
     }),
@@ -70,7 +78,10 @@ export function bindStores(client: GatehouseClient): () => void {
       const open = usePluginsStore.getState().selected;
       // An empty list means "anything may have changed".
       if (open && (names.length === 0 || names.includes(open))) openPluginRefresh.request();
+      // Health has a row per plugin and shows its status: a new, removed or re-enabled plugin changes it.
+      healthRefresh.request();
     }),
+    client.onEvent('health.changed', () => healthRefresh.request()),
     client.onEvent('host.stopping', ({ reason }) => useConnectionStore.setState({ stopping: reason })),
   ];
   if (client.getState() === 'connected') initialLoads();
@@ -79,6 +90,7 @@ export function bindStores(client: GatehouseClient): () => void {
     tailRefresh.cancel();
     pluginsRefresh.cancel();
     openPluginRefresh.cancel();
+    healthRefresh.cancel();
     for (const off of offs) off();
   };
 }

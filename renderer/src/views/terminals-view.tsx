@@ -1,14 +1,136 @@
-import { EmptyState } from '../components/empty-state.tsx';
+// Terminals: commands running in a PTY (agents' PTY tools, the shell tool, shells an operator
+// opened), live. Watching is read-only; typing needs an explicit take-over, which the host
+// records in the audit log.
+import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useClient } from '../app/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
-import { useTerminalsStore } from '../stores/terminals-store.ts';
+import { formatDateTime } from '../lib/format.ts';
+import { useConnectionStore } from '../stores/connection-store.ts';
+import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
+import '../styles/terminals.css';
+import { bindTerminals, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
+import { TerminalList } from './terminals/terminal-list.tsx';
+import { TerminalPane } from './terminals/terminal-pane.tsx';
 
 export function TerminalsView() {
-  const count = useTerminalsStore((s) => s.sessions.length);
+  const client = useClient();
+  const connected = useConnectionStore((s) => s.state === 'connected');
+  const busy = useTerminalsStore((s) => s.busy);
+  useEffect(() => bindTerminals(client), [client]);
+
   return (
-    <ViewFrame id="terminals" title="Terminals" subtitle="Commands that tools run in a pseudo-terminal, live.">
-      {count === 0 ? (
-        <EmptyState title="No terminal sessions">No commands are running in a terminal. Commands that run in a PTY appear here so you can watch them live.</EmptyState>
-      ) : null}
+    <ViewFrame
+      id="terminals"
+      title="Terminals"
+      subtitle="Commands that tools run in a pseudo-terminal, live. Watching is read-only; typing needs a take-over, which is recorded."
+      bodyClassName="view-body-fill"
+      actions={
+        <button
+          type="button"
+          className="button button-primary"
+          data-testid="terminal-new"
+          disabled={!connected || busy !== null}
+          onClick={() => void startShell(client, { cols: 80, rows: 24 })}
+          title={connected ? 'Open your own shell on the host (recorded as an operator action)' : 'Available once the console is connected'}
+        >
+          New shell
+        </button>
+      }
+    >
+      <div className="terminals-layout">
+        <TerminalList />
+        <TerminalDetail />
+      </div>
     </ViewFrame>
+  );
+}
+
+function TerminalDetail() {
+  const client = useClient();
+  const { session, busy, actionError } = useTerminalsStore(
+    useShallow((s) => ({ session: s.sessions.find((x) => x.id === s.selected) ?? null, busy: s.busy, actionError: s.actionError })),
+  );
+  const connected = useConnectionStore((s) => s.state === 'connected');
+
+  if (!session) {
+    return (
+      <section className="terminal-detail terminal-detail-empty" aria-label="Terminal">
+        <p className="empty-state-title">No terminal open</p>
+        <p className="empty-state-body">Pick a session on the left to watch it live, or open a shell with “New shell”.</p>
+        {actionError ? (
+          <p className="inline-error" role="alert">
+            {actionError}
+          </p>
+        ) : null}
+      </section>
+    );
+  }
+
+  const running = session.state === 'running';
+  const controller = session.controller;
+  return (
+    <section className="terminal-detail" aria-label={`Terminal ${session.title}`}>
+      <header className="terminal-detail-head">
+        <div className="terminal-detail-title">
+          <h2 data-testid="terminal-title">{session.title}</h2>
+          <span className="terminal-state" data-state={session.state} data-testid="terminal-state">
+            {exitLabel(session)}
+          </span>
+        </div>
+        <div className="terminal-detail-actions">
+          <button
+            type="button"
+            className="button button-small"
+            data-testid="terminal-take-over"
+            disabled={!connected || !running || session.youControl || busy !== null}
+            onClick={() => void takeOver(client, session.id)}
+            title="Type into this terminal. The take-over is recorded in the audit log with your name."
+          >
+            {session.youControl ? 'Taken over' : 'Take over'}
+          </button>
+          <button
+            type="button"
+            className="button button-small button-danger"
+            data-testid="terminal-kill"
+            disabled={!connected || !running || busy !== null}
+            onClick={() => void killTerminal(client, session.id)}
+            title="SIGKILL to every process of this session"
+          >
+            Kill
+          </button>
+        </div>
+      </header>
+      <dl className="terminal-facts">
+        <dt>Command</dt>
+        <dd className="mono">{[session.command, ...session.args].join(' ')}</dd>
+        <dt>Started</dt>
+        <dd>
+          {formatDateTime(session.startedAt)} by {session.actor}
+          {session.callId ? ` (call ${session.callId})` : ''}
+        </dd>
+        <dt>Process</dt>
+        <dd>
+          pid {session.pid ?? '—'} · {session.cols}×{session.rows}
+          {session.endedAt ? ` · ended ${formatDateTime(session.endedAt)}` : ''}
+          {session.killedBy ? ` · killed by ${session.killedBy}` : ''}
+        </dd>
+      </dl>
+      <p className={session.youControl && running ? 'terminal-notice terminal-notice-typing' : 'terminal-notice'} data-testid="terminal-notice">
+        {!running
+          ? 'This session has ended. Its output stays here for review.'
+          : session.youControl
+            ? 'You have taken over: what you type goes to the program (Ctrl-C included).'
+            : controller
+              ? `Watching, read-only. ${controller.operator} took it over from another console; take over to type instead.`
+              : 'Watching, read-only. Take over to type; the take-over is recorded.'}
+      </p>
+      {actionError ? (
+        <p className="inline-error terminal-action-error" role="alert">
+          {actionError}
+        </p>
+      ) : null}
+      <TerminalPane key={session.id} session={session} />
+    </section>
   );
 }

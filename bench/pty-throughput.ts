@@ -1,0 +1,179 @@
+// PTY throughput: 100 MB of text `cat` through a PTY, three ways, in the same run.
+//
+// - full path: the real host (PtyManager, event bus, serve shell, WebSocket) to the real
+//   console's Terminals view in headless Chromium, each batch written into xterm.js and
+//   acknowledged from its write callback, flow control on. Timed from the moment the program
+//   is let go until it has exited and the console has acknowledged the last char.
+// - host only: PtyManager with a consumer that acknowledges every batch at once (batching,
+//   UTF-8 decoding, scrollback, transcript into a real audit file, flow control bookkeeping).
+// - baseline: node-pty alone, the same `cat`, the data counted and dropped.
+//
+// The data is lines of printable ASCII (80 columns with the newline), so MB and chars agree;
+// the PTY turns each "\n" into "\r\n", which every case pays alike.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as nodePty from 'node-pty';
+import { AuditStore } from '../main/audit/audit-store.js';
+import { createHost } from '../main/host/create-host.js';
+import { PtyManager } from '../main/pty/pty-manager.js';
+import { startServeShell } from '../main/shells/serve/serve-shell.js';
+import type { BenchCase } from './harness.js';
+
+export interface PtyThroughputOptions {
+  /** Size of the text sent through, in MB (10^6 bytes). Default 100. */
+  megabytes?: number;
+  /** Include the full path through Chromium (default: when Chromium is installed). */
+  browser?: boolean;
+  chromiumPath?: string;
+  /** The built console (default: out/renderer next to the built bench, else ./out/renderer). */
+  staticDir?: string;
+}
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FULL = 'pty → xterm.js in Chromium (Gatehouse, acked)';
+const HOST = 'pty → PtyManager (host only, immediate ack)';
+const BASE = 'cat through node-pty (no Gatehouse)';
+
+let dataFile: { path: string; bytes: number; lines: number; dir: string } | null = null;
+
+/** The text file every case cats, written once per run. */
+function data(megabytes: number): { path: string; bytes: number; lines: number } {
+  const bytes = Math.round(megabytes * 1e6);
+  if (dataFile && dataFile.bytes === bytes) return dataFile;
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-'));
+  const line = (i: number) => {
+    const head = `${String(i).padStart(8, '0')} `;
+    let body = '';
+    for (let c = 0; body.length < 79 - head.length; c++) body += String.fromCharCode(33 + ((i * 7 + c) % 94));
+    return `${head}${body}\n`;
+  };
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const l = line(i);
+    lines.push(l);
+    size += l.length;
+  }
+  const text = lines.join('').slice(0, bytes);
+  writeFileSync(join(dir, 'data.txt'), text);
+  dataFile = { path: join(dir, 'data.txt'), bytes, lines: text.split('\n').length - 1, dir };
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dataFile;
+}
+
+const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
+
+function defaultStaticDir(): string {
+  const candidates = [fileURLToPath(new URL('../renderer', import.meta.url)), join(process.cwd(), 'out', 'renderer')];
+  return candidates.find((d) => existsSync(join(d, 'index.html'))) ?? candidates[1]!;
+}
+
+export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[] {
+  const megabytes = opts.megabytes ?? 100;
+  const chromium = opts.chromiumPath ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+  const browser = opts.browser ?? chromium !== undefined;
+
+  const baseline: BenchCase = {
+    name: BASE,
+    unit: 'MB/s',
+    better: 'higher',
+    run() {
+      const { path, bytes } = data(megabytes);
+      return new Promise<number>((resolve, reject) => {
+        const start = performance.now();
+        const pty = nodePty.spawn('cat', [path], { cols: 120, rows: 40, cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' } });
+        let chars = 0;
+        pty.onData((d) => (chars += d.length));
+        pty.onExit(() => {
+          const ms = performance.now() - start;
+          // node-pty can drop the last few KB at exit on Linux (microsoft/node-pty#726).
+          if (chars < bytes * 0.99) reject(new Error(`baseline read ${chars} chars of ${bytes}`));
+          else resolve(mbPerSecond(bytes, ms));
+        });
+      });
+    },
+  };
+
+  const hostOnly: BenchCase = {
+    name: HOST,
+    unit: 'MB/s',
+    better: 'higher',
+    baseline: BASE,
+    async run() {
+      const { path, bytes, lines } = data(megabytes);
+      const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-audit-'));
+      const audit = new AuditStore({ path: join(dir, 'audit.db') });
+      let mgr: PtyManager | null = null;
+      try {
+        mgr = new PtyManager({
+          record: (e) => void audit.append(e),
+          events: { output: (e) => mgr!.ack(e.id, 'bench', e.data.length), changed: () => {} },
+          log: () => {},
+        });
+        const start = performance.now();
+        const s = mgr.start({ command: 'cat', args: [path], cwd: tmpdir(), origin: { actor: 'operator:bench', tool: 'shell' } });
+        mgr.attach(s.id, 'bench');
+        await mgr.exited(s.id);
+        const ms = performance.now() - start;
+        const got = mgr.get(s.id).outputChars;
+        if (got !== bytes + lines) throw new Error(`host-only read ${got} chars, expected ${bytes + lines}`);
+        return mbPerSecond(bytes, ms);
+      } finally {
+        await mgr?.close();
+        audit.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+
+  const full: BenchCase = {
+    name: FULL,
+    unit: 'MB/s',
+    better: 'higher',
+    baseline: BASE,
+    target: { median: 50 },
+    async run() {
+      const { path, bytes, lines } = data(megabytes);
+      const { chromium: pw } = await import('playwright-core');
+      const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
+      const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
+      const token = 'bench-token-0123456789abcdef';
+      const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
+      const b = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
+      try {
+        const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
+        await page.goto(`${shell.url}#token=${token}`);
+        await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
+        await page.getByTestId('nav-terminals').click();
+        // The program waits for a line, so the console can attach before any output.
+        const s = host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
+        await page.locator(`[data-testid="terminal-row"][data-id="${s.id}"]`).click();
+        await page.locator(`[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]`).waitFor();
+        if (host.ptys.get(s.id).watchers !== 1) throw new Error('the console did not attach');
+        host.ptys.takeOver(s.id, 'bench', 'bench');
+        const before = host.ptys.get(s.id).outputChars;
+
+        const start = performance.now();
+        host.ptys.input(s.id, 'bench', '\r');
+        await host.ptys.exited(s.id);
+        // Then until the console has acknowledged the last char (it does once xterm.js caught up).
+        while (host.ptys.behind(s.id) > 0) await new Promise((r) => setTimeout(r, 2));
+        const ms = performance.now() - start;
+
+        const got = host.ptys.get(s.id).outputChars - before;
+        // + the echo of the Enter ("\r\n").
+        if (got !== bytes + lines + 2) throw new Error(`full path read ${got} chars, expected ${bytes + lines + 2}`);
+        return mbPerSecond(bytes, ms);
+      } finally {
+        await b.close();
+        await shell.close();
+        await host.close('bench done');
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  };
+
+  return browser && chromium ? [full, hostOnly, baseline] : [hostOnly, baseline];
+}

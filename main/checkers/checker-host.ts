@@ -1,0 +1,97 @@
+// Keeps a checker pool running for exactly the enabled checker plugins. When the set of
+// runnable checkers changes (enabled, disabled, quarantined, approved), the old pool is closed
+// and a new one started; until it is ready, calls are judged by the pool that was running.
+import { join } from 'node:path';
+import type { PluginRegistry } from '../registry/plugin-registry.js';
+import type { PluginManifest } from '../registry/types.js';
+import type { BreakerBoard } from '../runner/breaker-board.js';
+import type { PluginMetrics } from '../runner/metrics.js';
+import { scrubEnv } from '../runner/one-shot.js';
+import type { SandboxPlan } from '../runner/sandbox-plan.js';
+import { CheckerPool, type CheckerSpec, type CheckerVerdict, type CheckerPoolEvent } from './checker-pool.js';
+import type { EvaluateParams } from './protocol.js';
+
+export interface CheckerHostDeps {
+  registry: PluginRegistry;
+  breakers: BreakerBoard;
+  metrics: PluginMetrics;
+  sandboxFor(manifest: PluginManifest, dir: string): SandboxPlan;
+  onEvent?: (e: CheckerPoolEvent) => void;
+  log?: (msg: string, err?: unknown) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class CheckerHost {
+  private pool: CheckerPool | null = null;
+  /** name@hash of each checker in the running pool, in order: what "changed" means. */
+  private signature = '';
+  private pending: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly deps: CheckerHostDeps) {}
+
+  /** Brings the pool in line with the registry (call after discovery and on every change). */
+  sync(): Promise<void> {
+    this.pending = this.pending.then(() => this.syncNow()).catch((err) => this.deps.log?.('checker pool restart failed', err));
+    return this.pending;
+  }
+
+  evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
+    if (!this.pool) return Promise.resolve({ decision: 'allow', failures: [] });
+    return this.pool.evaluate(params);
+  }
+
+  status(): { name: string; processes: number; ready: number }[] {
+    return this.pool?.status() ?? [];
+  }
+
+  async restart(name: string): Promise<void> {
+    await this.pool?.restart(name);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pending;
+    await this.pool?.close();
+    this.pool = null;
+  }
+
+  private async syncNow(): Promise<void> {
+    if (this.closed) return;
+    const runnable = this.deps.registry.list().filter((e) => e.manifest?.kind === 'checker' && e.status === 'enabled');
+    const signature = runnable.map((e) => `${e.name}@${e.trust?.hash ?? e.digest?.hash}`).join(',');
+    if (signature === this.signature) return;
+    const specs: CheckerSpec[] = [];
+    for (const e of runnable) {
+      try {
+        // Verify what we are about to run against the operator's pin, as for tools.
+        const { manifest, dir } = this.deps.registry.verifyForRun(e.name);
+        const plan = this.deps.sandboxFor(manifest, dir);
+        specs.push({
+          name: manifest.name,
+          command: join(dir, manifest.command),
+          args: manifest.args,
+          cwd: dir,
+          env: scrubEnv(this.deps.env ?? process.env, manifest.permissions.env),
+          config: manifest.config,
+          optional: manifest.optional,
+          wrap: plan.wrap,
+        });
+      } catch (err) {
+        this.deps.log?.(`checker ${e.name} not started`, err);
+      }
+    }
+    const next = new CheckerPool({
+      checkers: specs,
+      breakers: (name) => this.deps.breakers.get(name),
+      metrics: this.deps.metrics,
+      ...(this.deps.onEvent ? { onEvent: this.deps.onEvent } : {}),
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    });
+    await next.start();
+    const old = this.pool;
+    this.pool = next;
+    this.signature = signature;
+    await old?.close();
+  }
+}

@@ -1,0 +1,234 @@
+// `gatehouse doctor`: is this machine ready to run plugins safely? One line per check — ok,
+// warn or fail — and for anything not ok, what to do. Exit 1 when a check fails (something
+// needs attention: no sandbox, a plugin that cannot run, a broken audit chain), else 0.
+//
+// Doctor only reads. With a host running it asks that host (plugins, checker health); without
+// one it builds the plugin registry itself, read-only — it does not start a host, so it
+// neither starts checkers nor appends to the audit log.
+import type { Command } from 'commander';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
+import { defaultHome, homePaths } from '../home.js';
+import { BUILTIN_TOOLS, pluginSources } from '../host/create-host.js';
+import { PluginRegistry } from '../registry/plugin-registry.js';
+import { summary, type PluginSummary } from '../registry/plugin-service.js';
+import { TrustStore } from '../registry/trust-store.js';
+import { detectSandbox, processLimitSupport } from '../runner/sandbox.js';
+import { readServeFile } from '../shells/serve/serve-file.js';
+import { findElectronBinary } from './electron-binary.js';
+import { connectHost } from './host-client.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  /** Stable id: sandbox, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, electron, audit. */
+  id: string;
+  status: CheckStatus;
+  /** One sentence: what was found. */
+  summary: string;
+  /** What to do, when not ok. */
+  fix: string | null;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  home: string;
+  checks: DoctorCheck[];
+}
+
+export interface DoctorOptions {
+  home: string;
+  pluginDirs?: string[];
+  projectDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const check = (id: string, status: CheckStatus, summary: string, fix: string | null = null): DoctorCheck => ({ id, status, summary, fix });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running host of this data folder, if any: reachable (serve) or only locked (Electron). */
+function runningHost(home: string): { kind: 'serve'; pid: number } | { kind: 'other'; pid: number } | null {
+  const info = readServeFile(homePaths(home).serveJson);
+  if (info && alive(info.pid)) return { kind: 'serve', pid: info.pid };
+  try {
+    const pid = Number(readFileSync(resolve(home, 'host.lock'), 'utf8').trim());
+    if (pid > 0 && alive(pid)) return { kind: 'other', pid };
+  } catch {
+    // No lock: no host.
+  }
+  return null;
+}
+
+export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
+  const env = opts.env ?? process.env;
+  const home = resolve(opts.home);
+  const paths = homePaths(home);
+  const pluginDirs = (opts.pluginDirs ?? []).map((d) => resolve(d));
+  const checks: DoctorCheck[] = [];
+
+  // Sandbox and process limit.
+  const sandbox = detectSandbox({ env });
+  if (sandbox.kind === 'bwrap') {
+    checks.push(check('sandbox', 'ok', `bubblewrap ${sandbox.version} works (${sandbox.path}): plugins run confined to their declared paths, with a private /tmp, their own PID namespace and no network unless they declare hosts.`));
+  } else {
+    const fix =
+      process.platform === 'linux'
+        ? 'install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), then run gatehouse doctor again; until then enable only plugins you trust, or turn on "require sandbox" to refuse unsandboxed runs.'
+        : 'enable only plugins you trust, or turn on "require sandbox" to refuse unsandboxed runs.';
+    checks.push(check('sandbox', 'fail', `plugins run unsandboxed: ${sandbox.reason}; a plugin can read and write whatever your account can.`, fix));
+  }
+  const limit = processLimitSupport(sandbox.kind === 'bwrap');
+  checks.push(
+    limit.kind === 'none'
+      ? check('process-limit', 'warn', `${limit.detail}.`, 'run Gatehouse as a normal user with bubblewrap installed (the process limit then holds inside the sandbox), or give it a pids cgroup it may create children in.')
+      : check('process-limit', 'ok', `process count limited by ${limit.detail}: a fork bomb stops at the limit.`),
+  );
+
+  // Data folder and plugin folders.
+  const homeExists = existsSync(home);
+  checks.push(homeExists ? check('data-folder', 'ok', `data folder ${home}.`) : check('data-folder', 'warn', `the data folder ${home} does not exist yet.`, 'start Gatehouse once (gatehouse serve) to create it, or pass the right one with --home DIR.'));
+  const sources = pluginSources(home, opts.projectDir ?? process.cwd(), pluginDirs);
+  const isDir = (d: string) => {
+    try {
+      return statSync(d).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const dirText = sources.map((s) => `${s.dir} (${s.origin}, ${isDir(s.dir) ? 'exists' : 'missing'})`).join('; ');
+  const missingCli = sources.filter((s) => s.origin === 'cli' && !isDir(s.dir));
+  checks.push(
+    missingCli.length > 0
+      ? check('plugin-dirs', 'fail', `plugin folders: ${dirText}.`, `${missingCli.map((s) => s.dir).join(', ')} passed with --plugins-dir does not exist; fix the path.`)
+      : check('plugin-dirs', 'ok', `plugin folders: ${dirText}.`),
+  );
+
+  // Plugins and checkers: from the running host, else from a read-only registry of our own.
+  const host = homeExists ? runningHost(home) : null;
+  let plugins: PluginSummary[] | null = null;
+  let checkerCheck: DoctorCheck;
+  if (host?.kind === 'serve') {
+    try {
+      const caller = await connectHost(home);
+      try {
+        plugins = (await caller.call('plugins.list', {})).plugins;
+        const health = await caller.call('health.list', {});
+        const rows = health.plugins.filter((p) => p.kind === 'checker' && p.status === 'enabled');
+        const bad = rows.filter((r) => r.breaker.state !== 'closed' || (r.processes !== null && r.processes.ready < r.processes.running) || r.processes?.running === 0);
+        const describe = (r: (typeof rows)[number]) => `${r.name} (${r.breaker.state}${r.processes ? `, ${r.processes.ready}/${r.processes.running} ready` : ''}${r.breaker.lastFailure ? `, last failure: ${r.breaker.lastFailure}` : ''})`;
+        checkerCheck =
+          rows.length === 0
+            ? check('checkers', 'ok', `host pid ${host.pid} is running; no checker is enabled.`)
+            : bad.length === 0
+              ? check('checkers', 'ok', `host pid ${host.pid}: ${rows.length} checker${rows.length === 1 ? '' : 's'} healthy: ${rows.map(describe).join(', ')}.`)
+              : check('checkers', 'fail', `host pid ${host.pid}: checker${bad.length === 1 ? '' : 's'} not healthy: ${bad.map(describe).join(', ')}; calls they see are blocked (fail closed).`, 'open the Health view to see why; fix the checker, then reset or restart it there (or disable it: gatehouse plugin disable NAME).');
+      } finally {
+        await caller.close();
+      }
+    } catch (err) {
+      checkerCheck = check('checkers', 'fail', `host pid ${host.pid} is running but did not answer: ${(err as Error).message}`, 'restart it (stop the gatehouse serve process and start it again).');
+    }
+  } else if (host?.kind === 'other') {
+    checkerCheck = check('checkers', 'ok', `a host (pid ${host.pid}, the Electron console) is running; its Health view shows checker health.`);
+  } else {
+    checkerCheck = check('checkers', 'ok', 'no host running; checkers not started (they start with the console: gatehouse or gatehouse serve).');
+  }
+  if (plugins === null) {
+    try {
+      plugins = await readPlugins(home, sources);
+    } catch (err) {
+      checks.push(check('plugins', 'fail', `could not read the plugins: ${(err as Error).message}`, 'fix the file named above, then run gatehouse doctor again.'));
+    }
+  }
+  if (plugins) checks.push(...pluginChecks(plugins));
+  checks.push(checkerCheck);
+
+  // Electron.
+  const electron = findElectronBinary(env);
+  checks.push(
+    electron.found
+      ? check('electron', 'ok', `Electron binary at ${electron.path}.`)
+      : check('electron', 'warn', `no Electron binary (${electron.reason}); gatehouse opens the console in your browser instead.`, 'to use the desktop console, reinstall with scripts allowed: npm install electron; the browser console (gatehouse serve) works meanwhile.'),
+  );
+
+  // Audit chain.
+  checks.push(auditCheck(paths.auditDb));
+
+  return { ok: !checks.some((c) => c.status === 'fail'), home, checks };
+}
+
+async function readPlugins(home: string, sources: ReturnType<typeof pluginSources>): Promise<PluginSummary[]> {
+  // TrustStore only reads here; a missing trust file means nothing is enabled yet.
+  const trust = new TrustStore(home);
+  const registry = new PluginRegistry({ sources, trust, builtins: BUILTIN_TOOLS });
+  await registry.refreshAll();
+  return registry.list().map(summary);
+}
+
+function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
+  if (plugins.length === 0) return [check('plugins', 'ok', 'no plugins found.')];
+  const counts = new Map<string, number>();
+  for (const p of plugins) counts.set(p.status, (counts.get(p.status) ?? 0) + 1);
+  const list = plugins.map((p) => `${p.name} (${p.status})`).join(', ');
+  const out = [check('plugins', 'ok', `${plugins.length} plugin${plugins.length === 1 ? '' : 's'}: ${list}.`)];
+  for (const p of plugins) {
+    if (p.status === 'invalid') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is invalid (${p.errors} error${p.errors === 1 ? '' : 's'}) and will not run.`, `see the errors with: gatehouse plugin validate ${p.dir}`));
+    else if (p.status === 'scan_failed') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} failed the security scan (weight ${p.scanWeight}) and cannot be enabled.`, `review the findings with: gatehouse plugin scan ${p.dir}; enable it only with a reason (gatehouse plugin enable ${p.name} --override-reason "…") if you accept them.`));
+    else if (p.status === 'quarantined') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is quarantined: its files changed after it was enabled, and it does not run.`, `review the diff in the console's Plugins view, then approve the change or disable it (gatehouse plugin disable ${p.name}).`));
+  }
+  return out;
+}
+
+function auditCheck(path: string): DoctorCheck {
+  if (!existsSync(path)) return check('audit', 'ok', 'no audit log yet; the host creates it when it first starts.');
+  let db;
+  try {
+    db = openForVerify(path);
+  } catch (err) {
+    return check('audit', 'fail', `the audit log ${path} cannot be opened: ${(err as Error).message}`, 'keep the file for investigation and check its permissions and disk; do not delete it.');
+  }
+  try {
+    const r = verifyDatabase(db);
+    if (r.ok) return check('audit', 'ok', `audit chain intact: ${r.checked} events, head row ${r.head.seq}.`);
+    return check('audit', 'fail', `audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}.`, `the log was changed outside Gatehouse: keep a copy of ${path} for investigation (gatehouse audit verify shows the same) and review the events around row ${r.firstBad!.seq}.`);
+  } catch (err) {
+    return check('audit', 'fail', `the audit log ${path} could not be verified: ${(err as Error).message}`, 'keep the file for investigation; do not delete it.');
+  } finally {
+    db.close();
+  }
+}
+
+const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+
+export function formatReport(r: DoctorReport): string {
+  const width = Math.max(...r.checks.map((c) => c.id.length));
+  const lines = r.checks.map((c) => `${LABEL[c.status]}  ${c.id.padEnd(width)}  ${c.summary}${c.fix ? ` To do: ${c.fix}` : ''}`);
+  const fails = r.checks.filter((c) => c.status === 'fail').length;
+  const warns = r.checks.filter((c) => c.status === 'warn').length;
+  lines.push(fails > 0 ? `${fails} problem${fails === 1 ? '' : 's'} need${fails === 1 ? 's' : ''} attention${warns ? `, ${warns} warning${warns === 1 ? '' : 's'}` : ''}.` : warns > 0 ? `Ready, with ${warns} warning${warns === 1 ? '' : 's'}.` : 'Ready.');
+  return lines.join('\n');
+}
+
+export function addDoctorCommand(cli: Command): void {
+  cli
+    .command('doctor')
+    .description('Check sandbox, plugins, checkers, Electron and the audit chain; exit 1 when something needs attention.')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', (v: string, p: string[] = []) => [...p, v])
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  gatehouse doctor --home ~/.config/gatehouse')
+    .action(async (o: { home?: string; pluginsDir?: string[]; json?: boolean }) => {
+      const report = await runDoctor({ home: o.home ?? defaultHome(), pluginDirs: o.pluginsDir ?? [] });
+      console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
+      if (!report.ok) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,55 @@
+// The numbers that bound a PTY session: how output is batched, when reading pauses, how much is
+// kept for re-attach and how much goes to the audit log. All in UTF-16 code units ("chars"),
+// the unit xterm.js acknowledges in (a string's length).
+
+export interface PtyLimits {
+  /** Output read within this window goes out as one event (VS Code's 5 ms). */
+  batchMs: number;
+  /** A batch this large goes out at once instead of waiting for the window. */
+  batchMaxChars: number;
+  /**
+   * Flow control: reading pauses when the slowest watching console has more than this many
+   * chars it has not acknowledged, and resumes when every watching console is below `lowWater`.
+   * VS Code's numbers: enough in flight to keep xterm.js busy, little enough that Ctrl-C is
+   * seen within a screenful of the output it stops.
+   */
+  highWater: number;
+  lowWater: number;
+  /** Output kept per session so a console can re-attach without losing any (the last N chars). */
+  scrollbackChars: number;
+  /** A finished session keeps this much of its scrollback. */
+  finishedScrollbackChars: number;
+  /** Finished sessions listed (and re-attachable); older ones are forgotten. */
+  maxFinished: number;
+  /** Largest `pty.transcript` event. */
+  transcriptChunkChars: number;
+  /** Pending transcript is written this long after its first char… */
+  transcriptFlushMs: number;
+  /** …or at once when this much is pending. */
+  transcriptPendingMaxChars: number;
+  /**
+   * Transcript chars recorded per session. Past it, one `pty.transcript-capped` event says so
+   * and only the last `transcriptTailChars` go into `pty.exited`: 100 MB of `yes` must not
+   * become thousands of audit rows.
+   */
+  transcriptMaxChars: number;
+  transcriptTailChars: number;
+  /** Largest single input (a paste). */
+  maxInputChars: number;
+}
+
+export const DEFAULT_PTY_LIMITS: PtyLimits = {
+  batchMs: 5,
+  batchMaxChars: 64 * 1024,
+  highWater: 100_000,
+  lowWater: 5_000,
+  scrollbackChars: 1_000_000,
+  finishedScrollbackChars: 256 * 1024,
+  maxFinished: 20,
+  transcriptChunkChars: 16 * 1024,
+  transcriptFlushMs: 500,
+  transcriptPendingMaxChars: 1024 * 1024,
+  transcriptMaxChars: 8 * 1024 * 1024,
+  transcriptTailChars: 16 * 1024,
+  maxInputChars: 64 * 1024,
+};

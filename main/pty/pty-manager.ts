@@ -1,0 +1,232 @@
+// PTY sessions of the host: the built-in `shell` tool, tools with `pty = true`, and shells an
+// operator opens from the Terminals view. A plain class: the spawn function, the clock, the
+// audit sink and the event sink are passed in (the host wires them to node-pty, its audit store
+// and its event bus).
+//
+// Consoles are identified by a key the host derives from the connection ("serve-3",
+// "electron"); attach, ack, input, resize and take-over are per console.
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { systemClock, type Clock } from '../audit/audit-store.js';
+import { DEFAULT_PTY_LIMITS, type PtyLimits } from './limits.js';
+import { nodePtySpawn } from './node-pty-spawn.js';
+import { PtyRefusal, PtySession } from './pty-session.js';
+import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
+
+export { PtyRefusal };
+
+export interface PtyManagerOptions {
+  /** Records an audit event (the host's audit store). */
+  record: (event: PtyAuditEvent) => void;
+  /** Where output and list changes go (the host's event bus). */
+  events: PtyEvents;
+  spawn?: PtySpawn;
+  clock?: Clock;
+  limits?: Partial<PtyLimits>;
+  log?: (msg: string, err?: unknown) => void;
+  /** The host's environment, the base of an operator shell's (default: process.env). */
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+export const DEFAULT_COLS = 80;
+export const DEFAULT_ROWS = 24;
+
+export class PtyManager {
+  private readonly sessions = new Map<string, PtySession>();
+  /** Exited sessions, oldest first, so the oldest can be forgotten. */
+  private readonly finished: string[] = [];
+  private readonly spawn: PtySpawn;
+  private readonly clock: Clock;
+  readonly limits: PtyLimits;
+  private readonly log: (msg: string, err?: unknown) => void;
+  private readonly baseEnv: NodeJS.ProcessEnv;
+  private closed = false;
+
+  constructor(private readonly opts: PtyManagerOptions) {
+    this.spawn = opts.spawn ?? nodePtySpawn;
+    this.clock = opts.clock ?? systemClock;
+    this.limits = { ...DEFAULT_PTY_LIMITS, ...opts.limits };
+    this.log = opts.log ?? ((m, e) => console.error(`gatehouse: ${m}`, e ?? ''));
+    this.baseEnv = opts.baseEnv ?? process.env;
+  }
+
+  /** The operator's shell: $GATEHOUSE_SHELL, else $SHELL, when it can be run; else /bin/sh. */
+  defaultShell(): string {
+    for (const shell of [this.baseEnv.GATEHOUSE_SHELL, this.baseEnv.SHELL]) {
+      if (shell && isAbsolute(shell) && isExecutable(shell)) return shell;
+    }
+    return '/bin/sh';
+  }
+
+  /** The host's environment for a program an operator starts, with what a terminal needs. */
+  operatorEnv(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.baseEnv)) if (typeof v === 'string') env[k] = v;
+    return env;
+  }
+
+  /**
+   * Starts a command in a new PTY. The runner calls this for `pty = true` tools and the
+   * built-in shell tool; the host calls it for an operator's "New shell".
+   * Throws PtyRefusal('spawn_failed') when the command or the folder does not exist.
+   */
+  start(opts: PtyStartOptions): PtySessionInfo {
+    return this.startSession(opts).info();
+  }
+
+  /** Resolves when the session has exited and its transcript is recorded. */
+  exited(id: string): Promise<PtyExit> {
+    return this.session(id).exited();
+  }
+
+  list(viewer?: string): PtySessionInfo[] {
+    return [...this.sessions.values()].map((s) => s.info(viewer)).sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : -1));
+  }
+
+  get(id: string, viewer?: string): PtySessionInfo {
+    return this.session(id).info(viewer);
+  }
+
+  attach(id: string, viewer: string): PtyAttachment {
+    return this.session(id).attach(viewer);
+  }
+
+  detach(id: string, viewer: string): void {
+    this.sessions.get(id)?.detach(viewer);
+  }
+
+  ack(id: string, viewer: string, chars: number): void {
+    this.sessions.get(id)?.ack(viewer, chars);
+  }
+
+  input(id: string, viewer: string, data: string): void {
+    if (data.length > this.limits.maxInputChars) {
+      throw new PtyRefusal('too_large', `Input of ${data.length} chars is over the ${this.limits.maxInputChars}-char limit; paste it in parts.`);
+    }
+    this.session(id).input(viewer, data);
+  }
+
+  resize(id: string, viewer: string, cols: number, rows: number): boolean {
+    return this.session(id).resize(viewer, cols, rows);
+  }
+
+  takeOver(id: string, viewer: string, operator: string): PtySessionInfo {
+    return this.session(id).takeOver(viewer, operator);
+  }
+
+  /** Kills the session's processes (SIGKILL, the whole session); `by` is the audit actor. */
+  async kill(id: string, by: string): Promise<PtySessionInfo> {
+    const s = this.session(id);
+    await s.kill(by);
+    return s.info();
+  }
+
+  /** For tests and the bench: what `viewer` has not acknowledged. */
+  unacked(id: string, viewer: string): number | undefined {
+    return this.sessions.get(id)?.unacked(viewer);
+  }
+
+  /** For the bench: the unacknowledged chars of the attached console furthest behind (0: all caught up). */
+  behind(id: string): number {
+    return this.sessions.get(id)?.behind() ?? 0;
+  }
+
+  /** A console disconnected: it stops counting for flow control and loses any take-over. */
+  consoleLeft(viewer: string): void {
+    for (const s of this.sessions.values()) s.forget(viewer);
+  }
+
+  /** Kills every running session and waits for their transcripts to be recorded. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.sessions.values()].filter((s) => s.running).map((s) => s.kill('host', 2000)));
+  }
+
+  private session(id: string): PtySession {
+    const s = this.sessions.get(id);
+    if (!s) throw new PtyRefusal('not_found', `There is no terminal ${id}; it may have ended and been forgotten. Refresh the Terminals list.`);
+    return s;
+  }
+
+  private startSession(opts: PtyStartOptions): PtySession {
+    if (this.closed) throw new PtyRefusal('spawn_failed', 'The host is stopping; no new terminal can start.');
+    const cwd = opts.cwd ?? homedir();
+    if (!isDirectory(cwd)) throw new PtyRefusal('spawn_failed', `Cannot start ${opts.command}: the folder ${cwd} does not exist.`);
+    const env = { ...(opts.env ?? this.operatorEnv()) };
+    const resolved = resolveCommand(opts.command, cwd, env.PATH ?? '');
+    if (!resolved) throw new PtyRefusal('spawn_failed', `Cannot start ${opts.command}: no such program${opts.command.includes('/') ? '' : ' on PATH'}, or it is not executable.`);
+    env.TERM ??= 'xterm-256color';
+    env.COLORTERM ??= 'truecolor';
+    const args = opts.args ?? [];
+    const id = `pty-${randomBytes(5).toString('hex')}`;
+    const session = new PtySession(
+      {
+        id,
+        command: opts.command,
+        args,
+        cwd,
+        env,
+        cols: clampSize(opts.cols, DEFAULT_COLS),
+        rows: clampSize(opts.rows, DEFAULT_ROWS),
+        title: opts.title ?? [opts.command, ...args].join(' '),
+        origin: opts.origin,
+      },
+      {
+        spawn: this.spawn,
+        clock: this.clock,
+        limits: this.limits,
+        events: this.opts.events,
+        record: this.opts.record,
+        log: this.log,
+        onExit: (s) => this.onSessionExit(s),
+      },
+    );
+    this.sessions.set(id, session);
+    this.opts.events.changed({ id, change: 'started' });
+    return session;
+  }
+
+  private onSessionExit(s: PtySession): void {
+    this.finished.push(s.id);
+    while (this.finished.length > this.limits.maxFinished) this.sessions.delete(this.finished.shift()!);
+  }
+}
+
+function clampSize(n: number | undefined, fallback: number): number {
+  if (n === undefined || !Number.isFinite(n)) return fallback;
+  return Math.max(1, Math.min(1000, Math.trunc(n)));
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The program execvp would run, or null: node-pty reports a missing one only as output. */
+function resolveCommand(command: string, cwd: string, path: string): string | null {
+  if (command.includes('/')) {
+    const full = isAbsolute(command) ? command : join(cwd, command);
+    return isExecutable(full) ? full : null;
+  }
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const full = join(dir, command);
+    if (isExecutable(full)) return full;
+  }
+  return null;
+}

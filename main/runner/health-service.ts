@@ -1,0 +1,73 @@
+// What the Health view shows: per plugin, its breaker, its metrics and (for checkers) its
+// processes; and the operator's two levers, reset and restart.
+import type { PluginRegistry } from '../registry/plugin-registry.js';
+import type { BreakerBoard } from './breaker-board.js';
+import type { PluginMetrics, MetricsSnapshot } from './metrics.js';
+import type { BreakerSnapshot } from './circuit-breaker.js';
+import type { PluginStatus } from '../registry/plugin-registry.js';
+
+export interface HealthRow {
+  name: string;
+  kind: 'tool' | 'checker' | 'mcp' | null;
+  status: PluginStatus;
+  breaker: BreakerSnapshot;
+  metrics: MetricsSnapshot;
+  processes: { running: number; ready: number } | null;
+}
+
+/** The part of the checker pool the Health view needs. */
+export interface CheckerStatusSource {
+  status(): { name: string; processes: number; ready: number }[];
+  restart(name: string): Promise<void>;
+}
+
+export interface HealthDeps {
+  registry: PluginRegistry;
+  breakers: BreakerBoard;
+  metrics: PluginMetrics;
+  checkers: () => CheckerStatusSource | null;
+  clock: { now(): number };
+  sandbox: () => { kind: 'bwrap' | 'none'; detail: string };
+}
+
+export class HealthService {
+  constructor(private readonly deps: HealthDeps) {}
+
+  list(): { plugins: HealthRow[]; now: number; sandbox: { kind: 'bwrap' | 'none'; detail: string } } {
+    const checkerStatus = new Map((this.deps.checkers()?.status() ?? []).map((s) => [s.name, s]));
+    const plugins = this.deps.registry.list().map((e) => this.rowOf(e.name, checkerStatus));
+    return { plugins, now: this.deps.clock.now(), sandbox: this.deps.sandbox() };
+  }
+
+  row(name: string): HealthRow {
+    const checkerStatus = new Map((this.deps.checkers()?.status() ?? []).map((s) => [s.name, s]));
+    return this.rowOf(name, checkerStatus);
+  }
+
+  reset(name: string): HealthRow {
+    this.deps.registry.require(name);
+    this.deps.breakers.get(name).reset();
+    return this.row(name);
+  }
+
+  async restart(name: string): Promise<HealthRow> {
+    const e = this.deps.registry.require(name);
+    if (e.manifest?.kind === 'checker') await this.deps.checkers()?.restart(name);
+    this.deps.breakers.get(name).reset();
+    return this.row(name);
+  }
+
+  private rowOf(name: string, checkerStatus: Map<string, { processes: number; ready: number }>): HealthRow {
+    const e = this.deps.registry.require(name);
+    const kind = e.manifest?.kind ?? null;
+    const cs = checkerStatus.get(name);
+    return {
+      name,
+      kind,
+      status: e.status,
+      breaker: this.deps.breakers.snapshot(name),
+      metrics: this.deps.metrics.snapshot(name),
+      processes: kind === 'checker' ? { running: cs?.processes ?? 0, ready: cs?.ready ?? 0 } : null,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+// Which processes are still alive in a process group. `kill(-pgid, 0)` alone is not enough:
+// it succeeds for zombies, and an orphaned zombie stays until init reaps it (lazily, on some
+// hosts), so a group that is really empty would look alive. On Linux we read /proc and count
+// only members that are not zombies.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** One letter: R running, S sleeping, D disk wait, Z zombie, T stopped, … */
+  state: string;
+  comm: string;
+}
+
+/** Every process in /proc; empty off Linux. Processes that vanish while we read are skipped. */
+export function listProcesses(): ProcInfo[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: ProcInfo[] = [];
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const info = readStat(Number(name));
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+export function readStat(pid: number): ProcInfo | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // comm is in parentheses and may itself contain spaces or ")": split after the last ")".
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const comm = text.slice(text.indexOf('(') + 1, close);
+  const rest = text.slice(close + 2).split(' ');
+  return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]) };
+}
+
+const dead = (state: string) => state === 'Z' || state === 'X' || state === 'x';
+
+/** Live (non-zombie) members of a process group. Linux only; elsewhere returns null. */
+export function liveGroupMembers(pgid: number): number[] | null {
+  if (process.platform !== 'linux') return null;
+  return listProcesses()
+    .filter((p) => p.pgid === pgid && !dead(p.state))
+    .map((p) => p.pid);
+}
+
+/**
+ * True when no live process is left in the group. Cheap when the group is gone (one kill(2));
+ * reads /proc only when something (perhaps just a zombie) is still there.
+ */
+export function groupIsEmpty(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    // EPERM means a member exists that we may not signal: not empty.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  const live = liveGroupMembers(pgid);
+  return live !== null && live.length === 0;
+}
+
+/** Whether a pid is a live (non-zombie) process. */
+export function isAlive(pid: number): boolean {
+  if (process.platform === 'linux') {
+    const s = readStat(pid);
+    return s !== null && !dead(s.state);
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,338 @@
+// The OS sandbox for plugin processes: bubblewrap (bwrap) on Linux, plus resource limits.
+//
+// A sandboxed plugin sees a fresh root: system directories and the directories its interpreter
+// lives in read-only, its own folder read-only at its real path, the paths its manifest declares
+// (read-only or read-write), a private /tmp, its own /proc (a new PID namespace) and a minimal
+// /dev. Everything else — the operator's home, ~/.ssh, other plugins, the data folder — does
+// not exist inside. Without declared hosts it also gets its own network namespace (only a
+// loopback interface of its own). docs/sandbox.md lists what this cannot do.
+//
+// Process-group killing and the sandbox: the runner signals its child's process group. bwrap is
+// that child; the plugin and everything it starts stay in the same group (we do not pass
+// --new-session, which would setsid() the plugin out of it — and is not needed, because the
+// runner already starts bwrap in a new session with no controlling terminal, so there is no
+// terminal to inject keystrokes into). Whatever still escapes the group dies with the PID
+// namespace: --die-with-parent kills the namespace's init when bwrap dies, and the kernel kills
+// every process of a PID namespace whose init exits.
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { PluginManifest } from '../registry/types.js';
+import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
+import type { WrapFn, WrappedCommand } from './one-shot.js';
+
+export type SandboxDetection =
+  | { kind: 'bwrap'; version: string; path: string; features: { tmpfsSize: boolean; disableUserns: boolean } }
+  | { kind: 'none'; reason: string };
+
+/** What one plugin may touch inside the sandbox; built from its manifest by profileFromManifest. */
+export interface SandboxProfile {
+  /** The plugin folder: bound read-only at its own path; the working directory. */
+  pluginDir: string;
+  /** Absolute paths bound read-only when they exist. */
+  read: string[];
+  /** Absolute paths bound read-write when they exist. */
+  write: string[];
+  /** Hosts the manifest declares. Any host opens the whole network (bwrap cannot filter per host). */
+  hosts: string[];
+}
+
+export interface ContainOptions {
+  /** Limits; defaults from limitsFor(timeoutMs). */
+  limits?: Partial<ResourceLimits>;
+  /** The plugin's wall-clock timeout, for the default CPU limit (default 30 s). */
+  timeoutMs?: number;
+  /** Size of the private /tmp (default 256 MiB), where bwrap supports it. */
+  tmpSizeBytes?: number;
+  env?: NodeJS.ProcessEnv;
+  /** The home folder to hide and to expand "~" against (default os.homedir()). */
+  home?: string;
+}
+
+const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
+const DEFAULT_TMP_SIZE = 256 * 1024 ** 2;
+
+// --- detection ---------------------------------------------------------------------------
+
+let detected: SandboxDetection | undefined;
+
+/**
+ * Whether bubblewrap is installed and works here (cached; `refresh` re-runs it). Runs
+ * `bwrap --version` and then a trial sandbox with the namespaces and mounts the real one uses —
+ * bwrap is often installed where it cannot work (user namespaces disabled, containers without
+ * the privileges). GATEHOUSE_BWRAP picks the binary; GATEHOUSE_BWRAP=none turns the sandbox off.
+ */
+export function detectSandbox(opts: { refresh?: boolean; env?: NodeJS.ProcessEnv } = {}): SandboxDetection {
+  if (detected && !opts.refresh) return detected;
+  detected = probeBwrap(opts.env ?? process.env);
+  return detected;
+}
+
+function findBwrap(env: NodeJS.ProcessEnv): string | { missing: string } {
+  const chosen = env.GATEHOUSE_BWRAP;
+  if (chosen === 'none') return { missing: 'GATEHOUSE_BWRAP=none turns the sandbox off' };
+  if (chosen) return existsSync(chosen) ? chosen : { missing: `GATEHOUSE_BWRAP points at ${chosen}, which does not exist` };
+  const onPath = (env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)).map((d) => join(d, 'bwrap'));
+  const found = [...BWRAP_CANDIDATES, ...onPath].find((p) => existsSync(p));
+  return found ?? { missing: 'bubblewrap (bwrap) is not installed; install it (apt install bubblewrap, dnf install bubblewrap)' };
+}
+
+function probeBwrap(env: NodeJS.ProcessEnv): SandboxDetection {
+  if (process.platform !== 'linux') {
+    const os = process.platform === 'darwin' ? 'macOS' : process.platform === 'win32' ? 'Windows' : process.platform;
+    return { kind: 'none', reason: `Gatehouse has no sandbox for ${os} yet` };
+  }
+  const path = findBwrap(env);
+  if (typeof path !== 'string') return { kind: 'none', reason: path.missing };
+  const v = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 5000 });
+  if (v.status !== 0) return { kind: 'none', reason: `${path} --version failed: ${(v.stderr || v.error?.message || `exit ${v.status}`).trim()}` };
+  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(v.stdout)?.[1] ?? v.stdout.trim();
+  const trial = (extra: string[]) => spawnSync(path, [...baseArgs(true, extra), ...systemBinds(), '--', 'true'], { encoding: 'utf8', timeout: 5000, env: { PATH: '/usr/bin:/bin' } });
+  const t = trial([]);
+  if (t.status !== 0) {
+    const why = (t.stderr || t.error?.message || `exit ${t.status ?? t.signal}`).trim();
+    return { kind: 'none', reason: `bubblewrap ${version} is installed but cannot create a sandbox here (${why}); enable unprivileged user namespaces or run where bwrap works` };
+  }
+  const tmpfsSize = trial(['--size', '1048576', '--tmpfs', '/var/tmp']).status === 0;
+  const disableUserns = !runsAsRoot() && trial(['--disable-userns']).status === 0;
+  return { kind: 'bwrap', version, path, features: { tmpfsSize, disableUserns } };
+}
+
+const runsAsRoot = () => process.getuid?.() === 0;
+
+/** Namespaces and the fresh /tmp, /proc, /dev; the same for the trial and for real runs. */
+function baseArgs(unshareNet: boolean, extra: string[] = []): string[] {
+  return [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    ...(unshareNet ? ['--unshare-net'] : []),
+    // Not root: an explicit user namespace (setuid bwrap would not create one), which is also
+    // what makes RLIMIT_NPROC count only the sandbox's processes (see limits.ts).
+    ...(runsAsRoot() ? [] : ['--unshare-user']),
+    // As root bwrap keeps every capability unless told; a plugin with CAP_SYS_ADMIN could mount
+    // its way out. Must stay.
+    '--cap-drop',
+    'ALL',
+    ...extra,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+  ];
+}
+
+// --- the filesystem view -----------------------------------------------------------------
+
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
+/** Files in /etc that root could read and no plugin needs: shadowed by /dev/null. */
+const SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
+const SECRET_DIRS = ['/etc/sudoers.d', '/etc/ssl/private'];
+/** Top-level folders of a home that hold secrets or everything: never bound as a whole. */
+const HOME_NEVER_WHOLE = new Set(['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config', '.local', '.cache', '.password-store', '.netrc', '.gcloud']);
+const HOME_SECRETS = new Set(['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store', '.gcloud']);
+
+let systemBindsCache: string[] | undefined;
+
+/** Read-only system directories (symlinks recreated as symlinks, e.g. /bin → usr/bin on merged-/usr). */
+function systemBinds(): string[] {
+  if (systemBindsCache) return systemBindsCache;
+  const out: string[] = [];
+  for (const d of SYSTEM_DIRS) {
+    let st;
+    try {
+      st = lstatSync(d);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(d), d);
+    else if (st.isDirectory()) out.push('--ro-bind', d, d);
+  }
+  for (const f of SECRET_FILES) if (existsSync(f)) out.push('--ro-bind', '/dev/null', f);
+  for (const d of SECRET_DIRS) if (isDir(d)) out.push('--tmpfs', d, '--remount-ro', d);
+  try {
+    for (const name of readdirSync('/etc/ssh')) if (/^ssh_host_.*_key$/.test(name)) out.push('--ro-bind', '/dev/null', `/etc/ssh/${name}`);
+  } catch {
+    // No /etc/ssh.
+  }
+  systemBindsCache = out;
+  return out;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const under = (child: string, parent: string) => {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+};
+const inSystemDir = (p: string) => SYSTEM_DIRS.some((d) => under(p, d));
+
+/**
+ * Where interpreters live outside the system directories, read-only: Node's own prefix (the
+ * host runs plugins with the node it runs on, e.g. under ~/.nvm), and for each PATH entry under
+ * the home the top-level install folder (~/.pyenv for ~/.pyenv/shims, ~/.cargo for
+ * ~/.cargo/bin) — never the home itself, never a secrets folder, and only the PATH entry itself
+ * when its top-level folder is a catch-all like ~/.local.
+ */
+export function interpreterDirs(env: NodeJS.ProcessEnv, home: string, execPath = process.execPath): string[] {
+  const out = new Set<string>();
+  const add = (p: string) => {
+    if (!isAbsolute(p) || !isDir(p) || inSystemDir(p) || p === home || p === '/') return;
+    if (under(p, home)) {
+      const top = relative(home, p).split(sep)[0]!;
+      if (HOME_SECRETS.has(top)) return;
+      out.add(HOME_NEVER_WHOLE.has(top) ? p : join(home, top));
+      return;
+    }
+    // /tmp is the sandbox's private one; the rest are provided fresh.
+    if (under(p, '/tmp') || under(p, '/proc') || under(p, '/dev') || under(p, '/sys')) return;
+    out.add(p);
+  };
+  try {
+    add(dirname(dirname(realpathSync(execPath))));
+  } catch {
+    // execPath gone: nothing to add.
+  }
+  for (const entry of (env.PATH ?? '').split(delimiter)) if (entry) add(resolve(entry));
+  // A folder inside another one adds nothing.
+  const all = [...out].sort();
+  return all.filter((p) => !all.some((q) => q !== p && under(p, q)));
+}
+
+/** "~" and "~/x" against the home; relative paths against the plugin folder. */
+export function expandPath(p: string, pluginDir: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return resolve(pluginDir, p);
+}
+
+/** The sandbox profile a manifest asks for. */
+export function profileFromManifest(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string } = {}): SandboxProfile {
+  const home = opts.home ?? homedir();
+  return {
+    pluginDir: resolve(pluginDir),
+    read: manifest.permissions.read.map((p) => expandPath(p, pluginDir, home)),
+    write: manifest.permissions.write.map((p) => expandPath(p, pluginDir, home)),
+    hosts: [...manifest.permissions.hosts],
+  };
+}
+
+/** The bwrap arguments (without the binary and the command) for a profile. */
+export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDetection, { kind: 'bwrap' }>, opts: ContainOptions = {}): string[] {
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? homedir();
+  const tmpSize = opts.tmpSizeBytes ?? DEFAULT_TMP_SIZE;
+  const args = baseArgs(profile.hosts.length === 0, [
+    ...(detection.features.disableUserns ? ['--disable-userns'] : []),
+    // The private /tmp first: paths under /tmp bound below are mounted on top of it.
+    ...(detection.features.tmpfsSize ? ['--size', String(tmpSize)] : []),
+    '--tmpfs',
+    '/tmp',
+  ]);
+  args.push(...systemBinds());
+  for (const d of interpreterDirs(env, home)) args.push('--ro-bind', d, d);
+  if (profile.hosts.length > 0) {
+    // DNS: /etc/resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
+    try {
+      if (lstatSync('/etc/resolv.conf').isSymbolicLink()) {
+        const target = dirname(realpathSync('/etc/resolv.conf'));
+        if (!inSystemDir(target)) args.push('--ro-bind-try', target, target);
+      }
+    } catch {
+      // No resolv.conf: name resolution will fail inside, as it would outside.
+    }
+  }
+  args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
+  for (const p of profile.read) args.push('--ro-bind-try', p, p);
+  for (const p of profile.write) args.push('--bind-try', p, p);
+  args.push('--chdir', profile.pluginDir);
+  return args;
+}
+
+// --- putting it together -----------------------------------------------------------------
+
+export type ProcessLimitKind = 'cgroup' | 'rlimit' | 'none';
+
+/** How the process count of a call is limited, sandboxed or not (see limits.ts). */
+export function processLimitSupport(sandboxed: boolean): { kind: ProcessLimitKind; detail: string } {
+  const cg = detectPidsCgroup();
+  if (cg.available) return { kind: 'cgroup', detail: `a pids cgroup per call under ${cg.base}` };
+  if (sandboxed && nprocEnforced()) return { kind: 'rlimit', detail: "RLIMIT_NPROC in the sandbox's own user namespace" };
+  const why = nprocEnforced() ? 'RLIMIT_NPROC outside a user namespace would count every process of this account' : 'RLIMIT_NPROC is not enforced for root';
+  return { kind: 'none', detail: `no process limit: ${why}, and no pids cgroup is usable (${cg.reason}); a fork bomb is stopped only by the timeout` };
+}
+
+/**
+ * The wrap for runOneShot: limits, bwrap when `sandbox` is given (else unsandboxed), and the
+ * pids cgroup when one is usable. Launch chains:
+ *   with a cgroup:    sh (joins the cgroup, sets rlimits) → [bwrap …] → [prlimit --nproc] → command
+ *   without one:      [bwrap …] → prlimit (all rlimits) → command
+ * prlimit runs inside bwrap so RLIMIT_NPROC lands in the sandbox's user namespace.
+ */
+export function containWrap(sandbox: { detection: Extract<SandboxDetection, { kind: 'bwrap' }>; profile: SandboxProfile } | null, opts: ContainOptions = {}): WrapFn {
+  const limits = limitsFor(opts.timeoutMs ?? 30_000, opts.limits);
+  const sandboxed = sandbox !== null;
+  const withNproc = sandboxed && nprocEnforced();
+  const bwrap = sandbox ? [sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)] as const : null;
+  const inBwrap = (l: { command: string; args: string[] }) => (bwrap ? { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] } : l);
+  return (command, args): WrappedCommand => {
+    const cg = detectPidsCgroup();
+    let cgroup: PidsCgroup | null = null;
+    if (cg.available) {
+      // If creating it fails now (cgroup tree changed), run on without: rlimits still apply.
+      try {
+        cgroup = PidsCgroup.create(cg.base, limits.processes);
+      } catch {
+        cgroup = null;
+      }
+    }
+    let launch: { command: string; args: string[] };
+    if (cgroup) {
+      // One shell joins the cgroup and sets the rlimits (bwrap runs under them too, harmlessly).
+      // RLIMIT_NPROC, when wanted, must be set inside bwrap's user namespace: prlimit there.
+      const inner = inBwrap(withNproc ? rlimitWrap(limits, true, command, args) : { command, args });
+      launch = cgroup.joinWrap(inner.command, inner.args, ulimitScript(limits, false));
+    } else {
+      launch = inBwrap(rlimitWrap(limits, withNproc, command, args));
+    }
+    const c = cgroup;
+    return {
+      ...launch,
+      sandboxed,
+      ...(c
+        ? {
+            kill: () => c.killAll(),
+            finish: async () => {
+              const processLimitHit = c.limitHit();
+              await c.drain();
+              return { processLimitHit };
+            },
+          }
+        : {}),
+    };
+  };
+}
+
+/** The bwrap sandbox with limits for a profile; throws when bwrap is not available. */
+export function sandboxWrap(profile: SandboxProfile, opts: ContainOptions & { detection?: SandboxDetection } = {}): WrapFn {
+  const detection = opts.detection ?? detectSandbox();
+  if (detection.kind !== 'bwrap') throw new SandboxUnavailableError(`No sandbox: ${detection.reason}.`);
+  return containWrap({ detection, profile }, opts);
+}
+
+/** Limits only, no sandbox (the result reports sandboxed: false). */
+export function unsandboxedWrap(opts: ContainOptions = {}): WrapFn {
+  return containWrap(null, opts);
+}
+
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
+}

@@ -1,0 +1,121 @@
+// Runs a tool plugin for a caller: the registry's run-time check of the files, the plugin's
+// circuit breaker, its concurrency cap, the sandbox, the one-shot contract, then metrics and
+// audit events. Every execution (an agent's call or an operator's test run) goes through here.
+import { join } from 'node:path';
+import { RegistryError, type PluginRegistry } from '../registry/plugin-registry.js';
+import type { PluginManifest } from '../registry/types.js';
+import type { BreakerBoard } from './breaker-board.js';
+import type { PluginMetrics, Outcome } from './metrics.js';
+import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one-shot.js';
+import { OperationError } from '../host/operation-error.js';
+import type { SandboxPlan } from './sandbox-plan.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
+import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
+
+export interface ToolRunnerDeps {
+  registry: PluginRegistry;
+  breakers: BreakerBoard;
+  metrics: PluginMetrics;
+  /** How to confine this plugin; the host builds it from the sandbox detection and settings. */
+  sandboxFor(manifest: PluginManifest, dir: string): SandboxPlan;
+  record(type: string, actor: string, payload: Record<string, unknown>): void;
+  env?: NodeJS.ProcessEnv;
+  /** Calls of one plugin running at once; more wait their turn. */
+  maxConcurrent?: number;
+}
+
+export interface ToolCallOptions {
+  /** Who asked: "agent:…", "operator:…". */
+  actor: string;
+  /** Operator test runs may run a valid plugin that is not enabled (never exposed to agents). */
+  testRun?: boolean;
+}
+
+export type ToolCallResult = {
+  ok: boolean;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  failure: RunFailure | 'breaker_open' | 'queue_full' | null;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  durationMs: number;
+  sandboxed: boolean;
+};
+
+export class ToolRunner {
+  private readonly limiter: ConcurrencyLimiter;
+
+  constructor(private readonly deps: ToolRunnerDeps) {
+    this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
+  }
+
+  async call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
+    const { manifest, dir } = this.resolve(plugin, opts);
+    if (manifest.kind !== 'tool') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+    const spec = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
+    if (!spec) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
+
+    let release: () => void;
+    try {
+      release = await this.limiter.acquire(plugin);
+    } catch (err) {
+      if (!(err instanceof QueueFullError)) throw err;
+      // Too many calls waiting is the callers' doing, not the plugin's: no breaker count.
+      return { ok: false, output: null, error: err.message, failure: 'queue_full', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
+    }
+    let r: OneShotResult;
+    let plan: SandboxPlan;
+    let ticket: ReturnType<CircuitBreaker['acquire']>;
+    const breaker = this.deps.breakers.get(plugin);
+    try {
+      ticket = breaker.acquire();
+      if (!ticket.ok) {
+        this.deps.metrics.record(plugin, 'error', 0);
+        return { ok: false, output: null, error: `${plugin} is not being called: ${ticket.reason}`, failure: 'breaker_open', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
+      }
+      plan = this.deps.sandboxFor(manifest, dir);
+      this.deps.record('execution.started', opts.actor, { plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
+      r = await runOneShot({
+        plugin,
+        command: join(dir, spec.command),
+        args: spec.args,
+        cwd: dir,
+        input,
+        timeoutMs: manifest.timeoutSecs * 1000,
+        env: { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name },
+        wrap: plan.wrap,
+      });
+    } finally {
+      release();
+    }
+
+    const outcome: Outcome = r.ok ? 'success' : r.failure;
+    this.deps.metrics.record(plugin, outcome, r.durationMs);
+    if (r.ok) breaker.success(ticket.probe);
+    else breaker.failure(r.message, ticket.probe);
+    this.deps.record('execution.ended', opts.actor, {
+      plugin,
+      tool: spec.name,
+      ok: r.ok,
+      exitCode: r.exitCode,
+      durationMs: Math.round(r.durationMs),
+      outputBytes: Buffer.byteLength(r.stdout),
+      failure: r.ok ? null : r.failure,
+      error: r.ok ? null : r.message,
+      stderrTail: r.stderr,
+      testRun: opts.testRun ?? false,
+    });
+    return r.ok
+      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed }
+      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed };
+  }
+
+  private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; dir: string } {
+    if (!opts.testRun) return this.deps.registry.verifyForRun(plugin);
+    // A test run is the author's own action on a plugin they are writing: any valid version.
+    const e = this.deps.registry.require(plugin);
+    if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${plugin} is invalid; fix its problems before a test run.`);
+    return { manifest: e.manifest, dir: e.dir };
+  }
+}

@@ -1,0 +1,69 @@
+// What the Terminals view asks of the host: the list (on open, on every reconnect and on
+// terminals.changed), and the operator's actions. Failures land in the store as sentences.
+import { coalesce } from '../../lib/coalesce.ts';
+import { errorMessage } from '../../lib/error-message.ts';
+import { upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
+import type { GatehouseClient } from '../../transport/client.ts';
+
+const set = useTerminalsStore.setState;
+const get = useTerminalsStore.getState;
+
+/** Starts, exits and take-overs come in bursts: refetch at most this often. */
+export const TERMINALS_REFRESH_MS = 50;
+
+export async function loadTerminals(client: GatehouseClient): Promise<void> {
+  try {
+    const { sessions } = await client.call('terminals.list', {});
+    set({ sessions, loaded: true, listError: null });
+  } catch (err) {
+    set({ listError: errorMessage(err) });
+  }
+}
+
+/** Keeps the list current while the view is open; returns the function that stops it. */
+export function bindTerminals(client: GatehouseClient): () => void {
+  const refresh = coalesce(() => loadTerminals(client), TERMINALS_REFRESH_MS);
+  const offs = [
+    client.onEvent('terminals.changed', () => refresh.request()),
+    client.onStateChange((state, previous) => {
+      if (state === 'connected' && previous !== 'connected') void loadTerminals(client);
+    }),
+  ];
+  if (client.getState() === 'connected') void loadTerminals(client);
+  return () => {
+    refresh.cancel();
+    for (const off of offs) off();
+  };
+}
+
+async function act<T>(action: TerminalAction, run: () => Promise<T>): Promise<T | null> {
+  if (get().busy) return null;
+  set({ busy: action, actionError: null });
+  try {
+    return await run();
+  } catch (err) {
+    set({ actionError: errorMessage(err) });
+    return null;
+  } finally {
+    set({ busy: null });
+  }
+}
+
+/** "New shell": the operator's own shell on the host, opened in the pane. */
+export async function startShell(client: GatehouseClient, size: { cols: number; rows: number }): Promise<void> {
+  const session = await act('start', () => client.call('terminals.start', size));
+  if (!session) return;
+  upsertSession(session);
+  set({ selected: session.id });
+}
+
+export async function takeOver(client: GatehouseClient, id: string): Promise<boolean> {
+  const session = await act('take-over', () => client.call('terminals.takeOver', { id }));
+  if (session) upsertSession(session);
+  return session !== null;
+}
+
+export async function killTerminal(client: GatehouseClient, id: string): Promise<void> {
+  const session = await act('kill', () => client.call('terminals.kill', { id }));
+  if (session) upsertSession(session);
+}

@@ -1,0 +1,71 @@
+// The left column: running and finished PTY sessions, newest first.
+import { useShallow } from 'zustand/react/shallow';
+import { formatAgo, formatDateTime } from '../../lib/format.ts';
+import { exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
+
+export function TerminalList() {
+  const { sessions, loaded, listError, selected } = useTerminalsStore(
+    useShallow((s) => ({ sessions: s.sessions, loaded: s.loaded, listError: s.listError, selected: s.selected })),
+  );
+  const running = sessions.filter((s) => s.state === 'running').length;
+
+  return (
+    <section className="terminal-list-pane" aria-label="Terminal sessions">
+      <div className="terminal-list-head">
+        <span>Sessions</span>
+        <span className="muted">
+          {running} running · {sessions.length - running} finished
+        </span>
+      </div>
+      {listError ? (
+        <p className="inline-error terminal-list-note" role="alert">
+          Could not load the terminals: {listError}
+        </p>
+      ) : null}
+      {!loaded && !listError ? <p className="muted terminal-list-note">Terminals appear once the console is connected.</p> : null}
+      {loaded && sessions.length === 0 ? (
+        <p className="muted terminal-list-note">No terminal sessions. Tools that run in a PTY appear here; “New shell” opens one for you.</p>
+      ) : null}
+      <ul className="terminal-list" role="listbox" aria-label="Terminals">
+        {sessions.map((s) => (
+          <li
+            key={s.id}
+            role="option"
+            aria-selected={s.id === selected}
+            className="terminal-row"
+            data-testid="terminal-row"
+            data-id={s.id}
+            data-state={s.state}
+            tabIndex={0}
+            onClick={() => useTerminalsStore.setState({ selected: s.id, actionError: null })}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault();
+                useTerminalsStore.setState({ selected: s.id, actionError: null });
+              }
+            }}
+          >
+            <div className="terminal-row-main">
+              <span className="terminal-row-title" title={s.title}>
+                {s.title}
+              </span>
+              <span className="terminal-state" data-state={s.state} data-paused={s.paused ? 'true' : 'false'}>
+                {exitLabel(s)}
+              </span>
+            </div>
+            <div className="terminal-row-meta">
+              <span className="mono" title={[s.command, ...s.args].join(' ')}>
+                {s.tool === 'shell' ? 'shell' : s.tool}
+              </span>
+              <span title={s.actor}>{s.actor.replace(/^operator:/, '')}</span>
+              <time dateTime={new Date(s.startedAt).toISOString()} title={formatDateTime(s.startedAt)}>
+                {formatAgo(s.startedAt)}
+              </time>
+              {s.controller ? <span className="terminal-row-typing" title={`Taken over by ${s.controller.operator}`}>⌨ {s.controller.operator}</span> : null}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+// What is still running, read from /proc: the hostile-plugin tests check that a call leaves
+// nothing behind. Zombies do not count (they are dead; init reaps them when it gets to it).
+import { readdirSync, readFileSync } from 'node:fs';
+import { listProcesses } from '../../main/runner/proc-scan.js';
+
+const alive = (state: string) => state !== 'Z' && state !== 'X';
+
+/** Live members of a process group. */
+export function liveInGroup(pgid: number): number[] {
+  return listProcesses()
+    .filter((p) => p.pgid === pgid && alive(p.state))
+    .map((p) => p.pid);
+}
+
+/** Live processes whose command line is exactly `argv`. */
+export function liveWithArgv(argv: string[]): number[] {
+  const want = argv.join('\0');
+  const out: number[] = [];
+  for (const p of listProcesses()) {
+    if (!alive(p.state)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').replace(/\0$/, '');
+    } catch {
+      continue;
+    }
+    if (cmdline === want) out.push(p.pid);
+  }
+  return out;
+}
+
+/** Number of entries in a folder that look like gatehouse call cgroups of this process. */
+export function ourCgroups(base: string): string[] {
+  try {
+    return readdirSync(base).filter((n) => n.startsWith(`gatehouse-${process.pid}-`));
+  } catch {
+    return [];
+  }
+}
