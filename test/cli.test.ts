@@ -1,6 +1,6 @@
 // Usage mistakes exit 2 with a one-line message on stderr; help and version exit 0.
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { runCli, startCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
 /** The message lines (commander adds a hint line after the error; that is still one message). */
@@ -45,5 +45,23 @@ describe('gatehouse CLI usage errors', () => {
     const r = await runCli(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('gatehouse without a subcommand (npm start)', () => {
+  it('without an Electron binary, says so in one sentence and serves a working console at the printed URL', async () => {
+    const home = tempDir();
+    // GATEHOUSE_NO_ELECTRON makes the test mean the same on a machine that has the binary.
+    const cli = startCli([], { GATEHOUSE_HOME: home, GATEHOUSE_NO_ELECTRON: '1' });
+    const [, url, token] = await cli.waitForLine(/^Gatehouse console: (http:\/\/127\.0\.0\.1:\d+\/)#token=([A-Za-z0-9_-]+)$/);
+    const lines = cli.output().stdout.split('\n');
+    expect(lines[0]).toMatch(/^The Electron binary is not installed \(.+\), so Gatehouse is serving the console to your browser instead; open the URL below\.( \(Port \d+ is in use, so another port was picked\.\))?$/);
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    const session = await fetch(new URL('/api/session', url), { headers: { authorization: `Bearer ${token}` } });
+    expect(session.status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exited).code).toBe(0);
   });
 });

@@ -19,11 +19,24 @@
 // to every checker; each process parses its own copy, so no checker can see another's changes,
 // and the caller may reuse or change its params object as soon as evaluate() returns.
 //
+// Processes and time. Each checker has `processes` long-lived processes (default 1); a call goes
+// to an idle one, or waits in the checker's queue (bounded: past `maxQueue` it fails at once as
+// pool_full). A process has one request in flight at a time, as crust does, unless the checker
+// is given `pipeline` > 1. A process has `timeoutMs` (default 5 s) to answer a call once it has
+// it; a call waits at most that long again for a busy process, or, while a process is starting,
+// until its init is answered or times out (`initTimeoutMs`). So every evaluate() settles in
+// bounded time, whatever the checkers do. A process that crashes, hangs past its timeout or
+// writes a line that is not a response (or is over 1 MiB) has its process group killed and is
+// restarted with `init` replayed: at once if it had answered a call since it was last restarted
+// that way, otherwise when the next call needs it, so a crash loop costs one start per call (and
+// none once the breaker is open).
+//
 // Breakers. A crash, timeout, garbage or over-long line, malformed block and error answer count
 // against the checker's breaker; so does a failed `init` (once, not once per waiting call). A
 // full pool, and a call that expired while waiting for a busy process, do not: that is load, not
 // the checker's fault (a probe call counts whatever happens to it, so the half-open breaker
-// always gets its decision).
+// always gets its decision). An open breaker skips the checker: a breaker_open failure, which
+// blocks unless the checker is optional.
 import { CircuitBreaker, systemClock, type BreakerClock, type BreakerSnapshot } from '../runner/circuit-breaker.js';
 import type { Outcome, PluginMetrics } from '../runner/metrics.js';
 import { CheckerProcess, DEFAULT_CLOSE_GRACE_MS, type Answer, type DeathReport, type ProcessHooks } from './checker-process.js';
@@ -155,7 +168,6 @@ class EvalCall {
 /** A call waiting for, or being answered by, one checker. */
 interface Pending {
   call: EvalCall;
-  index: number;
   line: string;
   /** Until when it may wait for a busy process (a process that is starting has its own bound). */
   deadline: number;
@@ -234,7 +246,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
     }
     const ticket = this.breaker.acquire();
     if (!ticket.ok) return this.fail(call, 'breaker_open', `${name} was skipped: its circuit breaker is ${ticket.reason}`);
-    const p: Pending = { call, index: this.order, line, deadline: call.started + this.timeoutMs, probe: ticket.probe };
+    const p: Pending = { call, line, deadline: call.started + this.timeoutMs, probe: ticket.probe };
     if (idle !== null) {
       idle.send(p, line);
       return;
@@ -485,9 +497,15 @@ export class CheckerPool {
     await Promise.all(this.groups.map((g) => g.start()));
   }
 
+  /** Never rejects for anything a checker does; rejects only when `params` cannot be serialized (a host bug). */
   evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
     // Serialized once, now: the copy every checker gets, immune to later changes of `params`.
-    const line = evaluateLine(params);
+    let line: string;
+    try {
+      line = evaluateLine(params);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise((resolve) => {
       const call = new EvalCall(performance.now(), this.names, resolve);
       if (this.groups.length === 0) return call.settle(0, ALLOWED);

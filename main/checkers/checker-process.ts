@@ -240,12 +240,6 @@ export class CheckerProcess<T> {
     return this.closePromise;
   }
 
-  /** Kills the process group now (the pool is replacing this process). */
-  kill(reason: string): void {
-    this.closeRequested = true;
-    this.die('crash', reason);
-  }
-
   private sendClose(): void {
     this.state = 'closing';
     this.child!.stdin.write('{"method":"close"}\n');

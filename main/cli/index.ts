@@ -86,12 +86,15 @@ function program(): Command {
 async function startConsole(home: string): Promise<void> {
   const electron = findElectronBinary();
   if (!electron.found) {
-    await runServe({
-      home,
-      host: '127.0.0.1',
-      port: DEFAULT_PORT,
-      banner: `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`,
-    });
+    const banner = `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`;
+    try {
+      await runServe({ home, host: '127.0.0.1', port: DEFAULT_PORT, banner });
+    } catch (err) {
+      // The usual port is taken (another program, or another Gatehouse with its own home):
+      // any free port will do for a console opened from the printed URL.
+      if (!/is in use/.test((err as Error).message)) throw err;
+      await runServe({ home, host: '127.0.0.1', port: 0, banner: `${banner} (Port ${DEFAULT_PORT} is in use, so another port was picked.)` });
+    }
     return;
   }
   if (!existsSync(electronNativeBinding)) {

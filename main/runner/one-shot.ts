@@ -20,7 +20,9 @@
 //   spawn       — could not be started: missing or non-executable command, the sandbox failed to
 //                 set up, or the policy requires a sandbox and there is none.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants as fsConstants } from 'node:fs';
 import { constants } from 'node:os';
+import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
 import { groupIsEmpty } from './proc-scan.js';
@@ -137,6 +139,15 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const base = { queuedMs };
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
+  // Checked here rather than left to exec: behind a launcher (sh, prlimit, bwrap) a missing
+  // command would come back as that launcher's exit code instead of a clear spawn failure.
+  if (spec.command.includes('/')) {
+    try {
+      accessSync(resolve(spec.cwd, spec.command), fsConstants.X_OK);
+    } catch (err) {
+      return Promise.resolve(refuse(`${spec.plugin}: could not start ${spec.command}: ${(err as Error).message.replace(/, access '.*'$/, '')}`, false));
+    }
+  }
   let wrapped: WrappedCommand;
   try {
     wrapped = spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args };
