@@ -27,5 +27,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 4096,
+    // Monaco is big; rolldown's plugin-timing report on every build is noise, not news.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
 });

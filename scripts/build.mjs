@@ -22,7 +22,8 @@ const common = {
 
 const jobs = {
   cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: 'out/main/cli.js', format: 'esm' }),
-  electron: () => esbuild({ ...common, entryPoints: ['main/shells/electron/main.ts'], outfile: 'out/main/electron.cjs', format: 'cjs', external: ['electron'] }),
+  // import.meta does not exist in CommonJS; modules that use it fall back to __filename there.
+  electron: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/shells/electron/main.ts'], outfile: 'out/main/electron.cjs', format: 'cjs', external: ['electron'] }),
   // The sandboxed preload may only require('electron'): everything else is bundled in.
   preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: 'out/preload/index.cjs', format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
   bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.js', format: 'esm' }),

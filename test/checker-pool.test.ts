@@ -271,6 +271,15 @@ describe('lifecycle', () => {
     expect(r.leaked()).toEqual([]);
   });
 
+  it('runs the command through wrap (the sandbox), with exactly the environment given', async () => {
+    const spec = fixtureSpec('wrapped', 'env-echo.mjs', {
+      wrap: (command, args) => ({ command: '/usr/bin/env', args: ['GATEHOUSE_WRAPPED=yes', command, ...args] }),
+    });
+    const { pool: p } = pool([spec]);
+    await p.start();
+    expect(await p.evaluate(evaluateParams())).toMatchObject({ decision: 'block', result: { message: 'wrapped=yes home=unset' } });
+  });
+
   it('refuses two checkers with one name', () => {
     expect(() => recordingPool([allowSpec('twin'), allowSpec('twin')])).toThrow('checker twin is registered twice');
   });

@@ -122,6 +122,7 @@ describe('JavaScript and TypeScript (parsed, not pattern-matched)', () => {
   it('treats module names built from constants like literals', () => {
     expect(keys(scanFile('x.js', "const a = 'child_'; require(`${a}process`)"))).toEqual(['js.child-process@1']);
     expect(keys(scanFile('x.js', "require('node:' + 'vm')"))).toEqual(['js.vm@1']);
+    expect(keys(scanFile('x.js', "require(['./a', 'child_process'], (a, cp) => cp.exec('id'));\nrequire(['./b'], (b) => b());"))).toEqual(['js.child-process@1']);
     expect(keys(scanFile('x.js', "export * from 'node:child_process'"))).toEqual(['js.child-process@1']);
     expect(keys(scanFile('x.ts', "import cp = require('child_process');"))).toEqual(['js.child-process@1']);
     expect(keys(scanFile('x.js', "function load(module, require) { require('child_process').execSync('id'); }"))).toEqual(['js.child-process@1']);

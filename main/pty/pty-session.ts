@@ -259,7 +259,9 @@ export class PtySession {
     this.outputChars += text.length;
     // Counted as read, not as sent: the pause must come before the next read, not 5 ms later.
     this.flow.sent(text.length);
-    if (this.batchChars >= this.deps.limits.batchMaxChars) this.flushBatch();
+    // Paused, nothing more comes until the consoles catch up: waiting out the window would only
+    // delay the acknowledgments that resume it.
+    if (this.batchChars >= this.deps.limits.batchMaxChars || this.flow.isPaused) this.flushBatch();
     else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flushBatch(), this.deps.limits.batchMs);
   }
 

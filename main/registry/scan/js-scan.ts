@@ -427,6 +427,12 @@ class JsAnalysis {
     if (!isNew && this.isRequireFn(callee)) {
       const arg = args[0];
       if (!arg) return;
+      // AMD: require(['a', 'b'], callback) loads each listed module.
+      const list = this.unwrap(arg);
+      if (ts.isArrayLiteralExpression(list) && list.elements.every((el) => this.fold(el) !== undefined)) {
+        for (const el of list.elements) this.checkSpecifier(this.fold(el), call, 'requires');
+        return;
+      }
       const spec = this.fold(arg);
       if (spec === undefined) this.report('js.dynamic-import', call, `require(${this.snippet(arg, 40)}) loads a module whose name is computed at run time, which hides which module (for example child_process) it really loads.`);
       else this.checkSpecifier(spec, call, 'requires');
