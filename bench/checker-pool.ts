@@ -1,7 +1,7 @@
-// The checker pool against a raw NDJSON echo over pipes. All three cases talk to the same
-// trivial Node checker (it parses each request and answers null), so the difference between
-// the round trips is the pool: serializing the params, the breaker, the per-checker queue, the
-// timeout bookkeeping, parsing and reading the answer, the verdict, metrics.
+// The checker pool against a raw NDJSON echo over pipes. Every case talks to the same trivial
+// Node checker (it parses each request and answers null), so the difference between the round
+// trips is the pool: serializing the params, the breaker, the per-checker queue, the timeout
+// bookkeeping, reading and parsing the answer, the verdict, metrics.
 //
 // (a) raw NDJSON echo: one process, a fixed request line written, one line read back; median µs.
 //     The process is spawned as the pool spawns checkers, leading its own process group and
@@ -15,7 +15,7 @@
 //     (several requests written ahead per process); target ≥ 20,000 evaluations/s. The same
 //     without pipelining is reported alongside, without a target.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckerPool, type CheckerSpec } from '../main/checkers/checker-pool.js';
@@ -51,6 +51,7 @@ function checkerScript(): string {
   if (checkerPath) return checkerPath;
   const dir = join(tmpdir(), `gatehouse-bench-checker-${process.pid}`);
   mkdirSync(dir, { recursive: true });
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   checkerPath = join(dir, 'null-checker.mjs');
   writeFileSync(checkerPath, CHECKER_SOURCE);
   return checkerPath;

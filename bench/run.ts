@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { auditAppendCases } from './audit-append.js';
 import { registryCases } from './registry-discovery.js';
+import { checkerPoolCases } from './checker-pool.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -29,6 +30,7 @@ function count(name: string, v: string, min: number): number {
 const cases: BenchCase[] = [
   ...auditAppendCases({ events: count('events', values.events, 1) }),
   ...registryCases({ plugins: 200 }),
+  ...checkerPoolCases(),
 ];
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {

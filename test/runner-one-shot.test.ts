@@ -73,7 +73,8 @@ function failed(r: OneShotResult): Extract<OneShotResult, { ok: false }> {
 /** Nothing of the call is left: its process group is empty, and so are our cgroups. */
 function expectNothingLeft(r: OneShotResult): void {
   expect(r.pid, 'the call started a process').not.toBeNull();
-  expect(liveInGroup(r.pid!), `live processes left in group ${r.pid}`).toEqual([]);
+  const left = liveInGroup(r.pid!);
+  expect(left, `live processes left in group ${r.pid}: ${left.map((p) => { try { return readFileSync(`/proc/${p}/stat`, 'utf8'); } catch { return `${p} gone`; } }).join(' | ')}`).toEqual([]);
   if (cgroup.available) expect(ourCgroups(cgroup.base), 'call cgroups left behind').toEqual([]);
 }
 

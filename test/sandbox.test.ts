@@ -319,7 +319,7 @@ describe('sandbox plans from manifests', () => {
   it('binds interpreter install folders under the home, never the home or a secrets folder', () => {
     const home = tempDir();
     for (const d of ['.pyenv/shims', '.pyenv/bin', '.local/bin', '.ssh/bin', '.cargo/bin', 'bin']) mkdirSync(join(home, d), { recursive: true });
-    const PATH = [join(home, '.pyenv/shims'), join(home, '.pyenv/bin'), join(home, '.local/bin'), join(home, '.ssh/bin'), join(home, '.cargo/bin'), home, join(home, 'bin'), '/usr/bin', '/nonexistent/bin', 'relative/bin'].join(':');
+    const PATH = [join(home, '.pyenv/shims'), join(home, '.pyenv/bin'), join(home, '.local/bin'), join(home, '.ssh/bin'), join(home, '.cargo/bin'), home, join(home, 'bin'), '/usr/bin', '/nonexistent/bin', '.', '', 'relative/bin'].join(':');
     const dirs = interpreterDirs({ PATH }, home, '/usr/bin/node');
     expect(dirs).toEqual([join(home, '.cargo'), join(home, '.local/bin'), join(home, '.pyenv'), join(home, 'bin')]);
   });

@@ -188,6 +188,8 @@ class CheckerGroup implements ProcessHooks<Pending> {
   readonly maxQueue: number;
   readonly depth: number;
   closed = false;
+  /** Processes killed or exited that may not be gone yet: close() waits for them too. */
+  private readonly dying = new Set<CheckerProcess<Pending>>();
   private queue: (Pending | undefined)[] = [];
   private qHead = 0;
   private qTimer: NodeJS.Timeout | null = null;
@@ -399,6 +401,8 @@ class CheckerGroup implements ProcessHooks<Pending> {
         this.armQueueTimer();
       }
     }
+    this.dying.add(proc);
+    void proc.gone().then(() => this.dying.delete(proc));
     this.pool.emit({
       type: why.expected ? 'checker.exited' : 'checker.failed',
       checker: this.spec.name,
@@ -450,6 +454,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
     this.qTimer = null;
     this.failQueued('not_ready', `${this.spec.name} is shutting down`);
     await Promise.all(this.slots.map((s) => s.proc?.close(graceMs)));
+    await Promise.all([...this.dying].map((p) => p.gone()));
   }
 
   ready(): number {

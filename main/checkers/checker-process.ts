@@ -117,6 +117,7 @@ export class CheckerProcess<T> {
   private closeGraceMs = DEFAULT_CLOSE_GRACE_MS;
   private closeAcked = false;
   private closePromise: Promise<void> | null = null;
+  private gonePromise: Promise<void> | null = null;
   private exited = false;
   private readonly exitWaiters: (() => void)[] = [];
   private resolveInit!: (ok: boolean) => void;
@@ -236,8 +237,14 @@ export class CheckerProcess<T> {
     if (this.state === 'idle') this.sendClose();
     else if (this.state === 'starting') this.die('crash', 'was closed before answering init');
     // 'busy': onLine or the deadline moves on; 'dead': only the exit is left to wait for.
-    this.closePromise = this.waitExit().then(() => this.waitGroupGone());
+    this.closePromise = this.gone();
     return this.closePromise;
+  }
+
+  /** Resolves once the process has exited and its group has no live member left. */
+  gone(): Promise<void> {
+    this.gonePromise ??= this.waitExit().then(() => this.waitGroupGone());
+    return this.gonePromise;
   }
 
   private sendClose(): void {

@@ -30,10 +30,12 @@ function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, en
     encoding,
   });
   // On Linux the master side can read EIO while output is still buffered when the last holder
-  // of the slave side exits, and node-pty then drops that tail (microsoft/node-pty#726, #85).
-  // Holding the slave open ourselves means the master never sees EIO early: node-pty reports
-  // the exit (after its 200 ms grace) with everything read. O_NOCTTY: it must not become our
-  // controlling terminal; libuv opens with O_CLOEXEC, so no child inherits it.
+  // of the slave side exits with it, and node-pty then drops that tail (microsoft/node-pty#726,
+  // #85). Holding the slave open ourselves means the master never sees EIO in that race; the
+  // session lets go (release) once it has seen the leader gone, by which time what it wrote has
+  // reached the master side, and node-pty reports the exit as soon as that is read.
+  // O_NOCTTY: it must not become our controlling terminal; libuv opens with O_CLOEXEC, so no
+  // child inherits it.
   let slave: number | null = null;
   const ptsName = (pty as unknown as { ptsName?: unknown }).ptsName;
   if (process.platform === 'linux' && typeof ptsName === 'string') {
@@ -43,7 +45,7 @@ function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, en
       slave = null;
     }
   }
-  pty.onExit(() => {
+  const release = () => {
     if (slave === null) return;
     try {
       closeSync(slave);
@@ -51,6 +53,8 @@ function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, en
       // Already closed.
     }
     slave = null;
-  });
-  return pty as PtyProcess;
+  };
+  // node-pty gives up waiting 200 ms after the exit; by then nothing more will be read anyway.
+  pty.onExit(release);
+  return Object.assign(pty, { release }) as PtyProcess;
 }

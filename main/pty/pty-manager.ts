@@ -162,7 +162,19 @@ export class PtyManager {
     env.COLORTERM ??= 'truecolor';
     const args = opts.args ?? [];
     const id = `pty-${randomBytes(5).toString('hex')}`;
-    const session = new PtySession(
+    let session: PtySession;
+    try {
+      session = this.createSession(id, opts, cwd, env, args);
+    } catch (err) {
+      throw new PtyRefusal('spawn_failed', `Cannot start ${opts.command}: ${(err as Error).message}.`);
+    }
+    this.sessions.set(id, session);
+    this.opts.events.changed({ id, change: 'started' });
+    return session;
+  }
+
+  private createSession(id: string, opts: PtyStartOptions, cwd: string, env: Record<string, string>, args: string[]): PtySession {
+    return new PtySession(
       {
         id,
         command: opts.command,
@@ -184,9 +196,6 @@ export class PtyManager {
         onExit: (s) => this.onSessionExit(s),
       },
     );
-    this.sessions.set(id, session);
-    this.opts.events.changed({ id, change: 'started' });
-    return session;
   }
 
   private onSessionExit(s: PtySession): void {

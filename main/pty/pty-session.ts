@@ -44,7 +44,7 @@ export class PtyRefusal extends Error {
   }
 }
 
-/** While paused, how often to check whether the program is gone (see watchLeader). */
+/** How often to check whether the program is gone (see watchLeader). */
 const LEADER_POLL_MS = 20;
 
 const signalNames = new Map<number, string>(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
@@ -87,19 +87,14 @@ export class PtySession {
     this.flow = new FlowControl(
       limits.highWater,
       limits.lowWater,
-      () => {
-        this.pty.pause();
-        this.watchLeader();
-      },
-      () => {
-        this.stopLeaderWatch();
-        this.pty.resume();
-      },
+      () => this.pty.pause(),
+      () => this.pty.resume(),
     );
     this.startedAt = deps.clock.now();
     this.pty = deps.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, cols: spec.cols, rows: spec.rows });
     this.pty.onData((chunk) => this.onData(chunk));
     this.pty.onExit((e) => this.onExit(e));
+    this.watchLeader();
     deps.record({
       type: 'pty.started',
       actor: spec.origin.actor,
@@ -280,18 +275,27 @@ export class PtySession {
   }
 
   /**
-   * node-pty reports an exit only after reading the master side to its end (or 200 ms after
-   * the process died, when it gives up). While paused we are not reading, so that grace would
-   * drop what the program wrote last. So while paused, watch the leader: once it is gone, read
-   * the rest regardless of consoles (it is bounded by the kernel's PTY buffer).
+   * node-pty reports an exit only after reading the master side to its end, or 200 ms after the
+   * process died, when it gives up and drops the rest. Paused, we are not reading, so that grace
+   * would cost what the program wrote last; and the spawn may hold the PTY open (see
+   * node-pty-spawn.ts). So the session watches the leader: once it is gone, reading resumes
+   * regardless of consoles (what is left is bounded by the kernel's PTY buffer), and once a poll
+   * interval passes with nothing more to read, the PTY is let go and the exit follows.
    */
   private watchLeader(): void {
-    if (this.leaderTimer) return;
+    let gone = false;
+    let readAtLastPoll = -1;
     this.leaderTimer = setInterval(() => {
-      if (!isAlive(this.pty.pid)) {
-        this.stopLeaderWatch();
+      if (!gone) {
+        if (isAlive(this.pty.pid)) return;
+        gone = true;
         this.flow.drain();
+      } else if (this.outputChars === readAtLastPoll) {
+        this.stopLeaderWatch();
+        this.pty.release?.();
+        return;
       }
+      readAtLastPoll = this.outputChars;
     }, LEADER_POLL_MS);
     this.leaderTimer.unref();
   }

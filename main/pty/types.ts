@@ -13,6 +13,8 @@ export interface PtyProcess {
   /** Stops reading the master side: the kernel buffer fills and the program blocks on write. */
   pause(): void;
   resume(): void;
+  /** The leader is gone: let go of whatever keeps the PTY open, so the end of output is seen. */
+  release?(): void;
 }
 
 export interface PtySpawnOptions {

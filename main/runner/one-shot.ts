@@ -252,8 +252,11 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       settled = true;
       if (killTimer) clearTimeout(killTimer);
       if (drainTimer) clearTimeout(drainTimer);
+      // The containment first (a cgroup also holds processes that left the group), then the
+      // group itself. An empty cgroup is not enough: a PID namespace's init leaves the cgroup
+      // early in its exit and then waits for the namespace to empty, still in our group.
+      const report: ContainmentReport = (await wrapped.finish?.()) ?? { processLimitHit: false };
       if (pid !== null) await settleGroup(pid);
-      const report = (await wrapped.finish?.()) ?? { processLimitHit: false };
       stderrTail = (stderrTail + stderrDecoder.end()).slice(-STDERR_TAIL);
       const durationMs = performance.now() - started;
       const stdout = Buffer.concat(chunks).toString('utf8');

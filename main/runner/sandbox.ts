@@ -201,7 +201,8 @@ export function interpreterDirs(env: NodeJS.ProcessEnv, home: string, execPath =
   } catch {
     // execPath gone: nothing to add.
   }
-  for (const entry of (env.PATH ?? '').split(delimiter)) if (entry) add(resolve(entry));
+  // Only absolute entries: "" and "." mean the host's working directory, which must not be bound.
+  for (const entry of (env.PATH ?? '').split(delimiter)) if (isAbsolute(entry)) add(resolve(entry));
   // A folder inside another one adds nothing.
   const all = [...out].sort();
   return all.filter((p) => !all.some((q) => q !== p && under(p, q)));

@@ -1,6 +1,6 @@
 // The left column: running and finished PTY sessions, newest first.
 import { useShallow } from 'zustand/react/shallow';
-import { formatAgo, formatDateTime } from '../../lib/format.ts';
+import { formatDateTime } from '../../lib/format.ts';
 import { exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
 
 export function TerminalList() {
@@ -59,7 +59,7 @@ export function TerminalList() {
               </span>
               <span title={s.actor}>{s.actor.replace(/^operator:/, '')}</span>
               <time dateTime={new Date(s.startedAt).toISOString()} title={formatDateTime(s.startedAt)}>
-                {formatAgo(s.startedAt)}
+                {formatDateTime(s.startedAt).slice(11)}
               </time>
               {s.controller ? <span className="terminal-row-typing" title={`Taken over by ${s.controller.operator}`}>⌨ {s.controller.operator}</span> : null}
             </div>

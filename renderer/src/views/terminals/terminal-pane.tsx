@@ -32,7 +32,6 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
   const canType = useRef(false);
   const [state, setState] = useState<AttachState>({ kind: 'attaching' });
   const id = session.id;
-  canType.current = session.youControl && session.state === 'running';
 
   useEffect(() => {
     const el = host.current;
@@ -97,6 +96,7 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
   // Typing is enabled by the take-over; send our size then, since the controller's size wins.
   const typing = session.youControl && session.state === 'running';
   useEffect(() => {
+    canType.current = typing;
     const term = termRef.current;
     if (!term) return;
     term.options.disableStdin = !typing;
