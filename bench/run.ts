@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { auditAppendCases } from './audit-append.js';
 import { registryCases } from './registry-discovery.js';
 import { checkerPoolCases } from './checker-pool.js';
+import { oneShotCases } from './one-shot.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -30,6 +31,7 @@ function count(name: string, v: string, min: number): number {
 const cases: BenchCase[] = [
   ...auditAppendCases({ events: count('events', values.events, 1) }),
   ...registryCases({ plugins: 200 }),
+  ...oneShotCases(),
   ...checkerPoolCases(),
 ];
 

@@ -139,6 +139,12 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const base = { queuedMs };
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
+  let inputText: string;
+  try {
+    inputText = JSON.stringify(spec.input ?? {});
+  } catch (err) {
+    return Promise.resolve(refuse(`${spec.plugin} was not run: its input cannot be written as JSON (${(err as Error).message}).`, false));
+  }
   // Checked here rather than left to exec: behind a launcher (sh, prlimit, bwrap) a missing
   // command would come back as that launcher's exit code instead of a clear spawn failure.
   if (spec.command.includes('/')) {
@@ -227,12 +233,15 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       clearTimeout(timer);
       void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${err.message}` });
     });
-    child.stdin.end(JSON.stringify(spec.input ?? {}));
+    child.stdin.end(inputText);
 
     // The plugin's exit ends the call: whatever it left running in its group goes with it,
     // which also closes pipes a backgrounded child kept open, so 'close' follows promptly.
     child.on('exit', () => {
       exited = true;
+      // It finished (or was stopped): what follows is cleanup, not the plugin's time.
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
       killGroup('SIGKILL');
       wrapped.kill?.();
       // A process that escaped the group and the containment may hold our pipes open: stop

@@ -13,8 +13,11 @@ export interface ProcInfo {
   comm: string;
 }
 
-/** Every process in /proc; empty off Linux. Processes that vanish while we read are skipped. */
-export function listProcesses(): ProcInfo[] {
+/**
+ * Every process in /proc (only pids >= minPid when given); empty off Linux. Processes that
+ * vanish while we read are skipped.
+ */
+export function listProcesses(minPid = 0): ProcInfo[] {
   let names: string[];
   try {
     names = readdirSync('/proc');
@@ -25,10 +28,20 @@ export function listProcesses(): ProcInfo[] {
   for (const name of names) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
-    const info = readStat(Number(name));
+    const pid = Number(name);
+    if (pid < minPid) continue;
+    const info = readStat(pid);
     if (info) out.push(info);
   }
   return out;
+}
+
+function lastPid(): number | null {
+  try {
+    return Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 export function readStat(pid: number): ProcInfo | null {
@@ -48,10 +61,20 @@ export function readStat(pid: number): ProcInfo | null {
 
 const dead = (state: string) => state === 'Z' || state === 'X' || state === 'x';
 
-/** Live (non-zombie) members of a process group. Linux only; elsewhere returns null. */
+/**
+ * Live (non-zombie) members of a process group. Linux only; elsewhere returns null.
+ *
+ * Reading every /proc/PID/stat costs ~15 µs a process, so only pids from the group leader's
+ * up are read: every member was forked after the leader, so has a higher pid — unless pid
+ * numbers wrapped around since, which ns_last_pid below the leader's pid shows; then all are
+ * read. (Wrapping all the way past the leader's pid again within one call — tens of thousands
+ * of forks — would go unseen here; the pids cgroup and the PID namespace still catch those.)
+ */
 export function liveGroupMembers(pgid: number): number[] | null {
   if (process.platform !== 'linux') return null;
-  return listProcesses()
+  const last = lastPid();
+  const from = last !== null && last >= pgid ? pgid : 0;
+  return listProcesses(from)
     .filter((p) => p.pgid === pgid && !dead(p.state))
     .map((p) => p.pid);
 }

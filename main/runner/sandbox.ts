@@ -150,12 +150,16 @@ function systemBinds(): string[] {
     if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(d), d);
     else if (st.isDirectory()) out.push('--ro-bind', d, d);
   }
-  for (const f of SECRET_FILES) if (existsSync(f)) out.push('--ro-bind', '/dev/null', f);
-  for (const d of SECRET_DIRS) if (isDir(d)) out.push('--tmpfs', d, '--remount-ro', d);
-  try {
-    for (const name of readdirSync('/etc/ssh')) if (/^ssh_host_.*_key$/.test(name)) out.push('--ro-bind', '/dev/null', `/etc/ssh/${name}`);
-  } catch {
-    // No /etc/ssh.
+  // Only root could read these (they are root-only files); for anyone else the masks would
+  // cost a millisecond of mounts per call and protect nothing.
+  if (runsAsRoot()) {
+    for (const f of SECRET_FILES) if (existsSync(f)) out.push('--ro-bind', '/dev/null', f);
+    for (const d of SECRET_DIRS) if (isDir(d)) out.push('--tmpfs', d, '--remount-ro', d);
+    try {
+      for (const name of readdirSync('/etc/ssh')) if (/^ssh_host_.*_key$/.test(name)) out.push('--ro-bind', '/dev/null', `/etc/ssh/${name}`);
+    } catch {
+      // No /etc/ssh.
+    }
   }
   systemBindsCache = out;
   return out;

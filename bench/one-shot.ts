@@ -1,0 +1,86 @@
+// One-shot tool call overhead: runOneShot of a trivial shell plugin against a bare
+// child_process.spawn of the same script with the same stdin, measured in the same run.
+// The sandbox's cost is reported separately (limits only, and bwrap with limits).
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runOneShot, scrubEnv } from '../main/runner/one-shot.js';
+import { containWrap, detectSandbox, profileFromManifest } from '../main/runner/sandbox.js';
+import { median, type BenchCase } from './harness.js';
+
+const SCRIPT = '#!/bin/sh\ninput=$(cat)\nprintf \'{"received": %s}\\n\' "$input"\n';
+const INPUT = { message: 'hello', n: 42 };
+
+function bareSpawn(command: string, cwd: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`exit ${code}`));
+      JSON.parse(out);
+      resolve();
+    });
+    child.stdin.end(JSON.stringify(INPUT));
+  });
+}
+
+/** Each round: `calls` sequential calls, the round's value is their median in ms. */
+async function roundOf(calls: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+export function oneShotCases(opts: { calls?: number } = {}): BenchCase[] {
+  const calls = opts.calls ?? 30;
+  const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-oneshot-')), 'echo');
+  mkdirSync(dir);
+  const command = join(dir, 'run.sh');
+  writeFileSync(command, SCRIPT);
+  chmodSync(command, 0o755);
+  const env = scrubEnv(process.env, []);
+  const base = { plugin: 'echo', command, args: [], cwd: dir, input: INPUT, timeoutMs: 10_000, env };
+  const check = (r: { ok: boolean; message?: string }) => {
+    if (!r.ok) throw new Error(`one-shot bench call failed: ${r.message}`);
+  };
+  const cases: BenchCase[] = [
+    { name: 'bare spawn of a shell tool', unit: 'ms', better: 'lower', run: () => roundOf(calls, () => bareSpawn(command, dir, env)) },
+    {
+      name: 'one-shot call, no sandbox',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'bare spawn of a shell tool',
+      target: { ratio: 1.15 },
+      run: () => roundOf(calls, async () => check(await runOneShot(base))),
+    },
+    {
+      name: 'one-shot call, limits only',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'bare spawn of a shell tool',
+      run: () => roundOf(calls, async () => check(await runOneShot({ ...base, wrap: containWrap(null, { timeoutMs: 10_000 }) }))),
+    },
+  ];
+  const detection = detectSandbox();
+  if (detection.kind === 'bwrap') {
+    const profile = profileFromManifest({ permissions: { read: [], write: [], hosts: [], env: [] } }, dir);
+    const wrap = containWrap({ detection, profile }, { timeoutMs: 10_000 });
+    cases.push({
+      name: 'one-shot call, bwrap sandbox + limits',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'bare spawn of a shell tool',
+      run: () => roundOf(calls, async () => check(await runOneShot({ ...base, wrap }))),
+    });
+  } else {
+    console.log(`(no bwrap here: ${detection.reason}; the sandboxed one-shot case is not measured)`);
+  }
+  return cases;
+}
