@@ -8,6 +8,7 @@ import { auditAppendCases } from './audit-append.js';
 import { registryCases } from './registry-discovery.js';
 import { checkerPoolCases } from './checker-pool.js';
 import { oneShotCases } from './one-shot.js';
+import { ptyThroughputCases } from './pty-throughput.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -33,6 +34,7 @@ const cases: BenchCase[] = [
   ...registryCases({ plugins: 200 }),
   ...oneShotCases(),
   ...checkerPoolCases(),
+  ...ptyThroughputCases({ megabytes: 100 }),
 ];
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {
