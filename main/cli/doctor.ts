@@ -18,6 +18,7 @@ import { detectSandbox, processLimitSupport } from '../runner/sandbox.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
+import { processAlive } from '../host/host-lock.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -46,22 +47,13 @@ export interface DoctorOptions {
 
 const check = (id: string, status: CheckStatus, summary: string, fix: string | null = null): DoctorCheck => ({ id, status, summary, fix });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The running host of this data folder, if any: reachable (serve) or only locked (Electron). */
 function runningHost(home: string): { kind: 'serve'; pid: number } | { kind: 'other'; pid: number } | null {
   const info = readServeFile(homePaths(home).serveJson);
-  if (info && alive(info.pid)) return { kind: 'serve', pid: info.pid };
+  if (info && processAlive(info.pid)) return { kind: 'serve', pid: info.pid };
   try {
     const pid = Number(readFileSync(resolve(home, 'host.lock'), 'utf8').trim());
-    if (pid > 0 && alive(pid)) return { kind: 'other', pid };
+    if (pid > 0 && processAlive(pid)) return { kind: 'other', pid };
   } catch {
     // No lock: no host.
   }

@@ -5,6 +5,7 @@ import type { MethodName, RequestOf, ResponseOf, Envelope } from '../../shared/c
 import { createHost, operatorName, type HostOptions } from '../host/create-host.js';
 import { homePaths } from '../home.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
+import { processAlive } from '../host/host-lock.js';
 
 export interface HostCaller {
   readonly mode: 'remote' | 'local';
@@ -15,15 +16,6 @@ export interface HostCaller {
 /** The host refused or failed: its sentence is what the operator sees. */
 export class HostCallFailed extends Error {}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function unwrap<T>(env: Envelope<T>): T {
   if (!env.ok) throw new HostCallFailed(env.error.message);
   return env.result;
@@ -31,7 +23,7 @@ function unwrap<T>(env: Envelope<T>): T {
 
 export async function connectHost(home: string, local: Omit<HostOptions, 'home' | 'shell'> = {}): Promise<HostCaller> {
   const info = readServeFile(homePaths(home).serveJson);
-  if (info && alive(info.pid)) {
+  if (info && processAlive(info.pid)) {
     return {
       mode: 'remote',
       async call(method, params) {

@@ -16,7 +16,8 @@ export class HomeInUseError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, but is not ours to signal). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,7 +45,7 @@ export function acquireHostLock(home: string): HostLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new HomeInUseError(pid, home);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) throw new HomeInUseError(pid, home);
       // A lock left by a host that died (SIGKILL, power loss): take it over.
       rmSync(path, { force: true });
     }
