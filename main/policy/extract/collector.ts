@@ -1,0 +1,79 @@
+import { posix } from 'node:path';
+import { OPERATIONS, type Extraction, type Operation } from '../types.js';
+import { normalisePath, resolveSymlinks, type PathContext } from './paths.js';
+
+const BIT: Record<Operation, number> = { read: 1, write: 2, delete: 4, copy: 8, move: 16, execute: 32, network: 64 };
+
+/** Accumulates one call's findings; deduplicates and keeps first-seen order. */
+export class Collector {
+  private ops = 0;
+  readonly paths: string[] = [];
+  readonly hosts: string[] = [];
+  readonly reasons: string[] = [];
+  content = '';
+
+  constructor(readonly ctx: PathContext) {}
+
+  op(o: Operation): void {
+    this.ops |= BIT[o];
+  }
+
+  hasOp(o: Operation): boolean {
+    return (this.ops & BIT[o]) !== 0;
+  }
+
+  /** A path from a tool argument: `~` and `$HOME` expanded, relative to `cwd`. */
+  path(raw: string, cwd: string = this.ctx.cwd): void {
+    if (!raw) return;
+    this.addAbsolute(normalisePath(raw, cwd, this.ctx.home));
+  }
+
+  /** A path from a shell word: `~` only when the shell itself would expand it (unquoted, leading). */
+  shellPath(text: string, tilde: boolean, cwd: string): string | null {
+    if (!text) return null;
+    let abs: string;
+    if (tilde) abs = normalisePath(text, cwd, this.ctx.home);
+    else abs = posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
+    this.addAbsolute(abs);
+    return abs;
+  }
+
+  /**
+   * Both the lexical path and, when it differs, where symlinks lead: a deny rule on either must
+   * match (`/tmp/link/id_rsa` that is really `~/.ssh/id_rsa`, or a `.git/hooks` that links elsewhere).
+   */
+  private addAbsolute(abs: string): void {
+    if (!this.paths.includes(abs)) this.paths.push(abs);
+    if (this.ctx.resolveSymlinks) {
+      const real = resolveSymlinks(abs);
+      if (real !== abs && !this.paths.includes(real)) this.paths.push(real);
+    }
+  }
+
+  host(h: string | null): void {
+    if (h && !this.hosts.includes(h)) this.hosts.push(h);
+  }
+
+  evasive(reason: string): void {
+    if (!this.reasons.includes(reason)) this.reasons.push(reason);
+  }
+
+  addContent(text: string): void {
+    if (!text) return;
+    this.content = this.content ? this.content + '\n' + text : text;
+  }
+
+  result(command: string): Extraction {
+    const operations: Operation[] = [];
+    for (const o of OPERATIONS) if (this.ops & BIT[o]) operations.push(o);
+    return {
+      operations,
+      paths: this.paths,
+      hosts: this.hosts,
+      command,
+      content: this.content,
+      evasive: this.reasons.length > 0,
+      evasiveReasons: this.reasons,
+    };
+  }
+}

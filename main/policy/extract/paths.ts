@@ -1,0 +1,82 @@
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { posix } from 'node:path';
+
+/** How relative paths, `~` and `$HOME` are interpreted for one call. */
+export interface PathContext {
+  cwd: string;
+  home: string;
+  resolveSymlinks: boolean;
+}
+
+/**
+ * Expands a leading `~`, `~/`, `$HOME` or `${HOME}` (file-tool arguments get the same treatment as
+ * shell words so that `~/x` and `$HOME/x` can never disagree — a rule on one must catch the other).
+ */
+export function expandHome(p: string, home: string): string {
+  if (p.charCodeAt(0) === 126 /* ~ */) {
+    if (p.length === 1 || p.charCodeAt(1) === 47) return home + p.slice(1);
+    // `~user/…`: we cannot read the password database cheaply; root is the one that matters.
+    const slash = p.indexOf('/');
+    const user = slash < 0 ? p.slice(1) : p.slice(1, slash);
+    const rest = slash < 0 ? '' : p.slice(slash);
+    if (/^[a-z_][a-z0-9_.-]*$/i.test(user)) return (user === 'root' ? '/root' : `/home/${user}`) + rest;
+    return p;
+  }
+  if (p.charCodeAt(0) === 36 /* $ */) {
+    if (p.startsWith('$HOME') && (p.length === 5 || p.charCodeAt(5) === 47)) return home + p.slice(5);
+    if (p.startsWith('${HOME}')) return home + p.slice(7);
+  }
+  return p;
+}
+
+/**
+ * Absolute, lexically normalised path: relative to `cwd`, no `.`/`..` segments, no duplicate or
+ * trailing slashes. Pure string work; symlinks are resolved separately.
+ */
+export function normalisePath(p: string, cwd: string, home: string): string {
+  const expanded = expandHome(p, home);
+  // posix.resolve never consults process.cwd() here because the first argument is absolute.
+  const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
+  return posix.resolve(base, expanded);
+}
+
+/**
+ * Resolves symlinks in an absolute normalised path: realpath of the longest existing prefix, the
+ * rest appended. A dangling symlink is followed to where it points, because writing through it
+ * creates the target — without that, `ln -s /etc/cron.d/x /tmp/l; echo … > /tmp/l` would look like
+ * a write to /tmp.
+ */
+export function resolveSymlinks(p: string, depth = 0): string {
+  if (depth > 40) return p;
+  let prefix = p;
+  while (prefix !== '/' && !existsSync(prefix)) {
+    const i = prefix.lastIndexOf('/');
+    prefix = i <= 0 ? '/' : prefix.slice(0, i);
+  }
+  let cur: string;
+  try {
+    cur = realpathSync.native(prefix);
+  } catch {
+    return p;
+  }
+  if (prefix.length === p.length) return cur;
+  const rest = p.slice(prefix === '/' ? 1 : prefix.length + 1).split('/');
+  for (let i = 0; i < rest.length; i++) {
+    const name = rest[i] as string;
+    const candidate = cur === '/' ? '/' + name : cur + '/' + name;
+    const st = lstatSync(candidate, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = readlinkSync(candidate);
+      } catch {
+        target = name;
+      }
+      const joined = posix.resolve(cur, target, ...rest.slice(i + 1));
+      return resolveSymlinks(joined, depth + 1);
+    }
+    if (!st) return posix.join(cur, ...rest.slice(i));
+    cur = candidate;
+  }
+  return cur;
+}

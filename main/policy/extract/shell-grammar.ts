@@ -1,0 +1,441 @@
+// tree-sitter-bash through web-tree-sitter: the real grammar, so quoting, heredocs, substitutions
+// and compound statements are parsed the way bash parses them instead of by hand-written guesses.
+// Loading is async (WebAssembly); parsing after that is synchronous.
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
+
+let parser: Parser | null = null;
+let loading: Promise<void> | null = null;
+
+/**
+ * The wasm files ship inside the npm packages; they are located through Node's resolver so that the
+ * lookup works from the sources (vitest), from the esbuild bundle in out/main (packages stay
+ * external) and from the CommonJS Electron bundle, where import.meta.url is undefined.
+ */
+function resolver(): NodeJS.Require {
+  const url: unknown = import.meta.url;
+  if (typeof url === 'string') return createRequire(url);
+  if (typeof require === 'function') return require;
+  return createRequire(process.cwd() + '/');
+}
+
+export function loadGrammar(): Promise<void> {
+  if (parser) return Promise.resolve();
+  loading ??= (async () => {
+    const req = resolver();
+    const runtimeWasm = req.resolve('web-tree-sitter/web-tree-sitter.wasm');
+    await Parser.init({ locateFile: () => runtimeWasm });
+    const lang = await Language.load(req.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const p = new Parser();
+    p.setLanguage(lang);
+    parser = p;
+  })().catch((err: unknown) => {
+    loading = null;
+    throw err;
+  });
+  return loading;
+}
+
+export function grammarReady(): boolean {
+  return parser !== null;
+}
+
+/** Variables the converter can evaluate (HOME, PWD, the caller's env, earlier literal assignments). */
+export type VarLookup = (name: string) => string | undefined;
+
+export function parseWithGrammar(src: string): Script {
+  if (!parser) throw new Error('shell grammar not loaded: call initExtractor() first');
+  const tree = parser.parse(src);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  source = src;
+  try {
+    const script = statements(tree.rootNode);
+    script.error = tree.rootNode.hasError;
+    return script;
+  } finally {
+    tree.delete();
+  }
+}
+
+const STATEMENT_CONTAINERS = new Set([
+  'program', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause',
+  'else_clause', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement',
+  'case_item', 'function_definition', 'heredoc_body',
+]);
+
+function statements(node: Node): Script {
+  const out: Script = { pipelines: [], error: false };
+  collectInto(node, out);
+  return out;
+}
+
+/** Adds the statements directly or indirectly inside `node` to `out`, in source order. */
+function collectInto(node: Node, out: Script): void {
+  for (let i = 0; i < node.namedChildCount; i++) {
+    const c = node.namedChild(i);
+    if (c) statement(c, out);
+  }
+}
+
+function statement(n: Node, out: Script): void {
+  switch (n.type) {
+    case 'list':
+      collectInto(n, out);
+      return;
+    case 'pipeline': {
+      const stages: Stage[] = [];
+      for (let i = 0; i < n.namedChildCount; i++) {
+        const c = n.namedChild(i);
+        if (c) stages.push(...stageOf(c, out));
+      }
+      out.pipelines.push({ stages });
+      return;
+    }
+    case 'comment':
+    case 'heredoc_body':
+    case 'heredoc_start':
+    case 'heredoc_end':
+      return;
+    default: {
+      const stages = stageOf(n, out);
+      if (stages.length) out.pipelines.push({ stages });
+    }
+  }
+}
+
+/** One pipeline stage; a heredoc operator can swallow the rest of the line (`cat <<E | sh`). */
+function stageOf(n: Node, out: Script): Stage[] {
+  switch (n.type) {
+    case 'command':
+      return [command(n, [])];
+    case 'redirected_statement': {
+      const body = n.childForFieldName('body');
+      const redirects: Redirect[] = [];
+      const tail: Stage[] = [];
+      const after: Node[] = [];
+      for (let i = 0; i < n.namedChildCount; i++) {
+        const c = n.namedChild(i);
+        if (!c || (body && c.equals(body))) continue;
+        if (c.type.endsWith('_redirect')) redirects.push(...redirect(c, tail, after));
+      }
+      let head: Stage;
+      if (!body) head = { kind: 'cmd', assigns: [], words: [], redirects };
+      else if (body.type === 'command') head = command(body, redirects);
+      else head = { kind: 'group', body: statements(body), redirects };
+      const res = [head, ...tail];
+      for (const a of after) statement(a, out);
+      return res;
+    }
+    case 'negated_command':
+      return [{ kind: 'group', body: statements(n), redirects: [] }];
+    case 'test_command':
+    case 'declaration_command':
+    case 'unset_command':
+    case 'variable_assignment':
+    case 'variable_assignments':
+      return [special(n)];
+    default:
+      // Loop values, case subjects and stray words: only their substitutions run anything.
+      if (isWordNode(n)) {
+        const value = word(n);
+        return value.substs.length ? [{ kind: 'cmd', assigns: [{ name: '', value }], words: [], redirects: [] }] : [];
+      }
+      if (STATEMENT_CONTAINERS.has(n.type) || n.namedChildCount > 0) {
+        return [{ kind: 'group', body: statements(n), redirects: [] }];
+      }
+      return [];
+  }
+}
+
+function special(n: Node): SimpleCommand {
+  const cmd: SimpleCommand = { kind: 'cmd', assigns: [], words: [], redirects: [] };
+  if (n.type === 'variable_assignment') {
+    cmd.assigns.push(assignment(n));
+    return cmd;
+  }
+  if (n.type === 'test_command') {
+    // `[[ … ]]` runs nothing itself, but may hold substitutions.
+    const inner = statements(n);
+    return { kind: 'cmd', assigns: [], words: [{ ...wordText('[['), substs: [inner] }], redirects: [] };
+  }
+  // declaration_command / unset_command / variable_assignments: `export A=b`, `local x`, `a=1 b=2`.
+  const kw = n.child(0);
+  if (kw && !kw.isNamed) cmd.words.push(wordText(kw.text));
+  for (let i = 0; i < n.namedChildCount; i++) {
+    const c = n.namedChild(i);
+    if (!c) continue;
+    if (c.type === 'variable_assignment') cmd.assigns.push(assignment(c));
+    else if (isWordNode(c)) cmd.words.push(word(c));
+  }
+  if (n.type === 'variable_assignments') cmd.words = [];
+  return cmd;
+}
+
+function assignment(n: Node): { name: string; value: Word } {
+  const name = n.childForFieldName('name')?.text ?? '';
+  const v = n.childForFieldName('value');
+  return { name, value: v ? word(v) : wordText('') };
+}
+
+function command(n: Node, redirects: Redirect[]): SimpleCommand {
+  const cmd: SimpleCommand = { kind: 'cmd', assigns: [], words: [], redirects };
+  const tail: Stage[] = [];
+  let prevEnd = -1;
+  for (let i = 0; i < n.childCount; i++) {
+    const c = n.child(i);
+    // The grammar gives some escaped characters (`' '\$`) as anonymous argument nodes.
+    if (!c || (!c.isNamed && n.fieldNameForChild(i) !== 'argument')) continue;
+    if (c.type === 'variable_assignment') cmd.assigns.push(assignment(c));
+    else if (c.type === 'command_name') {
+      const w = c.namedChild(0);
+      if (w) cmd.words.push(word(w));
+      prevEnd = c.endIndex;
+    } else if (c.type.endsWith('_redirect')) {
+      cmd.redirects.push(...redirect(c, tail, []));
+      prevEnd = -1;
+    } else if (c.type !== 'comment') {
+      // tree-sitter-bash sometimes ends a word early — at an escaped blank (`'a'\ 'b'`) or before an
+      // escaped character (`' '\#`) — where bash keeps one word: nodes that touch are one word.
+      const gap = prevEnd >= 0 ? source.slice(prevEnd, c.startIndex) : ' ';
+      const prev = cmd.words[cmd.words.length - 1];
+      if (prev && (gap === '' || /^(\\[ \t])+$/.test(gap))) mergeInto(prev, gap.replace(/\\/g, ''), word(c, false));
+      else cmd.words.push(word(c));
+      prevEnd = c.endIndex;
+    }
+  }
+  return cmd;
+}
+
+function mergeInto(w: Word, blanks: string, next: Word): void {
+  w.text += blanks + next.text;
+  w.dynamic ||= next.dynamic;
+  w.vars ||= next.vars;
+  w.ifs ||= next.ifs;
+  w.indirect ||= next.indirect;
+  w.substs.push(...next.substs);
+}
+
+function redirect(n: Node, tail: Stage[], after: Node[]): Redirect[] {
+  if (n.type === 'heredoc_redirect') {
+    let start = '';
+    let body = '';
+    let literal = true;
+    // `cat <<E > file`: the grammar nests the redirections that follow the operator.
+    const extra: Redirect[] = [];
+    for (let i = 0; i < n.namedChildCount; i++) {
+      const c = n.namedChild(i);
+      if (!c) continue;
+      if (c.type === 'heredoc_start') start = c.text;
+      else if (c.type === 'heredoc_body') {
+        body = c.text;
+        if (c.namedChildCount > 0) literal = false;
+      } else if (c.type === 'pipeline') {
+        for (let j = 0; j < c.namedChildCount; j++) {
+          const s = c.namedChild(j);
+          if (s) tail.push(...stageOf(s, { pipelines: [], error: false }));
+        }
+      } else if (c.type.endsWith('_redirect')) extra.push(...redirect(c, tail, after));
+      else if (c.type !== 'heredoc_end' && c.type !== 'file_descriptor') after.push(c);
+    }
+    // A quoted delimiter makes the body literal; otherwise `$` and backticks in it are expanded.
+    if (/['"\\]/.test(start)) literal = true;
+    else if (/[`$]/.test(body)) literal = false;
+    const op = n.child(0)?.text ?? '<<';
+    return [{ op, target: null, body, bodyLiteral: literal }, ...extra];
+  }
+  if (n.type === 'herestring_redirect') {
+    const w = n.namedChild(n.namedChildCount - 1);
+    const target = w ? word(w) : null;
+    return [{ op: '<<<', target, body: target?.text ?? '', bodyLiteral: !target?.dynamic }];
+  }
+  let op = '>';
+  const targets: Word[] = [];
+  for (let i = 0; i < n.childCount; i++) {
+    const c = n.child(i);
+    if (!c) continue;
+    if (!c.isNamed) op = c.text;
+    else if (n.fieldNameForChild(i) === 'destination') targets.push(word(c));
+  }
+  if (!targets.length) return [{ op, target: null }];
+  return targets.map((target) => ({ op, target }));
+}
+
+function isWordNode(n: Node): boolean {
+  return WORD_TYPES.has(n.type);
+}
+const WORD_TYPES = new Set([
+  'word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation',
+  'simple_expansion', 'expansion', 'command_substitution', 'process_substitution',
+  'arithmetic_expansion', 'number', 'brace_expression',
+]);
+
+export function wordText(text: string): Word {
+  return { text, dynamic: false, vars: false, tilde: false, ifs: false, indirect: false, substs: [] };
+}
+
+/** Source text of the script being converted (for the escaped-blank workaround below). */
+let source = '';
+
+function word(n: Node, restoreLead = true): Word {
+  const w = wordText('');
+  if (!restoreLead) {
+    appendWord(n, w, false, false);
+    return w;
+  }
+  // tree-sitter-bash drops escaped blanks at the start of a word (`\ a` is one word " a" to bash,
+  // "a" to the grammar); put them back so that a path like `\ /x` is judged as bash sees it.
+  let i = n.startIndex;
+  let lead = '';
+  while (i >= 2 && (source[i - 1] === ' ' || source[i - 1] === '\t')) {
+    // The blank is escaped when an odd number of backslashes precede it.
+    let k = i - 2;
+    while (k >= 0 && source[k] === '\\') k--;
+    if ((i - 2 - k) % 2 === 0) break;
+    lead = (source[i - 1] as string) + lead;
+    i -= 2;
+  }
+  if (lead) w.text = lead;
+  appendWord(n, w, false, !lead);
+  return w;
+}
+
+/** Evaluates `n` onto `w`. `quoted`: inside double quotes. `first`: at the very start of the word. */
+function appendWord(n: Node, w: Word, quoted: boolean, first: boolean): void {
+  switch (n.type) {
+    case 'word': {
+      const t = n.text;
+      if (first && !quoted && t.charCodeAt(0) === 126) w.tilde = true;
+      w.text += unescapeBare(t);
+      return;
+    }
+    case 'raw_string':
+      w.text += n.text.slice(1, -1);
+      return;
+    case 'ansi_c_string':
+      w.text += decodeAnsiC(n.text.slice(2, -1));
+      return;
+    case 'string':
+    case 'translated_string': {
+      const src = n.text;
+      const base = n.startIndex;
+      let pos = src.indexOf('"') + 1;
+      const end = src.length - 1;
+      for (let i = 0; i < n.namedChildCount; i++) {
+        const c = n.namedChild(i);
+        if (!c) continue;
+        const cs = c.startIndex - base;
+        if (cs > pos) w.text += unescapeDouble(src.slice(pos, cs));
+        if (c.type === 'string_content') w.text += unescapeDouble(c.text);
+        else appendWord(c, w, true, false);
+        pos = c.endIndex - base;
+      }
+      if (end > pos) w.text += unescapeDouble(src.slice(pos, end));
+      return;
+    }
+    case 'concatenation':
+      for (let i = 0; i < n.namedChildCount; i++) {
+        const c = n.namedChild(i);
+        if (c) appendWord(c, w, quoted, first && i === 0);
+      }
+      return;
+    case 'simple_expansion': {
+      const name = n.text.slice(1);
+      appendVar(name, n.text, w, quoted);
+      return;
+    }
+    case 'expansion': {
+      const t = n.text;
+      const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])\}$/.exec(t);
+      if (m && m[1]) appendVar(m[1], t, w, quoted);
+      else {
+        if (t.startsWith('${!')) w.indirect = true;
+        if (/^\$\{IFS\b/.test(t) && !quoted) w.ifs = true;
+        w.dynamic = true;
+        w.text += t;
+        collectSubsts(n, w);
+      }
+      return;
+    }
+    case 'command_substitution':
+    case 'process_substitution':
+      w.dynamic = true;
+      w.text += n.text;
+      w.substs.push(statements(n));
+      return;
+    case 'arithmetic_expansion':
+      w.dynamic = true;
+      w.text += n.text;
+      collectSubsts(n, w);
+      return;
+    default:
+      if (!n.isNamed) {
+        w.text += unescapeBare(n.text);
+        return;
+      }
+      w.text += n.text;
+      collectSubsts(n, w);
+  }
+}
+
+function collectSubsts(n: Node, w: Word): void {
+  for (let i = 0; i < n.namedChildCount; i++) {
+    const c = n.namedChild(i);
+    if (!c) continue;
+    if (c.type === 'command_substitution' || c.type === 'process_substitution') {
+      w.dynamic = true;
+      w.substs.push(statements(c));
+    } else collectSubsts(c, w);
+  }
+}
+
+/**
+ * A variable reference is kept as NUL-name-NUL (bash strings cannot hold NUL, so the marker cannot be
+ * forged by quoting) and evaluated by the analyser, which knows HOME, PWD, the caller's env and
+ * earlier assignments in the same script.
+ */
+function appendVar(name: string, _src: string, w: Word, quoted: boolean): void {
+  if (name === 'IFS' && !quoted) w.ifs = true;
+  w.vars = true;
+  w.text += VAR_MARK + name + VAR_MARK;
+}
+
+
+export function unescapeBare(t: string): string {
+  if (t.indexOf('\\') < 0) return t;
+  let out = '';
+  for (let i = 0; i < t.length; i++) {
+    const ch = t[i] as string;
+    if (ch === '\\' && i + 1 < t.length) {
+      i++;
+      if (t[i] !== '\n') out += t[i];
+    } else out += ch;
+  }
+  return out;
+}
+
+export function unescapeDouble(t: string): string {
+  if (t.indexOf('\\') < 0) return t;
+  let out = '';
+  for (let i = 0; i < t.length; i++) {
+    const ch = t[i] as string;
+    const nx = t[i + 1];
+    if (ch === '\\' && nx !== undefined && '$`"\\\n'.includes(nx)) {
+      i++;
+      if (nx !== '\n') out += nx;
+    } else out += ch;
+  }
+  return out;
+}
+
+function decodeAnsiC(t: string): string {
+  return t.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_m, e: string) => {
+    const k = e[0];
+    if (k === 'x' || k === 'u' || k === 'U') return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (k !== undefined && k >= '0' && k <= '7') return String.fromCharCode(parseInt(e, 8) & 0xff);
+    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+    if (k === 'c') return String.fromCharCode((e.charCodeAt(1) || 64) & 31);
+    return simple[e] ?? e;
+  });
+}
+

@@ -1,0 +1,61 @@
+// The small intermediate form every shell front end (the tree-sitter grammar, the fast lexer for
+// plain commands) produces, so that one analyser judges them all.
+
+/** One shell word after quote removal, as far as static analysis can evaluate it. */
+export interface Word {
+  /** Literal value; parts that could not be evaluated keep their source text (`$((…))`). */
+  text: string;
+  /** Contains an expansion the converter cannot evaluate (arithmetic, `${x:-y}`, a substitution). */
+  dynamic: boolean;
+  /** Contains variable references, written as VAR_MARK name VAR_MARK in `text`. */
+  vars: boolean;
+  /** Starts with an unquoted `~`, which the shell expands to the home directory. */
+  tilde: boolean;
+  /** Contains unquoted `$IFS`/`${IFS}`: the shell splits it into several words. */
+  ifs: boolean;
+  /** Contains `${!name}` variable indirection. */
+  indirect: boolean;
+  /** Command and process substitutions inside the word, analysed as scripts of their own. */
+  substs: Script[];
+}
+
+export interface Redirect {
+  /** `>`, `>>`, `<`, `&>`, `&>>`, `>|`, `<>`, `>&`, `<&`, `<<`, `<<-`, `<<<`. */
+  op: string;
+  target: Word | null;
+  /** Body of a here-document or here-string (literal when `bodyLiteral`). */
+  body?: string;
+  bodyLiteral?: boolean;
+}
+
+export interface SimpleCommand {
+  kind: 'cmd';
+  assigns: Array<{ name: string; value: Word }>;
+  words: Word[];
+  redirects: Redirect[];
+}
+
+/** A compound statement (subshell, `{ …; }`, if/for/while/case, function body) with its redirects. */
+export interface Group {
+  kind: 'group';
+  body: Script;
+  redirects: Redirect[];
+}
+
+export type Stage = SimpleCommand | Group;
+export interface Pipeline {
+  stages: Stage[];
+}
+/** Statements in source order; `;`, `&&`, `||`, `&` and newlines all separate pipelines. */
+export interface Script {
+  pipelines: Pipeline[];
+  /** The grammar reported a syntax error somewhere in this script. */
+  error: boolean;
+}
+
+export function literalWord(text: string): Word {
+  return { text, dynamic: false, vars: false, tilde: text.charCodeAt(0) === 126, ifs: false, indirect: false, substs: [] };
+}
+
+/** Brackets a variable name in Word.text. Bash strings cannot contain NUL, so quoting cannot forge it. */
+export const VAR_MARK = '\u0000';

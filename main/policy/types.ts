@@ -1,0 +1,67 @@
+// The vocabulary of the policy engine: what a tool call would do (extracted from its
+// arguments), the rules that judge it, and the decision with who decided it.
+
+export const OPERATIONS = ['read', 'write', 'delete', 'copy', 'move', 'execute', 'network'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** One tool call as the gateway hands it over. */
+export interface ToolCall {
+  id: string;
+  agent: string;
+  session: string;
+  tool: string;
+  arguments: Record<string, unknown> | null;
+  /** Working directory the call's relative paths are relative to. */
+  cwd: string;
+  source: 'mcp' | 'hook' | 'api' | 'console';
+  receivedAt: number;
+}
+
+/** What a call would touch, as static analysis sees it. */
+export interface Extraction {
+  operations: Operation[];
+  /** Absolute, normalised, `~`/`$HOME` expanded, symlinks resolved where they exist. */
+  paths: string[];
+  /** Host names or IP literals (lower-case, no port), from URLs and network commands. */
+  hosts: string[];
+  /** The shell command, when the call runs one ("" otherwise). */
+  command: string;
+  /** Text content the call would write (for checkers' `content`), "" when none. */
+  content: string;
+  /** Static analysis cannot see through something in the command. */
+  evasive: boolean;
+  /** Why it is evasive, one short phrase each ("command substitution builds the command"). */
+  evasiveReasons: string[];
+}
+
+export type Decision = 'allow' | 'deny' | 'ask';
+export type RuleDecision = Decision | 'log';
+export type Severity = 'critical' | 'high' | 'warning' | 'info';
+
+export interface Rule {
+  name: string;
+  description: string;
+  source: 'builtin' | 'user' | 'cli';
+  /** Where it was defined (file and line) — shown as the decider. */
+  origin: string;
+  actions: Operation[];
+  block_paths: string[];
+  block_except: string[];
+  block_hosts: string[];
+  severity: Severity;
+  /** Lower wins. */
+  priority: number;
+  message: string;
+  decision: RuleDecision;
+  locked: boolean;
+  enabled: boolean;
+}
+
+/** Who decided a call, for the inbox, the agent's answer and the audit log. */
+export type Decider =
+  | { kind: 'rule'; rule: string; origin: string }
+  | { kind: 'checker'; checker: string; rule: string }
+  | { kind: 'autonomy'; level: string }
+  | { kind: 'grant'; grant: string }
+  | { kind: 'operator'; operator: string }
+  | { kind: 'error'; message: string };
