@@ -1,0 +1,159 @@
+// The built-in rules: locked, always loaded before user rules, and never replaceable by them.
+// Security-sensitive: removing a glob or an action here opens that path to every agent, whatever
+// the operator's policy says; user rules cannot put it back as a locked rule.
+import { OPERATIONS, type Operation, type Rule, type RuleDecision, type Severity } from '../types.js';
+import { BLOCKED_CIDRS, BLOCKED_HOST_NAMES } from '../network.js';
+import { compileRule, type CompiledRule, type SpecialMatch } from './compile.js';
+import type { PathContext } from './paths.js';
+
+export interface BuiltinContext extends PathContext {
+  /** GATEHOUSE_HOME: tokens, policy, audit database, trust. No agent may read or write it. */
+  gatehouseHome: string;
+}
+
+/** Names of built-in rules start with this; user rules may not. */
+export const BUILTIN_PREFIX = 'builtin.';
+
+const FILE_OPS: Operation[] = ['read', 'write', 'delete', 'copy', 'move'];
+const MODIFY_OPS: Operation[] = ['write', 'delete', 'copy', 'move'];
+
+interface Def {
+  name: string;
+  description: string;
+  actions: Operation[];
+  block_paths?: string[];
+  block_except?: string[];
+  block_hosts?: string[];
+  severity?: Severity;
+  decision?: RuleDecision;
+  message: string;
+  special?: SpecialMatch;
+}
+
+function defs(ctx: BuiltinContext): Def[] {
+  // Escaped: the home is a literal path, not a glob.
+  const gh = (ctx.gatehouseHome.replace(/\/+$/, '') || '/').replace(/[*?[\](){}!+@|\\]/g, '\\$&');
+  return [
+    // First: when `rm -rf /` also reaches credentials, this is the rule the operator should read.
+    {
+      name: 'builtin.delete-root-or-home',
+      description: 'Deleting or moving / or the home directory (and what contains them)',
+      actions: ['delete', 'move'],
+      block_paths: ['/', '~'],
+      severity: 'critical',
+      message: 'Agents may not delete or move / or the home directory.',
+    },
+    {
+      name: 'builtin.credentials.ssh',
+      description: 'SSH keys and configuration',
+      actions: FILE_OPS,
+      block_paths: ['~/.ssh/**'],
+      message: 'Agents may not touch SSH keys or SSH configuration.',
+    },
+    {
+      name: 'builtin.credentials.gnupg',
+      description: 'GnuPG keys',
+      actions: FILE_OPS,
+      block_paths: ['~/.gnupg/**'],
+      message: 'Agents may not touch GnuPG keys.',
+    },
+    {
+      name: 'builtin.credentials.cloud',
+      description: 'Cloud and container credentials',
+      actions: FILE_OPS,
+      block_paths: ['~/.aws/**', '~/.config/gcloud/**', '~/.azure/**', '~/.kube/config', '~/.docker/config.json'],
+      message: 'Agents may not touch cloud or container credentials.',
+    },
+    {
+      name: 'builtin.credentials.env-files',
+      description: '.env files (secrets for local development)',
+      actions: FILE_OPS,
+      block_paths: ['**/.env', '**/.env.*'],
+      // Templates committed to repositories hold no secrets; agents routinely read them.
+      block_except: ['**/.env.example', '**/.env.sample', '**/.env.template'],
+      message: 'Agents may not touch .env files; they hold secrets.',
+    },
+    {
+      name: 'builtin.credentials.stores',
+      description: 'Keyrings, password stores and credential files',
+      actions: FILE_OPS,
+      block_paths: ['~/.local/share/keyrings/**', '~/.password-store/**', '~/Library/Keychains/**', '~/.netrc', '~/.git-credentials', '~/.pgpass'],
+      message: 'Agents may not touch keyrings, password stores or credential files.',
+    },
+    {
+      name: 'builtin.system.write',
+      description: 'Writes and deletes in system directories',
+      actions: MODIFY_OPS,
+      block_paths: ['/etc/**', '/boot/**', '/sys/**', '/proc/**'],
+      message: 'Agents may not change /etc, /boot, /sys or /proc.',
+    },
+    {
+      name: 'builtin.shell-startup',
+      description: 'Shell start-up files (run on every new shell)',
+      actions: MODIFY_OPS,
+      block_paths: ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.bash_logout', '~/.profile', '~/.zshrc', '~/.zshenv', '~/.zprofile', '~/.zlogin', '~/.zlogout', '~/.config/fish/**', '~/.inputrc'],
+      message: 'Agents may not change shell start-up files.',
+    },
+    {
+      name: 'builtin.git-hooks',
+      description: 'Git hooks (run on every commit, checkout, push)',
+      actions: MODIFY_OPS,
+      block_paths: ['**/.git/hooks/**'],
+      message: 'Agents may not change Git hooks.',
+    },
+    {
+      name: 'builtin.gatehouse-home',
+      description: "Gatehouse's own home: tokens, policy, audit database, trust",
+      actions: [...FILE_OPS, 'execute'],
+      block_paths: [gh, `${gh}/**`],
+      severity: 'critical',
+      message: "Agents may not read or change Gatehouse's own files.",
+    },
+    {
+      name: 'builtin.network.private',
+      description: 'Private, loopback, link-local, cloud-metadata and unspecified addresses, after DNS resolution',
+      actions: ['network'],
+      block_hosts: [...BLOCKED_CIDRS, ...BLOCKED_HOST_NAMES],
+      special: 'ssrf',
+      message: 'Agents may not reach private, loopback, link-local or cloud-metadata addresses.',
+    },
+    {
+      name: 'builtin.evasive-command',
+      description: 'Commands static analysis cannot see through (eval, computed commands, decoded payloads)',
+      actions: [...OPERATIONS],
+      decision: 'ask',
+      severity: 'warning',
+      special: 'evasive',
+      message: 'Gatehouse cannot tell what this command does; an operator must look at it.',
+    },
+  ];
+}
+
+/** The built-in rules as plain rules (for display and snapshots). */
+export function builtinRules(ctx: BuiltinContext): Rule[] {
+  return defs(ctx).map((d) => toRule(d));
+}
+
+/** The built-in rules, compiled. */
+export function compileBuiltinRules(ctx: BuiltinContext): CompiledRule[] {
+  return defs(ctx).map((d) => compileRule(toRule(d), ctx, d.special ?? null));
+}
+
+function toRule(d: Def): Rule {
+  return {
+    name: d.name,
+    description: d.description,
+    source: 'builtin',
+    origin: 'builtin',
+    actions: d.actions,
+    block_paths: d.block_paths ?? [],
+    block_except: d.block_except ?? [],
+    block_hosts: d.block_hosts ?? [],
+    severity: d.severity ?? 'critical',
+    priority: 0,
+    message: d.message,
+    decision: d.decision ?? 'deny',
+    locked: true,
+    enabled: true,
+  };
+}

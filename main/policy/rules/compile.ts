@@ -1,0 +1,156 @@
+// A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
+// call is a bitmask test plus a few regex tests.
+import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity } from '../types.js';
+import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
+import { compilePathPattern, type PathContext, type PathPattern } from './paths.js';
+import picomatch from 'picomatch';
+
+/** Rules with behaviour beyond paths and hosts (built-in only). */
+export type SpecialMatch = 'evasive' | 'ssrf';
+
+export interface CompiledRule {
+  readonly rule: Readonly<Rule>;
+  readonly actionMask: number;
+  readonly paths: PathPattern;
+  readonly except: PathPattern;
+  readonly hosts: HostPattern;
+  readonly special: SpecialMatch | null;
+}
+
+/** One rule that matched a call, and why. */
+export interface RuleMatch {
+  rule: string;
+  origin: string;
+  source: Rule['source'];
+  /** Usually the rule's decision; the SSRF rule asks instead of denying for unresolved names when configured to. */
+  decision: RuleDecision;
+  severity: Severity;
+  priority: number;
+  locked: boolean;
+  message: string;
+  /** What matched, e.g. `path /home/u/.ssh/id_rsa matches ~/.ssh/**`. */
+  detail: string;
+}
+
+/** How names that DNS could not resolve are judged by the built-in network rule. */
+export type UnresolvedPolicy = 'deny' | 'ask';
+
+export const OP_BIT: Readonly<Record<Operation, number>> = Object.freeze(Object.fromEntries(OPERATIONS.map((op, i) => [op, 1 << i])) as Record<Operation, number>);
+const RECURSIVE_OPS = OP_BIT.delete | OP_BIT.move | OP_BIT.copy;
+
+export function opMask(ops: readonly Operation[]): number {
+  let m = 0;
+  for (const op of ops) m |= OP_BIT[op] ?? 0;
+  return m;
+}
+
+export function compileRule(rule: Rule, ctx: PathContext, special: SpecialMatch | null = null): CompiledRule {
+  const frozen: Readonly<Rule> = Object.freeze({
+    ...rule,
+    actions: Object.freeze([...rule.actions]) as Operation[],
+    block_paths: Object.freeze([...rule.block_paths]) as string[],
+    block_except: Object.freeze([...rule.block_except]) as string[],
+    block_hosts: Object.freeze([...rule.block_hosts]) as string[],
+  });
+  return Object.freeze({
+    rule: frozen,
+    actionMask: opMask(rule.actions),
+    paths: compilePathPattern(rule.block_paths, ctx),
+    except: compilePathPattern(rule.block_except, ctx),
+    hosts: compileHostPattern(special === 'ssrf' ? [] : rule.block_hosts),
+    special,
+  });
+}
+
+const blockedName = picomatch(BLOCKED_HOST_NAMES as string[], { nocase: true, dot: true });
+const opNames = (mask: number) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', ');
+
+function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rule.decision): RuleMatch {
+  const r = c.rule;
+  return { rule: r.name, origin: r.origin, source: r.source, decision, severity: r.severity, priority: r.priority, locked: r.locked, message: r.message, detail };
+}
+
+export interface MatchOptions {
+  resolutions?: Resolutions | undefined;
+  unresolved?: UnresolvedPolicy | undefined;
+}
+
+/**
+ * Does `c` match the call? Blocking rules (deny, ask, log) match when any of their actions is
+ * among the call's operations and any path or host matches. Allow rules must cover the whole
+ * call — every operation, every path and every host — so that allowing one harmless file never
+ * carries an unrelated write along with it; an evasive call is never covered.
+ */
+export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: MatchOptions = {}): RuleMatch | null {
+  const r = c.rule;
+  if (c.special === 'evasive') return x.evasive ? matchOf(c, `evasive: ${x.evasiveReasons.join('; ') || 'static analysis cannot see through the command'}`) : null;
+  if ((c.actionMask & mask) === 0) return null;
+  if (r.decision === 'allow') return coversCall(c, x, mask, opts.resolutions) ? matchOf(c, `allows ${opNames(mask)}`) : null;
+  if (c.special === 'ssrf') return matchSsrf(c, x, opts);
+  if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
+  if (!c.paths.empty) {
+    const recursive = (c.actionMask & mask & RECURSIVE_OPS) !== 0;
+    for (const p of x.paths) {
+      const glob = c.paths.match(p);
+      if (glob !== null && c.except.match(p) === null) return matchOf(c, `path ${p} matches ${glob}`);
+      if (recursive) {
+        const inner = c.paths.containsProtected(p);
+        if (inner !== null && c.except.match(p) === null) return matchOf(c, `path ${p} contains ${inner}`);
+      }
+    }
+  }
+  if (c.hosts.source.length > 0) {
+    for (const h of x.hosts) {
+      const why = c.hosts.match(h, opts.resolutions?.get(normalizeHost(h)));
+      if (why !== null) return matchOf(c, why);
+    }
+  }
+  return null;
+}
+
+function coversCall(c: CompiledRule, x: Extraction, mask: number, resolutions: Resolutions | undefined): boolean {
+  if (x.evasive || (mask & ~c.actionMask) !== 0) return false;
+  if (c.paths.empty && c.hosts.source.length === 0) return true;
+  if (x.paths.length + x.hosts.length === 0) return false;
+  for (const p of x.paths) if (c.paths.empty || c.paths.match(p) === null || c.except.match(p) !== null) return false;
+  for (const h of x.hosts) if (!c.hosts.covers(h, resolutions?.get(normalizeHost(h)))) return false;
+  return true;
+}
+
+/**
+ * The built-in network rule: every host, literal or name, judged by the address it reaches.
+ * Names are judged by what DNS returned for this call (`resolutions`); a name without an answer
+ * is denied (or asked, when configured), because the tool might get a different answer.
+ */
+function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatch | null {
+  for (const raw of x.hosts) {
+    const host = normalizeHost(raw);
+    const ip = parseIpLiteral(host);
+    if (ip) {
+      const b = blockedCategory(ip);
+      if (b) return matchOf(c, `host ${raw} is ${ip.toString()}, a ${b.category} address (${b.cidr})`);
+      continue;
+    }
+    if (blockedName(host)) return matchOf(c, `host ${raw} is a ${/local/.test(host) ? 'loopback' : 'cloud-metadata'} name`);
+    const res = opts.resolutions?.get(host);
+    if (!res || 'error' in res) {
+      const why = res ? `DNS failed: ${res.error}` : 'not resolved before the decision';
+      return matchOf(c, `host ${raw} could not be resolved (${why}); network destinations are checked after DNS resolution`, opts.unresolved ?? 'deny');
+    }
+    for (const a of res.addresses) {
+      const addr = parseIpLiteral(a);
+      const b = addr ? blockedCategory(addr) : null;
+      if (b) return matchOf(c, `host ${raw} resolves to ${a}, a ${b.category} address (${b.cidr})`);
+    }
+  }
+  return null;
+}
+
+export const DECISION_RANK: Readonly<Record<RuleDecision, number>> = { deny: 0, ask: 1, allow: 2, log: 3 };
+
+/** Precedence: deny over ask over allow; then lower priority; then locked; then definition order. */
+export function compareMatches(a: RuleMatch, b: RuleMatch): number {
+  return DECISION_RANK[a.decision] - DECISION_RANK[b.decision] || a.priority - b.priority || Number(b.locked) - Number(a.locked);
+}
+
+export const isDecision = (d: RuleDecision): d is Decision => d !== 'log';

@@ -1,0 +1,103 @@
+// The rules step of the policy: every enabled rule is matched against what the call would do;
+// deny beats ask beats allow, lower priority wins within a decision, `log` rules only report.
+// Synchronous unless the call goes to the network and names need DNS (evaluatePolicyAsync).
+import type { Decider, Decision, Extraction, ToolCall } from '../types.js';
+import { isHostName, normalizeHost, resolveHosts, systemResolver, type Resolutions, type Resolver } from '../network.js';
+import { compareMatches, matchRule, opMask, OP_BIT, type CompiledRule, type RuleMatch, type UnresolvedPolicy } from './compile.js';
+
+/** Built-in rules first, then user rules; names unique. */
+export interface RuleSet {
+  readonly rules: readonly CompiledRule[];
+  readonly byName: ReadonlyMap<string, CompiledRule>;
+}
+
+export function buildRuleSet(builtin: readonly CompiledRule[], user: readonly CompiledRule[]): RuleSet {
+  const byName = new Map<string, CompiledRule>();
+  const rules: CompiledRule[] = [];
+  for (const r of [...builtin, ...user]) {
+    // A user rule can never take a built-in's name (the loader rejects it; this is the backstop).
+    if (byName.has(r.rule.name)) continue;
+    byName.set(r.rule.name, r);
+    rules.push(r);
+  }
+  return Object.freeze({ rules: Object.freeze(rules), byName });
+}
+
+export interface EvaluateContext {
+  rules: RuleSet;
+  /** DNS answers for the call's host names (from resolveHosts). Names missing here count as unresolved. */
+  resolutions?: Resolutions | undefined;
+  /** What the built-in network rule does with a name DNS could not resolve (default deny). */
+  unresolved?: UnresolvedPolicy | undefined;
+}
+
+export interface PolicyResult {
+  /**
+   * deny or ask when a rule says so, allow when an allow rule covers the call. When no rule
+   * decides, `decisive` is null and the decision is `ask` (fail closed): autonomy decides.
+   */
+  decision: Decision;
+  decider: Decider;
+  /** The rule match that decided, or null when no rule did. */
+  decisive: RuleMatch | null;
+  /** Every deny/ask/allow match, in precedence order. */
+  matched: RuleMatch[];
+  /** `log` rules that matched: reported, never deciding. */
+  logs: RuleMatch[];
+  /** One sentence for the agent and the inbox. */
+  reason: string;
+}
+
+const UNDECIDED: Decider = Object.freeze({ kind: 'autonomy', level: 'undecided' }) as Decider;
+
+export function evaluatePolicy(x: Extraction, _call: ToolCall | null, ctx: EvaluateContext): PolicyResult {
+  try {
+    const mask = opMask(x.operations);
+    const matched: RuleMatch[] = [];
+    const logs: RuleMatch[] = [];
+    const opts = { resolutions: ctx.resolutions, unresolved: ctx.unresolved };
+    for (const r of ctx.rules.rules) {
+      if (!r.rule.enabled) continue;
+      const m = matchRule(r, x, mask, opts);
+      if (!m) continue;
+      if (m.decision === 'log') logs.push(m);
+      else matched.push(m);
+    }
+    if (matched.length > 1) matched.sort(compareMatches);
+    const top = matched[0];
+    if (!top || top.decision === 'log') {
+      return { decision: 'ask', decider: UNDECIDED, decisive: null, matched, logs, reason: 'No rule decides this call.' };
+    }
+    return {
+      decision: top.decision,
+      decider: { kind: 'rule', rule: top.rule, origin: top.origin },
+      decisive: top,
+      matched,
+      logs,
+      reason: `${top.message} (rule ${top.rule}: ${top.detail})`,
+    };
+  } catch (err) {
+    // Fail closed: a bug in matching denies the call, with the error as the decider.
+    const message = `policy evaluation failed: ${(err as Error).message ?? String(err)}`;
+    return { decision: 'deny', decider: { kind: 'error', message }, decisive: null, matched: [], logs: [], reason: message };
+  }
+}
+
+/** Does judging this call need DNS (a network operation with a host that is a name)? */
+export function needsResolution(x: Extraction): boolean {
+  if ((opMask(x.operations) & OP_BIT.network) === 0) return false;
+  for (const h of x.hosts) if (isHostName(normalizeHost(h))) return true;
+  return false;
+}
+
+export interface AsyncEvaluateContext extends Omit<EvaluateContext, 'resolutions'> {
+  resolver?: Resolver | undefined;
+  dnsTimeoutMs?: number | undefined;
+}
+
+/** evaluatePolicy after resolving the call's host names (only for network operations). */
+export async function evaluatePolicyAsync(x: Extraction, call: ToolCall | null, ctx: AsyncEvaluateContext): Promise<PolicyResult> {
+  if (!needsResolution(x)) return evaluatePolicy(x, call, ctx);
+  const resolutions = await resolveHosts(x.hosts, ctx.resolver ?? systemResolver, ctx.dnsTimeoutMs);
+  return evaluatePolicy(x, call, { ...ctx, resolutions });
+}

@@ -1,0 +1,249 @@
+// The active policy: built-in rules plus the user rules of GATEHOUSE_HOME/policy.yaml, reloaded
+// when the file changes. Security-sensitive: a broken file never empties or weakens the policy —
+// the last good rules stay active and the error is exposed for the UI until the file is fixed.
+import { watch, type FSWatcher } from 'chokidar';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { RuleSnapshot } from '../../checkers/protocol.js';
+import type { Extraction, ToolCall } from '../types.js';
+import type { Resolver } from '../network.js';
+import { compileBuiltinRules, type BuiltinContext } from './builtin.js';
+import type { CompiledRule, UnresolvedPolicy } from './compile.js';
+import { buildRuleSet, evaluatePolicy, evaluatePolicyAsync, type PolicyResult, type RuleSet } from './engine.js';
+import type { ExtractFn } from './examples.js';
+import { loadPolicyFile, parsePolicyText, type ExampleResult, type LoadResult, type PolicyProblem } from './load.js';
+import { defaultCaseInsensitive } from './paths.js';
+import { toSnapshots } from './snapshot.js';
+
+export interface PolicyStoreOptions {
+  /** The policy file, normally GATEHOUSE_HOME/policy.yaml. */
+  file: string;
+  /** The user's home (`~` in globs). */
+  home: string;
+  gatehouseHome: string;
+  caseInsensitive?: boolean;
+  extract?: ExtractFn;
+  /** Watch the file and reload on change (default true; start() sets the watch up). */
+  watch?: boolean;
+  resolver?: Resolver;
+  unresolved?: UnresolvedPolicy;
+  /** Snapshot hit counts are refreshed at most this often, so checkers reuse serialised snapshots (default 1000 ms). */
+  snapshotRefreshMs?: number;
+  now?: () => number;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+export interface PolicyState {
+  rules: RuleSet;
+  problems: readonly PolicyProblem[];
+  examples: readonly ExampleResult[];
+  /** A readable sentence when the file is broken or rules were rejected; null when all is well. */
+  error: string | null;
+  /** Increases with every reload that replaced the active rules (a broken file does not). */
+  version: number;
+}
+
+const RELOAD_DELAY_MS = 75;
+const VERIFY_DELAY_MS = 250;
+
+export class PolicyStore {
+  private readonly builtin: CompiledRule[];
+  private readonly ctx: BuiltinContext;
+  private readonly file: string;
+  private ruleSetValue: RuleSet;
+  private userRules: CompiledRule[] = [];
+  private problemsValue: PolicyProblem[] = [];
+  private examplesValue: ExampleResult[] = [];
+  private errorValue: string | null = null;
+  private versionValue = 0;
+  private readonly listeners = new Set<(state: PolicyState) => void>();
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private loadedText: string | null = null;
+  private readonly hits = new Map<string, number>();
+  private hitsDirty = false;
+  private snapshotCache: { at: number; version: number; value: readonly RuleSnapshot[] } | null = null;
+
+  constructor(private readonly opts: PolicyStoreOptions) {
+    this.file = resolve(opts.file);
+    this.ctx = { home: opts.home, gatehouseHome: opts.gatehouseHome, caseInsensitive: opts.caseInsensitive ?? defaultCaseInsensitive() };
+    this.builtin = compileBuiltinRules(this.ctx);
+    this.ruleSetValue = buildRuleSet(this.builtin, []);
+  }
+
+  get rules(): RuleSet {
+    return this.ruleSetValue;
+  }
+  get problems(): readonly PolicyProblem[] {
+    return this.problemsValue;
+  }
+  get examples(): readonly ExampleResult[] {
+    return this.examplesValue;
+  }
+  get error(): string | null {
+    return this.errorValue;
+  }
+  get version(): number {
+    return this.versionValue;
+  }
+  get state(): PolicyState {
+    return { rules: this.ruleSetValue, problems: this.problemsValue, examples: this.examplesValue, error: this.errorValue, version: this.versionValue };
+  }
+
+  /** Called after every reload (good or bad); returns an unsubscribe function. */
+  onChange(listener: (state: PolicyState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Loads the file, then (unless watch is false) watches it; resolves once the watch is in place. */
+  async start(): Promise<void> {
+    this.reload();
+    if (this.opts.watch === false || this.watcher) return;
+    const dir = dirname(this.file);
+    const name = basename(this.file);
+    // Watch the folder, not the file: the file may not exist yet, and editors replace it on save.
+    // Only the policy file passes the filter, so the audit database's writes cost nothing.
+    const w = watch(dir, { ignoreInitial: true, depth: 0, ignored: (p: string) => p !== dir && basename(p) !== name });
+    this.watcher = w;
+    w.on('all', (event, path) => {
+      if (resolve(path) !== this.file) return;
+      this.schedule(event === 'unlink' ? 'unlink' : 'change', RELOAD_DELAY_MS);
+    });
+    w.on('error', (err) => this.opts.log?.('policy watcher error', err));
+    await new Promise<void>((res) => w.once('ready', () => res()));
+  }
+
+  /**
+   * Reload after `ms`. chokidar drops a second `change` of the same file within 50 ms of the
+   * first, so the delay is longer than that (the read then sees the dropped write), and each
+   * reload is followed by one verification read that catches anything else a watcher missed.
+   */
+  private schedule(kind: 'change' | 'unlink' | 'verify', ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.watcher) return;
+      const text = this.readText();
+      // Once watching, a missing file is a removal (or an editor mid-save), never "no rules".
+      if (kind === 'unlink' || text === null) return this.fileRemoved();
+      if (kind === 'verify' && text === this.loadedText) return;
+      this.reload();
+      this.schedule('verify', VERIFY_DELAY_MS);
+    }, ms);
+  }
+
+  private readText(): string | null {
+    try {
+      return readFileSync(this.file, 'utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const w = this.watcher;
+    this.watcher = null;
+    await w?.close();
+  }
+
+  /** Reads the file again now. Returns the load result (the store state is updated from it). */
+  reload(): LoadResult {
+    const reserved = new Set(this.builtin.map((r) => r.rule.name));
+    const ctx = { ...this.ctx, extract: this.opts.extract, reservedNames: reserved };
+    const text = this.readText();
+    this.loadedText = text;
+    // A missing file is an empty policy; an unreadable one goes through loadPolicyFile for its error.
+    const result = text === null ? loadPolicyFile(this.file, ctx) : parsePolicyText(text, this.file, ctx);
+    if (result.broken) {
+      // Keep the last good rules; only the problems change.
+      this.problemsValue = result.problems;
+      this.examplesValue = result.examples;
+      this.errorValue = `${this.file} has errors, so the last good policy stays active: ${describe(result.problems)}`;
+      this.emit();
+      return result;
+    }
+    // A rule rejected now that loaded before keeps its last good version: an edit that breaks a
+    // deny rule must not silently drop it.
+    const kept: CompiledRule[] = [];
+    const previous = new Map(this.userRules.map((r) => [r.rule.name, r]));
+    const fresh = new Set(result.compiled.map((r) => r.rule.name));
+    for (const rej of result.rejected) {
+      const prev = rej.name ? previous.get(rej.name) : undefined;
+      if (prev && !fresh.has(prev.rule.name)) kept.push(prev);
+    }
+    this.userRules = [...result.compiled, ...kept];
+    this.ruleSetValue = buildRuleSet(this.builtin, this.userRules);
+    this.problemsValue = result.problems;
+    this.examplesValue = result.examples;
+    this.errorValue =
+      result.problems.length === 0
+        ? null
+        : `${result.rejected.length} rule${result.rejected.length === 1 ? ' was' : 's were'} rejected${kept.length > 0 ? ` (${kept.map((k) => k.rule.name).join(', ')} kept ${kept.length === 1 ? 'its' : 'their'} last good version)` : ''}: ${describe(result.problems)}`;
+    this.versionValue++;
+    this.emit();
+    return result;
+  }
+
+  /** The file disappeared while watched: keep the policy (an editor may be mid-save, or it was a mistake). */
+  private fileRemoved(): void {
+    this.errorValue = `${this.file} was removed; the last loaded policy stays active until the file is back (write an empty file to clear the user rules)`;
+    this.emit();
+  }
+
+  private emit(): void {
+    const s = this.state;
+    for (const l of this.listeners) {
+      try {
+        l(s);
+      } catch (err) {
+        this.opts.log?.('policy change listener failed', err);
+      }
+    }
+  }
+
+  /** Judges a call synchronously (names not resolved: see evaluateAsync) and counts rule hits. */
+  evaluate(x: Extraction, call: ToolCall | null): PolicyResult {
+    return this.count(evaluatePolicy(x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved }));
+  }
+
+  /** Judges a call, resolving host names first when it goes to the network. */
+  async evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult> {
+    return this.count(await evaluatePolicyAsync(x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved, resolver: this.opts.resolver }));
+  }
+
+  hitCount(name: string): number {
+    return this.hits.get(name) ?? 0;
+  }
+
+  private count(result: PolicyResult): PolicyResult {
+    for (const m of result.matched) this.hits.set(m.rule, (this.hits.get(m.rule) ?? 0) + 1);
+    for (const m of result.logs) this.hits.set(m.rule, (this.hits.get(m.rule) ?? 0) + 1);
+    if (result.matched.length + result.logs.length > 0) this.hitsDirty = true;
+    return result;
+  }
+
+  /**
+   * Frozen snapshots of the active rules for checkers. The same array comes back until the
+   * policy changes or, when hit counts moved, the refresh interval has passed.
+   */
+  snapshots(): readonly RuleSnapshot[] {
+    const now = (this.opts.now ?? Date.now)();
+    const c = this.snapshotCache;
+    if (c && c.version === this.versionValue && (!this.hitsDirty || now - c.at < (this.opts.snapshotRefreshMs ?? 1000))) return c.value;
+    const value = toSnapshots(
+      this.ruleSetValue.rules.map((r) => r.rule),
+      this.hits,
+    );
+    this.snapshotCache = { at: now, version: this.versionValue, value };
+    this.hitsDirty = false;
+    return value;
+  }
+}
+
+function describe(problems: readonly PolicyProblem[]): string {
+  const first = problems.slice(0, 3).map((p) => `line ${p.line}, column ${p.column}: ${p.message}`);
+  return first.join('; ') + (problems.length > 3 ? `; and ${problems.length - 3} more` : '');
+}
