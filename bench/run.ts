@@ -9,6 +9,7 @@ import { registryCases } from './registry-discovery.js';
 import { checkerPoolCases } from './checker-pool.js';
 import { oneShotCases } from './one-shot.js';
 import { ptyThroughputCases } from './pty-throughput.js';
+import { decisionLatencyCases } from './decision-latency.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -35,6 +36,7 @@ const cases: BenchCase[] = [
   ...oneShotCases(),
   ...checkerPoolCases(),
   ...ptyThroughputCases({ megabytes: 100 }),
+  ...(await decisionLatencyCases()),
 ];
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {

@@ -293,38 +293,3 @@ describe('path normaliser properties', () => {
     );
   });
 });
-
-describe('timing', () => {
-  it('reports per-call p50/p99 over the corpus (cold parse and cached parse)', () => {
-    const calls = (corpus.cases as Case[]).map((c) => call('Bash', { command: c.command }));
-    const mixed = [
-      ...calls,
-      call('Read', { file_path: 'src/index.ts' }),
-      call('Write', { file_path: 'out/a.txt', content: 'hello' }),
-      call('Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }),
-      call('WebFetch', { url: 'https://docs.example.com/x' }),
-      call('mcp__fs__move_file', { source: 'a', destination: 'b' }),
-    ];
-    const opts = { home: HOME, resolveSymlinks: true };
-    const measure = (cold: boolean, list: ToolCall[], rounds: number): number[] => {
-      const times: number[] = [];
-      for (let r = 0; r < rounds; r++) {
-        for (const c of list) {
-          if (cold) clearShellCache();
-          const t0 = process.hrtime.bigint();
-          extract(c, opts);
-          times.push(Number(process.hrtime.bigint() - t0) / 1000);
-        }
-      }
-      return times.sort((a, b) => a - b);
-    };
-    measure(false, mixed, 20); // warm the JIT
-    const pct = (t: number[], p: number): number => t[Math.min(t.length - 1, Math.floor(t.length * p))] ?? NaN;
-    const cold = measure(true, calls, 10);
-    const warm = measure(false, mixed, 50);
-    const nonShell = measure(false, mixed.slice(calls.length), 500);
-    const line = (name: string, t: number[]) => `${name}: p50 ${pct(t, 0.5).toFixed(1)} µs, p99 ${pct(t, 0.99).toFixed(1)} µs (n=${t.length})`;
-    console.log(['extract() timing', line('shell, cold parse', cold), line('corpus + file tools, parse cached', warm), line('file tools only', nonShell)].join('\n  '));
-    expect(cold.length).toBeGreaterThan(0);
-  });
-});

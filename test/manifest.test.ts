@@ -495,16 +495,12 @@ describe('speed', () => {
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('discovers and validates 200 small plugins well under a second', () => {
-    const started = performance.now();
+  it('discovers and validates 200 small plugins (their speed is measured by npm run bench)', () => {
     const results = readdirSync(root)
       .filter((n) => statSync(join(root, n)).isDirectory())
       .map((n) => loadManifest(join(root, n), { platform: 'linux' }));
-    const ms = performance.now() - started;
     expect(results).toHaveLength(200);
     expect(results.every((r) => r.manifest !== null && r.problems.length === 0)).toBe(true);
-    console.log(`manifest: scanned and validated 200 plugins in ${ms.toFixed(1)} ms`);
-    expect(ms).toBeLessThan(1000);
   });
 });
 

@@ -1,0 +1,84 @@
+// Decision latency: extract + rules + autonomy for one call (no checkers, no DNS), over a
+// realistic mix of agent calls: file tools, shell commands (mostly repeats, as agents repeat
+// themselves), fetches and MCP tools. Targets: p50 ≤ 20 µs, p99 ≤ 100 µs per call.
+// Baseline: JSON.stringify of the same calls, the least any decision has to touch.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { extract, initExtractor } from '../main/policy/extract/index.js';
+import { buildRuleSet, evaluatePolicy, compileBuiltinRules, parsePolicyText } from '../main/policy/rules/index.js';
+import { Autonomy, decideCall } from '../main/policy/autonomy.js';
+import type { ToolCall } from '../main/policy/types.js';
+import { quantile, type BenchCase } from './harness.js';
+
+const POLICY = `
+rules:
+  - { name: allow-work, actions: [read, write], block_paths: ["~/work/**"], block_except: ["~/work/**/*.key"], decision: allow }
+  - { name: ask-deploy, actions: [execute], block_paths: ["~/work/deploy/**"], decision: ask }
+  - { name: no-pastebin, actions: [network], block_hosts: ["*.pastebin.com", "203.0.113.0/24"] }
+  - { name: log-tmp, actions: [write], block_paths: ["/tmp/**"], decision: log }
+`;
+
+function mix(home: string): ToolCall[] {
+  const base = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook' as const, receivedAt: 0 };
+  const c = (i: number, tool: string, args: Record<string, unknown>): ToolCall => ({ ...base, id: `c${i}`, tool, arguments: args });
+  const shell = ['ls -la', 'git status', 'npm test', 'cat src/index.ts | head -50', 'rg -n TODO src', 'git diff --stat', 'node scripts/build.mjs', 'rm -rf build'];
+  const out: ToolCall[] = [];
+  for (let i = 0; i < 64; i++) {
+    switch (i % 8) {
+      case 0: out.push(c(i, 'Read', { file_path: `${home}/work/src/module-${i % 13}.ts` })); break;
+      case 1: out.push(c(i, 'Edit', { file_path: `src/module-${i % 13}.ts`, old_string: 'a', new_string: 'b' })); break;
+      case 2: out.push(c(i, 'Bash', { command: shell[i % shell.length]! })); break;
+      case 3: out.push(c(i, 'Grep', { pattern: 'TODO', path: 'src' })); break;
+      case 4: out.push(c(i, 'Bash', { command: shell[(i >> 3) % shell.length]! })); break;
+      case 5: out.push(c(i, 'WebFetch', { url: `https://docs.example.com/page-${i}` })); break;
+      case 6: out.push(c(i, 'mcp__fs__read_file', { path: `${home}/work/README.md` })); break;
+      default: out.push(c(i, 'Write', { file_path: '/tmp/out.txt', content: 'hello' }));
+    }
+  }
+  return out;
+}
+
+export async function decisionLatencyCases(opts: { calls?: number } = {}): Promise<BenchCase[]> {
+  await initExtractor();
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-decide-'));
+  const ctx = { home, caseInsensitive: false };
+  const user = parsePolicyText(POLICY, 'policy.yaml', ctx);
+  if (user.problems.length) throw new Error(`bench policy has problems: ${JSON.stringify(user.problems)}`);
+  const rules = buildRuleSet(compileBuiltinRules({ ...ctx, gatehouseHome: join(home, '.config', 'gatehouse') }), user.compiled);
+  const autonomy = new Autonomy({ level: 'supervised', autoApprove: ['mcp__fs__*'], alwaysAsk: [] });
+  const calls = mix(home);
+  const n = opts.calls ?? 20_000;
+  const decide = (call: ToolCall) => {
+    const x = extract(call, { home });
+    return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
+  };
+  const timed = (fn: (call: ToolCall) => unknown): number[] => {
+    const times = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const call = calls[i % calls.length]!;
+      const t0 = process.hrtime.bigint();
+      fn(call);
+      times[i] = Number(process.hrtime.bigint() - t0) / 1000;
+    }
+    return times;
+  };
+  let last: number[] = [];
+  const base = (call: ToolCall) => JSON.stringify(call);
+  return [
+    { name: 'JSON.stringify of the call (p50)', unit: 'µs', better: 'lower', run: () => quantile(timed(base), 0.5) },
+    {
+      name: 'decision: extract + rules + autonomy (p50)',
+      unit: 'µs',
+      better: 'lower',
+      baseline: 'JSON.stringify of the call (p50)',
+      target: { median: 20 },
+      run() {
+        last = timed(decide);
+        return quantile(last, 0.5);
+      },
+    },
+    // Reuses the samples of the p50 round just run, so both describe the same calls.
+    { name: 'decision: extract + rules + autonomy (p99)', unit: 'µs', better: 'lower', target: { median: 100 }, run: () => quantile(last.length ? last : timed(decide), 0.99) },
+  ];
+}
