@@ -21,6 +21,7 @@ import { HealthService } from '../runner/health-service.js';
 import { CheckerHost } from '../checkers/checker-host.js';
 import { detectSandbox } from '../runner/sandbox.js';
 import { sandboxPlan } from '../runner/sandbox-plan.js';
+import type { PluginManifest } from '../registry/types.js';
 import { acquireHostLock } from './host-lock.js';
 import { PtyManager } from '../pty/pty-manager.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
@@ -186,17 +187,21 @@ export function createHost(opts: HostOptions): Host {
   const breakers = new BreakerBoard({
     clock,
     changed: (plugin, next, prev) => {
-      audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
+      // The breaker also reports counter changes (for the live view); only transitions are audited.
+      if (next.state !== prev.state) {
+        audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
+      }
       healthChanged(plugin, next);
     },
   });
   const metrics = new PluginMetrics();
   const sandbox = detectSandbox();
+  const planFor = (manifest: PluginManifest, dir: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false });
   const toolRunner = new ToolRunner({
     registry,
     breakers,
     metrics,
-    sandboxFor: (manifest, dir) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false }),
+    sandboxFor: planFor,
     record: (type, actor, payload) => {
       audit.append({ type, actor, payload });
       if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
@@ -206,7 +211,7 @@ export function createHost(opts: HostOptions): Host {
     registry,
     breakers,
     metrics,
-    sandboxFor: (manifest, dir) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false }),
+    sandboxFor: planFor,
     onEvent: (e) => {
       if (e.type !== 'checker.breaker') audit.append({ type: e.type.startsWith('checker.') ? e.type : `checker.${e.type}`, actor: 'host', payload: { ...e } });
     },
