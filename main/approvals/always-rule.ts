@@ -1,0 +1,42 @@
+// The user rule an "always" approval proposes. The UI shows it before saving; writing it to
+// policy.yaml happens elsewhere. It allows what this call does — its operations on its exact
+// paths and hosts — not the tool by name, because rules judge extracted operations.
+import { OperationError } from '../host/operation-error.js';
+import type { Extraction, Rule, ToolCall } from '../policy/types.js';
+
+/** Glob syntax in a literal path would widen the rule (`/a/[x].txt` would not even match itself). */
+function literalGlob(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@]/g, '\\$&');
+}
+
+export function proposeAlwaysRule(input: { id: string; call: ToolCall; extraction: Extraction; argsHash: string; operator: string }): Rule {
+  const { call, extraction: x } = input;
+  // An allow rule covers a call only when it names every operation; with no operations it would
+  // never match, and with no paths and hosts it would allow those operations everywhere.
+  if (x.evasive) {
+    throw new OperationError('invalid', `Approval ${input.id} cannot become a rule: its command is evasive (${x.evasiveReasons.join('; ') || 'static analysis cannot see through it'}), and rules never allow evasive calls. Approve it once or for this session instead.`);
+  }
+  if (x.operations.length === 0) {
+    throw new OperationError('invalid', `Approval ${input.id} cannot become a rule: no operations were extracted from ${call.tool}'s arguments. Approve it once or for this session instead.`);
+  }
+  if (x.paths.length === 0 && x.hosts.length === 0) {
+    throw new OperationError('invalid', `Approval ${input.id} cannot become a rule: it touches no path or host, so the rule would allow ${x.operations.join(', ')} everywhere. Approve it once or for this session instead.`);
+  }
+  const tool = call.tool.replace(/[^A-Za-z0-9._:-]/g, '-').slice(0, 80);
+  return {
+    name: `approved.${tool}.${input.argsHash.slice(0, 12)}`,
+    description: `Allows what ${call.tool} did in approval ${input.id}, approved by ${input.operator}.`,
+    source: 'user',
+    origin: `approval ${input.id}`,
+    actions: [...new Set(x.operations)],
+    block_paths: [...new Set(x.paths)].map(literalGlob),
+    block_except: [],
+    block_hosts: [...new Set(x.hosts)],
+    severity: 'info',
+    priority: 100,
+    message: `Allowed by a rule ${input.operator} created from approval ${input.id}.`,
+    decision: 'allow',
+    locked: false,
+    enabled: true,
+  };
+}

@@ -1,0 +1,152 @@
+// Live grants: "this agent's session may call this tool with these arguments (or this pattern)
+// until then", created by session-scoped approvals. Policy asks `findGrant(call)` before asking
+// an operator again. Expired and revoked grants are gone; each step is recorded for the audit log.
+import { randomUUID } from 'node:crypto';
+import { OperationError } from '../host/operation-error.js';
+import type { ToolCall } from '../policy/types.js';
+import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';
+import { realTimers, runAt, systemClock, type Clock, type Timers } from './timers.js';
+import type { Grant, RecordFn } from './types.js';
+
+export interface GrantsDeps {
+  clock?: Clock;
+  timers?: Timers;
+  record?: RecordFn;
+  changed?: () => void;
+  newId?: () => string;
+}
+
+export interface CreateGrant {
+  agent: string;
+  session: string;
+  tool: string;
+  operator: string;
+  expiresInMs: number;
+  /** Glob over the canonical JSON of the arguments; without it, `argsHash` must be given. */
+  argumentPattern?: string | undefined;
+  argsHash?: string | undefined;
+  approval?: string | null;
+}
+
+interface LiveGrant {
+  grant: Grant;
+  matches: (canonical: string, hash: string) => boolean;
+  cancelTimer: () => void;
+}
+
+export class Grants {
+  private readonly clock: Clock;
+  private readonly timers: Timers;
+  private readonly recordFn: RecordFn;
+  private readonly changedFn: () => void;
+  private readonly newId: () => string;
+  private readonly live = new Map<string, LiveGrant>();
+
+  constructor(deps: GrantsDeps = {}) {
+    this.clock = deps.clock ?? systemClock;
+    this.timers = deps.timers ?? realTimers;
+    this.recordFn = deps.record ?? (() => {});
+    this.changedFn = deps.changed ?? (() => {});
+    this.newId = deps.newId ?? (() => `grant-${randomUUID()}`);
+  }
+
+  /** Validates everything first, so a refused grant leaves no trace. */
+  create(input: CreateGrant): Grant {
+    if (!Number.isFinite(input.expiresInMs) || input.expiresInMs <= 0) {
+      throw new OperationError('invalid', `A session grant needs a positive expiry in milliseconds; got ${String(input.expiresInMs)}.`);
+    }
+    let matches: LiveGrant['matches'];
+    if (input.argumentPattern !== undefined) {
+      const m = compileArgumentPattern(input.argumentPattern);
+      matches = (canonical) => m(canonical);
+    } else if (typeof input.argsHash === 'string' && /^[0-9a-f]{64}$/.test(input.argsHash)) {
+      const want = input.argsHash;
+      matches = (_canonical, hash) => hash === want;
+    } else {
+      throw new OperationError('invalid', 'A grant needs either an argument pattern or the SHA-256 of the exact arguments.');
+    }
+    const now = this.clock.now();
+    const grant: Grant = {
+      id: this.newId(),
+      agent: input.agent,
+      session: input.session,
+      tool: input.tool,
+      argumentPattern: input.argumentPattern ?? null,
+      argsHash: input.argumentPattern === undefined ? (input.argsHash ?? null) : null,
+      operator: input.operator,
+      approval: input.approval ?? null,
+      createdAt: now,
+      expiresAt: now + input.expiresInMs,
+    };
+    const cancelTimer = runAt(this.clock, this.timers, grant.expiresAt, () => this.expire(grant.id));
+    this.live.set(grant.id, { grant, matches, cancelTimer });
+    this.recordFn('grant.created', `operator:${grant.operator}`, { ...grant });
+    this.changedFn();
+    return { ...grant };
+  }
+
+  /** A live grant covering the call: same agent, session and tool, and arguments that match. */
+  findGrant(call: ToolCall): Grant | null {
+    let canonical: string;
+    try {
+      canonical = canonicalArgs(call.arguments);
+    } catch {
+      return null; // arguments that have no canonical form match no grant
+    }
+    const hash = hashCanonical(canonical);
+    for (const g of [...this.live.values()]) {
+      if (this.expireIfDue(g)) continue;
+      const { grant } = g;
+      if (grant.agent === call.agent && grant.session === call.session && grant.tool === call.tool && g.matches(canonical, hash)) return { ...grant };
+    }
+    return null;
+  }
+
+  /** Live grants, oldest first. */
+  list(): Grant[] {
+    for (const g of [...this.live.values()]) this.expireIfDue(g);
+    return [...this.live.values()].map((g) => ({ ...g.grant }));
+  }
+
+  get(id: string): Grant | null {
+    const g = this.live.get(id);
+    if (!g || this.expireIfDue(g)) return null;
+    return { ...g.grant };
+  }
+
+  revoke(id: string, operator: string): Grant {
+    const g = this.live.get(id);
+    if (!g || this.expireIfDue(g)) throw new OperationError('not_found', `There is no live grant ${id}; it may have expired or been revoked already.`);
+    this.remove(g);
+    this.recordFn('grant.revoked', `operator:${operator}`, { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool });
+    this.changedFn();
+    return { ...g.grant };
+  }
+
+  /** Stops every expiry timer (host shutdown); grants live only in memory. */
+  close(): void {
+    for (const g of this.live.values()) g.cancelTimer();
+    this.live.clear();
+  }
+
+  // The timer is the usual path; the lazy check keeps a grant from matching after its expiry
+  // even when the timer is late (a busy event loop, a clock that moved).
+  private expireIfDue(g: LiveGrant): boolean {
+    if (this.clock.now() < g.grant.expiresAt) return false;
+    this.expire(g.grant.id);
+    return true;
+  }
+
+  private expire(id: string): void {
+    const g = this.live.get(id);
+    if (!g) return;
+    this.remove(g);
+    this.recordFn('grant.expired', 'host', { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool, expiresAt: g.grant.expiresAt });
+    this.changedFn();
+  }
+
+  private remove(g: LiveGrant): void {
+    g.cancelTimer();
+    this.live.delete(g.grant.id);
+  }
+}

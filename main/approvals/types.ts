@@ -1,0 +1,101 @@
+// The vocabulary of the approvals inbox: asked calls waiting for an operator, their outcomes, and
+// the scoped grants an approval can leave behind.
+import type { Decider, Extraction, Rule, ToolCall } from '../policy/types.js';
+
+export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];
+export type ApprovalScope = 'once' | 'session' | 'always';
+
+/** Audit sink: `record('approval.decided', 'operator:alice', {...})`. */
+export type RecordFn = (type: string, actor: string, payload: Record<string, unknown>) => void;
+
+/** A permission an operator granted from the inbox: this agent's session may call this tool again. */
+export interface Grant {
+  id: string;
+  agent: string;
+  session: string;
+  tool: string;
+  /** Glob over the canonical JSON of the arguments; null when the grant covers only `argsHash`. */
+  argumentPattern: string | null;
+  /** SHA-256 of the exact arguments when there is no pattern; null otherwise. */
+  argsHash: string | null;
+  operator: string;
+  /** The approval it was granted from, when there was one. */
+  approval: string | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface ApprovalOutcome {
+  /** `expired` is not `denied`: nobody decided, and the call did not run. */
+  state: 'approved' | 'denied' | 'expired';
+  decider: Decider;
+  reason: string;
+  /** A session-scoped approval's grant. */
+  grant?: Grant;
+  /** An `always` approval's proposed user rule, for the UI to show before it writes it. */
+  rule?: Rule;
+}
+
+export interface ApprovalRequest {
+  call: ToolCall;
+  extraction: Extraction;
+  /** The rule, checker or autonomy setting that asked. */
+  askedBy: Decider;
+  reason: string;
+  /** Default: the queue's `defaultExpiresInMs` (10 minutes). */
+  expiresInMs?: number;
+}
+
+/** One inbox item, as a snapshot (changing it changes nothing in the queue). */
+export interface ApprovalItem {
+  id: string;
+  state: ApprovalState;
+  call: ToolCall;
+  extraction: Extraction;
+  askedBy: Decider;
+  reason: string;
+  /** SHA-256 of the canonical JSON of the arguments; an approval must quote it. */
+  argsHash: string;
+  requestedAt: number;
+  expiresAt: number;
+  decidedAt: number | null;
+  /** Who approved or denied (null while pending and when it expired). */
+  operator: string | null;
+  scope: ApprovalScope | null;
+  outcome: ApprovalOutcome | null;
+}
+
+export interface ApproveOptions {
+  operator: string;
+  /** The hash of the arguments the operator was shown (ApprovalItem.argsHash). */
+  argsHash: string;
+  scope: ApprovalScope;
+  /** `session` only: how long the grant lives (default: the queue's `defaultGrantMs`). */
+  sessionExpiresInMs?: number;
+  /** `session` only: glob over the canonical JSON of the arguments; default the exact arguments. */
+  argumentPattern?: string;
+}
+
+export interface DenyOptions {
+  operator: string;
+  reason: string;
+}
+
+export interface ApprovalFilter {
+  state?: ApprovalState;
+  agent?: string;
+  session?: string;
+  tool?: string;
+}
+
+export interface ApproveResult {
+  item: ApprovalItem;
+  grant?: Grant;
+  rule?: Rule;
+}
+
+/** One item of a batch decision: each is checked on its own, and one failure stops no other. */
+export type BatchResult =
+  | { id: string; ok: true; item: ApprovalItem }
+  | { id: string; ok: false; error: { reason: string; message: string } };
