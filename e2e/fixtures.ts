@@ -21,6 +21,8 @@ interface TestFixtures {
   blankPage: Page;
   /** CSP violations and uncaught page errors; every test must end with none. */
   pageProblems: string[];
+  /** The GATEHOUSE_HOME of the console under test, in either shell (plugins go in home/plugins). */
+  home: string;
 }
 interface WorkerFixtures {
   shell: Shell;
@@ -52,13 +54,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { auto: true },
   ],
 
-  serveHost: async ({ shell }, use) => {
+  home: async ({}, use) => {
+    const home = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
+    await use(home);
+    rmSync(home, { recursive: true, force: true });
+  },
+
+  serveHost: async ({ shell, home }, use) => {
     if (shell !== 'serve') return use(null);
-    const host = new ServeHost();
+    const host = new ServeHost({ home });
     await host.start();
     await use(host);
     await host.stop();
-    host.dispose();
   },
 
   blankPage: async ({ chromiumBrowser, pageProblems }, use) => {
@@ -70,7 +77,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await context.close();
   },
 
-  console: async ({ shell, serveHost, chromiumBrowser, pageProblems }, use, testInfo) => {
+  console: async ({ shell, serveHost, chromiumBrowser, pageProblems, home }, use, testInfo) => {
     if (shell === 'serve') {
       const context = await chromiumBrowser!.newContext();
       const page = await context.newPage();
@@ -88,13 +95,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       testInfo.skip(true, reason);
       return;
     }
-    const home = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-electron-'));
     const app = await _electron.launch({ args: [packageRoot], env: { ...process.env, GATEHOUSE_HOME: home } as Record<string, string> });
     const page = await app.firstWindow();
     watchProblems(page, pageProblems);
     await use(new ConsolePage(page));
     await app.close();
-    rmSync(home, { recursive: true, force: true });
   },
 });
 

@@ -45,10 +45,9 @@ input=$(cat)
 printf '{"received": %s}\\n' "$input"
 `;
 
-test('a plugin that fails three times shows its breaker open with a countdown, and reset closes it', async ({ console: app, serveHost }) => {
-  test.skip(!serveHost, 'writes a plugin folder into the serve host’s home');
+test('a plugin that fails three times shows its breaker open with a countdown, and reset closes it', async ({ console: app, home }) => {
   await app.status.expectConnected();
-  writeToolPlugin(serveHost!.home, 'flaky', FAILING);
+  writeToolPlugin(home, 'flaky', FAILING);
 
   await app.open('plugins');
   const plugins = new PluginsPage(app.page);
@@ -88,10 +87,9 @@ test('a plugin that fails three times shows its breaker open with a countdown, a
   await expect(health.resetButton('flaky')).toHaveCount(0);
 });
 
-test('a healthy plugin keeps its breaker closed and shows its calls and latency', async ({ console: app, serveHost }) => {
-  test.skip(!serveHost, 'writes a plugin folder into the serve host’s home');
+test('a healthy plugin keeps its breaker closed and shows its calls and latency', async ({ console: app, home }) => {
   await app.status.expectConnected();
-  writeToolPlugin(serveHost!.home, 'steady', SUCCEEDING);
+  writeToolPlugin(home, 'steady', SUCCEEDING);
 
   // Health lists a plugin as soon as the host finds it, before any call.
   await app.open('health');

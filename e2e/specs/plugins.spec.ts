@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { PluginsPage } from '../pages/plugins-page.ts';
 
-test('author a plugin: markers while typing, fix, save, enable; a change on disk quarantines it', async ({ console: app, serveHost }) => {
-  test.skip(!serveHost, 'edits the plugin folder on disk, which needs the serve host’s home');
+test('author a plugin: markers while typing, fix, save, enable; a change on disk quarantines it', async ({ console: app, home }) => {
   await app.status.expectConnected();
   await app.open('plugins');
   const plugins = new PluginsPage(app.page);
@@ -36,7 +35,7 @@ test('author a plugin: markers while typing, fix, save, enable; a change on disk
   await expect(plugins.detailStatus).toHaveAttribute('data-status', 'enabled');
 
   // An edit on disk, outside the console: the pinned hash no longer matches.
-  appendFileSync(join(serveHost!.home, 'plugins', 'echo-node', 'run.mjs'), '// changed outside the console\n');
+  appendFileSync(join(home, 'plugins', 'echo-node', 'run.mjs'), '// changed outside the console\n');
   await plugins.expectStatus('echo-node', 'quarantined');
   await expect(plugins.detailStatus).toHaveAttribute('data-status', 'quarantined');
   await expect(plugins.quarantineChanges).toContainText('run.mjs');
@@ -66,15 +65,14 @@ test('a test run shows what the tool printed; bad JSON input is refused before a
   await expect(plugins.testRunOutput.locator('[data-stream="stdout"]')).toContainText('hello from e2e');
 });
 
-test('enabling a plugin that failed the scan asks for a reason, and the list follows', async ({ console: app, serveHost }) => {
-  test.skip(!serveHost, 'puts a plugin folder on disk, which needs the serve host’s home');
+test('enabling a plugin that failed the scan asks for a reason, and the list follows', async ({ console: app, home }) => {
   await app.status.expectConnected();
   await app.open('plugins');
   const plugins = new PluginsPage(app.page);
 
   // A plugin folder that appears on disk with eval in it is discovered, scanned, and fails.
   // (A saved edit of a known plugin that fails is a failed reload instead: the old version stays.)
-  const dir = join(serveHost!.home, 'plugins', 'risky');
+  const dir = join(home, 'plugins', 'risky');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'gatehouse.toml'), 'name = "risky"\ndescription = "Runs its input."\nversion = "0.1.0"\nkind = "tool"\ncommand = "run.mjs"\n\n[parameters.code]\ntype = "string"\nrequired = true\ndescription = "Code."\n');
   writeFileSync(join(dir, 'run.mjs'), '#!/usr/bin/env node\nlet input = "";\nprocess.stdin.on("data", (c) => (input += c));\nprocess.stdin.on("end", () => console.log(eval(JSON.parse(input).code)));\n', { mode: 0o755 });

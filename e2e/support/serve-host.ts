@@ -1,6 +1,6 @@
 // A real `gatehouse serve` process for a spec, with its own temporary GATEHOUSE_HOME.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -64,9 +64,5 @@ export class ServeHost {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
-  }
-
-  dispose(): void {
-    rmSync(this.home, { recursive: true, force: true });
   }
 }
