@@ -1,0 +1,351 @@
+// The flow of one tool call (DESIGN.md): extract → rules (built-in + user) → checkers → autonomy
+// and grants → approval → runner → result. Every step records who decided it; every call's
+// decider reaches the result (for the agent's answer and the inbox) and the audit log.
+//
+// Fail closed: an exception in any step ends the call in `deny`, with a reason naming the step
+// ("policy error: …") and an `error` decider. Nothing runs unless the decision is `allow` and the
+// mode is `live`; in dry-run the call is evaluated (approval included) and never executed.
+import type { ApprovalOutcome, ApprovalRequest, Grant, RecordFn } from '../approvals/types.js';
+import type { CheckerVerdict } from '../checkers/checker-pool.js';
+import type { EvaluateParams, RuleSnapshot } from '../checkers/protocol.js';
+import { decideCall, type Autonomy, type Classification, type FinalDecision, type SessionTaint } from '../policy/autonomy.js';
+import type { PolicyResult } from '../policy/rules/engine.js';
+import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';
+import type { ToolCallResult } from '../runner/tool-runner.js';
+
+export type ToolResult = ToolCallResult;
+export type PipelineMode = 'dry-run' | 'live';
+export type PipelineStepName = 'extract' | 'rules' | 'checkers' | 'autonomy' | 'approval' | 'runner';
+
+export interface PipelineStep {
+  step: PipelineStepName;
+  decision?: string;
+  decider?: Decider;
+  ms: number;
+}
+
+export interface PipelineResult {
+  decision: 'allow' | 'deny' | 'ask' | 'expired';
+  decider: Decider;
+  reason: string;
+  steps: PipelineStep[];
+  result?: ToolResult;
+  executed: boolean;
+  extraction?: Extraction;
+  /** The inbox item, when the call was asked. */
+  approval?: string;
+  /** The mode the call was handled in (dry-run: evaluated, never executed). */
+  mode?: PipelineMode;
+}
+
+export interface WaitingInfo {
+  approval: string;
+  call: string;
+  askedBy: Decider;
+  reason: string;
+}
+
+export interface HandleOptions {
+  /** Called once, when the call starts waiting for an operator. */
+  onWaiting?: (info: WaitingInfo) => void;
+}
+
+// ---- dependencies: narrow, so the real classes fit ------------------------------------------------
+
+/** The policy's rules step; PolicyStore fits. */
+export interface PolicyEvaluator {
+  evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult>;
+  /** Rules for the checkers' `rules` field. */
+  snapshots(): readonly RuleSnapshot[];
+}
+
+/** The checker pool; CheckerHost fits. A failure verdict already encodes fail-closed. */
+export interface CheckerEvaluator {
+  evaluate(params: EvaluateParams): Promise<CheckerVerdict>;
+}
+
+/** ApprovalQueue fits. */
+export interface ApprovalRequester {
+  request(req: ApprovalRequest): { id: string; decision: Promise<ApprovalOutcome> };
+}
+
+/** Grants (ApprovalQueue.grants) fits. */
+export interface GrantLookup {
+  findGrant(call: ToolCall): Grant | null;
+}
+
+export interface PipelineDeps {
+  /** extract(call, {home}) bound to its options (initExtractor must have run). */
+  extract: (call: ToolCall) => Extraction | Promise<Extraction>;
+  policy: PolicyEvaluator;
+  /** Null or absent: no checkers registered. */
+  checkers?: CheckerEvaluator | null;
+  /** The current autonomy settings (they can change between calls). */
+  autonomy: Autonomy | (() => Autonomy);
+  approvals: ApprovalRequester;
+  grants: GrantLookup;
+  /** Executes an allowed call (the gateway maps the tool to its plugin and calls ToolRunner). */
+  run: (call: ToolCall) => Promise<ToolResult>;
+  record: RecordFn;
+  mode: () => PipelineMode;
+  /** Milliseconds for step timings (default performance.now). */
+  clock?: { now(): number };
+  /** Session taint, for write-down checks (TaintRegistry.get fits). */
+  taint?: (session: string) => SessionTaint;
+  /** Classification of the plugin that runs the tool (a sink for the arguments). */
+  toolClassification?: (call: ToolCall) => Classification | undefined;
+  /** Approval expiry for asked calls (default: the queue's). */
+  approvalExpiresInMs?: number;
+  /** Where audit failures after the decision go (they never change the outcome). */
+  log?: (msg: string, err?: unknown) => void;
+}
+
+/** The main operation for checkers' `operation`: the most consequential one. */
+const OP_WEIGHT: readonly Operation[] = ['execute', 'delete', 'write', 'move', 'copy', 'network', 'read'];
+
+export function mainOperation(ops: readonly Operation[]): string {
+  for (const op of OP_WEIGHT) if (ops.includes(op)) return op;
+  return '';
+}
+
+/** The audit actor for a decider: "rule:…", "checker:…", "operator:…". */
+export function deciderActor(d: Decider): string {
+  switch (d.kind) {
+    case 'rule':
+      return `rule:${d.rule}`;
+    case 'checker':
+      return `checker:${d.checker}`;
+    case 'autonomy':
+      return `autonomy:${d.level}`;
+    case 'grant':
+      return `grant:${d.grant}`;
+    case 'operator':
+      return d.operator.startsWith('operator:') ? d.operator : `operator:${d.operator}`;
+    case 'error':
+      return 'host';
+  }
+}
+
+/** Describes a decider in a few words, for reasons ("rule builtin.x (builtin)"). */
+export function describeDecider(d: Decider): string {
+  switch (d.kind) {
+    case 'rule':
+      return `rule ${d.rule} (${d.origin})`;
+    case 'checker':
+      return `checker ${d.checker} (rule ${d.rule})`;
+    case 'autonomy':
+      return `autonomy ${d.level}`;
+    case 'grant':
+      return `grant ${d.grant}`;
+    case 'operator':
+      return `operator ${d.operator}`;
+    case 'error':
+      return `error: ${d.message}`;
+  }
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+const STEP_LABEL: Record<PipelineStepName, string> = {
+  extract: 'extraction error',
+  rules: 'policy error',
+  checkers: 'checker error',
+  autonomy: 'autonomy error',
+  approval: 'approval error',
+  runner: 'runner error',
+};
+
+export class CallPipeline {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const clock = deps.clock ?? performance;
+    this.now = () => clock.now();
+  }
+
+  async handle(call: ToolCall, opts: HandleOptions = {}): Promise<PipelineResult> {
+    const steps: PipelineStep[] = [];
+    const d = this.deps;
+    const agentActor = `agent:${call.agent}`;
+    let extraction: Extraction | undefined;
+    let current: PipelineStepName = 'extract';
+    let t0 = this.now();
+    const begin = (s: PipelineStepName) => {
+      current = s;
+      t0 = this.now();
+    };
+    const done = (decision?: string, decider?: Decider) => {
+      const s: PipelineStep = { step: current, ms: this.now() - t0 };
+      if (decision !== undefined) s.decision = decision;
+      if (decider !== undefined) s.decider = decider;
+      steps.push(s);
+    };
+
+    try {
+      // ---- extract ------------------------------------------------------------------------------
+      begin('extract');
+      d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd });
+      const x = await d.extract(call);
+      extraction = x;
+      d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons });
+      done();
+
+      // ---- rules --------------------------------------------------------------------------------
+      begin('rules');
+      const policy = await d.policy.evaluateAsync(x, call);
+      for (const m of [...policy.matched, ...policy.logs]) {
+        d.record('rule.matched', `rule:${m.rule}`, { call: call.id, rule: m.rule, origin: m.origin, source: m.source, decision: m.decision, severity: m.severity, locked: m.locked, detail: m.detail });
+      }
+      done(policy.decisive ? policy.decision : 'undecided', policy.decider);
+      if (policy.decision === 'deny') return this.finish(call, { decision: 'deny', decider: policy.decider, reason: policy.reason }, steps, x);
+
+      // ---- checkers (only block; never allow what policy blocked) ---------------------------------
+      if (d.checkers) {
+        begin('checkers');
+        const verdict = await d.checkers.evaluate({
+          tool_name: call.tool,
+          arguments: call.arguments,
+          operation: mainOperation(x.operations),
+          operations: [...x.operations],
+          command: x.command,
+          paths: [...x.paths],
+          hosts: [...x.hosts],
+          content: x.content,
+          evasive: x.evasive,
+          rules: d.policy.snapshots(),
+        });
+        const blocked = checkerDecision(verdict);
+        d.record('checker.verdict', blocked ? `checker:${verdict.decision === 'block' ? verdict.checker : ''}` : 'host', {
+          call: call.id,
+          decision: verdict.decision,
+          ...(verdict.decision === 'block' ? { checker: verdict.checker } : {}),
+          ...(verdict.decision === 'block' && 'result' in verdict ? { result: verdict.result } : {}),
+          ...(verdict.decision === 'block' && 'failure' in verdict ? { failure: verdict.failure } : {}),
+          failures: verdict.failures,
+        });
+        if (blocked) {
+          done('deny', blocked.decider);
+          return this.finish(call, blocked, steps, x);
+        }
+        done('pass');
+      }
+
+      // ---- autonomy and grants --------------------------------------------------------------------
+      begin('autonomy');
+      const autonomy = typeof d.autonomy === 'function' ? d.autonomy() : d.autonomy;
+      const grant = d.grants.findGrant(call);
+      const decided: FinalDecision = decideCall({
+        call,
+        extraction: x,
+        policy,
+        autonomy,
+        taint: d.taint?.(call.session),
+        toolClassification: d.toolClassification?.(call),
+        grant: grant?.id,
+      });
+      done(decided.decision, decided.decider);
+      if (decided.decision === 'deny') return this.finish(call, decided, steps, x);
+
+      // ---- approval -------------------------------------------------------------------------------
+      let final: { decision: 'allow'; decider: Decider; reason: string } = decided as FinalDecision & { decision: 'allow' };
+      let approvalId: string | undefined;
+      if (decided.decision === 'ask') {
+        begin('approval');
+        const req: ApprovalRequest = { call, extraction: x, askedBy: decided.decider, reason: decided.reason };
+        if (d.approvalExpiresInMs !== undefined) req.expiresInMs = d.approvalExpiresInMs;
+        const pending = d.approvals.request(req);
+        approvalId = pending.id;
+        try {
+          opts.onWaiting?.({ approval: pending.id, call: call.id, askedBy: decided.decider, reason: decided.reason });
+        } catch (err) {
+          d.log?.('onWaiting failed', err);
+        }
+        const outcome = await pending.decision;
+        if (outcome.state !== 'approved') {
+          const decision = outcome.state === 'expired' ? 'expired' : 'deny';
+          done(decision, outcome.decider);
+          return this.finish(call, { decision, decider: outcome.decider, reason: outcome.reason }, steps, x, approvalId);
+        }
+        done('allow', outcome.decider);
+        final = { decision: 'allow', decider: outcome.decider, reason: outcome.reason };
+      }
+
+      // ---- runner ---------------------------------------------------------------------------------
+      const mode = d.mode();
+      if (mode !== 'live') {
+        const reason = `Dry run: Gatehouse evaluated this call and would have allowed it (${describeDecider(final.decider)}: ${final.reason}), but did not execute it.`;
+        return this.finish(call, { decision: 'allow', decider: final.decider, reason }, steps, x, approvalId, undefined, 'dry-run');
+      }
+      this.recordDecided(call, final);
+      begin('runner');
+      const result = await d.run(call);
+      done(result.ok ? 'ok' : 'failed');
+      return this.finish(call, final, steps, x, approvalId, result, 'live', true);
+    } catch (err) {
+      const step = current;
+      const message = `${STEP_LABEL[step]}: ${errorText(err)}`;
+      const decider: Decider = { kind: 'error', message };
+      steps.push({ step, decision: 'deny', decider, ms: this.now() - t0 });
+      return this.finish(call, { decision: 'deny', decider, reason: message }, steps, extraction);
+    }
+  }
+
+  private recordDecided(call: ToolCall, f: { decision: string; decider: Decider; reason: string }): void {
+    this.safeRecord('call.decided', deciderActor(f.decider), { call: call.id, decision: f.decision, decider: f.decider, reason: f.reason });
+  }
+
+  private finish(
+    call: ToolCall,
+    f: { decision: PipelineResult['decision']; decider: Decider; reason: string },
+    steps: PipelineStep[],
+    extraction: Extraction | undefined,
+    approval?: string,
+    result?: ToolResult,
+    mode: PipelineMode = this.safeMode(),
+    executed = false,
+  ): PipelineResult {
+    // A live run recorded its decision before running; everything else records it here.
+    if (!executed) this.recordDecided(call, f);
+    const out: PipelineResult = { decision: f.decision, decider: f.decider, reason: f.reason, steps, executed, mode };
+    if (extraction) out.extraction = extraction;
+    if (approval) out.approval = approval;
+    if (result) out.result = result;
+    this.safeRecord('call.result', 'host', {
+      call: call.id,
+      decision: f.decision,
+      executed,
+      mode,
+      ...(result ? { ok: result.ok, error: result.error, failure: result.failure, exitCode: result.exitCode, durationMs: result.durationMs } : {}),
+    });
+    return out;
+  }
+
+  private safeMode(): PipelineMode {
+    try {
+      return this.deps.mode() === 'live' ? 'live' : 'dry-run';
+    } catch {
+      return 'dry-run';
+    }
+  }
+
+  private safeRecord(type: string, actor: string, payload: Record<string, unknown>): void {
+    try {
+      this.deps.record(type, actor, payload);
+    } catch (err) {
+      this.deps.log?.(`audit record ${type} failed`, err);
+    }
+  }
+}
+
+/** A checker block (or a required checker's failure, which the pool turns into a block). */
+function checkerDecision(v: CheckerVerdict): { decision: 'deny'; decider: Decider; reason: string } | null {
+  if (v.decision !== 'block') return null;
+  if ('result' in v) {
+    return { decision: 'deny', decider: { kind: 'checker', checker: v.checker, rule: v.result.rule_name }, reason: `${v.result.message} (checker ${v.checker}, rule ${v.result.rule_name})` };
+  }
+  return {
+    decision: 'deny',
+    decider: { kind: 'checker', checker: v.checker, rule: `checker.${v.failure.kind}` },
+    reason: `Checker ${v.checker} could not judge this call (${v.failure.kind}: ${v.failure.message}); Gatehouse fails closed.`,
+  };
+}
