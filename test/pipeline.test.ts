@@ -6,6 +6,7 @@
 // file only checks how the pipeline uses a verdict.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalQueue, type Timers } from '../main/approvals/index.js';
+import { FakeTime } from './support/fake-time.js';
 import type { CheckerVerdict } from '../main/checkers/checker-pool.js';
 import type { EvaluateParams } from '../main/checkers/protocol.js';
 import { CallPipeline, type PipelineDeps, type PipelineMode, type ToolResult, type WaitingInfo } from '../main/pipeline/call-pipeline.js';
@@ -21,32 +22,6 @@ const HOME = '/home/alice';
 const CTX = { home: HOME, gatehouseHome: `${HOME}/.config/gatehouse`, caseInsensitive: false };
 const MIN = 60_000;
 
-class FakeTime implements Timers {
-  private t = 1_700_000_000_000;
-  private seq = 0;
-  private readonly pending = new Map<number, { at: number; fn: () => void }>();
-  now = () => this.t;
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.pending.set(id, { at: this.t + ms, fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  advance(ms: number): void {
-    const target = this.t + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.pending) if (e[1].at <= target && (!next || e[1].at < next[1].at)) next = e;
-      if (!next) break;
-      this.pending.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-    }
-    this.t = target;
-  }
-}
 
 const builtin = compileBuiltinRules(CTX);
 const user = parsePolicyText(

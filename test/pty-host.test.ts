@@ -1,24 +1,14 @@
 // The terminals.* methods through the real host: its dispatcher and contract validation, its
 // event bus, its SQLite audit log, and console connections as the shells announce them.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import type { CallContext } from '../main/host/dispatcher.js';
-import { isAlive } from '../main/pty/process-tree.js';
 import type { EventPayload } from '../shared/contract.js';
 import { sharedTempDir } from './support/temp.js';
+import { gone } from './support/processes.js';
 
 type Output = EventPayload<'terminals.output'>;
 
-function gone(pid: number): boolean {
-  if (!isAlive(pid)) return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
 
 describe('terminals through the host', () => {
   let host: Host;

@@ -7,9 +7,10 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { PtyLimits } from '../main/pty/limits.js';
 import { createNodePtySpawn, nodePtySpawn } from '../main/pty/node-pty-spawn.js';
 import { PtyManager, PtyRefusal } from '../main/pty/pty-manager.js';
-import { isAlive, sessionProcesses } from '../main/pty/process-tree.js';
+import { sessionProcesses } from '../main/pty/process-tree.js';
 import type { PtyAuditEvent, PtyOutputEvent, PtyProcess, PtySpawn } from '../main/pty/types.js';
 import { tempDir } from './support/temp.js';
+import { gone } from './support/processes.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', TERM: 'xterm-256color' };
 const operator = { actor: 'operator:tester', tool: 'shell' };
@@ -119,16 +120,6 @@ function countingSpawn(inner: PtySpawn = nodePtySpawn): { spawn: PtySpawn; pause
 
 const exitedEvent = (h: Harness, id: string) => () => h.audit.find((e) => e.type === 'pty.exited' && e.payload.id === id);
 
-/** A process that is gone or a zombie (dead, waiting for a parent that may never reap it). */
-function gone(pid: number): boolean {
-  if (!isAlive(pid)) return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
 
 describe('output batching', () => {
   it('puts writes that come within the batch window into one event', async () => {

@@ -1,7 +1,7 @@
 // What is still running, read from /proc: the hostile-plugin tests check that a call leaves
 // nothing behind. Zombies do not count (they are dead; init reaps them when it gets to it).
 import { readdirSync, readFileSync } from 'node:fs';
-import { listProcesses } from '../../main/runner/proc-scan.js';
+import { isAlive, listProcesses } from '../../main/runner/proc-scan.js';
 
 const alive = (state: string) => state !== 'Z' && state !== 'X';
 
@@ -35,5 +35,16 @@ export function ourCgroups(base: string): string[] {
     return readdirSync(base).filter((n) => n.startsWith(`gatehouse-${process.pid}-`));
   } catch {
     return [];
+  }
+}
+
+/** A process that is gone or a zombie (dead, waiting for a parent that may never reap it). */
+export function gone(pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
   }
 }

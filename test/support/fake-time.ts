@@ -1,0 +1,37 @@
+// A clock and timers that move only when told, for tests of expiry without sleeping:
+// due timers fire in order, each at its own time.
+import type { Timers } from '../../main/approvals/index.js';
+
+export class FakeTime implements Timers {
+  private t = 1_700_000_000_000;
+  private seq = 0;
+  private readonly pending = new Map<number, { at: number; fn: () => void }>();
+  now = () => this.t;
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.pending.set(id, { at: this.t + ms, fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+  get armed(): number {
+    return this.pending.size;
+  }
+  advance(ms: number): void {
+    const target = this.t + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const e of this.pending) if (e[1].at <= target && (!next || e[1].at < next[1].at)) next = e;
+      if (!next) break;
+      this.pending.delete(next[0]);
+      this.t = next[1].at;
+      next[1].fn();
+    }
+    this.t = target;
+  }
+  /** Moves the clock without firing timers: a late timer, a busy event loop. */
+  jump(ms: number): void {
+    this.t += ms;
+  }
+}
