@@ -131,6 +131,18 @@ describe('symlinked paths (real temp dir)', () => {
     const e = bash(`cat ${dir}/link/../link/./secret`, '/', true);
     expect(e.paths).toContain(join(dir, 'real', 'secret'));
   });
+
+  it('a repeated command is resolved afresh: a path swapped for a symlink between two calls is followed', () => {
+    // The parse of `cat swap/secret` is cached after the first call; the file system is not.
+    mkdirSync(join(dir, 'swap'));
+    writeFileSync(join(dir, 'swap', 'secret'), 'harmless');
+    const before = bash('cat swap/secret', dir, true).paths;
+    expect(before).toEqual([join(dir, 'swap', 'secret')]);
+    rmSync(join(dir, 'swap'), { recursive: true });
+    symlinkSync(join(dir, 'real'), join(dir, 'swap'));
+    const after = bash('cat swap/secret', dir, true).paths;
+    expect(after).toEqual([join(dir, 'swap', 'secret'), join(dir, 'real', 'secret')]);
+  });
 });
 
 describe('non-shell tool calls', () => {

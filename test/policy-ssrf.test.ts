@@ -1,8 +1,10 @@
 // SSRF: the built-in network rule judges every host by the address it reaches — literals in any
 // spelling a resolver accepts, IPv6 forms that carry IPv4, metadata names, and names after DNS.
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy, evaluatePolicyAsync, needsResolution } from '../main/policy/rules/engine.js';
-import { normalizeHost, parseIpLiteral, resolveHosts, systemResolver, type Resolver } from '../main/policy/network.js';
+import { normalizeHost, parseIpLiteral, resolveHosts, systemResolver, unwrapEmbeddedIpv4, type Resolver } from '../main/policy/network.js';
 import { call, ruleSet, x } from './fixtures/policy/helpers.js';
 
 const rules = ruleSet();
@@ -73,6 +75,28 @@ describe('IP literals in every spelling', () => {
     expect(normalizeHost('Example.COM.')).toBe('example.com');
     expect(parseIpLiteral('08.0.0.1')).toBeNull(); // not valid octal: a name, so DNS decides
     expect(parseIpLiteral('example.com')).toBeNull();
+  });
+
+  it('the shortcut for names never turns away a literal ipaddr.js accepts', () => {
+    // parseIpLiteral answers most names without asking ipaddr.js (which throws to say no); it
+    // must agree with ipaddr.js on every string, in both directions and on the address.
+    const chars = [...'0123456789abcdefABCDEFxX.:%', ...'gGlmoz-_%'];
+    const candidate = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...chars), minLength: 1, maxLength: 24 }),
+      fc.tuple(fc.nat(0xffffffff), fc.constantFrom(10, 8, 16)).map(([n, radix]) => (radix === 16 ? '0X' : radix === 8 ? '0' : '') + n.toString(radix)),
+      fc.ipV4Extended(),
+      fc.ipV6().map((v6) => v6.toUpperCase()),
+    );
+    fc.assert(
+      fc.property(candidate, (s) => {
+        let h = s.toLowerCase();
+        fc.pre(!h.endsWith('.'));
+        if (h.includes(':') && h.includes('%')) h = h.slice(0, h.indexOf('%'));
+        const expected = ipaddr.isValid(h) ? unwrapEmbeddedIpv4(ipaddr.parse(h)).toString() : null;
+        expect(parseIpLiteral(s)?.toString() ?? null).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

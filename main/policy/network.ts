@@ -86,6 +86,11 @@ export function parseIpLiteral(host: string): IpAddress | null {
   // The zone (`fe80::1%eth0`) does not change where the packet goes.
   const pct = h.indexOf('%');
   if (pct >= 0 && h.includes(':')) h = h.slice(0, pct);
+  // Most hosts are names. ipaddr.js rejects a name by throwing and catching an Error inside
+  // isValid (a stack trace per call, the bulk of a decision's time for a URL), so names that can't
+  // be literals are answered here: an IPv6 literal has a colon, and every IPv4 spelling ipaddr.js
+  // accepts (dotted, decimal, octal, hex parts) consists of hex digits, `x` and dots only.
+  if (!h.includes(':') && !IPV4_CHARS.test(h)) return null;
   if (!ipaddr.isValid(h)) return null;
   try {
     return unwrapEmbeddedIpv4(ipaddr.parse(h));
@@ -93,6 +98,9 @@ export function parseIpLiteral(host: string): IpAddress | null {
     return null;
   }
 }
+
+/** A superset of the characters in any IPv4 spelling ipaddr.js accepts (see parseIpLiteral). */
+const IPV4_CHARS = /^[0-9a-fx.]+$/;
 
 const V4_MAPPED = ipaddr.parseCIDR('::ffff:0:0/96');
 const V4_TRANSLATED = ipaddr.parseCIDR('::ffff:0:0:0/96'); // RFC 6145
