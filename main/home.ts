@@ -17,6 +17,8 @@ export interface HomePaths {
   auditDb: string;
   serveJson: string;
   plugins: string;
+  policy: string;
+  settings: string;
 }
 
 /** Creates the home (owner-only: it holds tokens and the audit log) and returns its paths. */
@@ -38,5 +40,7 @@ export function homePaths(root: string): HomePaths {
     auditDb: join(root, 'audit.db'),
     serveJson: join(root, 'serve.json'),
     plugins: join(root, 'plugins'),
+    policy: join(root, 'policy.yaml'),
+    settings: join(root, 'settings.json'),
   };
 }

@@ -141,6 +141,138 @@ const terminalSession = z.object({
   watchers: z.number().int(),
 });
 
+
+// ---- the gateway: agents' calls, the approval inbox, grants, settings and the policy file ------
+const operation = z.enum(['read', 'write', 'delete', 'copy', 'move', 'execute', 'network']);
+const decider = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('rule'), rule: z.string(), origin: z.string() }),
+  z.object({ kind: z.literal('checker'), checker: z.string(), rule: z.string() }),
+  z.object({ kind: z.literal('autonomy'), level: z.string() }),
+  z.object({ kind: z.literal('grant'), grant: z.string() }),
+  z.object({ kind: z.literal('operator'), operator: z.string() }),
+  z.object({ kind: z.literal('error'), message: z.string() }),
+]);
+const extraction = z.object({
+  operations: z.array(operation),
+  paths: z.array(z.string()),
+  hosts: z.array(z.string()),
+  command: z.string(),
+  content: z.string(),
+  evasive: z.boolean(),
+  evasiveReasons: z.array(z.string()),
+});
+const toolCall = z.object({
+  id: z.string(),
+  agent: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()).nullable(),
+  cwd: z.string(),
+  source: z.enum(['mcp', 'hook', 'api', 'console']),
+  receivedAt: z.number(),
+});
+const approvalState = z.enum(['pending', 'approved', 'denied', 'expired']);
+const grant = z.object({
+  id: z.string(),
+  agent: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  argumentPattern: z.string().nullable(),
+  argsHash: z.string().nullable(),
+  operator: z.string(),
+  approval: z.string().nullable(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+const proposedRule = z.object({
+  name: z.string(),
+  description: z.string(),
+  actions: z.array(operation),
+  block_paths: z.array(z.string()),
+  block_hosts: z.array(z.string()),
+  decision: z.string(),
+  message: z.string(),
+  /** The YAML that `always` appends to policy.yaml, shown before saving. */
+  yaml: z.string(),
+});
+const approvalItem = z.object({
+  id: z.string(),
+  state: approvalState,
+  call: toolCall,
+  extraction,
+  askedBy: decider,
+  reason: z.string(),
+  argsHash: z.string(),
+  requestedAt: z.number(),
+  expiresAt: z.number(),
+  decidedAt: z.number().nullable(),
+  operator: z.string().nullable(),
+  scope: z.enum(['once', 'session', 'always']).nullable(),
+  outcome: z.object({ state: z.enum(['approved', 'denied', 'expired']), decider, reason: z.string() }).nullable(),
+});
+const approvalId = z.string().min(1).max(200);
+const argsHash = z.string().regex(/^[0-9a-f]{64}$/, 'the argsHash of the item you were shown (64 hex digits)');
+const batchResult = z.union([
+  z.object({ id: z.string(), ok: z.literal(true), item: approvalItem }),
+  z.object({ id: z.string(), ok: z.literal(false), error: z.object({ reason: z.string(), message: z.string() }) }),
+]);
+const toolGlobs = z.array(z.string().min(1).max(200)).max(500);
+const settings = z.object({
+  /** dry-run: calls are evaluated and shown, never executed. New installs start here. */
+  mode: z.enum(['dry-run', 'live']),
+  autonomy: z.enum(['read-only', 'supervised', 'full']),
+  /** Tool-name globs that run without asking (unless a rule denies or asks). */
+  autoApprove: toolGlobs,
+  /** Tool-name globs that always ask (unless a rule denies). */
+  alwaysAsk: toolGlobs,
+  approvalExpiryMinutes: z.number().min(0.1).max(24 * 60),
+  sessionGrantMinutes: z.number().min(1).max(7 * 24 * 60),
+  /** Refuse to run any plugin when no OS sandbox is available. */
+  requireSandbox: z.boolean(),
+  /** A Claude Code hook call that policy asks about: answer `ask` at once (Claude Code asks its user), or wait in this inbox. */
+  hookAsk: z.enum(['agent', 'inbox']),
+  /** What `gatehouse hook` answers when no host is running. */
+  hookUnreachable: z.enum(['deny', 'ask']),
+  desktopNotifications: z.boolean(),
+});
+const settingsView = settings.extend({
+  /** Fields set for this run only (`gatehouse serve --live --autonomy …`); saving them changes the file, not this run. */
+  overridden: z.array(z.string()),
+  file: z.string(),
+  /** The settings file could not be read; the safe defaults are used. */
+  error: z.string().nullable(),
+});
+const policyProblem = z.object({ file: z.string(), line: z.number().int(), column: z.number().int(), message: z.string(), rule: z.string().optional(), example: z.string().optional() });
+const exampleResult = z.object({ rule: z.string(), example: z.string(), expected: z.enum(['match', 'not_match']), ok: z.boolean(), line: z.number().int(), column: z.number().int(), detail: z.string() });
+const ruleView = z.object({
+  name: z.string(),
+  description: z.string(),
+  source: z.enum(['builtin', 'user', 'cli']),
+  origin: z.string(),
+  actions: z.array(operation),
+  decision: z.string(),
+  severity: z.string(),
+  priority: z.number(),
+  locked: z.boolean(),
+  enabled: z.boolean(),
+  hits: z.number().int(),
+});
+const policyView = z.object({
+  file: z.string(),
+  text: z.string(),
+  version: z.number().int(),
+  error: z.string().nullable(),
+  problems: z.array(policyProblem),
+  examples: z.array(exampleResult),
+  rules: z.array(ruleView),
+});
+const agentTool = z.object({
+  name: z.string(),
+  description: z.string(),
+  plugin: z.string().nullable(),
+  kind: z.enum(['builtin', 'tool', 'mcp']),
+});
+
 /** Request/response schemas of every method, keyed by the method's wire name. */
 export const methods = {
   'host.info': {
@@ -285,6 +417,93 @@ export const methods = {
     request: z.object({ id: terminalId }).strict(),
     response: terminalSession,
   },
+
+  // ---- gateway (operator side). Agents never reach these: they hold the agent token, which
+  // opens only /mcp and the hook route.
+  /** Where agents connect, and the agent token to give them (operators only). */
+  'gateway.info': {
+    request: empty,
+    response: z.object({
+      mcpUrl: z.string().nullable(),
+      hookUrl: z.string().nullable(),
+      agentToken: z.string().nullable(),
+      tools: z.array(agentTool),
+      pending: z.number().int(),
+    }),
+  },
+  'approvals.list': {
+    request: z.object({ state: approvalState.optional(), agent: z.string().optional(), session: z.string().optional(), tool: z.string().optional() }).strict(),
+    response: z.object({ items: z.array(approvalItem), now: z.number() }),
+  },
+  'approvals.get': {
+    request: z.object({ id: approvalId }).strict(),
+    response: approvalItem,
+  },
+  /** The user rule an `always` approval would write, for the operator to read before saving. */
+  'approvals.proposeRule': {
+    request: z.object({ id: approvalId }).strict(),
+    response: proposedRule,
+  },
+  /** Bound to the arguments the operator saw: a different argsHash is refused. */
+  'approvals.approve': {
+    request: z
+      .object({
+        id: approvalId,
+        argsHash,
+        scope: z.enum(['once', 'session', 'always']).default('once'),
+        sessionMinutes: z.number().min(1).max(7 * 24 * 60).optional(),
+        argumentPattern: z.string().min(1).max(4096).optional(),
+      })
+      .strict(),
+    response: z.object({ item: approvalItem, grant: grant.nullable(), rule: proposedRule.nullable() }),
+  },
+  'approvals.deny': {
+    request: z.object({ id: approvalId, reason: z.string().trim().min(1, 'a denial needs a reason; the agent is shown it').max(2000) }).strict(),
+    response: approvalItem,
+  },
+  /** A filtered selection at once; each item is checked on its own (its hash, its state). */
+  'approvals.batch': {
+    request: z
+      .object({
+        action: z.enum(['approve', 'deny']),
+        items: z.array(z.object({ id: approvalId, argsHash })).min(1).max(1000),
+        scope: z.enum(['once', 'session']).default('once'),
+        reason: z.string().trim().max(2000).optional(),
+      })
+      .strict(),
+    response: z.object({ results: z.array(batchResult) }),
+  },
+  'grants.list': {
+    request: empty,
+    response: z.object({ grants: z.array(grant), now: z.number() }),
+  },
+  'grants.revoke': {
+    request: z.object({ id: z.string().min(1).max(200) }).strict(),
+    response: z.object({ revoked: z.boolean() }),
+  },
+  'settings.get': {
+    request: empty,
+    response: settingsView,
+  },
+  /** Audited; switching the mode is its own audit event. */
+  'settings.update': {
+    request: settings.partial().strict(),
+    response: settingsView,
+  },
+  'policy.get': {
+    request: empty,
+    response: policyView,
+  },
+  /** Problems and example results for unsaved editor text; changes nothing. */
+  'policy.check': {
+    request: z.object({ text: z.string().max(1 << 20) }).strict(),
+    response: z.object({ problems: z.array(policyProblem), examples: z.array(exampleResult), broken: z.boolean() }),
+  },
+  /** Saves policy.yaml when it has no errors (otherwise nothing is written and the problems come back). */
+  'policy.save': {
+    request: z.object({ text: z.string().max(1 << 20) }).strict(),
+    response: z.object({ saved: z.boolean(), problems: z.array(policyProblem), examples: z.array(exampleResult), policy: policyView }),
+  },
 } as const;
 
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
@@ -300,6 +519,15 @@ export const events = {
   'terminals.output': z.object({ id: z.string(), seq: z.number().int().positive(), data: z.string() }),
   /** A terminal started, exited or changed hands (take-over): refetch terminals.list. */
   'terminals.changed': z.object({ id: z.string(), change: z.enum(['started', 'exited', 'controller']) }),
+  /** The inbox changed (new item, decision, expiry): refetch approvals.list. `added` names new items, for notifications. */
+  'approvals.changed': z.object({ pending: z.number().int(), added: z.array(z.object({ id: z.string(), agent: z.string(), tool: z.string() })) }),
+  /** A grant was created, revoked or expired: refetch grants.list. */
+  'grants.changed': z.object({ count: z.number().int() }),
+  'settings.changed': settingsView,
+  /** policy.yaml was reloaded (good or broken): refetch policy.get. */
+  'policy.changed': z.object({ version: z.number().int(), error: z.string().nullable() }),
+  /** The tools agents see changed (tools/list_changed went to MCP clients). */
+  'gateway.toolsChanged': z.object({ count: z.number().int() }),
 } as const;
 
 export type MethodSpec = { request: z.ZodType; response: z.ZodType };
@@ -334,6 +562,14 @@ export type HealthRowView = z.output<typeof healthRow>;
 export type BreakerSnapshotView = z.output<typeof breakerSnapshot>;
 export type ChainState = z.output<typeof chainState>;
 export type TerminalSessionView = z.output<typeof terminalSession>;
+export type ApprovalItemView = z.output<typeof approvalItem>;
+export type GrantView = z.output<typeof grant>;
+export type SettingsView = z.output<typeof settingsView>;
+export type Settings = z.output<typeof settings>;
+export type PolicyView = z.output<typeof policyView>;
+export type DeciderView = z.output<typeof decider>;
+export type ProposedRuleView = z.output<typeof proposedRule>;
+export const settingsSchema = settings;
 
 /** Errors cross every boundary as data, never as exceptions. */
 export interface WireError {

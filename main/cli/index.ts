@@ -12,6 +12,9 @@ import { UsageError, parsePort } from './usage-error.js';
 import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
 import { addDoctorCommand } from './doctor.js';
+import { addAgentCommands } from './agent-commands.js';
+import { addApprovalCommands } from './approval-commands.js';
+import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { resolve } from 'node:path';
 
 export const DEFAULT_PORT = 7411;
@@ -42,9 +45,21 @@ function program(): Command {
     .option('--new-token', 'generate a new operator token, invalidating the old one')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
     .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
-    .addHelpText('after', '\nExample:\n  gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins')
-    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string }) => {
+    .option('--agent-token <t>', 'token agents use for /mcp and the hook route (default: generated once and kept in the data folder)')
+    .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
+    .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
+    .addHelpText('after', '\nExamples:\n  gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins\n  gatehouse serve --live --autonomy read-only')
+    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; live?: boolean; autonomy?: string }) => {
+      if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
+        throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
+      }
+      const overrides = {
+        ...(o.live ? { mode: 'live' as const } : {}),
+        ...(o.autonomy !== undefined ? { autonomy: o.autonomy as (typeof AUTONOMY_LEVELS)[number] } : {}),
+      };
       await runServe({
+        ...(o.agentToken !== undefined ? { agentToken: o.agentToken } : {}),
+        ...(Object.keys(overrides).length ? { settingsOverrides: overrides } : {}),
         home: o.home ?? defaultHome(),
         host: o.host,
         port: parsePort(o.port),
@@ -57,6 +72,8 @@ function program(): Command {
 
   addPluginCommands(cli);
   addDoctorCommand(cli);
+  addAgentCommands(cli);
+  addApprovalCommands(cli);
 
   const audit = cli.command('audit').description('Audit log commands.');
   audit

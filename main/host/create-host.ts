@@ -25,6 +25,19 @@ import type { PluginManifest } from '../registry/types.js';
 import { acquireHostLock } from './host-lock.js';
 import { PtyManager } from '../pty/pty-manager.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
+import { homedir } from 'node:os';
+import type { Settings } from '../../shared/contract.js';
+import { ApprovalQueue } from '../approvals/approval-queue.js';
+import { proposeAlwaysRule } from '../approvals/always-rule.js';
+import { extract, initExtractor } from '../policy/extract/index.js';
+import { PolicyStore } from '../policy/rules/store.js';
+import { TaintRegistry } from '../policy/autonomy.js';
+import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
+import { McpGateway } from '../gateway/mcp-server.js';
+import { agentRoutes, type AgentHandler } from '../gateway/agent-routes.js';
+import { SettingsStore } from '../gateway/settings-store.js';
+import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
+import { OperationError } from './operation-error.js';
 
 export interface HostOptions {
   home: string;
@@ -42,8 +55,19 @@ export interface HostOptions {
   commandDenylist?: string[];
   /** Watch plugin folders for changes (off for one-shot CLI commands). */
   watch?: boolean;
-  /** Refuse to run any plugin unsandboxed (policy setting). */
+  /** Refuse to run any plugin unsandboxed (also a setting; either one forbids it). */
   requireSandbox?: boolean;
+  /** Settings for this run only (`gatehouse serve --live --autonomy …`), never saved. */
+  settingsOverrides?: Partial<Settings>;
+  /** Upstream MCP servers (mcp-kind plugins); built by the host when absent. */
+  upstream?: UpstreamTools | null;
+}
+
+/** Where agents reach this host; set by the shell once it listens. */
+export interface AgentEndpoints {
+  mcpUrl: string;
+  hookUrl: string;
+  agentToken: string;
 }
 
 /** Tool names Gatehouse itself provides; no plugin may take them. */
@@ -72,6 +96,14 @@ export interface Host {
   readonly health: HealthService;
   /** PTY sessions: the runner starts `pty = true` tools and the shell tool here. */
   readonly ptys: PtyManager;
+  readonly gateway: Gateway;
+  readonly mcp: McpGateway;
+  readonly settings: SettingsStore;
+  readonly approvals: ApprovalQueue;
+  readonly policy: PolicyStore;
+  /** The agents' HTTP routes (/mcp, the hook), for a shell to mount behind the agent token. */
+  readonly agentRoutes: AgentHandler;
+  setAgentEndpoints(e: AgentEndpoints): void;
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
   chainState(): ChainState;
@@ -143,7 +175,19 @@ export function createHost(opts: HostOptions): Host {
   verify();
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
 
+  const record = (type: string, actor: string, payload: Record<string, unknown>) => {
+    audit.append({ type, actor, payload });
+  };
+  const settings = new SettingsStore({
+    file: paths.settings,
+    ...(opts.settingsOverrides ? { overrides: opts.settingsOverrides } : {}),
+    record,
+    changed: (view) => bus.emit('settings.changed', view),
+  });
+  if (settings.view().error) log(settings.view().error!);
+
   let checkers: CheckerHost | null = null;
+  let onToolsChanged: (() => void) | null = null;
   let trust: TrustStore;
   try {
     trust = new TrustStore(paths.root);
@@ -166,8 +210,9 @@ export function createHost(opts: HostOptions): Host {
     },
     changed: (names) => {
       bus.emit('plugins.changed', { names });
-      // Runs after the registry settles: `checkers` is assigned below, before any change fires.
+      // Runs after the registry settles: `checkers` and the gateway are assigned below, before any change fires.
       void checkers?.sync();
+      onToolsChanged?.();
     },
   });
   const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
@@ -196,7 +241,7 @@ export function createHost(opts: HostOptions): Host {
   });
   const metrics = new PluginMetrics();
   const sandbox = detectSandbox();
-  const planFor = (manifest: PluginManifest, dir: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: opts.requireSandbox ?? false });
+  const planFor = (manifest: PluginManifest, dir: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox });
   const toolRunner = new ToolRunner({
     registry,
     breakers,
@@ -225,14 +270,6 @@ export function createHost(opts: HostOptions): Host {
     clock,
     sandbox: () => (sandbox.kind === 'bwrap' ? { kind: 'bwrap', detail: `bubblewrap ${sandbox.version}` } : { kind: 'none', detail: sandbox.reason }),
   });
-  const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
-  const ready = registry.refreshAll().then(async () => {
-    await checkers?.sync();
-    watcher?.start();
-    await watcher?.ready();
-  });
-  ready.catch((err) => log('plugin discovery failed', err));
-
   const ptys = new PtyManager({
     clock,
     log,
@@ -240,6 +277,69 @@ export function createHost(opts: HostOptions): Host {
     events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
   });
   const consoles = new ConsoleKeys();
+
+  // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
+  const userHome = homedir();
+  const policy = new PolicyStore({
+    file: paths.policy,
+    home: userHome,
+    gatehouseHome: paths.root,
+    extract: (call) => extract(call, { home: userHome }),
+    watch: opts.watch !== false,
+    log,
+  });
+  let knownPending = new Set<string>();
+  const approvals = new ApprovalQueue({
+    clock,
+    record,
+    changed: () => {
+      const pending = approvals.list({ state: 'pending' });
+      const added = pending.filter((i) => !knownPending.has(i.id)).map((i) => ({ id: i.id, agent: i.call.agent, tool: i.call.tool }));
+      knownPending = new Set(pending.map((i) => i.id));
+      bus.emit('approvals.changed', { pending: pending.length, added });
+      bus.emit('grants.changed', { count: approvals.grants.list().length });
+    },
+  });
+  const taint = new TaintRegistry();
+  const gateway = new Gateway({
+    extract: (call) => extract(call, { home: userHome }),
+    policy,
+    checkers: { evaluate: (p) => checkers!.evaluate(p) },
+    approvals,
+    grants: approvals.grants,
+    approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,
+    record,
+    log,
+    registry,
+    toolRunner,
+    upstream: opts.upstream ?? null,
+    settings,
+    taint,
+    shell: { ptys },
+    defaultCwd: opts.projectDir ?? process.cwd(),
+    clock,
+  });
+  const mcp = new McpGateway({ gateway, version, log });
+  // Any plugin change may change the tools agents see (names can change with the count unchanged):
+  // MCP clients re-list, consoles refetch.
+  const toolsMaybeChanged = () => {
+    mcp.toolsChanged();
+    bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
+  };
+  policy.onChange((state) => bus.emit('policy.changed', { version: state.version, error: state.error }));
+  onToolsChanged = toolsMaybeChanged;
+  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
+  let endpoints: AgentEndpoints | null = null;
+
+  const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
+  const ready = Promise.all([initExtractor(), policy.start()])
+    .then(() => registry.refreshAll())
+    .then(async () => {
+      await checkers?.sync();
+      watcher?.start();
+      await watcher?.ready();
+    });
+  ready.catch((err) => log('start-up failed', err));
 
   const handlers: Handlers<GatehouseContract['methods']> = {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
@@ -286,6 +386,77 @@ export function createHost(opts: HostOptions): Host {
       return health.restart(name);
     },
     ...terminalHandlers(ptys, consoles),
+    'gateway.info': () => ({
+      mcpUrl: endpoints?.mcpUrl ?? null,
+      hookUrl: endpoints?.hookUrl ?? null,
+      agentToken: endpoints?.agentToken ?? null,
+      tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, plugin: t.plugin, kind: t.kind })),
+      pending: approvals.pendingSize(),
+    }),
+    'approvals.list': (filter) => ({ items: approvals.list(filter), now: clock.now() }),
+    'approvals.get': ({ id }) => {
+      const item = approvals.get(id);
+      if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
+      return item;
+    },
+    'approvals.proposeRule': ({ id }, ctx) => {
+      const item = approvals.get(id);
+      if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
+      return proposedRuleView(proposeAlwaysRule({ id, call: item.call, extraction: item.extraction, argsHash: item.argsHash, operator: ctx.operator }));
+    },
+    'approvals.approve': ({ id, argsHash, scope, sessionMinutes, argumentPattern }, ctx) => {
+      let nextText: string | null = null;
+      if (scope === 'always') {
+        // The rule is written before the call is released: if the file cannot take it, nothing changes.
+        const item = approvals.get(id);
+        if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
+        const rule = proposeAlwaysRule({ id, call: item.call, extraction: item.extraction, argsHash: item.argsHash, operator: ctx.operator });
+        nextText = appendRule(readPolicyText(paths.policy), rule);
+        const check = policy.check(nextText);
+        if (check.broken || check.problems.length > 0) throw new OperationError('invalid', `The rule could not be added to ${paths.policy}: ${check.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`);
+      }
+      const r = approvals.approve(id, {
+        operator: ctx.operator,
+        argsHash,
+        scope,
+        ...(sessionMinutes !== undefined ? { sessionExpiresInMs: sessionMinutes * 60_000 } : scope === 'session' ? { sessionExpiresInMs: settings.current.sessionGrantMinutes * 60_000 } : {}),
+        ...(argumentPattern !== undefined ? { argumentPattern } : {}),
+      });
+      if (nextText !== null && r.rule) {
+        writePolicyText(paths.policy, nextText);
+        policy.reload();
+        record('policy.rule-added', `operator:${ctx.operator}`, { rule: r.rule.name, approval: id, file: paths.policy });
+      }
+      return { item: r.item, grant: r.grant ?? null, rule: r.rule ? proposedRuleView(r.rule) : null };
+    },
+    'approvals.deny': ({ id, reason }, ctx) => approvals.deny(id, { operator: ctx.operator, reason }),
+    'approvals.batch': ({ action, items, scope, reason }, ctx) => {
+      if (action === 'deny') {
+        if (!reason) throw new OperationError('invalid', 'A batch denial needs a reason; the agents are shown it.');
+        return { results: approvals.denyMany(items.map((i) => i.id), { operator: ctx.operator, reason }) };
+      }
+      return { results: approvals.approveMany(items, { operator: ctx.operator, scope, sessionExpiresInMs: settings.current.sessionGrantMinutes * 60_000 }) };
+    },
+    'grants.list': () => ({ grants: approvals.grants.list(), now: clock.now() }),
+    'grants.revoke': ({ id }, ctx) => {
+      approvals.grants.revoke(id, ctx.operator);
+      return { revoked: true };
+    },
+    'settings.get': () => settings.view(),
+    'settings.update': (patch, ctx) => settings.update(patch, `operator:${ctx.operator}`),
+    'policy.get': () => policyView(policy, paths.policy),
+    'policy.check': ({ text }) => {
+      const r = policy.check(text);
+      return { problems: r.problems, examples: r.examples, broken: r.broken };
+    },
+    'policy.save': ({ text }, ctx) => {
+      const r = policy.check(text);
+      if (r.broken || r.problems.length > 0) return { saved: false, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
+      writePolicyText(paths.policy, text);
+      policy.reload();
+      record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length });
+      return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
+    },
   };
   const dispatcher = createDispatcher(contract.methods, handlers, log);
 
@@ -303,6 +474,15 @@ export function createHost(opts: HostOptions): Host {
     toolRunner,
     health,
     ptys,
+    gateway,
+    mcp,
+    settings,
+    approvals,
+    policy,
+    agentRoutes: routes,
+    setAgentEndpoints(e) {
+      endpoints = e;
+    },
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
@@ -320,6 +500,10 @@ export function createHost(opts: HostOptions): Host {
       if (followTimer) clearTimeout(followTimer);
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
+      // Calls waiting for an operator are denied (fail closed) before anything else stops.
+      approvals.close();
+      await mcp.close();
+      await policy.close();
       await watcher?.close();
       await checkers?.close();
       await ptys.close();

@@ -48,6 +48,10 @@ export interface WaitingInfo {
 export interface HandleOptions {
   /** Called once, when the call starts waiting for an operator. */
   onWaiting?: (info: WaitingInfo) => void;
+  /** 'return': an asked call ends in `ask` at once, without an inbox item (a Claude Code hook then asks its user). */
+  ask?: 'queue' | 'return';
+  /** false: decide only, never run (a hook's agent runs the tool itself). Default true. */
+  execute?: boolean;
 }
 
 // ---- dependencies: narrow, so the real classes fit ------------------------------------------------
@@ -95,7 +99,7 @@ export interface PipelineDeps {
   /** Classification of the plugin that runs the tool (a sink for the arguments). */
   toolClassification?: (call: ToolCall) => Classification | undefined;
   /** Approval expiry for asked calls (default: the queue's). */
-  approvalExpiresInMs?: number;
+  approvalExpiresInMs?: number | (() => number);
   /** Where audit failures after the decision go (they never change the outcome). */
   log?: (msg: string, err?: unknown) => void;
 }
@@ -249,10 +253,13 @@ export class CallPipeline {
       // ---- approval -------------------------------------------------------------------------------
       let final: { decision: 'allow'; decider: Decider; reason: string } = decided as FinalDecision & { decision: 'allow' };
       let approvalId: string | undefined;
+      if (decided.decision === 'ask' && opts.ask === 'return') {
+        return this.finish(call, { decision: 'ask', decider: decided.decider, reason: decided.reason }, steps, x);
+      }
       if (decided.decision === 'ask') {
         begin('approval');
         const req: ApprovalRequest = { call, extraction: x, askedBy: decided.decider, reason: decided.reason };
-        if (d.approvalExpiresInMs !== undefined) req.expiresInMs = d.approvalExpiresInMs;
+        if (d.approvalExpiresInMs !== undefined) req.expiresInMs = typeof d.approvalExpiresInMs === 'function' ? d.approvalExpiresInMs() : d.approvalExpiresInMs;
         const pending = d.approvals.request(req);
         approvalId = pending.id;
         try {
@@ -271,6 +278,7 @@ export class CallPipeline {
       }
 
       // ---- runner ---------------------------------------------------------------------------------
+      if (opts.execute === false) return this.finish(call, final, steps, x, approvalId);
       const mode = d.mode();
       if (mode !== 'live') {
         const reason = `Dry run: Gatehouse evaluated this call and would have allowed it (${describeDecider(final.decider)}: ${final.reason}), but did not execute it.`;

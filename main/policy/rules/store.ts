@@ -149,10 +149,19 @@ export class PolicyStore {
     await w?.close();
   }
 
+  private loadContext() {
+    const reserved = new Set(this.builtin.map((r) => r.rule.name));
+    return { ...this.ctx, extract: this.opts.extract, reservedNames: reserved };
+  }
+
+  /** Validates policy text as this store would load it (problems, example results); changes nothing. */
+  check(text: string): LoadResult {
+    return parsePolicyText(text, this.file, this.loadContext());
+  }
+
   /** Reads the file again now. Returns the load result (the store state is updated from it). */
   reload(): LoadResult {
-    const reserved = new Set(this.builtin.map((r) => r.rule.name));
-    const ctx = { ...this.ctx, extract: this.opts.extract, reservedNames: reserved };
+    const ctx = this.loadContext();
     const text = this.readText();
     this.loadedText = text;
     // A missing file is an empty policy; an unreadable one goes through loadPolicyFile for its error.

@@ -1,12 +1,14 @@
 // The Electron shell: the same host as `gatehouse serve`, on screen in a BrowserWindow.
 // The only place under main/ that imports electron.
-import { app, BrowserWindow, ipcMain, protocol, session, shell, net } from 'electron';
+import { app, BrowserWindow, ipcMain, Notification, protocol, session, shell, net } from 'electron';
 import { existsSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contentSecurityPolicy } from '../../../shared/csp.js';
 import { createHost, operatorName } from '../../host/create-host.js';
 import { defaultHome } from '../../home.js';
+import { removeServeFile } from '../serve/serve-file.js';
+import { listenForConsolesAndAgents, type Listening } from '../serve/run-serve.js';
 import { APP_SCHEME, APP_URL } from './app-protocol.js';
 import { bindIpc } from './ipc-adapter.js';
 import { hardenContents } from './security.js';
@@ -22,8 +24,27 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standa
 
 if (!app.requestSingleInstanceLock()) app.quit();
 
-app.whenReady().then(() => {
+app.whenReady().then(async () => {
   const host = createHost({ home: defaultHome(), shell: 'electron', ...(existsSync(nativeBinding) ? { nativeBinding } : {}) });
+  // Agents (MCP, hooks) and CLI commands reach this host on a loopback port, as with `gatehouse serve`.
+  let listening: Listening | null = null;
+  try {
+    listening = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: rendererDir });
+  } catch (err) {
+    console.error('gatehouse: could not listen for agents:', err);
+  }
+  // New inbox items: a desktop notification (when enabled) and the dock/taskbar badge.
+  host.bus.subscribe((name, payload) => {
+    if (name !== 'approvals.changed') return;
+    const p = payload as { pending: number; added: { agent: string; tool: string }[] };
+    app.setBadgeCount(p.pending);
+    if (p.added.length > 0 && host.settings.current.desktopNotifications && Notification.isSupported()) {
+      const first = p.added[0]!;
+      const n = new Notification({ title: 'Gatehouse: approval needed', body: p.added.length === 1 ? `${first.agent} wants to call ${first.tool}` : `${p.added.length} new calls wait for approval` });
+      n.on('click', () => BrowserWindow.getAllWindows()[0]?.focus());
+      n.show();
+    }
+  });
   const csp = contentSecurityPolicy({ frameAncestors: true });
 
   protocol.handle(APP_SCHEME, async (request) => {
@@ -60,7 +81,10 @@ app.whenReady().then(() => {
     quitting = true;
     left?.();
     unbind();
-    host.close('window closed').finally(() => app.exit(0));
+    removeServeFile(host.paths.serveJson);
+    void (listening?.shell.close() ?? Promise.resolve())
+      .then(() => host.close('window closed'))
+      .finally(() => app.exit(0));
   });
   app.on('window-all-closed', () => app.quit());
 });

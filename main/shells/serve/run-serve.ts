@@ -2,10 +2,12 @@
 // lifetime (serve.json, signals, a clean audit record of the stop).
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { createHost, operatorName } from '../../host/create-host.js';
-import { startServeShell } from './serve-shell.js';
+import { createHost, operatorName, type Host } from '../../host/create-host.js';
+import { startServeShell, type ServeShell } from './serve-shell.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { TOKEN_RULE, operatorToken, validToken } from './tokens.js';
+import { AGENT_TOKEN_RULE, TOKEN_RULE, agentToken, operatorToken, validToken } from './tokens.js';
+import type { Settings } from '../../../shared/contract.js';
+import { CLAUDE_HOOK_PATH, MCP_PATH } from '../../gateway/agent-routes.js';
 import { removeServeFile, writeServeFile } from './serve-file.js';
 import { isLoopback } from './guards.js';
 
@@ -20,6 +22,9 @@ export interface RunServeOptions {
   banner?: string;
   pluginDirs?: string[];
   allowedPlugins?: string[];
+  agentToken?: string;
+  /** For this run only: `--live`, `--autonomy`. */
+  settingsOverrides?: Partial<Settings>;
 }
 
 export function defaultStaticDir(): string {
@@ -27,24 +32,77 @@ export function defaultStaticDir(): string {
   return join(dirname(fileURLToPath(import.meta.url)), '..', 'renderer');
 }
 
+export interface Listening {
+  shell: ServeShell;
+  token: string;
+  agentToken: string;
+  mcpUrl: string;
+  hookUrl: string;
+}
+
+/**
+ * Puts the host on a loopback port for consoles (operator token) and agents (agent token), and
+ * writes serve.json so CLI commands, `gatehouse mcp` and `gatehouse hook` can find it. Both
+ * shells call this: in Electron the window uses IPC, and this port serves agents and the CLI.
+ */
+export async function listenForConsolesAndAgents(
+  host: Host,
+  opts: { bindHost: string; port: number; staticDir: string; token?: string; agentToken?: string; newToken?: boolean },
+): Promise<Listening> {
+  const token = operatorToken(host.paths.root, { ...(opts.token !== undefined ? { given: opts.token } : {}), rotate: opts.newToken ?? false });
+  let agent = agentToken(host.paths.root, opts.agentToken !== undefined ? { given: opts.agentToken } : {});
+  // A kept agent token equal to a given operator token would hand agents the console: rotate it.
+  if (agent === token) agent = agentToken(host.paths.root, { rotate: true });
+  const shell = await startServeShell({
+    host,
+    bindHost: opts.bindHost,
+    port: opts.port,
+    token,
+    staticDir: opts.staticDir,
+    operator: operatorName(),
+    agent: { token: agent, handle: host.agentRoutes },
+  });
+  const mcpUrl = new URL(MCP_PATH, shell.url).href;
+  const hookUrl = new URL(CLAUDE_HOOK_PATH, shell.url).href;
+  host.setAgentEndpoints({ mcpUrl, hookUrl, agentToken: agent });
+  writeServeFile(host.paths.serveJson, { url: shell.url, host: opts.bindHost, port: shell.port, pid: process.pid, token, agentToken: agent, mcpUrl, hookUrl, startedAt: host.startedAt });
+  return { shell, token, agentToken: agent, mcpUrl, hookUrl };
+}
+
 export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: string) => Promise<void> }> {
   // A usage mistake, caught before the host starts (and records a start it would never stop).
   if (opts.token !== undefined && !validToken(opts.token)) throw new UsageError(TOKEN_RULE);
-  const host = createHost({ home: opts.home, shell: 'serve', pluginDirs: opts.pluginDirs ?? [], allowedPlugins: opts.allowedPlugins ?? [] });
-  const token = operatorToken(host.paths.root, { ...(opts.token !== undefined ? { given: opts.token } : {}), rotate: opts.newToken ?? false });
-  let shell;
+  if (opts.agentToken !== undefined && !validToken(opts.agentToken)) throw new UsageError(AGENT_TOKEN_RULE);
+  if (opts.agentToken !== undefined && opts.agentToken === opts.token) throw new UsageError('--agent-token must differ from --token: agents must never hold the operator\'s powers.');
+  const host = createHost({
+    home: opts.home,
+    shell: 'serve',
+    pluginDirs: opts.pluginDirs ?? [],
+    allowedPlugins: opts.allowedPlugins ?? [],
+    ...(opts.settingsOverrides ? { settingsOverrides: opts.settingsOverrides } : {}),
+  });
+  let listening: Listening;
   try {
-    shell = await startServeShell({ host, bindHost: opts.host, port: opts.port, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: operatorName() });
+    listening = await listenForConsolesAndAgents(host, {
+      bindHost: opts.host,
+      port: opts.port,
+      staticDir: opts.staticDir ?? defaultStaticDir(),
+      ...(opts.token !== undefined ? { token: opts.token } : {}),
+      ...(opts.agentToken !== undefined ? { agentToken: opts.agentToken } : {}),
+      newToken: opts.newToken ?? false,
+    });
   } catch (err) {
     await host.close('failed to listen');
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new Error(`Port ${opts.port} on ${opts.host} is in use. Pick another with --port N, or --port 0 for any free port.`);
     throw err;
   }
-  writeServeFile(host.paths.serveJson, { url: shell.url, host: opts.host, port: shell.port, pid: process.pid, token, startedAt: host.startedAt });
+  const { shell, mcpUrl, hookUrl } = listening;
   if (opts.banner) console.log(opts.banner);
   if (!isLoopback(opts.host)) console.log(`Warning: listening on ${opts.host}, reachable from other machines. Anyone with the token can operate this console.`);
   console.log(shell.consoleLine);
+  const mode = host.settings.current;
+  console.log(`Agents: MCP at ${mcpUrl}, Claude Code hook at ${hookUrl} (agent token in ${host.paths.serveJson}). Mode: ${mode.mode}, autonomy: ${mode.autonomy}.`);
 
   let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>

@@ -9,6 +9,10 @@ export const serveInfoSchema = z.object({
   port: z.number().int(),
   pid: z.number().int(),
   token: z.string(),
+  /** Opens only the agents' routes. */
+  agentToken: z.string(),
+  mcpUrl: z.string(),
+  hookUrl: z.string(),
   startedAt: z.number().int(),
 });
 export type ServeInfo = z.output<typeof serveInfoSchema>;

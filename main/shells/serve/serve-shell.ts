@@ -8,12 +8,20 @@ import { contentSecurityPolicy } from '../../../shared/csp.js';
 import type { CallContext, Dispatcher } from '../../host/dispatcher.js';
 import { accessPolicy, hostAllowed, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
 import { serveStatic } from './static-files.js';
+import { readBody } from '../../host/http-body.js';
+import { isAgentPath, type AgentHandler } from '../../gateway/agent-routes.js';
 
 /** What the serve shell needs from the host: a transport-free core. */
 export interface ServeHost {
   dispatcher: Dispatcher;
   bus: { subscribe(listener: (name: string, payload: unknown) => void): () => void };
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
+}
+
+/** Agents' routes (/mcp, /hooks/…), reachable only with the agent token. */
+export interface AgentIngress {
+  token: string;
+  handle: AgentHandler;
 }
 
 export interface ServeOptions {
@@ -25,6 +33,7 @@ export interface ServeOptions {
   operator: string;
   /** Extra Host names to accept (a non-loopback bind reached through a DNS name). */
   extraHosts?: string[];
+  agent?: AgentIngress;
 }
 
 export interface ServeShell {
@@ -81,6 +90,11 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     if (!hostAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
     if (!originAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
     const path = (req.url ?? '/').split('?')[0]!;
+    if (opts.agent && isAgentPath(path)) {
+      // Two tokens, two powers: the operator token does not open these, and the agent token opens nothing else.
+      if (!tokenMatches(tokenFrom(req), opts.agent.token)) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
+      return opts.agent.handle(req, res, path);
+    }
     if (path.startsWith('/api/') || path === '/ws') {
       if (!tokenMatches(tokenFrom(req), policy.token)) return unauthorized(res);
       if (path === '/api/session' && req.method === 'GET') {
@@ -199,20 +213,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage, cap: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > cap) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -15,12 +15,25 @@ export function validToken(t: string): boolean {
 
 export const TOKEN_RULE = '--token must be 16 to 256 characters of A-Z, a-z, 0-9, "-" or "_".';
 
+export const AGENT_TOKEN_RULE = TOKEN_RULE.replace('--token', '--agent-token');
+
 export function operatorToken(home: string, opts: { given?: string; rotate?: boolean } = {}): string {
+  return keptToken(join(home, 'operator-token'), TOKEN_RULE, opts);
+}
+
+/**
+ * The agent token: opens /mcp and the hook route, nothing else. Kept per home like the
+ * operator token, so agents configured once keep working across restarts.
+ */
+export function agentToken(home: string, opts: { given?: string; rotate?: boolean } = {}): string {
+  return keptToken(join(home, 'agent-token'), AGENT_TOKEN_RULE, opts);
+}
+
+function keptToken(file: string, rule: string, opts: { given?: string; rotate?: boolean }): string {
   if (opts.given !== undefined) {
-    if (!validToken(opts.given)) throw new Error(TOKEN_RULE);
+    if (!validToken(opts.given)) throw new Error(rule);
     return opts.given;
   }
-  const file = join(home, 'operator-token');
   if (!opts.rotate && existsSync(file)) {
     const t = readFileSync(file, 'utf8').trim();
     if (validToken(t)) return t;

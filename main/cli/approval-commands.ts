@@ -1,0 +1,90 @@
+// `gatehouse approvals list|approve|deny`: the inbox for headless operators. Pending calls live
+// in the running host, so these commands need one (they never start their own).
+import type { Command } from 'commander';
+import type { ApprovalItemView } from '../../shared/contract.js';
+import { defaultHome } from '../home.js';
+import { describeDecider } from '../pipeline/call-pipeline.js';
+import { connectHost, type HostCaller } from './host-client.js';
+import { runningHost } from './agent-commands.js';
+import { UsageError } from './usage-error.js';
+
+async function running(home: string): Promise<HostCaller> {
+  const h = runningHost(home);
+  if (!h.ok) throw new UsageError(`No Gatehouse is running for ${home} (${h.why}). Pending approvals live in the running host; start it with \`gatehouse serve\`.`);
+  return connectHost(home);
+}
+
+function fold(v: string, max = 120): string {
+  return v.length > max ? `${v.slice(0, max - 1)}…` : v;
+}
+
+export function formatItem(i: ApprovalItemView, now: number): string {
+  const left = Math.max(0, Math.round((i.expiresAt - now) / 1000));
+  const x = i.extraction;
+  const lines = [
+    `${i.id}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${i.call.agent} / ${i.call.session}  ${i.call.tool}`,
+    `  arguments: ${fold(JSON.stringify(i.call.arguments))}`,
+    `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${x.hosts.join(', ')}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
+    `  asked by ${describeDecider(i.askedBy)}: ${i.reason}`,
+  ];
+  if (i.outcome) lines.push(`  ${i.outcome.state} by ${describeDecider(i.outcome.decider)}: ${i.outcome.reason}`);
+  return lines.join('\n');
+}
+
+export function addApprovalCommands(cli: Command): void {
+  const approvals = cli.command('approvals').description('The approval inbox of the running Gatehouse: list, approve, deny.');
+
+  approvals
+    .command('list')
+    .description('List approvals (pending by default).')
+    .option('--json', 'print JSON')
+    .option('--all', 'include decided and expired items')
+    .option('--home <dir>', 'data folder of the running Gatehouse')
+    .addHelpText('after', '\nExample:\n  gatehouse approvals list --json')
+    .action(async (o: { json?: boolean; all?: boolean; home?: string }) => {
+      const host = await running(o.home ?? defaultHome());
+      try {
+        const { items, now } = await host.call('approvals.list', o.all ? {} : { state: 'pending' });
+        if (o.json) console.log(JSON.stringify(items, null, 2));
+        else if (items.length === 0) console.log(o.all ? 'The inbox is empty.' : 'No pending approvals.');
+        else console.log(items.map((i) => formatItem(i, now)).join('\n\n'));
+      } finally {
+        await host.close();
+      }
+    });
+
+  approvals
+    .command('approve <id>')
+    .description('Approve a pending call (bound to the arguments it was asked with).')
+    .option('--session', 'also let this agent session make the same call again (a grant, with the configured expiry)')
+    .option('--hash <sha256>', 'the argsHash you reviewed (from list --json); refused if the call carries other arguments')
+    .option('--home <dir>', 'data folder of the running Gatehouse')
+    .addHelpText('after', '\nExample:\n  gatehouse approvals approve appr-1234 --session')
+    .action(async (id: string, o: { session?: boolean; hash?: string; home?: string }) => {
+      const host = await running(o.home ?? defaultHome());
+      try {
+        const item = await host.call('approvals.get', { id });
+        const r = await host.call('approvals.approve', { id, argsHash: o.hash ?? item.argsHash, scope: o.session ? 'session' : 'once' });
+        console.log(`Approved ${id}: ${r.item.call.tool} ${fold(JSON.stringify(r.item.call.arguments), 80)}${r.grant ? ` (grant ${r.grant.id} until ${new Date(r.grant.expiresAt).toISOString()})` : ''}.`);
+      } finally {
+        await host.close();
+      }
+    });
+
+  approvals
+    .command('deny <id>')
+    .description('Deny a pending call; the agent is shown the reason.')
+    .requiredOption('--reason <text>', 'why (shown to the agent)')
+    .option('--home <dir>', 'data folder of the running Gatehouse')
+    .addHelpText('after', '\nExample:\n  gatehouse approvals deny appr-1234 --reason "not during the release freeze"')
+    .action(async (id: string, o: { reason: string; home?: string }) => {
+      if (o.reason.trim() === '') throw new UsageError('--reason must not be empty: the agent is shown it.');
+      const host = await running(o.home ?? defaultHome());
+      try {
+        const item = await host.call('approvals.deny', { id, reason: o.reason });
+        console.log(`Denied ${id}: ${item.call.tool}.`);
+      } finally {
+        await host.close();
+      }
+    });
+}

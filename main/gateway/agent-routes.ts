@@ -1,0 +1,51 @@
+// The HTTP routes agents use, mounted by a shell after it checked Host, Origin and the agent
+// token: /mcp (MCP Streamable HTTP) and POST /hooks/claude/pre-tool-use (Claude Code's HTTP hook).
+// Nothing else is reachable with the agent token.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../host/http-body.js';
+import { decideHook, hookAnswer, parseHookInput } from './claude-hook.js';
+import type { Gateway } from './gateway.js';
+import type { McpGateway } from './mcp-server.js';
+import type { Settings } from '../../shared/contract.js';
+
+export const MCP_PATH = '/mcp';
+export const CLAUDE_HOOK_PATH = '/hooks/claude/pre-tool-use';
+export const isAgentPath = (path: string) => path === MCP_PATH || path.startsWith('/hooks/');
+
+export interface AgentRoutesDeps {
+  gateway: Gateway;
+  mcp: McpGateway;
+  settings: () => Settings;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+export type AgentHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+
+export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
+  return async (req, res, path) => {
+    if (path === MCP_PATH) return deps.mcp.handle(req, res);
+    if (path === CLAUDE_HOOK_PATH) {
+      if (req.method !== 'POST') return send(res, 405, { error: `Send the hook input with POST to ${CLAUDE_HOOK_PATH}.` });
+      const text = await readBody(req, 4 << 20);
+      // Claude Code treats a failed HTTP hook as a non-blocking error and runs the tool: every
+      // problem is therefore answered 200 with a deny, never with an error status.
+      if (text === null) return send(res, 200, hookAnswer('deny', 'Gatehouse refused the hook input: it is over 4 MiB.'));
+      const parsed = parseHookInput(text);
+      if (!parsed.ok) return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call: ${parsed.message}`));
+      try {
+        const { answer } = await decideHook(deps.gateway, parsed.input, deps.settings().hookAsk);
+        return send(res, 200, answer);
+      } catch (err) {
+        deps.log?.('hook failed', err);
+        return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call (${(err as Error).message}); it fails closed.`));
+      }
+    }
+    return send(res, 404, { error: `No agent route ${req.method} ${path}. Agents use ${MCP_PATH} and ${CLAUDE_HOOK_PATH}.` });
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.end(text);
+}

@@ -1,0 +1,88 @@
+// Claude Code `PreToolUse` hooks (PROTOCOLS.md section 3): the input Claude Code sends, and the
+// answer Gatehouse gives. Claude Code runs the tool itself, so a hook call is decided, never
+// executed here.
+//
+// How each outcome is answered:
+//  - allow → "allow" (Claude Code runs it without asking its user);
+//  - deny, expired → "deny" with the reason and the decider (shown to the model);
+//  - ask → by the `hookAsk` setting: "agent" answers "ask" at once (Claude Code asks its user;
+//    a command hook must answer within Claude Code's hook timeout, and a hook that times out
+//    lets the call through), "inbox" waits for an operator here and answers allow or deny;
+//  - dry-run mode → "ask", saying what Gatehouse would have done: in dry-run Gatehouse lets
+//    nothing through on its own say, and Claude Code's own permission prompt stays in charge.
+import { z } from 'zod';
+import { describeIssues } from '../host/dispatcher.js';
+import { describeDecider } from '../pipeline/call-pipeline.js';
+import type { Gateway, GatewayResult } from './gateway.js';
+
+export const hookInputSchema = z
+  .object({
+    session_id: z.string().min(1).max(500),
+    transcript_path: z.string().max(4096).optional(),
+    cwd: z.string().min(1).max(4096),
+    hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse"; configure Gatehouse only as a PreToolUse hook' }),
+    tool_name: z.string().min(1).max(200),
+    tool_input: z.record(z.string(), z.unknown()).nullable().default({}),
+    tool_use_id: z.string().max(500).optional(),
+    permission_mode: z.string().max(100).optional(),
+  })
+  .loose();
+export type HookInput = z.output<typeof hookInputSchema>;
+
+export type PermissionDecision = 'allow' | 'deny' | 'ask';
+export interface HookAnswer {
+  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: PermissionDecision; permissionDecisionReason: string };
+}
+
+export function hookAnswer(decision: PermissionDecision, reason: string): HookAnswer {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
+}
+
+/** Parses a hook's JSON text; the error names the field and says what to send. */
+export function parseHookInput(text: string): { ok: true; input: HookInput } | { ok: false; message: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, message: `The hook input is not JSON (${(err as Error).message}). Gatehouse expects Claude Code's PreToolUse hook input.` };
+  }
+  const r = hookInputSchema.safeParse(raw);
+  if (!r.success) return { ok: false, message: `The hook input is not a PreToolUse hook input: ${describeIssues(r.error).message}.` };
+  return { ok: true, input: r.data };
+}
+
+/** The agent name a hook call is filed under. */
+export const CLAUDE_CODE_AGENT = 'claude-code';
+
+export async function decideHook(gateway: Gateway, input: HookInput, askMode: 'agent' | 'inbox'): Promise<{ answer: HookAnswer; result: GatewayResult }> {
+  const result = await gateway.call(
+    { agent: CLAUDE_CODE_AGENT, session: input.session_id, tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
+    { execute: false, ask: askMode === 'inbox' ? 'queue' : 'return' },
+  );
+  return { answer: answerFor(result), result };
+}
+
+export function answerFor(r: GatewayResult): HookAnswer {
+  const by = `Gatehouse (${describeDecider(r.decider)})`;
+  if (r.mode === 'dry-run' && r.decision !== 'deny' && r.decision !== 'expired') {
+    const would = r.decision === 'allow' ? 'allowed' : 'asked an operator about';
+    return hookAnswer('ask', `${by} is in dry-run mode: it would have ${would} this call (${r.reason}). Nothing is let through on its say in dry-run.`);
+  }
+  if (r.mode === 'dry-run') return hookAnswer('ask', `${by} is in dry-run mode: it would have denied this call: ${r.reason}`);
+  switch (r.decision) {
+    case 'allow':
+      return hookAnswer('allow', `${by}: ${r.reason}`);
+    case 'ask':
+      return hookAnswer('ask', `${by} asks: ${r.reason}`);
+    case 'expired':
+      return hookAnswer('deny', `${by}: ${r.reason}`);
+    case 'deny':
+      return hookAnswer('deny', `${by} denied this call: ${r.reason}`);
+  }
+}
+
+/** The answer when no host can be reached (command form): fail closed unless configured to ask. */
+export function unreachableAnswer(mode: 'deny' | 'ask', detail: string): HookAnswer {
+  const sentence = `Gatehouse is not running (${detail}), so it cannot check this call. Start it with \`gatehouse serve\` or \`gatehouse start\`.`;
+  return hookAnswer(mode, sentence);
+}

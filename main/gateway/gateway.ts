@@ -1,0 +1,208 @@
+// The gateway: where an agent's request becomes one ToolCall and goes through the pipeline.
+// Every ingress (MCP over HTTP or the stdio bridge, Claude Code hooks, the small HTTP API) calls
+// `call()`; this class knows which tools agents may see and how each one runs:
+//  - a `tool` plugin's tool → ToolRunner (one-shot, limits, sandbox);
+//  - an `mcp` plugin's tool → UpstreamMcp (the upstream server, namespaced);
+//  - the built-in `shell` tool → a PTY the operators can watch (Terminals view).
+// Plain class; its collaborators are passed in.
+import { randomUUID } from 'node:crypto';
+import { CallPipeline, type HandleOptions, type PipelineDeps, type PipelineResult, type ToolResult } from '../pipeline/call-pipeline.js';
+import { Autonomy, type Classification, type TaintRegistry } from '../policy/autonomy.js';
+import type { ToolCall } from '../policy/types.js';
+import type { PluginRegistry } from '../registry/plugin-registry.js';
+import type { ToolRunner } from '../runner/tool-runner.js';
+import type { SettingsStore } from './settings-store.js';
+import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
+
+/** One tool as agents see it (MCP tools/list). */
+export interface AgentTool {
+  /** ^[a-zA-Z0-9_-]{1,64}$ */
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  kind: 'builtin' | 'tool' | 'mcp';
+  /** The plugin that provides it (null for built-ins). */
+  plugin: string | null;
+  /** The tool's name inside its plugin (or upstream server). */
+  pluginTool: string | null;
+  classification: Classification;
+}
+
+/** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
+export interface UpstreamTools {
+  tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean }>;
+  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
+}
+
+export interface IncomingCall {
+  agent: string;
+  session: string;
+  tool: string;
+  arguments: Record<string, unknown> | null;
+  cwd?: string;
+  source: ToolCall['source'];
+}
+
+export type GatewayCallOptions = HandleOptions;
+
+/** The result an agent gets: the pipeline's, plus the tool's output when it ran. */
+export interface GatewayResult extends PipelineResult {
+  call: ToolCall;
+  /** MCP-shaped content for a call that ran. */
+  content?: unknown[];
+  structuredContent?: unknown;
+}
+
+export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'toolClassification' | 'taint'> & {
+  registry: PluginRegistry;
+  toolRunner: ToolRunner;
+  upstream?: UpstreamTools | null;
+  settings: SettingsStore;
+  taint: TaintRegistry;
+  shell?: ShellToolDeps | null;
+  /** Working directory of calls that name none (the host's). */
+  defaultCwd: string;
+  clock?: { now(): number };
+  newId?: () => string;
+};
+
+export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export class Gateway {
+  private readonly pipeline: CallPipeline;
+  private readonly newId: () => string;
+  private readonly now: () => number;
+  private autonomyCache: { key: string; value: Autonomy } | null = null;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.newId = deps.newId ?? (() => `call-${randomUUID()}`);
+    this.now = () => (deps.clock ?? Date).now();
+    const common: PipelineDeps = {
+      ...deps,
+      autonomy: () => this.autonomy(),
+      mode: () => deps.settings.current.mode,
+      taint: (session) => deps.taint.get(session),
+      toolClassification: (call) => this.find(call.tool)?.classification,
+      run: (call) => this.run(call),
+    };
+    this.pipeline = new CallPipeline(common);
+  }
+
+  private autonomy(): Autonomy {
+    const s = this.deps.settings.current;
+    const key = JSON.stringify([s.autonomy, s.autoApprove, s.alwaysAsk]);
+    if (this.autonomyCache?.key !== key) this.autonomyCache = { key, value: new Autonomy({ level: s.autonomy, autoApprove: s.autoApprove, alwaysAsk: s.alwaysAsk }) };
+    return this.autonomyCache.value;
+  }
+
+  /** The tools agents may call now: enabled plugin tools, exposed upstream tools, the shell. */
+  tools(): AgentTool[] {
+    const out: AgentTool[] = [];
+    if (this.deps.shell) {
+      out.push({
+        name: BUILTIN_SHELL_TOOL,
+        description: 'Runs a shell command on the operator\'s machine in a terminal the operators can watch, and returns its output and exit code.',
+        inputSchema: {
+          type: 'object',
+          properties: { command: { type: 'string', description: 'The command line, run by /bin/sh -c.' }, cwd: { type: 'string', description: 'Working directory (default: the agent\'s).' } },
+          required: ['command'],
+          additionalProperties: false,
+        },
+        kind: 'builtin',
+        plugin: null,
+        pluginTool: null,
+        classification: 'PUBLIC',
+      });
+    }
+    for (const e of this.deps.registry.list()) {
+      if (e.status !== 'enabled' || !e.manifest || e.manifest.kind !== 'tool') continue;
+      const single = e.manifest.tools.length === 1;
+      for (const t of e.manifest.tools) {
+        const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;
+        if (!AGENT_TOOL_NAME.test(name)) continue;
+        out.push({ name, description: t.description || e.manifest.description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification });
+      }
+    }
+    for (const t of this.deps.upstream?.tools() ?? []) {
+      if (!t.exposed || !AGENT_TOOL_NAME.test(t.name)) continue;
+      const entry = this.deps.registry.get(t.plugin);
+      out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema, kind: 'mcp', plugin: t.plugin, pluginTool: t.tool, classification: entry?.manifest?.classification ?? 'INTERNAL' });
+    }
+    return out;
+  }
+
+  find(name: string): AgentTool | undefined {
+    return this.tools().find((t) => t.name === name);
+  }
+
+  /** Builds the ToolCall and runs it through the pipeline. Never throws: failures are denials. */
+  async call(input: IncomingCall, opts: GatewayCallOptions = {}): Promise<GatewayResult> {
+    const call: ToolCall = {
+      id: this.newId(),
+      agent: input.agent || 'unknown',
+      session: input.session || 'default',
+      tool: input.tool,
+      arguments: input.arguments,
+      cwd: input.cwd || this.deps.defaultCwd,
+      source: input.source,
+      receivedAt: this.now(),
+    };
+    const execute = opts.execute ?? true;
+    // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
+    if (execute && !this.find(call.tool)) {
+      const message = `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`;
+      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd });
+      this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message });
+      return { call, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
+    }
+    const r = await this.pipeline.handle(call, { ...opts, execute });
+    const out: GatewayResult = { ...r, call };
+    const res = r.result as (ToolResult & { content?: unknown[]; structuredContent?: unknown }) | undefined;
+    if (res?.content) out.content = res.content;
+    if (res && res.structuredContent !== undefined) out.structuredContent = res.structuredContent;
+    return out;
+  }
+
+  /** The runner step: maps the agent's tool to what provides it. */
+  private async run(call: ToolCall): Promise<ToolResult> {
+    const tool = this.find(call.tool);
+    if (!tool) throw new Error(`the tool ${call.tool} is no longer available (its plugin was disabled or changed)`);
+    const actor = `agent:${call.agent}`;
+    let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
+    if (tool.kind === 'builtin') {
+      if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
+      result = await runShellTool(this.deps.shell, call);
+    } else if (tool.kind === 'tool') {
+      result = await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor });
+      if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
+      if (result.ok && result.output) result.structuredContent = result.output;
+    } else {
+      const up = this.deps.upstream;
+      if (!up) throw new Error('upstream MCP servers are not available in this host');
+      const r = await up.call(tool.name, call.arguments);
+      result = {
+        ok: r.ok && !r.isError,
+        output: null,
+        error: r.ok ? (r.isError ? textOf(r.content) || 'the upstream tool reported an error' : null) : (r.error ?? 'the upstream server failed'),
+        failure: (r.ok ? null : (r.failure ?? 'error')) as ToolResult['failure'],
+        stdout: '',
+        stderr: '',
+        exitCode: null,
+        durationMs: r.durationMs,
+        sandboxed: false,
+        content: r.content,
+        ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
+      };
+    }
+    // Taint: what the tool returned is now in the agent's session.
+    if (result.ok) this.deps.taint.get(call.session).raise(tool.classification, tool.plugin ?? tool.name);
+    return result;
+  }
+}
+
+function textOf(content: unknown[]): string {
+  return content
+    .map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : ''))
+    .filter(Boolean)
+    .join('\n');
+}
