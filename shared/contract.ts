@@ -225,7 +225,7 @@ const settings = z.object({
   autoApprove: toolGlobs,
   /** Tool-name globs that always ask (unless a rule denies). */
   alwaysAsk: toolGlobs,
-  approvalExpiryMinutes: z.number().min(0.1).max(24 * 60),
+  approvalExpiryMinutes: z.number().min(0.05).max(24 * 60),
   sessionGrantMinutes: z.number().min(1).max(7 * 24 * 60),
   /** Refuse to run any plugin when no OS sandbox is available. */
   requireSandbox: z.boolean(),
