@@ -31,7 +31,7 @@ export interface AgentTool {
 /** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
 export interface UpstreamTools {
   tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean }>;
-  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
+  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
 }
 
 export interface IncomingCall {
@@ -123,8 +123,10 @@ export class Gateway {
         out.push({ name, description: t.description || e.manifest.description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification });
       }
     }
+    const taken = new Set(out.map((t) => t.name));
     for (const t of this.deps.upstream?.tools() ?? []) {
-      if (!t.exposed || !AGENT_TOOL_NAME.test(t.name)) continue;
+      // A tool plugin may already hold the name (`fs__read_file`): the first one keeps it.
+      if (!t.exposed || !AGENT_TOOL_NAME.test(t.name) || taken.has(t.name)) continue;
       const entry = this.deps.registry.get(t.plugin);
       out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema, kind: 'mcp', plugin: t.plugin, pluginTool: t.tool, classification: entry?.manifest?.classification ?? 'INTERNAL' });
     }
@@ -179,7 +181,7 @@ export class Gateway {
     } else {
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
-      const r = await up.call(tool.name, call.arguments);
+      const r = await up.call(tool.name, call.arguments, { actor });
       result = {
         ok: r.ok && !r.isError,
         output: null,

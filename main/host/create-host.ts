@@ -38,6 +38,7 @@ import { agentRoutes, type AgentHandler } from '../gateway/agent-routes.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
 import { OperationError } from './operation-error.js';
+import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 
 export interface HostOptions {
   home: string;
@@ -212,6 +213,7 @@ export function createHost(opts: HostOptions): Host {
       bus.emit('plugins.changed', { names });
       // Runs after the registry settles: `checkers` and the gateway are assigned below, before any change fires.
       void checkers?.sync();
+      void upstreamMcp?.sync();
       onToolsChanged?.();
     },
   });
@@ -301,6 +303,12 @@ export function createHost(opts: HostOptions): Host {
     },
   });
   const taint = new TaintRegistry();
+  // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
+  const upstream =
+    opts.upstream !== undefined
+      ? opts.upstream
+      : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
+  const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
   const gateway = new Gateway({
     extract: (call) => extract(call, { home: userHome }),
     policy,
@@ -312,7 +320,7 @@ export function createHost(opts: HostOptions): Host {
     log,
     registry,
     toolRunner,
-    upstream: opts.upstream ?? null,
+    upstream,
     settings,
     taint,
     shell: { ptys },
@@ -335,7 +343,7 @@ export function createHost(opts: HostOptions): Host {
   const ready = Promise.all([initExtractor(), policy.start()])
     .then(() => registry.refreshAll())
     .then(async () => {
-      await checkers?.sync();
+      await Promise.all([checkers?.sync(), upstreamMcp?.sync()]);
       watcher?.start();
       await watcher?.ready();
     });
@@ -503,6 +511,7 @@ export function createHost(opts: HostOptions): Host {
       // Calls waiting for an operator are denied (fail closed) before anything else stops.
       approvals.close();
       await mcp.close();
+      await upstreamMcp?.close();
       await policy.close();
       await watcher?.close();
       await checkers?.close();

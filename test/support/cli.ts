@@ -22,10 +22,11 @@ function childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...process.env, GATEHOUSE_HOME: decoy, XDG_CONFIG_HOME: decoy, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1', ...extra };
 }
 
-/** Runs a command to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/** Runs a command to completion, with `input` on its stdin (then closed). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input = ''): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: childEnv(env) });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
