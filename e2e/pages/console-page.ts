@@ -2,7 +2,7 @@
 // these classes know how that maps onto the DOM.
 import { expect, type Locator, type Page } from '@playwright/test';
 
-export const views = ['approvals', 'plugins', 'health', 'terminals', 'audit', 'settings'] as const;
+export const views = ['approvals', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
   approvals: 'Approvals',
@@ -10,6 +10,7 @@ export const viewTitles: Record<ViewName, string> = {
   health: 'Health',
   terminals: 'Terminals',
   audit: 'Audit',
+  rules: 'Rules',
   settings: 'Settings',
 };
 

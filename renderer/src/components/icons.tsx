@@ -59,3 +59,11 @@ export const GateIcon = () => (
     <path d="M12 13v8" />
   </Svg>
 );
+
+export const RulesIcon = () => (
+  <Svg>
+    <path d="M14 3H6a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V9z" />
+    <path d="M14 3v6h6" />
+    <path d="M8 13h8M8 17h5" />
+  </Svg>
+);

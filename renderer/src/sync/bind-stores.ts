@@ -6,11 +6,14 @@ import { initialAuditState, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { initialHealthState, useHealthStore } from '../stores/health-store.ts';
 import { initialPluginsState, usePluginsStore } from '../stores/plugins-store.ts';
+import { initialPolicyState, usePolicyStore } from '../stores/policy-store.ts';
+import { useSettingsStore } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { loadChainState, loadTail } from './audit-actions.ts';
 import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
+import { loadPolicy } from './policy-actions.ts';
 
 /** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
 export const TAIL_REFRESH_MS = 250;
@@ -49,9 +52,12 @@ export function bindStores(client: GatehouseClient): () => void {
     openPluginRefresh.cancel();
     healthRefresh.cancel();
     void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client)]);
+    const settings = useSettingsStore.getState();
+    void Promise.all([settings.load(), settings.loadGateway(), loadPolicy(client)]);
   };
 
   useConnectionStore.setState({ shell: client.shell });
+  useSettingsStore.getState().bind(client);
   applyState(client.getState());
 
   const offs = [
@@ -68,6 +74,8 @@ export function bindStores(client: GatehouseClient): () => void {
         useAuditStore.setState({ ...initialAuditState });
         usePluginsStore.setState({ ...initialPluginsState });
         useHealthStore.setState({ ...initialHealthState });
+        useSettingsStore.getState().reset();
+        usePolicyStore.setState({ ...initialPolicyState });
         useConnectionStore.setState({ hostInfo: null, hostInfoError: null });
       }
     }),
@@ -82,6 +90,10 @@ export function bindStores(client: GatehouseClient): () => void {
       healthRefresh.request();
     }),
     client.onEvent('health.changed', () => healthRefresh.request()),
+    client.onEvent('settings.changed', (view) => useSettingsStore.getState().apply(view)),
+    client.onEvent('gateway.toolsChanged', () => void useSettingsStore.getState().loadGateway()),
+    // The editor keeps unsaved edits; loadPolicy announces a changed file instead of replacing them.
+    client.onEvent('policy.changed', () => void loadPolicy(client)),
     client.onEvent('host.stopping', ({ reason }) => useConnectionStore.setState({ stopping: reason })),
   ];
   if (client.getState() === 'connected') initialLoads();
@@ -92,5 +104,6 @@ export function bindStores(client: GatehouseClient): () => void {
     openPluginRefresh.cancel();
     healthRefresh.cancel();
     for (const off of offs) off();
+    useSettingsStore.getState().bind(null);
   };
 }

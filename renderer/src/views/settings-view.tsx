@@ -1,6 +1,12 @@
+// Settings: how the gateway treats agents' calls (mode, autonomy, approval lists, hook
+// behaviour…), how agents connect, and the host this console is attached to. Every change goes
+// through settings.update; settings.changed keeps the view current, from any console.
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
+import { AgentConnect } from './settings/agent-connect.tsx';
+import { GatewaySettings } from './settings/gateway-settings.tsx';
+import '../styles/settings.css';
 
 export function SettingsView() {
   const info = useConnectionStore((s) => s.hostInfo);
@@ -8,7 +14,9 @@ export function SettingsView() {
   const state = useConnectionStore((s) => s.state);
 
   return (
-    <ViewFrame id="settings" title="Settings" subtitle="The host this console is attached to.">
+    <ViewFrame id="settings" title="Settings" subtitle="How the gateway treats agents’ calls, how agents connect, and the host this console is attached to.">
+      <GatewaySettings />
+      <AgentConnect />
       <section className="panel" data-testid="host-info" aria-labelledby="host-info-heading">
         <h2 id="host-info-heading" className="panel-title">
           Host

@@ -1,11 +1,12 @@
-// The views in sidebar order. Alt+1…6 follow this order.
+// The views in sidebar order. Alt+1…9 follow this order.
 import type { ComponentType } from 'react';
-import { GearIcon, InboxIcon, LedgerIcon, PluginIcon, PulseIcon, TerminalIcon } from '../components/icons.tsx';
+import { GearIcon, InboxIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, TerminalIcon } from '../components/icons.tsx';
 import type { ViewId } from '../stores/ui-store.ts';
 import { ApprovalsView } from './approvals-view.tsx';
 import { AuditView } from './audit-view.tsx';
 import { HealthView } from './health-view.tsx';
 import { PluginsView } from './plugins-view.tsx';
+import { RulesView } from './rules-view.tsx';
 import { SettingsView } from './settings-view.tsx';
 import { TerminalsView } from './terminals-view.tsx';
 
@@ -24,5 +25,6 @@ export const viewRegistry: readonly ViewSpec[] = [
   { id: 'health', label: 'Health', shortcut: '3', Icon: PulseIcon, View: HealthView },
   { id: 'terminals', label: 'Terminals', shortcut: '4', Icon: TerminalIcon, View: TerminalsView },
   { id: 'audit', label: 'Audit', shortcut: '5', Icon: LedgerIcon, View: AuditView },
-  { id: 'settings', label: 'Settings', shortcut: '6', Icon: GearIcon, View: SettingsView },
+  { id: 'rules', label: 'Rules', shortcut: '6', Icon: RulesIcon, View: RulesView },
+  { id: 'settings', label: 'Settings', shortcut: '7', Icon: GearIcon, View: SettingsView },
 ];

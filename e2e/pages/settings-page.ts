@@ -1,0 +1,124 @@
+// The Settings view as an operator uses it: pick the mode and the autonomy level, set numbers and
+// tool lists, read the host's refusal next to a field, and copy what an agent needs to connect.
+// Specs say what they do; this knows the DOM.
+//
+// Test ids (renderer/src/views/settings/*):
+//   gateway-settings            the settings panel
+//   setting-<key>               one setting (key as in shared/contract.ts `settings`), with
+//                               data-overridden ("true" when set for this run only) and data-pending
+//     setting-error             the host's sentence for the last refused change of that field
+//     setting-overridden        the "overridden for this run" badge
+//     setting-input             a number field (committed on Enter or blur)
+//     setting-toggle            a checkbox
+//     input[value=…]            a radio choice (mode, autonomy, hookAsk, hookUnreachable)
+//     glob-item[data-glob]      a tool-name glob of autoApprove / alwaysAsk; glob-remove inside it
+//     glob-input, glob-add      add a glob
+//   settings-sandbox            the sandbox state, data-kind bwrap | none | unknown
+//   settings-file-error         the settings file could not be read (safe defaults in use)
+//   settings-overridden         the list of fields set for this run
+//   agent-connect               "Connect an agent"
+//     agent-mcp-url, agent-hook-url
+//     agent-token               data-revealed "true" | "false"; agent-token-reveal, agent-token-copy
+//     agent-snippet[data-kind]  mcp-http | mcp-stdio | hook-command | hook-http; snippet-copy inside
+//     agent-tool[data-name]     a tool agents see (data-kind builtin | tool | mcp)
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export type SettingKey =
+  | 'mode'
+  | 'autonomy'
+  | 'autoApprove'
+  | 'alwaysAsk'
+  | 'approvalExpiryMinutes'
+  | 'sessionGrantMinutes'
+  | 'requireSandbox'
+  | 'hookAsk'
+  | 'hookUnreachable'
+  | 'desktopNotifications';
+
+export class SettingsPage {
+  readonly root: Locator;
+  readonly agentConnect: Locator;
+  readonly agentToken: Locator;
+  readonly snippets: Locator;
+  readonly agentTools: Locator;
+  readonly sandbox: Locator;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('view-settings');
+    this.agentConnect = page.getByTestId('agent-connect');
+    this.agentToken = page.getByTestId('agent-token');
+    this.snippets = page.getByTestId('agent-snippet');
+    this.agentTools = page.getByTestId('agent-tool');
+    this.sandbox = page.getByTestId('settings-sandbox');
+  }
+
+  field(key: SettingKey): Locator {
+    return this.page.getByTestId(`setting-${key}`);
+  }
+
+  error(key: SettingKey): Locator {
+    return this.field(key).getByTestId('setting-error');
+  }
+
+  choice(key: SettingKey, value: string): Locator {
+    return this.field(key).locator(`input[type="radio"][value="${value}"]`);
+  }
+
+  /** Picks a radio choice and waits until the host has answered (the radio shows what the host has, so click, not check). */
+  async choose(key: SettingKey, value: string): Promise<void> {
+    await this.choice(key, value).click();
+    await this.expectSettled(key);
+    await expect(this.choice(key, value)).toBeChecked();
+  }
+
+  async expectChosen(key: SettingKey, value: string): Promise<void> {
+    await expect(this.choice(key, value)).toBeChecked();
+  }
+
+  numberInput(key: 'approvalExpiryMinutes' | 'sessionGrantMinutes'): Locator {
+    return this.field(key).getByTestId('setting-input');
+  }
+
+  /** Types a number and commits it with Enter (the host may refuse it: see error()). */
+  async setNumber(key: 'approvalExpiryMinutes' | 'sessionGrantMinutes', value: string): Promise<void> {
+    await this.numberInput(key).fill(value);
+    await this.numberInput(key).press('Enter');
+    await this.expectSettled(key);
+  }
+
+  globs(key: 'autoApprove' | 'alwaysAsk'): Locator {
+    return this.field(key).getByTestId('glob-item');
+  }
+
+  glob(key: 'autoApprove' | 'alwaysAsk', glob: string): Locator {
+    return this.field(key).locator(`[data-testid="glob-item"][data-glob="${glob.replace(/["\\]/g, '\\$&')}"]`);
+  }
+
+  async addGlob(key: 'autoApprove' | 'alwaysAsk', glob: string): Promise<void> {
+    await this.field(key).getByTestId('glob-input').fill(glob);
+    await this.field(key).getByTestId('glob-add').click();
+    await expect(this.glob(key, glob)).toBeVisible();
+  }
+
+  async removeGlob(key: 'autoApprove' | 'alwaysAsk', glob: string): Promise<void> {
+    await this.glob(key, glob).getByTestId('glob-remove').click();
+    await expect(this.glob(key, glob)).toHaveCount(0);
+  }
+
+  snippet(kind: 'mcp-http' | 'mcp-stdio' | 'hook-command' | 'hook-http'): Locator {
+    return this.page.locator(`[data-testid="agent-snippet"][data-kind="${kind}"]`);
+  }
+
+  tool(name: string): Locator {
+    return this.page.locator(`[data-testid="agent-tool"][data-name="${name.replace(/["\\]/g, '\\$&')}"]`);
+  }
+
+  async revealToken(): Promise<void> {
+    await this.page.getByTestId('agent-token-reveal').click();
+    await expect(this.agentToken).toHaveAttribute('data-revealed', 'true');
+  }
+
+  async expectSettled(key: SettingKey): Promise<void> {
+    await expect(this.field(key)).toHaveAttribute('data-pending', 'false');
+  }
+}

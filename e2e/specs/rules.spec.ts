@@ -1,0 +1,89 @@
+// The Rules view end to end, in a real browser against a real host: policy.yaml is checked as the
+// operator types (problems as markers and rows, each example's result), the host refuses to save
+// text with problems and the text stays in the editor, a valid rule saves and is in force, and a
+// file broken on disk keeps the last good policy and never replaces unsaved edits.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, expect } from '../fixtures.ts';
+import { RulesPage } from '../pages/rules-page.ts';
+
+// One line each (YAML flow style): see RulesPage.replaceText.
+const BROKEN =
+  '{version: 1, rules: [{name: tmp-typo, actions: [write], paths: [/tmp/typo/**]}, ' +
+  '{name: tmp-guard, actions: [write], block_paths: [/tmp/guarded/**], decision: deny, examples: {match: [write /tmp/elsewhere/x], not_match: [read /tmp/guarded/x]}}]}';
+const VALID =
+  '{version: 1, rules: [{name: tmp-guard, actions: [write], block_paths: [/tmp/guarded/**], decision: deny, ' +
+  'examples: {match: [write /tmp/guarded/x], not_match: [read /tmp/guarded/x]}}]}';
+
+test('a broken rule shows inline, a failing example is named, saving is refused; a valid rule saves and is in force', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('rules');
+  const rules = new RulesPage(app.page);
+  await rules.expectEditorReady();
+  // The locked built-ins are always in force.
+  await expect(rules.rule('builtin.credentials.ssh')).toHaveAttribute('data-locked', 'true');
+  await expect(rules.rule('builtin.credentials.ssh').getByTestId('rule-locked')).toBeVisible();
+  await expect(rules.rules.and(app.page.locator('[data-source="user"]'))).toHaveCount(0);
+
+  await rules.replaceText(BROKEN);
+  await expect(rules.dirty).toBeVisible();
+  // The unknown field is a problem on its rule, with a hint, and a marker in the editor.
+  await expect(rules.problemsOf('tmp-typo')).toContainText('block_paths');
+  await expect(rules.errorSquiggles.first()).toBeVisible();
+  // The failing example is named, next to the one that passes.
+  await expect(rules.examplesOf('tmp-guard').and(app.page.locator('[data-ok="false"]'))).toContainText('write /tmp/elsewhere/x');
+  await expect(rules.examplesOf('tmp-guard').and(app.page.locator('[data-ok="true"]'))).toContainText('read /tmp/guarded/x');
+  await expect(rules.problemsOf('tmp-guard')).toContainText('write /tmp/elsewhere/x');
+
+  await rules.save();
+  await expect(rules.saveMessage).toHaveAttribute('data-ok', 'false');
+  await expect(rules.saveMessage).toContainText('Not saved');
+  // Nothing was written, nothing was lost.
+  expect(existsSync(join(home, 'policy.yaml'))).toBe(false);
+  await expect(rules.dirty).toBeVisible();
+  await expect(rules.problemsOf('tmp-typo')).toHaveCount(1);
+  await expect(rules.rule('tmp-guard')).toHaveCount(0);
+
+  await rules.replaceText(VALID);
+  await expect(rules.problemRows).toHaveCount(0);
+  await expect(rules.errorSquiggles).toHaveCount(0);
+  await expect(rules.examplesOf('tmp-guard').and(app.page.locator('[data-ok="true"]'))).toHaveCount(2);
+  await rules.saveWithKeyboard();
+  await expect(rules.saveMessage).toHaveAttribute('data-ok', 'true');
+  await expect(rules.dirty).toHaveCount(0);
+  await expect(rules.rule('tmp-guard')).toHaveAttribute('data-source', 'user');
+  await expect(rules.rule('tmp-guard')).toHaveAttribute('data-locked', 'false');
+  await expect(rules.rule('tmp-guard')).toHaveAttribute('data-decision', 'deny');
+  expect(readFileSync(join(home, 'policy.yaml'), 'utf8')).toBe(VALID);
+});
+
+test('a file broken on disk keeps the last good policy; a change on disk never replaces unsaved edits', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('rules');
+  const rules = new RulesPage(app.page);
+  await rules.expectEditorReady();
+  await rules.replaceText(VALID);
+  await rules.save();
+  await expect(rules.rule('tmp-guard')).toBeVisible();
+
+  // Broken on disk, no unsaved edits: the editor follows the file, the banner says what is in force.
+  const file = join(home, 'policy.yaml');
+  writeFileSync(file, 'version: 1\nrules: [\n');
+  await expect(rules.fileError).toContainText('last good policy stays active');
+  await expect(rules.problemsOf('policy').first()).toBeVisible();
+  await expect(rules.rule('tmp-guard')).toBeVisible();
+  await expect(rules.dirty).toHaveCount(0);
+
+  // With unsaved edits, a change on disk is announced, not loaded.
+  await rules.replaceText(VALID);
+  await expect(rules.dirty).toBeVisible();
+  writeFileSync(file, 'version: 1\nrules: []\n');
+  await expect(rules.diskChanged).toBeVisible();
+  await expect(rules.fileError).toHaveCount(0);
+  await expect(rules.dirty).toBeVisible();
+  // Dropping the edits loads the file as it is now.
+  await rules.diskChanged.getByTestId('policy-reload').click();
+  await expect(rules.diskChanged).toHaveCount(0);
+  await expect(rules.dirty).toHaveCount(0);
+  await expect(rules.rule('tmp-guard')).toHaveCount(0);
+});

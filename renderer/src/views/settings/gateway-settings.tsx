@@ -1,0 +1,119 @@
+// The gateway's settings: mode, autonomy, approvals, tool lists, sandbox, Claude Code hook and
+// notifications, each saved through settings.update as soon as it changes.
+import { useShallow } from 'zustand/react/shallow';
+import { useConnectionStore } from '../../stores/connection-store.ts';
+import { useHealthStore } from '../../stores/health-store.ts';
+import { useSettingsStore } from '../../stores/settings-store.ts';
+import { autonomyHelp, modeHelp } from './setting-edits.ts';
+import { SettingField } from './setting-field.tsx';
+import { GlobList, NumberSetting, RadioChoices, Toggle } from './setting-controls.tsx';
+
+export function GatewaySettings() {
+  const { settings, loadError } = useSettingsStore(useShallow((s) => ({ settings: s.settings, loadError: s.error })));
+  const connected = useConnectionStore((s) => s.state === 'connected');
+  const sandbox = useHealthStore((s) => s.sandbox);
+  const disabled = !connected || !settings;
+
+  return (
+    <section className="panel settings-panel" data-testid="gateway-settings" aria-labelledby="gateway-settings-heading">
+      <h2 id="gateway-settings-heading" className="panel-title">
+        Gateway {settings ? <span className="panel-note mono selectable">{settings.file}</span> : null}
+      </h2>
+      {loadError ? (
+        <p className="inline-error" role="alert">
+          Could not load the settings: {loadError}
+        </p>
+      ) : null}
+      {settings?.error ? (
+        <p className="inline-error" role="alert" data-testid="settings-file-error">
+          {settings.error}
+        </p>
+      ) : null}
+      {settings && settings.overridden.length > 0 ? (
+        <p className="settings-note" data-testid="settings-overridden">
+          Set for this run by command-line options: {settings.overridden.join(', ')}. Changing one here writes the settings file and takes effect now.
+        </p>
+      ) : null}
+      {!settings && !loadError ? <p className="muted">The settings appear once the console is connected.</p> : null}
+      {settings ? (
+        <div className="settings-grid">
+          <SettingField name="mode" label="Mode" group>
+            <RadioChoices
+              name="mode"
+              disabled={disabled}
+              choices={[
+                { value: 'dry-run', label: 'Dry run', help: modeHelp['dry-run'] },
+                { value: 'live', label: 'Live', help: modeHelp.live },
+              ]}
+            />
+          </SettingField>
+          <SettingField name="autonomy" label="Autonomy" group>
+            <RadioChoices
+              name="autonomy"
+              disabled={disabled}
+              choices={[
+                { value: 'read-only', label: 'Read-only', help: autonomyHelp['read-only'] },
+                { value: 'supervised', label: 'Supervised', help: autonomyHelp.supervised },
+                { value: 'full', label: 'Full', help: autonomyHelp.full },
+              ]}
+            />
+          </SettingField>
+          <SettingField name="approvalExpiryMinutes" label="Approval expiry" hint="A call nobody decides within this time expires and is denied; it never runs.">
+            <NumberSetting name="approvalExpiryMinutes" unit="minutes" label="Approval expiry in minutes" disabled={disabled} />
+          </SettingField>
+          <SettingField name="sessionGrantMinutes" label="Session grant lifetime" hint="How long an “approve for this session” grant lasts unless the operator picks another time.">
+            <NumberSetting name="sessionGrantMinutes" unit="minutes" label="Session grant lifetime in minutes" disabled={disabled} />
+          </SettingField>
+          <SettingField name="autoApprove" label="Auto-approve tools" hint="Tool-name globs that run without asking, unless a rule denies or asks.">
+            <GlobList name="autoApprove" disabled={disabled} placeholder="e.g. read_* or fs-mcp__list_*" />
+          </SettingField>
+          <SettingField name="alwaysAsk" label="Always ask" hint="Tool-name globs that always wait for an operator, whatever the autonomy level (a rule may still deny).">
+            <GlobList name="alwaysAsk" disabled={disabled} placeholder="e.g. shell or *deploy*" />
+          </SettingField>
+          <SettingField name="requireSandbox" label="Require a sandbox">
+            <Toggle name="requireSandbox" label="Refuse to run any plugin without an OS sandbox" disabled={disabled} />
+            <span className="sandbox-line" data-testid="settings-sandbox" data-kind={sandbox?.kind ?? 'unknown'}>
+              {sandbox ? (
+                sandbox.kind === 'bwrap' ? (
+                  <>
+                    <span className="badge badge-verified">Sandboxed</span> {sandbox.detail}
+                  </>
+                ) : (
+                  <>
+                    <span className="badge badge-checking">No sandbox</span> {sandbox.detail}
+                    {settings.requireSandbox ? ' — with this on, plugins will not run at all.' : ''}
+                  </>
+                )
+              ) : (
+                <span className="muted">Sandbox state unknown until Health loads.</span>
+              )}
+            </span>
+          </SettingField>
+          <SettingField name="hookAsk" label="Claude Code: when policy asks" group>
+            <RadioChoices
+              name="hookAsk"
+              disabled={disabled}
+              choices={[
+                { value: 'agent', label: 'Let Claude Code ask', help: 'The hook answers “ask” at once and Claude Code asks its own user; nothing waits here.' },
+                { value: 'inbox', label: 'Wait in this inbox', help: 'The call waits in Approvals until an operator decides or it expires (the hook may time out first and deny).' },
+              ]}
+            />
+          </SettingField>
+          <SettingField name="hookUnreachable" label="Claude Code: when Gatehouse is not running" group>
+            <RadioChoices
+              name="hookUnreachable"
+              disabled={disabled}
+              choices={[
+                { value: 'deny', label: 'Deny', help: 'gatehouse hook denies every call while no host answers (fail closed).' },
+                { value: 'ask', label: 'Ask', help: 'gatehouse hook answers “ask”, so Claude Code asks its user instead.' },
+              ]}
+            />
+          </SettingField>
+          <SettingField name="desktopNotifications" label="Desktop notifications">
+            <Toggle name="desktopNotifications" label="Notify me when a call starts waiting for approval" disabled={disabled} />
+          </SettingField>
+        </div>
+      ) : null}
+    </section>
+  );
+}

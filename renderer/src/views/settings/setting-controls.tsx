@@ -1,0 +1,171 @@
+// The controls of the Settings view. Each sends one change through settings.update; the host
+// validates it, and a refusal shows as the field's error (the control then shows what the host has).
+import { useEffect, useState, type KeyboardEvent } from 'react';
+import type { Settings } from '../../../../shared/contract.ts';
+import { useSettingsStore } from '../../stores/settings-store.ts';
+import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
+
+type KeysOf<V> = { [K in SettingKey]: Settings[K] extends V ? K : never }[SettingKey];
+
+export interface Choice<T extends string> {
+  value: T;
+  label: string;
+  help: string;
+}
+
+export function RadioChoices<K extends KeysOf<string>>({ name, choices, disabled }: { name: K; choices: readonly Choice<Settings[K] & string>[]; disabled: boolean }) {
+  const value = useSettingsStore((s) => s.settings?.[name]);
+  return (
+    <div className="choices" role="presentation">
+      {choices.map((c) => (
+        <label key={c.value} className="choice" data-checked={value === c.value ? 'true' : 'false'}>
+          <input
+            type="radio"
+            name={`setting-${name}`}
+            value={c.value}
+            checked={value === c.value}
+            disabled={disabled}
+            onChange={() => void saveSetting({ [name]: c.value } as Partial<Settings>)}
+          />
+          <span className="choice-text">
+            <span className="choice-label">{c.label}</span>
+            <span className="choice-help">{c.help}</span>
+          </span>
+        </label>
+      ))}
+    </div>
+  );
+}
+
+export function Toggle({ name, label, disabled }: { name: KeysOf<boolean>; label: string; disabled: boolean }) {
+  const value = useSettingsStore((s) => s.settings?.[name] ?? false);
+  return (
+    <label className="toggle">
+      <input type="checkbox" data-testid="setting-toggle" checked={value} disabled={disabled} onChange={(e) => void saveSetting({ [name]: e.target.checked })} />
+      <span>{label}</span>
+    </label>
+  );
+}
+
+/** A number committed on Enter or when the field loses focus. */
+export function NumberSetting({ name, unit, disabled, label }: { name: KeysOf<number>; unit: string; disabled: boolean; label: string }) {
+  const value = useSettingsStore((s) => s.settings?.[name]);
+  const error = useSettingEdits((s) => s.fieldErrors[name]);
+  const [text, setText] = useState(value === undefined ? '' : String(value));
+  const [local, setLocal] = useState<string | null>(null);
+  // The host's value replaces the text whenever it changes (this console's save or another's).
+  useEffect(() => setText(value === undefined ? '' : String(value)), [value]);
+
+  const commit = () => {
+    const t = text.trim();
+    if (value !== undefined && t === String(value)) return setLocal(null);
+    const n = Number(t);
+    if (t === '' || !Number.isFinite(n)) return setLocal(`Enter a number of ${unit}.`);
+    setLocal(null);
+    void saveSetting({ [name]: n }).then((ok) => {
+      // Refused: the host's sentence is shown; the field goes back to what is in force.
+      if (!ok) setText(value === undefined ? '' : String(useSettingsStore.getState().settings?.[name] ?? value));
+    });
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      commit();
+    } else if (e.key === 'Escape') {
+      setText(value === undefined ? '' : String(value));
+      setLocal(null);
+    }
+  };
+  return (
+    <span className="number-setting">
+      <input
+        className="input number-input"
+        type="text"
+        inputMode="decimal"
+        data-testid="setting-input"
+        aria-label={label}
+        aria-invalid={local || error ? 'true' : undefined}
+        value={text}
+        disabled={disabled}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={onKeyDown}
+      />
+      <span className="muted">{unit}</span>
+      {local ? (
+        <span className="field-error" role="alert">
+          {local}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** An editable list of tool-name globs; every add or remove saves the whole list. */
+export function GlobList({ name, disabled, placeholder }: { name: 'autoApprove' | 'alwaysAsk'; disabled: boolean; placeholder: string }) {
+  const list = useSettingsStore((s) => s.settings?.[name]) ?? [];
+  const [text, setText] = useState('');
+  const [local, setLocal] = useState<string | null>(null);
+
+  const add = () => {
+    const glob = text.trim();
+    if (!glob) return;
+    if (list.includes(glob)) return setLocal(`${glob} is already on the list.`);
+    setLocal(null);
+    void saveSetting({ [name]: [...list, glob] }).then((ok) => ok && setText(''));
+  };
+  return (
+    <div className="glob-list">
+      {list.length === 0 ? (
+        <p className="muted glob-empty">No tools.</p>
+      ) : (
+        <ul className="glob-items">
+          {list.map((g) => (
+            <li key={g} className="glob-item" data-testid="glob-item" data-glob={g}>
+              <span className="mono">{g}</span>
+              <button
+                type="button"
+                className="glob-remove"
+                data-testid="glob-remove"
+                aria-label={`Remove ${g}`}
+                title={`Remove ${g}`}
+                disabled={disabled}
+                onClick={() => void saveSetting({ [name]: list.filter((x) => x !== g) })}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="glob-add">
+        <input
+          aria-label={`Tool-name glob to add to ${name === 'autoApprove' ? 'auto-approve' : 'always ask'}`}
+          className="input mono"
+          data-testid="glob-input"
+          placeholder={placeholder}
+          value={text}
+          disabled={disabled}
+          onChange={(e) => {
+            setText(e.target.value);
+            setLocal(null);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              add();
+            }
+          }}
+        />
+        <button type="button" className="button button-small" data-testid="glob-add" disabled={disabled || !text.trim()} onClick={add}>
+          Add
+        </button>
+      </div>
+      {local ? (
+        <span className="field-error" role="alert">
+          {local}
+        </span>
+      ) : null}
+    </div>
+  );
+}
