@@ -10,6 +10,7 @@ import { checkerPoolCases } from './checker-pool.js';
 import { oneShotCases } from './one-shot.js';
 import { ptyThroughputCases } from './pty-throughput.js';
 import { decisionLatencyCases } from './decision-latency.js';
+import { gatewayCases } from './gateway.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -38,6 +39,9 @@ const cases: BenchCase[] = [
   ...ptyThroughputCases({ megabytes: 100 }),
   ...(await decisionLatencyCases()),
 ];
+// A live host on loopback; closed after the run so the process can exit.
+const gateway = await gatewayCases();
+cases.push(...gateway.cases);
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {
   if (filters.length === 0) return all;
@@ -62,6 +66,7 @@ const results = await runBench(run, {
   ...(gc ? { betweenRounds: gc } : {}),
   onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
 });
+await gateway.close();
 console.log();
 console.log(formatTable(results));
 const missed = results.filter((r) => r.pass === false);
