@@ -2,7 +2,8 @@
 // window (when an Electron binary is installed) or in Debian's Chromium against a real
 // `gatehouse serve` started on a free port with a temporary GATEHOUSE_HOME.
 import { test as base, expect, chromium, _electron, type Browser, type Page } from '@playwright/test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConsolePage } from './pages/console-page.ts';
@@ -11,6 +12,14 @@ import { chromiumArgs, chromiumPath } from './support/chromium.ts';
 import { findElectronBinary } from '../main/cli/electron-binary.ts';
 
 export type Shell = 'serve' | 'electron';
+
+/** What a spec needs in the home before any host starts (set with `test.use({ homeSetup })`). */
+export interface HomeSetup {
+  /** Written as GATEHOUSE_HOME/settings.json, e.g. { mode: 'live' }. */
+  settings?: Record<string, unknown>;
+  /** Example plugins (examples/plugins/<name>) copied into home/plugins and enabled with the CLI. */
+  plugins?: string[];
+}
 
 interface TestFixtures {
   /** The running serve host; null in the Electron project. */
@@ -23,6 +32,7 @@ interface TestFixtures {
   pageProblems: string[];
   /** The GATEHOUSE_HOME of the console under test, in either shell (plugins go in home/plugins). */
   home: string;
+  homeSetup: HomeSetup | null;
 }
 interface WorkerFixtures {
   shell: Shell;
@@ -54,8 +64,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { auto: true },
   ],
 
-  home: async ({}, use) => {
+  homeSetup: [null, { option: true }],
+
+  home: async ({ homeSetup }, use) => {
     const home = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
+    if (homeSetup) prepareHome(home, homeSetup);
     await use(home);
     rmSync(home, { recursive: true, force: true });
   },
@@ -102,6 +115,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await app.close();
   },
 });
+
+function prepareHome(home: string, setup: HomeSetup): void {
+  if (setup.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(setup.settings));
+  for (const name of setup.plugins ?? []) {
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    cpSync(join(packageRoot, 'examples', 'plugins', name), join(home, 'plugins', name), { recursive: true });
+    // The operator's own step, as the README gives it: pin the plugin before the host starts.
+    execFileSync(process.execPath, [join(packageRoot, 'bin', 'gatehouse.js'), 'plugin', 'enable', name, '--home', home], { stdio: 'pipe' });
+  }
+}
 
 function watchProblems(page: Page, problems: string[]): void {
   page.on('console', (msg) => {

@@ -2,10 +2,11 @@
 // these classes know how that maps onto the DOM.
 import { expect, type Locator, type Page } from '@playwright/test';
 
-export const views = ['approvals', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
+export const views = ['approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
   approvals: 'Approvals',
+  grants: 'Grants',
   plugins: 'Plugins',
   health: 'Health',
   terminals: 'Terminals',
@@ -18,10 +19,15 @@ export class StatusBar {
   readonly connection: Locator;
   readonly chain: Locator;
   readonly shell: Locator;
+  /** The gateway mode: data-mode = dry-run | live; click to switch (mode-dialog, mode-confirm). */
+  readonly mode: Locator;
+  readonly autonomy: Locator;
   constructor(page: Page) {
     this.connection = page.getByTestId('status-connection');
     this.chain = page.getByTestId('status-chain');
     this.shell = page.getByTestId('status-shell');
+    this.mode = page.getByTestId('status-mode');
+    this.autonomy = page.getByTestId('status-autonomy');
   }
   async expectConnected(): Promise<void> {
     await expect(this.connection).toHaveAttribute('data-state', 'connected');

@@ -3,6 +3,7 @@ import { AuthError } from '../components/auth-error.tsx';
 import { ConnectionBanner } from '../components/connection-banner.tsx';
 import { Sidebar } from '../components/sidebar.tsx';
 import { StatusBar } from '../components/status-bar.tsx';
+import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
@@ -11,12 +12,14 @@ import { useViewShortcuts } from './use-view-shortcuts.ts';
 export function App() {
   const unauthorized = useConnectionStore((s) => s.state === 'unauthorized');
   const view = useUiStore((s) => s.view);
+  const pending = useApprovalsStore((s) => s.pendingCount);
   const spec = viewRegistry.find((v) => v.id === view) ?? viewRegistry[0]!;
   useViewShortcuts();
 
   useEffect(() => {
-    document.title = unauthorized ? 'Gatehouse — not authorized' : `${spec.label} — Gatehouse`;
-  }, [unauthorized, spec.label]);
+    // "(3) " in the title: waiting calls show in the task bar and the browser tab.
+    document.title = unauthorized ? 'Gatehouse — not authorized' : `${pending > 0 ? `(${pending}) ` : ''}${spec.label} — Gatehouse`;
+  }, [unauthorized, spec.label, pending]);
 
   if (unauthorized) return <AuthError />;
   const { View } = spec;

@@ -60,6 +60,15 @@ export const GateIcon = () => (
   </Svg>
 );
 
+export const KeyIcon = () => (
+  <Svg>
+    <circle cx="7.5" cy="15.5" r="4.5" />
+    <path d="m10.7 12.3 9.3-9.3" />
+    <path d="m16 7 3 3" />
+    <path d="m19 4 2 2" />
+  </Svg>
+);
+
 export const RulesIcon = () => (
   <Svg>
     <path d="M14 3H6a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V9z" />

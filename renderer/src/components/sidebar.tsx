@@ -6,7 +6,7 @@ import { GateIcon } from './icons.tsx';
 export function Sidebar() {
   const view = useUiStore((s) => s.view);
   const setView = useUiStore((s) => s.setView);
-  const pending = useApprovalsStore((s) => s.pending.length);
+  const pending = useApprovalsStore((s) => s.pendingCount);
 
   return (
     <nav className="sidebar" aria-label="Views">
@@ -32,7 +32,7 @@ export function Sidebar() {
                 <Icon />
                 <span className="nav-label">{label}</span>
                 {count > 0 ? (
-                  <span className="nav-count" aria-label={`${count} waiting`}>
+                  <span className="nav-count" data-testid={`nav-count-${id}`} aria-label={`${count} waiting`}>
                     {count}
                   </span>
                 ) : (

@@ -2,6 +2,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { chainSentence, chainStatus, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import type { ConnectionState } from '../transport/types.ts';
+import { viewRegistry } from '../views/view-registry.ts';
+import { ModeIndicator } from './mode-indicator.tsx';
 
 export const connectionLabel: Record<ConnectionState, string> = {
   connecting: 'Connecting…',
@@ -17,7 +19,7 @@ export function StatusBar() {
   const { chain, verifying } = useAuditStore(useShallow((s) => ({ chain: s.chain, verifying: s.verifying })));
   const chainState = chainStatus({ chain, verifying });
   const chainTitle =
-    chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${chain.firstBad.reason}` : 'Open the Audit view (Alt+5) to verify again';
+    chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${chain.firstBad.reason}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
 
   return (
     <footer className="status-bar">
@@ -27,6 +29,7 @@ export function StatusBar() {
       <span className="status-item status-chain" data-testid="status-chain" data-state={chainState} title={chainTitle} aria-live="polite">
         {chainSentence({ chain, verifying })}
       </span>
+      <ModeIndicator />
       <span className="status-spacer" />
       {hostInfo ? (
         <span className="status-item status-muted" title={`Host process ${hostInfo.pid}, operator ${hostInfo.operator}`}>

@@ -5,11 +5,15 @@ import { errorMessage } from '../lib/error-message.ts';
 import { initialAuditState, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { initialHealthState, useHealthStore } from '../stores/health-store.ts';
+import { initialApprovalsState, useApprovalsStore } from '../stores/approvals-store.ts';
+import { initialGrantsState, useGrantsStore } from '../stores/grants-store.ts';
 import { initialPluginsState, usePluginsStore } from '../stores/plugins-store.ts';
 import { initialPolicyState, usePolicyStore } from '../stores/policy-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
+import { notifyNewApprovals } from './approval-notifications.ts';
+import { loadApprovals, loadGrants } from './approvals-actions.ts';
 import { loadChainState, loadTail } from './audit-actions.ts';
 import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
@@ -21,12 +25,16 @@ export const TAIL_REFRESH_MS = 250;
 export const PLUGINS_REFRESH_MS = 50;
 /** A failing plugin changes its breaker and metrics on every call: refetch health at most this often. */
 export const HEALTH_REFRESH_MS = 250;
+/** A batch decision changes many items at once: refetch the inbox (and grants) once. */
+export const APPROVALS_REFRESH_MS = 50;
 
 export function bindStores(client: GatehouseClient): () => void {
   const tailRefresh = coalesce(() => loadTail(client), TAIL_REFRESH_MS);
   const pluginsRefresh = coalesce(() => loadPluginList(client), PLUGINS_REFRESH_MS);
   const openPluginRefresh = coalesce(() => refreshOpenPlugin(client), PLUGINS_REFRESH_MS);
   const healthRefresh = coalesce(() => loadHealth(client), HEALTH_REFRESH_MS);
+  const approvalsRefresh = coalesce(() => loadApprovals(client), APPROVALS_REFRESH_MS);
+  const grantsRefresh = coalesce(() => loadGrants(client), APPROVALS_REFRESH_MS);
 
   const applyState = (state: ConnectionState) => {
     document.documentElement.dataset.connection = state;
@@ -51,7 +59,9 @@ export function bindStores(client: GatehouseClient): () => void {
     pluginsRefresh.cancel();
     openPluginRefresh.cancel();
     healthRefresh.cancel();
-    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client)]);
+    approvalsRefresh.cancel();
+    grantsRefresh.cancel();
+    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
     const settings = useSettingsStore.getState();
     void Promise.all([settings.load(), settings.loadGateway(), loadPolicy(client)]);
   };
@@ -71,9 +81,13 @@ export function bindStores(client: GatehouseClient): () => void {
         pluginsRefresh.cancel();
         openPluginRefresh.cancel();
         healthRefresh.cancel();
+        approvalsRefresh.cancel();
+        grantsRefresh.cancel();
         useAuditStore.setState({ ...initialAuditState });
         usePluginsStore.setState({ ...initialPluginsState });
         useHealthStore.setState({ ...initialHealthState });
+        useApprovalsStore.setState({ ...initialApprovalsState });
+        useGrantsStore.setState({ ...initialGrantsState });
         useSettingsStore.getState().reset();
         usePolicyStore.setState({ ...initialPolicyState });
         useConnectionStore.setState({ hostInfo: null, hostInfoError: null });
@@ -90,6 +104,13 @@ export function bindStores(client: GatehouseClient): () => void {
       healthRefresh.request();
     }),
     client.onEvent('health.changed', () => healthRefresh.request()),
+    client.onEvent('approvals.changed', ({ pending, added }) => {
+      // The badge and the title follow the push at once; the list follows the refetch.
+      useApprovalsStore.setState({ pendingCount: pending });
+      approvalsRefresh.request();
+      notifyNewApprovals(client.shell, added);
+    }),
+    client.onEvent('grants.changed', () => grantsRefresh.request()),
     client.onEvent('settings.changed', (view) => useSettingsStore.getState().apply(view)),
     client.onEvent('gateway.toolsChanged', () => void useSettingsStore.getState().loadGateway()),
     // The editor keeps unsaved edits; loadPolicy announces a changed file instead of replacing them.
@@ -103,6 +124,8 @@ export function bindStores(client: GatehouseClient): () => void {
     pluginsRefresh.cancel();
     openPluginRefresh.cancel();
     healthRefresh.cancel();
+    approvalsRefresh.cancel();
+    grantsRefresh.cancel();
     for (const off of offs) off();
     useSettingsStore.getState().bind(null);
   };

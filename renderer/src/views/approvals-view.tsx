@@ -1,13 +1,295 @@
+// The approval inbox: one live queue of pending calls from every agent and session, decided
+// from the keyboard (j/k or arrows move, a approves, s grants for the session, d denies with a
+// reason, Enter opens details), filtered and decided in batches, with the history below.
+// Live: approvals.changed refetches it (sync/bind-stores.ts); nothing here polls. Every
+// decision carries the argsHash of the item on screen, so it approves exactly what was shown.
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { ApprovalItemView, ProposedRuleView } from '../../../shared/contract.ts';
+import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
-import { useApprovalsStore } from '../stores/approvals-store.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { filterPending, historyItems, isFiltered, pendingItems, useApprovalsStore } from '../stores/approvals-store.ts';
+import { useSettingsStore } from '../stores/settings-store.ts';
+import { approveAlways, approveForSession, approveOnce, decideBatch, deny, proposeRule } from '../sync/approvals-actions.ts';
+import { AlwaysDialog } from './approvals/always-dialog.tsx';
+import { ApprovalCard, type Decision } from './approvals/approval-card.tsx';
+import { ApprovalHistory } from './approvals/approval-history.tsx';
+import { BatchResults } from './approvals/batch-results.tsx';
+import { DenyDialog } from './approvals/deny-dialog.tsx';
+import { NotificationsButton } from './approvals/notifications-button.tsx';
+import { SessionDialog } from './approvals/session-dialog.tsx';
+import { useSecondTick } from './health/use-second-tick.ts';
+import '../styles/approvals.css';
+
+type Dialog =
+  | { kind: 'deny'; item: ApprovalItemView }
+  | { kind: 'batch-deny'; items: ApprovalItemView[] }
+  | { kind: 'session'; item: ApprovalItemView }
+  | { kind: 'always'; item: ApprovalItemView; rule: ProposedRuleView | null; loadError: string | null };
+
+/** Keys typed into a field, or pressed while a dialog is open, are not inbox shortcuts. */
+function typing(e: KeyboardEvent): boolean {
+  const t = e.target as HTMLElement | null;
+  if (!t) return false;
+  if (t.isContentEditable) return true;
+  return t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT';
+}
 
 export function ApprovalsView() {
-  const count = useApprovalsStore((s) => s.pending.length);
+  const client = useClient();
+  const { items, loaded, listError, clockOffset, filter, cursor, expanded, busy, actionError, batch } = useApprovalsStore(
+    useShallow((s) => ({
+      items: s.items,
+      loaded: s.loaded,
+      listError: s.listError,
+      clockOffset: s.clockOffset,
+      filter: s.filter,
+      cursor: s.cursor,
+      expanded: s.expanded,
+      busy: s.busy,
+      actionError: s.actionError,
+      batch: s.batch,
+    })),
+  );
+  const sessionMinutes = useSettingsStore((s) => s.settings?.sessionGrantMinutes ?? 60);
+  const pending = useMemo(() => pendingItems(items), [items]);
+  const shown = useMemo(() => filterPending(items, filter), [items, filter]);
+  const history = useMemo(() => historyItems(items), [items]);
+  const agents = useMemo(() => [...new Set(pending.map((i) => i.call.agent))].sort(), [pending]);
+  const tools = useMemo(() => [...new Set(pending.map((i) => i.call.tool))].sort(), [pending]);
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const now = useSecondTick(pending.length > 0);
+  const idPrefix = useId();
+  const domId = (id: string) => `${idPrefix}-${id}`;
+
+  // The highlight stays on its item; when that item leaves (decided, expired), it moves to the
+  // one that took its place, so deciding down the list is a, a, a.
+  const lastIndex = useRef(0);
+  const listRef = useRef<HTMLOListElement>(null);
+  let activeIndex = cursor ? shown.findIndex((i) => i.id === cursor) : -1;
+  if (activeIndex < 0) activeIndex = Math.min(lastIndex.current, shown.length - 1);
+  const active = activeIndex >= 0 ? shown[activeIndex]! : null;
+  useEffect(() => {
+    if (activeIndex >= 0) lastIndex.current = activeIndex;
+  }, [activeIndex]);
+  useEffect(() => {
+    if (active) document.getElementById(domId(active.id))?.scrollIntoView({ block: 'nearest' });
+    // domId is stable for a given id.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [active?.id]);
+
+  const setCursor = useCallback((id: string | null) => useApprovalsStore.setState({ cursor: id }), []);
+  const toggleDetails = useCallback((id: string) => {
+    useApprovalsStore.setState((s) => ({ expanded: s.expanded.includes(id) ? s.expanded.filter((x) => x !== id) : [...s.expanded, id] }));
+  }, []);
+
+  const closeDialog = useCallback(() => {
+    setDialog(null);
+    useApprovalsStore.setState({ actionError: null });
+  }, []);
+
+  const onDecide = useCallback(
+    (item: ApprovalItemView, decision: Decision) => {
+      setCursor(item.id);
+      useApprovalsStore.setState({ actionError: null });
+      if (decision === 'approve') {
+        void approveOnce(client, item);
+      } else if (decision === 'deny') {
+        setDialog({ kind: 'deny', item });
+      } else if (decision === 'session') {
+        setDialog({ kind: 'session', item });
+      } else {
+        setDialog({ kind: 'always', item, rule: null, loadError: null });
+        proposeRule(client, item).then(
+          (rule) => setDialog((d) => (d?.kind === 'always' && d.item.id === item.id ? { ...d, rule } : d)),
+          (err: unknown) => setDialog((d) => (d?.kind === 'always' && d.item.id === item.id ? { ...d, loadError: errorMessage(err) } : d)),
+        );
+      }
+    },
+    [client, setCursor],
+  );
+
+  // Inbox keys, while this view is on screen and no dialog or field has them.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+      if (dialog || document.querySelector('dialog[open]') || typing(e)) return;
+      const move = (to: number) => {
+        e.preventDefault();
+        const next = shown[Math.max(0, Math.min(shown.length - 1, to))];
+        if (next) setCursor(next.id);
+        // Moving takes the keyboard into the inbox (off the sidebar button), so Enter opens details.
+        if (document.activeElement !== listRef.current) listRef.current?.focus({ preventScroll: true });
+      };
+      switch (e.key) {
+        case 'j':
+        case 'ArrowDown':
+          return move(activeIndex + 1);
+        case 'k':
+        case 'ArrowUp':
+          return move(activeIndex - 1);
+      }
+      if (!active || e.repeat) return;
+      switch (e.key) {
+        case 'a':
+          e.preventDefault();
+          return onDecide(active, 'approve');
+        case 'd':
+          e.preventDefault();
+          return onDecide(active, 'deny');
+        case 's':
+          e.preventDefault();
+          return onDecide(active, 'session');
+        case 'Enter': {
+          // Enter on a focused button is that button's; elsewhere it opens the details.
+          const t = e.target as HTMLElement | null;
+          if (t && (t.tagName === 'BUTTON' || t.tagName === 'A')) return;
+          e.preventDefault();
+          return toggleDetails(active.id);
+        }
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [dialog, shown, active, activeIndex, onDecide, setCursor, toggleDetails]);
+
+  const setFilter = (patch: Partial<typeof filter>) => useApprovalsStore.setState((s) => ({ filter: { ...s.filter, ...patch } }));
+  const filtered = isFiltered(filter);
+  const dialogBusy = busy !== null;
+
   return (
-    <ViewFrame id="approvals" title="Approvals" subtitle="Tool calls from every agent and session that wait for an operator's decision.">
-      {count === 0 ? (
-        <EmptyState title="Nothing to decide">No tool calls are waiting. Calls that policy sends to an operator appear here.</EmptyState>
+    <ViewFrame id="approvals" title="Approvals" subtitle="Tool calls from every agent and session that wait for an operator's decision." actions={<NotificationsButton />}>
+      {listError ? (
+        <p className="inline-error" role="alert">
+          Could not load the inbox: {listError}
+        </p>
+      ) : null}
+      {!loaded && !listError ? <p className="muted">The inbox appears once the console is connected.</p> : null}
+
+      {loaded ? (
+        <section className="panel approval-queue" aria-labelledby="approval-queue-heading">
+          <h2 id="approval-queue-heading" className="panel-title">
+            Pending
+            <span className="panel-note" data-testid="approvals-pending-count" data-count={pending.length}>
+              {pending.length} waiting{filtered ? ` · ${shown.length} shown` : ''}
+            </span>
+            <span className="approval-spacer" />
+            <span className="muted approval-keys" aria-hidden="true">
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>s</kbd> session · <kbd>d</kbd> deny · <kbd>↵</kbd> details
+            </span>
+          </h2>
+
+          <div className="approval-filters" role="search">
+            <select className="input" aria-label="Only calls from this agent" data-testid="approvals-filter-agent" value={filter.agent} onChange={(e) => setFilter({ agent: e.target.value })}>
+              <option value="">All agents</option>
+              {agents.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                </option>
+              ))}
+            </select>
+            <select className="input" aria-label="Only calls of this tool" data-testid="approvals-filter-tool" value={filter.tool} onChange={(e) => setFilter({ tool: e.target.value })}>
+              <option value="">All tools</option>
+              {tools.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+            <input
+              type="search"
+              className="input approval-filter-text"
+              placeholder="Filter by arguments, path, host, session…"
+              aria-label="Filter pending calls by text"
+              data-testid="approvals-filter-text"
+              value={filter.text}
+              onChange={(e) => setFilter({ text: e.target.value })}
+            />
+            <span className="approval-spacer" />
+            <button type="button" className="button button-small" data-testid="batch-approve" disabled={shown.length === 0 || dialogBusy} onClick={() => void decideBatch(client, 'approve', shown)}>
+              Approve {filtered ? 'shown' : 'all'} ({shown.length})
+            </button>
+            <button type="button" className="button button-small button-danger" data-testid="batch-deny" disabled={shown.length === 0 || dialogBusy} onClick={() => setDialog({ kind: 'batch-deny', items: shown })}>
+              Deny {filtered ? 'shown' : 'all'} ({shown.length})…
+            </button>
+          </div>
+
+          {actionError && !dialog ? (
+            <p className="inline-error" role="alert" data-testid="approvals-error">
+              {actionError}
+            </p>
+          ) : null}
+
+          {pending.length === 0 ? (
+            <EmptyState title="Nothing to decide">No tool calls are waiting. Calls that policy sends to an operator appear here.</EmptyState>
+          ) : shown.length === 0 ? (
+            <p className="muted">No pending call matches the filter.</p>
+          ) : (
+            <ol ref={listRef} className="approval-list" tabIndex={-1} aria-label="Pending calls" data-testid="approval-list">
+              {shown.map((item) => (
+                <ApprovalCard
+                  key={item.id}
+                  item={item}
+                  active={item.id === active?.id}
+                  expanded={expanded.includes(item.id)}
+                  busy={busy !== null}
+                  now={now}
+                  clockOffset={clockOffset}
+                  domId={domId(item.id)}
+                  onActivate={setCursor}
+                  onDecide={onDecide}
+                  onToggleDetails={toggleDetails}
+                />
+              ))}
+            </ol>
+          )}
+        </section>
+      ) : null}
+
+      {batch ? <BatchResults batch={batch} onDismiss={() => useApprovalsStore.setState({ batch: null })} /> : null}
+
+      {loaded ? <ApprovalHistory items={history} clockOffset={clockOffset} /> : null}
+
+      {dialog?.kind === 'deny' ? (
+        <DenyDialog
+          what={`${dialog.item.call.tool} from ${dialog.item.call.agent}`}
+          busy={dialogBusy}
+          error={actionError}
+          onCancel={closeDialog}
+          onConfirm={(reason) => void deny(client, dialog.item, reason).then((ok) => ok && setDialog(null))}
+        />
+      ) : null}
+      {dialog?.kind === 'batch-deny' ? (
+        <DenyDialog
+          what={`${dialog.items.length} call${dialog.items.length === 1 ? '' : 's'}`}
+          busy={dialogBusy}
+          error={actionError}
+          onCancel={closeDialog}
+          onConfirm={(reason) => void decideBatch(client, 'deny', dialog.items, reason).then((ok) => ok && setDialog(null))}
+        />
+      ) : null}
+      {dialog?.kind === 'session' ? (
+        <SessionDialog
+          item={dialog.item}
+          defaultMinutes={sessionMinutes}
+          busy={dialogBusy}
+          error={actionError}
+          onCancel={closeDialog}
+          onConfirm={(opts) => void approveForSession(client, dialog.item, opts).then((ok) => ok && setDialog(null))}
+        />
+      ) : null}
+      {dialog?.kind === 'always' ? (
+        <AlwaysDialog
+          item={dialog.item}
+          rule={dialog.rule}
+          loadError={dialog.loadError}
+          busy={dialogBusy}
+          error={actionError}
+          onCancel={closeDialog}
+          onConfirm={() => void approveAlways(client, dialog.item).then((ok) => ok && setDialog(null))}
+        />
       ) : null}
     </ViewFrame>
   );

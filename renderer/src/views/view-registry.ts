@@ -1,9 +1,10 @@
 // The views in sidebar order. Alt+1…9 follow this order.
 import type { ComponentType } from 'react';
-import { GearIcon, InboxIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, TerminalIcon } from '../components/icons.tsx';
+import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, TerminalIcon } from '../components/icons.tsx';
 import type { ViewId } from '../stores/ui-store.ts';
 import { ApprovalsView } from './approvals-view.tsx';
 import { AuditView } from './audit-view.tsx';
+import { GrantsView } from './grants-view.tsx';
 import { HealthView } from './health-view.tsx';
 import { PluginsView } from './plugins-view.tsx';
 import { RulesView } from './rules-view.tsx';
@@ -21,10 +22,11 @@ export interface ViewSpec {
 
 export const viewRegistry: readonly ViewSpec[] = [
   { id: 'approvals', label: 'Approvals', shortcut: '1', Icon: InboxIcon, View: ApprovalsView },
-  { id: 'plugins', label: 'Plugins', shortcut: '2', Icon: PluginIcon, View: PluginsView },
-  { id: 'health', label: 'Health', shortcut: '3', Icon: PulseIcon, View: HealthView },
-  { id: 'terminals', label: 'Terminals', shortcut: '4', Icon: TerminalIcon, View: TerminalsView },
-  { id: 'audit', label: 'Audit', shortcut: '5', Icon: LedgerIcon, View: AuditView },
-  { id: 'rules', label: 'Rules', shortcut: '6', Icon: RulesIcon, View: RulesView },
-  { id: 'settings', label: 'Settings', shortcut: '7', Icon: GearIcon, View: SettingsView },
+  { id: 'grants', label: 'Grants', shortcut: '2', Icon: KeyIcon, View: GrantsView },
+  { id: 'plugins', label: 'Plugins', shortcut: '3', Icon: PluginIcon, View: PluginsView },
+  { id: 'health', label: 'Health', shortcut: '4', Icon: PulseIcon, View: HealthView },
+  { id: 'terminals', label: 'Terminals', shortcut: '5', Icon: TerminalIcon, View: TerminalsView },
+  { id: 'audit', label: 'Audit', shortcut: '6', Icon: LedgerIcon, View: AuditView },
+  { id: 'rules', label: 'Rules', shortcut: '7', Icon: RulesIcon, View: RulesView },
+  { id: 'settings', label: 'Settings', shortcut: '8', Icon: GearIcon, View: SettingsView },
 ];

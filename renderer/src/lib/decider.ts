@@ -1,0 +1,21 @@
+// Who or what decided a call, as one phrase ("rule builtin.rm-root (builtin:12)", "autonomy
+// supervised"). The same words the host uses in agents' answers and the CLI, so an operator
+// reads the same thing everywhere.
+import type { DeciderView } from '../../../shared/contract.ts';
+
+export function describeDecider(d: DeciderView): string {
+  switch (d.kind) {
+    case 'rule':
+      return `rule ${d.rule} (${d.origin})`;
+    case 'checker':
+      return `checker ${d.checker} (rule ${d.rule})`;
+    case 'autonomy':
+      return `autonomy ${d.level}`;
+    case 'grant':
+      return `grant ${d.grant}`;
+    case 'operator':
+      return `operator ${d.operator}`;
+    case 'error':
+      return `error: ${d.message}`;
+  }
+}

@@ -1,0 +1,142 @@
+// What the Approvals and Grants views do with the host: load the inbox and the grants, decide
+// items (always with the argsHash of the item the operator was shown), revoke grants. Every
+// failure lands in a store as a sentence.
+import type { ApprovalItemView, ProposedRuleView, RequestOf } from '../../../shared/contract.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { useApprovalsStore, type BatchOutcome } from '../stores/approvals-store.ts';
+import { useGrantsStore } from '../stores/grants-store.ts';
+import type { GatehouseClient } from '../transport/client.ts';
+
+const set = useApprovalsStore.setState;
+const get = useApprovalsStore.getState;
+
+/** Bumped by every load and every decision answer: an older list never overwrites a newer one. */
+let generation = 0;
+
+/** The host read its clock between sending and receiving: the midpoint bounds the error by half a round trip. */
+function offsetFrom(sent: number, received: number, hostNow: number): number {
+  return Math.round((sent + received) / 2 - hostNow);
+}
+
+export async function loadApprovals(client: GatehouseClient): Promise<void> {
+  const mine = ++generation;
+  try {
+    const sent = Date.now();
+    const { items, now } = await client.call('approvals.list', {});
+    const received = Date.now();
+    if (mine !== generation) return;
+    const pending = new Set(items.filter((i) => i.state === 'pending').map((i) => i.id));
+    set((s) => ({
+      items,
+      pendingCount: pending.size,
+      clockOffset: offsetFrom(sent, received, now),
+      loaded: true,
+      listError: null,
+      // Details stay open only for items still waiting.
+      expanded: s.expanded.filter((id) => pending.has(id)),
+    }));
+  } catch (err) {
+    if (mine === generation) set({ listError: errorMessage(err) });
+  }
+}
+
+/** Puts a decided item in place at once; the approvals.changed refetch follows. */
+function replaceItem(item: ApprovalItemView): void {
+  generation++;
+  set((s) => {
+    const items = s.items.map((i) => (i.id === item.id ? item : i));
+    return { items, pendingCount: items.filter((i) => i.state === 'pending').length };
+  });
+}
+
+async function decide(id: string, work: () => Promise<ApprovalItemView>): Promise<boolean> {
+  if (get().busy) return false;
+  set({ busy: id, actionError: null });
+  try {
+    const item = await work();
+    replaceItem(item);
+    set({ busy: null });
+    return true;
+  } catch (err) {
+    set({ busy: null, actionError: errorMessage(err) });
+    return false;
+  }
+}
+
+export function approveOnce(client: GatehouseClient, item: ApprovalItemView): Promise<boolean> {
+  return decide(item.id, async () => (await client.call('approvals.approve', { id: item.id, argsHash: item.argsHash, scope: 'once' })).item);
+}
+
+export function approveForSession(client: GatehouseClient, item: ApprovalItemView, opts: { sessionMinutes?: number; argumentPattern?: string }): Promise<boolean> {
+  const req: RequestOf<'approvals.approve'> = { id: item.id, argsHash: item.argsHash, scope: 'session' };
+  if (opts.sessionMinutes !== undefined) req.sessionMinutes = opts.sessionMinutes;
+  if (opts.argumentPattern) req.argumentPattern = opts.argumentPattern;
+  return decide(item.id, async () => (await client.call('approvals.approve', req)).item);
+}
+
+/** Approve and write the proposed rule to policy.yaml (after the operator read it). */
+export function approveAlways(client: GatehouseClient, item: ApprovalItemView): Promise<boolean> {
+  return decide(item.id, async () => (await client.call('approvals.approve', { id: item.id, argsHash: item.argsHash, scope: 'always' })).item);
+}
+
+export function deny(client: GatehouseClient, item: ApprovalItemView, reason: string): Promise<boolean> {
+  return decide(item.id, () => client.call('approvals.deny', { id: item.id, reason }));
+}
+
+export function proposeRule(client: GatehouseClient, item: ApprovalItemView): Promise<ProposedRuleView> {
+  return client.call('approvals.proposeRule', { id: item.id });
+}
+
+/** One decision for a filtered selection; each item is answered on its own. */
+export async function decideBatch(client: GatehouseClient, action: 'approve' | 'deny', items: readonly ApprovalItemView[], reason?: string): Promise<boolean> {
+  if (get().busy || items.length === 0) return false;
+  set({ busy: 'batch', actionError: null, batch: null });
+  const byId = new Map(items.map((i) => [i.id, i]));
+  try {
+    const { results } = await client.call('approvals.batch', {
+      action,
+      items: items.map((i) => ({ id: i.id, argsHash: i.argsHash })),
+      ...(reason ? { reason } : {}),
+    });
+    const outcomes: BatchOutcome[] = results.map((r) => {
+      const i = byId.get(r.id);
+      const base = { id: r.id, tool: i?.call.tool ?? '?', agent: i?.call.agent ?? '?' };
+      return r.ok ? { ...base, ok: true, message: r.item.state } : { ...base, ok: false, message: r.error.message };
+    });
+    for (const r of results) if (r.ok) replaceItem(r.item);
+    set({ busy: null, batch: { action, results: outcomes } });
+    return true;
+  } catch (err) {
+    set({ busy: null, actionError: errorMessage(err) });
+    return false;
+  }
+}
+
+// ---- grants ---------------------------------------------------------------------------------
+
+let grantsGeneration = 0;
+
+export async function loadGrants(client: GatehouseClient): Promise<void> {
+  const mine = ++grantsGeneration;
+  try {
+    const sent = Date.now();
+    const { grants, now } = await client.call('grants.list', {});
+    const received = Date.now();
+    if (mine !== grantsGeneration) return;
+    useGrantsStore.setState({ grants, clockOffset: offsetFrom(sent, received, now), loaded: true, listError: null });
+  } catch (err) {
+    if (mine === grantsGeneration) useGrantsStore.setState({ listError: errorMessage(err) });
+  }
+}
+
+export async function revokeGrant(client: GatehouseClient, id: string): Promise<void> {
+  if (useGrantsStore.getState().busy) return;
+  useGrantsStore.setState({ busy: id, actionError: null });
+  try {
+    await client.call('grants.revoke', { id });
+    grantsGeneration++;
+    useGrantsStore.setState((s) => ({ busy: null, grants: s.grants.filter((g) => g.id !== id) }));
+  } catch (err) {
+    useGrantsStore.setState({ busy: null, actionError: { id, message: errorMessage(err) } });
+  }
+}

@@ -1,0 +1,57 @@
+// "Always": approves the call and adds a user rule to policy.yaml. The operator reads the exact
+// YAML that will be appended before anything is written.
+import type { ApprovalItemView, ProposedRuleView } from '../../../../shared/contract.ts';
+import { ModalDialog } from '../../components/modal-dialog.tsx';
+
+export interface AlwaysDialogProps {
+  item: ApprovalItemView;
+  rule: ProposedRuleView | null;
+  loadError: string | null;
+  busy: boolean;
+  error: string | null;
+  onConfirm(): void;
+  onCancel(): void;
+}
+
+export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, onCancel }: AlwaysDialogProps) {
+  return (
+    <ModalDialog
+      title={`Always allow ${item.call.tool}?`}
+      onCancel={onCancel}
+      testId="always-dialog"
+      className="modal-wide"
+      footer={
+        <>
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className="button button-primary" data-testid="always-confirm" disabled={busy || !rule} aria-busy={busy} onClick={onConfirm}>
+            {busy ? 'Saving…' : 'Approve and save the rule'}
+          </button>
+        </>
+      }
+    >
+      <p>This approves the call and appends the rule below to policy.yaml. Later calls it matches no longer ask. You can edit or remove it in the policy file.</p>
+      {rule ? (
+        <>
+          <p className="muted">{rule.description}</p>
+          <pre className="rule-yaml selectable" data-testid="always-yaml">
+            {rule.yaml}
+          </pre>
+        </>
+      ) : loadError ? null : (
+        <p className="muted">Asking the host for the rule…</p>
+      )}
+      {loadError ? (
+        <p className="inline-error" role="alert">
+          Could not prepare the rule: {loadError}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </ModalDialog>
+  );
+}

@@ -1,0 +1,76 @@
+// Decided and expired items: what happened to each, and who or what decided. Expired is its own
+// state (nobody decided in time; the call never ran), never shown as a denial.
+import type { ApprovalItemView } from '../../../../shared/contract.ts';
+import { describeDecider } from '../../lib/decider.ts';
+import { formatDateTime, formatEventTime } from '../../lib/format.ts';
+
+export const outcomeLabel: Record<'approved' | 'denied' | 'expired', string> = {
+  approved: 'Approved',
+  denied: 'Denied',
+  expired: 'Expired',
+};
+
+export function ApprovalHistory({ items, clockOffset }: { items: ApprovalItemView[]; clockOffset: number }) {
+  return (
+    <section className="panel panel-table approval-history" aria-labelledby="approval-history-heading" data-testid="approval-history">
+      <h2 id="approval-history-heading" className="panel-title">
+        History <span className="panel-note">decided and expired calls, newest first</span>
+      </h2>
+      {items.length === 0 ? (
+        <p className="muted">Nothing decided yet.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th scope="col" className="col-time">
+                  When
+                </th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Session</th>
+                <th scope="col">Decided by</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((i) => {
+                const state = i.outcome?.state ?? (i.state === 'pending' ? 'expired' : i.state);
+                const at = (i.decidedAt ?? i.expiresAt) + clockOffset;
+                const by = i.outcome ? describeDecider(i.outcome.decider) : i.operator ? `operator ${i.operator}` : '—';
+                const reason = i.outcome?.reason ?? '';
+                return (
+                  <tr key={i.id} data-testid="history-row" data-id={i.id} data-state={state} data-tool={i.call.tool}>
+                    <td className="col-time" title={formatDateTime(at)}>
+                      {formatEventTime(at)}
+                    </td>
+                    <td>
+                      <span className={`badge outcome-${state}`} data-testid="history-outcome">
+                        {outcomeLabel[state]}
+                        {state === 'approved' && i.scope && i.scope !== 'once' ? ` (${i.scope})` : ''}
+                      </span>
+                    </td>
+                    <td className="mono" title={i.call.tool}>
+                      {i.call.tool}
+                    </td>
+                    <td title={i.call.agent}>{i.call.agent}</td>
+                    <td className="mono" title={i.call.session}>
+                      {i.call.session}
+                    </td>
+                    <td data-testid="history-decider" title={by}>
+                      {by}
+                    </td>
+                    <td data-testid="history-reason" title={reason}>
+                      {reason}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

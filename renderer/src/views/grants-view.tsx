@@ -1,0 +1,113 @@
+// Grants: the session permissions operators gave ("approve for this session"), live. Each one
+// lets one agent session repeat one tool call (exact arguments, or an argument pattern) until it
+// expires or an operator revokes it. Refetched on grants.changed; nothing here polls.
+import { useShallow } from 'zustand/react/shallow';
+import type { GrantView } from '../../../shared/contract.ts';
+import { useClient } from '../app/client-context.ts';
+import { EmptyState } from '../components/empty-state.tsx';
+import { ViewFrame } from '../components/view-frame.tsx';
+import { formatDateTime, isoTime } from '../lib/format.ts';
+import { revokeGrant } from '../sync/approvals-actions.ts';
+import { useGrantsStore } from '../stores/grants-store.ts';
+import { formatCountdown } from '../stores/health-store.ts';
+import { useSecondTick } from './health/use-second-tick.ts';
+import '../styles/approvals.css';
+
+export function GrantsView() {
+  const client = useClient();
+  const { grants, loaded, listError, clockOffset, busy, actionError } = useGrantsStore(
+    useShallow((s) => ({ grants: s.grants, loaded: s.loaded, listError: s.listError, clockOffset: s.clockOffset, busy: s.busy, actionError: s.actionError })),
+  );
+  const now = useSecondTick(grants.length > 0);
+
+  return (
+    <ViewFrame id="grants" title="Grants" subtitle="Session permissions operators gave from the inbox: each lets one agent session repeat a call until it expires or is revoked.">
+      {listError ? (
+        <p className="inline-error" role="alert">
+          Could not load the grants: {listError}
+        </p>
+      ) : null}
+      {!loaded && !listError ? <p className="muted">Grants appear once the console is connected.</p> : null}
+      {loaded && grants.length === 0 ? (
+        <EmptyState title="No live grants">Approving a call “for this session” in the inbox creates a grant; it shows here until it expires or you revoke it.</EmptyState>
+      ) : null}
+      {grants.length > 0 ? (
+        <section className="panel panel-table" aria-labelledby="grants-heading">
+          <h2 id="grants-heading" className="panel-title">
+            Live grants <span className="panel-note">{grants.length}</span>
+          </h2>
+          <div className="table-scroll">
+            <table className="data-table grants-table" data-testid="grants-table">
+              <thead>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Session</th>
+                  <th scope="col">Tool</th>
+                  <th scope="col">Arguments</th>
+                  <th scope="col">Operator</th>
+                  <th scope="col">Expires in</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {grants.map((g) => (
+                  <GrantRow key={g.id} grant={g} now={now} clockOffset={clockOffset} busy={busy === g.id} error={actionError?.id === g.id ? actionError.message : null} onRevoke={() => void revokeGrant(client, g.id)} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+    </ViewFrame>
+  );
+}
+
+function GrantRow({ grant: g, now, clockOffset, busy, error, onRevoke }: { grant: GrantView; now: number; clockOffset: number; busy: boolean; error: string | null; onRevoke(): void }) {
+  const expiresAt = g.expiresAt + clockOffset;
+  const ms = expiresAt - now;
+  return (
+    <tr data-testid="grant-row" data-id={g.id} data-tool={g.tool} data-agent={g.agent}>
+      <td title={g.agent}>{g.agent}</td>
+      <td className="mono" title={g.session}>
+        {g.session}
+      </td>
+      <td className="mono" title={g.tool}>
+        {g.tool}
+      </td>
+      <td className="mono" data-testid="grant-match" title={g.argumentPattern ? `Arguments matching ${g.argumentPattern}` : g.argsHash ? `Exactly the arguments with hash ${g.argsHash}` : 'Any arguments'}>
+        {g.argumentPattern ? (
+          <>
+            <span className="muted">pattern </span>
+            {g.argumentPattern}
+          </>
+        ) : g.argsHash ? (
+          <>
+            <span className="muted">exact </span>
+            {g.argsHash.slice(0, 12)}…
+          </>
+        ) : (
+          <span className="muted">any</span>
+        )}
+      </td>
+      <td>{g.operator}</td>
+      <td>
+        <time className="mono" dateTime={isoTime(expiresAt)} title={`Expires ${formatDateTime(expiresAt)}; created ${formatDateTime(g.createdAt + clockOffset)}`} data-testid="grant-countdown">
+          {ms > 0 ? formatCountdown(ms) : 'expiring…'}
+        </time>
+      </td>
+      <td className="grant-actions">
+        <button type="button" className="button button-small button-danger" data-testid="grant-revoke" disabled={busy} aria-busy={busy} onClick={onRevoke}>
+          {busy ? 'Revoking…' : 'Revoke'}
+        </button>
+        {error ? (
+          <span className="danger-text" role="alert">
+            {' '}
+            {error}
+          </span>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
