@@ -12,6 +12,7 @@ import { decideCall, type Autonomy, type Classification, type FinalDecision, typ
 import type { PolicyResult } from '../policy/rules/engine.js';
 import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';
 import type { ToolCallResult } from '../runner/tool-runner.js';
+import { describeDecider } from '../../shared/decider.js';
 
 export type ToolResult = ToolCallResult;
 export type PipelineMode = 'dry-run' | 'live';
@@ -130,23 +131,8 @@ export function deciderActor(d: Decider): string {
   }
 }
 
-/** Describes a decider in a few words, for reasons ("rule builtin.x (builtin)"). */
-export function describeDecider(d: Decider): string {
-  switch (d.kind) {
-    case 'rule':
-      return `rule ${d.rule} (${d.origin})`;
-    case 'checker':
-      return `checker ${d.checker} (rule ${d.rule})`;
-    case 'autonomy':
-      return `autonomy ${d.level}`;
-    case 'grant':
-      return `grant ${d.grant}`;
-    case 'operator':
-      return `operator ${d.operator}`;
-    case 'error':
-      return `error: ${d.message}`;
-  }
-}
+/** Describes a decider in a few words (the same words in agents' answers, the CLI and the console). */
+export { describeDecider };
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

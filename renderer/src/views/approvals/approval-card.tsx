@@ -3,7 +3,7 @@
 // for a decision and why, and the time left. The decision buttons name their keys.
 import { memo } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
-import { describeDecider } from '../../lib/decider.ts';
+import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { ExpiryCountdown } from './countdown.tsx';
 import { JsonView } from './json-view.tsx';

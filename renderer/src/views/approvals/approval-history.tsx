@@ -1,7 +1,7 @@
 // Decided and expired items: what happened to each, and who or what decided. Expired is its own
 // state (nobody decided in time; the call never ran), never shown as a denial.
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
-import { describeDecider } from '../../lib/decider.ts';
+import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime, formatEventTime } from '../../lib/format.ts';
 
 export const outcomeLabel: Record<'approved' | 'denied' | 'expired', string> = {

@@ -1,7 +1,6 @@
 // Who or what decided a call, as one phrase ("rule builtin.rm-root (builtin:12)", "autonomy
-// supervised"). The same words the host uses in agents' answers and the CLI, so an operator
-// reads the same thing everywhere.
-import type { DeciderView } from '../../../shared/contract.ts';
+// supervised"). Shared so that agents' answers, the CLI and the console use the same words.
+import type { DeciderView } from './contract.js';
 
 export function describeDecider(d: DeciderView): string {
   switch (d.kind) {
