@@ -18,6 +18,7 @@ import { loadChainState, loadTail } from './audit-actions.ts';
 import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 import { loadPolicy } from './policy-actions.ts';
+import { useUiStore } from '../stores/ui-store.ts';
 
 /** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
 export const TAIL_REFRESH_MS = 250;
@@ -35,6 +36,7 @@ export function bindStores(client: GatehouseClient): () => void {
   const healthRefresh = coalesce(() => loadHealth(client), HEALTH_REFRESH_MS);
   const approvalsRefresh = coalesce(() => loadApprovals(client), APPROVALS_REFRESH_MS);
   const grantsRefresh = coalesce(() => loadGrants(client), APPROVALS_REFRESH_MS);
+  let tailStale = false;
 
   const applyState = (state: ConnectionState) => {
     document.documentElement.dataset.connection = state;
@@ -94,7 +96,18 @@ export function bindStores(client: GatehouseClient): () => void {
       }
     }),
     client.onEvent('audit.chain', (chain) => useAuditStore.setState({ chain, chainError: null })),
-    client.onEvent('audit.appended', () => tailRefresh.request()),
+    // The tail is only on screen in the Audit view: elsewhere a flood of events (a terminal's
+    // transcript) must not become a refetch of the tail every 250 ms. Opening the view loads it.
+    client.onEvent('audit.appended', () => {
+      if (useUiStore.getState().view === 'audit') tailRefresh.request();
+      else tailStale = true;
+    }),
+    useUiStore.subscribe((ui, prev) => {
+      if (ui.view === 'audit' && prev.view !== 'audit' && tailStale) {
+        tailStale = false;
+        tailRefresh.request();
+      }
+    }),
     client.onEvent('plugins.changed', ({ names }) => {
       pluginsRefresh.request();
       const open = usePluginsStore.getState().selected;
