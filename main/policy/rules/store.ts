@@ -1,8 +1,7 @@
 // The active policy: built-in rules plus the user rules of GATEHOUSE_HOME/policy.yaml, reloaded
 // when the file changes. Security-sensitive: a broken file never empties or weakens the policy —
 // the last good rules stay active and the error is exposed for the UI until the file is fixed.
-import { watch, type FSWatcher } from 'chokidar';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { RuleSnapshot } from '../../checkers/protocol.js';
 import type { Extraction, ToolCall } from '../types.js';
@@ -103,15 +102,15 @@ export class PolicyStore {
     const dir = dirname(this.file);
     const name = basename(this.file);
     // Watch the folder, not the file: the file may not exist yet, and editors replace it on save.
-    // Only the policy file passes the filter, so the audit database's writes cost nothing.
-    const w = watch(dir, { ignoreInitial: true, depth: 0, ignored: (p: string) => p !== dir && basename(p) !== name });
-    this.watcher = w;
-    w.on('all', (event, path) => {
-      if (resolve(path) !== this.file) return;
-      this.schedule(event === 'unlink' ? 'unlink' : 'change', RELOAD_DELAY_MS);
+    // The folder is GATEHOUSE_HOME, where the audit database is written on every call: the
+    // kernel's event carries the file name, so the filter costs nothing per write (chokidar
+    // here stat'ed and re-read the folder for each of them, a millisecond per tool call).
+    const w = watch(dir, { persistent: false }, (_event, file) => {
+      if (file !== null && file !== name) return;
+      this.schedule(existsSync(this.file) ? 'change' : 'unlink', RELOAD_DELAY_MS);
     });
+    this.watcher = w;
     w.on('error', (err) => this.opts.log?.('policy watcher error', err));
-    await new Promise<void>((res) => w.once('ready', () => res()));
   }
 
   /**
@@ -146,7 +145,7 @@ export class PolicyStore {
     this.timer = null;
     const w = this.watcher;
     this.watcher = null;
-    await w?.close();
+    w?.close();
   }
 
   private loadContext() {
