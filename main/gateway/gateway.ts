@@ -1,7 +1,8 @@
 // The gateway: where an agent's request becomes one ToolCall and goes through the pipeline.
 // Every ingress (MCP over HTTP or the stdio bridge, Claude Code hooks, the small HTTP API) calls
 // `call()`; this class knows which tools agents may see and how each one runs:
-//  - a `tool` plugin's tool → ToolRunner (one-shot, limits, sandbox);
+//  - a `tool` plugin's tool → ToolRunner (one-shot, limits, sandbox; `pty = true` tools in a
+//    terminal the operators watch, with the same limits and sandbox);
 //  - an `mcp` plugin's tool → UpstreamMcp (the upstream server, namespaced);
 //  - the built-in `shell` tool → a PTY the operators can watch (Terminals view).
 // Plain class; its collaborators are passed in.
@@ -77,8 +78,11 @@ export class Gateway {
   constructor(private readonly deps: GatewayDeps) {
     this.newId = deps.newId ?? (() => `call-${randomUUID()}`);
     this.now = () => (deps.clock ?? Date).now();
+    // The host's clock stamps calls (receivedAt); step timings use the pipeline's own
+    // monotonic, sub-millisecond clock.
+    const { clock: _wallClock, ...pipelineDeps } = deps;
     const common: PipelineDeps = {
-      ...deps,
+      ...pipelineDeps,
       autonomy: () => this.autonomy(),
       mode: () => deps.settings.current.mode,
       taint: (session) => deps.taint.get(session),
@@ -175,7 +179,11 @@ export class Gateway {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
       result = await runShellTool(this.deps.shell, call);
     } else if (tool.kind === 'tool') {
-      result = await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor });
+      // `pty = true`: a terminal operators watch live (the runner re-checks the files first).
+      const pty = this.deps.registry.get(tool.plugin!)?.manifest?.pty === true;
+      result = pty
+        ? await this.deps.toolRunner.callPty(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, agentTool: tool.name })
+        : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor });
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {

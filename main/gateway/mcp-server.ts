@@ -96,6 +96,7 @@ export class McpGateway {
     const server = new Server({ name: 'gatehouse', version: this.deps.version }, { capabilities: { tools: { listChanged: true } } });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: process.env.GH_JSON === '1',
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
         this.evict();
@@ -169,6 +170,8 @@ export function toolResult(r: GatewayResult): CallToolResult {
       reason: r.reason,
       executed: r.executed,
       mode: r.mode ?? null,
+      /** Each step of the pipeline, who decided it and how long it took. */
+      steps: r.steps.map((s) => ({ step: s.step, ...(s.decision !== undefined ? { decision: s.decision } : {}), ms: Math.round(s.ms * 1000) / 1000 })),
       ...(r.approval ? { approval: r.approval } : {}),
     },
   };
