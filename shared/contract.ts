@@ -58,6 +58,10 @@ const pluginSummary = z.object({
   scanWeight: z.number(),
   notes: z.array(z.string()),
   reloadErrors: z.number().int(),
+  /** The manifest's sandbox field (null without a valid manifest). */
+  sandbox: z.enum(['strict', 'none']).nullable(),
+  /** An operator trusted it: its sandbox = "none" takes effect, it runs without the OS sandbox. */
+  trusted: z.boolean(),
 });
 const pluginDetail = pluginSummary.extend({
   manifestFile: z.string().nullable(),
@@ -72,6 +76,8 @@ const pluginDetail = pluginSummary.extend({
       enabledAt: z.number(),
       enabledBy: z.string(),
       scanOverride: z.object({ reason: z.string(), by: z.string(), at: z.number() }).nullable(),
+      /** The operator's mark that lets sandbox = "none" take effect, for the pinned hash. */
+      trusted: z.object({ reason: z.string(), by: z.string(), at: z.number() }).nullable(),
     })
     .nullable(),
   changes: z.array(z.object({ path: z.string(), change: z.string(), diff: z.string().nullable() })),
@@ -335,13 +341,29 @@ export const methods = {
     request: z.object({ name: pluginName, overrideReason: z.string().max(2000).optional() }).strict(),
     response: pluginSummary,
   },
+  /**
+   * OPERATOR ACTION: lets a plugin's sandbox = "none" take effect (it then runs without the OS
+   * sandbox), or takes that back. Bound to the plugin's pinned files; audited with the reason.
+   */
+  'plugins.setTrusted': {
+    request: z
+      .object({ name: pluginName, trusted: z.boolean(), reason: z.string().max(2000).optional() })
+      .strict()
+      .refine((r) => !r.trusted || (r.reason ?? '').trim() !== '', { message: 'trusting a plugin needs a reason (it is recorded in the audit log)', path: ['reason'] }),
+    response: pluginSummary,
+  },
   'health.list': {
     request: empty,
     response: z.object({
       plugins: z.array(healthRow),
       /** The host's clock, so a console can count down to nextProbeAt without trusting its own. */
       now: z.number(),
-      sandbox: z.object({ kind: z.enum(['bwrap', 'none']), detail: z.string() }),
+      sandbox: z.object({
+        kind: z.enum(['bwrap', 'none']),
+        detail: z.string(),
+        /** Plugins that run without the sandbox because an operator trusted them (sandbox = "none"). */
+        trusted: z.array(z.string()),
+      }),
     }),
   },
   /** An operator reset: the breaker closes and its counters clear. */

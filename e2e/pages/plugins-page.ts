@@ -132,6 +132,23 @@ export class PluginsPage {
     await this.page.getByTestId('override-confirm').click();
   }
 
+  /** The sandbox = "none" block of the open plugin: data-trusted says whether it runs unsandboxed. */
+  get sandboxTrust(): Locator {
+    return this.page.getByTestId('plugin-sandbox-trust');
+  }
+
+  /** Trusts the open plugin to run without the sandbox, giving the reason the dialog asks for. */
+  async trust(reason: string): Promise<void> {
+    await this.page.getByTestId('plugin-trust').click();
+    await expect(this.page.getByTestId('trust-confirm')).toBeDisabled();
+    await this.page.getByTestId('trust-reason').fill(reason);
+    await this.page.getByTestId('trust-confirm').click();
+  }
+
+  async untrust(): Promise<void> {
+    await this.page.getByTestId('plugin-untrust').click();
+  }
+
   async testRun(input: string): Promise<void> {
     await this.testRunInput.fill(input);
     await this.testRunGo.click();

@@ -113,3 +113,28 @@ test('the list filters by status and moves with the keyboard', async ({ console:
   await app.page.keyboard.press('Enter');
   await expect(plugins.detailHeading).toHaveText('beta');
 });
+
+test('a plugin asking for sandbox = "none" runs sandboxed until an operator trusts it, with a reason', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('plugins');
+  const plugins = new PluginsPage(app.page);
+  const dir = join(home, 'plugins', 'loose');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gatehouse.toml'), 'name = "loose"\ndescription = "Needs the host."\ncommand = "run.sh"\nsandbox = "none"\n');
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncat >/dev/null\necho \'{"ok": true}\'\n', { mode: 0o755 });
+  await plugins.expectStatus('loose', 'disabled');
+  await plugins.open('loose');
+  // Not enabled yet: nothing pinned to trust.
+  await expect(plugins.sandboxTrust).toHaveAttribute('data-trusted', 'false');
+  await expect(app.page.getByTestId('plugin-trust')).toBeDisabled();
+
+  await plugins.enable();
+  await plugins.expectStatus('loose', 'enabled');
+  await plugins.trust('drives the local Docker socket; code reviewed');
+  await expect(plugins.sandboxTrust).toHaveAttribute('data-trusted', 'true');
+  await expect(plugins.sandboxTrust).toContainText('Runs without the OS sandbox');
+  await expect(plugins.sandboxTrust).toContainText('drives the local Docker socket; code reviewed');
+
+  await plugins.untrust();
+  await expect(plugins.sandboxTrust).toHaveAttribute('data-trusted', 'false');
+});

@@ -1,4 +1,4 @@
-// `gatehouse plugin …`: list, validate, scan, new, enable, disable.
+// `gatehouse plugin …`: list, validate, scan, new, enable, disable, trust, untrust.
 // Exit codes: 0 clean, 1 findings or errors, 2 usage.
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
@@ -34,7 +34,7 @@ function pluginDir(dir: string): string {
 }
 
 export function addPluginCommands(cli: Command): void {
-  const plugin = cli.command('plugin').description('Plugin commands: list, validate, scan, new, enable, disable.');
+  const plugin = cli.command('plugin').description('Plugin commands: list, validate, scan, new, enable, disable, trust, untrust.');
 
   plugin
     .command('list')
@@ -142,6 +142,39 @@ export function addPluginCommands(cli: Command): void {
         await host.close();
       }
     });
+
+  plugin
+    .command('trust <name>')
+    .description('Let a plugin whose manifest says sandbox = "none" run without the OS sandbox (audited with the reason).')
+    .requiredOption('--reason <text>', 'why it must run unsandboxed (recorded in the audit log)')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', '\nThe trust holds for the files pinned when it was enabled: a changed plugin is quarantined,\nand approving the change drops the trust.\n\nExample:\n  gatehouse plugin trust docker-tool --reason "needs the Docker socket; code reviewed"')
+    .action(async (name: string, o: HomeOpts & { reason: string }) => {
+      if (o.reason.trim() === '') throw new UsageError('--reason must say why the plugin may run without the sandbox; it is recorded in the audit log.');
+      await setTrusted(o, name, true, o.reason.trim());
+    });
+
+  plugin
+    .command('untrust <name>')
+    .description('Take back the trust: the plugin runs sandboxed again (audited).')
+    .option('--reason <text>', 'why (recorded in the audit log)')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  gatehouse plugin untrust docker-tool')
+    .action(async (name: string, o: HomeOpts & { reason?: string }) => {
+      await setTrusted(o, name, false, o.reason?.trim() || undefined);
+    });
+}
+
+async function setTrusted(o: HomeOpts, name: string, trusted: boolean, reason: string | undefined): Promise<void> {
+  const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
+  try {
+    const s = await host.call('plugins.setTrusted', { name, trusted, ...(reason ? { reason } : {}) });
+    console.log(trusted ? `${s.name} is trusted: it runs without the OS sandbox until its files change or you run gatehouse plugin untrust ${s.name}.` : `${s.name} is no longer trusted: it runs sandboxed.`);
+  } finally {
+    await host.close();
+  }
 }
 
 function printTable(head: string[], rows: string[][]): void {

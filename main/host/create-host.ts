@@ -8,7 +8,7 @@ import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
 import { version } from '../version.js';
-import { PluginRegistry, type PluginSource } from '../registry/plugin-registry.js';
+import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plugin-registry.js';
 import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { TrustStore } from '../registry/trust-store.js';
@@ -243,9 +243,22 @@ export function createHost(opts: HostOptions): Host {
   });
   const metrics = new PluginMetrics();
   const sandbox = detectSandbox();
-  const planFor = (manifest: PluginManifest, dir: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox });
+  // `sandbox = "none"` is honoured only for a plugin an operator trusts, for the files it pinned.
+  const trustedNow = (manifest: PluginManifest, dir: string) => {
+    const e = registry.get(manifest.name);
+    return e?.dir === dir && runsTrusted(e);
+  };
+  const planFor = (manifest: PluginManifest, dir: string) =>
+    sandboxPlan(sandbox, manifest, dir, { requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, trusted: trustedNow(manifest, dir) });
+  const ptys = new PtyManager({
+    clock,
+    log,
+    record: (e) => audit.append(e),
+    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
+  });
   const toolRunner = new ToolRunner({
     registry,
+    ptys,
     breakers,
     metrics,
     sandboxFor: planFor,
@@ -270,13 +283,10 @@ export function createHost(opts: HostOptions): Host {
     metrics,
     checkers: () => checkers,
     clock,
-    sandbox: () => (sandbox.kind === 'bwrap' ? { kind: 'bwrap', detail: `bubblewrap ${sandbox.version}` } : { kind: 'none', detail: sandbox.reason }),
-  });
-  const ptys = new PtyManager({
-    clock,
-    log,
-    record: (e) => audit.append(e),
-    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
+    sandbox: () => ({
+      ...(sandbox.kind === 'bwrap' ? { kind: 'bwrap' as const, detail: `bubblewrap ${sandbox.version}` } : { kind: 'none' as const, detail: sandbox.reason }),
+      trusted: registry.list().filter((e) => runsTrusted(e)).map((e) => e.name),
+    }),
   });
   const consoles = new ConsoleKeys();
 
@@ -379,6 +389,10 @@ export function createHost(opts: HostOptions): Host {
     'plugins.enable': async ({ name, overrideReason }, ctx) => summary(await registry.enable(name, ctx.operator, overrideReason)),
     'plugins.disable': async ({ name }, ctx) => summary(await registry.disable(name, ctx.operator)),
     'plugins.approveChange': async ({ name, overrideReason }, ctx) => summary(await registry.approveChange(name, ctx.operator, overrideReason)),
+    'plugins.setTrusted': async ({ name, trusted, reason }, ctx) => {
+      await ready;
+      return summary(registry.setTrusted(name, ctx.operator, trusted, reason));
+    },
     // A test run goes through the real runner (breaker, limits, sandbox), attributed to the operator.
     'plugins.testRun': ({ name, tool, input }, ctx) => toolRunner.call(name, tool, input, { actor: `operator:${ctx.operator}`, testRun: true }),
     'health.list': async () => {

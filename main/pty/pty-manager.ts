@@ -108,6 +108,11 @@ export class PtyManager {
     this.session(id).input(viewer, data);
   }
 
+  /** The runner's own input to a program it started (a pty tool's arguments): no console, so no take-over. */
+  feed(id: string, data: string): void {
+    this.session(id).feed(data);
+  }
+
   resize(id: string, viewer: string, cols: number, rows: number): boolean {
     return this.session(id).resize(viewer, cols, rows);
   }

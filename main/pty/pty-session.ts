@@ -191,6 +191,15 @@ export class PtySession {
     this.pty.write(data);
   }
 
+  /**
+   * Input from the host itself, not from a console: the runner handing a `pty = true` tool its
+   * arguments. No take-over applies (no operator is typing); consoles go through `input`.
+   */
+  feed(data: string): void {
+    if (!this.running) throw new PtyRefusal('exited', `Terminal ${this.id} has exited; its input could not be written.`);
+    this.pty.write(data);
+  }
+
   /** Resizes when `viewer` may: the controller, or any watcher while nobody has taken over. */
   resize(viewer: string, cols: number, rows: number): boolean {
     if (!this.running) return false;

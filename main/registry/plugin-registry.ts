@@ -50,6 +50,8 @@ export type PluginEvent =
   | { type: 'plugin.scanned'; name: string; passed: boolean; totalWeight: number; findings: number }
   | { type: 'plugin.enabled'; name: string; hash: string; scanOverride: string | null }
   | { type: 'plugin.disabled'; name: string }
+  | { type: 'plugin.trusted'; name: string; hash: string; reason: string }
+  | { type: 'plugin.untrusted'; name: string; hash: string; reason: string | null }
   | { type: 'plugin.quarantined'; name: string; changes: FileChange[]; reason: string }
   | { type: 'plugin.change-approved'; name: string; hash: string; scanOverride: string | null }
   | { type: 'plugin.reloaded'; name: string; hash: string }
@@ -217,6 +219,35 @@ export class PluginRegistry {
   }
 
   /**
+   * An operator's mark that lets the manifest's `sandbox = "none"` take effect (or takes it
+   * back). Only for a plugin pinned by an operator and unchanged since: the mark is bound to
+   * that pin, so an approved change or a disable drops it.
+   */
+  setTrusted(name: string, operator: string, trusted: boolean, reason?: string): PluginEntry {
+    const e = this.require(name);
+    const why = reason?.trim() ?? '';
+    if (!trusted) {
+      if (!e.trust?.trusted) throw new RegistryError('state', `${name} is not marked trusted; there is nothing to take back.`);
+      const rec = this.deps.trust.setTrusted(name, null);
+      return this.trustChanged({ ...e, trust: rec }, { type: 'plugin.untrusted', name, hash: rec.hash, reason: why || null }, operator);
+    }
+    if (!why) throw new RegistryError('state', `Trusting ${name} needs a reason: it will run without the OS sandbox, and the reason is recorded in the audit log.`);
+    if (e.manifest?.sandbox !== 'none') throw new RegistryError('state', `${name} does not ask to run without the sandbox (its manifest has no sandbox = "none"), so trusting it would change nothing.`);
+    if (!e.trust) throw new RegistryError('disabled', `${name} must be enabled (its files pinned) before it can be trusted${e.runAllowed ? '; --allowed-plugins enables it for this run without a pin' : ''}. Enable it first: gatehouse plugin enable ${name}.`);
+    // The files must still be the pinned ones: trust is given for what the operator reviewed.
+    this.verifyForRun(name);
+    const rec = this.deps.trust.setTrusted(name, { reason: why, by: operator, at: this.clock.now() });
+    return this.trustChanged({ ...this.require(name), trust: rec }, { type: 'plugin.trusted', name, hash: rec.hash, reason: why }, operator);
+  }
+
+  private trustChanged(next: PluginEntry, event: PluginEvent, operator: string): PluginEntry {
+    this.entries.set(next.name, next);
+    this.record(event, `operator:${operator}`);
+    this.deps.changed?.([next.name]);
+    return next;
+  }
+
+  /**
    * The gate in front of every execution: re-hashes the folder now and compares it with what
    * the operator approved, so a file swapped after validation is caught, not run.
    */
@@ -376,6 +407,16 @@ export class PluginRegistry {
   private record(event: PluginEvent, actor = 'host'): void {
     this.deps.record?.(event, actor);
   }
+}
+
+/**
+ * Whether the plugin's `sandbox = "none"` takes effect: an operator marked it trusted, for the
+ * pin it is enabled with, and the files are still that pin (a changed plugin is quarantined and
+ * loses the mark when the change is approved).
+ */
+export function runsTrusted(e: PluginEntry | undefined): boolean {
+  const t = e?.trust;
+  return !!e && !!t?.trusted && e.status === 'enabled' && e.manifest?.sandbox === 'none' && t.trusted.hash === t.hash && e.digest?.hash === t.hash && t.dir === e.dir;
 }
 
 /** Sub-folders of a plugin place; a missing place is simply empty. */

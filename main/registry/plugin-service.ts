@@ -6,7 +6,7 @@ import { createTwoFilesPatch } from 'diff';
 import { parseManifestSource, validateManifest } from './manifest/load-manifest.js';
 import { scanFile, scanManifestText } from './scan/index.js';
 import type { PluginEntry, PluginRegistry } from './plugin-registry.js';
-import { RegistryError } from './plugin-registry.js';
+import { RegistryError, runsTrusted } from './plugin-registry.js';
 import type { TrustStore } from './trust-store.js';
 import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
 import type { Finding, Problem } from './types.js';
@@ -31,6 +31,8 @@ export interface PluginSummary {
   scanWeight: number;
   notes: string[];
   reloadErrors: number;
+  sandbox: 'strict' | 'none' | null;
+  trusted: boolean;
 }
 
 export interface PluginDetail extends PluginSummary {
@@ -40,7 +42,7 @@ export interface PluginDetail extends PluginSummary {
   findings: Finding[];
   files: { path: string; size: number; kind: 'f' | 'x' | 'l' }[];
   hash: string | null;
-  trust: { hash: string; enabledAt: number; enabledBy: string; scanOverride: { reason: string; by: string; at: number } | null } | null;
+  trust: { hash: string; enabledAt: number; enabledBy: string; scanOverride: { reason: string; by: string; at: number } | null; trusted: { reason: string; by: string; at: number } | null } | null;
   changes: { path: string; change: string; diff: string | null }[];
   reloadProblems: Problem[];
 }
@@ -66,7 +68,15 @@ export class PluginService {
       findings: e.scan?.findings ?? [],
       files: (e.digest?.files ?? []).map((f) => ({ path: f.path, size: f.size, kind: f.kind })),
       hash: e.digest?.hash ?? null,
-      trust: e.trust ? { hash: e.trust.hash, enabledAt: e.trust.enabledAt, enabledBy: e.trust.enabledBy, scanOverride: e.trust.scanOverride } : null,
+      trust: e.trust
+        ? {
+            hash: e.trust.hash,
+            enabledAt: e.trust.enabledAt,
+            enabledBy: e.trust.enabledBy,
+            scanOverride: e.trust.scanOverride,
+            trusted: e.trust.trusted && e.trust.trusted.hash === e.trust.hash ? { reason: e.trust.trusted.reason, by: e.trust.trusted.by, at: e.trust.trusted.at } : null,
+          }
+        : null,
       changes: e.changes.map((c) => ({ ...c, diff: this.diffOf(e, c.path, c.change) })),
       reloadProblems: e.reloadProblems,
     };
@@ -161,5 +171,7 @@ export function summary(e: PluginEntry): PluginSummary {
     scanWeight: e.scan?.totalWeight ?? 0,
     notes: e.notes,
     reloadErrors: e.reloadProblems.length,
+    sandbox: m?.sandbox ?? null,
+    trusted: runsTrusted(e),
   };
 }

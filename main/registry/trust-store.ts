@@ -1,4 +1,5 @@
-// Which plugins an operator enabled, and exactly which files they approved.
+// Which plugins an operator enabled, and exactly which files they approved; and which of them
+// an operator trusts to run without the OS sandbox (for exactly those files).
 //
 // trust.json records the pin (folder, hash, per-file digests, who and when). A copy of the
 // approved text files is kept beside it so a quarantine can show a diff of what changed.
@@ -16,6 +17,9 @@ const trustRecord = z.object({
   enabledAt: z.number(),
   enabledBy: z.string(),
   scanOverride: z.object({ reason: z.string(), by: z.string(), at: z.number() }).nullable().default(null),
+  // An operator lets the manifest's sandbox = "none" take effect. Bound to the pinned hash it
+  // was given for: a re-pin (an approved change) writes a new record without it.
+  trusted: z.object({ reason: z.string(), by: z.string(), at: z.number(), hash: z.string() }).nullable().default(null),
 });
 const trustFile = z.object({ version: z.literal(1), plugins: z.record(z.string(), trustRecord) });
 export type TrustRecord = z.output<typeof trustRecord>;
@@ -52,11 +56,21 @@ export class TrustStore {
   }
 
   pin(name: string, dir: string, digest: FolderDigest, by: string, at: number, scanOverride: TrustRecord['scanOverride'] = null): TrustRecord {
-    const rec: TrustRecord = { name, dir, hash: digest.hash, files: digest.files, enabledAt: at, enabledBy: by, scanOverride };
+    const rec: TrustRecord = { name, dir, hash: digest.hash, files: digest.files, enabledAt: at, enabledBy: by, scanOverride, trusted: null };
     this.records.set(name, rec);
     this.snapshot(name, dir, digest);
     this.save();
     return rec;
+  }
+
+  /** Marks the pinned plugin trusted (for its pinned hash) or clears the mark. */
+  setTrusted(name: string, trusted: { reason: string; by: string; at: number } | null): TrustRecord {
+    const rec = this.records.get(name);
+    if (!rec) throw new Error(`${name} is not pinned; enable it before marking it trusted.`);
+    const next: TrustRecord = { ...rec, trusted: trusted ? { ...trusted, hash: rec.hash } : null };
+    this.records.set(name, next);
+    this.save();
+    return next;
   }
 
   unpin(name: string): void {

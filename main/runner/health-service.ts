@@ -15,6 +15,13 @@ export interface HealthRow {
   processes: { running: number; ready: number } | null;
 }
 
+export interface SandboxSummary {
+  kind: 'bwrap' | 'none';
+  detail: string;
+  /** Plugins whose sandbox = "none" takes effect (an operator trusted them). */
+  trusted: string[];
+}
+
 /** The part of the checker pool the Health view needs. */
 export interface CheckerStatusSource {
   status(): { name: string; processes: number; ready: number }[];
@@ -27,13 +34,14 @@ export interface HealthDeps {
   metrics: PluginMetrics;
   checkers: () => CheckerStatusSource | null;
   clock: { now(): number };
-  sandbox: () => { kind: 'bwrap' | 'none'; detail: string };
+  /** The host's sandbox, and the plugins that run without it because an operator trusted them. */
+  sandbox: () => SandboxSummary;
 }
 
 export class HealthService {
   constructor(private readonly deps: HealthDeps) {}
 
-  list(): { plugins: HealthRow[]; now: number; sandbox: { kind: 'bwrap' | 'none'; detail: string } } {
+  list(): { plugins: HealthRow[]; now: number; sandbox: SandboxSummary } {
     const checkerStatus = new Map((this.deps.checkers()?.status() ?? []).map((s) => [s.name, s]));
     const plugins = this.deps.registry.list().map((e) => this.rowOf(e.name, checkerStatus));
     return { plugins, now: this.deps.clock.now(), sandbox: this.deps.sandbox() };

@@ -130,6 +130,34 @@ export async function runOneShot(spec: OneShotSpec): Promise<OneShotResult> {
   }
 }
 
+/**
+ * What comes before a plugin process starts, for the one-shot and the PTY runner alike: its
+ * input as JSON, a command that exists and is executable, and the wrap (sandbox and limits; a
+ * wrap that throws — "require sandbox" — refuses the run with its message).
+ */
+export function prepareRun(spec: Pick<OneShotSpec, 'plugin' | 'command' | 'args' | 'cwd' | 'input' | 'wrap'>): { ok: true; inputText: string; wrapped: WrappedCommand } | { ok: false; message: string } {
+  let inputText: string;
+  try {
+    inputText = JSON.stringify(spec.input ?? {});
+  } catch (err) {
+    return { ok: false, message: `${spec.plugin} was not run: its input cannot be written as JSON (${(err as Error).message}).` };
+  }
+  // Checked here rather than left to exec: behind a launcher (sh, prlimit, bwrap) a missing
+  // command would come back as that launcher's exit code instead of a clear spawn failure.
+  if (spec.command.includes('/')) {
+    try {
+      accessSync(resolve(spec.cwd, spec.command), fsConstants.X_OK);
+    } catch (err) {
+      return { ok: false, message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message.replace(/, access '.*'$/, '')}` };
+    }
+  }
+  try {
+    return { ok: true, inputText, wrapped: spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args } };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
+  }
+}
+
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
 
 function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult> {
@@ -139,27 +167,9 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const base = { queuedMs };
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
-  let inputText: string;
-  try {
-    inputText = JSON.stringify(spec.input ?? {});
-  } catch (err) {
-    return Promise.resolve(refuse(`${spec.plugin} was not run: its input cannot be written as JSON (${(err as Error).message}).`, false));
-  }
-  // Checked here rather than left to exec: behind a launcher (sh, prlimit, bwrap) a missing
-  // command would come back as that launcher's exit code instead of a clear spawn failure.
-  if (spec.command.includes('/')) {
-    try {
-      accessSync(resolve(spec.cwd, spec.command), fsConstants.X_OK);
-    } catch (err) {
-      return Promise.resolve(refuse(`${spec.plugin}: could not start ${spec.command}: ${(err as Error).message.replace(/, access '.*'$/, '')}`, false));
-    }
-  }
-  let wrapped: WrappedCommand;
-  try {
-    wrapped = spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args };
-  } catch (err) {
-    return Promise.resolve(refuse((err as Error).message, false));
-  }
+  const prepared = prepareRun(spec);
+  if (!prepared.ok) return Promise.resolve(refuse(prepared.message, false));
+  const { inputText, wrapped } = prepared;
   const sandboxed = wrapped.sandboxed === true;
   if (spec.requireSandbox && !sandboxed) {
     return (async () => {
@@ -387,7 +397,7 @@ function jsonValueEnd(s: string): number {
   return -1;
 }
 
-function formatMs(ms: number): string {
+export function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 

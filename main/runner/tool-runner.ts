@@ -1,12 +1,15 @@
 // Runs a tool plugin for a caller: the registry's run-time check of the files, the plugin's
-// circuit breaker, its concurrency cap, the sandbox, the one-shot contract, then metrics and
-// audit events. Every execution (an agent's call or an operator's test run) goes through here.
+// circuit breaker, its concurrency cap, the sandbox, the one-shot contract (or, for `pty = true`
+// tools an agent calls, a terminal operators watch), then metrics and audit events. Every
+// execution (an agent's call or an operator's test run) goes through here.
 import { join } from 'node:path';
 import { RegistryError, type PluginRegistry } from '../registry/plugin-registry.js';
-import type { PluginManifest } from '../registry/types.js';
+import type { PluginManifest, ToolSpec } from '../registry/types.js';
+import type { PtyManager } from '../pty/pty-manager.js';
 import type { BreakerBoard } from './breaker-board.js';
 import type { PluginMetrics, Outcome } from './metrics.js';
 import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one-shot.js';
+import { runPtyTool } from './pty-tool.js';
 import { OperationError } from '../host/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
@@ -20,6 +23,8 @@ export interface ToolRunnerDeps {
   sandboxFor(manifest: PluginManifest, dir: string): SandboxPlan;
   record(type: string, actor: string, payload: Record<string, unknown>): void;
   env?: NodeJS.ProcessEnv;
+  /** Where `pty = true` tools run (the host's PtyManager); without it they cannot be called. */
+  ptys?: PtyManager;
   /** Calls of one plugin running at once; more wait their turn. */
   maxConcurrent?: number;
 }
@@ -29,6 +34,22 @@ export interface ToolCallOptions {
   actor: string;
   /** Operator test runs may run a valid plugin that is not enabled (never exposed to agents). */
   testRun?: boolean;
+}
+
+export interface PtyCallOptions extends ToolCallOptions {
+  /** The agent's tool call this serves (shown with the terminal, recorded in the audit log). */
+  callId?: string;
+  /** The tool's name as the agent called it (default: the plugin's naming rule). */
+  agentTool?: string;
+}
+
+interface RunContext {
+  manifest: PluginManifest;
+  dir: string;
+  spec: ToolSpec;
+  plan: SandboxPlan;
+  /** The scrubbed environment plus GATEHOUSE_TOOL. */
+  env: Record<string, string>;
 }
 
 export type ToolCallResult = {
@@ -50,7 +71,40 @@ export class ToolRunner {
     this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
   }
 
-  async call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
+  /** A one-shot call: JSON on stdin, one JSON object on stdout (the WraithRun contract). */
+  call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
+    return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) =>
+      runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),
+    );
+  }
+
+  /**
+   * A `pty = true` tool: the same checks, breaker, limits, sandbox and audit, but the command
+   * runs in a terminal operators watch live (pty-tool.ts), started on behalf of `opts.actor`.
+   */
+  callPty(plugin: string, tool: string | undefined, input: unknown, opts: PtyCallOptions): Promise<ToolCallResult> {
+    const ptys = this.deps.ptys;
+    if (!ptys) throw new OperationError('state', `${plugin} runs in a terminal (pty = true), and this host has no terminals.`);
+    return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) => {
+      const shown = opts.agentTool ?? (spec.name === plugin ? plugin : `${plugin}__${spec.name}`);
+      return runPtyTool({
+        ptys,
+        plugin,
+        command: join(dir, spec.command),
+        args: spec.args,
+        cwd: dir,
+        input,
+        timeoutMs: manifest.timeoutSecs * 1000,
+        env,
+        wrap: plan.wrap,
+        title: `${opts.actor.replace(/^agent:/, '')}: ${shown}`,
+        origin: { actor: opts.actor, tool: shown, plugin, ...(opts.callId ? { callId: opts.callId } : {}) },
+      });
+    });
+  }
+
+  /** What every execution shares: resolve, concurrency cap, breaker, sandbox plan, metrics, audit. */
+  private async execute(plugin: string, tool: string | undefined, opts: ToolCallOptions, run: (x: RunContext) => Promise<OneShotResult & { terminal?: string | null }>): Promise<ToolCallResult> {
     const { manifest, dir } = this.resolve(plugin, opts);
     if (manifest.kind !== 'tool') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
     const spec = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
@@ -64,7 +118,7 @@ export class ToolRunner {
       // Too many calls waiting is the callers' doing, not the plugin's: no breaker count.
       return { ok: false, output: null, error: err.message, failure: 'queue_full', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
     }
-    let r: OneShotResult;
+    let r: OneShotResult & { terminal?: string | null };
     let plan: SandboxPlan;
     let ticket: ReturnType<CircuitBreaker['acquire']>;
     const breaker = this.deps.breakers.get(plugin);
@@ -76,16 +130,8 @@ export class ToolRunner {
       }
       plan = this.deps.sandboxFor(manifest, dir);
       this.deps.record('execution.started', opts.actor, { plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
-      r = await runOneShot({
-        plugin,
-        command: join(dir, spec.command),
-        args: spec.args,
-        cwd: dir,
-        input,
-        timeoutMs: manifest.timeoutSecs * 1000,
-        env: { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name },
-        wrap: plan.wrap,
-      });
+      const env = { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name };
+      r = await run({ spec, dir, manifest, plan, env });
     } finally {
       release();
     }
@@ -105,6 +151,7 @@ export class ToolRunner {
       error: r.ok ? null : r.message,
       stderrTail: r.stderr,
       testRun: opts.testRun ?? false,
+      ...(r.terminal ? { terminal: r.terminal } : {}),
     });
     return r.ok
       ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed }

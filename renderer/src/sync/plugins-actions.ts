@@ -1,6 +1,6 @@
 // What the Plugins view does with the host: load the list and the open plugin, open and save
 // files, enable / disable / approve, scaffold. Every failure lands in the store as a sentence.
-import type { PluginDetailView } from '../../../shared/contract.ts';
+import type { PluginDetailView, PluginSummaryView } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
 import { isDirty, usePluginsStore, type OpenFile, type PendingNavigation } from '../stores/plugins-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
@@ -167,27 +167,47 @@ export type PluginAction = 'enable' | 'disable' | 'approve';
 export type ActionOutcome = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'needs-override'; message: string };
 
 export async function runPluginAction(client: GatehouseClient, action: PluginAction, name: string, overrideReason?: string): Promise<ActionOutcome> {
+  const reason = overrideReason?.trim() ? { overrideReason: overrideReason.trim() } : {};
+  const r = await busyCall(client, name, () =>
+    action === 'enable'
+      ? client.call('plugins.enable', { name, ...reason })
+      : action === 'approve'
+        ? client.call('plugins.approveChange', { name, ...reason })
+        : client.call('plugins.disable', { name }),
+  );
+  if (r.kind !== 'error') return r;
+  const scanFailed = r.err instanceof HostCallError && r.err.code === 'rejected' && (r.err.details as { reason?: unknown } | undefined)?.reason === 'scan_failed';
+  if (scanFailed && !overrideReason && action !== 'disable') return { kind: 'needs-override', message: r.message };
+  set({ actionError: { plugin: name, message: r.message } });
+  return { kind: 'failed', message: r.message };
+}
+
+/**
+ * Trusts a plugin (its sandbox = "none" then takes effect) with the operator's reason, or takes
+ * the trust back. Trusting goes through a confirm dialog, which shows a failure itself; a failed
+ * untrust is shown in the pane.
+ */
+export async function setPluginTrust(client: GatehouseClient, name: string, trusted: boolean, reason?: string): Promise<ActionOutcome> {
+  const why = reason?.trim() ? { reason: reason.trim() } : {};
+  const r = await busyCall(client, name, () => client.call('plugins.setTrusted', { name, trusted, ...why }));
+  if (r.kind !== 'error') return r;
+  if (!trusted) set({ actionError: { plugin: name, message: r.message } });
+  return { kind: 'failed', message: r.message };
+}
+
+/** One plugin action at a time: marks the plugin busy, stores the new summary, reloads the pane. */
+async function busyCall(client: GatehouseClient, name: string, call: () => Promise<PluginSummaryView>): Promise<{ kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'error'; err: unknown; message: string }> {
   if (get().busy) return { kind: 'failed', message: 'Another plugin action is still running.' };
   set({ busy: name, actionError: null });
   try {
-    const reason = overrideReason?.trim() ? { overrideReason: overrideReason.trim() } : {};
-    const summary =
-      action === 'enable'
-        ? await client.call('plugins.enable', { name, ...reason })
-        : action === 'approve'
-          ? await client.call('plugins.approveChange', { name, ...reason })
-          : await client.call('plugins.disable', { name });
+    const summary = await call();
     set((s) => ({ busy: null, plugins: s.plugins.map((p) => (p.name === summary.name ? summary : p)) }));
     // The host also pushes plugins.changed; reload now so the pane never shows the old state.
     void refreshOpenPlugin(client);
     return { kind: 'done' };
   } catch (err) {
-    const message = errorMessage(err);
     set({ busy: null });
-    const scanFailed = err instanceof HostCallError && err.code === 'rejected' && (err.details as { reason?: unknown } | undefined)?.reason === 'scan_failed';
-    if (scanFailed && !overrideReason && action !== 'disable') return { kind: 'needs-override', message };
-    set({ actionError: { plugin: name, message } });
-    return { kind: 'failed', message };
+    return { kind: 'error', err, message: errorMessage(err) };
   }
 }
 

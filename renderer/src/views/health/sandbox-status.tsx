@@ -5,11 +5,22 @@ export function SandboxStatus({ sandbox }: { sandbox: Sandbox | null }) {
   if (!sandbox) return null;
   if (sandbox.kind === 'bwrap') {
     return (
-      <p className="sandbox-status" data-testid="sandbox-status" data-kind="bwrap" role="status">
-        <span className="badge badge-verified">Sandboxed</span>
-        <span>Plugin processes run inside bubblewrap.</span>
-        {sandbox.detail ? <span className="mono sandbox-detail">{sandbox.detail}</span> : null}
-      </p>
+      <>
+        <p className="sandbox-status" data-testid="sandbox-status" data-kind="bwrap" role="status">
+          <span className="badge badge-verified">Sandboxed</span>
+          <span>Plugin processes run inside bubblewrap.</span>
+          {sandbox.detail ? <span className="mono sandbox-detail">{sandbox.detail}</span> : null}
+        </p>
+        {sandbox.trusted.length > 0 ? (
+          <p className="sandbox-status sandbox-status-warning" data-testid="sandbox-trusted" role="status">
+            <span className="badge badge-checking">Unsandboxed</span>
+            <span>
+              <strong>Trusted, running without the sandbox: {sandbox.trusted.join(', ')}.</strong> Their manifests say <code>sandbox = "none"</code> and an operator
+              marked them trusted; they can read and write what this operator account can.
+            </span>
+          </p>
+        ) : null}
+      </>
     );
   }
   // The host's reason says why (not installed, not usable here); without one, the common case.

@@ -11,6 +11,7 @@ import { runPluginAction, type PluginAction } from '../../sync/plugins-actions.t
 import { OverrideDialog } from './override-dialog.tsx';
 import { PluginFiles } from './plugin-files.tsx';
 import { QuarantineChanges } from './quarantine-changes.tsx';
+import { SandboxTrust } from './sandbox-trust.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TestRunPanel } from './test-run-panel.tsx';
 
@@ -178,6 +179,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           </>
         ) : null}
       </dl>
+      <SandboxTrust detail={detail} />
       {detail.notes.length > 0 ? (
         <ul className="plugin-notes" aria-label="Notes">
           {detail.notes.map((n, i) => (
