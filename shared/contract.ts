@@ -304,6 +304,95 @@ export const methods = {
     request: z.object({ limit: z.number().int().min(1).max(1000).default(100) }).strict(),
     response: z.object({ events: z.array(auditEvent) }),
   },
+  // ---- incident review (issue #6). Events leave the host redacted (secrets masked) unless the
+  // operator opted in to raw values in Settings.
+  /** FTS5 query over tool names, arguments, reasons, outputs and transcripts, plus facets; newest first, paged by seq. */
+  'audit.search': {
+    request: z
+      .object({
+        /** FTS5 syntax ("rm AND tmp", "\"exact phrase\"", prefix*); empty: every event. */
+        query: z.string().max(2000).default(''),
+        from: z.number().int().optional(),
+        to: z.number().int().optional(),
+        agent: z.string().max(500).optional(),
+        session: z.string().max(500).optional(),
+        plugin: z.string().max(500).optional(),
+        decision: z.string().max(50).optional(),
+        severity: z.string().max(50).optional(),
+        types: z.array(z.string().max(200)).max(100).optional(),
+        /** Cursor: only events with seq below this (the previous page's last seq). */
+        before: z.number().int().positive().optional(),
+        limit: z.number().int().min(1).max(1000).default(200),
+      })
+      .strict(),
+    response: z.object({
+      events: z.array(auditEvent),
+      /** Matching events, counted up to `countCap`. */
+      total: z.number().int(),
+      totalCapped: z.boolean(),
+      nextBefore: z.number().int().nullable(),
+      tookMs: z.number(),
+    }),
+  },
+  /** One event, and the other events of the same call (by payload.call) in order. */
+  'audit.get': {
+    request: z.object({ seq: z.number().int().positive() }).strict(),
+    response: z.object({ event: auditEvent, related: z.array(auditEvent) }),
+  },
+  /** A session's whole story in order: calls, decisions, approvals, executions, outputs, PTY transcript. */
+  'audit.session': {
+    request: z.object({ session: z.string().min(1).max(500), limit: z.number().int().min(1).max(100_000).default(10_000) }).strict(),
+    response: z.object({ events: z.array(auditEvent), truncated: z.boolean() }),
+  },
+  /** The current filter as redacted JSONL (one event per line), at most `limit` lines. */
+  'audit.export': {
+    request: z
+      .object({
+        query: z.string().max(2000).default(''),
+        from: z.number().int().optional(),
+        to: z.number().int().optional(),
+        agent: z.string().max(500).optional(),
+        session: z.string().max(500).optional(),
+        plugin: z.string().max(500).optional(),
+        decision: z.string().max(50).optional(),
+        types: z.array(z.string().max(200)).max(100).optional(),
+        limit: z.number().int().min(1).max(1_000_000).default(100_000),
+      })
+      .strict(),
+    response: z.object({ jsonl: z.string(), count: z.number().int(), truncated: z.boolean() }),
+  },
+  /**
+   * Shadow mode: today's policy (or `policyText`, a draft) over the recorded calls of a session or
+   * a time range; which decisions would change and why. Changes nothing.
+   */
+  'audit.replay': {
+    request: z
+      .object({
+        session: z.string().max(500).optional(),
+        from: z.number().int().optional(),
+        to: z.number().int().optional(),
+        policyText: z.string().max(1 << 20).optional(),
+        limit: z.number().int().min(1).max(100_000).default(10_000),
+      })
+      .strict(),
+    response: z.object({
+      calls: z.array(
+        z.object({
+          call: z.string(),
+          seq: z.number().int(),
+          ts: z.number().int(),
+          agent: z.string(),
+          session: z.string(),
+          tool: z.string(),
+          recorded: z.object({ decision: z.string(), decider: z.unknown(), reason: z.string() }).nullable(),
+          replayed: z.object({ decision: z.string(), decider: z.unknown(), reason: z.string() }),
+          changed: z.boolean(),
+        }),
+      ),
+      changed: z.number().int(),
+      policyProblems: z.array(z.object({ line: z.number().int(), column: z.number().int(), message: z.string() })),
+    }),
+  },
   'plugins.list': {
     request: empty,
     response: z.object({ plugins: z.array(pluginSummary), sources: z.array(z.object({ dir: z.string(), origin: z.enum(['home', 'project', 'cli']) })) }),

@@ -39,6 +39,7 @@ import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
 import { OperationError } from './operation-error.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
+import { AuditQuery } from '../audit/audit-query.js';
 
 export interface HostOptions {
   home: string;
@@ -289,6 +290,7 @@ export function createHost(opts: HostOptions): Host {
     }),
   });
   const consoles = new ConsoleKeys();
+  const auditQuery = new AuditQuery({ store: audit });
 
   // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
   const userHome = homedir();
@@ -364,6 +366,13 @@ export function createHost(opts: HostOptions): Host {
     'audit.verify': () => verify(),
     'audit.chainState': () => chain,
     'audit.tail': ({ limit }) => ({ events: audit.tail(limit) }),
+    'audit.search': (req) => auditQuery.search(req),
+    'audit.get': ({ seq }) => auditQuery.get(seq),
+    'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
+    'audit.export': (req) => auditQuery.export(req),
+    'audit.replay': () => {
+      throw new OperationError('unavailable', 'Shadow replay is not available in this build yet.');
+    },
     'plugins.list': async () => {
       await ready;
       return { plugins: plugins.list(), sources: [...sources] };
