@@ -30,6 +30,8 @@ export interface McpGatewayDeps {
   maxBodyBytes?: number;
   /** Sessions kept at most; the oldest idle one is closed past it (default 256). */
   maxSessions?: number;
+  /** An MCP session ended (DELETE, eviction, shutdown): per-session state (taint) can go. */
+  sessionEnded?: (id: string) => void;
 }
 
 interface Session {
@@ -103,6 +105,7 @@ export class McpGateway {
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
+        this.deps.sessionEnded?.(id);
       },
     });
     const session: Session = { server, transport, lastUsed: Date.now() };
@@ -155,6 +158,7 @@ export class McpGateway {
     const byAge = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [id, s] of byAge.slice(0, this.sessions.size - max)) {
       this.sessions.delete(id);
+      this.deps.sessionEnded?.(id);
       void s.server.close().catch(() => {});
     }
   }

@@ -339,7 +339,7 @@ export function createHost(opts: HostOptions): Host {
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
   });
-  const mcp = new McpGateway({ gateway, version, log });
+  const mcp = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id) });
   // Any plugin change may change the tools agents see (names can change with the count unchanged):
   // MCP clients re-list, consoles refetch.
   const toolsMaybeChanged = () => {
