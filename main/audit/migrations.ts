@@ -34,6 +34,22 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    name: 'chain checkpoint for retention',
+    up(db) {
+      db.exec(`
+        -- The seq and hash of the last row retention deleted: verification starts here instead of
+        -- at the genesis hash. The audit.pruned event appended with each prune records it too.
+        CREATE TABLE IF NOT EXISTS chain_checkpoint (
+          id        INTEGER PRIMARY KEY CHECK (id = 1),
+          seq       INTEGER NOT NULL,
+          hash      TEXT    NOT NULL,
+          pruned_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export function migrate(db: Database, list: Migration[] = migrations): number {
