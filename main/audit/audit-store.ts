@@ -13,7 +13,7 @@
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { ChainVerifier, GENESIS_HASH, canonicalJson, chainHash, type StoredRow, type VerifyFailure } from './chain.js';
+import { ChainVerifier, GENESIS_HASH, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
 import { migrate } from './migrations.js';
 
 export interface Clock {
@@ -51,6 +51,22 @@ export interface VerifyResult {
   checked: number;
   head: { seq: number; hash: string };
   firstBad: VerifyFailure | null;
+}
+
+export interface RetentionPolicy {
+  /** Delete events older than this many days (0 or absent: no age limit). */
+  maxAgeDays?: number;
+  /** Keep at most this many events (0 or absent: no size limit). */
+  maxEvents?: number;
+}
+
+export interface PruneResult {
+  /** Rows deleted (0 when nothing was old enough; no event is written then). */
+  pruned: number;
+  checkpoint: Checkpoint | null;
+  /** Seq of the `audit.pruned` event, when one was written. */
+  seq: number | null;
+  durable: Promise<void>;
 }
 
 export interface AuditStoreOptions {
@@ -252,6 +268,61 @@ export class AuditStore {
     return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as unknown }));
   }
 
+  /** The checkpoint retention left, or null when nothing was ever pruned. */
+  checkpoint(): Checkpoint | null {
+    return readCheckpoint(this.db);
+  }
+
+  /**
+   * Deletes the oldest events by age and/or count, as a prefix of the chain, and records where the
+   * chain now resumes: the checkpoint row and an `audit.pruned` event are written in the same
+   * transaction as the deletion, so a crash leaves either all of it or none. Rows other tables
+   * keep about the deleted events (search indexes and the like) are deleted with them.
+   */
+  prune(policy: RetentionPolicy, actor = 'host'): PruneResult {
+    if (this.closed) throw new Error('the audit store is closed');
+    this.flush();
+    const head = this.headSeqValue;
+    const first = (this.db.prepare('SELECT MIN(seq) AS s FROM events').get() as { s: number | null }).s;
+    let cut = 0;
+    if (policy.maxEvents && policy.maxEvents > 0) cut = Math.max(cut, head - policy.maxEvents);
+    let cutoffTs: number | null = null;
+    if (policy.maxAgeDays && policy.maxAgeDays > 0) {
+      cutoffTs = Math.trunc(this.clock.now() - policy.maxAgeDays * 86_400_000);
+      // A prefix only: the first event young enough stops the cut, even if older ones follow it.
+      const young = (this.db.prepare('SELECT MIN(seq) AS s FROM events WHERE ts >= ?').get(cutoffTs) as { s: number | null }).s;
+      cut = Math.max(cut, young === null ? head : young - 1);
+    }
+    if (first === null || cut < first) return { pruned: 0, checkpoint: this.checkpoint(), seq: null, durable: Promise.resolve() };
+    const last = this.db.prepare('SELECT seq, hash FROM events WHERE seq = ?').get(cut) as Checkpoint | undefined;
+    if (!last) throw new Error(`audit retention: row ${cut} is missing, so the log is not pruned (run gatehouse audit verify)`);
+    const checkpoint = { seq: last.seq, hash: last.hash };
+    const count = (this.db.prepare('SELECT COUNT(*) AS n FROM events WHERE seq <= ?').get(cut) as { n: number }).n;
+    const previous = this.checkpoint();
+    // Deletion, checkpoint and event in one transaction: the batch is opened here and the event joins it.
+    const batch = newBatch();
+    try {
+      this.begin.run();
+      this.batch = batch;
+      for (const sql of sideTableDeletes(this.db)) this.db.prepare(sql).run(cut);
+      this.db.prepare('DELETE FROM events WHERE seq <= ?').run(cut);
+      this.db.prepare('INSERT INTO chain_checkpoint (id, seq, hash, pruned_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at').run(checkpoint.seq, checkpoint.hash, Math.trunc(this.clock.now()));
+      for (const sql of sideTableRebuilds(this.db)) this.db.prepare(sql).run();
+    } catch (err) {
+      this.abort(batch, err);
+      throw err;
+    }
+    const appended = this.append({
+      type: PRUNED_EVENT,
+      actor,
+      payload: { pruned: count, fromSeq: first, toSeq: cut, checkpoint, previousCheckpoint: previous, maxAgeDays: policy.maxAgeDays ?? 0, maxEvents: policy.maxEvents ?? 0, cutoffTs },
+    });
+    this.flush();
+    // A failed insert or commit rolled the deletion back with it and rewound the head.
+    if (this.committed.seq < appended.seq) throw new Error('audit retention: the prune could not be committed; nothing was deleted');
+    return { pruned: count, checkpoint, seq: appended.seq, durable: appended.durable };
+  }
+
   verify(v?: ChainVerifier): VerifyResult {
     this.flush();
     return verifyDatabase(this.db, v);
@@ -303,10 +374,78 @@ export function verifyDatabase(db: Db, v = new ChainVerifier()): VerifyResult {
  * at the cost of the new rows only.
  */
 export function continueVerify(db: Db, v: ChainVerifier): void {
+  // A fresh verifier starts where retention left the chain, not at the genesis hash.
+  if (v.isFresh) {
+    const cp = readCheckpoint(db);
+    if (cp) v.startFrom(cp);
+  }
   const it = db.prepare('SELECT seq, ts, type, actor, payload AS payloadJson, prev_hash AS prevHash, hash FROM events WHERE seq > ? ORDER BY seq').iterate(v.head.seq) as IterableIterator<StoredRow>;
   for (const row of it) {
     if (!v.push(row)) break;
   }
+}
+
+/** The retention checkpoint of an open database (null if never pruned or not migrated yet). */
+export function readCheckpoint(db: Db): Checkpoint | null {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chain_checkpoint'").get();
+  if (!table) return null;
+  const cp = db.prepare('SELECT seq, hash FROM chain_checkpoint WHERE id = 1').get() as Checkpoint | undefined;
+  return cp ? { seq: cp.seq, hash: cp.hash } : null;
+}
+
+const OWN_TABLES = new Set(['events', 'chain_head', 'chain_checkpoint']);
+
+interface TableInfo {
+  name: string;
+  sql: string | null;
+}
+
+/** Tables other modules keep beside the log (search indexes, facets), found at run time. */
+function sideTables(db: Db): TableInfo[] {
+  const all = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as TableInfo[];
+  const fts = all.filter((t) => /CREATE\s+VIRTUAL\s+TABLE/i.test(t.sql ?? '')).map((t) => t.name);
+  // An FTS5 table's shadow tables (<name>_data, _idx, _content, _docsize, _config) are its own business.
+  const shadow = (name: string) => fts.some((f) => name.startsWith(`${f}_`));
+  return all.filter((t) => !OWN_TABLES.has(t.name) && !shadow(t.name));
+}
+
+function isFts(t: TableInfo): boolean {
+  return /USING\s+fts5/i.test(t.sql ?? '');
+}
+
+/** External-content FTS over `events`: its rows are the events' rows, kept in step by triggers or a rebuild. */
+function isEventsContent(t: TableInfo): boolean {
+  return isFts(t) && /content\s*=\s*['"]?events['"]?/i.test(t.sql ?? '');
+}
+
+function hasEventsDeleteTrigger(db: Db): boolean {
+  const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").all() as { sql: string }[];
+  return triggers.some((t) => /\bDELETE\b/i.test(t.sql.split(/\bBEGIN\b/i)[0] ?? ''));
+}
+
+/**
+ * DELETE statements (one parameter: the last pruned seq) for rows other tables hold about pruned
+ * events: a table with a `seq` column by that column; a self-contained FTS5 table by rowid (the
+ * search index keys its rows by seq). Run before the events are deleted, so foreign keys hold.
+ */
+function sideTableDeletes(db: Db): string[] {
+  const out: string[] = [];
+  for (const t of sideTables(db)) {
+    const q = `"${t.name.replace(/"/g, '""')}"`;
+    if (isFts(t)) {
+      if (!isEventsContent(t) && !/content\s*=\s*''/i.test(t.sql ?? '')) out.push(`DELETE FROM ${q} WHERE rowid <= ?`);
+      continue;
+    }
+    const cols = db.prepare(`PRAGMA table_info(${q})`).all() as { name: string }[];
+    if (cols.some((c) => c.name === 'seq')) out.push(`DELETE FROM ${q} WHERE seq <= ?`);
+  }
+  return out;
+}
+
+/** An external-content FTS over events with no delete trigger would keep the pruned rows' terms: rebuild it. */
+function sideTableRebuilds(db: Db): string[] {
+  if (hasEventsDeleteTrigger(db)) return [];
+  return sideTables(db).filter(isEventsContent).map((t) => `INSERT INTO "${t.name.replace(/"/g, '""')}"("${t.name.replace(/"/g, '""')}") VALUES ('rebuild')`);
 }
 
 /** Opens an audit database read-only for verification without creating or migrating it. */

@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
-import { verifyDatabase, openForVerify } from '../audit/audit-store.js';
+import { verifyDatabase, openForVerify, readCheckpoint } from '../audit/audit-store.js';
 import { runServe } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
@@ -87,10 +87,13 @@ function program(): Command {
       const db = openForVerify(path);
       try {
         const r = verifyDatabase(db);
+        // Retention pruned the rows before the checkpoint; the chain is verified from there.
+        const cp = readCheckpoint(db);
+        const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
         if (r.ok) {
-          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).`);
+          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).${from}`);
         } else {
-          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.`);
+          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.${from}`);
           process.exitCode = 1;
         }
       } finally {
