@@ -240,6 +240,12 @@ const settings = z.object({
   /** What `gatehouse hook` answers when no host is running. */
   hookUnreachable: z.enum(['deny', 'ask']),
   desktopNotifications: z.boolean(),
+  /** Show audit events with secrets unmasked (console, search, export). Off: API keys, tokens, passwords are redacted. */
+  auditRaw: z.boolean(),
+  /** Audit retention: delete events older than this many days (0 keeps all). Pruned logs verify from a checkpoint. */
+  auditRetentionDays: z.number().min(0).max(100 * 365),
+  /** Audit retention: keep at most this many events (0 keeps all). */
+  auditMaxEvents: z.number().int().min(0),
 });
 const settingsView = settings.extend({
   /** Fields set for this run only (`gatehouse serve --live --autonomy …`); saving them changes the file, not this run. */

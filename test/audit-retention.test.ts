@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore, verifyDatabase } from '../main/audit/audit-store.js';
 import { chainHash } from '../main/audit/chain.js';
 import { homePaths } from '../main/home.js';
+import { createHost } from '../main/host/create-host.js';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { runCli } from './support/cli.js';
 import { FakeTime } from './support/fake-time.js';
 import { tempDir } from './support/temp.js';
@@ -198,5 +200,35 @@ describe('audit retention', () => {
     expect(count(`SELECT COUNT(*) AS n FROM ext_fts WHERE ext_fts MATCH '"c-23"'`)).toBe(1);
     expect(store.verify().ok).toBe(true);
     store.close();
+  });
+
+  it('the host prunes at start by the settings, records it, keeps the chain verified, and prunes again when settings change', async () => {
+    // 30 events from 2023 (FakeTime's epoch), then a host started today with 365 days' retention.
+    const { home, store } = await dailyLog();
+    store.close();
+    mkdirSync(homePaths(home).root, { recursive: true });
+    writeFileSync(homePaths(home).settings, JSON.stringify({ auditRetentionDays: 365 }));
+    const host = createHost({ home, shell: 'cli', log: () => {}, projectDir: home, watch: false });
+    try {
+      await host.ready;
+      const pruned = host.audit.tail(100).filter((e) => e.type === 'audit.pruned');
+      expect(pruned).toHaveLength(1);
+      expect(pruned[0]!.payload).toMatchObject({ pruned: 30, fromSeq: 1, toSeq: 30, checkpoint: { seq: 30 }, maxAgeDays: 365 });
+      expect(host.chainState()).toMatchObject({ state: 'verified', firstBad: null });
+      expect(host.audit.checkpoint()).toMatchObject({ seq: 30 });
+      // host.started (31) and audit.pruned (32) and whatever start-up wrote since are kept.
+      const before = host.audit.headSeq;
+      const r = await host.dispatcher.dispatch('settings.update', { auditRetentionDays: 0, auditMaxEvents: 1 }, { operator: 'tester', console: 'cli' });
+      expect(r).toMatchObject({ ok: true });
+      const second = host.audit.tail(1)[0]!;
+      expect(second).toMatchObject({ type: 'audit.pruned', payload: { maxEvents: 1 } });
+      // Everything up to the settings.changed event before it goes; that event and this one stay.
+      expect((second.payload as { toSeq: number }).toSeq).toBe(second.seq - 2);
+      expect(second.seq).toBeGreaterThan(before);
+      expect(host.audit.verify()).toMatchObject({ ok: true, checked: 2 });
+      expect(host.chainState()).toMatchObject({ state: 'verified', checked: 2 });
+    } finally {
+      await host.close('test done');
+    }
   });
 });

@@ -418,9 +418,13 @@ function isEventsContent(t: TableInfo): boolean {
   return isFts(t) && /content\s*=\s*['"]?events['"]?/i.test(t.sql ?? '');
 }
 
-function hasEventsDeleteTrigger(db: Db): boolean {
+/** Whether a delete trigger on events already keeps `table` in step (it names the table in its body). */
+function deleteTriggerCovers(db: Db, table: string): boolean {
   const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").all() as { sql: string }[];
-  return triggers.some((t) => /\bDELETE\b/i.test(t.sql.split(/\bBEGIN\b/i)[0] ?? ''));
+  return triggers.some((t) => {
+    const [head = '', body = ''] = t.sql.split(/\bBEGIN\b/i);
+    return /\bDELETE\b/i.test(head) && body.includes(table);
+  });
 }
 
 /**
@@ -444,8 +448,7 @@ function sideTableDeletes(db: Db): string[] {
 
 /** An external-content FTS over events with no delete trigger would keep the pruned rows' terms: rebuild it. */
 function sideTableRebuilds(db: Db): string[] {
-  if (hasEventsDeleteTrigger(db)) return [];
-  return sideTables(db).filter(isEventsContent).map((t) => `INSERT INTO "${t.name.replace(/"/g, '""')}"("${t.name.replace(/"/g, '""')}") VALUES ('rebuild')`);
+  return sideTables(db).filter((t) => isEventsContent(t) && !deleteTriggerCovers(db, t.name)).map((t) => `INSERT INTO "${t.name.replace(/"/g, '""')}"("${t.name.replace(/"/g, '""')}") VALUES ('rebuild')`);
 }
 
 /** Opens an audit database read-only for verification without creating or migrating it. */

@@ -20,6 +20,9 @@ export const DEFAULT_SETTINGS: Settings = {
   hookAsk: 'agent',
   hookUnreachable: 'deny',
   desktopNotifications: true,
+  auditRaw: false,
+  auditRetentionDays: 0,
+  auditMaxEvents: 0,
 };
 
 export interface SettingsStoreDeps {

@@ -2,7 +2,7 @@
 // call this and only add a transport around `dispatcher` and `bus`.
 import { userInfo } from 'node:os';
 import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
-import { AuditStore, systemClock, type Clock } from '../audit/audit-store.js';
+import { AuditStore, systemClock, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
 import { ChainVerifier } from '../audit/chain.js';
 import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
@@ -40,6 +40,7 @@ import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyTe
 import { OperationError } from './operation-error.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
+import { redactEvent } from '../audit/redact.js';
 
 export interface HostOptions {
   home: string;
@@ -63,6 +64,8 @@ export interface HostOptions {
   settingsOverrides?: Partial<Settings>;
   /** Upstream MCP servers (mcp-kind plugins); built by the host when absent. */
   upstream?: UpstreamTools | null;
+  /** Audit retention for this run, over the settings' auditRetentionDays/auditMaxEvents; intervalMs: how often it runs (default hourly). */
+  auditRetention?: RetentionPolicy & { intervalMs?: number };
 }
 
 /** Where agents reach this host; set by the shell once it listens. */
@@ -184,9 +187,31 @@ export function createHost(opts: HostOptions): Host {
     file: paths.settings,
     ...(opts.settingsOverrides ? { overrides: opts.settingsOverrides } : {}),
     record,
-    changed: (view) => bus.emit('settings.changed', view),
+    changed: (view) => {
+      bus.emit('settings.changed', view);
+      retain();
+    },
   });
   if (settings.view().error) log(settings.view().error!);
+
+  // Retention: at start, whenever settings change, and periodically. A broken chain is never
+  // pruned: the rows around the break are the evidence.
+  const retain = () => {
+    if (chain.state !== 'verified') return;
+    const policy: RetentionPolicy = {
+      maxAgeDays: opts.auditRetention?.maxAgeDays ?? settings.current.auditRetentionDays,
+      maxEvents: opts.auditRetention?.maxEvents ?? settings.current.auditMaxEvents,
+    };
+    if (!policy.maxAgeDays && !policy.maxEvents) return;
+    try {
+      if (audit.prune(policy).pruned > 0) verify();
+    } catch (err) {
+      log('audit retention failed', err);
+    }
+  };
+  retain();
+  const retentionTimer = setInterval(retain, opts.auditRetention?.intervalMs ?? 3_600_000);
+  retentionTimer.unref();
 
   let checkers: CheckerHost | null = null;
   let onToolsChanged: (() => void) | null = null;
@@ -290,7 +315,7 @@ export function createHost(opts: HostOptions): Host {
     }),
   });
   const consoles = new ConsoleKeys();
-  const auditQuery = new AuditQuery({ store: audit });
+  const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
 
   // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
   const userHome = homedir();
@@ -365,7 +390,7 @@ export function createHost(opts: HostOptions): Host {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
     'audit.verify': () => verify(),
     'audit.chainState': () => chain,
-    'audit.tail': ({ limit }) => ({ events: audit.tail(limit) }),
+    'audit.tail': ({ limit }) => ({ events: settings.current.auditRaw ? audit.tail(limit) : audit.tail(limit).map(redactEvent) }),
     'audit.search': (req) => auditQuery.search(req),
     'audit.get': ({ seq }) => auditQuery.get(seq),
     'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
@@ -529,6 +554,7 @@ export function createHost(opts: HostOptions): Host {
       if (closed) return;
       closed = true;
       if (followTimer) clearTimeout(followTimer);
+      clearInterval(retentionTimer);
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
       // Calls waiting for an operator are denied (fail closed) before anything else stops.
