@@ -1,6 +1,7 @@
 // Page objects: specs say what an operator does ("open Audit", "verify the chain"),
 // these classes know how that maps onto the DOM.
 import { expect, type Locator, type Page } from '@playwright/test';
+import { AuditPage } from './audit-page.ts';
 
 export const views = ['approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
 export type ViewName = (typeof views)[number];
@@ -37,17 +38,6 @@ export class StatusBar {
   }
 }
 
-export class AuditView {
-  readonly root: Locator;
-  readonly verifyButton: Locator;
-  readonly rows: Locator;
-  constructor(page: Page) {
-    this.root = page.getByTestId('view-audit');
-    this.verifyButton = page.getByTestId('audit-verify');
-    this.rows = page.getByTestId('audit-row');
-  }
-}
-
 export class SettingsView {
   readonly root: Locator;
   readonly hostInfo: Locator;
@@ -59,11 +49,11 @@ export class SettingsView {
 
 export class ConsolePage {
   readonly status: StatusBar;
-  readonly audit: AuditView;
+  readonly audit: AuditPage;
   readonly settings: SettingsView;
   constructor(readonly page: Page) {
     this.status = new StatusBar(page);
-    this.audit = new AuditView(page);
+    this.audit = new AuditPage(page);
     this.settings = new SettingsView(page);
   }
 

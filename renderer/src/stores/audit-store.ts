@@ -1,9 +1,58 @@
-// The audit chain's state (pushed by the host as `audit.chain`) and the most recent events.
+// The audit chain's state (pushed by the host as `audit.chain`), the search the Audit view shows
+// (filter, loaded pages, totals), the open event and the open session timeline.
 import { create } from 'zustand';
-import type { AuditEventView, ChainState } from '../../../shared/contract.ts';
+import type { AuditEventView, ChainState, ResponseOf } from '../../../shared/contract.ts';
 
-/** How many recent events the Audit view shows. */
+/** How many recent events the Audit view shows when the host cannot search. */
 export const AUDIT_TAIL_LIMIT = 100;
+/** Rows per `audit.search` page. */
+export const AUDIT_PAGE_SIZE = 200;
+
+export type TimePreset = '15m' | '1h' | '24h' | '7d' | 'all' | 'custom';
+export const timePresets: readonly { id: TimePreset; label: string; ms: number | null }[] = [
+  { id: '15m', label: 'Last 15 min', ms: 15 * 60_000 },
+  { id: '1h', label: 'Last hour', ms: 60 * 60_000 },
+  { id: '24h', label: 'Last 24 h', ms: 24 * 60 * 60_000 },
+  { id: '7d', label: 'Last 7 days', ms: 7 * 24 * 60 * 60_000 },
+  { id: 'all', label: 'All time', ms: null },
+  { id: 'custom', label: 'Custom…', ms: null },
+];
+
+export interface AuditFilter {
+  query: string;
+  time: TimePreset;
+  /** Custom range, epoch ms; null: open. */
+  customFrom: number | null;
+  customTo: number | null;
+  agent: string;
+  session: string;
+  plugin: string;
+  decision: string;
+  /** One event type, or '' for any. */
+  type: string;
+}
+
+export const emptyFilter: AuditFilter = { query: '', time: 'all', customFrom: null, customTo: null, agent: '', session: '', plugin: '', decision: '', type: '' };
+
+export interface EventDetail {
+  seq: number;
+  event: AuditEventView | null;
+  related: AuditEventView[];
+  loading: boolean;
+  error: string | null;
+}
+
+export interface SessionTimeline {
+  session: string;
+  events: AuditEventView[];
+  truncated: boolean;
+  loading: boolean;
+  error: string | null;
+  /** Index of the scrubber: events 0..step are shown. */
+  step: number;
+  playing: boolean;
+  replay: { loading: boolean; error: string | null; result: ResponseOf<'audit.replay'> | null } | null;
+}
 
 export interface AuditStore {
   chain: ChainState | null;
@@ -11,10 +60,29 @@ export interface AuditStore {
   /** An operator-requested verification is in flight. */
   verifying: boolean;
   verifyError: string | null;
-  /** Newest first, as `audit.tail` returns them. */
+
+  /** The filter being edited (applied on submit, facets at once). */
+  filter: AuditFilter;
+  /** Newest first: the loaded pages of the current search (or the tail, when the host cannot search). */
   events: AuditEventView[];
   eventsLoaded: boolean;
+  total: number;
+  totalCapped: boolean;
+  tookMs: number | null;
+  nextBefore: number | null;
+  /** A page (first or next) is in flight. */
+  searching: boolean;
+  /** The host refused the search (bad FTS syntax…): shown under the search box. */
+  searchError: string | null;
+  /** The host has no search: the view shows the tail instead. */
+  searchUnavailable: string | null;
   tailError: string | null;
+
+  selected: EventDetail | null;
+  timeline: SessionTimeline | null;
+  exporting: boolean;
+  exportResult: { count: number; truncated: boolean; file: string } | null;
+  exportError: string | null;
 }
 
 export const initialAuditState: AuditStore = {
@@ -22,9 +90,22 @@ export const initialAuditState: AuditStore = {
   chainError: null,
   verifying: false,
   verifyError: null,
+  filter: emptyFilter,
   events: [],
   eventsLoaded: false,
+  total: 0,
+  totalCapped: false,
+  tookMs: null,
+  nextBefore: null,
+  searching: false,
+  searchError: null,
+  searchUnavailable: null,
   tailError: null,
+  selected: null,
+  timeline: null,
+  exporting: false,
+  exportResult: null,
+  exportError: null,
 };
 
 export const useAuditStore = create<AuditStore>()(() => ({ ...initialAuditState }));
@@ -52,4 +133,21 @@ export function chainSentence(s: Pick<AuditStore, 'chain' | 'verifying'>): strin
     case 'broken':
       return s.chain?.firstBad ? `Audit chain broken at row ${s.chain.firstBad.seq}` : 'Audit chain broken';
   }
+}
+
+/** The filter as the host's search/export request fields (time presets resolved against `now`). */
+export function filterRequest(f: AuditFilter, now = Date.now()) {
+  const req: { query: string; from?: number; to?: number; agent?: string; session?: string; plugin?: string; decision?: string; types?: string[] } = { query: f.query.trim() };
+  const preset = timePresets.find((p) => p.id === f.time);
+  if (preset?.ms) req.from = now - preset.ms;
+  if (f.time === 'custom') {
+    if (f.customFrom !== null) req.from = f.customFrom;
+    if (f.customTo !== null) req.to = f.customTo;
+  }
+  if (f.agent.trim()) req.agent = f.agent.trim();
+  if (f.session.trim()) req.session = f.session.trim();
+  if (f.plugin.trim()) req.plugin = f.plugin.trim();
+  if (f.decision) req.decision = f.decision;
+  if (f.type) req.types = [f.type];
+  return req;
 }

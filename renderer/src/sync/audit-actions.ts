@@ -1,34 +1,217 @@
-// Loads audit data from the host into the audit store.
+// Loads audit data from the host into the audit store: the chain, the search the Audit view
+// shows (first page, next pages by the `before` cursor, new events on top), one event with its
+// call, a session's timeline, the export and the shadow replay.
+import type { AuditEventView } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
-import { AUDIT_TAIL_LIMIT, useAuditStore } from '../stores/audit-store.ts';
+import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
+import { HostCallError } from '../transport/transport-error.ts';
+
+const get = useAuditStore.getState;
+const set = useAuditStore.setState;
 
 export async function loadChainState(client: GatehouseClient): Promise<void> {
   try {
     const chain = await client.call('audit.chainState', {});
-    useAuditStore.setState({ chain, chainError: null });
+    set({ chain, chainError: null });
   } catch (err) {
-    useAuditStore.setState({ chainError: errorMessage(err) });
+    set({ chainError: errorMessage(err) });
   }
 }
 
+/** The newest events; what the view shows when the host cannot search. */
 export async function loadTail(client: GatehouseClient): Promise<void> {
   try {
     const { events } = await client.call('audit.tail', { limit: AUDIT_TAIL_LIMIT });
-    useAuditStore.setState({ events, eventsLoaded: true, tailError: null });
+    set({ events, eventsLoaded: true, tailError: null, total: events.length, totalCapped: false, nextBefore: null, tookMs: null });
   } catch (err) {
-    useAuditStore.setState({ tailError: errorMessage(err) });
+    set({ tailError: errorMessage(err) });
   }
 }
 
 /** Re-checks the whole chain on the host. The host also pushes the result as `audit.chain`. */
 export async function verifyChain(client: GatehouseClient): Promise<void> {
-  if (useAuditStore.getState().verifying) return;
-  useAuditStore.setState({ verifying: true, verifyError: null });
+  if (get().verifying) return;
+  set({ verifying: true, verifyError: null });
   try {
     const chain = await client.call('audit.verify', {});
-    useAuditStore.setState({ chain, chainError: null, verifying: false });
+    set({ chain, chainError: null, verifying: false });
   } catch (err) {
-    useAuditStore.setState({ verifying: false, verifyError: errorMessage(err) });
+    set({ verifying: false, verifyError: errorMessage(err) });
+  }
+}
+
+/** The host has no such query (an older build): `unavailable`, or an operation refused for that reason. */
+const isUnavailable = (err: unknown) =>
+  err instanceof HostCallError &&
+  (err.code === 'unavailable' || (err.code === 'rejected' && (err.details as { reason?: unknown } | undefined)?.reason === 'unavailable'));
+
+// Each new search (or reconnect) bumps this: pages of an older search that arrive late are dropped.
+let generation = 0;
+
+/** Applies a filter (or re-runs the current one) from the first page. */
+export async function runSearch(client: GatehouseClient, patch: Partial<AuditFilter> = {}): Promise<void> {
+  const gen = ++generation;
+  const filter = { ...get().filter, ...patch };
+  set({ filter, searching: true, searchError: null, exportResult: null, exportError: null });
+  try {
+    const page = await client.call('audit.search', { ...filterRequest(filter), limit: AUDIT_PAGE_SIZE });
+    if (gen !== generation) return;
+    set({ events: page.events, eventsLoaded: true, total: page.total, totalCapped: page.totalCapped, tookMs: page.tookMs, nextBefore: page.nextBefore, searching: false, searchUnavailable: null, tailError: null });
+  } catch (err) {
+    if (gen !== generation) return;
+    if (isUnavailable(err)) {
+      set({ searching: false, searchUnavailable: errorMessage(err) });
+      await loadTail(client);
+      return;
+    }
+    // Bad FTS syntax and the like: the operator fixes the query; nothing stale stays listed.
+    set({ searching: false, searchError: errorMessage(err), events: [], eventsLoaded: true, total: 0, totalCapped: false, nextBefore: null, tookMs: null });
+  }
+}
+
+/** The next page, as the table scrolls near the end of what is loaded. */
+export async function loadMore(client: GatehouseClient): Promise<void> {
+  const s = get();
+  if (s.searching || s.nextBefore === null || s.searchUnavailable) return;
+  const gen = generation;
+  set({ searching: true });
+  try {
+    const page = await client.call('audit.search', { ...filterRequest(s.filter), before: s.nextBefore, limit: AUDIT_PAGE_SIZE });
+    if (gen !== generation) return;
+    const last = get().events.at(-1)?.seq ?? Infinity;
+    set({ events: [...get().events, ...page.events.filter((e) => e.seq < last)], nextBefore: page.nextBefore, searching: false, tookMs: page.tookMs });
+  } catch (err) {
+    if (gen !== generation) return;
+    set({ searching: false, searchError: errorMessage(err) });
+  }
+}
+
+/** New events were appended: put the ones matching the filter on top, keeping what is loaded. */
+export async function refreshHead(client: GatehouseClient): Promise<void> {
+  const s = get();
+  if (s.searchUnavailable) return loadTail(client);
+  if (!s.eventsLoaded || s.searchError) return runSearch(client);
+  if (s.searching) return;
+  const gen = generation;
+  try {
+    const page = await client.call('audit.search', { ...filterRequest(s.filter), limit: AUDIT_PAGE_SIZE });
+    if (gen !== generation) return;
+    const current = get().events;
+    const top = current[0]?.seq ?? 0;
+    const fresh = page.events.filter((e) => e.seq > top);
+    // More new events than a page: the loaded pages no longer join up with them; start over.
+    const gap = fresh.length === page.events.length && page.nextBefore !== null && current.length > 0;
+    set(
+      gap
+        ? { events: page.events, nextBefore: page.nextBefore, total: page.total, totalCapped: page.totalCapped, tookMs: page.tookMs }
+        : { events: fresh.length ? [...fresh, ...current] : current, total: page.total, totalCapped: page.totalCapped, tookMs: page.tookMs },
+    );
+  } catch (err) {
+    if (isUnavailable(err)) return loadTail(client);
+  }
+}
+
+/** Opens one event in the detail pane, with the other events of its call. */
+export async function openEvent(client: GatehouseClient, seq: number): Promise<void> {
+  const known = get().events.find((e) => e.seq === seq) ?? get().timeline?.events.find((e) => e.seq === seq) ?? null;
+  set({ selected: { seq, event: known, related: [], loading: true, error: null } });
+  try {
+    const { event, related } = await client.call('audit.get', { seq });
+    if (get().selected?.seq !== seq) return;
+    set({ selected: { seq, event, related, loading: false, error: null } });
+  } catch (err) {
+    if (get().selected?.seq !== seq) return;
+    set({ selected: { seq, event: known, related: [], loading: false, error: errorMessage(err) } });
+  }
+}
+
+export function closeEvent(): void {
+  set({ selected: null });
+}
+
+/** The session an event belongs to: its own payload, or its call's `call.received`. */
+export function sessionOf(event: AuditEventView | null, related: readonly AuditEventView[] = []): string | null {
+  for (const e of event ? [event, ...related] : related) {
+    const p = e.payload as Record<string, unknown> | null;
+    if (p && typeof p.session === 'string' && p.session) return p.session;
+  }
+  return null;
+}
+
+const patchTimeline = (patch: Partial<SessionTimeline>) => {
+  const t = get().timeline;
+  if (t) set({ timeline: { ...t, ...patch } });
+};
+
+/** Opens a session's timeline with the scrubber at its first step. */
+export async function openSession(client: GatehouseClient, session: string): Promise<void> {
+  set({ timeline: { session, events: [], truncated: false, loading: true, error: null, step: 0, playing: false, replay: null } });
+  try {
+    const { events, truncated } = await client.call('audit.session', { session });
+    if (get().timeline?.session !== session) return;
+    patchTimeline({ events, truncated, loading: false });
+  } catch (err) {
+    if (get().timeline?.session !== session) return;
+    patchTimeline({ loading: false, error: errorMessage(err) });
+  }
+}
+
+export function closeSession(): void {
+  set({ timeline: null });
+}
+
+export function setStep(step: number): void {
+  const t = get().timeline;
+  if (!t || t.events.length === 0) return;
+  patchTimeline({ step: Math.max(0, Math.min(t.events.length - 1, step)) });
+}
+
+export function setPlaying(playing: boolean): void {
+  const t = get().timeline;
+  if (!t) return;
+  // Play from the start again once the end was reached.
+  patchTimeline(playing && t.step >= t.events.length - 1 ? { playing, step: 0 } : { playing });
+}
+
+/** Shadow mode: today's policy over the session's recorded calls. */
+export async function replaySession(client: GatehouseClient): Promise<void> {
+  const t = get().timeline;
+  if (!t) return;
+  const session = t.session;
+  patchTimeline({ replay: { loading: true, error: null, result: null } });
+  try {
+    const result = await client.call('audit.replay', { session });
+    if (get().timeline?.session === session) patchTimeline({ replay: { loading: false, error: null, result } });
+  } catch (err) {
+    if (get().timeline?.session === session) patchTimeline({ replay: { loading: false, error: errorMessage(err), result: null } });
+  }
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+function exportName(now: Date): string {
+  return `gatehouse-audit-${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}.jsonl`;
+}
+
+/** The current filter as redacted JSONL, saved as a file (a Blob and a download link; Electron saves it the same way). */
+export async function exportFilter(client: GatehouseClient): Promise<void> {
+  if (get().exporting) return;
+  set({ exporting: true, exportError: null, exportResult: null });
+  try {
+    const { jsonl, count, truncated } = await client.call('audit.export', filterRequest(get().filter));
+    const file = exportName(new Date());
+    const url = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = file;
+    a.rel = 'noopener';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    // The download has its own reference once started; the object URL is no longer needed.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    set({ exporting: false, exportResult: { count, truncated, file } });
+  } catch (err) {
+    set({ exporting: false, exportError: errorMessage(err) });
   }
 }

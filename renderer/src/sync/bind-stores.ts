@@ -14,13 +14,13 @@ import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { notifyNewApprovals } from './approval-notifications.ts';
 import { loadApprovals, loadGrants } from './approvals-actions.ts';
-import { loadChainState, loadTail } from './audit-actions.ts';
+import { loadChainState, refreshHead, runSearch } from './audit-actions.ts';
 import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 import { loadPolicy } from './policy-actions.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 
-/** Appends come in bursts (one per committed batch); refresh the tail at most this often. */
+/** Appends come in bursts (one per committed batch); refresh the Audit view's newest rows at most this often. */
 export const TAIL_REFRESH_MS = 250;
 /** A hot reload or an enable may name several plugins in quick succession: refetch once. */
 export const PLUGINS_REFRESH_MS = 50;
@@ -30,7 +30,7 @@ export const HEALTH_REFRESH_MS = 250;
 export const APPROVALS_REFRESH_MS = 50;
 
 export function bindStores(client: GatehouseClient): () => void {
-  const tailRefresh = coalesce(() => loadTail(client), TAIL_REFRESH_MS);
+  const tailRefresh = coalesce(() => refreshHead(client), TAIL_REFRESH_MS);
   const pluginsRefresh = coalesce(() => loadPluginList(client), PLUGINS_REFRESH_MS);
   const openPluginRefresh = coalesce(() => refreshOpenPlugin(client), PLUGINS_REFRESH_MS);
   const healthRefresh = coalesce(() => loadHealth(client), HEALTH_REFRESH_MS);
@@ -63,7 +63,7 @@ export function bindStores(client: GatehouseClient): () => void {
     healthRefresh.cancel();
     approvalsRefresh.cancel();
     grantsRefresh.cancel();
-    void Promise.all([loadHostInfo(), loadChainState(client), loadTail(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
+    void Promise.all([loadHostInfo(), loadChainState(client), runSearch(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
     const settings = useSettingsStore.getState();
     void Promise.all([settings.load(), settings.loadGateway(), loadPolicy(client)]);
   };
@@ -96,8 +96,8 @@ export function bindStores(client: GatehouseClient): () => void {
       }
     }),
     client.onEvent('audit.chain', (chain) => useAuditStore.setState({ chain, chainError: null })),
-    // The tail is only on screen in the Audit view: elsewhere a flood of events (a terminal's
-    // transcript) must not become a refetch of the tail every 250 ms. Opening the view loads it.
+    // The search results are only on screen in the Audit view: elsewhere a flood of events (a
+    // terminal's transcript) must not become a search every 250 ms. Opening the view refreshes them.
     client.onEvent('audit.appended', () => {
       if (useUiStore.getState().view === 'audit') tailRefresh.request();
       else tailStale = true;

@@ -1,24 +1,35 @@
+// Incident review: search the audit log (FTS and facets) in a virtualized table, open an event
+// with its call, replay a session's timeline, verify the chain, export the filter as JSONL.
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
-import { formatAgo, formatDateTime, formatEventTime, isoTime } from '../lib/format.ts';
-import { AUDIT_TAIL_LIMIT, chainStatus, useAuditStore } from '../stores/audit-store.ts';
+import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
+import { chainStatus, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
-import { verifyChain } from '../sync/audit-actions.ts';
+import { exportFilter, openEvent, verifyChain } from '../sync/audit-actions.ts';
+import { EventDetail } from './audit/event-detail.tsx';
+import { ResultsTable } from './audit/results-table.tsx';
+import { SearchBar } from './audit/search-bar.tsx';
+import { SessionTimeline } from './audit/session-timeline.tsx';
+import '../styles/audit.css';
 
 const statusLabel = { verified: 'Verified', broken: 'Broken', checking: 'Checking…', unknown: 'Not checked' } as const;
 
 function ChainPanel() {
+  const client = useClient();
   const { chain, verifying, verifyError, chainError } = useAuditStore(
     useShallow((s) => ({ chain: s.chain, verifying: s.verifying, verifyError: s.verifyError, chainError: s.chainError })),
   );
   const status = chainStatus({ chain, verifying });
 
   return (
-    <section className="panel" aria-labelledby="chain-heading">
+    <section className="panel audit-chain" aria-labelledby="chain-heading">
       <h2 id="chain-heading" className="panel-title">
-        Hash chain <span className={`badge badge-${status}`}>{statusLabel[status]}</span>
+        Hash chain{' '}
+        <span className={`badge badge-${status}`} data-testid="audit-chain-badge" data-state={status}>
+          {statusLabel[status]}
+        </span>
       </h2>
       {chain ? (
         <dl className="facts facts-inline">
@@ -44,7 +55,10 @@ function ChainPanel() {
       )}
       {chain?.state === 'broken' && chain.firstBad ? (
         <p className="inline-error" role="alert">
-          Row {chain.firstBad.seq} does not match the chain: {chain.firstBad.reason}. Events from this row on may have been edited or deleted.
+          <button type="button" className="link-button" data-testid="audit-chain-first-bad" data-seq={chain.firstBad.seq} onClick={() => void openEvent(client, chain.firstBad!.seq)}>
+            Row {chain.firstBad.seq}
+          </button>{' '}
+          does not match the chain: {chain.firstBad.reason}. Events from this row on may have been edited or deleted.
         </p>
       ) : null}
       {chainError ? (
@@ -61,63 +75,80 @@ function ChainPanel() {
   );
 }
 
-function EventsTable() {
-  const { events, loaded, tailError } = useAuditStore(useShallow((s) => ({ events: s.events, loaded: s.eventsLoaded, tailError: s.tailError })));
-  const now = Date.now();
+function ResultsPanel() {
+  const s = useAuditStore(
+    useShallow((s) => ({
+      loaded: s.eventsLoaded,
+      count: s.events.length,
+      total: s.total,
+      capped: s.totalCapped,
+      tookMs: s.tookMs,
+      unavailable: s.searchUnavailable,
+      tailError: s.tailError,
+      searchError: s.searchError,
+      searching: s.searching,
+      exportResult: s.exportResult,
+      exportError: s.exportError,
+    })),
+  );
+  const totalText = s.capped ? `${s.total.toLocaleString('en-US')}+` : s.total.toLocaleString('en-US');
 
   return (
-    <section className="panel panel-table" aria-labelledby="events-heading">
+    <section className="panel audit-results" aria-labelledby="events-heading" aria-busy={s.searching}>
       <h2 id="events-heading" className="panel-title">
-        Recent events <span className="panel-note">newest first, last {AUDIT_TAIL_LIMIT}</span>
+        Events{' '}
+        {s.loaded && !s.unavailable ? (
+          <span className="panel-note">
+            <span data-testid="audit-total" data-total={s.total} data-capped={s.capped}>
+              {totalText} {s.total === 1 && !s.capped ? 'match' : 'matches'}
+            </span>
+            {s.tookMs !== null ? (
+              <span data-testid="audit-took">
+                {' '}
+                in {s.tookMs < 10 ? s.tookMs.toFixed(1) : Math.round(s.tookMs)} ms
+              </span>
+            ) : null}
+            , newest first
+          </span>
+        ) : null}
       </h2>
-      {tailError ? (
-        <p className="inline-error" role="alert">
-          Could not load recent events: {tailError}
+      {s.unavailable ? (
+        <p className="audit-notice" role="status" data-testid="audit-unavailable">
+          {s.unavailable} Showing the latest {s.count} events instead.
         </p>
       ) : null}
-      {loaded && events.length === 0 ? (
-        <EmptyState title="No events">The audit log is empty.</EmptyState>
-      ) : !loaded && !tailError ? (
-        <p className="muted">Recent events appear once the console is connected.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table">
-            <thead>
-              <tr>
-                <th scope="col" className="col-seq">
-                  Seq
-                </th>
-                <th scope="col" className="col-time">
-                  Time
-                </th>
-                <th scope="col">Type</th>
-                <th scope="col">Actor</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr key={e.seq} data-testid="audit-row" data-seq={e.seq}>
-                  <td className="mono col-seq">{e.seq}</td>
-                  <td className="mono col-time">
-                    <time dateTime={isoTime(e.ts)} title={formatDateTime(e.ts)}>
-                      {formatEventTime(e.ts, now)}
-                    </time>
-                  </td>
-                  <td className="mono">{e.type}</td>
-                  <td>{e.actor}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {s.tailError ? (
+        <p className="inline-error" role="alert">
+          Could not load recent events: {s.tailError}
+        </p>
+      ) : null}
+      {s.exportResult ? (
+        <p className="audit-notice" role="status" data-testid="audit-export-result" data-count={s.exportResult.count}>
+          Exported {s.exportResult.count} {s.exportResult.count === 1 ? 'event' : 'events'} to {s.exportResult.file}
+          {s.exportResult.truncated ? ' (truncated at the export limit)' : ''}.
+        </p>
+      ) : null}
+      {s.exportError ? (
+        <p className="inline-error" role="alert" data-testid="audit-export-error">
+          Export failed: {s.exportError}
+        </p>
+      ) : null}
+      {s.loaded && s.count === 0 && !s.searchError ? (
+        <EmptyState title="No events">{s.unavailable ? 'The audit log is empty.' : 'No event matches this search.'}</EmptyState>
+      ) : !s.loaded && !s.tailError ? (
+        <p className="muted">Events appear once the console is connected.</p>
+      ) : s.count > 0 ? (
+        <ResultsTable />
+      ) : null}
     </section>
   );
 }
 
 export function AuditView() {
   const client = useClient();
-  const verifying = useAuditStore((s) => s.verifying);
+  const { verifying, exporting, unavailable, hasSide } = useAuditStore(
+    useShallow((s) => ({ verifying: s.verifying, exporting: s.exporting, unavailable: s.searchUnavailable, hasSide: s.selected !== null || s.timeline !== null })),
+  );
   const connected = useConnectionStore((s) => s.state === 'connected');
 
   return (
@@ -125,22 +156,45 @@ export function AuditView() {
       id="audit"
       title="Audit"
       subtitle="Every step of every tool call, chained by SHA-256 so that an edit or a deletion is detectable."
+      bodyClassName="audit-body"
       actions={
-        <button
-          type="button"
-          className="button button-primary"
-          data-testid="audit-verify"
-          onClick={() => void verifyChain(client)}
-          disabled={verifying || !connected}
-          aria-busy={verifying}
-          title={connected ? 'Recompute every hash in the audit log and compare it with the stored chain' : 'Available once the console is connected'}
-        >
-          {verifying ? 'Verifying…' : 'Verify chain'}
-        </button>
+        <>
+          <button
+            type="button"
+            className="button"
+            data-testid="audit-export"
+            onClick={() => void exportFilter(client)}
+            disabled={exporting || !connected || !!unavailable}
+            aria-busy={exporting}
+            title="Download the events matching the current search as redacted JSONL"
+          >
+            {exporting ? 'Exporting…' : 'Export JSONL'}
+          </button>
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="audit-verify"
+            onClick={() => void verifyChain(client)}
+            disabled={verifying || !connected}
+            aria-busy={verifying}
+            title={connected ? 'Recompute every hash in the audit log and compare it with the stored chain' : 'Available once the console is connected'}
+          >
+            {verifying ? 'Verifying…' : 'Verify chain'}
+          </button>
+        </>
       }
     >
       <ChainPanel />
-      <EventsTable />
+      <SearchBar />
+      <div className={hasSide ? 'audit-split audit-split-open' : 'audit-split'}>
+        <ResultsPanel />
+        {hasSide ? (
+          <div className="audit-side">
+            <SessionTimeline />
+            <EventDetail />
+          </div>
+        ) : null}
+      </div>
     </ViewFrame>
   );
 }

@@ -1,0 +1,122 @@
+// The Audit view (incident review). Test ids:
+//   audit-verify                 Verify chain button (header)
+//   audit-export                 Export JSONL button (header); downloads the current filter
+//   audit-export-result          "Exported N events to FILE" (data-count)
+//   audit-export-error           the host refused the export
+//   audit-chain-badge            chain state badge (data-state = verified | broken | checking | unknown)
+//   audit-chain-first-bad        link to the first broken row (data-seq), shown when broken
+//   audit-search                 search box (FTS5 syntax); Enter applies it with the text facets
+//   audit-search-hint            one-line syntax hint
+//   audit-search-error           the host's error for the query (bad FTS syntax…)
+//   audit-facet-time             time range preset (15m, 1h, 24h, 7d, all, custom)
+//   audit-facet-from / -to       custom range (datetime-local), when time = custom
+//   audit-facet-agent / -session / -plugin   text facets (applied on Enter)
+//   audit-facet-decision / -type selects, applied at once
+//   audit-total                  match count (data-total, data-capped; "10,000+" when capped)
+//   audit-took                   query time
+//   audit-unavailable            the host cannot search; the latest events are shown instead
+//   audit-table                  the virtualized table's scroller (data-loaded rows, data-rendered rows in the DOM)
+//   audit-row                    one rendered row (data-seq, aria-selected); only rows near the view exist
+//   audit-detail                 event detail pane (data-seq)
+//   audit-detail-json / -hash    pretty payload, chain hash
+//   audit-related-link           an event of the same call (data-seq)
+//   audit-session-link           opens the session timeline
+//   audit-plugin-link            opens the Plugins view on the plugin
+//   audit-timeline               session timeline (data-session, data-step, data-count, data-playing)
+//   audit-timeline-step          a step shown up to the scrubber (data-seq, data-kind, data-current)
+//   audit-scrubber               range input; left/right step
+//   audit-play                   play/pause (aria-pressed)
+//   audit-step-count             "3 / 12"
+//   audit-step-detail            the current step's detail (data-seq)
+//   audit-timeline-close
+//   audit-replay                 "Replay against policy"; audit-replay-result (data-changed), audit-replay-change, audit-replay-error
+import { expect, type Download, type Locator, type Page } from '@playwright/test';
+
+export class AuditPage {
+  readonly root: Locator;
+  readonly verifyButton: Locator;
+  readonly exportButton: Locator;
+  readonly exportResult: Locator;
+  readonly chainBadge: Locator;
+  readonly firstBad: Locator;
+  readonly search: Locator;
+  readonly searchHint: Locator;
+  readonly searchError: Locator;
+  readonly total: Locator;
+  readonly took: Locator;
+  readonly unavailable: Locator;
+  readonly table: Locator;
+  readonly rows: Locator;
+  readonly detail: Locator;
+  readonly sessionLink: Locator;
+  readonly pluginLink: Locator;
+  readonly relatedLinks: Locator;
+  readonly timeline: Locator;
+  readonly steps: Locator;
+  readonly scrubber: Locator;
+  readonly play: Locator;
+  readonly stepDetail: Locator;
+  readonly replayButton: Locator;
+  readonly replayResult: Locator;
+
+  constructor(readonly page: Page) {
+    const id = (t: string) => page.getByTestId(t);
+    this.root = id('view-audit');
+    this.verifyButton = id('audit-verify');
+    this.exportButton = id('audit-export');
+    this.exportResult = id('audit-export-result');
+    this.chainBadge = id('audit-chain-badge');
+    this.firstBad = id('audit-chain-first-bad');
+    this.search = id('audit-search');
+    this.searchHint = id('audit-search-hint');
+    this.searchError = id('audit-search-error');
+    this.total = id('audit-total');
+    this.took = id('audit-took');
+    this.unavailable = id('audit-unavailable');
+    this.table = id('audit-table');
+    this.rows = id('audit-row');
+    this.detail = id('audit-detail');
+    this.sessionLink = id('audit-session-link');
+    this.pluginLink = id('audit-plugin-link');
+    this.relatedLinks = id('audit-related-link');
+    this.timeline = id('audit-timeline');
+    this.steps = id('audit-timeline-step');
+    this.scrubber = id('audit-scrubber');
+    this.play = id('audit-play');
+    this.stepDetail = id('audit-step-detail');
+    this.replayButton = id('audit-replay');
+    this.replayResult = id('audit-replay-result');
+  }
+
+  facet(name: 'time' | 'from' | 'to' | 'agent' | 'session' | 'plugin' | 'decision' | 'type'): Locator {
+    return this.page.getByTestId(`audit-facet-${name}`);
+  }
+
+  row(seq: number): Locator {
+    return this.page.locator(`[data-testid="audit-row"][data-seq="${seq}"]`);
+  }
+
+  /** Types the query and presses Enter. */
+  async searchFor(query: string): Promise<void> {
+    await this.search.fill(query);
+    await this.search.press('Enter');
+  }
+
+  /** Types a text facet (agent, session, plugin) and applies it with Enter. */
+  async setTextFacet(name: 'agent' | 'session' | 'plugin', value: string): Promise<void> {
+    await this.facet(name).fill(value);
+    await this.facet(name).press('Enter');
+  }
+
+  async expectStep(step: number): Promise<void> {
+    await expect(this.timeline).toHaveAttribute('data-step', String(step));
+    await expect(this.steps).toHaveCount(step + 1);
+  }
+
+  /** Clicks Export and returns the file the browser downloaded. */
+  async exportFile(): Promise<Download> {
+    const download = this.page.waitForEvent('download');
+    await this.exportButton.click();
+    return download;
+  }
+}

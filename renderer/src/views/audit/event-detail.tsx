@@ -1,0 +1,109 @@
+// One event: its payload as pretty JSON, its chain hash, and links to the other events of its
+// call, to its session's timeline and to its plugin.
+import { useClient } from '../../app/client-context.ts';
+import { pluginOf, summarize } from '../../lib/audit-summary.ts';
+import { formatDateTime, isoTime } from '../../lib/format.ts';
+import { useAuditStore } from '../../stores/audit-store.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { closeEvent, openEvent, openSession, sessionOf } from '../../sync/audit-actions.ts';
+import { requestPlugin } from '../../sync/plugins-actions.ts';
+
+export function EventDetail() {
+  const client = useClient();
+  const selected = useAuditStore((s) => s.selected);
+  if (!selected) return null;
+  const { event, related, loading, error } = selected;
+  const session = sessionOf(event, related);
+  const plugin = event ? (pluginOf(event) ?? related.map(pluginOf).find(Boolean) ?? null) : null;
+
+  return (
+    <section className="panel audit-detail" data-testid="audit-detail" data-seq={selected.seq} aria-labelledby="audit-detail-heading" aria-busy={loading}>
+      <h2 id="audit-detail-heading" className="panel-title">
+        Event #{selected.seq}
+        {event ? <span className="mono panel-note">{event.type}</span> : null}
+        <button type="button" className="button button-small audit-close" onClick={closeEvent} aria-label="Close the event">
+          Close
+        </button>
+      </h2>
+      {error ? (
+        <p className="inline-error" role="alert" data-testid="audit-detail-error">
+          Could not load the event's call: {error}
+        </p>
+      ) : null}
+      {event ? (
+        <>
+          <dl className="facts">
+            <dt>Time</dt>
+            <dd>
+              <time dateTime={isoTime(event.ts)}>{formatDateTime(event.ts)}</time>
+            </dd>
+            <dt>Actor</dt>
+            <dd>{event.actor}</dd>
+            <dt>Summary</dt>
+            <dd>{summarize(event)}</dd>
+            <dt>Chain hash</dt>
+            <dd className="mono audit-hash" data-testid="audit-detail-hash">
+              {event.hash}
+            </dd>
+            {session ? (
+              <>
+                <dt>Session</dt>
+                <dd>
+                  <button type="button" className="link-button mono" data-testid="audit-session-link" onClick={() => void openSession(client, session)}>
+                    {session}
+                  </button>{' '}
+                  <span className="muted">(opens its timeline)</span>
+                </dd>
+              </>
+            ) : null}
+            {plugin ? (
+              <>
+                <dt>Plugin</dt>
+                <dd>
+                  <button
+                    type="button"
+                    className="link-button"
+                    data-testid="audit-plugin-link"
+                    onClick={() => {
+                      useUiStore.getState().setView('plugins');
+                      requestPlugin(client, plugin);
+                    }}
+                  >
+                    {plugin}
+                  </button>
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          <pre className="audit-json mono" data-testid="audit-detail-json" tabIndex={0} aria-label="Payload">
+            {JSON.stringify(event.payload, null, 2)}
+          </pre>
+        </>
+      ) : loading ? (
+        <p className="muted">Loading…</p>
+      ) : null}
+      {related.length > 0 ? (
+        <>
+          <h3 className="audit-subtitle">The same call</h3>
+          <ol className="audit-related">
+            {related.map((r) => (
+              <li key={r.seq}>
+                <button
+                  type="button"
+                  className="link-button"
+                  data-testid="audit-related-link"
+                  data-seq={r.seq}
+                  aria-current={r.seq === selected.seq ? 'true' : undefined}
+                  onClick={() => void openEvent(client, r.seq)}
+                >
+                  <span className="mono">#{r.seq}</span> <span className="mono">{r.type}</span>
+                </button>{' '}
+                <span className="muted">{summarize(r)}</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </section>
+  );
+}

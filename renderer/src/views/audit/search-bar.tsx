@@ -1,0 +1,202 @@
+// The search box (FTS5 syntax) and the facets. The query and the text facets apply on Enter;
+// the time range, decision and event type apply as they are picked.
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useClient } from '../../app/client-context.ts';
+import { pluginOf } from '../../lib/audit-summary.ts';
+import { timePresets, useAuditStore, type TimePreset } from '../../stores/audit-store.ts';
+import { runSearch, sessionOf } from '../../sync/audit-actions.ts';
+
+const decisions = ['allow', 'deny', 'ask', 'expired', 'approved', 'denied'] as const;
+/** The event types an operator filters by most; types seen in the results are added. */
+const commonTypes = [
+  'call.received',
+  'call.extracted',
+  'rule.matched',
+  'checker.verdict',
+  'call.decided',
+  'call.result',
+  'approval.requested',
+  'approval.decided',
+  'approval.expired',
+  'grant.created',
+  'grant.revoked',
+  'execution.started',
+  'execution.ended',
+  'pty.started',
+  'pty.transcript',
+  'pty.exited',
+  'pty.take-over',
+  'plugin.enabled',
+  'plugin.quarantined',
+  'settings.changed',
+  'policy.changed',
+  'host.started',
+  'host.stopped',
+];
+
+/** datetime-local wants local time without a zone. */
+function toLocalInput(ms: number | null): string {
+  if (ms === null) return '';
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}
+function fromLocalInput(v: string): number | null {
+  if (!v) return null;
+  const ms = new Date(v).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+export function SearchBar() {
+  const client = useClient();
+  const { filter, searchError, events, searchUnavailable } = useAuditStore(
+    useShallow((s) => ({ filter: s.filter, searchError: s.searchError, events: s.events, searchUnavailable: s.searchUnavailable })),
+  );
+  const [query, setQuery] = useState(filter.query);
+  const [agent, setAgent] = useState(filter.agent);
+  const [session, setSession] = useState(filter.session);
+  const [plugin, setPlugin] = useState(filter.plugin);
+  const ids = { hint: useId(), error: useId(), agents: useId(), sessions: useId(), plugins: useId() };
+
+  // A filter applied from elsewhere (a link in the detail pane) shows up in the fields.
+  useEffect(() => {
+    setQuery(filter.query);
+    setAgent(filter.agent);
+    setSession(filter.session);
+    setPlugin(filter.plugin);
+  }, [filter]);
+
+  const seen = useMemo(() => {
+    const agents = new Set<string>();
+    const sessions = new Set<string>();
+    const plugins = new Set<string>();
+    const types = new Set<string>(commonTypes);
+    for (const e of events.slice(0, 1000)) {
+      const p = e.payload as Record<string, unknown> | null;
+      if (p && typeof p.agent === 'string') agents.add(p.agent);
+      const s = sessionOf(e);
+      if (s) sessions.add(s);
+      const pl = pluginOf(e);
+      if (pl) plugins.add(pl);
+      types.add(e.type);
+    }
+    return { agents: [...agents].sort(), sessions: [...sessions].sort(), plugins: [...plugins].sort(), types: [...types].sort() };
+  }, [events]);
+
+  const submit = (ev: FormEvent) => {
+    ev.preventDefault();
+    void runSearch(client, { query, agent, session, plugin });
+  };
+  const disabled = !!searchUnavailable;
+
+  return (
+    <form className="panel audit-search" role="search" onSubmit={submit} aria-label="Search the audit log">
+      <div className="audit-search-row">
+        <input
+          type="search"
+          className="input audit-query mono"
+          data-testid="audit-search"
+          placeholder='Search: rm AND tmp, "exact phrase", prefix*'
+          aria-label="Search the audit log (FTS syntax)"
+          aria-describedby={searchError ? `${ids.hint} ${ids.error}` : ids.hint}
+          aria-invalid={searchError ? true : undefined}
+          value={query}
+          disabled={disabled}
+          onChange={(e) => setQuery(e.target.value)}
+        />
+        <button type="submit" className="button" data-testid="audit-search-submit" disabled={disabled}>
+          Search
+        </button>
+      </div>
+      <p id={ids.hint} className="audit-hint" data-testid="audit-search-hint">
+        Words match tool names, arguments, reasons, outputs and transcripts. <code>AND</code>, <code>OR</code>, <code>NOT</code>, <code>"a phrase"</code>, <code>pre*</code>; press Enter to search.
+      </p>
+      {searchError ? (
+        <p id={ids.error} className="inline-error" role="alert" data-testid="audit-search-error">
+          {searchError}
+        </p>
+      ) : null}
+      <div className="audit-facets">
+        <label className="facet">
+          <span>Time</span>
+          <select
+            className="input"
+            data-testid="audit-facet-time"
+            value={filter.time}
+            disabled={disabled}
+            onChange={(e) => void runSearch(client, { time: e.target.value as TimePreset })}
+          >
+            {timePresets.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filter.time === 'custom' ? (
+          <>
+            <label className="facet">
+              <span>From</span>
+              <input
+                type="datetime-local"
+                className="input"
+                data-testid="audit-facet-from"
+                value={toLocalInput(filter.customFrom)}
+                onChange={(e) => void runSearch(client, { customFrom: fromLocalInput(e.target.value) })}
+              />
+            </label>
+            <label className="facet">
+              <span>To</span>
+              <input
+                type="datetime-local"
+                className="input"
+                data-testid="audit-facet-to"
+                value={toLocalInput(filter.customTo)}
+                onChange={(e) => void runSearch(client, { customTo: fromLocalInput(e.target.value) })}
+              />
+            </label>
+          </>
+        ) : null}
+        <label className="facet">
+          <span>Agent</span>
+          <input className="input" list={ids.agents} data-testid="audit-facet-agent" value={agent} disabled={disabled} onChange={(e) => setAgent(e.target.value)} placeholder="any" />
+          <datalist id={ids.agents}>{seen.agents.map((a) => <option key={a} value={a} />)}</datalist>
+        </label>
+        <label className="facet">
+          <span>Session</span>
+          <input className="input mono" list={ids.sessions} data-testid="audit-facet-session" value={session} disabled={disabled} onChange={(e) => setSession(e.target.value)} placeholder="any" />
+          <datalist id={ids.sessions}>{seen.sessions.map((a) => <option key={a} value={a} />)}</datalist>
+        </label>
+        <label className="facet">
+          <span>Plugin</span>
+          <input className="input" list={ids.plugins} data-testid="audit-facet-plugin" value={plugin} disabled={disabled} onChange={(e) => setPlugin(e.target.value)} placeholder="any" />
+          <datalist id={ids.plugins}>{seen.plugins.map((a) => <option key={a} value={a} />)}</datalist>
+        </label>
+        <label className="facet">
+          <span>Decision</span>
+          <select className="input" data-testid="audit-facet-decision" value={filter.decision} disabled={disabled} onChange={(e) => void runSearch(client, { decision: e.target.value })}>
+            <option value="">any</option>
+            {decisions.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="facet">
+          <span>Event type</span>
+          <select className="input" data-testid="audit-facet-type" value={filter.type} disabled={disabled} onChange={(e) => void runSearch(client, { type: e.target.value })}>
+            <option value="">any</option>
+            {seen.types.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        {/* Enter in a text facet submits the form; this keeps Enter working with no visible button per field. */}
+        <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
+      </div>
+    </form>
+  );
+}
