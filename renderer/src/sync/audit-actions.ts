@@ -52,7 +52,8 @@ let generation = 0;
 /** Applies a filter (or re-runs the current one) from the first page. */
 export async function runSearch(client: GatehouseClient, patch: Partial<AuditFilter> = {}): Promise<void> {
   const gen = ++generation;
-  const filter = { ...get().filter, ...patch };
+  // Re-running the same search keeps the same filter object: views reset their fields and scroll only on a new one.
+  const filter = Object.keys(patch).length ? { ...get().filter, ...patch } : get().filter;
   set({ filter, searching: true, searchError: null, exportResult: null, exportError: null });
   try {
     const page = await client.call('audit.search', { ...filterRequest(filter), limit: AUDIT_PAGE_SIZE });

@@ -58,13 +58,14 @@ export function SearchBar() {
   const [plugin, setPlugin] = useState(filter.plugin);
   const ids = { hint: useId(), error: useId(), agents: useId(), sessions: useId(), plugins: useId() };
 
-  // A filter applied from elsewhere (a link in the detail pane) shows up in the fields.
+  // A filter applied from elsewhere shows up in the fields; a refresh of the same filter (new
+  // events while the operator types) must not overwrite what is being typed.
   useEffect(() => {
     setQuery(filter.query);
     setAgent(filter.agent);
     setSession(filter.session);
     setPlugin(filter.plugin);
-  }, [filter]);
+  }, [filter.query, filter.agent, filter.session, filter.plugin]);
 
   const seen = useMemo(() => {
     const agents = new Set<string>();
