@@ -1,28 +1,192 @@
 // Incident review queries over the audit log: search (FTS5 + facets), one event with its call,
-// a session's timeline, export as JSONL. Being built (issue #6): until then each answers that
-// it is not available, so no caller mistakes an empty result for "nothing happened".
+// a session's timeline, export as JSONL. Reads the search index beside the events
+// (audit-index.ts); works on the host's store or on a database opened read-only (the CLI).
+// Every event leaves redacted (redact.ts) unless the operator opted in to raw values.
+import type { Database as Db } from 'better-sqlite3';
 import type { RequestOf, ResponseOf } from '../../shared/contract.js';
-import type { AuditStore } from './audit-store.js';
+import type { AuditRow, AuditStore } from './audit-store.js';
+import { hasSearchIndex } from './audit-index.js';
+import { redactEvent } from './redact.js';
 import { OperationError } from '../host/operation-error.js';
 
+/** Matches are counted up to this many; past it the total says "at least". */
+export const COUNT_CAP = 10_000;
+
+export interface AuditQueryDeps {
+  /** The host's store (pending events are flushed before a query), or a database (the CLI). */
+  store?: AuditStore;
+  db?: Db;
+  /** True when the operator opted in to raw values (settings.auditRaw). */
+  raw?: () => boolean;
+}
+
+export type AuditFilter = Omit<RequestOf<'audit.search'>, 'limit' | 'before'> & { before?: number };
+
+interface StoredRow {
+  seq: number;
+  ts: number;
+  type: string;
+  actor: string;
+  payload: string;
+  hash: string;
+}
+
+const COLS = 'e.seq, e.ts, e.type, e.actor, e.payload, e.hash';
+
 export class AuditQuery {
-  constructor(private readonly deps: { store: AuditStore }) {}
+  private readonly db: Db;
 
-  private unavailable(what: string): never {
-    void this.deps;
-    throw new OperationError('unavailable', `${what} is not available in this build yet.`);
+  constructor(private readonly deps: AuditQueryDeps) {
+    const db = deps.db ?? deps.store?.db;
+    if (!db) throw new Error('AuditQuery needs a store or a database');
+    this.db = db;
   }
 
-  search(_req: RequestOf<'audit.search'>): ResponseOf<'audit.search'> {
-    return this.unavailable('Audit search');
+  search(req: RequestOf<'audit.search'>): ResponseOf<'audit.search'> {
+    const t0 = performance.now();
+    this.ready();
+    const limit = req.limit ?? 200;
+    const page = this.select({ ...req, ...(req.before !== undefined ? { before: req.before } : {}) }, 'DESC', limit);
+    const events = page.map((r) => this.out(r));
+    const counted = this.count(req);
+    return {
+      events,
+      total: Math.min(counted, COUNT_CAP),
+      totalCapped: counted > COUNT_CAP,
+      nextBefore: events.length === limit ? events.at(-1)!.seq : null,
+      tookMs: Math.round((performance.now() - t0) * 100) / 100,
+    };
   }
-  get(_seq: number): ResponseOf<'audit.get'> {
-    return this.unavailable('Audit event lookup');
+
+  get(seq: number): ResponseOf<'audit.get'> {
+    this.ready();
+    const row = this.db.prepare(`SELECT ${COLS}, f.call AS call FROM events e LEFT JOIN event_facets f ON f.seq = e.seq WHERE e.seq = ?`).get(seq) as (StoredRow & { call: string | null }) | undefined;
+    if (!row) throw new OperationError('not_found', `Audit event ${seq} does not exist (it may have been pruned by retention, or the log is shorter).`);
+    const related = row.call === null
+      ? []
+      : (this.db.prepare(`SELECT ${COLS} FROM event_facets f JOIN events e ON e.seq = f.seq WHERE f.call = ? AND f.seq != ? ORDER BY f.seq`).all(row.call, seq) as StoredRow[]);
+    return { event: this.out(row), related: related.map((r) => this.out(r)) };
   }
-  session(_session: string, _limit: number): ResponseOf<'audit.session'> {
-    return this.unavailable('The session timeline');
+
+  /**
+   * A session's events in seq order: those naming the session, every event of its calls (the
+   * index copies a call's session onto them), and the PTY events of terminals its calls opened.
+   */
+  session(session: string, limit: number): ResponseOf<'audit.session'> {
+    this.ready();
+    const rows = this.db
+      .prepare(
+        `WITH calls AS (SELECT DISTINCT call FROM event_facets WHERE session = @session AND call IS NOT NULL),
+              terms AS (SELECT DISTINCT terminal FROM event_facets WHERE terminal IS NOT NULL AND call IN (SELECT call FROM calls))
+         SELECT ${COLS} FROM event_facets f JOIN events e ON e.seq = f.seq
+         WHERE f.session = @session OR f.call IN (SELECT call FROM calls) OR f.terminal IN (SELECT terminal FROM terms)
+         ORDER BY f.seq LIMIT @limit`,
+      )
+      .all({ session, limit: limit + 1 }) as StoredRow[];
+    const truncated = rows.length > limit;
+    return { events: rows.slice(0, limit).map((r) => this.out(r)), truncated };
   }
-  export(_req: RequestOf<'audit.export'>): ResponseOf<'audit.export'> {
-    return this.unavailable('Audit export');
+
+  export(req: RequestOf<'audit.export'>): ResponseOf<'audit.export'> {
+    this.ready();
+    const limit = req.limit ?? 100_000;
+    const rows = this.select(req, 'ASC', limit + 1);
+    const truncated = rows.length > limit;
+    const lines = rows.slice(0, limit).map((r) => JSON.stringify(this.out(r)));
+    return { jsonl: lines.length ? lines.join('\n') + '\n' : '', count: lines.length, truncated };
+  }
+
+  /** Iterates the filtered events oldest first, one JSONL line each (the CLI streams these). */
+  *exportLines(filter: AuditFilter, limit = Number.MAX_SAFE_INTEGER): Generator<string> {
+    this.ready();
+    // An invalid query fails here, before the first line, as the same clear error as search.
+    this.select(filter, 'ASC', 0);
+    const { sql, params } = this.build(filter, 'ASC', limit);
+    for (const r of this.run(() => this.db.prepare(sql).iterate(...params) as IterableIterator<StoredRow>)) yield JSON.stringify(this.out(r));
+  }
+
+  /** An event as it leaves the host: payload parsed and, unless raw values were opted in, redacted. */
+  private out(r: StoredRow): AuditRow {
+    const e: AuditRow = { seq: r.seq, ts: r.ts, type: r.type, actor: r.actor, payload: JSON.parse(r.payload) as unknown, hash: r.hash };
+    return this.deps.raw?.() ? e : redactEvent(e);
+  }
+
+  private ready(): void {
+    this.deps.store?.flush();
+    if (!hasSearchIndex(this.db)) {
+      throw new OperationError('unavailable', 'This audit database has no search index yet: start Gatehouse once (it migrates the database), then search again.');
+    }
+  }
+
+  private select(filter: AuditFilter, order: 'ASC' | 'DESC', limit: number): StoredRow[] {
+    const { sql, params } = this.build(filter, order, limit);
+    return this.run(() => this.db.prepare(sql).all(...params) as StoredRow[]);
+  }
+
+  private count(filter: AuditFilter): number {
+    const { sql, params } = this.build({ ...filter, before: undefined } as AuditFilter, 'DESC', COUNT_CAP + 1, '1');
+    return this.run(() => (this.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n);
+  }
+
+  private build(filter: AuditFilter, order: 'ASC' | 'DESC', limit: number, cols = COLS): { sql: string; params: unknown[] } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const query = (filter.query ?? '').trim();
+    let from: string;
+    let key: string;
+    if (query) {
+      // FTS5 drives: it yields rowids (seqs) in order, so the newest page is read without sorting.
+      from = 'events_fts JOIN event_facets f ON f.seq = events_fts.rowid JOIN events e ON e.seq = f.seq';
+      where.push('events_fts MATCH ?');
+      params.push(query);
+      key = 'events_fts.rowid';
+    } else {
+      from = 'event_facets f JOIN events e ON e.seq = f.seq';
+      key = 'f.seq';
+    }
+    const eq = (col: string, v: string | undefined) => {
+      if (v === undefined || v === '') return;
+      where.push(`${col} = ?`);
+      params.push(v);
+    };
+    eq('f.agent', filter.agent);
+    eq('f.session', filter.session);
+    eq('f.plugin', filter.plugin);
+    eq('f.decision', filter.decision);
+    eq('f.severity', filter.severity);
+    if (filter.from !== undefined) {
+      where.push('e.ts >= ?');
+      params.push(filter.from);
+    }
+    if (filter.to !== undefined) {
+      where.push('e.ts <= ?');
+      params.push(filter.to);
+    }
+    if (filter.types && filter.types.length > 0) {
+      where.push(`e.type IN (${filter.types.map(() => '?').join(', ')})`);
+      params.push(...filter.types);
+    }
+    if (filter.before !== undefined) {
+      where.push(`${key} < ?`);
+      params.push(filter.before);
+    }
+    params.push(limit);
+    return { sql: `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${key} ${order} LIMIT ?`, params };
+  }
+
+  /** Runs a query; an FTS5 syntax error is the operator's to fix, so it says what and how. */
+  private run<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      const msg = (err as Error).message ?? String(err);
+      if (/fts5|syntax error|no such column|unterminated|unknown special query/i.test(msg)) {
+        throw new OperationError(
+          'invalid',
+          `The search query is not valid FTS5 syntax (${msg}). Put words with punctuation in double quotes ("foo.txt", "rm -rf"), use AND, OR, NOT in capitals, and end a prefix with * (deplo*).`,
+        );
+      }
+      throw err;
+    }
   }
 }

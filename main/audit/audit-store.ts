@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { ChainVerifier, GENESIS_HASH, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
 import { migrate } from './migrations.js';
+import { SearchIndexer } from './audit-index.js';
 
 export interface Clock {
   now(): number;
@@ -97,6 +98,8 @@ export class AuditStore {
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
+  /** Indexes each batch for search in its own transaction, at commit (audit-index.ts). */
+  private readonly searchIndex: SearchIndexer;
   private readonly onCommit: ((lastSeq: number, count: number) => void) | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
   /** Head of the chain including events not yet committed. */
@@ -133,6 +136,7 @@ export class AuditStore {
     this.begin = this.db.prepare('BEGIN IMMEDIATE');
     this.commit = this.db.prepare('COMMIT');
     this.rollback = this.db.prepare('ROLLBACK');
+    this.searchIndex = new SearchIndexer(this.db);
     const last = this.db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.headSeqValue = last?.seq ?? 0;
     this.headHash = last?.hash ?? GENESIS_HASH;
@@ -184,6 +188,7 @@ export class AuditStore {
     const batch = this.batch;
     if (!batch) return;
     try {
+      this.searchIndex.indexAfter(this.committed.seq);
       this.setHead.run(this.headSeqValue, this.headHash);
       this.commit.run();
     } catch (err) {

@@ -1,5 +1,6 @@
 // Numbered, forward-only schema migrations; PRAGMA user_version records the last one applied.
 import type { Database } from 'better-sqlite3';
+import { SEARCH_INDEX_SCHEMA, backfillSearchIndex } from './audit-index.js';
 
 export interface Migration {
   version: number;
@@ -48,6 +49,15 @@ export const migrations: Migration[] = [
           pruned_at INTEGER NOT NULL
         );
       `);
+    },
+  },
+  {
+    version: 3,
+    name: 'search index: FTS5 text and facets (session, agent, plugin, decision) per event',
+    up(db) {
+      db.exec(SEARCH_INDEX_SCHEMA);
+      // An existing log is indexed now, in the migration's transaction: search never sees half of it.
+      backfillSearchIndex(db);
     },
   },
 ];

@@ -32,7 +32,7 @@ export interface AgentTool {
 /** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
 export interface UpstreamTools {
   tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean }>;
-  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
+  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
 }
 
 export interface IncomingCall {
@@ -183,13 +183,13 @@ export class Gateway {
       const pty = this.deps.registry.get(tool.plugin!)?.manifest?.pty === true;
       result = pty
         ? await this.deps.toolRunner.callPty(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, agentTool: tool.name })
-        : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor });
+        : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id });
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
-      const r = await up.call(tool.name, call.arguments, { actor });
+      const r = await up.call(tool.name, call.arguments, { actor, callId: call.id });
       result = {
         ok: r.ok && !r.isError,
         output: null,

@@ -99,6 +99,8 @@ export interface UpstreamCallOptions {
   signal?: AbortSignal;
   /** Who asked, for the audit log ("agent:…"). Default "agent". */
   actor?: string;
+  /** The agent's tool call this serves: recorded with execution.* so the audit joins them to it. */
+  callId?: string;
 }
 
 export interface UpstreamMcpDeps {
@@ -287,9 +289,10 @@ export class UpstreamMcp {
       const transport = c.transport!;
       const timeoutMs = opts.timeoutMs ?? c.timeoutMs;
       const sandboxed = c.sandboxed;
-      this.deps.record('execution.started', actor, { plugin, tool: tool.tool, name, kind: 'mcp', sandboxed });
+      this.deps.record('execution.started', actor, { ...(opts.callId ? { call: opts.callId } : {}), plugin, tool: tool.tool, name, kind: 'mcp', sandboxed });
       const ended = (r: UpstreamCallResult) => {
         this.deps.record('execution.ended', actor, {
+          ...(opts.callId ? { call: opts.callId } : {}),
           plugin,
           tool: tool.tool,
           name,

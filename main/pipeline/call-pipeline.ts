@@ -174,7 +174,8 @@ export class CallPipeline {
     try {
       // ---- extract ------------------------------------------------------------------------------
       begin('extract');
-      d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd });
+      // The arguments are on record (redacted when shown): incident review searches them.
+      d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: call.arguments ?? null, source: call.source, cwd: call.cwd });
       const x = await d.extract(call);
       extraction = x;
       d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons });

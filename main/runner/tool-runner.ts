@@ -34,11 +34,11 @@ export interface ToolCallOptions {
   actor: string;
   /** Operator test runs may run a valid plugin that is not enabled (never exposed to agents). */
   testRun?: boolean;
+  /** The agent's tool call this serves: recorded with execution.* so the audit joins them to it. */
+  callId?: string;
 }
 
 export interface PtyCallOptions extends ToolCallOptions {
-  /** The agent's tool call this serves (shown with the terminal, recorded in the audit log). */
-  callId?: string;
   /** The tool's name as the agent called it (default: the plugin's naming rule). */
   agentTool?: string;
 }
@@ -129,7 +129,7 @@ export class ToolRunner {
         return { ok: false, output: null, error: `${plugin} is not being called: ${ticket.reason}`, failure: 'breaker_open', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
       }
       plan = this.deps.sandboxFor(manifest, dir);
-      this.deps.record('execution.started', opts.actor, { plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
+      this.deps.record('execution.started', opts.actor, { ...(opts.callId ? { call: opts.callId } : {}), plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
       const env = { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name };
       r = await run({ spec, dir, manifest, plan, env });
     } finally {
@@ -141,6 +141,7 @@ export class ToolRunner {
     if (r.ok) breaker.success(ticket.probe);
     else breaker.failure(r.message, ticket.probe);
     this.deps.record('execution.ended', opts.actor, {
+      ...(opts.callId ? { call: opts.callId } : {}),
       plugin,
       tool: spec.name,
       ok: r.ok,
