@@ -14,6 +14,7 @@ import { addPluginCommands } from './plugin-commands.js';
 import { addDoctorCommand } from './doctor.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
+import { addAuditQueryCommands } from './audit-commands.js';
 import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { resolve } from 'node:path';
 
@@ -76,6 +77,7 @@ function program(): Command {
   addApprovalCommands(cli);
 
   const audit = cli.command('audit').description('Audit log commands.');
+  addAuditQueryCommands(audit);
   audit
     .command('verify')
     .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row.')

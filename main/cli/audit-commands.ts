@@ -1,0 +1,119 @@
+// `gatehouse audit search` and `gatehouse audit export`: the audit log's search index read
+// straight from the database file, opened read-only (WAL lets it be read while a host writes it),
+// so they work with or without a running host. Output is redacted unless the operator opted in
+// to raw values in Settings and asks for them with --raw.
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { defaultHome, homePaths } from '../home.js';
+import { openForVerify } from '../audit/audit-store.js';
+import { AuditQuery, type AuditFilter } from '../audit/audit-query.js';
+import { readSettingsFile } from '../gateway/settings-store.js';
+import { UsageError } from './usage-error.js';
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `--since`: an ISO date or time ("2026-05-01", "2026-05-01T12:00Z"), or an age ("90m", "2h", "7d"). */
+export function parseSince(v: string, now = Date.now()): number {
+  const rel = /^(\d+)\s*([smhdw])$/.exec(v.trim());
+  if (rel) return now - Number(rel[1]) * UNITS[rel[2]!]!;
+  if (/^\d{4}-\d{2}-\d{2}/.test(v)) {
+    const t = Date.parse(v);
+    if (!Number.isNaN(t)) return t;
+  }
+  throw new UsageError(`--since must be an ISO date ("2026-05-01", "2026-05-01T12:00:00Z") or an age like 30m, 2h, 7d, not "${v}".`);
+}
+
+function positiveInt(name: string, v: string, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}, not "${v}".`);
+  return n;
+}
+
+function openQuery(home: string | undefined, raw: boolean): { q: AuditQuery; close: () => void } {
+  const paths = homePaths(home ?? defaultHome());
+  if (!existsSync(paths.auditDb)) throw new UsageError(`No audit log at ${paths.auditDb}. Pass the data folder with --home DIR.`);
+  if (raw && !readSettingsFile(paths.settings).settings.auditRaw) {
+    throw new UsageError('--raw needs the "Show raw audit values" setting (auditRaw) turned on in Settings; without it secrets stay masked.');
+  }
+  const db = openForVerify(paths.auditDb);
+  return { q: new AuditQuery({ db, raw: () => raw }), close: () => db.close() };
+}
+
+function summary(e: { seq: number; ts: number; type: string; actor: string; payload: unknown }): string {
+  const p = (e.payload ?? {}) as Record<string, unknown>;
+  const bits = ['tool', 'session', 'decision', 'reason', 'plugin'].filter((k) => typeof p[k] === 'string').map((k) => `${k}=${String(p[k]).slice(0, 80)}`);
+  return `${String(e.seq).padStart(8)}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(18)} ${e.actor.padEnd(22)} ${bits.join(' ')}`;
+}
+
+export function addAuditQueryCommands(audit: Command): void {
+  audit
+    .command('search')
+    .description('Search the audit log (FTS5 syntax) newest first, with facet filters.')
+    .argument('[query]', 'FTS5 query: words, "exact phrase", prefix*, AND / OR / NOT; empty matches every event', '')
+    .option('--json', 'one JSON object: events, total, totalCapped, nextBefore')
+    .option('--agent <name>', 'only events of this agent')
+    .option('--session <id>', 'only events of this session')
+    .option('--plugin <name>', 'only events of this plugin')
+    .option('--decision <d>', 'only events with this decision (allow, deny, ask, …)')
+    .option('--type <type...>', 'only these event types (repeatable)')
+    .option('--since <when>', 'ISO date or an age (30m, 2h, 7d)')
+    .option('--before <seq>', 'only events before this seq (the previous page\'s nextBefore)')
+    .option('--limit <n>', 'events to show (1-1000)', '50')
+    .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', '\nExamples:\n  gatehouse audit search "rm AND tmp"\n  gatehouse audit search deploy --agent claude-code --since 2h --json')
+    .action((query: string, o: { json?: boolean; agent?: string; session?: string; plugin?: string; decision?: string; type?: string[]; since?: string; before?: string; limit: string; raw?: boolean; home?: string }) => {
+      const limit = positiveInt('limit', o.limit, 1000);
+      const { q, close } = openQuery(o.home, o.raw === true);
+      try {
+        const r = q.search({
+          query,
+          limit,
+          ...(o.agent ? { agent: o.agent } : {}),
+          ...(o.session ? { session: o.session } : {}),
+          ...(o.plugin ? { plugin: o.plugin } : {}),
+          ...(o.decision ? { decision: o.decision } : {}),
+          ...(o.type ? { types: o.type } : {}),
+          ...(o.since ? { from: parseSince(o.since) } : {}),
+          ...(o.before ? { before: positiveInt('before', o.before, Number.MAX_SAFE_INTEGER) } : {}),
+        });
+        if (o.json) {
+          console.log(JSON.stringify({ events: r.events, total: r.total, totalCapped: r.totalCapped, nextBefore: r.nextBefore }));
+          return;
+        }
+        for (const e of r.events) console.log(summary(e));
+        const more = r.nextBefore !== null ? ` More: --before ${r.nextBefore}.` : '';
+        console.log(`${r.total}${r.totalCapped ? '+' : ''} matching events, ${r.events.length} shown (${r.tookMs} ms).${more}`);
+      } finally {
+        close();
+      }
+    });
+
+  audit
+    .command('export')
+    .description('Print the filtered events as JSONL (one event per line), oldest first, secrets masked.')
+    .option('--query <q>', 'FTS5 query', '')
+    .option('--since <when>', 'ISO date or an age (30m, 2h, 7d)')
+    .option('--agent <name>', 'only events of this agent')
+    .option('--session <id>', 'only events of this session')
+    .option('--type <type...>', 'only these event types (repeatable)')
+    .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', '\nExample:\n  gatehouse audit export --since 7d --query curl > incident.jsonl')
+    .action((o: { query: string; since?: string; agent?: string; session?: string; type?: string[]; raw?: boolean; home?: string }) => {
+      const filter: AuditFilter = {
+        query: o.query,
+        ...(o.agent ? { agent: o.agent } : {}),
+        ...(o.session ? { session: o.session } : {}),
+        ...(o.type ? { types: o.type } : {}),
+        ...(o.since ? { from: parseSince(o.since) } : {}),
+      };
+      const { q, close } = openQuery(o.home, o.raw === true);
+      try {
+        // Streamed: an export of the whole log is not held in memory.
+        for (const line of q.exportLines(filter)) process.stdout.write(line + '\n');
+      } finally {
+        close();
+      }
+    });
+}
