@@ -40,6 +40,7 @@ import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyTe
 import { OperationError } from './operation-error.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
+import { replayCalls } from '../audit/replay.js';
 import { redactEvent } from '../audit/redact.js';
 
 export interface HostOptions {
@@ -395,8 +396,9 @@ export function createHost(opts: HostOptions): Host {
     'audit.get': ({ seq }) => auditQuery.get(seq),
     'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
     'audit.export': (req) => auditQuery.export(req),
-    'audit.replay': () => {
-      throw new OperationError('unavailable', 'Shadow replay is not available in this build yet.');
+    'audit.replay': (req) => {
+      audit.flush();
+      return replayCalls({ db: audit.db, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }, req);
     },
     'plugins.list': async () => {
       await ready;

@@ -222,6 +222,24 @@ export class PolicyStore {
     return this.count(await evaluatePolicyAsync(x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved, resolver: this.opts.resolver }));
   }
 
+  /**
+   * For shadow replay: judges calls with the active rules, or with the built-ins plus a draft's
+   * rules (`text`, checked as check() does; its rejected rules are left out and named in problems).
+   * Hit counts are not touched: a replay is not traffic.
+   */
+  evaluator(text?: string): { problems: PolicyProblem[]; broken: boolean; evaluate(x: Extraction, call: ToolCall | null): PolicyResult } {
+    let rules = this.ruleSetValue;
+    let problems: PolicyProblem[] = [];
+    let broken = false;
+    if (text !== undefined) {
+      const r = this.check(text);
+      problems = r.problems;
+      broken = r.broken;
+      if (!broken) rules = buildRuleSet(this.builtin, r.compiled);
+    }
+    return { problems, broken, evaluate: (x, call) => evaluatePolicy(x, call, { rules, unresolved: this.opts.unresolved }) };
+  }
+
   hitCount(name: string): number {
     return this.hits.get(name) ?? 0;
   }
