@@ -2,9 +2,11 @@
 // cases to the list below; a case with a target fails the run (exit 1) when it misses it.
 //
 // Options: --rounds N (default 7), --warmup N (default 1), --events N (audit events per round,
-// default 100000), and any other word filters cases by name (a kept case's baseline is kept too).
+// default 100000), --search-events N (the audit search log, default
+// 1000000), and any other word filters cases by name (a kept case's baseline is kept too).
 import { parseArgs } from 'node:util';
 import { auditAppendCases } from './audit-append.js';
+import { auditSearchCases } from './audit-search.js';
 import { registryCases } from './registry-discovery.js';
 import { checkerPoolCases } from './checker-pool.js';
 import { oneShotCases } from './one-shot.js';
@@ -18,6 +20,8 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '1' },
     events: { type: 'string', default: '100000' },
+    // The incident-review log: its own database in the temp folder, removed after the run.
+    'search-events': { type: 'string', default: '1000000' },
   },
   allowPositionals: true,
 });
@@ -31,8 +35,10 @@ function count(name: string, v: string, min: number): number {
   return n;
 }
 
+const auditSearch = auditSearchCases({ events: count('search-events', values['search-events'], 1000) });
 const cases: BenchCase[] = [
   ...auditAppendCases({ events: count('events', values.events, 1) }),
+  ...auditSearch.cases,
   ...registryCases({ plugins: 200 }),
   ...oneShotCases(),
   ...checkerPoolCases(),
@@ -67,8 +73,11 @@ const results = await runBench(run, {
   onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
 });
 await gateway.close();
+auditSearch.close();
 console.log();
 console.log(formatTable(results));
+const searchNote = auditSearch.note();
+if (searchNote) console.log(`\n${searchNote}`);
 const missed = results.filter((r) => r.pass === false);
 if (missed.length > 0) {
   console.log(`\nMissed target: ${missed.map((r) => r.name).join('; ')}.`);

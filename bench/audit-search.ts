@@ -1,0 +1,137 @@
+// Incident review at scale: a log of 1,000,000 events written through the AuditStore (hash chain,
+// FTS5 and facets indexed in each batch's transaction), then searched through AuditQuery as the
+// console searches it (first page of 200, newest first, count up to the cap).
+//
+// The first round builds the 1,000,000-event log in its own database under the temp folder and
+// reports that rate; later rounds append another 100,000 to the same log (the rate at ≥1M
+// events). Each search round runs QUERIES different queries and reports their p50 or p95. The
+// database is removed when the run ends (close()).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditStore, type AuditEventInput } from '../main/audit/audit-store.js';
+import { AuditQuery } from '../main/audit/audit-query.js';
+import { quantile, type BenchCase } from './harness.js';
+
+const tools = ['Bash', 'Read', 'Write', 'Edit', 'WebFetch', 'Grep'];
+const agents = ['claude-code', 'codex', 'mcp-client', 'custom'];
+const decisions = ['allow', 'deny', 'ask'];
+const words = ['deploy', 'migrate', 'backup', 'restore', 'compile', 'lint', 'format', 'upload', 'download', 'archive', 'rotate', 'purge'];
+const QUERIES = 40;
+
+/** Event i of a deterministic log shaped like the host's: call received (with arguments), rule matched, result. */
+function event(i: number): AuditEventInput {
+  const n = Math.floor(i / 3);
+  const call = `c-${n.toString(36)}`;
+  const agent = agents[n % agents.length]!;
+  const tool = tools[n % tools.length]!;
+  switch (i % 3) {
+    case 0: {
+      const session = `s-${(n >> 6).toString(36)}`;
+      const w = words[n % words.length]!;
+      const args = tool === 'Bash' ? { command: `${w} --target /srv/app/build-${n % 997} --id job${n % 50_021}` } : { path: `/srv/app/src/${w}/module-${n % 2_111}.ts` };
+      return { type: 'call.received', actor: `agent:${agent}`, payload: { call, agent, session, tool, arguments: args, source: 'mcp', cwd: '/srv/app' } };
+    }
+    case 1:
+      return { type: 'rule.matched', actor: `rule:rule-${n % 17}`, payload: { call, rule: `rule-${n % 17}`, decision: decisions[n % decisions.length], severity: n % 5 === 0 ? 'high' : 'low', detail: `${tool} matched rule-${n % 17}` } };
+    default:
+      return { type: 'call.result', actor: 'host', payload: { call, decision: decisions[n % decisions.length], executed: true, mode: 'live', ok: n % 29 !== 0, exitCode: n % 29 === 0 ? 1 : 0, durationMs: n % 503 } };
+  }
+}
+
+export function auditSearchCases(opts: { events: number; chunk?: number }): { cases: BenchCase[]; note: () => string | null; close: () => void } {
+  const chunk = opts.chunk ?? 100_000;
+  let dir: string | null = null;
+  let store: AuditStore | null = null;
+  let query: AuditQuery | null = null;
+  let written = 0;
+  let buildRate: number | null = null;
+
+  const append = async (count: number): Promise<number> => {
+    const start = performance.now();
+    let last: Promise<void> | undefined;
+    for (let k = 0; k < count; k++) last = store!.append(event(written + k)).durable;
+    await last;
+    written += count;
+    return count / ((performance.now() - start) / 1000);
+  };
+  const open = async (): Promise<number | null> => {
+    if (store) return null;
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-search-'));
+    store = new AuditStore({ path: join(dir, 'audit.db') });
+    query = new AuditQuery({ store });
+    buildRate = await append(opts.events);
+    return buildRate;
+  };
+
+  const insert: BenchCase = {
+    name: `audit insert ${opts.events.toLocaleString('en-US')} (chain + FTS + facets)`,
+    unit: 'events/s',
+    better: 'higher',
+    async run() {
+      return (await open()) ?? append(chunk);
+    },
+  };
+
+  let round = 0;
+  const latencies = (make: (k: number) => Parameters<AuditQuery['search']>[0]) => async (): Promise<number[]> => {
+    await open();
+    round++;
+    const ms: number[] = [];
+    for (let k = 0; k < QUERIES; k++) {
+      const t = performance.now();
+      const r = query!.search(make(round * QUERIES + k));
+      ms.push(performance.now() - t);
+      if (r.events.length === 0) throw new Error(`audit search bench: query ${JSON.stringify(make(round * QUERIES + k))} found nothing`);
+    }
+    return ms;
+  };
+  // A word from arguments (common: 1 in 36 events; with a second, rarer term; a prefix).
+  const wordQuery = (k: number) => {
+    const w = words[k % words.length]!;
+    // A call that exists: n a multiple of 6 is a Bash call, whose command has the word, build and job.
+    const n = ((k * 7919) % Math.max(1, Math.floor(opts.events / 18))) * 6;
+    const forms = [w, `${words[n % words.length]} AND "build-${n % 997}"`, `job${n % 50_021}`, `${w.slice(0, 4)}*`];
+    return { query: forms[k % forms.length]!, limit: 200 };
+  };
+  // Facets alone and combined: agent, session, decision with a type, severity.
+  const facetQuery = (k: number) => {
+    const forms = [
+      { query: '', agent: agents[k % agents.length]!, limit: 200 },
+      { query: '', session: `s-${((k * 131) % Math.max(1, Math.floor(opts.events / 192))).toString(36)}`, limit: 200 },
+      { query: '', decision: 'deny', types: ['call.result'], limit: 200 },
+      { query: '', agent: agents[k % agents.length]!, decision: 'ask', limit: 200 },
+    ];
+    return forms[k % forms.length]!;
+  };
+  const latencyCase = (name: string, q: 'p50' | 'p95', make: (k: number) => Parameters<AuditQuery['search']>[0]): BenchCase => {
+    const run = latencies(make);
+    return {
+      name: `audit search ${name} ${q}`,
+      unit: 'ms',
+      better: 'lower',
+      ...(q === 'p50' ? { target: { median: 50 } } : {}),
+      async run() {
+        return quantile(await run(), q === 'p50' ? 0.5 : 0.95);
+      },
+    };
+  };
+
+  return {
+    cases: [
+      insert,
+      latencyCase('word (FTS)', 'p50', wordQuery),
+      latencyCase('word (FTS)', 'p95', wordQuery),
+      latencyCase('facet filter', 'p50', facetQuery),
+      latencyCase('facet filter', 'p95', facetQuery),
+    ],
+    /** The build of the whole log happens in the first (usually warm-up) round: said after the table. */
+    note() {
+      return buildRate === null ? null : `Audit search log: ${opts.events.toLocaleString('en-US')} events inserted with chain, FTS5 and facets at ${Math.round(buildRate).toLocaleString('en-US')} events/s (the insert rows after it append 100,000 more per round).`;
+    },
+    close() {
+      store?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
