@@ -35,6 +35,7 @@ import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from '../runn
 import type { Outcome, PluginMetrics } from '../runner/metrics.js';
 import { scrubEnv } from '../runner/one-shot.js';
 import type { SandboxPlan } from '../runner/sandbox-plan.js';
+import { auditOutput } from '../runner/tool-runner.js';
 import { version } from '../version.js';
 import { MAX_MESSAGE_BYTES, ProcessTransport } from './process-transport.js';
 import { scanUpstreamTool, upstreamToolName, type UpstreamFinding } from './upstream-tools.js';
@@ -302,6 +303,7 @@ export class UpstreamMcp {
           durationMs: Math.round(r.durationMs),
           failure: r.failure ?? null,
           error: r.error ?? null,
+          ...mcpOutput(r),
         });
         return r;
       };
@@ -685,4 +687,10 @@ function textOf(content: unknown[]): string {
 
 function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** The result's content as text for execution.ended: its size and the first part of it. */
+function mcpOutput(r: UpstreamCallResult): { outputBytes: number; output: string; outputTruncated: boolean } {
+  const text = r.content.map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : JSON.stringify(c))).join('\n');
+  return { outputBytes: Buffer.byteLength(text), ...auditOutput(text) };
 }

@@ -148,6 +148,8 @@ export class ToolRunner {
       exitCode: r.exitCode,
       durationMs: Math.round(r.durationMs),
       outputBytes: Buffer.byteLength(r.stdout),
+      // What the tool printed, cut to a size the log can hold for every call (search, review).
+      ...auditOutput(r.stdout),
       failure: r.ok ? null : r.failure,
       error: r.ok ? null : r.message,
       stderrTail: r.stderr,
@@ -166,4 +168,10 @@ export class ToolRunner {
     if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${plugin} is invalid; fix its problems before a test run.`);
     return { manifest: e.manifest, dir: e.dir };
   }
+}
+
+/** Output kept with execution.ended: the first AUDIT_OUTPUT_CHARS characters and whether more was cut. */
+export const AUDIT_OUTPUT_CHARS = 4096;
+export function auditOutput(text: string): { output: string; outputTruncated: boolean } {
+  return text.length > AUDIT_OUTPUT_CHARS ? { output: text.slice(0, AUDIT_OUTPUT_CHARS), outputTruncated: true } : { output: text, outputTruncated: false };
 }

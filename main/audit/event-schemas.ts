@@ -1,0 +1,120 @@
+// The audit event taxonomy: every event type the host appends, by its stable name, with the actor
+// form and the payload fields it carries (docs/audit-events.md explains each). Payloads are loose
+// objects: the fields named here are required and typed; an event may carry more (a later version
+// adds a field without breaking readers of older logs). test/audit-event-schemas.test.ts checks a
+// realistic run against this table and fails on an event type that has no entry.
+import { z } from 'zod';
+
+const id = z.string().min(1);
+const nullableString = z.string().nullable();
+const int = z.number().int();
+const decider = z.looseObject({ kind: z.enum(['rule', 'checker', 'autonomy', 'grant', 'operator', 'error']) });
+const decision = z.enum(['allow', 'deny', 'ask']);
+const checkpoint = z.object({ seq: int, hash: z.string().regex(/^[0-9a-f]{64}$/) });
+const problems = z.array(z.looseObject({ message: z.string() }));
+
+/** Actor forms: who or what an event is attributed to. */
+export const ACTOR = {
+  host: /^host$/,
+  operator: /^operator:.+$/,
+  agent: /^agent(:.*)?$/,
+  rule: /^rule:.+$/,
+  checker: /^checker:.*$/,
+  /** A decision's actor: the operator, rule, checker, grant or autonomy level that decided, or the host (errors). */
+  decider: /^(host|operator:.+|rule:.+|checker:.*|grant:.+|autonomy:.+)$/,
+  /** Who started or ran something: an agent, an operator (test runs, terminals) or the host. */
+  initiator: /^(host|operator:.+|agent(:.*)?)$/,
+} as const;
+
+export interface EventSpec {
+  actor: RegExp;
+  payload: z.ZodType;
+}
+
+const spec = (actor: RegExp, shape: z.ZodRawShape): EventSpec => ({ actor, payload: z.looseObject(shape) });
+
+export const EVENT_SCHEMAS: Record<string, EventSpec> = {
+  // ---- host and consoles ----------------------------------------------------------------------
+  'host.started': spec(ACTOR.host, { shell: z.enum(['electron', 'serve', 'cli']), pid: int, version: z.string(), operator: z.string() }),
+  'host.stopped': spec(ACTOR.host, { reason: z.string() }),
+  'operator.connected': spec(ACTOR.operator, { console: z.string() }),
+  'operator.disconnected': spec(ACTOR.operator, { console: z.string() }),
+  'settings.changed': spec(ACTOR.operator, { changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })) }),
+  'gateway.mode-changed': spec(ACTOR.operator, { from: z.enum(['dry-run', 'live']), to: z.enum(['dry-run', 'live']) }),
+  'policy.saved': spec(ACTOR.operator, { file: z.string(), bytes: int, rules: int }),
+  'policy.rule-added': spec(ACTOR.operator, { rule: z.string(), approval: id, file: z.string() }),
+  'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
+
+  // ---- one tool call --------------------------------------------------------------------------
+  'call.received': spec(ACTOR.agent, { call: id, agent: z.string(), session: z.string(), tool: z.string(), source: z.enum(['mcp', 'hook', 'api', 'console']), cwd: z.string() }),
+  'call.extracted': spec(ACTOR.host, { call: id, operations: z.array(z.string()), paths: z.array(z.string()), hosts: z.array(z.string()), command: z.string(), evasive: z.boolean(), evasiveReasons: z.array(z.string()) }),
+  'rule.matched': spec(ACTOR.rule, { call: id, rule: z.string(), origin: z.string(), source: z.string(), decision: z.enum(['allow', 'deny', 'ask', 'log']), severity: z.string(), locked: z.boolean() }),
+  'checker.verdict': spec(/^(host|checker:.*)$/, { call: id, decision: z.string(), failures: z.array(z.unknown()) }),
+  'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),
+  'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
+
+  // ---- approvals and grants -------------------------------------------------------------------
+  'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
+  'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
+  'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),
+  'grant.created': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string(), argumentPattern: nullableString, argsHash: nullableString, operator: z.string(), approval: nullableString, createdAt: int, expiresAt: int }),
+  'grant.revoked': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string() }),
+  'grant.expired': spec(ACTOR.host, { id, agent: z.string(), session: z.string(), tool: z.string(), expiresAt: int }),
+
+  // ---- execution ------------------------------------------------------------------------------
+  'execution.started': spec(ACTOR.initiator, { plugin: z.string(), tool: z.string(), sandboxed: z.boolean() }),
+  'execution.ended': spec(ACTOR.initiator, { plugin: z.string(), tool: z.string(), ok: z.boolean(), durationMs: z.number(), failure: nullableString, error: nullableString, outputBytes: int, output: z.string(), outputTruncated: z.boolean() }),
+  'pty.started': spec(ACTOR.initiator, { id, tool: z.string(), command: z.string(), args: z.array(z.string()), cwd: z.string(), cols: int, rows: int }),
+  'pty.transcript': spec(ACTOR.host, { id, seq: int, offset: int, data: z.string() }),
+  'pty.transcript-capped': spec(ACTOR.host, { id, recordedChars: int, atOffset: int, maxChars: int }),
+  'pty.take-over': spec(ACTOR.operator, { id, console: z.string(), previous: z.object({ operator: z.string(), console: z.string() }).nullable() }),
+  'pty.killed': spec(/^(host|operator:.+|agent(:.*)?)$/, { id, pid: int, processes: z.unknown() }),
+  'pty.exited': spec(ACTOR.host, { id, exitCode: int.nullable(), signal: z.union([int, z.string()]).nullable(), durationMs: z.number(), outputChars: int, transcriptChars: int, droppedChars: int }),
+
+  // ---- plugins --------------------------------------------------------------------------------
+  'plugin.discovered': spec(ACTOR.host, { name: z.string(), dir: z.string(), origin: z.enum(['home', 'project', 'cli']) }),
+  'plugin.invalid': spec(ACTOR.host, { name: z.string(), dir: z.string(), problems }),
+  'plugin.scanned': spec(ACTOR.host, { name: z.string(), passed: z.boolean(), totalWeight: z.number(), findings: int }),
+  'plugin.enabled': spec(ACTOR.operator, { name: z.string(), hash: z.string(), scanOverride: nullableString }),
+  'plugin.disabled': spec(ACTOR.operator, { name: z.string() }),
+  'plugin.trusted': spec(ACTOR.operator, { name: z.string(), hash: z.string(), reason: z.string() }),
+  'plugin.untrusted': spec(ACTOR.operator, { name: z.string(), hash: z.string(), reason: nullableString }),
+  'plugin.quarantined': spec(ACTOR.host, { name: z.string(), changes: z.array(z.unknown()), reason: z.string() }),
+  'plugin.change-approved': spec(ACTOR.operator, { name: z.string(), hash: z.string(), scanOverride: nullableString }),
+  'plugin.reloaded': spec(ACTOR.host, { name: z.string(), hash: z.string() }),
+  'plugin.reload-failed': spec(ACTOR.host, { name: z.string(), problems }),
+  'plugin.removed': spec(ACTOR.host, { name: z.string(), dir: z.string() }),
+  'plugin.created': spec(ACTOR.operator, { name: z.string(), lang: z.string(), dir: z.string() }),
+  'plugin.file-saved': spec(ACTOR.operator, { name: z.string(), path: z.string(), bytes: int, console: z.string() }),
+  'plugin.restart': spec(ACTOR.operator, { plugin: z.string() }),
+
+  // ---- health: breakers, checkers, upstream MCP servers ---------------------------------------
+  'breaker.changed': spec(ACTOR.host, { plugin: z.string(), from: z.string(), to: z.string(), consecutiveFailures: int }),
+  'breaker.reset': spec(ACTOR.operator, { plugin: z.string() }),
+  'checker.spawned': spec(ACTOR.host, { checker: z.string(), slot: int, pid: int.nullable(), reason: z.string() }),
+  'checker.ready': spec(ACTOR.host, { checker: z.string(), slot: int, pid: int.nullable(), ms: z.number() }),
+  'checker.exited': spec(ACTOR.host, { checker: z.string(), slot: int, kind: z.string(), message: z.string() }),
+  'checker.failed': spec(ACTOR.host, { checker: z.string(), slot: int, kind: z.string(), message: z.string() }),
+  'mcp.connected': spec(ACTOR.host, { plugin: z.string(), sandboxed: z.boolean(), tools: int, exposed: int }),
+  'mcp.connect-failed': spec(ACTOR.host, { plugin: z.string(), error: z.string() }),
+  'mcp.disconnected': spec(ACTOR.host, { plugin: z.string() }),
+  'mcp.tools-changed': spec(ACTOR.host, { plugin: z.string(), added: z.array(z.string()), removed: z.array(z.string()), tools: int, exposed: int }),
+  'mcp.tool-flagged': spec(ACTOR.host, { plugin: z.string(), tool: z.string(), name: z.string(), findings: z.array(z.unknown()) }),
+};
+
+export interface EventProblem {
+  seq?: number;
+  type: string;
+  message: string;
+}
+
+/** Checks one event against the taxonomy; null when it conforms. */
+export function checkEvent(e: { seq?: number; type: string; actor: string; payload: unknown }): EventProblem | null {
+  const s = EVENT_SCHEMAS[e.type];
+  const at = e.seq !== undefined ? { seq: e.seq } : {};
+  if (!s) return { ...at, type: e.type, message: `event type ${e.type} has no schema in main/audit/event-schemas.ts` };
+  if (!s.actor.test(e.actor)) return { ...at, type: e.type, message: `actor ${JSON.stringify(e.actor)} does not have the form ${s.actor}` };
+  const r = s.payload.safeParse(e.payload);
+  if (!r.success) return { ...at, type: e.type, message: r.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ') };
+  return null;
+}
