@@ -6,18 +6,38 @@
 // reports that rate; later rounds append another 100,000 to the same log (the rate at ≥1M
 // events). Each search round runs QUERIES different queries and reports their p50 or p95. The
 // database is removed when the run ends (close()).
-import { mkdtempSync, rmSync } from 'node:fs';
+//
+// The console case copies that log into a home of its own (the rounds above keep appending to
+// theirs, and two writers would fork a chain), starts the real host and serve shell on it, and
+// opens the console in Chromium: each round loads the page afresh, then times, in the page, from
+// the click on Audit to the frame after the first page of rows is in the table.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditStore, type AuditEventInput } from '../main/audit/audit-store.js';
 import { AuditQuery } from '../main/audit/audit-query.js';
+import { createHost, type Host } from '../main/host/create-host.js';
+import { startServeShell } from '../main/shells/serve/serve-shell.js';
 import { quantile, type BenchCase } from './harness.js';
+import { CHROMIUM_ARGS, defaultStaticDir } from './pty-throughput.js';
 
 const tools = ['Bash', 'Read', 'Write', 'Edit', 'WebFetch', 'Grep'];
 const agents = ['claude-code', 'codex', 'mcp-client', 'custom'];
 const decisions = ['allow', 'deny', 'ask'];
 const words = ['deploy', 'migrate', 'backup', 'restore', 'compile', 'lint', 'format', 'upload', 'download', 'archive', 'rotate', 'purge'];
 const QUERIES = 40;
+
+// Run in the page (a string: the bench compiles without the DOM's types). Resolves with the ms
+// from the click on Audit to the frame after the first row is in the table.
+const TIME_FIRST_PAGE = `new Promise((resolve) => {
+  const t0 = performance.now();
+  const found = () => document.querySelector('[data-testid="audit-row"]') !== null;
+  const done = () => { watch.disconnect(); requestAnimationFrame(() => resolve(performance.now() - t0)); };
+  const watch = new MutationObserver(() => { if (found()) done(); });
+  watch.observe(document.body, { childList: true, subtree: true });
+  document.querySelector('[data-testid="nav-audit"]').click();
+  if (found()) done();
+})`;
 
 /** Event i of a deterministic log shaped like the host's: call received (with arguments), rule matched, result. */
 function event(i: number): AuditEventInput {
@@ -39,7 +59,7 @@ function event(i: number): AuditEventInput {
   }
 }
 
-export function auditSearchCases(opts: { events: number; chunk?: number }): { cases: BenchCase[]; note: () => string | null; close: () => void } {
+export function auditSearchCases(opts: { events: number; chunk?: number; chromiumPath?: string }): { cases: BenchCase[]; note: () => string | null; close: () => Promise<void> } {
   const chunk = opts.chunk ?? 100_000;
   let dir: string | null = null;
   let store: AuditStore | null = null;
@@ -117,6 +137,47 @@ export function auditSearchCases(opts: { events: number; chunk?: number }): { ca
     };
   };
 
+  const chromium = opts.chromiumPath ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+  type Console = { home: string; host: Host; shell: Awaited<ReturnType<typeof startServeShell>>; browser: import('playwright-core').Browser; url: string };
+  let consoleRig: Console | null = null;
+  const openConsole = async (): Promise<Console> => {
+    if (consoleRig) return consoleRig;
+    await open();
+    // Everything committed is in the main file after a truncating checkpoint: a plain copy is the log.
+    store!.db.pragma('wal_checkpoint(TRUNCATE)');
+    const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-audit-view-'));
+    copyFileSync(join(dir!, 'audit.db'), join(home, 'audit.db'));
+    const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
+    const token = 'bench-token-0123456789abcdef';
+    const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: defaultStaticDir(), operator: 'bench' });
+    const { chromium: pw } = await import('playwright-core');
+    const browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
+    consoleRig = { home, host, shell, browser, url: `${shell.url}#token=${token}` };
+    return consoleRig;
+  };
+  const firstPage: BenchCase = {
+    name: `audit view first page at ${opts.events.toLocaleString('en-US')} events (Chromium)`,
+    unit: 'ms',
+    better: 'lower',
+    target: { median: 300 },
+    async run() {
+      const rig = await openConsole();
+      const page = await rig.browser.newPage({ viewport: { width: 1440, height: 900 } });
+      try {
+        await page.goto(rig.url);
+        await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
+        // The host verifies the whole chain when it starts; the console is idle once that is done.
+        await page.locator('[data-testid="status-chain"][data-state="verified"]').waitFor({ timeout: 120_000 });
+        const ms = (await page.evaluate(TIME_FIRST_PAGE)) as number;
+        const loaded = Number(await page.getByTestId('audit-table').getAttribute('data-loaded'));
+        if (!(loaded > 0)) throw new Error('audit view bench: the table loaded no rows');
+        return ms;
+      } finally {
+        await page.close();
+      }
+    },
+  };
+
   return {
     cases: [
       insert,
@@ -124,12 +185,19 @@ export function auditSearchCases(opts: { events: number; chunk?: number }): { ca
       latencyCase('word (FTS)', 'p95', wordQuery),
       latencyCase('facet filter', 'p50', facetQuery),
       latencyCase('facet filter', 'p95', facetQuery),
+      ...(chromium ? [firstPage] : []),
     ],
     /** The build of the whole log happens in the first (usually warm-up) round: said after the table. */
     note() {
       return buildRate === null ? null : `Audit search log: ${opts.events.toLocaleString('en-US')} events inserted with chain, FTS5 and facets at ${Math.round(buildRate).toLocaleString('en-US')} events/s (the insert rows after it append 100,000 more per round).`;
     },
-    close() {
+    async close() {
+      if (consoleRig) {
+        await consoleRig.browser.close();
+        await consoleRig.shell.close();
+        await consoleRig.host.close('bench done');
+        rmSync(consoleRig.home, { recursive: true, force: true });
+      }
       store?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

@@ -36,7 +36,7 @@ export interface PtyThroughputOptions {
   staticDir?: string;
 }
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const FULL = 'pty → xterm.js in Chromium (Gatehouse, acked)';
 const HOST = 'pty → PtyManager (host only, immediate ack)';
 const BASE = 'cat through node-pty (no Gatehouse)';
@@ -95,7 +95,7 @@ function xtermFiles(): { js: string; css: string } {
 
 const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
-function defaultStaticDir(): string {
+export function defaultStaticDir(): string {
   const candidates = [fileURLToPath(new URL('../renderer', import.meta.url)), join(process.cwd(), 'out', 'renderer')];
   return candidates.find((d) => existsSync(join(d, 'index.html'))) ?? candidates[1]!;
 }

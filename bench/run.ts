@@ -73,7 +73,7 @@ const results = await runBench(run, {
   onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
 });
 await gateway.close();
-auditSearch.close();
+await auditSearch.close();
 console.log();
 console.log(formatTable(results));
 const searchNote = auditSearch.note();
