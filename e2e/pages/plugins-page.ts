@@ -126,6 +126,11 @@ export class PluginsPage {
     await this.page.getByTestId('plugin-approve').click();
   }
 
+  /** Puts the approved files of a quarantined plugin back. */
+  async rollBack(): Promise<void> {
+    await this.page.getByTestId('plugin-rollback').click();
+  }
+
   /** Gives the override reason the host asks for when a plugin failed its scan. */
   async confirmOverride(reason: string): Promise<void> {
     await this.page.getByTestId('override-reason').fill(reason);

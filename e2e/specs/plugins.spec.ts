@@ -1,7 +1,7 @@
 // Plugin authoring end to end, in a real browser against a real `gatehouse serve`: scaffold,
 // see the scanner's markers while typing (before saving), fix, save, enable; then a change on
 // disk quarantines the plugin and the console shows the diff.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { PluginsPage } from '../pages/plugins-page.ts';
@@ -45,6 +45,16 @@ test('author a plugin: markers while typing, fix, save, enable; a change on disk
   await plugins.approve();
   await plugins.expectStatus('echo-node', 'enabled');
   await expect(plugins.quarantineChanges).toHaveCount(0);
+
+  // Another change on disk, rolled back this time: the approved file is put back.
+  const script = join(home, 'plugins', 'echo-node', 'run.mjs');
+  const approved = readFileSync(script, 'utf8');
+  appendFileSync(script, 'process.exit(3)\n');
+  await plugins.expectStatus('echo-node', 'quarantined');
+  await plugins.rollBack();
+  await plugins.expectStatus('echo-node', 'enabled');
+  await expect(plugins.quarantineChanges).toHaveCount(0);
+  expect(readFileSync(script, 'utf8')).toBe(approved);
 });
 
 test('a test run shows what the tool printed; bad JSON input is refused before any call', async ({ console: app }) => {

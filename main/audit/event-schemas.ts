@@ -82,6 +82,7 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'plugin.quarantined': spec(ACTOR.host, { name: z.string(), changes: z.array(z.unknown()), reason: z.string() }),
   'plugin.change-approved': spec(ACTOR.operator, { name: z.string(), hash: z.string(), scanOverride: nullableString }),
   'plugin.reloaded': spec(ACTOR.host, { name: z.string(), hash: z.string() }),
+  'plugin.rolled-back': spec(ACTOR.operator, { name: z.string(), hash: z.string(), files: z.array(z.object({ path: z.string(), action: z.enum(['restored', 'deleted']) })).min(1) }),
   'plugin.reload-failed': spec(ACTOR.host, { name: z.string(), problems }),
   'plugin.removed': spec(ACTOR.host, { name: z.string(), dir: z.string() }),
   'plugin.created': spec(ACTOR.operator, { name: z.string(), lang: z.string(), dir: z.string() }),

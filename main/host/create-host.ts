@@ -425,6 +425,7 @@ export function createHost(opts: HostOptions): Host {
     'plugins.enable': async ({ name, overrideReason }, ctx) => summary(await registry.enable(name, ctx.operator, overrideReason)),
     'plugins.disable': async ({ name }, ctx) => summary(await registry.disable(name, ctx.operator)),
     'plugins.approveChange': async ({ name, overrideReason }, ctx) => summary(await registry.approveChange(name, ctx.operator, overrideReason)),
+    'plugins.rollBack': async ({ name }, ctx) => summary(await registry.rollBack(name, ctx.operator)),
     'plugins.setTrusted': async ({ name, trusted, reason }, ctx) => {
       await ready;
       return summary(registry.setTrusted(name, ctx.operator, trusted, reason));

@@ -1,7 +1,7 @@
 // The plugin registry: every plugin Gatehouse could run, what state it is in, and the only
 // way to get one to run (verifyForRun), which checks the files against the operator's pin.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 import { loadManifest } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
@@ -53,6 +53,7 @@ export type PluginEvent =
   | { type: 'plugin.trusted'; name: string; hash: string; reason: string }
   | { type: 'plugin.untrusted'; name: string; hash: string; reason: string | null }
   | { type: 'plugin.quarantined'; name: string; changes: FileChange[]; reason: string }
+  | { type: 'plugin.rolled-back'; name: string; hash: string; files: { path: string; action: 'restored' | 'deleted' }[] }
   | { type: 'plugin.change-approved'; name: string; hash: string; scanOverride: string | null }
   | { type: 'plugin.reloaded'; name: string; hash: string }
   | { type: 'plugin.reload-failed'; name: string; problems: Problem[] }
@@ -214,6 +215,54 @@ export class PluginRegistry {
     const next: PluginEntry = { ...current, trust: rec, changes: [], status: 'enabled' };
     this.entries.set(name, next);
     this.record({ type: 'plugin.change-approved', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
+    this.deps.changed?.([name]);
+    return next;
+  }
+
+  /**
+   * Undoes a quarantining change: puts the approved copy of each changed or removed file back
+   * and deletes the added ones, then checks the folder hashes to the pin again. Refused, with
+   * nothing touched, when a changed file has no kept copy (a link, or over the copy size limit).
+   */
+  async rollBack(name: string, operator: string): Promise<PluginEntry> {
+    const e = this.require(name);
+    if (e.status !== 'quarantined' || !e.trust) throw new RegistryError('state', `${name} is not quarantined; there is no change to roll back.`);
+    if (e.trust.dir !== e.dir) throw new RegistryError('state', `${name} was enabled from ${e.trust.dir} but is now provided by ${e.dir}; remove the other folder instead of rolling back.`);
+    const pinned = new Map(e.trust.files.map((f) => [f.path, f]));
+    const plan: { path: string; from: string | null }[] = [];
+    for (const c of e.changes) {
+      if (c.change === 'added') {
+        plan.push({ path: c.path, from: null });
+        continue;
+      }
+      const kept = this.deps.trust.snapshotPath(name, c.path);
+      if (!kept) {
+        const why = pinned.get(c.path)?.kind === 'l' ? 'it is a symbolic link' : 'it is larger than the copies Gatehouse keeps';
+        throw new RegistryError('state', `${name} cannot be rolled back: no approved copy of ${c.path} was kept (${why}). Restore it by hand, or review the change and approve it.`);
+      }
+      plan.push({ path: c.path, from: kept });
+    }
+    // Deletions first: an added link where a folder was must go before files are put back under it.
+    const root = realpathSync(e.dir);
+    for (const step of [...plan.filter((p) => p.from === null), ...plan.filter((p) => p.from !== null)]) {
+      const target = join(e.dir, step.path);
+      // rm first even for a restore: copyFileSync would write through a link planted at the path.
+      rmSync(target, { force: true, recursive: true });
+      if (step.from === null) continue;
+      mkdirSync(dirname(target), { recursive: true });
+      // Never write outside the plugin folder, whatever links its folders have become.
+      const parent = realpathSync(dirname(target));
+      if (parent !== root && !parent.startsWith(root + sep)) throw new RegistryError('state', `${name} cannot be rolled back: ${step.path} now lies outside the plugin folder (through a link). Restore it by hand.`);
+      // The approved bytes and mode (the pin covers the executable bit).
+      copyFileSync(step.from, target);
+      chmodSync(target, statSync(step.from).mode & 0o777);
+    }
+    const next = await this.reloadNow(this.require(name));
+    if (next.status !== 'enabled') {
+      const left = next.changes.map((c) => `${c.path} ${c.change}`).join(', ') || 'the folder hash differs';
+      throw new RegistryError('state', `${name} was rolled back but still does not match the approved files (${left}); it stays quarantined.`);
+    }
+    this.record({ type: 'plugin.rolled-back', name, hash: e.trust.hash, files: plan.map((p) => ({ path: p.path, action: p.from === null ? 'deleted' : 'restored' })) }, `operator:${operator}`);
     this.deps.changed?.([name]);
     return next;
   }

@@ -85,6 +85,12 @@ export class TrustStore {
     return existsSync(p) ? readFileSync(p, 'utf8') : null;
   }
 
+  /** Where the approved copy of one file is kept, or null when none was (a link, or too large). */
+  snapshotPath(name: string, path: string): string | null {
+    const p = join(this.snapshots, encodeName(name), path);
+    return existsSync(p) ? p : null;
+  }
+
   private snapshot(name: string, dir: string, digest: FolderDigest): void {
     const root = join(this.snapshots, encodeName(name));
     rmSync(root, { recursive: true, force: true });

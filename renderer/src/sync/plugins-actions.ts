@@ -161,7 +161,7 @@ export async function refreshOpenPlugin(client: GatehouseClient): Promise<void> 
   }
 }
 
-export type PluginAction = 'enable' | 'disable' | 'approve';
+export type PluginAction = 'enable' | 'disable' | 'approve' | 'rollback';
 
 /** What an action came to: done, failed (message shown in the pane), or the host wants an override reason. */
 export type ActionOutcome = { kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'needs-override'; message: string };
@@ -173,11 +173,13 @@ export async function runPluginAction(client: GatehouseClient, action: PluginAct
       ? client.call('plugins.enable', { name, ...reason })
       : action === 'approve'
         ? client.call('plugins.approveChange', { name, ...reason })
-        : client.call('plugins.disable', { name }),
+        : action === 'rollback'
+          ? client.call('plugins.rollBack', { name })
+          : client.call('plugins.disable', { name }),
   );
   if (r.kind !== 'error') return r;
   const scanFailed = r.err instanceof HostCallError && r.err.code === 'rejected' && (r.err.details as { reason?: unknown } | undefined)?.reason === 'scan_failed';
-  if (scanFailed && !overrideReason && action !== 'disable') return { kind: 'needs-override', message: r.message };
+  if (scanFailed && !overrideReason && (action === 'enable' || action === 'approve')) return { kind: 'needs-override', message: r.message };
   set({ actionError: { plugin: name, message: r.message } });
   return { kind: 'failed', message: r.message };
 }

@@ -63,12 +63,13 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
 
   const act = async (action: PluginAction) => {
     // The host refuses a scan-failed plugin without a reason: ask for one up front.
-    if (action !== 'disable' && detail.scanPassed === false) {
+    // Rolling back restores files that were approved (scan and all): no reason to ask for.
+    if ((action === 'enable' || action === 'approve') && detail.scanPassed === false) {
       setOverride({ action, message: null, error: null });
       return;
     }
     const r = await runPluginAction(client, action, detail.name);
-    if (r.kind === 'needs-override' && action !== 'disable') setOverride({ action, message: r.message, error: null });
+    if (r.kind === 'needs-override' && (action === 'enable' || action === 'approve')) setOverride({ action, message: r.message, error: null });
   };
 
   const confirmOverride = async (reason: string) => {
@@ -120,6 +121,19 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
               onClick={() => void act('approve')}
             >
               Approve change
+            </button>
+          ) : null}
+          {detail.status === 'quarantined' ? (
+            <button
+              type="button"
+              className="button button-small"
+              data-testid="plugin-rollback"
+              disabled={working}
+              aria-busy={working}
+              title="Put the approved files back (undo the change on disk) and let agents call the plugin again"
+              onClick={() => void act('rollback')}
+            >
+              Roll back
             </button>
           ) : null}
           {canDisable ? (
