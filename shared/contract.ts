@@ -278,6 +278,32 @@ const policyView = z.object({
   examples: z.array(exampleResult),
   rules: z.array(ruleView),
 });
+// ---- agents' own configuration files: "write it for me" (main/gateway/claude-config-writer.ts) ----
+const claudeConfigRequest = {
+  /** user: ~/.claude/settings.json and ~/.claude.json; project: <projectDir>/.claude/settings.json and <projectDir>/.mcp.json. */
+  scope: z.enum(['user', 'project']),
+  /** The project folder on the host (scope project): absolute, or starting with ~/. */
+  projectDir: z.string().max(4096).optional(),
+  /** Gatehouse as an MCP server: Streamable HTTP with the agent token, the stdio bridge, or not at all. */
+  mcp: z.enum(['http', 'stdio', 'none']),
+  /** Gatehouse as a PreToolUse hook: command form, HTTP form, or not at all. */
+  hook: z.enum(['command', 'http', 'none']),
+};
+const claudeConfigFile = z.object({
+  path: z.string(),
+  /** settings: a settings.json (the hook); mcp: ~/.claude.json or .mcp.json (the MCP server). */
+  kind: z.enum(['settings', 'mcp']),
+  exists: z.boolean(),
+  changed: z.boolean(),
+  /** Unified diff, current → new; empty when the file already has what was asked. */
+  diff: z.string(),
+  /** SHA-256 of the current bytes ("absent" for no file); writeConfig refuses if the file no longer has it. */
+  baseHash: z.string(),
+  after: z.string(),
+  /** What Gatehouse adds or replaces, in words. */
+  changes: z.array(z.string()),
+});
+
 const agentTool = z.object({
   name: z.string(),
   description: z.string(),
@@ -602,6 +628,22 @@ export const methods = {
   'grants.revoke': {
     request: z.object({ id: z.string().min(1).max(200) }).strict(),
     response: z.object({ revoked: z.boolean() }),
+  },
+  /** What "write it for me" would change in Claude Code's files, one diff per file; changes nothing. */
+  'agents.previewConfig': {
+    request: z.object(claudeConfigRequest).strict(),
+    response: z.object({ files: z.array(claudeConfigFile), notes: z.array(z.string()) }),
+  },
+  /**
+   * OPERATOR ACTION: writes what the preview showed, only if every file still has the hash the
+   * preview was computed from (else nothing is written); keeps a backup of each changed file;
+   * audited (agent.config-written, never the token).
+   */
+  'agents.writeConfig': {
+    request: z
+      .object({ ...claudeConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4) })
+      .strict(),
+    response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
   },
   'settings.get': {
     request: empty,

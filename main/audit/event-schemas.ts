@@ -43,6 +43,14 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'gateway.mode-changed': spec(ACTOR.operator, { from: z.enum(['dry-run', 'live']), to: z.enum(['dry-run', 'live']) }),
   'policy.saved': spec(ACTOR.operator, { file: z.string(), bytes: int, rules: int }),
   'policy.rule-added': spec(ACTOR.operator, { rule: z.string(), approval: id, file: z.string() }),
+  /** "Write it for me" changed Claude Code's settings or MCP files (never the token). */
+  'agent.config-written': spec(ACTOR.operator, {
+    scope: z.enum(['user', 'project']),
+    projectDir: nullableString,
+    mcp: z.enum(['http', 'stdio', 'none']),
+    hook: z.enum(['command', 'http', 'none']),
+    files: z.array(z.object({ path: z.string(), created: z.boolean(), backup: nullableString, changes: z.array(z.string()) })).min(1),
+  }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

@@ -42,6 +42,7 @@ import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
 import { replayCalls } from '../audit/replay.js';
 import { redactEvent } from '../audit/redact.js';
+import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
 
 export interface HostOptions {
   home: string;
@@ -67,6 +68,8 @@ export interface HostOptions {
   upstream?: UpstreamTools | null;
   /** Audit retention for this run, over the settings' auditRetentionDays/auditMaxEvents; intervalMs: how often it runs (default hourly). */
   auditRetention?: RetentionPolicy & { intervalMs?: number };
+  /** Whose ~/.claude/settings.json and ~/.claude.json "write it for me" edits (default: the OS user's home; tests pass a temporary folder). */
+  claudeUserHome?: string;
 }
 
 /** Where agents reach this host; set by the shell once it listens. */
@@ -376,6 +379,14 @@ export function createHost(opts: HostOptions): Host {
   onToolsChanged = toolsMaybeChanged;
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
   let endpoints: AgentEndpoints | null = null;
+  // Claude Code's own files, edited for the operator after a previewed diff (agents.*Config).
+  const claudeConfig = new ClaudeConfigWriter({
+    userHome: opts.claudeUserHome ?? homedir(),
+    gatehouseHome: paths.root,
+    endpoints: () => endpoints,
+    record,
+    now: () => clock.now(),
+  });
 
   const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
   const ready = Promise.all([initExtractor(), policy.start()])
@@ -501,6 +512,8 @@ export function createHost(opts: HostOptions): Host {
       approvals.grants.revoke(id, ctx.operator);
       return { revoked: true };
     },
+    'agents.previewConfig': (req) => claudeConfig.preview(req),
+    'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
     'settings.get': () => settings.view(),
     'settings.update': (patch, ctx) => settings.update(patch, `operator:${ctx.operator}`),
     'policy.get': () => policyView(policy, paths.policy),

@@ -1,0 +1,80 @@
+// What Claude Code (and other MCP clients) need to reach Gatehouse, in the shapes they document.
+// One source for the Settings view's copyable snippets and for the host's "write it for me"
+// (main/gateway/claude-config-writer.ts), so what is shown and what is written never differ.
+//
+// Claude Code's shapes, as its documentation gives them (code.claude.com/docs/en/hooks and
+// code.claude.com/docs/en/mcp):
+// - hooks live in settings.json: {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [HOOK]}]}}, a
+//   HOOK being {"type": "command", "command": …} or {"type": "http", "url": …, "headers": …,
+//   "allowedEnvVars": […]}; an http hook's header values expand $VAR / ${VAR} only for variables
+//   listed in allowedEnvVars (others become empty strings);
+// - MCP servers live in {"mcpServers": {NAME: SERVER}}, SERVER being {"type": "http", "url": …,
+//   "headers": …} or {"type": "stdio", "command": …, "args": […]}; .mcp.json expands ${VAR} in
+//   command, args, env, url and headers;
+// - `claude mcp add [--transport http|sse|stdio] [--scope local|project|user] [--header "K: V"]
+//   [--env K=V] NAME URL` or `… NAME -- COMMAND [ARGS…]`: every option comes before the name, and
+//   `--` separates Claude Code's options from the server's command line.
+
+/** The environment variable an HTTP hook and a project's .mcp.json read the agent token from. */
+export const TOKEN_ENV = 'GATEHOUSE_AGENT_TOKEN';
+/** The MCP server name: Claude Code names its tools mcp__gatehouse__<tool>. */
+export const MCP_SERVER_NAME = 'gatehouse';
+/** The command on PATH that runs the CLI (`gatehouse hook`, `gatehouse mcp`). */
+export const GATEHOUSE_COMMAND = 'gatehouse';
+
+export type JsonObject = { [key: string]: unknown };
+
+/** `--home DIR` when the host's home is known, so the CLI finds this host's serve.json. */
+function homeArgs(home: string | null): string[] {
+  return home ? ['--home', home] : [];
+}
+
+/** The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell. */
+export function hookCommand(home: string | null): string {
+  return [GATEHOUSE_COMMAND, 'hook', ...homeArgs(home).map(shellQuote)].join(' ');
+}
+
+export function commandHook(home: string | null): JsonObject {
+  return { type: 'command', command: hookCommand(home) };
+}
+
+/** The HTTP-form hook. The token never appears: Claude Code fills it in from TOKEN_ENV. */
+export function httpHook(hookUrl: string): JsonObject {
+  return { type: 'http', url: hookUrl, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+}
+
+/** One PreToolUse matcher group holding `hook`, for every tool. */
+export function preToolUseGroup(hook: JsonObject): JsonObject {
+  return { matcher: '*', hooks: [hook] };
+}
+
+/** Streamable HTTP; `authorization` is the whole header value ("Bearer …"). */
+export function mcpHttpServer(mcpUrl: string, authorization: string): JsonObject {
+  return { type: 'http', url: mcpUrl, headers: { Authorization: authorization } };
+}
+
+/**
+ * The stdio bridge: `gatehouse mcp [--home DIR]` relays to the running host. Claude Code writes
+ * `"type": "stdio"`; `typed: false` leaves it out for clients that know only command and args.
+ */
+export function mcpStdioServer(home: string | null, { typed = true }: { typed?: boolean } = {}): JsonObject {
+  return { ...(typed ? { type: 'stdio' } : {}), command: GATEHOUSE_COMMAND, args: ['mcp', ...homeArgs(home)] };
+}
+
+/** `claude mcp add` for Streamable HTTP with the bearer token (default scope: local). */
+export function claudeMcpAddHttp(mcpUrl: string, token: string): string {
+  const header = `Authorization: Bearer ${token}`;
+  // Double quotes as Claude Code's documentation writes it, unless the token needs more.
+  const quoted = /^[A-Za-z0-9_.:@%+=\/ -]+$/.test(header) ? `"${header}"` : shellQuote(header);
+  return `claude mcp add --transport http ${MCP_SERVER_NAME} ${shellQuote(mcpUrl)} --header ${quoted}`;
+}
+
+/** `claude mcp add` for the stdio bridge (default transport stdio, default scope local). */
+export function claudeMcpAddStdio(home: string | null): string {
+  return ['claude', 'mcp', 'add', MCP_SERVER_NAME, '--', GATEHOUSE_COMMAND, 'mcp', ...homeArgs(home)].map(shellQuote).join(' ');
+}
+
+/** Quotes for a POSIX shell only when needed. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
