@@ -44,8 +44,8 @@ describe('audit event taxonomy', () => {
     try {
       await host.ready;
       const left = host.operatorConnected({ operator: 'alice', console: 'serve' }, { remote: '127.0.0.1' });
-      await host.registry.enable('hello', 'alice');
       const op = (method: string, params: unknown) => host.dispatcher.dispatch(method, params, { operator: 'alice', console: 'serve' });
+      expect(await op('plugins.enable', { name: 'hello' })).toMatchObject({ ok: true });
       expect(await op('settings.update', { mode: 'live', approvalExpiryMinutes: 0.05 })).toMatchObject({ ok: true });
       const policy = `rules:\n  - name: no-deletes-in-work\n    actions: [delete]\n    block_paths: ["${work}/**"]\n    message: Nothing is deleted here.\n    decision: deny\n`;
       expect(await op('policy.save', { text: policy })).toMatchObject({ ok: true, result: { saved: true } });
@@ -93,6 +93,11 @@ describe('audit event taxonomy', () => {
     }
     const ended = events.find((e) => e.type === 'execution.ended' && (e.payload as { plugin: string }).plugin === 'hello')!;
     expect(ended.payload).toMatchObject({ ok: true, outputTruncated: false, output: expect.stringContaining('Ada') });
+    // Every operator action says who (the OS user the console runs as) and from which console.
+    // (A call's own events name the operator who decided it; the action itself is approval.decided.)
+    const operatorEvents = events.filter((e) => e.actor.startsWith('operator:') && !e.type.startsWith('call.'));
+    expect(operatorEvents.map((e) => e.type)).toEqual(expect.arrayContaining(['plugin.enabled', 'settings.changed', 'policy.saved', 'approval.decided', 'grant.created', 'grant.revoked']));
+    for (const e of operatorEvents) expect({ type: e.type, actor: e.actor, console: (e.payload as { console?: string }).console }).toEqual({ type: e.type, actor: 'operator:alice', console: 'serve' });
     const settings = events.find((e) => e.type === 'settings.changed')!;
     expect(settings.payload).toMatchObject({ changes: { mode: { from: 'dry-run', to: 'live' } } });
   });

@@ -79,6 +79,8 @@ export interface AuditStoreOptions {
   nativeBinding?: string;
   /** Called after each committed batch (the host turns it into an `audit.appended` event). */
   onCommit?: (lastSeq: number, count: number) => void;
+  /** Adds what every event of a kind carries before it is chained (the host: an operator action's console). */
+  decorate?: (input: AuditEventInput) => AuditEventInput;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -101,6 +103,7 @@ export class AuditStore {
   /** Indexes each batch for search in its own transaction, at commit (audit-index.ts). */
   private readonly searchIndex: SearchIndexer;
   private readonly onCommit: ((lastSeq: number, count: number) => void) | undefined;
+  private readonly decorate: ((input: AuditEventInput) => AuditEventInput) | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
   /** Head of the chain including events not yet committed. */
   private headSeqValue: number;
@@ -121,6 +124,7 @@ export class AuditStore {
     this.clock = opts.clock ?? systemClock;
     this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH;
     this.onCommit = opts.onCommit;
+    this.decorate = opts.decorate;
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
     this.db = new Database(opts.path, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
     this.db.pragma('journal_mode = WAL');
@@ -151,6 +155,7 @@ export class AuditStore {
    */
   append(input: AuditEventInput): Appended {
     if (this.closed) throw new Error('the audit store is closed');
+    if (this.decorate) input = this.decorate(input);
     const payloadJson = canonicalJson(input.payload ?? null);
     const seq = this.headSeqValue + 1;
     const ts = Math.trunc(this.clock.now());

@@ -1,8 +1,9 @@
 // The composition root: builds every service of the host from its dependencies. Both shells
 // call this and only add a transport around `dispatcher` and `bus`.
 import { userInfo } from 'node:os';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
-import { AuditStore, systemClock, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
+import { AuditStore, systemClock, type AuditEventInput, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
 import { ChainVerifier } from '../audit/chain.js';
 import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
@@ -119,6 +120,26 @@ export interface Host {
   close(reason?: string): Promise<void>;
 }
 
+/**
+ * The operator call being handled, so the events it appends (directly or through the services
+ * it calls) can say which console the action came from.
+ */
+const operatorCall = new AsyncLocalStorage<CallContext>();
+
+function inCallContext<H extends Record<string, (req: never, ctx: CallContext) => unknown>>(handlers: H): H {
+  const out: Record<string, (req: never, ctx: CallContext) => unknown> = {};
+  for (const [name, h] of Object.entries(handlers)) out[name] = (req, ctx) => operatorCall.run(ctx, () => h(req, ctx));
+  return out as H;
+}
+
+/** An operator action's event records the console it came from (electron, serve or cli), unless it says so already. */
+function withConsole(e: AuditEventInput, ctx: CallContext | undefined): AuditEventInput {
+  if (!ctx || !e.actor.startsWith('operator:')) return e;
+  const p = e.payload;
+  if (p === null || typeof p !== 'object' || Array.isArray(p) || Object.hasOwn(p, 'console')) return e;
+  return { ...e, payload: { ...(p as Record<string, unknown>), console: ctx.console } };
+}
+
 export function operatorName(): string {
   try {
     return userInfo().username;
@@ -140,6 +161,7 @@ export function createHost(opts: HostOptions): Host {
       clock,
       log,
       ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
+      decorate: (e) => withConsole(e, operatorCall.getStore()),
       onCommit: (lastSeq, count) => {
         bus.emit('audit.appended', { lastSeq, count });
         follow();
@@ -530,7 +552,7 @@ export function createHost(opts: HostOptions): Host {
       return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
     },
   };
-  const dispatcher = createDispatcher(contract.methods, handlers, log);
+  const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
 
   let closed = false;
   return {
