@@ -387,6 +387,7 @@ export const methods = {
         session: z.string().max(500).optional(),
         plugin: z.string().max(500).optional(),
         decision: z.string().max(50).optional(),
+        severity: z.string().max(50).optional(),
         types: z.array(z.string().max(200)).max(100).optional(),
         limit: z.number().int().min(1).max(1_000_000).default(100_000),
       })

@@ -28,11 +28,13 @@ export interface AuditFilter {
   session: string;
   plugin: string;
   decision: string;
+  /** A rule's severity (critical, high, warning, info), or '' for any. */
+  severity: string;
   /** One event type, or '' for any. */
   type: string;
 }
 
-export const emptyFilter: AuditFilter = { query: '', time: 'all', customFrom: null, customTo: null, agent: '', session: '', plugin: '', decision: '', type: '' };
+export const emptyFilter: AuditFilter = { query: '', time: 'all', customFrom: null, customTo: null, agent: '', session: '', plugin: '', decision: '', severity: '', type: '' };
 
 export interface EventDetail {
   seq: number;
@@ -137,7 +139,7 @@ export function chainSentence(s: Pick<AuditStore, 'chain' | 'verifying'>): strin
 
 /** The filter as the host's search/export request fields (time presets resolved against `now`). */
 export function filterRequest(f: AuditFilter, now = Date.now()) {
-  const req: { query: string; from?: number; to?: number; agent?: string; session?: string; plugin?: string; decision?: string; types?: string[] } = { query: f.query.trim() };
+  const req: { query: string; from?: number; to?: number; agent?: string; session?: string; plugin?: string; decision?: string; severity?: string; types?: string[] } = { query: f.query.trim() };
   const preset = timePresets.find((p) => p.id === f.time);
   if (preset?.ms) req.from = now - preset.ms;
   if (f.time === 'custom') {
@@ -148,6 +150,7 @@ export function filterRequest(f: AuditFilter, now = Date.now()) {
   if (f.session.trim()) req.session = f.session.trim();
   if (f.plugin.trim()) req.plugin = f.plugin.trim();
   if (f.decision) req.decision = f.decision;
+  if (f.severity) req.severity = f.severity;
   if (f.type) req.types = [f.type];
   return req;
 }

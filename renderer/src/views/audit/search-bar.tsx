@@ -1,5 +1,5 @@
 // The search box (FTS5 syntax) and the facets. The query and the text facets apply on Enter;
-// the time range, decision and event type apply as they are picked.
+// the time range, decision, severity and event type apply as they are picked.
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../../app/client-context.ts';
@@ -8,6 +8,8 @@ import { timePresets, useAuditStore, type TimePreset } from '../../stores/audit-
 import { runSearch, sessionOf } from '../../sync/audit-actions.ts';
 
 const decisions = ['allow', 'deny', 'ask', 'expired', 'approved', 'denied'] as const;
+/** Rule severities (policy.yaml); rule.matched events carry them. */
+const severities = ['critical', 'high', 'warning', 'info'] as const;
 /** The event types an operator filters by most; types seen in the results are added. */
 const commonTypes = [
   'call.received',
@@ -178,6 +180,17 @@ export function SearchBar() {
           <select className="input" data-testid="audit-facet-decision" value={filter.decision} disabled={disabled} onChange={(e) => void runSearch(client, { decision: e.target.value })}>
             <option value="">any</option>
             {decisions.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="facet">
+          <span>Severity</span>
+          <select className="input" data-testid="audit-facet-severity" value={filter.severity} disabled={disabled} onChange={(e) => void runSearch(client, { severity: e.target.value })}>
+            <option value="">any</option>
+            {severities.map((d) => (
               <option key={d} value={d}>
                 {d}
               </option>
