@@ -77,6 +77,20 @@ export class RulesPage {
     await this.page.keyboard.insertText(text);
   }
 
+  /** Replays the editor's text over recorded calls (range: the select's value, e.g. '24h' or 'all'). */
+  async replayDraft(range = '24h'): Promise<void> {
+    await this.page.getByTestId('rules-replay-range').selectOption(range);
+    await this.page.getByTestId('rules-replay-run').click();
+  }
+
+  get replayResult(): Locator {
+    return this.page.getByTestId('rules-replay').getByTestId('audit-replay-result');
+  }
+
+  get replayChanges(): Locator {
+    return this.page.getByTestId('rules-replay').getByTestId('audit-replay-change');
+  }
+
   async save(): Promise<void> {
     await this.saveButton.click();
   }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { RulesPage } from '../pages/rules-page.ts';
+import { callTool, httpAgent, resultText } from '../support/agents.ts';
 
 // One line each (YAML flow style): see RulesPage.replaceText.
 const BROKEN =
@@ -86,4 +87,44 @@ test('a file broken on disk keeps the last good policy; a change on disk never r
   await expect(rules.diskChanged).toHaveCount(0);
   await expect(rules.dirty).toHaveCount(0);
   await expect(rules.rule('tmp-guard')).toHaveCount(0);
+});
+
+test.describe('a live host', () => {
+  test.use({ homeSetup: { settings: { mode: 'live', autoApprove: ['shell'] } } });
+
+  test('a draft replayed over recorded calls shows the decision it would change, unsaved, and opens the call in the audit log', async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    // A call the settings let through without asking, recorded as allowed.
+    const agent = await httpAgent(home, 'e2e-replay-agent');
+    try {
+      const r = await callTool(agent, 'shell', { command: 'cat /tmp/guarded-replay/notes.txt' }).result;
+      expect(resultText(r)).not.toContain('denied');
+    } finally {
+      await agent.close();
+    }
+
+    await app.open('rules');
+    const rules = new RulesPage(app.page);
+    await rules.expectEditorReady();
+    // Today's policy changes nothing.
+    await rules.replayDraft('24h');
+    await expect(rules.replayResult).toHaveAttribute('data-changed', '0');
+    expect(Number(await rules.replayResult.getAttribute('data-calls'))).toBeGreaterThan(0);
+
+    // A draft that denies reads there would have denied it; nothing is saved.
+    await rules.replaceText('{version: 1, rules: [{name: guard-replay, actions: [read], block_paths: [/tmp/guarded-replay/**], decision: deny, message: No reads here.}]}');
+    await rules.replayDraft('24h');
+    await expect(rules.replayResult).toHaveAttribute('data-changed', '1');
+    await expect(rules.replayChanges).toHaveCount(1);
+    await expect(rules.replayChanges).toContainText('allow');
+    await expect(rules.replayChanges).toContainText('deny');
+    await expect(rules.replayChanges).toContainText('guard-replay');
+    await expect(rules.dirty).toBeVisible();
+    expect(existsSync(join(home, 'policy.yaml'))).toBe(false);
+
+    // The change opens the call in the Audit view.
+    await rules.replayChanges.getByRole('button').click();
+    await expect(app.audit.detail).toBeVisible();
+    await expect(app.audit.detail).toContainText('cat /tmp/guarded-replay/notes.txt');
+  });
 });

@@ -14,6 +14,7 @@ import type { GatehouseClient } from '../transport/client.ts';
 import { ProblemsList } from './plugins/problems-list.tsx';
 import { ExamplesPanel } from './rules/examples-panel.tsx';
 import { POLICY_PATH, policyDiagnostic } from './rules/policy-diagnostics.ts';
+import { ReplayPanel } from './rules/replay-panel.tsx';
 import { RulesList } from './rules/rules-list.tsx';
 import '../styles/rules.css';
 
@@ -151,6 +152,7 @@ export function RulesView() {
         <div className="rules-side">
           <ExamplesPanel examples={examples} onSelect={(line, column) => (editor.current ? editor.current.reveal(line, column) : revealPolicyLine(line, column))} />
           {s.policy ? <RulesList rules={s.policy.rules} examples={examples} /> : null}
+          {s.policy ? <ReplayPanel text={s.buffer} connected={connected} /> : null}
         </div>
       </div>
     </ViewFrame>

@@ -7,6 +7,7 @@ import { agentTool, decisionOf, deciderText, stepKind, summarize } from '../../l
 import { formatEventTime, isoTime } from '../../lib/format.ts';
 import { useAuditStore } from '../../stores/audit-store.ts';
 import { closeSession, openEvent, replaySession, setPlaying, setStep } from '../../sync/audit-actions.ts';
+import { ReplayResult } from './replay-result.tsx';
 
 /** How long each step stays on screen while playing. */
 const PLAY_STEP_MS = 700;
@@ -164,33 +165,7 @@ export function SessionTimeline() {
                 Replay failed: {replay.error}
               </p>
             ) : null}
-            {replay?.result ? (
-              <div data-testid="audit-replay-result" data-changed={replay.result.changed}>
-                <p>
-                  {replay.result.changed === 0
-                    ? `All ${replay.result.calls.length} recorded decisions would stay the same.`
-                    : `${replay.result.changed} of ${replay.result.calls.length} decisions would change:`}
-                </p>
-                {replay.result.policyProblems.length > 0 ? (
-                  <p className="inline-error">The policy has problems: {replay.result.policyProblems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}</p>
-                ) : null}
-                <ul className="audit-replay-changes">
-                  {replay.result.calls
-                    .filter((c) => c.changed)
-                    .map((c) => (
-                      <li key={c.call} data-testid="audit-replay-change" data-call={c.call}>
-                        <button type="button" className="link-button mono" onClick={() => void openEvent(client, c.seq)}>
-                          {c.tool}
-                        </button>{' '}
-                        {c.recorded?.decision ?? 'undecided'} → <strong>{c.replayed.decision}</strong>{' '}
-                        <span className="muted">
-                          ({deciderText(c.replayed.decider) ?? 'policy'}: {c.replayed.reason})
-                        </span>
-                      </li>
-                    ))}
-                </ul>
-              </div>
-            ) : null}
+            {replay?.result ? <ReplayResult result={replay.result} onOpen={(seq) => void openEvent(client, seq)} /> : null}
           </div>
         </>
       ) : null}
