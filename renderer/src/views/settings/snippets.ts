@@ -1,7 +1,21 @@
 // Ready-to-paste configuration for agents, built from gateway.info. Pure: the view renders them
-// masked or not, and the copy button always copies the real thing.
+// masked or not, and the copy button always copies the real thing. The shapes come from
+// shared/claude-config.ts, which the host's "write it for me" uses too.
+import {
+  claudeMcpAddHttp,
+  claudeMcpAddStdio,
+  commandHook,
+  httpHook,
+  MCP_SERVER_NAME,
+  mcpHttpServer,
+  mcpStdioServer,
+  preToolUseGroup,
+  TOKEN_ENV,
+} from '../../../../shared/claude-config.ts';
 
-export type SnippetKind = 'mcp-http' | 'mcp-stdio' | 'hook-command' | 'hook-http';
+export { TOKEN_ENV };
+
+export type SnippetKind = 'claude-mcp-http' | 'claude-mcp-stdio' | 'hook-command' | 'hook-http' | 'mcp-http' | 'mcp-stdio';
 
 export interface Snippet {
   kind: SnippetKind;
@@ -19,56 +33,59 @@ export interface SnippetInput {
   home: string | null;
 }
 
-/** The environment variable the HTTP hook reads the token from (Claude Code expands it in headers). */
-export const TOKEN_ENV = 'GATEHOUSE_AGENT_TOKEN';
-
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 export function buildSnippets({ mcpUrl, hookUrl, agentToken, home }: SnippetInput): Snippet[] {
   const token = agentToken ?? '<agent token>';
-  const homeArgs = home ? ['--home', home] : [];
-  const hookCommand = ['gatehouse', 'hook', ...homeArgs.map(shellQuote)].join(' ');
   const out: Snippet[] = [];
+  // Claude Code first: its own command for the MCP server, then the hook for its built-in tools.
   if (mcpUrl) {
     out.push({
-      kind: 'mcp-http',
-      title: 'MCP client, Streamable HTTP',
-      where: 'your MCP client’s server configuration (e.g. .mcp.json)',
-      text: json({ mcpServers: { gatehouse: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } }),
+      kind: 'claude-mcp-http',
+      title: 'Claude Code MCP, Streamable HTTP',
+      where: 'run in the project folder; /mcp shows it. Default scope: you, in this project. --scope user: all your projects. Not --scope project (the token would go into .mcp.json)',
+      text: claudeMcpAddHttp(mcpUrl, token),
     });
   }
   out.push({
-    kind: 'mcp-stdio',
-    title: 'MCP client, stdio bridge',
-    where: 'for clients that launch a command; gatehouse mcp relays to this host',
-    text: json({ mcpServers: { gatehouse: { command: 'gatehouse', args: ['mcp', ...homeArgs] } } }),
+    kind: 'claude-mcp-stdio',
+    title: 'Claude Code MCP, stdio bridge',
+    where: 'run in the project folder; no token needed. --scope user: all your projects. --scope project: .mcp.json, shared with the team',
+    text: claudeMcpAddStdio(home),
   });
   out.push({
     kind: 'hook-command',
     title: 'Claude Code hook, command form',
-    where: '.claude/settings.json',
-    text: json({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: hookCommand }] }] } }),
+    where: '.claude/settings.json (project) or ~/.claude/settings.json (you, everywhere)',
+    text: json({ hooks: { PreToolUse: [preToolUseGroup(commandHook(home))] } }),
   });
   if (hookUrl) {
     out.push({
       kind: 'hook-http',
       title: 'Claude Code hook, HTTP form',
-      where: `.claude/settings.json, with ${TOKEN_ENV} set to the agent token in Claude Code’s environment`,
-      text: json({
-        hooks: {
-          PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: hookUrl, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] }] }],
-        },
-      }),
+      where: `.claude/settings.json or ~/.claude/settings.json, with ${TOKEN_ENV} set to the agent token in Claude Code’s environment`,
+      text: json({ hooks: { PreToolUse: [preToolUseGroup(httpHook(hookUrl))] } }),
     });
   }
+  // Any other MCP client: the generic mcpServers block most of them read.
+  if (mcpUrl) {
+    out.push({
+      kind: 'mcp-http',
+      title: 'Other MCP clients, Streamable HTTP',
+      where: 'the client’s mcpServers configuration',
+      text: json({ mcpServers: { [MCP_SERVER_NAME]: mcpHttpServer(mcpUrl, `Bearer ${token}`) } }),
+    });
+  }
+  out.push({
+    kind: 'mcp-stdio',
+    title: 'Other MCP clients, stdio bridge',
+    where: 'for clients that launch a command; gatehouse mcp relays to this host',
+    text: json({ mcpServers: { [MCP_SERVER_NAME]: mcpStdioServer(home, { typed: false }) } }),
+  });
   return out;
 }
 
 /** The token as dots, keeping the last four characters so two tokens can be told apart. */
 export function maskToken(token: string): string {
   return token.length <= 8 ? '•'.repeat(token.length) : `${'•'.repeat(12)}${token.slice(-4)}`;
-}
-
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
