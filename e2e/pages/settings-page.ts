@@ -16,11 +16,23 @@
 //   settings-sandbox            the sandbox state, data-kind bwrap | none | unknown
 //   settings-file-error         the settings file could not be read (safe defaults in use)
 //   settings-overridden         the list of fields set for this run
-//   agent-connect               "Connect an agent"
+//   agent-connect               "Connect an agent" (id connect-agent: other views scroll to it)
 //     agent-mcp-url, agent-hook-url
 //     agent-token               data-revealed "true" | "false"; agent-token-reveal, agent-token-copy
-//     agent-snippet[data-kind]  mcp-http | mcp-stdio | hook-command | hook-http; snippet-copy inside
+//     agent-snippet[data-kind]  claude-mcp-http | claude-mcp-stdio | hook-command | hook-http |
+//                               mcp-http | mcp-stdio; snippet-copy inside
 //     agent-tool[data-name]     a tool agents see (data-kind builtin | tool | mcp)
+//     write-config-open         "Write it for me…", opens write-config-dialog:
+//       write-config-scope        radios value project | user; write-config-project-dir (Enter shows
+//                                 the diff), write-config-show
+//       write-config-mcp          radios value http | stdio | none
+//       write-config-hook         radios value command | http | none
+//       write-config-file         one file's preview (data-path, data-kind settings | mcp,
+//                                 data-changed), with its diff (.diff-add / .diff-del lines)
+//       write-config-notes        what is left to do; write-config-error: the host's refusal
+//       write-config-apply        Apply; write-config-apply-error; write-config-cancel
+//       write-config-result       after Apply: write-config-written (data-path, data-written) with
+//                                 write-config-backup; write-config-close
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export type SettingKey =
@@ -35,9 +47,13 @@ export type SettingKey =
   | 'hookUnreachable'
   | 'desktopNotifications';
 
+export type SnippetKind = 'claude-mcp-http' | 'claude-mcp-stdio' | 'hook-command' | 'hook-http' | 'mcp-http' | 'mcp-stdio';
+
 export class SettingsPage {
   readonly root: Locator;
   readonly agentConnect: Locator;
+  /** The "write it for me" dialog (see the test ids above). */
+  readonly writeConfig: Locator;
   readonly agentToken: Locator;
   readonly snippets: Locator;
   readonly agentTools: Locator;
@@ -46,6 +62,7 @@ export class SettingsPage {
   constructor(readonly page: Page) {
     this.root = page.getByTestId('view-settings');
     this.agentConnect = page.getByTestId('agent-connect');
+    this.writeConfig = page.getByTestId('write-config-dialog');
     this.agentToken = page.getByTestId('agent-token');
     this.snippets = page.getByTestId('agent-snippet');
     this.agentTools = page.getByTestId('agent-tool');
@@ -105,7 +122,7 @@ export class SettingsPage {
     await expect(this.glob(key, glob)).toHaveCount(0);
   }
 
-  snippet(kind: 'mcp-http' | 'mcp-stdio' | 'hook-command' | 'hook-http'): Locator {
+  snippet(kind: SnippetKind): Locator {
     return this.page.locator(`[data-testid="agent-snippet"][data-kind="${kind}"]`);
   }
 
@@ -116,6 +133,38 @@ export class SettingsPage {
   async revealToken(): Promise<void> {
     await this.page.getByTestId('agent-token-reveal').click();
     await expect(this.agentToken).toHaveAttribute('data-revealed', 'true');
+  }
+
+  /** Opens "Write it for me…" from Connect an agent. */
+  async openWriteConfig(): Promise<void> {
+    await this.page.getByTestId('write-config-open').click();
+    await expect(this.writeConfig).toBeVisible();
+  }
+
+  /** Picks "One project" and enters its folder; Enter shows the diff (it never applies). */
+  async writeConfigForProject(dir: string): Promise<void> {
+    await this.writeConfig.locator('input[name="config-scope"][value="project"]').check();
+    const input = this.writeConfig.getByTestId('write-config-project-dir');
+    await input.fill(dir);
+    await input.press('Enter');
+  }
+
+  async writeConfigChoose(what: 'mcp' | 'hook', value: string): Promise<void> {
+    await this.writeConfig.locator(`input[name="config-${what}"][value="${value}"]`).check();
+  }
+
+  /** One file of the preview, by its path on the host. */
+  writeConfigFile(path: string): Locator {
+    return this.writeConfig.locator(`[data-testid="write-config-file"][data-path="${path.replace(/["\\]/g, '\\$&')}"]`);
+  }
+
+  get writeConfigApply(): Locator {
+    return this.writeConfig.getByTestId('write-config-apply');
+  }
+
+  /** The result line of a written file, after Apply. */
+  writeConfigWritten(path: string): Locator {
+    return this.writeConfig.locator(`[data-testid="write-config-written"][data-path="${path.replace(/["\\]/g, '\\$&')}"]`);
   }
 
   async expectSettled(key: SettingKey): Promise<void> {

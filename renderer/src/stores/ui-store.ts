@@ -9,13 +9,18 @@ export interface UiStore {
   view: ViewId;
   /** A keyboard shortcut switched views: the view's heading takes focus once, then clears this. */
   focusPending: boolean;
-  setView(view: ViewId, opts?: { focus?: boolean }): void;
+  /** A section of the view to scroll to once it shows (e.g. settings' "connect-agent"), then cleared. */
+  anchor: string | null;
+  setView(view: ViewId, opts?: { focus?: boolean; anchor?: string }): void;
   focusDone(): void;
+  anchorDone(): void;
 }
 
 export const useUiStore = create<UiStore>()((set) => ({
   view: 'approvals',
   focusPending: false,
-  setView: (view, opts) => set({ view, focusPending: opts?.focus ?? false }),
+  anchor: null,
+  setView: (view, opts) => set({ view, focusPending: opts?.focus ?? false, anchor: opts?.anchor ?? null }),
   focusDone: () => set({ focusPending: false }),
+  anchorDone: () => set({ anchor: null }),
 }));

@@ -1,9 +1,11 @@
 // Settings: how the gateway treats agents' calls (mode, autonomy, approval lists, hook
 // behaviour…), how agents connect, and the host this console is attached to. Every change goes
 // through settings.update; settings.changed keeps the view current, from any console.
+import { useEffect } from 'react';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
+import { useUiStore } from '../stores/ui-store.ts';
 import { AgentConnect } from './settings/agent-connect.tsx';
 import { GatewaySettings } from './settings/gateway-settings.tsx';
 import '../styles/settings.css';
@@ -12,6 +14,18 @@ export function SettingsView() {
   const info = useConnectionStore((s) => s.hostInfo);
   const error = useConnectionStore((s) => s.hostInfoError);
   const state = useConnectionStore((s) => s.state);
+  const anchor = useUiStore((s) => s.anchor);
+  // Another view linked to a section (e.g. Getting Started → "connect-agent"): show it, and put
+  // the keyboard on its heading. The URL fragment is not used: it carries the operator token.
+  useEffect(() => {
+    if (!anchor) return;
+    const section = document.getElementById(anchor);
+    if (section) {
+      section.scrollIntoView({ block: 'start' });
+      section.querySelector<HTMLElement>('h2[tabindex]')?.focus({ preventScroll: true });
+    }
+    useUiStore.getState().anchorDone();
+  }, [anchor]);
 
   return (
     <ViewFrame id="settings" title="Settings" subtitle="How the gateway treats agents’ calls, how agents connect, and the host this console is attached to.">

@@ -1,12 +1,17 @@
 // "Connect an agent": where agents reach this host, the agent token (masked until revealed),
-// ready-to-paste configuration, and the tools agents see. From gateway.info, refreshed on
-// gateway.toolsChanged.
+// ready-to-paste configuration, "write it for me" for Claude Code's own files, and the tools
+// agents see. From gateway.info, refreshed on gateway.toolsChanged. Other views link here with
+// setView('settings', { anchor: CONNECT_AGENT_ANCHOR }).
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConnectionStore } from '../../stores/connection-store.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { CopyButton } from './copy-button.tsx';
 import { buildSnippets, maskToken, TOKEN_ENV } from './snippets.ts';
+import { WriteConfigDialog } from './write-config-dialog.tsx';
+
+/** The section's id: the Settings view scrolls to it when asked to (ui-store `anchor`). */
+export const CONNECT_AGENT_ANCHOR = 'connect-agent';
 
 const toolKindLabel = { builtin: 'built-in', tool: 'plugin tool', mcp: 'upstream MCP' } as const;
 
@@ -14,6 +19,8 @@ export function AgentConnect() {
   const { gateway, gatewayError } = useSettingsStore(useShallow((s) => ({ gateway: s.gateway, gatewayError: s.gatewayError })));
   const home = useConnectionStore((s) => s.hostInfo?.home ?? null);
   const [revealed, setRevealed] = useState(false);
+  const [writing, setWriting] = useState(false);
+  const connected = useConnectionStore((s) => s.state === 'connected');
   const snippets = useMemo(
     () => (gateway ? buildSnippets({ mcpUrl: gateway.mcpUrl, hookUrl: gateway.hookUrl, agentToken: gateway.agentToken, home }) : []),
     [gateway, home],
@@ -22,8 +29,8 @@ export function AgentConnect() {
   const shown = (text: string) => (token && !revealed ? text.split(token).join(maskToken(token)) : text);
 
   return (
-    <section className="panel settings-panel" data-testid="agent-connect" aria-labelledby="agent-connect-heading">
-      <h2 id="agent-connect-heading" className="panel-title">
+    <section id={CONNECT_AGENT_ANCHOR} className="panel settings-panel" data-testid="agent-connect" aria-labelledby="agent-connect-heading">
+      <h2 id="agent-connect-heading" className="panel-title" tabIndex={-1}>
         Connect an agent <span className="panel-note">agents hold the agent token, which opens only the MCP and hook routes</span>
       </h2>
       {gatewayError ? (
@@ -63,6 +70,13 @@ export function AgentConnect() {
               )}
             </dd>
           </dl>
+          <div className="agent-connect-write">
+            <button type="button" className="button button-primary" data-testid="write-config-open" disabled={!connected} onClick={() => setWriting(true)}>
+              Write it for me…
+            </button>
+            <span className="field-hint">Adds Gatehouse to Claude Code’s settings (yours, or one project’s) after showing you the diff; keeps a backup; recorded in the audit log.</span>
+          </div>
+          {writing ? <WriteConfigDialog onClose={() => setWriting(false)} mask={shown} /> : null}
           <div className="snippets">
             {snippets.map((s) => (
               <figure key={s.kind} className="snippet" data-testid="agent-snippet" data-kind={s.kind}>

@@ -1,0 +1,130 @@
+// "Connect an agent in one step", in a real browser against a real host: Claude Code's exact
+// commands are there to copy, and "write it for me" edits a project's Claude Code files only
+// after showing the diff, keeps a backup, and records the change. Only the project scope is
+// used here: the user scope would edit the real ~/.claude of whoever runs the suite (it is
+// tested in test/claude-config-writer.test.ts with an injected home).
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from '../fixtures.ts';
+import { SettingsPage } from '../pages/settings-page.ts';
+
+test.skip(({ shell }) => shell !== 'serve', 'the project folder is made on this machine for the served host');
+
+let project: string;
+test.beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-project-'));
+});
+test.afterEach(() => {
+  rmSync(project, { recursive: true, force: true });
+});
+
+test('Claude Code commands are there to copy, with the scope explained', async ({ console: app }) => {
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+  await settings.revealToken();
+  const token = (await settings.agentToken.textContent())!.trim();
+  const mcpUrl = (await app.page.getByTestId('agent-mcp-url').textContent())!.trim();
+
+  await expect(settings.snippet('claude-mcp-http').locator('pre')).toHaveText(`claude mcp add --transport http gatehouse ${mcpUrl} --header "Authorization: Bearer ${token}"`);
+  await expect(settings.snippet('claude-mcp-http')).toContainText('--scope user');
+  await expect(settings.snippet('claude-mcp-stdio').locator('pre')).toContainText('claude mcp add gatehouse -- gatehouse mcp --home ');
+  await expect(settings.snippet('hook-command')).toContainText('"PreToolUse"');
+  await expect(settings.snippet('hook-http')).toContainText('"allowedEnvVars"');
+  // The generic block for other MCP clients stays.
+  await expect(settings.snippet('mcp-http')).toContainText('"mcpServers"');
+  for (const kind of ['claude-mcp-http', 'claude-mcp-stdio', 'hook-command', 'hook-http', 'mcp-http', 'mcp-stdio'] as const) {
+    await expect(settings.snippet(kind).getByTestId('snippet-copy')).toBeVisible();
+  }
+});
+
+test('write it for me: the diff first, then the files, a backup and an audit event', async ({ console: app, home }) => {
+  // A project that already has Claude Code settings of its own (four-space indented, group-readable).
+  const settingsFile = join(project, '.claude', 'settings.json');
+  const mcpFile = join(project, '.mcp.json');
+  mkdirSync(join(project, '.claude'));
+  const own = { model: 'opus', permissions: { deny: ['Read(./.env)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }] } };
+  const before = JSON.stringify(own, null, 4) + '\n';
+  writeFileSync(settingsFile, before);
+  chmodSync(settingsFile, 0o640);
+
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+
+  // Escape closes the dialog without doing anything.
+  await settings.openWriteConfig();
+  await app.page.keyboard.press('Escape');
+  await expect(settings.writeConfig).toHaveCount(0);
+
+  await settings.openWriteConfig();
+  await expect(settings.writeConfigApply).toBeDisabled();
+  await settings.writeConfigChoose('mcp', 'http');
+  await settings.writeConfigChoose('hook', 'command');
+  // Enter in the folder field shows the diff; it does not apply.
+  await settings.writeConfigForProject(project);
+  const settingsPreview = settings.writeConfigFile(settingsFile);
+  const mcpPreview = settings.writeConfigFile(mcpFile);
+  await expect(settingsPreview).toHaveAttribute('data-changed', 'true');
+  await expect(settingsPreview).toContainText('will change');
+  await expect(settingsPreview.locator('.diff-add').filter({ hasText: `"command": "gatehouse hook --home ${home}"` })).toHaveCount(1);
+  await expect(settingsPreview.locator('.diff-del')).toHaveCount(0);
+  await expect(mcpPreview).toContainText('new file');
+  await expect(mcpPreview.locator('.diff-add').filter({ hasText: '"Authorization": "Bearer ${GATEHOUSE_AGENT_TOKEN}"' })).toHaveCount(1);
+  await expect(settings.writeConfig.getByTestId('write-config-notes')).toContainText('GATEHOUSE_AGENT_TOKEN');
+  expect(readFileSync(settingsFile, 'utf8')).toBe(before);
+  expect(existsSync(mcpFile)).toBe(false);
+
+  // Apply from the keyboard: Enter on the focused button.
+  await settings.writeConfigApply.focus();
+  await app.page.keyboard.press('Enter');
+  await expect(settings.writeConfig.getByTestId('write-config-result')).toBeVisible();
+  const backup = (await settings.writeConfigWritten(settingsFile).getByTestId('write-config-backup').textContent())!.trim();
+  await expect(settings.writeConfigWritten(settingsFile)).toContainText('updated');
+  await expect(settings.writeConfigWritten(mcpFile)).toContainText('created');
+  await expect(settings.writeConfigWritten(mcpFile).getByTestId('write-config-backup')).toHaveCount(0);
+
+  // On disk: the backup is the old file; the new one keeps everything and adds the hook.
+  expect(backup).toMatch(new RegExp(`^${settingsFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.gatehouse-backup-`));
+  expect(readFileSync(backup, 'utf8')).toBe(before);
+  const after = JSON.parse(readFileSync(settingsFile, 'utf8')) as typeof own & { hooks: { PreToolUse: { matcher: string; hooks: { type: string; command: string }[] }[] } };
+  expect(after.model).toBe('opus');
+  expect(after.permissions).toEqual(own.permissions);
+  expect(after.hooks.PreToolUse).toEqual([own.hooks.PreToolUse[0], { matcher: '*', hooks: [{ type: 'command', command: `gatehouse hook --home ${home}` }] }]);
+  const mcp = JSON.parse(readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, unknown> };
+  const mcpUrl = (await app.page.getByTestId('agent-mcp-url').textContent())!.trim();
+  expect(mcp).toEqual({ mcpServers: { gatehouse: { type: 'http', url: mcpUrl, headers: { Authorization: 'Bearer ${GATEHOUSE_AGENT_TOKEN}' } } } });
+
+  // Again: nothing left to change, Apply stays off, no second backup.
+  await settings.writeConfig.getByTestId('write-config-close').click();
+  await expect(settings.writeConfig).toHaveCount(0);
+  await settings.openWriteConfig();
+  await settings.writeConfigChoose('mcp', 'http');
+  await settings.writeConfigForProject(project);
+  await expect(settings.writeConfigFile(settingsFile)).toHaveAttribute('data-changed', 'false');
+  await expect(settings.writeConfigFile(mcpFile)).toContainText('already set');
+  await expect(settings.writeConfigApply).toBeDisabled();
+  await settings.writeConfig.getByTestId('write-config-cancel').click();
+  expect(readdirSync(join(project, '.claude')).filter((f) => f.includes('gatehouse-backup'))).toHaveLength(1);
+
+  await app.open('audit');
+  await expect(app.audit.rows.filter({ hasText: 'agent.config-written' })).toHaveCount(1);
+});
+
+test('a settings file that is not JSON is refused with its line and column, and left alone', async ({ console: app }) => {
+  const settingsFile = join(project, '.claude', 'settings.json');
+  mkdirSync(join(project, '.claude'));
+  const broken = '{\n  "model": "opus",\n}\n';
+  writeFileSync(settingsFile, broken);
+
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+  await settings.openWriteConfig();
+  await settings.writeConfigChoose('mcp', 'none');
+  await settings.writeConfigForProject(project);
+  await expect(settings.writeConfig.getByTestId('write-config-error')).toContainText(`${settingsFile} is not valid JSON: line 3, column 1`);
+  await expect(settings.writeConfigApply).toBeDisabled();
+  expect(readFileSync(settingsFile, 'utf8')).toBe(broken);
+});
