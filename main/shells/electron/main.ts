@@ -18,14 +18,20 @@ import { windowOptions } from './window-options.js';
 const outDir = join(__dirname, '..');
 const rendererDir = join(outDir, 'renderer');
 const preloadPath = join(outDir, 'preload', 'index.cjs');
-const nativeBinding = join(outDir, '..', 'native', 'electron', 'better_sqlite3.node');
+// Which better-sqlite3 build Electron loads. From a checkout (`npm start`), node_modules holds the
+// Node build the tests use, so the Electron build lives apart in native/electron
+// (scripts/build-electron-native.mjs). In a packaged app electron-builder has rebuilt node_modules'
+// copy for Electron's ABI and unpacked it from the asar (electron-builder.yml: npmRebuild,
+// asarUnpack), and native/ is not shipped, so the regular binding is the right one there; pointing
+// a packaged app at native/electron would load nothing or, worse, a stale build for another ABI.
+const nativeBinding = app.isPackaged ? null : join(outDir, '..', 'native', 'electron', 'better_sqlite3.node');
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 if (!app.requestSingleInstanceLock()) app.quit();
 
 app.whenReady().then(async () => {
-  const host = createHost({ home: defaultHome(), shell: 'electron', ...(existsSync(nativeBinding) ? { nativeBinding } : {}) });
+  const host = createHost({ home: defaultHome(), shell: 'electron', ...(nativeBinding && existsSync(nativeBinding) ? { nativeBinding } : {}) });
   // Agents (MCP, hooks) and CLI commands reach this host on a loopback port, as with `gatehouse serve`.
   let listening: Listening | null = null;
   try {
