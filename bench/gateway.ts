@@ -4,7 +4,10 @@
 //    the agent's round trip minus the runner step inside it (HTTP, MCP, extraction, rules,
 //    autonomy, audit): measured per call, so the spawn's jitter (± several ms for bwrap on a
 //    busy machine) does not drown a sub-millisecond difference. Target: at most 1 ms at p50.
-//    Reported beside it: the same plugin on ToolRunner directly, and the whole MCP round trip.
+//    Reported beside it: the same plugin on ToolRunner directly, the whole MCP round trip, and
+//    the two parts of what is added: the MCP transport itself (an SDK ping round trip, no tool
+//    behind it: what any Streamable HTTP server costs this client) and the gateway's own pipeline
+//    steps (extraction, rules, autonomy, approval, audit; from the result's step timings).
 //  - Claude Code hook round trips: the HTTP form (POST to the hook route) and the command form
 //    (`gatehouse hook`, a node process per call, as Claude Code runs it).
 import { fork, spawn } from 'node:child_process';
@@ -48,12 +51,12 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
   const agent = fork(agentPath, [net.mcpUrl, net.agentToken], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const fromAgent = () =>
-    new Promise<{ total?: number[]; runner?: number[]; error?: string }>((resolve, reject) => {
+    new Promise<{ total?: number[]; runner?: number[]; pipeline?: number[]; pings?: number[]; error?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench agent exited (${code})`));
       agent.once('exit', onExit);
       agent.once('message', (m) => {
         agent.off('exit', onExit);
-        resolve(m as { total?: number[]; runner?: number[]; error?: string });
+        resolve(m as { total?: number[]; runner?: number[]; pipeline?: number[]; pings?: number[]; error?: string });
       });
     });
   await fromAgent();
@@ -67,8 +70,8 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   const viaMcp = async (calls: number) => {
     agent.send({ calls, tool: 'echo', args: input });
     const m = await fromAgent();
-    if (!m.total || !m.runner) throw new Error(`MCP call failed: ${m.error}`);
-    return m as { total: number[]; runner: number[] };
+    if (!m.total || !m.runner || !m.pipeline) throw new Error(`MCP call failed: ${m.error}`);
+    return m as { total: number[]; runner: number[]; pipeline: number[] };
   };
   const time = async (fn: () => Promise<unknown>) => {
     const t = performance.now();
@@ -91,7 +94,7 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
     });
 
   // Filled by the overhead case's round, reported by the two cases after it.
-  let last = { direct: 0, mcp: 0 };
+  let last = { direct: 0, mcp: 0, ping: 0, pipeline: 0 };
   const cases: BenchCase[] = [
     {
       name: 'MCP gateway overhead, auto-allowed call (p50 added)',
@@ -102,17 +105,37 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
         const d: number[] = [];
         const total: number[] = [];
         const added: number[] = [];
-        // Alternating blocks, so drift in the machine's load touches both paths alike.
+        const pipeline: number[] = [];
+        const pings: number[] = [];
+        // Alternating blocks, so drift in the machine's load touches every path alike.
         for (let i = 0; i < calls; i += 5) {
           for (let j = 0; j < 5; j++) d.push(await time(direct));
           const m = await viaMcp(5);
           total.push(...m.total);
+          pipeline.push(...m.pipeline);
           m.total.forEach((t, k) => added.push(t - m.runner[k]!));
+          agent.send({ pings: 5 });
+          const p = await fromAgent();
+          if (!p.pings) throw new Error(`MCP ping failed: ${p.error}`);
+          pings.push(...p.pings);
         }
-        if (added.some((x) => !Number.isFinite(x))) throw new Error('an MCP result carried no runner step timing');
-        last = { direct: median(d), mcp: median(total) };
+        if (added.some((x) => !Number.isFinite(x)) || pipeline.some((x) => !Number.isFinite(x))) throw new Error('an MCP result carried no step timings');
+        last = { direct: median(d), mcp: median(total), ping: median(pings), pipeline: median(pipeline) };
         return median(added);
       },
+    },
+    {
+      name: 'MCP ping round trip (the transport alone, no tool)',
+      unit: 'ms',
+      better: 'lower',
+      // Measured inside the overhead case's round.
+      run: () => last.ping,
+    },
+    {
+      name: 'gateway pipeline steps besides the runner (p50)',
+      unit: 'ms',
+      better: 'lower',
+      run: () => last.pipeline,
     },
     {
       name: 'tool call on ToolRunner directly',

@@ -1,7 +1,8 @@
 // The agent side of bench/gateway.ts, in its own process as a real agent would be: connects to
 // /mcp with the SDK client, then on each message {calls, tool, args} makes that many sequential
-// calls and answers with, per call, its duration and the runner step's duration (from the
-// result's _meta.gatehouse.steps), both in ms.
+// calls and answers with, per call, its duration, the runner step's duration and the sum of the
+// other pipeline steps (from the result's _meta.gatehouse.steps), all in ms; on {pings} it makes
+// that many MCP pings (the SDK's transport with no tool behind it) and answers with their times.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -13,8 +14,19 @@ process.on('message', async (m) => {
     await client.close();
     process.exit(0);
   }
+  if (m.pings) {
+    const pings = [];
+    for (let i = 0; i < m.pings; i++) {
+      const t = performance.now();
+      await client.ping();
+      pings.push(performance.now() - t);
+    }
+    process.send({ pings });
+    return;
+  }
   const total = [];
   const runner = [];
+  const pipeline = [];
   for (let i = 0; i < m.calls; i++) {
     const t = performance.now();
     const r = await client.callTool({ name: m.tool, arguments: m.args });
@@ -23,8 +35,10 @@ process.on('message', async (m) => {
       process.send({ error: JSON.stringify(r.content) });
       return;
     }
-    runner.push(r._meta?.gatehouse?.steps?.find((s) => s.step === 'runner')?.ms ?? NaN);
+    const steps = r._meta?.gatehouse?.steps ?? [];
+    runner.push(steps.find((s) => s.step === 'runner')?.ms ?? NaN);
+    pipeline.push(steps.length ? steps.filter((s) => s.step !== 'runner').reduce((a, s) => a + s.ms, 0) : NaN);
   }
-  process.send({ total, runner });
+  process.send({ total, runner, pipeline });
 });
 process.send({ ready: true });
