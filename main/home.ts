@@ -19,6 +19,8 @@ export interface HomePaths {
   plugins: string;
   policy: string;
   settings: string;
+  /** First-run state: the example plugins copied, the Getting Started panel's progress. */
+  firstRun: string;
 }
 
 /** Creates the home (owner-only: it holds tokens and the audit log) and returns its paths. */
@@ -42,5 +44,6 @@ export function homePaths(root: string): HomePaths {
     plugins: join(root, 'plugins'),
     policy: join(root, 'policy.yaml'),
     settings: join(root, 'settings.json'),
+    firstRun: join(root, 'first-run.json'),
   };
 }

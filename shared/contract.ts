@@ -311,6 +311,62 @@ const agentTool = z.object({
   kind: z.enum(['builtin', 'tool', 'mcp']),
 });
 
+// ---- first run: the Getting Started panel and the console's test call ---------------------------
+const testCallView = z.object({
+  call: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  /** "console-test": the agent name test calls carry (their source is "console"). */
+  agent: z.string(),
+  operator: z.string(),
+  sentAt: z.number(),
+  /** The plugin that provides the tool (for its Health row); null for a built-in or unknown tool. */
+  plugin: z.string().nullable(),
+  /** sent → waiting (in the inbox) → decided → finished (the result is recorded), read from the audit log. */
+  stage: z.enum(['sent', 'waiting', 'decided', 'finished']),
+  /** Audit events recorded for the call so far. */
+  recorded: z.number().int(),
+  approval: z.string().nullable(),
+  approvalState: approvalState.nullable(),
+  /** The operator who approved or denied it in the inbox (or "host" when the host denied it on stop). */
+  approvedBy: z.string().nullable(),
+  decision: z.enum(['allow', 'deny', 'ask', 'expired']).nullable(),
+  /** Who decided, in the words agents are given ("operator alice", "autonomy supervised"). */
+  decidedBy: z.string().nullable(),
+  reason: z.string().nullable(),
+  executed: z.boolean().nullable(),
+  mode: z.enum(['dry-run', 'live']).nullable(),
+  ok: z.boolean().nullable(),
+  /** What the tool printed (first 4,096 characters, redacted like the audit view). */
+  output: z.string().nullable(),
+});
+const gettingStartedView = z.object({
+  dismissed: z.boolean(),
+  /** Every step was done once; the panel no longer opens by itself. */
+  completed: z.boolean(),
+  /** The bundled examples this home was given on its first run (null: none were offered). */
+  examples: z.object({ from: z.string(), copied: z.array(z.string()) }).nullable(),
+  plugin: z.object({
+    name: z.string(),
+    found: z.boolean(),
+    status: pluginStatus.nullable(),
+    dir: z.string().nullable(),
+    scanPassed: z.boolean().nullable(),
+    findingCount: z.number().int(),
+    done: z.boolean(),
+  }),
+  agent: z.object({
+    done: z.boolean(),
+    /** The operator marked the step done without an agent call on record. */
+    skipped: z.boolean(),
+    /** The first agent call (MCP, hook or API) the audit log shows. */
+    seen: z.object({ agent: z.string(), source: z.string(), at: z.number() }).nullable(),
+  }),
+  testCall: testCallView.nullable(),
+  testCallDone: z.boolean(),
+  mode: z.enum(['dry-run', 'live']),
+});
+
 /** Request/response schemas of every method, keyed by the method's wire name. */
 export const methods = {
   'host.info': {
@@ -580,6 +636,15 @@ export const methods = {
       pending: z.number().int(),
     }),
   },
+  /**
+   * OPERATOR ACTION: sends one call through the real gateway (policy, approval, runner, audit) as
+   * the agent "console-test" in a new session, with source "console". Answers once the call waits
+   * in the inbox or is done; its progress is then read with gettingStarted.get.
+   */
+  'gateway.testCall': {
+    request: z.object({ tool: z.string().min(1).max(64), arguments: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    response: testCallView,
+  },
   'approvals.list': {
     request: z.object({ state: approvalState.optional(), agent: z.string().optional(), session: z.string().optional(), tool: z.string().optional() }).strict(),
     response: z.object({ items: z.array(approvalItem), now: z.number() }),
@@ -669,6 +734,16 @@ export const methods = {
     request: z.object({ text: z.string().max(1 << 20) }).strict(),
     response: z.object({ saved: z.boolean(), problems: z.array(policyProblem), examples: z.array(exampleResult), policy: policyView }),
   },
+  /** The Getting Started panel: each step's state as the host sees it (registry, audit log, settings). */
+  'gettingStarted.get': {
+    request: empty,
+    response: gettingStartedView,
+  },
+  /** Dismiss the panel (or bring it back), or mark the connect-an-agent step done without an agent. */
+  'gettingStarted.update': {
+    request: z.object({ dismissed: z.boolean().optional(), agentSkipped: z.boolean().optional() }).strict(),
+    response: gettingStartedView,
+  },
 } as const;
 
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
@@ -734,6 +809,8 @@ export type Settings = z.output<typeof settings>;
 export type PolicyView = z.output<typeof policyView>;
 export type DeciderView = z.output<typeof decider>;
 export type ProposedRuleView = z.output<typeof proposedRule>;
+export type GettingStartedView = z.output<typeof gettingStartedView>;
+export type TestCallView = z.output<typeof testCallView>;
 export const settingsSchema = settings;
 
 /** Errors cross every boundary as data, never as exceptions. */

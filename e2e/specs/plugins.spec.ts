@@ -113,7 +113,8 @@ test('the list filters by status and moves with the keyboard', async ({ console:
   await expect(plugins.rows).toHaveCount(1);
   await expect(plugins.row('beta')).toBeVisible();
   await app.page.locator('[data-testid="plugin-status-filter"][data-status="enabled"]').click();
-  await expect(plugins.rows).toHaveCount(2);
+  // alpha, beta and the examples a new home is given (hello, path-guard, rate-limit).
+  await expect(plugins.rows).toHaveCount(5);
 
   await app.page.getByTestId('plugin-list').focus();
   await app.page.keyboard.press('Home');

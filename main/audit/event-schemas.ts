@@ -54,6 +54,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------
+  /** An operator sent a test call from the console (Getting Started); the call's own events follow as agent console-test. */
+  'gateway.test-call': spec(ACTOR.operator, { call: id, session: z.string(), tool: z.string(), agent: z.string(), console: z.string() }),
   'call.received': spec(ACTOR.agent, { call: id, agent: z.string(), session: z.string(), tool: z.string(), source: z.enum(['mcp', 'hook', 'api', 'console']), cwd: z.string() }),
   'call.extracted': spec(ACTOR.host, { call: id, operations: z.array(z.string()), paths: z.array(z.string()), hosts: z.array(z.string()), command: z.string(), evasive: z.boolean(), evasiveReasons: z.array(z.string()) }),
   'rule.matched': spec(ACTOR.rule, { call: id, rule: z.string(), origin: z.string(), source: z.string(), decision: z.enum(['allow', 'deny', 'ask', 'log']), severity: z.string(), locked: z.boolean() }),
@@ -80,6 +82,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'pty.exited': spec(ACTOR.host, { id, exitCode: int.nullable(), signal: z.union([int, z.string()]).nullable(), durationMs: z.number(), outputChars: int, transcriptChars: int, droppedChars: int }),
 
   // ---- plugins --------------------------------------------------------------------------------
+  /** A new home was given the bundled example plugins (disabled until an operator enables them). */
+  'plugin.examples-copied': spec(ACTOR.host, { names: z.array(z.string()), from: z.string(), to: z.string() }),
   'plugin.discovered': spec(ACTOR.host, { name: z.string(), dir: z.string(), origin: z.enum(['home', 'project', 'cli']) }),
   'plugin.invalid': spec(ACTOR.host, { name: z.string(), dir: z.string(), problems }),
   'plugin.scanned': spec(ACTOR.host, { name: z.string(), passed: z.boolean(), totalWeight: z.number(), findings: int }),

@@ -36,6 +36,8 @@ export interface UpstreamTools {
 }
 
 export interface IncomingCall {
+  /** A call id chosen by the caller (the console's test call records it before sending); default: a new one. */
+  id?: string;
   agent: string;
   session: string;
   tool: string;
@@ -144,7 +146,7 @@ export class Gateway {
   /** Builds the ToolCall and runs it through the pipeline. Never throws: failures are denials. */
   async call(input: IncomingCall, opts: GatewayCallOptions = {}): Promise<GatewayResult> {
     const call: ToolCall = {
-      id: this.newId(),
+      id: input.id || this.newId(),
       agent: input.agent || 'unknown',
       session: input.session || 'default',
       tool: input.tool,

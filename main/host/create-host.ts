@@ -44,6 +44,8 @@ import { AuditQuery } from '../audit/audit-query.js';
 import { replayCalls } from '../audit/replay.js';
 import { redactEvent } from '../audit/redact.js';
 import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
+import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
+import { GettingStarted } from '../onboarding/getting-started.js';
 
 export interface HostOptions {
   home: string;
@@ -71,6 +73,8 @@ export interface HostOptions {
   auditRetention?: RetentionPolicy & { intervalMs?: number };
   /** Whose ~/.claude/settings.json and ~/.claude.json "write it for me" edits (default: the OS user's home; tests pass a temporary folder). */
   claudeUserHome?: string;
+  /** The bundled example plugins, copied into the home's plugins folder the first time a console host starts on it (the shells pass it; CLI commands do not). */
+  examplesDir?: string;
 }
 
 /** Where agents reach this host; set by the shell once it listens. */
@@ -209,6 +213,17 @@ export function createHost(opts: HostOptions): Host {
   const record = (type: string, actor: string, payload: Record<string, unknown>) => {
     audit.append({ type, actor, payload });
   };
+  const firstRun = new FirstRunFile(paths.firstRun);
+  if (firstRun.error) log(firstRun.error);
+  if (opts.examplesDir) {
+    // Before discovery, so the first listing already shows them (disabled).
+    try {
+      const copied = offerExamples(firstRun, opts.examplesDir, paths.plugins, clock.now());
+      if (copied && copied.length > 0) record('plugin.examples-copied', 'host', { names: copied, from: opts.examplesDir, to: paths.plugins });
+    } catch (err) {
+      log(`could not copy the example plugins from ${opts.examplesDir}`, err);
+    }
+  }
   const settings = new SettingsStore({
     file: paths.settings,
     ...(opts.settingsOverrides ? { overrides: opts.settingsOverrides } : {}),
@@ -400,6 +415,24 @@ export function createHost(opts: HostOptions): Host {
   policy.onChange((state) => bus.emit('policy.changed', { version: state.version, error: state.error }));
   onToolsChanged = toolsMaybeChanged;
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
+  const gettingStarted = new GettingStarted({
+    file: firstRun,
+    plugin: (name) => registry.get(name),
+    mode: () => settings.current.mode,
+    gateway,
+    pluginOfTool: (tool) => gateway.find(tool)?.plugin ?? null,
+    sessionEvents: (session) => auditQuery.session(session, 1000).events,
+    lastAgentCall: () => {
+      audit.flush();
+      const row = audit.db
+        .prepare("SELECT ts, json_extract(payload, '$.agent') AS agent, json_extract(payload, '$.source') AS source FROM events WHERE type = 'call.received' AND json_extract(payload, '$.source') IN ('mcp', 'hook', 'api') ORDER BY seq DESC LIMIT 1")
+        .get() as { ts: number; agent: unknown; source: string } | undefined;
+      return row ? { agent: String(row.agent ?? 'unknown'), source: row.source, at: row.ts } : null;
+    },
+    record,
+    clock,
+    log,
+  });
   let endpoints: AgentEndpoints | null = null;
   // Claude Code's own files, edited for the operator after a previewed diff (agents.*Config).
   const claudeConfig = new ClaudeConfigWriter({
@@ -485,6 +518,10 @@ export function createHost(opts: HostOptions): Host {
       tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, plugin: t.plugin, kind: t.kind })),
       pending: approvals.pendingSize(),
     }),
+    'gateway.testCall': async (req, ctx) => {
+      await ready;
+      return gettingStarted.testCall(req, ctx);
+    },
     'approvals.list': (filter) => ({ items: approvals.list(filter), now: clock.now() }),
     'approvals.get': ({ id }) => {
       const item = approvals.get(id);
@@ -550,6 +587,14 @@ export function createHost(opts: HostOptions): Host {
       policy.reload();
       record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length });
       return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
+    },
+    'gettingStarted.get': async () => {
+      await ready;
+      return gettingStarted.view();
+    },
+    'gettingStarted.update': async (patch) => {
+      await ready;
+      return gettingStarted.update(patch);
     },
   };
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);

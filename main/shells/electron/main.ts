@@ -18,6 +18,9 @@ import { windowOptions } from './window-options.js';
 const outDir = join(__dirname, '..');
 const rendererDir = join(outDir, 'renderer');
 const preloadPath = join(outDir, 'preload', 'index.cjs');
+// The example plugins a new home is given on its first run: the checkout's examples/plugins, or in
+// a packaged app the copy electron-builder puts in resources (extraResources); absent, none are.
+const examplesDir = app.isPackaged ? join(process.resourcesPath, 'examples', 'plugins') : join(outDir, '..', 'examples', 'plugins');
 // Which better-sqlite3 build Electron loads. From a checkout (`npm start`), node_modules holds the
 // Node build the tests use, so the Electron build lives apart in native/electron
 // (scripts/build-electron-native.mjs). In a packaged app electron-builder has rebuilt node_modules'
@@ -31,7 +34,7 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standa
 if (!app.requestSingleInstanceLock()) app.quit();
 
 app.whenReady().then(async () => {
-  const host = createHost({ home: defaultHome(), shell: 'electron', ...(nativeBinding && existsSync(nativeBinding) ? { nativeBinding } : {}) });
+  const host = createHost({ home: defaultHome(), shell: 'electron', examplesDir, ...(nativeBinding && existsSync(nativeBinding) ? { nativeBinding } : {}) });
   // Agents (MCP, hooks) and CLI commands reach this host on a loopback port, as with `gatehouse serve`.
   let listening: Listening | null = null;
   try {

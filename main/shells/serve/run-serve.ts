@@ -25,11 +25,18 @@ export interface RunServeOptions {
   agentToken?: string;
   /** For this run only: `--live`, `--autonomy`. */
   settingsOverrides?: Partial<Settings>;
+  /** The example plugins a new home is given (default: the package's examples/plugins; null: none). */
+  examplesDir?: string | null;
 }
 
 export function defaultStaticDir(): string {
   // The CLI bundle lives in out/main/, the renderer build in out/renderer/.
   return join(dirname(fileURLToPath(import.meta.url)), '..', 'renderer');
+}
+
+export function defaultExamplesDir(): string {
+  // out/main/cli.js → the package root's examples/plugins (the npm package ships them).
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'plugins');
 }
 
 export interface Listening {
@@ -80,6 +87,7 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
     pluginDirs: opts.pluginDirs ?? [],
     allowedPlugins: opts.allowedPlugins ?? [],
     ...(opts.settingsOverrides ? { settingsOverrides: opts.settingsOverrides } : {}),
+    ...(opts.examplesDir !== null ? { examplesDir: opts.examplesDir ?? defaultExamplesDir() } : {}),
   });
   let listening: Listening;
   try {
