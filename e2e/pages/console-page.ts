@@ -3,9 +3,10 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { AuditPage } from './audit-page.ts';
 
-export const views = ['approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
+export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
+  start: 'Getting started',
   approvals: 'Approvals',
   grants: 'Grants',
   plugins: 'Plugins',

@@ -1,4 +1,4 @@
-// Alt+1…6 open the views in sidebar order.
+// Alt+0…9 open the views in sidebar order (view-registry.ts).
 import { useEffect } from 'react';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
@@ -8,7 +8,7 @@ export function useViewShortcuts(): void {
     const onKey = (e: KeyboardEvent) => {
       if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.repeat) return;
       // e.code, not e.key: on macOS Alt+1 types "¡", and layouts differ on the digit row.
-      const m = /^(?:Digit|Numpad)([1-9])$/.exec(e.code);
+      const m = /^(?:Digit|Numpad)([0-9])$/.exec(e.code);
       const spec = m ? viewRegistry.find((v) => v.shortcut === m[1]) : undefined;
       if (!spec) return;
       e.preventDefault();

@@ -10,6 +10,13 @@ function Svg({ children }: { children: ReactNode }) {
   );
 }
 
+export const StartIcon = () => (
+  <Svg>
+    <path d="M5 21V4" />
+    <path d="M5 4h11l-2 4 2 4H5" />
+  </Svg>
+);
+
 export const InboxIcon = () => (
   <Svg>
     <path d="M22 12h-6l-2 3h-4l-2-3H2" />

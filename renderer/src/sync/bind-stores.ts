@@ -19,6 +19,8 @@ import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 import { loadPolicy } from './policy-actions.ts';
 import { useUiStore } from '../stores/ui-store.ts';
+import { initialGettingStartedState, useGettingStartedStore } from '../stores/getting-started-store.ts';
+import { loadGettingStarted, openAtStartIfDue, watchNavigation } from './getting-started-actions.ts';
 
 /** Appends come in bursts (one per committed batch); refresh the Audit view's newest rows at most this often. */
 export const TAIL_REFRESH_MS = 250;
@@ -28,6 +30,8 @@ export const PLUGINS_REFRESH_MS = 50;
 export const HEALTH_REFRESH_MS = 250;
 /** A batch decision changes many items at once: refetch the inbox (and grants) once. */
 export const APPROVALS_REFRESH_MS = 50;
+/** The Getting Started steps follow plugins, the inbox, settings and the audit log: refetch once per burst. */
+export const GUIDE_REFRESH_MS = 100;
 
 export function bindStores(client: GatehouseClient): () => void {
   const tailRefresh = coalesce(() => refreshHead(client), TAIL_REFRESH_MS);
@@ -36,7 +40,14 @@ export function bindStores(client: GatehouseClient): () => void {
   const healthRefresh = coalesce(() => loadHealth(client), HEALTH_REFRESH_MS);
   const approvalsRefresh = coalesce(() => loadApprovals(client), APPROVALS_REFRESH_MS);
   const grantsRefresh = coalesce(() => loadGrants(client), APPROVALS_REFRESH_MS);
+  const guideRefresh = coalesce(() => loadGettingStarted(client), GUIDE_REFRESH_MS);
   let tailStale = false;
+  // The steps are on screen only in the Start view: elsewhere a change marks them stale.
+  let guideStale = false;
+  const guideChanged = () => {
+    if (useUiStore.getState().view === 'start') guideRefresh.request();
+    else guideStale = true;
+  };
 
   const applyState = (state: ConnectionState) => {
     document.documentElement.dataset.connection = state;
@@ -63,6 +74,9 @@ export function bindStores(client: GatehouseClient): () => void {
     healthRefresh.cancel();
     approvalsRefresh.cancel();
     grantsRefresh.cancel();
+    guideRefresh.cancel();
+    guideStale = false;
+    void loadGettingStarted(client).then(openAtStartIfDue);
     void Promise.all([loadHostInfo(), loadChainState(client), runSearch(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
     const settings = useSettingsStore.getState();
     void Promise.all([settings.load(), settings.loadGateway(), loadPolicy(client)]);
@@ -85,6 +99,8 @@ export function bindStores(client: GatehouseClient): () => void {
         healthRefresh.cancel();
         approvalsRefresh.cancel();
         grantsRefresh.cancel();
+        guideRefresh.cancel();
+        useGettingStartedStore.setState({ ...initialGettingStartedState });
         useAuditStore.setState({ ...initialAuditState });
         usePluginsStore.setState({ ...initialPluginsState });
         useHealthStore.setState({ ...initialHealthState });
@@ -101,13 +117,20 @@ export function bindStores(client: GatehouseClient): () => void {
     client.onEvent('audit.appended', () => {
       if (useUiStore.getState().view === 'audit') tailRefresh.request();
       else tailStale = true;
+      // A test call's progress and an agent's first call are read from the audit log.
+      guideChanged();
     }),
     useUiStore.subscribe((ui, prev) => {
       if (ui.view === 'audit' && prev.view !== 'audit' && tailStale) {
         tailStale = false;
         tailRefresh.request();
       }
+      if (ui.view === 'start' && prev.view !== 'start' && guideStale) {
+        guideStale = false;
+        guideRefresh.request();
+      }
     }),
+    watchNavigation(),
     client.onEvent('plugins.changed', ({ names }) => {
       pluginsRefresh.request();
       const open = usePluginsStore.getState().selected;
@@ -115,6 +138,7 @@ export function bindStores(client: GatehouseClient): () => void {
       if (open && (names.length === 0 || names.includes(open))) openPluginRefresh.request();
       // Health has a row per plugin and shows its status: a new, removed or re-enabled plugin changes it.
       healthRefresh.request();
+      guideChanged();
     }),
     client.onEvent('health.changed', () => healthRefresh.request()),
     client.onEvent('approvals.changed', ({ pending, added }) => {
@@ -122,9 +146,13 @@ export function bindStores(client: GatehouseClient): () => void {
       useApprovalsStore.setState({ pendingCount: pending });
       approvalsRefresh.request();
       notifyNewApprovals(client.shell, added);
+      guideChanged();
     }),
     client.onEvent('grants.changed', () => grantsRefresh.request()),
-    client.onEvent('settings.changed', (view) => useSettingsStore.getState().apply(view)),
+    client.onEvent('settings.changed', (view) => {
+      useSettingsStore.getState().apply(view);
+      guideChanged();
+    }),
     client.onEvent('gateway.toolsChanged', () => void useSettingsStore.getState().loadGateway()),
     // The editor keeps unsaved edits; loadPolicy announces a changed file instead of replacing them.
     client.onEvent('policy.changed', () => void loadPolicy(client)),
@@ -139,6 +167,7 @@ export function bindStores(client: GatehouseClient): () => void {
     healthRefresh.cancel();
     approvalsRefresh.cancel();
     grantsRefresh.cancel();
+    guideRefresh.cancel();
     for (const off of offs) off();
     useSettingsStore.getState().bind(null);
   };

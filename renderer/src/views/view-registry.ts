@@ -1,6 +1,7 @@
-// The views in sidebar order. Alt+1…9 follow this order.
+// The views in sidebar order. Alt+0…9 follow this order: Getting Started is Alt+0, so the views
+// operators use every day keep Alt+1 onwards.
 import type { ComponentType } from 'react';
-import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, TerminalIcon } from '../components/icons.tsx';
+import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, StartIcon, TerminalIcon } from '../components/icons.tsx';
 import type { ViewId } from '../stores/ui-store.ts';
 import { ApprovalsView } from './approvals-view.tsx';
 import { AuditView } from './audit-view.tsx';
@@ -9,6 +10,7 @@ import { HealthView } from './health-view.tsx';
 import { PluginsView } from './plugins-view.tsx';
 import { RulesView } from './rules-view.tsx';
 import { SettingsView } from './settings-view.tsx';
+import { StartView } from './start-view.tsx';
 import { TerminalsView } from './terminals-view.tsx';
 
 export interface ViewSpec {
@@ -21,6 +23,7 @@ export interface ViewSpec {
 }
 
 export const viewRegistry: readonly ViewSpec[] = [
+  { id: 'start', label: 'Start', shortcut: '0', Icon: StartIcon, View: StartView },
   { id: 'approvals', label: 'Approvals', shortcut: '1', Icon: InboxIcon, View: ApprovalsView },
   { id: 'grants', label: 'Grants', shortcut: '2', Icon: KeyIcon, View: GrantsView },
   { id: 'plugins', label: 'Plugins', shortcut: '3', Icon: PluginIcon, View: PluginsView },
