@@ -29,9 +29,16 @@ function homeArgs(home: string | null): string[] {
   return home ? ['--home', home] : [];
 }
 
-/** The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell. */
+/**
+ * What Claude Code's shell runs when the command itself fails (not on PATH, crashed): Claude Code
+ * treats any exit but 2 as a non-blocking error and lets the tool call through, so without this
+ * a missing `gatehouse` would fail open. `gatehouse hook` answers every decision with exit 0.
+ */
+export const HOOK_FAIL_CLOSED = `|| { echo 'Gatehouse: the hook command could not run (is gatehouse on the PATH Claude Code uses?); this call is blocked.' >&2; exit 2; }`;
+
+/** The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell, failing closed. */
 export function hookCommand(home: string | null): string {
-  return [GATEHOUSE_COMMAND, 'hook', ...homeArgs(home).map(shellQuote)].join(' ');
+  return [GATEHOUSE_COMMAND, 'hook', ...homeArgs(home).map(shellQuote), HOOK_FAIL_CLOSED].join(' ');
 }
 
 export function commandHook(home: string | null): JsonObject {

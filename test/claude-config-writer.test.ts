@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { checkEvent } from '../main/audit/event-schemas.js';
 import { ClaudeConfigWriter, ConfigFileError, isGatehouseHook, type ClaudeConfigRequest } from '../main/gateway/claude-config-writer.js';
+import { HOOK_FAIL_CLOSED } from '../shared/claude-config.js';
 import { createHost } from '../main/host/create-host.js';
 import { OperationError } from '../main/host/operation-error.js';
 import { tempDir } from './support/temp.js';
@@ -89,7 +90,7 @@ describe('ClaudeConfigWriter', () => {
     const settings = settingsShape.parse(readJson(settingsFile));
     expect(settings.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [expect.anything()] }]);
     const hook = commandHookShape.parse(settings.hooks.PreToolUse[0]!.hooks[0]);
-    expect(hook.command).toBe(`gatehouse hook --home '${join(home, '..', 'gatehouse home')}'`);
+    expect(hook.command).toBe(`gatehouse hook --home '${join(home, '..', 'gatehouse home')}' ${HOOK_FAIL_CLOSED}`);
     const mcp = mcpShape.parse(readJson(mcpFile));
     // ~/.claude.json is the user's own: the token itself, as `claude mcp add --scope user --header` writes it.
     expect(mcp.mcpServers.gatehouse).toEqual({ type: 'http', url: endpoints.mcpUrl, headers: { Authorization: `Bearer ${TOKEN}` } });

@@ -1,9 +1,10 @@
 // Agent ingress against a real host on loopback: the MCP server at /mcp with a real SDK client,
 // the Claude Code hook over HTTP and as the real `gatehouse hook` command, the agent token's
 // limits, dry-run and live mode, and the operator's decisions (approve, deny, expiry, always).
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,7 +13,8 @@ import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
-import { repoRoot, runCli } from './support/cli.js';
+import { cliPath, repoRoot, runCli } from './support/cli.js';
+import { hookCommand } from '../shared/claude-config.js';
 import { http, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -314,6 +316,32 @@ describe('Claude Code PreToolUse hook', () => {
     expect(JSON.parse(deny.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('builtin.credentials.cloud') });
     const ask = await run(hookInput('Edit', { file_path: '/tmp/x', old_string: 'a', new_string: 'b' }));
     expect(JSON.parse(ask.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+  });
+
+  it('the command form as Claude Code runs it (a shell): answers with exit 0, and blocks with exit 2 when gatehouse cannot run', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const command = hookCommand(r.home);
+    const sh = (path: string) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn('/bin/sh', ['-c', command], { env: { ...process.env, PATH: path }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+        child.stdin.end(hookInput('Grep', { pattern: 'x', path: '/tmp' }));
+      });
+    // gatehouse on the PATH (as npm installs it): the answer, exit 0.
+    const bin = tempDir('gatehouse-bin-');
+    symlinkSync(cliPath, join(bin, 'gatehouse'));
+    const ok = await sh(`${bin}:${dirname(process.execPath)}:/usr/bin:/bin`);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+    // Not on the PATH: Claude Code would let a non-2 exit through, so the command blocks.
+    const missing = await sh('/usr/bin:/bin');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Gatehouse: the hook command could not run');
   });
 
   it('command form without a running host denies with a sentence, or asks when configured to', async () => {

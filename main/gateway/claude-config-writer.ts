@@ -322,7 +322,7 @@ export class ClaudeConfigWriter {
     if (req.mcp === 'http' && req.scope === 'user') notes.push('~/.claude.json will hold the agent token itself, as claude mcp add --scope user would write it.');
     if (req.mcp !== 'none' && req.scope === 'project') notes.push('Claude Code asks each user to approve the servers of a project’s .mcp.json before it first uses them.');
     if (req.mcp !== 'none' && req.scope === 'user') notes.push('Claude Code also rewrites ~/.claude.json while it runs: apply while it is not running, or preview again if the file changed.');
-    if (req.hook === 'command' || req.mcp === 'stdio') notes.push('The gatehouse command must be on the PATH Claude Code runs commands with.');
+    if (req.hook === 'command' || req.mcp === 'stdio') notes.push('The gatehouse command must be on the PATH Claude Code runs commands with; if it is not, the hook blocks every call (it fails closed).');
     notes.push('Claude Code reads these files when a session starts: restart it (check with /hooks and /mcp).');
     return notes;
   }
