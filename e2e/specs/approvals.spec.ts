@@ -318,7 +318,7 @@ test('the mode shows in the status bar at all times, and switching it is recorde
 
   const events = await auditTail(home);
   const switched = events.find((e) => e.type === 'gateway.mode-changed');
-  expect(switched?.payload).toEqual({ from: 'dry-run', to: 'live' });
+  expect(switched?.payload).toEqual({ from: 'dry-run', to: 'live', console: 'serve' });
   expect(switched?.actor).toMatch(/^operator:/);
 
   // Cancel changes nothing.
