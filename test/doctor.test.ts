@@ -126,13 +126,14 @@ describe('gatehouse doctor', () => {
   it('asks the running host for plugins and checker health', async () => {
     const home = tempDir();
     const plugins = tempDir();
-    plugin(plugins, 'hello', 'name = "hello"\ndescription = "Says hello."\ncommand = "run.sh"\n');
+    plugin(plugins, 'greeter', 'name = "greeter"\ndescription = "Says hello."\ncommand = "run.sh"\n');
     const serve = startCli(['serve', '--home', home, '--port', '0', '--plugins-dir', plugins]);
     await serve.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:\d+\//);
     // The doctor searches the same folders the host was started with.
     const r = await runCli(['doctor', '--home', home, '--plugins-dir', plugins]);
     expect(line(r.stdout, 'checkers')).toBe(`ok    checkers       host pid ${serve.child.pid} is running; no checker is enabled.`);
-    expect(line(r.stdout, 'plugins')).toMatch(/^ok {4}plugins +1 plugin: hello \(disabled\)\.$/);
+    // A new home also holds its copies of the example plugins (first run).
+    expect(line(r.stdout, 'plugins')).toMatch(/^ok {4}plugins +4 plugins: greeter \(disabled\), hello \(disabled\), path-guard \(disabled\), rate-limit \(disabled\)\.$/);
     expect(line(r.stdout, 'audit')).toMatch(/^ok {4}audit +audit chain intact: \d+ events/);
     expect(r.code).toBe(sandboxOk ? 0 : 1);
   });
