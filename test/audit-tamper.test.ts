@@ -211,11 +211,13 @@ describe('gatehouse audit verify (tamper detection, real CLI)', () => {
     }
   });
 
-  it('exits 2 with one line when there is no audit log in the folder', async () => {
+  it('exits 2 with one line, then the usage line, when there is no audit log in the folder', async () => {
     const home = tempDir();
     const r = await runCli(['audit', 'verify', '--home', join(home, 'nothing-here')]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^gatehouse: No audit log at .*nothing-here/);
+    const [error, usage, ...rest] = r.stderr.trim().split('\n');
+    expect(error).toMatch(/^gatehouse: No audit log at .*nothing-here/);
+    expect(usage).toBe('Usage: gatehouse audit verify [options]');
+    expect(rest).toEqual([]);
   });
 });

@@ -1,38 +1,9 @@
-// Usage mistakes exit 2 with a one-line message on stderr; help and version exit 0.
+// Help and version exit 0; `gatehouse` alone opens the console. Usage mistakes: cli-help.test.ts.
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
-/** The message lines (commander adds a hint line after the error; that is still one message). */
-function messageLines(stderr: string): string[] {
-  return stderr
-    .trim()
-    .split('\n')
-    .filter((l) => l !== '(run with --help for usage)');
-}
-
-describe('gatehouse CLI usage errors', () => {
-  it.each([
-    ['a port that is not a number', ['serve', '--port', 'abc'], /--port must be a number from 0 to 65535.*"abc"/],
-    ['a port out of range', ['serve', '--port', '70000'], /--port must be a number/],
-    ['a negative port', ['serve', '--port=-1'], /--port must be a number/],
-    ['an unknown command', ['frobnicate'], /unknown command|too many arguments/],
-    ['an unknown flag', ['serve', '--bogus'], /unknown option '--bogus'/],
-    ['an unknown top-level flag', ['--bogus'], /unknown option '--bogus'/],
-    ['an unknown audit command', ['audit', 'frob'], /unknown command 'frob'/],
-    ['a flag without its value', ['serve', '--port'], /argument missing/],
-    ['a bad token', ['serve', '--port', '0', '--token', 'short'], /--token must be 16 to 256 characters/],
-  ])('exits 2 with one line for %s', async (_what, args, message) => {
-    const home = tempDir();
-    // serve gets a home of its own, placed first so that it is never taken as another flag's value.
-    const r = await runCli(args[0] === 'serve' ? ['serve', '--home', home, ...args.slice(1)] : args);
-    expect(r.code, r.stderr).toBe(2);
-    const lines = messageLines(r.stderr);
-    expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(message);
-    expect(r.stdout).toBe('');
-  });
-
+describe('gatehouse help and version', () => {
   it('prints help and exits 0', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);

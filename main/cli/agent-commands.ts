@@ -11,6 +11,7 @@ import { processAlive } from '../host/host-lock.js';
 import { hookAnswer, parseHookInput, unreachableAnswer, type HookAnswer } from '../gateway/claude-hook.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
 import { UsageError } from './usage-error.js';
+import { examplesHelp } from './gatehouse-command.js';
 
 /** The running host for this home, or why there is none. */
 export function runningHost(home: string): { ok: true; info: ServeInfo } | { ok: false; why: string } {
@@ -26,7 +27,10 @@ export function addAgentCommands(cli: Command): void {
     .command('mcp')
     .description('MCP server on stdin/stdout for agents that launch a command; relays to the running Gatehouse.')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', '\nExample (an MCP client configuration):\n  {"command": "gatehouse", "args": ["mcp"]}')
+    .addHelpText('after', examplesHelp([
+      ['the server entry in an MCP client\'s configuration', '{"command": "gatehouse", "args": ["mcp"]}'],
+      ['relay to the Gatehouse serving another data folder', '{"command": "gatehouse", "args": ["mcp", "--home", "/srv/gatehouse"]}'],
+    ]))
     .action(async (o: { home?: string }) => {
       await runMcpBridge(o.home ?? defaultHome());
     });
@@ -37,7 +41,10 @@ export function addAgentCommands(cli: Command): void {
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
     .option('--timeout <seconds>', 'give up waiting for the host after this long and deny', '55')
-    .addHelpText('after', '\nExample (.claude/settings.json):\n  {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "gatehouse hook"}]}]}}')
+    .addHelpText('after', examplesHelp([
+      ['in .claude/settings.json', '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "gatehouse hook"}]}]}}'],
+      ['ask in Claude Code instead of denying while Gatehouse is not running', '{"type": "command", "command": "gatehouse hook --unreachable ask"}'],
+    ]))
     .action(async (o: { home?: string; unreachable?: string; timeout: string }) => {
       if (o.unreachable !== undefined && o.unreachable !== 'deny' && o.unreachable !== 'ask') throw new UsageError(`--unreachable must be deny or ask, not "${o.unreachable}".`);
       const timeout = Number(o.timeout);

@@ -7,6 +7,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import { connectHost, type HostCaller } from './host-client.js';
 import { runningHost } from './agent-commands.js';
 import { UsageError } from './usage-error.js';
+import { examplesHelp } from './gatehouse-command.js';
 
 async function running(home: string): Promise<HostCaller> {
   const h = runningHost(home);
@@ -32,7 +33,14 @@ export function formatItem(i: ApprovalItemView, now: number): string {
 }
 
 export function addApprovalCommands(cli: Command): void {
-  const approvals = cli.command('approvals').description('The approval inbox of the running Gatehouse: list, approve, deny.');
+  const approvals = cli
+    .command('approvals')
+    .description('The approval inbox of the running Gatehouse: list, approve, deny.')
+    .addHelpText('after', examplesHelp([
+      ['what is waiting', 'gatehouse approvals list'],
+      ['let it run, and let this session make the same call again', 'gatehouse approvals approve appr-1234 --session'],
+      ['refuse, with the reason the agent is shown', 'gatehouse approvals deny appr-1234 --reason "not during the release freeze"'],
+    ]));
 
   approvals
     .command('list')
@@ -40,7 +48,7 @@ export function addApprovalCommands(cli: Command): void {
     .option('--json', 'print JSON')
     .option('--all', 'include decided and expired items')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', '\nExample:\n  gatehouse approvals list --json')
+    .addHelpText('after', examplesHelp(['gatehouse approvals list --json']))
     .action(async (o: { json?: boolean; all?: boolean; home?: string }) => {
       const host = await running(o.home ?? defaultHome());
       try {
@@ -59,7 +67,7 @@ export function addApprovalCommands(cli: Command): void {
     .option('--session', 'also let this agent session make the same call again (a grant, with the configured expiry)')
     .option('--hash <sha256>', 'the argsHash you reviewed (from list --json); refused if the call carries other arguments')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', '\nExample:\n  gatehouse approvals approve appr-1234 --session')
+    .addHelpText('after', examplesHelp(['gatehouse approvals approve appr-1234 --session']))
     .action(async (id: string, o: { session?: boolean; hash?: string; home?: string }) => {
       const host = await running(o.home ?? defaultHome());
       try {
@@ -76,7 +84,7 @@ export function addApprovalCommands(cli: Command): void {
     .description('Deny a pending call; the agent is shown the reason.')
     .requiredOption('--reason <text>', 'why (shown to the agent)')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', '\nExample:\n  gatehouse approvals deny appr-1234 --reason "not during the release freeze"')
+    .addHelpText('after', examplesHelp(['gatehouse approvals deny appr-1234 --reason "not during the release freeze"']))
     .action(async (id: string, o: { reason: string; home?: string }) => {
       if (o.reason.trim() === '') throw new UsageError('--reason must not be empty: the agent is shown it.');
       const host = await running(o.home ?? defaultHome());

@@ -9,6 +9,7 @@ import { openForVerify } from '../audit/audit-store.js';
 import { AuditQuery, type AuditFilter } from '../audit/audit-query.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
 import { UsageError } from './usage-error.js';
+import { examplesHelp } from './gatehouse-command.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -61,7 +62,7 @@ export function addAuditQueryCommands(audit: Command): void {
     .option('--limit <n>', 'events to show (1-1000)', '50')
     .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', '\nExamples:\n  gatehouse audit search "rm AND tmp"\n  gatehouse audit search deploy --agent claude-code --since 2h --json')
+    .addHelpText('after', examplesHelp(['gatehouse audit search "rm AND tmp"', 'gatehouse audit search deploy --agent claude-code --since 2h --json']))
     .action((query: string, o: { json?: boolean; agent?: string; session?: string; plugin?: string; decision?: string; type?: string[]; since?: string; before?: string; limit: string; raw?: boolean; home?: string }) => {
       const limit = positiveInt('limit', o.limit, 1000);
       const { q, close } = openQuery(o.home, o.raw === true);
@@ -99,7 +100,7 @@ export function addAuditQueryCommands(audit: Command): void {
     .option('--type <type...>', 'only these event types (repeatable)')
     .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', '\nExample:\n  gatehouse audit export --since 7d --query curl > incident.jsonl')
+    .addHelpText('after', examplesHelp(['gatehouse audit export --since 7d --query curl > incident.jsonl']))
     .action((o: { query: string; since?: string; agent?: string; session?: string; type?: string[]; raw?: boolean; home?: string }) => {
       const filter: AuditFilter = {
         query: o.query,

@@ -18,6 +18,7 @@ import { detectSandbox, processLimitSupport } from '../runner/sandbox.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
+import { examplesHelp } from './gatehouse-command.js';
 import { processAlive } from '../host/host-lock.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -218,7 +219,7 @@ export function addDoctorCommand(cli: Command): void {
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  gatehouse doctor --home ~/.config/gatehouse')
+    .addHelpText('after', examplesHelp(['gatehouse doctor --home ~/.config/gatehouse']))
     .action(async (o: { home?: string; pluginsDir?: string[]; json?: boolean }) => {
       const report = await runDoctor({ home: o.home ?? defaultHome(), pluginDirs: o.pluginsDir ?? [] });
       console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));

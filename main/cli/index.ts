@@ -1,144 +1,30 @@
-// `gatehouse`: the command line. Without a subcommand it opens the console.
-import { Command, CommanderError } from 'commander';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { defaultHome, homePaths } from '../home.js';
-import { verifyDatabase, openForVerify, readCheckpoint } from '../audit/audit-store.js';
-import { runServe } from '../shells/serve/run-serve.js';
-import { findElectronBinary } from './electron-binary.js';
-import { electronNativeBinding, packageRoot } from './paths.js';
-import { UsageError, parsePort } from './usage-error.js';
-import { version } from '../version.js';
-import { addPluginCommands } from './plugin-commands.js';
-import { addDoctorCommand } from './doctor.js';
-import { addAgentCommands } from './agent-commands.js';
-import { addApprovalCommands } from './approval-commands.js';
-import { addAuditQueryCommands } from './audit-commands.js';
-import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
-import { resolve } from 'node:path';
-
-export const DEFAULT_PORT = 7411;
-
-function program(): Command {
-  const cli = new Command('gatehouse')
-    .description('Gatehouse: supervise AI agents\' tool calls.')
-    .version(version)
-    .exitOverride()
-    // Program options only before a subcommand, so `serve --home X` reaches serve.
-    .enablePositionalOptions()
-    .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', '\nExamples:\n  gatehouse                      open the console (Electron, or the browser console if Electron is missing)\n  gatehouse serve --port 0       serve the console on a free loopback port\n  gatehouse audit verify         check the audit log for tampering');
-
-  cli
-    .option('--home <dir>', 'data folder (default: $GATEHOUSE_HOME or the platform config folder)')
-    .action(async (o: { home?: string }) => {
-      await startConsole(o.home ?? defaultHome());
-    });
-
-  cli
-    .command('serve')
-    .description('Serve the console over HTTP and WebSocket (loopback by default).')
-    .option('--host <host>', 'address to bind; a non-loopback address exposes the console to the network', '127.0.0.1')
-    .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
-    .option('--home <dir>', 'data folder')
-    .option('--token <t>', 'operator token (default: generated once and kept in the data folder)')
-    .option('--new-token', 'generate a new operator token, invalidating the old one')
-    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
-    .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
-    .option('--agent-token <t>', 'token agents use for /mcp and the hook route (default: generated once and kept in the data folder)')
-    .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
-    .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
-    .addHelpText('after', '\nExamples:\n  gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins\n  gatehouse serve --live --autonomy read-only')
-    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; live?: boolean; autonomy?: string }) => {
-      if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
-        throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
-      }
-      const overrides = {
-        ...(o.live ? { mode: 'live' as const } : {}),
-        ...(o.autonomy !== undefined ? { autonomy: o.autonomy as (typeof AUTONOMY_LEVELS)[number] } : {}),
-      };
-      await runServe({
-        ...(o.agentToken !== undefined ? { agentToken: o.agentToken } : {}),
-        ...(Object.keys(overrides).length ? { settingsOverrides: overrides } : {}),
-        home: o.home ?? defaultHome(),
-        host: o.host,
-        port: parsePort(o.port),
-        ...(o.token !== undefined ? { token: o.token } : {}),
-        newToken: o.newToken ?? false,
-        pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
-        allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
-      });
-    });
-
-  addPluginCommands(cli);
-  addDoctorCommand(cli);
-  addAgentCommands(cli);
-  addApprovalCommands(cli);
-
-  const audit = cli.command('audit').description('Audit log commands.');
-  addAuditQueryCommands(audit);
-  audit
-    .command('verify')
-    .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row.')
-    .option('--home <dir>', 'data folder')
-    .addHelpText('after', '\nExample:\n  gatehouse audit verify --home ~/.config/gatehouse')
-    .action((o: { home?: string }) => {
-      const path = homePaths(o.home ?? defaultHome()).auditDb;
-      if (!existsSync(path)) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
-      const db = openForVerify(path);
-      try {
-        const r = verifyDatabase(db);
-        // Retention pruned the rows before the checkpoint; the chain is verified from there.
-        const cp = readCheckpoint(db);
-        const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
-        if (r.ok) {
-          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).${from}`);
-        } else {
-          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.${from}`);
-          process.exitCode = 1;
-        }
-      } finally {
-        db.close();
-      }
-    });
-  return cli;
-}
-
-async function startConsole(home: string): Promise<void> {
-  const electron = findElectronBinary();
-  if (!electron.found) {
-    const banner = `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`;
-    try {
-      await runServe({ home, host: '127.0.0.1', port: DEFAULT_PORT, banner });
-    } catch (err) {
-      // The usual port is taken (another program, or another Gatehouse with its own home):
-      // any free port will do for a console opened from the printed URL.
-      if (!/is in use/.test((err as Error).message)) throw err;
-      await runServe({ home, host: '127.0.0.1', port: 0, banner: `${banner} (Port ${DEFAULT_PORT} is in use, so another port was picked.)` });
-    }
-    return;
-  }
-  if (!existsSync(electronNativeBinding)) {
-    // The tests use better-sqlite3 built for Node; Electron needs its own ABI, built apart.
-    console.log('Building the SQLite addon for Electron (once)…');
-    const r = spawnSync(process.execPath, [join(packageRoot, 'scripts', 'build-electron-native.mjs')], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('Could not build better-sqlite3 for Electron; see the output above. Run `gatehouse serve` to use the browser console meanwhile.');
-  }
-  const child = spawn(electron.path, [packageRoot], { stdio: 'inherit', env: { ...process.env, GATEHOUSE_HOME: home } });
-  child.on('exit', (code) => process.exit(code ?? 0));
-}
+// `gatehouse`: the command line. The commands are in program.ts; this runs them and turns what
+// went wrong into an exit code: 0 done (help and version too), 1 failed, 2 a usage mistake.
+import { type Command, CommanderError } from 'commander';
+import { buildProgram } from './program.js';
+import { usageLine } from './gatehouse-command.js';
+import { UsageError } from './usage-error.js';
 
 export async function main(argv: string[]): Promise<void> {
+  const cli = buildProgram();
+  // The command whose action runs, for the usage line after a UsageError it throws.
+  let running: Command = cli;
+  cli.hook('preAction', (_cli, action) => {
+    running = action;
+  });
   try {
-    await program().parseAsync(argv);
+    await cli.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Help and version exit 0; everything else commander rejects is a usage mistake.
+      // Commander has printed the error and usage line (GatehouseCommand.error), or the help.
+      // Help and version exit 0; everything else commander rejects is a usage mistake, and so is
+      // a group command run without its subcommand (its help goes to stderr).
       process.exit(err.exitCode === 0 ? 0 : 2);
     }
     if (err instanceof UsageError) {
+      // The same shape as commander's own errors: one line, then the usage line.
       console.error(`gatehouse: ${err.message}`);
+      console.error(usageLine(running));
       process.exit(2);
     }
     console.error(`gatehouse: ${(err as Error).message}`);

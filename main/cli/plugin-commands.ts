@@ -10,6 +10,7 @@ import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/s
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
 import { UsageError } from './usage-error.js';
+import { examplesHelp } from './gatehouse-command.js';
 
 interface HomeOpts {
   home?: string;
@@ -34,7 +35,14 @@ function pluginDir(dir: string): string {
 }
 
 export function addPluginCommands(cli: Command): void {
-  const plugin = cli.command('plugin').description('Plugin commands: list, validate, scan, new, enable, disable, trust, untrust.');
+  const plugin = cli
+    .command('plugin')
+    .description('Plugin commands: list, validate, scan, new, enable, disable, trust, untrust.')
+    .addHelpText('after', examplesHelp([
+      ['every plugin found and its state', 'gatehouse plugin list'],
+      ['start a tool plugin in Python', 'gatehouse plugin new word-count --lang py'],
+      ['turn it on (pins a hash of its files)', 'gatehouse plugin enable word-count'],
+    ]));
 
   plugin
     .command('list')
@@ -42,7 +50,7 @@ export function addPluginCommands(cli: Command): void {
     .option('--json', 'print JSON')
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
-    .addHelpText('after', '\nExample:\n  gatehouse plugin list --json')
+    .addHelpText('after', examplesHelp(['gatehouse plugin list --json']))
     .action(async (o: HomeOpts & { json?: boolean }) => {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
       try {
@@ -63,7 +71,7 @@ export function addPluginCommands(cli: Command): void {
     .command('validate <dir>')
     .description("Validate a plugin folder's manifest and command; exit 1 on any error.")
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  gatehouse plugin validate ./my-tool')
+    .addHelpText('after', examplesHelp(['gatehouse plugin validate ./my-tool']))
     .action((dir: string, o: { json?: boolean }) => {
       const r = loadManifest(pluginDir(dir));
       if (o.json) console.log(JSON.stringify({ manifestFile: r.manifestFile, valid: r.manifest !== null, problems: r.problems, manifest: r.manifest }, null, 2));
@@ -78,7 +86,7 @@ export function addPluginCommands(cli: Command): void {
     .command('scan <dir>')
     .description('Security-scan every file of a plugin folder; exit 1 on any finding.')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  gatehouse plugin scan ./my-tool --json')
+    .addHelpText('after', examplesHelp(['gatehouse plugin scan ./my-tool --json']))
     .action(async (dir: string, o: { json?: boolean }) => {
       const full = pluginDir(dir);
       const m = loadManifest(full);
@@ -97,7 +105,7 @@ export function addPluginCommands(cli: Command): void {
     .requiredOption('--lang <lang>', `language: ${SCAFFOLD_LANGS.join(', ')}`)
     .option('--dir <dir>', 'where to create it (default: the plugins folder of the data folder)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', '\nExample:\n  gatehouse plugin new word-count --lang py')
+    .addHelpText('after', examplesHelp(['gatehouse plugin new word-count --lang py']))
     .action((name: string, o: { lang: string; dir?: string; home?: string }) => {
       if (!(SCAFFOLD_LANGS as readonly string[]).includes(o.lang)) throw new UsageError(`--lang must be one of ${SCAFFOLD_LANGS.join(', ')}, not "${o.lang}".`);
       const parent = o.dir ? resolve(o.dir) : homePaths(o.home ?? defaultHome()).plugins;
@@ -116,7 +124,7 @@ export function addPluginCommands(cli: Command): void {
     .option('--override-reason <text>', 'enable despite a failed security scan (audited)')
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
-    .addHelpText('after', '\nExample:\n  gatehouse plugin enable hello')
+    .addHelpText('after', examplesHelp(['gatehouse plugin enable hello']))
     .action(async (name: string, o: HomeOpts & { overrideReason?: string }) => {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
       try {
@@ -132,7 +140,7 @@ export function addPluginCommands(cli: Command): void {
     .description('Disable a plugin and forget its pinned hash.')
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
-    .addHelpText('after', '\nExample:\n  gatehouse plugin disable hello')
+    .addHelpText('after', examplesHelp(['gatehouse plugin disable hello']))
     .action(async (name: string, o: HomeOpts) => {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
       try {
@@ -149,7 +157,10 @@ export function addPluginCommands(cli: Command): void {
     .requiredOption('--reason <text>', 'why it must run unsandboxed (recorded in the audit log)')
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
-    .addHelpText('after', '\nThe trust holds for the files pinned when it was enabled: a changed plugin is quarantined,\nand approving the change drops the trust.\n\nExample:\n  gatehouse plugin trust docker-tool --reason "needs the Docker socket; code reviewed"')
+    .addHelpText('after', examplesHelp(
+      ['gatehouse plugin trust docker-tool --reason "needs the Docker socket; code reviewed"'],
+      'The trust holds for the files pinned when it was enabled: a changed plugin is quarantined,\nand approving the change drops the trust.',
+    ))
     .action(async (name: string, o: HomeOpts & { reason: string }) => {
       if (o.reason.trim() === '') throw new UsageError('--reason must say why the plugin may run without the sandbox; it is recorded in the audit log.');
       await setTrusted(o, name, true, o.reason.trim());
@@ -161,7 +172,7 @@ export function addPluginCommands(cli: Command): void {
     .option('--reason <text>', 'why (recorded in the audit log)')
     .option('--home <dir>', 'data folder')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
-    .addHelpText('after', '\nExample:\n  gatehouse plugin untrust docker-tool')
+    .addHelpText('after', examplesHelp(['gatehouse plugin untrust docker-tool']))
     .action(async (name: string, o: HomeOpts & { reason?: string }) => {
       await setTrusted(o, name, false, o.reason?.trim() || undefined);
     });

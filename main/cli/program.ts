@@ -1,0 +1,156 @@
+// The `gatehouse` command tree, built without parsing: index.ts runs it, and test/cli-help walks
+// it so that every command, including one added later, is checked for help and usage errors.
+// Without a subcommand it opens the console.
+import type { Command } from 'commander';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultHome, homePaths } from '../home.js';
+import { verifyDatabase, openForVerify, readCheckpoint } from '../audit/audit-store.js';
+import { runServe } from '../shells/serve/run-serve.js';
+import { findElectronBinary } from './electron-binary.js';
+import { electronNativeBinding, packageRoot } from './paths.js';
+import { UsageError, parsePort } from './usage-error.js';
+import { version } from '../version.js';
+import { addPluginCommands } from './plugin-commands.js';
+import { addDoctorCommand } from './doctor.js';
+import { addAgentCommands } from './agent-commands.js';
+import { addApprovalCommands } from './approval-commands.js';
+import { addAuditQueryCommands } from './audit-commands.js';
+import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
+import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
+
+export const DEFAULT_PORT = 7411;
+
+export function buildProgram(): Command {
+  const cli = new GatehouseCommand('gatehouse')
+    .description('Gatehouse: supervise AI agents\' tool calls.')
+    .version(version)
+    // Settings here are copied to every subcommand as it is created.
+    .exitOverride()
+    // Program options only before a subcommand, so `serve --home X` reaches serve.
+    .enablePositionalOptions()
+    // Commander offers `help [command]` only on commands without an action; the root has one.
+    .helpCommand(true)
+    .addHelpText('after', examplesHelp([
+      ['open the console (Electron, or the browser console if Electron is missing)', 'gatehouse'],
+      ['serve the console on a free loopback port', 'gatehouse serve --port 0'],
+      ['check the audit log for tampering', 'gatehouse audit verify'],
+    ]));
+
+  cli
+    .option('--home <dir>', 'data folder (default: $GATEHOUSE_HOME or the platform config folder)')
+    .action(async (o: { home?: string }, cmd: Command) => {
+      // The root has an action (open the console), so commander takes `gatehouse frob` as an
+      // argument to it rather than an unknown command; say what it is.
+      if (cmd.args.length > 0) unknownCommand(cmd);
+      await startConsole(o.home ?? defaultHome());
+    });
+
+  cli
+    .command('serve')
+    .description('Serve the console over HTTP and WebSocket (loopback by default).')
+    .option('--host <host>', 'address to bind; a non-loopback address exposes the console to the network', '127.0.0.1')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
+    .option('--home <dir>', 'data folder')
+    .option('--token <t>', 'operator token (default: generated once and kept in the data folder)')
+    .option('--new-token', 'generate a new operator token, invalidating the old one')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
+    .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
+    .option('--agent-token <t>', 'token agents use for /mcp and the hook route (default: generated once and kept in the data folder)')
+    .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
+    .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
+    .addHelpText('after', examplesHelp([
+      'gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins',
+      'gatehouse serve --live --autonomy read-only',
+    ]))
+    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; live?: boolean; autonomy?: string }) => {
+      if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
+        throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
+      }
+      const overrides = {
+        ...(o.live ? { mode: 'live' as const } : {}),
+        ...(o.autonomy !== undefined ? { autonomy: o.autonomy as (typeof AUTONOMY_LEVELS)[number] } : {}),
+      };
+      await runServe({
+        ...(o.agentToken !== undefined ? { agentToken: o.agentToken } : {}),
+        ...(Object.keys(overrides).length ? { settingsOverrides: overrides } : {}),
+        home: o.home ?? defaultHome(),
+        host: o.host,
+        port: parsePort(o.port),
+        ...(o.token !== undefined ? { token: o.token } : {}),
+        newToken: o.newToken ?? false,
+        pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
+        allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      });
+    });
+
+  addPluginCommands(cli);
+  addDoctorCommand(cli);
+  addAgentCommands(cli);
+  addApprovalCommands(cli);
+
+  const audit = cli
+    .command('audit')
+    .description('Audit log commands: search, export, verify.')
+    .addHelpText('after', examplesHelp([
+      ['is the log intact?', 'gatehouse audit verify'],
+      ['events mentioning both rm and tmp, from the last two hours', 'gatehouse audit search "rm AND tmp" --since 2h'],
+      ['hand a week of events to someone else', 'gatehouse audit export --since 7d > incident.jsonl'],
+    ]));
+  addAuditQueryCommands(audit);
+  audit
+    .command('verify')
+    .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row.')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp(['gatehouse audit verify --home ~/.config/gatehouse']))
+    .action((o: { home?: string }) => {
+      const path = homePaths(o.home ?? defaultHome()).auditDb;
+      if (!existsSync(path)) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
+      const db = openForVerify(path);
+      try {
+        const r = verifyDatabase(db);
+        // Retention pruned the rows before the checkpoint; the chain is verified from there.
+        const cp = readCheckpoint(db);
+        const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
+        if (r.ok) {
+          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).${from}`);
+        } else {
+          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.${from}`);
+          process.exitCode = 1;
+        }
+      } finally {
+        db.close();
+      }
+    });
+
+  // Only the root takes extra operands (to report them as an unknown command, above). Set last:
+  // subcommands copy this setting when created, and theirs must stay strict.
+  cli.allowExcessArguments(true);
+  return cli;
+}
+
+async function startConsole(home: string): Promise<void> {
+  const electron = findElectronBinary();
+  if (!electron.found) {
+    const banner = `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`;
+    try {
+      await runServe({ home, host: '127.0.0.1', port: DEFAULT_PORT, banner });
+    } catch (err) {
+      // The usual port is taken (another program, or another Gatehouse with its own home):
+      // any free port will do for a console opened from the printed URL.
+      if (!/is in use/.test((err as Error).message)) throw err;
+      await runServe({ home, host: '127.0.0.1', port: 0, banner: `${banner} (Port ${DEFAULT_PORT} is in use, so another port was picked.)` });
+    }
+    return;
+  }
+  if (!existsSync(electronNativeBinding)) {
+    // The tests use better-sqlite3 built for Node; Electron needs its own ABI, built apart.
+    console.log('Building the SQLite addon for Electron (once)…');
+    const r = spawnSync(process.execPath, [join(packageRoot, 'scripts', 'build-electron-native.mjs')], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('Could not build better-sqlite3 for Electron; see the output above. Run `gatehouse serve` to use the browser console meanwhile.');
+  }
+  const child = spawn(electron.path, [packageRoot], { stdio: 'inherit', env: { ...process.env, GATEHOUSE_HOME: home } });
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
