@@ -367,6 +367,30 @@ const gettingStartedView = z.object({
   mode: z.enum(['dry-run', 'live']),
 });
 
+// ---- long work: progress and cancel (main/host/jobs.ts). A console names the job it starts
+// (`job` in the request), follows its jobs.progress events and may cancel it while it runs.
+const jobId = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'a job id is 1-100 letters, digits, "_", ".", ":" or "-"');
+const jobView = z.object({
+  id: z.string(),
+  kind: z.enum(['audit.verify', 'audit.export', 'audit.replay', 'plugins.scan']),
+  /** What is being done: "Verifying the audit chain". */
+  title: z.string(),
+  /** What done and total count: events, calls, plugins. */
+  unit: z.string(),
+  state: z.enum(['running', 'done', 'failed', 'cancelled']),
+  done: z.number().int().nonnegative(),
+  /** null while the size is not known yet. */
+  total: z.number().int().nonnegative().nullable(),
+  /** Who started it, as the audit log names actors ("operator:alice", "host"). */
+  by: z.string(),
+  /** False for work the host cannot do without (its first plugin scan). */
+  cancellable: z.boolean(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  /** Why it failed or how far it got before it was cancelled. */
+  message: z.string().nullable(),
+});
+
 /** Request/response schemas of every method, keyed by the method's wire name. */
 export const methods = {
   'host.info': {
@@ -380,8 +404,9 @@ export const methods = {
       operator: z.string(),
     }),
   },
+  /** Re-checks the whole chain as a job (progress in events, cancellable); the result is also pushed as audit.chain. */
   'audit.verify': {
-    request: empty,
+    request: z.object({ job: jobId.optional() }).strict(),
     response: chainState,
   },
   'audit.chainState': {
@@ -446,6 +471,7 @@ export const methods = {
         severity: z.string().max(50).optional(),
         types: z.array(z.string().max(200)).max(100).optional(),
         limit: z.number().int().min(1).max(1_000_000).default(100_000),
+        job: jobId.optional(),
       })
       .strict(),
     response: z.object({ jsonl: z.string(), count: z.number().int(), truncated: z.boolean() }),
@@ -462,6 +488,7 @@ export const methods = {
         to: z.number().int().optional(),
         policyText: z.string().max(1 << 20).optional(),
         limit: z.number().int().min(1).max(100_000).default(10_000),
+        job: jobId.optional(),
       })
       .strict(),
     response: z.object({
@@ -485,6 +512,11 @@ export const methods = {
   'plugins.list': {
     request: empty,
     response: z.object({ plugins: z.array(pluginSummary), sources: z.array(z.object({ dir: z.string(), origin: z.enum(['home', 'project', 'cli']) })) }),
+  },
+  /** Discovers, validates and scans every plugin folder again, as a job; a cancelled rescan changes nothing. */
+  'plugins.rescan': {
+    request: z.object({ job: jobId.optional() }).strict(),
+    response: z.object({ plugins: z.number().int(), tookMs: z.number() }),
   },
   'plugins.get': {
     request: z.object({ name: pluginName }).strict(),
@@ -734,6 +766,16 @@ export const methods = {
     request: z.object({ text: z.string().max(1 << 20) }).strict(),
     response: z.object({ saved: z.boolean(), problems: z.array(policyProblem), examples: z.array(exampleResult), policy: policyView }),
   },
+  /** Running jobs, then the most recent finished ones. */
+  'jobs.list': {
+    request: empty,
+    response: z.object({ jobs: z.array(jobView) }),
+  },
+  /** Stops a running job at its next chunk; its request then fails with reason "cancelled". */
+  'jobs.cancel': {
+    request: z.object({ id: jobId }).strict(),
+    response: z.object({ cancelled: z.boolean(), job: jobView.nullable() }),
+  },
   /** The Getting Started panel: each step's state as the host sees it (registry, audit log, settings). */
   'gettingStarted.get': {
     request: empty,
@@ -766,6 +808,8 @@ export const events = {
   'settings.changed': settingsView,
   /** policy.yaml was reloaded (good or broken): refetch policy.get. */
   'policy.changed': z.object({ version: z.number().int(), error: z.string().nullable() }),
+  /** A job started, moved on (throttled) or ended. */
+  'jobs.progress': jobView,
   /** The tools agents see changed (tools/list_changed went to MCP clients). */
   'gateway.toolsChanged': z.object({ count: z.number().int() }),
 } as const;
@@ -811,6 +855,7 @@ export type DeciderView = z.output<typeof decider>;
 export type ProposedRuleView = z.output<typeof proposedRule>;
 export type GettingStartedView = z.output<typeof gettingStartedView>;
 export type TestCallView = z.output<typeof testCallView>;
+export type JobView = z.output<typeof jobView>;
 export const settingsSchema = settings;
 
 /** Errors cross every boundary as data, never as exceptions. */

@@ -8,6 +8,7 @@ import type { AuditRow, AuditStore } from './audit-store.js';
 import { hasSearchIndex } from './audit-index.js';
 import { redactEvent } from './redact.js';
 import { OperationError } from '../host/operation-error.js';
+import type { Chunked } from '../chunked.js';
 
 /** Matches are counted up to this many; past it the total says "at least". */
 export const COUNT_CAP = 10_000;
@@ -20,7 +21,7 @@ export interface AuditQueryDeps {
   raw?: () => boolean;
 }
 
-export type AuditFilter = Omit<RequestOf<'audit.search'>, 'limit' | 'before'> & { before?: number };
+export type AuditFilter = Omit<RequestOf<'audit.search'>, 'limit' | 'before'> & { before?: number; after?: number };
 
 interface StoredRow {
   seq: number;
@@ -96,6 +97,37 @@ export class AuditQuery {
     return { jsonl: lines.length ? lines.join('\n') + '\n' : '', count: lines.length, truncated };
   }
 
+  /**
+   * export() a page at a time, for a job: the total is counted first (up to the limit), then
+   * pages follow the seq cursor, with the event loop given back (and a cancel seen) between them.
+   */
+  async exportChunked(req: RequestOf<'audit.export'>, job: Chunked, chunk = 5_000): Promise<ResponseOf<'audit.export'>> {
+    this.ready();
+    const limit = req.limit ?? 100_000;
+    const filter: AuditFilter = { ...req };
+    const matching = this.countUpTo(filter, limit + 1);
+    const total = Math.min(matching, limit);
+    job.progress(0, total);
+    const lines: string[] = [];
+    let after: number | undefined;
+    while (lines.length < total) {
+      const rows = this.select({ ...filter, ...(after !== undefined ? { after } : {}) }, 'ASC', Math.min(chunk, total - lines.length));
+      for (const r of rows) lines.push(JSON.stringify(this.out(r)));
+      if (rows.length === 0) break;
+      after = rows.at(-1)!.seq;
+      job.progress(lines.length, total);
+      if (lines.length < total) await job.checkpoint();
+    }
+    return { jsonl: lines.length ? lines.join('\n') + '\n' : '', count: lines.length, truncated: matching > limit };
+  }
+
+  /** How many events match, counting no further than `cap` (the CLI's export progress). */
+  countUpTo(filter: AuditFilter, cap: number): number {
+    this.ready();
+    const { sql, params } = this.build({ ...filter, before: undefined } as AuditFilter, 'ASC', cap, '1');
+    return this.run(() => (this.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n);
+  }
+
   /** Iterates the filtered events oldest first, one JSONL line each (the CLI streams these). */
   *exportLines(filter: AuditFilter, limit = Number.MAX_SAFE_INTEGER): Generator<string> {
     this.ready();
@@ -169,6 +201,10 @@ export class AuditQuery {
     if (filter.before !== undefined) {
       where.push(`${key} < ?`);
       params.push(filter.before);
+    }
+    if (filter.after !== undefined) {
+      where.push(`${key} > ?`);
+      params.push(filter.after);
     }
     params.push(limit);
     return { sql: `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${key} ${order} LIMIT ?`, params };

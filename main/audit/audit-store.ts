@@ -16,6 +16,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { ChainVerifier, GENESIS_HASH, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
 import { migrate } from './migrations.js';
 import { SearchIndexer } from './audit-index.js';
+import type { Chunked } from '../chunked.js';
 
 export interface Clock {
   now(): number;
@@ -338,6 +339,12 @@ export class AuditStore {
     return verifyDatabase(this.db, v);
   }
 
+  /** verify() a chunk at a time, for a job (see verifyDatabaseChunked). */
+  verifyChunked(job: Chunked, v?: ChainVerifier): Promise<VerifyResult> {
+    this.flush();
+    return verifyDatabaseChunked(this.db, job, v);
+  }
+
   /** Continues a verifier over rows committed since it last ran (see continueVerify). */
   verifyMore(v: ChainVerifier): void {
     continueVerify(this.db, v);
@@ -393,6 +400,34 @@ export function continueVerify(db: Db, v: ChainVerifier): void {
   for (const row of it) {
     if (!v.push(row)) break;
   }
+}
+
+/**
+ * verifyDatabase a chunk of rows at a time, for a long chain: between chunks the event loop
+ * serves others (appends go on; the rows they add are checked too) and a cancel takes effect.
+ * Pages by seq rather than holding an iterator open, which would keep the connection busy.
+ */
+export async function verifyDatabaseChunked(db: Db, job: Chunked, v = new ChainVerifier(), chunk = 20_000): Promise<VerifyResult> {
+  if (v.isFresh) {
+    const cp = readCheckpoint(db);
+    if (cp) v.startFrom(cp);
+  }
+  const headRow = () => db.prepare('SELECT seq, hash FROM chain_head WHERE id = 1').get() as { seq: number; hash: string } | undefined;
+  const startSeq = v.head.seq;
+  const page = db.prepare('SELECT seq, ts, type, actor, payload AS payloadJson, prev_hash AS prevHash, hash FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+  job.progress(0, Math.max(0, (headRow()?.seq ?? 0) - startSeq));
+  for (;;) {
+    const rows = page.all(v.head.seq, chunk) as StoredRow[];
+    for (const row of rows) if (!v.push(row)) break;
+    if (v.failure || rows.length < chunk) break;
+    job.progress(v.head.seq - startSeq, Math.max(v.head.seq, headRow()?.seq ?? 0) - startSeq);
+    await job.checkpoint();
+  }
+  // The head is read after the last page: appends made while verifying moved both together.
+  const head = headRow();
+  const firstBad = v.finish(head ?? null);
+  job.progress(v.head.seq - startSeq, Math.max(v.head.seq, head?.seq ?? 0) - startSeq);
+  return { ok: firstBad === null, checked: v.checked, head: v.head, firstBad };
 }
 
 /** The retention checkpoint of an open database (null if never pruned or not migrated yet). */

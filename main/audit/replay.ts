@@ -13,6 +13,8 @@ import { Autonomy, decideCall, type AutonomySettings, type FinalDecision } from 
 import type { Decider, Extraction, ToolCall } from '../policy/types.js';
 import type { PolicyResult } from '../policy/rules/engine.js';
 import type { PolicyProblem } from '../policy/rules/load.js';
+import { hasSearchIndex } from './audit-index.js';
+import { unattended, type Chunked } from '../chunked.js';
 
 export interface ReplayPolicy {
   evaluator(text?: string): { problems: PolicyProblem[]; broken: boolean; evaluate(x: Extraction, call: ToolCall | null): PolicyResult };
@@ -41,93 +43,114 @@ interface Recorded {
   reason: string;
 }
 
-export function replayCalls(deps: ReplayDeps, req: Request): Response {
+/**
+ * Replays the calls a page at a time, for a job: the event loop is given back between pages and
+ * a cancel is seen there. Nothing is changed either way.
+ */
+export async function replayCalls(deps: ReplayDeps, req: Request, job: Chunked = unattended, chunk = 1_000): Promise<Response> {
   const ev = deps.policy.evaluator(req.policyText);
   const policyProblems = ev.problems.map((p) => ({ line: p.line, column: p.column, message: p.message }));
   // A draft that cannot be loaded judges nothing: its problems are the answer.
   if (ev.broken) return { calls: [], changed: 0, policyProblems };
 
-  const received = selectReceived(deps.db, req);
-  const ids = received.map((r) => (JSON.parse(r.payload) as { call: string }).call);
-  const { extracted, decided } = selectFollowUps(deps.db, ids, received[0]?.seq ?? 0);
+  const q = new ReceivedQuery(deps.db, req);
+  const total = q.count(req.limit ?? 10_000);
+  job.progress(0, total);
   const autonomy = new Autonomy(deps.autonomy());
-
   const calls: ReplayedCall[] = [];
   let changed = 0;
-  for (const r of received) {
-    const p = JSON.parse(r.payload) as { call: string; agent: string; session: string; tool: string; arguments?: Record<string, unknown> | null; cwd?: string; source?: ToolCall['source'] };
-    const call: ToolCall = { id: p.call, agent: p.agent, session: p.session, tool: p.tool, arguments: p.arguments ?? null, cwd: p.cwd ?? '', source: p.source ?? 'api', receivedAt: r.ts };
-    const recorded = decided.get(p.call) ?? null;
-    const x = extracted.get(p.call);
-    const replayed = x ? replayOne(call, x, ev.evaluate, autonomy, recorded) : notReplayable(recorded);
-    const isChanged = recorded !== null && x !== undefined && differs(recorded, replayed);
-    if (isChanged) changed++;
-    calls.push({
-      call: call.id,
-      seq: r.seq,
-      ts: r.ts,
-      agent: call.agent,
-      session: call.session,
-      tool: call.tool,
-      recorded,
-      replayed,
-      changed: isChanged,
-    });
+  let after = 0;
+  while (calls.length < total) {
+    const received = q.page(after, Math.min(chunk, total - calls.length));
+    if (received.length === 0) break;
+    after = received.at(-1)!.seq;
+    const ids = received.map((r) => (JSON.parse(r.payload) as { call: string }).call);
+    const { extracted, decided } = q.followUps(ids, received[0]!.seq);
+    for (const r of received) {
+      const p = JSON.parse(r.payload) as { call: string; agent: string; session: string; tool: string; arguments?: Record<string, unknown> | null; cwd?: string; source?: ToolCall['source'] };
+      const call: ToolCall = { id: p.call, agent: p.agent, session: p.session, tool: p.tool, arguments: p.arguments ?? null, cwd: p.cwd ?? '', source: p.source ?? 'api', receivedAt: r.ts };
+      const recorded = decided.get(p.call) ?? null;
+      const x = extracted.get(p.call);
+      const replayed = x ? replayOne(call, x, ev.evaluate, autonomy, recorded) : notReplayable(recorded);
+      const isChanged = recorded !== null && x !== undefined && differs(recorded, replayed);
+      if (isChanged) changed++;
+      calls.push({ call: call.id, seq: r.seq, ts: r.ts, agent: call.agent, session: call.session, tool: call.tool, recorded, replayed, changed: isChanged });
+    }
+    job.progress(calls.length, total);
+    if (calls.length < total) await job.checkpoint();
   }
   return { calls, changed, policyProblems };
 }
 
-function selectReceived(db: Database, req: Request): Received[] {
-  const where = ["type = 'call.received'"];
-  const params: unknown[] = [];
-  if (req.session !== undefined) {
-    where.push("json_extract(payload, '$.session') = ?");
-    params.push(req.session);
-  }
-  if (req.from !== undefined) {
-    where.push('ts >= ?');
-    params.push(req.from);
-  }
-  if (req.to !== undefined) {
-    where.push('ts <= ?');
-    params.push(req.to);
-  }
-  params.push(req.limit);
-  return db.prepare(`SELECT seq, ts, payload FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...params) as Received[];
-}
+/**
+ * The recorded calls of a session or time range, and what followed each. Uses the search index's
+ * facets (session and call columns, indexed) where the log has them, so a page costs its own
+ * rows rather than a scan of the log; an older log without them is read by its payloads.
+ */
+class ReceivedQuery {
+  private readonly facets: boolean;
+  private readonly where: string[];
+  private readonly params: unknown[];
 
-/** The extraction and the last decision of each call, read in one pass after the first call. */
-function selectFollowUps(db: Database, ids: string[], fromSeq: number): { extracted: Map<string, Extraction>; decided: Map<string, Recorded> } {
-  const extracted = new Map<string, Extraction>();
-  const decided = new Map<string, Recorded>();
-  if (ids.length === 0) return { extracted, decided };
-  const rows = db
-    .prepare(
-      `SELECT type, payload FROM events
-       WHERE seq > ? AND type IN ('call.extracted', 'call.decided')
-         AND json_extract(payload, '$.call') IN (SELECT value FROM json_each(?))
-       ORDER BY seq`,
-    )
-    .all(fromSeq, JSON.stringify(ids)) as { type: string; payload: string }[];
-  for (const row of rows) {
-    const p = JSON.parse(row.payload) as Record<string, unknown> & { call: string };
-    if (row.type === 'call.extracted') {
-      extracted.set(p.call, {
-        operations: (p.operations as Extraction['operations']) ?? [],
-        paths: (p.paths as string[]) ?? [],
-        hosts: (p.hosts as string[]) ?? [],
-        command: (p.command as string) ?? '',
-        // Written content goes to checkers, which are not replayed; rules do not read it.
-        content: '',
-        evasive: p.evasive === true,
-        evasiveReasons: (p.evasiveReasons as string[]) ?? [],
-      });
-    } else {
-      // The last one wins: a call decided again (after an approval) ends with the final decision.
-      decided.set(p.call, { decision: String(p.decision), decider: p.decider as Decider, reason: String(p.reason ?? '') });
+  constructor(private readonly db: Database, req: Request) {
+    this.facets = hasSearchIndex(db);
+    this.where = ["e.type = 'call.received'"];
+    this.params = [];
+    if (req.session !== undefined) {
+      this.where.push(this.facets ? 'e.seq IN (SELECT seq FROM event_facets WHERE session = ?)' : "json_extract(e.payload, '$.session') = ?");
+      this.params.push(req.session);
+    }
+    if (req.from !== undefined) {
+      this.where.push('e.ts >= ?');
+      this.params.push(req.from);
+    }
+    if (req.to !== undefined) {
+      this.where.push('e.ts <= ?');
+      this.params.push(req.to);
     }
   }
-  return { extracted, decided };
+
+  count(limit: number): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM events e WHERE ${this.where.join(' AND ')} LIMIT ?)`).get(...this.params, limit) as { n: number }).n;
+  }
+
+  page(afterSeq: number, limit: number): Received[] {
+    return this.db.prepare(`SELECT e.seq, e.ts, e.payload FROM events e WHERE ${this.where.join(' AND ')} AND e.seq > ? ORDER BY e.seq LIMIT ?`).all(...this.params, afterSeq, limit) as Received[];
+  }
+
+  /** The extraction and the last decision of each call. */
+  followUps(ids: string[], fromSeq: number): { extracted: Map<string, Extraction>; decided: Map<string, Recorded> } {
+    const extracted = new Map<string, Extraction>();
+    const decided = new Map<string, Recorded>();
+    if (ids.length === 0) return { extracted, decided };
+    const sql = this.facets
+      ? `SELECT e.type, e.payload FROM event_facets f JOIN events e ON e.seq = f.seq
+         WHERE f.call IN (SELECT value FROM json_each(?)) AND f.seq > ? AND e.type IN ('call.extracted', 'call.decided')
+         ORDER BY f.seq`
+      : `SELECT type, payload FROM events
+         WHERE json_extract(payload, '$.call') IN (SELECT value FROM json_each(?)) AND seq > ? AND type IN ('call.extracted', 'call.decided')
+         ORDER BY seq`;
+    const rows = this.db.prepare(sql).all(JSON.stringify(ids), fromSeq) as { type: string; payload: string }[];
+    for (const row of rows) {
+      const p = JSON.parse(row.payload) as Record<string, unknown> & { call: string };
+      if (row.type === 'call.extracted') {
+        extracted.set(p.call, {
+          operations: (p.operations as Extraction['operations']) ?? [],
+          paths: (p.paths as string[]) ?? [],
+          hosts: (p.hosts as string[]) ?? [],
+          command: (p.command as string) ?? '',
+          // Written content goes to checkers, which are not replayed; rules do not read it.
+          content: '',
+          evasive: p.evasive === true,
+          evasiveReasons: (p.evasiveReasons as string[]) ?? [],
+        });
+      } else {
+        // The last one wins: a call decided again (after an approval) ends with the final decision.
+        decided.set(p.call, { decision: String(p.decision), decider: p.decider as Decider, reason: String(p.reason ?? '') });
+      }
+    }
+    return { extracted, decided };
+  }
 }
 
 function replayOne(call: ToolCall, x: Extraction, evaluate: (x: Extraction, call: ToolCall | null) => PolicyResult, autonomy: Autonomy, recorded: Recorded | null): FinalDecision {

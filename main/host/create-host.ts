@@ -46,6 +46,7 @@ import { redactEvent } from '../audit/redact.js';
 import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
+import { Jobs } from './jobs.js';
 
 export interface HostOptions {
   home: string;
@@ -176,6 +177,8 @@ export function createHost(opts: HostOptions): Host {
     throw err;
   }
   const startedAt = clock.now();
+  // Long work (verify, export, replay, plugin scans): progress to every console, cancellable.
+  const jobs = new Jobs({ now: () => clock.now(), emit: (job) => bus.emit('jobs.progress', job) });
   let chain: ChainState = { state: 'checking', checked: 0, head: { seq: 0, hash: '' }, firstBad: null, verifiedAt: null };
 
   // The verifier of the last full check, continued over each committed batch (throttled), so
@@ -445,7 +448,8 @@ export function createHost(opts: HostOptions): Host {
 
   const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
   const ready = Promise.all([initExtractor(), policy.start()])
-    .then(() => registry.refreshAll())
+    // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
+    .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
     .then(async () => {
       await Promise.all([checkers?.sync(), upstreamMcp?.sync()]);
       watcher?.start();
@@ -455,20 +459,34 @@ export function createHost(opts: HostOptions): Host {
 
   const handlers: Handlers<GatehouseContract['methods']> = {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
-    'audit.verify': () => verify(),
+    'audit.verify': ({ job }, ctx) =>
+      jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, async (j) => {
+        const v = new ChainVerifier();
+        const r = await audit.verifyChunked(j, v);
+        live = r.ok ? v : null;
+        return publish(v, r.firstBad);
+      }),
     'audit.chainState': () => chain,
     'audit.tail': ({ limit }) => ({ events: settings.current.auditRaw ? audit.tail(limit) : audit.tail(limit).map(redactEvent) }),
     'audit.search': (req) => auditQuery.search(req),
     'audit.get': ({ seq }) => auditQuery.get(seq),
     'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
-    'audit.export': (req) => auditQuery.export(req),
-    'audit.replay': (req) => {
-      audit.flush();
-      return replayCalls({ db: audit.db, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }, req);
-    },
+    'audit.export': ({ job, ...req }, ctx) =>
+      jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => auditQuery.exportChunked(req, j)),
+    'audit.replay': ({ job, ...req }, ctx) =>
+      jobs.run({ id: job, kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls', by: `operator:${ctx.operator}` }, (j) => {
+        audit.flush();
+        return replayCalls({ db: audit.db, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }, req, j);
+      }),
     'plugins.list': async () => {
       await ready;
       return { plugins: plugins.list(), sources: [...sources] };
+    },
+    'plugins.rescan': async ({ job }, ctx) => {
+      await ready;
+      const t0 = performance.now();
+      await jobs.run({ id: job, kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: `operator:${ctx.operator}` }, (j) => registry.refreshAll(j));
+      return { plugins: registry.list().length, tookMs: Math.round(performance.now() - t0) };
     },
     'plugins.get': async ({ name }) => {
       await ready;
@@ -588,6 +606,11 @@ export function createHost(opts: HostOptions): Host {
       record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length });
       return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
     },
+    'jobs.list': () => ({ jobs: jobs.list() }),
+    'jobs.cancel': ({ id }) => {
+      const job = jobs.cancel(id);
+      return { cancelled: job !== null && job.cancellable, job };
+    },
     'gettingStarted.get': async () => {
       await ready;
       return gettingStarted.view();
@@ -640,6 +663,7 @@ export function createHost(opts: HostOptions): Host {
       clearInterval(retentionTimer);
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
+      jobs.cancelAll();
       // Calls waiting for an operator are denied (fail closed) before anything else stops.
       approvals.close();
       await mcp.close();

@@ -4,6 +4,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSy
 import { basename, dirname, join, sep } from 'node:path';
 import { loadManifest } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
+import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
 import type { TrustStore, TrustRecord } from './trust-store.js';
 import { OperationError } from '../host/operation-error.js';
@@ -97,11 +98,19 @@ export class PluginRegistry {
     return this.deps.sources;
   }
 
-  /** Full discovery: every source folder, in order; later sources override earlier ones. */
-  async refreshAll(): Promise<void> {
+  /**
+   * Full discovery: every source folder, in order; later sources override earlier ones. As a job
+   * it reports plugins loaded and may be cancelled between them; the new list replaces the old
+   * one only once every folder was loaded, so a cancelled rescan changes nothing.
+   */
+  async refreshAll(job: Chunked = unattended): Promise<void> {
+    const folders = this.deps.sources.flatMap((source) => pluginFolders(source.dir).map((dir) => ({ dir, origin: source.origin })));
+    job.progress(0, folders.length);
     const found: PluginEntry[] = [];
-    for (const source of this.deps.sources) {
-      for (const dir of pluginFolders(source.dir)) found.push(await this.load(dir, source.origin));
+    for (const f of folders) {
+      found.push(await this.load(f.dir, f.origin));
+      job.progress(found.length, folders.length);
+      if (found.length < folders.length) await job.checkpoint();
     }
     const next = this.resolveNames(found);
     const before = this.entries;
