@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConsolePage } from './pages/console-page.ts';
 import { ServeHost } from './support/serve-host.ts';
+import { seedAuditLog } from './support/seed-audit.ts';
 import { chromiumArgs, chromiumPath } from './support/chromium.ts';
 import { findElectronBinary } from '../main/cli/electron-binary.ts';
 
@@ -19,6 +20,8 @@ export interface HomeSetup {
   settings?: Record<string, unknown>;
   /** Example plugins (examples/plugins/<name>) copied into home/plugins and enabled with the CLI. */
   plugins?: string[];
+  /** A long audit log: this many events appended (chained and indexed) before the host starts. */
+  auditEvents?: number;
 }
 
 interface TestFixtures {
@@ -118,6 +121,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
 function prepareHome(home: string, setup: HomeSetup): void {
   if (setup.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(setup.settings));
+  if (setup.auditEvents) seedAuditLog(home, setup.auditEvents);
   for (const name of setup.plugins ?? []) {
     mkdirSync(join(home, 'plugins'), { recursive: true });
     cpSync(join(packageRoot, 'examples', 'plugins', name), join(home, 'plugins', name), { recursive: true });

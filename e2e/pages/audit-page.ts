@@ -30,6 +30,9 @@
 //   audit-step-detail            the current step's detail (data-seq)
 //   audit-timeline-close
 //   audit-replay                 "Replay against policy"; audit-replay-result (data-changed), audit-replay-change, audit-replay-error
+//   audit-verify-progress        a running verification (data-done, data-total); -cancel stops it; audit-verify-note says how far it got
+//   audit-export-progress        a running export; -cancel stops it; audit-export-note says how far it got
+//   audit-replay-progress        a running replay of the session; -cancel; audit-replay-note
 import { expect, type Download, type Locator, type Page } from '@playwright/test';
 
 export class AuditPage {
@@ -58,6 +61,12 @@ export class AuditPage {
   readonly stepDetail: Locator;
   readonly replayButton: Locator;
   readonly replayResult: Locator;
+  readonly verifyProgress: Locator;
+  readonly verifyCancel: Locator;
+  readonly verifyNote: Locator;
+  readonly exportProgress: Locator;
+  readonly exportCancel: Locator;
+  readonly exportNote: Locator;
 
   constructor(readonly page: Page) {
     const id = (t: string) => page.getByTestId(t);
@@ -86,6 +95,12 @@ export class AuditPage {
     this.stepDetail = id('audit-step-detail');
     this.replayButton = id('audit-replay');
     this.replayResult = id('audit-replay-result');
+    this.verifyProgress = id('audit-verify-progress');
+    this.verifyCancel = id('audit-verify-progress-cancel');
+    this.verifyNote = id('audit-verify-note');
+    this.exportProgress = id('audit-export-progress');
+    this.exportCancel = id('audit-export-progress-cancel');
+    this.exportNote = id('audit-export-note');
   }
 
   facet(name: 'time' | 'from' | 'to' | 'agent' | 'session' | 'plugin' | 'decision' | 'type'): Locator {

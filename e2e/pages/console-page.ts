@@ -24,12 +24,15 @@ export class StatusBar {
   /** The gateway mode: data-mode = dry-run | live; click to switch (mode-dialog, mode-confirm). */
   readonly mode: Locator;
   readonly autonomy: Locator;
+  /** Long work running on the host (anyone's): title and percent of the oldest. */
+  readonly jobs: Locator;
   constructor(page: Page) {
     this.connection = page.getByTestId('status-connection');
     this.chain = page.getByTestId('status-chain');
     this.shell = page.getByTestId('status-shell');
     this.mode = page.getByTestId('status-mode');
     this.autonomy = page.getByTestId('status-autonomy');
+    this.jobs = page.getByTestId('status-jobs');
   }
   async expectConnected(): Promise<void> {
     await expect(this.connection).toHaveAttribute('data-state', 'connected');

@@ -17,6 +17,10 @@ export class PluginsPage {
   readonly testRunInput: Locator;
   readonly testRunGo: Locator;
   readonly testRunOutput: Locator;
+  /** Rescan (header); plugin-scan-progress while a scan runs (this console's, the host's or another's); plugin-rescan-note after. */
+  readonly rescanButton: Locator;
+  readonly scanProgress: Locator;
+  readonly rescanNote: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('view-plugins');
@@ -30,6 +34,9 @@ export class PluginsPage {
     this.testRunInput = page.getByTestId('test-run-input');
     this.testRunGo = page.getByTestId('test-run-go');
     this.testRunOutput = page.getByTestId('test-run-output');
+    this.rescanButton = page.getByTestId('plugin-rescan');
+    this.scanProgress = page.getByTestId('plugin-scan-progress');
+    this.rescanNote = page.getByTestId('plugin-rescan-note');
   }
 
   row(name: string): Locator {

@@ -1,6 +1,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { chainSentence, chainStatus, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
+import { jobAmount, jobPercent, runningJobs, useJobsStore } from '../stores/jobs-store.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { viewRegistry } from '../views/view-registry.ts';
 import { ModeIndicator } from './mode-indicator.tsx';
@@ -18,6 +19,7 @@ export function StatusBar() {
   );
   const { chain, verifying } = useAuditStore(useShallow((s) => ({ chain: s.chain, verifying: s.verifying })));
   const chainState = chainStatus({ chain, verifying });
+  const jobs = useJobsStore(useShallow(runningJobs));
   const chainTitle =
     chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${chain.firstBad.reason}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
 
@@ -30,6 +32,11 @@ export function StatusBar() {
         {chainSentence({ chain, verifying })}
       </span>
       <ModeIndicator />
+      {jobs.length > 0 ? (
+        <span className="status-item status-jobs" data-testid="status-jobs" title={jobs.map((j) => `${j.title}: ${jobAmount(j)} (by ${j.by})`).join('\n')} aria-live="polite">
+          {jobs[0]!.title} {jobPercent(jobs[0]!)}%{jobs.length > 1 ? ` (+${jobs.length - 1} more)` : ''}
+        </span>
+      ) : null}
       <span className="status-spacer" />
       {hostInfo ? (
         <span className="status-item status-muted" title={`Host process ${hostInfo.pid}, operator ${hostInfo.operator}`}>

@@ -53,7 +53,7 @@ export interface SessionTimeline {
   /** Index of the scrubber: events 0..step are shown. */
   step: number;
   playing: boolean;
-  replay: { loading: boolean; error: string | null; result: ResponseOf<'audit.replay'> | null } | null;
+  replay: { loading: boolean; job: string | null; error: string | null; note: string | null; result: ResponseOf<'audit.replay'> | null } | null;
 }
 
 export interface AuditStore {
@@ -61,7 +61,11 @@ export interface AuditStore {
   chainError: string | null;
   /** An operator-requested verification is in flight. */
   verifying: boolean;
+  /** Its job, for progress and Cancel. */
+  verifyJob: string | null;
   verifyError: string | null;
+  /** How far a cancelled verification got. */
+  verifyNote: string | null;
 
   /** The filter being edited (applied on submit, facets at once). */
   filter: AuditFilter;
@@ -83,15 +87,20 @@ export interface AuditStore {
   selected: EventDetail | null;
   timeline: SessionTimeline | null;
   exporting: boolean;
+  exportJob: string | null;
   exportResult: { count: number; truncated: boolean; file: string } | null;
   exportError: string | null;
+  /** How far a cancelled export got (nothing was saved). */
+  exportNote: string | null;
 }
 
 export const initialAuditState: AuditStore = {
   chain: null,
   chainError: null,
   verifying: false,
+  verifyJob: null,
   verifyError: null,
+  verifyNote: null,
   filter: emptyFilter,
   events: [],
   eventsLoaded: false,
@@ -106,8 +115,10 @@ export const initialAuditState: AuditStore = {
   selected: null,
   timeline: null,
   exporting: false,
+  exportJob: null,
   exportResult: null,
   exportError: null,
+  exportNote: null,
 };
 
 export const useAuditStore = create<AuditStore>()(() => ({ ...initialAuditState }));

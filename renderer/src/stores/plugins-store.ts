@@ -42,6 +42,10 @@ export interface PluginsStore {
   sources: ResponseOf<'plugins.list'>['sources'];
   listLoaded: boolean;
   listError: string | null;
+  /** A rescan this console asked for: its job, and how the last one ended when it did not simply finish. */
+  rescanJob: string | null;
+  rescanNote: string | null;
+  rescanError: string | null;
 
   /** Status chips that are on; none on means every status. */
   statusFilter: PluginStatus[];
@@ -72,6 +76,9 @@ export const initialPluginsState: PluginsStore = {
   sources: [],
   listLoaded: false,
   listError: null,
+  rescanJob: null,
+  rescanNote: null,
+  rescanError: null,
   statusFilter: [],
   textFilter: '',
   selected: null,

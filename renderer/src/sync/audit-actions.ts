@@ -6,6 +6,7 @@ import { errorMessage } from '../lib/error-message.ts';
 import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
+import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = useAuditStore.getState;
 const set = useAuditStore.setState;
@@ -29,15 +30,18 @@ export async function loadTail(client: GatehouseClient): Promise<void> {
   }
 }
 
-/** Re-checks the whole chain on the host. The host also pushes the result as `audit.chain`. */
+/** Re-checks the whole chain on the host, as a job (progress, Cancel). The host also pushes the result as `audit.chain`. */
 export async function verifyChain(client: GatehouseClient): Promise<void> {
   if (get().verifying) return;
-  set({ verifying: true, verifyError: null });
+  const job = newJobId('verify');
+  set({ verifying: true, verifyJob: job, verifyError: null, verifyNote: null });
   try {
-    const chain = await client.call('audit.verify', {});
-    set({ chain, chainError: null, verifying: false });
+    const chain = await callAsJob(client, 'audit.verify', {}, job);
+    set({ chain, chainError: null, verifying: false, verifyJob: null });
   } catch (err) {
-    set({ verifying: false, verifyError: errorMessage(err) });
+    // A cancelled check leaves the chain state as it was; it says how far it got.
+    if (isCancelled(err)) set({ verifying: false, verifyJob: null, verifyNote: errorMessage(err) });
+    else set({ verifying: false, verifyJob: null, verifyError: errorMessage(err) });
   }
 }
 
@@ -54,7 +58,7 @@ export async function runSearch(client: GatehouseClient, patch: Partial<AuditFil
   const gen = ++generation;
   // Re-running the same search keeps the same filter object: views reset their fields and scroll only on a new one.
   const filter = Object.keys(patch).length ? { ...get().filter, ...patch } : get().filter;
-  set({ filter, searching: true, searchError: null, exportResult: null, exportError: null });
+  set({ filter, searching: true, searchError: null, exportResult: null, exportError: null, exportNote: null });
   try {
     const page = await client.call('audit.search', { ...filterRequest(filter), limit: AUDIT_PAGE_SIZE });
     if (gen !== generation) return;
@@ -180,12 +184,15 @@ export async function replaySession(client: GatehouseClient): Promise<void> {
   const t = get().timeline;
   if (!t) return;
   const session = t.session;
-  patchTimeline({ replay: { loading: true, error: null, result: null } });
+  const job = newJobId('replay');
+  patchTimeline({ replay: { loading: true, job, error: null, note: null, result: null } });
   try {
-    const result = await client.call('audit.replay', { session });
-    if (get().timeline?.session === session) patchTimeline({ replay: { loading: false, error: null, result } });
+    const result = await callAsJob(client, 'audit.replay', { session }, job);
+    if (get().timeline?.session === session) patchTimeline({ replay: { loading: false, job: null, error: null, note: null, result } });
   } catch (err) {
-    if (get().timeline?.session === session) patchTimeline({ replay: { loading: false, error: errorMessage(err), result: null } });
+    if (get().timeline?.session !== session) return;
+    const cancelled = isCancelled(err);
+    patchTimeline({ replay: { loading: false, job: null, error: cancelled ? null : errorMessage(err), note: cancelled ? errorMessage(err) : null, result: null } });
   }
 }
 
@@ -197,9 +204,10 @@ function exportName(now: Date): string {
 /** The current filter as redacted JSONL, saved as a file (a Blob and a download link; Electron saves it the same way). */
 export async function exportFilter(client: GatehouseClient): Promise<void> {
   if (get().exporting) return;
-  set({ exporting: true, exportError: null, exportResult: null });
+  const job = newJobId('export');
+  set({ exporting: true, exportJob: job, exportError: null, exportResult: null, exportNote: null });
   try {
-    const { jsonl, count, truncated } = await client.call('audit.export', filterRequest(get().filter));
+    const { jsonl, count, truncated } = await callAsJob(client, 'audit.export', filterRequest(get().filter), job);
     const file = exportName(new Date());
     const url = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
     const a = document.createElement('a');
@@ -211,8 +219,9 @@ export async function exportFilter(client: GatehouseClient): Promise<void> {
     a.remove();
     // The download has its own reference once started; the object URL is no longer needed.
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    set({ exporting: false, exportResult: { count, truncated, file } });
+    set({ exporting: false, exportJob: null, exportResult: { count, truncated, file } });
   } catch (err) {
-    set({ exporting: false, exportError: errorMessage(err) });
+    if (isCancelled(err)) set({ exporting: false, exportJob: null, exportNote: errorMessage(err) });
+    else set({ exporting: false, exportJob: null, exportError: errorMessage(err) });
   }
 }

@@ -10,6 +10,8 @@ import { initialGrantsState, useGrantsStore } from '../stores/grants-store.ts';
 import { initialPluginsState, usePluginsStore } from '../stores/plugins-store.ts';
 import { initialPolicyState, usePolicyStore } from '../stores/policy-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
+import { applyJobs, initialJobsState, useJobsStore } from '../stores/jobs-store.ts';
+import { loadJobs } from './jobs-actions.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { notifyNewApprovals } from './approval-notifications.ts';
@@ -77,7 +79,7 @@ export function bindStores(client: GatehouseClient): () => void {
     guideRefresh.cancel();
     guideStale = false;
     void loadGettingStarted(client).then(openAtStartIfDue);
-    void Promise.all([loadHostInfo(), loadChainState(client), runSearch(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
+    void Promise.all([loadHostInfo(), loadJobs(client), loadChainState(client), runSearch(client), loadPluginList(client), refreshOpenPlugin(client), loadHealth(client), loadApprovals(client), loadGrants(client)]);
     const settings = useSettingsStore.getState();
     void Promise.all([settings.load(), settings.loadGateway(), loadPolicy(client)]);
   };
@@ -101,6 +103,7 @@ export function bindStores(client: GatehouseClient): () => void {
         grantsRefresh.cancel();
         guideRefresh.cancel();
         useGettingStartedStore.setState({ ...initialGettingStartedState });
+        useJobsStore.setState({ ...initialJobsState });
         useAuditStore.setState({ ...initialAuditState });
         usePluginsStore.setState({ ...initialPluginsState });
         useHealthStore.setState({ ...initialHealthState });
@@ -141,6 +144,7 @@ export function bindStores(client: GatehouseClient): () => void {
       guideChanged();
     }),
     client.onEvent('health.changed', () => healthRefresh.request()),
+    client.onEvent('jobs.progress', (job) => applyJobs([job])),
     client.onEvent('approvals.changed', ({ pending, added }) => {
       // The badge and the title follow the push at once; the list follows the refetch.
       useApprovalsStore.setState({ pendingCount: pending });

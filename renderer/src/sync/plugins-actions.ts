@@ -5,6 +5,7 @@ import { errorMessage } from '../lib/error-message.ts';
 import { isDirty, usePluginsStore, type OpenFile, type PendingNavigation } from '../stores/plugins-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
+import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = usePluginsStore.getState;
 const set = usePluginsStore.setState;
@@ -15,6 +16,20 @@ export async function loadPluginList(client: GatehouseClient): Promise<void> {
     set({ plugins, sources, listLoaded: true, listError: null });
   } catch (err) {
     set({ listError: errorMessage(err) });
+  }
+}
+
+/** Discovers, validates and scans every plugin folder again, as a job (progress, Cancel); the list follows plugins.changed. */
+export async function rescanPlugins(client: GatehouseClient): Promise<void> {
+  if (get().rescanJob) return;
+  const job = newJobId('rescan');
+  set({ rescanJob: job, rescanNote: null, rescanError: null });
+  try {
+    const r = await callAsJob(client, 'plugins.rescan', {}, job);
+    set({ rescanJob: null, rescanNote: `Scanned ${r.plugins} ${r.plugins === 1 ? 'plugin' : 'plugins'} in ${r.tookMs} ms.` });
+  } catch (err) {
+    if (isCancelled(err)) set({ rescanJob: null, rescanNote: errorMessage(err) });
+    else set({ rescanJob: null, rescanError: errorMessage(err) });
   }
 }
 

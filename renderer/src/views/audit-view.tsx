@@ -3,6 +3,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
+import { JobProgress, useJob } from '../components/job-progress.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { chainStatus, useAuditStore } from '../stores/audit-store.ts';
@@ -18,10 +19,11 @@ const statusLabel = { verified: 'Verified', broken: 'Broken', checking: 'Checkin
 
 function ChainPanel() {
   const client = useClient();
-  const { chain, verifying, verifyError, chainError } = useAuditStore(
-    useShallow((s) => ({ chain: s.chain, verifying: s.verifying, verifyError: s.verifyError, chainError: s.chainError })),
+  const { chain, verifying, verifyJob, verifyError, verifyNote, chainError } = useAuditStore(
+    useShallow((s) => ({ chain: s.chain, verifying: s.verifying, verifyJob: s.verifyJob, verifyError: s.verifyError, verifyNote: s.verifyNote, chainError: s.chainError })),
   );
   const status = chainStatus({ chain, verifying });
+  const job = useJob(verifyJob);
 
   return (
     <section className="panel audit-chain" aria-labelledby="chain-heading">
@@ -66,6 +68,12 @@ function ChainPanel() {
           Could not load the chain state: {chainError}
         </p>
       ) : null}
+      <JobProgress job={job} testId="audit-verify-progress" />
+      {verifyNote ? (
+        <p className="job-note" role="status" data-testid="audit-verify-note">
+          {verifyNote}
+        </p>
+      ) : null}
       {verifyError ? (
         <p className="inline-error" role="alert">
           Verification failed: {verifyError}
@@ -89,8 +97,11 @@ function ResultsPanel() {
       searching: s.searching,
       exportResult: s.exportResult,
       exportError: s.exportError,
+      exportNote: s.exportNote,
+      exportJob: s.exportJob,
     })),
   );
+  const exportJob = useJob(s.exportJob);
   const totalText = s.capped ? `${s.total.toLocaleString('en-US')}+` : s.total.toLocaleString('en-US');
 
   return (
@@ -126,6 +137,12 @@ function ResultsPanel() {
         <p className="audit-notice" role="status" data-testid="audit-export-result" data-count={s.exportResult.count}>
           Exported {s.exportResult.count} {s.exportResult.count === 1 ? 'event' : 'events'} to {s.exportResult.file}
           {s.exportResult.truncated ? ' (truncated at the export limit)' : ''}.
+        </p>
+      ) : null}
+      <JobProgress job={exportJob} testId="audit-export-progress" />
+      {s.exportNote ? (
+        <p className="job-note" role="status" data-testid="audit-export-note">
+          {s.exportNote}
         </p>
       ) : null}
       {s.exportError ? (

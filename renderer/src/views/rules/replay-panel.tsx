@@ -7,6 +7,8 @@ import { useUiStore } from '../../stores/ui-store.ts';
 import { openEvent } from '../../sync/audit-actions.ts';
 import type { ResponseOf } from '../../../../shared/contract.ts';
 import { ReplayResult } from '../audit/replay-result.tsx';
+import { JobProgress, useJob } from '../../components/job-progress.tsx';
+import { callAsJob, isCancelled, newJobId } from '../../sync/jobs-actions.ts';
 import '../../styles/audit.css';
 
 const ranges = [
@@ -22,22 +24,25 @@ export function ReplayPanel({ text, connected }: { text: string; connected: bool
   const client = useClient();
   const [range, setRange] = useState<RangeId>('24h');
   const [session, setSession] = useState('');
-  const [state, setState] = useState<{ loading: boolean; error: string | null; result: ResponseOf<'audit.replay'> | null }>({ loading: false, error: null, result: null });
+  const [state, setState] = useState<{ loading: boolean; job: string | null; error: string | null; note: string | null; result: ResponseOf<'audit.replay'> | null }>({ loading: false, job: null, error: null, note: null, result: null });
+  const job = useJob(state.job);
 
   const run = async (e?: FormEvent) => {
     e?.preventDefault();
     if (range === 'session' && !session.trim()) {
-      setState({ loading: false, error: 'Enter the session id to replay (the Audit view shows it on every call).', result: null });
+      setState({ loading: false, job: null, error: 'Enter the session id to replay (the Audit view shows it on every call).', note: null, result: null });
       return;
     }
     const r = ranges.find((x) => x.id === range)!;
     const scope = range === 'session' ? { session: session.trim() } : r.ms ? { from: Date.now() - r.ms } : {};
-    setState({ loading: true, error: null, result: null });
+    const id = newJobId('replay');
+    setState({ loading: true, job: id, error: null, note: null, result: null });
     try {
-      const result = await client.call('audit.replay', { ...scope, policyText: text });
-      setState({ loading: false, error: null, result });
+      const result = await callAsJob(client, 'audit.replay', { ...scope, policyText: text }, id);
+      setState({ loading: false, job: null, error: null, note: null, result });
     } catch (err) {
-      setState({ loading: false, error: errorMessage(err), result: null });
+      const cancelled = isCancelled(err);
+      setState({ loading: false, job: null, error: cancelled ? null : errorMessage(err), note: cancelled ? errorMessage(err) : null, result: null });
     }
   };
 
@@ -67,6 +72,12 @@ export function ReplayPanel({ text, connected }: { text: string; connected: bool
           {state.loading ? 'Replaying…' : 'Replay'}
         </button>
       </form>
+      <JobProgress job={job} testId="rules-replay-progress" />
+      {state.note ? (
+        <p className="job-note" role="status" data-testid="rules-replay-note">
+          {state.note}
+        </p>
+      ) : null}
       {state.error ? (
         <p className="inline-error" role="alert" data-testid="rules-replay-error">
           Replay failed: {state.error}
