@@ -162,7 +162,7 @@ describe('audit search', () => {
     const { store, q } = open(dir);
     try {
       await fill(store, [...callEvents(1, 's-1', 'claude', { command: `curl -H "Authorization: Bearer ${SECRET}" https://api.example.com` }), ...callEvents(2, 's-2', 'codex', { command: 'ls' })]);
-      const r = q.export({ query: '', session: 's-1', limit: 100_000 });
+      const r = await q.export({ query: '', session: 's-1', limit: 100_000 });
       const lines = r.jsonl.trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; ts: number; type: string; actor: string; payload: unknown; hash: string });
       expect(r.count).toBe(10);
       expect(r.truncated).toBe(false);
@@ -180,9 +180,9 @@ describe('audit search', () => {
         db.close();
       }
       expect(lines.map((l) => l.seq)).toEqual([...lines.map((l) => l.seq)].sort((a, b) => a - b));
-      const raw = new AuditQuery({ store, raw: () => true }).export({ query: 'curl', limit: 10 });
+      const raw = await new AuditQuery({ store, raw: () => true }).export({ query: 'curl', limit: 10 });
       expect(raw.jsonl).toContain(SECRET);
-      const capped = q.export({ query: '', limit: 3 });
+      const capped = await q.export({ query: '', limit: 3 });
       expect(capped.count).toBe(3);
       expect(capped.truncated).toBe(true);
     } finally {

@@ -8,7 +8,7 @@ import type { AuditRow, AuditStore } from './audit-store.js';
 import { hasSearchIndex } from './audit-index.js';
 import { redactEvent } from './redact.js';
 import { OperationError } from '../host/operation-error.js';
-import type { Chunked } from '../chunked.js';
+import { unattended, type Chunked } from '../chunked.js';
 
 /** Matches are counted up to this many; past it the total says "at least". */
 export const COUNT_CAP = 10_000;
@@ -88,35 +88,23 @@ export class AuditQuery {
     return { events: rows.slice(0, limit).map((r) => this.out(r)), truncated };
   }
 
-  export(req: RequestOf<'audit.export'>): ResponseOf<'audit.export'> {
-    this.ready();
-    const limit = req.limit ?? 100_000;
-    const rows = this.select(req, 'ASC', limit + 1);
-    const truncated = rows.length > limit;
-    const lines = rows.slice(0, limit).map((r) => JSON.stringify(this.out(r)));
-    return { jsonl: lines.length ? lines.join('\n') + '\n' : '', count: lines.length, truncated };
-  }
-
   /**
-   * export() a page at a time, for a job: the total is counted first (up to the limit), then
-   * pages follow the seq cursor, with the event loop given back (and a cancel seen) between them.
+   * The filter as JSONL, a page at a time (for a job): the total is counted first (up to the
+   * limit), then pages follow the seq cursor, with the event loop given back (and a cancel seen)
+   * between them.
    */
-  async exportChunked(req: RequestOf<'audit.export'>, job: Chunked, chunk = 5_000): Promise<ResponseOf<'audit.export'>> {
+  async export(req: RequestOf<'audit.export'>, job: Chunked = unattended, chunk = 5_000): Promise<ResponseOf<'audit.export'>> {
     this.ready();
     const limit = req.limit ?? 100_000;
-    const filter: AuditFilter = { ...req };
-    const matching = this.countUpTo(filter, limit + 1);
+    const matching = this.countUpTo(req, limit + 1);
     const total = Math.min(matching, limit);
     job.progress(0, total);
     const lines: string[] = [];
-    let after: number | undefined;
-    while (lines.length < total) {
-      const rows = this.select({ ...filter, ...(after !== undefined ? { after } : {}) }, 'ASC', Math.min(chunk, total - lines.length));
-      for (const r of rows) lines.push(JSON.stringify(this.out(r)));
-      if (rows.length === 0) break;
-      after = rows.at(-1)!.seq;
+    for (const page of this.exportPages(req, chunk)) {
+      for (const line of page.slice(0, total - lines.length)) lines.push(line);
       job.progress(lines.length, total);
-      if (lines.length < total) await job.checkpoint();
+      if (lines.length >= total) break;
+      await job.checkpoint();
     }
     return { jsonl: lines.length ? lines.join('\n') + '\n' : '', count: lines.length, truncated: matching > limit };
   }
@@ -128,13 +116,17 @@ export class AuditQuery {
     return this.run(() => (this.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n);
   }
 
-  /** Iterates the filtered events oldest first, one JSONL line each (the CLI streams these). */
-  *exportLines(filter: AuditFilter, limit = Number.MAX_SAFE_INTEGER): Generator<string> {
+  /** The filtered events oldest first as JSONL lines, a page at a time by the seq cursor (the CLI streams these). */
+  *exportPages(filter: AuditFilter, chunk = 5_000): Generator<string[]> {
     this.ready();
-    // An invalid query fails here, before the first line, as the same clear error as search.
-    this.select(filter, 'ASC', 0);
-    const { sql, params } = this.build(filter, 'ASC', limit);
-    for (const r of this.run(() => this.db.prepare(sql).iterate(...params) as IterableIterator<StoredRow>)) yield JSON.stringify(this.out(r));
+    let after: number | undefined;
+    for (;;) {
+      const rows = this.select({ ...filter, ...(after !== undefined ? { after } : {}) }, 'ASC', chunk);
+      if (rows.length === 0) return;
+      after = rows.at(-1)!.seq;
+      yield rows.map((r) => JSON.stringify(this.out(r)));
+      if (rows.length < chunk) return;
+    }
   }
 
   /** An event as it leaves the host: payload parsed and, unless raw values were opted in, redacted. */

@@ -3,13 +3,21 @@
 // so they work with or without a running host. Output is redacted unless the operator opted in
 // to raw values in Settings and asks for them with --raw.
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { defaultHome, homePaths } from '../home.js';
 import { openForVerify } from '../audit/audit-store.js';
 import { AuditQuery, type AuditFilter } from '../audit/audit-query.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { runCliJob } from './progress.js';
+import { JobCancelled } from '../host/jobs.js';
+import { replayCalls } from '../audit/replay.js';
+import { PolicyStore } from '../policy/rules/store.js';
+import { extract, initExtractor } from '../policy/extract/index.js';
+import { describeDecider } from '../../shared/decider.js';
+import type { DeciderView } from '../../shared/contract.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -100,8 +108,8 @@ export function addAuditQueryCommands(audit: Command): void {
     .option('--type <type...>', 'only these event types (repeatable)')
     .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp(['gatehouse audit export --since 7d --query curl > incident.jsonl']))
-    .action((o: { query: string; since?: string; agent?: string; session?: string; type?: string[]; raw?: boolean; home?: string }) => {
+    .addHelpText('after', examplesHelp(['gatehouse audit export --since 7d --query curl > incident.jsonl'], 'Progress goes to stderr; Ctrl-C stops the export (exit 130).'))
+    .action(async (o: { query: string; since?: string; agent?: string; session?: string; type?: string[]; raw?: boolean; home?: string }) => {
       const filter: AuditFilter = {
         query: o.query,
         ...(o.agent ? { agent: o.agent } : {}),
@@ -111,10 +119,83 @@ export function addAuditQueryCommands(audit: Command): void {
       };
       const { q, close } = openQuery(o.home, o.raw === true);
       try {
-        // Streamed: an export of the whole log is not held in memory.
-        for (const line of q.exportLines(filter)) process.stdout.write(line + '\n');
+        // Streamed a page at a time: an export of the whole log is not held in memory, stdout's
+        // pace is kept, progress goes to stderr, and Ctrl-C stops between pages (exit 130).
+        await runCliJob({ kind: 'audit.export', title: 'Exporting audit events', unit: 'events' }, async (job) => {
+          const total = q.countUpTo(filter, Number.MAX_SAFE_INTEGER);
+          job.progress(0, total);
+          let done = 0;
+          for (const page of q.exportPages(filter)) {
+            const more = process.stdout.write(page.join('\n') + '\n');
+            done += page.length;
+            job.progress(done, total);
+            if (!more) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+            await job.checkpoint();
+          }
+        });
+      } catch (err) {
+        if (err instanceof JobCancelled) throw new JobCancelled(`${err.message.replace(/; nothing was changed\.$/, '')}: the lines written are a true but incomplete export.`);
+        throw err;
       } finally {
         close();
+      }
+    });
+
+  audit
+    .command('replay')
+    .description("Shadow mode: today's policy, or a draft file, over the recorded calls of a session or time range; lists the decisions that would change. Runs nothing, changes nothing.")
+    .option('--session <id>', 'only the calls of this session')
+    .option('--since <when>', 'calls from this time: ISO date or an age (30m, 2h, 7d)')
+    .option('--until <when>', 'calls up to this time: ISO date or an age')
+    .option('--policy <file>', 'a draft policy file to judge with instead of GATEHOUSE_HOME/policy.yaml')
+    .option('--limit <n>', 'calls to replay at most (1-100000)', '10000')
+    .option('--json', 'one JSON object: calls, changed, policyProblems')
+    .option('--all', 'list every call, not only the changed ones')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp([
+      ['what a stricter draft would have changed over the last week', 'gatehouse audit replay --since 7d --policy ./policy.draft.yaml'],
+      ["today's policy over one agent session", 'gatehouse audit replay --session 6f1c2d --all'],
+    ], 'Progress goes to stderr; Ctrl-C stops the replay (exit 130). Exit 1 when a decision would change.'))
+    .action(async (o: { session?: string; since?: string; until?: string; policy?: string; limit: string; json?: boolean; all?: boolean; home?: string }) => {
+      const limit = positiveInt('limit', o.limit, 100_000);
+      const home = o.home ?? defaultHome();
+      const paths = homePaths(home);
+      if (!existsSync(paths.auditDb)) throw new UsageError(`No audit log at ${paths.auditDb}. Pass the data folder with --home DIR.`);
+      let policyText: string | undefined;
+      if (o.policy !== undefined) {
+        if (!existsSync(o.policy)) throw new UsageError(`--policy ${o.policy}: no such file.`);
+        policyText = readFileSync(o.policy, 'utf8');
+      }
+      const settings = readSettingsFile(paths.settings).settings;
+      const policy = new PolicyStore({ file: paths.policy, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false, log: () => {} });
+      await Promise.all([initExtractor(), policy.start()]);
+      const db = openForVerify(paths.auditDb);
+      try {
+        const req = {
+          limit,
+          ...(o.session ? { session: o.session } : {}),
+          ...(o.since ? { from: parseSince(o.since) } : {}),
+          ...(o.until ? { to: parseSince(o.until) } : {}),
+          ...(policyText !== undefined ? { policyText } : {}),
+        };
+        const r = await runCliJob({ kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls' }, (job) =>
+          replayCalls({ db, policy, autonomy: () => ({ level: settings.autonomy, autoApprove: settings.autoApprove, alwaysAsk: settings.alwaysAsk }) }, req, job),
+        );
+        if (o.json) console.log(JSON.stringify(r));
+        else {
+          for (const p of r.policyProblems) console.log(`${o.policy ?? paths.policy}:${p.line}:${p.column}: ${p.message}`);
+          for (const c of r.calls) {
+            if (!c.changed && !o.all) continue;
+            const was = c.recorded ? c.recorded.decision : 'not recorded';
+            console.log(`${c.changed ? 'CHANGED' : 'same   '}  ${String(c.seq).padStart(8)}  ${new Date(c.ts).toISOString()}  ${c.agent}  ${c.session}  ${c.tool}: ${was} -> ${c.replayed.decision} (${describeDecider(c.replayed.decider as DeciderView)}: ${c.replayed.reason})`);
+          }
+          const source = o.policy ? `the draft ${o.policy}` : "today's policy";
+          console.log(r.policyProblems.length && r.calls.length === 0 ? `The policy has errors; nothing was replayed.` : `${r.calls.length} ${r.calls.length === 1 ? 'call' : 'calls'} replayed with ${source}: ${r.changed} would change.`);
+        }
+        if (r.changed > 0 || (r.policyProblems.length > 0 && r.calls.length === 0)) process.exitCode = 1;
+      } finally {
+        db.close();
+        await policy.close();
       }
     });
 }

@@ -1,9 +1,12 @@
 // `gatehouse`: the command line. The commands are in program.ts; this runs them and turns what
-// went wrong into an exit code: 0 done (help and version too), 1 failed, 2 a usage mistake.
+// went wrong into an exit code: 0 done (help and version too), 1 failed, 2 a usage mistake,
+// 130 cancelled with Ctrl-C.
 import { type Command, CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { usageLine } from './gatehouse-command.js';
 import { UsageError } from './usage-error.js';
+import { JobCancelled } from '../host/jobs.js';
+import { CANCELLED_EXIT } from './progress.js';
 
 export async function main(argv: string[]): Promise<void> {
   const cli = buildProgram();
@@ -20,6 +23,11 @@ export async function main(argv: string[]): Promise<void> {
       // Help and version exit 0; everything else commander rejects is a usage mistake, and so is
       // a group command run without its subcommand (its help goes to stderr).
       process.exit(err.exitCode === 0 ? 0 : 2);
+    }
+    if (err instanceof JobCancelled) {
+      // The operator stopped it (Ctrl-C): how far it got, and the shell's code for an interrupt.
+      console.error(`gatehouse: ${err.message}`);
+      process.exit(CANCELLED_EXIT);
     }
     if (err instanceof UsageError) {
       // The same shape as commander's own errors: one line, then the usage line.

@@ -1,4 +1,4 @@
-// `gatehouse plugin …`: list, validate, scan, new, enable, disable, trust, untrust.
+// `gatehouse plugin …`: list, rescan, validate, scan, new, enable, disable, trust, untrust.
 // Exit codes: 0 clean, 1 findings or errors, 2 usage.
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
@@ -11,6 +11,7 @@ import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { followHostJob, progressPrinter } from './progress.js';
 
 interface HomeOpts {
   home?: string;
@@ -37,7 +38,7 @@ function pluginDir(dir: string): string {
 export function addPluginCommands(cli: Command): void {
   const plugin = cli
     .command('plugin')
-    .description('Plugin commands: list, validate, scan, new, enable, disable, trust, untrust.')
+    .description('Plugin commands: list, rescan, validate, scan, new, enable, disable, trust, untrust.')
     .addHelpText('after', examplesHelp([
       ['every plugin found and its state', 'gatehouse plugin list'],
       ['start a tool plugin in Python', 'gatehouse plugin new word-count --lang py'],
@@ -52,7 +53,8 @@ export function addPluginCommands(cli: Command): void {
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
     .addHelpText('after', examplesHelp(['gatehouse plugin list --json']))
     .action(async (o: HomeOpts & { json?: boolean }) => {
-      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
+      // Without a running host the plugins are discovered and scanned here: stderr shows how far.
+      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)), onJob: progressPrinter() });
       try {
         const { plugins } = await host.call('plugins.list', {});
         if (o.json) console.log(JSON.stringify(plugins, null, 2));
@@ -60,6 +62,35 @@ export function addPluginCommands(cli: Command): void {
         else {
           const rows = plugins.map((p) => [p.name, p.status, p.kind ?? '-', p.toolNames.join(',') || '-', `${p.errors} errors, ${p.findingCount} findings`, p.dir]);
           printTable(['NAME', 'STATUS', 'KIND', 'TOOLS', 'CHECKS', 'FOLDER'], rows);
+        }
+        if (plugins.some((p) => p.status === 'invalid' || p.status === 'scan_failed' || p.status === 'quarantined')) process.exitCode = 1;
+      } finally {
+        await host.close();
+      }
+    });
+
+  plugin
+    .command('rescan')
+    .description('Discover, validate and security-scan every plugin folder again (in the running Gatehouse, or here); exit 1 when a plugin needs attention.')
+    .option('--json', 'print the plugins found as JSON')
+    .option('--home <dir>', 'data folder')
+    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', collect)
+    .addHelpText('after', examplesHelp(['gatehouse plugin rescan'], 'Progress goes to stderr; Ctrl-C stops a rescan of the running Gatehouse, which then keeps what it had (exit 130).'))
+    .action(async (o: HomeOpts & { json?: boolean }) => {
+      const print = progressPrinter();
+      // A host started here scans every folder as it starts: that scan is the rescan.
+      const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)), onJob: print });
+      try {
+        const t0 = performance.now();
+        if (host.mode === 'remote') await followHostJob(host, 'plugins.rescan', {});
+        const { plugins } = await host.call('plugins.list', {});
+        if (o.json) console.log(JSON.stringify(plugins, null, 2));
+        else {
+          const by = (s: string) => plugins.filter((p) => p.status === s).length;
+          const attention = plugins.filter((p) => p.status === 'invalid' || p.status === 'scan_failed' || p.status === 'quarantined');
+          for (const p of attention) console.log(`${p.name}: ${p.status.replace('_', ' ')} (${p.errors} errors, ${p.findingCount} findings) in ${p.dir}`);
+          const took = host.mode === 'remote' ? ` in ${Math.round(performance.now() - t0)} ms` : '';
+          console.log(`Scanned ${plugins.length} ${plugins.length === 1 ? 'plugin' : 'plugins'}${took}: ${by('enabled')} enabled, ${by('disabled')} disabled, ${by('quarantined')} quarantined, ${by('scan_failed')} scan failed, ${by('invalid')} invalid.`);
         }
         if (plugins.some((p) => p.status === 'invalid' || p.status === 'scan_failed' || p.status === 'quarantined')) process.exitCode = 1;
       } finally {

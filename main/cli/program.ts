@@ -6,7 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
-import { verifyDatabase, openForVerify, readCheckpoint } from '../audit/audit-store.js';
+import { verifyDatabaseChunked, openForVerify, readCheckpoint } from '../audit/audit-store.js';
+import { runCliJob } from './progress.js';
 import { runServe } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
@@ -101,15 +102,16 @@ export function buildProgram(): Command {
   addAuditQueryCommands(audit);
   audit
     .command('verify')
-    .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row.')
+    .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row, 130 when cancelled (Ctrl-C; progress is on stderr).')
     .option('--home <dir>', 'data folder')
     .addHelpText('after', examplesHelp(['gatehouse audit verify --home ~/.config/gatehouse']))
-    .action((o: { home?: string }) => {
+    .action(async (o: { home?: string }) => {
       const path = homePaths(o.home ?? defaultHome()).auditDb;
       if (!existsSync(path)) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
       const db = openForVerify(path);
       try {
-        const r = verifyDatabase(db);
+        // A long chain shows how far it is on stderr; Ctrl-C stops it (exit 130).
+        const r = await runCliJob({ kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events' }, (job) => verifyDatabaseChunked(db, job));
         // Retention pruned the rows before the checkpoint; the chain is verified from there.
         const cp = readCheckpoint(db);
         const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';

@@ -472,7 +472,7 @@ export function createHost(opts: HostOptions): Host {
     'audit.get': ({ seq }) => auditQuery.get(seq),
     'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
     'audit.export': ({ job, ...req }, ctx) =>
-      jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => auditQuery.exportChunked(req, j)),
+      jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => auditQuery.export(req, j)),
     'audit.replay': ({ job, ...req }, ctx) =>
       jobs.run({ id: job, kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls', by: `operator:${ctx.operator}` }, (j) => {
         audit.flush();

@@ -40,8 +40,8 @@ export interface RunningCli {
   child: ChildProcessWithoutNullStreams;
   /** Everything printed so far. */
   output(): { stdout: string; stderr: string };
-  /** Resolves with the first stdout line matching; rejects if the process exits first. */
-  waitForLine(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves with the first line of stdout (or stderr) matching; rejects if the process exits first. */
+  waitForLine(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<RegExpMatchArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -50,11 +50,11 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
   const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: childEnv(env) });
   let stdout = '';
   let stderr = '';
-  const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
+  const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr'; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   let done = false;
   const check = () => {
-    const lines = stdout.split('\n');
     for (const w of [...waiters]) {
+      const lines = (w.stream === 'stdout' ? stdout : stderr).split('\n');
       for (const line of lines.slice(0, -1)) {
         const m = line.match(w.pattern);
         if (m) {
@@ -69,7 +69,10 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
     stdout += d;
     check();
   });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    check();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => {
       done = true;
@@ -86,10 +89,10 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
   return {
     child,
     output: () => ({ stdout, stderr }),
-    waitForLine(pattern) {
+    waitForLine(pattern, stream = 'stdout') {
       return new Promise((resolve, reject) => {
         if (done) return reject(new Error(`gatehouse ${args.join(' ')} already exited.\nstdout: ${stdout}\nstderr: ${stderr}`));
-        waiters.push({ pattern, resolve, reject });
+        waiters.push({ pattern, stream, resolve, reject });
         check();
       });
     },
