@@ -49,6 +49,15 @@ describe('audit event taxonomy', () => {
       expect(await op('settings.update', { mode: 'live', approvalExpiryMinutes: 0.05 })).toMatchObject({ ok: true });
       const policy = `rules:\n  - name: no-deletes-in-work\n    actions: [delete]\n    block_paths: ["${work}/**"]\n    message: Nothing is deleted here.\n    decision: deny\n`;
       expect(await op('policy.save', { text: policy })).toMatchObject({ ok: true, result: { saved: true } });
+      // policy.yaml edited on disk (an editor, a deploy) is reloaded with its diff; broken, the last
+      // good policy stays and the event says so. (The watcher calls reload(); it is off here.)
+      writeFileSync(join(home, 'policy.yaml'), policy.replace('Nothing is deleted here.', 'No deletes in the work folder.'));
+      host.policy.reload();
+      writeFileSync(join(home, 'policy.yaml'), 'rules: [oops\n');
+      host.policy.reload();
+      writeFileSync(join(home, 'policy.yaml'), policy);
+      host.policy.reload();
+      expect(await op('health.reset', { name: 'hello' })).toMatchObject({ ok: true });
 
       // A plugin tool asked, approved for the session (a grant), executed.
       const hello = host.gateway.call({ agent: 'claude', session: 's1', tool: 'hello', arguments: { name: 'Ada' }, source: 'mcp' });
@@ -85,7 +94,7 @@ describe('audit event taxonomy', () => {
     // The run covered what it set out to: the test fails if one of these steps recorded nothing.
     for (const t of [
       'host.started', 'host.stopped', 'operator.connected', 'operator.disconnected', 'plugin.discovered', 'plugin.scanned', 'plugin.enabled',
-      'settings.changed', 'gateway.mode-changed', 'policy.saved', 'call.received', 'call.extracted', 'rule.matched', 'call.decided', 'call.result',
+      'settings.changed', 'gateway.mode-changed', 'policy.saved', 'policy.reloaded', 'breaker.reset', 'call.received', 'call.extracted', 'rule.matched', 'call.decided', 'call.result',
       'approval.requested', 'approval.decided', 'approval.expired', 'grant.created', 'grant.revoked', 'execution.started', 'execution.ended',
       'pty.started', 'pty.transcript', 'pty.exited',
     ]) {
@@ -98,6 +107,15 @@ describe('audit event taxonomy', () => {
     const operatorEvents = events.filter((e) => e.actor.startsWith('operator:') && !e.type.startsWith('call.'));
     expect(operatorEvents.map((e) => e.type)).toEqual(expect.arrayContaining(['plugin.enabled', 'settings.changed', 'policy.saved', 'approval.decided', 'grant.created', 'grant.revoked']));
     for (const e of operatorEvents) expect({ type: e.type, actor: e.actor, console: (e.payload as { console?: string }).console }).toEqual({ type: e.type, actor: 'operator:alice', console: 'serve' });
+    // Policy changes carry their diff, whoever made them.
+    const saved = events.find((e) => e.type === 'policy.saved')!.payload as { diff: string };
+    expect(saved.diff).toContain('+  - name: no-deletes-in-work');
+    const reloads = events.filter((e) => e.type === 'policy.reloaded').map((e) => e.payload as { diff: string; loaded: boolean; error: string | null });
+    expect(reloads.map((r) => r.loaded)).toEqual([true, false, true]);
+    expect(reloads[0]!.diff).toMatch(/^-    message: Nothing is deleted here\.$/m);
+    expect(reloads[0]!.diff).toMatch(/^\+    message: No deletes in the work folder\.$/m);
+    expect(reloads[1]!.diff).toMatch(/^\+rules: \[oops$/m);
+    expect(reloads[1]!.error).toMatch(/has errors, so the last good policy stays active/);
     const settings = events.find((e) => e.type === 'settings.changed')!;
     expect(settings.payload).toMatchObject({ changes: { mode: { from: 'dry-run', to: 'live' } } });
   });

@@ -41,8 +41,10 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'operator.disconnected': spec(ACTOR.operator, { console: z.string() }),
   'settings.changed': spec(ACTOR.operator, { changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })) }),
   'gateway.mode-changed': spec(ACTOR.operator, { from: z.enum(['dry-run', 'live']), to: z.enum(['dry-run', 'live']) }),
-  'policy.saved': spec(ACTOR.operator, { file: z.string(), bytes: int, rules: int }),
-  'policy.rule-added': spec(ACTOR.operator, { rule: z.string(), approval: id, file: z.string() }),
+  'policy.saved': spec(ACTOR.operator, { file: z.string(), bytes: int, rules: int, diff: z.string() }),
+  'policy.rule-added': spec(ACTOR.operator, { rule: z.string(), approval: id, file: z.string(), diff: z.string() }),
+  /** policy.yaml changed on disk (an editor, a deploy): the diff, and whether it loaded or the last good policy stayed. */
+  'policy.reloaded': spec(ACTOR.host, { file: z.string(), diff: z.string(), loaded: z.boolean(), error: nullableString }),
   /** "Write it for me" changed Claude Code's settings or MCP files (never the token). */
   'agent.config-written': spec(ACTOR.operator, {
     scope: z.enum(['user', 'project']),

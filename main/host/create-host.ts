@@ -47,6 +47,7 @@ import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
+import { createTwoFilesPatch } from 'diff';
 
 export interface HostOptions {
   home: string;
@@ -415,7 +416,21 @@ export function createHost(opts: HostOptions): Host {
     mcp.toolsChanged();
     bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
   };
-  policy.onChange((state) => bus.emit('policy.changed', { version: state.version, error: state.error }));
+  // Every change of policy.yaml is in the audit log with its diff: the operator's saves and
+  // "always" rules (policy.saved, policy.rule-added) and edits made on disk (policy.reloaded).
+  let auditedPolicy: string | null | undefined;
+  const policyDiff = (next: string | null) => createTwoFilesPatch('policy.yaml', 'policy.yaml', auditedPolicy ?? '', next ?? '', 'before', 'after', { context: 2 });
+  let policyVersion = policy.state.version;
+  policy.onChange((state) => {
+    bus.emit('policy.changed', { version: state.version, error: state.error });
+    // A broken file leaves the version (and the active rules) as they were.
+    const loaded = state.version !== policyVersion;
+    policyVersion = state.version;
+    // Before start-up's first read there is nothing to compare with; a save was recorded by its handler.
+    if (auditedPolicy === undefined || policy.text === auditedPolicy || policy.text === null) return;
+    record('policy.reloaded', 'host', { file: paths.policy, diff: policyDiff(policy.text), loaded, error: state.error });
+    auditedPolicy = policy.text;
+  });
   onToolsChanged = toolsMaybeChanged;
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
   const gettingStarted = new GettingStarted({
@@ -447,7 +462,7 @@ export function createHost(opts: HostOptions): Host {
   });
 
   const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
-  const ready = Promise.all([initExtractor(), policy.start()])
+  const ready = Promise.all([initExtractor(), policy.start().then(() => (auditedPolicy = policy.text))])
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
     .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
     .then(async () => {
@@ -570,9 +585,11 @@ export function createHost(opts: HostOptions): Host {
         ...(argumentPattern !== undefined ? { argumentPattern } : {}),
       });
       if (nextText !== null && r.rule) {
+        const diff = policyDiff(nextText);
+        auditedPolicy = nextText;
         writePolicyText(paths.policy, nextText);
         policy.reload();
-        record('policy.rule-added', `operator:${ctx.operator}`, { rule: r.rule.name, approval: id, file: paths.policy });
+        record('policy.rule-added', `operator:${ctx.operator}`, { rule: r.rule.name, approval: id, file: paths.policy, diff });
       }
       return { item: r.item, grant: r.grant ?? null, rule: r.rule ? proposedRuleView(r.rule) : null };
     },
@@ -601,9 +618,11 @@ export function createHost(opts: HostOptions): Host {
     'policy.save': ({ text }, ctx) => {
       const r = policy.check(text);
       if (r.broken || r.problems.length > 0) return { saved: false, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
+      const diff = policyDiff(text);
+      auditedPolicy = text;
       writePolicyText(paths.policy, text);
       policy.reload();
-      record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length });
+      record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length, diff });
       return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
     },
     'jobs.list': () => ({ jobs: jobs.list() }),

@@ -158,6 +158,11 @@ export class PolicyStore {
     return parsePolicyText(text, this.file, this.loadContext());
   }
 
+  /** The file's text as last read (null: there was no file). */
+  get text(): string | null {
+    return this.loadedText;
+  }
+
   /** Reads the file again now. Returns the load result (the store state is updated from it). */
   reload(): LoadResult {
     const ctx = this.loadContext();
