@@ -1,59 +1,78 @@
-// Arguments as pretty JSON, the way the operator must read them before deciding: every key and
-// value visible, long strings folded behind an expand so one huge value cannot hide the rest.
+// JSON the way an operator must read it (a call's arguments before deciding, an audit event's
+// payload during an incident): every key and value visible, long strings folded behind an
+// expand so one huge value cannot hide the rest, nested objects and arrays collapsible, and the
+// whole value one click from the clipboard.
 import { useState, type ReactNode } from 'react';
 
 /** Strings longer than this are folded. */
 export const FOLD_AT = 160;
 
-export function JsonView({ value, testId }: { value: unknown; testId?: string }) {
+export function JsonView({ value, testId, className, label }: { value: unknown; testId?: string; className?: string; label?: string }) {
   return (
-    <pre className="json-view selectable" data-testid={testId}>
-      <JsonNode value={value} indent="" />
-    </pre>
+    <div className={`json-view-frame ${className ?? ''}`}>
+      <CopyJson value={value} />
+      <pre className="json-view selectable" data-testid={testId} tabIndex={0} aria-label={label}>
+        <JsonNode value={value} indent="" depth={0} />
+      </pre>
+    </div>
   );
 }
 
-function JsonNode({ value, indent }: { value: unknown; indent: string }): ReactNode {
+function JsonNode({ value, indent, depth }: { value: unknown; indent: string; depth: number }): ReactNode {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return <span className="json-lit">{String(value)}</span>;
   if (typeof value === 'string') return value.length > FOLD_AT ? <FoldedString text={value} /> : <span className="json-str">{JSON.stringify(value)}</span>;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
-    const inner = `${indent}  `;
-    return (
-      <>
-        {'[\n'}
-        {value.map((v, i) => (
-          <span key={i}>
-            {inner}
-            <JsonNode value={v} indent={inner} />
-            {i < value.length - 1 ? ',\n' : '\n'}
-          </span>
-        ))}
-        {`${indent}]`}
-      </>
-    );
+    return <Collapsible open="[" close="]" size={`${value.length} ${value.length === 1 ? 'item' : 'items'}`} indent={indent} depth={depth} entries={value.map((v, i) => [String(i), null, v])} />;
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return '{}';
-    const inner = `${indent}  `;
+    return <Collapsible open="{" close="}" size={`${entries.length} ${entries.length === 1 ? 'key' : 'keys'}`} indent={indent} depth={depth} entries={entries.map(([k, v]) => [k, k, v])} />;
+  }
+  return <span className="json-lit">{String(value)}</span>;
+}
+
+/** An object or array; nested ones can be collapsed to one line (the top level always shows). */
+function Collapsible({ open, close, size, indent, depth, entries }: { open: string; close: string; size: string; indent: string; depth: number; entries: [key: string, label: string | null, value: unknown][] }) {
+  const [collapsed, setCollapsed] = useState(false);
+  const inner = `${indent}  `;
+  const toggle =
+    depth > 0 ? (
+      <button type="button" className="json-toggle" data-testid="json-toggle" aria-expanded={!collapsed} aria-label={collapsed ? `expand (${size})` : `collapse (${size})`} onClick={() => setCollapsed((c) => !c)}>
+        {collapsed ? '▸' : '▾'}
+      </button>
+    ) : null;
+  if (collapsed) {
     return (
       <>
-        {'{\n'}
-        {entries.map(([k, v], i) => (
-          <span key={k}>
-            {inner}
-            <span className="json-key">{JSON.stringify(k)}</span>
-            {': '}
-            <JsonNode value={v} indent={inner} />
-            {i < entries.length - 1 ? ',\n' : '\n'}
-          </span>
-        ))}
-        {`${indent}}`}
+        {toggle}
+        {open}
+        <span className="json-collapsed">… {size}</span>
+        {close}
       </>
     );
   }
-  return <span className="json-lit">{String(value)}</span>;
+  return (
+    <>
+      {toggle}
+      {`${open}\n`}
+      {entries.map(([key, label, v], i) => (
+        <span key={key}>
+          {inner}
+          {label !== null ? (
+            <>
+              <span className="json-key">{JSON.stringify(label)}</span>
+              {': '}
+            </>
+          ) : null}
+          <JsonNode value={v} indent={inner} depth={depth + 1} />
+          {i < entries.length - 1 ? ',\n' : '\n'}
+        </span>
+      ))}
+      {`${indent}${close}`}
+    </>
+  );
 }
 
 function FoldedString({ text }: { text: string }) {
@@ -66,5 +85,23 @@ function FoldedString({ text }: { text: string }) {
         {open ? 'fold' : `expand (${text.length} chars)`}
       </button>
     </span>
+  );
+}
+
+function CopyJson({ value }: { value: unknown }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(JSON.stringify(value, null, 2));
+      setState('copied');
+    } catch {
+      // No clipboard permission (an insecure origin, a denied prompt): the text stays selectable.
+      setState('failed');
+    }
+  };
+  return (
+    <button type="button" className="json-copy" data-testid="json-copy" onClick={() => void copy()} title="Copy the whole value as JSON">
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : 'Copy'}
+    </button>
   );
 }

@@ -6,7 +6,7 @@ import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { ExpiryCountdown } from './countdown.tsx';
-import { JsonView } from './json-view.tsx';
+import { JsonView } from '../../components/json-view.tsx';
 
 export type Decision = 'approve' | 'session' | 'always' | 'deny';
 

@@ -1,5 +1,6 @@
 // One event: its payload as pretty JSON, its chain hash, and links to the other events of its
 // call, to its session's timeline and to its plugin.
+import { JsonView } from '../../components/json-view.tsx';
 import { useClient } from '../../app/client-context.ts';
 import { pluginOf, summarize } from '../../lib/audit-summary.ts';
 import { formatDateTime, isoTime } from '../../lib/format.ts';
@@ -75,9 +76,7 @@ export function EventDetail() {
               </>
             ) : null}
           </dl>
-          <pre className="audit-json mono" data-testid="audit-detail-json" tabIndex={0} aria-label="Payload">
-            {JSON.stringify(event.payload, null, 2)}
-          </pre>
+          <JsonView value={event.payload} testId="audit-detail-json" className="audit-json" label="Payload" />
         </>
       ) : loading ? (
         <p className="muted">Loading…</p>
