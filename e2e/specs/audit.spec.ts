@@ -2,6 +2,8 @@
 // operator finds the session by a word from one call's arguments, opens its timeline and steps
 // through it with the scrubber, and exports the filter as JSONL whose lines are the stored events.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { test, expect } from '../fixtures.ts';
 import { auditTail, callTool, hostCall, httpAgent, resultText } from '../support/agents.ts';
 
@@ -159,4 +161,26 @@ test('the table keeps only the rows in view in the DOM and fetches older pages a
   await expect(audit.detail).toHaveAttribute('data-seq', String(oldest));
   await audit.table.press('ArrowUp');
   await expect(audit.detail).toHaveAttribute('data-seq', String(stored[stored.length - 2]!.seq));
+});
+
+test('an event rewritten behind the host\'s back: Verify finds it, names the row, and opens it', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  const audit = app.audit;
+  await app.open('audit');
+  await expect(audit.chainBadge).toHaveAttribute('data-state', 'verified');
+
+  // Someone with access to the file edits one event in place (the chain's hashes are left alone).
+  const db = new Database(join(home, 'audit.db'));
+  const { seq } = db.prepare("SELECT seq FROM events WHERE type = 'host.started' ORDER BY seq DESC LIMIT 1").get() as { seq: number };
+  db.prepare("UPDATE events SET payload = json_set(payload, '$.operator', 'mallory') WHERE seq = ?").run(seq);
+  db.close();
+
+  await audit.verifyButton.click();
+  await expect(audit.chainBadge).toHaveAttribute('data-state', 'broken');
+  await expect(audit.firstBad).toHaveAttribute('data-seq', String(seq));
+  await expect(audit.firstBad.locator('..')).toContainText(`row ${seq} was altered: its contents no longer match its hash`);
+  await expect(app.status.chain).toHaveText(`Audit chain broken at row ${seq}`);
+  await audit.firstBad.click();
+  await expect(audit.detail).toHaveAttribute('data-seq', String(seq));
+  await expect(audit.detail.getByTestId('audit-detail-json')).toContainText('"operator": "mallory"');
 });
