@@ -1,6 +1,6 @@
 // Gatehouse as an MCP server to agents (PROTOCOLS.md section 4): Streamable HTTP at /mcp, one
-// SDK Server and transport per MCP session. The stdio bridge (`gatehouse mcp`) relays to this
-// same endpoint, so both forms behave the same.
+// SDK Server and transport (mcp-http-transport.ts) per MCP session. The stdio bridge
+// (`gatehouse mcp`) relays to this same endpoint, so both forms behave the same.
 //
 // - tools/list: the gateway's tools (enabled plugin tools, exposed upstream tools, the shell);
 //   `notifications/tools/list_changed` goes to every session when that list changes.
@@ -13,11 +13,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../host/http-body.js';
+import { McpHttpTransport, sendError } from './mcp-http-transport.js';
 
 export interface McpGatewayDeps {
   gateway: Gateway;
@@ -36,7 +36,7 @@ export interface McpGatewayDeps {
 
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: McpHttpTransport;
   lastUsed: number;
 }
 
@@ -96,9 +96,8 @@ export class McpGateway {
 
   private async newSession(): Promise<Session> {
     const server = new Server({ name: 'gatehouse', version: this.deps.version }, { capabilities: { tools: { listChanged: true } } });
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new McpHttpTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: process.env.GH_JSON === '1',
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
         this.evict();
@@ -207,10 +206,4 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function sendError(res: ServerResponse, status: number, code: number, message: string): void {
-  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
 }
