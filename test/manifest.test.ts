@@ -176,7 +176,8 @@ describe("Gatehouse's own manifests in TOML, YAML and JSON", () => {
     command: 'check.sh',
     args: [],
     platforms: [],
-    timeoutSecs: 30,
+    // No timeout_secs: a checker's default is 5 s per evaluate (a tool's is 30 s).
+    timeoutSecs: 5,
     permissions: { read: [], write: [], hosts: [], env: [] },
     sandbox: 'none',
     classification: 'RESTRICTED',

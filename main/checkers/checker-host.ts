@@ -75,6 +75,8 @@ export class CheckerHost {
           env: scrubEnv(this.deps.env ?? process.env, manifest.permissions.env),
           config: manifest.config,
           optional: manifest.optional,
+          // timeout_secs: how long one evaluate may take (5 s unless the manifest says otherwise).
+          timeoutMs: manifest.timeoutSecs * 1000,
           wrap: plan.wrap,
         });
       } catch (err) {

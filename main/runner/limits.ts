@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { isAlive } from './proc-scan.js';
 
 export interface ResourceLimits {
-  /** RLIMIT_CPU soft limit in CPU seconds (SIGXCPU); the hard limit is one second more (SIGKILL). */
+  /** RLIMIT_CPU soft limit in CPU seconds (SIGXCPU); the hard limit is one second more (SIGKILL). Infinity: none. */
   cpuSecs: number;
   /** RLIMIT_AS: virtual address space per process, bytes. */
   addressSpaceBytes: number;
@@ -116,22 +116,29 @@ export function ulimitScript(limits: ResourceLimits, withNproc: boolean): string
   return [
     `ulimit -S -t ${v.cpu}`,
     `ulimit -H -t ${v.cpuHard}`,
-    `ulimit -v ${Math.floor(v.as / 1024)}`,
+    `ulimit -v ${v.asKiB}`,
     `ulimit -n ${v.nofile}`,
-    `ulimit -f ${Math.floor(v.fsize / 512)}`,
+    `ulimit -f ${v.fsizeBlocks}`,
     'ulimit -c 0',
     ...(withNproc ? [`ulimit -u ${v.nproc}`] : []),
   ].join(' && ');
 }
 
+/** Each limit as prlimit and ulimit write it; Infinity (no limit, e.g. CPU seconds of a long-lived checker) is "unlimited". */
 function clamped(limits: ResourceLimits) {
+  const out = (name: LimitName, v: number, scale = 1) => {
+    const c = clamp(name, v);
+    return Number.isFinite(c) ? Math.floor(c / scale) : 'unlimited';
+  };
   return {
-    cpu: clamp('cpu', limits.cpuSecs),
-    cpuHard: clamp('cpu', limits.cpuSecs + 1),
-    as: clamp('as', limits.addressSpaceBytes),
-    nofile: clamp('nofile', limits.openFiles),
-    nproc: clamp('nproc', limits.processes),
-    fsize: clamp('fsize', limits.fileSizeBytes),
+    cpu: out('cpu', limits.cpuSecs),
+    cpuHard: out('cpu', limits.cpuSecs + 1),
+    as: out('as', limits.addressSpaceBytes),
+    asKiB: out('as', limits.addressSpaceBytes, 1024),
+    nofile: out('nofile', limits.openFiles),
+    nproc: out('nproc', limits.processes),
+    fsize: out('fsize', limits.fileSizeBytes),
+    fsizeBlocks: out('fsize', limits.fileSizeBytes, 512),
   };
 }
 

@@ -30,7 +30,12 @@ export class SandboxRequiredError extends Error {
 }
 
 export function sandboxPlan(detection: SandboxDetection, manifest: PluginManifest, dir: string, opts: SandboxPlanOptions = {}): SandboxPlan {
-  const contain = { timeoutMs: manifest.timeoutSecs * 1000, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}) };
+  // RLIMIT_CPU counts a process's whole life: a tool's call ends with its process, but a checker
+  // or an MCP server serves calls for hours, and its timeout is per call, so it gets no CPU limit
+  // (the other limits hold, and each call is timed by the pool or the MCP client).
+  const longLived = manifest.kind !== 'tool';
+  const limits = { ...(longLived ? { cpuSecs: Infinity } : {}), ...opts.limits };
+  const contain = { timeoutMs: manifest.timeoutSecs * 1000, limits, ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}) };
   const optedOut = manifest.sandbox === 'none' && opts.trusted === true;
   if (detection.kind === 'bwrap' && !optedOut) {
     return { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir, opts.home ? { home: opts.home } : {}) }, contain), sandboxed: true, warning: null };

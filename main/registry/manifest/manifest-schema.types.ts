@@ -36,7 +36,7 @@ export interface RawPluginManifest {
    */
   platforms?: RawPlatform[];
   /**
-   * Wall-clock limit of one call in seconds; on timeout the whole process group is killed.
+   * Wall-clock limit of one call in seconds; on timeout the whole process group is killed. For a checker it is the time one evaluate may take (default 5 s), after which the call counts as the checker's failure.
    */
   timeout_secs?: number;
   parameters?: RawParameters;

@@ -2,6 +2,9 @@
 // Gatehouse uses: defaults applied (from the schema), one ToolSpec per tool with its JSON Schema.
 import type { ParameterSpec, PluginManifest, ToolSpec } from '../types.js';
 import { MANIFEST_DEFAULTS } from './manifest-schema.js';
+
+/** A checker's default per-call timeout (crust's): the schema's default of 30 s is a tool's. */
+export const CHECKER_TIMEOUT_SECS = 5;
 import type { RawParameters, RawPluginManifest } from './manifest-schema.types.js';
 
 export function normalizeManifest(raw: RawPluginManifest, manifestFile: string): PluginManifest {
@@ -23,7 +26,8 @@ export function normalizeManifest(raw: RawPluginManifest, manifestFile: string):
     command: raw.command,
     args,
     platforms: [...new Set(raw.platforms ?? [])],
-    timeoutSecs: raw.timeout_secs ?? MANIFEST_DEFAULTS.timeoutSecs,
+    // A checker's timeout is per evaluate call, and a checker that blocks every call must answer fast.
+    timeoutSecs: raw.timeout_secs ?? (kind === 'checker' ? CHECKER_TIMEOUT_SECS : MANIFEST_DEFAULTS.timeoutSecs),
     permissions: {
       read: [...(raw.permissions?.read ?? [])],
       write: [...(raw.permissions?.write ?? [])],
