@@ -119,12 +119,6 @@ export interface UpstreamMcpDeps {
   env?: NodeJS.ProcessEnv;
   /** Start + initialize + the first tools/list. Default: the manifest's timeout_secs. */
   connectTimeoutMs?: number;
-  /**
-   * CPU seconds a server process may use over its whole life (RLIMIT_CPU). The one-shot
-   * default (timeout + 1 s) would kill a long-lived server after half a minute of work.
-   * Past it the server dies (SIGXCPU), and is restarted on the next call. Default 3600.
-   */
-  cpuSecs?: number;
   /** Calls of one server at once; more wait, FIFO (default 4, like tools). */
   maxConcurrent?: number;
   maxMessageBytes?: number;
@@ -137,7 +131,6 @@ export interface UpstreamMcpDeps {
 /** Upper bounds on what a server's tools/list may return, against a server that pages forever. */
 const MAX_PAGES = 100;
 const MAX_TOOLS = 1000;
-const DEFAULT_CPU_SECS = 3600;
 const DEFAULT_PING_TIMEOUT_MS = 5000;
 
 interface Conn {
@@ -419,9 +412,8 @@ export class UpstreamMcp {
       const { manifest, dir } = this.deps.registry.verifyForRun(plugin);
       if (manifest.kind !== 'mcp') throw new Error(`${plugin} is a ${manifest.kind} plugin, not an mcp plugin.`);
       c.timeoutMs = manifest.timeoutSecs * 1000;
-      // sandboxPlan derives the CPU limit from the timeout (timeout + 1 s), which fits one call,
-      // not a server that lives for hours: give it the long-lived budget instead.
-      const plan = this.deps.sandboxFor({ ...manifest, timeoutSecs: (this.deps.cpuSecs ?? DEFAULT_CPU_SECS) - 1 }, dir);
+      // A long-lived plan: no lifetime CPU limit (sandboxPlan), each call timed by timeout_secs.
+      const plan = this.deps.sandboxFor(manifest, dir);
       c.sandboxed = plan.sandboxed;
       transport = new ProcessTransport({
         name: plugin,
