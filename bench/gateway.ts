@@ -7,7 +7,10 @@
 //    Reported beside it: the same plugin on ToolRunner directly, the whole MCP round trip, and
 //    the two parts of what is added: the MCP transport itself (an SDK ping round trip, no tool
 //    behind it: what any Streamable HTTP server costs this client) and the gateway's own pipeline
-//    steps (extraction, rules, autonomy, approval, audit; from the result's step timings).
+//    steps (extraction, rules, autonomy, approval, audit; from the result's step timings). And
+//    the floor under it: the same agent's same calls to a do-nothing MCP server that holds each
+//    answer as long as the last Gatehouse call's runner took (bench/mcp-floor-server.ts), so the
+//    client's own cost and the machine's wake-up after an idle wait show apart from the gateway's.
 //  - Claude Code hook round trips: the HTTP form (POST to the hook route) and the command form
 //    (`gatehouse hook`, a node process per call, as Claude Code runs it).
 import { fork, spawn } from 'node:child_process';
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { createHost } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
 import { median, type BenchCase } from './harness.js';
+import { startFloorServer } from './mcp-floor-server.js';
 
 const cliPath = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 const agentPath = fileURLToPath(new URL('../../bench/mcp-agent.mjs', import.meta.url));
@@ -49,7 +53,8 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   await host.ready;
   await host.registry.enable('echo', 'bench');
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
-  const agent = fork(agentPath, [net.mcpUrl, net.agentToken], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const floor = await startFloorServer();
+  const agent = fork(agentPath, [net.mcpUrl, net.agentToken, floor.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const fromAgent = () =>
     new Promise<{ total?: number[]; runner?: number[]; pipeline?: number[]; pings?: number[]; error?: string }>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the bench agent exited (${code})`));
@@ -67,8 +72,8 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
     if (!r.ok) throw new Error(`direct call failed: ${r.error}`);
   };
   /** `calls` sequential MCP calls by the agent process: each call's round trip and runner step. */
-  const viaMcp = async (calls: number) => {
-    agent.send({ calls, tool: 'echo', args: input });
+  const viaMcp = async (calls: number, toFloor = false) => {
+    agent.send({ calls, tool: 'echo', args: input, floor: toFloor });
     const m = await fromAgent();
     if (!m.total || !m.runner || !m.pipeline) throw new Error(`MCP call failed: ${m.error}`);
     return m as { total: number[]; runner: number[]; pipeline: number[] };
@@ -93,8 +98,8 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       child.stdin.end(HOOK_INPUT);
     });
 
-  // Filled by the overhead case's round, reported by the two cases after it.
-  let last = { direct: 0, mcp: 0, ping: 0, pipeline: 0 };
+  // Filled by the overhead case's round, reported by the cases after it.
+  let last = { direct: 0, mcp: 0, ping: 0, pipeline: 0, floor: 0 };
   const cases: BenchCase[] = [
     {
       name: 'MCP gateway overhead, auto-allowed call (p50 added)',
@@ -107,6 +112,7 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
         const added: number[] = [];
         const pipeline: number[] = [];
         const pings: number[] = [];
+        const floorAdded: number[] = [];
         // Alternating blocks, so drift in the machine's load touches every path alike.
         for (let i = 0; i < calls; i += 5) {
           for (let j = 0; j < 5; j++) d.push(await time(direct));
@@ -118,9 +124,11 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
           const p = await fromAgent();
           if (!p.pings) throw new Error(`MCP ping failed: ${p.error}`);
           pings.push(...p.pings);
+          const f = await viaMcp(5, true);
+          f.total.forEach((t, k) => floorAdded.push(t - f.runner[k]!));
         }
         if (added.some((x) => !Number.isFinite(x)) || pipeline.some((x) => !Number.isFinite(x))) throw new Error('an MCP result carried no step timings');
-        last = { direct: median(d), mcp: median(total), ping: median(pings), pipeline: median(pipeline) };
+        last = { direct: median(d), mcp: median(total), ping: median(pings), pipeline: median(pipeline), floor: median(floorAdded) };
         return median(added);
       },
     },
@@ -130,6 +138,13 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       better: 'lower',
       // Measured inside the overhead case's round.
       run: () => last.ping,
+    },
+    {
+      name: 'MCP client floor: same calls, do-nothing server holding as long (p50 added)',
+      unit: 'ms',
+      better: 'lower',
+      // Measured inside the overhead case's round: what is left of "added" with no gateway at all.
+      run: () => last.floor,
     },
     {
       name: 'gateway pipeline steps besides the runner (p50)',
@@ -178,6 +193,7 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
     async close() {
       agent.send('close');
       await new Promise((resolve) => agent.once('exit', resolve));
+      await floor.close();
       await net.shell.close();
       await host.close('bench done');
     },
