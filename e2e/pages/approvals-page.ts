@@ -18,7 +18,8 @@
 //   always-dialog, always-yaml, always-confirm
 //   notifications-enable, notifications-state [data-state=on|off|blocked]
 //   nav-count-approvals (sidebar badge)
-//   grant-row [data-id, data-tool, data-agent], grant-match, grant-countdown, grant-revoke
+//   grants-table, grant-row [data-id, data-tool, data-agent], grant-match (title: the whole
+//     pattern or hash), grant-countdown, grant-revoke
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export class ApprovalsPage {
@@ -102,7 +103,16 @@ export class GrantsPage {
     return this.page.locator(`[data-testid="grant-row"][data-tool="${tool}"]`);
   }
 
+  revokeButton(tool: string): Locator {
+    return this.row(tool).getByTestId('grant-revoke');
+  }
+
+  /** The table itself (wider than the window means its last columns are cut off). */
+  get table(): Locator {
+    return this.root.getByTestId('grants-table');
+  }
+
   async revoke(tool: string): Promise<void> {
-    await this.row(tool).getByTestId('grant-revoke').click();
+    await this.revokeButton(tool).click();
   }
 }

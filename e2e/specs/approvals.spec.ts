@@ -177,6 +177,46 @@ test.describe('a live host with the hello plugin', () => {
     }
   });
 
+  test('a grant with a long argument pattern fits a 1280x800 window: the pattern is cut short with a tooltip, Revoke stays on screen', async ({ console: app, home }) => {
+    const viewport = { width: 1280, height: 800 };
+    await app.page.setViewportSize(viewport);
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    const grants = new GrantsPage(app.page);
+    await app.open('approvals');
+
+    const agent = await httpAgent(home, 'e2e-long-pattern-agent');
+    try {
+      // One long word: nothing for the browser to wrap at.
+      const name = `Ada-${'analytical-engine-notes-'.repeat(12)}`;
+      const pattern = `{"name":"${name}*"}`;
+      const call = callTool(agent, 'hello', { name });
+      await expect(inbox.item('Ada-analytical')).toHaveCount(1);
+      await inbox.press('s');
+      await expect(inbox.sessionDialog).toBeVisible();
+      await app.page.getByTestId('session-pattern').fill(pattern);
+      await app.page.getByTestId('session-pattern').press('Enter');
+      expect(resultText(await call.result)).toContain('Hello, Ada-analytical');
+
+      await app.open('grants');
+      const row = grants.row('hello');
+      await expect(row).toHaveCount(1);
+      await expect(row.getByTestId('grant-match')).toHaveAttribute('title', `Arguments matching ${pattern}`);
+      const revoke = grants.revokeButton('hello');
+      await expect(revoke).toBeVisible();
+      const button = (await revoke.boundingBox())!;
+      const table = (await grants.table.boundingBox())!;
+      expect(button.x + button.width, 'Revoke ends inside the window').toBeLessThanOrEqual(viewport.width);
+      expect(table.x + table.width, 'the table ends inside the window').toBeLessThanOrEqual(viewport.width);
+      expect(button.x + button.width, 'Revoke ends inside the table').toBeLessThanOrEqual(table.x + table.width);
+
+      await grants.revoke('hello');
+      await expect(grants.rows).toHaveCount(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
   test('batch decisions act on the filtered selection and report each item', async ({ console: app, home }) => {
     await app.status.expectConnected();
     const inbox = new ApprovalsPage(app.page);

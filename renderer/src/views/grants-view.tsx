@@ -38,6 +38,17 @@ export function GrantsView() {
           </h2>
           <div className="table-scroll">
             <table className="data-table grants-table" data-testid="grants-table">
+              {/* Fixed layout: long agents, sessions and patterns ellipsize (full text in the title)
+                  instead of widening the table, so Revoke stays on screen at any width. */}
+              <colgroup>
+                <col className="col-grant-agent" />
+                <col className="col-grant-session" />
+                <col className="col-grant-tool" />
+                <col />
+                <col className="col-grant-operator" />
+                <col className="col-grant-expires" />
+                <col className="col-grant-actions" />
+              </colgroup>
               <thead>
                 <tr>
                   <th scope="col">Agent</th>
@@ -91,7 +102,7 @@ function GrantRow({ grant: g, now, clockOffset, busy, error, onRevoke }: { grant
           <span className="muted">any</span>
         )}
       </td>
-      <td>{g.operator}</td>
+      <td title={g.operator}>{g.operator}</td>
       <td>
         <time className="mono" dateTime={isoTime(expiresAt)} title={`Expires ${formatDateTime(expiresAt)}; created ${formatDateTime(g.createdAt + clockOffset)}`} data-testid="grant-countdown">
           {ms > 0 ? formatCountdown(ms) : 'expiring…'}
