@@ -18,6 +18,7 @@ import { addDoctorCommand } from './doctor.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
 import { addAuditQueryCommands } from './audit-commands.js';
+import { addPolicyCommands } from './policy-commands.js';
 import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
 
@@ -90,6 +91,7 @@ export function buildProgram(): Command {
   addDoctorCommand(cli);
   addAgentCommands(cli);
   addApprovalCommands(cli);
+  addPolicyCommands(cli);
 
   const audit = cli
     .command('audit')
