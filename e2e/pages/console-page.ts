@@ -21,8 +21,12 @@ export class StatusBar {
   readonly connection: Locator;
   readonly chain: Locator;
   readonly shell: Locator;
-  /** The gateway mode: data-mode = dry-run | live; click to switch (mode-dialog, mode-confirm). */
+  /** The gateway mode: data-mode = dry-run | live; click to switch (modeDialog). */
   readonly mode: Locator;
+  /** The switch's confirmation: modeConfirm switches, Escape cancels; modeNow says what is in force. */
+  readonly modeDialog: Locator;
+  readonly modeConfirm: Locator;
+  readonly modeNow: Locator;
   readonly autonomy: Locator;
   /** Long work running on the host (anyone's): title and percent of the oldest. */
   readonly jobs: Locator;
@@ -31,6 +35,9 @@ export class StatusBar {
     this.chain = page.getByTestId('status-chain');
     this.shell = page.getByTestId('status-shell');
     this.mode = page.getByTestId('status-mode');
+    this.modeDialog = page.getByTestId('mode-dialog');
+    this.modeConfirm = page.getByTestId('mode-confirm');
+    this.modeNow = page.getByTestId('mode-dialog-now');
     this.autonomy = page.getByTestId('status-autonomy');
     this.jobs = page.getByTestId('status-jobs');
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage, GrantsPage } from '../pages/approvals-page.ts';
 import { auditTail, callTool, httpAgent, resultText, stdioAgent } from '../support/agents.ts';
+import { boxOf, textBoxOf } from '../support/layout.ts';
 
 test.describe('a live host with the hello plugin', () => {
   test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'] } });
@@ -145,7 +146,9 @@ test.describe('a live host with the hello plugin', () => {
       await expect(inbox.sessionDialog).toBeVisible();
       // The default expiry comes from the settings (60 minutes unless changed).
       await expect(app.page.getByTestId('session-minutes')).toHaveValue('60');
-      await app.page.getByTestId('session-pattern').press('Enter');
+      // The pattern field has the focus (autoFocus), not the first field of the dialog.
+      await expect(app.page.getByTestId('session-pattern')).toBeFocused();
+      await app.page.keyboard.press('Enter');
       expect(resultText(await first.result)).toContain('Hello, Ada.');
       await inbox.expectPending(0);
 
@@ -349,9 +352,18 @@ test('the mode shows in the status bar at all times, and switching it is recorde
   }
 
   await app.status.mode.click();
-  const dialog = app.page.getByTestId('mode-dialog');
+  const dialog = app.status.modeDialog;
   await expect(dialog).toBeVisible();
-  await app.page.getByTestId('mode-confirm').click();
+  // The keyboard starts on the switch itself (Enter goes live; Escape cancels).
+  await expect(app.status.modeConfirm).toHaveText('Go live');
+  await expect(app.status.modeConfirm).toBeFocused();
+  // "Now: …" wraps inside the dialog instead of running out of it (it sits in the status bar,
+  // which does not wrap).
+  const box = await boxOf(dialog);
+  const text = await textBoxOf(app.status.modeNow);
+  expect(text.right, 'the "Now" text ends inside the dialog').toBeLessThanOrEqual(box.right);
+  expect(text.bottom, 'the "Now" text ends inside the dialog').toBeLessThanOrEqual(box.bottom);
+  await app.page.keyboard.press('Enter');
   await expect(dialog).toHaveCount(0);
   await expect(app.status.mode).toHaveAttribute('data-mode', 'live');
   await expect(app.status.mode).toContainText('LIVE');

@@ -75,7 +75,7 @@ export function ModeIndicator() {
           }
         >
           <p>{modeHelp[next]}</p>
-          <p className="muted">
+          <p className="muted" data-testid="mode-dialog-now">
             Now: {modeHelp[mode]} The switch is written to the audit log with your name{overridden ? '; this run was started with the mode on the command line, and the switch replaces it' : ''}.
           </p>
           {error ? (
