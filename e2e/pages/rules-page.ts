@@ -16,6 +16,8 @@
 //   policy-rule                 a rule in force (data-name, data-source builtin | user | cli,
 //                               data-locked, data-decision, data-hits); inside: rule-locked,
 //                               rule-origin, rule-hits
+//   rules-replay                "Replay this draft": rules-replay-range, rules-replay-run, then
+//                               audit-replay-result (data-changed, data-calls), audit-replay-change
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export class RulesPage {
@@ -29,6 +31,7 @@ export class RulesPage {
   readonly diskChanged: Locator;
   readonly examples: Locator;
   readonly rules: Locator;
+  readonly replayPanel: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('view-rules');
@@ -41,6 +44,7 @@ export class RulesPage {
     this.diskChanged = page.getByTestId('policy-disk-changed');
     this.examples = page.getByTestId('policy-example');
     this.rules = page.getByTestId('policy-rule');
+    this.replayPanel = page.getByTestId('rules-replay');
   }
 
   async expectEditorReady(): Promise<void> {
@@ -84,11 +88,11 @@ export class RulesPage {
   }
 
   get replayResult(): Locator {
-    return this.page.getByTestId('rules-replay').getByTestId('audit-replay-result');
+    return this.replayPanel.getByTestId('audit-replay-result');
   }
 
   get replayChanges(): Locator {
-    return this.page.getByTestId('rules-replay').getByTestId('audit-replay-change');
+    return this.replayPanel.getByTestId('audit-replay-change');
   }
 
   async save(): Promise<void> {

@@ -93,6 +93,7 @@ test.describe('a live host', () => {
   test.use({ homeSetup: { settings: { mode: 'live', autoApprove: ['shell'] } } });
 
   test('a draft replayed over recorded calls shows the decision it would change, unsaved, and opens the call in the audit log', async ({ console: app, home }) => {
+    await app.page.setViewportSize({ width: 1280, height: 800 });
     await app.status.expectConnected();
     // A call the settings let through without asking, recorded as allowed.
     const agent = await httpAgent(home, 'e2e-replay-agent');
@@ -106,6 +107,9 @@ test.describe('a live host', () => {
     await app.open('rules');
     const rules = new RulesPage(app.page);
     await rules.expectEditorReady();
+    // The author sees the draft and its replay together, on one screen.
+    await expect(rules.editor).toBeInViewport({ ratio: 1 });
+    await expect(rules.replayPanel).toBeInViewport({ ratio: 1 });
     // Today's policy changes nothing.
     await rules.replayDraft('24h');
     await expect(rules.replayResult).toHaveAttribute('data-changed', '0');
@@ -119,6 +123,9 @@ test.describe('a live host', () => {
     await expect(rules.replayChanges).toContainText('allow');
     await expect(rules.replayChanges).toContainText('deny');
     await expect(rules.replayChanges).toContainText('guard-replay');
+    // Still on one screen with the editor once the results are in.
+    await expect(rules.replayChanges).toBeInViewport({ ratio: 1 });
+    await expect(rules.editor).toBeInViewport({ ratio: 1 });
     await expect(rules.dirty).toBeVisible();
     expect(existsSync(join(home, 'policy.yaml'))).toBe(false);
 

@@ -1,5 +1,6 @@
 // Rules: the policy file in Monaco, checked by the host as the operator types (problems become
-// markers, every example shows pass or fail), the rules in force with their hit counts, and Save,
+// markers, every example shows pass or fail), a replay of the draft over recorded calls, the rules
+// in force with their hit counts, and Save,
 // which the host refuses while the text has problems. The last good policy stays active while the
 // file on disk is broken; a change on disk never replaces unsaved edits.
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
@@ -151,8 +152,10 @@ export function RulesView() {
         </div>
         <div className="rules-side">
           <ExamplesPanel examples={examples} onSelect={(line, column) => (editor.current ? editor.current.reveal(line, column) : revealPolicyLine(line, column))} />
-          {s.policy ? <RulesList rules={s.policy.rules} examples={examples} /> : null}
+          {/* Beside the editor, above the long list of rules in force: an author edits the draft
+              and reads what its replay would change without scrolling the editor away. */}
           {s.policy ? <ReplayPanel text={s.buffer} connected={connected} /> : null}
+          {s.policy ? <RulesList rules={s.policy.rules} examples={examples} /> : null}
         </div>
       </div>
     </ViewFrame>
