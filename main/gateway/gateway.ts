@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { CallPipeline, type HandleOptions, type PipelineDeps, type PipelineResult, type ToolResult } from '../pipeline/call-pipeline.js';
 import { Autonomy, type Classification, type TaintRegistry } from '../policy/autonomy.js';
-import type { ToolCall } from '../policy/types.js';
+import type { Extraction, ToolCall } from '../policy/types.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { SettingsStore } from './settings-store.js';
@@ -89,7 +89,7 @@ export class Gateway {
       mode: () => deps.settings.current.mode,
       taint: (session) => deps.taint.get(session),
       toolClassification: (call) => this.find(call.tool)?.classification,
-      run: (call) => this.run(call),
+      run: (call, x) => this.run(call, x),
     };
     this.pipeline = new CallPipeline(common);
   }
@@ -172,14 +172,15 @@ export class Gateway {
   }
 
   /** The runner step: maps the agent's tool to what provides it. */
-  private async run(call: ToolCall): Promise<ToolResult> {
+  private async run(call: ToolCall, x: Extraction): Promise<ToolResult> {
     const tool = this.find(call.tool);
     if (!tool) throw new Error(`the tool ${call.tool} is no longer available (its plugin was disabled or changed)`);
     const actor = `agent:${call.agent}`;
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
-      result = await runShellTool(this.deps.shell, call);
+      // Confined to what policy judged: the paths and hosts extracted from the command.
+      result = await runShellTool(this.deps.shell, call, x);
     } else if (tool.kind === 'tool') {
       // `pty = true`: a terminal operators watch live (the runner re-checks the files first).
       const pty = this.deps.registry.get(tool.plugin!)?.manifest?.pty === true;

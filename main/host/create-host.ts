@@ -21,7 +21,7 @@ import { ToolRunner } from '../runner/tool-runner.js';
 import { HealthService } from '../runner/health-service.js';
 import { CheckerHost } from '../checkers/checker-host.js';
 import { detectSandbox } from '../runner/sandbox.js';
-import { sandboxPlan } from '../runner/sandbox-plan.js';
+import { sandboxPlan, shellPlan } from '../runner/sandbox-plan.js';
 import type { PluginManifest } from '../registry/types.js';
 import { acquireHostLock } from './host-lock.js';
 import { PtyManager } from '../pty/pty-manager.js';
@@ -405,7 +405,8 @@ export function createHost(opts: HostOptions): Host {
     upstream,
     settings,
     taint,
-    shell: { ptys },
+    // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
+    shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, gatehouseHome: paths.root }) },
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
   });

@@ -89,8 +89,8 @@ export interface PipelineDeps {
   autonomy: Autonomy | (() => Autonomy);
   approvals: ApprovalRequester;
   grants: GrantLookup;
-  /** Executes an allowed call (the gateway maps the tool to its plugin and calls ToolRunner). */
-  run: (call: ToolCall) => Promise<ToolResult>;
+  /** Executes an allowed call (the gateway maps the tool to its plugin and calls ToolRunner); the extraction is what policy judged. */
+  run: (call: ToolCall, extraction: Extraction) => Promise<ToolResult>;
   record: RecordFn;
   mode: () => PipelineMode;
   /** Milliseconds for step timings (default performance.now). */
@@ -273,7 +273,7 @@ export class CallPipeline {
       }
       this.recordDecided(call, final);
       begin('runner');
-      const result = await d.run(call);
+      const result = await d.run(call, x);
       done(result.ok ? 'ok' : 'failed');
       return this.finish(call, final, steps, x, approvalId, result, 'live', true);
     } catch (err) {

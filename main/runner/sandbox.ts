@@ -36,6 +36,8 @@ export interface SandboxProfile {
   write: string[];
   /** Hosts the manifest declares. Any host opens the whole network (bwrap cannot filter per host). */
   hosts: string[];
+  /** Paths covered by an empty read-only folder after every bind (secrets under a bound folder). */
+  hide?: string[];
 }
 
 export interface ContainOptions {
@@ -179,6 +181,11 @@ const under = (child: string, parent: string) => {
 };
 const inSystemDir = (p: string) => SYSTEM_DIRS.some((d) => under(p, d));
 
+/** Visible in every sandbox already (system folders, read-only) or made fresh in it (/proc, /dev, /sys): never bound from the host. */
+export function providedBySandbox(p: string): boolean {
+  return p === '/' || inSystemDir(p) || ['/proc', '/dev', '/sys'].some((d) => under(p, d));
+}
+
 /**
  * Where interpreters live outside the system directories, read-only: Node's own prefix (the
  * host runs plugins with the node it runs on, e.g. under ~/.nvm), and for each PATH entry under
@@ -258,8 +265,18 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
   for (const p of profile.read) args.push('--ro-bind-try', p, p);
   for (const p of profile.write) args.push('--bind-try', p, p);
+  // Last, so no bind above can uncover them again.
+  for (const p of profile.hide ?? []) {
+    if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);
+    else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
+  }
   args.push('--chdir', profile.pluginDir);
   return args;
+}
+
+/** The secrets of a home (keys, cloud credentials, password stores) and Gatehouse's own folder, for `hide`. */
+export function secretPaths(home: string, gatehouseHome?: string): string[] {
+  return [...[...HOME_SECRETS].map((d) => join(home, d)), join(home, '.config', 'gcloud'), join(home, '.netrc'), ...(gatehouseHome ? [gatehouseHome] : [])];
 }
 
 // --- putting it together -----------------------------------------------------------------
