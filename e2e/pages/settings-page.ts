@@ -13,6 +13,10 @@
 //     input[value=…]            a radio choice (mode, autonomy, hookAsk, hookUnreachable)
 //     glob-item[data-glob]      a tool-name glob of autoApprove / alwaysAsk; glob-remove inside it
 //     glob-input, glob-add      add a glob
+//   audit-settings              the "Audit log" panel: setting-auditRaw ("Show raw audit values",
+//                               a setting-toggle that asks first: setting-confirm-dialog with
+//                               setting-confirm and setting-confirm-cancel), setting-auditRetentionDays,
+//                               setting-auditMaxEvents (number fields)
 //   settings-sandbox            the sandbox state, data-kind bwrap | none | unknown
 //   settings-file-error         the settings file could not be read (safe defaults in use)
 //   settings-overridden         the list of fields set for this run
@@ -45,7 +49,13 @@ export type SettingKey =
   | 'requireSandbox'
   | 'hookAsk'
   | 'hookUnreachable'
-  | 'desktopNotifications';
+  | 'desktopNotifications'
+  | 'auditRaw'
+  | 'auditRetentionDays'
+  | 'auditMaxEvents';
+
+export type NumberSettingKey = 'approvalExpiryMinutes' | 'sessionGrantMinutes' | 'auditRetentionDays' | 'auditMaxEvents';
+export type ToggleSettingKey = 'requireSandbox' | 'desktopNotifications' | 'auditRaw';
 
 export type SnippetKind = 'claude-mcp-http' | 'claude-mcp-stdio' | 'hook-command' | 'hook-http' | 'mcp-http' | 'mcp-stdio';
 
@@ -92,15 +102,33 @@ export class SettingsPage {
     await expect(this.choice(key, value)).toBeChecked();
   }
 
-  numberInput(key: 'approvalExpiryMinutes' | 'sessionGrantMinutes'): Locator {
+  numberInput(key: NumberSettingKey): Locator {
     return this.field(key).getByTestId('setting-input');
   }
 
   /** Types a number and commits it with Enter (the host may refuse it: see error()). */
-  async setNumber(key: 'approvalExpiryMinutes' | 'sessionGrantMinutes', value: string): Promise<void> {
+  async setNumber(key: NumberSettingKey, value: string): Promise<void> {
     await this.numberInput(key).fill(value);
     await this.numberInput(key).press('Enter');
     await this.expectSettled(key);
+  }
+
+  /** A checkbox setting (it shows what the host has). */
+  toggle(key: ToggleSettingKey): Locator {
+    return this.field(key).getByTestId('setting-toggle');
+  }
+
+  /** The confirmation a toggle asks for before it is turned on (auditRaw). */
+  get confirmDialog(): Locator {
+    return this.page.getByTestId('setting-confirm-dialog');
+  }
+
+  get confirmButton(): Locator {
+    return this.confirmDialog.getByTestId('setting-confirm');
+  }
+
+  get confirmCancel(): Locator {
+    return this.confirmDialog.getByTestId('setting-confirm-cancel');
   }
 
   globs(key: 'autoApprove' | 'alwaysAsk'): Locator {

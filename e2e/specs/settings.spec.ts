@@ -1,10 +1,12 @@
 // Settings end to end, in a real browser against a real host: the mode and the autonomy level
 // are saved to GATEHOUSE_HOME/settings.json, survive a reload, and are audited; the host's
-// refusal of a bad value shows next to its field; agents' connection details are there to copy.
+// refusal of a bad value shows next to its field; audit retention persists, and raw audit values
+// ask first and then unmask what the Audit view shows; agents' connection details are there to copy.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { SettingsPage } from '../pages/settings-page.ts';
+import { callTool, httpAgent } from '../support/agents.ts';
 
 test('changing autonomy and mode persists across a reload and is audited', async ({ console: app, home }) => {
   await app.status.expectConnected();
@@ -51,6 +53,86 @@ test('a value the host refuses shows its sentence next to the field; lists and n
   await settings.removeGlob('autoApprove', 'read_*');
   const file = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as Record<string, unknown>;
   expect(file).toMatchObject({ approvalExpiryMinutes: 2.5, alwaysAsk: ['deploy_*'], autoApprove: [] });
+});
+
+test('audit retention: days and a maximum number of events are saved, refused when invalid, and survive a reload', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+  // A new install keeps everything.
+  await expect(settings.numberInput('auditRetentionDays')).toHaveValue('0');
+  await expect(settings.numberInput('auditMaxEvents')).toHaveValue('0');
+
+  await settings.setNumber('auditRetentionDays', '30');
+  await settings.setNumber('auditMaxEvents', '2.5');
+  // Not a whole number: the host's sentence, and the value in force again.
+  await expect(settings.error('auditMaxEvents')).toContainText('auditMaxEvents');
+  await expect(settings.numberInput('auditMaxEvents')).toHaveValue('0');
+  await settings.setNumber('auditMaxEvents', '50000');
+  await expect(settings.error('auditMaxEvents')).toHaveCount(0);
+  await expect(settings.error('auditRetentionDays')).toHaveCount(0);
+  const file = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as Record<string, unknown>;
+  expect(file).toMatchObject({ auditRetentionDays: 30, auditMaxEvents: 50000 });
+
+  await app.page.reload();
+  await app.status.expectConnected();
+  await app.open('settings');
+  await expect(settings.numberInput('auditRetentionDays')).toHaveValue('30');
+  await expect(settings.numberInput('auditMaxEvents')).toHaveValue('50000');
+});
+
+test('"Show raw audit values" asks first; once on, a bearer token an agent sent shows unmasked in the Audit view', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  const secret = 'e2eSecretToken0123456789abcdef';
+  const agent = await httpAgent(home, 'e2e-secret-agent');
+  try {
+    // The call waits for an operator (dry run, supervised); it is in the audit log at once.
+    callTool(agent, 'shell', { command: `curl -H "Authorization: Bearer ${secret}" https://example.com/` });
+    await app.open('audit');
+    const received = app.audit.rows.filter({ hasText: 'shell called by e2e-secret-agent' });
+    await expect(received).toHaveCount(1);
+    await expect(received).toContainText('Bearer [REDACTED]');
+    await expect(received).not.toContainText(secret);
+
+    await app.open('settings');
+    const settings = new SettingsPage(app.page);
+    await expect(settings.field('auditRaw')).toContainText('Show raw audit values');
+    await expect(settings.toggle('auditRaw')).not.toBeChecked();
+    // Cancel leaves the secrets masked.
+    await settings.toggle('auditRaw').click();
+    await expect(settings.confirmDialog).toBeVisible();
+    await expect(settings.confirmDialog).toContainText('unmasked');
+    await settings.confirmCancel.click();
+    await expect(settings.confirmDialog).toHaveCount(0);
+    await expect(settings.toggle('auditRaw')).not.toBeChecked();
+    await app.open('audit');
+    await expect(received).toContainText('Bearer [REDACTED]');
+
+    await app.open('settings');
+    await settings.toggle('auditRaw').click();
+    await expect(settings.confirmButton).toBeFocused();
+    await settings.confirmButton.click();
+    await expect(settings.confirmDialog).toHaveCount(0);
+    await settings.expectSettled('auditRaw');
+    await expect(settings.toggle('auditRaw')).toBeChecked();
+    await expect(settings.error('auditRaw')).toHaveCount(0);
+    expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))).toMatchObject({ auditRaw: true });
+
+    // The rows already loaded are shown again, as the host now sends them.
+    await app.open('audit');
+    await expect(received).toContainText(`Bearer ${secret}`);
+
+    // Off again: masked again, without asking.
+    await app.open('settings');
+    await settings.toggle('auditRaw').click();
+    await settings.expectSettled('auditRaw');
+    await expect(settings.toggle('auditRaw')).not.toBeChecked();
+    await expect(settings.confirmDialog).toHaveCount(0);
+    await app.open('audit');
+    await expect(received).toContainText('Bearer [REDACTED]');
+  } finally {
+    await agent.close();
+  }
 });
 
 test('connect an agent: the token is masked until revealed, snippets and tools are listed', async ({ console: app, home }) => {

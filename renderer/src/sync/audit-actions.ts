@@ -117,6 +117,28 @@ export async function refreshHead(client: GatehouseClient): Promise<void> {
   }
 }
 
+/**
+ * The host masks secrets unless auditRaw is on, when it sends events: what is loaded was sent the
+ * other way. Loads the list, the open event and the open session's timeline again (nothing else
+ * about them changes: the filter, the selection and the step stay).
+ */
+export async function reloadShownEvents(client: GatehouseClient): Promise<void> {
+  const { selected, timeline } = get();
+  const session = timeline && !timeline.loading ? timeline.session : null;
+  await Promise.all([
+    runSearch(client),
+    selected ? openEvent(client, selected.seq) : null,
+    session
+      ? client.call('audit.session', { session }).then(
+          ({ events, truncated }) => {
+            if (get().timeline?.session === session) patchTimeline({ events, truncated });
+          },
+          () => {},
+        )
+      : null,
+  ]);
+}
+
 /** Opens one event in the detail pane, with the other events of its call. */
 export async function openEvent(client: GatehouseClient, seq: number): Promise<void> {
   const known = get().events.find((e) => e.seq === seq) ?? get().timeline?.events.find((e) => e.seq === seq) ?? null;

@@ -16,7 +16,7 @@ import type { GatehouseClient } from '../transport/client.ts';
 import type { ConnectionState } from '../transport/types.ts';
 import { notifyNewApprovals } from './approval-notifications.ts';
 import { loadApprovals, loadGrants } from './approvals-actions.ts';
-import { loadChainState, refreshHead, runSearch } from './audit-actions.ts';
+import { loadChainState, refreshHead, reloadShownEvents, runSearch } from './audit-actions.ts';
 import { loadHealth } from './health-actions.ts';
 import { loadPluginList, refreshOpenPlugin } from './plugins-actions.ts';
 import { loadPolicy } from './policy-actions.ts';
@@ -156,6 +156,15 @@ export function bindStores(client: GatehouseClient): () => void {
     client.onEvent('settings.changed', (view) => {
       useSettingsStore.getState().apply(view);
       guideChanged();
+    }),
+    // Secrets masked or raw (auditRaw), from this console's save or another's push: the events
+    // loaded were sent the other way.
+    useSettingsStore.subscribe((s, prev) => {
+      if (s.settings && prev.settings && s.settings.auditRaw !== prev.settings.auditRaw) {
+        tailRefresh.cancel();
+        tailStale = false;
+        void reloadShownEvents(client);
+      }
     }),
     client.onEvent('gateway.toolsChanged', () => void useSettingsStore.getState().loadGateway()),
     // The editor keeps unsaved edits; loadPolicy announces a changed file instead of replacing them.

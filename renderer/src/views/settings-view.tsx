@@ -1,12 +1,14 @@
 // Settings: how the gateway treats agents' calls (mode, autonomy, approval lists, hook
-// behaviour…), how agents connect, and the host this console is attached to. Every change goes
-// through settings.update; settings.changed keeps the view current, from any console.
+// behaviour…), what the audit log shows and keeps, how agents connect, and the host this console
+// is attached to. Every change goes through settings.update; settings.changed keeps the view
+// current, from any console.
 import { useEffect } from 'react';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { AgentConnect } from './settings/agent-connect.tsx';
+import { AuditSettings } from './settings/audit-settings.tsx';
 import { GatewaySettings } from './settings/gateway-settings.tsx';
 import '../styles/settings.css';
 
@@ -28,8 +30,9 @@ export function SettingsView() {
   }, [anchor]);
 
   return (
-    <ViewFrame id="settings" title="Settings" subtitle="How the gateway treats agents’ calls, how agents connect, and the host this console is attached to.">
+    <ViewFrame id="settings" title="Settings" subtitle="How the gateway treats agents’ calls, what the audit log shows and keeps, how agents connect, and the host this console is attached to.">
       <GatewaySettings />
+      <AuditSettings />
       <AgentConnect />
       <section className="panel" data-testid="host-info" aria-labelledby="host-info-heading">
         <h2 id="host-info-heading" className="panel-title">

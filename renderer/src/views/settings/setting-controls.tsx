@@ -1,7 +1,8 @@
 // The controls of the Settings view. Each sends one change through settings.update; the host
 // validates it, and a refusal shows as the field's error (the control then shows what the host has).
-import { useEffect, useState, type KeyboardEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Settings } from '../../../../shared/contract.ts';
+import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
 
@@ -37,13 +38,57 @@ export function RadioChoices<K extends KeysOf<string>>({ name, choices, disabled
   );
 }
 
-export function Toggle({ name, label, disabled }: { name: KeysOf<boolean>; label: string; disabled: boolean }) {
+/** What a toggle asks before it is turned on (turning it off again never asks). */
+export interface ToggleConfirm {
+  title: string;
+  body: ReactNode;
+  /** The confirm button's label, e.g. "Show raw values". */
+  action: string;
+}
+
+export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<boolean>; label: string; disabled: boolean; confirmOn?: ToggleConfirm }) {
   const value = useSettingsStore((s) => s.settings?.[name] ?? false);
+  const [asking, setAsking] = useState(false);
+  const change = (on: boolean) => {
+    if (on && confirmOn) return setAsking(true);
+    void saveSetting({ [name]: on });
+  };
   return (
-    <label className="toggle">
-      <input type="checkbox" data-testid="setting-toggle" checked={value} disabled={disabled} onChange={(e) => void saveSetting({ [name]: e.target.checked })} />
-      <span>{label}</span>
-    </label>
+    <>
+      <label className="toggle">
+        <input type="checkbox" data-testid="setting-toggle" checked={value} disabled={disabled} onChange={(e) => change(e.target.checked)} />
+        <span>{label}</span>
+      </label>
+      {asking && confirmOn ? (
+        <ModalDialog
+          title={confirmOn.title}
+          onCancel={() => setAsking(false)}
+          testId="setting-confirm-dialog"
+          footer={
+            <>
+              <button type="button" className="button" data-testid="setting-confirm-cancel" onClick={() => setAsking(false)}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button button-danger"
+                data-testid="setting-confirm"
+                autoFocus
+                onClick={() => {
+                  // The field shows the save in flight, and the host's sentence if it refuses.
+                  setAsking(false);
+                  void saveSetting({ [name]: true });
+                }}
+              >
+                {confirmOn.action}
+              </button>
+            </>
+          }
+        >
+          {confirmOn.body}
+        </ModalDialog>
+      ) : null}
+    </>
   );
 }
 
