@@ -1,14 +1,15 @@
-// Crash safety on a real file: a child process with several producers appends 100,000 events and
-// prints each seq once its `durable` resolved; the test SIGKILLs it once enough are acknowledged
-// (a count, not a sleep), reopens the file, and checks that every acknowledged event is there as
-// written, that the chain verifies, and that appending resumes at the next seq.
+// Crash safety on a real file: a real host in a child process, with several producers appending
+// 100,000 events, prints each seq once its `durable` resolved; the test SIGKILLs it once enough
+// are acknowledged (a count, not a sleep), starts a host on the same folder again, and checks
+// that every acknowledged event is there as written, that the chain verifies, and that the new
+// host appends at the next seq.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { AuditStore } from '../main/audit/audit-store.js';
+import { createHost } from '../main/host/create-host.js';
 import { repoRoot } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
@@ -39,8 +40,8 @@ async function writerScript(): Promise<string> {
 describe('audit store crash safety (SIGKILL)', () => {
   it('keeps every event acknowledged as durable, verifies, and resumes appending', async () => {
     const script = await writerScript();
-    const db = join(tempDir('gatehouse-crash-'), 'audit.db');
-    const child = spawn(process.execPath, [script, db, String(TOTAL), String(PRODUCERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const home = join(tempDir('gatehouse-crash-'), 'home');
+    const child = spawn(process.execPath, [script, home, String(TOTAL), String(PRODUCERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -66,8 +67,12 @@ describe('audit store crash safety (SIGKILL)', () => {
     expect(acked.size).toBeGreaterThanOrEqual(KILL_AFTER);
     expect(acked.size).toBeLessThan(TOTAL);
 
-    const store = new AuditStore({ path: db, log: () => {} });
+    // The next host on the same folder: it finds the killed one's lock stale, verifies the chain at start, and appends on.
+    const host = createHost({ home, shell: 'serve', watch: false, projectDir: home, log: () => {} });
+    const store = host.audit;
     try {
+      await host.ready;
+      expect(host.chainState()).toMatchObject({ state: 'verified', firstBad: null });
       const v = store.verify();
       expect(v.firstBad).toBeNull();
       expect(v.ok).toBe(true);
@@ -96,12 +101,12 @@ describe('audit store crash safety (SIGKILL)', () => {
         expect(ns).toEqual(ns.map((_, i) => i));
       }
 
-      const next = store.append({ type: 'host.started', actor: 'host', payload: { after: 'crash' } });
+      const next = store.append({ type: 'test.after-crash', actor: 'host', payload: { after: 'crash' } });
       expect(next.seq).toBe(head + 1);
       await next.durable;
       expect(store.verify()).toMatchObject({ ok: true, head: { seq: head + 1 } });
     } finally {
-      store.close();
+      await host.close('test done');
     }
   });
 });
