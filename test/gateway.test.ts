@@ -464,3 +464,48 @@ describe('operator decisions and settings', () => {
 function runCliWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCli(args, {}, input);
 }
+
+describe('the agent HTTP API (/agent/v1)', () => {
+  const api = (r: Running, method: string, path: string, body?: unknown, token = r.net.agentToken) =>
+    http({ port: r.port, path, method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }).then((res) => ({ status: res.status, json: JSON.parse(res.body) as Record<string, unknown> }));
+
+  it('lists the tools and runs an allowed call, answering with the result and who decided', async () => {
+    const r = await start({ settings: { mode: 'live', autoApprove: ['hello'] }, plugins: ['hello'] });
+    const tools = await api(r, 'GET', '/agent/v1/tools');
+    expect(tools.status).toBe(200);
+    expect((tools.json.tools as { name: string; inputSchema: unknown }[]).map((t) => t.name)).toEqual(expect.arrayContaining(['shell', 'hello']));
+    const res = await api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', session: 'build-42', tool: 'hello', arguments: { name: 'Ada' } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ decision: 'allow', executed: true, mode: 'live', decidedBy: expect.stringMatching(/^autonomy/), result: { ok: true, output: { greeting: expect.stringContaining('Ada') } } });
+    expect(events(r, 'call.received').map((e) => e.payload)).toEqual([expect.objectContaining({ agent: 'nightly-ci', session: 'build-42', tool: 'hello', source: 'api' })]);
+  });
+
+  it('a denial says why and by which rule; nothing runs', async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
+    const res = await api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', tool: 'shell', arguments: { command: `cat ${join(homedir(), '.ssh', 'id_rsa')}` } });
+    expect(res.json).toMatchObject({ decision: 'deny', executed: false, decider: { kind: 'rule', rule: 'builtin.credentials.ssh' }, result: null });
+    expect(res.json.reason).toMatch(/ssh/i);
+    expect(events(r, 'execution.started')).toEqual([]);
+  });
+
+  it('a call policy asks about waits for the operator, who decides it', async () => {
+    const r = await start({ settings: { mode: 'live' }, plugins: ['hello'] });
+    const answer = api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', tool: 'hello', arguments: { name: 'Grace' } });
+    const item = await nextPending(r);
+    expect(item.call).toMatchObject({ agent: 'nightly-ci', source: 'api' });
+    await r.op('approvals.deny', { id: item.id, reason: 'not from CI' });
+    expect((await answer).json).toMatchObject({ decision: 'deny', approval: item.id, decider: { kind: 'operator' }, reason: expect.stringContaining('not from CI') });
+  });
+
+  it('bad requests name the field; only the agent token opens it', async () => {
+    const r = await start();
+    const bad = await api(r, 'POST', '/agent/v1/calls', { tool: 'shell', arguments: 'ls' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatch(/^Invalid call: field `agent`: .*; field `arguments`: /);
+    expect((await api(r, 'POST', '/agent/v1/calls', { agent: 'a', tool: 'shell', extra: 1 })).status).toBe(400);
+    expect((await api(r, 'GET', '/agent/v1/calls')).status).toBe(405);
+    expect((await api(r, 'GET', '/agent/v1/tools', undefined, r.net.token)).status).toBe(401);
+    expect((await api(r, 'POST', '/agent/v1/calls', { agent: 'a', tool: 'shell', arguments: { command: 'ls' } }, 'not-a-token-at-all-000')).status).toBe(401);
+    expect(events(r, 'call.received')).toEqual([]);
+  });
+});

@@ -1,16 +1,17 @@
 // The HTTP routes agents use, mounted by a shell after it checked Host, Origin and the agent
-// token: /mcp (MCP Streamable HTTP) and POST /hooks/claude/pre-tool-use (Claude Code's HTTP hook).
-// Nothing else is reachable with the agent token.
+// token: /mcp (MCP Streamable HTTP), POST /hooks/claude/pre-tool-use (Claude Code's HTTP hook)
+// and /agent/v1/* (the small HTTP API, agent-api.ts). Nothing else is reachable with the agent token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../host/http-body.js';
 import { decideHook, hookAnswer, parseHookInput } from './claude-hook.js';
 import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
+import { AGENT_API_CALLS, AGENT_API_TOOLS, agentApi } from './agent-api.js';
 import type { Settings } from '../../shared/contract.js';
 
 export const MCP_PATH = '/mcp';
 export const CLAUDE_HOOK_PATH = '/hooks/claude/pre-tool-use';
-export const isAgentPath = (path: string) => path === MCP_PATH || path.startsWith('/hooks/');
+export const isAgentPath = (path: string) => path === MCP_PATH || path.startsWith('/hooks/') || path.startsWith('/agent/');
 
 export interface AgentRoutesDeps {
   gateway: Gateway;
@@ -40,7 +41,8 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
         return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call (${(err as Error).message}); it fails closed.`));
       }
     }
-    return send(res, 404, { error: `No agent route ${req.method} ${path}. Agents use ${MCP_PATH} and ${CLAUDE_HOOK_PATH}.` });
+    if (await agentApi(deps.gateway, req, res, path, deps.log)) return;
+    return send(res, 404, { error: `No agent route ${req.method} ${path}. Agents use ${MCP_PATH}, ${CLAUDE_HOOK_PATH}, ${AGENT_API_TOOLS} and ${AGENT_API_CALLS}.` });
   };
 }
 

@@ -1,0 +1,73 @@
+// The small HTTP API for agents that speak neither MCP nor Claude Code's hooks: a custom agent
+// (a script, a CI job) lists the tools and sends a call, and gets Gatehouse's decision, who made
+// it, and the tool's result. Behind the agent token like the other agent routes; the call goes
+// through the same gateway (policy, checkers, approvals, runner, audit) with source "api".
+//
+//   GET  /agent/v1/tools   → { tools: [{ name, description, inputSchema }] }
+//   POST /agent/v1/calls   { agent, tool, arguments?, session?, cwd? }
+//                          → { call, decision, decider, reason, executed, mode, approval, result }
+// A call policy asks about waits here for an operator (up to the approval expiry); the answer is
+// always 200 with the decision once the request was valid, and 400 naming the field when not.
+import { z } from 'zod';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../host/http-body.js';
+import { describeIssues } from '../host/dispatcher.js';
+import { describeDecider } from '../pipeline/call-pipeline.js';
+import type { Gateway } from './gateway.js';
+
+export const AGENT_API_TOOLS = '/agent/v1/tools';
+export const AGENT_API_CALLS = '/agent/v1/calls';
+
+const callRequest = z
+  .object({
+    agent: z.string().min(1).max(200),
+    tool: z.string().min(1).max(200),
+    arguments: z.record(z.string(), z.unknown()).nullable().default({}),
+    session: z.string().min(1).max(500).default('default'),
+    cwd: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
+/** Sends the answer to a request on an agent API path; false when the path is not one. */
+export async function agentApi(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, log?: (msg: string, err?: unknown) => void): Promise<boolean> {
+  if (path === AGENT_API_TOOLS) {
+    if (req.method !== 'GET') return send(res, 405, { error: `Use GET ${AGENT_API_TOOLS}.` }), true;
+    send(res, 200, { tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
+    return true;
+  }
+  if (path !== AGENT_API_CALLS) return false;
+  if (req.method !== 'POST') return send(res, 405, { error: `Send the call with POST to ${AGENT_API_CALLS}.` }), true;
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, { error: 'Send the call as Content-Type: application/json.' }), true;
+  const text = await readBody(req, 4 << 20);
+  if (text === null) return send(res, 413, { error: 'The call is over 4 MiB.' }), true;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return send(res, 400, { error: `The body is not JSON: ${(err as Error).message}.` }), true;
+  }
+  const parsed = callRequest.safeParse(raw);
+  if (!parsed.success) {
+    const { message, issues } = describeIssues(parsed.error);
+    return send(res, 400, { error: `Invalid call: ${message}. Send {"agent": "…", "tool": "…", "arguments": {…}}; GET ${AGENT_API_TOOLS} lists the tools.`, issues }), true;
+  }
+  const c = parsed.data;
+  try {
+    const r = await gateway.call({ agent: c.agent, session: c.session, tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' });
+    const result = r.result
+      ? { ok: r.result.ok, output: r.result.output ?? null, error: r.result.error ?? null, content: r.content ?? null }
+      : null;
+    send(res, 200, { call: r.call.id, decision: r.decision, decider: r.decider, decidedBy: describeDecider(r.decider), reason: r.reason, executed: r.executed, mode: r.mode ?? null, approval: r.approval ?? null, result });
+  } catch (err) {
+    // The gateway never throws on a decision; anything here is the host's fault, and nothing ran.
+    log?.('agent API call failed', err);
+    send(res, 500, { error: `Gatehouse could not handle the call (${(err as Error).message}); nothing was run.` });
+  }
+  return true;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.end(text);
+}
