@@ -111,6 +111,22 @@ export function ApprovalsView() {
     [client, setCursor],
   );
 
+  // A closed dialog gives the focus back to what had it (the sidebar button, when the view was
+  // opened by a click): the inbox keys that follow (Enter for details) want it in the list.
+  const hadDialog = useRef(false);
+  useEffect(() => {
+    if (dialog) {
+      hadDialog.current = true;
+      return;
+    }
+    if (!hadDialog.current) return;
+    hadDialog.current = false;
+    // With nothing left pending there is no list yet: leave the sidebar button, so the Enter that
+    // follows a new item opens its details.
+    if (listRef.current) listRef.current.focus({ preventScroll: true });
+    else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+  }, [dialog]);
+
   // Inbox keys, while this view is on screen and no dialog or field has them.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
