@@ -17,7 +17,7 @@ export class PluginsPage {
   readonly testRunInput: Locator;
   readonly testRunGo: Locator;
   readonly testRunOutput: Locator;
-  /** Rescan (header); plugin-scan-progress while a scan runs (this console's, the host's or another's); plugin-rescan-note after. */
+  /** Rescan (header); plugin-rescan-progress while a scan runs (this console's, the host's or another's); plugin-rescan-note after. */
   readonly rescanButton: Locator;
   readonly scanProgress: Locator;
   readonly rescanNote: Locator;
@@ -35,7 +35,7 @@ export class PluginsPage {
     this.testRunGo = page.getByTestId('test-run-go');
     this.testRunOutput = page.getByTestId('test-run-output');
     this.rescanButton = page.getByTestId('plugin-rescan');
-    this.scanProgress = page.getByTestId('plugin-scan-progress');
+    this.scanProgress = page.getByTestId('plugin-rescan-progress');
     this.rescanNote = page.getByTestId('plugin-rescan-note');
   }
 

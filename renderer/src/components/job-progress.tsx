@@ -36,3 +36,20 @@ export function JobProgress({ job, testId }: { job: JobView | undefined; testId:
     </div>
   );
 }
+
+/**
+ * Where long work was asked for: its progress (and Cancel) while it runs, then how far it got
+ * when it was cancelled. Test ids: `${testId}-progress`, `${testId}-progress-cancel`, `${testId}-note`.
+ */
+export function JobStatus({ job, note, testId }: { job: JobView | undefined; note: string | null; testId: string }) {
+  return (
+    <>
+      <JobProgress job={job} testId={`${testId}-progress`} />
+      {note ? (
+        <p className="job-note" role="status" data-testid={`${testId}-note`}>
+          {note}
+        </p>
+      ) : null}
+    </>
+  );
+}

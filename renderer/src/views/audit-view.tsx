@@ -3,7 +3,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
-import { JobProgress, useJob } from '../components/job-progress.tsx';
+import { JobStatus, useJob } from '../components/job-progress.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { chainStatus, useAuditStore } from '../stores/audit-store.ts';
@@ -68,12 +68,7 @@ function ChainPanel() {
           Could not load the chain state: {chainError}
         </p>
       ) : null}
-      <JobProgress job={job} testId="audit-verify-progress" />
-      {verifyNote ? (
-        <p className="job-note" role="status" data-testid="audit-verify-note">
-          {verifyNote}
-        </p>
-      ) : null}
+      <JobStatus job={job} note={verifyNote} testId="audit-verify" />
       {verifyError ? (
         <p className="inline-error" role="alert">
           Verification failed: {verifyError}
@@ -139,12 +134,7 @@ function ResultsPanel() {
           {s.exportResult.truncated ? ' (truncated at the export limit)' : ''}.
         </p>
       ) : null}
-      <JobProgress job={exportJob} testId="audit-export-progress" />
-      {s.exportNote ? (
-        <p className="job-note" role="status" data-testid="audit-export-note">
-          {s.exportNote}
-        </p>
-      ) : null}
+      <JobStatus job={exportJob} note={s.exportNote} testId="audit-export" />
       {s.exportError ? (
         <p className="inline-error" role="alert" data-testid="audit-export-error">
           Export failed: {s.exportError}

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
-import { JobProgress, useJob, useRunningJob } from '../components/job-progress.tsx';
+import { JobStatus, useJob, useRunningJob } from '../components/job-progress.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { rescanPlugins } from '../sync/plugins-actions.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
@@ -59,12 +59,7 @@ export function PluginsView() {
       {scanShown || rescanNote || rescanError ? (
         <div className="view-strip">
           {/* This console's rescan, or one the host or another console is running (the first scan at start). */}
-          <JobProgress job={scanShown} testId="plugin-scan-progress" />
-          {rescanNote ? (
-            <p className="job-note" role="status" data-testid="plugin-rescan-note">
-              {rescanNote}
-            </p>
-          ) : null}
+          <JobStatus job={scanShown} note={rescanNote} testId="plugin-rescan" />
           {rescanError ? (
             <p className="inline-error" role="alert" data-testid="plugin-rescan-error">
               Rescan failed: {rescanError}

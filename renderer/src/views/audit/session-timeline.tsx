@@ -8,7 +8,7 @@ import { formatEventTime, isoTime } from '../../lib/format.ts';
 import { useAuditStore } from '../../stores/audit-store.ts';
 import { closeSession, openEvent, replaySession, setPlaying, setStep } from '../../sync/audit-actions.ts';
 import { ReplayResult } from './replay-result.tsx';
-import { JobProgress, useJob } from '../../components/job-progress.tsx';
+import { JobStatus, useJob } from '../../components/job-progress.tsx';
 
 /** How long each step stays on screen while playing. */
 const PLAY_STEP_MS = 700;
@@ -162,12 +162,7 @@ export function SessionTimeline() {
               {replay?.loading ? 'Replaying…' : 'Replay against policy'}
             </button>
             <span className="muted">Runs today's policy over this session's recorded calls; nothing is changed.</span>
-            <JobProgress job={replayJob} testId="audit-replay-progress" />
-            {replay?.note ? (
-              <p className="job-note" role="status" data-testid="audit-replay-note">
-                {replay.note}
-              </p>
-            ) : null}
+            <JobStatus job={replayJob} note={replay?.note ?? null} testId="audit-replay" />
             {replay?.error ? (
               <p className="inline-error" role="alert" data-testid="audit-replay-error">
                 Replay failed: {replay.error}

@@ -7,7 +7,7 @@ import { useUiStore } from '../../stores/ui-store.ts';
 import { openEvent } from '../../sync/audit-actions.ts';
 import type { ResponseOf } from '../../../../shared/contract.ts';
 import { ReplayResult } from '../audit/replay-result.tsx';
-import { JobProgress, useJob } from '../../components/job-progress.tsx';
+import { JobStatus, useJob } from '../../components/job-progress.tsx';
 import { callAsJob, isCancelled, newJobId } from '../../sync/jobs-actions.ts';
 import '../../styles/audit.css';
 
@@ -72,12 +72,7 @@ export function ReplayPanel({ text, connected }: { text: string; connected: bool
           {state.loading ? 'Replaying…' : 'Replay'}
         </button>
       </form>
-      <JobProgress job={job} testId="rules-replay-progress" />
-      {state.note ? (
-        <p className="job-note" role="status" data-testid="rules-replay-note">
-          {state.note}
-        </p>
-      ) : null}
+      <JobStatus job={job} note={state.note} testId="rules-replay" />
       {state.error ? (
         <p className="inline-error" role="alert" data-testid="rules-replay-error">
           Replay failed: {state.error}
