@@ -100,13 +100,16 @@ describe('the shell tool in a sandbox', () => {
     const target = join(outside, 'planted.txt');
     // Gatehouse even works out the path here, but an evasive command's extraction is not trusted.
     const pending = shell(host, `T=${outside}; eval "echo planted > $T/planted.txt"`, work);
+    // It waits in the inbox: take it when the host says the inbox changed.
     const item = await new Promise<{ id: string; argsHash: string }>((resolve) => {
-      const check = () => {
+      const take = () => {
         const p = host.approvals.list({ state: 'pending' })[0];
-        if (p) resolve(p);
-        else setImmediate(check);
+        if (!p) return false;
+        resolve(p);
+        return true;
       };
-      check();
+      if (take()) return;
+      const off = host.bus.subscribe((name) => name === 'approvals.changed' && take() && off());
     });
     host.approvals.approve(item.id, { operator: 'alice', argsHash: item.argsHash, scope: 'once' });
     const r = await pending;
