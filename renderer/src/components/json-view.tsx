@@ -11,7 +11,7 @@ export function JsonView({ value, testId, className, label }: { value: unknown; 
   return (
     <div className={`json-view-frame ${className ?? ''}`}>
       <CopyJson value={value} />
-      <pre className="json-view selectable" data-testid={testId} tabIndex={0} aria-label={label}>
+      <pre className="code-block json-view selectable" data-testid={testId} tabIndex={0} aria-label={label}>
         <JsonNode value={value} indent="" depth={0} />
       </pre>
     </div>

@@ -35,7 +35,7 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
       {rule ? (
         <>
           <p className="muted">{rule.description}</p>
-          <pre className="rule-yaml selectable" data-testid="always-yaml">
+          <pre className="code-block rule-yaml selectable" data-testid="always-yaml">
             {rule.yaml}
           </pre>
         </>
