@@ -1,6 +1,12 @@
 // Keeps a checker pool running for exactly the enabled checker plugins. When the set of
 // runnable checkers changes (enabled, disabled, quarantined, approved), the old pool is closed
 // and a new one started; until it is ready, calls are judged by the pool that was running.
+//
+// Fail closed: a checker an operator enabled that cannot run now (quarantined because its files
+// changed since it was enabled, or failing its pre-run check) blocks every call until an
+// operator approves the change or disables it. Leaving it out of the pool would let calls pass
+// unchecked exactly when its files were tampered with. Its `optional` flag is not honoured
+// then: it comes from the changed files.
 import { join } from 'node:path';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { PluginManifest } from '../registry/types.js';
@@ -8,7 +14,7 @@ import type { BreakerBoard } from '../runner/breaker-board.js';
 import type { PluginMetrics } from '../runner/metrics.js';
 import { scrubEnv } from '../runner/one-shot.js';
 import type { SandboxPlan } from '../runner/sandbox-plan.js';
-import { CheckerPool, type CheckerSpec, type CheckerVerdict, type CheckerPoolEvent } from './checker-pool.js';
+import { CheckerPool, type CheckerFailure, type CheckerSpec, type CheckerVerdict, type CheckerPoolEvent } from './checker-pool.js';
 import type { EvaluateParams } from './protocol.js';
 
 export interface CheckerHostDeps {
@@ -27,16 +33,29 @@ export class CheckerHost {
   private signature = '';
   private pending: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Enabled checkers that cannot run (see the top): each call is blocked by the first. */
+  private held: CheckerFailure[] = [];
+  /** Checkers that failed their pre-run check when the running pool was built. */
+  private unverified: CheckerFailure[] = [];
 
   constructor(private readonly deps: CheckerHostDeps) {}
 
   /** Brings the pool in line with the registry (call after discovery and on every change). */
   sync(): Promise<void> {
+    // Now, not after the new pool has started: a quarantine blocks the very next call.
+    this.held = [...this.quarantined(), ...this.unverified.filter((f) => this.deps.registry.get(f.checker)?.status === 'enabled')];
     this.pending = this.pending.then(() => this.syncNow()).catch((err) => this.deps.log?.('checker pool restart failed', err));
     return this.pending;
   }
 
+  /** Whether any checker is enabled: with none, the pipeline skips its checkers step. */
+  active(): boolean {
+    return this.signature !== '' || this.held.length > 0;
+  }
+
   evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
+    const held = this.held[0];
+    if (held) return Promise.resolve({ decision: 'block', checker: held.checker, failure: held, failures: [...this.held] });
     if (!this.pool) return Promise.resolve({ decision: 'allow', failures: [] });
     return this.pool.evaluate(params);
   }
@@ -62,6 +81,7 @@ export class CheckerHost {
     const signature = runnable.map((e) => `${e.name}@${e.trust?.hash ?? e.digest?.hash}`).join(',');
     if (signature === this.signature) return;
     const specs: CheckerSpec[] = [];
+    const unverified: CheckerFailure[] = [];
     for (const e of runnable) {
       try {
         // Verify what we are about to run against the operator's pin, as for tools.
@@ -81,8 +101,11 @@ export class CheckerHost {
         });
       } catch (err) {
         this.deps.log?.(`checker ${e.name} not started`, err);
+        unverified.push({ checker: e.name, kind: 'not_ready', message: `${e.name} did not pass its check before starting (${(err as Error).message}). Fix or disable it in Plugins.`, optional: false });
       }
     }
+    this.unverified = unverified;
+    this.held = [...this.quarantined(), ...unverified];
     const next = new CheckerPool({
       checkers: specs,
       breakers: (name) => this.deps.breakers.get(name),
@@ -95,5 +118,18 @@ export class CheckerHost {
     this.pool = next;
     this.signature = signature;
     await old?.close();
+  }
+
+  /** Checkers an operator enabled whose files changed since: quarantined, not runnable. */
+  private quarantined(): CheckerFailure[] {
+    return this.deps.registry
+      .list()
+      .filter((e) => e.manifest?.kind === 'checker' && e.status === 'quarantined' && e.trust)
+      .map((e) => ({
+        checker: e.name,
+        kind: 'not_ready' as const,
+        message: `${e.name} is quarantined: its files changed since an operator enabled it. Review and approve the change, or disable it, in Plugins`,
+        optional: false,
+      }));
   }
 }

@@ -1,0 +1,46 @@
+// Fail closed when a checker cannot run: a checker an operator enabled whose files then change is
+// quarantined, and every call is blocked (naming it and what to do) until an operator approves
+// the change; it does not silently drop out of the calls it was enabled to judge.
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createHost } from '../main/host/create-host.js';
+import { tempDir } from './support/temp.js';
+
+describe('a quarantined checker in a real host', () => {
+  it('blocks every call until an operator approves the change; then calls pass again', async () => {
+    const root = tempDir('gatehouse-checker-quarantine-');
+    const dir = join(root, 'plugins', 'guard');
+    mkdirSync(dir, { recursive: true });
+    const fixtures = fileURLToPath(new URL('./fixtures/checkers/', import.meta.url));
+    for (const f of ['allow.mjs', 'lib.mjs']) copyFileSync(join(fixtures, f), join(dir, f));
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node allow.mjs\n', { mode: 0o755 });
+    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "guard"\ndescription = "Allows everything."\nkind = "checker"\ncommand = "run.sh"\noptional = true\n');
+    mkdirSync(join(root, 'home'), { recursive: true });
+    // Full autonomy: a call reaches the checkers without waiting for an operator.
+    writeFileSync(join(root, 'home', 'settings.json'), JSON.stringify({ autonomy: 'full' }));
+    const host = createHost({ home: join(root, 'home'), shell: 'serve', log: () => {}, projectDir: root, watch: false, pluginDirs: [join(root, 'plugins')] });
+    const decide = () => host.gateway.call({ agent: 'claude', session: 's1', tool: 'shell', arguments: { command: 'ls /tmp' }, source: 'api' }, { execute: false });
+    try {
+      await host.ready;
+      await host.registry.enable('guard', 'op');
+      expect((await decide()).decision).toBe('allow');
+
+      writeFileSync(join(dir, 'allow.mjs'), '// changed behind the operator\'s back\n', { flag: 'a' });
+      await host.registry.refreshFolder(dir);
+      expect(host.registry.get('guard')?.status).toBe('quarantined');
+      const blocked = await decide();
+      expect(blocked.decision).toBe('deny');
+      expect(blocked.decider).toMatchObject({ kind: 'checker', checker: 'guard', rule: 'checker.not_ready' });
+      expect(blocked.reason).toMatch(/guard is quarantined: its files changed since an operator enabled it\. Review and approve the change, or disable it/);
+      // `optional = true` comes from the changed files: it does not let calls through.
+      expect((await decide()).decision).toBe('deny');
+
+      await host.registry.approveChange('guard', 'op');
+      expect((await decide()).decision).toBe('allow');
+    } finally {
+      await host.close('test done');
+    }
+  });
+});
