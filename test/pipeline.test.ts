@@ -41,7 +41,7 @@ function call(tool: string, args: Record<string, unknown>, more: Partial<ToolCal
   return { id: `c${++n}`, agent: 'agent-1', session: 's1', tool, arguments: args, cwd: HOME, source: 'mcp', receivedAt: 0, ...more };
 }
 
-function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy'] } = {}) {
+function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy']; checkersActive?: boolean } = {}) {
   const time = new FakeTime();
   const events: Array<{ type: string; actor: string; payload: Record<string, unknown> }> = [];
   const record = (type: string, actor: string, payload: Record<string, unknown>) => void events.push({ type, actor, payload });
@@ -56,6 +56,7 @@ function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVer
         checked.push(p);
         return opts.verdict ?? { decision: 'allow', failures: [] };
       },
+      ...(opts.checkersActive !== undefined ? { active: () => opts.checkersActive! } : {}),
     },
     autonomy: new Autonomy({ level: opts.level ?? 'supervised' }),
     approvals: queue,
@@ -103,6 +104,20 @@ describe('CallPipeline', () => {
     // Checkers got every field, with the rules.
     expect(s.checked[0]).toMatchObject({ tool_name: 'Read', operation: 'read', operations: ['read'], paths: [`${HOME}/notes.txt`], evasive: false });
     expect(s.checked[0]!.rules.length).toBe(rules.rules.length);
+  });
+
+  it('with no checker enabled the checkers step is skipped: nothing asked, no verdict recorded', async () => {
+    const s = setup({ checkersActive: false, verdict: { decision: 'block', checker: 'never-asked', result: { blocked: true, rule_name: 'x', message: 'x', severity: 'critical', action: 'block' }, failures: [] } as CheckerVerdict });
+    const r = await s.pipeline.handle(call('Read', { file_path: '~/notes.txt' }));
+    expect(r).toMatchObject({ decision: 'allow', executed: true });
+    expect(r.steps.map((x) => x.step)).toEqual(['extract', 'rules', 'autonomy', 'runner']);
+    expect(s.types()).toEqual(['call.received', 'call.extracted', 'call.decided', 'call.result']);
+    expect(s.checked).toHaveLength(0);
+    // Once one is enabled, every call asks it again.
+    const on = setup({ checkersActive: true });
+    await on.pipeline.handle(call('Read', { file_path: '~/notes.txt' }));
+    expect(on.checked).toHaveLength(1);
+    expect(on.types()).toContain('checker.verdict');
   });
 
   it('a write asks; the operator approves; it runs and the operator is the decider', async () => {

@@ -394,7 +394,7 @@ export function createHost(opts: HostOptions): Host {
   const gateway = new Gateway({
     extract: (call) => extract(call, { home: userHome }),
     policy,
-    checkers: { evaluate: (p) => checkers!.evaluate(p) },
+    checkers: { evaluate: (p) => checkers!.evaluate(p), active: () => checkers!.active() },
     approvals,
     grants: approvals.grants,
     approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,

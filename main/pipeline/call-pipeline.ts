@@ -67,6 +67,11 @@ export interface PolicyEvaluator {
 /** The checker pool; CheckerHost fits. A failure verdict already encodes fail-closed. */
 export interface CheckerEvaluator {
   evaluate(params: EvaluateParams): Promise<CheckerVerdict>;
+  /**
+   * False when no checker is enabled: the step is skipped as when none is registered, so a
+   * call does not pay for an empty round (building the request, a verdict event) on its way.
+   */
+  active?(): boolean;
 }
 
 /** ApprovalQueue fits. */
@@ -191,7 +196,7 @@ export class CallPipeline {
       if (policy.decision === 'deny') return this.finish(call, { decision: 'deny', decider: policy.decider, reason: policy.reason }, steps, x);
 
       // ---- checkers (only block; never allow what policy blocked) ---------------------------------
-      if (d.checkers) {
+      if (d.checkers && d.checkers.active?.() !== false) {
         begin('checkers');
         const verdict = await d.checkers.evaluate({
           tool_name: call.tool,
