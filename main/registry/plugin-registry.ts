@@ -84,6 +84,8 @@ export class RegistryError extends OperationError {
 
 export class PluginRegistry {
   private entries = new Map<string, PluginEntry>();
+  /** list()'s answer until the next change of `entries`: every agent call asks for it (Gateway.tools). */
+  private sorted: PluginEntry[] | null = null;
   private readonly thresholds: ScanThresholds;
   private readonly clock: { now(): number };
   private readonly allowed: Set<string>;
@@ -115,6 +117,7 @@ export class PluginRegistry {
     const next = this.resolveNames(found);
     const before = this.entries;
     this.entries = next;
+    this.sorted = null;
     for (const e of next.values()) {
       const old = before.get(e.name);
       if (!old || old.dir !== e.dir) this.record({ type: 'plugin.discovered', name: e.name, dir: e.dir, origin: e.origin });
@@ -134,6 +137,7 @@ export class PluginRegistry {
     if (!existsSync(dir)) {
       if (existing) {
         this.entries.delete(existing.name);
+        this.sorted = null;
         this.record({ type: 'plugin.removed', name: existing.name, dir });
         this.deps.changed?.([existing.name]);
       }
@@ -164,6 +168,7 @@ export class PluginRegistry {
       return;
     }
     this.entries.set(fresh.name, fresh);
+    this.sorted = null;
     if (!existing) this.record({ type: 'plugin.discovered', name: fresh.name, dir, origin: fresh.origin });
     else if (fresh.status !== 'quarantined' && fresh.digest && existing.digest?.hash !== fresh.digest.hash) {
       this.record({ type: 'plugin.reloaded', name: fresh.name, hash: fresh.digest.hash });
@@ -173,7 +178,9 @@ export class PluginRegistry {
   }
 
   list(): PluginEntry[] {
-    return [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+    this.sorted ??= [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+    // A copy: callers may sort or filter what they get.
+    return [...this.sorted];
   }
 
   get(name: string): PluginEntry | undefined {
@@ -198,6 +205,7 @@ export class PluginRegistry {
     const rec = this.deps.trust.pin(name, current.dir, current.digest!, operator, this.clock.now(), override);
     const next = { ...current, trust: rec, changes: [], status: 'enabled' as const };
     this.entries.set(name, next);
+    this.sorted = null;
     this.record({ type: 'plugin.enabled', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
     this.deps.changed?.([name]);
     return next;
@@ -223,6 +231,7 @@ export class PluginRegistry {
     const rec = this.deps.trust.pin(name, current.dir, current.digest!, operator, this.clock.now(), override);
     const next: PluginEntry = { ...current, trust: rec, changes: [], status: 'enabled' };
     this.entries.set(name, next);
+    this.sorted = null;
     this.record({ type: 'plugin.change-approved', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
     this.deps.changed?.([name]);
     return next;
@@ -300,6 +309,7 @@ export class PluginRegistry {
 
   private trustChanged(next: PluginEntry, event: PluginEvent, operator: string): PluginEntry {
     this.entries.set(next.name, next);
+    this.sorted = null;
     this.record(event, `operator:${operator}`);
     this.deps.changed?.([next.name]);
     return next;
@@ -363,6 +373,7 @@ export class PluginRegistry {
     fresh.notes = e.notes;
     this.applyNameRules(fresh);
     this.entries.set(fresh.name, fresh);
+    this.sorted = null;
     this.recordState(fresh, e);
     return fresh;
   }
@@ -450,6 +461,7 @@ export class PluginRegistry {
   private quarantine(e: PluginEntry, changes: FileChange[], digest: FolderDigest, reason: string): void {
     const next: PluginEntry = { ...e, digest, changes, status: 'quarantined' };
     this.entries.set(e.name, next);
+    this.sorted = null;
     this.record({ type: 'plugin.quarantined', name: e.name, changes, reason });
     this.deps.changed?.([e.name]);
   }
