@@ -1,26 +1,15 @@
 // Fail closed when a checker cannot run: a checker an operator enabled whose files then change is
 // quarantined, and every call is blocked (naming it and what to do) until an operator approves
 // the change; it does not silently drop out of the calls it was enabled to judge.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createHost } from '../main/host/create-host.js';
-import { tempDir } from './support/temp.js';
+import { hostWithChecker } from './support/checker-host.js';
 
 describe('a quarantined checker in a real host', () => {
   it('blocks every call until an operator approves the change; then calls pass again', async () => {
-    const root = tempDir('gatehouse-checker-quarantine-');
-    const dir = join(root, 'plugins', 'guard');
-    mkdirSync(dir, { recursive: true });
-    const fixtures = fileURLToPath(new URL('./fixtures/checkers/', import.meta.url));
-    for (const f of ['allow.mjs', 'lib.mjs']) copyFileSync(join(fixtures, f), join(dir, f));
-    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node allow.mjs\n', { mode: 0o755 });
-    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "guard"\ndescription = "Allows everything."\nkind = "checker"\ncommand = "run.sh"\noptional = true\n');
-    mkdirSync(join(root, 'home'), { recursive: true });
-    // Full autonomy: a call reaches the checkers without waiting for an operator.
-    writeFileSync(join(root, 'home', 'settings.json'), JSON.stringify({ autonomy: 'full' }));
-    const host = createHost({ home: join(root, 'home'), shell: 'serve', log: () => {}, projectDir: root, watch: false, pluginDirs: [join(root, 'plugins')] });
+    // `optional = true`: even so, a quarantined checker blocks (the flag comes from the changed files).
+    const { host, dir } = hostWithChecker({ name: 'guard', script: 'allow.mjs', manifest: 'optional = true\n' });
     const decide = () => host.gateway.call({ agent: 'claude', session: 's1', tool: 'shell', arguments: { command: 'ls /tmp' }, source: 'api' }, { execute: false });
     try {
       await host.ready;

@@ -2,16 +2,15 @@
 // capped at its timeout; a checker or an MCP server lives for hours and serves many calls, so a
 // lifetime CPU limit would kill it mid-shift; it keeps every other limit. And a checker's
 // timeout_secs is how long one evaluate may take (5 s unless its manifest says otherwise).
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createHost } from '../main/host/create-host.js';
 import { loadManifest } from '../main/registry/manifest/load-manifest.js';
 import { runOneShot, scrubEnv } from '../main/runner/one-shot.js';
 import { sandboxPlan } from '../main/runner/sandbox-plan.js';
 import { detectSandbox } from '../main/runner/sandbox.js';
 import type { PluginManifest } from '../main/registry/types.js';
+import { hostWithChecker } from './support/checker-host.js';
 import { tempDir } from './support/temp.js';
 
 /** A plugin folder whose command prints the limits it runs under, as JSON. */
@@ -52,17 +51,7 @@ describe('limits by kind of plugin', () => {
 
 describe("a checker's timeout in a real host", () => {
   it('a checker that never answers blocks the call after its own timeout_secs, not the default', async () => {
-    const root = tempDir('gatehouse-checker-timeout-');
-    const dir = join(root, 'plugins', 'slow-guard');
-    mkdirSync(dir, { recursive: true });
-    const fixtures = fileURLToPath(new URL('./fixtures/checkers/', import.meta.url));
-    for (const f of ['hang.mjs', 'lib.mjs']) copyFileSync(join(fixtures, f), join(dir, f));
-    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node hang.mjs\n', { mode: 0o755 });
-    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "slow-guard"\ndescription = "Never answers an evaluate."\nkind = "checker"\ncommand = "run.sh"\ntimeout_secs = 1\n');
-    // Full autonomy: the call reaches the checkers without waiting for an operator.
-    mkdirSync(join(root, 'home'), { recursive: true });
-    writeFileSync(join(root, 'home', 'settings.json'), JSON.stringify({ autonomy: 'full' }));
-    const host = createHost({ home: join(root, 'home'), shell: 'serve', log: () => {}, projectDir: root, watch: false, pluginDirs: [join(root, 'plugins')], allowedPlugins: ['slow-guard'] });
+    const { host } = hostWithChecker({ name: 'slow-guard', script: 'hang.mjs', manifest: 'timeout_secs = 1\n', allowed: true });
     try {
       await host.ready;
       expect(host.registry.get('slow-guard')?.status).toBe('enabled');
