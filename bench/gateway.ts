@@ -42,7 +42,7 @@ const SCRIPT = '#!/bin/sh\ninput=$(cat)\nprintf \'{"received": %s}\\n\' "$input"
 const HOOK_INPUT = JSON.stringify({ session_id: 'bench', transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/tmp/notes.txt' } });
 
 export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cases: BenchCase[]; close: () => Promise<void> }> {
-  const calls = opts.calls ?? 30;
+  const calls = opts.calls ?? 60;
   const home = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-gateway-')), 'home');
   const plugin = join(home, 'plugins', 'echo');
   mkdirSync(plugin, { recursive: true });
