@@ -176,7 +176,7 @@ function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
   for (const p of plugins) {
     if (p.status === 'invalid') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is invalid (${p.errors} error${p.errors === 1 ? '' : 's'}) and will not run.`, `see the errors with: gatehouse plugin validate ${p.dir}`));
     else if (p.status === 'scan_failed') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} failed the security scan (weight ${p.scanWeight}) and cannot be enabled.`, `review the findings with: gatehouse plugin scan ${p.dir}; enable it only with a reason (gatehouse plugin enable ${p.name} --override-reason "…") if you accept them.`));
-    else if (p.status === 'quarantined') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is quarantined: its files changed after it was enabled, and it does not run.`, `review the diff in the console's Plugins view, then approve the change or disable it (gatehouse plugin disable ${p.name}).`));
+    else if (p.status === 'quarantined') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is quarantined: its files changed after it was enabled, and it does not run${p.kind === 'checker' ? '; as an enabled checker it blocks every agent call until then' : ''}.`, `review the diff in the console's Plugins view, then approve the change or disable it (gatehouse plugin disable ${p.name}).`));
     else if (p.trusted) out.push(check(`plugin:${p.name}`, 'warn', `${p.name} runs without the OS sandbox: its manifest says sandbox = "none" and an operator marked it trusted; it can read and write whatever your account can.`, `if that is no longer intended: gatehouse plugin untrust ${p.name}.`));
   }
   return out;
