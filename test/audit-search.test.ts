@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore, type AuditEventInput } from '../main/audit/audit-store.js';
 import { AuditQuery } from '../main/audit/audit-query.js';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../main/audit/chain.js';
-import { migrations } from '../main/audit/migrations.js';
+import { migrate, migrations } from '../main/audit/migrations.js';
+import { SearchIndexer } from '../main/audit/audit-index.js';
 import { OperationError } from '../main/host/operation-error.js';
 import { tempDir } from './support/temp.js';
 
@@ -217,6 +218,88 @@ describe('audit search', () => {
       await fill(store, callEvents(2, 'legacy', 'claude', { command: 'grep platypus again' }));
       expect(q.search({ query: 'platypus', limit: 10 }).total).toBe(4);
       expect(q.session('legacy', 100).events).toHaveLength(20);
+      expect(store.verify().ok).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+  it('searches phrases, prefixes and non-ASCII words, and retention takes pruned events out of the text index', async () => {
+    const { store, q } = open(tempDir());
+    try {
+      await fill(store, [
+        ...callEvents(1, 's-1', 'claude', { command: 'rm -rf /srv/app/build-12' }),
+        ...callEvents(2, 's-1', 'claude', { command: 'cat /srv/app/build-7 /srv/12/rm' }),
+        ...callEvents(3, 's-2', 'codex', { command: 'echo Müller café' }),
+      ]);
+      // A phrase is its words next to each other in that order: call 2 has every word, not the phrase.
+      expect(q.search({ query: '"rm -rf"', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: '"build-12"', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: 'build AND 12 AND rm', limit: 10 }).total).toBe(4);
+      expect(q.search({ query: 'NEAR(cat rm, 10)', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: 'bui*', limit: 10 }).total).toBe(4);
+      // Diacritics fold both ways.
+      expect(q.search({ query: 'muller', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: 'CAFÉ', limit: 10 }).total).toBe(2);
+
+      const fts = (match: string) => (store.db.prepare('SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ?').get(match) as { n: number }).n;
+      expect(fts('"rm -rf"')).toBe(2);
+      expect(fts('zebrafish')).toBe(3);
+      // Calls 1 and 2 are pruned: their terms leave the index itself, not only the results.
+      store.prune({ maxEvents: 11 });
+      expect(fts('"rm -rf"')).toBe(0);
+      expect(fts('build')).toBe(0);
+      expect(fts('zebrafish')).toBe(1);
+      expect(fts('muller')).toBe(2);
+      expect(q.search({ query: 'zebrafish', limit: 10 }).total).toBe(1);
+      store.db.prepare("INSERT INTO events_fts(events_fts) VALUES ('integrity-check')").run();
+      expect(store.verify().ok).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('migrates a v3 search index (contentless_delete) to v4 (columnsize=0): the text index is rebuilt from events', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    migrate(db, migrations.filter((m) => m.version <= 3));
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    let prev = GENESIS_HASH;
+    const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const old = [...callEvents(1, 'legacy', 'claude', { command: 'grep platypus /var/log' }), ...callEvents(2, 'legacy', 'codex', { command: 'tar czf wombat.tgz' })];
+    old.forEach((e, i) => {
+      const row = { seq: i + 1, ts: 1_000 + i, type: e.type, actor: e.actor, payloadJson: canonicalJson(e.payload) };
+      const hash = chainHash(prev, row);
+      insert.run(row.seq, row.ts, row.type, row.actor, row.payloadJson, prev, hash);
+      prev = hash;
+    });
+    db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?)').run(old.length, prev);
+    new SearchIndexer(db).indexAfter(0);
+    const ftsSql = () => (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events_fts'").get() as { sql: string }).sql;
+    expect(ftsSql()).toContain('contentless_delete=1');
+    // A v3 index as a v3 host left it, with a pruned-looking gap the rebuild must not bring back.
+    db.prepare('INSERT INTO events_fts(rowid, text) VALUES (?, ?)').run(999, 'ghost');
+    migrate(db);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(ftsSql()).toContain('columnsize=0');
+    expect(ftsSql()).not.toContain('contentless_delete');
+    expect((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'events_fts_docsize'").get() as { n: number }).n).toBe(0);
+    expect((db.prepare("SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH 'ghost'").get() as { n: number }).n).toBe(0);
+    db.close();
+
+    const { store, q } = open(dir);
+    try {
+      expect(q.search({ query: 'platypus', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: '"wombat.tgz"', limit: 10 }).total).toBe(2);
+      expect(q.search({ query: 'zebrafish', limit: 10 }).total).toBe(2);
+      await fill(store, callEvents(3, 'legacy', 'claude', { command: 'grep platypus again' }));
+      expect(q.search({ query: 'platypus', limit: 10 }).total).toBe(4);
+      // The delete trigger the migration made takes a pruned call's words out of the index.
+      store.prune({ maxEvents: 20 });
+      expect((store.db.prepare("SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH 'platypus'").get() as { n: number }).n).toBe(2);
+      expect(q.search({ query: 'wombat', limit: 10 }).total).toBe(2);
+      store.db.prepare("INSERT INTO events_fts(events_fts) VALUES ('integrity-check')").run();
       expect(store.verify().ok).toBe(true);
     } finally {
       store.close();

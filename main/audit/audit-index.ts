@@ -1,4 +1,4 @@
-// The search index beside the chained events (migration 2): an FTS5 table over the text of each
+// The search index beside the chained events (migration 3; migration 4 rebuilt its FTS5 table): an FTS5 table over the text of each
 // event and a facets table (call, session, agent, plugin, decision, severity, terminal), both
 // keyed by seq. Neither is chained; both are derived from `events` and can be rebuilt from it.
 //
@@ -13,7 +13,47 @@
 // that named it, then its session and agent.
 import type { Database, Statement } from 'better-sqlite3';
 
-/** Schema of the index (migration 2 creates it; kept here so the SQL that fills it is beside it). */
+/**
+ * The searchable text of an event (`row`: the table or trigger row it is read from): type, actor
+ * and every string value of the payload (tool name, arguments, reasons, outputs, transcript
+ * chunks), not the keys, which every event of a type shares. The delete trigger hands FTS5 the
+ * same text again, so this must stay a function of the chained (immutable) columns alone.
+ */
+export function ftsText(row: string): string {
+  return `${row}.type || ' ' || ${row}.actor || ' ' || coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(${row}.payload) AS j WHERE j.type = 'text'), '')`;
+}
+
+/**
+ * The text index and the trigger that keeps it in step with retention (migration 4 rebuilt both in
+ * this form; SEARCH_INDEX_SCHEMA below is the whole index for a fresh database).
+ *
+ * Contentless (content=''): the text is derived from events, which is where results are read from.
+ * columnsize=0: no per-row size record (the _docsize table), which only bm25/rank would read; search
+ * orders by seq. FTS5 refuses it together with contentless_delete=1, so a pruned event is removed
+ * with FTS5's 'delete' command and its text recomputed by ftsText from the row being deleted.
+ * Dropping the size record (and contentless_delete's per-row origin with it) made an indexed insert
+ * ~0.9 µs cheaper per event (bench/audit-append.ts: ~12.4 → ~11.5 µs of CPU per appended event).
+ *
+ * detail=full stays: detail=column or detail=none reject every phrase query ("rm -rf", "build-12",
+ * "prod/app.yaml": any quoted text of more than one token, which is how paths and flags are
+ * searched) and NEAR, and a contentless table has no text to re-check a phrase against; they saved
+ * ≤0.15 µs per event here. The ascii tokenizer was no faster than unicode61 and would lose
+ * case-folding and diacritics outside ASCII (Müller, CAFÉ), so unicode61 stays. Leaving the ids
+ * (call, session) out of the text saved ~0.15 µs and would stop a pasted call id from finding its
+ * call, so every string value stays indexed. (A row whose payload was edited after it was indexed,
+ * i.e. tampered with, leaves stray terms behind when pruned; searches join events, so they never
+ * show, and verify names the edit.)
+ */
+export const SEARCH_TEXT_SCHEMA = `
+  CREATE VIRTUAL TABLE events_fts USING fts5(text, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
+  -- Pruning events (retention) prunes their index rows with them: the same text goes out as went in.
+  CREATE TRIGGER events_search_delete AFTER DELETE ON events BEGIN
+    DELETE FROM event_facets WHERE seq = old.seq;
+    INSERT INTO events_fts(events_fts, rowid, text) VALUES ('delete', old.seq, ${ftsText('old')});
+  END;
+`;
+
+/** Schema of the index (migration 3 created it, migration 4 rebuilt its text part; kept here so the SQL that fills it is beside it). */
 export const SEARCH_INDEX_SCHEMA = `
   CREATE TABLE event_facets (
     seq      INTEGER PRIMARY KEY,
@@ -31,21 +71,12 @@ export const SEARCH_INDEX_SCHEMA = `
   CREATE INDEX event_facets_plugin ON event_facets(plugin) WHERE plugin IS NOT NULL;
   CREATE INDEX event_facets_decision ON event_facets(decision) WHERE decision IS NOT NULL;
   CREATE INDEX event_facets_terminal ON event_facets(terminal) WHERE terminal IS NOT NULL;
-  -- Contentless: the text is derived from events.payload, which is where results are read from.
-  -- contentless_delete lets retention prune rows (the trigger below) without the original text.
-  CREATE VIRTUAL TABLE events_fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
-  -- Pruning events (retention) prunes their index rows with them.
-  CREATE TRIGGER events_search_delete AFTER DELETE ON events BEGIN
-    DELETE FROM event_facets WHERE seq = old.seq;
-    DELETE FROM events_fts WHERE rowid = old.seq;
-  END;
+  ${SEARCH_TEXT_SCHEMA}
 `;
 
-// The searchable text: type, actor and every string value of the payload (tool name, arguments,
-// reasons, outputs, transcript chunks), not the keys, which every event of a type shares.
 const INSERT_FTS = `
   INSERT INTO events_fts(rowid, text)
-  SELECT seq, type || ' ' || actor || ' ' || coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(events.payload) AS j WHERE j.type = 'text'), '')
+  SELECT seq, ${ftsText('events')}
   FROM events WHERE seq > ? ORDER BY seq`;
 
 const INSERT_FACETS = `
@@ -80,8 +111,8 @@ export function hasSearchIndex(db: Database): boolean {
 export class SearchIndexer {
   private readonly steps: Statement[];
 
-  constructor(db: Database) {
-    this.steps = [INSERT_FTS, INSERT_FACETS, FILL_TERMINAL_CALLS, FILL_CALL_FACETS].map((sql) => db.prepare(sql));
+  constructor(db: Database, opts: { text?: boolean } = {}) {
+    this.steps = [...(opts.text === false ? [] : [INSERT_FTS]), INSERT_FACETS, FILL_TERMINAL_CALLS, FILL_CALL_FACETS].map((sql) => db.prepare(sql));
   }
 
   indexAfter(afterSeq: number): void {
@@ -89,8 +120,15 @@ export class SearchIndexer {
   }
 }
 
-/** Indexes rows that are not indexed yet (the migration's backfill of an existing log). */
-export function backfillSearchIndex(db: Database): void {
+/** Indexes the text of every event (migration 4, after it made the text index afresh). */
+export function rebuildSearchText(db: Database): void {
+  db.prepare(INSERT_FTS).run(0);
+  // One segment instead of one per batch: what a search reads first.
+  db.prepare("INSERT INTO events_fts(events_fts) VALUES ('optimize')").run();
+}
+
+/** Indexes rows that are not indexed yet (the migration's backfill of an existing log); text: false fills the facets only. */
+export function backfillSearchIndex(db: Database, opts: { text?: boolean } = {}): void {
   const last = (db.prepare('SELECT max(seq) AS seq FROM event_facets').get() as { seq: number | null }).seq ?? 0;
-  new SearchIndexer(db).indexAfter(last);
+  new SearchIndexer(db, opts).indexAfter(last);
 }

@@ -1,12 +1,40 @@
 // Numbered, forward-only schema migrations; PRAGMA user_version records the last one applied.
 import type { Database } from 'better-sqlite3';
-import { SEARCH_INDEX_SCHEMA, backfillSearchIndex } from './audit-index.js';
+import { SEARCH_TEXT_SCHEMA, backfillSearchIndex, rebuildSearchText } from './audit-index.js';
 
 export interface Migration {
   version: number;
   name: string;
   up(db: Database): void;
 }
+
+/**
+ * The search index as migration 3 created it. Frozen here: later migrations change it from this
+ * shape, and audit-index.ts holds the current one.
+ */
+const SEARCH_INDEX_V3 = `
+  CREATE TABLE event_facets (
+    seq      INTEGER PRIMARY KEY,
+    call     TEXT,
+    session  TEXT,
+    agent    TEXT,
+    plugin   TEXT,
+    decision TEXT,
+    severity TEXT,
+    terminal TEXT
+  );
+  CREATE INDEX event_facets_call ON event_facets(call) WHERE call IS NOT NULL;
+  CREATE INDEX event_facets_session ON event_facets(session) WHERE session IS NOT NULL;
+  CREATE INDEX event_facets_agent ON event_facets(agent) WHERE agent IS NOT NULL;
+  CREATE INDEX event_facets_plugin ON event_facets(plugin) WHERE plugin IS NOT NULL;
+  CREATE INDEX event_facets_decision ON event_facets(decision) WHERE decision IS NOT NULL;
+  CREATE INDEX event_facets_terminal ON event_facets(terminal) WHERE terminal IS NOT NULL;
+  CREATE VIRTUAL TABLE events_fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  CREATE TRIGGER events_search_delete AFTER DELETE ON events BEGIN
+    DELETE FROM event_facets WHERE seq = old.seq;
+    DELETE FROM events_fts WHERE rowid = old.seq;
+  END;
+`;
 
 export const migrations: Migration[] = [
   {
@@ -55,9 +83,24 @@ export const migrations: Migration[] = [
     version: 3,
     name: 'search index: FTS5 text and facets (session, agent, plugin, decision) per event',
     up(db) {
-      db.exec(SEARCH_INDEX_SCHEMA);
+      db.exec(SEARCH_INDEX_V3);
       // An existing log is indexed now, in the migration's transaction: search never sees half of it.
-      backfillSearchIndex(db);
+      // Facets only since migration 4: it rebuilds the text index from every event right after.
+      backfillSearchIndex(db, { text: false });
+    },
+  },
+  {
+    version: 4,
+    name: 'search index: FTS5 without per-row sizes (columnsize=0), rebuilt from events',
+    up(db) {
+      // The text index is derived from events: drop it and index every event again in this
+      // transaction (search sees the old index or the whole new one). Facets are unchanged.
+      db.exec(`
+        DROP TRIGGER events_search_delete;
+        DROP TABLE events_fts;
+        ${SEARCH_TEXT_SCHEMA}
+      `);
+      rebuildSearchText(db);
     },
   },
 ];
