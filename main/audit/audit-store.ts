@@ -134,7 +134,7 @@ export class AuditStore {
     this.db.pragma('synchronous = NORMAL');
     this.walPath = `${opts.path}-wal`;
     this.db.pragma('busy_timeout = 5000');
-    migrate(this.db);
+    migrate(this.db, undefined, (m) => this.log(`audit log: upgrading ${opts.path} to schema ${m.version} (${m.name}); this can take a while on a large log`));
     this.insert = this.db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.setHead = this.db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
     // IMMEDIATE: take the write lock when the batch opens, so a commit cannot fail on a lock.

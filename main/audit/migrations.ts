@@ -105,7 +105,11 @@ export const migrations: Migration[] = [
   },
 ];
 
-export function migrate(db: Database, list: Migration[] = migrations): number {
+/**
+ * Applies the migrations the database lacks. `upgrading` hears of each one applied to an existing
+ * log (not a new one): some rebuild an index over every event, which takes a while on a big log.
+ */
+export function migrate(db: Database, list: Migration[] = migrations, upgrading?: (m: Migration) => void): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = list.at(-1)?.version ?? 0;
   if (current > latest) {
@@ -113,6 +117,7 @@ export function migrate(db: Database, list: Migration[] = migrations): number {
   }
   for (const m of list) {
     if (m.version <= current) continue;
+    if (current > 0) upgrading?.(m);
     db.transaction(() => {
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
