@@ -1,6 +1,7 @@
 // PTY sessions with real PTYs and real programs (sh, seq, yes, cat): batching, UTF-8 boundaries,
 // flow control, re-attach, take-over, kill and transcripts. Waits are on the manager's own
 // events (output, list changes, audit records), never on a timer.
+import { spawn as spawnChild } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -239,6 +240,53 @@ describe('flow control', () => {
     const expected = Array.from({ length: lines }, (_, i) => `${i + 1}\r\n`).join('');
     expect(h.text(s.id)).toBe(expected);
     expect(h.mgr.unacked(s.id, 'c1')).toBe(0);
+  });
+
+  it('sends the first read after a resume at once, then batches again', async () => {
+    // A fake PTY, so that each read is one call. Its leader is a real process (in a session of
+    // its own, which the session's clean-up kills), or the session would think the program gone
+    // and stop pausing.
+    const leader = spawnChild('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    onTestFinished(() => void leader.kill('SIGKILL'));
+    let read: (d: string) => void = () => {};
+    let exit: (e: { exitCode: number }) => void = () => {};
+    let paused = false;
+    const fake: PtySpawn = () => ({
+      pid: leader.pid!,
+      onData: (l) => ((read = l), { dispose() {} }),
+      onExit: (l) => ((exit = l), { dispose() {} }),
+      write() {},
+      resize() {},
+      kill() {},
+      pause: () => void (paused = true),
+      resume: () => void (paused = false),
+    });
+    // A batch window no test waits out: only size, a pause or a resume sends output.
+    const h = harness({ spawn: fake, limits: { highWater: 100, lowWater: 10, batchMaxChars: 1000, batchMs: 3_600_000 } });
+    const s = h.mgr.start({ command: '/bin/sh', env, origin: operator });
+    h.mgr.attach(s.id, 'c1');
+    const sizes = () => h.outputs.map((o) => o.data.length);
+
+    read('a'.repeat(60));
+    expect(sizes()).toEqual([]);
+    read('a'.repeat(60));
+    expect(paused).toBe(true);
+    expect(sizes()).toEqual([120]);
+
+    h.mgr.ack(s.id, 'c1', 120);
+    expect(paused).toBe(false);
+    // The console is idle: what comes first goes to it without waiting for a batch to fill.
+    read('b'.repeat(20));
+    expect(sizes()).toEqual([120, 20]);
+    // After that, batching as usual.
+    read('c'.repeat(20));
+    read('c'.repeat(20));
+    expect(sizes()).toEqual([120, 20]);
+
+    exit({ exitCode: 0 });
+    await h.until(exitedEvent(h, s.id), 'exit');
+    expect(sizes()).toEqual([120, 20, 40]);
+    expect(h.text(s.id)).toBe('a'.repeat(120) + 'b'.repeat(20) + 'c'.repeat(40));
   });
 
   it('follows the slowest watching console, and stops waiting for one that detaches', async () => {

@@ -64,6 +64,8 @@ export class PtySession {
   private batch: string[] = [];
   private batchChars = 0;
   private batchTimer: NodeJS.Timeout | null = null;
+  /** Reading just resumed: the next read goes out at once (see onData). */
+  private resumed = false;
   private leaderTimer: NodeJS.Timeout | null = null;
   private readonly decoder = new Utf8Stream();
   private readonly scrollback: Scrollback;
@@ -88,7 +90,10 @@ export class PtySession {
       limits.highWater,
       limits.lowWater,
       () => this.pty.pause(),
-      () => this.pty.resume(),
+      () => {
+        this.pty.resume();
+        this.resumed = true;
+      },
     );
     this.startedAt = deps.clock.now();
     this.pty = deps.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, cols: spec.cols, rows: spec.rows });
@@ -264,8 +269,12 @@ export class PtySession {
     // Counted as read, not as sent: the pause must come before the next read, not 5 ms later.
     this.flow.sent(text.length);
     // Paused, nothing more comes until the consoles catch up: waiting out the window would only
-    // delay the acknowledgments that resume it.
-    if (this.batchChars >= this.deps.limits.batchMaxChars || this.flow.isPaused) this.flushBatch();
+    // delay the acknowledgments that resume it. Just resumed, the consoles have next to nothing
+    // left to parse (under the low-water mark): the first read goes out at once rather than after
+    // a full batch, which at PTY speed is a millisecond or more of every console sitting idle.
+    const firstAfterResume = this.resumed;
+    this.resumed = false;
+    if (firstAfterResume || this.batchChars >= this.deps.limits.batchMaxChars || this.flow.isPaused) this.flushBatch();
     else if (!this.batchTimer) this.batchTimer = setTimeout(() => this.flushBatch(), this.deps.limits.batchMs);
   }
 
