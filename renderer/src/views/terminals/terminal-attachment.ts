@@ -8,13 +8,6 @@ import type { GatehouseClient } from '../../transport/client.ts';
 
 type Output = EventPayload<'terminals.output'>;
 
-/**
- * Acknowledgments go in batches of this many chars (VS Code's 5,000), and always when xterm.js
- * has caught up. It is at most the host's low-water mark, so what we hold back never keeps a
- * paused program paused.
- */
-export const ACK_BATCH_CHARS = 5_000;
-
 export type AttachState = { kind: 'attaching' } | { kind: 'live'; truncated: boolean } | { kind: 'error'; message: string };
 
 export class TerminalAttachment {
@@ -23,8 +16,8 @@ export class TerminalAttachment {
   private attaching = false;
   /** Output that arrived while the attach call was in flight. */
   private early: Output[] = [];
-  private writesInFlight = 0;
   private unacked = 0;
+  private ackQueued = false;
   private disposed = false;
   private readonly offs: (() => void)[] = [];
 
@@ -94,12 +87,27 @@ export class TerminalAttachment {
     }
     this.lastSeq = e.seq;
     const chars = e.data.length;
-    this.writesInFlight++;
     // The callback runs once xterm.js has parsed the data: that is what the host waits for.
     this.term.write(e.data, () => {
-      this.writesInFlight--;
       this.unacked += chars;
-      if (this.unacked >= ACK_BATCH_CHARS || this.writesInFlight === 0) this.ack();
+      this.queueAck();
+    });
+  }
+
+  /**
+   * One acknowledgment per stretch of parsing: xterm.js parses queued writes back to back in one
+   * task (up to ~12 ms) and calls their callbacks as it goes, so a microtask sends the sum once
+   * that task ends, before the next frame or message. The host resumes a paused program only
+   * when nearly everything is acknowledged, i.e. when xterm.js has run out of queued output,
+   * which is the end of such a stretch: an acknowledgment per write would leave no sooner, only
+   * cost one more call (and its reply) each.
+   */
+  private queueAck(): void {
+    if (this.ackQueued) return;
+    this.ackQueued = true;
+    queueMicrotask(() => {
+      this.ackQueued = false;
+      this.ack();
     });
   }
 
