@@ -43,6 +43,24 @@ function open(dir: string): { store: AuditStore; q: AuditQuery } {
   return { store, q: new AuditQuery({ store }) };
 }
 
+/** An audit database as an older Gatehouse left it: schema `version`, `events` chained in it (no index filled). */
+function oldDatabase(version: number, events: AuditEventInput[]): { dir: string; db: Database.Database } {
+  const dir = tempDir();
+  const db = new Database(join(dir, 'audit.db'));
+  db.pragma('journal_mode = WAL');
+  migrate(db, migrations.filter((m) => m.version <= version));
+  let prev = GENESIS_HASH;
+  const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  events.forEach((e, i) => {
+    const row = { seq: i + 1, ts: 1_000 + i, type: e.type, actor: e.actor, payloadJson: canonicalJson(e.payload) };
+    const hash = chainHash(prev, row);
+    insert.run(row.seq, row.ts, row.type, row.actor, row.payloadJson, prev, hash);
+    prev = hash;
+  });
+  db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?)').run(events.length, prev);
+  return { dir, db };
+}
+
 describe('audit search', () => {
   it('finds a call by a word from one of its arguments, and the call gathers its events', async () => {
     const { store, q } = open(tempDir());
@@ -192,22 +210,7 @@ describe('audit search', () => {
   });
 
   it('migrates a v1 database: backfills the index for old rows, keeps the chain, and appends on', async () => {
-    const dir = tempDir();
-    const path = join(dir, 'audit.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    migrations[0]!.up(db);
-    db.pragma('user_version = 1');
-    let prev = GENESIS_HASH;
-    const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const old = callEvents(1, 'legacy', 'claude', { command: 'grep platypus /var/log' });
-    old.forEach((e, i) => {
-      const row = { seq: i + 1, ts: 1_000 + i, type: e.type, actor: e.actor, payloadJson: canonicalJson(e.payload) };
-      const hash = chainHash(prev, row);
-      insert.run(row.seq, row.ts, row.type, row.actor, row.payloadJson, prev, hash);
-      prev = hash;
-    });
-    db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?)').run(old.length, prev);
+    const { dir, db } = oldDatabase(1, callEvents(1, 'legacy', 'claude', { command: 'grep platypus /var/log' }));
     db.close();
 
     const { store, q } = open(dir);
@@ -259,22 +262,8 @@ describe('audit search', () => {
   });
 
   it('migrates a v3 search index (contentless_delete) to v4 (columnsize=0): the text index is rebuilt from events', async () => {
-    const dir = tempDir();
-    const path = join(dir, 'audit.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    migrate(db, migrations.filter((m) => m.version <= 3));
+    const { dir, db } = oldDatabase(3, [...callEvents(1, 'legacy', 'claude', { command: 'grep platypus /var/log' }), ...callEvents(2, 'legacy', 'codex', { command: 'tar czf wombat.tgz' })]);
     expect(db.pragma('user_version', { simple: true })).toBe(3);
-    let prev = GENESIS_HASH;
-    const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const old = [...callEvents(1, 'legacy', 'claude', { command: 'grep platypus /var/log' }), ...callEvents(2, 'legacy', 'codex', { command: 'tar czf wombat.tgz' })];
-    old.forEach((e, i) => {
-      const row = { seq: i + 1, ts: 1_000 + i, type: e.type, actor: e.actor, payloadJson: canonicalJson(e.payload) };
-      const hash = chainHash(prev, row);
-      insert.run(row.seq, row.ts, row.type, row.actor, row.payloadJson, prev, hash);
-      prev = hash;
-    });
-    db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?)').run(old.length, prev);
     new SearchIndexer(db).indexAfter(0);
     const ftsSql = () => (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events_fts'").get() as { sql: string }).sql;
     expect(ftsSql()).toContain('contentless_delete=1');
