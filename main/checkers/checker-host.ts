@@ -105,7 +105,9 @@ export class CheckerHost {
       }
     }
     this.unverified = unverified;
-    this.held = [...this.quarantined(), ...unverified];
+    // A checker that its pre-run check just quarantined is named once, as quarantined.
+    const quarantined = this.quarantined();
+    this.held = [...quarantined, ...unverified.filter((f) => !quarantined.some((q) => q.checker === f.checker))];
     const next = new CheckerPool({
       checkers: specs,
       breakers: (name) => this.deps.breakers.get(name),
