@@ -9,6 +9,10 @@ mkdirSync(tmp, { recursive: true });
 const bin = (name) => `node_modules/.bin/${name}`;
 let failedStages = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// Each failed test, named with its first error line, repeated at the very end: CI keeps only the
+// tail of a long log, and a failure that scrolled away cannot be fixed.
+const failedTests = [];
+const firstLine = (text) => String(text ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
 
 function stage(name, cmd, args, env = {}) {
   console.log(`\n=== ${name}: ${[cmd, ...args].join(' ')}`);
@@ -30,6 +34,15 @@ if (existsSync(vitestJson)) {
   totals.passed += v.numPassedTests;
   totals.failed += v.numFailedTests;
   totals.skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+  for (const file of v.testResults) {
+    for (const t of file.assertionResults) {
+      if (t.status === 'failed') failedTests.push(`${file.name.replace(`${process.cwd()}/`, '')} › ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    }
+    // A file that failed to load has no tests to name, only its message.
+    if (file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed')) {
+      failedTests.push(`${file.name.replace(`${process.cwd()}/`, '')}: ${firstLine(file.message)}`);
+    }
+  }
 } else failedStages.push('unit tests wrote no report');
 
 if (built) {
@@ -41,10 +54,22 @@ if (built) {
     totals.passed += s.expected + s.flaky;
     totals.failed += s.unexpected;
     totals.skipped += s.skipped;
+    const walk = (suite, titles) => {
+      for (const spec of suite.specs ?? []) {
+        for (const t of spec.tests ?? []) {
+          if (t.status !== 'unexpected') continue;
+          const error = t.results?.find((r) => r.error)?.error;
+          failedTests.push(`[${t.projectName}] ${spec.file}:${spec.line} › ${[...titles, spec.title].join(' › ')}: ${firstLine(error?.message)}`);
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
+    };
+    for (const suite of JSON.parse(readFileSync(pwJson, 'utf8')).suites ?? []) walk(suite, []);
   } else failedStages.push('e2e tests wrote no report');
 } else failedStages.push('e2e tests not run: the build failed');
 
 console.log('');
+if (failedTests.length) console.log(`Failed tests:\n${failedTests.map((t) => `  ✗ ${t}`).join('\n')}`);
 if (failedStages.length) console.log(`Failed stages: ${failedStages.join('; ')}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedStages.length ? 1 : 0);

@@ -234,7 +234,8 @@ describe('ClaudeConfigWriter', () => {
         const [planned] = writer.preview(req).files;
         const after = JSON.parse(planned!.after) as Record<string, unknown>;
         const { hooks, ...rest } = after;
-        expect(rest).toEqual(other);
+        // What the file held: JSON has no -0, so fc.jsonValue's -0 was written as 0.
+        expect(rest).toEqual(JSON.parse(JSON.stringify(other)));
         const groups = settingsShape.parse(after).hooks.PreToolUse;
         expect(groups.slice(0, -1)).toEqual(pre ?? []);
         expect(groups.at(-1)).toMatchObject({ matcher: '*', hooks: [{ type: hook }] });
