@@ -13,7 +13,8 @@
 //    the gateway's pipeline steps from the result's step timings, the runner alone, and the
 //    whole round trip through /mcp against ToolRunner called in-process.
 //  - Claude Code hook round trips: the HTTP form (POST to the hook route) and the command form
-//    (`gatehouse hook`, a node process per call, as Claude Code runs it).
+//    (`gatehouse hook`, a node process per call, as Claude Code runs it), the latter against the
+//    floor any command written in Node has: a bare `node -e 0` spawned the same way.
 import { fork, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,15 +90,18 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
     const body = (await res.json()) as { hookSpecificOutput?: { permissionDecision?: string } };
     if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`hook answered ${JSON.stringify(body)}`);
   };
-  const hookCommand = () =>
+  const nodeCommand = (args: string[], check: (out: string) => boolean) =>
     new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [cliPath, 'hook', '--home', home], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       child.on('error', reject);
-      child.on('close', () => (/"allow"/.test(out) ? resolve() : reject(new Error(`hook command answered ${out}`))));
+      child.on('close', () => (check(out) ? resolve() : reject(new Error(`${args.join(' ')} answered ${out}`))));
       child.stdin.end(HOOK_INPUT);
     });
+  const hookCommand = () => nodeCommand([cliPath, 'hook', '--home', home], (out) => /"allow"/.test(out));
+  const bareNode = () => nodeCommand(['-e', '0'], () => true);
+  const commandRuns = Math.max(3, Math.floor(calls / 5));
 
   // Filled by the overhead case's round, reported by the cases after it.
   let last = { inProcess: 0, mcp: 0, mcpAdded: 0, directAdded: 0, ping: 0, pipeline: 0 };
@@ -182,13 +186,23 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       },
     },
     {
+      name: 'node start-up (node -e 0, spawned the same way)',
+      unit: 'ms',
+      better: 'lower',
+      async run() {
+        const t: number[] = [];
+        for (let i = 0; i < commandRuns; i++) t.push(await time(bareNode));
+        return median(t);
+      },
+    },
+    {
       name: 'hook round trip, command form (gatehouse hook)',
       unit: 'ms',
       better: 'lower',
-      baseline: 'hook round trip, HTTP form',
+      baseline: 'node start-up (node -e 0, spawned the same way)',
       async run() {
         const t: number[] = [];
-        for (let i = 0; i < Math.max(3, Math.floor(calls / 5)); i++) t.push(await time(hookCommand));
+        for (let i = 0; i < commandRuns; i++) t.push(await time(hookCommand));
         return median(t);
       },
     },

@@ -3,6 +3,7 @@
 // limits, dry-run and live mode, and the operator's decisions (approve, deny, expiry, always).
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +16,8 @@ import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
 import { cliPath, repoRoot, runCli } from './support/cli.js';
 import { hookCommand } from '../shared/claude-config.js';
+import { writeServeFile } from '../main/shells/serve/serve-file.js';
+import { homePaths } from '../main/home.js';
 import { http, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -358,6 +361,52 @@ describe('Claude Code PreToolUse hook', () => {
     const fromSettings = await runCliWithStdin(['hook', '--home', home], hookInput('Read', { file_path: '/tmp/x' }));
     expect(JSON.parse(fromSettings.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
   });
+
+  it('command form: a host that refuses, stalls or answers without a decision gets a denial with a sentence', async () => {
+    // A serve.json naming a live process (this one) and a hook address this test controls.
+    const homeFor = (port: number) => {
+      const home = tempDir('gatehouse-hookhost-');
+      writeServeFile(homePaths(home).serveJson, { url: `http://127.0.0.1:${port}/`, host: '127.0.0.1', port, pid: process.pid, token: 'op', agentToken: 'agent-t', mcpUrl: `http://127.0.0.1:${port}/mcp`, hookUrl: `http://127.0.0.1:${port}/hooks/claude/pre-tool-use`, startedAt: 0 });
+      return home;
+    };
+    const input = hookInput('Read', { file_path: '/tmp/x' });
+    const answerOf = (r: { stdout: string }) => JSON.parse(r.stdout).hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
+
+    // Nothing listens on the port: "unreachable", which the setting turns into ask.
+    const closed = createServer();
+    const closedPort = await listen(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = homeFor(closedPort);
+    expect(answerOf(await runCliWithStdin(['hook', '--home', refused], input))).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(new RegExp(`127\\.0\\.0\\.1:${closedPort}/hooks/claude/pre-tool-use did not answer: .*ECONNREFUSED`)) });
+    expect(answerOf(await runCliWithStdin(['hook', '--home', refused, '--unreachable', 'ask'], input)).permissionDecision).toBe('ask');
+
+    // Accepts and never answers: denied at the timeout, whatever the unreachable answer.
+    const seen: string[] = [];
+    const stall = createServer((req) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => (body += d));
+      req.on('end', () => seen.push(`${req.method} ${req.url} ${req.headers.authorization} ${body}`));
+    });
+    const stalled = homeFor(await listen(stall));
+    try {
+      const timedOut = answerOf(await runCliWithStdin(['hook', '--home', stalled, '--timeout', '1', '--unreachable', 'ask'], input));
+      expect(timedOut).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Gatehouse did not answer within 1 s, so the call is denied.' });
+      // What it sent: the hook input as it came, with the agent token.
+      expect(seen).toEqual([`POST /hooks/claude/pre-tool-use Bearer agent-t ${input}`]);
+    } finally {
+      stall.closeAllConnections();
+      await new Promise((resolve) => stall.close(resolve));
+    }
+
+    // Answers, but not with a decision.
+    const broken = createServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}'));
+    const brokenHome = homeFor(await listen(broken));
+    try {
+      expect(answerOf(await runCliWithStdin(['hook', '--home', brokenHome, '--unreachable', 'ask'], input))).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Gatehouse answered the hook with HTTP 500 and no decision; the call is denied.' });
+    } finally {
+      await new Promise((resolve) => broken.close(resolve));
+    }
+  });
 });
 
 describe('operator decisions and settings', () => {
@@ -463,6 +512,10 @@ describe('operator decisions and settings', () => {
     await client.close();
   });
 });
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+}
 
 function runCliWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCli(args, {}, input);
