@@ -23,9 +23,9 @@ const common = {
 const jobs = {
   cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: 'out/main/cli.js', format: 'esm' }),
   // `gatehouse hook` runs before every tool call Claude Code makes: its own small bundle starts fast.
-  // Its dependencies are bundled in (all plain JavaScript): one file compiles faster than Node
-  // resolves and loads zod's ~100 modules.
-  hook: () => esbuild({ ...common, packages: undefined, entryPoints: ['main/cli/hook-command.ts'], outfile: 'out/main/hook.js', format: 'esm' }),
+  // Split: what it loads only when the host cannot be asked (the settings, zod) is a chunk of
+  // its own, in out/main/hook-chunks, so the answered path never reads it.
+  hook: () => esbuild({ ...common, entryPoints: { hook: 'main/cli/hook-command.ts' }, outdir: 'out/main', splitting: true, chunkNames: 'hook-chunks/[name]-[hash]', format: 'esm' }),
   // import.meta does not exist in CommonJS; modules that use it fall back to __filename there.
   electron: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/shells/electron/main.ts'], outfile: 'out/main/electron.cjs', format: 'cjs', external: ['electron'] }),
   // The sandboxed preload may only require('electron'): everything else is bundled in.

@@ -372,6 +372,13 @@ describe('Claude Code PreToolUse hook', () => {
     const input = hookInput('Read', { file_path: '/tmp/x' });
     const answerOf = (r: { stdout: string }) => JSON.parse(r.stdout).hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
 
+    // A serve.json that is not what the host writes: not running, saying what is wrong with the file.
+    const garbled = tempDir('gatehouse-hookhost-');
+    writeFileSync(homePaths(garbled).serveJson, '{"pid": "one"');
+    expect(answerOf(await runCliWithStdin(['hook', '--home', garbled], input))).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/serve\.json could not be read: .*JSON/) });
+    writeFileSync(homePaths(garbled).serveJson, JSON.stringify({ pid: process.pid, hookUrl: 'http://127.0.0.1:1/' }));
+    expect(answerOf(await runCliWithStdin(['hook', '--home', garbled], input)).permissionDecisionReason).toMatch(/serve\.json has no pid, hookUrl and agentToken/);
+
     // Nothing listens on the port: "unreachable", which the setting turns into ask.
     const closed = createServer();
     const closedPort = await listen(closed);

@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { defaultHome } from '../home.js';
 import { UsageError } from './usage-error.js';
-import { hookAnswerFor, hookSettings, runningHost, type HookOptions } from './hook-command.js';
+import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
+import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 
 export function addAgentCommands(cli: Command): void {

@@ -5,7 +5,7 @@ import type { ApprovalItemView } from '../../shared/contract.js';
 import { defaultHome } from '../home.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import { connectHost, type HostCaller } from './host-client.js';
-import { runningHost } from './hook-command.js';
+import { runningHost } from './running-host.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 

@@ -14,6 +14,9 @@ import { z } from 'zod';
 import { describeIssues } from '../host/dispatcher.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
+import { hookAnswer, type HookAnswer } from './hook-answer.js';
+
+export { hookAnswer, unreachableAnswer, type HookAnswer, type PermissionDecision } from './hook-answer.js';
 
 export const hookInputSchema = z
   .object({
@@ -28,15 +31,6 @@ export const hookInputSchema = z
   })
   .loose();
 export type HookInput = z.output<typeof hookInputSchema>;
-
-export type PermissionDecision = 'allow' | 'deny' | 'ask';
-export interface HookAnswer {
-  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: PermissionDecision; permissionDecisionReason: string };
-}
-
-export function hookAnswer(decision: PermissionDecision, reason: string): HookAnswer {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
-}
 
 /** Parses a hook's JSON text; the error names the field and says what to send. */
 export function parseHookInput(text: string): { ok: true; input: HookInput } | { ok: false; message: string } {
@@ -79,10 +73,4 @@ export function answerFor(r: GatewayResult): HookAnswer {
     case 'deny':
       return hookAnswer('deny', `${by} denied this call: ${r.reason}`);
   }
-}
-
-/** The answer when no host can be reached (command form): fail closed unless configured to ask. */
-export function unreachableAnswer(mode: 'deny' | 'ask', detail: string): HookAnswer {
-  const sentence = `Gatehouse is not running (${detail}), so it cannot check this call. Start it with \`gatehouse serve\` or \`gatehouse start\`.`;
-  return hookAnswer(mode, sentence);
 }
