@@ -362,6 +362,15 @@ describe('Claude Code PreToolUse hook', () => {
     expect(JSON.parse(fromSettings.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
   });
 
+  it('command form: what Claude Code starts before every tool call loads only Node\'s own modules until it must read the settings', () => {
+    // zod and fetch's undici were half of its start-up (bench/gateway.ts, "hook round trip, command form").
+    const hook = readFileSync(join(repoRoot, 'out', 'main', 'hook.js'), 'utf8');
+    const statics = [...hook.matchAll(/^import\s[^;]*?from\s*"([^"]+)"/gm)].map((m) => m[1]);
+    expect(statics.length).toBeGreaterThan(0);
+    expect(statics.filter((s) => !s!.startsWith('node:'))).toEqual([]);
+    expect(hook).not.toMatch(/\bfetch\(/);
+  });
+
   it('command form: a host that refuses, stalls or answers without a decision gets a denial with a sentence', async () => {
     // A serve.json naming a live process (this one) and a hook address this test controls.
     const homeFor = (port: number) => {
