@@ -102,6 +102,11 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   const hookCommand = () => nodeCommand([cliPath, 'hook', '--home', home], (out) => /"allow"/.test(out));
   const bareNode = () => nodeCommand(['-e', '0'], () => true);
   const commandRuns = Math.max(3, Math.floor(calls / 5));
+  const medianOf = async (n: number, fn: () => Promise<unknown>) => {
+    const t: number[] = [];
+    for (let i = 0; i < n; i++) t.push(await time(fn));
+    return median(t);
+  };
 
   // Filled by the overhead case's round, reported by the cases after it.
   let last = { inProcess: 0, mcp: 0, mcpAdded: 0, directAdded: 0, ping: 0, pipeline: 0 };
@@ -179,32 +184,20 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       name: 'hook round trip, HTTP form',
       unit: 'ms',
       better: 'lower',
-      async run() {
-        const t: number[] = [];
-        for (let i = 0; i < calls; i++) t.push(await time(hookHttp));
-        return median(t);
-      },
+      run: () => medianOf(calls, hookHttp),
     },
     {
       name: 'node start-up (node -e 0, spawned the same way)',
       unit: 'ms',
       better: 'lower',
-      async run() {
-        const t: number[] = [];
-        for (let i = 0; i < commandRuns; i++) t.push(await time(bareNode));
-        return median(t);
-      },
+      run: () => medianOf(commandRuns, bareNode),
     },
     {
       name: 'hook round trip, command form (gatehouse hook)',
       unit: 'ms',
       better: 'lower',
       baseline: 'node start-up (node -e 0, spawned the same way)',
-      async run() {
-        const t: number[] = [];
-        for (let i = 0; i < commandRuns; i++) t.push(await time(hookCommand));
-        return median(t);
-      },
+      run: () => medianOf(commandRuns, hookCommand),
     },
   ];
   return {

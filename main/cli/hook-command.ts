@@ -76,10 +76,15 @@ function postHook(url: string, token: string, body: string, timeoutMs: number): 
 export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number }): Promise<HookAnswer> {
   const host = hookTarget(home);
   // Read only when the host cannot be asked: the settings are not on the answered path.
-  const unreachable = async () => {
+  const unreachable = async (): Promise<'deny' | 'ask'> => {
     if (opts.unreachable) return opts.unreachable;
-    const { readSettingsFile } = await import('../gateway/settings-store.js');
-    return readSettingsFile(homePaths(home).settings).settings.hookUnreachable;
+    try {
+      const { readSettingsFile } = await import('../gateway/settings-store.js');
+      return readSettingsFile(homePaths(home).settings).settings.hookUnreachable;
+    } catch {
+      // Fail closed: without the setting, the answer is the default one, deny.
+      return 'deny';
+    }
   };
   if (!host.ok) return unreachableAnswer(await unreachable(), host.why);
   const { hookUrl, agentToken } = host.target;
