@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const needed: [job: string, file: string][] = [
   ['cli', 'out/main/cli.js'],
+  // `gatehouse hook` answers from its own bundle; without it bin/gatehouse.js falls back to cli.js.
+  ['hook', 'out/main/hook.js'],
   ['preload', 'out/preload/index.cjs'],
   ['renderer', 'out/renderer/index.html'],
 ];
