@@ -32,6 +32,12 @@ export interface Extraction {
   evasive: boolean;
   /** Why it is evasive, one short phrase each ("command substitution builds the command"). */
   evasiveReasons: string[];
+  /**
+   * Paths (also listed in `paths`) that the call reaches as whole trees: `grep -r`, `find`,
+   * `tar -c`, Claude Code's Grep and Glob. A protected tree anywhere under one of them counts as
+   * touched, by every operation of the call. Absent means none.
+   */
+  recursive?: string[];
 }
 
 export type Decision = 'allow' | 'deny' | 'ask';

@@ -10,6 +10,7 @@ export class Collector {
   readonly paths: string[] = [];
   readonly hosts: string[] = [];
   readonly reasons: string[] = [];
+  readonly recursive: string[] = [];
   content = '';
 
   constructor(readonly ctx: PathContext) {}
@@ -50,6 +51,26 @@ export class Collector {
     }
   }
 
+  /**
+   * A path the call reaches as a whole tree (`grep -r . ~/.config`): added as a path, and marked so
+   * that rules count every protected tree under it as touched. Relative to `cwd`, `~` expanded.
+   */
+  recursivePath(raw: string, cwd: string = this.ctx.cwd): void {
+    if (!raw) return;
+    const abs = normalisePath(raw, cwd, this.ctx.home);
+    this.addAbsolute(abs);
+    this.markRecursive(abs);
+  }
+
+  /** Marks an absolute path (and where its symlinks lead) as reached recursively. */
+  markRecursive(abs: string): void {
+    if (!this.recursive.includes(abs)) this.recursive.push(abs);
+    if (this.ctx.resolveSymlinks) {
+      const real = resolveSymlinks(abs);
+      if (real !== abs && !this.recursive.includes(real)) this.recursive.push(real);
+    }
+  }
+
   host(h: string | null): void {
     if (h && !this.hosts.includes(h)) this.hosts.push(h);
   }
@@ -74,6 +95,7 @@ export class Collector {
       content: this.content,
       evasive: this.reasons.length > 0,
       evasiveReasons: this.reasons,
+      ...(this.recursive.length ? { recursive: this.recursive } : {}),
     };
   }
 }

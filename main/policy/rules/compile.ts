@@ -89,11 +89,14 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {
-    const recursive = (c.actionMask & mask & RECURSIVE_OPS) !== 0;
+    // Containment: deleting, moving or copying a folder reaches every protected tree inside it, and
+    // so does any operation on a path the call reaches as a whole tree (`grep -r . ~/.config`).
+    const recursiveOps = (c.actionMask & mask & RECURSIVE_OPS) !== 0;
+    const trees = x.recursive;
     for (const p of x.paths) {
       const glob = c.paths.match(p);
       if (glob !== null && c.except.match(p) === null) return matchOf(c, `path ${p} matches ${glob}`);
-      if (recursive) {
+      if (recursiveOps || (trees !== undefined && trees.includes(p))) {
         const inner = c.paths.containsProtected(p);
         if (inner !== null && c.except.match(p) === null) return matchOf(c, `path ${p} contains ${inner}`);
       }
