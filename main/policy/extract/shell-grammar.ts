@@ -3,6 +3,7 @@
 // Loading is async (WebAssembly); parsing after that is synchronous.
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
+import { escapeGlob, globPattern } from './globs.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
 
 let parser: Parser | null = null;
@@ -208,6 +209,7 @@ function command(n: Node, redirects: Redirect[]): SimpleCommand {
 }
 
 function mergeInto(w: Word, blanks: string, next: Word): void {
+  if (w.glob !== undefined || next.glob !== undefined) w.glob = (w.glob ?? escapeGlob(w.text)) + blanks + (next.glob ?? escapeGlob(next.text));
   w.text += blanks + next.text;
   w.dynamic ||= next.dynamic;
   w.vars ||= next.vars;
@@ -279,8 +281,11 @@ let source = '';
 
 function word(n: Node, restoreLead = true): Word {
   const w = wordText('');
+  // Which parts bash would brace- and glob-expand (quoting matters, and is gone from `text`).
+  const glob = globPattern(n, ansiC);
   if (!restoreLead) {
     appendWord(n, w, false, false);
+    if (glob !== null) w.glob = glob;
     return w;
   }
   // tree-sitter-bash drops escaped blanks at the start of a word (`\ a` is one word " a" to bash,
@@ -297,6 +302,7 @@ function word(n: Node, restoreLead = true): Word {
   }
   if (lead) w.text = lead;
   appendWord(n, w, false, !lead);
+  if (glob !== null) w.glob = lead + glob;
   return w;
 }
 
@@ -427,6 +433,8 @@ export function unescapeDouble(t: string): string {
   }
   return out;
 }
+
+const ansiC = (n: Node): string => decodeAnsiC(n.text.slice(2, -1));
 
 function decodeAnsiC(t: string): string {
   return t.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_m, e: string) => {

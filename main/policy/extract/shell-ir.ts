@@ -17,6 +17,12 @@ export interface Word {
   indirect: boolean;
   /** Command and process substitutions inside the word, analysed as scripts of their own. */
   substs: Script[];
+  /**
+   * The word as a bash pattern, present only when it has unquoted glob or brace characters or
+   * unquoted variables (whose values bash globs): quoted characters backslash-escaped, variables as
+   * markers (see globs.ts). Absent means the word is passed as `text`, unexpanded.
+   */
+  glob?: string;
 }
 
 export interface Redirect {
@@ -49,8 +55,13 @@ export interface Pipeline {
 /** Statements in source order; `;`, `&&`, `||`, `&` and newlines all separate pipelines. */
 export interface Script {
   pipelines: Pipeline[];
-  /** The grammar reported a syntax error somewhere in this script. */
+  /** The grammar reported a syntax error somewhere in this script, or it is over a limit. */
   error: boolean;
+  /**
+   * The script is over one of the judge's limits (limits.ts) and was converted only up to it; says
+   * which limit, in words an operator reads (`a pipeline has more than 256 stages`).
+   */
+  limit?: string;
 }
 
 export function literalWord(text: string): Word {
