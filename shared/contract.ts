@@ -176,7 +176,13 @@ const toolCall = z.object({
   cwd: z.string(),
   source: z.enum(['mcp', 'hook', 'api', 'console']),
   receivedAt: z.number(),
+  /** What the client said it is (MCP clientInfo.name, "claude-code", the API's `agent`): a label; `agent` is the token's name. */
+  client: z.string().optional(),
 });
+const agentTokenName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an agent name is 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-", starting with a letter or digit');
+const agentTokenInfo = z.object({ name: z.string(), createdAt: z.number(), createdBy: z.string(), isDefault: z.boolean(), lastUsedAt: z.number().nullable() });
 const approvalState = z.enum(['pending', 'approved', 'denied', 'expired']);
 const grant = z.object({
   id: z.string(),
@@ -187,6 +193,8 @@ const grant = z.object({
   argsHash: z.string().nullable(),
   operator: z.string(),
   approval: z.string().nullable(),
+  /** The transport of the approved call; the grant covers calls through it only. */
+  source: z.enum(['mcp', 'hook', 'api', 'console']).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -742,6 +750,21 @@ export const methods = {
       .object({ ...claudeConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4) })
       .strict(),
     response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
+  },
+  /** Named agent tokens (main/gateway/agent-tokens.ts): the agent name calls are filed under comes from the token. */
+  'agents.tokens.list': {
+    request: empty,
+    response: z.object({ tokens: z.array(agentTokenInfo) }),
+  },
+  /** OPERATOR ACTION: a new token for a new agent; the token is in this answer only (Gatehouse keeps its SHA-256). Audited (agent.token-created). */
+  'agents.tokens.create': {
+    request: z.object({ name: agentTokenName }).strict(),
+    response: z.object({ name: z.string(), token: z.string(), createdAt: z.number() }),
+  },
+  /** OPERATOR ACTION: the token is refused from the next request on. Audited (agent.token-revoked). */
+  'agents.tokens.revoke': {
+    request: z.object({ name: agentTokenName }).strict(),
+    response: z.object({ revoked: z.boolean() }),
   },
   'settings.get': {
     request: empty,

@@ -186,6 +186,7 @@ export class ApprovalQueue {
         argumentPattern: opts.argumentPattern,
         argsHash: item.argsHash,
         approval: id,
+        source: item.call.source,
       });
     } else if (scope === 'always') {
       rule = proposeAlwaysRule({ id, call: item.call, extraction: item.extraction, argsHash: item.argsHash, operator });

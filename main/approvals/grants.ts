@@ -26,6 +26,8 @@ export interface CreateGrant {
   argumentPattern?: string | undefined;
   argsHash?: string | undefined;
   approval?: string | null;
+  /** The transport the approved call came through; the grant covers calls through it only. */
+  source?: ToolCall['source'] | undefined;
 }
 
 interface LiveGrant {
@@ -75,6 +77,7 @@ export class Grants {
       argsHash: input.argumentPattern === undefined ? (input.argsHash ?? null) : null,
       operator: input.operator,
       approval: input.approval ?? null,
+      ...(input.source !== undefined ? { source: input.source } : {}),
       createdAt: now,
       expiresAt: now + input.expiresInMs,
     };
@@ -85,7 +88,12 @@ export class Grants {
     return { ...grant };
   }
 
-  /** A live grant covering the call: same agent, session and tool, and arguments that match. */
+  /**
+   * A live grant covering the call: same agent, session, transport and tool, and arguments that
+   * match. The agent is the authenticated one (the agent token's name) and the session is bound
+   * to its transport and namespaced by that agent, so a grant cannot be borrowed by a client
+   * that merely names the same agent and session.
+   */
   findGrant(call: ToolCall): Grant | null {
     let canonical: string;
     try {
@@ -97,7 +105,7 @@ export class Grants {
     for (const g of [...this.live.values()]) {
       if (this.expireIfDue(g)) continue;
       const { grant } = g;
-      if (grant.agent === call.agent && grant.session === call.session && grant.tool === call.tool && g.matches(canonical, hash)) return { ...grant };
+      if (grant.agent === call.agent && grant.session === call.session && (grant.source === undefined || grant.source === call.source) && grant.tool === call.tool && g.matches(canonical, hash)) return { ...grant };
     }
     return null;
   }

@@ -22,6 +22,8 @@ export interface Grant {
   operator: string;
   /** The approval it was granted from, when there was one. */
   approval: string | null;
+  /** The transport of the approved call (a hook session's grant does not cover API calls). */
+  source?: ToolCall['source'];
   createdAt: number;
   expiresAt: number;
 }

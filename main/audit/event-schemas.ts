@@ -53,6 +53,9 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
     hook: z.enum(['command', 'http', 'none']),
     files: z.array(z.object({ path: z.string(), created: z.boolean(), backup: nullableString, changes: z.array(z.string()) })).min(1),
   }),
+  /** A named agent token was made or revoked (agent-tokens.ts; never the token or its hash). */
+  'agent.token-created': spec(ACTOR.operator, { name: z.string() }),
+  'agent.token-revoked': spec(ACTOR.operator, { name: z.string() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

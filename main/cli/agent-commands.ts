@@ -10,6 +10,8 @@ import { UsageError } from './usage-error.js';
 import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
 import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { connectHost } from './host-client.js';
+import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
 
 export function addAgentCommands(cli: Command): void {
   cli
@@ -39,6 +41,96 @@ export function addAgentCommands(cli: Command): void {
       const s = hookSettings(o);
       if (!s.ok) throw new UsageError(s.message);
       await hookAnswerFor(s);
+    });
+
+  addAgentTokenCommands(cli);
+}
+
+/**
+ * `gatehouse agent token create|list|revoke`: one token per agent, so the audit log and the
+ * inbox name the agent by its token and no agent can borrow another's grants. Through the
+ * running host when there is one (it starts refusing a revoked token at once), else a host
+ * started here for the command.
+ */
+function addAgentTokenCommands(cli: Command): void {
+  const agent = cli
+    .command('agent')
+    .description('Agents\' identities: named agent tokens.')
+    .addHelpText('after', examplesHelp([
+      ['a token for the CI job (shown once)', 'gatehouse agent token create ci-bot'],
+      ['which agents have tokens', 'gatehouse agent token list'],
+    ]));
+  const token = agent
+    .command('token')
+    .description('Create, list and revoke named agent tokens; calls are filed under the name of the token they come with.')
+    .addHelpText('after', examplesHelp([
+      ['a token for the CI job (shown once)', 'gatehouse agent token create ci-bot'],
+      ['stop accepting it', 'gatehouse agent token revoke ci-bot'],
+    ]));
+
+  token
+    .command('create <name>')
+    .description('Create a token for a new agent name and print it once (Gatehouse keeps only its SHA-256).')
+    .option('--json', 'print {"name", "token", "createdAt"}')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp([
+      ['the agent then sends Authorization: Bearer <token>', 'gatehouse agent token create ci-bot'],
+      ['for a script that stores it', 'gatehouse agent token create nightly --json'],
+    ]))
+    .action(async (name: string, o: { json?: boolean; home?: string }) => {
+      // Checked here too, so a mistake is a usage error before any host starts.
+      if (!AGENT_NAME.test(name)) throw new UsageError(`Agent name ${JSON.stringify(name)} is not allowed: ${AGENT_NAME_RULE}.`);
+      const host = await connectHost(o.home ?? defaultHome(), { watch: false });
+      try {
+        const r = await host.call('agents.tokens.create', { name });
+        if (o.json) console.log(JSON.stringify(r));
+        else {
+          console.log(`Agent token for ${r.name} (shown only now; Gatehouse keeps its SHA-256):`);
+          console.log(r.token);
+          console.log(`Give it to the agent as "Authorization: Bearer <token>" for /mcp, the hook route and /agent/v1/*; its calls are filed under agent "${r.name}".`);
+        }
+      } finally {
+        await host.close();
+      }
+    });
+
+  token
+    .command('list')
+    .description('List agent tokens by name (never the tokens themselves).')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp(['gatehouse agent token list --json']))
+    .action(async (o: { json?: boolean; home?: string }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { watch: false });
+      try {
+        const { tokens } = await host.call('agents.tokens.list', {});
+        if (o.json) console.log(JSON.stringify(tokens, null, 2));
+        else if (tokens.length === 0) console.log('No agent tokens yet. Create one with `gatehouse agent token create NAME`.');
+        else {
+          for (const t of tokens) {
+            const made = t.isDefault ? 'the token in serve.json' : `created ${new Date(t.createdAt).toISOString()} by ${t.createdBy}`;
+            const used = t.lastUsedAt === null ? '' : `, last used ${new Date(t.lastUsedAt).toISOString()}`;
+            console.log(`${t.name}  (${made}${used})`);
+          }
+        }
+      } finally {
+        await host.close();
+      }
+    });
+
+  token
+    .command('revoke <name>')
+    .description('Revoke a named agent token: the running Gatehouse refuses it from the next request on.')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp(['gatehouse agent token revoke ci-bot']))
+    .action(async (name: string, o: { home?: string }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { watch: false });
+      try {
+        await host.call('agents.tokens.revoke', { name });
+        console.log(`Revoked the agent token ${name}.`);
+      } finally {
+        await host.close();
+      }
     });
 }
 

@@ -5,7 +5,7 @@
 //
 //   GET  /agent/v1/tools   → { tools: [{ name, description, inputSchema }] }
 //   POST /agent/v1/calls   { agent, tool, arguments?, session?, cwd? }
-//                          → { call, decision, decider, reason, executed, mode, approval, result }
+//                          → { call, agent, session, decision, decider, reason, executed, mode, approval, result }
 // A call policy asks about waits here for an operator (up to the approval expiry); the answer is
 // always 200 with the decision once the request was valid, and 400 naming the field when not.
 import { z } from 'zod';
@@ -14,22 +14,25 @@ import { readBody } from '../host/http-body.js';
 import { describeIssues } from '../host/dispatcher.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway } from './gateway.js';
+import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
 
 export const AGENT_API_TOOLS = '/agent/v1/tools';
 export const AGENT_API_CALLS = '/agent/v1/calls';
 
 const callRequest = z
   .object({
-    agent: z.string().min(1).max(200),
+    // A label only: the call is filed under the agent token's name. Both names reach the audit
+    // log, the inbox and operators' terminals, so only a safe character set is taken.
+    agent: z.string().regex(SAFE_NAME, `agent must be ${SAFE_NAME_RULE}`),
     tool: z.string().min(1).max(200),
     arguments: z.record(z.string(), z.unknown()).nullable().default({}),
-    session: z.string().min(1).max(500).default('default'),
+    session: z.string().regex(SAFE_NAME, `session must be ${SAFE_NAME_RULE}`).default('default'),
     cwd: z.string().min(1).max(4096).optional(),
   })
   .strict();
 
 /** Sends the answer to a request on an agent API path; false when the path is not one. */
-export async function agentApi(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, log?: (msg: string, err?: unknown) => void): Promise<boolean> {
+export async function agentApi(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, agent: AgentIdentity, log?: (msg: string, err?: unknown) => void): Promise<boolean> {
   if (path === AGENT_API_TOOLS) {
     if (req.method !== 'GET') return send(res, 405, { error: `Use GET ${AGENT_API_TOOLS}.` }), true;
     send(res, 200, { tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
@@ -53,11 +56,12 @@ export async function agentApi(gateway: Gateway, req: IncomingMessage, res: Serv
   }
   const c = parsed.data;
   try {
-    const r = await gateway.call({ agent: c.agent, session: c.session, tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' });
+    // The session lives in the token's namespace: another token naming it gets another session.
+    const r = await gateway.call({ agent: agent.name, client: c.agent, session: boundSession(agent.name, c.session), tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' });
     const result = r.result
       ? { ok: r.result.ok, output: r.result.output ?? null, error: r.result.error ?? null, content: r.content ?? null }
       : null;
-    send(res, 200, { call: r.call.id, decision: r.decision, decider: r.decider, decidedBy: describeDecider(r.decider), reason: r.reason, executed: r.executed, mode: r.mode ?? null, approval: r.approval ?? null, result });
+    send(res, 200, { call: r.call.id, agent: r.call.agent, session: r.call.session, decision: r.decision, decider: r.decider, decidedBy: describeDecider(r.decider), reason: r.reason, executed: r.executed, mode: r.mode ?? null, approval: r.approval ?? null, result });
   } catch (err) {
     // The gateway never throws on a decision; anything here is the host's fault, and nothing ran.
     log?.('agent API call failed', err);

@@ -8,6 +8,7 @@ import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
 import { AGENT_API_CALLS, AGENT_API_TOOLS, agentApi } from './agent-api.js';
 import type { Settings } from '../../shared/contract.js';
+import type { AgentIdentity } from './agent-tokens.js';
 
 export const MCP_PATH = '/mcp';
 export const CLAUDE_HOOK_PATH = '/hooks/claude/pre-tool-use';
@@ -20,11 +21,12 @@ export interface AgentRoutesDeps {
   log?: (msg: string, err?: unknown) => void;
 }
 
-export type AgentHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+/** `agent`: who the shell authenticated (agent-tokens.ts); calls are filed under its name. */
+export type AgentHandler = (req: IncomingMessage, res: ServerResponse, path: string, agent: AgentIdentity) => Promise<void>;
 
 export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
-  return async (req, res, path) => {
-    if (path === MCP_PATH) return deps.mcp.handle(req, res);
+  return async (req, res, path, agent) => {
+    if (path === MCP_PATH) return deps.mcp.handle(req, res, agent);
     if (path === CLAUDE_HOOK_PATH) {
       if (req.method !== 'POST') return send(res, 405, { error: `Send the hook input with POST to ${CLAUDE_HOOK_PATH}.` });
       const text = await readBody(req, 4 << 20);
@@ -34,14 +36,14 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
       const parsed = parseHookInput(text);
       if (!parsed.ok) return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call: ${parsed.message}`));
       try {
-        const { answer } = await decideHook(deps.gateway, parsed.input, deps.settings().hookAsk);
+        const { answer } = await decideHook(deps.gateway, parsed.input, deps.settings().hookAsk, agent);
         return send(res, 200, answer);
       } catch (err) {
         deps.log?.('hook failed', err);
         return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call (${(err as Error).message}); it fails closed.`));
       }
     }
-    if (await agentApi(deps.gateway, req, res, path, deps.log)) return;
+    if (await agentApi(deps.gateway, req, res, path, agent, deps.log)) return;
     return send(res, 404, { error: `No agent route ${req.method} ${path}. Agents use ${MCP_PATH}, ${CLAUDE_HOOK_PATH}, ${AGENT_API_TOOLS} and ${AGENT_API_CALLS}.` });
   };
 }

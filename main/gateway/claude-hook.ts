@@ -15,12 +15,14 @@ import { describeIssues } from '../host/dispatcher.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { hookAnswer, type HookAnswer } from './hook-answer.js';
+import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
 
 export { hookAnswer, unreachableAnswer, type HookAnswer, type PermissionDecision } from './hook-answer.js';
 
 export const hookInputSchema = z
   .object({
-    session_id: z.string().min(1).max(500),
+    // Names what the call is filed under (namespaced by the agent): nothing a terminal or the inbox could interpret.
+    session_id: z.string().regex(SAFE_NAME, `session_id must be ${SAFE_NAME_RULE}`),
     transcript_path: z.string().max(4096).optional(),
     cwd: z.string().min(1).max(4096),
     hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse"; configure Gatehouse only as a PreToolUse hook' }),
@@ -45,12 +47,17 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
   return { ok: true, input: r.data };
 }
 
-/** The agent name a hook call is filed under. */
+/** The client label of a hook call (the agent is the token's name). */
 export const CLAUDE_CODE_AGENT = 'claude-code';
 
-export async function decideHook(gateway: Gateway, input: HookInput, askMode: 'agent' | 'inbox'): Promise<{ answer: HookAnswer; result: GatewayResult }> {
+/**
+ * The call is filed under the agent whose token the hook presented, in that agent's namespace of
+ * sessions: another token sending the same session_id gets another session, so it can never use
+ * a grant given to this one.
+ */
+export async function decideHook(gateway: Gateway, input: HookInput, askMode: 'agent' | 'inbox', agent: AgentIdentity): Promise<{ answer: HookAnswer; result: GatewayResult }> {
   const result = await gateway.call(
-    { agent: CLAUDE_CODE_AGENT, session: input.session_id, tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
+    { agent: agent.name, client: CLAUDE_CODE_AGENT, session: boundSession(agent.name, input.session_id), tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
     { execute: false, ask: askMode === 'inbox' ? 'queue' : 'return' },
   );
   return { answer: answerFor(result), result };

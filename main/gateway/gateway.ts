@@ -14,6 +14,7 @@ import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
 import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
+import { cleanLabel } from './agent-tokens.js';
 
 /** One tool as agents see it (MCP tools/list). */
 export interface AgentTool {
@@ -38,12 +39,16 @@ export interface UpstreamTools {
 export interface IncomingCall {
   /** A call id chosen by the caller (the console's test call records it before sending); default: a new one. */
   id?: string;
+  /** The authenticated agent (the agent token's name), never a name the client chose. */
   agent: string;
+  /** Bound to the transport and namespaced by the agent by the ingress (agent-tokens.ts). */
   session: string;
   tool: string;
   arguments: Record<string, unknown> | null;
   cwd?: string;
   source: ToolCall['source'];
+  /** What the client says it is: a label, cleaned to the safe character set. */
+  client?: string;
 }
 
 export type GatewayCallOptions = HandleOptions;
@@ -147,19 +152,23 @@ export class Gateway {
   async call(input: IncomingCall, opts: GatewayCallOptions = {}): Promise<GatewayResult> {
     const call: ToolCall = {
       id: input.id || this.newId(),
-      agent: input.agent || 'unknown',
-      session: input.session || 'default',
+      // The ingresses validate names with a clear error; this is the last guard, so that no name
+      // with control or bidi characters reaches the audit log, the inbox or a terminal as such.
+      agent: cleanLabel(input.agent, 'unknown'),
+      // 200: a bound session is the agent's name (≤ 64), "/" and the client's session (≤ 128).
+      session: cleanLabel(input.session, 'default', 200),
       tool: input.tool,
       arguments: input.arguments,
       cwd: input.cwd || this.deps.defaultCwd,
       source: input.source,
       receivedAt: this.now(),
+      ...(input.client !== undefined ? { client: cleanLabel(input.client, 'unknown') } : {}),
     };
     const execute = opts.execute ?? true;
     // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
     if (execute && !this.find(call.tool)) {
       const message = `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`;
-      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd });
+      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
       this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message });
       return { call, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
     }

@@ -9,7 +9,9 @@
 // - A call that did not run (denied, expired, dry-run) is a tool result with isError: true whose
 //   text gives the reason and the decider; `_meta.gatehouse` carries the same as data.
 //
-// Authentication (the agent token), Host and Origin are checked by the shell before this runs.
+// Authentication (the agent token), Host and Origin are checked by the shell before this runs;
+// each MCP session belongs to the agent whose token opened it, and calls are filed under that
+// agent and the session's random id.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -18,6 +20,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../host/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
+import type { AgentIdentity } from './agent-tokens.js';
 
 export interface McpGatewayDeps {
   gateway: Gateway;
@@ -35,6 +38,8 @@ export interface McpGatewayDeps {
 }
 
 interface Session {
+  /** The agent whose token opened the session; only that agent's requests reach it. */
+  agent: string;
   server: Server;
   transport: McpHttpTransport;
   lastUsed: number;
@@ -51,7 +56,7 @@ export class McpGateway {
   }
 
   /** Handles one HTTP request to /mcp (POST, GET for the notification stream, DELETE to end a session). */
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, agent: AgentIdentity): Promise<void> {
     if (this.closed) return sendError(res, 503, -32000, 'Gatehouse is stopping.');
     const sid = header(req, 'mcp-session-id');
     let body: unknown;
@@ -68,12 +73,13 @@ export class McpGateway {
     }
     if (sid !== undefined) {
       const s = this.sessions.get(sid);
-      if (!s) return sendError(res, 404, -32001, 'Unknown or ended MCP session; initialize a new one.');
+      // Another token's session reads as unknown: a session id is no credential to borrow with.
+      if (!s || s.agent !== agent.name) return sendError(res, 404, -32001, 'Unknown or ended MCP session; initialize a new one.');
       s.lastUsed = Date.now();
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      const s = await this.newSession();
+      const s = await this.newSession(agent.name);
       await s.transport.handleRequest(req, res, body);
       return;
     }
@@ -94,7 +100,7 @@ export class McpGateway {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  private async newSession(): Promise<Session> {
+  private async newSession(agent: string): Promise<Session> {
     const server = new Server({ name: 'gatehouse', version: this.deps.version }, { capabilities: { tools: { listChanged: true } } });
     const transport = new McpHttpTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -107,7 +113,7 @@ export class McpGateway {
         this.deps.sessionEnded?.(id);
       },
     });
-    const session: Session = { server, transport, lastUsed: Date.now() };
+    const session: Session = { agent, server, transport, lastUsed: Date.now() };
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
@@ -127,7 +133,10 @@ export class McpGateway {
       try {
         const r = await this.deps.gateway.call(
           {
-            agent: client?.name ?? 'mcp-client',
+            // Who the token says, in the session this transport made (a random id bound to that
+            // agent); the client's own name is only a label.
+            agent,
+            client: client?.name ?? 'mcp-client',
             session: transport.sessionId ?? 'mcp',
             tool: request.params.name,
             arguments: (request.params.arguments as Record<string, unknown> | undefined) ?? {},

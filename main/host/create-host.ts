@@ -36,6 +36,7 @@ import { TaintRegistry } from '../policy/autonomy.js';
 import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
 import { McpGateway } from '../gateway/mcp-server.js';
 import { agentRoutes, type AgentHandler } from '../gateway/agent-routes.js';
+import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
 import { OperationError } from './operation-error.js';
@@ -119,6 +120,8 @@ export interface Host {
   readonly policy: PolicyStore;
   /** The agents' HTTP routes (/mcp, the hook), for a shell to mount behind the agent token. */
   readonly agentRoutes: AgentHandler;
+  /** Named agent tokens; a shell authenticates agents' requests here. */
+  readonly agentTokens: AgentTokens;
   setAgentEndpoints(e: AgentEndpoints): void;
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
@@ -434,6 +437,7 @@ export function createHost(opts: HostOptions): Host {
   });
   onToolsChanged = toolsMaybeChanged;
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
+  const agentTokens = new AgentTokens({ home: paths.root, record, clock, log });
   const gettingStarted = new GettingStarted({
     file: firstRun,
     plugin: (name) => registry.get(name),
@@ -607,6 +611,7 @@ export function createHost(opts: HostOptions): Host {
       approvals.grants.revoke(id, ctx.operator);
       return { revoked: true };
     },
+    ...agentTokenHandlers(agentTokens),
     'agents.previewConfig': (req) => claudeConfig.preview(req),
     'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
     'settings.get': () => settings.view(),
@@ -662,6 +667,7 @@ export function createHost(opts: HostOptions): Host {
     approvals,
     policy,
     agentRoutes: routes,
+    agentTokens,
     setAgentEndpoints(e) {
       endpoints = e;
     },

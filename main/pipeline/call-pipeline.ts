@@ -180,7 +180,7 @@ export class CallPipeline {
       // ---- extract ------------------------------------------------------------------------------
       begin('extract');
       // The arguments are on record (redacted when shown): incident review searches them.
-      d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: call.arguments ?? null, source: call.source, cwd: call.cwd });
+      d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: call.arguments ?? null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
       const x = await d.extract(call);
       extraction = x;
       d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons });

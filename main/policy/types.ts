@@ -15,6 +15,12 @@ export interface ToolCall {
   cwd: string;
   source: 'mcp' | 'hook' | 'api' | 'console';
   receivedAt: number;
+  /**
+   * What the client said it is (MCP clientInfo.name, "claude-code" for hooks, the API's `agent`
+   * field), cleaned to a safe character set: a label only. `agent` is the name of the agent token
+   * the call was authenticated with, which grants and the audit log go by.
+   */
+  client?: string;
 }
 
 /** What a call would touch, as static analysis sees it. */

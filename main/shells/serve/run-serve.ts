@@ -60,6 +60,8 @@ export async function listenForConsolesAndAgents(
   let agent = agentToken(host.paths.root, opts.agentToken !== undefined ? { given: opts.agentToken } : {});
   // A kept agent token equal to a given operator token would hand agents the console: rotate it.
   if (agent === token) agent = agentToken(host.paths.root, { rotate: true });
+  // The serve.json token is the agent "default"; named tokens (agent-tokens.ts) are the others.
+  host.agentTokens.setDefault(agent);
   const shell = await startServeShell({
     host,
     bindHost: opts.bindHost,
@@ -67,7 +69,7 @@ export async function listenForConsolesAndAgents(
     token,
     staticDir: opts.staticDir,
     operator: operatorName(),
-    agent: { token: agent, handle: host.agentRoutes },
+    agent: { authenticate: (t) => host.agentTokens.authenticate(t), handle: host.agentRoutes },
   });
   const mcpUrl = new URL(MCP_PATH, shell.url).href;
   const hookUrl = new URL(CLAUDE_HOOK_PATH, shell.url).href;

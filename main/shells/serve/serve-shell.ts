@@ -10,6 +10,7 @@ import { accessPolicy, hostAllowed, originAllowed, tokenFrom, tokenMatches, WS_P
 import { serveStatic } from './static-files.js';
 import { readBody } from '../../host/http-body.js';
 import { isAgentPath, type AgentHandler } from '../../gateway/agent-routes.js';
+import type { AgentIdentity } from '../../gateway/agent-tokens.js';
 
 /** What the serve shell needs from the host: a transport-free core. */
 export interface ServeHost {
@@ -18,9 +19,10 @@ export interface ServeHost {
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
 }
 
-/** Agents' routes (/mcp, /hooks/…), reachable only with the agent token. */
+/** Agents' routes (/mcp, /hooks/…), reachable only with an agent token. */
 export interface AgentIngress {
-  token: string;
+  /** The agent a token belongs to (its name is what calls are filed under), or null: refused. */
+  authenticate(token: string | undefined): AgentIdentity | null;
   handle: AgentHandler;
 }
 
@@ -92,8 +94,9 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     const path = (req.url ?? '/').split('?')[0]!;
     if (opts.agent && isAgentPath(path)) {
       // Two tokens, two powers: the operator token does not open these, and the agent token opens nothing else.
-      if (!tokenMatches(tokenFrom(req), opts.agent.token)) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
-      return opts.agent.handle(req, res, path);
+      const agent = opts.agent.authenticate(tokenFrom(req));
+      if (!agent) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
+      return opts.agent.handle(req, res, path, agent);
     }
     if (path.startsWith('/api/') || path === '/ws') {
       if (!tokenMatches(tokenFrom(req), policy.token)) return unauthorized(res);
