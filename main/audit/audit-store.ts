@@ -15,7 +15,9 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { ChainVerifier, GENESIS_HASH, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
 import { migrate } from './migrations.js';
+import { ensureOwnerOnlyFile } from '../home.js';
 import { SearchIndexer } from './audit-index.js';
+import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 
 export interface Clock {
@@ -53,6 +55,8 @@ export interface VerifyResult {
   checked: number;
   head: { seq: number; hash: string };
   firstBad: VerifyFailure | null;
+  /** The search index checked against the verified rows (a full verify only; see index-verify.ts). */
+  index?: IndexVerifyResult;
 }
 
 export interface RetentionPolicy {
@@ -127,8 +131,15 @@ export class AuditStore {
     this.onCommit = opts.onCommit;
     this.decorate = opts.decorate;
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
+    const onDisk = opts.path !== ':memory:' && opts.path !== '' && !opts.path.startsWith('file:');
+    // SECURITY: the log holds every call agents made and what the operator decided. SQLite
+    // creates the file with the umask's mode (often 0644) and the -wal/-shm files with the
+    // database's own mode: create it 0600 first, so all three are owner-only, and tighten a
+    // log made before this.
+    if (onDisk) ensureOwnerOnlyFile(opts.path, { create: true });
     this.db = new Database(opts.path, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {});
     this.db.pragma('journal_mode = WAL');
+    if (onDisk) for (const side of ['-wal', '-shm']) ensureOwnerOnlyFile(opts.path + side, { create: false });
     // NORMAL: a commit survives a crash of this process at once, and power loss once the WAL is
     // fsynced, which this store does off the event loop (see the top of the file).
     this.db.pragma('synchronous = NORMAL');
@@ -342,7 +353,9 @@ export class AuditStore {
   /** verify() a chunk at a time, for a job (see verifyDatabaseChunked). */
   verifyChunked(job: Chunked, v?: ChainVerifier): Promise<VerifyResult> {
     this.flush();
-    return verifyDatabaseChunked(this.db, job, v);
+    // The index check commits the open batch before each chunk: a row appended but not committed
+    // yet is not indexed yet either, and must not read as missing from the index.
+    return verifyDatabaseChunked(this.db, job, v, undefined, { index: true, flush: () => this.flush() });
   }
 
   /** Continues a verifier over rows committed since it last ran (see continueVerify). */
@@ -407,7 +420,7 @@ export function continueVerify(db: Db, v: ChainVerifier): void {
  * serves others (appends go on; the rows they add are checked too) and a cancel takes effect.
  * Pages by seq rather than holding an iterator open, which would keep the connection busy.
  */
-export async function verifyDatabaseChunked(db: Db, job: Chunked, v = new ChainVerifier(), chunk = 20_000): Promise<VerifyResult> {
+export async function verifyDatabaseChunked(db: Db, job: Chunked, v = new ChainVerifier(), chunk = 20_000, opts: { index?: boolean; flush?: () => void } = { index: true }): Promise<VerifyResult> {
   if (v.isFresh) {
     const cp = readCheckpoint(db);
     if (cp) v.startFrom(cp);
@@ -427,7 +440,16 @@ export async function verifyDatabaseChunked(db: Db, job: Chunked, v = new ChainV
   const head = headRow();
   const firstBad = v.finish(head ?? null);
   job.progress(v.head.seq - startSeq, Math.max(v.head.seq, head?.seq ?? 0) - startSeq);
-  return { ok: firstBad === null, checked: v.checked, head: v.head, firstBad };
+  if (firstBad || !opts.index) return { ok: firstBad === null, checked: v.checked, head: v.head, firstBad };
+  // The search index is not chained: recomputed from the rows just verified, it must match them,
+  // or a search or filter (decision, agent, …) would show a log other than the chained one.
+  opts.flush?.();
+  // The index pass reports no progress of its own (the bar is in chained events and stays full);
+  // it keeps the job's checkpoints, so a cancel still stops it between chunks.
+  const index = await verifySearchIndex(db, { progress() {}, checkpoint: () => job.checkpoint() }, { fromSeq: startSeq, toSeq: v.head.seq, ...(opts.flush ? { flush: opts.flush } : {}) });
+  const first = index.mismatches[0];
+  const indexBad = first ? { seq: first.seq, reason: `${first.reason} (${first.field}${index.total > 1 ? `; ${index.total - 1} more index ${index.total === 2 ? 'mismatch' : 'mismatches'}` : ''})` } : null;
+  return { ok: indexBad === null, checked: v.checked, head: v.head, firstBad: indexBad, index };
 }
 
 /** The retention checkpoint of an open database (null if never pruned or not migrated yet). */

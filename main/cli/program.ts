@@ -1,14 +1,14 @@
 // The `gatehouse` command tree, built without parsing: index.ts runs it, and test/cli-help walks
 // it so that every command, including one added later, is checked for help and usage errors.
 // Without a subcommand it opens the console.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
 import { verifyDatabaseChunked, openForVerify, readCheckpoint } from '../audit/audit-store.js';
 import { runCliJob } from './progress.js';
-import { runServe } from '../shells/serve/run-serve.js';
+import { runServe, tokensFromCli } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
 import { UsageError, parsePort } from './usage-error.js';
@@ -19,6 +19,7 @@ import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
 import { addAuditQueryCommands } from './audit-commands.js';
 import { addPolicyCommands } from './policy-commands.js';
+import { addConsoleUrlCommand } from './console-url-command.js';
 import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
 
@@ -55,18 +56,23 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind; a non-loopback address exposes the console to the network', '127.0.0.1')
     .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
     .option('--home <dir>', 'data folder')
-    .option('--token <t>', 'operator token (default: generated once and kept in the data folder)')
+    .option('--token-file <path>', 'read the operator token from this file ("-": stdin) instead of the one kept in the data folder; or set GATEHOUSE_TOKEN')
+    // Declared only to refuse them with a sentence saying what to use: argv is public (/proc/PID/cmdline).
+    .addOption(new Option('--token <t>').hideHelp())
+    .addOption(new Option('--agent-token <t>').hideHelp())
     .option('--new-token', 'generate a new operator token, invalidating the old one')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
     .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
-    .option('--agent-token <t>', 'token agents use for /mcp and the hook route (default: generated once and kept in the data folder)')
+    .option('--agent-token-file <path>', 'read the token agents use for /mcp and the hook route from this file ("-": stdin); or set GATEHOUSE_AGENT_TOKEN (default: generated once and kept in the data folder)')
     .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
     .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
     .addHelpText('after', examplesHelp([
       'gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins',
       'gatehouse serve --live --autonomy read-only',
+      ['a token of your own, from a file only you can read', 'gatehouse serve --token-file ~/.secrets/gatehouse-token'],
     ]))
-    .action(async (o: { host: string; port: string; home?: string; token?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; live?: boolean; autonomy?: string }) => {
+    .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string }) => {
+      const tokens = tokensFromCli(o);
       if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
         throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
       }
@@ -75,12 +81,11 @@ export function buildProgram(): Command {
         ...(o.autonomy !== undefined ? { autonomy: o.autonomy as (typeof AUTONOMY_LEVELS)[number] } : {}),
       };
       await runServe({
-        ...(o.agentToken !== undefined ? { agentToken: o.agentToken } : {}),
+        ...tokens,
         ...(Object.keys(overrides).length ? { settingsOverrides: overrides } : {}),
         home: o.home ?? defaultHome(),
         host: o.host,
         port: parsePort(o.port),
-        ...(o.token !== undefined ? { token: o.token } : {}),
         newToken: o.newToken ?? false,
         pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
         allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
@@ -92,6 +97,7 @@ export function buildProgram(): Command {
   addAgentCommands(cli);
   addApprovalCommands(cli);
   addPolicyCommands(cli);
+  addConsoleUrlCommand(cli);
 
   const audit = cli
     .command('audit')
@@ -118,7 +124,13 @@ export function buildProgram(): Command {
         const cp = readCheckpoint(db);
         const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
         if (r.ok) {
-          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…).${from}`);
+          console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…); the search index matches them.${from}`);
+        } else if (r.index && r.index.total > 0) {
+          // The chain held but the index beside it (facets, search text) was edited: every difference is named.
+          console.log(`Audit search index altered: ${r.index.total} ${r.index.total === 1 ? 'difference' : 'differences'} from the ${r.checked} chained events (which are intact).${from}`);
+          for (const m of r.index.mismatches) console.log(`  ${m.field}: ${m.reason}`);
+          if (r.index.total > r.index.mismatches.length) console.log(`  … and ${r.index.total - r.index.mismatches.length} more.`);
+          process.exitCode = 1;
         } else {
           console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.${from}`);
           process.exitCode = 1;
