@@ -1,7 +1,11 @@
 // The user rule an "always" approval proposes. The UI shows it before saving; writing it to
-// policy.yaml happens elsewhere. It allows what this call does — its operations on its exact
-// paths and hosts — not the tool by name, because rules judge extracted operations.
+// policy.yaml happens elsewhere. It allows what the operator approved and nothing near it: the
+// same tool, exactly the same shell command (or, for other tools, the same path arguments), and
+// only the operations, paths and hosts extracted from this call. Security: a rule over paths
+// alone let `cat README.md` approve `awk 'BEGIN{system(…)}' README.md` and `sh README.md`, which
+// read the same file and do anything; execute over a folder is never allowed unbound.
 import { OperationError } from '../host/operation-error.js';
+import { PATH_KEYS } from '../policy/extract/tools.js';
 import type { Extraction, Rule, ToolCall } from '../policy/types.js';
 
 /** Glob syntax in a literal path would widen the rule (`/a/[x].txt` would not even match itself). */
@@ -24,6 +28,7 @@ export function proposeAlwaysRule(input: { id: string; call: ToolCall; extractio
   }
   const tool = call.tool.replace(/[^A-Za-z0-9._:-]/g, '-').slice(0, 80);
   return {
+    ...bindingOf(call, x),
     name: `approved.${tool}.${input.argsHash.slice(0, 12)}`,
     description: `Allows what ${call.tool} did in approval ${input.id}, approved by ${input.operator}.`,
     source: 'user',
@@ -39,4 +44,16 @@ export function proposeAlwaysRule(input: { id: string; call: ToolCall; extractio
     locked: false,
     enabled: true,
   };
+}
+
+/**
+ * A shell command is bound exactly (its spelling is what was read and judged); a file tool by its
+ * path arguments (reading the same file at another offset is the same approval); any other tool
+ * by all of its arguments.
+ */
+function bindingOf(call: ToolCall, x: Extraction): Pick<Rule, 'tools' | 'commands' | 'arguments'> {
+  if (x.command !== '') return { tools: [call.tool], commands: [x.command] };
+  const args = call.arguments ?? {};
+  const pathArgs = Object.entries(args).filter(([k]) => PATH_KEYS.has(k));
+  return { tools: [call.tool], arguments: structuredClone(Object.fromEntries(pathArgs.length > 0 ? pathArgs : Object.entries(args))) };
 }

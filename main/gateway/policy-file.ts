@@ -8,7 +8,8 @@ import type { PolicyStore } from '../policy/rules/store.js';
 import type { Rule } from '../policy/types.js';
 
 export const POLICY_TEMPLATE = `# Gatehouse policy: your rules, on top of the locked built-in ones.
-# Each rule: name, actions, block_paths / block_except / block_hosts, decision (deny, ask, allow, log).
+# Each rule: name, actions, block_paths / block_except / block_hosts, decision (deny, ask, allow, log);
+# allow rules may be bound to tools, exact commands or exact arguments.
 # Optional examples are checked when the file loads; a failing example rejects its rule.
 version: 1
 rules: []
@@ -29,6 +30,10 @@ function ruleObject(rule: Rule): Record<string, unknown> {
   return {
     name: rule.name,
     description: rule.description,
+    // The binding first: it is what an "always" rule allows (this tool, exactly this command).
+    ...(rule.tools ? { tools: rule.tools } : {}),
+    ...(rule.commands ? { commands: rule.commands } : {}),
+    ...(rule.arguments ? { arguments: rule.arguments } : {}),
     actions: rule.actions,
     ...(rule.block_paths.length ? { block_paths: rule.block_paths } : {}),
     ...(rule.block_hosts.length ? { block_hosts: rule.block_hosts } : {}),

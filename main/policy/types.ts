@@ -67,6 +67,15 @@ export interface Rule {
   decision: RuleDecision;
   locked: boolean;
   enabled: boolean;
+  /**
+   * Allow rules only: what the rule is bound to beyond what the call touches (an "always"
+   * approval's rule). `tools`: the call's tool is one of these. `commands`: the shell command is
+   * exactly one of these strings. `arguments`: each listed argument equals this value (keys not
+   * listed are not constrained here; what they reach is still judged by actions, paths, hosts).
+   */
+  tools?: string[];
+  commands?: string[];
+  arguments?: Record<string, unknown>;
 }
 
 /** Who decided a call, for the inbox, the agent's answer and the audit log. */

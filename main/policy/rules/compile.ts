@@ -1,6 +1,7 @@
 // A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
 // call is a bitmask test plus a few regex tests.
-import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity } from '../types.js';
+import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity, type ToolCall } from '../types.js';
+import { canonicalJson } from '../../audit/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
 import { compilePathPattern, type PathContext, type PathPattern } from './paths.js';
 import picomatch from 'picomatch';
@@ -15,6 +16,16 @@ export interface CompiledRule {
   readonly except: PathPattern;
   readonly hosts: HostPattern;
   readonly special: SpecialMatch | null;
+  /** An allow rule's binding to a tool, exact commands or exact arguments; null when it has none. */
+  readonly binding: CallBinding | null;
+}
+
+/** What an "always" rule is bound to beyond paths and hosts (see Rule.tools/commands/arguments). */
+export interface CallBinding {
+  readonly tools: ReadonlySet<string> | null;
+  readonly commands: ReadonlySet<string> | null;
+  /** [argument name, canonical JSON of its value]. */
+  readonly args: readonly (readonly [string, string])[] | null;
 }
 
 /** One rule that matched a call, and why. */
@@ -59,7 +70,41 @@ export function compileRule(rule: Rule, ctx: PathContext, special: SpecialMatch 
     except: compilePathPattern(rule.block_except, ctx),
     hosts: compileHostPattern(special === 'ssrf' ? [] : rule.block_hosts),
     special,
+    binding: compileBinding(rule),
   });
+}
+
+function compileBinding(rule: Rule): CallBinding | null {
+  if (rule.tools === undefined && rule.commands === undefined && rule.arguments === undefined) return null;
+  return Object.freeze({
+    tools: rule.tools ? new Set(rule.tools) : null,
+    commands: rule.commands ? new Set(rule.commands) : null,
+    args: rule.arguments ? Object.freeze(Object.entries(rule.arguments).map(([k, v]) => Object.freeze([k, canonicalJson(v)] as const))) : null,
+  });
+}
+
+/**
+ * Does the call itself fit the rule's binding? Without the call (a policy example given as
+ * operations and paths) a bound rule covers nothing: it allows a tool and command, not an effect.
+ */
+function bindingCovers(b: CallBinding, x: Extraction, call: ToolCall | null | undefined): boolean {
+  if (!call) return false;
+  if (b.tools && !b.tools.has(call.tool)) return false;
+  if (b.commands && (x.command === '' || !b.commands.has(x.command))) return false;
+  if (b.args) {
+    const args = call.arguments ?? {};
+    for (const [k, want] of b.args) {
+      if (!Object.hasOwn(args, k)) return false;
+      let got: string;
+      try {
+        got = canonicalJson(args[k]);
+      } catch {
+        return false;
+      }
+      if (got !== want) return false;
+    }
+  }
+  return true;
 }
 
 const blockedName = picomatch(BLOCKED_HOST_NAMES as string[], { nocase: true, dot: true });
@@ -73,6 +118,8 @@ function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rul
 export interface MatchOptions {
   resolutions?: Resolutions | undefined;
   unresolved?: UnresolvedPolicy | undefined;
+  /** The call itself, for allow rules bound to a tool, command or arguments. */
+  call?: ToolCall | null | undefined;
 }
 
 /**
@@ -85,7 +132,11 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   const r = c.rule;
   if (c.special === 'evasive') return x.evasive ? matchOf(c, `evasive: ${x.evasiveReasons.join('; ') || 'static analysis cannot see through the command'}`) : null;
   if ((c.actionMask & mask) === 0) return null;
-  if (r.decision === 'allow') return coversCall(c, x, mask, opts.resolutions) ? matchOf(c, `allows ${opNames(mask)}`) : null;
+  if (r.decision === 'allow') {
+    if (!coversCall(c, x, mask, opts.resolutions)) return null;
+    if (c.binding && !bindingCovers(c.binding, x, opts.call)) return null;
+    return matchOf(c, c.binding?.commands ? `allows exactly this command (${opNames(mask)})` : `allows ${opNames(mask)}`);
+  }
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {

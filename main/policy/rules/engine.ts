@@ -50,12 +50,12 @@ export interface PolicyResult {
 
 const UNDECIDED: Decider = Object.freeze({ kind: 'autonomy', level: 'undecided' }) as Decider;
 
-export function evaluatePolicy(x: Extraction, _call: ToolCall | null, ctx: EvaluateContext): PolicyResult {
+export function evaluatePolicy(x: Extraction, call: ToolCall | null, ctx: EvaluateContext): PolicyResult {
   try {
     const mask = opMask(x.operations);
     const matched: RuleMatch[] = [];
     const logs: RuleMatch[] = [];
-    const opts = { resolutions: ctx.resolutions, unresolved: ctx.unresolved };
+    const opts = { resolutions: ctx.resolutions, unresolved: ctx.unresolved, call };
     for (const r of ctx.rules.rules) {
       if (!r.rule.enabled) continue;
       const m = matchRule(r, x, mask, opts);

@@ -17,6 +17,8 @@ export interface ParsedExample {
   /** Readable text of the example, for problems and the rules view. */
   text: string;
   extraction: Extraction;
+  /** The call a `{ command }` / `{ tool, arguments }` example stands for (rules bound to a tool need it). */
+  call?: ToolCall;
 }
 
 const OPS = new Set<string>(OPERATIONS);
@@ -61,7 +63,7 @@ export function parseExample(raw: unknown, home: string, extract?: ExtractFn): P
       receivedAt: 0,
     };
     try {
-      return { text, extraction: extract(call) };
+      return { text, extraction: extract(call), call };
     } catch (err) {
       return `example ${text}: the extractor failed: ${(err as Error).message}`;
     }

@@ -53,7 +53,7 @@ export interface LoadResult {
   examples: ExampleResult[];
 }
 
-export const RULE_FIELDS = ['name', 'description', 'actions', 'block_paths', 'block_except', 'block_hosts', 'severity', 'priority', 'message', 'decision', 'enabled', 'examples'] as const;
+export const RULE_FIELDS = ['name', 'description', 'actions', 'block_paths', 'block_except', 'block_hosts', 'severity', 'priority', 'message', 'decision', 'enabled', 'examples', 'tools', 'commands', 'arguments'] as const;
 const TOP_FIELDS = ['version', 'rules'];
 
 const strings = z.array(z.string()).default([]);
@@ -69,6 +69,10 @@ const RuleSchema = z.strictObject({
   message: z.string().optional(),
   decision: z.enum(['deny', 'ask', 'allow', 'log']).default('deny'),
   enabled: z.boolean().default(true),
+  // Allow rules only (checked below): bound to a tool, its exact commands, or exact arguments.
+  tools: z.array(z.string().min(1, 'a tool name cannot be empty')).min(1, 'needs at least one tool name; leave the field out to match every tool').optional(),
+  commands: z.array(z.string().min(1, 'a command cannot be empty')).min(1, 'needs at least one command; leave the field out to match every command').optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
   examples: z
     .strictObject({
       match: z.array(z.unknown()).default([]),
@@ -178,6 +182,11 @@ export function parsePolicyText(text: string, file: string, ctx: LoadContext): L
         if (p) add(['block_hosts', j], `field "block_hosts[${j}]": ${p}`);
       });
       if (r.block_except.length > 0 && r.block_paths.length === 0) add(['block_except'], 'block_except needs block_paths (it only makes exceptions to them)');
+      // A binding narrows what an allow rule covers; on a deny or ask rule it would narrow a block, which an agent could step around by changing the command's spelling.
+      for (const field of ['tools', 'commands', 'arguments'] as const) {
+        if (r[field] !== undefined && r.decision !== 'allow') add([field], `${field} is for allow rules only (it binds what is allowed to one tool, command or argument); a ${r.decision} rule matches by actions, paths and hosts`);
+      }
+      if ((r.commands !== undefined || r.arguments !== undefined) && r.tools === undefined) add([r.commands !== undefined ? 'commands' : 'arguments'], `${r.commands !== undefined ? 'commands' : 'arguments'} needs tools: name the tool the call is made with (e.g. tools: [Bash])`);
       if (r.name.startsWith(BUILTIN_PREFIX) || reserved.has(r.name)) add(['name'], `the name "${r.name}" belongs to a built-in rule; built-in rules are locked and cannot be replaced or disabled`);
       else if (seen.has(r.name)) add(['name'], `a rule named "${r.name}" is already defined at line ${seen.get(r.name)}`);
     }
@@ -198,6 +207,9 @@ export function parsePolicyText(text: string, file: string, ctx: LoadContext): L
         decision: r.decision,
         locked: false,
         enabled: r.enabled,
+        ...(r.tools !== undefined ? { tools: r.tools } : {}),
+        ...(r.commands !== undefined ? { commands: r.commands } : {}),
+        ...(r.arguments !== undefined ? { arguments: r.arguments } : {}),
       };
       const compiled = compileRule(rule, ctx);
       for (const expected of ['match', 'not_match'] as const) {
@@ -209,7 +221,7 @@ export function parsePolicyText(text: string, file: string, ctx: LoadContext): L
             out.examples.push({ rule: r.name, example: JSON.stringify(ex), expected, ok: false, ...at, detail: parsedEx });
             return;
           }
-          const m = matchRule(compiled, parsedEx.extraction, opMask(parsedEx.extraction.operations));
+          const m = matchRule(compiled, parsedEx.extraction, opMask(parsedEx.extraction.operations), { call: parsedEx.call ?? null });
           const ok = expected === 'match' ? m !== null : m === null;
           out.examples.push({ rule: r.name, example: parsedEx.text, expected, ok, ...at, detail: m?.detail ?? 'no match' });
           if (!ok) {
