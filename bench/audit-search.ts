@@ -138,7 +138,7 @@ export function auditSearchCases(opts: { events: number; chunk?: number; chromiu
   };
 
   const chromium = opts.chromiumPath ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-  type Console = { home: string; host: Host; shell: Awaited<ReturnType<typeof startServeShell>>; browser: import('playwright-core').Browser; url: string };
+  type Console = { home: string; host: Host; shell: Awaited<ReturnType<typeof startServeShell>>; browser: import('playwright-core').Browser; url: () => string };
   let consoleRig: Console | null = null;
   const openConsole = async (): Promise<Console> => {
     if (consoleRig) return consoleRig;
@@ -152,7 +152,7 @@ export function auditSearchCases(opts: { events: number; chunk?: number; chromiu
     const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: defaultStaticDir(), operator: 'bench' });
     const { chromium: pw } = await import('playwright-core');
     const browser = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
-    consoleRig = { home, host, shell, browser, url: `${shell.url}#token=${token}` };
+    consoleRig = { home, host, shell, browser, url: () => shell.newConsoleUrl() };
     return consoleRig;
   };
   const firstPage: BenchCase = {
@@ -164,7 +164,8 @@ export function auditSearchCases(opts: { events: number; chunk?: number; chromiu
       const rig = await openConsole();
       const page = await rig.browser.newPage({ viewport: { width: 1440, height: 900 } });
       try {
-        await page.goto(rig.url);
+        // A console link works once: each page gets its own.
+        await page.goto(rig.url());
         await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
         // The host verifies the whole chain when it starts; the console is idle once that is done.
         await page.locator('[data-testid="status-chain"][data-state="verified"]').waitFor({ timeout: 120_000 });

@@ -174,7 +174,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
       const b = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
       try {
         const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
-        await page.goto(`${shell.url}#token=${token}`);
+        await page.goto(shell.newConsoleUrl());
         await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
         await page.getByTestId('nav-terminals').click();
         // The program waits for a line, so the console can attach before any output.

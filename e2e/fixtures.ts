@@ -98,7 +98,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const context = await chromiumBrowser!.newContext();
       const page = await context.newPage();
       watchProblems(page, pageProblems);
-      await page.goto(serveHost!.consoleUrl);
+      await page.goto(await serveHost!.newConsoleUrl());
       await use(new ConsolePage(page));
       await context.close();
       return;

@@ -1,6 +1,7 @@
 // Where Gatehouse keeps its data: one folder for both shells, so the Electron console and
 // `gatehouse serve` see the same plugins, policy and audit log.
-import { mkdirSync, chmodSync } from 'node:fs';
+import { mkdirSync, chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -46,4 +47,53 @@ export function homePaths(root: string): HomePaths {
     settings: join(root, 'settings.json'),
     firstRun: join(root, 'first-run.json'),
   };
+}
+
+/**
+ * Writes a file only its owner can read (tokens, serve.json): a new temporary file, made 0600
+ * with fchmod before a byte is written, then renamed over the old one. writeFileSync's `mode`
+ * applies only when it creates the file, so rewriting a token file someone made 0644 kept it
+ * readable by everyone; the rename replaces the old inode and its mode with it, and a reader
+ * never sees half a token.
+ */
+export function writeSecretFile(path: string, data: string): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    // The umask can only take bits away from 0600, but a umask of 0o777 would leave the owner
+    // unable to read it back: set the mode exactly.
+    fchmodSync(fd, 0o600);
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Makes a file that holds secrets owner-only (0600): created so if missing, its mode fixed if
+ * it exists with a wider one (a database made by an older version, or under a loose umask).
+ */
+export function ensureOwnerOnlyFile(path: string, opts: { create: boolean }): void {
+  if (!existsSync(path)) {
+    if (!opts.create) return;
+    // 'a': create without truncating, should another process create it between the check and here.
+    const fd = openSync(path, 'a', 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  chmodSync(path, 0o600);
 }

@@ -274,14 +274,17 @@ describe('serve shell static files: no path leaves the renderer folder', () => {
 });
 
 describe('gatehouse serve (the real CLI as a child process)', () => {
-  it('binds loopback by default and prints exactly one console line with the token in the fragment', async () => {
+  it('binds loopback by default and prints exactly one console line, with a one-time code and never the token', async () => {
     const home = tempDir();
     const cli = startCli(['serve', '--port', '0', '--home', home]);
-    const [line, port, token] = await cli.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:(\d+)\/#token=([A-Za-z0-9_-]+)$/);
-    expect(line).toBe(`Gatehouse console: http://127.0.0.1:${port}/#token=${token}`);
-    // The token is printed once, nowhere else.
-    expect(cli.output().stdout.split(token!).length - 1).toBe(1);
-    expect(cli.output().stderr).not.toContain(token!);
+    const [line, port, code] = await cli.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:(\d+)\/#code=([A-Za-z0-9_-]+)$/);
+    expect(line).toBe(`Gatehouse console: http://127.0.0.1:${port}/#code=${code}`);
+    expect(cli.output().stdout.match(/^Gatehouse console:/gm)).toHaveLength(1);
+    // The operator token stays in the home folder: nothing printed carries it.
+    const token = readFileSync(join(home, 'operator-token'), 'utf8').trim();
+    expect(code).not.toBe(token);
+    expect(cli.output().stdout).not.toContain(token);
+    expect(cli.output().stderr).not.toContain(token);
 
     // serve.json: owner-only, and enough for a CLI command to find this host.
     const serveJson = join(home, 'serve.json');
@@ -324,7 +327,7 @@ describe('gatehouse serve (the real CLI as a child process)', () => {
 
   it('records the start, each operator connection and the stop in the audit log', async () => {
     const home = tempDir();
-    const cli = startCli(['serve', '--port', '0', '--home', home, '--token', TOKEN]);
+    const cli = startCli(['serve', '--port', '0', '--home', home], { GATEHOUSE_TOKEN: TOKEN });
     const [, port] = await cli.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:(\d+)\//);
     const r = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${port}` });
     if (!r.ok) throw new Error(`refused: ${r.status}`);
@@ -348,7 +351,8 @@ describe('gatehouse serve (the real CLI as a child process)', () => {
   it('binds a non-loopback address only when asked, and warns', async () => {
     const home = tempDir();
     const cli = startCli(['serve', '--port', '0', '--home', home, '--host', '0.0.0.0']);
-    await cli.waitForLine(/^Gatehouse console: http:\/\/0\.0\.0\.0:\d+\/#token=/);
+    // The link sends the browser to loopback (Chromium will not open 0.0.0.0), which a wildcard bind accepts.
+    await cli.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:\d+\/#code=/);
     expect(cli.output().stdout).toMatch(/Warning: listening on 0\.0\.0\.0, reachable from other machines/);
     cli.child.kill('SIGTERM');
     await cli.exited;

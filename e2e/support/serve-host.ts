@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 const cli = join(import.meta.dirname, '..', '..', 'bin', 'gatehouse.js');
-const LINE = /^Gatehouse console: (http:\/\/[^/]+\/)#token=([A-Za-z0-9_-]+)$/m;
+const LINE = /^Gatehouse console: (http:\/\/[^/]+\/)#code=([A-Za-z0-9_-]+)$/m;
 
 export class ServeHost {
   readonly home: string;
@@ -21,16 +21,23 @@ export class ServeHost {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
   }
 
-  /** The URL an operator opens: the token rides in the fragment. */
-  get consoleUrl(): string {
-    return `${this.baseUrl}#token=${this.token}`;
+  /**
+   * A URL an operator opens, as `gatehouse url` makes it: a one-time code in the fragment,
+   * good for one page (the operator token never enters a browser).
+   */
+  async newConsoleUrl(): Promise<string> {
+    const res = await fetch(new URL('/api/console-link', this.baseUrl), { method: 'POST', headers: { authorization: `Bearer ${this.token}` } });
+    const body = (await res.json()) as { ok: boolean; result?: { url: string } };
+    if (!body.ok || !body.result) throw new Error(`the host made no console link (HTTP ${res.status})`);
+    return body.result.url;
   }
 
   /** Starts the host and resolves once it printed its console line. */
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', String(this.port), '--home', this.home, '--token', this.token], {
+    // The token from the environment: on the command line every process could read it.
+    const child = spawn(process.execPath, [cli, 'serve', '--port', String(this.port), '--home', this.home], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1' },
+      env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1', GATEHOUSE_TOKEN: this.token },
     });
     this.child = child;
     await new Promise<void>((resolve, reject) => {

@@ -1,14 +1,14 @@
-// The serve shell in a real browser: a wrong token gets nothing, the CSP holds, and the
-// console finds its host again after a restart.
+// The serve shell in a real browser: a wrong or replayed link gets nothing, the CSP holds, and
+// the console finds its host again after a restart.
 import { test, expect } from '../../fixtures.ts';
 import { ConsolePage } from '../../pages/console-page.ts';
 
-test('a wrong token gets an explanation and no data', async ({ serveHost, blankPage }) => {
+test('a wrong console link gets an explanation and no data', async ({ serveHost, blankPage }) => {
   const apiCalls: number[] = [];
   blankPage.on('response', (r) => {
     if (r.url().includes('/api/')) apiCalls.push(r.status());
   });
-  await blankPage.goto(`${serveHost!.baseUrl}#token=this-is-not-the-right-token`);
+  await blankPage.goto(`${serveHost!.baseUrl}#code=this-is-not-a-code-the-host-made`);
   const app = new ConsolePage(blankPage);
   await expect(app.authError).toBeVisible();
   // The refusal replaces the whole console: no status bar, no views, no data behind it.
@@ -27,9 +27,26 @@ test('the API answers 401 and nothing else without the token', async ({ serveHos
   expect(body.ok).toBe(false);
 });
 
-test('the token leaves the address bar once the console has read it', async ({ console: app }) => {
+test('the code leaves the address bar once the console has read it', async ({ console: app }) => {
   await app.status.expectConnected();
   expect(new URL(app.page.url()).hash).toBe('');
+});
+
+test('a console link opened a second time says it was used, and names the command for a new one', async ({ serveHost, console: app, blankPage }) => {
+  await app.status.expectConnected();
+  const url = await serveHost!.newConsoleUrl();
+  const first = await blankPage.context().browser()!.newContext();
+  try {
+    const page = await first.newPage();
+    await page.goto(url);
+    await new ConsolePage(page).status.expectConnected();
+  } finally {
+    await first.close();
+  }
+  // The same URL, as an agent would find it in the browser's history.
+  await blankPage.goto(url);
+  await expect(blankPage.getByTestId('auth-error-detail')).toContainText('already used');
+  await expect(blankPage.getByTestId('auth-error-detail')).toContainText('gatehouse url');
 });
 
 test('the CSP blocks an injected inline script', async ({ console: app, pageProblems }) => {

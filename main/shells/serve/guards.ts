@@ -9,6 +9,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 export const WS_PROTOCOL = 'gatehouse.v1';
 export const WS_TOKEN_PREFIX = 'gatehouse.token.';
@@ -28,16 +29,37 @@ export interface AccessPolicy {
   token: string;
 }
 
-/** Host header values (and matching origins) under which this console may be reached. */
-export function accessPolicy(bindHost: string, port: number, token: string, extraHosts: string[] = []): AccessPolicy {
+/** 0.0.0.0 or :: — every address of this machine. */
+export function isWildcard(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === '0.0.0.0' || (isIP(h) === 6 && /^[0:]+$/.test(h));
+}
+
+/**
+ * Host header values (and matching origins) under which this console may be reached. A
+ * wildcard bind is reached under loopback names and this machine's own addresses, never under
+ * an arbitrary name: a DNS name pointing here is how DNS rebinding gets in (`extraHosts` names
+ * one on purpose).
+ */
+export function accessPolicy(bindHost: string, port: number, token: string, extraHosts: string[] = [], interfaces: () => string[] = interfaceAddresses): AccessPolicy {
   const names = new Set<string>([bindHost, ...extraHosts]);
   if (isLoopback(bindHost)) {
     names.add('localhost');
     names.add(bindHost.includes(':') ? '::1' : '127.0.0.1');
   }
+  if (isWildcard(bindHost)) {
+    for (const n of ['localhost', '127.0.0.1', '::1', ...interfaces()]) names.add(n);
+  }
   const allowedHosts = new Set([...names].map((n) => hostWithPort(n, port)));
   const allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
   return { allowedHosts, allowedOrigins, token };
+}
+
+/** The addresses of this machine's interfaces (IPv6 without a zone, which no Host header carries). */
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .flatMap((a) => (a ? [a.address.replace(/%.*$/, '')] : []));
 }
 
 export function hostAllowed(policy: AccessPolicy, req: IncomingMessage): boolean {

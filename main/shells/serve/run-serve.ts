@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { createHost, operatorName, type Host } from '../../host/create-host.js';
 import { startServeShell, type ServeShell } from './serve-shell.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { AGENT_TOKEN_RULE, TOKEN_RULE, agentToken, operatorToken, validToken } from './tokens.js';
+import { AGENT_TOKEN_RULE, AGENT_TOKEN_SOURCE, OPERATOR_TOKEN_SOURCE, TOKEN_RULE, agentToken, operatorToken, readTokenSource, tokenOnArgvMessage, validToken } from './tokens.js';
 import type { Settings } from '../../../shared/contract.js';
 import { CLAUDE_HOOK_PATH, MCP_PATH } from '../../gateway/agent-routes.js';
 import { removeServeFile, writeServeFile } from './serve-file.js';
@@ -15,6 +15,7 @@ export interface RunServeOptions {
   home: string;
   host: string;
   port: number;
+  /** The operator token for this run, already read from its file or the environment (tokensFromCli). */
   token?: string;
   newToken?: boolean;
   staticDir?: string;
@@ -78,11 +79,37 @@ export async function listenForConsolesAndAgents(
   return { shell, token, agentToken: agent, mcpUrl, hookUrl };
 }
 
+/** What `gatehouse serve` was given for its tokens on the command line. */
+export interface TokenOptions {
+  token?: string;
+  tokenFile?: string;
+  agentToken?: string;
+  agentTokenFile?: string;
+}
+
+/**
+ * The tokens for `gatehouse serve`, from `--token-file`/`--agent-token-file` (`-`: stdin) or
+ * GATEHOUSE_TOKEN/GATEHOUSE_AGENT_TOKEN. SECURITY: `--token T` and `--agent-token T` are refused,
+ * not warned about: argv is readable by every process on the machine for the host's lifetime.
+ */
+export function tokensFromCli(o: TokenOptions, env: NodeJS.ProcessEnv = process.env, readStdin?: () => string): { token?: string; agentToken?: string } {
+  if (o.token !== undefined) throw new UsageError(tokenOnArgvMessage(OPERATOR_TOKEN_SOURCE));
+  if (o.agentToken !== undefined) throw new UsageError(tokenOnArgvMessage(AGENT_TOKEN_SOURCE));
+  if (o.tokenFile === '-' && o.agentTokenFile === '-') throw new UsageError('Only one token can come from stdin: give the other with its file option or variable.');
+  try {
+    const token = readTokenSource(OPERATOR_TOKEN_SOURCE, o.tokenFile, env, readStdin);
+    const agent = readTokenSource(AGENT_TOKEN_SOURCE, o.agentTokenFile, env, readStdin);
+    return { ...(token !== undefined ? { token } : {}), ...(agent !== undefined ? { agentToken: agent } : {}) };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: string) => Promise<void> }> {
   // A usage mistake, caught before the host starts (and records a start it would never stop).
   if (opts.token !== undefined && !validToken(opts.token)) throw new UsageError(TOKEN_RULE);
   if (opts.agentToken !== undefined && !validToken(opts.agentToken)) throw new UsageError(AGENT_TOKEN_RULE);
-  if (opts.agentToken !== undefined && opts.agentToken === opts.token) throw new UsageError('--agent-token must differ from --token: agents must never hold the operator\'s powers.');
+  if (opts.agentToken !== undefined && opts.agentToken === opts.token) throw new UsageError('The agent token must differ from the operator token: agents must never hold the operator\'s powers.');
   const host = createHost({
     home: opts.home,
     shell: 'serve',
@@ -110,7 +137,9 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   const { shell, mcpUrl, hookUrl } = listening;
   if (opts.banner) console.log(opts.banner);
   if (!isLoopback(opts.host)) console.log(`Warning: listening on ${opts.host}, reachable from other machines. Anyone with the token can operate this console.`);
-  console.log(shell.consoleLine);
+  // A one-time link: the operator token stays in the home folder, out of browser history.
+  console.log(`Gatehouse console: ${shell.newConsoleUrl()}`);
+  console.log('(The link works once, within 2 minutes; `gatehouse url` prints a new one.)');
   const mode = host.settings.current;
   console.log(`Agents: MCP at ${mcpUrl}, Claude Code hook at ${hookUrl} (agent token in ${host.paths.serveJson}). Mode: ${mode.mode}, autonomy: ${mode.autonomy}.`);
 

@@ -1,7 +1,8 @@
 // GATEHOUSE_HOME/serve.json tells CLI commands where a running host is and how to reach it.
 // It holds the operator token, so it is created owner-only and removed on a clean exit.
-import { readFileSync, rmSync, writeFileSync, renameSync, existsSync } from 'node:fs';
+import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { z } from 'zod';
+import { writeSecretFile } from '../../home.js';
 
 export const serveInfoSchema = z.object({
   url: z.string(),
@@ -18,9 +19,7 @@ export const serveInfoSchema = z.object({
 export type ServeInfo = z.output<typeof serveInfoSchema>;
 
 export function writeServeFile(path: string, info: ServeInfo): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  renameSync(tmp, path);
+  writeSecretFile(path, JSON.stringify(info, null, 2) + '\n');
 }
 
 /** Removes the file only if it still describes this process (a newer host may own it). */

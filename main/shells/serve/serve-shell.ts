@@ -6,7 +6,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { contentSecurityPolicy } from '../../../shared/csp.js';
 import type { CallContext, Dispatcher } from '../../host/dispatcher.js';
-import { accessPolicy, hostAllowed, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
+import { accessPolicy, hostAllowed, isWildcard, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
+import { ConsoleSessions, LINK_REFUSALS } from './console-session.js';
 import { serveStatic } from './static-files.js';
 import { readBody } from '../../host/http-body.js';
 import { isAgentPath, type AgentHandler } from '../../gateway/agent-routes.js';
@@ -36,17 +37,24 @@ export interface ServeOptions {
   /** Extra Host names to accept (a non-loopback bind reached through a DNS name). */
   extraHosts?: string[];
   agent?: AgentIngress;
+  /** The clock for console links and sessions (tests move it to expire them). */
+  now?: () => number;
 }
 
 export interface ServeShell {
   url: string;
   port: number;
-  /** The line printed for the operator: the token rides in the fragment, never sent to a server. */
-  consoleLine: string;
+  /**
+   * A console URL for the operator with a fresh one-time code in its fragment (console-session.ts):
+   * the operator token itself never enters a URL.
+   */
+  newConsoleUrl(): string;
   close(): Promise<void>;
 }
 
 const MAX_BODY = 1 << 20;
+/** An exchange body is `{"code": "…"}`. */
+const MAX_EXCHANGE_BODY = 4096;
 const MAX_WS_MESSAGE = 1 << 20;
 /** A console that stops reading must not make the host buffer events forever. */
 const MAX_WS_BUFFERED = 16 << 20;
@@ -70,6 +78,14 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   const policy = accessPolicy(opts.bindHost, port, opts.token, opts.extraHosts);
   const displayHost = opts.bindHost.includes(':') ? `[${opts.bindHost}]` : opts.bindHost;
   const url = `http://${displayHost}:${port}/`;
+  const sessions = new ConsoleSessions(opts.token, opts.now);
+  // A browser is sent to loopback even when every address is bound: Chromium refuses to
+  // navigate to 0.0.0.0, and the Host check accepts loopback names for a wildcard bind.
+  const linkBase = isWildcard(opts.bindHost) ? `http://${opts.bindHost.includes(':') ? '[::1]' : '127.0.0.1'}:${port}/` : url;
+  const newConsoleLink = () => {
+    const { code, expiresAt } = sessions.newCode();
+    return { url: `${linkBase}#code=${code}`, expiresAt };
+  };
   const wsOrigins = [...policy.allowedHosts].map((h) => `ws://${h}`);
   const securityHeaders = {
     'Content-Security-Policy': contentSecurityPolicy({ connect: wsOrigins, frameAncestors: true }),
@@ -99,9 +115,21 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
       return opts.agent.handle(req, res, path, agent);
     }
     if (path.startsWith('/api/') || path === '/ws') {
-      if (!tokenMatches(tokenFrom(req), policy.token)) return unauthorized(res);
+      // The one route open without a credential: the one-time code is the credential.
+      if (path === EXCHANGE_PATH && req.method === 'POST') return handleExchange(req, res);
+      const given = tokenFrom(req);
+      const operator = tokenMatches(given, policy.token);
+      if (!operator && !sessions.valid(given)) return unauthorized(res);
       if (path === '/api/session' && req.method === 'GET') {
-        return sendJson(res, 200, { ok: true, result: { shell: 'serve', methods: opts.host.dispatcher.methodNames } });
+        // A console's session slides: each check hands it a credential good for 12 more hours.
+        const renewed = operator ? {} : sessions.issue();
+        return sendJson(res, 200, { ok: true, result: { shell: 'serve', methods: opts.host.dispatcher.methodNames, ...renewed } });
+      }
+      if (path === LINK_PATH && req.method === 'POST') {
+        // Only the operator token (the CLI, reading the home) mints links: a console session
+        // that leaked cannot turn itself into fresh, unexpired ones.
+        if (!operator) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Console links are made with the operator token (gatehouse url), not a console session.' } });
+        return sendJson(res, 200, { ok: true, result: newConsoleLink() });
       }
       if (path === '/api/call' && req.method === 'POST') return handleCall(req, res);
       return sendJson(res, 404, { ok: false, error: { code: 'bad_request', message: `No API route ${req.method} ${path}.` } });
@@ -136,6 +164,23 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     sendJson(res, 200, envelope);
   }
 
+  async function handleExchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return sendJson(res, 415, { ok: false, error: { code: 'bad_request', message: 'Send the code as Content-Type: application/json {"code": "…"}.' } });
+    }
+    const body = await readBody(req, MAX_EXCHANGE_BODY);
+    let code: unknown;
+    try {
+      code = body === null ? undefined : (JSON.parse(body) as { code?: unknown } | null)?.code;
+    } catch {
+      code = undefined;
+    }
+    if (typeof code !== 'string') return sendJson(res, 400, { ok: false, error: { code: 'bad_request', message: 'The body must be {"code": "…"}, the code from the console URL (after #code=).' } });
+    const r = sessions.exchange(code);
+    if (!r.ok) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: LINK_REFUSALS[r.reason], details: { reason: r.reason } } });
+    sendJson(res, 200, { ok: true, result: { session: r.session, expiresAt: r.expiresAt } });
+  }
+
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
     const reject = (status: number, text: string) => {
@@ -144,7 +189,8 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     if (!hostAllowed(policy, req)) return reject(403, 'Forbidden');
     if (!originAllowed(policy, req)) return reject(403, 'Forbidden');
     if (path !== '/ws') return reject(404, 'Not Found');
-    if (!tokenMatches(tokenFrom(req), policy.token)) return reject(401, 'Unauthorized');
+    const given = tokenFrom(req);
+    if (!tokenMatches(given, policy.token) && !sessions.valid(given)) return reject(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
   });
 
@@ -195,7 +241,7 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   return {
     url,
     port,
-    consoleLine: `Gatehouse console: ${url}#token=${opts.token}`,
+    newConsoleUrl: () => newConsoleLink().url,
     async close() {
       unsubscribe();
       for (const ws of sockets) ws.close(1001, 'host stopping');
@@ -206,8 +252,13 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   };
 }
 
+/** Where a console trades its one-time code for a session. */
+export const EXCHANGE_PATH = '/api/session/exchange';
+/** Where the CLI (operator token) asks for a fresh console URL. */
+export const LINK_PATH = '/api/console-link';
+
 function unauthorized(res: ServerResponse): void {
-  sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong operator token.' } });
+  sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing, wrong or expired credential: send the operator token, or a console session (open a new console URL from `gatehouse url`).' } });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -4,7 +4,7 @@
 import type { EventName, EventPayload, MethodName, RequestOf, ResponseOf } from '../../../shared/contract.ts';
 import { createElectronTransport, electronBridge } from './electron-transport.ts';
 import { createServeTransport } from './serve-transport.ts';
-import { takeToken } from './token.ts';
+import { takeCredential } from './token.ts';
 import { HostCallError } from './transport-error.ts';
 import type { ConnectionState, ShellKind, StateListener, Transport } from './types.ts';
 
@@ -65,5 +65,5 @@ export function createClient(transport: Transport): GatehouseClient {
 export function createDefaultTransport(): Transport {
   const bridge = electronBridge();
   if (bridge) return createElectronTransport(bridge);
-  return createServeTransport({ token: takeToken() });
+  return createServeTransport({ credential: takeCredential() });
 }

@@ -1,11 +1,15 @@
 // The serve shell: HTTP for the session check, one WebSocket for calls and events.
 //
-// Every (re)connect starts with GET /api/session so that a refused token shows as
-// 'unauthorized' instead of an endless reconnect loop (a browser cannot read the status of a
-// failed WebSocket upgrade). The token rides as a WebSocket subprotocol, never in the URL.
+// A console opened from a printed URL first trades the URL's one-time code for a session
+// credential (POST /api/session/exchange; token.ts says why). Every (re)connect then starts with
+// GET /api/session so that a refused credential shows as 'unauthorized' instead of an endless
+// reconnect loop (a browser cannot read the status of a failed WebSocket upgrade); its answer
+// renews the session, which the host validates with a key derived from the operator token, so a
+// console left open reconnects by itself after the host restarts. The credential rides as a
+// WebSocket subprotocol, never in a URL.
 import type { Envelope, WireError } from '../../../shared/contract.ts';
 import { Backoff } from './backoff.ts';
-import { forgetToken } from './token.ts';
+import { forgetSession, saveSession, type ConsoleCredential } from './token.ts';
 import { HostCallError } from './transport-error.ts';
 import type { ConnectionState, RawEventListener, StateListener, Transport } from './types.ts';
 
@@ -13,9 +17,12 @@ export const WS_PROTOCOL = 'gatehouse.v1';
 export const WS_TOKEN_PREFIX = 'gatehouse.token.';
 /** How long a call made while disconnected waits for the connection before it fails. */
 export const QUEUE_TIMEOUT_MS = 10_000;
+/** How often a connected console renews its session (which lasts 12 hours from its last renewal). */
+export const SESSION_RENEW_MS = 3_600_000;
+export const EXCHANGE_PATH = '/api/session/exchange';
 
 export interface ServeTransportOptions {
-  token: string | null;
+  credential: ConsoleCredential;
   /** Defaults to the page's own location; the console is always same-origin with its host. */
   origin?: { protocol: string; host: string };
   fetch?: typeof fetch;
@@ -41,7 +48,9 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
   const WS = opts.WebSocket ?? window.WebSocket;
   const queueTimeoutMs = opts.queueTimeoutMs ?? QUEUE_TIMEOUT_MS;
   const backoff = opts.backoff ?? new Backoff();
-  const token = opts.token;
+  let code = opts.credential.code;
+  let session = opts.credential.session;
+  let renewTimer: ReturnType<typeof setInterval> | null = null;
 
   const stateListeners = new Set<StateListener>();
   const eventListeners = new Set<RawEventListener>();
@@ -75,14 +84,34 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     }
   };
 
-  const refuse = () => {
+  const refuse = (why: string) => {
     clearRetry();
-    forgetToken();
+    stopRenewing();
+    forgetSession();
+    session = null;
     const ws = socket;
     socket = null;
     ws?.close(1000, 'unauthorized');
-    setState('unauthorized', 'The host refused the operator token.');
-    failAll('unauthorized', (m) => `${m} was not sent: the host refused this console's operator token.`);
+    setState('unauthorized', why);
+    failAll('unauthorized', (m) => `${m} was not sent: the host refused this console's session.`);
+  };
+
+  const stopRenewing = () => {
+    if (renewTimer !== null) clearInterval(renewTimer);
+    renewTimer = null;
+  };
+
+  /** GET /api/session with this tab's session; keeps the renewed one the host hands back. */
+  const checkSession = async (s: string): Promise<Response> => {
+    const res = await doFetch('/api/session', { headers: { Authorization: `Bearer ${s}` }, cache: 'no-store' });
+    if (res.ok) {
+      const renewed = await sessionIn(res.clone());
+      if (renewed && session === s) {
+        session = renewed;
+        saveSession(renewed);
+      }
+    }
+    return res;
   };
 
   const clearRetry = () => {
@@ -103,22 +132,46 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
 
   async function attempt(): Promise<void> {
     if (closed || attempting || state === 'unauthorized' || socket) return;
-    if (!token) return refuse();
     attempting = true;
     try {
+      if (code) {
+        let res: Response;
+        try {
+          res = await doFetch(EXCHANGE_PATH, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }), cache: 'no-store' });
+        } catch {
+          // The code stays: it is still good if the host comes back within its two minutes.
+          return scheduleRetry('The host is not reachable.');
+        }
+        if (closed) return;
+        if (res.status === 400 || res.status === 401) {
+          code = null;
+          return refuse((await errorText(res)) || 'The host refused this console link. Run `gatehouse url` for a new one.');
+        }
+        if (!res.ok) {
+          const text = await errorText(res);
+          return scheduleRetry(`The host answered ${res.status}${text ? `: ${text}` : '.'}`);
+        }
+        code = null;
+        const got = await sessionIn(res);
+        if (!got) return refuse('The host answered the console link without a session. Run `gatehouse url` for a new link.');
+        session = got;
+        saveSession(got);
+      }
+      const s = session;
+      if (!s) return refuse(opts.credential.problem ?? 'This console has no session. Open the URL that `gatehouse serve` printed, or run `gatehouse url` for a new one.');
       let res: Response;
       try {
-        res = await doFetch('/api/session', { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+        res = await checkSession(s);
       } catch {
         return scheduleRetry('The host is not reachable.');
       }
       if (closed) return;
-      if (res.status === 401) return refuse();
+      if (res.status === 401) return refuse('This console\'s session has expired or was revoked (the operator token changed). Run `gatehouse url` for a new link.');
       if (!res.ok) {
         const text = await errorText(res);
         return scheduleRetry(`The host answered ${res.status}${text ? `: ${text}` : '.'}`);
       }
-      openSocket(token);
+      openSocket(session ?? s);
     } finally {
       attempting = false;
     }
@@ -137,6 +190,11 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
       if (socket !== ws) return;
       backoff.reset();
       setState('connected');
+      // A console open for days keeps a live session: renew it well inside its 12 hours.
+      stopRenewing();
+      renewTimer = setInterval(() => {
+        if (session) void checkSession(session).catch(() => {});
+      }, SESSION_RENEW_MS);
       for (const q of queue.splice(0)) {
         clearTimeout(q.timer);
         send(ws, q.method, q.params, q);
@@ -148,6 +206,7 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     ws.onclose = (ev: CloseEvent) => {
       if (socket !== ws) return;
       socket = null;
+      stopRenewing();
       failAll('disconnected', (m) => `The connection to the host closed before ${m} answered; it may or may not have run. Check the result once the console has reconnected.`);
       scheduleRetry(ev.reason ? `The connection closed (${ev.reason}).` : 'The connection to the host closed.');
     };
@@ -212,7 +271,7 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     invoke(method, params) {
       return new Promise<Envelope<unknown>>((resolve, reject) => {
         if (state === 'unauthorized') {
-          reject(new HostCallError(method, 'unauthorized', `${method} was not sent: the host refused this console's operator token.`));
+          reject(new HostCallError(method, 'unauthorized', `${method} was not sent: the host refused this console's session.`));
           return;
         }
         if (closed) {
@@ -261,6 +320,7 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     close() {
       closed = true;
       clearRetry();
+      stopRenewing();
       if (typeof window !== 'undefined') {
         window.removeEventListener('online', retryNow);
         document.removeEventListener('visibilitychange', onVisible);
@@ -271,6 +331,15 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
       failAll('disconnected', (m) => `${m} was not sent: the console was closed.`);
     },
   };
+}
+
+async function sessionIn(res: Response): Promise<string | null> {
+  try {
+    const body = (await res.json()) as { result?: { session?: unknown } };
+    return typeof body.result?.session === 'string' ? body.result.session : null;
+  } catch {
+    return null;
+  }
 }
 
 async function errorText(res: Response): Promise<string> {
