@@ -110,7 +110,8 @@ describe('MCP server at /mcp (real SDK client)', () => {
     const progress: string[] = [];
     const result = client.callTool({ name: 'hello', arguments: { name: 'Ada' } }, undefined, { onprogress: (p) => progress.push(p.message ?? ''), resetTimeoutOnProgress: true });
     const item = await nextPending(r);
-    expect(item).toMatchObject({ call: { agent: 'test-agent', tool: 'hello', arguments: { name: 'Ada' }, source: 'mcp' }, askedBy: { kind: 'autonomy', level: 'supervised' } });
+    // Filed under the token's agent (serve.json's is "default"); the client's name is a label.
+    expect(item).toMatchObject({ call: { agent: 'default', client: 'test-agent', tool: 'hello', arguments: { name: 'Ada' }, source: 'mcp' }, askedBy: { kind: 'autonomy', level: 'supervised' } });
     const approved = await r.op('approvals.approve', { id: item.id, argsHash: item.argsHash });
     expect(approved.ok).toBe(true);
     const res = (await result) as CallToolResult;
@@ -169,7 +170,7 @@ describe('MCP server at /mcp (real SDK client)', () => {
     expect(res.isError).toBeFalsy();
     expect(text(res)).toContain('gatehouse-42');
     const session = r.host.ptys.list().find((s) => s.tool === 'shell');
-    expect(session).toMatchObject({ actor: 'agent:test-agent', state: 'exited', exitCode: 0 });
+    expect(session).toMatchObject({ actor: 'agent:default', state: 'exited', exitCode: 0 });
     await client.close();
   });
 
@@ -291,7 +292,7 @@ describe('Claude Code PreToolUse hook', () => {
     const r = await start({ settings: { mode: 'live', hookAsk: 'inbox' } });
     const answer = postHook(r, hookInput('Bash', { command: 'touch /tmp/gatehouse-hook-test' }));
     const item = await nextPending(r);
-    expect(item.call).toMatchObject({ agent: 'claude-code', session: 'sess-1', source: 'hook' });
+    expect(item.call).toMatchObject({ agent: 'default', client: 'claude-code', session: 'default/sess-1', source: 'hook' });
     await r.op('approvals.approve', { id: item.id, argsHash: item.argsHash });
     expect((await answer).json.hookSpecificOutput.permissionDecision).toBe('allow');
   });
@@ -433,7 +434,7 @@ describe('operator decisions and settings', () => {
     const item = await nextPending(r);
     const list = await runCli(['approvals', 'list', '--json', '--home', r.home]);
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout)).toMatchObject([{ id: item.id, call: { agent: 'cli-agent', tool: 'hello' } }]);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id: item.id, call: { agent: 'default', client: 'cli-agent', tool: 'hello' } }]);
     const human = await runCli(['approvals', 'list', '--home', r.home]);
     expect(human.stdout).toContain('asked by autonomy supervised');
     expect((await runCli(['approvals', 'approve', item.id, '--home', r.home])).code).toBe(0);
@@ -549,7 +550,7 @@ describe('the agent HTTP API (/agent/v1)', () => {
     const res = await api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', session: 'build-42', tool: 'hello', arguments: { name: 'Ada' } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ decision: 'allow', executed: true, mode: 'live', decidedBy: expect.stringMatching(/^autonomy/), result: { ok: true, output: { greeting: expect.stringContaining('Ada') } } });
-    expect(events(r, 'call.received').map((e) => e.payload)).toEqual([expect.objectContaining({ agent: 'nightly-ci', session: 'build-42', tool: 'hello', source: 'api' })]);
+    expect(events(r, 'call.received').map((e) => e.payload)).toEqual([expect.objectContaining({ agent: 'default', client: 'nightly-ci', session: 'default/build-42', tool: 'hello', source: 'api' })]);
   });
 
   it('a denial says why and by which rule; nothing runs', async () => {
@@ -564,7 +565,7 @@ describe('the agent HTTP API (/agent/v1)', () => {
     const r = await start({ settings: { mode: 'live' }, plugins: ['hello'] });
     const answer = api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', tool: 'hello', arguments: { name: 'Grace' } });
     const item = await nextPending(r);
-    expect(item.call).toMatchObject({ agent: 'nightly-ci', source: 'api' });
+    expect(item.call).toMatchObject({ agent: 'default', client: 'nightly-ci', source: 'api' });
     await r.op('approvals.deny', { id: item.id, reason: 'not from CI' });
     expect((await answer).json).toMatchObject({ decision: 'deny', approval: item.id, decider: { kind: 'operator' }, reason: expect.stringContaining('not from CI') });
   });

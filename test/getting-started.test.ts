@@ -230,13 +230,14 @@ describe('the Getting Started steps', () => {
     expect(res.isError).toBe(true);
     await client.close();
     const g = await guide(r);
-    expect(g.agent).toMatchObject({ done: true, skipped: false, seen: { agent: 'first-agent', source: 'mcp' } });
+    // The agent is the token's (serve.json's is "default"), not the client's own name.
+    expect(g.agent).toMatchObject({ done: true, skipped: false, seen: { agent: 'default', source: 'mcp' } });
 
     await r.close();
     const again = await start({ home: r.home });
     const after = await guide(again);
     expect(after.dismissed).toBe(true);
-    expect(after.agent.seen).toMatchObject({ agent: 'first-agent' });
+    expect(after.agent.seen).toMatchObject({ agent: 'default' });
     expect((await again.op<GettingStartedView>('gettingStarted.update', { dismissed: false })).dismissed).toBe(false);
   });
 

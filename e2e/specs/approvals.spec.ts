@@ -155,7 +155,8 @@ test.describe('a live host with the hello plugin', () => {
       await app.open('grants');
       const row = grants.row('hello');
       await expect(row).toHaveCount(1);
-      await expect(row).toHaveAttribute('data-agent', 'e2e-session-agent');
+      // The token's agent (serve.json's is "default"), not the name the client gave itself.
+      await expect(row).toHaveAttribute('data-agent', 'default');
       await expect(row.getByTestId('grant-match')).toContainText('exact');
       await expect(row.getByTestId('grant-countdown')).toHaveText(/^(59|60):\d\d$/);
 

@@ -142,7 +142,7 @@ test.describe('the operator guide', () => {
 
         const grants = new GrantsPage(app.page);
         await app.open('grants');
-        await expect(grants.row('hello')).toHaveAttribute('data-agent', 'claude-code');
+        await expect(grants.row('hello')).toHaveAttribute('data-agent', 'default');
         await expect(grants.row('hello').getByTestId('grant-countdown')).toHaveText(/^(59|60):\d\d$/);
         await shoot(app.page, 'grants');
 
