@@ -1,11 +1,18 @@
 // What an approval allows, what actually runs, and where (issue #13, findings 5, 6, 7 and 11),
 // against real parts: a real host with its approval queue, policy file and audit log, real
 // plugin folders and child processes, real HTTP on loopback, and a real bubblewrap sandbox.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, type TestContext } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
-import { initExtractor } from '../main/policy/extract/index.js';
+import { extract, initExtractor } from '../main/policy/extract/index.js';
+import { runShellTool } from '../main/gateway/shell-tool.js';
+import { PtyManager } from '../main/pty/pty-manager.js';
+import { shellPlan, shellProfile } from '../main/runner/sandbox-plan.js';
+import { detectSandbox } from '../main/runner/sandbox.js';
+import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
+import type { Extraction, Operation, ToolCall } from '../main/policy/types.js';
+import { http } from './support/net.js';
 import type { GatewayResult } from '../main/gateway/gateway.js';
 import { tempDir } from './support/temp.js';
 
@@ -134,5 +141,115 @@ describe('finding 5: "Always" allows what was approved, not everything near it',
     expect(await check('  - { name: b, actions: [read], block_paths: [/tmp/x], decision: allow, commands: [cat x] }\n')).toMatch(/commands needs tools/);
     expect(await check('  - { name: c, actions: [read], block_paths: [/tmp/x], decision: allow, tools: [] }\n')).toMatch(/at least one tool/);
     expect(await check('  - { name: d, actions: [read, execute], block_paths: [/tmp/x], decision: allow, tools: [shell], commands: [cat /tmp/x], examples: { match: [{ tool: shell, arguments: { command: cat /tmp/x } }], not_match: [{ tool: shell, arguments: { command: "sh /tmp/x" } }] } }\n')).toBe('');
+  });
+});
+
+const sandbox = detectSandbox();
+function needsBwrap(ctx: TestContext): void {
+  if (sandbox.kind === 'bwrap') return;
+  console.warn(`skipped "${ctx.task.name}": bubblewrap is not usable here: ${sandbox.reason}`);
+  ctx.skip();
+}
+
+describe('finding 7: the shell tool runs in the folder policy judged', () => {
+  it('the agent API refuses a relative cwd, and a relative arguments.cwd runs under the call\'s cwd', async (ctx) => {
+    needsBwrap(ctx);
+    const { host, work } = await startHost({ autonomy: 'full', mode: 'live' });
+    const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(work, 'no-console') });
+    try {
+      const post = (body: unknown) =>
+        http({ port: net.shell.port, path: '/agent/v1/calls', method: 'POST', headers: { Authorization: `Bearer ${net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((r) => ({
+          status: r.status,
+          json: JSON.parse(r.body) as Record<string, unknown>,
+        }));
+      const relative = await post({ agent: 'ci', tool: 'shell', arguments: { command: 'pwd' }, cwd: 'work' });
+      expect(relative.status).toBe(400);
+      expect(relative.json.error).toMatch(/field `cwd`: cwd must be an absolute path/);
+
+      mkdirSync(join(work, 'sub'));
+      const r = await post({ agent: 'ci', tool: 'shell', arguments: { command: 'pwd > where.txt', cwd: 'sub' }, cwd: work });
+      expect(r.status).toBe(200);
+      expect(r.json, JSON.stringify(r.json)).toMatchObject({ decision: 'allow', executed: true, result: { ok: true } });
+      expect(readFileSync(join(work, 'sub', 'where.txt'), 'utf8').trim()).toBe(join(work, 'sub'));
+    } finally {
+      await net.shell.close();
+    }
+  });
+});
+
+describe('finding 11: the shell sandbox binds exactly what policy judged', () => {
+  /** A fake home with a .bashrc and a project; the shell tool run on a real PTY in bubblewrap. */
+  async function runIn(cwd: string, command: string, home: string, judged?: Pick<Extraction, 'operations' | 'paths' | 'hosts' | 'evasive'>) {
+    const ptys = new PtyManager({ log: () => {}, record: () => {}, events: { output: () => {}, changed: () => {} } });
+    try {
+      await initExtractor();
+      const call: ToolCall = { id: 'c1', agent: 'claude', session: 's1', tool: 'shell', arguments: { command }, cwd, source: 'api', receivedAt: 0 };
+      const x = judged ?? extract(call, { home });
+      const r = await runShellTool({ ptys, home, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, home }) }, call, x);
+      return { r, x };
+    } finally {
+      await ptys.close();
+    }
+  }
+  // Not under /tmp: the sandbox has a private /tmp of its own, where a file would seem to be made.
+  function fakeHome(): { home: string; project: string; bashrc: string } {
+    const base = mkdtempSync(join('/var/tmp', 'gatehouse-fakehome-'));
+    onTestFinished(() => rmSync(base, { recursive: true, force: true }));
+    const home = join(base, 'u');
+    const project = join(home, 'proj');
+    mkdirSync(project, { recursive: true });
+    const bashrc = join(home, '.bashrc');
+    writeFileSync(bashrc, 'original\n');
+    return { home, project, bashrc };
+  }
+
+  it('naming a new file in the home does not open the home: `tee -a ~/new ~/.b?shrc` changes nothing there', async (ctx) => {
+    needsBwrap(ctx);
+    const { home, project, bashrc } = fakeHome();
+    // What extraction judged when the finding was reported: a new file and a literal glob in the
+    // home, written. The sandbox must hold to exactly that, whatever the shell expands at run time.
+    const judged = { operations: ['write', 'execute'] as Operation[], paths: [join(home, 'new-notes.txt'), join(home, '.b?shrc')], hosts: [], evasive: false };
+    const { r } = await runIn(project, `printf 'evil\\n' | tee -a ${home}/new-notes.txt ${home}/.b?shrc`, home, judged);
+    expect(r.ok).toBe(false);
+    expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
+    expect(existsSync(join(home, 'new-notes.txt'))).toBe(false);
+    // The binds say why: neither the home nor a folder holding it is writable.
+    const profile = shellProfile({ cwd: project, ...judged }, home);
+    expect(profile.write.filter((w) => home.startsWith(w))).toEqual([]);
+    expect(profile.readOnlyRoot).toBe(true);
+  });
+
+  it('the home as the working folder is never bound read-write', async (ctx) => {
+    needsBwrap(ctx);
+    const { home, bashrc } = fakeHome();
+    const { r } = await runIn(home, `echo fresh > ${home}/fresh.txt; echo evil >> ${home}/.b?shrc`, home);
+    expect(r.ok).toBe(false);
+    expect(existsSync(join(home, 'fresh.txt'))).toBe(false);
+    expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
+  });
+
+  it('a command that only reads gets read-only binds; one that writes gets its folder read-write', async (ctx) => {
+    needsBwrap(ctx);
+    const { home } = fakeHome();
+    const work = tempDir('gatehouse-ro-');
+    writeFileSync(join(work, 'notes.txt'), 'notes\n');
+    /** The options of the topmost mount at `path`, from the sandbox's own mount table. */
+    const mountOptions = (out: string, path: string) =>
+      out
+        .split('\n')
+        .map((l) => l.split(' '))
+        .filter((f) => f[4] === path)
+        .map((f) => f[5] ?? '')
+        .at(-1);
+
+    const read = await runIn(work, 'cat notes.txt /proc/self/mountinfo', home);
+    expect(read.x.operations).not.toContain('write');
+    expect(read.r.ok, read.r.stdout).toBe(true);
+    expect(mountOptions(read.r.stdout, work)).toMatch(/^ro\b/);
+
+    const write = await runIn(work, 'echo more >> notes.txt; cat /proc/self/mountinfo', home);
+    expect(write.r.ok, write.r.stdout).toBe(true);
+    expect(mountOptions(write.r.stdout, work)).toMatch(/^rw\b/);
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('notes\nmore\n');
   });
 });

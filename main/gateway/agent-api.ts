@@ -27,7 +27,13 @@ const callRequest = z
     tool: z.string().min(1).max(200),
     arguments: z.record(z.string(), z.unknown()).nullable().default({}),
     session: z.string().regex(SAFE_NAME, `session must be ${SAFE_NAME_RULE}`).default('default'),
-    cwd: z.string().min(1).max(4096).optional(),
+    // Absolute only: a relative folder has no meaning the agent and Gatehouse are sure to share.
+    cwd: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((c) => c.startsWith('/'), 'cwd must be an absolute path (starting with "/"); send the folder the call works in, not one relative to anything')
+      .optional(),
   })
   .strict();
 

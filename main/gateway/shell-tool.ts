@@ -3,7 +3,9 @@
 // ends. Policy has judged the command before this runs (extraction reads `command`), and the
 // command is confined to what policy judged (runner/sandbox-plan.ts shellPlan): its working
 // directory and the paths and hosts extracted from it, with limits and a scrubbed environment.
+import { homedir } from 'node:os';
 import type { PtyManager } from '../pty/pty-manager.js';
+import { callCwd } from '../policy/extract/paths.js';
 import type { Extraction, ToolCall } from '../policy/types.js';
 import type { ToolResult } from '../pipeline/call-pipeline.js';
 import { scrubEnv } from '../runner/one-shot.js';
@@ -25,17 +27,20 @@ export interface ShellToolDeps {
   env?: Record<string, string>;
   /** How a command is confined (the host passes shellPlan with its sandbox); default: limits only. */
   plan?: (scope: ShellCallScope, timeoutMs: number) => SandboxPlan;
+  /** The user's home, for `~` in `arguments.cwd` (the same one extraction expands against; default os.homedir()). */
+  home?: string;
 }
 
-export async function runShellTool(deps: ShellToolDeps, call: ToolCall, x?: Pick<Extraction, 'paths' | 'hosts' | 'evasive'>): Promise<ToolResult & { content: unknown[] }> {
+export async function runShellTool(deps: ShellToolDeps, call: ToolCall, x?: Pick<Extraction, 'paths' | 'hosts' | 'evasive'> & Partial<Pick<Extraction, 'operations'>>): Promise<ToolResult & { content: unknown[] }> {
   const args = call.arguments ?? {};
   const command = args.command;
   if (typeof command !== 'string' || command.trim() === '') throw new Error('the shell tool needs a `command` string');
-  const cwd = typeof args.cwd === 'string' && args.cwd !== '' ? args.cwd : call.cwd;
+  // Exactly the folder policy judged: a relative `cwd` is relative to the call's, never to the host's.
+  const cwd = callCwd(call, deps.home ?? homedir());
   const started = performance.now();
   const timeoutMs = deps.timeoutMs ?? 10 * 60_000;
   // Without an extraction nothing is known about the command: its folder only.
-  const plan = deps.plan?.({ cwd, paths: x?.paths ?? [], hosts: x?.hosts ?? [], evasive: x?.evasive ?? true }, timeoutMs) ?? { wrap: unsandboxedWrap({ timeoutMs }), sandboxed: false, warning: null };
+  const plan = deps.plan?.({ cwd, paths: x?.paths ?? [], hosts: x?.hosts ?? [], evasive: x?.evasive ?? true, operations: x?.operations ?? [] }, timeoutMs) ?? { wrap: unsandboxedWrap({ timeoutMs }), sandboxed: false, warning: null };
   let wrapped;
   try {
     wrapped = plan.wrap('/bin/sh', ['-c', command]);

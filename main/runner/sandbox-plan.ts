@@ -5,8 +5,9 @@ import type { ResourceLimits } from './limits.js';
 import type { WrapFn } from './one-shot.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { containWrap, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection } from './sandbox.js';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Operation } from '../policy/types.js';
+import { containWrap, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
 
 export interface SandboxPlan {
   /** The wrap for runOneShot (always set: unsandboxed runs still get limits). */
@@ -58,13 +59,18 @@ export function sandboxPlan(detection: SandboxDetection, manifest: PluginManifes
 }
 
 export interface ShellCallScope {
-  /** The command's working directory. */
+  /** The command's working directory (the folder policy judged it in). */
   cwd: string;
   /** What policy extracted from the command: the paths it touches and the hosts it reaches. */
   paths: readonly string[];
   hosts: readonly string[];
   /** The command hides what it does (eval, a computed command): its extracted paths are not trusted. */
   evasive: boolean;
+  /**
+   * The operations policy extracted. Without a write, delete, move or copy every bind is
+   * read-only (absent counts as none); an evasive command's working directory is writable.
+   */
+  operations?: readonly Operation[];
 }
 
 export interface ShellPlanOptions {
@@ -76,25 +82,31 @@ export interface ShellPlanOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Operations that change the file system; extraction keeps operations and paths as flat sets, so any of them makes every named path writable. */
+const WRITING_OPS: ReadonlySet<Operation> = new Set(['write', 'delete', 'move', 'copy']);
+
 /**
- * How the built-in shell tool's command is confined: to what policy judged it would touch. Its
- * working directory is bound read-write, and so is each path extracted from the command (one
- * that does not exist yet: its folder, when that exists), except "/", system folders (they stay
- * read-only) and /proc, /dev, /sys (the sandbox's own). An evasive command (eval, a computed
- * path) gets its working directory only: what was extracted from it cannot be trusted, so an
- * operator who approves one does not open the folders it might name. The network is there only
- * when the command names a host; the home's secrets and Gatehouse's folder are hidden under any
- * bound folder. Limits as for a tool.
+ * How the built-in shell tool's command is confined: to exactly what policy judged it would
+ * touch. Its working directory and each path extracted from the command are bound, read-write
+ * only when the command writes (a write, delete, move or copy was extracted), read-only
+ * otherwise. A path that does not exist yet gets its parent folder bound, unless that folder is
+ * one no command may have whole: the home or a folder holding it, "/", a system folder, a
+ * secrets folder or Gatehouse's own; then the file cannot be created (the command fails on a
+ * read-only or missing folder). The home itself is never bound read-write, even as the working
+ * directory: naming one new file in ~ would otherwise open every dotfile in it. System folders
+ * and /proc, /dev, /sys are the sandbox's own. An evasive command (eval, a computed path) gets
+ * its working directory only (writable, unless it is a folder named above): what was extracted
+ * from it cannot be trusted, so an operator who approves one does not open the folders it might
+ * name. The network is there only when the
+ * command names a host; the home's secrets and Gatehouse's folder are hidden under any bound
+ * folder. Limits as for a tool.
  */
 export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, opts: ShellPlanOptions): SandboxPlan {
-  const home = opts.home ?? homedir();
+  const home = resolve(opts.home ?? homedir());
   const contain = { timeoutMs: opts.timeoutMs, home, ...(opts.env ? { env: opts.env } : {}) };
   if (detection.kind === 'bwrap') {
-    const cwd = resolve(scope.cwd);
-    const named = scope.evasive ? [] : scope.paths.filter((p) => isAbsolute(p)).map(existingOrFolder);
-    const write = [...new Set([cwd, ...named])].filter((p): p is string => p !== null && !providedBySandbox(p));
-    const hide = secretPaths(home, opts.gatehouseHome).filter((h) => write.some((w) => under(h, w)));
-    return { wrap: containWrap({ detection, profile: { pluginDir: cwd, read: [], write, hosts: [...scope.hosts], hide } }, contain), sandboxed: true, warning: null };
+    const profile = shellProfile(scope, home, opts.gatehouseHome);
+    return { wrap: containWrap({ detection, profile }, contain), sandboxed: true, warning: null };
   }
   const why = `there is no sandbox on this machine: ${detection.reason}`;
   if (opts.requireSandbox) {
@@ -110,13 +122,51 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
   return { wrap: containWrap(null, contain), sandboxed: false, warning: `The shell tool runs unsandboxed: ${why}. A command can read and write whatever your account can.` };
 }
 
-/** The path itself when it exists, else its folder when that exists (a file about to be written), else null. */
-function existingOrFolder(p: string): string | null {
-  const full = resolve(p);
-  if (existsSync(full)) return full;
-  const up = dirname(full);
-  return up !== full && existsSync(up) ? up : null;
+/** The binds of shellPlan's sandbox (exported for tests and `gatehouse doctor`-style explanations). */
+export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?: string): SandboxProfile {
+  const cwd = resolve(scope.cwd);
+  // An evasive command's operations are as untrusted as its paths: an operator who approved it
+  // approved an opaque command in its folder, so that folder is writable (and nothing else).
+  const writes = scope.evasive || (scope.operations ?? []).some((op) => WRITING_OPS.has(op));
+  const secrets = secretPaths(home, gatehouseHome);
+  // Folders no command gets read-write as a whole: binding one would open far more than was named.
+  // (Secrets inside a bound folder are hidden below, so containing one is not a reason.)
+  const tooWide = (p: string) => p === '/' || under(home, p) || providedBySandbox(p) || secrets.some((s) => under(p, s)) || neverWholeInHome(p, home);
+  const read = new Set<string>();
+  const write = new Set<string>();
+  const bind = (p: string) => {
+    if (providedBySandbox(p)) return;
+    if (writes && !tooWide(p)) write.add(p);
+    else read.add(p);
+  };
+  bind(cwd);
+  if (!scope.evasive) {
+    for (const raw of scope.paths) {
+      if (!isAbsolute(raw)) continue;
+      const p = resolve(raw);
+      if (existsSync(p)) {
+        bind(p);
+        continue;
+      }
+      // Not there yet (a file about to be created): its folder, when that exists and may be bound
+      // whole; otherwise nothing, and the command cannot create it.
+      const up = dirname(p);
+      if (up === p || !existsSync(up) || tooWide(up)) continue;
+      bind(up);
+    }
+  }
+  for (const p of write) read.delete(p);
+  const all = [cwd, ...read, ...write];
+  const hide = secrets.filter((h) => all.some((b) => under(h, b)));
+  return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true };
 }
+
+/** ~/.config, ~/.local, ~/.cache and the like hold every program's settings and tokens: never bound whole for writing. */
+function neverWholeInHome(p: string, home: string): boolean {
+  const r = relative(home, p);
+  return r !== '' && !r.startsWith('..') && !isAbsolute(r) && !r.includes(sep) && HOME_CATCH_ALL.has(r);
+}
+const HOME_CATCH_ALL = new Set(['.config', '.local', '.cache']);
 
 const under = (child: string, parent: string) => {
   const r = relative(parent, child);

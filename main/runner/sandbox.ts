@@ -38,6 +38,13 @@ export interface SandboxProfile {
   hosts: string[];
   /** Paths covered by an empty read-only folder after every bind (secrets under a bound folder). */
   hide?: string[];
+  /**
+   * Make the sandbox's own root read-only after every bind: the folders bwrap creates to hold a
+   * bind (`/home/u` for a bound `/home/u/proj`) then take no new files, so a file the profile
+   * did not bind cannot be created there (it would vanish with the sandbox, and the command
+   * would report a success that did not happen). /tmp stays the sandbox's private scratch.
+   */
+  readOnlyRoot?: boolean;
 }
 
 export interface ContainOptions {
@@ -270,6 +277,7 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);
     else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
   }
+  if (profile.readOnlyRoot) args.push('--remount-ro', '/');
   args.push('--chdir', profile.pluginDir);
   return args;
 }

@@ -41,6 +41,21 @@ export function normalisePath(p: string, cwd: string, home: string): string {
 }
 
 /**
+ * The folder a call works in, as policy judges it: `arguments.cwd` (relative to the call's cwd,
+ * `~` expanded) when given, else the call's cwd, lexically normalised. The shell tool runs in
+ * exactly this folder: two resolutions could disagree, and a command judged in one folder would
+ * run in another (a relative `cwd` ran against the host's own working folder).
+ */
+export function callCwd(call: { cwd: string; arguments: Record<string, unknown> | null }, home: string): string {
+  let base = call.cwd || '/';
+  // The call's own cwd first (`~/proj` is the home's proj, not `/~/proj`), then the argument on it.
+  if (base.charCodeAt(0) !== 47 || base.includes('/.') || base.includes('//')) base = normalisePath(base, '/', home);
+  const arg = call.arguments?.['cwd'];
+  if (typeof arg === 'string' && arg) return normalisePath(arg, base, home);
+  return base;
+}
+
+/**
  * Resolves symlinks in an absolute normalised path: realpath of the longest existing prefix, the
  * rest appended. A dangling symlink is followed to where it points, because writing through it
  * creates the target — without that, `ln -s /etc/cron.d/x /tmp/l; echo … > /tmp/l` would look like
