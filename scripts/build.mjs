@@ -31,6 +31,10 @@ const jobs = {
   // The sandboxed preload may only require('electron'): everything else is bundled in.
   preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: 'out/preload/index.cjs', format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
   bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.js', format: 'esm' }),
+  // The worker thread that extracts large calls under a deadline (main/policy/extract/guarded-extract.ts
+  // finds it next to the bundle that starts it). CommonJS, so the ESM CLI, the bench and the CJS
+  // Electron bundle all load the one file.
+  extractWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/policy/extract/extract-worker.ts'], outfile: 'out/main/extract-worker.cjs', format: 'cjs' }),
   renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
 };
 

@@ -12,6 +12,11 @@ export class Collector {
   readonly reasons: string[] = [];
   readonly recursive: string[] = [];
   content = '';
+  // Sets beside the arrays: a command naming thousands of paths made Array.includes quadratic.
+  private readonly seenPaths = new Set<string>();
+  private readonly seenHosts = new Set<string>();
+  private readonly seenReasons = new Set<string>();
+  private readonly seenRecursive = new Set<string>();
 
   constructor(readonly ctx: PathContext) {}
 
@@ -44,11 +49,9 @@ export class Collector {
    * match (`/tmp/link/id_rsa` that is really `~/.ssh/id_rsa`, or a `.git/hooks` that links elsewhere).
    */
   private addAbsolute(abs: string): void {
-    if (!this.paths.includes(abs)) this.paths.push(abs);
-    if (this.ctx.resolveSymlinks) {
-      const real = resolveSymlinks(abs);
-      if (real !== abs && !this.paths.includes(real)) this.paths.push(real);
-    }
+    if (this.seenPaths.has(abs)) return;
+    once(this.seenPaths, this.paths, abs);
+    if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, resolveSymlinks(abs));
   }
 
   /**
@@ -64,19 +67,17 @@ export class Collector {
 
   /** Marks an absolute path (and where its symlinks lead) as reached recursively. */
   markRecursive(abs: string): void {
-    if (!this.recursive.includes(abs)) this.recursive.push(abs);
-    if (this.ctx.resolveSymlinks) {
-      const real = resolveSymlinks(abs);
-      if (real !== abs && !this.recursive.includes(real)) this.recursive.push(real);
-    }
+    if (this.seenRecursive.has(abs)) return;
+    once(this.seenRecursive, this.recursive, abs);
+    if (this.ctx.resolveSymlinks) once(this.seenRecursive, this.recursive, resolveSymlinks(abs));
   }
 
   host(h: string | null): void {
-    if (h && !this.hosts.includes(h)) this.hosts.push(h);
+    if (h) once(this.seenHosts, this.hosts, h);
   }
 
   evasive(reason: string): void {
-    if (!this.reasons.includes(reason)) this.reasons.push(reason);
+    once(this.seenReasons, this.reasons, reason);
   }
 
   addContent(text: string): void {
@@ -98,4 +99,10 @@ export class Collector {
       ...(this.recursive.length ? { recursive: this.recursive } : {}),
     };
   }
+}
+
+function once(seen: Set<string>, list: string[], v: string): void {
+  if (seen.has(v)) return;
+  seen.add(v);
+  list.push(v);
 }

@@ -42,11 +42,15 @@ export function analyseScript(script: Script, cwd: string, col: Collector, parse
 }
 
 function script_(s: Script, env: Env, c: Ctx): void {
-  if (s.error) c.col.evasive('the shell grammar could not parse part of the command');
+  if (s.limit) c.col.evasive(`${s.limit}: Gatehouse analysed it only in part`);
+  else if (s.error) c.col.evasive('the shell grammar could not parse part of the command');
   for (const p of s.pipelines) {
-    for (let i = 0; i < p.stages.length; i++) {
-      const st = p.stages[i] as Stage;
-      stage(st, env, c, i > 0 ? p.stages.slice(0, i) : null);
+    // One array grows as the stages go by (a copy per stage was quadratic in a long pipeline);
+    // each stage sees the stages before it, and nothing keeps the array after its call.
+    const upstream: Stage[] = [];
+    for (const st of p.stages) {
+      stage(st, env, c, upstream.length > 0 ? upstream : null);
+      upstream.push(st);
     }
   }
 }

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { escapeGlob, globPattern } from './globs.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
+import { MAX_COMMANDS, MAX_HEREDOC_LENGTH, MAX_NESTING, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from './limits.js';
 
 let parser: Parser | null = null;
 let loading: Promise<void> | null = null;
@@ -26,6 +27,8 @@ export function loadGrammar(): Promise<void> {
   loading ??= (async () => {
     const req = resolver();
     const runtimeWasm = req.resolve('web-tree-sitter/web-tree-sitter.wasm');
+    // Each init instantiates a new WebAssembly runtime: after an abort (tree-sitter runs out of
+    // memory and calls abort(), which poisons its runtime for good) this is how parsing recovers.
     await Parser.init({ locateFile: () => runtimeWasm });
     const lang = await Language.load(req.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const p = new Parser();
@@ -42,21 +45,77 @@ export function grammarReady(): boolean {
   return parser !== null;
 }
 
+/**
+ * Drops the parser after a failure, so that the next loadGrammar() builds a fresh runtime and
+ * parser instead of reusing one tree-sitter may have left aborted or half-way through a parse.
+ */
+export function discardParser(): void {
+  parser = null;
+  loading = null;
+}
+
+/** Thrown inside the converter when the script is over one of the limits (limits.ts). */
+class OverLimit extends Error {}
+
+/** Counts for the script being converted; reset by each parseWithGrammar call. */
+let commands = 0;
+let depth = 0;
+
+function over(reason: string): never {
+  throw new OverLimit(reason);
+}
+
+/** One level deeper into the tree; the converter recurses once per level. */
+function enter(): void {
+  if (++depth > MAX_NESTING) over(`the command nests more than ${MAX_NESTING} levels deep`);
+}
+
 /** Variables the converter can evaluate (HOME, PWD, the caller's env, earlier literal assignments). */
 export type VarLookup = (name: string) => string | undefined;
 
-export function parseWithGrammar(src: string): Script {
-  if (!parser) throw new Error('shell grammar not loaded: call initExtractor() first');
-  const tree = parser.parse(src);
-  if (!tree) throw new Error('tree-sitter returned no tree');
-  source = src;
+/**
+ * Parses and converts one script. `budgetMs` bounds tree-sitter's own time (it is cancelled through
+ * its progress callback). A script over one of the limits comes back converted up to the point
+ * where the limit was reached, with `limit` saying which one; the analyser reports that as
+ * evasive, so such a script is never allowed on its own say. If tree-sitter itself fails, the
+ * parser is discarded (see discardParser) and the error is thrown.
+ */
+export function parseWithGrammar(src: string, budgetMs?: number): Script {
+  const p = parser;
+  if (!p) throw new Error('shell grammar not loaded: call initExtractor() first');
+  let tree;
   try {
-    const script = statements(tree.rootNode);
+    if (budgetMs === undefined) tree = p.parse(src);
+    else {
+      const until = performance.now() + budgetMs;
+      // Returning true cancels the parse (web-tree-sitter types the callback as returning void).
+      const progressCallback = (() => performance.now() > until) as unknown as () => void;
+      tree = p.parse(src, null, { progressCallback });
+      if (!tree) throw new Error(`parsing took longer than ${budgetMs} ms`);
+    }
+  } catch (err) {
+    discardParser();
+    throw err;
+  }
+  if (!tree) {
+    discardParser();
+    throw new Error('tree-sitter returned no tree');
+  }
+  source = src;
+  commands = 0;
+  depth = 0;
+  const script: Script = { pipelines: [], error: false };
+  try {
     script.error = tree.rootNode.hasError;
-    return script;
+    collectInto(tree.rootNode, script);
+  } catch (err) {
+    if (!(err instanceof OverLimit)) throw err;
+    script.limit = err.message;
+    script.error = true;
   } finally {
     tree.delete();
   }
+  return script;
 }
 
 const STATEMENT_CONTAINERS = new Set([
@@ -67,29 +126,38 @@ const STATEMENT_CONTAINERS = new Set([
 
 function statements(node: Node): Script {
   const out: Script = { pipelines: [], error: false };
+  enter();
   collectInto(node, out);
+  depth--;
   return out;
 }
 
 /** Adds the statements directly or indirectly inside `node` to `out`, in source order. */
 function collectInto(node: Node, out: Script): void {
-  for (let i = 0; i < node.namedChildCount; i++) {
-    const c = node.namedChild(i);
-    if (c) statement(c, out);
-  }
+  // namedChildren is one call into the runtime; namedChild(i) in a loop costs more per child.
+  for (const c of node.namedChildren) if (c) statement(c, out);
 }
 
 function statement(n: Node, out: Script): void {
   switch (n.type) {
-    case 'list':
-      collectInto(n, out);
-      return;
-    case 'pipeline': {
-      const stages: Stage[] = [];
-      for (let i = 0; i < n.namedChildCount; i++) {
-        const c = n.namedChild(i);
-        if (c) stages.push(...stageOf(c, out));
+    case 'list': {
+      // `a && b && c …` nests to the left, one level per operator: walked down with a loop, not by
+      // recursion, so a long chain neither counts as nesting nor grows the stack.
+      const rest: Node[][] = [];
+      let left: Node | null = n;
+      while (left && left.type === 'list') {
+        const kids: Node[] = left.namedChildren.filter((k): k is Node => k !== null);
+        rest.push(kids.slice(1));
+        left = kids[0] ?? null;
       }
+      if (left) statement(left, out);
+      for (let i = rest.length - 1; i >= 0; i--) for (const k of rest[i] as Node[]) statement(k, out);
+      return;
+    }
+    case 'pipeline': {
+      if (n.namedChildCount > MAX_PIPELINE_STAGES) over(`a pipeline has more than ${MAX_PIPELINE_STAGES} stages`);
+      const stages: Stage[] = [];
+      for (const c of n.namedChildren) if (c) stages.push(...stageOf(c, out));
       out.pipelines.push({ stages });
       return;
     }
@@ -149,7 +217,12 @@ function stageOf(n: Node, out: Script): Stage[] {
   }
 }
 
+function countCommand(): void {
+  if (++commands > MAX_COMMANDS) over(`the command holds more than ${MAX_COMMANDS} commands`);
+}
+
 function special(n: Node): SimpleCommand {
+  countCommand();
   const cmd: SimpleCommand = { kind: 'cmd', assigns: [], words: [], redirects: [] };
   if (n.type === 'variable_assignment') {
     cmd.assigns.push(assignment(n));
@@ -161,6 +234,7 @@ function special(n: Node): SimpleCommand {
     return { kind: 'cmd', assigns: [], words: [{ ...wordText('[['), substs: [inner] }], redirects: [] };
   }
   // declaration_command / unset_command / variable_assignments: `export A=b`, `local x`, `a=1 b=2`.
+  if (n.namedChildCount > MAX_WORDS_PER_COMMAND) over(`a command has more than ${MAX_WORDS_PER_COMMAND} words`);
   const kw = n.child(0);
   if (kw && !kw.isNamed) cmd.words.push(wordText(kw.text));
   for (let i = 0; i < n.namedChildCount; i++) {
@@ -180,30 +254,38 @@ function assignment(n: Node): { name: string; value: Word } {
 }
 
 function command(n: Node, redirects: Redirect[]): SimpleCommand {
+  countCommand();
+  if (n.childCount > MAX_WORDS_PER_COMMAND) over(`a command has more than ${MAX_WORDS_PER_COMMAND} words`);
   const cmd: SimpleCommand = { kind: 'cmd', assigns: [], words: [], redirects };
   const tail: Stage[] = [];
   let prevEnd = -1;
-  for (let i = 0; i < n.childCount; i++) {
-    const c = n.child(i);
-    // The grammar gives some escaped characters (`' '\$`) as anonymous argument nodes.
-    if (!c || (!c.isNamed && n.fieldNameForChild(i) !== 'argument')) continue;
-    if (c.type === 'variable_assignment') cmd.assigns.push(assignment(c));
-    else if (c.type === 'command_name') {
-      const w = c.namedChild(0);
-      if (w) cmd.words.push(word(w));
-      prevEnd = c.endIndex;
-    } else if (c.type.endsWith('_redirect')) {
-      cmd.redirects.push(...redirect(c, tail, []));
-      prevEnd = -1;
-    } else if (c.type !== 'comment') {
-      // tree-sitter-bash sometimes ends a word early — at an escaped blank (`'a'\ 'b'`) or before an
-      // escaped character (`' '\#`) — where bash keeps one word: nodes that touch are one word.
-      const gap = prevEnd >= 0 ? source.slice(prevEnd, c.startIndex) : ' ';
-      const prev = cmd.words[cmd.words.length - 1];
-      if (prev && (gap === '' || /^(\\[ \t])+$/.test(gap))) mergeInto(prev, gap.replace(/\\/g, ''), word(c, false));
-      else cmd.words.push(word(c));
-      prevEnd = c.endIndex;
+  // A cursor walks the children in one pass; child(i) and fieldNameForChild(i) each start over.
+  const cur = n.walk();
+  try {
+    for (let more = cur.gotoFirstChild(); more; more = cur.gotoNextSibling()) {
+      const c = cur.currentNode;
+      // The grammar gives some escaped characters (`' '\$`) as anonymous argument nodes.
+      if (!c.isNamed && cur.currentFieldName !== 'argument') continue;
+      if (c.type === 'variable_assignment') cmd.assigns.push(assignment(c));
+      else if (c.type === 'command_name') {
+        const w = c.namedChild(0);
+        if (w) cmd.words.push(word(w));
+        prevEnd = c.endIndex;
+      } else if (c.type.endsWith('_redirect')) {
+        cmd.redirects.push(...redirect(c, tail, []));
+        prevEnd = -1;
+      } else if (c.type !== 'comment') {
+        // tree-sitter-bash sometimes ends a word early — at an escaped blank (`'a'\ 'b'`) or before an
+        // escaped character (`' '\#`) — where bash keeps one word: nodes that touch are one word.
+        const gap = prevEnd >= 0 ? source.slice(prevEnd, c.startIndex) : ' ';
+        const prev = cmd.words[cmd.words.length - 1];
+        if (prev && (gap === '' || /^(\\[ \t])+$/.test(gap))) mergeInto(prev, gap.replace(/\\/g, ''), word(c, false));
+        else cmd.words.push(word(c));
+        prevEnd = c.endIndex;
+      }
     }
+  } finally {
+    cur.delete();
   }
   return cmd;
 }
@@ -230,9 +312,11 @@ function redirect(n: Node, tail: Stage[], after: Node[]): Redirect[] {
       if (!c) continue;
       if (c.type === 'heredoc_start') start = c.text;
       else if (c.type === 'heredoc_body') {
+        if (c.endIndex - c.startIndex > MAX_HEREDOC_LENGTH) over(`a here-document is longer than ${MAX_HEREDOC_LENGTH / 1024} KiB`);
         body = c.text;
         if (c.namedChildCount > 0) literal = false;
       } else if (c.type === 'pipeline') {
+        if (c.namedChildCount > MAX_PIPELINE_STAGES) over(`a pipeline has more than ${MAX_PIPELINE_STAGES} stages`);
         for (let j = 0; j < c.namedChildCount; j++) {
           const s = c.namedChild(j);
           if (s) tail.push(...stageOf(s, { pipelines: [], error: false }));
@@ -308,6 +392,12 @@ function word(n: Node, restoreLead = true): Word {
 
 /** Evaluates `n` onto `w`. `quoted`: inside double quotes. `first`: at the very start of the word. */
 function appendWord(n: Node, w: Word, quoted: boolean, first: boolean): void {
+  enter();
+  appendNode(n, w, quoted, first);
+  depth--;
+}
+
+function appendNode(n: Node, w: Word, quoted: boolean, first: boolean): void {
   switch (n.type) {
     case 'word': {
       const t = n.text;
@@ -385,14 +475,15 @@ function appendWord(n: Node, w: Word, quoted: boolean, first: boolean): void {
 }
 
 function collectSubsts(n: Node, w: Word): void {
-  for (let i = 0; i < n.namedChildCount; i++) {
-    const c = n.namedChild(i);
+  enter();
+  for (const c of n.namedChildren) {
     if (!c) continue;
     if (c.type === 'command_substitution' || c.type === 'process_substitution') {
       w.dynamic = true;
       w.substs.push(statements(c));
     } else collectSubsts(c, w);
   }
+  depth--;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { grammarReady, parseWithGrammar } from './shell-grammar.js';
 import type { Script } from './shell-ir.js';
+import { isMainThread } from 'node:worker_threads';
+import { IN_PROCESS_PARSE_BUDGET_MS } from './limits.js';
 
 // Parsing is a pure function of the source text, and agents repeat commands (`git status`,
 // `npm test`), so parsed scripts are cached. Only the parse is cached: path resolution looks at the
@@ -11,7 +13,10 @@ export function parseShell(src: string): Script {
   const hit = cache.get(src);
   if (hit) return hit;
   if (!grammarReady()) throw new Error('shell grammar not loaded: await initExtractor() before extract()');
-  const script = parseWithGrammar(src);
+  // A budget on tree-sitter's own time on the host's thread, which cannot be pre-empted: a parse
+  // that runs long is cancelled (and the call denied) rather than stalling every other call. The
+  // extraction worker has a deadline of its own and is terminated instead.
+  const script = parseWithGrammar(src, isMainThread ? IN_PROCESS_PARSE_BUDGET_MS : undefined);
   if (cache.size >= CACHE_MAX) {
     // Drop the oldest quarter; Map keeps insertion order.
     let n = CACHE_MAX >> 2;

@@ -1,0 +1,313 @@
+// extract() with the judge's resilience around it: what an agent sends decides how much work the
+// analysis does, so no call may stall the host or break the extraction of the calls after it.
+//
+//  - A shell command over MAX_COMMAND_LENGTH is not parsed: the call is judged as one Gatehouse
+//    cannot see through (evasive, every operation, the absolute paths found by a plain scan), so a
+//    rule asks or denies, never allows.
+//  - Small calls (the common case) are judged on the calling thread, where the analysis under the
+//    limits is linear and ends in well under a millisecond; no thread hop is paid for them.
+//  - Larger calls go to a worker thread with a deadline: an overrun terminates the worker (the next
+//    large call gets a new one) and denies that call only.
+//  - Any failure denies that call only ("extraction failed: …"); after a tree-sitter failure the
+//    next call gets a fresh parser (shell-grammar.ts discards the old one, loadGrammar builds anew).
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { OPERATIONS, type Extraction, type ToolCall } from '../types.js';
+import { extract, type ExtractOptions } from './extract.js';
+import type { WorkerJob, WorkerReply } from './extract-worker.js';
+import { DEFAULT_EXTRACT_DEADLINE_MS, IN_PROCESS_MAX_LENGTH, MAX_COMMAND_LENGTH } from './limits.js';
+import { normalisePath } from './paths.js';
+import { grammarReady, loadGrammar } from './shell-grammar.js';
+import { COMMAND_KEYS, toolSpec } from './tools.js';
+
+export interface GuardOptions extends ExtractOptions {
+  /** How long a worker may take for one call (default DEFAULT_EXTRACT_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** Calls up to this many characters are judged on the calling thread (default IN_PROCESS_MAX_LENGTH). */
+  inProcessMaxLength?: number;
+}
+
+/** Why extraction did not produce an answer; the pipeline denies the call with this message. */
+export class ExtractionFailed extends Error {
+  override name = 'ExtractionFailed';
+}
+
+/** Most absolute paths the plain scan of an unparsed command reports (enough for rules to match). */
+const MAX_SCANNED_PATHS = 256;
+/** Deepest argument nesting the size measure walks (as extract's own host walk). */
+const MAX_MEASURE_DEPTH = 32;
+
+export class GuardedExtractor {
+  private readonly opts: ExtractOptions;
+  private readonly inProcessMax: number;
+  private readonly pool: WorkerLane;
+
+  constructor(opts: GuardOptions = {}) {
+    const { deadlineMs, inProcessMaxLength, ...rest } = opts;
+    this.opts = rest;
+    this.inProcessMax = inProcessMaxLength ?? IN_PROCESS_MAX_LENGTH;
+    this.pool = new WorkerLane(deadlineMs ?? DEFAULT_EXTRACT_DEADLINE_MS);
+  }
+
+  /** The deadline for calls judged in the worker, in ms (tests shorten it). */
+  get deadlineMs(): number {
+    return this.pool.deadlineMs;
+  }
+  set deadlineMs(ms: number) {
+    if (!Number.isFinite(ms) || ms <= 0) throw new Error(`deadlineMs must be a positive number of milliseconds, not ${ms}`);
+    this.pool.deadlineMs = ms;
+  }
+
+  /**
+   * What the call would touch. Synchronous for small calls once the grammar is loaded (so the
+   * decision stays in microseconds); a promise otherwise. Rejects/throws ExtractionFailed.
+   */
+  extract(call: ToolCall): Extraction | Promise<Extraction> {
+    const command = commandOf(call);
+    const spec = toolSpec(call.tool);
+    if (command !== null && command.length > MAX_COMMAND_LENGTH && (spec.shell || spec.ops.includes('execute'))) return unparsed(command, this.opts.home ?? homedir());
+    if (argumentsLength(call.arguments, this.inProcessMax) > this.inProcessMax) return this.pool.run(call, this.opts);
+    if (!grammarReady()) return loadGrammar().then(() => this.inProcess(call), (err: unknown) => Promise.reject(failed(err)));
+    return this.inProcess(call);
+  }
+
+  /** Stops the worker, if one runs. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private inProcess(call: ToolCall): Extraction {
+    try {
+      return extract(call, this.opts);
+    } catch (err) {
+      // A parser failure discarded the parser: start loading the next one now, so that the next
+      // call finds it ready (a failure to load is reported by that call).
+      if (!grammarReady()) loadGrammar().catch(() => undefined);
+      throw failed(err);
+    }
+  }
+}
+
+function failed(err: unknown): ExtractionFailed {
+  const msg = err instanceof Error ? (err instanceof RangeError ? `${err.message} (the command nests too deeply)` : err.message) : String(err);
+  return new ExtractionFailed(`extraction failed: ${msg}`);
+}
+
+/** The command a call carries, as extract() finds it (string, or argv joined). */
+function commandOf(call: ToolCall): string | null {
+  const args = call.arguments ?? {};
+  for (const k of COMMAND_KEYS) {
+    const v = args[k];
+    if (typeof v === 'string') return v;
+    if (Array.isArray(v) && v.length && v.every((x) => typeof x === 'string')) return (v as string[]).join(' ');
+  }
+  return null;
+}
+
+/**
+ * Characters in the call's arguments (strings, keys and one per other value), counted only until
+ * `limit` is passed: measuring must itself stay cheap for a huge call.
+ */
+export function argumentsLength(v: unknown, limit: number): number {
+  let n = 0;
+  const walk = (x: unknown, depth: number): void => {
+    if (n > limit) return;
+    if (typeof x === 'string') {
+      n += x.length;
+      return;
+    }
+    n += 1;
+    if (!x || typeof x !== 'object') return;
+    // Deeper than extract walks: count it as large, so it goes where a deadline applies.
+    if (depth > MAX_MEASURE_DEPTH) {
+      n = limit + 1;
+      return;
+    }
+    if (Array.isArray(x)) {
+      for (const e of x) {
+        walk(e, depth + 1);
+        if (n > limit) return;
+      }
+      return;
+    }
+    for (const k in x as Record<string, unknown>) {
+      n += k.length;
+      walk((x as Record<string, unknown>)[k], depth + 1);
+      if (n > limit) return;
+    }
+  };
+  walk(v, 0);
+  return n;
+}
+
+/**
+ * A command too long to parse: every operation, the absolute and home-relative paths a plain
+ * scan finds (so a rule protecting one of them still denies), and the reason.
+ */
+function unparsed(command: string, home: string): Extraction {
+  const paths: string[] = [];
+  const seen = new Set<string>();
+  const re = /(?:^|[\s;|&<>()'"=`])((?:~|\$HOME|\$\{HOME\})?\/[^\s;|&<>()'"`]*)/g;
+  for (let m = re.exec(command); m && paths.length < MAX_SCANNED_PATHS; m = re.exec(command)) {
+    const raw = (m[1] as string).replace(/^\$\{HOME\}/, '$HOME').slice(0, 4096);
+    const p = normalisePath(raw, '/', home);
+    if (p && !seen.has(p)) {
+      seen.add(p);
+      paths.push(p);
+    }
+  }
+  const reason = `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH / 1024} KiB Gatehouse parses, so it was not analysed`;
+  return { operations: [...OPERATIONS], paths, hosts: [], command, content: '', evasive: true, evasiveReasons: [reason] };
+}
+
+// ---- the worker ----------------------------------------------------------------------------------
+
+interface Pending {
+  job: WorkerJob;
+  resolve: (x: Extraction) => void;
+  reject: (e: Error) => void;
+}
+
+/** One worker thread, one call at a time, each with a deadline; replaced after an overrun or a crash. */
+class WorkerLane {
+  private worker: Worker | null = null;
+  private current: (Pending & { timer: NodeJS.Timeout }) | null = null;
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(public deadlineMs: number) {}
+
+  run(call: ToolCall, opts: ExtractOptions): Promise<Extraction> {
+    if (this.closed) return Promise.reject(new ExtractionFailed('extraction failed: the extractor is closed'));
+    return new Promise<Extraction>((resolve, reject) => {
+      this.queue.push({ job: { id: this.nextId++, call, opts }, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.current || this.queue.length === 0) return;
+    const next = this.queue.shift() as Pending;
+    let w: Worker;
+    try {
+      w = this.worker ?? this.spawn();
+    } catch (err) {
+      next.reject(failed(err));
+      this.pump();
+      return;
+    }
+    const ms = this.deadlineMs;
+    // The deadline includes a new worker's start-up (a few tens of ms), which the default allows for.
+    const timer = setTimeout(() => this.fail(new ExtractionFailed(`extraction took longer than ${ms} ms`)), ms);
+    this.current = { ...next, timer };
+    w.postMessage(next.job);
+  }
+
+  private spawn(): Worker {
+    const w = new Worker(workerFile());
+    // The host may exit while a worker idles; a pending call keeps the process alive by its timer.
+    w.unref();
+    w.on('message', (reply: WorkerReply) => {
+      const cur = this.current;
+      if (!cur || cur.job.id !== reply.id || w !== this.worker) return;
+      clearTimeout(cur.timer);
+      this.current = null;
+      if (reply.ok) cur.resolve(reply.extraction);
+      else cur.reject(new ExtractionFailed(`extraction failed: ${reply.message}`));
+      this.pump();
+    });
+    w.on('error', (err) => {
+      if (w === this.worker) this.fail(failed(err));
+    });
+    w.on('exit', (code) => {
+      if (w === this.worker) this.fail(new ExtractionFailed(`extraction failed: the extraction worker stopped (exit code ${code})`));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  /** Fails the current call, throws the worker away (a new one starts for the next call). */
+  private fail(err: Error): void {
+    const w = this.worker;
+    this.worker = null;
+    if (w) void w.terminate();
+    const cur = this.current;
+    this.current = null;
+    if (cur) {
+      clearTimeout(cur.timer);
+      cur.reject(err);
+    }
+    if (!this.closed) this.pump();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(new ExtractionFailed('extraction failed: the extractor is closed'));
+    const w = this.worker;
+    this.worker = null;
+    if (this.current) {
+      clearTimeout(this.current.timer);
+      this.current.reject(new ExtractionFailed('extraction failed: the extractor is closed'));
+      this.current = null;
+    }
+    if (w) await w.terminate();
+  }
+}
+
+// ---- where the worker's code is ---------------------------------------------------------------
+
+const WORKER_NAME = 'extract-worker.cjs';
+let workerPath: string | null = null;
+
+/**
+ * The worker's file: built as its own entry next to the bundle that runs this code (out/main for
+ * the CLI and Electron, out/bench one folder over). From the sources (vitest), the worker is
+ * bundled from extract-worker.ts on first use into node_modules/.cache, where its packages resolve.
+ */
+function workerFile(): string {
+  if (workerPath) return workerPath;
+  const here = currentFile();
+  const dir = dirname(here);
+  if (here.endsWith('.ts')) {
+    workerPath = buildFromSources(join(dir, 'extract-worker.ts'));
+    return workerPath;
+  }
+  for (const candidate of [join(dir, WORKER_NAME), join(dir, '..', 'main', WORKER_NAME)]) {
+    if (existsSync(candidate)) return (workerPath = candidate);
+  }
+  throw new Error(`the extraction worker ${WORKER_NAME} is missing next to ${here}; run \`npm run build\``);
+}
+
+function currentFile(): string {
+  const url: unknown = import.meta.url;
+  if (typeof url === 'string') return fileURLToPath(url);
+  // CommonJS bundle (Electron): esbuild defines import.meta.url as undefined there.
+  if (typeof __filename === 'string') return __filename;
+  throw new Error('cannot tell where the extractor is loaded from');
+}
+
+function buildFromSources(entry: string): string {
+  const req = createRequire(entry);
+  // The node_modules folder the sources' packages come from: the bundle there resolves them too.
+  const pkg = req.resolve('esbuild');
+  const root = pkg.slice(0, pkg.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  const esbuild = req('esbuild') as typeof import('esbuild');
+  const r = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', packages: 'external', define: { 'import.meta.url': 'undefined' }, write: false, logLevel: 'silent' });
+  const file = r.outputFiles[0];
+  if (!file) throw new Error('esbuild produced no extraction worker');
+  // Named by content: test processes running at once share one file and never see a half-written one.
+  const out = join(root, '.cache', 'gatehouse-extract-worker', `worker-${createHash('sha256').update(file.contents).digest('hex').slice(0, 16)}.cjs`);
+  if (!existsSync(out)) {
+    mkdirSync(dirname(out), { recursive: true });
+    const tmp = `${out}.${process.pid}.tmp`;
+    writeFileSync(tmp, file.contents);
+    renameSync(tmp, out);
+  }
+  return out;
+}
