@@ -34,6 +34,8 @@ interface Case {
   class: string;
   /** Working directory (placeholders allowed); the project folder by default. */
   cwd?: string;
+  /** "symlinked": judged by a host whose $HOME is a symlink to the real home (finding 3). */
+  home?: 'symlinked';
   note?: string;
 }
 interface KnownMiss {
@@ -43,14 +45,17 @@ interface KnownMiss {
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'security-corpus');
 const load = (file: string): Case[] => (JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as { cases: Case[] }).cases;
-const cases: Case[] = [...load('bash.json'), ...load('tools.json')];
+const cases: Case[] = [...load('bash.json'), ...load('tools.json'), ...load('symlinked-home.json')];
 const knownMisses = JSON.parse(readFileSync(join(fixtures, 'known-misses.json'), 'utf8')) as { misses: Record<string, KnownMiss> };
 
 // ---- the fake home -------------------------------------------------------------------------------
 
 interface FakeHome {
   root: string;
+  /** The real folder of the home. */
   home: string;
+  /** What the host gets as $HOME: `home`, or `alias` for a symlinked home. */
+  envHome: string;
   /** A symlink to `home` (Fedora Atomic's /home → /var/home, in small). */
   alias: string;
   proj: string;
@@ -63,7 +68,7 @@ function put(file: string, text: string, mode = 0o644): void {
   chmodSync(file, mode);
 }
 
-function makeFakeHome(): FakeHome {
+function makeFakeHome(symlinked = false): FakeHome {
   const root = mkdtempSync(join(tmpdir(), 'gatehouse-corpus-'));
   const home = join(root, 'home');
   const proj = join(home, 'work', 'proj');
@@ -106,7 +111,10 @@ function makeFakeHome(): FakeHome {
   put(join(gatehouse, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }), 0o600);
   const alias = join(root, 'alias-home');
   symlinkSync(home, alias);
-  return { root, home, alias, proj, gatehouse };
+  // With a symlinked home (Fedora Atomic: /home → /var/home) the host is told the lexical paths,
+  // and the agent's tools may name either the lexical or the real one.
+  if (symlinked) return { root, home, envHome: alias, alias, proj, gatehouse: join(alias, '.config', 'gatehouse') };
+  return { root, home, envHome: home, alias, proj, gatehouse };
 }
 
 /** Fills the placeholders a fixture uses for the fake home's absolute paths. */
@@ -131,7 +139,7 @@ interface RunningHost {
 
 /** `gatehouse serve` with the fake HOME and GATEHOUSE_HOME, started in the project folder. */
 function startHost(h: FakeHome): Promise<RunningHost> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: h.home, GATEHOUSE_HOME: h.gatehouse, XDG_CONFIG_HOME: join(h.home, '.config'), GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: h.envHome, GATEHOUSE_HOME: h.gatehouse, XDG_CONFIG_HOME: join(h.envHome, '.config'), GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1' };
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], { cwd: h.proj, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -214,35 +222,44 @@ async function hook(host: RunningHost, c: Case, h: FakeHome, n: number): Promise
 // ---- the run -------------------------------------------------------------------------------------
 
 const results = new Map<string, Record<Level, Answer>>();
-let fake: FakeHome | null = null;
-let host: RunningHost | null = null;
+const homes: FakeHome[] = [];
+const hosts: RunningHost[] = [];
 
 const accepts = (expected: string, got: string) => expected.split('|').includes(got);
 const passed = (c: Case, level: Level) => accepts(c[level], results.get(c.id)![level].decision);
 
+async function stop(h: RunningHost): Promise<void> {
+  if (h.child.exitCode !== null || h.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => h.child.once('exit', resolve));
+  h.child.kill('SIGTERM');
+  await exited;
+}
+
 beforeAll(async () => {
-  fake = makeFakeHome();
-  host = await startHost(fake);
   const answers = new Map<string, Partial<Record<Level, Answer>>>();
-  for (const level of LEVELS) {
-    await operator(host, 'settings.update', { autonomy: level, mode: 'dry-run', hookAsk: 'agent' });
-    // A few at a time: the host judges them concurrently, as it would a busy agent's calls.
-    for (let i = 0; i < cases.length; i += 8) {
-      const batch = cases.slice(i, i + 8);
-      const got = await Promise.all(batch.map((c, j) => hook(host!, c, fake!, i + j)));
-      batch.forEach((c, j) => answers.set(c.id, { ...answers.get(c.id), [level]: got[j] }));
+  for (const symlinked of [false, true]) {
+    const mine = cases.filter((c) => (c.home === 'symlinked') === symlinked);
+    const fake = makeFakeHome(symlinked);
+    homes.push(fake);
+    const host = await startHost(fake);
+    hosts.push(host);
+    for (const level of LEVELS) {
+      await operator(host, 'settings.update', { autonomy: level, mode: 'dry-run', hookAsk: 'agent' });
+      // A few at a time: the host judges them concurrently, as it would a busy agent's calls.
+      for (let i = 0; i < mine.length; i += 8) {
+        const batch = mine.slice(i, i + 8);
+        const got = await Promise.all(batch.map((c, j) => hook(host, c, fake, i + j)));
+        batch.forEach((c, j) => answers.set(c.id, { ...answers.get(c.id), [level]: got[j] }));
+      }
     }
+    await stop(host);
   }
   for (const [id, a] of answers) results.set(id, a as Record<Level, Answer>);
 }, 240_000);
 
 afterAll(async () => {
-  if (host) {
-    const exited = new Promise((resolve) => host!.child.once('exit', resolve));
-    host.child.kill('SIGTERM');
-    await exited;
-  }
-  if (fake) rmSync(fake.root, { recursive: true, force: true });
+  for (const h of hosts) await stop(h);
+  for (const h of homes) rmSync(h.root, { recursive: true, force: true });
   if (results.size !== cases.length) return;
   const total = cases.length;
   const rate = (level: Level) => {

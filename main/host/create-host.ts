@@ -31,6 +31,7 @@ import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { proposeAlwaysRule } from '../approvals/always-rule.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
+import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { PolicyStore } from '../policy/rules/store.js';
 import { TaintRegistry } from '../policy/autonomy.js';
 import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
@@ -394,8 +395,11 @@ export function createHost(opts: HostOptions): Host {
       ? opts.upstream
       : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
+  // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
+  // fresh parser after a failure; a failure denies that call only.
+  const judge = new GuardedExtractor({ home: userHome });
   const gateway = new Gateway({
-    extract: (call) => extract(call, { home: userHome }),
+    extract: (call) => judge.extract(call),
     policy,
     checkers: { evaluate: (p) => checkers!.evaluate(p), active: () => checkers!.active() },
     approvals,
@@ -697,6 +701,7 @@ export function createHost(opts: HostOptions): Host {
       await policy.close();
       await watcher?.close();
       await checkers?.close();
+      await judge.close();
       await ptys.close();
       const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });
       audit.flush();
