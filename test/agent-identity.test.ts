@@ -5,12 +5,13 @@ import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
-import { repoRoot, runCli } from './support/cli.js';
+import { cliPath, repoRoot, runCli } from './support/cli.js';
 import { http } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -104,6 +105,8 @@ async function mcpClient(r: Running, token: string, name: string): Promise<{ cli
 }
 
 const received = (r: Running) => r.host.audit.tail(1000).filter((e) => e.type === 'call.received');
+/** The newest call.received (tail is newest first). */
+const latest = (r: Running) => received(r)[0]!;
 
 describe('finding 16: a session grant cannot be borrowed by claiming the same agent and session names', () => {
   it('agent API: token A is granted a session; token B naming the same agent and session is asked, not allowed', async () => {
@@ -206,7 +209,7 @@ describe('named agent tokens', () => {
     const r = await start({ autoApprove: ['hello'] });
     const t = await newToken(r, 'nightly');
     expect((await api(r, t, { agent: 'claude-code', session: 's1', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow', agent: 'nightly', session: 'nightly/s1' });
-    const ev = received(r).at(-1)!;
+    const ev = latest(r);
     expect(ev.actor).toBe('agent:nightly');
     expect(ev.payload).toMatchObject({ agent: 'nightly', session: 'nightly/s1', client: 'claude-code', source: 'api' });
     expect(r.host.audit.tail(1000).find((e) => e.type === 'agent.token-created')).toMatchObject({ actor: expect.stringMatching(/^operator:/), payload: { name: 'nightly' } });
@@ -281,7 +284,7 @@ describe('names at the boundary', () => {
     // An MCP client's name is only a label: it is cleaned, and the call goes on under the token's agent.
     const { client } = await mcpClient(r, token, `claude${ESC}\napproved${BIDI}`);
     expect(((await client.callTool({ name: 'hello', arguments: { name: 'Ada' } })) as CallToolResult).isError).toBeFalsy();
-    const ev = received(r).at(-1)!.payload as { agent: string; client: string; session: string };
+    const ev = latest(r).payload as { agent: string; client: string; session: string };
     expect(ev.agent).toBe('default');
     expect(ev.client).toMatch(/^[A-Za-z0-9._:@/-]+$/);
     expect(ev.client.startsWith('claude')).toBe(true);
@@ -323,6 +326,28 @@ describe('gatehouse agent token (the real CLI)', () => {
     const bad = await runCli(['agent', 'token', 'create', 'bad name', '--home', r.home], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not allowed');
+  });
+
+  it('`gatehouse hook` and `gatehouse mcp` file their calls under a named token read from --agent-token-file', async () => {
+    const r = await start({ autoApprove: ['hello'] });
+    const token = await newToken(r, 'laptop-claude');
+    const file = join(tempDir('gatehouse-id-tok-'), 'agent-token');
+    writeFileSync(file, token + '\n', { mode: 0o600 });
+    const env = { GATEHOUSE_HOME: r.home };
+
+    const hook = await runCli(['hook', '--home', r.home, '--agent-token-file', file], env, hookInput('s7', 'Read', { file_path: '/etc/hostname' }));
+    expect(hook.code, hook.stderr).toBe(0);
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toMatch(/allow|ask/);
+    expect(latest(r).payload).toMatchObject({ agent: 'laptop-claude', session: 'laptop-claude/s7', client: 'claude-code', source: 'hook' });
+    // A token file that cannot be read denies: it never falls back to the default agent's token.
+    const missing = await runCli(['hook', '--home', r.home, '--agent-token-file', join(r.home, 'nope')], env, hookInput('s7', 'Read', { file_path: '/etc/hostname' }));
+    expect(JSON.parse(missing.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('--agent-token-file') });
+
+    const bridge = new Client({ name: 'stdio-client', version: '1.0.0' });
+    await bridge.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--home', r.home, '--agent-token-file', file], env: { ...(process.env as Record<string, string>), ...env }, cwd: repoRoot, stderr: 'pipe' }));
+    expect(((await bridge.callTool({ name: 'hello', arguments: { name: 'Ada' } })) as CallToolResult).isError).toBeFalsy();
+    expect(latest(r).payload).toMatchObject({ agent: 'laptop-claude', client: 'stdio-client', source: 'mcp' });
+    await bridge.close();
   });
 
   it('without a running host, the command starts one for itself and the token works once Gatehouse serves', async () => {

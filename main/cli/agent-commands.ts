@@ -2,6 +2,7 @@
 // host's /mcp) and `gatehouse hook` (Claude Code's PreToolUse command hook). Both find the host
 // through GATEHOUSE_HOME/serve.json and authenticate with the agent token it holds.
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -18,12 +19,13 @@ export function addAgentCommands(cli: Command): void {
     .command('mcp')
     .description('MCP server on stdin/stdout for agents that launch a command; relays to the running Gatehouse.')
     .option('--home <dir>', 'data folder of the running Gatehouse')
+    .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')
     .addHelpText('after', examplesHelp([
       ['the server entry in an MCP client\'s configuration', '{"command": "gatehouse", "args": ["mcp"]}'],
       ['relay to the Gatehouse serving another data folder', '{"command": "gatehouse", "args": ["mcp", "--home", "/srv/gatehouse"]}'],
     ]))
-    .action(async (o: { home?: string }) => {
-      await runMcpBridge(o.home ?? defaultHome());
+    .action(async (o: { home?: string; agentTokenFile?: string }) => {
+      await runMcpBridge(o.home ?? defaultHome(), o.agentTokenFile);
     });
 
   cli
@@ -32,6 +34,7 @@ export function addAgentCommands(cli: Command): void {
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
     .option('--timeout <seconds>', 'give up waiting for the host after this long and deny', '55')
+    .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')
     .addHelpText('after', examplesHelp([
       ['in .claude/settings.json', '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "gatehouse hook"}]}]}}'],
       ['ask in Claude Code instead of denying while Gatehouse is not running', '{"type": "command", "command": "gatehouse hook --unreachable ask"}'],
@@ -138,7 +141,18 @@ function addAgentTokenCommands(cli: Command): void {
  * Relays MCP messages between stdio and the host's /mcp. Without a running host it still speaks
  * MCP, answering each request with an error that says so, so the agent shows a readable reason.
  */
-export async function runMcpBridge(home: string): Promise<void> {
+export async function runMcpBridge(home: string, agentTokenFile?: string): Promise<void> {
+  // Read before anything is relayed: a missing file is a usage mistake, not a reason to fall back
+  // to another agent's token (the calls would be filed under the wrong agent).
+  let named: string | undefined;
+  if (agentTokenFile !== undefined) {
+    try {
+      named = readFileSync(agentTokenFile, 'utf8').trim();
+    } catch (err) {
+      throw new UsageError(`--agent-token-file ${agentTokenFile} could not be read: ${(err as Error).message}.`);
+    }
+    if (!/^[A-Za-z0-9_-]{16,256}$/.test(named)) throw new UsageError(`--agent-token-file ${agentTokenFile} does not hold an agent token; make one with \`gatehouse agent token create NAME\`.`);
+  }
   const down = new StdioServerTransport();
   const host = runningHost(home);
   let closing = false;
@@ -150,7 +164,7 @@ export async function runMcpBridge(home: string): Promise<void> {
   const refuse = (m: JSONRPCMessage, message: string) => {
     if (isJSONRPCRequest(m)) void down.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message } });
   };
-  const up = host.ok ? new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${host.info.agentToken}` } } }) : null;
+  const up = host.ok ? new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${named ?? host.info.agentToken}` } } }) : null;
   if (!up) {
     const why = host.ok ? '' : host.why;
     down.onmessage = (m) => refuse(m, `Gatehouse is not running (${why}). Start it with \`gatehouse serve\` and restart this MCP server.`);

@@ -73,7 +73,26 @@ function postHook(url: string, token: string, body: string, timeoutMs: number): 
   });
 }
 
-export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number }): Promise<HookAnswer> {
+/**
+ * A named agent token from a file (`--agent-token-file`), so the calls are filed under that
+ * agent rather than "default"; kept in a file, not on the command line, where every process
+ * could read it.
+ */
+function tokenFromFile(file: string): { ok: true; token: string } | { ok: false; why: string } {
+  try {
+    const token = readFileSync(file, 'utf8').trim();
+    if (!/^[A-Za-z0-9_-]{16,256}$/.test(token)) return { ok: false, why: `${file} does not hold an agent token (16 to 256 characters of A-Z, a-z, 0-9, "-" or "_")` };
+    return { ok: true, token };
+  } catch (err) {
+    return { ok: false, why: `the agent token file ${file} could not be read: ${(err as Error).message}` };
+  }
+}
+
+export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookAnswer> {
+  // A token file that cannot be read is a mistake in the hook's configuration: deny, whatever
+  // the unreachable setting says, rather than fall back to another agent's token.
+  const named = opts.agentTokenFile !== undefined ? tokenFromFile(opts.agentTokenFile) : null;
+  if (named && !named.ok) return hookAnswer('deny', `Gatehouse cannot check this call: ${named.why}. Fix --agent-token-file in the hook command.`);
   const host = hookTarget(home);
   // Read only when the host cannot be asked: the settings are not on the answered path.
   const unreachable = async (): Promise<'deny' | 'ask'> => {
@@ -87,7 +106,8 @@ export async function runHook(home: string, text: string, opts: { unreachable?: 
     }
   };
   if (!host.ok) return unreachableAnswer(await unreachable(), host.why);
-  const { hookUrl, agentToken } = host.target;
+  const { hookUrl } = host.target;
+  const agentToken = named?.ok ? named.token : host.target.agentToken;
   let res: { status: number; text: string };
   try {
     if (!hookUrl.startsWith('http://')) throw new HookPostError(false, 'only a loopback http:// address is asked');
@@ -124,19 +144,21 @@ export interface HookOptions {
   home?: string | undefined;
   unreachable?: string | undefined;
   timeout: string;
+  agentTokenFile?: string | undefined;
 }
 
 /** The options' meaning, or the sentence of the usage mistake. */
-export function hookSettings(o: HookOptions): { ok: true; home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number } | { ok: false; message: string } {
+export function hookSettings(o: HookOptions): { ok: true; home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
   if (o.unreachable !== undefined && o.unreachable !== 'deny' && o.unreachable !== 'ask') return { ok: false, message: `--unreachable must be deny or ask, not "${o.unreachable}".` };
   const timeout = Number(o.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) return { ok: false, message: `--timeout must be a positive number of seconds, not "${o.timeout}".` };
-  return { ok: true, home: o.home ?? defaultHome(), unreachable: o.unreachable, timeoutMs: timeout * 1000 };
+  if (o.agentTokenFile === '') return { ok: false, message: '--agent-token-file needs the path of a file holding a token from `gatehouse agent token create`.' };
+  return { ok: true, home: o.home ?? defaultHome(), unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
 }
 
-export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number }): Promise<void> {
+export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
   const input = await readStdin();
-  const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs });
+  const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   process.stdout.write(JSON.stringify(answer) + '\n');
 }
 
@@ -146,13 +168,13 @@ export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'as
  * then handles them.
  */
 export async function hookMain(args: string[]): Promise<boolean> {
-  let values: { home?: string; unreachable?: string; timeout?: string };
+  let values: { home?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch {
     return false;
   }
-  const s = hookSettings({ home: values.home, unreachable: values.unreachable, timeout: values.timeout ?? '55' });
+  const s = hookSettings({ home: values.home, unreachable: values.unreachable, timeout: values.timeout ?? '55', agentTokenFile: values['agent-token-file'] });
   if (!s.ok) return false;
   await hookAnswerFor(s);
   return true;
