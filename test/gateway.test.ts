@@ -254,7 +254,10 @@ describe('the agent token opens the agents\' routes and nothing else', () => {
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers: { ...headers, Authorization: `Bearer ${r.net.token}` }, body: init })).status).toBe(401);
     expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers, body: init })).status).toBe(401);
-    expect((await http({ port: r.port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: { ...headers, Authorization: `Bearer ${r.net.token}` }, body: '{}' })).status).toBe(401);
+    // The hook route refuses with 200 and a deny decision: Claude Code runs the tool after an error status.
+    const hook = await http({ port: r.port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: { ...headers, Authorization: `Bearer ${r.net.token}` }, body: '{}' });
+    expect(hook.status).toBe(200);
+    expect(JSON.parse(hook.body).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('agent token') });
     // A foreign page cannot drive /mcp even with the token (browsers send Origin).
     expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers: { ...headers, Authorization: `Bearer ${r.net.agentToken}`, Origin: 'http://evil.example' }, body: init })).status).toBe(403);
   });

@@ -28,11 +28,16 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
   return async (req, res, path, agent) => {
     if (path === MCP_PATH) return deps.mcp.handle(req, res, agent);
     if (path === CLAUDE_HOOK_PATH) {
-      if (req.method !== 'POST') return send(res, 405, { error: `Send the hook input with POST to ${CLAUDE_HOOK_PATH}.` });
-      const text = await readBody(req, 4 << 20);
       // Claude Code treats a failed HTTP hook as a non-blocking error and runs the tool: every
       // problem is therefore answered 200 with a deny, never with an error status.
-      if (text === null) return send(res, 200, hookAnswer('deny', 'Gatehouse refused the hook input: it is over 4 MiB.'));
+      if (req.method !== 'POST') return refuseHook(res, `send the hook input with POST to ${CLAUDE_HOOK_PATH}, not ${req.method ?? 'no method'}.`);
+      let text: string | null;
+      try {
+        text = await readBody(req, HOOK_BODY_MAX);
+      } catch (err) {
+        return refuseHook(res, `the hook input could not be read (${(err as Error).message}).`);
+      }
+      if (text === null) return send(res, 200, hookAnswer('deny', `Gatehouse refused the hook input: it is over ${HOOK_BODY_MAX >> 20} MiB.`));
       const parsed = parseHookInput(text);
       if (!parsed.ok) return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call: ${parsed.message}`));
       try {
@@ -46,6 +51,18 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
     if (await agentApi(deps.gateway, req, res, path, agent, deps.log)) return;
     return send(res, 404, { error: `No agent route ${req.method} ${path}. Agents use ${MCP_PATH}, ${CLAUDE_HOOK_PATH}, ${AGENT_API_TOOLS} and ${AGENT_API_CALLS}.` });
   };
+}
+
+/** Largest hook input read; Claude Code's inputs are a few KiB (a Write of a big file, a few MiB at most). */
+export const HOOK_BODY_MAX = 4 << 20;
+
+/**
+ * Answers a hook request Gatehouse will not judge (no or wrong agent token, wrong Host or Origin,
+ * wrong method, unreadable or oversized input): 200 with a deny, since Claude Code lets the tool
+ * run after a hook that fails with an error status. `reason` never repeats what the client sent.
+ */
+export function refuseHook(res: ServerResponse, reason: string): void {
+  send(res, 200, hookAnswer('deny', `Gatehouse refused this hook request: ${reason}`));
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -322,11 +322,18 @@ export class ClaudeConfigWriter {
     if (req.mcp === 'http' && req.scope === 'user') notes.push('~/.claude.json will hold the agent token itself, as claude mcp add --scope user would write it.');
     if (req.mcp !== 'none' && req.scope === 'project') notes.push('Claude Code asks each user to approve the servers of a project’s .mcp.json before it first uses them.');
     if (req.mcp !== 'none' && req.scope === 'user') notes.push('Claude Code also rewrites ~/.claude.json while it runs: apply while it is not running, or preview again if the file changed.');
+    // The command form is the one to prefer: Claude Code lets the tool run when an HTTP hook fails
+    // (refused connection, timeout, an error status), while a command hook that fails exits 2, which blocks.
+    if (req.hook === 'http') notes.push(HTTP_HOOK_CAVEAT);
     if (req.hook === 'command' || req.mcp === 'stdio') notes.push('The gatehouse command must be on the PATH Claude Code runs commands with; if it is not, the hook blocks every call (it fails closed).');
     notes.push('Claude Code reads these files when a session starts: restart it (check with /hooks and /mcp).');
     return notes;
   }
 }
+
+/** Said with every preview of the HTTP hook form: why the command form is preferred. */
+export const HTTP_HOOK_CAVEAT =
+  'Prefer the command form of the hook: when the HTTP hook cannot reach Gatehouse (host stopped, connection refused, timeout) Claude Code runs the tool without it, while the command form then blocks the call.';
 
 /** A Gatehouse PreToolUse hook, in either form, whatever its port or --home. */
 export function isGatehouseHook(h: unknown): boolean {

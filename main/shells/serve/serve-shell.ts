@@ -10,7 +10,7 @@ import { accessPolicy, hostAllowed, isWildcard, originAllowed, tokenFrom, tokenM
 import { ConsoleSessions, LINK_REFUSALS } from './console-session.js';
 import { serveStatic } from './static-files.js';
 import { readBody } from '../../host/http-body.js';
-import { isAgentPath, type AgentHandler } from '../../gateway/agent-routes.js';
+import { CLAUDE_HOOK_PATH, isAgentPath, refuseHook, type AgentHandler } from '../../gateway/agent-routes.js';
 import type { AgentIdentity } from '../../gateway/agent-tokens.js';
 
 /** What the serve shell needs from the host: a transport-free core. */
@@ -99,18 +99,23 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   server.on('request', (req, res) => {
     handleHttp(req, res).catch((err) => {
       console.error('gatehouse: request failed', err);
-      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
+      if (!res.headersSent && isHookPath(req)) refuseHook(res, 'an internal error stopped Gatehouse from checking this call; it fails closed.');
+      else if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
     });
   });
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hostAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
-    if (!originAllowed(policy, req)) return sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
+    // Claude Code runs the tool after an HTTP hook that answers an error status, so the hook path
+    // answers each refusal 200 with a deny decision (refuseHook), the others with their status.
+    const hook = opts.agent !== undefined && isHookPath(req);
+    if (!hostAllowed(policy, req)) return hook ? refuseHook(res, 'the Host header is not one this Gatehouse serves.') : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
+    if (!originAllowed(policy, req)) return hook ? refuseHook(res, 'the Origin header is not allowed.') : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
     const path = (req.url ?? '/').split('?')[0]!;
     if (opts.agent && isAgentPath(path)) {
       // Two tokens, two powers: the operator token does not open these, and the agent token opens nothing else.
       const agent = opts.agent.authenticate(tokenFrom(req));
+      if (!agent && hook) return refuseHook(res, 'missing or wrong agent token (the HTTP hook must send Authorization: Bearer <agent token>, the agent token from serve.json).');
       if (!agent) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
       return opts.agent.handle(req, res, path, agent);
     }
@@ -270,4 +275,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isHookPath(req: IncomingMessage): boolean {
+  return (req.url ?? '/').split('?')[0] === CLAUDE_HOOK_PATH;
 }
