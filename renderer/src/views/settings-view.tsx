@@ -8,6 +8,7 @@ import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { AgentConnect } from './settings/agent-connect.tsx';
+import { AgentTokens } from './settings/agent-tokens.tsx';
 import { AuditSettings } from './settings/audit-settings.tsx';
 import { GatewaySettings } from './settings/gateway-settings.tsx';
 import '../styles/settings.css';
@@ -34,6 +35,7 @@ export function SettingsView() {
       <GatewaySettings />
       <AuditSettings />
       <AgentConnect />
+      <AgentTokens />
       <section className="panel" data-testid="host-info" aria-labelledby="host-info-heading">
         <h2 id="host-info-heading" className="panel-title">
           Host
