@@ -49,6 +49,13 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
         ) : null}
         <span className="approval-who">
           <span data-testid="approval-agent">{call.agent}</span>
+          {/* The agent is the token's name; what the client says it is is only a label. */}
+          {call.client !== undefined && call.client !== call.agent ? (
+            <span className="muted" data-testid="approval-client" title="What the client says it is; the agent is the name of the token it used">
+              {' '}
+              ({call.client})
+            </span>
+          ) : null}
           <span className="muted"> · session </span>
           <span className="mono" data-testid="approval-session" title={call.session}>
             {call.session}
