@@ -3,7 +3,9 @@
 // could do more than one thing, every operation it could do is reported.
 import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
-import { hostOfTarget, hostOfUrl, hostsInText, scpHost } from './hosts.js';
+import { expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
+import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
+import { expandHome } from './paths.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
 
 /** Parses nested shell source (`sh -c '…'`, `eval '…'`, a literal heredoc fed to a shell). */
@@ -13,6 +15,8 @@ interface Env {
   cwd: string;
   vars: Map<string, string>;
   depth: number;
+  /** `alias name=body` seen earlier in the script (bash expands them in later commands). */
+  aliases?: Map<string, string>;
 }
 
 /** A word after variable evaluation. */
@@ -24,6 +28,8 @@ interface EW {
   indirect: boolean;
   /** Built from variables, known or not. */
   vars: boolean;
+  /** The word came from a glob (or a glob that matched nothing): where it starts, what it names. */
+  globbed?: { prefix: string; bareLast: boolean };
 }
 
 interface Ctx {
@@ -111,9 +117,94 @@ function expandWords(words: Word[], env: Env, c: Ctx): EW[] {
       // Unquoted $IFS splits the word, so `cat${IFS}/etc/passwd` runs `cat /etc/passwd`.
       c.col.evasive('${IFS} used to split words');
       for (const part of e.t.split(/[ \t\n]+/)) if (part) out.push({ ...e, t: part, tilde: false });
-    } else out.push(e);
+    } else if (w.glob !== undefined && e.known) expandPattern(w.glob, w.tilde, e, env, c, out);
+    else out.push(e);
   }
   return out;
+}
+
+const PATTERN_VAR_RE = new RegExp(`${VAR_MARK}(${QUOTED_VAR}?)([^${VAR_MARK}]*)${VAR_MARK}`, 'g');
+
+/**
+ * Brace expansion, then variables, tilde and pathname expansion of one word, in bash's order:
+ * `cat ~/.{ssh,x}/id_rsa` is two words, `cat ~/.ss?/id_rsa` the files that match. Only words the
+ * grammar marked (unquoted `*?[{` or variables) get here, so plain words cost nothing.
+ */
+function expandPattern(pattern: string, tilde: boolean, e: EW, env: Env, c: Ctx, out: EW[]): void {
+  const col = c.col;
+  const br = expandBraces(pattern);
+  if (br.truncated) col.evasive(`a brace expansion with more than ${MAX_BRACE_WORDS} words`);
+  for (let p of br.words) {
+    let known = true;
+    if (p.indexOf(VAR_MARK) >= 0) {
+      p = p.replace(PATTERN_VAR_RE, (_m, q: string, name: string) => {
+        const v = lookup(name, env, c);
+        if (v === undefined) {
+          known = false;
+          return '';
+        }
+        // An unquoted value is globbed (`x='*'; rm -rf ~/$x`); a quoted one is literal.
+        return q ? escapeGlob(v) : v;
+      });
+    }
+    if (!known) {
+      out.push(e);
+      continue;
+    }
+    // Tilde expansion applies to each word brace expansion made (`~/{a,b}` is `~/a ~/b`).
+    if ((tilde || br.words.length > 1) && p.charCodeAt(0) === 126) {
+      const slash = p.indexOf('/');
+      const head = slash < 0 ? p : p.slice(0, slash);
+      const home = expandHome(unescapePattern(head), c.home);
+      if (home !== unescapePattern(head)) p = escapeGlob(home) + (slash < 0 ? '' : p.slice(slash));
+    }
+    if (!hasGlob(p)) {
+      out.push({ ...e, t: unescapePattern(p), tilde: false });
+      continue;
+    }
+    globWord(p, e, env, c, out);
+  }
+}
+
+function inside(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir === '/' ? '/' : dir + '/');
+}
+
+/**
+ * Pathname expansion against the real file system when the call may look at it; otherwise (or
+ * when the expansion hit a cap or an unreadable folder) the glob's literal start is counted as
+ * reached whole and, when it could hold a protected tree, the call is unsure.
+ */
+function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
+  const col = c.col;
+  const literal: EW = { ...e, t: unescapePattern(p), tilde: false };
+  if (!col.ctx.resolveSymlinks) {
+    const g = globPrefix(p, env.cwd);
+    literal.globbed = { prefix: g.prefix, bareLast: isBareWildcard(g.segs[g.segs.length - 1] ?? '') };
+    // Inside the working folder, below the home folder and not reaching for dot-names, a glob
+    // cannot name a protected tree; anywhere else it could.
+    const dotted = g.segs.slice(g.first).some((s) => s.startsWith('.') || s.startsWith('\\.'));
+    if (dotted || !inside(g.prefix, env.cwd) || inside(c.home, g.prefix) || g.prefix === '/') {
+      col.evasive('a glob the judge did not expand');
+      col.recursivePath(g.prefix);
+    }
+    out.push(literal);
+    return;
+  }
+  const r = expandGlob(p, env.cwd);
+  const globbed = { prefix: r.prefix, bareLast: r.bareLast };
+  if (r.unsure) {
+    col.evasive(r.unsure);
+    col.recursivePath(r.prefix);
+    out.push({ ...literal, globbed });
+    return;
+  }
+  if (!r.matches.length) {
+    // No match: bash passes the word as it is.
+    out.push({ ...literal, globbed });
+    return;
+  }
+  for (const m of r.matches) out.push({ ...e, t: m, tilde: false, globbed });
 }
 
 function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null): void {
@@ -232,17 +323,96 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
     name = foldConfusables(name);
   }
   const args = words.slice(1);
+  const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
+  if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
+  name = VERSIONED.exec(name)?.[1] ?? name;
   // own properties only: a command named `constructor` must not reach Object.prototype.
   const h = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (h) h(args, env, c, feed, name);
   else if (SHELLS.has(name) || INTERPRETERS.has(name)) shell(name, args, env, c, feed);
-  else {
-    // Unknown (or unknowable) program: arguments that look like paths or URLs are still reported.
-    for (const a of args) {
-      if (!a.known) continue;
-      if (a.t.includes('://')) hostsInText(a.t, (x) => col.host(x));
-      else if (a.tilde || a.t.startsWith('/') || a.t.startsWith('./') || a.t.startsWith('../')) col.shellPath(a.t, a.tilde, env.cwd);
+  else unknownProgram(args, env, c);
+}
+
+/** `python3.12`, `perl5.36`, `pypy3`: judged as the interpreter they are a version of. */
+const VERSIONED = /^(python3?|perl|ruby|lua|php|node)[0-9.]+$/;
+
+/**
+ * A program whose file semantics are not in the table: it may do anything to what it is given, so
+ * every argument that looks like a path (`/x`, `~/x`, `./x`, `a/b`, `--file=~/x`, `-f/x`, a file
+ * a glob matched) counts as read and written, and `file:` URLs as reads.
+ */
+function unknownProgram(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  for (const a of args) {
+    if (!a.known) continue;
+    let t = a.t;
+    let tilde = a.tilde;
+    if (t.length > 1 && t[0] === '-') {
+      const eq = t.indexOf('=');
+      if (eq > 0) t = t.slice(eq + 1);
+      else if (t[1] !== '-' && t.length > 2 && (t[2] === '/' || t[2] === '~')) t = t.slice(2);
+      else continue;
+      tilde = t[0] === '~';
     }
+    if (t.includes('://') || /^file:/i.test(t)) {
+      const f = fileUrlPath(t);
+      if (f) pathOf({ ...a, t: f, tilde: false }, env, c, 'read');
+      else hostsInText(t, (x) => col.host(x));
+      continue;
+    }
+    if (tilde || t.includes('/') || a.globbed) {
+      col.op('read');
+      col.op('write');
+      pathOf({ ...a, t, tilde }, env, c);
+    }
+  }
+}
+
+/** Runs an alias defined earlier in the script: its body's words, then the call's arguments. */
+function runAlias(name: string, body: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
+  const aliases = new Map(env.aliases);
+  aliases.delete(name);
+  const inner: Env = { ...env, aliases };
+  let s: Script;
+  try {
+    s = c.parse(body);
+  } catch {
+    c.col.evasive('an alias whose body could not be parsed');
+    return;
+  }
+  const st = s.pipelines.length === 1 && s.pipelines[0]?.stages.length === 1 ? s.pipelines[0].stages[0] : undefined;
+  if (st && st.kind === 'cmd' && st.words.length && !st.redirects.length && !st.assigns.length && !s.error) {
+    for (const w of st.words) substs(w, inner, c);
+    run([...expandWords(st.words, inner, c), ...args], inner, c, feed);
+    env.cwd = inner.cwd;
+    return;
+  }
+  // A compound body (`alias x='cd ~; cat'`): judged as written, arguments after it.
+  c.col.evasive('an alias with a compound body');
+  if (env.depth < MAX_DEPTH) nested(body + ' ' + args.map((a) => shellQuoteWord(a.t)).join(' '), inner, c);
+}
+
+function shellQuoteWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./~-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function aliasCmd(args: EW[], env: Env, c: Ctx): void {
+  for (const a of args) {
+    if (!a.known) {
+      c.col.evasive('an alias built from a computed string');
+      continue;
+    }
+    const eq = a.t.indexOf('=');
+    if (eq <= 0) continue;
+    (env.aliases ??= new Map()).set(a.t.slice(0, eq), a.t.slice(eq + 1));
+  }
+}
+
+function unaliasCmd(args: EW[], env: Env): void {
+  for (const a of args) {
+    if (a.t === '-a') env.aliases?.clear();
+    else env.aliases?.delete(a.t);
   }
 }
 
@@ -258,6 +428,8 @@ interface Spec {
   skip?: number;
   /** Options whose value is a path, and the operation done on it. */
   pathOpts?: Record<string, Operation>;
+  /** Options that make the command walk its path arguments whole (`-r`, `-R`); `true`: always. */
+  rec?: string[] | true;
 }
 
 interface Parsed {
@@ -311,27 +483,44 @@ function optVals(p: Parsed, ...names: string[]): EW[] {
   return out;
 }
 
-function pathOf(a: EW, env: Env, c: Ctx, op?: Operation): void {
+function pathOf(a: EW, env: Env, c: Ctx, op?: Operation, tree = false): void {
   if (!a.known) {
     if (a.subst && op && op !== 'read') c.col.evasive('command substitution builds a path argument');
     return;
   }
   if (op) c.col.op(op);
-  if (!devTcp(a.t, c)) c.col.shellPath(a.t, a.tilde, env.cwd);
+  if (devTcp(a.t, c)) return;
+  const abs = c.col.shellPath(a.t, a.tilde, env.cwd);
+  if (abs && tree) c.col.markRecursive(abs);
+  // `rm -rf ~/*` removes every child of ~: counted as removing ~ itself (a glob that ends in a
+  // bare wildcard names its parent folder, whatever it matched).
+  if (op === 'delete' && a.globbed?.bareLast) {
+    c.col.shellPath(a.globbed.prefix, false, env.cwd);
+    if (tree) c.col.markRecursive(a.globbed.prefix);
+  }
+}
+
+/** The path arguments are walked whole: a `-r`-style option is present, or the command always recurses. */
+function recursive(p: Parsed, rec: string[] | true | undefined): boolean {
+  if (rec === true) return true;
+  return rec ? p.opts.some((o) => rec.includes(o.name)) : false;
 }
 
 function generic(spec: Spec): Handler {
   return (args, env, c) => {
     for (const o of spec.ops) c.col.op(o);
     const p = parseArgs(args, spec.v, spec.lv);
+    const tree = recursive(p, spec.rec);
     let skip = spec.skip ?? 0;
     for (const a of p.pos) {
       if (skip > 0) {
         skip--;
         continue;
       }
-      pathOf(a, env, c, spec.ops[0]);
+      pathOf(a, env, c, spec.ops[0], tree);
     }
+    // `ls -R`, `tree`, `du -a` with no path walk the working folder.
+    if (tree && !p.pos.length && spec.ops[0] === 'read') c.col.recursivePath('.', env.cwd);
     if (spec.pathOpts) for (const o of p.opts) { const op = spec.pathOpts[o.name]; if (op && o.value) pathOf(o.value, env, c, op); }
   };
 }
@@ -361,39 +550,133 @@ function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false
 
 const READ: Spec = { ops: ['read'] };
 
-function grepLike(v: string, lv: string[]): Handler {
+/**
+ * grep and its kin. `always`: the program searches folders whole by default (rg, ag, ack); grep
+ * does with `-r`/`-R`/`-d recurse`. A recursive search with no path searches the working folder.
+ */
+function grepLike(v: string, lv: string[], always = false): Handler {
   return (args, env, c) => {
     c.col.op('read');
     const p = parseArgs(args, v, lv);
-    const explicit = has(p, '-e', '-f', '--regexp', '--file');
+    const explicit = has(p, '-e', '-f', '--regexp', '--file', '--files');
+    const tree =
+      always ||
+      has(p, '-r', '-R', '--recursive', '--dereference-recursive') ||
+      p.opts.some((o) => (o.name === '-d' || o.name === '--directories') && o.value?.t === 'recurse');
     for (const f of optVals(p, '-f', '--file')) pathOf(f, env, c, 'read');
-    p.pos.forEach((a, i) => { if (i > 0 || explicit) pathOf(a, env, c, 'read'); });
+    let n = 0;
+    p.pos.forEach((a, i) => {
+      if (i > 0 || explicit) {
+        n++;
+        pathOf(a, env, c, 'read', tree);
+      }
+    });
+    if (tree && n === 0 && !has(p, '--type-list', '--version', '-V', '--help', '-h')) c.col.recursivePath('.', env.cwd);
   };
 }
 
+const rgSearch = grepLike('efmABCgtTjMr', ['--regexp', '--file', '--glob', '--type', '--type-not', '--max-count', '--threads', '--replace', '--context', '--iglob', '--max-depth', '--pre-glob', '--encoding', '--sort', '--sortr', '--type-add', '--ignore-file'], true);
+
+/** ripgrep: recursive by default; `--pre CMD` runs a program on every file it searches. */
+function rgHandler(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  const p = parseArgs(args, '', ['--pre', '--ignore-file']);
+  for (const o of p.opts) {
+    if (o.name === '--pre') {
+      c.col.op('execute');
+      c.col.evasive('rg --pre runs a program on every file it searches');
+      if (o.value) pathOf(o.value, env, c);
+    }
+  }
+  rgSearch(args.filter((a, i) => a.t !== '--pre' && args[i - 1]?.t !== '--pre' && !a.t.startsWith('--pre=')), env, c, feed, name);
+}
+
+interface Lang {
+  /** Named in the evasive reason: "inline python code". */
+  label: string;
+  /** Short options whose value is the program text (`-c`, `-e`, `-r`). */
+  code: string;
+  /** Long options whose value is the program text. */
+  longCode?: string[];
+  /** Short options that take the next word (or the rest of the bundle) as a value. */
+  value?: string;
+  /** Long options that take the next word as a value. */
+  longValue?: string[];
+  /** Runs a module instead of a file (`python -m`). */
+  module?: string;
+}
+
+const SHELL_LANG: Lang = { label: 'shell', code: 'c', value: 'oO', longValue: ['--rcfile', '--init-file'] };
+const PYTHON: Lang = { label: 'python', code: 'c', value: 'WXQ', module: 'm' };
+const PERL: Lang = { label: 'perl', code: 'eE', value: 'MmIidDxlC0V' };
+const RUBY: Lang = { label: 'ruby', code: 'e', value: 'IrCxFKTEWi0l' };
+const NODE: Lang = { label: 'node', code: 'ep', longCode: ['--eval', '--print'], value: 'rC', longValue: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--env-file', '--title'] };
+const LANGS: Record<string, Lang> = {
+  python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON,
+  perl: PERL, ruby: RUBY, node: NODE, nodejs: NODE, bun: { ...NODE, label: 'bun' },
+  php: { label: 'php', code: 'rBRE', value: 'cdfz' },
+  lua: { label: 'lua', code: 'e', value: 'l' },
+  osascript: { label: 'AppleScript', code: 'e', value: 'ls' },
+};
+
+/** Script names that are the process's standard input (`sh /dev/stdin`, `bash /proc/self/fd/0`). */
+const STDIN_SCRIPT = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
+
 function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
-  const interp = INTERPRETERS.has(name);
-  const codeFlag = interp ? (name.startsWith('python') ? 'c' : 'e') : 'c';
+  const interp = INTERPRETERS.has(name) || name === 'osascript';
+  const lang = LANGS[name] ?? SHELL_LANG;
   let i = 0;
   let code: EW | null = null;
   let hasCode = false;
   let module = false;
-  for (; i < args.length; i++) {
-    const t = (args[i] as EW).t;
-    if (t === '--' || t === '-') { i++; break; }
-    if (t.startsWith('-') && t.length > 1 && !t.startsWith('--')) {
-      const flags = t.slice(1);
-      if (flags.includes(codeFlag)) { hasCode = true; code = args[i + 1] ?? null; i += 2; break; }
-      if (interp && flags.includes('m')) { module = true; i++; break; }
-      if (/[oO]$/.test(flags) && !interp) i++;
+  let stdin = false;
+  outer: for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') { i++; break; }
+    if (t === '-') { stdin = true; i++; break; }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=');
+      const opt = eq > 0 ? t.slice(0, eq) : t;
+      if (lang.longCode?.includes(opt)) {
+        hasCode = true;
+        code = eq > 0 ? { ...a, t: t.slice(eq + 1) } : (args[i + 1] ?? null);
+        i += eq > 0 ? 1 : 2;
+        break;
+      }
+      if (eq < 0 && lang.longValue?.includes(opt)) {
+        const v = args[++i];
+        if (v && (opt === '--rcfile' || opt === '--init-file')) pathOf(v, env, c, 'read');
+      }
       continue;
     }
-    if (t.startsWith('--')) continue;
+    if (t.length > 1 && (t[0] === '-' || (t[0] === '+' && !interp))) {
+      for (let j = 1; j < t.length; j++) {
+        const ch = t[j] as string;
+        if (lang.code.includes(ch)) {
+          hasCode = true;
+          const restOf = t.slice(j + 1);
+          code = restOf && interp ? { ...a, t: restOf } : (args[i + 1] ?? null);
+          i += restOf && interp ? 1 : 2;
+          break outer;
+        }
+        if (lang.module?.includes(ch)) { module = true; i++; break outer; }
+        if (!interp && ch === 's') stdin = true;
+        if (lang.value?.includes(ch)) {
+          if (j === t.length - 1) i++;
+          break;
+        }
+      }
+      continue;
+    }
     break;
   }
   const rest = args.slice(i);
   if (hasCode) {
-    if (interp) return; // inline program in another language: executed, not parsed here
+    if (interp) {
+      if (code?.known) inlineCode(code.t, lang.label, env, c);
+      else c.col.evasive(`inline ${lang.label} code built at run time`);
+      return;
+    }
     if (!code) return;
     if (!code.known) {
       c.col.evasive(`${name} -c on a computed string`);
@@ -408,16 +691,51 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (m === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
     return;
   }
-  const script = rest[0];
-  if (script) {
+  const script = stdin ? undefined : rest[0];
+  if (script && !(script.known && STDIN_SCRIPT.test(script.t))) {
     // A script file: read and run. `bash <(curl …)` runs a download.
     if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
     else pathOf(script, env, c, 'read');
     return;
   }
-  const fromHere = feed.redirects.some((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
+  // The program comes from standard input: a pipe, a here-document, a redirected file.
+  const here = feed.redirects.find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
   if (feed.upstream) c.col.evasive(pipeReason(feed.upstream, env, c));
-  else if (!fromHere && feed.redirects.some((r) => r.op === '<')) c.col.evasive('a shell reads its program from a redirected file');
+  else if (here) {
+    if (interp) {
+      c.col.evasive(`inline ${lang.label} code`);
+      if (here.body) scanCode(here.body, env, c);
+    }
+  } else if (feed.redirects.some((r) => r.op === '<' || r.op === '<>')) c.col.evasive(`${interp ? lang.label : 'a shell'} reads its program from a redirected file`);
+  else if (script) c.col.evasive(`${interp ? lang.label : 'a shell'} runs its standard input`);
+}
+
+/**
+ * Inline code in another language (`python3 -c`, `node -e`, `perl -ne`): not analysed, so unsure.
+ * What it visibly names is still reported: quoted absolute or `~` paths as read and written, URLs
+ * as hosts contacted.
+ */
+function inlineCode(code: string, label: string, env: Env, c: Ctx): void {
+  c.col.evasive(`inline ${label} code`);
+  scanCode(code, env, c);
+}
+
+const QUOTED_PATH_RE = /(['"`])((?:~|\/)[^'"`\n]*)\1/g;
+
+function scanCode(code: string, env: Env, c: Ctx): void {
+  if (code.length > 65536) code = code.slice(0, 65536);
+  QUOTED_PATH_RE.lastIndex = 0;
+  for (let m = QUOTED_PATH_RE.exec(code); m; m = QUOTED_PATH_RE.exec(code)) {
+    const t = m[2] as string;
+    if (t === '/' && m[1] === '/') continue;
+    c.col.op('read');
+    c.col.op('write');
+    const f = fileUrlPath(t);
+    c.col.shellPath(f ?? t, t[0] === '~', env.cwd);
+  }
+  const before = c.col.hosts.length;
+  hostsInText(code, (h) => c.col.host(h));
+  if (c.col.hosts.length > before) c.col.op('network');
 }
 
 /** Why text piped into a shell cannot be seen through, judged by what produced it. */
@@ -455,7 +773,9 @@ function find(args: EW[], env: Env, c: Ctx, feed: Feed): void {
     starts.push(a);
   }
   if (!starts.length) starts.push({ t: '.', known: true, tilde: false, subst: false, indirect: false, vars: false });
-  for (const s of starts) pathOf(s, env, c, 'read');
+  // find walks its start folders whole; whatever -exec, -delete or -fprint does, it does to files
+  // anywhere under them.
+  for (const s of starts) pathOf(s, env, c, 'read', true);
   for (; i < args.length; i++) {
     const t = (args[i] as EW).t;
     if (t === '-delete') c.col.op('delete');
@@ -482,9 +802,220 @@ function sed(args: EW[], env: Env, c: Ctx): void {
   const inPlace = p.opts.some((o) => o.name === '-i' || o.name.startsWith('--in-place'));
   // -i takes an optional attached suffix (`-i.bak`), which parseArgs sees as more flag letters.
   const explicit = has(p, '-e', '-f', '--expression', '--file');
-  for (const f of optVals(p, '-f', '--file')) pathOf(f, env, c, 'read');
+  for (const f of optVals(p, '-f', '--file')) {
+    pathOf(f, env, c, 'read');
+    c.col.evasive('a sed script read from a file');
+  }
+  const scripts = explicit ? optVals(p, '-e', '--expression') : p.pos.slice(0, 1);
+  for (const sc of scripts) {
+    if (sc.known) sedScript(sc.t, env, c);
+    else c.col.evasive('a sed script built at run time');
+  }
   if (inPlace) c.col.op('write');
   p.pos.forEach((a, i) => { if (i > 0 || explicit) pathOf(a, env, c, inPlace ? 'write' : 'read'); });
+}
+
+/**
+ * The side doors of a sed script: `w FILE`/`W FILE` and the `w` flag of `s` write a file,
+ * `r FILE`/`R FILE` read one, `e` and the `e` flag of `s` run a command. Commands are found at the
+ * start of the script, after `;`, a newline, `{` or `}`, past an address.
+ */
+function sedScript(script: string, env: Env, c: Ctx): void {
+  const col = c.col;
+  let i = 0;
+  const n = script.length;
+  const skipBlanks = (): void => { while (i < n && /[ \t]/.test(script[i] as string)) i++; };
+  const restOfLine = (): string => {
+    const nl = script.indexOf('\n', i);
+    const end = nl < 0 ? n : nl;
+    const v = script.slice(i, end);
+    i = end;
+    return v;
+  };
+  const regexAddr = (): void => {
+    const d = script[i] === '\\' ? script[++i] : '/';
+    i++;
+    while (i < n && script[i] !== d) { if (script[i] === '\\') i++; i++; }
+    i++;
+    while (i < n && /[IM]/.test(script[i] as string)) i++;
+  };
+  let guard = 0;
+  while (i < n && guard++ < 100000) {
+    while (i < n && /[\s;{}!]/.test(script[i] as string)) i++;
+    if (i >= n) break;
+    // Address: number, $, /re/, \cREc, with an optional `,addr`, `~step` or `+n`.
+    for (let k = 0; k < 2; k++) {
+      if (/[0-9$]/.test(script[i] as string)) { while (i < n && /[0-9$~+]/.test(script[i] as string)) i++; }
+      else if (script[i] === '/' || script[i] === '\\') regexAddr();
+      if (script[i] === ',') { i++; continue; }
+      break;
+    }
+    while (i < n && /[\s!]/.test(script[i] as string)) i++;
+    const cmd = script[i];
+    i++;
+    if (cmd === undefined) break;
+    if (cmd === 'w' || cmd === 'W') {
+      skipBlanks();
+      const f = restOfLine().trim();
+      if (f && f !== '/dev/stdout' && f !== '/dev/stderr') pathOf(literalEW(f), env, c, 'write');
+    } else if (cmd === 'r' || cmd === 'R') {
+      skipBlanks();
+      const f = restOfLine().trim();
+      if (f) pathOf(literalEW(f), env, c, 'read');
+    } else if (cmd === 'e') {
+      col.op('execute');
+      col.evasive('a sed script runs a command (e)');
+      restOfLine();
+    } else if (cmd === 's' || cmd === 'y') {
+      const d = script[i];
+      if (d === undefined) break;
+      i++;
+      for (let parts = 0; parts < 2 && i < n; i++) {
+        if (script[i] === '\\') { i++; continue; }
+        if (script[i] === d) parts++;
+        if (parts === 2) break;
+      }
+      i++;
+      if (cmd === 'y') continue;
+      while (i < n && /[gpiImMe0-9]/.test(script[i] as string)) {
+        if (script[i] === 'e') {
+          col.op('execute');
+          col.evasive('a sed substitution runs its result as a command (s///e)');
+        }
+        i++;
+      }
+      if (script[i] === 'w') {
+        i++;
+        skipBlanks();
+        const f = restOfLine().trim();
+        if (f && f !== '/dev/stdout' && f !== '/dev/stderr') pathOf(literalEW(f), env, c, 'write');
+      }
+    } else if ('aic'.includes(cmd) || cmd === ':' || cmd === 'b' || cmd === 't' || cmd === 'T' || cmd === '#') {
+      // Text or a label runs to the end of the line.
+      restOfLine();
+    }
+  }
+}
+
+function literalEW(t: string): EW {
+  return { t, known: true, tilde: t.charCodeAt(0) === 126, subst: false, indirect: false, vars: false };
+}
+
+/**
+ * An awk program's side doors: `system()`, pipes to and from commands (`print | "cmd"`,
+ * `"cmd" | getline`) run programs (unsure); `getline < FILE` reads and `print > FILE`/`>> FILE`
+ * writes a file (reported when the name is a literal string, unsure when it is computed).
+ */
+function awkProgram(prog: string, env: Env, c: Ctx): void {
+  const col = c.col;
+  if (/\bsystem\s*\(|\|\s*&?\s*getline|\|&|\bprint[f]?\b[^;}\n]*\|/.test(prog) || /"[^"]*"\s*\|/.test(prog)) {
+    col.op('execute');
+    col.evasive('an awk program runs commands (system, pipes)');
+  }
+  for (const m of prog.matchAll(/\bgetline\b[^<;}\n]*<\s*("([^"]*)"|[^\s;}]+)/g)) {
+    if (m[2] !== undefined) pathOf(literalEW(m[2]), env, c, 'read');
+    else {
+      col.op('read');
+      col.evasive('an awk program reads a file it names at run time');
+    }
+  }
+  for (const m of prog.matchAll(/\bprintf?\b[^>;}\n|]*?>>?\s*("([^"]*)"|[^\s;}]+)/g)) {
+    if (m[2] !== undefined) {
+      if (!DEVICE_SINKS.has(m[2])) pathOf(literalEW(m[2]), env, c, 'write');
+    } else {
+      col.op('write');
+      col.evasive('an awk program writes a file it names at run time');
+    }
+  }
+}
+
+function awk(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'FvfEiWl', ['--file', '--assign', '--field-separator', '--include', '--load', '--exec', '--source']);
+  const files = optVals(p, '-f', '--file', '-E', '--exec', '-i', '--include');
+  for (const f of files) {
+    pathOf(f, env, c, 'read');
+    c.col.evasive('an awk program read from a file');
+  }
+  for (const s of optVals(p, '--source')) if (s.known) awkProgram(s.t, env, c);
+  if (has(p, '-l', '--load')) {
+    c.col.op('execute');
+    c.col.evasive('awk loads an extension library');
+  }
+  let pos = p.pos;
+  if (!files.length && !has(p, '--source')) {
+    const prog = pos[0];
+    if (prog?.known) awkProgram(prog.t, env, c);
+    else if (prog) c.col.evasive('an awk program built at run time');
+    pos = pos.slice(1);
+  }
+  for (const a of pos) if (!(a.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a.t))) pathOf(a, env, c, 'read');
+}
+
+/** `uniq [IN [OUT]]`: OUT is written. */
+function uniq(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'fsw', ['--skip-fields', '--skip-chars', '--check-chars', '--group', '--all-repeated']);
+  p.pos.forEach((a, i) => pathOf(a, env, c, i === 1 ? 'write' : 'read'));
+}
+
+/** sort: `-o FILE` writes, `--files0-from=F` reads a list of names, `--compress-program` runs one. */
+function sort(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'ktoST', ['--output', '--key', '--field-separator', '--buffer-size', '--temporary-directory', '--compress-program', '--files0-from', '--parallel', '--random-source', '--batch-size']);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-o' || o.name === '--output') pathOf(o.value, env, c, 'write');
+    else if (o.name === '--random-source') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-T' || o.name === '--temporary-directory') pathOf(o.value, env, c, 'write');
+    else if (o.name === '--compress-program') {
+      c.col.op('execute');
+      c.col.evasive('sort --compress-program runs a program');
+    } else if (o.name === '--files0-from') {
+      pathOf(o.value, env, c, 'read');
+      c.col.evasive('sort takes the names to read from a file');
+    }
+  }
+  for (const a of p.pos) pathOf(a, env, c, 'read');
+}
+
+/** jq: `--rawfile NAME FILE` and `--slurpfile NAME FILE` read FILE; `-f FILE` is the program. */
+function jq(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const pos: EW[] = [];
+  let fromFile = false;
+  let rest = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (rest || !a.known || t[0] !== '-' || t === '-') {
+      pos.push(a);
+      continue;
+    }
+    if (t === '--args' || t === '--jsonargs') {
+      // What follows the filter and files are arguments, not files: stop treating them as paths.
+      rest = true;
+      continue;
+    }
+    if (t === '--rawfile' || t === '--slurpfile') {
+      const f = args[i + 2];
+      if (f) pathOf(f, env, c, 'read');
+      i += 2;
+    } else if (t === '--arg' || t === '--argjson') i += 2;
+    else if (t === '-f' || t === '--from-file') {
+      fromFile = true;
+      const f = args[++i];
+      if (f) pathOf(f, env, c, 'read');
+    } else if (t.startsWith('--from-file=')) {
+      fromFile = true;
+      pathOf({ ...a, t: t.slice(12), tilde: t[12] === '~' }, env, c, 'read');
+    } else if (t === '--indent' || t === '-L' || t === '--library-path') {
+      const v = args[++i];
+      if (v && t !== '--indent') pathOf(v, env, c, 'read');
+    }
+  }
+  if (rest) pos.splice(fromFile ? 0 : 1);
+  (fromFile ? pos : pos.slice(1)).forEach((a) => pathOf(a, env, c, 'read'));
 }
 
 function dd(args: EW[], env: Env, c: Ctx): void {
@@ -505,9 +1036,11 @@ function copyMove(kind: 'copy' | 'move'): Handler {
     col.op(kind);
     col.op('write');
     col.op(kind === 'copy' ? 'read' : 'delete');
-    const p = parseArgs(args, 'tSb', ['--target-directory', '--suffix', '--backup']);
-    for (const a of p.pos) pathOf(a, env, c);
-    for (const t of optVals(p, '-t', '--target-directory')) pathOf(t, env, c);
+    const p = parseArgs(args, 'tS', ['--target-directory', '--suffix']);
+    // `cp -r` (and mv, which moves a folder whole) reaches every file under its sources and target.
+    const tree = kind === 'move' || has(p, '-r', '-R', '-a', '--recursive', '--archive');
+    for (const a of p.pos) pathOf(a, env, c, undefined, tree);
+    for (const t of optVals(p, '-t', '--target-directory')) pathOf(t, env, c, undefined, tree);
   };
 }
 
@@ -515,7 +1048,23 @@ function remoteCopy(name: string): Handler {
   return (args, env, c) => {
     const col = c.col;
     col.op('copy');
-    const p = parseArgs(args, name === 'rsync' ? 'eTf' : 'PiolSFcJ', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port']);
+    const p = parseArgs(args, name === 'rsync' ? 'eTfB' : 'PiolSFcJD', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port', '--rsync-path', '--files-from', '--exclude-from', '--include-from', '--log-file', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--chmod', '--chown']);
+    const tree = has(p, '-r', '-a', '-R', '--recursive', '--archive') || name === 'sftp';
+    // Side doors: a remote shell or remote program of the caller's choosing, ssh options that run commands.
+    for (const o of p.opts) {
+      const v = o.value?.t ?? '';
+      if (o.name === '-e' || o.name === '--rsh' || o.name === '--rsync-path' || o.name === '-S') {
+        col.op('execute');
+        col.evasive(`${name} ${o.name} runs a program of the caller's choosing`);
+      } else if (o.name === '-o' && SSH_EXEC_OPT.test(v)) {
+        col.op('execute');
+        col.evasive(`${name} -o ${v.split(/[= ]/)[0] ?? ''} runs a command`);
+      } else if (o.name === '-F') pathOf(o.value ?? UNKNOWN, env, c, 'read');
+      else if (o.name === '--files-from') {
+        pathOf(o.value ?? UNKNOWN, env, c, 'read');
+        col.evasive(`${name} takes the names to copy from a file`);
+      } else if (o.name === '--log-file') pathOf(o.value ?? UNKNOWN, env, c, 'write');
+    }
     if (name === 'scp' || name === 'sftp') col.op('network');
     if (p.opts.some((o) => o.name.startsWith('--delete') || o.name === '--remove-source-files')) col.op('delete');
     for (const o of p.opts) if (o.name === '-i') pathOf(o.value ?? { t: '', known: false, tilde: false, subst: false, indirect: false, vars: false }, env, c, 'read');
@@ -529,7 +1078,7 @@ function remoteCopy(name: string): Handler {
         return;
       }
       if (name === 'sftp' && i === 0) { col.op('network'); col.host(hostOfTarget(a.t)); return; }
-      pathOf(a, env, c, i === last && last > 0 ? 'write' : 'read');
+      pathOf(a, env, c, i === last && last > 0 ? 'write' : 'read', tree);
     });
   };
 }
@@ -541,12 +1090,38 @@ function curl(args: EW[], env: Env, c: Ctx): void {
     '--output', '--upload-file', '--data', '--data-binary', '--data-raw', '--data-urlencode', '--form', '--header',
     '--request', '--user', '--user-agent', '--referer', '--cookie', '--cookie-jar', '--proxy', '--config', '--max-time',
     '--write-out', '--url', '--connect-timeout', '--retry', '--cacert', '--cert', '--key', '--resolve', '--connect-to',
-    '--output-dir', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--netrc-file',
+    '--output-dir', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--netrc-file', '--preproxy',
+    '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--interface', '--dns-servers', '--doh-url',
+    '--capath', '--crlfile', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--unix-socket', '--abstract-unix-socket',
+    '--json', '--variable', '--url-query', '--form-string', '--hsts', '--alt-svc', '--etag-save', '--etag-compare', '--libcurl',
   ]);
-  for (const u of [...p.pos, ...optVals(p, '--url', '-x', '--proxy')]) {
+  for (const u of [...p.pos, ...optVals(p, '--url')]) {
     if (!u.known) continue;
-    col.host(hostOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t));
+    // `file:///home/u/.ssh/id_rsa` is a read of that file, not a request to a host.
+    const f = fileUrlPath(u.t);
+    if (f) {
+      pathOf({ ...u, t: f, tilde: false }, env, c, 'read');
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u.t)) hostsOfUrl(u.t, (h) => col.host(h));
+    else hostsOfUrl('http://' + u.t, (h) => col.host(h));
   }
+  // Proxies and address overrides are where curl really connects.
+  for (const x of optVals(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--doh-url')) {
+    if (x.known) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(x.t) ? x.t : 'http://' + x.t, (h) => col.host(h));
+  }
+  for (const r of optVals(p, '--resolve')) {
+    // HOST:PORT:ADDR[,ADDR]… (ADDR may be a bracketed IPv6 literal).
+    const m = /^\+?[^:]*:[^:]*:(.+)$/.exec(r.t);
+    if (r.known && m?.[1]) for (const a of m[1].split(',')) col.host(cleanAddr(a));
+  }
+  for (const r of optVals(p, '--connect-to')) {
+    // HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT
+    const m = /^[^:]*:[^:]*:(\[[^\]]*\]|[^:]*)/.exec(r.t);
+    if (r.known && m?.[1]) col.host(cleanAddr(m[1]));
+  }
+  for (const x of optVals(p, '--unix-socket', '--abstract-unix-socket')) pathOf(x, env, c, 'write');
+  if (has(p, '-K', '--config')) col.evasive('curl reads more options from a file');
   for (const o of p.opts) {
     if (!o.value) continue;
     const n = o.name;
@@ -568,11 +1143,18 @@ function curl(args: EW[], env: Env, c: Ctx): void {
   if (has(p, '-O', '--remote-name', '--remote-name-all')) col.op('write');
 }
 
+function cleanAddr(a: string): string | null {
+  const t = a.trim();
+  if (!t) return null;
+  return hostOfTarget(t.startsWith('[') ? t : t.replace(/:\d*$/, ''));
+}
+
 function wget(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   col.op('network');
   const p = parseArgs(args, 'OoPiaTtUeB', ['--output-document', '--output-file', '--directory-prefix', '--input-file', '--user', '--password', '--header', '--user-agent', '--post-file', '--post-data', '--timeout', '--tries', '--load-cookies', '--save-cookies', '-e', '--execute']);
-  for (const u of p.pos) if (u.known) col.host(hostOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t));
+  for (const u of p.pos) if (u.known) hostsOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t, (h) => col.host(h));
+  for (const o of p.opts) if ((o.name === '-e' || o.name === '--execute') && o.value?.known && /^\s*(use_askpass|post_file|load_cookies|output_document|input|ca_certificate|certificate|private_key)/i.test(o.value.t)) col.evasive('wget -e sets a file or program option');
   for (const o of p.opts) {
     if (!o.value) continue;
     if (['-O', '--output-document', '-o', '--output-file', '-a', '--save-cookies'].includes(o.name)) { if (o.value.t !== '-') pathOf(o.value, env, c, 'write'); }
@@ -582,12 +1164,20 @@ function wget(args: EW[], env: Env, c: Ctx): void {
   if (!has(p, '-O', '--output-document', '--spider')) col.op('write');
 }
 
+/** ssh options that run a local command: `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, `Match exec`. */
+const SSH_EXEC_OPT = /^\s*(proxycommand|localcommand|knownhostscommand|match|securitykeyprovider|pkcs11provider)\b/i;
+const UNKNOWN: EW = { t: '', known: false, tilde: false, subst: false, indirect: false, vars: false };
+
 function ssh(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   col.op('network');
   const p = parseArgs(args, 'BbcDEeFIiJLlmOoPpQRSWw', []);
   for (const o of p.opts) {
     if (!o.value) continue;
+    if (o.name === '-o' && SSH_EXEC_OPT.test(o.value.t)) {
+      col.op('execute');
+      col.evasive(`ssh -o ${o.value.t.split(/[= ]/)[0] ?? ''} runs a command`);
+    }
     if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
     else if (o.name === '-J') for (const j of o.value.t.split(',')) col.host(hostOfTarget(j));
     else if (o.name === '-E') pathOf(o.value, env, c, 'write');
@@ -634,16 +1224,37 @@ function dig(args: EW[], _env: Env, c: Ctx): void {
 const GIT_NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'archive']);
 const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'reflog', 'cat-file', 'ls-tree', 'rev-list', 'whatchanged', 'version', 'help']);
 
+/** `git -c KEY=VALUE` keys whose value is a command git runs (or a path to code it loads). */
+const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\..*\.(command|textconv)|filter\.|merge\..*\.driver|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
+
 function git(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   let i = 0;
   let cwd = env.cwd;
+  const unsure = (why: string): void => {
+    col.op('execute');
+    col.evasive(why);
+  };
   for (; i < args.length; i++) {
     const t = (args[i] as EW).t;
     if (t === '-C') {
       const d = args[++i];
       if (d?.known) cwd = col.shellPath(d.t, d.tilde, cwd) ?? cwd;
-    } else if (t === '-c' || t === '--git-dir' || t === '--work-tree' || t === '--namespace') i++;
+    } else if (t === '-c') {
+      const kv = args[++i];
+      if (!kv?.known) unsure('git -c with a computed setting');
+      else if (GIT_EXEC_KEY.test(kv.t)) unsure(`git -c ${kv.t.split('=')[0] ?? ''} can run a command`);
+    } else if (t === '--config-env' || t.startsWith('--config-env=')) {
+      if (t === '--config-env') i++;
+      unsure('git --config-env takes a setting from the environment');
+    } else if (t === '--exec-path' || t.startsWith('--exec-path=')) unsure('git --exec-path runs its commands from another folder');
+    else if (t === '--git-dir' || t === '--work-tree') {
+      const d = args[++i];
+      if (d) pathOf(d, env, c, 'read', true);
+    } else if (t.startsWith('--git-dir=') || t.startsWith('--work-tree=')) {
+      const v = t.slice(t.indexOf('=') + 1);
+      pathOf(literalEW(v), env, c, 'read', true);
+    } else if (t === '--namespace' || t === '--super-prefix') i++;
     else if (!t.startsWith('-')) break;
   }
   const sub = args[i]?.t ?? '';
@@ -653,16 +1264,44 @@ function git(args: EW[], env: Env, c: Ctx): void {
     col.op('network');
     for (const a of rest) {
       if (!a.known || a.t.startsWith('-')) continue;
-      const h = a.t.includes('://') ? hostOfUrl(a.t) : scpHost(a.t, true);
-      if (h) col.host(h);
+      if (a.t.includes('://')) hostsOfUrl(a.t, (h) => col.host(h));
+      else col.host(scpHost(a.t, true));
+    }
+    for (const a of rest) {
+      if (/^--(upload-pack|receive-pack|exec)(=|$)/.test(a.t) || a.t === '-u') unsure(`git ${sub} ${a.t.split('=')[0] ?? ''} runs a program`);
+      if (/^(ext::|fd::)/.test(a.t)) unsure('git remote helper ext:: runs a command');
     }
   }
   if (sub === 'clone') {
     col.op('write');
     const pos = parseArgs(rest, 'obcju', ['--origin', '--branch', '--config', '--depth', '--reference', '--separate-git-dir', '--upload-pack', '--template', '--jobs', '--filter']).pos;
     const dir = pos[1];
-    if (dir) pathOf(dir, sEnv, c, 'write');
+    if (dir) pathOf(dir, sEnv, c, 'write', true);
+    for (const o of parseArgs(rest, 'c', ['--config']).opts) if ((o.name === '-c' || o.name === '--config') && o.value?.known && GIT_EXEC_KEY.test(o.value.t)) unsure(`git clone -c ${o.value.t.split('=')[0] ?? ''} can run a command`);
     return;
+  }
+  // Side doors of the "read" subcommands.
+  for (let k = 0; k < rest.length; k++) {
+    const t = (rest[k] as EW).t;
+    if (t === '--output' || t.startsWith('--output=')) {
+      const f = t === '--output' ? rest[++k] : { ...(rest[k] as EW), t: t.slice(9), tilde: t[9] === '~' };
+      if (f) pathOf(f, sEnv, c, 'write');
+    } else if (sub === 'grep' && (t === '-O' || t.startsWith('-O') || t === '--open-files-in-pager' || t.startsWith('--open-files-in-pager='))) {
+      unsure('git grep -O opens the files in a program of the caller\'s choosing');
+    } else if (t === '--ext-diff' || t === '--textconv') {
+      unsure(`git ${sub} ${t} runs configured programs`);
+    } else if (t.startsWith('--exec=') || t === '--exec' || (sub === 'rebase' && (t === '-x' || t.startsWith('--exec')))) {
+      unsure(`git ${sub} --exec runs a command`);
+    }
+  }
+  if (sub === 'diff' && rest.some((a) => a.t === '--no-index')) {
+    // `git diff --no-index A B` compares two arbitrary paths outside any repository.
+    col.op('read');
+    for (const a of rest) if (a.known && !a.t.startsWith('-')) pathOf(a, sEnv, c, 'read', true);
+    return;
+  }
+  if (sub === 'config' || sub === 'bisect' || sub === 'filter-branch' || sub === 'difftool' || sub === 'mergetool' || sub === 'submodule' && rest.some((a) => a.t === 'foreach')) {
+    if (sub !== 'config' || rest.some((a) => a.known && GIT_EXEC_KEY.test(a.t))) unsure(`git ${sub} can run a command`);
   }
   if (GIT_READ.has(sub)) {
     col.op('read');
@@ -714,45 +1353,381 @@ function evalCmd(args: EW[], env: Env, c: Ctx): void {
   if (args.length && args.every((a) => a.known) && env.depth < MAX_DEPTH) nested(args.map((a) => a.t).join(' '), env, c);
 }
 
+const TAR_EXEC = ['--to-command', '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'];
+
 function tar(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   // Old-style `tar czf x.tgz dir`: the first word is a bundle of letters without a dash.
   const first = args[0];
   const a2 = first && /^[A-Za-z]+$/.test(first.t) ? [{ ...first, t: '-' + first.t }, ...args.slice(1)] : args;
-  const p = parseArgs(a2, 'fCbTXIHK', ['--file', '--directory', '--exclude', '--files-from', '--exclude-from', '--transform', '--use-compress-program']);
+  const p = parseArgs(a2, 'fCbTXIHKFLg', ['--file', '--directory', '--exclude', '--files-from', '--exclude-from', '--transform', '--use-compress-program', '--to-command', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command', '--checkpoint-action', '--listed-incremental', '--owner', '--group', '--mode', '--format']);
   const create = has(p, '-c', '-r', '-u', '--create', '--append', '--update');
   const extract = has(p, '-x', '--extract', '--get');
+  // Archives are trees: what goes in is read whole, and extracting writes anywhere under the target.
+  const tree = !has(p, '--no-recursion');
   col.op('read');
-  for (const f of optVals(p, '-f', '--file')) pathOf(f, env, c, create ? 'write' : 'read');
-  for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, extract ? 'write' : 'read');
-  if (extract) col.op('write');
-  for (const x of p.pos) pathOf(x, env, c, extract ? 'write' : 'read');
+  for (const o of p.opts) {
+    if (TAR_EXEC.includes(o.name) || (o.name === '--checkpoint-action' && /^(exec|ttyout)=|exec=/.test(o.value?.t ?? ''))) {
+      col.op('execute');
+      col.evasive(`tar ${o.name} runs a program`);
+    }
+  }
+  for (const f of optVals(p, '-f', '--file')) {
+    if (f.known && f.t !== '-' && scpHost(f.t, false) && !f.t.startsWith('/')) {
+      // `tar -f host:file` talks to a remote tape server over rsh/ssh.
+      col.op('network');
+      col.op('execute');
+      col.host(scpHost(f.t, false));
+    } else if (f.t !== '-') pathOf(f, env, c, create ? 'write' : 'read');
+  }
+  for (const f of optVals(p, '-T', '--files-from')) {
+    pathOf(f, env, c, 'read');
+    if (create) col.evasive('tar takes the names to archive from a file');
+  }
+  const dirs = optVals(p, '-C', '--directory');
+  for (const d of dirs) pathOf(d, env, c, extract ? 'write' : 'read', tree && (extract || create));
+  if (extract) {
+    col.op('write');
+    if (!dirs.length) col.recursivePath('.', env.cwd);
+  }
+  // Names after `-C DIR` are relative to DIR.
+  const lastDir = dirs[dirs.length - 1];
+  const tenv = lastDir?.known ? { ...env, cwd: col.shellPath(lastDir.t, lastDir.tilde, env.cwd) ?? env.cwd } : env;
+  for (const x of p.pos) pathOf(x, tenv, c, extract ? 'write' : 'read', tree && create);
 }
 
 function chmodLike(args: EW[], env: Env, c: Ctx): void {
   c.col.op('write');
   const p = parseArgs(args.filter((a) => !/^[-+=][rwxXstugo]+$/.test(a.t) || a.t.startsWith('--')), '', ['--reference']);
   const ref = has(p, '--reference');
-  p.pos.forEach((a, i) => { if (i > 0 || ref) pathOf(a, env, c, 'write'); });
+  const tree = has(p, '-R', '--recursive');
+  p.pos.forEach((a, i) => { if (i > 0 || ref) pathOf(a, env, c, 'write', tree); });
 }
 
 function interpreterModule(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
   shell(name, args, env, c, feed);
 }
 
+/** Programs that only read the files they are given: `xargs CMD` with one of them needs no operator. */
+const XARGS_READ = new Set([
+  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'stat', 'file', 'md5sum', 'sha1sum', 'sha256sum',
+  'sha512sum', 'cksum', 'b2sum', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'du', 'diff', 'cmp',
+  'nl', 'less', 'more', 'strings', 'od', 'hexdump', 'file', 'true', 'test', '[',
+]);
+
+/**
+ * xargs runs its command on names read from its input: when that input is visible (`echo a b |
+ * xargs cat`) the names are judged as arguments; otherwise the paths are unknown, which is unsure
+ * unless the command only reads.
+ */
+function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  let i = 0;
+  let fromFile = false;
+  for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') { i++; break; }
+    if (!t.startsWith('-') || t.length < 2) break;
+    if (t === '-a' || t === '--arg-file') {
+      fromFile = true;
+      const f = args[++i];
+      if (f) pathOf(f, env, c, 'read');
+      continue;
+    }
+    if (t.startsWith('--arg-file=')) {
+      fromFile = true;
+      pathOf(literalEW(t.slice(11)), env, c, 'read');
+      continue;
+    }
+    if (t.startsWith('--')) {
+      if (['--max-args', '--max-procs', '--delimiter', '--replace', '--max-lines', '--max-chars', '--eof', '--process-slot-var'].includes(t)) i++;
+      continue;
+    }
+    const last = t[t.length - 1] as string;
+    if ('IanLPsdE'.includes(last) && !/^-[iel]/.test(t)) i++;
+  }
+  const cmd = args.slice(i);
+  const words = cmd.length ? cmd : [literalEW('echo')];
+  const name = commandName(words[0]?.t ?? '');
+  const up = feed.upstream?.[feed.upstream.length - 1];
+  let input: EW[] | null = null;
+  if (!fromFile && up?.kind === 'cmd' && !up.redirects.length) {
+    const ws = expandWords(up.words, env, c);
+    const n0 = commandName(ws[0]?.t ?? '');
+    if ((n0 === 'echo' || n0 === 'printf') && ws.slice(1).every((w) => w.known && !w.t.includes('%') && !w.t.includes('\\'))) {
+      input = [];
+      for (const w of ws.slice(1)) {
+        if (n0 === 'echo' && /^-[neE]+$/.test(w.t)) continue;
+        for (const part of w.t.split(/\s+/)) if (part) input.push({ ...w, t: part, tilde: false });
+      }
+    }
+  }
+  if (input) {
+    run([...words, ...input], env, c, { upstream: null, redirects: [] });
+    return;
+  }
+  if (!XARGS_READ.has(name)) c.col.evasive(`xargs runs ${name || 'a command'} on names it reads from its input`);
+  run(words, env, c, { upstream: null, redirects: [] });
+}
+
+/** `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [-S 'CMD ARGS'] CMD…`: judged as the command it runs. */
+function envCmd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  let cur = env;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') return runRest(args.slice(i + 1), cur, c, feed);
+    let split: EW | null | undefined = null;
+    if (t === '-S' || t === '--split-string') split = args[++i];
+    else if (t.startsWith('--split-string=')) split = { ...a, t: t.slice(15) };
+    else if (/^-[iv0]*S./.test(t)) split = { ...a, t: t.slice(t.indexOf('S') + 1) };
+    if (split !== null) {
+      if (!split) return;
+      if (!split.known || /['"\\$]/.test(split.t)) c.col.evasive('env -S splits a string into a command');
+      const words = split.known ? split.t.split(/[ \t\n]+/).filter(Boolean).map(literalEW) : [];
+      return envCmd([...words, ...args.slice(i + 1)], cur, c, feed);
+    }
+    if (t === '-u' || t === '--unset') { i++; continue; }
+    if (t === '-C' || t === '--chdir') {
+      const d = args[++i];
+      if (d?.known) cur = { ...cur, cwd: c.col.shellPath(d.t, d.tilde, cur.cwd) ?? cur.cwd };
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
+    return runRest(args.slice(i), cur, c, feed);
+  }
+}
+
+function runRest(rest: EW[], env: Env, c: Ctx, feed: Feed): void {
+  if (rest.length) run(rest, env, c, feed);
+}
+
+/** su/runuser/sg: `-c CMD` is shell code; `runuser -u USER CMD…` runs CMD. */
+function suLike(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  let code = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    let v: EW | undefined;
+    if (t === '-c' || t === '--command' || t === '--session-command') v = args[++i];
+    else if (t.startsWith('--command=') || t.startsWith('--session-command=')) v = { ...a, t: t.slice(t.indexOf('=') + 1) };
+    else if (/^-[a-z]*c$/.test(t) && t !== '-c') v = args[++i];
+    else if ((t === '-u' || t === '--user') && name === 'runuser') {
+      let j = i + 2;
+      if (args[j]?.t === '--') j++;
+      return runRest(args.slice(j), env, c, feed);
+    } else if (t === '-s' || t === '--shell' || t === '-g' || t === '--group' || t === '-G' || t === '--supp-group' || t === '-w') i++;
+    if (v === undefined) continue;
+    code = true;
+    if (!v.known) c.col.evasive(`${name} -c on a computed string`);
+    else if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+    else nested(v.t, env, c);
+  }
+  if (!code && name === 'sg') {
+    const rest = args.filter((a) => !a.t.startsWith('-')).slice(1);
+    if (rest[0]?.known) nested(rest.map((a) => a.t).join(' '), env, c);
+  }
+}
+
+/** `script [-q] [-c CMD] [FILE]`: CMD is shell code, FILE the transcript written. */
+function scriptCmd(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'cTIOBEmo', ['--command', '--log-timing', '--log-in', '--log-out', '--log-io', '--echo', '--logging-format', '--output-limit']);
+  for (const v of optVals(p, '-c', '--command')) {
+    if (!v.known) c.col.evasive('script -c on a computed string');
+    else if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+    else nested(v.t, env, c);
+  }
+  for (const v of optVals(p, '-T', '--log-timing', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io')) pathOf(v, env, c, 'write');
+  for (const f of p.pos) if (!(f.known && DEVICE_SINKS.has(f.t))) pathOf(f, env, c, 'write');
+}
+
+/** parallel CMD ::: ARGS — the command runs on the listed arguments, or on names from its input. */
+function parallel(args: EW[], env: Env, c: Ctx): void {
+  const sep = args.findIndex((a) => a.t === ':::' || a.t === '::::' || a.t === ':::+');
+  const cmd = (sep < 0 ? args : args.slice(0, sep)).filter((a) => !a.t.startsWith('-'));
+  if (sep < 0 || args[sep]?.t !== ':::') c.col.evasive('parallel runs commands on names it reads from its input or a file');
+  if (cmd.length) run([...cmd, ...(sep < 0 ? [] : args.slice(sep + 1).filter((a) => !a.t.startsWith(':::')))], env, c, { upstream: null, redirects: [] });
+}
+
+/** zip ARCHIVE FILE…: `-r` walks folders, `-TT`/`--unzip-command` runs a program, `-@` reads names. */
+function zip(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('read');
+  col.op('write');
+  const files: EW[] = [];
+  let tree = false;
+  let patterns = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (a.known && t.startsWith('-') && t.length > 1) {
+      patterns = false;
+      if (t === '-TT' || t === '--unzip-command' || t.startsWith('--unzip-command=')) {
+        col.op('execute');
+        col.evasive('zip -TT runs a program of the caller\'s choosing');
+        if (!t.includes('=')) i++;
+      } else if (['-b', '-n', '-P', '-t', '-tt', '-O', '-Z', '-s', '-sp', '-lf', '--temp-path', '--suffixes', '--password', '--output-file', '--logfile-path', '--compression-method', '--split-size'].includes(t)) {
+        const v = args[++i];
+        if (v && (t === '-O' || t === '--output-file' || t === '-lf' || t === '--logfile-path')) pathOf(v, env, c, 'write');
+      } else if (t === '-x' || t === '-i' || t === '--exclude' || t === '--include') patterns = true;
+      else if (t === '-@' || t === '--names-stdin') col.evasive('zip takes the names to archive from its input');
+      else if (t === '-r' || t === '-R' || t === '--recurse-paths' || t === '--recurse-patterns' || (!t.startsWith('--') && /[rR]/.test(t))) tree = true;
+      continue;
+    }
+    if (!patterns) files.push(a);
+  }
+  files.forEach((f, i) => pathOf(f, env, c, i === 0 ? 'write' : 'read', i > 0 && tree));
+}
+
+/** unzip ARCHIVE [-d DIR]: writes anywhere under DIR (the working folder by default). */
+function unzip(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'dxP', ['--password']);
+  const arch = p.pos[0];
+  if (arch) pathOf(arch, env, c, 'read');
+  if (has(p, '-l', '-t', '-v', '-p', '-Z')) return;
+  c.col.op('write');
+  const dirs = optVals(p, '-d');
+  for (const d of dirs) pathOf(d, env, c, 'write', true);
+  if (!dirs.length) c.col.recursivePath('.', env.cwd);
+}
+
+/** vi/vim/nvim/emacs: write what they open; `-c`, `+CMD`, `--cmd`, `-S`, `--eval` run editor commands. */
+function editor(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const col = c.col;
+  col.op('write');
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t.startsWith('+') && !/^\+\d*$/.test(t)) {
+      col.op('execute');
+      col.evasive(`${name} runs editor commands given on its command line`);
+    } else if (['-c', '--cmd', '--eval', '-eval', '--execute', '-x', '-batch', '--batch', '-l', '--load', '-f', '--funcall', '--script'].includes(t) || /^--(eval|load|script)=/.test(t)) {
+      col.op('execute');
+      col.evasive(`${name} runs editor commands given on its command line`);
+      if (!t.includes('=') && t !== '-batch' && t !== '--batch') i++;
+    } else if (t === '-S' || t === '-u' || t === '-s' || t === '-i' || t === '-U') {
+      col.op('execute');
+      col.evasive(`${name} runs an editor script from a file`);
+      const f = args[++i];
+      if (f && f.t !== 'NONE' && f.t !== 'NORC') pathOf(f, env, c, 'read');
+    } else if (t === '-W' || t === '-w' || t === '-V') {
+      const f = args[++i];
+      if (f && t !== '-V') pathOf(f, env, c, 'write');
+    } else if (!t.startsWith('-') || !a.known) pathOf(a, env, c, 'write');
+  }
+}
+
+/** ssh-keygen: `-f FILE` is read (`-y`, `-l`) and may be written (`-p`, a new key). */
+function sshKeygen(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'abCEfImMNnOPrstVwzZDFRYGKTJjLSuW', []);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-f') pathOf(o.value, env, c, 'write'), pathOf(o.value, env, c, 'read');
+    else if (o.name === '-s' || o.name === '-I') {
+      if (o.name === '-s') pathOf(o.value, env, c, 'read');
+    } else if (o.name === '-D' || o.name === '-w') {
+      c.col.op('execute');
+      c.col.evasive('ssh-keygen loads a provider library');
+    }
+  }
+  if (!has(p, '-f') && !has(p, '-F', '-R', '-H')) c.col.recursivePath('~/.ssh', env.cwd);
+  for (const a of p.pos) pathOf(a, env, c, 'read');
+}
+
+/** bun: `-e`/`--eval`/`--print` is inline code; otherwise a package manager or a script runner. */
+function bunCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  if (args.some((a) => /^(-e|-p|--eval|--print)(=|$)/.test(a.t))) return shell('bun', args, env, c, feed);
+  pkgManager(NET_PKG)(args, env, c, feed, name);
+  const p = args.filter((a) => !a.t.startsWith('-'));
+  const sub = p[0]?.t ?? '';
+  const file = sub === 'run' || sub === 'x' ? p[1] : NET_PKG.includes(sub) ? undefined : p[0];
+  if (file?.known && /\.(m?[jt]sx?|c[jt]s)$/.test(file.t)) pathOf(file, env, c, 'read');
+}
+
+/** deno: `eval CODE` is inline code; `run FILE|URL` reads or fetches the script. */
+function deno(args: EW[], env: Env, c: Ctx): void {
+  const p = args.filter((a) => !a.t.startsWith('-'));
+  const sub = p[0]?.t ?? '';
+  if (sub === 'eval') {
+    const code = p[1];
+    if (code?.known) inlineCode(code.t, 'deno', env, c);
+    else c.col.evasive('inline deno code built at run time');
+    return;
+  }
+  if (args.some((a) => a.t.startsWith('--allow-net') || a.t === '-A' || a.t === '--allow-all')) c.col.op('network');
+  const file = sub === 'run' || sub === 'test' || sub === 'serve' ? p[1] : undefined;
+  if (!file?.known) return;
+  if (/^[a-z]+:\/\//i.test(file.t)) {
+    c.col.op('network');
+    hostsOfUrl(file.t, (h) => c.col.host(h));
+  } else pathOf(file, env, c, 'read');
+}
+
+/** gdb: `-ex`/`-x` run debugger commands, which include `shell`. */
+function gdb(args: EW[], env: Env, c: Ctx): void {
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (['-ex', '--ex', '-eval-command', '--eval-command', '-x', '--command', '-iex', '-ix'].includes(t) || /^--?(eval-command|command)=/.test(t)) {
+      c.col.evasive('gdb runs debugger commands given on its command line');
+      if (!t.includes('=')) i++;
+    }
+  }
+  unknownProgram(args, env, c);
+}
+
+/** split [INPUT [PREFIX]]: reads INPUT, writes files named PREFIX…. */
+function splitCmd(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'abClnt', ['--bytes', '--line-bytes', '--lines', '--number', '--suffix-length', '--additional-suffix', '--separator', '--filter']);
+  if (has(p, '--filter')) {
+    c.col.op('execute');
+    c.col.evasive('split --filter runs a command');
+  }
+  p.pos.forEach((a, i) => pathOf(a, env, c, i === 1 ? 'write' : 'read'));
+  if (p.pos.length < 2) {
+    c.col.op('write');
+    c.col.shellPath('x', false, env.cwd);
+  }
+}
+
+/** Builtins and programs that take no file arguments: their words are text, not paths. */
+const NO_FILES: Handler = () => {};
+const NO_FILE_PROGRAMS = [
+  'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'pwd', 'date', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
+  'basename', 'dirname', 'expr', 'export', 'local', 'declare', 'typeset', 'readonly', 'unset', 'set', 'shopt', 'exit',
+  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'trap', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
+  'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
+  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'enable', 'help', 'dirs', 'popd',
+];
+
 const NET_PKG = ['install', 'i', 'add', 'ci', 'update', 'upgrade', 'publish', 'download', 'fetch', 'pull', 'push', 'clone', 'get', 'exec', 'dlx', 'create', 'init'];
 
 const HANDLERS: Record<string, Handler> = {
+  ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
   cat: generic(READ), tac: generic(READ), less: generic(READ), more: generic(READ), nl: generic(READ),
   head: generic({ ops: ['read'], v: 'nc' }), tail: generic({ ops: ['read'], v: 'ncs' }),
-  ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'] }), dir: generic(READ), tree: generic({ ops: ['read'], v: 'LIP' }),
-  stat: generic({ ops: ['read'], v: 'c', lv: ['--format', '--printf'] }), file: generic(READ), wc: generic(READ), diff: generic(READ), cmp: generic(READ), comm: generic(READ),
+  ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'], rec: ['-R', '--recursive'] }), dir: generic({ ops: ['read'], rec: ['-R', '--recursive'] }),
+  tree: generic({ ops: ['read'], v: 'LIPo', rec: true, pathOpts: { '-o': 'write' } }),
+  stat: generic({ ops: ['read'], v: 'c', lv: ['--format', '--printf'] }), file: generic({ ops: ['read'], v: 'mfFeP', pathOpts: { '-f': 'read', '-m': 'read' } }), wc: generic(READ),
+  diff: generic({ ops: ['read'], v: 'xXSIFLCUD', lv: ['--exclude', '--exclude-from', '--label', '--starting-file', '--ignore-matching-lines', '--from-file', '--to-file'], rec: ['-r', '--recursive'], pathOpts: { '-X': 'read', '--exclude-from': 'read', '--from-file': 'read', '--to-file': 'read' } }),
+  cmp: generic(READ), comm: generic(READ),
+  fold: generic({ ops: ['read'], v: 'w' }), paste: generic({ ops: ['read'], v: 'd' }), expand: generic({ ops: ['read'], v: 't' }), unexpand: generic({ ops: ['read'], v: 't' }),
+  fmt: generic({ ops: ['read'], v: 'wgp' }), pr: generic({ ops: ['read'], v: 'hwlWoNS' }), join: generic({ ops: ['read'], v: 'aejot12' }), rev: generic(READ),
+  column: generic({ ops: ['read'], v: 'sctoNOEHWRr' }), look: generic({ ops: ['read'], skip: 1, v: 't' }), tsort: generic(READ), sum: generic(READ),
+  base32: generic({ ops: ['read'], v: 'w' }), basenc: generic({ ops: ['read'], v: 'w' }), zcat: generic(READ), bzcat: generic(READ), xzcat: generic(READ), zless: generic(READ), zmore: generic(READ),
+  lsattr: generic({ ops: ['read'], rec: ['-R'] }), getfacl: generic({ ops: ['read'], rec: ['-R', '--recursive'] }), ldd: generic(READ), nm: generic(READ), objdump: generic(READ), readelf: generic(READ), size: generic(READ),
+  iconv: generic({ ops: ['read'], v: 'fto', lv: ['--from-code', '--to-code', '--output'], pathOpts: { '-o': 'write', '--output': 'write' } }),
+  shuf: generic({ ops: ['read'], v: 'onie', lv: ['--output', '--head-count', '--input-range', '--random-source'], pathOpts: { '-o': 'write', '--output': 'write', '--random-source': 'read' } }),
+  csplit: generic({ ops: ['read'], v: 'fbn', skip: 0, pathOpts: { '-f': 'write' } }), split: splitCmd,
+  'ssh-keygen': sshKeygen,
   md5sum: generic(READ), sha1sum: generic(READ), sha256sum: generic(READ), sha512sum: generic(READ), cksum: generic(READ), b2sum: generic(READ),
   strings: generic({ ops: ['read'], v: 'nt' }), od: generic({ ops: ['read'], v: 'tNjAw' }), hexdump: generic({ ops: ['read'], v: 'nsef' }),
-  uniq: generic(READ), cut: generic({ ops: ['read'], v: 'dfcb' }), readlink: generic(READ), realpath: generic(READ), du: generic({ ops: ['read'], v: 'dBt' }),
-  sort: generic({ ops: ['read'], v: 'ktoST', pathOpts: { '-o': 'write', '--output': 'write' }, lv: ['--output', '--key'] }),
-  awk: generic({ ops: ['read'], v: 'Fvf', skip: 1, pathOpts: { '-f': 'read' } }), gawk: generic({ ops: ['read'], v: 'Fvf', skip: 1 }),
-  jq: generic({ ops: ['read'], skip: 1, lv: ['--arg', '--argjson', '--slurpfile', '--rawfile', '--indent'] }),
+  uniq, cut: generic({ ops: ['read'], v: 'dfcb' }), readlink: generic(READ), realpath: generic(READ),
+  du: generic({ ops: ['read'], v: 'dBtX', lv: ['--max-depth', '--exclude', '--exclude-from', '--threshold', '--time-style', '--files0-from'], rec: ['-a', '--all'], pathOpts: { '-X': 'read', '--exclude-from': 'read', '--files0-from': 'read' } }),
+  sort, awk, gawk: awk, mawk: awk, nawk: awk, busybox_awk: awk, jq,
   base64: generic({ ops: ['read'], v: 'w' }), xxd: (args, env, c) => {
     const p = parseArgs(args, 'cglosn', []);
     const rev = has(p, '-r');
@@ -762,17 +1737,20 @@ const HANDLERS: Record<string, Handler> = {
   },
   grep: grepLike('efmABCdD', ['--regexp', '--file', '--max-count', '--include', '--exclude', '--exclude-dir', '--context']),
   egrep: grepLike('efmABCdD', []), fgrep: grepLike('efmABCdD', []), zgrep: grepLike('efmABC', []),
-  rg: grepLike('efmABCgtTjMr', ['--regexp', '--file', '--glob', '--type', '--type-not', '--max-count', '--threads', '--replace', '--context']),
-  ag: grepLike('ABCmG', []), ack: grepLike('ABCm', []),
+  rg: rgHandler,
+  ag: grepLike('ABCmG', [], true), ack: grepLike('ABCm', [], true),
   find, sed, dd, tee, tar,
-  rm: generic({ ops: ['delete'] }), rmdir: generic({ ops: ['delete'] }), unlink: generic({ ops: ['delete'] }),
+  rm: generic({ ops: ['delete'], rec: ['-r', '-R', '--recursive'] }), rmdir: generic({ ops: ['delete'] }), unlink: generic({ ops: ['delete'] }),
   shred: (args, env, c) => { c.col.op('write'); generic({ ops: ['delete'], v: 'ns' })(args, env, c, { upstream: null, redirects: [] }, 'shred'); },
   cp: copyMove('copy'), mv: copyMove('move'), install: copyMove('copy'), rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
   touch: generic({ ops: ['write'], v: 'dtr', pathOpts: { '-r': 'read' } }), mkdir: generic({ ops: ['write'], v: 'm' }),
   truncate: generic({ ops: ['write'], v: 'sr' }), mkfifo: generic({ ops: ['write'], v: 'm' }), ln: generic({ ops: ['write'], v: 'St' }),
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
-  chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike,
-  vi: generic({ ops: ['write'] }), vim: generic({ ops: ['write'] }), nvim: generic({ ops: ['write'] }), nano: generic({ ops: ['write'] }), emacs: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
+  chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
+  vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
+  zip, unzip, gdb, parallel, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
+  osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
+  su: suLike, runuser: suLike, sg: suLike, script: scriptCmd,
   curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
   ping: firstHost('cisWtlIQpMm'), ping6: firstHost('cisWtlIQ'), traceroute: firstHost('fmpqwzA'), mtr: firstHost('c'), whois: firstHost('hp'),
   nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
@@ -780,16 +1758,25 @@ const HANDLERS: Record<string, Handler> = {
   'ssh-keyscan': firstHost('pTt'),
   git,
   pip: pkgManager(NET_PKG), pip3: pkgManager(NET_PKG), uv: pkgManager(['pip', 'add', 'sync', 'run', 'tool']),
-  npm: pkgManager(NET_PKG), pnpm: pkgManager(NET_PKG), yarn: pkgManager([...NET_PKG, '']), bun: pkgManager(NET_PKG),
+  npm: pkgManager(NET_PKG), pnpm: pkgManager(NET_PKG), yarn: pkgManager([...NET_PKG, '']),
   npx: (_a, _e, c) => { c.col.op('network'); }, pnpx: (_a, _e, c) => { c.col.op('network'); },
   'apt-get': pkgManager(['install', 'update', 'upgrade', 'download', 'source', 'dist-upgrade']), apt: pkgManager(['install', 'update', 'upgrade']),
   brew: pkgManager(['install', 'update', 'upgrade', 'tap', 'fetch']), gem: pkgManager(['install', 'update', 'fetch']), cargo: pkgManager(['install', 'add', 'fetch', 'update', 'publish']),
   docker: pkgManager(['pull', 'push', 'login', 'build', 'run', 'create']), podman: pkgManager(['pull', 'push', 'login', 'build', 'run']),
   cd, pushd: cd, source, '.': source, eval: evalCmd,
-  sudo: wrapper('ugCDhprTU', ['--user', '--group', '--chdir']), doas: wrapper('uC'), env: wrapper('uCS', ['--unset', '--chdir', '--split-string'], 0, true),
+  sudo: wrapper('ugCDhprTU', ['--user', '--group', '--chdir']), doas: wrapper('uC'), env: envCmd,
   nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo'), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
   stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: wrapper(''), builtin: wrapper(''), exec: wrapper('a'), unbuffer: wrapper(''),
-  xargs: wrapper('IinLPsdEa', ['--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace']), watch: wrapper('nd', ['--interval']),
+  watch: wrapper('nd', ['--interval']),
+  // Wrappers that run the rest of their words as a command (after their own options and values).
+  chrt: wrapper('TPD', ['--sched-runtime', '--sched-period', '--sched-deadline'], 1), taskset: wrapper('', [], 1),
+  setpriv: wrapper('', ['--reuid', '--regid', '--ruid', '--rgid', '--euid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--ptracer', '--rlimit']),
+  unshare: wrapper('SGRw', ['--setuid', '--setgid', '--root', '--wd', '--map-user', '--map-group', '--map-users', '--map-groups', '--propagation', '--setgroups']),
+  nsenter: wrapper('tSG', ['--target', '--setuid', '--setgid']), firejail: wrapper(''),
+  'systemd-run': wrapper('puEMHs', ['--property', '--unit', '--setenv', '--uid', '--gid', '--machine', '--host', '--description', '--slice', '--working-directory', '--nice', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property', '--service-type']),
+  prlimit: wrapper('p', ['--pid']), proxychains: wrapper('fq'), proxychains4: wrapper('fq'), torsocks: wrapper('uapP'), tsocks: wrapper(''),
+  faketime: wrapper('f', [], 1), fakeroot: wrapper('lsi'), eatmydata: wrapper(''), ltrace: wrapper('oesnaApu'), valgrind: wrapper(''),
+  'ssh-agent': wrapper('aEPt'), 'dbus-run-session': wrapper(''), 'xvfb-run': wrapper('nsfwe', ['--server-num', '--server-args', '--auth-file', '--error-file']), catchsegv: wrapper(''), chpst: wrapper('ugUl/nLm'),
   chroot: wrapper('', [], 1), flock: wrapper('wEn', [], 1), setsid: wrapper(''), strace: wrapper('oesp'), busybox: wrapper(''), caffeinate: wrapper('t'),
   python: interpreterModule, python3: interpreterModule,
 };
