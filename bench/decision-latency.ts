@@ -2,10 +2,15 @@
 // realistic mix of agent calls: file tools, shell commands (mostly repeats, as agents repeat
 // themselves), fetches and MCP tools. Targets: p50 ≤ 20 µs, p99 ≤ 100 µs per call.
 // Baseline: JSON.stringify of the same calls, the least any decision has to touch.
+// Extraction goes through the guard the host uses (guarded-extract.ts), so its size checks are
+// paid here too. One more case times a hostile call: a 200 KB pipeline (`a|a|…`, once 39 s of
+// blocked event loop), which must be answered ask or deny within 50 ms.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extract, initExtractor } from '../main/policy/extract/index.js';
+import { initExtractor } from '../main/policy/extract/index.js';
+import { GuardedExtractor } from '../main/policy/extract/guarded-extract.js';
+import type { Extraction } from '../main/policy/types.js';
 import { buildRuleSet, evaluatePolicy, compileBuiltinRules, parsePolicyText } from '../main/policy/rules/index.js';
 import { Autonomy, decideCall } from '../main/policy/autonomy.js';
 import type { ToolCall } from '../main/policy/types.js';
@@ -49,8 +54,16 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
   const autonomy = new Autonomy({ level: 'supervised', autoApprove: ['mcp__fs__*'], alwaysAsk: [] });
   const calls = mix(home);
   const n = opts.calls ?? 20_000;
+  const judge = new GuardedExtractor({ home });
   const decide = (call: ToolCall) => {
-    const x = extract(call, { home });
+    const x = judge.extract(call);
+    // The mix is small calls, judged on this thread: a promise here would mean a worker hop.
+    if (x instanceof Promise) throw new Error(`bench call ${call.id} was not judged in-process`);
+    return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
+  };
+  const pipeline: ToolCall = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook', receivedAt: 0, id: 'pipe', tool: 'Bash', arguments: { command: Array(100_000).fill('a').join('|') } };
+  const decideAsync = async (call: ToolCall) => {
+    const x: Extraction = await judge.extract(call);
     return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
   };
   const timed = (fn: (call: ToolCall) => unknown): number[] => {
@@ -80,5 +93,18 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
     },
     // Reuses the samples of the p50 round just run, so both describe the same calls.
     { name: 'decision: extract + rules + autonomy (p99)', unit: 'µs', better: 'lower', target: { median: 100 }, run: () => quantile(last.length ? last : timed(decide), 0.99) },
+    {
+      name: 'decision for a 200 KB pipeline',
+      unit: 'ms',
+      better: 'lower',
+      target: { median: 50 },
+      async run() {
+        const t0 = process.hrtime.bigint();
+        const d = await decideAsync(pipeline);
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (d.decision !== 'deny' && d.decision !== 'ask') throw new Error(`a 200 KB pipeline was answered ${d.decision}, not deny or ask`);
+        return ms;
+      },
+    },
   ];
 }
