@@ -1,7 +1,9 @@
 // What an approval allows, what actually runs, and where (issue #13, findings 5, 6, 7 and 11),
 // against real parts: a real host with its approval queue, policy file and audit log, real
 // plugin folders and child processes, real HTTP on loopback, and a real bubblewrap sandbox.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished, type TestContext } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
@@ -13,6 +15,10 @@ import { detectSandbox } from '../main/runner/sandbox.js';
 import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
 import type { Extraction, Operation, ToolCall } from '../main/policy/types.js';
 import { http } from './support/net.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { unsandboxedWrap } from '../main/runner/sandbox.js';
 import type { GatewayResult } from '../main/gateway/gateway.js';
 import { tempDir } from './support/temp.js';
 
@@ -251,5 +257,91 @@ describe('finding 11: the shell sandbox binds exactly what policy judged', () =>
     expect(write.r.ok, write.r.stdout).toBe(true);
     expect(mountOptions(write.r.stdout, work)).toMatch(/^rw\b/);
     expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('notes\nmore\n');
+  });
+});
+
+describe('finding 6: what runs is what was verified', () => {
+  /** A host whose home holds one tool plugin, enabled (pinned) by an operator. */
+  async function hostWithPlugin(name: string, script: string): Promise<{ host: Host; home: string; dir: string }> {
+    const root = tempDir('gatehouse-verify-');
+    const home = join(root, 'home');
+    const dir = join(home, 'plugins', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'tool.toml'), `name = "${name}"\ndescription = "Test tool."\ncommand = "run.sh"\ntimeout_secs = 20\n`);
+    writeFileSync(join(dir, 'run.sh'), script);
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, watch: false });
+    hosts.push(host);
+    await host.ready;
+    await host.registry.enable(name, 'alice');
+    return { host, home, dir };
+  }
+  const auditEvents = (host: Host, type: string) => {
+    host.audit.flush();
+    return (host.audit.db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+  };
+
+  it('run.sh swapped while a call waits for a slot: the swapped code does not run, the plugin is quarantined and the audit log says so', async () => {
+    // The first call holds the plugin's only slot until the test writes to its FIFO.
+    const gate = `#!/bin/sh
+input=$(cat)
+fifo=\${input#*\\"fifo\\":\\"}
+fifo=\${fifo%%\\"*}
+if [ -p "$fifo" ]; then cat "$fifo" > /dev/null; fi
+printf '{"ran": "approved"}\\n'
+`;
+    const { host, home, dir } = await hostWithPlugin('gate', gate);
+    const fifo = join(tempDir('gatehouse-fifo-'), 'release');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const marker = join(home, 'swapped-code-ran');
+
+    let started!: () => void;
+    const firstStarted = new Promise<void>((r) => (started = r));
+    const runner = new ToolRunner({
+      registry: host.registry,
+      breakers: new BreakerBoard({ clock: { now: () => Date.now() } }),
+      metrics: new PluginMetrics(),
+      maxConcurrent: 1,
+      runCache: join(home, 'run-cache'),
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'the sandbox is not under test here' }),
+      record: (type, actor, payload) => {
+        host.audit.append({ type, actor, payload });
+        if (type === 'execution.started') started();
+      },
+    });
+
+    const first = runner.call('gate', undefined, { fifo }, { actor: 'agent:claude' });
+    await firstStarted;
+    const queued = runner.call('gate', undefined, { fifo: '' }, { actor: 'agent:claude' });
+    // The swap, while the second call waits for the slot: a new file renamed over run.sh.
+    writeFileSync(join(dir, '.run.sh.new'), `#!/bin/sh\ncat > /dev/null\ntouch ${marker}\nprintf '{"ran": "swapped"}\\n'\n`, { mode: 0o755 });
+    renameSync(join(dir, '.run.sh.new'), join(dir, 'run.sh'));
+    await writeFile(fifo, 'go\n');
+
+    const r1 = await first;
+    expect(r1, r1.error ?? '').toMatchObject({ ok: true, output: { ran: 'approved' } });
+    await expect(queued).rejects.toThrow(/gate was not run: its files changed .*run\.sh modified.*quarantined/);
+    expect(existsSync(marker)).toBe(false);
+    expect(host.registry.get('gate')?.status).toBe('quarantined');
+    expect(auditEvents(host, 'plugin.quarantined')).toEqual([expect.objectContaining({ name: 'gate', changes: [{ path: 'run.sh', change: 'modified' }] })]);
+    expect(auditEvents(host, 'execution.started')).toHaveLength(1);
+  });
+
+  it('a plugin runs from a private copy of its verified files; a damaged copy is rebuilt, not run', async () => {
+    const { host, home } = await hostWithPlugin('where', '#!/bin/sh\ncat > /dev/null\nprintf \'{"self": "%s"}\\n\' "$0"\n');
+    const cache = join(home, 'run-cache');
+    const r = await host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' });
+    expect(r.ok, r.error ?? '').toBe(true);
+    const self = String((r.output as { self: string }).self);
+    expect(self.startsWith(cache + '/')).toBe(true);
+    expect(statSync(cache).mode & 0o777).toBe(0o700);
+    expect(statSync(self).mode & 0o222).toBe(0);
+
+    // Someone edits the copy: the next call sees it no longer hashes to the pin and runs a fresh copy of the original.
+    chmodSync(self, 0o700);
+    writeFileSync(self, '#!/bin/sh\ncat > /dev/null\nprintf \'{"self": "tampered"}\\n\'\n');
+    const again = await host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' });
+    expect(again.output).toEqual({ self });
+    expect(host.registry.get('where')?.status).toBe('enabled');
   });
 });

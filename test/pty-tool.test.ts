@@ -56,7 +56,7 @@ describe('pty = true tools called by an agent', () => {
     expect(r).toMatchObject({ decision: 'allow', executed: true });
     expect(r.result).toMatchObject({ ok: true, sandboxed: detectSandbox().kind === 'bwrap' });
     const out = r.result!.output as Record<string, unknown>;
-    expect(out).toEqual({ got: { name: 'Ada' }, env: { name: 'Ada' }, tool: 'ptyecho', tty: true, cwd: host.registry.get('ptyecho')!.dir, home: 'unset' });
+    expect(out).toEqual({ got: { name: 'Ada' }, env: { name: 'Ada' }, tool: 'ptyecho', tty: true, cwd: join(host.paths.root, 'run-cache', host.registry.get('ptyecho')!.digest!.hash), home: 'unset' });
     expect(r.structuredContent).toEqual(out);
     const session = host.ptys.list().find((s) => s.callId === r.call.id);
     expect(session).toMatchObject({ actor: 'agent:pty-agent', tool: 'ptyecho', state: 'exited', exitCode: 0, title: 'pty-agent: ptyecho' });

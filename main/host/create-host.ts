@@ -319,9 +319,12 @@ export function createHost(opts: HostOptions): Host {
   const metrics = new PluginMetrics();
   const sandbox = detectSandbox();
   // `sandbox = "none"` is honoured only for a plugin an operator trusts, for the files it pinned.
+  const runCache = join(paths.root, 'run-cache');
   const trustedNow = (manifest: PluginManifest, dir: string) => {
     const e = registry.get(manifest.name);
-    return e?.dir === dir && runsTrusted(e);
+    // Its own folder, or the verified copy of exactly the files it was trusted with.
+    const pinned = e?.trust?.hash ?? e?.digest?.hash;
+    return (e?.dir === dir || (pinned !== undefined && dir === join(runCache, pinned))) && e !== undefined && runsTrusted(e);
   };
   const planFor = (manifest: PluginManifest, dir: string) =>
     sandboxPlan(sandbox, manifest, dir, { requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, trusted: trustedNow(manifest, dir) });
@@ -336,6 +339,8 @@ export function createHost(opts: HostOptions): Host {
     ptys,
     breakers,
     metrics,
+    // Verified copies plugins run from: under GATEHOUSE_HOME, which agents may not touch.
+    runCache,
     sandboxFor: planFor,
     record: (type, actor, payload) => {
       audit.append({ type, actor, payload });

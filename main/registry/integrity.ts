@@ -22,7 +22,17 @@ export interface FolderDigest {
 /** Stops a plugin folder that is really a home directory from being read whole. */
 export const MAX_PLUGIN_FILES = 5000;
 
-export function digestFolder(dir: string): FolderDigest {
+/**
+ * Sees each entry as it is hashed, with the very bytes that were hashed: a copy made from these
+ * is exactly what the digest covers, whatever happens to the folder meanwhile.
+ */
+export interface DigestVisitor {
+  dir(rel: string): void;
+  file(rel: string, data: Buffer, executable: boolean): void;
+  link(rel: string, target: string): void;
+}
+
+export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   const files: FileDigest[] = [];
   const walk = (abs: string, rel: string) => {
     const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -33,11 +43,16 @@ export function digestFolder(dir: string): FolderDigest {
       const st = lstatSync(childAbs);
       if (st.isSymbolicLink()) {
         const target = readlinkSync(childAbs);
+        visit?.link(childRel, target);
         files.push({ path: childRel, kind: 'l', size: target.length, sha256: sha256(target) });
       } else if (st.isDirectory()) {
+        visit?.dir(childRel);
         walk(childAbs, childRel);
       } else if (st.isFile()) {
-        files.push({ path: childRel, kind: st.mode & 0o111 ? 'x' : 'f', size: st.size, sha256: sha256(readFileSync(childAbs)) });
+        const data = readFileSync(childAbs);
+        const executable = (st.mode & 0o111) !== 0;
+        visit?.file(childRel, data, executable);
+        files.push({ path: childRel, kind: executable ? 'x' : 'f', size: data.length, sha256: sha256(data) });
       }
       // Sockets, FIFOs and devices have no contents to pin and are never executed.
     }

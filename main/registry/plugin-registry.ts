@@ -6,6 +6,7 @@ import { loadManifest } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
 import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
+import { verifiedCopy } from './integrity-copy.js';
 import type { TrustStore, TrustRecord } from './trust-store.js';
 import { OperationError } from '../host/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
@@ -317,9 +318,11 @@ export class PluginRegistry {
 
   /**
    * The gate in front of every execution: re-hashes the folder now and compares it with what
-   * the operator approved, so a file swapped after validation is caught, not run.
+   * the operator approved, so a file swapped after validation is caught, not run. With `copyTo`
+   * (a private cache folder) `runDir` is an immutable copy of exactly the verified files, which
+   * the caller runs instead of the plugin's own folder; a mismatch quarantines the plugin.
    */
-  verifyForRun(name: string): { dir: string; manifest: PluginManifest; hash: string } {
+  verifyForRun(name: string, opts: { copyTo?: string } = {}): { dir: string; manifest: PluginManifest; hash: string; runDir: string } {
     const e = this.require(name);
     if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${name} is invalid: ${firstError(e)}`);
     if (e.status === 'quarantined') throw new RegistryError('quarantined', `${name} is quarantined: its files changed since it was enabled. Review and approve the change first.`);
@@ -331,7 +334,16 @@ export class PluginRegistry {
       this.quarantine(e, changes, now, 'files changed after validation');
       throw new RegistryError('quarantined', `${name} was not run: its files changed after they were approved (${changes.map((c) => `${c.path} ${c.change}`).join(', ')}). It is quarantined until an operator approves the change.`);
     }
-    return { dir: e.dir, manifest: e.manifest, hash: now.hash };
+    if (opts.copyTo === undefined) return { dir: e.dir, manifest: e.manifest, hash: now.hash, runDir: e.dir };
+    // What runs is a copy of the bytes just hashed (integrity-copy.ts): a swap after this check
+    // cannot change it. A folder that changes while it is copied is caught here as well.
+    const copy = verifiedCopy(e.dir, now.hash, opts.copyTo);
+    if (!copy.ok) {
+      const changes = diffDigests(e.trust?.files ?? e.digest?.files ?? [], copy.digest.files);
+      this.quarantine(e, changes, copy.digest, 'files changed while they were verified for a run');
+      throw new RegistryError('quarantined', `${name} was not run: its files changed while they were being verified (${changes.map((c) => `${c.path} ${c.change}`).join(', ')}). It is quarantined until an operator approves the change.`);
+    }
+    return { dir: e.dir, manifest: e.manifest, hash: now.hash, runDir: copy.dir };
   }
 
   /** Loads a folder into an entry: manifest, validation, scan, digest, trust and status. */

@@ -2,6 +2,8 @@
 // circuit breaker, its concurrency cap, the sandbox, the one-shot contract (or, for `pty = true`
 // tools an agent calls, a terminal operators watch), then metrics and audit events. Every
 // execution (an agent's call or an operator's test run) goes through here.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryError, type PluginRegistry } from '../registry/plugin-registry.js';
 import type { PluginManifest, ToolSpec } from '../registry/types.js';
@@ -27,6 +29,11 @@ export interface ToolRunnerDeps {
   ptys?: PtyManager;
   /** Calls of one plugin running at once; more wait their turn. */
   maxConcurrent?: number;
+  /**
+   * Private folder (made 0700) for the verified copies plugins run from, one per digest; the
+   * host puts it under GATEHOUSE_HOME. Default: a fresh private folder in the system temp dir.
+   */
+  runCache?: string;
 }
 
 export interface ToolCallOptions {
@@ -66,6 +73,7 @@ export type ToolCallResult = {
 
 export class ToolRunner {
   private readonly limiter: ConcurrencyLimiter;
+  private runCacheDir: string | undefined;
 
   constructor(private readonly deps: ToolRunnerDeps) {
     this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
@@ -105,11 +113,8 @@ export class ToolRunner {
 
   /** What every execution shares: resolve, concurrency cap, breaker, sandbox plan, metrics, audit. */
   private async execute(plugin: string, tool: string | undefined, opts: ToolCallOptions, run: (x: RunContext) => Promise<OneShotResult & { terminal?: string | null }>): Promise<ToolCallResult> {
-    const { manifest, dir } = this.resolve(plugin, opts);
-    if (manifest.kind !== 'tool') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
-    const spec = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
-    if (!spec) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
-
+    // The slot first, then the check: a call that waited for a slot runs what its files are when
+    // it starts, never what they were when it was queued (a swap while queued ran unapproved code).
     let release: () => void;
     try {
       release = await this.limiter.acquire(plugin);
@@ -121,8 +126,17 @@ export class ToolRunner {
     let r: OneShotResult & { terminal?: string | null };
     let plan: SandboxPlan;
     let ticket: ReturnType<CircuitBreaker['acquire']>;
+    let spec: ToolSpec;
     const breaker = this.deps.breakers.get(plugin);
     try {
+      const resolved = this.resolve(plugin, opts);
+      const { manifest } = resolved;
+      // The verified copy for agents' calls, the folder itself for an author's test run.
+      const dir = resolved.runDir;
+      if (manifest.kind !== 'tool') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      const found = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
+      if (!found) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
+      spec = found;
       ticket = breaker.acquire();
       if (!ticket.ok) {
         this.deps.metrics.record(plugin, 'error', 0);
@@ -161,12 +175,17 @@ export class ToolRunner {
       : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed };
   }
 
-  private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; dir: string } {
-    if (!opts.testRun) return this.deps.registry.verifyForRun(plugin);
+  private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {
+    if (!opts.testRun) return this.deps.registry.verifyForRun(plugin, { copyTo: this.runCache() });
     // A test run is the author's own action on a plugin they are writing: any valid version.
     const e = this.deps.registry.require(plugin);
     if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${plugin} is invalid; fix its problems before a test run.`);
-    return { manifest: e.manifest, dir: e.dir };
+    return { manifest: e.manifest, runDir: e.dir };
+  }
+
+  private runCache(): string {
+    this.runCacheDir ??= this.deps.runCache ?? mkdtempSync(join(tmpdir(), 'gatehouse-run-'));
+    return this.runCacheDir;
   }
 }
 

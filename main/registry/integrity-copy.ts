@@ -1,0 +1,58 @@
+// The copy a plugin actually runs from. Verifying a folder and then executing from it leaves a
+// window in which a file can be swapped (the check passes, other code runs). So a verified
+// plugin runs from a private copy made from the very bytes that were hashed, kept per digest in
+// a 0700 folder under GATEHOUSE_HOME (which agents may not touch): a swap in the plugin's own
+// folder after verification changes nothing that runs, and the copy is re-hashed before each
+// use, so damage to it is repaired from the (just verified) original instead of being run.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { digestFolder, type FolderDigest } from './integrity.js';
+
+export type VerifiedCopy = { ok: true; dir: string; reused: boolean } | { ok: false; digest: FolderDigest };
+
+/** Creates `dir` owner-only (and makes an existing one owner-only). */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
+/**
+ * A copy of `src` whose digest is `expected`, under `cacheRoot/<expected>`: reused when it is
+ * intact, else made from `src`. `ok: false` when what `src` holds now hashes to something else
+ * (the folder changed since it was verified); nothing is kept then.
+ */
+export function verifiedCopy(src: string, expected: string, cacheRoot: string): VerifiedCopy {
+  if (!/^[0-9a-f]{64}$/.test(expected)) throw new Error(`a plugin digest is 64 hex digits, got ${JSON.stringify(expected)}`);
+  ensurePrivateDir(cacheRoot);
+  const target = join(cacheRoot, expected);
+  if (intact(target, expected)) return { ok: true, dir: target, reused: true };
+  rmSync(target, { recursive: true, force: true });
+  const tmp = mkdtempSync(join(cacheRoot, '.tmp-'));
+  try {
+    const digest = digestFolder(src, {
+      dir: (rel) => mkdirSync(join(tmp, rel), { mode: 0o700 }),
+      // Read-only files: nothing in Gatehouse writes to them, and a stray write fails loudly.
+      file: (rel, data, executable) => writeFileSync(join(tmp, rel), data, { mode: executable ? 0o500 : 0o400, flag: 'wx' }),
+      link: (rel, to) => symlinkSync(to, join(tmp, rel)),
+    });
+    if (digest.hash !== expected) return { ok: false, digest };
+    try {
+      renameSync(tmp, target);
+    } catch (err) {
+      // Another call of the same plugin made the same copy first: use it when it is intact.
+      if (!intact(target, expected)) throw err;
+    }
+    return { ok: true, dir: target, reused: false };
+  } finally {
+    if (existsSync(tmp)) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function intact(dir: string, expected: string): boolean {
+  if (!existsSync(dir)) return false;
+  try {
+    return digestFolder(dir).hash === expected;
+  } catch {
+    return false;
+  }
+}
