@@ -8,6 +8,7 @@ import { connectHost, type HostCaller } from './host-client.js';
 import { runningHost } from './running-host.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
 
 async function running(home: string): Promise<HostCaller> {
   const h = runningHost(home);
@@ -15,20 +16,26 @@ async function running(home: string): Promise<HostCaller> {
   return connectHost(home);
 }
 
+/** Cut to `max` characters, then made safe to print: escapes are added after the cut, so none is cut in half. */
 function fold(v: string, max = 120): string {
-  return v.length > max ? `${v.slice(0, max - 1)}…` : v;
+  return displayText(v.length > max ? `${v.slice(0, max - 1)}…` : v);
 }
+
+// Everything in an approval except its id and state came from the agent (tool, arguments, agent and
+// session names) or quotes it (paths, reasons): each is escaped, so escape codes, newlines and bidi
+// controls in it cannot erase, forge or reorder lines of the operator's terminal.
+const d = (v: string) => displayText(v);
 
 export function formatItem(i: ApprovalItemView, now: number): string {
   const left = Math.max(0, Math.round((i.expiresAt - now) / 1000));
   const x = i.extraction;
   const lines = [
-    `${i.id}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${i.call.agent} / ${i.call.session}  ${i.call.tool}`,
+    `${d(i.id)}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${d(i.call.agent)} / ${d(i.call.session)}  ${d(i.call.tool)}`,
     `  arguments: ${fold(JSON.stringify(i.call.arguments))}`,
-    `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${x.hosts.join(', ')}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
-    `  asked by ${describeDecider(i.askedBy)}: ${i.reason}`,
+    `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${d(x.hosts.join(', '))}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
+    `  asked by ${d(describeDecider(i.askedBy))}: ${d(i.reason)}`,
   ];
-  if (i.outcome) lines.push(`  ${i.outcome.state} by ${describeDecider(i.outcome.decider)}: ${i.outcome.reason}`);
+  if (i.outcome) lines.push(`  ${i.outcome.state} by ${d(describeDecider(i.outcome.decider))}: ${d(i.outcome.reason)}`);
   return lines.join('\n');
 }
 
@@ -53,7 +60,7 @@ export function addApprovalCommands(cli: Command): void {
       const host = await running(o.home ?? defaultHome());
       try {
         const { items, now } = await host.call('approvals.list', o.all ? {} : { state: 'pending' });
-        if (o.json) console.log(JSON.stringify(items, null, 2));
+        if (o.json) console.log(jsonText(items, 2));
         else if (items.length === 0) console.log(o.all ? 'The inbox is empty.' : 'No pending approvals.');
         else console.log(items.map((i) => formatItem(i, now)).join('\n\n'));
       } finally {
@@ -73,7 +80,7 @@ export function addApprovalCommands(cli: Command): void {
       try {
         const item = await host.call('approvals.get', { id });
         const r = await host.call('approvals.approve', { id, argsHash: o.hash ?? item.argsHash, scope: o.session ? 'session' : 'once' });
-        console.log(`Approved ${id}: ${r.item.call.tool} ${fold(JSON.stringify(r.item.call.arguments), 80)}${r.grant ? ` (grant ${r.grant.id} until ${new Date(r.grant.expiresAt).toISOString()})` : ''}.`);
+        console.log(`Approved ${d(id)}: ${d(r.item.call.tool)} ${fold(JSON.stringify(r.item.call.arguments), 80)}${r.grant ? ` (grant ${d(r.grant.id)} until ${new Date(r.grant.expiresAt).toISOString()})` : ''}.`);
       } finally {
         await host.close();
       }
@@ -90,7 +97,7 @@ export function addApprovalCommands(cli: Command): void {
       const host = await running(o.home ?? defaultHome());
       try {
         const item = await host.call('approvals.deny', { id, reason: o.reason });
-        console.log(`Denied ${id}: ${item.call.tool}.`);
+        console.log(`Denied ${d(id)}: ${d(item.call.tool)}.`);
       } finally {
         await host.close();
       }

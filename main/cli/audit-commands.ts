@@ -18,6 +18,7 @@ import { PolicyStore } from '../policy/rules/store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { describeDecider } from '../../shared/decider.js';
 import type { DeciderView } from '../../shared/contract.js';
+import { displayText, jsonEscapeHidden, jsonText } from '../../shared/display-text.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -48,10 +49,15 @@ function openQuery(home: string | undefined, raw: boolean): { q: AuditQuery; clo
   return { q: new AuditQuery({ db, raw: () => raw }), close: () => db.close() };
 }
 
+/**
+ * One line per event. Type, actor (`agent:<name>`) and the payload's strings are the agent's own
+ * words: each is escaped (displayText), so escape codes, newlines and bidi controls in an agent or
+ * session name cannot erase lines or print a forged one on the operator's terminal.
+ */
 function summary(e: { seq: number; ts: number; type: string; actor: string; payload: unknown }): string {
   const p = (e.payload ?? {}) as Record<string, unknown>;
-  const bits = ['tool', 'session', 'decision', 'reason', 'plugin'].filter((k) => typeof p[k] === 'string').map((k) => `${k}=${String(p[k]).slice(0, 80)}`);
-  return `${String(e.seq).padStart(8)}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(18)} ${e.actor.padEnd(22)} ${bits.join(' ')}`;
+  const bits = ['tool', 'session', 'decision', 'reason', 'plugin'].filter((k) => typeof p[k] === 'string').map((k) => `${k}=${displayText(String(p[k]).slice(0, 80))}`);
+  return `${String(e.seq).padStart(8)}  ${new Date(e.ts).toISOString()}  ${displayText(e.type).padEnd(18)} ${displayText(e.actor).padEnd(22)} ${bits.join(' ')}`;
 }
 
 export function addAuditQueryCommands(audit: Command): void {
@@ -87,7 +93,7 @@ export function addAuditQueryCommands(audit: Command): void {
           ...(o.before ? { before: positiveInt('before', o.before, Number.MAX_SAFE_INTEGER) } : {}),
         });
         if (o.json) {
-          console.log(JSON.stringify({ events: r.events, total: r.total, totalCapped: r.totalCapped, nextBefore: r.nextBefore }));
+          console.log(jsonText({ events: r.events, total: r.total, totalCapped: r.totalCapped, nextBefore: r.nextBefore }));
           return;
         }
         for (const e of r.events) console.log(summary(e));
@@ -126,7 +132,8 @@ export function addAuditQueryCommands(audit: Command): void {
           job.progress(0, total);
           let done = 0;
           for (const page of q.exportPages(filter)) {
-            const more = process.stdout.write(page.join('\n') + '\n');
+            // Same JSON values, with bidi and invisible characters as \u escapes (a terminal shows them).
+            const more = process.stdout.write(page.map(jsonEscapeHidden).join('\n') + '\n');
             done += page.length;
             job.progress(done, total);
             if (!more) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
@@ -181,13 +188,14 @@ export function addAuditQueryCommands(audit: Command): void {
         const r = await runCliJob({ kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls' }, (job) =>
           replayCalls({ db, policy, autonomy: () => ({ level: settings.autonomy, autoApprove: settings.autoApprove, alwaysAsk: settings.alwaysAsk }) }, req, job),
         );
-        if (o.json) console.log(JSON.stringify(r));
+        if (o.json) console.log(jsonText(r));
         else {
-          for (const p of r.policyProblems) console.log(`${o.policy ?? paths.policy}:${p.line}:${p.column}: ${p.message}`);
+          for (const p of r.policyProblems) console.log(`${o.policy ?? paths.policy}:${p.line}:${p.column}: ${displayText(p.message)}`);
           for (const c of r.calls) {
             if (!c.changed && !o.all) continue;
             const was = c.recorded ? c.recorded.decision : 'not recorded';
-            console.log(`${c.changed ? 'CHANGED' : 'same   '}  ${String(c.seq).padStart(8)}  ${new Date(c.ts).toISOString()}  ${c.agent}  ${c.session}  ${c.tool}: ${was} -> ${c.replayed.decision} (${describeDecider(c.replayed.decider as DeciderView)}: ${c.replayed.reason})`);
+            const d = displayText;
+            console.log(`${c.changed ? 'CHANGED' : 'same   '}  ${String(c.seq).padStart(8)}  ${new Date(c.ts).toISOString()}  ${d(c.agent)}  ${d(c.session)}  ${d(c.tool)}: ${d(was)} -> ${d(c.replayed.decision)} (${d(describeDecider(c.replayed.decider as DeciderView))}: ${d(c.replayed.reason)})`);
           }
           const source = o.policy ? `the draft ${o.policy}` : "today's policy";
           console.log(r.policyProblems.length && r.calls.length === 0 ? `The policy has errors; nothing was replayed.` : `${r.calls.length} ${r.calls.length === 1 ? 'call' : 'calls'} replayed with ${source}: ${r.changed} would change.`);

@@ -19,6 +19,7 @@ import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
 import { processAlive } from '../host/host-lock.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -205,7 +206,8 @@ const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FA
 
 export function formatReport(r: DoctorReport): string {
   const width = Math.max(...r.checks.map((c) => c.id.length));
-  const lines = r.checks.map((c) => `${LABEL[c.status]}  ${c.id.padEnd(width)}  ${c.summary}${c.fix ? ` To do: ${c.fix}` : ''}`);
+  // Summaries quote plugin names, folders and audit rows: escaped (displayText) before printing.
+  const lines = r.checks.map((c) => `${LABEL[c.status]}  ${c.id.padEnd(width)}  ${displayText(c.summary)}${c.fix ? ` To do: ${displayText(c.fix)}` : ''}`);
   const fails = r.checks.filter((c) => c.status === 'fail').length;
   const warns = r.checks.filter((c) => c.status === 'warn').length;
   lines.push(fails > 0 ? `${fails} problem${fails === 1 ? '' : 's'} need${fails === 1 ? 's' : ''} attention${warns ? `, ${warns} warning${warns === 1 ? '' : 's'}` : ''}.` : warns > 0 ? `Ready, with ${warns} warning${warns === 1 ? '' : 's'}.` : 'Ready.');
@@ -222,7 +224,7 @@ export function addDoctorCommand(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse doctor --home ~/.config/gatehouse']))
     .action(async (o: { home?: string; pluginsDir?: string[]; json?: boolean }) => {
       const report = await runDoctor({ home: o.home ?? defaultHome(), pluginDirs: o.pluginsDir ?? [] });
-      console.log(o.json ? JSON.stringify(report, null, 2) : formatReport(report));
+      console.log(o.json ? jsonText(report, 2) : formatReport(report));
       if (!report.ok) process.exitCode = 1;
     });
 }

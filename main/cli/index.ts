@@ -7,6 +7,10 @@ import { usageLine } from './gatehouse-command.js';
 import { UsageError } from './usage-error.js';
 import { JobCancelled } from '../host/jobs.js';
 import { CANCELLED_EXIT } from './progress.js';
+import { displayText } from '../../shared/display-text.js';
+
+// Errors can quote what a host or a file said (names, reasons, paths): escaped, keeping line breaks.
+const shown = (err: unknown) => displayText((err as Error).message, { multiline: true });
 
 export async function main(argv: string[]): Promise<void> {
   const cli = buildProgram();
@@ -26,16 +30,16 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof JobCancelled) {
       // The operator stopped it (Ctrl-C): how far it got, and the shell's code for an interrupt.
-      console.error(`gatehouse: ${err.message}`);
+      console.error(`gatehouse: ${shown(err)}`);
       process.exit(CANCELLED_EXIT);
     }
     if (err instanceof UsageError) {
       // The same shape as commander's own errors: one line, then the usage line.
-      console.error(`gatehouse: ${err.message}`);
+      console.error(`gatehouse: ${shown(err)}`);
       console.error(usageLine(running));
       process.exit(2);
     }
-    console.error(`gatehouse: ${(err as Error).message}`);
+    console.error(`gatehouse: ${shown(err)}`);
     process.exit(1);
   }
 }

@@ -12,6 +12,7 @@ import { connectHost } from './host-client.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { followHostJob, progressPrinter } from './progress.js';
+import { displayText as d, jsonText } from '../../shared/display-text.js';
 
 interface HomeOpts {
   home?: string;
@@ -22,11 +23,12 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 export function formatProblem(p: Problem): string {
   const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
-  return `${where}: ${p.severity} ${p.code}${p.path ? ` (${p.path})` : ''}: ${p.message}`;
+  // A plugin's files, names and manifest values are its author's words: escaped like an agent's.
+  return `${d(where)}: ${p.severity} ${p.code}${p.path ? ` (${d(p.path)})` : ''}: ${d(p.message)}`;
 }
 
 export function formatFinding(f: Finding): string {
-  return `${f.file}:${f.line}:${f.column}: weight ${f.weight} ${f.rule}: ${f.message}`;
+  return `${d(f.file)}:${f.line}:${f.column}: weight ${f.weight} ${f.rule}: ${d(f.message)}`;
 }
 
 function pluginDir(dir: string): string {
@@ -57,7 +59,7 @@ export function addPluginCommands(cli: Command): void {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)), onJob: progressPrinter() });
       try {
         const { plugins } = await host.call('plugins.list', {});
-        if (o.json) console.log(JSON.stringify(plugins, null, 2));
+        if (o.json) console.log(jsonText(plugins, 2));
         else if (plugins.length === 0) console.log(`No plugins found. Put plugin folders in ${homePaths(o.home ?? defaultHome()).plugins}, or create one: gatehouse plugin new NAME --lang sh`);
         else {
           const rows = plugins.map((p) => [p.name, p.status, p.kind ?? '-', p.toolNames.join(',') || '-', `${p.errors} errors, ${p.findingCount} findings`, p.dir]);
@@ -84,11 +86,11 @@ export function addPluginCommands(cli: Command): void {
         const t0 = performance.now();
         if (host.mode === 'remote') await followHostJob(host, 'plugins.rescan', {});
         const { plugins } = await host.call('plugins.list', {});
-        if (o.json) console.log(JSON.stringify(plugins, null, 2));
+        if (o.json) console.log(jsonText(plugins, 2));
         else {
           const by = (s: string) => plugins.filter((p) => p.status === s).length;
           const attention = plugins.filter((p) => p.status === 'invalid' || p.status === 'scan_failed' || p.status === 'quarantined');
-          for (const p of attention) console.log(`${p.name}: ${p.status.replace('_', ' ')} (${p.errors} errors, ${p.findingCount} findings) in ${p.dir}`);
+          for (const p of attention) console.log(`${d(p.name)}: ${p.status.replace('_', ' ')} (${p.errors} errors, ${p.findingCount} findings) in ${d(p.dir)}`);
           const took = host.mode === 'remote' ? ` in ${Math.round(performance.now() - t0)} ms` : '';
           console.log(`Scanned ${plugins.length} ${plugins.length === 1 ? 'plugin' : 'plugins'}${took}: ${by('enabled')} enabled, ${by('disabled')} disabled, ${by('quarantined')} quarantined, ${by('scan_failed')} scan failed, ${by('invalid')} invalid.`);
         }
@@ -105,10 +107,10 @@ export function addPluginCommands(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse plugin validate ./my-tool']))
     .action((dir: string, o: { json?: boolean }) => {
       const r = loadManifest(pluginDir(dir));
-      if (o.json) console.log(JSON.stringify({ manifestFile: r.manifestFile, valid: r.manifest !== null, problems: r.problems, manifest: r.manifest }, null, 2));
+      if (o.json) console.log(jsonText({ manifestFile: r.manifestFile, valid: r.manifest !== null, problems: r.problems, manifest: r.manifest }, 2));
       else {
         for (const p of r.problems) console.log(formatProblem(p));
-        console.log(r.manifest ? `${r.manifest.name}: valid${r.problems.length ? ` (${r.problems.length} warnings)` : ''}.` : `${dir}: invalid (${r.problems.filter((p) => p.severity === 'error').length} errors).`);
+        console.log(r.manifest ? `${d(r.manifest.name)}: valid${r.problems.length ? ` (${r.problems.length} warnings)` : ''}.` : `${dir}: invalid (${r.problems.filter((p) => p.severity === 'error').length} errors).`);
       }
       if (!r.manifest) process.exitCode = 1;
     });
@@ -122,7 +124,7 @@ export function addPluginCommands(cli: Command): void {
       const full = pluginDir(dir);
       const m = loadManifest(full);
       const r = await scanPlugin(full, m.manifest);
-      if (o.json) console.log(JSON.stringify(r, null, 2));
+      if (o.json) console.log(jsonText(r, 2));
       else {
         for (const f of r.findings) console.log(formatFinding(f));
         console.log(`${r.filesScanned} files scanned: ${r.findings.length} findings, total weight ${r.totalWeight}; scan ${r.passed ? 'passed' : 'FAILED'}.`);
@@ -160,7 +162,7 @@ export function addPluginCommands(cli: Command): void {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
       try {
         const s = await host.call('plugins.enable', { name, ...(o.overrideReason ? { overrideReason: o.overrideReason } : {}) });
-        console.log(`${s.name} enabled (${s.toolNames.join(', ') || 'no tools'}).`);
+        console.log(`${d(s.name)} enabled (${d(s.toolNames.join(', ')) || 'no tools'}).`);
       } finally {
         await host.close();
       }
@@ -176,7 +178,7 @@ export function addPluginCommands(cli: Command): void {
       const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
       try {
         const s = await host.call('plugins.disable', { name });
-        console.log(`${s.name} disabled.`);
+        console.log(`${d(s.name)} disabled.`);
       } finally {
         await host.close();
       }
@@ -213,13 +215,15 @@ async function setTrusted(o: HomeOpts, name: string, trusted: boolean, reason: s
   const host = await connectHost(o.home ?? defaultHome(), { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)) });
   try {
     const s = await host.call('plugins.setTrusted', { name, trusted, ...(reason ? { reason } : {}) });
-    console.log(trusted ? `${s.name} is trusted: it runs without the OS sandbox until its files change or you run gatehouse plugin untrust ${s.name}.` : `${s.name} is no longer trusted: it runs sandboxed.`);
+    console.log(trusted ? `${d(s.name)} is trusted: it runs without the OS sandbox until its files change or you run gatehouse plugin untrust ${d(s.name)}.` : `${d(s.name)} is no longer trusted: it runs sandboxed.`);
   } finally {
     await host.close();
   }
 }
 
-function printTable(head: string[], rows: string[][]): void {
+function printTable(head: string[], cells: string[][]): void {
+  // Escaped before the widths are measured, so the columns line up with what is printed.
+  const rows = cells.map((r) => r.map((c) => d(c)));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   console.log(line(head));

@@ -10,6 +10,7 @@ import { PolicyStore } from '../policy/rules/store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { UsageError } from './usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
 
 export function addPolicyCommands(cli: Command): void {
   const policy = cli
@@ -38,10 +39,11 @@ export function addPolicyCommands(cli: Command): void {
       const r = store.check(text);
       const shown = relative(process.cwd(), path) || path;
       if (o.json) {
-        console.log(JSON.stringify({ file: path, broken: r.broken, rules: r.rules.map((x) => x.name), problems: r.problems, examples: r.examples }, null, 2));
+        console.log(jsonText({ file: path, broken: r.broken, rules: r.rules.map((x) => x.name), problems: r.problems, examples: r.examples }, 2));
       } else {
         // A failed example is a problem of its rule: the problems list names it, with its line.
-        for (const p of r.problems) console.log(`${shown}:${p.line}:${p.column}: ${p.message}`);
+        // Messages quote the file (rule names, example commands): escaped so the file cannot drive the terminal.
+        for (const p of r.problems) console.log(`${displayText(shown)}:${p.line}:${p.column}: ${displayText(p.message)}`);
         const failed = r.examples.filter((x) => !x.ok).length;
         const verdict = r.broken ? 'it cannot be loaded (the running Gatehouse keeps its last good policy)' : r.problems.length > 0 ? 'rules with problems would be left out' : 'it loads as written';
         console.log(`${shown}: ${r.rules.length} ${r.rules.length === 1 ? 'rule' : 'rules'}, ${r.examples.length} ${r.examples.length === 1 ? 'example' : 'examples'} (${failed} failed), ${r.problems.length} ${r.problems.length === 1 ? 'problem' : 'problems'}: ${verdict}.`);

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
 import { verifyDatabaseChunked, openForVerify, readCheckpoint } from '../audit/audit-store.js';
 import { runCliJob } from './progress.js';
+import { displayText } from '../../shared/display-text.js';
 import { runServe, tokensFromCli } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
@@ -128,7 +129,7 @@ export function buildProgram(): Command {
         } else if (r.index && r.index.total > 0) {
           // The chain held but the index beside it (facets, search text) was edited: every difference is named.
           console.log(`Audit search index altered: ${r.index.total} ${r.index.total === 1 ? 'difference' : 'differences'} from the ${r.checked} chained events (which are intact).${from}`);
-          for (const m of r.index.mismatches) console.log(`  ${m.field}: ${m.reason}`);
+          for (const m of r.index.mismatches) console.log(`  ${m.field}: ${displayText(m.reason)}`);
           if (r.index.total > r.index.mismatches.length) console.log(`  … and ${r.index.total - r.index.mismatches.length} more.`);
           process.exitCode = 1;
         } else {
