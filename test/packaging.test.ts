@@ -97,7 +97,7 @@ describe('electron-builder.yml', () => {
   });
 
   it('ships the Electron main, the preload and the renderer build, and not sources, tests, maps or the CLI', () => {
-    for (const path of ['out/main/electron.cjs', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/favicon.svg', 'out/renderer/assets/index-Ab12Cd34.js', 'out/renderer/assets/editor.worker-Ab12Cd34.js', 'out/renderer/assets/codicon-Ab12Cd34.ttf', 'package.json']) {
+    for (const path of ['out/main/electron.cjs', 'out/main/extract-worker.cjs', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/favicon.svg', 'out/renderer/assets/index-Ab12Cd34.js', 'out/renderer/assets/editor.worker-Ab12Cd34.js', 'out/renderer/assets/codicon-Ab12Cd34.ttf', 'package.json']) {
       expect(shipsAppFile(path), path).toBe(true);
     }
     for (const path of ['out/main/electron.cjs.map', 'out/preload/index.cjs.map', 'out/renderer/assets/index-Ab12Cd34.js.map', 'out/main/cli.js', 'out/bench/run.js', 'bin/gatehouse.js', 'main/shells/electron/main.ts', 'renderer/main.tsx', 'shared/contract.ts', 'test/packaging.test.ts', 'test/fixtures/audit/x.json', 'e2e/approvals.spec.ts', 'bench/run.ts', 'scripts/build.mjs', 'native/electron/better_sqlite3.node', 'examples/plugins/path-guard/path_guard.py', 'docs/packaging.md']) {
