@@ -229,7 +229,10 @@ describe('named agent tokens', () => {
     const t = await newToken(r, 'temp');
     const { client } = await mcpClient(r, t, 'x');
     expect((await api(r, t, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow' });
+    expect(r.host.mcp.sessionCount).toBe(1);
     expect((await r.op('agents.tokens.revoke', { name: 'temp' })).ok).toBe(true);
+    // Its MCP session ends at once, not at its next request.
+    expect(r.host.mcp.sessionCount).toBe(0);
     const before = received(r).length;
 
     expect((await api(r, t, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).status).toBe(401);
@@ -260,6 +263,16 @@ describe('named agent tokens', () => {
     expect((await api(r, r.net.agentToken, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow', agent: 'default' });
     // The operator token opens no agent route, whatever file holds what.
     expect((await api(r, r.net.token, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).status).toBe(401);
+  });
+
+  it('a damaged agent-tokens.json authenticates no named agent and is not overwritten; the default token still works', async () => {
+    const home = join(tempDir('gatehouse-id-bad-'), 'home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'agent-tokens.json'), '{"version": 1, "tokens": [', { mode: 0o600 });
+    const r = await start({ autoApprove: ['hello'] }, home);
+    expect(await r.op('agents.tokens.create', { name: 'new-one' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('could not be read') } });
+    expect(readFileSync(join(home, 'agent-tokens.json'), 'utf8')).toBe('{"version": 1, "tokens": [');
+    expect((await api(r, r.net.agentToken, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow', agent: 'default' });
   });
 });
 

@@ -73,6 +73,8 @@ export interface AgentTokensDeps {
   record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
   clock?: { now(): number };
   log?: (msg: string, err?: unknown) => void;
+  /** A token was revoked: what it opened (MCP sessions) should end now, not at its next request. */
+  revoked?: (name: string) => void;
 }
 
 const sha256 = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
@@ -85,6 +87,8 @@ export class AgentTokens {
   private defaultHash: string | null = null;
   private readonly lastUsed = new Map<string, number>();
   private readonly now: () => number;
+  /** Why agent-tokens.json could not be read; while set, nothing rewrites it (it would drop its tokens). */
+  private broken: string | null = null;
 
   constructor(private readonly deps: AgentTokensDeps) {
     this.file = join(deps.home, 'agent-tokens.json');
@@ -119,6 +123,7 @@ export class AgentTokens {
 
   /** A new token for a new agent name; the token itself is returned this once and never stored. */
   create(name: string, operator: string): { name: string; token: string; createdAt: number } {
+    this.refuseIfBroken();
     if (!AGENT_NAME.test(name)) throw new OperationError('invalid', `Agent token name ${JSON.stringify(name)} is not allowed: ${AGENT_NAME_RULE}.`);
     if (name === DEFAULT_AGENT) throw new OperationError('invalid', `"${DEFAULT_AGENT}" is the agent of the token in serve.json; pick another name.`);
     if (this.tokens.some((t) => t.name === name)) throw new OperationError('conflict', `There is already an agent token named ${name}. Revoke it first to replace it.`);
@@ -132,6 +137,7 @@ export class AgentTokens {
 
   /** From now on the token authenticates nobody (the next request with it is refused). */
   revoke(name: string, operator: string): void {
+    this.refuseIfBroken();
     if (name === DEFAULT_AGENT) {
       throw new OperationError('invalid', `The "${DEFAULT_AGENT}" agent token is the one in serve.json, which \`gatehouse hook\` and \`gatehouse mcp\` use; it cannot be revoked here. Give each agent its own named token instead.`);
     }
@@ -139,6 +145,11 @@ export class AgentTokens {
     this.save(this.tokens.filter((t) => t.name !== name));
     this.lastUsed.delete(name);
     this.deps.record?.('agent.token-revoked', `operator:${operator}`, { name });
+    this.deps.revoked?.(name);
+  }
+
+  private refuseIfBroken(): void {
+    if (this.broken) throw new OperationError('invalid', `${this.file} could not be read (${this.broken}); fix it or move it aside and restart Gatehouse before changing agent tokens.`);
   }
 
   private load(): void {
@@ -149,6 +160,7 @@ export class AgentTokens {
     } catch (err) {
       // Fail closed: a damaged file authenticates no named agent (the default token still works),
       // and it is left as it is for the operator to look at.
+      this.broken = (err as Error).message.split('\n')[0] ?? 'unreadable';
       this.deps.log?.(`${this.file} could not be read; named agent tokens are refused until it is fixed or removed`, err);
       return;
     }

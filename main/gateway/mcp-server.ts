@@ -86,6 +86,16 @@ export class McpGateway {
     return sendError(res, 400, -32000, 'No MCP session: send an initialize request first (without an Mcp-Session-Id header).');
   }
 
+  /** Ends every session an agent opened (its token was revoked): its calls stop at once. */
+  endSessionsOf(agent: string): void {
+    for (const [id, s] of [...this.sessions.entries()]) {
+      if (s.agent !== agent) continue;
+      this.sessions.delete(id);
+      this.deps.sessionEnded?.(id);
+      void s.server.close().catch(() => {});
+    }
+  }
+
   /** Tells every session the tool list changed. */
   toolsChanged(): void {
     for (const s of this.sessions.values()) {

@@ -446,7 +446,7 @@ export function createHost(opts: HostOptions): Host {
   });
   onToolsChanged = toolsMaybeChanged;
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
-  const agentTokens = new AgentTokens({ home: paths.root, record, clock, log });
+  const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
   const gettingStarted = new GettingStarted({
     file: firstRun,
     plugin: (name) => registry.get(name),
