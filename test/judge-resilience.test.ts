@@ -102,6 +102,15 @@ describe('a hostile command through the HTTP hook', () => {
     expect(answer.decision).toBe('deny');
   });
 
+  it('a 3.8 MB Read path is not allowed, and the host judges the next call', async () => {
+    const r = await start();
+    const read = (file_path: string) => hook(r, JSON.stringify({ session_id: 's1', cwd: r.project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path } }));
+    const huge = await read(`${r.project}/${'a/'.repeat(1_900_000)}x`);
+    expect(huge.status).toBe(200);
+    expect(['ask', 'deny']).toContain(huge.decision);
+    expect(await read(`${r.project}/README.md`)).toMatchObject({ status: 200, decision: 'allow' });
+  });
+
   it('a command between the in-process size and the cap is judged in the worker, like any other', async () => {
     const r = await start();
     const ok = await bash(r, `ls ${Array(2000).fill('src').join(' ')}`);
@@ -192,6 +201,9 @@ describe('the guarded extraction', () => {
     expect(x.operations).toContain('delete');
     expect(x.paths).toContain('/w/x');
     expect(x.evasive).toBe(false);
+    // 20,000 operators overflowed the stack when each one was a level of recursion.
+    const long = await guard().extract(call(Array(20_000).fill('a').join('&&')));
+    expect(long.evasiveReasons.join('; ')).toContain('more than 4096 commands');
   });
 
   it('property: random shell-ish text up to a few KB never throws out of it and always gives a well-formed extraction', async () => {
