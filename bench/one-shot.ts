@@ -6,6 +6,11 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runOneShot, scrubEnv } from '../main/runner/one-shot.js';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { TrustStore } from '../main/registry/trust-store.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
 import { containWrap, detectSandbox, profileFromManifest } from '../main/runner/sandbox.js';
 import { median, type BenchCase } from './harness.js';
 
@@ -38,7 +43,35 @@ async function roundOf(calls: number, fn: () => Promise<unknown>): Promise<numbe
   return median(times);
 }
 
-export function oneShotCases(opts: { calls?: number } = {}): BenchCase[] {
+/**
+ * The same script as an enabled plugin called through the ToolRunner, unsandboxed: the run-time
+ * check of its files after the slot is taken, and the run from its verified per-digest copy.
+ */
+async function runnerCall(): Promise<() => Promise<unknown>> {
+  const root = mkdtempSync(join(tmpdir(), 'gatehouse-bench-runner-'));
+  const plugins = join(root, 'plugins');
+  mkdirSync(join(plugins, 'echo'), { recursive: true });
+  mkdirSync(join(root, 'home'));
+  writeFileSync(join(plugins, 'echo', 'tool.toml'), 'name = "echo"\ndescription = "Echoes its input."\ncommand = "run.sh"\ntimeout_secs = 10\n');
+  writeFileSync(join(plugins, 'echo', 'run.sh'), SCRIPT, { mode: 0o755 });
+  const registry = new PluginRegistry({ sources: [{ dir: plugins, origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+  await registry.refreshAll();
+  await registry.enable('echo', 'bench');
+  const runner = new ToolRunner({
+    registry,
+    breakers: new BreakerBoard({ clock: { now: () => Date.now() } }),
+    metrics: new PluginMetrics(),
+    runCache: join(root, 'home', 'run-cache'),
+    sandboxFor: () => ({ wrap: (command, args) => ({ command, args, sandboxed: false }), sandboxed: false, warning: null }),
+    record: () => {},
+  });
+  return async () => {
+    const r = await runner.call('echo', undefined, INPUT, { actor: 'bench' });
+    if (!r.ok) throw new Error(`runner bench call failed: ${r.error}`);
+  };
+}
+
+export async function oneShotCases(opts: { calls?: number } = {}): Promise<BenchCase[]> {
   const calls = opts.calls ?? 30;
   const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-oneshot-')), 'echo');
   mkdirSync(dir);
@@ -47,6 +80,7 @@ export function oneShotCases(opts: { calls?: number } = {}): BenchCase[] {
   chmodSync(command, 0o755);
   const env = scrubEnv(process.env, []);
   const base = { plugin: 'echo', command, args: [], cwd: dir, input: INPUT, timeoutMs: 10_000, env };
+  const viaRunner = await runnerCall();
   const check = (r: { ok: boolean; message?: string }) => {
     if (!r.ok) throw new Error(`one-shot bench call failed: ${r.message}`);
   };
@@ -59,6 +93,14 @@ export function oneShotCases(opts: { calls?: number } = {}): BenchCase[] {
       baseline: 'bare spawn of a shell tool',
       target: { ratio: 1.15 },
       run: () => roundOf(calls, async () => check(await runOneShot(base))),
+    },
+    {
+      name: 'tool runner call (verified copy), no sandbox',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'bare spawn of a shell tool',
+      target: { ratio: 1.15 },
+      run: () => roundOf(calls, viaRunner),
     },
     {
       name: 'one-shot call, limits only',

@@ -40,7 +40,7 @@ const cases: BenchCase[] = [
   ...auditAppendCases({ events: count('events', values.events, 1) }),
   ...auditSearch.cases,
   ...registryCases({ plugins: 200 }),
-  ...oneShotCases(),
+  ...(await oneShotCases()),
   ...checkerPoolCases(),
   ...ptyThroughputCases({ megabytes: 100 }),
   ...(await decisionLatencyCases()),
