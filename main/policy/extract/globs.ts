@@ -23,7 +23,7 @@ export const MAX_GLOB_SCAN = 4096;
 export const MAX_GLOB_MATCHES = 512;
 
 const GLOB_CHARS = /[*?[{$]/;
-const SPECIAL = /[*?[\]{},\\]/g;
+const SPECIAL = /[*?[\]{},\\~]/g;
 
 /** Backslash-escapes every character that is special to brace or pathname expansion. */
 export function escapeGlob(s: string): string {

@@ -675,6 +675,10 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (interp) {
       if (code?.known) inlineCode(code.t, lang.label, env, c);
       else c.col.evasive(`inline ${lang.label} code built at run time`);
+      // The words after the code are its arguments: what the code does with them is not known.
+      unknownProgram(rest, env, c);
+      // `perl -ne CODE FILE…` and `ruby -ne` read their file arguments line by line.
+      if (lang === PERL || lang === RUBY) for (const a of rest) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
       return;
     }
     if (!code) return;
@@ -1243,7 +1247,13 @@ function git(args: EW[], env: Env, c: Ctx): void {
     } else if (t === '-c') {
       const kv = args[++i];
       if (!kv?.known) unsure('git -c with a computed setting');
-      else if (GIT_EXEC_KEY.test(kv.t)) unsure(`git -c ${kv.t.split('=')[0] ?? ''} can run a command`);
+      else if (GIT_EXEC_KEY.test(kv.t)) {
+        unsure(`git -c ${kv.t.split('=')[0] ?? ''} can run a command`);
+        // The value of a command setting is shell code (`!` for aliases): what it names still counts.
+        const eq = kv.t.indexOf('=');
+        const v = eq > 0 ? kv.t.slice(eq + 1).replace(/^!/, '') : '';
+        if (v && env.depth < MAX_DEPTH && /^(core\.|alias\.|pager\.|diff\.|filter\.|credential\.|sequence\.|gpg\.)/i.test(kv.t)) nested(v, env, c);
+      }
     } else if (t === '--config-env' || t.startsWith('--config-env=')) {
       if (t === '--config-env') i++;
       unsure('git --config-env takes a setting from the environment');
