@@ -6,6 +6,7 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import WsWebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditStore } from '../main/audit/audit-store.js';
 import { createHost, type Host } from '../main/host/create-host.js';
@@ -17,6 +18,9 @@ import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
 import { runCli, startCli } from './support/cli.js';
 import { http, wsConnect, WsClient } from './support/net.js';
 import { sharedTempDir, tempDir } from './support/temp.js';
+import { createServeTransport } from '../renderer/src/transport/serve-transport.ts';
+import { Backoff } from '../renderer/src/transport/backoff.ts';
+import type { ConnectionState, Transport } from '../renderer/src/transport/types.ts';
 
 const TOKEN = 'credentials-test-token-0123456789abcdef';
 const AGENT = 'credentials-agent-token-0123456789abcd';
@@ -213,6 +217,88 @@ describe('gatehouse serve and gatehouse url (the real CLI)', () => {
     const none = await runCli(['url', '--home', home]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^gatehouse: No Gatehouse is running for .+ Start one with `gatehouse serve`; it prints a console URL\.$/m);
+  });
+});
+
+/** The console's own transport (renderer code) against a real host, with Node's fetch and `ws`. */
+function consoleTransport(port: number, credential: { code: string | null; session: string | null }): Transport {
+  const base = `http://127.0.0.1:${port}`;
+  return createServeTransport({
+    credential: { ...credential, problem: null },
+    origin: { protocol: 'http:', host: `127.0.0.1:${port}` },
+    fetch: ((input: string, init?: RequestInit) => fetch(new URL(input, base), init)) as typeof fetch,
+    WebSocket: WsWebSocket as unknown as typeof WebSocket,
+    backoff: new Backoff(50, 200),
+  });
+}
+
+function reaches(t: Transport, wanted: ConnectionState): Promise<void> {
+  if (t.getState() === wanted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = t.onState((state) => {
+      if (state !== wanted) return;
+      off();
+      resolve();
+    });
+  });
+}
+
+describe('the console transport (renderer code, real CLI host)', () => {
+  it('trades the printed code for a session, and reconnects by itself after the host restarts', async () => {
+    const home = tempDir();
+    let cli = startCli(['serve', '--port', '0', '--home', home]);
+    const [, , port, code] = await cli.waitForLine(LINE);
+    const t = consoleTransport(Number(port), { code: code!, session: null });
+    try {
+      const connected = reaches(t, 'connected');
+      t.start();
+      await connected;
+      await expect(t.invoke('host.info', {})).resolves.toMatchObject({ ok: true, result: { shell: 'serve', pid: cli.child.pid } });
+
+      const lost = reaches(t, 'reconnecting');
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+      await lost;
+      // Same home, same port, a new process: the console comes back with the session its tab holds.
+      cli = startCli(['serve', '--port', port!, '--home', home]);
+      await cli.waitForLine(LINE);
+      await reaches(t, 'connected');
+      await expect(t.invoke('host.info', {})).resolves.toMatchObject({ ok: true, result: { pid: cli.child.pid } });
+    } finally {
+      t.close();
+    }
+
+    // The printed URL opened again (from the browser's history): refused, and the console says why.
+    const replay = consoleTransport(Number(port), { code: code!, session: null });
+    try {
+      const refused = reaches(replay, 'unauthorized');
+      replay.start();
+      await refused;
+      expect(replay.getDetail()).toMatch(/not valid for this host.*`gatehouse url`/);
+    } finally {
+      replay.close();
+    }
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+  });
+
+  it('shows "already used" for a link opened a second time while the host still runs', async () => {
+    const home = tempDir();
+    const cli = startCli(['serve', '--port', '0', '--home', home]);
+    const [, , port, code] = await cli.waitForLine(LINE);
+    expect((await exchange(Number(port), code!)).status).toBe(200);
+    const t = consoleTransport(Number(port), { code: code!, session: null });
+    try {
+      const refused = reaches(t, 'unauthorized');
+      t.start();
+      await refused;
+      expect(t.getDetail()).toMatch(/already used.*`gatehouse url`/);
+      await expect(t.invoke('host.info', {})).rejects.toMatchObject({ code: 'unauthorized' });
+    } finally {
+      t.close();
+    }
+    cli.child.kill('SIGTERM');
+    await cli.exited;
   });
 });
 
