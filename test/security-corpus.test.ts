@@ -12,6 +12,10 @@
 // tools) with hookAsk "agent", so an asked call comes back at once instead of waiting in the inbox.
 // In dry-run the hook answers "ask" for everything and says in its reason what Gatehouse would
 // have done; that sentence is what is read back here.
+//
+// It judges with the built CLI (out/), like the other CLI tests: after changing the judge, run
+// `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
+// whoever updates known-misses.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,7 +184,7 @@ interface Answer {
  * "would have asked an operator about" or "would have denied". A live answer (allow, deny, ask)
  * is taken as it is, so the corpus still reads right if the host is ever run live.
  */
-export function readAnswer(body: string): Answer {
+function readAnswer(body: string): Answer {
   let parsed: { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
   try {
     parsed = JSON.parse(body);
