@@ -31,7 +31,7 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
         </>
       }
     >
-      <p>This approves the call and appends the rule below to policy.yaml. Later calls it matches no longer ask. You can edit or remove it in the policy file.</p>
+      <p>This approves the call and appends the rule below to policy.yaml. It covers the same tool with exactly this command (or these path arguments) on these paths, from any agent; anything else still asks. You can edit or remove it in the policy file.</p>
       {rule ? (
         <>
           <p className="muted">{rule.description}</p>
