@@ -318,7 +318,7 @@ describe('tokens never on the command line (the real CLI)', () => {
     expect(existsSync(join(home, 'serve.json'))).toBe(false);
   });
 
-  it('takes the tokens from GATEHOUSE_TOKEN and GATEHOUSE_AGENT_TOKEN; neither is in the process\'s argv', async () => {
+  it('takes the tokens from GATEHOUSE_TOKEN and GATEHOUSE_AGENT_TOKEN; neither is in the process\'s argv, nor passed on to what the host starts', async () => {
     const home = tempDir();
     const cli = startCli(['serve', '--port', '0', '--home', home], { GATEHOUSE_TOKEN: TOKEN, GATEHOUSE_AGENT_TOKEN: AGENT });
     const [, , port] = await cli.waitForLine(LINE);
@@ -328,6 +328,19 @@ describe('tokens never on the command line (the real CLI)', () => {
     const cmdline = readFileSync(`/proc/${cli.child.pid}/cmdline`, 'utf8');
     expect(cmdline).not.toContain(TOKEN);
     expect(cmdline).not.toContain(AGENT);
+    // Read once, then out of the host's environment: what it starts (here a terminal) does not inherit them.
+    const r = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${port}` });
+    if (!r.ok) throw new Error(`refused: ${r.status}`);
+    const client = new WsClient(r.ws);
+    const started = (await client.call('terminals.start', { command: '/bin/cat', cols: 80, rows: 24 })) as { ok: boolean; result: { id: string; pid: number } };
+    expect(started.ok).toBe(true);
+    const environ = readFileSync(`/proc/${started.result.pid}/environ`, 'utf8');
+    expect(environ).toContain('PATH=');
+    expect(environ).not.toContain('GATEHOUSE_TOKEN');
+    expect(environ).not.toContain(TOKEN);
+    expect(environ).not.toContain(AGENT);
+    await client.call('terminals.kill', { id: started.result.id });
+    await client.close();
     cli.child.kill('SIGTERM');
     await cli.exited;
   });
