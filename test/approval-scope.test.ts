@@ -234,6 +234,17 @@ describe('finding 11: the shell sandbox binds exactly what policy judged', () =>
     expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
   });
 
+  it('"/" or /proc as the working folder binds nothing of the host over the sandbox\'s own', async (ctx) => {
+    needsBwrap(ctx);
+    const { home } = fakeHome();
+    // In its own PID namespace the sandbox's process 1 is bwrap; the host's /proc would show the host's.
+    for (const cwd of ['/proc', '/']) {
+      const { r } = await runIn(cwd, 'cat /proc/1/comm', home);
+      expect(r.ok, r.stdout).toBe(true);
+      expect(r.stdout.split('\n')[0]!.trim(), cwd).toBe('bwrap');
+    }
+  });
+
   it('a command that only reads gets read-only binds; one that writes gets its folder read-write', async (ctx) => {
     needsBwrap(ctx);
     const { home } = fakeHome();

@@ -269,7 +269,9 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
       // No resolv.conf: name resolution will fail inside, as it would outside.
     }
   }
-  args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
+  // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
+  // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
+  if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
   for (const p of profile.read) args.push('--ro-bind-try', p, p);
   for (const p of profile.write) args.push('--bind-try', p, p);
   // Last, so no bind above can uncover them again.
