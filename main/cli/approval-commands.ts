@@ -30,7 +30,7 @@ export function formatItem(i: ApprovalItemView, now: number): string {
   const left = Math.max(0, Math.round((i.expiresAt - now) / 1000));
   const x = i.extraction;
   const lines = [
-    `${d(i.id)}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${d(i.call.agent)} / ${d(i.call.session)}  ${d(i.call.tool)}`,
+    `${d(i.id)}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${d(i.call.agent)}${i.call.client !== undefined && i.call.client !== i.call.agent ? ` (${d(i.call.client)})` : ''} / ${d(i.call.session)}  ${d(i.call.tool)}`,
     `  arguments: ${fold(JSON.stringify(i.call.arguments))}`,
     `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${d(x.hosts.join(', '))}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
     `  asked by ${d(describeDecider(i.askedBy))}: ${d(i.reason)}`,
