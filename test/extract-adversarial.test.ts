@@ -400,6 +400,40 @@ describe('finding 10: opaque code is unsure, and what it visibly names still cou
   });
 });
 
+describe('paths chosen at run time', () => {
+  it.each([
+    ['for f in ~/.ssh/id_rsa; do cat $f; done', 'a path argument the judge cannot evaluate'],
+    ['cat $(echo ~/.ssh/id_rsa)', 'command substitution builds a path argument'],
+    ['x=$(echo ~/.ssh/id_rsa); cat $x', 'a path argument the judge cannot evaluate'],
+    ['read -r f <<< ~/.ssh/id_rsa; cat "$f"', 'a path argument the judge cannot evaluate'],
+    ['cat x > "$out"', 'a redirection target the judge cannot evaluate'],
+  ])('%s is unsure (%s)', (cmd, reason) => {
+    const ex = bash(cmd);
+    expect(ex.evasiveReasons).toContain(reason);
+    expect(verdicts(ex)).toEqual(ASK);
+  });
+
+  it('a ~ in an assignment is expanded, as bash does', () => {
+    const ex = bash('p=~/.ssh; cat $p/id_rsa');
+    expect(ex.paths).toEqual([`${HOME}/.ssh/id_rsa`]);
+    expect(verdicts(ex)).toEqual(DENY);
+  });
+
+  it('redirection targets are globbed', () => {
+    for (const cmd of ['echo x > ~/.b?shrc', 'cat < ~/.ss?/id_rsa']) {
+      const ex = bash(cmd);
+      expect(ex.recursive, cmd).toContain(HOME);
+      expect(verdicts(ex), cmd).toEqual(DENY);
+    }
+  });
+
+  it('gpg exporting secret keys reads the key store', () => {
+    const ex = bash('gpg --armor --export-secret-keys');
+    expect(ex.recursive).toEqual([`${HOME}/.gnupg`]);
+    expect(verdicts(ex)).toEqual(DENY);
+  });
+});
+
 describe('ordinary commands stay quiet', () => {
   it.each(['ls -la', 'git status', 'cat README.md', 'grep -n foo src/a.ts', "awk '{print $1}' data.txt", "sed -n '1,5p' a.txt", 'jq .name package.json', 'sort -u a.txt'])(
     '%s is not unsure and allowed at full autonomy',

@@ -215,7 +215,8 @@ function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null):
     for (const a of cmd.assigns) {
       if (!a.name) continue;
       const v = evalWord(a.value, env, c);
-      if (v.known) env.vars.set(a.name, v.t);
+      // bash expands a leading `~` in an assignment: `p=~/.ssh; cat $p/id_rsa` reads ~/.ssh/id_rsa.
+      if (v.known) env.vars.set(a.name, v.tilde ? expandHome(v.t, c.home) : v.t);
       else env.vars.delete(a.name);
     }
     redirects(cmd.redirects, env, c, false);
@@ -246,20 +247,26 @@ function redirects(rs: Redirect[], env: Env, c: Ctx, toShell: boolean): void {
       continue;
     }
     if (!r.target) continue;
-    const t = evalWord(r.target, env, c);
+    const t0 = evalWord(r.target, env, c);
     // `>&2`, `2>&1`, `<&-`: duplicating descriptors touches no file.
-    if ((r.op === '>&' || r.op === '<&') && /^(\d+|-)$/.test(t.t)) continue;
+    if ((r.op === '>&' || r.op === '<&') && /^(\d+|-)$/.test(t0.t)) continue;
     const writes = r.op !== '<';
     const reads = r.op === '<' || r.op === '<>';
-    if (!t.known) {
-      if (t.subst && writes) c.col.evasive('command substitution builds a redirection target');
+    if (!t0.known) {
+      c.col.evasive(t0.subst ? 'command substitution builds a redirection target' : 'a redirection target the judge cannot evaluate');
       continue;
     }
-    if (DEVICE_SINKS.has(t.t)) continue;
-    if (devTcp(t.t, c)) continue;
-    if (writes) c.col.op('write');
-    if (reads) c.col.op('read');
-    c.col.shellPath(t.t, t.tilde, env.cwd);
+    // bash globs a redirection target too (`> ~/.b?shrc` writes ~/.bashrc).
+    const targets: EW[] = [];
+    if (r.target.glob !== undefined) expandPattern(r.target.glob, r.target.tilde, t0, env, c, targets);
+    else targets.push(t0);
+    for (const t of targets) {
+      if (DEVICE_SINKS.has(t.t)) continue;
+      if (devTcp(t.t, c)) continue;
+      if (writes) c.col.op('write');
+      if (reads) c.col.op('read');
+      c.col.shellPath(t.t, t.tilde, env.cwd);
+    }
   }
 }
 
@@ -344,7 +351,11 @@ const VERSIONED = /^(python3?|perl|ruby|lua|php|node)[0-9.]+$/;
 function unknownProgram(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   for (const a of args) {
-    if (!a.known) continue;
+    if (!a.known) {
+      // `frob "$d/id_rsa"`: a path whose folder is chosen at run time.
+      if (a.subst || /\//.test(a.t)) col.evasive(a.subst ? 'command substitution builds a path argument' : 'a path argument the judge cannot evaluate');
+      continue;
+    }
     let t = a.t;
     let tilde = a.tilde;
     if (t.length > 1 && t[0] === '-') {
@@ -485,7 +496,9 @@ function optVals(p: Parsed, ...names: string[]): EW[] {
 
 function pathOf(a: EW, env: Env, c: Ctx, op?: Operation, tree = false): void {
   if (!a.known) {
-    if (a.subst && op && op !== 'read') c.col.evasive('command substitution builds a path argument');
+    // `cat $f`, `cat $(echo ~/.ssh/id_rsa)`: the file is chosen at run time, out of the judge's sight.
+    if (op) c.col.op(op);
+    c.col.evasive(a.subst ? 'command substitution builds a path argument' : 'a path argument the judge cannot evaluate');
     return;
   }
   if (op) c.col.op(op);
@@ -1647,6 +1660,18 @@ function sshKeygen(args: EW[], env: Env, c: Ctx): void {
   for (const a of p.pos) pathOf(a, env, c, 'read');
 }
 
+/** gpg exporting secret keys reads the whole key store (`--homedir`, default ~/.gnupg). */
+function gpg(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const home = args.findIndex((a) => a.t === '--homedir');
+  const dir = home >= 0 ? args[home + 1] : undefined;
+  if (args.some((a) => /^--(export|export-secret-keys|export-secret-subkeys|list-secret-keys|decrypt|sign|clearsign|detach-sign)$|^-[a-zA-Z]*[dsK]$/.test(a.t))) {
+    if (dir) pathOf(dir, env, c, 'read', true);
+    else c.col.recursivePath('~/.gnupg', env.cwd);
+  }
+  unknownProgram(args, env, c);
+}
+
 /** bun: `-e`/`--eval`/`--print` is inline code; otherwise a package manager or a script runner. */
 function bunCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
   if (args.some((a) => /^(-e|-p|--eval|--print)(=|$)/.test(a.t))) return shell('bun', args, env, c, feed);
@@ -1758,7 +1783,7 @@ const HANDLERS: Record<string, Handler> = {
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
-  zip, unzip, gdb, parallel, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
+  zip, unzip, gdb, parallel, gpg, gpg2: gpg, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
   osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
   su: suLike, runuser: suLike, sg: suLike, script: scriptCmd,
   curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
