@@ -377,6 +377,7 @@ export function createHost(opts: HostOptions): Host {
     file: paths.policy,
     home: userHome,
     gatehouseHome: paths.root,
+    pluginDirs: sources.map((s) => s.dir),
     extract: (call) => extract(call, { home: userHome }),
     watch: opts.watch !== false,
     log,

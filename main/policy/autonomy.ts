@@ -6,6 +6,7 @@
 //   3. read-only and the call is not purely a read     → deny   (autonomy)
 //   4. the tool is on alwaysAsk                        → ask    (autonomy)
 //   5. a rule asks (evasive commands included)         → ask    (rule)
+//      a call static analysis is unsure of            → ask    (builtin.evasive-command), always
 //   6. a grant covers the call                         → allow  (grant)
 //   7. a rule allows                                   → allow  (rule)
 //   8. the tool is on autoApprove                      → allow  (autonomy)
@@ -145,6 +146,8 @@ export interface FinalDecision {
 }
 
 export const TAINT_RULE = 'builtin.taint-write-down';
+/** The built-in rule that asks about calls static analysis cannot see through. */
+export const EVASIVE_RULE = 'builtin.evasive-command';
 
 export function decideCall(input: DecideInput): FinalDecision {
   const { policy, autonomy, extraction: x, call } = input;
@@ -172,6 +175,14 @@ export function decideCall(input: DecideInput): FinalDecision {
   if (autonomy.isAlwaysAsk(call.tool)) return { decision: 'ask', decider: levelDecider, reason: `Tool ${call.tool} is on the always-ask list.` };
 
   if (top && top.decision === 'ask') return { decision: 'ask', decider: policy.decider, reason: policy.reason };
+
+  // Unsure means ask. The built-in evasive rule normally said so above; this holds whatever the
+  // rules step answered (a rule set without that rule, an allow rule) and before every way to
+  // allow without an operator: a grant, the auto-approve list, full autonomy.
+  if (x.evasive) {
+    const why = x.evasiveReasons.join('; ') || 'static analysis cannot see through the call';
+    return { decision: 'ask', decider: { kind: 'rule', rule: EVASIVE_RULE, origin: 'builtin' }, reason: `Gatehouse cannot tell what this call does (${why}); an operator must look at it.` };
+  }
 
   if (input.grant) return { decision: 'allow', decider: { kind: 'grant', grant: input.grant }, reason: `Allowed by grant ${input.grant}.` };
 

@@ -9,6 +9,11 @@ import type { PathContext } from './paths.js';
 export interface BuiltinContext extends PathContext {
   /** GATEHOUSE_HOME: tokens, policy, audit database, trust. No agent may read or write it. */
   gatehouseHome: string;
+  /**
+   * Every plugin folder the host loads plugins from (the home's, the project's, each
+   * `--plugins-dir`). Code written there runs as a plugin; no agent may write it.
+   */
+  pluginDirs?: readonly string[];
 }
 
 /** Names of built-in rules start with this; user rules may not. */
@@ -30,9 +35,36 @@ interface Def {
   special?: SpecialMatch;
 }
 
+// Escaped: homes and plugin folders are literal paths, not globs.
+const literalGlob = (p: string): string => (p.replace(/\/+$/, '') || '/').replace(/[*?[\](){}!+@|\\]/g, '\\$&');
+
+/**
+ * Browser profiles hold cookies, saved passwords, session tokens and history (the console URL an
+ * operator opened among them). Linux (native, snap, flatpak) and macOS, per browser family.
+ */
+const BROWSER_PROFILES = [
+  '~/.config/google-chrome*/**', '~/.config/chromium/**', '~/.config/BraveSoftware/**', '~/.config/microsoft-edge*/**',
+  '~/.config/vivaldi*/**', '~/.config/opera*/**', '~/.mozilla/**', '~/.librewolf/**', '~/.waterfox/**',
+  '~/snap/chromium/**', '~/snap/firefox/**', '~/snap/brave/**', '~/snap/opera/**', '~/snap/vivaldi/**',
+  '~/.var/app/com.google.Chrome/**', '~/.var/app/org.chromium.Chromium/**', '~/.var/app/com.brave.Browser/**',
+  '~/.var/app/com.microsoft.Edge/**', '~/.var/app/org.mozilla.firefox/**', '~/.var/app/com.vivaldi.Vivaldi/**', '~/.var/app/com.opera.Opera/**',
+  '~/Library/Application Support/Google/Chrome*/**', '~/Library/Application Support/Chromium/**',
+  '~/Library/Application Support/BraveSoftware/**', '~/Library/Application Support/Microsoft Edge*/**',
+  '~/Library/Application Support/Vivaldi/**', '~/Library/Application Support/com.operasoftware.Opera*/**',
+  '~/Library/Application Support/Firefox/**', '~/Library/Safari/**', '~/Library/Cookies/**',
+  '~/Library/Containers/com.apple.Safari/**',
+];
+
+/**
+ * What /proc shows of a process that another process may use: its command line and environment
+ * (tokens passed there), its memory and mappings, its open files and its root and working folder
+ * (a way into its files). `*` is any pid: the extractor resolves /proc/self to the host's own pid.
+ */
+const PROC_ENTRIES = '{cmdline,environ,mem,maps,smaps,fd,root,cwd,map_files,task}';
+
 function defs(ctx: BuiltinContext): Def[] {
-  // Escaped: the home is a literal path, not a glob.
-  const gh = (ctx.gatehouseHome.replace(/\/+$/, '') || '/').replace(/[*?[\](){}!+@|\\]/g, '\\$&');
+  const gh = literalGlob(ctx.gatehouseHome);
+  const pluginDirs = (ctx.pluginDirs ?? []).filter((d) => d.startsWith('/')).map(literalGlob);
   return [
     // First: when `rm -rf /` also reaches credentials, this is the rule the operator should read.
     {
@@ -81,11 +113,32 @@ function defs(ctx: BuiltinContext): Def[] {
       message: 'Agents may not touch keyrings, password stores or credential files.',
     },
     {
+      name: 'builtin.browser-profiles',
+      description: 'Web browser profiles: cookies, saved passwords, session tokens, history',
+      actions: FILE_OPS,
+      block_paths: BROWSER_PROFILES,
+      message: 'Agents may not touch browser profiles; they hold cookies, passwords and session tokens.',
+    },
+    {
       name: 'builtin.system.write',
       description: 'Writes and deletes in system directories',
       actions: MODIFY_OPS,
       block_paths: ['/etc/**', '/boot/**', '/sys/**', '/proc/**'],
       message: 'Agents may not change /etc, /boot, /sys or /proc.',
+    },
+    {
+      name: 'builtin.system.secrets',
+      description: 'Password hashes and sudo configuration',
+      actions: FILE_OPS,
+      block_paths: ['/etc/shadow*', '/etc/gshadow*', '/etc/sudoers*', '/etc/sudoers.d/**', '/etc/security/opasswd'],
+      message: 'Agents may not touch password hashes or sudo configuration.',
+    },
+    {
+      name: 'builtin.proc-secrets',
+      description: "Processes' command lines, environments, memory and open files under /proc",
+      actions: FILE_OPS,
+      block_paths: [`/proc/*/${PROC_ENTRIES}`, `/proc/*/${PROC_ENTRIES}/**`, '/proc/self/**', '/proc/thread-self/**'],
+      message: "Agents may not read other processes' command lines, environments, memory or open files.",
     },
     {
       name: 'builtin.shell-startup',
@@ -100,6 +153,14 @@ function defs(ctx: BuiltinContext): Def[] {
       actions: MODIFY_OPS,
       block_paths: ['**/.git/hooks/**'],
       message: 'Agents may not change Git hooks.',
+    },
+    {
+      name: 'builtin.plugin-folders',
+      description: 'Plugin folders: the home one, every project .gatehouse/plugins, every --plugins-dir',
+      actions: MODIFY_OPS,
+      // Any depth: a project opened later has its own; the host's own folders by their paths too.
+      block_paths: ['**/.gatehouse/plugins', '**/.gatehouse/plugins/**', ...pluginDirs.flatMap((d) => [d, `${d}/**`])],
+      message: 'Agents may not write into plugin folders; code there runs as a plugin.',
     },
     {
       name: 'builtin.gatehouse-home',

@@ -1,12 +1,18 @@
 // Path globs for rules (`block_paths`, `block_except`): `~` expansion, validation, and matchers
 // compiled once at load (picomatch), so matching a call costs a few regex tests.
 import picomatch from 'picomatch';
+import { resolveSymlinks } from '../extract/paths.js';
 
 export interface PathContext {
   /** The user's home directory, what `~` in a glob means. */
   home: string;
   /** Match paths case-insensitively (macOS and Windows file systems are). */
   caseInsensitive: boolean;
+  /**
+   * Also compile each glob for the real path of its base (default true): the one file-system
+   * look-up per glob happens here, at load, never while matching a call.
+   */
+  resolveSymlinks?: boolean;
 }
 
 export const defaultCaseInsensitive = (platform: NodeJS.Platform = process.platform): boolean => platform === 'darwin' || platform === 'win32';
@@ -63,21 +69,91 @@ export interface PathPattern {
   /** The glob `path` matches, or null. */
   match(path: string): string | null;
   /**
-   * A glob whose starting directory lies inside `path` (deleting, moving or copying `path`
-   * reaches what the glob protects), or null.
+   * A glob whose protected tree lies inside `path` (deleting, moving or copying `path`, or reading
+   * it as a whole tree, reaches what the glob protects), or null. Globs without a literal base
+   * (`**` + `/.env`) name files anywhere and are not counted: see docs/security-model.md.
    */
   containsProtected(path: string): string | null;
 }
 
+/**
+ * The absolute globs one rule glob stands for. A rule names a place by the path an operator would
+ * type, but a call may name the same file by another path: the real path of a symlinked home
+ * (`/home` → `/var/home` on Fedora Atomic), of GATEHOUSE_HOME, or of any protected base. The
+ * extractor adds where a path's symlinks lead, so a call naming the real path directly would slip
+ * past a glob compiled from the lexical path alone. Each glob is therefore compiled for the lexical
+ * and the real path of its literal base, resolved once here, at load: matching a call never
+ * touches the file system. A glob for a tree (`x/**`) also matches the tree's root `x`, also when
+ * `x` has wildcards (`~/.config/vivaldi*`): listing `~/.ssh` reveals the names of the keys.
+ */
+export function globVariants(glob: string, ctx: PathContext): string[] {
+  const out: string[] = [];
+  const add = (g: string) => {
+    if (!out.includes(g)) out.push(g);
+    if (g.endsWith('/**') && g.length > 3 && !out.includes(g.slice(0, -3))) out.push(g.slice(0, -3));
+  };
+  const lexical = expandGlob(glob, ctx.home);
+  add(lexical);
+  const g = glob.trim();
+  if (g === '~' || g.startsWith('~/')) {
+    const realHome = realPathOf(trimSlash(ctx.home), ctx);
+    if (realHome !== null && realHome !== trimSlash(ctx.home)) add(expandGlob(glob, realHome));
+  }
+  for (const abs of [...out]) {
+    const lit = literalBase(abs);
+    if (lit === null) continue;
+    const real = realPathOf(lit.base, ctx);
+    if (real !== null && real !== lit.base) add(escapeGlob(real) + lit.rest);
+  }
+  return out;
+}
+
+/** Where `path`'s symlinks lead (its longest existing prefix resolved), or null when it cannot be resolved. */
+function realPathOf(path: string, ctx: PathContext): string | null {
+  if (ctx.resolveSymlinks === false || !path.startsWith('/')) return null;
+  try {
+    return resolveSymlinks(path);
+  } catch {
+    return null;
+  }
+}
+
+const UNESCAPED_SPECIAL = /(^|[^\\])[*?[\](){}!+@|]/;
+
+/**
+ * The literal directory an absolute glob starts at, unescaped (`/home/a\(b/.ssh/**` → `/home/a(b/.ssh`),
+ * and the glob text after it (`/**`); null for a glob that is not absolute or starts with a wildcard.
+ */
+function literalBase(abs: string): { base: string; rest: string } | null {
+  if (!abs.startsWith('/')) return null;
+  const segs = abs.split('/');
+  let i = 1;
+  while (i < segs.length && !UNESCAPED_SPECIAL.test(segs[i] as string)) i++;
+  // A fully literal glob is its own base; otherwise the base stops before the first wildcard segment.
+  const baseSegs = segs.slice(1, i).map((s) => s.replace(/\\(.)/g, '$1'));
+  if (baseSegs.length === 0) return null;
+  const rest = i < segs.length ? '/' + segs.slice(i).join('/') : '';
+  return { base: '/' + baseSegs.join('/'), rest };
+}
+
 export function compilePathPattern(globs: readonly string[], ctx: PathContext): PathPattern {
   const opts: picomatch.PicomatchOptions = { dot: true, nocase: ctx.caseInsensitive, strictBrackets: true };
-  const compiled = globs.map((g) => ({ glob: g, test: picomatch(expandGlob(g, ctx.home), opts) }));
-  const any = compiled.length > 0 ? picomatch(compiled.map((c) => expandGlob(c.glob, ctx.home)), opts) : null;
   const fold = (s: string) => (ctx.caseInsensitive ? s.toLowerCase() : s);
-  const bases = globs.flatMap((g) => {
-    const b = globBase(g, ctx.home);
-    return b ? [{ glob: g, base: fold(b) }] : [];
+  const compiled = globs.map((g) => {
+    const variants = globVariants(g, ctx);
+    return { glob: g, variants, test: picomatch(variants, opts) };
   });
+  const all = compiled.flatMap((c) => c.variants);
+  const any = all.length > 0 ? picomatch(all, opts) : null;
+  // Where each glob's protected tree starts (lexical and real): a call that reaches an ancestor of
+  // one as a whole tree touches it. `literal` globs name exactly their base; the others may match
+  // anything under it, the base itself included (`~/.config/vivaldi*/**` under `~/.config`).
+  const bases = compiled.flatMap((c) =>
+    c.variants.flatMap((v) => {
+      const lit = literalBase(v);
+      return lit ? [{ glob: c.glob, base: fold(trimSlash(lit.base)), literal: lit.rest === '' }] : [];
+    }),
+  );
   return {
     empty: compiled.length === 0,
     match(path) {
@@ -90,7 +166,7 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
     containsProtected(path) {
       const p = fold(trimSlash(path));
       const prefix = p === '/' ? '/' : `${p}/`;
-      for (const b of bases) if (b.base.startsWith(prefix)) return b.glob;
+      for (const b of bases) if (b.base.startsWith(prefix) || (!b.literal && b.base === p)) return b.glob;
       return null;
     },
   };

@@ -20,6 +20,8 @@ export interface PolicyStoreOptions {
   /** The user's home (`~` in globs). */
   home: string;
   gatehouseHome: string;
+  /** Every folder plugins are loaded from: writes there are denied by a built-in rule. */
+  pluginDirs?: readonly string[];
   caseInsensitive?: boolean;
   extract?: ExtractFn;
   /** Watch the file and reload on change (default true; start() sets the watch up). */
@@ -65,7 +67,12 @@ export class PolicyStore {
 
   constructor(private readonly opts: PolicyStoreOptions) {
     this.file = resolve(opts.file);
-    this.ctx = { home: opts.home, gatehouseHome: opts.gatehouseHome, caseInsensitive: opts.caseInsensitive ?? defaultCaseInsensitive() };
+    this.ctx = {
+      home: opts.home,
+      gatehouseHome: opts.gatehouseHome,
+      pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
+      caseInsensitive: opts.caseInsensitive ?? defaultCaseInsensitive(),
+    };
     this.builtin = compileBuiltinRules(this.ctx);
     this.ruleSetValue = buildRuleSet(this.builtin, []);
   }
