@@ -160,7 +160,8 @@ describe('non-shell tool calls', () => {
 
   it('Glob, Grep, LS, NotebookEdit', () => {
     expect(extract(call('Glob', { pattern: '**/*.ts', path: 'src' }), opts).paths).toEqual([`${CWD}/src`]);
-    expect(extract(call('Glob', { pattern: '~/.ssh/*' }), opts).paths).toEqual([`${HOME}/.ssh/*`]);
+    // An absolute pattern walks its literal start, whole.
+    expect(extract(call('Glob', { pattern: '~/.ssh/*' }), opts)).toMatchObject({ paths: [`${HOME}/.ssh`], recursive: [`${HOME}/.ssh`] });
     expect(extract(call('Grep', { pattern: 'password', path: '/etc' }), opts)).toMatchObject({ operations: ['read'], paths: ['/etc'] });
     expect(extract(call('LS', { path: '.' }), opts).paths).toEqual([CWD]);
     expect(extract(call('NotebookEdit', { notebook_path: 'n.ipynb', new_source: 'x=1' }), opts)).toMatchObject({ operations: ['write'], paths: [`${CWD}/n.ipynb`], content: 'x=1' });

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import type { Extraction, ToolCall } from '../types.js';
 import { Collector } from './collector.js';
 import { hostsInText, scpHost } from './hosts.js';
-import { normalisePath } from './paths.js';
+import { callCwd } from './paths.js';
 import { analyseScript } from './shell-analyze.js';
 import { loadGrammar } from './shell-grammar.js';
 import { parseShell } from './shell-parse.js';
@@ -29,15 +29,26 @@ let defaultHome: string | undefined;
 const SCP_LIKE = /^[^@\s/:]+@[^\s/:]+:/;
 const MAX_WALK_DEPTH = 32;
 
+/**
+ * Longest path argument analysed, in characters (Linux's PATH_MAX). A longer one cannot name a
+ * file the kernel accepts, and normalising and resolving it costs time the agent chooses (a 3.8 MB
+ * Read path held the host for minutes): it is not analysed, and the call is unsure.
+ */
+export const MAX_PATH_ARG_LENGTH = 4096;
+/** Most path arguments analysed in one call; real calls name a handful (read_multiple_files a few dozen). */
+export const MAX_PATH_ARGS = 256;
+
 /** What one tool call would touch, as static analysis sees it. */
 export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   const home = opts?.home ?? (defaultHome ??= homedir());
   const args = call.arguments ?? {};
   const spec = toolSpec(call.tool);
-  let cwd = call.cwd || '/';
-  const cwdArg = args['cwd'];
-  if (typeof cwdArg === 'string' && cwdArg) cwd = normalisePath(cwdArg, cwd, home);
-  else if (cwd.charCodeAt(0) !== 47 || cwd.includes('/.') || cwd.includes('//')) cwd = normalisePath(cwd, '/', home);
+  // The same function the shell tool runs the command in: judged folder and run folder agree.
+  const cwd = callCwd(call, home);
+  // A file tool resolves relative paths against the call's own folder, whatever `arguments.cwd`
+  // says; a tool that does honour that argument would use it instead. Both are judged.
+  const ownCwd = spec.shell ? cwd : callCwd({ cwd: call.cwd, arguments: null }, home);
+  const bases = ownCwd === cwd ? [cwd] : [ownCwd, cwd];
   const col = new Collector({ cwd, home, resolveSymlinks: opts?.resolveSymlinks ?? true });
   for (const o of spec.ops) col.op(o);
 
@@ -55,11 +66,29 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     command = '';
   }
 
+  if (cwd.length > MAX_PATH_ARG_LENGTH) col.evasive(`the working folder is longer than ${MAX_PATH_ARG_LENGTH} characters`);
+  // `recursive: true` on any tool walks what it is given.
+  const walk = spec.walk ?? (args['recursive'] === true || args['recursive'] === 'true' ? 'args' : undefined);
+  const paths = { count: 0, given: false };
+  const addArgPath = (v: string, recursive: boolean): void => {
+    if (!v || v.includes('://')) return;
+    paths.given = true;
+    if (v.length > MAX_PATH_ARG_LENGTH) return col.evasive(`a path argument is longer than ${MAX_PATH_ARG_LENGTH} characters (not analysed)`);
+    if (++paths.count > MAX_PATH_ARGS) return col.evasive(`more than ${MAX_PATH_ARGS} path arguments (the rest not analysed)`);
+    const relative = !/^(\/|~|\$HOME|\$\{HOME\})/.test(v);
+    for (const base of relative ? bases : bases.slice(0, 1)) {
+      if (recursive) col.recursivePath(v, base);
+      else col.path(v, base);
+    }
+  };
+
   for (const key in args) {
     const v = args[key];
     if (PATH_KEYS.has(key)) {
-      if (typeof v === 'string') addArgPath(col, v, cwd);
-      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') addArgPath(col, x, cwd);
+      // Glob's `path` is where its pattern starts, walked below (with the pattern's literal part).
+      const recursive = (walk === 'tree' || walk === 'args') && key !== 'cwd';
+      if (typeof v === 'string') addArgPath(v, recursive);
+      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') addArgPath(x, recursive);
     }
     if (CONTENT_KEYS.includes(key) && typeof v === 'string') col.addContent(v);
     else if (key === 'edits' && Array.isArray(v)) {
@@ -71,9 +100,12 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
       }
     }
   }
-  // Glob patterns name the tree they read when they are absolute (`/etc/**`, `~/.ssh/*`).
   const pattern = args['pattern'];
-  if (spec.ops.length === 1 && spec.ops[0] === 'read' && typeof pattern === 'string' && /^(\/|~|\$HOME)/.test(pattern)) col.path(pattern, cwd);
+  if (walk === 'glob') globWalk(col, typeof pattern === 'string' && pattern ? pattern : '**', args['path'], bases);
+  // Grep and search_files without a path search the call's folder, all of it.
+  else if (walk === 'tree' && !paths.given) for (const base of bases) col.recursivePath(base, base);
+  // Other read tools' patterns name the tree they read when they are absolute (`/etc/**`, `~/.ssh/*`).
+  else if (spec.ops.length === 1 && spec.ops[0] === 'read' && typeof pattern === 'string' && /^(\/|~|\$HOME)/.test(pattern)) addArgPath(pattern, false);
 
   // Hosts: URLs anywhere in the arguments. The text a file tool writes is not a destination, so
   // writing a README that mentions a URL does not count as contacting it.
@@ -88,9 +120,27 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   return col.result(command);
 }
 
-function addArgPath(col: Collector, v: string, cwd: string): void {
-  if (!v || v.includes('://')) return;
-  col.path(v, cwd);
+const GLOB_CHAR = /(^|[^\\])[*?[\]{}()!+@]/;
+
+/**
+ * Claude Code's Glob: `pattern` is matched under `path` (default the call's folder); an absolute
+ * or `~` pattern starts where it says. What it walks is the pattern's literal start (`~/.ssh` of
+ * `~/.ssh/*`, `/home/u` of `/home/u/**` + `/id_rsa`, the root itself for `**` + `/*`): walked whole, so a
+ * protected tree under it counts as touched. A wildcard part that could climb out of that start
+ * (`..`, `~`, `$`, an absolute alternative in braces) leaves the answer unsure.
+ */
+function globWalk(col: Collector, pattern: string, pathArg: unknown, bases: string[]): void {
+  if (pattern.length > MAX_PATH_ARG_LENGTH) return col.evasive(`the Glob pattern is longer than ${MAX_PATH_ARG_LENGTH} characters (not analysed)`);
+  const segs = pattern.split('/');
+  let i = 0;
+  while (i < segs.length && !GLOB_CHAR.test(segs[i] as string)) i++;
+  const literal = segs.slice(0, i).join('/');
+  const wild = segs.slice(i).join('/');
+  if (/(^|[/{,])\.\.($|[/},])|(^|[{,(|])\s*~|[{,(|]\s*\//.test(wild)) col.evasive('the Glob pattern could reach outside the folder it starts at');
+  const start = i === 0 ? '' : literal === '' ? '/' : literal;
+  if (/^(\/|~|\$HOME|\$\{HOME\})/.test(start)) return col.recursivePath(start, bases[0]);
+  const root = typeof pathArg === 'string' && pathArg && pathArg.length <= MAX_PATH_ARG_LENGTH ? pathArg : '.';
+  for (const base of bases) col.recursivePath(start ? `${root}/${start}` : root, base);
 }
 
 function walkHosts(v: unknown, col: Collector, depth: number): void {

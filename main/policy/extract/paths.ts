@@ -55,6 +55,8 @@ export function callCwd(call: { cwd: string; arguments: Record<string, unknown> 
   return base;
 }
 
+const MAX_RESOLVED_PATH = 4096;
+
 /**
  * Resolves symlinks in an absolute normalised path: realpath of the longest existing prefix, the
  * rest appended. A dangling symlink is followed to where it points, because writing through it
@@ -62,9 +64,18 @@ export function callCwd(call: { cwd: string; arguments: Record<string, unknown> 
  * a write to /tmp.
  */
 export function resolveSymlinks(p: string, depth = 0): string {
-  if (depth > 40) return p;
+  // Longer than PATH_MAX: no file has this name, and each step below costs a system call the
+  // agent chose; the extractor reports such a path as unsure.
+  if (depth > 40 || p.length > MAX_RESOLVED_PATH) return p;
   let prefix = p;
+  let up = 0;
   while (prefix !== '/' && !existsSync(prefix)) {
+    // A deep tail that does not exist (`/tmp/a/a/a/…`): walk down from the root instead, one
+    // look-up per existing folder, rather than one per missing one.
+    if (++up > 8) {
+      prefix = '/';
+      break;
+    }
     const i = prefix.lastIndexOf('/');
     prefix = i <= 0 ? '/' : prefix.slice(0, i);
   }

@@ -6,6 +6,18 @@ export interface ToolSpec {
   ops: Operation[];
   /** The argument holding a shell command, when the tool runs one. */
   shell?: boolean;
+  /**
+   * How the tool walks the folders it is given, for containment (a protected tree under a folder
+   * the call walks counts as touched):
+   * - `tree`: every path argument is walked whole, and the call's folder when none is given
+   *   (Claude Code's Grep, the MCP filesystem server's search_files and directory_tree);
+   * - `glob`: Claude Code's Glob: the literal start of `pattern`, under `path` (default the
+   *   call's folder), is walked whole;
+   * - `args`: path arguments are walked whole, nothing by default (search and find tools by
+   *   naming convention, whose arguments may not be paths at all).
+   * Absent: the tool touches its paths one level deep (Read, LS: a listing shows names only).
+   */
+  walk?: 'tree' | 'glob' | 'args';
 }
 
 const CLAUDE: Record<string, ToolSpec> = {
@@ -15,8 +27,8 @@ const CLAUDE: Record<string, ToolSpec> = {
   multiedit: { ops: ['write'] },
   notebookedit: { ops: ['write'] },
   notebookread: { ops: ['read'] },
-  glob: { ops: ['read'] },
-  grep: { ops: ['read'] },
+  glob: { ops: ['read'], walk: 'glob' },
+  grep: { ops: ['read'], walk: 'tree' },
   ls: { ops: ['read'] },
   bash: { ops: ['execute'], shell: true },
   bashoutput: { ops: ['read'] },
@@ -32,7 +44,7 @@ const CLAUDE: Record<string, ToolSpec> = {
 const EXACT: Record<string, ToolSpec> = {
   read_file: { ops: ['read'] }, read_text_file: { ops: ['read'] }, read_media_file: { ops: ['read'] },
   read_multiple_files: { ops: ['read'] }, list_directory: { ops: ['read'] }, list_directory_with_sizes: { ops: ['read'] },
-  directory_tree: { ops: ['read'] }, search_files: { ops: ['read'] }, get_file_info: { ops: ['read'] },
+  directory_tree: { ops: ['read'], walk: 'tree' }, search_files: { ops: ['read'], walk: 'tree' }, get_file_info: { ops: ['read'] },
   list_allowed_directories: { ops: ['read'] },
   write_file: { ops: ['write'] }, edit_file: { ops: ['write'] }, create_directory: { ops: ['write'] },
   move_file: { ops: ['move', 'write', 'delete'] }, copy_file: { ops: ['copy', 'read', 'write'] },
@@ -43,6 +55,7 @@ const EXACT: Record<string, ToolSpec> = {
 };
 
 const PREFIX: Array<[RegExp, ToolSpec]> = [
+  [/^(search|find|grep|glob|walk)(_|$)/, { ops: ['read'], walk: 'args' }],
   [/^(read|get|list|search|find|view|cat|stat|glob|grep|query|describe|show|inspect)(_|$)/, { ops: ['read'] }],
   [/^(write|create|update|edit|put|set|save|append|patch|insert|replace|mkdir|upload)(_|$)/, { ops: ['write'] }],
   [/^(delete|remove|rm|unlink|drop|destroy|purge|erase)(_|$)/, { ops: ['delete'] }],
