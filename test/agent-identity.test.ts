@@ -254,6 +254,8 @@ describe('named agent tokens', () => {
     await newToken(r, 'twice');
     expect(await r.op('agents.tokens.create', { name: 'twice' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('already') } });
     expect(await r.op('agents.tokens.create', { name: 'default' })).toMatchObject({ ok: false });
+    expect(await r.op('agents.tokens.create', { name: 'TWICE' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('already') } });
+    expect(await r.op('agents.tokens.create', { name: 'Default' })).toMatchObject({ ok: false });
     await client.close().catch(() => {});
   });
 

@@ -125,8 +125,10 @@ export class AgentTokens {
   create(name: string, operator: string): { name: string; token: string; createdAt: number } {
     this.refuseIfBroken();
     if (!AGENT_NAME.test(name)) throw new OperationError('invalid', `Agent token name ${JSON.stringify(name)} is not allowed: ${AGENT_NAME_RULE}.`);
-    if (name === DEFAULT_AGENT) throw new OperationError('invalid', `"${DEFAULT_AGENT}" is the agent of the token in serve.json; pick another name.`);
-    if (this.tokens.some((t) => t.name === name)) throw new OperationError('conflict', `There is already an agent token named ${name}. Revoke it first to replace it.`);
+    // Names differing only in case would read as one agent in the inbox and the audit log.
+    if (name.toLowerCase() === DEFAULT_AGENT) throw new OperationError('invalid', `"${DEFAULT_AGENT}" is the agent of the token in serve.json; pick another name.`);
+    const taken = this.tokens.find((t) => t.name.toLowerCase() === name.toLowerCase());
+    if (taken) throw new OperationError('conflict', `There is already an agent token named ${taken.name}. Revoke it first to replace it.`);
     // Same alphabet and length as the serve.json tokens, so every client that takes one takes this.
     const token = randomBytes(32).toString('base64url');
     const entry: StoredToken = { name, sha256: sha256(token), createdAt: this.now(), createdBy: operator };
