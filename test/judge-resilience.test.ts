@@ -11,7 +11,7 @@ import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import { ExtractionFailed, GuardedExtractor } from '../main/policy/extract/guarded-extract.js';
 import { grammarReady, loadGrammar, parseWithGrammar } from '../main/policy/extract/shell-grammar.js';
-import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_NESTING, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../main/policy/extract/limits.js';
+import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_NESTING, MAX_PATHS, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../main/policy/extract/limits.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../main/policy/types.js';
 import { http } from './support/net.js';
 import { tempDir } from './support/temp.js';
@@ -173,6 +173,21 @@ describe('the guarded extraction', () => {
     const x = await g.extract(call('cat /w/a.txt && echo done'));
     expect(x.paths).toEqual(['/w/a.txt']);
     expect(x.operations).toContain('read');
+  });
+
+  it('an extraction on the calling thread past its deadline is denied, and the next one works', async () => {
+    const g = guard({ inProcessDeadlineMs: 0.001 });
+    // Small enough for the calling thread (under 4 KiB), long enough to outlast a microsecond.
+    const many = Array(150).fill(0).map((_, i) => `cat /w/d-${i}`).join('; ');
+    expect(() => g.extract(call(many))).toThrow(new ExtractionFailed('extraction failed: extraction took longer than 0.001 ms'));
+    const x = await guard().extract(call('cat /w/after.txt'));
+    expect(x.paths).toEqual(['/w/after.txt']);
+  });
+
+  it('a call naming more than MAX_PATHS paths is evasive and judged on the first ones', async () => {
+    const x = await guard().extract(call('cat ' + Array(MAX_PATHS + 100).fill(0).map((_, i) => `/w/${i}`).join(' ')));
+    expect(x.paths).toHaveLength(MAX_PATHS);
+    expect(x.evasiveReasons).toContain(`the call names more than ${MAX_PATHS} paths; Gatehouse judged the first ${MAX_PATHS}`);
   });
 
   it('after a failed parse the parser is replaced and the next call is judged', async () => {

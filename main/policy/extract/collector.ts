@@ -1,8 +1,33 @@
 import { posix } from 'node:path';
 import { OPERATIONS, type Extraction, type Operation } from '../types.js';
 import { normalisePath, resolveSymlinks, type PathContext } from './paths.js';
+import { MAX_PATHS } from './limits.js';
 
 const BIT: Record<Operation, number> = { read: 1, write: 2, delete: 4, copy: 8, move: 16, execute: 32, network: 64 };
+
+/**
+ * When the extraction running on this thread must stop (performance.now() time), or Infinity.
+ * Set around one synchronous extract() by guarded-extract.ts: the analysis cannot be pre-empted,
+ * so the Collector, which every finding passes through, checks the clock and throws past it.
+ */
+let deadlineAt = Infinity;
+let deadlineMs = 0;
+
+/** Runs `fn` (synchronous) with a cooperative deadline of `ms` on this thread's extractions. */
+export function withExtractionDeadline<T>(ms: number, fn: () => T): T {
+  const outer = deadlineAt;
+  deadlineAt = performance.now() + ms;
+  deadlineMs = ms;
+  try {
+    return fn();
+  } finally {
+    deadlineAt = outer;
+  }
+}
+
+function checkDeadline(): void {
+  if (deadlineAt !== Infinity && performance.now() > deadlineAt) throw new Error(`extraction took longer than ${deadlineMs} ms`);
+}
 
 /** Accumulates one call's findings; deduplicates and keeps first-seen order. */
 export class Collector {
@@ -21,6 +46,7 @@ export class Collector {
   constructor(readonly ctx: PathContext) {}
 
   op(o: Operation): void {
+    checkDeadline();
     this.ops |= BIT[o];
   }
 
@@ -49,7 +75,12 @@ export class Collector {
    * match (`/tmp/link/id_rsa` that is really `~/.ssh/id_rsa`, or a `.git/hooks` that links elsewhere).
    */
   private addAbsolute(abs: string): void {
+    checkDeadline();
     if (this.seenPaths.has(abs)) return;
+    if (this.paths.length >= MAX_PATHS) {
+      this.evasive(`the call names more than ${MAX_PATHS} paths; Gatehouse judged the first ${MAX_PATHS}`);
+      return;
+    }
     once(this.seenPaths, this.paths, abs);
     if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, resolveSymlinks(abs));
   }
@@ -77,6 +108,7 @@ export class Collector {
   }
 
   evasive(reason: string): void {
+    checkDeadline();
     once(this.seenReasons, this.reasons, reason);
   }
 

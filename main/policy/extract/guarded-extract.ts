@@ -18,9 +18,10 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { OPERATIONS, type Extraction, type ToolCall } from '../types.js';
+import { withExtractionDeadline } from './collector.js';
 import { extract, type ExtractOptions } from './extract.js';
 import type { WorkerJob, WorkerReply } from './extract-worker.js';
-import { DEFAULT_EXTRACT_DEADLINE_MS, IN_PROCESS_MAX_LENGTH, MAX_COMMAND_LENGTH } from './limits.js';
+import { DEFAULT_EXTRACT_DEADLINE_MS, IN_PROCESS_DEADLINE_MS, IN_PROCESS_MAX_LENGTH, MAX_COMMAND_LENGTH } from './limits.js';
 import { normalisePath } from './paths.js';
 import { grammarReady, loadGrammar } from './shell-grammar.js';
 import { COMMAND_KEYS, toolSpec } from './tools.js';
@@ -30,6 +31,8 @@ export interface GuardOptions extends ExtractOptions {
   deadlineMs?: number;
   /** Calls up to this many characters are judged on the calling thread (default IN_PROCESS_MAX_LENGTH). */
   inProcessMaxLength?: number;
+  /** The cooperative deadline of an extraction on the calling thread (default IN_PROCESS_DEADLINE_MS). */
+  inProcessDeadlineMs?: number;
 }
 
 /** Why extraction did not produce an answer; the pipeline denies the call with this message. */
@@ -45,12 +48,14 @@ const MAX_MEASURE_DEPTH = 32;
 export class GuardedExtractor {
   private readonly opts: ExtractOptions;
   private readonly inProcessMax: number;
+  private readonly inProcessDeadlineMs: number;
   private readonly pool: WorkerLane;
 
   constructor(opts: GuardOptions = {}) {
-    const { deadlineMs, inProcessMaxLength, ...rest } = opts;
+    const { deadlineMs, inProcessMaxLength, inProcessDeadlineMs, ...rest } = opts;
     this.opts = rest;
     this.inProcessMax = inProcessMaxLength ?? IN_PROCESS_MAX_LENGTH;
+    this.inProcessDeadlineMs = inProcessDeadlineMs ?? IN_PROCESS_DEADLINE_MS;
     this.pool = new WorkerLane(deadlineMs ?? DEFAULT_EXTRACT_DEADLINE_MS);
   }
 
@@ -83,7 +88,7 @@ export class GuardedExtractor {
 
   private inProcess(call: ToolCall): Extraction {
     try {
-      return extract(call, this.opts);
+      return withExtractionDeadline(this.inProcessDeadlineMs, () => extract(call, this.opts));
     } catch (err) {
       // A parser failure discarded the parser: start loading the next one now, so that the next
       // call finds it ready (a failure to load is reported by that call).

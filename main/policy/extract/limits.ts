@@ -45,6 +45,20 @@ export const MAX_HEREDOC_LENGTH = 32 * 1024;
  */
 export const IN_PROCESS_MAX_LENGTH = 4 * 1024;
 
+/**
+ * Most distinct paths one call reports. Each path is matched against every rule on the host's own
+ * thread (≈ 70 µs a path with the built-in rules measured), so 512 paths cost ≈ 35 ms there; a
+ * command naming more (`git add` of 500 files is rare) is evasive and judged on its first 512.
+ */
+export const MAX_PATHS = 512;
+
+/**
+ * How long extraction may run on the host's own thread. It cannot be pre-empted there, so the
+ * analysis checks the clock as it reports each finding and gives up past this (the call is
+ * denied); calls small enough to be judged there normally take microseconds.
+ */
+export const IN_PROCESS_DEADLINE_MS = 250;
+
 /** How long a worker may take to extract one call before the call is denied and the worker replaced. */
 export const DEFAULT_EXTRACT_DEADLINE_MS = 2000;
 
