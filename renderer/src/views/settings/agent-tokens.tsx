@@ -40,7 +40,7 @@ export function AgentTokens() {
   }, [connected, load]);
 
   const trimmed = name.trim();
-  const nameProblem = trimmed === '' ? null : !NAME.test(trimmed) ? 'Use 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit.' : trimmed === 'default' ? '"default" is the token in serve.json.' : null;
+  const nameProblem = trimmed === '' ? null : !NAME.test(trimmed) ? 'Use 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit.' : trimmed.toLowerCase() === 'default' ? '"default" is the token in serve.json.' : null;
 
   async function create() {
     setBusy(true);
