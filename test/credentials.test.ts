@@ -12,7 +12,7 @@ import { AuditStore } from '../main/audit/audit-store.js';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { ensureHome } from '../main/home.js';
 import { startServeShell, type ServeShell } from '../main/shells/serve/serve-shell.js';
-import { CONSOLE_LINK_TTL_MS, SESSION_TTL_MS } from '../main/shells/serve/console-session.js';
+import { CONSOLE_LINK_TTL_MS, SESSION_MAX_AGE_MS, SESSION_TTL_MS } from '../main/shells/serve/console-session.js';
 import { agentToken, operatorToken } from '../main/shells/serve/tokens.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
 import { runCli, startCli } from './support/cli.js';
@@ -162,12 +162,30 @@ describe('console links and sessions (in process, real host, loopback)', () => {
     await expect(wsWorks(port, renewed)).resolves.toBe(true);
   });
 
-  it('refuses a session whose expiry or signature was changed', async () => {
+  it('renewals never carry a session past 7 days from the link it came from', async () => {
+    let session = (await exchange(port, codeOf(shell.newConsoleUrl()))).body.result!.session as string;
+    const born = now;
+    // A console (or whoever holds its session) renewing it every 6 hours for a week.
+    while (now + 6 * 3_600_000 < born + SESSION_MAX_AGE_MS) {
+      now += 6 * 3_600_000;
+      const r = await sessionCheck(port, session);
+      expect(r.status).toBe(200);
+      session = r.body.result!.session as string;
+      expect(r.body.result!.expiresAt).toBeLessThanOrEqual(born + SESSION_MAX_AGE_MS);
+    }
+    now = born + SESSION_MAX_AGE_MS;
+    expect((await sessionCheck(port, session)).status).toBe(401);
+    await expect(wsWorks(port, session)).resolves.toBe(401);
+  });
+
+  it('refuses a session whose expiry, origin or signature was changed', async () => {
     const session = (await exchange(port, codeOf(shell.newConsoleUrl()))).body.result!.session as string;
-    const [v, exp, nonce, mac] = session.split('.');
-    const later = `${v}.${(parseInt(exp!, 36) + SESSION_TTL_MS).toString(36)}.${nonce}.${mac}`;
-    const flipped = `${v}.${exp}.${nonce}.${mac!.slice(0, -1)}${mac!.endsWith('A') ? 'B' : 'A'}`;
-    for (const forged of [later, flipped, `${v}.${exp}.${nonce}`, `${session}.x`, '']) {
+    const [v, exp, born, nonce, mac] = session.split('.');
+    const later = `${v}.${(parseInt(exp!, 36) + SESSION_TTL_MS).toString(36)}.${born}.${nonce}.${mac}`;
+    const younger = `${v}.${exp}.${(parseInt(born!, 36) + SESSION_TTL_MS).toString(36)}.${nonce}.${mac}`;
+    const flipped = `${v}.${exp}.${born}.${nonce}.${mac!.slice(0, -1)}${mac!.endsWith('A') ? 'B' : 'A'}`;
+    expect((await sessionCheck(port, session)).status).toBe(200);
+    for (const forged of [later, younger, flipped, `${v}.${exp}.${born}.${nonce}`, `${session}.x`, '']) {
       expect((await sessionCheck(port, forged)).status, forged).toBe(401);
     }
   });

@@ -12,10 +12,13 @@
 // restarts (same home, same operator token), and rotating the operator token (`--new-token`)
 // revokes every session at once. It expires 12 hours after it was last refreshed; the console
 // refreshes it each time it checks its session (at every connect, and hourly while connected).
+// Renewals never carry it past 7 days from the link it came from, so a session that leaked
+// cannot be kept alive for good by whoever holds it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const CONSOLE_LINK_TTL_MS = 2 * 60_000;
 export const SESSION_TTL_MS = 12 * 3_600_000;
+export const SESSION_MAX_AGE_MS = 7 * 24 * 3_600_000;
 /** Codes minted but not yet expired; minting needs the operator token, this only bounds memory. */
 const MAX_OUTSTANDING_CODES = 1000;
 const SESSION_VERSION = 's1';
@@ -74,27 +77,43 @@ export class ConsoleSessions {
     // history then says "already used" instead of something vaguer.
     entry.used = true;
     entry.forgetAt = this.now() + SESSION_TTL_MS;
-    return { ok: true, ...this.issue() };
+    return { ok: true, ...this.issue(this.now()) };
   }
 
-  /** A session credential good for SESSION_TTL_MS from now. */
-  issue(): IssuedSession {
-    const expiresAt = this.now() + SESSION_TTL_MS;
-    const body = `${SESSION_VERSION}.${expiresAt.toString(36)}.${randomBytes(12).toString('base64url')}`;
+  /**
+   * A session credential good for SESSION_TTL_MS from now, capped at SESSION_MAX_AGE_MS after
+   * `born` (when its link was used): `s1.<expiry>.<born>.<nonce>.<MAC of the rest>`.
+   */
+  private issue(born: number): IssuedSession {
+    const expiresAt = Math.min(this.now() + SESSION_TTL_MS, born + SESSION_MAX_AGE_MS);
+    const body = `${SESSION_VERSION}.${expiresAt.toString(36)}.${born.toString(36)}.${randomBytes(12).toString('base64url')}`;
     return { session: `${body}.${this.mac(body)}`, expiresAt };
+  }
+
+  /** A fresh credential for a valid one (same origin, new expiry), or null. */
+  renew(credential: string | undefined): IssuedSession | null {
+    const parsed = this.parse(credential);
+    return parsed ? this.issue(parsed.born) : null;
   }
 
   /** True for a credential this key issued that has not expired. */
   valid(credential: string | undefined): boolean {
-    if (!credential) return false;
+    return this.parse(credential) !== null;
+  }
+
+  private parse(credential: string | undefined): { expiresAt: number; born: number } | null {
+    if (!credential) return null;
     const parts = credential.split('.');
-    if (parts.length !== 4 || parts[0] !== SESSION_VERSION) return false;
-    const body = parts.slice(0, 3).join('.');
-    const given = Buffer.from(parts[3]!, 'base64url');
+    if (parts.length !== 5 || parts[0] !== SESSION_VERSION) return null;
+    const body = parts.slice(0, 4).join('.');
+    const given = Buffer.from(parts[4]!, 'base64url');
     const expected = Buffer.from(this.mac(body), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const expiresAt = parseInt(parts[1]!, 36);
-    return Number.isSafeInteger(expiresAt) && expiresAt > this.now();
+    const born = parseInt(parts[2]!, 36);
+    if (!Number.isSafeInteger(expiresAt) || !Number.isSafeInteger(born)) return null;
+    const now = this.now();
+    return expiresAt > now && born + SESSION_MAX_AGE_MS > now ? { expiresAt, born } : null;
   }
 
   private mac(body: string): string {

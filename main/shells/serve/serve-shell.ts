@@ -127,7 +127,7 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
       if (!operator && !sessions.valid(given)) return unauthorized(res);
       if (path === '/api/session' && req.method === 'GET') {
         // A console's session slides: each check hands it a credential good for 12 more hours.
-        const renewed = operator ? {} : sessions.issue();
+        const renewed = operator ? {} : (sessions.renew(given) ?? {});
         return sendJson(res, 200, { ok: true, result: { shell: 'serve', methods: opts.host.dispatcher.methodNames, ...renewed } });
       }
       if (path === LINK_PATH && req.method === 'POST') {
