@@ -12,6 +12,8 @@ import { PtyManager } from '../main/pty/pty-manager.js';
 import { shellPlan } from '../main/runner/sandbox-plan.js';
 import { detectSandbox } from '../main/runner/sandbox.js';
 import { tempDir } from './support/temp.js';
+import { extract, initExtractor } from '../main/policy/extract/index.js';
+import type { ToolCall } from '../main/policy/types.js';
 
 const sandbox = detectSandbox();
 const hosts: Host[] = [];
@@ -41,6 +43,18 @@ async function shell(host: Host, command: string, cwd: string) {
   return host.gateway.call({ agent: 'claude', session: 's1', tool: 'shell', arguments: { command, cwd }, source: 'api' });
 }
 
+/** The shell tool on a real PTY and sandbox, with the extraction policy would judge (policy itself not asked). */
+async function direct(command: string, cwd: string, gatehouseHome?: string) {
+  await initExtractor();
+  const ptys = new PtyManager({ log: () => {}, record: () => {}, events: { output: () => {}, changed: () => {} } });
+  try {
+    const call: ToolCall = { id: 'c-direct', agent: 'claude', session: 's1', tool: 'shell', arguments: { command }, cwd, source: 'api', receivedAt: 0 };
+    return await runShellTool({ ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, ...(gatehouseHome ? { gatehouseHome } : {}) }) }, call, extract(call));
+  } finally {
+    await ptys.close();
+  }
+}
+
 const outputOf = (r: { content?: unknown[] }) => ((r.content?.[0] as { text?: string } | undefined)?.text ?? '');
 
 describe('the shell tool in a sandbox', () => {
@@ -57,14 +71,17 @@ describe('the shell tool in a sandbox', () => {
     expect(JSON.parse(ended.payload)).toMatchObject({ tool: 'shell' });
   });
 
+  // These two run the tool itself on the extraction policy would judge: the built-in rules deny
+  // both commands today (/proc/net is /proc/self/net; `find .` reaches Gatehouse's folder), and
+  // what is under test is what the sandbox shows a command that was allowed.
   it('sees no network when the command names no host, and no secret of the host environment', async (ctx) => {
     needsBwrap(ctx);
-    const { host, work } = await liveHost();
+    const work = tempDir('gatehouse-shell-');
     process.env.GH_SHELL_SECRET = 'sk-never-in-a-shell';
     try {
-      const r = await shell(host, 'echo "secret=[$GH_SHELL_SECRET]"; cat /proc/net/dev', work);
-      expect(r.decision, r.reason).toBe('allow');
-      const out = outputOf(r);
+      const r = await direct('echo "secret=[$GH_SHELL_SECRET]"; cat /proc/net/dev', work);
+      expect(r.ok, r.stdout).toBe(true);
+      const out = r.stdout;
       expect(out).toContain('secret=[]');
       // A network namespace of its own: the loopback device and nothing else.
       const devices = out.split('\n').map((l) => /^\s*([\w.-]+):/.exec(l)?.[1]).filter(Boolean);
@@ -78,9 +95,10 @@ describe('the shell tool in a sandbox', () => {
     needsBwrap(ctx);
     const { host, work, home } = await liveHost();
     expect(existsSync(join(home, 'audit.db'))).toBe(true);
-    const r = await shell(host, 'find . -name "audit.db*" | wc -l', work);
-    expect(r.decision, r.reason).toBe('allow');
-    expect(outputOf(r).split('\n')[0]!.trim()).toBe('0');
+    expect(host.paths.root).toBe(home);
+    const r = await direct('find . -name "audit.db*" | wc -l', work, home);
+    expect(r.ok, r.stdout).toBe(true);
+    expect(r.stdout.split('\n')[0]!.trim()).toBe('0');
   });
 
   it('writes where the command plainly says it does: the folder policy judged is bound', async (ctx) => {
