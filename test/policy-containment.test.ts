@@ -264,3 +264,19 @@ describe("5. relative paths are judged in the call's folder", () => {
     expect(s.paths).toContain(join(home, 'proj', 'src', 'a.ts'));
   });
 });
+
+describe('non-shell tool inputs the file system answers oddly', () => {
+  it('a file: URL is a read of its local path, whatever tool fetches it', () => {
+    expect(judge(call('WebFetch', { url: 'file:///etc/shadow', prompt: 'show' }))).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.system.secrets' } });
+    const key = judge(call('WebFetch', { url: `file://${home}/.ssh/id%5Frsa`, prompt: 'show' }));
+    expect(key).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.credentials.ssh' } });
+    expect(key.x.operations).toContain('read');
+  });
+
+  it('a path under a regular file (ENOTDIR) is judged, not a crash', () => {
+    const r = judge(call('Read', { file_path: join(home, 'proj', 'src', 'a.ts', 'x') }));
+    expect(r.x.paths).toEqual([join(home, 'proj', 'src', 'a.ts', 'x')]);
+    expect(r.decision).toBe('allow');
+    expect(judge(call('Read', { file_path: join(home, '.ssh', 'id_rsa', 'x') })).decision).toBe('deny');
+  });
+});

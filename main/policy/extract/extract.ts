@@ -84,6 +84,14 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
 
   for (const key in args) {
     const v = args[key];
+    // `file:` URLs read a local file, whatever tool fetches them (WebFetch `file:///etc/shadow`).
+    if (typeof v === 'string' && (PATH_KEYS.has(key) || URL_KEYS.has(key)) && /^file:/i.test(v)) {
+      const local = fileUrlPath(v);
+      col.op('read');
+      if (local === null) col.evasive('a file: URL that cannot be parsed');
+      else addArgPath(local, false);
+      continue;
+    }
     if (PATH_KEYS.has(key)) {
       // Glob's `path` is where its pattern starts, walked below (with the pattern's literal part).
       const recursive = (walk === 'tree' || walk === 'args') && key !== 'cwd';
@@ -118,6 +126,19 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // An unknown tool with a URL in its arguments may well fetch it: fail closed.
   if (col.hosts.length > before && !spec.ops.includes('network') && !spec.shell && spec.ops.includes('execute') && !command) col.op('network');
   return col.result(command);
+}
+
+const URL_KEYS = new Set(['url', 'uri', 'href', 'link', 'location', 'endpoint']);
+
+/** The local path of a `file:` URL (percent-decoded), or null when it cannot be parsed. */
+function fileUrlPath(v: string): string | null {
+  if (v.length > MAX_PATH_ARG_LENGTH * 3) return null;
+  try {
+    const u = new URL(v);
+    return decodeURIComponent(u.pathname) || '/';
+  } catch {
+    return null;
+  }
 }
 
 const GLOB_CHAR = /(^|[^\\])[*?[\]{}()!+@]/;

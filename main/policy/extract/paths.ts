@@ -90,7 +90,13 @@ export function resolveSymlinks(p: string, depth = 0): string {
   for (let i = 0; i < rest.length; i++) {
     const name = rest[i] as string;
     const candidate = cur === '/' ? '/' + name : cur + '/' + name;
-    const st = lstatSync(candidate, { throwIfNoEntry: false });
+    let st: ReturnType<typeof lstatSync> | undefined;
+    try {
+      st = lstatSync(candidate, { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR (`/etc/hosts/x`), EACCES, ELOOP: nothing further can be resolved; the rest is literal.
+      st = undefined;
+    }
     if (st?.isSymbolicLink()) {
       let target: string;
       try {
