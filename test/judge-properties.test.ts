@@ -35,6 +35,7 @@ beforeAll(async () => {
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_rsa'), 'dummy key\n', { mode: 0o600 });
   mkdirSync(join(home, 'work', 'proj', 'src'), { recursive: true });
+  mkdirSync(join(home, '.config'), { recursive: true });
   writeFileSync(join(home, 'work', 'proj', 'src', 'index.ts'), 'export {};\n');
   const ctx = { home, caseInsensitive: false };
   rules = buildRuleSet(compileBuiltinRules({ ...ctx, gatehouseHome: join(home, '.config', 'gatehouse') }), []);
@@ -223,6 +224,29 @@ describe('the judge on generated input (fast-check, in-process)', () => {
       fc.property(wrapped, (cmd) => {
         const j = judgeTolerant(call('Bash', { command: cmd }), full);
         if (j && j.d.decision === 'allow') throw new Error(`allowed at full autonomy: ${cmd}\n(${j.d.reason}; paths ${JSON.stringify(j.x.paths)})`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('protected paths however they are spelled', () => {
+  it('never allows, at full autonomy, a read of ~/.ssh/id_rsa spelled with ./, //, detours through real folders, or relative to the project', () => {
+    // Detours go through folders that exist, so the kernel resolves the spelling to the key too.
+    const step = fc.constantFrom('./', '/', 'work/../', '.ssh/../', 'work/proj/../../', '.config/../');
+    const spelled = fc.tuple(fc.constantFrom('{HOME}/', '~/', '$HOME/', '../../'), fc.array(step, { maxLength: 4 }), fc.constantFrom('.ssh/', '.ssh//', './.ssh/./'), fc.constantFrom('id_rsa', './id_rsa'))
+      .map(([start, steps, dir, file]) => start + steps.join('') + dir + file);
+    const asCall = fc.tuple(spelled, fc.constantFrom('Bash', 'Read', 'mcp__fs__read_file', 'shell')).map(([path, tool]): ToolCall => {
+      const p = path.replace('{HOME}', home);
+      if (tool === 'Bash' || tool === 'shell') return call(tool, { command: `cat ${p}` });
+      // File tools get no shell expansion: only spellings a file tool would resolve itself.
+      const literal = p.replace(/^\$HOME\//, `${home}/`);
+      return call(tool, tool === 'Read' ? { file_path: literal } : { path: literal });
+    });
+    fc.assert(
+      fc.property(asCall, (c) => {
+        const j = judgeTolerant(c, full);
+        if (j && j.d.decision === 'allow') throw new Error(`allowed at full autonomy: ${c.tool} ${JSON.stringify(c.arguments)}\n(${j.d.reason}; paths ${JSON.stringify(j.x.paths)})`);
       }),
       { numRuns: 300 },
     );
