@@ -13,9 +13,17 @@ export interface WorkerJob {
 }
 
 export type WorkerReply = { id: number; ok: true; extraction: ReturnType<typeof extract> } | { id: number; ok: false; message: string };
+/** What the worker posts: `ready` once after start-up (grammar loaded or not), then one reply per job. */
+export type WorkerMessage = WorkerReply | { ready: true };
 
 const port = parentPort;
 if (port) {
+  // The host starts a job's deadline only once this arrives, so loading the grammar (tens of ms,
+  // more on a busy machine) does not count against the first call. A failed load is reported by
+  // the job that next tries it.
+  void initExtractor()
+    .catch(() => undefined)
+    .then(() => port.postMessage({ ready: true } satisfies WorkerMessage));
   port.on('message', (job: WorkerJob) => {
     void (async () => {
       let reply: WorkerReply;
@@ -26,7 +34,7 @@ if (port) {
       } catch (err) {
         reply = { id: job.id, ok: false, message: err instanceof Error ? err.message : String(err) };
       }
-      port.postMessage(reply);
+      port.postMessage(reply satisfies WorkerMessage);
     })();
   });
 }

@@ -20,7 +20,7 @@ import { Worker } from 'node:worker_threads';
 import { OPERATIONS, type Extraction, type ToolCall } from '../types.js';
 import { withExtractionDeadline } from './collector.js';
 import { extract, type ExtractOptions } from './extract.js';
-import type { WorkerJob, WorkerReply } from './extract-worker.js';
+import type { WorkerJob, WorkerMessage } from './extract-worker.js';
 import { DEFAULT_EXTRACT_DEADLINE_MS, IN_PROCESS_DEADLINE_MS, IN_PROCESS_MAX_LENGTH, MAX_COMMAND_LENGTH } from './limits.js';
 import { normalisePath } from './paths.js';
 import { grammarReady, loadGrammar } from './shell-grammar.js';
@@ -178,9 +178,18 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-/** One worker thread, one call at a time, each with a deadline; replaced after an overrun or a crash. */
+/** How long a new worker may take to load the grammar before the call waiting for it is denied. */
+const WORKER_STARTUP_MS = 10_000;
+
+/**
+ * One worker thread, one call at a time, each with a deadline that starts when the worker has the
+ * call (a new worker first loads the grammar, under a start-up limit of its own); replaced after an
+ * overrun, a crash or a failed start. A worker that cannot start fails one call per attempt.
+ */
 class WorkerLane {
   private worker: Worker | null = null;
+  private ready = false;
+  private startTimer: NodeJS.Timeout | null = null;
   private current: (Pending & { timer: NodeJS.Timeout }) | null = null;
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -197,34 +206,47 @@ class WorkerLane {
   }
 
   private pump(): void {
-    if (this.current || this.queue.length === 0) return;
-    const next = this.queue.shift() as Pending;
-    let w: Worker;
-    try {
-      w = this.worker ?? this.spawn();
-    } catch (err) {
-      next.reject(failed(err));
-      this.pump();
-      return;
+    if (this.closed || this.current || this.queue.length === 0) return;
+    if (!this.worker) {
+      try {
+        this.spawn();
+      } catch (err) {
+        (this.queue.shift() as Pending).reject(failed(err));
+        this.pump();
+        return;
+      }
     }
+    // A new worker says when its grammar is loaded; that message pumps again.
+    if (!this.ready || !this.worker) return;
+    const next = this.queue.shift() as Pending;
     const ms = this.deadlineMs;
-    // The deadline includes a new worker's start-up (a few tens of ms), which the default allows for.
     const timer = setTimeout(() => this.fail(new ExtractionFailed(`extraction took longer than ${ms} ms`)), ms);
     this.current = { ...next, timer };
-    w.postMessage(next.job);
+    this.worker.postMessage(next.job);
   }
 
-  private spawn(): Worker {
+  private spawn(): void {
     const w = new Worker(workerFile());
-    // The host may exit while a worker idles; a pending call keeps the process alive by its timer.
+    // The host may exit while a worker idles; a waiting call keeps the process alive by its timer.
     w.unref();
-    w.on('message', (reply: WorkerReply) => {
+    this.worker = w;
+    this.ready = false;
+    this.startTimer = setTimeout(() => this.fail(new ExtractionFailed(`extraction failed: the extraction worker did not start within ${WORKER_STARTUP_MS / 1000} s`)), WORKER_STARTUP_MS);
+    w.on('message', (m: WorkerMessage) => {
+      if (w !== this.worker) return;
+      if ('ready' in m) {
+        this.ready = true;
+        if (this.startTimer) clearTimeout(this.startTimer);
+        this.startTimer = null;
+        this.pump();
+        return;
+      }
       const cur = this.current;
-      if (!cur || cur.job.id !== reply.id || w !== this.worker) return;
+      if (!cur || cur.job.id !== m.id) return;
       clearTimeout(cur.timer);
       this.current = null;
-      if (reply.ok) cur.resolve(reply.extraction);
-      else cur.reject(new ExtractionFailed(`extraction failed: ${reply.message}`));
+      if (m.ok) cur.resolve(m.extraction);
+      else cur.reject(new ExtractionFailed(`extraction failed: ${m.message}`));
       this.pump();
     });
     w.on('error', (err) => {
@@ -233,32 +255,36 @@ class WorkerLane {
     w.on('exit', (code) => {
       if (w === this.worker) this.fail(new ExtractionFailed(`extraction failed: the extraction worker stopped (exit code ${code})`));
     });
-    this.worker = w;
-    return w;
   }
 
-  /** Fails the current call, throws the worker away (a new one starts for the next call). */
+  /** Fails the call in the worker (or, during start-up, the one waiting for it) and throws the worker away. */
   private fail(err: Error): void {
     const w = this.worker;
     this.worker = null;
+    this.ready = false;
+    if (this.startTimer) clearTimeout(this.startTimer);
+    this.startTimer = null;
     if (w) void w.terminate();
     const cur = this.current;
     this.current = null;
     if (cur) {
       clearTimeout(cur.timer);
       cur.reject(err);
-    }
-    if (!this.closed) this.pump();
+    } else this.queue.shift()?.reject(err);
+    this.pump();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new ExtractionFailed('extraction failed: the extractor is closed'));
+    const closedErr = () => new ExtractionFailed('extraction failed: the extractor is closed');
+    for (const p of this.queue.splice(0)) p.reject(closedErr());
     const w = this.worker;
     this.worker = null;
+    if (this.startTimer) clearTimeout(this.startTimer);
+    this.startTimer = null;
     if (this.current) {
       clearTimeout(this.current.timer);
-      this.current.reject(new ExtractionFailed('extraction failed: the extractor is closed'));
+      this.current.reject(closedErr());
       this.current = null;
     }
     if (w) await w.terminate();
