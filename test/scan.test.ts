@@ -412,7 +412,13 @@ describe('scanPlugin on real folders', () => {
     symlinkSync(join(outside, 'lib'), join(dir, 'lib'));
     symlinkSync(join(dir, 'missing'), join(dir, 'dangling.sh'));
     const r = await scanPlugin(dir, null);
-    expect(r).toMatchObject({ findings: [], passed: true, filesScanned: 1 });
+    // Not followed (nothing behind them is scanned); the two that lead out of the folder are
+    // findings of their own, the dangling one inside it is not.
+    expect(r).toMatchObject({ passed: false, filesScanned: 1 });
+    expect(r.findings.map((f) => [f.file, f.rule])).toEqual([
+      ['lib', 'plugin.symlink-outside'],
+      ['linked.sh', 'plugin.symlink-outside'],
+    ]);
   });
 
   it('does not read files over 1 MiB but says so (weight 1); exactly 1 MiB is scanned', async () => {

@@ -183,6 +183,11 @@ const OS_ALIAS = /\bimport[ \t]+(?:[^\n;]{0,200},\s*)?\bos[ \t]+as[ \t]+([A-Za-z
 const EXEC_EVAL = /(?<![\w.])(?<!\bdef\s+)(?:(?:builtins|__builtins__)\s*\.\s*)?(exec|eval)\s*\(/g;
 const DYNAMIC_IMPORT = /(?<![\w.])(__import__|importlib\s*\.\s*import_module|import_module)\s*\(\s*/g;
 const GETATTR = /(?<![\w.])getattr\s*\(\s*(os|builtins|__builtins__|subprocess)\s*,\s*/g;
+// Any getattr, and the dict forms of attribute access (vars(m)[x], m.__dict__[x]).
+const ANY_GETATTR = /(?<![\w.])getattr\s*\(\s*/g;
+const DICT_ACCESS = /(?<![\w.])vars\s*\([^()\n]{0,80}\)\s*\[|\.\s*__dict__\s*\[/g;
+// Modules whose functions run programs or code: a computed attribute of one of them can be any of those.
+const RISKY_MODULES = /^(?:os|builtins|__builtins__|subprocess|pty|posix|nt|commands|platform|importlib|sys\.modules.*)$/;
 const DECODED_ASSIGN = /^[ \t]*([A-Za-z_]\w*)\s*=[^\n]*/gm;
 
 export function scanPython(c: Collector): void {
@@ -255,6 +260,38 @@ export function scanPython(c: Collector): void {
     }
   }
 
+  // A module chosen at run time plus a function in it chosen at run time reaches any function of
+  // any module (os.system included) without naming either: importlib.import_module(a) then
+  // getattr(m, b). Each alone is ordinary enough (plugin registries, dispatch tables); together, or
+  // a computed attribute of a module that runs programs (getattr(os, name)), they hide what runs.
+  let computedImport = false;
+  DYNAMIC_IMPORT.lastIndex = 0;
+  for (let m = DYNAMIC_IMPORT.exec(code); m && !computedImport; m = DYNAMIC_IMPORT.exec(code)) computedImport = stringAt(code, strings, m.index + m[0].length) === undefined;
+  ANY_GETATTR.lastIndex = 0;
+  for (let m = ANY_GETATTR.exec(code); m; m = ANY_GETATTR.exec(code)) {
+    const open = code.lastIndexOf('(', m.index + m[0].length);
+    // A getattr's arguments are short: one not closed within 200 characters is left to the rules
+    // above, and a file of unclosed `getattr(` stays linear.
+    if (c.full('py.dynamic-call')) break;
+    const close = matchingParen(code, open, 200);
+    if (code[close] !== ')') continue;
+    const args = splitArgs(code, open + 1, close);
+    if (args.length < 2) continue;
+    const [objFrom, objTo] = args[0] as [number, number];
+    const [nameFrom] = args[1] as [number, number];
+    const obj = code.slice(objFrom, objTo).trim().replace(/\s+/g, '');
+    let at = nameFrom;
+    while (at < code.length && /\s/.test(code[at] as string)) at++;
+    if (stringAt(code, strings, at) !== undefined) continue; // a literal name: judged by the rules above
+    const risky = RISKY_MODULES.test(obj) || /^(?:__import__|importlib\.import_module|import_module)\(/.test(obj);
+    if (risky) add('py.dynamic-call', m.index, `getattr(${obj.slice(0, 40)}, …) takes an attribute whose name is computed at run time from a module that runs programs or code: any of them (system, exec, Popen) can be reached without being named.`);
+    else if (computedImport) add('py.dynamic-call', m.index, 'getattr with a computed name, in a file that also imports a module by a computed name: together they reach any function of any module (os.system included) without naming either.');
+  }
+  if (computedImport) {
+    DICT_ACCESS.lastIndex = 0;
+    for (let m = DICT_ACCESS.exec(code); m; m = DICT_ACCESS.exec(code)) add('py.dynamic-call', m.index, "An attribute looked up by a computed key (vars(m)[x], m.__dict__[x]) in a file that also imports a module by a computed name: together they reach any function of any module without naming it.");
+  }
+
   // getattr(os, 'system') and friends.
   GETATTR.lastIndex = 0;
   for (let m = GETATTR.exec(code); m; m = GETATTR.exec(code)) {
@@ -263,6 +300,24 @@ export function scanPython(c: Collector): void {
     if (m[1] === 'subprocess' || new RegExp(`^(?:${OS_EXEC_NAMES})$`).test(lit.value)) add('py.os-exec', m.index, `getattr(${m[1]}, '${lit.value}') reaches a process-spawning function by name, a common way to hide a shell command.`);
     else if (lit.value === 'exec' || lit.value === 'eval') add('py.exec-eval', m.index, `getattr(${m[1]}, '${lit.value}') reaches ${lit.value} by name, running strings as code.`);
   }
+}
+
+/** The top-level arguments of a call whose parenthesis opens just before `from`, as [start, end) ranges. */
+function splitArgs(code: string, from: number, to: number): [number, number][] {
+  const out: [number, number][] = [];
+  let depth = 0;
+  let start = from;
+  for (let i = from; i < to; i++) {
+    const c = code[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push([start, i]);
+      start = i + 1;
+    }
+  }
+  if (code.slice(start, to).trim()) out.push([start, to]);
+  return out;
 }
 
 /** The string literal (after optional prefix letters) starting at `offset` in the blanked code. */
@@ -282,9 +337,9 @@ function stringAt(code: string, strings: Map<number, string>, offset: number): {
 
 /** Offset of the parenthesis closing the one at `open`; looks at most 4000 characters ahead so a
  *  file of unclosed calls stays linear (an argument that long is cut short, not missed). */
-function matchingParen(code: string, open: number): number {
+function matchingParen(code: string, open: number, max = 4000): number {
   let depth = 0;
-  const end = Math.min(code.length, open + 4000);
+  const end = Math.min(code.length, open + max);
   for (let i = open; i < end; i++) {
     const c = code.charCodeAt(i);
     if (c === 40) depth++;

@@ -45,12 +45,15 @@ export const RULES = {
   'py.socket': { weight: 2, perFile: true, title: 'raw sockets' },
   'py.deserialize': { weight: 2, title: 'pickle / marshal loads' },
   'py.dynamic-import': { weight: 2, title: '__import__ / import_module of a computed name' },
+  'py.dynamic-call': { weight: 3, title: 'a computed module plus a computed attribute (getattr) reaches any function' },
   'py.network-send': { weight: 2, title: 'HTTP POST / upload' },
   'py.network-request': { weight: 1, perFile: true, title: 'HTTP request' },
 
   // Shell (patterns over code with comments and quoted text blanked out)
   'sh.curl-pipe-shell': { weight: 3, title: 'download piped into a shell' },
   'sh.dev-tcp': { weight: 3, title: '/dev/tcp or /dev/udp' },
+  'sh.dev-tcp-obfuscated': { weight: 3, title: '/dev/tcp spelled in pieces or built from variables' },
+  'sh.obfuscated-command': { weight: 3, title: 'command spelled with escape codes or decoded at run time' },
   'sh.base64-exec': { weight: 3, title: 'decoded data executed' },
   'sh.reverse-shell': { weight: 3, title: 'reverse shell' },
   'sh.rm-rf-critical': { weight: 3, title: 'rm -rf on /, home or a system folder' },
@@ -74,6 +77,13 @@ export const RULES = {
   'poison.exfiltrate': { weight: 2, title: 'asks to send data to a URL or elsewhere' },
   'poison.preflight': { weight: 3, title: '"before using this tool, read …"' },
   'poison.invisible-text': { weight: 3, title: 'invisible characters in a description' },
+
+  // The plugin folder and its manifest: what it reaches outside itself
+  'plugin.symlink-outside': { weight: 3, title: 'symbolic link to a file or folder outside the plugin' },
+  'manifest.permission-escape': { weight: 3, title: 'permission path in the plugin folder that a symbolic link takes outside it' },
+  'manifest.permission-sensitive': { weight: 3, title: 'permission on /, the home folder or a credential store' },
+  'manifest.write-outside': { weight: 2, title: 'write permission outside the plugin folder' },
+  'manifest.read-outside': { weight: 1, title: 'read permission outside the plugin folder' },
 
   // The scan itself
   'scan.file-too-large': { weight: 1, title: 'file too large to scan' },

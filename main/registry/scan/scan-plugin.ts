@@ -18,6 +18,7 @@ import { compareFindings } from './collector.js';
 import { RULES } from './rules.js';
 import { languagesOf, scanFile } from './scan-file.js';
 import { scanManifestText } from './tool-poisoning.js';
+import { scanLinks, scanPermissionPaths } from './folder-scan.js';
 
 export const MAX_SCAN_BYTES = 1024 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -43,7 +44,8 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
   // round trip per open/stat/read/close. Reading and scanning yield to the event loop every few
   // milliseconds, so a big folder (a vendored node_modules) cannot stall the host.
   let lastYield = performance.now();
-  for (const rel of listFiles(dir)) {
+  const links: string[] = [];
+  for (const rel of listFiles(dir, links)) {
     if (performance.now() - lastYield > YIELD_AFTER_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       lastYield = performance.now();
@@ -61,6 +63,10 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
     findings.push(...scanFile(rel, text));
   }
   if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
+  // Links are not followed above; one leading out of the folder is a finding of its own, and so is
+  // a permission path that leads out of it.
+  findings.push(...scanLinks(dir, links));
+  if (manifest) findings.push(...scanPermissionPaths(manifest, dir, manifestSource));
   return summarise(findings, scanned, thresholds);
 }
 
@@ -97,7 +103,8 @@ export function summarise(findings: Finding[], filesScanned: number, thresholds:
   return { findings, totalWeight, passed, filesScanned };
 }
 
-function listFiles(root: string): string[] {
+/** Regular files under `root` (relative, `/`-separated, sorted); symbolic links go to `links`, unfollowed. */
+function listFiles(root: string, links: string[] = []): string[] {
   const out: string[] = [];
   const walk = (rel: string): void => {
     let entries: Dirent[];
@@ -111,7 +118,10 @@ function listFiles(root: string): string[] {
     const subdirs: string[] = [];
     for (const e of entries) {
       const p = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isSymbolicLink()) continue;
+      if (e.isSymbolicLink()) {
+        links.push(p);
+        continue;
+      }
       if (e.isDirectory()) subdirs.push(p);
       else if (e.isFile()) out.push(p);
     }

@@ -18,6 +18,8 @@ import type { RuleId } from './rules.js';
 interface ShellLexed {
   a: string;
   b: string;
+  /** Comments blanked, every quoted text kept: where a string spells a device path or encoded command. */
+  code: string;
   /** Ranges of quoted strings that were lexed as code (eval/trap/sh -c arguments). */
   inner: [number, number][];
 }
@@ -25,7 +27,9 @@ interface ShellLexed {
 // Patterns that run at many positions of a line avoid open-ended runs like \S* before their
 // keyword (a path prefix is matched by allowing "/" just before the keyword instead): on a long
 // line without spaces such a run makes the scan quadratic, and a plugin author controls the input.
-const EXEC_CONTEXT = /(?:^|[\s;&|(`/])(?:eval|trap|(?:ba|z|da|k|a|fi)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*|su(?:\s+\S+)*?\s+-c)\s+$/;
+// `-c` may be followed by `--`, and preceded by options that take a value (`-o pipefail`), and the
+// shell may be named by $SHELL: `bash -o pipefail -c -- '…'` runs its quoted argument like `sh -c '…'`.
+const EXEC_CONTEXT = /(?:^|[\s;&|(`/])(?:eval|trap|(?:(?:ba|z|da|k|a|fi)?sh|\$\{?SHELL\}?)(?:\s+(?:-[-A-Za-z]+|[-+]O?o\s+[\w-]+))*\s+-[A-Za-z]*c[A-Za-z]*(?:\s+--)?|su(?:\s+\S+)*?\s+-c(?:\s+--)?)\s+$/;
 const HEREDOC = /^<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z_][\w.-]*))/;
 const HEREDOC_TO_SHELL = /(?:^|[\s;&|(`/])(?:(?:ba|z|da|k|a)?sh|source|eval)(?:\s+-[-A-Za-z]+)*\s*$/;
 
@@ -42,6 +46,7 @@ interface Heredoc {
 class ShellLexer {
   readonly a: Uint16Array;
   readonly b: Uint16Array;
+  readonly code: Uint16Array;
   readonly inner: [number, number][] = [];
 
   constructor(private readonly s: string) {
@@ -49,6 +54,7 @@ class ShellLexer {
     for (let i = 0; i < s.length; i++) codes[i] = s.charCodeAt(i);
     this.a = codes;
     this.b = codes.slice();
+    this.code = codes.slice();
   }
 
   private blank(arr: Uint16Array, from: number, to: number): void {
@@ -88,6 +94,7 @@ class ShellLexer {
         let j = s.indexOf('\n', i);
         if (j < 0 || j > to) j = to;
         this.blankBoth(i, j);
+        this.blank(this.code, i, j);
         i = j;
       } else if (c === 39 /* ' */) {
         const ansi = i > 0 && s[i - 1] === '$';
@@ -212,7 +219,7 @@ class ShellLexer {
     const end = k + 1;
     while (k >= 0 && k > i - 40 && b[k] !== 32 && b[k] !== 9 && b[k] !== 10) k--;
     const word = String.fromCharCode(...b.subarray(k + 1, end));
-    if (!/^(?:eval|trap|-[A-Za-z]*c[A-Za-z]*)$/.test(word.replace(/^.*[;&|(`]/, ''))) return false;
+    if (!/^(?:eval|trap|-[A-Za-z]*c[A-Za-z]*|--)$/.test(word.replace(/^.*[;&|(`]/, ''))) return false;
     return EXEC_CONTEXT.test(this.decodeB(this.lineStartB(i), i));
   }
 
@@ -302,7 +309,7 @@ export function lexShell(text: string): ShellLexed {
   const lx = new ShellLexer(text);
   lx.lex(0, text.length);
   const decode = (arr: Uint16Array): string => Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).toString('utf16le');
-  return { a: decode(lx.a), b: decode(lx.b), inner: lx.inner };
+  return { a: decode(lx.a), b: decode(lx.b), code: decode(lx.code), inner: lx.inner };
 }
 
 // ── commands and pipelines ───────────────────────────────────────────────────────────────────
@@ -310,7 +317,7 @@ export function lexShell(text: string): ShellLexed {
 const COMMAND_SEPARATOR = /\|\||&&|;|(?<![<>])&(?![>&])|\n|`|\(|\)/g;
 const PIPE = /(?<!\|)\|&?(?!\|)/g;
 /** Skips keywords, assignments and wrappers (sudo, env, xargs, eval, trap, sh -c) to the command word. */
-const COMMAND_WORD = /^[\s{!$]*(?:(?:if|then|do|else|elif|while|until|time|exec|command|builtin|nohup|nice(?:\s+-n)?(?:\s+-?\d+)?|timeout(?:\s+-\S+)*\s+\S+|stdbuf(?:\s+-\S+)*|(?:sudo|doas)(?:\s+-[ugCDhprtU]\s*\S+|\s+-[-\w]+)*|env(?:\s+-\S+)*(?:\s+[A-Za-z_]\w*=\S*)*|xargs(?:\s+-\S+)*|trap|eval|(?:\S*\/)?(?:ba|z|da|k|a)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*|[A-Za-z_]\w*=\S*)\s+)*\\?(\S+)/;
+const COMMAND_WORD = /^(?:[\s{!]|\$(?![A-Za-z_{]))*(?:(?:if|then|do|else|elif|while|until|time|exec|command|builtin|nohup|nice(?:\s+-n)?(?:\s+-?\d+)?|timeout(?:\s+-\S+)*\s+\S+|stdbuf(?:\s+-\S+)*|(?:sudo|doas)(?:\s+-[ugCDhprtU]\s*\S+|\s+-[-\w]+)*|env(?:\s+-\S+)*(?:\s+[A-Za-z_]\w*=\S*)*|xargs(?:\s+-\S+)*|trap|eval|(?:\S*\/)?(?:(?:ba|z|da|k|a)?sh|\$\{?SHELL\}?)(?:\s+(?:-[-A-Za-z]+|[-+]O?o\s+[\w-]+))*\s+-[A-Za-z]*c[A-Za-z]*(?:\s+--)?|[A-Za-z_]\w*=\S*)\s+)*\\?(\S+)/;
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'lwp-request', 'lwp-download', 'http', 'https']);
 const INTERPRETERS = /^(?:(?:ba|z|da|k|a|fi|mk)?sh|python[\d.]*|perl|ruby|node|nodejs|php|lua|busybox|source|\.)$/;
 
@@ -419,6 +426,23 @@ const MKTEMP_ASSIGN = /(?<=^|[\s;&(])(?:local\s+|export\s+|readonly\s+|declare\s
 const PROC_SUB_DOWNLOAD = /(?<=^|[\s;&|(`])(?:(?:ba|z|da|k)?sh|source|\.)\s+(?:-\S+\s+)*<\(\s*(curl|wget)\b/gm;
 const SUBST_EXEC = /(?<=^|[\s;&|(`/])(?:eval|(?:ba|z|da|k)?sh(?:\s+-[-A-Za-z]+)*\s+-[A-Za-z]*c[A-Za-z]*)\s+["']?\s*(?:\$\(|`)([^)`\n]{0,300})/gm;
 const DEV_TCP = /\/dev\/(?:tcp|udp)\//g;
+// /dev/tcp spelled in pieces the plain pattern misses: quotes or backslashes between its letters
+// ("/dev/"tcp, /d'e'v/tcp, /dev/\tcp), or named without the trailing slash (h=/dev/tcp, then $h/host/port).
+const Q = String.raw`(?:["'\\]|\$(?=["']))*`;
+const DEV_TCP_SPELLED = new RegExp(String.raw`/${Q}d${Q}e${Q}v${Q}/${Q}(?:t${Q}c${Q}p|u${Q}d${Q}p)(?![\w.-])`, 'g');
+// A device path built from variables: /dev/$proto/…, $dev/tcp/…, /dev/$(…).
+const DEV_COMPUTED = /\/dev\/["']?(?:\$\{?[A-Za-z_]\w*|\$\()|\$\{?[A-Za-z_]\w*\}?["']?\/["']?(?:tcp|udp)["']?\//g;
+// A read-write descriptor opened on a computed path shaped like HOST/PORT (exec 3<>$h/1.2.3.4/80):
+// in a shell that is a socket. (`exec 3<>"$fifo"` alone is the FIFO idiom and is left alone.)
+const RW_COMPUTED = /\d*<>\s*["']?(?=\$\{?[A-Za-z_]\w*\}?["']?\/[^\s/]+\/\d)/g;
+// Escapes that spell printable ASCII (\162\155 is "rm"): text hidden from a reader, not a colour code.
+const LETTER_ESCAPE = /\\(?:0?([0-7]{3})|x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4}))/g;
+// Command substitutions of printf/echo and ANSI-C strings ($'…'), where encoded text becomes a word.
+const SUBST_PRINT = /(?:\$\(|`)\s*(?:command\s+|builtin\s+)?(?:printf|echo|print)\b([^)`\n]{0,300})/g;
+const ANSI_C = /\$'((?:[^'\\\n]|\\.){0,300})'/g;
+// A command substitution in the place of the command word: the program that runs is computed.
+const CMD_POSITION_SUBST = /(?:^|[;&|({!]|\b(?:then|do|else|exec|command|sudo|doas|env|xargs|nohup|time))[ \t]*["']?(?:\$\(|`)([^)`\n]{0,300})/gm;
+const DECODING = /\b(?:base64|base32|basenc|xxd|openssl|uudecode|rev|tr|sed|awk|perl|python[\d.]*)\b/;
 const NC_EXEC = /(?<=^|[\s;&|(`/])(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\s+(?:[^\n;&|]{0,160}?\s)?(?:-[A-Za-z]*[ec][A-Za-z]*|--(?:sh-)?exec|--lua-exec)(?=\s|$)/gm;
 const SHELL_I = /(?<=^|[\s;&|(`/])(?:ba|z|da|k)?sh\s+-i\b[^\n;]{0,300}?(?:[<>]&|\|\s*(?:nc|ncat|netcat|telnet|openssl)\b)/gm;
 const SOCAT = /(?<=^|[\s;&|(`/])socat\b[^\n;|]{0,300}?\b(?:exec|system):/gim;
@@ -427,7 +451,7 @@ const WRITE_HOME = /(?<![<>&\d])>>?\|?\s*["']?(?:~\/|\$\{?HOME\}?(?=[/"'\s]|$))|
 
 export function scanShell(c: Collector): void {
   const s = c.text;
-  const { a, b, inner } = lexShell(s);
+  const { a, b, code, inner } = lexShell(s);
   const severe = new Set<number>();
   const add = (rule: RuleId, offset: number, message: string): void => {
     if (rule === 'sh.curl-pipe-shell' || rule === 'sh.base64-exec') severe.add(c.lines.position(offset).line);
@@ -444,6 +468,12 @@ export function scanShell(c: Collector): void {
         const d = stages[dl] as Stage;
         add('sh.curl-pipe-shell', d.wordAt, `${d.word} output is piped into ${(stages[interp] as Stage).word}: code downloaded at run time is executed without ever being reviewed, pinned or scanned.`);
       }
+      // printf '\162\155 -rf ~' | sh: the script is spelled with escape codes.
+      const spelled = stages.findIndex((st, i) => i < interp && /^(?:printf|echo|print)$/.test(st.word) && letterEscapes(code.slice(st.start, st.end)).length >= 2);
+      if (spelled >= 0) {
+        const d = stages[spelled] as Stage;
+        add('sh.obfuscated-command', d.wordAt, `${d.word} output spelled with escape codes is piped into ${(stages[interp] as Stage).word}: the code that runs is hidden from a reader.`);
+      }
       const dec = stages.findIndex((st) => isDecoder(st));
       if (dec >= 0 && dec < interp) {
         const d = stages[dec] as Stage;
@@ -458,7 +488,36 @@ export function scanShell(c: Collector): void {
     else if (/\b(?:base64|base32|xxd|openssl)\b/.test(body)) add('sh.base64-exec', m.index, 'Decoded data is executed as a script: the code that runs is hidden from review in an encoded blob.');
   });
 
-  each(DEV_TCP, a, (m) => add('sh.dev-tcp', m.index, `${s.slice(m.index, m.index + 9)} opens a network connection from the shell itself, the usual way to build a reverse shell or send data out without any network tool.`));
+  const plainTcp = new Set<number>();
+  each(DEV_TCP, a, (m) => {
+    plainTcp.add(m.index);
+    add('sh.dev-tcp', m.index, `${s.slice(m.index, m.index + 9)} opens a network connection from the shell itself, the usual way to build a reverse shell or send data out without any network tool.`);
+  });
+  // The same, spelled so the line above would miss it. Over `code` (comments blanked, quoted text
+  // kept): a string or an assignment holding the path is how it is built from variables.
+  each(DEV_TCP_SPELLED, code, (m) => {
+    if (plainTcp.has(m.index) || c.full('sh.dev-tcp-obfuscated')) return;
+    add('sh.dev-tcp-obfuscated', m.index, `${shownCode(m[0])} spells /dev/tcp or /dev/udp in pieces (quotes, escapes, or a variable that holds it): the shell opens a network connection from a path a reader does not see, the usual way to hide a reverse shell.`);
+  });
+  each(DEV_COMPUTED, code, (m) => c.full('sh.dev-tcp-obfuscated') || add('sh.dev-tcp-obfuscated', m.index, `${shownCode(m[0])}… builds a device path from variables: with tcp or udp in them the shell opens a network connection, hidden from a reader.`));
+  each(RW_COMPUTED, b, (m) => add('sh.dev-tcp-obfuscated', m.index, 'A read-write descriptor (<>) is opened on a path held in a variable: the shell way to open /dev/tcp/HOST/PORT without writing it out.'));
+
+  // Commands spelled with escape codes or decoded at run time: what runs is not what a reader sees.
+  each(SUBST_PRINT, code, (m) => {
+    if (c.full('sh.obfuscated-command')) return;
+    const decoded = letterEscapes(m[1] ?? '');
+    if (decoded.length >= 2) add('sh.obfuscated-command', m.index, `A command substitution prints text spelled with escape codes (${shownCode(decoded)}): a command or path hidden from a reader, run or used once the substitution is expanded.`);
+  });
+  each(ANSI_C, code, (m) => {
+    if (c.full('sh.obfuscated-command')) return;
+    const decoded = letterEscapes(m[1] ?? '');
+    if (decoded.length >= 2) add('sh.obfuscated-command', m.index, `$'…' spells text with escape codes (${shownCode(decoded)}): a command or path hidden from a reader.`);
+  });
+  each(CMD_POSITION_SUBST, code, (m) => {
+    if (c.full('sh.obfuscated-command')) return;
+    const body = m[1] ?? '';
+    if (DECODING.test(body) || letterEscapes(body).length >= 2) add('sh.obfuscated-command', m.index + (m[0].length - m[0].trimStart().length), `The command word is computed by ${shownCode(body.trim())}: the program that runs is decoded or rebuilt at run time, hidden from a reader.`);
+  });
   each(NC_EXEC, b, (m) => add('sh.reverse-shell', m.index, 'netcat with -e/-c hands a program (usually a shell) to a network connection: a reverse or bind shell.'));
   each(SHELL_I, b, (m) => add('sh.reverse-shell', m.index, 'An interactive shell (-i) has its input and output redirected to a descriptor or a network tool: a reverse shell.'));
   each(SOCAT, a, (m) => add('sh.reverse-shell', m.index, 'socat connects a program (exec:/system:) to a socket: a reverse or bind shell.'));
@@ -513,6 +572,23 @@ export function scanShell(c: Collector): void {
       } else if (st.word === 'chmod') checkChmod(c, s, st.wordAt, st.wordAt + 5, end);
     }
   }
+}
+
+/** The printable ASCII that escape codes in `text` spell (\162\155 → "rm"); other escapes (colours, \n) are left out. */
+function letterEscapes(text: string): string {
+  let out = '';
+  LETTER_ESCAPE.lastIndex = 0;
+  for (let m = LETTER_ESCAPE.exec(text); m; m = LETTER_ESCAPE.exec(text)) {
+    const cp = m[1] ? parseInt(m[1], 8) : parseInt((m[2] ?? m[3]) as string, 16);
+    if (cp >= 0x21 && cp <= 0x7e) out += String.fromCharCode(cp);
+  }
+  return out;
+}
+
+/** A piece of the script quoted in a message, short and on one line. */
+function shownCode(v: string): string {
+  const one = v.replace(/\s+/g, ' ');
+  return one.length > 40 ? `${one.slice(0, 39)}…` : one;
 }
 
 function normaliseScriptPath(p: string): string {
