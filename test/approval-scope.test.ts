@@ -1,7 +1,7 @@
 // What an approval allows, what actually runs, and where (issue #13, findings 5, 6, 7 and 11),
 // against real parts: a real host with its approval queue, policy file and audit log, real
 // plugin folders and child processes, real HTTP on loopback, and a real bubblewrap sandbox.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,6 +19,8 @@ import { ToolRunner } from '../main/runner/tool-runner.js';
 import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { unsandboxedWrap } from '../main/runner/sandbox.js';
+import { verifiedCopy } from '../main/registry/integrity-copy.js';
+import { digestFolder } from '../main/registry/integrity.js';
 import type { GatewayResult } from '../main/gateway/gateway.js';
 import { tempDir } from './support/temp.js';
 
@@ -354,5 +356,17 @@ printf '{"ran": "approved"}\\n'
     const again = await host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' });
     expect(again.output).toEqual({ self });
     expect(host.registry.get('where')?.status).toBe('enabled');
+  });
+
+  it('a link that leaves the plugin folder is refused for the copy, since it would point elsewhere from there', () => {
+    const root = tempDir('gatehouse-links-');
+    const src = join(root, 'plugin');
+    mkdirSync(join(src, 'lib'), { recursive: true });
+    writeFileSync(join(src, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    symlinkSync('../run.sh', join(src, 'lib', 'inside'));
+    const cache = join(root, 'cache');
+    expect(verifiedCopy(src, digestFolder(src).hash, cache)).toMatchObject({ ok: true });
+    symlinkSync('../../outside', join(src, 'lib', 'escape'));
+    expect(() => verifiedCopy(src, digestFolder(src).hash, cache)).toThrow(/lib\/escape links to \.\.\/\.\.\/outside, outside the plugin's folder/);
   });
 });

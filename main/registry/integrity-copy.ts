@@ -5,7 +5,7 @@
 // folder after verification changes nothing that runs, and the copy is re-hashed before each
 // use, so damage to it is repaired from the (just verified) original instead of being run.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, posix } from 'node:path';
 import { digestFolder, type FolderDigest } from './integrity.js';
 
 export type VerifiedCopy = { ok: true; dir: string; reused: boolean } | { ok: false; digest: FolderDigest };
@@ -33,7 +33,13 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
       dir: (rel) => mkdirSync(join(tmp, rel), { mode: 0o700 }),
       // Read-only files: nothing in Gatehouse writes to them, and a stray write fails loudly.
       file: (rel, data, executable) => writeFileSync(join(tmp, rel), data, { mode: executable ? 0o500 : 0o400, flag: 'wx' }),
-      link: (rel, to) => symlinkSync(to, join(tmp, rel)),
+      link: (rel, to) => {
+        // A relative link that leaves the folder would point somewhere else from the copy.
+        if (!isAbsolute(to) && posix.normalize(posix.join(posix.dirname(rel), to)).startsWith('..')) {
+          throw new Error(`${rel} links to ${to}, outside the plugin's folder; a plugin runs from a verified copy of its folder, so its links must stay inside it (or be absolute)`);
+        }
+        symlinkSync(to, join(tmp, rel));
+      },
     });
     if (digest.hash !== expected) return { ok: false, digest };
     try {
