@@ -1,7 +1,7 @@
 // Per-agent identity (issue #13, finding 16) against a real host on loopback: named agent tokens,
 // the agent name taken from the token and not from the client's claim, sessions bound to their
 // transport, names checked at the boundary, and the real CLI creating, listing and revoking.
-import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -377,5 +377,12 @@ describe('gatehouse agent token (the real CLI)', () => {
     const { token } = JSON.parse(created.stdout) as { token: string };
     const r = await start({ autoApprove: ['hello'] }, home);
     expect((await api(r, token, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow', agent: 'offline' });
+    await r.close();
+    running.splice(running.indexOf(r), 1);
+    rmSync(join(home, 'serve.json')); // as `gatehouse serve` does when it stops
+    // Listed without a running host too, the default (the kept agent-token file) with it.
+    const list = await runCli(['agent', 'token', 'list', '--json', '--home', home], { GATEHOUSE_HOME: home });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'default', isDefault: true }), expect.objectContaining({ name: 'offline', isDefault: false })]);
   });
 });

@@ -116,7 +116,8 @@ export class AgentTokens {
 
   list(): AgentTokenInfo[] {
     const out: AgentTokenInfo[] = [];
-    if (this.defaultHash) out.push({ name: DEFAULT_AGENT, createdAt: 0, createdBy: 'host', isDefault: true, lastUsedAt: this.lastUsed.get(DEFAULT_AGENT) ?? null });
+    // Without a listening shell (a CLI command's own host) the default is the kept agent-token file.
+    if (this.defaultHash || existsSync(join(this.deps.home, 'agent-token'))) out.push({ name: DEFAULT_AGENT, createdAt: 0, createdBy: 'host', isDefault: true, lastUsedAt: this.lastUsed.get(DEFAULT_AGENT) ?? null });
     for (const t of this.tokens) out.push({ name: t.name, createdAt: t.createdAt, createdBy: t.createdBy, isDefault: false, lastUsedAt: this.lastUsed.get(t.name) ?? null });
     return out;
   }
