@@ -413,6 +413,15 @@ describe('paths chosen at run time', () => {
     expect(verdicts(ex)).toEqual(ASK);
   });
 
+  it('sh -c sees its positional parameters; process substitutions are analysed, not unsure', () => {
+    const ex = bash(`sh -c 'cat "$1"' _ ~/.ssh/id_rsa`);
+    expect(ex.paths).toEqual([`${HOME}/.ssh/id_rsa`]);
+    expect(verdicts(ex)).toEqual(DENY);
+    expect(bash('diff <(sort a) <(sort b)').evasive).toBe(false);
+    expect(bash('while read l; do echo "$l"; done < <(find ~/.config)').recursive).toEqual([`${HOME}/.config`]);
+    expect(bash('make prefix=~/x install').paths).toEqual([`${HOME}/x`]);
+  });
+
   it('a ~ in an assignment is expanded, as bash does', () => {
     const ex = bash('p=~/.ssh; cat $p/id_rsa');
     expect(ex.paths).toEqual([`${HOME}/.ssh/id_rsa`]);

@@ -63,6 +63,8 @@ function script_(s: Script, env: Env, c: Ctx): void {
 
 function stage(st: Stage, env: Env, c: Ctx, upstream: Stage[] | null): void {
   if (st.kind === 'group') {
+    // `done < <(find …)`: the substitution in a loop's redirection runs too.
+    for (const r of st.redirects) if (r.target) substs(r.target, env, c);
     script_(st.body, env, c);
     redirects(st.redirects, env, c, false);
     return;
@@ -253,6 +255,7 @@ function redirects(rs: Redirect[], env: Env, c: Ctx, toShell: boolean): void {
     const writes = r.op !== '<';
     const reads = r.op === '<' || r.op === '<>';
     if (!t0.known) {
+      if (processSubst(t0)) continue;
       c.col.evasive(t0.subst ? 'command substitution builds a redirection target' : 'a redirection target the judge cannot evaluate');
       continue;
     }
@@ -352,13 +355,19 @@ function unknownProgram(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   for (const a of args) {
     if (!a.known) {
+      if (processSubst(a)) continue;
       // `frob "$d/id_rsa"`: a path whose folder is chosen at run time.
       if (a.subst || /\//.test(a.t)) col.evasive(a.subst ? 'command substitution builds a path argument' : 'a path argument the judge cannot evaluate');
       continue;
     }
     let t = a.t;
     let tilde = a.tilde;
-    if (t.length > 1 && t[0] === '-') {
+    // `make prefix=~/x`: bash expands a ~ after the `=` of an assignment-like argument.
+    const assign = /^[A-Za-z_][A-Za-z0-9_]*=/.exec(t);
+    if (assign) {
+      t = t.slice(assign[0].length);
+      tilde = t[0] === '~';
+    } else if (t.length > 1 && t[0] === '-') {
       const eq = t.indexOf('=');
       if (eq > 0) t = t.slice(eq + 1);
       else if (t[1] !== '-' && t.length > 2 && (t[2] === '/' || t[2] === '~')) t = t.slice(2);
@@ -494,8 +503,14 @@ function optVals(p: Parsed, ...names: string[]): EW[] {
   return out;
 }
 
+/** `<(cmd)` / `>(cmd)`: a pipe to a command the judge analyses on its own, not a file. */
+function processSubst(a: EW): boolean {
+  return a.subst && (a.t.startsWith('<(') || a.t.startsWith('>(')) && a.t.endsWith(')');
+}
+
 function pathOf(a: EW, env: Env, c: Ctx, op?: Operation, tree = false): void {
   if (!a.known) {
+    if (processSubst(a)) return;
     // `cat $f`, `cat $(echo ~/.ssh/id_rsa)`: the file is chosen at run time, out of the judge's sight.
     if (op) c.col.op(op);
     c.col.evasive(a.subst ? 'command substitution builds a path argument' : 'a path argument the judge cannot evaluate');
@@ -700,7 +715,16 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
       return;
     }
     if (env.depth >= MAX_DEPTH) { c.col.evasive('shell nesting too deep to analyse'); return; }
-    nested(code.t, env, c);
+    // `sh -c 'cat "$1"' _ FILE`: the words after the code are $0, $1, … inside it.
+    const vars = new Map(env.vars);
+    const value = (a: EW): string => (a.tilde ? expandHome(a.t, c.home) : a.t);
+    rest.forEach((a, k) => { if (a.known) vars.set(String(k), value(a)); });
+    const params = rest.slice(1);
+    if (params.length === 1 && params[0]?.known) {
+      vars.set('@', value(params[0]));
+      vars.set('*', value(params[0]));
+    }
+    nested(code.t, { ...env, vars }, c);
     return;
   }
   if (module) {
@@ -1300,6 +1324,9 @@ function git(args: EW[], env: Env, c: Ctx): void {
     const pos = parseArgs(rest, 'obcju', ['--origin', '--branch', '--config', '--depth', '--reference', '--separate-git-dir', '--upload-pack', '--template', '--jobs', '--filter']).pos;
     const dir = pos[1];
     if (dir) pathOf(dir, sEnv, c, 'write', true);
+    // A local source is read whole.
+    const src = pos[0];
+    if (src?.known && !src.t.includes('://') && !scpHost(src.t, true)) pathOf(src, sEnv, c, 'read', true);
     for (const o of parseArgs(rest, 'c', ['--config']).opts) if ((o.name === '-c' || o.name === '--config') && o.value?.known && GIT_EXEC_KEY.test(o.value.t)) unsure(`git clone -c ${o.value.t.split('=')[0] ?? ''} can run a command`);
     return;
   }
