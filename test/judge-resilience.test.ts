@@ -11,7 +11,7 @@ import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import { ExtractionFailed, GuardedExtractor } from '../main/policy/extract/guarded-extract.js';
 import { grammarReady, loadGrammar, parseWithGrammar } from '../main/policy/extract/shell-grammar.js';
-import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_NESTING, MAX_PATHS, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../main/policy/extract/limits.js';
+import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_HOSTS, MAX_NESTING, MAX_PATHS, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../main/policy/extract/limits.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../main/policy/types.js';
 import { http } from './support/net.js';
 import { tempDir } from './support/temp.js';
@@ -188,6 +188,12 @@ describe('the guarded extraction', () => {
     const x = await guard().extract(call('cat ' + Array(MAX_PATHS + 100).fill(0).map((_, i) => `/w/${i}`).join(' ')));
     expect(x.paths).toHaveLength(MAX_PATHS);
     expect(x.evasiveReasons).toContain(`the call names more than ${MAX_PATHS} paths; Gatehouse judged the first ${MAX_PATHS}`);
+  });
+
+  it('a call naming more than MAX_HOSTS hosts is evasive and judged on the first ones', async () => {
+    const x = await guard().extract(call('curl ' + Array(MAX_HOSTS + 20).fill(0).map((_, i) => `https://h${i}.example/`).join(' ')));
+    expect(x.hosts).toHaveLength(MAX_HOSTS);
+    expect(x.evasiveReasons).toContain(`the call names more than ${MAX_HOSTS} hosts; Gatehouse judged the first ${MAX_HOSTS}`);
   });
 
   it('after a failed parse the parser is replaced and the next call is judged', async () => {

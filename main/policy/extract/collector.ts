@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { OPERATIONS, type Extraction, type Operation } from '../types.js';
 import { normalisePath, resolveSymlinks, type PathContext } from './paths.js';
-import { MAX_PATHS } from './limits.js';
+import { MAX_HOSTS, MAX_PATHS } from './limits.js';
 
 const BIT: Record<Operation, number> = { read: 1, write: 2, delete: 4, copy: 8, move: 16, execute: 32, network: 64 };
 
@@ -104,7 +104,12 @@ export class Collector {
   }
 
   host(h: string | null): void {
-    if (h) once(this.seenHosts, this.hosts, h);
+    if (!h || this.seenHosts.has(h)) return;
+    if (this.hosts.length >= MAX_HOSTS) {
+      this.evasive(`the call names more than ${MAX_HOSTS} hosts; Gatehouse judged the first ${MAX_HOSTS}`);
+      return;
+    }
+    once(this.seenHosts, this.hosts, h);
   }
 
   evasive(reason: string): void {

@@ -53,6 +53,13 @@ export const IN_PROCESS_MAX_LENGTH = 4 * 1024;
 export const MAX_PATHS = 512;
 
 /**
+ * Most distinct hosts one call reports. Policy resolves each name in DNS for the private-address
+ * check, so thousands of URLs in one command would mean thousands of lookups; real commands name
+ * a handful. More is evasive, judged on the first 64.
+ */
+export const MAX_HOSTS = 64;
+
+/**
  * How long extraction may run on the host's own thread. It cannot be pre-empted there, so the
  * analysis checks the clock as it reports each finding and gives up past this (the call is
  * denied); calls small enough to be judged there normally take microseconds.
