@@ -1,7 +1,7 @@
 // What an approval allows, what actually runs, and where (issue #13, findings 5, 6, 7 and 11),
 // against real parts: a real host with its approval queue, policy file and audit log, real
 // plugin folders and child processes, real HTTP on loopback, and a real bubblewrap sandbox.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -356,6 +356,16 @@ printf '{"ran": "approved"}\\n'
     const again = await host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' });
     expect(again.output).toEqual({ self });
     expect(host.registry.get('where')?.status).toBe('enabled');
+
+    // A change the operator approves gets a copy of its own; the old version's copy goes.
+    const dir = host.registry.get('where')!.dir;
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncat > /dev/null\nprintf \'{"self": "%s", "v": 2}\\n\' "$0"\n', { mode: 0o755 });
+    await expect(host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' })).rejects.toThrow(/quarantined/);
+    await host.registry.approveChange('where', 'alice');
+    const v2 = await host.toolRunner.call('where', undefined, {}, { actor: 'agent:claude' });
+    expect(v2.output).toMatchObject({ v: 2 });
+    expect(existsSync(self)).toBe(false);
+    expect(readdirSync(cache).filter((n) => !n.startsWith('.'))).toEqual([host.registry.get('where')!.trust?.hash ?? host.registry.get('where')!.digest!.hash]);
   });
 
   it('a link that leaves the plugin folder is refused for the copy, since it would point elsewhere from there', () => {

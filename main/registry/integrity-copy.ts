@@ -4,7 +4,7 @@
 // a 0700 folder under GATEHOUSE_HOME (which agents may not touch): a swap in the plugin's own
 // folder after verification changes nothing that runs, and the copy is re-hashed before each
 // use, so damage to it is repaired from the (just verified) original instead of being run.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
 import { digestFolder, type FolderDigest } from './integrity.js';
 
@@ -60,5 +60,18 @@ function intact(dir: string, expected: string): boolean {
     return digestFolder(dir).hash === expected;
   } catch {
     return false;
+  }
+}
+
+/** Removes the copies of digests no plugin is pinned to any more (after a change was approved). */
+export function pruneCopies(cacheRoot: string, keep: ReadonlySet<string>): void {
+  let names: string[];
+  try {
+    names = readdirSync(cacheRoot);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (/^[0-9a-f]{64}$/.test(name) && !keep.has(name)) rmSync(join(cacheRoot, name), { recursive: true, force: true });
   }
 }

@@ -6,7 +6,7 @@ import { loadManifest } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
 import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
-import { verifiedCopy } from './integrity-copy.js';
+import { pruneCopies, verifiedCopy } from './integrity-copy.js';
 import type { TrustStore, TrustRecord } from './trust-store.js';
 import { OperationError } from '../host/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
@@ -342,6 +342,16 @@ export class PluginRegistry {
       const changes = diffDigests(e.trust?.files ?? e.digest?.files ?? [], copy.digest.files);
       this.quarantine(e, changes, copy.digest, 'files changed while they were verified for a run');
       throw new RegistryError('quarantined', `${name} was not run: its files changed while they were being verified (${changes.map((c) => `${c.path} ${c.change}`).join(', ')}). It is quarantined until an operator approves the change.`);
+    }
+    if (!copy.reused) {
+      // A new digest: copies of versions no plugin is pinned to any more are of no use.
+      const pinned = new Set<string>();
+      for (const other of this.entries.values()) {
+        const h = other.trust?.hash ?? other.digest?.hash;
+        if (h) pinned.add(h);
+      }
+      pinned.add(now.hash);
+      pruneCopies(opts.copyTo, pinned);
     }
     return { dir: e.dir, manifest: e.manifest, hash: now.hash, runDir: copy.dir };
   }
