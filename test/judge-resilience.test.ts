@@ -13,6 +13,7 @@ import { ExtractionFailed, GuardedExtractor } from '../main/policy/extract/guard
 import { grammarReady, loadGrammar, parseWithGrammar } from '../main/policy/extract/shell-grammar.js';
 import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_HOSTS, MAX_NESTING, MAX_PATHS, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../main/policy/extract/limits.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../main/policy/types.js';
+import { ClaudeConfigWriter, HTTP_HOOK_CAVEAT } from '../main/gateway/claude-config-writer.js';
 import { http } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -150,6 +151,15 @@ describe('the HTTP hook answers every refusal 200 with a deny decision', () => {
     expect(huge.reason).toMatch(/over 4 MiB/);
     // And the host still judges the next call.
     expect(await hook(r, input({ cwd: r.project }))).toMatchObject({ status: 200, decision: 'allow' });
+  });
+});
+
+describe('write it for me', () => {
+  it('says to prefer the command form when the HTTP form of the hook is chosen, and not otherwise', () => {
+    const dir = tempDir('gatehouse-judge-writer-');
+    const writer = new ClaudeConfigWriter({ userHome: dir, gatehouseHome: join(dir, 'gh'), endpoints: () => ({ mcpUrl: 'http://127.0.0.1:1/mcp', hookUrl: 'http://127.0.0.1:1/hooks/claude/pre-tool-use', agentToken: 't' }) });
+    expect(writer.preview({ scope: 'user', mcp: 'none', hook: 'http' }).notes).toContain(HTTP_HOOK_CAVEAT);
+    expect(writer.preview({ scope: 'user', mcp: 'none', hook: 'command' }).notes).not.toContain(HTTP_HOOK_CAVEAT);
   });
 });
 
