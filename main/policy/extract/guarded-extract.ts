@@ -99,6 +99,8 @@ export class GuardedExtractor {
 }
 
 function failed(err: unknown): ExtractionFailed {
+  // The cooperative deadline on the calling thread already says what happened.
+  if (err instanceof Error && err.message.startsWith('extraction took longer than')) return new ExtractionFailed(err.message);
   const msg = err instanceof Error ? (err instanceof RangeError ? `${err.message} (the command nests too deeply)` : err.message) : String(err);
   return new ExtractionFailed(`extraction failed: ${msg}`);
 }
