@@ -273,6 +273,16 @@ describe('non-shell tool inputs the file system answers oddly', () => {
     expect(key.x.operations).toContain('read');
   });
 
+  it("an unknown tool's path-like arguments count as read and written; path arguments nested in objects count", () => {
+    const unknown = judge(call('mcp__custom__do_thing', { target_file: '~/.ssh/id_rsa', mode: 'fast' }));
+    expect(unknown).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.credentials.ssh' } });
+    expect(unknown.x.operations).toEqual(['read', 'write', 'execute']);
+    expect(judge(call('mcp__custom__do_thing', { opts: { files: ['/etc/shadow'] } }), 'full').decision).toBe('deny');
+    expect(judge(call('mcp__x__read_config', { options: { path: '~/.config/gatehouse/operator-token' } }))).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.gatehouse-home' } });
+    // Nothing path-like: still only execute.
+    expect(judge(call('mcp__custom__do_thing', { mode: 'fast', n: 3 })).x.operations).toEqual(['execute']);
+  });
+
   it('a path under a regular file (ENOTDIR) is judged, not a crash', () => {
     const r = judge(call('Read', { file_path: join(home, 'proj', 'src', 'a.ts', 'x') }));
     expect(r.x.paths).toEqual([join(home, 'proj', 'src', 'a.ts', 'x')]);

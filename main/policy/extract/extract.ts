@@ -108,6 +108,32 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
       }
     }
   }
+  // Paths nested in objects and arrays (`{"options": {"path": "~/.ssh"}}`); and for a tool whose
+  // file semantics are not known, every argument that looks like an absolute or home path, read
+  // and written: it may do either with it, and a rule on either must catch it.
+  const unknownTool = !spec.shell && !command && spec.ops.length === 1 && spec.ops[0] === 'execute';
+  const nestedRecursive = walk === 'tree' || walk === 'args';
+  const nested = (v: unknown, key: string | null, depth: number): void => {
+    if (typeof v === 'string') {
+      if ((key !== null && PATH_KEYS.has(key)) || (unknownTool && LOOKS_LIKE_PATH.test(v))) addArgPath(v, nestedRecursive && key !== 'cwd');
+      return;
+    }
+    if (!v || typeof v !== 'object' || depth > MAX_WALK_DEPTH || paths.count > MAX_PATH_ARGS) return;
+    if (Array.isArray(v)) for (const x of v) nested(x, key, depth + 1);
+    else for (const k in v as Record<string, unknown>) nested((v as Record<string, unknown>)[k], k, depth + 1);
+  };
+  for (const key in args) {
+    if (PATH_KEYS.has(key) || CONTENT_KEYS.includes(key) || COMMAND_KEYS.includes(key) || key === 'edits' || key === 'old_string') continue;
+    const v = args[key];
+    if (typeof v === 'string') {
+      if (unknownTool && LOOKS_LIKE_PATH.test(v)) addArgPath(v, false);
+    } else if (v && typeof v === 'object') nested(v, null, 1);
+  }
+  if (unknownTool && col.paths.length > 0) {
+    col.op('read');
+    col.op('write');
+  }
+
   const pattern = args['pattern'];
   if (walk === 'glob') globWalk(col, typeof pattern === 'string' && pattern ? pattern : '**', args['path'], bases);
   // Grep and search_files without a path search the call's folder, all of it.
@@ -127,6 +153,9 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   if (col.hosts.length > before && !spec.ops.includes('network') && !spec.shell && spec.ops.includes('execute') && !command) col.op('network');
   return col.result(command);
 }
+
+/** An absolute, `~` or `$HOME` path (what an unknown tool's string argument is taken for). */
+const LOOKS_LIKE_PATH = /^(\/[^/]|~\/|~$|\$HOME(\/|$)|\$\{HOME\})/;
 
 const URL_KEYS = new Set(['url', 'uri', 'href', 'link', 'location', 'endpoint']);
 
