@@ -209,7 +209,28 @@ function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
   for (const m of r.matches) out.push({ ...e, t: m, tilde: false, globbed });
 }
 
+/** Variables that make a program load or run other code: `LD_PRELOAD=x.so ls`, `GIT_PAGER='sh -c …' git log`. */
+const CODE_VARS = new Set([
+  'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'DYLD_INSERT_LIBRARIES', 'DYLD_LIBRARY_PATH', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND',
+  'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'NODE_OPTIONS', 'NODE_PATH',
+  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EXEC_PATH', 'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_TEMPLATE_DIR', 'LESSOPEN', 'LESSCLOSE', 'SHELLOPTS', 'BASHOPTS', 'IFS',
+]);
+/** Pager and editor variables: harmless when they name a plain pager. */
+const PAGER_VARS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'GIT_EDITOR', 'SUDO_ASKPASS', 'BROWSER']);
+
+function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
+  for (const a of cmd.assigns) {
+    if (CODE_VARS.has(a.name) && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(`${a.name} makes a program load or run other code`);
+    else if (PAGER_VARS.has(a.name)) {
+      const v = evalWord(a.value, env, c);
+      if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
+    } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(a.name)) c.col.evasive('git settings passed in the environment');
+  }
+}
+
 function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null): void {
+  if (cmd.assigns.length) codeVars(cmd, env, c);
   for (const a of cmd.assigns) substs(a.value, env, c);
   for (const w of cmd.words) substs(w, env, c);
   for (const r of cmd.redirects) if (r.target) substs(r.target, env, c);
@@ -351,7 +372,7 @@ const VERSIONED = /^(python3?|perl|ruby|lua|php|node)[0-9.]+$/;
  * every argument that looks like a path (`/x`, `~/x`, `./x`, `a/b`, `--file=~/x`, `-f/x`, a file
  * a glob matched) counts as read and written, and `file:` URLs as reads.
  */
-function unknownProgram(args: EW[], env: Env, c: Ctx): void {
+function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false): void {
   const col = c.col;
   for (const a of args) {
     if (!a.known) {
@@ -380,10 +401,10 @@ function unknownProgram(args: EW[], env: Env, c: Ctx): void {
       else hostsInText(t, (x) => col.host(x));
       continue;
     }
-    if (tilde || t.includes('/') || a.globbed) {
+    if (tilde || t.includes('/') || a.globbed || (tree && (t === '.' || t === '..'))) {
       col.op('read');
       col.op('write');
-      pathOf({ ...a, t, tilde }, env, c);
+      pathOf({ ...a, t, tilde }, env, c, undefined, tree);
     }
   }
 }
@@ -1699,6 +1720,38 @@ function gpg(args: EW[], env: Env, c: Ctx): void {
   unknownProgram(args, env, c);
 }
 
+/** fd PATTERN [DIR…]: walks DIR (the working folder by default); `-x`/`-X` run a command on each match. */
+function fd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  c.col.op('read');
+  const x = args.findIndex((a) => a.t === '-x' || a.t === '--exec' || a.t === '-X' || a.t === '--exec-batch');
+  // The command after -x runs to a `;` (or the end); fd's own arguments go on after it.
+  let end = x < 0 ? -1 : args.findIndex((a, i) => i > x && a.t === ';');
+  if (x >= 0 && end < 0) end = args.length;
+  const own = x < 0 ? args : [...args.slice(0, x), ...args.slice(end + 1)];
+  const p = parseArgs(own, 'edtEcjSdo', ['--extension', '--type', '--exclude', '--max-depth', '--min-depth', '--size', '--changed-within', '--changed-before', '--owner', '--threads', '--color', '--search-path', '--base-directory', '--ignore-file', '--format', '--max-results', '--exact-depth', '--and']);
+  const dirs = [...p.pos.slice(1), ...optVals(p, '--search-path', '--base-directory')];
+  for (const d of dirs) pathOf(d, env, c, 'read', true);
+  if (!dirs.length) c.col.recursivePath('.', env.cwd);
+  if (x >= 0) {
+    const sub = args.slice(x + 1, end);
+    if (sub.length) run(sub.map((a) => (a.t === '{}' ? dirs[0] ?? literalEW('.') : a)), env, c, feed);
+  }
+}
+
+/** Archivers, backup and sync tools: like an unknown program, and each folder is taken whole. */
+function archiver(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  unknownProgram(args, env, c, true);
+}
+
+/** `trap 'CODE' SIGNAL…`: CODE is shell code run later in the same shell. */
+function trap(args: EW[], env: Env, c: Ctx): void {
+  const code = args.find((a) => !a.t.startsWith('-'));
+  if (!code || args.length < 2) return;
+  if (!code.known) c.col.evasive('trap runs a computed string');
+  else if (env.depth < MAX_DEPTH) nested(code.t, env, c);
+}
+
 /** bun: `-e`/`--eval`/`--print` is inline code; otherwise a package manager or a script runner. */
 function bunCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
   if (args.some((a) => /^(-e|-p|--eval|--print)(=|$)/.test(a.t))) return shell('bun', args, env, c, feed);
@@ -1760,9 +1813,9 @@ const NO_FILES: Handler = () => {};
 const NO_FILE_PROGRAMS = [
   'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'pwd', 'date', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
   'basename', 'dirname', 'expr', 'export', 'local', 'declare', 'typeset', 'readonly', 'unset', 'set', 'shopt', 'exit',
-  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'trap', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
+  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
   'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
-  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'enable', 'help', 'dirs', 'popd',
+  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
 
 const NET_PKG = ['install', 'i', 'add', 'ci', 'update', 'upgrade', 'publish', 'download', 'fetch', 'pull', 'push', 'clone', 'get', 'exec', 'dlx', 'create', 'init'];
@@ -1810,7 +1863,11 @@ const HANDLERS: Record<string, Handler> = {
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
-  zip, unzip, gdb, parallel, gpg, gpg2: gpg, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
+  zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap,
+  '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, cpio: archiver, pax: archiver, rclone: archiver, restic: archiver,
+  borg: archiver, duplicity: archiver, ncdu: archiver, ugrep: archiver, rsnapshot: archiver, bsdtar: archiver, star: archiver,
+  fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
+  enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); }, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
   osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
   su: suLike, runuser: suLike, sg: suLike, script: scriptCmd,
   curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
