@@ -1,8 +1,10 @@
 // JSON the way an operator must read it (a call's arguments before deciding, an audit event's
 // payload during an incident): every key and value visible, long strings folded behind an
 // expand so one huge value cannot hide the rest, nested objects and arrays collapsible, and the
-// whole value one click from the clipboard.
+// whole value one click from the clipboard. JSON escapes control characters but not bidi controls
+// or zero-width ones: keys and strings go through SafeText, which draws those as ⟨U+…⟩ tokens.
 import { useState, type ReactNode } from 'react';
+import { SafeText } from './safe-text.tsx';
 
 /** Strings longer than this are folded. */
 export const FOLD_AT = 160;
@@ -20,7 +22,7 @@ export function JsonView({ value, testId, className, label }: { value: unknown; 
 
 function JsonNode({ value, indent, depth }: { value: unknown; indent: string; depth: number }): ReactNode {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return <span className="json-lit">{String(value)}</span>;
-  if (typeof value === 'string') return value.length > FOLD_AT ? <FoldedString text={value} /> : <span className="json-str">{JSON.stringify(value)}</span>;
+  if (typeof value === 'string') return value.length > FOLD_AT ? <FoldedString text={value} /> : <span className="json-str"><SafeText text={JSON.stringify(value)} /></span>;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     return <Collapsible open="[" close="]" size={`${value.length} ${value.length === 1 ? 'item' : 'items'}`} indent={indent} depth={depth} entries={value.map((v, i) => [String(i), null, v])} />;
@@ -62,7 +64,9 @@ function Collapsible({ open, close, size, indent, depth, entries }: { open: stri
           {inner}
           {label !== null ? (
             <>
-              <span className="json-key">{JSON.stringify(label)}</span>
+              <span className="json-key">
+                <SafeText text={JSON.stringify(label)} />
+              </span>
               {': '}
             </>
           ) : null}
@@ -80,7 +84,7 @@ function FoldedString({ text }: { text: string }) {
   const quoted = JSON.stringify(text);
   return (
     <span className="json-str json-folded" data-testid="json-folded" data-open={open}>
-      {open ? quoted : `${quoted.slice(0, FOLD_AT)}…`}{' '}
+      <SafeText text={open ? quoted : `${quoted.slice(0, FOLD_AT)}…`} />{' '}
       <button type="button" className="json-expand" data-testid="json-expand" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
         {open ? 'fold' : `expand (${text.length} chars)`}
       </button>

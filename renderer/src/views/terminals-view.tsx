@@ -12,6 +12,7 @@ import '../styles/terminals.css';
 import { bindTerminals, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
+import { SafeText, safeTitle } from '../components/safe-text.tsx';
 
 export function TerminalsView() {
   const client = useClient();
@@ -70,10 +71,12 @@ function TerminalDetail() {
   const running = session.state === 'running';
   const controller = session.controller;
   return (
-    <section className="terminal-detail" aria-label={`Terminal ${session.title}`}>
+    <section className="terminal-detail" aria-label={`Terminal ${safeTitle(session.title)}`}>
       <header className="terminal-detail-head">
         <div className="terminal-detail-title">
-          <h2 data-testid="terminal-title">{session.title}</h2>
+          <h2 data-testid="terminal-title">
+            <SafeText text={session.title} />
+          </h2>
           <span className="terminal-state" data-state={session.state} data-testid="terminal-state">
             {exitLabel(session)}
           </span>
@@ -103,10 +106,12 @@ function TerminalDetail() {
       </header>
       <dl className="terminal-facts">
         <dt>Command</dt>
-        <dd className="mono">{[session.command, ...session.args].join(' ')}</dd>
+        <dd className="mono">
+          <SafeText text={[session.command, ...session.args].join(' ')} />
+        </dd>
         <dt>Started</dt>
         <dd>
-          {formatDateTime(session.startedAt)} by {session.actor}
+          {formatDateTime(session.startedAt)} by <SafeText text={session.actor} />
           {session.callId ? ` (call ${session.callId})` : ''}
         </dd>
         <dt>Process</dt>

@@ -2,6 +2,7 @@
 // YAML that will be appended before anything is written.
 import type { ApprovalItemView, ProposedRuleView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export interface AlwaysDialogProps {
   item: ApprovalItemView;
@@ -16,7 +17,7 @@ export interface AlwaysDialogProps {
 export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, onCancel }: AlwaysDialogProps) {
   return (
     <ModalDialog
-      title={`Always allow ${item.call.tool}?`}
+      title={`Always allow ${safeTitle(item.call.tool)}?`}
       onCancel={onCancel}
       testId="always-dialog"
       className="modal-wide"
@@ -34,9 +35,12 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
       <p>This approves the call and appends the rule below to policy.yaml. It covers the same tool with exactly this command (or these path arguments) on these paths, from any agent; anything else still asks. You can edit or remove it in the policy file.</p>
       {rule ? (
         <>
-          <p className="muted">{rule.description}</p>
+          {/* The rule quotes the command: a bidi or zero-width character in it is shown as a token. */}
+          <p className="muted">
+            <SafeText text={rule.description} />
+          </p>
           <pre className="code-block rule-yaml selectable" data-testid="always-yaml">
-            {rule.yaml}
+            <SafeText text={rule.yaml} multiline />
           </pre>
         </>
       ) : loadError ? null : (

@@ -1,12 +1,16 @@
 // One pending call, with everything the operator decides on: who asks, which tool, the exact
 // arguments, what policy extracted (operations, paths, hosts, evasive constructs), who asked
 // for a decision and why, and the time left. The decision buttons name their keys.
-import { memo } from 'react';
+// Everything the agent supplied (tool, agent, session, command, paths, hosts, reasons, arguments) is
+// drawn through SafeText: a bidi override or zero-width character shows as a ⟨U+…⟩ token, and a
+// command holding one gets a HIDDEN CHARACTERS badge, so what the operator reads is what runs.
+import { Fragment, memo } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { ExpiryCountdown } from './countdown.tsx';
 import { JsonView } from '../../components/json-view.tsx';
+import { HiddenTextBadge, SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export type Decision = 'approve' | 'session' | 'always' | 'deny';
 
@@ -25,6 +29,8 @@ export interface ApprovalCardProps {
 
 export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded, busy, now, clockOffset, domId, onActivate, onDecide, onToggleDetails }: ApprovalCardProps) {
   const { call, extraction: x } = item;
+  // What the warning is about: the command as extracted, and the raw arguments (a tool's own fields).
+  const argsText = JSON.stringify(call.arguments ?? null);
   return (
     <li
       id={domId}
@@ -40,25 +46,28 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
     >
       <div className="approval-head">
         <span className="approval-tool mono" data-testid="approval-tool">
-          {call.tool}
+          <SafeText text={call.tool} />
         </span>
+        <HiddenTextBadge text={`${x.command ?? ''} ${argsText} ${x.paths.join(' ')}`} />
         {x.evasive ? (
-          <span className="badge badge-evasive" data-testid="approval-evasive" title={x.evasiveReasons.join('; ') || 'Static analysis cannot see through this command.'}>
+          <span className="badge badge-evasive" data-testid="approval-evasive" title={safeTitle(x.evasiveReasons.join('; ')) || 'Static analysis cannot see through this command.'}>
             EVASIVE
           </span>
         ) : null}
         <span className="approval-who">
-          <span data-testid="approval-agent">{call.agent}</span>
+          <span data-testid="approval-agent">
+            <SafeText text={call.agent} />
+          </span>
           {/* The agent is the token's name; what the client says it is is only a label. */}
           {call.client !== undefined && call.client !== call.agent ? (
             <span className="muted" data-testid="approval-client" title="What the client says it is; the agent is the name of the token it used">
               {' '}
-              ({call.client})
+              (<SafeText text={call.client} />)
             </span>
           ) : null}
           <span className="muted"> · session </span>
-          <span className="mono" data-testid="approval-session" title={call.session}>
-            {call.session}
+          <span className="mono" data-testid="approval-session" title={safeTitle(call.session)}>
+            <SafeText text={call.session} />
           </span>
           <span className="muted"> · via {call.source}</span>
         </span>
@@ -70,7 +79,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
         <span className="muted">Asked by </span>
         <strong>{describeDecider(item.askedBy)}</strong>
         <span className="muted">: </span>
-        {item.reason}
+        <SafeText text={item.reason} />
       </p>
 
       <dl className="approval-facts">
@@ -86,7 +95,12 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           <>
             <dt>Paths</dt>
             <dd className="mono" data-testid="approval-paths">
-              {x.paths.join('\n')}
+              {x.paths.map((p, i) => (
+                <Fragment key={i}>
+                  {i > 0 ? '\n' : null}
+                  <SafeText text={p} />
+                </Fragment>
+              ))}
             </dd>
           </>
         ) : null}
@@ -94,7 +108,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           <>
             <dt>Hosts</dt>
             <dd className="mono" data-testid="approval-hosts">
-              {x.hosts.join(', ')}
+              <SafeText text={x.hosts.join(', ')} />
             </dd>
           </>
         ) : null}
@@ -102,7 +116,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           <>
             <dt>Command</dt>
             <dd className="mono" data-testid="approval-command">
-              {x.command}
+              <SafeText text={x.command} multiline />
             </dd>
           </>
         ) : null}
@@ -110,7 +124,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           <>
             <dt className="danger-text">Evasive</dt>
             <dd className="danger-text" data-testid="approval-evasive-reasons">
-              {x.evasiveReasons.length > 0 ? x.evasiveReasons.join('; ') : 'Static analysis cannot see through this command.'}
+              {x.evasiveReasons.length > 0 ? <SafeText text={x.evasiveReasons.join('; ')} /> : 'Static analysis cannot see through this command.'}
             </dd>
           </>
         ) : null}
@@ -132,7 +146,9 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
             {item.argsHash}
           </dd>
           <dt>Working directory</dt>
-          <dd className="mono">{call.cwd}</dd>
+          <dd className="mono">
+            <SafeText text={call.cwd} />
+          </dd>
           <dt>Received</dt>
           <dd>{formatDateTime(call.receivedAt + clockOffset)}</dd>
           <dt>Expires</dt>

@@ -3,6 +3,7 @@
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime, formatEventTime } from '../../lib/format.ts';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export const outcomeLabel: Record<'approved' | 'denied' | 'expired', string> = {
   approved: 'Approved',
@@ -51,18 +52,20 @@ export function ApprovalHistory({ items, clockOffset }: { items: ApprovalItemVie
                         {state === 'approved' && i.scope && i.scope !== 'once' ? ` (${i.scope})` : ''}
                       </span>
                     </td>
-                    <td className="mono" title={i.call.tool}>
-                      {i.call.tool}
+                    <td className="mono" title={safeTitle(i.call.tool)}>
+                      <SafeText text={i.call.tool} />
                     </td>
-                    <td title={i.call.agent}>{i.call.agent}</td>
-                    <td className="mono" title={i.call.session}>
-                      {i.call.session}
+                    <td title={safeTitle(i.call.agent)}>
+                      <SafeText text={i.call.agent} />
                     </td>
-                    <td data-testid="history-decider" title={by}>
-                      {by}
+                    <td className="mono" title={safeTitle(i.call.session)}>
+                      <SafeText text={i.call.session} />
                     </td>
-                    <td data-testid="history-reason" title={reason}>
-                      {reason}
+                    <td data-testid="history-decider" title={safeTitle(by)}>
+                      <SafeText text={by} />
+                    </td>
+                    <td data-testid="history-reason" title={safeTitle(reason)}>
+                      <SafeText text={reason} />
                     </td>
                   </tr>
                 );

@@ -1,6 +1,7 @@
 // The answer to a batch decision, item by item: each was checked on its own (its hash, its
 // state), so some may be refused while the rest went through.
 import type { ApprovalsStore } from '../../stores/approvals-store.ts';
+import { SafeText } from '../../components/safe-text.tsx';
 
 export function BatchResults({ batch, onDismiss }: { batch: NonNullable<ApprovalsStore['batch']>; onDismiss(): void }) {
   const ok = batch.results.filter((r) => r.ok).length;
@@ -21,7 +22,13 @@ export function BatchResults({ batch, onDismiss }: { batch: NonNullable<Approval
       <ul className="batch-list">
         {batch.results.map((r) => (
           <li key={r.id} data-testid="batch-result" data-id={r.id} data-ok={r.ok} className={r.ok ? 'ok-text' : 'danger-text'}>
-            <span className="mono">{r.tool}</span> <span className="muted">({r.agent})</span>: {r.message}
+            <span className="mono">
+              <SafeText text={r.tool} />
+            </span>{' '}
+            <span className="muted">
+              (<SafeText text={r.agent} />)
+            </span>
+            : <SafeText text={r.message} />
           </li>
         ))}
       </ul>

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export interface SessionDialogProps {
   item: ApprovalItemView;
@@ -38,7 +39,7 @@ export function SessionDialog({ item, defaultMinutes, busy, error, onConfirm, on
   };
   return (
     <ModalDialog
-      title={`Approve ${item.call.tool} for this session`}
+      title={`Approve ${safeTitle(item.call.tool)} for this session`}
       onCancel={onCancel}
       testId="session-dialog"
       footer={
@@ -53,7 +54,7 @@ export function SessionDialog({ item, defaultMinutes, busy, error, onConfirm, on
       }
     >
       <p>
-        Runs this call now, and lets <strong>{item.call.agent}</strong> (session <span className="mono">{item.call.session}</span>) call <span className="mono">{item.call.tool}</span> again without asking until the grant
+        Runs this call now, and lets <strong><SafeText text={item.call.agent} /></strong> (session <span className="mono"><SafeText text={item.call.session} /></span>) call <span className="mono"><SafeText text={item.call.tool} /></span> again without asking until the grant
         expires. Grants are listed in the Grants view, where you can revoke them.
       </p>
       <form

@@ -8,6 +8,7 @@ import { useAuditStore } from '../../stores/audit-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { closeEvent, openEvent, openSession, sessionOf } from '../../sync/audit-actions.ts';
 import { requestPlugin } from '../../sync/plugins-actions.ts';
+import { SafeText } from '../../components/safe-text.tsx';
 
 export function EventDetail() {
   const client = useClient();
@@ -39,9 +40,13 @@ export function EventDetail() {
               <time dateTime={isoTime(event.ts)}>{formatDateTime(event.ts)}</time>
             </dd>
             <dt>Actor</dt>
-            <dd>{event.actor}</dd>
+            <dd>
+              <SafeText text={event.actor} />
+            </dd>
             <dt>Summary</dt>
-            <dd>{summarize(event)}</dd>
+            <dd>
+              <SafeText text={summarize(event)} />
+            </dd>
             <dt>Chain hash</dt>
             <dd className="mono audit-hash" data-testid="audit-detail-hash">
               {event.hash}
@@ -51,7 +56,7 @@ export function EventDetail() {
                 <dt>Session</dt>
                 <dd>
                   <button type="button" className="link-button mono" data-testid="audit-session-link" onClick={() => void openSession(client, session)}>
-                    {session}
+                    <SafeText text={session} />
                   </button>{' '}
                   <span className="muted">(opens its timeline)</span>
                 </dd>
@@ -70,7 +75,7 @@ export function EventDetail() {
                       requestPlugin(client, plugin);
                     }}
                   >
-                    {plugin}
+                    <SafeText text={plugin} />
                   </button>
                 </dd>
               </>
@@ -95,9 +100,14 @@ export function EventDetail() {
                   aria-current={r.seq === selected.seq ? 'true' : undefined}
                   onClick={() => void openEvent(client, r.seq)}
                 >
-                  <span className="mono">#{r.seq}</span> <span className="mono">{r.type}</span>
+                  <span className="mono">#{r.seq}</span>{' '}
+                  <span className="mono">
+                    <SafeText text={r.type} />
+                  </span>
                 </button>{' '}
-                <span className="muted">{summarize(r)}</span>
+                <span className="muted">
+                  <SafeText text={summarize(r)} />
+                </span>
               </li>
             ))}
           </ol>

@@ -8,6 +8,7 @@ import { agentTool, decisionOf, summarize } from '../../lib/audit-summary.ts';
 import { formatDateTime, formatEventTime, isoTime } from '../../lib/format.ts';
 import { useAuditStore } from '../../stores/audit-store.ts';
 import { loadMore, openEvent } from '../../sync/audit-actions.ts';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 /** Must match .audit-row's height in audit.css. */
 export const ROW_HEIGHT = 28;
@@ -103,24 +104,25 @@ export function ResultsTable() {
             {formatEventTime(e.ts, now)}
           </time>
         </span>
-        <span role="cell" className="mono audit-col-type" title={e.type}>
-          {e.type}
+        {/* Type, actor and the payload's strings are the agent's words: hidden characters as tokens. */}
+        <span role="cell" className="mono audit-col-type" title={safeTitle(e.type)}>
+          <SafeText text={e.type} />
         </span>
-        <span role="cell" className="audit-col-actor" title={e.actor}>
-          {e.actor}
+        <span role="cell" className="audit-col-actor" title={safeTitle(e.actor)}>
+          <SafeText text={e.actor} />
         </span>
         <span role="cell" className="audit-col-agent">
-          {agentTool(e)}
+          <SafeText text={agentTool(e)} />
         </span>
         <span role="cell" className="audit-col-decision">
           {decision ? (
             <span className="decision" data-decision={decision}>
-              {decision}
+              <SafeText text={decision} />
             </span>
           ) : null}
         </span>
         <span role="cell" className="audit-col-summary">
-          {summarize(e)}
+          <SafeText text={summarize(e)} />
         </span>
       </div>,
     );

@@ -9,6 +9,7 @@ import { useAuditStore } from '../../stores/audit-store.ts';
 import { closeSession, openEvent, replaySession, setPlaying, setStep } from '../../sync/audit-actions.ts';
 import { ReplayResult } from './replay-result.tsx';
 import { JobStatus, useJob } from '../../components/job-progress.tsx';
+import { SafeText } from '../../components/safe-text.tsx';
 
 /** How long each step stays on screen while playing. */
 const PLAY_STEP_MS = 700;
@@ -133,14 +134,16 @@ export function SessionTimeline() {
                   </time>
                   <span className="audit-step-kind">{stepKind(e.type)}</span>
                   <button type="button" className="link-button mono" onClick={() => void openEvent(client, e.seq)} title="Open this event">
-                    {e.type}
+                    <SafeText text={e.type} />
                   </button>
                   {decision ? (
                     <span className="decision" data-decision={decision}>
-                      {decision}
+                      <SafeText text={decision} />
                     </span>
                   ) : null}
-                  <span className="audit-step-summary">{summarize(e)}</span>
+                  <span className="audit-step-summary">
+                    <SafeText text={summarize(e)} />
+                  </span>
                 </li>
               );
             })}
@@ -148,13 +151,15 @@ export function SessionTimeline() {
           {at ? (
             <div className="audit-step-detail" data-testid="audit-step-detail" data-seq={at.seq}>
               <h3 className="audit-subtitle">
-                Step {step + 1}: <span className="mono">{at.type}</span> by {at.actor}
-                {agentTool(at) ? <span className="muted"> — {agentTool(at)}</span> : null}
+                Step {step + 1}: <span className="mono"><SafeText text={at.type} /></span> by <SafeText text={at.actor} />
+                {agentTool(at) ? <span className="muted"> — <SafeText text={agentTool(at)} /></span> : null}
               </h3>
               {deciderText((at.payload as Record<string, unknown> | null)?.decider) ? (
-                <p>Decided by {deciderText((at.payload as Record<string, unknown>).decider)}</p>
+                <p>Decided by <SafeText text={deciderText((at.payload as Record<string, unknown>).decider) ?? ''} /></p>
               ) : null}
-              <pre className="audit-json mono">{JSON.stringify(at.payload, null, 2)}</pre>
+              <pre className="audit-json mono">
+                <SafeText text={JSON.stringify(at.payload, null, 2)} multiline />
+              </pre>
             </div>
           ) : null}
           <div className="audit-replay">

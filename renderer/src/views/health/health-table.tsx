@@ -20,6 +20,7 @@ import { BreakerBadge } from './breaker-badge.tsx';
 import { LatencySparkline } from './latency-sparkline.tsx';
 import { ProbeCountdown } from './probe-countdown.tsx';
 import { useSecondTick } from './use-second-tick.ts';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 const COLUMNS = 15;
 
@@ -121,8 +122,8 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
       >
         <td>
           <div className="health-plugin">
-            <span className="health-name" title={row.name}>
-              {row.name}
+            <span className="health-name" title={safeTitle(row.name)}>
+              <SafeText text={row.name} />
             </span>
             <span className="health-kind">{row.kind ?? 'unknown kind'}</span>
             {row.processes ? (
@@ -201,12 +202,15 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
           <td colSpan={COLUMNS}>
             {note ? (
               <p className="health-note">
-                <span className="health-note-label">Last failure</span> <span className="mono selectable">{note}</span>
+                <span className="health-note-label">Last failure</span> <span className="mono selectable">
+                  {/* A plugin's own error output: its escape codes and bidi characters are shown, not obeyed. */}
+                  <SafeText text={note} multiline />
+                </span>
               </p>
             ) : null}
             {actionError ? (
               <p className="inline-error" role="alert" data-testid="health-action-error">
-                Could not {actionError.action} {row.name}: {actionError.message}
+                Could not {actionError.action} <SafeText text={row.name} />: <SafeText text={actionError.message} />
               </p>
             ) : null}
           </td>

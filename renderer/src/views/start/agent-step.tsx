@@ -6,6 +6,7 @@ import { formatAgo, formatDateTime, isoTime } from '../../lib/format.ts';
 import { useGettingStartedStore } from '../../stores/getting-started-store.ts';
 import { openConnectAgent, setAgentSkipped } from '../../sync/getting-started-actions.ts';
 import { StepCard } from './step-card.tsx';
+import { SafeText } from '../../components/safe-text.tsx';
 
 const sourceLabel: Record<string, string> = { mcp: 'MCP', hook: 'a Claude Code hook', api: 'the HTTP API' };
 
@@ -23,7 +24,9 @@ export function AgentStep({ agent }: { agent: GettingStartedView['agent'] }) {
       <p className="start-status" data-testid="start-agent-status">
         {seen ? (
           <>
-            <strong>{seen.agent}</strong> sent its first call over {sourceLabel[seen.source] ?? seen.source}{' '}
+            <strong>
+              <SafeText text={seen.agent} />
+            </strong> sent its first call over {sourceLabel[seen.source] ?? seen.source}{' '}
             <time dateTime={isoTime(seen.at)} title={formatDateTime(seen.at)}>
               {formatAgo(seen.at)}
             </time>

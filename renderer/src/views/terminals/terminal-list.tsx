@@ -2,6 +2,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { formatDateTime } from '../../lib/format.ts';
 import { exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export function TerminalList() {
   const { sessions, loaded, listError, selected } = useTerminalsStore(
@@ -46,22 +47,25 @@ export function TerminalList() {
             }}
           >
             <div className="terminal-row-main">
-              <span className="terminal-row-title" title={s.title}>
-                {s.title}
+              {/* Titles, commands and actors come from the call: hidden characters shown as tokens. */}
+              <span className="terminal-row-title" title={safeTitle(s.title)}>
+                <SafeText text={s.title} />
               </span>
               <span className="terminal-state" data-state={s.state} data-paused={s.paused ? 'true' : 'false'}>
                 {exitLabel(s)}
               </span>
             </div>
             <div className="terminal-row-meta">
-              <span className="mono" title={[s.command, ...s.args].join(' ')}>
-                {s.tool === 'shell' ? 'shell' : s.tool}
+              <span className="mono" title={safeTitle([s.command, ...s.args].join(' '))}>
+                <SafeText text={s.tool === 'shell' ? 'shell' : s.tool} />
               </span>
-              <span title={s.actor}>{s.actor.replace(/^operator:/, '')}</span>
+              <span title={safeTitle(s.actor)}>
+                <SafeText text={s.actor.replace(/^operator:/, '')} />
+              </span>
               <time dateTime={new Date(s.startedAt).toISOString()} title={formatDateTime(s.startedAt)}>
                 {formatDateTime(s.startedAt).slice(11)}
               </time>
-              {s.controller ? <span className="terminal-row-typing" title={`Taken over by ${s.controller.operator}`}>⌨ {s.controller.operator}</span> : null}
+              {s.controller ? <span className="terminal-row-typing" title={`Taken over by ${safeTitle(s.controller.operator)}`}>⌨ <SafeText text={s.controller.operator} /></span> : null}
             </div>
           </li>
         ))}
