@@ -20,7 +20,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../host/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
-import type { AgentIdentity } from './agent-tokens.js';
+import { boundSession, type AgentIdentity } from './agent-tokens.js';
 
 export interface McpGatewayDeps {
   gateway: Gateway;
@@ -147,7 +147,7 @@ export class McpGateway {
             // agent); the client's own name is only a label.
             agent,
             client: client?.name ?? 'mcp-client',
-            session: transport.sessionId ?? 'mcp',
+            session: transport.sessionId ?? boundSession(agent, 'mcp'),
             tool: request.params.name,
             arguments: (request.params.arguments as Record<string, unknown> | undefined) ?? {},
             source: 'mcp',
