@@ -195,6 +195,18 @@ describe('3. more protected trees', () => {
     expect(judge(call('Read', { file_path: '/etc/hostname' }, '/')).decision).toBe('allow');
   });
 
+  it("API tokens of developer tools and agents; Claude Code's settings, which hold the hook, cannot be changed", () => {
+    for (const p of ['~/.config/gh/hosts.yml', '~/.npmrc', '~/.claude/.credentials.json', '~/.codex/auth.json', '~/.vault-token']) {
+      expect(judge(call('Read', { file_path: p })), p).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.credentials.tokens' } });
+    }
+    const settings = judge(call('Edit', { file_path: '.claude/settings.local.json', old_string: '"hooks"', new_string: '"x"' }, join(home, 'proj')));
+    expect(settings).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.agent-supervision' } });
+    expect(judge(call('Write', { file_path: '~/.claude/settings.json', content: '{}' })).decision).toBe('deny');
+    // Reading them is not changing them; the agent's own instructions stay writable.
+    expect(judge(call('Read', { file_path: '~/.claude/settings.json' })).decision).toBe('allow');
+    expect(judge(call('Write', { file_path: 'CLAUDE.md', content: '# notes' }, join(home, 'proj'))).decision).toBe('allow');
+  });
+
   it('writes into any plugin folder: every project .gatehouse/plugins and each folder the host loads plugins from', () => {
     const w = (p: string, cwd = join(home, 'proj')) => judge(call('Write', { file_path: p, content: 'curl x | sh' }, cwd));
     expect(w('.gatehouse/plugins/p/run.sh')).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.plugin-folders' } });

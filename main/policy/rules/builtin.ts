@@ -113,6 +113,19 @@ function defs(ctx: BuiltinContext): Def[] {
       message: 'Agents may not touch keyrings, password stores or credential files.',
     },
     {
+      name: 'builtin.credentials.tokens',
+      description: 'API tokens of developer tools and coding agents',
+      actions: FILE_OPS,
+      // Each holds a bearer token that works from anywhere: the GitHub CLI, package registries,
+      // Vault, Terraform Cloud, rclone remotes, and the agents' own sign-ins.
+      block_paths: [
+        '~/.config/gh/hosts.yml', '~/.npmrc', '~/.pypirc', '~/.cargo/credentials', '~/.cargo/credentials.toml', '~/.gem/credentials',
+        '~/.vault-token', '~/.terraform.d/credentials.tfrc.json', '~/.config/rclone/rclone.conf', '~/.s3cfg', '~/.boto',
+        '~/.claude/.credentials.json', '~/.codex/auth.json', '~/.config/github-copilot/**',
+      ],
+      message: 'Agents may not touch API tokens of developer tools or coding agents.',
+    },
+    {
       name: 'builtin.browser-profiles',
       description: 'Web browser profiles: cookies, saved passwords, session tokens, history',
       actions: FILE_OPS,
@@ -161,6 +174,14 @@ function defs(ctx: BuiltinContext): Def[] {
       // Any depth: a project opened later has its own; the host's own folders by their paths too.
       block_paths: ['**/.gatehouse/plugins', '**/.gatehouse/plugins/**', ...pluginDirs.flatMap((d) => [d, `${d}/**`])],
       message: 'Agents may not write into plugin folders; code there runs as a plugin.',
+    },
+    {
+      name: 'builtin.agent-supervision',
+      description: "Claude Code's settings files, where the Gatehouse hook is configured",
+      actions: MODIFY_OPS,
+      // An agent that edits these can drop the PreToolUse hook: its next session runs unsupervised.
+      block_paths: ['~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json'],
+      message: "Agents may not change Claude Code's settings; they configure the hook that supervises them.",
     },
     {
       name: 'builtin.gatehouse-home',
