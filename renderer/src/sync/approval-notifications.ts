@@ -4,6 +4,7 @@
 import type { EventPayload } from '../../../shared/contract.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import type { ShellKind } from '../transport/types.ts';
+import { displayText } from '../../../shared/display-text.ts';
 
 export type NotificationSupport = 'unsupported' | 'electron' | NotificationPermission;
 
@@ -25,7 +26,8 @@ export function notifyNewApprovals(shell: ShellKind, added: EventPayload<'approv
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   if (!useSettingsStore.getState().settings?.desktopNotifications) return;
   const first = added[0]!;
-  const body = added.length === 1 ? `${first.agent} wants to call ${first.tool}` : `${added.length} new calls wait for approval`;
+  // A desktop notification is plain text: the agent's names with their hidden characters escaped.
+  const body = added.length === 1 ? `${displayText(first.agent)} wants to call ${displayText(first.tool)}` : `${added.length} new calls wait for approval`;
   try {
     // One tag: a burst replaces the previous notification instead of stacking.
     new Notification('Gatehouse: approval needed', { body, tag: 'gatehouse-approvals' });

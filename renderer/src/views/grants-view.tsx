@@ -12,6 +12,7 @@ import { useGrantsStore } from '../stores/grants-store.ts';
 import { formatCountdown } from '../stores/health-store.ts';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
+import { SafeText, safeTitle } from '../components/safe-text.tsx';
 
 export function GrantsView() {
   const client = useClient();
@@ -80,18 +81,20 @@ function GrantRow({ grant: g, now, clockOffset, busy, error, onRevoke }: { grant
   const ms = expiresAt - now;
   return (
     <tr data-testid="grant-row" data-id={g.id} data-tool={g.tool} data-agent={g.agent}>
-      <td title={g.agent}>{g.agent}</td>
-      <td className="mono" title={g.session}>
-        {g.session}
+      <td title={safeTitle(g.agent)}>
+        <SafeText text={g.agent} />
       </td>
-      <td className="mono" title={g.tool}>
-        {g.tool}
+      <td className="mono" title={safeTitle(g.session)}>
+        <SafeText text={g.session} />
       </td>
-      <td className="mono" data-testid="grant-match" title={g.argumentPattern ? `Arguments matching ${g.argumentPattern}` : g.argsHash ? `Exactly the arguments with hash ${g.argsHash}` : 'Any arguments'}>
+      <td className="mono" title={safeTitle(g.tool)}>
+        <SafeText text={g.tool} />
+      </td>
+      <td className="mono" data-testid="grant-match" title={g.argumentPattern ? `Arguments matching ${safeTitle(g.argumentPattern)}` : g.argsHash ? `Exactly the arguments with hash ${g.argsHash}` : 'Any arguments'}>
         {g.argumentPattern ? (
           <>
             <span className="muted">pattern </span>
-            {g.argumentPattern}
+            <SafeText text={g.argumentPattern} />
           </>
         ) : g.argsHash ? (
           <>

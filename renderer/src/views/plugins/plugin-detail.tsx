@@ -14,6 +14,7 @@ import { QuarantineChanges } from './quarantine-changes.tsx';
 import { SandboxTrust } from './sandbox-trust.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TestRunPanel } from './test-run-panel.tsx';
+import { SafeText } from '../../components/safe-text.tsx';
 
 const originLabel = { home: 'home', project: 'project', cli: '--plugins-dir' } as const;
 
@@ -210,10 +211,10 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
             {detail.reloadProblems.map((p, i) => (
               <li key={i}>
                 <span className="mono">
-                  {p.file}
+                  <SafeText text={p.file ?? ''} />
                   {p.line ? `:${p.line}` : ''}
                 </span>{' '}
-                {p.message} <span className="mono muted">[{p.code}]</span>
+                <SafeText text={p.message} /> <span className="mono muted">[{p.code}]</span>
               </li>
             ))}
           </ul>

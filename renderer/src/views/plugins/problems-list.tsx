@@ -1,6 +1,7 @@
 // The problems under the editor: validation problems and scan findings, the open file's as the
 // author types (from plugins.check), the other files' as saved. A click shows the place.
 import { diagnosticLocation, type Diagnostic } from '../../editor/diagnostics.ts';
+import { SafeText } from '../../components/safe-text.tsx';
 
 const severityLabel = { error: 'Error', warning: 'Warning', info: 'Info' } as const;
 
@@ -54,12 +55,17 @@ export function ProblemsList({ diagnostics, currentPath, checking, checkError, o
                 onClick={() => onSelect(d)}
               >
                 <span className={`sev-icon sev-${d.severity}`} aria-label={severityLabel[d.severity]} role="img" />
-                <span className="problem-loc mono">{diagnosticLocation(d)}</span>
+                <span className="problem-loc mono">
+                  <SafeText text={diagnosticLocation(d)} />
+                </span>
                 <span className="problem-id mono">
                   {d.id}
                   {d.weight ? ` ·${d.weight}` : ''}
                 </span>
-                <span className="problem-msg">{d.message}</span>
+                {/* Messages quote the plugin's code and names: its hidden characters shown as tokens. */}
+                <span className="problem-msg">
+                  <SafeText text={d.message} />
+                </span>
               </button>
             </li>
           ))}
