@@ -247,6 +247,26 @@ describe('finding 11: the shell sandbox binds exactly what policy judged', () =>
     }
   });
 
+  // Two layers hold this: the plan does not bind a path that resolves elsewhere than judged, and
+  // bwrap itself refuses a link as a mount point. The test checks the property end to end.
+  it('a judged file that becomes a link before the command runs is not bound: the link\'s target stays untouched', async (ctx) => {
+    needsBwrap(ctx);
+    const { home, project, bashrc } = fakeHome();
+    const notes = join(project, 'notes.txt');
+    writeFileSync(notes, 'notes\n');
+    await initExtractor();
+    // Judged in the home (bound read-only) while notes.txt is a plain file…
+    const command = `echo appended >> ${notes}`;
+    const judged = extract({ id: 'c1', agent: 'claude', session: 's1', tool: 'shell', arguments: { command }, cwd: home, source: 'api', receivedAt: 0 }, { home });
+    expect(judged.paths).toContain(notes);
+    // …then, while the call waited for an operator, swapped for a link to the home's .bashrc.
+    rmSync(notes);
+    symlinkSync(bashrc, notes);
+    const { r } = await runIn(home, command, home, judged);
+    expect(r.ok).toBe(false);
+    expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
+  });
+
   it('a command that only reads gets read-only binds; one that writes gets its folder read-write', async (ctx) => {
     needsBwrap(ctx);
     const { home } = fakeHome();

@@ -3,7 +3,7 @@
 import type { PluginManifest } from '../registry/types.js';
 import type { ResourceLimits } from './limits.js';
 import type { WrapFn } from './one-shot.js';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Operation } from '../policy/types.js';
@@ -145,13 +145,13 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
       if (!isAbsolute(raw)) continue;
       const p = resolve(raw);
       if (existsSync(p)) {
-        bind(p);
+        if (stillReal(p)) bind(p);
         continue;
       }
       // Not there yet (a file about to be created): its folder, when that exists and may be bound
       // whole; otherwise nothing, and the command cannot create it.
       const up = dirname(p);
-      if (up === p || !existsSync(up) || tooWide(up)) continue;
+      if (up === p || !existsSync(up) || tooWide(up) || !stillReal(up)) continue;
       bind(up);
     }
   }
@@ -159,6 +159,19 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   const all = [cwd, ...read, ...write];
   const hide = secrets.filter((h) => all.some((b) => under(h, b)));
   return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true };
+}
+
+/**
+ * Extraction judged real paths (symlinks resolved). A path that now resolves elsewhere was made a
+ * link after the judgement (while the call waited for an operator, say): binding it would bind
+ * the link's target, which nobody judged, so it is not bound at all.
+ */
+function stillReal(p: string): boolean {
+  try {
+    return realpathSync(p) === p;
+  } catch {
+    return false;
+  }
 }
 
 /** ~/.config, ~/.local, ~/.cache and the like hold every program's settings and tokens: never bound whole for writing. */
