@@ -350,13 +350,21 @@ describe('tokens never on the command line (the real CLI)', () => {
     const r = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${port}` });
     if (!r.ok) throw new Error(`refused: ${r.status}`);
     const client = new WsClient(r.ws);
-    const started = (await client.call('terminals.start', { command: '/bin/cat', cols: 80, rows: 24 })) as { ok: boolean; result: { id: string; pid: number } };
+    const script = 'printf "T=%s A=%s P=%s END\\n" "${GATEHOUSE_TOKEN:-unset}" "${GATEHOUSE_AGENT_TOKEN:-unset}" "${PATH:+set}"; exec cat';
+    const started = (await client.call('terminals.start', { command: '/bin/sh', args: ['-c', script], cols: 200, rows: 24 })) as { ok: boolean; result: { id: string } };
     expect(started.ok).toBe(true);
-    const environ = readFileSync(`/proc/${started.result.pid}/environ`, 'utf8');
-    expect(environ).toContain('PATH=');
-    expect(environ).not.toContain('GATEHOUSE_TOKEN');
-    expect(environ).not.toContain(TOKEN);
-    expect(environ).not.toContain(AGENT);
+    const attached = (await client.call('terminals.attach', { id: started.result.id })) as { result: { buffer: string; seq: number } };
+    let output = attached.result.buffer;
+    if (!output.includes('END')) {
+      await client.waitForEvent((e) => {
+        const p = e.payload as { id: string; seq: number; data: string };
+        if (e.event !== 'terminals.output' || p.id !== started.result.id || p.seq <= attached.result.seq) return false;
+        output += p.data;
+        return output.includes('END');
+      });
+    }
+    expect(output).toContain('T=unset A=unset P=set END');
+    expect(output).not.toContain(TOKEN);
     await client.call('terminals.kill', { id: started.result.id });
     await client.close();
     cli.child.kill('SIGTERM');
