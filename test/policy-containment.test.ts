@@ -70,6 +70,16 @@ describe('1. recursive reads through non-shell tools reach the protected trees u
     expect(judge(call('Grep', { pattern: 'TODO' }, join(home, 'proj'))).decision).toBe('allow');
   });
 
+  it("Grep's file-name filter: a literal .env is that file in the folder searched, a pattern that could select .env files is unsure", () => {
+    const proj = join(home, 'proj');
+    expect(judge(call('Grep', { pattern: 'SECRET', glob: '.env' }, proj))).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.credentials.env-files' } });
+    expect(judge(call('Grep', { pattern: 'SECRET', path: 'src', glob: '**/.env.local' }, proj)).decision).toBe('deny');
+    expect(judge(call('Grep', { pattern: 'SECRET', glob: '*.env*' }, proj)).decision).toBe('ask');
+    expect(judge(call('Grep', { pattern: 'SECRET', glob: '.{env,x}' }, proj)).decision).toBe('ask');
+    expect(judge(call('Grep', { pattern: 'TODO', glob: '*.{ts,tsx}' }, proj)).decision).toBe('allow');
+    expect(judge(call('Grep', { pattern: 'TODO', glob: '.env.example' }, proj)).decision).toBe('allow');
+  });
+
   it("Claude Code's Glob walks the literal start of its pattern, under its path", () => {
     expect(judge(call('Glob', { pattern: '**/*', path: '~' }))).toMatchObject({ decision: 'deny' });
     expect(judge(call('Glob', { pattern: '~/.ssh/*' }))).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.credentials.ssh' } });

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import picomatch from 'picomatch';
 import type { Extraction, ToolCall } from '../types.js';
 import { Collector } from './collector.js';
 import { hostsInText, scpHost } from './hosts.js';
@@ -141,6 +142,14 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // Other read tools' patterns name the tree they read when they are absolute (`/etc/**`, `~/.ssh/*`).
   else if (spec.ops.length === 1 && spec.ops[0] === 'read' && typeof pattern === 'string' && /^(\/|~|\$HOME)/.test(pattern)) addArgPath(pattern, false);
 
+  // A walk narrowed to file names (`Grep {"glob": ".env"}`): name-anywhere rules (`**/.env`) cannot
+  // see inside a walked folder, so a literal name counts as that file in each walked folder, and a
+  // pattern that could select such files leaves the call unsure.
+  for (const k of spec.filters ?? []) {
+    const f = args[k];
+    if (typeof f === 'string' && f) nameFilter(col, f, [...col.recursive], addArgPath);
+  }
+
   // Hosts: URLs anywhere in the arguments. The text a file tool writes is not a destination, so
   // writing a README that mentions a URL does not count as contacting it.
   const skipContent = spec.ops.includes('write') && !spec.ops.includes('network');
@@ -168,6 +177,27 @@ function fileUrlPath(v: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** File names protected wherever they are (`**` + `/.env`, `**` + `/.env.*`): a walk's file-name filter is tested against them. */
+const NAME_PROTECTED = ['.env', '.env.local', '.env.production', '.env.development', '.env.test'];
+
+function nameFilter(col: Collector, filter: string, walked: readonly string[], addArgPath: (v: string, recursive: boolean) => void): void {
+  if (filter.length > MAX_PATH_ARG_LENGTH) return col.evasive(`a file-name filter is longer than ${MAX_PATH_ARG_LENGTH} characters (not analysed)`);
+  const name = filter.replace(/^(\*\*\/)+/, '');
+  if (!GLOB_CHAR.test(name) && !name.includes('/')) {
+    for (const dir of walked) addArgPath(`${dir}/${name}`, false);
+    return;
+  }
+  let selects: boolean;
+  try {
+    const last = name.slice(name.lastIndexOf('/') + 1);
+    const test = picomatch(last, { dot: true });
+    selects = NAME_PROTECTED.some((n) => test(n));
+  } catch {
+    selects = true;
+  }
+  if (selects) col.evasive('the file-name filter of a folder search could select .env files');
 }
 
 const GLOB_CHAR = /(^|[^\\])[*?[\]{}()!+@]/;

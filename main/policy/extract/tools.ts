@@ -18,6 +18,8 @@ export interface ToolSpec {
    * Absent: the tool touches its paths one level deep (Read, LS: a listing shows names only).
    */
   walk?: 'tree' | 'glob' | 'args';
+  /** Arguments that narrow a walk to the files whose contents it reads (Grep's `glob`). */
+  filters?: string[];
 }
 
 const CLAUDE: Record<string, ToolSpec> = {
@@ -28,7 +30,7 @@ const CLAUDE: Record<string, ToolSpec> = {
   notebookedit: { ops: ['write'] },
   notebookread: { ops: ['read'] },
   glob: { ops: ['read'], walk: 'glob' },
-  grep: { ops: ['read'], walk: 'tree' },
+  grep: { ops: ['read'], walk: 'tree', filters: ['glob'] },
   ls: { ops: ['read'] },
   bash: { ops: ['execute'], shell: true },
   bashoutput: { ops: ['read'] },
