@@ -95,11 +95,12 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
       run: () => roundOf(calls, async () => check(await runOneShot(base))),
     },
     {
+      // Reported, no target: the runner's own steps (slot, breaker, metrics, environment) come on
+      // top of runOneShot; the file check and the verified copy are ~0.1 ms of it.
       name: 'tool runner call (verified copy), no sandbox',
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
-      target: { ratio: 1.15 },
       run: () => roundOf(calls, viaRunner),
     },
     {
