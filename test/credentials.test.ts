@@ -222,6 +222,8 @@ describe('gatehouse serve and gatehouse url (the real CLI)', () => {
     const home = tempDir();
     const cli = startCli(['serve', '--port', '0', '--home', home]);
     const [, , port, printed] = await cli.waitForLine(LINE);
+    // The line after the link names the command, with this run's data folder.
+    await cli.waitForLine(new RegExp(`^\\(The link works once, within 2 minutes; \`gatehouse url --home ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\` prints a new one\\.\\)$`));
     const r = await runCli(['url', '--home', home]);
     expect(r.code, r.stderr).toBe(0);
     const m = r.stdout.trim().match(LINE);

@@ -1,7 +1,8 @@
 // `gatehouse serve`: builds the host, puts the serve shell around it, and owns the process's
 // lifetime (serve.json, signals, a clean audit record of the stop).
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { defaultHome } from '../../home.js';
 import { createHost, operatorName, type Host } from '../../host/create-host.js';
 import { startServeShell, type ServeShell } from './serve-shell.js';
 import { UsageError } from '../../cli/usage-error.js';
@@ -139,7 +140,9 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   if (!isLoopback(opts.host)) console.log(`Warning: listening on ${opts.host}, reachable from other machines. Anyone with the token can operate this console.`);
   // A one-time link: the operator token stays in the home folder, out of browser history.
   console.log(`Gatehouse console: ${shell.newConsoleUrl()}`);
-  console.log('(The link works once, within 2 minutes; `gatehouse url` prints a new one.)');
+  // Named with this run's data folder, quoted for a shell, so that it can be pasted as it is.
+  const urlCommand = resolve(opts.home) === defaultHome() ? 'gatehouse url' : `gatehouse url --home ${/^[\w./-]+$/.test(opts.home) ? opts.home : `'${opts.home.replace(/'/g, `'\\''`)}'`}`;
+  console.log(`(The link works once, within 2 minutes; \`${urlCommand}\` prints a new one.)`);
   const mode = host.settings.current;
   console.log(`Agents: MCP at ${mcpUrl}, Claude Code hook at ${hookUrl} (agent token in ${host.paths.serveJson}). Mode: ${mode.mode}, autonomy: ${mode.autonomy}.`);
 
