@@ -237,6 +237,34 @@ describe('finding 4: unknown programs and wrappers', () => {
     expect(verdicts(ex)).toEqual(DENY);
   });
 
+  it('a program not in the table with a path argument is unsure; build tools in the table are not', () => {
+    for (const cmd of ['frobnicate src/index.ts', 'zorblax --in notes.txt --out out.txt']) {
+      const ex = bash(cmd);
+      expect(ex.evasiveReasons[0], cmd).toMatch(/is a program whose use of files Gatehouse does not know$/);
+      expect(ex.operations, cmd).toEqual(['read', 'write', 'execute']);
+      expect(verdicts(ex), cmd).toEqual(ASK);
+    }
+    expect(bash('zorblax --in notes.txt').paths).toEqual([`${CWD}/notes.txt`]);
+    for (const cmd of ['pytest tests/test_x.py', 'go test ./...', 'make -j 4', 'frobnicate --verbose']) expect(bash(cmd).evasive, cmd).toBe(false);
+  });
+
+  it('xargs judges the names it is given when they are visible, and is unsure otherwise', () => {
+    for (const cmd of ['echo ~/.ssh/id_rsa | xargs cat', 'xargs -I{} cat {} <<< ~/.ssh/id_rsa', 'xargs cat <<EOF\n/home/alice/.ssh/id_rsa\nEOF']) {
+      const ex = bash(cmd);
+      expect(ex.paths, cmd).toEqual([`${HOME}/.ssh/id_rsa`]);
+      expect(verdicts(ex), cmd).toEqual(DENY);
+    }
+    expect(bash("printf '%s\\n' ~/.ssh/id_rsa | xargs cat").evasiveReasons).toEqual(['xargs runs cat on names it reads from its input']);
+    expect(bash("find . -name '*.ts' | xargs cat").evasive).toBe(false);
+  });
+
+  it('at runs its here-string later: judged; man -P is a side door', () => {
+    expect(verdicts(bash("at now <<< 'cat ~/.ssh/id_rsa'"))).toEqual(DENY);
+    expect(bash('echo id | at now').evasive).toBe(true);
+    expect(bash("man -P 'sh -c id' ls").evasiveReasons).toEqual(["man -P runs a program of the caller's choosing"]);
+    expect(bash('crontab jobs.txt').evasiveReasons).toEqual(['crontab installs commands that run later']);
+  });
+
   it('programs that take no files do not turn text into paths', () => {
     expect(bash("echo 'a/b' x/y")).toMatchObject({ paths: [], operations: ['execute'] });
   });

@@ -361,7 +361,7 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   const h = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (h) h(args, env, c, feed, name);
   else if (SHELLS.has(name) || INTERPRETERS.has(name)) shell(name, args, env, c, feed);
-  else unknownProgram(args, env, c);
+  else unknownProgram(args, env, c, false, name || 'the command');
 }
 
 /** `python3.12`, `perl5.36`, `pypy3`: judged as the interpreter they are a version of. */
@@ -372,9 +372,20 @@ const VERSIONED = /^(python3?|perl|ruby|lua|php|node)[0-9.]+$/;
  * every argument that looks like a path (`/x`, `~/x`, `./x`, `a/b`, `--file=~/x`, `-f/x`, a file
  * a glob matched) counts as read and written, and `file:` URLs as reads.
  */
-function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false): void {
+/** A word that follows an option and looks like a file name (`--in notes.txt`, `-c app.yaml`). */
+const FILE_NAME = /^[^\s=:]*[A-Za-z_][^\s=:]*\.[A-Za-z0-9]{1,10}$/;
+
+/**
+ * `unknown`: the program's name when it is not in the table at all — then a path-like argument
+ * also makes the call unsure (what the program does with it is a guess). `tree`: folders are taken whole.
+ */
+function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false, unknown?: string): void {
   const col = c.col;
-  for (const a of args) {
+  let paths = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const prev = args[i - 1];
+    const afterOption = prev !== undefined && prev.known && prev.t.length > 1 && prev.t[0] === '-' && !prev.t.includes('=') && prev.t !== '--';
     if (!a.known) {
       if (processSubst(a)) continue;
       // `frob "$d/id_rsa"`: a path whose folder is chosen at run time.
@@ -401,12 +412,14 @@ function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false): void {
       else hostsInText(t, (x) => col.host(x));
       continue;
     }
-    if (tilde || t.includes('/') || a.globbed || (tree && (t === '.' || t === '..'))) {
+    if (tilde || t.includes('/') || a.globbed || (tree && (t === '.' || t === '..')) || (afterOption && t === a.t && FILE_NAME.test(t))) {
       col.op('read');
       col.op('write');
+      paths++;
       pathOf({ ...a, t, tilde }, env, c, undefined, tree);
     }
   }
+  if (unknown && paths > 0) col.evasive(`${unknown} is a program whose use of files Gatehouse does not know`);
 }
 
 /** Runs an alias defined earlier in the script: its body's words, then the call's arguments. */
@@ -1486,14 +1499,19 @@ const XARGS_READ = new Set([
   'nl', 'less', 'more', 'strings', 'od', 'hexdump', 'file', 'true', 'test', '[',
 ]);
 
+/** Upstream programs whose output is names inside trees they were judged to walk. */
+const NAME_LISTERS = new Set(['find', 'fd', 'fdfind', 'ls', 'git', 'rg', 'grep', 'ag', 'ack', 'tree']);
+
 /**
- * xargs runs its command on names read from its input: when that input is visible (`echo a b |
- * xargs cat`) the names are judged as arguments; otherwise the paths are unknown, which is unsure
- * unless the command only reads.
+ * xargs runs its command on names read from its input. When that input is visible (`echo a b |
+ * xargs cat`, `xargs cat <<< ~/.ssh/id_rsa`) the names are judged as arguments (each substituted
+ * for the `-I` string); when they come from a walk already judged (`find … | xargs cat`) a reading
+ * command is fine; any other input makes the call unsure.
  */
 function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   let i = 0;
   let fromFile = false;
+  let replace: string | null = null;
   for (; i < args.length; i++) {
     const a = args[i] as EW;
     const t = a.t;
@@ -1510,35 +1528,56 @@ function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
       pathOf(literalEW(t.slice(11)), env, c, 'read');
       continue;
     }
+    if (t === '-I') { replace = args[++i]?.t ?? null; continue; }
+    if (t.startsWith('-I')) { replace = t.slice(2); continue; }
+    if (t === '-i' || t === '--replace') { replace = '{}'; continue; }
+    if (t.startsWith('--replace=')) { replace = t.slice(10); continue; }
+    if (t.startsWith('-i')) { replace = t.slice(2); continue; }
     if (t.startsWith('--')) {
-      if (['--max-args', '--max-procs', '--delimiter', '--replace', '--max-lines', '--max-chars', '--eof', '--process-slot-var'].includes(t)) i++;
+      if (['--max-args', '--max-procs', '--delimiter', '--max-lines', '--max-chars', '--eof', '--process-slot-var'].includes(t)) i++;
       continue;
     }
     const last = t[t.length - 1] as string;
-    if ('IanLPsdE'.includes(last) && !/^-[iel]/.test(t)) i++;
+    if ('anLPsdE'.includes(last) && !/^-[el]/.test(t)) i++;
   }
   const cmd = args.slice(i);
   const words = cmd.length ? cmd : [literalEW('echo')];
   const name = commandName(words[0]?.t ?? '');
-  const up = feed.upstream?.[feed.upstream.length - 1];
-  let input: EW[] | null = null;
-  if (!fromFile && up?.kind === 'cmd' && !up.redirects.length) {
-    const ws = expandWords(up.words, env, c);
-    const n0 = commandName(ws[0]?.t ?? '');
-    if ((n0 === 'echo' || n0 === 'printf') && ws.slice(1).every((w) => w.known && !w.t.includes('%') && !w.t.includes('\\'))) {
-      input = [];
-      for (const w of ws.slice(1)) {
-        if (n0 === 'echo' && /^-[neE]+$/.test(w.t)) continue;
-        for (const part of w.t.split(/\s+/)) if (part) input.push({ ...w, t: part, tilde: false });
-      }
-    }
-  }
+  const input = fromFile ? null : xargsInput(env, c, feed);
+  const direct: Feed = { upstream: null, redirects: [] };
   if (input) {
-    run([...words, ...input], env, c, { upstream: null, redirects: [] });
+    if (replace === null) run([...words, ...input], env, c, direct);
+    else for (const item of input.slice(0, 64)) run(words.map((w) => (w.known && w.t.includes(replace as string) ? { ...w, t: w.t.split(replace as string).join(item.t), tilde: false } : w)), env, c, direct);
     return;
   }
-  if (!XARGS_READ.has(name)) c.col.evasive(`xargs runs ${name || 'a command'} on names it reads from its input`);
-  run(words, env, c, { upstream: null, redirects: [] });
+  const up = feed.upstream?.[feed.upstream.length - 1];
+  const lister = up?.kind === 'cmd' && NAME_LISTERS.has(commandName(up.words[0]?.text ?? ''));
+  if (!(lister && XARGS_READ.has(name))) c.col.evasive(`xargs runs ${name || 'a command'} on names it reads from its input`);
+  run(replace === null ? words : words.filter((w) => w.t !== replace), env, c, direct);
+}
+
+/** xargs's input when it is visible: `echo`/`printf` words piped in, a here-string, a literal here-document. */
+function xargsInput(env: Env, c: Ctx, feed: Feed): EW[] | null {
+  const items = (text: string): EW[] => text.split(/\s+/).filter(Boolean).map((t) => literalEW(t));
+  for (const r of feed.redirects) {
+    if (r.op === '<<<' && r.target) {
+      const w = evalWord(r.target, env, c);
+      if (!w.known) return null;
+      return items(w.tilde ? expandHome(w.t, c.home) : w.t);
+    }
+    if ((r.op === '<<' || r.op === '<<-') && r.bodyLiteral && r.body !== undefined) return items(r.body);
+  }
+  const up = feed.upstream?.[feed.upstream.length - 1];
+  if (!up || up.kind !== 'cmd' || up.redirects.length) return null;
+  const ws = expandWords(up.words, env, c);
+  const n0 = commandName(ws[0]?.t ?? '');
+  if ((n0 !== 'echo' && n0 !== 'printf') || !ws.slice(1).every((w) => w.known && !w.t.includes('%') && !w.t.includes('\\'))) return null;
+  const out: EW[] = [];
+  for (const w of ws.slice(1)) {
+    if (n0 === 'echo' && /^-[neE]+$/.test(w.t)) continue;
+    out.push(...items(w.tilde ? expandHome(w.t, c.home) : w.t));
+  }
+  return out;
 }
 
 /** `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [-S 'CMD ARGS'] CMD…`: judged as the command it runs. */
@@ -1738,6 +1777,57 @@ function fd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   }
 }
 
+/**
+ * Build tools, compilers, test runners and linters: they read and write the files they are given
+ * (and run the project's code, as documented), which is what they are known to do — not unsure.
+ */
+function devTool(args: EW[], env: Env, c: Ctx): void {
+  unknownProgram(args, env, c);
+}
+const DEV_TOOLS = [
+  'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
+  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle', 'make', 'gmake',
+  'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'tsx', 'ts-node', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
+  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'kubectl', 'helm',
+];
+
+/** man: `-P`/`--pager` and `-H`/`--html` run a program of the caller's choosing; `-l` reads files. */
+function man(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (t === '-P' || t === '--pager' || t.startsWith('--pager=') || (t.startsWith('-P') && t.length > 2) || t.startsWith('-H') || t.startsWith('--html') || t === '-X' || t.startsWith('--gxditview')) {
+      c.col.op('execute');
+      c.col.evasive(`man ${t.split('=')[0] ?? ''} runs a program of the caller's choosing`);
+      if (t === '-P' || t === '--pager') i++;
+    }
+  }
+  if (args.some((a) => a.t === '-l' || a.t === '--local-file')) for (const a of args) if (!a.t.startsWith('-')) pathOf(a, env, c, 'read');
+}
+
+/** at/batch run shell code later: a literal here-document or here-string is analysed; other input is unsure. */
+function atCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  if (args.some((a) => /^-[lrdc]$/.test(a.t)) || name === 'atq' || name === 'atrm') return;
+  const f = args.findIndex((a) => a.t === '-f');
+  if (f >= 0) {
+    const file = args[f + 1];
+    if (file) pathOf(file, env, c, 'read');
+    return;
+  }
+  const here = feed.redirects.find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
+  if (here && here.bodyLiteral && here.body !== undefined && env.depth < MAX_DEPTH) nested(here.body, env, c);
+  else if (feed.upstream) c.col.evasive(pipeReason(feed.upstream, env, c));
+  else c.col.evasive(`${name} runs shell code from its input later`);
+}
+
+/** crontab installs commands that run later, out of Gatehouse's sight. */
+function crontab(args: EW[], env: Env, c: Ctx): void {
+  if (args.some((a) => a.t === '-l')) return;
+  c.col.op('write');
+  c.col.evasive('crontab installs commands that run later');
+  for (const a of args) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
+}
+
 /** Archivers, backup and sync tools: like an unknown program, and each folder is taken whole. */
 function archiver(args: EW[], env: Env, c: Ctx): void {
   c.col.op('read');
@@ -1863,7 +1953,8 @@ const HANDLERS: Record<string, Handler> = {
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
-  zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap,
+  zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap, man, at: atCmd, batch: atCmd, crontab,
+  ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
   '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, cpio: archiver, pax: archiver, rclone: archiver, restic: archiver,
   borg: archiver, duplicity: archiver, ncdu: archiver, ugrep: archiver, rsnapshot: archiver, bsdtar: archiver, star: archiver,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
