@@ -103,6 +103,13 @@ const metricsSnapshot = z.object({
   p99: z.number().nullable(),
   recent: z.array(z.number()),
 });
+const loopDelayStats = z.object({ p50Ms: z.number(), p99Ms: z.number(), maxMs: z.number(), meanMs: z.number() });
+const eventLoopSnapshot = z.object({
+  sinceStart: loopDelayStats,
+  /** The last full window that ended (null until one has). */
+  lastWindow: loopDelayStats.extend({ endedAt: z.number() }).nullable(),
+  windowMs: z.number(),
+});
 const healthRow = z.object({
   name: z.string(),
   kind: z.enum(['tool', 'checker', 'mcp']).nullable(),
@@ -587,6 +594,8 @@ export const methods = {
         /** Plugins that run without the sandbox because an operator trusted them (sandbox = "none"). */
         trusted: z.array(z.string()),
       }),
+      /** How late the host's event loop runs (main/host/event-loop-monitor.ts): a blocked loop delays every call. */
+      eventLoop: eventLoopSnapshot.optional(),
     }),
   },
   /** An operator reset: the breaker closes and its counters clear. */

@@ -19,6 +19,7 @@ import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
 import { PluginMetrics } from '../runner/metrics.js';
 import { ToolRunner } from '../runner/tool-runner.js';
 import { HealthService } from '../runner/health-service.js';
+import { EventLoopMonitor } from './event-loop-monitor.js';
 import { CheckerHost } from '../checkers/checker-host.js';
 import { detectSandbox } from '../runner/sandbox.js';
 import { sandboxPlan, shellPlan } from '../runner/sandbox-plan.js';
@@ -357,6 +358,7 @@ export function createHost(opts: HostOptions): Host {
     },
     log,
   });
+  const eventLoop = new EventLoopMonitor();
   const health = new HealthService({
     registry,
     breakers,
@@ -548,7 +550,7 @@ export function createHost(opts: HostOptions): Host {
     'plugins.testRun': ({ name, tool, input }, ctx) => toolRunner.call(name, tool, input, { actor: `operator:${ctx.operator}`, testRun: true }),
     'health.list': async () => {
       await ready;
-      return health.list();
+      return { ...health.list(), eventLoop: eventLoop.snapshot() };
     },
     'health.reset': ({ name }, ctx) => {
       audit.append({ type: 'breaker.reset', actor: `operator:${ctx.operator}`, payload: { plugin: name } });
@@ -697,6 +699,7 @@ export function createHost(opts: HostOptions): Host {
       closed = true;
       if (followTimer) clearTimeout(followTimer);
       clearInterval(retentionTimer);
+      eventLoop.close();
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
       jobs.cancelAll();
