@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished, type TestContext } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { extract, initExtractor } from '../main/policy/extract/index.js';
@@ -225,6 +225,21 @@ describe('finding 11: the shell sandbox binds exactly what policy judged', () =>
     const profile = shellProfile({ cwd: project, ...judged }, home);
     expect(profile.write.filter((w) => home.startsWith(w))).toEqual([]);
     expect(profile.readOnlyRoot).toBe(true);
+  });
+
+  it('a home reached through a symlink is not opened either (extraction names it by its real path)', async (ctx) => {
+    needsBwrap(ctx);
+    const { home: realHome, project, bashrc } = fakeHome();
+    const linked = join(mkdtempSync(join('/var/tmp', 'gatehouse-homelink-')), 'home');
+    onTestFinished(() => rmSync(dirname(linked), { recursive: true, force: true }));
+    symlinkSync(dirname(realHome), linked);
+    const home = join(linked, 'u');
+    const command = `printf 'evil\\n' | tee -a ${home}/new-notes.txt ${home}/.b?shrc`;
+    const judged = { operations: ['write', 'execute'] as Operation[], paths: [join(realHome, 'new-notes.txt'), join(realHome, '.b?shrc')], hosts: [], evasive: false };
+    expect(shellProfile({ cwd: project, ...judged }, home).write.filter((w) => realHome.startsWith(w))).toEqual([]);
+    const { r } = await runIn(project, command, home, judged);
+    expect(r.ok).toBe(false);
+    expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
   });
 
   it('the home as the working folder is never bound read-write', async (ctx) => {

@@ -128,10 +128,13 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   // An evasive command's operations are as untrusted as its paths: an operator who approved it
   // approved an opaque command in its folder, so that folder is writable (and nothing else).
   const writes = scope.evasive || (scope.operations ?? []).some((op) => WRITING_OPS.has(op));
-  const secrets = secretPaths(home, gatehouseHome);
+  // Extraction resolves symlinks, so a home reached through one (/home -> /var/home) shows up by
+  // its real path: both spellings count.
+  const homes = [...new Set([home, realOr(home)])];
+  const secrets = [...new Set(homes.flatMap((h) => secretPaths(h, gatehouseHome)).concat(gatehouseHome ? [realOr(gatehouseHome)] : []))];
   // Folders no command gets read-write as a whole: binding one would open far more than was named.
   // (Secrets inside a bound folder are hidden below, so containing one is not a reason.)
-  const tooWide = (p: string) => p === '/' || under(home, p) || providedBySandbox(p) || secrets.some((s) => under(p, s)) || neverWholeInHome(p, home);
+  const tooWide = (p: string) => p === '/' || homes.some((h) => under(h, p) || neverWholeInHome(p, h)) || providedBySandbox(p) || secrets.some((s) => under(p, s));
   const read = new Set<string>();
   const write = new Set<string>();
   const bind = (p: string) => {
@@ -166,6 +169,14 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
  * link after the judgement (while the call waited for an operator, say): binding it would bind
  * the link's target, which nobody judged, so it is not bound at all.
  */
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 function stillReal(p: string): boolean {
   try {
     return realpathSync(p) === p;
