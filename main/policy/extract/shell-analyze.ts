@@ -1820,6 +1820,19 @@ function atCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
   else c.col.evasive(`${name} runs shell code from its input later`);
 }
 
+/** gzip and kin: read each file, write the compressed one, remove the original unless kept. */
+function compressor(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'bSFT', ['--suffix', '--threads', '--format', '--memlimit', '--block-size']);
+  const keep = has(p, '-k', '--keep', '-c', '--stdout', '-t', '--test', '-l', '--list');
+  c.col.op('read');
+  if (!has(p, '-c', '--stdout', '-t', '--test', '-l', '--list')) c.col.op('write');
+  const tree = has(p, '-r', '--recursive');
+  for (const a of p.pos) {
+    pathOf(a, env, c, 'read', tree);
+    if (!keep) pathOf(a, env, c, 'delete', tree);
+  }
+}
+
 /** crontab installs commands that run later, out of Gatehouse's sight. */
 function crontab(args: EW[], env: Env, c: Ctx): void {
   if (args.some((a) => a.t === '-l')) return;
@@ -1953,6 +1966,8 @@ const HANDLERS: Record<string, Handler> = {
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
+  gzip: compressor, gunzip: compressor, bzip2: compressor, bunzip2: compressor, xz: compressor, unxz: compressor,
+  zstd: compressor, unzstd: compressor, lz4: compressor, brotli: compressor, lzma: compressor, pigz: compressor,
   zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap, man, at: atCmd, batch: atCmd, crontab,
   ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
   '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, cpio: archiver, pax: archiver, rclone: archiver, restic: archiver,
