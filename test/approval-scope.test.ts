@@ -242,6 +242,16 @@ describe('finding 11: the shell sandbox binds exactly what policy judged', () =>
     expect(readFileSync(bashrc, 'utf8')).toBe('original\n');
   });
 
+  it('browser profiles under a bound folder are hidden like the other secrets', async (ctx) => {
+    needsBwrap(ctx);
+    const { home } = fakeHome();
+    mkdirSync(join(home, '.config', 'chromium', 'Default'), { recursive: true });
+    writeFileSync(join(home, '.config', 'chromium', 'Default', 'History'), 'http://127.0.0.1:7411/#token=secret\n');
+    const { r } = await runIn(home, 'cat .config/chromium/Default/History; ls -A .config/chromium | wc -l', home, { operations: ['read', 'execute'], paths: [], hosts: [], evasive: false });
+    expect(r.stdout).not.toContain('token=secret');
+    expect(r.stdout).toMatch(/^\s*0\s*$/m);
+  });
+
   it('the home as the working folder is never bound read-write', async (ctx) => {
     needsBwrap(ctx);
     const { home, bashrc } = fakeHome();

@@ -286,8 +286,16 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
 
 /** The secrets of a home (keys, cloud credentials, password stores) and Gatehouse's own folder, for `hide`. */
 export function secretPaths(home: string, gatehouseHome?: string): string[] {
-  return [...[...HOME_SECRETS].map((d) => join(home, d)), join(home, '.config', 'gcloud'), join(home, '.netrc'), ...(gatehouseHome ? [gatehouseHome] : [])];
+  return [
+    ...[...HOME_SECRETS].map((d) => join(home, d)),
+    join(home, '.config', 'gcloud'),
+    join(home, '.netrc'),
+    // Browser profiles: cookies, saved passwords, and the history the console's address went into.
+    ...BROWSER_PROFILES.map((d) => join(home, d)),
+    ...(gatehouseHome ? [gatehouseHome] : []),
+  ];
 }
+const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium', '.var/app/org.mozilla.firefox', '.var/app/com.google.Chrome', '.var/app/org.chromium.Chromium'];
 
 // --- putting it together -----------------------------------------------------------------
 
