@@ -148,6 +148,8 @@ describe('finding 5: "Always" allows what was approved, not everything near it',
     expect(await check('  - { name: a, actions: [read], block_paths: [/tmp/x], decision: deny, tools: [shell], commands: [cat x] }\n')).toMatch(/tools is for allow rules only/);
     expect(await check('  - { name: b, actions: [read], block_paths: [/tmp/x], decision: allow, commands: [cat x] }\n')).toMatch(/commands needs tools/);
     expect(await check('  - { name: c, actions: [read], block_paths: [/tmp/x], decision: allow, tools: [] }\n')).toMatch(/at least one tool/);
+    // What an earlier "Always" wrote for `cat README.md`: paths only, any command.
+    expect(await check('  - { name: approved.shell.0123456789ab, actions: [read, execute], block_paths: [/tmp/x/README.md], decision: allow }\n')).toMatch(/written by an earlier "Always" approval and allows any command/);
     expect(await check('  - { name: d, actions: [read, execute], block_paths: [/tmp/x], decision: allow, tools: [shell], commands: [cat /tmp/x], examples: { match: [{ tool: shell, arguments: { command: cat /tmp/x } }], not_match: [{ tool: shell, arguments: { command: "sh /tmp/x" } }] } }\n')).toBe('');
   });
 });

@@ -186,6 +186,11 @@ export function parsePolicyText(text: string, file: string, ctx: LoadContext): L
       for (const field of ['tools', 'commands', 'arguments'] as const) {
         if (r[field] !== undefined && r.decision !== 'allow') add([field], `${field} is for allow rules only (it binds what is allowed to one tool, command or argument); a ${r.decision} rule matches by actions, paths and hosts`);
       }
+      // Rules an earlier "Always" wrote were bound to paths only and let any command touching them
+      // run (`sh README.md` after approving `cat README.md`): they are refused until replaced.
+      if (r.decision === 'allow' && r.name.startsWith('approved.') && r.tools === undefined && r.actions.includes('execute')) {
+        add(['name'], `"${r.name}" was written by an earlier "Always" approval and allows any command that touches its paths, not just the approved one; it is not loaded. Approve the call again with Always to get a rule bound to its tool and command, or add tools and commands to it`);
+      }
       if ((r.commands !== undefined || r.arguments !== undefined) && r.tools === undefined) add([r.commands !== undefined ? 'commands' : 'arguments'], `${r.commands !== undefined ? 'commands' : 'arguments'} needs tools: name the tool the call is made with (e.g. tools: [Bash])`);
       if (r.name.startsWith(BUILTIN_PREFIX) || reserved.has(r.name)) add(['name'], `the name "${r.name}" belongs to a built-in rule; built-in rules are locked and cannot be replaced or disabled`);
       else if (seen.has(r.name)) add(['name'], `a rule named "${r.name}" is already defined at line ${seen.get(r.name)}`);
