@@ -9,6 +9,7 @@ import type { HostCaller, JobMethod } from './host-client.js';
 import { jobAmount, jobPercent } from '../../shared/job-format.js';
 import { Jobs, type JobContext, type JobSpec } from '../host/jobs.js';
 import { operatorName } from '../host/create-host.js';
+import { displayText } from '../../shared/display-text.js';
 
 /** Exit code of a command an operator cancelled (128 + SIGINT, as shells report it). */
 export const CANCELLED_EXIT = 130;
@@ -27,8 +28,10 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): Pr
   return Object.assign((j: JobView) => {
     if (j.state !== 'running') return clear();
     const hint = j.cancellable ? ' (Ctrl-C cancels)' : '';
+    // A job's title can name a plugin or a file: its escape codes must not drive the terminal.
+    const title = displayText(j.title);
     if (tty) {
-      stream.write(`\r\x1b[2K${j.title}: ${jobAmount(j)}${hint}`);
+      stream.write(`\r\x1b[2K${title}: ${jobAmount(j)}${hint}`);
       drawn = true;
       return;
     }
@@ -36,7 +39,7 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): Pr
     const tenth = Math.floor(jobPercent(j) / 10);
     if (tenth <= lastTenth) return;
     lastTenth = tenth;
-    stream.write(`${j.title}: ${jobAmount(j)}${lastTenth === 0 ? hint : ''}\n`);
+    stream.write(`${title}: ${jobAmount(j)}${lastTenth === 0 ? hint : ''}\n`);
   }, { clear });
 }
 
