@@ -316,7 +316,8 @@ describe('Claude Code PreToolUse hook', () => {
   it('command form (`gatehouse hook`): the same answers over stdin and stdout', async () => {
     const r = await start({ settings: { mode: 'live' } });
     const run = (input: string) => runCliWithStdin(['hook', '--home', r.home], input);
-    const allow = await run(hookInput('Grep', { pattern: 'x', path: '/tmp' }));
+    // A folder of its own: a search of all of /tmp would walk this host's home (a temp folder) and is denied.
+    const allow = await run(hookInput('Grep', { pattern: 'x', path: tempDir('gatehouse-grep-') }));
     expect(allow.code).toBe(0);
     expect(JSON.parse(allow.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
     const deny = await run(hookInput('Read', { file_path: '~/.aws/credentials' }));
@@ -328,6 +329,7 @@ describe('Claude Code PreToolUse hook', () => {
   it('the command form as Claude Code runs it (a shell): answers with exit 0, and blocks with exit 2 when gatehouse cannot run', async () => {
     const r = await start({ settings: { mode: 'live' } });
     const command = hookCommand(r.home);
+    const searched = tempDir('gatehouse-grep-');
     const sh = (path: string) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
         const child = spawn('/bin/sh', ['-c', command], { env: { ...process.env, PATH: path }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -340,7 +342,7 @@ describe('Claude Code PreToolUse hook', () => {
         // Without gatehouse on the PATH the shell exits before it reads its input: the write may
         // then fail with EPIPE, which is that case working, not an error of the test.
         child.stdin.on('error', () => {});
-        child.stdin.end(hookInput('Grep', { pattern: 'x', path: '/tmp' }));
+        child.stdin.end(hookInput('Grep', { pattern: 'x', path: searched }));
       });
     // gatehouse on the PATH (as npm installs it): the answer, exit 0.
     const bin = tempDir('gatehouse-bin-');
