@@ -183,3 +183,12 @@ describe('manifest: permission paths that resolve outside the plugin folder', ()
     expect(r.passed).toBe(true);
   });
 });
+
+describe('python: import_module under another name', () => {
+  it.each([
+    ['from importlib import import_module as im\nm = im(name)\nf = getattr(m, fn)\n'],
+    ['import importlib as il\nm = il.import_module(name)\nf = getattr(m, fn)\n'],
+  ])('%s', (src) => {
+    expect(rules(scanFile('tool.py', src))).toEqual(['py.dynamic-call@3:3', 'py.dynamic-import@2:2']);
+  });
+});

@@ -183,6 +183,7 @@ const OS_ALIAS = /\bimport[ \t]+(?:[^\n;]{0,200},\s*)?\bos[ \t]+as[ \t]+([A-Za-z
 const EXEC_EVAL = /(?<![\w.])(?<!\bdef\s+)(?:(?:builtins|__builtins__)\s*\.\s*)?(exec|eval)\s*\(/g;
 const DYNAMIC_IMPORT = /(?<![\w.])(__import__|importlib\s*\.\s*import_module|import_module)\s*\(\s*/g;
 const GETATTR = /(?<![\w.])getattr\s*\(\s*(os|builtins|__builtins__|subprocess)\s*,\s*/g;
+const IMPORTLIB_ALIAS = /\bimport[ \t]+importlib[ \t]+as[ \t]+([A-Za-z_]\w*)|\bfrom[ \t]+importlib[ \t]+import[ \t]+(?:[^\n;]{0,200}?,\s*)?(?:import_module|__import__)[ \t]+as[ \t]+([A-Za-z_]\w*)/g;
 // Any getattr, and the dict forms of attribute access (vars(m)[x], m.__dict__[x]).
 const ANY_GETATTR = /(?<![\w.])getattr\s*\(\s*/g;
 const DICT_ACCESS = /(?<![\w.])vars\s*\([^()\n]{0,80}\)\s*\[|\.\s*__dict__\s*\[/g;
@@ -267,6 +268,17 @@ export function scanPython(c: Collector): void {
   let computedImport = false;
   DYNAMIC_IMPORT.lastIndex = 0;
   for (let m = DYNAMIC_IMPORT.exec(code); m && !computedImport; m = DYNAMIC_IMPORT.exec(code)) computedImport = stringAt(code, strings, m.index + m[0].length) === undefined;
+  // The same under another name: `from importlib import import_module as im`, `import importlib as il`.
+  const importers: string[] = [];
+  IMPORTLIB_ALIAS.lastIndex = 0;
+  for (let m = IMPORTLIB_ALIAS.exec(code); m && importers.length < 20; m = IMPORTLIB_ALIAS.exec(code)) importers.push(m[1] ? `${m[1]}\\s*\\.\\s*(?:import_module|__import__)` : (m[2] as string));
+  if (!computedImport && importers.length > 0) {
+    const aliased = new RegExp(`(?<![\\w.])(?:${importers.join('|')})\\s*\\(\\s*`, 'g');
+    for (let m = aliased.exec(code); m && !computedImport; m = aliased.exec(code)) {
+      computedImport = stringAt(code, strings, m.index + m[0].length) === undefined;
+      if (computedImport) add('py.dynamic-import', m.index, 'import_module (under another name) imports a module whose name is computed at run time, which hides which module (for example subprocess) it really loads.');
+    }
+  }
   ANY_GETATTR.lastIndex = 0;
   for (let m = ANY_GETATTR.exec(code); m; m = ANY_GETATTR.exec(code)) {
     const open = code.lastIndexOf('(', m.index + m[0].length);
