@@ -246,6 +246,29 @@ export class ApprovalQueue {
     return ids.map((id) => attempt(id, () => this.deny(id, opts)));
   }
 
+  /**
+   * The agent is gone (an MCP client cancelled the request or its session ended; a hook gave
+   * up): the item leaves the pending inbox, its call never runs, and nobody can approve it any
+   * more. It ends as `expired` (nobody decided, it did not run) with an `error` decider saying
+   * why, recorded as `approval.withdrawn`. False when the item is no longer pending.
+   */
+  withdraw(id: string, reason: string): boolean {
+    const e = this.entries.get(id);
+    if (!e) return false;
+    this.expireIfDue(e);
+    if (e.item.state !== 'pending') return false;
+    const why = reason.trim() || 'the agent stopped waiting';
+    const outcome: ApprovalOutcome = {
+      state: 'expired',
+      decider: { kind: 'error', message: `agent gone: ${why}` },
+      reason: `Withdrawn before an operator decided: ${why}; the call did not run.`,
+    };
+    this.finish(e, outcome, null, null);
+    this.recordFn('approval.withdrawn', 'host', { ...decidedPayload(e.item), state: 'expired', reason: outcome.reason });
+    this.changedFn();
+    return true;
+  }
+
   /** Host shutdown: pending calls are denied (fail closed) and timers stopped. */
   close(): void {
     for (const e of [...this.entries.values()]) {

@@ -72,6 +72,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
   'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
   'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),
+  /** The agent stopped waiting (MCP cancel or session end): the item closed as expired, the call did not run. */
+  'approval.withdrawn': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), reason: z.string() }),
   'grant.created': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string(), argumentPattern: nullableString, argsHash: nullableString, operator: z.string(), approval: nullableString, createdAt: int, expiresAt: int }),
   'grant.revoked': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string() }),
   'grant.expired': spec(ACTOR.host, { id, agent: z.string(), session: z.string(), tool: z.string(), expiresAt: int }),

@@ -53,6 +53,13 @@ export interface HandleOptions {
   ask?: 'queue' | 'return';
   /** false: decide only, never run (a hook's agent runs the tool itself). Default true. */
   execute?: boolean;
+  /**
+   * This caller gives up after this long (an MCP client's own timeout, less a margin): the
+   * approval expires no later, so the inbox never offers a call nobody is waiting for.
+   */
+  approvalExpiresInMs?: number;
+  /** Aborted when the caller stops waiting (MCP cancel, session end): a waiting approval is withdrawn. */
+  signal?: AbortSignal;
 }
 
 // ---- dependencies: narrow, so the real classes fit ------------------------------------------------
@@ -77,6 +84,8 @@ export interface CheckerEvaluator {
 /** ApprovalQueue fits. */
 export interface ApprovalRequester {
   request(req: ApprovalRequest): { id: string; decision: Promise<ApprovalOutcome> };
+  /** The agent is gone: close a pending item without running the call (ApprovalQueue.withdraw). */
+  withdraw?(id: string, reason: string): boolean;
 }
 
 /** Grants (ApprovalQueue.grants) fits. */
@@ -252,8 +261,18 @@ export class CallPipeline {
         begin('approval');
         const req: ApprovalRequest = { call, extraction: x, askedBy: decided.decider, reason: decided.reason };
         if (d.approvalExpiresInMs !== undefined) req.expiresInMs = typeof d.approvalExpiresInMs === 'function' ? d.approvalExpiresInMs() : d.approvalExpiresInMs;
+        // Never longer than the caller waits: the shorter of the setting and the caller's deadline.
+        if (opts.approvalExpiresInMs !== undefined && opts.approvalExpiresInMs > 0) req.expiresInMs = Math.min(req.expiresInMs ?? Infinity, opts.approvalExpiresInMs);
         const pending = d.approvals.request(req);
         approvalId = pending.id;
+        const signal = opts.signal;
+        const withdraw = () => {
+          const why = typeof signal?.reason === 'string' ? signal.reason : 'the agent cancelled the call or its connection ended';
+          d.approvals.withdraw?.(pending.id, why);
+        };
+        if (signal?.aborted) withdraw();
+        else signal?.addEventListener('abort', withdraw, { once: true });
+        void pending.decision.finally(() => signal?.removeEventListener('abort', withdraw));
         try {
           opts.onWaiting?.({ approval: pending.id, call: call.id, askedBy: decided.decider, reason: decided.reason });
         } catch (err) {
