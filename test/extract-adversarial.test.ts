@@ -142,6 +142,8 @@ describe('finding 4: globs against a real file system', () => {
     writeFileSync(join(home, 'proj/src/b.ts'), '');
     writeFileSync(join(home, 'proj/src/.hidden.ts'), '');
     for (let i = 0; i < 4200; i++) writeFileSync(join(home, 'proj/big', `f${i}`), '');
+    mkdirSync(join(home, 'proj/mid'));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(home, 'proj/mid', `f${i}`), '');
     rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config/gatehouse'), caseInsensitive: false }), []);
   });
 
@@ -175,6 +177,15 @@ describe('finding 4: globs against a real file system', () => {
     expect(ex.evasiveReasons).toContain('a glob over more than 4096 entries');
     expect(ex.recursive).toContain(join(home, 'proj/big'));
     expect(expandGlob('big/*', join(home, 'proj'), 100).unsure).toBe('a glob over more than 100 entries');
+  });
+
+  it('all the globs of one command share one budget of entries read', () => {
+    const one = fsBash('cat mid/*1');
+    expect(one.evasive).toBe(false);
+    expect(one.paths).toContain(join(home, 'proj/mid/f1'));
+    const many = fsBash('cat mid/*1 mid/*2 mid/*3 mid/*4 mid/*5 mid/*6 mid/*7');
+    expect(many.evasiveReasons.some((r) => /^(globs in one command read more than 16384 entries|a glob over more than \d+ entries)$/.test(r))).toBe(true);
+    expect(many.recursive).toContain(join(home, 'proj/mid'));
   });
 
   it('rm -rf of a bare wildcard deletes the parent (finding 4, deletes of globbed children)', () => {

@@ -7,7 +7,7 @@
 // variables as markers. Everything here is bounded: brace results, directory entries scanned and
 // matches are capped, and past a cap the caller is told to treat the glob's literal prefix as
 // reached whole (and the call as unsure) instead of guessing.
-import { readdirSync, statSync, lstatSync } from 'node:fs';
+import { lstatSync, opendirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { VAR_MARK } from './shell-ir.js';
@@ -245,8 +245,10 @@ export interface GlobResult {
   prefix: string;
   /** The last segment is a bare wildcard (`*`, `?*`, `**`): the glob names every child of its parent. */
   bareLast: boolean;
-  /** Why the expansion could not be completed (a cap, an unreadable directory); null when it was. */
+  /** Why the expansion could not be completed (a cap, an unreadable folder); null when it was. */
   unsure: string | null;
+  /** Directory entries read (the caller keeps a budget per call across all its globs). */
+  scanned: number;
 }
 
 /** Splits a pattern at unescaped slashes. */
@@ -338,7 +340,7 @@ export function isBareWildcard(seg: string): boolean {
 export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN, matchCap = MAX_GLOB_MATCHES): GlobResult {
   const { prefix, segs, first } = globPrefix(pattern, cwd);
   const last = segs[segs.length - 1] ?? '';
-  const res: GlobResult = { matches: [], prefix, bareLast: isBareWildcard(last), unsure: null };
+  const res: GlobResult = { matches: [], prefix, bareLast: isBareWildcard(last), unsure: null, scanned: 0 };
   const absolute = pattern.startsWith('/');
   // Results keep the pattern's own form: relative stays relative, as bash passes them.
   const litSegs = segs.slice(absolute ? 1 : 0, first).map(unescapePattern);
@@ -366,16 +368,26 @@ export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN
     const re = segmentRegExp(seg);
     const dots = seg.startsWith('.') || seg.startsWith('\\.');
     for (const c of current) {
-      let names: string[];
+      const names: string[] = [];
+      // Read entry by entry, so that a folder with a million files costs no more than the cap.
       try {
-        names = readdirSync(c.fs);
+        const dir = opendirSync(c.fs);
+        try {
+          for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+            if (++scanned > scanCap) break;
+            names.push(e.name);
+          }
+        } finally {
+          dir.closeSync();
+        }
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+        res.scanned = scanned;
         res.unsure = `a glob over a folder the judge cannot read (${c.fs})`;
         return res;
       }
-      scanned += names.length;
+      res.scanned = scanned;
       if (scanned > scanCap) {
         res.unsure = `a glob over more than ${scanCap} entries`;
         return res;

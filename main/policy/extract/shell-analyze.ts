@@ -3,7 +3,7 @@
 // could do more than one thing, every operation it could do is reported.
 import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
-import { expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
+import { expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
 import { expandHome } from './paths.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
@@ -37,12 +37,19 @@ interface Ctx {
   parse: ParseFn;
   home: string;
   env: Record<string, string> | undefined;
+  /** Directory entries globs may still read for this call, and words braces may still make. */
+  scanLeft: number;
+  braceLeft: number;
 }
+
+/** Per call, across all its words: a command of many globs costs no more than one big one. */
+const CALL_SCAN_BUDGET = 16384;
+const CALL_BRACE_BUDGET = 4096;
 
 const MAX_DEPTH = 8;
 
 export function analyseScript(script: Script, cwd: string, col: Collector, parse: ParseFn, home: string, env?: Record<string, string>): void {
-  const c: Ctx = { col, parse, home, env };
+  const c: Ctx = { col, parse, home, env, scanLeft: CALL_SCAN_BUDGET, braceLeft: CALL_BRACE_BUDGET };
   col.op('execute');
   script_(script, { cwd, vars: new Map(), depth: 0 }, c);
 }
@@ -134,8 +141,11 @@ const PATTERN_VAR_RE = new RegExp(`${VAR_MARK}(${QUOTED_VAR}?)([^${VAR_MARK}]*)$
  */
 function expandPattern(pattern: string, tilde: boolean, e: EW, env: Env, c: Ctx, out: EW[]): void {
   const col = c.col;
-  const br = expandBraces(pattern);
-  if (br.truncated) col.evasive(`a brace expansion with more than ${MAX_BRACE_WORDS} words`);
+  const br = expandBraces(pattern, Math.max(1, Math.min(MAX_BRACE_WORDS, c.braceLeft)));
+  c.braceLeft -= br.words.length;
+  if (br.truncated) {
+    col.evasive(c.braceLeft <= 0 ? `brace expansions with more than ${CALL_BRACE_BUDGET} words in one command` : `a brace expansion with more than ${MAX_BRACE_WORDS} words`);
+  }
   for (let p of br.words) {
     let known = true;
     if (p.indexOf(VAR_MARK) >= 0) {
@@ -193,7 +203,15 @@ function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
     out.push(literal);
     return;
   }
-  const r = expandGlob(p, env.cwd);
+  if (c.scanLeft <= 0) {
+    const g = globPrefix(p, env.cwd);
+    col.evasive(`globs in one command read more than ${CALL_SCAN_BUDGET} entries`);
+    col.recursivePath(g.prefix);
+    out.push({ ...literal, globbed: { prefix: g.prefix, bareLast: isBareWildcard(g.segs[g.segs.length - 1] ?? '') } });
+    return;
+  }
+  const r = expandGlob(p, env.cwd, Math.min(MAX_GLOB_SCAN, c.scanLeft));
+  c.scanLeft -= r.scanned;
   const globbed = { prefix: r.prefix, bareLast: r.bareLast };
   if (r.unsure) {
     col.evasive(r.unsure);
