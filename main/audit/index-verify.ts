@@ -60,13 +60,6 @@ const FACET_COLUMNS = ['call', 'session', 'agent', 'plugin', 'decision', 'severi
 type FacetColumn = (typeof FACET_COLUMNS)[number];
 type Facets = Record<FacetColumn, string | null>;
 
-interface ChunkRow {
-  seq: number;
-  exists: number | null;
-  d: Facets;
-  f: Facets;
-}
-
 const TEMP_TEXT = 'gatehouse_verify_text';
 
 function show(v: string | null): string {
