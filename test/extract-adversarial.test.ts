@@ -433,6 +433,12 @@ describe('finding 10: opaque code is unsure, and what it visibly names still cou
     expect(verdicts(bash("perl -ne 'print' ~/.ssh/id_rsa"))).toEqual(DENY);
   });
 
+  it("a script's path arguments count as read and written", () => {
+    const ex = bash('node x.js ~/.ssh/id_rsa');
+    expect(ex.paths).toEqual([`${CWD}/x.js`, `${HOME}/.ssh/id_rsa`]);
+    expect(verdicts(ex)).toEqual(DENY);
+  });
+
   it('a script file is read, not unsure', () => {
     expect(bash('python3 tools/gen.py')).toMatchObject({ evasive: false, paths: [`${CWD}/tools/gen.py`] });
     expect(bash('bash scripts/build.sh')).toMatchObject({ evasive: false, paths: [`${CWD}/scripts/build.sh`] });

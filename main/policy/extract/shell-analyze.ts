@@ -789,6 +789,8 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     // A script file: read and run. `bash <(curl …)` runs a download.
     if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
     else pathOf(script, env, c, 'read');
+    // `node x.js ~/.ssh/id_rsa`: what the script does with its arguments is not known.
+    unknownProgram(rest.slice(1), env, c);
     return;
   }
   // The program comes from standard input: a pipe, a here-document, a redirected file.
