@@ -31,6 +31,8 @@ const jobs = {
   // The sandboxed preload may only require('electron'): everything else is bundled in.
   preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: 'out/preload/index.cjs', format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
   bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.js', format: 'esm' }),
+  // `npm run soak` (bench/soak.ts): a real serve host under 50 agents; not part of `npm test`.
+  soak: () => esbuild({ ...common, entryPoints: ['bench/soak-main.ts'], outfile: 'out/bench/soak.js', format: 'esm' }),
   // The worker thread that extracts large calls under a deadline (main/policy/extract/guarded-extract.ts
   // finds it next to the bundle that starts it). CommonJS, so the ESM CLI, the bench and the CJS
   // Electron bundle all load the one file.
