@@ -5,6 +5,7 @@ import { jobAmount, jobPercent, runningJobs, useJobsStore } from '../stores/jobs
 import type { ConnectionState } from '../transport/types.ts';
 import { viewRegistry } from '../views/view-registry.ts';
 import { ModeIndicator } from './mode-indicator.tsx';
+import { safeTitle } from './safe-text.tsx';
 
 export const connectionLabel: Record<ConnectionState, string> = {
   connecting: 'Connecting…',
@@ -21,7 +22,7 @@ export function StatusBar() {
   const chainState = chainStatus({ chain, verifying });
   const jobs = useJobsStore(useShallow(runningJobs));
   const chainTitle =
-    chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${chain.firstBad.reason}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
+    chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
 
   return (
     <footer className="status-bar">

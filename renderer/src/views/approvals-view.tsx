@@ -22,6 +22,7 @@ import { NotificationsButton } from './approvals/notifications-button.tsx';
 import { SessionDialog } from './approvals/session-dialog.tsx';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
+import { safeTitle } from '../components/safe-text.tsx';
 
 type Dialog =
   | { kind: 'deny'; item: ApprovalItemView }
@@ -202,7 +203,8 @@ export function ApprovalsView() {
               <option value="">All agents</option>
               {agents.map((a) => (
                 <option key={a} value={a}>
-                  {a}
+                  {/* An option holds text only: hidden characters as \u escapes. */}
+                  {safeTitle(a)}
                 </option>
               ))}
             </select>
@@ -210,7 +212,7 @@ export function ApprovalsView() {
               <option value="">All tools</option>
               {tools.map((t) => (
                 <option key={t} value={t}>
-                  {t}
+                  {safeTitle(t)}
                 </option>
               ))}
             </select>
@@ -270,7 +272,7 @@ export function ApprovalsView() {
 
       {dialog?.kind === 'deny' ? (
         <DenyDialog
-          what={`${dialog.item.call.tool} from ${dialog.item.call.agent}`}
+          what={`${safeTitle(dialog.item.call.tool)} from ${safeTitle(dialog.item.call.agent)}`}
           busy={dialogBusy}
           error={actionError}
           onCancel={closeDialog}

@@ -14,6 +14,7 @@ import { ResultsTable } from './audit/results-table.tsx';
 import { SearchBar } from './audit/search-bar.tsx';
 import { SessionTimeline } from './audit/session-timeline.tsx';
 import '../styles/audit.css';
+import { SafeText } from '../components/safe-text.tsx';
 
 const statusLabel = { verified: 'Verified', broken: 'Broken', checking: 'Checking…', unknown: 'Not checked' } as const;
 
@@ -60,7 +61,7 @@ function ChainPanel() {
           <button type="button" className="link-button" data-testid="audit-chain-first-bad" data-seq={chain.firstBad.seq} onClick={() => void openEvent(client, chain.firstBad!.seq)}>
             Row {chain.firstBad.seq}
           </button>{' '}
-          does not match the chain: {chain.firstBad.reason}. Events from this row on may have been edited or deleted.
+          does not match the chain: <SafeText text={chain.firstBad.reason} />. Events from this row on may have been edited or deleted.
         </p>
       ) : null}
       {chainError ? (

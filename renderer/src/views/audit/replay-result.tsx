@@ -3,6 +3,7 @@
 // the call's event in the Audit view. Used by the session timeline and the Rules view's draft replay.
 import type { ResponseOf } from '../../../../shared/contract.ts';
 import { deciderText } from '../../lib/audit-summary.ts';
+import { SafeText } from '../../components/safe-text.tsx';
 
 export interface ReplayResultProps {
   result: ResponseOf<'audit.replay'>;
@@ -29,11 +30,14 @@ export function ReplayResult({ result, onOpen }: ReplayResultProps) {
           {changes.map((c) => (
             <li key={c.call} data-testid="audit-replay-change" data-call={c.call}>
               <button type="button" className="link-button mono" onClick={() => onOpen(c.seq)}>
-                {c.tool}
+                <SafeText text={c.tool} />
               </button>{' '}
-              <span className="muted">{c.agent}</span> {c.recorded?.decision ?? 'undecided'} → <strong>{c.replayed.decision}</strong>{' '}
               <span className="muted">
-                ({deciderText(c.replayed.decider) ?? 'policy'}: {c.replayed.reason})
+                <SafeText text={c.agent} />
+              </span>{' '}
+              <SafeText text={c.recorded?.decision ?? 'undecided'} /> → <strong>{c.replayed.decision}</strong>{' '}
+              <span className="muted">
+                ({deciderText(c.replayed.decider) ?? 'policy'}: <SafeText text={c.replayed.reason} />)
               </span>
             </li>
           ))}
