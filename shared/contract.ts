@@ -261,6 +261,8 @@ const settings = z.object({
   auditRetentionDays: z.number().min(0).max(100 * 365),
   /** Audit retention: keep at most this many events (0 keeps all). */
   auditMaxEvents: z.number().int().min(0),
+  /** MCP clients' tool-call timeouts in seconds, by clientInfo.name (codex-mcp-client: its tool_timeout_sec); an approval for that client expires 5 s before. */
+  mcpClientTimeouts: z.record(z.string().min(1).max(64), z.number().min(1).max(7 * 24 * 3600)).optional(),
 });
 const settingsView = settings.extend({
   /** Fields set for this run only (`gatehouse serve --live --autonomy …`); saving them changes the file, not this run. */

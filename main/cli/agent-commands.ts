@@ -13,6 +13,7 @@ import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
+import { AGENT_CWD_HEADER } from '../gateway/mcp-server.js';
 
 export function addAgentCommands(cli: Command): void {
   cli
@@ -159,12 +160,20 @@ export async function runMcpBridge(home: string, agentTokenFile?: string): Promi
   const shutdown = () => {
     if (closing) return;
     closing = true;
-    void Promise.allSettled([up?.close(), down.close()]).then(() => process.exit(0));
+    // The agent is gone: end the MCP session (DELETE) so the host withdraws whatever of it still
+    // waits in the inbox, instead of leaving it for the session cap to evict. Bounded: a hung
+    // host must not keep the bridge alive.
+    const ended = up?.sessionId ? Promise.race([up.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 3000).unref())]) : Promise.resolve();
+    void ended.then(() => Promise.allSettled([up?.close(), down.close()])).then(() => process.exit(0));
   };
   const refuse = (m: JSONRPCMessage, message: string) => {
     if (isJSONRPCRequest(m)) void down.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message } });
   };
-  const up = host.ok ? new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${named ?? host.info.agentToken}` } } }) : null;
+  // The agent's folder is this process's (the client starts the bridge in its workspace): the
+  // host judges and runs the session's calls there unless the client gives MCP roots.
+  const up = host.ok
+    ? new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${named ?? host.info.agentToken}`, [AGENT_CWD_HEADER]: encodeURIComponent(process.cwd()) } } })
+    : null;
   if (!up) {
     const why = host.ok ? '' : host.why;
     down.onmessage = (m) => refuse(m, `Gatehouse is not running (${why}). Start it with \`gatehouse serve\` and restart this MCP server.`);

@@ -15,6 +15,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
 import { cleanLabel } from './agent-tokens.js';
+import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 
 /** One tool as agents see it (MCP tools/list). */
 export interface AgentTool {
@@ -28,11 +29,17 @@ export interface AgentTool {
   /** The tool's name inside its plugin (or upstream server). */
   pluginTool: string | null;
   classification: Classification;
+  /** A display name (upstream tools: the server's own). */
+  title?: string;
+  /** MCP's behaviour hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint): tool-annotations.ts. */
+  annotations?: ToolAnnotations;
+  /** JSON Schema of `structuredContent` (upstream tools that declare one). */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
 export interface UpstreamTools {
-  tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean }>;
+  tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean; title?: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>;
   call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
 }
 
@@ -123,6 +130,8 @@ export class Gateway {
         plugin: null,
         pluginTool: null,
         classification: 'PUBLIC',
+        title: 'Shell (supervised by Gatehouse)',
+        annotations: SHELL_TOOL_ANNOTATIONS,
       });
     }
     for (const e of this.deps.registry.list()) {
@@ -131,7 +140,7 @@ export class Gateway {
       for (const t of e.manifest.tools) {
         const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;
         if (!AGENT_TOOL_NAME.test(name)) continue;
-        out.push({ name, description: t.description || e.manifest.description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification });
+        out.push({ name, description: t.description || e.manifest.description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification, annotations: pluginToolAnnotations(e.manifest) });
       }
     }
     const taken = new Set(out.map((t) => t.name));
@@ -139,7 +148,19 @@ export class Gateway {
       // A tool plugin may already hold the name (`fs__read_file`): the first one keeps it.
       if (!t.exposed || !AGENT_TOOL_NAME.test(t.name) || taken.has(t.name)) continue;
       const entry = this.deps.registry.get(t.plugin);
-      out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema, kind: 'mcp', plugin: t.plugin, pluginTool: t.tool, classification: entry?.manifest?.classification ?? 'INTERNAL' });
+      out.push({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        kind: 'mcp',
+        plugin: t.plugin,
+        pluginTool: t.tool,
+        classification: entry?.manifest?.classification ?? 'INTERNAL',
+        // The server's own title, hints and output schema (scanned with the rest of the tool).
+        ...(t.title ? { title: t.title } : {}),
+        annotations: upstreamToolAnnotations(t.annotations, entry?.manifest ?? null),
+        ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+      });
     }
     return out;
   }

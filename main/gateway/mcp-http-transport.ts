@@ -295,3 +295,20 @@ export function sendError(res: ServerResponse, status: number, code: number, mes
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+/**
+ * A 401 on /mcp in the form MCP's authorization spec gives (RFC 6750 / RFC 9728): a
+ * `WWW-Authenticate: Bearer` challenge and a JSON-RPC error body. There is no
+ * `resource_metadata`: Gatehouse has no OAuth authorization server (the agent token comes from
+ * the operator), so a client reads a plain "token required" instead of starting a login.
+ */
+export function sendMcpUnauthorized(res: ServerResponse, tokenGiven: boolean): void {
+  const message = tokenGiven
+    ? 'Wrong or revoked agent token: send Authorization: Bearer <agent token> (serve.json, or a named token from `gatehouse agent token create`).'
+    : 'An agent token is required: send Authorization: Bearer <agent token> (serve.json, or a named token from `gatehouse agent token create`). Gatehouse does not use OAuth.';
+  // RFC 6750 3.1: no error code when the request carried no credential at all.
+  const challenge = tokenGiven ? `Bearer realm="gatehouse", error="invalid_token", error_description="wrong or revoked agent token"` : 'Bearer realm="gatehouse"';
+  const text = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null });
+  res.writeHead(401, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'WWW-Authenticate': challenge });
+  res.end(text);
+}

@@ -9,13 +9,37 @@
 // - A call that did not run (denied, expired, dry-run) is a tool result with isError: true whose
 //   text gives the reason and the decider; `_meta.gatehouse` carries the same as data.
 //
+// - tools/list carries each tool's title, annotations (tool-annotations.ts) and outputSchema.
+// - A call to an unknown tool, or with arguments its inputSchema rules out, is a JSON-RPC error
+//   -32602 (InvalidParams) naming the tool or field, before anything reaches the pipeline.
+// - The agent's working folder: its first MCP root (roots/list, asked on the first call when the
+//   client has roots), else the folder the stdio bridge runs in (the Gatehouse-Agent-Cwd header
+//   of its initialize request), else the host's. Calls are judged and run there.
+// - An approval never outlives the client's wait (clientDeadlineMs); a cancelled request or an
+//   ended session withdraws its waiting inbox item, so nobody can approve a call nobody awaits.
+//
 // Authentication (the agent token), Host and Origin are checked by the shell before this runs;
 // each MCP session belongs to the agent whose token opened it, and calls are filed under that
 // agent and the session's random id.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListRootsResultSchema,
+  ListToolsRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+  isInitializeRequest,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { z } from 'zod';
+import { checkArguments } from './tool-arguments.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../host/http-body.js';
@@ -35,6 +59,34 @@ export interface McpGatewayDeps {
   maxSessions?: number;
   /** An MCP session ended (DELETE, eviction, shutdown): per-session state (taint) can go. */
   sessionEnded?: (id: string) => void;
+  /** Tool-call timeouts of MCP clients by clientInfo.name, in seconds (settings `mcpClientTimeouts`). */
+  clientTimeouts?: () => Readonly<Record<string, number>> | undefined;
+  /** How long a client may take to answer roots/list (default 5 s); past it the call uses the next folder. */
+  rootsTimeoutMs?: number;
+}
+
+/** The header the stdio bridge sends with its initialize request: its own folder, URI-encoded. */
+export const AGENT_CWD_HEADER = 'gatehouse-agent-cwd';
+
+/**
+ * Tool-call timeouts (seconds) of clients Gatehouse knows, by clientInfo.name. Codex gives up
+ * after its `tool_timeout_sec` (60 s unless configured) even while progress arrives.
+ */
+export const KNOWN_CLIENT_TIMEOUTS: Readonly<Record<string, number>> = Object.freeze({ 'codex-mcp-client': 60 });
+/** A client that sends no progress token cannot be kept waiting past its request timeout: the SDK's (and the Inspector's) is 60 s. */
+export const NO_PROGRESS_TIMEOUT_S = 60;
+/** Gatehouse answers this much before the client would give up. */
+export const DEADLINE_MARGIN_MS = 5000;
+
+/**
+ * The longest an approval may wait for this client, or undefined when the client keeps waiting
+ * as long as progress arrives (then the approval expiry setting alone applies).
+ */
+export function clientDeadlineMs(client: string | undefined, sendsProgress: boolean, configured: Readonly<Record<string, number>> = {}): number | undefined {
+  const name = client ?? '';
+  const seconds = Object.hasOwn(configured, name) ? configured[name] : Object.hasOwn(KNOWN_CLIENT_TIMEOUTS, name) ? KNOWN_CLIENT_TIMEOUTS[name] : sendsProgress ? undefined : NO_PROGRESS_TIMEOUT_S;
+  if (seconds === undefined || !(seconds > 0)) return undefined;
+  return Math.max(1000, seconds * 1000 - DEADLINE_MARGIN_MS);
 }
 
 interface Session {
@@ -43,7 +95,15 @@ interface Session {
   server: Server;
   transport: McpHttpTransport;
   lastUsed: number;
+  /** The stdio bridge's own folder (Gatehouse-Agent-Cwd), when it sent one. */
+  bridgeCwd: string | null;
+  /** The client's first root as a folder, asked once (again after roots/list_changed). */
+  roots: Promise<string | null> | null;
 }
+
+/** tools/call as the SDK defines it, with `arguments` left for the handler to check. */
+const ToolsCallSchema = CallToolRequestSchema.extend({ params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }) });
+type ToolsCallExtra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 
 export class McpGateway {
   private readonly sessions = new Map<string, Session>();
@@ -79,7 +139,9 @@ export class McpGateway {
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      const s = await this.newSession(agent.name);
+      const cwd = agentCwd(header(req, AGENT_CWD_HEADER));
+      if (cwd !== null && !cwd.ok) return sendError(res, 400, -32600, cwd.message);
+      const s = await this.newSession(agent.name, cwd?.path ?? null);
       await s.transport.handleRequest(req, res, body);
       return;
     }
@@ -110,7 +172,7 @@ export class McpGateway {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  private async newSession(agent: string): Promise<Session> {
+  private async newSession(agent: string, bridgeCwd: string | null): Promise<Session> {
     const server = new Server({ name: 'gatehouse', version: this.deps.version }, { capabilities: { tools: { listChanged: true } } });
     const transport = new McpHttpTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -123,15 +185,50 @@ export class McpGateway {
         this.deps.sessionEnded?.(id);
       },
     });
-    const session: Session = { agent, server, transport, lastUsed: Date.now() };
+    const session: Session = { agent, server, transport, lastUsed: Date.now(), bridgeCwd, roots: null };
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.deps.gateway.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as { type: 'object' } })),
+      tools: this.deps.gateway.tools().map(
+        (t): Tool => ({
+          name: t.name,
+          ...(t.title ? { title: t.title } : {}),
+          description: t.description,
+          inputSchema: t.inputSchema as Tool['inputSchema'],
+          ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
+          ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
+        }),
+      ),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // The folder may change (the user opened another project): ask again on the next call.
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      session.roots = null;
+    });
+    // Registered past the SDK Server's own tools/call wrapper: that one parses `arguments` as a
+    // record first and answers an array or a string with "internal error" (or a zod dump); the
+    // handler checks them against the tool's schema itself and names the field (-32602).
+    Protocol.prototype.setRequestHandler.call(server, ToolsCallSchema, async (request: z.infer<typeof ToolsCallSchema>, extra: ToolsCallExtra): Promise<CallToolResult> => {
       const client = server.getClientVersion();
+      const name = request.params.name;
+      const tool = this.deps.gateway.find(name);
+      // Protocol errors, as MCP says for an unknown tool and invalid arguments: nothing was decided.
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}. Gatehouse has no enabled tool by that name; tools/list gives the current ones.`);
+      const args = request.params.arguments ?? {};
+      const checked = checkArguments(name, tool.inputSchema, args);
+      if (!checked.ok) throw new McpError(ErrorCode.InvalidParams, checked.message);
+      if (server.getClientCapabilities()?.roots) {
+        // Asked on this call's own stream: a client's GET stream may not be open yet.
+        session.roots ??= extra
+          .sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: this.deps.rootsTimeoutMs ?? 5000 })
+          .then((r) => firstRootFolder(r.roots))
+          .catch((err) => {
+            this.deps.log?.('roots/list failed; using the next working folder', err);
+            session.roots = null;
+            return null;
+          });
+      }
+      const cwd = (session.roots ? await session.roots : null) ?? session.bridgeCwd;
       const token = request.params._meta?.progressToken;
       let progress = 0;
       let timer: NodeJS.Timeout | null = null;
@@ -148,11 +245,14 @@ export class McpGateway {
             agent,
             client: client?.name ?? 'mcp-client',
             session: transport.sessionId ?? boundSession(agent, 'mcp'),
-            tool: request.params.name,
-            arguments: (request.params.arguments as Record<string, unknown> | undefined) ?? {},
+            tool: name,
+            arguments: args as Record<string, unknown>,
+            ...(cwd ? { cwd } : {}),
             source: 'mcp',
           },
           {
+            signal: extra.signal,
+            ...deadlineOption(clientDeadlineMs(client?.name, token !== undefined, this.deps.clientTimeouts?.() ?? {})),
             onWaiting: (w) => {
               const text = `Waiting for an operator to approve in Gatehouse (approval ${w.approval}; asked by ${describeDecider(w.askedBy)}: ${w.reason})`;
               report(text);
@@ -206,16 +306,53 @@ export function toolResult(r: GatewayResult): CallToolResult {
         _meta: meta,
       };
     }
-    const text = `The tool ran and failed: ${res.error ?? 'unknown error'}${res.stderr ? `\nstderr (end): ${res.stderr}` : ''}`;
+    // A crash's message already ends with the stderr tail: add it only when it is not there.
+    const tail = res.stderr.trim();
+    const error = res.error ?? 'unknown error';
+    const text = `The tool ran and failed: ${error}${tail && !error.includes(tail) ? `\nstderr (end): ${tail}` : ''}`;
     return { content: [...((r.content as CallToolResult['content'] | undefined) ?? []), { type: 'text', text }], isError: true, _meta: meta };
   }
   const by = describeDecider(r.decider);
   let text: string;
   if (r.decision === 'expired') text = `Gatehouse: expired. ${r.reason} (asked by ${by})`;
-  else if (r.decision === 'allow') text = `Gatehouse did not execute this call: ${r.reason}`;
+  // Allowed but refused by the runner (an open breaker, a full queue): its sentence says why.
+  else if (r.decision === 'allow') text = `Gatehouse did not execute this call: ${r.result?.error ?? r.reason}`;
   else if (r.decision === 'ask') text = `Gatehouse: an operator must approve this call (${by}): ${r.reason}`;
   else text = `Gatehouse denied this call. Decided by ${by}. Reason: ${r.reason}`;
   return { content: [{ type: 'text', text }], isError: true, _meta: meta };
+}
+
+function deadlineOption(ms: number | undefined): { approvalExpiresInMs?: number } {
+  return ms === undefined ? {} : { approvalExpiresInMs: ms };
+}
+
+/** The first `file://` root as an absolute folder; other roots say nothing about where calls run. */
+function firstRootFolder(roots: ReadonlyArray<{ uri: string }>): string | null {
+  for (const r of roots) {
+    if (!r.uri.startsWith('file://')) continue;
+    try {
+      const p = fileURLToPath(r.uri);
+      if (isAbsolute(p)) return p;
+    } catch {
+      // Not a local file URI (a host part): skip it.
+    }
+  }
+  return null;
+}
+
+/** The bridge's Gatehouse-Agent-Cwd header, checked: an absolute path, URI-encoded. */
+function agentCwd(raw: string | undefined): { ok: true; path: string } | { ok: false; message: string } | null {
+  if (raw === undefined || raw === '') return null;
+  let path: string;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    return { ok: false, message: `The ${AGENT_CWD_HEADER} header is not URI-encoded; send encodeURIComponent(the absolute folder).` };
+  }
+  if (!isAbsolute(path) || path.includes('\0') || path.length > 4096) {
+    return { ok: false, message: `The ${AGENT_CWD_HEADER} header must be an absolute folder (at most 4096 characters); got ${JSON.stringify(path.slice(0, 80))}.` };
+  }
+  return { ok: true, path };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

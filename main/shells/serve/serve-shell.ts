@@ -12,6 +12,7 @@ import { serveStatic } from './static-files.js';
 import { readBody } from '../../host/http-body.js';
 import { CLAUDE_HOOK_PATH, isAgentPath, refuseHook, type AgentHandler } from '../../gateway/agent-routes.js';
 import type { AgentIdentity } from '../../gateway/agent-tokens.js';
+import { sendMcpUnauthorized } from '../../gateway/mcp-http-transport.js';
 
 /** What the serve shell needs from the host: a transport-free core. */
 export interface ServeHost {
@@ -116,6 +117,8 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
       // Two tokens, two powers: the operator token does not open these, and the agent token opens nothing else.
       const agent = opts.agent.authenticate(tokenFrom(req));
       if (!agent && hook) return refuseHook(res, 'missing or wrong agent token (the HTTP hook must send Authorization: Bearer <agent token>, the agent token from serve.json).');
+      // MCP clients read the Bearer challenge and a JSON-RPC body (else the Inspector starts an OAuth login).
+      if (!agent && path === '/mcp') return sendMcpUnauthorized(res, Boolean(tokenFrom(req)));
       if (!agent) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
       return opts.agent.handle(req, res, path, agent);
     }

@@ -1,0 +1,89 @@
+// Arguments checked against the inputSchema a tool advertises, before the call reaches the
+// pipeline: a plugin must not receive what its schema rules out (a missing required field, a
+// wrong type, a field the schema forbids), and the agent learns at once, as a JSON-RPC
+// InvalidParams error naming the field, instead of through a failed run or an approval
+// nobody can make sense of.
+import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+
+// strict: false: upstream servers' schemas carry keywords and formats Ajv does not know; they
+// are not errors of the agent's call. validateFormats: false for the same reason (an unknown
+// format would otherwise refuse to compile).
+const draft7 = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const draft2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+
+/** Compiled validators by schema text (tools change rarely; schemas are small). */
+const cache = new Map<string, ValidateFunction | null>();
+const MAX_CACHED = 1000;
+
+export type ArgumentCheck = { ok: true } | { ok: false; message: string };
+
+/**
+ * Checks a call's arguments against its tool's inputSchema. A schema Ajv cannot compile is not
+ * the agent's fault: only the object check applies then (the tool itself still validates).
+ */
+export function checkArguments(tool: string, schema: Record<string, unknown>, args: unknown): ArgumentCheck {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return { ok: false, message: `Invalid arguments for tool ${tool}: "arguments" must be an object of named arguments, got ${describe(args)}.` };
+  }
+  const validate = compiled(schema);
+  if (!validate || validate(args)) return { ok: true };
+  const problems = (validate.errors ?? []).slice(0, 5).map(explain);
+  return { ok: false, message: `Invalid arguments for tool ${tool}: ${[...new Set(problems)].join('; ')}. The tool's inputSchema (tools/list) says what it takes.` };
+}
+
+function compiled(schema: Record<string, unknown>): ValidateFunction | null {
+  const key = JSON.stringify(schema);
+  if (cache.has(key)) return cache.get(key)!;
+  let v: ValidateFunction | null;
+  try {
+    const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
+    // A schema's $id would be registered for good and clash with the next version of the same tool.
+    const { $id: _id, ...rest } = schema;
+    v = (is2020 ? draft2020 : draft7).compile(rest);
+  } catch {
+    v = null;
+  }
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, v);
+  return v;
+}
+
+/** One Ajv error as a sentence that names the field. */
+function explain(e: ErrorObject): string {
+  const at = fieldName(e.instancePath);
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `missing required field ${JSON.stringify(join(at, String(params.missingProperty)))}`;
+    case 'additionalProperties':
+      return `unexpected field ${JSON.stringify(join(at, String(params.additionalProperty)))} (the schema allows no other fields)`;
+    case 'type':
+      return `field ${JSON.stringify(at || '(arguments)')} must be ${String(params.type)}`;
+    case 'enum':
+      return `field ${JSON.stringify(at || '(arguments)')} must be one of ${JSON.stringify(params.allowedValues)}`;
+    default:
+      return `field ${JSON.stringify(at || '(arguments)')} ${e.message ?? 'is not valid'}`;
+  }
+}
+
+/** "/a/0/b" → "a[0].b" */
+function fieldName(pointer: string): string {
+  if (!pointer) return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+function join(parent: string, child: string): string {
+  return parent ? `${parent}.${child}` : child;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return `a ${typeof v}`;
+}

@@ -1,0 +1,369 @@
+// MCP clients as they really behave (issue #21, items 8–12), against a real host on loopback:
+// the SDK client over Streamable HTTP and the real `gatehouse mcp` stdio bridge as a child
+// process. Tool annotations and the upstream filesystem server's metadata; arguments checked
+// against the advertised schema (-32602); the 401 challenge; the agent's working folder from MCP
+// roots and from the bridge's own folder; client deadlines; cancellation and session end
+// withdrawing a waiting inbox item; the bridge ending its session when its stdin closes.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../main/host/create-host.js';
+import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
+import type { ApprovalItemView, Settings } from '../shared/contract.js';
+import { cliPath, repoRoot } from './support/cli.js';
+import { http } from './support/net.js';
+import { tempDir } from './support/temp.js';
+
+const rendererDir = join(repoRoot, 'out', 'renderer');
+const helloDir = join(repoRoot, 'examples', 'plugins', 'hello');
+const FS_SERVER = join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+interface Running {
+  home: string;
+  host: Host;
+  net: Listening;
+  port: number;
+  close(): Promise<void>;
+}
+
+const running: Running[] = [];
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const r of running.splice(0)) await r.close();
+});
+
+async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWorkspace?: string } = {}): Promise<Running> {
+  const home = join(tempDir('gatehouse-mcpc-'), 'home');
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  if (opts.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(opts.settings));
+  if (opts.hello) cpSync(helloDir, join(home, 'plugins', 'hello'), { recursive: true });
+  if (opts.fsWorkspace) {
+    // The filesystem server from npm as an upstream plugin, limited to one folder.
+    const dir = join(home, 'plugins', 'fs');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'gatehouse.toml'),
+      `name = "fs"\ndescription = "The MCP filesystem server."\nkind = "mcp"\ncommand = "run.sh"\nargs = ["${opts.fsWorkspace}"]\ntimeout_secs = 20\n[permissions]\nread = ["${join(repoRoot, 'node_modules')}", "${opts.fsWorkspace}"]\nwrite = ["${opts.fsWorkspace}"]\n`,
+    );
+    writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\nexec node "${FS_SERVER}" "$@"\n`, { mode: 0o755 });
+  }
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+  await host.ready;
+  if (opts.hello) await host.registry.enable('hello', 'tester');
+  const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: rendererDir });
+  const r: Running = {
+    home,
+    host,
+    net,
+    port: net.shell.port,
+    async close() {
+      await net.shell.close();
+      await host.close('test done');
+    },
+  };
+  running.push(r);
+  return r;
+}
+
+async function mcpClient(r: Running, name = 'test-agent', roots?: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(roots).href, name: 'project' }] }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(r.net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${r.net.agentToken}` } } }));
+  return client;
+}
+
+/** Resolves when pred() holds, checked on every approvals.changed event (and at once). */
+function whenApprovals<T>(r: Running, pred: () => T | null | undefined): Promise<T> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const v = pred();
+      if (v === null || v === undefined) return;
+      off();
+      resolve(v);
+    };
+    const off = r.host.bus.subscribe((name) => {
+      if (name === 'approvals.changed') check();
+    });
+    check();
+  });
+}
+
+const nextPending = (r: Running) => whenApprovals(r, () => r.host.approvals.list({ state: 'pending' })[0] as ApprovalItemView | undefined);
+const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+const events = (r: Running, type: string) => r.host.audit.tail(2000).filter((e) => e.type === type) as { type: string; payload: Record<string, unknown> }[];
+
+async function mcpErrorOf(p: Promise<unknown>): Promise<McpError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof McpError) return err;
+    throw err;
+  }
+  throw new Error('expected a JSON-RPC error, got a result');
+}
+
+describe('tools/list: annotations and upstream metadata (items 8, 10)', () => {
+  it('a read-only plugin says readOnlyHint; the shell says destructive and open world', async () => {
+    const r = await start({ hello: true });
+    const client = await mcpClient(r);
+    const { tools } = await client.listTools();
+    const hello = tools.find((t) => t.name === 'hello')!;
+    // hello declares no write permission and runs under the strict sandbox with no hosts.
+    expect(hello.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    const shell = tools.find((t) => t.name === 'shell')!;
+    expect(shell.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(shell.title).toBe('Shell (supervised by Gatehouse)');
+    await client.close();
+  });
+
+  it("the filesystem server's titles, annotations and output schemas come through", async () => {
+    const workspace = realpathSync(tempDir('gatehouse-fsws-'));
+    writeFileSync(join(workspace, 'a.txt'), 'from the workspace\n');
+    const r = await start({ fsWorkspace: workspace });
+    const listed = new Promise<void>((resolve) => {
+      const check = () => {
+        if (!r.host.gateway.find('fs__read_text_file')) return;
+        off();
+        resolve();
+      };
+      const off = r.host.bus.subscribe((name) => {
+        if (name === 'gateway.toolsChanged') check();
+      });
+      void r.host.registry.enable('fs', 'tester', 'test fixture').then(check);
+    });
+    await listed;
+    const client = await mcpClient(r);
+    const { tools } = await client.listTools();
+    const read = tools.find((t) => t.name === 'fs__read_text_file')!;
+    const write = tools.find((t) => t.name === 'fs__write_file')!;
+    // As the server itself declares them (its own listing is the reference).
+    const upstream = await directListing(workspace);
+    const own = (n: string) => upstream.find((t) => t.name === n)!;
+    expect(own('read_text_file').annotations).toBeDefined();
+    expect(read.title).toBe(own('read_text_file').title);
+    expect(read.annotations).toMatchObject(own('read_text_file').annotations!);
+    expect(read.annotations).toMatchObject({ readOnlyHint: true });
+    expect(read.outputSchema).toEqual(own('read_text_file').outputSchema);
+    expect(write.annotations).toMatchObject({ readOnlyHint: false, ...own('write_file').annotations });
+    // The SDK client checks structuredContent against the advertised outputSchema: a real call passes it.
+    await r.host.settings.update({ mode: 'live', autonomy: 'full' }, 'operator:tester');
+    const res = (await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(workspace, 'a.txt') } })) as CallToolResult;
+    expect(res.isError).toBeFalsy();
+    expect(JSON.stringify(res.structuredContent)).toContain('from the workspace');
+    await client.close();
+  });
+});
+
+/** The filesystem server's own tools/list, straight from it (no Gatehouse in between). */
+async function directListing(workspace: string) {
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const c = new Client({ name: 'reference', version: '1' });
+  await c.connect(new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, workspace], stderr: 'ignore' }));
+  try {
+    return (await c.listTools()).tools;
+  } finally {
+    await c.close();
+  }
+}
+
+describe('arguments against the advertised schema, unknown tools (item 12)', () => {
+  it('missing, wrongly typed, extra and non-object arguments are -32602 naming the field; nothing reaches the pipeline', async () => {
+    const r = await start({ hello: true, settings: { mode: 'live', autonomy: 'full' } });
+    const client = await mcpClient(r);
+    const missing = await mcpErrorOf(client.callTool({ name: 'hello', arguments: {} }));
+    expect(missing.code).toBe(ErrorCode.InvalidParams);
+    expect(missing.message).toMatch(/missing required field "name"/);
+    const wrongType = await mcpErrorOf(client.callTool({ name: 'hello', arguments: { name: 42 } }));
+    expect(wrongType.code).toBe(ErrorCode.InvalidParams);
+    expect(wrongType.message).toMatch(/field "name" must be string/);
+    // The shell's schema says additionalProperties: false.
+    const extra = await mcpErrorOf(client.callTool({ name: 'shell', arguments: { command: 'true', sudo: true } }));
+    expect(extra.code).toBe(ErrorCode.InvalidParams);
+    expect(extra.message).toMatch(/unexpected field "sudo"/);
+    const nonObject = await mcpErrorOf(client.request({ method: 'tools/call', params: { name: 'hello', arguments: ['Ada'] } } as never, CallToolResultSchema));
+    expect(nonObject.code).toBe(ErrorCode.InvalidParams);
+    expect(nonObject.message).toMatch(/arguments/);
+    expect(events(r, 'call.received')).toHaveLength(0);
+    // A valid call still goes through.
+    const ok = (await client.callTool({ name: 'hello', arguments: { name: 'Ada' } })) as CallToolResult;
+    expect(ok.isError).toBeFalsy();
+    await client.close();
+  });
+
+  it('an unknown tool is a protocol error, not an isError result', async () => {
+    const r = await start();
+    const client = await mcpClient(r);
+    const err = await mcpErrorOf(client.callTool({ name: 'no_such_tool', arguments: {} }));
+    expect(err.code).toBe(ErrorCode.InvalidParams);
+    expect(err.message).toMatch(/Unknown tool: "no_such_tool"/);
+    await client.close();
+  });
+});
+
+describe('401 on /mcp (item 12)', () => {
+  it('answers with a Bearer challenge and a JSON-RPC error body, without and with a wrong token', async () => {
+    const r = await start();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const none = await http({ port: r.port, path: '/mcp', method: 'POST', headers, body });
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="gatehouse"');
+    expect(JSON.parse(none.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.stringMatching(/agent token is required/) } });
+    const wrong = await http({ port: r.port, path: '/mcp', method: 'POST', headers: { ...headers, Authorization: 'Bearer not-the-token' }, body });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['www-authenticate']).toMatch(/^Bearer realm="gatehouse", error="invalid_token"/);
+    expect(JSON.parse(wrong.body).error.message).not.toContain('not-the-token');
+  });
+});
+
+describe("the agent's working folder (item 11)", () => {
+  it('MCP roots: a relative path is judged against the root, and the command runs there', async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
+    const project = realpathSync(tempDir('gatehouse-roots-'));
+    writeFileSync(join(project, 'notes.txt'), 'notes of the project\n');
+    const client = await mcpClient(r, 'roots-agent', project);
+    const res = (await client.callTool({ name: 'shell', arguments: { command: 'cat notes.txt && pwd' } })) as CallToolResult;
+    expect(res.isError, text(res)).toBeFalsy();
+    expect(text(res)).toContain('notes of the project');
+    expect(text(res)).toContain(project);
+    const call = (res._meta as { gatehouse: { call: string } }).gatehouse.call;
+    expect(events(r, 'call.received').find((e) => e.payload.call === call)!.payload.cwd).toBe(project);
+    expect(events(r, 'call.extracted').find((e) => e.payload.call === call)!.payload.paths).toContain(join(project, 'notes.txt'));
+    await client.close();
+  });
+
+  it("the stdio bridge sends its own folder: calls are judged and run in the agent's folder", async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
+    const workspace = realpathSync(tempDir('gatehouse-bridge-ws-'));
+    writeFileSync(join(workspace, 'todo.txt'), 'todo of the workspace\n');
+    const b = bridge(r, workspace);
+    await b.initialize();
+    const res = (await b.request('tools/call', { name: 'shell', arguments: { command: 'cat todo.txt; pwd' } })) as { result: CallToolResult };
+    expect(text(res.result)).toContain('todo of the workspace');
+    expect(text(res.result)).toContain(workspace);
+    const call = (res.result._meta as { gatehouse: { call: string } }).gatehouse.call;
+    expect(events(r, 'call.extracted').find((e) => e.payload.call === call)!.payload.paths).toContain(join(workspace, 'todo.txt'));
+    b.child.stdin.end();
+    await b.exited;
+  });
+});
+
+describe('client deadlines, cancellation and session end (item 9)', () => {
+  it("an approval never outlives the client's wait: 55 s without progress or for Codex, its configured timeout less 5 s", async () => {
+    const r = await start({ hello: true, settings: { mode: 'live' } });
+    const span = (i: ApprovalItemView) => i.expiresAt - i.requestedAt;
+    const ask = async (client: Client, progress: boolean) => {
+      const ac = new AbortController();
+      const p = client.callTool({ name: 'hello', arguments: { name: 'Ada' } }, undefined, { signal: ac.signal, ...(progress ? { onprogress: () => {}, resetTimeoutOnProgress: true } : {}) }).catch(() => null);
+      const item = await nextPending(r);
+      ac.abort('test done');
+      await whenApprovals(r, () => (r.host.approvals.list({ state: 'pending' }).length === 0 ? true : null));
+      await p;
+      return item;
+    };
+    const inspector = await mcpClient(r, 'mcp-inspector');
+    expect(span(await ask(inspector, false))).toBe(55_000);
+    const patient = await mcpClient(r, 'patient-agent');
+    // Progress keeps it alive: the approval expiry setting (10 minutes) alone applies.
+    expect(span(await ask(patient, true))).toBe(600_000);
+    const codex = await mcpClient(r, 'codex-mcp-client');
+    // Codex gives up at tool_timeout_sec (60 s by default) even while progress arrives.
+    expect(span(await ask(codex, true))).toBe(55_000);
+    r.host.settings.update({ mcpClientTimeouts: { 'codex-mcp-client': 200 } }, 'operator:tester');
+    expect(span(await ask(codex, true))).toBe(195_000);
+    for (const c of [inspector, patient, codex]) await c.close();
+  });
+
+  it('a cancelled waiting call leaves the inbox, can no longer be approved, and never runs', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const marker = join(realpathSync(tempDir('gatehouse-cancel-')), 'marker');
+    const client = await mcpClient(r);
+    const ac = new AbortController();
+    const call = client.callTool({ name: 'shell', arguments: { command: `touch ${marker}` } }, undefined, { signal: ac.signal }).catch((e: unknown) => e);
+    const item = await nextPending(r);
+    ac.abort('the user pressed Esc');
+    const closed = await whenApprovals(r, () => {
+      const i = r.host.approvals.get(item.id);
+      return i && i.state !== 'pending' ? i : null;
+    });
+    expect(closed).toMatchObject({ state: 'expired', outcome: { state: 'expired', decider: { kind: 'error', message: expect.stringMatching(/^agent gone/) } } });
+    expect(r.host.approvals.list({ state: 'pending' })).toHaveLength(0);
+    expect(() => r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' })).toThrow(/cannot be approved/);
+    await call;
+    expect(events(r, 'approval.withdrawn')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ id: item.id, state: 'expired' }) })]);
+    expect(events(r, 'call.result').at(-1)!.payload).toMatchObject({ executed: false });
+    expect(existsSync(marker)).toBe(false);
+    await client.close();
+  });
+
+  it('the stdio bridge ends its MCP session when its stdin closes: the waiting item is withdrawn, the call never runs', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const dir = realpathSync(tempDir('gatehouse-bridge-end-'));
+    const b = bridge(r, dir);
+    await b.initialize();
+    expect(r.host.mcp.sessionCount).toBe(1);
+    void b.request('tools/call', { name: 'shell', arguments: { command: 'touch marker' } }).catch(() => null);
+    const item = await nextPending(r);
+    b.child.stdin.end();
+    expect((await b.exited).code).toBe(0);
+    const closed = await whenApprovals(r, () => {
+      const i = r.host.approvals.get(item.id);
+      return i && i.state !== 'pending' ? i : null;
+    });
+    expect(closed.outcome?.decider).toMatchObject({ kind: 'error', message: expect.stringMatching(/^agent gone/) });
+    expect(r.host.mcp.sessionCount).toBe(0);
+    expect(existsSync(join(dir, 'marker'))).toBe(false);
+  });
+});
+
+interface Bridge {
+  child: ChildProcessWithoutNullStreams;
+  initialize(): Promise<void>;
+  request(method: string, params: unknown): Promise<unknown>;
+  exited: Promise<{ code: number | null }>;
+}
+
+/** The real `gatehouse mcp`, started in `cwd`, spoken to as an MCP client over its stdio. */
+function bridge(r: Running, cwd: string): Bridge {
+  const child = spawn(process.execPath, [cliPath, 'mcp', '--home', r.home], { cwd, env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1' } });
+  children.push(child);
+  let buf = '';
+  let next = 1;
+  const waiting = new Map<number, (m: unknown) => void>();
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    buf += d;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (!line.trim()) continue;
+      const m = JSON.parse(line) as { id?: number };
+      if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+    }
+  });
+  child.stderr.resume();
+  const exited = new Promise<{ code: number | null }>((resolve) => child.on('exit', (code) => resolve({ code })));
+  const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const request = (method: string, params: unknown) =>
+    new Promise<unknown>((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      send({ jsonrpc: '2.0', id, method, params });
+    });
+  return {
+    child,
+    exited,
+    request,
+    async initialize() {
+      const init = (await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bridge-test', version: '1' } })) as { result?: unknown; error?: unknown };
+      expect(init.result, JSON.stringify(init)).toBeDefined();
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
+  };
+}
+
