@@ -38,7 +38,6 @@ import { TaintRegistry } from '../policy/autonomy.js';
 import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
 import { McpGateway } from '../gateway/mcp-server.js';
 import { agentRoutes, type AgentHandler } from '../gateway/agent-routes.js';
-import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
@@ -449,9 +448,7 @@ export function createHost(opts: HostOptions): Host {
     auditedPolicy = policy.text;
   });
   onToolsChanged = toolsMaybeChanged;
-  // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
-  const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
-  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, log });
+  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
   const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
   const gettingStarted = new GettingStarted({
     file: firstRun,
