@@ -188,6 +188,12 @@ describe('finding 4: globs against a real file system', () => {
     expect(many.recursive).toContain(join(home, 'proj/mid'));
   });
 
+  it('a copy into a folder on disk writes the source name under it', () => {
+    const ex = fsBash(`cp x/.bashrc ${home}`);
+    expect(ex.paths).toContain(join(home, '.bashrc'));
+    expect(verdicts(ex, rules)).toEqual(DENY);
+  });
+
   it('rm -rf of a bare wildcard deletes the parent (finding 4, deletes of globbed children)', () => {
     const ex = fsBash('rm -rf ~/*');
     expect(ex.paths).toContain(home);
@@ -466,6 +472,23 @@ describe('more side doors: environment, traps, archivers', () => {
       expect(ex.recursive, cmd).toContain(HOME);
       expect(verdicts(ex), cmd).toEqual(DENY);
     }
+  });
+});
+
+describe('copies into a folder', () => {
+  it.each([
+    ['cp evil.sh ~', `${HOME}/evil.sh`],
+    ['cp x/.bashrc ~/', `${HOME}/.bashrc`],
+    ['scp host:x/.bashrc ~', `${HOME}/.bashrc`],
+    ['ln -s /tmp/x ~/.ssh/', `${HOME}/.ssh/x`],
+    ['install -m 755 hook .git/hooks/', `${CWD}/.git/hooks/hook`],
+  ])('%s writes %s', (cmd, path) => {
+    const ex = bash(cmd);
+    expect(ex.paths).toContain(path);
+    expect(ex.operations).toContain('write');
+  });
+  it('cp x/.bashrc ~/ is denied', () => {
+    expect(verdicts(bash('cp x/.bashrc ~/'))).toEqual(DENY);
   });
 });
 

@@ -5,7 +5,8 @@ import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
 import { expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
-import { expandHome } from './paths.js';
+import { statSync } from 'node:fs';
+import { expandHome, normalisePath } from './paths.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
 
 /** Parses nested shell source (`sh -c '…'`, `eval '…'`, a literal heredoc fed to a shell). */
@@ -1125,18 +1126,48 @@ function tee(args: EW[], env: Env, c: Ctx): void {
   for (const a of parseArgs(args).pos) pathOf(a, env, c, 'write');
 }
 
-function copyMove(kind: 'copy' | 'move'): Handler {
+function copyMove(kind: 'copy' | 'move', values = ''): Handler {
   return (args, env, c) => {
     const col = c.col;
     col.op(kind);
     col.op('write');
     col.op(kind === 'copy' ? 'read' : 'delete');
-    const p = parseArgs(args, 'tS', ['--target-directory', '--suffix']);
+    const p = parseArgs(args, 'tS' + values, ['--target-directory', '--suffix', '--mode', '--owner', '--group', '--context']);
     // `cp -r` (and mv, which moves a folder whole) reaches every file under its sources and target.
     const tree = kind === 'move' || has(p, '-r', '-R', '-a', '--recursive', '--archive');
     for (const a of p.pos) pathOf(a, env, c, undefined, tree);
-    for (const t of optVals(p, '-t', '--target-directory')) pathOf(t, env, c, undefined, tree);
+    const dirs = optVals(p, '-t', '--target-directory');
+    for (const t of dirs) pathOf(t, env, c, undefined, tree);
+    const target = dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined);
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), target, env, c);
   };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `cp .bashrc ~` writes `~/.bashrc`: when the target is a folder (written as one — `~`, `dir/`,
+ * `.` — or one on disk), each source's name under it is a path written too.
+ */
+function intoFolder(sources: EW[], target: EW | undefined, env: Env, c: Ctx): void {
+  if (!target?.known || !sources.length) return;
+  const dir = target.t;
+  const folder =
+    dir.endsWith('/') || dir === '~' || dir === '.' || dir === '..' || /^~[A-Za-z0-9_.-]*$/.test(dir) ||
+    (c.col.ctx.resolveSymlinks && isDirectory(target.tilde ? normalisePath(dir, env.cwd, c.home) : normalisePath(dir.startsWith('~') ? './' + dir : dir, env.cwd, c.home)));
+  if (!folder) return;
+  for (const s of sources.slice(0, 256)) {
+    if (!s.known) continue;
+    const name = s.t.replace(/\/+$/, '').split('/').pop();
+    if (!name || name === '.' || name === '..' || name === '~') continue;
+    pathOf({ ...target, t: (dir.endsWith('/') ? dir : dir + '/') + name }, env, c, 'write');
+  }
 }
 
 function remoteCopy(name: string): Handler {
@@ -1175,6 +1206,8 @@ function remoteCopy(name: string): Handler {
       if (name === 'sftp' && i === 0) { col.op('network'); col.host(hostOfTarget(a.t)); return; }
       pathOf(a, env, c, i === last && last > 0 ? 'write' : 'read', tree);
     });
+    const tgt = p.pos[last];
+    if (last > 0 && tgt?.known && !scpHost(tgt.t, false) && !tgt.t.includes('://')) intoFolder(p.pos.slice(0, last), tgt, env, c);
   };
 }
 
@@ -1980,9 +2013,15 @@ const HANDLERS: Record<string, Handler> = {
   find, sed, dd, tee, tar,
   rm: generic({ ops: ['delete'], rec: ['-r', '-R', '--recursive'] }), rmdir: generic({ ops: ['delete'] }), unlink: generic({ ops: ['delete'] }),
   shred: (args, env, c) => { c.col.op('write'); generic({ ops: ['delete'], v: 'ns' })(args, env, c, { upstream: null, redirects: [] }, 'shred'); },
-  cp: copyMove('copy'), mv: copyMove('move'), install: copyMove('copy'), rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
+  cp: copyMove('copy'), mv: copyMove('move'), install: copyMove('copy', 'mog'), rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
   touch: generic({ ops: ['write'], v: 'dtr', pathOpts: { '-r': 'read' } }), mkdir: generic({ ops: ['write'], v: 'm' }),
-  truncate: generic({ ops: ['write'], v: 'sr' }), mkfifo: generic({ ops: ['write'], v: 'm' }), ln: generic({ ops: ['write'], v: 'St' }),
+  truncate: generic({ ops: ['write'], v: 'sr' }), mkfifo: generic({ ops: ['write'], v: 'm' }),
+  ln: (args, env, c, feed, name) => {
+    generic({ ops: ['write'], v: 'St', lv: ['--target-directory', '--suffix'] })(args, env, c, feed, name);
+    const p = parseArgs(args, 'St', ['--target-directory', '--suffix']);
+    const dirs = optVals(p, '-t', '--target-directory');
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c);
+  },
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
