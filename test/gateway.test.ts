@@ -224,9 +224,9 @@ describe('MCP server at /mcp (real SDK client)', () => {
   it('an unknown tool is refused without running anything', async () => {
     const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
     const client = await mcpClient(r);
-    const res = (await client.callTool({ name: 'nope', arguments: {} })) as CallToolResult;
-    expect(res.isError).toBe(true);
-    expect(text(res)).toMatch(/no tool named "nope"/);
+    // A protocol error (-32602), as MCP says for an unknown tool; test/mcp-clients.test.ts has the rest.
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: "nope"/) });
+    expect(events(r, 'execution.started')).toHaveLength(0);
     await client.close();
   });
 });
