@@ -50,7 +50,7 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   writeFileSync(join(plugin, 'tool.toml'), MANIFEST);
   writeFileSync(join(plugin, 'run.sh'), SCRIPT);
   chmodSync(join(plugin, 'run.sh'), 0o755);
-  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', autoApprove: ['echo'] }));
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', autoApprove: ['echo'], hookAutonomyAllow: 'allow' }));
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
   await host.ready;
   await host.registry.enable('echo', 'bench');

@@ -36,18 +36,61 @@ function homeArgs(home: string | null): string[] {
  */
 export const HOOK_FAIL_CLOSED = `|| { echo 'Gatehouse: the hook command could not run (is gatehouse on the PATH Claude Code uses?); this call is blocked.' >&2; exit 2; }`;
 
-/** The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell, failing closed. */
-export function hookCommand(home: string | null): string {
-  return [GATEHOUSE_COMMAND, 'hook', ...homeArgs(home).map(shellQuote), HOOK_FAIL_CLOSED].join(' ');
+/**
+ * How the hook command starts Gatehouse without the PATH: the absolute path of the runtime (node,
+ * or Electron run as node) and of the gatehouse entry script. Claude Code runs hooks with its own
+ * environment, where `gatehouse` may not be on the PATH (or the PATH may be unset).
+ */
+export interface HookLauncher {
+  node: string;
+  entry: string;
+  /** Environment assignments put before the command (ELECTRON_RUN_AS_NODE=1 for Electron's binary). */
+  env?: Record<string, string>;
 }
 
-export function commandHook(home: string | null): JsonObject {
-  return { type: 'command', command: hookCommand(home) };
+/** The words that start the CLI: absolute paths when known, else `gatehouse` from the PATH. */
+function launch(launcher: HookLauncher | null | undefined): string[] {
+  if (!launcher) return [GATEHOUSE_COMMAND];
+  const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return [...env, shellQuote(launcher.node), shellQuote(launcher.entry)];
 }
+
+export interface HookCommandOptions {
+  launcher?: HookLauncher | null;
+  /** `--timeout` in seconds: how long the command waits for the host (written below the hook's own timeout). */
+  timeoutS?: number;
+}
+
+/**
+ * The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell, failing closed
+ * (a missing node or entry, a crash, an unset PATH: exit 2, which blocks the call).
+ */
+export function hookCommand(home: string | null, opts: HookCommandOptions = {}): string {
+  const timeout = opts.timeoutS !== undefined ? ['--timeout', String(opts.timeoutS)] : [];
+  return [...launch(opts.launcher), 'hook', ...homeArgs(home).map(shellQuote), ...timeout, HOOK_FAIL_CLOSED].join(' ');
+}
+
+/**
+ * The command-form PostToolUse / PostToolUseFailure hook: the same command, reporting what ran.
+ * Not failing closed: the tool has already run, and an exit 2 would only show the model an error.
+ */
+export function reportCommand(home: string | null, opts: HookCommandOptions = {}): string {
+  return [...launch(opts.launcher), 'hook', ...homeArgs(home).map(shellQuote)].join(' ');
+}
+
+/** `timeoutS`: the hook's own timeout in Claude Code (seconds), written explicitly. */
+export function commandHook(home: string | null, opts: HookCommandOptions & { hookTimeoutS?: number } = {}): JsonObject {
+  return { type: 'command', command: hookCommand(home, opts), ...(opts.hookTimeoutS !== undefined ? { timeout: opts.hookTimeoutS } : {}) };
+}
+
+/** The header the HTTP hook sends with its own timeout, so an inbox wait ends first (main/gateway/hook-answer.ts). */
+export const HOOK_DEADLINE_HEADER_NAME = 'X-Gatehouse-Hook-Deadline-Ms';
 
 /** The HTTP-form hook. The token never appears: Claude Code fills it in from TOKEN_ENV. */
-export function httpHook(hookUrl: string): JsonObject {
-  return { type: 'http', url: hookUrl, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+export function httpHook(hookUrl: string, hookTimeoutS?: number): JsonObject {
+  const headers: JsonObject = { Authorization: `Bearer $${TOKEN_ENV}` };
+  if (hookTimeoutS !== undefined) headers[HOOK_DEADLINE_HEADER_NAME] = String(hookTimeoutS * 1000);
+  return { type: 'http', url: hookUrl, headers, allowedEnvVars: [TOKEN_ENV], ...(hookTimeoutS !== undefined ? { timeout: hookTimeoutS } : {}) };
 }
 
 /** One PreToolUse matcher group holding `hook`, for every tool. */

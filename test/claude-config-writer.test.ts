@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { checkEvent } from '../main/audit/event-schemas.js';
 import { ClaudeConfigWriter, ConfigFileError, isGatehouseHook, type ClaudeConfigRequest } from '../main/gateway/claude-config-writer.js';
-import { HOOK_FAIL_CLOSED } from '../shared/claude-config.js';
+import { HOOK_FAIL_CLOSED, shellQuote } from '../shared/claude-config.js';
+import { repoRoot } from './support/cli.js';
 import { createHost } from '../main/host/create-host.js';
 import { OperationError } from '../main/host/operation-error.js';
 import { tempDir } from './support/temp.js';
@@ -19,8 +20,9 @@ const TOKEN = 'agent-token-0123456789abcdefghij';
 const endpoints = { mcpUrl: 'http://127.0.0.1:43111/mcp', hookUrl: 'http://127.0.0.1:43111/hooks/claude/pre-tool-use', agentToken: TOKEN };
 
 // Claude Code's documented shapes (code.claude.com/docs/en/hooks, /mcp), strict where Gatehouse writes.
-const commandHookShape = z.object({ type: z.literal('command'), command: z.string().min(1) }).strict();
-const httpHookShape = z.object({ type: z.literal('http'), url: z.url(), headers: z.record(z.string(), z.string()), allowedEnvVars: z.array(z.string()) }).strict();
+// `timeout` is written explicitly: the hook's own --timeout and the inbox wait are derived from it.
+const commandHookShape = z.object({ type: z.literal('command'), command: z.string().min(1), timeout: z.number().int().positive() }).strict();
+const httpHookShape = z.object({ type: z.literal('http'), url: z.url(), headers: z.record(z.string(), z.string()), allowedEnvVars: z.array(z.string()), timeout: z.number().int().positive() }).strict();
 const anyHook = z.looseObject({ type: z.enum(['command', 'http', 'prompt', 'agent']) });
 const settingsShape = z.looseObject({
   hooks: z.looseObject({ PreToolUse: z.array(z.object({ matcher: z.string(), hooks: z.array(anyHook).min(1) }).strict()) }),
@@ -90,7 +92,15 @@ describe('ClaudeConfigWriter', () => {
     const settings = settingsShape.parse(readJson(settingsFile));
     expect(settings.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [expect.anything()] }]);
     const hook = commandHookShape.parse(settings.hooks.PreToolUse[0]!.hooks[0]);
-    expect(hook.command).toBe(`gatehouse hook --home '${join(home, '..', 'gatehouse home')}' ${HOOK_FAIL_CLOSED}`);
+    // Absolute paths of node and of this installation's entry: nothing depends on Claude Code's PATH.
+    expect(hook.command).toBe(`${shellQuote(process.execPath)} ${shellQuote(join(repoRoot, 'bin', 'gatehouse.js'))} hook --home '${join(home, '..', 'gatehouse home')}' --timeout 590 ${HOOK_FAIL_CLOSED}`);
+    expect(hook.timeout).toBe(600);
+    // What ran is reported back: PostToolUse and PostToolUseFailure, the same command without the fail-closed tail.
+    const all = readJson(settingsFile).hooks as Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>;
+    expect(Object.keys(all)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    for (const ev of ['PostToolUse', 'PostToolUseFailure']) {
+      expect(all[ev]).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: `${shellQuote(process.execPath)} ${shellQuote(join(repoRoot, 'bin', 'gatehouse.js'))} hook --home '${join(home, '..', 'gatehouse home')}'`, timeout: 30 }] }]);
+    }
     const mcp = mcpShape.parse(readJson(mcpFile));
     // ~/.claude.json is the user's own: the token itself, as `claude mcp add --scope user --header` writes it.
     expect(mcp.mcpServers.gatehouse).toEqual({ type: 'http', url: endpoints.mcpUrl, headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -137,13 +147,16 @@ describe('ClaudeConfigWriter', () => {
     expect(Object.keys(after)).toEqual(['model', 'permissions', 'hooks', 'zeta', 'alpha']);
     expect(after.model).toBe('opus');
     expect(after.permissions).toEqual(own.permissions);
-    expect((after.hooks as Record<string, unknown>).PostToolUse).toEqual(own.hooks.PostToolUse);
+    const post = (after.hooks as Record<string, unknown[]>).PostToolUse!;
+    expect(post[0]).toEqual(own.hooks.PostToolUse[0]);
+    expect(post[1]).toEqual({ matcher: '*', hooks: [{ type: 'http', url: endpoints.hookUrl, headers: { Authorization: 'Bearer $GATEHOUSE_AGENT_TOKEN', 'X-Gatehouse-Hook-Deadline-Ms': '30000' }, allowedEnvVars: ['GATEHOUSE_AGENT_TOKEN'], timeout: 30 }] });
     const pre = settingsShape.parse(after).hooks.PreToolUse;
     expect(pre[0]).toEqual(own.hooks.PreToolUse[0]);
     expect(pre).toHaveLength(2);
     expect(pre[1]!.matcher).toBe('*');
     const hook = httpHookShape.parse(pre[1]!.hooks[0]);
-    expect(hook).toEqual({ type: 'http', url: endpoints.hookUrl, headers: { Authorization: 'Bearer $GATEHOUSE_AGENT_TOKEN' }, allowedEnvVars: ['GATEHOUSE_AGENT_TOKEN'] });
+    // The deadline header tells the host how long this hook waits (an inbox wait ends before it).
+    expect(hook).toEqual({ type: 'http', url: endpoints.hookUrl, headers: { Authorization: 'Bearer $GATEHOUSE_AGENT_TOKEN', 'X-Gatehouse-Hook-Deadline-Ms': '600000' }, allowedEnvVars: ['GATEHOUSE_AGENT_TOKEN'], timeout: 600 });
     // The file's own four-space indentation is kept, and its mode.
     expect(readFileSync(settingsFile, 'utf8')).toContain('\n    "model": "opus"');
     expect(readFileSync(settingsFile, 'utf8')).toMatch(/\n {16}"matcher": "\*"/);
@@ -208,7 +221,12 @@ describe('ClaudeConfigWriter', () => {
     );
     const { preview } = apply({ scope: 'user', mcp: 'none', hook: 'http' });
     expect(preview.files).toHaveLength(1);
-    expect(preview.files[0]!.changes).toHaveLength(2);
+    expect(preview.files[0]!.changes).toEqual([
+      'hooks.PreToolUse[0]: replaced the Gatehouse hook with the HTTP form',
+      'hooks.PreToolUse[1]: removed a second Gatehouse hook (its group held nothing else)',
+      'hooks.PostToolUse: added the Gatehouse report of what ran (HTTP form) for every tool',
+      'hooks.PostToolUseFailure: added the Gatehouse report of what failed (HTTP form) for every tool',
+    ]);
     const pre = settingsShape.parse(readJson(file)).hooks.PreToolUse;
     expect(pre).toHaveLength(1);
     expect(pre[0]!.hooks).toEqual([httpHookShape.parse(pre[0]!.hooks[0]), { type: 'command', command: 'audit-logger' }]);
@@ -239,7 +257,7 @@ describe('ClaudeConfigWriter', () => {
         const groups = settingsShape.parse(after).hooks.PreToolUse;
         expect(groups.slice(0, -1)).toEqual(pre ?? []);
         expect(groups.at(-1)).toMatchObject({ matcher: '*', hooks: [{ type: hook }] });
-        expect(Object.keys(hooks as object)).toEqual(['PreToolUse']);
+        expect(Object.keys(hooks as object)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
         writeFileSync(file, planned!.after);
         expect(writer.preview(req).files[0]!.changed).toBe(false);
       }),

@@ -280,7 +280,8 @@ describe('Claude Code PreToolUse hook', () => {
     http({ port: r.port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body }).then((res) => ({ status: res.status, json: JSON.parse(res.body) }));
 
   it('over HTTP: allow, deny and ask, in Claude Code\'s JSON', async () => {
-    const r = await start({ settings: { mode: 'live' } });
+    // hookAutonomyAllow "allow": autonomy's allow as an allow (the default defers: test/claude-hooks.test.ts).
+    const r = await start({ settings: { mode: 'live', hookAutonomyAllow: 'allow' } });
     const allow = await postHook(r, hookInput('Read', { file_path: '/tmp/notes.txt' }));
     expect(allow).toEqual({ status: 200, json: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: expect.stringContaining('autonomy supervised') } } });
     const deny = await postHook(r, hookInput('Read', { file_path: join(homedir(), '.ssh', 'id_rsa') }));
@@ -314,7 +315,7 @@ describe('Claude Code PreToolUse hook', () => {
   });
 
   it('command form (`gatehouse hook`): the same answers over stdin and stdout', async () => {
-    const r = await start({ settings: { mode: 'live' } });
+    const r = await start({ settings: { mode: 'live', hookAutonomyAllow: 'allow' } });
     const run = (input: string) => runCliWithStdin(['hook', '--home', r.home], input);
     // A folder of its own: a search of all of /tmp would walk this host's home (a temp folder) and is denied.
     const allow = await run(hookInput('Grep', { pattern: 'x', path: tempDir('gatehouse-grep-') }));
@@ -327,7 +328,7 @@ describe('Claude Code PreToolUse hook', () => {
   });
 
   it('the command form as Claude Code runs it (a shell): answers with exit 0, and blocks with exit 2 when gatehouse cannot run', async () => {
-    const r = await start({ settings: { mode: 'live' } });
+    const r = await start({ settings: { mode: 'live', hookAutonomyAllow: 'allow' } });
     const command = hookCommand(r.home);
     const searched = tempDir('gatehouse-grep-');
     const sh = (path: string) =>

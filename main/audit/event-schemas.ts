@@ -69,6 +69,25 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
 
   // ---- approvals and grants -------------------------------------------------------------------
+  /**
+   * What became of a hook-supervised call, as Claude Code reported it (PostToolUse: executed,
+   * PostToolUseFailure: failed); `call` is null when no PreToolUse call of that session and
+   * tool_use_id is known. `summary`: the first 2 KB of the response, redacted.
+   */
+  'call.outcome': spec(ACTOR.agent, {
+    call: nullableString,
+    agent: z.string(),
+    session: z.string(),
+    tool: z.string(),
+    toolUseId: z.string(),
+    outcome: z.enum(['executed', 'failed']),
+    decision: z.enum(['allow', 'deny', 'ask', 'expired']).nullable(),
+    summary: z.string(),
+    bytes: int,
+    truncated: z.boolean(),
+    durationMs: z.number().nullable(),
+    interrupted: z.boolean(),
+  }),
   'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
   'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
   'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),

@@ -392,10 +392,10 @@ export class CheckerProcess<T> {
 
 const OUTCOME_OF: Record<ProcessFailureKind, Outcome> = { timeout: 'timeout', crash: 'crash', garbage: 'bad_output', error: 'error', not_ready: 'spawn' };
 
-type Envelope = { kind: 'result'; result: unknown } | { kind: 'error'; error: string } | { kind: 'garbage'; message: string };
+export type Envelope = { kind: 'result'; result: unknown } | { kind: 'error'; error: string } | { kind: 'garbage'; message: string };
 
 /** One response line: exactly one of result and error. null for a blank line. */
-function parseEnvelope(line: string): Envelope | null {
+export function parseEnvelope(line: string): Envelope | null {
   let msg: unknown;
   try {
     msg = JSON.parse(line);

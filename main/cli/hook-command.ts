@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { processAlive } from '../host/host-lock.js';
-import { hookAnswer, unreachableAnswer, type HookAnswer } from '../gateway/hook-answer.js';
+import { HOOK_DEADLINE_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
 interface HookTarget {
@@ -52,7 +52,9 @@ class HookPostError extends Error {
 function postHook(url: string, token: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     // agent: false: one connection, closed after the answer; a kept-alive socket would hold the process open.
-    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
+    // The deadline goes with the call: a call waiting in the inbox expires before this hook gives up.
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, [HOOK_DEADLINE_HEADER]: String(timeoutMs) };
+    const req = request(url, { method: 'POST', agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
@@ -88,7 +90,27 @@ function tokenFromFile(file: string): { ok: true; token: string } | { ok: false;
   }
 }
 
-export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookAnswer> {
+/** A PostToolUse or PostToolUseFailure report: the tool has run, so nothing is left to block. */
+function isReport(text: string): boolean {
+  try {
+    const event = (JSON.parse(text) as { hook_event_name?: unknown } | null)?.hook_event_name;
+    return event === 'PostToolUse' || event === 'PostToolUseFailure';
+  } catch {
+    return false;
+  }
+}
+
+export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookReply> {
+  // A report that cannot be delivered loses only the record (the call's outcome stays unknown):
+  // answering "deny" to it would only put a confusing error in front of the model.
+  if (isReport(text)) {
+    const answer = await runPreToolUse(home, text, opts);
+    return isNoDecision(answer) ? answer : NO_DECISION;
+  }
+  return runPreToolUse(home, text, opts);
+}
+
+async function runPreToolUse(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookReply> {
   // A token file that cannot be read is a mistake in the hook's configuration: deny, whatever
   // the unreachable setting says, rather than fall back to another agent's token.
   const named = opts.agentTokenFile !== undefined ? tokenFromFile(opts.agentTokenFile) : null;
@@ -123,11 +145,13 @@ export async function runHook(home: string, text: string, opts: { unreachable?: 
   } catch {
     body = null;
   }
-  const out = (body as HookAnswer | null)?.hookSpecificOutput;
-  if (res.status !== 200 || !out || !['allow', 'deny', 'ask'].includes(out.permissionDecision)) {
+  // "No decision" only as Gatehouse says it (autonomy alone let it through): Claude Code's own rules decide.
+  if (res.status === 200 && isNoDecision(body)) return NO_DECISION;
+  const out = (body as { hookSpecificOutput?: { permissionDecision?: unknown } } | null)?.hookSpecificOutput;
+  if (res.status !== 200 || !out || !['allow', 'deny', 'ask'].includes(out.permissionDecision as string)) {
     return hookAnswer('deny', `Gatehouse answered the hook with HTTP ${res.status} and no decision; the call is denied.`);
   }
-  return body as HookAnswer;
+  return body as HookReply;
 }
 
 export function readStdin(): Promise<string> {
@@ -159,7 +183,8 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; unreacha
 export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
-  process.stdout.write(JSON.stringify(answer) + '\n');
+  // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
+  if (!isNoDecision(answer)) process.stdout.write(JSON.stringify(answer) + '\n');
 }
 
 /**

@@ -1,9 +1,11 @@
 // The HTTP routes agents use, mounted by a shell after it checked Host, Origin and the agent
-// token: /mcp (MCP Streamable HTTP), POST /hooks/claude/pre-tool-use (Claude Code's HTTP hook)
+// token: /mcp (MCP Streamable HTTP), POST /hooks/claude/pre-tool-use (Claude Code's hooks: PreToolUse
+// to decide, PostToolUse and PostToolUseFailure to record what ran)
 // and /agent/v1/* (the small HTTP API, agent-api.ts). Nothing else is reachable with the agent token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../host/http-body.js';
-import { decideHook, hookAnswer, parseHookInput } from './claude-hook.js';
+import { CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_DEADLINE_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
+import type { HookOutcomes } from './hook-outcomes.js';
 import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
 import { AGENT_API_CALLS, AGENT_API_TOOLS, agentApi } from './agent-api.js';
@@ -18,6 +20,10 @@ export interface AgentRoutesDeps {
   gateway: Gateway;
   mcp: McpGateway;
   settings: () => Settings;
+  /** Records PostToolUse / PostToolUseFailure reports (what became of each hook call). */
+  outcomes?: HookOutcomes;
+  /** Records a hook request refused before it was judged (hook.refused). */
+  refused?: HookRefusalSink;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -30,18 +36,41 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
     if (path === CLAUDE_HOOK_PATH) {
       // Claude Code treats a failed HTTP hook as a non-blocking error and runs the tool: every
       // problem is therefore answered 200 with a deny, never with an error status.
-      if (req.method !== 'POST') return refuseHook(res, `send the hook input with POST to ${CLAUDE_HOOK_PATH}, not ${req.method ?? 'no method'}.`);
+      if (req.method !== 'POST') return refuseHook(res, `send the hook input with POST to ${CLAUDE_HOOK_PATH}, not ${req.method ?? 'no method'}.`, 'bad-method', deps.refused);
       let text: string | null;
       try {
         text = await readBody(req, HOOK_BODY_MAX);
       } catch (err) {
-        return refuseHook(res, `the hook input could not be read (${(err as Error).message}).`);
+        return refuseHook(res, `the hook input could not be read (${(err as Error).message}).`, 'unreadable', deps.refused);
       }
-      if (text === null) return send(res, 200, hookAnswer('deny', `Gatehouse refused the hook input: it is over ${HOOK_BODY_MAX >> 20} MiB.`));
+      if (text === null) {
+        deps.refused?.('too-large', `the hook input is over ${HOOK_BODY_MAX >> 20} MiB`);
+        return send(res, 200, hookAnswer('deny', `Gatehouse refused the hook input: it is over ${HOOK_BODY_MAX >> 20} MiB.`));
+      }
       const parsed = parseHookInput(text);
-      if (!parsed.ok) return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call: ${parsed.message}`));
+      if (!parsed.ok) {
+        deps.refused?.(refusalKind(text), parsed.message);
+        return send(res, 200, hookAnswer('deny', `Gatehouse could not check this call: ${parsed.message}`));
+      }
+      if ('post' in parsed) {
+        // The tool already ran (or failed): nothing to decide, only to record.
+        try {
+          deps.outcomes?.report(agent, parsed.post);
+        } catch (err) {
+          deps.log?.('hook outcome not recorded', err);
+        }
+        return send(res, 200, NO_DECISION);
+      }
+      // The hook gives up when Claude Code's timeout ends or its connection closes: a call waiting
+      // in the inbox is withdrawn then, so nobody approves a call nobody is waiting for.
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort('the hook gave up (its connection closed before Gatehouse answered)');
+      });
       try {
-        const { answer } = await decideHook(deps.gateway, parsed.input, deps.settings().hookAsk, agent);
+        const s = deps.settings();
+        const { answer, result } = await decideHook(deps.gateway, parsed.input, { askMode: s.hookAsk, autonomyAllow: s.hookAutonomyAllow, deadlineMs: hookDeadline(req), signal: gone.signal }, agent);
+        deps.outcomes?.expect(result.call.session, parsed.input.tool_use_id, { call: result.call.id, tool: result.call.tool, decision: result.decision });
         return send(res, 200, answer);
       } catch (err) {
         deps.log?.('hook failed', err);
@@ -53,6 +82,18 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
   };
 }
 
+/**
+ * The hook's own deadline (HOOK_DEADLINE_HEADER), or Claude Code's default hook timeout when it
+ * sends none. A value that is not a positive number of milliseconds is ignored, not trusted:
+ * the default is the longest Claude Code waits unless its settings say otherwise.
+ */
+export function hookDeadline(req: IncomingMessage): number {
+  const raw = req.headers[HOOK_DEADLINE_HEADER];
+  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+  const fallback = CLAUDE_HOOK_TIMEOUT_S * 1000;
+  return Number.isFinite(n) && n > 0 ? Math.min(n, fallback * 10) : fallback;
+}
+
 /** Largest hook input read; Claude Code's inputs are a few KiB (a Write of a big file, a few MiB at most). */
 export const HOOK_BODY_MAX = 4 << 20;
 
@@ -61,8 +102,26 @@ export const HOOK_BODY_MAX = 4 << 20;
  * wrong method, unreadable or oversized input): 200 with a deny, since Claude Code lets the tool
  * run after a hook that fails with an error status. `reason` never repeats what the client sent.
  */
-export function refuseHook(res: ServerResponse, reason: string): void {
+export function refuseHook(res: ServerResponse, reason: string, kind?: HookRefusalKind, refused?: HookRefusalSink): void {
+  if (kind) refused?.(kind, reason);
   send(res, 200, hookAnswer('deny', `Gatehouse refused this hook request: ${reason}`));
+}
+
+/** Why a hook request was refused before judgement; recorded as hook.refused (never with the token or the input). */
+export type HookRefusalKind = 'malformed' | 'empty' | 'wrong-event' | 'too-large' | 'bad-token' | 'bad-host' | 'bad-origin' | 'bad-method' | 'unreadable' | 'internal';
+export const HOOK_REFUSAL_KINDS: readonly HookRefusalKind[] = ['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal'];
+export type HookRefusalSink = (kind: HookRefusalKind, reason: string) => void;
+
+/** A refused input, classified for the audit log: an agent probing with odd events reads differently from a broken client. */
+function refusalKind(text: string): HookRefusalKind {
+  if (text.trim() === '') return 'empty';
+  try {
+    const event = (JSON.parse(text) as { hook_event_name?: unknown } | null)?.hook_event_name;
+    if (event !== undefined && event !== 'PreToolUse' && event !== 'PostToolUse' && event !== 'PostToolUseFailure') return 'wrong-event';
+  } catch {
+    // Not JSON: malformed.
+  }
+  return 'malformed';
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

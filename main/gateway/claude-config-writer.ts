@@ -26,9 +26,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
-import { commandHook, httpHook, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type JsonObject } from '../../shared/claude-config.js';
+import { commandHook, httpHook, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, reportCommand, TOKEN_ENV, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
+import { CLAUDE_HOOK_TIMEOUT_S } from './hook-answer.js';
 import { OperationError } from '../host/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
@@ -53,6 +55,30 @@ export interface ClaudeConfigDeps {
   endpoints: () => { mcpUrl: string; hookUrl: string; agentToken: string } | null;
   record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
   now?: () => number;
+  /** How the hook command starts Gatehouse (absolute paths); null: `gatehouse` from the PATH. Default: this installation's. */
+  launcher?: HookLauncher | null;
+}
+
+type HookEventName = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
+/** The command's --timeout is this much below Claude Code's hook timeout: it answers (deny) before it is killed. */
+export const COMMAND_MARGIN_S = 10;
+/** Claude Code's timeout for the PostToolUse reports: recording one takes milliseconds. */
+export const REPORT_TIMEOUT_S = 30;
+
+/**
+ * This installation's node and gatehouse entry (bin/gatehouse.js, two folders up from both this
+ * source file and the built out/main bundle); null when the entry is not there (a packaged app),
+ * in which case the hook names `gatehouse` on the PATH and still fails closed when it is missing.
+ */
+export function defaultHookLauncher(): HookLauncher | null {
+  const url: unknown = import.meta.url;
+  // The CommonJS Electron bundle has no import.meta.url (esbuild defines it as undefined).
+  const here = typeof url === 'string' ? dirname(fileURLToPath(url)) : typeof __dirname === 'string' ? __dirname : null;
+  if (!here) return null;
+  const entry = resolve(here, '..', '..', 'bin', 'gatehouse.js');
+  if (!existsSync(entry)) return null;
+  // Electron's binary runs scripts as node only when told to.
+  return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
 }
 
 /** One file as the preview shows it. */
@@ -107,7 +133,7 @@ interface Target {
   newMode: number;
 }
 
-interface CurrentFile {
+export interface CurrentFile {
   exists: boolean;
   text: string;
   hash: string;
@@ -234,49 +260,69 @@ export class ClaudeConfigWriter {
   }
 
   private mergeHook(file: string, value: JsonObject, req: ClaudeConfigRequest, edit: (p: JSONPath, v: unknown, ins?: boolean) => void, changes: string[]): void {
-    const ours = req.hook === 'http' ? httpHook(this.need('hook').hookUrl) : commandHook(this.deps.gatehouseHome);
+    // Claude Code's timeout is written explicitly: the command's own --timeout and the host's
+    // inbox wait are derived from it, so Gatehouse always answers before Claude Code gives up.
+    const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
+    const timeoutS = CLAUDE_HOOK_TIMEOUT_S;
+    const cmd = { launcher, timeoutS: timeoutS - COMMAND_MARGIN_S };
+    const pre = req.hook === 'http' ? httpHook(this.need('hook').hookUrl, timeoutS) : commandHook(this.deps.gatehouseHome, { ...cmd, hookTimeoutS: timeoutS });
+    // The reports need no long wait: the host records them at once.
+    const report = req.hook === 'http' ? httpHook(this.need('hook').hookUrl, REPORT_TIMEOUT_S) : { type: 'command', command: reportCommand(this.deps.gatehouseHome, { launcher }), timeout: REPORT_TIMEOUT_S };
     const form = req.hook === 'http' ? 'HTTP form' : 'command form';
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Claude Code expects ({"PreToolUse": [...]}). Fix it by hand, then preview again.`);
-    const pre = hooks?.PreToolUse;
-    if (pre !== undefined && !Array.isArray(pre)) throw new ConfigFileError(file, `${file}: "hooks.PreToolUse" is ${kindOf(pre)}, not a list of matcher groups as Claude Code expects. Fix it by hand, then preview again.`);
+    const events: [HookEventName, JsonObject, string][] = [
+      ['PreToolUse', pre, `the Gatehouse hook (${form}) for every tool (matcher "*")`],
+      ['PostToolUse', report, `the Gatehouse report of what ran (${form}) for every tool`],
+      ['PostToolUseFailure', report, `the Gatehouse report of what failed (${form}) for every tool`],
+    ];
+    if (hooks === undefined) {
+      edit(['hooks'], Object.fromEntries(events.map(([ev, ours]) => [ev, [preToolUseGroup(ours)]])));
+      for (const [ev, , what] of events) changes.push(`hooks.${ev}: added ${what}`);
+      return;
+    }
+    for (const [ev, ours, what] of events) this.mergeEvent(file, hooks, ev, ours, what, form, edit, changes);
+  }
+
+  private mergeEvent(file: string, hooks: JsonObject, ev: HookEventName, ours: JsonObject, what: string, form: string, edit: (p: JSONPath, v: unknown, ins?: boolean) => void, changes: string[]): void {
+    const list = hooks[ev];
+    if (list !== undefined && !Array.isArray(list)) throw new ConfigFileError(file, `${file}: "hooks.${ev}" is ${kindOf(list)}, not a list of matcher groups as Claude Code expects. Fix it by hand, then preview again.`);
     // Gatehouse's own hooks already there (either form, any port): the first is updated in
     // place, later ones removed, so a call is never sent to Gatehouse twice.
     const found: [number, number][] = [];
-    (pre ?? []).forEach((group, gi) => {
+    (list ?? []).forEach((group, gi) => {
       if (!isObject(group) || !Array.isArray(group.hooks)) return;
       group.hooks.forEach((h, hi) => {
         if (isGatehouseHook(h)) found.push([gi, hi]);
       });
     });
     if (found.length === 0) {
-      if (hooks === undefined) edit(['hooks'], { PreToolUse: [preToolUseGroup(ours)] });
-      else if (pre === undefined) edit(['hooks', 'PreToolUse'], [preToolUseGroup(ours)]);
-      else edit(['hooks', 'PreToolUse', -1], preToolUseGroup(ours), true);
-      changes.push(`hooks.PreToolUse: added the Gatehouse hook (${form}) for every tool (matcher "*")`);
+      if (list === undefined) edit(['hooks', ev], [preToolUseGroup(ours)]);
+      else edit(['hooks', ev, -1], preToolUseGroup(ours), true);
+      changes.push(`hooks.${ev}: added ${what}`);
       return;
     }
     const [g0, h0] = found[0]!;
-    const first = ((pre as JsonObject[])[g0]!.hooks as unknown[])[h0];
+    const first = ((list as JsonObject[])[g0]!.hooks as unknown[])[h0];
     if (!sameJson(first, ours)) {
-      edit(['hooks', 'PreToolUse', g0, 'hooks', h0], ours);
-      changes.push(`hooks.PreToolUse[${g0}]: replaced the Gatehouse hook with the ${form}`);
+      edit(['hooks', ev, g0, 'hooks', h0], ours);
+      changes.push(`hooks.${ev}[${g0}]: replaced the Gatehouse hook with the ${form}`);
     }
     // Remove the others from the last to the first, so earlier indexes stay valid. A group that
     // held nothing but Gatehouse hooks goes as a whole (never the first one's group).
     const byGroup = new Map<number, number[]>();
     for (const [gi, hi] of found.slice(1)) byGroup.set(gi, [...(byGroup.get(gi) ?? []), hi]);
     for (const gi of [...byGroup.keys()].sort((a, b) => b - a)) {
-      const ours = byGroup.get(gi)!.sort((a, b) => b - a);
-      const size = ((pre as JsonObject[])[gi]!.hooks as unknown[]).length;
-      if (gi !== g0 && ours.length === size) {
-        edit(['hooks', 'PreToolUse', gi], undefined);
-        changes.push(`hooks.PreToolUse[${gi}]: removed a second Gatehouse hook (its group held nothing else)`);
+      const mine = byGroup.get(gi)!.sort((a, b) => b - a);
+      const size = ((list as JsonObject[])[gi]!.hooks as unknown[]).length;
+      if (gi !== g0 && mine.length === size) {
+        edit(['hooks', ev, gi], undefined);
+        changes.push(`hooks.${ev}[${gi}]: removed a second Gatehouse hook (its group held nothing else)`);
         continue;
       }
-      for (const hi of ours) {
-        edit(['hooks', 'PreToolUse', gi, 'hooks', hi], undefined);
-        changes.push(`hooks.PreToolUse[${gi}].hooks[${hi}]: removed a second Gatehouse hook`);
+      for (const hi of mine) {
+        edit(['hooks', ev, gi, 'hooks', hi], undefined);
+        changes.push(`hooks.${ev}[${gi}].hooks[${hi}]: removed a second Gatehouse hook`);
       }
     }
   }
@@ -349,7 +395,7 @@ export function isGatehouseHook(h: unknown): boolean {
   return false;
 }
 
-function readCurrent(path: string): CurrentFile {
+export function readCurrent(path: string): CurrentFile {
   let st;
   try {
     st = lstatSync(path);
@@ -433,7 +479,7 @@ function formattingOf(text: string): FormattingOptions & { tabSize: number; eol:
   return { insertSpaces: true, tabSize, eol };
 }
 
-function keepBackup(path: string, current: CurrentFile, now: number): string {
+export function keepBackup(path: string, current: CurrentFile, now: number): string {
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   for (let n = 0; n < 100; n++) {
     const backup = `${path}.gatehouse-backup-${stamp}${n ? `-${n}` : ''}`;
@@ -452,7 +498,7 @@ function keepBackup(path: string, current: CurrentFile, now: number): string {
 }
 
 /** Temp file in the same folder, flushed, then renamed over the file: readers see old or new, never half. */
-function writeAtomic(file: string, text: string, mode: number): void {
+export function writeAtomic(file: string, text: string, mode: number): void {
   const dir = dirname(file);
   // A new .claude folder is as private as the file that goes in it.
   mkdirSync(dir, { recursive: true, mode: mode & 0o077 ? 0o755 : 0o700 });

@@ -1,9 +1,37 @@
 // The answer a Claude Code PreToolUse hook gives (PROTOCOLS.md section 3). Kept apart from
 // claude-hook.ts, which validates the input with zod: `gatehouse hook` builds its answers from
 // this file alone, and loading zod was a third of its start-up before every tool call.
+/** Claude Code's own default hook timeout in seconds (both forms); "write it for me" writes it explicitly. */
+export const CLAUDE_HOOK_TIMEOUT_S = 600;
+/** How long before the hook's deadline Gatehouse answers: the answer must arrive before Claude Code gives up. */
+export const HOOK_MARGIN_MS = 5_000;
+/**
+ * The header a hook request carries with the hook's own deadline in milliseconds (how long the
+ * sender waits): `gatehouse hook` sends its --timeout, the HTTP form as written by Gatehouse the
+ * timeout written beside it. An inbox wait for that call ends HOOK_MARGIN_MS before it.
+ */
+export const HOOK_DEADLINE_HEADER = 'x-gatehouse-hook-deadline-ms';
+
 export type PermissionDecision = 'allow' | 'deny' | 'ask';
 export interface HookAnswer {
   hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: PermissionDecision; permissionDecisionReason: string };
+}
+
+/**
+ * "No decision": Claude Code goes on as if no hook had spoken, so its own permission rules and
+ * prompts decide. Sent when only Gatehouse's autonomy would have allowed the call (an `allow`
+ * switches Claude Code's prompts off) and as the answer to a PostToolUse report. An explicit body,
+ * not an empty one, so `gatehouse hook` can tell it from a host that answered nothing.
+ */
+export interface NoDecision {
+  continue: true;
+}
+export const NO_DECISION: NoDecision = { continue: true };
+/** What the hook route answers: a decision, or none. */
+export type HookReply = HookAnswer | NoDecision;
+
+export function isNoDecision(v: unknown): v is NoDecision {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && (v as { continue?: unknown }).continue === true;
 }
 
 export function hookAnswer(decision: PermissionDecision, reason: string): HookAnswer {
@@ -12,6 +40,6 @@ export function hookAnswer(decision: PermissionDecision, reason: string): HookAn
 
 /** The answer when no host can be reached (command form): fail closed unless configured to ask. */
 export function unreachableAnswer(mode: 'deny' | 'ask', detail: string): HookAnswer {
-  const sentence = `Gatehouse is not running (${detail}), so it cannot check this call. Start it with \`gatehouse serve\` or \`gatehouse start\`.`;
+  const sentence = `Gatehouse is not running (${detail}), so it cannot check this call. Start it with \`gatehouse serve\` (or \`gatehouse\`, which opens the console).`;
   return hookAnswer(mode, sentence);
 }

@@ -18,6 +18,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sessionGrantMinutes: 60,
   requireSandbox: false,
   hookAsk: 'agent',
+  hookAutonomyAllow: 'defer',
   hookUnreachable: 'deny',
   desktopNotifications: true,
   auditRaw: false,

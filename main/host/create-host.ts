@@ -37,7 +37,8 @@ import { PolicyStore } from '../policy/rules/store.js';
 import { TaintRegistry } from '../policy/autonomy.js';
 import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
 import { McpGateway } from '../gateway/mcp-server.js';
-import { agentRoutes, type AgentHandler } from '../gateway/agent-routes.js';
+import { agentRoutes, type AgentHandler, type HookRefusalSink } from '../gateway/agent-routes.js';
+import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
@@ -448,7 +449,17 @@ export function createHost(opts: HostOptions): Host {
     auditedPolicy = policy.text;
   });
   onToolsChanged = toolsMaybeChanged;
-  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, log });
+  // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
+  const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
+  // Hook requests refused before judgement are audited (kind and reason only, never the token or input).
+  const hookRefused: HookRefusalSink = (kind, reason) => {
+    try {
+      record('hook.refused', 'host', { kind, reason });
+    } catch (err) {
+      log('hook.refused not recorded', err);
+    }
+  };
+  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
   const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
   const gettingStarted = new GettingStarted({
     file: firstRun,

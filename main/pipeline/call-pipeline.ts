@@ -170,6 +170,8 @@ export class CallPipeline {
   async handle(call: ToolCall, opts: HandleOptions = {}): Promise<PipelineResult> {
     const steps: PipelineStep[] = [];
     const d = this.deps;
+  /** Calls decided for an agent that runs the tool itself (a hook): their result says so. */
+  private readonly agentRuns = new WeakSet<ToolCall>();
     const agentActor = `agent:${call.agent}`;
     let extraction: Extraction | undefined;
     let current: PipelineStepName = 'extract';
@@ -180,6 +182,7 @@ export class CallPipeline {
     };
     const done = (decision?: string, decider?: Decider) => {
       const s: PipelineStep = { step: current, ms: this.now() - t0 };
+    if (opts.execute === false) this.agentRuns.add(call);
       if (decision !== undefined) s.decision = decision;
       if (decider !== undefined) s.decider = decider;
       steps.push(s);
@@ -351,6 +354,8 @@ export class CallPipeline {
     try {
       this.deps.record(type, actor, payload);
     } catch (err) {
+      // Not "did not run": the agent runs it itself, and its report (call.outcome) says whether it did.
+      ...(this.agentRuns.has(call) ? { ranBy: 'agent' } : {}),
       this.deps.log?.(`audit record ${type} failed`, err);
     }
   }

@@ -64,7 +64,19 @@ export function summarize(e: AuditEventView): string {
     case 'call.decided':
       return clip(`${str(p.decision) ?? '?'} by ${deciderText(p.decider) ?? 'unknown'}${str(p.reason) ? ` — ${oneLine(str(p.reason)!)}` : ''}`);
     case 'call.result':
+      // A hook call: the agent runs the tool itself. Until it reports (call.outcome), nobody knows
+      // whether it ran, so this never reads "not executed" for a call the agent was let run.
+      if (p.ranBy === 'agent') {
+        const d = str(p.decision) ?? '?';
+        return clip(d === 'deny' || d === 'expired' ? `${d}, the agent was told not to run it (${str(p.mode) ?? '?'})` : `${d}, run by the agent itself: outcome unknown until it reports (${str(p.mode) ?? '?'})`);
+      }
       return clip(`${str(p.decision) ?? '?'}, ${p.executed ? 'executed' : 'not executed'} (${str(p.mode) ?? '?'})${typeof p.exitCode === 'number' ? `, exit ${p.exitCode}` : ''}${typeof p.durationMs === 'number' ? ` in ${Math.round(p.durationMs)} ms` : ''}`);
+    case 'call.outcome': {
+      const ran = p.outcome === 'failed' ? 'failed' : 'executed';
+      const against = p.decision === 'deny' || p.decision === 'expired' ? ` although Gatehouse answered ${str(p.decision)}` : '';
+      const took = typeof p.durationMs === 'number' ? ` in ${Math.round(p.durationMs)} ms` : '';
+      return clip(`${ran} by the agent${against}${took}${p.interrupted ? ' (interrupted)' : ''}: ${oneLine(str(p.summary) ?? '')}`);
+    }
     case 'approval.requested':
       return clip(`asked by ${deciderText(p.askedBy) ?? 'policy'}${str(p.reason) ? ` — ${oneLine(str(p.reason)!)}` : ''}`);
     case 'approval.decided':
@@ -94,7 +106,7 @@ export function stepKind(type: string): string {
   if (type === 'call.received') return 'received';
   if (type === 'call.decided' || type === 'rule.matched' || type === 'checker.verdict') return 'decision';
   if (type.startsWith('approval.')) return 'approval';
-  if (type.startsWith('execution.') || type === 'call.result') return 'execution';
+  if (type.startsWith('execution.') || type === 'call.result' || type === 'call.outcome') return 'execution';
   if (type.startsWith('pty.')) return 'pty';
   if (type.startsWith('grant.')) return 'grant';
   return 'other';

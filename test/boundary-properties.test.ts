@@ -1,0 +1,482 @@
+// Property tests (fast-check) at every boundary where outside text or JSON enters Gatehouse
+// (issue #14, deliverable 6): plugin manifests in each format the registry reads, checker NDJSON
+// lines, Claude Code hook input (parsed, and POSTed to a real host's hook route), MCP tool
+// arguments (raw JSON-RPC to a real host's /mcp), policy.yaml, settings.json, and the audit
+// search query language.
+//
+// The property everywhere: nothing throws past the boundary, and every input gets an answer or a
+// precise error, one that names the field (or the line) and says what to do. Inputs are arbitrary
+// strings, arbitrary JSON, and valid examples mutated by dropping, renaming or retyping one field
+// at any depth. numRuns stays moderate so the file runs in seconds.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { stringify as toToml } from 'smol-toml';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseManifestSource, validateManifest, loadManifest } from '../main/registry/manifest/load-manifest.js';
+import type { Problem } from '../main/registry/types.js';
+import { LineSplitter } from '../main/checkers/line-splitter.js';
+import { parseEnvelope } from '../main/checkers/checker-process.js';
+import { parseEvaluateResult } from '../main/checkers/protocol.js';
+import { parseHookInput } from '../main/gateway/claude-hook.js';
+import { parsePolicyText, type LoadResult as PolicyLoadResult } from '../main/policy/rules/load.js';
+import { extract, initExtractor } from '../main/policy/extract/index.js';
+import { readSettingsFile, SettingsStore } from '../main/gateway/settings-store.js';
+import { settingsSchema } from '../shared/contract.js';
+import { AuditStore } from '../main/audit/audit-store.js';
+import { AuditQuery } from '../main/audit/audit-query.js';
+import { OperationError } from '../main/host/operation-error.js';
+import { repoRoot } from './support/cli.js';
+
+const RUNS = 200;
+
+let root = '';
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'gatehouse-boundary-props-'));
+  await initExtractor();
+});
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+// ---- mutations of valid examples ------------------------------------------------------------------
+
+type Key = string | number;
+type Mutation = { op: 'drop' | 'rename' | 'retype'; path: Key[]; to?: string; value?: unknown };
+
+/** Every path to a value inside `v` (object keys and array indexes), the root excluded. */
+function pathsOf(v: unknown, prefix: Key[] = []): Key[][] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => [[...prefix, i], ...pathsOf(x, [...prefix, i])]);
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [[...prefix, k], ...pathsOf(x, [...prefix, k])]);
+  return [];
+}
+
+const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+/** A copy of `v` with one mutation applied. */
+function mutate(v: unknown, m: Mutation): unknown {
+  const copy = structuredClone(v) as Record<Key, unknown>;
+  let parent: Record<Key, unknown> = copy;
+  for (const k of m.path.slice(0, -1)) parent = parent[k] as Record<Key, unknown>;
+  const last = m.path.at(-1)!;
+  if (m.op === 'drop') {
+    if (Array.isArray(parent)) parent.splice(last as number, 1);
+    else delete parent[last];
+  } else if (m.op === 'rename' && !Array.isArray(parent)) {
+    const value = parent[last];
+    delete parent[last];
+    parent[m.to!] = value;
+  } else {
+    parent[last] = m.value;
+  }
+  return copy;
+}
+
+/** Drop, rename or retype (to a value of another JSON type) one field of `valid`, at any depth. */
+function mutations(valid: unknown): fc.Arbitrary<{ value: unknown; m: Mutation }> {
+  const paths = pathsOf(valid);
+  return fc
+    .record({
+      path: fc.constantFrom(...paths),
+      op: fc.constantFrom('drop' as const, 'rename' as const, 'retype' as const),
+      to: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('nmae', 'Name', 'command ', 'toolz', 'rules_', 'type')),
+      value: fc.jsonValue({ maxDepth: 2 }),
+    })
+    .filter(({ path, op, value, to }) => {
+      let cur: unknown = valid;
+      for (const k of path) cur = (cur as Record<Key, unknown>)[k];
+      if (op === 'retype') return typeOf(value) !== typeOf(cur);
+      if (op === 'rename') return typeof path.at(-1) === 'string' && to !== path.at(-1);
+      return true;
+    })
+    .map((m) => ({ value: mutate(valid, m), m }));
+}
+
+/** The field a mutation touched, as the words an error about it would use. */
+function fieldWords(m: Mutation): string[] {
+  const last = m.path.at(-1)!;
+  return typeof last === 'string' ? [last] : [String(m.path.at(-2) ?? last)];
+}
+
+const anyText = fc.oneof(
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'grapheme', maxLength: 200 }),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? ''),
+);
+
+// ---- plugin manifests ------------------------------------------------------------------------------
+
+const MANIFEST_FIXTURES: [dir: string, file: string][] = [
+  [join(repoRoot, 'examples', 'plugins', 'hello'), 'tool.toml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'checker-toml'), 'gatehouse.toml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'multi-toml'), 'gatehouse.toml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'multi-yaml'), 'gatehouse.yaml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'checker-yaml'), 'gatehouse.yml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'mcp-yaml'), 'gatehouse.yaml'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'multi-json'), 'gatehouse.json'],
+  [join(repoRoot, 'test', 'fixtures', 'manifests', 'mcp-json'), 'gatehouse.json'],
+];
+
+function serialize(file: string, v: unknown): string | null {
+  try {
+    if (file.endsWith('.json')) return JSON.stringify(v, null, 2);
+    if (file.endsWith('.toml')) return v && typeof v === 'object' && !Array.isArray(v) ? toToml(v as Record<string, unknown>) : null;
+    return toYaml(v);
+  } catch {
+    // TOML has no null, and smol-toml refuses some shapes: not a manifest anyone can write.
+    return null;
+  }
+}
+
+function parseFixture(dir: string, file: string): unknown {
+  const parsed = parseManifestSource(file, readFileSync(join(dir, file), 'utf8'));
+  expect(parsed.problems).toEqual([]);
+  return parsed.raw;
+}
+
+/** Parse and validate as the registry does; throws only if the boundary does. */
+function checkManifest(dir: string, file: string, text: string): { manifest: unknown; problems: Problem[] } {
+  const parsed = parseManifestSource(file, text);
+  if (parsed.problems.length) return { manifest: null, problems: parsed.problems };
+  return validateManifest(parsed.raw, { dir, manifestFile: file, source: text });
+}
+
+/** An error a plugin author can act on: a sentence, a stable code, and where (line or field) unless it is about the whole file. */
+function expectPreciseProblems(r: { manifest: unknown; problems: Problem[] }): void {
+  const errors = r.problems.filter((p) => p.severity === 'error');
+  if (r.manifest === null) expect(errors.length).toBeGreaterThan(0);
+  else expect(errors).toEqual([]);
+  for (const p of r.problems) {
+    expect(p.message.length).toBeGreaterThan(15);
+    expect(p.code).toMatch(/^[a-z]+\.[a-z-]+/);
+    if (p.line !== undefined) expect(p.line).toBeGreaterThanOrEqual(1);
+    if (p.column !== undefined) expect(p.column).toBeGreaterThanOrEqual(1);
+  }
+}
+
+describe('plugin manifests (tool.toml, gatehouse.toml, gatehouse.yaml/.yml, gatehouse.json)', () => {
+  it('arbitrary text in every manifest file name gets a manifest or problems with a place, never a throw', () => {
+    const dir = MANIFEST_FIXTURES[0]![0];
+    fc.assert(
+      fc.property(fc.constantFrom('tool.toml', 'gatehouse.toml', 'gatehouse.yaml', 'gatehouse.yml', 'gatehouse.json'), anyText, (file, text) => {
+        const r = checkManifest(dir, file, text);
+        expectPreciseProblems(r);
+        // A syntax error says where: line and column.
+        for (const p of r.problems.filter((p) => p.code === 'manifest.syntax')) {
+          expect(p.line).toBeGreaterThanOrEqual(1);
+          expect(p.column).toBeGreaterThanOrEqual(1);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('arbitrary JSON values written in each syntax get a manifest or precise problems', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...MANIFEST_FIXTURES), fc.jsonValue({ maxDepth: 4 }), ([dir, file], v) => {
+        const text = serialize(file, v);
+        fc.pre(text !== null);
+        expectPreciseProblems(checkManifest(dir, file, text!));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  for (const [dir, file] of MANIFEST_FIXTURES) {
+    it(`${dir.split('/').pop()}/${file} with one field dropped, renamed or retyped: a manifest, or an error naming that field`, () => {
+      const valid = parseFixture(dir, file);
+      expect(checkManifest(dir, file, serialize(file, valid)!).manifest).not.toBeNull();
+      fc.assert(
+        fc.property(mutations(valid), ({ value, m }) => {
+          const text = serialize(file, value);
+          fc.pre(text !== null);
+          const r = checkManifest(dir, file, text!);
+          expectPreciseProblems(r);
+          if (r.manifest !== null) return;
+          // At least one error points at the mutated field (its path, or its name in the sentence),
+          // or at the command/file it named.
+          const words = [...fieldWords(m), ...m.path.filter((k): k is string => typeof k === 'string'), ...(m.to ? [m.to] : [])];
+          const named = r.problems.some((p) => p.path !== undefined || p.line !== undefined || words.some((w) => p.message.includes(w)));
+          expect(named, JSON.stringify({ m, problems: r.problems })).toBe(true);
+        }),
+        { numRuns: 100 },
+      );
+    });
+  }
+
+  it('loadManifest reads mutated manifests from disk as the registry does, never throwing', () => {
+    const dir = join(root, 'manifest-disk');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'hello.sh'), '#!/bin/sh\necho "{}"\n', { mode: 0o755 });
+    const valid = parseFixture(MANIFEST_FIXTURES[0]![0], 'tool.toml');
+    fc.assert(
+      fc.property(mutations(valid), ({ value }) => {
+        const text = serialize('tool.toml', value);
+        fc.pre(text !== null);
+        writeFileSync(join(dir, 'tool.toml'), text!);
+        const r = loadManifest(dir);
+        expectPreciseProblems(r);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+// ---- checker NDJSON --------------------------------------------------------------------------------
+
+describe('checker NDJSON lines', () => {
+  it('the line splitter yields the same lines however the bytes are chunked, and stops once at the cap', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')), { maxLength: 20 }),
+        fc.array(fc.nat({ max: 64 }), { maxLength: 30 }),
+        fc.integer({ min: 8, max: 200 }),
+        (lines, cuts, cap) => {
+          const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+          const got: string[] = [];
+          const overflows: number[] = [];
+          const splitter = new LineSplitter(cap, (l) => got.push(l), (n) => overflows.push(n));
+          let at = 0;
+          for (const c of cuts) {
+            if (at >= bytes.length) break;
+            splitter.push(bytes.subarray(at, Math.min(bytes.length, at + c + 1)));
+            at += c + 1;
+          }
+          if (at < bytes.length) splitter.push(bytes.subarray(at));
+          const firstLong = lines.findIndex((l) => Buffer.byteLength(l) > cap);
+          if (firstLong === -1) {
+            expect(got).toEqual(lines);
+            expect(overflows).toEqual([]);
+          } else {
+            // Every line before the long one, then one overflow, then nothing.
+            expect(got).toEqual(lines.slice(0, firstLong));
+            expect(overflows).toHaveLength(1);
+            expect(overflows[0]).toBeGreaterThan(cap);
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('every response line is a result, an error, blank, or garbage with a sentence quoting it; never a throw', () => {
+    const line = fc.oneof(
+      anyText,
+      fc.record({ result: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+      fc.record({ result: fc.jsonValue({ maxDepth: 2 }), error: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+      fc.constantFrom('', '   ', '\r', 'null', '[]', '"ok"', '{"result":"ok"}', '{"error":"nope"}', '{"result":null,"error":null}', '{}', '{"__proto__":{"result":1}}'),
+    );
+    fc.assert(
+      fc.property(line, (l) => {
+        const e = parseEnvelope(l);
+        if (e === null) {
+          expect(l.trim()).toBe('');
+          return;
+        }
+        if (e.kind === 'garbage') expect(e.message).toMatch(/wrote /);
+        if (e.kind === 'error') expect(typeof e.error).toBe('string');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('an evaluate result is allow, a block naming its rule, or malformed naming the field; never a throw', () => {
+    const block = fc.record(
+      { rule_name: fc.jsonValue({ maxDepth: 1 }), severity: fc.jsonValue({ maxDepth: 1 }), action: fc.jsonValue({ maxDepth: 1 }), message: fc.jsonValue({ maxDepth: 1 }) },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue({ maxDepth: 3 }), block), (result) => {
+        const r = parseEvaluateResult(result);
+        if (r.kind === 'allow') expect(result).toBeNull();
+        else if (r.kind === 'block') {
+          expect(typeof r.result.rule_name).toBe('string');
+          expect(r.result.rule_name.trim()).not.toBe('');
+          expect(r.result.message).not.toBe('');
+        } else expect(r.message).toMatch(/rule_name|"message"|result must be null/);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---- Claude Code hook input ------------------------------------------------------------------------
+
+const VALID_HOOK = {
+  session_id: 'sess-1',
+  transcript_path: '/home/alice/.claude/projects/x/sess-1.jsonl',
+  cwd: '/home/alice/work',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Read',
+  tool_input: { file_path: '/home/alice/work/README.md', limit: 20 },
+  tool_use_id: 'toolu_01',
+  permission_mode: 'default',
+};
+
+describe('Claude Code hook input', () => {
+  it('arbitrary text and JSON get an input or a sentence saying what Gatehouse expects; never a throw', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const r = parseHookInput(text);
+        if (!r.ok) expect(r.message).toMatch(/^The hook input is not (JSON|a (PreToolUse|PostToolUse|PostToolUseFailure) hook input)/);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a valid input with one field dropped, renamed or retyped is accepted or refused naming that field', () => {
+    expect(parseHookInput(JSON.stringify(VALID_HOOK)).ok).toBe(true);
+    fc.assert(
+      fc.property(mutations(VALID_HOOK), ({ value, m }) => {
+        const r = parseHookInput(JSON.stringify(value));
+        if (r.ok) return;
+        // The top-level field is what the schema checks (tool_input's inside is the tool's).
+        expect(r.message, JSON.stringify(m)).toContain(String(m.path[0]));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---- policy.yaml -----------------------------------------------------------------------------------
+
+const POLICY_CTX = () => ({ home: join(root, 'home'), gatehouseHome: join(root, 'home', '.config', 'gatehouse'), caseInsensitive: false, extract: (call: Parameters<typeof extract>[0]) => extract(call, { home: join(root, 'home') }) });
+
+function expectPrecisePolicy(r: PolicyLoadResult, lines: number): void {
+  for (const p of r.problems) {
+    expect(p.line).toBeGreaterThanOrEqual(1);
+    // A problem points into the file (the line after the last counts: "missing at the end").
+    expect(p.line).toBeLessThanOrEqual(lines + 1);
+    expect(p.column).toBeGreaterThanOrEqual(1);
+    expect(p.message.length).toBeGreaterThan(10);
+  }
+  if (r.broken) expect(r.problems.length).toBeGreaterThan(0);
+  // A rule left out is never left out silently.
+  if (r.rejected.length) expect(r.problems.length).toBeGreaterThanOrEqual(1);
+}
+
+describe('policy.yaml', () => {
+  it('arbitrary text and arbitrary YAML values load or give problems with a line, a column and a sentence', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyText, fc.jsonValue({ maxDepth: 4 }).map((v) => toYaml(v))), (text) => {
+        const r = parsePolicyText(text, 'policy.yaml', POLICY_CTX());
+        expectPrecisePolicy(r, text.split('\n').length);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('the example policy with one field dropped, renamed or retyped loads or names the field and the rule', () => {
+    const text = readFileSync(join(repoRoot, 'test', 'fixtures', 'policy', 'example-policy.yaml'), 'utf8');
+    const valid = parseYaml(text) as unknown;
+    const base = parsePolicyText(toYaml(valid), 'policy.yaml', POLICY_CTX());
+    expect(base.problems).toEqual([]);
+    fc.assert(
+      fc.property(mutations(valid), ({ value, m }) => {
+        const yaml = toYaml(value);
+        const r = parsePolicyText(yaml, 'policy.yaml', POLICY_CTX());
+        expectPrecisePolicy(r, yaml.split('\n').length);
+        if (r.problems.length === 0) return;
+        // Some problem names the mutated field (or, for a renamed one, its new name) or the rule it is in.
+        const ruleIndex = m.path[0] === 'rules' && typeof m.path[1] === 'number' ? m.path[1] : -1;
+        const ruleName = ruleIndex >= 0 ? ((valid as { rules: { name: string }[] }).rules[ruleIndex]?.name ?? '') : '';
+        const words = [...m.path.filter((k): k is string => typeof k === 'string'), ...(m.to ? [m.to] : []), ...(ruleName ? [ruleName] : [])];
+        // A rule whose name cannot be read is named by its position ("rule 2").
+        const named = r.problems.some((p) => words.some((w) => p.message.includes(w) || p.rule === w) || (ruleIndex >= 0 && (p.rule !== undefined || p.message.includes(`rule ${ruleIndex + 1}`))));
+        expect(named, JSON.stringify({ m, problems: r.problems })).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---- settings.json ---------------------------------------------------------------------------------
+
+describe('settings.json', () => {
+  const DEFAULTS = { mode: 'live', autonomy: 'supervised', autoApprove: ['read_*'], alwaysAsk: [], approvalExpiryMinutes: 10, sessionGrantMinutes: 60, requireSandbox: false, hookAsk: 'agent', hookUnreachable: 'deny', desktopNotifications: true, auditRaw: false, auditRetentionDays: 0, auditMaxEvents: 0 };
+
+  it('any file content gives valid settings, and an error naming the file (and the field) when it is not used', () => {
+    const file = join(root, 'settings.json');
+    fc.assert(
+      fc.property(fc.oneof(anyText, mutations(DEFAULTS).map(({ value }) => JSON.stringify(value))), (text) => {
+        writeFileSync(file, text);
+        const r = readSettingsFile(file);
+        expect(settingsSchema.safeParse(r.settings).success).toBe(true);
+        if (r.error !== null) {
+          expect(r.error).toContain(file);
+          expect(r.error).toMatch(/safe defaults/);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a settings.update with a mutated patch is applied or refused naming the field', () => {
+    const file = join(root, 'settings-update.json');
+    const store = new SettingsStore({ file });
+    fc.assert(
+      fc.property(mutations(DEFAULTS), ({ value, m }) => {
+        let threw: unknown = null;
+        try {
+          store.update(value as never, 'operator:prop');
+        } catch (err) {
+          threw = err;
+        }
+        if (threw === null) {
+          expect(settingsSchema.safeParse(store.current).success).toBe(true);
+          return;
+        }
+        expect(threw).toBeInstanceOf(OperationError);
+        expect((threw as OperationError).message).toMatch(/^Settings were not changed: /);
+        const words = [String(m.path[0]), ...(m.to ? [m.to] : [])];
+        expect(words.some((w) => (threw as Error).message.includes(w)), `${(threw as Error).message} ${JSON.stringify(m)}`).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+// ---- audit search queries --------------------------------------------------------------------------
+
+describe('audit search query language', () => {
+  let store: AuditStore;
+  let query: AuditQuery;
+  beforeAll(async () => {
+    store = new AuditStore({ path: join(root, 'audit.db') });
+    for (let i = 0; i < 50; i++) {
+      store.append({ type: 'call.received', actor: 'agent:prop', payload: { call: `call-${i}`, agent: 'prop', session: 's', tool: i % 2 ? 'Bash' : 'Read', source: 'hook', cwd: '/w', arguments: { command: `rm -rf /tmp/x${i} && cat prod/app.yaml` } } });
+    }
+    await store.append({ type: 'host.started', actor: 'host', payload: {} }).durable;
+  });
+  afterAll(() => store?.close());
+
+  const FTS_PIECES = ['rm', 'tmp', 'AND', 'OR', 'NOT', 'NEAR(', ')', '(', '"', '*', '^', ':', 'type:', '{type actor}:', '-', '+', 'prod/app.yaml', '"rm -rf"', 'é', 'Bash', '\u202e', '\0', "'", ',', 'NEAR(rm tmp, 2)', '*rm'];
+
+  it('any query string is answered with events or refused with a sentence on FTS5 syntax; never another error', () => {
+    query = new AuditQuery({ store });
+    const q = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.array(fc.constantFrom(...FTS_PIECES), { maxLength: 8 }).map((a) => a.join(' ')),
+      fc.array(fc.constantFrom(...FTS_PIECES), { maxLength: 8 }).map((a) => a.join('')),
+    );
+    fc.assert(
+      fc.property(q, fc.option(fc.constantFrom('prop', 'nobody', "'; DROP TABLE events; --"), { nil: undefined }), (text, agent) => {
+        try {
+          const r = query.search({ query: text, limit: 20, ...(agent !== undefined ? { agent } : {}) });
+          expect(r.total).toBeGreaterThanOrEqual(r.events.length);
+        } catch (err) {
+          expect(err, String(err)).toBeInstanceOf(OperationError);
+          expect((err as OperationError).reason).toBe('invalid');
+          expect((err as Error).message).toMatch(/The search query is not valid FTS5 syntax/);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // The log is intact afterwards: queries never write.
+    expect(store.verify().ok).toBe(true);
+  });
+});
