@@ -1,4 +1,4 @@
-// One checker process speaking the crust NDJSON protocol (PROTOCOLS.md §2): spawned in its own
+// One checker process speaking the crust NDJSON protocol (docs/protocols.md §2): spawned in its own
 // process group, `init` sent first, then requests — one in flight at a time unless the pool asks
 // for pipelining — then `close`.
 //

@@ -1,4 +1,4 @@
-// The crust checker protocol (PROTOCOLS.md §2) as TypeScript types. Every object's keys are
+// The crust checker protocol (docs/protocols.md §2) as TypeScript types. Every object's keys are
 // declared once, in a `const` array, and the type is derived from it; the JSON Schema in
 // shared/schemas/checker-protocol.schema.json must list the same keys as required, which
 // test/checker-protocol-schema.test.ts checks. Adding a field to one side only fails that test
@@ -123,7 +123,7 @@ const ACTION_SET: ReadonlySet<string> = new Set(ACTIONS);
 
 /**
  * An evaluate `result` as the protocol reads it: null allows; an object blocks, whatever its
- * action (PROTOCOLS.md: "an object blocks"; the action is carried on for the audit record).
+ * action (the protocol: any object blocks; the action is carried on for the audit record).
  * Leniency where it cannot weaken a block: an unknown (or missing) severity counts as high, an
  * unknown, empty or missing action as block, a missing message becomes a generic sentence.
  * Malformed — a checker failure, not a block: anything but null or an object, a block without a

@@ -1,4 +1,4 @@
-// Claude Code hooks (PROTOCOLS.md section 3): the input Claude Code sends, and the answer Gatehouse
+// Claude Code hooks (docs/protocols.md §3): the input Claude Code sends, and the answer Gatehouse
 // gives. Claude Code runs the tool itself, so a hook call is decided, never executed here; a
 // PostToolUse (or PostToolUseFailure) report then says whether it ran (hook-outcomes.ts).
 //

@@ -1,4 +1,4 @@
-// The answer a Claude Code PreToolUse hook gives (PROTOCOLS.md section 3). Kept apart from
+// The answer a Claude Code PreToolUse hook gives (docs/protocols.md §3). Kept apart from
 // claude-hook.ts, which validates the input with zod: `gatehouse hook` builds its answers from
 // this file alone, and loading zod was a third of its start-up before every tool call.
 /** Claude Code's own default hook timeout in seconds (both forms); "write it for me" writes it explicitly. */

@@ -1,4 +1,4 @@
-// Gatehouse as an MCP server to agents (PROTOCOLS.md section 4): Streamable HTTP at /mcp, one
+// Gatehouse as an MCP server to agents (docs/protocols.md §4): Streamable HTTP at /mcp, one
 // SDK Server and transport (mcp-http-transport.ts) per MCP session. The stdio bridge
 // (`gatehouse mcp`) relays to this same endpoint, so both forms behave the same.
 //

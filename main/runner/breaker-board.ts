@@ -6,7 +6,7 @@ export interface BreakerBoardDeps {
   clock: BreakerClock;
   /** A state change: audit it and tell the consoles. */
   changed?: (plugin: string, next: BreakerSnapshot, prev: BreakerSnapshot) => void;
-  /** Overrides of the PROTOCOLS.md baseline (tests use short cooldowns). */
+  /** Overrides of the baseline in docs/protocols.md §2 (tests use short cooldowns). */
   threshold?: number;
   baseCooldownMs?: number;
   maxCooldownMs?: number;

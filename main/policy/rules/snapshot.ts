@@ -1,4 +1,4 @@
-// Rule snapshots for checkers (PROTOCOLS.md §2): exactly the protocol fields, deeply frozen so
+// Rule snapshots for checkers (docs/protocols.md §2): exactly the protocol fields, deeply frozen so
 // the checker pool serialises an unchanged snapshot array once instead of on every call.
 import type { RuleSnapshot } from '../../checkers/protocol.js';
 import type { Rule } from '../types.js';
