@@ -337,7 +337,10 @@ export function isBareWildcard(seg: string): boolean {
  * are sorted, and a pattern that matches nothing is left to the caller (bash passes it as it is).
  * Results are in the pattern's own form (relative stays relative).
  */
-export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN, matchCap = MAX_GLOB_MATCHES): GlobResult {
+/** Folders already read during one call: a command that globs one folder many times reads it once. */
+export type DirCache = Map<string, { names: string[]; over: boolean } | 'unreadable'>;
+
+export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN, matchCap = MAX_GLOB_MATCHES, cache?: DirCache): GlobResult {
   const { prefix, segs, first } = globPrefix(pattern, cwd);
   const last = segs[segs.length - 1] ?? '';
   const res: GlobResult = { matches: [], prefix, bareLast: isBareWildcard(last), unsure: null, scanned: 0 };
@@ -368,31 +371,49 @@ export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN
     const re = segmentRegExp(seg);
     const dots = seg.startsWith('.') || seg.startsWith('\\.');
     for (const c of current) {
-      const names: string[] = [];
-      // Read entry by entry, so that a folder with a million files costs no more than the cap.
-      try {
-        const dir = opendirSync(c.fs);
-        try {
-          for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
-            if (++scanned > scanCap) break;
-            names.push(e.name);
-          }
-        } finally {
-          dir.closeSync();
-        }
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-        res.scanned = scanned;
+      let names: string[] = [];
+      const hit = cache?.get(c.fs);
+      if (hit === 'unreadable') {
         res.unsure = `a glob over a folder the judge cannot read (${c.fs})`;
         return res;
       }
-      res.scanned = scanned;
-      if (scanned > scanCap) {
-        res.unsure = `a glob over more than ${scanCap} entries`;
-        return res;
+      if (hit) {
+        if (hit.over) {
+          res.unsure = `a glob over more than ${MAX_GLOB_SCAN} entries`;
+          return res;
+        }
+        names = hit.names;
+      } else {
+        // Read entry by entry, so that a folder with a million files costs no more than the cap.
+        try {
+          const dir = opendirSync(c.fs);
+          try {
+            for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+              if (++scanned > scanCap) break;
+              names.push(e.name);
+            }
+          } finally {
+            dir.closeSync();
+          }
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+          cache?.set(c.fs, 'unreadable');
+          res.scanned = scanned;
+          res.unsure = `a glob over a folder the judge cannot read (${c.fs})`;
+          return res;
+        }
+        res.scanned = scanned;
+        if (scanned > scanCap) {
+          // Only a read cut at the per-folder cap is known to be too big; one cut by what is left
+          // of the call's budget is not cached as such.
+          if (scanCap >= MAX_GLOB_SCAN) cache?.set(c.fs, { names: [], over: true });
+          res.unsure = `a glob over more than ${scanCap} entries`;
+          return res;
+        }
+        names.sort();
+        cache?.set(c.fs, { names, over: false });
       }
-      names.sort();
       for (const name of names) {
         if (name.charCodeAt(0) === 46 && !dots) continue;
         if (name === '.' || name === '..') continue;

@@ -3,7 +3,7 @@
 // could do more than one thing, every operation it could do is reported.
 import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
-import { expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
+import { type DirCache, expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
 import { statSync } from 'node:fs';
 import { expandHome, normalisePath } from './paths.js';
@@ -41,16 +41,17 @@ interface Ctx {
   /** Directory entries globs may still read for this call, and words braces may still make. */
   scanLeft: number;
   braceLeft: number;
+  dirs: DirCache;
 }
 
 /** Per call, across all its words: a command of many globs costs no more than one big one. */
-const CALL_SCAN_BUDGET = 16384;
+const CALL_SCAN_BUDGET = 8192;
 const CALL_BRACE_BUDGET = 4096;
 
 const MAX_DEPTH = 8;
 
 export function analyseScript(script: Script, cwd: string, col: Collector, parse: ParseFn, home: string, env?: Record<string, string>): void {
-  const c: Ctx = { col, parse, home, env, scanLeft: CALL_SCAN_BUDGET, braceLeft: CALL_BRACE_BUDGET };
+  const c: Ctx = { col, parse, home, env, scanLeft: CALL_SCAN_BUDGET, braceLeft: CALL_BRACE_BUDGET, dirs: new Map() };
   col.op('execute');
   script_(script, { cwd, vars: new Map(), depth: 0 }, c);
 }
@@ -211,7 +212,7 @@ function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
     out.push({ ...literal, globbed: { prefix: g.prefix, bareLast: isBareWildcard(g.segs[g.segs.length - 1] ?? '') } });
     return;
   }
-  const r = expandGlob(p, env.cwd, Math.min(MAX_GLOB_SCAN, c.scanLeft));
+  const r = expandGlob(p, env.cwd, Math.min(MAX_GLOB_SCAN, c.scanLeft), undefined, c.dirs);
   c.scanLeft -= r.scanned;
   const globbed = { prefix: r.prefix, bareLast: r.bareLast };
   if (r.unsure) {
