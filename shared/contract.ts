@@ -190,7 +190,8 @@ const agentTokenName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an agent name is 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-", starting with a letter or digit');
 const agentTokenInfo = z.object({ name: z.string(), createdAt: z.number(), createdBy: z.string(), isDefault: z.boolean(), lastUsedAt: z.number().nullable() });
-const approvalState = z.enum(['pending', 'approved', 'denied', 'expired']);
+/** `gone`: the agent stopped waiting (cancelled, disconnected, its own timeout first); shown as "agent gone". */
+const approvalState = z.enum(['pending', 'approved', 'denied', 'expired', 'gone']);
 const grant = z.object({
   id: z.string(),
   agent: z.string(),
@@ -226,10 +227,14 @@ const approvalItem = z.object({
   argsHash: z.string(),
   requestedAt: z.number(),
   expiresAt: z.number(),
+  /** The nearest deadline (host clock, epoch ms): the approval expiry or the caller's own timeout, whichever comes first. */
+  deadline: z.number(),
+  /** Whose deadline it is: "approval expiry", "the hook's own timeout", "the MCP client's own timeout". */
+  deadlineReason: z.string(),
   decidedAt: z.number().nullable(),
   operator: z.string().nullable(),
   scope: z.enum(['once', 'session', 'always']).nullable(),
-  outcome: z.object({ state: z.enum(['approved', 'denied', 'expired']), decider, reason: z.string() }).nullable(),
+  outcome: z.object({ state: z.enum(['approved', 'denied', 'expired', 'gone']), decider, reason: z.string() }).nullable(),
 });
 const approvalId = z.string().min(1).max(200);
 const argsHash = z.string().regex(/^[0-9a-f]{64}$/, 'the argsHash of the item you were shown (64 hex digits)');

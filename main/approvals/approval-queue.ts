@@ -4,6 +4,12 @@
 // the SHA-256 of the canonical JSON of the exact arguments: the operator quotes the hash they
 // were shown, and a different hash is refused. Decided and expired items stay for a bounded
 // history. Every step is recorded for the audit log; `changed()` tells views to refresh.
+//
+// Lifecycle: an item also closes when its agent is gone (`gone`: an MCP cancel, a closed
+// connection, the caller's own deadline reached first), and when the host stops (denied, with a
+// `call.abandoned` event). With a store, every item and grant is written as it changes, so the
+// history and live grants survive a restart, and an item left pending by a crash is closed at the
+// next start (`restore`).
 import { randomUUID } from 'node:crypto';
 import { OperationError } from '../host/operation-error.js';
 import type { Rule } from '../policy/types.js';
@@ -18,12 +24,18 @@ import type {
   ApprovalRequest,
   ApprovalScope,
   ApproveOptions,
+  ApprovalPersistence,
   ApproveResult,
   BatchResult,
   DenyOptions,
   Grant,
   RecordFn,
 } from './types.js';
+
+/** The `deadlineReason` of an item whose nearest deadline is the approval expiry itself. */
+export const APPROVAL_EXPIRY_REASON = 'approval expiry';
+/** What a call waiting at shutdown is told. */
+export const SHUTDOWN_REASON = 'Gatehouse is shutting down';
 
 export const DEFAULT_APPROVAL_EXPIRY_MS = 10 * 60_000;
 export const DEFAULT_GRANT_MS = 60 * 60_000;
@@ -45,6 +57,10 @@ export interface ApprovalQueueDeps {
   historyLimit?: number;
   /** Pending items at most; beyond it a request is refused (and the gateway fails closed). */
   maxPending?: number;
+  /** Keeps items and grants across restarts; without it they live in memory only. */
+  store?: ApprovalPersistence;
+  /** Where a failed write of the store goes (it never changes a decision already made). */
+  log?: (msg: string, err?: unknown) => void;
 }
 
 interface Entry {
@@ -65,6 +81,8 @@ export class ApprovalQueue {
   private readonly defaultGrantMs: number;
   private readonly historyLimit: number;
   private readonly maxPending: number;
+  private readonly store: ApprovalPersistence | null;
+  private readonly log: (msg: string, err?: unknown) => void;
   /** Insertion order is request order. */
   private readonly entries = new Map<string, Entry>();
   /** Ids of decided and expired items, oldest first. */
@@ -77,7 +95,9 @@ export class ApprovalQueue {
     this.recordFn = deps.record ?? (() => {});
     this.changedFn = deps.changed ?? (() => {});
     this.newId = deps.newId ?? (() => `appr-${randomUUID()}`);
-    this.grants = deps.grants ?? new Grants({ clock: this.clock, timers: this.timers, record: this.recordFn, changed: this.changedFn });
+    this.store = deps.store ?? null;
+    this.log = deps.log ?? (() => {});
+    this.grants = deps.grants ?? new Grants({ clock: this.clock, timers: this.timers, record: this.recordFn, changed: this.changedFn, ...(deps.store ? { store: deps.store, log: this.log } : {}) });
     this.defaultExpiresInMs = positive(deps.defaultExpiresInMs ?? DEFAULT_APPROVAL_EXPIRY_MS, 'defaultExpiresInMs');
     this.defaultGrantMs = positive(deps.defaultGrantMs ?? DEFAULT_GRANT_MS, 'defaultGrantMs');
     this.historyLimit = Math.max(0, Math.floor(deps.historyLimit ?? DEFAULT_HISTORY_LIMIT));
@@ -89,12 +109,19 @@ export class ApprovalQueue {
     if (!Number.isFinite(expiresInMs) || expiresInMs <= 0) {
       throw new OperationError('invalid', `An approval needs a positive expiry in milliseconds; got ${String(expiresInMs)}.`);
     }
+    const callerWaitsMs = req.callerWaitsMs;
+    if (callerWaitsMs !== undefined && (!Number.isFinite(callerWaitsMs) || callerWaitsMs <= 0)) {
+      throw new OperationError('invalid', `callerWaitsMs must be a positive number of milliseconds (how long the caller waits); got ${String(callerWaitsMs)}.`);
+    }
     if (this.pendingCount >= this.maxPending) {
       throw new OperationError('busy', `The approval inbox already holds ${this.pendingCount} pending calls; decide some before more can be asked.`);
     }
     const canonical = canonicalArgs(req.call.arguments);
     const now = this.clock.now();
     const id = this.newId();
+    // The caller's own deadline wins when it is nearer: the inbox then counts down to it and says why.
+    const callerFirst = callerWaitsMs !== undefined && callerWaitsMs < expiresInMs;
+    const expiresAt = now + (callerFirst ? callerWaitsMs : expiresInMs);
     const item: ApprovalItem = {
       id,
       state: 'pending',
@@ -104,7 +131,9 @@ export class ApprovalQueue {
       reason: req.reason,
       argsHash: hashCanonical(canonical),
       requestedAt: now,
-      expiresAt: now + expiresInMs,
+      expiresAt,
+      deadline: expiresAt,
+      deadlineReason: callerFirst ? req.deadlineReason?.trim() || "the caller's own timeout" : APPROVAL_EXPIRY_REASON,
       decidedAt: null,
       operator: null,
       scope: null,
@@ -113,9 +142,13 @@ export class ApprovalQueue {
     let resolve!: (o: ApprovalOutcome) => void;
     const decision = new Promise<ApprovalOutcome>((r) => (resolve = r));
     const entry: Entry = { item, canonical, resolve, cancelTimer: () => {} };
+    // Written before anyone is told: a store that cannot keep the item fails this call closed
+    // (the pipeline denies it), instead of a wait that a restart would silently forget.
+    this.store?.saveApproval(item);
     this.entries.set(id, entry);
     this.pendingCount++;
     entry.cancelTimer = runAt(this.clock, this.timers, item.expiresAt, () => this.expire(entry));
+    const callerDeadline = callerFirst ? { deadline: item.deadline, deadlineReason: item.deadlineReason } : {};
     this.recordFn('approval.requested', 'host', {
       id,
       call: item.call.id,
@@ -126,6 +159,7 @@ export class ApprovalQueue {
       askedBy: item.askedBy,
       reason: item.reason,
       expiresAt: item.expiresAt,
+      ...callerDeadline,
     });
     this.changedFn();
     return { id, decision };
@@ -247,41 +281,80 @@ export class ApprovalQueue {
   }
 
   /**
-   * The agent is gone (an MCP client cancelled the request or its session ended; a hook gave
-   * up): the item leaves the pending inbox, its call never runs, and nobody can approve it any
-   * more. It ends as `expired` (nobody decided, it did not run) with an `error` decider saying
-   * why, recorded as `approval.withdrawn`. False when the item is no longer pending.
+   * The agent is gone (an MCP client cancelled the request or its session ended; a hook's
+   * connection closed or its own timeout came first): the item leaves the pending inbox as `gone`,
+   * its call never runs, and nobody can approve it any more. Recorded as `approval.withdrawn`
+   * with the reason. False when the item is no longer pending.
    */
   withdraw(id: string, reason: string): boolean {
     const e = this.entries.get(id);
     if (!e) return false;
     this.expireIfDue(e);
     if (e.item.state !== 'pending') return false;
-    const why = reason.trim() || 'the agent stopped waiting';
-    const outcome: ApprovalOutcome = {
-      state: 'expired',
-      decider: { kind: 'error', message: `agent gone: ${why}` },
-      reason: `Withdrawn before an operator decided: ${why}; the call did not run.`,
-    };
-    this.finish(e, outcome, null, null);
-    this.recordFn('approval.withdrawn', 'host', { ...decidedPayload(e.item), state: 'expired', reason: outcome.reason });
-    this.changedFn();
+    this.gone(e, reason.trim() || 'the agent stopped waiting');
     return true;
   }
 
-  /** Host shutdown: pending calls are denied (fail closed) and timers stopped. */
+  /**
+   * Host shutdown: every waiting call is denied ("Gatehouse is shutting down": its caller, still
+   * connected, is answered before the transports close) and closed with `call.abandoned`. Timers
+   * stop; the store keeps the history and live grants for the next start.
+   */
   close(): void {
+    this.abandonPending('host shut down');
+    this.grants.close();
+  }
+
+  /** Denies every pending item because the host stops; returns how many there were. */
+  abandonPending(why: 'host shut down'): number {
+    let n = 0;
     for (const e of [...this.entries.values()]) {
       if (e.item.state !== 'pending') continue;
+      n++;
       const outcome: ApprovalOutcome = {
         state: 'denied',
-        decider: { kind: 'error', message: 'Gatehouse shut down before an operator decided' },
-        reason: 'Gatehouse shut down before an operator decided; the call did not run.',
+        decider: { kind: 'error', message: SHUTDOWN_REASON },
+        reason: `${SHUTDOWN_REASON}; the call did not run. Ask again once it is back.`,
       };
       this.finish(e, outcome, null, null);
       this.recordFn('approval.decided', 'host', { ...decidedPayload(e.item), state: 'denied', reason: outcome.reason });
+      this.recordFn('call.abandoned', 'host', { call: e.item.call.id, approval: e.item.id, agent: e.item.call.agent, session: e.item.call.session, tool: e.item.call.tool, reason: why, answered: true });
     }
-    this.grants.close();
+    if (n > 0) this.changedFn();
+    return n;
+  }
+
+  /**
+   * At start, with what the store kept: decided items return to the history (oldest first, as
+   * bounded as ever), and an item still pending was left by a host that stopped without closing
+   * it (a crash, a kill): it is closed now as denied, recorded as `call.abandoned` ("host stopped
+   * unexpectedly"; nobody could be answered, its transport died with that host). Returns how many
+   * were closed so.
+   */
+  restore(items: readonly ApprovalItem[]): { history: number; abandoned: number } {
+    let abandoned = 0;
+    let history = 0;
+    const ordered = [...items].sort((a, b) => (a.decidedAt ?? a.requestedAt) - (b.decidedAt ?? b.requestedAt));
+    for (const saved of ordered) {
+      if (this.entries.has(saved.id)) continue;
+      const item = structuredClone(saved);
+      // Items kept by an earlier version lack the deadline: it was the expiry.
+      item.deadline ??= item.expiresAt;
+      item.deadlineReason ??= APPROVAL_EXPIRY_REASON;
+      if (item.state === 'pending') {
+        abandoned++;
+        const reason = 'Gatehouse stopped unexpectedly before an operator decided; the call did not run.';
+        item.state = 'denied';
+        item.decidedAt = this.clock.now();
+        item.outcome = { state: 'denied', decider: { kind: 'error', message: 'host stopped unexpectedly' }, reason };
+        this.recordFn('call.abandoned', 'host', { call: item.call.id, approval: item.id, agent: item.call.agent, session: item.call.session, tool: item.call.tool, reason: 'host stopped unexpectedly', answered: false });
+        this.persist(item);
+      } else history++;
+      this.entries.set(item.id, { item, canonical: '', resolve: () => {}, cancelTimer: () => {} });
+      this.pushHistory(item.id);
+    }
+    if (abandoned + history > 0) this.changedFn();
+    return { history, abandoned };
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -293,6 +366,9 @@ export class ApprovalQueue {
     const { item } = e;
     if (item.state === 'expired') {
       throw new OperationError('state', `Approval ${id} cannot be ${verb}: it expired at ${new Date(item.expiresAt).toISOString()} without a decision, and the call did not run. The agent has to ask again.`);
+    }
+    if (item.state === 'gone') {
+      throw new OperationError('state', `Approval ${id} cannot be ${verb}: its agent is gone (${item.outcome?.reason ?? 'it stopped waiting'}). Nobody is waiting for this call; it did not run and never will.`);
     }
     if (item.state !== 'pending') {
       throw new OperationError('state', `Approval ${id} cannot be ${verb}: it was already ${item.state} by ${item.operator ?? 'the host'}.`);
@@ -309,12 +385,43 @@ export class ApprovalQueue {
     item.scope = scope;
     item.outcome = outcome;
     this.pendingCount--;
-    this.history.push(item.id);
+    this.persist(item);
+    this.pushHistory(item.id);
+    e.resolve(snapshotOutcome(outcome));
+  }
+
+  private pushHistory(id: string): void {
+    this.history.push(id);
     while (this.history.length > this.historyLimit) {
       const old = this.history.shift();
-      if (old !== undefined) this.entries.delete(old);
+      if (old === undefined) continue;
+      this.entries.delete(old);
+      try {
+        this.store?.forgetApproval(old);
+      } catch (err) {
+        this.log(`approval ${old} could not be removed from the store`, err);
+      }
     }
-    e.resolve(snapshotOutcome(outcome));
+  }
+
+  // After the decision: a failed write must not undo or delay it (the audit log has it anyway).
+  private persist(item: ApprovalItem): void {
+    try {
+      this.store?.saveApproval(item);
+    } catch (err) {
+      this.log(`approval ${item.id} could not be saved; the inbox history may miss it after a restart`, err);
+    }
+  }
+
+  private gone(e: Entry, why: string): void {
+    const outcome: ApprovalOutcome = {
+      state: 'gone',
+      decider: { kind: 'error', message: `agent gone: ${why}` },
+      reason: `Agent gone before an operator decided: ${why}; the call did not run.`,
+    };
+    this.finish(e, outcome, null, null);
+    this.recordFn('approval.withdrawn', 'host', { ...decidedPayload(e.item), state: 'gone', reason: outcome.reason });
+    this.changedFn();
   }
 
   private expireDue(): void {
@@ -329,6 +436,12 @@ export class ApprovalQueue {
 
   private expire(e: Entry): void {
     if (e.item.state !== 'pending') return;
+    // The caller's own deadline came first: it is about to give up, so the item is closed as
+    // gone (its caller still gets the answer, a denial, before its timeout ends).
+    if (e.item.deadlineReason !== APPROVAL_EXPIRY_REASON) {
+      this.gone(e, `${e.item.deadlineReason} ends at ${new Date(e.item.deadline).toISOString()}, before an operator decided`);
+      return;
+    }
     const minutes = (e.item.expiresAt - e.item.requestedAt) / 60_000;
     const outcome: ApprovalOutcome = {
       state: 'expired',

@@ -1,12 +1,14 @@
 // Live grants: "this agent's session may call this tool with these arguments (or this pattern)
 // until then", created by session-scoped approvals. Policy asks `findGrant(call)` before asking
 // an operator again. Expired and revoked grants are gone; each step is recorded for the audit log.
+// With a store, live grants are written as they are made and removed as they end, and `restore`
+// brings back the ones that have not expired when the host starts again (`grant.restored`).
 import { randomUUID } from 'node:crypto';
 import { OperationError } from '../host/operation-error.js';
 import type { ToolCall } from '../policy/types.js';
 import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';
 import { realTimers, runAt, systemClock, type Clock, type Timers } from './timers.js';
-import type { Grant, RecordFn } from './types.js';
+import type { ApprovalPersistence, Grant, RecordFn } from './types.js';
 
 export interface GrantsDeps {
   clock?: Clock;
@@ -14,6 +16,9 @@ export interface GrantsDeps {
   record?: RecordFn;
   changed?: () => void;
   newId?: () => string;
+  /** Keeps live grants across restarts. */
+  store?: Pick<ApprovalPersistence, 'saveGrant' | 'forgetGrant'>;
+  log?: (msg: string, err?: unknown) => void;
 }
 
 export interface CreateGrant {
@@ -42,6 +47,8 @@ export class Grants {
   private readonly recordFn: RecordFn;
   private readonly changedFn: () => void;
   private readonly newId: () => string;
+  private readonly store: GrantsDeps['store'] | null;
+  private readonly log: (msg: string, err?: unknown) => void;
   private readonly live = new Map<string, LiveGrant>();
 
   constructor(deps: GrantsDeps = {}) {
@@ -50,6 +57,8 @@ export class Grants {
     this.recordFn = deps.record ?? (() => {});
     this.changedFn = deps.changed ?? (() => {});
     this.newId = deps.newId ?? (() => `grant-${randomUUID()}`);
+    this.store = deps.store ?? null;
+    this.log = deps.log ?? (() => {});
   }
 
   /** Validates everything first, so a refused grant leaves no trace. */
@@ -57,16 +66,7 @@ export class Grants {
     if (!Number.isFinite(input.expiresInMs) || input.expiresInMs <= 0) {
       throw new OperationError('invalid', `A session grant needs a positive expiry in milliseconds; got ${String(input.expiresInMs)}.`);
     }
-    let matches: LiveGrant['matches'];
-    if (input.argumentPattern !== undefined) {
-      const m = compileArgumentPattern(input.argumentPattern);
-      matches = (canonical) => m(canonical);
-    } else if (typeof input.argsHash === 'string' && /^[0-9a-f]{64}$/.test(input.argsHash)) {
-      const want = input.argsHash;
-      matches = (_canonical, hash) => hash === want;
-    } else {
-      throw new OperationError('invalid', 'A grant needs either an argument pattern or the SHA-256 of the exact arguments.');
-    }
+    const matches = matcher(input.argumentPattern ?? null, input.argsHash ?? null);
     const now = this.clock.now();
     const grant: Grant = {
       id: this.newId(),
@@ -81,6 +81,8 @@ export class Grants {
       createdAt: now,
       expiresAt: now + input.expiresInMs,
     };
+    // Written first: an operator told "granted for an hour" must not lose it to a restart unnoticed.
+    this.store?.saveGrant(grant);
     const cancelTimer = runAt(this.clock, this.timers, grant.expiresAt, () => this.expire(grant.id));
     this.live.set(grant.id, { grant, matches, cancelTimer });
     this.recordFn('grant.created', `operator:${grant.operator}`, { ...grant });
@@ -125,16 +127,53 @@ export class Grants {
   revoke(id: string, operator: string): Grant {
     const g = this.live.get(id);
     if (!g || this.expireIfDue(g)) throw new OperationError('not_found', `There is no live grant ${id}; it may have expired or been revoked already.`);
+    // Removed from the store first, and a failure refuses the revocation: a revoked grant that
+    // came back after a restart would let calls through that the operator stopped.
+    this.store?.forgetGrant(id);
     this.remove(g);
     this.recordFn('grant.revoked', `operator:${operator}`, { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool });
     this.changedFn();
     return { ...g.grant };
   }
 
-  /** Stops every expiry timer (host shutdown); grants live only in memory. */
+  /** Stops every expiry timer (host shutdown); the store keeps live grants for the next start. */
   close(): void {
     for (const g of this.live.values()) g.cancelTimer();
     this.live.clear();
+  }
+
+  /**
+   * At start: grants the store kept come back live until their own expiry (`grant.restored`);
+   * those that expired while the host was stopped are recorded as expired and dropped.
+   */
+  restore(saved: readonly Grant[]): { restored: Grant[]; expired: number } {
+    const restored: Grant[] = [];
+    let expired = 0;
+    const now = this.clock.now();
+    for (const g of saved) {
+      if (this.live.has(g.id)) continue;
+      let matches: LiveGrant['matches'];
+      try {
+        matches = matcher(g.argumentPattern, g.argsHash);
+      } catch (err) {
+        this.log(`grant ${g.id} in the store is unreadable; it is dropped`, err);
+        this.forget(g.id);
+        continue;
+      }
+      if (now >= g.expiresAt) {
+        expired++;
+        this.forget(g.id);
+        this.recordFn('grant.expired', 'host', { id: g.id, agent: g.agent, session: g.session, tool: g.tool, expiresAt: g.expiresAt });
+        continue;
+      }
+      const grant = { ...g };
+      const cancelTimer = runAt(this.clock, this.timers, grant.expiresAt, () => this.expire(grant.id));
+      this.live.set(grant.id, { grant, matches, cancelTimer });
+      this.recordFn('grant.restored', 'host', { id: grant.id, agent: grant.agent, session: grant.session, tool: grant.tool, operator: grant.operator, expiresAt: grant.expiresAt });
+      restored.push({ ...grant });
+    }
+    if (restored.length + expired > 0) this.changedFn();
+    return { restored, expired };
   }
 
   // The timer is the usual path; the lazy check keeps a grant from matching after its expiry
@@ -156,5 +195,28 @@ export class Grants {
   private remove(g: LiveGrant): void {
     g.cancelTimer();
     this.live.delete(g.grant.id);
+    this.forget(g.grant.id);
   }
+
+  private forget(id: string): void {
+    try {
+      this.store?.forgetGrant(id);
+    } catch (err) {
+      // Harmless when it fails: at the next start an ended grant is either expired or revoked
+      // again by the operator; a revoked one would return, so say so loudly.
+      this.log(`grant ${id} could not be removed from the store; it may return after a restart until its expiry`, err);
+    }
+  }
+}
+
+function matcher(argumentPattern: string | null, argsHash: string | null): LiveGrant['matches'] {
+  if (argumentPattern !== null) {
+    const m = compileArgumentPattern(argumentPattern);
+    return (canonical) => m(canonical);
+  }
+  if (typeof argsHash === 'string' && /^[0-9a-f]{64}$/.test(argsHash)) {
+    const want = argsHash;
+    return (_canonical, hash) => hash === want;
+  }
+  throw new OperationError('invalid', 'A grant needs either an argument pattern or the SHA-256 of the exact arguments.');
 }

@@ -2,7 +2,9 @@
 // the scoped grants an approval can leave behind.
 import type { Decider, Extraction, Rule, ToolCall } from '../policy/types.js';
 
-export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
+// `gone`: the agent stopped waiting (cancelled, disconnected, its own timeout) before anyone
+// decided. Its own state, like `expired`: nobody can approve it and the call never runs.
+export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired', 'gone'] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 export type ApprovalScope = 'once' | 'session' | 'always';
 
@@ -29,8 +31,8 @@ export interface Grant {
 }
 
 export interface ApprovalOutcome {
-  /** `expired` is not `denied`: nobody decided, and the call did not run. */
-  state: 'approved' | 'denied' | 'expired';
+  /** `expired` is not `denied`: nobody decided, and the call did not run; `gone`: nor did its agent wait. */
+  state: 'approved' | 'denied' | 'expired' | 'gone';
   decider: Decider;
   reason: string;
   /** A session-scoped approval's grant. */
@@ -47,6 +49,14 @@ export interface ApprovalRequest {
   reason: string;
   /** Default: the queue's `defaultExpiresInMs` (10 minutes). */
   expiresInMs?: number;
+  /**
+   * How long the caller itself waits (an MCP client's or a hook's own timeout, less a margin).
+   * When it is nearer than the expiry, the item closes then as `gone`, with `deadlineReason`,
+   * before the caller gives up, so Gatehouse answers first and nobody approves a call nobody awaits.
+   */
+  callerWaitsMs?: number;
+  /** Why the caller's deadline is what it is ("the hook's own timeout"), shown in the inbox. */
+  deadlineReason?: string;
 }
 
 /** One inbox item, as a snapshot (changing it changes nothing in the queue). */
@@ -60,7 +70,12 @@ export interface ApprovalItem {
   /** SHA-256 of the canonical JSON of the arguments; an approval must quote it. */
   argsHash: string;
   requestedAt: number;
+  /** When the item closes unless decided: the nearer of the approval expiry and the caller's own deadline. */
   expiresAt: number;
+  /** The nearest deadline (epoch ms, the host's clock): what the inbox counts down to. Equals `expiresAt`. */
+  deadline: number;
+  /** Whose deadline `deadline` is: "approval expiry", or the caller's ("the hook's own timeout"). */
+  deadlineReason: string;
   decidedAt: number | null;
   /** Who approved or denied (null while pending and when it expired). */
   operator: string | null;
@@ -101,3 +116,18 @@ export interface ApproveResult {
 export type BatchResult =
   | { id: string; ok: true; item: ApprovalItem }
   | { id: string; ok: false; error: { reason: string; message: string } };
+
+/**
+ * Where inbox items and grants are kept across restarts (ApprovalStore, in the audit database).
+ * Each write is the whole current state of one item or grant; a failure to write is reported by
+ * throwing, and the queue decides what that means (a new request fails closed; a later write is logged).
+ */
+export interface ApprovalPersistence {
+  saveApproval(item: ApprovalItem): void;
+  forgetApproval(id: string): void;
+  saveGrant(grant: Grant): void;
+  forgetGrant(id: string): void;
+}
+
+/** Why a call waiting for an operator was closed without a decision because the host stopped. */
+export type AbandonReason = 'host shut down' | 'host stopped unexpectedly';

@@ -91,8 +91,18 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
   'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
   'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),
-  /** The agent stopped waiting (MCP cancel or session end): the item closed as expired, the call did not run. */
-  'approval.withdrawn': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), reason: z.string() }),
+  /**
+   * The agent is gone (MCP cancel, session or connection end, the caller's own deadline reached
+   * first): the item closed as `gone`, it can no longer be approved, the call did not run.
+   */
+  'approval.withdrawn': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('gone'), reason: z.string() }),
+  /**
+   * A call that was waiting for an operator when the host stopped: at shutdown (`answered`: its
+   * caller got a deny) or found at the next start after a crash (`answered` false).
+   */
+  'call.abandoned': spec(ACTOR.host, { call: id, approval: id, agent: z.string(), session: z.string(), tool: z.string(), reason: z.enum(['host shut down', 'host stopped unexpectedly']), answered: z.boolean() }),
+  /** A session grant kept across a restart, live again until its own expiry. */
+  'grant.restored': spec(ACTOR.host, { id, agent: z.string(), session: z.string(), tool: z.string(), operator: z.string(), expiresAt: int }),
   'grant.created': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string(), argumentPattern: nullableString, argsHash: nullableString, operator: z.string(), approval: nullableString, createdAt: int, expiresAt: int }),
   'grant.revoked': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string() }),
   'grant.expired': spec(ACTOR.host, { id, agent: z.string(), session: z.string(), tool: z.string(), expiresAt: int }),

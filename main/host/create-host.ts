@@ -31,6 +31,7 @@ import { homedir } from 'node:os';
 import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { proposeAlwaysRule } from '../approvals/always-rule.js';
+import { ApprovalStore } from '../approvals/approval-store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { PolicyStore } from '../policy/rules/store.js';
@@ -133,6 +134,12 @@ export interface Host {
 }
 
 /**
+  /**
+   * Denies every call waiting for an operator ("Gatehouse is shutting down", `call.abandoned`)
+   * and lets their answers go out: a shell calls it before it closes the agents' connections.
+   * `close` calls it too. Returns how many calls were waiting.
+   */
+  answerWaiting(): Promise<number>;
  * The operator call being handled, so the events it appends (directly or through the services
  * it calls) can say which console the action came from.
  */
@@ -390,9 +397,13 @@ export function createHost(opts: HostOptions): Host {
     clock,
     record,
     changed: () => {
+  // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
+  const approvalStore = new ApprovalStore(audit.db);
       const pending = approvals.list({ state: 'pending' });
       const added = pending.filter((i) => !knownPending.has(i.id)).map((i) => ({ id: i.id, agent: i.call.agent, tool: i.call.tool }));
       knownPending = new Set(pending.map((i) => i.id));
+    store: approvalStore,
+    log,
       bus.emit('approvals.changed', { pending: pending.length, added });
       bus.emit('grants.changed', { count: approvals.grants.list().length });
     },
@@ -401,6 +412,13 @@ export function createHost(opts: HostOptions): Host {
   // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
   const upstream =
     opts.upstream !== undefined
+  {
+    // What the last run left: its history and live grants come back; a call it left waiting (it
+    // stopped without closing it: a crash, a kill) is closed now, with call.abandoned.
+    const kept = approvalStore.load((table, id, err) => log(`approvals: row ${id} of ${table} is unreadable and was skipped`, err));
+    approvals.restore(kept.items);
+    approvals.grants.restore(kept.grants);
+  }
       ? opts.upstream
       : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
@@ -694,6 +712,15 @@ export function createHost(opts: HostOptions): Host {
     setAgentEndpoints(e) {
       endpoints = e;
     },
+  let answering: Promise<number> | null = null;
+  const answerWaiting = () =>
+    (answering ??= (async () => {
+      const n = approvals.abandonPending('host shut down');
+      // The denials resolve each waiting call; its pipeline, then its route or MCP transport,
+      // writes the answer in the turns that follow. One macrotask later they are on the wire.
+      if (n > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      return n;
+    })());
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
@@ -714,11 +741,13 @@ export function createHost(opts: HostOptions): Host {
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
       jobs.cancelAll();
-      // Calls waiting for an operator are denied (fail closed) before anything else stops.
+      // Calls waiting for an operator are denied (fail closed) and answered before anything else stops.
+      await answerWaiting();
       approvals.close();
       await mcp.close();
       await upstreamMcp?.close();
       await policy.close();
+    answerWaiting,
       await watcher?.close();
       await checkers?.close();
       await judge.close();

@@ -58,6 +58,8 @@ export interface HandleOptions {
    * approval expires no later, so the inbox never offers a call nobody is waiting for.
    */
   approvalExpiresInMs?: number;
+  /** Whose deadline `approvalExpiresInMs` is, shown in the inbox (default: by the call's source). */
+  deadlineReason?: string;
   /** Aborted when the caller stops waiting (MCP cancel, session end): a waiting approval is withdrawn. */
   signal?: AbortSignal;
 }
@@ -149,6 +151,13 @@ export function deciderActor(d: Decider): string {
 export { describeDecider };
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Whose deadline a caller's wait is, by transport: what the inbox shows beside the countdown. */
+const CALLER_DEADLINE: Partial<Record<ToolCall['source'], string>> = {
+  hook: "the hook's own timeout",
+  mcp: "the MCP client's own timeout",
+  api: "the API caller's own timeout",
+};
 
 const STEP_LABEL: Record<PipelineStepName, string> = {
   extract: 'extraction error',
@@ -264,8 +273,12 @@ export class CallPipeline {
         begin('approval');
         const req: ApprovalRequest = { call, extraction: x, askedBy: decided.decider, reason: decided.reason };
         if (d.approvalExpiresInMs !== undefined) req.expiresInMs = typeof d.approvalExpiresInMs === 'function' ? d.approvalExpiresInMs() : d.approvalExpiresInMs;
-        // Never longer than the caller waits: the shorter of the setting and the caller's deadline.
-        if (opts.approvalExpiresInMs !== undefined && opts.approvalExpiresInMs > 0) req.expiresInMs = Math.min(req.expiresInMs ?? Infinity, opts.approvalExpiresInMs);
+        // Never longer than the caller waits: when its own deadline is nearer, the item closes
+        // then as "agent gone" (the queue says whose deadline it is in the inbox).
+        if (opts.approvalExpiresInMs !== undefined && opts.approvalExpiresInMs > 0) {
+          req.callerWaitsMs = opts.approvalExpiresInMs;
+          req.deadlineReason = opts.deadlineReason ?? CALLER_DEADLINE[call.source] ?? "the caller's own timeout";
+        }
         const pending = d.approvals.request(req);
         approvalId = pending.id;
         const signal = opts.signal;
@@ -283,7 +296,8 @@ export class CallPipeline {
         }
         const outcome = await pending.decision;
         if (outcome.state !== 'approved') {
-          const decision = outcome.state === 'expired' ? 'expired' : 'deny';
+          // Gone is answered as expired: nobody decided; a caller still connected reads a denial.
+          const decision = outcome.state === 'expired' || outcome.state === 'gone' ? 'expired' : 'deny';
           done(decision, outcome.decider);
           return this.finish(call, { decision, decider: outcome.decider, reason: outcome.reason }, steps, x, approvalId);
         }

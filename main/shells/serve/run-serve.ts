@@ -71,7 +71,7 @@ export async function listenForConsolesAndAgents(
     token,
     staticDir: opts.staticDir,
     operator: operatorName(),
-    agent: { authenticate: (t) => host.agentTokens.authenticate(t), handle: host.agentRoutes },
+    agent: { authenticate: (t) => host.agentTokens.authenticate(t), handle: host.agentRoutes, refused: host.hookRefused },
   });
   const mcpUrl = new URL(MCP_PATH, shell.url).href;
   const hookUrl = new URL(CLAUDE_HOOK_PATH, shell.url).href;
@@ -152,6 +152,8 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
       removeServeFile(host.paths.serveJson);
       // Tell the consoles before their sockets close, so they show why.
       host.bus.emit('host.stopping', { reason });
+      // Calls waiting in the inbox are denied and answered while their connections are still open.
+      await host.answerWaiting();
       await shell.close();
       await host.close(reason);
     })());

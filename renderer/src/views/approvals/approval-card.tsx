@@ -72,7 +72,8 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           <span className="muted"> · via {call.source}</span>
         </span>
         <span className="approval-spacer" />
-        <ExpiryCountdown expiresAt={item.expiresAt} clockOffset={clockOffset} now={now} testId="approval-countdown" />
+        {/* The nearest deadline: the approval expiry, or the agent's own timeout when that comes first. */}
+        <ExpiryCountdown expiresAt={item.deadline} reason={item.deadlineReason} clockOffset={clockOffset} now={now} testId="approval-countdown" />
       </div>
 
       <p className="approval-asked" data-testid="approval-asked-by">
@@ -151,8 +152,10 @@ export const ApprovalCard = memo(function ApprovalCard({ item, active, expanded,
           </dd>
           <dt>Received</dt>
           <dd>{formatDateTime(call.receivedAt + clockOffset)}</dd>
-          <dt>Expires</dt>
-          <dd>{formatDateTime(item.expiresAt + clockOffset)}</dd>
+          <dt>Deadline</dt>
+          <dd data-testid="approval-deadline">
+            {formatDateTime(item.deadline + clockOffset)} <span className="muted">({item.deadlineReason})</span>
+          </dd>
         </dl>
       ) : null}
 

@@ -1,14 +1,16 @@
 // Decided and expired items: what happened to each, and who or what decided. Expired is its own
-// state (nobody decided in time; the call never ran), never shown as a denial.
+// state (nobody decided in time; the call never ran), never shown as a denial; so is "agent gone"
+// (the agent stopped waiting before anyone decided: nothing to approve, the call never ran).
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime, formatEventTime } from '../../lib/format.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
-export const outcomeLabel: Record<'approved' | 'denied' | 'expired', string> = {
+export const outcomeLabel: Record<'approved' | 'denied' | 'expired' | 'gone', string> = {
   approved: 'Approved',
   denied: 'Denied',
   expired: 'Expired',
+  gone: 'Agent gone',
 };
 
 export function ApprovalHistory({ items, clockOffset }: { items: ApprovalItemView[]; clockOffset: number }) {

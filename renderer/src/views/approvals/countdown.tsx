@@ -2,10 +2,12 @@ import { formatDateTime, isoTime } from '../../lib/format.ts';
 import { formatCountdown } from '../../stores/health-store.ts';
 
 /**
- * Time an item has left before it expires, by the host's clock: `expiresAt` is host time,
- * `clockOffset` turns it into local time, `now` is the local clock (ticked once a second).
+ * Time an item has left before it closes, by the host's clock: `expiresAt` is host time (the
+ * nearest deadline), `clockOffset` turns it into local time, `now` is the local clock (ticked once
+ * a second). `reason` says whose deadline it is when it is the agent's own timeout.
  */
-export function ExpiryCountdown({ expiresAt, clockOffset, now, testId }: { expiresAt: number; clockOffset: number; now: number; testId: string }) {
+export function ExpiryCountdown({ expiresAt, reason, clockOffset, now, testId }: { expiresAt: number; reason?: string; clockOffset: number; now: number; testId: string }) {
+  const agents = reason !== undefined && reason !== 'approval expiry';
   const at = expiresAt + clockOffset;
   const ms = at - now;
   const urgent = ms < 60_000;
@@ -15,9 +17,14 @@ export function ExpiryCountdown({ expiresAt, clockOffset, now, testId }: { expir
       dateTime={isoTime(at)}
       data-testid={testId}
       data-expired={ms <= 0}
-      title={`Expires at ${formatDateTime(at)}; an item nobody decides by then expires, and the call never runs.`}
+      data-deadline-reason={reason}
+      title={
+        agents
+          ? `The agent stops waiting at ${formatDateTime(at)} (${reason}); Gatehouse answers it with a denial just before, and the call never runs.`
+          : `Expires at ${formatDateTime(at)}; an item nobody decides by then expires, and the call never runs.`
+      }
     >
-      {ms > 0 ? `${formatCountdown(ms)} left` : 'expiring…'}
+      {ms > 0 ? `${formatCountdown(ms)} left${agents ? ' (agent timeout)' : ''}` : 'expiring…'}
     </time>
   );
 }
