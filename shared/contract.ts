@@ -316,6 +316,10 @@ const claudeConfigRequest = {
   /** Gatehouse as a PreToolUse hook: command form, HTTP form, or not at all. */
   hook: z.enum(['command', 'http', 'none']),
 };
+const codexConfigRequest = {
+  /** Gatehouse as Codex's MCP server: the stdio bridge (default), or Streamable HTTP with the token from GATEHOUSE_AGENT_TOKEN. */
+  mcp: z.enum(['stdio', 'http']),
+};
 const claudeConfigFile = z.object({
   path: z.string(),
   /** settings: a settings.json (the hook); mcp: ~/.claude.json or .mcp.json (the MCP server). */
@@ -770,6 +774,16 @@ export const methods = {
     request: z
       .object({ ...claudeConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4) })
       .strict(),
+    response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
+  },
+  /** What "write it for me" would change in Codex's config.toml (main/gateway/codex-config-writer.ts); changes nothing. */
+  'agents.previewCodexConfig': {
+    request: z.object(codexConfigRequest).strict(),
+    response: z.object({ files: z.array(claudeConfigFile), notes: z.array(z.string()) }),
+  },
+  /** OPERATOR ACTION: writes Codex's config.toml as previewed (same guards as agents.writeConfig); sets mcpClientTimeouts for Codex. */
+  'agents.writeCodexConfig': {
+    request: z.object({ ...codexConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(1) }).strict(),
     response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
   },
   /** Named agent tokens (main/gateway/agent-tokens.ts): the agent name calls are filed under comes from the token. */

@@ -5,13 +5,15 @@
 // roots and from the bridge's own folder; client deadlines; cancellation and session end
 // withdrawing a waiting inbox item; the bridge ending its session when its stdin closes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parse as parseToml } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CodexConfigWriter } from '../main/gateway/codex-config-writer.js';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
@@ -38,7 +40,7 @@ afterEach(async () => {
   for (const r of running.splice(0)) await r.close();
 });
 
-async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWorkspace?: string } = {}): Promise<Running> {
+async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWorkspace?: string; userHome?: string } = {}): Promise<Running> {
   const home = join(tempDir('gatehouse-mcpc-'), 'home');
   mkdirSync(join(home, 'plugins'), { recursive: true });
   if (opts.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(opts.settings));
@@ -53,7 +55,7 @@ async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWo
     );
     writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\nexec node "${FS_SERVER}" "$@"\n`, { mode: 0o755 });
   }
-  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, ...(opts.userHome ? { claudeUserHome: opts.userHome } : {}) });
   await host.ready;
   if (opts.hello) await host.registry.enable('hello', 'tester');
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: rendererDir });
@@ -292,11 +294,11 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
       const i = r.host.approvals.get(item.id);
       return i && i.state !== 'pending' ? i : null;
     });
-    expect(closed).toMatchObject({ state: 'expired', outcome: { state: 'expired', decider: { kind: 'error', message: expect.stringMatching(/^agent gone/) } } });
+    expect(closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', decider: { kind: 'error', message: expect.stringMatching(/^agent gone/) } } });
     expect(r.host.approvals.list({ state: 'pending' })).toHaveLength(0);
     expect(() => r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' })).toThrow(/cannot be approved/);
     await call;
-    expect(events(r, 'approval.withdrawn')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ id: item.id, state: 'expired' }) })]);
+    expect(events(r, 'approval.withdrawn')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ id: item.id, state: 'gone' }) })]);
     expect(events(r, 'call.result').at(-1)!.payload).toMatchObject({ executed: false });
     expect(existsSync(marker)).toBe(false);
     await client.close();
@@ -367,3 +369,113 @@ function bridge(r: Running, cwd: string): Bridge {
   };
 }
 
+
+describe('"write it for me" for Codex (deliverable 6)', () => {
+  const existing = [
+    '# my Codex settings',
+    'model = "o3"  # the model I like',
+    '',
+    '[mcp_servers.docs]',
+    'command = "docs-server"',
+    '',
+    '# an old Gatehouse entry',
+    '[mcp_servers.gatehouse]',
+    'command = "gatehouse"',
+    'args = ["mcp"]',
+    '',
+    '[mcp_servers.gatehouse.env]',
+    'OLD = "1"',
+    '',
+    '# profiles below',
+    '[profiles.fast]',
+    'model = "o4-mini"',
+    '',
+  ].join('\n');
+
+  it("writes config.toml with the stdio bridge, approval mode and a timeout above the approval deadline, keeping the user's content and comments", () => {
+    const codexHome = tempDir('gatehouse-codex-');
+    const file = join(codexHome, 'config.toml');
+    writeFileSync(file, existing, { mode: 0o600 });
+    const records: { type: string; payload: Record<string, unknown> }[] = [];
+    const timeouts: Record<string, number> = {};
+    const w = new CodexConfigWriter({
+      codexHome,
+      gatehouseHome: '/srv/gatehouse home',
+      endpoints: () => ({ mcpUrl: 'http://127.0.0.1:7411/mcp' }),
+      approvalExpiryS: () => 600,
+      setClientTimeout: (client, s) => (timeouts[client] = s),
+      record: (type, _actor, payload) => records.push({ type, payload }),
+      launcher: { node: '/usr/bin/node', entry: '/opt/gatehouse/bin/gatehouse.js' },
+    });
+    const preview = w.preview({ mcp: 'stdio' });
+    const [planned] = preview.files;
+    expect(planned).toMatchObject({ path: file, kind: 'mcp', exists: true, changed: true });
+    const after = parseToml(planned!.after) as Record<string, any>;
+    expect(after.model).toBe('o3');
+    expect(after.profiles).toEqual({ fast: { model: 'o4-mini' } });
+    expect(after.mcp_servers.docs).toEqual({ command: 'docs-server' });
+    expect(after.mcp_servers.gatehouse).toEqual({
+      command: '/usr/bin/node',
+      args: ['/opt/gatehouse/bin/gatehouse.js', 'mcp', '--home', '/srv/gatehouse home'],
+      default_tools_approval_mode: 'approve',
+      tool_timeout_sec: 635,
+    });
+    // Comments stay, the old entry (and its env subtable) is gone, and no token is anywhere.
+    for (const c of ['# my Codex settings', '# the model I like', '# an old Gatehouse entry', '# profiles below']) expect(planned!.after).toContain(c);
+    expect(planned!.after).not.toContain('OLD = "1"');
+    expect(w.write({ mcp: 'stdio' }, [{ path: file, baseHash: planned!.baseHash }], 'operator:tester').files[0]).toMatchObject({ written: true, created: false });
+    expect(readFileSync(file, 'utf8')).toBe(planned!.after);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const backups = readdirSync(codexHome).filter((f) => f.startsWith('config.toml.gatehouse-backup-'));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(codexHome, backups[0]!), 'utf8')).toBe(existing);
+    // The host now knows how long Codex waits; the write is audited, and a second run changes nothing.
+    expect(timeouts).toEqual({ 'codex-mcp-client': 635 });
+    expect(records).toEqual([expect.objectContaining({ type: 'agent.config-written', payload: expect.objectContaining({ client: 'codex', mcp: 'stdio' }) })]);
+    expect(w.preview({ mcp: 'stdio' }).files[0]!.changed).toBe(false);
+    // The HTTP form names the variable Codex reads the token from, never the token.
+    const http = parseToml(w.preview({ mcp: 'http' }).files[0]!.after) as Record<string, any>;
+    expect(http.mcp_servers.gatehouse).toEqual({ url: 'http://127.0.0.1:7411/mcp', bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN', default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
+  });
+
+  it('refuses a file that is not TOML, and a gatehouse entry written inline, naming the file', () => {
+    const codexHome = tempDir('gatehouse-codex-bad-');
+    const file = join(codexHome, 'config.toml');
+    const w = new CodexConfigWriter({ codexHome, gatehouseHome: '/g', endpoints: () => null, approvalExpiryS: () => 600, launcher: null });
+    writeFileSync(file, 'model = "o3"\n[mcp_servers\n');
+    expect(() => w.preview({ mcp: 'stdio' })).toThrow(/config\.toml is not valid TOML: line 2/);
+    writeFileSync(file, 'mcp_servers = { gatehouse = { command = "x" } }\n');
+    expect(() => w.preview({ mcp: 'stdio' })).toThrow(/inline table or dotted keys/);
+    expect(() => w.preview({ mcp: 'http' })).toThrow(/does not listen for agents over HTTP/);
+  });
+
+  it('through the host: preview and write as operator methods; approvals for Codex then follow its timeout', async () => {
+    const userHome = tempDir('gatehouse-codex-user-');
+    const r = await start({ userHome, hello: true, settings: { mode: 'live', approvalExpiryMinutes: 10 } });
+    const op = async (method: string, params: unknown) => {
+      const res = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
+      return JSON.parse(res.body) as { ok: boolean; result: any; error?: { message: string } };
+    };
+    const preview = await op('agents.previewCodexConfig', { mcp: 'stdio' });
+    expect(preview.ok, preview.error?.message).toBe(true);
+    const file = join(userHome, '.codex', 'config.toml');
+    expect(preview.result.files[0]).toMatchObject({ path: file, exists: false, changed: true });
+    const written = await op('agents.writeCodexConfig', { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] });
+    expect(written.result.files[0]).toMatchObject({ written: true, created: true });
+    const server = (parseToml(readFileSync(file, 'utf8')) as Record<string, any>).mcp_servers.gatehouse;
+    expect(server).toMatchObject({ args: expect.arrayContaining(['mcp', '--home', r.home]), default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
+    expect(r.host.settings.current.mcpClientTimeouts).toEqual({ 'codex-mcp-client': 635 });
+    // The agent token cannot write it.
+    const asAgent = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'agents.writeCodexConfig', params: { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] } }) });
+    expect(asAgent.status).toBe(401);
+    // With Codex's timeout known (635 s), its approvals get the full expiry (10 min) instead of 55 s.
+    const codex = await mcpClient(r, 'codex-mcp-client');
+    const ac = new AbortController();
+    const p = codex.callTool({ name: 'hello', arguments: { name: 'Ada' } }, undefined, { signal: ac.signal }).catch(() => null);
+    const item = await nextPending(r);
+    expect(item.expiresAt - item.requestedAt).toBe(600_000);
+    ac.abort();
+    await p;
+    await codex.close();
+  });
+});

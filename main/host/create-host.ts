@@ -49,6 +49,7 @@ import { AuditQuery } from '../audit/audit-query.js';
 import { replayCalls } from '../audit/replay.js';
 import { redactEvent } from '../audit/redact.js';
 import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
+import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
@@ -507,6 +508,17 @@ export function createHost(opts: HostOptions): Host {
     now: () => clock.now(),
   });
 
+  // Codex's config.toml (CODEX_HOME), the same way; it also tells the host how long Codex waits.
+  const codexConfig = new CodexConfigWriter({
+    codexHome: opts.claudeUserHome ? join(opts.claudeUserHome, '.codex') : process.env.CODEX_HOME || join(homedir(), '.codex'),
+    gatehouseHome: paths.root,
+    endpoints: () => endpoints,
+    approvalExpiryS: () => settings.current.approvalExpiryMinutes * 60,
+    setClientTimeout: (client, seconds, actor) => void settings.update({ mcpClientTimeouts: { ...(settings.current.mcpClientTimeouts ?? {}), [client]: seconds } }, actor),
+    record,
+    now: () => clock.now(),
+  });
+
   const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
   const ready = Promise.all([initExtractor(), policy.start().then(() => (auditedPolicy = policy.text))])
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
@@ -655,6 +667,8 @@ export function createHost(opts: HostOptions): Host {
     ...agentTokenHandlers(agentTokens),
     'agents.previewConfig': (req) => claudeConfig.preview(req),
     'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
+    'agents.previewCodexConfig': (req) => codexConfig.preview(req),
+    'agents.writeCodexConfig': ({ expected, ...req }, ctx) => codexConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
     'settings.get': () => settings.view(),
     'settings.update': (patch, ctx) => settings.update(patch, `operator:${ctx.operator}`),
     'policy.get': () => policyView(policy, paths.policy),

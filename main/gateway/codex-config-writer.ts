@@ -1,0 +1,268 @@
+// "Write it for me" for Codex: adds Gatehouse to Codex's own configuration, `config.toml` in
+// CODEX_HOME (~/.codex by default), after the operator has seen the diff. The same rules as for
+// Claude Code's files (claude-config-writer.ts): written only if the file still holds what the
+// preview was computed from, a backup first, an atomic rename with the mode kept, audited as
+// agent.config-written (never the token).
+//
+// What is written, one table:
+//   [mcp_servers.gatehouse]
+//   command = "<node>"  args = ["<gatehouse.js>", "mcp", "--home", "<GATEHOUSE_HOME>"]   (stdio)
+//   url = "http://127.0.0.1:PORT/mcp"  bearer_token_env_var = "GATEHOUSE_AGENT_TOKEN"   (HTTP)
+//   default_tools_approval_mode = "approve"
+//   tool_timeout_sec = <approval expiry + margin>
+// - The stdio bridge by default: Codex starts it in its workspace, so calls run in the agent's
+//   folder, and it needs no token (it reads serve.json). The HTTP form names the variable Codex
+//   reads the token from; a token never goes into argv or into this file.
+// - default_tools_approval_mode = "approve": Gatehouse does the asking (its inbox). Without it
+//   Codex asks its own approval for every tool that is not read-only, which `codex exec` (approval
+//   policy "never") turns into a failed call.
+// - tool_timeout_sec: Codex gives up on a call after it, even while progress arrives; it is
+//   written above Gatehouse's approval expiry and the host is told (settings mcpClientTimeouts)
+//   so an approval for Codex always ends before Codex stops waiting.
+//
+// TOML is edited as text so the user's comments and layout stay: Gatehouse's table (and its
+// subtables) is replaced where it is, or appended. The result must parse to exactly the old
+// meaning with only mcp_servers.gatehouse changed, or nothing is written (a gatehouse server
+// written as an inline table or dotted keys is left for the operator to remove by hand).
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { createTwoFilesPatch } from 'diff';
+import { parse, stringify, TomlError } from 'smol-toml';
+import { MCP_SERVER_NAME, TOKEN_ENV } from '../../shared/claude-config.js';
+import { OperationError } from '../host/operation-error.js';
+import { ABSENT, ConfigFileError, keepBackup, readCurrent, writeAtomic, type ConfigPreview, type PlannedFile, type WrittenFile } from './claude-config-writer.js';
+import { DEADLINE_MARGIN_MS } from './mcp-server.js';
+
+/** What Codex sends as clientInfo.name. */
+export const CODEX_CLIENT_NAME = 'codex-mcp-client';
+/** tool_timeout_sec is written this far above the approval expiry: Gatehouse answers first. */
+export const CODEX_TIMEOUT_MARGIN_S = 30;
+
+export type CodexMcpForm = 'stdio' | 'http';
+
+export interface CodexConfigRequest {
+  mcp: CodexMcpForm;
+}
+
+/** How Codex starts the stdio bridge: absolute paths, so Codex's PATH does not matter. */
+export interface CodexLauncher {
+  node: string;
+  entry: string;
+  env?: Record<string, string>;
+}
+
+export interface CodexConfigDeps {
+  /** CODEX_HOME: where config.toml lives (default ~/.codex). */
+  codexHome: string;
+  /** This host's GATEHOUSE_HOME, passed to `gatehouse mcp` as --home. */
+  gatehouseHome: string;
+  endpoints: () => { mcpUrl: string } | null;
+  /** The approval expiry in force, in seconds. */
+  approvalExpiryS: () => number;
+  /** Tells the host how long Codex waits (settings mcpClientTimeouts), after a write. */
+  setClientTimeout?: (client: string, seconds: number, actor: string) => void;
+  record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  now?: () => number;
+  /** null: `gatehouse` from the PATH. Default: this installation's node and bin/gatehouse.js. */
+  launcher?: CodexLauncher | null;
+}
+
+/** This installation's node and bin/gatehouse.js (two folders up from this file and from out/main); null when absent. */
+export function defaultCodexLauncher(): CodexLauncher | null {
+  const url: unknown = import.meta.url;
+  // The CommonJS Electron bundle has no import.meta.url.
+  const here = typeof url === 'string' ? dirname(fileURLToPath(url)) : typeof __dirname === 'string' ? __dirname : null;
+  if (!here) return null;
+  const entry = resolve(here, '..', '..', 'bin', 'gatehouse.js');
+  if (!existsSync(entry)) return null;
+  return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
+}
+
+/** The Codex server table Gatehouse writes (also what docs/agents.md shows). */
+export function codexServer(req: CodexConfigRequest, o: { gatehouseHome: string; mcpUrl: string | null; launcher: CodexLauncher | null; toolTimeoutS: number }): Record<string, unknown> {
+  const common = { default_tools_approval_mode: 'approve', tool_timeout_sec: o.toolTimeoutS };
+  if (req.mcp === 'http') {
+    if (!o.mcpUrl) throw new OperationError('unavailable', 'This host does not listen for agents over HTTP, so there is no MCP URL to write: choose the stdio bridge, or run gatehouse serve.');
+    return { url: o.mcpUrl, bearer_token_env_var: TOKEN_ENV, ...common };
+  }
+  const args = ['mcp', '--home', o.gatehouseHome];
+  const l = o.launcher;
+  return l ? { command: l.node, args: [l.entry, ...args], ...common, ...(l.env ? { env: { ...l.env } } : {}) } : { command: 'gatehouse', args, ...common };
+}
+
+const MARKER = '# Gatehouse supervises this agent\'s tool calls (written by "write it for me").';
+
+export class CodexConfigWriter {
+  constructor(private readonly deps: CodexConfigDeps) {}
+
+  get file(): string {
+    return join(this.deps.codexHome, 'config.toml');
+  }
+
+  /** Codex's timeout for Gatehouse's calls: above the approval expiry, so Gatehouse answers first. */
+  toolTimeoutS(): number {
+    return Math.ceil(this.deps.approvalExpiryS() + DEADLINE_MARGIN_MS / 1000 + CODEX_TIMEOUT_MARGIN_S);
+  }
+
+  preview(req: CodexConfigRequest): ConfigPreview {
+    return { files: [this.plan(req).plan], notes: this.notes(req) };
+  }
+
+  write(req: CodexConfigRequest, expected: { path: string; baseHash: string }[], actor: string, extra: Record<string, unknown> = {}): { files: WrittenFile[] } {
+    const { plan, current, toolTimeoutS } = this.plan(req);
+    const seen = expected.find((e) => e.path === plan.path);
+    if (!seen) throw new OperationError('not_previewed', `${plan.path} was not in the preview you applied; preview again, read the diff, then apply.`);
+    if (seen.baseHash !== plan.baseHash) {
+      const what = seen.baseHash === ABSENT ? 'was created' : plan.baseHash === ABSENT ? 'was removed' : 'changed';
+      throw new OperationError('changed', `${plan.path} ${what} since the preview (another program, or Codex itself, wrote it). Nothing was written: look at the new diff and apply again.`);
+    }
+    // Told before the file changes: from now on an approval for Codex ends before Codex gives up.
+    this.deps.setClientTimeout?.(CODEX_CLIENT_NAME, toolTimeoutS, actor);
+    if (!plan.changed) return { files: [{ path: plan.path, written: false, created: false, backup: null }] };
+    let written: WrittenFile;
+    try {
+      const backup = current.exists ? keepBackup(plan.path, current, this.deps.now?.() ?? Date.now()) : null;
+      writeAtomic(current.real, plan.after, current.mode ?? 0o600);
+      written = { path: plan.path, written: true, created: !current.exists, backup };
+    } catch (err) {
+      throw new OperationError('write_failed', `Could not write ${plan.path}: ${(err as Error).message}.`);
+    }
+    this.deps.record?.('agent.config-written', actor, {
+      ...extra,
+      client: 'codex',
+      scope: 'user',
+      projectDir: null,
+      mcp: req.mcp,
+      hook: 'none',
+      files: [{ path: written.path, created: written.created, backup: written.backup, changes: plan.changes }],
+    });
+    return { files: [written] };
+  }
+
+  private plan(req: CodexConfigRequest) {
+    const path = this.file;
+    const current = readCurrent(path);
+    const before = parseToml(path, current.text);
+    const toolTimeoutS = this.toolTimeoutS();
+    const launcher = this.deps.launcher === undefined ? defaultCodexLauncher() : this.deps.launcher;
+    const ours = codexServer(req, { gatehouseHome: this.deps.gatehouseHome, mcpUrl: this.deps.endpoints()?.mcpUrl ?? null, launcher, toolTimeoutS });
+    const servers = before.mcp_servers;
+    if (servers !== undefined && !isTable(servers)) throw new ConfigFileError(path, `${path}: mcp_servers is not a table of servers by name as Codex expects. Fix it by hand, then preview again.`);
+    const existing = isTable(servers) ? servers[MCP_SERVER_NAME] : undefined;
+    const changes: string[] = [];
+    let after = current.text;
+    if (!sameMeaning(existing, ours)) {
+      after = replaceTable(current.text, ours);
+      const expected = { ...before, mcp_servers: { ...(isTable(servers) ? servers : {}), [MCP_SERVER_NAME]: ours } };
+      let meaning: unknown;
+      try {
+        meaning = parse(after);
+      } catch {
+        meaning = null;
+      }
+      if (!sameMeaning(meaning, expected)) {
+        throw new ConfigFileError(
+          path,
+          `${path} defines mcp_servers.${MCP_SERVER_NAME} in a form Gatehouse does not edit (an inline table or dotted keys); remove that entry by hand, then preview again.`,
+        );
+      }
+      const how = req.mcp === 'http' ? `Streamable HTTP at ${String(ours.url)}, token from $${TOKEN_ENV}` : 'the stdio bridge, gatehouse mcp';
+      changes.push(`mcp_servers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (${how}; default_tools_approval_mode = "approve"; tool_timeout_sec = ${toolTimeoutS})`);
+    }
+    const changed = changes.length > 0 && after !== current.text;
+    const diff = changed ? createTwoFilesPatch(path, path, current.text, after, current.exists ? 'current' : 'new file', 'with Gatehouse', { context: 3 }) : '';
+    const plan: PlannedFile = { path, kind: 'mcp', exists: current.exists, changed, diff, baseHash: current.hash, after: changed ? after : current.text, changes: changed ? changes : [] };
+    return { plan, current, toolTimeoutS };
+  }
+
+  private notes(req: CodexConfigRequest): string[] {
+    const t = this.toolTimeoutS();
+    const notes = [
+      `Codex waits ${t} s for a Gatehouse call (tool_timeout_sec); Gatehouse's approvals for Codex expire ${DEADLINE_MARGIN_MS / 1000} s before it gives up, so a call is never approved after Codex stopped waiting.`,
+      'Codex does not ask its own approval for Gatehouse\'s tools (default_tools_approval_mode = "approve"): Gatehouse decides, and asks in its inbox.',
+    ];
+    if (req.mcp === 'http') notes.push(`Codex reads the agent token from ${TOKEN_ENV}: set it to the agent token in the environment you start Codex from (export ${TOKEN_ENV}=…).`);
+    else notes.push('Codex starts the bridge in its workspace: calls run in that folder. The bridge needs no token.');
+    notes.push('Codex reads config.toml when it starts: restart it (codex mcp list shows gatehouse).');
+    return notes;
+  }
+}
+
+/** Equal as data (smol-toml's tables are not plain objects; dates compare as their text). */
+function sameMeaning(a: unknown, b: unknown): boolean {
+  const plain = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+  return isDeepStrictEqual(plain(a), plain(b));
+}
+
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function parseToml(file: string, text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      throw new ConfigFileError(file, `${file} is not valid TOML: line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}. Gatehouse does not change a file it cannot read exactly; fix that line (or move the file aside), then preview again.`, err.line, err.column);
+    }
+    throw new ConfigFileError(file, `${file} is not valid TOML (${(err as Error).message}); fix it (or move it aside), then preview again.`);
+  }
+}
+
+/** A table header's key path, unquoted: `[ mcp_servers . "gatehouse" ]` → ["mcp_servers", "gatehouse"]. */
+function headerPath(line: string): string[] | null {
+  const m = /^\s*\[\[?\s*(.+?)\s*\]\]?\s*(#.*)?$/.exec(line);
+  if (!m) return null;
+  const parts: string[] = [];
+  for (const raw of m[1]!.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^.]+/g) ?? []) {
+    const p = raw.trim();
+    if (p === '') continue;
+    parts.push(p.startsWith('"') ? (JSON.parse(p) as string) : p.startsWith("'") ? p.slice(1, -1) : p);
+  }
+  return parts;
+}
+
+const ours = (path: string[] | null) => path !== null && path[0] === 'mcp_servers' && path[1] === MCP_SERVER_NAME;
+
+/** The file with Gatehouse's table (and subtables) replaced where the first one was, or appended. */
+function replaceTable(text: string, server: Record<string, unknown>): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const block = [MARKER, ...stringify({ mcp_servers: { [MCP_SERVER_NAME]: server } }).trimEnd().split('\n')];
+  const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
+  const out: string[] = [];
+  let inserted = false;
+  for (let i = 0; i < lines.length; ) {
+    if (!ours(headerPath(lines[i]!))) {
+      out.push(lines[i]!);
+      i++;
+      continue;
+    }
+    // Gatehouse's own marker line above the header goes with it.
+    if (out.length > 0 && out[out.length - 1] === MARKER) out.pop();
+    let end = i + 1;
+    while (end < lines.length && headerPath(lines[end]!) === null) end++;
+    // Comments and blank lines just before the next table are that table's, not ours.
+    let keep = end;
+    while (keep > i + 1 && /^\s*(#.*)?$/.test(lines[keep - 1]!)) keep--;
+    if (!inserted) {
+      out.push(...block);
+      inserted = true;
+      // A blank line between Gatehouse's table and whatever follows it.
+      const next = lines[keep < end ? keep : end];
+      if (next !== undefined && next.trim() !== '') out.push('');
+    }
+    const tail = lines.slice(keep, end);
+    // Where a removed subtable was, one blank line is enough.
+    while (tail.length > 0 && tail[0]!.trim() === '' && out.length > 0 && out[out.length - 1]!.trim() === '') tail.shift();
+    out.push(...tail);
+    i = end;
+  }
+  if (!inserted) {
+    if (out.length > 0 && out[out.length - 1]!.trim() !== '') out.push('');
+    out.push(...block);
+  }
+  return out.join(eol) + eol;
+}
