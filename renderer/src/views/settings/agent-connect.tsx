@@ -9,6 +9,7 @@ import { useSettingsStore } from '../../stores/settings-store.ts';
 import { CopyButton } from './copy-button.tsx';
 import { buildSnippets, maskToken, TOKEN_ENV } from './snippets.ts';
 import { WriteConfigDialog } from './write-config-dialog.tsx';
+import { CodexConfigDialog } from './codex-config-dialog.tsx';
 
 /** The section's id: the Settings view scrolls to it when asked to (ui-store `anchor`). */
 export const CONNECT_AGENT_ANCHOR = 'connect-agent';
@@ -20,6 +21,7 @@ export function AgentConnect() {
   const home = useConnectionStore((s) => s.hostInfo?.home ?? null);
   const [revealed, setRevealed] = useState(false);
   const [writing, setWriting] = useState(false);
+  const [writingCodex, setWritingCodex] = useState(false);
   const connected = useConnectionStore((s) => s.state === 'connected');
   const snippets = useMemo(
     () => (gateway ? buildSnippets({ mcpUrl: gateway.mcpUrl, hookUrl: gateway.hookUrl, agentToken: gateway.agentToken, home }) : []),
@@ -76,7 +78,14 @@ export function AgentConnect() {
             </button>
             <span className="field-hint">Adds Gatehouse to Claude Code’s settings (yours, or one project’s) after showing you the diff; keeps a backup; recorded in the audit log.</span>
           </div>
+          <div className="agent-connect-write">
+            <button type="button" className="button" data-testid="codex-config-open" disabled={!connected} onClick={() => setWritingCodex(true)}>
+              Write it for Codex…
+            </button>
+            <span className="field-hint">Adds Gatehouse to Codex’s config.toml (the stdio bridge, Gatehouse’s approvals instead of Codex’s, a tool timeout above the approval deadline) after showing you the diff.</span>
+          </div>
           {writing ? <WriteConfigDialog onClose={() => setWriting(false)} mask={shown} /> : null}
+          {writingCodex ? <CodexConfigDialog onClose={() => setWritingCodex(false)} /> : null}
           <div className="snippets">
             {snippets.map((s) => (
               <figure key={s.kind} className="snippet" data-testid="agent-snippet" data-kind={s.kind}>

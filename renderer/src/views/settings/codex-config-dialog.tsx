@@ -1,0 +1,146 @@
+// "Write it for me" for Codex: the operator picks the stdio bridge or Streamable HTTP, reads the
+// diff of Codex's config.toml, and applies it. The host writes only if the file still has what
+// the diff was computed from, keeps a backup, sets how long Codex waits (so approvals for Codex
+// end first), and audits the change.
+import { useEffect, useRef, useState } from 'react';
+import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
+import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
+import { useClient } from '../../app/client-context.ts';
+import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { errorMessage } from '../../lib/error-message.ts';
+import { useSettingsStore } from '../../stores/settings-store.ts';
+import { DiffView } from '../plugins/diff-view.tsx';
+
+type Form = RequestOf<'agents.previewCodexConfig'>['mcp'];
+type Preview = ResponseOf<'agents.previewCodexConfig'>;
+type Written = ResponseOf<'agents.writeCodexConfig'>;
+
+export function CodexConfigDialog({ onClose }: { onClose(): void }) {
+  const client = useClient();
+  const httpMcp = Boolean(useSettingsStore((s) => s.gateway?.mcpUrl));
+  const [mcp, setMcp] = useState<Form>('stdio');
+  const [preview, setPreview] = useState<{ mcp: Form; result: Preview } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [applying, setApplying] = useState(false);
+  const [written, setWritten] = useState<Written | null>(null);
+  const generation = useRef(0);
+
+  const load = async (form: Form) => {
+    const mine = ++generation.current;
+    setError(null);
+    try {
+      const result = await client.call('agents.previewCodexConfig', { mcp: form });
+      if (mine === generation.current) setPreview({ mcp: form, result });
+    } catch (err) {
+      if (mine === generation.current) {
+        setPreview(null);
+        setError(errorMessage(err));
+      }
+    }
+  };
+
+  useEffect(() => {
+    if (!written) void load(mcp);
+  }, [mcp, written]);
+
+  const current = preview && preview.mcp === mcp ? preview.result : null;
+  const file = current?.files[0] ?? null;
+  const canApply = Boolean(file?.changed && !applying);
+
+  const apply = async () => {
+    if (!file) return;
+    setApplying(true);
+    setError(null);
+    try {
+      setWritten(await client.call('agents.writeCodexConfig', { mcp, expected: [{ path: file.path, baseHash: file.baseHash }] }));
+    } catch (err) {
+      setError(errorMessage(err));
+      void load(mcp);
+    } finally {
+      setApplying(false);
+    }
+  };
+
+  return (
+    <ModalDialog
+      title="Connect Codex: write it for me"
+      onCancel={onClose}
+      testId="codex-config-dialog"
+      className="modal-connect"
+      footer={
+        written ? (
+          <button type="button" className="button button-primary" data-testid="codex-config-close" autoFocus onClick={onClose}>
+            Close
+          </button>
+        ) : (
+          <>
+            <button type="button" className="button" data-testid="codex-config-cancel" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="button" className="button button-primary" data-testid="codex-config-apply" disabled={!canApply} aria-busy={applying} onClick={() => void apply()}>
+              {applying ? 'Writing…' : 'Apply'}
+            </button>
+          </>
+        )
+      }
+    >
+      {written ? (
+        <div className="config-result" data-testid="codex-config-result" role="status">
+          <p>Done. Restart Codex so it reads config.toml again (codex mcp list shows gatehouse).</p>
+          {written.files.map((f) => (
+            <p key={f.path}>
+              <span className="mono selectable">{f.path}</span> {f.written ? (f.created ? 'created' : 'updated') : 'already had it, unchanged'}
+              {f.backup ? <span className="field-hint"> Backup: <span className="mono selectable">{f.backup}</span></span> : null}
+            </p>
+          ))}
+        </div>
+      ) : (
+        <>
+          <fieldset className="config-choice" data-testid="codex-config-mcp">
+            <legend className="field-label">How Codex reaches Gatehouse</legend>
+            <label className="choice">
+              <input type="radio" name="codex-mcp" value="stdio" checked={mcp === 'stdio'} onChange={() => setMcp('stdio')} />
+              <span className="choice-text">
+                <span className="choice-label">stdio bridge</span>
+                <span className="choice-help">Codex starts gatehouse mcp in its workspace, so calls run there; no token.</span>
+              </span>
+            </label>
+            <label className="choice">
+              <input type="radio" name="codex-mcp" value="http" checked={mcp === 'http'} disabled={!httpMcp} onChange={() => setMcp('http')} />
+              <span className="choice-text">
+                <span className="choice-label">Streamable HTTP</span>
+                <span className="choice-help">{httpMcp ? `Codex reads the agent token from ${TOKEN_ENV}.` : 'This host does not listen for agents over HTTP.'}</span>
+              </span>
+            </label>
+          </fieldset>
+          <div className="config-preview" data-testid="codex-config-preview" aria-live="polite">
+            {error ? (
+              <p className="inline-error" role="alert" data-testid="codex-config-error">
+                {error}
+              </p>
+            ) : !current || !file ? (
+              <p className="muted">Reading config.toml…</p>
+            ) : (
+              <>
+                <section className="config-file" data-testid="codex-config-file" data-path={file.path} data-changed={file.changed ? 'true' : 'false'}>
+                  <h3 className="config-file-head">
+                    <span className="mono selectable">{file.path}</span>
+                    <span className={file.changed ? 'badge badge-checking' : 'badge badge-verified'}>{!file.changed ? 'already set' : file.exists ? 'will change' : 'new file'}</span>
+                  </h3>
+                  {file.changed ? <DiffView diff={file.diff} /> : <p className="muted">It already has Gatehouse as chosen: nothing to change.</p>}
+                </section>
+                <ul className="config-notes" data-testid="codex-config-notes">
+                  {current.notes.map((n) => (
+                    <li key={n} className="field-hint">
+                      {n}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </div>
+        </>
+      )}
+    </ModalDialog>
+  );
+}
