@@ -7,11 +7,17 @@
 //   into .tmp/screenshots, and fails when one can no longer be taken);
 // - the README links the five guides;
 // - every relative link in README.md and docs/*.md reaches a file, and its #anchor a heading.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+// - the repository is self-contained: no tracked text file names the background files the project
+//   started from (the protocol and design notes that lived beside the checkout, never in it), and
+//   no markdown link in a tracked .md file resolves outside the repository root;
+// - docs/architecture.md names every folder under main/ as `main/<path>/`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOCS_IMAGES_DIR, docScreenshotNames } from '../e2e/support/docs-screenshots.ts';
 import { repoRoot } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 
 const SPEC = 'e2e/specs/serve/docs-screenshots.spec.ts';
 
@@ -195,5 +201,119 @@ describe('relative links in README.md and docs/*.md', () => {
     expect(anchorsOf('# A, b & c\n## Claude Code in one step\n## Claude Code in one step\n## Tools (`pty = true`)\n```\n# not a heading\n```\n')).toEqual(
       new Set(['a-b--c', 'claude-code-in-one-step', 'claude-code-in-one-step-1', 'tools-pty--true']),
     );
+  });
+});
+
+// ---- the repository is self-contained ------------------------------------------------------------
+
+/**
+ * Names a file in the repository must not carry: the background notes the project began from
+ * lived outside the checkout, so a clone has none of them. Spelt in pieces so this file does not
+ * name them itself.
+ */
+const OUTSIDE_NAMES: RegExp[] = [new RegExp(`\\b${'PROTO' + 'COLS'}\\.md\\b`), new RegExp(`\\b${'DES' + 'IGN'}\\.md\\b`), new RegExp(`design ${'(card|brief)'}`, 'i')];
+
+/** Tracked files (git ls-files), package-lock.json aside; without git, every file outside node_modules, out and .git. */
+function trackedFiles(root: string): string[] {
+  let files: string[];
+  try {
+    files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\0')
+      .filter((f) => f !== '');
+  } catch {
+    const walk = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+        const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+        if (e.isDirectory()) return ['node_modules', 'out', '.git'].includes(e.name) ? [] : walk(rel);
+        return e.isFile() ? [rel] : [];
+      });
+    files = walk('');
+  }
+  // A file listed but deleted in the working tree (another change in progress) has nothing to check.
+  return files.filter((f) => f !== 'package-lock.json' && existsSync(join(root, f)) && statSync(join(root, f)).isFile());
+}
+
+/** Every place a file names something outside the repository: "path:line what". */
+function outsideReferences(root: string, files: string[]): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const bytes = readFileSync(join(root, file));
+    if (bytes.subarray(0, 8000).includes(0)) continue; // binary (images, fonts)
+    const text = bytes.toString('utf8');
+    text.split('\n').forEach((line, i) => {
+      for (const re of OUTSIDE_NAMES) if (re.test(line)) found.push(`${file}:${i + 1} names ${re.exec(line)![0]}`);
+    });
+    if (!file.endsWith('.md')) continue;
+    for (const l of linksOf({ path: file, text })) {
+      if (/^file:/i.test(l.target)) {
+        found.push(`${where(l)}: a file: link`);
+        continue;
+      }
+      if (isExternal(l.target) || l.target.startsWith('#')) continue;
+      const path = l.target.split('#')[0] ?? '';
+      const target = path.startsWith('/') ? resolve(root, '.' + path) : resolve(root, dirname(file), decodeURIComponent(path));
+      const rel = relative(resolve(root), target);
+      if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) found.push(`${where(l)}: resolves outside the repository (${rel})`);
+    }
+  }
+  return found;
+}
+
+describe('the repository is self-contained', () => {
+  it('no tracked text file (package-lock.json aside) names the outside protocol or design notes, and no markdown link resolves outside the repository root', () => {
+    const files = trackedFiles(repoRoot);
+    expect(files.length, 'git ls-files lists the repository').toBeGreaterThan(100);
+    expect(files).toContain('test/docs.test.ts');
+    expect(outsideReferences(repoRoot, files)).toEqual([]);
+  });
+
+  it('the check finds what was planted in a copy: a comment naming the notes, a doc citing them, a link out of the root', () => {
+    const root = tempDir('gatehouse-self-contained-');
+    mkdirSync(join(root, 'docs'));
+    mkdirSync(join(root, 'main'));
+    writeFileSync(join(root, 'main', 'a.ts'), `// The flow of one call (${'DES' + 'IGN'}.md).\nexport const a = 1;\n`);
+    writeFileSync(join(root, 'docs', 'guide.md'), `# Guide\n\nSee the [${'design ' + 'brief'}](guide.md) and [the notes](../../shared/notes.md).\n\n\`\`\`\n[in a code block](../../x.md)\n\`\`\`\n[fine](../README.md) [also fine](guide.md#guide)\n`);
+    writeFileSync(join(root, 'README.md'), `Protocols: ${'PROTO' + 'COLS'}.md section 2.\n`);
+    writeFileSync(join(root, 'package-lock.json'), `{"x": "${'PROTO' + 'COLS'}.md"}\n`);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    execFileSync('git', ['add', '.'], { cwd: root });
+    const files = trackedFiles(root);
+    expect(files.sort()).toEqual(['README.md', 'docs/guide.md', 'main/a.ts']);
+    const found = outsideReferences(root, files);
+    expect(found.some((f) => f.startsWith('main/a.ts:1 names'))).toBe(true);
+    expect(found.some((f) => f.startsWith('README.md:1 names'))).toBe(true);
+    expect(found.some((f) => f.startsWith('docs/guide.md:3 names'))).toBe(true);
+    expect(found.filter((f) => f.includes('resolves outside'))).toEqual([`docs/guide.md:3 [the notes](../../shared/notes.md): resolves outside the repository (${join('..', 'shared', 'notes.md')})`]);
+    expect(found).toHaveLength(4);
+  });
+});
+
+// ---- docs/architecture.md covers main/ ----------------------------------------------------------
+
+/** Every folder under main/, nested ones too, as `main/<path>/`. */
+function mainFolders(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => [`${dir}/${e.name}/`, ...walk(`${dir}/${e.name}`)]);
+  return walk('main').sort();
+}
+
+const missingFrom = (doc: string, folders: string[]) => folders.filter((f) => !doc.includes(f));
+
+describe('docs/architecture.md', () => {
+  it('names every folder under main/, nested ones included, literally as `main/<path>/` (e.g. main/policy/extract/)', () => {
+    const folders = mainFolders(repoRoot);
+    expect(folders).toContain('main/policy/extract/');
+    expect(missingFrom(readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8'), folders), 'folders under main/ that docs/architecture.md does not name').toEqual([]);
+  });
+
+  it('the check finds a folder planted in a copy of main/ that the doc does not name', () => {
+    const root = tempDir('gatehouse-architecture-');
+    for (const f of [...mainFolders(repoRoot), 'main/core/', 'main/policy/planted/']) mkdirSync(join(root, f), { recursive: true });
+    const doc = readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8');
+    expect(missingFrom(doc, mainFolders(root))).toEqual(['main/core/', 'main/policy/planted/']);
+    // A bare folder name is not enough: "policy/planted/" under some heading does not count.
+    expect(missingFrom(doc + '\npolicy/planted/ and core/\n', ['main/core/', 'main/policy/planted/'])).toEqual(['main/core/', 'main/policy/planted/']);
   });
 });
