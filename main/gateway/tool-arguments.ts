@@ -33,7 +33,18 @@ export function checkArguments(tool: string, schema: Record<string, unknown>, ar
   return { ok: false, message: `Invalid arguments for tool ${tool}: ${[...new Set(problems)].join('; ')}. The tool's inputSchema (tools/list) says what it takes.` };
 }
 
+/** By schema object: a plugin's schema is the same object call after call, so most calls skip the stringify. */
+const bySchema = new WeakMap<object, ValidateFunction | null>();
+
 function compiled(schema: Record<string, unknown>): ValidateFunction | null {
+  const known = bySchema.get(schema);
+  if (known !== undefined) return known;
+  const v = compiledByText(schema);
+  bySchema.set(schema, v);
+  return v;
+}
+
+function compiledByText(schema: Record<string, unknown>): ValidateFunction | null {
   const key = JSON.stringify(schema);
   if (cache.has(key)) return cache.get(key)!;
   let v: ValidateFunction | null;
