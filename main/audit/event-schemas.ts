@@ -37,6 +37,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   // ---- host and consoles ----------------------------------------------------------------------
   'host.started': spec(ACTOR.host, { shell: z.enum(['electron', 'serve', 'cli']), pid: int, version: z.string(), operator: z.string() }),
   'host.stopped': spec(ACTOR.host, { reason: z.string() }),
+  /** The host began to stop with calls waiting for an operator: each was denied and answered (call.abandoned). */
+  'host.stopping': spec(ACTOR.host, { waiting: int }),
   'operator.connected': spec(ACTOR.operator, { console: z.string() }),
   'operator.disconnected': spec(ACTOR.operator, { console: z.string() }),
   'settings.changed': spec(ACTOR.operator, { changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })) }),

@@ -718,6 +718,21 @@ export function createHost(opts: HostOptions): Host {
     ptys,
     gateway,
     mcp,
+  let answering: Promise<number> | null = null;
+  const answerWaiting = () =>
+    (answering ??= (async () => {
+      const n = approvals.abandonPending('host shut down');
+      if (n === 0) return 0;
+      // The denials resolve each waiting call: its pipeline records the result in the turns that
+      // follow, and its answer is sent once those records are durable. This event is committed
+      // after them, so when it is durable every answer has been released; one more turn writes them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const stopping = audit.append({ type: 'host.stopping', actor: 'host', payload: { waiting: n } });
+      audit.flush();
+      await stopping.durable.catch(() => {});
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return n;
+    })());
     settings,
     approvals,
     policy,
@@ -726,15 +741,6 @@ export function createHost(opts: HostOptions): Host {
     setAgentEndpoints(e) {
       endpoints = e;
     },
-  let answering: Promise<number> | null = null;
-  const answerWaiting = () =>
-    (answering ??= (async () => {
-      const n = approvals.abandonPending('host shut down');
-      // The denials resolve each waiting call; its pipeline, then its route or MCP transport,
-      // writes the answer in the turns that follow. One macrotask later they are on the wire.
-      if (n > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      return n;
-    })());
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
