@@ -29,6 +29,11 @@ import { AuditStore } from '../main/audit/audit-store.js';
 import { AuditQuery } from '../main/audit/audit-query.js';
 import { OperationError } from '../main/host/operation-error.js';
 import { repoRoot } from './support/cli.js';
+import { MAX_YAML_NESTING } from '../main/yaml-nesting.js';
+import { appendRule } from '../main/gateway/policy-file.js';
+import { createHost, type Host } from '../main/host/create-host.js';
+import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
+import { http } from './support/net.js';
 
 const RUNS = 200;
 
@@ -221,6 +226,65 @@ describe('plugin manifests (tool.toml, gatehouse.toml, gatehouse.yaml/.yml, gate
         expectPreciseProblems(r);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+// ---- deeply nested YAML (found by the properties above) ---------------------------------------------
+
+/** YAML nested `n` collections deep, in one of the shapes YAML has. */
+const deepYaml = fc.record({ n: fc.integer({ min: 1, max: 3000 }), shape: fc.constantFrom('flow-seq', 'flow-map', 'block-map', 'block-seq', 'mixed') }).map(({ n, shape }) => {
+  switch (shape) {
+    case 'flow-seq':
+      return { n, text: `name: x\nconfig: ${'['.repeat(n)}${']'.repeat(n)}\n` };
+    case 'flow-map':
+      return { n, text: `name: x\nconfig: ${'{a: '.repeat(n)}1${'}'.repeat(n)}\n` };
+    case 'block-map':
+      // Each level one more space: n levels cost n²/2 bytes, so this shape stays under 1,000 levels.
+      n = Math.min(n, 1000);
+      return { n, text: `name: x\nconfig:\n${Array.from({ length: n }, (_, i) => `${' '.repeat(i + 1)}a:`).join('\n')} 1\n` };
+    case 'block-seq':
+      return { n, text: `name: x\nconfig:\n  ${'- '.repeat(n)}1\n` };
+    default:
+      return { n, text: `name: x\nconfig: ${'[{a: '.repeat(Math.ceil(n / 2))}1${'}]'.repeat(Math.ceil(n / 2))}\n` };
+  }
+});
+
+describe('deeply nested YAML (manifests and policy.yaml)', () => {
+  // Found here: past a few hundred levels yaml's composer overflows the stack, and parsing such a
+  // text again aborted the whole process ("RegExpCompiler Allocation failed"), uncatchable. A
+  // gatehouse.yaml in a plugin folder could so crash the host at discovery or on a rescan.
+  it('a manifest or a policy nested thousands of levels deep is refused with its line, and parsing it again does not crash', () => {
+    const dir = MANIFEST_FIXTURES[3]![0];
+    const flow = `name: x\nconfig: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
+    for (let i = 0; i < 3; i++) {
+      const m = checkManifest(dir, 'gatehouse.yaml', flow);
+      expect(m.manifest).toBeNull();
+      expect(m.problems).toMatchObject([{ code: 'manifest.too-deep', line: 2, severity: 'error' }]);
+      expect(m.problems[0]!.message).toMatch(new RegExp(`more than ${MAX_YAML_NESTING} levels deep`));
+      const p = parsePolicyText(`version: 1\nrules: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 'policy.yaml', POLICY_CTX());
+      expect(p.broken).toBe(true);
+      expect(p.problems).toMatchObject([{ line: 2 }]);
+      expect(p.problems[0]!.message).toMatch(/levels deep/);
+      expect(() => appendRule(`rules: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, parsePolicyText('rules:\n  - { name: r, actions: [read], decision: deny }\n', 'policy.yaml', POLICY_CTX()).rules[0]!)).toThrow(/levels deep/);
+    }
+    // The parser still works for everyone else.
+    expect(checkManifest(dir, 'gatehouse.yaml', readFileSync(join(dir, 'gatehouse.yaml'), 'utf8')).manifest).not.toBeNull();
+  });
+
+  it('any nesting depth in any shape is read or refused with a place, never a crash', () => {
+    fc.assert(
+      fc.property(deepYaml, ({ n, text }) => {
+        const m = parseManifestSource('gatehouse.yaml', text);
+        const p = parsePolicyText(text.replace('name: x\nconfig:', 'version: 1\nrules:'), 'policy.yaml', POLICY_CTX());
+        if (n > MAX_YAML_NESTING) {
+          expect(m.problems.map((x) => x.code)).toEqual(['manifest.too-deep']);
+          expect(p.broken).toBe(true);
+        }
+        for (const x of m.problems) expect(x.line).toBeGreaterThanOrEqual(1);
+        for (const x of p.problems) expect(x.line).toBeGreaterThanOrEqual(1);
+      }),
+      { numRuns: 100 },
     );
   });
 });
@@ -478,5 +542,109 @@ describe('audit search query language', () => {
     );
     // The log is intact afterwards: queries never write.
     expect(store.verify().ok).toBe(true);
+  });
+});
+
+// ---- a real host: the hook route and MCP tool arguments over loopback HTTP ------------------------
+
+describe('a real host answers every hook body and every MCP tool-call argument', () => {
+  let host: Host;
+  let net: Listening;
+  let port = 0;
+  let offOperator: () => void = () => {};
+  beforeAll(async () => {
+    const home = join(root, 'host-home');
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    // Dry-run: whatever is allowed is never executed. hookAsk "agent": an asked hook call is
+    // answered "ask" at once. An asked MCP call waits for an operator: this one denies at once.
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }));
+    host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
+    await host.ready;
+    net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
+    port = net.shell.port;
+    offOperator = host.bus.subscribe((name) => {
+      if (name !== 'approvals.changed') return;
+      for (const item of host.approvals.list({ state: 'pending' })) host.approvals.deny(item.id, { operator: 'prop', reason: 'The property test denies every asked call.' });
+    });
+  });
+  afterAll(async () => {
+    offOperator();
+    await net?.shell.close();
+    await host?.close('test done');
+  });
+
+  const agentHeaders = () => ({ Authorization: `Bearer ${net.agentToken}`, 'Content-Type': 'application/json' });
+
+  it('every hook body, valid or not, is answered 200 with a decision and a reason (a refusal is a deny)', async () => {
+    const body = fc.oneof(
+      anyText,
+      mutations(VALID_HOOK).map(({ value }) => JSON.stringify(value)),
+      fc.record({ tool_name: fc.constantFrom('Bash', 'Read', 'Write', 'Edit', 'Grep', 'Glob', 'WebFetch', 'mcp__x__y', 'Task', ''), tool_input: fc.jsonValue({ maxDepth: 3 }) }).map((t) => JSON.stringify({ ...VALID_HOOK, ...t })),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const res = await http({ port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: agentHeaders(), body: text });
+        expect(res.status, res.body).toBe(200);
+        const answer = JSON.parse(res.body) as { continue?: boolean; hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
+        if (answer.continue === true && answer.hookSpecificOutput === undefined) return;
+        expect(['allow', 'deny', 'ask']).toContain(answer.hookSpecificOutput?.permissionDecision);
+        expect(answer.hookSpecificOutput!.permissionDecisionReason.length).toBeGreaterThan(10);
+        const parsed = parseHookInput(text);
+        // Input Gatehouse cannot read is never let through.
+        if (!parsed.ok) expect(answer.hookSpecificOutput!.permissionDecision).toBe('deny');
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('every tools/call argument value gets a tool result or a JSON-RPC error with a message; the session lives on', async () => {
+    const post = async (body: unknown, headers: Record<string, string>) => {
+      const res = await http({ port, path: '/mcp', method: 'POST', headers: { ...agentHeaders(), Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+      // A slow answer comes as an SSE stream: its data lines are the messages.
+      const messages = res.headers['content-type']?.toString().startsWith('text/event-stream')
+        ? res.body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>)
+        : res.body
+          ? [JSON.parse(res.body) as Record<string, unknown>]
+          : [];
+      return { status: res.status, headers: res.headers, messages };
+    };
+    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'prop', version: '1' } } }, {});
+    expect(init.status).toBe(200);
+    const session = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+    let id = 1;
+    const args = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.dictionary(fc.constantFrom('command', 'cwd', 'path', 'file_path', 'url', 'content', 'timeout', 'x'), fc.jsonValue({ maxDepth: 2 })),
+      fc.record({ command: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('cat ~/.ssh/id_rsa', 'ls', 'rm -rf /*', 'curl http://10.0.0.1/', 'echo $(id) > ~/.bashrc')), cwd: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }) }, { requiredKeys: ['command'] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('shell', 'shell', 'no_such_tool', ''), fc.option(args, { nil: undefined }), async (name, a) => {
+        const callId = id++;
+        const r = await post({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name, ...(a !== undefined ? { arguments: a } : {}) } }, session);
+        expect(r.status, JSON.stringify(r.messages)).toBe(200);
+        const answer = r.messages.find((m) => m.id === callId) as { result?: { isError?: boolean; content: { text?: string }[]; _meta?: { gatehouse?: { decision: string; executed: boolean } } }; error?: { code: number; message: string } } | undefined;
+        expect(answer, JSON.stringify(r.messages)).toBeDefined();
+        if (answer!.error) {
+          expect(answer!.error.message.length).toBeGreaterThan(10);
+          return;
+        }
+        const g = answer!.result!._meta?.gatehouse;
+        expect(g, JSON.stringify(answer)).toBeDefined();
+        expect(['allow', 'deny', 'ask', 'expired']).toContain(g!.decision);
+        // Dry-run: nothing ever executes, whatever the arguments.
+        expect(g!.executed).toBe(false);
+        expect(answer!.result!.content.map((c) => c.text ?? '').join('').length).toBeGreaterThan(10);
+      }),
+      { numRuns: 150 },
+    );
+    const ping = await post({ jsonrpc: '2.0', id: 'ping', method: 'ping' }, session);
+    expect(ping.messages[0]).toMatchObject({ id: 'ping', result: {} });
+    // Every call that reached the gateway has exactly one decision in the log.
+    host.audit.flush();
+    const open = host.audit.db
+      .prepare("SELECT count(*) AS n FROM events r WHERE r.type = 'call.received' AND (SELECT count(*) FROM events d WHERE d.type = 'call.decided' AND json_extract(d.payload, '$.call') = json_extract(r.payload, '$.call')) != 1")
+      .get() as { n: number };
+    expect(open.n).toBe(0);
   });
 });

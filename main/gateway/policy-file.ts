@@ -3,6 +3,7 @@
 // before anything is written, so a save can never leave a broken file behind.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseDocument, stringify, YAMLSeq } from 'yaml';
+import { tooDeepMessage, yamlTooDeep } from '../yaml-nesting.js';
 import type { PolicyView, ProposedRuleView } from '../../shared/contract.js';
 import type { PolicyStore } from '../policy/rules/store.js';
 import type { Rule } from '../policy/types.js';
@@ -59,6 +60,8 @@ export function proposedRuleView(rule: Rule): ProposedRuleView {
 
 /** The policy text with `rule` appended to its rules (comments and layout kept). */
 export function appendRule(text: string, rule: Rule): string {
+  // A deeply nested file can crash the process in the parser (yaml-nesting.ts): never parsed.
+  if (yamlTooDeep(text)) throw new Error(`${tooDeepMessage('policy.yaml')}; fix it in the Rules view before adding rules to it.`);
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new Error(`policy.yaml has YAML errors (${doc.errors[0]!.message}); fix it in the Rules view before adding rules to it.`);
   if (doc.contents === null) return stringify({ version: 1, rules: [ruleObject(rule)] });

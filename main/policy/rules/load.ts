@@ -3,6 +3,7 @@
 // (YAML syntax, wrong top-level shape) is `broken`, and the store keeps the last good policy.
 import { readFileSync } from 'node:fs';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
+import { tooDeepMessage, yamlTooDeep } from '../../yaml-nesting.js';
 import { z } from 'zod';
 import { OPERATIONS, type Rule } from '../types.js';
 import { hostPatternProblem } from '../network.js';
@@ -115,6 +116,14 @@ export function loadPolicyFile(path: string, ctx: LoadContext): LoadResult {
 }
 
 export function parsePolicyText(text: string, file: string, ctx: LoadContext): LoadResult {
+  // Measured first: a deeply nested text can crash the process in the parser (yaml-nesting.ts).
+  const deep = yamlTooDeep(text);
+  if (deep) {
+    const before = text.slice(0, deep.offset);
+    const line = before.split('\n').length;
+    const column = deep.offset - before.lastIndexOf('\n');
+    return { rules: [], compiled: [], problems: [{ file, line, column, message: `${tooDeepMessage('The policy file')}.` }], broken: true, rejected: [], examples: [] };
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const out: LoadResult = { rules: [], compiled: [], problems: [], broken: false, rejected: [], examples: [] };

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { parseDocument } from 'yaml';
+import { tooDeepMessage, yamlTooDeep } from '../../yaml-nesting.js';
 import { DEFAULT_COMMAND_DENYLIST, PLATFORMS } from '../types.js';
 import type { PluginManifest, Problem } from '../types.js';
 import { checkCommand, commandBaseName } from './command-checks.js';
@@ -129,6 +130,12 @@ export function parseManifestSource(fileName: string, text: string): { raw: unkn
   }
 
   if (syntax === 'yaml') {
+    // Measured first: a deeply nested text can crash the process in the parser (yaml-nesting.ts).
+    const deep = yamlTooDeep(src);
+    if (deep) {
+      const pos = new LineIndex(src).position(deep.offset);
+      return { raw: null, problems: [{ file, line: pos.line, column: pos.column, severity: 'error', code: 'manifest.too-deep', message: `${tooDeepMessage(`The manifest ${fileName}`)} (line ${pos.line}, column ${pos.column}).` }] };
+    }
     const doc = parseDocument(src, { prettyErrors: true, uniqueKeys: true });
     if (doc.errors.length) {
       const lines = new LineIndex(src);
