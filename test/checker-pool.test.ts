@@ -208,7 +208,7 @@ describe('breakers in the pool', () => {
     rmSync(failFile);
     const skipped = await p.evaluate(evaluateParams());
     expect(skipped).toMatchObject({ failure: { kind: 'breaker_open' } });
-    expect((skipped as { failure: { message: string } }).failure.message).toMatch(/^flaky was skipped: its circuit breaker is open after repeated failures \(last: flaky answered with an error: switched off\); next probe at /);
+    expect((skipped as { failure: { message: string } }).failure.message).toMatch(/^flaky was skipped: its circuit breaker is open after 3 failures \(last: flaky answered with an error: switched off\); it closes at \d\d:\d\d UTC if a trial call then succeeds, or when an operator resets it/);
     expect(metrics.snapshot('flaky')).toMatchObject({ calls: 4, failures: { error: 4 } });
 
     clock.t += 5 * 60_000;
@@ -264,7 +264,7 @@ describe('lifecycle', () => {
     const closing = r.pool.close();
     expect(blockedBy(await inFlight)).toBe('slow');
     await Promise.all([closing, r.pool.close()]);
-    expect(await r.pool.evaluate(evaluateParams())).toMatchObject({ decision: 'block', failure: { kind: 'not_ready', message: 'slow is not running: the checker pool is closed' } });
+    expect(await r.pool.evaluate(evaluateParams())).toMatchObject({ decision: 'block', failure: { kind: 'not_ready', message: 'slow is not running: the checker pool is closed (the host is shutting down; start it again with gatehouse serve)' } });
     expect(r.pool.status()[0]!.ready).toBe(0);
     expect(r.leaked()).toEqual([]);
   });

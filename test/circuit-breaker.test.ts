@@ -1,4 +1,4 @@
-// The circuit breaker baseline of PROTOCOLS.md §2, walked through with a fake clock: hours of
+// The circuit breaker baseline of docs/protocols.md §2, walked through with a fake clock: hours of
 // cooldowns in microseconds.
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker, type BreakerSnapshot } from '../main/runner/circuit-breaker.js';
@@ -37,7 +37,7 @@ describe('circuit breaker', () => {
     expect(b.snapshot()).toEqual({ state: 'open', consecutiveFailures: 3, cycle: 1, openedAt: 1000, nextProbeAt: 1000 + 5 * MIN, lastFailure: 'failure at 1000' });
     const refused = b.acquire();
     expect(refused).toMatchObject({ ok: false, retryAt: 1000 + 5 * MIN });
-    expect((refused as { reason: string }).reason).toMatch(/^open after repeated failures \(last: failure at 1000\); next probe at 1970-01-01T00:05:01.000Z$/);
+    expect((refused as { reason: string }).reason).toBe('open after 3 failures (last: failure at 1000); it closes at 00:05 UTC if a trial call then succeeds, or when an operator resets it (Health view)');
   });
 
   it('a success clears the count: failures must be consecutive', () => {
@@ -90,7 +90,7 @@ describe('circuit breaker', () => {
     expect(b.snapshot().state).toBe('disabled');
     const refused = b.acquire();
     expect(refused).toMatchObject({ ok: false, retryAt: null });
-    expect((refused as { reason: string }).reason).toMatch(/an operator must reset it/);
+    expect((refused as { reason: string }).reason).toMatch(/until an operator resets it/);
     b.reset();
     expect(b.snapshot()).toEqual({ state: 'closed', consecutiveFailures: 0, cycle: 0, openedAt: null, nextProbeAt: null, lastFailure: null });
     expect(b.acquire()).toEqual({ ok: true, probe: false });

@@ -70,6 +70,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
 
+  /** A Claude Code hook request refused before it was judged (answered with a deny); never the token or the input. */
+  'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string() }),
   // ---- approvals and grants -------------------------------------------------------------------
   /**
    * What became of a hook-supervised call, as Claude Code reported it (PostToolUse: executed,
@@ -125,6 +127,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'plugin.discovered': spec(ACTOR.host, { name: z.string(), dir: z.string(), origin: z.enum(['home', 'project', 'cli']) }),
   'plugin.invalid': spec(ACTOR.host, { name: z.string(), dir: z.string(), problems }),
   'plugin.scanned': spec(ACTOR.host, { name: z.string(), passed: z.boolean(), totalWeight: z.number(), findings: int }),
+  /** A name given to --allowed-plugins that could not be enabled for the run, and why. */
+  'plugin.allow-refused': spec(ACTOR.host, { name: z.string(), reason: z.string() }),
   'plugin.enabled': spec(ACTOR.operator, { name: z.string(), hash: z.string(), scanOverride: nullableString }),
   'plugin.disabled': spec(ACTOR.operator, { name: z.string() }),
   'plugin.trusted': spec(ACTOR.operator, { name: z.string(), hash: z.string(), reason: z.string() }),

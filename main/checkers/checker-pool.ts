@@ -240,7 +240,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
 
   submit(call: EvalCall, line: string): void {
     const name = this.spec.name;
-    if (this.closed) return this.fail(call, 'not_ready', `${name} is not running: the checker pool is closed`);
+    if (this.closed) return this.fail(call, 'not_ready', `${name} is not running: the checker pool is closed (the host is shutting down; start it again with gatehouse serve)`);
     const idle = this.pick();
     // A full pool is load, not the checker's fault: refuse before taking a breaker ticket.
     if (idle === null && this.queued >= this.maxQueue) {

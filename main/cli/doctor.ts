@@ -25,7 +25,7 @@ import { processAlive } from '../host/host-lock.js';
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** Stable id: sandbox, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, electron, audit. */
+  /** Stable id: sandbox, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
   id: string;
   status: CheckStatus;
   /** One sentence: what was found. */
@@ -110,6 +110,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   const host = homeExists ? runningHost(home) : null;
   let plugins: PluginSummary[] | null = null;
   let checkerCheck: DoctorCheck;
+  // Tool breakers too: an open one refuses every call of that tool until it closes or is reset.
+  let toolCheck: DoctorCheck | null = null;
   if (host?.kind === 'serve') {
     try {
       const caller = await connectHost(home);
@@ -125,6 +127,16 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
             : bad.length === 0
               ? check('checkers', 'ok', `host pid ${host.pid}: ${rows.length} checker${rows.length === 1 ? '' : 's'} healthy: ${rows.map(describe).join(', ')}.`)
               : check('checkers', 'fail', `host pid ${host.pid}: checker${bad.length === 1 ? '' : 's'} not healthy: ${bad.map(describe).join(', ')}; calls they see are blocked (fail closed).`, 'open the Health view to see why; fix the checker, then reset or restart it there (or disable it: gatehouse plugin disable NAME).');
+        const tools = health.plugins.filter((p) => p.kind === 'tool' && p.status === 'enabled');
+        const open = tools.filter((r) => r.breaker.state !== 'closed');
+        const describeTool = (r: (typeof tools)[number]) =>
+          `${r.name} (breaker ${r.breaker.state}${r.breaker.state !== 'closed' ? ` after ${r.breaker.consecutiveFailures} failure${r.breaker.consecutiveFailures === 1 ? '' : 's'}` : ''}${r.breaker.nextProbeAt !== null ? `, closes at ${new Date(r.breaker.nextProbeAt).toISOString().slice(11, 16)} UTC if a trial call succeeds` : ''}${r.breaker.lastFailure ? `, last failure: ${r.breaker.lastFailure}` : ''})`;
+        toolCheck =
+          tools.length === 0
+            ? check('tools', 'ok', 'no tool plugin is enabled.')
+            : open.length === 0
+              ? check('tools', 'ok', `${tools.length} tool${tools.length === 1 ? '' : 's'}, every breaker closed: ${tools.map((r) => r.name).join(', ')}.`)
+              : check('tools', 'fail', `tool${open.length === 1 ? '' : 's'} refused by an open circuit breaker: ${open.map(describeTool).join(', ')}; agents' calls of ${open.length === 1 ? 'it' : 'them'} are not run.`, 'open the Health view to see why; fix the tool, then reset its breaker there (or disable it: gatehouse plugin disable NAME).');
       } finally {
         await caller.close();
       }
@@ -145,6 +157,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   }
   if (plugins) checks.push(...pluginChecks(plugins));
   checks.push(checkerCheck);
+  if (toolCheck) checks.push(toolCheck);
 
   // Electron.
   const electron = findElectronBinary(env);

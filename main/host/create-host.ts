@@ -12,6 +12,7 @@ import { version } from '../version.js';
 import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plugin-registry.js';
 import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
+import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { join } from 'node:path';
 import { BreakerBoard } from '../runner/breaker-board.js';
@@ -125,6 +126,8 @@ export interface Host {
   readonly policy: PolicyStore;
   /** The agents' HTTP routes (/mcp, the hook), for a shell to mount behind the agent token. */
   readonly agentRoutes: AgentHandler;
+  /** Records a hook request a shell refused before judgement (bad token, Host, Origin). */
+  readonly hookRefused: HookRefusalSink;
   /** Named agent tokens; a shell authenticates agents' requests here. */
   readonly agentTokens: AgentTokens;
   setAgentEndpoints(e: AgentEndpoints): void;
@@ -531,6 +534,11 @@ export function createHost(opts: HostOptions): Host {
   ready.catch((err) => log('start-up failed', err));
 
   const handlers: Handlers<GatehouseContract['methods']> = {
+      // --allowed-plugins names that could not be enabled: recorded (the serve shell prints them).
+      for (const r of allowedPluginRefusals(registry, opts.allowedPlugins ?? [])) {
+        record('plugin.allow-refused', 'host', { name: r.name, reason: r.reason });
+        log(`--allowed-plugins: ${r.name} was not enabled: ${r.reason}`);
+      }
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
     'audit.verify': ({ job }, ctx) =>
       jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, async (j) => {
@@ -744,6 +752,7 @@ export function createHost(opts: HostOptions): Host {
     chainState: () => chain,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
+    hookRefused,
       consoles.of(ctx);
       return () => {
         // Its terminals stop waiting for its acknowledgments, and it can no longer type.

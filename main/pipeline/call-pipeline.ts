@@ -342,6 +342,9 @@ export class CallPipeline {
   ): PipelineResult {
     // A live run recorded its decision before running; everything else records it here.
     if (!executed) this.recordDecided(call, f);
+    // The runner refused before starting anything (an open breaker, a full queue): nothing ran,
+    // and the agent, the inbox and call.result say so.
+    if (executed && result && (result.failure === 'breaker_open' || result.failure === 'queue_full')) executed = false;
     const out: PipelineResult = { decision: f.decision, decider: f.decider, reason: f.reason, steps, executed, mode };
     if (extraction) out.extraction = extraction;
     if (approval) out.approval = approval;

@@ -1,4 +1,4 @@
-// A circuit breaker per plugin (checkers and tools), after the baseline in PROTOCOLS.md §2:
+// A circuit breaker per plugin (checkers and tools), after the baseline in docs/protocols.md §2:
 // `threshold` consecutive failures open it; it stays open for a cooldown that doubles each cycle
 // (5 min, 10, 20, 40, then capped at 1 h); after the cooldown one probe call decides — success
 // closes it, failure re-opens it with the next cooldown; a failed probe after `maxCycles` cycles
@@ -98,9 +98,11 @@ export class CircuitBreaker {
       case 'closed':
         return PASS;
       case 'disabled':
-        return { ok: false, reason: `disabled after ${this.cycle} failed recovery attempts (last failure: ${this.lastFailure ?? 'unknown'}); an operator must reset it`, retryAt: null };
+        return { ok: false, reason: `disabled after ${this.cycle} failed recovery attempts (last failure: ${this.lastFailure ?? 'unknown'}); it stays open until an operator resets it (Health view)`, retryAt: null };
       case 'open':
-        if (!this.elapsed()) return { ok: false, reason: `open after repeated failures (last: ${this.lastFailure ?? 'unknown'}); next probe at ${new Date(this.nextProbeAt!).toISOString()}`, retryAt: this.nextProbeAt };
+        // The count and the time, not "repeated failures": the caller (an agent, the inbox) is
+        // told how long this lasts and that an operator can end it sooner.
+        if (!this.elapsed()) return { ok: false, reason: `open after ${this.consecutiveFailures} failure${this.consecutiveFailures === 1 ? '' : 's'} (last: ${this.lastFailure ?? 'unknown'}); it closes at ${clockTime(this.nextProbeAt!)} if a trial call then succeeds, or when an operator resets it (Health view)`, retryAt: this.nextProbeAt };
         // The cooldown is over: this call may be the probe.
         this.halfOpen();
         return this.takeProbe();
@@ -205,6 +207,11 @@ export class CircuitBreaker {
     if (next.state === prev.state && next.consecutiveFailures === prev.consecutiveFailures && next.cycle === prev.cycle) return;
     this.onChange(next, prev);
   }
+}
+
+/** HH:MM UTC: the host's clock and the operator's may be in different zones; UTC reads the same in both. */
+function clockTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 }
 
 function positive(name: string, v: number): number {

@@ -140,7 +140,7 @@ export class ToolRunner {
       ticket = breaker.acquire();
       if (!ticket.ok) {
         this.deps.metrics.record(plugin, 'error', 0);
-        return { ok: false, output: null, error: `${plugin} is not being called: ${ticket.reason}`, failure: 'breaker_open', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
+        return { ok: false, output: null, error: `${plugin} was not run: its circuit breaker is ${ticket.reason}`, failure: 'breaker_open', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
       }
       plan = this.deps.sandboxFor(manifest, dir);
       this.deps.record('execution.started', opts.actor, { ...(opts.callId ? { call: opts.callId } : {}), plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });

@@ -10,7 +10,7 @@ import { accessPolicy, hostAllowed, isWildcard, originAllowed, tokenFrom, tokenM
 import { ConsoleSessions, LINK_REFUSALS } from './console-session.js';
 import { serveStatic } from './static-files.js';
 import { readBody } from '../../host/http-body.js';
-import { CLAUDE_HOOK_PATH, isAgentPath, refuseHook, type AgentHandler } from '../../gateway/agent-routes.js';
+import { CLAUDE_HOOK_PATH, isAgentPath, refuseHook, type AgentHandler, type HookRefusalSink } from '../../gateway/agent-routes.js';
 import type { AgentIdentity } from '../../gateway/agent-tokens.js';
 import { sendMcpUnauthorized } from '../../gateway/mcp-http-transport.js';
 
@@ -26,6 +26,8 @@ export interface AgentIngress {
   /** The agent a token belongs to (its name is what calls are filed under), or null: refused. */
   authenticate(token: string | undefined): AgentIdentity | null;
   handle: AgentHandler;
+  /** Records a hook request refused here (bad token, Host, Origin): hook.refused in the audit log. */
+  refused?: HookRefusalSink;
 }
 
 export interface ServeOptions {
@@ -100,7 +102,7 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   server.on('request', (req, res) => {
     handleHttp(req, res).catch((err) => {
       console.error('gatehouse: request failed', err);
-      if (!res.headersSent && isHookPath(req)) refuseHook(res, 'an internal error stopped Gatehouse from checking this call; it fails closed.');
+      if (!res.headersSent && isHookPath(req)) refuseHook(res, 'an internal error stopped Gatehouse from checking this call; it fails closed.', 'internal', opts.agent?.refused);
       else if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
     });
@@ -110,13 +112,13 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     // Claude Code runs the tool after an HTTP hook that answers an error status, so the hook path
     // answers each refusal 200 with a deny decision (refuseHook), the others with their status.
     const hook = opts.agent !== undefined && isHookPath(req);
-    if (!hostAllowed(policy, req)) return hook ? refuseHook(res, 'the Host header is not one this Gatehouse serves.') : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
-    if (!originAllowed(policy, req)) return hook ? refuseHook(res, 'the Origin header is not allowed.') : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
+    if (!hostAllowed(policy, req)) return hook ? refuseHook(res, 'the Host header is not one this Gatehouse serves.', 'bad-host', opts.agent?.refused) : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Host not allowed.' } });
+    if (!originAllowed(policy, req)) return hook ? refuseHook(res, 'the Origin header is not allowed.', 'bad-origin', opts.agent?.refused) : sendJson(res, 403, { ok: false, error: { code: 'forbidden', message: 'Origin not allowed.' } });
     const path = (req.url ?? '/').split('?')[0]!;
     if (opts.agent && isAgentPath(path)) {
       // Two tokens, two powers: the operator token does not open these, and the agent token opens nothing else.
       const agent = opts.agent.authenticate(tokenFrom(req));
-      if (!agent && hook) return refuseHook(res, 'missing or wrong agent token (the HTTP hook must send Authorization: Bearer <agent token>, the agent token from serve.json).');
+      if (!agent && hook) return refuseHook(res, 'missing or wrong agent token (the HTTP hook must send Authorization: Bearer <agent token>, the agent token from serve.json).', 'bad-token', opts.agent.refused);
       // MCP clients read the Bearer challenge and a JSON-RPC body (else the Inspector starts an OAuth login).
       if (!agent && path === '/mcp') return sendMcpUnauthorized(res, Boolean(tokenFrom(req)));
       if (!agent) return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'Missing or wrong agent token (send Authorization: Bearer <agent token> from serve.json).' } });
