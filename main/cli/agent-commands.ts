@@ -14,6 +14,7 @@ import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
 import { AGENT_CWD_HEADER } from '../gateway/mcp-server.js';
+import { HOOK_COMMAND_TIMEOUT_S } from '../gateway/hook-answer.js';
 
 export function addAgentCommands(cli: Command): void {
   cli
@@ -31,14 +32,15 @@ export function addAgentCommands(cli: Command): void {
 
   cli
     .command('hook')
-    .description('Claude Code PreToolUse hook (command form): reads the hook input on stdin, answers on stdout.')
+    .description('Claude Code hook (command form) for PreToolUse, PostToolUse and PostToolUseFailure: reads the hook input on stdin, answers on stdout. Write it with absolute paths and "|| exit 2" (as Settings → Write it for me does): a hook command that cannot start exits with another code, which Claude Code treats as "go ahead".')
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
-    .option('--timeout <seconds>', 'give up waiting for the host after this long and deny', '55')
+    .option('--timeout <seconds>', "give up waiting for the host after this long and deny (keep it below the hook's `timeout` in Claude Code's settings, 600 s unless set)", String(HOOK_COMMAND_TIMEOUT_S))
     .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')
     .addHelpText('after', examplesHelp([
-      ['in .claude/settings.json', '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "gatehouse hook"}]}]}}'],
-      ['ask in Claude Code instead of denying while Gatehouse is not running', '{"type": "command", "command": "gatehouse hook --unreachable ask"}'],
+      ['in .claude/settings.json (fails closed: a missing node or gatehouse, or a crash, exits 2, which blocks the call)', '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook --timeout 590 || exit 2", "timeout": 600}]}]}}'],
+      ['report what ran (PostToolUse and PostToolUseFailure; no "|| exit 2": the tool has already run)', '{"type": "command", "command": "/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook", "timeout": 30}'],
+      ['ask in Claude Code instead of denying while Gatehouse is not running', '{"type": "command", "command": "/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook --unreachable ask || exit 2"}'],
     ]))
     .action(async (o: HookOptions) => {
       // Normally bin/gatehouse.js answers through hookMain without loading this file; the same code decides.
