@@ -95,7 +95,17 @@ export function GatewaySettings() {
               disabled={disabled}
               choices={[
                 { value: 'agent', label: 'Let Claude Code ask', help: 'The hook answers “ask” at once and Claude Code asks its own user; nothing waits here.' },
-                { value: 'inbox', label: 'Wait in this inbox', help: 'The call waits in Approvals until an operator decides or it expires (the hook may time out first and deny).' },
+                { value: 'inbox', label: 'Wait in this inbox', help: 'The call waits in Approvals until an operator decides, at most until shortly before the hook’s own timeout. Use it for claude -p and CI, where “ask” would be a denial.' },
+              ]}
+            />
+          </SettingField>
+          <SettingField name="hookAutonomyAllow" label="Claude Code: when only autonomy allows" group>
+            <RadioChoices
+              name="hookAutonomyAllow"
+              disabled={disabled}
+              choices={[
+                { value: 'defer', label: 'Leave it to Claude Code', help: 'No decision: Claude Code’s own permission rules and prompts still apply. Gatehouse answers “allow” only for an operator, a grant or an allow rule.' },
+                { value: 'allow', label: 'Allow', help: 'Answer “allow”, which also switches Claude Code’s own permission prompt off for that call.' },
               ]}
             />
           </SettingField>
