@@ -12,9 +12,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
-import { HOOK_DEADLINE_HEADER } from '../main/gateway/hook-answer.js';
+import { CLAUDE_HOOK_TIMEOUT_S, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_MARGIN_MS } from '../main/gateway/hook-answer.js';
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
-import { repoRoot } from './support/cli.js';
+import { repoRoot, runCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
@@ -203,5 +203,22 @@ describe('a waiting call whose agent is gone', () => {
     await client.close();
     await r.close();
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('one deadline (#21 item 3)', () => {
+  it("`gatehouse hook` waits as long as Claude Code's hook timeout allows (600 s less 10 s), and the inbox counts down to that less the margin", async () => {
+    expect(HOOK_COMMAND_TIMEOUT_S).toBe(CLAUDE_HOOK_TIMEOUT_S - 10);
+    const r = await start();
+    const input = JSON.stringify({ session_id: 'life-cmd', cwd: r.home, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'touch /tmp/gatehouse-life-never' }, tool_use_id: 'tu-cmd' });
+    // The real command, with no --timeout: the default it gave up at was 55 s, 9 minutes before the inbox did.
+    const run = runCli(['hook', '--home', r.home], {}, input);
+    const item = await nextPending(r);
+    expect(item.deadline - item.requestedAt).toBe(HOOK_COMMAND_TIMEOUT_S * 1000 - HOOK_MARGIN_MS);
+    expect(item.deadlineReason).toBe("the hook's own timeout");
+    r.host.approvals.deny(item.id, { operator: 'tester', reason: 'checked the deadline' });
+    const out = await run;
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('checked the deadline') });
   });
 });

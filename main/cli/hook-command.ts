@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { processAlive } from '../host/host-lock.js';
-import { HOOK_DEADLINE_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
+import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
 interface HookTarget {
@@ -199,7 +199,7 @@ export async function hookMain(args: string[]): Promise<boolean> {
   } catch {
     return false;
   }
-  const s = hookSettings({ home: values.home, unreachable: values.unreachable, timeout: values.timeout ?? '55', agentTokenFile: values['agent-token-file'] });
+  const s = hookSettings({ home: values.home, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
   if (!s.ok) return false;
   await hookAnswerFor(s);
   return true;

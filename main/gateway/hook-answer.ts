@@ -3,6 +3,13 @@
 // this file alone, and loading zod was a third of its start-up before every tool call.
 /** Claude Code's own default hook timeout in seconds (both forms); "write it for me" writes it explicitly. */
 export const CLAUDE_HOOK_TIMEOUT_S = 600;
+/**
+ * How long `gatehouse hook` waits for the host unless given --timeout: Claude Code's own hook
+ * timeout less 10 s, so the command answers (a deny at worst) before Claude Code gives up on it
+ * (a hook that times out lets the call through). One deadline: the command sends it to the host
+ * (HOOK_DEADLINE_HEADER), whose inbox item then closes HOOK_MARGIN_MS before it.
+ */
+export const HOOK_COMMAND_TIMEOUT_S = CLAUDE_HOOK_TIMEOUT_S - 10;
 /** How long before the hook's deadline Gatehouse answers: the answer must arrive before Claude Code gives up. */
 export const HOOK_MARGIN_MS = 5_000;
 /**
