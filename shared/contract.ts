@@ -19,6 +19,8 @@ const chainState = z.object({
   head: z.object({ seq: z.number().int().nonnegative(), hash: z.string() }),
   firstBad: z.object({ seq: z.number().int(), reason: z.string() }).nullable(),
   verifiedAt: z.number().int().nullable(),
+  /** Why the audit log cannot be written now (e.g. the disk is full; every call is denied meanwhile); null or absent while it can. */
+  writeError: z.string().nullable().optional(),
 });
 
 const empty = z.object({}).strict();

@@ -187,19 +187,22 @@ describe('AuditStore', () => {
     await after.durable;
     expect(after.seq).toBe(3);
     const rows = rowsInFile(path);
-    expect(rows.map((r) => r.type)).toEqual(['before', 'before', 'after']);
+    // The first commit after the failure records the gap in the chain (audit.write-resumed).
+    expect(rows.map((r) => r.type)).toEqual(['before', 'before', 'after', 'audit.write-resumed']);
     expect(rows[2]!.prev_hash).toBe(ok2.hash);
     expect(commits).toEqual([
       [2, 2],
       [3, 1],
+      [4, 1],
     ]);
-    expect(store.verify()).toMatchObject({ ok: true, checked: 3, firstBad: null });
+    expect(store.verify()).toMatchObject({ ok: true, checked: 4, firstBad: null });
+    expect(store.writeError()).toBeNull();
     expect(ok1.seq).toBe(1);
     store.close();
 
     // And a fresh process reading the file agrees.
     const reopened = openStore(path).store;
-    expect(reopened.verify()).toMatchObject({ ok: true, checked: 3 });
+    expect(reopened.verify()).toMatchObject({ ok: true, checked: 4 });
     reopened.close();
   });
 
@@ -224,8 +227,9 @@ describe('AuditStore', () => {
     expect(rowsInFile(path).map((r) => [r.seq, r.type])).toEqual([
       [1, 'first'],
       [2, 'next-batch'],
+      [3, 'audit.write-resumed'],
     ]);
-    expect(store.verify()).toMatchObject({ ok: true, checked: 2 });
+    expect(store.verify()).toMatchObject({ ok: true, checked: 3 });
     store.close();
   });
 

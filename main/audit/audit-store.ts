@@ -86,8 +86,16 @@ export interface AuditStoreOptions {
   onCommit?: (lastSeq: number, count: number) => void;
   /** Adds what every event of a kind carries before it is chained (the host: an operator action's console). */
   decorate?: (input: AuditEventInput) => AuditEventInput;
+  /**
+   * Writes failed (a sentence saying why, e.g. the disk is full) or, with null, resumed. The host
+   * shows it on every console and denies calls meanwhile: nothing is decided that is not recorded.
+   */
+  onWriteState?: (failure: string | null) => void;
   log?: (msg: string, err?: unknown) => void;
 }
+
+/** The event written when appends work again after a write failure, saying what was lost. */
+export const WRITE_RESUMED_EVENT = 'audit.write-resumed';
 
 interface Batch {
   count: number;
@@ -124,8 +132,18 @@ export class AuditStore {
   /** Committed batches whose WAL pages are not yet fsynced. */
   private unsynced: Batch[] = [];
   private syncing = false;
+  private readonly path: string;
+  private readonly onWriteState: ((failure: string | null) => void) | undefined;
+  /** Batches that failed since the store opened: a caller compares before and after its own appends. */
+  private failures = 0;
+  /** The write failure in force (until a batch commits again), and what it cost. */
+  private writeFailure: { message: string; since: number; lostEvents: number; code: string | null } | null = null;
+  /** The newest batch's promise: batches commit and fsync in order, so it settles after all earlier ones. */
+  private latest: Promise<void> = Promise.resolve();
 
   constructor(opts: AuditStoreOptions) {
+    this.path = opts.path;
+    this.onWriteState = opts.onWriteState;
     this.clock = opts.clock ?? systemClock;
     this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH;
     this.onCommit = opts.onCommit;
@@ -177,12 +195,14 @@ export class AuditStore {
     try {
       if (!batch) {
         batch = newBatch();
+        this.latest = batch.promise;
         this.begin.run();
         this.batch = batch;
       }
       this.insert.run(seq, ts, input.type, input.actor, payloadJson, prevHash, hash);
     } catch (err) {
       // Nothing of this batch will be written: fail it whole and resume from the committed head.
+      batch!.count++;
       this.abort(batch!, err);
       return { seq, hash, durable: batch!.promise };
     }
@@ -221,6 +241,7 @@ export class AuditStore {
     } catch (err) {
       this.log('audit onCommit listener failed', err);
     }
+    if (this.writeFailure) this.resumed();
   }
 
   /** One fsync of the WAL at a time; batches committed meanwhile share the next one. */
@@ -239,6 +260,7 @@ export class AuditStore {
       for (const b of batches) {
         if (err) {
           this.log('audit fsync failed', err);
+          this.failed(err, b.count);
           b.reject(err);
         } else b.resolve();
       }
@@ -276,7 +298,58 @@ export class AuditStore {
     }
     this.headSeqValue = this.committed.seq;
     this.headHash = this.committed.hash;
+    this.failed(err, batch.count);
     batch.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  /** A batch was lost: remember why (for callers' answers and the consoles) until one commits again. */
+  private failed(err: unknown, lost: number): void {
+    this.failures++;
+    const code = (err as { code?: unknown } | null)?.code;
+    const codeText = typeof code === 'string' ? code : null;
+    const message = describeWriteFailure(this.path, err);
+    const first = this.writeFailure === null || this.writeFailure.message !== message;
+    this.writeFailure = { message, since: this.writeFailure?.since ?? Math.trunc(this.clock.now()), lostEvents: (this.writeFailure?.lostEvents ?? 0) + lost, code: codeText };
+    if (first) this.notifyWriteState(message);
+  }
+
+  /** A batch committed after a failure: record the gap in the chain itself, then tell the consoles. */
+  private resumed(): void {
+    const f = this.writeFailure!;
+    this.writeFailure = null;
+    this.append({ type: WRITE_RESUMED_EVENT, actor: 'host', payload: { failedSince: f.since, lostEvents: f.lostEvents, code: f.code, error: f.message } });
+    // Committed now, not next tick: flush()'s callers (close, prune, tail) expect no open batch after it.
+    this.flush();
+    if (!this.writeFailure) this.notifyWriteState(null);
+  }
+
+  private notifyWriteState(failure: string | null): void {
+    try {
+      this.onWriteState?.(failure);
+    } catch (err) {
+      this.log('audit onWriteState listener failed', err);
+    }
+  }
+
+  /** Why appends fail now (a sentence for an agent's deny and the consoles), or null while they work. */
+  writeError(): string | null {
+    return this.writeFailure?.message ?? null;
+  }
+
+  /** A mark for whenDurable(): how many batches have failed so far. */
+  mark(): number {
+    return this.failures;
+  }
+
+  /**
+   * Resolves once everything appended so far is on disk; rejects, with the sentence of
+   * writeError(), when any batch failed since `mark` (a caller's own events may be among them).
+   * An agent's answer waits for this, so an answer is never sent for a decision the log lost.
+   */
+  async whenDurable(mark: number): Promise<void> {
+    // No flush here: the batch commits with its tick, so calls answered together share one fsync.
+    await this.latest.catch(() => {});
+    if (this.failures !== mark) throw new AuditWriteError(this.writeFailure?.message ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
   }
 
   /** The head of the chain, including events accepted but not yet committed. */
@@ -376,6 +449,19 @@ export class AuditStore {
     if (!this.syncing) this.closeWal();
     this.db.close();
   }
+}
+
+/** The audit log could not record events: every call is denied until it can. */
+export class AuditWriteError extends Error {}
+
+/** "the audit log cannot be written: disk full …": names the cause, the file and what to do. */
+export function describeWriteFailure(path: string, err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const text = err instanceof Error ? err.message : String(err);
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    return `the audit log cannot be written: disk full (${text}; ${path}). Gatehouse denies every call until it can record them again; free space on that disk and calls are answered again, without a restart.`;
+  }
+  return `the audit log cannot be written (${typeof code === 'string' ? `${code}: ` : ''}${text}; ${path}). Gatehouse denies every call until it can record them again; check the disk and the file's permissions.`;
 }
 
 function newBatch(): Batch {

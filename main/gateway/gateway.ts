@@ -80,6 +80,12 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
   clock?: { now(): number };
   newId?: () => string;
 };
+  /**
+   * The audit log's durability (AuditStore fits). With it, a call's answer is sent only once its
+   * events are on disk, a tool runs only once its decision is, and a call whose events could not
+   * be written (the disk is full) is denied with the log's own sentence.
+   */
+  durability?: { mark(): number; whenDurable(mark: number): Promise<void> };
 
 export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -89,6 +95,8 @@ export class Gateway {
   private readonly now: () => number;
   private autonomyCache: { key: string; value: Autonomy } | null = null;
 
+  /** Each running call's audit mark (durability.mark() when it arrived). */
+  private readonly auditMarks = new WeakMap<ToolCall, number>();
   constructor(private readonly deps: GatewayDeps) {
     this.newId = deps.newId ?? (() => `call-${randomUUID()}`);
     this.now = () => (deps.clock ?? Date).now();
@@ -193,7 +201,19 @@ export class Gateway {
       this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message });
       return { call, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
     }
-    const r = await this.pipeline.handle(call, { ...opts, execute });
+    const durability = this.deps.durability;
+    const mark = durability?.mark();
+    if (mark !== undefined) this.auditMarks.set(call, mark);
+    let r = await this.pipeline.handle(call, { ...opts, execute });
+    if (durability && mark !== undefined) {
+      try {
+        await durability.whenDurable(mark);
+      } catch (err) {
+        // Nothing is decided that is not recorded: the answer becomes a deny with the log's reason.
+        // A tool that already ran keeps its result (what happened must still be told).
+        if (!r.executed) r = { ...r, decision: 'deny', decider: { kind: 'error', message: (err as Error).message }, reason: (err as Error).message };
+      }
+    }
     const out: GatewayResult = { ...r, call };
     const res = r.result as (ToolResult & { content?: unknown[]; structuredContent?: unknown }) | undefined;
     if (res?.content) out.content = res.content;
@@ -220,6 +240,9 @@ export class Gateway {
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {
+    // The decision is on disk before anything runs (a full disk denies here, as a runner error).
+    const mark = this.auditMarks.get(call);
+    if (this.deps.durability && mark !== undefined) await this.deps.durability.whenDurable(mark);
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
       const r = await up.call(tool.name, call.arguments, { actor, callId: call.id });

@@ -189,6 +189,12 @@ export function createHost(opts: HostOptions): Host {
         bus.emit('audit.appended', { lastSeq, count });
         follow();
       },
+      // A full disk (or any write failure) shows where the chain's state shows, on every console.
+      onWriteState: (failure) => {
+        chain = { ...chain, writeError: failure };
+        bus.emit('audit.chain', chain);
+        if (failure) log(failure);
+      },
     });
   } catch (err) {
     lock.release();
@@ -204,7 +210,7 @@ export function createHost(opts: HostOptions): Host {
   let live: ChainVerifier | null = null;
   let followTimer: NodeJS.Timeout | null = null;
   const publish = (v: ChainVerifier, firstBad: ChainState['firstBad']) => {
-    chain = { state: firstBad ? 'broken' : 'verified', checked: v.checked, head: v.head, firstBad, verifiedAt: Math.trunc(clock.now()) };
+    chain = { state: firstBad ? 'broken' : 'verified', checked: v.checked, head: v.head, firstBad, verifiedAt: Math.trunc(clock.now()), writeError: audit.writeError() };
     bus.emit('audit.chain', chain);
     return chain;
   };
@@ -447,6 +453,7 @@ export function createHost(opts: HostOptions): Host {
     shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, gatehouseHome: paths.root }) },
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
+    durability: audit,
   });
   const mcp = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
   // Any plugin change may change the tools agents see (names can change with the count unchanged):

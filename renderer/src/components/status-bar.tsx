@@ -21,8 +21,9 @@ export function StatusBar() {
   const { chain, verifying } = useAuditStore(useShallow((s) => ({ chain: s.chain, verifying: s.verifying })));
   const chainState = chainStatus({ chain, verifying });
   const jobs = useJobsStore(useShallow(runningJobs));
-  const chainTitle =
-    chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
+  const chainTitle = chain?.writeError
+    ? safeTitle(chain.writeError)
+    : chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
 
   return (
     <footer className="status-bar">

@@ -127,12 +127,15 @@ export type ChainStatus = 'verified' | 'broken' | 'checking' | 'unknown';
 
 /** The status bar's one-word reading of the chain. */
 export function chainStatus(s: Pick<AuditStore, 'chain' | 'verifying'>): ChainStatus {
+  if (s.chain?.writeError) return 'broken';
   if (s.verifying) return 'checking';
   return s.chain?.state ?? 'unknown';
 }
 
 /** The status bar's sentence for the chain. */
 export function chainSentence(s: Pick<AuditStore, 'chain' | 'verifying'>): string {
+  // A log that cannot be written (a full disk) outranks the chain: every call is denied meanwhile.
+  if (s.chain?.writeError) return 'Audit log cannot be written: every call is denied';
   const status = chainStatus(s);
   switch (status) {
     case 'checking':

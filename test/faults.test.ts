@@ -1,0 +1,143 @@
+// Faults (#14 item 5), each on a real host: the audit database on disk, real plugin processes,
+// real HTTP and WebSocket on loopback, the real MCP SDK client and the built CLI. Each case
+// asserts what the operator (and the agent) sees and what the audit log holds. No sleeps: every
+// wait is for an event, a line of output or a state.
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../main/host/create-host.js';
+import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
+import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
+import { repoRoot } from './support/cli.js';
+import { WsClient, wsConnect } from './support/net.js';
+import { tempDir } from './support/temp.js';
+
+interface Running {
+  home: string;
+  host: Host;
+  net: Listening;
+  close(): Promise<void>;
+}
+
+const running: Running[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.close();
+});
+
+/** A tool plugin; `writes`: a folder its sandbox lets it write (markers of what ran). */
+function plugin(parent: string, name: string, script: string, writes?: string): void {
+  const dir = join(parent, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gatehouse.toml'), `name = "${name}"\ndescription = "A test tool."\ncommand = "run.sh"\ntimeout_secs = 10\n${writes ? `\n[permissions]\nwrite = [${JSON.stringify(writes)}]\n` : ''}`);
+  writeFileSync(join(dir, 'run.sh'), script);
+  chmodSync(join(dir, 'run.sh'), 0o755);
+}
+
+async function start(opts: { home?: string; plugins?: Record<string, string>; enable?: string[]; writes?: string } = {}): Promise<Running> {
+  const home = opts.home ?? join(tempDir('gatehouse-faults-'), 'home');
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  if (!existsSync(join(home, 'settings.json'))) writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  for (const [name, script] of Object.entries(opts.plugins ?? {})) plugin(join(home, 'plugins'), name, script, opts.writes);
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
+  await host.ready;
+  for (const name of opts.enable ?? []) await host.registry.enable(name, 'tester');
+  const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(repoRoot, 'out', 'renderer') });
+  let closed = false;
+  const r: Running = {
+    home,
+    host,
+    net,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await net.shell.close();
+      await host.close('test done');
+    },
+  };
+  running.push(r);
+  return r;
+}
+
+async function mcpClient(r: Running): Promise<Client> {
+  const client = new Client({ name: 'fault-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(r.net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${r.net.agentToken}` } } }));
+  return client;
+}
+
+async function console_(r: Running): Promise<WsClient> {
+  const port = r.net.shell.port;
+  const ws = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + r.net.token], origin: `http://127.0.0.1:${port}` });
+  if (!ws.ok) throw new Error(`console did not connect: ${ws.status}`);
+  return new WsClient(ws.ws);
+}
+
+const text = (res: CallToolResult) => (res.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+const meta = (res: CallToolResult) => (res._meta as { gatehouse: { decision: string; executed: boolean; reason: string } }).gatehouse;
+const events = (r: Running, type: string) =>
+  r.host.audit
+    .tail(100_000)
+    .filter((e) => e.type === type)
+    .reverse();
+
+describe('the audit database reaching full (SQLITE_FULL)', () => {
+  it('denies every call with a clear reason, shows it on the console, corrupts nothing, and resumes when space returns without a restart', async () => {
+    const ran = join(tempDir('gatehouse-ran-'), 'ran');
+    mkdirSync(ran);
+    // Each run leaves a marker file: what ran is counted on disk, not taken from the host's word.
+    const r = await start({ plugins: { marker: `#!/bin/sh\nmktemp "${ran}/run.XXXXXXXX" >/dev/null\necho "{}"\n` }, enable: ['marker'], writes: ran });
+    const client = await mcpClient(r);
+    const ws = await console_(r);
+    expect(meta((await client.callTool({ name: 'marker', arguments: {} })) as CallToolResult)).toMatchObject({ decision: 'allow', executed: true });
+    expect(readdirSync(ran)).toHaveLength(1);
+
+    // The disk fills: the database may not grow by a single page more (on the host's own connection).
+    const db = r.host.audit.db;
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    db.pragma(`max_page_count = ${pages}`);
+    const shown = ws.waitForEvent((e) => e.event === 'audit.chain' && typeof (e.payload as { writeError?: unknown }).writeError === 'string');
+
+    // Free space left in existing pages takes a few calls; from the first denial on, every call is denied.
+    let first: CallToolResult | null = null;
+    for (let i = 0; i < 500 && !first; i++) {
+      const res = (await client.callTool({ name: 'marker', arguments: {} })) as CallToolResult;
+      if (meta(res).decision === 'deny') first = res;
+    }
+    expect(first, 'no call was denied although the database could not grow').not.toBeNull();
+    const executedBefore = readdirSync(ran).length;
+    for (const res of [first!, ...(await Promise.all([1, 2, 3, 4, 5].map(() => client.callTool({ name: 'marker', arguments: {} }))))] as CallToolResult[]) {
+      expect(meta(res)).toMatchObject({ decision: 'deny', executed: false });
+      expect(meta(res).reason).toMatch(/^the audit log cannot be written: disk full \(database or disk is full; .*audit\.db\)\. Gatehouse denies every call until it can record them again; free space on that disk/);
+      expect(text(res)).toContain('the audit log cannot be written: disk full');
+    }
+    // Nothing ran while the log could not record it.
+    expect(readdirSync(ran)).toHaveLength(executedBefore);
+
+    // The console is told, through the event its status bar shows the chain with.
+    const pushed = (await shown).payload as { writeError: string };
+    expect(pushed.writeError).toMatch(/^the audit log cannot be written: disk full/);
+    expect(r.host.chainState().writeError).toBe(pushed.writeError);
+
+    // Nothing corrupted: the chain on disk verifies.
+    expect(r.host.audit.verify()).toMatchObject({ ok: true, firstBad: null });
+
+    // Space returns: appends resume by themselves, no restart.
+    const cleared = ws.waitForEvent((e) => e.event === 'audit.chain' && (e.payload as { writeError?: unknown }).writeError === null);
+    db.pragma('max_page_count = 1073741823');
+    const after = (await client.callTool({ name: 'marker', arguments: {} })) as CallToolResult;
+    expect(meta(after)).toMatchObject({ decision: 'allow', executed: true });
+    expect(readdirSync(ran)).toHaveLength(executedBefore + 1);
+    await cleared;
+    expect(r.host.chainState().writeError ?? null).toBeNull();
+    // The gap is in the chain itself: when it began, what was lost and why.
+    const resumed = events(r, 'audit.write-resumed');
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.payload).toMatchObject({ code: 'SQLITE_FULL', lostEvents: expect.any(Number), error: expect.stringMatching(/disk full/) });
+    expect((resumed[0]!.payload as { lostEvents: number }).lostEvents).toBeGreaterThan(0);
+    expect(r.host.audit.verify()).toMatchObject({ ok: true, firstBad: null });
+    ws.ws.close();
+    await client.close();
+  });
+});
