@@ -552,13 +552,14 @@ describe('a real host answers every hook body and every MCP tool-call argument',
   let net: Listening;
   let port = 0;
   let offOperator: () => void = () => {};
+  const logs: string[] = [];
   beforeAll(async () => {
     const home = join(root, 'host-home');
     mkdirSync(join(home, 'plugins'), { recursive: true });
     // Dry-run: whatever is allowed is never executed. hookAsk "agent": an asked hook call is
     // answered "ask" at once. An asked MCP call waits for an operator: this one denies at once.
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }));
-    host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
+    host = createHost({ home, shell: 'serve', log: (m: string) => logs.push(m), projectDir: home, watch: false });
     await host.ready;
     net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
     port = net.shell.port;
@@ -595,6 +596,26 @@ describe('a real host answers every hook body and every MCP tool-call argument',
       }),
       { numRuns: 150 },
     );
+  });
+
+  // Found here: SQLite's JSON functions stop at 1,000 levels, and the audit index reads every
+  // payload with them, so one call whose arguments nested deeper failed the whole batch of events
+  // written in its tick: every other agent's events of that tick were lost with it.
+  it('arguments nested thousands of levels deep are refused with a reason, and lose no other call\'s events', async () => {
+    // As text: the JSON of 200,000 levels is more than JSON.stringify itself can nest.
+    const deep = (n: number) => `{"file_path":"/tmp/x","x":${'['.repeat(n)}${']'.repeat(n)}}`;
+    const hook = (session: string, toolInput: string) =>
+      http({ port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: agentHeaders(), body: JSON.stringify({ ...VALID_HOOK, session_id: session, tool_input: 'INPUT' }).replace('"INPUT"', toolInput) }).then((r) => JSON.parse(r.body) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } });
+    const before = logs.length;
+    // Sent together, so their events share ticks (and batches) with the deep one's.
+    const answers = await Promise.all([hook('deep-1', deep(1500)), ...Array.from({ length: 6 }, () => hook('deep-batch', '{"file_path":"/tmp/notes.txt"}')), hook('deep-2', deep(200_000))]);
+    for (const a of [answers[0]!, answers.at(-1)!]) expect(a.hookSpecificOutput.permissionDecisionReason).toMatch(/nest more than 100 levels deep \(at x\[0\]/);
+    host.audit.flush();
+    expect(logs.slice(before).filter((l) => /audit/i.test(l))).toEqual([]);
+    const rows = host.audit.db.prepare("SELECT json_extract(payload, '$.session') AS session FROM events WHERE type = 'call.received'").all() as { session: string }[];
+    expect(rows.filter((r) => r.session.endsWith('deep-batch'))).toHaveLength(6);
+    expect(rows.filter((r) => /deep-[12]$/.test(r.session))).toHaveLength(2);
+    expect(host.audit.verify().ok).toBe(true);
   });
 
   it('every tools/call argument value gets a tool result or a JSON-RPC error with a message; the session lives on', async () => {

@@ -15,6 +15,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
 import { cleanLabel } from './agent-tokens.js';
+import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 
 /** One tool as agents see it (MCP tools/list). */
@@ -194,6 +195,19 @@ export class Gateway {
       ...(input.client !== undefined ? { client: cleanLabel(input.client, 'unknown') } : {}),
     };
     const execute = opts.execute ?? true;
+    // SQLite's JSON functions stop at 1,000 levels and the audit index reads every payload with
+    // them: one call with deeper arguments failed its whole batch of events, every agent's. So
+    // such a call is refused here, where every ingress passes, and recorded without its arguments.
+    const deep = jsonTooDeep(call.arguments, MAX_ARGUMENT_NESTING);
+    if (deep !== null) {
+      const message = `The call's arguments nest more than ${MAX_ARGUMENT_NESTING} levels deep (at ${deep}); Gatehouse does not judge such arguments. Send flatter arguments.`;
+      const decider = { kind: 'error' as const, message: 'arguments nested too deep' };
+      const mode = this.deps.settings.current.mode;
+      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
+      this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider, reason: message });
+      this.deps.record('call.result', 'host', { call: call.id, decision: 'deny', executed: false, mode });
+      return { call, decision: 'deny', decider, reason: message, steps: [], executed: false, mode };
+    }
     // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
     if (execute && !this.find(call.tool)) {
       const message = `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`;
