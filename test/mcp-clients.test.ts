@@ -270,7 +270,10 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
       return item;
     };
     const inspector = await mcpClient(r, 'mcp-inspector');
-    expect(span(await ask(inspector, false))).toBe(55_000);
+    const fromInspector = await ask(inspector, false);
+    expect(span(fromInspector)).toBe(55_000);
+    // The inbox says whose deadline it counts down to.
+    expect(fromInspector.deadlineReason).toBe("mcp-inspector's request timeout (60 s; it sends no progress token)");
     const patient = await mcpClient(r, 'patient-agent');
     // Progress keeps it alive: the approval expiry setting (10 minutes) alone applies.
     expect(span(await ask(patient, true))).toBe(600_000);
@@ -278,7 +281,9 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     // Codex gives up at tool_timeout_sec (60 s by default) even while progress arrives.
     expect(span(await ask(codex, true))).toBe(55_000);
     r.host.settings.update({ mcpClientTimeouts: { 'codex-mcp-client': 200 } }, 'operator:tester');
-    expect(span(await ask(codex, true))).toBe(195_000);
+    const fromCodex = await ask(codex, true);
+    expect(span(fromCodex)).toBe(195_000);
+    expect(fromCodex.deadlineReason).toBe("codex-mcp-client's tool timeout (200 s)");
     for (const c of [inspector, patient, codex]) await c.close();
   });
 

@@ -44,7 +44,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../host/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
-import { boundSession, type AgentIdentity } from './agent-tokens.js';
+import { boundSession, cleanLabel, type AgentIdentity } from './agent-tokens.js';
 
 export interface McpGatewayDeps {
   gateway: Gateway;
@@ -252,7 +252,7 @@ export class McpGateway {
           },
           {
             signal: extra.signal,
-            ...deadlineOption(clientDeadlineMs(client?.name, token !== undefined, this.deps.clientTimeouts?.() ?? {})),
+            ...deadlineOption(client?.name, token !== undefined, this.deps.clientTimeouts?.() ?? {}),
             onWaiting: (w) => {
               const text = `Waiting for an operator to approve in Gatehouse (approval ${w.approval}; asked by ${describeDecider(w.askedBy)}: ${w.reason})`;
               report(text);
@@ -322,8 +322,14 @@ export function toolResult(r: GatewayResult): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true, _meta: meta };
 }
 
-function deadlineOption(ms: number | undefined): { approvalExpiresInMs?: number } {
-  return ms === undefined ? {} : { approvalExpiresInMs: ms };
+/** The pipeline's per-call deadline for this client, with the words the inbox shows beside its countdown. */
+function deadlineOption(client: string | undefined, sendsProgress: boolean, configured: Readonly<Record<string, number>>): { approvalExpiresInMs?: number; deadlineReason?: string } {
+  const ms = clientDeadlineMs(client, sendsProgress, configured);
+  if (ms === undefined) return {};
+  const s = Math.round((ms + DEADLINE_MARGIN_MS) / 1000);
+  const who = cleanLabel(client ?? '', 'the MCP client');
+  const known = Object.hasOwn(configured, client ?? '') || Object.hasOwn(KNOWN_CLIENT_TIMEOUTS, client ?? '');
+  return { approvalExpiresInMs: ms, deadlineReason: known ? `${who}'s tool timeout (${s} s)` : `${who}'s request timeout (${s} s; it sends no progress token)` };
 }
 
 /** The first `file://` root as an absolute folder; other roots say nothing about where calls run. */
