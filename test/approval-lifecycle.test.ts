@@ -16,6 +16,7 @@ import { CLAUDE_HOOK_TIMEOUT_S, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HO
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
 import { repoRoot, runCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
+import { formatItem } from '../main/cli/approval-commands.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
 
@@ -158,7 +159,10 @@ describe('a waiting call whose agent is gone', () => {
     expect(item.deadline).toBe(item.expiresAt);
     expect(item.deadlineReason).toBe("the hook's own timeout");
     expect(events(r, 'approval.requested').at(-1)!.payload).toMatchObject({ id: item.id, deadline: item.deadline, deadlineReason: "the hook's own timeout" });
+    // `gatehouse approvals list` counts down to the same deadline and says whose it is.
+    expect(formatItem(item, item.requestedAt).split('\n')[0]).toContain("pending (1 s left, the hook's own timeout)");
     const closed = await closedItem(r, item.id);
+    expect(formatItem(closed, closed.decidedAt!).split('\n')[0]).toMatch(new RegExp(`^${item.id}  agent gone  `));
     expect(closed.state).toBe('gone');
     expect(closed.outcome?.reason).toMatch(/the hook's own timeout ends at .* before an operator decided/);
     const answer = await h.answer;

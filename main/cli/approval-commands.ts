@@ -27,10 +27,12 @@ function fold(v: string, max = 120): string {
 const d = (v: string) => displayText(v);
 
 export function formatItem(i: ApprovalItemView, now: number): string {
-  const left = Math.max(0, Math.round((i.expiresAt - now) / 1000));
+  // The nearest deadline, and whose it is when the agent's own timeout comes first.
+  const left = Math.max(0, Math.round((i.deadline - now) / 1000));
+  const whose = i.deadlineReason !== 'approval expiry' ? `, ${d(i.deadlineReason)}` : '';
   const x = i.extraction;
   const lines = [
-    `${d(i.id)}  ${i.state}${i.state === 'pending' ? ` (${left} s left)` : ''}  ${d(i.call.agent)}${i.call.client !== undefined && i.call.client !== i.call.agent ? ` (${d(i.call.client)})` : ''} / ${d(i.call.session)}  ${d(i.call.tool)}`,
+    `${d(i.id)}  ${i.state === 'gone' ? 'agent gone' : i.state}${i.state === 'pending' ? ` (${left} s left${whose})` : ''}  ${d(i.call.agent)}${i.call.client !== undefined && i.call.client !== i.call.agent ? ` (${d(i.call.client)})` : ''} / ${d(i.call.session)}  ${d(i.call.tool)}`,
     `  arguments: ${fold(JSON.stringify(i.call.arguments))}`,
     `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${d(x.hosts.join(', '))}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
     `  asked by ${d(describeDecider(i.askedBy))}: ${d(i.reason)}`,
