@@ -11,7 +11,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
-import { repoRoot } from './support/cli.js';
+import { repoRoot, runCli } from './support/cli.js';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { homePaths } from '../main/home.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -139,5 +143,67 @@ describe('the audit database reaching full (SQLITE_FULL)', () => {
     expect(r.host.audit.verify()).toMatchObject({ ok: true, firstBad: null });
     ws.ws.close();
     await client.close();
+  });
+});
+
+describe('a corrupted database page', () => {
+  it('the host refuses to start naming the file and what to do; gatehouse audit recover keeps the old file aside and starts a chain that records the break', async () => {
+    const r = await start();
+    // A log of some size, written the ordinary way, then the host stops cleanly.
+    for (let i = 0; i < 400; i++) r.host.audit.append({ type: 'host.note', actor: 'host', payload: { i, text: `event ${i} `.repeat(20) } });
+    await r.close();
+    const paths = homePaths(r.home);
+    expect(existsSync(`${paths.auditDb}-wal`)).toBe(false);
+
+    // Bytes overwritten in the middle of the file, on a whole page (a bad sector, a stray write).
+    const pageSize = (() => {
+      const db = new Database(paths.auditDb, { readonly: true });
+      try {
+        return Number(db.pragma('page_size', { simple: true }));
+      } finally {
+        db.close();
+      }
+    })();
+    const pages = Math.floor(statSync(paths.auditDb).size / pageSize);
+    expect(pages).toBeGreaterThan(20);
+    const fd = openSync(paths.auditDb, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, Math.floor(pages / 2) * pageSize);
+    closeSync(fd);
+    const corrupt = readFileSync(paths.auditDb);
+    const sha256 = createHash('sha256').update(corrupt).digest('hex');
+
+    // The operator starts it: a clear refusal naming the file and the command, nothing else written.
+    const serve = await runCli(['serve', '--port', '0', '--home', r.home]);
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain(`gatehouse: The audit log ${paths.auditDb} is damaged (`);
+    expect(serve.stderr).toContain(`so Gatehouse will not start on it`);
+    expect(serve.stderr).toContain(`gatehouse audit recover --home ${r.home}`);
+    expect(createHash('sha256').update(readFileSync(paths.auditDb)).digest('hex')).toBe(sha256);
+    // In-process too, with the same sentence (the Electron shell shows it).
+    expect(() => createHost({ home: r.home, shell: 'serve', log: () => {}, projectDir: r.home, watch: false })).toThrow(/is damaged .*gatehouse audit recover --home/);
+
+    const recovered = await runCli(['audit', 'recover', '--home', r.home, '--reason', 'disk replaced']);
+    expect(recovered.stderr).toBe('');
+    expect(recovered.code).toBe(0);
+    // The database file (its -wal and -shm, when it had them, beside it under the same name).
+    const kept = readdirSync(r.home).filter((f) => /^audit\.db\.corrupt-[\dTZ-]+$/.test(f));
+    expect(kept).toHaveLength(1);
+    const oldFile = join(r.home, kept[0]!);
+    expect(recovered.stdout).toContain(`Kept the old audit log as ${oldFile} (${corrupt.length} bytes, SHA-256 ${sha256})`);
+    // The old file is kept as it was.
+    expect(createHash('sha256').update(readFileSync(oldFile)).digest('hex')).toBe(sha256);
+
+    // The new chain verifies and its first event names the old file, its size, digest and the reason.
+    const verify = await runCli(['audit', 'verify', '--home', r.home]);
+    expect(verify.stdout).toMatch(/^Audit chain intact: 1 events/);
+    const again = await start({ home: r.home });
+    const first = again.host.audit.tail(10).reverse()[0]!;
+    expect(first).toMatchObject({ seq: 1, type: 'audit.chain-restarted', actor: expect.stringMatching(/^operator:/), payload: { oldFile, size: corrupt.length, sha256, reason: expect.stringMatching(/^damaged.*\(operator: disk replaced\)$/) } });
+    expect(again.host.chainState()).toMatchObject({ state: 'verified' });
+    // Recovering an intact log is refused: nothing to recover.
+    await again.close();
+    const intact = await runCli(['audit', 'recover', '--home', r.home]);
+    expect(intact.code).toBe(2);
+    expect(intact.stderr).toContain('is intact');
   });
 });

@@ -58,6 +58,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   /** A named agent token was made or revoked (agent-tokens.ts; never the token or its hash). */
   'agent.token-created': spec(ACTOR.operator, { name: z.string() }),
   'agent.token-revoked': spec(ACTOR.operator, { name: z.string() }),
+  /** The first event of a chain started by `gatehouse audit recover`: the damaged file kept aside, its size and SHA-256, and why. */
+  'audit.chain-restarted': spec(ACTOR.initiator, { oldFile: z.string(), size: int, sha256: z.string(), reason: z.string() }),
   /** Appends work again after a write failure (a full disk): when it began, how many events were lost, and why. */
   'audit.write-resumed': spec(ACTOR.host, { failedSince: int, lostEvents: int, code: nullableString, error: z.string() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),

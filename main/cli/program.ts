@@ -19,6 +19,7 @@ import { addDoctorCommand } from './doctor.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
 import { addAuditQueryCommands } from './audit-commands.js';
+import { addAuditRecoverCommand } from './audit-recover-command.js';
 import { addPolicyCommands } from './policy-commands.js';
 import { addConsoleUrlCommand } from './console-url-command.js';
 import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
@@ -102,13 +103,14 @@ export function buildProgram(): Command {
 
   const audit = cli
     .command('audit')
-    .description('Audit log commands: search, export, verify.')
+    .description('Audit log commands: search, export, verify, recover.')
     .addHelpText('after', examplesHelp([
       ['is the log intact?', 'gatehouse audit verify'],
       ['events mentioning both rm and tmp, from the last two hours', 'gatehouse audit search "rm AND tmp" --since 2h'],
       ['hand a week of events to someone else', 'gatehouse audit export --since 7d > incident.jsonl'],
     ]));
   addAuditQueryCommands(audit);
+  addAuditRecoverCommand(audit);
   audit
     .command('verify')
     .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row, 130 when cancelled (Ctrl-C; progress is on stderr).')

@@ -13,6 +13,7 @@ import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plug
 import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
+import { AuditCorruptError, isCorruption, quickCheck } from '../audit/audit-recover.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { join } from 'node:path';
 import { BreakerBoard } from '../runner/breaker-board.js';
@@ -196,8 +197,16 @@ export function createHost(opts: HostOptions): Host {
         if (failure) log(failure);
       },
     });
+    // Every page is read and checked before the log is trusted or extended: a damaged file is
+    // refused with what to do, never half-read (a bad page found later would stop the host mid-run).
+    const damage = quickCheck(audit.db);
+    if (damage) {
+      audit.close();
+      throw new AuditCorruptError(paths.auditDb, paths.root, damage);
+    }
   } catch (err) {
     lock.release();
+    if (isCorruption(err)) throw new AuditCorruptError(paths.auditDb, paths.root, (err as Error).message);
     throw err;
   }
   const startedAt = clock.now();
