@@ -512,6 +512,30 @@ describe('the security corpus misses in the shell judge', () => {
   });
 });
 
+describe('links and scripts the same command creates', () => {
+  it.each([
+    ['ln -s ~ h; cat h/.ssh/id_rsa', `${HOME}/.ssh/id_rsa`],
+    ['ln -s ~ /tmp/hh && cat /tmp/hh/.ssh/id_rsa', `${HOME}/.ssh/id_rsa`],
+    ['ln -s ~/.config /tmp/cfg; cat /tmp/cfg/gatehouse/operator-token', `${HOME}/.config/gatehouse/operator-token`],
+    ['ln -s ../.ssh k; cat k/id_rsa', `${HOME}/.ssh/id_rsa`],
+    ["echo 'cat ~/.ssh/id_rsa' > /tmp/x.sh; sh /tmp/x.sh", `${HOME}/.ssh/id_rsa`],
+    ["printf 'cat ~/.ssh/id_rsa' > x.sh && chmod +x x.sh && ./x.sh", `${HOME}/.ssh/id_rsa`],
+    ["cat > run.sh <<'EOF'\ncat ~/.aws/credentials\nEOF\nbash run.sh", `${HOME}/.aws/credentials`],
+  ])('%s reaches %s', (cmd, path) => {
+    const ex = bash(cmd);
+    expect(ex.paths).toContain(path);
+    expect(verdicts(ex)).toEqual(DENY);
+  });
+
+  it('credential helpers and ls of the working folder', () => {
+    expect(verdicts(bash("printf 'protocol=https\\nhost=x\\n\\n' | git credential fill"))).toEqual(DENY);
+    expect(verdicts(bash('docker-credential-pass list'))).toEqual(DENY);
+    const ls = extract(call('Bash', { command: 'ls' }, `${HOME}/.ssh`), { home: HOME, resolveSymlinks: false });
+    expect(ls.paths).toEqual([`${HOME}/.ssh`]);
+    expect(verdicts(ls)).toEqual(DENY);
+  });
+});
+
 describe('copies into a folder', () => {
   it.each([
     ['cp evil.sh ~', `${HOME}/evil.sh`],

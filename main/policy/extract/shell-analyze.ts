@@ -42,6 +42,10 @@ interface Ctx {
   scanLeft: number;
   braceLeft: number;
   dirs: DirCache;
+  /** Links the command itself creates (`ln -s ~ h`), absolute link → absolute target. */
+  links: Map<string, string>;
+  /** Shell files the command itself writes with visible text (`echo … > x.sh`), absolute path → text. */
+  written: Map<string, string>;
 }
 
 /** Per call, across all its words: a command of many globs costs no more than one big one. */
@@ -51,7 +55,7 @@ const CALL_BRACE_BUDGET = 4096;
 const MAX_DEPTH = 8;
 
 export function analyseScript(script: Script, cwd: string, col: Collector, parse: ParseFn, home: string, env?: Record<string, string>): void {
-  const c: Ctx = { col, parse, home, env, scanLeft: CALL_SCAN_BUDGET, braceLeft: CALL_BRACE_BUDGET, dirs: new Map() };
+  const c: Ctx = { col, parse, home, env, scanLeft: CALL_SCAN_BUDGET, braceLeft: CALL_BRACE_BUDGET, dirs: new Map(), links: new Map(), written: new Map() };
   col.op('execute');
   script_(script, { cwd, vars: new Map(), depth: 0 }, c);
 }
@@ -295,8 +299,26 @@ function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null):
   }
   const words = expandWords(cmd.words, env, c);
   const name = commandName(words[0]?.t ?? '');
-  redirects(cmd.redirects, env, c, SHELLS.has(name) || INTERPRETERS.has(name));
+  redirects(cmd.redirects, env, c, SHELLS.has(name) || INTERPRETERS.has(name), printedText(name, words, cmd.redirects));
   run(words, env, c, { upstream, redirects: cmd.redirects });
+}
+
+/** What `echo`, `printf` (no formats) or `cat <<'EOF'` print, when all of it is visible. */
+function printedText(name: string, words: EW[], rs: Redirect[]): string | undefined {
+  if (name === 'echo' || name === 'printf') {
+    const args = words.slice(1);
+    if (!args.every((w) => w.known)) return undefined;
+    let i = 0;
+    if (name === 'echo') while (i < args.length && /^-[neE]+$/.test((args[i] as EW).t)) i++;
+    const out = args.slice(i).map((w) => w.t);
+    if (name === 'printf') return out.length === 1 && !/%/.test(out[0] as string) ? (out[0] as string).replace(/\\n/g, '\n') : undefined;
+    return out.join(' ');
+  }
+  if (name === 'cat' && words.length === 1) {
+    const h = rs.find((r) => r.op === '<<' || r.op === '<<-');
+    if (h?.bodyLiteral && h.body !== undefined) return h.body;
+  }
+  return undefined;
 }
 
 interface Feed {
@@ -306,7 +328,11 @@ interface Feed {
 
 const DEVICE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero']);
 
-function redirects(rs: Redirect[], env: Env, c: Ctx, toShell: boolean): void {
+/**
+ * `text`: what the command prints, when it is visible (`echo …`, `printf '…'` without formats,
+ * `cat <<'EOF'`) — remembered for a file it goes to, in case the same command then runs that file.
+ */
+function redirects(rs: Redirect[], env: Env, c: Ctx, toShell: boolean, text?: string): void {
   for (const r of rs) {
     if (r.op === '<<' || r.op === '<<-' || r.op === '<<<') {
       if (r.op !== '<<<') c.col.addContent(r.body ?? '');
@@ -337,7 +363,9 @@ function redirects(rs: Redirect[], env: Env, c: Ctx, toShell: boolean): void {
       if (devTcp(t.t, c)) continue;
       if (writes) c.col.op('write');
       if (reads) c.col.op('read');
-      c.col.shellPath(t.t, t.tilde, env.cwd);
+      const abs = c.col.shellPath(t.t, t.tilde, env.cwd);
+      if (abs && c.links.size) viaLinks(abs, false, c);
+      if (abs && writes && text !== undefined && c.written.size < 64) c.written.set(abs, (r.op === '>>' ? (c.written.get(abs) ?? '') + '\n' : '') + text);
     }
   }
 }
@@ -395,7 +423,10 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (w0.vars) col.evasive('a variable is the command word');
     name = commandName(w0.t);
   }
-  if (w0.known && w0.t.includes('/')) col.shellPath(w0.t, w0.tilde, env.cwd);
+  if (w0.known && w0.t.includes('/')) {
+    col.shellPath(w0.t, w0.tilde, env.cwd);
+    runWritten(w0, env, c);
+  }
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(name)) {
     col.evasive('non-ASCII command name (a look-alike of another command?)');
@@ -405,6 +436,12 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
   if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
   name = VERSIONED.exec(name)?.[1] ?? name;
+  if (name.startsWith('docker-credential-')) {
+    // Credential helpers print registry passwords; the store they read is not named.
+    col.op('read');
+    col.path('~/.docker/config.json', env.cwd);
+    col.evasive(`${name} hands out stored credentials`);
+  }
   // own properties only: a command named `constructor` must not reach Object.prototype.
   const h = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (h) h(args, env, c, feed, name);
@@ -532,6 +569,8 @@ interface Spec {
   pathOpts?: Record<string, Operation>;
   /** Options that make the command walk its path arguments whole (`-r`, `-R`); `true`: always. */
   rec?: string[] | true;
+  /** With no path argument the command reads the working folder (`ls`). */
+  cwd?: boolean;
 }
 
 interface Parsed {
@@ -585,6 +624,55 @@ function optVals(p: Parsed, ...names: string[]): EW[] {
   return out;
 }
 
+/** A script this same command wrote with visible text (`echo 'cat ~/.ssh/id_rsa' > x.sh; sh x.sh`) is judged as what it holds. */
+function runWritten(script: EW, env: Env, c: Ctx): void {
+  if (!c.written.size) return;
+  const abs = normalisePath(script.tilde ? script.t : script.t.startsWith('~') ? './' + script.t : script.t, env.cwd, c.home);
+  const text = c.written.get(abs);
+  if (text === undefined) return;
+  if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+  else nested(text, env, c);
+}
+
+/**
+ * A path through a link the same command created earlier (`ln -s ~ h; cat h/.ssh/id_rsa`): the
+ * link does not exist yet when the call is judged, so the file system cannot resolve it.
+ */
+function viaLinks(abs: string, tree: boolean, c: Ctx): void {
+  for (let hop = 0; hop < 8; hop++) {
+    let next: string | null = null;
+    for (const [link, target] of c.links) {
+      if (abs === link) next = target;
+      else if (abs.startsWith(link + '/')) next = (target === '/' ? '' : target) + abs.slice(link.length);
+      if (next) break;
+    }
+    if (!next || next === abs) return;
+    const real = c.col.shellPath(next, false, '/');
+    if (real && tree) c.col.markRecursive(real);
+    abs = next;
+  }
+}
+
+/** `ln [-s] TARGET… LINK`: remembered for the paths named after it in the same command. */
+function recordLinks(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'St', ['--target-directory', '--suffix']);
+  const dirs = optVals(p, '-t', '--target-directory');
+  const targets = dirs.length ? p.pos : p.pos.slice(0, -1);
+  const dest = dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined);
+  if (!dest?.known) return;
+  const destAbs = normalisePath(dest.tilde ? dest.t : dest.t.startsWith('~') ? './' + dest.t : dest.t, env.cwd, c.home);
+  const symbolic = has(p, '-s', '--symbolic');
+  for (const t of targets.slice(0, 64)) {
+    if (!t.known) continue;
+    const name = t.t.replace(/\/+$/, '').split('/').pop() ?? '';
+    const linkAbs = targets.length > 1 || dest.t.endsWith('/') || dirs.length ? destAbs + '/' + name : destAbs;
+    // A relative symbolic link is relative to the folder it is in, not to the working folder.
+    const base = symbolic && !t.tilde && !t.t.startsWith('/') ? linkAbs.slice(0, linkAbs.lastIndexOf('/')) || '/' : env.cwd;
+    const targetAbs = normalisePath(t.tilde ? t.t : t.t.startsWith('~') ? './' + t.t : t.t, base, c.home);
+    if (targetAbs !== linkAbs) c.links.set(linkAbs, targetAbs);
+  }
+}
+
 /** `<(cmd)` / `>(cmd)`: a pipe to a command the judge analyses on its own, not a file. */
 function processSubst(a: EW): boolean {
   return a.subst && (a.t.startsWith('<(') || a.t.startsWith('>(')) && a.t.endsWith(')');
@@ -602,6 +690,7 @@ function pathOf(a: EW, env: Env, c: Ctx, op?: Operation, tree = false): void {
   if (devTcp(a.t, c)) return;
   const abs = c.col.shellPath(a.t, a.tilde, env.cwd);
   if (abs && tree) c.col.markRecursive(abs);
+  if (abs && c.links.size) viaLinks(abs, tree, c);
   // `rm -rf ~/*` removes every child of ~: counted as removing ~ itself (a glob that ends in a
   // bare wildcard names its parent folder, whatever it matched).
   if (op === 'delete' && a.globbed?.bareLast) {
@@ -629,8 +718,9 @@ function generic(spec: Spec): Handler {
       }
       pathOf(a, env, c, spec.ops[0], tree);
     }
-    // `ls -R`, `tree`, `du -a` with no path walk the working folder.
+    // `ls -R`, `tree`, `du -a` with no path walk the working folder; `ls` alone lists it.
     if (tree && !p.pos.length && spec.ops[0] === 'read') c.col.recursivePath('.', env.cwd);
+    else if (spec.cwd && !p.pos.length) pathOf(literalEW('.'), env, c, 'read');
     if (spec.pathOpts) for (const o of p.opts) { const op = spec.pathOpts[o.name]; if (op && o.value) pathOf(o.value, env, c, op); }
   };
 }
@@ -821,7 +911,10 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
   if (script && !(script.known && STDIN_SCRIPT.test(script.t))) {
     // A script file: read and run. `bash <(curl …)` runs a download.
     if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
-    else pathOf(script, env, c, 'read');
+    else {
+      pathOf(script, env, c, 'read');
+      if (!interp) runWritten(script, env, c);
+    }
     // `node x.js ~/.ssh/id_rsa`: what the script does with its arguments is not known.
     unknownProgram(rest.slice(1), env, c);
     return;
@@ -1491,6 +1584,13 @@ function git(args: EW[], env: Env, c: Ctx): void {
   if (sub === 'config' || sub === 'bisect' || sub === 'filter-branch' || sub === 'difftool' || sub === 'mergetool' || sub === 'submodule' && rest.some((a) => a.t === 'foreach')) {
     if (sub !== 'config' || rest.some((a) => a.known && GIT_EXEC_KEY.test(a.t))) unsure(`git ${sub} can run a command`);
   }
+  if (sub === 'credential' || sub === 'credential-store' || sub === 'credential-cache') {
+    // Prints stored credentials without naming the files that hold them.
+    col.op('read');
+    for (const f of ['~/.git-credentials', '~/.config/git/credentials']) col.path(f, cwd);
+    col.evasive(`git ${sub} hands out stored credentials`);
+    return;
+  }
   if (GIT_READ.has(sub)) {
     col.op('read');
     return;
@@ -2146,7 +2246,7 @@ const HANDLERS: Record<string, Handler> = {
   ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
   cat: generic(READ), tac: generic(READ), less: generic(READ), more: generic(READ), nl: generic(READ),
   head: generic({ ops: ['read'], v: 'nc' }), tail: generic({ ops: ['read'], v: 'ncs' }),
-  ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'], rec: ['-R', '--recursive'] }), dir: generic({ ops: ['read'], rec: ['-R', '--recursive'] }),
+  ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'], rec: ['-R', '--recursive'], cwd: true }), dir: generic({ ops: ['read'], rec: ['-R', '--recursive'], cwd: true }),
   tree: generic({ ops: ['read'], v: 'LIPo', rec: true, pathOpts: { '-o': 'write' } }),
   stat: generic({ ops: ['read'], v: 'c', lv: ['--format', '--printf'] }), file: generic({ ops: ['read'], v: 'mfFeP', pathOpts: { '-f': 'read', '-m': 'read' } }), wc: generic(READ),
   diff: generic({ ops: ['read'], v: 'xXSIFLCUD', lv: ['--exclude', '--exclude-from', '--label', '--starting-file', '--ignore-matching-lines', '--from-file', '--to-file'], rec: ['-r', '--recursive'], pathOpts: { '-X': 'read', '--exclude-from': 'read', '--from-file': 'read', '--to-file': 'read' } }),
@@ -2184,6 +2284,7 @@ const HANDLERS: Record<string, Handler> = {
   truncate: generic({ ops: ['write'], v: 'sr' }), mkfifo: generic({ ops: ['write'], v: 'm' }),
   ln: (args, env, c, feed, name) => {
     generic({ ops: ['write'], v: 'St', lv: ['--target-directory', '--suffix'] })(args, env, c, feed, name);
+    recordLinks(args, env, c);
     const p = parseArgs(args, 'St', ['--target-directory', '--suffix']);
     const dirs = optVals(p, '-t', '--target-directory');
     intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c);
