@@ -150,6 +150,30 @@ describe('a waiting call whose agent is gone', () => {
     expect(events(r, 'approval.withdrawn').map((e) => e.payload)).toEqual([expect.objectContaining({ id: item.id, state: 'gone' })]);
   });
 
+  it('an agent API caller (/agent/v1/calls) that disconnects while its call waits: agent gone, approve refused, never run', async () => {
+    const r = await start();
+    const marker = markerPath();
+    const body = JSON.stringify({ agent: 'script', tool: 'shell', arguments: { command: `touch ${marker}` } });
+    let cut = () => {};
+    const answer = new Promise<string>((resolve) => {
+      const req = request({ host: '127.0.0.1', port: r.port, path: '/agent/v1/calls', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => res.resume().on('end', () => resolve('answered')));
+      req.on('error', (err) => resolve(err.message));
+      req.end(body);
+      cut = () => req.destroy();
+    });
+    const item = await nextPending(r);
+    expect(item.call.source).toBe('api');
+    expect(item.deadlineReason).toBe('approval expiry');
+    cut();
+    const closed = await closedItem(r, item.id);
+    expect(closed.state).toBe('gone');
+    expect(closed.outcome?.reason).toMatch(/the API caller disconnected/);
+    expectApproveRefused(r, item, /its agent is gone/);
+    expect(await answer).not.toBe('answered');
+    expect(events(r, 'approval.withdrawn').map((e) => e.payload)).toEqual([expect.objectContaining({ id: item.id, state: 'gone' })]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("the hook's own deadline comes first: the inbox counts down to it, says whose it is, and the item closes as agent gone with a deny answered in time", async () => {
     const r = await start();
     // The hook says it waits 6 s: Gatehouse answers 5 s before, so the item may wait 1 s.

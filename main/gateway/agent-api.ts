@@ -8,6 +8,7 @@
 //                          → { call, agent, session, decision, decider, reason, executed, mode, approval, result }
 // A call policy asks about waits here for an operator (up to the approval expiry); the answer is
 // always 200 with the decision once the request was valid, and 400 naming the field when not.
+// A caller that disconnects while its call waits is gone: the inbox item closes as "agent gone".
 import { z } from 'zod';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../host/http-body.js';
@@ -61,9 +62,14 @@ export async function agentApi(gateway: Gateway, req: IncomingMessage, res: Serv
     return send(res, 400, { error: `Invalid call: ${message}. Send {"agent": "…", "tool": "…", "arguments": {…}}; GET ${AGENT_API_TOOLS} lists the tools.`, issues }), true;
   }
   const c = parsed.data;
+  // The connection closing before the answer is the caller leaving: nobody may approve its call then.
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort('the API caller disconnected before Gatehouse answered');
+  });
   try {
     // The session lives in the token's namespace: another token naming it gets another session.
-    const r = await gateway.call({ agent: agent.name, client: c.agent, session: boundSession(agent.name, c.session), tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' });
+    const r = await gateway.call({ agent: agent.name, client: c.agent, session: boundSession(agent.name, c.session), tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' }, { signal: gone.signal });
     const result = r.result
       ? { ok: r.result.ok, output: r.result.output ?? null, error: r.result.error ?? null, content: r.content ?? null }
       : null;
