@@ -15,6 +15,10 @@ import type { ApprovalItemView } from '../shared/contract.js';
 import { repoRoot, startCli } from './support/cli.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
+import Database from 'better-sqlite3';
+import { ApprovalQueue, ApprovalStore } from '../main/approvals/index.js';
+import { FakeTime } from './support/fake-time.js';
+import { call, x } from './fixtures/policy/helpers.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
 
@@ -193,5 +197,59 @@ describe('a call waiting when the host stops', () => {
     await r.close();
     const again = await build(home);
     expect(events(again.host, 'call.abandoned')).toHaveLength(1);
+  });
+});
+
+describe('the store under the queue (a real SQLite file, fake time)', () => {
+  function queueOn(file: string, time: FakeTime) {
+    const db = new Database(file);
+    const events: { type: string; payload: Record<string, unknown> }[] = [];
+    const store = new ApprovalStore(db);
+    const queue = new ApprovalQueue({ clock: time, timers: time, store, record: (type, _actor, payload) => events.push({ type, payload }) });
+    const kept = store.load();
+    queue.restore(kept.items);
+    queue.grants.restore(kept.grants);
+    return { db, queue, events, types: () => events.map((e) => e.type) };
+  }
+  const ask = (q: ApprovalQueue, path: string) =>
+    q.request({ call: call('write_file', { arguments: { path, content: 'hi' } }), extraction: x('write', [path]), askedBy: { kind: 'autonomy', level: 'supervised' }, reason: 'supervised: writes ask' });
+
+  it('a grant that expired while the host was stopped is recorded as expired, not restored; a live one is restored; a crash leftover is abandoned once', async () => {
+    const file = join(tempDir('gatehouse-astore-'), 'audit.db');
+    const time = new FakeTime();
+    const a = queueOn(file, time);
+    const short = ask(a.queue, '/tmp/a');
+    a.queue.approve(short.id, { operator: 'alice', argsHash: a.queue.get(short.id)!.argsHash, scope: 'session', sessionExpiresInMs: 60_000 });
+    const long = ask(a.queue, '/tmp/b');
+    a.queue.approve(long.id, { operator: 'alice', argsHash: a.queue.get(long.id)!.argsHash, scope: 'session', sessionExpiresInMs: 3_600_000 });
+    const left = ask(a.queue, '/tmp/c');
+    // A crash: nothing closes the queue; the file is all that is left.
+    a.db.close();
+    time.jump(120_000);
+
+    const b = queueOn(file, time);
+    expect(b.queue.grants.list().map((g) => g.approval)).toEqual([long.id]);
+    expect(b.types()).toEqual(['call.abandoned', 'grant.expired', 'grant.restored']);
+    expect(b.events[0]!.payload).toMatchObject({ approval: left.id, reason: 'host stopped unexpectedly', answered: false });
+    expect(b.queue.get(left.id)).toMatchObject({ state: 'denied', outcome: { decider: { kind: 'error', message: 'host stopped unexpectedly' } } });
+    expect(b.queue.list().map((i) => i.id)).toEqual([short.id, long.id, left.id]);
+    b.db.close();
+
+    const c = queueOn(file, time);
+    expect(c.types()).toEqual(['grant.restored']);
+    c.db.close();
+  });
+
+  it('a store that cannot write (SQLITE_FULL) throws before anyone is told (nothing pending, nothing recorded), which the pipeline turns into a denial of that call', () => {
+    const file = join(tempDir('gatehouse-astore-full-'), 'audit.db');
+    const time = new FakeTime();
+    const a = queueOn(file, time);
+    // The file may not grow past its current pages: the next item does not fit.
+    const pages = a.db.pragma('page_count', { simple: true }) as number;
+    a.db.pragma(`max_page_count = ${pages}`);
+    expect(() => ask(a.queue, `/tmp/${'x'.repeat(20_000)}`)).toThrow(/full/i);
+    expect(a.queue.pendingSize()).toBe(0);
+    expect(a.types()).toEqual([]);
+    a.db.close();
   });
 });

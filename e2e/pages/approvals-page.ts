@@ -11,7 +11,7 @@
 //     approval-approve, approval-session, approval-always, approval-deny, approval-details-toggle
 //   approvals-pending-count [data-count], approvals-filter-agent|tool|text, approvals-error
 //   batch-approve, batch-deny, batch-results, batch-summary, batch-result [data-id, data-ok]
-//   history-row [data-id, data-state=approved|denied|expired, data-tool], history-outcome,
+//   history-row [data-id, data-state=approved|denied|expired|gone, data-tool], history-outcome,
 //     history-decider, history-reason
 //   deny-dialog, deny-reason, deny-confirm, deny-reason-required
 //   session-dialog, session-minutes, session-pattern, session-confirm

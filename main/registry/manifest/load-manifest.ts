@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { parseDocument } from 'yaml';
-import { tooDeepMessage, yamlTooDeep } from '../../yaml-nesting.js';
+import { MAX_YAML_NESTING, tooDeepMessage, yamlTooDeep } from '../../yaml-nesting.js';
+import { jsonTextTooDeep } from '../../json-depth.js';
 import { DEFAULT_COMMAND_DENYLIST, PLATFORMS } from '../types.js';
 import type { PluginManifest, Problem } from '../types.js';
 import { checkCommand, commandBaseName } from './command-checks.js';
@@ -158,6 +159,12 @@ export function parseManifestSource(fileName: string, text: string): { raw: unkn
     }
   }
 
+  // Measured first: validating and locating thousands of levels held the event loop for seconds.
+  const deepAt = jsonTextTooDeep(src, MAX_YAML_NESTING);
+  if (deepAt !== null) {
+    const pos = new LineIndex(src).position(deepAt);
+    return { raw: null, problems: [{ file, line: pos.line, column: pos.column, severity: 'error', code: 'manifest.too-deep', message: `${tooDeepMessage(`The manifest ${fileName}`)} (line ${pos.line}, column ${pos.column}).` }] };
+  }
   try {
     return { raw: JSON.parse(src), problems: [] };
   } catch (err) {
