@@ -207,3 +207,57 @@ describe('a corrupted database page', () => {
     expect(intact.stderr).toContain('is intact');
   });
 });
+
+describe('10,000 files changed at once under the plugin folders (a git checkout)', () => {
+  it('is coalesced into one rescan: one change told to consoles and MCP clients, not one per folder', async () => {
+    const home = join(tempDir('gatehouse-burst-'), 'home');
+    const place = join(home, 'plugins');
+    mkdirSync(place, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'dry-run' }));
+    const names = Array.from({ length: 20 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+    for (const n of names) plugin(place, n, '#!/bin/sh\necho "{}"\n');
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+    running.push({ home, host, net: null as unknown as Listening, close: () => host.close('test done') });
+    await host.ready;
+    const changes: string[][] = [];
+    host.bus.subscribe((name, payload) => {
+      if (name === 'plugins.changed') changes.push((payload as { names: string[] }).names);
+    });
+
+    // The burst: 500 new files in each of the 20 plugin folders, written as fast as the disk takes them.
+    const last = 'data/f0499.txt';
+    for (const n of names) {
+      mkdirSync(join(place, n, 'data'));
+      for (let i = 0; i < 500; i++) writeFileSync(join(place, n, 'data', `f${String(i).padStart(4, '0')}.txt`), `${n} ${i}\n`);
+    }
+    // Wait for the rescan that saw all of it: every plugin's digest holds its last file.
+    const sawAll = () => names.every((n) => host.registry.get(n)?.digest?.files.some((f) => f.path === last));
+    await new Promise<void>((resolve) => {
+      const off = host.bus.subscribe((name) => {
+        if (name === 'plugins.changed' && sawAll()) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // A barrier: one more change in one folder, rescanned on its own. Whatever the burst still had
+    // in flight would arrive before it (and show as another rescan of many folders).
+    const barrier = new Promise<void>((resolve) => {
+      const off = host.bus.subscribe((name, payload) => {
+        if (name === 'plugins.changed' && (payload as { names: string[] }).names.includes('p07') && host.registry.get('p07')?.digest?.files.some((f) => f.path === 'barrier.txt')) {
+          off();
+          resolve();
+        }
+      });
+    });
+    writeFileSync(join(place, 'p07', 'barrier.txt'), 'after the burst\n');
+    await barrier;
+    await host.watcher!.idle();
+
+    // One rescan for the 10,000 files (naming all 20 plugins), then the barrier's own.
+    expect(changes).toHaveLength(2);
+    expect([...changes[0]!].sort()).toEqual(names);
+    expect(changes[1]).toEqual(['p07']);
+    expect(host.watcher!.rescans).toBe(2);
+  });
+});

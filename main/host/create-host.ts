@@ -538,7 +538,16 @@ export function createHost(opts: HostOptions): Host {
     now: () => clock.now(),
   });
 
-  const watcher = opts.watch === false ? null : new PluginWatcher({ sources, onFolder: (dir) => registry.refreshFolder(dir), log });
+  const watcher =
+    opts.watch === false
+      ? null
+      : new PluginWatcher({
+          sources,
+          onFolder: (dir) => registry.refreshFolder(dir),
+          // A burst over several folders (a checkout): one full rescan, one change for consoles and MCP clients.
+          onFolders: (dirs) => (dirs.length === 1 ? registry.refreshFolder(dirs[0]!) : registry.refreshAll()),
+          log,
+        });
   const ready = Promise.all([initExtractor(), policy.start().then(() => (auditedPolicy = policy.text))])
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
     .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))

@@ -1,5 +1,12 @@
 // Hot reload: watches every plugin place and hands each changed plugin folder to the registry,
 // debounced so an editor's save (write, rename, chmod) is one reload, well within a second.
+//
+// One debounce for all folders, not one per folder: a `git checkout` or an unpacked archive
+// touches thousands of files in many plugin folders at once, and per-folder reloads meant as
+// many rescans, each telling every console and every MCP client that the tools changed. The
+// whole burst is now one rescan of the folders it touched, once the writing pauses
+// (`debounceMs`), or after `maxWaitMs` at the latest while it goes on (so a folder that never
+// stops changing is still reloaded).
 import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { relative, sep, join } from 'node:path';
@@ -9,13 +16,23 @@ export interface WatcherDeps {
   sources: readonly PluginSource[];
   /** A plugin folder changed (or appeared, or disappeared). */
   onFolder(dir: string): Promise<void>;
+  /** Several folders changed in one burst: one rescan of them all (default: onFolder for each, in turn). */
+  onFolders?(dirs: string[]): Promise<void>;
+  /** Quiet time that ends a burst. Default 120 ms. */
   debounceMs?: number;
+  /** A burst that goes on this long is rescanned anyway. Default 5 s. */
+  maxWaitMs?: number;
   log?: (msg: string, err?: unknown) => void;
 }
 
 export class PluginWatcher {
   private watcher: FSWatcher | null = null;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Folders touched since the last rescan, and the burst's timer and start. */
+  private readonly pending = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private burstStart = 0;
+  private rescanCount = 0;
+  private readonly listeners = new Set<(dirs: string[]) => void>();
   private queue: Promise<void> = Promise.resolve();
   private readyPromise: Promise<void> = Promise.resolve();
 
@@ -41,9 +58,21 @@ export class PluginWatcher {
     return this.queue;
   }
 
+  /** Rescans started so far (each one a burst of changes, however many files and folders). */
+  get rescans(): number {
+    return this.rescanCount;
+  }
+
+  /** Called with the folders of each rescan as it starts; returns the unsubscribe function. */
+  onRescan(listener: (dirs: string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   async close(): Promise<void> {
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending.clear();
     await this.watcher?.close();
     await this.queue;
   }
@@ -51,16 +80,36 @@ export class PluginWatcher {
   private touched(path: string): void {
     const folder = this.folderOf(path);
     if (!folder) return;
-    const prev = this.timers.get(folder);
-    if (prev) clearTimeout(prev);
-    this.timers.set(
-      folder,
-      setTimeout(() => {
-        this.timers.delete(folder);
-        // Reloads run one at a time so two quick saves cannot race each other.
-        this.queue = this.queue.then(() => this.deps.onFolder(folder)).catch((err) => this.deps.log?.(`reloading ${folder} failed`, err));
-      }, this.deps.debounceMs ?? 80),
-    );
+    const now = Date.now();
+    if (this.pending.size === 0) this.burstStart = now;
+    this.pending.add(folder);
+    if (this.timer) clearTimeout(this.timer);
+    // Wait for a pause, but never past the burst's maximum wait.
+    const wait = Math.max(0, Math.min(this.deps.debounceMs ?? 120, this.burstStart + (this.deps.maxWaitMs ?? 5000) - now));
+    this.timer = setTimeout(() => this.rescan(), wait);
+  }
+
+  private rescan(): void {
+    this.timer = null;
+    const dirs = [...this.pending].sort();
+    this.pending.clear();
+    if (dirs.length === 0) return;
+    this.rescanCount++;
+    for (const l of this.listeners) {
+      try {
+        l(dirs);
+      } catch (err) {
+        this.deps.log?.('plugin watcher listener failed', err);
+      }
+    }
+    const { onFolders, onFolder } = this.deps;
+    const run = onFolders
+      ? () => onFolders.call(this.deps, dirs)
+      : async () => {
+          for (const d of dirs) await onFolder.call(this.deps, d);
+        };
+    // Rescans run one at a time so two quick bursts cannot race each other.
+    this.queue = this.queue.then(run).catch((err) => this.deps.log?.(`reloading ${dirs.join(', ')} failed`, err));
   }
 
   /** The plugin folder (first level below a place) that a changed path belongs to. */
