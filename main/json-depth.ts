@@ -22,3 +22,23 @@ export function jsonTooDeep(value: unknown, max: number): string | null {
   }
   return null;
 }
+
+/**
+ * The offset in JSON text where it first nests deeper than `max` objects and arrays, or null.
+ * Linear, on the text (before JSON.parse): what comes after would walk every level again.
+ */
+export function jsonTextTooDeep(text: string, max: number): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
+  }
+  return null;
+}

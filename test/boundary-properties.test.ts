@@ -272,6 +272,18 @@ describe('deeply nested YAML (manifests and policy.yaml)', () => {
     expect(checkManifest(dir, 'gatehouse.yaml', readFileSync(join(dir, 'gatehouse.yaml'), 'utf8')).manifest).not.toBeNull();
   });
 
+  // Found here too: a gatehouse.json nested 20,000 levels deep loaded, but validating and locating
+  // it held the event loop for seconds, on every discovery and rescan.
+  it('a gatehouse.json nested thousands of levels deep is refused at once with its line and column', () => {
+    const dir = MANIFEST_FIXTURES[6]![0];
+    const text = `{\n  "name": "multi-json",\n  "config": ${'['.repeat(20_000)}${']'.repeat(20_000)}\n}`;
+    const m = checkManifest(dir, 'gatehouse.json', text);
+    expect(m.manifest).toBeNull();
+    expect(m.problems).toMatchObject([{ code: 'manifest.too-deep', line: 3, column: 12 + MAX_YAML_NESTING, severity: 'error' }]);
+    // Brackets inside strings are not nesting.
+    expect(checkManifest(dir, 'gatehouse.json', readFileSync(join(dir, 'gatehouse.json'), 'utf8').replace('"File helpers."', `"${'['.repeat(500)}"`)).manifest).not.toBeNull();
+  });
+
   it('any nesting depth in any shape is read or refused with a place, never a crash', () => {
     fc.assert(
       fc.property(deepYaml, ({ n, text }) => {

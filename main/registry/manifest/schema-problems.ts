@@ -186,7 +186,9 @@ function oneProblem(e: ErrorObject, ctx: SchemaProblemContext): PendingProblem |
 }
 
 function crossFieldProblems(rule: string, ctx: SchemaProblemContext): PendingProblem[] {
-  const raw = (ctx.raw ?? {}) as Record<string, unknown>;
+  // A manifest that is not an object (`0`, a list) can still trip a cross-field rule whose
+  // condition holds vacuously for it: there are no fields to name then.
+  const raw = (ctx.raw !== null && typeof ctx.raw === 'object' && !Array.isArray(ctx.raw) ? ctx.raw : {}) as Record<string, unknown>;
   const t = objectWord(ctx.syntax);
   if (rule === '0') {
     return [
