@@ -1939,10 +1939,11 @@ function sshKeygen(args: EW[], env: Env, c: Ctx): void {
   const p = parseArgs(args, 'abCEfImMNnOPrstVwzZDFRYGKTJjLSuW', []);
   for (const o of p.opts) {
     if (!o.value) continue;
-    if (o.name === '-f') pathOf(o.value, env, c, 'write'), pathOf(o.value, env, c, 'read');
-    else if (o.name === '-s' || o.name === '-I') {
-      if (o.name === '-s') pathOf(o.value, env, c, 'read');
-    } else if (o.name === '-D' || o.name === '-w') {
+    if (o.name === '-f') {
+      pathOf(o.value, env, c, 'read');
+      c.col.op('write');
+    } else if (o.name === '-s') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-D' || o.name === '-w') {
       c.col.op('execute');
       c.col.evasive('ssh-keygen loads a provider library');
     }
