@@ -253,6 +253,33 @@ describe('protected paths however they are spelled', () => {
   });
 });
 
+describe('protected files reached through cd', () => {
+  it('never allows, at full autonomy, cd into part of a protected path followed by a read of the rest', () => {
+    const targets = ['.ssh/id_rsa', '.aws/credentials', '.config/gatehouse/operator-token', '.netrc', '.kube/config', '.gnupg/private-keys-v1.d/k.key'];
+    const readers = ['cat', 'head -n 3', 'base64', 'cp -t /tmp', 'tar -cf /tmp/x.tar', 'grep -e x'];
+    const shapes = ['cd A && R B', 'cd A; R B', 'pushd A >/dev/null; R B', '(cd A && R B)', 'cd A && { R B; }', 'cd A || exit 1; R B', 'cd "A" && R "./B"'];
+    const split = fc.tuple(fc.constantFrom(...targets), fc.nat(), fc.boolean()).map(([target, at, fromProject]) => {
+      const parts = target.split('/');
+      const k = at % parts.length; // 0: cd to the home itself
+      const rel = parts.slice(k).join('/');
+      const dir = parts.slice(0, k).join('/');
+      // From the project folder (~/work/proj) the home is ../..; otherwise ~ or $HOME.
+      const base = fromProject ? '../..' : at % 2 ? '$HOME' : '~';
+      return { cdTo: dir ? `${base}/${dir}` : base, rel };
+    });
+    const command = fc.tuple(split, fc.constantFrom(...readers), fc.constantFrom(...shapes)).map(([{ cdTo, rel }, reader, shape]) =>
+      shape.replace('A', shape.includes('"A"') && cdTo.startsWith('~') ? cdTo.replace('~', '$HOME') : cdTo).replace('R', reader).replace('B', rel),
+    );
+    fc.assert(
+      fc.property(command, (cmd) => {
+        const j = judgeTolerant(call('Bash', { command: cmd }), full);
+        if (j && j.d.decision === 'allow') throw new Error(`allowed at full autonomy: ${cmd}\n(${j.d.reason}; paths ${JSON.stringify(j.x.paths)})`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('known crashes of the judge', () => {
   it('each listed crash still happens (a fixed one must be removed from known-misses.json)', () => {
     for (const k of knownCrashes) {
