@@ -527,6 +527,13 @@ describe('links and scripts the same command creates', () => {
     expect(verdicts(ex)).toEqual(DENY);
   });
 
+  it('text echoed into a shell is unsure, and what it visibly runs is judged', () => {
+    const ex = bash("echo 'cat ~/.ssh/id_rsa' | sh");
+    expect(ex.evasiveReasons).toContain('text piped to a shell');
+    expect(ex.paths).toContain(`${HOME}/.ssh/id_rsa`);
+    expect(verdicts(ex)).toEqual(DENY);
+  });
+
   it('credential helpers and ls of the working folder', () => {
     expect(verdicts(bash("printf 'protocol=https\\nhost=x\\n\\n' | git credential fill"))).toEqual(DENY);
     expect(verdicts(bash('docker-credential-pass list'))).toEqual(DENY);

@@ -977,7 +977,11 @@ function pipeReason(up: Stage[], env: Env, c: Ctx): string {
       if (/(^|\s)(-\w*[dD]|--decode)/.test(flags)) return 'decoded base64 piped to a shell';
     } else if (n === 'xxd' && /(^|\s)-\w*r/.test(flags)) return 'decoded hex piped to a shell';
     else if ((n === 'printf' || n === 'echo') && /\\x[0-9a-f]|\\[0-7]{3}/i.test(flags)) return 'hex-escaped text piped to a shell';
-    else if (n === 'curl' || n === 'wget') reason = 'downloaded script piped to a shell';
+    else if ((n === 'printf' || n === 'echo') && st === up[up.length - 1] && env.depth < MAX_DEPTH) {
+      // `echo 'rm -rf ~' | sh`: still unsure (the shell reads a pipe), but what it visibly runs counts.
+      const text = printedText(n, expandWords(st.words, env, c), st.redirects);
+      if (text !== undefined) nested(text, env, c);
+    } else if (n === 'curl' || n === 'wget') reason = 'downloaded script piped to a shell';
     else if (['openssl', 'gunzip', 'zcat', 'gzip', 'rev', 'tr', 'uudecode', 'bzcat', 'xz'].includes(n)) reason = 'decoded text piped to a shell';
   }
   return reason;
