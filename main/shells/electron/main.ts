@@ -91,7 +91,10 @@ app.whenReady().then(async () => {
     left?.();
     unbind();
     removeServeFile(host.paths.serveJson);
-    void (listening?.shell.close() ?? Promise.resolve())
+    // Calls waiting in the inbox are denied and answered while the agents are still connected.
+    void host
+      .answerWaiting()
+      .then(() => listening?.shell.close())
       .then(() => host.close('window closed'))
       .finally(() => app.exit(0));
   });
