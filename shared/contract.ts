@@ -45,7 +45,7 @@ const finding = z.object({
 const pluginStatus = z.enum(['enabled', 'disabled', 'invalid', 'quarantined', 'scan_failed']);
 const pluginSummary = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp']).nullable(),
+  kind: z.enum(['tool', 'checker', 'mcp', 'wasm']).nullable(),
   description: z.string(),
   version: z.string().nullable(),
   dir: z.string(),
@@ -114,7 +114,7 @@ const eventLoopSnapshot = z.object({
 });
 const healthRow = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp']).nullable(),
+  kind: z.enum(['tool', 'checker', 'mcp', 'wasm']).nullable(),
   status: pluginStatus,
   breaker: breakerSnapshot,
   metrics: metricsSnapshot,

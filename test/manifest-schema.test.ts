@@ -48,6 +48,8 @@ describe('manifest schema and types', () => {
       optional: false,
       parameterRequired: false,
       parameterDescription: '',
+      wasmLimits: { fuel: 1_000_000, memoryMb: 64, timeoutSecs: 30, maxOutputKb: 1024, maxModuleMb: 50 },
+      permissionsLog: false,
     });
   });
 

@@ -247,7 +247,7 @@ describe('validation: every rule has a fixture with its expected message', () =>
     // --- schema
     ['unknown-field-top', [{ code: 'manifest.unknown-field', path: 'timeout', line: 4, column: 1, message: /Unknown field `timeout` in the manifest \(did you mean `timeout_secs`\?\); the fields allowed here are name, description, version, command/ }]],
     ['unknown-field-nested', [{ code: 'manifest.unknown-field', path: 'parameters.path.requried', line: 7, column: 5, message: /Unknown field `requried` in `parameters.path` \(did you mean `required`\?\); the fields allowed here are type, required and description\./ }]],
-    ['unknown-field-json', [{ code: 'manifest.unknown-field', path: 'permissions.network', line: 7, column: 5, message: /Unknown field `network` in `permissions`; the fields allowed here are read, write, hosts and env\./ }]],
+    ['unknown-field-json', [{ code: 'manifest.unknown-field', path: 'permissions.network', line: 7, column: 5, message: /Unknown field `network` in `permissions`; the fields allowed here are read, write, hosts, env and log\./ }]],
     ['mistyped-field', [{ code: 'manifest.type', path: 'timeout_secs', line: 4, column: 1, message: /^`timeout_secs` must be an integer, got the string "30"; write timeout_secs = 30 without quotes\.$/ }]],
     [
       'mistyped-yaml',
@@ -388,7 +388,7 @@ describe('validation: every rule has a fixture with its expected message', () =>
       { code: 'name.invalid', path: 'name', line: 2, column: 3, message: /contains a space/ },
       { code: 'manifest.type', path: 'description', line: 3, column: 3, message: /`description` must be a string, got the number 3; put it in quotes: "description": "3"\./ },
       { code: 'command.absolute', path: 'command', line: 4, column: 3, message: /absolute path/ },
-      { code: 'manifest.enum', path: 'kind', line: 5, column: 3, message: /`kind` must be one of "tool", "checker" or "mcp", got the string "plugin"/ },
+      { code: 'manifest.enum', path: 'kind', line: 5, column: 3, message: /`kind` must be one of "tool", "checker", "mcp" or "wasm", got the string "plugin"/ },
       { code: 'manifest.type', path: 'platforms', line: 6, column: 3, message: /`platforms` must be an array, got the string "linux"; write it as an array: "platforms": \["linux"\]\./ },
       { code: 'manifest.type', path: 'timeout_secs', line: 7, column: 3, message: /must be an integer, got the number 2\.5; use a whole number such as 3/ },
     ]);

@@ -144,7 +144,7 @@ export class Gateway {
       });
     }
     for (const e of this.deps.registry.list()) {
-      if (e.status !== 'enabled' || !e.manifest || e.manifest.kind !== 'tool') continue;
+      if (e.status !== 'enabled' || !e.manifest || (e.manifest.kind !== 'tool' && e.manifest.kind !== 'wasm')) continue;
       const single = e.manifest.tools.length === 1;
       for (const t of e.manifest.tools) {
         const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;

@@ -408,7 +408,8 @@ export class PluginRegistry {
         e.problems.push({ file: e.manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.builtin-collision', message: `The name "${m.name}" belongs to a built-in tool; rename the plugin.` });
       }
       const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
-      e.toolNames = m.kind === 'tool' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
+      // wasm plugins name their tools as tool plugins do (their exports are the tools).
+      e.toolNames = m.kind === 'tool' || m.kind === 'wasm' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
       for (const t of e.toolNames) {
         if (!TOOL_NAME_RE.test(t)) {
           e.problems.push({ file: e.manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });

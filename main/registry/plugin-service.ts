@@ -16,7 +16,7 @@ const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml',
 
 export interface PluginSummary {
   name: string;
-  kind: 'tool' | 'checker' | 'mcp' | null;
+  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | null;
   description: string;
   version: string | null;
   dir: string;

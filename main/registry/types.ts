@@ -7,7 +7,7 @@ export type PluginPlatform = (typeof PLATFORMS)[number];
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-export const PLUGIN_KINDS = ['tool', 'checker', 'mcp'] as const;
+export const PLUGIN_KINDS = ['tool', 'checker', 'mcp', 'wasm'] as const;
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
 export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'] as const;
@@ -75,6 +75,18 @@ export interface ToolSpec {
   /** Command for this tool, relative to the plugin folder (defaults to the plugin's). */
   command: string;
   args: string[];
+  /** wasm plugins: the module's export that implements the tool. */
+  export?: string;
+}
+
+/** What a `wasm` plugin adds to its manifest (main/runner/wasm/). */
+export interface WasmSpec {
+  /** The module, relative to the plugin folder. */
+  module: string;
+  abi: 'extism';
+  limits: { fuel: number; memoryMb: number; timeoutSecs: number; maxOutputKb: number; maxModuleMb: number };
+  /** `permissions.log`: the log host functions are linked. */
+  log: boolean;
 }
 
 export interface PluginManifest {
@@ -99,6 +111,8 @@ export interface PluginManifest {
   optional: boolean;
   /** Checker `init` config. */
   config: Record<string, unknown> | null;
-  /** Tools of a `tool` plugin; empty for checkers and for `mcp` plugins (discovered at run time). */
+  /** Tools of a `tool` or `wasm` plugin; empty for checkers and for `mcp` plugins (discovered at run time). */
   tools: ToolSpec[];
+  /** Present exactly for `wasm` plugins. */
+  wasm?: WasmSpec;
 }

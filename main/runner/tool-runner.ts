@@ -16,6 +16,8 @@ import { OperationError } from '../host/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
+import { runWasmTool, WasmRuntime, type WasmFailure, type WasmRunInfo } from './wasm/wasm-tool.js';
+import type { HostPolicy } from './wasm/host-functions.js';
 
 export interface ToolRunnerDeps {
   registry: PluginRegistry;
@@ -34,6 +36,10 @@ export interface ToolRunnerDeps {
    * host puts it under GATEHOUSE_HOME. Default: a fresh private folder in the system temp dir.
    */
   runCache?: string;
+  /** The host's policy: every host function a WebAssembly plugin calls is judged by it. */
+  policy?: HostPolicy;
+  /** Where metered WebAssembly modules are kept (default: next to the run cache). */
+  wasmCache?: string;
 }
 
 export interface ToolCallOptions {
@@ -63,17 +69,25 @@ export type ToolCallResult = {
   ok: boolean;
   output: Record<string, unknown> | null;
   error: string | null;
-  failure: RunFailure | 'breaker_open' | 'queue_full' | null;
+  failure: RunFailure | WasmFailure | 'breaker_open' | 'queue_full' | null;
   stdout: string;
   stderr: string;
   exitCode: number | null;
   durationMs: number;
   sandboxed: boolean;
+  /** WebAssembly plugins: fuel used, log lines, memory at the end. */
+  wasm?: WasmRunInfo;
 };
+
+/** What one execution produced: a process's result, or a WebAssembly call's. */
+type ExecResult =
+  | (Extract<OneShotResult, { ok: true }> & { terminal?: string | null; wasm?: WasmRunInfo })
+  | (Omit<Extract<OneShotResult, { ok: false }>, 'failure'> & { failure: RunFailure | WasmFailure; terminal?: string | null; wasm?: WasmRunInfo });
 
 export class ToolRunner {
   private readonly limiter: ConcurrencyLimiter;
   private runCacheDir: string | undefined;
+  private wasmRuntime: WasmRuntime | undefined;
 
   constructor(private readonly deps: ToolRunnerDeps) {
     this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
@@ -82,8 +96,21 @@ export class ToolRunner {
   /** A one-shot call: JSON on stdin, one JSON object on stdout (the WraithRun contract). */
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
     return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) =>
-      runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),
+      manifest.wasm
+        ? runWasmTool(this.wasm(), { plugin, spec, manifest, runDir: dir, pluginDir: this.deps.registry.get(plugin)?.dir ?? dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) })
+        : runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),
     );
+  }
+
+  /** The WebAssembly runtime (warm workers, metered modules), made on first use. */
+  wasm(): WasmRuntime {
+    this.wasmRuntime ??= new WasmRuntime({ cacheDir: this.deps.wasmCache ?? join(this.runCache(), '..', 'wasm-cache') });
+    return this.wasmRuntime;
+  }
+
+  /** Stops the WebAssembly workers (host shutdown, tests). */
+  async close(): Promise<void> {
+    await this.wasmRuntime?.close();
   }
 
   /**
@@ -112,7 +139,7 @@ export class ToolRunner {
   }
 
   /** What every execution shares: resolve, concurrency cap, breaker, sandbox plan, metrics, audit. */
-  private async execute(plugin: string, tool: string | undefined, opts: ToolCallOptions, run: (x: RunContext) => Promise<OneShotResult & { terminal?: string | null }>): Promise<ToolCallResult> {
+  private async execute(plugin: string, tool: string | undefined, opts: ToolCallOptions, run: (x: RunContext) => Promise<ExecResult>): Promise<ToolCallResult> {
     // The slot first, then the check: a call that waited for a slot runs what its files are when
     // it starts, never what they were when it was queued (a swap while queued ran unapproved code).
     let release: () => void;
@@ -123,7 +150,7 @@ export class ToolRunner {
       // Too many calls waiting is the callers' doing, not the plugin's: no breaker count.
       return { ok: false, output: null, error: err.message, failure: 'queue_full', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
     }
-    let r: OneShotResult & { terminal?: string | null };
+    let r: ExecResult;
     let plan: SandboxPlan;
     let ticket: ReturnType<CircuitBreaker['acquire']>;
     let spec: ToolSpec;
@@ -133,7 +160,7 @@ export class ToolRunner {
       const { manifest } = resolved;
       // The verified copy for agents' calls, the folder itself for an author's test run.
       const dir = resolved.runDir;
-      if (manifest.kind !== 'tool') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      if (manifest.kind !== 'tool' && manifest.kind !== 'wasm') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
       const found = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
       if (!found) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
       spec = found;
@@ -150,7 +177,8 @@ export class ToolRunner {
       release();
     }
 
-    const outcome: Outcome = r.ok ? 'success' : r.failure;
+    // Out of fuel or memory is a limit the call hit; a guest trap is the plugin failing.
+    const outcome: Outcome = r.ok ? 'success' : r.failure === 'fuel' || r.failure === 'memory' ? 'limit' : r.failure === 'trap' ? 'crash' : r.failure;
     this.deps.metrics.record(plugin, outcome, r.durationMs);
     if (r.ok) breaker.success(ticket.probe);
     else breaker.failure(r.message, ticket.probe);
@@ -169,10 +197,11 @@ export class ToolRunner {
       stderrTail: r.stderr,
       testRun: opts.testRun ?? false,
       ...(r.terminal ? { terminal: r.terminal } : {}),
+      ...(r.wasm ? { fuelUsed: r.wasm.fuelUsed, memoryBytes: r.wasm.memoryBytes } : {}),
     });
     return r.ok
-      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed }
-      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: plan.sandboxed };
+      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm } : {}) }
+      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm } : {}) };
   }
 
   private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {

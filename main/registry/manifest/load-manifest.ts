@@ -13,6 +13,7 @@ import { jsonTextTooDeep } from '../../json-depth.js';
 import { DEFAULT_COMMAND_DENYLIST, PLATFORMS } from '../types.js';
 import type { PluginManifest, Problem } from '../types.js';
 import { checkCommand, commandBaseName } from './command-checks.js';
+import { checkWasmPlugin } from './wasm-checks.js';
 import { dotted, listWords } from './describe.js';
 import { checkAgainstSchema } from './manifest-schema.js';
 import type { RawPluginManifest } from './manifest-schema.types.js';
@@ -266,6 +267,7 @@ function semanticProblems(m: Record<string, unknown>, ctx: ValidateContext): Pen
     posix: process.platform !== 'win32',
   };
   if (typeof command === 'string' && command !== '') out.push(...checkCommand(command, ['command'], commandCtx));
+  if (kind === 'wasm') out.push(...checkWasmPlugin(m, ctx.dir));
   if (tools !== null && typeof tools === 'object' && !Array.isArray(tools)) {
     for (const [toolName, spec] of Object.entries(tools as Record<string, unknown>)) {
       const c = spec !== null && typeof spec === 'object' ? (spec as Record<string, unknown>)['command'] : undefined;

@@ -36,6 +36,14 @@ export const MANIFEST_DEFAULTS = {
   optional: schema.properties.optional.default,
   parameterRequired: schema.definitions.parameter.properties.required.default,
   parameterDescription: schema.definitions.parameter.properties.description.default,
+  wasmLimits: {
+    fuel: schema.definitions.limits.properties.fuel.default,
+    memoryMb: schema.definitions.limits.properties.memory_mb.default,
+    timeoutSecs: schema.definitions.limits.properties.timeout_secs.default,
+    maxOutputKb: schema.definitions.limits.properties.max_output_kb.default,
+    maxModuleMb: schema.definitions.limits.properties.max_module_mb.default,
+  },
+  permissionsLog: schema.definitions.permissions.properties.log.default,
 } as const;
 
 /** The schema's enums, for the test that keeps types.ts and the schema in step. */

@@ -24,9 +24,9 @@ export interface RawPluginManifest {
    */
   version?: string;
   /**
-   * The executable to run, relative to the plugin folder; it must stay inside the folder (no absolute path, no ..) and be executable. For mcp plugins this launches the upstream MCP server; for checkers, the long-lived NDJSON process.
+   * The executable to run, relative to the plugin folder; it must stay inside the folder (no absolute path, no ..) and be executable. Required for every kind but wasm. For mcp plugins this launches the upstream MCP server; for checkers, the long-lived NDJSON process.
    */
-  command: string;
+  command?: string;
   /**
    * Arguments passed to command.
    */
@@ -41,9 +41,18 @@ export interface RawPluginManifest {
   timeout_secs?: number;
   parameters?: RawParameters;
   /**
-   * tool: one-shot JSON over stdin/stdout (WraithRun contract); checker: a long-lived crust NDJSON checker that can only block; mcp: an upstream MCP server whose tools Gatehouse re-exposes.
+   * tool: one-shot JSON over stdin/stdout (WraithRun contract); checker: a long-lived crust NDJSON checker that can only block; mcp: an upstream MCP server whose tools Gatehouse re-exposes; wasm: tools that are functions of a WebAssembly module, metered with fuel and a memory cap, reaching the world only through the host functions its permissions grant.
    */
-  kind?: 'tool' | 'checker' | 'mcp';
+  kind?: 'tool' | 'checker' | 'mcp' | 'wasm';
+  /**
+   * wasm plugins: the WebAssembly module, relative to the plugin folder; a regular file inside the folder (no absolute path, no .., no symbolic link), at most limits.max_module_mb.
+   */
+  wasm?: string;
+  /**
+   * wasm plugins: the calling convention of the module's exports. extism: the Extism plugin ABI (an export () -> i32 reads its input and sets its output through the extism:host/env functions), so Extism's plugin kits work.
+   */
+  abi?: 'extism';
+  limits?: RawLimits;
   permissions?: RawPermissions;
   /**
    * Sandbox profile: strict confines the plugin to its permissions; none runs it unconfined and is only honoured for a plugin an operator marked trusted.
@@ -98,6 +107,31 @@ export interface RawParameter {
   description?: string;
 }
 /**
+ * wasm plugins: what one call may use.
+ */
+export interface RawLimits {
+  /**
+   * Fuel of one call: one unit per function entry, function exit and loop iteration, counted the same way on every run; a call that runs out fails with fuel.
+   */
+  fuel?: number;
+  /**
+   * The module's linear memory cap in MiB (its maximum is rewritten to this); growing past it fails the call with memory.
+   */
+  memory_mb?: number;
+  /**
+   * Wall-clock backstop of one call in seconds; past it the worker running the call is terminated (timeout).
+   */
+  timeout_secs?: number;
+  /**
+   * Largest output one call may set, in KiB.
+   */
+  max_output_kb?: number;
+  /**
+   * Largest module file accepted, in MiB.
+   */
+  max_module_mb?: number;
+}
+/**
  * What the sandbox lets the plugin touch; everything else is denied.
  */
 export interface RawPermissions {
@@ -117,6 +151,10 @@ export interface RawPermissions {
    * Names of environment variables passed through to the plugin; all others are removed.
    */
   env?: string[];
+  /**
+   * wasm plugins: link the log host functions; the lines are shown with the call.
+   */
+  log?: boolean;
 }
 /**
  * One tool of a multi-tool plugin.
@@ -135,4 +173,8 @@ export interface RawTool {
    * Arguments for this tool's command; default: the plugin's args.
    */
   args?: string[];
+  /**
+   * wasm plugins: the module's exported function that implements this tool; default: the tool's name.
+   */
+  export?: string;
 }

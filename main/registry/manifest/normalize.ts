@@ -10,12 +10,20 @@ import type { RawParameters, RawPluginManifest } from './manifest-schema.types.j
 export function normalizeManifest(raw: RawPluginManifest, manifestFile: string): PluginManifest {
   const kind = raw.kind ?? MANIFEST_DEFAULTS.kind;
   const args = [...(raw.args ?? [])];
+  // A wasm plugin runs no command (the schema forbids one): its tools are the module's exports.
+  const command = raw.command ?? '';
   let tools: ToolSpec[] = [];
   if (kind === 'tool') {
     tools = raw.tools
-      ? Object.entries(raw.tools).map(([name, t]) => toolSpec(name, t.description, t.parameters, t.command ?? raw.command, [...(t.args ?? args)]))
-      : [toolSpec(raw.name, raw.description, raw.parameters, raw.command, [...args])];
+      ? Object.entries(raw.tools).map(([name, t]) => toolSpec(name, t.description, t.parameters, t.command ?? command, [...(t.args ?? args)]))
+      : [toolSpec(raw.name, raw.description, raw.parameters, command, [...args])];
+  } else if (kind === 'wasm') {
+    tools = raw.tools
+      ? Object.entries(raw.tools).map(([name, t]) => ({ ...toolSpec(name, t.description, t.parameters, '', []), export: t.export ?? name }))
+      : [{ ...toolSpec(raw.name, raw.description, raw.parameters, '', []), export: raw.name }];
   }
+  const limits = raw.limits ?? {};
+  const d = MANIFEST_DEFAULTS.wasmLimits;
   return {
     format: manifestFile.split(/[\\/]/).pop() === 'tool.toml' ? 'wraithrun' : 'gatehouse',
     manifestFile,
@@ -23,11 +31,11 @@ export function normalizeManifest(raw: RawPluginManifest, manifestFile: string):
     description: raw.description,
     version: raw.version ?? null,
     kind,
-    command: raw.command,
+    command,
     args,
     platforms: [...new Set(raw.platforms ?? [])],
     // A checker's timeout is per evaluate call, and a checker that blocks every call must answer fast.
-    timeoutSecs: raw.timeout_secs ?? (kind === 'checker' ? CHECKER_TIMEOUT_SECS : MANIFEST_DEFAULTS.timeoutSecs),
+    timeoutSecs: kind === 'wasm' ? (limits.timeout_secs ?? raw.timeout_secs ?? d.timeoutSecs) : (raw.timeout_secs ?? (kind === 'checker' ? CHECKER_TIMEOUT_SECS : MANIFEST_DEFAULTS.timeoutSecs)),
     permissions: {
       read: [...(raw.permissions?.read ?? [])],
       write: [...(raw.permissions?.write ?? [])],
@@ -40,6 +48,22 @@ export function normalizeManifest(raw: RawPluginManifest, manifestFile: string):
     optional: raw.optional ?? MANIFEST_DEFAULTS.optional,
     config: raw.config ?? null,
     tools,
+    ...(kind === 'wasm'
+      ? {
+          wasm: {
+            module: raw.wasm ?? '',
+            abi: raw.abi ?? 'extism',
+            limits: {
+              fuel: limits.fuel ?? d.fuel,
+              memoryMb: limits.memory_mb ?? d.memoryMb,
+              timeoutSecs: limits.timeout_secs ?? d.timeoutSecs,
+              maxOutputKb: limits.max_output_kb ?? d.maxOutputKb,
+              maxModuleMb: limits.max_module_mb ?? d.maxModuleMb,
+            },
+            log: raw.permissions?.log ?? MANIFEST_DEFAULTS.permissionsLog,
+          },
+        }
+      : {}),
   };
 }
 

@@ -200,6 +200,7 @@ function crossFieldProblems(rule: string, ctx: SchemaProblemContext): PendingPro
       },
     ];
   }
+  if (rule === '2') return ctx.raw !== null && typeof ctx.raw === 'object' && !Array.isArray(ctx.raw) ? wasmRuleProblems(raw, ctx.syntax) : [];
   const kind = String(raw['kind']);
   const why = kind === 'checker' ? 'a checker has no tools (it only receives calls to judge)' : "an mcp plugin's tools are discovered from its MCP server at run time";
   return (['parameters', 'tools'] as const)
@@ -210,6 +211,24 @@ function crossFieldProblems(rule: string, ctx: SchemaProblemContext): PendingPro
       code: 'manifest.tools-not-allowed',
       message: `\`${f}\` is not allowed in a plugin of kind "${kind}" because ${why}; remove the \`${f}\` ${t}${kind === 'checker' ? ' (settings for the checker go in `config`)' : ''}.`,
     }));
+}
+
+/** kind = "wasm" names a module and runs no command; every other kind runs a command and has no module. */
+function wasmRuleProblems(raw: Record<string, unknown>, syntax: ManifestSyntax): PendingProblem[] {
+  const wasm = raw['kind'] === 'wasm';
+  const out: PendingProblem[] = [];
+  const need = wasm ? 'wasm' : 'command';
+  if (!(need in raw)) {
+    const hint = wasm ? `add the module's path, relative to the plugin folder, e.g. ${assignment('wasm', '"plugin.wasm"', syntax)}` : (FIELD_HINTS['command']?.(syntax) ?? 'add it');
+    out.push({ segments: [need], locateAt: [], severity: 'error', code: 'manifest.required', message: `The required field \`${need}\` is missing from the manifest; ${hint}.` });
+  }
+  const forbidden = wasm ? (['command', 'args', 'pty'] as const) : (['wasm', 'abi', 'limits'] as const);
+  for (const f of forbidden) {
+    if (!(f in raw)) continue;
+    const why = wasm ? 'a wasm plugin runs its module\'s exports, not a command' : 'only a plugin of kind "wasm" has a module (set `kind = "wasm"` if this is one)';
+    out.push({ segments: [f], severity: 'error', code: 'manifest.kind-field', message: `\`${f}\` is not allowed in a plugin of kind "${String(raw['kind'] ?? 'tool')}" because ${why}; remove it.` });
+  }
+  return out;
 }
 
 function isParameterType(segments: readonly PathSegment[]): boolean {

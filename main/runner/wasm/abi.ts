@@ -1,0 +1,104 @@
+// The host functions a WebAssembly plugin can import, and which manifest permission links each.
+// The Extism kernel ABI (module "extism:host/env") is what Extism's plugin kits compile against;
+// Gatehouse's file functions live under "extism:host/user", where Extism puts host functions.
+// Anything not in this table does not exist for the guest: no WASI, no clock, no random, and a
+// module that imports it is refused when it is loaded, naming the import.
+import type { WasmImport } from './module-info.js';
+
+export const EXTISM_ENV = 'extism:host/env';
+export const EXTISM_USER = 'extism:host/user';
+
+/** The permission that links a host function; `core` functions only move bytes between guest and host. */
+export type Grant = 'core' | 'log' | 'hosts' | 'read' | 'write';
+
+const ENV_FUNCTIONS: Record<string, Grant> = {
+  input_length: 'core',
+  input_load_u8: 'core',
+  input_load_u64: 'core',
+  length: 'core',
+  length_unsafe: 'core',
+  alloc: 'core',
+  free: 'core',
+  output_set: 'core',
+  error_set: 'core',
+  load_u8: 'core',
+  load_u64: 'core',
+  store_u8: 'core',
+  store_u64: 'core',
+  config_get: 'core',
+  var_get: 'core',
+  var_set: 'core',
+  reset: 'core',
+  get_log_level: 'core',
+  log_trace: 'log',
+  log_debug: 'log',
+  log_info: 'log',
+  log_warn: 'log',
+  log_error: 'log',
+  http_request: 'hosts',
+  http_status_code: 'hosts',
+  http_headers: 'hosts',
+};
+
+const USER_FUNCTIONS: Record<string, Grant> = {
+  read_file: 'read',
+  write_file: 'write',
+};
+
+export interface GrantedPermissions {
+  read: readonly string[];
+  write: readonly string[];
+  hosts: readonly string[];
+  log: boolean;
+}
+
+export function grantOf(imp: WasmImport): Grant | null {
+  if (imp.kind !== 'func') return null;
+  if (imp.module === EXTISM_ENV) return Object.hasOwn(ENV_FUNCTIONS, imp.name) ? ENV_FUNCTIONS[imp.name]! : null;
+  if (imp.module === EXTISM_USER) return Object.hasOwn(USER_FUNCTIONS, imp.name) ? USER_FUNCTIONS[imp.name]! : null;
+  // AssemblyScript's abort(message, file, line, column): it only ends the call with a message.
+  if (imp.module === 'env' && imp.name === 'abort') return 'core';
+  return null;
+}
+
+export function isGranted(grant: Grant, perms: GrantedPermissions): boolean {
+  switch (grant) {
+    case 'core':
+      return true;
+    case 'log':
+      return perms.log;
+    case 'hosts':
+      return perms.hosts.length > 0;
+    case 'read':
+      return perms.read.length > 0;
+    case 'write':
+      return perms.write.length > 0;
+  }
+}
+
+export interface ImportVerdict {
+  import: WasmImport;
+  /** The permission that would link it, or null when Gatehouse provides no such function. */
+  grant: Grant | null;
+  granted: boolean;
+}
+
+/** Every import of a module next to what the manifest grants (the Plugins view shows this). */
+export function judgeImports(imports: readonly WasmImport[], perms: GrantedPermissions): ImportVerdict[] {
+  return imports.map((imp) => {
+    const grant = grantOf(imp);
+    return { import: imp, grant, granted: grant !== null && isGranted(grant, perms) };
+  });
+}
+
+/** The sentence for an import that is refused. */
+export function refusal(v: ImportVerdict): string {
+  const what = `${v.import.module}.${v.import.name}`;
+  if (v.grant === null) {
+    return v.import.kind === 'func'
+      ? `the module imports ${what}, a function Gatehouse does not provide to WebAssembly plugins (no WASI, clock or random; only the Extism kernel ABI and the granted host functions); remove the import`
+      : `the module imports a ${v.import.kind} ${what}; a plugin module must define its own memory, tables and globals`;
+  }
+  const how = v.grant === 'log' ? 'permissions.log = true' : `a path or host in permissions.${v.grant}`;
+  return `the module imports ${what}, which needs ${how}, and the manifest does not grant it; grant it or remove the import`;
+}

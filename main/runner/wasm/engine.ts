@@ -1,0 +1,75 @@
+// One call of a metered module, inside the worker: a fresh instance (no state carries from one
+// call to the next), the fuel set, the export run, and the outcome read back from the meter's
+// globals, so that running out of fuel or memory is told apart from the guest's own traps.
+import { ExtismKernel, GuestAbort, KernelLimit, type HostCallReply, type HostCallRequest } from './extism-kernel.js';
+import { FUEL_GLOBAL, OOM_GLOBAL } from './meter.js';
+
+export type WasmFailure = 'fuel' | 'memory' | 'trap' | 'bad_output' | 'timeout' | 'crash';
+
+export interface EngineCall {
+  export: string;
+  input: Uint8Array;
+  fuel: number;
+  memoryMb: number;
+  maxOutputKb: number;
+  config: Record<string, string>;
+}
+
+export interface EngineResult {
+  ok: boolean;
+  output: Uint8Array;
+  error: string | null;
+  failure: WasmFailure | null;
+  /** Units of fuel the call burnt (the limit when it ran out). */
+  fuelUsed: number;
+  logs: { level: string; line: string }[];
+  /** Bytes of linear memory when the call ended. */
+  memoryBytes: number;
+}
+
+const MAX_LOG_LINES = 200;
+
+export function runEngineCall(module: WebAssembly.Module, call: EngineCall, hostCall: (req: HostCallRequest) => HostCallReply): EngineResult {
+  const logs: { level: string; line: string }[] = [];
+  const kernel = new ExtismKernel({
+    input: call.input,
+    capBytes: call.memoryMb * 2 ** 20,
+    maxOutputBytes: call.maxOutputKb * 1024,
+    config: call.config,
+    hostCall,
+    log: (level, line) => {
+      if (logs.length < MAX_LOG_LINES) logs.push({ level, line: line.slice(0, 2000) });
+    },
+  });
+  const instance = new WebAssembly.Instance(module, kernel.imports());
+  const ex = instance.exports as Record<string, unknown>;
+  const fuel = ex[FUEL_GLOBAL] as WebAssembly.Global | undefined;
+  const oom = ex[OOM_GLOBAL] as WebAssembly.Global | undefined;
+  const memory = ex['memory'] as WebAssembly.Memory | undefined;
+  if (!fuel || !oom) throw new Error('the module was not metered (no fuel global); Gatehouse runs only modules it metered itself');
+  const fn = ex[call.export];
+  const used = () => {
+    const left = fuel.value as bigint;
+    return left < 0n ? call.fuel : call.fuel - Number(left);
+  };
+  const end = (r: Omit<EngineResult, 'fuelUsed' | 'logs' | 'memoryBytes'>): EngineResult => ({ ...r, fuelUsed: used(), logs, memoryBytes: memory?.buffer.byteLength ?? 0 });
+  if (typeof fn !== 'function') return end({ ok: false, output: new Uint8Array(0), error: `the module exports no function ${call.export}`, failure: 'bad_output' });
+  fuel.value = BigInt(call.fuel);
+  let rc: unknown;
+  try {
+    // (For `_start`-style exports that take their input from the kernel: no arguments.)
+    rc = (fn as () => unknown)();
+  } catch (err) {
+    if ((fuel.value as bigint) < 0n) return end({ ok: false, output: new Uint8Array(0), error: `out of fuel: the call used all ${call.fuel} units of limits.fuel`, failure: 'fuel' });
+    if (oom.value === 1) return end({ ok: false, output: new Uint8Array(0), error: `out of memory: the module tried to grow its memory past limits.memory_mb (${call.memoryMb} MiB)`, failure: 'memory' });
+    if (err instanceof KernelLimit) return end({ ok: false, output: new Uint8Array(0), error: err.message, failure: err.failure === 'memory' ? 'memory' : 'bad_output' });
+    if (err instanceof RangeError && /memory/i.test(err.message)) return end({ ok: false, output: new Uint8Array(0), error: `out of memory: ${err.message}`, failure: 'memory' });
+    const what = err instanceof GuestAbort ? err.message : err instanceof WebAssembly.RuntimeError ? `the module trapped: ${err.message}` : `the call failed: ${(err as Error).message}`;
+    return end({ ok: false, output: new Uint8Array(0), error: what, failure: 'trap' });
+  }
+  if (typeof rc === 'number' && rc !== 0) {
+    return end({ ok: false, output: kernel.output, error: kernel.error ?? `the plugin returned ${rc} without an error message`, failure: 'trap' });
+  }
+  if (kernel.error !== null) return end({ ok: false, output: kernel.output, error: kernel.error, failure: 'trap' });
+  return end({ ok: true, output: kernel.output, error: null, failure: null });
+}

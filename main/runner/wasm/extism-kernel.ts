@@ -1,0 +1,171 @@
+// The part of the Extism kernel ABI a plugin needs, implemented in JavaScript inside the worker
+// that runs the call: the call's input, a host-side block store the guest allocates in (alloc,
+// length, load/store, free), its output or error, config and vars, logs, and the host functions
+// the manifest granted (read_file, write_file, http_request), which are answered by the host
+// (policy, audit) through `hostCall`.
+//
+// Offsets are i64 addresses in one arena; 0 means "nothing". The arena is capped by the same
+// memory cap as the guest's linear memory: an unbounded host allocator would let a guest take
+// the host's memory through alloc (Extism's own JS SDK has no such cap).
+import { EXTISM_ENV, EXTISM_USER } from './abi.js';
+
+export class KernelLimit extends Error {
+  constructor(
+    readonly failure: 'memory' | 'output',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HostCallRequest {
+  fn: 'read_file' | 'write_file' | 'http_request';
+  /** read/write: the path; http: the request JSON ({ url, method, headers }). */
+  arg: string;
+  /** write: the bytes; http: the body. */
+  data?: Uint8Array;
+}
+export interface HostCallReply {
+  ok: boolean;
+  data?: Uint8Array;
+  status?: number;
+  error?: string;
+}
+
+export interface KernelOptions {
+  input: Uint8Array;
+  capBytes: number;
+  maxOutputBytes: number;
+  config: Record<string, string>;
+  hostCall: (req: HostCallRequest) => HostCallReply;
+  log: (level: string, line: string) => void;
+}
+
+export class ExtismKernel {
+  private arena = new Uint8Array(64 * 1024);
+  private top = 8;
+  private readonly blocks = new Map<number, number>();
+  private readonly vars = new Map<string, Uint8Array>();
+  output: Uint8Array = new Uint8Array(0);
+  error: string | null = null;
+  private httpStatus = 0;
+  private readonly inputOffset: number;
+
+  constructor(private readonly opts: KernelOptions) {
+    this.inputOffset = this.put(opts.input);
+  }
+
+  alloc(n: number): number {
+    if (n === 0) return 0;
+    const at = this.top;
+    const end = at + n;
+    if (end > this.opts.capBytes) throw new KernelLimit('memory', `the plugin allocated ${end} bytes of host memory, past limits.memory_mb (${this.opts.capBytes} bytes)`);
+    if (end > this.arena.length) {
+      const next = new Uint8Array(Math.min(this.opts.capBytes, Math.max(end, this.arena.length * 2)));
+      next.set(this.arena.subarray(0, this.top));
+      this.arena = next;
+    }
+    this.top = end;
+    this.blocks.set(at, n);
+    return at;
+  }
+
+  private put(bytes: Uint8Array): number {
+    const at = this.alloc(bytes.length);
+    if (at) this.arena.set(bytes, at);
+    return at;
+  }
+
+  private block(offset: number): Uint8Array {
+    const len = this.blocks.get(offset);
+    if (len === undefined) return new Uint8Array(0);
+    return this.arena.subarray(offset, offset + len);
+  }
+
+  private text(offset: number): string {
+    return Buffer.from(this.block(offset)).toString('utf8');
+  }
+
+  private addr(offset: bigint): number {
+    const n = Number(offset);
+    if (n < 0 || n >= this.top) throw new RangeError(`the plugin read or wrote host memory at ${n}, outside what it allocated`);
+    return n;
+  }
+
+  /** The import object for instantiation: only the functions the manifest's check let through exist at all. */
+  imports(): WebAssembly.Imports {
+    const k = this;
+    const env: Record<string, (...a: never[]) => unknown> = {
+      input_length: () => BigInt(k.opts.input.length),
+      input_load_u8: (i: bigint) => k.opts.input[Number(i)] ?? 0,
+      input_load_u64: (i: bigint) => Buffer.from(k.opts.input.buffer, k.opts.input.byteOffset, k.opts.input.length).readBigUInt64LE(Number(i)),
+      length: (o: bigint) => BigInt(k.blocks.get(Number(o)) ?? 0),
+      length_unsafe: (o: bigint) => BigInt(k.blocks.get(Number(o)) ?? 0),
+      alloc: (n: bigint) => BigInt(k.alloc(Number(n))),
+      free: () => undefined,
+      output_set: (o: bigint, n: bigint) => {
+        if (Number(n) > k.opts.maxOutputBytes) throw new KernelLimit('output', `the plugin's output is ${Number(n)} bytes, more than limits.max_output_kb (${k.opts.maxOutputBytes / 1024} KiB)`);
+        const at = k.addr(o);
+        k.output = k.arena.slice(at, at + Number(n));
+      },
+      error_set: (o: bigint) => {
+        k.error = k.text(Number(o)).slice(0, 4096);
+      },
+      load_u8: (o: bigint) => k.arena[k.addr(o)]!,
+      load_u64: (o: bigint) => Buffer.from(k.arena.buffer, k.arena.byteOffset, k.arena.length).readBigUInt64LE(k.addr(o)),
+      store_u8: (o: bigint, v: number) => {
+        k.arena[k.addr(o)] = v & 0xff;
+      },
+      store_u64: (o: bigint, v: bigint) => {
+        Buffer.from(k.arena.buffer, k.arena.byteOffset, k.arena.length).writeBigUInt64LE(BigInt.asUintN(64, v), k.addr(o));
+      },
+      config_get: (o: bigint) => {
+        const key = k.text(Number(o));
+        return Object.hasOwn(k.opts.config, key) ? BigInt(k.put(Buffer.from(k.opts.config[key]!))) : 0n;
+      },
+      var_get: (o: bigint) => {
+        const v = k.vars.get(k.text(Number(o)));
+        return v ? BigInt(k.put(v)) : 0n;
+      },
+      var_set: (o: bigint, v: bigint) => {
+        if (v === 0n) k.vars.delete(k.text(Number(o)));
+        else k.vars.set(k.text(Number(o)), k.block(Number(v)).slice());
+      },
+      reset: () => undefined,
+      get_log_level: () => 0,
+      http_request: (req: bigint, body: bigint) => {
+        const r = k.opts.hostCall({ fn: 'http_request', arg: k.text(Number(req)), ...(body ? { data: k.block(Number(body)).slice() } : {}) });
+        k.httpStatus = r.status ?? 0;
+        if (!r.ok) k.opts.log('error', r.error ?? 'http_request was denied');
+        return r.ok && r.data ? BigInt(k.put(r.data)) : 0n;
+      },
+      http_status_code: () => k.httpStatus,
+      http_headers: () => 0n,
+    };
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error']) {
+      env[`log_${level}`] = (o: bigint) => k.opts.log(level, k.text(Number(o)));
+    }
+    const user: Record<string, (...a: never[]) => unknown> = {
+      read_file: (p: bigint) => {
+        const r = k.opts.hostCall({ fn: 'read_file', arg: k.text(Number(p)) });
+        if (!r.ok) k.opts.log('error', r.error ?? 'read_file was denied');
+        return r.ok && r.data ? BigInt(k.put(r.data)) : 0n;
+      },
+      write_file: (p: bigint, d: bigint) => {
+        const r = k.opts.hostCall({ fn: 'write_file', arg: k.text(Number(p)), data: k.block(Number(d)).slice() });
+        if (!r.ok) k.opts.log('error', r.error ?? 'write_file was denied');
+        return r.ok ? 0n : 1n;
+      },
+    };
+    const abort = (msg: number, file: number, line: number, col: number) => {
+      throw new GuestAbort(`abort at ${line}:${col} (message at ${msg}, file at ${file})`);
+    };
+    return { [EXTISM_ENV]: env, [EXTISM_USER]: user, env: { abort } } as WebAssembly.Imports;
+  }
+
+  get input(): number {
+    return this.inputOffset;
+  }
+}
+
+export class GuestAbort extends Error {}

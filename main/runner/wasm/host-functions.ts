@@ -1,0 +1,221 @@
+// The host side of a WebAssembly plugin's granted functions. Each call the guest makes is
+// checked when it is made (linking a function at enable time is not a blank cheque):
+//  - read_file / write_file: the path, with links resolved, must lie under a path the manifest
+//    grants for that operation; then the host's policy judges it as it judges an agent's read or
+//    write (so a locked rule on ~/.ssh denies it even inside a grant);
+//  - http_request: the host must be declared in permissions.hosts; every address it resolves to
+//    must be public (the SSRF ranges of main/policy/network.ts), and the connection goes to the
+//    address that was checked, so a DNS answer that changes in between (rebinding) is not used;
+//    then the policy judges it as a network operation.
+// Every host call is an audit event, `wasm.host-call`, with the function, a short summary of
+// its argument and the decision with its reason.
+import { lstatSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { blockedCategory, compileHostPattern, normalizeHost, parseIpLiteral, resolveHosts, type Resolver } from '../../policy/network.js';
+import type { PolicyResult } from '../../policy/rules/engine.js';
+import type { Extraction, ToolCall } from '../../policy/types.js';
+import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
+
+/** The host's policy (PolicyStore fits). */
+export interface HostPolicy {
+  evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult>;
+}
+
+export interface HostFunctionContext {
+  plugin: string;
+  tool: string;
+  /** The plugin's own folder (relative grants are relative to it). */
+  dir: string;
+  actor: string;
+  callId?: string;
+  permissions: { read: readonly string[]; write: readonly string[]; hosts: readonly string[] };
+  maxReadBytes: number;
+  policy?: HostPolicy;
+  resolver?: Resolver;
+  record(type: string, actor: string, payload: Record<string, unknown>): void;
+  home?: string;
+}
+
+const SUMMARY_CHARS = 200;
+const HTTP_TIMEOUT_MS = 10_000;
+
+export async function answerHostCall(ctx: HostFunctionContext, req: HostCallRequest): Promise<HostCallReply> {
+  let reply: HostCallReply;
+  let summary = req.arg.slice(0, SUMMARY_CHARS);
+  let decider = 'grant';
+  try {
+    const r = req.fn === 'http_request' ? await http(ctx, req) : await file(ctx, req);
+    reply = r.reply;
+    summary = r.summary;
+    decider = r.decider;
+  } catch (err) {
+    reply = { ok: false, error: `${req.fn} failed: ${(err as Error).message}` };
+    decider = 'error';
+  }
+  ctx.record('wasm.host-call', ctx.actor, {
+    ...(ctx.callId ? { call: ctx.callId } : {}),
+    plugin: ctx.plugin,
+    tool: ctx.tool,
+    function: req.fn,
+    argument: summary,
+    decision: reply.ok ? 'allow' : 'deny',
+    decider,
+    reason: reply.ok ? null : (reply.error ?? null),
+    bytes: reply.data?.length ?? req.data?.length ?? 0,
+  });
+  return reply;
+}
+
+type Judged = { reply: HostCallReply; summary: string; decider: string };
+
+function expand(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return p;
+}
+
+/** A path with every existing link resolved (the missing tail, for a new file, kept as written). */
+function realish(p: string): string {
+  let head = resolve(p);
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...tail);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return resolve(p);
+      tail.unshift(head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      head = parent;
+    }
+  }
+}
+
+function under(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+async function file(ctx: HostFunctionContext, req: HostCallRequest): Promise<Judged> {
+  const home = ctx.home ?? homedir();
+  const op = req.fn === 'write_file' ? 'write' : 'read';
+  const asked = expand(req.arg, home);
+  if (asked === '' || asked.includes('\0')) return { reply: { ok: false, error: `${req.fn}: the path is empty or holds a NUL byte` }, summary: JSON.stringify(req.arg.slice(0, SUMMARY_CHARS)), decider: 'grant' };
+  const target = realish(isAbsolute(asked) ? asked : join(ctx.dir, asked));
+  const summary = target.slice(0, SUMMARY_CHARS);
+  const grants = (op === 'read' ? ctx.permissions.read : ctx.permissions.write).map((g) => realish(isAbsolute(expand(g, home)) ? expand(g, home) : join(ctx.dir, expand(g, home))));
+  if (!grants.some((g) => under(g, target))) {
+    return { reply: { ok: false, error: `${req.fn} ${target} was denied: it is not under a path the manifest grants for ${op} (${grants.join(', ') || 'none'})` }, summary, decider: 'grant' };
+  }
+  const denied = await judge(ctx, req.fn, { operations: [op], paths: [target], hosts: [], command: '', content: op === 'write' ? Buffer.from(req.data ?? []).toString('utf8').slice(0, 4096) : '', evasive: false, evasiveReasons: [] }, { path: target });
+  if (denied) return { reply: { ok: false, error: `${req.fn} ${target} was denied by policy: ${denied}` }, summary, decider: 'policy' };
+  if (op === 'read') {
+    // lstat after realpath: the file itself must not be a link planted since (it was resolved above).
+    const st = lstatSync(target);
+    if (!st.isFile()) return { reply: { ok: false, error: `${req.fn} ${target}: not a regular file` }, summary, decider: 'grant' };
+    if (st.size > ctx.maxReadBytes) return { reply: { ok: false, error: `${req.fn} ${target}: ${st.size} bytes is more than the call's memory cap allows` }, summary, decider: 'grant' };
+    return { reply: { ok: true, data: new Uint8Array(readFileSync(target)) }, summary, decider: 'policy' };
+  }
+  try {
+    if (statSync(target).isDirectory()) return { reply: { ok: false, error: `${req.fn} ${target}: is a folder` }, summary, decider: 'grant' };
+  } catch {
+    // A new file.
+  }
+  writeFileSync(target, req.data ?? new Uint8Array(0), { flag: 'w' });
+  return { reply: { ok: true }, summary, decider: 'policy' };
+}
+
+/** The policy's decision as the reason for a deny, or null when it does not deny. */
+async function judge(ctx: HostFunctionContext, fn: string, x: Extraction, args: Record<string, unknown>): Promise<string | null> {
+  if (!ctx.policy) return null;
+  const call: ToolCall = {
+    id: `${ctx.callId ?? 'wasm'}/${fn}`,
+    agent: ctx.actor.replace(/^[a-z]+:/, ''),
+    session: `wasm/${ctx.plugin}`,
+    tool: `${ctx.plugin}.${fn}`,
+    arguments: args,
+    cwd: ctx.dir,
+    source: 'api',
+    receivedAt: Date.now(),
+  };
+  const r = await ctx.policy.evaluateAsync(x, call);
+  // The manifest's grant is the operator's approval of this scope: a rule's deny still wins
+  // (locked credentials, SSRF), an undecided call inside the grant runs.
+  return r.decision === 'deny' ? r.reason : null;
+}
+
+async function http(ctx: HostFunctionContext, req: HostCallRequest): Promise<Judged> {
+  let spec: { url?: unknown; method?: unknown; headers?: unknown };
+  try {
+    spec = JSON.parse(req.arg) as typeof spec;
+  } catch {
+    return { reply: { ok: false, error: 'http_request: the request is not JSON ({"url": …, "method": …, "headers": {…}})' }, summary: req.arg.slice(0, SUMMARY_CHARS), decider: 'grant' };
+  }
+  const url = typeof spec.url === 'string' ? spec.url : '';
+  const method = typeof spec.method === 'string' ? spec.method.toUpperCase() : 'GET';
+  const summary = `${method} ${url}`.slice(0, SUMMARY_CHARS);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { reply: { ok: false, error: `http_request: ${JSON.stringify(url.slice(0, 200))} is not a URL` }, summary, decider: 'grant' };
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { reply: { ok: false, error: `http_request: only http and https URLs are allowed, not ${u.protocol}` }, summary, decider: 'grant' };
+  if (u.username || u.password) return { reply: { ok: false, error: 'http_request: URLs with credentials are refused' }, summary, decider: 'grant' };
+  const host = normalizeHost(u.hostname.replace(/^\[|\]$/g, ''));
+  const declared = compileHostPattern(ctx.permissions.hosts);
+  if (!declared.match(host, undefined) && !declared.match(`${host}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`, undefined)) {
+    return { reply: { ok: false, error: `http_request to ${host} was denied: it is not a host the manifest declares in permissions.hosts (${ctx.permissions.hosts.join(', ')})` }, summary, decider: 'grant' };
+  }
+  const literal = parseIpLiteral(host);
+  let addresses: string[];
+  if (literal) addresses = [host];
+  else {
+    const res = (await resolveHosts([host], ctx.resolver)).get(host);
+    if (!res || 'error' in res) return { reply: { ok: false, error: `http_request to ${host} was denied: it does not resolve (${res && 'error' in res ? res.error : 'no answer'})` }, summary, decider: 'network' };
+    addresses = res.addresses;
+  }
+  for (const a of addresses) {
+    const ip = parseIpLiteral(a);
+    const blocked = ip ? blockedCategory(ip) : { category: 'unspecified', cidr: '?' };
+    if (blocked) return { reply: { ok: false, error: `http_request to ${host} was denied: it reaches ${a}, a ${blocked.category} address (${blocked.cidr}); plugins may reach public addresses only` }, summary, decider: 'network' };
+  }
+  const denied = await judge(ctx, 'http_request', { operations: ['network'], paths: [], hosts: [host], command: '', content: '', evasive: false, evasiveReasons: [] }, { url });
+  if (denied) return { reply: { ok: false, error: `http_request to ${host} was denied by policy: ${denied}` }, summary, decider: 'policy' };
+  const pinned = addresses[0]!;
+  const headers = spec.headers && typeof spec.headers === 'object' ? (spec.headers as Record<string, string>) : {};
+  const { status, body } = await new Promise<{ status: number; body: Buffer }>((resolveP, reject) => {
+    const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
+    const r = send(
+      u,
+      {
+        method,
+        headers,
+        timeout: HTTP_TIMEOUT_MS,
+        // The connection goes to the address that was checked: no second DNS answer is used.
+        lookup: (_h: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => (opts.all ? cb(null, [{ address: pinned, family: pinned.includes(':') ? 6 : 4 }]) : cb(null, pinned, pinned.includes(':') ? 6 : 4)),
+      } as never,
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > ctx.maxReadBytes) {
+            r.destroy(new Error('the response is larger than the call\'s memory cap'));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => resolveP({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error(`no answer within ${HTTP_TIMEOUT_MS / 1000} s`)));
+    r.on('error', reject);
+    if (req.data?.length) r.write(req.data);
+    r.end();
+  });
+  return { reply: { ok: true, status, data: new Uint8Array(body) }, summary, decider: 'policy' };
+}

@@ -1,0 +1,87 @@
+// Metered modules by input hash, memory cap and meter version, under the Gatehouse home: a
+// module is metered once (when its plugin is enabled, or at its first call after a restart that
+// lost the cache), and never on the host's main thread (binaryen parses untrusted bytes in a
+// worker of its own, which ends after the job).
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { METER_VERSION } from './meter.js';
+import { wasmWorkerFile } from './worker-file.js';
+import type { WorkerReply } from './wasm-worker.js';
+
+export interface MeteredModule {
+  /** SHA-256 of the metered bytes: the worker's compiled-module cache key. */
+  hash: string;
+  bytes: Uint8Array;
+}
+
+/** How long binaryen may take over one module before the job is abandoned. */
+export const METER_DEADLINE_MS = 60_000;
+
+export class MeterCache {
+  private readonly memo = new Map<string, Promise<MeteredModule>>();
+
+  constructor(private readonly dir: string) {}
+
+  /** `fuel: false` meters memory only: the bench's unmetered baseline, never used for plugins. */
+  get(input: Uint8Array, memoryMb: number, opts: { fuel?: boolean } = {}): Promise<MeteredModule> {
+    const fuel = opts.fuel !== false;
+    const key = `${createHash('sha256').update(input).digest('hex')}-m${memoryMb}-v${METER_VERSION}${fuel ? '' : '-nofuel'}`;
+    let p = this.memo.get(key);
+    if (!p) {
+      p = this.load(key, input, memoryMb, fuel);
+      this.memo.set(key, p);
+      p.catch(() => this.memo.delete(key));
+    }
+    return p;
+  }
+
+  private async load(key: string, input: Uint8Array, memoryMb: number, fuel: boolean): Promise<MeteredModule> {
+    const file = join(this.dir, `${key}.wasm`);
+    if (existsSync(file)) {
+      const bytes = new Uint8Array(readFileSync(file));
+      return { hash: sha256(bytes), bytes };
+    }
+    const bytes = await meterInWorker(input, memoryMb, fuel);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, bytes, { mode: 0o600 });
+    renameSync(tmp, file);
+    return { hash: sha256(bytes), bytes };
+  }
+}
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+export function meterInWorker(input: Uint8Array, memoryMb: number, fuel = true): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    // A worker with a heap limit: binaryen on a hostile module ends in this worker, not the host.
+    const w = new Worker(wasmWorkerFile(), { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+    const timer = setTimeout(() => {
+      void w.terminate();
+      reject(new Error(`metering the module took longer than ${METER_DEADLINE_MS / 1000} s and was stopped`));
+    }, METER_DEADLINE_MS);
+    const done = () => {
+      clearTimeout(timer);
+      void w.terminate();
+    };
+    w.once('message', (m: WorkerReply) => {
+      done();
+      if (m.type === 'metered' && m.bytes) resolve(new Uint8Array(m.bytes));
+      else reject(new Error(m.type === 'metered' && m.error ? m.error : 'the meter worker answered something else'));
+    });
+    w.once('error', (err) => {
+      done();
+      reject(new Error(`the meter worker failed: ${err.message}`));
+    });
+    w.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the meter worker ended (exit code ${code}) before answering`));
+    });
+    const copy = input.slice();
+    w.postMessage({ type: 'meter', id: 1, bytes: copy, memoryMb, fuel }, [copy.buffer as ArrayBuffer]);
+  });
+}

@@ -1,0 +1,108 @@
+// Fuel and a memory cap, written into a module once when its plugin is enabled (never per call).
+//
+// Fuel: binaryen's log-execution pass puts a call at every function entry, function exit and
+// loop header; that call becomes a small function of our own which takes one unit from an
+// exported mutable i64 global and traps below zero, and binaryen's inliner copies it into place,
+// so a loop iteration pays a global decrement and a branch, not a call into JavaScript (13-20x
+// slower). The count depends only on the path the code takes, so the same call burns the same
+// fuel on every run, and an endless loop stops at the same count.
+//
+// Memory: every memory.grow first checks the cap; a grow past it sets an exported flag and traps,
+// so the call ends as `memory` (a plain memory.grow would return -1 and most guests then trap
+// somewhere unrelated). The memory section's maximum is rewritten to the cap as well (V8 then
+// refuses the grow by itself: defence in depth).
+//
+// binaryen parses untrusted bytes: it runs in a worker (meter-cache.ts), never on the host's
+// main thread. Its feature set is pinned: "all features" emits modules V8 rejects.
+import type Binaryen from 'binaryen';
+import { rewriteMemoryMaximum, WASM_PAGE } from './module-info.js';
+
+/** Bumped whenever what meterModule writes changes: cached output of older versions is not reused. */
+export const METER_VERSION = 1;
+export const FUEL_GLOBAL = '__gatehouse_fuel';
+export const OOM_GLOBAL = '__gatehouse_oom';
+
+type BinaryenApi = typeof Binaryen;
+let loaded: BinaryenApi | null = null;
+
+/** binaryen (14 MB, ESM with top-level await) is loaded only by the worker that meters. */
+async function binaryenApi(): Promise<BinaryenApi> {
+  loaded ??= (await import('binaryen')).default;
+  return loaded;
+}
+
+/** What Gatehouse accepts in a module: the MVP plus what V8 in Node 20 runs and the kits emit. */
+const FEATURES = (binaryen: BinaryenApi): number =>
+  binaryen.Features.MVP |
+  binaryen.Features.MutableGlobals |
+  binaryen.Features.SignExt |
+  binaryen.Features.NontrappingFPToInt |
+  binaryen.Features.BulkMemory |
+  binaryen.Features.Multivalue |
+  binaryen.Features.SIMD128 |
+  binaryen.Features.ReferenceTypes;
+
+export class MeterError extends Error {}
+
+export interface MeterOptions {
+  memoryMb: number;
+  /** false: only the memory cap (the bench's unmetered baseline). */
+  fuel?: boolean;
+}
+
+export async function meterModule(input: Uint8Array, opts: MeterOptions): Promise<Uint8Array> {
+  const binaryen = await binaryenApi();
+  const maxPages = Math.floor((opts.memoryMb * 2 ** 20) / WASM_PAGE);
+  let m: Binaryen.Module;
+  try {
+    m = binaryen.readBinary(input);
+  } catch (err) {
+    throw new MeterError(`binaryen could not read the module: ${(err as Error).message}`);
+  }
+  try {
+    m.setFeatures(FEATURES(binaryen));
+    if (!m.validate()) throw new MeterError('the module does not validate with the WebAssembly features Gatehouse accepts (MVP, mutable globals, sign extension, non-trapping float-to-int, bulk memory, multi-value, SIMD, reference types)');
+    const passes = opts.fuel === false ? ['instrument-memory'] : ['log-execution', 'instrument-memory'];
+    binaryen.setPassArgument('instrument-memory', 'memory.grow');
+    try {
+      m.runPasses(passes);
+    } finally {
+      binaryen.clearPassArguments();
+    }
+    const i32 = binaryen.i32;
+    const i64 = binaryen.i64;
+    m.addGlobal(FUEL_GLOBAL, i64, true, m.i64.const(0n as never));
+    m.addGlobalExport(FUEL_GLOBAL, FUEL_GLOBAL);
+    m.addGlobal(OOM_GLOBAL, i32, true, m.i32.const(0));
+    m.addGlobalExport(OOM_GLOBAL, OOM_GLOBAL);
+    if (opts.fuel !== false) {
+      replaceImport(m, 'log_execution', binaryen.createType([i32]), binaryen.none, [], m.block(null, [
+        m.global.set(FUEL_GLOBAL, m.i64.sub(m.global.get(FUEL_GLOBAL, i64), m.i64.const(1n as never))),
+        m.if(m.i64.lt_s(m.global.get(FUEL_GLOBAL, i64), m.i64.const(0n as never)), m.unreachable()),
+      ]));
+    }
+    // memory_grow_pre(id, delta) -> delta, trapping (with the flag set) when the grow would pass the cap.
+    replaceImport(m, 'memory_grow_pre', binaryen.createType([i32, i32]), i32, [], m.block(null, [
+      m.if(
+        m.i64.gt_u(m.i64.add(m.i64.extend_u(m.memory.size()), m.i64.extend_u(m.local.get(1, i32))), m.i64.const(BigInt(maxPages) as never)),
+        m.block(null, [m.global.set(OOM_GLOBAL, m.i32.const(1)), m.unreachable()]),
+      ),
+      m.local.get(1, i32),
+    ], i32));
+    replaceImport(m, 'memory_grow_post', binaryen.createType([i32, i32]), i32, [], m.local.get(1, i32));
+    binaryen.setAlwaysInlineMaxSize(64);
+    m.runPasses(['inlining', 'remove-unused-module-elements']);
+    if (!m.validate()) throw new MeterError('the metered module does not validate (a bug in Gatehouse\'s meter; please report it)');
+    const out = m.emitBinary();
+    return rewriteMemoryMaximum(out, maxPages);
+  } finally {
+    m.dispose();
+  }
+}
+
+/** Turns the import a pass added into a function defined in the module (so it can be inlined). */
+function replaceImport(m: Binaryen.Module, name: string, params: number, results: number, vars: number[], body: number): void {
+  if (!m.getFunction(name)) return;
+  m.removeFunction(name);
+  m.addFunction(name, params, results, vars, body);
+}

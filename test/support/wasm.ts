@@ -1,0 +1,37 @@
+// WebAssembly plugins for tests, built from committed sources (test/fixtures/wasm/*.wat) with
+// wabt's wat2wasm from npm: no prebuilt .wasm is committed.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import wabt from 'wabt';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'wasm');
+
+let tools: Awaited<ReturnType<typeof wabt>> | null = null;
+
+/** The module built from a .wat source text. */
+export async function wat2wasm(source: string, name = 'module.wat'): Promise<Uint8Array> {
+  tools ??= await wabt();
+  const mod = tools.parseWat(name, source, { mutable_globals: true, sign_extension: true, bulk_memory: true });
+  try {
+    mod.validate();
+    return new Uint8Array(mod.toBinary({}).buffer);
+  } finally {
+    mod.destroy();
+  }
+}
+
+/** A fixture's source, with placeholders replaced. */
+export function fixtureWat(file: string, replace: Record<string, string> = {}): string {
+  let text = readFileSync(join(FIXTURES, file), 'utf8');
+  for (const [k, v] of Object.entries(replace)) text = text.split(k).join(v);
+  return text;
+}
+
+/** A wasm plugin folder: gatehouse.toml (the given text) and plugin.wasm built from `wat`. */
+export async function wasmPlugin(root: string, name: string, manifest: string, wat: string): Promise<string> {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gatehouse.toml'), manifest);
+  writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(wat, `${name}.wat`));
+  return dir;
+}

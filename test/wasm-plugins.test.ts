@@ -1,0 +1,194 @@
+// WebAssembly plugins (kind = "wasm"), end to end through the real registry and ToolRunner:
+// manifest validation of the module, the enable-time import check, deterministic fuel, the
+// memory cap, the wall-clock backstop and host functions checked when they are called.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { TrustStore } from '../main/registry/trust-store.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { unsandboxedWrap } from '../main/runner/sandbox.js';
+import { loadManifest } from '../main/registry/manifest/load-manifest.js';
+import { fixtureWat, wasmPlugin, wat2wasm } from './support/wasm.js';
+
+const toml = (name: string, extra = '') => `name = "${name}"\ndescription = "A wasm test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n${extra}`;
+
+describe('wasm plugins', () => {
+  let root: string;
+  let records: { type: string; actor: string; payload: Record<string, unknown> }[];
+  let registry: PluginRegistry;
+  let runner: ToolRunner;
+  let metrics: PluginMetrics;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'gatehouse-wasm-'));
+    mkdirSync(join(root, 'home'));
+    mkdirSync(join(root, 'plugins'));
+    records = [];
+    registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+    metrics = new PluginMetrics();
+    runner = new ToolRunner({
+      registry,
+      // A high threshold: these tests fail calls on purpose, more than three in a row.
+      breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }),
+      metrics,
+      runCache: join(root, 'home', 'run-cache'),
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'tests run unsandboxed' }),
+      record: (type, actor, payload) => records.push({ type, actor, payload }),
+    });
+  });
+  afterEach(async () => {
+    await runner.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function enabled(name: string, extra: string, wat = fixtureWat('echo.wat')): Promise<void> {
+    await wasmPlugin(join(root, 'plugins'), name, toml(name, extra), wat);
+    await registry.refreshAll();
+    await registry.enable(name, 'alice');
+  }
+
+  describe('manifest', () => {
+    it('loads a wasm plugin: no command, its tools are exports, limits default to 1,000,000 fuel, 64 MiB, 30 s, 1024 KiB, 50 MiB', async () => {
+      const dir = await wasmPlugin(root, 'echo', toml('echo'), fixtureWat('echo.wat'));
+      const r = loadManifest(dir);
+      expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(r.manifest!.kind).toBe('wasm');
+      expect(r.manifest!.tools.map((t) => [t.name, t.export])).toEqual([['echo', 'echo']]);
+      expect(r.manifest!.wasm).toEqual({ module: 'plugin.wasm', abi: 'extism', limits: { fuel: 1_000_000, memoryMb: 64, timeoutSecs: 30, maxOutputKb: 1024, maxModuleMb: 50 }, log: false });
+    });
+
+    it('refuses a wasm plugin that also names a command, and any other kind without one', async () => {
+      const dir = await wasmPlugin(root, 'echo', toml('echo', 'command = "run.sh"\n'), fixtureWat('echo.wat'));
+      expect(loadManifest(dir).manifest).toBeNull();
+      mkdirSync(join(root, 'plain'));
+      writeFileSync(join(root, 'plain', 'gatehouse.toml'), 'name = "plain"\ndescription = "x"\n');
+      const plain = loadManifest(join(root, 'plain'));
+      expect(plain.manifest).toBeNull();
+      expect(plain.problems.map((p) => p.message).join('\n')).toMatch(/The required field `command` is missing from the manifest/);
+      const both = loadManifest(dir).problems.find((p) => p.code === 'manifest.kind-field')!;
+      expect(both.message).toMatch(/`command` is not allowed in a plugin of kind "wasm"/);
+      expect(both.line).toBe(5);
+    });
+
+    it('names a missing module, one outside the folder, a symlinked one and one too big', async () => {
+      const dir = join(root, 'mod');
+      mkdirSync(dir);
+      const problem = (wasm: string, extra = '') => {
+        writeFileSync(join(dir, 'gatehouse.toml'), `name = "mod"\ndescription = "x"\nkind = "wasm"\nwasm = ${JSON.stringify(wasm)}\n${extra}`);
+        const r = loadManifest(dir);
+        expect(r.manifest).toBeNull();
+        return r.problems.filter((p) => p.severity === 'error').map((p) => `${p.code}: ${p.message}`).join('\n');
+      };
+      expect(problem('plugin.wasm')).toMatch(/^wasm\.missing: `wasm` = "plugin.wasm" does not exist in the plugin folder/);
+      expect(problem('../outside.wasm')).toMatch(/^wasm\.parent: .*stay inside the plugin folder/);
+      expect(problem('/tmp/x.wasm')).toMatch(/^wasm\.absolute: /);
+      writeFileSync(join(root, 'elsewhere.wasm'), await wat2wasm(fixtureWat('echo.wat')));
+      symlinkSync(join(root, 'elsewhere.wasm'), join(dir, 'linked.wasm'));
+      expect(problem('linked.wasm')).toMatch(/^wasm\.symlink: .*symbolic link/);
+      writeFileSync(join(dir, 'big.wasm'), new Uint8Array(2 * 2 ** 20 + 1));
+      expect(problem('big.wasm', '[limits]\nmax_module_mb = 2\n')).toMatch(/^wasm\.too-large: .*more than limits\.max_module_mb \(2 MiB\)/);
+      writeFileSync(join(dir, 'text.wasm'), 'not wasm');
+      expect(problem('text.wasm')).toMatch(/^wasm\.invalid: .*magic bytes/);
+    });
+
+    it('names a tool export the module does not have', async () => {
+      const dir = await wasmPlugin(root, 'echo', toml('echo', '[tools.shout]\ndescription = "x"\nexport = "shout"\n'), fixtureWat('echo.wat'));
+      const r = loadManifest(dir);
+      expect(r.manifest).toBeNull();
+      const p = r.problems.find((x) => x.code === 'wasm.unknown-export')!;
+      expect(p.path).toBe('tools.shout.export');
+      expect(p.message).toMatch(/exports no function "shout" \(its functions: echo, spin, grow\)/);
+    });
+
+    it('refuses at enable a module that imports an ungranted function, naming the import', async () => {
+      await wasmPlugin(join(root, 'plugins'), 'wasi', toml('wasi'), fixtureWat('wasi.wat'));
+      await wasmPlugin(join(root, 'plugins'), 'reader', toml('reader'), fixtureWat('reader.wat', { __PATH__: '/x', __LEN__: '2' }));
+      await registry.refreshAll();
+      await expect(registry.enable('wasi', 'alice')).rejects.toThrow(/imports wasi_snapshot_preview1\.fd_write, a function Gatehouse does not provide/);
+      await expect(registry.enable('reader', 'alice')).rejects.toThrow(/imports extism:host\/user\.read_file, which needs a path or host in permissions\.read, and the manifest does not grant it/);
+    });
+  });
+
+  describe('metering', () => {
+    it('the same call run 20 times reports exactly the same fuel', async () => {
+      await enabled('echo', '');
+      const fuel = new Set<number>();
+      for (let i = 0; i < 20; i++) {
+        const r = await runner.call('echo', undefined, { text: 'the same input every time' }, { actor: 'agent:test' });
+        expect(r.ok, r.error ?? '').toBe(true);
+        expect(r.output).toEqual({ text: 'the same input every time' });
+        fuel.add(r.wasm!.fuelUsed);
+      }
+      expect(fuel.size).toBe(1);
+      expect([...fuel][0]).toBeGreaterThan(0);
+      const ended = records.filter((x) => x.type === 'execution.ended');
+      expect(ended).toHaveLength(20);
+      expect(new Set(ended.map((e) => e.payload['fuelUsed']))).toEqual(fuel);
+    });
+
+    it('an infinite loop stops with fuel at the same count every run', async () => {
+      await enabled('spin', '[tools.spin]\ndescription = "x"\n[limits]\nfuel = 50000\n');
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await runner.call('spin', 'spin', {}, { actor: 'agent:test' });
+        expect(r.ok).toBe(false);
+        expect(r.failure).toBe('fuel');
+        expect(r.error).toMatch(/out of fuel: the call used all 50000 units/);
+        seen.push(r.wasm!.fuelUsed);
+      }
+      expect(seen).toEqual([50000, 50000, 50000]);
+      expect(metrics.snapshot('spin').failures.limit).toBe(3);
+    });
+
+    it('growing memory past memory_mb fails with memory, and the host memory stays flat', async () => {
+      await enabled('grow', '[tools.grow]\ndescription = "x"\n[limits]\nmemory_mb = 16\n');
+      const first = await runner.call('grow', 'grow', {}, { actor: 'agent:test' });
+      expect(first.failure, first.error ?? '').toBe('memory');
+      expect(first.error).toMatch(/out of memory: .*limits\.memory_mb \(16 MiB\)/);
+      expect(first.wasm!.memoryBytes).toBeLessThanOrEqual(16 * 2 ** 20);
+      const rssBefore = process.memoryUsage().rss;
+      for (let i = 0; i < 10; i++) {
+        const r = await runner.call('grow', 'grow', {}, { actor: 'agent:test' });
+        expect(r.failure).toBe('memory');
+      }
+      // Ten calls that each took 16 MiB: had the memory stayed, that would be 160 MiB more.
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 2 ** 20);
+    });
+
+    it('a call past timeout_secs terminates its worker (fuel is not the only backstop)', async () => {
+      await enabled('slow', '[tools.spin]\ndescription = "x"\n[limits]\nfuel = 1000000000000\ntimeout_secs = 1\n');
+      const r = await runner.call('slow', 'spin', {}, { actor: 'agent:test' });
+      expect(r.failure).toBe('timeout');
+      expect(r.error).toMatch(/ran past limits\.timeout_secs \(1 s\); its worker was terminated/);
+      expect(runner.wasm().pool.workerCount).toBe(0);
+      const again = await runner.call('slow', 'spin', {}, { actor: 'agent:test' });
+      expect(again.failure).toBe('timeout');
+    });
+  });
+
+  describe('host functions', () => {
+    it('read_file under a granted path reads it; outside the grant it is denied and audited', async () => {
+      const data = join(root, 'data');
+      mkdirSync(data);
+      writeFileSync(join(data, 'notes.txt'), '{"lines":3}');
+      writeFileSync(join(root, 'secret.txt'), 'nope');
+      const inside = join(data, 'notes.txt');
+      const outside = join(root, 'secret.txt');
+      await enabled('readin', `[permissions]\nread = [${JSON.stringify(data)}]\n`, fixtureWat('reader.wat', { __PATH__: inside, __LEN__: String(Buffer.byteLength(inside)) }).replace('"reader"', '"readin"'));
+      await enabled('readout', `[permissions]\nread = [${JSON.stringify(data)}]\n`, fixtureWat('reader.wat', { __PATH__: outside, __LEN__: String(Buffer.byteLength(outside)) }).replace('"reader"', '"readout"'));
+      const ok = await runner.call('readin', undefined, {}, { actor: 'agent:test', callId: 'c1' });
+      expect(ok.output).toEqual({ lines: 3 });
+      const no = await runner.call('readout', undefined, {}, { actor: 'agent:test', callId: 'c2' });
+      expect(no.output).toEqual({ denied: true });
+      const hostCalls = records.filter((x) => x.type === 'wasm.host-call').map((x) => x.payload);
+      expect(hostCalls).toEqual([
+        expect.objectContaining({ call: 'c1', plugin: 'readin', function: 'read_file', argument: inside, decision: 'allow' }),
+        expect.objectContaining({ call: 'c2', plugin: 'readout', function: 'read_file', argument: outside, decision: 'deny', reason: expect.stringMatching(/not under a path the manifest grants for read/) }),
+      ]);
+    });
+  });
+});
