@@ -434,6 +434,9 @@ describe('finding 10: opaque code is unsure, and what it visibly names still cou
     const py = bash(`python3 -c 'print(open("~/.ssh/id_rsa").read())'`);
     expect(py.paths).toEqual([`${HOME}/.ssh/id_rsa`]);
     expect(verdicts(py)).toEqual(DENY);
+    const sock = bash(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", 7411))'`);
+    expect(sock.hosts).toEqual(['127.0.0.1']);
+    expect(verdicts(sock)).toEqual(DENY);
     const node = bash(`node -e 'fetch("http://169.254.169.254/latest")'`);
     expect(node.hosts).toEqual(['169.254.169.254']);
     expect(verdicts(node)).toEqual(DENY);

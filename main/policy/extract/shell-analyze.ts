@@ -956,6 +956,8 @@ function scanCode(code: string, env: Env, c: Ctx): void {
   }
   const before = c.col.hosts.length;
   hostsInText(code, (h) => c.col.host(h));
+  // A quoted IP literal (`socket.create_connection(("127.0.0.1", 7411))`) is a host the code may reach.
+  for (const m of code.matchAll(/(['"])(\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:]*:[0-9a-f.]*)\1/gi)) c.col.host(hostOfTarget(m[2] as string));
   if (c.col.hosts.length > before) c.col.op('network');
 }
 
