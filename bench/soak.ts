@@ -189,6 +189,11 @@ class Operator {
         this.replies.delete(frame.id);
       }
     });
+    // A host that stops (or dies) answers nothing more: no call may wait for it forever.
+    ws.on('close', () => {
+      for (const r of this.replies.values()) r({ ok: false, error: { message: 'the console WebSocket closed' } });
+      this.replies.clear();
+    });
   }
 
   static async connect(info: ServeInfo, denyEvery: number): Promise<Operator> {
@@ -206,6 +211,7 @@ class Operator {
 
   call<T>(method: string, params: unknown = {}): Promise<T> {
     const id = this.nextId++;
+    if (this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`${method}: the console WebSocket is closed`));
     return new Promise((resolve, reject) => {
       this.replies.set(id, (f) => (f.ok ? resolve(f.result as T) : reject(new Error(`${method}: ${f.error?.message ?? 'failed'}`))));
       this.ws.send(JSON.stringify({ id, method, params }));
@@ -372,6 +378,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const deadline = t0 + opts.seconds * 1000;
   const now = () => (performance.now() - t0) / 1000;
   const sampler = setInterval(() => {
+    // A host that died mid-run has no /proc entry: the run goes on to report it (its exit code).
+    if (host.child.exitCode !== null || host.child.signalCode !== null) return;
     const rss = rssMb(pid);
     rssPeak = Math.max(rssPeak, rss);
     samples.push({ at: now(), rss, loopP99: null });
@@ -441,7 +449,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   clearInterval(lagTimer);
   clearInterval(sampler);
   await op.settle();
-  const rssEnd = rssMb(pid);
+  const alive = host.child.exitCode === null && host.child.signalCode === null;
+  const rssEnd = alive ? rssMb(pid) : NaN;
   rssPeak = Math.max(rssPeak, rssEnd);
   const loop = await health();
   log(`soak: load done after ${elapsedSec.toFixed(1)} s; stopping the host`);
