@@ -370,6 +370,8 @@ export function createHost(opts: HostOptions): Host {
     // Verified copies plugins run from: under GATEHOUSE_HOME, which agents may not touch.
     runCache,
     sandboxFor: planFor,
+    // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
+    policy: { evaluateAsync: (x, call) => policy.evaluateAsync(x, call) },
     record: (type, actor, payload) => {
       audit.append({ type, actor, payload });
       if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
@@ -806,6 +808,7 @@ export function createHost(opts: HostOptions): Host {
       await checkers?.close();
       await judge.close();
       await ptys.close();
+      await toolRunner.close();
       const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });
       audit.flush();
       await last.durable;
