@@ -78,6 +78,18 @@ async function console_(r: Running): Promise<WsClient> {
   return new WsClient(ws.ws);
 }
 
+/** Resolves when `ok()` holds, checked now and after every event the host publishes. */
+function until(r: Running, ok: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (ok()) return resolve();
+    const off = r.host.bus.subscribe(() => {
+      if (!ok()) return;
+      off();
+      resolve();
+    });
+  });
+}
+
 const text = (res: CallToolResult) => (res.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 const meta = (res: CallToolResult) => (res._meta as { gatehouse: { decision: string; executed: boolean; reason: string } }).gatehouse;
 const events = (r: Running, type: string) =>
@@ -259,5 +271,67 @@ describe('10,000 files changed at once under the plugin folders (a git checkout)
     expect([...changes[0]!].sort()).toEqual(names);
     expect(changes[1]).toEqual(['p07']);
     expect(host.watcher!.rescans).toBe(2);
+  });
+});
+
+describe('a checker in a crash loop under load', () => {
+  const CRASHLOOP = `import { serve, lifecycle } from './lib.mjs';\nserve((method) => {\n  if (method !== 'evaluate') return lifecycle(method);\n  process.stderr.write('crashloop: dying on purpose\\n');\n  process.exit(3);\n});\n`;
+
+  async function hostWithCrashLoop(optional: boolean): Promise<{ r: Running; ran: string }> {
+    const ran = join(tempDir('gatehouse-ran-'), 'ran');
+    mkdirSync(ran);
+    const home = join(tempDir('gatehouse-crashloop-'), 'home');
+    const dir = join(home, 'plugins', 'crashloop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'lib.mjs'), readFileSync(join(repoRoot, 'test', 'fixtures', 'checkers', 'lib.mjs')));
+    writeFileSync(join(dir, 'crashloop.mjs'), CRASHLOOP);
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node crashloop.mjs\n', { mode: 0o755 });
+    writeFileSync(join(dir, 'gatehouse.toml'), `name = "crashloop"\ndescription = "Crashes on every call."\nkind = "checker"\ncommand = "run.sh"\n${optional ? 'optional = true\n' : ''}`);
+    const r = await start({ home, plugins: { marker: `#!/bin/sh\nmktemp "${ran}/run.XXXXXXXX" >/dev/null\necho "{}"\n` }, enable: ['marker', 'crashloop'], writes: ran });
+    // The checker host starts the checker after the enable (asynchronously): wait for its process.
+    await until(r, () => (r.host.health.list().plugins.find((p) => p.name === 'crashloop')?.processes?.running ?? 0) > 0);
+    return { r, ran };
+  }
+
+  /** 60 calls at once from 4 MCP clients (within the tool's own queue of 4 running + 64 waiting); every one must be answered. */
+  async function load(r: Running): Promise<CallToolResult[]> {
+    const clients = await Promise.all([1, 2, 3, 4].map(() => mcpClient(r)));
+    const calls = clients.flatMap((c) => Array.from({ length: 15 }, () => c.callTool({ name: 'marker', arguments: {} }) as Promise<CallToolResult>));
+    const answers = await Promise.all(calls);
+    await Promise.all(clients.map((c) => c.close()));
+    return answers;
+  }
+
+  const breakerOf = (r: Running, name: string) => r.host.health.list().plugins.find((p) => p.name === name)!.breaker;
+
+  it('a required checker: its breaker opens and every call is answered at once with a deny naming the breaker; nothing runs', async () => {
+    const { r, ran } = await hostWithCrashLoop(false);
+    const answers = await load(r);
+    expect(answers).toHaveLength(60);
+    for (const a of answers) expect(meta(a), JSON.stringify(meta(a))).toMatchObject({ decision: "deny", executed: false });
+    expect(breakerOf(r, 'crashloop')).toMatchObject({ state: 'open', consecutiveFailures: 3 });
+    // Once open, the checker is skipped: no more starts, and the calls say why.
+    const skipped = answers.filter((a) => /crashloop was skipped: its circuit breaker is open after 3 failures \(last: .*\); it closes at \d\d:\d\d UTC if a trial call then succeeds, or when an operator resets it/.test(meta(a).reason));
+    expect(skipped.length).toBeGreaterThanOrEqual(50);
+    // Not starved: no call sat in the checker's queue until its timeout behind the crash loop.
+    for (const a of answers) expect(meta(a).reason).not.toContain('did not take the call within');
+    expect(readdirSync(ran)).toHaveLength(0);
+    // The audit log holds a decision and a result for every call.
+    expect(events(r, 'call.result').filter((e) => (e.payload as { decision: string }).decision === 'deny')).toHaveLength(60);
+  });
+
+  it('an optional checker: its breaker opens and the other calls go on and run', async () => {
+    const { r, ran } = await hostWithCrashLoop(true);
+    const answers = await load(r);
+    expect(answers).toHaveLength(60);
+    for (const a of answers) expect(meta(a), JSON.stringify(meta(a))).toMatchObject({ decision: "allow", executed: true });
+    expect(readdirSync(ran)).toHaveLength(60);
+    expect(breakerOf(r, 'crashloop')).toMatchObject({ state: 'open' });
+    // Every verdict lists the checker's failure; most of them are the open breaker (no start at all).
+    const failures = events(r, 'checker.verdict').map((e) => (e.payload as { failures: { kind: string }[] }).failures.map((f) => f.kind));
+    expect(failures).toHaveLength(60);
+    expect(failures.filter((f) => f.includes('breaker_open')).length).toBeGreaterThanOrEqual(50);
+    // Not starved: no call waited out the checker's timeout behind the crash loop.
+    expect(failures.filter((f) => f.includes('timeout'))).toEqual([]);
   });
 });

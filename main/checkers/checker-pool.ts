@@ -328,7 +328,18 @@ class CheckerGroup implements ProcessHooks<Pending> {
     this.record(p, 'timeout', msg);
   }
 
-  private failQueued(kind: 'not_ready', message: string): void {
+  /**
+   * The breaker has just opened: the calls already waiting (admitted while it was closed) fail now
+   * with its sentence, instead of each waiting for one more restart of a checker in a crash loop
+   * and then for its timeout (under load that starved every call for the whole timeout).
+   */
+  private shedIfOpen(): void {
+    if (this.queued === 0) return;
+    const reason = this.breaker.refusal();
+    if (reason !== null) this.failQueued('breaker_open', `${this.spec.name} was skipped: its circuit breaker is ${reason}`);
+  }
+
+  private failQueued(kind: 'not_ready' | 'breaker_open', message: string): void {
     while (this.queued > 0) {
       const p = this.queue[this.qHead]!;
       this.queue[this.qHead++] = undefined;
@@ -384,6 +395,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
       this.breaker.failure(answer.message, p.probe);
       this.pool.metrics?.record(name, answer.outcome, latency);
       p.call.settle(this.order, { t: 'fail', failure: { checker: name, kind: answer.kind, message: answer.message, optional: this.spec.optional } });
+      this.shedIfOpen();
     }
     if (slot.proc === proc && proc.canTake()) this.dispatch(proc);
   }
@@ -397,6 +409,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
       if (this.closed) for (const p of orphans) this.record(p, 'not_ready', `${this.spec.name} is shutting down`);
       else {
         this.queue.splice(this.qHead, 0, ...orphans);
+        this.shedIfOpen();
         for (const s of this.slots) if (s.proc !== null && s.proc !== proc && s.proc.canTake()) this.dispatch(s.proc);
         this.armQueueTimer();
       }
@@ -420,6 +433,7 @@ class CheckerGroup implements ProcessHooks<Pending> {
       // A checker that cannot start counts once per attempt, and is restarted only when a call
       // needs it: a crash loop costs one start per call, and none once the breaker is open.
       this.breaker.failure(why.message, false);
+      this.shedIfOpen();
       // With another process alive, the waiting calls go to it, or expire; no new start here,
       // which could loop on a checker that dies at once.
       if (!this.slots.some((s) => s.proc !== null)) this.failQueued('not_ready', `${this.spec.name} is not ready: ${why.message.slice(this.spec.name.length + 1)}`);

@@ -98,17 +98,36 @@ export class CircuitBreaker {
       case 'closed':
         return PASS;
       case 'disabled':
-        return { ok: false, reason: `disabled after ${this.cycle} failed recovery attempts (last failure: ${this.lastFailure ?? 'unknown'}); it stays open until an operator resets it (Health view)`, retryAt: null };
+        return { ok: false, reason: this.disabledReason(), retryAt: null };
       case 'open':
-        // The count and the time, not "repeated failures": the caller (an agent, the inbox) is
-        // told how long this lasts and that an operator can end it sooner.
-        if (!this.elapsed()) return { ok: false, reason: `open after ${this.consecutiveFailures} failure${this.consecutiveFailures === 1 ? '' : 's'} (last: ${this.lastFailure ?? 'unknown'}); it closes at ${clockTime(this.nextProbeAt!)} if a trial call then succeeds, or when an operator resets it (Health view)`, retryAt: this.nextProbeAt };
+        if (!this.elapsed()) return { ok: false, reason: this.openReason(), retryAt: this.nextProbeAt };
         // The cooldown is over: this call may be the probe.
         this.halfOpen();
         return this.takeProbe();
       case 'half_open':
         return this.takeProbe();
     }
+  }
+
+  /**
+   * Why acquire() would refuse a call now (open before its cooldown ends, or disabled), without
+   * taking a probe; null when it would let one through. Callers holding queued work shed it with
+   * this sentence the moment the breaker opens, instead of feeding it to a plugin in a crash loop.
+   */
+  refusal(): string | null {
+    if (this.state === 'disabled') return this.disabledReason();
+    if (this.state === 'open' && !this.elapsed()) return this.openReason();
+    return null;
+  }
+
+  // The count and the time, not "repeated failures": the caller (an agent, the inbox) is told how
+  // long this lasts and that an operator can end it sooner.
+  private openReason(): string {
+    return `open after ${this.consecutiveFailures} failure${this.consecutiveFailures === 1 ? '' : 's'} (last: ${this.lastFailure ?? 'unknown'}); it closes at ${clockTime(this.nextProbeAt!)} if a trial call then succeeds, or when an operator resets it (Health view)`;
+  }
+
+  private disabledReason(): string {
+    return `disabled after ${this.cycle} failed recovery attempts (last failure: ${this.lastFailure ?? 'unknown'}); it stays open until an operator resets it (Health view)`;
   }
 
   private takeProbe(): BreakerTicket {
