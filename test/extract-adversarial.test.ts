@@ -464,6 +464,7 @@ describe('more side doors: environment, traps, archivers', () => {
     ["GIT_PAGER='sh -c id' git log", 'GIT_PAGER names a program that runs'],
     ["export GIT_SSH_COMMAND='sh -c id'; git fetch", 'GIT_SSH_COMMAND makes a program load or run other code'],
     ['fc -s', 'fc runs earlier commands or an editor'],
+    ['systemctl --user enable x', 'systemctl enable runs a service Gatehouse does not see'],
     ['enable -f /tmp/x.so foo', 'enable -f loads a builtin from a library'],
   ])('%s is unsure (%s)', (cmd, reason) => {
     const ex = bash(cmd);

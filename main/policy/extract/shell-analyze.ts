@@ -2159,6 +2159,16 @@ function watch(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   if (p.pos.every((a) => a.known) && env.depth < MAX_DEPTH) nested(p.pos.map((a) => a.t).join(' '), env, c);
 }
 
+/** systemctl/launchctl/service: starting or enabling a unit runs what the unit file says, out of sight. */
+function serviceCtl(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const sub = args.find((a) => !a.t.startsWith('-'))?.t ?? '';
+  if (/^(start|restart|reload|enable|reenable|edit|link|set-environment|import-environment|load|bootstrap|kickstart|submit|try-restart|reload-or-restart|daemon-reload|preset)$/.test(sub) || name === 'service') {
+    c.col.op('execute');
+    c.col.evasive(`${name} ${sub} runs a service Gatehouse does not see`);
+  }
+  unknownProgram(args, env, c);
+}
+
 /** sudo, doas, su, runuser, pkexec: a command run as another user (root) always needs an operator. */
 function asUser(inner: Handler): Handler {
   return (args, env, c, feed, name) => {
@@ -2301,6 +2311,7 @@ const HANDLERS: Record<string, Handler> = {
   vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
   gzip: compressor, gunzip: compressor, bzip2: compressor, bunzip2: compressor, xz: compressor, unxz: compressor,
   zstd: compressor, unzstd: compressor, lz4: compressor, brotli: compressor, lzma: compressor, pigz: compressor,
+  systemctl: serviceCtl, launchctl: serviceCtl, service: serviceCtl,
   cpio, zip, unzip, gdb, parallel, gpg, gpg2: gpg, fd, fdfind: fd, trap, man, at: atCmd, batch: atCmd, crontab,
   ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
   '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, pax: archiver, rclone: archiver, restic: archiver,
