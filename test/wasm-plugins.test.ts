@@ -12,6 +12,7 @@ import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { unsandboxedWrap } from '../main/runner/sandbox.js';
 import { loadManifest } from '../main/registry/manifest/load-manifest.js';
+import { PolicyStore } from '../main/policy/rules/store.js';
 import { fixtureWat, wasmPlugin, wat2wasm } from './support/wasm.js';
 
 const toml = (name: string, extra = '') => `name = "${name}"\ndescription = "A wasm test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n${extra}`;
@@ -44,6 +45,31 @@ describe('wasm plugins', () => {
     await runner.close();
     rmSync(root, { recursive: true, force: true });
   });
+
+  /** The runner again, with the host's policy judging host functions (home: a fake one under root). */
+  async function withPolicy(): Promise<string> {
+    const home = join(root, 'fakehome');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    const policy = new PolicyStore({ file: join(root, 'home', 'policy.yaml'), home, gatehouseHome: join(root, 'home'), caseInsensitive: false, watch: false });
+    await policy.start();
+    await runner.close();
+    runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }),
+      metrics,
+      runCache: join(root, 'home', 'run-cache'),
+      policy,
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'tests run unsandboxed' }),
+      record: (type, actor, payload) => records.push({ type, actor, payload }),
+    });
+    return home;
+  }
+
+  const reader = (name: string, path: string) => fixtureWat('reader.wat', { __PATH__: path, __LEN__: String(Buffer.byteLength(path)) }).replace('"reader"', JSON.stringify(name));
+  const httpCaller = (name: string, request: object) => {
+    const json = JSON.stringify(request);
+    return fixtureWat('http.wat', { __PATH__: json.replace(/\\/g, '\\\\').replace(/"/g, '\\"'), __LEN__: String(Buffer.byteLength(json)) }).replace('"http"', JSON.stringify(name));
+  };
 
   async function enabled(name: string, extra: string, wat = fixtureWat('echo.wat')): Promise<void> {
     await wasmPlugin(join(root, 'plugins'), name, toml(name, extra), wat);
@@ -189,6 +215,36 @@ describe('wasm plugins', () => {
         expect.objectContaining({ call: 'c1', plugin: 'readin', function: 'read_file', argument: inside, decision: 'allow' }),
         expect.objectContaining({ call: 'c2', plugin: 'readout', function: 'read_file', argument: outside, decision: 'deny', reason: expect.stringMatching(/not under a path the manifest grants for read/) }),
       ]);
+    });
+
+    it('a read inside the grant is still denied by a locked policy rule (credentials), and audited as such', async () => {
+      const home = await withPolicy();
+      const key = join(home, '.ssh', 'id_rsa');
+      writeFileSync(key, 'PRIVATE KEY');
+      await enabled('sshread', `[permissions]\nread = [${JSON.stringify(home)}]\n`, reader('sshread', key));
+      const r = await runner.call('sshread', undefined, {}, { actor: 'agent:test', callId: 'c3' });
+      expect(r.output).toEqual({ denied: true });
+      const ev = records.find((x) => x.type === 'wasm.host-call')!.payload;
+      expect(ev).toMatchObject({ call: 'c3', function: 'read_file', argument: key, decision: 'deny', decider: 'policy' });
+      expect(String(ev['reason'])).toMatch(/denied by policy/);
+    });
+
+    it('http_request to an undeclared host, or to a declared host that is a private address, is denied', async () => {
+      await withPolicy();
+      await enabled('undeclared', '[permissions]\nhosts = ["api.example.com"]\n', httpCaller('undeclared', { url: 'http://example.org/x', method: 'GET' }));
+      await enabled('private', '[permissions]\nhosts = ["127.0.0.1", "169.254.169.254"]\n', httpCaller('private', { url: 'http://169.254.169.254/latest/meta-data', method: 'GET' }));
+      await enabled('loopback', '[permissions]\nhosts = ["127.0.0.1"]\n', httpCaller('loopback', { url: 'http://127.0.0.1:9/', method: 'GET' }));
+      for (const name of ['undeclared', 'private', 'loopback']) {
+        const r = await runner.call(name, undefined, {}, { actor: 'agent:test', callId: name });
+        expect(r.output, name).toEqual({ denied: true });
+      }
+      const byCall = Object.fromEntries(records.filter((x) => x.type === 'wasm.host-call').map((x) => [x.payload['call'], x.payload]));
+      expect(byCall['undeclared']).toMatchObject({ function: 'http_request', decision: 'deny', decider: 'grant', argument: 'GET http://example.org/x' });
+      expect(String(byCall['undeclared']!['reason'])).toMatch(/not a host the manifest declares in permissions\.hosts/);
+      expect(byCall['private']).toMatchObject({ decision: 'deny', decider: 'network' });
+      expect(String(byCall['private']!['reason'])).toMatch(/reaches 169\.254\.169\.254, a (cloud-metadata|link-local) address/);
+      expect(byCall['loopback']).toMatchObject({ decision: 'deny', decider: 'network' });
+      expect(String(byCall['loopback']!['reason'])).toMatch(/a loopback address/);
     });
   });
 });
