@@ -23,7 +23,7 @@ export function agentTool(e: AuditEventView): string {
 
 export function decisionOf(e: AuditEventView): string | null {
   const p = payloadOf(e);
-  if (e.type === 'approval.decided' || e.type === 'approval.expired') return str(p.state);
+  if (e.type === 'approval.decided' || e.type === 'approval.expired' || e.type === 'approval.withdrawn') return str(p.state);
   return str(p.decision);
 }
 
@@ -83,6 +83,12 @@ export function summarize(e: AuditEventView): string {
       return clip(`${str(p.state) ?? 'decided'} by ${str(p.operator) ? `operator ${str(p.operator)}` : e.actor}${str(p.reason) ? ` — ${oneLine(str(p.reason)!)}` : ''}`);
     case 'approval.expired':
       return 'expired without a decision (the call did not run)';
+    case 'approval.withdrawn':
+      return clip(`agent gone${str(p.reason) ? ` — ${oneLine(str(p.reason)!)}` : ' (the call did not run)'}`);
+    case 'call.abandoned':
+      return p.answered === true
+        ? 'abandoned: Gatehouse shut down while the call waited; the agent was answered with a denial'
+        : 'abandoned: Gatehouse stopped unexpectedly while the call waited; closed at the next start (nobody could be answered)';
     case 'execution.started':
       return clip(`${str(p.plugin) ?? '?'}/${str(p.tool) ?? '?'} started${p.sandboxed === false ? ' without sandbox' : ''}`);
     case 'execution.ended':
@@ -105,7 +111,7 @@ export function summarize(e: AuditEventView): string {
 export function stepKind(type: string): string {
   if (type === 'call.received') return 'received';
   if (type === 'call.decided' || type === 'rule.matched' || type === 'checker.verdict') return 'decision';
-  if (type.startsWith('approval.')) return 'approval';
+  if (type.startsWith('approval.') || type === 'call.abandoned') return 'approval';
   if (type.startsWith('execution.') || type === 'call.result' || type === 'call.outcome') return 'execution';
   if (type.startsWith('pty.')) return 'pty';
   if (type.startsWith('grant.')) return 'grant';
