@@ -16,6 +16,9 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { homePaths } from '../main/home.js';
+import { request } from 'node:http';
+import { readServeFile } from '../main/shells/serve/serve-file.js';
+import { startCli } from './support/cli.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
 
@@ -333,5 +336,102 @@ describe('a checker in a crash loop under load', () => {
     expect(failures.filter((f) => f.includes('breaker_open')).length).toBeGreaterThanOrEqual(50);
     // Not starved: no call waited out the checker's timeout behind the crash loop.
     expect(failures.filter((f) => f.includes('timeout'))).toEqual([]);
+  });
+});
+
+describe('SIGKILL under load, then restart', () => {
+  /** One HTTP request (the hook route or the agent API); resolves with the JSON answer or the connection error. */
+  function post(url: string, token: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> } | { error: string }> {
+    const text = JSON.stringify(body);
+    return new Promise((resolve) => {
+      const req = request(url, { method: 'POST', agent: false, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+        let out = '';
+        res.setEncoding('utf8').on('data', (d: string) => (out += d));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(out) as Record<string, unknown> });
+          } catch {
+            resolve({ error: `cut short: ${out.length} bytes` });
+          }
+        });
+        res.on('error', (err) => resolve({ error: err.message }));
+      });
+      req.on('error', (err) => resolve({ error: err.message }));
+      req.end(text);
+    });
+  }
+  const hookBody = (session: string, command: string) => ({ session_id: session, cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `tu-${session}` });
+  const decision = (a: Awaited<ReturnType<typeof post>>) => ('json' in a ? (a.json.hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string } | undefined) : undefined);
+
+  it('every acknowledged call is on record, the chain verifies, waiting calls are closed and grants come back', async () => {
+    const home = join(tempDir('gatehouse-kill-'), 'home');
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', hookAsk: 'inbox' }));
+    const serve = startCli(['serve', '--home', home, '--port', '0']);
+    await serve.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:\d+\//);
+    const info = readServeFile(homePaths(home).serveJson)!;
+    const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
+    if (!ws.ok) throw new Error(`operator WebSocket refused: ${ws.status}`);
+    const op = new WsClient(ws.ws);
+    const pendingCount = (n: number) => op.waitForEvent((e) => e.event === 'approvals.changed' && (e.payload as { pending: number }).pending === n);
+
+    // A session grant, approved by the operator over the console API.
+    const asked = pendingCount(1);
+    const granted = post(info.hookUrl, info.agentToken, hookBody('grant-s', 'touch granted.txt'));
+    await asked;
+    const item = ((await op.call('approvals.list', { state: 'pending' })).result as { items: { id: string; argsHash: string }[] }).items[0]!;
+    const approved = (await op.call('approvals.approve', { id: item.id, argsHash: item.argsHash, scope: 'session', sessionMinutes: 60 })) as { ok: boolean; result: { grant: { id: string } } };
+    expect(approved.ok).toBe(true);
+    expect(decision(await granted)).toMatchObject({ permissionDecision: 'allow' });
+    const grantId = approved.result.grant.id;
+
+    // Three calls left waiting in the inbox.
+    const three = pendingCount(3);
+    const waiting = ['w1', 'w2', 'w3'].map((s) => post(info.hookUrl, info.agentToken, hookBody(s, `touch ${s}.txt`)));
+    await three;
+
+    // Load: 12 agents calling the agent API without pause (each call denied by a locked rule, so
+    // nothing runs); every answer that arrives is an acknowledged call.
+    const acknowledged: string[] = [];
+    let stop = false;
+    let enough!: () => void;
+    const reached = new Promise<void>((resolve) => (enough = resolve));
+    const agents = Array.from({ length: 12 }, async (_, i) => {
+      while (!stop) {
+        const a = await post(new URL('/agent/v1/calls', info.url).href, info.agentToken, { agent: `load${i}`, session: `s${i}`, tool: 'shell', arguments: { command: 'cat ~/.ssh/id_rsa' } });
+        if ('error' in a) return;
+        if (a.status === 200 && typeof a.json.call === 'string') acknowledged.push(a.json.call);
+        if (acknowledged.length >= 300) enough();
+      }
+    });
+    // Killed in the middle of it, once a few hundred calls have been answered.
+    await reached;
+    serve.child.kill('SIGKILL');
+    stop = true;
+    await serve.exited;
+    await Promise.all(agents);
+    for (const w of await Promise.all(waiting)) expect(w).toHaveProperty('error');
+    ws.ws.terminate();
+
+    // Restart on the same data folder.
+    const r = await start({ home });
+    const db = r.host.audit.db;
+    const ofType = (type: string) => new Set((db.prepare('SELECT payload FROM events WHERE type = ?').all(type) as { payload: string }[]).map((row) => (JSON.parse(row.payload) as { call: string }).call));
+    const decided = ofType('call.decided');
+    const results = ofType('call.result');
+    const lost = acknowledged.filter((id) => !decided.has(id) || !results.has(id));
+    expect(acknowledged.length).toBeGreaterThanOrEqual(300);
+    expect(lost).toEqual([]);
+    // The chain verifies, across the kill.
+    expect(r.host.audit.verify()).toMatchObject({ ok: true, firstBad: null });
+    expect(r.host.chainState()).toMatchObject({ state: 'verified' });
+    // The three waiting calls are closed, once each, as abandoned by a host that stopped unexpectedly.
+    const abandoned = events(r, 'call.abandoned').map((e) => e.payload as { reason: string; answered: boolean; session: string });
+    expect(abandoned.map((a) => a.reason)).toEqual(['host stopped unexpectedly', 'host stopped unexpectedly', 'host stopped unexpectedly']);
+    expect(r.host.approvals.list({ state: 'pending' })).toHaveLength(0);
+    // The grant is back, and lets its call through again without asking.
+    expect(events(r, 'grant.restored').map((e) => (e.payload as { id: string }).id)).toEqual([grantId]);
+    const again = await post(r.net.hookUrl, r.net.agentToken, hookBody('grant-s', 'touch granted.txt'));
+    expect(decision(again)).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: expect.stringContaining(grantId) });
   });
 });
