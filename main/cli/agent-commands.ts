@@ -19,12 +19,13 @@ import { HOOK_COMMAND_TIMEOUT_S } from '../gateway/hook-answer.js';
 export function addAgentCommands(cli: Command): void {
   cli
     .command('mcp')
-    .description('MCP server on stdin/stdout for agents that launch a command; relays to the running Gatehouse.')
+    .description('MCP server on stdin/stdout for agents that launch a command; relays to the running Gatehouse. Calls run in the folder it is started in (unless the client gives MCP roots); it ends its session when stdin closes.')
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')
     .addHelpText('after', examplesHelp([
       ['the server entry in an MCP client\'s configuration', '{"command": "gatehouse", "args": ["mcp"]}'],
       ['relay to the Gatehouse serving another data folder', '{"command": "gatehouse", "args": ["mcp", "--home", "/srv/gatehouse"]}'],
+      ['in Codex\'s ~/.codex/config.toml (Settings → Write it for Codex writes it)', '[mcp_servers.gatehouse]\n  command = "gatehouse"\n  args = ["mcp"]\n  default_tools_approval_mode = "approve"\n  tool_timeout_sec = 635'],
     ]))
     .action(async (o: { home?: string; agentTokenFile?: string }) => {
       await runMcpBridge(o.home ?? defaultHome(), o.agentTokenFile);
