@@ -430,3 +430,67 @@ describe('history', () => {
     expect(time.armed).toBe(0);
   });
 });
+
+describe('lifecycle: the nearest deadline, agent gone, shutdown (fake time)', () => {
+  const req = (queue: ApprovalQueue, more: { callerWaitsMs?: number; deadlineReason?: string; expiresInMs?: number } = {}) =>
+    queue.request({ call: writeCall(`${HOME}/notes.txt`), extraction: x('write', [`${HOME}/notes.txt`]), askedBy, reason: 'supervised: writes ask', ...more });
+
+  it("a caller that waits less than the expiry sets the deadline, says whose it is, and its item closes then as gone (not expired)", async () => {
+    const { queue, time, events } = setup();
+    const { id, decision } = req(queue, { callerWaitsMs: 55_000, deadlineReason: "the hook's own timeout" });
+    const item = queue.get(id)!;
+    expect(item).toMatchObject({ deadline: item.requestedAt + 55_000, expiresAt: item.requestedAt + 55_000, deadlineReason: "the hook's own timeout" });
+    expect(events.at(-1)).toMatchObject({ type: 'approval.requested', payload: { deadline: item.deadline, deadlineReason: "the hook's own timeout" } });
+    time.advance(54_999);
+    expect(queue.get(id)!.state).toBe('pending');
+    time.advance(1);
+    expect(await decision).toMatchObject({ state: 'gone', decider: { kind: 'error', message: expect.stringMatching(/^agent gone: the hook's own timeout ends at/) } });
+    expect(events.at(-1)).toMatchObject({ type: 'approval.withdrawn', payload: { id, state: 'gone' } });
+    expect(opError(() => queue.approve(id, { operator: 'alice', argsHash: item.argsHash, scope: 'once' })).message).toMatch(/cannot be approved: its agent is gone/);
+    expect(opError(() => queue.deny(id, { operator: 'alice', reason: 'late' })).message).toMatch(/cannot be denied: its agent is gone/);
+  });
+
+  it('a caller that waits longer than the expiry changes nothing: the expiry is the deadline and it expires as before', async () => {
+    const { queue, time } = setup();
+    const { id, decision } = req(queue, { callerWaitsMs: 60 * MIN, deadlineReason: 'patient' });
+    expect(queue.get(id)).toMatchObject({ deadlineReason: 'approval expiry' });
+    expect(queue.get(id)!.deadline - queue.get(id)!.requestedAt).toBe(10 * MIN);
+    time.advance(10 * MIN);
+    expect(await decision).toMatchObject({ state: 'expired' });
+  });
+
+  it('a caller deadline that is not a positive number is refused, naming the field', () => {
+    const { queue } = setup();
+    expect(opError(() => req(queue, { callerWaitsMs: 0 })).message).toMatch(/callerWaitsMs must be a positive number of milliseconds/);
+    expect(opError(() => req(queue, { callerWaitsMs: Number.NaN })).message).toMatch(/callerWaitsMs/);
+    expect(queue.pendingSize()).toBe(0);
+  });
+
+  it('withdraw closes a pending item as gone once; a decided item stays as it was', async () => {
+    const { queue, events } = setup();
+    const a = req(queue);
+    const b = req(queue);
+    queue.deny(b.id, { operator: 'alice', reason: 'no' });
+    expect(queue.withdraw(a.id, 'the user pressed Esc')).toBe(true);
+    expect(queue.withdraw(a.id, 'again')).toBe(false);
+    expect(queue.withdraw(b.id, 'late')).toBe(false);
+    expect(await a.decision).toMatchObject({ state: 'gone', reason: expect.stringContaining('the user pressed Esc') });
+    expect(queue.get(b.id)!.state).toBe('denied');
+    expect(events.filter((e) => e.type === 'approval.withdrawn')).toHaveLength(1);
+  });
+
+  it('abandonPending denies every waiting call with "Gatehouse is shutting down" and records call.abandoned (answered)', async () => {
+    const { queue, events, changes } = setup();
+    const a = req(queue);
+    const b = req(queue);
+    const before = changes();
+    expect(queue.abandonPending('host shut down')).toBe(2);
+    expect(changes()).toBe(before + 1);
+    for (const p of [a.decision, b.decision]) expect(await p).toMatchObject({ state: 'denied', decider: { kind: 'error', message: 'Gatehouse is shutting down' } });
+    expect(events.filter((e) => e.type === 'call.abandoned').map((e) => e.payload)).toEqual([
+      expect.objectContaining({ approval: a.id, reason: 'host shut down', answered: true }),
+      expect.objectContaining({ approval: b.id, reason: 'host shut down', answered: true }),
+    ]);
+    expect(queue.abandonPending('host shut down')).toBe(0);
+  });
+});
