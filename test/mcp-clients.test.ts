@@ -73,9 +73,9 @@ async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWo
   return r;
 }
 
-async function mcpClient(r: Running, name = 'test-agent', roots?: string): Promise<Client> {
+async function mcpClient(r: Running, name = 'test-agent', roots?: string | (() => string)): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(roots).href, name: 'project' }] }));
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(typeof roots === 'string' ? roots : roots()).href, name: 'project' }] }));
   await client.connect(new StreamableHTTPClientTransport(new URL(r.net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${r.net.agentToken}` } } }));
   return client;
 }
@@ -237,6 +237,17 @@ describe("the agent's working folder (item 11)", () => {
     const call = (res._meta as { gatehouse: { call: string } }).gatehouse.call;
     expect(events(r, 'call.received').find((e) => e.payload.call === call)!.payload.cwd).toBe(project);
     expect(events(r, 'call.extracted').find((e) => e.payload.call === call)!.payload.paths).toContain(join(project, 'notes.txt'));
+    await client.close();
+  });
+
+  it('roots/list_changed: the next call runs in the new root', async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
+    let root = realpathSync(tempDir('gatehouse-root-a-'));
+    const client = await mcpClient(r, 'roots-agent', () => root);
+    expect(text((await client.callTool({ name: 'shell', arguments: { command: 'pwd' } })) as CallToolResult)).toContain(root);
+    root = realpathSync(tempDir('gatehouse-root-b-'));
+    await client.sendRootsListChanged();
+    expect(text((await client.callTool({ name: 'shell', arguments: { command: 'pwd' } })) as CallToolResult)).toContain(root);
     await client.close();
   });
 
