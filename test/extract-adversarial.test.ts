@@ -510,6 +510,16 @@ describe('the security corpus misses in the shell judge', () => {
     "tclsh <<< 'exec id'",
     'wget -e use_proxy=yes -e http_proxy=127.0.0.1:7411 http://1.1.1.1/',
     'http_proxy=127.0.0.1:7411 curl http://1.1.1.1/',
+    'cd "$(dirname ~/.ssh/id_rsa)"; cat id_rsa',
+    'OLDPWD=~/.ssh; cd - && cat id_rsa',
+    "npm exec -c 'cat ~/.ssh/id_rsa'",
+    'yarn exec cat ~/.ssh/id_rsa',
+    'pnpm exec cat ~/.aws/credentials',
+    "parallel ::: 'cat ~/.ssh/id_rsa'",
+    'git -c diff.external=id diff',
+    'gh auth token',
+    'az account get-access-token',
+    'aws sts get-session-token',
   ])('%s is never allowed', (cmd) => {
     const ex = bash(cmd);
     expect(verdicts(ex)).not.toContain('allow');

@@ -1503,7 +1503,7 @@ const GIT_NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'sub
 const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'reflog', 'cat-file', 'ls-tree', 'rev-list', 'whatchanged', 'version', 'help']);
 
 /** `git -c KEY=VALUE` keys whose value is a command git runs (or a path to code it loads). */
-const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\..*\.(command|textconv)|filter\.|merge\..*\.driver|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
+const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\.|filter\.|merge\.|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
 
 function git(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
@@ -1610,11 +1610,31 @@ function git(args: EW[], env: Env, c: Ctx): void {
 }
 
 function pkgManager(netSubs: string[]): Handler {
-  return (args, _env, c) => {
-    const sub = args.find((a) => !a.t.startsWith('-'))?.t ?? '';
+  return (args, env, c, feed) => {
+    const i = args.findIndex((a) => !a.t.startsWith('-'));
+    const sub = args[i]?.t ?? '';
     if (netSubs.includes(sub)) {
       c.col.op('network');
       c.col.op('write');
+    }
+    // `npm exec -c CMD`, `npm exec -- CMD`, `yarn exec CMD`, `pnpm exec CMD`: a command to judge.
+    if (sub === 'exec' || sub === 'x' || sub === 'dlx') {
+      const rest = args.slice(i + 1);
+      for (let k = 0; k < rest.length; k++) {
+        const t = (rest[k] as EW).t;
+        const v = t === '-c' || t === '--call' ? rest[++k] : t.startsWith('--call=') ? literalEW(t.slice(7)) : undefined;
+        if (v) {
+          if (!v.known) c.col.evasive(`${sub} -c on a computed string`);
+          else if (env.depth < MAX_DEPTH) nested(v.t, env, c);
+          return;
+        }
+        if (t === '--') return runRest(rest.slice(k + 1), env, c, feed);
+        if (t.startsWith('-')) {
+          if (/^--(package|workspace|filter|shell)$/.test(t) || t === '-p' || t === '-w') k++;
+          continue;
+        }
+        return runRest(rest.slice(k), env, c, feed);
+      }
     }
   };
 }
@@ -1622,12 +1642,22 @@ function pkgManager(netSubs: string[]): Handler {
 function cd(args: EW[], env: Env, c: Ctx): void {
   const p = parseArgs(args);
   const d = p.pos[0];
-  if (!d) {
-    env.cwd = c.home;
+  const old = env.cwd;
+  if (!d) env.cwd = c.home;
+  else if (d.known && d.t === '-') {
+    // `cd -` goes to $OLDPWD, which the command may have set itself.
+    const back = lookup('OLDPWD', env, c);
+    if (back === undefined) {
+      c.col.evasive('cd - to a folder the judge does not know');
+      return;
+    }
+    env.cwd = c.col.shellPath(back, false, env.cwd) ?? env.cwd;
+  } else if (!d.known) {
+    // Relative paths after it are relative to a folder chosen at run time.
+    c.col.evasive(d.subst ? 'cd to a folder computed by command substitution' : 'cd to a folder the judge cannot evaluate');
     return;
-  }
-  if (!d.known || d.t === '-') return;
-  env.cwd = c.col.shellPath(d.t, d.tilde, env.cwd) ?? env.cwd;
+  } else env.cwd = c.col.shellPath(d.t, d.tilde, env.cwd) ?? env.cwd;
+  env.vars.set('OLDPWD', old);
 }
 
 function source(args: EW[], env: Env, c: Ctx): void {
@@ -1868,6 +1898,11 @@ function parallel(args: EW[], env: Env, c: Ctx): void {
   const cmd = (sep < 0 ? args : args.slice(0, sep)).filter((a) => !a.t.startsWith('-'));
   if (sep < 0 || args[sep]?.t !== ':::') c.col.evasive('parallel runs commands on names it reads from its input or a file');
   if (cmd.length) run([...cmd, ...(sep < 0 ? [] : args.slice(sep + 1).filter((a) => !a.t.startsWith(':::')))], env, c, { upstream: null, redirects: [] });
+  else if (sep >= 0) {
+    // No command: each argument is a shell command of its own.
+    c.col.evasive('parallel runs each argument as a shell command');
+    for (const a of args.slice(sep + 1, sep + 65)) if (a.known && !a.t.startsWith(':::') && env.depth < MAX_DEPTH) nested(a.t, env, c);
+  }
 }
 
 /** zip ARCHIVE FILE…: `-r` walks folders, `-TT`/`--unzip-command` runs a program, `-@` reads names. */
@@ -2118,7 +2153,9 @@ function container(netSubs: string[]): Handler {
 
 /** Programs that read a protected store without naming it (`aws configure get`, `pass show`). */
 const IMPLICIT: Record<string, (args: EW[]) => string | null> = {
-  aws: (a) => (a[0]?.t === 'configure' && /^(get|list|export-credentials)$/.test(a[1]?.t ?? '') ? '~/.aws' : null),
+  aws: (a) => ((a[0]?.t === 'configure' && /^(get|list|export-credentials)$/.test(a[1]?.t ?? '')) || a[0]?.t === 'sts' || (a[0]?.t === 'ecr' && a[1]?.t === 'get-login-password') ? '~/.aws' : null),
+  az: (a) => (a[0]?.t === 'account' && /^get-access-token$/.test(a[1]?.t ?? '') ? '~/.azure' : null),
+  gh: (a) => (a[0]?.t === 'auth' && (a[1]?.t === 'token' || a.some((w) => w.t === '--show-token' || w.t === '-t')) ? '~/.config/gh' : null),
   gcloud: (a) => (a.some((w) => /^print-(access|identity)-token$|^config-helper$/.test(w.t)) ? '~/.config/gcloud' : null),
   kubectl: (a) => (a[0]?.t === 'config' && a[1]?.t === 'view' && a.some((w) => w.t === '--raw' || w.t === '--flatten') ? '~/.kube' : null),
   pass: (a) => (a[0]?.t !== 'init' && a[0]?.t !== 'version' && a[0]?.t !== 'help' ? '~/.password-store' : null),
@@ -2128,10 +2165,12 @@ const IMPLICIT: Record<string, (args: EW[]) => string | null> = {
 
 function implicitRead(name: string): Handler {
   return (args, env, c) => {
-    const tree = IMPLICIT[name]?.(args.filter((a) => !a.t.startsWith('-') || a.t === '--raw' || a.t === '--flatten'));
+    const tree = IMPLICIT[name]?.(args.filter((a) => !a.t.startsWith('-') || a.t === '--raw' || a.t === '--flatten' || a.t === '--show-token' || a.t === '-t'));
     if (tree) {
       c.col.op('read');
       c.col.recursivePath(tree, env.cwd);
+      // A token printed is a credential handed out, whether or not a rule protects where it lives.
+      c.col.evasive(`${name} hands out a stored credential`);
     }
     unknownProgram(args, env, c);
   };
@@ -2333,7 +2372,7 @@ const HANDLERS: Record<string, Handler> = {
   'apt-get': pkgManager(['install', 'update', 'upgrade', 'download', 'source', 'dist-upgrade']), apt: pkgManager(['install', 'update', 'upgrade']),
   brew: pkgManager(['install', 'update', 'upgrade', 'tap', 'fetch']), gem: pkgManager(['install', 'update', 'fetch']), cargo: pkgManager(['install', 'add', 'fetch', 'update', 'publish']),
   docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
-  aws: implicitRead('aws'), gcloud: implicitRead('gcloud'), kubectl: implicitRead('kubectl'), pass: implicitRead('pass'), gopass: implicitRead('gopass'),
+  aws: implicitRead('aws'), az: implicitRead('az'), gh: implicitRead('gh'), gcloud: implicitRead('gcloud'), kubectl: implicitRead('kubectl'), pass: implicitRead('pass'), gopass: implicitRead('gopass'),
   'secret-tool': implicitRead('secret-tool'),
   cd, pushd: cd, source, '.': source, eval: evalCmd,
   sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,
