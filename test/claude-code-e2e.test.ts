@@ -1,0 +1,142 @@
+// End to end with the real Claude Code CLI (@anthropic-ai/claude-code, a devDependency): inside a
+// network namespace with only loopback, so nothing can leave the machine, a scripted mock of the
+// Messages API asks for one Bash call per scenario; a real Gatehouse host supervises it through
+// the hook settings its own "write it for me" wrote; Claude Code runs in -p mode. The work inside
+// the namespace is test/support/claude-e2e-runner.mjs; this file checks what it saw, the marker
+// files the Bash calls would make, and the host's audit log.
+import { spawnSync, spawn } from 'node:child_process';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from './support/cli.js';
+import { tempDir } from './support/temp.js';
+
+/** The native binary: the package's bin/claude.exe once its install script ran, else the platform package's own. */
+function claudeBinary(): string | null {
+  const require = createRequire(import.meta.url);
+  const candidates: string[] = [];
+  try {
+    candidates.push(join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe'));
+  } catch {
+    // not installed
+  }
+  try {
+    candidates.push(join(dirname(require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude'));
+  } catch {
+    // no platform package
+  }
+  for (const c of candidates) {
+    // The placeholder left when the install script did not run is small; the real binary is not.
+    if (existsSync(c) && statSync(c).size > 1 << 20 && spawnSync(c, ['--version'], { timeout: 20_000 }).status === 0) return c;
+  }
+  return null;
+}
+
+/** How to enter a network namespace with only loopback here, or why it cannot be done. */
+function namespaceCommand(): { argv: string[] } | { why: string } {
+  if (process.platform !== 'linux') return { why: 'network namespaces are Linux only' };
+  const ip = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].find((p) => existsSync(p));
+  if (!ip) return { why: 'the ip command (iproute2) is not installed' };
+  const asRoot = process.getuid?.() === 0 ? ['unshare', '-n'] : ['unshare', '--net', '--map-root-user'];
+  const probe = spawnSync(asRoot[0]!, [...asRoot.slice(1), 'sh', '-c', `${ip} link set lo up`], { timeout: 10_000 });
+  if (probe.status !== 0) return { why: `${asRoot.join(' ')} failed: ${String(probe.stderr).trim() || `exit ${probe.status}`}` };
+  return { argv: [...asRoot, 'sh', '-c', `${ip} link set lo up && exec "$0" "$@"`, process.execPath] };
+}
+
+interface Scenario {
+  name: string;
+  ms: number;
+  marker: boolean;
+  code: number | null;
+  result: string | null;
+  denials: { tool_name: string }[] | null;
+  stderr: string;
+}
+
+describe('the real Claude Code CLI, supervised through the hooks Gatehouse writes', () => {
+  it('denied, deferred, allowed, waiting for an operator, wrong token and stopped host: what ran and what did not', async (ctx) => {
+    const claude = claudeBinary();
+    const ns = namespaceCommand();
+    if (!claude || 'why' in ns) {
+      const why = !claude ? 'the Claude Code CLI is not installed (npm install: @anthropic-ai/claude-code)' : (ns as { why: string }).why;
+      console.log(`claude-code-e2e skipped: ${why}`);
+      ctx.skip(why);
+      return;
+    }
+    const root = tempDir('gatehouse-claude-e2e-');
+    const config = join(root, 'config.json');
+    writeFileSync(config, JSON.stringify({ root, cli: cliPath, claude }));
+    const [cmd, ...args] = ns.argv;
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(cmd!, [...args, join(repoRoot, 'test', 'support', 'claude-e2e-runner.mjs'), config], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string };
+    const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
+    const marker = (name: string) => existsSync(join(root, `marker-${name}`));
+
+    // What "write it for me" wrote, and Claude Code used: absolute paths, fail-closed, explicit timeouts, reports.
+    expect(Object.keys(report.written.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(report.written.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 600, command: expect.stringMatching(/^\S+ \S+gatehouse\.js hook .*--timeout 590 \|\| \{ .*exit 2; \}$/) });
+    // Claude Code streamed its requests to the mock; nothing else was reachable.
+    expect(report.streamed).toBeGreaterThan(0);
+
+    // Denied by a built-in rule: the command did not run; the reason reached the model word for word.
+    expect(s.deny!.marker).toBe(false);
+    expect(marker('deny')).toBe(false);
+    expect(s.deny!.result).toContain('builtin.credentials.ssh');
+
+    // Autonomy alone: no decision, so Claude Code's own permission flow applied and, in -p, refused it.
+    expect(s.defer!.marker).toBe(false);
+    expect(s.defer!.result).toMatch(/needs approval|requires approval|permission/i);
+    expect(s.defer!.result).not.toContain('Gatehouse');
+
+    // Allowed: it ran, and its PostToolUse report is in the audit log against its call.
+    expect(s.allow!.marker).toBe(true);
+    expect(s.allow!.result).toContain('made-it');
+
+    // Headless wait: the call waited in the inbox, the operator approved over the API, it ran.
+    expect(s.wait!.marker).toBe(true);
+
+    // Fail closed in the command form: a wrong token and a stopped host.
+    expect(s['wrong-token']!.marker).toBe(false);
+    expect(s['wrong-token']!.result).toContain('agent token');
+    expect(s.stopped!.marker).toBe(false);
+    expect(s.stopped!.result).toContain('Gatehouse is not running');
+
+    // The audit log, read after the host stopped.
+    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
+    try {
+      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+      const decided = rows('call.decided');
+      const outcomes = rows('call.outcome');
+      // deny, defer (autonomy allow), allow, wait (asked, then the operator's allow), wrong token (refused before any call).
+      expect(decided.map((d) => [d.decision, (d.decider as { kind: string }).kind])).toEqual([
+        ['deny', 'rule'],
+        ['allow', 'autonomy'],
+        ['allow', 'autonomy'],
+        ['allow', 'operator'],
+      ]);
+      expect(rows('call.result').every((r) => r.ranBy === 'agent' && r.executed === false)).toBe(true);
+      // Exactly the two calls that ran reported back, each matched to its PreToolUse call.
+      expect(outcomes).toHaveLength(2);
+      expect(outcomes.map((o) => o.call)).toEqual([decided[2]!.call, decided[3]!.call]);
+      expect(outcomes[0]).toMatchObject({ outcome: 'executed', tool: 'Bash', decision: 'allow', summary: expect.stringContaining('made-it') });
+      expect(outcomes.every((o) => typeof o.toolUseId === 'string' && String(o.session).startsWith('default/'))).toBe(true);
+      const requested = rows('approval.requested');
+      expect(requested).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+    // Whole run (six Claude Code sessions) well under two minutes.
+    expect(report.scenarios.reduce((t, x) => t + x.ms, 0)).toBeLessThan(120_000);
+  }, 180_000);
+});
