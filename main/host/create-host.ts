@@ -372,6 +372,8 @@ export function createHost(opts: HostOptions): Host {
     sandboxFor: planFor,
     // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
     policy: { evaluateAsync: (x, call) => policy.evaluateAsync(x, call) },
+    // WebAssembly plugins run in a child process inside the same sandbox as process plugins.
+    wasmIsolation: { detection: sandbox },
     record: (type, actor, payload) => {
       audit.append({ type, actor, payload });
       if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
