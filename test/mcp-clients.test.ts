@@ -305,12 +305,14 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     const ac = new AbortController();
     const call = client.callTool({ name: 'shell', arguments: { command: `touch ${marker}` } }, undefined, { signal: ac.signal }).catch((e: unknown) => e);
     const item = await nextPending(r);
-    ac.abort('the user pressed Esc');
+    ac.abort('the user pressed Esc\u202e');
     const closed = await whenApprovals(r, () => {
       const i = r.host.approvals.get(item.id);
       return i && i.state !== 'pending' ? i : null;
     });
     expect(closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', decider: { kind: 'error', message: expect.stringMatching(/^agent gone/) } } });
+    // The client's reason is kept, bounded and with its bidi character replaced.
+    expect(closed.outcome!.reason).toContain('the MCP client cancelled the call (the user pressed Esc?)');
     expect(r.host.approvals.list({ state: 'pending' })).toHaveLength(0);
     expect(() => r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' })).toThrow(/cannot be approved/);
     await call;

@@ -251,7 +251,7 @@ export class McpGateway {
             source: 'mcp',
           },
           {
-            signal: extra.signal,
+            signal: withdrawSignal(extra.signal),
             ...deadlineOption(client?.name, token !== undefined, this.deps.clientTimeouts?.() ?? {}),
             onWaiting: (w) => {
               const text = `Waiting for an operator to approve in Gatehouse (approval ${w.approval}; asked by ${describeDecider(w.askedBy)}: ${w.reason})`;
@@ -320,6 +320,23 @@ export function toolResult(r: GatewayResult): CallToolResult {
   else if (r.decision === 'ask') text = `Gatehouse: an operator must approve this call (${by}): ${r.reason}`;
   else text = `Gatehouse denied this call. Decided by ${by}. Reason: ${r.reason}`;
   return { content: [{ type: 'text', text }], isError: true, _meta: meta };
+}
+
+/**
+ * The signal the pipeline withdraws a waiting approval on, with a reason fit for the inbox and
+ * the audit log: a cancel's reason is the client's text, so it is bounded and its control, bidi
+ * and zero-width characters are replaced.
+ */
+function withdrawSignal(signal: AbortSignal): AbortSignal {
+  const ac = new AbortController();
+  const forward = () => {
+    const r: unknown = signal.reason;
+    const text = typeof r === 'string' && r.trim() !== '' ? r.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '?').slice(0, 200) : null;
+    ac.abort(text ? `the MCP client cancelled the call (${text})` : 'the MCP client cancelled the call or its session ended');
+  };
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
+  return ac.signal;
 }
 
 /** The pipeline's per-call deadline for this client, with the words the inbox shows beside its countdown. */
