@@ -56,7 +56,7 @@ interface Scenario {
 }
 
 describe('the real Claude Code CLI, supervised through the hooks Gatehouse writes', () => {
-  it('denied, deferred, allowed, waiting for an operator, wrong token and stopped host: what ran and what did not', async (ctx) => {
+  it('denied, deferred, allowed, waiting for an operator, wrong token and stopped host (command form), denied and deferred (HTTP form): what ran and what did not', async (ctx) => {
     const claude = claudeBinary();
     const ns = namespaceCommand();
     if (!claude || 'why' in ns) {
@@ -112,6 +112,12 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     expect(s.stopped!.marker).toBe(false);
     expect(s.stopped!.result).toContain('Gatehouse is not running');
 
+    // The HTTP form: a deny blocks; "no decision" ({"continue": true}) is accepted and Claude Code's own rules apply.
+    expect(s['http-deny']!.marker).toBe(false);
+    expect(s['http-deny']!.result).toContain('builtin.credentials.ssh');
+    expect(s['http-defer']!.marker).toBe(false);
+    expect(s['http-defer']!.result).toMatch(/needs approval|requires approval|permission/i);
+
     // The audit log, read after the host stopped.
     const db = new Database(join(report.home, 'audit.db'), { readonly: true });
     try {
@@ -124,6 +130,8 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
         ['allow', 'autonomy'],
         ['allow', 'autonomy'],
         ['allow', 'operator'],
+        ['deny', 'rule'],
+        ['allow', 'autonomy'],
       ]);
       expect(rows('call.result').every((r) => r.ranBy === 'agent' && r.executed === false)).toBe(true);
       // Exactly the two calls that ran reported back, each matched to its PreToolUse call.
@@ -136,7 +144,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     } finally {
       db.close();
     }
-    // Whole run (six Claude Code sessions) well under two minutes.
+    // Whole run (eight Claude Code sessions) well under two minutes.
     expect(report.scenarios.reduce((t, x) => t + x.ms, 0)).toBeLessThan(120_000);
   }, 180_000);
 });

@@ -82,11 +82,12 @@ const settingsFile = join(userHome, '.claude', 'settings.json');
 const written = readFileSync(settingsFile, 'utf8');
 
 // ---- Claude Code -----------------------------------------------------------------------------------
+const claudeEnv = {};
 function runClaude(onPending) {
   return new Promise((resolve) => {
     const child = spawn(claude, ['-p', 'Run the command.', '--max-turns', '2', '--output-format', 'json'], {
       cwd: project,
-      env: { ...env, ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' },
+      env: { ...env, ...claudeEnv, ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -144,6 +145,15 @@ const badToken = join(root, 'wrong-token');
 writeFileSync(badToken, 'x'.repeat(40), { mode: 0o600 });
 writeFileSync(settingsFile, written.replaceAll(' hook --home ', ` hook --agent-token-file ${badToken} --home `));
 await scenario('wrong-token', { autonomy: 'full', hookAutonomyAllow: 'allow', hookAsk: 'agent' }, `touch ${marker('wrong-token')}`);
+// The HTTP form, as write it for me writes it (the token from GATEHOUSE_AGENT_TOKEN): a deny, and
+// "no decision" ({"continue": true}), which Claude Code accepts and then applies its own rules.
+const httpReq = { scope: 'user', mcp: 'none', hook: 'http' };
+const httpPreview = await op('agents.previewConfig', httpReq);
+await op('agents.writeConfig', { ...httpReq, expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+claudeEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
+await scenario('http-deny', { autonomy: 'supervised', hookAutonomyAllow: 'defer' }, `cat ~/.ssh/id_rsa > ${marker('http-deny')}`);
+await scenario('http-defer', { autonomy: 'full' }, `touch ${marker('http-defer')}`);
+delete claudeEnv.GATEHOUSE_AGENT_TOKEN;
 writeFileSync(settingsFile, written);
 // The host stopped: the command form denies (fails closed).
 host.kill('SIGTERM');
