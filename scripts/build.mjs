@@ -40,6 +40,8 @@ const jobs = {
   // The worker threads of WebAssembly plugins (main/runner/wasm/worker-file.ts finds it next to the
   // bundle that starts it). ESM: binaryen, which it loads to meter modules, is ESM with top-level await.
   wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: 'out/main/wasm-worker.mjs', format: 'esm' }),
+  // The sandboxed child process that holds those workers (main/runner/wasm/wasm-host-process.ts).
+  wasmHost: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-host-process.ts'], outfile: 'out/main/wasm-host-process.mjs', format: 'esm' }),
   renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
 };
 

@@ -13,6 +13,7 @@ import { PluginMetrics } from '../main/runner/metrics.js';
 import { unsandboxedWrap } from '../main/runner/sandbox.js';
 import { loadManifest } from '../main/registry/manifest/load-manifest.js';
 import { PolicyStore } from '../main/policy/rules/store.js';
+import type { WasmPool } from '../main/runner/wasm/wasm-pool.js';
 import { fixtureWat, wasmPlugin, wat2wasm } from './support/wasm.js';
 
 const toml = (name: string, extra = '') => `name = "${name}"\ndescription = "A wasm test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n${extra}`;
@@ -190,7 +191,7 @@ describe('wasm plugins', () => {
       const r = await runner.call('slow', 'spin', {}, { actor: 'agent:test' });
       expect(r.failure).toBe('timeout');
       expect(r.error).toMatch(/ran past limits\.timeout_secs \(1 s\); its worker was terminated/);
-      expect(runner.wasm().pool.workerCount).toBe(0);
+      expect((runner.wasm().pool as WasmPool).workerCount).toBe(0);
       const again = await runner.call('slow', 'spin', {}, { actor: 'agent:test' });
       expect(again.failure).toBe('timeout');
     });

@@ -14,6 +14,7 @@ import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one
 import { runPtyTool } from './pty-tool.js';
 import { OperationError } from '../host/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
+import type { SandboxDetection } from './sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
 import { runWasmTool, WasmRuntime, type WasmFailure, type WasmRunInfo } from './wasm/wasm-tool.js';
@@ -40,6 +41,11 @@ export interface ToolRunnerDeps {
   policy?: HostPolicy;
   /** Where metered WebAssembly modules are kept (default: next to the run cache). */
   wasmCache?: string;
+  /**
+   * Runs WebAssembly calls in a child process inside this sandbox (bubblewrap where detected);
+   * without it they run in worker threads of this process.
+   */
+  wasmIsolation?: { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string };
 }
 
 export interface ToolCallOptions {
@@ -104,7 +110,7 @@ export class ToolRunner {
 
   /** The WebAssembly runtime (warm workers, metered modules), made on first use. */
   wasm(): WasmRuntime {
-    this.wasmRuntime ??= new WasmRuntime({ cacheDir: this.deps.wasmCache ?? join(this.runCache(), '..', 'wasm-cache') });
+    this.wasmRuntime ??= new WasmRuntime({ cacheDir: this.deps.wasmCache ?? join(this.runCache(), '..', 'wasm-cache'), ...(this.deps.wasmIsolation ? { isolation: this.deps.wasmIsolation } : {}) });
     return this.wasmRuntime;
   }
 

@@ -9,7 +9,15 @@ import type { RunFailure } from '../one-shot.js';
 import type { WasmFailure } from './engine.js';
 import { answerHostCall, type HostPolicy } from './host-functions.js';
 import { MeterCache } from './meter-cache.js';
-import { WasmPool } from './wasm-pool.js';
+import { WasmPool, type WasmCallResult, type WasmCallSpec } from './wasm-pool.js';
+import { WasmHostClient } from './wasm-host-client.js';
+import type { SandboxDetection } from '../sandbox.js';
+
+/** Where calls run: warm workers in this process, or the same pool in a sandboxed child process. */
+export interface WasmExecutor {
+  run(spec: WasmCallSpec): Promise<WasmCallResult>;
+  close(): Promise<void>;
+}
 
 export type { WasmFailure } from './engine.js';
 
@@ -22,10 +30,15 @@ export interface WasmRunInfo {
 
 export class WasmRuntime {
   readonly meter: MeterCache;
-  readonly pool: WasmPool;
-  constructor(opts: { cacheDir: string; maxWorkers?: number }) {
+  readonly pool: WasmExecutor;
+  /** The calls run in a child process inside bubblewrap. */
+  readonly sandboxed: boolean;
+  constructor(opts: { cacheDir: string; maxWorkers?: number; isolation?: { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string } }) {
     this.meter = new MeterCache(opts.cacheDir);
-    this.pool = new WasmPool(opts.maxWorkers !== undefined ? { maxWorkers: opts.maxWorkers } : {});
+    // With isolation the pool lives in a child process (inside bwrap where it exists), so a V8
+    // escape still lands in a sandbox; without it (tests of the engine), in this process.
+    this.pool = opts.isolation ? new WasmHostClient(opts.isolation) : new WasmPool(opts.maxWorkers !== undefined ? { maxWorkers: opts.maxWorkers } : {});
+    this.sandboxed = this.pool instanceof WasmHostClient && this.pool.sandboxed;
   }
   close(): Promise<void> {
     return this.pool.close();
@@ -84,7 +97,7 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   });
   const info: WasmRunInfo = { fuelUsed: r.fuelUsed, fuelLimit: w.limits.fuel, memoryBytes: r.memoryBytes, logs: r.logs };
   const stderr = r.logs.map((l) => `[${l.level}] ${l.line}`).join('\n');
-  const common = { stderr, durationMs: r.durationMs, sandboxed: false, pid: null, queuedMs: 0, wasm: info };
+  const common = { stderr, durationMs: r.durationMs, sandboxed: rt.sandboxed, pid: null, queuedMs: 0, wasm: info };
   const text = Buffer.from(r.output).toString('utf8');
   if (!r.ok) return { ok: false, failure: r.failure ?? 'trap', message: `${c.plugin}: ${r.error ?? 'the call failed'} (fuel used ${r.fuelUsed} of ${w.limits.fuel})`, exitCode: null, signal: null, stdout: text, ...common };
   // Extism kits often set plain text: a JSON object is the result, anything else is { text }.

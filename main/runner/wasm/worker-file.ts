@@ -6,21 +6,34 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const WORKER_NAME = 'wasm-worker.mjs';
-let workerPath: string | null = null;
+const found = new Map<string, string>();
 
+/** The worker thread's file (wasm-worker.ts). */
 export function wasmWorkerFile(): string {
-  if (workerPath) return workerPath;
+  // In the sandboxed child process the host names the file (the child's own bundle may have a
+  // hashed name with no sibling to find).
+  return process.env['GATEHOUSE_WASM_WORKER'] || entryFile('wasm-worker');
+}
+
+/** The child process's file (wasm-host-process.ts): the worker pool inside the sandbox. */
+export function wasmHostProcessFile(): string {
+  return entryFile('wasm-host-process');
+}
+
+function entryFile(name: string): string {
+  const known = found.get(name);
+  if (known) return known;
   const here = currentFile();
   const dir = dirname(here);
-  if (here.endsWith('.ts')) return (workerPath = buildFromSources(join(dir, 'wasm-worker.ts')));
-  for (const candidate of [join(dir, WORKER_NAME), join(dir, '..', 'main', WORKER_NAME)]) {
-    if (existsSync(candidate)) return (workerPath = candidate);
-  }
-  throw new Error(`the WebAssembly worker ${WORKER_NAME} is missing next to ${here}; run \`npm run build\``);
+  let file: string | undefined;
+  if (here.endsWith('.ts')) file = buildFromSources(join(dir, `${name}.ts`));
+  else file = [join(dir, `${name}.mjs`), join(dir, '..', 'main', `${name}.mjs`)].find((c) => existsSync(c));
+  if (!file) throw new Error(`the WebAssembly runner's ${name}.mjs is missing next to ${here}; run \`npm run build\``);
+  found.set(name, file);
+  return file;
 }
 
 function currentFile(): string {
@@ -38,7 +51,7 @@ function buildFromSources(entry: string): string {
   const r = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', write: false, logLevel: 'silent' });
   const file = r.outputFiles[0];
   if (!file) throw new Error('esbuild produced no WebAssembly worker');
-  const out = join(root, '.cache', 'gatehouse-wasm-worker', `worker-${createHash('sha256').update(file.contents).digest('hex').slice(0, 16)}.mjs`);
+  const out = join(root, '.cache', 'gatehouse-wasm-worker', `${basename(entry, '.ts')}-${createHash('sha256').update(file.contents).digest('hex').slice(0, 16)}.mjs`);
   if (!existsSync(out)) {
     mkdirSync(dirname(out), { recursive: true });
     const tmp = `${out}.${process.pid}.tmp`;

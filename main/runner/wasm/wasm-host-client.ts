@@ -1,0 +1,144 @@
+// The host's side of the sandboxed WebAssembly process (wasm-host-process.ts): starts it with
+// the sandbox plan's wrap (bubblewrap and the same limits as process plugins, with no CPU-time
+// and address-space rlimit: the process is long-lived, and V8 reserves large address ranges for
+// wasm memories), sends it calls, and answers its host functions. A process that dies ends
+// every call it was running with `crash`, and the next call starts a fresh one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
+import type { EngineResult } from './engine.js';
+import type { HostCallReply } from './extism-kernel.js';
+import type { HostProcessMessage, HostProcessRequest } from './wasm-host-process.js';
+import type { WasmCallResult, WasmCallSpec } from './wasm-pool.js';
+import { wasmHostProcessFile, wasmWorkerFile } from './worker-file.js';
+import { containWrap, type SandboxDetection } from '../sandbox.js';
+import type { WrappedCommand } from '../one-shot.js';
+
+export interface WasmHostOptions {
+  /** The host's sandbox detection: with bwrap, the process runs inside it. */
+  detection: SandboxDetection;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+interface Running {
+  resolve(r: WasmCallResult): void;
+  spec: WasmCallSpec;
+  started: number;
+}
+
+export class WasmHostClient {
+  private child: ChildProcess | null = null;
+  private wrapped: WrappedCommand | null = null;
+  private ready: Promise<void> | null = null;
+  private readonly running = new Map<number, Running>();
+  private nextId = 1;
+  private childPid: number | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: WasmHostOptions) {}
+
+  /** Whether the process runs inside bubblewrap. */
+  get sandboxed(): boolean {
+    return this.opts.detection.kind === 'bwrap';
+  }
+
+  /** The child process's pid (the bwrap or launcher process, whose group holds it), null when none runs. */
+  get pid(): number | null {
+    return this.childPid;
+  }
+
+  async run(spec: WasmCallSpec): Promise<WasmCallResult> {
+    await this.start();
+    const child = this.child!;
+    const id = this.nextId++;
+    const started = performance.now();
+    return new Promise((resolve) => {
+      this.running.set(id, { resolve, spec, started });
+      const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, bytes: spec.module.bytes }, call: spec.call, timeoutMs: spec.timeoutMs };
+      child.send(msg);
+    });
+  }
+
+  private start(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the WebAssembly runner is shut down'));
+    if (this.ready) return this.ready;
+    const hostFile = wasmHostProcessFile();
+    const workerFile = wasmWorkerFile();
+    const dirs = [...new Set([dirname(hostFile), dirname(workerFile)])];
+    const wrap = containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: dirs, write: [], hosts: [], readOnlyRoot: true } } : null, {
+      timeoutMs: 30_000,
+      limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity },
+      ...(this.opts.home ? { home: this.opts.home } : {}),
+      ...(this.opts.env ? { env: this.opts.env } : {}),
+    });
+    const w = wrap(process.execPath, [hostFile]);
+    this.wrapped = w;
+    const env: Record<string, string> = { GATEHOUSE_WASM_WORKER: workerFile, PATH: process.env['PATH'] ?? '/usr/bin:/bin' };
+    const child = spawn(w.command, w.args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env, detached: true });
+    this.child = child;
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-2000);
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      child.once('error', (err) => reject(new Error(`the WebAssembly process could not start: ${err.message}`)));
+      child.on('message', (m: HostProcessMessage) => {
+        if (m.type === 'ready') {
+          this.childPid = m.pid;
+          resolve();
+        } else if (m.type === 'host') this.answer(m.id, m.hostId, m.req);
+        else if (m.type === 'ran') {
+          const r = this.running.get(m.id);
+          this.running.delete(m.id);
+          r?.resolve(m.result);
+        }
+      });
+      child.once('exit', (code, signal) => {
+        const why = `the WebAssembly process ended (${signal ? `signal ${signal}` : `exit code ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(-300)}` : ''}`;
+        reject(new Error(why));
+        this.child = null;
+        this.ready = null;
+        this.childPid = null;
+        void this.wrapped?.kill?.();
+        for (const [id, r] of this.running) {
+          this.running.delete(id);
+          r.resolve({ ...crashed(`${why} before the call finished`), durationMs: performance.now() - r.started });
+        }
+      });
+    });
+    this.ready.catch(() => undefined);
+    return this.ready;
+  }
+
+  private answer(id: number, hostId: number, req: Parameters<WasmCallSpec['hostCall']>[0]): void {
+    const r = this.running.get(id);
+    const reply = (x: HostCallReply) => this.child?.connected && this.child.send({ type: 'host-reply', hostId, reply: x } satisfies HostProcessRequest);
+    if (!r) return void reply({ ok: false, error: 'no such call' });
+    void r.spec.hostCall(req).then(reply, (err: Error) => reply({ ok: false, error: err.message }));
+  }
+
+  /** Kills the process (and its process group): tests use it to kill a call mid-way. */
+  kill(): void {
+    const pid = this.child?.pid;
+    if (pid) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        this.child?.kill('SIGKILL');
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    this.kill();
+    await exited;
+  }
+}
+
+function crashed(error: string): EngineResult {
+  return { ok: false, output: new Uint8Array(0), error, failure: 'crash', fuelUsed: 0, logs: [], memoryBytes: 0 };
+}

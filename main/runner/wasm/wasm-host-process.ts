@@ -1,0 +1,52 @@
+// The child process that holds the WebAssembly worker pool, started by WasmHostProcess inside
+// the same bubblewrap sandbox and limits as process plugins: a V8 escape from a guest lands in
+// a sandbox with no network, no home and nothing writable but its private /tmp. It knows nothing
+// of policy: every host function goes back to the host over the IPC channel, which judges it.
+import { WasmPool } from './wasm-pool.js';
+import type { EngineCall } from './engine.js';
+import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
+
+export type HostProcessRequest =
+  | { type: 'run'; id: number; module: { hash: string; bytes: Uint8Array }; call: EngineCall; timeoutMs: number }
+  | { type: 'host-reply'; hostId: number; reply: HostCallReply };
+
+export type HostProcessMessage =
+  | { type: 'ready'; pid: number }
+  | { type: 'ran'; id: number; result: import('./wasm-pool.js').WasmCallResult }
+  | { type: 'host'; id: number; hostId: number; req: HostCallRequest };
+
+const pool = new WasmPool();
+const pending = new Map<number, (r: HostCallReply) => void>();
+let nextHostId = 1;
+
+function send(m: HostProcessMessage): void {
+  process.send?.(m);
+}
+
+process.on('message', (m: HostProcessRequest) => {
+  if (m.type === 'host-reply') {
+    pending.get(m.hostId)?.(m.reply);
+    pending.delete(m.hostId);
+    return;
+  }
+  void pool
+    .run({
+      module: m.module,
+      call: m.call,
+      timeoutMs: m.timeoutMs,
+      hostCall: (req) =>
+        new Promise<HostCallReply>((resolve) => {
+          const hostId = nextHostId++;
+          pending.set(hostId, resolve);
+          send({ type: 'host', id: m.id, hostId, req });
+        }),
+    })
+    .then((result) => send({ type: 'ran', id: m.id, result }));
+});
+
+// The host went away (its end of the channel closed): nothing is left running.
+process.on('disconnect', () => {
+  void pool.close().finally(() => process.exit(0));
+});
+
+send({ type: 'ready', pid: process.pid });
