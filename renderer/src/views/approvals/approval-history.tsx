@@ -5,6 +5,7 @@ import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { describeDecider } from '../../../../shared/decider.ts';
 import { formatDateTime, formatEventTime } from '../../lib/format.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
+import { hookOutcomeLabel, useHookOutcomes } from './hook-outcomes.ts';
 
 export const outcomeLabel: Record<'approved' | 'denied' | 'expired' | 'gone', string> = {
   approved: 'Approved',
@@ -14,6 +15,8 @@ export const outcomeLabel: Record<'approved' | 'denied' | 'expired' | 'gone', st
 };
 
 export function ApprovalHistory({ items, clockOffset }: { items: ApprovalItemView[]; clockOffset: number }) {
+  // Approved Claude Code hook calls: Claude Code ran them (or not) itself; its report says which.
+  const ran = useHookOutcomes(items);
   return (
     <section className="panel panel-table approval-history" aria-labelledby="approval-history-heading" data-testid="approval-history">
       <h2 id="approval-history-heading" className="panel-title">
@@ -53,6 +56,11 @@ export function ApprovalHistory({ items, clockOffset }: { items: ApprovalItemVie
                         {outcomeLabel[state]}
                         {state === 'approved' && i.scope && i.scope !== 'once' ? ` (${i.scope})` : ''}
                       </span>
+                      {ran.has(i.call.id) ? (
+                        <span className={`badge hook-outcome-${ran.get(i.call.id)}`} data-testid="history-ran" title="What Claude Code reported after running the call (PostToolUse)">
+                          {hookOutcomeLabel[ran.get(i.call.id)!]}
+                        </span>
+                      ) : null}
                     </td>
                     <td className="mono" title={safeTitle(i.call.tool)}>
                       <SafeText text={i.call.tool} />
