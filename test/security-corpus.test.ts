@@ -185,13 +185,15 @@ interface Answer {
  * is taken as it is, so the corpus still reads right if the host is ever run live.
  */
 function readAnswer(body: string): Answer {
-  let parsed: { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  let parsed: { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
   try {
     parsed = JSON.parse(body);
   } catch {
     return { decision: 'unreadable', reason: body.slice(0, 300) };
   }
   const out = parsed.hookSpecificOutput;
+  // Live, a call only autonomy allows gets no decision (Claude Code's own rules then apply).
+  if (!out && parsed.continue === true) return { decision: 'allow', reason: 'no decision: allowed by autonomy, left to Claude Code' };
   const reason = out?.permissionDecisionReason ?? '';
   if (/dry-run/.test(reason)) {
     if (/would have allowed/.test(reason)) return { decision: 'allow', reason };
