@@ -322,6 +322,30 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     await client.close();
   });
 
+  it("revoking the agent's token ends its MCP sessions and withdraws what they had waiting", async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const op = async (method: string, params: unknown) => {
+      const res = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
+      return JSON.parse(res.body) as { ok: boolean; result: { token: string } };
+    };
+    const { token } = (await op('agents.tokens.create', { name: 'ci-bot' })).result;
+    const client = new Client({ name: 'ci', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(r.net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const marker = join(realpathSync(tempDir('gatehouse-revoke-')), 'marker');
+    const call = client.callTool({ name: 'shell', arguments: { command: `touch ${marker}` } }).catch((e: unknown) => e);
+    const item = await nextPending(r);
+    expect(item.call.agent).toBe('ci-bot');
+    await op('agents.tokens.revoke', { name: 'ci-bot' });
+    const closed = await whenApprovals(r, () => {
+      const i = r.host.approvals.get(item.id);
+      return i && i.state !== 'pending' ? i : null;
+    });
+    expect(closed).toMatchObject({ state: 'gone', outcome: { decider: { kind: 'error', message: expect.stringMatching(/^agent gone/) } } });
+    await call;
+    expect(existsSync(marker)).toBe(false);
+    await client.close().catch(() => {});
+  });
+
   it('the stdio bridge ends its MCP session when its stdin closes: the waiting item is withdrawn, the call never runs', async () => {
     const r = await start({ settings: { mode: 'live' } });
     const dir = realpathSync(tempDir('gatehouse-bridge-end-'));
