@@ -720,6 +720,14 @@ export const methods = {
     request: z.object({ id: approvalId }).strict(),
     response: approvalItem,
   },
+  /**
+   * The file on disk a waiting Write/Edit/MultiEdit call would change, for a diff. Names the
+   * approval, never a path: the host reads only that call's own file_path, up to 512 KB, while it waits.
+   */
+  'approvals.fileBefore': {
+    request: z.object({ id: approvalId }).strict(),
+    response: z.object({ path: z.string(), exists: z.boolean(), size: z.number(), content: z.string().nullable(), note: z.string().nullable() }),
+  },
   /** The user rule an `always` approval would write, for the operator to read before saving. */
   'approvals.proposeRule': {
     request: z.object({ id: approvalId }).strict(),

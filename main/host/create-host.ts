@@ -33,6 +33,7 @@ import { homedir } from 'node:os';
 import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { proposeAlwaysRule } from '../approvals/always-rule.js';
+import { FileBeforeError, readFileBefore } from '../approvals/file-before.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
@@ -655,6 +656,14 @@ export function createHost(opts: HostOptions): Host {
       const item = approvals.get(id);
       if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
       return item;
+    },
+    'approvals.fileBefore': async ({ id }) => {
+      try {
+        return await readFileBefore(approvals.get(id), id);
+      } catch (err) {
+        if (err instanceof FileBeforeError) throw new OperationError(err.reason, err.message);
+        throw err;
+      }
     },
     'approvals.proposeRule': ({ id }, ctx) => {
       const item = approvals.get(id);
