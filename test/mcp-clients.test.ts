@@ -268,7 +268,7 @@ describe("the agent's working folder (item 11)", () => {
 });
 
 describe('client deadlines, cancellation and session end (item 9)', () => {
-  it("an approval never outlives the client's wait: 55 s without progress or for Codex, its configured timeout less 5 s", async () => {
+  it("an approval never outlives the client's wait: 55 s without progress, 295 s for Codex by default, its configured timeout less 5 s", async () => {
     const r = await start({ hello: true, settings: { mode: 'live' } });
     const span = (i: ApprovalItemView) => i.expiresAt - i.requestedAt;
     const ask = async (client: Client, progress: boolean) => {
@@ -289,8 +289,10 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     // Progress keeps it alive: the approval expiry setting (10 minutes) alone applies.
     expect(span(await ask(patient, true))).toBe(600_000);
     const codex = await mcpClient(r, 'codex-mcp-client');
-    // Codex gives up at tool_timeout_sec (60 s by default) even while progress arrives.
-    expect(span(await ask(codex, true))).toBe(55_000);
+    // Codex gives up at tool_timeout_sec (300 s by default) even while progress arrives.
+    const fromCodexDefault = await ask(codex, true);
+    expect(span(fromCodexDefault)).toBe(295_000);
+    expect(fromCodexDefault.deadlineReason).toBe("codex-mcp-client's tool timeout (300 s)");
     r.host.settings.update({ mcpClientTimeouts: { 'codex-mcp-client': 200 } }, 'operator:tester');
     const fromCodex = await ask(codex, true);
     expect(span(fromCodex)).toBe(195_000);

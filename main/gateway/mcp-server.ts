@@ -69,10 +69,16 @@ export interface McpGatewayDeps {
 export const AGENT_CWD_HEADER = 'gatehouse-agent-cwd';
 
 /**
- * Tool-call timeouts (seconds) of clients Gatehouse knows, by clientInfo.name. Codex gives up
- * after its `tool_timeout_sec` (60 s unless configured) even while progress arrives.
+ * Codex's `tool_timeout_sec` when its config.toml sets none (its MCP client's default, 300 s):
+ * a call ends at exactly that time however much progress arrives, then Codex sends
+ * notifications/cancelled and ends the session.
  */
-export const KNOWN_CLIENT_TIMEOUTS: Readonly<Record<string, number>> = Object.freeze({ 'codex-mcp-client': 60 });
+export const CODEX_DEFAULT_TOOL_TIMEOUT_S = 300;
+/**
+ * Tool-call timeouts (seconds) of clients Gatehouse knows, by clientInfo.name, used when the
+ * settings name no timeout for that client.
+ */
+export const KNOWN_CLIENT_TIMEOUTS: Readonly<Record<string, number>> = Object.freeze({ 'codex-mcp-client': CODEX_DEFAULT_TOOL_TIMEOUT_S });
 /** A client that sends no progress token cannot be kept waiting past its request timeout: the SDK's (and the Inspector's) is 60 s. */
 export const NO_PROGRESS_TIMEOUT_S = 60;
 /** Gatehouse answers this much before the client would give up. */
