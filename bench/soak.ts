@@ -25,7 +25,7 @@
 // operator decision the API acknowledged that the log does not hold.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -107,6 +107,10 @@ export interface SoakReport {
   operator: { approved: number; denied: number; refused: number };
   eventLoop: { p50Ms: number; p99Ms: number; maxMs: number } | null;
   rssMb: { start: number; end: number; peak: number };
+  /** The host's CPU time during the load, as a share of one core (100 = one core busy all the time). */
+  hostCpuPercent: number;
+  /** The machine's 1-minute load average at the end, and its cores: a loaded machine delays everything. */
+  machine: { loadAvg: number; cores: number };
   buckets: BucketRow[];
   audit: {
     events: number;
@@ -136,9 +140,20 @@ function rssMb(pid: number): number {
   return Math.round(Number(m[1]) / 102.4) / 10;
 }
 
+/** CPU seconds (user + system) the process has used so far, from /proc/PID/stat. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name. Linux counts in 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Starts `gatehouse serve` and resolves once serve.json describes it. */
 async function startHost(dir: string, env: NodeJS.ProcessEnv, ghHome: string, cwd: string, live: boolean): Promise<{ child: ChildProcess; info: ServeInfo; exited: Promise<number | null>; output: () => string }> {
-  const args = [cliPath, 'serve', '--home', ghHome, '--port', '0', '--autonomy', 'supervised', ...(live ? ['--live'] : [])];
+  // SOAK_HOST_NODE_ARGS: Node options for the host alone (e.g. --cpu-prof to see what holds its loop).
+  const nodeArgs = (process.env.SOAK_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...nodeArgs, cliPath, 'serve', '--home', ghHome, '--port', '0', '--autonomy', 'supervised', ...(live ? ['--live'] : [])];
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)));
@@ -369,6 +384,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     mcpClients.push(client);
   }
   const rssStart = rssMb(pid);
+  const cpuStart = cpuSeconds(pid);
   let rssPeak = rssStart;
   log(`soak: ${mcpAgents} MCP agents and ${hookAgents} hook agents connected; host pid ${pid}, RSS ${rssStart} MB; running ${opts.seconds} s`);
 
@@ -451,6 +467,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   await op.settle();
   const alive = host.child.exitCode === null && host.child.signalCode === null;
   const rssEnd = alive ? rssMb(pid) : NaN;
+  const cpuUsed = alive ? cpuSeconds(pid) - cpuStart : NaN;
   rssPeak = Math.max(rssPeak, rssEnd);
   const loop = await health();
   log(`soak: load done after ${elapsedSec.toFixed(1)} s; stopping the host`);
@@ -565,6 +582,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     operator: { approved: op.approved, denied: op.denied, refused: op.refused },
     eventLoop: loop ? { p50Ms: loop.sinceStart.p50Ms, p99Ms: loop.sinceStart.p99Ms, maxMs: loop.sinceStart.maxMs } : null,
     rssMb: { start: rssStart, end: rssEnd, peak: rssPeak },
+    hostCpuPercent: Math.round((cpuUsed / elapsedSec) * 100),
+    machine: { loadAvg: Math.round(loadavg()[0]! * 10) / 10, cores: availableParallelism() },
     buckets,
     audit: {
       events: eventCount,
@@ -597,6 +616,7 @@ export function formatReport(r: SoakReport): string {
     `operator              ${r.operator.approved} approved, ${r.operator.denied} denied, ${r.operator.refused} refused by the host`,
     `event-loop lag        ${r.eventLoop ? `p50 ${r.eventLoop.p50Ms} ms, p99 ${r.eventLoop.p99Ms} ms, max ${r.eventLoop.maxMs} ms (host, monitorEventLoopDelay, since start)` : 'not reported by the host'}`,
     `host RSS              start ${r.rssMb.start} MB, end ${r.rssMb.end} MB, peak ${r.rssMb.peak} MB`,
+    `host CPU              ${r.hostCpuPercent}% of one core during the load (machine: load average ${r.machine.loadAvg} on ${r.machine.cores} cores)`,
     `unexpected answers    ${r.unexpected.count}${r.unexpected.deniedButAllowed ? ` (${r.unexpected.deniedButAllowed} that should be denied were ALLOWED)` : ''}${r.unexpected.examples.length ? `: ${r.unexpected.examples.join('; ')}` : ''}`,
     '',
     'over time:',
