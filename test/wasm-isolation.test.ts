@@ -60,8 +60,8 @@ describe('wasm isolation', () => {
   it('killing the worker process mid-call ends the call with an error and leaves nothing running', async () => {
     const client = runner.wasm().pool as WasmHostClient;
     const call = runner.call('echo', 'spin', {}, { actor: 'agent:test' });
-    // The call is running once the process is up and has it: wait for the process to be there.
-    await expect.poll(() => liveWithArgv([process.execPath, wasmHostProcessFile()]).length, { timeout: 20_000, interval: 20 }).toBe(1);
+    // The call is running once the process is up (it said ready) and has been sent the call.
+    await expect.poll(() => client.inFlight, { timeout: 20_000, interval: 20 }).toBe(1);
     const group = (client as unknown as { child: { pid: number } | null }).child!.pid;
     client.kill();
     const r = await call;

@@ -41,31 +41,43 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
       if (logs.length < MAX_LOG_LINES) logs.push({ level, line: line.slice(0, 2000) });
     },
   });
-  const instance = new WebAssembly.Instance(module, kernel.imports());
-  const ex = instance.exports as Record<string, unknown>;
-  const fuel = ex[FUEL_GLOBAL] as WebAssembly.Global | undefined;
-  const oom = ex[OOM_GLOBAL] as WebAssembly.Global | undefined;
-  const memory = ex['memory'] as WebAssembly.Memory | undefined;
-  if (!fuel || !oom) throw new Error('the module was not metered (no fuel global); Gatehouse runs only modules it metered itself');
-  const fn = ex[call.export];
+  let instance: WebAssembly.Instance | null = null;
+  let fuel: WebAssembly.Global | undefined;
+  let oom: WebAssembly.Global | undefined;
+  let memory: WebAssembly.Memory | undefined;
+  // The fuel global starts at the call's limit (meter.ts): a start function burns from it too.
   const used = () => {
+    if (!fuel) return 0;
     const left = fuel.value as bigint;
     return left < 0n ? call.fuel : call.fuel - Number(left);
   };
   const end = (r: Omit<EngineResult, 'fuelUsed' | 'logs' | 'memoryBytes'>): EngineResult => ({ ...r, fuelUsed: used(), logs, memoryBytes: memory?.buffer.byteLength ?? 0 });
-  if (typeof fn !== 'function') return end({ ok: false, output: new Uint8Array(0), error: `the module exports no function ${call.export}`, failure: 'bad_output' });
-  fuel.value = BigInt(call.fuel);
-  let rc: unknown;
-  try {
-    // (For `_start`-style exports that take their input from the kernel: no arguments.)
-    rc = (fn as () => unknown)();
-  } catch (err) {
-    if ((fuel.value as bigint) < 0n) return end({ ok: false, output: new Uint8Array(0), error: `out of fuel: the call used all ${call.fuel} units of limits.fuel`, failure: 'fuel' });
-    if (oom.value === 1) return end({ ok: false, output: new Uint8Array(0), error: `out of memory: the module tried to grow its memory past limits.memory_mb (${call.memoryMb} MiB)`, failure: 'memory' });
+  const failed = (err: unknown): EngineResult => {
+    if (fuel && (fuel.value as bigint) < 0n) return end({ ok: false, output: new Uint8Array(0), error: `out of fuel: the call used all ${call.fuel} units of limits.fuel`, failure: 'fuel' });
+    if (oom && oom.value === 1) return end({ ok: false, output: new Uint8Array(0), error: `out of memory: the module tried to grow its memory past limits.memory_mb (${call.memoryMb} MiB)`, failure: 'memory' });
     if (err instanceof KernelLimit) return end({ ok: false, output: new Uint8Array(0), error: err.message, failure: err.failure === 'memory' ? 'memory' : 'bad_output' });
     if (err instanceof RangeError && /memory/i.test(err.message)) return end({ ok: false, output: new Uint8Array(0), error: `out of memory: ${err.message}`, failure: 'memory' });
     const what = err instanceof GuestAbort ? err.message : err instanceof WebAssembly.RuntimeError ? `the module trapped: ${err.message}` : `the call failed: ${(err as Error).message}`;
     return end({ ok: false, output: new Uint8Array(0), error: what, failure: 'trap' });
+  };
+  // A trap in the module's start function ends the call here; its globals are not reachable then.
+  try {
+    instance = new WebAssembly.Instance(module, kernel.imports());
+  } catch (err) {
+    return failed(err);
+  }
+  const ex = instance.exports as Record<string, unknown>;
+  fuel = ex[FUEL_GLOBAL] as WebAssembly.Global | undefined;
+  oom = ex[OOM_GLOBAL] as WebAssembly.Global | undefined;
+  memory = ex['memory'] as WebAssembly.Memory | undefined;
+  if (!fuel || !oom) throw new Error('the module was not metered (no fuel global); Gatehouse runs only modules it metered itself');
+  const fn = ex[call.export];
+  if (typeof fn !== 'function') return end({ ok: false, output: new Uint8Array(0), error: `the module exports no function ${call.export}`, failure: 'bad_output' });
+  let rc: unknown;
+  try {
+    rc = (fn as () => unknown)();
+  } catch (err) {
+    return failed(err);
   }
   if (typeof rc === 'number' && rc !== 0) {
     return end({ ok: false, output: kernel.output, error: kernel.error ?? `the plugin returned ${rc} without an error message`, failure: 'trap' });

@@ -25,25 +25,25 @@ export class MeterCache {
   constructor(private readonly dir: string) {}
 
   /** `fuel: false` meters memory only: the bench's unmetered baseline, never used for plugins. */
-  get(input: Uint8Array, memoryMb: number, opts: { fuel?: boolean } = {}): Promise<MeteredModule> {
+  get(input: Uint8Array, memoryMb: number, fuelLimit: number, opts: { fuel?: boolean } = {}): Promise<MeteredModule> {
     const fuel = opts.fuel !== false;
-    const key = `${createHash('sha256').update(input).digest('hex')}-m${memoryMb}-v${METER_VERSION}${fuel ? '' : '-nofuel'}`;
+    const key = `${createHash('sha256').update(input).digest('hex')}-m${memoryMb}-f${fuelLimit}-v${METER_VERSION}${fuel ? '' : '-nofuel'}`;
     let p = this.memo.get(key);
     if (!p) {
-      p = this.load(key, input, memoryMb, fuel);
+      p = this.load(key, input, memoryMb, fuelLimit, fuel);
       this.memo.set(key, p);
       p.catch(() => this.memo.delete(key));
     }
     return p;
   }
 
-  private async load(key: string, input: Uint8Array, memoryMb: number, fuel: boolean): Promise<MeteredModule> {
+  private async load(key: string, input: Uint8Array, memoryMb: number, fuelLimit: number, fuel: boolean): Promise<MeteredModule> {
     const file = join(this.dir, `${key}.wasm`);
     if (existsSync(file)) {
       const bytes = new Uint8Array(readFileSync(file));
       return { hash: sha256(bytes), bytes };
     }
-    const bytes = await meterInWorker(input, memoryMb, fuel);
+    const bytes = await meterInWorker(input, memoryMb, fuelLimit, fuel);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, bytes, { mode: 0o600 });
@@ -56,7 +56,7 @@ function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
-export function meterInWorker(input: Uint8Array, memoryMb: number, fuel = true): Promise<Uint8Array> {
+export function meterInWorker(input: Uint8Array, memoryMb: number, fuelLimit: number, fuel = true): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     // A worker with a heap limit: binaryen on a hostile module ends in this worker, not the host.
     const w = new Worker(wasmWorkerFile(), { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
@@ -82,6 +82,6 @@ export function meterInWorker(input: Uint8Array, memoryMb: number, fuel = true):
       reject(new Error(`the meter worker ended (exit code ${code}) before answering`));
     });
     const copy = input.slice();
-    w.postMessage({ type: 'meter', id: 1, bytes: copy, memoryMb, fuel }, [copy.buffer as ArrayBuffer]);
+    w.postMessage({ type: 'meter', id: 1, bytes: copy, memoryMb, fuelLimit, fuel }, [copy.buffer as ArrayBuffer]);
   });
 }

@@ -38,6 +38,8 @@ const FEATURES = (binaryen: BinaryenApi): number =>
   binaryen.Features.SignExt |
   binaryen.Features.NontrappingFPToInt |
   binaryen.Features.BulkMemory |
+  // binaryen asserts that this one comes with BulkMemory (memory.copy/fill as optimisations).
+  binaryen.Features.BulkMemoryOpt |
   binaryen.Features.Multivalue |
   binaryen.Features.SIMD128 |
   binaryen.Features.ReferenceTypes;
@@ -46,6 +48,11 @@ export class MeterError extends Error {}
 
 export interface MeterOptions {
   memoryMb: number;
+  /**
+   * The fuel of one call, the fuel global's initial value: a module's start function (AssemblyScript
+   * runs one to set up its data) already burns fuel while it is instantiated, from the same budget.
+   */
+  fuelLimit: number;
   /** false: only the memory cap (the bench's unmetered baseline). */
   fuel?: boolean;
 }
@@ -71,7 +78,7 @@ export async function meterModule(input: Uint8Array, opts: MeterOptions): Promis
     }
     const i32 = binaryen.i32;
     const i64 = binaryen.i64;
-    m.addGlobal(FUEL_GLOBAL, i64, true, m.i64.const(0n as never));
+    m.addGlobal(FUEL_GLOBAL, i64, true, m.i64.const(BigInt(opts.fuelLimit) as never));
     m.addGlobalExport(FUEL_GLOBAL, FUEL_GLOBAL);
     m.addGlobal(OOM_GLOBAL, i32, true, m.i32.const(0));
     m.addGlobalExport(OOM_GLOBAL, OOM_GLOBAL);

@@ -42,7 +42,12 @@ export class WasmHostClient {
     return this.opts.detection.kind === 'bwrap';
   }
 
-  /** The child process's pid (the bwrap or launcher process, whose group holds it), null when none runs. */
+  /** Calls the process is running now. */
+  get inFlight(): number {
+    return this.childPid === null ? 0 : this.running.size;
+  }
+
+  /** The child process's pid as it sees itself (in its own pid namespace under bwrap), null when none runs. */
   get pid(): number | null {
     return this.childPid;
   }

@@ -71,30 +71,36 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   if (!read.bytes) return fail('spawn', read.problems[0]?.message ?? 'the module cannot be read');
   let metered;
   try {
-    metered = await rt.meter.get(read.bytes, w.limits.memoryMb);
+    metered = await rt.meter.get(read.bytes, w.limits.memoryMb, w.limits.fuel);
   } catch (err) {
     return fail('spawn', `the module could not be metered: ${(err as Error).message}`);
   }
-  const r = await rt.pool.run({
-    module: metered,
-    call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {} },
-    timeoutMs: w.limits.timeoutSecs * 1000,
-    hostCall: (req) =>
-      answerHostCall(
-        {
-          plugin: c.plugin,
-          tool: c.spec.name,
-          dir: c.pluginDir,
-          actor: c.actor,
-          ...(c.callId ? { callId: c.callId } : {}),
-          permissions: c.manifest.permissions,
-          maxReadBytes: Math.min(w.limits.memoryMb * 2 ** 20, 64 * 2 ** 20),
-          ...(c.policy ? { policy: c.policy } : {}),
-          record: c.record,
-        },
-        req,
-      ),
-  });
+  let r: WasmCallResult;
+  try {
+    r = await rt.pool.run({
+      module: metered,
+      call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {} },
+      timeoutMs: w.limits.timeoutSecs * 1000,
+      hostCall: (req) =>
+        answerHostCall(
+          {
+            plugin: c.plugin,
+            tool: c.spec.name,
+            dir: c.pluginDir,
+            actor: c.actor,
+            ...(c.callId ? { callId: c.callId } : {}),
+            permissions: c.manifest.permissions,
+            maxReadBytes: Math.min(w.limits.memoryMb * 2 ** 20, 64 * 2 ** 20),
+            ...(c.policy ? { policy: c.policy } : {}),
+            record: c.record,
+          },
+          req,
+        ),
+    });
+  } catch (err) {
+    // The sandboxed process could not start, or died before it took the call.
+    return fail('crash', (err as Error).message);
+  }
   const info: WasmRunInfo = { fuelUsed: r.fuelUsed, fuelLimit: w.limits.fuel, memoryBytes: r.memoryBytes, logs: r.logs };
   const stderr = r.logs.map((l) => `[${l.level}] ${l.line}`).join('\n');
   const common = { stderr, durationMs: r.durationMs, sandboxed: rt.sandboxed, pid: null, queuedMs: 0, wasm: info };

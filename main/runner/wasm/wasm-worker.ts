@@ -10,7 +10,7 @@ import { runEngineCall, type EngineCall } from './engine.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 
 export type WorkerRequest =
-  | { type: 'meter'; id: number; bytes: Uint8Array; memoryMb: number; fuel: boolean }
+  | { type: 'meter'; id: number; bytes: Uint8Array; memoryMb: number; fuelLimit: number; fuel: boolean }
   | { type: 'run'; id: number; hash: string; bytes?: Uint8Array; call: EngineCall };
 
 export type WorkerReply =
@@ -41,7 +41,7 @@ parentPort?.on('message', async (m: WorkerRequest) => {
     try {
       // Loaded here only: a worker that runs calls never loads binaryen.
       const { meterModule } = await import('./meter.js');
-      const bytes = await meterModule(m.bytes, { memoryMb: m.memoryMb, fuel: m.fuel });
+      const bytes = await meterModule(m.bytes, { memoryMb: m.memoryMb, fuelLimit: m.fuelLimit, fuel: m.fuel });
       parentPort!.postMessage({ type: 'metered', id: m.id, bytes } satisfies WorkerReply, [bytes.buffer as ArrayBuffer]);
     } catch (err) {
       parentPort!.postMessage({ type: 'metered', id: m.id, error: (err as Error).message } satisfies WorkerReply);

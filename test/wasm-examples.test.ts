@@ -1,0 +1,85 @@
+// The WebAssembly examples, built in the test from their committed sources (the AssemblyScript
+// compiler and wabt from npm; no .wasm is committed), enabled and called through the real
+// registry and ToolRunner, in the sandboxed worker process.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import asc from 'assemblyscript/asc';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { TrustStore } from '../main/registry/trust-store.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
+import { wat2wasm } from './support/wasm.js';
+
+const examples = join(import.meta.dirname, '..', 'examples', 'wasm-plugins');
+
+/** Compiles an AssemblyScript entry the way the example's README says. */
+export async function buildAssemblyScript(dir: string, entry = 'assembly/index.ts', out = 'plugin.wasm'): Promise<void> {
+  let errors = '';
+  const r = await asc.main([join(dir, entry), '-o', join(dir, out), '--runtime', 'stub', '--optimize'], { stderr: { write: (s: string | Uint8Array) => ((errors += String(s)), true) } as never });
+  if (r.error) throw new Error(`asc failed: ${r.error.message}\n${errors}`);
+}
+
+describe('wasm examples', () => {
+  let root: string;
+  let registry: PluginRegistry;
+  let runner: ToolRunner;
+  const records: { type: string; payload: Record<string, unknown> }[] = [];
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'gatehouse-wasm-ex-'));
+    mkdirSync(join(root, 'home'));
+    mkdirSync(join(root, 'plugins'));
+    registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+    runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => 0 } }),
+      metrics: new PluginMetrics(),
+      runCache: join(root, 'home', 'run-cache'),
+      wasmIsolation: { detection: detectSandbox() },
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'not used by wasm plugins' }),
+      record: (type, _actor, payload) => records.push({ type, payload }),
+    });
+  });
+  afterEach(async () => {
+    await runner.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the AssemblyScript summary tool reads a granted file and returns its summary', async () => {
+    const dir = join(root, 'plugins', 'summary');
+    cpSync(join(examples, 'summary'), dir, { recursive: true });
+    await buildAssemblyScript(dir);
+    const notes = join(root, 'notes');
+    mkdirSync(notes);
+    writeFileSync(join(notes, 'todo.md'), '# Groceries\nmilk and "eggs"\nbread\n');
+    // The example grants ~/notes; the test's notes are elsewhere.
+    const manifest = join(dir, 'gatehouse.toml');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('read = ["~/notes"]', `read = [${JSON.stringify(notes)}]`));
+    await registry.refreshAll();
+    expect(registry.get('summary')!.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(registry.get('summary')!.toolNames).toEqual(['summary__summarize']);
+    await registry.enable('summary', 'alice');
+    const r = await runner.call('summary', 'summarize', { path: join(notes, 'todo.md') }, { actor: 'agent:test' });
+    expect(r.ok, r.error ?? '').toBe(true);
+    expect(r.output).toEqual({ path: join(notes, 'todo.md'), bytes: 34, lines: 3, words: 6, first_line: '# Groceries' });
+    expect(r.wasm!.fuelUsed).toBeGreaterThan(0);
+    const outside = await runner.call('summary', 'summarize', { path: join(root, 'home', 'trust.json') }, { actor: 'agent:test' });
+    expect(outside.ok).toBe(false);
+    expect(outside.error).toMatch(/Gatehouse did not let this plugin read/);
+    expect(records.filter((x) => x.type === 'wasm.host-call').map((x) => x.payload['decision'])).toEqual(['allow', 'deny']);
+  });
+
+  it('the .wat tool greets', async () => {
+    const dir = join(root, 'plugins', 'hello-wat');
+    cpSync(join(examples, 'hello-wat'), dir, { recursive: true });
+    writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(readFileSync(join(dir, 'hello.wat'), 'utf8')));
+    await registry.refreshAll();
+    await registry.enable('hello-wat', 'alice');
+    const r = await runner.call('hello-wat', 'greet', {}, { actor: 'agent:test' });
+    expect(r.output).toEqual({ greeting: 'hello from WebAssembly' });
+  });
+});
