@@ -93,6 +93,31 @@ export function httpHook(hookUrl: string, hookTimeoutS?: number): JsonObject {
   return { type: 'http', url: hookUrl, headers, allowedEnvVars: [TOKEN_ENV], ...(hookTimeoutS !== undefined ? { timeout: hookTimeoutS } : {}) };
 }
 
+/** Claude Code's own default hook timeout in seconds (both forms); Gatehouse writes it explicitly. */
+export const CLAUDE_HOOK_TIMEOUT_S = 600;
+/** The command's --timeout is this much below the hook's timeout: it answers (deny) before it is killed. */
+export const COMMAND_MARGIN_S = 10;
+/** Claude Code's timeout for the PostToolUse reports: recording one takes milliseconds. */
+export const REPORT_TIMEOUT_S = 30;
+
+export type ClaudeHookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
+
+/**
+ * Every hook Gatehouse installs, by event, in one form: PreToolUse decides (failing closed, with
+ * the timeout written explicitly and the command's own --timeout below it); PostToolUse and
+ * PostToolUseFailure report what ran. One source for "write it for me" and the console's snippets.
+ */
+export function claudeHooks(form: 'command' | 'http', o: { home: string | null; launcher?: HookLauncher | null; hookUrl?: string | null }): Record<ClaudeHookEvent, JsonObject> {
+  if (form === 'http') {
+    if (!o.hookUrl) throw new Error('the HTTP form needs the hook URL');
+    const report = httpHook(o.hookUrl, REPORT_TIMEOUT_S);
+    return { PreToolUse: httpHook(o.hookUrl, CLAUDE_HOOK_TIMEOUT_S), PostToolUse: report, PostToolUseFailure: report };
+  }
+  const launcher = o.launcher ?? null;
+  const report = { type: 'command', command: reportCommand(o.home, { launcher }), timeout: REPORT_TIMEOUT_S };
+  return { PreToolUse: commandHook(o.home, { launcher, timeoutS: CLAUDE_HOOK_TIMEOUT_S - COMMAND_MARGIN_S, hookTimeoutS: CLAUDE_HOOK_TIMEOUT_S }), PostToolUse: report, PostToolUseFailure: report };
+}
+
 /** One PreToolUse matcher group holding `hook`, for every tool. */
 export function preToolUseGroup(hook: JsonObject): JsonObject {
   return { matcher: '*', hooks: [hook] };

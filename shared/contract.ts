@@ -699,6 +699,8 @@ export const methods = {
       mcpUrl: z.string().nullable(),
       hookUrl: z.string().nullable(),
       agentToken: z.string().nullable(),
+      /** How the hook command starts Gatehouse by absolute path (node and entry); null: `gatehouse` from the PATH. */
+      hookLauncher: z.object({ node: z.string(), entry: z.string(), env: z.record(z.string(), z.string()).optional() }).nullable().optional(),
       tools: z.array(agentTool),
       pending: z.number().int(),
     }),

@@ -29,8 +29,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
-import { commandHook, httpHook, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, reportCommand, TOKEN_ENV, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
-import { CLAUDE_HOOK_TIMEOUT_S } from './hook-answer.js';
+import { claudeHooks, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
 import { OperationError } from '../host/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
@@ -59,11 +58,7 @@ export interface ClaudeConfigDeps {
   launcher?: HookLauncher | null;
 }
 
-type HookEventName = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure';
-/** The command's --timeout is this much below Claude Code's hook timeout: it answers (deny) before it is killed. */
-export const COMMAND_MARGIN_S = 10;
-/** Claude Code's timeout for the PostToolUse reports: recording one takes milliseconds. */
-export const REPORT_TIMEOUT_S = 30;
+type HookEventName = ClaudeHookEvent;
 
 /**
  * This installation's node and gatehouse entry (bin/gatehouse.js, two folders up from both this
@@ -263,18 +258,14 @@ export class ClaudeConfigWriter {
     // Claude Code's timeout is written explicitly: the command's own --timeout and the host's
     // inbox wait are derived from it, so Gatehouse always answers before Claude Code gives up.
     const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
-    const timeoutS = CLAUDE_HOOK_TIMEOUT_S;
-    const cmd = { launcher, timeoutS: timeoutS - COMMAND_MARGIN_S };
-    const pre = req.hook === 'http' ? httpHook(this.need('hook').hookUrl, timeoutS) : commandHook(this.deps.gatehouseHome, { ...cmd, hookTimeoutS: timeoutS });
-    // The reports need no long wait: the host records them at once.
-    const report = req.hook === 'http' ? httpHook(this.need('hook').hookUrl, REPORT_TIMEOUT_S) : { type: 'command', command: reportCommand(this.deps.gatehouseHome, { launcher }), timeout: REPORT_TIMEOUT_S };
+    const ours = claudeHooks(req.hook === 'http' ? 'http' : 'command', { home: this.deps.gatehouseHome, launcher, hookUrl: req.hook === 'http' ? this.need('hook').hookUrl : null });
     const form = req.hook === 'http' ? 'HTTP form' : 'command form';
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Claude Code expects ({"PreToolUse": [...]}). Fix it by hand, then preview again.`);
     const events: [HookEventName, JsonObject, string][] = [
-      ['PreToolUse', pre, `the Gatehouse hook (${form}) for every tool (matcher "*")`],
-      ['PostToolUse', report, `the Gatehouse report of what ran (${form}) for every tool`],
-      ['PostToolUseFailure', report, `the Gatehouse report of what failed (${form}) for every tool`],
+      ['PreToolUse', ours.PreToolUse, `the Gatehouse hook (${form}) for every tool (matcher "*")`],
+      ['PostToolUse', ours.PostToolUse, `the Gatehouse report of what ran (${form}) for every tool`],
+      ['PostToolUseFailure', ours.PostToolUseFailure, `the Gatehouse report of what failed (${form}) for every tool`],
     ];
     if (hooks === undefined) {
       edit(['hooks'], Object.fromEntries(events.map(([ev, ours]) => [ev, [preToolUseGroup(ours)]])));

@@ -1,8 +1,10 @@
 // The answer a Claude Code PreToolUse hook gives (docs/protocols.md §3). Kept apart from
 // claude-hook.ts, which validates the input with zod: `gatehouse hook` builds its answers from
 // this file alone, and loading zod was a third of its start-up before every tool call.
+import { CLAUDE_HOOK_TIMEOUT_S } from '../../shared/claude-config.js';
+
 /** Claude Code's own default hook timeout in seconds (both forms); "write it for me" writes it explicitly. */
-export const CLAUDE_HOOK_TIMEOUT_S = 600;
+export { CLAUDE_HOOK_TIMEOUT_S };
 /**
  * How long `gatehouse hook` waits for the host unless given --timeout: Claude Code's own hook
  * timeout less 10 s, so the command answers (a deny at worst) before Claude Code gives up on it

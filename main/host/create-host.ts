@@ -51,7 +51,7 @@ import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
 import { replayCalls } from '../audit/replay.js';
 import { redactEvent } from '../audit/redact.js';
-import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
+import { ClaudeConfigWriter, defaultHookLauncher } from '../gateway/claude-config-writer.js';
 import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
@@ -649,6 +649,7 @@ export function createHost(opts: HostOptions): Host {
     }),
     'gateway.testCall': async (req, ctx) => {
       await ready;
+      hookLauncher: defaultHookLauncher(),
       return gettingStarted.testCall(req, ctx);
     },
     'approvals.list': (filter) => ({ items: approvals.list(filter), now: clock.now() }),

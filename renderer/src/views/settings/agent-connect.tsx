@@ -24,7 +24,7 @@ export function AgentConnect() {
   const [writingCodex, setWritingCodex] = useState(false);
   const connected = useConnectionStore((s) => s.state === 'connected');
   const snippets = useMemo(
-    () => (gateway ? buildSnippets({ mcpUrl: gateway.mcpUrl, hookUrl: gateway.hookUrl, agentToken: gateway.agentToken, home }) : []),
+    () => (gateway ? buildSnippets({ mcpUrl: gateway.mcpUrl, hookUrl: gateway.hookUrl, agentToken: gateway.agentToken, home, hookLauncher: gateway.hookLauncher ?? null }) : []),
     [gateway, home],
   );
   const token = gateway?.agentToken ?? null;

@@ -2,10 +2,10 @@
 // masked or not, and the copy button always copies the real thing. The shapes come from
 // shared/claude-config.ts, which the host's "write it for me" uses too.
 import {
+  claudeHooks,
   claudeMcpAddHttp,
   claudeMcpAddStdio,
-  commandHook,
-  httpHook,
+  type HookLauncher,
   MCP_SERVER_NAME,
   mcpHttpServer,
   mcpStdioServer,
@@ -31,11 +31,14 @@ export interface SnippetInput {
   agentToken: string | null;
   /** GATEHOUSE_HOME, so the CLI commands find this host's serve.json. */
   home: string | null;
+  /** node and the gatehouse entry by absolute path, as "write it for me" writes the hook command. */
+  hookLauncher?: HookLauncher | null;
 }
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);
+const groups = (hooks: ReturnType<typeof claudeHooks>) => Object.fromEntries(Object.entries(hooks).map(([event, hook]) => [event, [preToolUseGroup(hook)]]));
 
-export function buildSnippets({ mcpUrl, hookUrl, agentToken, home }: SnippetInput): Snippet[] {
+export function buildSnippets({ mcpUrl, hookUrl, agentToken, home, hookLauncher }: SnippetInput): Snippet[] {
   const token = agentToken ?? '<agent token>';
   const out: Snippet[] = [];
   // Claude Code first: its own command for the MCP server, then the hook for its built-in tools.
@@ -57,14 +60,15 @@ export function buildSnippets({ mcpUrl, hookUrl, agentToken, home }: SnippetInpu
     kind: 'hook-command',
     title: 'Claude Code hook, command form',
     where: '.claude/settings.json (project) or ~/.claude/settings.json (you, everywhere)',
-    text: json({ hooks: { PreToolUse: [preToolUseGroup(commandHook(home))] } }),
+    // Exactly what "write it for me" writes: the decision hook and the two reports of what ran.
+    text: json({ hooks: groups(claudeHooks('command', { home, launcher: hookLauncher ?? null })) }),
   });
   if (hookUrl) {
     out.push({
       kind: 'hook-http',
       title: 'Claude Code hook, HTTP form',
       where: `.claude/settings.json or ~/.claude/settings.json, with ${TOKEN_ENV} set to the agent token in Claude Code’s environment`,
-      text: json({ hooks: { PreToolUse: [preToolUseGroup(httpHook(hookUrl))] } }),
+      text: json({ hooks: groups(claudeHooks('http', { home, hookUrl })) }),
     });
   }
   // Any other MCP client: the generic mcpServers block most of them read.
