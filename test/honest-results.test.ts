@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { repoRoot, runCli, startCli } from './support/cli.js';
 import { http } from './support/net.js';
 import { tempDir } from './support/temp.js';
+import { hookRefusalRecorder } from '../main/gateway/hook-refusals.js';
 
 interface Running {
   home: string;
@@ -171,6 +172,22 @@ describe('hook inputs the host refuses are audited', () => {
     const all = JSON.stringify(r.host.audit.tail(5000));
     expect(all).not.toContain(wrongToken);
     expect(all).not.toContain(r.net.agentToken);
+
+    // A flood (anything on the machine can send one) is counted, not written row by row.
+    for (let i = 0; i < 40; i++) expect((await post('{}', `${wrongToken}-${i}`)).json.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(events(r, 'hook.refused').filter((e) => (e.payload as { kind: string }).kind === 'bad-token')).toHaveLength(20);
+  });
+
+  it('after a flood, the next refusal recorded says how many were left out', () => {
+    let now = 0;
+    const recorded: { kind: string; suppressed?: number }[] = [];
+    const sink = hookRefusalRecorder({ now: () => now, record: (p) => recorded.push(p), perMinute: 3 });
+    for (let i = 0; i < 10; i++) sink('bad-token', 'missing or wrong agent token');
+    sink('malformed', 'not JSON');
+    expect(recorded).toEqual([{ kind: 'bad-token', reason: 'missing or wrong agent token' }, { kind: 'bad-token', reason: 'missing or wrong agent token' }, { kind: 'bad-token', reason: 'missing or wrong agent token' }, { kind: 'malformed', reason: 'not JSON' }]);
+    now += 60_000;
+    sink('bad-token', 'missing or wrong agent token');
+    expect(recorded.at(-1)).toEqual({ kind: 'bad-token', reason: 'missing or wrong agent token', suppressed: 7 });
   });
 });
 

@@ -75,8 +75,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
 
   /** A Claude Code hook request refused before it was judged (answered with a deny); never the token or the input. */
-  'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string() }),
-  // ---- approvals and grants -------------------------------------------------------------------
+  'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string(), suppressed: int.optional() }),
+  'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
   /**
    * What became of a hook-supervised call, as Claude Code reported it (PostToolUse: executed,
    * PostToolUseFailure: failed); `call` is null when no PreToolUse call of that session and

@@ -14,6 +14,7 @@ import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { AuditCorruptError, isCorruption, quickCheck } from '../audit/audit-recover.js';
+import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { join } from 'node:path';
 import { BreakerBoard } from '../runner/breaker-board.js';
@@ -495,13 +496,17 @@ export function createHost(opts: HostOptions): Host {
   // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
   const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
   // Hook requests refused before judgement are audited (kind and reason only, never the token or input).
-  const hookRefused: HookRefusalSink = (kind, reason) => {
-    try {
-      record('hook.refused', 'host', { kind, reason });
-    } catch (err) {
-      log('hook.refused not recorded', err);
-    }
-  };
+  // A flood of them is counted, not written row by row (hook-refusals.ts).
+  const hookRefused: HookRefusalSink = hookRefusalRecorder({
+    now: () => clock.now(),
+    record: (payload) => {
+      try {
+        record('hook.refused', 'host', payload);
+      } catch (err) {
+        log('hook.refused not recorded', err);
+      }
+    },
+  });
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
   const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
   const gettingStarted = new GettingStarted({
