@@ -72,8 +72,6 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'rule.matched': spec(ACTOR.rule, { call: id, rule: z.string(), origin: z.string(), source: z.string(), decision: z.enum(['allow', 'deny', 'ask', 'log']), severity: z.string(), locked: z.boolean() }),
   'checker.verdict': spec(/^(host|checker:.*)$/, { call: id, decision: z.string(), failures: z.array(z.unknown()) }),
   'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),
-  'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
-
   /** A Claude Code hook request refused before it was judged (answered with a deny); never the token or the input. */
   'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string(), suppressed: int.optional() }),
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
@@ -96,6 +94,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
     durationMs: z.number().nullable(),
     interrupted: z.boolean(),
   }),
+
+  // ---- approvals and grants -------------------------------------------------------------------
   'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
   'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
   'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),
@@ -131,10 +131,10 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   /** A new home was given the bundled example plugins (disabled until an operator enables them). */
   'plugin.examples-copied': spec(ACTOR.host, { names: z.array(z.string()), from: z.string(), to: z.string() }),
   'plugin.discovered': spec(ACTOR.host, { name: z.string(), dir: z.string(), origin: z.enum(['home', 'project', 'cli']) }),
-  'plugin.invalid': spec(ACTOR.host, { name: z.string(), dir: z.string(), problems }),
-  'plugin.scanned': spec(ACTOR.host, { name: z.string(), passed: z.boolean(), totalWeight: z.number(), findings: int }),
   /** A name given to --allowed-plugins that could not be enabled for the run, and why. */
   'plugin.allow-refused': spec(ACTOR.host, { name: z.string(), reason: z.string() }),
+  'plugin.invalid': spec(ACTOR.host, { name: z.string(), dir: z.string(), problems }),
+  'plugin.scanned': spec(ACTOR.host, { name: z.string(), passed: z.boolean(), totalWeight: z.number(), findings: int }),
   'plugin.enabled': spec(ACTOR.operator, { name: z.string(), hash: z.string(), scanOverride: nullableString }),
   'plugin.disabled': spec(ACTOR.operator, { name: z.string() }),
   'plugin.trusted': spec(ACTOR.operator, { name: z.string(), hash: z.string(), reason: z.string() }),
