@@ -80,13 +80,13 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
   defaultCwd: string;
   clock?: { now(): number };
   newId?: () => string;
-};
   /**
    * The audit log's durability (AuditStore fits). With it, a call's answer is sent only once its
    * events are on disk, a tool runs only once its decision is, and a call whose events could not
    * be written (the disk is full) is denied with the log's own sentence.
    */
   durability?: { mark(): number; whenDurable(mark: number): Promise<void> };
+};
 
 export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -95,9 +95,9 @@ export class Gateway {
   private readonly newId: () => string;
   private readonly now: () => number;
   private autonomyCache: { key: string; value: Autonomy } | null = null;
-
   /** Each running call's audit mark (durability.mark() when it arrived). */
   private readonly auditMarks = new WeakMap<ToolCall, number>();
+
   constructor(private readonly deps: GatewayDeps) {
     this.newId = deps.newId ?? (() => `call-${randomUUID()}`);
     this.now = () => (deps.clock ?? Date).now();
@@ -240,6 +240,9 @@ export class Gateway {
     const tool = this.find(call.tool);
     if (!tool) throw new Error(`the tool ${call.tool} is no longer available (its plugin was disabled or changed)`);
     const actor = `agent:${call.agent}`;
+    // The decision is on disk before anything runs (a full disk denies here, as a runner error).
+    const mark = this.auditMarks.get(call);
+    if (this.deps.durability && mark !== undefined) await this.deps.durability.whenDurable(mark);
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
@@ -254,9 +257,6 @@ export class Gateway {
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {
-    // The decision is on disk before anything runs (a full disk denies here, as a runner error).
-    const mark = this.auditMarks.get(call);
-    if (this.deps.durability && mark !== undefined) await this.deps.durability.whenDurable(mark);
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
       const r = await up.call(tool.name, call.arguments, { actor, callId: call.id });
