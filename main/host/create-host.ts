@@ -33,9 +33,9 @@ import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 import { homedir } from 'node:os';
 import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
+import { ApprovalStore } from '../approvals/approval-store.js';
 import { proposeAlwaysRule } from '../approvals/always-rule.js';
 import { FileBeforeError, readFileBefore } from '../approvals/file-before.js';
-import { ApprovalStore } from '../approvals/approval-store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { PolicyStore } from '../policy/rules/store.js';
@@ -137,16 +137,16 @@ export interface Host {
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
   chainState(): ChainState;
-  close(reason?: string): Promise<void>;
-}
-
-/**
   /**
    * Denies every call waiting for an operator ("Gatehouse is shutting down", `call.abandoned`)
    * and lets their answers go out: a shell calls it before it closes the agents' connections.
    * `close` calls it too. Returns how many calls were waiting.
    */
   answerWaiting(): Promise<number>;
+  close(reason?: string): Promise<void>;
+}
+
+/**
  * The operator call being handled, so the events it appends (directly or through the services
  * it calls) can say which console the action came from.
  */
@@ -418,25 +418,21 @@ export function createHost(opts: HostOptions): Host {
     log,
   });
   let knownPending = new Set<string>();
+  // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
+  const approvalStore = new ApprovalStore(audit.db);
   const approvals = new ApprovalQueue({
     clock,
     record,
+    store: approvalStore,
+    log,
     changed: () => {
-  // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
-  const approvalStore = new ApprovalStore(audit.db);
       const pending = approvals.list({ state: 'pending' });
       const added = pending.filter((i) => !knownPending.has(i.id)).map((i) => ({ id: i.id, agent: i.call.agent, tool: i.call.tool }));
       knownPending = new Set(pending.map((i) => i.id));
-    store: approvalStore,
-    log,
       bus.emit('approvals.changed', { pending: pending.length, added });
       bus.emit('grants.changed', { count: approvals.grants.list().length });
     },
   });
-  const taint = new TaintRegistry();
-  // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
-  const upstream =
-    opts.upstream !== undefined
   {
     // What the last run left: its history and live grants come back; a call it left waiting (it
     // stopped without closing it: a crash, a kill) is closed now, with call.abandoned.
@@ -444,6 +440,10 @@ export function createHost(opts: HostOptions): Host {
     approvals.restore(kept.items);
     approvals.grants.restore(kept.grants);
   }
+  const taint = new TaintRegistry();
+  // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
+  const upstream =
+    opts.upstream !== undefined
       ? opts.upstream
       : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
@@ -562,6 +562,11 @@ export function createHost(opts: HostOptions): Host {
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
     .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
     .then(async () => {
+      // --allowed-plugins names that could not be enabled: recorded (the serve shell prints them).
+      for (const r of allowedPluginRefusals(registry, opts.allowedPlugins ?? [])) {
+        record('plugin.allow-refused', 'host', { name: r.name, reason: r.reason });
+        log(`--allowed-plugins: ${r.name} was not enabled: ${r.reason}`);
+      }
       await Promise.all([checkers?.sync(), upstreamMcp?.sync()]);
       watcher?.start();
       await watcher?.ready();
@@ -569,11 +574,6 @@ export function createHost(opts: HostOptions): Host {
   ready.catch((err) => log('start-up failed', err));
 
   const handlers: Handlers<GatehouseContract['methods']> = {
-      // --allowed-plugins names that could not be enabled: recorded (the serve shell prints them).
-      for (const r of allowedPluginRefusals(registry, opts.allowedPlugins ?? [])) {
-        record('plugin.allow-refused', 'host', { name: r.name, reason: r.reason });
-        log(`--allowed-plugins: ${r.name} was not enabled: ${r.reason}`);
-      }
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
     'audit.verify': ({ job }, ctx) =>
       jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, async (j) => {
@@ -649,12 +649,12 @@ export function createHost(opts: HostOptions): Host {
       mcpUrl: endpoints?.mcpUrl ?? null,
       hookUrl: endpoints?.hookUrl ?? null,
       agentToken: endpoints?.agentToken ?? null,
+      hookLauncher: defaultHookLauncher(),
       tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, plugin: t.plugin, kind: t.kind })),
       pending: approvals.pendingSize(),
     }),
     'gateway.testCall': async (req, ctx) => {
       await ready;
-      hookLauncher: defaultHookLauncher(),
       return gettingStarted.testCall(req, ctx);
     },
     'approvals.list': (filter) => ({ items: approvals.list(filter), now: clock.now() }),
@@ -755,21 +755,6 @@ export function createHost(opts: HostOptions): Host {
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
 
   let closed = false;
-  return {
-    paths,
-    audit,
-    bus,
-    dispatcher,
-    startedAt,
-    registry,
-    plugins,
-    ready,
-    watcher,
-    toolRunner,
-    health,
-    ptys,
-    gateway,
-    mcp,
   let answering: Promise<number> | null = null;
   const answerWaiting = () =>
     (answering ??= (async () => {
@@ -785,18 +770,34 @@ export function createHost(opts: HostOptions): Host {
       await new Promise<void>((resolve) => setImmediate(resolve));
       return n;
     })());
+  return {
+    paths,
+    audit,
+    bus,
+    dispatcher,
+    startedAt,
+    registry,
+    plugins,
+    ready,
+    watcher,
+    toolRunner,
+    health,
+    ptys,
+    gateway,
+    mcp,
     settings,
     approvals,
     policy,
     agentRoutes: routes,
+    hookRefused,
     agentTokens,
     setAgentEndpoints(e) {
       endpoints = e;
     },
     chainState: () => chain,
+    answerWaiting,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
-    hookRefused,
       consoles.of(ctx);
       return () => {
         // Its terminals stop waiting for its acknowledgments, and it can no longer type.
@@ -820,7 +821,6 @@ export function createHost(opts: HostOptions): Host {
       await mcp.close();
       await upstreamMcp?.close();
       await policy.close();
-    answerWaiting,
       await watcher?.close();
       await checkers?.close();
       await judge.close();
