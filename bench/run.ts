@@ -13,6 +13,7 @@ import { oneShotCases } from './one-shot.js';
 import { ptyThroughputCases } from './pty-throughput.js';
 import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
+import { wasmCases } from './wasm.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -48,6 +49,10 @@ const cases: BenchCase[] = [
 // A live host on loopback; closed after the run so the process can exit.
 const gateway = await gatewayCases();
 cases.push(...gateway.cases);
+// WebAssembly plugins: warm call vs a one-shot process tool, metered vs unmetered (its workers and
+// sandboxed process are closed after the run).
+const wasm = await wasmCases();
+cases.push(...wasm.cases);
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {
   if (filters.length === 0) return all;
@@ -73,6 +78,7 @@ const results = await runBench(run, {
   onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
 });
 await gateway.close();
+await wasm.close();
 await auditSearch.close();
 console.log();
 console.log(formatTable(results));
