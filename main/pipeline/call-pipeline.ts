@@ -1,4 +1,4 @@
-// The flow of one tool call (DESIGN.md): extract → rules (built-in + user) → checkers → autonomy
+// The flow of one tool call (docs/architecture.md): extract → rules (built-in + user) → checkers → autonomy
 // and grants → approval → runner → result. Every step records who decided it; every call's
 // decider reaches the result (for the agent's answer and the inbox) and the audit log.
 //
@@ -170,6 +170,8 @@ const STEP_LABEL: Record<PipelineStepName, string> = {
 
 export class CallPipeline {
   private readonly now: () => number;
+  /** Calls decided for an agent that runs the tool itself (a hook): their result says so. */
+  private readonly agentRuns = new WeakSet<ToolCall>();
 
   constructor(private readonly deps: PipelineDeps) {
     const clock = deps.clock ?? performance;
@@ -179,9 +181,8 @@ export class CallPipeline {
   async handle(call: ToolCall, opts: HandleOptions = {}): Promise<PipelineResult> {
     const steps: PipelineStep[] = [];
     const d = this.deps;
-  /** Calls decided for an agent that runs the tool itself (a hook): their result says so. */
-  private readonly agentRuns = new WeakSet<ToolCall>();
     const agentActor = `agent:${call.agent}`;
+    if (opts.execute === false) this.agentRuns.add(call);
     let extraction: Extraction | undefined;
     let current: PipelineStepName = 'extract';
     let t0 = this.now();
@@ -191,7 +192,6 @@ export class CallPipeline {
     };
     const done = (decision?: string, decider?: Decider) => {
       const s: PipelineStep = { step: current, ms: this.now() - t0 };
-    if (opts.execute === false) this.agentRuns.add(call);
       if (decision !== undefined) s.decision = decision;
       if (decider !== undefined) s.decider = decider;
       steps.push(s);
@@ -354,6 +354,8 @@ export class CallPipeline {
       decision: f.decision,
       executed,
       mode,
+      // Not "did not run": the agent runs it itself, and its report (call.outcome) says whether it did.
+      ...(this.agentRuns.has(call) ? { ranBy: 'agent' } : {}),
       ...(result ? { ok: result.ok, error: result.error, failure: result.failure, exitCode: result.exitCode, durationMs: result.durationMs } : {}),
     });
     return out;
@@ -371,8 +373,6 @@ export class CallPipeline {
     try {
       this.deps.record(type, actor, payload);
     } catch (err) {
-      // Not "did not run": the agent runs it itself, and its report (call.outcome) says whether it did.
-      ...(this.agentRuns.has(call) ? { ranBy: 'agent' } : {}),
       this.deps.log?.(`audit record ${type} failed`, err);
     }
   }
