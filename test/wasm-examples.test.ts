@@ -13,6 +13,7 @@ import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
 import { wat2wasm } from './support/wasm.js';
+import { scaffoldPlugin } from '../main/registry/scaffold.js';
 
 const examples = join(import.meta.dirname, '..', 'examples', 'wasm-plugins');
 
@@ -81,5 +82,21 @@ describe('wasm examples', () => {
     await registry.enable('hello-wat', 'alice');
     const r = await runner.call('hello-wat', 'greet', {}, { actor: 'agent:test' });
     expect(r.output).toEqual({ greeting: 'hello from WebAssembly' });
+  });
+
+  it('gatehouse plugin new --lang wasm-as scaffolds an AssemblyScript tool that builds, enables and answers with its fuel', async () => {
+    const r = scaffoldPlugin(join(root, 'plugins'), 'my-wasm', 'wasm-as');
+    expect(r.files).toEqual(['gatehouse.toml', 'assembly/index.ts', 'README.md']);
+    await registry.refreshAll();
+    // Not built yet: invalid, saying what to do.
+    expect(registry.get('my-wasm')!.problems.find((p) => p.severity === 'error')!.message).toMatch(/`wasm` = "plugin.wasm" does not exist in the plugin folder; build the module/);
+    await buildAssemblyScript(r.dir);
+    await registry.refreshAll();
+    await registry.enable('my-wasm', 'alice');
+    const out = await runner.call('my-wasm', 'echo', { message: 'hi' }, { actor: 'agent:test' });
+    expect(out.ok, out.error ?? '').toBe(true);
+    expect(out.output).toEqual({ received: { message: 'hi' }, length: 16 });
+    expect(out.wasm!.fuelUsed).toBeGreaterThan(0);
+    expect(out.wasm!.fuelLimit).toBe(1_000_000);
   });
 });

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
 import { loadManifest } from '../registry/manifest/load-manifest.js';
 import { scanPlugin } from '../registry/scan/index.js';
-import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
+import { scaffoldPlugin, SCAFFOLD_LANGS, WASM_AS_BUILD, type ScaffoldLang } from '../registry/scaffold.js';
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
 import { UsageError } from './usage-error.js';
@@ -138,7 +138,7 @@ export function addPluginCommands(cli: Command): void {
     .requiredOption('--lang <lang>', `language: ${SCAFFOLD_LANGS.join(', ')}`)
     .option('--dir <dir>', 'where to create it (default: the plugins folder of the data folder)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp(['gatehouse plugin new word-count --lang py']))
+    .addHelpText('after', examplesHelp(['gatehouse plugin new word-count --lang py', 'gatehouse plugin new word-count --lang wasm-as']))
     .action((name: string, o: { lang: string; dir?: string; home?: string }) => {
       if (!(SCAFFOLD_LANGS as readonly string[]).includes(o.lang)) throw new UsageError(`--lang must be one of ${SCAFFOLD_LANGS.join(', ')}, not "${o.lang}".`);
       const parent = o.dir ? resolve(o.dir) : homePaths(o.home ?? defaultHome()).plugins;
@@ -148,7 +148,8 @@ export function addPluginCommands(cli: Command): void {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
-      console.log(`Created ${r.dir} (${r.files.join(', ')}). Edit it, then: gatehouse plugin enable ${name}`);
+      const next = o.lang === 'wasm-as' ? `build plugin.wasm in it (${WASM_AS_BUILD}), then: gatehouse plugin enable ${name}` : `Edit it, then: gatehouse plugin enable ${name}`;
+      console.log(`Created ${r.dir} (${r.files.join(', ')}). ${next[0]!.toUpperCase()}${next.slice(1)}`);
     });
 
   plugin

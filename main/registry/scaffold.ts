@@ -1,12 +1,13 @@
 // "New plugin": a small working tool in shell, Python or Node that passes validation and the
-// scan as written, so an author starts from green.
+// scan as written, so an author starts from green; or (wasm-as) an AssemblyScript WebAssembly
+// tool on the Extism ABI, valid once its one build command has made plugin.wasm.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SCAFFOLD_LANGS = ['sh', 'py', 'node'] as const;
+export const SCAFFOLD_LANGS = ['sh', 'py', 'node', 'wasm-as'] as const;
 export type ScaffoldLang = (typeof SCAFFOLD_LANGS)[number];
 
-const entry: Record<ScaffoldLang, { file: string; text: string }> = {
+const entry: Record<Exclude<ScaffoldLang, 'wasm-as'>, { file: string; text: string }> = {
   sh: {
     file: 'run.sh',
     text: `#!/bin/sh
@@ -57,6 +58,7 @@ export function scaffoldPlugin(parent: string, name: string, lang: ScaffoldLang)
   const dir = join(parent, name);
   if (existsSync(dir)) throw new Error(`${dir} already exists; pick another name or remove it.`);
   mkdirSync(dir, { recursive: true });
+  if (lang === 'wasm-as') return scaffoldAssemblyScript(dir, name);
   const e = entry[lang];
   const manifest = `# Gatehouse plugin manifest. Fields: docs/plugins.md
 name = "${name}"
@@ -75,4 +77,78 @@ description = "Text to echo back."
   writeFileSync(join(dir, e.file), e.text);
   chmodSync(join(dir, e.file), 0o755);
   return { dir, files: ['gatehouse.toml', e.file] };
+}
+
+/** The command that builds a wasm-as plugin's module, run in its folder. */
+export const WASM_AS_BUILD = 'npx asc assembly/index.ts -o plugin.wasm --runtime stub --optimize';
+
+const AS_SOURCE = `// A Gatehouse WebAssembly tool in AssemblyScript, on the Extism plugin ABI: the host functions
+// below are all it can reach. Build: ${WASM_AS_BUILD}
+@external("extism:host/env", "input_length") declare function input_length(): i64;
+@external("extism:host/env", "input_load_u8") declare function input_load_u8(offset: i64): u8;
+@external("extism:host/env", "alloc") declare function alloc(length: i64): i64;
+@external("extism:host/env", "store_u8") declare function store_u8(offset: i64, value: u8): void;
+@external("extism:host/env", "output_set") declare function output_set(offset: i64, length: i64): void;
+
+function input(): string {
+  const n = <i32>input_length();
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i++) bytes[i] = input_load_u8(<i64>i);
+  return String.UTF8.decode(bytes.buffer);
+}
+
+function output(text: string): void {
+  const bytes = Uint8Array.wrap(String.UTF8.encode(text));
+  const block = alloc(<i64>bytes.length);
+  for (let i = 0; i < bytes.length; i++) store_u8(block + <i64>i, bytes[i]);
+  output_set(block, <i64>bytes.length);
+}
+
+// The tool: its arguments arrive as one JSON object, its result is one JSON object.
+export function echo(): i32 {
+  const args = input();
+  output('{"received":' + args + ',"length":' + args.length.toString() + "}");
+  return 0;
+}
+`;
+
+function scaffoldAssemblyScript(dir: string, name: string): { dir: string; files: string[] } {
+  const manifest = `# Gatehouse plugin manifest (a WebAssembly tool). Fields: docs/plugins.md; the WebAssembly
+# chapter of docs/guide-plugin-author.md. Build plugin.wasm first: ${WASM_AS_BUILD}
+name = "${name}"
+description = "Echoes its arguments back (a starting point for your WebAssembly tool)."
+version = "0.1.0"
+kind = "wasm"
+wasm = "plugin.wasm"
+
+[tools.echo]
+description = "Echo the message back with its length."
+export = "echo"
+
+[tools.echo.parameters.message]
+type = "string"
+required = true
+description = "Text to echo back."
+
+[limits]
+fuel = 1000000
+memory_mb = 16
+timeout_secs = 5
+`;
+  const readme = `# ${name}
+
+A Gatehouse WebAssembly tool in AssemblyScript. Build it (offline, with the AssemblyScript
+compiler from npm), then enable it:
+
+    npm install --save-dev assemblyscript
+    ${WASM_AS_BUILD}
+    gatehouse plugin enable ${name}
+
+Rebuilding changes plugin.wasm, so an enabled plugin is quarantined until you approve the change.
+`;
+  mkdirSync(join(dir, 'assembly'));
+  writeFileSync(join(dir, 'gatehouse.toml'), manifest);
+  writeFileSync(join(dir, 'assembly', 'index.ts'), AS_SOURCE);
+  writeFileSync(join(dir, 'README.md'), readme);
+  return { dir, files: ['gatehouse.toml', 'assembly/index.ts', 'README.md'] };
 }
