@@ -357,7 +357,8 @@ describe('gatehouse agent token (the real CLI)', () => {
 
     const hook = await runCli(['hook', '--home', r.home, '--agent-token-file', file], env, hookInput('s7', 'Read', { file_path: '/etc/hostname' }));
     expect(hook.code, hook.stderr).toBe(0);
-    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toMatch(/allow|ask/);
+    // Autonomy's allow is no decision (empty output); an ask is an answer.
+    expect(hook.stdout === '' || /allow|ask/.test(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision)).toBe(true);
     expect(latest(r).payload).toMatchObject({ agent: 'laptop-claude', session: 'laptop-claude/s7', client: 'claude-code', source: 'hook' });
     // A token file that cannot be read denies: it never falls back to the default agent's token.
     const missing = await runCli(['hook', '--home', r.home, '--agent-token-file', join(r.home, 'nope')], env, hookInput('s7', 'Read', { file_path: '/etc/hostname' }));

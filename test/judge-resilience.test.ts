@@ -39,7 +39,7 @@ async function start(): Promise<Running> {
   mkdirSync(join(home, 'plugins'), { recursive: true });
   mkdirSync(project);
   // Full autonomy: a plain command is allowed, so "the next call works" shows as allow.
-  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full', hookAutonomyAllow: 'allow' }));
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
   await host.ready;
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
@@ -140,7 +140,8 @@ describe('the HTTP hook answers every refusal 200 with a deny decision', () => {
     const bad = await hook(r, '{"session_id": ');
     expect(bad).toMatchObject({ status: 200, decision: 'deny' });
     expect(bad.reason).toMatch(/not JSON/);
-    const post = await hook(r, input({ hook_event_name: 'PostToolUse' }));
+    // An event Gatehouse is not configured for (PostToolUse and PostToolUseFailure are reports now).
+    const post = await hook(r, input({ hook_event_name: 'Stop' }));
     expect(post).toMatchObject({ status: 200, decision: 'deny' });
     expect(post.reason).toMatch(/hook_event_name must be "PreToolUse"/);
     const get = await hook(r, '', { method: 'GET' });

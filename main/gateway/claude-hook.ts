@@ -40,7 +40,7 @@ const toolEventFields = {
 };
 
 export const hookInputSchema = z
-  .object({ ...toolEventFields, hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse"; configure Gatehouse only as a PreToolUse hook' }) })
+  .object({ ...toolEventFields, hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse" (or "PostToolUse" / "PostToolUseFailure" for the reports of what ran); configure Gatehouse only for these hook events' }) })
   .loose();
 export type HookInput = z.output<typeof hookInputSchema>;
 
