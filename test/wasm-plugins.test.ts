@@ -2,7 +2,8 @@
 // manifest validation of the module, the enable-time import check, deterministic fuel, the
 // memory cap, the wall-clock backstop and host functions checked when they are called.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { METER_VERSION } from '../main/runner/wasm/meter.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PluginRegistry } from '../main/registry/plugin-registry.js';
@@ -155,6 +156,18 @@ describe('wasm plugins', () => {
       const ended = records.filter((x) => x.type === 'execution.ended');
       expect(ended).toHaveLength(20);
       expect(new Set(ended.map((e) => e.payload['fuelUsed']))).toEqual(fuel);
+    });
+
+    it('metering happens once, when prepared at enable time: the metered module is cached by hash, limits and meter version', async () => {
+      await enabled('echo', '');
+      await runner.prepareWasm('echo');
+      const cache = join(root, 'home', 'wasm-cache');
+      const files = readdirSync(cache);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{64}-m64-f1000000-v${METER_VERSION}\\.wasm$`));
+      const r = await runner.call('echo', undefined, { a: 1 }, { actor: 'agent:test' });
+      expect(r.output).toEqual({ a: 1 });
+      expect(readdirSync(cache)).toEqual(files);
     });
 
     it('an infinite loop stops with fuel at the same count every run', async () => {

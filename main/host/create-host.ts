@@ -313,6 +313,12 @@ export function createHost(opts: HostOptions): Host {
     record: (event, actor) => {
       const { type, ...payload } = event;
       audit.append({ type, actor, payload });
+      // A wasm plugin's module is metered when it is enabled (off the main thread), not at its first call.
+      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') {
+        void Promise.resolve()
+          .then(() => toolRunner.prepareWasm(event.name))
+          .catch((err: unknown) => log(`metering the wasm plugin ${event.name} failed (its first call will try again)`, err));
+      }
     },
     changed: (names) => {
       bus.emit('plugins.changed', { names });

@@ -19,6 +19,7 @@ import type { CircuitBreaker } from './circuit-breaker.js';
 import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
 import { runWasmTool, WasmRuntime, type WasmFailure, type WasmRunInfo } from './wasm/wasm-tool.js';
 import type { HostPolicy } from './wasm/host-functions.js';
+import { readPluginModule } from '../registry/manifest/wasm-checks.js';
 
 export interface ToolRunnerDeps {
   registry: PluginRegistry;
@@ -112,6 +113,18 @@ export class ToolRunner {
   wasm(): WasmRuntime {
     this.wasmRuntime ??= new WasmRuntime({ cacheDir: this.deps.wasmCache ?? join(this.runCache(), '..', 'wasm-cache'), ...(this.deps.wasmIsolation ? { isolation: this.deps.wasmIsolation } : {}) });
     return this.wasmRuntime;
+  }
+
+  /**
+   * Meters an enabled wasm plugin's module now (fuel and memory cap written in, cached), so that
+   * its first call does not pay for it; the host calls this when a plugin is enabled. A failure
+   * here is reported again by the call, which meters the module itself if it must.
+   */
+  async prepareWasm(plugin: string): Promise<void> {
+    const { manifest, runDir } = this.deps.registry.verifyForRun(plugin, { copyTo: this.runCache() });
+    if (!manifest.wasm) return;
+    const read = readPluginModule(runDir, manifest.wasm.module, manifest.wasm.limits.maxModuleMb * 2 ** 20);
+    if (read.bytes) await this.wasm().meter.get(read.bytes, manifest.wasm.limits.memoryMb, manifest.wasm.limits.fuel);
   }
 
   /** Stops the WebAssembly workers (host shutdown, tests). */
