@@ -379,6 +379,63 @@ describe('checker NDJSON lines', () => {
   });
 });
 
+describe('checker NDJSON lines from a real checker process', () => {
+  // The checker writes back, as its whole answer line, the text the call carries in
+  // arguments.answer: whatever a checker could write reaches the real reader (line splitter,
+  // envelope, evaluate result, crash and restart, breaker) through a real process.
+  it('every answer line a checker writes ends in a decision for the call, never a throw', async () => {
+    const dir = join(root, 'plugins', 'echo-answer');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'check.mjs'),
+      [
+        "import { createInterface } from 'node:readline';",
+        "createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {",
+        '  const req = JSON.parse(line);',
+        "  if (req.method !== 'evaluate') { process.stdout.write(JSON.stringify({ result: 'ok' }) + '\\n'); if (req.method === 'close') process.exit(0); return; }",
+        "  process.stdout.write(String(req.params.arguments?.answer ?? '') + '\\n');",
+        '});',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node check.mjs\n', { mode: 0o755 });
+    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "echo-answer"\ndescription = "Answers what the call asks it to."\nkind = "checker"\ncommand = "run.sh"\n');
+    const home = join(root, 'checker-home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ autonomy: 'full' }));
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, watch: false, pluginDirs: [join(root, 'plugins')] });
+    try {
+      await host.ready;
+      await host.registry.enable('echo-answer', 'prop');
+      // Found by the property below: the first calls after an operator enabled a checker were judged
+      // without it while its pool started, so this block went unread and the call was allowed.
+      const first = await host.gateway.call({ agent: 'prop', session: 's1', tool: 'probe_tool', arguments: { answer: '{"result":{"rule_name":"first","message":"Blocked at once."}}' }, source: 'api' }, { execute: false, ask: 'return' });
+      expect(first).toMatchObject({ decision: 'deny', decider: { kind: 'checker', checker: 'echo-answer', rule: 'first' } });
+      const answer = fc.oneof(
+        fc.constantFrom('{"result":null}', '{"result":{"rule_name":"r","message":"no"}}', '{"result":{"rule_name":""}}', '{"error":"nope"}', '{}', '[]', 'null', '', '   ', '{"result":1,"error":2}'),
+        fc.record({ result: fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 2 })) }).map((o) => JSON.stringify(o)),
+        fc.string({ maxLength: 80 }).map((t) => t.replace(/[\r\n]/g, ' ')),
+      );
+      const byChecker = { blocks: 0, failures: 0 };
+      await fc.assert(
+        fc.asyncProperty(answer, async (a) => {
+          const r = await host.gateway.call({ agent: 'prop', session: 's1', tool: 'probe_tool', arguments: { answer: a }, source: 'api' }, { execute: false, ask: 'return' });
+          if (r.decider.kind === 'checker') byChecker[r.decider.rule.startsWith('checker.') ? 'failures' : 'blocks']++;
+          expect(['allow', 'deny', 'ask']).toContain(r.decision);
+          expect(r.reason.length).toBeGreaterThan(5);
+          // A blank line is no answer: the call then waits for the checker's timeout, and fails closed.
+          if (r.decision === 'allow') expect(a.trim() === '' || /"result"\s*:\s*null/.test(a) || !/rule_name/.test(a)).toBe(true);
+        }),
+        { numRuns: 40 },
+      );
+      // The answers did reach the checker step: some blocked, some were the checker's own failures.
+      expect(byChecker.blocks + byChecker.failures).toBeGreaterThan(0);
+    } finally {
+      await host.close('test done');
+    }
+  }, 120_000);
+});
+
 // ---- Claude Code hook input ------------------------------------------------------------------------
 
 const VALID_HOOK = {

@@ -37,6 +37,9 @@ export class CheckerHost {
   private held: CheckerFailure[] = [];
   /** Checkers that failed their pre-run check when the running pool was built. */
   private unverified: CheckerFailure[] = [];
+  /** The checkers enabled in the registry at the last sync, and those the running pool was built for. */
+  private enabledNames: string[] = [];
+  private poolNames = new Set<string>();
 
   constructor(private readonly deps: CheckerHostDeps) {}
 
@@ -44,16 +47,21 @@ export class CheckerHost {
   sync(): Promise<void> {
     // Now, not after the new pool has started: a quarantine blocks the very next call.
     this.held = [...this.quarantined(), ...this.unverified.filter((f) => this.deps.registry.get(f.checker)?.status === 'enabled')];
+    this.enabledNames = this.runnable().map((e) => e.name);
     this.pending = this.pending.then(() => this.syncNow()).catch((err) => this.deps.log?.('checker pool restart failed', err));
     return this.pending;
   }
 
   /** Whether any checker is enabled: with none, the pipeline skips its checkers step. */
   active(): boolean {
-    return this.signature !== '' || this.held.length > 0;
+    return this.signature !== '' || this.held.length > 0 || this.enabledNames.length > 0;
   }
 
-  evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
+  async evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
+    // A checker enabled that its pool does not run yet (the pool is starting): wait for it. Judged
+    // without it, the calls right after an operator enabled it passed unchecked (found by
+    // test/boundary-properties.test.ts: a block answered to the first calls was never read).
+    if (this.enabledNames.some((n) => !this.poolNames.has(n))) await this.pending;
     const held = this.held[0];
     if (held) return Promise.resolve({ decision: 'block', checker: held.checker, failure: held, failures: [...this.held] });
     if (!this.pool) return Promise.resolve({ decision: 'allow', failures: [] });
@@ -77,7 +85,7 @@ export class CheckerHost {
 
   private async syncNow(): Promise<void> {
     if (this.closed) return;
-    const runnable = this.deps.registry.list().filter((e) => e.manifest?.kind === 'checker' && e.status === 'enabled');
+    const runnable = this.runnable();
     const signature = runnable.map((e) => `${e.name}@${e.trust?.hash ?? e.digest?.hash}`).join(',');
     if (signature === this.signature) return;
     const specs: CheckerSpec[] = [];
@@ -119,7 +127,12 @@ export class CheckerHost {
     const old = this.pool;
     this.pool = next;
     this.signature = signature;
+    this.poolNames = new Set(runnable.map((e) => e.name));
     await old?.close();
+  }
+
+  private runnable() {
+    return this.deps.registry.list().filter((e) => e.manifest?.kind === 'checker' && e.status === 'enabled');
   }
 
   /** Checkers an operator enabled whose files changed since: quarantined, not runnable. */
