@@ -84,6 +84,14 @@ const pluginDetail = pluginSummary.extend({
     .nullable(),
   changes: z.array(z.object({ path: z.string(), change: z.string(), diff: z.string().nullable() })),
   reloadProblems: z.array(problem),
+  /** wasm plugins: each import the module asks for, the permission that links it, and whether the manifest grants it. */
+  wasmImports: z
+    .object({
+      imports: z.array(z.object({ module: z.string(), name: z.string(), kind: z.string(), grant: z.enum(['core', 'log', 'hosts', 'read', 'write']).nullable(), granted: z.boolean() })),
+      error: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 const pluginName = z.string().min(1).max(200);
 

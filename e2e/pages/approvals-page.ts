@@ -3,10 +3,18 @@
 // (Enter), filter and decide in batches, read the history; list and revoke grants.
 //
 // Test ids:
-//   approval-item [data-id, data-tool, data-agent, data-active, data-evasive]   one pending call
-//     approval-tool, approval-agent, approval-session, approval-asked-by, approval-operations,
-//     approval-paths, approval-hosts, approval-command, approval-evasive(-reasons),
-//     approval-arguments (json-folded / json-expand inside), approval-countdown [data-expired],
+//   approval-list [data-rows]   the virtualised list (only rows near the viewport are in the DOM)
+//   approval-item [data-id, data-tool, data-agent, data-session, data-active, data-evasive,
+//     data-risk=evasive|delete|network|write|execute|read]   one row
+//     approval-risk, approval-tool, approval-summary, approval-agent, approval-session,
+//     approval-age, approval-countdown [data-expired], approval-evasive, hidden-text-badge
+//   approval-group [data-session]   a session's header row (Group by session: approvals-group-session)
+//   approval-detail [data-id, data-risk]   the selected call's pane
+//     approval-detail-summary, approval-description, approval-asked-by, approval-operations,
+//     approval-paths [data-count] (+ approval-paths-more past ten), approval-hosts,
+//     approval-command, approval-evasive-reasons, approval-decoded-payload
+//     (approval-decoded-raw, approval-decoded-text), approval-diff [data-exists] (diff-add,
+//     diff-del, diff-ctx, diff-hunk lines), approval-arguments (json-folded / json-expand inside),
 //     approval-details (after Enter), approval-args-hash,
 //     approval-approve, approval-session, approval-always, approval-deny, approval-details-toggle
 //   approvals-pending-count [data-count], approvals-filter-agent|tool|text, approvals-error
@@ -25,6 +33,8 @@ import { expect, type Locator, type Page } from '@playwright/test';
 export class ApprovalsPage {
   readonly root: Locator;
   readonly items: Locator;
+  readonly list: Locator;
+  readonly detail: Locator;
   readonly pendingCount: Locator;
   readonly historyRows: Locator;
   readonly denyDialog: Locator;
@@ -44,6 +54,8 @@ export class ApprovalsPage {
   constructor(readonly page: Page) {
     this.root = page.getByTestId('view-approvals');
     this.items = page.getByTestId('approval-item');
+    this.list = page.getByTestId('approval-list');
+    this.detail = page.getByTestId('approval-detail');
     this.pendingCount = page.getByTestId('approvals-pending-count');
     this.historyRows = page.getByTestId('history-row');
     this.denyDialog = page.getByTestId('deny-dialog');
@@ -61,9 +73,19 @@ export class ApprovalsPage {
     this.notificationsState = page.getByTestId('notifications-state');
   }
 
-  /** Pending items whose arguments contain `text` (e.g. the name passed to the tool). */
+  /** Rows whose one-line summary contains `text` (the command, the file, or the arguments in brief). */
   item(text: string): Locator {
-    return this.items.filter({ has: this.page.getByTestId('approval-arguments').filter({ hasText: text }) });
+    return this.items.filter({ has: this.page.getByTestId('approval-summary').filter({ hasText: text }) });
+  }
+
+  /** Selects the row whose summary contains `text` and answers the detail pane, once it shows that call. */
+  async select(text: string): Promise<Locator> {
+    const row = this.item(text);
+    await row.click();
+    const id = await this.idOf(row);
+    const pane = this.page.locator(`[data-testid="approval-detail"][data-id="${id}"]`);
+    await expect(pane).toBeVisible();
+    return pane;
   }
 
   get active(): Locator {

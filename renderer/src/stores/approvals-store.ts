@@ -42,6 +42,8 @@ export interface ApprovalsStore {
   actionError: string | null;
   /** The last batch's per-item answers. */
   batch: { action: 'approve' | 'deny'; results: BatchOutcome[] } | null;
+  /** The list grouped by session (sessions in the order of their riskiest call). */
+  groupBySession: boolean;
 }
 
 export const initialApprovalsState: ApprovalsStore = {
@@ -56,6 +58,7 @@ export const initialApprovalsState: ApprovalsStore = {
   busy: null,
   actionError: null,
   batch: null,
+  groupBySession: false,
 };
 
 export const useApprovalsStore = create<ApprovalsStore>()(() => ({ ...initialApprovalsState }));

@@ -1,9 +1,12 @@
-// The approval inbox: one live queue of pending calls from every agent and session, decided
-// from the keyboard (j/k or arrows move, a approves, s grants for the session, d denies with a
-// reason, Enter opens details), filtered and decided in batches, with the history below.
+// The approval inbox: one live queue of pending calls from every agent and session, as a list of
+// compact rows (riskiest first, then oldest; grouped by session on demand; virtualised, so a busy
+// day's thousands of calls scroll) beside a detail pane for the selected call. Decided from the
+// keyboard (j/k or arrows move, a approves, s grants for the session, d denies with a reason,
+// Enter opens details), filtered and decided in batches, with the history below.
 // Live: approvals.changed refetches it (sync/bind-stores.ts); nothing here polls. Every
 // decision carries the argsHash of the item on screen, so it approves exactly what was shown.
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
 import type { ApprovalItemView, ProposedRuleView } from '../../../shared/contract.ts';
 import { useClient } from '../app/client-context.ts';
@@ -14,7 +17,9 @@ import { filterPending, historyItems, isFiltered, pendingItems, useApprovalsStor
 import { useSettingsStore } from '../stores/settings-store.ts';
 import { approveAlways, approveForSession, approveOnce, decideBatch, deny, proposeRule } from '../sync/approvals-actions.ts';
 import { AlwaysDialog } from './approvals/always-dialog.tsx';
-import { ApprovalCard, type Decision } from './approvals/approval-card.tsx';
+import { ApprovalDetail, type Decision } from './approvals/approval-detail.tsx';
+import { ApprovalRow, ROW_HEIGHT } from './approvals/approval-row.tsx';
+import { byRiskThenAge } from '../lib/call-summary.ts';
 import { ApprovalHistory } from './approvals/approval-history.tsx';
 import { BatchResults } from './approvals/batch-results.tsx';
 import { DenyDialog } from './approvals/deny-dialog.tsx';
@@ -22,7 +27,7 @@ import { NotificationsButton } from './approvals/notifications-button.tsx';
 import { SessionDialog } from './approvals/session-dialog.tsx';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
-import { safeTitle } from '../components/safe-text.tsx';
+import { SafeText, safeTitle } from '../components/safe-text.tsx';
 
 type Dialog =
   | { kind: 'deny'; item: ApprovalItemView }
@@ -40,7 +45,7 @@ function typing(e: KeyboardEvent): boolean {
 
 export function ApprovalsView() {
   const client = useClient();
-  const { items, loaded, listError, clockOffset, filter, cursor, expanded, busy, actionError, batch } = useApprovalsStore(
+  const { items, loaded, listError, clockOffset, filter, cursor, expanded, busy, actionError, batch, groupBySession } = useApprovalsStore(
     useShallow((s) => ({
       items: s.items,
       loaded: s.loaded,
@@ -52,14 +57,24 @@ export function ApprovalsView() {
       busy: s.busy,
       actionError: s.actionError,
       batch: s.batch,
+      groupBySession: s.groupBySession,
     })),
   );
   const sessionMinutes = useSettingsStore((s) => s.settings?.sessionGrantMinutes ?? 60);
   const pending = useMemo(() => pendingItems(items), [items]);
-  const shown = useMemo(() => filterPending(items, filter), [items, filter]);
+  // Riskiest first, then oldest; grouped, sessions follow their riskiest call.
+  const shown = useMemo(() => {
+    const sorted = filterPending(items, filter).sort(byRiskThenAge);
+    if (!groupBySession) return sorted;
+    const order = new Map<string, number>();
+    for (const i of sorted) if (!order.has(i.call.session)) order.set(i.call.session, order.size);
+    return sorted.sort((a, b) => order.get(a.call.session)! - order.get(b.call.session)! || byRiskThenAge(a, b));
+  }, [items, filter, groupBySession]);
   const history = useMemo(() => historyItems(items), [items]);
-  const agents = useMemo(() => [...new Set(pending.map((i) => i.call.agent))].sort(), [pending]);
-  const tools = useMemo(() => [...new Set(pending.map((i) => i.call.tool))].sort(), [pending]);
+  // The selected agent or tool stays an option after its last call is decided: otherwise the
+  // select reads "All" while the old filter still hides everything ("1 waiting · 0 shown").
+  const agents = useMemo(() => [...new Set([...pending.map((i) => i.call.agent), ...(filter.agent ? [filter.agent] : [])])].sort(), [pending, filter.agent]);
+  const tools = useMemo(() => [...new Set([...pending.map((i) => i.call.tool), ...(filter.tool ? [filter.tool] : [])])].sort(), [pending, filter.tool]);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const now = useSecondTick(pending.length > 0);
   const idPrefix = useId();
@@ -68,16 +83,34 @@ export function ApprovalsView() {
   // The highlight stays on its item; when that item leaves (decided, expired), it moves to the
   // one that took its place, so deciding down the list is a, a, a.
   const lastIndex = useRef(0);
-  const listRef = useRef<HTMLOListElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
   let activeIndex = cursor ? shown.findIndex((i) => i.id === cursor) : -1;
   if (activeIndex < 0) activeIndex = Math.min(lastIndex.current, shown.length - 1);
   const active = activeIndex >= 0 ? shown[activeIndex]! : null;
   useEffect(() => {
     if (activeIndex >= 0) lastIndex.current = activeIndex;
   }, [activeIndex]);
+  // Rows of the virtual list: a session header before each session's calls when grouped.
+  const rows = useMemo(() => {
+    const out: ({ kind: 'item'; index: number } | { kind: 'session'; session: string; count: number })[] = [];
+    shown.forEach((item, index) => {
+      if (groupBySession && (index === 0 || shown[index - 1]!.call.session !== item.call.session)) {
+        out.push({ kind: 'session', session: item.call.session, count: shown.filter((i) => i.call.session === item.call.session).length });
+      }
+      out.push({ kind: 'item', index });
+    });
+    return out;
+  }, [shown, groupBySession]);
+  const rowOfItem = useMemo(() => {
+    const m = new Map<number, number>();
+    rows.forEach((r, i) => r.kind === 'item' && m.set(r.index, i));
+    return m;
+  }, [rows]);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => listRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   useEffect(() => {
-    if (active) document.getElementById(domId(active.id))?.scrollIntoView({ block: 'nearest' });
-    // domId is stable for a given id.
+    const row = rowOfItem.get(activeIndex);
+    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
+    // Only when the selection moves: a list that changes under the operator does not jump.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [active?.id]);
 
@@ -225,6 +258,9 @@ export function ApprovalsView() {
               value={filter.text}
               onChange={(e) => setFilter({ text: e.target.value })}
             />
+            <label className="approval-group-toggle">
+              <input type="checkbox" data-testid="approvals-group-session" checked={groupBySession} onChange={(e) => useApprovalsStore.setState({ groupBySession: e.target.checked })} /> Group by session
+            </label>
             <span className="approval-spacer" />
             <button type="button" className="button button-small" data-testid="batch-approve" disabled={shown.length === 0 || dialogBusy} onClick={() => void decideBatch(client, 'approve', shown)}>
               Approve {filtered ? 'shown' : 'all'} ({shown.length})
@@ -245,23 +281,40 @@ export function ApprovalsView() {
           ) : shown.length === 0 ? (
             <p className="muted">No pending call matches the filter.</p>
           ) : (
-            <ol ref={listRef} className="approval-list" tabIndex={-1} aria-label="Pending calls" data-testid="approval-list">
-              {shown.map((item) => (
-                <ApprovalCard
-                  key={item.id}
-                  item={item}
-                  active={item.id === active?.id}
-                  expanded={expanded.includes(item.id)}
-                  busy={busy !== null}
-                  now={now}
-                  clockOffset={clockOffset}
-                  domId={domId(item.id)}
-                  onActivate={setCursor}
-                  onDecide={onDecide}
-                  onToggleDetails={toggleDetails}
-                />
-              ))}
-            </ol>
+            <div className="approval-split">
+              <div
+                ref={listRef}
+                className="approval-list"
+                tabIndex={-1}
+                role="listbox"
+                aria-label="Pending calls, riskiest first"
+                aria-activedescendant={active ? domId(active.id) : undefined}
+                data-testid="approval-list"
+                data-rows={shown.length}
+              >
+                <div className="approval-list-inner" style={{ height: virtualizer.getTotalSize() }}>
+                  {virtualizer.getVirtualItems().map((v) => {
+                    const row = rows[v.index]!;
+                    if (row.kind === 'session') {
+                      return (
+                        <div key={`s:${row.session}`} className="approval-group-head" role="presentation" style={{ transform: `translateY(${v.start}px)`, height: ROW_HEIGHT }} data-testid="approval-group" data-session={row.session}>
+                          <span className="muted">session </span>
+                          <span className="mono">
+                            <SafeText text={row.session} />
+                          </span>
+                          <span className="muted"> · {row.count} waiting</span>
+                        </div>
+                      );
+                    }
+                    const item = shown[row.index]!;
+                    return <ApprovalRow key={item.id} item={item} active={item.id === active?.id} now={now} clockOffset={clockOffset} domId={domId(item.id)} top={v.start} onActivate={setCursor} />;
+                  })}
+                </div>
+              </div>
+              {active ? (
+                <ApprovalDetail key={active.id} item={active} expanded={expanded.includes(active.id)} busy={busy !== null} clockOffset={clockOffset} onDecide={onDecide} onToggleDetails={toggleDetails} />
+              ) : null}
+            </div>
           )}
         </section>
       ) : null}

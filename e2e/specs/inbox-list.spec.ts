@@ -1,0 +1,179 @@
+// The inbox on a busy day (issue #16 item 1): real Claude Code hook requests (the HTTP hook form,
+// `hookAsk: inbox`, so each call waits for an operator) from five named agent tokens reach a live
+// `gatehouse serve`, and the console lists them as one compact row each, riskiest first, in a
+// virtualised list beside a detail pane. The pane shows the agent's own description, a Write as a
+// diff against the file on disk (read by the host through approvals.fileBefore), and a base64
+// payload decoded beside the raw text. j/k and a still decide from the keyboard.
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from '../fixtures.ts';
+import { ApprovalsPage } from '../pages/approvals-page.ts';
+import { hostCall, serveFile } from '../support/agents.ts';
+
+interface HookAnswer {
+  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
+}
+
+/** One PreToolUse hook request, as Claude Code's HTTP hook sends it; settles when Gatehouse answers. */
+async function hookCall(home: string, token: string, session: string, cwd: string, tool: string, input: Record<string, unknown>): Promise<HookAnswer> {
+  const s = await serveFile(home);
+  const res = await fetch(new URL('/hooks/claude/pre-tool-use', s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ session_id: session, transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `tu-${Math.random()}`, permission_mode: 'default' }),
+  });
+  return (await res.json()) as HookAnswer;
+}
+
+const RANK: Record<string, number> = { evasive: 5, delete: 4, network: 3, write: 2, execute: 1, read: 0 };
+
+/** `rm -rf ~` in base64: what an evasive agent pipes into a shell. */
+const PAYLOAD = 'cm0gLXJmIH4=';
+
+test.describe('a live host whose hook calls wait in the inbox', () => {
+  test.use({ homeSetup: { settings: { mode: 'live', hookAsk: 'inbox' } } });
+
+  test('200 waiting calls from 5 agents are rows, riskiest first; the pane decodes a base64 payload; j/k/a decide', async ({ console: app, home }) => {
+    test.setTimeout(120_000);
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    // A project outside GATEHOUSE_HOME (whose files are Gatehouse's own, and protected).
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-inbox-')));
+    test.info().attach('project', { body: project }).catch(() => {});
+
+    const agents = ['ada', 'grace', 'linus', 'margaret', 'ken'];
+    const tokens = await Promise.all(agents.map((name) => hostCall<{ token: string }>(home, 'agents.tokens.create', { name }).then((r) => r.token)));
+    // Mostly ordinary work (tests, builds, fetches); a few deletes; one evasive payload, sent last.
+    const commands = (a: number, i: number): string => {
+      if (i % 10 === 3) return `rm -rf build/${agents[a]}-${i}`;
+      if (i % 10 === 5) return `curl -s https://93.184.215.14/${agents[a]}/${i}`;
+      return `npm test -- --shard=${a}-${i}`;
+    };
+    const answers: Promise<HookAnswer>[] = [];
+    for (let a = 0; a < agents.length; a++) {
+      for (let i = 0; i < 40; i++) {
+        if (a === 4 && i === 39) continue;
+        answers.push(hookCall(home, tokens[a]!, `s${i % 2}`, project, 'Bash', { command: commands(a, i), description: `step ${i} of ${agents[a]}` }));
+      }
+    }
+    answers.push(hookCall(home, tokens[4]!, 's1', project, 'Bash', { command: `echo ${PAYLOAD} | base64 -d | sh`, description: 'Tidy up the workspace' }));
+    // Any call answered before the operator decides is a failure of this test: say which and why.
+    const early: string[] = [];
+    answers.forEach((p, i) => p.then((a) => early.push(`#${i}: ${a.hookSpecificOutput?.permissionDecision ?? 'no decision'} ${a.hookSpecificOutput?.permissionDecisionReason ?? ''}`), (e: unknown) => early.push(`#${i}: ${String(e)}`)));
+
+    // 200 hook requests at once from one test process: allow them time to arrive.
+    await expect(inbox.pendingCount, 'every call waits; none was answered').toHaveAttribute('data-count', '200', { timeout: 60_000 }).catch((err: unknown) => {
+      throw new Error(`${String(err)}\nanswered early: ${early.slice(0, 5).join('\n')}`);
+    });
+    expect(early).toEqual([]);
+    await expect(inbox.list).toHaveAttribute('data-rows', '200');
+    // Five agents to filter by.
+    await expect(inbox.filterAgent.locator('option')).toHaveCount(6);
+
+    // Virtualised: a screenful of rows in the DOM, not 200.
+    const rendered = await inbox.items.count();
+    expect(rendered).toBeGreaterThan(5);
+    expect(rendered).toBeLessThan(80);
+
+    // The evasive call, sent last, is the first row; risk never rises down the list.
+    const first = inbox.items.first();
+    await expect(first).toHaveAttribute('data-risk', 'evasive');
+    await expect(first).toHaveAttribute('data-agent', 'ken');
+    const risks = await inbox.items.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-risk') ?? ''));
+    for (let i = 1; i < risks.length; i++) expect(RANK[risks[i]!]!, `row ${i} (${risks[i]}) after ${risks[i - 1]}`).toBeLessThanOrEqual(RANK[risks[i - 1]!]!);
+    expect(risks).toContain('delete');
+
+    // The selected (first) call's pane: the agent's description, and the payload decoded beside the raw text.
+    await expect(first).toHaveAttribute('data-active', 'true');
+    const pane = inbox.detail;
+    await expect(pane).toHaveAttribute('data-id', (await inbox.idOf(first)));
+    await expect(pane.getByTestId('approval-description')).toContainText('Tidy up the workspace');
+    await expect(pane.getByTestId('approval-command')).toContainText(`echo ${PAYLOAD} | base64 -d | sh`);
+    const decoded = pane.getByTestId('approval-decoded-payload');
+    await expect(decoded.getByTestId('approval-decoded-raw')).toHaveText(PAYLOAD);
+    await expect(decoded.getByTestId('approval-decoded-text')).toHaveText('rm -rf ~');
+
+    // j moves the selection one row down and the pane follows; k back; then d denies the evasive one.
+    await inbox.press('j');
+    const second = inbox.items.nth(1);
+    await expect(second).toHaveAttribute('data-active', 'true');
+    await expect(pane).toHaveAttribute('data-id', await inbox.idOf(second));
+    await expect(pane).toHaveAttribute('data-risk', 'delete');
+    await inbox.press('k');
+    await expect(first).toHaveAttribute('data-active', 'true');
+    await inbox.press('d');
+    await inbox.denyReason.fill('Decoded, this deletes the home folder.');
+    await app.page.getByTestId('deny-confirm').click();
+    await inbox.expectPending(199);
+    const evasive = await answers[answers.length - 1]!;
+    expect(evasive.hookSpecificOutput?.permissionDecision).toBe('deny');
+
+    // Scrolling the list reaches the last row (the least risky, oldest-first order within a level).
+    await inbox.list.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await expect(inbox.items.last()).toHaveAttribute('data-risk', 'execute');
+
+    // Grouped by session: a header per agent session, each call under its own.
+    await app.page.getByTestId('approvals-group-session').check();
+    await inbox.list.evaluate((el) => el.scrollTo({ top: 0 }));
+    await expect(app.page.getByTestId('approval-group').first()).toBeVisible();
+    // In screen order (virtual rows are placed by transform), each call sits under its session's header.
+    const misplaced = async () =>
+      inbox.list.evaluate((el) => {
+        const rows = [...el.querySelectorAll<HTMLElement>('[data-testid="approval-group"], [data-testid="approval-item"]')].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+        let current: string | null = null;
+        let wrong = 0;
+        for (const r of rows) {
+          if (r.dataset['testid'] === 'approval-group') current = r.dataset['session'] ?? null;
+          else if (current !== null && r.dataset['session'] !== current) wrong++;
+        }
+        return { headers: rows.filter((r) => r.dataset['testid'] === 'approval-group').length, wrong };
+      });
+    await expect.poll(misplaced).toEqual({ headers: expect.any(Number) as unknown as number, wrong: 0 });
+    expect((await misplaced()).headers).toBeGreaterThan(0);
+
+    // Let the rest go: the hook requests end with the test.
+    await hostCall(home, 'approvals.batch', { action: 'deny', reason: 'end of test', items: (await hostCall<{ items: { id: string; argsHash: string; state: string }[] }>(home, 'approvals.list', { state: 'pending' })).items.map((i) => ({ id: i.id, argsHash: i.argsHash })) });
+    await inbox.expectPending(0);
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  test('a Write is shown as a diff against the file on disk; an Edit of a missing string says the tool will refuse', async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    // A project outside GATEHOUSE_HOME (whose files are Gatehouse's own, and protected).
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-inbox-')));
+    test.info().attach('project', { body: project }).catch(() => {});
+    const file = join(project, 'notes.md');
+    writeFileSync(file, 'line one\nline two\nline three\n');
+    const { agentToken } = await serveFile(home);
+
+    const write = hookCall(home, agentToken, 'w1', project, 'Write', { file_path: file, content: 'line one\nline 2\nline three\nline four\n' });
+    write.catch(() => {});
+    const pane = await (async () => {
+      await expect(inbox.item('notes.md')).toHaveCount(1);
+      return inbox.select('notes.md');
+    })();
+    const diff = pane.getByTestId('approval-diff');
+    await expect(diff).toHaveAttribute('data-exists', 'true');
+    await expect(diff.getByTestId('diff-del')).toHaveText(['-line two']);
+    await expect(diff.getByTestId('diff-add')).toHaveText(['+line 2', '+line four']);
+    await expect(diff.getByTestId('diff-ctx').first()).toHaveText(' line one');
+
+    const edit = hookCall(home, agentToken, 'w1', project, 'Edit', { file_path: file, old_string: 'no such text', new_string: 'x' });
+    edit.catch(() => {});
+    await inbox.expectPending(2);
+    const editRow = inbox.items.filter({ has: app.page.getByTestId('approval-tool').filter({ hasText: /^Edit$/ }) });
+    await editRow.click();
+    await expect(inbox.detail.getByTestId('approval-diff')).toContainText('old_string is not in the file; the tool will refuse this call');
+
+    // Approving the Write lets Claude Code write it; the file on disk is untouched by Gatehouse itself.
+    await inbox.item('write /').click();
+    await inbox.press('a');
+    expect((await write).hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect(readFileSync(file, 'utf8')).toBe('line one\nline two\nline three\n');
+    rmSync(project, { recursive: true, force: true });
+  });
+});
