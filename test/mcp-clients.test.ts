@@ -461,6 +461,8 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     expect(after.mcp_servers.gatehouse).toEqual({
       command: '/usr/bin/node',
       args: ['/opt/gatehouse/bin/gatehouse.js', 'mcp', '--home', '/srv/gatehouse home'],
+      // Codex waits for Gatehouse's tools before its first turn (else the first call races the list).
+      required: true,
       default_tools_approval_mode: 'approve',
       tool_timeout_sec: 635,
     });
@@ -479,7 +481,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     expect(w.preview({ mcp: 'stdio' }).files[0]!.changed).toBe(false);
     // The HTTP form names the variable Codex reads the token from, never the token.
     const http = parseToml(w.preview({ mcp: 'http' }).files[0]!.after) as Record<string, any>;
-    expect(http.mcp_servers.gatehouse).toEqual({ url: 'http://127.0.0.1:7411/mcp', bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN', default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
+    expect(http.mcp_servers.gatehouse).toEqual({ url: 'http://127.0.0.1:7411/mcp', bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN', required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
   });
 
   it('refuses a file that is not TOML, and a gatehouse entry written inline, naming the file', () => {
@@ -507,12 +509,12 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     const written = await op('agents.writeCodexConfig', { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] });
     expect(written.result.files[0]).toMatchObject({ written: true, created: true });
     const server = (parseToml(readFileSync(file, 'utf8')) as Record<string, any>).mcp_servers.gatehouse;
-    expect(server).toMatchObject({ args: expect.arrayContaining(['mcp', '--home', r.home]), default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
+    expect(server).toMatchObject({ args: expect.arrayContaining(['mcp', '--home', r.home]), required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
     expect(r.host.settings.current.mcpClientTimeouts).toEqual({ 'codex-mcp-client': 635 });
     // The agent token cannot write it.
     const asAgent = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'agents.writeCodexConfig', params: { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] } }) });
     expect(asAgent.status).toBe(401);
-    // With Codex's timeout known (635 s), its approvals get the full expiry (10 min) instead of 55 s.
+    // With Codex's timeout known (635 s), its approvals get the full expiry (10 min) instead of 295 s.
     const codex = await mcpClient(r, 'codex-mcp-client');
     const ac = new AbortController();
     const p = codex.callTool({ name: 'hello', arguments: { name: 'Ada' } }, undefined, { signal: ac.signal }).catch(() => null);

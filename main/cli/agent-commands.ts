@@ -25,7 +25,7 @@ export function addAgentCommands(cli: Command): void {
     .addHelpText('after', examplesHelp([
       ['the server entry in an MCP client\'s configuration', '{"command": "gatehouse", "args": ["mcp"]}'],
       ['relay to the Gatehouse serving another data folder', '{"command": "gatehouse", "args": ["mcp", "--home", "/srv/gatehouse"]}'],
-      ['in Codex\'s ~/.codex/config.toml (Settings → Write it for Codex writes it)', '[mcp_servers.gatehouse]\n  command = "gatehouse"\n  args = ["mcp"]\n  default_tools_approval_mode = "approve"\n  tool_timeout_sec = 635'],
+      ['in Codex\'s ~/.codex/config.toml (Settings → Write it for Codex writes it)', '[mcp_servers.gatehouse]\n  command = "gatehouse"\n  args = ["mcp"]\n  required = true\n  default_tools_approval_mode = "approve"\n  tool_timeout_sec = 635'],
     ]))
     .action(async (o: { home?: string; agentTokenFile?: string }) => {
       await runMcpBridge(o.home ?? defaultHome(), o.agentTokenFile);

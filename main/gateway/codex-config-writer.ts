@@ -8,11 +8,16 @@
 //   [mcp_servers.gatehouse]
 //   command = "<node>"  args = ["<gatehouse.js>", "mcp", "--home", "<GATEHOUSE_HOME>"]   (stdio)
 //   url = "http://127.0.0.1:PORT/mcp"  bearer_token_env_var = "GATEHOUSE_AGENT_TOKEN"   (HTTP)
+//   required = true
 //   default_tools_approval_mode = "approve"
 //   tool_timeout_sec = <approval expiry + margin>
 // - The stdio bridge by default: Codex starts it in its workspace, so calls run in the agent's
 //   folder, and it needs no token (it reads serve.json). The HTTP form names the variable Codex
 //   reads the token from; a token never goes into argv or into this file.
+// - required = true: Codex waits for Gatehouse's tool list before the first turn. Without it Codex
+//   treats the server as optional and sends its first model request before the bridge has listed
+//   the tools, so the model's first call to a Gatehouse tool fails ("unsupported call"). It also
+//   means Codex does not start while Gatehouse cannot be reached, rather than run without it.
 // - default_tools_approval_mode = "approve": Gatehouse does the asking (its inbox). Without it
 //   Codex asks its own approval for every tool that is not read-only, which `codex exec` (approval
 //   policy "never") turns into a failed call.
@@ -82,7 +87,7 @@ export function defaultCodexLauncher(): CodexLauncher | null {
 
 /** The Codex server table Gatehouse writes (also what docs/agents.md shows). */
 export function codexServer(req: CodexConfigRequest, o: { gatehouseHome: string; mcpUrl: string | null; launcher: CodexLauncher | null; toolTimeoutS: number }): Record<string, unknown> {
-  const common = { default_tools_approval_mode: 'approve', tool_timeout_sec: o.toolTimeoutS };
+  const common = { required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: o.toolTimeoutS };
   if (req.mcp === 'http') {
     if (!o.mcpUrl) throw new OperationError('unavailable', 'This host does not listen for agents over HTTP, so there is no MCP URL to write: choose the stdio bridge, or run gatehouse serve.');
     return { url: o.mcpUrl, bearer_token_env_var: TOKEN_ENV, ...common };
@@ -169,7 +174,7 @@ export class CodexConfigWriter {
         );
       }
       const how = req.mcp === 'http' ? `Streamable HTTP at ${String(ours.url)}, token from $${TOKEN_ENV}` : 'the stdio bridge, gatehouse mcp';
-      changes.push(`mcp_servers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (${how}; default_tools_approval_mode = "approve"; tool_timeout_sec = ${toolTimeoutS})`);
+      changes.push(`mcp_servers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (${how}; required = true; default_tools_approval_mode = "approve"; tool_timeout_sec = ${toolTimeoutS})`);
     }
     const changed = changes.length > 0 && after !== current.text;
     const diff = changed ? createTwoFilesPatch(path, path, current.text, after, current.exists ? 'current' : 'new file', 'with Gatehouse', { context: 3 }) : '';
@@ -182,6 +187,7 @@ export class CodexConfigWriter {
     const notes = [
       `Codex waits ${t} s for a Gatehouse call (tool_timeout_sec); Gatehouse's approvals for Codex expire ${DEADLINE_MARGIN_MS / 1000} s before it gives up, so a call is never approved after Codex stopped waiting.`,
       'Codex does not ask its own approval for Gatehouse\'s tools (default_tools_approval_mode = "approve"): Gatehouse decides, and asks in its inbox.',
+      'Codex waits for Gatehouse\'s tools when it starts (required = true), and does not start while Gatehouse is not running.',
     ];
     if (req.mcp === 'http') notes.push(`Codex reads the agent token from ${TOKEN_ENV}: set it to the agent token in the environment you start Codex from (export ${TOKEN_ENV}=…).`);
     else notes.push('Codex starts the bridge in its workspace: calls run in that folder. The bridge needs no token.');
