@@ -121,7 +121,7 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     // In screen order (virtual rows are placed by transform), each call sits under its session's header.
     const misplaced = async () =>
       inbox.list.evaluate((el) => {
-        const rows = [...el.querySelectorAll<HTMLElement>('[data-testid="approval-group"], [data-testid="approval-item"]')].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+        const rows = Array.from(el.querySelectorAll<HTMLElement>('[data-testid="approval-group"], [data-testid="approval-item"]')).sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
         let current: string | null = null;
         let wrong = 0;
         for (const r of rows) {
