@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { METER_VERSION } from '../main/runner/wasm/meter.js';
+import { PluginService } from '../main/registry/plugin-service.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PluginRegistry } from '../main/registry/plugin-registry.js';
@@ -138,6 +139,26 @@ describe('wasm plugins', () => {
       await registry.refreshAll();
       await expect(registry.enable('wasi', 'alice')).rejects.toThrow(/imports wasi_snapshot_preview1\.fd_write, a function Gatehouse does not provide/);
       await expect(registry.enable('reader', 'alice')).rejects.toThrow(/imports extism:host\/user\.read_file, which needs a path or host in permissions\.read, and the manifest does not grant it/);
+    });
+  });
+
+  describe('imports next to permissions (the Plugins view)', () => {
+    it('lists each import with the permission that links it and marks the ones not granted, for an invalid plugin too', async () => {
+      await wasmPlugin(join(root, 'plugins'), 'reader', toml('reader', '[permissions]\nlog = true\n'), fixtureWat('reader.wat', { __PATH__: '/x', __LEN__: '2' }));
+      await wasmPlugin(join(root, 'plugins'), 'echo', toml('echo'), fixtureWat('echo.wat'));
+      await registry.refreshAll();
+      const service = new PluginService(registry, new TrustStore(join(root, 'home')), { homePluginsDir: join(root, 'plugins') });
+      const reader = service.detail('reader');
+      expect(reader.status).toBe('invalid');
+      expect(reader.wasmImports!.error).toBeNull();
+      expect(reader.wasmImports!.imports.map((i) => [`${i.module}.${i.name}`, i.grant, i.granted])).toEqual([
+        ['extism:host/env.alloc', 'core', true],
+        ['extism:host/env.store_u8', 'core', true],
+        ['extism:host/env.length', 'core', true],
+        ['extism:host/env.output_set', 'core', true],
+        ['extism:host/user.read_file', 'read', false],
+      ]);
+      expect(service.detail('echo').wasmImports!.imports.every((i) => i.granted)).toBe(true);
     });
   });
 

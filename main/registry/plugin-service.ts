@@ -10,6 +10,9 @@ import { RegistryError, runsTrusted } from './plugin-registry.js';
 import type { TrustStore } from './trust-store.js';
 import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
 import type { Finding, Problem } from './types.js';
+import { readPluginModule } from './manifest/wasm-checks.js';
+import { judgeImports, type Grant } from '../runner/wasm/abi.js';
+import { readModuleInfo } from '../runner/wasm/module-info.js';
 
 export const MAX_EDIT_FILE = 1 << 20;
 const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml', 'gatehouse.yml', 'gatehouse.json']);
@@ -45,6 +48,14 @@ export interface PluginDetail extends PluginSummary {
   trust: { hash: string; enabledAt: number; enabledBy: string; scanOverride: { reason: string; by: string; at: number } | null; trusted: { reason: string; by: string; at: number } | null } | null;
   changes: { path: string; change: string; diff: string | null }[];
   reloadProblems: Problem[];
+  wasmImports?: WasmImportsView | null;
+}
+
+/** A wasm plugin's imports next to what its manifest grants (the Plugins view marks mismatches). */
+export interface WasmImportsView {
+  imports: { module: string; name: string; kind: string; grant: Grant | null; granted: boolean }[];
+  /** Why the module's imports could not be read (missing, too big, not a module), or null. */
+  error: string | null;
 }
 
 export class PluginService {
@@ -78,6 +89,7 @@ export class PluginService {
           }
         : null,
       changes: e.changes.map((c) => ({ ...c, diff: this.diffOf(e, c.path, c.change) })),
+      wasmImports: wasmImportsOf(e),
       reloadProblems: e.reloadProblems,
     };
   }
@@ -174,4 +186,33 @@ export function summary(e: PluginEntry): PluginSummary {
     sandbox: m?.sandbox ?? null,
     trusted: runsTrusted(e),
   };
+}
+
+/**
+ * For a wasm plugin, its module's imports against the manifest's grants. Read from the raw
+ * manifest when validation failed, since an ungranted import is exactly what makes it invalid.
+ */
+export function wasmImportsOf(e: PluginEntry): WasmImportsView | null {
+  let raw: Record<string, unknown> | null = null;
+  if (e.manifestFile) {
+    try {
+      const parsed = parseManifestSource(e.manifestFile, readFileSync(join(e.dir, e.manifestFile), 'utf8')).raw;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    } catch {
+      raw = null;
+    }
+  }
+  if (!raw || raw['kind'] !== 'wasm' || typeof raw['wasm'] !== 'string') return null;
+  const perms = (raw['permissions'] && typeof raw['permissions'] === 'object' ? raw['permissions'] : {}) as Record<string, unknown>;
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const limits = (raw['limits'] && typeof raw['limits'] === 'object' ? raw['limits'] : {}) as Record<string, unknown>;
+  const maxMb = typeof limits['max_module_mb'] === 'number' ? limits['max_module_mb'] : 50;
+  const read = readPluginModule(e.dir, raw['wasm'], maxMb * 2 ** 20);
+  if (!read.bytes) return { imports: [], error: read.problems[0]?.message ?? 'the module cannot be read' };
+  try {
+    const verdicts = judgeImports(readModuleInfo(read.bytes).imports, { read: list(perms['read']), write: list(perms['write']), hosts: list(perms['hosts']), log: perms['log'] === true });
+    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), error: null };
+  } catch (err) {
+    return { imports: [], error: (err as Error).message };
+  }
 }

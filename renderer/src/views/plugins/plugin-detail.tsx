@@ -12,6 +12,7 @@ import { OverrideDialog } from './override-dialog.tsx';
 import { PluginFiles } from './plugin-files.tsx';
 import { QuarantineChanges } from './quarantine-changes.tsx';
 import { SandboxTrust } from './sandbox-trust.tsx';
+import { WasmImports } from './wasm-imports.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TestRunPanel } from './test-run-panel.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
@@ -195,6 +196,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
         ) : null}
       </dl>
       <SandboxTrust detail={detail} />
+      <WasmImports detail={detail} />
       {detail.notes.length > 0 ? (
         <ul className="plugin-notes" aria-label="Notes">
           {detail.notes.map((n, i) => (
