@@ -112,6 +112,8 @@ const metricsSnapshot = z.object({
   p95: z.number().nullable(),
   p99: z.number().nullable(),
   recent: z.array(z.number()),
+  /** wasm plugins: fuel of the latest call, its limit, and the mean over the calls counted. */
+  fuel: z.object({ last: z.number().int(), limit: z.number().int(), mean: z.number() }).optional(),
 });
 const loopDelayStats = z.object({ p50Ms: z.number(), p99Ms: z.number(), maxMs: z.number(), meanMs: z.number() });
 const eventLoopSnapshot = z.object({
@@ -645,6 +647,9 @@ export const methods = {
       error: z.string().nullable(),
       failure: z.string().nullable(),
       sandboxed: z.boolean(),
+      /** wasm plugins: the fuel the call burnt, of its limit. */
+      fuelUsed: z.number().int().optional(),
+      fuelLimit: z.number().int().optional(),
     }),
   },
   // ---- terminals: PTY sessions. Output goes to attached consoles as terminals.output events;

@@ -1,0 +1,139 @@
+// The child process of a module plugin (a Triggerfish-style `mod.ts`). It runs inside the
+// sandbox with no network of its own: it loads the plugin's compiled module, reports its
+// exports to the host as data, and runs executor calls. `fetch` (global and context.fetch) and
+// `context.log` go back to the host over the line protocol, which checks and records them; the
+// child knows nothing of policy. Which call a log line or a fetch belongs to is tracked with
+// AsyncLocalStorage, so concurrent calls are told apart.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pathToFileURL } from 'node:url';
+import type { ChildToHost, FetchInit, HostToChild, ReportedExports } from './protocol.js';
+import { lineReader } from './protocol.js';
+
+const out = process.stdout.write.bind(process.stdout);
+function send(m: ChildToHost): void {
+  out(`${JSON.stringify(m)}\n`);
+}
+
+// The protocol owns stdout: whatever the module prints goes to stderr (the host keeps a tail).
+const toErr = (...a: unknown[]): void => void process.stderr.write(`${a.map((x) => (typeof x === 'string' ? x : safeJson(x))).join(' ')}\n`);
+console.log = toErr;
+console.info = toErr;
+console.debug = toErr;
+process.stdout.write = ((chunk: string | Uint8Array) => process.stderr.write(chunk)) as typeof process.stdout.write;
+
+function safeJson(x: unknown): string {
+  try {
+    return JSON.stringify(x) ?? String(x);
+  } catch {
+    return String(x);
+  }
+}
+
+const callId = new AsyncLocalStorage<number>();
+const fetches = new Map<number, { resolve(r: Response): void; reject(e: Error): void }>();
+let nextFetch = 1;
+
+async function mediatedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).forEach((v, k) => (headers[k] = v));
+  const body = init?.body === undefined || init.body === null ? null : typeof init.body === 'string' ? init.body : String(init.body);
+  const fi: FetchInit = { method: (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(), headers, body };
+  const fid = nextFetch++;
+  return new Promise<Response>((resolve, reject) => {
+    fetches.set(fid, { resolve, reject });
+    send({ t: 'fetch', id: callId.getStore() ?? null, fid, url, init: fi });
+  });
+}
+globalThis.fetch = mediatedFetch as typeof fetch;
+
+function logger(level: string) {
+  return (message: unknown, ...rest: unknown[]): void => {
+    const text = [typeof message === 'string' ? message : safeJson(message), ...rest.map(safeJson)].join(' ');
+    send({ t: 'log', id: callId.getStore() ?? null, level, message: text });
+  };
+}
+const context = {
+  log: { debug: logger('debug'), info: logger('info'), warn: logger('warn'), error: logger('error') },
+  fetch: mediatedFetch,
+  // Triggerfish's context also reports the session's taint; Gatehouse tracks taint on the host.
+  getSessionTaint: () => 'PUBLIC',
+};
+
+type Executor = (name: string, input: unknown) => Promise<unknown>;
+let executor: Executor | null = null;
+
+function plain(x: unknown): unknown {
+  if (x === undefined || typeof x === 'function') return undefined;
+  try {
+    return JSON.parse(JSON.stringify(x)) as unknown;
+  } catch {
+    return { unserializable: typeof x };
+  }
+}
+
+async function load(): Promise<void> {
+  const file = process.env['GATEHOUSE_MODULE_BUNDLE'];
+  if (!file) return send({ t: 'load-error', error: 'no module named (GATEHOUSE_MODULE_BUNDLE is empty)' });
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    return send({ t: 'load-error', error: `the module threw while loading: ${(err as Error)?.message ?? String(err)}` });
+  }
+  const exports: ReportedExports = {
+    names: Object.keys(mod).sort(),
+    manifest: plain(mod['manifest']),
+    toolDefinitions: plain(mod['toolDefinitions']),
+    systemPrompt: plain(mod['systemPrompt']),
+    createExecutor: typeof mod['createExecutor'],
+  };
+  if (typeof mod['createExecutor'] === 'function') {
+    try {
+      const ex: unknown = (mod['createExecutor'] as (c: typeof context) => unknown)(context);
+      if (typeof ex === 'function') executor = ex as Executor;
+      else exports.createExecutor = `function returning ${ex === null ? 'null' : typeof ex}`;
+    } catch (err) {
+      return send({ t: 'load-error', error: `createExecutor(context) threw: ${(err as Error)?.message ?? String(err)}` });
+    }
+  }
+  send({ t: 'loaded', exports });
+}
+
+async function call(id: number, name: string, input: unknown): Promise<void> {
+  if (!executor) return send({ t: 'result', id, ok: false, error: 'the module has no executor' });
+  try {
+    const v = await callId.run(id, () => executor!(name, input));
+    if (v === null || v === undefined) return send({ t: 'result', id, ok: true, handled: false, value: null });
+    send({ t: 'result', id, ok: true, handled: true, value: typeof v === 'string' ? v : plain(v) });
+  } catch (err) {
+    send({ t: 'result', id, ok: false, error: (err as Error)?.message ?? String(err) });
+  }
+}
+
+process.stdin.on(
+  'data',
+  lineReader(
+    (line) => {
+      let m: HostToChild;
+      try {
+        m = JSON.parse(line) as HostToChild;
+      } catch {
+        return;
+      }
+      if (m.t === 'call') void call(m.id, m.name, m.input);
+      else if (m.t === 'fetch-reply') {
+        const f = fetches.get(m.fid);
+        fetches.delete(m.fid);
+        if (!f) return;
+        if (m.ok) f.resolve(new Response(m.body, { status: m.status, statusText: m.statusText, headers: m.headers }));
+        else f.reject(new TypeError(m.error));
+      }
+    },
+    () => process.exit(3),
+  ),
+);
+// The host went away: nothing is left running.
+process.stdin.on('end', () => process.exit(0));
+
+void load();
