@@ -177,6 +177,9 @@ describe('wasm plugins', () => {
       const ended = records.filter((x) => x.type === 'execution.ended');
       expect(ended).toHaveLength(20);
       expect(new Set(ended.map((e) => e.payload['fuelUsed']))).toEqual(fuel);
+      // The Health view's metrics carry it too.
+      const f = [...fuel][0]!;
+      expect(metrics.snapshot('echo').fuel).toEqual({ last: f, limit: 1_000_000, mean: f });
     });
 
     it('metering happens once, when prepared at enable time: the metered module is cached by hash, limits and meter version', async () => {

@@ -16,6 +16,8 @@ export interface MetricsSnapshot {
   p99: number;
   /** The latest latencies (ms), oldest first, at most RECENT_MAX: the sparkline. */
   recent: number[];
+  /** wasm plugins: fuel of the latest call, its limit, and the mean over every call counted. */
+  fuel?: { last: number; limit: number; mean: number };
 }
 
 export interface PluginMetricsOptions {
@@ -47,6 +49,7 @@ class Series {
   /** Next write position in the ring, and how many slots hold a sample. */
   head = 0;
   size = 0;
+  fuel: { last: number; limit: number; total: number; count: number } | null = null;
 
   constructor(window: number) {
     this.latencies = new Float64Array(window);
@@ -106,6 +109,7 @@ export class PluginMetrics {
       p95: percentile(sorted, 0.95),
       p99: percentile(sorted, 0.99),
       recent: inOrder.slice(-RECENT_MAX),
+      ...(s.fuel ? { fuel: { last: s.fuel.last, limit: s.fuel.limit, mean: s.fuel.total / s.fuel.count } } : {}),
     };
   }
 
@@ -113,6 +117,13 @@ export class PluginMetrics {
     const out: Record<string, MetricsSnapshot> = {};
     for (const name of [...this.series.keys()].sort()) out[name] = this.snapshot(name);
     return out;
+  }
+
+  /** The fuel a wasm plugin's call burnt (after record()). */
+  recordFuel(plugin: string, used: number, limit: number): void {
+    const s = this.series.get(plugin);
+    if (!s) return;
+    s.fuel = { last: used, limit, total: (s.fuel?.total ?? 0) + used, count: (s.fuel?.count ?? 0) + 1 };
   }
 
   /** Forget a plugin (removed from the registry). */

@@ -84,6 +84,9 @@ export type ToolCallResult = {
   sandboxed: boolean;
   /** WebAssembly plugins: fuel used, log lines, memory at the end. */
   wasm?: WasmRunInfo;
+  /** WebAssembly plugins: the fuel the call burnt, of its limit (also in `wasm`; flat for the console). */
+  fuelUsed?: number;
+  fuelLimit?: number;
 };
 
 /** What one execution produced: a process's result, or a WebAssembly call's. */
@@ -199,6 +202,7 @@ export class ToolRunner {
     // Out of fuel or memory is a limit the call hit; a guest trap is the plugin failing.
     const outcome: Outcome = r.ok ? 'success' : r.failure === 'fuel' || r.failure === 'memory' ? 'limit' : r.failure === 'trap' ? 'crash' : r.failure;
     this.deps.metrics.record(plugin, outcome, r.durationMs);
+    if (r.wasm) this.deps.metrics.recordFuel(plugin, r.wasm.fuelUsed, r.wasm.fuelLimit);
     if (r.ok) breaker.success(ticket.probe);
     else breaker.failure(r.message, ticket.probe);
     this.deps.record('execution.ended', opts.actor, {
@@ -219,8 +223,8 @@ export class ToolRunner {
       ...(r.wasm ? { fuelUsed: r.wasm.fuelUsed, memoryBytes: r.wasm.memoryBytes } : {}),
     });
     return r.ok
-      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm } : {}) }
-      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm } : {}) };
+      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}) }
+      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}) };
   }
 
   private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {

@@ -163,6 +163,11 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
         <td className="num">{called ? formatLatency(metrics.p99) : '—'}</td>
         <td className="health-spark">
           <LatencySparkline recent={metrics.recent} />
+          {metrics.fuel ? (
+            <span className="health-fuel" data-testid="health-fuel" title={`Fuel of the latest call, of its limit ${metrics.fuel.limit}; mean ${Math.round(metrics.fuel.mean)}`}>
+              fuel {metrics.fuel.last}
+            </span>
+          ) : null}
         </td>
         <td className="health-actions">
           {canReset(row) ? (

@@ -174,6 +174,11 @@ function TestRunOutput({ result }: { result: ResponseOf<'plugins.testRun'> }) {
           <span className="mono">{result.durationMs.toFixed(0)}</span> ms
         </span>
         {result.failure ? <span className="mono test-run-failure">{result.failure}</span> : null}
+        {result.fuelUsed !== undefined ? (
+          <span data-testid="test-run-fuel">
+            fuel <span className="mono">{result.fuelUsed}</span> of {result.fuelLimit}
+          </span>
+        ) : null}
       </div>
       {result.error ? <p className="inline-error">{result.error}</p> : null}
       <div className="test-run-streams">
