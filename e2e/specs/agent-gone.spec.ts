@@ -76,10 +76,10 @@ test.describe('a live host with a plugin that leaves a marker', () => {
           () => 'answered',
           (err: unknown) => String(err),
         );
-        const item = inbox.item('"path"');
+        const item = inbox.item(marker);
         await expect(item).toHaveCount(1);
-        await expect(item.getByTestId('approval-approve')).toBeVisible();
-        // The card counts down to the nearest deadline: this client sends no progress token, so
+        await expect(inbox.detail.getByTestId('approval-approve')).toBeVisible();
+        // The row counts down to the nearest deadline: this client sends no progress token, so
         // Gatehouse knows it gives up within the SDK's 60 s, sooner than the 10-minute expiry.
         await expect(item.getByTestId('approval-countdown')).toHaveAttribute('data-deadline-reason', /e2e-leaving-agent's request timeout/);
         await expect(item.getByTestId('approval-countdown')).toHaveText(/^0:5\d left \(agent timeout\)$/);
@@ -109,7 +109,7 @@ test.describe('a live host with a plugin that leaves a marker', () => {
         const approved = callTool(agent, 'marker', { path: control });
         const second = inbox.item('control');
         await expect(second).toHaveCount(1);
-        await second.getByTestId('approval-approve').click();
+        await (await inbox.select('control')).getByTestId('approval-approve').click();
         const result = await approved.result;
         expect(result.isError ?? false).toBe(false);
         expect(existsSync(control), 'an approved call of the plugin writes its marker').toBe(true);

@@ -25,9 +25,12 @@ test.describe('a live host with the hello plugin', () => {
       const item = inbox.item('"Ada"');
       await expect(item).toHaveCount(1);
       await expect(item.getByTestId('approval-tool')).toHaveText('hello');
-      await expect(item.getByTestId('approval-agent')).toHaveText('e2e-http-agent');
-      await expect(item.getByTestId('approval-asked-by')).toContainText('autonomy supervised');
-      await expect(item.getByTestId('approval-operations')).toContainText('execute');
+      // The agent is the token's name; the client's own name is a label beside it.
+      await expect(item.getByTestId('approval-agent')).toHaveText('default');
+      await expect(item.getByTestId('approval-client')).toHaveText('(e2e-http-agent)');
+      // The selected row's call is in the detail pane beside the list.
+      await expect(inbox.detail.getByTestId('approval-asked-by')).toContainText('autonomy supervised');
+      await expect(inbox.detail.getByTestId('approval-operations')).toContainText('execute');
       await expect(item.getByTestId('approval-countdown')).toHaveText(/^\d+:\d\d left$/);
       await expect(item).toHaveAttribute('data-active', 'true');
       // The badge and the title say it from any view.
@@ -70,7 +73,8 @@ test.describe('a live host with the hello plugin', () => {
       const grace = callTool(agent, 'hello', { name: 'Grace' });
       await expect(inbox.item('"Grace"')).toHaveCount(1);
       await inbox.expectPending(2);
-      await expect(inbox.item('"Ada"').getByTestId('approval-agent')).toHaveText('e2e-stdio-agent');
+      await expect(inbox.item('"Ada"').getByTestId('approval-agent')).toHaveText('default');
+      await expect(inbox.item('"Ada"').getByTestId('approval-client')).toHaveText('(e2e-stdio-agent)');
 
       // Oldest first; the highlight starts on it.
       await expect(inbox.active).toHaveCount(1);
@@ -83,8 +87,13 @@ test.describe('a live host with the hello plugin', () => {
       await expect(inbox.item('"Grace"')).toHaveAttribute('data-active', 'true');
 
       await inbox.press('Enter');
-      await expect(inbox.item('"Grace"').getByTestId('approval-args-hash')).toHaveText(/^[0-9a-f]{64}$/);
-      await expect(inbox.item('"Ada"').getByTestId('approval-details')).toHaveCount(0);
+      await expect(inbox.detail).toHaveAttribute('data-id', await inbox.idOf(inbox.item('"Grace"')));
+      await expect(inbox.detail.getByTestId('approval-args-hash')).toHaveText(/^[0-9a-f]{64}$/);
+      // Details are per call: Ada's stay closed.
+      await inbox.press('k');
+      await expect(inbox.detail).toHaveAttribute('data-id', await inbox.idOf(inbox.item('"Ada"')));
+      await expect(inbox.detail.getByTestId('approval-details')).toHaveCount(0);
+      await inbox.press('j');
 
       // Typing "Grace" (with an a in it) filters; it approves nothing.
       await inbox.filterText.fill('');
@@ -172,7 +181,7 @@ test.describe('a live host with the hello plugin', () => {
       await app.open('approvals');
       const third = callTool(agent, 'hello', { name: 'Ada' });
       await expect(inbox.item('"Ada"')).toHaveCount(1);
-      await inbox.item('"Ada"').getByTestId('approval-deny').click();
+      await (await inbox.select('"Ada"')).getByTestId('approval-deny').click();
       await inbox.denyReason.fill('grant revoked');
       await app.page.getByTestId('deny-confirm').click();
       expect(resultText(await third.result)).toContain('grant revoked');
@@ -266,12 +275,12 @@ test.describe('a live host with the hello plugin', () => {
       // A call that touches no path or host cannot become a rule: the host says why.
       const hello = callTool(agent, 'hello', { name: 'Ada' });
       await expect(inbox.item('"Ada"')).toHaveCount(1);
-      await inbox.item('"Ada"').getByTestId('approval-always').click();
+      await (await inbox.select('"Ada"')).getByTestId('approval-always').click();
       await expect(inbox.alwaysDialog.getByRole('alert')).toContainText('touches no path or host');
       await expect(app.page.getByTestId('always-confirm')).toBeDisabled();
       await app.page.keyboard.press('Escape');
       await expect(inbox.alwaysDialog).toHaveCount(0);
-      await inbox.item('"Ada"').getByTestId('approval-approve').click();
+      await (await inbox.select('"Ada"')).getByTestId('approval-approve').click();
       expect(resultText(await hello.result)).toContain('Hello, Ada.');
 
       // The built-in shell tool writing one file: the rule names that file. (A new session: the
@@ -281,8 +290,9 @@ test.describe('a live host with the hello plugin', () => {
       const touch = callTool(writer, 'shell', { command: `touch ${target}` });
       const item = inbox.item(target);
       await expect(item).toHaveCount(1);
-      await expect(item.getByTestId('approval-paths')).toContainText(target);
-      await item.getByTestId('approval-always').click();
+      const pane = await inbox.select(target);
+      await expect(pane.getByTestId('approval-paths')).toContainText(target);
+      await pane.getByTestId('approval-always').click();
       await expect(app.page.getByTestId('always-yaml')).toContainText(target);
       await expect(app.page.getByTestId('always-yaml')).toContainText('allow');
       await app.page.getByTestId('always-confirm').click();

@@ -20,7 +20,9 @@ test.describe('a live host with the hello plugin', () => {
       await expect(item).toHaveCount(1);
       await expect(item.getByTestId('hidden-text-badge')).toHaveText('HIDDEN CHARACTERS');
       await expect(item.getByTestId('hidden-text-badge')).toHaveAttribute('data-kinds', 'bidi invisible');
-      const args = item.getByTestId('approval-arguments');
+      // The row flags it; the detail pane beside the list draws the arguments.
+      await expect(inbox.detail.getByTestId('approval-detail-hidden-text')).toHaveText('HIDDEN CHARACTERS');
+      const args = inbox.detail.getByTestId('approval-arguments');
       await expect(args.locator('[data-code-point="U+202E"]')).toHaveText('⟨U+202E⟩');
       await expect(args.locator('[data-code-point="U+200B"]')).toHaveText('⟨U+200B⟩');
       // No raw override reaches the page's text.

@@ -123,8 +123,9 @@ test.describe('the operator guide', () => {
         await inbox.expectPending(2);
         await expect(inbox.item('rm -rf dist/')).toHaveAttribute('data-active', 'true');
         await inbox.press('Enter');
-        await expect(inbox.item('rm -rf dist/').getByTestId('approval-args-hash')).toHaveText(/^[0-9a-f]{64}$/);
-        await expect(inbox.item('rm -rf dist/').getByTestId('approval-operations')).toContainText('delete');
+        await expect(inbox.detail).toHaveAttribute('data-id', await inbox.idOf(inbox.item('rm -rf dist/')));
+        await expect(inbox.detail.getByTestId('approval-args-hash')).toHaveText(/^[0-9a-f]{64}$/);
+        await expect(inbox.detail.getByTestId('approval-operations')).toContainText('delete');
         await expect(inbox.historyRows).toHaveCount(2);
         await app.page.evaluate(() => window.scrollTo(0, 0));
         await shoot(app.page, 'approvals-inbox');

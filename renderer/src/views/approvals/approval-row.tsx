@@ -62,8 +62,17 @@ export const ApprovalRow = memo(function ApprovalRow({ item, active, now, clockO
           EVASIVE
         </span>
       ) : null}
-      <span className="approval-row-agent" data-testid="approval-agent" title={safeTitle(call.agent)}>
-        <SafeText text={call.agent} />
+      <span className="approval-row-agent" title={safeTitle(call.client !== undefined && call.client !== call.agent ? `${call.agent} (the client says it is ${call.client})` : call.agent)}>
+        <span data-testid="approval-agent">
+          <SafeText text={call.agent} />
+        </span>
+        {/* The agent is the token's name; what the client says it is is only a label. */}
+        {call.client !== undefined && call.client !== call.agent ? (
+          <span className="muted" data-testid="approval-client">
+            {' '}
+            (<SafeText text={call.client} />)
+          </span>
+        ) : null}
       </span>
       <span className="approval-row-session mono muted" data-testid="approval-session" title={safeTitle(call.session)}>
         <SafeText text={call.session} />
