@@ -16,6 +16,7 @@ import { dirname } from 'node:path';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
 import type { WrappedCommand } from '../one-shot.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
+import { groupIsEmpty } from '../proc-scan.js';
 import { moduleChildFile } from './child-file.js';
 import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';
@@ -184,15 +185,16 @@ export class ModuleProcess {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         const why = this.killReason ?? { failure: 'crash' as const, message: `the module process ended (${signal ? `signal ${signal}` : `exit code ${code}`})${this.stderr.trim() ? `: ${this.stderr.trim().slice(-300)}` : ''}` };
-        reject(new ModuleLoadError(why.failure, why.message));
         this.child = null;
         this.loading = null;
-        void this.wrapped?.finish?.();
-        for (const [id, r] of this.running) {
-          this.running.delete(id);
-          clearTimeout(r.timer);
-          r.resolve({ ok: false, failure: why.failure === 'load-timeout' ? 'crash' : why.failure, error: why.message, logs: r.logs, droppedLogs: r.dropped, durationMs: performance.now() - r.started });
-        }
+        // A failure is reported only once nothing of the child is left: bwrap's own processes
+        // and the namespace's init die a moment after the group leader.
+        // The calls of this child are taken now: a call made meanwhile goes to a fresh child.
+        const wrapped = w;
+        const calls = [...this.running.values()];
+        this.running.clear();
+        this.exited = settleGroup(child.pid!).then(async () => void (await wrapped.finish?.()));
+        void this.exited.then(() => failCalls(calls, why, reject));
       });
     });
     return loaded;
@@ -284,9 +286,38 @@ export class ModuleProcess {
   /** Stops the child and waits until its process group is gone. */
   async close(): Promise<void> {
     this.closed = true;
-    const exited = this.exited;
-    if (this.child) this.kill({ failure: 'crash', message: 'the module runner was shut down' });
-    await exited;
-    await this.wrapped?.finish?.();
+    const child = this.child;
+    if (child) {
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      this.kill({ failure: 'crash', message: 'the module runner was shut down' });
+      await gone;
+    }
+    await this.exited;
+  }
+}
+
+function failCalls(calls: Running[], why: { failure: ModuleFailure; message: string }, reject: (e: Error) => void): void {
+  reject(new ModuleLoadError(why.failure, why.message));
+  for (const r of calls) {
+    clearTimeout(r.timer);
+    r.resolve({ ok: false, failure: why.failure === 'load-timeout' ? 'crash' : why.failure, error: why.message, logs: r.logs, droppedLogs: r.dropped, durationMs: performance.now() - r.started });
+  }
+}
+
+/**
+ * Waits until no live process is left in the group, killing again on each pass (one may have
+ * been between fork and the first kill). Bounded at two seconds, as the one-shot runner's is.
+ */
+async function settleGroup(pgid: number): Promise<void> {
+  const deadline = performance.now() + 2000;
+  let wait = 1;
+  while (!groupIsEmpty(pgid) && performance.now() < deadline) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 50);
   }
 }
