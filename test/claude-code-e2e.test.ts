@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from './support/cli.js';
+import { namespaceCommand } from './support/netns.js';
 import { tempDir } from './support/temp.js';
 
 /** The native binary: the package's bin/claude.exe once its install script ran, else the platform package's own. */
@@ -32,17 +33,6 @@ function claudeBinary(): string | null {
     if (existsSync(c) && statSync(c).size > 1 << 20 && spawnSync(c, ['--version'], { timeout: 20_000 }).status === 0) return c;
   }
   return null;
-}
-
-/** How to enter a network namespace with only loopback here, or why it cannot be done. */
-function namespaceCommand(): { argv: string[] } | { why: string } {
-  if (process.platform !== 'linux') return { why: 'network namespaces are Linux only' };
-  const ip = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].find((p) => existsSync(p));
-  if (!ip) return { why: 'the ip command (iproute2) is not installed' };
-  const asRoot = process.getuid?.() === 0 ? ['unshare', '-n'] : ['unshare', '--net', '--map-root-user'];
-  const probe = spawnSync(asRoot[0]!, [...asRoot.slice(1), 'sh', '-c', `${ip} link set lo up`], { timeout: 10_000 });
-  if (probe.status !== 0) return { why: `${asRoot.join(' ')} failed: ${String(probe.stderr).trim() || `exit ${probe.status}`}` };
-  return { argv: [...asRoot, 'sh', '-c', `${ip} link set lo up && exec "$0" "$@"`, process.execPath] };
 }
 
 interface Scenario {

@@ -1,0 +1,21 @@
+// A network namespace with only loopback, for the end-to-end tests that run real agent CLIs
+// (test/claude-code-e2e.test.ts, test/codex-e2e.test.ts): their mock model API, the host and the
+// CLI all talk over 127.0.0.1 inside it, and nothing can leave the machine whatever the CLI tries.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/**
+ * How to run node inside a fresh network namespace whose loopback is up: `argv` is the command
+ * line up to (and including) node, to which the script and its arguments are appended. Or `why`
+ * it cannot be done here, worded for a skip message.
+ */
+export function namespaceCommand(): { argv: string[] } | { why: string } {
+  if (process.platform !== 'linux') return { why: 'network namespaces are Linux only' };
+  const ip = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].find((p) => existsSync(p));
+  if (!ip) return { why: 'the ip command (iproute2) is not installed' };
+  // Unprivileged users need a user namespace to own the network namespace.
+  const asRoot = process.getuid?.() === 0 ? ['unshare', '-n'] : ['unshare', '--net', '--map-root-user'];
+  const probe = spawnSync(asRoot[0]!, [...asRoot.slice(1), 'sh', '-c', `${ip} link set lo up`], { timeout: 10_000 });
+  if (probe.status !== 0) return { why: `${asRoot.join(' ')} failed: ${String(probe.stderr).trim() || `exit ${probe.status}`}` };
+  return { argv: [...asRoot, 'sh', '-c', `${ip} link set lo up && exec "$0" "$@"`, process.execPath] };
+}
