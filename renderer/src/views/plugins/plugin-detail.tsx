@@ -51,7 +51,7 @@ export function PluginDetail() {
       ) : null}
       {detail.status === 'quarantined' ? <QuarantineChanges detail={detail} /> : null}
       <PluginFiles detail={detail} />
-      {detail.kind === 'tool' ? <TestRunPanel detail={detail} /> : null}
+      {detail.kind === 'tool' || detail.kind === 'wasm' ? <TestRunPanel detail={detail} /> : null}
     </div>
   );
 }
@@ -95,7 +95,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           <span className="plugin-meta">
             {detail.version ? <span className="mono">v{detail.version}</span> : null}
             <span>{detail.kind ?? 'unknown kind'}</span>
-            {detail.format ? <span>{detail.format === 'wraithrun' ? 'WraithRun tool.toml' : 'Gatehouse manifest'}</span> : null}
+            {detail.format ? <span>{detail.format === 'wraithrun' ? 'WraithRun tool.toml' : detail.format === 'triggerfish' ? 'Triggerfish mod.ts' : 'Gatehouse manifest'}</span> : null}
           </span>
         </div>
         <div className="plugin-actions">

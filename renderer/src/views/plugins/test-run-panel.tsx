@@ -93,7 +93,9 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
     }
   };
 
-  const runnable = detail.status !== 'invalid' && detail.kind === 'tool';
+  // wasm plugins' tools are test-run the same way (their exports, metered).
+  const hasTools = detail.kind === 'tool' || detail.kind === 'wasm';
+  const runnable = detail.status !== 'invalid' && hasTools;
   return (
     <section className="panel test-run" aria-labelledby={`${ids}-h`}>
       <h3 id={`${ids}-h`} className="panel-title">
@@ -145,11 +147,11 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
             aria-busy={running}
             aria-keyshortcuts="Control+Enter"
             data-testid="test-run-go"
-            title={runnable ? 'Run the tool once with this input (Ctrl+Enter)' : detail.kind !== 'tool' ? 'Test runs are for tool plugins' : 'Fix the plugin’s problems first'}
+            title={runnable ? 'Run the tool once with this input (Ctrl+Enter)' : !hasTools ? 'Test runs are for tool plugins' : 'Fix the plugin’s problems first'}
           >
             {running ? 'Running…' : 'Run'}
           </button>
-          {!runnable ? <span className="muted">{detail.kind !== 'tool' ? `A ${detail.kind ?? 'broken'} plugin has no tool to run.` : 'An invalid plugin cannot run; fix its problems first.'}</span> : null}
+          {!runnable ? <span className="muted">{!hasTools ? `A ${detail.kind ?? 'broken'} plugin has no tool to run.` : 'An invalid plugin cannot run; fix its problems first.'}</span> : null}
         </div>
       </div>
       {outcome?.kind === 'error' ? (
