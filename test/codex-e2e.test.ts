@@ -81,7 +81,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { written: string; home: string; requests: number; others: string[]; scenarios: Scenario[]; items: Record<string, Item | null> };
+    const report = JSON.parse(run.stdout) as { written: string; writtenHttp: string; home: string; requests: number; others: string[]; scenarios: Scenario[]; items: Record<string, Item | null> };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
     const marker = (name: string) => existsSync(join(root, 'project', `marker-${name}`));
 
@@ -139,6 +139,16 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     expect(outputText(s['hint-shell']!)).toContain('MCP tool call requires approval');
     expect(marker('hint-shell')).toBe(false);
 
+    // The Streamable HTTP form as written (the token from GATEHOUSE_AGENT_TOKEN, never in the file) works too.
+    expect((parseToml(report.writtenHttp) as Record<string, any>).mcp_servers.gatehouse).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+      bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN',
+      required: true,
+      default_tools_approval_mode: 'approve',
+      tool_timeout_sec: 635,
+    });
+    expect(outputText(s['http-read']!)).toContain('Hello, Linus.');
+
     // Gatehouse stopped: with required = true, codex exec does not start and asks the model nothing.
     expect(s.stopped!.code).not.toBe(0);
     expect(s.stopped!.requests).toBe(0);
@@ -150,16 +160,19 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     try {
       const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, any>);
       const received = rows('call.received');
-      // read, approve, expire, gone, hint-read; never hint-shell or stopped.
+      // read, approve, expire, gone, hint-read, http-read; never hint-shell or stopped.
       expect(received.map((r) => [r.tool, r.client, r.source])).toEqual([
         ['hello', 'codex-mcp-client', 'mcp'],
         ['shell', 'codex-mcp-client', 'mcp'],
         ['shell', 'codex-mcp-client', 'mcp'],
         ['shell', 'codex-mcp-client', 'mcp'],
         ['hello', 'codex-mcp-client', 'mcp'],
+        ['hello', 'codex-mcp-client', 'mcp'],
       ]);
-      // The bridge's folder (Codex's workspace) is the calls' working folder.
-      expect(received.every((r) => r.cwd === join(root, 'project'))).toBe(true);
+      // Through the bridge, its folder (Codex's workspace) is the calls' working folder. Over HTTP
+      // Codex names no folder (no MCP roots), so the host's own applies: why stdio is the default.
+      expect(received.slice(0, 5).every((r) => r.cwd === join(root, 'project'))).toBe(true);
+      expect(received[5]!.cwd).not.toBe(join(root, 'project'));
       const decided = rows('call.decided').map((d) => [d.decision, d.decider.kind]);
       expect(decided).toEqual([
         ['allow', 'autonomy'],
@@ -167,15 +180,16 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
         ['expired', 'error'],
         ['expired', 'error'],
         ['allow', 'autonomy'],
+        ['allow', 'autonomy'],
       ]);
       const withdrawn = rows('approval.withdrawn');
       expect(withdrawn.map((w) => w.state)).toEqual(['gone', 'gone']);
       const ran = rows('call.result').filter((r) => r.executed === true);
-      expect(ran).toHaveLength(3);
+      expect(ran).toHaveLength(4);
     } finally {
       db.close();
     }
-    // Seven Codex runs, well under two minutes.
+    // Eight Codex runs, well under two minutes.
     expect(report.scenarios.reduce((t, x) => t + x.ms, 0)).toBeLessThan(120_000);
   }, 180_000);
 });

@@ -142,11 +142,13 @@ consoleWs.on('message', (data) => {
 });
 
 // ---- Codex -------------------------------------------------------------------------------------------
+/** Variables the next runs of Codex get beside the base environment. */
+const codexEnv = {};
 function runCodex(onPending) {
   return new Promise((resolve) => {
     const child = spawn(codex, ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--json', 'Use the tool.'], {
       cwd: project,
-      env: { ...env, MOCK_API_KEY: 'sk-e2e-dummy' },
+      env: { ...env, ...codexEnv, MOCK_API_KEY: 'sk-e2e-dummy' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -236,6 +238,13 @@ await scenario('gone', shell(`touch ${marker('gone')}`), {
 writeFileSync(configFile, written.replace(/^default_tools_approval_mode = .*\n/m, ''));
 await scenario('hint-read', { namespace: 'mcp__gatehouse', name: 'hello', arguments: { name: 'Grace' } });
 await scenario('hint-shell', shell(`touch ${marker('hint-shell')}`));
+// The Streamable HTTP form as Write it for Codex writes it: the token from GATEHOUSE_AGENT_TOKEN.
+const httpPreview = await op('agents.previewCodexConfig', { mcp: 'http' });
+await op('agents.writeCodexConfig', { mcp: 'http', expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const writtenHttp = readFileSync(configFile, 'utf8');
+codexEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
+await scenario('http-read', { namespace: 'mcp__gatehouse', name: 'hello', arguments: { name: 'Linus' } });
+delete codexEnv.GATEHOUSE_AGENT_TOKEN;
 const items = {};
 for (const [k, v] of Object.entries({ approve: approved, expire: expiring, gone })) items[k] = v ? await op('approvals.get', { id: v.id }) : null;
 
@@ -246,4 +255,4 @@ host.kill('SIGTERM');
 await new Promise((resolve) => host.on('exit', resolve));
 await scenario('stopped', shell(`touch ${marker('stopped')}`));
 mock.close();
-process.stdout.write(JSON.stringify({ written, notes: preview.notes, home, requests: requests.length, others, scenarios, items }) + '\n');
+process.stdout.write(JSON.stringify({ written, writtenHttp, notes: preview.notes, home, requests: requests.length, others, scenarios, items }) + '\n');
