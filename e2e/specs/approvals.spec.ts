@@ -365,9 +365,9 @@ test('the mode shows in the status bar at all times, and switching it is recorde
   await app.status.mode.click();
   const dialog = app.status.modeDialog;
   await expect(dialog).toBeVisible();
-  // The keyboard starts on the switch itself (Enter goes live; Escape cancels).
+  // Going live, the keyboard starts on Cancel: Enter by habit keeps dry run.
   await expect(app.status.modeConfirm).toHaveText('Go live');
-  await expect(app.status.modeConfirm).toBeFocused();
+  await expect(app.page.getByTestId('mode-cancel')).toBeFocused();
   // "Now: …" wraps inside the dialog instead of running out of it (it sits in the status bar,
   // which does not wrap).
   const box = await boxOf(dialog);
@@ -375,6 +375,10 @@ test('the mode shows in the status bar at all times, and switching it is recorde
   expect(text.right, 'the "Now" text ends inside the dialog').toBeLessThanOrEqual(box.right);
   expect(text.bottom, 'the "Now" text ends inside the dialog').toBeLessThanOrEqual(box.bottom);
   await app.page.keyboard.press('Enter');
+  await expect(dialog).toHaveCount(0);
+  await expect(app.status.mode).toHaveAttribute('data-mode', 'dry-run');
+  await app.status.mode.click();
+  await app.status.modeConfirm.click();
   await expect(dialog).toHaveCount(0);
   await expect(app.status.mode).toHaveAttribute('data-mode', 'live');
   await expect(app.status.mode).toContainText('LIVE');

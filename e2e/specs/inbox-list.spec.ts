@@ -139,6 +139,38 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     rmSync(project, { recursive: true, force: true });
   });
 
+  test('Approve all over an rm -rf shows what will run and asks first; Cancel (focused) approves nothing', async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-inbox-')));
+    const { agentToken } = await serveFile(home);
+    const rm = hookCall(home, agentToken, 'b1', project, 'Bash', { command: 'rm -rf build' });
+    const tests = hookCall(home, agentToken, 'b1', project, 'Bash', { command: 'npm test' });
+    rm.catch(() => {});
+    tests.catch(() => {});
+    await inbox.expectPending(2);
+
+    await inbox.batchApprove.click();
+    const dialog = app.page.getByTestId('batch-approve-dialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByTestId('batch-approve-summary')).toHaveText('2 × Bash.');
+    await expect(dialog.getByTestId('batch-approve-concerns')).toContainText('deletes (1)');
+    await expect(dialog.getByTestId('batch-approve-risky')).toHaveCount(1);
+    await expect(dialog.getByTestId('batch-approve-risky')).toContainText('rm -rf build');
+    await expect(app.page.getByTestId('batch-approve-cancel')).toBeFocused();
+    await app.page.keyboard.press('Enter');
+    await expect(dialog).toHaveCount(0);
+    await inbox.expectPending(2);
+
+    await inbox.batchApprove.click();
+    await app.page.getByTestId('batch-approve-confirm').click();
+    await inbox.expectPending(0);
+    expect((await rm).hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect((await tests).hookSpecificOutput?.permissionDecision).toBe('allow');
+    rmSync(project, { recursive: true, force: true });
+  });
+
   test('a Write is shown as a diff against the file on disk; an Edit of a missing string says the tool will refuse', async ({ console: app, home }) => {
     await app.status.expectConnected();
     const inbox = new ApprovalsPage(app.page);

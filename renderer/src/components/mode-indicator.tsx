@@ -65,10 +65,11 @@ export function ModeIndicator() {
           testId="mode-dialog"
           footer={
             <>
-              <button type="button" className="button" onClick={() => setConfirm(false)}>
+              {/* Going live, the keyboard starts on Cancel: an Enter pressed by habit keeps dry run. */}
+              <button type="button" className="button" data-testid="mode-cancel" autoFocus={next === 'live'} onClick={() => setConfirm(false)}>
                 Cancel
               </button>
-              <button type="button" className={next === 'live' ? 'button button-danger' : 'button button-primary'} data-testid="mode-confirm" disabled={busy} aria-busy={busy} autoFocus onClick={() => void switchMode()}>
+              <button type="button" className={next === 'live' ? 'button button-danger' : 'button button-primary'} data-testid="mode-confirm" disabled={busy} aria-busy={busy} autoFocus={next !== 'live'} onClick={() => void switchMode()}>
                 {busy ? 'Switching…' : next === 'live' ? 'Go live' : 'Switch to dry run'}
               </button>
             </>

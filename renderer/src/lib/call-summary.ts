@@ -128,3 +128,24 @@ function tryDecode(raw: string): string | null {
 
 /** Paths past this many are collapsed behind a count. */
 export const PATHS_SHOWN = 10;
+
+function inside(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir : `${dir}/`;
+  return path === dir || path.startsWith(d);
+}
+
+/**
+ * Why approving this call in a batch deserves a second look: it deletes, writes outside its
+ * project (the call's working folder), reaches the network, or cannot be seen through. Empty for
+ * calls a batch may approve at once.
+ */
+export function batchConcerns(item: ApprovalItemView): string[] {
+  const x = item.extraction;
+  const ops = new Set(x.operations);
+  const out: string[] = [];
+  if (x.evasive) out.push('evasive');
+  if (ops.has('delete') || ops.has('move')) out.push('deletes');
+  if ((ops.has('write') || ops.has('copy') || ops.has('move') || ops.has('delete')) && x.paths.some((p) => !inside(p, item.call.cwd))) out.push('writes outside the project');
+  if (ops.has('network') || x.hosts.length > 0) out.push('reaches the network');
+  return out;
+}

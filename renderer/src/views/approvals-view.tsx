@@ -19,7 +19,8 @@ import { approveAlways, approveForSession, approveOnce, decideBatch, deny, propo
 import { AlwaysDialog } from './approvals/always-dialog.tsx';
 import { ApprovalDetail, type Decision } from './approvals/approval-detail.tsx';
 import { ApprovalRow, ROW_HEIGHT } from './approvals/approval-row.tsx';
-import { byRiskThenAge } from '../lib/call-summary.ts';
+import { batchConcerns, byRiskThenAge } from '../lib/call-summary.ts';
+import { BatchApproveDialog } from './approvals/batch-approve-dialog.tsx';
 import { ApprovalHistory } from './approvals/approval-history.tsx';
 import { BatchResults } from './approvals/batch-results.tsx';
 import { DenyDialog } from './approvals/deny-dialog.tsx';
@@ -32,6 +33,7 @@ import { SafeText, safeTitle } from '../components/safe-text.tsx';
 type Dialog =
   | { kind: 'deny'; item: ApprovalItemView }
   | { kind: 'batch-deny'; items: ApprovalItemView[] }
+  | { kind: 'batch-approve'; items: ApprovalItemView[] }
   | { kind: 'session'; item: ApprovalItemView }
   | { kind: 'always'; item: ApprovalItemView; rule: ProposedRuleView | null; loadError: string | null };
 
@@ -262,7 +264,7 @@ export function ApprovalsView() {
               <input type="checkbox" data-testid="approvals-group-session" checked={groupBySession} onChange={(e) => useApprovalsStore.setState({ groupBySession: e.target.checked })} /> Group by session
             </label>
             <span className="approval-spacer" />
-            <button type="button" className="button button-small" data-testid="batch-approve" disabled={shown.length === 0 || dialogBusy} onClick={() => void decideBatch(client, 'approve', shown)}>
+            <button type="button" className="button button-small" data-testid="batch-approve" disabled={shown.length === 0 || dialogBusy} onClick={() => (shown.some((i) => batchConcerns(i).length > 0) ? setDialog({ kind: 'batch-approve', items: shown }) : void decideBatch(client, 'approve', shown))}>
               Approve {filtered ? 'shown' : 'all'} ({shown.length})
             </button>
             <button type="button" className="button button-small button-danger" data-testid="batch-deny" disabled={shown.length === 0 || dialogBusy} onClick={() => setDialog({ kind: 'batch-deny', items: shown })}>
@@ -340,6 +342,9 @@ export function ApprovalsView() {
           onCancel={closeDialog}
           onConfirm={(reason) => void decideBatch(client, 'deny', dialog.items, reason).then((ok) => ok && setDialog(null))}
         />
+      ) : null}
+      {dialog?.kind === 'batch-approve' ? (
+        <BatchApproveDialog items={dialog.items} busy={dialogBusy} error={actionError} onCancel={closeDialog} onConfirm={() => void decideBatch(client, 'approve', dialog.items).then((ok) => ok && setDialog(null))} />
       ) : null}
       {dialog?.kind === 'session' ? (
         <SessionDialog

@@ -50,7 +50,8 @@ export function LiveStep({ mode }: { mode: 'dry-run' | 'live' }) {
           testId="start-mode-dialog"
           footer={
             <>
-              <button type="button" className="button" onClick={() => setConfirm(null)}>
+              {/* Going live, the keyboard starts on Cancel: an Enter pressed by habit keeps dry run. */}
+              <button type="button" className="button" autoFocus={confirm === 'live'} onClick={() => setConfirm(null)}>
                 Cancel
               </button>
               <button
@@ -59,7 +60,7 @@ export function LiveStep({ mode }: { mode: 'dry-run' | 'live' }) {
                 data-testid="start-mode-confirm"
                 disabled={busy}
                 aria-busy={busy}
-                autoFocus
+                autoFocus={confirm !== 'live'}
                 onClick={() => void go(confirm)}
               >
                 {confirm === 'live' ? 'Go live' : 'Switch to dry run'}

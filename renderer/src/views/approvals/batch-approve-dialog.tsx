@@ -1,0 +1,65 @@
+// "Approve all" over calls that delete, write outside their project, reach the network or are
+// evasive: a summary of what will run first, as a review shows the change before the merge. The
+// risky calls are listed by name; Cancel has the focus, so Enter pressed by habit approves nothing.
+import type { ApprovalItemView } from '../../../../shared/contract.ts';
+import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { SafeText } from '../../components/safe-text.tsx';
+import { batchConcerns, oneLineSummary } from '../../lib/call-summary.ts';
+
+const LISTED = 12;
+
+export function BatchApproveDialog({ items, busy, error, onCancel, onConfirm }: { items: ApprovalItemView[]; busy: boolean; error: string | null; onCancel(): void; onConfirm(): void }) {
+  const byTool = new Map<string, number>();
+  for (const i of items) byTool.set(i.call.tool, (byTool.get(i.call.tool) ?? 0) + 1);
+  const risky = items.map((i) => ({ item: i, concerns: batchConcerns(i) })).filter((r) => r.concerns.length > 0);
+  const counts = new Map<string, number>();
+  for (const r of risky) for (const c of r.concerns) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return (
+    <ModalDialog
+      title={`Approve ${items.length} call${items.length === 1 ? '' : 's'}?`}
+      onCancel={onCancel}
+      testId="batch-approve-dialog"
+      footer={
+        <>
+          <button type="button" className="button" data-testid="batch-approve-cancel" onClick={onCancel} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="button button-danger" data-testid="batch-approve-confirm" disabled={busy} aria-busy={busy} onClick={onConfirm}>
+            {busy ? 'Approving…' : `Approve ${items.length}`}
+          </button>
+        </>
+      }
+    >
+      <p data-testid="batch-approve-summary">
+        {[...byTool].map(([tool, n], i) => (
+          <span key={tool}>
+            {i > 0 ? ', ' : ''}
+            {n} × <span className="mono"><SafeText text={tool} /></span>
+          </span>
+        ))}
+        .
+      </p>
+      <p className="danger-text" data-testid="batch-approve-concerns">
+        {risky.length} of them {[...counts].map(([c, n]) => `${c} (${n})`).join(', ')}:
+      </p>
+      <ul className="batch-approve-risky">
+        {risky.slice(0, LISTED).map(({ item, concerns }) => (
+          <li key={item.id} data-testid="batch-approve-risky" data-id={item.id}>
+            <span className="mono">
+              <SafeText text={oneLineSummary(item)} />
+            </span>{' '}
+            <span className="muted">
+              — <SafeText text={item.call.agent} />: {concerns.join(', ')}
+            </span>
+          </li>
+        ))}
+        {risky.length > LISTED ? <li className="muted">… and {risky.length - LISTED} more</li> : null}
+      </ul>
+      {error ? (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </ModalDialog>
+  );
+}
