@@ -97,6 +97,8 @@ writeFileSync(join(codexHome, 'config.toml'), codexBase);
 // ---- the host --------------------------------------------------------------------------------------
 const env = { PATH: '/usr/bin:/bin', HOME: userHome, CODEX_HOME: codexHome, LANG: 'C.UTF-8' };
 const host = spawn(process.execPath, [cli, 'serve', '--home', home, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+// The namespace has no PID namespace of its own: a runner that fails midway must not leave the host behind.
+process.on('exit', () => host.kill('SIGKILL'));
 let hostLog = '';
 host.stdout.on('data', (d) => (hostLog += d));
 host.stderr.on('data', (d) => (hostLog += d));
@@ -125,7 +127,6 @@ await op('agents.writeCodexConfig', { mcp: 'stdio', expected: preview.files.map(
 const configFile = join(codexHome, 'config.toml');
 const written = readFileSync(configFile, 'utf8');
 
-
 // The inbox, watched as a console watches it (the operator WebSocket): a scenario that waits for an
 // operator acts on the approvals.changed event that adds its item.
 let onAdded = null;
@@ -146,6 +147,7 @@ consoleWs.on('message', (data) => {
 const codexEnv = {};
 function runCodex(onPending) {
   return new Promise((resolve) => {
+    // --strict-config: a key this Codex does not know (a telemetry switch that was renamed) fails the run.
     const child = spawn(codex, ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--json', 'Use the tool.'], {
       cwd: project,
       env: { ...env, ...codexEnv, MOCK_API_KEY: 'sk-e2e-dummy' },
