@@ -2,7 +2,7 @@
 // manifest validation of the module, the enable-time import check, deterministic fuel, the
 // memory cap, the wall-clock backstop and host functions checked when they are called.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { METER_VERSION } from '../main/runner/wasm/meter.js';
 import { PluginService } from '../main/registry/plugin-service.js';
 import { tmpdir } from 'node:os';
@@ -252,6 +252,24 @@ describe('wasm plugins', () => {
       expect(hostCalls).toEqual([
         expect.objectContaining({ call: 'c1', plugin: 'readin', function: 'read_file', argument: inside, decision: 'allow' }),
         expect.objectContaining({ call: 'c2', plugin: 'readout', function: 'read_file', argument: outside, decision: 'deny', reason: expect.stringMatching(/not under a path the manifest grants for read/) }),
+      ]);
+    });
+
+    it('write_file writes under a granted path; outside it nothing is written, and both are audited', async () => {
+      const out = join(root, 'out');
+      mkdirSync(out);
+      const inside = join(out, 'result.txt');
+      const outside = join(root, 'home', 'planted.txt');
+      const writer = (name: string, path: string) => fixtureWat('writer.wat', { __PATH__: path, __LEN__: String(Buffer.byteLength(path)) }).replace('"writer"', JSON.stringify(name));
+      await enabled('writein', `[permissions]\nwrite = [${JSON.stringify(out)}]\n`, writer('writein', inside));
+      await enabled('writeout', `[permissions]\nwrite = [${JSON.stringify(out)}]\n`, writer('writeout', outside));
+      expect((await runner.call('writein', undefined, {}, { actor: 'agent:test' })).output).toEqual({ written: true });
+      expect(readFileSync(inside, 'utf8')).toBe('written by wasm');
+      expect((await runner.call('writeout', undefined, {}, { actor: 'agent:test' })).output).toEqual({ denied: true });
+      expect(existsSync(outside)).toBe(false);
+      expect(records.filter((x) => x.type === 'wasm.host-call').map((x) => [x.payload['function'], x.payload['argument'], x.payload['decision']])).toEqual([
+        ['write_file', inside, 'allow'],
+        ['write_file', outside, 'deny'],
       ]);
     });
 
