@@ -19,7 +19,18 @@ test('changing autonomy and mode persists across a reload and is audited', async
   await expect(settings.field('mode')).toContainText('never executed');
 
   await settings.choose('mode', 'live');
-  await settings.choose('autonomy', 'full');
+  // Full autonomy while live asks first, with Cancel focused: Enter by habit keeps supervised.
+  await settings.choice('autonomy', 'full').click();
+  const confirm = app.page.getByTestId('setting-confirm-dialog');
+  await expect(confirm).toContainText('Full autonomy while live?');
+  await expect(app.page.getByTestId('setting-confirm-cancel')).toBeFocused();
+  await app.page.keyboard.press('Enter');
+  await expect(confirm).toHaveCount(0);
+  await settings.expectChosen('autonomy', 'supervised');
+  await settings.choice('autonomy', 'full').click();
+  await app.page.getByTestId('setting-confirm').click();
+  await expect(settings.choice('autonomy', 'full')).toBeChecked();
+  await settings.expectSettled('autonomy');
   await expect(settings.error('mode')).toHaveCount(0);
   const file = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as { mode: string; autonomy: string };
   expect(file).toMatchObject({ mode: 'live', autonomy: 'full' });

@@ -51,6 +51,20 @@ export function GatewaySettings() {
             <RadioChoices
               name="autonomy"
               disabled={disabled}
+              confirmFor={(v) =>
+                v === 'full' && useSettingsStore.getState().settings?.mode === 'live'
+                  ? {
+                      title: 'Full autonomy while live?',
+                      body: (
+                        <p>
+                          Gatehouse is live: calls run for real. At full autonomy every call that no rule denies or asks runs without an operator, writes, deletes and network calls
+                          included. Calls Gatehouse is unsure about still wait for you.
+                        </p>
+                      ),
+                      action: 'Switch to full autonomy',
+                    }
+                  : null
+              }
               choices={[
                 { value: 'read-only', label: 'Read-only', help: autonomyHelp['read-only'] },
                 { value: 'supervised', label: 'Supervised', help: autonomyHelp.supervised },

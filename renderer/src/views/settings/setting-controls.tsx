@@ -14,10 +14,58 @@ export interface Choice<T extends string> {
   help: string;
 }
 
-export function RadioChoices<K extends KeysOf<string>>({ name, choices, disabled }: { name: K; choices: readonly Choice<Settings[K] & string>[]; disabled: boolean }) {
+/**
+ * Radio choices saved on change. `confirmFor` names the choices that ask first (full autonomy
+ * while live): it answers the question for a value, or null to save at once.
+ */
+export function RadioChoices<K extends KeysOf<string>>({
+  name,
+  choices,
+  disabled,
+  confirmFor,
+}: {
+  name: K;
+  choices: readonly Choice<Settings[K] & string>[];
+  disabled: boolean;
+  confirmFor?: (value: Settings[K] & string) => ToggleConfirm | null;
+}) {
   const value = useSettingsStore((s) => s.settings?.[name]);
+  const [asking, setAsking] = useState<{ value: string; confirm: ToggleConfirm } | null>(null);
+  const choose = (v: Settings[K] & string) => {
+    const confirm = confirmFor?.(v) ?? null;
+    if (confirm) return setAsking({ value: v, confirm });
+    void saveSetting({ [name]: v } as Partial<Settings>);
+  };
   return (
     <div className="choices" role="presentation">
+      {asking ? (
+        <ModalDialog
+          title={asking.confirm.title}
+          onCancel={() => setAsking(null)}
+          testId="setting-confirm-dialog"
+          footer={
+            <>
+              {/* Cancel has the keyboard: the risky choice is made with a deliberate click or Tab. */}
+              <button type="button" className="button" data-testid="setting-confirm-cancel" autoFocus onClick={() => setAsking(null)}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button button-danger"
+                data-testid="setting-confirm"
+                onClick={() => {
+                  setAsking(null);
+                  void saveSetting({ [name]: asking.value } as Partial<Settings>);
+                }}
+              >
+                {asking.confirm.action}
+              </button>
+            </>
+          }
+        >
+          {asking.confirm.body}
+        </ModalDialog>
+      ) : null}
       {choices.map((c) => (
         <label key={c.value} className="choice" data-checked={value === c.value ? 'true' : 'false'}>
           <input
@@ -26,7 +74,7 @@ export function RadioChoices<K extends KeysOf<string>>({ name, choices, disabled
             value={c.value}
             checked={value === c.value}
             disabled={disabled}
-            onChange={() => void saveSetting({ [name]: c.value } as Partial<Settings>)}
+            onChange={() => choose(c.value)}
           />
           <span className="choice-text">
             <span className="choice-label">{c.label}</span>
