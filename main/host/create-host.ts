@@ -628,10 +628,23 @@ export function createHost(opts: HostOptions): Host {
       await registry.refreshFolder(r.dir);
       return r;
     },
-    'plugins.enable': async ({ name, overrideReason }, ctx) => summary(await registry.enable(name, ctx.operator, overrideReason)),
-    'plugins.disable': async ({ name }, ctx) => summary(await registry.disable(name, ctx.operator)),
-    'plugins.approveChange': async ({ name, overrideReason }, ctx) => summary(await registry.approveChange(name, ctx.operator, overrideReason)),
-    'plugins.rollBack': async ({ name }, ctx) => summary(await registry.rollBack(name, ctx.operator)),
+    // After the first scan: just after start a plugin the host has not discovered yet is not "unknown".
+    'plugins.enable': async ({ name, overrideReason }, ctx) => {
+      await ready;
+      return summary(await registry.enable(name, ctx.operator, overrideReason));
+    },
+    'plugins.disable': async ({ name }, ctx) => {
+      await ready;
+      return summary(await registry.disable(name, ctx.operator));
+    },
+    'plugins.approveChange': async ({ name, overrideReason }, ctx) => {
+      await ready;
+      return summary(await registry.approveChange(name, ctx.operator, overrideReason));
+    },
+    'plugins.rollBack': async ({ name }, ctx) => {
+      await ready;
+      return summary(await registry.rollBack(name, ctx.operator));
+    },
     'plugins.setTrusted': async ({ name, trusted, reason }, ctx) => {
       await ready;
       return summary(registry.setTrusted(name, ctx.operator, trusted, reason));
