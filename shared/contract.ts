@@ -45,13 +45,13 @@ const finding = z.object({
 const pluginStatus = z.enum(['enabled', 'disabled', 'invalid', 'quarantined', 'scan_failed']);
 const pluginSummary = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp', 'wasm']).nullable(),
+  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module']).nullable(),
   description: z.string(),
   version: z.string().nullable(),
   dir: z.string(),
   origin: z.enum(['home', 'project', 'cli']),
   status: pluginStatus,
-  format: z.enum(['wraithrun', 'gatehouse']).nullable(),
+  format: z.enum(['wraithrun', 'gatehouse', 'triggerfish']).nullable(),
   toolNames: z.array(z.string()),
   errors: z.number().int(),
   warnings: z.number().int(),
@@ -124,7 +124,7 @@ const eventLoopSnapshot = z.object({
 });
 const healthRow = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp', 'wasm']).nullable(),
+  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module']).nullable(),
   status: pluginStatus,
   breaker: breakerSnapshot,
   metrics: metricsSnapshot,
@@ -285,6 +285,8 @@ const settings = z.object({
   auditMaxEvents: z.number().int().min(0),
   /** MCP clients' tool-call timeouts in seconds, by clientInfo.name (codex-mcp-client: its tool_timeout_sec); an approval for that client expires 5 s before. */
   mcpClientTimeouts: z.record(z.string().min(1).max(64), z.number().min(1).max(7 * 24 * 3600)).optional(),
+  /** Hosts a module plugin's fetch may reach although they resolve to private or loopback addresses (a local test server, an intranet API); the host must still be under the plugin's declaredEndpoints. */
+  modulePrivateHosts: z.array(z.string().min(1).max(253)).max(100).optional(),
 });
 const settingsView = settings.extend({
   /** Fields set for this run only (`gatehouse serve --live --autonomy …`); saving them changes the file, not this run. */

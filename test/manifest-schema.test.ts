@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLASSIFICATIONS, PARAMETER_TYPES, PLATFORMS, PLUGIN_KINDS } from '../main/registry/types.js';
-import type { Classification, ParameterType, PluginKind, PluginManifest, PluginPlatform } from '../main/registry/types.js';
+import type { Classification, ParameterType, ManifestKind, PluginManifest, PluginPlatform } from '../main/registry/types.js';
 import { MANIFEST_DEFAULTS, SCHEMA_ENUMS, manifestSchema } from '../main/registry/manifest/manifest-schema.js';
 import type { RawParameter, RawPluginManifest } from '../main/registry/manifest/manifest-schema.types.js';
 
@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, '..');
 // hand-written ones in types.ts must name the same values.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const typeChecks: [
-  Same<NonNullable<RawPluginManifest['kind']>, PluginKind>,
+  Same<NonNullable<RawPluginManifest['kind']>, ManifestKind>,
   Same<NonNullable<RawPluginManifest['platforms']>[number], PluginPlatform>,
   Same<NonNullable<RawPluginManifest['classification']>, Classification>,
   Same<NonNullable<RawPluginManifest['sandbox']>, PluginManifest['sandbox']>,

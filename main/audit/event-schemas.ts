@@ -120,6 +120,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'execution.ended': spec(ACTOR.initiator, { plugin: z.string(), tool: z.string(), ok: z.boolean(), durationMs: z.number(), failure: nullableString, error: nullableString, outputBytes: int, output: z.string(), outputTruncated: z.boolean() }),
   /** A WebAssembly plugin called a host function (read_file, write_file, http_request): what it asked and what was decided. */
   'wasm.host-call': spec(ACTOR.initiator, { plugin: z.string(), tool: z.string(), function: z.enum(['read_file', 'write_file', 'http_request']), argument: z.string(), decision: z.enum(['allow', 'deny']), decider: z.string(), reason: nullableString, bytes: int }),
+  /** A module plugin (mod.ts) asked the host to fetch a URL: where, and what was decided (only declaredEndpoints, public addresses unless the operator allows the host). */
+  'module.fetch': spec(ACTOR.initiator, { plugin: z.string(), tool: z.string(), method: z.string(), url: z.string(), host: z.string(), decision: z.enum(['allow', 'deny']), decider: z.string(), reason: nullableString }),
   'pty.started': spec(ACTOR.initiator, { id, tool: z.string(), command: z.string(), args: z.array(z.string()), cwd: z.string(), cols: int, rows: int }),
   'pty.transcript': spec(ACTOR.host, { id, seq: int, offset: int, data: z.string() }),
   'pty.transcript-capped': spec(ACTOR.host, { id, recordedChars: int, atOffset: int, maxChars: int }),

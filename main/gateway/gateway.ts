@@ -144,8 +144,9 @@ export class Gateway {
       });
     }
     for (const e of this.deps.registry.list()) {
-      if (e.status !== 'enabled' || !e.manifest || (e.manifest.kind !== 'tool' && e.manifest.kind !== 'wasm')) continue;
-      const single = e.manifest.tools.length === 1;
+      if (e.status !== 'enabled' || !e.manifest || (e.manifest.kind !== 'tool' && e.manifest.kind !== 'wasm' && e.manifest.kind !== 'module')) continue;
+      // A module plugin's tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
+      const single = e.manifest.tools.length === 1 && e.manifest.kind !== 'module';
       for (const t of e.manifest.tools) {
         const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;
         if (!AGENT_TOOL_NAME.test(name)) continue;

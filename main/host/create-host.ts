@@ -25,6 +25,7 @@ import { HealthService } from '../runner/health-service.js';
 import { EventLoopMonitor } from './event-loop-monitor.js';
 import { CheckerHost } from '../checkers/checker-host.js';
 import { detectSandbox } from '../runner/sandbox.js';
+import { describeModule } from '../runner/module/describe-module.js';
 import { sandboxPlan, shellPlan } from '../runner/sandbox-plan.js';
 import type { PluginManifest } from '../registry/types.js';
 import { acquireHostLock } from './host-lock.js';
@@ -309,6 +310,8 @@ export function createHost(opts: HostOptions): Host {
     builtins: BUILTIN_TOOLS,
     ...(opts.commandDenylist ? { denylist: opts.commandDenylist } : {}),
     ...(opts.allowedPlugins ? { allowedPlugins: opts.allowedPlugins } : {}),
+    // A folder with a mod.ts and no manifest is a module plugin, its exports read in a sandboxed child.
+    describeModule: (dir) => describeModule(dir, { cacheDir: join(paths.root, 'module-cache'), detection: detectSandbox() }),
     clock,
     record: (event, actor) => {
       const { type, ...payload } = event;
@@ -382,6 +385,8 @@ export function createHost(opts: HostOptions): Host {
     policy: { evaluateAsync: (x, call) => policy.evaluateAsync(x, call) },
     // WebAssembly plugins run in a child process inside the same sandbox as process plugins.
     wasmIsolation: { detection: sandbox },
+    // Module plugins (mod.ts): a warm child each, in the same sandbox; loopback or private hosts only as the operator's setting lists them.
+    modules: { cacheDir: join(paths.root, 'module-cache'), detection: sandbox, allowPrivateHosts: () => settings.current.modulePrivateHosts ?? [] },
     record: (type, actor, payload) => {
       audit.append({ type, actor, payload });
       if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);

@@ -2,7 +2,7 @@
 // way to get one to run (verifyForRun), which checks the files against the operator's pin.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
-import { loadManifest } from './manifest/load-manifest.js';
+import { loadManifest, type LoadResult } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
 import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
@@ -75,6 +75,12 @@ export interface RegistryDeps {
   record?: (event: PluginEvent, actor: string) => void;
   /** The list changed: the renderer refreshes. */
   changed?: (names: string[]) => void;
+  /**
+   * Reads a folder with a mod.ts/mod.js and no manifest as a module plugin (its exports read in
+   * a sandboxed child: main/runner/module/describe-module.ts). Without it such a folder stays
+   * "no manifest".
+   */
+  describeModule?: (dir: string) => Promise<LoadResult>;
 }
 
 export class RegistryError extends OperationError {
@@ -358,7 +364,8 @@ export class PluginRegistry {
 
   /** Loads a folder into an entry: manifest, validation, scan, digest, trust and status. */
   private async load(dir: string, origin: PluginOrigin): Promise<PluginEntry> {
-    const loaded = loadManifest(dir, { ...(this.deps.denylist ? { denylist: this.deps.denylist } : {}) });
+    let loaded = loadManifest(dir, { ...(this.deps.denylist ? { denylist: this.deps.denylist } : {}) });
+    if (loaded.manifestFile === null && this.deps.describeModule && (existsSync(join(dir, 'mod.ts')) || existsSync(join(dir, 'mod.js')))) loaded = await this.deps.describeModule(dir);
     const name = loaded.manifest?.name ?? nameFromProblems(dir, loaded.manifestFile);
     let digest: FolderDigest | null = null;
     const problems = [...loaded.problems];

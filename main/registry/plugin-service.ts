@@ -19,13 +19,13 @@ const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml',
 
 export interface PluginSummary {
   name: string;
-  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | null;
+  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | null;
   description: string;
   version: string | null;
   dir: string;
   origin: 'home' | 'project' | 'cli';
   status: PluginEntry['status'];
-  format: 'wraithrun' | 'gatehouse' | null;
+  format: 'wraithrun' | 'gatehouse' | 'triggerfish' | null;
   toolNames: string[];
   errors: number;
   warnings: number;

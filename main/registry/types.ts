@@ -8,7 +8,13 @@ export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
 export const PLUGIN_KINDS = ['tool', 'checker', 'mcp', 'wasm'] as const;
-export type PluginKind = (typeof PLUGIN_KINDS)[number];
+/**
+ * "module" is not a manifest kind: a module plugin (a Triggerfish-style folder with a mod.ts) has
+ * no manifest file, and its kind comes from its entry point (main/runner/module/).
+ */
+export type PluginKind = ManifestKind | 'module';
+/** The kinds a manifest file may declare (the schema's enum). */
+export type ManifestKind = (typeof PLUGIN_KINDS)[number];
 
 export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'] as const;
 export type Classification = (typeof CLASSIFICATIONS)[number];
@@ -90,8 +96,8 @@ export interface WasmSpec {
 }
 
 export interface PluginManifest {
-  /** "wraithrun" for tool.toml, "gatehouse" for gatehouse.toml / .yaml / .yml / .json. */
-  format: 'wraithrun' | 'gatehouse';
+  /** "wraithrun" for tool.toml, "gatehouse" for gatehouse.toml / .yaml / .yml / .json, "triggerfish" for a module plugin's mod.ts. */
+  format: 'wraithrun' | 'gatehouse' | 'triggerfish';
   /** The manifest's file name relative to the plugin folder. */
   manifestFile: string;
   name: string;
@@ -115,4 +121,18 @@ export interface PluginManifest {
   tools: ToolSpec[];
   /** Present exactly for `wasm` plugins. */
   wasm?: WasmSpec;
+  /** Present exactly for `module` plugins. */
+  module?: ModuleSpec;
+}
+
+/** What a `module` plugin's exports add (main/runner/module/). */
+export interface ModuleSpec {
+  /** mod.ts or mod.js. */
+  entry: string;
+  /** What the module's manifest asks for; the effective trust also needs the operator's setting. */
+  trust: 'sandboxed' | 'trusted';
+  declaredEndpoints: string[];
+  systemPrompt: string | null;
+  /** Triggerfish's tool names (plugin_<name>_<tool>) to Gatehouse's (<plugin>__<tool>), for policy rules. */
+  aliases: Record<string, string>;
 }

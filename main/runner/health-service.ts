@@ -8,7 +8,7 @@ import type { PluginStatus } from '../registry/plugin-registry.js';
 
 export interface HealthRow {
   name: string;
-  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | null;
+  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | null;
   status: PluginStatus;
   breaker: BreakerSnapshot;
   metrics: MetricsSnapshot;

@@ -14,12 +14,14 @@ import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one
 import { runPtyTool } from './pty-tool.js';
 import { OperationError } from '../host/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
-import type { SandboxDetection } from './sandbox.js';
+import { detectSandbox, type SandboxDetection } from './sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
 import { runWasmTool, WasmRuntime, type WasmFailure, type WasmRunInfo } from './wasm/wasm-tool.js';
 import type { HostPolicy } from './wasm/host-functions.js';
 import { readPluginModule } from '../registry/manifest/wasm-checks.js';
+import { ModuleRuntime, runModuleTool, type ModuleRuntimeOptions } from './module/module-tool.js';
+import { effectiveTrust } from './module/module-exports.js';
 
 export interface ToolRunnerDeps {
   registry: PluginRegistry;
@@ -47,6 +49,8 @@ export interface ToolRunnerDeps {
    * without it they run in worker threads of this process.
    */
   wasmIsolation?: { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string };
+  /** Module plugins (mod.ts): the sandbox their children run in and the operator's fetch settings (default: detected bwrap, no private hosts). */
+  modules?: Partial<Omit<ModuleRuntimeOptions, 'record' | 'policy'>>;
 }
 
 export interface ToolCallOptions {
@@ -98,6 +102,7 @@ export class ToolRunner {
   private readonly limiter: ConcurrencyLimiter;
   private runCacheDir: string | undefined;
   private wasmRuntime: WasmRuntime | undefined;
+  private moduleRuntime: ModuleRuntime | undefined;
 
   constructor(private readonly deps: ToolRunnerDeps) {
     this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
@@ -106,10 +111,24 @@ export class ToolRunner {
   /** A one-shot call: JSON on stdin, one JSON object on stdout (the WraithRun contract). */
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
     return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) =>
-      manifest.wasm
+      manifest.module
+        ? runModuleTool(this.modules(), { plugin, spec, manifest, runDir: dir, trusted: this.moduleTrusted(plugin, manifest), input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) })
+        : manifest.wasm
         ? runWasmTool(this.wasm(), { plugin, spec, manifest, runDir: dir, pluginDir: this.deps.registry.get(plugin)?.dir ?? dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) })
         : runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),
     );
+  }
+
+  /** The module plugins' warm children, made on first use. */
+  modules(): ModuleRuntime {
+    const m = this.deps.modules ?? {};
+    this.moduleRuntime ??= new ModuleRuntime({ cacheDir: m.cacheDir ?? join(this.runCache(), '..', 'module-cache'), detection: m.detection ?? detectSandbox(), ...(m.home ? { home: m.home } : {}), ...(m.allowPrivateHosts ? { allowPrivateHosts: m.allowPrivateHosts } : {}), ...(m.resolver ? { resolver: m.resolver } : {}), ...(this.deps.policy ? { policy: this.deps.policy } : {}), record: this.deps.record });
+    return this.moduleRuntime;
+  }
+
+  /** Triggerfish's rule: trusted only when the module's manifest and the operator (a trust mark on the pinned version) both say so. */
+  private moduleTrusted(plugin: string, manifest: PluginManifest): boolean {
+    return effectiveTrust({ trust: manifest.module?.trust ?? 'sandboxed' }, this.deps.registry.get(plugin)?.trust?.trusted ? 'trusted' : undefined) === 'trusted';
   }
 
   /** The WebAssembly runtime (warm workers, metered modules), made on first use. */
@@ -133,6 +152,7 @@ export class ToolRunner {
   /** Stops the WebAssembly workers (host shutdown, tests). */
   async close(): Promise<void> {
     await this.wasmRuntime?.close();
+    await this.moduleRuntime?.close();
   }
 
   /**
@@ -182,7 +202,7 @@ export class ToolRunner {
       const { manifest } = resolved;
       // The verified copy for agents' calls, the folder itself for an author's test run.
       const dir = resolved.runDir;
-      if (manifest.kind !== 'tool' && manifest.kind !== 'wasm') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      if (manifest.kind !== 'tool' && manifest.kind !== 'wasm' && manifest.kind !== 'module') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
       const found = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
       if (!found) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
       spec = found;

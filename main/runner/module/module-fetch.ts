@@ -20,7 +20,7 @@ export interface FetchContext {
   plugin: string;
   declaredEndpoints: readonly string[];
   /** Hosts (as written in the URL) the operator allows even though they resolve to private addresses. */
-  allowPrivateHosts?: readonly string[];
+  allowPrivateHosts?: readonly string[] | (() => readonly string[]);
   policy?: HostPolicy;
   resolver?: Resolver;
   actor: string;
@@ -32,6 +32,8 @@ export interface FetchContext {
 export type FetchReply = { ok: true; status: number; statusText: string; headers: Record<string, string>; body: string } | { ok: false; error: string };
 
 const DEFAULT_MAX = 4 * 1024 * 1024;
+/** The built-in rule that denies private, loopback and metadata addresses (main/policy/rules/builtin). */
+const PRIVATE_RULE = 'builtin.network.private';
 
 function portOf(u: URL): string {
   return u.port || (u.protocol === 'https:' ? '443' : '80');
@@ -93,7 +95,8 @@ async function judgeAndSend(ctx: FetchContext, call: { callId: string | null; to
   if (!underEndpoint(u, ctx.declaredEndpoints)) {
     return deny(`fetch to ${host} was refused: ${u.origin}${u.pathname} is not under the plugin's declaredEndpoints (${ctx.declaredEndpoints.join(', ') || 'none'})`, host, 'endpoint');
   }
-  const privateOk = (ctx.allowPrivateHosts ?? []).some((h) => normalizeHost(h) === host);
+  const allowed = typeof ctx.allowPrivateHosts === 'function' ? ctx.allowPrivateHosts() : (ctx.allowPrivateHosts ?? []);
+  const privateOk = allowed.some((h) => normalizeHost(h) === host);
   let addresses: string[];
   if (parseIpLiteral(host)) addresses = [host];
   else {
@@ -111,7 +114,11 @@ async function judgeAndSend(ctx: FetchContext, call: { callId: string | null; to
     const x: Extraction = { operations: ['network'], paths: [], hosts: [host], command: '', content: '', evasive: false, evasiveReasons: [] };
     const tc: ToolCall = { id: `${call.callId ?? 'module'}/fetch`, agent: ctx.actor.replace(/^[a-z]+:/, ''), session: `module/${ctx.plugin}`, tool: `${ctx.plugin}.fetch`, arguments: { url }, cwd: '/', source: 'api', receivedAt: Date.now() };
     const r = await ctx.policy.evaluateAsync(x, tc);
-    if (r.decision === 'deny') return deny(`fetch to ${host} was refused by policy: ${r.reason}`, host, 'policy');
+    // The operator's modulePrivateHosts entry for this exact host answers the built-in SSRF rule
+    // (it exists to allow that host); any other rule's deny still wins.
+    const denies = r.matched.filter((m) => m.decision === 'deny');
+    const onlySsrf = privateOk && denies.length > 0 && denies.every((m) => m.rule === PRIVATE_RULE);
+    if (r.decision === 'deny' && !onlySsrf) return deny(`fetch to ${host} was refused by policy: ${r.reason}`, host, 'policy');
   }
   const pinned = addresses[0]!;
   const max = ctx.maxBytes ?? DEFAULT_MAX;

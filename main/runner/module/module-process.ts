@@ -20,7 +20,7 @@ import { groupIsEmpty } from '../proc-scan.js';
 import { moduleChildFile } from './child-file.js';
 import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';
-import { validateExports, type ModulePlugin } from './module-exports.js';
+import { ModuleExportError, validateExports, type ModulePlugin } from './module-exports.js';
 import { lineReader, type ChildToHost, type HostToChild } from './protocol.js';
 
 export type ModuleFailure = 'load-timeout' | 'load-error' | 'invalid-exports' | 'timeout' | 'crash' | 'log-flood' | 'not-handled' | 'error' | 'protocol';
@@ -30,6 +30,8 @@ export class ModuleLoadError extends Error {
   constructor(
     readonly failure: ModuleFailure,
     message: string,
+    /** Each problem of the exports, when failure is invalid-exports. */
+    readonly problems: string[] = [message],
   ) {
     super(message);
   }
@@ -167,7 +169,7 @@ export class ModuleProcess {
                 this.plugin = p;
                 resolve(p);
               } catch (err) {
-                reject(new ModuleLoadError('invalid-exports', (err as Error).message));
+                reject(new ModuleLoadError('invalid-exports', (err as Error).message, err instanceof ModuleExportError ? err.problems : [(err as Error).message]));
                 this.kill({ failure: 'invalid-exports', message: (err as Error).message });
               }
             } else if (m.t === 'load-error') {
