@@ -56,5 +56,5 @@ it('an agent calls a wasm tool over MCP: host calls judged by the host policy an
   const hostCall = events.find((e) => e.type === 'wasm.host-call')!;
   expect(ended.payload).toMatchObject({ plugin: 'facts', ok: true, fuelUsed: expect.any(Number) });
   expect(hostCall.actor).toBe(ended.actor);
-  expect(hostCall.payload).toMatchObject({ call: ended.payload['call'], plugin: 'facts', function: 'read_file', argument: path, decision: 'allow', decider: 'policy' });
+  expect(hostCall.payload).toMatchObject({ call: (ended.payload as Record<string, unknown>)['call'], plugin: 'facts', function: 'read_file', argument: path, decision: 'allow', decider: 'policy' });
 });

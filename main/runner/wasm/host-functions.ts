@@ -9,7 +9,7 @@
 //    then the policy judges it as a network operation.
 // Every host call is an audit event, `wasm.host-call`, with the function, a short summary of
 // its argument and the decision with its reason.
-import { lstatSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { homedir } from 'node:os';
@@ -111,19 +111,25 @@ async function file(ctx: HostFunctionContext, req: HostCallRequest): Promise<Jud
   }
   const denied = await judge(ctx, req.fn, { operations: [op], paths: [target], hosts: [], command: '', content: op === 'write' ? Buffer.from(req.data ?? []).toString('utf8').slice(0, 4096) : '', evasive: false, evasiveReasons: [] }, { path: target });
   if (denied) return { reply: { ok: false, error: `${req.fn} ${target} was denied by policy: ${denied}` }, summary, decider: 'policy' };
+  // O_NOFOLLOW: the path was resolved above; a link planted at it since is refused, not followed.
   if (op === 'read') {
-    // lstat after realpath: the file itself must not be a link planted since (it was resolved above).
-    const st = lstatSync(target);
-    if (!st.isFile()) return { reply: { ok: false, error: `${req.fn} ${target}: not a regular file` }, summary, decider: 'grant' };
-    if (st.size > ctx.maxReadBytes) return { reply: { ok: false, error: `${req.fn} ${target}: ${st.size} bytes is more than the call's memory cap allows` }, summary, decider: 'grant' };
-    return { reply: { ok: true, data: new Uint8Array(readFileSync(target)) }, summary, decider: 'policy' };
+    const fd = openSync(target, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) return { reply: { ok: false, error: `${req.fn} ${target}: not a regular file` }, summary, decider: 'grant' };
+      if (st.size > ctx.maxReadBytes) return { reply: { ok: false, error: `${req.fn} ${target}: ${st.size} bytes is more than the call's memory cap allows` }, summary, decider: 'grant' };
+      return { reply: { ok: true, data: new Uint8Array(readFileSync(fd)) }, summary, decider: 'policy' };
+    } finally {
+      closeSync(fd);
+    }
   }
+  const fd = openSync(target, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW, 0o644);
   try {
-    if (statSync(target).isDirectory()) return { reply: { ok: false, error: `${req.fn} ${target}: is a folder` }, summary, decider: 'grant' };
-  } catch {
-    // A new file.
+    if (!fstatSync(fd).isFile()) return { reply: { ok: false, error: `${req.fn} ${target}: not a regular file` }, summary, decider: 'grant' };
+    writeSync(fd, req.data ?? new Uint8Array(0));
+  } finally {
+    closeSync(fd);
   }
-  writeFileSync(target, req.data ?? new Uint8Array(0), { flag: 'w' });
   return { reply: { ok: true }, summary, decider: 'policy' };
 }
 

@@ -20,6 +20,9 @@ export interface WasmHostOptions {
   home?: string;
 }
 
+/** How long past a call's own deadline the process may take to report it before it is killed. */
+const BACKSTOP_GRACE_MS = 5_000;
+
 interface Running {
   resolve(r: WasmCallResult): void;
   spec: WasmCallSpec;
@@ -58,7 +61,18 @@ export class WasmHostClient {
     const id = this.nextId++;
     const started = performance.now();
     return new Promise((resolve) => {
-      this.running.set(id, { resolve, spec, started });
+      // The process enforces the deadline by terminating the worker; this backstop covers a
+      // process that stops answering altogether: it is killed, and its calls end with crash.
+      const backstop = setTimeout(() => this.kill(), spec.timeoutMs + BACKSTOP_GRACE_MS);
+      backstop.unref();
+      this.running.set(id, {
+        resolve: (r) => {
+          clearTimeout(backstop);
+          resolve(r);
+        },
+        spec,
+        started,
+      });
       const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, bytes: spec.module.bytes }, call: spec.call, timeoutMs: spec.timeoutMs };
       child.send(msg);
     });
