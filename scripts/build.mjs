@@ -42,6 +42,8 @@ const jobs = {
   wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: 'out/main/wasm-worker.mjs', format: 'esm' }),
   // The sandboxed child process that holds those workers (main/runner/wasm/wasm-host-process.ts).
   wasmHost: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-host-process.ts'], outfile: 'out/main/wasm-host-process.mjs', format: 'esm' }),
+  // The sandboxed child of a module plugin (main/runner/module/module-child.ts; child-file.ts finds it next to the bundle that starts it).
+  moduleChild: () => esbuild({ ...common, entryPoints: ['main/runner/module/module-child.ts'], outfile: 'out/main/module-child.mjs', format: 'esm' }),
   renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
 };
 
