@@ -89,3 +89,37 @@ it("the weather plugin in a real host: forecast listed over MCP with its schema,
   ]);
   expect(fetches[0]!.payload['call']).toBe(ended[0]!.payload['call']);
 });
+
+it("a module whose manifest says trusted runs sandboxed until the operator trusts it too (Triggerfish's rule), then unsandboxed", async () => {
+  const root = tempDir('gatehouse-module-trust-');
+  const home = join(root, 'home');
+  const dir = join(home, 'plugins', 'proud');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  writeFileSync(
+    join(dir, 'mod.ts'),
+    `export const manifest = { name: "proud", version: "1.0.0", description: "says trusted", classification: "INTERNAL", trust: "trusted", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "who", description: "answers", parameters: {} }];
+export function createExecutor() { return async () => "here"; }
+`,
+  );
+  const host: Host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+  await host.ready;
+  expect(host.registry.get('proud')?.manifest).toMatchObject({ kind: 'module', classification: 'INTERNAL', sandbox: 'none', module: { trust: 'trusted' } });
+  await host.registry.enable('proud', 'tester');
+  const net: Listening = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(repoRoot, 'out', 'renderer') });
+  cleanup.push(async () => {
+    await net.shell.close();
+    await host.close('test done');
+  });
+  const client = new Client({ name: 'module-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${net.agentToken}` } } }));
+  cleanup.push(() => client.close());
+  const started = () => host.audit.tail(1000).filter((e) => e.type === 'execution.started').map((e) => e.payload['sandboxed']).reverse();
+
+  expect(JSON.stringify((await client.callTool({ name: 'proud__who', arguments: {} })).content)).toContain('here');
+  expect(started()).toEqual([true]);
+  host.registry.setTrusted('proud', 'tester', true, 'we wrote it');
+  expect(JSON.stringify((await client.callTool({ name: 'proud__who', arguments: {} })).content)).toContain('here');
+  expect(started()).toEqual([true, false]);
+});

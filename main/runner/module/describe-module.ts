@@ -29,7 +29,9 @@ export function moduleManifest(dir: string, p: ModulePlugin): PluginManifest {
     platforms: [],
     timeoutSecs: MODULE_TIMEOUT_SECS,
     permissions: { read: [], write: [], hosts: p.manifest.declaredEndpoints.map((e) => new URL(e).host), env: [] },
-    sandbox: 'strict',
+    // As for every plugin, "none" runs unsandboxed only when the operator also trusts it: so
+    // only a module whose manifest and operator both say trusted runs without the sandbox.
+    sandbox: p.manifest.trust === 'trusted' ? 'none' : 'strict',
     classification: p.manifest.classification,
     pty: false,
     optional: false,
