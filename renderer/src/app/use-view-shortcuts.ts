@@ -3,6 +3,16 @@ import { useEffect } from 'react';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
 
+/**
+ * A key the console itself answers (Alt+0…9 opens a view): a focused terminal must not also send
+ * it to its shell, where Alt+1 arrives as ESC 1 (`(arg: 1)` in bash) in a root shell.
+ */
+export function isAppShortcut(e: KeyboardEvent): boolean {
+  if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return false;
+  const m = /^(?:Digit|Numpad)([0-9])$/.exec(e.code);
+  return m !== null && viewRegistry.some((v) => v.shortcut === m[1]);
+}
+
 export function useViewShortcuts(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

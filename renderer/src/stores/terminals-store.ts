@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import type { TerminalSessionView } from '../../../shared/contract.ts';
 
-export type TerminalAction = 'start' | 'take-over' | 'kill';
+export type TerminalAction = 'start' | 'take-over' | 'interrupt' | 'kill';
 
 export interface TerminalsStore {
   sessions: TerminalSessionView[];

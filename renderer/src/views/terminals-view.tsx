@@ -9,7 +9,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
-import { bindTerminals, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
+import { bindTerminals, interruptTerminal, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
@@ -91,6 +91,16 @@ function TerminalDetail() {
             title="Type into this terminal. The take-over is recorded in the audit log with your name."
           >
             {session.youControl ? 'Taken over' : 'Take over'}
+          </button>
+          <button
+            type="button"
+            className="button button-small"
+            data-testid="terminal-interrupt"
+            disabled={!connected || !running || busy !== null}
+            onClick={() => void interruptTerminal(client, session.id, session.youControl)}
+            title="Ctrl-C to the program in the foreground (takes the terminal over first; recorded in the audit log). Try this before Kill."
+          >
+            Interrupt
           </button>
           <button
             type="button"

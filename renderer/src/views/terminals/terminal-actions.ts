@@ -63,6 +63,16 @@ export async function takeOver(client: GatehouseClient, id: string): Promise<boo
   return session !== null;
 }
 
+/**
+ * Ctrl-C to the session's foreground program, the gentle step before Kill. Typing needs the
+ * session taken over (the host refuses input otherwise), so this takes it over first; both are
+ * recorded in the audit log with the operator's name.
+ */
+export async function interruptTerminal(client: GatehouseClient, id: string, youControl: boolean): Promise<void> {
+  if (!youControl && !(await takeOver(client, id))) return;
+  await act('interrupt', () => client.call('terminals.input', { id, data: '\x03' }));
+}
+
 export async function killTerminal(client: GatehouseClient, id: string): Promise<void> {
   const session = await act('kill', () => client.call('terminals.kill', { id }));
   if (session) upsertSession(session);

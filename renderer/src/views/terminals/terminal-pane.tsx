@@ -7,6 +7,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import type { TerminalSessionView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
+import { isAppShortcut } from '../../app/use-view-shortcuts.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { upsertSession, useTerminalsStore } from '../../stores/terminals-store.ts';
 import { TerminalAttachment, type AttachState } from './terminal-attachment.ts';
@@ -58,6 +59,10 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
       if (info) upsertSession(info);
     });
     attachment.start();
+
+    // The console's own shortcuts are not typed into the shell: xterm leaves them alone (false)
+    // and they bubble on to the window, where the console acts on them.
+    term.attachCustomKeyEventHandler((e) => !isAppShortcut(e));
 
     // Keystrokes go to the host only for the console that took over (the host checks too).
     const onData = term.onData((data) => {
