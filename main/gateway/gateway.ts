@@ -150,7 +150,10 @@ export class Gateway {
       for (const t of e.manifest.tools) {
         const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;
         if (!AGENT_TOOL_NAME.test(name)) continue;
-        out.push({ name, description: t.description || e.manifest.description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification, annotations: pluginToolAnnotations(e.manifest) });
+        // A module's systemPrompt goes with each of its tools (scanned for tool poisoning with the descriptions before the plugin could be enabled).
+        const prompt = e.manifest.module?.systemPrompt;
+        const description = (t.description || e.manifest.description) + (prompt ? `\n\n${prompt}` : '');
+        out.push({ name, description, inputSchema: t.inputSchema, kind: 'tool', plugin: e.manifest.name, pluginTool: t.name, classification: e.manifest.classification, annotations: pluginToolAnnotations(e.manifest) });
       }
     }
     const taken = new Set(out.map((t) => t.name));

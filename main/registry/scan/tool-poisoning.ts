@@ -75,8 +75,10 @@ interface Field {
   text: string;
 }
 
-function fieldsOf(manifest: Pick<PluginManifest, 'description' | 'tools' | 'name'>): Field[] {
+function fieldsOf(manifest: Pick<PluginManifest, 'description' | 'tools' | 'name'> & { module?: PluginManifest['module'] }): Field[] {
   const fields: Field[] = [{ label: `the description of plugin "${manifest.name}"`, text: manifest.description ?? '' }];
+  // A module plugin's systemPrompt reaches agents with its tools: the same check as descriptions.
+  if (manifest.module?.systemPrompt) fields.push({ label: `the systemPrompt of plugin "${manifest.name}"`, text: manifest.module.systemPrompt });
   for (const tool of manifest.tools ?? []) {
     if (tool.description && tool.description !== manifest.description) fields.push({ label: `the description of tool "${tool.name}"`, text: tool.description });
     for (const [param, spec] of Object.entries(tool.parameters ?? {})) {
@@ -105,7 +107,7 @@ function visible(text: string): { text: string; map: number[]; hidden: number } 
 }
 
 export function scanManifestText(
-  manifest: Pick<PluginManifest, 'description' | 'tools' | 'name'>,
+  manifest: Pick<PluginManifest, 'description' | 'tools' | 'name'> & { module?: PluginManifest['module'] },
   manifestFile: string,
   manifestSource?: string,
 ): Finding[] {
