@@ -171,6 +171,41 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     rmSync(project, { recursive: true, force: true });
   });
 
+  test('after Approve shown the agent filter stays visible as a chip and in the select; Clear all shows the rest', async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-inbox-')));
+    const [ada, bob] = await Promise.all(['ada', 'bob'].map((name) => hostCall<{ token: string }>(home, 'agents.tokens.create', { name }).then((r) => r.token)));
+    const calls = [hookCall(home, ada!, 'f1', project, 'Bash', { command: 'npm test' }), hookCall(home, bob!, 'f1', project, 'Bash', { command: 'npm run lint' })];
+    for (const c of calls) c.catch(() => {});
+    await inbox.expectPending(2);
+
+    await inbox.filterAgent.selectOption('ada');
+    await inbox.filterText.fill('npm');
+    const chips = app.page.getByTestId('approvals-filter-chips').getByTestId('filter-chip');
+    await expect(chips).toHaveCount(2);
+    await expect(chips.first()).toHaveText(/agent:\s*ada/);
+    await inbox.batchApprove.click();
+    await expect(inbox.pendingCount).toHaveText('1 waiting · 0 shown');
+    // The filter that hides bob's call is on screen: the select still reads ada, and its chip stays.
+    await expect(inbox.filterAgent).toHaveValue('ada');
+    await expect(inbox.filterAgent.locator('option:checked')).toHaveText('ada');
+    await expect(app.page.getByTestId('approvals-none-shown')).toBeVisible();
+    // One chip removes one filter; Clear all removes the rest.
+    await chips.filter({ hasText: 'text' }).getByTestId('filter-chip-remove').click();
+    await expect(chips).toHaveCount(1);
+    await app.page.getByTestId('filters-clear-all').click();
+    await expect(chips).toHaveCount(0);
+    await expect(inbox.pendingCount).toHaveText('1 waiting');
+    await expect(inbox.items).toHaveCount(1);
+    await expect(inbox.items.first()).toHaveAttribute('data-agent', 'bob');
+    await inbox.press('a');
+    await inbox.expectPending(0);
+    expect((await calls[0])!.hookSpecificOutput?.permissionDecision).toBe('allow');
+    rmSync(project, { recursive: true, force: true });
+  });
+
   test('a Write is shown as a diff against the file on disk; an Edit of a missing string says the tool will refuse', async ({ console: app, home }) => {
     await app.status.expectConnected();
     const inbox = new ApprovalsPage(app.page);

@@ -21,6 +21,7 @@ import { ApprovalDetail, type Decision } from './approvals/approval-detail.tsx';
 import { ApprovalRow, ROW_HEIGHT } from './approvals/approval-row.tsx';
 import { batchConcerns, byRiskThenAge } from '../lib/call-summary.ts';
 import { BatchApproveDialog } from './approvals/batch-approve-dialog.tsx';
+import { FilterChips, type FilterChip } from '../components/filter-chips.tsx';
 import { ApprovalHistory } from './approvals/approval-history.tsx';
 import { BatchResults } from './approvals/batch-results.tsx';
 import { DenyDialog } from './approvals/deny-dialog.tsx';
@@ -209,6 +210,11 @@ export function ApprovalsView() {
 
   const setFilter = (patch: Partial<typeof filter>) => useApprovalsStore.setState((s) => ({ filter: { ...s.filter, ...patch } }));
   const filtered = isFiltered(filter);
+  const chips: FilterChip[] = [
+    ...(filter.agent ? [{ key: 'agent', label: 'agent', value: filter.agent, onRemove: () => setFilter({ agent: '' }) }] : []),
+    ...(filter.tool ? [{ key: 'tool', label: 'tool', value: filter.tool, onRemove: () => setFilter({ tool: '' }) }] : []),
+    ...(filter.text.trim() ? [{ key: 'text', label: 'text', value: filter.text.trim(), onRemove: () => setFilter({ text: '' }) }] : []),
+  ];
   const dialogBusy = busy !== null;
 
   return (
@@ -272,6 +278,8 @@ export function ApprovalsView() {
             </button>
           </div>
 
+          <FilterChips chips={chips} onClearAll={() => setFilter({ agent: '', tool: '', text: '' })} testId="approvals-filter-chips" />
+
           {actionError && !dialog ? (
             <p className="inline-error" role="alert" data-testid="approvals-error">
               {actionError}
@@ -281,7 +289,9 @@ export function ApprovalsView() {
           {pending.length === 0 ? (
             <EmptyState title="Nothing to decide">No tool calls are waiting. Calls that policy sends to an operator appear here.</EmptyState>
           ) : shown.length === 0 ? (
-            <p className="muted">No pending call matches the filter.</p>
+            <p className="muted" data-testid="approvals-none-shown">
+              No pending call matches the filters above; remove a chip or Clear all to see the {pending.length} waiting.
+            </p>
           ) : (
             <div className="approval-split">
               <div
