@@ -11,6 +11,8 @@ import { detectSandbox } from '../main/runner/sandbox.js';
 import { ModuleLoadError, ModuleProcess, type ModuleProcessOptions } from '../main/runner/module/module-process.js';
 import { canonicalToolName, effectiveTrust } from '../main/runner/module/module-exports.js';
 import { tempDir } from './support/temp.js';
+import { PolicyStore } from '../main/policy/rules/store.js';
+import { triggerfishAlias } from '../main/policy/rules/compile.js';
 import { liveInGroup } from './support/processes.js';
 
 const WEATHER = join(import.meta.dirname, '..', 'examples', 'plugins', 'weather');
@@ -158,6 +160,26 @@ describe('module plugins: execution', () => {
     const p = proc(tool('if (input.fail) throw new Error("no such city"); return { temp: 21, city: input.city };'));
     expect(await p.call('t', { city: 'Rome' }, { timeoutMs: 10_000 })).toMatchObject({ ok: true, output: { temp: 21, city: 'Rome' } });
     expect(await p.call('t', { fail: true }, { timeoutMs: 10_000 })).toMatchObject({ ok: false, failure: 'error', error: 'no such city' });
+  });
+});
+
+describe('module plugins: Triggerfish tool names in policy rules', () => {
+  it('an allow rule bound to plugin_weather_forecast covers the call of weather__forecast and nothing else', async () => {
+    expect(triggerfishAlias('weather__forecast')).toBe('plugin_weather_forecast');
+    expect(triggerfishAlias('shell')).toBe('');
+    const dir = tempDir('gatehouse-module-policy-');
+    const file = join(dir, 'policy.yaml');
+    mkdirSync(join(dir, 'gatehouse-home'));
+    writeFileSync(file, `rules:\n  - { name: weather-reads, tools: [plugin_weather_forecast], actions: [read], block_paths: ["${dir}/cities.json"], decision: allow }\n`);
+    // The data folder apart from the files judged (Gatehouse's own folder is protected).
+    const store = new PolicyStore({ file, home: join(dir, 'home'), gatehouseHome: join(dir, 'gatehouse-home'), caseInsensitive: false, watch: false });
+    await store.start();
+    const x = { operations: ['read' as const], paths: [join(dir, 'cities.json')], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [] };
+    const call = (tool: string) => ({ id: 'c', agent: 'a', session: 's', tool, arguments: {}, cwd: dir, source: 'mcp' as const, receivedAt: 0 });
+    expect((await store.evaluateAsync(x, call('weather__forecast'))).decision).toBe('allow');
+    expect((await store.evaluateAsync(x, call('weather__other'))).decision).not.toBe('allow');
+    expect((await store.evaluateAsync(x, call('plugin_weather_forecast'))).decision).toBe('allow');
+    store.close();
   });
 });
 

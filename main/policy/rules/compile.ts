@@ -84,12 +84,21 @@ function compileBinding(rule: Rule): CallBinding | null {
 }
 
 /**
+ * Triggerfish's name for a plugin tool, `plugin_<plugin>_<tool>`, which rules written for
+ * Triggerfish use: `weather__forecast` is also `plugin_weather_forecast`. Other names have none.
+ */
+export function triggerfishAlias(tool: string): string {
+  const at = tool.indexOf('__');
+  return at > 0 ? `plugin_${tool.slice(0, at)}_${tool.slice(at + 2)}` : '';
+}
+
+/**
  * Does the call itself fit the rule's binding? Without the call (a policy example given as
  * operations and paths) a bound rule covers nothing: it allows a tool and command, not an effect.
  */
 function bindingCovers(b: CallBinding, x: Extraction, call: ToolCall | null | undefined): boolean {
   if (!call) return false;
-  if (b.tools && !b.tools.has(call.tool)) return false;
+  if (b.tools && !b.tools.has(call.tool) && !b.tools.has(triggerfishAlias(call.tool))) return false;
   if (b.commands && (x.command === '' || !b.commands.has(x.command))) return false;
   if (b.args) {
     const args = call.arguments ?? {};
