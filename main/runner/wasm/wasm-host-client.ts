@@ -36,6 +36,8 @@ export class WasmHostClient {
   private readonly running = new Map<number, Running>();
   private nextId = 1;
   private childPid: number | null = null;
+  /** Hashes of the modules the current process already holds (it is sent each one's bytes once). */
+  private known = new Set<string>();
   private closed = false;
 
   constructor(private readonly opts: WasmHostOptions) {}
@@ -73,7 +75,9 @@ export class WasmHostClient {
         spec,
         started,
       });
-      const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, bytes: spec.module.bytes }, call: spec.call, timeoutMs: spec.timeoutMs };
+      const fresh = !this.known.has(spec.module.hash);
+      this.known.add(spec.module.hash);
+      const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, ...(fresh ? { bytes: spec.module.bytes } : {}) }, call: spec.call, timeoutMs: spec.timeoutMs };
       child.send(msg);
     });
   }
@@ -118,6 +122,7 @@ export class WasmHostClient {
         this.child = null;
         this.ready = null;
         this.childPid = null;
+        this.known = new Set();
         void this.wrapped?.kill?.();
         for (const [id, r] of this.running) {
           this.running.delete(id);

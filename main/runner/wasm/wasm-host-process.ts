@@ -7,7 +7,7 @@ import type { EngineCall } from './engine.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 
 export type HostProcessRequest =
-  | { type: 'run'; id: number; module: { hash: string; bytes: Uint8Array }; call: EngineCall; timeoutMs: number }
+  | { type: 'run'; id: number; module: { hash: string; bytes?: Uint8Array }; call: EngineCall; timeoutMs: number }
   | { type: 'host-reply'; hostId: number; reply: HostCallReply };
 
 export type HostProcessMessage =
@@ -16,6 +16,9 @@ export type HostProcessMessage =
   | { type: 'host'; id: number; hostId: number; req: HostCallRequest };
 
 const pool = new WasmPool();
+/** Module bytes by hash: the host sends a module's bytes once per process, then its hash only. */
+const modules = new Map<string, Uint8Array>();
+const MAX_MODULES = 64;
 const pending = new Map<number, (r: HostCallReply) => void>();
 let nextHostId = 1;
 
@@ -29,9 +32,18 @@ process.on('message', (m: HostProcessRequest) => {
     pending.delete(m.hostId);
     return;
   }
+  if (m.module.bytes) {
+    if (modules.size >= MAX_MODULES) modules.delete(modules.keys().next().value!);
+    modules.set(m.module.hash, m.module.bytes);
+  }
+  const bytes = modules.get(m.module.hash);
+  if (!bytes) {
+    send({ type: 'ran', id: m.id, result: { ok: false, output: new Uint8Array(0), error: 'the module is not loaded in the WebAssembly process', failure: 'crash', fuelUsed: 0, logs: [], memoryBytes: 0, durationMs: 0 } });
+    return;
+  }
   void pool
     .run({
-      module: m.module,
+      module: { hash: m.module.hash, bytes },
       call: m.call,
       timeoutMs: m.timeoutMs,
       hostCall: (req) =>
