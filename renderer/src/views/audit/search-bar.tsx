@@ -4,7 +4,8 @@ import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../../app/client-context.ts';
 import { pluginOf } from '../../lib/audit-summary.ts';
-import { timePresets, useAuditStore, type TimePreset } from '../../stores/audit-store.ts';
+import { emptyFilter, timePresets, useAuditStore, type AuditFilter, type TimePreset } from '../../stores/audit-store.ts';
+import { FilterChips, type FilterChip } from '../../components/filter-chips.tsx';
 import { runSearch, sessionOf } from '../../sync/audit-actions.ts';
 
 const decisions = ['allow', 'deny', 'ask', 'expired', 'approved', 'denied'] as const;
@@ -91,6 +92,14 @@ export function SearchBar() {
     void runSearch(client, { query, agent, session, plugin });
   };
   const disabled = !!searchUnavailable;
+  // Every filter in force as a chip, those carried over from a link (an agent, a session) included.
+  const CHIP_KEYS: (keyof AuditFilter)[] = ['query', 'time', 'agent', 'session', 'plugin', 'decision', 'severity', 'type'];
+  const chips: FilterChip[] = CHIP_KEYS.filter((k) => filter[k] !== emptyFilter[k]).map((k) => ({
+    key: k,
+    label: k === 'query' ? 'search' : k,
+    value: String(filter[k]),
+    onRemove: () => void runSearch(client, k === 'time' ? { time: 'all', customFrom: null, customTo: null } : { [k]: emptyFilter[k] }),
+  }));
 
   return (
     <form className="panel audit-search" role="search" onSubmit={submit} aria-label="Search the audit log">
@@ -211,6 +220,7 @@ export function SearchBar() {
         {/* Enter in a text facet submits the form; this keeps Enter working with no visible button per field. */}
         <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
       </div>
+      <FilterChips chips={chips} onClearAll={() => void runSearch(client, { ...emptyFilter })} testId="audit-filter-chips" />
     </form>
   );
 }
