@@ -22,7 +22,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckerPool, type CheckerSpec } from '../main/checkers/checker-pool.js';
-import { evaluateLine, type EvaluateParams } from '../main/checkers/protocol.js';
+import { evaluateLine, type EvaluateParams } from '../main/core/checker-protocol.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { median, type BenchCase } from './harness.js';
 

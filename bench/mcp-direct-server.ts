@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpHttpTransport, sendError } from '../main/gateway/mcp-http-transport.js';
-import { readBody } from '../main/host/http-body.js';
+import { readBody } from '../main/core/http-body.js';
 import type { ToolResult } from '../main/pipeline/call-pipeline.js';
 
 export interface DirectServer {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalQueue, argsHash, compileArgumentPattern, Grants, runAt, type ApprovalOutcome, type Timers } from '../main/approvals/index.js';
 import { FakeTime } from './support/fake-time.js';
-import { OperationError } from '../main/host/operation-error.js';
+import { OperationError } from '../main/core/operation-error.js';
 import { compileBuiltinRules } from '../main/policy/rules/builtin.js';
 import { compileRule } from '../main/policy/rules/compile.js';
 import { buildRuleSet, evaluatePolicy } from '../main/policy/rules/engine.js';

@@ -9,7 +9,7 @@ import { AuditQuery } from '../main/audit/audit-query.js';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../main/audit/chain.js';
 import { migrate, migrations } from '../main/audit/migrations.js';
 import { SearchIndexer } from '../main/audit/audit-index.js';
-import { OperationError } from '../main/host/operation-error.js';
+import { OperationError } from '../main/core/operation-error.js';
 import { tempDir } from './support/temp.js';
 
 const SECRET = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx';

@@ -19,7 +19,7 @@ import { parseManifestSource, validateManifest, loadManifest } from '../main/reg
 import type { Problem } from '../main/registry/types.js';
 import { LineSplitter } from '../main/checkers/line-splitter.js';
 import { parseEnvelope } from '../main/checkers/checker-process.js';
-import { parseEvaluateResult } from '../main/checkers/protocol.js';
+import { parseEvaluateResult } from '../main/core/checker-protocol.js';
 import { parseHookInput } from '../main/gateway/claude-hook.js';
 import { parsePolicyText, type LoadResult as PolicyLoadResult } from '../main/policy/rules/load.js';
 import { extract, initExtractor } from '../main/policy/extract/index.js';
@@ -27,7 +27,7 @@ import { readSettingsFile, SettingsStore } from '../main/gateway/settings-store.
 import { settingsSchema } from '../shared/contract.js';
 import { AuditStore } from '../main/audit/audit-store.js';
 import { AuditQuery } from '../main/audit/audit-query.js';
-import { OperationError } from '../main/host/operation-error.js';
+import { OperationError } from '../main/core/operation-error.js';
 import { repoRoot } from './support/cli.js';
 import { MAX_YAML_NESTING } from '../main/yaml-nesting.js';
 import { appendRule } from '../main/gateway/policy-file.js';

@@ -3,7 +3,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../main/audit/canonical-json.js';
+import { canonicalJson } from '../main/core/canonical-json.js';
 
 /** The same value with every object's keys in another order. */
 function reorder(v: unknown, seed: number): unknown {

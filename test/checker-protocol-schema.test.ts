@@ -24,7 +24,7 @@ import {
   type EvaluateParams,
   type InitParams,
   type RuleSnapshot,
-} from '../main/checkers/protocol.js';
+} from '../main/core/checker-protocol.js';
 import { CheckerPool } from '../main/checkers/checker-pool.js';
 import { evaluateParams, fixtureSpec } from './fixtures/checkers/pool-helpers.js';
 

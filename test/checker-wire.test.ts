@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter } from '../main/checkers/line-splitter.js';
-import { parseEvaluateResult, SEVERITIES, ACTIONS } from '../main/checkers/protocol.js';
+import { parseEvaluateResult, SEVERITIES, ACTIONS } from '../main/core/checker-protocol.js';
 
 /** Cuts a buffer at the given (sorted, deduplicated) offsets. */
 function chunk(buf: Buffer, cuts: number[]): Buffer[] {

@@ -13,7 +13,7 @@ import { ClaudeConfigWriter, ConfigFileError, isGatehouseHook, type ClaudeConfig
 import { HOOK_FAIL_CLOSED, shellQuote } from '../shared/claude-config.js';
 import { repoRoot } from './support/cli.js';
 import { createHost } from '../main/host/create-host.js';
-import { OperationError } from '../main/host/operation-error.js';
+import { OperationError } from '../main/core/operation-error.js';
 import { tempDir } from './support/temp.js';
 
 const TOKEN = 'agent-token-0123456789abcdefghij';

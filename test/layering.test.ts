@@ -1,9 +1,12 @@
 // Layers import only downwards: renderer → shared, preload → shared (+ electron),
-// main → shared, and only the Electron shell in main/ may import `electron`.
+// main → shared, and only the Electron shell in main/ may import `electron`. Inside main/, the
+// folders form an ordered stack (MAIN_LAYERS below) and a file may import only its own folder or
+// one lower in the stack.
 // Imports are read with the TypeScript parser (not regexes), so comments and strings never
 // count, and type-only imports are told apart from runtime ones.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -112,6 +115,100 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * The folders of main/, bottom first. A file may import its own folder and any folder listed
+ * before it, never one after it. The order is the one the code supports; why each sits where it does:
+ */
+const MAIN_LAYERS = [
+  // Helpers with no domain of their own (OperationError, the clock, handler types, readBody,
+  // canonical JSON, the checker wire types, the usage error); the root files of main/ (home.ts,
+  // chunked.ts, version.ts, json-depth.ts, yaml-nesting.ts) count as core too.
+  'core',
+  // Pure judgement (extraction, rules, autonomy, network): needs only core.
+  'policy',
+  // The hash-chained log; replay re-judges recorded calls, so it sits above policy.
+  'audit',
+  // PTY sessions record their transcripts in the audit log.
+  'pty',
+  // Plugin discovery, manifests and trust; stores nothing of its own in the log.
+  'registry',
+  // Runs plugins (and the shell tool in a PTY) under the sandbox; reads the registry's types,
+  // judges a wasm/module plugin's own requests with policy.
+  'runner',
+  // Checker processes reuse the runner's breaker, metrics and sandbox plan.
+  'checkers',
+  // Plugin bundles for publishing: built from the registry's view of a plugin.
+  'catalog',
+  // The inbox and grants: decisions over policy's operations.
+  'approvals',
+  // One call through extract, rules, checkers, autonomy, approval and the runner.
+  'pipeline',
+  // Agents' ingresses, each turning a request into a call for the pipeline.
+  'gateway',
+  // First-run state and the getting-started checklist, read from the gateway and the registry.
+  'onboarding',
+  // The composition root: builds every service above and holds the handler table.
+  'host',
+  // Electron and serve put a host on screen.
+  'shells',
+  // The command line drives everything, serve included.
+  'cli',
+] as const;
+
+/**
+ * Upward imports that could not move yet, each with its reason. An entry that no longer matches
+ * any import fails the test, so the list only shrinks.
+ */
+const ALLOWED_UPWARD: { from: string; to: string; reason: string }[] = [
+  {
+    from: 'main/registry/manifest/wasm-checks.ts',
+    to: 'main/runner/wasm/',
+    reason: 'a wasm plugin is checked at load time with the ABI and module reader the runner links against; moving them out of runner/wasm/ waits for the WebAssembly work in progress there',
+  },
+  {
+    from: 'main/registry/plugin-service.ts',
+    to: 'main/runner/wasm/',
+    reason: 'as above: approving a wasm plugin judges its imports with the runner\'s ABI table',
+  },
+];
+
+/** The main/ layer a repo-relative path belongs to, or null outside main/ (or the Electron shell's own folder, which is part of shells). */
+function mainLayerOf(relPath: string): string | null {
+  const parts = relPath.split(sep).join('/').split('/');
+  if (parts[0] !== 'main') return null;
+  if (parts.length === 2) return 'core';
+  return parts[1]!;
+}
+
+/** Imports that run up MAIN_LAYERS from one file; `used` collects the allow-list entries that matched. */
+function checkMainLayers(relPath: string, text: string, used: Set<string> = new Set()): Violation[] {
+  const from = mainLayerOf(relPath);
+  if (from === null) return [];
+  const rank = (layer: string) => (MAIN_LAYERS as readonly string[]).indexOf(layer);
+  const violations: Violation[] = [];
+  if (rank(from) < 0) {
+    return [{ file: relPath, line: 1, specifier: '', rule: `main/${from}/ is not in MAIN_LAYERS: add it in test/layering.test.ts where its imports put it` }];
+  }
+  for (const ref of importsOf(relPath, text)) {
+    if (!ref.specifier.startsWith('.')) continue;
+    const target = relative(repoRoot, resolve(repoRoot, dirname(relPath), ref.specifier)).split(sep).join('/');
+    const to = mainLayerOf(target);
+    if (to === null || to === from || (rank(to) >= 0 && rank(to) < rank(from))) continue;
+    const allowed = ALLOWED_UPWARD.find((a) => a.from === relPath.split(sep).join('/') && target.startsWith(a.to));
+    if (allowed) {
+      used.add(`${allowed.from} -> ${allowed.to}`);
+      continue;
+    }
+    violations.push({ file: relPath, line: ref.line, specifier: ref.specifier, rule: `main/${from}/ must not import main/${to}/, which sits above it in MAIN_LAYERS` });
+  }
+  return violations;
+}
+
+/** Every layering violation in a tree laid out like the repo (its main/ folder, at least). */
+function scanMain(root: string, used?: Set<string>): Violation[] {
+  return sourceFiles(join(root, 'main')).flatMap((file) => checkMainLayers(relative(root, file), readFileSync(file, 'utf8'), used));
+}
+
 describe('layering', () => {
   it('holds across main/, preload/, renderer/ and shared/', () => {
     const files = ['main', 'preload', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(repoRoot, d)));
@@ -125,6 +222,66 @@ describe('layering', () => {
     // The scan really covered every layer.
     for (const layer of ['main', 'electron-shell', 'preload', 'renderer', 'shared'] as const) expect(perLayer.get(layer) ?? 0, layer).toBeGreaterThan(0);
     expect(violations.map((v) => `${v.file}:${v.line} imports '${v.specifier}': ${v.rule}`)).toEqual([]);
+  });
+
+  describe('main/ layers', () => {
+    it('every folder under main/ has a place in MAIN_LAYERS, and every entry is a folder', () => {
+      const folders = readdirSync(join(repoRoot, 'main'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+      expect([...folders].sort()).toEqual([...MAIN_LAYERS].sort());
+    });
+
+    it('no import runs up MAIN_LAYERS, and every allow-list entry is still needed', () => {
+      const used = new Set<string>();
+      const violations = scanMain(repoRoot, used);
+      expect(violations.map((v) => `${v.file}:${v.line} imports '${v.specifier}': ${v.rule}`)).toEqual([]);
+      expect([...used].sort()).toEqual(ALLOWED_UPWARD.map((a) => `${a.from} -> ${a.to}`).sort());
+    });
+
+    it('fails on an upward import planted in a copy of main/', () => {
+      const copy = mkdtempSync(join(tmpdir(), 'gatehouse-layers-'));
+      try {
+        cpSync(join(repoRoot, 'main'), join(copy, 'main'), { recursive: true });
+        expect(scanMain(copy)).toEqual([]);
+        // The import that used to run upward: a lower module reaching into host/ for a helper.
+        const planted = join(copy, 'main', 'policy', 'autonomy.ts');
+        writeFileSync(planted, `import { readBody } from '../host/http-body.js';\n${readFileSync(planted, 'utf8')}`);
+        const violations = scanMain(copy);
+        expect(violations).toHaveLength(1);
+        expect(violations[0]).toMatchObject({ file: join('main', 'policy', 'autonomy.ts'), line: 1, specifier: '../host/http-body.js' });
+        expect(violations[0]!.rule).toBe('main/policy/ must not import main/host/, which sits above it in MAIN_LAYERS');
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    });
+
+    const upward: [string, string, string][] = [
+      ['main/core/x.ts', "import { createHost } from '../host/create-host.js';", 'main/core/ must not import main/host/'],
+      ['main/chunked.ts', "import type { AuditStore } from './audit/audit-store.js';", 'main/core/ must not import main/audit/'],
+      ['main/policy/rules/x.ts', "import type { RuleSnapshot } from '../../checkers/protocol.js';", 'main/policy/ must not import main/checkers/'],
+      ['main/gateway/x.ts', "import { describeIssues } from '../host/dispatcher.js';", 'main/gateway/ must not import main/host/'],
+      ['main/shells/serve/x.ts', "import { UsageError } from '../../cli/usage-error.js';", 'main/shells/ must not import main/cli/'],
+      ['main/runner/x.ts', "const m = await import('../checkers/checker-pool.js');", 'main/runner/ must not import main/checkers/'],
+      ['main/audit/x.ts', "type H = typeof import('../host/create-host.js');", 'main/audit/ must not import main/host/'],
+      ['main/newthing/x.ts', "export const a = 1;", 'main/newthing/ is not in MAIN_LAYERS'],
+    ];
+    it.each(upward)('catches %s: %s', (file, text, rule) => {
+      const v = checkMainLayers(file, text);
+      expect(v.length).toBeGreaterThan(0);
+      expect(v[0]!.rule).toContain(rule);
+    });
+
+    const downward: [string, string][] = [
+      ['main/host/x.ts', "import { OperationError } from '../core/operation-error.js';"],
+      ['main/cli/x.ts', "import { runServe } from '../shells/serve/run-serve.js';"],
+      ['main/audit/replay.ts', "import { evaluate } from '../policy/rules/engine.js';"],
+      ['main/policy/x.ts', "import { homePaths } from '../home.js';\nimport { z } from 'zod';\nimport { contract } from '../../shared/contract.js';"],
+      ['main/registry/manifest/wasm-checks.ts', "import { judgeImports } from '../../runner/wasm/abi.js';"],
+    ];
+    it.each(downward)('allows %s: %s', (file, text) => {
+      expect(checkMainLayers(file, text)).toEqual([]);
+    });
   });
 
   it('reads every form of import, and nothing in comments or strings', () => {

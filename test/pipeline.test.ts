@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalQueue, type Timers } from '../main/approvals/index.js';
 import { FakeTime } from './support/fake-time.js';
 import type { CheckerVerdict } from '../main/checkers/checker-pool.js';
-import type { EvaluateParams } from '../main/checkers/protocol.js';
+import type { EvaluateParams } from '../main/core/checker-protocol.js';
 import { CallPipeline, type PipelineDeps, type PipelineMode, type ToolResult, type WaitingInfo } from '../main/pipeline/call-pipeline.js';
 import { Autonomy } from '../main/policy/autonomy.js';
 import { extract, initExtractor } from '../main/policy/extract/index.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRuleSet, evaluatePolicy } from '../main/policy/rules/engine.js';
 import { builtinRules, compileBuiltinRules } from '../main/policy/rules/builtin.js';
 import { toSnapshot, toSnapshots } from '../main/policy/rules/snapshot.js';
-import { RULE_SNAPSHOT_KEYS } from '../main/checkers/protocol.js';
+import { RULE_SNAPSHOT_KEYS } from '../main/core/checker-protocol.js';
 import { call, CTX, GATEHOUSE_HOME, HOME, load, ruleSet, x } from './fixtures/policy/helpers.js';
 import type { Extraction } from '../main/policy/types.js';
 import { Autonomy, decideCall } from '../main/policy/autonomy.js';

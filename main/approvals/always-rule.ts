@@ -4,7 +4,7 @@
 // only the operations, paths and hosts extracted from this call. Security: a rule over paths
 // alone let `cat README.md` approve `awk 'BEGIN{system(…)}' README.md` and `sh README.md`, which
 // read the same file and do anything; execute over a folder is never allowed unbound.
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { PATH_KEYS } from '../policy/extract/tools.js';
 import type { Extraction, Rule, ToolCall } from '../policy/types.js';
 

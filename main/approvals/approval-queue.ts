@@ -11,7 +11,7 @@
 // history and live grants survive a restart, and an item left pending by a crash is closed at the
 // next start (`restore`).
 import { randomUUID } from 'node:crypto';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import type { Rule } from '../policy/types.js';
 import { proposeAlwaysRule } from './always-rule.js';
 import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';

@@ -1,8 +1,8 @@
 // What an approval or a grant is bound to: the exact arguments, as the SHA-256 of their canonical
 // JSON (RFC 8785, the same form the audit chain covers), or an operator's glob over that JSON.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../audit/canonical-json.js';
-import { OperationError } from '../host/operation-error.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { OperationError } from '../core/operation-error.js';
 
 export function canonicalArgs(args: unknown): string {
   return canonicalJson(args ?? null);

@@ -4,7 +4,7 @@
 // With a store, live grants are written as they are made and removed as they end, and `restore`
 // brings back the ones that have not expired when the host starts again (`grant.restored`).
 import { randomUUID } from 'node:crypto';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import type { ToolCall } from '../policy/types.js';
 import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';
 import { realTimers, runAt, systemClock, type Clock, type Timers } from './timers.js';

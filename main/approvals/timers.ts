@@ -1,15 +1,13 @@
 // Time for the approvals service, injected so tests move it by hand instead of sleeping.
-export interface Clock {
-  now(): number;
-}
+import type { Clock } from '../core/clock.js';
+
+export { systemClock, type Clock } from '../core/clock.js';
 
 /** setTimeout/clearTimeout as an object; the handle is whatever `setTimeout` returned. */
 export interface Timers {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
-
-export const systemClock: Clock = { now: () => Date.now() };
 
 export const realTimers: Timers = {
   setTimeout(fn, ms) {

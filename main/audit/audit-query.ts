@@ -7,7 +7,7 @@ import type { RequestOf, ResponseOf } from '../../shared/contract.js';
 import type { AuditRow, AuditStore } from './audit-store.js';
 import { hasSearchIndex } from './audit-index.js';
 import { redactEvent } from './redact.js';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { unattended, type Chunked } from '../chunked.js';
 
 /** Matches are counted up to this many; past it the total says "at least". */

@@ -20,10 +20,10 @@ import { SearchIndexer } from './audit-index.js';
 import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
+// The clock lives in core/; re-exported because the audit store's callers pass one in.
+import { systemClock, type Clock } from '../core/clock.js';
+
+export { systemClock, type Clock };
 
 /** Events written per transaction at most; a larger tick is split (bounds memory and latency). */
 export const DEFAULT_MAX_BATCH = 8192;

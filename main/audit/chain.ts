@@ -2,7 +2,7 @@
 // (RFC 8785) of the row itself, so any edit, deletion or reorder shows.
 import { hash } from 'node:crypto';
 
-export { canonicalJson } from './canonical-json.js';
+export { canonicalJson } from '../core/canonical-json.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

@@ -15,7 +15,7 @@ import type { PluginMetrics } from '../runner/metrics.js';
 import { scrubEnv } from '../runner/one-shot.js';
 import type { SandboxPlan } from '../runner/sandbox-plan.js';
 import { CheckerPool, type CheckerFailure, type CheckerSpec, type CheckerVerdict, type CheckerPoolEvent } from './checker-pool.js';
-import type { EvaluateParams } from './protocol.js';
+import type { EvaluateParams } from '../core/checker-protocol.js';
 
 export interface CheckerHostDeps {
   registry: PluginRegistry;

@@ -37,10 +37,11 @@
 // the checker's fault (a probe call counts whatever happens to it, so the half-open breaker
 // always gets its decision). An open breaker skips the checker: a breaker_open failure, which
 // blocks unless the checker is optional.
-import { CircuitBreaker, systemClock, type BreakerClock, type BreakerSnapshot } from '../runner/circuit-breaker.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { CircuitBreaker, type BreakerSnapshot } from '../runner/circuit-breaker.js';
 import type { Outcome, PluginMetrics } from '../runner/metrics.js';
 import { CheckerProcess, DEFAULT_CLOSE_GRACE_MS, type Answer, type DeathReport, type ProcessHooks } from './checker-process.js';
-import { evaluateLine, parseEvaluateResult, type BlockResult, type EvaluateParams } from './protocol.js';
+import { evaluateLine, parseEvaluateResult, type BlockResult, type EvaluateParams } from '../core/checker-protocol.js';
 
 export const DEFAULT_CHECKER_TIMEOUT_MS = 5000;
 /** Calls that may wait for a busy checker, per process. */
@@ -103,7 +104,7 @@ export interface CheckerPoolEvent {
 
 export interface CheckerPoolOptions {
   checkers: CheckerSpec[] /* registration order */;
-  clock?: BreakerClock;
+  clock?: Clock;
   /** The breaker of each checker; by default one with the PROTOCOLS.md baseline whose changes go to onEvent as 'checker.breaker'. */
   breakers?: (name: string) => CircuitBreaker;
   metrics?: PluginMetrics;

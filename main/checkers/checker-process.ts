@@ -22,7 +22,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Outcome } from '../runner/metrics.js';
 import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.js';
 import { groupHasLiveMembers, signalGroup } from './process-group.js';
-import { describeJson } from './protocol.js';
+import { describeJson } from '../core/checker-protocol.js';
 
 export const STDERR_TAIL_CHARS = 2000;
 export const DEFAULT_CLOSE_GRACE_MS = 2000;

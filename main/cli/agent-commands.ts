@@ -7,7 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { defaultHome } from '../home.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
 import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';

@@ -6,7 +6,7 @@ import { defaultHome } from '../home.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import { connectHost, type HostCaller } from './host-client.js';
 import { runningHost } from './running-host.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 

@@ -9,7 +9,7 @@ import { defaultHome, homePaths } from '../home.js';
 import { openForVerify } from '../audit/audit-store.js';
 import { AuditQuery, type AuditFilter } from '../audit/audit-query.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { runCliJob } from './progress.js';
 import { JobCancelled } from '../host/jobs.js';

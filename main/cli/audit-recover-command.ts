@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
 import { diagnose, recoverAuditLog } from '../audit/audit-recover.js';
 import { acquireHostLock } from '../host/host-lock.js';
-import { operatorName } from '../host/create-host.js';
-import { UsageError } from './usage-error.js';
+import { operatorName } from '../core/operator.js';
+import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText } from '../../shared/display-text.js';
 

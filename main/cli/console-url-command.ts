@@ -6,7 +6,7 @@ import { defaultHome } from '../home.js';
 import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { HostCallFailed } from './host-client.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 
 /** The path of the serve shell's link route (main/shells/serve/serve-shell.ts LINK_PATH). */
 const LINK_PATH = '/api/console-link';

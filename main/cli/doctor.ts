@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { defaultHome, homePaths } from '../home.js';
-import { BUILTIN_TOOLS, pluginSources } from '../host/create-host.js';
+import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import { summary, type PluginSummary } from '../registry/plugin-service.js';
 import { TrustStore } from '../registry/trust-store.js';

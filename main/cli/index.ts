@@ -4,7 +4,7 @@
 import { type Command, CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { usageLine } from './gatehouse-command.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { JobCancelled } from '../host/jobs.js';
 import { CANCELLED_EXIT } from './progress.js';
 import { displayText } from '../../shared/display-text.js';

@@ -9,7 +9,7 @@ import { scanPlugin } from '../registry/scan/index.js';
 import { scaffoldPlugin, SCAFFOLD_LANGS, WASM_AS_BUILD, type ScaffoldLang } from '../registry/scaffold.js';
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { followHostJob, progressPrinter } from './progress.js';
 import { displayText as d, jsonText } from '../../shared/display-text.js';

@@ -8,7 +8,7 @@ import { relative, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
 import { PolicyStore } from '../policy/rules/store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 

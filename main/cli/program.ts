@@ -12,7 +12,7 @@ import { displayText } from '../../shared/display-text.js';
 import { runServe, tokensFromCli } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
-import { UsageError, parsePort } from './usage-error.js';
+import { UsageError, parsePort } from '../core/usage-error.js';
 import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
 import { addDoctorCommand } from './doctor.js';

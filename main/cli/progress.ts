@@ -8,7 +8,7 @@ import type { JobView, RequestOf, ResponseOf } from '../../shared/contract.js';
 import type { HostCaller, JobMethod } from './host-client.js';
 import { jobAmount, jobPercent } from '../../shared/job-format.js';
 import { Jobs, type JobContext, type JobSpec } from '../host/jobs.js';
-import { operatorName } from '../host/create-host.js';
+import { operatorName } from '../core/operator.js';
 import { displayText } from '../../shared/display-text.js';
 
 /** Exit code of a command an operator cancelled (128 + SIGINT, as shells report it). */

@@ -11,8 +11,8 @@
 // A caller that disconnects while its call waits is gone: the inbox item closes as "agent gone".
 import { z } from 'zod';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../host/http-body.js';
-import { describeIssues } from '../host/dispatcher.js';
+import { readBody } from '../core/http-body.js';
+import { describeIssues } from '../core/handlers.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway } from './gateway.js';
 import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';

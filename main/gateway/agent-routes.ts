@@ -3,7 +3,7 @@
 // to decide, PostToolUse and PostToolUseFailure to record what ran)
 // and /agent/v1/* (the small HTTP API, agent-api.ts). Nothing else is reachable with the agent token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../host/http-body.js';
+import { readBody } from '../core/http-body.js';
 import { CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_DEADLINE_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
 import type { HookOutcomes } from './hook-outcomes.js';
 import type { Gateway } from './gateway.js';

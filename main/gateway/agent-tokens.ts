@@ -13,8 +13,8 @@ import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, r
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { GatehouseContract } from '../../shared/contract.js';
-import type { Handlers } from '../host/dispatcher.js';
-import { OperationError } from '../host/operation-error.js';
+import type { Handlers } from '../core/handlers.js';
+import { OperationError } from '../core/operation-error.js';
 
 /** The agent whose token is the one in serve.json. */
 export const DEFAULT_AGENT = 'default';

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import { claudeHooks, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
 export type ClaudeScope = 'user' | 'project';

@@ -15,7 +15,7 @@
 //  - dry-run mode → "ask", saying what Gatehouse would have done: in dry-run Gatehouse lets
 //    nothing through on its own say, and Claude Code's own permission prompt stays in charge.
 import { z } from 'zod';
-import { describeIssues } from '../host/dispatcher.js';
+import { describeIssues } from '../core/handlers.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, hookAnswer, NO_DECISION, type HookReply } from './hook-answer.js';

@@ -36,7 +36,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { MCP_SERVER_NAME, TOKEN_ENV } from '../../shared/claude-config.js';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { ABSENT, ConfigFileError, keepBackup, readCurrent, writeAtomic, type ConfigPreview, type PlannedFile, type WrittenFile } from './claude-config-writer.js';
 import { DEADLINE_MARGIN_MS } from './mcp-server.js';
 

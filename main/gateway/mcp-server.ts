@@ -42,7 +42,7 @@ import { z } from 'zod';
 import { checkArguments } from './tool-arguments.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
-import { readBody } from '../host/http-body.js';
+import { readBody } from '../core/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
 import { boundSession, cleanLabel, type AgentIdentity } from './agent-tokens.js';
 

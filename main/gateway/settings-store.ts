@@ -6,8 +6,8 @@
 // is its own event. `overrides` (gatehouse serve --live --autonomy …) apply to this run only.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { settingsSchema, type Settings, type SettingsView } from '../../shared/contract.js';
-import { describeIssues } from '../host/dispatcher.js';
-import { OperationError } from '../host/operation-error.js';
+import { describeIssues } from '../core/handlers.js';
+import { OperationError } from '../core/operation-error.js';
 
 export const DEFAULT_SETTINGS: Settings = {
   mode: 'dry-run',

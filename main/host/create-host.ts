@@ -1,6 +1,6 @@
 // The composition root: builds every service of the host from its dependencies. Both shells
 // call this and only add a transport around `dispatcher` and `bus`.
-import { userInfo } from 'node:os';
+import { operatorName } from '../core/operator.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
 import { AuditStore, systemClock, type AuditEventInput, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
@@ -9,7 +9,8 @@ import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
 import { version } from '../version.js';
-import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plugin-registry.js';
+import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
+import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
 import { PluginService, summary } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
@@ -48,7 +49,7 @@ import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
-import { OperationError } from './operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
 import { replayCalls } from '../audit/replay.js';
@@ -95,17 +96,6 @@ export interface AgentEndpoints {
   mcpUrl: string;
   hookUrl: string;
   agentToken: string;
-}
-
-/** Tool names Gatehouse itself provides; no plugin may take them. */
-export const BUILTIN_TOOLS = ['shell'] as const;
-
-export function pluginSources(home: string, projectDir: string, extra: string[] = []): PluginSource[] {
-  return [
-    { dir: join(home, 'plugins'), origin: 'home' },
-    { dir: join(projectDir, '.gatehouse', 'plugins'), origin: 'project' },
-    ...extra.map((dir) => ({ dir, origin: 'cli' as const })),
-  ];
 }
 
 export interface Host {
@@ -165,14 +155,6 @@ function withConsole(e: AuditEventInput, ctx: CallContext | undefined): AuditEve
   const p = e.payload;
   if (p === null || typeof p !== 'object' || Array.isArray(p) || Object.hasOwn(p, 'console')) return e;
   return { ...e, payload: { ...(p as Record<string, unknown>), console: ctx.console } };
-}
-
-export function operatorName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 export function createHost(opts: HostOptions): Host {

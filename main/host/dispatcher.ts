@@ -1,29 +1,15 @@
 // Turns one untrusted (method, params) pair into a validated handler call and an Envelope.
 // Generic over the contract table, so neither shell knows any method by name.
-import { z } from 'zod';
 import type { Envelope, MethodTable, WireError } from '../../shared/contract.js';
-import { OperationError } from './operation-error.js';
+import { describeIssues, type CallContext, type Handlers } from '../core/handlers.js';
+import { OperationError } from '../core/operation-error.js';
 
-/** Who is calling: recorded in the audit log with every operator action. */
-export interface CallContext {
-  console: 'electron' | 'serve' | 'cli';
-  operator: string;
-}
-
-export type Handlers<M extends MethodTable> = {
-  [K in keyof M]: (request: z.output<M[K]['request']>, ctx: CallContext) => z.input<M[K]['response']> | Promise<z.input<M[K]['response']>>;
-};
+// Re-exported so the shells and the composition root keep one import for the dispatcher's types.
+export { describeIssues, type CallContext, type Handlers };
 
 export interface Dispatcher {
   dispatch(method: unknown, params: unknown, ctx: CallContext): Promise<Envelope<unknown>>;
   readonly methodNames: readonly string[];
-}
-
-/** One readable sentence per zod issue: "field `limit`: Too big: expected number to be <=1000". */
-export function describeIssues(error: z.ZodError): { message: string; issues: { path: string; message: string }[] } {
-  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
-  const message = issues.map((i) => (i.path === '(root)' ? i.message : `field \`${i.path}\`: ${i.message}`)).join('; ');
-  return { message, issues };
 }
 
 export function fail(code: WireError['code'], message: string, details?: unknown): Envelope<never> {

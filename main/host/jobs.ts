@@ -8,7 +8,7 @@
 // changes state applies nothing until its last chunk, so a cancel leaves things as they were.
 import { randomUUID } from 'node:crypto';
 import type { JobView } from '../../shared/contract.js';
-import { OperationError } from './operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import type { Chunked } from '../chunked.js';
 
 export type JobKind = JobView['kind'];

@@ -7,7 +7,7 @@
 // mode is `live`; in dry-run the call is evaluated (approval included) and never executed.
 import type { ApprovalOutcome, ApprovalRequest, Grant, RecordFn } from '../approvals/types.js';
 import type { CheckerVerdict } from '../checkers/checker-pool.js';
-import type { EvaluateParams, RuleSnapshot } from '../checkers/protocol.js';
+import type { EvaluateParams, RuleSnapshot } from '../core/checker-protocol.js';
 import { decideCall, type Autonomy, type Classification, type FinalDecision, type SessionTaint } from '../policy/autonomy.js';
 import type { PolicyResult } from '../policy/rules/engine.js';
 import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';

@@ -2,8 +2,8 @@
 // its handler table; everything else about terminals lives in PtyManager.
 import { basename } from 'node:path';
 import type { GatehouseContract } from '../../shared/contract.js';
-import type { CallContext, Handlers } from '../host/dispatcher.js';
-import { OperationError } from '../host/operation-error.js';
+import type { CallContext, Handlers } from '../core/handlers.js';
+import { OperationError } from '../core/operation-error.js';
 import { PtyRefusal, type PtyManager } from './pty-manager.js';
 
 type TerminalMethods = Extract<keyof GatehouseContract['methods'], `terminals.${string}`>;

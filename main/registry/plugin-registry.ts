@@ -8,7 +8,7 @@ import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
 import { pruneCopies, verifiedCopy } from './integrity-copy.js';
 import type { TrustStore, TrustRecord } from './trust-store.js';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
 
 export type PluginOrigin = 'home' | 'project' | 'cli';

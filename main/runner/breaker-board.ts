@@ -1,9 +1,10 @@
 // One circuit breaker per plugin (tools and checkers alike), created on first use. Every state
 // change is recorded in the audit log and pushed to the consoles' Health view.
-import { CircuitBreaker, type BreakerClock, type BreakerSnapshot } from './circuit-breaker.js';
+import type { Clock } from '../core/clock.js';
+import { CircuitBreaker, type BreakerSnapshot } from './circuit-breaker.js';
 
 export interface BreakerBoardDeps {
-  clock: BreakerClock;
+  clock: Clock;
   /** A state change: audit it and tell the consoles. */
   changed?: (plugin: string, next: BreakerSnapshot, prev: BreakerSnapshot) => void;
   /** Overrides of the baseline in docs/protocols.md §2 (tests use short cooldowns). */

@@ -28,14 +28,12 @@ export interface BreakerSnapshot {
   lastFailure: string | null;
 }
 
-export interface BreakerClock {
-  now(): number;
-}
+import type { Clock } from '../core/clock.js';
 
-export const systemClock: BreakerClock = { now: () => Date.now() };
+export { systemClock } from '../core/clock.js';
 
 export interface CircuitBreakerOptions {
-  clock: BreakerClock;
+  clock: Clock;
   /** Consecutive failures that open a closed breaker. Default 3. */
   threshold?: number;
   /** Cooldown of the first cycle. Default 5 min. */
@@ -61,7 +59,7 @@ const PROBE: BreakerTicket = Object.freeze({ ok: true, probe: true });
 export const BREAKER_DEFAULTS = Object.freeze({ threshold: 3, baseCooldownMs: 5 * 60_000, maxCooldownMs: 60 * 60_000, maxCycles: 5 });
 
 export class CircuitBreaker {
-  private readonly clock: BreakerClock;
+  private readonly clock: Clock;
   private readonly threshold: number;
   private readonly baseCooldownMs: number;
   private readonly maxCooldownMs: number;

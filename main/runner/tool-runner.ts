@@ -12,7 +12,7 @@ import type { BreakerBoard } from './breaker-board.js';
 import type { PluginMetrics, Outcome } from './metrics.js';
 import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one-shot.js';
 import { runPtyTool } from './pty-tool.js';
-import { OperationError } from '../host/operation-error.js';
+import { OperationError } from '../core/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
 import { detectSandbox, type SandboxDetection } from './sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';

@@ -1,7 +1,7 @@
 // A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
 // call is a bitmask test plus a few regex tests.
 import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity, type ToolCall } from '../types.js';
-import { canonicalJson } from '../../audit/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
 import { compilePathPattern, type PathContext, type PathPattern } from './paths.js';
 import picomatch from 'picomatch';

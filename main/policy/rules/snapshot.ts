@@ -1,6 +1,6 @@
 // Rule snapshots for checkers (docs/protocols.md §2): exactly the protocol fields, deeply frozen so
 // the checker pool serialises an unchanged snapshot array once instead of on every call.
-import type { RuleSnapshot } from '../../checkers/protocol.js';
+import type { RuleSnapshot } from '../../core/checker-protocol.js';
 import type { Rule } from '../types.js';
 
 export function toSnapshot(rule: Readonly<Rule>, hitCount: number): RuleSnapshot {

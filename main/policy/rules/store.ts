@@ -3,7 +3,7 @@
 // the last good rules stay active and the error is exposed for the UI until the file is fixed.
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { RuleSnapshot } from '../../checkers/protocol.js';
+import type { RuleSnapshot } from '../../core/checker-protocol.js';
 import type { Extraction, ToolCall } from '../types.js';
 import type { Resolver } from '../network.js';
 import { compileBuiltinRules, type BuiltinContext } from './builtin.js';

@@ -3,9 +3,10 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import { defaultHome } from '../../home.js';
-import { createHost, operatorName, type Host } from '../../host/create-host.js';
+import { operatorName } from '../../core/operator.js';
+import { createHost, type Host } from '../../host/create-host.js';
 import { startServeShell, type ServeShell } from './serve-shell.js';
-import { UsageError } from '../../cli/usage-error.js';
+import { UsageError } from '../../core/usage-error.js';
 import { AGENT_TOKEN_RULE, AGENT_TOKEN_SOURCE, OPERATOR_TOKEN_SOURCE, TOKEN_RULE, agentToken, operatorToken, readTokenSource, tokenOnArgvMessage, validToken } from './tokens.js';
 import type { Settings } from '../../../shared/contract.js';
 import { CLAUDE_HOOK_PATH, MCP_PATH } from '../../gateway/agent-routes.js';

@@ -9,7 +9,7 @@ import type { CallContext, Dispatcher } from '../../host/dispatcher.js';
 import { accessPolicy, hostAllowed, isWildcard, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
 import { ConsoleSessions, LINK_REFUSALS } from './console-session.js';
 import { serveStatic } from './static-files.js';
-import { readBody } from '../../host/http-body.js';
+import { readBody } from '../../core/http-body.js';
 import { CLAUDE_HOOK_PATH, isAgentPath, refuseHook, type AgentHandler, type HookRefusalSink } from '../../gateway/agent-routes.js';
 import type { AgentIdentity } from '../../gateway/agent-tokens.js';
 import { sendMcpUnauthorized } from '../../gateway/mcp-http-transport.js';
