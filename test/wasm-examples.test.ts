@@ -99,4 +99,16 @@ describe('wasm examples', () => {
     expect(out.wasm!.fuelUsed).toBeGreaterThan(0);
     expect(out.wasm!.fuelLimit).toBe(1_000_000);
   });
+
+  it("an AssemblyScript abort (throw) ends the call as a trap with the module's own message", async () => {
+    const r = scaffoldPlugin(join(root, 'plugins'), 'thrower', 'wasm-as');
+    const src = join(r.dir, 'assembly', 'index.ts');
+    writeFileSync(src, readFileSync(src, 'utf8').replace('  const args = input();', '  const args = input();\n  if (args.length > 0) throw new Error("no input allowed");'));
+    await buildAssemblyScript(r.dir);
+    await registry.refreshAll();
+    await registry.enable('thrower', 'alice');
+    const out = await runner.call('thrower', 'echo', { message: 'x' }, { actor: 'agent:test' });
+    expect(out.failure).toBe('trap');
+    expect(out.error).toMatch(/the module aborted: no input allowed \(\S*assembly\/index\.ts:\d+:\d+\) \(fuel used \d+ of 1000000\)/);
+  });
 });

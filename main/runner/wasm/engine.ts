@@ -70,6 +70,7 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
   fuel = ex[FUEL_GLOBAL] as WebAssembly.Global | undefined;
   oom = ex[OOM_GLOBAL] as WebAssembly.Global | undefined;
   memory = ex['memory'] as WebAssembly.Memory | undefined;
+  kernel.guestMemory = memory ?? null;
   if (!fuel || !oom) throw new Error('the module was not metered (no fuel global); Gatehouse runs only modules it metered itself');
   const fn = ex[call.export];
   if (typeof fn !== 'function') return end({ ok: false, output: new Uint8Array(0), error: `the module exports no function ${call.export}`, failure: 'bad_output' });

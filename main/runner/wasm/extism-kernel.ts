@@ -158,9 +158,21 @@ export class ExtismKernel {
       },
     };
     const abort = (msg: number, file: number, line: number, col: number) => {
-      throw new GuestAbort(`abort at ${line}:${col} (message at ${msg}, file at ${file})`);
+      throw new GuestAbort(`the module aborted: ${k.asString(msg) || 'no message'} (${k.asString(file) || '?'}:${line}:${col})`);
     };
     return { [EXTISM_ENV]: env, [EXTISM_USER]: user, env: { abort } } as WebAssembly.Imports;
+  }
+
+  /** The guest's memory, once instantiated: AssemblyScript's abort() passes strings in it. */
+  guestMemory: WebAssembly.Memory | null = null;
+
+  /** An AssemblyScript string (UTF-16LE, its byte length in the 4 bytes before it), bounded. */
+  asString(ptr: number): string {
+    const mem = this.guestMemory;
+    if (!mem || ptr < 4 || ptr >= mem.buffer.byteLength) return '';
+    const len = new DataView(mem.buffer).getUint32(ptr - 4, true);
+    const end = Math.min(ptr + Math.min(len, 2000), mem.buffer.byteLength);
+    return Buffer.from(mem.buffer, ptr, (end - ptr) & ~1).toString('utf16le');
   }
 
   get input(): number {

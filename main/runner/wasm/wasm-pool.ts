@@ -3,7 +3,7 @@
 // call per worker at a time; a call past its deadline terminates its worker (a guest cannot be
 // interrupted any other way), and a worker that dies mid-call ends that call with `crash`.
 import { performance } from 'node:perf_hooks';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { EngineCall, EngineResult, WasmFailure } from './engine.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 import type { MeteredModule } from './meter-cache.js';
@@ -24,7 +24,7 @@ export interface WasmCallResult extends EngineResult {
 
 interface Slot {
   worker: Worker;
-  port: MessagePort | import('node:worker_threads').MessagePort;
+  port: MessagePort;
   flag: Int32Array;
   known: Set<string>;
   busy: boolean;
@@ -101,12 +101,12 @@ export class WasmPool {
   private drop(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
-    (slot.port as import('node:worker_threads').MessagePort).close();
+    slot.port.close();
   }
 
   private runOn(slot: Slot, spec: WasmCallSpec, started: number): Promise<WasmCallResult> {
     const id = this.nextId++;
-    const port = slot.port as import('node:worker_threads').MessagePort;
+    const port = slot.port;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (r: EngineResult) => {
