@@ -79,16 +79,16 @@ it("the weather plugin in a real host: forecast listed over MCP with its schema,
   // tail() is newest first.
   const events = host.audit.tail(1000).reverse();
   const fetches = events.filter((e) => e.type === 'module.fetch');
-  expect(fetches.map((e) => [e.payload['plugin'], e.payload['host'], e.payload['decision']])).toEqual([
+  expect(fetches.map((e) => [(e.payload as Record<string, unknown>)['plugin'], (e.payload as Record<string, unknown>)['host'], (e.payload as Record<string, unknown>)['decision']])).toEqual([
     ['weather', '127.0.0.1', 'allow'],
     ['leaky', 'exfil.example.net', 'deny'],
   ]);
   const ended = events.filter((e) => e.type === 'execution.ended');
-  expect(ended.map((e) => [e.payload['plugin'], e.payload['ok'], e.payload['sandboxed'] ?? null])).toEqual([
+  expect(ended.map((e) => [(e.payload as Record<string, unknown>)['plugin'], (e.payload as Record<string, unknown>)['ok'], (e.payload as Record<string, unknown>)['sandboxed'] ?? null])).toEqual([
     ['weather', true, null],
     ['leaky', false, null],
   ]);
-  expect(fetches[0]!.payload['call']).toBe(ended[0]!.payload['call']);
+  expect((fetches[0]!.payload as Record<string, unknown>)['call']).toBe((ended[0]!.payload as Record<string, unknown>)['call']);
 });
 
 it("a module whose manifest says trusted runs sandboxed until the operator trusts it too (Triggerfish's rule), then unsandboxed", async () => {
@@ -116,7 +116,7 @@ export function createExecutor() { return async () => "here"; }
   const client = new Client({ name: 'module-agent', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${net.agentToken}` } } }));
   cleanup.push(() => client.close());
-  const started = () => host.audit.tail(1000).filter((e) => e.type === 'execution.started').map((e) => e.payload['sandboxed']).reverse();
+  const started = () => host.audit.tail(1000).filter((e) => e.type === 'execution.started').map((e) => (e.payload as Record<string, unknown>)['sandboxed']).reverse();
 
   expect(JSON.stringify((await client.callTool({ name: 'proud__who', arguments: {} })).content)).toContain('here');
   expect(started()).toEqual([true]);

@@ -83,7 +83,7 @@ describe('hostile module plugins', () => {
   it('a flood of context.log ends as log-flood with the first lines kept, and leaves nothing', async () => {
     const p = hostile('for (let i = 0; i < 10_000_000; i++) context.log.info("flood " + i); return "done";');
     const { r, pgid } = await attack(p, 30_000);
-    expect(r).toMatchObject({ ok: false, failure: 'log-flood' });
+    expect(r, JSON.stringify(r).slice(0, 600)).toMatchObject({ ok: false, failure: "log-flood" });
     expect(r.logs).toHaveLength(50);
     expect(r.logs[0]).toEqual({ level: 'info', message: 'flood 0' });
     expectNothingLeft(pgid);

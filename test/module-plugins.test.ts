@@ -110,6 +110,26 @@ export const toolDefinitions = [{ description: "no name" }, { name: "x", paramet
   });
 });
 
+describe('module plugins: without esbuild (an installed Gatehouse), TypeScript transpiles the folder', () => {
+  it('runs a module whose mod.ts imports a helper from its folder, and refuses an import from outside it', async () => {
+    const dir = plugin(`import { shout } from "./lib/shout.ts";
+export const manifest = { name: "loud", version: "1.0.0", description: "d", classification: "PUBLIC", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "say", description: "says", parameters: { word: { type: "string", required: true } } }];
+export function createExecutor(context: { log: { info(m: string): void } }) {
+  return async (name: string, input: { word: string }): Promise<string | null> => (name === "say" ? shout(input.word) : null);
+}
+`);
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'lib', 'shout.ts'), 'import { upper } from "../util";\nexport function shout(w: string): string { return upper(w) + "!"; }\n');
+    writeFileSync(join(dir, 'util.ts'), 'export const upper = (s: string): string => s.toUpperCase();\n');
+    const p = proc(dir, [], { compiler: 'typescript' });
+    expect(await p.call('say', { word: 'hi' }, { timeoutMs: 10_000 })).toMatchObject({ ok: true, output: 'HI!' });
+    const outside = plugin('import { x } from "../../etc/x.ts";\nexport const manifest = { x };');
+    const e = await proc(outside, [], { compiler: 'typescript' }).load().then(() => null, (err: unknown) => err as ModuleLoadError);
+    expect(e?.message).toMatch(/mod\.ts imports "\.\.\/\.\.\/etc\/x\.ts", which does not exist in the plugin folder|outside the plugin folder/);
+  });
+});
+
 describe('module plugins: execution', () => {
   it("returns a local test server's answer when the weather plugin's declaredEndpoints point there (loopback allowed by the operator's allowPrivateHosts), with context.log recorded", async () => {
     const { srv, port } = await server((url) => `sunny in ${new URL(url, 'http://x').searchParams.get('city')}`);

@@ -47,10 +47,25 @@ async function mediatedFetch(input: string | URL | Request, init?: RequestInit):
 }
 globalThis.fetch = mediatedFetch as typeof fetch;
 
+// The cap is counted here too: a tight loop of log calls would otherwise fill this process's
+// memory with lines the host has not read yet. Past it, one log-flood message and nothing more.
+const LOG_CAP = Number(process.env['GATEHOUSE_MODULE_LOG_CAP']) || 2000;
+const LOG_BYTES_CAP = 1024 * 1024;
+const logCounts = new Map<number | null, { lines: number; bytes: number; flooded: boolean }>();
 function logger(level: string) {
   return (message: unknown, ...rest: unknown[]): void => {
-    const text = [typeof message === 'string' ? message : safeJson(message), ...rest.map(safeJson)].join(' ');
-    send({ t: 'log', id: callId.getStore() ?? null, level, message: text });
+    const id = callId.getStore() ?? null;
+    let c = logCounts.get(id);
+    if (!c) logCounts.set(id, (c = { lines: 0, bytes: 0, flooded: false }));
+    if (c.flooded) return;
+    const text = [typeof message === 'string' ? message : safeJson(message), ...rest.map(safeJson)].join(' ').slice(0, 4000);
+    c.lines++;
+    c.bytes += text.length;
+    if (c.lines > LOG_CAP || c.bytes > LOG_BYTES_CAP) {
+      c.flooded = true;
+      return send({ t: 'log-flood', id, lines: c.lines, bytes: c.bytes });
+    }
+    send({ t: 'log', id, level, message: text });
   };
 }
 const context = {
@@ -103,7 +118,7 @@ async function load(): Promise<void> {
 async function call(id: number, name: string, input: unknown): Promise<void> {
   if (!executor) return send({ t: 'result', id, ok: false, error: 'the module has no executor' });
   try {
-    const v = await callId.run(id, () => executor!(name, input));
+    const v = await callId.run(id, () => executor!(name, input)).finally(() => logCounts.delete(id));
     if (v === null || v === undefined) return send({ t: 'result', id, ok: true, handled: false, value: null });
     send({ t: 'result', id, ok: true, handled: true, value: typeof v === 'string' ? v : plain(v) });
   } catch (err) {

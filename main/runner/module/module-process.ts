@@ -62,6 +62,8 @@ export interface ModuleProcessOptions {
   /** V8 heap cap of the child, MiB (default 256). */
   heapMb?: number;
   home?: string;
+  /** "typescript" forces the compiler an installed Gatehouse uses when esbuild (a development dependency) is absent. */
+  compiler?: 'auto' | 'typescript';
   /** For fetch: everything but the plugin's own fields, which come from its manifest. */
   fetch: Omit<FetchContext, 'plugin' | 'declaredEndpoints' | 'actor'>;
 }
@@ -88,6 +90,7 @@ export class ModuleProcess {
   private plugin: ModulePlugin | null = null;
   private bundle: string | null = null;
   private readonly running = new Map<number, Running>();
+  private readonly setAside: Running[] = [];
   private readonly limiter: ConcurrencyLimiter;
   private nextId = 1;
   private stderr = '';
@@ -121,7 +124,7 @@ export class ModuleProcess {
     const dir = realpathSync(this.opts.pluginDir);
     if (!this.bundle) {
       try {
-        this.bundle = (await compileModule(dir, this.opts.cacheDir)).file;
+        this.bundle = (await compileModule(dir, this.opts.cacheDir, this.opts.compiler ? { compiler: this.opts.compiler } : {})).file;
       } catch (err) {
         throw new ModuleLoadError('load-error', (err as Error).message);
       }
@@ -134,12 +137,13 @@ export class ModuleProcess {
     // Node's permission model inside the sandbox: reads of the plugin folder and the two files
     // it needs, no child processes, no workers, no writes. Defence in depth behind bwrap, and the
     // only file barrier where bwrap is missing.
-    if (!this.opts.trusted) nodeArgs.push('--experimental-permission', `--allow-fs-read=${dir}`, `--allow-fs-read=${childFile}`, `--allow-fs-read=${bundle}`);
+    if (!this.opts.trusted) nodeArgs.push('--experimental-permission', `--allow-fs-read=${dir}`, `--allow-fs-read=${childFile}`, `--allow-fs-read=${dirname(bundle)}`);
     const w = wrap(process.execPath, [...nodeArgs, childFile]);
     this.wrapped = w;
     this.stderr = '';
     this.killReason = null;
-    const child = spawn(w.command, w.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { GATEHOUSE_MODULE_BUNDLE: bundle, PATH: '/usr/bin:/bin' }, cwd: dir, detached: true });
+    const logCap = (this.opts.maxLogLines ?? 200) * 10;
+    const child = spawn(w.command, w.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { GATEHOUSE_MODULE_BUNDLE: bundle, GATEHOUSE_MODULE_LOG_CAP: String(logCap), PATH: '/usr/bin:/bin' }, cwd: dir, detached: true });
     this.child = child;
     this.exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.stderr!.on('data', (d: Buffer) => {
@@ -176,8 +180,8 @@ export class ModuleProcess {
               clearTimeout(timer);
               reject(new ModuleLoadError('load-error', m.error));
               this.kill({ failure: 'load-error', message: m.error });
-            } else if (m.t === 'log' && m.id === null) {
-              if (++loadLogs > 1000) this.kill({ failure: 'log-flood', message: 'the module logged more than 1000 lines while loading; it was stopped' });
+            } else if ((m.t === 'log' || m.t === 'log-flood') && m.id === null) {
+              if (m.t === 'log-flood' || ++loadLogs > logCap) this.kill({ failure: 'log-flood', message: `the module logged more than ${logCap} lines while loading; it was stopped` });
             } else this.onMessage(m);
           },
           () => this.kill({ failure: 'protocol', message: 'the module sent a line longer than the protocol allows; it was stopped' }),
@@ -193,7 +197,7 @@ export class ModuleProcess {
         // and the namespace's init die a moment after the group leader.
         // The calls of this child are taken now: a call made meanwhile goes to a fresh child.
         const wrapped = w;
-        const calls = [...this.running.values()];
+        const calls = [...this.running.values(), ...this.setAside.splice(0)];
         this.running.clear();
         this.exited = settleGroup(child.pid!).then(async () => void (await wrapped.finish?.()));
         void this.exited.then(() => failCalls(calls, why, reject));
@@ -227,6 +231,17 @@ export class ModuleProcess {
         this.kill({ failure: 'log-flood', message: `${r.tool} flooded context.log (${r.logs.length + r.dropped} lines, ${r.logBytes} bytes in one call); the module was stopped` });
       }
       return;
+    }
+    if (m.t === 'log-flood') {
+      const r = m.id === null ? undefined : this.running.get(m.id);
+      const why = { failure: 'log-flood' as const, message: `${r?.tool ?? 'the module'} flooded context.log (more than ${m.lines - 1} lines or ${FLOOD_BYTES} bytes in one call); the module was stopped` };
+      // Its result may already be on its way and must not count as a success: the call is set
+      // aside and fails with the others once the child is gone.
+      if (r && m.id !== null) {
+        this.running.delete(m.id);
+        this.setAside.push(r);
+      }
+      return this.kill(why);
     }
     if (m.t === 'fetch') {
       const r = m.id === null ? undefined : this.running.get(m.id);

@@ -32,6 +32,8 @@ export type ChildToHost =
   | { t: 'result'; id: number; ok: true; handled: boolean; value: unknown }
   | { t: 'result'; id: number; ok: false; error: string }
   | { t: 'log'; id: number | null; level: string; message: string }
+  /** The call logged past the cap (the child stopped sending its lines). */
+  | { t: 'log-flood'; id: number | null; lines: number; bytes: number }
   | { t: 'fetch'; id: number | null; fid: number; url: string; init: FetchInit };
 
 /** Longest line either side accepts (a result or a fetch body); longer is a protocol error. */
