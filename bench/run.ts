@@ -11,6 +11,7 @@ import { registryCases } from './registry-discovery.js';
 import { checkerPoolCases } from './checker-pool.js';
 import { oneShotCases } from './one-shot.js';
 import { ptyThroughputCases } from './pty-throughput.js';
+import { inboxListCases } from './inbox-list.js';
 import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
 import { wasmCases } from './wasm.js';
@@ -53,6 +54,9 @@ cases.push(...gateway.cases);
 // sandboxed process are closed after the run).
 const wasm = await wasmCases();
 cases.push(...wasm.cases);
+// The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
+const inbox = inboxListCases();
+cases.push(...inbox.cases);
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {
   if (filters.length === 0) return all;
@@ -79,6 +83,7 @@ const results = await runBench(run, {
 });
 await gateway.close();
 await wasm.close();
+await inbox.close();
 await auditSearch.close();
 console.log();
 console.log(formatTable(results));
