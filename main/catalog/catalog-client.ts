@@ -1,0 +1,291 @@
+// The operator side of a catalog: a source whose root the operator confirmed, refreshed through
+// tuf-js (which enforces signatures, thresholds, version rollback, expiry and snapshot
+// consistency), and installs that are verified before a single file lands in the plugins folder.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Updater, type TargetFile } from 'tuf-js';
+import { loadManifest } from '../registry/manifest/load-manifest.js';
+import { scanPlugin } from '../registry/scan/index.js';
+import { sha256Hex, unpackBundle } from './bundle.js';
+import { FileFetcher } from './file-fetcher.js';
+import { bundleTarget, compareVersions, type IndexDoc, type RevocationsDoc, type SignedPermissions, type TargetCustom } from './publisher.js';
+
+export class CatalogError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
+
+export interface InstalledRecord {
+  name: string;
+  version: string;
+  publisher: string;
+  target: string;
+  bundleSha256: string;
+  keyIds: string[];
+  dir: string;
+  enabled: boolean;
+  quarantined: { reason: string; at: string } | null;
+}
+
+export interface Consent {
+  name: string;
+  version: string;
+  publisher: string;
+  signerKeyIds: string[];
+  reads: string[];
+  writes: string[];
+  reaches: string[];
+  env: string[];
+  limits: TargetCustom['limits'];
+  scan: { signed: TargetCustom['scan']; local: { passed: boolean; totalWeight: number; findings: number } };
+  source: TargetCustom['source'];
+}
+
+export type CatalogEvent =
+  | { type: 'catalog.installed'; catalog: string; name: string; version: string; keyIds: string[]; bundleSha256: string }
+  | { type: 'catalog.quarantined'; catalog: string; name: string; version: string; reason: string };
+
+export interface CatalogClientOptions {
+  /** The source's name, shown to operators and written in audit events. */
+  name: string;
+  /** Where Gatehouse keeps this source's trusted metadata and install records. */
+  stateDir: string;
+  /** Where plugins are installed (one folder each). */
+  pluginsDir: string;
+  onEvent?: (e: CatalogEvent) => void;
+}
+
+interface SourceFile { location: string; rootKeyIds: string[] }
+
+function baseUrl(location: string): string {
+  if (/^https?:\/\//.test(location)) return location.replace(/\/?$/, '/');
+  if (!isAbsolute(location)) throw new CatalogError('catalog.location', `the catalog location ${JSON.stringify(location)} must be an absolute folder or an http(s) URL`);
+  return pathToFileURL(resolve(location)).href.replace(/\/?$/, '/');
+}
+
+/**
+ * Adds a source: the operator's root file becomes the only trust anchor for it. Returns the root's
+ * key ids so the operator can compare them with what the publisher printed.
+ */
+export function addCatalogSource(stateDir: string, location: string, rootJson: Buffer): { rootKeyIds: string[] } {
+  let root: { signed?: { _type?: string; roles?: { root?: { keyids?: string[] } } } };
+  try {
+    root = JSON.parse(rootJson.toString('utf8'));
+  } catch {
+    throw new CatalogError('catalog.root', 'the root file is not JSON; pass the 1.root.json the publisher gave you');
+  }
+  const keyids = root.signed?.roles?.root?.keyids;
+  if (root.signed?._type !== 'root' || !Array.isArray(keyids)) throw new CatalogError('catalog.root', 'the root file is not TUF root metadata (signed._type must be "root")');
+  baseUrl(location);
+  mkdirSync(join(stateDir, 'metadata'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(stateDir, 'metadata', 'root.json'), rootJson);
+  writeFileSync(join(stateDir, 'source.json'), JSON.stringify({ location, rootKeyIds: keyids } satisfies SourceFile, null, 2));
+  return { rootKeyIds: keyids };
+}
+
+export class CatalogClient {
+  constructor(private readonly opts: CatalogClientOptions) {}
+
+  private source(): SourceFile {
+    const p = join(this.opts.stateDir, 'source.json');
+    if (!existsSync(p)) throw new CatalogError('catalog.unknown', `no catalog source in ${this.opts.stateDir}; add one with \`gatehouse catalog add-source\``);
+    return JSON.parse(readFileSync(p, 'utf8')) as SourceFile;
+  }
+
+  private updater(): Updater {
+    const base = baseUrl(this.source().location);
+    const local = base.startsWith('file:');
+    mkdirSync(join(this.opts.stateDir, 'downloads'), { recursive: true, mode: 0o700 });
+    return new Updater({
+      metadataDir: join(this.opts.stateDir, 'metadata'),
+      metadataBaseUrl: base + 'metadata/',
+      targetBaseUrl: base + 'targets/',
+      targetDir: join(this.opts.stateDir, 'downloads'),
+      ...(local ? { fetcher: new FileFetcher() } : {}),
+      config: { fetchRetries: 0 },
+    });
+  }
+
+  /** tuf-js's errors name the role and the check; we add which step and which catalog. */
+  private async step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof CatalogError) throw err;
+      const e = err as Error;
+      // tuf-js's error classes do not set .name; the class name is what says which check failed.
+      const kind = e.constructor?.name && e.constructor.name !== 'Error' ? e.constructor.name : e.name;
+      throw new CatalogError('catalog.verify', `catalog ${this.opts.name}: ${what} failed: ${kind}: ${e.message}`);
+    }
+  }
+
+  private async fetchTarget(u: Updater, path: string): Promise<{ info: TargetFile; bytes: Buffer }> {
+    const info = await this.step(`looking up ${path}`, () => u.getTargetInfo(path));
+    if (!info) throw new CatalogError('catalog.not-signed', `catalog ${this.opts.name}: ${path} is not signed by any key trusted for that path (for plugins/<publisher>/… only the publisher's delegated key counts)`);
+    const file = join(this.opts.stateDir, 'downloads', `${randomBytes(6).toString('hex')}.part`);
+    try {
+      await this.step(`downloading ${path}`, () => u.downloadTarget(info, file));
+      return { info, bytes: readFileSync(file) };
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+
+  /** Refreshes metadata and reads the signed index and revocations; then quarantines revoked installs. */
+  async refresh(): Promise<{ index: IndexDoc; revocations: RevocationsDoc; expires: string }> {
+    const u = this.updater();
+    await this.step('refreshing metadata', () => u.refresh());
+    const index = JSON.parse((await this.fetchTarget(u, 'index.json')).bytes.toString('utf8')) as IndexDoc;
+    const revocations = JSON.parse((await this.fetchTarget(u, 'revocations.json')).bytes.toString('utf8')) as RevocationsDoc;
+    this.applyRevocations(revocations);
+    const ts = JSON.parse(readFileSync(join(this.opts.stateDir, 'metadata', 'timestamp.json'), 'utf8')) as { signed: { expires: string } };
+    return { index, revocations, expires: ts.signed.expires };
+  }
+
+  /** Search over the signed index: every query word must appear in the name, description or publisher. */
+  static search(index: IndexDoc, query: string): IndexDoc['plugins'] {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return index.plugins.filter((p) => {
+      const hay = `${p.name} ${p.description} ${p.publisher}`.toLowerCase();
+      return words.every((w) => hay.includes(w));
+    });
+  }
+
+  installed(): InstalledRecord[] {
+    const p = join(this.opts.stateDir, 'installed.json');
+    return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as InstalledRecord[]) : [];
+  }
+  private saveInstalled(list: InstalledRecord[]): void {
+    const p = join(this.opts.stateDir, 'installed.json');
+    writeFileSync(p + '.tmp', JSON.stringify(list, null, 2));
+    renameSync(p + '.tmp', p);
+  }
+
+  /** Installed plugins stay disabled until the operator enables them. */
+  setEnabled(name: string, enabled: boolean): InstalledRecord {
+    const list = this.installed();
+    const rec = list.find((r) => r.name === name);
+    if (!rec) throw new CatalogError('catalog.not-installed', `${name} was not installed from catalog ${this.opts.name}`);
+    if (enabled && rec.quarantined) throw new CatalogError('catalog.quarantined', `${name} is quarantined (${rec.quarantined.reason}); it cannot be enabled`);
+    rec.enabled = enabled;
+    this.saveInstalled(list);
+    return rec;
+  }
+
+  private applyRevocations(rev: RevocationsDoc): void {
+    const list = this.installed();
+    let changed = false;
+    for (const rec of list) {
+      if (rec.quarantined) continue;
+      const hit = rev.revoked.find((r) => r.name === rec.name && (r.version === '*' || r.version === rec.version));
+      if (!hit) continue;
+      // Moved out of the plugins folder so no registry scan or runner can pick it up again.
+      const q = join(this.opts.stateDir, 'quarantine');
+      mkdirSync(q, { recursive: true, mode: 0o700 });
+      const dest = join(q, `${rec.name}-${rec.version}-${randomBytes(3).toString('hex')}`);
+      if (existsSync(rec.dir)) renameSync(rec.dir, dest);
+      rec.dir = dest;
+      rec.enabled = false;
+      rec.quarantined = { reason: hit.reason, at: new Date().toISOString() };
+      changed = true;
+      this.opts.onEvent?.({ type: 'catalog.quarantined', catalog: this.opts.name, name: rec.name, version: rec.version, reason: hit.reason });
+    }
+    if (changed) this.saveInstalled(list);
+  }
+
+  /**
+   * Verifies and installs NAME[@VERSION]. `consent` sees everything the plugin may do before
+   * anything is moved into the plugins folder; returning false leaves nothing on disk.
+   */
+  async install(spec: string, consent: (c: Consent) => boolean | Promise<boolean> = () => true): Promise<InstalledRecord> {
+    const at = spec.lastIndexOf('@');
+    const name = at > 0 ? spec.slice(0, at) : spec;
+    const wanted = at > 0 ? spec.slice(at + 1) : undefined;
+    const { index, revocations } = await this.refresh();
+    const entry = index.plugins.find((p) => p.name === name);
+    if (!entry) throw new CatalogError('catalog.not-found', `catalog ${this.opts.name} has no plugin named ${JSON.stringify(name)}; try \`gatehouse catalog search\``);
+    const version = wanted ?? entry.latest;
+    if (!entry.versions.includes(version)) throw new CatalogError('catalog.not-found', `catalog ${this.opts.name} has no version ${version} of ${name} (it has ${entry.versions.join(', ')})`);
+    const revoked = revocations.revoked.find((r) => r.name === name && (r.version === '*' || r.version === version));
+    if (revoked) throw new CatalogError('catalog.revoked', `${name}@${version} is revoked: ${revoked.reason}`);
+    const prior = this.installed().find((r) => r.name === name && !r.quarantined);
+    if (prior && compareVersions(version, prior.version) < 0 && !wanted) throw new CatalogError('catalog.downgrade', `${name} ${prior.version} is installed; ${version} is older, and a downgrade needs an explicit ${name}@${version}`);
+    if (prior && prior.version === version) throw new CatalogError('catalog.installed', `${name}@${version} is already installed`);
+
+    const u = this.updater();
+    const target = bundleTarget(entry.publisher, name, version);
+    const { info, bytes } = await this.fetchTarget(u, target);
+    const custom = info.custom as unknown as TargetCustom;
+    const bundleSha = sha256Hex(bytes);
+    if (custom.name !== name || custom.version !== version || custom.publisher !== entry.publisher) throw new CatalogError('catalog.metadata', `${target}: the signed metadata names ${custom.publisher}/${custom.name}@${custom.version}, not what the index lists`);
+    if (custom.scan?.bundleSha256 !== bundleSha) throw new CatalogError('catalog.metadata', `${target}: the signed scan result is for another bundle (${custom.scan?.bundleSha256}), not ${bundleSha}`);
+    const keyIds = this.delegatedKeyIds(entry.publisher);
+
+    mkdirSync(this.opts.pluginsDir, { recursive: true });
+    const staging = join(this.opts.pluginsDir, `.catalog-staging-${randomBytes(6).toString('hex')}`);
+    try {
+      try {
+        unpackBundle(bytes, staging);
+      } catch (err) {
+        throw new CatalogError('catalog.bundle', `${target}: unsafe bundle refused: ${(err as Error).message}`);
+      }
+      const loaded = loadManifest(staging);
+      if (!loaded.manifest) throw new CatalogError('catalog.manifest', `${target}: the manifest is invalid: ${loaded.problems.map((p) => p.message).join('; ')}`);
+      const m = loaded.manifest;
+      const manifestSha = sha256Hex(readFileSync(join(staging, m.manifestFile)));
+      if (manifestSha !== custom.manifestSha256) throw new CatalogError('catalog.manifest', `${target}: the manifest's SHA-256 ${manifestSha} is not the signed ${custom.manifestSha256}`);
+      if (m.name !== name) throw new CatalogError('catalog.manifest', `${target}: the manifest names ${m.name}, not ${name}`);
+      const diff = permissionDiff(custom.permissions, m.permissions);
+      if (diff) throw new CatalogError('catalog.permissions', `${target}: the manifest's permissions differ from the signed ones (${diff}); refused`);
+      const local = await scanPlugin(staging, m);
+      if (!local.passed) throw new CatalogError('catalog.scan', `${target}: the local scan failed (weight ${local.totalWeight}, ${local.findings.length} findings)`);
+      const ok = await consent({
+        name, version, publisher: entry.publisher, signerKeyIds: keyIds,
+        reads: custom.permissions.read, writes: custom.permissions.write, reaches: custom.permissions.hosts, env: custom.permissions.env,
+        limits: custom.limits, scan: { signed: custom.scan, local: { passed: local.passed, totalWeight: local.totalWeight, findings: local.findings.length } }, source: custom.source,
+      });
+      if (!ok) throw new CatalogError('catalog.declined', `the operator declined ${name}@${version}`);
+      const dest = join(this.opts.pluginsDir, name);
+      if (prior) {
+        // The old copy is kept beside the state so an update can be rolled back by the operator.
+        const old = join(this.opts.stateDir, 'previous', `${name}-${prior.version}`);
+        mkdirSync(join(this.opts.stateDir, 'previous'), { recursive: true });
+        rmSync(old, { recursive: true, force: true });
+        if (existsSync(prior.dir)) renameSync(prior.dir, old);
+      } else if (existsSync(dest)) {
+        throw new CatalogError('catalog.exists', `${dest} already exists and was not installed from this catalog; remove or rename it first`);
+      }
+      renameSync(staging, dest);
+      const rec: InstalledRecord = { name, version, publisher: entry.publisher, target, bundleSha256: bundleSha, keyIds, dir: dest, enabled: false, quarantined: null };
+      this.saveInstalled([...this.installed().filter((r) => r.name !== name), rec]);
+      this.opts.onEvent?.({ type: 'catalog.installed', catalog: this.opts.name, name, version, keyIds, bundleSha256: bundleSha });
+      return rec;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** The key ids the trusted top-level targets delegate this publisher's path to (what the consent screen shows as signer). */
+  private delegatedKeyIds(publisher: string): string[] {
+    const t = JSON.parse(readFileSync(join(this.opts.stateDir, 'metadata', 'targets.json'), 'utf8')) as { signed: { delegations?: { roles: { name: string; keyids: string[] }[] } } };
+    return t.signed.delegations?.roles.find((r) => r.name === `publisher-${publisher}`)?.keyids ?? [];
+  }
+}
+
+/** Empty when equal; otherwise names each list and what is extra or missing. */
+export function permissionDiff(signed: SignedPermissions, actual: SignedPermissions): string {
+  const out: string[] = [];
+  for (const k of ['read', 'write', 'hosts', 'env'] as const) {
+    const s = new Set(signed[k] ?? []);
+    const a = new Set(actual[k] ?? []);
+    const extra = [...a].filter((x) => !s.has(x));
+    const missing = [...s].filter((x) => !a.has(x));
+    if (extra.length) out.push(`${k} adds ${extra.join(', ')}`);
+    if (missing.length) out.push(`${k} drops ${missing.join(', ')}`);
+  }
+  return out.join('; ');
+}
