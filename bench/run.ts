@@ -15,6 +15,7 @@ import { inboxListCases } from './inbox-list.js';
 import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
 import { wasmCases } from './wasm.js';
+import { moduleCases } from './module.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -54,6 +55,9 @@ cases.push(...gateway.cases);
 // sandboxed process are closed after the run).
 const wasm = await wasmCases();
 cases.push(...wasm.cases);
+// Module plugins (mod.ts): a warm call vs a one-shot process tool (the module's child is stopped after the run).
+const modules = await moduleCases();
+cases.push(...modules.cases);
 // The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
 const inbox = inboxListCases();
 cases.push(...inbox.cases);
@@ -83,6 +87,7 @@ const results = await runBench(run, {
 });
 await gateway.close();
 await wasm.close();
+await modules.close();
 await inbox.close();
 await auditSearch.close();
 console.log();
