@@ -15,6 +15,7 @@ import { electronNativeBinding, packageRoot } from './paths.js';
 import { UsageError, parsePort } from '../core/usage-error.js';
 import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
+import { addCatalogCommands } from './catalog-commands.js';
 import { addDoctorCommand } from './doctor.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
@@ -95,6 +96,7 @@ export function buildProgram(): Command {
     });
 
   addPluginCommands(cli);
+  addCatalogCommands(cli);
   addDoctorCommand(cli);
   addAgentCommands(cli);
   addApprovalCommands(cli);

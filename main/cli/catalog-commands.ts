@@ -1,0 +1,151 @@
+// `gatehouse catalog …`: the publisher's commands (init, add, sign, revoke) over a catalog folder
+// with its keys, and the operator's (add-source, refresh, search, install, list) over the sources
+// kept in GATEHOUSE_HOME/catalogs/. Every text that came from a catalog is printed through
+// displayText, since a catalog is not trusted to be free of terminal escapes.
+import type { Command } from 'commander';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultHome } from '../home.js';
+import { UsageError } from '../core/usage-error.js';
+import { displayText } from '../../shared/display-text.js';
+import { addPlugin, initCatalog, revokePlugin, signSnapshotAndTimestamp } from '../catalog/publisher.js';
+import { addCatalogSource, CatalogClient, type Consent } from '../catalog/catalog-client.js';
+import { examplesHelp } from './gatehouse-command.js';
+
+const SOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const t = (s: unknown): string => displayText(String(s));
+
+function sourceClient(home: string, name: string): CatalogClient {
+  const stateDir = join(home, 'catalogs', name);
+  if (!existsSync(join(stateDir, 'source.json'))) throw new UsageError(`no catalog source named ${JSON.stringify(name)}; add it with \`gatehouse catalog add-source LOCATION --root FILE --name ${name}\``);
+  return new CatalogClient({ name, stateDir, pluginsDir: join(home, 'plugins') });
+}
+
+function sourceNames(home: string): string[] {
+  const dir = join(home, 'catalogs');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => existsSync(join(dir, n, 'source.json'))).sort() : [];
+}
+
+export function consentText(c: Consent): string {
+  const list = (xs: string[]): string => (xs.length ? xs.map(t).join(', ') : 'nothing');
+  return [
+    `${t(c.name)} ${t(c.version)} from publisher ${t(c.publisher)}`,
+    `  signed by key(s): ${c.signerKeyIds.map(t).join(', ')}`,
+    `  may read:  ${list(c.reads)}`,
+    `  may write: ${list(c.writes)}`,
+    `  may reach: ${list(c.reaches)}`,
+    `  env:       ${list(c.env)}`,
+    `  limits:    timeout ${c.limits.timeoutSecs} s${c.limits.fuel ? `, fuel ${c.limits.fuel}` : ''}`,
+    `  scan:      publisher's ${c.scan.signed.passed ? 'passed' : 'FAILED'} (weight ${c.scan.signed.totalWeight}), local ${c.scan.local.passed ? 'passed' : 'FAILED'} (weight ${c.scan.local.totalWeight})`,
+    `  source:    ${c.source ? `${t(c.source.repository)} @ ${t(c.source.commit)}` : 'not given'}`,
+  ].join('\n');
+}
+
+export function addCatalogCommands(cli: Command): void {
+  const cat = cli
+    .command('catalog')
+    .description('Signed plugin catalogs (The Update Framework): publish plugins with offline keys, add sources, search and install verified plugins. See docs/catalog.md.');
+
+  cat
+    .command('init <dir>')
+    .description('create a catalog folder: keys (root 2 of 3, targets, snapshot, timestamp) and version 1 of the metadata')
+    .action((dir: string) => {
+      const r = initCatalog(resolve(dir));
+      process.stdout.write(`Catalog created in ${t(resolve(dir))}. Serve or copy ${t(join(resolve(dir), 'repository'))} to mirrors.\nRoot key ids (operators confirm these when adding the catalog):\n${r.rootKeyIds.map((k) => `  ${k}`).join('\n')}\nKeys and where each must be kept:\n${r.keys.map((k) => `  ${k.role}: ${t(k.path)}\n    keep ${k.keep}`).join('\n')}\n`);
+    });
+
+  cat
+    .command('add <dir> <pluginDir>')
+    .description('pack, scan and sign a plugin folder as a new version under plugins/<publisher>/')
+    .requiredOption('--publisher <name>', 'publisher name (its key is created on first use)')
+    .option('--source-repo <url>', 'source repository recorded in the signed metadata')
+    .option('--source-commit <sha>', 'source commit recorded in the signed metadata')
+    .option('--min-gatehouse <version>', 'minimum Gatehouse version', '0.1.0')
+    .action(async (dir: string, pluginDir: string, o: { publisher: string; sourceRepo?: string; sourceCommit?: string; minGatehouse: string }) => {
+      if (Boolean(o.sourceRepo) !== Boolean(o.sourceCommit)) throw new UsageError('--source-repo and --source-commit go together; give both or neither');
+      const r = await addPlugin(resolve(dir), resolve(pluginDir), { publisher: o.publisher, minGatehouse: o.minGatehouse, ...(o.sourceRepo && o.sourceCommit ? { source: { repository: o.sourceRepo, commit: o.sourceCommit } } : {}) });
+      process.stdout.write(`Signed ${t(r.target)} (scan ${r.custom.scan.passed ? 'passed' : 'FAILED'}, bundle sha256 ${r.custom.scan.bundleSha256}).\n`);
+    });
+
+  cat
+    .command('sign <dir>')
+    .description('re-sign snapshot and timestamp (run at least daily: clients refuse an expired timestamp)')
+    .action((dir: string) => {
+      signSnapshotAndTimestamp(resolve(dir));
+      process.stdout.write('Snapshot and timestamp re-signed.\n');
+    });
+
+  cat
+    .command('revoke <dir> <name>')
+    .description('revoke a plugin version (or every version with --version "*"); installed copies are quarantined on their next refresh')
+    .requiredOption('--version <version>', 'the version to revoke, or "*"')
+    .requiredOption('--reason <text>', 'shown to operators beside the quarantined plugin')
+    .action((dir: string, name: string, o: { version: string; reason: string }) => {
+      revokePlugin(resolve(dir), name, o.version, o.reason);
+      process.stdout.write(`Revoked ${t(name)}@${t(o.version)}.\n`);
+    });
+
+  cat
+    .command('add-source <location>')
+    .description('add a catalog (an absolute folder or an https URL) trusting the given root file; prints the root key ids to compare with the publisher\'s')
+    .requiredOption('--root <file>', "the catalog's 1.root.json, obtained from the publisher out of band")
+    .requiredOption('--name <name>', 'a short name for this source')
+    .option('--home <dir>', 'data folder')
+    .action(async (location: string, o: { root: string; name: string; home?: string }) => {
+      if (!SOURCE_NAME.test(o.name)) throw new UsageError(`--name ${JSON.stringify(o.name)}: use 1-40 lowercase letters, digits and dashes`);
+      if (!/^https?:\/\//.test(location)) location = resolve(location);
+      const home = o.home ?? defaultHome();
+      const { rootKeyIds } = addCatalogSource(join(home, 'catalogs', o.name), location, readFileSync(o.root));
+      const r = await sourceClient(home, o.name).refresh();
+      process.stdout.write(`Added ${t(o.name)}. Root key ids:\n${rootKeyIds.map((k) => `  ${t(k)}`).join('\n')}\n${r.index.plugins.length} plugin(s); metadata valid until ${t(r.expires)}.\n`);
+    });
+
+  cat
+    .command('search [query]')
+    .description('search the signed index of every source (refreshes first)')
+    .option('--home <dir>', 'data folder')
+    .action(async (query: string | undefined, o: { home?: string }) => {
+      const home = o.home ?? defaultHome();
+      for (const name of sourceNames(home)) {
+        const { index } = await sourceClient(home, name).refresh();
+        for (const p of CatalogClient.search(index, query ?? '')) process.stdout.write(`${t(p.name)}\t${t(p.latest)}\t${t(p.publisher)}\t${t(name)}\t${t(p.description)}\n`);
+      }
+    });
+
+  cat
+    .command('install <spec>')
+    .description('verify and install NAME[@VERSION]; shows what it may read, write and reach, and installs only with --yes. The plugin stays disabled until enabled.')
+    .option('--source <name>', 'the catalog source (default: the only one)')
+    .option('--yes', 'consent to what was shown')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp([['review, then install', 'gatehouse catalog install weather\ngatehouse catalog install weather --yes']]))
+    .action(async (spec: string, o: { source?: string; yes?: boolean; home?: string }) => {
+      const home = o.home ?? defaultHome();
+      const names = sourceNames(home);
+      const source = o.source ?? (names.length === 1 ? names[0] : undefined);
+      if (!source) throw new UsageError(names.length ? `more than one source (${names.join(', ')}); pick one with --source` : 'no catalog source; add one with `gatehouse catalog add-source`');
+      let shown = '';
+      try {
+        const rec = await sourceClient(home, source).install(spec, (c) => {
+          shown = consentText(c);
+          return o.yes === true;
+        });
+        process.stdout.write(`${shown}\nInstalled ${t(rec.name)} ${t(rec.version)} into ${t(rec.dir)} (disabled until you enable it).\n`);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'catalog.declined') throw new UsageError(`${shown}\nNothing installed: rerun with --yes to consent to the above.`);
+        throw err;
+      }
+    });
+
+  cat
+    .command('list')
+    .description('sources and the plugins installed from them, with quarantines')
+    .option('--home <dir>', 'data folder')
+    .action((o: { home?: string }) => {
+      const home = o.home ?? defaultHome();
+      for (const name of sourceNames(home)) {
+        process.stdout.write(`${t(name)}\n`);
+        for (const r of sourceClient(home, name).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : r.enabled ? 'enabled' : 'disabled'}\n`);
+      }
+    });
+}

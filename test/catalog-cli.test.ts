@@ -1,0 +1,52 @@
+// `gatehouse catalog …` through the real built CLI: a publisher builds a catalog from the example
+// plugin, an operator adds it, searches, installs only after consenting, and a revocation
+// quarantines the copy on the next refresh.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCli } from './support/cli.js';
+import { tempDir } from './support/temp.js';
+
+describe('gatehouse catalog', () => {
+  it('init, add, add-source, search, install (consent first), revoke and quarantine', async () => {
+    const work = tempDir('gatehouse-catalog-cli-');
+    const cat = join(work, 'cat');
+    const home = join(work, 'home');
+    const env = { GATEHOUSE_HOME: home };
+    const init = await runCli(['catalog', 'init', cat], env);
+    expect(init.code, init.stderr).toBe(0);
+    const rootIds = [...init.stdout.matchAll(/^ {2}([0-9a-f]{64})$/gm)].map((m) => m[1]);
+    expect(rootIds).toHaveLength(3);
+    expect(init.stdout).toMatch(/root-1: .*keys\/root-1\.json\n {4}keep offline/);
+
+    const add = await runCli(['catalog', 'add', cat, join(repoRoot, 'examples/plugins/hello'), '--publisher', 'acme', '--source-repo', 'https://example.org/hello', '--source-commit', 'abc123'], env);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('Signed plugins/acme/hello-1.0.0.bundle (scan passed');
+
+    const src = await runCli(['catalog', 'add-source', join(cat, 'repository'), '--root', join(cat, 'repository/metadata/1.root.json'), '--name', 'example', '--home', home], env);
+    expect(src.code, src.stderr).toBe(0);
+    for (const id of rootIds) expect(src.stdout).toContain(id);
+    expect(src.stdout).toMatch(/1 plugin\(s\); metadata valid until \d{4}-/);
+
+    const search = await runCli(['catalog', 'search', 'greets', '--home', home], env);
+    expect(search.stdout).toBe('hello\t1.0.0\tacme\texample\tGreets someone by name.\n');
+
+    const noConsent = await runCli(['catalog', 'install', 'hello', '--home', home], env);
+    expect(noConsent.code).not.toBe(0);
+    expect(noConsent.stderr).toContain('may read:  nothing');
+    expect(noConsent.stderr).toContain('source:    https://example.org/hello @ abc123');
+    expect(noConsent.stderr).toContain('Nothing installed: rerun with --yes');
+    expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
+
+    const install = await runCli(['catalog', 'install', 'hello', '--yes', '--home', home], env);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain('(disabled until you enable it)');
+    expect(readFileSync(join(home, 'plugins', 'hello', 'tool.toml'), 'utf8')).toContain('name = "hello"');
+
+    expect((await runCli(['catalog', 'revoke', cat, 'hello', '--version', '1.0.0', '--reason', 'greets too loudly'], env)).code).toBe(0);
+    await runCli(['catalog', 'search', '--home', home], env); // a refresh
+    const list = await runCli(['catalog', 'list', '--home', home], env);
+    expect(list.stdout).toBe('example\n  hello 1.0.0 QUARANTINED: greets too loudly\n');
+    expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
+  });
+});
