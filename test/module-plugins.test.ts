@@ -11,6 +11,10 @@ import { detectSandbox } from '../main/runner/sandbox.js';
 import { ModuleLoadError, ModuleProcess, type ModuleProcessOptions } from '../main/runner/module/module-process.js';
 import { canonicalToolName, effectiveTrust } from '../main/runner/module/module-exports.js';
 import { tempDir } from './support/temp.js';
+import { scaffoldPlugin } from '../main/registry/scaffold.js';
+import { scanPlugin } from '../main/registry/scan/index.js';
+import { DEFAULT_THRESHOLDS } from '../main/registry/types.js';
+import { moduleManifest } from '../main/runner/module/describe-module.js';
 import { PolicyStore } from '../main/policy/rules/store.js';
 import { triggerfishAlias } from '../main/policy/rules/compile.js';
 import { liveInGroup } from './support/processes.js';
@@ -127,6 +131,20 @@ export function createExecutor(context: { log: { info(m: string): void } }) {
     const outside = plugin('import { x } from "../../etc/x.ts";\nexport const manifest = { x };');
     const e = await proc(outside, [], { compiler: 'typescript' }).load().then(() => null, (err: unknown) => err as ModuleLoadError);
     expect(e?.message).toMatch(/mod\.ts imports "\.\.\/\.\.\/etc\/x\.ts", which does not exist in the plugin folder|outside the plugin folder/);
+  });
+});
+
+describe('module plugins: the scaffold', () => {
+  it('gatehouse plugin new NAME --lang ts-module makes a module that loads, passes the scan and answers', async () => {
+    const parent = tempDir('gatehouse-module-scaffold-');
+    const { dir, files } = scaffoldPlugin(parent, 'word-count', 'ts-module');
+    expect(files).toEqual(['mod.ts']);
+    const p = proc(dir);
+    const loaded = await p.load();
+    expect(loaded.tools.map((t) => [t.qualified, t.inputSchema.required])).toEqual([['word-count__echo', ['message']]]);
+    expect(await p.call('echo', { message: 'hi' }, { timeoutMs: 10_000 })).toMatchObject({ ok: true, output: 'hi', logs: [{ level: 'info', message: 'echoing {"length":2}' }] });
+    const scan = await scanPlugin(dir, moduleManifest(dir, loaded), DEFAULT_THRESHOLDS);
+    expect(scan.findings).toEqual([]);
   });
 });
 

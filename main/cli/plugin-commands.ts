@@ -138,7 +138,7 @@ export function addPluginCommands(cli: Command): void {
     .requiredOption('--lang <lang>', `language: ${SCAFFOLD_LANGS.join(', ')}`)
     .option('--dir <dir>', 'where to create it (default: the plugins folder of the data folder)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp(['gatehouse plugin new word-count --lang py', 'gatehouse plugin new word-count --lang wasm-as']))
+    .addHelpText('after', examplesHelp(['gatehouse plugin new word-count --lang py', 'gatehouse plugin new word-count --lang wasm-as', 'gatehouse plugin new word-count --lang ts-module']))
     .action((name: string, o: { lang: string; dir?: string; home?: string }) => {
       if (!(SCAFFOLD_LANGS as readonly string[]).includes(o.lang)) throw new UsageError(`--lang must be one of ${SCAFFOLD_LANGS.join(', ')}, not "${o.lang}".`);
       const parent = o.dir ? resolve(o.dir) : homePaths(o.home ?? defaultHome()).plugins;

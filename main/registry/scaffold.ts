@@ -4,10 +4,10 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SCAFFOLD_LANGS = ['sh', 'py', 'node', 'wasm-as'] as const;
+export const SCAFFOLD_LANGS = ['sh', 'py', 'node', 'wasm-as', 'ts-module'] as const;
 export type ScaffoldLang = (typeof SCAFFOLD_LANGS)[number];
 
-const entry: Record<Exclude<ScaffoldLang, 'wasm-as'>, { file: string; text: string }> = {
+const entry: Record<Exclude<ScaffoldLang, 'wasm-as' | 'ts-module'>, { file: string; text: string }> = {
   sh: {
     file: 'run.sh',
     text: `#!/bin/sh
@@ -59,6 +59,7 @@ export function scaffoldPlugin(parent: string, name: string, lang: ScaffoldLang)
   if (existsSync(dir)) throw new Error(`${dir} already exists; pick another name or remove it.`);
   mkdirSync(dir, { recursive: true });
   if (lang === 'wasm-as') return scaffoldAssemblyScript(dir, name);
+  if (lang === 'ts-module') return scaffoldModule(dir, name);
   const e = entry[lang];
   const manifest = `# Gatehouse plugin manifest. Fields: docs/plugins.md
 name = "${name}"
@@ -77,6 +78,49 @@ description = "Text to echo back."
   writeFileSync(join(dir, e.file), e.text);
   chmodSync(join(dir, e.file), 0o755);
   return { dir, files: ['gatehouse.toml', e.file] };
+}
+
+/**
+ * A module plugin (Triggerfish's mod.ts format, no manifest file): one tool, `echo`, that logs
+ * and returns its message. It passes validation and the scan as written, and needs no build.
+ */
+function scaffoldModule(dir: string, name: string): { dir: string; files: string[] } {
+  const text = `// A Gatehouse module plugin (Triggerfish's mod.ts format). Guide: docs/guide-plugin-author.md, "Module plugins".
+// Agents see the tool as ${name}__echo. fetch() reaches only the URLs in declaredEndpoints.
+
+export const manifest = {
+  name: "${name}",
+  version: "0.1.0",
+  description: "Echoes a message back (a starting point for your tool).",
+  classification: "PUBLIC" as const,
+  trust: "sandboxed" as const,
+  declaredEndpoints: [] as string[],
+};
+
+export const toolDefinitions = [
+  {
+    name: "echo",
+    description: "Echo a message back.",
+    parameters: {
+      message: { type: "string", description: "Text to echo back.", required: true },
+    },
+  },
+];
+
+interface Context {
+  log: { info(message: string, ...data: unknown[]): void };
+}
+
+export function createExecutor(context: Context) {
+  return async (name: string, input: { message?: string }): Promise<string | null> => {
+    if (name !== "echo") return null;
+    context.log.info("echoing", { length: input.message?.length ?? 0 });
+    return input.message ?? "";
+  };
+}
+`;
+  writeFileSync(join(dir, 'mod.ts'), text);
+  return { dir, files: ['mod.ts'] };
 }
 
 /** The command that builds a wasm-as plugin's module, run in its folder. */
