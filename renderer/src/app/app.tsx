@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { AuthError } from '../components/auth-error.tsx';
+import { CommandPalette } from '../components/command-palette.tsx';
 import { ConnectionBanner } from '../components/connection-banner.tsx';
 import { Sidebar } from '../components/sidebar.tsx';
 import { StatusBar } from '../components/status-bar.tsx';
@@ -31,6 +32,7 @@ export function App() {
         <View />
       </main>
       <StatusBar />
+      <CommandPalette />
     </div>
   );
 }
