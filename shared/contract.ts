@@ -581,7 +581,7 @@ export const methods = {
     response: z.object({ problems: z.array(problem), findings: z.array(finding) }),
   },
   'plugins.create': {
-    request: z.object({ name: z.string().regex(/^[a-zA-Z0-9-]{1,40}$/, 'use 1-40 letters, digits or "-"'), lang: z.enum(['sh', 'py', 'node']) }).strict(),
+    request: z.object({ name: z.string().regex(/^[a-zA-Z0-9-]{1,40}$/, 'use 1-40 letters, digits or "-"'), lang: z.enum(['sh', 'py', 'node', 'ts-module']) }).strict(),
     response: z.object({ name: z.string(), dir: z.string(), files: z.array(z.string()) }),
   },
   'plugins.enable': {

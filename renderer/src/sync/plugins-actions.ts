@@ -228,7 +228,7 @@ async function busyCall(client: GatehouseClient, name: string, call: () => Promi
   }
 }
 
-export async function createPlugin(client: GatehouseClient, name: string, lang: 'sh' | 'py' | 'node'): Promise<void> {
+export async function createPlugin(client: GatehouseClient, name: string, lang: 'sh' | 'py' | 'node' | 'ts-module'): Promise<void> {
   const created = await client.call('plugins.create', { name, lang });
   await loadPluginList(client);
   const code = created.files.find((f) => !/\.(toml|ya?ml|json)$/.test(f)) ?? created.files[0];

@@ -12,6 +12,7 @@ const langs = [
   { id: 'sh', label: 'Shell (run.sh)' },
   { id: 'py', label: 'Python (run.py)' },
   { id: 'node', label: 'Node (run.mjs)' },
+  { id: 'ts-module', label: 'TypeScript module (mod.ts)' },
 ] as const;
 type Lang = (typeof langs)[number]['id'];
 
