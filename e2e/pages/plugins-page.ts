@@ -2,7 +2,7 @@
 // list, enable / approve, test-run. Specs say what they do; this knows the DOM.
 import { expect, type Locator, type Page } from '@playwright/test';
 
-export type PluginLang = 'sh' | 'py' | 'node';
+export type PluginLang = 'sh' | 'py' | 'node' | 'ts-module';
 export type PluginStatus = 'enabled' | 'disabled' | 'invalid' | 'quarantined' | 'scan_failed';
 
 export class PluginsPage {
@@ -78,7 +78,7 @@ export class PluginsPage {
     await this.page.getByTestId('plugin-new-create').click();
     await expect(this.row(name)).toBeVisible();
     await expect(this.detailHeading).toHaveText(name);
-    const code = { sh: 'run.sh', py: 'run.py', node: 'run.mjs' }[lang];
+    const code = { sh: 'run.sh', py: 'run.py', node: 'run.mjs', 'ts-module': 'mod.ts' }[lang];
     await this.expectEditorOn(code);
   }
 

@@ -51,7 +51,7 @@ export function PluginDetail() {
       ) : null}
       {detail.status === 'quarantined' ? <QuarantineChanges detail={detail} /> : null}
       <PluginFiles detail={detail} />
-      {detail.kind === 'tool' || detail.kind === 'wasm' ? <TestRunPanel detail={detail} /> : null}
+      {detail.kind === 'tool' || detail.kind === 'wasm' || detail.kind === 'module' ? <TestRunPanel detail={detail} /> : null}
     </div>
   );
 }

@@ -94,7 +94,7 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
   };
 
   // wasm plugins' tools are test-run the same way (their exports, metered).
-  const hasTools = detail.kind === 'tool' || detail.kind === 'wasm';
+  const hasTools = detail.kind === 'tool' || detail.kind === 'wasm' || detail.kind === 'module';
   const runnable = detail.status !== 'invalid' && hasTools;
   return (
     <section className="panel test-run" aria-labelledby={`${ids}-h`}>
