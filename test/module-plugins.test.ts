@@ -12,7 +12,7 @@ import { ModuleLoadError, ModuleProcess, type ModuleProcessOptions } from '../ma
 import { canonicalToolName, effectiveTrust } from '../main/runner/module/module-exports.js';
 import { tempDir } from './support/temp.js';
 import { scaffoldPlugin } from '../main/registry/scaffold.js';
-import { scanPlugin } from '../main/registry/scan/index.js';
+import { scanFile, scanPlugin } from '../main/registry/scan/index.js';
 import { DEFAULT_THRESHOLDS } from '../main/registry/types.js';
 import { moduleManifest } from '../main/runner/module/describe-module.js';
 import { PolicyStore } from '../main/policy/rules/store.js';
@@ -131,6 +131,18 @@ export function createExecutor(context: { log: { info(m: string): void } }) {
     const outside = plugin('import { x } from "../../etc/x.ts";\nexport const manifest = { x };');
     const e = await proc(outside, [], { compiler: 'typescript' }).load().then(() => null, (err: unknown) => err as ModuleLoadError);
     expect(e?.message).toMatch(/mod\.ts imports "\.\.\/\.\.\/etc\/x\.ts", which does not exist in the plugin folder|outside the plugin folder/);
+  });
+});
+
+describe('module plugins: the scanner', () => {
+  it('an import from outside the folder or from the network is a finding; one inside the folder is not', () => {
+    const rules = (text: string, file = 'mod.ts') => scanFile(file, text).map((f) => f.rule);
+    expect(rules('import { x } from "../shared.ts";')).toContain('js.import-outside');
+    expect(rules('import { x } from "./lib/../../up.ts";')).toContain('js.import-outside');
+    expect(rules('export * from "/opt/lib.js";')).toContain('js.import-outside');
+    expect(rules('import { x } from "https://deno.land/x/mod.ts";')).toContain('js.import-url');
+    expect(rules('import { x } from "../util.ts";', 'lib/helper.ts')).toEqual([]);
+    expect(rules('import { x } from "./lib/helper.ts";\nimport { readFileSync } from "node:fs";')).toEqual([]);
   });
 });
 

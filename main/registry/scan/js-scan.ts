@@ -9,6 +9,7 @@
 // That errs towards reporting (a parameter named `fs` shadowing the fs module is still "fs").
 
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import type * as TS from 'typescript';
 import type { Collector } from './collector.js';
 import type { RuleId } from './rules.js';
@@ -406,6 +407,9 @@ class JsAnalysis {
       this.report('js.vm', at, `${capitalise(how)} the vm module, which compiles and runs strings as code (and is not a security boundary).`);
     } else if (URL_SPECIFIER.test(spec) && !spec.startsWith('node:')) {
       this.report('js.import-url', at, `${capitalise(how)} code from "${truncate(spec, 60)}": code fetched or decoded at run time is not what was reviewed, pinned or scanned.`);
+    } else if (spec.startsWith('/') || (spec.startsWith('.') && posix.normalize(posix.join(posix.dirname(this.c.file.replace(/\\/g, '/')), spec)).startsWith('..'))) {
+      // A file outside the folder is neither pinned nor scanned with the plugin, and can change under it.
+      this.report('js.import-outside', at, `${capitalise(how)} "${truncate(spec, 60)}", a file outside the plugin folder: it is not pinned or scanned with the plugin.`);
     }
   }
 

@@ -27,6 +27,7 @@ export const RULES = {
   'js.child-process': { weight: 3, title: 'child_process module' },
   'js.vm': { weight: 3, title: 'vm module' },
   'js.import-url': { weight: 3, title: 'import of a URL' },
+  'js.import-outside': { weight: 3, title: 'import of a file outside the plugin folder' },
   'js.dynamic-import': { weight: 2, title: 'import or require of a computed name' },
   'js.process-binding': { weight: 3, title: 'process.binding / process.dlopen' },
   'js.network-listener': { weight: 2, title: 'network listener' },
