@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { AuthError } from '../components/auth-error.tsx';
 import { CommandPalette } from '../components/command-palette.tsx';
+import { SignalToasts } from '../components/signals.tsx';
 import { ConnectionBanner } from '../components/connection-banner.tsx';
 import { Sidebar } from '../components/sidebar.tsx';
 import { StatusBar } from '../components/status-bar.tsx';
@@ -33,6 +34,7 @@ export function App() {
       </main>
       <StatusBar />
       <CommandPalette />
+      <SignalToasts />
     </div>
   );
 }

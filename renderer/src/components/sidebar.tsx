@@ -2,11 +2,14 @@ import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
 import { GateIcon } from './icons.tsx';
+import { safeTitle } from './safe-text.tsx';
+import { useSignals } from './signals.tsx';
 
 export function Sidebar() {
   const view = useUiStore((s) => s.view);
   const setView = useUiStore((s) => s.setView);
   const pending = useApprovalsStore((s) => s.pendingCount);
+  const signals = useSignals();
 
   return (
     <nav className="sidebar" aria-label="Views">
@@ -18,6 +21,7 @@ export function Sidebar() {
         {viewRegistry.map(({ id, label, shortcut, Icon }) => {
           const active = id === view;
           const count = id === 'approvals' ? pending : 0;
+          const signal = signals[id];
           return (
             <li key={id}>
               <button
@@ -31,7 +35,11 @@ export function Sidebar() {
               >
                 <Icon />
                 <span className="nav-label">{label}</span>
-                {count > 0 ? (
+                {signal ? (
+                  <span className="nav-alert" data-testid={`nav-alert-${id}`} data-count={signal.count} title={safeTitle(`${signal.text}${signal.names.length ? `: ${signal.names.join(', ')}` : ''}`)} aria-label={signal.text}>
+                    {id === 'audit' ? '!' : signal.count}
+                  </span>
+                ) : count > 0 ? (
                   <span className="nav-count" data-testid={`nav-count-${id}`} aria-label={`${count} waiting`}>
                     {count}
                   </span>
