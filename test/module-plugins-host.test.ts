@@ -146,3 +146,46 @@ export function createExecutor() { return async () => "ok"; }
   expect(e?.scan?.passed).toBe(false);
   await expect(host.registry.enable('sly', 'tester')).rejects.toThrow();
 });
+
+it("a module's classification feeds session taint: after a RESTRICTED module's result, a PUBLIC module's tool is a write-down and denied", async () => {
+  const root = tempDir('gatehouse-module-taint-');
+  const home = join(root, 'home');
+  writeFileSync(join(mkdirp(join(home)), 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  const mod = (name: string, classification: string, body: string) => {
+    const dir = mkdirp(join(home, 'plugins', name));
+    writeFileSync(
+      join(dir, 'mod.ts'),
+      `export const manifest = { name: "${name}", version: "1.0.0", description: "d", classification: "${classification}", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "go", description: "go", parameters: { text: { type: "string" } } }];
+export function createExecutor() { return async (name: string, input: { text?: string }) => ${body}; }
+`,
+    );
+  };
+  mod('vault', 'RESTRICTED', '"the launch code is 0000"');
+  mod('tweet', 'PUBLIC', '"posted: " + (input.text ?? "")');
+  const host: Host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+  await host.ready;
+  await host.registry.enable('vault', 'tester');
+  await host.registry.enable('tweet', 'tester');
+  const net: Listening = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(repoRoot, 'out', 'renderer') });
+  cleanup.push(async () => {
+    await net.shell.close();
+    await host.close('test done');
+  });
+  const client = new Client({ name: 'module-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${net.agentToken}` } } }));
+  cleanup.push(() => client.close());
+
+  // Before anything RESTRICTED was seen, the PUBLIC tool runs.
+  expect((await client.callTool({ name: 'tweet__go', arguments: { text: 'hello' } })).isError ?? false).toBe(false);
+  expect(JSON.stringify((await client.callTool({ name: 'vault__go', arguments: {} })).content)).toContain('launch code');
+  const after = await client.callTool({ name: 'tweet__go', arguments: { text: 'the launch code is 0000' } });
+  expect(after.isError).toBe(true);
+  const decided = host.audit.tail(1000).find((e) => e.type === 'call.decided' && JSON.stringify(e.payload).includes('builtin.taint-write-down'));
+  expect(decided, 'the write-down denial is in the audit log').toBeDefined();
+});
+
+function mkdirp(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
