@@ -3,6 +3,7 @@
 // from these two maps: adding an entry here is the whole job of adding a method or an event.
 // The host validates every request and every response against these schemas at its boundary.
 import { z } from 'zod';
+import { OPERATIONS } from './operations.js';
 
 const auditEvent = z.object({
   seq: z.number().int().positive(),
@@ -168,7 +169,7 @@ const terminalSession = z.object({
 
 
 // ---- the gateway: agents' calls, the approval inbox, grants, settings and the policy file ------
-const operation = z.enum(['read', 'write', 'delete', 'copy', 'move', 'execute', 'network']);
+const operation = z.enum(OPERATIONS);
 const decider = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('rule'), rule: z.string(), origin: z.string() }),
   z.object({ kind: z.literal('checker'), checker: z.string(), rule: z.string() }),

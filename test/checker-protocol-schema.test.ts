@@ -1,8 +1,12 @@
 // The checker protocol has two descriptions that must agree: the TypeScript types in
-// main/checkers/protocol.ts and the JSON Schema in shared/schemas/checker-protocol.schema.json.
+// main/core/checker-protocol.ts (built on checker-protocol.types.ts, generated from the schema)
+// and the JSON Schema in shared/schemas/checker-protocol.schema.json.
 // This test fails when a field is added to, removed from or renamed in one but not the other, when
 // an enum drifts, and when what the pool actually writes to a checker does not validate.
 import Ajv from 'ajv';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import schema from '../shared/schemas/checker-protocol.schema.json' with { type: 'json' };
 import {
@@ -10,6 +14,7 @@ import {
   BLOCK_RESULT_KEYS,
   EVALUATE_PARAM_KEYS,
   INIT_PARAM_KEYS,
+  ENUMS_MATCH_SCHEMA,
   KEY_ARRAYS_MATCH_TYPES,
   METHODS,
   OPERATIONS,
@@ -63,9 +68,18 @@ const init: InitParams = { name: 'path-guard', config: { allowed_dirs: ['/tmp'] 
 const block: BlockResult = { rule_name: 'r', severity: 'warning', action: 'alert', message: 'm' };
 
 describe('checker protocol: TypeScript and JSON Schema agree', () => {
-  it('the key arrays the types are built from match the types (compile-time check, see protocol.ts)', () => {
+  it('the key arrays the types are built from match the types (compile-time check, see checker-protocol.ts)', () => {
     expect(KEY_ARRAYS_MATCH_TYPES).toEqual([true, true, true, true]);
+    expect(ENUMS_MATCH_SCHEMA).toEqual([true, true, true, true]);
   });
+
+  it('the committed generated types are what the schema generates', async () => {
+    const root = join(import.meta.dirname, '..');
+    const gen = (await import(pathToFileURL(join(root, 'scripts', 'gen-manifest-types.mjs')).href)) as { generateCheckerProtocolTypes: () => Promise<string> };
+    const fresh = await gen.generateCheckerProtocolTypes();
+    const committed = readFileSync(join(root, 'main', 'core', 'checker-protocol.types.ts'), 'utf8');
+    expect(committed === fresh, 'schema and types drifted apart: run node scripts/gen-manifest-types.mjs').toBe(true);
+  }, 30_000);
 
   it.each([
     ['evaluateParams', EVALUATE_PARAM_KEYS],

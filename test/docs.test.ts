@@ -310,10 +310,10 @@ describe('docs/architecture.md', () => {
 
   it('the check finds a folder planted in a copy of main/ that the doc does not name', () => {
     const root = tempDir('gatehouse-architecture-');
-    for (const f of [...mainFolders(repoRoot), 'main/core/', 'main/policy/planted/']) mkdirSync(join(root, f), { recursive: true });
+    for (const f of [...mainFolders(repoRoot), 'main/kernel/', 'main/policy/planted/']) mkdirSync(join(root, f), { recursive: true });
     const doc = readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8');
-    expect(missingFrom(doc, mainFolders(root))).toEqual(['main/core/', 'main/policy/planted/']);
+    expect(missingFrom(doc, mainFolders(root))).toEqual(['main/kernel/', 'main/policy/planted/']);
     // A bare folder name is not enough: "policy/planted/" under some heading does not count.
-    expect(missingFrom(doc + '\npolicy/planted/ and core/\n', ['main/core/', 'main/policy/planted/'])).toEqual(['main/core/', 'main/policy/planted/']);
+    expect(missingFrom(doc + '\npolicy/planted/ and kernel/\n', ['main/kernel/', 'main/policy/planted/'])).toEqual(['main/kernel/', 'main/policy/planted/']);
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
-import { listProcesses } from '../main/runner/proc-scan.js';
+import { listProcesses } from '../main/core/proc-scan.js';
 import type { ResponseOf } from '../shared/contract.js';
 
 const HOSTILE = fileURLToPath(new URL('./fixtures/hostile/', import.meta.url));

@@ -23,6 +23,7 @@ import type { Outcome } from '../runner/metrics.js';
 import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.js';
 import { groupHasLiveMembers, signalGroup } from './process-group.js';
 import { describeJson } from '../core/checker-protocol.js';
+import { formatBytes } from '../../shared/format.js';
 
 export const STDERR_TAIL_CHARS = 2000;
 export const DEFAULT_CLOSE_GRACE_MS = 2000;
@@ -417,6 +418,3 @@ function preview(line: string): string {
   return `"${head}${line.length > 60 ? '…' : ''}"`;
 }
 
-function formatBytes(n: number): string {
-  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n % (1 << 20) === 0 ? 0 : 2)} MiB` : `${n} bytes`;
-}

@@ -15,6 +15,7 @@ import { connectHost } from './host-client.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
 import { AGENT_CWD_HEADER } from '../gateway/mcp-server.js';
 import { HOOK_COMMAND_TIMEOUT_S } from '../gateway/hook-answer.js';
+import { formatAgo } from '../../shared/format.js';
 
 export function addAgentCommands(cli: Command): void {
   cli
@@ -116,7 +117,7 @@ function addAgentTokenCommands(cli: Command): void {
         else {
           for (const t of tokens) {
             const made = t.isDefault ? 'the token in serve.json' : `created ${new Date(t.createdAt).toISOString()} by ${t.createdBy}`;
-            const used = t.lastUsedAt === null ? '' : `, last used ${new Date(t.lastUsedAt).toISOString()}`;
+            const used = t.lastUsedAt === null ? '' : `, last used ${new Date(t.lastUsedAt).toISOString()} (${formatAgo(t.lastUsedAt)})`;
             console.log(`${t.name}  (${made}${used})`);
           }
         }

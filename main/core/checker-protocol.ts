@@ -1,11 +1,14 @@
-// The crust checker protocol (docs/protocols.md §2) as TypeScript types. Every object's keys are
-// declared once, in a `const` array, and the type is derived from it; the JSON Schema in
-// shared/schemas/checker-protocol.schema.json must list the same keys as required, which
-// test/checker-protocol-schema.test.ts checks. Adding a field to one side only fails that test
-// (or tsc, via the `Exact` checks below).
+// The crust checker protocol (docs/protocols.md §2) as TypeScript types. The message types are
+// generated from the JSON Schema, shared/schemas/checker-protocol.schema.json, into
+// checker-protocol.types.ts (scripts/gen-manifest-types.mjs); here they are narrowed where the
+// schema's "any object" is too loose for the host. Every object's keys are also listed in a
+// `const` array (the host writes fields in that order), which tsc holds to the generated types via
+// the `Exact` checks below and test/checker-protocol-schema.test.ts holds to the schema.
+import type * as Generated from './checker-protocol.types.js';
 
-export const OPERATIONS = ['read', 'write', 'delete', 'copy', 'move', 'execute', 'network'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+import type { Operation } from '../../shared/operations.js';
+
+export { OPERATIONS, type Operation } from '../../shared/operations.js';
 
 export const SEVERITIES = ['critical', 'high', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -23,22 +26,7 @@ export type Method = (typeof METHODS)[number];
 
 export const RULE_SNAPSHOT_KEYS = ['name', 'description', 'source', 'severity', 'priority', 'actions', 'block_paths', 'block_except', 'block_hosts', 'message', 'locked', 'enabled', 'hit_count'] as const;
 
-interface RuleSnapshotFields {
-  name: string;
-  description: string;
-  source: RuleSource;
-  severity: Severity;
-  /** Lower wins. */
-  priority: number;
-  actions: Operation[];
-  block_paths: string[];
-  block_except: string[];
-  block_hosts: string[];
-  message: string;
-  locked: boolean;
-  enabled: boolean;
-  hit_count: number;
-}
+type RuleSnapshotFields = Generated.RuleSnapshot;
 
 /** A rule as checkers see it: every field present. */
 export type RuleSnapshot = { [K in (typeof RULE_SNAPSHOT_KEYS)[number]]: RuleSnapshotFields[K] };
@@ -47,17 +35,9 @@ export type RuleSnapshot = { [K in (typeof RULE_SNAPSHOT_KEYS)[number]]: RuleSna
 
 export const EVALUATE_PARAM_KEYS = ['tool_name', 'arguments', 'operation', 'operations', 'command', 'paths', 'hosts', 'content', 'evasive', 'rules'] as const;
 
-interface EvaluateParamFields {
-  tool_name: string;
+interface EvaluateParamFields extends Omit<Generated.EvaluateParams, 'arguments' | 'rules'> {
+  /** The schema says "an object or null"; the host always has a JSON object here. */
   arguments: Record<string, unknown> | null;
-  /** The call's main operation (one of OPERATIONS, or "" when it has none). */
-  operation: string;
-  operations: Operation[];
-  command: string;
-  paths: string[];
-  hosts: string[];
-  content: string;
-  evasive: boolean;
   /** `[]` when there are none. Freeze the snapshots (deeply) and they are serialized once, not per call. */
   rules: readonly RuleSnapshot[];
 }
@@ -69,8 +49,8 @@ export type EvaluateParams = { [K in (typeof EVALUATE_PARAM_KEYS)[number]]: Eval
 
 export const INIT_PARAM_KEYS = ['name', 'config'] as const;
 
-interface InitParamFields {
-  name: string;
+interface InitParamFields extends Omit<Generated.InitParams, 'config'> {
+  /** The schema says "an object or null"; the manifest's [config] table is a JSON object. */
   config: Record<string, unknown> | null;
 }
 
@@ -80,12 +60,7 @@ export type InitParams = { [K in (typeof INIT_PARAM_KEYS)[number]]: InitParamFie
 
 export const BLOCK_RESULT_KEYS = ['rule_name', 'severity', 'action', 'message'] as const;
 
-interface BlockResultFields {
-  rule_name: string;
-  severity: Severity;
-  action: BlockAction;
-  message: string;
-}
+type BlockResultFields = Generated.BlockResult;
 
 /**
  * A block, as the host hands it on (after normalization: unknown severity → high, unknown or
@@ -111,6 +86,14 @@ export const KEY_ARRAYS_MATCH_TYPES: [
   Exact<keyof EvaluateParamFields, (typeof EVALUATE_PARAM_KEYS)[number]>,
   Exact<keyof InitParamFields, (typeof INIT_PARAM_KEYS)[number]>,
   Exact<keyof BlockResultFields, (typeof BLOCK_RESULT_KEYS)[number]>,
+] = [true, true, true, true];
+
+// And the runtime enum lists (what the host checks answers against) equal the schema's enums.
+export const ENUMS_MATCH_SCHEMA: [
+  Exact<Operation, Generated.Operation>,
+  Exact<Severity, Generated.Severity>,
+  Exact<BlockAction, Generated.Action>,
+  Exact<RuleSource, Generated.RuleSnapshot['source']>,
 ] = [true, true, true, true];
 
 // ---- reading an evaluate result ---------------------------------------------------------------

@@ -1,13 +1,17 @@
-// Which processes are still alive in a process group. `kill(-pgid, 0)` alone is not enough:
-// it succeeds for zombies, and an orphaned zombie stays until init reaps it (lazily, on some
-// hosts), so a group that is really empty would look alive. On Linux we read /proc and count
-// only members that are not zombies.
+// The one /proc scanner: which processes exist, in which group and session, and which are alive.
+// The runner and the checkers ask whether a process group is empty, the PTY manager which
+// processes belong to a terminal's session. `kill(-pgid, 0)` alone is not enough: it succeeds for
+// zombies, and an orphaned zombie stays until init reaps it (lazily, on some hosts), so a group
+// that is really empty would look alive. On Linux we read /proc and count only members that are
+// not zombies.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcInfo {
   pid: number;
   ppid: number;
   pgid: number;
+  /** Session id: the pid of the session leader (a PTY's shell calls setsid). */
+  session: number;
   /** One letter: R running, S sleeping, D disk wait, Z zombie, T stopped, … */
   state: string;
   comm: string;
@@ -18,11 +22,16 @@ export interface ProcInfo {
  * vanish while we read are skipped.
  */
 export function listProcesses(minPid = 0): ProcInfo[] {
+  return scanProcesses(minPid) ?? [];
+}
+
+/** As listProcesses, but null when /proc cannot be read (not Linux, or hidden by a sandbox). */
+function scanProcesses(minPid: number): ProcInfo[] | null {
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
-    return [];
+    return null;
   }
   const out: ProcInfo[] = [];
   for (const name of names) {
@@ -56,10 +65,10 @@ export function readStat(pid: number): ProcInfo | null {
   if (close < 0) return null;
   const comm = text.slice(text.indexOf('(') + 1, close);
   const rest = text.slice(close + 2).split(' ');
-  return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]) };
+  return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]), session: Number(rest[3]) };
 }
 
-const dead = (state: string) => state === 'Z' || state === 'X' || state === 'x';
+export const isDeadState = (state: string) => state === 'Z' || state === 'X' || state === 'x';
 
 /**
  * Live (non-zombie) members of a process group. Linux only; elsewhere returns null.
@@ -74,9 +83,10 @@ export function liveGroupMembers(pgid: number): number[] | null {
   if (process.platform !== 'linux') return null;
   const last = lastPid();
   const from = last !== null && last >= pgid ? pgid : 0;
-  return listProcesses(from)
-    .filter((p) => p.pgid === pgid && !dead(p.state))
-    .map((p) => p.pid);
+  // Unreadable /proc: unknown, which callers must not take for "empty".
+  return scanProcesses(from)
+    ?.filter((p) => p.pgid === pgid && !isDeadState(p.state))
+    .map((p) => p.pid) ?? null;
 }
 
 /**
@@ -91,6 +101,7 @@ export function groupIsEmpty(pgid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
   const live = liveGroupMembers(pgid);
+  // Off Linux, or /proc unreadable: kill(2) said something is there, so it is not empty.
   return live !== null && live.length === 0;
 }
 
@@ -98,7 +109,7 @@ export function groupIsEmpty(pgid: number): boolean {
 export function isAlive(pid: number): boolean {
   if (process.platform === 'linux') {
     const s = readStat(pid);
-    return s !== null && !dead(s.state);
+    return s !== null && !isDeadState(s.state);
   }
   try {
     process.kill(pid, 0);

@@ -18,8 +18,9 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineSplitter } from '../checkers/line-splitter.js';
-import { groupIsEmpty } from '../runner/proc-scan.js';
+import { groupIsEmpty } from '../core/proc-scan.js';
 import type { WrapFn, WrappedCommand } from '../runner/one-shot.js';
+import { formatBytes } from '../../shared/format.js';
 
 /** The longest line (one JSON-RPC message) an upstream server may write. */
 export const MAX_MESSAGE_BYTES = 4 << 20;
@@ -316,6 +317,3 @@ function preview(line: string): string {
   return JSON.stringify(head + (line.length > 60 ? '…' : ''));
 }
 
-function formatBytes(n: number): string {
-  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(n % (1 << 20) === 0 ? 0 : 2)} MiB` : `${n} bytes`;
-}

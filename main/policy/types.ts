@@ -1,8 +1,10 @@
 // The vocabulary of the policy engine: what a tool call would do (extracted from its
 // arguments), the rules that judge it, and the decision with who decided it.
 
-export const OPERATIONS = ['read', 'write', 'delete', 'copy', 'move', 'execute', 'network'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+import type { DeciderView } from '../../shared/contract.js';
+import type { Operation } from '../../shared/operations.js';
+
+export { OPERATIONS, type Operation } from '../../shared/operations.js';
 
 /** One tool call as the gateway hands it over. */
 export interface ToolCall {
@@ -78,11 +80,5 @@ export interface Rule {
   arguments?: Record<string, unknown>;
 }
 
-/** Who decided a call, for the inbox, the agent's answer and the audit log. */
-export type Decider =
-  | { kind: 'rule'; rule: string; origin: string }
-  | { kind: 'checker'; checker: string; rule: string }
-  | { kind: 'autonomy'; level: string }
-  | { kind: 'grant'; grant: string }
-  | { kind: 'operator'; operator: string }
-  | { kind: 'error'; message: string };
+/** Who decided a call, for the inbox, the agent's answer and the audit log: the contract's type, so the console and the host cannot disagree. */
+export type Decider = DeciderView;

@@ -4,37 +4,8 @@
 // session: those whose session id is the leader's (node-pty's child calls setsid, so the
 // leader's pid is the session id), plus their descendants that left it with setsid.
 // Repeated until none is left, so a process forking while we kill is caught on the next pass.
-import { readdirSync, readFileSync } from 'node:fs';
-
-interface ProcStat {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  session: number;
-  state: string;
-}
-
-/** /proc/<pid>/stat, or null when the process is gone. The name may hold spaces and parens. */
-function readStat(pid: number): ProcStat | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: rest[0] ?? '?', ppid: Number(rest[1]), pgrp: Number(rest[2]), session: Number(rest[3]) };
-}
-
-function allStats(): ProcStat[] {
-  const out: ProcStat[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const s = readStat(Number(name));
-    if (s) out.push(s);
-  }
-  return out;
-}
+import { readdirSync } from 'node:fs';
+import { isDeadState, listProcesses, readStat } from '../core/proc-scan.js';
 
 const procAvailable = (() => {
   try {
@@ -51,7 +22,7 @@ const procAvailable = (() => {
  */
 export function sessionProcesses(leader: number, extra: ReadonlySet<number> = new Set()): number[] {
   if (!procAvailable) return isAlive(leader) ? [leader] : [];
-  const stats = allStats().filter((s) => s.state !== 'Z' && s.state !== 'X');
+  const stats = listProcesses().filter((s) => !isDeadState(s.state));
   const found = new Set<number>();
   for (const s of stats) if (s.session === leader || s.pid === leader || extra.has(s.pid)) found.add(s.pid);
   // Descendants that started sessions of their own (setsid, daemons).
@@ -86,7 +57,7 @@ function signal(target: number, sig: NodeJS.Signals): void {
 }
 
 /** The host's own process group: never a target, whatever /proc says. */
-const ownGroup = procAvailable ? (readStat(process.pid)?.pgrp ?? -1) : -1;
+const ownGroup = procAvailable ? (readStat(process.pid)?.pgid ?? -1) : -1;
 
 /**
  * SIGKILL to the whole session of `leader`; returns how many processes were signalled.
@@ -111,7 +82,7 @@ export function killSession(leader: number): number {
   }
   for (const pid of known) {
     const st = readStat(pid);
-    if (st && st.pgrp > 1 && st.pgrp !== ownGroup) signal(-st.pgrp, 'SIGKILL');
+    if (st && st.pgid > 1 && st.pgid !== ownGroup) signal(-st.pgid, 'SIGKILL');
     signal(pid, 'SIGKILL');
   }
   signal(-leader, 'SIGKILL');

@@ -18,7 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive } from './proc-scan.js';
+import { isAlive } from '../core/proc-scan.js';
 
 export interface ResourceLimits {
   /** RLIMIT_CPU soft limit in CPU seconds (SIGXCPU); the hard limit is one second more (SIGKILL). Infinity: none. */

@@ -25,7 +25,8 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
-import { groupIsEmpty } from './proc-scan.js';
+import { groupIsEmpty } from '../core/proc-scan.js';
+import { formatBytes } from '../../shared/format.js';
 
 export const MAX_STDOUT = 1 << 20;
 export const STDERR_TAIL = 500;
@@ -401,8 +402,3 @@ export function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-function formatBytes(n: number): string {
-  if (n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
-  if (n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
-}

@@ -1,7 +1,7 @@
 // What is still running, read from /proc: the hostile-plugin tests check that a call leaves
 // nothing behind. Zombies do not count (they are dead; init reaps them when it gets to it).
 import { readdirSync, readFileSync } from 'node:fs';
-import { isAlive, listProcesses } from '../../main/runner/proc-scan.js';
+import { isAlive, listProcesses } from '../../main/core/proc-scan.js';
 
 const alive = (state: string) => state !== 'Z' && state !== 'X';
 

@@ -21,7 +21,8 @@ import { nameFaults } from './names.js';
 import { normalizeManifest } from './normalize.js';
 import { schemaProblems } from './schema-problems.js';
 import type { PendingProblem } from './schema-problems.js';
-import { JsonScanner, JsonSyntaxError, LineIndex, SourceLocator } from './source-locations.js';
+import { LineIndex } from '../../core/line-index.js';
+import { JsonScanner, JsonSyntaxError, SourceLocator } from './source-locations.js';
 import type { ManifestSyntax } from './source-locations.js';
 
 export type { ManifestSyntax } from './source-locations.js';

@@ -7,6 +7,7 @@
 // All of this runs only when a manifest has problems; a valid manifest never pays for it.
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
+import { LineIndex } from '../../core/line-index.js';
 
 export type ManifestSyntax = 'toml' | 'yaml' | 'json';
 export type PathSegment = string | number;
@@ -15,28 +16,6 @@ export interface Position {
   line: number;
   /** 1-based, in UTF-16 code units (what editors such as Monaco count). */
   column: number;
-}
-
-/** Line starts of a text, for offset → line/column conversion. */
-export class LineIndex {
-  private readonly starts: number[] = [0];
-  constructor(text: string) {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 10) this.starts.push(i + 1);
-      else if (c === 13 && text.charCodeAt(i + 1) !== 10) this.starts.push(i + 1);
-    }
-  }
-  position(offset: number): Position {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1 };
-  }
 }
 
 const keyOf = (path: readonly PathSegment[]): string => path.join('\u0000');

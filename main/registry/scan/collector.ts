@@ -3,7 +3,7 @@
 // file full of one character does not produce a list nobody can read.
 
 import type { Finding } from '../types.js';
-import { LineIndex } from './line-index.js';
+import { LineIndex } from '../../core/line-index.js';
 import { RULES, type RuleId } from './rules.js';
 
 const MAX_PER_RULE = 50;

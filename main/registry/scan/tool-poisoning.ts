@@ -8,7 +8,7 @@
 // smuggling) are reported and then removed before matching, so they cannot split a phrase.
 
 import type { Finding, PluginManifest } from '../types.js';
-import { LineIndex } from './line-index.js';
+import { LineIndex } from '../../core/line-index.js';
 import { RULES, type RuleId } from './rules.js';
 
 interface PoisonPattern {

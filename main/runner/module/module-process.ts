@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
 import type { WrappedCommand } from '../one-shot.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
-import { groupIsEmpty } from '../proc-scan.js';
+import { groupIsEmpty } from '../../core/proc-scan.js';
 import { moduleChildFile } from './child-file.js';
 import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';

@@ -17,16 +17,8 @@ export function formatEventTime(ms: number, now = Date.now()): string {
   return sameDay ? time : `${formatDateTime(ms).slice(0, 10)} ${time}`;
 }
 
-/** "3 min ago", "2 h ago": for a tooltip or a secondary line, never the only record of a time. */
-export function formatAgo(ms: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return `${s} s ago`;
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.round(m / 60);
-  if (h < 48) return `${h} h ago`;
-  return `${Math.round(h / 24)} days ago`;
-}
+// Relative ages are shared with the CLI, so both say "3 min. ago" the same way.
+export { formatAgo } from '../../../shared/format.ts';
 
 /** ISO 8601 for <time dateTime>. */
 export function isoTime(ms: number): string {

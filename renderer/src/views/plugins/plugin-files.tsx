@@ -8,7 +8,7 @@ import { useClient } from '../../app/client-context.ts';
 import { CodeEditor, type CodeEditorHandle } from '../../editor/code-editor.tsx';
 import { toDiagnostics, type Diagnostic } from '../../editor/diagnostics.ts';
 import { errorMessage } from '../../lib/error-message.ts';
-import { formatBytes } from './format-bytes.ts';
+import { formatBytes } from '../../../../shared/format.ts';
 import { isDirty, usePluginsStore } from '../../stores/plugins-store.ts';
 import { requestFile, saveFile, updateBuffer } from '../../sync/plugins-actions.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
