@@ -4,7 +4,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectSandbox } from '../main/runner/sandbox.js';
+import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { TrustStore } from '../main/registry/trust-store.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { describeModule } from '../main/runner/module/describe-module.js';
 import { ModuleProcess, type ModuleCallResult } from '../main/runner/module/module-process.js';
 import { tempDir } from './support/temp.js';
 import { liveInGroup, liveWithArgv } from './support/processes.js';
@@ -135,6 +141,48 @@ describe('the module child has no network of its own', () => {
       expect(connections).toBe(0);
     } finally {
       srv.close();
+    }
+  });
+});
+
+describe('module plugins through the ToolRunner: breaker and metrics like every plugin', () => {
+  it('a module that crashes its child counts as a crash; at the threshold its breaker opens and the next call is not run', async () => {
+    const root = tempDir('gatehouse-module-breaker-');
+    const plugins = join(root, 'plugins');
+    mkdirSync(join(plugins, 'dies'), { recursive: true });
+    mkdirSync(join(root, 'home'));
+    writeFileSync(
+      join(plugins, 'dies', 'mod.ts'),
+      `export const manifest = { name: "dies", version: "1.0.0", description: "d", classification: "PUBLIC", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "t", description: "t", parameters: {} }];
+export function createExecutor() { return async () => { process.exit(7); }; }
+`,
+    );
+    const cacheDir = join(root, 'home', 'module-cache');
+    const registry = new PluginRegistry({ sources: [{ dir: plugins, origin: 'cli' }], trust: new TrustStore(join(root, 'home')), describeModule: (dir) => describeModule(dir, { cacheDir, detection }) });
+    await registry.refreshAll();
+    await registry.enable('dies', 'tester');
+    const metrics = new PluginMetrics();
+    const runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 2 }),
+      metrics,
+      runCache: join(root, 'home', 'run-cache'),
+      modules: { cacheDir, detection },
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: null }),
+      record: () => undefined,
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await runner.call('dies', 't', {}, { actor: 'test' });
+        expect(r).toMatchObject({ ok: false, failure: 'crash' });
+        expect(r.error).toMatch(/the module process ended \(exit code 7\)/);
+      }
+      const refused = await runner.call('dies', 't', {}, { actor: 'test' });
+      expect(refused).toMatchObject({ ok: false, failure: 'breaker_open' });
+      expect(metrics.snapshot('dies')).toMatchObject({ calls: 3 });
+    } finally {
+      await runner.close();
     }
   });
 });
