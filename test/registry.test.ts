@@ -12,7 +12,8 @@ import { scaffoldPlugin } from '../main/registry/scaffold.js';
 import { ToolRunner } from '../main/runner/tool-runner.js';
 import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
-import { unsandboxedWrap } from '../main/runner/sandbox.js';
+import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
+import { describeModule } from '../main/runner/module/describe-module.js';
 
 const examples = join(import.meta.dirname, '..', 'examples', 'plugins');
 
@@ -58,11 +59,12 @@ describe('plugin registry', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('discovers the examples: a WraithRun tool, two checkers and an mcp plugin, all disabled until enabled', async () => {
-    const { registry } = make([{ dir: examples, origin: 'cli' }]);
+  it('discovers the examples: a WraithRun tool, two checkers, an mcp plugin and a module plugin, all disabled until enabled', async () => {
+    // A module plugin's exports are read in a sandboxed child, as the host does.
+    const { registry } = make([{ dir: examples, origin: 'cli' }], { describeModule: (dir) => describeModule(dir, { cacheDir: join(root, 'module-cache'), detection: detectSandbox() }) });
     await registry.refreshAll();
     const byName = Object.fromEntries(registry.list().map((e) => [e.name, e]));
-    expect(Object.keys(byName).sort()).toEqual(['fs-mcp', 'hello', 'path-guard', 'rate-limit']);
+    expect(Object.keys(byName).sort()).toEqual(['fs-mcp', 'hello', 'path-guard', 'rate-limit', 'weather']);
     for (const e of Object.values(byName)) {
       expect(e.problems.filter((p) => p.severity === 'error'), e.name).toEqual([]);
       expect(e.scan?.passed, `${e.name}: ${JSON.stringify(e.scan?.findings)}`).toBe(true);
@@ -72,7 +74,8 @@ describe('plugin registry', () => {
     expect(byName.hello!.toolNames).toEqual(['hello']);
     expect(byName['path-guard']!.manifest!.kind).toBe('checker');
     expect(byName['fs-mcp']!.manifest!.kind).toBe('mcp');
-    expect(events.filter((e) => e.event.type === 'plugin.discovered')).toHaveLength(4);
+    expect(byName.weather!.manifest!.kind).toBe('module');
+    expect(events.filter((e) => e.event.type === 'plugin.discovered')).toHaveLength(5);
   });
 
   it('a later place overrides an earlier one with a visible note', async () => {
