@@ -44,11 +44,16 @@ export function consentText(c: Consent): string {
 export function addCatalogCommands(cli: Command): void {
   const cat = cli
     .command('catalog')
-    .description('Signed plugin catalogs (The Update Framework): publish plugins with offline keys, add sources, search and install verified plugins. See docs/catalog.md.');
+    .description('Signed plugin catalogs (The Update Framework): publish plugins with offline keys, add sources, search and install verified plugins. See docs/catalog.md.')
+    .addHelpText('after', examplesHelp([
+      ['publisher: create a catalog and sign a plugin', 'gatehouse catalog init ./my-catalog\n  gatehouse catalog add ./my-catalog ./plugins/weather --publisher acme'],
+      ['operator: add it, search, install', 'gatehouse catalog add-source /mnt/mirror/repository --root 1.root.json --name acme\n  gatehouse catalog search weather\n  gatehouse catalog install weather --yes'],
+    ]));
 
   cat
     .command('init <dir>')
     .description('create a catalog folder: keys (root 2 of 3, targets, snapshot, timestamp) and version 1 of the metadata')
+    .addHelpText('after', examplesHelp(['gatehouse catalog init ./my-catalog']))
     .action((dir: string) => {
       const r = initCatalog(resolve(dir));
       process.stdout.write(`Catalog created in ${t(resolve(dir))}. Serve or copy ${t(join(resolve(dir), 'repository'))} to mirrors.\nRoot key ids (operators confirm these when adding the catalog):\n${r.rootKeyIds.map((k) => `  ${k}`).join('\n')}\nKeys and where each must be kept:\n${r.keys.map((k) => `  ${k.role}: ${t(k.path)}\n    keep ${k.keep}`).join('\n')}\n`);
@@ -57,6 +62,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('add <dir> <pluginDir>')
     .description('pack, scan and sign a plugin folder as a new version under plugins/<publisher>/')
+    .addHelpText('after', examplesHelp(['gatehouse catalog add ./my-catalog ./plugins/weather --publisher acme --source-repo https://example.org/acme/weather --source-commit 3f2a9c1']))
     .requiredOption('--publisher <name>', 'publisher name (its key is created on first use)')
     .option('--source-repo <url>', 'source repository recorded in the signed metadata')
     .option('--source-commit <sha>', 'source commit recorded in the signed metadata')
@@ -70,6 +76,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('sign <dir>')
     .description('re-sign snapshot and timestamp (run at least daily: clients refuse an expired timestamp)')
+    .addHelpText('after', examplesHelp(['gatehouse catalog sign ./my-catalog']))
     .action((dir: string) => {
       signSnapshotAndTimestamp(resolve(dir));
       process.stdout.write('Snapshot and timestamp re-signed.\n');
@@ -78,6 +85,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('revoke <dir> <name>')
     .description('revoke a plugin version (or every version with --version "*"); installed copies are quarantined on their next refresh')
+    .addHelpText('after', examplesHelp(['gatehouse catalog revoke ./my-catalog weather --version 1.0.0 --reason "sends the API key to its log"']))
     .requiredOption('--version <version>', 'the version to revoke, or "*"')
     .requiredOption('--reason <text>', 'shown to operators beside the quarantined plugin')
     .action((dir: string, name: string, o: { version: string; reason: string }) => {
@@ -88,6 +96,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('add-source <location>')
     .description('add a catalog (an absolute folder or an https URL) trusting the given root file; prints the root key ids to compare with the publisher\'s')
+    .addHelpText('after', examplesHelp(['gatehouse catalog add-source /mnt/mirror/repository --root ./1.root.json --name acme', 'gatehouse catalog add-source https://plugins.example.org/ --root ./1.root.json --name example']))
     .requiredOption('--root <file>', "the catalog's 1.root.json, obtained from the publisher out of band")
     .requiredOption('--name <name>', 'a short name for this source')
     .option('--home <dir>', 'data folder')
@@ -103,6 +112,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('search [query]')
     .description('search the signed index of every source (refreshes first)')
+    .addHelpText('after', examplesHelp(['gatehouse catalog search weather', 'gatehouse catalog search']))
     .option('--home <dir>', 'data folder')
     .action(async (query: string | undefined, o: { home?: string }) => {
       const home = o.home ?? defaultHome();
@@ -118,7 +128,7 @@ export function addCatalogCommands(cli: Command): void {
     .option('--source <name>', 'the catalog source (default: the only one)')
     .option('--yes', 'consent to what was shown')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp([['review, then install', 'gatehouse catalog install weather\ngatehouse catalog install weather --yes']]))
+    .addHelpText('after', examplesHelp([['review what it may do', 'gatehouse catalog install weather'], ['consent and install a given version', 'gatehouse catalog install weather@1.1.0 --yes']]))
     .action(async (spec: string, o: { source?: string; yes?: boolean; home?: string }) => {
       const home = o.home ?? defaultHome();
       const names = sourceNames(home);
@@ -140,6 +150,7 @@ export function addCatalogCommands(cli: Command): void {
   cat
     .command('list')
     .description('sources and the plugins installed from them, with quarantines')
+    .addHelpText('after', examplesHelp(['gatehouse catalog list']))
     .option('--home <dir>', 'data folder')
     .action((o: { home?: string }) => {
       const home = o.home ?? defaultHome();
