@@ -3,7 +3,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { AuditPage } from './audit-page.ts';
 
-export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
+export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
   start: 'Getting started',
@@ -15,6 +15,7 @@ export const viewTitles: Record<ViewName, string> = {
   audit: 'Audit',
   rules: 'Rules',
   settings: 'Settings',
+  activity: 'Activity',
 };
 
 export class StatusBar {

@@ -204,7 +204,7 @@ export function CommandPalette() {
             <tbody>
               <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>K</kbd></td><td>Command palette: views, actions, plugins, sessions, waiting calls</td></tr>
               <tr><td><kbd>?</kbd></td><td>This sheet</td></tr>
-              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>8</kbd></td><td>Open a view in sidebar order (never typed into a terminal)</td></tr>
+              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>9</kbd></td><td>Open a view in sidebar order (never typed into a terminal)</td></tr>
               <tr><td><kbd>j</kbd>/<kbd>k</kbd>, <kbd>↓</kbd>/<kbd>↑</kbd></td><td>Inbox: move the selection</td></tr>
               <tr><td><kbd>a</kbd></td><td>Inbox: approve once</td></tr>
               <tr><td><kbd>s</kbd></td><td>Inbox: approve for this session…</td></tr>

@@ -2,7 +2,7 @@
 // the operator token, so the view must not be written to location.hash.
 import { create } from 'zustand';
 
-export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings'] as const;
+export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity'] as const;
 export type ViewId = (typeof viewIds)[number];
 
 export interface UiStore {

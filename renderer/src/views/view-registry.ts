@@ -3,6 +3,7 @@
 import type { ComponentType } from 'react';
 import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, StartIcon, TerminalIcon } from '../components/icons.tsx';
 import type { ViewId } from '../stores/ui-store.ts';
+import { ActivityView } from './activity-view.tsx';
 import { ApprovalsView } from './approvals-view.tsx';
 import { AuditView } from './audit-view.tsx';
 import { GrantsView } from './grants-view.tsx';
@@ -32,4 +33,5 @@ export const viewRegistry: readonly ViewSpec[] = [
   { id: 'audit', label: 'Audit', shortcut: '6', Icon: LedgerIcon, View: AuditView },
   { id: 'rules', label: 'Rules', shortcut: '7', Icon: RulesIcon, View: RulesView },
   { id: 'settings', label: 'Settings', shortcut: '8', Icon: GearIcon, View: SettingsView },
+  { id: 'activity', label: 'Activity', shortcut: '9', Icon: PulseIcon, View: ActivityView },
 ];
