@@ -11,6 +11,7 @@ import { ToolRunner } from '../main/runner/tool-runner.js';
 import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { describeModule } from '../main/runner/module/describe-module.js';
+import { sandboxPlan } from '../main/runner/sandbox-plan.js';
 import { ModuleProcess, type ModuleCallResult } from '../main/runner/module/module-process.js';
 import { tempDir } from './support/temp.js';
 import { liveInGroup, liveWithArgv } from './support/processes.js';
@@ -181,6 +182,43 @@ export function createExecutor() { return async () => { process.exit(7); }; }
       const refused = await runner.call('dies', 't', {}, { actor: 'test' });
       expect(refused).toMatchObject({ ok: false, failure: 'breaker_open' });
       expect(metrics.snapshot('dies')).toMatchObject({ calls: 3 });
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
+describe('"require sandbox" holds for module plugins', () => {
+  it('with no sandbox available and the setting on, the call is refused before any child starts', async () => {
+    const root = tempDir('gatehouse-module-require-');
+    const plugins = join(root, 'plugins');
+    mkdirSync(join(plugins, 'm'), { recursive: true });
+    mkdirSync(join(root, 'home'));
+    writeFileSync(
+      join(plugins, 'm', 'mod.ts'),
+      `export const manifest = { name: "m", version: "1.0.0", description: "d", classification: "PUBLIC", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "t", description: "t", parameters: {} }];
+export function createExecutor() { return async () => "ran"; }
+`,
+    );
+    const cacheDir = join(root, 'home', 'module-cache');
+    const registry = new PluginRegistry({ sources: [{ dir: plugins, origin: 'cli' }], trust: new TrustStore(join(root, 'home')), describeModule: (dir) => describeModule(dir, { cacheDir, detection }) });
+    await registry.refreshAll();
+    await registry.enable('m', 'tester');
+    const none = { kind: 'none' as const, reason: 'bubblewrap is not installed (test)' };
+    const runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => 0 } }),
+      metrics: new PluginMetrics(),
+      runCache: join(root, 'home', 'run-cache'),
+      modules: { cacheDir, detection: none },
+      sandboxFor: (manifest, dir) => sandboxPlan(none, manifest, dir, { requireSandbox: true }),
+      record: () => undefined,
+    });
+    try {
+      const r = await runner.call('m', 't', {}, { actor: 'test' });
+      expect(r).toMatchObject({ ok: false, failure: 'spawn', sandboxed: false });
+      expect(r.error).toMatch(/m was not run: the policy requires a sandbox/);
     } finally {
       await runner.close();
     }

@@ -112,7 +112,7 @@ export class ToolRunner {
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
     return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) =>
       manifest.module
-        ? runModuleTool(this.modules(), { plugin, spec, manifest, runDir: dir, trusted: this.moduleTrusted(plugin, manifest), input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) })
+        ? runModuleTool(this.modules(), { plugin, spec, manifest, runDir: dir, trusted: this.moduleTrusted(plugin, manifest), plan, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) })
         : manifest.wasm
         ? runWasmTool(this.wasm(), { plugin, spec, manifest, runDir: dir, pluginDir: this.deps.registry.get(plugin)?.dir ?? dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) })
         : runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),

@@ -6,6 +6,7 @@ import type { Resolver } from '../../policy/network.js';
 import type { PluginManifest, ToolSpec } from '../../registry/types.js';
 import type { RunFailure } from '../one-shot.js';
 import type { SandboxDetection } from '../sandbox.js';
+import type { SandboxPlan } from '../sandbox-plan.js';
 import type { HostPolicy } from '../wasm/host-functions.js';
 import { ModuleProcess, type ModuleFailure } from './module-process.js';
 
@@ -63,7 +64,16 @@ function failureOf(f: ModuleFailure): RunFailure {
   return 'crash';
 }
 
-export async function runModuleTool(rt: ModuleRuntime, c: { plugin: string; spec: ToolSpec; manifest: PluginManifest; runDir: string; trusted: boolean; input: unknown; actor: string; callId?: string }): Promise<Result> {
+export async function runModuleTool(rt: ModuleRuntime, c: { plugin: string; spec: ToolSpec; manifest: PluginManifest; runDir: string; trusted: boolean; plan: SandboxPlan; input: unknown; actor: string; callId?: string }): Promise<Result> {
+  // "Require sandbox": the plan refuses an unsandboxed run by throwing from its wrap, before
+  // anything starts; a module's child obeys the same refusal.
+  if (!c.plan.sandboxed) {
+    try {
+      void c.plan.wrap('/bin/true', []).finish?.();
+    } catch (err) {
+      return { ok: false, failure: 'spawn', message: (err as Error).message, exitCode: null, signal: null, stdout: '', stderr: '', durationMs: 0, sandboxed: false, pid: null, queuedMs: 0 };
+    }
+  }
   const proc = rt.process(c.plugin, c.runDir, c.trusted);
   const r = await proc.call(c.spec.name, c.input ?? {}, { timeoutMs: c.manifest.timeoutSecs * 1000, actor: c.actor, ...(c.callId ? { callId: c.callId } : {}) });
   const stderr = [...r.logs.map((l) => `[${l.level}] ${l.message}`), ...(r.droppedLogs ? [`(${r.droppedLogs} more log lines left out)`] : [])].join('\n');
