@@ -98,12 +98,19 @@ describe('catalog trust model and install', () => {
     expect(pluginsOnDisk(plugins)).toEqual([]);
   });
 
-  it('updates to a newer version and refuses an implicit downgrade', async () => {
+  it('an update shows exactly what it widens; declined, the old version stays; the same version twice is refused', async () => {
     const { client, catalog, work, plugins } = await setup();
     await client.install('weather');
-    await addPlugin(catalog, pluginFolder(work, 'weather', '1.1.0'), { publisher: 'alice' });
+    await addPlugin(catalog, pluginFolder(work, 'weather', '1.1.0', 'read = ["/srv/data"]\nhosts = ["api.example.com", "upload.example.com"]'), { publisher: 'alice' });
+    let seen: Consent | undefined;
+    // Declining the wider update keeps 1.0.0 in place.
+    await refused(client.install('weather', (c) => ((seen = c), false)));
+    expect(seen?.update).toEqual({ from: '1.0.0', widened: ['hosts: upload.example.com'], narrowed: [] });
+    expect(readFileSync(join(plugins, 'weather', 'gatehouse.toml'), 'utf8')).toContain('1.0.0');
     const rec = await client.install('weather');
     expect(rec.version).toBe('1.1.0');
+    const err = await refused(client.install('weather'));
+    expect(err.code).toBe('catalog.installed');
     expect(readFileSync(join(plugins, 'weather', 'gatehouse.toml'), 'utf8')).toContain('1.1.0');
     expect(pluginsOnDisk(plugins)).toEqual(['weather']);
   });

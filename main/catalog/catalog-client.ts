@@ -26,6 +26,8 @@ export interface InstalledRecord {
   target: string;
   bundleSha256: string;
   keyIds: string[];
+  /** The signed permissions of this version, to diff an update against. */
+  permissions: SignedPermissions;
   dir: string;
   enabled: boolean;
   quarantined: { reason: string; at: string } | null;
@@ -43,6 +45,8 @@ export interface Consent {
   limits: TargetCustom['limits'];
   scan: { signed: TargetCustom['scan']; local: { passed: boolean; totalWeight: number; findings: number } };
   source: TargetCustom['source'];
+  /** Set for an update: what this version adds to (widened) or drops from (narrowed) the installed one's permissions. An update that widens needs an explicit approval of exactly these. */
+  update: { from: string; widened: string[]; narrowed: string[] } | null;
 }
 
 export type CatalogEvent =
@@ -247,6 +251,7 @@ export class CatalogClient {
         name, version, publisher: entry.publisher, signerKeyIds: keyIds,
         reads: custom.permissions.read, writes: custom.permissions.write, reaches: custom.permissions.hosts, env: custom.permissions.env,
         limits: custom.limits, scan: { signed: custom.scan, local: { passed: local.passed, totalWeight: local.totalWeight, findings: local.findings.length } }, source: custom.source,
+        update: prior ? { from: prior.version, ...permissionChanges(prior.permissions, custom.permissions) } : null,
       });
       if (!ok) throw new CatalogError('catalog.declined', `the operator declined ${name}@${version}`);
       const dest = join(this.opts.pluginsDir, name);
@@ -260,7 +265,7 @@ export class CatalogClient {
         throw new CatalogError('catalog.exists', `${dest} already exists and was not installed from this catalog; remove or rename it first`);
       }
       renameSync(staging, dest);
-      const rec: InstalledRecord = { name, version, publisher: entry.publisher, target, bundleSha256: bundleSha, keyIds, dir: dest, enabled: false, quarantined: null };
+      const rec: InstalledRecord = { name, version, publisher: entry.publisher, target, bundleSha256: bundleSha, keyIds, permissions: custom.permissions, dir: dest, enabled: false, quarantined: null };
       this.saveInstalled([...this.installed().filter((r) => r.name !== name), rec]);
       this.opts.onEvent?.({ type: 'catalog.installed', catalog: this.opts.name, name, version, keyIds, bundleSha256: bundleSha });
       return rec;
@@ -274,6 +279,19 @@ export class CatalogClient {
     const t = JSON.parse(readFileSync(join(this.opts.stateDir, 'metadata', 'targets.json'), 'utf8')) as { signed: { delegations?: { roles: { name: string; keyids: string[] }[] } } };
     return t.signed.delegations?.roles.find((r) => r.name === `publisher-${publisher}`)?.keyids ?? [];
   }
+}
+
+/** Each permission an update adds or drops, as "hosts: api.example.com". */
+export function permissionChanges(before: SignedPermissions, after: SignedPermissions): { widened: string[]; narrowed: string[] } {
+  const widened: string[] = [];
+  const narrowed: string[] = [];
+  for (const k of ['read', 'write', 'hosts', 'env'] as const) {
+    const b = new Set(before?.[k] ?? []);
+    const a = new Set(after[k] ?? []);
+    for (const x of a) if (!b.has(x)) widened.push(`${k}: ${x}`);
+    for (const x of b) if (!a.has(x)) narrowed.push(`${k}: ${x}`);
+  }
+  return { widened, narrowed };
 }
 
 /** Empty when equal; otherwise names each list and what is extra or missing. */

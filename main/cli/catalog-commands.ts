@@ -38,6 +38,7 @@ export function consentText(c: Consent): string {
     `  limits:    timeout ${c.limits.timeoutSecs} s${c.limits.fuel ? `, fuel ${c.limits.fuel}` : ''}`,
     `  scan:      publisher's ${c.scan.signed.passed ? 'passed' : 'FAILED'} (weight ${c.scan.signed.totalWeight}), local ${c.scan.local.passed ? 'passed' : 'FAILED'} (weight ${c.scan.local.totalWeight})`,
     `  source:    ${c.source ? `${t(c.source.repository)} @ ${t(c.source.commit)}` : 'not given'}`,
+    ...(c.update ? [`  update from ${t(c.update.from)}: ${c.update.widened.length ? `WIDENS ${c.update.widened.map(t).join(', ')}` : 'no wider permissions'}${c.update.narrowed.length ? `; drops ${c.update.narrowed.map(t).join(', ')}` : ''}`] : []),
   ].join('\n');
 }
 
@@ -127,9 +128,10 @@ export function addCatalogCommands(cli: Command): void {
     .description('verify and install NAME[@VERSION]; shows what it may read, write and reach, and installs only with --yes. The plugin stays disabled until enabled.')
     .option('--source <name>', 'the catalog source (default: the only one)')
     .option('--yes', 'consent to what was shown')
+    .option('--allow-wider', 'also approve an update that widens permissions (shown as WIDENS)')
     .option('--home <dir>', 'data folder')
     .addHelpText('after', examplesHelp([['review what it may do', 'gatehouse catalog install weather'], ['consent and install a given version', 'gatehouse catalog install weather@1.1.0 --yes']]))
-    .action(async (spec: string, o: { source?: string; yes?: boolean; home?: string }) => {
+    .action(async (spec: string, o: { source?: string; yes?: boolean; allowWider?: boolean; home?: string }) => {
       const home = o.home ?? defaultHome();
       const names = sourceNames(home);
       const source = o.source ?? (names.length === 1 ? names[0] : undefined);
@@ -138,6 +140,11 @@ export function addCatalogCommands(cli: Command): void {
       try {
         const rec = await sourceClient(home, source).install(spec, (c) => {
           shown = consentText(c);
+          // A wider update is never approved by the same --yes as a narrower one: the operator names it.
+          if (c.update?.widened.length && !o.allowWider) {
+            shown += '\nThis update widens permissions: rerun with --yes --allow-wider to approve exactly the above.';
+            return false;
+          }
           return o.yes === true;
         });
         process.stdout.write(`${shown}\nInstalled ${t(rec.name)} ${t(rec.version)} into ${t(rec.dir)} (disabled until you enable it).\n`);
