@@ -206,6 +206,25 @@ describe('module plugins: execution', () => {
     expect(records).toEqual([{ type: 'module.fetch', actor: 'plugin', payload: expect.objectContaining({ call: 'c2', host: 'exfil.example.net', decision: 'deny', decider: 'endpoint' }) }]);
   });
 
+  it('a 204 answer reaches the module as an empty Response, with its status', async () => {
+    const srv = createServer((_req, res) => {
+      res.statusCode = 204;
+      res.end();
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as AddressInfo).port;
+    try {
+      const dir = plugin(`export const manifest = { name: "p", version: "1.0.0", classification: "PUBLIC", declaredEndpoints: ["http://127.0.0.1:${port}"] };
+export const toolDefinitions = [{ name: "t", parameters: {} }];
+export function createExecutor() { return async () => { const r = await fetch("http://127.0.0.1:${port}/x", { method: "DELETE" }); return { status: r.status, body: await r.text() }; }; }
+`);
+      const r = await proc(dir, [], { fetch: { allowPrivateHosts: ['127.0.0.1'], record: () => undefined } }).call('t', {}, { timeoutMs: 10_000 });
+      expect(r).toMatchObject({ ok: true, output: { status: 204, body: '' } });
+    } finally {
+      srv.close();
+    }
+  });
+
   it('returns JSON results as values and a thrown error as a tool error with its message', async () => {
     const p = proc(tool('if (input.fail) throw new Error("no such city"); return { temp: 21, city: input.city };'));
     expect(await p.call('t', { city: 'Rome' }, { timeoutMs: 10_000 })).toMatchObject({ ok: true, output: { temp: 21, city: 'Rome' } });

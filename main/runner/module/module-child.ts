@@ -141,7 +141,8 @@ process.stdin.on(
         const f = fetches.get(m.fid);
         fetches.delete(m.fid);
         if (!f) return;
-        if (m.ok) f.resolve(new Response(m.body, { status: m.status, statusText: m.statusText, headers: m.headers }));
+        // A Response with status 204, 205 or 304 may not have a body (the constructor throws).
+        if (m.ok) f.resolve(new Response([101, 103, 204, 205, 304].includes(m.status) ? null : m.body, { status: m.status, statusText: m.statusText, headers: m.headers }));
         else f.reject(new TypeError(m.error));
       }
     },
