@@ -66,7 +66,13 @@ export interface CatalogClientOptions {
 interface SourceFile { location: string; rootKeyIds: string[] }
 
 function baseUrl(location: string): string {
-  if (/^https?:\/\//.test(location)) return location.replace(/\/?$/, '/');
+  if (/^https?:\/\//.test(location)) {
+    // TUF's signatures protect the content over any transport; HTTPS is still required off this
+    // machine so a network observer does not learn which plugins an operator installs.
+    const u = new URL(location);
+    if (u.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new CatalogError('catalog.location', `the catalog URL ${JSON.stringify(location)} uses plain http; use https (plain http is only accepted on loopback)`);
+    return location.replace(/\/?$/, '/');
+  }
   if (!isAbsolute(location)) throw new CatalogError('catalog.location', `the catalog location ${JSON.stringify(location)} must be an absolute folder or an http(s) URL`);
   return pathToFileURL(resolve(location)).href.replace(/\/?$/, '/');
 }
