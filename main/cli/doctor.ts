@@ -20,7 +20,7 @@ import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
-import { processAlive } from '../host/host-lock.js';
+import { isAlive } from '../core/proc-scan.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -52,10 +52,10 @@ const check = (id: string, status: CheckStatus, summary: string, fix: string | n
 /** The running host of this data folder, if any: reachable (serve) or only locked (Electron). */
 function runningHost(home: string): { kind: 'serve'; pid: number } | { kind: 'other'; pid: number } | null {
   const info = readServeFile(homePaths(home).serveJson);
-  if (info && processAlive(info.pid)) return { kind: 'serve', pid: info.pid };
+  if (info && isAlive(info.pid)) return { kind: 'serve', pid: info.pid };
   try {
     const pid = Number(readFileSync(resolve(home, 'host.lock'), 'utf8').trim());
-    if (pid > 0 && processAlive(pid)) return { kind: 'other', pid };
+    if (pid > 0 && isAlive(pid)) return { kind: 'other', pid };
   } catch {
     // No lock: no host.
   }

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
-import { processAlive } from '../host/host-lock.js';
+import { isAlive } from '../core/proc-scan.js';
 import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -34,7 +34,7 @@ function hookTarget(home: string): { ok: true; target: HookTarget } | { ok: fals
   }
   const { pid, hookUrl, agentToken } = raw ?? {};
   if (!Number.isInteger(pid) || typeof hookUrl !== 'string' || typeof agentToken !== 'string') return { ok: false, why: `${file} has no pid, hookUrl and agentToken` };
-  if (!processAlive(pid as number)) return { ok: false, why: `the host recorded in ${file} (pid ${pid}) has exited` };
+  if (!isAlive(pid as number)) return { ok: false, why: `the host recorded in ${file} (pid ${pid}) has exited` };
   return { ok: true, target: { pid: pid as number, hookUrl, agentToken } };
 }
 

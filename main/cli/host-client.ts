@@ -9,7 +9,7 @@ import { operatorName } from '../core/operator.js';
 import { createHost, type HostOptions } from '../host/create-host.js';
 import { homePaths } from '../home.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
-import { processAlive } from '../host/host-lock.js';
+import { isAlive } from '../core/proc-scan.js';
 
 export interface HostCaller {
   readonly mode: 'remote' | 'local';
@@ -48,7 +48,7 @@ const jobId = () => `cli-${randomUUID()}`;
  */
 export async function connectHost(home: string, local: Omit<HostOptions, 'home' | 'shell'> & { onJob?: (job: JobView) => void } = {}): Promise<HostCaller> {
   const info = readServeFile(homePaths(home).serveJson);
-  if (info && processAlive(info.pid)) {
+  if (info && isAlive(info.pid)) {
     const call = async <M extends MethodName>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> => {
       const res = await fetch(new URL('/api/call', info.url), {
         method: 'POST',

@@ -2,6 +2,7 @@
 // so a second one refuses to start and says which process holds the folder.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../core/proc-scan.js';
 
 export interface HostLock {
   release(): void;
@@ -13,16 +14,6 @@ export class HomeInUseError extends Error {
     home: string,
   ) {
     super(`Another Gatehouse host (pid ${pid}) is using ${home}. Use that console, stop it, or pick another folder with --home.`);
-  }
-}
-
-/** Whether a process with this pid exists (EPERM: it does, but is not ours to signal). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -45,7 +36,7 @@ export function acquireHostLock(home: string): HostLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) throw new HomeInUseError(pid, home);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new HomeInUseError(pid, home);
       // A lock left by a host that died (SIGKILL, power loss): take it over.
       rmSync(path, { force: true });
     }

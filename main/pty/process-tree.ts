@@ -5,7 +5,7 @@
 // leader's pid is the session id), plus their descendants that left it with setsid.
 // Repeated until none is left, so a process forking while we kill is caught on the next pass.
 import { readdirSync } from 'node:fs';
-import { isDeadState, listProcesses, readStat } from '../core/proc-scan.js';
+import { isAlive, isDeadState, listProcesses, readStat } from '../core/proc-scan.js';
 
 const procAvailable = (() => {
   try {
@@ -37,15 +37,6 @@ export function sessionProcesses(leader: number, extra: ReadonlySet<number> = ne
     }
   }
   return [...found];
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function signal(target: number, sig: NodeJS.Signals): void {

@@ -1,9 +1,9 @@
 // What is still running, read from /proc: the hostile-plugin tests check that a call leaves
 // nothing behind. Zombies do not count (they are dead; init reaps them when it gets to it).
 import { readdirSync, readFileSync } from 'node:fs';
-import { isAlive, listProcesses } from '../../main/core/proc-scan.js';
+import { isAlive, isDeadState, listProcesses } from '../../main/core/proc-scan.js';
 
-const alive = (state: string) => state !== 'Z' && state !== 'X';
+const alive = (state: string) => !isDeadState(state);
 
 /** Live members of a process group. */
 export function liveInGroup(pgid: number): number[] {
