@@ -12,6 +12,9 @@ import { ModuleLoadError, ModuleProcess, type ModuleProcessOptions } from '../ma
 import { canonicalToolName, effectiveTrust } from '../main/runner/module/module-exports.js';
 import { tempDir } from './support/temp.js';
 import { scaffoldPlugin } from '../main/registry/scaffold.js';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { PluginService } from '../main/registry/plugin-service.js';
+import { TrustStore } from '../main/registry/trust-store.js';
 import { scanFile, scanPlugin } from '../main/registry/scan/index.js';
 import { DEFAULT_THRESHOLDS } from '../main/registry/types.js';
 import { moduleManifest } from '../main/runner/module/describe-module.js';
@@ -143,6 +146,24 @@ describe('module plugins: the scanner', () => {
     expect(rules('import { x } from "https://deno.land/x/mod.ts";')).toContain('js.import-url');
     expect(rules('import { x } from "../util.ts";', 'lib/helper.ts')).toEqual([]);
     expect(rules('import { x } from "./lib/helper.ts";\nimport { readFileSync } from "node:fs";')).toEqual([]);
+  });
+});
+
+describe('module plugins: markers in the editor', () => {
+  it("a syntax error in mod.ts while typing is a problem with its line and column; the scaffold's code has none", async () => {
+    const root = tempDir('gatehouse-module-markers-');
+    const parent = join(root, 'plugins');
+    mkdirSync(parent);
+    const { dir } = scaffoldPlugin(parent, 'mk', 'ts-module');
+    const trust = new TrustStore(join(root, 'home'));
+    const registry = new PluginRegistry({ sources: [{ dir: parent, origin: 'cli' }], trust });
+    const service = new PluginService(registry, trust, { homePluginsDir: parent });
+    await registry.refreshAll();
+    const good = readFileSync(join(dir, 'mod.ts'), 'utf8');
+    expect(service.check('mk', 'mod.ts', good).problems).toEqual([]);
+    const broken = good.replace('return input.message ?? "";', 'return input.message ?? ;');
+    const line = broken.split('\n').findIndex((l) => l.includes('?? ;')) + 1;
+    expect(service.check('mk', 'mod.ts', broken).problems).toEqual([expect.objectContaining({ file: 'mod.ts', code: 'module.syntax', severity: 'error', line, message: expect.stringContaining('Expression expected') })]);
   });
 });
 

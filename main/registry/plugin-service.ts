@@ -9,6 +9,7 @@ import type { PluginEntry, PluginRegistry } from './plugin-registry.js';
 import { RegistryError, runsTrusted } from './plugin-registry.js';
 import type { TrustStore } from './trust-store.js';
 import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
+import { moduleSyntaxProblems } from './manifest/module-syntax.js';
 import type { Finding, Problem } from './types.js';
 import { readPluginModule } from './manifest/wasm-checks.js';
 import { judgeImports, type Grant } from '../runner/wasm/abi.js';
@@ -118,6 +119,10 @@ export class PluginService {
   check(name: string, path: string, content: string): { problems: Problem[]; findings: Finding[] } {
     const e = this.registry.require(name);
     const findings = scanFile(path, content);
+    // A module plugin's code: syntax errors as markers while the author types.
+    if (e.manifest?.kind === 'module' || path === 'mod.ts' || path === 'mod.js') {
+      if (/\.(ts|js|mjs)$/.test(path)) return { problems: moduleSyntaxProblems(path, content), findings };
+    }
     if (!MANIFEST_NAMES.has(path)) return { problems: [], findings };
     const parsed = parseManifestSource(path, content);
     if (parsed.problems.length) return { problems: parsed.problems, findings };
