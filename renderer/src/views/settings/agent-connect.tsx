@@ -95,7 +95,8 @@ export function AgentConnect() {
                   <span className="toolbar-spacer" />
                   <CopyButton text={s.text} label={`Copy: ${s.title}`} testId="snippet-copy" />
                 </figcaption>
-                <pre className="snippet-text mono selectable">{shown(s.text)}</pre>
+                {/* Focusable: a keyboard user can scroll a snippet wider than its box. */}
+                <pre className="snippet-text mono selectable" tabIndex={0}>{shown(s.text)}</pre>
               </figure>
             ))}
             {gateway.hookUrl && token ? (
