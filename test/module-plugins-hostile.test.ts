@@ -224,3 +224,32 @@ export function createExecutor() { return async () => "ran"; }
     }
   });
 });
+
+describe('pinning and hot reload hold for module plugins', () => {
+  it('an enabled module whose mod.ts changes is quarantined and not run; a disabled one is re-read with its new tools', async () => {
+    const root = tempDir('gatehouse-module-pin-');
+    const plugins = join(root, 'plugins');
+    const dir = join(plugins, 'pin');
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(join(root, 'home'));
+    const src = (tool: string) => `export const manifest = { name: "pin", version: "1.0.0", description: "d", classification: "PUBLIC", declaredEndpoints: [] };
+export const toolDefinitions = [{ name: "${tool}", description: "t", parameters: {} }];
+export function createExecutor() { return async () => "ran"; }
+`;
+    writeFileSync(join(dir, 'mod.ts'), src('first'));
+    const cacheDir = join(root, 'home', 'module-cache');
+    const registry = new PluginRegistry({ sources: [{ dir: plugins, origin: 'cli' }], trust: new TrustStore(join(root, 'home')), describeModule: (d) => describeModule(d, { cacheDir, detection }) });
+    await registry.refreshAll();
+    expect(registry.get('pin')?.toolNames).toEqual(['pin__first']);
+    // Disabled: a change is simply re-read (hot reload).
+    writeFileSync(join(dir, 'mod.ts'), src('second'));
+    await registry.refreshFolder(dir);
+    expect(registry.get('pin')?.manifest?.tools.map((t) => t.name)).toEqual(['second']);
+    // Enabled: a change quarantines it, and nothing runs.
+    await registry.enable('pin', 'tester');
+    writeFileSync(join(dir, 'mod.ts'), src('second').replace('"ran"', '"changed"'));
+    await registry.refreshFolder(dir);
+    expect(registry.get('pin')?.status).toBe('quarantined');
+    expect(() => registry.verifyForRun('pin')).toThrow(/quarantined/);
+  });
+});

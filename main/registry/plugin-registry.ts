@@ -417,6 +417,8 @@ export class PluginRegistry {
       const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
       // wasm plugins name their tools as tool plugins do (their exports are the tools).
       e.toolNames = m.kind === 'tool' || m.kind === 'wasm' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
+      // Module plugins' tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
+      if (m.kind === 'module') e.toolNames = m.tools.map((t) => `${m.name}__${t.name}`);
       for (const t of e.toolNames) {
         if (!TOOL_NAME_RE.test(t)) {
           e.problems.push({ file: e.manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });
