@@ -99,7 +99,7 @@ describe('approvals.fileBefore', () => {
     writeFileSync(join(r.project, 'blob.bin'), Buffer.from([1, 0, 2]));
     void r.hook('Edit', { file_path: join(r.project, 'big.log'), old_string: 'a', new_string: 'b' });
     const big = await waiting(r, 'Edit');
-    expect((await r.op('approvals.fileBefore', { id: big.id })).body.result).toMatchObject({ exists: true, size: FILE_BEFORE_MAX_BYTES + 1, content: null, note: expect.stringContaining('larger than 512 KB') });
+    expect((await r.op('approvals.fileBefore', { id: big.id })).body.result).toMatchObject({ exists: true, size: FILE_BEFORE_MAX_BYTES + 1, content: null, note: expect.stringContaining('larger than 512 KiB') });
     void r.hook('MultiEdit', { file_path: join(r.project, 'blob.bin'), edits: [] });
     const bin = await waiting(r, 'MultiEdit');
     expect((await r.op('approvals.fileBefore', { id: bin.id })).body.result).toMatchObject({ content: null, note: 'It is binary.' });

@@ -6,6 +6,7 @@
 import { open } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { ApprovalItem } from './types.js';
+import { formatBytes } from '../../shared/format.js';
 
 /** Larger files are not diffed: the pane says so and shows the new text alone. */
 export const FILE_BEFORE_MAX_BYTES = 512 * 1024;
@@ -53,10 +54,10 @@ export async function readFileBefore(item: ApprovalItem | null, id: string, maxB
     // fstat on the handle we read: the checks and the read are about the same file.
     const st = await handle.stat();
     if (!st.isFile()) return { path, exists: true, size: st.size, content: null, note: 'It is not a regular file.' };
-    if (st.size > maxBytes) return { path, exists: true, size: st.size, content: null, note: `It is larger than ${Math.round(maxBytes / 1024)} KB; only the new text is shown.` };
+    if (st.size > maxBytes) return { path, exists: true, size: st.size, content: null, note: `It is larger than ${formatBytes(maxBytes)}; only the new text is shown.` };
     const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    if (bytesRead > maxBytes) return { path, exists: true, size: bytesRead, content: null, note: `It grew past ${Math.round(maxBytes / 1024)} KB while being read.` };
+    if (bytesRead > maxBytes) return { path, exists: true, size: bytesRead, content: null, note: `It grew past ${formatBytes(maxBytes)} while being read.` };
     const bytes = buf.subarray(0, bytesRead);
     if (bytes.includes(0)) return { path, exists: true, size: bytesRead, content: null, note: 'It is binary.' };
     return { path, exists: true, size: bytesRead, content: bytes.toString('utf8'), note: null };

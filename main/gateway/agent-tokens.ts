@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { GatehouseContract } from '../../shared/contract.js';
 import type { Handlers } from '../core/handlers.js';
 import { OperationError } from '../core/operation-error.js';
+import type { Clock } from '../core/clock.js';
 
 /** The agent whose token is the one in serve.json. */
 export const DEFAULT_AGENT = 'default';
@@ -71,7 +72,7 @@ export interface AgentTokensDeps {
   /** GATEHOUSE_HOME. */
   home: string;
   record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
-  clock?: { now(): number };
+  clock?: Clock;
   log?: (msg: string, err?: unknown) => void;
   /** A token was revoked: what it opened (MCP sessions) should end now, not at its next request. */
   revoked?: (name: string) => void;

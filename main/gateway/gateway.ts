@@ -17,6 +17,7 @@ import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-to
 import { cleanLabel } from './agent-tokens.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
+import type { Clock } from '../core/clock.js';
 
 /** One tool as agents see it (MCP tools/list). */
 export interface AgentTool {
@@ -78,7 +79,7 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
   shell?: ShellToolDeps | null;
   /** Working directory of calls that name none (the host's). */
   defaultCwd: string;
-  clock?: { now(): number };
+  clock?: Clock;
   newId?: () => string;
   /**
    * The audit log's durability (AuditStore fits). With it, a call's answer is sent only once its

@@ -39,6 +39,7 @@ import { auditOutput } from '../runner/tool-runner.js';
 import { version } from '../version.js';
 import { MAX_MESSAGE_BYTES, ProcessTransport } from './process-transport.js';
 import { scanUpstreamTool, upstreamToolName, type UpstreamFinding } from './upstream-tools.js';
+import type { Clock } from '../core/clock.js';
 
 export type { UpstreamFinding } from './upstream-tools.js';
 
@@ -115,7 +116,7 @@ export interface UpstreamMcpDeps {
   changed(): void;
   log?: (msg: string, err?: unknown) => void;
   /** Accepted for symmetry with the other services; durations use performance.now and breakers keep their own clock. */
-  clock?: { now(): number };
+  clock?: Clock;
   env?: NodeJS.ProcessEnv;
   /** Start + initialize + the first tools/list. Default: the manifest's timeout_secs. */
   connectTimeoutMs?: number;

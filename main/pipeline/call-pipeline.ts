@@ -13,6 +13,7 @@ import type { PolicyResult } from '../policy/rules/engine.js';
 import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';
 import type { ToolCallResult } from '../runner/tool-runner.js';
 import { describeDecider } from '../../shared/decider.js';
+import type { Clock } from '../core/clock.js';
 
 export type ToolResult = ToolCallResult;
 export type PipelineMode = 'dry-run' | 'live';
@@ -110,7 +111,7 @@ export interface PipelineDeps {
   record: RecordFn;
   mode: () => PipelineMode;
   /** Milliseconds for step timings (default performance.now). */
-  clock?: { now(): number };
+  clock?: Clock;
   /** Session taint, for write-down checks (TaintRegistry.get fits). */
   taint?: (session: string) => SessionTaint;
   /** Classification of the plugin that runs the tool (a sink for the arguments). */

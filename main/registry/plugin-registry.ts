@@ -10,6 +10,7 @@ import { pruneCopies, verifiedCopy } from './integrity-copy.js';
 import type { TrustStore, TrustRecord } from './trust-store.js';
 import { OperationError } from '../core/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
+import type { Clock } from '../core/clock.js';
 
 export type PluginOrigin = 'home' | 'project' | 'cli';
 export interface PluginSource {
@@ -70,7 +71,7 @@ export interface RegistryDeps {
   thresholds?: ScanThresholds;
   /** --allowed-plugins: enabled for this run without pinning. */
   allowedPlugins?: readonly string[];
-  clock?: { now(): number };
+  clock?: Clock;
   /** Every lifecycle step, for the audit log (actor: "host" or "operator:NAME"). */
   record?: (event: PluginEvent, actor: string) => void;
   /** The list changed: the renderer refreshes. */
@@ -94,7 +95,7 @@ export class PluginRegistry {
   /** list()'s answer until the next change of `entries`: every agent call asks for it (Gateway.tools). */
   private sorted: PluginEntry[] | null = null;
   private readonly thresholds: ScanThresholds;
-  private readonly clock: { now(): number };
+  private readonly clock: Clock;
   private readonly allowed: Set<string>;
 
   constructor(private readonly deps: RegistryDeps) {

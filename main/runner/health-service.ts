@@ -5,6 +5,7 @@ import type { BreakerBoard } from './breaker-board.js';
 import type { PluginMetrics, MetricsSnapshot } from './metrics.js';
 import type { BreakerSnapshot } from './circuit-breaker.js';
 import type { PluginStatus } from '../registry/plugin-registry.js';
+import type { Clock } from '../core/clock.js';
 
 export interface HealthRow {
   name: string;
@@ -33,7 +34,7 @@ export interface HealthDeps {
   breakers: BreakerBoard;
   metrics: PluginMetrics;
   checkers: () => CheckerStatusSource | null;
-  clock: { now(): number };
+  clock: Clock;
   /** The host's sandbox, and the plugins that run without it because an operator trusted them. */
   sandbox: () => SandboxSummary;
 }
