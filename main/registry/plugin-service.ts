@@ -12,8 +12,8 @@ import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
 import { moduleSyntaxProblems } from './manifest/module-syntax.js';
 import type { Finding, Problem } from './types.js';
 import { readPluginModule } from './manifest/wasm-checks.js';
-import { judgeImports, type Grant } from '../runner/wasm/abi.js';
-import { readModuleInfo } from '../runner/wasm/module-info.js';
+import { judgeImports, type Grant } from './manifest/wasm-abi.js';
+import { readModuleInfo } from './manifest/wasm-module-info.js';
 
 export const MAX_EDIT_FILE = 1 << 20;
 const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml', 'gatehouse.yml', 'gatehouse.json']);

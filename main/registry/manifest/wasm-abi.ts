@@ -3,7 +3,7 @@
 // Gatehouse's file functions live under "extism:host/user", where Extism puts host functions.
 // Anything not in this table does not exist for the guest: no WASI, no clock, no random, and a
 // module that imports it is refused when it is loaded, naming the import.
-import type { WasmImport } from './module-info.js';
+import type { WasmImport } from './wasm-module-info.js';
 
 export const EXTISM_ENV = 'extism:host/env';
 export const EXTISM_USER = 'extism:host/user';

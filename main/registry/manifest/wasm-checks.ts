@@ -7,8 +7,8 @@
 import { closeSync, fstatSync, lstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import { isAbsolute, join, posix, win32 } from 'node:path';
 import type { PendingProblem } from './schema-problems.js';
-import { judgeImports, refusal } from '../../runner/wasm/abi.js';
-import { readModuleInfo, WasmFormatError, type ModuleInfo } from '../../runner/wasm/module-info.js';
+import { judgeImports, refusal } from './wasm-abi.js';
+import { readModuleInfo, WasmFormatError, type ModuleInfo } from './wasm-module-info.js';
 
 const MIB = 2 ** 20;
 const DEFAULT_MAX_MODULE_MB = 50;

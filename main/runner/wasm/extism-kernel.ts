@@ -7,7 +7,7 @@
 // Offsets are i64 addresses in one arena; 0 means "nothing". The arena is capped by the same
 // memory cap as the guest's linear memory: an unbounded host allocator would let a guest take
 // the host's memory through alloc (Extism's own JS SDK has no such cap).
-import { EXTISM_ENV, EXTISM_USER } from './abi.js';
+import { EXTISM_ENV, EXTISM_USER } from '../../registry/manifest/wasm-abi.js';
 
 export class KernelLimit extends Error {
   constructor(

@@ -15,7 +15,7 @@
 // binaryen parses untrusted bytes: it runs in a worker (meter-cache.ts), never on the host's
 // main thread. Its feature set is pinned: "all features" emits modules V8 rejects.
 import type Binaryen from 'binaryen';
-import { rewriteMemoryMaximum, WASM_PAGE } from './module-info.js';
+import { rewriteMemoryMaximum, WASM_PAGE } from '../../registry/manifest/wasm-module-info.js';
 
 /** Bumped whenever what meterModule writes changes: cached output of older versions is not reused. */
 export const METER_VERSION = 1;
