@@ -25,6 +25,9 @@ const chainState = z.object({
 });
 
 const empty = z.object({}).strict();
+const catalogPermissions = z.object({ read: z.array(z.string()), write: z.array(z.string()), hosts: z.array(z.string()), env: z.array(z.string()) });
+const catalogSource = z.object({ name: z.string(), location: z.string(), rootKeyIds: z.array(z.string()), expires: z.string().nullable(), installed: z.array(z.object({ name: z.string(), version: z.string(), enabled: z.boolean(), quarantined: z.object({ reason: z.string(), at: z.string() }).nullable() })) });
+const catalogResult = z.object({ source: z.string(), name: z.string(), publisher: z.string(), description: z.string(), kind: z.string(), latest: z.string(), versions: z.array(z.string()), permissions: catalogPermissions });
 
 const problem = z.object({
   file: z.string(),
@@ -612,6 +615,25 @@ export const methods = {
       .strict()
       .refine((r) => !r.trusted || (r.reason ?? '').trim() !== '', { message: 'trusting a plugin needs a reason (it is recorded in the audit log)', path: ['reason'] }),
     response: pluginSummary,
+  },
+  /** Catalog sources (main/catalog/), each with until when its verified metadata is valid and what was installed from it. */
+  'catalog.sources': {
+    request: empty,
+    response: z.object({ sources: z.array(catalogSource) }),
+  },
+  /** Refreshes every source (tuf-js verification) and searches the signed indexes; a source that fails verification is listed with its error. */
+  'catalog.search': {
+    request: z.object({ query: z.string().max(200) }).strict(),
+    response: z.object({ results: z.array(catalogResult), errors: z.array(z.object({ source: z.string(), message: z.string() })) }),
+  },
+  /**
+   * OPERATOR ACTION: verifies a plugin from a source; with consent false it only answers the consent
+   * (nothing written), with consent true it installs (disabled) and is audited. A wider update also
+   * needs allowWider.
+   */
+  'catalog.install': {
+    request: z.object({ source: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a source name: lowercase letters, digits and dashes'), spec: z.string().min(1).max(200), consent: z.boolean(), allowWider: z.boolean().optional() }).strict(),
+    response: z.object({ consent: z.unknown(), installed: z.unknown().nullable() }),
   },
   'health.list': {
     request: empty,

@@ -150,6 +150,10 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'plugin.created': spec(ACTOR.operator, { name: z.string(), lang: z.string(), dir: z.string() }),
   'plugin.file-saved': spec(ACTOR.operator, { name: z.string(), path: z.string(), bytes: int, console: z.string() }),
   'plugin.restart': spec(ACTOR.operator, { plugin: z.string() }),
+  /** A plugin verified and installed from a signed catalog (main/catalog/); it is not enabled yet. */
+  'catalog.installed': spec(ACTOR.operator, { catalog: z.string(), name: z.string(), version: z.string(), keyIds: z.array(z.string()), bundleSha256: z.string() }),
+  /** A signed revocation moved an installed copy out of the plugins folder. */
+  'catalog.quarantined': spec(ACTOR.host, { catalog: z.string(), name: z.string(), version: z.string(), reason: z.string() }),
 
   // ---- health: breakers, checkers, upstream MCP servers ---------------------------------------
   'breaker.changed': spec(ACTOR.host, { plugin: z.string(), from: z.string(), to: z.string(), consecutiveFailures: int }),

@@ -47,6 +47,7 @@ import { McpGateway } from '../gateway/mcp-server.js';
 import { agentRoutes, type AgentHandler, type HookRefusalSink } from '../gateway/agent-routes.js';
 import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
+import { catalogHandlers } from '../catalog/catalog-handlers.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
 import { OperationError } from '../core/operation-error.js';
@@ -723,6 +724,7 @@ export function createHost(opts: HostOptions): Host {
       return { revoked: true };
     },
     ...agentTokenHandlers(agentTokens),
+    ...catalogHandlers({ home: paths.root, audit, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir) }),
     'agents.previewConfig': (req) => claudeConfig.preview(req),
     'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
     'agents.previewCodexConfig': (req) => codexConfig.preview(req),
