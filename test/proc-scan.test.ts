@@ -19,10 +19,11 @@ afterEach(() => {
   parent = undefined;
 });
 
-/** A real zombie: a child of `sleep`, which never waits for it. Resolves with its pid once it is one. */
+/** A real zombie: a child of a perl process that never waits for it. Resolves with its pid once it is one. */
 async function zombie(): Promise<number> {
-  // `sleep 0 &` exits at once; exec replaces the shell with a sleep that never reaps it.
-  parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The child exits at once; the parent prints its pid and sleeps without reaping it (a shell
+  // might reap it first, whenever it checks its jobs).
+  parent = spawn('perl', ['-e', 'my $p = fork(); exit 0 unless $p; $| = 1; print "$p\\n"; sleep 60;'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const pid = await new Promise<number>((resolve, reject) => {
     parent!.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim())));
     parent!.once('error', reject);
