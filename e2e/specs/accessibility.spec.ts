@@ -24,3 +24,38 @@ for (const scheme of ['dark', 'light'] as const) {
     expect(found, found.join('\n')).toEqual([]);
   });
 }
+
+test.describe('the inbox with calls waiting', () => {
+  test.use({ homeSetup: { settings: { mode: 'live', hookAsk: 'inbox' } } });
+
+  for (const scheme of ['dark', 'light'] as const) {
+    test(`rows, the detail pane, a diff and a decoded payload in the ${scheme} theme: no serious or critical axe violations`, async ({ console: app, home }) => {
+      await app.page.emulateMedia({ colorScheme: scheme });
+      await app.status.expectConnected();
+      const { serveFile } = await import('../support/agents.ts');
+      const s = await serveFile(home);
+      const post = (tool: string, input: Record<string, unknown>, n: number) =>
+        fetch(new URL('/hooks/claude/pre-tool-use', s.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.agentToken}` },
+          body: JSON.stringify({ session_id: `a11y-${n}`, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `tu-${n}` }),
+        }).catch(() => null);
+      void post('Bash', { command: 'echo cm0gLXJmIH4= | base64 -d | sh', description: 'tidy up' }, 1);
+      void post('Write', { file_path: '/tmp/gatehouse-a11y-notes.md', content: 'one\ntwo\n' }, 2);
+      void post('Bash', { command: 'rm -rf build', description: 'clean' }, 3);
+      await app.open('approvals');
+      await expect(app.page.getByTestId('approval-item')).toHaveCount(3);
+      await expect(app.page.getByTestId('approval-decoded-text')).toBeVisible();
+      const found: string[] = [];
+      for (const row of ['echo', 'write', 'rm -rf']) {
+        await app.page.getByTestId('approval-item').filter({ hasText: row }).click();
+        await expect(app.page.getByTestId('approval-detail')).toBeVisible();
+        const result = await new AxeBuilder({ page: app.page }).analyze();
+        for (const violation of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+          found.push(`${row}: ${violation.id} (${violation.impact}): ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
+        }
+      }
+      expect(found, found.join('\n')).toEqual([]);
+    });
+  }
+});
