@@ -45,8 +45,25 @@ interface Scenario {
   stderr: string;
 }
 
+/** The short-timeout scenario: the inbox item as it waited, as it was closed, and a late approval's refusal. */
+interface TimeoutReport {
+  hookTimeoutS: number;
+  pending: ApprovalItem | null;
+  closed: ApprovalItem | null;
+  lateApprove: string | null;
+}
+interface ApprovalItem {
+  id: string;
+  state: string;
+  requestedAt: number;
+  deadline: number;
+  deadlineReason: string;
+  decidedAt: number | null;
+  outcome: { state: string; reason: string } | null;
+}
+
 describe('the real Claude Code CLI, supervised through the hooks Gatehouse writes', () => {
-  it('denied, deferred, allowed, waiting for an operator, wrong token and stopped host (command form), denied and deferred (HTTP form): what ran and what did not', async (ctx) => {
+  it('denied, deferred, allowed, waiting for an operator, wrong token and stopped host (command form), denied and deferred (HTTP form), a short hook timeout nobody answers: what ran and what did not', async (ctx) => {
     const claude = claudeBinary();
     const ns = namespaceCommand();
     if (!claude || 'why' in ns) {
@@ -69,7 +86,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string };
+    const report = JSON.parse(run.stdout) as { timeout: TimeoutReport; written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
     const marker = (name: string) => existsSync(join(root, `marker-${name}`));
 
@@ -108,6 +125,25 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     expect(s['http-defer']!.marker).toBe(false);
     expect(s['http-defer']!.result).toMatch(/needs approval|requires approval|permission/i);
 
+    // One deadline (issue #21, behaviour 4): with the hook's timeout set to 12 s, the call waited in
+    // the inbox, nobody answered, and Gatehouse answered deny before Claude Code gave up on the hook
+    // (a hook that times out lets the tool run): Claude Code reports Gatehouse's reason, the tool did not run.
+    const t = report.timeout;
+    expect(s.timeout!.marker).toBe(false);
+    expect(marker('timeout')).toBe(false);
+    expect(s.timeout!.result).toContain("Gatehouse (error: agent gone: the hook's own timeout ends at");
+    // Not Claude Code's own permission flow, which is what decides after a hook that timed out.
+    expect(s.timeout!.result).not.toMatch(/needs approval|requires approval|timed out/i);
+    // Claude Code finished before its hook timeout would even have ended: Gatehouse answered first.
+    expect(s.timeout!.ms).toBeLessThan(t.hookTimeoutS * 1000);
+    // The inbox counted down to the hook's deadline (less the margin), not the 10-minute approval expiry.
+    expect(t.pending).toMatchObject({ state: 'pending', deadlineReason: "the hook's own timeout" });
+    expect(t.pending!.deadline - t.pending!.requestedAt).toBeGreaterThan(0);
+    expect(t.pending!.deadline - t.pending!.requestedAt).toBeLessThan(t.hookTimeoutS * 1000);
+    // Closed as agent gone, saying whose deadline it was; approving it afterwards is refused.
+    expect(t.closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', reason: expect.stringContaining("the hook's own timeout ends at") } });
+    expect(t.lateApprove).toMatch(/cannot be approved: its agent is gone .*did not run and never will/);
+
     // The audit log, read after the host stopped.
     const db = new Database(join(report.home, 'audit.db'), { readonly: true });
     try {
@@ -122,6 +158,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
         ['allow', 'operator'],
         ['deny', 'rule'],
         ['allow', 'autonomy'],
+        ['expired', 'error'],
       ]);
       expect(rows('call.result').every((r) => r.ranBy === 'agent' && r.executed === false)).toBe(true);
       // Exactly the two calls that ran reported back, each matched to its PreToolUse call.
@@ -130,11 +167,14 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
       expect(outcomes[0]).toMatchObject({ outcome: 'executed', tool: 'Bash', decision: 'allow', summary: expect.stringContaining('made-it') });
       expect(outcomes.every((o) => typeof o.toolUseId === 'string' && String(o.session).startsWith('default/'))).toBe(true);
       const requested = rows('approval.requested');
-      expect(requested).toHaveLength(1);
+      expect(requested).toHaveLength(2);
+      // The unanswered item of the short-timeout run: withdrawn as gone, against its call, once.
+      expect(rows('approval.withdrawn')).toEqual([expect.objectContaining({ state: 'gone', call: decided[6]!.call, reason: expect.stringContaining("the hook's own timeout") })]);
+      expect(rows('approval.decided').some((r) => r.call === decided[6]!.call)).toBe(false);
     } finally {
       db.close();
     }
-    // Whole run (eight Claude Code sessions) well under two minutes.
+    // Whole run (nine Claude Code sessions) well under two minutes.
     expect(report.scenarios.reduce((t, x) => t + x.ms, 0)).toBeLessThan(120_000);
   }, 180_000);
 });

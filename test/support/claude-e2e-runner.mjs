@@ -154,6 +154,24 @@ claudeEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
 await scenario('http-deny', { autonomy: 'supervised', hookAutonomyAllow: 'defer' }, `cat ~/.ssh/id_rsa > ${marker('http-deny')}`);
 await scenario('http-defer', { autonomy: 'full' }, `touch ${marker('http-defer')}`);
 delete claudeEnv.GATEHOUSE_AGENT_TOKEN;
+// One deadline, with a short hook timeout as an operator may set it: Claude Code gives the hook
+// 12 s, the command waits 10 s and sends that deadline to the host, whose inbox item closes 5 s
+// before it as "agent gone" and answers deny. Nobody answers the inbox: Claude Code must get that
+// deny, not a hook timeout (after which it would run the tool), and the item cannot be approved later.
+const SHORT_HOOK_TIMEOUT_S = 12;
+const SHORT_COMMAND_TIMEOUT_S = 10;
+const short = written.replace(/"timeout": 600\b/, `"timeout": ${SHORT_HOOK_TIMEOUT_S}`).replace(/ --timeout 590 /, ` --timeout ${SHORT_COMMAND_TIMEOUT_S} `);
+if ((short.match(new RegExp(`"timeout": ${SHORT_HOOK_TIMEOUT_S}\\b|--timeout ${SHORT_COMMAND_TIMEOUT_S} `, 'g')) ?? []).length !== 2) throw new Error(`the written PreToolUse hook is not the expected shape (timeout 600, --timeout 590): ${written}`);
+writeFileSync(settingsFile, short);
+let unanswered = null;
+await scenario('timeout', { autonomy: 'supervised', hookAsk: 'inbox', hookAutonomyAllow: 'defer' }, `touch ${marker('timeout')}`, {
+  onPending: (item) => void (unanswered = item),
+});
+const timeout = { hookTimeoutS: SHORT_HOOK_TIMEOUT_S, pending: unanswered, closed: null, lateApprove: null };
+if (unanswered) {
+  timeout.closed = await op('approvals.get', { id: unanswered.id });
+  timeout.lateApprove = await op('approvals.approve', { id: unanswered.id, argsHash: unanswered.argsHash }).then(() => 'approved', (e) => e.message);
+}
 writeFileSync(settingsFile, written);
 // The host stopped: the command form denies (fails closed).
 host.kill('SIGTERM');
@@ -161,4 +179,4 @@ await new Promise((resolve) => host.on('exit', resolve));
 await scenario('stopped', null, `touch ${marker('stopped')}`);
 
 mock.close();
-process.stdout.write(JSON.stringify({ written: JSON.parse(written), requests: requests.length, streamed: requests.filter((r) => r.stream).length, scenarios, home }) + '\n');
+process.stdout.write(JSON.stringify({ written: JSON.parse(written), requests: requests.length, streamed: requests.filter((r) => r.stream).length, scenarios, timeout, home }) + '\n');
