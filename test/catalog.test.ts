@@ -210,6 +210,16 @@ describe('catalog attacks, each on a real catalog folder', () => {
     expect(existsSync(join(work, 'escaped.txt'))).toBe(false);
   });
 
+  it('a bundle that needs a newer Gatehouse than this one is refused, naming both versions', async () => {
+    const { catalog, work } = await setup();
+    await addPlugin(catalog, pluginFolder(work, 'weather', '3.0.0'), { publisher: 'alice', minGatehouse: '9.0.0' });
+    const client = new CatalogClient({ name: 'example', stateDir: join(work, 'state'), pluginsDir: join(work, 'plugins'), gatehouseVersion: '0.1.0' });
+    const err = await refused(client.install('weather@3.0.0'));
+    expect(err.code).toBe('catalog.version');
+    expect(err.message).toContain('needs Gatehouse 9.0.0 or later; this is 0.1.0');
+    expect(pluginsOnDisk(join(work, 'plugins'))).toEqual([]);
+  });
+
   it('a folder with a symlink cannot be packed, and the format has no way to express one', async () => {
     const work = tempDir();
     const dir = pluginFolder(work, 'weather', '1.0.0');

@@ -10,6 +10,7 @@ import { loadManifest } from '../registry/manifest/load-manifest.js';
 import { scanPlugin } from '../registry/scan/index.js';
 import { sha256Hex, unpackBundle } from './bundle.js';
 import { FileFetcher } from './file-fetcher.js';
+import { version as gatehouseVersion } from '../version.js';
 import { bundleTarget, compareVersions, type IndexDoc, type RevocationsDoc, type SignedPermissions, type TargetCustom } from './publisher.js';
 
 export class CatalogError extends Error {
@@ -61,6 +62,8 @@ export interface CatalogClientOptions {
   /** Where plugins are installed (one folder each). */
   pluginsDir: string;
   onEvent?: (e: CatalogEvent) => void;
+  /** This Gatehouse's version, checked against a bundle's signed minimum ("dev" when run from source: not checked). */
+  gatehouseVersion?: string;
 }
 
 interface SourceFile { location: string; rootKeyIds: string[] }
@@ -233,6 +236,8 @@ export class CatalogClient {
     const bundleSha = sha256Hex(bytes);
     if (custom.name !== name || custom.version !== version || custom.publisher !== entry.publisher) throw new CatalogError('catalog.metadata', `${target}: the signed metadata names ${custom.publisher}/${custom.name}@${custom.version}, not what the index lists`);
     if (custom.scan?.bundleSha256 !== bundleSha) throw new CatalogError('catalog.metadata', `${target}: the signed scan result is for another bundle (${custom.scan?.bundleSha256}), not ${bundleSha}`);
+    const running = this.opts.gatehouseVersion ?? gatehouseVersion;
+    if (running !== 'dev' && custom.minGatehouse && compareVersions(custom.minGatehouse, running) > 0) throw new CatalogError('catalog.version', `${target} needs Gatehouse ${custom.minGatehouse} or later; this is ${running}. Update Gatehouse, or install an older version of ${name}`);
     const keyIds = this.delegatedKeyIds(entry.publisher);
 
     mkdirSync(this.opts.pluginsDir, { recursive: true });
