@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
@@ -5,17 +6,38 @@ import { GateIcon } from './icons.tsx';
 import { safeTitle } from './safe-text.tsx';
 import { useSignals } from './signals.tsx';
 
+const COLLAPSED_KEY = 'gatehouse.sidebar.collapsed';
+
+/** Collapsed to icons: the operator's choice, remembered; narrow windows (≤ 1024 px) start collapsed. */
+function initialCollapsed(): boolean {
+  const saved = localStorage.getItem(COLLAPSED_KEY);
+  if (saved !== null) return saved === 'true';
+  return window.matchMedia('(max-width: 1024px)').matches;
+}
+
 export function Sidebar() {
+  const [collapsed, setCollapsed] = useState(initialCollapsed);
+  useEffect(() => {
+    document.documentElement.dataset['sidebar'] = collapsed ? 'collapsed' : 'open';
+  }, [collapsed]);
+  const toggle = () => {
+    localStorage.setItem(COLLAPSED_KEY, String(!collapsed));
+    setCollapsed(!collapsed);
+  };
+
   const view = useUiStore((s) => s.view);
   const setView = useUiStore((s) => s.setView);
   const pending = useApprovalsStore((s) => s.pendingCount);
   const signals = useSignals();
 
   return (
-    <nav className="sidebar" aria-label="Views">
+    <nav className="sidebar" aria-label="Views" data-collapsed={collapsed}>
       <div className="brand">
         <GateIcon />
-        <span>Gatehouse</span>
+        <span className="brand-name">Gatehouse</span>
+        <button type="button" className="sidebar-toggle" data-testid="sidebar-toggle" aria-expanded={!collapsed} aria-label={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'} title={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'} onClick={toggle}>
+          {collapsed ? '»' : '«'}
+        </button>
       </div>
       <ul className="nav-list">
         {viewRegistry.map(({ id, label, shortcut, Icon }) => {

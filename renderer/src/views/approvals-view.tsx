@@ -31,6 +31,8 @@ import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
 
+const LIST_WIDTH_KEY = 'gatehouse.inbox.listWidth';
+
 type Dialog =
   | { kind: 'deny'; item: ApprovalItemView }
   | { kind: 'batch-deny'; items: ApprovalItemView[] }
@@ -109,6 +111,32 @@ export function ApprovalsView() {
     rows.forEach((r, i) => r.kind === 'item' && m.set(r.index, i));
     return m;
   }, [rows]);
+  // The list's width: dragged by the separator, remembered across restarts of the console.
+  const [listWidth, setListWidth] = useState<number | null>(() => {
+    const saved = Number(localStorage.getItem(LIST_WIDTH_KEY));
+    return Number.isFinite(saved) && saved >= 280 ? saved : null;
+  });
+  const startResize = (e: React.PointerEvent<HTMLDivElement>) => {
+    const list = listRef.current;
+    if (!list) return;
+    e.preventDefault();
+    const left = list.getBoundingClientRect().left;
+    const max = (list.parentElement?.getBoundingClientRect().width ?? 1200) - 320;
+    const move = (ev: PointerEvent) => setListWidth(Math.round(Math.max(280, Math.min(max, ev.clientX - left))));
+    const up = (ev: PointerEvent) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      const w = Math.round(Math.max(280, Math.min(max, ev.clientX - left)));
+      localStorage.setItem(LIST_WIDTH_KEY, String(w));
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  };
+  const resizeBy = (dx: number) => {
+    const w = Math.max(280, (listWidth ?? listRef.current?.getBoundingClientRect().width ?? 480) + dx);
+    setListWidth(w);
+    localStorage.setItem(LIST_WIDTH_KEY, String(w));
+  };
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => listRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   useEffect(() => {
     const row = rowOfItem.get(activeIndex);
@@ -293,7 +321,7 @@ export function ApprovalsView() {
               No pending call matches the filters above; remove a chip or Clear all to see the {pending.length} waiting.
             </p>
           ) : (
-            <div className="approval-split">
+            <div className="approval-split" style={listWidth ? { gridTemplateColumns: `${listWidth}px 8px minmax(320px, 1fr)` } : undefined}>
               <div
                 ref={listRef}
                 className="approval-list"
@@ -323,6 +351,23 @@ export function ApprovalsView() {
                   })}
                 </div>
               </div>
+              <div
+                className="approval-split-handle"
+                role="separator"
+                aria-orientation="vertical"
+                aria-label="Resize the list (← →)"
+                aria-valuenow={listWidth ?? undefined}
+                tabIndex={0}
+                data-testid="approval-split-handle"
+                onPointerDown={startResize}
+                onKeyDown={(e) => {
+                  if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+                    e.preventDefault();
+                    e.stopPropagation();
+                    resizeBy(e.key === 'ArrowLeft' ? -24 : 24);
+                  }
+                }}
+              />
               {active ? (
                 <ApprovalDetail key={active.id} item={active} expanded={expanded.includes(active.id)} busy={busy !== null} clockOffset={clockOffset} onDecide={onDecide} onToggleDetails={toggleDetails} />
               ) : null}
