@@ -97,6 +97,33 @@ export function httpHook(hookUrl: string, hookTimeoutS?: number): JsonObject {
 export const CLAUDE_HOOK_TIMEOUT_S = 600;
 /** The command's --timeout is this much below the hook's timeout: it answers (deny) before it is killed. */
 export const COMMAND_MARGIN_S = 10;
+/**
+ * The shortest PreToolUse timeout Gatehouse works with: the command needs a moment to start and
+ * still answer before Claude Code gives up, and the host closes an inbox item at least 1 s in.
+ */
+export const MIN_HOOK_TIMEOUT_S = 5;
+/** The longest the host takes a hook's deadline for (main/gateway/agent-routes.ts caps it there). */
+export const MAX_HOOK_TIMEOUT_S = CLAUDE_HOOK_TIMEOUT_S * 10;
+
+/**
+ * The command's --timeout for a PreToolUse timeout of `hookTimeoutS`: COMMAND_MARGIN_S below it,
+ * or a third of it for short timeouts, so an operator's 12 s still leaves the command time to
+ * answer (a deny at worst) before Claude Code gives up on it and lets its own flow decide.
+ */
+export function commandTimeoutS(hookTimeoutS: number): number {
+  return hookTimeoutS - Math.min(COMMAND_MARGIN_S, Math.ceil(hookTimeoutS / 3));
+}
+
+/**
+ * Why `timeout` (an operator's PreToolUse timeout) cannot be used, or null when it can: a whole
+ * number of seconds from MIN_HOOK_TIMEOUT_S to MAX_HOOK_TIMEOUT_S.
+ */
+export function hookTimeoutProblem(timeout: unknown): string | null {
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout)) return `is ${JSON.stringify(timeout)}, not a whole number of seconds`;
+  if (timeout < MIN_HOOK_TIMEOUT_S || timeout > MAX_HOOK_TIMEOUT_S) return `is ${timeout} s; Gatehouse needs from ${MIN_HOOK_TIMEOUT_S} to ${MAX_HOOK_TIMEOUT_S} s to answer before Claude Code gives up`;
+  return null;
+}
+
 /** Claude Code's timeout for the PostToolUse reports: recording one takes milliseconds. */
 export const REPORT_TIMEOUT_S = 30;
 
@@ -107,15 +134,17 @@ export type ClaudeHookEvent = 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure
  * the timeout written explicitly and the command's own --timeout below it); PostToolUse and
  * PostToolUseFailure report what ran. One source for "write it for me" and the console's snippets.
  */
-export function claudeHooks(form: 'command' | 'http', o: { home: string | null; launcher?: HookLauncher | null; hookUrl?: string | null }): Record<ClaudeHookEvent, JsonObject> {
+export function claudeHooks(form: 'command' | 'http', o: { home: string | null; launcher?: HookLauncher | null; hookUrl?: string | null; hookTimeoutS?: number }): Record<ClaudeHookEvent, JsonObject> {
+  // The PreToolUse timeout: Claude Code's default unless the operator set another (kept by "write it for me").
+  const timeout = o.hookTimeoutS ?? CLAUDE_HOOK_TIMEOUT_S;
   if (form === 'http') {
     if (!o.hookUrl) throw new Error('the HTTP form needs the hook URL');
     const report = httpHook(o.hookUrl, REPORT_TIMEOUT_S);
-    return { PreToolUse: httpHook(o.hookUrl, CLAUDE_HOOK_TIMEOUT_S), PostToolUse: report, PostToolUseFailure: report };
+    return { PreToolUse: httpHook(o.hookUrl, timeout), PostToolUse: report, PostToolUseFailure: report };
   }
   const launcher = o.launcher ?? null;
   const report = { type: 'command', command: reportCommand(o.home, { launcher }), timeout: REPORT_TIMEOUT_S };
-  return { PreToolUse: commandHook(o.home, { launcher, timeoutS: CLAUDE_HOOK_TIMEOUT_S - COMMAND_MARGIN_S, hookTimeoutS: CLAUDE_HOOK_TIMEOUT_S }), PostToolUse: report, PostToolUseFailure: report };
+  return { PreToolUse: commandHook(o.home, { launcher, timeoutS: commandTimeoutS(timeout), hookTimeoutS: timeout }), PostToolUse: report, PostToolUseFailure: report };
 }
 
 /** One PreToolUse matcher group holding `hook`, for every tool. */

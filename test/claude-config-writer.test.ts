@@ -235,6 +235,38 @@ describe('ClaudeConfigWriter', () => {
     expect(isGatehouseHook({ type: 'command', command: 'gatehouse-hook-like' })).toBe(false);
   });
 
+  it('keeps a timeout the operator set on Gatehouse’s hook and derives the command’s --timeout and the HTTP deadline from it; refuses one it cannot answer within', () => {
+    const { home, apply, writer } = setup();
+    const file = join(home, '.claude', 'settings.json');
+    mkdirSync(join(home, '.claude'));
+    // The operator shortened the hook's timeout by hand, leaving the command's --timeout at 590 s:
+    // Claude Code would give up after 12 s, long before Gatehouse answers.
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'gatehouse hook --timeout 590', timeout: 12 }] }] } }));
+    const { preview } = apply({ scope: 'user', mcp: 'none', hook: 'command' });
+    expect(preview.files[0]!.changes[0]).toBe('hooks.PreToolUse[0]: replaced the Gatehouse hook with the command form, keeping your timeout of 12 s');
+    let pre = settingsShape.parse(readJson(file)).hooks.PreToolUse[0]!.hooks[0]!;
+    expect(commandHookShape.parse(pre)).toMatchObject({ timeout: 12, command: expect.stringMatching(/ hook --home .* --timeout 8 \|\| /) });
+    // Running it again changes nothing; the default stays 600 / 590 when no timeout was set.
+    expect(writer.preview({ scope: 'user', mcp: 'none', hook: 'command' }).files[0]!.changed).toBe(false);
+    // The HTTP form takes it too: the deadline header the host derives the inbox wait from.
+    apply({ scope: 'user', mcp: 'none', hook: 'http' });
+    pre = settingsShape.parse(readJson(file)).hooks.PreToolUse[0]!.hooks[0]!;
+    expect(httpHookShape.parse(pre)).toMatchObject({ timeout: 12, headers: { 'X-Gatehouse-Hook-Deadline-Ms': '12000' } });
+
+    for (const [timeout, why] of [
+      [2, 'is 2 s; Gatehouse needs from 5 to 6000 s'],
+      ['12', 'is "12", not a whole number of seconds'],
+    ] as const) {
+      const bad = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit-logger' }, { type: 'command', command: 'gatehouse hook', timeout }] }] } });
+      writeFileSync(file, bad);
+      expect(() => writer.preview({ scope: 'user', mcp: 'none', hook: 'command' })).toThrow(`"hooks.PreToolUse[0].hooks[1].timeout" ${why}`);
+      expect(readFileSync(file, 'utf8')).toBe(bad);
+    }
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'gatehouse hook' }] }] } }));
+    apply({ scope: 'user', mcp: 'none', hook: 'command' });
+    expect(settingsShape.parse(readJson(file)).hooks.PreToolUse[0]!.hooks[0]).toMatchObject({ timeout: 600, command: expect.stringContaining(' --timeout 590 ') });
+  });
+
   it('any valid settings file, in any layout, comes out valid, with everything else as it was, and stays put', () => {
     const { project, writer } = setup();
     mkdirSync(join(project, '.claude'));

@@ -29,7 +29,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
-import { claudeHooks, MCP_SERVER_NAME, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
+import { CLAUDE_HOOK_TIMEOUT_S, claudeHooks, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MCP_SERVER_NAME, MIN_HOOK_TIMEOUT_S, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
 import { OperationError } from '../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
@@ -258,10 +258,15 @@ export class ClaudeConfigWriter {
     // Claude Code's timeout is written explicitly: the command's own --timeout and the host's
     // inbox wait are derived from it, so Gatehouse always answers before Claude Code gives up.
     const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
-    const ours = claudeHooks(req.hook === 'http' ? 'http' : 'command', { home: this.deps.gatehouseHome, launcher, hookUrl: req.hook === 'http' ? this.need('hook').hookUrl : null });
     const form = req.hook === 'http' ? 'HTTP form' : 'command form';
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Claude Code expects ({"PreToolUse": [...]}). Fix it by hand, then preview again.`);
+    // A timeout the operator set on Gatehouse's PreToolUse hook is kept, and the command's
+    // --timeout and the host's deadline are derived from it; left as it was, a shorter timeout
+    // would end the hook before Gatehouse answers, and Claude Code would go on without its decision.
+    const hookTimeoutS = operatorHookTimeout(file, hooks);
+    const ours = claudeHooks(req.hook === 'http' ? 'http' : 'command', { home: this.deps.gatehouseHome, launcher, hookUrl: req.hook === 'http' ? this.need('hook').hookUrl : null, ...(hookTimeoutS !== undefined ? { hookTimeoutS } : {}) });
+    const kept = hookTimeoutS !== undefined && hookTimeoutS !== CLAUDE_HOOK_TIMEOUT_S ? `, keeping your timeout of ${hookTimeoutS} s` : '';
     const events: [HookEventName, JsonObject, string][] = [
       ['PreToolUse', ours.PreToolUse, `the Gatehouse hook (${form}) for every tool (matcher "*")`],
       ['PostToolUse', ours.PostToolUse, `the Gatehouse report of what ran (${form}) for every tool`],
@@ -272,7 +277,7 @@ export class ClaudeConfigWriter {
       for (const [ev, , what] of events) changes.push(`hooks.${ev}: added ${what}`);
       return;
     }
-    for (const [ev, ours, what] of events) this.mergeEvent(file, hooks, ev, ours, what, form, edit, changes);
+    for (const [ev, ours, what] of events) this.mergeEvent(file, hooks, ev, ours, what, ev === 'PreToolUse' ? `${form}${kept}` : form, edit, changes);
   }
 
   private mergeEvent(file: string, hooks: JsonObject, ev: HookEventName, ours: JsonObject, what: string, form: string, edit: (p: JSONPath, v: unknown, ins?: boolean) => void, changes: string[]): void {
@@ -373,6 +378,27 @@ export const HTTP_HOOK_CAVEAT =
   'Prefer the command form of the hook: when the HTTP hook cannot reach Gatehouse (host stopped, connection refused, timeout) Claude Code runs the tool without it, while the command form then blocks the call.';
 
 /** A Gatehouse PreToolUse hook, in either form, whatever its port or --home. */
+/**
+ * The `timeout` of the first Gatehouse PreToolUse hook in `hooks`, when it has one; one Gatehouse
+ * cannot answer within is refused, naming the field, so the operator fixes or removes it.
+ */
+function operatorHookTimeout(file: string, hooks: JsonObject | undefined): number | undefined {
+  const list = hooks?.PreToolUse;
+  if (!Array.isArray(list)) return undefined;
+  for (const [gi, group] of list.entries()) {
+    if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+    for (const [hi, h] of group.hooks.entries()) {
+      if (!isGatehouseHook(h)) continue;
+      const timeout = (h as JsonObject).timeout;
+      if (timeout === undefined) return undefined;
+      const problem = hookTimeoutProblem(timeout);
+      if (problem) throw new ConfigFileError(file, `${file}: "hooks.PreToolUse[${gi}].hooks[${hi}].timeout" ${problem}. Set it from ${MIN_HOOK_TIMEOUT_S} to ${MAX_HOOK_TIMEOUT_S}, or remove it for Claude Code's default of ${CLAUDE_HOOK_TIMEOUT_S} s, then preview again.`);
+      return timeout as number;
+    }
+  }
+  return undefined;
+}
+
 export function isGatehouseHook(h: unknown): boolean {
   if (!isObject(h)) return false;
   if (h.type === 'command' && typeof h.command === 'string') return /(^|[\s/'"])gatehouse(\.js)?['"]?\s+hook(\s|$)/.test(h.command);
