@@ -18,7 +18,8 @@ let loading: Promise<void> | null = null;
 function resolver(): NodeJS.Require {
   const url: unknown = import.meta.url;
   if (typeof url === 'string') return createRequire(url);
-  if (typeof require === 'function') return require;
+  // A cast: some packages' global typings declare a narrower `require` than Node's.
+  if (typeof require === 'function') return require as unknown as NodeJS.Require;
   return createRequire(process.cwd() + '/');
 }
 
