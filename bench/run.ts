@@ -16,6 +16,7 @@ import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
 import { wasmCases } from './wasm.js';
 import { moduleCases } from './module.js';
+import { catalogCases } from './catalog.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -58,6 +59,9 @@ cases.push(...wasm.cases);
 // Module plugins (mod.ts): a warm call vs a one-shot process tool (the module's child is stopped after the run).
 const modules = await moduleCases();
 cases.push(...modules.cases);
+// The signed catalog: refresh + install from a local catalog of 500 plugins, and search (its folder is removed after the run).
+const catalog = await catalogCases({ plugins: 500 });
+cases.push(...catalog.cases);
 // The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
 const inbox = inboxListCases();
 cases.push(...inbox.cases);
@@ -89,6 +93,7 @@ await gateway.close();
 await wasm.close();
 await modules.close();
 await inbox.close();
+catalog.close();
 await auditSearch.close();
 console.log();
 console.log(formatTable(results));
