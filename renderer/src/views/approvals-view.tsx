@@ -356,7 +356,9 @@ export function ApprovalsView() {
                 role="separator"
                 aria-orientation="vertical"
                 aria-label="Resize the list (← →)"
-                aria-valuenow={listWidth ?? undefined}
+                aria-valuenow={Math.round(listWidth ?? listRef.current?.getBoundingClientRect().width ?? 480)}
+                aria-valuemin={280}
+                aria-valuetext={listWidth ? `list ${listWidth} pixels wide` : 'list at its default width'}
                 tabIndex={0}
                 data-testid="approval-split-handle"
                 onPointerDown={startResize}
