@@ -48,6 +48,7 @@ interface Scenario {
 /** The short-timeout scenario: the inbox item as it waited, as it was closed, and a late approval's refusal. */
 interface TimeoutReport {
   hookTimeoutS: number;
+  rewritten: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> };
   pending: ApprovalItem | null;
   closed: ApprovalItem | null;
   lateApprove: string | null;
@@ -125,10 +126,13 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     expect(s['http-defer']!.marker).toBe(false);
     expect(s['http-defer']!.result).toMatch(/needs approval|requires approval|permission/i);
 
-    // One deadline (issue #21, behaviour 4): with the hook's timeout set to 12 s, the call waited in
-    // the inbox, nobody answered, and Gatehouse answered deny before Claude Code gave up on the hook
-    // (a hook that times out lets the tool run): Claude Code reports Gatehouse's reason, the tool did not run.
+    // One deadline (issue #21, behaviour 4): the operator set the hook's timeout to 12 s by hand and
+    // ran "write it for me" again, which kept it and derived the command's --timeout from it. The
+    // call waited in the inbox, nobody answered, and Gatehouse answered deny before Claude Code gave
+    // up on the hook (after a hook timeout its own flow decides, without Gatehouse): Claude Code
+    // reports Gatehouse's reason, the tool did not run.
     const t = report.timeout;
+    expect(t.rewritten.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 12, command: expect.stringMatching(/ hook .*--timeout 8 \|\| \{ .*exit 2; \}$/) });
     expect(s.timeout!.marker).toBe(false);
     expect(marker('timeout')).toBe(false);
     expect(s.timeout!.result).toContain("Gatehouse (error: agent gone: the hook's own timeout ends at");

@@ -154,20 +154,23 @@ claudeEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
 await scenario('http-deny', { autonomy: 'supervised', hookAutonomyAllow: 'defer' }, `cat ~/.ssh/id_rsa > ${marker('http-deny')}`);
 await scenario('http-defer', { autonomy: 'full' }, `touch ${marker('http-defer')}`);
 delete claudeEnv.GATEHOUSE_AGENT_TOKEN;
-// One deadline, with a short hook timeout as an operator may set it: Claude Code gives the hook
-// 12 s, the command waits 10 s and sends that deadline to the host, whose inbox item closes 5 s
-// before it as "agent gone" and answers deny. Nobody answers the inbox: Claude Code must get that
-// deny, not a hook timeout (after which it would run the tool), and the item cannot be approved later.
+// One deadline, with a short hook timeout the operator set by hand: "write it for me", run again,
+// keeps it and derives the command's --timeout (8 s) from it; the command sends that deadline to
+// the host, whose inbox item closes 5 s before it as "agent gone" and answers deny. Nobody answers
+// the inbox: Claude Code must get that deny, not a hook timeout (after which its own flow decides,
+// without Gatehouse), and the item cannot be approved later.
 const SHORT_HOOK_TIMEOUT_S = 12;
-const SHORT_COMMAND_TIMEOUT_S = 10;
-const short = written.replace(/"timeout": 600\b/, `"timeout": ${SHORT_HOOK_TIMEOUT_S}`).replace(/ --timeout 590 /, ` --timeout ${SHORT_COMMAND_TIMEOUT_S} `);
-if ((short.match(new RegExp(`"timeout": ${SHORT_HOOK_TIMEOUT_S}\\b|--timeout ${SHORT_COMMAND_TIMEOUT_S} `, 'g')) ?? []).length !== 2) throw new Error(`the written PreToolUse hook is not the expected shape (timeout 600, --timeout 590): ${written}`);
-writeFileSync(settingsFile, short);
+const byHand = written.replace(/"timeout": 600\b/, `"timeout": ${SHORT_HOOK_TIMEOUT_S}`);
+if (byHand === written) throw new Error(`the written PreToolUse hook has no "timeout": 600: ${written}`);
+writeFileSync(settingsFile, byHand);
+const again = await op('agents.previewConfig', req);
+await op('agents.writeConfig', { ...req, expected: again.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const rewritten = readFileSync(settingsFile, 'utf8');
 let unanswered = null;
 await scenario('timeout', { autonomy: 'supervised', hookAsk: 'inbox', hookAutonomyAllow: 'defer' }, `touch ${marker('timeout')}`, {
   onPending: (item) => void (unanswered = item),
 });
-const timeout = { hookTimeoutS: SHORT_HOOK_TIMEOUT_S, pending: unanswered, closed: null, lateApprove: null };
+const timeout = { hookTimeoutS: SHORT_HOOK_TIMEOUT_S, rewritten: JSON.parse(rewritten), pending: unanswered, closed: null, lateApprove: null };
 if (unanswered) {
   timeout.closed = await op('approvals.get', { id: unanswered.id });
   timeout.lateApprove = await op('approvals.approve', { id: unanswered.id, argsHash: unanswered.argsHash }).then(() => 'approved', (e) => e.message);
