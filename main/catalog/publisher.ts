@@ -39,8 +39,9 @@ export interface TargetCustom {
   version: string;
   description: string;
   permissions: SignedPermissions;
-  limits: { timeoutSecs: number; fuel?: number; memoryPages?: number };
-  wasmImports?: string[];
+  limits: { timeoutSecs: number; fuel?: number; memoryMb?: number };
+  /** WebAssembly plugins: whether the log host functions are linked (permissions.log). */
+  wasmLog?: boolean;
   manifestFile: string;
   manifestSha256: string;
   scan: { passed: boolean; totalWeight: number; findings: number; bundleSha256: string };
@@ -274,8 +275,8 @@ export async function addPlugin(dir: string, pluginDir: string, opts: AddPluginO
   const custom: TargetCustom = {
     name: m.name, publisher: opts.publisher, kind: m.kind, version: m.version, description: m.description,
     permissions: { read: [...m.permissions.read], write: [...m.permissions.write], hosts: [...m.permissions.hosts], env: [...m.permissions.env] },
-    limits: { timeoutSecs: m.timeoutSecs, ...(m.wasm ? wasmLimits(m.wasm) : {}) },
-    ...(m.wasm ? { wasmImports: wasmImportsOf(m.wasm) } : {}),
+    limits: { timeoutSecs: m.timeoutSecs, ...(m.wasm ? { fuel: m.wasm.limits.fuel, memoryMb: m.wasm.limits.memoryMb } : {}) },
+    ...(m.wasm ? { wasmLog: m.wasm.log } : {}),
     manifestFile: m.manifestFile,
     manifestSha256: sha256Hex(readFileSync(join(pluginDir, m.manifestFile))),
     // Bound to the bundle's hash so a scan result cannot be carried over to other bytes.
@@ -313,15 +314,6 @@ export function revokePlugin(dir: string, name: string, version: string, reason:
   const rev = readRevocations(dir);
   rev.revoked.push({ name, version, reason, at: now.toISOString() });
   writeIndexAndRevocations(dir, readIndex(dir), rev, now);
-}
-
-function wasmLimits(w: unknown): { fuel?: number; memoryPages?: number } {
-  const o = w as { fuel?: number; memoryPages?: number; maxMemoryPages?: number };
-  return { ...(typeof o.fuel === 'number' ? { fuel: o.fuel } : {}), ...(typeof (o.memoryPages ?? o.maxMemoryPages) === 'number' ? { memoryPages: (o.memoryPages ?? o.maxMemoryPages) as number } : {}) };
-}
-function wasmImportsOf(w: unknown): string[] {
-  const o = w as { imports?: unknown };
-  return Array.isArray(o.imports) ? o.imports.map(String).sort() : [];
 }
 
 /** Numeric dotted versions (semver without pre-release ordering subtleties). */

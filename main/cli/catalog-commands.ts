@@ -35,7 +35,7 @@ export function consentText(c: Consent): string {
     `  may write: ${list(c.writes)}`,
     `  may reach: ${list(c.reaches)}`,
     `  env:       ${list(c.env)}`,
-    `  limits:    timeout ${c.limits.timeoutSecs} s${c.limits.fuel ? `, fuel ${c.limits.fuel}` : ''}`,
+    `  limits:    timeout ${c.limits.timeoutSecs} s${c.limits.fuel ? `, fuel ${c.limits.fuel}` : ''}${c.limits.memoryMb ? `, memory ${c.limits.memoryMb} MB` : ''}`,
     `  scan:      publisher's ${c.scan.signed.passed ? 'passed' : 'FAILED'} (weight ${c.scan.signed.totalWeight}), local ${c.scan.local.passed ? 'passed' : 'FAILED'} (weight ${c.scan.local.totalWeight})`,
     `  source:    ${c.source ? `${t(c.source.repository)} @ ${t(c.source.commit)}` : 'not given'}`,
     ...(c.update ? [`  update from ${t(c.update.from)}: ${c.update.widened.length ? `WIDENS ${c.update.widened.map(t).join(', ')}` : 'no wider permissions'}${c.update.narrowed.length ? `; drops ${c.update.narrowed.map(t).join(', ')}` : ''}`] : []),
