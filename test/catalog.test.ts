@@ -33,6 +33,8 @@ async function setup(): Promise<{ catalog: string; work: string; client: Catalog
 
 /** Nothing but the plugins already installed: no staging folder, no half-unpacked plugin. */
 function pluginsOnDisk(dir: string): string[] {
+  const staging = join(dir, '..', 'state', 'staging');
+  if (existsSync(staging)) expect(readdirSync(staging), 'a staging folder was left behind').toEqual([]);
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 

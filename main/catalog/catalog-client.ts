@@ -241,7 +241,10 @@ export class CatalogClient {
     const keyIds = this.delegatedKeyIds(entry.publisher);
 
     mkdirSync(this.opts.pluginsDir, { recursive: true });
-    const staging = join(this.opts.pluginsDir, `.catalog-staging-${randomBytes(6).toString('hex')}`);
+    // Staged beside the source's state, not in the plugins folder, so the registry's watcher never
+    // sees a half-checked folder; both live in GATEHOUSE_HOME, so the final rename stays on one disk.
+    mkdirSync(join(this.opts.stateDir, 'staging'), { recursive: true, mode: 0o700 });
+    const staging = join(this.opts.stateDir, 'staging', randomBytes(6).toString('hex'));
     try {
       try {
         unpackBundle(bytes, staging);
