@@ -40,7 +40,7 @@ describe('gatehouse catalog', () => {
 
     const install = await runCli(['catalog', 'install', 'hello', '--yes', '--home', home], env);
     expect(install.code, install.stderr).toBe(0);
-    expect(install.stdout).toContain('(disabled until you enable it)');
+    expect(install.stdout).toContain('(disabled until you enable it: gatehouse plugin enable hello)');
     expect(readFileSync(join(home, 'plugins', 'hello', 'tool.toml'), 'utf8')).toContain('name = "hello"');
 
     expect((await runCli(['catalog', 'revoke', cat, 'hello', '--version', '1.0.0', '--reason', 'greets too loudly'], env)).code).toBe(0);
@@ -48,5 +48,10 @@ describe('gatehouse catalog', () => {
     const list = await runCli(['catalog', 'list', '--home', home], env);
     expect(list.stdout).toBe('example\n  hello 1.0.0 QUARANTINED: greets too loudly\n');
     expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
+
+    // Both went through a host, so both are in the audit log.
+    const audit = await runCli(['audit', 'search', '--json', '--type', 'catalog.installed', '--type', 'catalog.quarantined', '--home', home], env);
+    const types = (JSON.parse(audit.stdout) as { events: { type: string; payload: Record<string, unknown> }[] }).events.map((e) => [e.type, e.payload.name, e.payload.version]);
+    expect(types.sort()).toEqual([['catalog.installed', 'hello', '1.0.0'], ['catalog.quarantined', 'hello', '1.0.0']]);
   });
 });

@@ -11,6 +11,7 @@ import { displayText } from '../../shared/display-text.js';
 import { addPlugin, initCatalog, revokePlugin, signSnapshotAndTimestamp } from '../catalog/publisher.js';
 import { addCatalogSource, CatalogClient, type Consent } from '../catalog/catalog-client.js';
 import { examplesHelp } from './gatehouse-command.js';
+import { connectHost } from './host-client.js';
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const t = (s: unknown): string => displayText(String(s));
@@ -116,10 +117,15 @@ export function addCatalogCommands(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse catalog search weather', 'gatehouse catalog search']))
     .option('--home <dir>', 'data folder')
     .action(async (query: string | undefined, o: { home?: string }) => {
-      const home = o.home ?? defaultHome();
-      for (const name of sourceNames(home)) {
-        const { index } = await sourceClient(home, name).refresh();
-        for (const p of CatalogClient.search(index, query ?? '')) process.stdout.write(`${t(p.name)}\t${t(p.latest)}\t${t(p.publisher)}\t${t(name)}\t${t(p.description)}\n`);
+      // Through the host (running, or started here): a refresh may quarantine, which is audited.
+      const host = await connectHost(o.home ?? defaultHome());
+      try {
+        const r = await host.call('catalog.search', { query: query ?? '' });
+        for (const p of r.results) process.stdout.write(`${t(p.name)}\t${t(p.latest)}\t${t(p.publisher)}\t${t(p.source)}\t${t(p.description)}\n`);
+        for (const e of r.errors) process.stderr.write(`${t(e.source)}: ${t(e.message)}\n`);
+        if (r.errors.length) process.exitCode = 1;
+      } finally {
+        await host.close();
       }
     });
 
@@ -136,21 +142,21 @@ export function addCatalogCommands(cli: Command): void {
       const names = sourceNames(home);
       const source = o.source ?? (names.length === 1 ? names[0] : undefined);
       if (!source) throw new UsageError(names.length ? `more than one source (${names.join(', ')}); pick one with --source` : 'no catalog source; add one with `gatehouse catalog add-source`');
-      let shown = '';
+      // Through the host (running, or started here), so the install is audited and the registry sees it.
+      const host = await connectHost(home);
       try {
-        const rec = await sourceClient(home, source).install(spec, (c) => {
-          shown = consentText(c);
+        const r = await host.call('catalog.install', { source, spec, consent: o.yes === true, allowWider: o.allowWider === true });
+        const c = r.consent as Consent;
+        let shown = consentText(c);
+        if (!r.installed) {
           // A wider update is never approved by the same --yes as a narrower one: the operator names it.
-          if (c.update?.widened.length && !o.allowWider) {
-            shown += '\nThis update widens permissions: rerun with --yes --allow-wider to approve exactly the above.';
-            return false;
-          }
-          return o.yes === true;
-        });
-        process.stdout.write(`${shown}\nInstalled ${t(rec.name)} ${t(rec.version)} into ${t(rec.dir)} (disabled until you enable it).\n`);
-      } catch (err) {
-        if ((err as { code?: string }).code === 'catalog.declined') throw new UsageError(`${shown}\nNothing installed: rerun with --yes to consent to the above.`);
-        throw err;
+          if (c.update?.widened.length && !o.allowWider) shown += '\nThis update widens permissions: rerun with --yes --allow-wider to approve exactly the above.';
+          throw new UsageError(`${shown}\nNothing installed: rerun with --yes to consent to the above.`);
+        }
+        const rec = r.installed as { name: string; version: string; dir: string };
+        process.stdout.write(`${shown}\nInstalled ${t(rec.name)} ${t(rec.version)} into ${t(rec.dir)} (disabled until you enable it: gatehouse plugin enable ${t(rec.name)}).\n`);
+      } finally {
+        await host.close();
       }
     });
 
