@@ -273,16 +273,16 @@ const settings = z.object({
   requireSandbox: z.boolean(),
   /** A Claude Code hook call that policy asks about: answer `ask` at once (Claude Code asks its user), or wait in this inbox. */
   hookAsk: z.enum(['agent', 'inbox']),
-  /** What `gatehouse hook` answers when no host is running. */
-  hookUnreachable: z.enum(['deny', 'ask']),
-  desktopNotifications: z.boolean(),
-  /** Show audit events with secrets unmasked (console, search, export). Off: API keys, tokens, passwords are redacted. */
-  auditRaw: z.boolean(),
   /**
    * A Claude Code hook call that only autonomy let through: "defer" answers with no decision, so
    * Claude Code's own permission prompts still apply; "allow" answers allow (Claude Code then skips them).
    */
   hookAutonomyAllow: z.enum(['defer', 'allow']),
+  /** What `gatehouse hook` answers when no host is running. */
+  hookUnreachable: z.enum(['deny', 'ask']),
+  desktopNotifications: z.boolean(),
+  /** Show audit events with secrets unmasked (console, search, export). Off: API keys, tokens, passwords are redacted. */
+  auditRaw: z.boolean(),
   /** Audit retention: delete events older than this many days (0 keeps all). Pruned logs verify from a checkpoint. */
   auditRetentionDays: z.number().min(0).max(100 * 365),
   /** Audit retention: keep at most this many events (0 keeps all). */

@@ -1,5 +1,5 @@
 // The checker pool: every registered checker sees every tool call at once, over the crust NDJSON
-// protocol (PROTOCOLS.md §2), through its own small pool of long-lived processes.
+// protocol (docs/protocols.md §2), through its own small pool of long-lived processes.
 //
 // Verdict. Each checker's answer becomes an outcome: allow (null), block (a valid block result),
 // or a failure (crash, timeout, garbage line, over-long line, malformed block, error answer,
@@ -105,7 +105,7 @@ export interface CheckerPoolEvent {
 export interface CheckerPoolOptions {
   checkers: CheckerSpec[] /* registration order */;
   clock?: Clock;
-  /** The breaker of each checker; by default one with the PROTOCOLS.md baseline whose changes go to onEvent as 'checker.breaker'. */
+  /** The breaker of each checker; by default one with the baseline of docs/protocols.md §2 whose changes go to onEvent as 'checker.breaker'. */
   breakers?: (name: string) => CircuitBreaker;
   metrics?: PluginMetrics;
   log?: (msg: string, err?: unknown) => void;
