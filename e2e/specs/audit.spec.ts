@@ -50,7 +50,7 @@ test.describe('a live host where the hello plugin runs without asking', () => {
     } finally {
       await agent.close();
     }
-    const received = (await auditTail(home)).filter((e) => e.type === 'call.received' && e.payload.agent === 'e2e-audit-agent');
+    const received = (await auditTail(home)).filter((e) => e.type === 'call.received' && e.payload.client === 'e2e-audit-agent');
     expect(received).toHaveLength(3);
     const session = received[0]!.payload.session as string;
     expect(received.every((e) => e.payload.session === session)).toBe(true);

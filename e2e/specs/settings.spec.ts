@@ -100,7 +100,7 @@ test('"Show raw audit values" asks first; once on, a bearer token an agent sent 
     // The call waits for an operator (dry run, supervised); it is in the audit log at once.
     callTool(agent, 'shell', { command: `curl -H "Authorization: Bearer ${secret}" https://example.com/` });
     await app.open('audit');
-    const received = app.audit.rows.filter({ hasText: 'shell called by e2e-secret-agent' });
+    const received = app.audit.rows.filter({ hasText: 'shell called by default (e2e-secret-agent)' });
     await expect(received).toHaveCount(1);
     await expect(received).toContainText('Bearer [REDACTED]');
     await expect(received).not.toContainText(secret);

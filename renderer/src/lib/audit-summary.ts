@@ -52,7 +52,10 @@ export function summarize(e: AuditEventView): string {
   switch (e.type) {
     case 'call.received': {
       const args = p.arguments !== undefined ? ` ${JSON.stringify(p.arguments)}` : '';
-      return clip(`${str(p.tool) ?? 'a tool'} called by ${str(p.agent) ?? 'an agent'} over ${str(p.source) ?? '?'}${args}`);
+      // The agent is the token's name; what the client calls itself is a label beside it.
+      const client = str(p.client);
+      const who = `${str(p.agent) ?? 'an agent'}${client && client !== str(p.agent) ? ` (${client})` : ''}`;
+      return clip(`${str(p.tool) ?? 'a tool'} called by ${who} over ${str(p.source) ?? '?'}${args}`);
     }
     case 'call.extracted': {
       const ops = Array.isArray(p.operations) ? p.operations.join(', ') : '';
