@@ -261,16 +261,18 @@ test.describe('the plugin author\'s guide', () => {
     await ready(app);
     await app.open('plugins');
     const plugins = new PluginsPage(app.page);
-    const dir = join(home, 'plugins', 'docker-ps');
+    // A folder outside the plugin that is not a credential store or system folder (the Docker
+    // socket would be: the scanner fails a permission on /run, root-equivalent).
+    const dir = join(home, 'plugins', 'backup-report');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "docker-ps"\ndescription = "Lists the running containers."\nversion = "1.0.0"\ncommand = "run.sh"\nsandbox = "none"\n\n[permissions]\nread = ["/var/run/docker.sock"]\n');
-    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncat >/dev/null\nprintf \'{"containers": []}\\n\'\n', { mode: 0o755 });
-    await plugins.expectStatus('docker-ps', 'disabled');
-    await plugins.open('docker-ps');
+    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "backup-report"\ndescription = "Summarises last night\'s backups."\nversion = "1.0.0"\ncommand = "run.sh"\nsandbox = "none"\n\n[permissions]\nread = ["/srv/backups"]\n');
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncat >/dev/null\nprintf \'{"backups": []}\\n\'\n', { mode: 0o755 });
+    await plugins.expectStatus('backup-report', 'disabled');
+    await plugins.open('backup-report');
     await plugins.enable();
-    await plugins.expectStatus('docker-ps', 'enabled');
+    await plugins.expectStatus('backup-report', 'enabled');
     await app.page.getByTestId('plugin-trust').click();
-    await app.page.getByTestId('trust-reason').fill('needs the Docker socket; code reviewed by the platform team');
+    await app.page.getByTestId('trust-reason').fill('reads the backup index on the NFS mount; code reviewed by the platform team');
     await expect(app.page.getByTestId('trust-confirm')).toBeEnabled();
     await shoot(app.page, 'plugin-trust');
   });
