@@ -225,8 +225,9 @@ describe('the Getting Started steps', () => {
     await r.op('gettingStarted.update', { dismissed: true });
     const client = new Client({ name: 'first-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(r.net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${r.net.agentToken}` } } }));
-    // No tool is enabled: the call is denied at once, but the agent is on record as connected.
-    const res = await client.callTool({ name: 'hello', arguments: { name: 'x' } });
+    // A call a locked rule denies at once (an unknown tool is a protocol error and no call at all):
+    // denied, but the agent is on record as connected.
+    const res = await client.callTool({ name: 'shell', arguments: { command: 'cat ~/.ssh/id_rsa' } });
     expect(res.isError).toBe(true);
     await client.close();
     const g = await guide(r);

@@ -334,7 +334,7 @@ describe('upstream MCP servers', () => {
     await enable('flaky');
     const r = await mcp.call('flaky__huge', {});
     expect(r).toMatchObject({ ok: false, failure: 'limit' });
-    expect(r.error).toMatch(/over the 65536 bytes cap/);
+    expect(r.error).toMatch(/over the 64 KiB cap/);
     expect((await mcp.call('flaky__echo', { text: 'back' })).ok).toBe(true);
   });
 

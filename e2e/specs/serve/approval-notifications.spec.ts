@@ -35,7 +35,7 @@ test('after "Enable notifications", a new item raises a desktop notification nam
   try {
     const call = callTool(agent, 'hello', { name: 'Ada' });
     await expect(inbox.item('"Ada"')).toHaveCount(1);
-    await expect.poll(notes).toEqual([{ title: 'Gatehouse: approval needed', body: 'e2e-notified-agent wants to call hello' }]);
+    await expect.poll(notes).toEqual([{ title: 'Gatehouse: approval needed', body: 'default wants to call hello' }]);
 
     // Deciding is not news: no second notification.
     await inbox.press('a');
