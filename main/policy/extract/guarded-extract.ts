@@ -10,13 +10,9 @@
 //    large call gets a new one) and denies that call only.
 //  - Any failure denies that call only ("extraction failed: …"); after a tree-sitter failure the
 //    next call gets a fresh parser (shell-grammar.ts discards the old one, loadGrammar builds anew).
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { entryFile } from '../../core/entry-file.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../types.js';
 import { withExtractionDeadline } from './collector.js';
 import { extract, type ExtractOptions } from './extract.js';
@@ -295,52 +291,7 @@ class WorkerLane {
 
 // ---- where the worker's code is ---------------------------------------------------------------
 
-const WORKER_NAME = 'extract-worker.cjs';
-let workerPath: string | null = null;
-
-/**
- * The worker's file: built as its own entry next to the bundle that runs this code (out/main for
- * the CLI and Electron, out/bench one folder over). From the sources (vitest), the worker is
- * bundled from extract-worker.ts on first use into node_modules/.cache, where its packages resolve.
- */
+/** The worker's file: out/main/extract-worker.cjs, or bundled from the sources (main/core/entry-file.ts). */
 function workerFile(): string {
-  if (workerPath) return workerPath;
-  const here = currentFile();
-  const dir = dirname(here);
-  if (here.endsWith('.ts')) {
-    workerPath = buildFromSources(join(dir, 'extract-worker.ts'));
-    return workerPath;
-  }
-  for (const candidate of [join(dir, WORKER_NAME), join(dir, '..', 'main', WORKER_NAME)]) {
-    if (existsSync(candidate)) return (workerPath = candidate);
-  }
-  throw new Error(`the extraction worker ${WORKER_NAME} is missing next to ${here}; run \`npm run build\``);
-}
-
-function currentFile(): string {
-  const url: unknown = import.meta.url;
-  if (typeof url === 'string') return fileURLToPath(url);
-  // CommonJS bundle (Electron): esbuild defines import.meta.url as undefined there.
-  if (typeof __filename === 'string') return __filename;
-  throw new Error('cannot tell where the extractor is loaded from');
-}
-
-function buildFromSources(entry: string): string {
-  const req = createRequire(entry);
-  // The node_modules folder the sources' packages come from: the bundle there resolves them too.
-  const pkg = req.resolve('esbuild');
-  const root = pkg.slice(0, pkg.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
-  const esbuild = req('esbuild') as typeof import('esbuild');
-  const r = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', packages: 'external', define: { 'import.meta.url': 'undefined' }, write: false, logLevel: 'silent' });
-  const file = r.outputFiles[0];
-  if (!file) throw new Error('esbuild produced no extraction worker');
-  // Named by content: test processes running at once share one file and never see a half-written one.
-  const out = join(root, '.cache', 'gatehouse-extract-worker', `worker-${createHash('sha256').update(file.contents).digest('hex').slice(0, 16)}.cjs`);
-  if (!existsSync(out)) {
-    mkdirSync(dirname(out), { recursive: true });
-    const tmp = `${out}.${process.pid}.tmp`;
-    writeFileSync(tmp, file.contents);
-    renameSync(tmp, out);
-  }
-  return out;
+  return entryFile({ name: 'extract-worker', ext: '.cjs', callerUrl: import.meta.url, what: 'the extraction worker', packagesExternal: true });
 }
