@@ -1,10 +1,13 @@
 // Signals outside the view that owns them (issue #16 item 5): a plugin quarantined by a change on
 // disk and a chain check that fails each put a badge on their sidebar entry and raise a toast,
 // whatever view the operator is in; the toast opens the view, and the badge stays while it lasts.
-import { appendFileSync } from 'node:fs';
+// A plugin that fails until its circuit breaker opens does the same for Health.
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { test, expect } from '../fixtures.ts';
+import { hostCall } from '../support/agents.ts';
+import { HealthPage } from '../pages/health-page.ts';
 
 test.describe('a host with the hello plugin enabled', () => {
   test.use({ homeSetup: { plugins: ['hello'] } });
@@ -38,4 +41,56 @@ test.describe('a host with the hello plugin enabled', () => {
     await expect(app.page.getByTestId('nav-alert-audit')).toBeVisible();
     await expect(app.page.getByTestId('nav-alert-plugins')).toBeVisible();
   });
+});
+
+/** A tool plugin that fails every call, put into the plugins folder in one rename (hot reload never sees half of it). */
+function writeFailingPlugin(home: string, name: string): void {
+  const staging = mkdtempSync(join(home, `.staging-${name}-`));
+  writeFileSync(
+    join(staging, 'tool.toml'),
+    `name = "${name}"\ndescription = "Fails every call (signals e2e)."\nversion = "1.0.0"\ncommand = "run.sh"\ntimeout_secs = 5\n\n[parameters.message]\ntype = "string"\nrequired = true\ndescription = "Anything."\n`,
+  );
+  writeFileSync(join(staging, 'run.sh'), '#!/bin/sh\ncat >/dev/null\necho "upstream unavailable" >&2\nexit 1\n');
+  chmodSync(join(staging, 'run.sh'), 0o755);
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  renameSync(staging, join(home, 'plugins', name));
+}
+
+test('a plugin whose breaker opens: the Health entry gets a badge and a toast opens Health; reset clears the badge', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  writeFailingPlugin(home, 'flaky');
+  await app.open('grants');
+  const health = new HealthPage(app.page);
+  await expect(app.page.getByTestId('nav-alert-health')).toHaveCount(0);
+
+  const breakerState = async () => {
+    const { plugins } = await hostCall<{ plugins: { name: string; breaker: { state: string } | null }[] }>(home, 'health.list');
+    return plugins.find((r) => r.name === 'flaky')?.breaker?.state ?? 'not found yet';
+  };
+  // The host finds the plugin on its own (hot reload) before any call.
+  await expect.poll(breakerState).toBe('closed');
+
+  // Failures through the real runner until the host itself says the breaker is open (the
+  // threshold is the host's, not this spec's).
+  await expect
+    .poll(async () => {
+      const run = await hostCall<{ ok: boolean }>(home, 'plugins.testRun', { name: 'flaky', input: { message: 'again' } });
+      expect(run.ok).toBe(false);
+      return breakerState();
+    }, { intervals: [0] })
+    .toBe('open');
+
+  // The operator is still in Grants: the badge and the toast come to them.
+  await expect(app.view('grants')).toBeVisible();
+  await expect(app.page.getByTestId('nav-alert-health')).toHaveAttribute('data-count', '1');
+  const toast = app.page.locator('[data-testid="toast"][data-view="health"]');
+  await expect(toast).toContainText('1 circuit breaker open: flaky');
+  await toast.getByRole('button', { name: /circuit breaker open/ }).click();
+  await expect(app.view('health')).toBeVisible();
+  await expect(toast).toHaveCount(0);
+  await expect(app.page.getByTestId('nav-alert-health')).toBeVisible();
+
+  await health.reset('flaky');
+  await health.expectBreaker('flaky', 'closed');
+  await expect(app.page.getByTestId('nav-alert-health')).toHaveCount(0);
 });
