@@ -4,7 +4,7 @@ import { operatorName } from '../core/operator.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
 import { AuditStore, systemClock, type AuditEventInput, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
-import { ChainVerifier } from '../audit/chain.js';
+import { ChainMonitor } from '../audit/chain-monitor.js';
 import { ensureHome, type HomePaths } from '../home.js';
 import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
@@ -165,6 +165,8 @@ export function createHost(opts: HostOptions): Host {
   const lock = acquireHostLock(paths.root);
   const bus = new EventBus(contract.events, log);
   let audit: AuditStore;
+  // Assigned just below, before the first append or write failure can reach it.
+  let monitor: ChainMonitor | undefined;
   try {
     audit = new AuditStore({
       path: paths.auditDb,
@@ -174,14 +176,10 @@ export function createHost(opts: HostOptions): Host {
       decorate: (e) => withConsole(e, operatorCall.getStore()),
       onCommit: (lastSeq, count) => {
         bus.emit('audit.appended', { lastSeq, count });
-        follow();
+        monitor?.committed();
       },
       // A full disk (or any write failure) shows where the chain's state shows, on every console.
-      onWriteState: (failure) => {
-        chain = { ...chain, writeError: failure };
-        bus.emit('audit.chain', chain);
-        if (failure) log(failure);
-      },
+      onWriteState: (failure) => monitor?.writeState(failure),
     });
     // Every page is read and checked before the log is trusted or extended: a damaged file is
     // refused with what to do, never half-read (a bad page found later would stop the host mid-run).
@@ -198,38 +196,19 @@ export function createHost(opts: HostOptions): Host {
   const startedAt = clock.now();
   // Long work (verify, export, replay, plugin scans): progress to every console, cancellable.
   const jobs = new Jobs({ now: () => clock.now(), emit: (job) => bus.emit('jobs.progress', job) });
-  let chain: ChainState = { state: 'checking', checked: 0, head: { seq: 0, hash: '' }, firstBad: null, verifiedAt: null };
-
-  // The verifier of the last full check, continued over each committed batch (throttled), so
-  // the console's "verified (N events)" keeps up with the log without re-reading all of it.
-  let live: ChainVerifier | null = null;
-  let followTimer: NodeJS.Timeout | null = null;
-  const publish = (v: ChainVerifier, firstBad: ChainState['firstBad']) => {
-    chain = { state: firstBad ? 'broken' : 'verified', checked: v.checked, head: v.head, firstBad, verifiedAt: Math.trunc(clock.now()), writeError: audit.writeError() };
-    bus.emit('audit.chain', chain);
-    return chain;
-  };
-  const verify = (): ChainState => {
-    const v = new ChainVerifier();
-    const r = audit.verify(v);
-    live = r.ok ? v : null;
-    return publish(v, r.firstBad);
-  };
-  const follow = () => {
-    if (followTimer || !live) return;
-    followTimer = setTimeout(() => {
-      followTimer = null;
-      if (!live || closed) return;
-      audit.verifyMore(live);
-      if (live.failure) {
-        const v = live;
-        live = null;
-        publish(v, v.failure);
-      } else if (live.head.seq !== chain.head.seq) publish(live, null);
-    }, 250);
-  };
+  // Retention reads the settings when it runs; they are built below, before it first runs.
+  const chain = (monitor = new ChainMonitor({
+    audit,
+    clock,
+    log,
+    changed: (state) => bus.emit('audit.chain', state),
+    retention: () => ({
+      maxAgeDays: opts.auditRetention?.maxAgeDays ?? settings.current.auditRetentionDays,
+      maxEvents: opts.auditRetention?.maxEvents ?? settings.current.auditMaxEvents,
+    }),
+  }));
   // Verify before the first append, so a broken chain found at start is reported as found.
-  verify();
+  chain.verify();
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
 
   const record = (type: string, actor: string, payload: Record<string, unknown>) => {
@@ -252,29 +231,13 @@ export function createHost(opts: HostOptions): Host {
     record,
     changed: (view) => {
       bus.emit('settings.changed', view);
-      retain();
+      chain.retain();
     },
   });
   if (settings.view().error) log(settings.view().error!);
 
-  // Retention: at start, whenever settings change, and periodically. A broken chain is never
-  // pruned: the rows around the break are the evidence.
-  const retain = () => {
-    if (chain.state !== 'verified') return;
-    const policy: RetentionPolicy = {
-      maxAgeDays: opts.auditRetention?.maxAgeDays ?? settings.current.auditRetentionDays,
-      maxEvents: opts.auditRetention?.maxEvents ?? settings.current.auditMaxEvents,
-    };
-    if (!policy.maxAgeDays && !policy.maxEvents) return;
-    try {
-      if (audit.prune(policy).pruned > 0) verify();
-    } catch (err) {
-      log('audit retention failed', err);
-    }
-  };
-  retain();
-  const retentionTimer = setInterval(retain, opts.auditRetention?.intervalMs ?? 3_600_000);
-  retentionTimer.unref();
+  // Retention: at start, whenever settings change, and periodically.
+  chain.startRetention(opts.auditRetention?.intervalMs);
 
   let checkers: CheckerHost | null = null;
   let onToolsChanged: (() => void) | null = null;
@@ -570,13 +533,8 @@ export function createHost(opts: HostOptions): Host {
   const handlers: Handlers<GatehouseContract['methods']> = {
     'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
     'audit.verify': ({ job }, ctx) =>
-      jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, async (j) => {
-        const v = new ChainVerifier();
-        const r = await audit.verifyChunked(j, v);
-        live = r.ok ? v : null;
-        return publish(v, r.firstBad);
-      }),
-    'audit.chainState': () => chain,
+      jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, (j) => chain.verifyChunked(j)),
+    'audit.chainState': () => chain.state(),
     'audit.tail': ({ limit }) => ({ events: settings.current.auditRaw ? audit.tail(limit) : audit.tail(limit).map(redactEvent) }),
     'audit.search': (req) => auditQuery.search(req),
     'audit.get': ({ seq }) => auditQuery.get(seq),
@@ -802,7 +760,7 @@ export function createHost(opts: HostOptions): Host {
     setAgentEndpoints(e) {
       endpoints = e;
     },
-    chainState: () => chain,
+    chainState: () => chain.state(),
     answerWaiting,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });
@@ -817,8 +775,7 @@ export function createHost(opts: HostOptions): Host {
     async close(reason = 'shutdown') {
       if (closed) return;
       closed = true;
-      if (followTimer) clearTimeout(followTimer);
-      clearInterval(retentionTimer);
+      chain.close();
       eventLoop.close();
       for (const t of healthTimers.values()) clearTimeout(t);
       bus.emit('host.stopping', { reason });
