@@ -5,8 +5,9 @@
 // brings back the ones that have not expired when the host starts again (`grant.restored`).
 import { randomUUID } from 'node:crypto';
 import { OperationError } from '../core/operation-error.js';
-import type { ToolCall } from '../policy/types.js';
+import type { Extraction, ToolCall } from '../policy/types.js';
 import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';
+import { GRANT_SCOPES, scopeCovers, targetCovers, type GrantScope, type TargetKind } from './grant-match.js';
 import { realTimers, runAt, systemClock, type Clock, type Timers } from './timers.js';
 import type { ApprovalPersistence, Grant, RecordFn } from './types.js';
 
@@ -33,11 +34,18 @@ export interface CreateGrant {
   approval?: string | null;
   /** The transport the approved call came through; the grant covers calls through it only. */
   source?: ToolCall['source'] | undefined;
+  /**
+   * A command-prefix, folder or host grant ("don't ask again for …"), its value already
+   * normalised (normaliseTarget); without it, an exact-call grant as above.
+   */
+  target?: { kind: TargetKind; value: string } | undefined;
+  /** Default `session`. */
+  scope?: GrantScope | undefined;
 }
 
 interface LiveGrant {
   grant: Grant;
-  matches: (canonical: string, hash: string) => boolean;
+  matches: (canonical: string, hash: string, x: Extraction | undefined) => boolean;
   cancelTimer: () => void;
 }
 
@@ -66,21 +74,26 @@ export class Grants {
     if (!Number.isFinite(input.expiresInMs) || input.expiresInMs <= 0) {
       throw new OperationError('invalid', `A session grant needs a positive expiry in milliseconds; got ${String(input.expiresInMs)}.`);
     }
-    const matches = matcher(input.argumentPattern ?? null, input.argsHash ?? null);
+    const scope = input.scope ?? 'session';
+    if (!(GRANT_SCOPES as readonly string[]).includes(scope)) throw new OperationError('invalid', `scope: unknown grant scope ${JSON.stringify(scope)}; use ${GRANT_SCOPES.join(', ')}.`);
+    const target = input.target;
     const now = this.clock.now();
     const grant: Grant = {
       id: this.newId(),
       agent: input.agent,
       session: input.session,
       tool: input.tool,
-      argumentPattern: input.argumentPattern ?? null,
-      argsHash: input.argumentPattern === undefined ? (input.argsHash ?? null) : null,
+      argumentPattern: target ? null : (input.argumentPattern ?? null),
+      argsHash: target ? null : input.argumentPattern === undefined ? (input.argsHash ?? null) : null,
       operator: input.operator,
       approval: input.approval ?? null,
       ...(input.source !== undefined ? { source: input.source } : {}),
+      ...(target ? { kind: target.kind, value: target.value } : {}),
+      ...(scope !== 'session' || target ? { scope } : {}),
       createdAt: now,
       expiresAt: now + input.expiresInMs,
     };
+    const matches = matcherOf(grant);
     // Written first: an operator told "granted for an hour" must not lose it to a restart unnoticed.
     this.store?.saveGrant(grant);
     const cancelTimer = runAt(this.clock, this.timers, grant.expiresAt, () => this.expire(grant.id));
@@ -91,12 +104,14 @@ export class Grants {
   }
 
   /**
-   * A live grant covering the call: same agent, session, transport and tool, and arguments that
-   * match. The agent is the authenticated one (the agent token's name) and the session is bound
-   * to its transport and namespaced by that agent, so a grant cannot be borrowed by a client
-   * that merely names the same agent and session.
+   * A live grant covering the call. An exact-call grant: same agent, session, transport and tool,
+   * and arguments that match. A command, folder or host grant: within its scope, and the judge's
+   * extraction `x` covered (grant-match.ts); without `x` none of those match. The agent is the
+   * authenticated one (the agent token's name) and the session is bound to its transport and
+   * namespaced by that agent, so a grant cannot be borrowed by a client that merely names the
+   * same agent and session.
    */
-  findGrant(call: ToolCall): Grant | null {
+  findGrant(call: ToolCall, x?: Extraction): Grant | null {
     let canonical: string;
     try {
       canonical = canonicalArgs(call.arguments);
@@ -107,7 +122,9 @@ export class Grants {
     for (const g of [...this.live.values()]) {
       if (this.expireIfDue(g)) continue;
       const { grant } = g;
-      if (grant.agent === call.agent && grant.session === call.session && (grant.source === undefined || grant.source === call.source) && grant.tool === call.tool && g.matches(canonical, hash)) return { ...grant };
+      if (!scopeCovers(grant, call)) continue;
+      if ((grant.kind ?? 'call') === 'call' && grant.tool !== call.tool) continue;
+      if (g.matches(canonical, hash, x)) return { ...grant };
     }
     return null;
   }
@@ -131,7 +148,7 @@ export class Grants {
     // came back after a restart would let calls through that the operator stopped.
     this.store?.forgetGrant(id);
     this.remove(g);
-    this.recordFn('grant.revoked', `operator:${operator}`, { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool });
+    this.recordFn('grant.revoked', `operator:${operator}`, { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool, ...targetFields(g.grant) });
     this.changedFn();
     return { ...g.grant };
   }
@@ -154,7 +171,7 @@ export class Grants {
       if (this.live.has(g.id)) continue;
       let matches: LiveGrant['matches'];
       try {
-        matches = matcher(g.argumentPattern, g.argsHash);
+        matches = matcherOf(g);
       } catch (err) {
         this.log(`grant ${g.id} in the store is unreadable; it is dropped`, err);
         this.forget(g.id);
@@ -163,13 +180,13 @@ export class Grants {
       if (now >= g.expiresAt) {
         expired++;
         this.forget(g.id);
-        this.recordFn('grant.expired', 'host', { id: g.id, agent: g.agent, session: g.session, tool: g.tool, expiresAt: g.expiresAt });
+        this.recordFn('grant.expired', 'host', { id: g.id, agent: g.agent, session: g.session, tool: g.tool, ...targetFields(g), expiresAt: g.expiresAt });
         continue;
       }
       const grant = { ...g };
       const cancelTimer = runAt(this.clock, this.timers, grant.expiresAt, () => this.expire(grant.id));
       this.live.set(grant.id, { grant, matches, cancelTimer });
-      this.recordFn('grant.restored', 'host', { id: grant.id, agent: grant.agent, session: grant.session, tool: grant.tool, operator: grant.operator, expiresAt: grant.expiresAt });
+      this.recordFn('grant.restored', 'host', { id: grant.id, agent: grant.agent, session: grant.session, tool: grant.tool, ...targetFields(grant), operator: grant.operator, expiresAt: grant.expiresAt });
       restored.push({ ...grant });
     }
     if (restored.length + expired > 0) this.changedFn();
@@ -188,7 +205,7 @@ export class Grants {
     const g = this.live.get(id);
     if (!g) return;
     this.remove(g);
-    this.recordFn('grant.expired', 'host', { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool, expiresAt: g.grant.expiresAt });
+    this.recordFn('grant.expired', 'host', { id, agent: g.grant.agent, session: g.grant.session, tool: g.grant.tool, ...targetFields(g.grant), expiresAt: g.grant.expiresAt });
     this.changedFn();
   }
 
@@ -207,6 +224,24 @@ export class Grants {
       this.log(`grant ${id} could not be removed from the store; it may return after a restart until its expiry`, err);
     }
   }
+}
+
+/** What the audit log says about a command, folder or host grant beside its id. */
+function targetFields(g: Grant): Record<string, unknown> {
+  return g.kind && g.kind !== 'call' ? { kind: g.kind, value: g.value ?? null, scope: g.scope ?? 'session' } : g.scope ? { scope: g.scope } : {};
+}
+
+/** The matcher of a grant, new or kept: its target kind when it has one, else its arguments. */
+function matcherOf(g: Pick<Grant, 'kind' | 'value' | 'scope' | 'argumentPattern' | 'argsHash'>): LiveGrant['matches'] {
+  if (g.scope !== undefined && !(GRANT_SCOPES as readonly string[]).includes(g.scope)) throw new OperationError('invalid', `scope: unknown grant scope ${JSON.stringify(g.scope)}.`);
+  const kind = g.kind ?? 'call';
+  if (kind === 'call') return matcher(g.argumentPattern, g.argsHash);
+  if ((kind !== 'command' && kind !== 'path' && kind !== 'host') || typeof g.value !== 'string' || g.value === '') {
+    throw new OperationError('invalid', `kind: a ${String(kind)} grant needs a value; it has ${JSON.stringify(g.value)}.`);
+  }
+  const value = g.value;
+  // No extraction, no match: these grants judge what the call touches, not how it is spelled.
+  return (_canonical, _hash, x) => x !== undefined && targetCovers(kind, value, x).ok;
 }
 
 function matcher(argumentPattern: string | null, argsHash: string | null): LiveGrant['matches'] {

@@ -1,6 +1,7 @@
 // The vocabulary of the approvals inbox: asked calls waiting for an operator, their outcomes, and
 // the scoped grants an approval can leave behind.
 import type { Decider, Extraction, Rule, ToolCall } from '../policy/types.js';
+import type { GrantKind, GrantScope } from './grant-match.js';
 
 // `gone`: the agent stopped waiting (cancelled, disconnected, its own timeout) before anyone
 // decided. Its own state, like `expired`: nobody can approve it and the call never runs.
@@ -26,6 +27,15 @@ export interface Grant {
   approval: string | null;
   /** The transport of the approved call (a hook session's grant does not cover API calls). */
   source?: ToolCall['source'];
+  /**
+   * What it matches: `call` (absent in grants kept by earlier versions) the exact arguments or
+   * pattern above; `command`, `path`, `host` the judge's extraction against `value` (grant-match.ts).
+   */
+  kind?: GrantKind;
+  /** Whom it covers: this session (absent: session), this agent, or every agent. */
+  scope?: GrantScope;
+  /** The command prefix, folder or host of a `command`, `path` or `host` grant. */
+  value?: string;
   createdAt: number;
   expiresAt: number;
 }

@@ -93,7 +93,8 @@ export interface ApprovalRequester {
 
 /** Grants (ApprovalQueue.grants) fits. */
 export interface GrantLookup {
-  findGrant(call: ToolCall): Grant | null;
+  /** With the judge's extraction: command-prefix, folder and host grants judge what the call touches. */
+  findGrant(call: ToolCall, x?: Extraction): Grant | null;
 }
 
 export interface PipelineDeps {
@@ -251,7 +252,7 @@ export class CallPipeline {
       // ---- autonomy and grants --------------------------------------------------------------------
       begin('autonomy');
       const autonomy = typeof d.autonomy === 'function' ? d.autonomy() : d.autonomy;
-      const grant = d.grants.findGrant(call);
+      const grant = d.grants.findGrant(call, x);
       const decided: FinalDecision = decideCall({
         call,
         extraction: x,

@@ -119,6 +119,53 @@ export function parseWithGrammar(src: string, budgetMs?: number): Script {
   return script;
 }
 
+/** The top level of a script as tree-sitter sees it: what `parseWithGrammar` flattens away. */
+export interface SyntaxShape {
+  /** tree-sitter reported a syntax error. */
+  error: boolean;
+  /** Node types of the top-level statements, comments left out (`command`, `list`, `pipeline`, …). */
+  statements: string[];
+  /** The top-level operator tokens between and after them (`;`, `&`, newlines are not tokens). */
+  operators: string[];
+}
+
+/**
+ * The top-level shape of a script. The IR keeps what each command does but drops how statements
+ * are joined, so `npm test &` and `npm test` convert alike; a caller that must know a command runs
+ * alone in the foreground (a command-prefix grant) asks here. Same budget rule as parseWithGrammar.
+ */
+export function syntaxShape(src: string, budgetMs?: number): SyntaxShape {
+  const p = parser;
+  if (!p) throw new Error('shell grammar not loaded: call initExtractor() first');
+  let tree;
+  try {
+    if (budgetMs === undefined) tree = p.parse(src);
+    else {
+      const until = performance.now() + budgetMs;
+      const progressCallback = (() => performance.now() > until) as unknown as () => void;
+      tree = p.parse(src, null, { progressCallback });
+    }
+  } catch (err) {
+    discardParser();
+    throw err;
+  }
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  try {
+    const root = tree.rootNode;
+    const statements: string[] = [];
+    const operators: string[] = [];
+    for (const c of root.children) {
+      if (!c) continue;
+      if (c.isNamed) {
+        if (c.type !== 'comment') statements.push(c.type);
+      } else operators.push(c.type);
+    }
+    return { error: root.hasError, statements, operators };
+  } finally {
+    tree.delete();
+  }
+}
+
 const STATEMENT_CONTAINERS = new Set([
   'program', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause',
   'else_clause', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement',
