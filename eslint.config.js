@@ -1,0 +1,73 @@
+// ESLint for the whole repository: `npm run lint`, and a stage of `npm test`, both with
+// --max-warnings=0 so a warning is as good as an error (a warning nobody must fix is noise).
+// typescript-eslint's `recommended` set, not the type-checked one: lint has to stay fast on a
+// small CI machine. The React hooks rules run on the console (renderer/) only.
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig([
+  globalIgnores([
+    'out/',
+    'dist/',
+    'native/',
+    '.tmp*/',
+    'test-results/',
+    'playwright-report/',
+    // Generated from shared/schemas/ by scripts/gen-manifest-types.mjs; fix the schema instead.
+    '**/*.types.ts',
+    // Scanner samples: deliberately hostile or odd code that the plugin scanner must judge.
+    'test/fixtures/scan/',
+    // AssemblyScript, not TypeScript: its i32/u8 types and @external decorators are not TS.
+    'examples/wasm-plugins/*/assembly/',
+  ]),
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    linterOptions: {
+      // An `eslint-disable` that no longer suppresses anything hides the next real problem.
+      reportUnusedDisableDirectives: 'error',
+    },
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { ...globals.node },
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      // The plugin's recommended set also carries React Compiler rules. The console is not built
+      // with the compiler, and these four judge what the compiler can optimise, not correctness:
+      // a dialog that mounts its body after showModal(), or a tick that resets its clock, sets
+      // state in an effect on purpose; ages are read from Date.now() at render because the views
+      // re-render on host events and a one-second tick (views never poll); TanStack Virtual is
+      // "incompatible" only with the compiler's memoisation. The rules that catch real bugs
+      // without the compiler stay on: rules-of-hooks, exhaustive-deps, refs, globals, immutability.
+      'react-hooks/set-state-in-effect': 'off',
+      'react-hooks/purity': 'off',
+      'react-hooks/incompatible-library': 'off',
+      'react-hooks/preserve-manual-memoization': 'off',
+    },
+  },
+  {
+    // A promise nobody awaits or catches in the host is a rejection that kills the process or an
+    // error that never reaches the audit log. These two rules need type information, which costs
+    // a type-check of main/ (see docs/contributing.md for the measured time), so they run there only.
+    files: ['main/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+]);
