@@ -116,6 +116,18 @@ export class AuditQuery {
     return this.run(() => (this.db.prepare(`SELECT count(*) AS n FROM (${sql})`).get(...params) as { n: number }).n);
   }
 
+  /**
+   * The newest call an agent sent through an ingress (MCP, a hook, the HTTP API), for Getting
+   * Started's "connect an agent" step; the console's own test call (source console) does not count.
+   */
+  lastAgentCall(): { agent: string; source: string; at: number } | null {
+    this.deps.store?.flush();
+    const row = this.db
+      .prepare("SELECT ts, json_extract(payload, '$.agent') AS agent, json_extract(payload, '$.source') AS source FROM events WHERE type = 'call.received' AND json_extract(payload, '$.source') IN ('mcp', 'hook', 'api') ORDER BY seq DESC LIMIT 1")
+      .get() as { ts: number; agent: unknown; source: string } | undefined;
+    return row ? { agent: String(row.agent ?? 'unknown'), source: row.source, at: row.ts } : null;
+  }
+
   /** The filtered events oldest first as JSONL lines, a page at a time by the seq cursor (the CLI streams these). */
   *exportPages(filter: AuditFilter, chunk = 5_000): Generator<string[]> {
     this.ready();

@@ -473,13 +473,7 @@ export function createHost(opts: HostOptions): Host {
     gateway,
     pluginOfTool: (tool) => gateway.find(tool)?.plugin ?? null,
     sessionEvents: (session) => auditQuery.session(session, 1000).events,
-    lastAgentCall: () => {
-      audit.flush();
-      const row = audit.db
-        .prepare("SELECT ts, json_extract(payload, '$.agent') AS agent, json_extract(payload, '$.source') AS source FROM events WHERE type = 'call.received' AND json_extract(payload, '$.source') IN ('mcp', 'hook', 'api') ORDER BY seq DESC LIMIT 1")
-        .get() as { ts: number; agent: unknown; source: string } | undefined;
-      return row ? { agent: String(row.agent ?? 'unknown'), source: row.source, at: row.ts } : null;
-    },
+    lastAgentCall: () => auditQuery.lastAgentCall(),
     record,
     clock,
     log,
