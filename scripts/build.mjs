@@ -44,6 +44,8 @@ const jobs = {
   wasmHost: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-host-process.ts'], outfile: 'out/main/wasm-host-process.mjs', format: 'esm' }),
   // The sandboxed child of a module plugin (main/runner/module/module-child.ts; child-file.ts finds it next to the bundle that starts it).
   moduleChild: () => esbuild({ ...common, entryPoints: ['main/runner/module/module-child.ts'], outfile: 'out/main/module-child.mjs', format: 'esm' }),
+  // The worker thread of a terminal adapter's Lua (main/adapters/worker-file.ts finds it next to the bundle).
+  luaWorker: () => esbuild({ ...common, entryPoints: ['main/adapters/lua-worker.ts'], outfile: 'out/main/lua-worker.mjs', format: 'esm' }),
   renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
 };
 

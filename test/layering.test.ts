@@ -142,6 +142,9 @@ const MAIN_LAYERS = [
   'catalog',
   // The inbox and grants: decisions over policy's operations.
   'approvals',
+  // Terminal adapters: Lua in a worker over a PTY session (pty) and a screen model; manifests
+  // located with the registry's source positions; a permission question goes to the inbox (approvals).
+  'adapters',
   // One call through extract, rules, checkers, autonomy, approval and the runner.
   'pipeline',
   // Agents' ingresses, each turning a request into a call for the pipeline.
