@@ -135,3 +135,14 @@ test.describe('a live host', () => {
     await expect(app.audit.detail).toContainText('cat /tmp/guarded-replay/notes.txt');
   });
 });
+
+test("the editor's worker is the bundled file beside the console, allowed by the CSP", async ({ console: app }) => {
+  await app.status.expectConnected();
+  await app.open('rules');
+  const rules = new RulesPage(app.page);
+  await rules.expectEditorReady();
+  // Text beyond ASCII (a Cyrillic "а") makes Monaco ask its editor worker about it. A worker the
+  // CSP refused would leave Monaco on the page's thread without a word, so the worker is checked.
+  await rules.replaceText('{version: 1, rules: [{name: p\u0430ths, actions: [read], paths: [/tmp/x/**], decision: ask}]}');
+  await expect.poll(() => app.page.workers().some((w) => /\/assets\/editor\.worker-[\w-]+\.js$/.test(w.url()))).toBe(true);
+});

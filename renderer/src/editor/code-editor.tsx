@@ -1,6 +1,10 @@
-// One Monaco editor for a plugin's files. Monaco itself is loaded on first use (a dynamic
-// import of monaco-setup.ts): the console starts without it.
-import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
+// One Monaco editor for a plugin's files and the policy, through @monaco-editor/react. Monaco
+// itself is loaded on first use (a dynamic import of monaco-setup.ts): the console starts without
+// it. The loader is handed that bundled copy (`loader.config({ monaco })`) before any <Editor>
+// mounts, so it never injects its default CDN script, which the CSP (shared/csp.ts) forbids and
+// an offline machine could not fetch anyway.
+import { Editor, loader, type OnMount } from '@monaco-editor/react';
+import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type Ref } from 'react';
 import { errorMessage } from '../lib/error-message.ts';
 import { markerMessage, markerSeverity, type Diagnostic } from './diagnostics.ts';
 import { languageOf } from './language-of.ts';
@@ -37,9 +41,12 @@ export interface CodeEditorProps {
 }
 
 let loading: Promise<Monaco> | null = null;
-/** Loads Monaco once; later editors reuse it. */
+/** Loads Monaco once and gives it to @monaco-editor/react's loader; later editors reuse it. */
 export function loadMonaco(): Promise<Monaco> {
-  loading ??= import('./monaco-setup.ts').then((m) => m.monaco);
+  loading ??= import('./monaco-setup.ts').then((m) => {
+    loader.config({ monaco: m.monaco });
+    return m.monaco;
+  });
   // A failed load (network hiccup in the serve shell) may be retried by the next editor.
   loading.catch(() => (loading = null));
   return loading;
@@ -47,15 +54,35 @@ export function loadMonaco(): Promise<Monaco> {
 
 const MARKER_OWNER = 'gatehouse';
 
+const baseOptions: MonacoEditor.IStandaloneEditorConstructionOptions = {
+  automaticLayout: true,
+  minimap: { enabled: false },
+  fontFamily: "ui-monospace, 'SF Mono', SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace",
+  fontSize: 12.5,
+  lineHeight: 19,
+  scrollBeyondLastLine: false,
+  renderWhitespace: 'selection',
+  // Invisible and bidirectional characters (Trojan Source) must be visible to a reviewer.
+  renderControlCharacters: true,
+  unicodeHighlight: { invisibleCharacters: true, ambiguousCharacters: true, nonBasicASCII: false },
+  // Hovers escape the panel's overflow instead of being clipped by it.
+  fixedOverflowWidgets: true,
+  padding: { top: 6, bottom: 6 },
+  tabSize: 2,
+  contextmenu: true,
+};
+
 export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, ref }: CodeEditorProps) {
-  const container = useRef<HTMLDivElement>(null);
   const [monaco, setMonaco] = useState<Monaco | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [editor, setEditor] = useState<MonacoEditor.IStandaloneCodeEditor | null>(null);
   const [model, setModel] = useState<MonacoEditor.ITextModel | null>(null);
+  // What the editor itself last reported (or was opened with): its echo in `doc.text` is not an outside change.
   const lastEmitted = useRef<string | null>(null);
   const callbacks = useRef({ onChange, onSave });
-  callbacks.current = { onChange, onSave };
+  useEffect(() => {
+    callbacks.current = { onChange, onSave };
+  });
 
   useEffect(() => {
     let live = true;
@@ -68,81 +95,40 @@ export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, 
     };
   }, []);
 
-  // The editor widget, created once Monaco is there.
-  useEffect(() => {
-    if (!monaco || !container.current) return;
-    const ed = monaco.editor.create(container.current, {
-      model: null,
-      theme: 'gatehouse-dark',
-      ariaLabel: label,
-      automaticLayout: true,
-      minimap: { enabled: false },
-      fontFamily: "ui-monospace, 'SF Mono', SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace",
-      fontSize: 12.5,
-      lineHeight: 19,
-      scrollBeyondLastLine: false,
-      renderWhitespace: 'selection',
-      // Invisible and bidirectional characters (Trojan Source) must be visible to a reviewer.
-      renderControlCharacters: true,
-      unicodeHighlight: { invisibleCharacters: true, ambiguousCharacters: true, nonBasicASCII: false },
-      // Hovers escape the panel's overflow instead of being clipped by it.
-      fixedOverflowWidgets: true,
-      padding: { top: 6, bottom: 6 },
-      tabSize: 2,
-      contextmenu: true,
-    });
-    ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => callbacks.current.onSave());
-    const sub = ed.onDidChangeModelContent(() => {
-      const m = ed.getModel();
-      if (!m) return;
-      const text = m.getValue();
-      lastEmitted.current = text;
-      callbacks.current.onChange(text);
-    });
+  // The label is the only option that changes; a stable object keeps the wrapper from re-applying the rest.
+  const options = useMemo(() => ({ ...baseOptions, ariaLabel: label }), [label]);
+
+  const onMount = useCallback<OnMount>((ed, m) => {
+    ed.addCommand(m.KeyMod.CtrlCmd | m.KeyCode.KeyS, () => callbacks.current.onSave());
+    lastEmitted.current = ed.getValue();
     setEditor(ed);
-    return () => {
-      sub.dispose();
-      // Detach (not dispose) the model first: the model effect owns it and disposes it.
-      ed.setModel(null);
-      ed.dispose();
-      setEditor(null);
-    };
-    // The label only changes with the file; updateOptions below keeps it current.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [monaco]);
+    setModel(ed.getModel());
+    // The wrapper disposes the editor and its model when this document's <Editor> unmounts.
+    ed.onDidDispose(() => {
+      setEditor((cur) => (cur === ed ? null : cur));
+      // The wrapper disposes the model just before the editor.
+      setModel((cur) => (cur === null || cur.isDisposed() ? null : cur));
+    });
+  }, []);
 
-  useEffect(() => {
-    editor?.updateOptions({ ariaLabel: label });
-  }, [editor, label]);
-
-  // One model per opened file. Text edits from outside (a reload from disk) keep undo history.
-  const docKey = doc.key;
-  useEffect(() => {
-    if (!monaco || !editor) return;
-    const firstLine = doc.text.slice(0, 200).split('\n', 1)[0] ?? '';
-    const m = monaco.editor.createModel(doc.text, languageOf(doc.path, firstLine));
-    lastEmitted.current = doc.text;
-    editor.setModel(m);
-    setModel(m);
-    return () => {
-      if (editor.getModel() === m) editor.setModel(null);
-      m.dispose();
-      setModel(null);
-    };
-    // Only a new file means a new model; doc.text changes are applied by the effect below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [monaco, editor, docKey]);
+  const handleChange = useCallback((text: string | undefined) => {
+    if (text === undefined) return;
+    lastEmitted.current = text;
+    callbacks.current.onChange(text);
+  }, []);
 
   const docText = doc.text;
   const docRev = doc.rev;
   useEffect(() => {
     // The echo of the editor's own edits is skipped: by now the author may have typed more.
-    if (!model || docText === lastEmitted.current || model.getValue() === docText) return;
+    // Outside edits (a reload from disk) keep undo history.
+    if (!model || model.isDisposed() || docText === lastEmitted.current || model.getValue() === docText) return;
+    lastEmitted.current = docText;
     model.pushEditOperations([], [{ range: model.getFullModelRange(), text: docText }], () => null);
   }, [model, docText, docRev]);
 
   useEffect(() => {
-    if (!monaco || !model) return;
+    if (!monaco || !model || model.isDisposed()) return;
     monaco.editor.setModelMarkers(
       model,
       MARKER_OWNER,
@@ -179,9 +165,24 @@ export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, 
     [editor],
   );
 
+  const firstLine = doc.text.slice(0, 200).split('\n', 1)[0] ?? '';
   return (
     <div className="code-editor" data-testid="editor" data-path={doc.path} data-ready={editor ? 'true' : 'false'} data-markers={diagnostics.length}>
-      <div ref={container} className="code-editor-surface" />
+      {monaco ? (
+        // One <Editor> (and so one model) per opened file: a new key mounts a fresh one and the
+        // old one is disposed with its model. The text is uncontrolled here; outside changes go
+        // through the effect above so the author's latest keystrokes are never overwritten.
+        <Editor
+          key={doc.key}
+          defaultValue={doc.text}
+          language={languageOf(doc.path, firstLine)}
+          theme="gatehouse-dark"
+          options={options}
+          loading={null}
+          onMount={onMount}
+          onChange={handleChange}
+        />
+      ) : null}
       {!editor ? (
         <div className="code-editor-overlay" role="status">
           {loadError ? <span className="inline-error">The editor could not be loaded: {loadError}</span> : <span className="muted">Loading editor…</span>}
