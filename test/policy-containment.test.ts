@@ -126,6 +126,26 @@ describe('1. recursive reads through non-shell tools reach the protected trees u
     expect(decide(x([join(home, '.config')])).decisive).toBeNull();
     expect(decide(x([join(home, '.ssh')])).decisive?.rule).toBe('builtin.credentials.ssh');
   });
+
+  it('a walk below a wildcard base reaches what the rest of the glob names: /proc/1 holds /proc/*/environ, /proc/sys does not', () => {
+    const walk = (p: string): Extraction => ({ operations: ['read'], paths: [p], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [], recursive: [p] });
+    const rule = (p: string) => evaluatePolicy(walk(p), null, { rules }).decisive?.rule ?? null;
+    expect(rule('/proc/1')).toBe('builtin.proc-secrets');
+    expect(rule('/proc/4242/task')).toBe('builtin.proc-secrets');
+    // Nothing under /proc/sys/net is a process's environment, memory or files.
+    expect(rule('/proc/sys/net/ipv4')).toBeNull();
+    // Through the extractor: grep -r, tar and Claude Code's Grep over a process folder.
+    expect(judge(call('Bash', { command: 'grep -r . /proc/1' })).decision).toBe('deny');
+    expect(judge(call('Bash', { command: 'tar -cf - /proc/1' })).decision).toBe('deny');
+    expect(judge(call('Grep', { pattern: '.', path: '/proc/1' })).decision).toBe('deny');
+  });
+
+  it('a tool of unknown file semantics given a folder counts as walking it: the home and ~/.config are denied, a project folder is not', () => {
+    expect(judge(call('mcp__x__archive', { input_dir: home, out: '/tmp/h.tgz' })).decision).toBe('deny');
+    expect(judge(call('mcp__x__index', { root_path: join(home, '.config') })).decision).toBe('deny');
+    expect(judge(call('mcp__x__index', { options: { root: join(home, '.config') } })).decision).toBe('deny');
+    expect(judge(call('mcp__x__archive', { input_dir: join(home, 'work') })).decision).toBe('allow');
+  });
 });
 
 describe('2. a home reached through a symlink (as /home → /var/home)', () => {

@@ -70,6 +70,10 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   if (cwd.length > MAX_PATH_ARG_LENGTH) col.evasive(`the working folder is longer than ${MAX_PATH_ARG_LENGTH} characters`);
   // `recursive: true` on any tool walks what it is given.
   const walk = spec.walk ?? (args['recursive'] === true || args['recursive'] === 'true' ? 'args' : undefined);
+  // A tool whose file semantics are not known may walk a folder it is given (an `archive` tool given
+  // `~`, an `index` tool given `~/.config`): its paths count as whole trees, so a protected tree
+  // inside one counts as touched.
+  const unknownTool = !spec.shell && !command && spec.ops.length === 1 && spec.ops[0] === 'execute';
   const paths = { count: 0, given: false };
   const addArgPath = (v: string, recursive: boolean): void => {
     if (!v || v.includes('://')) return;
@@ -95,7 +99,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     }
     if (PATH_KEYS.has(key)) {
       // Glob's `path` is where its pattern starts, walked below (with the pattern's literal part).
-      const recursive = (walk === 'tree' || walk === 'args') && key !== 'cwd';
+      const recursive = (walk === 'tree' || walk === 'args' || unknownTool) && key !== 'cwd';
       if (typeof v === 'string') addArgPath(v, recursive);
       else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') addArgPath(x, recursive);
     }
@@ -112,8 +116,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // Paths nested in objects and arrays (`{"options": {"path": "~/.ssh"}}`); and for a tool whose
   // file semantics are not known, every argument that looks like an absolute or home path, read
   // and written: it may do either with it, and a rule on either must catch it.
-  const unknownTool = !spec.shell && !command && spec.ops.length === 1 && spec.ops[0] === 'execute';
-  const nestedRecursive = walk === 'tree' || walk === 'args';
+  const nestedRecursive = walk === 'tree' || walk === 'args' || unknownTool;
   const nested = (v: unknown, key: string | null, depth: number): void => {
     if (typeof v === 'string') {
       if ((key !== null && PATH_KEYS.has(key)) || (unknownTool && LOOKS_LIKE_PATH.test(v))) addArgPath(v, nestedRecursive && key !== 'cwd');
@@ -127,7 +130,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     if (PATH_KEYS.has(key) || CONTENT_KEYS.includes(key) || COMMAND_KEYS.includes(key) || key === 'edits' || key === 'old_string') continue;
     const v = args[key];
     if (typeof v === 'string') {
-      if (unknownTool && LOOKS_LIKE_PATH.test(v)) addArgPath(v, false);
+      if (unknownTool && LOOKS_LIKE_PATH.test(v)) addArgPath(v, true);
     } else if (v && typeof v === 'object') nested(v, null, 1);
   }
   if (unknownTool && col.paths.length > 0) {

@@ -1499,6 +1499,51 @@ function dig(args: EW[], _env: Env, c: Ctx): void {
   for (const x of optVals(p, '-q', '-x')) if (x.known) c.col.host(hostOfTarget(x.t));
 }
 
+/**
+ * Database, cache and cluster clients: the server they reach is named by an option (`psql -h`,
+ * `mysql --host=`, `redis-cli -h`, `kubectl --server`), a URL (`mongosh mongodb://…`, `redis-cli -u`)
+ * or a libpq conninfo string (`psql "host=… dbname=…"`). Files they read or write (`psql -f`,
+ * `--kubeconfig`) are judged as an unknown program's path-like arguments.
+ */
+function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: string[] = [], firstIsAddress = false): Handler {
+  return (args, env, c, _feed, name) => {
+    const col = c.col;
+    const p = parseArgs(args, v, lv);
+    const reach = (h: string | null): void => {
+      col.op('network');
+      col.host(h);
+    };
+    for (const h of optVals(p, ...hostOpts)) {
+      if (!h.known) {
+        col.op('network');
+        col.evasive(`${name}: a server address Gatehouse cannot read`);
+      } else if (!h.t.startsWith('/')) for (const one of h.t.split(',')) reach(hostOfTarget(one.trim()));
+    }
+    const words = [...optVals(p, ...urlOpts), ...p.pos];
+    for (const w of words) {
+      if (!w.known) continue;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(w.t)) {
+        col.op('network');
+        // mongodb://a:1,b:2/db names several hosts in one authority.
+        const auth = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(w.t)?.[1] ?? '';
+        if (auth.includes(',')) for (const one of auth.split(',')) reach(hostOfTarget(one));
+        else hostsOfUrl(w.t, (h) => col.host(h));
+      }
+      for (const m of w.t.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^\s']+)/gi)) for (const one of (m[1] as string).split(',')) if (!one.startsWith('/')) reach(hostOfTarget(one));
+    }
+    const first = p.pos[0];
+    if (firstIsAddress && first?.known && !first.t.includes('://') && !/\.(js|mjs|cjs)$/i.test(first.t) && /^[a-z0-9_.:%[\]-]+(\/|$)/i.test(first.t)
+) reach(hostOfTarget(first.t.split('/')[0] as string));
+    unknownProgram(args, env, c);
+  };
+}
+
+const psql = serverClient('cdfhLoPpUvTFR', ['--command', '--dbname', '--file', '--host', '--log-file', '--output', '--port', '--pset', '--username', '--variable', '--set', '--field-separator', '--record-separator', '--table-attr'], ['-h', '--host'], ['-d', '--dbname']);
+const mysql = serverClient('huPDeS', ['--host', '--user', '--port', '--database', '--execute', '--socket'], ['-h', '--host']);
+const redisCli = serverClient('hpaunsri', [], ['-h'], ['-u']);
+const mongosh = serverClient('up', ['--host', '--port', '--username', '--password', '--eval', '--file', '--authenticationDatabase'], ['--host'], [], true);
+const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
+
 const GIT_NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'archive']);
 const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'reflog', 'cat-file', 'ls-tree', 'rev-list', 'whatchanged', 'version', 'help']);
 
@@ -1573,6 +1618,11 @@ function git(args: EW[], env: Env, c: Ctx): void {
     if (t === '--output' || t.startsWith('--output=')) {
       const f = t === '--output' ? rest[++k] : { ...(rest[k] as EW), t: t.slice(9), tilde: t[9] === '~' };
       if (f) pathOf(f, sEnv, c, 'write');
+    } else if ((sub === 'checkout-index' || sub === 'read-tree') && (t === '--prefix' || t.startsWith('--prefix='))) {
+      // Every tracked file is written under the prefix (`--prefix=$HOME/` lands a .bashrc on ~/.bashrc).
+      const f = t === '--prefix' ? rest[++k] : { ...(rest[k] as EW), t: t.slice(9), tilde: t[9] === '~' };
+      col.op('write');
+      if (f) pathOf(f, sEnv, c, 'write', true);
     } else if (sub === 'grep' && (t === '-O' || t.startsWith('-O') || t === '--open-files-in-pager' || t.startsWith('--open-files-in-pager='))) {
       unsure('git grep -O opens the files in a program of the caller\'s choosing');
     } else if (t === '--ext-diff' || t === '--textconv') {
@@ -2133,6 +2183,18 @@ function container(netSubs: string[]): Handler {
   const pm = pkgManager(netSubs);
   return (args, env, c, feed, name) => {
     pm(args, env, c, feed, name);
+    // The registry an image comes from or goes to is its first component when that looks like a
+    // host (`127.0.0.1:5000/x`, `registry.example/x`, `localhost/x`); `login` names it alone.
+    const words = args.filter((a) => !a.t.startsWith('-'));
+    const sub = words[0]?.t;
+    const ref = words[1];
+    if ((sub === 'pull' || sub === 'push' || sub === 'login') && ref?.known) {
+      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? (ref.t.split('/')[0] as string) : '';
+      if (first && (sub === 'login' || /[.:]/.test(first) || first === 'localhost')) {
+        c.col.op('network');
+        c.col.host(hostOfTarget(first.includes('://') ? first : first.replace(/:\d+$/, '')));
+      }
+    }
     for (let i = 0; i < args.length; i++) {
       const t = (args[i] as EW).t;
       let spec: string | undefined;
@@ -2372,7 +2434,8 @@ const HANDLERS: Record<string, Handler> = {
   'apt-get': pkgManager(['install', 'update', 'upgrade', 'download', 'source', 'dist-upgrade']), apt: pkgManager(['install', 'update', 'upgrade']),
   brew: pkgManager(['install', 'update', 'upgrade', 'tap', 'fetch']), gem: pkgManager(['install', 'update', 'fetch']), cargo: pkgManager(['install', 'add', 'fetch', 'update', 'publish']),
   docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
-  aws: implicitRead('aws'), az: implicitRead('az'), gh: implicitRead('gh'), gcloud: implicitRead('gcloud'), kubectl: implicitRead('kubectl'), pass: implicitRead('pass'), gopass: implicitRead('gopass'),
+  aws: implicitRead('aws'), az: implicitRead('az'), gh: implicitRead('gh'), gcloud: implicitRead('gcloud'), kubectl: (args, env, c, feed, name) => { implicitRead('kubectl')(args, env, c, feed, name); kubeServer(args, env, c, feed, name); },
+  psql, mysql, mariadb: mysql, 'redis-cli': redisCli, 'valkey-cli': redisCli, mongosh, mongo: mongosh, pass: implicitRead('pass'), gopass: implicitRead('gopass'),
   'secret-tool': implicitRead('secret-tool'),
   cd, pushd: cd, source, '.': source, eval: evalCmd,
   sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,

@@ -162,10 +162,12 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.git-hooks',
-      description: 'Git hooks (run on every commit, checkout, push)',
+      description: 'Git hooks and Git configuration (hooks run on every commit, checkout, push; configuration names commands Git runs)',
       actions: MODIFY_OPS,
-      block_paths: ['**/.git/hooks/**'],
-      message: 'Agents may not change Git hooks.',
+      // core.fsmonitor, core.hooksPath, core.pager and `!` aliases in a config file run commands at
+      // the next `git status` in any shell, like a hook does.
+      block_paths: ['**/.git/hooks/**', '**/.git/config', '~/.gitconfig', '~/.config/git/config'],
+      message: 'Agents may not change Git hooks or Git configuration files.',
     },
     {
       name: 'builtin.plugin-folders',

@@ -136,6 +136,25 @@ function literalBase(abs: string): { base: string; rest: string } | null {
   return { base: '/' + baseSegs.join('/'), rest };
 }
 
+const count = (s: string, ch: string): number => s.split(ch).length - 1;
+
+/**
+ * Whether a walk of a folder (its segments below a glob's literal base) can reach a path the rest
+ * of the glob matches: each folder segment matches the glob's segment at its depth, and the glob
+ * goes deeper (or reaches `**`). A brace or extglob group holding a `/` may span several folders,
+ * so it counts as reachable: a protected tree is assumed inside rather than missed.
+ */
+function reachesBelow(rest: readonly string[], segs: readonly string[], opts: picomatch.PicomatchOptions): boolean {
+  for (let i = 0; i < segs.length; i++) {
+    const g = rest[i];
+    if (g === undefined) return false;
+    // A brace or extglob group cut in two by the split held a `/`: it may span folders.
+    if (g === '**' || count(g, '{') !== count(g, '}') || count(g, '(') !== count(g, ')')) return true;
+    if (!picomatch.isMatch(segs[i] as string, g, opts)) return false;
+  }
+  return rest.length > segs.length;
+}
+
 export function compilePathPattern(globs: readonly string[], ctx: PathContext): PathPattern {
   const opts: picomatch.PicomatchOptions = { dot: true, nocase: ctx.caseInsensitive, strictBrackets: true };
   const fold = (s: string) => (ctx.caseInsensitive ? s.toLowerCase() : s);
@@ -151,7 +170,7 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
   const bases = compiled.flatMap((c) =>
     c.variants.flatMap((v) => {
       const lit = literalBase(v);
-      return lit ? [{ glob: c.glob, base: fold(trimSlash(lit.base)), literal: lit.rest === '' }] : [];
+      return lit ? [{ glob: c.glob, base: fold(trimSlash(lit.base)), literal: lit.rest === '', rest: lit.rest.split('/').filter(Boolean) }] : [];
     }),
   );
   return {
@@ -166,7 +185,11 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
     containsProtected(path) {
       const p = fold(trimSlash(path));
       const prefix = p === '/' ? '/' : `${p}/`;
-      for (const b of bases) if (b.base.startsWith(prefix) || (!b.literal && b.base === p)) return b.glob;
+      for (const b of bases) {
+        if (b.base.startsWith(prefix) || (!b.literal && b.base === p)) return b.glob;
+        // Below a wildcard base: a walk of `/proc/1` reaches `/proc/*/environ`.
+        if (!b.literal && p.startsWith(`${b.base}/`) && reachesBelow(b.rest, p.slice(b.base.length + 1).split('/'), opts)) return b.glob;
+      }
       return null;
     },
   };
