@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, claude } = cfg;
@@ -74,6 +75,21 @@ async function op(method, params = {}) {
   return body.result;
 }
 
+// The inbox, watched as a console watches it (the operator WebSocket): a scenario that waits for an
+// operator acts on the approvals.changed event that adds its item.
+let onAdded = null;
+const wsUrl = new URL('/ws', serve.url);
+wsUrl.protocol = 'ws:';
+const consoleWs = new WebSocket(wsUrl, ['gatehouse.v1', `gatehouse.token.${serve.token}`], { origin: new URL(serve.url).origin });
+await new Promise((resolve, reject) => {
+  consoleWs.once('open', resolve);
+  consoleWs.once('error', reject);
+});
+consoleWs.on('message', (data) => {
+  const frame = JSON.parse(String(data));
+  if (frame.event === 'approvals.changed' && frame.payload.added.length > 0) onAdded?.(frame.payload.added[0].id);
+});
+
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { scope: 'user', mcp: 'none', hook: 'command' };
 const preview = await op('agents.previewConfig', req);
@@ -95,20 +111,14 @@ function runClaude(onPending) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    let polling = Boolean(onPending);
-    (async () => {
-      while (polling) {
-        const items = await op('approvals.list', { state: 'pending' }).then((r) => r.items, () => []);
-        if (items.length > 0) {
-          polling = false;
-          await onPending(items[0]);
-          break;
+    onAdded = onPending
+      ? (id) => {
+          onAdded = null;
+          void op('approvals.get', { id }).then(onPending);
         }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
+      : null;
     child.on('close', (code) => {
-      polling = false;
+      onAdded = null;
       clearTimeout(timer);
       let result = null;
       try {
@@ -177,6 +187,7 @@ if (unanswered) {
 }
 writeFileSync(settingsFile, written);
 // The host stopped: the command form denies (fails closed).
+consoleWs.close();
 host.kill('SIGTERM');
 await new Promise((resolve) => host.on('exit', resolve));
 await scenario('stopped', null, `touch ${marker('stopped')}`);
