@@ -22,13 +22,19 @@
 //   audit-related-link           an event of the same call (data-seq)
 //   audit-session-link           opens the session timeline
 //   audit-plugin-link            opens the Plugins view on the plugin
-//   audit-timeline               session timeline (data-session, data-step, data-count, data-playing)
-//   audit-timeline-step          a step shown up to the scrubber (data-seq, data-kind, data-current)
-//   audit-scrubber               range input; left/right step
-//   audit-play                   play/pause (aria-pressed)
-//   audit-step-count             "3 / 12"
-//   audit-step-detail            the current step's detail (data-seq)
+//   audit-timeline               session waterfall (data-session, data-count events, data-calls)
+//   audit-waterfall              the calls (listbox; arrows/Home/End select, the call opens in audit-detail)
+//   audit-waterfall-bar          one call (data-call, data-seq of its first event, data-outcome ok|danger|warn|neutral,
+//                                data-start/-end epoch ms, aria-selected)
+//   audit-waterfall-seg          a step inside a bar (data-step extraction|policy|approval|run, data-start/-end epoch ms)
+//   audit-waterfall-tick         a time-axis label (data-ms from the session's first event)
+//   audit-waterfall-other        an event of no call, as a tick (data-seq)
+//   audit-call-steps             the selected call's steps beside the waterfall (data-call); audit-call-step (data-step, data-ms),
+//                                audit-call-outcome
 //   audit-timeline-close
+//   audit-group-by-call          the results' "Group by call" toggle (aria-pressed)
+//   audit-group                  a call's group row (data-call, data-count, data-outcome, data-expanded); audit-group-toggle
+//                                folds/unfolds it (aria-expanded), audit-group-outcome says how the call ended
 //   audit-replay                 "Replay against policy"; audit-replay-result (data-changed), audit-replay-change, audit-replay-error
 //   audit-verify-progress        a running verification (data-done, data-total); -cancel stops it; audit-verify-note says how far it got
 //   audit-export-progress        a running export; -cancel stops it; audit-export-note says how far it got
@@ -55,10 +61,11 @@ export class AuditPage {
   readonly pluginLink: Locator;
   readonly relatedLinks: Locator;
   readonly timeline: Locator;
-  readonly steps: Locator;
-  readonly scrubber: Locator;
-  readonly play: Locator;
-  readonly stepDetail: Locator;
+  readonly waterfall: Locator;
+  readonly bars: Locator;
+  readonly callSteps: Locator;
+  readonly groupByCall: Locator;
+  readonly groups: Locator;
   readonly replayButton: Locator;
   readonly replayResult: Locator;
   readonly verifyProgress: Locator;
@@ -89,10 +96,11 @@ export class AuditPage {
     this.pluginLink = id('audit-plugin-link');
     this.relatedLinks = id('audit-related-link');
     this.timeline = id('audit-timeline');
-    this.steps = id('audit-timeline-step');
-    this.scrubber = id('audit-scrubber');
-    this.play = id('audit-play');
-    this.stepDetail = id('audit-step-detail');
+    this.waterfall = id('audit-waterfall');
+    this.bars = id('audit-waterfall-bar');
+    this.callSteps = id('audit-call-steps');
+    this.groupByCall = id('audit-group-by-call');
+    this.groups = id('audit-group');
     this.replayButton = id('audit-replay');
     this.replayResult = id('audit-replay-result');
     this.verifyProgress = id('audit-verify-progress');
@@ -123,9 +131,24 @@ export class AuditPage {
     await this.facet(name).press('Enter');
   }
 
-  async expectStep(step: number): Promise<void> {
-    await expect(this.timeline).toHaveAttribute('data-step', String(step));
-    await expect(this.steps).toHaveCount(step + 1);
+  /** One call's bar in the waterfall. */
+  bar(call: string): Locator {
+    return this.page.locator(`[data-testid="audit-waterfall-bar"][data-call="${call}"]`);
+  }
+
+  /** A step segment inside a call's bar. */
+  segment(call: string, step: 'extraction' | 'policy' | 'approval' | 'run'): Locator {
+    return this.bar(call).locator(`[data-testid="audit-waterfall-seg"][data-step="${step}"]`);
+  }
+
+  /** A call's group row in the results grouped by call. */
+  group(call: string): Locator {
+    return this.page.locator(`[data-testid="audit-group"][data-call="${call}"]`);
+  }
+
+  async expectSelectedBar(call: string): Promise<void> {
+    await expect(this.bar(call)).toHaveAttribute('aria-selected', 'true');
+    await expect(this.callSteps).toHaveAttribute('data-call', call);
   }
 
   /** Clicks Export and returns the file the browser downloaded. */

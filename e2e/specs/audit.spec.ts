@@ -1,6 +1,6 @@
 // Incident review in the browser: a real MCP agent makes a session of calls on a live host; the
-// operator finds the session by a word from one call's arguments, opens its timeline and steps
-// through it with the scrubber, and exports the filter as JSONL whose lines are the stored events.
+// operator finds the session by a word from one call's arguments, opens it as a waterfall of its
+// calls and moves through them, and exports the filter as JSONL whose lines are the stored events.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -39,7 +39,7 @@ const word = 'Quetzalcoatl';
 test.describe('a live host where the hello plugin runs without asking', () => {
   test.use({ homeSetup: { settings: { mode: 'live', autoApprove: ['hello'] }, plugins: ['hello'] } });
 
-  test('a session of MCP calls is found by a word from one argument, its timeline scrubs, and its export matches the stored events', async ({ console: app, home }) => {
+  test('a session of MCP calls is found by a word from one argument, its waterfall is walked by keyboard, and its export matches the stored events', async ({ console: app, home }) => {
     await app.status.expectConnected();
     const agent = await httpAgent(home, 'e2e-audit-agent');
     try {
@@ -85,28 +85,29 @@ test.describe('a live host where the hello plugin runs without asking', () => {
     await expect(audit.timeline).toHaveAttribute('data-session', session);
     await expect(audit.timeline).toHaveAttribute('data-count', String(story.length));
 
-    // The scrubber replays it step by step: the timeline shows the events up to it, and the step's detail.
-    await audit.expectStep(0);
-    await expect(audit.stepDetail).toHaveAttribute('data-seq', String(story[0]!.seq));
-    await expect(audit.scrubber).toBeFocused();
-    await audit.scrubber.press('ArrowRight');
-    await audit.expectStep(1);
-    await audit.scrubber.press('ArrowRight');
-    await audit.expectStep(2);
-    await expect(audit.stepDetail).toHaveAttribute('data-seq', String(story[2]!.seq));
-    await audit.scrubber.press('ArrowLeft');
-    await audit.expectStep(1);
-    await expect(audit.steps.nth(1)).toHaveAttribute('data-current', 'true');
-    await expect(audit.steps.nth(1)).toHaveAttribute('data-seq', String(story[1]!.seq));
-    // Play runs on by itself and stops at the end.
-    await audit.play.click();
-    await expect(audit.timeline).toHaveAttribute('data-playing', 'true');
-    await expect(audit.timeline).toHaveAttribute('data-step', '2');
-    await audit.play.click();
-    await expect(audit.timeline).toHaveAttribute('data-playing', 'false');
-    await audit.scrubber.press('End');
-    await audit.expectStep(story.length - 1);
-    await expect(audit.steps.filter({ hasText: 'call.decided' })).toHaveCount(3);
+    // The waterfall: one bar per call, in the order they were received, each starting at its
+    // call.received; the keyboard is on the calls at once, and the arrows open each beside it.
+    const calls = story.filter((e) => e.type === 'call.received').map((e) => ({ call: e.payload.call as string, seq: e.seq }));
+    await expect(audit.bars).toHaveCount(3);
+    for (const [i, c] of calls.entries()) {
+      await expect(audit.bars.nth(i)).toHaveAttribute('data-call', c.call);
+      await expect(audit.bars.nth(i)).toHaveAttribute('data-seq', String(c.seq));
+      await expect(audit.bars.nth(i)).toHaveAttribute('data-outcome', 'ok');
+    }
+    await expect(audit.waterfall).toBeFocused();
+    await audit.waterfall.press('Home');
+    await audit.expectSelectedBar(calls[0]!.call);
+    await expect(audit.detail).toHaveAttribute('data-seq', String(calls[0]!.seq));
+    await audit.waterfall.press('ArrowDown');
+    await audit.expectSelectedBar(calls[1]!.call);
+    await expect(audit.detail).toHaveAttribute('data-seq', String(calls[1]!.seq));
+    await audit.waterfall.press('End');
+    await audit.expectSelectedBar(calls[2]!.call);
+    await audit.waterfall.press('ArrowUp');
+    await audit.expectSelectedBar(calls[1]!.call);
+    await audit.bars.nth(0).click();
+    await audit.expectSelectedBar(calls[0]!.call);
+    await expect(audit.bars.filter({ hasText: 'ran' })).toHaveCount(3);
 
     // Export the session's filter: its lines are the stored events the same filter finds.
     await audit.search.fill('');

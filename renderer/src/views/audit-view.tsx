@@ -1,5 +1,5 @@
 // Incident review: search the audit log (FTS and facets) in a virtualized table, open an event
-// with its call, replay a session's timeline, verify the chain, export the filter as JSONL.
+// with its call, open a session as a waterfall of its calls, verify the chain, export the filter as JSONL.
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
@@ -10,9 +10,9 @@ import { chainStatus, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exportFilter, openEvent, verifyChain } from '../sync/audit-actions.ts';
 import { EventDetail } from './audit/event-detail.tsx';
-import { ResultsTable } from './audit/results-table.tsx';
+import { ResultsTable, useAuditGrouping } from './audit/results-table.tsx';
 import { SearchBar } from './audit/search-bar.tsx';
-import { SessionTimeline } from './audit/session-timeline.tsx';
+import { CallSteps, SessionTimeline } from './audit/session-timeline.tsx';
 import '../styles/audit.css';
 import { SafeText } from '../components/safe-text.tsx';
 
@@ -118,6 +118,7 @@ function ResultsPanel() {
             , newest first
           </span>
         ) : null}
+        <GroupToggle />
       </h2>
       {s.unavailable ? (
         <p className="audit-notice" role="status" data-testid="audit-unavailable">
@@ -152,11 +153,30 @@ function ResultsPanel() {
   );
 }
 
+/** Folds the results under their calls (each group row says how its call ended). */
+function GroupToggle() {
+  const { byCall, set } = useAuditGrouping();
+  return (
+    <button
+      type="button"
+      className="button button-small audit-group-switch"
+      data-testid="audit-group-by-call"
+      aria-pressed={byCall}
+      title="Fold each call's events under one row with the call's outcome"
+      onClick={() => set(!byCall)}
+    >
+      Group by call
+    </button>
+  );
+}
+
 export function AuditView() {
   const client = useClient();
-  const { verifying, exporting, unavailable, hasSide } = useAuditStore(
-    useShallow((s) => ({ verifying: s.verifying, exporting: s.exporting, unavailable: s.searchUnavailable, hasSide: s.selected !== null || s.timeline !== null })),
+  const { verifying, exporting, unavailable, hasSelected, hasTimeline } = useAuditStore(
+    useShallow((s) => ({ verifying: s.verifying, exporting: s.exporting, unavailable: s.searchUnavailable, hasSelected: s.selected !== null, hasTimeline: s.timeline !== null })),
   );
+  // With a session open, the event detail sits beside its waterfall; otherwise beside the results.
+  const detailBesideResults = hasSelected && !hasTimeline;
   const connected = useConnectionStore((s) => s.state === 'connected');
 
   return (
@@ -164,7 +184,7 @@ export function AuditView() {
       id="audit"
       title="Audit"
       subtitle="Every step of every tool call, chained by SHA-256 so that an edit or a deletion is detectable."
-      bodyClassName="audit-body"
+      bodyClassName={hasTimeline ? 'audit-body audit-body-scroll' : 'audit-body'}
       actions={
         <>
           <button
@@ -194,11 +214,19 @@ export function AuditView() {
     >
       <ChainPanel />
       <SearchBar />
-      <div className={hasSide ? 'audit-split audit-split-open' : 'audit-split'}>
-        <ResultsPanel />
-        {hasSide ? (
+      {hasTimeline ? (
+        <div className="audit-waterfall-split">
+          <SessionTimeline />
           <div className="audit-side">
-            <SessionTimeline />
+            <CallSteps />
+            <EventDetail />
+          </div>
+        </div>
+      ) : null}
+      <div className={detailBesideResults ? 'audit-split audit-split-open' : 'audit-split'}>
+        <ResultsPanel />
+        {detailBesideResults ? (
+          <div className="audit-side">
             <EventDetail />
           </div>
         ) : null}
