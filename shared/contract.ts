@@ -26,7 +26,17 @@ const chainState = z.object({
 
 const empty = z.object({}).strict();
 const catalogPermissions = z.object({ read: z.array(z.string()), write: z.array(z.string()), hosts: z.array(z.string()), env: z.array(z.string()) });
-const catalogSource = z.object({ name: z.string(), location: z.string(), rootKeyIds: z.array(z.string()), expires: z.string().nullable(), installed: z.array(z.object({ name: z.string(), version: z.string(), enabled: z.boolean(), quarantined: z.object({ reason: z.string(), at: z.string() }).nullable() })) });
+const catalogSource = z.object({ name: z.string(), location: z.string(), rootKeyIds: z.array(z.string()), expires: z.string().nullable(), lastRefresh: z.object({ at: z.string(), ok: z.boolean(), error: z.string().nullable() }).nullable().optional(), installed: z.array(z.object({ name: z.string(), version: z.string(), enabled: z.boolean(), quarantined: z.object({ reason: z.string(), at: z.string() }).nullable() })) });
+const catalogSourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a source name: 1-40 lowercase letters, digits and dashes');
+const catalogLimits = z.object({ timeoutSecs: z.number(), fuel: z.number().optional(), memoryMb: z.number().optional() });
+const catalogScan = z.object({ passed: z.boolean(), totalWeight: z.number(), findings: z.number(), bundleSha256: z.string() });
+const catalogUpdate = z.object({ source: z.string(), name: z.string(), from: z.string(), to: z.string(), widened: z.array(z.string()), narrowed: z.array(z.string()), error: z.string().nullable() });
+const catalogPage = z.object({
+  source: z.string(), name: z.string(), publisher: z.string(), description: z.string(), kind: z.string(), version: z.string(), versions: z.array(z.string()), latest: z.string(),
+  permissions: z.object({ read: z.array(z.string()), write: z.array(z.string()), hosts: z.array(z.string()), env: z.array(z.string()) }), limits: catalogLimits, wasmLog: z.boolean().nullable(), signerKeyIds: z.array(z.string()),
+  scan: catalogScan, sourceRepo: z.object({ repository: z.string(), commit: z.string() }).nullable(), minGatehouse: z.string(), bundleSha256: z.string(), length: z.number(),
+  installed: z.object({ version: z.string(), enabled: z.boolean(), quarantined: z.object({ reason: z.string(), at: z.string() }).nullable() }).nullable(),
+});
 const catalogResult = z.object({ source: z.string(), name: z.string(), publisher: z.string(), description: z.string(), kind: z.string(), latest: z.string(), versions: z.array(z.string()), permissions: catalogPermissions });
 
 const problem = z.object({
@@ -289,6 +299,8 @@ const settings = z.object({
   auditMaxEvents: z.number().int().min(0),
   /** MCP clients' tool-call timeouts in seconds, by clientInfo.name (codex-mcp-client: its tool_timeout_sec); an approval for that client expires 5 s before. */
   mcpClientTimeouts: z.record(z.string().min(1).max(64), z.number().min(1).max(7 * 24 * 3600)).optional(),
+  /** How often the host refreshes every catalog source, in hours (0: only when asked). Default 6. */
+  catalogRefreshHours: z.number().min(0).max(24 * 30).optional(),
   /** Hosts a module plugin's fetch may reach although they resolve to private or loopback addresses (a local test server, an intranet API); the host must still be under the plugin's declaredEndpoints. */
   modulePrivateHosts: z.array(z.string().min(1).max(253)).max(100).optional(),
 });
@@ -635,6 +647,39 @@ export const methods = {
     request: z.object({ source: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a source name: lowercase letters, digits and dashes'), spec: z.string().min(1).max(200), consent: z.boolean(), allowWider: z.boolean().optional() }).strict(),
     response: z.object({ consent: z.unknown(), installed: z.unknown().nullable() }),
   },
+  /** Reads a root file the operator was given and answers its key ids, writing nothing: the console shows them for confirmation before catalog.addSource. */
+  'catalog.previewSource': {
+    request: z.object({ location: z.string().min(1).max(2000), rootJson: z.string().min(1).max(1 << 20) }).strict(),
+    response: z.object({ rootKeyIds: z.array(z.string()), threshold: z.number().int().nullable(), expires: z.string().nullable() }),
+  },
+  /** OPERATOR ACTION: trusts a root for a new source; confirmKeyIds must equal the root's key ids the operator was shown. Refreshes once; audited. */
+  'catalog.addSource': {
+    request: z.object({ name: catalogSourceName, location: z.string().min(1).max(2000), rootJson: z.string().min(1).max(1 << 20), confirmKeyIds: z.array(z.string()).min(1) }).strict(),
+    response: z.object({ name: z.string(), rootKeyIds: z.array(z.string()), expires: z.string().nullable(), error: z.string().nullable() }),
+  },
+  /** A plugin page: one version's signed record (description, permissions, limits, signer key ids, scan, source), the latest by default. */
+  'catalog.plugin': {
+    request: z.object({ source: catalogSourceName, name: z.string().min(1).max(100), version: z.string().max(50).optional() }).strict(),
+    response: catalogPage,
+  },
+  /** Refreshes every source now (the scheduled refresh does the same): revocations quarantine, same-or-narrower updates go to the plugins' approve-change flow, wider ones wait. */
+  'catalog.refresh': {
+    request: empty,
+    response: z.object({ sources: z.array(z.object({ source: z.string(), ok: z.boolean(), error: z.string().nullable(), expires: z.string().nullable() })) }),
+  },
+  /** Newer signed versions of installed plugins, with what each widens or narrows; an update that widens waits for catalog.approveUpdate. */
+  'catalog.updates': {
+    request: empty,
+    response: z.object({ updates: z.array(catalogUpdate) }),
+  },
+  /**
+   * OPERATOR ACTION: installs an update (or, named by version, a downgrade). `widened` must list
+   * exactly what the signed version widens, as the operator was shown it; audited.
+   */
+  'catalog.approveUpdate': {
+    request: z.object({ source: catalogSourceName, name: z.string().min(1).max(100), version: z.string().min(1).max(50), widened: z.array(z.string()) }).strict(),
+    response: z.object({ installed: z.object({ name: z.string(), version: z.string() }), widened: z.array(z.string()), narrowed: z.array(z.string()) }),
+  },
   'health.list': {
     request: empty,
     response: z.object({
@@ -918,6 +963,8 @@ export const events = {
   'policy.changed': z.object({ version: z.number().int(), error: z.string().nullable() }),
   /** A job started, moved on (throttled) or ended. */
   'jobs.progress': jobView,
+  /** A catalog source was added or refreshed, or something was installed or quarantined from one: refetch catalog.sources and catalog.updates. */
+  'catalog.changed': z.object({ source: z.string() }),
   /** The tools agents see changed (tools/list_changed went to MCP clients). */
   'gateway.toolsChanged': z.object({ count: z.number().int() }),
 } as const;
@@ -956,6 +1003,10 @@ export type ChainState = z.output<typeof chainState>;
 export type TerminalSessionView = z.output<typeof terminalSession>;
 export type ApprovalItemView = z.output<typeof approvalItem>;
 export type GrantView = z.output<typeof grant>;
+export type CatalogSourceView = z.output<typeof catalogSource>;
+export type CatalogResultView = z.output<typeof catalogResult>;
+export type CatalogPageView = z.output<typeof catalogPage>;
+export type CatalogUpdateView = z.output<typeof catalogUpdate>;
 export type SettingsView = z.output<typeof settingsView>;
 export type Settings = z.output<typeof settings>;
 export type PolicyView = z.output<typeof policyView>;

@@ -8,6 +8,10 @@ import { pathToFileURL } from 'node:url';
 import { Updater, type TargetFile } from 'tuf-js';
 import { loadManifest } from '../registry/manifest/load-manifest.js';
 import { scanPlugin } from '../registry/scan/index.js';
+import { judgeImports, refusal } from '../registry/manifest/wasm-abi.js';
+import { readPluginModule } from '../registry/manifest/wasm-checks.js';
+import { readModuleInfo } from '../registry/manifest/wasm-module-info.js';
+import type { WasmSpec } from '../registry/types.js';
 import { sha256Hex, unpackBundle } from './bundle.js';
 import { FileFetcher } from './file-fetcher.js';
 import { version as gatehouseVersion } from '../version.js';
@@ -80,24 +84,79 @@ function baseUrl(location: string): string {
   return pathToFileURL(resolve(location)).href.replace(/\/?$/, '/');
 }
 
-/**
- * Adds a source: the operator's root file becomes the only trust anchor for it. Returns the root's
- * key ids so the operator can compare them with what the publisher printed.
- */
-export function addCatalogSource(stateDir: string, location: string, rootJson: Buffer): { rootKeyIds: string[] } {
-  let root: { signed?: { _type?: string; roles?: { root?: { keyids?: string[] } } } };
+/** What an operator confirms before trusting a root: its key ids, threshold and expiry. Writes nothing. */
+export function readRoot(rootJson: Buffer): { rootKeyIds: string[]; threshold: number | null; expires: string | null } {
+  let root: { signed?: { _type?: string; expires?: string; roles?: { root?: { keyids?: string[]; threshold?: number } } } };
   try {
     root = JSON.parse(rootJson.toString('utf8'));
   } catch {
     throw new CatalogError('catalog.root', 'the root file is not JSON; pass the 1.root.json the publisher gave you');
   }
   const keyids = root.signed?.roles?.root?.keyids;
-  if (root.signed?._type !== 'root' || !Array.isArray(keyids)) throw new CatalogError('catalog.root', 'the root file is not TUF root metadata (signed._type must be "root")');
+  if (root.signed?._type !== 'root' || !Array.isArray(keyids) || !keyids.every((k) => typeof k === 'string')) throw new CatalogError('catalog.root', 'the root file is not TUF root metadata (signed._type must be "root")');
+  return { rootKeyIds: keyids, threshold: typeof root.signed.roles?.root?.threshold === 'number' ? root.signed.roles.root.threshold : null, expires: typeof root.signed.expires === 'string' ? root.signed.expires : null };
+}
+
+/** Checks a catalog location the way a refresh will use it (absolute folder, https, or http on loopback). */
+export function checkLocation(location: string): void {
+  baseUrl(location);
+}
+
+/**
+ * Adds a source: the operator's root file becomes the only trust anchor for it. Returns the root's
+ * key ids so the operator can compare them with what the publisher printed.
+ */
+export function addCatalogSource(stateDir: string, location: string, rootJson: Buffer): { rootKeyIds: string[] } {
+  const keyids = readRoot(rootJson).rootKeyIds;
   baseUrl(location);
   mkdirSync(join(stateDir, 'metadata'), { recursive: true, mode: 0o700 });
   writeFileSync(join(stateDir, 'metadata', 'root.json'), rootJson);
   writeFileSync(join(stateDir, 'source.json'), JSON.stringify({ location, rootKeyIds: keyids } satisfies SourceFile, null, 2));
   return { rootKeyIds: keyids };
+}
+
+/** A newer signed version of an installed plugin, and how its permissions differ from the installed one's. */
+export interface PendingUpdate {
+  name: string;
+  from: string;
+  to: string;
+  widened: string[];
+  narrowed: string[];
+}
+
+export interface PluginPage {
+  name: string;
+  publisher: string;
+  description: string;
+  kind: string;
+  version: string;
+  versions: string[];
+  latest: string;
+  permissions: SignedPermissions;
+  limits: TargetCustom['limits'];
+  wasmLog: boolean | null;
+  signerKeyIds: string[];
+  scan: TargetCustom['scan'];
+  source: TargetCustom['source'];
+  minGatehouse: string;
+  bundleSha256: string;
+  length: number;
+  installed: { version: string; enabled: boolean; quarantined: InstalledRecord['quarantined'] } | null;
+}
+
+/**
+ * Until when the trusted metadata on disk is valid: the earliest expiry of timestamp, snapshot
+ * and targets (tuf-js refuses the catalog once any of them expires). Null before the first refresh.
+ */
+export function validUntil(stateDir: string): string | null {
+  let earliest: string | null = null;
+  for (const role of ['timestamp', 'snapshot', 'targets']) {
+    const p = join(stateDir, 'metadata', `${role}.json`);
+    if (!existsSync(p)) return null;
+    const e = (JSON.parse(readFileSync(p, 'utf8')) as { signed: { expires: string } }).signed.expires;
+    if (earliest === null || Date.parse(e) < Date.parse(earliest)) earliest = e;
+  }
+  return earliest;
 }
 
 export class CatalogClient {
@@ -155,8 +214,56 @@ export class CatalogClient {
     const index = JSON.parse((await this.fetchTarget(u, 'index.json')).bytes.toString('utf8')) as IndexDoc;
     const revocations = JSON.parse((await this.fetchTarget(u, 'revocations.json')).bytes.toString('utf8')) as RevocationsDoc;
     this.applyRevocations(revocations);
-    const ts = JSON.parse(readFileSync(join(this.opts.stateDir, 'metadata', 'timestamp.json'), 'utf8')) as { signed: { expires: string } };
-    return { index, revocations, expires: ts.signed.expires };
+    const expires = validUntil(this.opts.stateDir) ?? '';
+    // The verified index is kept so updates and plugin pages can be answered offline, from the
+    // last metadata that passed every check.
+    writeFileSync(join(this.opts.stateDir, 'index.json'), JSON.stringify(index));
+    return { index, revocations, expires };
+  }
+
+  /** The index as of the last successful refresh (null before the first). */
+  lastIndex(): IndexDoc | null {
+    const p = join(this.opts.stateDir, 'index.json');
+    return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as IndexDoc) : null;
+  }
+
+  /** Newer versions of installed plugins in the last verified index, with what each widens or narrows. */
+  updates(): PendingUpdate[] {
+    const index = this.lastIndex();
+    if (!index) return [];
+    const out: PendingUpdate[] = [];
+    for (const rec of this.installed()) {
+      if (rec.quarantined) continue;
+      const entry = index.plugins.find((p) => p.name === rec.name);
+      if (!entry || compareVersions(entry.latest, rec.version) <= 0) continue;
+      out.push({ name: rec.name, from: rec.version, to: entry.latest, ...permissionChanges(rec.permissions, entry.permissions) });
+    }
+    return out;
+  }
+
+  /**
+   * A plugin page: the signed record of one version (the latest by default), looked up through
+   * the trusted delegations without downloading the bundle.
+   */
+  async describe(name: string, version?: string): Promise<PluginPage> {
+    const u = this.updater();
+    await this.step('refreshing metadata', () => u.refresh());
+    const index = JSON.parse((await this.fetchTarget(u, 'index.json')).bytes.toString('utf8')) as IndexDoc;
+    const entry = index.plugins.find((p) => p.name === name);
+    if (!entry) throw new CatalogError('catalog.not-found', `catalog ${this.opts.name} has no plugin named ${JSON.stringify(name)}`);
+    const v = version ?? entry.latest;
+    if (!entry.versions.includes(v)) throw new CatalogError('catalog.not-found', `catalog ${this.opts.name} has no version ${v} of ${name} (it has ${entry.versions.join(', ')})`);
+    const target = bundleTarget(entry.publisher, name, v);
+    const info = await this.step(`looking up ${target}`, () => u.getTargetInfo(target));
+    if (!info) throw new CatalogError('catalog.not-signed', `catalog ${this.opts.name}: ${target} is not signed by any key trusted for that path`);
+    const custom = info.custom as unknown as TargetCustom;
+    const installed = this.installed().find((r) => r.name === name) ?? null;
+    return {
+      name, publisher: entry.publisher, description: custom.description, kind: custom.kind, version: v, versions: entry.versions, latest: entry.latest,
+      permissions: custom.permissions, limits: custom.limits, wasmLog: custom.wasmLog ?? null, signerKeyIds: this.delegatedKeyIds(entry.publisher),
+      scan: custom.scan, source: custom.source, minGatehouse: custom.minGatehouse, bundleSha256: info.hashes['sha256'] ?? '', length: info.length,
+      installed: installed ? { version: installed.version, enabled: installed.enabled, quarantined: installed.quarantined } : null,
+    };
   }
 
   /** Search over the signed index: every query word must appear in the name, description or publisher. */
@@ -259,6 +366,7 @@ export class CatalogClient {
       if (m.name !== name) throw new CatalogError('catalog.manifest', `${target}: the manifest names ${m.name}, not ${name}`);
       const diff = permissionDiff(custom.permissions, m.permissions);
       if (diff) throw new CatalogError('catalog.permissions', `${target}: the manifest's permissions differ from the signed ones (${diff}); refused`);
+      if (m.wasm) checkSignedImports(target, staging, m.wasm, custom);
       const local = await scanPlugin(staging, m);
       if (!local.passed) throw new CatalogError('catalog.scan', `${target}: the local scan failed (weight ${local.totalWeight}, ${local.findings.length} findings)`);
       const ok = await consent({
@@ -320,4 +428,18 @@ export function permissionDiff(signed: SignedPermissions, actual: SignedPermissi
     if (missing.length) out.push(`${k} drops ${missing.join(', ')}`);
   }
   return out.join('; ');
+}
+
+/**
+ * A WebAssembly module may import only what its SIGNED permissions grant (the same import-to-
+ * permission mapping the registry applies to the manifest): the manifest could otherwise link
+ * log functions, or a read/write/hosts function, that the publisher's signature never covered.
+ */
+function checkSignedImports(target: string, dir: string, wasm: WasmSpec, custom: TargetCustom): void {
+  const read = readPluginModule(dir, wasm.module, wasm.limits.maxModuleMb * 2 ** 20);
+  if (!read.bytes) throw new CatalogError('catalog.wasm-imports', `${target}: the module ${wasm.module} cannot be read: ${read.problems.map((p) => p.message).join('; ')}`);
+  const info = readModuleInfo(read.bytes);
+  const perms = custom.permissions;
+  const refused = judgeImports(info.imports, { read: perms.read, write: perms.write, hosts: perms.hosts, log: custom.wasmLog === true }).filter((v) => !v.granted);
+  if (refused.length) throw new CatalogError('catalog.wasm-imports', `${target}: the module's imports are not within its signed permissions: ${refused.map((v) => refusal(v).replace('the manifest does not grant it', 'the signed permissions do not grant it')).join('; ')}; refused`);
 }

@@ -676,7 +676,6 @@ export function createHost(opts: HostOptions): Host {
       return { revoked: true };
     },
     ...agentTokenHandlers(agentTokens),
-    ...catalogHandlers({ home: paths.root, audit, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir) }),
     'agents.previewConfig': (req) => claudeConfig.preview(req),
     'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
     'agents.previewCodexConfig': (req) => codexConfig.preview(req),
@@ -711,6 +710,7 @@ export function createHost(opts: HostOptions): Host {
       await ready;
       return gettingStarted.update(patch);
     },
+    ...catalogHandlers({ home: paths.root, audit, log, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir), changed: (source) => bus.emit('catalog.changed', { source }), closed: () => closed, ...(opts.shell === 'cli' ? {} : { refreshHours: () => settings.current.catalogRefreshHours ?? 6 }) }),
   };
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
 
