@@ -114,7 +114,7 @@ export class LuaSandbox {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.end(new AdapterLuaError('timeout', `${fn} ran past the adapter's ${this.opts.limits.timeoutMs} ms wall-clock limit; its worker was terminated`, 0)), this.opts.limits.timeoutMs);
       this.pending = { id, resolve, reject, timer };
-      this.worker!.postMessage({ type: 'call', id, fn, input });
+      this.worker!.postMessage({ type: 'call', id, fn, input: withoutNulls(input) });
     });
   }
 
@@ -147,3 +147,15 @@ export class LuaSandbox {
 
 /** Starting a worker and compiling Lua's WebAssembly is not the adapter's time. */
 const STARTUP_MS = 5000;
+
+/** Lua has no null: a null field is simply absent (wasmoon cannot push a JS null). */
+function withoutNulls(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== null && x !== undefined) out[k] = withoutNulls(x);
+    return out;
+  }
+  return v;
+}

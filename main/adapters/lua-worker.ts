@@ -210,7 +210,6 @@ function installHostApi(engine: Awaited<ReturnType<LuaFactory['createEngine']>>,
     'action.resize': 'function(c, r) return { type = "resize", cols = math.tointeger(c), rows = math.tointeger(r) } end',
     'matcher.screen_stable': 'function(ms) return { type = "screen_stable", ms = math.tointeger(ms) or 150 } end',
     'matcher.text': 'function(s) return { type = "text", text = tostring(s) } end',
-    'matcher.regex': 'function(p) return { type = "regex", pattern = tostring(p) } end',
     'matcher.any': 'function(list) return { type = "any", matchers = list } end',
   };
   const lines = ['ptywright = { action = {}, matcher = {}, version = "1" }'];

@@ -38,7 +38,6 @@ export const HOST_FUNCTIONS = {
   'action.resize': 'session.resize',
   'matcher.screen_stable': 'matcher.wait',
   'matcher.text': 'matcher.wait',
-  'matcher.regex': 'matcher.wait',
   'matcher.any': 'matcher.wait',
 } as const satisfies Record<string, AdapterPermission>;
 export type HostFunction = keyof typeof HOST_FUNCTIONS;

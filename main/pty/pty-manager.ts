@@ -13,7 +13,7 @@ import { systemClock, type Clock } from '../audit/audit-store.js';
 import { DEFAULT_PTY_LIMITS, type PtyLimits } from './limits.js';
 import { nodePtySpawn } from './node-pty-spawn.js';
 import { PtyRefusal, PtySession } from './pty-session.js';
-import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
+import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyOutputEvent, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
 
 export { PtyRefusal };
 
@@ -43,6 +43,8 @@ export class PtyManager {
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly baseEnv: NodeJS.ProcessEnv;
   private closed = false;
+  /** Listeners besides the consoles (terminal adapters' screens): they see the same batches. */
+  private readonly outputTaps = new Set<(event: PtyOutputEvent) => void>();
 
   constructor(private readonly opts: PtyManagerOptions) {
     this.spawn = opts.spawn ?? nodePtySpawn;
@@ -143,6 +145,12 @@ export class PtyManager {
     for (const s of this.sessions.values()) s.forget(viewer);
   }
 
+  /** Every output batch of every session, whether a console watches or not; returns the unsubscribe. */
+  tapOutput(listener: (event: PtyOutputEvent) => void): () => void {
+    this.outputTaps.add(listener);
+    return () => this.outputTaps.delete(listener);
+  }
+
   /** Kills every running session and waits for their transcripts to be recorded. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -196,6 +204,9 @@ export class PtyManager {
         clock: this.clock,
         limits: this.limits,
         events: this.opts.events,
+        tap: (e) => {
+          for (const t of this.outputTaps) t(e);
+        },
         record: this.opts.record,
         log: this.log,
         onExit: (s) => this.onSessionExit(s),

@@ -10,7 +10,7 @@ import { killSession, sessionProcesses } from './process-tree.js';
 import { Scrollback } from './scrollback.js';
 import { Utf8Stream } from './text.js';
 import { Transcript } from './transcript.js';
-import type { PtyAttachment, PtyAuditEvent, PtyController, PtyEvents, PtyExit, PtyOrigin, PtyProcess, PtySessionInfo, PtySpawn, PtyState } from './types.js';
+import type { PtyAttachment, PtyAuditEvent, PtyController, PtyEvents, PtyExit, PtyOrigin, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyState } from './types.js';
 
 export interface SessionSpec {
   id: string;
@@ -29,6 +29,8 @@ export interface SessionDeps {
   clock: Clock;
   limits: PtyLimits;
   events: PtyEvents;
+  /** Every output batch, watched or not (terminal adapters keep a screen of it). */
+  tap?: (event: PtyOutputEvent) => void;
   record: (event: PtyAuditEvent) => void;
   log: (msg: string, err?: unknown) => void;
   /** Called once the session has exited and everything about it is recorded. */
@@ -291,6 +293,7 @@ export class PtySession {
     this.transcript.write(data);
     // Consoles that are not attached do not need the bytes; they re-attach from the scrollback.
     if (this.flow.watchers > 0) this.deps.events.output({ id: this.id, seq, data });
+    this.deps.tap?.({ id: this.id, seq, data });
   }
 
   /**

@@ -1,0 +1,569 @@
+// Terminal adapters in the host: which adapters are known (discovered in the plugin folders, or
+// loaded at run time when the host allows it), and the live adapter sessions, each a PTY session
+// (the Terminals view's), a screen model fed the same output, and a Lua sandbox of its own.
+//
+// Every method goes through `gate`, which looks the method up in METHOD_PERMISSIONS and refuses
+// (-32004, audited) what the adapter's manifest did not declare; the actions an adapter returns
+// are checked again against ACTION_PERMISSIONS before a byte is typed. A limit reached in the Lua
+// ends the adapter session only: the terminal keeps running and the operator can take it over.
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { Finding, Problem } from '../registry/types.js';
+import type { PtyManager } from '../pty/pty-manager.js';
+import { findAdapterManifest, LIMIT_BOUNDS, loadAdapter, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
+import { AdapterLuaError, LuaSandbox } from './lua-sandbox.js';
+import { scanLua } from './lua-scan.js';
+import { ACTION_PERMISSIONS, ADAPTER_KINDS, ADAPTER_PERMISSIONS, grantedHostFunctions, HOST_FUNCTIONS, METHOD_PERMISSIONS, PERMISSION_DENIED, type AdapterMethod } from './permissions.js';
+import { Screen, type ScreenSnapshot } from './screen.js';
+
+/** A refusal with ptywright's JSON-RPC code and data; the console sees the same code in its details. */
+export class AdapterError extends Error {
+  constructor(
+    readonly code: number,
+    /** A short stable word for the console's OperationError ("permission_denied", "not_found"). */
+    readonly reason: string,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const INVALID_PARAMS = -32602;
+/** Application errors: not found, quarantined, a limit reached, the program gone. */
+export const ADAPTER_FAILED = -32000;
+
+export type ClassifyState = 'ready' | 'busy' | 'waiting_for_permission' | 'done' | 'unknown';
+export interface Classification {
+  state: ClassifyState;
+  confidence: number;
+  evidence: string;
+  /** Present when the adapter saw a permission question: its text and the options it offers. */
+  question?: string;
+  options?: { key: string; label: string }[];
+}
+
+export interface AdapterPluginInfo {
+  name: string;
+  kind: string;
+  version: string;
+  permissions: string[];
+  defaultTarget: { program: string; args: string[] } | null;
+  limits: { ops: number; memoryMb: number; timeoutMs: number };
+  dir: string;
+  origin: 'folder' | 'loaded';
+  quarantined: string | null;
+  findings: Finding[];
+}
+
+export interface AdapterSessionInfo {
+  session: string;
+  plugin: string;
+  terminal: string;
+  state: 'running' | 'ended';
+  /** Why the adapter session ended (a limit, closed, the program exited). */
+  ended: { code: string; message: string; ops: number } | null;
+  lastIntent: string | null;
+  classification: Classification | null;
+  startedAt: number;
+}
+
+export interface AdapterServiceDeps {
+  ptys: PtyManager;
+  /** The host's audit store. */
+  record: (e: { type: string; actor: string; payload: Record<string, unknown> }) => void;
+  /** Folders holding plugin folders (the registry's sources). */
+  folders: () => string[];
+  /** `--allow-plugin-load`: whether plugin.load / plugin.unload are served. */
+  allowPluginLoad: boolean;
+  clock?: Clock;
+  /** An adapter session was started, changed state or ended (the console's list). */
+  changed?: (info: AdapterSessionInfo) => void;
+}
+
+interface Plugin {
+  adapter: LoadedAdapter;
+  source: string;
+  hash: string;
+  origin: 'folder' | 'loaded';
+  quarantined: string | null;
+  findings: Finding[];
+}
+
+interface Session {
+  id: string;
+  plugin: Plugin;
+  terminal: string;
+  screen: Screen;
+  sandbox: LuaSandbox | null;
+  transcript: string[];
+  transcriptChars: number;
+  transcriptDropped: boolean;
+  lastIntent: string | null;
+  classification: Classification | null;
+  ended: AdapterSessionInfo['ended'];
+  startedAt: number;
+  untap: () => void;
+  listeners: Set<() => void>;
+}
+
+/** What an adapter session keeps of the raw output for adapter.transcript. */
+const MAX_TRANSCRIPT_CHARS = 256 * 1024;
+const DEFAULT_WAIT_MS = 10_000;
+const MAX_WAIT_MS = 120_000;
+
+/** Key names an action may use, and the bytes a terminal sends for them. */
+const KEYS: Record<string, string> = {
+  enter: '\r', return: '\r', tab: '\t', escape: '\x1b', esc: '\x1b', backspace: '\x7f', space: ' ', delete: '\x1b[3~',
+  up: '\x1b[A', down: '\x1b[B', right: '\x1b[C', left: '\x1b[D', home: '\x1b[H', end: '\x1b[F',
+  'ctrl-c': '\x03', 'ctrl-d': '\x04', 'ctrl-z': '\x1a', 'ctrl-l': '\x0c',
+};
+
+export function keyBytes(key: string): string | null {
+  const k = key.toLowerCase();
+  if (Object.hasOwn(KEYS, k)) return KEYS[k]!;
+  // A single printable character is itself (an option's digit, y, n).
+  return [...key].length === 1 && key >= ' ' && key !== '\x7f' ? key : null;
+}
+
+export class AdapterService {
+  private readonly plugins = new Map<string, Plugin>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly clock: Clock;
+  private readonly untapAll: () => void;
+
+  constructor(private readonly deps: AdapterServiceDeps) {
+    this.clock = deps.clock ?? systemClock;
+    const byTerminal = new Map<string, Session>();
+    this.untapAll = deps.ptys.tapOutput((e) => {
+      let s = byTerminal.get(e.id);
+      if (!s) {
+        s = [...this.sessions.values()].find((x) => x.terminal === e.id);
+        if (!s) return;
+        byTerminal.set(e.id, s);
+      }
+      s.screen.write(e.data);
+      this.keepTranscript(s, e.data);
+      for (const l of s.listeners) l();
+    });
+  }
+
+  // ---- plugins ---------------------------------------------------------------------------------
+
+  /** Reads every adapter folder in the plugin folders; a changed adapter is quarantined. */
+  discover(): { name: string; problems: Problem[] }[] {
+    const report: { name: string; problems: Problem[] }[] = [];
+    for (const root of this.deps.folders()) {
+      let entries: string[];
+      try {
+        entries = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      } catch {
+        continue;
+      }
+      for (const name of entries) {
+        const dir = join(root, name);
+        if (!findAdapterManifest(dir)) continue;
+        const r = this.read(dir, 'folder');
+        report.push({ name, problems: r.problems });
+      }
+    }
+    return report;
+  }
+
+  list(): AdapterPluginInfo[] {
+    return [...this.plugins.values()].map((p) => this.pluginInfo(p)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  capabilities(): Record<string, unknown> {
+    return {
+      runtimes: ['lua'],
+      kinds: [...ADAPTER_KINDS],
+      permissions: [...ADAPTER_PERMISSIONS],
+      method_permissions: METHOD_PERMISSIONS,
+      host_functions: HOST_FUNCTIONS,
+      plugin_load: this.deps.allowPluginLoad,
+      limits: { ops: LIMIT_BOUNDS.ops, memory_mb: LIMIT_BOUNDS.memoryMb, timeout_ms: LIMIT_BOUNDS.timeoutMs },
+      builtin_plugins: [],
+      plugins: this.list().map((p) => p.name),
+    };
+  }
+
+  validateManifest(manifest: unknown): { valid: boolean; problems: Problem[] } {
+    const r = validateAdapterManifest(manifest, { file: 'manifest' });
+    return { valid: r.manifest !== null, problems: r.problems };
+  }
+
+  load(manifestPath: string, actor: string): AdapterPluginInfo {
+    this.serverGate('plugin.load', actor);
+    const r = this.read(manifestPath, 'loaded');
+    if (!r.plugin) throw new AdapterError(INVALID_PARAMS, 'invalid_manifest', `The adapter at ${manifestPath} cannot be loaded: ${r.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}${p.line ? `:${p.line}:${p.column}` : ''} ${p.message}`).join(' ')}`, { problems: r.problems });
+    this.deps.record({ type: 'adapter.loaded', actor, payload: { plugin: r.plugin.adapter.manifest.name, dir: r.plugin.adapter.dir, hash: r.plugin.hash, permissions: r.plugin.adapter.manifest.permissions } });
+    return this.pluginInfo(r.plugin);
+  }
+
+  unload(name: string, actor: string): void {
+    this.serverGate('plugin.unload', actor);
+    this.plugin(name);
+    const live = [...this.sessions.values()].filter((s) => s.plugin.adapter.manifest.name === name && !s.ended);
+    if (live.length) throw new AdapterError(ADAPTER_FAILED, 'in_use', `${name} has ${live.length} live adapter session(s); close them (adapter.close) before unloading it.`, { sessions: live.map((s) => s.id) });
+    this.plugins.delete(name);
+    this.deps.record({ type: 'adapter.unloaded', actor, payload: { plugin: name } });
+  }
+
+  // ---- sessions --------------------------------------------------------------------------------
+
+  async start(p: { plugin: string; command?: string; args?: string[]; cwd?: string; cols?: number; rows?: number }, actor: string): Promise<AdapterSessionInfo> {
+    const plugin = this.plugin(p.plugin);
+    this.gate('adapter.start', plugin, actor, null);
+    this.checkPinned(plugin, actor);
+    const target = p.command ? { program: p.command, args: p.args ?? [] } : plugin.adapter.manifest.defaultTarget;
+    if (!target) throw new AdapterError(INVALID_PARAMS, 'no_target', `${plugin.adapter.manifest.name} has no [default_target]; give a command to run.`, { field: 'command' });
+    const m = plugin.adapter.manifest;
+    // The Lua first: an adapter that cannot load must not leave a program running.
+    let sandbox: LuaSandbox;
+    try {
+      sandbox = await LuaSandbox.start({ source: plugin.source, chunk: m.entrypoint, functions: grantedHostFunctions(m.permissions), limits: m.limits });
+    } catch (err) {
+      const e = err as AdapterLuaError;
+      this.deps.record({ type: 'adapter.failed', actor, payload: { plugin: m.name, code: e.code, message: e.message, ops: e.ops ?? 0 } });
+      throw new AdapterError(ADAPTER_FAILED, e.code ?? 'lua_error', `${m.name} could not load: ${e.message}.`, { code: e.code, ops: e.ops });
+    }
+    const cols = p.cols ?? 120;
+    const rows = p.rows ?? 40;
+    const id = `adapter-${randomBytes(5).toString('hex')}`;
+    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set() };
+    // Registered before the program starts so its first output reaches the screen.
+    this.sessions.set(id, s);
+    try {
+      const info = this.deps.ptys.start({ command: target.program, args: target.args, cols, rows, ...(p.cwd ? { cwd: p.cwd } : {}), title: `${[target.program, ...target.args].join(' ')} (adapter ${m.name})`, origin: { actor, tool: `adapter:${m.name}`, plugin: m.name } });
+      s.terminal = info.id;
+    } catch (err) {
+      this.sessions.delete(id);
+      await sandbox.close();
+      throw new AdapterError(ADAPTER_FAILED, 'spawn_failed', (err as Error).message);
+    }
+    // A terminal started by the line above may already have written: it is matched by id once known.
+    void this.deps.ptys.exited(s.terminal).then(() => {
+      for (const l of s.listeners) l();
+    }, () => {});
+    this.deps.record({ type: 'adapter.started', actor, payload: { session: id, plugin: m.name, terminal: s.terminal, command: target.program, args: target.args, permissions: m.permissions } });
+    this.emit(s);
+    return this.info(s);
+  }
+
+  async send(id: string, prompt: string, actor: string): Promise<{ actions: { type: string }[]; last_intent: string | null }> {
+    const s = this.session(id);
+    this.gate('adapter.send', s.plugin, actor, s);
+    const { value } = await this.callLua(s, 'send_prompt', { prompt, last_intent: s.lastIntent }, actor);
+    const plan = (value ?? {}) as { actions?: unknown; last_intent?: unknown };
+    const actions = Array.isArray(plan.actions) ? (plan.actions as { type?: unknown }[]) : [];
+    await this.perform(s, actions, 'adapter.send', actor);
+    s.lastIntent = typeof plan.last_intent === 'string' ? plan.last_intent : s.lastIntent;
+    this.deps.record({ type: 'adapter.sent', actor, payload: { session: id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, actions: actions.length, chars: prompt.length, lastIntent: s.lastIntent } });
+    return { actions: actions as { type: string }[], last_intent: s.lastIntent };
+  }
+
+  /** Types one option's key through the adapter's own actions (the operator's answer to a question). */
+  async answer(id: string, key: string, actor: string): Promise<void> {
+    const s = this.session(id);
+    this.gate('adapter.send', s.plugin, actor, s);
+    await this.perform(s, [{ type: 'key', key }], 'adapter.send', actor);
+  }
+
+  async wait(id: string, timeoutMs: number | undefined, actor: string): Promise<{ matched: boolean; matcher: unknown; waited_ms: number }> {
+    const s = this.session(id);
+    this.gate('adapter.wait', s.plugin, actor, s);
+    const { value } = await this.callLua(s, 'wait_turn_matcher', { last_intent: s.lastIntent }, actor);
+    const matcher = value ?? { type: 'screen_stable', ms: 150 };
+    const started = this.clock.now();
+    const deadline = Math.min(timeoutMs ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
+    const matched = await this.waitFor(s, matcher, deadline);
+    return { matched, matcher, waited_ms: this.clock.now() - started };
+  }
+
+  async snapshot(id: string, actor: string): Promise<ScreenSnapshot> {
+    const s = this.session(id, true);
+    this.gate('adapter.snapshot', s.plugin, actor, s);
+    await s.screen.settled();
+    return s.screen.snapshot();
+  }
+
+  async state(id: string, actor: string): Promise<Classification> {
+    const s = this.session(id);
+    this.gate('adapter.state', s.plugin, actor, s);
+    return this.classify(s, actor);
+  }
+
+  async inspect(id: string, actor: string): Promise<Record<string, unknown>> {
+    const s = this.session(id, true);
+    this.gate('adapter.inspect', s.plugin, actor, s);
+    return { ...this.info(s), entry_points: s.sandbox?.entryPoints ?? [], last_ops: s.sandbox?.lastOps ?? 0, limits: s.plugin.adapter.manifest.limits, terminal_info: this.deps.ptys.get(s.terminal) };
+  }
+
+  transcript(id: string, actor: string): { text: string; truncated: boolean } {
+    const s = this.session(id, true);
+    this.gate('adapter.transcript', s.plugin, actor, s);
+    return { text: s.transcript.join(''), truncated: s.transcriptDropped };
+  }
+
+  async close(id: string, actor: string): Promise<AdapterSessionInfo> {
+    const s = this.session(id, true);
+    this.gate('adapter.close', s.plugin, actor, s);
+    await this.endSession(s, { code: 'closed', message: `closed by ${actor}`, ops: 0 }, actor);
+    try {
+      if (this.deps.ptys.get(s.terminal).state === 'running') await this.deps.ptys.kill(s.terminal, actor);
+    } catch {
+      // Already gone and forgotten: nothing left to kill.
+    }
+    return this.info(s);
+  }
+
+  live(): AdapterSessionInfo[] {
+    return [...this.sessions.values()].filter((s) => !s.ended).map((s) => this.info(s));
+  }
+
+  get(id: string): AdapterSessionInfo {
+    return this.info(this.session(id, true));
+  }
+
+  /** The host is stopping: every sandbox ends (the PTY manager kills the programs). */
+  async dispose(): Promise<void> {
+    this.untapAll();
+    await Promise.all([...this.sessions.values()].map((s) => s.sandbox?.close()));
+  }
+
+  /** Runs the adapter's classify over the current screen; the result is kept for the session's row. */
+  async classify(s: Session, actor: string): Promise<Classification> {
+    await s.screen.settled();
+    const snap = s.screen.snapshot();
+    const { value } = await this.callLua(s, 'classify', { screen: snap, text: s.screen.text(), last_intent: s.lastIntent }, actor);
+    const c = normalizeClassification(value);
+    const changed = JSON.stringify(c) !== JSON.stringify(s.classification);
+    s.classification = c;
+    if (changed) this.emit(s);
+    return c;
+  }
+
+  // ---- inside ----------------------------------------------------------------------------------
+
+  private read(path: string, origin: 'folder' | 'loaded'): { plugin: Plugin | null; problems: Problem[] } {
+    const { adapter, problems } = loadAdapter(path);
+    if (!adapter) return { plugin: null, problems };
+    const source = readFileSync(adapter.entrypointPath, 'utf8');
+    const findings = scanLua(adapter.manifest.entrypoint, source);
+    const hash = pinOf(adapter, source);
+    const known = this.plugins.get(adapter.manifest.name);
+    // A folder adapter read again with other bytes is quarantined until it is loaded anew.
+    const quarantined = known && known.origin === 'folder' && origin === 'folder' && known.hash !== hash ? `${adapter.manifest.name} changed on disk since it was read (pinned ${known.hash.slice(0, 12)}, now ${hash.slice(0, 12)}); review it and reload it.` : null;
+    if (quarantined && known) {
+      known.quarantined = quarantined;
+      return { plugin: known, problems };
+    }
+    const failing = findings.filter((f) => f.weight >= 3);
+    const plugin: Plugin = { adapter, source, hash, origin, quarantined: failing.length ? `the scan failed: ${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}` : null, findings };
+    this.plugins.set(adapter.manifest.name, plugin);
+    return { plugin, problems };
+  }
+
+  private checkPinned(p: Plugin, actor: string): void {
+    if (!p.quarantined) {
+      let now: string | null = null;
+      try {
+        const manifest = readFileSync(join(p.adapter.dir, p.adapter.manifestFile), 'utf8');
+        now = createHash('sha256').update(manifest).update('\0').update(readFileSync(p.adapter.entrypointPath)).digest('hex');
+      } catch {
+        now = null;
+      }
+      if (now !== p.hash) {
+        p.quarantined = `${p.adapter.manifest.name} changed on disk since it was read (pinned ${p.hash.slice(0, 12)}); review it and load it again.`;
+        this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: p.adapter.manifest.name, reason: p.quarantined } });
+      }
+    }
+    if (p.quarantined) throw new AdapterError(ADAPTER_FAILED, 'quarantined', `${p.adapter.manifest.name} is quarantined: ${p.quarantined}`);
+  }
+
+  /** ptywright's per-method gate: the method's permission must be in the adapter's manifest. */
+  private gate(method: AdapterMethod, p: Plugin, actor: string, s: Session | null): void {
+    const required = METHOD_PERMISSIONS[method];
+    if (required === null || p.adapter.manifest.permissions.includes(required)) return;
+    this.deny(method, required, p.adapter.manifest.name, actor, s?.id ?? null);
+  }
+
+  private deny(method: string, required: string, plugin: string, actor: string, session: string | null): never {
+    this.deps.record({ type: 'adapter.denied', actor, payload: { method, required_permission: required, plugin, session } });
+    throw new AdapterError(PERMISSION_DENIED, 'permission_denied', `PermissionDenied: ${method} needs the permission ${required}, which the adapter ${plugin} does not declare; add it to its manifest's permissions if it needs it.`, { method, required_permission: required });
+  }
+
+  private serverGate(method: 'plugin.load' | 'plugin.unload', actor: string): void {
+    if (this.deps.allowPluginLoad) return;
+    this.deps.record({ type: 'adapter.denied', actor, payload: { method, reason: 'server_did_not_grant_plugin_load' } });
+    throw new AdapterError(PERMISSION_DENIED, 'permission_denied', `PermissionDenied: ${method} is off; start the host with --allow-plugin-load to load adapters at run time, or put the adapter in a plugins folder.`, { method, reason: 'server_did_not_grant_plugin_load' });
+  }
+
+  private async callLua(s: Session, fn: string, input: unknown, actor: string): Promise<{ value: unknown; ops: number }> {
+    if (s.ended || !s.sandbox) throw this.endedError(s);
+    try {
+      return await s.sandbox.call(fn, input);
+    } catch (err) {
+      const e = err as AdapterLuaError;
+      if (e instanceof AdapterLuaError && e.fatal) {
+        await this.endSession(s, { code: e.code, message: e.message, ops: e.ops }, actor);
+        throw this.endedError(s);
+      }
+      if (e instanceof AdapterLuaError && e.code === 'no_entry_point') throw new AdapterError(ADAPTER_FAILED, 'no_entry_point', e.message);
+      throw new AdapterError(ADAPTER_FAILED, 'lua_error', `${s.plugin.adapter.manifest.name}.${fn} failed: ${(err as Error).message}`);
+    }
+  }
+
+  private endedError(s: Session): AdapterError {
+    const e = s.ended ?? { code: 'ended', message: 'the adapter session ended', ops: 0 };
+    return new AdapterError(ADAPTER_FAILED, e.code, `The adapter session ${s.id} ended (${e.code}: ${e.message}); its terminal ${s.terminal} is still yours in the Terminals view.`, { code: e.code, ops: e.ops, terminal: s.terminal });
+  }
+
+  private async endSession(s: Session, why: NonNullable<AdapterSessionInfo['ended']>, actor: string): Promise<void> {
+    if (s.ended) return;
+    s.ended = why;
+    await s.sandbox?.close();
+    s.sandbox = null;
+    const limit = why.code === 'ops_exceeded' || why.code === 'memory_exceeded' || why.code === 'timeout';
+    this.deps.record({ type: limit ? 'adapter.limit-exceeded' : 'adapter.closed', actor: limit ? 'host' : actor, payload: { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, code: why.code, message: why.message, ops: why.ops } });
+    this.emit(s);
+  }
+
+  /** Carries out an adapter's plan, each action checked again against its permission. */
+  private async perform(s: Session, actions: { type?: unknown; [k: string]: unknown }[], method: string, actor: string): Promise<void> {
+    const name = s.plugin.adapter.manifest.name;
+    let bytes = '';
+    for (const a of actions) {
+      const type = typeof a?.type === 'string' ? a.type : '';
+      const needs = ACTION_PERMISSIONS[type];
+      if (!needs) throw new AdapterError(ADAPTER_FAILED, 'bad_action', `${name} returned an action of type ${JSON.stringify(type)}; use ptywright.action.text, .key or .resize.`);
+      if (!s.plugin.adapter.manifest.permissions.includes(needs)) this.deny(`${method} (action ${type})`, needs, name, actor, s.id);
+      if (type === 'text') bytes += String(a['text'] ?? '');
+      else if (type === 'key') {
+        const k = keyBytes(String(a['key'] ?? ''));
+        if (k === null) throw new AdapterError(ADAPTER_FAILED, 'bad_action', `${name} returned the key ${JSON.stringify(a['key'])}, which Gatehouse does not know; use enter, tab, escape, backspace, up, down, left, right, ctrl-c or one character.`);
+        bytes += k;
+      }
+    }
+    if (bytes) {
+      try {
+        this.deps.ptys.feed(s.terminal, bytes);
+      } catch (err) {
+        throw new AdapterError(ADAPTER_FAILED, 'terminal_gone', `The terminal ${s.terminal} cannot take input: ${(err as Error).message}`);
+      }
+    }
+    for (const a of actions) if (a.type === 'resize') s.screen.resize(Number(a['cols']) || 80, Number(a['rows']) || 24);
+  }
+
+  /** Resolves true when the matcher holds, false at the deadline or when the program has exited without it holding. */
+  private waitFor(s: Session, matcher: unknown, deadlineMs: number): Promise<boolean> {
+    const m = matcher as { type?: string; ms?: number; text?: string; matchers?: unknown[] };
+    const check = (): { ok: boolean; retryIn: number | null } => {
+      const quiet = this.clock.now() - s.screen.lastChange;
+      const one = (x: typeof m): { ok: boolean; retryIn: number | null } => {
+        if (x.type === 'screen_stable') {
+          const ms = Math.max(0, Math.min(Number(x.ms) || 150, 60_000));
+          return quiet >= ms ? { ok: true, retryIn: null } : { ok: false, retryIn: ms - quiet };
+        }
+        if (x.type === 'text') return { ok: s.screen.text().includes(String(x.text ?? '')), retryIn: null };
+        if (x.type === 'any' && Array.isArray(x.matchers)) {
+          const rs = x.matchers.map((y) => one(y as typeof m));
+          if (rs.some((r) => r.ok)) return { ok: true, retryIn: null };
+          const times = rs.map((r) => r.retryIn).filter((t): t is number => t !== null);
+          return { ok: false, retryIn: times.length ? Math.min(...times) : null };
+        }
+        throw new AdapterError(ADAPTER_FAILED, 'bad_matcher', `${s.plugin.adapter.manifest.name}.wait_turn_matcher returned ${JSON.stringify(matcher)}; return a ptywright.matcher value.`);
+      };
+      return one(m);
+    };
+    return new Promise<boolean>((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const finish = (v: boolean | Error) => {
+        if (timer) clearTimeout(timer);
+        clearTimeout(overall);
+        s.listeners.delete(poke);
+        if (v instanceof Error) reject(v);
+        else resolve(v);
+      };
+      const poke = () => {
+        void s.screen.settled().then(() => {
+          try {
+            const r = check();
+            if (r.ok) return finish(true);
+            if (timer) clearTimeout(timer);
+            timer = r.retryIn !== null ? setTimeout(poke, r.retryIn) : null;
+          } catch (err) {
+            finish(err as Error);
+          }
+        });
+      };
+      const overall = setTimeout(() => finish(false), deadlineMs);
+      s.listeners.add(poke);
+      poke();
+    });
+  }
+
+  private keepTranscript(s: Session, data: string): void {
+    s.transcript.push(data);
+    s.transcriptChars += data.length;
+    while (s.transcriptChars > MAX_TRANSCRIPT_CHARS && s.transcript.length > 1) {
+      s.transcriptChars -= s.transcript.shift()!.length;
+      s.transcriptDropped = true;
+    }
+  }
+
+  private plugin(name: string): Plugin {
+    const p = this.plugins.get(name);
+    if (!p) throw new AdapterError(ADAPTER_FAILED, 'not_found', `There is no adapter named ${JSON.stringify(name)}; adapter.list shows the known ones.`, { plugin: name });
+    return p;
+  }
+
+  private session(id: string, endedToo = false): Session {
+    const s = this.sessions.get(id);
+    if (!s) throw new AdapterError(ADAPTER_FAILED, 'not_found', `There is no adapter session ${JSON.stringify(id)}; adapter.live lists the running ones.`, { session: id });
+    if (s.ended && !endedToo) throw this.endedError(s);
+    return s;
+  }
+
+  private info(s: Session): AdapterSessionInfo {
+    return { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, state: s.ended ? 'ended' : 'running', ended: s.ended, lastIntent: s.lastIntent, classification: s.classification, startedAt: s.startedAt };
+  }
+
+  private emit(s: Session): void {
+    this.deps.changed?.(this.info(s));
+  }
+
+  private pluginInfo(p: Plugin): AdapterPluginInfo {
+    const m = p.adapter.manifest;
+    return { name: m.name, kind: m.kind, version: m.version, permissions: [...m.permissions], defaultTarget: m.defaultTarget, limits: m.limits, dir: p.adapter.dir, origin: p.origin, quarantined: p.quarantined, findings: p.findings };
+  }
+}
+
+function pinOf(a: LoadedAdapter, source: string): string {
+  const manifest = readFileSync(join(a.dir, a.manifestFile), 'utf8');
+  return createHash('sha256').update(manifest).update('\0').update(source).digest('hex');
+}
+
+const STATES: ClassifyState[] = ['ready', 'busy', 'waiting_for_permission', 'done', 'unknown'];
+
+/** An adapter's classify result, made safe to show: known state, confidence in [0, 1], bounded text. */
+export function normalizeClassification(v: unknown): Classification {
+  const o = (v ?? {}) as Record<string, unknown>;
+  const raw = typeof o['state'] === 'string' ? o['state'].replace(/[\s-]+/g, '_').toLowerCase() : 'unknown';
+  const state = (STATES as string[]).includes(raw) ? (raw as ClassifyState) : raw === 'waiting' || raw === 'permission' ? 'waiting_for_permission' : 'unknown';
+  const confidence = typeof o['confidence'] === 'number' && Number.isFinite(o['confidence']) ? Math.max(0, Math.min(1, o['confidence'])) : 0;
+  const evidence = typeof o['evidence'] === 'string' ? o['evidence'].slice(0, 500) : '';
+  const out: Classification = { state, confidence, evidence };
+  if (typeof o['question'] === 'string') out.question = o['question'].slice(0, 2000);
+  if (Array.isArray(o['options'])) {
+    out.options = o['options']
+      .slice(0, 20)
+      .map((x) => (x ?? {}) as Record<string, unknown>)
+      .filter((x) => typeof x['key'] === 'string')
+      .map((x) => ({ key: String(x['key']).slice(0, 16), label: typeof x['label'] === 'string' ? x['label'].slice(0, 200) : String(x['key']) }));
+  }
+  return out;
+}
