@@ -229,9 +229,21 @@ const grant = z.object({
   approval: z.string().nullable(),
   /** The transport of the approved call; the grant covers calls through it only. */
   source: z.enum(['mcp', 'hook', 'api', 'console']).optional(),
+  /** What it matches: `call` (absent: older grants) these arguments; `command`, `path`, `host` what the judge extracted, against `value`. */
+  kind: z.enum(['call', 'command', 'path', 'host']).optional(),
+  /** Whom it covers (absent: session). */
+  scope: z.enum(['session', 'agent', 'everyone']).optional(),
+  /** The command prefix, folder or host. */
+  value: z.string().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
+/** "Don't ask again for …": a command prefix (`npm test`), a folder, or a host, and whom it covers. */
+const grantTarget = {
+  kind: z.enum(['command', 'path', 'host'], { error: 'kind must be command (a command prefix), path (a folder) or host' }),
+  value: z.string().trim().min(1, 'value is the command prefix, folder or host to grant').max(1024),
+  scope: z.enum(['session', 'agent', 'everyone'], { error: 'scope must be session, agent or everyone' }).default('session'),
+};
 const proposedRule = z.object({
   name: z.string(),
   description: z.string(),
@@ -854,6 +866,41 @@ export const methods = {
   'grants.revoke': {
     request: z.object({ id: z.string().min(1).max(200) }).strict(),
     response: z.object({ revoked: z.boolean() }),
+  },
+  /**
+   * OPERATOR ACTION: approves this waiting call once and saves a command-prefix, folder or host
+   * grant that covers it (refused, changing nothing, when it would not). Bound to the arguments
+   * the operator saw, like approvals.approve; audited (approval.decided, grant.created).
+   */
+  'approvals.grant': {
+    request: z
+      .object({
+        id: approvalId,
+        argsHash,
+        ...grantTarget,
+        minutes: z.number().int('minutes is a whole number').min(1, 'minutes is at least 1').max(30 * 24 * 60, 'minutes is at most 43200 (30 days)'),
+      })
+      .strict(),
+    response: z.object({ item: approvalItem, grant }),
+  },
+  /**
+   * What a candidate grant, made from a waiting call, would have matched in the last hour of
+   * recorded calls (the audit log's calls and their extractions): a count and a few examples;
+   * also whether it covers the call itself and, if not, why. Changes nothing.
+   */
+  'grants.preview': {
+    request: z.object({ id: approvalId, ...grantTarget }).strict(),
+    response: z.object({
+      /** The value as the grant would keep it (a canonical prefix, a resolved folder, a host). */
+      value: z.string(),
+      coversCall: z.boolean(),
+      reason: z.string().nullable(),
+      since: z.number(),
+      /** Recorded calls looked at (the last hour, within the grant's scope). */
+      examined: z.number().int(),
+      count: z.number().int(),
+      examples: z.array(z.object({ call: z.string(), ts: z.number(), agent: z.string(), session: z.string(), tool: z.string(), summary: z.string(), decision: z.string() })),
+    }),
   },
   /** What "write it for me" would change in Claude Code's files, one diff per file; changes nothing. */
   'agents.previewConfig': {

@@ -38,6 +38,7 @@ import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { proposeAlwaysRule } from '../approvals/always-rule.js';
 import { FileBeforeError, readFileBefore } from '../approvals/file-before.js';
+import { grantHandlers } from '../approvals/grant-handlers.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { PolicyStore } from '../policy/rules/store.js';
@@ -675,6 +676,7 @@ export function createHost(opts: HostOptions): Host {
       approvals.grants.revoke(id, ctx.operator);
       return { revoked: true };
     },
+    ...grantHandlers({ approvals, audit, clock, home: userHome }),
     ...agentTokenHandlers(agentTokens),
     'agents.previewConfig': (req) => claudeConfig.preview(req),
     'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),

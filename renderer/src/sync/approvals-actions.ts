@@ -1,7 +1,7 @@
 // What the Approvals and Grants views do with the host: load the inbox and the grants, decide
 // items (always with the argsHash of the item the operator was shown), revoke grants. Every
 // failure lands in a store as a sentence.
-import type { ApprovalItemView, ProposedRuleView, RequestOf } from '../../../shared/contract.ts';
+import type { ApprovalItemView, ProposedRuleView, RequestOf, ResponseOf } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
 import { useApprovalsStore, type BatchOutcome } from '../stores/approvals-store.ts';
 import { useGrantsStore } from '../stores/grants-store.ts';
@@ -72,6 +72,16 @@ export function approveForSession(client: GatehouseClient, item: ApprovalItemVie
   if (opts.sessionMinutes !== undefined) req.sessionMinutes = opts.sessionMinutes;
   if (opts.argumentPattern) req.argumentPattern = opts.argumentPattern;
   return decide(item.id, async () => (await client.call('approvals.approve', req)).item);
+}
+
+/** "Don't ask again for …": approve this call once and keep a command-prefix, folder or host grant that covers it. */
+export function approveWithGrant(client: GatehouseClient, item: ApprovalItemView, opts: Omit<RequestOf<'approvals.grant'>, 'id' | 'argsHash'>): Promise<boolean> {
+  return decide(item.id, async () => (await client.call('approvals.grant', { id: item.id, argsHash: item.argsHash, ...opts })).item);
+}
+
+/** What a candidate grant would have matched in the last hour; changes nothing. */
+export function previewGrant(client: GatehouseClient, item: ApprovalItemView, opts: Omit<RequestOf<'grants.preview'>, 'id'>): Promise<ResponseOf<'grants.preview'>> {
+  return client.call('grants.preview', { id: item.id, ...opts });
 }
 
 /** Approve and write the proposed rule to policy.yaml (after the operator read it). */

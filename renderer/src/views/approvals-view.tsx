@@ -15,7 +15,7 @@ import { ViewFrame } from '../components/view-frame.tsx';
 import { errorMessage } from '../lib/error-message.ts';
 import { filterPending, historyItems, isFiltered, pendingItems, useApprovalsStore } from '../stores/approvals-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
-import { approveAlways, approveForSession, approveOnce, decideBatch, deny, proposeRule } from '../sync/approvals-actions.ts';
+import { approveAlways, approveForSession, approveOnce, approveWithGrant, decideBatch, deny, previewGrant, proposeRule } from '../sync/approvals-actions.ts';
 import { AlwaysDialog } from './approvals/always-dialog.tsx';
 import { ApprovalDetail, type Decision } from './approvals/approval-detail.tsx';
 import { ApprovalRow, ROW_HEIGHT } from './approvals/approval-row.tsx';
@@ -27,6 +27,7 @@ import { BatchResults } from './approvals/batch-results.tsx';
 import { DenyDialog } from './approvals/deny-dialog.tsx';
 import { NotificationsButton } from './approvals/notifications-button.tsx';
 import { SessionDialog } from './approvals/session-dialog.tsx';
+import { GrantDialog, type GrantChoice } from './approvals/grant-dialog.tsx';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
@@ -38,6 +39,7 @@ type Dialog =
   | { kind: 'batch-deny'; items: ApprovalItemView[] }
   | { kind: 'batch-approve'; items: ApprovalItemView[] }
   | { kind: 'session'; item: ApprovalItemView }
+  | { kind: 'grant'; item: ApprovalItemView }
   | { kind: 'always'; item: ApprovalItemView; rule: ProposedRuleView | null; loadError: string | null };
 
 /** Keys typed into a field, or pressed while a dialog is open, are not inbox shortcuts. */
@@ -150,6 +152,10 @@ export function ApprovalsView() {
     useApprovalsStore.setState((s) => ({ expanded: s.expanded.includes(id) ? s.expanded.filter((x) => x !== id) : [...s.expanded, id] }));
   }, []);
 
+  // Stable for the grant dialog's effect, which asks again only when the candidate changes.
+  const grantItem = dialog?.kind === 'grant' ? dialog.item : null;
+  const grantPreview = useCallback((c: Omit<GrantChoice, 'minutes'>) => previewGrant(client, grantItem!, c), [client, grantItem]);
+
   const closeDialog = useCallback(() => {
     setDialog(null);
     useApprovalsStore.setState({ actionError: null });
@@ -165,6 +171,8 @@ export function ApprovalsView() {
         setDialog({ kind: 'deny', item });
       } else if (decision === 'session') {
         setDialog({ kind: 'session', item });
+      } else if (decision === 'grant') {
+        setDialog({ kind: 'grant', item });
       } else {
         setDialog({ kind: 'always', item, rule: null, loadError: null });
         proposeRule(client, item).then(
@@ -223,6 +231,9 @@ export function ApprovalsView() {
         case 's':
           e.preventDefault();
           return onDecide(active, 'session');
+        case 'g':
+          e.preventDefault();
+          return onDecide(active, 'grant');
         case 'Enter': {
           // Enter on a focused button is that button's; elsewhere it opens the details.
           const t = e.target as HTMLElement | null;
@@ -263,7 +274,7 @@ export function ApprovalsView() {
             </span>
             <span className="approval-spacer" />
             <span className="muted approval-keys" aria-hidden="true">
-              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>s</kbd> session · <kbd>d</kbd> deny · <kbd>↵</kbd> details
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>s</kbd> session · <kbd>g</kbd> don't ask again · <kbd>d</kbd> deny · <kbd>↵</kbd> details
             </span>
           </h2>
 
@@ -411,6 +422,17 @@ export function ApprovalsView() {
           error={actionError}
           onCancel={closeDialog}
           onConfirm={(opts) => void approveForSession(client, dialog.item, opts).then((ok) => ok && setDialog(null))}
+        />
+      ) : null}
+      {dialog?.kind === 'grant' ? (
+        <GrantDialog
+          item={dialog.item}
+          busy={dialogBusy}
+          error={actionError}
+          clockOffset={clockOffset}
+          preview={grantPreview}
+          onCancel={closeDialog}
+          onConfirm={(choice: GrantChoice) => void approveWithGrant(client, dialog.item, choice).then((ok) => ok && setDialog(null))}
         />
       ) : null}
       {dialog?.kind === 'always' ? (

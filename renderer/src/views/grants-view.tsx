@@ -22,7 +22,7 @@ export function GrantsView() {
   const now = useSecondTick(grants.length > 0);
 
   return (
-    <ViewFrame id="grants" title="Grants" subtitle="Session permissions operators gave from the inbox: each lets one agent session repeat a call until it expires or is revoked.">
+    <ViewFrame id="grants" title="Grants" subtitle="Permissions operators gave from the inbox: a call repeated in one session, or a command prefix, folder or host for a session, an agent or every agent, until it expires or is revoked.">
       {listError ? (
         <p className="inline-error" role="alert">
           Could not load the grants: {listError}
@@ -55,7 +55,7 @@ export function GrantsView() {
                   <th scope="col">Agent</th>
                   <th scope="col">Session</th>
                   <th scope="col">Tool</th>
-                  <th scope="col">Arguments</th>
+                  <th scope="col">Matches</th>
                   <th scope="col">Operator</th>
                   <th scope="col">Expires in</th>
                   <th scope="col">
@@ -76,22 +76,32 @@ export function GrantsView() {
   );
 }
 
+/** How each kind of grant reads in the Matches column. */
+const KIND_TEXT = { command: 'command', path: 'folder', host: 'host', call: 'exact' } as const;
+
 function GrantRow({ grant: g, now, clockOffset, busy, error, onRevoke }: { grant: GrantView; now: number; clockOffset: number; busy: boolean; error: string | null; onRevoke(): void }) {
   const expiresAt = g.expiresAt + clockOffset;
   const ms = expiresAt - now;
+  const kind = g.kind ?? 'call';
+  const scope = g.scope ?? 'session';
   return (
-    <tr data-testid="grant-row" data-id={g.id} data-tool={g.tool} data-agent={g.agent}>
-      <td title={safeTitle(g.agent)}>
-        <SafeText text={g.agent} />
+    <tr data-testid="grant-row" data-id={g.id} data-tool={g.tool} data-agent={g.agent} data-kind={kind} data-scope={scope}>
+      <td title={scope === 'everyone' ? 'Every agent' : safeTitle(g.agent)}>
+        {scope === 'everyone' ? <span className="muted">every agent</span> : <SafeText text={g.agent} />}
       </td>
-      <td className="mono" title={safeTitle(g.session)}>
-        <SafeText text={g.session} />
+      <td className="mono" title={scope === 'session' ? safeTitle(g.session) : 'Every session'} data-testid="grant-scope">
+        {scope === 'session' ? <SafeText text={g.session} /> : <span className="muted">every session</span>}
       </td>
-      <td className="mono" title={safeTitle(g.tool)}>
-        <SafeText text={g.tool} />
+      <td className="mono" title={kind === 'call' ? safeTitle(g.tool) : `Granted from a ${safeTitle(g.tool)} call; covers any tool`}>
+        {kind === 'call' ? <SafeText text={g.tool} /> : <span className="muted">any</span>}
       </td>
-      <td className="mono" data-testid="grant-match" title={g.argumentPattern ? `Arguments matching ${safeTitle(g.argumentPattern)}` : g.argsHash ? `Exactly the arguments with hash ${g.argsHash}` : 'Any arguments'}>
-        {g.argumentPattern ? (
+      <td className="mono" data-testid="grant-match" title={kind !== 'call' ? `${KIND_TEXT[kind]} ${safeTitle(g.value ?? '')}` : g.argumentPattern ? `Arguments matching ${safeTitle(g.argumentPattern)}` : g.argsHash ? `Exactly the arguments with hash ${g.argsHash}` : 'Any arguments'}>
+        {kind !== 'call' ? (
+          <>
+            <span className="muted">{KIND_TEXT[kind]} </span>
+            <SafeText text={kind === 'command' ? `${g.value ?? ''}:*` : (g.value ?? '')} />
+          </>
+        ) : g.argumentPattern ? (
           <>
             <span className="muted">pattern </span>
             <SafeText text={g.argumentPattern} />

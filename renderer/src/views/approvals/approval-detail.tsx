@@ -12,7 +12,7 @@ import { PATHS_SHOWN, RISK_LABEL, agentDescription, decodeBase64Payloads, edited
 import { formatDateTime } from '../../lib/format.ts';
 import { FileDiff } from './file-diff.tsx';
 
-export type Decision = 'approve' | 'session' | 'always' | 'deny';
+export type Decision = 'approve' | 'session' | 'grant' | 'always' | 'deny';
 
 /** Shell words coloured by role; the text of each token is still drawn through SafeText. */
 const TOKEN = /(\s+)|('(?:[^'])*'?|"(?:\\.|[^"\\])*"?)|(\|\||&&|[|;&<>]+)|(\$\([^)]*\)?|\$\{[^}]*\}?|\$\w+|`[^`]*`?)|(--?[\w-]+=?)|([^\s'"|;&<>$`]+)/g;
@@ -75,6 +75,9 @@ export function ApprovalDetail({ item, expanded, busy, clockOffset, onDecide, on
         </button>
         <button type="button" className="button button-small" data-testid="approval-session" disabled={busy} onClick={() => onDecide(item, 'session')} aria-keyshortcuts="S">
           For this session… <kbd>s</kbd>
+        </button>
+        <button type="button" className="button button-small" data-testid="approval-grant" disabled={busy} onClick={() => onDecide(item, 'grant')} aria-keyshortcuts="G" title="Approve, and don't ask again for this command prefix, folder or host">
+          Don't ask again for… <kbd>g</kbd>
         </button>
         <button type="button" className="button button-small" data-testid="approval-always" disabled={busy} onClick={() => onDecide(item, 'always')}>
           Always…
