@@ -35,6 +35,20 @@ export default defineConfig([
       sourceType: 'module',
       globals: { ...globals.node },
     },
+    rules: {
+      // A leading underscore marks a binding kept on purpose (a parameter a signature needs, a
+      // field taken out of an object with `...rest`): the house convention, so it is not noise.
+      '@typescript-eslint/no-unused-vars': ['error', {
+        argsIgnorePattern: '^_',
+        varsIgnorePattern: '^_',
+        caughtErrorsIgnorePattern: '^_',
+        destructuredArrayIgnorePattern: '^_',
+        ignoreRestSiblings: true,
+      }],
+      // A `let` that closures read before its one assignment (a cleanup that may run early) cannot
+      // become a `const`: the closure would hit the temporal dead zone.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],

@@ -9,7 +9,6 @@ const id = z.string().min(1);
 const nullableString = z.string().nullable();
 const int = z.number().int();
 const decider = z.looseObject({ kind: z.enum(['rule', 'checker', 'autonomy', 'grant', 'operator', 'error']) });
-const decision = z.enum(['allow', 'deny', 'ask']);
 const checkpoint = z.object({ seq: int, hash: z.string().regex(/^[0-9a-f]{64}$/) });
 const problems = z.array(z.looseObject({ message: z.string() }));
 

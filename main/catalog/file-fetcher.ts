@@ -9,7 +9,7 @@ import { DownloadHTTPError } from 'tuf-js/dist/error.js';
 export class FileFetcher extends BaseFetcher {
   override async fetch(url: string): Promise<ReadableStream<Uint8Array<ArrayBuffer>>> {
     const path = fileURLToPath(url);
-    let isFile = false;
+    let isFile: boolean;
     try {
       isFile = statSync(path).isFile();
     } catch {

@@ -216,7 +216,7 @@ export class ClaudeConfigWriter {
     const expanded = raw === '~' ? this.deps.userHome : raw.startsWith('~/') ? join(this.deps.userHome, raw.slice(2)) : raw;
     if (!isAbsolute(expanded)) throw new OperationError('invalid', `The project folder must be an absolute path (it is on the host, not relative to anything): ${raw}.`);
     const abs = resolve(expanded);
-    let isDir = false;
+    let isDir: boolean;
     try {
       isDir = statSync(abs).isDirectory();
     } catch {
@@ -508,7 +508,7 @@ export function keepBackup(path: string, current: CurrentFile, now: number): str
       return backup;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw new Error(`the backup ${backup} could not be written (${(err as Error).message}); the file was not changed`);
+      throw new Error(`the backup ${backup} could not be written (${(err as Error).message}); the file was not changed`, { cause: err });
     }
   }
   throw new Error(`no free backup name next to ${path}; the file was not changed`);

@@ -337,7 +337,7 @@ function withdrawSignal(signal: AbortSignal): AbortSignal {
   const ac = new AbortController();
   const forward = () => {
     const r: unknown = signal.reason;
-    const text = typeof r === 'string' && r.trim() !== '' ? r.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '?').slice(0, 200) : null;
+    const text = typeof r === 'string' && r.trim() !== '' ? r.replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '?').slice(0, 200) : null;
     ac.abort(text ? `the MCP client cancelled the call (${text})` : 'the MCP client cancelled the call or its session ended');
   };
   if (signal.aborted) forward();

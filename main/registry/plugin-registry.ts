@@ -367,7 +367,7 @@ export class PluginRegistry {
   private async load(dir: string, origin: PluginOrigin): Promise<PluginEntry> {
     let loaded = loadManifest(dir, { ...(this.deps.denylist ? { denylist: this.deps.denylist } : {}) });
     if (loaded.manifestFile === null && this.deps.describeModule && (existsSync(join(dir, 'mod.ts')) || existsSync(join(dir, 'mod.js')))) loaded = await this.deps.describeModule(dir);
-    const name = loaded.manifest?.name ?? nameFromProblems(dir, loaded.manifestFile);
+    const name = loaded.manifest?.name ?? nameFromProblems(dir);
     let digest: FolderDigest | null = null;
     const problems = [...loaded.problems];
     try {
@@ -542,7 +542,7 @@ function sourceOf(sources: readonly PluginSource[], dir: string): string {
   return sources.find((s) => dir.startsWith(s.dir))?.dir ?? '';
 }
 
-function nameFromProblems(dir: string, _manifestFile: string | null): string {
+function nameFromProblems(dir: string): string {
   return basename(dir);
 }
 

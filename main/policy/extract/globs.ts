@@ -186,7 +186,7 @@ function braces(p: string, max: number, state: { truncated: boolean }, depth: nu
     const pre = p.slice(0, i);
     const post = p.slice(close + 1);
     const body = p.slice(i + 1, close);
-    let alts: string[] | null = null;
+    let alts: string[] | null;
     if (commas.length) {
       alts = [];
       let s = i + 1;

@@ -87,7 +87,7 @@ export function hostsOfUrlArg(raw: string, add: (h: string) => void): void {
 /** Host of one URL string, or null when it has none (`file:///x`, `mailto:`). */
 export function hostOfUrl(raw: string): string | null {
   let s = raw;
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(s);
   } catch {

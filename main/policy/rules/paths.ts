@@ -28,7 +28,7 @@ function trimSlash(p: string): string {
  * The glob as matched against absolute paths:
  * - `~` and `~/…` start at the home directory (escaped, so a home with `(` in it stays literal);
  * - absolute globs and globs starting with `**` are used as they are;
- * - other globs match at any depth: `.git/hooks/**` as `**​/.git/hooks/**`, and globs
+ * - other globs match at any depth: `.git/hooks/**` as `**` followed by `/.git/hooks/**`, and globs
  *   without a `/` (`*.pem`, `.env`) match the file name anywhere.
  */
 export function expandGlob(glob: string, home: string): string {

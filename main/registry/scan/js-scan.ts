@@ -744,7 +744,8 @@ function normaliseModule(spec: string): string {
 }
 
 function normaliseRef(r: Ref): Ref {
-  let { module, path } = r;
+  const { module } = r;
+  let { path } = r;
   if (module === '@global') {
     while (path.length > 0 && GLOBAL_OBJECTS.has(path[0] as string)) path = path.slice(1);
     if (path[0] === 'process') return normaliseRef({ module: 'process', path: path.slice(1) });

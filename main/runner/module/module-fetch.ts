@@ -57,7 +57,7 @@ export function underEndpoint(u: URL, endpoints: readonly string[]): boolean {
 export async function moduleFetch(ctx: FetchContext, call: { callId: string | null; tool: string }, url: string, init: FetchInit): Promise<FetchReply> {
   let reply: FetchReply;
   let host = '';
-  let decider = 'endpoint';
+  let decider: string;
   try {
     const r = await judgeAndSend(ctx, call, url, init);
     reply = r.reply;

@@ -41,7 +41,7 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
       if (logs.length < MAX_LOG_LINES) logs.push({ level, line: line.slice(0, 2000) });
     },
   });
-  let instance: WebAssembly.Instance | null = null;
+  let instance: WebAssembly.Instance;
   let fuel: WebAssembly.Global | undefined;
   let oom: WebAssembly.Global | undefined;
   let memory: WebAssembly.Memory | undefined;

@@ -94,71 +94,70 @@ export class ExtismKernel {
 
   /** The import object for instantiation: only the functions the manifest's check let through exist at all. */
   imports(): WebAssembly.Imports {
-    const k = this;
     const env: Record<string, (...a: never[]) => unknown> = {
-      input_length: () => BigInt(k.opts.input.length),
-      input_load_u8: (i: bigint) => k.opts.input[Number(i)] ?? 0,
-      input_load_u64: (i: bigint) => Buffer.from(k.opts.input.buffer, k.opts.input.byteOffset, k.opts.input.length).readBigUInt64LE(Number(i)),
-      length: (o: bigint) => BigInt(k.blocks.get(Number(o)) ?? 0),
-      length_unsafe: (o: bigint) => BigInt(k.blocks.get(Number(o)) ?? 0),
-      alloc: (n: bigint) => BigInt(k.alloc(Number(n))),
+      input_length: () => BigInt(this.opts.input.length),
+      input_load_u8: (i: bigint) => this.opts.input[Number(i)] ?? 0,
+      input_load_u64: (i: bigint) => Buffer.from(this.opts.input.buffer, this.opts.input.byteOffset, this.opts.input.length).readBigUInt64LE(Number(i)),
+      length: (o: bigint) => BigInt(this.blocks.get(Number(o)) ?? 0),
+      length_unsafe: (o: bigint) => BigInt(this.blocks.get(Number(o)) ?? 0),
+      alloc: (n: bigint) => BigInt(this.alloc(Number(n))),
       free: () => undefined,
       output_set: (o: bigint, n: bigint) => {
-        if (Number(n) > k.opts.maxOutputBytes) throw new KernelLimit('output', `the plugin's output is ${Number(n)} bytes, more than limits.max_output_kb (${k.opts.maxOutputBytes / 1024} KiB)`);
-        const at = k.addr(o);
-        k.output = k.arena.slice(at, at + Number(n));
+        if (Number(n) > this.opts.maxOutputBytes) throw new KernelLimit('output', `the plugin's output is ${Number(n)} bytes, more than limits.max_output_kb (${this.opts.maxOutputBytes / 1024} KiB)`);
+        const at = this.addr(o);
+        this.output = this.arena.slice(at, at + Number(n));
       },
       error_set: (o: bigint) => {
-        k.error = k.text(Number(o)).slice(0, 4096);
+        this.error = this.text(Number(o)).slice(0, 4096);
       },
-      load_u8: (o: bigint) => k.arena[k.addr(o)]!,
-      load_u64: (o: bigint) => Buffer.from(k.arena.buffer, k.arena.byteOffset, k.arena.length).readBigUInt64LE(k.addr(o)),
+      load_u8: (o: bigint) => this.arena[this.addr(o)]!,
+      load_u64: (o: bigint) => Buffer.from(this.arena.buffer, this.arena.byteOffset, this.arena.length).readBigUInt64LE(this.addr(o)),
       store_u8: (o: bigint, v: number) => {
-        k.arena[k.addr(o)] = v & 0xff;
+        this.arena[this.addr(o)] = v & 0xff;
       },
       store_u64: (o: bigint, v: bigint) => {
-        Buffer.from(k.arena.buffer, k.arena.byteOffset, k.arena.length).writeBigUInt64LE(BigInt.asUintN(64, v), k.addr(o));
+        Buffer.from(this.arena.buffer, this.arena.byteOffset, this.arena.length).writeBigUInt64LE(BigInt.asUintN(64, v), this.addr(o));
       },
       config_get: (o: bigint) => {
-        const key = k.text(Number(o));
-        return Object.hasOwn(k.opts.config, key) ? BigInt(k.put(Buffer.from(k.opts.config[key]!))) : 0n;
+        const key = this.text(Number(o));
+        return Object.hasOwn(this.opts.config, key) ? BigInt(this.put(Buffer.from(this.opts.config[key]!))) : 0n;
       },
       var_get: (o: bigint) => {
-        const v = k.vars.get(k.text(Number(o)));
-        return v ? BigInt(k.put(v)) : 0n;
+        const v = this.vars.get(this.text(Number(o)));
+        return v ? BigInt(this.put(v)) : 0n;
       },
       var_set: (o: bigint, v: bigint) => {
-        if (v === 0n) k.vars.delete(k.text(Number(o)));
-        else k.vars.set(k.text(Number(o)), k.block(Number(v)).slice());
+        if (v === 0n) this.vars.delete(this.text(Number(o)));
+        else this.vars.set(this.text(Number(o)), this.block(Number(v)).slice());
       },
       reset: () => undefined,
       get_log_level: () => 0,
       http_request: (req: bigint, body: bigint) => {
-        const r = k.opts.hostCall({ fn: 'http_request', arg: k.text(Number(req)), ...(body ? { data: k.block(Number(body)).slice() } : {}) });
-        k.httpStatus = r.status ?? 0;
-        if (!r.ok) k.opts.log('error', r.error ?? 'http_request was denied');
-        return r.ok && r.data ? BigInt(k.put(r.data)) : 0n;
+        const r = this.opts.hostCall({ fn: 'http_request', arg: this.text(Number(req)), ...(body ? { data: this.block(Number(body)).slice() } : {}) });
+        this.httpStatus = r.status ?? 0;
+        if (!r.ok) this.opts.log('error', r.error ?? 'http_request was denied');
+        return r.ok && r.data ? BigInt(this.put(r.data)) : 0n;
       },
-      http_status_code: () => k.httpStatus,
+      http_status_code: () => this.httpStatus,
       http_headers: () => 0n,
     };
     for (const level of ['trace', 'debug', 'info', 'warn', 'error']) {
-      env[`log_${level}`] = (o: bigint) => k.opts.log(level, k.text(Number(o)));
+      env[`log_${level}`] = (o: bigint) => this.opts.log(level, this.text(Number(o)));
     }
     const user: Record<string, (...a: never[]) => unknown> = {
       read_file: (p: bigint) => {
-        const r = k.opts.hostCall({ fn: 'read_file', arg: k.text(Number(p)) });
-        if (!r.ok) k.opts.log('error', r.error ?? 'read_file was denied');
-        return r.ok && r.data ? BigInt(k.put(r.data)) : 0n;
+        const r = this.opts.hostCall({ fn: 'read_file', arg: this.text(Number(p)) });
+        if (!r.ok) this.opts.log('error', r.error ?? 'read_file was denied');
+        return r.ok && r.data ? BigInt(this.put(r.data)) : 0n;
       },
       write_file: (p: bigint, d: bigint) => {
-        const r = k.opts.hostCall({ fn: 'write_file', arg: k.text(Number(p)), data: k.block(Number(d)).slice() });
-        if (!r.ok) k.opts.log('error', r.error ?? 'write_file was denied');
+        const r = this.opts.hostCall({ fn: 'write_file', arg: this.text(Number(p)), data: this.block(Number(d)).slice() });
+        if (!r.ok) this.opts.log('error', r.error ?? 'write_file was denied');
         return r.ok ? 0n : 1n;
       },
     };
     const abort = (msg: number, file: number, line: number, col: number) => {
-      throw new GuestAbort(`the module aborted: ${k.asString(msg) || 'no message'} (${k.asString(file) || '?'}:${line}:${col})`);
+      throw new GuestAbort(`the module aborted: ${this.asString(msg) || 'no message'} (${this.asString(file) || '?'}:${line}:${col})`);
     };
     return { [EXTISM_ENV]: env, [EXTISM_USER]: user, env: { abort } } as WebAssembly.Imports;
   }

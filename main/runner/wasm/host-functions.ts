@@ -45,7 +45,7 @@ const HTTP_TIMEOUT_MS = 10_000;
 export async function answerHostCall(ctx: HostFunctionContext, req: HostCallRequest): Promise<HostCallReply> {
   let reply: HostCallReply;
   let summary = req.arg.slice(0, SUMMARY_CHARS);
-  let decider = 'grant';
+  let decider: string;
   try {
     const r = req.fn === 'http_request' ? await http(ctx, req) : await file(ctx, req);
     reply = r.reply;

@@ -36,16 +36,22 @@ function hostCall(callId: number, req: HostCallRequest): HostCallReply {
   }
 }
 
-parentPort?.on('message', async (m: WorkerRequest) => {
+async function meter(m: Extract<WorkerRequest, { type: 'meter' }>): Promise<void> {
+  try {
+    // Loaded here only: a worker that runs calls never loads binaryen.
+    const { meterModule } = await import('./meter.js');
+    const bytes = await meterModule(m.bytes, { memoryMb: m.memoryMb, fuelLimit: m.fuelLimit, fuel: m.fuel });
+    parentPort!.postMessage({ type: 'metered', id: m.id, bytes } satisfies WorkerReply, [bytes.buffer as ArrayBuffer]);
+  } catch (err) {
+    parentPort!.postMessage({ type: 'metered', id: m.id, error: (err as Error).message } satisfies WorkerReply);
+  }
+}
+
+// A run is synchronous (the guest blocks on host calls), so only metering is async; it answers
+// its own failures as a `metered` reply.
+parentPort?.on('message', (m: WorkerRequest) => {
   if (m.type === 'meter') {
-    try {
-      // Loaded here only: a worker that runs calls never loads binaryen.
-      const { meterModule } = await import('./meter.js');
-      const bytes = await meterModule(m.bytes, { memoryMb: m.memoryMb, fuelLimit: m.fuelLimit, fuel: m.fuel });
-      parentPort!.postMessage({ type: 'metered', id: m.id, bytes } satisfies WorkerReply, [bytes.buffer as ArrayBuffer]);
-    } catch (err) {
-      parentPort!.postMessage({ type: 'metered', id: m.id, error: (err as Error).message } satisfies WorkerReply);
-    }
+    void meter(m);
     return;
   }
   try {

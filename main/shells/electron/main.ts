@@ -100,4 +100,9 @@ app.whenReady().then(async () => {
       .finally(() => app.exit(0));
   });
   app.on('window-all-closed', () => app.quit());
+}).catch((err: unknown) => {
+  // A host that cannot start (a locked database, a broken data folder) must end the app with the
+  // reason, not leave it running with no window and the error as an unhandled rejection.
+  console.error('gatehouse: could not start:', err);
+  app.exit(1);
 });

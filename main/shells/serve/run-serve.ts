@@ -133,7 +133,7 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   } catch (err) {
     await host.close('failed to listen');
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new Error(`Port ${opts.port} on ${opts.host} is in use. Pick another with --port N, or --port 0 for any free port.`);
+    if (e.code === 'EADDRINUSE') throw new Error(`Port ${opts.port} on ${opts.host} is in use. Pick another with --port N, or --port 0 for any free port.`, { cause: err });
     throw err;
   }
   const { shell, mcpUrl, hookUrl } = listening;

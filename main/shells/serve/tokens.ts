@@ -89,7 +89,7 @@ export function readTokenSource(src: TokenSource, file: string | undefined, env:
     try {
       raw = file === '-' ? readStdin() : readFileSync(file, 'utf8');
     } catch (err) {
-      throw new Error(`Cannot read the token from ${where}: ${(err as Error).message}.`);
+      throw new Error(`Cannot read the token from ${where}: ${(err as Error).message}.`, { cause: err });
     }
   } else if (fromEnv !== undefined && fromEnv !== '') {
     where = src.envVar;
