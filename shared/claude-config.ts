@@ -169,7 +169,7 @@ export function mcpStdioServer(home: string | null, { typed = true }: { typed?: 
 export function claudeMcpAddHttp(mcpUrl: string, token: string): string {
   const header = `Authorization: Bearer ${token}`;
   // Double quotes as Claude Code's documentation writes it, unless the token needs more.
-  const quoted = /^[A-Za-z0-9_.:@%+=\/ -]+$/.test(header) ? `"${header}"` : shellQuote(header);
+  const quoted = /^[A-Za-z0-9_.:@%+=/ -]+$/.test(header) ? `"${header}"` : shellQuote(header);
   return `claude mcp add --transport http ${MCP_SERVER_NAME} ${shellQuote(mcpUrl)} --header ${quoted}`;
 }
 

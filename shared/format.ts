@@ -9,9 +9,9 @@ const exact = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 /** "512 bytes", "64 KiB", "1.5 MiB": at most two decimals, none when the size is a whole unit. */
 export function formatBytes(n: number): string {
   if (!Number.isFinite(n) || n < 1024) return `${exact.format(n)} ${n === 1 ? 'byte' : 'bytes'}`;
-  let value = n;
+  let value = n / 1024;
   let unit = 0;
-  for (value = n / 1024; value >= 1024 && unit < UNITS.length - 1; unit++) value /= 1024;
+  for (; value >= 1024 && unit < UNITS.length - 1; unit++) value /= 1024;
   return `${number.format(value)} ${UNITS[unit]}`;
 }
 
