@@ -7,6 +7,7 @@
 //   setting-<key>               one setting (key as in shared/contract.ts `settings`), with
 //                               data-overridden ("true" when set for this run only) and data-pending
 //     setting-error             the host's sentence for the last refused change of that field
+//     setting-state             where its last change stands (a live region): data-state idle | saving | saved | failed
 //     setting-overridden        the "overridden for this run" badge
 //     setting-input             a number field (committed on Enter or blur)
 //     setting-toggle            a checkbox
@@ -193,6 +194,11 @@ export class SettingsPage {
   /** The result line of a written file, after Apply. */
   writeConfigWritten(path: string): Locator {
     return this.writeConfig.locator(`[data-testid="write-config-written"][data-path="${path.replace(/["\\]/g, '\\$&')}"]`);
+  }
+
+  /** "Saving…", "Saved" or "Not saved" beside a field (data-state). */
+  saveState(key: SettingKey | 'terminalGetsShortcuts'): Locator {
+    return this.page.getByTestId(`setting-${key}`).getByTestId('setting-state');
   }
 
   async expectSettled(key: SettingKey): Promise<void> {

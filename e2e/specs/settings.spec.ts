@@ -2,7 +2,9 @@
 // are saved to GATEHOUSE_HOME/settings.json, survive a reload, and are audited; the host's
 // refusal of a bad value shows next to its field; audit retention persists, and raw audit values
 // ask first and then unmask what the Audit view shows; agents' connection details are there to copy.
+// Each change says beside its field whether it is saving, saved or refused, for screen readers too.
 import { readFileSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { SettingsPage } from '../pages/settings-page.ts';
@@ -165,4 +167,42 @@ test('connect an agent: the token is masked until revealed, snippets and tools a
   await expect(settings.snippet('hook-command')).toContainText('PreToolUse');
   // The built-in shell tool is always there for agents.
   await expect(settings.tool('shell')).toHaveAttribute('data-kind', 'builtin');
+});
+
+test('each change says Saving…, Saved or Not saved beside its field, in a live region, and the view passes axe in both themes', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+  const state = settings.saveState('approvalExpiryMinutes');
+  // Present before anything changes, so the first change is announced too.
+  await expect(state).toHaveAttribute('role', 'status');
+  await expect(state).toHaveAttribute('aria-live', 'polite');
+  await expect(state).toHaveAttribute('data-state', 'idle');
+
+  await settings.setNumber('approvalExpiryMinutes', '0');
+  await expect(state).toHaveAttribute('data-state', 'failed');
+  await expect(state).toHaveText('Not saved');
+  await expect(settings.error('approvalExpiryMinutes')).toBeVisible();
+  // Scanned while the refusal shows (it stays until the next change), in both themes.
+  const found: string[] = [];
+  for (const scheme of ['dark', 'light'] as const) {
+    await app.page.emulateMedia({ colorScheme: scheme });
+    const result = await new AxeBuilder({ page: app.page }).exclude('.xterm').exclude('.monaco-editor').analyze();
+    for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+      found.push(`${scheme}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    }
+  }
+  expect(found, found.join('\n')).toEqual([]);
+
+  await settings.setNumber('approvalExpiryMinutes', '3');
+  await expect(state).toHaveAttribute('data-state', 'saved');
+  await expect(state).toHaveText(/Saved/);
+  expect((JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as { approvalExpiryMinutes: number }).approvalExpiryMinutes).toBe(3);
+  // A radio group says it in its legend; other fields stay quiet.
+  await settings.choose('mode', 'live');
+  await expect(settings.saveState('mode')).toHaveAttribute('data-state', 'saved');
+  await expect(settings.saveState('autonomy')).toHaveAttribute('data-state', 'idle');
+
+  // "Saved" goes once read; the field is quiet again.
+  await expect(state).toHaveAttribute('data-state', 'idle');
 });
