@@ -10,6 +10,7 @@ import { useUiStore } from '../stores/ui-store.ts';
 import { AgentConnect } from './settings/agent-connect.tsx';
 import { AgentTokens } from './settings/agent-tokens.tsx';
 import { AuditSettings } from './settings/audit-settings.tsx';
+import { ConsoleSettings } from './settings/console-settings.tsx';
 import { GatewaySettings } from './settings/gateway-settings.tsx';
 import '../styles/settings.css';
 
@@ -34,6 +35,7 @@ export function SettingsView() {
     <ViewFrame id="settings" title="Settings" subtitle="How the gateway treats agents’ calls, what the audit log shows and keeps, how agents connect, and the host this console is attached to.">
       <GatewaySettings />
       <AuditSettings />
+      <ConsoleSettings />
       <AgentConnect />
       <AgentTokens />
       <section className="panel" data-testid="host-info" aria-labelledby="host-info-heading">

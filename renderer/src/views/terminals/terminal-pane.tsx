@@ -7,7 +7,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import type { TerminalSessionView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
-import { isAppShortcut } from '../../app/use-view-shortcuts.ts';
+import { terminalKeepsKey } from '../../app/use-view-shortcuts.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { upsertSession, useTerminalsStore } from '../../stores/terminals-store.ts';
 import { TerminalAttachment, type AttachState } from './terminal-attachment.ts';
@@ -61,8 +61,9 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
     attachment.start();
 
     // The console's own shortcuts are not typed into the shell: xterm leaves them alone (false)
-    // and they bubble on to the window, where the console acts on them.
-    term.attachCustomKeyEventHandler((e) => !isAppShortcut(e));
+    // and they bubble on to the window, where the console acts on them — unless the operator
+    // gave them to the terminal in Settings (read per key, so the choice applies at once).
+    term.attachCustomKeyEventHandler((e) => terminalKeepsKey(e));
 
     // Keystrokes go to the host only for the console that took over (the host checks too).
     const onData = term.onData((data) => {
