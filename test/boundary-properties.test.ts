@@ -30,7 +30,7 @@ import { AuditQuery } from '../main/audit/audit-query.js';
 import { OperationError } from '../main/core/operation-error.js';
 import { repoRoot } from './support/cli.js';
 import { MAX_YAML_NESTING } from '../main/yaml-nesting.js';
-import { appendRule } from '../main/gateway/policy-file.js';
+import { appendRule } from '../main/policy/policy-file.js';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
 import { http } from './support/net.js';

@@ -11,7 +11,7 @@ import { EventBus } from './event-bus.js';
 import { version } from '../version.js';
 import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
 import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
-import { PluginService, summary } from '../registry/plugin-service.js';
+import { PluginService } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { AuditCorruptError, isCorruption, quickCheck } from '../audit/audit-recover.js';
@@ -36,8 +36,6 @@ import { homedir } from 'node:os';
 import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
-import { proposeAlwaysRule } from '../approvals/always-rule.js';
-import { FileBeforeError, readFileBefore } from '../approvals/file-before.js';
 import { grantHandlers } from '../approvals/grant-handlers.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
@@ -50,18 +48,23 @@ import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { catalogHandlers } from '../catalog/catalog-handlers.js';
 import { SettingsStore } from '../gateway/settings-store.js';
-import { appendRule, policyView, proposedRuleView, readPolicyText, writePolicyText } from '../gateway/policy-file.js';
-import { OperationError } from '../core/operation-error.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
-import { replayCalls } from '../audit/replay.js';
-import { redactEvent } from '../audit/redact.js';
-import { ClaudeConfigWriter, defaultHookLauncher } from '../gateway/claude-config-writer.js';
+import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
 import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
-import { createTwoFilesPatch } from 'diff';
+import { hostHandlers } from './host-handlers.js';
+import { auditHandlers } from '../audit/audit-handlers.js';
+import { registryHandlers } from '../registry/registry-handlers.js';
+import { healthHandlers } from '../runner/health-handlers.js';
+import { approvalHandlers } from '../approvals/approvals-handlers.js';
+import { settingsHandlers } from '../gateway/settings-handlers.js';
+import { agentConfigHandlers } from '../gateway/agent-config-handlers.js';
+import { PolicyEditor } from '../policy/policy-editor.js';
+import { policyHandlers } from '../policy/policy-handlers.js';
+import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 
 export interface HostOptions {
   home: string;
@@ -435,21 +438,9 @@ export function createHost(opts: HostOptions): Host {
     mcp.toolsChanged();
     bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
   };
-  // Every change of policy.yaml is in the audit log with its diff: the operator's saves and
-  // "always" rules (policy.saved, policy.rule-added) and edits made on disk (policy.reloaded).
-  let auditedPolicy: string | null | undefined;
-  const policyDiff = (next: string | null) => createTwoFilesPatch('policy.yaml', 'policy.yaml', auditedPolicy ?? '', next ?? '', 'before', 'after', { context: 2 });
-  let policyVersion = policy.state.version;
-  policy.onChange((state) => {
-    bus.emit('policy.changed', { version: state.version, error: state.error });
-    // A broken file leaves the version (and the active rules) as they were.
-    const loaded = state.version !== policyVersion;
-    policyVersion = state.version;
-    // Before start-up's first read there is nothing to compare with; a save was recorded by its handler.
-    if (auditedPolicy === undefined || policy.text === auditedPolicy || policy.text === null) return;
-    record('policy.reloaded', 'host', { file: paths.policy, diff: policyDiff(policy.text), loaded, error: state.error });
-    auditedPolicy = policy.text;
-  });
+  // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"
+  // rules and edits made on disk (policy-editor.ts).
+  const policyEditor = new PolicyEditor({ store: policy, file: paths.policy, record, changed: (state) => bus.emit('policy.changed', state) });
   onToolsChanged = toolsMaybeChanged;
   // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
   const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
@@ -510,7 +501,7 @@ export function createHost(opts: HostOptions): Host {
           onFolders: (dirs) => (dirs.length === 1 ? registry.refreshFolder(dirs[0]!) : registry.refreshAll()),
           log,
         });
-  const ready = Promise.all([initExtractor(), policy.start().then(() => (auditedPolicy = policy.text))])
+  const ready = Promise.all([initExtractor(), policyEditor.start()])
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
     .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
     .then(async () => {
@@ -526,193 +517,19 @@ export function createHost(opts: HostOptions): Host {
   ready.catch((err) => log('start-up failed', err));
 
   const handlers: Handlers<GatehouseContract['methods']> = {
-    'host.info': () => ({ version, shell: opts.shell, home: paths.root, pid: process.pid, startedAt, operator: operatorName() }),
-    'audit.verify': ({ job }, ctx) =>
-      jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, (j) => chain.verifyChunked(j)),
-    'audit.chainState': () => chain.state(),
-    'audit.tail': ({ limit }) => ({ events: settings.current.auditRaw ? audit.tail(limit) : audit.tail(limit).map(redactEvent) }),
-    'audit.search': (req) => auditQuery.search(req),
-    'audit.get': ({ seq }) => auditQuery.get(seq),
-    'audit.session': ({ session, limit }) => auditQuery.session(session, limit),
-    'audit.export': ({ job, ...req }, ctx) =>
-      jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => auditQuery.export(req, j)),
-    'audit.replay': ({ job, ...req }, ctx) =>
-      jobs.run({ id: job, kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls', by: `operator:${ctx.operator}` }, (j) => {
-        audit.flush();
-        return replayCalls({ db: audit.db, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }, req, j);
-      }),
-    'plugins.list': async () => {
-      await ready;
-      return { plugins: plugins.list(), sources: [...sources] };
-    },
-    'plugins.rescan': async ({ job }, ctx) => {
-      await ready;
-      const t0 = performance.now();
-      await jobs.run({ id: job, kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: `operator:${ctx.operator}` }, (j) => registry.refreshAll(j));
-      return { plugins: registry.list().length, tookMs: Math.round(performance.now() - t0) };
-    },
-    'plugins.get': async ({ name }) => {
-      await ready;
-      return plugins.detail(name);
-    },
-    'plugins.readFile': ({ name, path }) => plugins.readFile(name, path),
-    'plugins.writeFile': ({ name, path, content }, ctx) => {
-      const r = plugins.writeFile(name, path, content);
-      audit.append({ type: 'plugin.file-saved', actor: `operator:${ctx.operator}`, payload: { name, path, bytes: r.bytes, console: ctx.console } });
-      return r;
-    },
-    'plugins.check': ({ name, path, content }) => plugins.check(name, path, content),
-    'plugins.create': async ({ name, lang }, ctx) => {
-      const r = plugins.create(name, lang);
-      audit.append({ type: 'plugin.created', actor: `operator:${ctx.operator}`, payload: { name, lang, dir: r.dir } });
-      // Pick it up now rather than waiting for the watcher, so the caller can open it at once.
-      await registry.refreshFolder(r.dir);
-      return r;
-    },
-    // After the first scan: just after start a plugin the host has not discovered yet is not "unknown".
-    'plugins.enable': async ({ name, overrideReason }, ctx) => {
-      await ready;
-      return summary(await registry.enable(name, ctx.operator, overrideReason));
-    },
-    'plugins.disable': async ({ name }, ctx) => {
-      await ready;
-      return summary(await registry.disable(name, ctx.operator));
-    },
-    'plugins.approveChange': async ({ name, overrideReason }, ctx) => {
-      await ready;
-      return summary(await registry.approveChange(name, ctx.operator, overrideReason));
-    },
-    'plugins.rollBack': async ({ name }, ctx) => {
-      await ready;
-      return summary(await registry.rollBack(name, ctx.operator));
-    },
-    'plugins.setTrusted': async ({ name, trusted, reason }, ctx) => {
-      await ready;
-      return summary(registry.setTrusted(name, ctx.operator, trusted, reason));
-    },
-    // A test run goes through the real runner (breaker, limits, sandbox), attributed to the operator.
-    'plugins.testRun': ({ name, tool, input }, ctx) => toolRunner.call(name, tool, input, { actor: `operator:${ctx.operator}`, testRun: true }),
-    'health.list': async () => {
-      await ready;
-      return { ...health.list(), eventLoop: eventLoop.snapshot() };
-    },
-    'health.reset': ({ name }, ctx) => {
-      audit.append({ type: 'breaker.reset', actor: `operator:${ctx.operator}`, payload: { plugin: name } });
-      return health.reset(name);
-    },
-    'health.restart': async ({ name }, ctx) => {
-      audit.append({ type: 'plugin.restart', actor: `operator:${ctx.operator}`, payload: { plugin: name } });
-      return health.restart(name);
-    },
+    ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
+    ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }),
+    ...registryHandlers({ registry, plugins, sources, ready, jobs, record }),
+    ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
-    'gateway.info': () => ({
-      mcpUrl: endpoints?.mcpUrl ?? null,
-      hookUrl: endpoints?.hookUrl ?? null,
-      agentToken: endpoints?.agentToken ?? null,
-      hookLauncher: defaultHookLauncher(),
-      tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, plugin: t.plugin, kind: t.kind })),
-      pending: approvals.pendingSize(),
-    }),
-    'gateway.testCall': async (req, ctx) => {
-      await ready;
-      return gettingStarted.testCall(req, ctx);
-    },
-    'approvals.list': (filter) => ({ items: approvals.list(filter), now: clock.now() }),
-    'approvals.get': ({ id }) => {
-      const item = approvals.get(id);
-      if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
-      return item;
-    },
-    'approvals.fileBefore': async ({ id }) => {
-      try {
-        return await readFileBefore(approvals.get(id), id);
-      } catch (err) {
-        if (err instanceof FileBeforeError) throw new OperationError(err.reason, err.message);
-        throw err;
-      }
-    },
-    'approvals.proposeRule': ({ id }, ctx) => {
-      const item = approvals.get(id);
-      if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
-      return proposedRuleView(proposeAlwaysRule({ id, call: item.call, extraction: item.extraction, argsHash: item.argsHash, operator: ctx.operator }));
-    },
-    'approvals.approve': ({ id, argsHash, scope, sessionMinutes, argumentPattern }, ctx) => {
-      let nextText: string | null = null;
-      if (scope === 'always') {
-        // The rule is written before the call is released: if the file cannot take it, nothing changes.
-        const item = approvals.get(id);
-        if (!item) throw new OperationError('not_found', `There is no approval ${id}.`);
-        const rule = proposeAlwaysRule({ id, call: item.call, extraction: item.extraction, argsHash: item.argsHash, operator: ctx.operator });
-        nextText = appendRule(readPolicyText(paths.policy), rule);
-        const check = policy.check(nextText);
-        if (check.broken || check.problems.length > 0) throw new OperationError('invalid', `The rule could not be added to ${paths.policy}: ${check.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`);
-      }
-      const r = approvals.approve(id, {
-        operator: ctx.operator,
-        argsHash,
-        scope,
-        ...(sessionMinutes !== undefined ? { sessionExpiresInMs: sessionMinutes * 60_000 } : scope === 'session' ? { sessionExpiresInMs: settings.current.sessionGrantMinutes * 60_000 } : {}),
-        ...(argumentPattern !== undefined ? { argumentPattern } : {}),
-      });
-      if (nextText !== null && r.rule) {
-        const diff = policyDiff(nextText);
-        auditedPolicy = nextText;
-        writePolicyText(paths.policy, nextText);
-        policy.reload();
-        record('policy.rule-added', `operator:${ctx.operator}`, { rule: r.rule.name, approval: id, file: paths.policy, diff });
-      }
-      return { item: r.item, grant: r.grant ?? null, rule: r.rule ? proposedRuleView(r.rule) : null };
-    },
-    'approvals.deny': ({ id, reason }, ctx) => approvals.deny(id, { operator: ctx.operator, reason }),
-    'approvals.batch': ({ action, items, scope, reason }, ctx) => {
-      if (action === 'deny') {
-        if (!reason) throw new OperationError('invalid', 'A batch denial needs a reason; the agents are shown it.');
-        return { results: approvals.denyMany(items.map((i) => i.id), { operator: ctx.operator, reason }) };
-      }
-      return { results: approvals.approveMany(items, { operator: ctx.operator, scope, sessionExpiresInMs: settings.current.sessionGrantMinutes * 60_000 }) };
-    },
-    'grants.list': () => ({ grants: approvals.grants.list(), now: clock.now() }),
-    'grants.revoke': ({ id }, ctx) => {
-      approvals.grants.revoke(id, ctx.operator);
-      return { revoked: true };
-    },
+    ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig }),
+    ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
     ...grantHandlers({ approvals, audit, clock, home: userHome }),
     ...agentTokenHandlers(agentTokens),
-    'agents.previewConfig': (req) => claudeConfig.preview(req),
-    'agents.writeConfig': ({ expected, ...req }, ctx) => claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
-    'agents.previewCodexConfig': (req) => codexConfig.preview(req),
-    'agents.writeCodexConfig': ({ expected, ...req }, ctx) => codexConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
-    'settings.get': () => settings.view(),
-    'settings.update': (patch, ctx) => settings.update(patch, `operator:${ctx.operator}`),
-    'policy.get': () => policyView(policy, paths.policy),
-    'policy.check': ({ text }) => {
-      const r = policy.check(text);
-      return { problems: r.problems, examples: r.examples, broken: r.broken };
-    },
-    'policy.save': ({ text }, ctx) => {
-      const r = policy.check(text);
-      if (r.broken || r.problems.length > 0) return { saved: false, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
-      const diff = policyDiff(text);
-      auditedPolicy = text;
-      writePolicyText(paths.policy, text);
-      policy.reload();
-      record('policy.saved', `operator:${ctx.operator}`, { file: paths.policy, bytes: Buffer.byteLength(text), rules: r.rules.length, diff });
-      return { saved: true, problems: r.problems, examples: r.examples, policy: policyView(policy, paths.policy) };
-    },
-    'jobs.list': () => ({ jobs: jobs.list() }),
-    'jobs.cancel': ({ id }) => {
-      const job = jobs.cancel(id);
-      return { cancelled: job !== null && job.cancellable, job };
-    },
-    'gettingStarted.get': async () => {
-      await ready;
-      return gettingStarted.view();
-    },
-    'gettingStarted.update': async (patch) => {
-      await ready;
-      return gettingStarted.update(patch);
-    },
     ...catalogHandlers({ home: paths.root, audit, log, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir), changed: (source) => bus.emit('catalog.changed', { source }), closed: () => closed, ...(opts.shell === 'cli' ? {} : { refreshHours: () => settings.current.catalogRefreshHours ?? 6 }) }),
+    ...settingsHandlers(settings),
+    ...policyHandlers(policyEditor),
+    ...onboardingHandlers(gettingStarted, ready),
   };
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
 

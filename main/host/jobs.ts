@@ -10,23 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { JobView } from '../../shared/contract.js';
 import { OperationError } from '../core/operation-error.js';
 import type { Chunked } from '../chunked.js';
+import type { JobKind, JobRunner, JobSpec } from '../core/job-runner.js';
 
-export type JobKind = JobView['kind'];
-
-export interface JobSpec {
-  /** The caller's id for the job (a console's, so it can follow and cancel it); generated when absent. */
-  id?: string | undefined;
-  kind: JobKind;
-  /** What is being done, as a sentence fragment: "Verifying the audit chain". */
-  title: string;
-  /** What `done` and `total` count: "events", "calls", "plugins". */
-  unit: string;
-  total?: number | null;
-  /** Who asked, as the audit log names actors: "operator:alice", "host". */
-  by: string;
-  /** False for work the host cannot do without (its first plugin scan); default true. */
-  cancellable?: boolean;
-}
+// The spec lives in core/ so handlers below host/ can ask for a job (core/job-runner.ts).
+export type { JobKind, JobSpec };
 
 /** progress() is sent to consoles at most every `throttleMs`, and always at the end; checkpoint() throws JobCancelled. */
 export interface JobContext extends Chunked {
@@ -62,7 +49,7 @@ interface Running {
 
 const nf = new Intl.NumberFormat('en-US');
 
-export class Jobs {
+export class Jobs implements JobRunner {
   private readonly running = new Map<string, Running>();
   private finished: JobView[] = [];
 

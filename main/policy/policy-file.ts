@@ -5,8 +5,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseDocument, stringify, YAMLSeq } from 'yaml';
 import { tooDeepMessage, yamlTooDeep } from '../yaml-nesting.js';
 import type { PolicyView, ProposedRuleView } from '../../shared/contract.js';
-import type { PolicyStore } from '../policy/rules/store.js';
-import type { Rule } from '../policy/types.js';
+import type { PolicyStore } from './rules/store.js';
+import type { Rule } from './types.js';
 
 export const POLICY_TEMPLATE = `# Gatehouse policy: your rules, on top of the locked built-in ones.
 # Each rule: name, actions, block_paths / block_except / block_hosts, decision (deny, ask, allow, log);
