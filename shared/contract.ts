@@ -148,6 +148,25 @@ const healthRow = z.object({
 const relPath = z.string().min(1).max(4096);
 
 // ---- terminals: PTY sessions (main/pty). Sizes and chars are UTF-16 code units, as xterm.js counts.
+const adapterSessionId = z.string().regex(/^adapter-[0-9a-f]{10}$/, 'an adapter session id looks like adapter-0123456789');
+const adapterClassification = z.object({
+  state: z.enum(['ready', 'busy', 'waiting_for_permission', 'done', 'unknown']),
+  confidence: z.number().min(0).max(1),
+  evidence: z.string(),
+  question: z.string().optional(),
+  options: z.array(z.object({ key: z.string(), label: z.string() })).optional(),
+});
+/** One adapter session: its PTY (a terminal in the Terminals view) and the adapter's last classify. */
+const adapterSession = z.object({
+  session: adapterSessionId,
+  plugin: z.string(),
+  terminal: z.string(),
+  state: z.enum(['running', 'ended']),
+  ended: z.object({ code: z.string(), message: z.string(), ops: z.number() }).nullable(),
+  lastIntent: z.string().nullable(),
+  classification: adapterClassification.nullable(),
+  startedAt: z.number(),
+});
 const terminalId = z.string().regex(/^pty-[0-9a-f]{10}$/, 'a terminal id looks like pty-0123456789');
 const terminalSize = { cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) };
 const terminalSession = z.object({
@@ -784,6 +803,33 @@ export const methods = {
     request: z.object({ id: terminalId }).strict(),
     response: terminalSession,
   },
+
+  // ---- terminal adapters (main/adapters/): ptywright's plugin.* and adapter.* methods. A refusal
+  // is `rejected` with details { code: -32004, method, required_permission } (or reason
+  // "server_did_not_grant_plugin_load"), the same data `gatehouse adapters --stdio` answers with.
+  'plugin.capabilities': { request: z.object({}).strict(), response: z.record(z.string(), z.unknown()) },
+  'plugin.validate_manifest': {
+    request: z.object({ manifest: z.record(z.string(), z.unknown()) }).strict(),
+    response: z.object({ valid: z.boolean(), problems: z.array(z.looseObject({ message: z.string(), code: z.string() })) }),
+  },
+  'plugin.load': { request: z.object({ manifest_path: z.string().min(1).max(4096) }).strict(), response: z.looseObject({ name: z.string() }) },
+  'plugin.unload': { request: z.object({ plugin: z.string().min(1).max(64) }).strict(), response: empty },
+  'adapter.list': { request: z.object({}).strict(), response: z.object({ plugins: z.array(z.looseObject({ name: z.string(), permissions: z.array(z.string()), quarantined: z.string().nullable() })) }) },
+  'adapter.live': { request: z.object({}).strict(), response: z.object({ sessions: z.array(adapterSession) }) },
+  'adapter.start': {
+    request: z.object({ plugin: z.string().min(1).max(64), command: z.string().min(1).max(4096).optional(), args: z.array(z.string().max(4096)).max(256).optional(), cols: terminalSize.cols.optional(), rows: terminalSize.rows.optional() }).strict(),
+    response: adapterSession,
+  },
+  'adapter.send': { request: z.object({ session: adapterSessionId, prompt: z.string().max(65536) }).strict(), response: z.object({ actions: z.array(z.looseObject({ type: z.string() })), last_intent: z.string().nullable() }) },
+  'adapter.wait': { request: z.object({ session: adapterSessionId, timeout_ms: z.number().int().min(1).max(120_000).optional() }).strict(), response: z.object({ matched: z.boolean(), matcher: z.unknown(), waited_ms: z.number() }) },
+  'adapter.snapshot': {
+    request: z.object({ session: adapterSessionId }).strict(),
+    response: z.object({ cols: z.number(), rows: z.number(), lines: z.array(z.string()), cursor: z.object({ row: z.number(), col: z.number() }) }),
+  },
+  'adapter.state': { request: z.object({ session: adapterSessionId }).strict(), response: adapterClassification },
+  'adapter.inspect': { request: z.object({ session: adapterSessionId }).strict(), response: z.record(z.string(), z.unknown()) },
+  'adapter.transcript': { request: z.object({ session: adapterSessionId }).strict(), response: z.object({ text: z.string(), truncated: z.boolean() }) },
+  'adapter.close': { request: z.object({ session: adapterSessionId }).strict(), response: adapterSession },
 
   // ---- gateway (operator side). Agents never reach these: they hold the agent token, which
   // opens only /mcp and the hook route.

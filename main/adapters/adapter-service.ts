@@ -217,7 +217,7 @@ export class AdapterService {
   async start(p: { plugin: string; command?: string; args?: string[]; cwd?: string; cols?: number; rows?: number }, actor: string): Promise<AdapterSessionInfo> {
     const plugin = this.plugin(p.plugin);
     this.gate('adapter.start', plugin, actor, null);
-    this.checkPinned(plugin, actor);
+    this.checkPinned(plugin);
     const target = p.command ? { program: p.command, args: p.args ?? [] } : plugin.adapter.manifest.defaultTarget;
     if (!target) throw new AdapterError(INVALID_PARAMS, 'no_target', `${plugin.adapter.manifest.name} has no [default_target]; give a command to run.`, { field: 'command' });
     const m = plugin.adapter.manifest;
@@ -367,9 +367,9 @@ export class AdapterService {
     return { plugin, problems };
   }
 
-  private checkPinned(p: Plugin, actor: string): void {
+  private checkPinned(p: Plugin): void {
     if (!p.quarantined) {
-      let now: string | null = null;
+      let now: string | null;
       try {
         const manifest = readFileSync(join(p.adapter.dir, p.adapter.manifestFile), 'utf8');
         now = createHash('sha256').update(manifest).update('\0').update(readFileSync(p.adapter.entrypointPath)).digest('hex');
@@ -451,6 +451,8 @@ export class AdapterService {
     if (bytes) {
       try {
         this.deps.ptys.feed(s.terminal, bytes);
+        // Typing counts as a change: "stable" then means quiet since the program saw the input.
+        s.screen.lastChange = this.clock.now();
       } catch (err) {
         throw new AdapterError(ADAPTER_FAILED, 'terminal_gone', `The terminal ${s.terminal} cannot take input: ${(err as Error).message}`);
       }

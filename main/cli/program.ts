@@ -16,6 +16,7 @@ import { UsageError, parsePort } from '../core/usage-error.js';
 import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
 import { addCatalogCommands } from './catalog-commands.js';
+import { addAdapterCommands } from './adapter-commands.js';
 import { addDoctorCommand } from './doctor.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
@@ -69,12 +70,13 @@ export function buildProgram(): Command {
     .option('--agent-token-file <path>', 'read the token agents use for /mcp and the hook route from this file ("-": stdin); or set GATEHOUSE_AGENT_TOKEN (default: generated once and kept in the data folder)')
     .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
     .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
+    .option('--allow-plugin-load', 'let consoles and scripts load terminal adapters at run time (plugin.load / plugin.unload)')
     .addHelpText('after', examplesHelp([
       'gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins',
       'gatehouse serve --live --autonomy read-only',
       ['a token of your own, from a file only you can read', 'gatehouse serve --token-file ~/.secrets/gatehouse-token'],
     ]))
-    .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string }) => {
+    .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string; allowPluginLoad?: boolean }) => {
       const tokens = tokensFromCli(o);
       if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
         throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
@@ -92,11 +94,13 @@ export function buildProgram(): Command {
         newToken: o.newToken ?? false,
         pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
         allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
+        ...(o.allowPluginLoad ? { allowPluginLoad: true } : {}),
       });
     });
 
   addPluginCommands(cli);
   addCatalogCommands(cli);
+  addAdapterCommands(cli);
   addDoctorCommand(cli);
   addAgentCommands(cli);
   addApprovalCommands(cli);

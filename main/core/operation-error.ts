@@ -6,6 +6,8 @@ export class OperationError extends Error {
   constructor(
     readonly reason: string,
     message: string,
+    /** Structured detail beside the reason (a terminal adapter's denial: code, method, required_permission). */
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
   }

@@ -65,6 +65,8 @@ import { agentConfigHandlers } from '../gateway/agent-config-handlers.js';
 import { PolicyEditor } from '../policy/policy-editor.js';
 import { policyHandlers } from '../policy/policy-handlers.js';
 import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
+import { AdapterService } from '../adapters/adapter-service.js';
+import { adapterHandlers } from '../adapters/adapter-handlers.js';
 
 export interface HostOptions {
   home: string;
@@ -94,6 +96,8 @@ export interface HostOptions {
   claudeUserHome?: string;
   /** The bundled example plugins, copied into the home's plugins folder the first time a console host starts on it (the shells pass it; CLI commands do not). */
   examplesDir?: string;
+  /** `--allow-plugin-load`: terminal adapters may be loaded and unloaded at run time (plugin.load). */
+  allowPluginLoad?: boolean;
 }
 
 /** Where agents reach this host; set by the shell once it listens. */
@@ -323,6 +327,8 @@ export function createHost(opts: HostOptions): Host {
     record: (e) => audit.append(e),
     events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
   });
+  const adapters = new AdapterService({ ptys, clock, record: (e) => audit.append(e), folders: () => sources.map((src) => src.dir), allowPluginLoad: opts.allowPluginLoad ?? false });
+  adapters.discover();
   const toolRunner = new ToolRunner({
     registry,
     ptys,
@@ -522,6 +528,7 @@ export function createHost(opts: HostOptions): Host {
     ...registryHandlers({ registry, plugins, sources, ready, jobs, record }),
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
+    ...adapterHandlers(adapters),
     ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig }),
     ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
     ...grantHandlers({ approvals, audit, clock, home: userHome }),
@@ -602,6 +609,7 @@ export function createHost(opts: HostOptions): Host {
       await watcher?.close();
       await checkers?.close();
       await judge.close();
+      await adapters.dispose();
       await ptys.close();
       await toolRunner.close();
       const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });

@@ -34,7 +34,7 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
       try {
         result = await handlers[method as keyof M](parsed.data as never, ctx);
       } catch (err) {
-        if (err instanceof OperationError) return fail('rejected', err.message, { reason: err.reason });
+        if (err instanceof OperationError) return fail('rejected', err.message, { reason: err.reason, ...err.data });
         log(`handler ${method} failed`, err);
         const message = err instanceof Error ? err.message : String(err);
         return fail('internal', `${method} failed: ${message}`);

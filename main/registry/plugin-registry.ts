@@ -2,7 +2,7 @@
 // way to get one to run (verifyForRun), which checks the files against the operator's pin.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
-import { loadManifest, type LoadResult } from './manifest/load-manifest.js';
+import { loadManifest, MANIFEST_FILE_NAMES, type LoadResult } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
 import { unattended, type Chunked } from '../chunked.js';
 import { digestFolder, diffDigests, type FileChange, type FolderDigest } from './integrity.js';
@@ -530,6 +530,8 @@ export function pluginFolders(root: string): string[] {
     if (d.name.startsWith('.')) continue;
     const full = join(root, d.name);
     try {
+      // A terminal adapter (ptywright's manifest.toml, no tool manifest) is read by main/adapters/, not here.
+      if (existsSync(join(full, 'manifest.toml')) && !MANIFEST_FILE_NAMES.some((n) => existsSync(join(full, n)))) continue;
       if (d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory())) out.push(d.isSymbolicLink() ? realpathSync(full) : full);
     } catch {
       // A dangling symlink is not a plugin.

@@ -30,6 +30,8 @@ export interface RunServeOptions {
   settingsOverrides?: Partial<Settings>;
   /** The example plugins a new home is given (default: the package's examples/plugins; null: none). */
   examplesDir?: string | null;
+  /** `--allow-plugin-load`: terminal adapters may be loaded at run time. */
+  allowPluginLoad?: boolean;
 }
 
 export function defaultStaticDir(): string {
@@ -117,6 +119,7 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
     shell: 'serve',
     pluginDirs: opts.pluginDirs ?? [],
     allowedPlugins: opts.allowedPlugins ?? [],
+    ...(opts.allowPluginLoad ? { allowPluginLoad: true } : {}),
     ...(opts.settingsOverrides ? { settingsOverrides: opts.settingsOverrides } : {}),
     ...(opts.examplesDir !== null ? { examplesDir: opts.examplesDir ?? defaultExamplesDir() } : {}),
   });
