@@ -356,6 +356,12 @@ const ruleView = z.object({
   locked: z.boolean(),
   enabled: z.boolean(),
   hits: z.number().int(),
+  /** What the rule matches, so a locked built-in can be read in full (its text is in no file). */
+  paths: z.array(z.string()),
+  except: z.array(z.string()),
+  hosts: z.array(z.string()),
+  /** What the agent is told when the rule decides. */
+  message: z.string(),
 });
 const policyView = z.object({
   file: z.string(),

@@ -1,12 +1,14 @@
 // The Rules view end to end, in a real browser against a real host: policy.yaml is checked as the
 // operator types (problems as markers and rows, each example's result), the host refuses to save
 // text with problems and the text stays in the editor, a valid rule saves and is in force, and a
-// file broken on disk keeps the last good policy and never replaces unsaved edits.
+// file broken on disk keeps the last good policy and never replaces unsaved edits. Every rule's
+// name is shown whole, and a locked built-in opens read-only with what it matches.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '../fixtures.ts';
 import { RulesPage } from '../pages/rules-page.ts';
-import { callTool, httpAgent, resultText } from '../support/agents.ts';
+import { callTool, hostCall, httpAgent, resultText } from '../support/agents.ts';
 
 // One line each (YAML flow style): see RulesPage.replaceText.
 const BROKEN =
@@ -145,4 +147,58 @@ test("the editor's worker is the bundled file beside the console, allowed by the
   // CSP refused would leave Monaco on the page's thread without a word, so the worker is checked.
   await rules.replaceText('{version: 1, rules: [{name: p\u0430ths, actions: [read], paths: [/tmp/x/**], decision: ask}]}');
   await expect.poll(() => app.page.workers().some((w) => /\/assets\/editor\.worker-[\w-]+\.js$/.test(w.url()))).toBe(true);
+});
+
+test('every rule name is shown whole, and a locked built-in opens read-only with what it matches and what the agent is told', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('rules');
+  const rules = new RulesPage(app.page);
+  await rules.expectEditorReady();
+  // What the host has in force is what the view must show.
+  const policy = await hostCall<{ rules: { name: string; locked: boolean; paths: string[]; except: string[]; hosts: string[]; message: string; description: string }[] }>(home, 'policy.get');
+  const builtins = policy.rules.filter((r) => r.locked);
+  expect(builtins.length).toBeGreaterThan(0);
+  await expect(rules.rules.and(app.page.locator('[data-locked="true"]'))).toHaveCount(builtins.length);
+
+  // No name is cut: each one's text fits its box (it wraps instead).
+  const cut = await app.page.getByTestId('rule-open').evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+  expect(cut).toEqual([]);
+  for (const r of builtins) await expect(rules.rule(r.name).getByTestId('rule-open')).toHaveText(r.name);
+
+  const ssh = builtins.find((r) => r.name === 'builtin.credentials.ssh')!;
+  const open = rules.rule(ssh.name).getByTestId('rule-open');
+  await open.click();
+  const dialog = app.page.getByTestId('rule-detail');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId('rule-detail-name')).toHaveText(ssh.name);
+  await expect(dialog.getByTestId('rule-detail-locked')).toBeVisible();
+  await expect(dialog.getByTestId('rule-detail-paths').locator('li')).toHaveText(ssh.paths);
+  expect(ssh.paths).toContain('~/.ssh/**');
+  await expect(dialog.getByTestId('rule-detail-message')).toHaveText(ssh.message);
+  // Read-only: nothing in it can be edited, and a built-in has no place in policy.yaml to go to.
+  await expect(dialog.locator('input, textarea, select, [contenteditable="true"]')).toHaveCount(0);
+  await expect(dialog.getByTestId('rule-detail-reveal')).toHaveCount(0);
+
+  // Scanned open, in both themes.
+  const found: string[] = [];
+  for (const scheme of ['dark', 'light'] as const) {
+    await app.page.emulateMedia({ colorScheme: scheme });
+    const result = await new AxeBuilder({ page: app.page }).exclude('.monaco-editor').analyze();
+    for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+      found.push(`${scheme}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    }
+  }
+  expect(found, found.join('\n')).toEqual([]);
+
+  // Escape closes it and the keyboard is back on the name.
+  await app.page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(open).toBeFocused();
+
+  // A rule with hosts shows them too.
+  const net = builtins.find((r) => r.hosts.length > 0)!;
+  await rules.rule(net.name).getByTestId('rule-open').click();
+  await expect(dialog.getByTestId('rule-detail-hosts')).toHaveAttribute('data-count', String(net.hosts.length));
+  await dialog.getByTestId('rule-detail-close').click();
+  await expect(dialog).toHaveCount(0);
 });

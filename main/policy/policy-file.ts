@@ -97,6 +97,10 @@ export function policyView(store: PolicyStore, file: string): PolicyView {
       locked: r.locked,
       enabled: r.enabled,
       hits: store.hitCount(r.name),
+      paths: r.block_paths,
+      except: r.block_except,
+      hosts: r.block_hosts,
+      message: r.message,
     })),
   };
 }

@@ -155,7 +155,7 @@ export function RulesView() {
           {/* Beside the editor, above the long list of rules in force: an author edits the draft
               and reads what its replay would change without scrolling the editor away. */}
           {s.policy ? <ReplayPanel text={s.buffer} connected={connected} /> : null}
-          {s.policy ? <RulesList rules={s.policy.rules} examples={examples} /> : null}
+          {s.policy ? <RulesList rules={s.policy.rules} examples={examples} onReveal={(line) => (editor.current ? editor.current.reveal(line, 1) : revealPolicyLine(line, 1))} /> : null}
         </div>
       </div>
     </ViewFrame>

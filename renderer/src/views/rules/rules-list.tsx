@@ -1,9 +1,15 @@
 // The rules in force: the locked built-ins and the user rules, with where each came from, what it
-// decides, its priority and how often it matched. A rule edited into a problem keeps its last
+// decides, its priority and how often it matched; each name opens the rule in full, read-only
+// (the only place a locked built-in can be read). A rule edited into a problem keeps its last
 // good version here until the file is fixed.
+import { useState } from 'react';
 import { decisionLabel, type ExampleResultView, type RuleView } from '../../stores/policy-store.ts';
+import { RuleDetail } from './rule-detail.tsx';
 
-export function RulesList({ rules, examples }: { rules: readonly RuleView[]; examples: readonly ExampleResultView[] }) {
+export function RulesList({ rules, examples, onReveal }: { rules: readonly RuleView[]; examples: readonly ExampleResultView[]; onReveal?(line: number): void }) {
+  // By name, so a policy reload while the rule is open shows its new version (or closes it).
+  const [open, setOpen] = useState<string | null>(null);
+  const opened = open === null ? undefined : rules.find((r) => r.name === open);
   const byRule = new Map<string, { ok: number; total: number }>();
   for (const e of examples) {
     const c = byRule.get(e.rule) ?? { ok: 0, total: 0 };
@@ -58,7 +64,17 @@ export function RulesList({ rules, examples }: { rules: readonly RuleView[]; exa
                           locked
                         </span>
                       ) : null}
-                      <span className="mono rule-name">{r.name}</span>
+                      {/* The whole name, wrapped rather than cut; it opens the rule in full (read-only). */}
+                      <button
+                        type="button"
+                        className="link-button mono rule-name"
+                        data-testid="rule-open"
+                        aria-haspopup="dialog"
+                        title={`Read ${r.locked ? 'this locked built-in rule' : 'this rule'} in full`}
+                        onClick={() => setOpen(r.name)}
+                      >
+                        {r.name}
+                      </button>
                       {!r.enabled ? <span className="muted">(disabled)</span> : null}
                     </span>
                     <span className="rule-origin muted" data-testid="rule-origin">
@@ -84,6 +100,7 @@ export function RulesList({ rules, examples }: { rules: readonly RuleView[]; exa
           </tbody>
         </table>
       </div>
+      {opened ? <RuleDetail rule={opened} onClose={() => setOpen(null)} onReveal={onReveal} /> : null}
     </section>
   );
 }
