@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createHost, type Host } from '../main/host/create-host.js';
 import { ApprovalStore, Grants } from '../main/approvals/index.js';
 import { normaliseTarget, targetCovers, type TargetKind } from '../main/approvals/grant-match.js';
 import { extract, initExtractor } from '../main/policy/extract/index.js';
@@ -207,5 +208,108 @@ describe('grants of these kinds, live and kept', () => {
     expect(events.filter(([t]) => t === 'grant.expired').at(-1)?.[1]).toMatchObject({ id: npm.id, kind: 'command', value: 'npm test' });
     again.close();
     db2.close();
+  });
+});
+
+describe('through a real host: approvals.grant and grants.preview', () => {
+  const hosts: Host[] = [];
+  afterEach(async () => {
+    for (const h of hosts.splice(0)) await h.close('test done');
+  });
+
+  async function startHost(): Promise<{ host: Host; work: string; home: string; base: string }> {
+    const base = mkdtempSync(join(tmpdir(), 'gatehouse-grant-host-'));
+    onTestFinished(() => rmSync(base, { recursive: true, force: true }));
+    const work = join(base, 'work');
+    const home = join(base, 'gatehouse-home');
+    mkdirSync(work, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ autonomy: 'supervised', mode: 'dry-run', hookAsk: 'inbox' }));
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: work, watch: false });
+    hosts.push(host);
+    await host.ready;
+    return { host, work, home, base };
+  }
+
+  const op = (host: Host, method: string, params: unknown) => host.dispatcher.dispatch(method, params, { operator: 'alice', console: 'serve' });
+
+  /** The pending item whose arguments include `key` (the gateway names calls itself), once the host says the inbox changed (no polling). */
+  function pendingFor(host: Host, key: string): Promise<{ id: string; argsHash: string }> {
+    return new Promise((resolve) => {
+      const take = () => {
+        const p = host.approvals.list({ state: 'pending' }).find((i) => Object.values(i.call.arguments ?? {}).includes(key));
+        if (p) resolve(p);
+        return p !== undefined;
+      };
+      if (take()) return;
+      const off = host.bus.subscribe((name) => {
+        if (name === 'approvals.changed' && take()) off();
+      });
+    });
+  }
+
+  it('refuses bad grants naming the field and changing nothing, previews the last hour, then lets matching calls through and nothing else', { timeout: 60_000 }, async () => {
+    const { host, work, home, base } = await startHost();
+    const send = (command: string, session = 's1') => ({ id: command, result: host.gateway.call({ agent: 'claude', session, tool: 'Bash', arguments: { command }, cwd: work, source: 'hook' }, { execute: false }) });
+    // Recorded in the last hour: two other npm test runs and one that only looks like one.
+    const earlier = [send('npm test -- --shard=1'), send('npm test -- --shard=2'), send('npm testing')];
+    const early: string[] = [];
+    for (const c of earlier) void c.result.then((r) => early.push(`${c.id}: ${r.decision} ${r.reason}`), (e: unknown) => early.push(`${c.id}: ${String(e)}`));
+    for (const c of earlier) await pendingFor(host, c.id);
+    expect(early).toEqual([]);
+    const first = send('npm test');
+    const item = await pendingFor(host, first.id);
+
+    const refused = async (params: Record<string, unknown>, field: RegExp) => {
+      const r = await op(host, 'approvals.grant', { id: item.id, argsHash: item.argsHash, kind: 'command', value: 'npm test', scope: 'session', minutes: 30, ...params });
+      expect(r.ok, JSON.stringify(r)).toBe(false);
+      expect(JSON.stringify(r)).toMatch(field);
+    };
+    await refused({ kind: 'prefix' }, /kind must be command/);
+    await refused({ scope: 'world' }, /scope must be session, agent or everyone/);
+    await refused({ minutes: 0 }, /minutes is at least 1/);
+    await refused({ value: 'npm test; rm -rf ~' }, /value: the command prefix .* is not one plain command/);
+    await refused({ value: 'npm testing' }, /value: a command grant for npm testing would not cover this call/);
+    await refused({ kind: 'path', value: work }, /would not cover this call \(a folder grant never covers a program/);
+    await refused({ argsHash: 'f'.repeat(64) }, /arguments you saw are not this call's/);
+    expect(host.approvals.get(item.id)?.state).toBe('pending');
+    expect(host.approvals.grants.list()).toEqual([]);
+
+    const preview = await op(host, 'grants.preview', { id: item.id, kind: 'command', value: 'npm test:*', scope: 'session' });
+    expect(preview).toMatchObject({ ok: true, result: { value: 'npm test', coversCall: true, reason: null, examined: 3, count: 2 } });
+    const examples = (preview as { result: { examples: { summary: string }[] } }).result.examples.map((e) => e.summary).sort();
+    expect(examples).toEqual(['npm test -- --shard=1', 'npm test -- --shard=2']);
+    // Another session of the same agent is outside a session grant, inside an agent grant.
+    await pendingFor(host, send('npm test -- --other', 's2').id);
+    expect(await op(host, 'grants.preview', { id: item.id, kind: 'command', value: 'npm test', scope: 'session' })).toMatchObject({ result: { count: 2 } });
+    expect(await op(host, 'grants.preview', { id: item.id, kind: 'command', value: 'npm test', scope: 'agent' })).toMatchObject({ result: { count: 3 } });
+
+    const granted = await op(host, 'approvals.grant', { id: item.id, argsHash: item.argsHash, kind: 'command', value: 'npm test', scope: 'session', minutes: 30 });
+    expect(granted).toMatchObject({ ok: true, result: { grant: { kind: 'command', value: 'npm test', scope: 'session' }, item: { state: 'approved' } } });
+    expect((await first.result).decision).toBe('allow');
+
+    const next = await send('npm test -- --watch').result;
+    expect(next).toMatchObject({ decision: 'allow', decider: { kind: 'grant' } });
+    for (const command of ['npm test && id', 'npm test; touch x', 'npm test $(id)', 'npm test > out.txt']) {
+      const c = send(command);
+      await pendingFor(host, c.id);
+    }
+    // `~` is expanded by the shell: not a plain word, so the grant does not cover it.
+    const tilde = send('npm test ~/.ssh/id_rsa');
+    const tildeFirst = await Promise.race([tilde.result.then((r) => r.decider.kind), pendingFor(host, tilde.id).then(() => 'asked' as const)]);
+    expect(tildeFirst).not.toBe('grant');
+
+    // A folder grant over a tree holding Gatehouse's home does not open its tokens.
+    // A write (supervised asks about it; a read would simply be allowed).
+    const write = { agent: 'claude', session: 's1', tool: 'Write', arguments: { file_path: join(work, 'a.txt'), content: 'x' }, cwd: work, source: 'hook' as const };
+    void host.gateway.call(write, { execute: false });
+    const writeItem = await pendingFor(host, join(work, 'a.txt'));
+    const folder = await op(host, 'approvals.grant', { id: writeItem.id, argsHash: writeItem.argsHash, kind: 'path', value: base, scope: 'agent', minutes: 5 });
+    expect(folder.ok, JSON.stringify(folder)).toBe(true);
+    const token = await host.gateway.call({ ...write, arguments: { file_path: join(home, 'operator-token'), content: 'x' } }, { execute: false });
+    expect(token.decision).toBe('deny');
+    expect(token.decider).toMatchObject({ kind: 'rule', rule: 'builtin.gatehouse-home' });
+    const inside = await host.gateway.call({ ...write, session: 's7', arguments: { file_path: join(work, 'b.txt'), content: 'x' } }, { execute: false });
+    expect(inside).toMatchObject({ decision: 'allow', decider: { kind: 'grant' } });
   });
 });
