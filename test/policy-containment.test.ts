@@ -148,6 +148,47 @@ describe('1. recursive reads through non-shell tools reach the protected trees u
   });
 });
 
+describe('1b. walks that follow symbolic links go where the links inside lead', () => {
+  // A repository may hold a link to anything (`git clone` makes it): `keys -> ~/.ssh`.
+  let repo: string;
+  beforeAll(() => {
+    repo = join(root, 'linked-repo');
+    mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
+    writeFileSync(join(repo, 'src', 'a.ts'), 'export {};');
+    symlinkSync(join(home, '.ssh'), join(repo, 'src', 'deep', 'keys'));
+    // A link that stays inside the folder is walked anyway: nothing new.
+    symlinkSync(join(repo, 'src'), join(repo, 'src-link'));
+  });
+
+  it('grep -R, rg -L, find -L, cp -rL, tar -h and zip -r through a link to ~/.ssh are denied; the same walks without following are not', () => {
+    for (const cmd of ['grep -R . .', 'grep -rR token .', 'rg -L key', 'rg --follow key .', 'find -L . -type f', 'cp -rL . /tmp/out', 'tar -chf /tmp/x.tar .', 'tar chf /tmp/x.tar .', 'zip -r /tmp/x.zip .']) {
+      const j = judge(call('Bash', { command: cmd }, repo));
+      expect({ cmd, decision: j.decision, rules: j.rules }).toMatchObject({ decision: 'deny', rules: expect.arrayContaining(['builtin.credentials.ssh']) });
+    }
+    for (const cmd of ['grep -r . .', 'rg key', 'find . -type f', 'cp -r . /tmp/out', 'tar -cf /tmp/x.tar .', 'zip -ry /tmp/x.zip .']) {
+      const j = judge(call('Bash', { command: cmd }, repo));
+      expect({ cmd, rules: j.rules }).toEqual({ cmd, rules: [] });
+    }
+  });
+
+  it('a folder too large to list for links leaves a link-following walk unsure: it asks, even at full autonomy', () => {
+    const big = join(root, 'big-tree');
+    mkdirSync(big);
+    for (let i = 0; i < 60; i++) writeFileSync(join(big, `f${i}`), '');
+    // The bound is 20,000 entries; the same logic with 50 keeps the test's folder small.
+    const judgeSmall = (cmd: string) => {
+      const c = call('Bash', { command: cmd }, big);
+      const x = extract(c, { home, maxLinkWalkEntries: 50 });
+      return { ...decideCall({ call: c, extraction: x, policy: evaluatePolicy(x, c, { rules }), autonomy: new Autonomy({ level: 'full', autoApprove: [] }) }), x };
+    };
+    const j = judgeSmall('grep -R needle .');
+    expect(j.decision).toBe('ask');
+    expect(j.x.evasiveReasons.join(' ')).toMatch(/follows symbolic links and .* holds more than 50 entries/);
+    // Not following links, the same walk needs no listing.
+    expect(judgeSmall('grep -r needle .').decision).toBe('allow');
+  });
+});
+
 describe('2. a home reached through a symlink (as /home → /var/home)', () => {
   let realHome: string;
   let linkHome: string;

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import { OPERATIONS, type Extraction, type Operation } from '../types.js';
 import { normalisePath, resolveSymlinks, type PathContext } from './paths.js';
-import { MAX_HOSTS, MAX_PATHS } from './limits.js';
+import { MAX_HOSTS, MAX_LINK_WALK_ENTRIES, MAX_PATHS } from './limits.js';
+import { linksLeaving } from './link-walk.js';
 
 const BIT: Record<Operation, number> = { read: 1, write: 2, delete: 4, copy: 8, move: 16, execute: 32, network: 64 };
 
@@ -42,8 +43,18 @@ export class Collector {
   private readonly seenHosts = new Set<string>();
   private readonly seenReasons = new Set<string>();
   private readonly seenRecursive = new Set<string>();
+  private readonly seenFollowed = new Set<string>();
 
-  constructor(readonly ctx: PathContext) {}
+  /**
+   * Set by a command handler while it records the folders of a walk that follows symbolic links
+   * (`grep -R`, `rg -L`, `find -L`): each such folder's links out count as walked too.
+   */
+  followLinks = false;
+
+  constructor(
+    readonly ctx: PathContext,
+    private readonly maxLinkWalkEntries = MAX_LINK_WALK_ENTRIES,
+  ) {}
 
   op(o: Operation): void {
     checkDeadline();
@@ -98,9 +109,23 @@ export class Collector {
 
   /** Marks an absolute path (and where its symlinks lead) as reached recursively. */
   markRecursive(abs: string): void {
+    if (this.followLinks) this.linksOut(abs);
     if (this.seenRecursive.has(abs)) return;
     once(this.seenRecursive, this.recursive, abs);
     if (this.ctx.resolveSymlinks) once(this.seenRecursive, this.recursive, resolveSymlinks(abs));
+  }
+
+  /** A link-following walk of `abs`: where its links lead out of it is reached as a whole tree too. */
+  private linksOut(abs: string): void {
+    // Without file-system access (a replay of a recorded call) there is nothing to list.
+    if (!this.ctx.resolveSymlinks || this.seenFollowed.has(abs)) return;
+    this.seenFollowed.add(abs);
+    const walk = linksLeaving(abs, this.maxLinkWalkEntries, checkDeadline);
+    for (const t of walk.targets) {
+      this.addAbsolute(t);
+      once(this.seenRecursive, this.recursive, t);
+    }
+    if (!walk.complete) this.evasive(`the walk follows symbolic links and ${abs} holds more than ${this.maxLinkWalkEntries} entries to check (not all were seen)`);
   }
 
   host(h: string | null): void {

@@ -16,6 +16,8 @@ export interface ExtractOptions {
   env?: Record<string, string>;
   /** Resolve symlinks against the real file system (default true). */
   resolveSymlinks?: boolean;
+  /** Most entries a link-following walk lists for its links (default MAX_LINK_WALK_ENTRIES). */
+  maxLinkWalkEntries?: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // says; a tool that does honour that argument would use it instead. Both are judged.
   const ownCwd = spec.shell ? cwd : callCwd({ cwd: call.cwd, arguments: null }, home);
   const bases = ownCwd === cwd ? [cwd] : [ownCwd, cwd];
-  const col = new Collector({ cwd, home, resolveSymlinks: opts?.resolveSymlinks ?? true });
+  const col = new Collector({ cwd, home, resolveSymlinks: opts?.resolveSymlinks ?? true }, opts?.maxLinkWalkEntries);
   for (const o of spec.ops) col.op(o);
 
   let command = '';

@@ -71,3 +71,10 @@ export const DEFAULT_EXTRACT_DEADLINE_MS = 2000;
 
 /** How long tree-sitter may parse one command on the calling thread before parsing is cancelled. */
 export const IN_PROCESS_PARSE_BUDGET_MS = 250;
+
+/**
+ * Most entries listed to find the symbolic links a link-following walk (`grep -R`, `rg -L`,
+ * `find -L`) would take out of its folder. A source tree without dependencies is a few thousand
+ * entries; a folder over the bound leaves the call unsure (ask) rather than unlisted.
+ */
+export const MAX_LINK_WALK_ENTRIES = 20_000;
