@@ -50,9 +50,6 @@ export interface SessionTimeline {
   truncated: boolean;
   loading: boolean;
   error: string | null;
-  /** Index of the scrubber: events 0..step are shown. */
-  step: number;
-  playing: boolean;
   replay: { loading: boolean; job: string | null; error: string | null; note: string | null; result: ResponseOf<'audit.replay'> | null } | null;
 }
 

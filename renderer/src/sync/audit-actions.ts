@@ -171,9 +171,9 @@ const patchTimeline = (patch: Partial<SessionTimeline>) => {
   if (t) set({ timeline: { ...t, ...patch } });
 };
 
-/** Opens a session's timeline with the scrubber at its first step. */
+/** Opens a session's timeline (the Audit view draws it as a waterfall of its calls). */
 export async function openSession(client: GatehouseClient, session: string): Promise<void> {
-  set({ timeline: { session, events: [], truncated: false, loading: true, error: null, step: 0, playing: false, replay: null } });
+  set({ timeline: { session, events: [], truncated: false, loading: true, error: null, replay: null } });
   try {
     const { events, truncated } = await client.call('audit.session', { session });
     if (get().timeline?.session !== session) return;
@@ -186,19 +186,6 @@ export async function openSession(client: GatehouseClient, session: string): Pro
 
 export function closeSession(): void {
   set({ timeline: null });
-}
-
-export function setStep(step: number): void {
-  const t = get().timeline;
-  if (!t || t.events.length === 0) return;
-  patchTimeline({ step: Math.max(0, Math.min(t.events.length - 1, step)) });
-}
-
-export function setPlaying(playing: boolean): void {
-  const t = get().timeline;
-  if (!t) return;
-  // Play from the start again once the end was reached.
-  patchTimeline(playing && t.step >= t.events.length - 1 ? { playing, step: 0 } : { playing });
 }
 
 /** Shadow mode: today's policy over the session's recorded calls. */
