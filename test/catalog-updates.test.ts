@@ -131,6 +131,10 @@ describe('catalog updates in a real host', () => {
     expect(page).toMatchObject({ ok: true, result: { source: 'example', name: 'hello', publisher: 'acme', version: '1.0.0', versions: ['1.0.0'], description: 'Greets someone by name.', scan: { passed: true }, installed: null } });
     expect((page.result?.signerKeyIds as string[]).length).toBe(1);
     expect(await op('catalog.addSource', { name: 'example', location, rootJson, confirmKeyIds: init.rootKeyIds })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^name: a catalog source named "example" already exists/) } });
+
+    // A folder of the same name that the catalog did not install: said before the consent screen.
+    mkdirSync(join(home, 'plugins', 'hello'));
+    expect(await op('catalog.install', { source: 'example', spec: 'hello', consent: false })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/plugins\/hello already exists and was not installed from this catalog; remove or rename it first/) } });
   });
 });
 

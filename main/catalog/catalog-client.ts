@@ -369,6 +369,9 @@ export class CatalogClient {
       if (m.wasm) checkSignedImports(target, staging, m.wasm, custom);
       const local = await scanPlugin(staging, m);
       if (!local.passed) throw new CatalogError('catalog.scan', `${target}: the local scan failed (weight ${local.totalWeight}, ${local.findings.length} findings)`);
+      const dest = join(this.opts.pluginsDir, name);
+      // Said before the consent screen, so the operator is not asked about an install that cannot happen.
+      if (!prior && existsSync(dest)) throw new CatalogError('catalog.exists', `${dest} already exists and was not installed from this catalog; remove or rename it first`);
       const ok = await consent({
         name, version, publisher: entry.publisher, signerKeyIds: keyIds,
         reads: custom.permissions.read, writes: custom.permissions.write, reaches: custom.permissions.hosts, env: custom.permissions.env,
@@ -376,7 +379,6 @@ export class CatalogClient {
         update: prior ? { from: prior.version, ...permissionChanges(prior.permissions, custom.permissions) } : null,
       });
       if (!ok) throw new CatalogError('catalog.declined', `the operator declined ${name}@${version}`);
-      const dest = join(this.opts.pluginsDir, name);
       if (prior) {
         // The old copy is kept beside the state so an update can be rolled back by the operator.
         const old = join(this.opts.stateDir, 'previous', `${name}-${prior.version}`);
