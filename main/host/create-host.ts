@@ -55,6 +55,7 @@ import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
+import { Disposables } from '../core/disposables.js';
 import { hostHandlers } from './host-handlers.js';
 import { auditHandlers } from '../audit/audit-handlers.js';
 import { registryHandlers } from '../registry/registry-handlers.js';
@@ -170,7 +171,10 @@ export function createHost(opts: HostOptions): Host {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? ((m: string, e?: unknown) => console.error(`gatehouse: ${m}`, e ?? ''));
   const paths = ensureHome(opts.home);
+  // Everything started below is closed through this, in reverse: a service stops before what it uses.
+  const services = new Disposables();
   const lock = acquireHostLock(paths.root);
+  services.add(() => lock.release());
   const bus = new EventBus(contract.events, log);
   let audit: AuditStore;
   // Assigned just below, before the first append or write failure can reach it.
@@ -201,6 +205,14 @@ export function createHost(opts: HostOptions): Host {
     if (isCorruption(err)) throw new AuditCorruptError(paths.auditDb, paths.root, (err as Error).message);
     throw err;
   }
+  services.add(() => audit.close());
+  // The log's last words, once every service that might still record something has closed.
+  let stopReason = 'shutdown';
+  services.add(async () => {
+    const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason: stopReason } });
+    audit.flush();
+    await last.durable;
+  });
   const startedAt = clock.now();
   // Long work (verify, export, replay, plugin scans): progress to every console, cancellable.
   const jobs = new Jobs({ now: () => clock.now(), emit: (job) => bus.emit('jobs.progress', job) });
@@ -215,6 +227,7 @@ export function createHost(opts: HostOptions): Host {
       maxEvents: opts.auditRetention?.maxEvents ?? settings.current.auditMaxEvents,
     }),
   }));
+  services.add(() => chain.close());
   // Verify before the first append, so a broken chain found at start is reported as found.
   chain.verify();
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
@@ -288,6 +301,7 @@ export function createHost(opts: HostOptions): Host {
   const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
   // Health pushes are throttled per plugin: a flood of calls must not flood the consoles.
   const healthTimers = new Map<string, NodeJS.Timeout>();
+  services.add(() => healthTimers.forEach((t) => clearTimeout(t)));
   const healthChanged = (name: string, breaker: BreakerSnapshot | null) => {
     if (breaker) {
       bus.emit('health.changed', { name, breaker });
@@ -327,7 +341,9 @@ export function createHost(opts: HostOptions): Host {
     record: (e) => audit.append(e),
     events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
   });
+  services.add(() => ptys.close());
   const adapters = new AdapterService({ ptys, clock, record: (e) => audit.append(e), folders: () => sources.map((src) => src.dir), allowPluginLoad: opts.allowPluginLoad ?? false });
+  services.add(() => adapters.dispose());
   adapters.discover();
   const toolRunner = new ToolRunner({
     registry,
@@ -348,6 +364,7 @@ export function createHost(opts: HostOptions): Host {
       if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
     },
   });
+  services.add(() => toolRunner.close());
   checkers = new CheckerHost({
     registry,
     breakers,
@@ -358,7 +375,9 @@ export function createHost(opts: HostOptions): Host {
     },
     log,
   });
+  services.add(() => checkers?.close());
   const eventLoop = new EventLoopMonitor();
+  services.add(() => eventLoop.close());
   const health = new HealthService({
     registry,
     breakers,
@@ -384,6 +403,7 @@ export function createHost(opts: HostOptions): Host {
     watch: opts.watch !== false,
     log,
   });
+  services.add(() => policy.close());
   let knownPending = new Set<string>();
   // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
   const approvalStore = new ApprovalStore(audit.db);
@@ -400,6 +420,7 @@ export function createHost(opts: HostOptions): Host {
       bus.emit('grants.changed', { count: approvals.grants.list().length });
     },
   });
+  services.add(() => approvals.close());
   {
     // What the last run left: its history and live grants come back; a call it left waiting (it
     // stopped without closing it: a crash, a kill) is closed now, with call.abandoned.
@@ -414,9 +435,11 @@ export function createHost(opts: HostOptions): Host {
       ? opts.upstream
       : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
+  services.add(() => upstreamMcp?.close());
   // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
   // fresh parser after a failure; a failure denies that call only.
   const judge = new GuardedExtractor({ home: userHome });
+  services.add(() => judge.close());
   const gateway = new Gateway({
     extract: (call) => judge.extract(call),
     policy,
@@ -438,6 +461,7 @@ export function createHost(opts: HostOptions): Host {
     durability: audit,
   });
   const mcp = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
+  services.add(() => mcp.close());
   // Any plugin change may change the tools agents see (names can change with the count unchanged):
   // MCP clients re-list, consoles refetch.
   const toolsMaybeChanged = () => {
@@ -447,6 +471,7 @@ export function createHost(opts: HostOptions): Host {
   // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"
   // rules and edits made on disk (policy-editor.ts).
   const policyEditor = new PolicyEditor({ store: policy, file: paths.policy, record, changed: (state) => bus.emit('policy.changed', state) });
+  services.add(() => policyEditor.close());
   onToolsChanged = toolsMaybeChanged;
   // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
   const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
@@ -507,6 +532,7 @@ export function createHost(opts: HostOptions): Host {
           onFolders: (dirs) => (dirs.length === 1 ? registry.refreshFolder(dirs[0]!) : registry.refreshAll()),
           log,
         });
+  services.add(() => watcher?.close());
   const ready = Promise.all([initExtractor(), policyEditor.start()])
     // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
     .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
@@ -595,28 +621,13 @@ export function createHost(opts: HostOptions): Host {
     async close(reason = 'shutdown') {
       if (closed) return;
       closed = true;
-      chain.close();
-      eventLoop.close();
-      for (const t of healthTimers.values()) clearTimeout(t);
+      stopReason = reason;
       bus.emit('host.stopping', { reason });
       jobs.cancelAll();
       // Calls waiting for an operator are denied (fail closed) and answered before anything else stops.
       await answerWaiting();
-      approvals.close();
-      await mcp.close();
-      await upstreamMcp?.close();
-      await policy.close();
-      await watcher?.close();
-      await checkers?.close();
-      await judge.close();
-      await adapters.dispose();
-      await ptys.close();
-      await toolRunner.close();
-      const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason } });
-      audit.flush();
-      await last.durable;
-      audit.close();
-      lock.release();
+      // Then everything started, last first; one that fails to close does not keep the rest open.
+      await services.disposeAll();
     },
   };
 }
