@@ -139,6 +139,9 @@ export function targetCovers(kind: TargetKind, value: string, x: Extraction): Co
       const changes = x.operations.filter((o) => o === 'write' || o === 'delete' || o === 'move' || o === 'copy');
       if (changes.length > 0) return { ok: false, reason: `the call also ${changes.join(', ')}s local files` };
       if (x.paths.length > 0) return { ok: false, reason: 'the call also touches local paths' };
+      // A tool Gatehouse does not know runs something it cannot see; a URL among its arguments
+      // says nothing about what else it does.
+      if (x.command === '' && x.operations.includes('execute')) return { ok: false, reason: 'the tool runs something besides the fetch' };
       if (x.command !== '') {
         const check = simpleCommand(x.command);
         if (!check.simple) return { ok: false, reason: `a host grant matches only one plain command, and ${check.reason}` };
