@@ -81,6 +81,12 @@ export default defineConfig([
     },
   },
   {
+    // Playwright reads a fixture's first parameter as a destructuring pattern to learn what it
+    // depends on; a fixture that depends on nothing must still write `{}`.
+    files: ['e2e/**/*.ts'],
+    rules: { 'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }] },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
   },

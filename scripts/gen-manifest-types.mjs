@@ -78,7 +78,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       let current = '';
       try {
         current = readFileSync(file, 'utf8');
-      } catch {}
+      } catch {
+        // A missing file is stale like any other: it differs from the fresh one below.
+      }
       if (current !== fresh) {
         console.error(`schema and types drifted apart (${file}): run node scripts/gen-manifest-types.mjs`);
         process.exit(1);

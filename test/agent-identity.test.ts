@@ -131,7 +131,7 @@ describe('finding 16: a session grant cannot be borrowed by claiming the same ag
     // The operator's terminal shows the same: the token's agent, the claim in brackets.
     const list = await runCli(['approvals', 'list', '--home', r.home], { GATEHOUSE_HOME: r.home });
     expect(list.stdout).toContain(`${asked.id}  pending`);
-    expect(list.stdout).toMatch(/ agent-b \(ci\) \/ agent-b\/build-1  hello/);
+    expect(list.stdout).toMatch(/ agent-b \(ci\) \/ agent-b\/build-1 {2}hello/);
     expect((await r.op('approvals.deny', { id: asked.id, reason: 'not yours' })).ok).toBe(true);
     expect((await borrowed).json).toMatchObject({ decision: 'deny', executed: false, decider: { kind: 'operator' } });
     expect(r.host.audit.tail(1000).filter((e) => e.type === 'execution.started')).toHaveLength(2);

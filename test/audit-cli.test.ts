@@ -17,7 +17,7 @@ async function home(): Promise<string> {
   for (let i = 1; i <= 3; i++) {
     const call = `call-${i}`;
     const session = i === 3 ? 's-b' : 's-a';
-    last = store.append({ type: 'call.received', actor: 'agent:claude', payload: { call, agent: 'claude', session, tool: 'Bash', arguments: { command: i === 2 ? `git push https://${SECRET}@github.com/o/r wombat` : `ls dir-${i}` } } }).durable;
+    store.append({ type: 'call.received', actor: 'agent:claude', payload: { call, agent: 'claude', session, tool: 'Bash', arguments: { command: i === 2 ? `git push https://${SECRET}@github.com/o/r wombat` : `ls dir-${i}` } } });
     last = store.append({ type: 'call.decided', actor: 'host', payload: { call, decision: i === 2 ? 'deny' : 'allow', reason: 'rule' } }).durable;
   }
   await last;

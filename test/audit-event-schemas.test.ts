@@ -40,7 +40,6 @@ describe('audit event taxonomy', () => {
     const db = join(home, 'audit.db');
 
     const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: work, watch: false });
-    let closed = false;
     try {
       await host.ready;
       const left = host.operatorConnected({ operator: 'alice', console: 'serve' }, { remote: '127.0.0.1' });
@@ -79,9 +78,7 @@ describe('audit event taxonomy', () => {
       left();
     } finally {
       await host.close('test done');
-      closed = true;
     }
-    expect(closed).toBe(true);
 
     const conn = new Database(db, { readonly: true });
     const events = (conn.prepare('SELECT seq, type, actor, payload FROM events ORDER BY seq').all() as { seq: number; type: string; actor: string; payload: string }[]).map((e) => ({ ...e, payload: JSON.parse(e.payload) as unknown }));
@@ -112,8 +109,8 @@ describe('audit event taxonomy', () => {
     expect(saved.diff).toContain('+  - name: no-deletes-in-work');
     const reloads = events.filter((e) => e.type === 'policy.reloaded').map((e) => e.payload as { diff: string; loaded: boolean; error: string | null });
     expect(reloads.map((r) => r.loaded)).toEqual([true, false, true]);
-    expect(reloads[0]!.diff).toMatch(/^-    message: Nothing is deleted here\.$/m);
-    expect(reloads[0]!.diff).toMatch(/^\+    message: No deletes in the work folder\.$/m);
+    expect(reloads[0]!.diff).toMatch(/^- {4}message: Nothing is deleted here\.$/m);
+    expect(reloads[0]!.diff).toMatch(/^\+ {4}message: No deletes in the work folder\.$/m);
     expect(reloads[1]!.diff).toMatch(/^\+rules: \[oops$/m);
     expect(reloads[1]!.error).toMatch(/has errors, so the last good policy stays active/);
     const settings = events.find((e) => e.type === 'settings.changed')!;

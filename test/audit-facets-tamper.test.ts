@@ -20,7 +20,6 @@ const CALLS = 40;
 /** Calls as the gateway records them (received with agent and session, decided, run), and a terminal's events. */
 async function writeLog(db: string): Promise<void> {
   const store = new AuditStore({ path: db });
-  let last;
   for (let i = 1; i <= CALLS; i++) {
     const call = `call-${i}`;
     store.append({ type: 'call.received', actor: 'agent:claude', payload: { call, agent: 'claude', session: `s-${i % 3}`, tool: 'shell', arguments: { command: `rm -rf /srv/data-${i}` } } });
@@ -28,7 +27,7 @@ async function writeLog(db: string): Promise<void> {
     if (i % 2 === 0) store.append({ type: 'execution.finished', actor: 'host', payload: { call, exitCode: 0 } });
   }
   store.append({ type: 'pty.started', actor: 'host', payload: { id: 't-1', call: 'call-2', command: 'bash' } });
-  last = store.append({ type: 'pty.exited', actor: 'host', payload: { id: 't-1', exitCode: 0 } });
+  const last = store.append({ type: 'pty.exited', actor: 'host', payload: { id: 't-1', exitCode: 0 } });
   await last.durable;
   store.close();
 }

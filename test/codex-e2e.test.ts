@@ -88,7 +88,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     // What "Write it for Codex" wrote, into Codex's own file: the stdio bridge with absolute
     // paths, required, Gatehouse as the approver, a timeout above the approval deadline; the
     // provider and telemetry settings already there stayed.
-    const written = parseToml(report.written) as Record<string, any>;
+    const written = parseToml(report.written) as { mcp_servers: Record<string, unknown> };
     expect(written.mcp_servers.gatehouse).toEqual({
       command: expect.stringMatching(/node/),
       args: [cliPath, 'mcp', '--home', report.home],
@@ -140,7 +140,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     expect(marker('hint-shell')).toBe(false);
 
     // The Streamable HTTP form as written (the token from GATEHOUSE_AGENT_TOKEN, never in the file) works too.
-    expect((parseToml(report.writtenHttp) as Record<string, any>).mcp_servers.gatehouse).toEqual({
+    expect((parseToml(report.writtenHttp) as { mcp_servers: Record<string, unknown> }).mcp_servers.gatehouse).toEqual({
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
       bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN',
       required: true,
@@ -158,7 +158,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     // The audit log, read after the host stopped: what Gatehouse received and decided.
     const db = new Database(join(report.home, 'audit.db'), { readonly: true });
     try {
-      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, any>);
+      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
       const received = rows('call.received');
       // read, approve, expire, gone, hint-read, http-read; never hint-shell or stopped.
       expect(received.map((r) => [r.tool, r.client, r.source])).toEqual([
@@ -173,7 +173,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
       // Codex names no folder (no MCP roots), so the host's own applies: why stdio is the default.
       expect(received.slice(0, 5).every((r) => r.cwd === join(root, 'project'))).toBe(true);
       expect(received[5]!.cwd).not.toBe(join(root, 'project'));
-      const decided = rows('call.decided').map((d) => [d.decision, d.decider.kind]);
+      const decided = rows('call.decided').map((d) => [d.decision, (d.decider as { kind: string }).kind]);
       expect(decided).toEqual([
         ['allow', 'autonomy'],
         ['allow', 'operator'],

@@ -195,7 +195,8 @@ describe('gatehouse serve and gatehouse url (the real CLI)', () => {
   it('a console session survives a host restart; --new-token revokes it', async () => {
     const home = tempDir();
     let cli = startCli(['serve', '--port', '0', '--home', home]);
-    let [, , port, code] = await cli.waitForLine(LINE);
+    const [, , firstPort, code] = await cli.waitForLine(LINE);
+    let port = firstPort;
     const session = (await exchange(Number(port), code!)).body.result!.session as string;
     await expect(wsWorks(Number(port), session)).resolves.toBe(true);
     cli.child.kill('SIGTERM');
@@ -203,7 +204,7 @@ describe('gatehouse serve and gatehouse url (the real CLI)', () => {
 
     // A new process, a new port: the console left open reconnects with what its tab holds.
     cli = startCli(['serve', '--port', '0', '--home', home]);
-    [, , port, code] = await cli.waitForLine(LINE);
+    [, , port] = await cli.waitForLine(LINE);
     expect((await sessionCheck(Number(port), session)).status).toBe(200);
     await expect(wsWorks(Number(port), session)).resolves.toBe(true);
     // The old run's link is no use to this one.

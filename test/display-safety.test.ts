@@ -14,6 +14,7 @@ import { tempDir } from './support/temp.js';
 
 const ESC = '\u001b';
 // Every character a terminal or a renderer would act on or hide, and none of them may reach the output raw.
+// eslint-disable-next-line no-control-regex -- control characters are what this test looks for
 const HIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|\u{e0041}/u;
 
 describe('displayText', () => {

@@ -41,14 +41,14 @@ describe('gatehouse doctor', () => {
     plugin(plugins, 'hello', 'name = "hello"\ndescription = "Says hello."\ncommand = "run.sh"\n');
     const r = await runCli(['doctor', '--home', home, '--plugins-dir', plugins]);
     expect(r.stderr).toBe('');
-    expect(line(r.stdout, 'sandbox')).toMatch(sandboxOk ? /^ok {4}sandbox +bubblewrap \d+\.\d+\.\d+ works/ : /^FAIL  sandbox +plugins run unsandboxed/);
-    expect(line(r.stdout, 'process-limit')).toMatch(/^(ok  |warn)  process-limit/);
+    expect(line(r.stdout, 'sandbox')).toMatch(sandboxOk ? /^ok {4}sandbox +bubblewrap \d+\.\d+\.\d+ works/ : /^FAIL {2}sandbox +plugins run unsandboxed/);
+    expect(line(r.stdout, 'process-limit')).toMatch(/^(ok {2}|warn) {2}process-limit/);
     expect(line(r.stdout, 'data-folder')).toMatch(/^ok {4}data-folder +data folder /);
     expect(line(r.stdout, 'plugin-dirs')).toContain(`${plugins} (cli, exists)`);
     expect(line(r.stdout, 'plugins')).toMatch(/^ok {4}plugins +1 plugin: hello \(disabled\)\.$/);
     expect(line(r.stdout, 'checkers')).toMatch(/^ok {4}checkers +no host running; checkers not started/);
     // The tests hide Electron (GATEHOUSE_NO_ELECTRON=1): a warning, with what to do.
-    expect(line(r.stdout, 'electron')).toMatch(/^warn  electron +no Electron binary \(GATEHOUSE_NO_ELECTRON=1 is set\).* To do: .*npm install electron/);
+    expect(line(r.stdout, 'electron')).toMatch(/^warn {2}electron +no Electron binary \(GATEHOUSE_NO_ELECTRON=1 is set\).* To do: .*npm install electron/);
     expect(line(r.stdout, 'audit')).toMatch(/^ok {4}audit +no audit log yet/);
     expect(r.code).toBe(sandboxOk ? 0 : 1);
   });
@@ -56,7 +56,7 @@ describe('gatehouse doctor', () => {
   it('only reads: a data folder that does not exist is reported, not created', async () => {
     const home = join(tempDir(), 'not-yet');
     const r = await runCli(['doctor', '--home', home]);
-    expect(line(r.stdout, 'data-folder')).toMatch(/^warn  data-folder +the data folder .*not-yet does not exist yet\. To do: /);
+    expect(line(r.stdout, 'data-folder')).toMatch(/^warn {2}data-folder +the data folder .*not-yet does not exist yet\. To do: /);
     expect(existsSync(home)).toBe(false);
   });
 
@@ -82,7 +82,7 @@ describe('gatehouse doctor', () => {
   it('fails for a --plugins-dir that does not exist', async () => {
     const home = tempDir();
     const r = await runCli(['doctor', '--home', home, '--plugins-dir', join(home, 'nope')]);
-    expect(line(r.stdout, 'plugin-dirs')).toMatch(/^FAIL  plugin-dirs .*nope \(cli, missing\).* To do: .*nope passed with --plugins-dir does not exist/);
+    expect(line(r.stdout, 'plugin-dirs')).toMatch(/^FAIL {2}plugin-dirs .*nope \(cli, missing\).* To do: .*nope passed with --plugins-dir does not exist/);
     expect(r.code).toBe(1);
   });
 
@@ -101,7 +101,7 @@ describe('gatehouse doctor', () => {
     conn.prepare('UPDATE events SET payload = ? WHERE seq = 3').run(JSON.stringify({ n: 333 }));
     conn.close();
     const r = await runCli(['doctor', '--home', home]);
-    expect(line(r.stdout, 'audit')).toMatch(/^FAIL  audit +audit chain broken at row 3: .* To do: the log was changed outside Gatehouse: keep a copy of .*audit\.db for investigation/);
+    expect(line(r.stdout, 'audit')).toMatch(/^FAIL {2}audit +audit chain broken at row 3: .* To do: the log was changed outside Gatehouse: keep a copy of .*audit\.db for investigation/);
     expect(r.code).toBe(1);
   });
 

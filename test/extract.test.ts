@@ -5,7 +5,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extract, initExtractor, normalisePath, parseShell } from '../main/policy/extract/index.js';
 import type { Script } from '../main/policy/extract/index.js';
-import { clearShellCache } from '../main/policy/extract/shell-parse.js';
 import type { Operation, ToolCall } from '../main/policy/types.js';
 import corpus from './fixtures/shell-corpus.json' with { type: 'json' };
 

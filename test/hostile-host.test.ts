@@ -95,7 +95,7 @@ function leftovers(plugin: string): string[] {
   const out: string[] = [];
   for (const p of listProcesses()) {
     if (p.state === 'Z' || p.state === 'X') continue;
-    let cmdline = '';
+    let cmdline: string;
     try {
       cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
     } catch {

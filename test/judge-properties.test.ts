@@ -119,7 +119,7 @@ function malformed(j: Judged): string | null {
 const programs = ['cat', 'grep', 'rg', 'find', 'tar', 'awk', 'sed', 'git', 'curl', 'wget', 'python3', 'node', 'perl', 'sh', 'bash', 'eval', 'echo', 'ls', 'rm', 'cp', 'mv', 'jq', 'xargs', 'fold', 'env', 'timeout', 'sudo', 'exec', 'source', 'tee', 'dd', 'base64', 'frobnicate', './run.sh', '/bin/cat'];
 const flagWords = ['-r', '-rf', '-la', '-c', '-e', '-n', '-o', '--output=x', '-C', '--', '-exec', '{}', '+', '\\;', '-O', '--no-index', '-i', '-x'];
 const pathWords = ['~', '~/', '~/.ssh', '~/.ss?/id_rsa', '~/.{ssh,x}/id_rsa', '~/.config/gateh*/operator-token', '/', '/*', '~/*', '.', '..', '../..', 'src/*.ts', '/etc/shadow', '/proc/1/environ', '/dev/tcp/127.0.0.1/80', '$HOME/.aws/credentials', '${HOME}', '.env', 'file:///etc/passwd', 'http://169.254.169.254/', 'https://1.1.1.1/x', 'http://0x7f.1/', '[a-z]*', '{a,b,c}', '{1..9}', '**/*'];
-const plainWord = fc.stringMatching(/^[a-zA-Z0-9_.\/=:,@%+-]{1,12}$/);
+const plainWord = fc.stringMatching(/^[a-zA-Z0-9_./=:,@%+-]{1,12}$/);
 const unicodeWord = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 });
 const anyChars = fc.string({ unit: 'binary', maxLength: 24 });
 

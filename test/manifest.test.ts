@@ -354,7 +354,7 @@ describe('validation: every rule has a fixture with its expected message', () =>
   });
 
   it('never throws on arbitrary text, and every syntax error points inside the text', () => {
-    const manifestish = fc.stringMatching(/^[a-z_ ="'\[\]{},.:#\n\-0-9]{0,60}$/);
+    const manifestish = fc.stringMatching(/^[a-z_ ="'[\]{},.:#\n\-0-9]{0,60}$/);
     fc.assert(
       fc.property(fc.constantFrom('tool.toml', 'gatehouse.yaml', 'gatehouse.json'), fc.oneof(manifestish, fc.string({ maxLength: 60 })), (file, text) => {
         const r = parseManifestSource(file, text);

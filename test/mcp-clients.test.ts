@@ -454,7 +454,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     const preview = w.preview({ mcp: 'stdio' });
     const [planned] = preview.files;
     expect(planned).toMatchObject({ path: file, kind: 'mcp', exists: true, changed: true });
-    const after = parseToml(planned!.after) as Record<string, any>;
+    const after = parseToml(planned!.after) as { mcp_servers: Record<string, unknown> } & Record<string, unknown>;
     expect(after.model).toBe('o3');
     expect(after.profiles).toEqual({ fast: { model: 'o4-mini' } });
     expect(after.mcp_servers.docs).toEqual({ command: 'docs-server' });
@@ -480,7 +480,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     expect(records).toEqual([expect.objectContaining({ type: 'agent.config-written', payload: expect.objectContaining({ client: 'codex', mcp: 'stdio' }) })]);
     expect(w.preview({ mcp: 'stdio' }).files[0]!.changed).toBe(false);
     // The HTTP form names the variable Codex reads the token from, never the token.
-    const http = parseToml(w.preview({ mcp: 'http' }).files[0]!.after) as Record<string, any>;
+    const http = parseToml(w.preview({ mcp: 'http' }).files[0]!.after) as { mcp_servers: Record<string, unknown> };
     expect(http.mcp_servers.gatehouse).toEqual({ url: 'http://127.0.0.1:7411/mcp', bearer_token_env_var: 'GATEHOUSE_AGENT_TOKEN', required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
   });
 
@@ -500,7 +500,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     const r = await start({ userHome, hello: true, settings: { mode: 'live', approvalExpiryMinutes: 10 } });
     const op = async (method: string, params: unknown) => {
       const res = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
-      return JSON.parse(res.body) as { ok: boolean; result: any; error?: { message: string } };
+      return JSON.parse(res.body) as { ok: boolean; result: { files: unknown[] }; error?: { message: string } };
     };
     const preview = await op('agents.previewCodexConfig', { mcp: 'stdio' });
     expect(preview.ok, preview.error?.message).toBe(true);
@@ -508,7 +508,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     expect(preview.result.files[0]).toMatchObject({ path: file, exists: false, changed: true });
     const written = await op('agents.writeCodexConfig', { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] });
     expect(written.result.files[0]).toMatchObject({ written: true, created: true });
-    const server = (parseToml(readFileSync(file, 'utf8')) as Record<string, any>).mcp_servers.gatehouse;
+    const server = (parseToml(readFileSync(file, 'utf8')) as { mcp_servers: Record<string, unknown> }).mcp_servers.gatehouse;
     expect(server).toMatchObject({ args: expect.arrayContaining(['mcp', '--home', r.home]), required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
     expect(r.host.settings.current.mcpClientTimeouts).toEqual({ 'codex-mcp-client': 635 });
     // The agent token cannot write it.

@@ -5,7 +5,7 @@
 // and the checker pool has its own tests (checker-pool.test.ts, checker-hostile.test.ts); this
 // file only checks how the pipeline uses a verdict.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalQueue, type Timers } from '../main/approvals/index.js';
+import { ApprovalQueue } from '../main/approvals/index.js';
 import { FakeTime } from './support/fake-time.js';
 import type { CheckerVerdict } from '../main/checkers/checker-pool.js';
 import type { EvaluateParams } from '../main/core/checker-protocol.js';

@@ -7,7 +7,6 @@ import { toSnapshot, toSnapshots } from '../main/policy/rules/snapshot.js';
 import { RULE_SNAPSHOT_KEYS } from '../main/core/checker-protocol.js';
 import { call, CTX, GATEHOUSE_HOME, HOME, load, ruleSet, x } from './fixtures/policy/helpers.js';
 import type { Extraction } from '../main/policy/types.js';
-import { Autonomy, decideCall } from '../main/policy/autonomy.js';
 
 const judge = (ex: Extraction, yaml = '') => evaluatePolicy(ex, call(), { rules: ruleSet(yaml) });
 

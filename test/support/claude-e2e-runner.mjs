@@ -35,7 +35,9 @@ const mock = createServer((req, res) => {
     let j = {};
     try {
       j = JSON.parse(body);
-    } catch {}
+    } catch {
+      // Not JSON: answered below like a request with no messages.
+    }
     requests.push({ url: req.url, stream: j.stream === true });
     const last = (j.messages ?? []).at(-1);
     const result = Array.isArray(last?.content) ? last.content.find((c) => c.type === 'tool_result') : undefined;
@@ -123,7 +125,9 @@ function runClaude(onPending) {
       let result = null;
       try {
         result = JSON.parse(out);
-      } catch {}
+      } catch {
+        // Not JSON: `raw` below carries the output for the test's message.
+      }
       resolve({ code, result: result?.result ?? null, denials: result?.permission_denials ?? null, stderr: err.slice(-2000), raw: result ? null : out.slice(-2000) });
     });
   });

@@ -45,7 +45,9 @@ const mock = createServer((req, res) => {
     let j = {};
     try {
       j = JSON.parse(body);
-    } catch {}
+    } catch {
+      // Not JSON: answered below like a request with no input.
+    }
     const input = Array.isArray(j.input) ? j.input : [];
     const output = input.filter((i) => i.type === 'function_call_output').at(-1);
     // Gatehouse's tools as Codex offers them to the model: the namespace mcp__gatehouse.
