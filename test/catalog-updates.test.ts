@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { AuditStore } from '../main/audit/audit-store.js';
+import { checkEvent } from '../main/audit/event-schemas.js';
 import { addCatalogSource, CatalogClient } from '../main/catalog/catalog-client.js';
 import { catalogHandlers } from '../main/catalog/catalog-handlers.js';
 import { addPlugin, bundleTarget, initCatalog, revokePlugin, rewritePublisherTarget } from '../main/catalog/publisher.js';
@@ -93,6 +94,10 @@ describe('catalog updates in a real host', () => {
     // A downgrade happens only when the operator names it.
     const down = await op('catalog.approveUpdate', { source: 'example', name: 'hello', version: '1.0.0', widened: [] });
     expect(down).toMatchObject({ ok: true, result: { installed: { version: '1.0.0' }, widened: [] } });
+
+    // Every event of the run has the shape main/audit/event-schemas.ts gives it.
+    host.audit.flush();
+    expect(host.audit.tail(1000).map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
 
   it('adding a source from the console needs the root key ids confirmed', async () => {
@@ -182,6 +187,7 @@ describe('the scheduled refresh', () => {
     time.advance(3_600_000);
     await vi.waitFor(() => expect(h['catalog.sources']().sources[0]?.lastRefresh).toMatchObject({ ok: false, error: expect.stringMatching(/refreshing metadata failed/) }));
     expect(h['catalog.sources']().sources[0]?.expires).toBe(validUntil);
+    expect(audit.tail(100).map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
 });
 

@@ -149,10 +149,18 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'plugin.created': spec(ACTOR.operator, { name: z.string(), lang: z.string(), dir: z.string() }),
   'plugin.file-saved': spec(ACTOR.operator, { name: z.string(), path: z.string(), bytes: int, console: z.string() }),
   'plugin.restart': spec(ACTOR.operator, { plugin: z.string() }),
-  /** A plugin verified and installed from a signed catalog (main/catalog/); it is not enabled yet. */
-  'catalog.installed': spec(ACTOR.operator, { catalog: z.string(), name: z.string(), version: z.string(), keyIds: z.array(z.string()), bundleSha256: z.string() }),
+  /** A plugin verified and installed from a signed catalog (main/catalog/); it is not enabled yet. The host when a scheduled refresh installed a same-or-narrower update. */
+  'catalog.installed': spec(/^(host|operator:.+)$/, { catalog: z.string(), name: z.string(), version: z.string(), keyIds: z.array(z.string()), bundleSha256: z.string() }),
   /** A signed revocation moved an installed copy out of the plugins folder. */
   'catalog.quarantined': spec(ACTOR.host, { catalog: z.string(), name: z.string(), version: z.string(), reason: z.string() }),
+  /** The operator confirmed a catalog root's key ids in the console and the source was added. */
+  'catalog.source-added': spec(ACTOR.operator, { catalog: z.string(), location: z.string(), rootKeyIds: z.array(z.string()) }),
+  /** A refresh found a version that widens permissions; it waits for the operator. */
+  'catalog.update-waiting': spec(ACTOR.host, { catalog: z.string(), name: z.string(), from: z.string(), to: z.string(), widened: z.array(z.string()), narrowed: z.array(z.string()) }),
+  /** The operator approved exactly these widened permissions (or chose a downgrade). */
+  'catalog.update-approved': spec(ACTOR.operator, { catalog: z.string(), name: z.string(), from: z.string(), to: z.string(), widened: z.array(z.string()), narrowed: z.array(z.string()) }),
+  /** A same-or-narrower update found by a refresh failed verification; nothing was installed. */
+  'catalog.update-failed': spec(ACTOR.host, { catalog: z.string(), name: z.string(), from: z.string(), to: z.string(), error: z.string() }),
 
   // ---- health: breakers, checkers, upstream MCP servers ---------------------------------------
   'breaker.changed': spec(ACTOR.host, { plugin: z.string(), from: z.string(), to: z.string(), consecutiveFailures: int }),

@@ -3,8 +3,9 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
 import { ClientContext } from './app/client-context.ts';
-import { bindStores } from './sync/bind-stores.ts';
+import { bindStores, consoleDomains } from './sync/bind-stores.ts';
 import { createClient, createDefaultTransport } from './transport/client.ts';
+import { viewRegistry } from './views/view-registry.ts';
 import './styles/theme.css';
 import './styles/base.css';
 import './styles/layout.css';
@@ -13,7 +14,7 @@ import './styles/plugins.css';
 import './styles/health.css';
 
 const client = createClient(createDefaultTransport());
-bindStores(client);
+bindStores(client, consoleDomains(viewRegistry));
 client.start();
 
 const root = document.getElementById('root');

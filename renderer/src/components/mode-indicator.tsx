@@ -3,6 +3,8 @@
 import { useState } from 'react';
 import { errorMessage } from '../lib/error-message.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
+import { useClient } from '../app/client-context.ts';
+import { updateSettings } from '../sync/settings-actions.ts';
 import { ModalDialog } from './modal-dialog.tsx';
 
 type Mode = 'dry-run' | 'live';
@@ -14,7 +16,7 @@ export const modeHelp: Record<Mode, string> = {
 
 export function ModeIndicator() {
   const settings = useSettingsStore((s) => s.settings);
-  const update = useSettingsStore((s) => s.update);
+  const client = useClient();
   const [confirm, setConfirm] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -32,7 +34,7 @@ export function ModeIndicator() {
     setBusy(true);
     setError(null);
     try {
-      await update({ mode: next });
+      await updateSettings(client, { mode: next });
       setConfirm(false);
     } catch (err) {
       setError(errorMessage(err));

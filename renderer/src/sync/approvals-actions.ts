@@ -1,17 +1,42 @@
-// What the Approvals and Grants views do with the host: load the inbox and the grants, decide
-// items (always with the argsHash of the item the operator was shown), revoke grants. Every
-// failure lands in a store as a sentence.
+// The Approvals and Grants domains: the inbox and the live grants, loaded on connect and
+// refreshed on the host's events (bindApprovals, bindGrants), and what the views do with them:
+// decide items (always with the argsHash of the item the operator was shown), revoke grants.
+// Every failure lands in a store as a sentence.
 import type { ApprovalItemView, ProposedRuleView, RequestOf, ResponseOf } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
-import { useApprovalsStore, type BatchOutcome } from '../stores/approvals-store.ts';
-import { useGrantsStore } from '../stores/grants-store.ts';
+import { initialApprovalsState, useApprovalsStore, type BatchOutcome } from '../stores/approvals-store.ts';
+import { initialGrantsState, useGrantsStore } from '../stores/grants-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
+import { notifyNewApprovals } from './approval-notifications.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 
 const set = useApprovalsStore.setState;
 const get = useApprovalsStore.getState;
 
-/** Bumped by every load and every decision answer: an older list never overwrites a newer one. */
-let generation = 0;
+/** A batch decision changes many items at once: refetch the inbox (and grants) once. */
+export const APPROVALS_REFRESH_MS = 50;
+
+/** The inbox answer to keep: an older list never overwrites a newer list or a decision's answer. */
+const inbox = latest();
+
+export function bindApprovals(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    const refresh = d.refresher(() => loadApprovals(client), APPROVALS_REFRESH_MS);
+    d.on('approvals.changed', ({ pending, added }) => {
+      // The badge and the title follow the push at once; the list follows the refetch.
+      set({ pendingCount: pending });
+      refresh.request();
+      notifyNewApprovals(client.shell, added);
+    });
+    return {
+      load: () => loadApprovals(client),
+      reset: () => {
+        inbox.supersede();
+        set({ ...initialApprovalsState });
+      },
+    };
+  });
+}
 
 /** The host read its clock between sending and receiving: the midpoint bounds the error by half a round trip. */
 function offsetFrom(sent: number, received: number, hostNow: number): number {
@@ -19,12 +44,12 @@ function offsetFrom(sent: number, received: number, hostNow: number): number {
 }
 
 export async function loadApprovals(client: GatehouseClient): Promise<void> {
-  const mine = ++generation;
+  const req = inbox.begin();
   try {
     const sent = Date.now();
     const { items, now } = await client.call('approvals.list', {});
     const received = Date.now();
-    if (mine !== generation) return;
+    if (!req.current()) return;
     const pending = new Set(items.filter((i) => i.state === 'pending').map((i) => i.id));
     set((s) => ({
       items,
@@ -36,13 +61,13 @@ export async function loadApprovals(client: GatehouseClient): Promise<void> {
       expanded: s.expanded.filter((id) => pending.has(id)),
     }));
   } catch (err) {
-    if (mine === generation) set({ listError: errorMessage(err) });
+    if (req.current()) set({ listError: errorMessage(err) });
   }
 }
 
 /** Puts a decided item in place at once; the approvals.changed refetch follows. */
 function replaceItem(item: ApprovalItemView): void {
-  generation++;
+  inbox.supersede();
   set((s) => {
     const items = s.items.map((i) => (i.id === item.id ? item : i));
     return { items, pendingCount: items.filter((i) => i.state === 'pending').length };
@@ -124,18 +149,33 @@ export async function decideBatch(client: GatehouseClient, action: 'approve' | '
 
 // ---- grants ---------------------------------------------------------------------------------
 
-let grantsGeneration = 0;
+/** The grants answer to keep: an older list never overwrites a newer list or a revoke. */
+const grantList = latest();
+
+export function bindGrants(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    const refresh = d.refresher(() => loadGrants(client), APPROVALS_REFRESH_MS);
+    d.on('grants.changed', () => refresh.request());
+    return {
+      load: () => loadGrants(client),
+      reset: () => {
+        grantList.supersede();
+        useGrantsStore.setState({ ...initialGrantsState });
+      },
+    };
+  });
+}
 
 export async function loadGrants(client: GatehouseClient): Promise<void> {
-  const mine = ++grantsGeneration;
+  const req = grantList.begin();
   try {
     const sent = Date.now();
     const { grants, now } = await client.call('grants.list', {});
     const received = Date.now();
-    if (mine !== grantsGeneration) return;
+    if (!req.current()) return;
     useGrantsStore.setState({ grants, clockOffset: offsetFrom(sent, received, now), loaded: true, listError: null });
   } catch (err) {
-    if (mine === grantsGeneration) useGrantsStore.setState({ listError: errorMessage(err) });
+    if (req.current()) useGrantsStore.setState({ listError: errorMessage(err) });
   }
 }
 
@@ -144,7 +184,7 @@ export async function revokeGrant(client: GatehouseClient, id: string): Promise<
   useGrantsStore.setState({ busy: id, actionError: null });
   try {
     await client.call('grants.revoke', { id });
-    grantsGeneration++;
+    grantList.supersede();
     useGrantsStore.setState((s) => ({ busy: null, grants: s.grants.filter((g) => g.id !== id) }));
   } catch (err) {
     useGrantsStore.setState({ busy: null, actionError: { id, message: errorMessage(err) } });

@@ -1,15 +1,51 @@
-// Loads audit data from the host into the audit store: the chain, the search the Audit view
-// shows (first page, next pages by the `before` cursor, new events on top), one event with its
-// call, a session's timeline, the export and the shadow replay.
+// The Audit domain: the chain (pushed as audit.chain) and the search the Audit view shows,
+// loaded on connect and refreshed on audit.appended while the view is open (bindAudit); first
+// page, next pages by the `before` cursor, new events on top; one event with its call, a
+// session's timeline, the export and the shadow replay.
 import type { AuditEventView } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
-import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
+import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, initialAuditState, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
+import { useSettingsStore } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = useAuditStore.getState;
 const set = useAuditStore.setState;
+
+/** Appends come in bursts (one per committed batch); refresh the Audit view's newest rows at most this often. */
+export const TAIL_REFRESH_MS = 250;
+
+/** Each new search (or reconnect) begins here: pages of an older search that arrive late are dropped. */
+const search = latest();
+
+export function bindAudit(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    // The search results are only on screen in the Audit view: elsewhere a flood of events (a
+    // terminal's transcript) must not become a search every 250 ms. Opening the view refreshes them.
+    const tail = d.whileShown('audit', () => refreshHead(client), TAIL_REFRESH_MS);
+    d.on('audit.chain', (chain) => set({ chain, chainError: null }));
+    d.on('audit.appended', () => tail.request());
+    // Secrets masked or raw (auditRaw), from this console's save or another's push: the events
+    // loaded were sent the other way.
+    d.add(
+      useSettingsStore.subscribe((s, prev) => {
+        if (s.settings && prev.settings && s.settings.auditRaw !== prev.settings.auditRaw) {
+          tail.cancel();
+          void reloadShownEvents(client);
+        }
+      }),
+    );
+    return {
+      load: () => Promise.all([loadChainState(client), runSearch(client)]),
+      reset: () => {
+        search.supersede();
+        set({ ...initialAuditState });
+      },
+    };
+  });
+}
 
 export async function loadChainState(client: GatehouseClient): Promise<void> {
   try {
@@ -50,21 +86,18 @@ const isUnavailable = (err: unknown) =>
   err instanceof HostCallError &&
   (err.code === 'unavailable' || (err.code === 'rejected' && (err.details as { reason?: unknown } | undefined)?.reason === 'unavailable'));
 
-// Each new search (or reconnect) bumps this: pages of an older search that arrive late are dropped.
-let generation = 0;
-
 /** Applies a filter (or re-runs the current one) from the first page. */
 export async function runSearch(client: GatehouseClient, patch: Partial<AuditFilter> = {}): Promise<void> {
-  const gen = ++generation;
+  const req = search.begin();
   // Re-running the same search keeps the same filter object: views reset their fields and scroll only on a new one.
   const filter = Object.keys(patch).length ? { ...get().filter, ...patch } : get().filter;
   set({ filter, searching: true, searchError: null, exportResult: null, exportError: null, exportNote: null });
   try {
     const page = await client.call('audit.search', { ...filterRequest(filter), limit: AUDIT_PAGE_SIZE });
-    if (gen !== generation) return;
+    if (!req.current()) return;
     set({ events: page.events, eventsLoaded: true, total: page.total, totalCapped: page.totalCapped, tookMs: page.tookMs, nextBefore: page.nextBefore, searching: false, searchUnavailable: null, tailError: null });
   } catch (err) {
-    if (gen !== generation) return;
+    if (!req.current()) return;
     if (isUnavailable(err)) {
       set({ searching: false, searchUnavailable: errorMessage(err) });
       await loadTail(client);
@@ -79,15 +112,15 @@ export async function runSearch(client: GatehouseClient, patch: Partial<AuditFil
 export async function loadMore(client: GatehouseClient): Promise<void> {
   const s = get();
   if (s.searching || s.nextBefore === null || s.searchUnavailable) return;
-  const gen = generation;
+  const req = search.follow();
   set({ searching: true });
   try {
     const page = await client.call('audit.search', { ...filterRequest(s.filter), before: s.nextBefore, limit: AUDIT_PAGE_SIZE });
-    if (gen !== generation) return;
+    if (!req.current()) return;
     const last = get().events.at(-1)?.seq ?? Infinity;
     set({ events: [...get().events, ...page.events.filter((e) => e.seq < last)], nextBefore: page.nextBefore, searching: false, tookMs: page.tookMs });
   } catch (err) {
-    if (gen !== generation) return;
+    if (!req.current()) return;
     set({ searching: false, searchError: errorMessage(err) });
   }
 }
@@ -98,10 +131,10 @@ export async function refreshHead(client: GatehouseClient): Promise<void> {
   if (s.searchUnavailable) return loadTail(client);
   if (!s.eventsLoaded || s.searchError) return runSearch(client);
   if (s.searching) return;
-  const gen = generation;
+  const req = search.follow();
   try {
     const page = await client.call('audit.search', { ...filterRequest(s.filter), limit: AUDIT_PAGE_SIZE });
-    if (gen !== generation) return;
+    if (!req.current()) return;
     const current = get().events;
     const top = current[0]?.seq ?? 0;
     const fresh = page.events.filter((e) => e.seq > top);

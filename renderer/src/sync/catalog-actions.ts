@@ -4,31 +4,31 @@
 import { errorMessage } from '../lib/error-message.ts';
 import { initialCatalogState, useCatalogStore } from '../stores/catalog-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 
-let seq = 0;
+/** The answer to keep: an older load never overwrites a newer one. */
+const answers = latest();
 
 export async function loadCatalog(client: GatehouseClient): Promise<void> {
-  const mine = ++seq;
+  const req = answers.begin();
   try {
     const [s, u] = await Promise.all([client.call('catalog.sources', {}), client.call('catalog.updates', {})]);
-    if (mine === seq) useCatalogStore.setState({ sources: s.sources, updates: u.updates, error: null });
+    if (req.current()) useCatalogStore.setState({ sources: s.sources, updates: u.updates, error: null });
   } catch (err) {
-    if (mine === seq) useCatalogStore.setState({ error: errorMessage(err) });
+    if (req.current()) useCatalogStore.setState({ error: errorMessage(err) });
   }
 }
 
 export function bindCatalog(client: GatehouseClient): () => void {
-  const offs = [
-    client.onEvent('catalog.changed', () => void loadCatalog(client)),
-    client.onEvent('plugins.changed', () => void loadCatalog(client)),
-    client.onStateChange((state) => {
-      if (state === 'connected') void loadCatalog(client);
-      if (state === 'unauthorized') {
-        seq++;
+  return bindDomain(client, (d) => {
+    d.on('catalog.changed', () => void loadCatalog(client));
+    d.on('plugins.changed', () => void loadCatalog(client));
+    return {
+      load: () => loadCatalog(client),
+      reset: () => {
+        answers.supersede();
         useCatalogStore.setState({ ...initialCatalogState });
-      }
-    }),
-  ];
-  if (client.getState() === 'connected') void loadCatalog(client);
-  return () => offs.forEach((off) => off());
+      },
+    };
+  });
 }

@@ -1,14 +1,17 @@
-// What the Getting Started panel does with the host: load the steps, enable the example tool
-// after showing its scan, send the test call, dismiss or bring the panel back, and the links
-// that take the operator to where each step's result shows (inbox, Health, Audit, Settings).
+// The Getting Started domain: the steps, loaded on connect and refreshed while the Start view
+// is open on the host events that can change a step (bindGettingStarted), and what the panel
+// does with the host: enable the example tool after showing its scan, send the test call,
+// dismiss or bring the panel back, and the links that take the operator to where each step's
+// result shows (inbox, Health, Audit, Settings).
 import { errorMessage } from '../lib/error-message.ts';
 import { emptyFilter } from '../stores/audit-store.ts';
 import { useApprovalsStore } from '../stores/approvals-store.ts';
-import { useGettingStartedStore } from '../stores/getting-started-store.ts';
+import { initialGettingStartedState, useGettingStartedStore } from '../stores/getting-started-store.ts';
 import { useUiStore, type ViewId } from '../stores/ui-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { CONNECT_AGENT_ANCHOR } from '../views/settings/agent-connect.tsx';
 import { runSearch } from './audit-actions.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 import { requestPlugin } from './plugins-actions.ts';
 
 const get = useGettingStartedStore.getState;
@@ -17,17 +20,41 @@ const set = useGettingStartedStore.setState;
 /** The arguments of the console's test call to the example tool. */
 export const TEST_CALL = { tool: 'hello', arguments: { name: 'Gatehouse' } } as const;
 
-// Bumped by every answer that carries the steps: an older load never overwrites a newer one.
-let version = 0;
+/** The steps follow plugins, the inbox, settings and the audit log: refetch once per burst. */
+export const GUIDE_REFRESH_MS = 100;
+
+/** The answer carrying the steps to keep: an older load never overwrites a newer answer. */
+const steps = latest();
+
+export function bindGettingStarted(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    // The steps are on screen only in the Start view: elsewhere a change marks them stale.
+    const refresh = d.whileShown('start', () => loadGettingStarted(client), GUIDE_REFRESH_MS);
+    // A test call's progress and an agent's first call are read from the audit log; the example
+    // plugin's state from the plugins; the test call's item from the inbox; the mode from settings.
+    d.on('audit.appended', () => refresh.request());
+    d.on('plugins.changed', () => refresh.request());
+    d.on('approvals.changed', () => refresh.request());
+    d.on('settings.changed', () => refresh.request());
+    d.add(watchNavigation());
+    return {
+      load: () => loadGettingStarted(client).then(openAtStartIfDue),
+      reset: () => {
+        steps.supersede();
+        set({ ...initialGettingStartedState });
+      },
+    };
+  });
+}
 
 export async function loadGettingStarted(client: GatehouseClient): Promise<void> {
-  const mine = ++version;
+  const req = steps.begin();
   try {
     const guide = await client.call('gettingStarted.get', {});
-    if (mine !== version) return;
+    if (!req.current()) return;
     set({ guide, loadError: null });
   } catch (err) {
-    if (mine === version) set({ loadError: errorMessage(err) });
+    if (req.current()) set({ loadError: errorMessage(err) });
   }
 }
 
@@ -66,7 +93,7 @@ export function sendTestCall(client: GatehouseClient): Promise<void> {
   return act('send', async () => {
     const testCall = await client.call('gateway.testCall', { tool: TEST_CALL.tool, arguments: { ...TEST_CALL.arguments } });
     const g = get().guide;
-    ++version;
+    steps.supersede();
     if (g) set({ guide: { ...g, testCall, testCallDone: testCall.stage === 'decided' || testCall.stage === 'finished' } });
     await loadGettingStarted(client);
   });
@@ -74,18 +101,18 @@ export function sendTestCall(client: GatehouseClient): Promise<void> {
 
 export function setDismissed(client: GatehouseClient, dismissed: boolean): Promise<void> {
   return act('dismiss', async () => {
-    const mine = ++version;
+    const req = steps.begin();
     const guide = await client.call('gettingStarted.update', { dismissed });
-    if (mine === version) set({ guide });
+    if (req.current()) set({ guide });
     if (dismissed) useUiStore.getState().setView('approvals');
   });
 }
 
 export function setAgentSkipped(client: GatehouseClient, agentSkipped: boolean): Promise<void> {
   return act('skip', async () => {
-    const mine = ++version;
+    const req = steps.begin();
     const guide = await client.call('gettingStarted.update', { agentSkipped });
-    if (mine === version) set({ guide });
+    if (req.current()) set({ guide });
   });
 }
 

@@ -1,8 +1,20 @@
-// Starting long work as a job this console can follow and cancel, and the jobs list on connect.
+// The Jobs domain: long work on the host, listed on connect and followed by jobs.progress
+// (bindJobs), and starting such work as a job this console can follow and cancel.
 import type { MethodName, RequestOf, ResponseOf } from '../../../shared/contract.ts';
-import { applyJobs, useJobsStore } from '../stores/jobs-store.ts';
+import { applyJobs, initialJobsState, useJobsStore } from '../stores/jobs-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
+import { bindDomain } from './bind-domain.ts';
+
+export function bindJobs(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    d.on('jobs.progress', (job) => applyJobs([job]));
+    return {
+      load: () => loadJobs(client),
+      reset: () => useJobsStore.setState({ ...initialJobsState }),
+    };
+  });
+}
 
 /** A fresh job id; the console names its jobs so it can follow and cancel them while they run. */
 export function newJobId(kind: string): string {

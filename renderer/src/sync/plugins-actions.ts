@@ -1,21 +1,51 @@
-// What the Plugins view does with the host: load the list and the open plugin, open and save
+// The Plugins domain: the list and the plugin open in the pane, loaded on connect and refreshed
+// on plugins.changed (bindPlugins), and what the Plugins view does with them: open and save
 // files, enable / disable / approve, scaffold. Every failure lands in the store as a sentence.
 import type { PluginDetailView, PluginSummaryView } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
-import { isDirty, usePluginsStore, type OpenFile, type PendingNavigation } from '../stores/plugins-store.ts';
+import { initialPluginsState, isDirty, usePluginsStore, type OpenFile, type PendingNavigation } from '../stores/plugins-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = usePluginsStore.getState;
 const set = usePluginsStore.setState;
 
+/** A hot reload or an enable may name several plugins in quick succession: refetch once. */
+export const PLUGINS_REFRESH_MS = 50;
+
+/** The list answer to keep: an older list never overwrites a newer one or an action's summary. */
+const list = latest();
+
+export function bindPlugins(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    const listRefresh = d.refresher(() => loadPluginList(client), PLUGINS_REFRESH_MS);
+    const openRefresh = d.refresher(() => refreshOpenPlugin(client), PLUGINS_REFRESH_MS);
+    d.on('plugins.changed', ({ names }) => {
+      listRefresh.request();
+      const open = get().selected;
+      // An empty list means "anything may have changed".
+      if (open && (names.length === 0 || names.includes(open))) openRefresh.request();
+    });
+    return {
+      load: () => Promise.all([loadPluginList(client), refreshOpenPlugin(client)]),
+      reset: () => {
+        list.supersede();
+        set({ ...initialPluginsState });
+      },
+    };
+  });
+}
+
 export async function loadPluginList(client: GatehouseClient): Promise<void> {
+  const req = list.begin();
   try {
     const { plugins, sources } = await client.call('plugins.list', {});
+    if (!req.current()) return;
     set({ plugins, sources, listLoaded: true, listError: null });
   } catch (err) {
-    set({ listError: errorMessage(err) });
+    if (req.current()) set({ listError: errorMessage(err) });
   }
 }
 
@@ -218,6 +248,7 @@ async function busyCall(client: GatehouseClient, name: string, call: () => Promi
   set({ busy: name, actionError: null });
   try {
     const summary = await call();
+    list.supersede();
     set((s) => ({ busy: null, plugins: s.plugins.map((p) => (p.name === summary.name ? summary : p)) }));
     // The host also pushes plugins.changed; reload now so the pane never shows the old state.
     void refreshOpenPlugin(client);

@@ -1,25 +1,44 @@
-// What the Rules view does with the host: load the policy file and its rules, check the editor
-// text as the operator types, save it (refused while it has problems), and follow changes on
-// disk without clobbering unsaved edits. Every failure lands in the store as a sentence.
+// The Rules domain: the policy file and its rules, loaded on connect and on policy.changed
+// (bindPolicy), and what the Rules view does with them: check the editor text as the operator
+// types, save it (refused while it has problems), and follow changes on disk without clobbering
+// unsaved edits. Every failure lands in the store as a sentence.
 import { errorMessage } from '../lib/error-message.ts';
-import { policyDirty, usePolicyStore } from '../stores/policy-store.ts';
+import { initialPolicyState, policyDirty, usePolicyStore } from '../stores/policy-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
+import { bindDomain, latest } from './bind-domain.ts';
 
 const get = usePolicyStore.getState;
 const set = usePolicyStore.setState;
 
-/** Bumped by every load: an older answer never overwrites a newer one. */
-let generation = 0;
+/** The policy.get answer to keep: an older one never overwrites a newer one or a save's answer. */
+const loads = latest();
+/** The policy.check answer to keep: only the check of the latest text counts. */
+const checks = latest();
+
+export function bindPolicy(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    // The editor keeps unsaved edits; loadPolicy announces a changed file instead of replacing them.
+    d.on('policy.changed', () => void loadPolicy(client));
+    return {
+      load: () => loadPolicy(client),
+      reset: () => {
+        loads.supersede();
+        checks.supersede();
+        set({ ...initialPolicyState });
+      },
+    };
+  });
+}
 
 /**
  * Loads policy.get. The editor takes the file's text unless it holds unsaved edits; then the
  * rules, hit counts and error still refresh, and a changed file is announced instead of loaded.
  */
 export async function loadPolicy(client: GatehouseClient): Promise<void> {
-  const mine = ++generation;
+  const req = loads.begin();
   try {
     const policy = await client.call('policy.get', {});
-    if (mine !== generation) return;
+    if (!req.current()) return;
     const s = get();
     if (!policyDirty(s)) {
       set({ policy, loadError: null, diskChanged: false, ...(s.policy === null || policy.text !== s.saved ? { saved: policy.text, buffer: policy.text, rev: s.rev + 1 } : {}) });
@@ -27,7 +46,7 @@ export async function loadPolicy(client: GatehouseClient): Promise<void> {
       set({ policy, loadError: null, diskChanged: s.diskChanged || policy.text !== s.saved });
     }
   } catch (err) {
-    if (mine === generation) set({ loadError: errorMessage(err) });
+    if (req.current()) set({ loadError: errorMessage(err) });
   }
 }
 
@@ -42,19 +61,16 @@ export function updatePolicyBuffer(text: string): void {
   set({ buffer: text, saveMessage: null });
 }
 
-/** Bumped by every check request; only the latest answer is kept. */
-let checkSeq = 0;
-
 export async function checkPolicy(client: GatehouseClient, text: string): Promise<void> {
-  const mine = ++checkSeq;
+  const req = checks.begin();
   set({ checking: true });
   try {
     const check = await client.call('policy.check', { text });
-    if (mine !== checkSeq) return;
+    if (!req.current()) return;
     set({ check, checkedText: text, checkError: null, checking: false });
   } catch (err) {
     // Keep the last markers; say the check itself failed.
-    if (mine === checkSeq) set({ checkError: errorMessage(err), checking: false });
+    if (req.current()) set({ checkError: errorMessage(err), checking: false });
   }
 }
 
@@ -67,8 +83,8 @@ export async function savePolicy(client: GatehouseClient): Promise<void> {
   try {
     const r = await client.call('policy.save', { text });
     // The save answer is the newest state: drop any policy.get still in flight.
-    generation++;
-    checkSeq++;
+    loads.supersede();
+    checks.supersede();
     if (r.saved) {
       set({
         saving: false,

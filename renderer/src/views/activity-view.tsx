@@ -1,18 +1,16 @@
 // Activity: every decision as it is made — allowed, denied, asked, expired — with its decider (a
 // rule, a checker, autonomy, a grant, an operator), live. Calls denied by rules never reach the
 // inbox; this is where they show without a search. Read from the audit log (call.decided, and
-// approval.requested for a call sent to the inbox: its "ask"), refreshed
-// on audit.appended while the view is open, filterable by decision and text like Audit.
-import { useEffect, useMemo, useState } from 'react';
+// approval.requested for a call sent to the inbox: its "ask"), refreshed on audit.appended while
+// the view is open (sync/activity-actions.ts), filterable by decision and text like Audit.
+import { useMemo, useState } from 'react';
 import type { AuditEventView, DeciderView } from '../../../shared/contract.ts';
 import { describeDecider } from '../../../shared/decider.ts';
-import { useClient } from '../app/client-context.ts';
 import { FilterChips, type FilterChip } from '../components/filter-chips.tsx';
 import { SafeText } from '../components/safe-text.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
-import { coalesce } from '../lib/coalesce.ts';
-import { errorMessage } from '../lib/error-message.ts';
 import { formatEventTime } from '../lib/format.ts';
+import { useActivityStore } from '../stores/activity-store.ts';
 
 interface Decided {
   call: string;
@@ -20,8 +18,6 @@ interface Decided {
   decider: DeciderView;
   reason: string;
 }
-
-const LIMIT = 300;
 
 /** One row's facts: a call.decided as it is; an approval.requested is the "ask" that sent a call to the inbox. */
 function decided(e: AuditEventView): Decided {
@@ -31,35 +27,10 @@ function decided(e: AuditEventView): Decided {
 }
 
 export function ActivityView() {
-  const client = useClient();
-  const [events, setEvents] = useState<AuditEventView[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const events = useActivityStore((s) => s.events);
+  const error = useActivityStore((s) => s.error);
   const [decision, setDecision] = useState('');
   const [text, setText] = useState('');
-
-  useEffect(() => {
-    let live = true;
-    const load = (): Promise<void> =>
-      client.call('audit.search', { query: '', types: ['call.decided', 'approval.requested'], limit: LIMIT }).then(
-        (r) => {
-          if (!live) return;
-          setEvents(r.events);
-          setError(null);
-        },
-        (err: unknown) => {
-          if (live) setError(errorMessage(err));
-        },
-      );
-    void load();
-    // Many appends in a burst (a busy agent) become one read.
-    const refresh = coalesce(load, 250);
-    const off = client.onEvent('audit.appended', () => refresh.request());
-    return () => {
-      live = false;
-      off();
-      refresh.cancel();
-    };
-  }, [client]);
 
   const rows = useMemo(() => {
     const q = text.trim().toLowerCase();

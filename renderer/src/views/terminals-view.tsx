@@ -1,7 +1,6 @@
 // Terminals: commands running in a PTY (agents' PTY tools, the shell tool, shells an operator
 // opened), live. Watching is read-only; typing needs an explicit take-over, which the host
 // records in the audit log.
-import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
@@ -9,7 +8,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
-import { bindTerminals, interruptTerminal, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
+import { interruptTerminal, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
@@ -18,7 +17,6 @@ export function TerminalsView() {
   const client = useClient();
   const connected = useConnectionStore((s) => s.state === 'connected');
   const busy = useTerminalsStore((s) => s.busy);
-  useEffect(() => bindTerminals(client), [client]);
 
   return (
     <ViewFrame

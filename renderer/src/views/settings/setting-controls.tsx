@@ -3,6 +3,7 @@
 import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Settings } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { useClient } from '../../app/client-context.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
 
@@ -29,12 +30,13 @@ export function RadioChoices<K extends KeysOf<string>>({
   disabled: boolean;
   confirmFor?: (value: Settings[K] & string) => ToggleConfirm | null;
 }) {
+  const client = useClient();
   const value = useSettingsStore((s) => s.settings?.[name]);
   const [asking, setAsking] = useState<{ value: string; confirm: ToggleConfirm } | null>(null);
   const choose = (v: Settings[K] & string) => {
     const confirm = confirmFor?.(v) ?? null;
     if (confirm) return setAsking({ value: v, confirm });
-    void saveSetting({ [name]: v } as Partial<Settings>);
+    void saveSetting(client, { [name]: v } as Partial<Settings>);
   };
   return (
     <div className="choices" role="presentation">
@@ -55,7 +57,7 @@ export function RadioChoices<K extends KeysOf<string>>({
                 data-testid="setting-confirm"
                 onClick={() => {
                   setAsking(null);
-                  void saveSetting({ [name]: asking.value } as Partial<Settings>);
+                  void saveSetting(client, { [name]: asking.value } as Partial<Settings>);
                 }}
               >
                 {asking.confirm.action}
@@ -95,11 +97,12 @@ export interface ToggleConfirm {
 }
 
 export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<boolean>; label: string; disabled: boolean; confirmOn?: ToggleConfirm }) {
+  const client = useClient();
   const value = useSettingsStore((s) => s.settings?.[name] ?? false);
   const [asking, setAsking] = useState(false);
   const change = (on: boolean) => {
     if (on && confirmOn) return setAsking(true);
-    void saveSetting({ [name]: on });
+    void saveSetting(client, { [name]: on });
   };
   return (
     <>
@@ -125,7 +128,7 @@ export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<bool
                 onClick={() => {
                   // The field shows the save in flight, and the host's sentence if it refuses.
                   setAsking(false);
-                  void saveSetting({ [name]: true });
+                  void saveSetting(client, { [name]: true });
                 }}
               >
                 {confirmOn.action}
@@ -142,6 +145,7 @@ export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<bool
 
 /** A number committed on Enter or when the field loses focus. */
 export function NumberSetting({ name, unit, disabled, label }: { name: KeysOf<number>; unit: string; disabled: boolean; label: string }) {
+  const client = useClient();
   const value = useSettingsStore((s) => s.settings?.[name]);
   const error = useSettingEdits((s) => s.fieldErrors[name]);
   const [text, setText] = useState(value === undefined ? '' : String(value));
@@ -155,7 +159,7 @@ export function NumberSetting({ name, unit, disabled, label }: { name: KeysOf<nu
     const n = Number(t);
     if (t === '' || !Number.isFinite(n)) return setLocal(`Enter a number of ${unit}.`);
     setLocal(null);
-    void saveSetting({ [name]: n }).then((ok) => {
+    void saveSetting(client, { [name]: n }).then((ok) => {
       // Refused: the host's sentence is shown; the field goes back to what is in force.
       if (!ok) setText(value === undefined ? '' : String(useSettingsStore.getState().settings?.[name] ?? value));
     });
@@ -196,6 +200,7 @@ export function NumberSetting({ name, unit, disabled, label }: { name: KeysOf<nu
 
 /** An editable list of tool-name globs; every add or remove saves the whole list. */
 export function GlobList({ name, disabled, placeholder }: { name: 'autoApprove' | 'alwaysAsk'; disabled: boolean; placeholder: string }) {
+  const client = useClient();
   const list = useSettingsStore((s) => s.settings?.[name]) ?? [];
   const [text, setText] = useState('');
   const [local, setLocal] = useState<string | null>(null);
@@ -205,7 +210,7 @@ export function GlobList({ name, disabled, placeholder }: { name: 'autoApprove' 
     if (!glob) return;
     if (list.includes(glob)) return setLocal(`${glob} is already on the list.`);
     setLocal(null);
-    void saveSetting({ [name]: [...list, glob] }).then((ok) => ok && setText(''));
+    void saveSetting(client, { [name]: [...list, glob] }).then((ok) => ok && setText(''));
   };
   return (
     <div className="glob-list">
@@ -223,7 +228,7 @@ export function GlobList({ name, disabled, placeholder }: { name: 'autoApprove' 
                 aria-label={`Remove ${g}`}
                 title={`Remove ${g}`}
                 disabled={disabled}
-                onClick={() => void saveSetting({ [name]: list.filter((x) => x !== g) })}
+                onClick={() => void saveSetting(client, { [name]: list.filter((x) => x !== g) })}
               >
                 ×
               </button>

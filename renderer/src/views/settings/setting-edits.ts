@@ -4,7 +4,8 @@
 import { create } from 'zustand';
 import type { Settings } from '../../../../shared/contract.ts';
 import { errorMessage } from '../../lib/error-message.ts';
-import { useSettingsStore } from '../../stores/settings-store.ts';
+import { updateSettings } from '../../sync/settings-actions.ts';
+import type { GatehouseClient } from '../../transport/client.ts';
 
 export type SettingKey = keyof Settings;
 
@@ -16,14 +17,14 @@ export interface SettingEdits {
 export const useSettingEdits = create<SettingEdits>()(() => ({ pending: [], fieldErrors: {} }));
 
 /** Sends one change; false (and the host's sentence on its fields) when the host refused it. */
-export async function saveSetting(patch: Partial<Settings>): Promise<boolean> {
+export async function saveSetting(client: GatehouseClient, patch: Partial<Settings>): Promise<boolean> {
   const keys = Object.keys(patch) as SettingKey[];
   if (keys.length === 0) return false;
   const others = (errors: SettingEdits['fieldErrors']) => Object.fromEntries(Object.entries(errors).filter(([k]) => !keys.includes(k as SettingKey)));
   useSettingEdits.setState((s) => ({ pending: [...s.pending, ...keys], fieldErrors: others(s.fieldErrors) }));
   const done = (s: SettingEdits) => s.pending.filter((k) => !keys.includes(k));
   try {
-    await useSettingsStore.getState().update(patch);
+    await updateSettings(client, patch);
     useSettingEdits.setState((s) => ({ pending: done(s) }));
     return true;
   } catch (err) {

@@ -3,11 +3,12 @@ import { useState } from 'react';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { modeHelp } from '../../components/mode-indicator.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { useSettingsStore } from '../../stores/settings-store.ts';
+import { useClient } from '../../app/client-context.ts';
+import { updateSettings } from '../../sync/settings-actions.ts';
 import { StepCard } from './step-card.tsx';
 
 export function LiveStep({ mode }: { mode: 'dry-run' | 'live' }) {
-  const update = useSettingsStore((s) => s.update);
+  const client = useClient();
   const [confirm, setConfirm] = useState<'dry-run' | 'live' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -15,7 +16,7 @@ export function LiveStep({ mode }: { mode: 'dry-run' | 'live' }) {
     setBusy(true);
     setError(null);
     try {
-      await update({ mode: next });
+      await updateSettings(client, { mode: next });
       setConfirm(null);
     } catch (err) {
       setError(errorMessage(err));

@@ -1,8 +1,9 @@
-// What the Terminals view asks of the host: the list (on open, on every reconnect and on
-// terminals.changed), and the operator's actions. Failures land in the store as sentences.
-import { coalesce } from '../../lib/coalesce.ts';
+// The Terminals domain: the host's PTY sessions, listed on connect and on every reconnect and
+// refreshed on terminals.changed (bindTerminals), and the operator's actions. Failures land in
+// the store as sentences.
 import { errorMessage } from '../../lib/error-message.ts';
-import { upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
+import { initialTerminalsState, upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
+import { bindDomain, latest } from '../../sync/bind-domain.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
 
 const set = useTerminalsStore.setState;
@@ -11,29 +12,31 @@ const get = useTerminalsStore.getState;
 /** Starts, exits and take-overs come in bursts: refetch at most this often. */
 export const TERMINALS_REFRESH_MS = 50;
 
+/** The list answer to keep: an older list never overwrites a newer one. */
+const list = latest();
+
 export async function loadTerminals(client: GatehouseClient): Promise<void> {
+  const req = list.begin();
   try {
     const { sessions } = await client.call('terminals.list', {});
-    set({ sessions, loaded: true, listError: null });
+    if (req.current()) set({ sessions, loaded: true, listError: null });
   } catch (err) {
-    set({ listError: errorMessage(err) });
+    if (req.current()) set({ listError: errorMessage(err) });
   }
 }
 
-/** Keeps the list current while the view is open; returns the function that stops it. */
 export function bindTerminals(client: GatehouseClient): () => void {
-  const refresh = coalesce(() => loadTerminals(client), TERMINALS_REFRESH_MS);
-  const offs = [
-    client.onEvent('terminals.changed', () => refresh.request()),
-    client.onStateChange((state, previous) => {
-      if (state === 'connected' && previous !== 'connected') void loadTerminals(client);
-    }),
-  ];
-  if (client.getState() === 'connected') void loadTerminals(client);
-  return () => {
-    refresh.cancel();
-    for (const off of offs) off();
-  };
+  return bindDomain(client, (d) => {
+    const refresh = d.refresher(() => loadTerminals(client), TERMINALS_REFRESH_MS);
+    d.on('terminals.changed', () => refresh.request());
+    return {
+      load: () => loadTerminals(client),
+      reset: () => {
+        list.supersede();
+        set({ ...initialTerminalsState });
+      },
+    };
+  });
 }
 
 async function act<T>(action: TerminalAction, run: () => Promise<T>): Promise<T | null> {

@@ -1,0 +1,244 @@
+// The console's one pattern for pushed data (renderer/src/sync/bind-domain.ts and each domain's
+// bindX in sync/): a domain loads when the client connects and on every reconnect, follows the
+// host's events, empties itself when a host refuses the console, drops stale answers, and undoes
+// every subscription when disposed. Against a real host (SQLite audit log, plugin folders on disk)
+// through the real typed client, over a transport that hands calls to the host's dispatcher and
+// its events back, the way the Electron shell's IPC does, and that can hold an answer back so a
+// test can deliver answers out of order.
+import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Envelope } from '../shared/contract.ts';
+import { createHost, type Host } from '../main/host/create-host.ts';
+import { initialActivityState, useActivityStore } from '../renderer/src/stores/activity-store.ts';
+import { initialPluginsState, usePluginsStore } from '../renderer/src/stores/plugins-store.ts';
+import { useUiStore } from '../renderer/src/stores/ui-store.ts';
+import { ACTIVITY_REFRESH_MS, bindActivity } from '../renderer/src/sync/activity-actions.ts';
+import { bindDomain, latest, type DomainBinder } from '../renderer/src/sync/bind-domain.ts';
+import { bindConnection, bindStores, consoleDomains } from '../renderer/src/sync/bind-stores.ts';
+import { bindJobs } from '../renderer/src/sync/jobs-actions.ts';
+import { bindPlugins, loadPluginList, runPluginAction } from '../renderer/src/sync/plugins-actions.ts';
+import { createClient, type GatehouseClient } from '../renderer/src/transport/client.ts';
+import type { ConnectionState, RawEventListener, StateListener, Transport } from '../renderer/src/transport/types.ts';
+import { tempDir } from './support/temp.ts';
+
+const helloDir = join(import.meta.dirname, '..', 'examples', 'plugins', 'hello');
+
+/** The host's dispatcher and event bus as a console transport; the test sets the connection state. */
+class HostTransport implements Transport {
+  readonly shell = 'electron' as const;
+  readonly calls: string[] = [];
+  private state: ConnectionState = 'connecting';
+  private readonly states = new Set<StateListener>();
+  private readonly holding = new Set<string>();
+  private readonly held: { method: string; answer: Promise<Envelope<unknown>>; release(): void }[] = [];
+
+  constructor(private readonly host: Host) {}
+
+  invoke(method: string, params: unknown): Promise<Envelope<unknown>> {
+    this.calls.push(method);
+    // The host answers at once; a held answer only reaches the console on release().
+    const answer = this.host.dispatcher.dispatch(method, params, { console: 'electron', operator: 'tester' });
+    if (!this.holding.delete(method)) return answer;
+    return new Promise((resolve) => this.held.push({ method, answer, release: () => void answer.then(resolve) }));
+  }
+  /** The next answer to `method` waits for release(). */
+  hold(method: string): void {
+    this.holding.add(method);
+  }
+  /** The held answer, as the host gave it, and the function that delivers it. */
+  async heldAnswer(method: string): Promise<{ envelope: Envelope<unknown>; release(): void }> {
+    await vi.waitFor(() => expect(this.held.some((h) => h.method === method)).toBe(true));
+    const i = this.held.findIndex((h) => h.method === method);
+    const [h] = this.held.splice(i, 1);
+    return { envelope: await h!.answer, release: h!.release };
+  }
+  onEvent(listener: RawEventListener): () => void {
+    return this.host.bus.subscribe(listener);
+  }
+  onState(listener: StateListener): () => void {
+    this.states.add(listener);
+    return () => this.states.delete(listener);
+  }
+  getState(): ConnectionState {
+    return this.state;
+  }
+  getDetail(): string | null {
+    return null;
+  }
+  setState(next: ConnectionState): void {
+    const previous = this.state;
+    this.state = next;
+    for (const l of this.states) l(next, previous);
+  }
+  start(): void {}
+  close(): void {}
+  count(method: string): number {
+    return this.calls.filter((m) => m === method).length;
+  }
+}
+
+/** The real client, counting the subscriptions a binding holds (a disposed binding holds none). */
+function counting(client: GatehouseClient): GatehouseClient & { subscriptions(): number } {
+  let live = 0;
+  const track = (off: () => void) => {
+    live++;
+    let done = false;
+    return () => {
+      if (!done) live--;
+      done = true;
+      off();
+    };
+  };
+  return {
+    ...client,
+    onEvent: (name, cb) => track(client.onEvent(name, cb)),
+    onStateChange: (cb) => track(client.onStateChange(cb)),
+    subscriptions: () => live,
+  };
+}
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.close('test done');
+});
+beforeEach(() => {
+  usePluginsStore.setState({ ...initialPluginsState });
+  useActivityStore.setState({ ...initialActivityState });
+  useUiStore.setState({ view: 'approvals' });
+});
+
+async function startHost(): Promise<{ host: Host; transport: HostTransport; client: ReturnType<typeof counting> }> {
+  const home = join(tempDir('gatehouse-domains-'), 'home');
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  cpSync(helloDir, join(home, 'plugins', 'hello'), { recursive: true });
+  const host = createHost({ home, shell: 'electron', log: () => {}, projectDir: home });
+  hosts.push(host);
+  await host.ready;
+  const transport = new HostTransport(host);
+  return { host, transport, client: counting(createClient(transport)) };
+}
+
+const pluginNames = () => usePluginsStore.getState().plugins.map((p) => p.name);
+
+describe('latest(): the one stale-answer guard', () => {
+  it('keeps only the newest request, and a follow-up of it, until something newer begins or supersedes', () => {
+    const guard = latest();
+    const first = guard.begin();
+    expect(first.current()).toBe(true);
+    const second = guard.begin();
+    expect(first.current()).toBe(false);
+    expect(second.current()).toBe(true);
+    // The next page of the same search is as current as the search itself.
+    const page = guard.follow();
+    expect(page.current()).toBe(true);
+    guard.supersede();
+    expect(second.current()).toBe(false);
+    expect(page.current()).toBe(false);
+  });
+});
+
+describe('a domain binding against a real host', () => {
+  it('loads on connect and on every reconnect, follows pushes, empties on a refused console, and lets go of everything when disposed', async () => {
+    const { host, transport, client } = await startHost();
+    const dispose = bindPlugins(client);
+    // Not connected yet: nothing is asked.
+    expect(transport.count('plugins.list')).toBe(0);
+
+    transport.setState('connected');
+    await vi.waitFor(() => expect(usePluginsStore.getState().listLoaded).toBe(true));
+    expect(pluginNames()).toEqual(['hello']);
+
+    // A plugin scaffolded from another console: the host pushes plugins.changed and the list follows.
+    await host.dispatcher.dispatch('plugins.create', { name: 'fresh', lang: 'sh' }, { console: 'cli', operator: 'someone-else' });
+    await vi.waitFor(() => expect(pluginNames()).toContain('fresh'));
+
+    // A restarted host may hold anything: a reconnect loads again.
+    const before = transport.count('plugins.list');
+    transport.setState('reconnecting');
+    transport.setState('connected');
+    await vi.waitFor(() => expect(transport.count('plugins.list')).toBeGreaterThan(before));
+
+    // A host that refuses this console: nothing it sent stays.
+    transport.setState('unauthorized');
+    expect(usePluginsStore.getState()).toMatchObject({ plugins: [], listLoaded: false });
+
+    expect(client.subscriptions()).toBeGreaterThan(0);
+    dispose();
+    expect(client.subscriptions()).toBe(0);
+  });
+
+  it('drops a list that was asked for before an action whose answer is already shown', async () => {
+    const { transport, client } = await startHost();
+    transport.setState('connected');
+    await loadPluginList(client);
+    expect(usePluginsStore.getState().plugins.find((p) => p.name === 'hello')?.status).not.toBe('enabled');
+
+    transport.hold('plugins.list');
+    const staleLoad = loadPluginList(client);
+    // The host answered before the enable below: its list says hello is not enabled.
+    const stale = await transport.heldAnswer('plugins.list');
+    const staleHello = (stale.envelope as { ok: true; result: { plugins: { name: string; status: string }[] } }).result.plugins.find((p) => p.name === 'hello');
+    expect(staleHello?.status).not.toBe('enabled');
+
+    expect(await runPluginAction(client, 'enable', 'hello')).toEqual({ kind: 'done' });
+    expect(usePluginsStore.getState().plugins.find((p) => p.name === 'hello')?.status).toBe('enabled');
+
+    // The older list arrives last; the enable's answer stays on screen.
+    stale.release();
+    await staleLoad;
+    expect(usePluginsStore.getState().plugins.find((p) => p.name === 'hello')?.status).toBe('enabled');
+  });
+
+  it('refreshes data one view shows only while that view is open, and catches up when it opens', async () => {
+    const { host, transport, client } = await startHost();
+    const dispose = bindActivity(client);
+    transport.setState('connected');
+    await vi.waitFor(() => expect(useActivityStore.getState().loaded).toBe(true));
+    const searches = transport.count('audit.search');
+    expect(searches).toBe(1);
+
+    // A control refresh with the same interval, bound after the Activity domain to the same
+    // event: timers of equal delay run in the order they were set, so once it has run, a refresh
+    // the Activity domain had (wrongly) scheduled would have run too.
+    let controlRan!: () => void;
+    const control = new Promise<void>((resolve) => (controlRan = resolve));
+    const disposeControl = bindDomain(client, (d) => {
+      const r = d.refresher(async () => controlRan(), ACTIVITY_REFRESH_MS);
+      d.on('audit.appended', () => r.request());
+      return { load: () => undefined, reset: () => undefined };
+    });
+    // The Approvals view is on screen; the host appends to its audit log (an operator enables a plugin).
+    await host.dispatcher.dispatch('plugins.enable', { name: 'hello' }, { console: 'cli', operator: 'tester' });
+    await control;
+    expect(transport.count('audit.search')).toBe(searches);
+
+    // Opening the view reads what it missed.
+    useUiStore.getState().setView('activity');
+    await vi.waitFor(() => expect(transport.count('audit.search')).toBe(searches + 1));
+    disposeControl();
+    dispose();
+  });
+});
+
+describe('bindStores: the console binds the registry', () => {
+  it("binds the connection, the jobs and each view's own domain, and undoes them in reverse", async () => {
+    const { transport, client } = await startHost();
+    const order: string[] = [];
+    const binder =
+      (name: string): DomainBinder =>
+      (c) => {
+        expect(c).toBe(client);
+        order.push(`bind ${name}`);
+        return () => order.push(`undo ${name}`);
+      };
+    // Adding a view is one registry entry: its `bind` is all bindStores needs.
+    const domains = consoleDomains([{ bind: binder('inbox') }, {}, { bind: binder('new-view') }]);
+    expect(domains.slice(0, 2)).toEqual([bindConnection, bindJobs]);
+    const dispose = bindStores(client, domains.slice(2));
+    expect(order).toEqual(['bind inbox', 'bind new-view']);
+    dispose();
+    expect(order).toEqual(['bind inbox', 'bind new-view', 'undo new-view', 'undo inbox']);
+    expect(transport.calls).toEqual([]);
+  });
+});
