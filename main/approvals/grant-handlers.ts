@@ -28,6 +28,7 @@ export interface GrantHandlerDeps {
 /** How far back a preview looks. */
 export const PREVIEW_WINDOW_MS = 60 * 60_000;
 const PREVIEW_EXAMPLES = 5;
+const PREVIEW_BATCH = 250;
 
 export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
   const { approvals } = deps;
@@ -81,7 +82,11 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
       const calls = recentCalls(deps.audit.db, since, filter).filter((c) => c.call.id !== item.call.id && scopeCovers(who, c.call));
       let count = 0;
       const examples: Array<{ call: string; ts: number; agent: string; session: string; tool: string; summary: string; decision: string }> = [];
+      let seen = 0;
       for (const c of calls) {
+        // Judging a command costs a parse (about 0.2 ms): the event loop is given back between
+        // batches, so a preview over thousands of calls never holds up the calls being judged.
+        if (++seen % PREVIEW_BATCH === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         if (!c.extraction || !targetCovers(kind, value, c.extraction).ok) continue;
         count++;
         if (examples.length < PREVIEW_EXAMPLES) {

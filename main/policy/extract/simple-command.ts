@@ -37,6 +37,28 @@ function plainWord(w: Word): boolean {
  * substitution, variables, globs, `~`, control characters, a syntax error, a parse over a limit.
  */
 export function simpleCommand(command: string): SimpleCommandCheck {
+  // A pure function of the text, asked once per live prefix grant for every call: cached like the
+  // parse itself (agents repeat their commands).
+  const hit = cache.get(command);
+  if (hit) return hit;
+  const check = judgeSimple(command);
+  if (cache.size >= CACHE_MAX) {
+    let n = CACHE_MAX >> 2;
+    for (const k of cache.keys()) {
+      cache.delete(k);
+      if (--n <= 0) break;
+    }
+  }
+  // A parse that failed (the grammar not loaded yet, a cancelled parse) may succeed next time.
+  if (typeof command === 'string' && !unparsed.has(check)) cache.set(command, Object.freeze(check));
+  return check;
+}
+
+const CACHE_MAX = 1024;
+const cache = new Map<string, SimpleCommandCheck>();
+const unparsed = new WeakSet<SimpleCommandCheck>();
+
+function judgeSimple(command: string): SimpleCommandCheck {
   if (typeof command !== 'string' || command.trim() === '') return no('there is no command');
   if (command.length > MAX_SIMPLE_COMMAND_LENGTH) return no(`the command is longer than ${MAX_SIMPLE_COMMAND_LENGTH} characters`);
   // Newlines separate commands, and other control characters hide what the operator reads.
@@ -50,7 +72,9 @@ export function simpleCommand(command: string): SimpleCommandCheck {
     script = parseShell(command);
     shape = syntaxShape(command, IN_PROCESS_PARSE_BUDGET_MS);
   } catch (err) {
-    return no(`the command could not be parsed (${err instanceof Error ? err.message : String(err)})`);
+    const failed = no(`the command could not be parsed (${err instanceof Error ? err.message : String(err)})`);
+    unparsed.add(failed);
+    return failed;
   }
   if (script.error || script.limit !== undefined || shape.error) return no(script.limit ?? 'the command has a syntax error');
   if (shape.statements.length !== 1) return no('it is more than one command');
@@ -66,5 +90,5 @@ export function simpleCommand(command: string): SimpleCommandCheck {
   for (const w of stage.words) {
     if (!plainWord(w)) return no(`the word ${JSON.stringify(w.text)} is expanded by the shell (a variable, substitution, glob or ~)`);
   }
-  return { simple: true, words: stage.words.map((w) => w.text) };
+  return { simple: true, words: Object.freeze(stage.words.map((w) => w.text)) as string[] };
 }
