@@ -1,13 +1,14 @@
 // The composition root: builds every service of the host from its dependencies. Both shells
 // call this and only add a transport around `dispatcher` and `bus`.
 import { operatorName } from '../core/operator.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { contract, type GatehouseContract, type ChainState } from '../../shared/contract.js';
-import { AuditStore, systemClock, type AuditEventInput, type Clock, type RetentionPolicy } from '../audit/audit-store.js';
+import { contract, type GatehouseContract } from '../../shared/contract.js';
+import { AuditStore, systemClock } from '../audit/audit-store.js';
 import { ChainMonitor } from '../audit/chain-monitor.js';
-import { ensureHome, type HomePaths } from '../home.js';
-import { createDispatcher, type CallContext, type Dispatcher, type Handlers } from './dispatcher.js';
+import { ensureHome } from '../home.js';
+import { createDispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
+import type { AgentEndpoints, Host, HostOptions } from './host-types.js';
+import { inCallContext, withConsole } from './operator-context.js';
 import { version } from '../version.js';
 import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
 import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
@@ -33,7 +34,6 @@ import { acquireHostLock } from './host-lock.js';
 import { PtyManager } from '../pty/pty-manager.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 import { homedir } from 'node:os';
-import type { Settings } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { grantHandlers } from '../approvals/grant-handlers.js';
@@ -41,9 +41,9 @@ import { extract, initExtractor } from '../policy/extract/index.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { PolicyStore } from '../policy/rules/store.js';
 import { TaintRegistry } from '../policy/autonomy.js';
-import { Gateway, type UpstreamTools } from '../gateway/gateway.js';
+import { Gateway } from '../gateway/gateway.js';
 import { McpGateway } from '../gateway/mcp-server.js';
-import { agentRoutes, type AgentHandler, type HookRefusalSink } from '../gateway/agent-routes.js';
+import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
 import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { catalogHandlers } from '../catalog/catalog-handlers.js';
@@ -69,103 +69,7 @@ import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 import { AdapterService } from '../adapters/adapter-service.js';
 import { adapterHandlers } from '../adapters/adapter-handlers.js';
 
-export interface HostOptions {
-  home: string;
-  shell: 'electron' | 'serve' | 'cli';
-  clock?: Clock;
-  nativeBinding?: string;
-  log?: (msg: string, err?: unknown) => void;
-  /** The project whose `.gatehouse/plugins` is searched (default: the working directory). */
-  projectDir?: string;
-  /** Extra plugin places (--plugins-dir), searched after the home and the project. */
-  pluginDirs?: string[];
-  /** Plugins enabled for this run only, without pinning (--allowed-plugins). */
-  allowedPlugins?: string[];
-  /** Operator additions to the command denylist. */
-  commandDenylist?: string[];
-  /** Watch plugin folders for changes (off for one-shot CLI commands). */
-  watch?: boolean;
-  /** Refuse to run any plugin unsandboxed (also a setting; either one forbids it). */
-  requireSandbox?: boolean;
-  /** Settings for this run only (`gatehouse serve --live --autonomy …`), never saved. */
-  settingsOverrides?: Partial<Settings>;
-  /** Upstream MCP servers (mcp-kind plugins); built by the host when absent. */
-  upstream?: UpstreamTools | null;
-  /** Audit retention for this run, over the settings' auditRetentionDays/auditMaxEvents; intervalMs: how often it runs (default hourly). */
-  auditRetention?: RetentionPolicy & { intervalMs?: number };
-  /** Whose ~/.claude/settings.json and ~/.claude.json "write it for me" edits (default: the OS user's home; tests pass a temporary folder). */
-  claudeUserHome?: string;
-  /** The bundled example plugins, copied into the home's plugins folder the first time a console host starts on it (the shells pass it; CLI commands do not). */
-  examplesDir?: string;
-  /** `--allow-plugin-load`: terminal adapters may be loaded and unloaded at run time (plugin.load). */
-  allowPluginLoad?: boolean;
-}
-
-/** Where agents reach this host; set by the shell once it listens. */
-export interface AgentEndpoints {
-  mcpUrl: string;
-  hookUrl: string;
-  agentToken: string;
-}
-
-export interface Host {
-  readonly paths: HomePaths;
-  readonly audit: AuditStore;
-  readonly bus: EventBus<GatehouseContract['events']>;
-  readonly dispatcher: Dispatcher;
-  readonly startedAt: number;
-  readonly registry: PluginRegistry;
-  readonly plugins: PluginService;
-  /** Resolves once the first plugin discovery has finished. */
-  readonly ready: Promise<void>;
-  readonly watcher: PluginWatcher | null;
-  readonly toolRunner: ToolRunner;
-  readonly health: HealthService;
-  /** PTY sessions: the runner starts `pty = true` tools and the shell tool here. */
-  readonly ptys: PtyManager;
-  readonly gateway: Gateway;
-  readonly mcp: McpGateway;
-  readonly settings: SettingsStore;
-  readonly approvals: ApprovalQueue;
-  readonly policy: PolicyStore;
-  /** The agents' HTTP routes (/mcp, the hook), for a shell to mount behind the agent token. */
-  readonly agentRoutes: AgentHandler;
-  /** Records a hook request a shell refused before judgement (bad token, Host, Origin). */
-  readonly hookRefused: HookRefusalSink;
-  /** Named agent tokens; a shell authenticates agents' requests here. */
-  readonly agentTokens: AgentTokens;
-  setAgentEndpoints(e: AgentEndpoints): void;
-  /** Records that an operator console connected (and, via the returned function, left). */
-  operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
-  chainState(): ChainState;
-  /**
-   * Denies every call waiting for an operator ("Gatehouse is shutting down", `call.abandoned`)
-   * and lets their answers go out: a shell calls it before it closes the agents' connections.
-   * `close` calls it too. Returns how many calls were waiting.
-   */
-  answerWaiting(): Promise<number>;
-  close(reason?: string): Promise<void>;
-}
-
-/**
- * The operator call being handled, so the events it appends (directly or through the services
- * it calls) can say which console the action came from.
- */
-const operatorCall = new AsyncLocalStorage<CallContext>();
-
-function inCallContext<H extends Record<string, (req: never, ctx: CallContext) => unknown>>(handlers: H): H {
-  const out: Record<string, (req: never, ctx: CallContext) => unknown> = {};
-  for (const [name, h] of Object.entries(handlers)) out[name] = (req, ctx) => operatorCall.run(ctx, () => h(req, ctx));
-  return out as H;
-}
-
-/** An operator action's event records the console it came from (electron, serve or cli), unless it says so already. */
-function withConsole(e: AuditEventInput, ctx: CallContext | undefined): AuditEventInput {
-  if (!ctx || !e.actor.startsWith('operator:')) return e;
-  const p = e.payload;
-  if (p === null || typeof p !== 'object' || Array.isArray(p) || Object.hasOwn(p, 'console')) return e;
-  return { ...e, payload: { ...(p as Record<string, unknown>), console: ctx.console } };
-}
+export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
 export function createHost(opts: HostOptions): Host {
   const clock = opts.clock ?? systemClock;
@@ -185,7 +89,7 @@ export function createHost(opts: HostOptions): Host {
       clock,
       log,
       ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
-      decorate: (e) => withConsole(e, operatorCall.getStore()),
+      decorate: (e) => withConsole(e),
       onCommit: (lastSeq, count) => {
         bus.emit('audit.appended', { lastSeq, count });
         monitor?.committed();
@@ -342,7 +246,23 @@ export function createHost(opts: HostOptions): Host {
     events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
   });
   services.add(() => ptys.close());
-  const adapters = new AdapterService({ ptys, clock, record: (e) => audit.append(e), folders: () => sources.map((src) => src.dir), allowPluginLoad: opts.allowPluginLoad ?? false });
+  const adapters = new AdapterService({
+    ptys,
+    clock,
+    record: (e) => audit.append(e),
+    folders: () => sources.map((src) => src.dir),
+    allowPluginLoad: opts.allowPluginLoad ?? false,
+    changed: (info) => bus.emit('adapters.changed', info),
+    // A supervised terminal's permission question is judged like a hook call (decide only: the
+    // program does the work), so policy, autonomy and grants apply and the rest reaches the inbox.
+    ask: async (q, waiting) => {
+      const r = await gateway.call(
+        { agent: `terminal:${q.terminal}`, session: q.session, tool: q.request?.tool ?? 'terminal_permission', arguments: { ...(q.request?.arguments ?? {}), question: q.question, options: q.options }, cwd: q.cwd, source: 'hook', client: `adapter ${q.plugin}` },
+        { execute: false, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires' },
+      );
+      return { decision: r.decision, reason: r.reason, decider: r.decider, ...(r.approval ? { approval: r.approval } : {}) };
+    },
+  });
   services.add(() => adapters.dispose());
   adapters.discover();
   const toolRunner = new ToolRunner({
