@@ -58,7 +58,9 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         throw new OperationError('invalid', `value: a ${kind} grant for ${value} would not cover this call (${covers.reason}); approve it once instead, or choose another ${kind === 'path' ? 'folder' : kind}.`);
       }
       const approved = approvals.approve(id, { operator: ctx.operator, argsHash, scope: 'once' });
-      const grant = approvals.grants.create({
+      // Everything that can be refused was checked above; what is left is the store failing to
+      // keep the grant, after the call was released: say exactly that.
+      const create = () => approvals.grants.create({
         agent: item.call.agent,
         session: item.call.session,
         tool: item.call.tool,
@@ -69,6 +71,12 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         target: { kind, value },
         scope: scope as GrantScope,
       });
+      let grant;
+      try {
+        grant = create();
+      } catch (err) {
+        throw new OperationError('failed', `Approval ${id} was approved once, but the grant could not be saved (${err instanceof Error ? err.message : String(err)}); the next such call will ask again.`);
+      }
       return { item: approved.item, grant };
     },
 
