@@ -160,8 +160,16 @@ test('every rule name is shown whole, and a locked built-in opens read-only with
   expect(builtins.length).toBeGreaterThan(0);
   await expect(rules.rules.and(app.page.locator('[data-locked="true"]'))).toHaveCount(builtins.length);
 
-  // No name is cut: each one's text fits its box (it wraps instead).
-  const cut = await app.page.getByTestId('rule-open').evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+  // No name is cut: each one fits inside its own cell (it wraps instead of running under the next).
+  const cut = await app.page.getByTestId('rule-open').evaluateAll((els) =>
+    els
+      .filter((el) => {
+        const cell = el.closest('td')!.getBoundingClientRect();
+        const box = el.getBoundingClientRect();
+        return el.scrollWidth > el.clientWidth + 1 || box.right > cell.right + 1 || box.left < cell.left - 1;
+      })
+      .map((el) => el.textContent),
+  );
   expect(cut).toEqual([]);
   for (const r of builtins) await expect(rules.rule(r.name).getByTestId('rule-open')).toHaveText(r.name);
 
