@@ -166,6 +166,10 @@ const adapterSession = z.object({
   lastIntent: z.string().nullable(),
   classification: adapterClassification.nullable(),
   startedAt: z.number(),
+  /** The adapter watches the screen and sends permission questions to the inbox. */
+  supervised: z.boolean(),
+  /** The question waiting for a decision now (its inbox item once it has one). */
+  asking: z.object({ question: z.string(), approval: z.string().nullable() }).nullable(),
 });
 const terminalId = z.string().regex(/^pty-[0-9a-f]{10}$/, 'a terminal id looks like pty-0123456789');
 const terminalSize = { cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) };
@@ -823,7 +827,7 @@ export const methods = {
   'adapter.list': { request: z.object({}).strict(), response: z.object({ plugins: z.array(z.looseObject({ name: z.string(), permissions: z.array(z.string()), quarantined: z.string().nullable() })) }) },
   'adapter.live': { request: z.object({}).strict(), response: z.object({ sessions: z.array(adapterSession) }) },
   'adapter.start': {
-    request: z.object({ plugin: z.string().min(1).max(64), command: z.string().min(1).max(4096).optional(), args: z.array(z.string().max(4096)).max(256).optional(), cols: terminalSize.cols.optional(), rows: terminalSize.rows.optional() }).strict(),
+    request: z.object({ plugin: z.string().min(1).max(64), command: z.string().min(1).max(4096).optional(), args: z.array(z.string().max(4096)).max(256).optional(), cwd: z.string().min(1).max(4096).optional(), cols: terminalSize.cols.optional(), rows: terminalSize.rows.optional(), supervise: z.boolean().optional() }).strict(),
     response: adapterSession,
   },
   'adapter.send': { request: z.object({ session: adapterSessionId, prompt: z.string().max(65536) }).strict(), response: z.object({ actions: z.array(z.looseObject({ type: z.string() })), last_intent: z.string().nullable() }) },
@@ -1053,6 +1057,8 @@ export const events = {
   'terminals.output': z.object({ id: z.string(), seq: z.number().int().positive(), data: z.string() }),
   /** A terminal started, exited or changed hands (take-over): refetch terminals.list. */
   'terminals.changed': z.object({ id: z.string(), change: z.enum(['started', 'exited', 'controller']) }),
+  /** A terminal adapter session started, classified its screen, asked, or ended: the row to show. */
+  'adapters.changed': adapterSession,
   /** The inbox changed (new item, decision, expiry): refetch approvals.list. `added` names new items, for notifications. */
   'approvals.changed': z.object({ pending: z.number().int(), added: z.array(z.object({ id: z.string(), agent: z.string(), tool: z.string() })) }),
   /** A grant was created, revoked or expired: refetch grants.list. */

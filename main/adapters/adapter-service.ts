@@ -68,6 +68,31 @@ export interface AdapterSessionInfo {
   lastIntent: string | null;
   classification: Classification | null;
   startedAt: number;
+  /** The adapter watches the screen and sends permission questions to the inbox. */
+  supervised: boolean;
+  /** The question waiting for a decision now, if any. */
+  asking: { question: string; approval: string | null } | null;
+}
+
+/** A permission question an adapter saw on a supervised terminal, for the inbox. */
+export interface PermissionQuestion {
+  session: string;
+  plugin: string;
+  terminal: string;
+  /** The terminal's working folder: the question's relative paths are relative to it. */
+  cwd: string;
+  question: string;
+  options: { key: string; label: string }[];
+  /** What the adapter extracted the agent wants to do, as a tool call policy can judge (e.g. Bash with a command). */
+  request: { tool: string; arguments: Record<string, unknown> } | null;
+}
+
+/** How a question was decided: by policy on its own or by an operator in the inbox. */
+export interface PermissionAnswer {
+  decision: 'allow' | 'deny' | 'ask' | 'expired';
+  reason: string;
+  decider: unknown;
+  approval?: string;
 }
 
 export interface AdapterServiceDeps {
@@ -81,6 +106,13 @@ export interface AdapterServiceDeps {
   clock?: Clock;
   /** An adapter session was started, changed state or ended (the console's list). */
   changed?: (info: AdapterSessionInfo) => void;
+  /**
+   * Decides a supervised terminal's permission question the way a hook call is decided (policy,
+   * autonomy, then the inbox). Without it, supervised sessions only classify.
+   */
+  ask?: (q: PermissionQuestion, waiting: (approval: string) => void) => Promise<PermissionAnswer>;
+  /** How long a supervised screen must be quiet before the adapter's classify runs (default 250 ms). */
+  superviseQuietMs?: number;
 }
 
 interface Plugin {
@@ -107,6 +139,12 @@ interface Session {
   startedAt: number;
   untap: () => void;
   listeners: Set<() => void>;
+  supervised: boolean;
+  asking: AdapterSessionInfo['asking'];
+  /** Output batches seen, and the count when the last question was answered (a question is asked once per screen). */
+  batches: number;
+  answeredAt: number;
+  quietTimer: NodeJS.Timeout | null;
 }
 
 /** What an adapter session keeps of the raw output for adapter.transcript. */
@@ -145,8 +183,10 @@ export class AdapterService {
         byTerminal.set(e.id, s);
       }
       s.screen.write(e.data);
+      s.batches++;
       this.keepTranscript(s, e.data);
       for (const l of s.listeners) l();
+      if (s.supervised) this.scheduleSupervision(s);
     });
   }
 
@@ -214,7 +254,7 @@ export class AdapterService {
 
   // ---- sessions --------------------------------------------------------------------------------
 
-  async start(p: { plugin: string; command?: string; args?: string[]; cwd?: string; cols?: number; rows?: number }, actor: string): Promise<AdapterSessionInfo> {
+  async start(p: { plugin: string; command?: string; args?: string[]; cwd?: string; cols?: number; rows?: number; supervise?: boolean }, actor: string): Promise<AdapterSessionInfo> {
     const plugin = this.plugin(p.plugin);
     this.gate('adapter.start', plugin, actor, null);
     this.checkPinned(plugin);
@@ -233,11 +273,13 @@ export class AdapterService {
     const cols = p.cols ?? 120;
     const rows = p.rows ?? 40;
     const id = `adapter-${randomBytes(5).toString('hex')}`;
-    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set() };
+    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set(), supervised: p.supervise === true, asking: null, batches: 0, answeredAt: -1, quietTimer: null };
     // Registered before the program starts so its first output reaches the screen.
     this.sessions.set(id, s);
     try {
-      const info = this.deps.ptys.start({ command: target.program, args: target.args, cols, rows, ...(p.cwd ? { cwd: p.cwd } : {}), title: `${[target.program, ...target.args].join(' ')} (adapter ${m.name})`, origin: { actor, tool: `adapter:${m.name}`, plugin: m.name } });
+      // A default target runs in the adapter's folder (it may ship the program it drives); a command given here, where the host would start it.
+      const cwd = p.cwd ?? (p.command ? undefined : plugin.adapter.dir);
+      const info = this.deps.ptys.start({ command: target.program, args: target.args, cols, rows, ...(cwd ? { cwd } : {}), title: `${[target.program, ...target.args].join(' ')} (adapter ${m.name})`, origin: { actor, tool: `adapter:${m.name}`, plugin: m.name } });
       s.terminal = info.id;
     } catch (err) {
       this.sessions.delete(id);
@@ -346,6 +388,59 @@ export class AdapterService {
     return c;
   }
 
+  // ---- supervision -----------------------------------------------------------------------------
+
+  /** Output arrived on a supervised terminal: classify once the screen has been quiet a moment. */
+  private scheduleSupervision(s: Session): void {
+    if (s.ended) return;
+    if (s.quietTimer) clearTimeout(s.quietTimer);
+    s.quietTimer = setTimeout(() => {
+      s.quietTimer = null;
+      void this.supervise(s).catch(() => {
+        // A failed classify is on record (a limit ends the session and is audited); the next output tries again.
+      });
+    }, this.deps.superviseQuietMs ?? 250);
+  }
+
+  private async supervise(s: Session): Promise<void> {
+    if (s.ended || s.asking || !s.plugin.adapter.manifest.permissions.includes('screen.read') || !s.sandbox?.has('classify')) return;
+    const actor = `adapter:${s.plugin.adapter.manifest.name}`;
+    const c = await this.classify(s, 'host');
+    // One question per screen: after an answer, the program must print something new first.
+    if (c.state !== 'waiting_for_permission' || s.batches <= s.answeredAt || !this.deps.ask) return;
+    const q: PermissionQuestion = { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, cwd: this.deps.ptys.get(s.terminal).cwd, question: c.question ?? c.evidence, options: c.options ?? [], request: requestOf(c) };
+    s.asking = { question: q.question, approval: null };
+    this.emit(s);
+    let answer: PermissionAnswer;
+    try {
+      answer = await this.deps.ask(q, (approval) => {
+        s.asking = { question: q.question, approval };
+        this.emit(s);
+      });
+    } catch (err) {
+      // Fail closed: a question Gatehouse could not decide is answered no.
+      answer = { decision: 'deny', reason: `the question could not be decided: ${(err as Error).message}`, decider: { kind: 'error' } };
+    }
+    s.asking = null;
+    s.answeredAt = s.batches;
+    if (s.ended) return;
+    const allow = answer.decision === 'allow';
+    const key = optionFor(q.options, allow);
+    const payload = { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: allow ? 'allow' : 'deny', outcome: answer.decision, key, decider: answer.decider, reason: answer.reason, ...(answer.approval ? { approval: answer.approval } : {}) };
+    if (key === null) {
+      this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { ...payload, typed: false } });
+      this.emit(s);
+      return;
+    }
+    try {
+      await this.perform(s, [{ type: 'key', key }], 'adapter.answer', actor);
+      this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { ...payload, typed: true } });
+    } catch (err) {
+      this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { ...payload, typed: false, error: (err as Error).message } });
+    }
+    this.emit(s);
+  }
+
   // ---- inside ----------------------------------------------------------------------------------
 
   private read(path: string, origin: 'folder' | 'loaded'): { plugin: Plugin | null; problems: Problem[] } {
@@ -425,6 +520,7 @@ export class AdapterService {
   private async endSession(s: Session, why: NonNullable<AdapterSessionInfo['ended']>, actor: string): Promise<void> {
     if (s.ended) return;
     s.ended = why;
+    if (s.quietTimer) clearTimeout(s.quietTimer);
     await s.sandbox?.close();
     s.sandbox = null;
     const limit = why.code === 'ops_exceeded' || why.code === 'memory_exceeded' || why.code === 'timeout';
@@ -531,7 +627,7 @@ export class AdapterService {
   }
 
   private info(s: Session): AdapterSessionInfo {
-    return { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, state: s.ended ? 'ended' : 'running', ended: s.ended, lastIntent: s.lastIntent, classification: s.classification, startedAt: s.startedAt };
+    return { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, state: s.ended ? 'ended' : 'running', ended: s.ended, lastIntent: s.lastIntent, classification: s.classification, startedAt: s.startedAt, supervised: s.supervised, asking: s.asking };
   }
 
   private emit(s: Session): void {
@@ -560,6 +656,7 @@ export function normalizeClassification(v: unknown): Classification {
   const evidence = typeof o['evidence'] === 'string' ? o['evidence'].slice(0, 500) : '';
   const out: Classification = { state, confidence, evidence };
   if (typeof o['question'] === 'string') out.question = o['question'].slice(0, 2000);
+  if (o['request'] !== null && typeof o['request'] === 'object' && !Array.isArray(o['request'])) (out as Classification & { request?: unknown }).request = o['request'];
   if (Array.isArray(o['options'])) {
     out.options = o['options']
       .slice(0, 20)
@@ -568,4 +665,20 @@ export function normalizeClassification(v: unknown): Classification {
       .map((x) => ({ key: String(x['key']).slice(0, 16), label: typeof x['label'] === 'string' ? x['label'].slice(0, 200) : String(x['key']) }));
   }
   return out;
+}
+
+/** The option that means yes (or no): by its label, else the first (or last) one. */
+export function optionFor(options: { key: string; label: string }[], allow: boolean): string | null {
+  if (!options.length) return null;
+  const yes = /^\s*(yes|allow|approve|accept|ok|proceed)\b/i;
+  const no = /^\s*(no|deny|reject|decline|cancel|abort|skip)\b/i;
+  const found = options.find((o) => (allow ? yes : no).test(o.label));
+  return (found ?? (allow ? options[0] : options[options.length - 1]))!.key;
+}
+
+function requestOf(c: Classification & { request?: unknown }): PermissionQuestion['request'] {
+  const r = c.request as { tool?: unknown; arguments?: unknown } | undefined;
+  if (!r || typeof r.tool !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(r.tool)) return null;
+  const args = r.arguments !== null && typeof r.arguments === 'object' && !Array.isArray(r.arguments) ? (r.arguments as Record<string, unknown>) : {};
+  return { tool: r.tool, arguments: args };
 }
