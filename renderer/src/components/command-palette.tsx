@@ -24,7 +24,7 @@ const MAX_SHOWN = 50;
 function entries(): Entry[] {
   const ui = useUiStore.getState();
   const approvals = useApprovalsStore.getState();
-  const out: Entry[] = viewRegistry.map((v) => ({ id: `view:${v.id}`, group: 'View', label: v.label, hint: `Alt+${v.shortcut}`, run: () => ui.setView(v.id, { focus: true }) }));
+  const out: Entry[] = viewRegistry.map((v) => ({ id: `view:${v.id}`, group: 'View', label: v.label, hint: v.shortcut ? `Alt+${v.shortcut}` : '', run: () => ui.setView(v.id, { focus: true }) }));
   out.push(
     {
       id: 'action:clear-inbox-filters',
@@ -105,7 +105,11 @@ export function CommandPalette() {
   const [active, setActive] = useState(0);
   const [all, setAll] = useState<Entry[]>([]);
   const listRef = useRef<HTMLUListElement>(null);
-  openShortcuts = () => setSheet(true);
+  // Published from an effect, not during render: a render React throws away must not leave its
+  // setter behind.
+  useEffect(() => {
+    openShortcuts = () => setSheet(true);
+  }, []);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

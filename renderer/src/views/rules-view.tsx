@@ -22,6 +22,9 @@ import '../styles/rules.css';
 /** How long typing must pause before the text is sent to policy.check. */
 export const POLICY_CHECK_DEBOUNCE_MS = 200;
 
+// One empty list for "no problems yet", so the editor's markers are not rebuilt on every render.
+const NO_PROBLEMS: never[] = [];
+
 export function RulesView() {
   const client = useClient();
   const connected = useConnectionStore((s) => s.state === 'connected');
@@ -51,7 +54,7 @@ export function RulesView() {
     if (connected) void loadPolicy(client);
   }, [client, connected]);
 
-  const problems = s.check?.problems ?? s.policy?.problems ?? [];
+  const problems = s.check?.problems ?? s.policy?.problems ?? NO_PROBLEMS;
   const examples = s.check?.examples ?? s.policy?.examples ?? [];
   const diagnostics = useMemo(() => problems.map(policyDiagnostic), [problems]);
   const hasProblems = problems.length > 0;

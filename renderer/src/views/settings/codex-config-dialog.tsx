@@ -2,7 +2,7 @@
 // diff of Codex's config.toml, and applies it. The host writes only if the file still has what
 // the diff was computed from, keeps a backup, sets how long Codex waits (so approvals for Codex
 // end first), and audits the change.
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
@@ -25,7 +25,7 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
   const [written, setWritten] = useState<Written | null>(null);
   const generation = useRef(0);
 
-  const load = async (form: Form) => {
+  const load = useCallback(async (form: Form) => {
     const mine = ++generation.current;
     setError(null);
     try {
@@ -37,11 +37,11 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
         setError(errorMessage(err));
       }
     }
-  };
+  }, [client]);
 
   useEffect(() => {
     if (!written) void load(mcp);
-  }, [mcp, written]);
+  }, [mcp, written, load]);
 
   const current = preview && preview.mcp === mcp ? preview.result : null;
   const file = current?.files[0] ?? null;

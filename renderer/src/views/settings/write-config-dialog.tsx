@@ -5,7 +5,7 @@
 //
 // Keyboard: Escape closes (the native dialog); Enter in the folder field shows that folder's
 // diff; only Enter (or Space) on the Apply button applies.
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
@@ -49,7 +49,7 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
     mcp === 'none' && hook === 'none' ? null : scope === 'user' ? { scope, mcp, hook } : projectDir ? { scope, projectDir, mcp, hook } : null;
   const key = request ? JSON.stringify(request) : '';
 
-  const load = async (req: RequestOf<'agents.previewConfig'>, reqKey: string) => {
+  const load = useCallback(async (req: RequestOf<'agents.previewConfig'>, reqKey: string) => {
     const mine = ++generation.current;
     setLoading(true);
     setPreviewError(null);
@@ -64,7 +64,7 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
     } finally {
       if (mine === generation.current) setLoading(false);
     }
-  };
+  }, [client]);
 
   // Every change of where or what shows its diff; an older answer never replaces a newer one.
   useEffect(() => {
@@ -78,8 +78,8 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
       return;
     }
     void load(request, key);
-    // `key` stands for the request.
-  }, [key, written]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `request`, a new object on every render
+  }, [key, written, load]);
 
   const current = preview && preview.key === key ? preview.result : null;
   const changed = current?.files.filter((f) => f.changed) ?? [];
