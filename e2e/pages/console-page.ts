@@ -3,7 +3,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { AuditPage } from './audit-page.ts';
 
-export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity'] as const;
+export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
   start: 'Getting started',
@@ -16,6 +16,7 @@ export const viewTitles: Record<ViewName, string> = {
   rules: 'Rules',
   settings: 'Settings',
   activity: 'Activity',
+  catalog: 'Catalog',
 };
 
 export class StatusBar {

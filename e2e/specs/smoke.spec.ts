@@ -16,8 +16,9 @@ test('every sidebar item opens its view', async ({ console: app }) => {
 
 test('Alt+number switches views from the keyboard', async ({ console: app }) => {
   await app.status.expectConnected();
-  // Alt+0 is Getting Started, Alt+1 onwards the views after it, in sidebar order.
-  for (const [i, v] of views.entries()) {
+  // Alt+0 is Getting Started, Alt+1 onwards the views after it, in sidebar order; views past the
+  // ten digits (Catalog) have no Alt shortcut.
+  for (const [i, v] of views.slice(0, 10).entries()) {
     await expect(app.navItem(v)).toHaveAttribute('aria-keyshortcuts', `Alt+${i}`);
     await app.page.keyboard.press(`Alt+${i}`);
     await expect(app.view(v).getByRole('heading', { level: 1, name: viewTitles[v] })).toBeVisible();

@@ -51,8 +51,8 @@ export function Sidebar() {
                 className="nav-item"
                 data-testid={`nav-${id}`}
                 aria-current={active ? 'page' : undefined}
-                aria-keyshortcuts={`Alt+${shortcut}`}
-                title={`${label} (Alt+${shortcut})`}
+                aria-keyshortcuts={shortcut ? `Alt+${shortcut}` : undefined}
+                title={shortcut ? `${label} (Alt+${shortcut})` : label}
                 onClick={() => setView(id)}
               >
                 <Icon />
@@ -65,11 +65,11 @@ export function Sidebar() {
                   <span className="nav-count" data-testid={`nav-count-${id}`} aria-label={`${count} waiting`}>
                     {count}
                   </span>
-                ) : (
+                ) : shortcut ? (
                   <kbd className="nav-shortcut" aria-hidden="true">
                     Alt {shortcut}
                   </kbd>
-                )}
+                ) : null}
               </button>
             </li>
           );

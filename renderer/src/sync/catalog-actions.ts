@@ -1,13 +1,27 @@
 // The Catalog domain: catalog.sources and catalog.updates, loaded on every connect and reloaded on
-// catalog.changed (a source added or refreshed, an install or quarantine) and plugins.changed (an
-// enable or a quarantine by the registry). The newest answer wins; a refused console is emptied.
+// catalog.changed (a source added or refreshed, an install or quarantine) and, while the Catalog
+// view is on screen, on plugins.changed (an enable, a registry quarantine). The newest answer wins.
 import { errorMessage } from '../lib/error-message.ts';
 import { initialCatalogState, useCatalogStore } from '../stores/catalog-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { bindDomain, latest } from './bind-domain.ts';
 
-/** The answer to keep: an older load never overwrites a newer one. */
 const answers = latest();
+
+export function bindCatalog(client: GatehouseClient): () => void {
+  return bindDomain(client, (d) => {
+    d.on('catalog.changed', () => void loadCatalog(client));
+    const onPlugins = d.whileShown('catalog', () => loadCatalog(client), 500);
+    d.on('plugins.changed', () => onPlugins.request());
+    return {
+      load: () => loadCatalog(client),
+      reset: () => {
+        answers.supersede();
+        useCatalogStore.setState({ ...initialCatalogState });
+      },
+    };
+  });
+}
 
 export async function loadCatalog(client: GatehouseClient): Promise<void> {
   const req = answers.begin();
@@ -17,18 +31,4 @@ export async function loadCatalog(client: GatehouseClient): Promise<void> {
   } catch (err) {
     if (req.current()) useCatalogStore.setState({ error: errorMessage(err) });
   }
-}
-
-export function bindCatalog(client: GatehouseClient): () => void {
-  return bindDomain(client, (d) => {
-    d.on('catalog.changed', () => void loadCatalog(client));
-    d.on('plugins.changed', () => void loadCatalog(client));
-    return {
-      load: () => loadCatalog(client),
-      reset: () => {
-        answers.supersede();
-        useCatalogStore.setState({ ...initialCatalogState });
-      },
-    };
-  });
 }

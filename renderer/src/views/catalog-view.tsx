@@ -17,6 +17,7 @@ import { loadCatalog } from '../sync/catalog-actions.ts';
 import { AddSourceDialog } from './catalog/add-source-dialog.tsx';
 import { ConsentDialog } from './catalog/consent-dialog.tsx';
 import { PluginPage } from './catalog/plugin-page.tsx';
+import { RefreshSchedule } from './catalog/refresh-schedule.tsx';
 import '../styles/plugins.css';
 import '../styles/catalog.css';
 
@@ -96,6 +97,7 @@ export function CatalogView() {
         <h2 id="catalog-sources-heading" className="panel-title">
           Sources <span className="panel-note">{sources?.length ?? 0}</span>
         </h2>
+        <RefreshSchedule />
         {sources && sources.length === 0 ? <EmptyState title="No catalog yet">Add a source with the root file its publisher gave you; you will compare its key ids before it is trusted.</EmptyState> : null}
         {sources && sources.length > 0 ? (
           // Focusable: a wide table scrolls sideways, and keyboard users must be able to scroll it too.

@@ -9,6 +9,7 @@ import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesI
 import { bindActivity } from '../sync/activity-actions.ts';
 import { bindApprovals, bindGrants } from '../sync/approvals-actions.ts';
 import { bindAudit } from '../sync/audit-actions.ts';
+import { bindCatalog } from '../sync/catalog-actions.ts';
 import type { DomainBinder } from '../sync/bind-domain.ts';
 import { bindGettingStarted } from '../sync/getting-started-actions.ts';
 import { bindHealth } from '../sync/health-actions.ts';
@@ -18,6 +19,7 @@ import { bindSettings } from '../sync/settings-actions.ts';
 import { ActivityView } from './activity-view.tsx';
 import { ApprovalsView } from './approvals-view.tsx';
 import { AuditView } from './audit-view.tsx';
+import { CatalogView } from './catalog-view.tsx';
 import { GrantsView } from './grants-view.tsx';
 import { HealthView } from './health-view.tsx';
 import { PluginsView } from './plugins-view.tsx';
@@ -31,14 +33,14 @@ import { TerminalsView } from './terminals-view.tsx';
  * The ids, on their own so that the type of a view id never depends on the views' components
  * (which use it): stores/ui-store.ts takes its ViewId from here.
  */
-export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity'] as const;
+export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog'] as const;
 export type ViewId = (typeof viewIds)[number];
 
 export interface ViewSpec {
   id: ViewId;
   label: string;
-  /** The key after Alt that opens this view. */
-  shortcut: string;
+  /** The key after Alt that opens this view; null past the ten digits (the sidebar and the command palette open it). */
+  shortcut: string | null;
   Icon: ComponentType;
   View: ComponentType;
   /** Loads and refreshes the view's data; bound once for the life of the console. */
@@ -56,6 +58,7 @@ export const viewRegistry = [
   { id: 'rules', label: 'Rules', shortcut: '7', Icon: RulesIcon, View: RulesView, bind: bindPolicy },
   { id: 'settings', label: 'Settings', shortcut: '8', Icon: GearIcon, View: SettingsView, bind: bindSettings },
   { id: 'activity', label: 'Activity', shortcut: '9', Icon: PulseIcon, View: ActivityView, bind: bindActivity },
+  { id: 'catalog', label: 'Catalog', shortcut: null, Icon: PluginIcon, View: CatalogView, bind: bindCatalog },
 ] as const satisfies readonly ViewSpec[];
 
 // Every id has its entry (the type-check fails naming an id without one).
