@@ -3,7 +3,8 @@
 // serves it over loopback HTTP. The operator adds it in the Catalog view (confirming the root's
 // key ids), searches, opens the plugin page, installs through the consent screen, enables it, and
 // an MCP client calls it. Then the publisher adds a version that reaches a host, the operator
-// refreshes, and the update waits for approval with the widened permission shown.
+// refreshes, and the update waits for approval with the widened permission shown; approved, and
+// then revoked by the catalog, it is quarantined at the next refresh with the reason.
 import AxeBuilder from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
 import { cpSync, createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -142,6 +143,14 @@ test('add the example catalog, search, install with the consent screen, enable, 
     await update.getByTestId('catalog-update-approve').click();
     await expect(view.getByTestId('catalog-update')).toHaveCount(0);
     await expect(view.getByTestId('catalog-installed-row').locator('td').nth(1)).toHaveText('1.1.0');
+
+    // A signed revocation quarantines the installed copy at the next refresh, with its reason.
+    gatehouse('catalog', 'revoke', cat, 'hello', '--version', '1.1.0', '--reason', 'reaches a host it does not need');
+    await view.getByTestId('catalog-refresh').click();
+    const row = view.getByTestId('catalog-installed-row');
+    await expect(row).toHaveAttribute('data-state', 'revoked');
+    await expect(row).toContainText('reaches a host it does not need');
+    await expect.poll(async () => (await hostCall<{ plugins: { name: string }[] }>(home, 'plugins.list')).plugins.map((p) => p.name)).not.toContain('hello');
   } finally {
     server.close();
     rmSync(work, { recursive: true, force: true });
