@@ -71,7 +71,8 @@ export function SessionTimeline() {
 
   const span = waterfall ? Math.max(1, waterfall.t1 - waterfall.t0) : 1;
   const x = (ts: number) => (waterfall ? (ts - waterfall.t0) / span : 0);
-  const ticks = waterfall ? axisTicks(waterfall.t1 - waterfall.t0) : [];
+  // Few labels: the track shares the row with the call's name and outcome, and labels must not touch.
+  const ticks = waterfall ? axisTicks(waterfall.t1 - waterfall.t0, 4) : [];
   const others = waterfall?.others ?? [];
 
   return (
@@ -121,8 +122,8 @@ export function SessionTimeline() {
               <span className="wf-label muted">Call</span>
               <span className="wf-track wf-axis" data-testid="audit-waterfall-axis">
                 {ticks.map((t) => (
-                  // The last labels end at their tick rather than run past the axis.
-                  <span key={t} className="wf-tick" data-testid="audit-waterfall-tick" data-ms={t} style={{ left: pct(t / span), transform: t / span > 0.9 ? 'translateX(-100%)' : undefined }}>
+                  // A label at the very end ends at its tick rather than run past the axis.
+                  <span key={t} className="wf-tick" data-testid="audit-waterfall-tick" data-ms={t} style={{ left: pct(t / span), transform: t / span > 0.97 ? 'translateX(-100%)' : undefined }}>
                     {formatOffset(t)}
                   </span>
                 ))}
