@@ -3,7 +3,7 @@
 // day's thousands of calls scroll) beside a detail pane for the selected call. Decided from the
 // keyboard (j/k or arrows move, a approves, s grants for the session, d denies with a reason,
 // Enter opens details), filtered and decided in batches, with the history below.
-// Live: approvals.changed refetches it (sync/bind-stores.ts); nothing here polls. Every
+// Live: approvals.changed refetches it (bindApprovals, sync/approvals-actions.ts); nothing here polls. Every
 // decision carries the argsHash of the item on screen, so it approves exactly what was shown.
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
