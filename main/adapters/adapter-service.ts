@@ -212,7 +212,9 @@ export class AdapterService {
     return report;
   }
 
+  /** The known adapters, the plugin folders read again first (a new folder appears, a changed one is quarantined). */
   list(): AdapterPluginInfo[] {
+    this.discover();
     return [...this.plugins.values()].map((p) => this.pluginInfo(p)).sort((a, b) => a.name.localeCompare(b.name));
   }
 

@@ -1,9 +1,13 @@
 // PTY sessions an operator can watch: the host's list, the one open in the pane, and what the
 // last action did. Output never goes through the store: it is written straight into xterm.js.
 import { create } from 'zustand';
-import type { TerminalSessionView } from '../../../shared/contract.ts';
+import type { EventPayload, ResponseOf, TerminalSessionView } from '../../../shared/contract.ts';
 
-export type TerminalAction = 'start' | 'take-over' | 'interrupt' | 'kill';
+/** A terminal adapter session: the adapter watching one terminal, with its last classify. */
+export type AdapterSessionView = EventPayload<'adapters.changed'>;
+export type AdapterPluginView = ResponseOf<'adapter.list'>['plugins'][number];
+
+export type TerminalAction = 'start' | 'take-over' | 'interrupt' | 'kill' | 'adapter';
 
 export interface TerminalsStore {
   sessions: TerminalSessionView[];
@@ -15,6 +19,10 @@ export interface TerminalsStore {
   busy: TerminalAction | null;
   /** The last action's failure, as a sentence. */
   actionError: string | null;
+  /** Adapter sessions by terminal id (a terminal run with an adapter shows its classify state). */
+  adapters: Record<string, AdapterSessionView>;
+  /** The terminal adapters the host knows, for "Run with adapter". */
+  adapterPlugins: AdapterPluginView[];
 }
 
 export const initialTerminalsState: TerminalsStore = {
@@ -24,6 +32,8 @@ export const initialTerminalsState: TerminalsStore = {
   selected: null,
   busy: null,
   actionError: null,
+  adapters: {},
+  adapterPlugins: [],
 };
 
 export const useTerminalsStore = create<TerminalsStore>()(() => ({ ...initialTerminalsState }));
@@ -44,4 +54,15 @@ export function exitLabel(s: TerminalSessionView): string {
   if (s.state === 'running') return s.paused ? 'running (paused)' : 'running';
   if (s.signal) return s.signal;
   return `exit ${s.exitCode ?? '?'}`;
+}
+
+export function upsertAdapterSession(a: AdapterSessionView): void {
+  useTerminalsStore.setState((s) => ({ adapters: { ...s.adapters, [a.terminal]: a } }));
+}
+
+/** "waiting for permission", "ready", … and the adapter's confidence, as the row shows it. */
+export function adapterStateLabel(a: AdapterSessionView): string {
+  if (a.state === 'ended') return `adapter ended: ${a.ended?.code ?? 'closed'}`;
+  if (!a.classification) return 'adapter starting';
+  return `${a.classification.state.replace(/_/g, ' ')} (${Math.round(a.classification.confidence * 100)}%)`;
 }

@@ -1,6 +1,7 @@
 // Terminals: commands running in a PTY (agents' PTY tools, the shell tool, shells an operator
 // opened), live. Watching is read-only; typing needs an explicit take-over, which the host
 // records in the audit log.
+import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
@@ -8,7 +9,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
-import { interruptTerminal, killTerminal, startShell, takeOver } from './terminals/terminal-actions.ts';
+import { interruptTerminal, killTerminal, startShell, startWithAdapter, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
@@ -17,6 +18,7 @@ export function TerminalsView() {
   const client = useClient();
   const connected = useConnectionStore((s) => s.state === 'connected');
   const busy = useTerminalsStore((s) => s.busy);
+  const [adapterFormOpen, setAdapterFormOpen] = useState(false);
 
   return (
     <ViewFrame
@@ -25,23 +27,88 @@ export function TerminalsView() {
       subtitle="Commands that tools run in a pseudo-terminal, live. Watching is read-only; typing needs a take-over, which is recorded."
       bodyClassName="view-body-fill"
       actions={
-        <button
-          type="button"
-          className="button button-primary"
-          data-testid="terminal-new"
-          disabled={!connected || busy !== null}
-          onClick={() => void startShell(client, { cols: 80, rows: 24 })}
-          title={connected ? 'Open your own shell on the host (recorded as an operator action)' : 'Available once the console is connected'}
-        >
-          New shell
-        </button>
+        <>
+          <button
+            type="button"
+            className="button"
+            data-testid="terminal-run-adapter"
+            aria-expanded={adapterFormOpen}
+            disabled={!connected || busy !== null}
+            onClick={() => setAdapterFormOpen((o) => !o)}
+            title="Run an agent in a terminal that an adapter watches: its permission questions come to the inbox"
+          >
+            Run with adapter
+          </button>
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="terminal-new"
+            disabled={!connected || busy !== null}
+            onClick={() => void startShell(client, { cols: 80, rows: 24 })}
+            title={connected ? 'Open your own shell on the host (recorded as an operator action)' : 'Available once the console is connected'}
+          >
+            New shell
+          </button>
+        </>
       }
     >
+      {adapterFormOpen ? <RunWithAdapter onDone={() => setAdapterFormOpen(false)} /> : null}
       <div className="terminals-layout">
         <TerminalList />
         <TerminalDetail />
       </div>
     </ViewFrame>
+  );
+}
+
+/** Pick an adapter and what it runs: its default target, or a command. */
+function RunWithAdapter({ onDone }: { onDone: () => void }) {
+  const client = useClient();
+  const { plugins, busy } = useTerminalsStore(useShallow((s) => ({ plugins: s.adapterPlugins, busy: s.busy })));
+  const usable = plugins.filter((p) => !p.quarantined);
+  const [plugin, setPlugin] = useState('');
+  const [command, setCommand] = useState('');
+  const chosen = usable.find((p) => p.name === plugin) ?? usable[0];
+  const target = chosen?.['defaultTarget'] as { program: string; args: string[] } | null | undefined;
+  return (
+    <form
+      className="terminal-adapter-form"
+      aria-label="Run with adapter"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (chosen) void startWithAdapter(client, chosen.name, command).then((ok) => ok && onDone());
+      }}
+    >
+      {usable.length === 0 ? (
+        <p className="muted">No terminal adapters found. Put one (manifest.toml and its Lua) in a plugins folder; see docs/adapters.md.</p>
+      ) : (
+        <>
+          <label>
+            Adapter
+            <select data-testid="adapter-select" value={chosen?.name ?? ''} onChange={(e) => setPlugin(e.target.value)}>
+              {usable.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Command
+            <input
+              data-testid="adapter-command"
+              type="text"
+              value={command}
+              placeholder={target ? `default: ${[target.program, ...target.args].join(' ')}` : 'the program to run'}
+              onChange={(e) => setCommand(e.target.value)}
+            />
+          </label>
+          <button type="submit" className="button button-primary" data-testid="adapter-start" disabled={busy !== null || (!target && !command.trim())}>
+            Start
+          </button>
+        </>
+      )}
+    </form>
   );
 }
 

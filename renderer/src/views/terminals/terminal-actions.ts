@@ -2,7 +2,7 @@
 // refreshed on terminals.changed (bindTerminals), and the operator's actions. Failures land in
 // the store as sentences.
 import { errorMessage } from '../../lib/error-message.ts';
-import { initialTerminalsState, upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
+import { initialTerminalsState, upsertAdapterSession, upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
 import { bindDomain, latest } from '../../sync/bind-domain.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
 
@@ -29,8 +29,11 @@ export function bindTerminals(client: GatehouseClient): () => void {
   return bindDomain(client, (d) => {
     const refresh = d.refresher(() => loadTerminals(client), TERMINALS_REFRESH_MS);
     d.on('terminals.changed', () => refresh.request());
+    d.on('adapters.changed', (a) => upsertAdapterSession(a));
     return {
-      load: () => loadTerminals(client),
+      load: async () => {
+        await Promise.all([loadTerminals(client), loadAdapters(client)]);
+      },
       reset: () => {
         list.supersede();
         set({ ...initialTerminalsState });
@@ -79,4 +82,28 @@ export async function interruptTerminal(client: GatehouseClient, id: string, you
 export async function killTerminal(client: GatehouseClient, id: string): Promise<void> {
   const session = await act('kill', () => client.call('terminals.kill', { id }));
   if (session) upsertSession(session);
+}
+
+/** The adapters the host knows and the adapter sessions running now. */
+export async function loadAdapters(client: GatehouseClient): Promise<void> {
+  try {
+    const [{ plugins }, { sessions }] = await Promise.all([client.call('adapter.list', {}), client.call('adapter.live', {})]);
+    set({ adapterPlugins: plugins, adapters: Object.fromEntries(sessions.map((a) => [a.terminal, a])) });
+  } catch (err) {
+    set({ actionError: `Could not load the terminal adapters: ${errorMessage(err)}` });
+  }
+}
+
+/**
+ * "Run with adapter": the adapter's default target, or the command typed (split on spaces), in a
+ * new terminal the adapter supervises; its permission questions reach the inbox.
+ */
+export async function startWithAdapter(client: GatehouseClient, plugin: string, commandLine: string): Promise<boolean> {
+  const words = commandLine.trim().split(/\s+/).filter(Boolean);
+  const started = await act('adapter', () => client.call('adapter.start', { plugin, supervise: true, ...(words.length ? { command: words[0]!, args: words.slice(1) } : {}) }));
+  if (!started) return false;
+  upsertAdapterSession(started);
+  set({ selected: started.terminal });
+  await loadTerminals(client);
+  return true;
 }
