@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import Database from 'better-sqlite3';
-import { AuditStore, verifyDatabase } from './audit-store.js';
+import { AuditStore, verifyDatabase, type AuditStoreOptions } from './audit-store.js';
 
 /** The first event of a chain started after the previous database was set aside. */
 export const CHAIN_RESTARTED_EVENT = 'audit.chain-restarted';
@@ -47,6 +47,33 @@ export function quickCheck(db: Database.Database): string | null {
   }
   const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
   return problems.length === 0 ? null : problems.join('; ');
+}
+
+/**
+ * Opens the log for a host. Every page is read and checked before the log is trusted or
+ * extended: a damaged file is refused with what to do (AuditCorruptError), never half-read (a bad
+ * page found later would stop the host mid-run).
+ */
+export function openCheckedAuditStore(opts: AuditStoreOptions, home: string): AuditStore {
+  const corrupt = (err: unknown) => (isCorruption(err) ? new AuditCorruptError(opts.path, home, (err as Error).message) : err);
+  let store: AuditStore;
+  try {
+    store = new AuditStore(opts);
+  } catch (err) {
+    throw corrupt(err);
+  }
+  let damage: string | null;
+  try {
+    damage = quickCheck(store.db);
+  } catch (err) {
+    store.close();
+    throw corrupt(err);
+  }
+  if (damage) {
+    store.close();
+    throw new AuditCorruptError(opts.path, home, damage);
+  }
+  return store;
 }
 
 export interface RecoverResult {

@@ -2,7 +2,7 @@
 // call this and only add a transport around `dispatcher` and `bus`.
 import { operatorName } from '../core/operator.js';
 import { contract, type GatehouseContract } from '../../shared/contract.js';
-import { AuditStore, systemClock } from '../audit/audit-store.js';
+import { systemClock, type AuditStore } from '../audit/audit-store.js';
 import { ChainMonitor } from '../audit/chain-monitor.js';
 import { ensureHome } from '../home.js';
 import { createDispatcher, type Handlers } from './dispatcher.js';
@@ -10,28 +10,14 @@ import { EventBus } from './event-bus.js';
 import type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 import { inCallContext, withConsole } from './operator-context.js';
 import { version } from '../version.js';
-import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
-import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
-import { PluginService } from '../registry/plugin-service.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
-import { AuditCorruptError, isCorruption, quickCheck } from '../audit/audit-recover.js';
+import { openCheckedAuditStore } from '../audit/audit-recover.js';
 import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
-import { TrustStore } from '../registry/trust-store.js';
 import { join } from 'node:path';
-import { BreakerBoard } from '../runner/breaker-board.js';
-import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
-import { PluginMetrics } from '../runner/metrics.js';
-import { ToolRunner } from '../runner/tool-runner.js';
-import { HealthService } from '../runner/health-service.js';
 import { EventLoopMonitor } from './event-loop-monitor.js';
-import { CheckerHost } from '../checkers/checker-host.js';
-import { detectSandbox } from '../runner/sandbox.js';
-import { describeModule } from '../runner/module/describe-module.js';
-import { sandboxPlan, shellPlan } from '../runner/sandbox-plan.js';
-import type { PluginManifest } from '../registry/types.js';
+import { shellPlan } from '../runner/sandbox-plan.js';
 import { acquireHostLock } from './host-lock.js';
-import { PtyManager } from '../pty/pty-manager.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 import { homedir } from 'node:os';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
@@ -55,6 +41,7 @@ import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
+import { startPluginServices } from './plugin-services.js';
 import { Disposables } from '../core/disposables.js';
 import { hostHandlers } from './host-handlers.js';
 import { auditHandlers } from '../audit/audit-handlers.js';
@@ -84,29 +71,24 @@ export function createHost(opts: HostOptions): Host {
   // Assigned just below, before the first append or write failure can reach it.
   let monitor: ChainMonitor | undefined;
   try {
-    audit = new AuditStore({
-      path: paths.auditDb,
-      clock,
-      log,
-      ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
-      decorate: (e) => withConsole(e),
-      onCommit: (lastSeq, count) => {
-        bus.emit('audit.appended', { lastSeq, count });
-        monitor?.committed();
+    audit = openCheckedAuditStore(
+      {
+        path: paths.auditDb,
+        clock,
+        log,
+        ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
+        decorate: (e) => withConsole(e),
+        onCommit: (lastSeq, count) => {
+          bus.emit('audit.appended', { lastSeq, count });
+          monitor?.committed();
+        },
+        // A full disk (or any write failure) shows where the chain's state shows, on every console.
+        onWriteState: (failure) => monitor?.writeState(failure),
       },
-      // A full disk (or any write failure) shows where the chain's state shows, on every console.
-      onWriteState: (failure) => monitor?.writeState(failure),
-    });
-    // Every page is read and checked before the log is trusted or extended: a damaged file is
-    // refused with what to do, never half-read (a bad page found later would stop the host mid-run).
-    const damage = quickCheck(audit.db);
-    if (damage) {
-      audit.close();
-      throw new AuditCorruptError(paths.auditDb, paths.root, damage);
-    }
+      paths.root,
+    );
   } catch (err) {
     lock.release();
-    if (isCorruption(err)) throw new AuditCorruptError(paths.auditDb, paths.root, (err as Error).message);
     throw err;
   }
   services.add(() => audit.close());
@@ -164,88 +146,23 @@ export function createHost(opts: HostOptions): Host {
   // Retention: at start, whenever settings change, and periodically.
   chain.startRetention(opts.auditRetention?.intervalMs);
 
-  let checkers: CheckerHost | null = null;
   let onToolsChanged: (() => void) | null = null;
-  let trust: TrustStore;
-  try {
-    trust = new TrustStore(paths.root);
-  } catch (err) {
-    // The unreadable file was moved aside: start with nothing enabled (fail closed) and say so.
-    log((err as Error).message);
-    trust = new TrustStore(paths.root);
-  }
-  const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
-  const registry = new PluginRegistry({
-    sources,
-    trust,
-    builtins: BUILTIN_TOOLS,
-    ...(opts.commandDenylist ? { denylist: opts.commandDenylist } : {}),
-    ...(opts.allowedPlugins ? { allowedPlugins: opts.allowedPlugins } : {}),
-    // A folder with a mod.ts and no manifest is a module plugin, its exports read in a sandboxed child.
-    describeModule: (dir) => describeModule(dir, { cacheDir: join(paths.root, 'module-cache'), detection: detectSandbox() }),
+  const { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers, health } = startPluginServices({
+    opts,
+    paths,
     clock,
-    record: (event, actor) => {
-      const { type, ...payload } = event;
-      audit.append({ type, actor, payload });
-      // A wasm plugin's module is metered when it is enabled (off the main thread), not at its first call.
-      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') {
-        void Promise.resolve()
-          .then(() => toolRunner.prepareWasm(event.name))
-          .catch((err: unknown) => log(`metering the wasm plugin ${event.name} failed (its first call will try again)`, err));
-      }
-    },
-    changed: (names) => {
-      bus.emit('plugins.changed', { names });
-      // Runs after the registry settles: `checkers` and the gateway are assigned below, before any change fires.
-      void checkers?.sync();
+    log,
+    audit,
+    bus,
+    settings,
+    services,
+    policy: () => policy,
+    // Both are assigned below, before the first plugin change fires.
+    pluginsChanged: () => {
       void upstreamMcp?.sync();
       onToolsChanged?.();
     },
   });
-  const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
-  // Health pushes are throttled per plugin: a flood of calls must not flood the consoles.
-  const healthTimers = new Map<string, NodeJS.Timeout>();
-  services.add(() => healthTimers.forEach((t) => clearTimeout(t)));
-  const healthChanged = (name: string, breaker: BreakerSnapshot | null) => {
-    if (breaker) {
-      bus.emit('health.changed', { name, breaker });
-      return;
-    }
-    if (healthTimers.has(name)) return;
-    healthTimers.set(name, setTimeout(() => {
-      healthTimers.delete(name);
-      bus.emit('health.changed', { name, breaker: null });
-    }, 250));
-  };
-  const breakers = new BreakerBoard({
-    clock,
-    changed: (plugin, next, prev) => {
-      // The breaker also reports counter changes (for the live view); only transitions are audited.
-      if (next.state !== prev.state) {
-        audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
-      }
-      healthChanged(plugin, next);
-    },
-  });
-  const metrics = new PluginMetrics();
-  const sandbox = detectSandbox();
-  // `sandbox = "none"` is honoured only for a plugin an operator trusts, for the files it pinned.
-  const runCache = join(paths.root, 'run-cache');
-  const trustedNow = (manifest: PluginManifest, dir: string) => {
-    const e = registry.get(manifest.name);
-    // Its own folder, or the verified copy of exactly the files it was trusted with.
-    const pinned = e?.trust?.hash ?? e?.digest?.hash;
-    return (e?.dir === dir || (pinned !== undefined && dir === join(runCache, pinned))) && e !== undefined && runsTrusted(e);
-  };
-  const planFor = (manifest: PluginManifest, dir: string) =>
-    sandboxPlan(sandbox, manifest, dir, { requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, trusted: trustedNow(manifest, dir) });
-  const ptys = new PtyManager({
-    clock,
-    log,
-    record: (e) => audit.append(e),
-    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
-  });
-  services.add(() => ptys.close());
   const adapters = new AdapterService({
     ptys,
     clock,
@@ -265,50 +182,8 @@ export function createHost(opts: HostOptions): Host {
   });
   services.add(() => adapters.dispose());
   adapters.discover();
-  const toolRunner = new ToolRunner({
-    registry,
-    ptys,
-    breakers,
-    metrics,
-    // Verified copies plugins run from: under GATEHOUSE_HOME, which agents may not touch.
-    runCache,
-    sandboxFor: planFor,
-    // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
-    policy: { evaluateAsync: (x, call) => policy.evaluateAsync(x, call) },
-    // WebAssembly plugins run in a child process inside the same sandbox as process plugins.
-    wasmIsolation: { detection: sandbox },
-    // Module plugins (mod.ts): a warm child each, in the same sandbox; loopback or private hosts only as the operator's setting lists them.
-    modules: { cacheDir: join(paths.root, 'module-cache'), detection: sandbox, allowPrivateHosts: () => settings.current.modulePrivateHosts ?? [] },
-    record: (type, actor, payload) => {
-      audit.append({ type, actor, payload });
-      if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
-    },
-  });
-  services.add(() => toolRunner.close());
-  checkers = new CheckerHost({
-    registry,
-    breakers,
-    metrics,
-    sandboxFor: planFor,
-    onEvent: (e) => {
-      if (e.type !== 'checker.breaker') audit.append({ type: e.type.startsWith('checker.') ? e.type : `checker.${e.type}`, actor: 'host', payload: { ...e } });
-    },
-    log,
-  });
-  services.add(() => checkers?.close());
   const eventLoop = new EventLoopMonitor();
   services.add(() => eventLoop.close());
-  const health = new HealthService({
-    registry,
-    breakers,
-    metrics,
-    checkers: () => checkers,
-    clock,
-    sandbox: () => ({
-      ...(sandbox.kind === 'bwrap' ? { kind: 'bwrap' as const, detail: `bubblewrap ${sandbox.version}` } : { kind: 'none' as const, detail: sandbox.reason }),
-      trusted: registry.list().filter((e) => runsTrusted(e)).map((e) => e.name),
-    }),
-  });
   const consoles = new ConsoleKeys();
   const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
 
@@ -363,7 +238,7 @@ export function createHost(opts: HostOptions): Host {
   const gateway = new Gateway({
     extract: (call) => judge.extract(call),
     policy,
-    checkers: { evaluate: (p) => checkers!.evaluate(p), active: () => checkers!.active() },
+    checkers: { evaluate: (p) => checkers.evaluate(p), active: () => checkers.active() },
     approvals,
     grants: approvals.grants,
     approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,
@@ -375,7 +250,7 @@ export function createHost(opts: HostOptions): Host {
     settings,
     taint,
     // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
-    shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: (opts.requireSandbox ?? false) || settings.current.requireSandbox, gatehouseHome: paths.root }) },
+    shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
     durability: audit,

@@ -1,0 +1,173 @@
+// The plugin side of the host, wired together: trust and discovery (the registry), the runner
+// with its breakers, metrics and sandbox plans, the PTYs it runs `pty = true` tools in, the
+// checkers, and the Health view's service. Part of the composition root: it only builds and
+// connects; each service's behaviour lives in its own folder.
+import { join } from 'node:path';
+import type { GatehouseContract } from '../../shared/contract.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import { CheckerHost } from '../checkers/checker-host.js';
+import type { Clock } from '../core/clock.js';
+import type { Disposables } from '../core/disposables.js';
+import type { SettingsStore } from '../gateway/settings-store.js';
+import type { HomePaths } from '../home.js';
+import type { PolicyStore } from '../policy/rules/store.js';
+import { PtyManager } from '../pty/pty-manager.js';
+import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
+import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
+import { PluginService } from '../registry/plugin-service.js';
+import { TrustStore } from '../registry/trust-store.js';
+import type { PluginManifest } from '../registry/types.js';
+import { BreakerBoard } from '../runner/breaker-board.js';
+import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
+import { HealthService } from '../runner/health-service.js';
+import { PluginMetrics } from '../runner/metrics.js';
+import { describeModule } from '../runner/module/describe-module.js';
+import { sandboxPlan } from '../runner/sandbox-plan.js';
+import { detectSandbox } from '../runner/sandbox.js';
+import { ToolRunner } from '../runner/tool-runner.js';
+import type { EventBus } from './event-bus.js';
+import type { HostOptions } from './host-types.js';
+
+export interface PluginServicesDeps {
+  opts: Pick<HostOptions, 'projectDir' | 'pluginDirs' | 'commandDenylist' | 'allowedPlugins' | 'requireSandbox'>;
+  paths: HomePaths;
+  clock: Clock;
+  log: (msg: string, err?: unknown) => void;
+  audit: AuditStore;
+  bus: EventBus<GatehouseContract['events']>;
+  settings: SettingsStore;
+  /** Where each service started here is registered to be closed. */
+  services: Disposables;
+  /** The policy WebAssembly plugins' host functions are judged by; built after these services. */
+  policy: () => Pick<PolicyStore, 'evaluateAsync'>;
+  /** After the registry settled a change and the checkers were told: the tools agents see may have changed. */
+  pluginsChanged: () => void;
+}
+
+export function startPluginServices(d: PluginServicesDeps) {
+  const { opts, paths, clock, log, audit, bus, settings, services } = d;
+  let trust: TrustStore;
+  try {
+    trust = new TrustStore(paths.root);
+  } catch (err) {
+    // The unreadable file was moved aside: start with nothing enabled (fail closed) and say so.
+    log((err as Error).message);
+    trust = new TrustStore(paths.root);
+  }
+  let checkers: CheckerHost | null = null;
+  const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
+  const registry: PluginRegistry = new PluginRegistry({
+    sources,
+    trust,
+    builtins: BUILTIN_TOOLS,
+    ...(opts.commandDenylist ? { denylist: opts.commandDenylist } : {}),
+    ...(opts.allowedPlugins ? { allowedPlugins: opts.allowedPlugins } : {}),
+    // A folder with a mod.ts and no manifest is a module plugin, its exports read in a sandboxed child.
+    describeModule: (dir) => describeModule(dir, { cacheDir: join(paths.root, 'module-cache'), detection: detectSandbox() }),
+    clock,
+    record: (event, actor) => {
+      const { type, ...payload } = event;
+      audit.append({ type, actor, payload });
+      // A wasm plugin's module is metered when it is enabled (off the main thread), not at its first call.
+      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') {
+        void Promise.resolve()
+          .then(() => toolRunner.prepareWasm(event.name))
+          .catch((err: unknown) => log(`metering the wasm plugin ${event.name} failed (its first call will try again)`, err));
+      }
+    },
+    changed: (names) => {
+      bus.emit('plugins.changed', { names });
+      // Runs after the registry settles: `checkers` and the gateway are assigned before any change fires.
+      void checkers?.sync();
+      d.pluginsChanged();
+    },
+  });
+  const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
+  // Health pushes are throttled per plugin: a flood of calls must not flood the consoles.
+  const healthTimers = new Map<string, NodeJS.Timeout>();
+  services.add(() => healthTimers.forEach((t) => clearTimeout(t)));
+  const healthChanged = (name: string, breaker: BreakerSnapshot | null) => {
+    if (breaker) {
+      bus.emit('health.changed', { name, breaker });
+      return;
+    }
+    if (healthTimers.has(name)) return;
+    healthTimers.set(name, setTimeout(() => {
+      healthTimers.delete(name);
+      bus.emit('health.changed', { name, breaker: null });
+    }, 250));
+  };
+  const breakers = new BreakerBoard({
+    clock,
+    changed: (plugin, next, prev) => {
+      // The breaker also reports counter changes (for the live view); only transitions are audited.
+      if (next.state !== prev.state) {
+        audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
+      }
+      healthChanged(plugin, next);
+    },
+  });
+  const metrics = new PluginMetrics();
+  const sandbox = detectSandbox();
+  // `sandbox = "none"` is honoured only for a plugin an operator trusts, for the files it pinned.
+  const runCache = join(paths.root, 'run-cache');
+  const trustedNow = (manifest: PluginManifest, dir: string) => {
+    const e = registry.get(manifest.name);
+    // Its own folder, or the verified copy of exactly the files it was trusted with.
+    const pinned = e?.trust?.hash ?? e?.digest?.hash;
+    return (e?.dir === dir || (pinned !== undefined && dir === join(runCache, pinned))) && e !== undefined && runsTrusted(e);
+  };
+  const requireSandbox = () => (opts.requireSandbox ?? false) || settings.current.requireSandbox;
+  const planFor = (manifest: PluginManifest, dir: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: requireSandbox(), trusted: trustedNow(manifest, dir) });
+  const ptys = new PtyManager({
+    clock,
+    log,
+    record: (e) => audit.append(e),
+    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
+  });
+  services.add(() => ptys.close());
+  const toolRunner: ToolRunner = new ToolRunner({
+    registry,
+    ptys,
+    breakers,
+    metrics,
+    // Verified copies plugins run from: under GATEHOUSE_HOME, which agents may not touch.
+    runCache,
+    sandboxFor: planFor,
+    // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
+    policy: { evaluateAsync: (x, call) => d.policy().evaluateAsync(x, call) },
+    // WebAssembly plugins run in a child process inside the same sandbox as process plugins.
+    wasmIsolation: { detection: sandbox },
+    // Module plugins (mod.ts): a warm child each, in the same sandbox; loopback or private hosts only as the operator's setting lists them.
+    modules: { cacheDir: join(paths.root, 'module-cache'), detection: sandbox, allowPrivateHosts: () => settings.current.modulePrivateHosts ?? [] },
+    record: (type, actor, payload) => {
+      audit.append({ type, actor, payload });
+      if (type === 'execution.ended' && typeof payload.plugin === 'string') healthChanged(payload.plugin, null);
+    },
+  });
+  services.add(() => toolRunner.close());
+  checkers = new CheckerHost({
+    registry,
+    breakers,
+    metrics,
+    sandboxFor: planFor,
+    onEvent: (e) => {
+      if (e.type !== 'checker.breaker') audit.append({ type: e.type.startsWith('checker.') ? e.type : `checker.${e.type}`, actor: 'host', payload: { ...e } });
+    },
+    log,
+  });
+  const checkerHost = checkers;
+  services.add(() => checkerHost.close());
+  const health = new HealthService({
+    registry,
+    breakers,
+    metrics,
+    checkers: () => checkerHost,
+    clock,
+    sandbox: () => ({
+      ...(sandbox.kind === 'bwrap' ? { kind: 'bwrap' as const, detail: `bubblewrap ${sandbox.version}` } : { kind: 'none' as const, detail: sandbox.reason }),
+      trusted: registry.list().filter((e) => runsTrusted(e)).map((e) => e.name),
+    }),
+  });
+  return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers: checkerHost, health };
+}
