@@ -64,6 +64,12 @@ test('with "Terminal receives app shortcuts" on (saved, kept after a reload), Al
   await app.status.expectConnected();
   await app.open('settings');
   await expect(app.page.getByTestId('setting-terminalGetsShortcuts').getByRole('checkbox')).toBeChecked();
+  // The sheet of keys says where Alt+0…9 go now.
+  await app.page.getByRole('heading', { name: 'Settings', level: 1 }).focus();
+  await app.page.keyboard.press('?');
+  await expect(app.page.getByTestId('shortcuts-sheet')).toContainText('a focused terminal gets them instead');
+  await app.page.keyboard.press('Escape');
+  await expect(app.page.getByTestId('shortcuts-sheet')).toHaveCount(0);
 
   await app.open('terminals');
   const terminals = new TerminalsPage(app.page);

@@ -4,6 +4,7 @@
 // are drawn through SafeText.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useApprovalsStore } from '../stores/approvals-store.ts';
+import { useConsolePrefs } from '../stores/console-prefs-store.ts';
 import { usePluginsStore } from '../stores/plugins-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
@@ -101,6 +102,7 @@ let openShortcuts: () => void = () => {};
 export function CommandPalette() {
   const [open, setOpen] = useState(false);
   const [sheet, setSheet] = useState(false);
+  const terminalGetsShortcuts = useConsolePrefs((s) => s.terminalGetsShortcuts);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [all, setAll] = useState<Entry[]>([]);
@@ -208,12 +210,14 @@ export function CommandPalette() {
             <tbody>
               <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>K</kbd></td><td>Command palette: views, actions, plugins, sessions, waiting calls</td></tr>
               <tr><td><kbd>?</kbd></td><td>This sheet</td></tr>
-              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>9</kbd></td><td>Open a view in sidebar order (never typed into a terminal)</td></tr>
+              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>9</kbd></td><td>Open a view in sidebar order ({terminalGetsShortcuts ? 'a focused terminal gets them instead: Settings → This console' : 'never typed into a terminal'})</td></tr>
               <tr><td><kbd>j</kbd>/<kbd>k</kbd>, <kbd>↓</kbd>/<kbd>↑</kbd></td><td>Inbox: move the selection</td></tr>
               <tr><td><kbd>a</kbd></td><td>Inbox: approve once</td></tr>
               <tr><td><kbd>s</kbd></td><td>Inbox: approve for this session…</td></tr>
               <tr><td><kbd>d</kbd></td><td>Inbox: deny with a reason…</td></tr>
               <tr><td><kbd>Enter</kbd></td><td>Inbox: show or hide the call's details</td></tr>
+              <tr><td><kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>/<kbd>End</kbd></td><td>Audit session waterfall: move between calls (each opens beside it)</td></tr>
+              <tr><td><kbd>→</kbd>/<kbd>←</kbd></td><td>Audit results grouped by call: unfold or fold the call</td></tr>
               <tr><td><kbd>Esc</kbd></td><td>Close a dialog</td></tr>
             </tbody>
           </table>
