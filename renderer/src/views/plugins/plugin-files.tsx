@@ -10,6 +10,7 @@ import { toDiagnostics, type Diagnostic } from '../../editor/diagnostics.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { formatBytes } from '../../../../shared/format.ts';
 import { isDirty, usePluginsStore } from '../../stores/plugins-store.ts';
+import { latest } from '../../sync/bind-domain.ts';
 import { requestFile, saveFile, updateBuffer } from '../../sync/plugins-actions.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
 import { ProblemsList } from './problems-list.tsx';
@@ -166,7 +167,7 @@ export function PluginFiles({ detail }: { detail: PluginDetailView }) {
  * and keeps only the answer to the latest request. Returns whether a check is outstanding.
  */
 function useLiveCheck(client: GatehouseClient, file: { plugin: string; path: string; buffer: string } | null, pluginHash: string | null): boolean {
-  const seq = useRef(0);
+  const [checks] = useState(latest);
   const lastKey = useRef<string | null>(null);
   const [checking, setChecking] = useState(false);
   const key = file ? `${file.plugin}\u0000${file.path}` : null;
@@ -174,7 +175,7 @@ function useLiveCheck(client: GatehouseClient, file: { plugin: string; path: str
 
   useEffect(() => {
     if (!file) return;
-    const my = ++seq.current;
+    const req = checks.begin();
     const fresh = lastKey.current !== key;
     lastKey.current = key;
     const { plugin, path, buffer: content } = file;
@@ -182,12 +183,12 @@ function useLiveCheck(client: GatehouseClient, file: { plugin: string; path: str
     const timer = setTimeout(() => {
       client.call('plugins.check', { name: plugin, path, content }).then(
         ({ problems, findings }) => {
-          if (my !== seq.current) return;
+          if (!req.current()) return;
           setChecking(false);
           usePluginsStore.setState({ live: { plugin, path, problems, findings, error: null } });
         },
         (err: unknown) => {
-          if (my !== seq.current) return;
+          if (!req.current()) return;
           setChecking(false);
           // Keep the last markers; say the check itself failed.
           usePluginsStore.setState((s) => ({

@@ -2,13 +2,14 @@
 // diff of Codex's config.toml, and applies it. The host writes only if the file still has what
 // the diff was computed from, keeps a backup, sets how long Codex waits (so approvals for Codex
 // end first), and audits the change.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
+import { latest } from '../../sync/bind-domain.ts';
 import { DiffView } from '../plugins/diff-view.tsx';
 
 type Form = RequestOf<'agents.previewCodexConfig'>['mcp'];
@@ -23,21 +24,22 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
   const [error, setError] = useState<string | null>(null);
   const [applying, setApplying] = useState(false);
   const [written, setWritten] = useState<Written | null>(null);
-  const generation = useRef(0);
+  // Only the preview of the latest choice is shown.
+  const [previews] = useState(latest);
 
   const load = useCallback(async (form: Form) => {
-    const mine = ++generation.current;
+    const req = previews.begin();
     setError(null);
     try {
       const result = await client.call('agents.previewCodexConfig', { mcp: form });
-      if (mine === generation.current) setPreview({ mcp: form, result });
+      if (req.current()) setPreview({ mcp: form, result });
     } catch (err) {
-      if (mine === generation.current) {
+      if (req.current()) {
         setPreview(null);
         setError(errorMessage(err));
       }
     }
-  }, [client]);
+  }, [client, previews]);
 
   useEffect(() => {
     if (!written) void load(mcp);

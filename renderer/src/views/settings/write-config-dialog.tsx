@@ -5,13 +5,14 @@
 //
 // Keyboard: Escape closes (the native dialog); Enter in the folder field shows that folder's
 // diff; only Enter (or Space) on the Apply button applies.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
+import { latest } from '../../sync/bind-domain.ts';
 import { DiffView } from '../plugins/diff-view.tsx';
 
 type Scope = RequestOf<'agents.previewConfig'>['scope'];
@@ -43,35 +44,36 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
   const [applying, setApplying] = useState(false);
   const [applyError, setApplyError] = useState<string | null>(null);
   const [written, setWritten] = useState<Written | null>(null);
-  const generation = useRef(0);
+  // Only the preview of the latest choice is shown.
+  const [previews] = useState(latest);
 
   const request: RequestOf<'agents.previewConfig'> | null =
     mcp === 'none' && hook === 'none' ? null : scope === 'user' ? { scope, mcp, hook } : projectDir ? { scope, projectDir, mcp, hook } : null;
   const key = request ? JSON.stringify(request) : '';
 
   const load = useCallback(async (req: RequestOf<'agents.previewConfig'>, reqKey: string) => {
-    const mine = ++generation.current;
+    const answer = previews.begin();
     setLoading(true);
     setPreviewError(null);
     try {
       const result = await client.call('agents.previewConfig', req);
-      if (mine === generation.current) setPreview({ key: reqKey, result });
+      if (answer.current()) setPreview({ key: reqKey, result });
     } catch (err) {
-      if (mine === generation.current) {
+      if (answer.current()) {
         setPreview(null);
         setPreviewError(errorMessage(err));
       }
     } finally {
-      if (mine === generation.current) setLoading(false);
+      if (answer.current()) setLoading(false);
     }
-  }, [client]);
+  }, [client, previews]);
 
   // Every change of where or what shows its diff; an older answer never replaces a newer one.
   useEffect(() => {
     if (written) return;
     setApplyError(null);
     if (!request) {
-      generation.current++;
+      previews.supersede();
       setPreview(null);
       setPreviewError(null);
       setLoading(false);
