@@ -17,6 +17,7 @@ import { gatewayCases } from './gateway.js';
 import { wasmCases } from './wasm.js';
 import { moduleCases } from './module.js';
 import { catalogCases } from './catalog.js';
+import { adapterCases } from './adapters.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -62,6 +63,9 @@ cases.push(...modules.cases);
 // The signed catalog: refresh + install from a local catalog of 500 plugins, and search (its folder is removed after the run).
 const catalog = await catalogCases({ plugins: 500 });
 cases.push(...catalog.cases);
+// Terminal adapters: classify over a full screen, and the op budget's cost (their Lua workers end after the run).
+const adapters = await adapterCases();
+cases.push(...adapters.cases);
 // The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
 const inbox = inboxListCases();
 cases.push(...inbox.cases);
@@ -94,6 +98,7 @@ await wasm.close();
 await modules.close();
 await inbox.close();
 catalog.close();
+await adapters.close();
 await auditSearch.close();
 console.log();
 console.log(formatTable(results));
