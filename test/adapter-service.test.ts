@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdapterError, AdapterService } from '../main/adapters/adapter-service.js';
+import { checkEvent } from '../main/audit/event-schemas.js';
 import { PtyManager } from '../main/pty/pty-manager.js';
 import type { PtyAuditEvent } from '../main/pty/types.js';
 import { repoRoot } from './support/cli.js';
@@ -24,6 +25,8 @@ function setup(folders: string[], allowPluginLoad = false) {
   cleanups.push(async () => {
     await svc.dispose();
     await ptys.close();
+    // Every event recorded has the shape docs/audit-events.md gives it.
+    expect(audit.map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
   return { ptys, svc, audit };
 }

@@ -4,6 +4,7 @@
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkEvent } from '../main/audit/event-schemas.js';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { repoRoot } from './support/cli.js';
 import { tempDir } from './support/temp.js';
@@ -60,6 +61,8 @@ describe('supervising a terminal agent through its adapter', () => {
 
     const answered = (await call('audit.search', { query: '', types: ['adapter.answered'] })) as { events: { payload: Record<string, unknown> }[] };
     expect(answered.events.map((e) => [e.payload['decision'], e.payload['key'], e.payload['typed']]).sort()).toEqual([['allow', '1', true], ['deny', '2', true]]);
+    const all = (await call('audit.search', { query: '', types: ['adapter.started', 'adapter.answered', 'adapter.denied', 'adapter.closed'] })) as { events: { seq: number; type: string; actor: string; payload: unknown }[] };
+    expect(all.events.map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
 
   it('policy decides a question on its own the way it decides hook calls: a delete inside a plugin folder is denied without an inbox item, and the no is typed', async () => {

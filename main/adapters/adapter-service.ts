@@ -406,7 +406,8 @@ export class AdapterService {
 
   private async supervise(s: Session): Promise<void> {
     if (s.ended || s.asking || !s.plugin.adapter.manifest.permissions.includes('screen.read') || !s.sandbox?.has('classify')) return;
-    const actor = `adapter:${s.plugin.adapter.manifest.name}`;
+    // The host acts here (no operator asked): its answer is typed and recorded as the host's.
+    const actor = 'host';
     const c = await this.classify(s, 'host');
     // One question per screen: after an answer, the program must print something new first.
     if (c.state !== 'waiting_for_permission' || s.batches <= s.answeredAt || !this.deps.ask) return;

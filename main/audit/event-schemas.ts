@@ -127,6 +127,18 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'pty.take-over': spec(ACTOR.operator, { id, console: z.string(), previous: z.object({ operator: z.string(), console: z.string() }).nullable() }),
   'pty.killed': spec(/^(host|operator:.+|agent(:.*)?)$/, { id, pid: int, processes: z.unknown() }),
   'pty.exited': spec(ACTOR.host, { id, exitCode: int.nullable(), signal: z.union([int, z.string()]).nullable(), durationMs: z.number(), outputChars: int, transcriptChars: int, droppedChars: int }),
+  // Terminal adapters (main/adapters/): an operator's (or a script's) adapter.* calls, and the host supervising.
+  'adapter.started': spec(ACTOR.initiator, { session: id, plugin: z.string(), terminal: id, command: z.string(), args: z.array(z.string()), permissions: z.array(z.string()) }),
+  'adapter.sent': spec(ACTOR.initiator, { session: id, plugin: z.string(), terminal: id, actions: int, chars: int }),
+  /** A method or action the adapter's manifest does not grant (required_permission), or plugin.load/unload on a host without --allow-plugin-load (reason). */
+  'adapter.denied': spec(ACTOR.initiator, { method: z.string() }),
+  'adapter.limit-exceeded': spec(ACTOR.host, { session: id, plugin: z.string(), terminal: id, code: z.enum(['ops_exceeded', 'memory_exceeded', 'timeout']), ops: int }),
+  'adapter.closed': spec(ACTOR.initiator, { session: id, plugin: z.string(), terminal: id, code: z.string() }),
+  'adapter.failed': spec(ACTOR.initiator, { plugin: z.string(), code: z.string(), message: z.string() }),
+  'adapter.answered': spec(ACTOR.host, { session: id, plugin: z.string(), terminal: id, question: z.string(), decision: z.enum(['allow', 'deny']), key: z.string().nullable(), typed: z.boolean() }),
+  'adapter.loaded': spec(ACTOR.initiator, { plugin: z.string(), dir: z.string(), hash: z.string() }),
+  'adapter.unloaded': spec(ACTOR.initiator, { plugin: z.string() }),
+  'adapter.quarantined': spec(ACTOR.host, { plugin: z.string(), reason: z.string() }),
 
   // ---- plugins --------------------------------------------------------------------------------
   /** A new home was given the bundled example plugins (disabled until an operator enables them). */
