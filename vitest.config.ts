@@ -1,6 +1,7 @@
 // Unit and integration tests (test/**/*.test.ts). They use real parts: SQLite files in temp
 // folders, child processes of the built CLI, HTTP and WebSocket on loopback. The built CLI and
-// preload come from `npm test` (which builds first); test/global-setup.ts builds what is missing.
+// preload come from `npm test` (which builds first); test/global-setup.ts builds what is missing
+// or older than its sources.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
