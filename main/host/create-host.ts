@@ -13,28 +13,16 @@ import { version } from '../version.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { openCheckedAuditStore } from '../audit/audit-recover.js';
-import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
 import { join } from 'node:path';
 import { EventLoopMonitor } from './event-loop-monitor.js';
-import { shellPlan } from '../runner/sandbox-plan.js';
 import { acquireHostLock } from './host-lock.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 import { homedir } from 'node:os';
-import { ApprovalQueue } from '../approvals/approval-queue.js';
-import { ApprovalStore } from '../approvals/approval-store.js';
 import { grantHandlers } from '../approvals/grant-handlers.js';
-import { extract, initExtractor } from '../policy/extract/index.js';
-import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
-import { PolicyStore } from '../policy/rules/store.js';
-import { TaintRegistry } from '../policy/autonomy.js';
-import { Gateway } from '../gateway/gateway.js';
-import { McpGateway } from '../gateway/mcp-server.js';
-import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
-import { HookOutcomes } from '../gateway/hook-outcomes.js';
-import { AgentTokens, agentTokenHandlers } from '../gateway/agent-tokens.js';
+import { initExtractor } from '../policy/extract/index.js';
+import { agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { catalogHandlers } from '../catalog/catalog-handlers.js';
 import { SettingsStore } from '../gateway/settings-store.js';
-import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { AuditQuery } from '../audit/audit-query.js';
 import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
 import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
@@ -42,6 +30,7 @@ import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
 import { startPluginServices } from './plugin-services.js';
+import { startGatewayServices } from './gateway-services.js';
 import { Disposables } from '../core/disposables.js';
 import { hostHandlers } from './host-handlers.js';
 import { auditHandlers } from '../audit/audit-handlers.js';
@@ -50,7 +39,6 @@ import { healthHandlers } from '../runner/health-handlers.js';
 import { approvalHandlers } from '../approvals/approvals-handlers.js';
 import { settingsHandlers } from '../gateway/settings-handlers.js';
 import { agentConfigHandlers } from '../gateway/agent-config-handlers.js';
-import { PolicyEditor } from '../policy/policy-editor.js';
 import { policyHandlers } from '../policy/policy-handlers.js';
 import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 import { AdapterService } from '../adapters/adapter-service.js';
@@ -147,7 +135,7 @@ export function createHost(opts: HostOptions): Host {
   chain.startRetention(opts.auditRetention?.intervalMs);
 
   let onToolsChanged: (() => void) | null = null;
-  const { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers, health } = startPluginServices({
+  const pluginSide = startPluginServices({
     opts,
     paths,
     clock,
@@ -163,6 +151,7 @@ export function createHost(opts: HostOptions): Host {
       onToolsChanged?.();
     },
   });
+  const { sources, registry, plugins, ptys, toolRunner, health } = pluginSide;
   const adapters = new AdapterService({
     ptys,
     clock,
@@ -188,102 +177,9 @@ export function createHost(opts: HostOptions): Host {
   const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
 
   // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
-  const userHome = homedir();
-  const policy = new PolicyStore({
-    file: paths.policy,
-    home: userHome,
-    gatehouseHome: paths.root,
-    pluginDirs: sources.map((s) => s.dir),
-    extract: (call) => extract(call, { home: userHome }),
-    watch: opts.watch !== false,
-    log,
-  });
-  services.add(() => policy.close());
-  let knownPending = new Set<string>();
-  // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
-  const approvalStore = new ApprovalStore(audit.db);
-  const approvals = new ApprovalQueue({
-    clock,
-    record,
-    store: approvalStore,
-    log,
-    changed: () => {
-      const pending = approvals.list({ state: 'pending' });
-      const added = pending.filter((i) => !knownPending.has(i.id)).map((i) => ({ id: i.id, agent: i.call.agent, tool: i.call.tool }));
-      knownPending = new Set(pending.map((i) => i.id));
-      bus.emit('approvals.changed', { pending: pending.length, added });
-      bus.emit('grants.changed', { count: approvals.grants.list().length });
-    },
-  });
-  services.add(() => approvals.close());
-  {
-    // What the last run left: its history and live grants come back; a call it left waiting (it
-    // stopped without closing it: a crash, a kill) is closed now, with call.abandoned.
-    const kept = approvalStore.load((table, id, err) => log(`approvals: row ${id} of ${table} is unreadable and was skipped`, err));
-    approvals.restore(kept.items);
-    approvals.grants.restore(kept.grants);
-  }
-  const taint = new TaintRegistry();
-  // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
-  const upstream =
-    opts.upstream !== undefined
-      ? opts.upstream
-      : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => onToolsChanged?.(), log });
-  const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
-  services.add(() => upstreamMcp?.close());
-  // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
-  // fresh parser after a failure; a failure denies that call only.
-  const judge = new GuardedExtractor({ home: userHome });
-  services.add(() => judge.close());
-  const gateway = new Gateway({
-    extract: (call) => judge.extract(call),
-    policy,
-    checkers: { evaluate: (p) => checkers.evaluate(p), active: () => checkers.active() },
-    approvals,
-    grants: approvals.grants,
-    approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,
-    record,
-    log,
-    registry,
-    toolRunner,
-    upstream,
-    settings,
-    taint,
-    // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
-    shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
-    defaultCwd: opts.projectDir ?? process.cwd(),
-    clock,
-    durability: audit,
-  });
-  const mcp = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
-  services.add(() => mcp.close());
-  // Any plugin change may change the tools agents see (names can change with the count unchanged):
-  // MCP clients re-list, consoles refetch.
-  const toolsMaybeChanged = () => {
-    mcp.toolsChanged();
-    bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
-  };
-  // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"
-  // rules and edits made on disk (policy-editor.ts).
-  const policyEditor = new PolicyEditor({ store: policy, file: paths.policy, record, changed: (state) => bus.emit('policy.changed', state) });
-  services.add(() => policyEditor.close());
-  onToolsChanged = toolsMaybeChanged;
-  // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
-  const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
-  // Hook requests refused before judgement are audited (kind and reason only, never the token or input).
-  // A flood of them is counted, not written row by row (hook-refusals.ts).
-  const hookRefused: HookRefusalSink = hookRefusalRecorder({
-    now: () => clock.now(),
-    record: (payload) => {
-      try {
-        record('hook.refused', 'host', payload);
-      } catch (err) {
-        log('hook.refused not recorded', err);
-      }
-    },
-  });
-  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
-  const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, plugins: pluginSide });
+  const { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens } = agentSide;
+  onToolsChanged = agentSide.toolsChanged;
   const gettingStarted = new GettingStarted({
     file: firstRun,
     plugin: (name) => registry.get(name),
@@ -337,7 +233,7 @@ export function createHost(opts: HostOptions): Host {
         record('plugin.allow-refused', 'host', { name: r.name, reason: r.reason });
         log(`--allowed-plugins: ${r.name} was not enabled: ${r.reason}`);
       }
-      await Promise.all([checkers?.sync(), upstreamMcp?.sync()]);
+      await Promise.all([pluginSide.checkers.sync(), upstreamMcp?.sync()]);
       watcher?.start();
       await watcher?.ready();
     });
@@ -352,7 +248,7 @@ export function createHost(opts: HostOptions): Host {
     ...adapterHandlers(adapters),
     ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig }),
     ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
-    ...grantHandlers({ approvals, audit, clock, home: userHome }),
+    ...grantHandlers({ approvals, audit, clock, home: homedir() }),
     ...agentTokenHandlers(agentTokens),
     ...catalogHandlers({ home: paths.root, audit, log, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir), changed: (source) => bus.emit('catalog.changed', { source }), closed: () => closed, ...(opts.shell === 'cli' ? {} : { refreshHours: () => settings.current.catalogRefreshHours ?? 6 }) }),
     ...settingsHandlers(settings),

@@ -1,0 +1,141 @@
+// The agents' side of the host, wired together: the policy and its editor, the approval inbox
+// (restored from the audit database), session taint, upstream MCP servers, the guarded
+// extractor, the gateway and the MCP server in front of it, the hook routes and agent tokens.
+// Part of the composition root: it only builds and connects.
+import { homedir } from 'node:os';
+import type { GatehouseContract } from '../../shared/contract.js';
+import { ApprovalQueue } from '../approvals/approval-queue.js';
+import { ApprovalStore } from '../approvals/approval-store.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import type { Clock } from '../core/clock.js';
+import type { Disposables } from '../core/disposables.js';
+import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
+import { AgentTokens } from '../gateway/agent-tokens.js';
+import { Gateway } from '../gateway/gateway.js';
+import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
+import { HookOutcomes } from '../gateway/hook-outcomes.js';
+import { McpGateway } from '../gateway/mcp-server.js';
+import type { SettingsStore } from '../gateway/settings-store.js';
+import { UpstreamMcp } from '../gateway/upstream-mcp.js';
+import type { HomePaths } from '../home.js';
+import { TaintRegistry } from '../policy/autonomy.js';
+import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
+import { extract } from '../policy/extract/index.js';
+import { PolicyEditor } from '../policy/policy-editor.js';
+import { PolicyStore } from '../policy/rules/store.js';
+import { shellPlan } from '../runner/sandbox-plan.js';
+import { version } from '../version.js';
+import type { EventBus } from './event-bus.js';
+import type { HostOptions } from './host-types.js';
+import type { startPluginServices } from './plugin-services.js';
+
+export interface GatewayServicesDeps {
+  opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir'>;
+  paths: HomePaths;
+  clock: Clock;
+  log: (msg: string, err?: unknown) => void;
+  audit: AuditStore;
+  bus: EventBus<GatehouseContract['events']>;
+  settings: SettingsStore;
+  services: Disposables;
+  record: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  plugins: ReturnType<typeof startPluginServices>;
+}
+
+export function startGatewayServices(d: GatewayServicesDeps) {
+  const { opts, paths, clock, log, audit, bus, settings, services, record } = d;
+  const { sources, registry, planFor, breakers, metrics, sandbox, requireSandbox, ptys, toolRunner, checkers } = d.plugins;
+  const userHome = homedir();
+  const policy = new PolicyStore({
+    file: paths.policy,
+    home: userHome,
+    gatehouseHome: paths.root,
+    pluginDirs: sources.map((s) => s.dir),
+    extract: (call) => extract(call, { home: userHome }),
+    watch: opts.watch !== false,
+    log,
+  });
+  services.add(() => policy.close());
+  let knownPending = new Set<string>();
+  // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
+  const approvalStore = new ApprovalStore(audit.db);
+  const approvals: ApprovalQueue = new ApprovalQueue({
+    clock,
+    record,
+    store: approvalStore,
+    log,
+    changed: () => {
+      const pending = approvals.list({ state: 'pending' });
+      const added = pending.filter((i) => !knownPending.has(i.id)).map((i) => ({ id: i.id, agent: i.call.agent, tool: i.call.tool }));
+      knownPending = new Set(pending.map((i) => i.id));
+      bus.emit('approvals.changed', { pending: pending.length, added });
+      bus.emit('grants.changed', { count: approvals.grants.list().length });
+    },
+  });
+  services.add(() => approvals.close());
+  {
+    // What the last run left: its history and live grants come back; a call it left waiting (it
+    // stopped without closing it: a crash, a kill) is closed now, with call.abandoned.
+    const kept = approvalStore.load((table, id, err) => log(`approvals: row ${id} of ${table} is unreadable and was skipped`, err));
+    approvals.restore(kept.items);
+    approvals.grants.restore(kept.grants);
+  }
+  const taint = new TaintRegistry();
+  // Any plugin change may change the tools agents see (names can change with the count unchanged):
+  // MCP clients re-list, consoles refetch. Upstream changes arrive only after `mcp` is built.
+  const toolsChanged = () => {
+    mcp.toolsChanged();
+    bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
+  };
+  // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
+  const upstream = opts.upstream !== undefined ? opts.upstream : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => toolsChanged(), log });
+  const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
+  services.add(() => upstreamMcp?.close());
+  // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
+  // fresh parser after a failure; a failure denies that call only.
+  const judge = new GuardedExtractor({ home: userHome });
+  services.add(() => judge.close());
+  const gateway: Gateway = new Gateway({
+    extract: (call) => judge.extract(call),
+    policy,
+    checkers: { evaluate: (p) => checkers.evaluate(p), active: () => checkers.active() },
+    approvals,
+    grants: approvals.grants,
+    approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,
+    record,
+    log,
+    registry,
+    toolRunner,
+    upstream,
+    settings,
+    taint,
+    // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
+    shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
+    defaultCwd: opts.projectDir ?? process.cwd(),
+    clock,
+    durability: audit,
+  });
+  const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
+  services.add(() => mcp.close());
+  // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"
+  // rules and edits made on disk (policy-editor.ts).
+  const policyEditor = new PolicyEditor({ store: policy, file: paths.policy, record, changed: (state) => bus.emit('policy.changed', state) });
+  services.add(() => policyEditor.close());
+  // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
+  const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
+  // Hook requests refused before judgement are audited (kind and reason only, never the token or input).
+  // A flood of them is counted, not written row by row (hook-refusals.ts).
+  const hookRefused: HookRefusalSink = hookRefusalRecorder({
+    now: () => clock.now(),
+    record: (payload) => {
+      try {
+        record('hook.refused', 'host', payload);
+      } catch (err) {
+        log('hook.refused not recorded', err);
+      }
+    },
+  });
+  const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
+  const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
+  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens };
+}
