@@ -157,26 +157,51 @@ describe('the scheduled refresh', () => {
     onTestFinished(() => audit.close());
     let hours = 2;
     const changed: string[] = [];
-    const h = catalogHandlers({ home, audit, timers: time, refreshHours: () => hours, changed: (s) => changed.push(s) });
+    const h = catalogHandlers({ home, audit, timers: time, now: time.now, refreshHours: () => hours, changed: (s) => changed.push(s) });
     const ctx = { operator: 'alice' };
     await h['catalog.install']({ source: 'example', spec: 'hello', consent: true }, ctx);
     revokePlugin(cat, 'hello', '1.0.0', 'leaks names');
     const types = () => audit.tail(100).map((e) => e.type);
+    const statusFile = join(home, 'catalogs', 'example', 'refresh.json');
+    const lastAt = () => (existsSync(statusFile) ? (JSON.parse(readFileSync(statusFile, 'utf8')) as { at: string }).at : null);
 
-    time.advance(2 * 3_600_000 - 1);
+    // Never refreshed by the schedule: the first one is due at once, but not before 5 minutes after start.
+    time.advance(5 * 60_000 - 1);
     expect(types()).not.toContain('catalog.quarantined');
     time.advance(1);
     await vi.waitFor(() => expect(types()).toContain('catalog.quarantined'));
     expect(audit.tail(100).find((e) => e.type === 'catalog.quarantined')).toMatchObject({ actor: 'host', payload: { catalog: 'example', name: 'hello', reason: 'leaks names' } });
     expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
     expect(changed).toContain('example');
+    expect(lastAt()).toBe(new Date(time.now()).toISOString());
+
+    // Then every `hours`.
+    await vi.waitFor(() => expect(time.armed).toBe(1));
+    const firstAt = lastAt();
+    time.advance(2 * 3_600_000 - 1);
+    expect(lastAt()).toBe(firstAt);
+    time.advance(1);
+    await vi.waitFor(() => expect(lastAt()).toBe(new Date(time.now()).toISOString()));
+
+    // A restarted host counts from the last refresh on disk: 30 minutes after it, the next is 1.5 h away.
+    await vi.waitFor(() => expect(time.armed).toBe(1));
+    time.jump(30 * 60_000);
+    const restarted = new FakeTime();
+    restarted.advance(time.now() - restarted.now());
+    catalogHandlers({ home, audit, timers: restarted, now: restarted.now, refreshHours: () => hours, log: () => {} });
+    const secondAt = lastAt();
+    restarted.advance(90 * 60_000 - 1);
+    expect(lastAt()).toBe(secondAt);
+    restarted.advance(1);
+    await vi.waitFor(() => expect(lastAt()).toBe(new Date(restarted.now()).toISOString()));
+    await vi.waitFor(() => expect(restarted.armed).toBe(1));
 
     // Off (0): the next tick only looks at the setting again.
-    await vi.waitFor(() => expect(time.armed).toBe(1));
     hours = 0;
-    const before = readFileSync(join(home, 'catalogs', 'example', 'refresh.json'), 'utf8');
+    time.advance(2 * 3_600_000); // the first host's timer, armed with 2 h, finds the schedule off
+    const before = readFileSync(statusFile, 'utf8');
     time.advance(3_600_000);
-    expect(readFileSync(join(home, 'catalogs', 'example', 'refresh.json'), 'utf8')).toBe(before);
+    expect(readFileSync(statusFile, 'utf8')).toBe(before);
 
     // Offline: the catalog folder is gone. The refresh fails, the error is kept, the trusted
     // metadata is not touched and still says until when it is valid.

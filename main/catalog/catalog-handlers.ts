@@ -26,6 +26,8 @@ export interface CatalogHandlerDeps {
   /** The host is closing: a timer that fires now does nothing. */
   closed?: () => boolean;
   log?: (msg: string, err?: unknown) => void;
+  /** The clock that stamps refreshes and times the first one (tests pass their fake one). */
+  now?: () => number;
 }
 
 export interface CatalogTimers {
@@ -36,6 +38,8 @@ export interface CatalogTimers {
 const HOUR = 3_600_000;
 /** With the schedule off, how often the setting is looked at again. */
 const RECHECK_MS = HOUR;
+/** The earliest a scheduled refresh runs after the host starts. */
+const FIRST_DELAY_MS = 5 * 60_000;
 
 interface RefreshStatus { at: string; ok: boolean; error: string | null }
 
@@ -67,6 +71,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
     const p = join(root, name, 'refresh.json');
     return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as RefreshStatus) : null;
   };
+  const now = deps.now ?? Date.now;
   const setStatus = (name: string, s: RefreshStatus): void => writeFileSync(join(root, name, 'refresh.json'), JSON.stringify(s));
   /** Updates already audited as waiting, so a refresh every few hours does not repeat them. */
   const announced = new Set<string>();
@@ -83,7 +88,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
     const out: { source: string; ok: boolean; error: string | null; expires: string | null }[] = [];
     for (const name of names()) {
       const c = client(name, actor);
-      const at = new Date().toISOString();
+      const at = new Date(now()).toISOString();
       try {
         await c.refresh();
         setStatus(name, { at, ok: true, error: null });
@@ -125,11 +130,25 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
 
   // The schedule: one timer at a time, re-armed after each refresh, the interval read from the settings each time.
   let running: Promise<unknown> | null = null;
+  /**
+   * The first timer after start counts from the last refresh on disk, so a host restarted more
+   * often than the interval still refreshes (revocations must not wait for an uptime of 6 h); it
+   * waits at least FIRST_DELAY_MS so start-up is not also a network round to every catalog.
+   */
+  const firstDelay = (every: number): number => {
+    const stamps = names().map((n) => status(n)?.at).map((at) => (at ? Date.parse(at) : Number.NaN));
+    if (stamps.length === 0) return every;
+    const oldest = stamps.some((t) => Number.isNaN(t)) ? Number.NEGATIVE_INFINITY : Math.min(...stamps);
+    return Math.min(every, Math.max(FIRST_DELAY_MS, oldest + every - now()));
+  };
+  let first = true;
   const arm = (): void => {
     if (!deps.refreshHours) return;
     const timers = deps.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
     const hours = deps.refreshHours();
     const every = hours > 0 ? hours * HOUR : RECHECK_MS;
+    const delay = first && hours > 0 ? firstDelay(every) : every;
+    first = false;
     timers.setTimeout(() => {
       if (deps.closed?.()) return;
       if (hours <= 0 || deps.refreshHours!() <= 0) {
@@ -142,7 +161,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
           running = null;
           if (!deps.closed?.()) arm();
         });
-    }, every);
+    }, delay);
   };
   arm();
 
@@ -196,7 +215,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
       if (!sameSet(keyIds, confirmKeyIds)) throw new OperationError('invalid', 'confirmKeyIds: the root file\'s key ids are not the ones confirmed; preview the root again and compare its key ids with the publisher\'s');
       addCatalogSource(join(root, name), location, Buffer.from(rootJson, 'utf8'));
       deps.audit.append({ type: 'catalog.source-added', actor: `operator:${ctx.operator}`, payload: { catalog: name, location, rootKeyIds: keyIds } });
-      const at = new Date().toISOString();
+      const at = new Date(now()).toISOString();
       let error: string | null = null;
       try {
         await client(name, `operator:${ctx.operator}`).refresh();
