@@ -4,6 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAdapter, validateAdapterManifest } from '../main/adapters/adapter-manifest.js';
+import { pluginFolders } from '../main/registry/plugin-registry.js';
 import { repoRoot } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
@@ -71,5 +72,18 @@ describe('adapter manifests', () => {
   it('validates a bare manifest object as plugin.validate_manifest does (no folder)', () => {
     expect(validateAdapterManifest({ name: 'demo', kind: 'adapter', version: '0.1.0', runtime: 'lua', entrypoint: 'main.lua', permissions: ['session.spawn', 'screen.read'] }).problems).toEqual([]);
     expect(validateAdapterManifest({ name: 'demo', kind: 'adapter', version: '0.1.0', entrypoint: 'main.lua' }).problems[0]).toMatchObject({ code: 'manifest.runtime' });
+  });
+
+  it('the plugin registry leaves adapter folders (manifest.toml, or gatehouse.toml with an adapter kind) to the adapters', () => {
+    const root = tempDir();
+    for (const [name, file, text] of [
+      ['pty-adapter', 'manifest.toml', base],
+      ['gh-adapter', 'gatehouse.toml', base],
+      ['tool', 'gatehouse.toml', 'name = "tool"\nversion = "1.0.0"\ncommand = "run.sh"\n'],
+    ] as const) {
+      mkdirSync(join(root, name));
+      writeFileSync(join(root, name, file), text);
+    }
+    expect(pluginFolders(root)).toEqual([join(root, 'tool')]);
   });
 });

@@ -116,4 +116,13 @@ describe('adapter sessions', () => {
     expect(err.reason).toBe('quarantined');
     expect(audit.find((e) => e.type === 'adapter.quarantined')?.payload).toMatchObject({ plugin: 'changing' });
   });
+
+  it('when the program exits, the adapter session ends with it and its screen stays readable', async () => {
+    const { svc, audit } = setup([join(repoRoot, 'examples/plugins')]);
+    const s = await svc.start({ plugin: 'echo', command: '/bin/sh', args: ['-c', 'echo goodbye'] }, actor);
+    await expect.poll(() => svc.get(s.session).ended?.code).toBe('exited');
+    expect((await svc.snapshot(s.session, actor)).lines).toContain('goodbye');
+    expect(audit.find((e) => e.type === 'adapter.closed')?.payload).toMatchObject({ session: s.session, code: 'exited' });
+    expect(svc.live()).toEqual([]);
+  });
 });

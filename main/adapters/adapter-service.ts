@@ -289,9 +289,14 @@ export class AdapterService {
       throw new AdapterError(ADAPTER_FAILED, 'spawn_failed', (err as Error).message);
     }
     // A terminal started by the line above may already have written: it is matched by id once known.
-    void this.deps.ptys.exited(s.terminal).then(() => {
-      for (const l of s.listeners) l();
-    }, () => {});
+    void this.deps.ptys.exited(s.terminal).then(
+      async (exit) => {
+        for (const l of s.listeners) l();
+        // The program is gone: the adapter session ends with it (its screen and transcript stay readable).
+        await this.endSession(s, { code: 'exited', message: `the program exited (${exit.signal ?? `exit ${exit.exitCode ?? '?'}`})`, ops: 0 }, 'host');
+      },
+      () => {},
+    );
     this.deps.record({ type: 'adapter.started', actor, payload: { session: id, plugin: m.name, terminal: s.terminal, command: target.program, args: target.args, permissions: m.permissions } });
     this.emit(s);
     return this.info(s);

@@ -1,6 +1,6 @@
 // The plugin registry: every plugin Gatehouse could run, what state it is in, and the only
 // way to get one to run (verifyForRun), which checks the files against the operator's pin.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { loadManifest, MANIFEST_FILE_NAMES, type LoadResult } from './manifest/load-manifest.js';
 import { scanPlugin } from './scan/index.js';
@@ -522,6 +522,15 @@ export function runsTrusted(e: PluginEntry | undefined): boolean {
   return !!e && !!t?.trusted && e.status === 'enabled' && e.manifest?.sandbox === 'none' && t.trusted.hash === t.hash && e.digest?.hash === t.hash && t.dir === e.dir;
 }
 
+/** A gatehouse.toml that declares a terminal adapter kind (read by main/adapters/, which the registry must not import). */
+function isAdapterToml(file: string): boolean {
+  try {
+    return /^\s*kind\s*=\s*["'](adapter|macro|matcher)["']/m.test(readFileSync(file, 'utf8').slice(0, 65536));
+  } catch {
+    return false;
+  }
+}
+
 /** Sub-folders of a plugin place; a missing place is simply empty. */
 export function pluginFolders(root: string): string[] {
   if (!existsSync(root)) return [];
@@ -532,6 +541,7 @@ export function pluginFolders(root: string): string[] {
     try {
       // A terminal adapter (ptywright's manifest.toml, no tool manifest) is read by main/adapters/, not here.
       if (existsSync(join(full, 'manifest.toml')) && !MANIFEST_FILE_NAMES.some((n) => existsSync(join(full, n)))) continue;
+      if (isAdapterToml(join(full, 'gatehouse.toml'))) continue;
       if (d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory())) out.push(d.isSymbolicLink() ? realpathSync(full) : full);
     } catch {
       // A dangling symlink is not a plugin.
