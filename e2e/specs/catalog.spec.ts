@@ -19,6 +19,17 @@ const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'bin', 'gatehouse.js');
 const gatehouse = (...args: string[]): string => execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
+/** Serious or critical axe violations inside one element, in both themes. */
+async function axeBoth(page: import('@playwright/test').Page, selector: string): Promise<string[]> {
+  const bad: string[] = [];
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const scan = await new AxeBuilder({ page }).include(selector).analyze();
+    bad.push(...scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${selector} ${scheme}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`));
+  }
+  return bad;
+}
+
 /** A static file server for the catalog's repository folder, on loopback (what a mirror serves). */
 async function serveFolder(dir: string): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -63,6 +74,8 @@ test('add the example catalog, search, install with the consent screen, enable, 
     // The root's key ids, for comparison with what `catalog init` printed, before anything is trusted.
     const preview = dialog.getByTestId('catalog-add-preview');
     for (const k of rootKeyIds) await expect(preview).toContainText(k);
+    const addBad = await axeBoth(app.page, '[data-testid="catalog-add-dialog"]');
+    expect(addBad, addBad.join('\n')).toEqual([]);
     await expect(view.getByTestId('catalog-source')).toHaveCount(0);
     await dialog.getByTestId('catalog-add-trust').click();
     await expect(dialog.getByTestId('catalog-add-result')).toContainText('Metadata valid until');
@@ -98,6 +111,8 @@ test('add the example catalog, search, install with the consent screen, enable, 
     await expect(consent.getByTestId('catalog-consent-permissions').locator('[data-perm="hosts"]')).toContainText('nothing');
     await expect(consent.getByTestId('catalog-consent-limits')).toContainText('5 s per call');
     await expect(consent.getByTestId('catalog-consent-scan')).toContainText('publisher’s: passed');
+    const consentBad = await axeBoth(app.page, '[data-testid="catalog-consent"]');
+    expect(consentBad, consentBad.join('\n')).toEqual([]);
     // Keyboard reachable: Tab reaches Install.
     await consent.getByTestId('catalog-consent-install').focus();
     await app.page.keyboard.press('Enter');
@@ -133,12 +148,8 @@ test('add the example catalog, search, install with the consent screen, enable, 
     await expect(view.getByTestId('catalog-installed-row').locator('td').nth(1)).toHaveText('1.0.0');
 
     // axe: the view with a source, a plugin page and an update waiting, in both themes.
-    for (const scheme of ['dark', 'light'] as const) {
-      await app.page.emulateMedia({ colorScheme: scheme });
-      const scan = await new AxeBuilder({ page: app.page }).include('[data-testid="view-catalog"]').analyze();
-      const bad = scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${scheme}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-      expect(bad, bad.join('\n')).toEqual([]);
-    }
+    const viewBad = await axeBoth(app.page, '[data-testid="view-catalog"]');
+    expect(viewBad, viewBad.join('\n')).toEqual([]);
 
     await update.getByTestId('catalog-update-approve').click();
     await expect(view.getByTestId('catalog-update')).toHaveCount(0);
