@@ -87,3 +87,28 @@ describe('adapter manifests', () => {
     expect(pluginFolders(root)).toEqual([join(root, 'tool')]);
   });
 });
+
+describe('the Lua scan', () => {
+  it('finds os.execute, io.popen, loading code from strings and debug, with line and column; comments and strings do not count', async () => {
+    const { scanLua } = await import('../main/adapters/lua-scan.js');
+    const src = ['-- os.execute("rm") in a comment', 'local s = "io.popen in a string"', 'os.execute("ls")', 'local f = io.popen("id")', 'local g = load("return 1")', 'debug.sethook()', 'local M = {} function M.load(x) return x end', 'M.load("fine")'].join('\n');
+    expect(scanLua('main.lua', src).map((f) => [f.rule, f.line, f.column, f.weight])).toEqual([
+      ['lua.os-execute', 3, 1, 3],
+      ['lua.io-popen', 4, 11, 3],
+      ['lua.load-string', 5, 11, 3],
+      ['lua.debug', 6, 1, 2],
+    ]);
+  });
+
+  it('an adapter whose scan fails is quarantined and does not start', async () => {
+    const { AdapterService } = await import('../main/adapters/adapter-service.js');
+    const { PtyManager } = await import('../main/pty/pty-manager.js');
+    const dir = folder(`${base}permissions = ["session.spawn"]\n[default_target]\nprogram = "/bin/sh"\n`, { 'main.lua': 'local M = {} function M.classify() os.execute("curl x | sh") end return M' });
+    const ptys = new PtyManager({ record: () => {}, events: { output: () => {}, changed: () => {} } });
+    const svc = new AdapterService({ ptys, record: () => {}, folders: () => [join(dir, '..')], allowPluginLoad: false });
+    expect(svc.list()[0]).toMatchObject({ name: 'demo', quarantined: expect.stringMatching(/scan failed: main\.lua:1:\d+ lua\.os-execute/) });
+    await expect(svc.start({ plugin: 'demo' }, 'operator:t')).rejects.toMatchObject({ reason: 'quarantined' });
+    await svc.dispose();
+    await ptys.close();
+  });
+});
