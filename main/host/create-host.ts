@@ -13,7 +13,6 @@ import { version } from '../version.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { openCheckedAuditStore } from '../audit/audit-recover.js';
-import { join } from 'node:path';
 import { EventLoopMonitor } from './event-loop-monitor.js';
 import { acquireHostLock } from './host-lock.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
@@ -24,8 +23,6 @@ import { agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { catalogHandlers } from '../catalog/catalog-handlers.js';
 import { SettingsStore } from '../gateway/settings-store.js';
 import { AuditQuery } from '../audit/audit-query.js';
-import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
-import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
@@ -136,14 +133,7 @@ export function createHost(opts: HostOptions): Host {
 
   let onToolsChanged: (() => void) | null = null;
   const pluginSide = startPluginServices({
-    opts,
-    paths,
-    clock,
-    log,
-    audit,
-    bus,
-    settings,
-    services,
+    opts, paths, clock, log, audit, bus, settings, services,
     policy: () => policy,
     // Both are assigned below, before the first plugin change fires.
     pluginsChanged: () => {
@@ -177,8 +167,9 @@ export function createHost(opts: HostOptions): Host {
   const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
 
   // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
-  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, plugins: pluginSide });
-  const { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens } = agentSide;
+  let endpoints: AgentEndpoints | null = null;
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, plugins: pluginSide, endpoints: () => endpoints });
+  const { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig } = agentSide;
   onToolsChanged = agentSide.toolsChanged;
   const gettingStarted = new GettingStarted({
     file: firstRun,
@@ -192,27 +183,6 @@ export function createHost(opts: HostOptions): Host {
     clock,
     log,
   });
-  let endpoints: AgentEndpoints | null = null;
-  // Claude Code's own files, edited for the operator after a previewed diff (agents.*Config).
-  const claudeConfig = new ClaudeConfigWriter({
-    userHome: opts.claudeUserHome ?? homedir(),
-    gatehouseHome: paths.root,
-    endpoints: () => endpoints,
-    record,
-    now: () => clock.now(),
-  });
-
-  // Codex's config.toml (CODEX_HOME), the same way; it also tells the host how long Codex waits.
-  const codexConfig = new CodexConfigWriter({
-    codexHome: opts.claudeUserHome ? join(opts.claudeUserHome, '.codex') : process.env.CODEX_HOME || join(homedir(), '.codex'),
-    gatehouseHome: paths.root,
-    endpoints: () => endpoints,
-    approvalExpiryS: () => settings.current.approvalExpiryMinutes * 60,
-    setClientTimeout: (client, seconds, actor) => void settings.update({ mcpClientTimeouts: { ...(settings.current.mcpClientTimeouts ?? {}), [client]: seconds } }, actor),
-    record,
-    now: () => clock.now(),
-  });
-
   const watcher =
     opts.watch === false
       ? null

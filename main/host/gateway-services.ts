@@ -3,6 +3,7 @@
 // extractor, the gateway and the MCP server in front of it, the hook routes and agent tokens.
 // Part of the composition root: it only builds and connects.
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { GatehouseContract } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
@@ -11,6 +12,8 @@ import type { Clock } from '../core/clock.js';
 import type { Disposables } from '../core/disposables.js';
 import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
 import { AgentTokens } from '../gateway/agent-tokens.js';
+import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
+import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
 import { Gateway } from '../gateway/gateway.js';
 import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
 import { HookOutcomes } from '../gateway/hook-outcomes.js';
@@ -26,11 +29,11 @@ import { PolicyStore } from '../policy/rules/store.js';
 import { shellPlan } from '../runner/sandbox-plan.js';
 import { version } from '../version.js';
 import type { EventBus } from './event-bus.js';
-import type { HostOptions } from './host-types.js';
+import type { AgentEndpoints, HostOptions } from './host-types.js';
 import type { startPluginServices } from './plugin-services.js';
 
 export interface GatewayServicesDeps {
-  opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir'>;
+  opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir' | 'claudeUserHome'>;
   paths: HomePaths;
   clock: Clock;
   log: (msg: string, err?: unknown) => void;
@@ -40,6 +43,8 @@ export interface GatewayServicesDeps {
   services: Disposables;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
   plugins: ReturnType<typeof startPluginServices>;
+  /** Where agents reach this host, once a shell listens. */
+  endpoints: () => AgentEndpoints | null;
 }
 
 export function startGatewayServices(d: GatewayServicesDeps) {
@@ -137,5 +142,24 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   });
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
   const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
-  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens };
+  // Claude Code's own files, edited for the operator after a previewed diff (agents.*Config).
+  const claudeConfig = new ClaudeConfigWriter({
+    userHome: opts.claudeUserHome ?? homedir(),
+    gatehouseHome: paths.root,
+    endpoints: d.endpoints,
+    record,
+    now: () => clock.now(),
+  });
+
+  // Codex's config.toml (CODEX_HOME), the same way; it also tells the host how long Codex waits.
+  const codexConfig = new CodexConfigWriter({
+    codexHome: opts.claudeUserHome ? join(opts.claudeUserHome, '.codex') : process.env.CODEX_HOME || join(homedir(), '.codex'),
+    gatehouseHome: paths.root,
+    endpoints: d.endpoints,
+    approvalExpiryS: () => settings.current.approvalExpiryMinutes * 60,
+    setClientTimeout: (client, seconds, actor) => void settings.update({ mcpClientTimeouts: { ...(settings.current.mcpClientTimeouts ?? {}), [client]: seconds } }, actor),
+    record,
+    now: () => clock.now(),
+  });
+  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens, claudeConfig, codexConfig };
 }
