@@ -115,6 +115,9 @@ describe('adapter sessions', () => {
     const err = (await svc.start({ plugin: 'changing' }, actor).catch((e: unknown) => e)) as AdapterError;
     expect(err.reason).toBe('quarantined');
     expect(audit.find((e) => e.type === 'adapter.quarantined')?.payload).toMatchObject({ plugin: 'changing' });
+    // Listing reads the folders again: still quarantined, recorded once.
+    expect(svc.list().find((p) => p.name === 'changing')?.quarantined).toMatch(/changed on disk/);
+    expect(audit.filter((e) => e.type === 'adapter.quarantined')).toHaveLength(1);
   });
 
   it('when the program exits, the adapter session ends with it and its screen stays readable', async () => {

@@ -461,6 +461,7 @@ export class AdapterService {
     // A folder adapter read again with other bytes is quarantined until it is loaded anew.
     const quarantined = known && known.origin === 'folder' && origin === 'folder' && known.hash !== hash ? `${adapter.manifest.name} changed on disk since it was read (pinned ${known.hash.slice(0, 12)}, now ${hash.slice(0, 12)}); review it and reload it.` : null;
     if (quarantined && known) {
+      if (!known.quarantined) this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: adapter.manifest.name, reason: quarantined } });
       known.quarantined = quarantined;
       return { plugin: known, problems };
     }
