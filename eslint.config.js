@@ -2,6 +2,7 @@
 // --max-warnings=0 so a warning is as good as an error (a warning nobody must fix is noise).
 // typescript-eslint's `recommended` set, not the type-checked one: lint has to stay fast on a
 // small CI machine. The React hooks rules run on the console (renderer/) only.
+import comments from '@eslint-community/eslint-plugin-eslint-comments';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -30,6 +31,7 @@ export default defineConfig([
       // An `eslint-disable` that no longer suppresses anything hides the next real problem.
       reportUnusedDisableDirectives: 'error',
     },
+    plugins: { '@eslint-community/eslint-comments': comments },
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: 'module',
@@ -48,6 +50,10 @@ export default defineConfig([
       // A `let` that closures read before its one assignment (a cleanup that may run early) cannot
       // become a `const`: the closure would hit the temporal dead zone.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // A rule switched off for a line says why after `--`, and for named rules only: the
+      // next reader must be able to tell a considered exception from a silenced warning.
+      '@eslint-community/eslint-comments/require-description': 'error',
+      '@eslint-community/eslint-comments/no-unlimited-disable': 'error',
     },
   },
   {

@@ -29,7 +29,7 @@ export function checkEntryPath(p: string): void {
   if (p.length > BUNDLE_LIMITS.maxPathLength) throw new BundleError(`bundle entry path is longer than ${BUNDLE_LIMITS.maxPathLength} characters: ${JSON.stringify(p.slice(0, 60))}`);
   if (p.startsWith('/')) throw new BundleError(`bundle entry has an absolute path: ${JSON.stringify(p)}`);
   if (p.includes('\\')) throw new BundleError(`bundle entry path contains a backslash: ${JSON.stringify(p)}`);
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
   if (/[\u0000-\u001f\u007f]/.test(p)) throw new BundleError(`bundle entry path contains a control character: ${JSON.stringify(p)}`);
   const parts = p.split('/');
   if (parts.length > BUNDLE_LIMITS.maxDepth) throw new BundleError(`bundle entry is nested deeper than ${BUNDLE_LIMITS.maxDepth} folders: ${JSON.stringify(p)}`);

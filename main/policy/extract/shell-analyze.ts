@@ -427,7 +427,7 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
     col.shellPath(w0.t, w0.tilde, env.cwd);
     runWritten(w0, env, c);
   }
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the class is "not ASCII", which starts at \x00
   if (/[^\x00-\x7f]/.test(name)) {
     col.evasive('non-ASCII command name (a look-alike of another command?)');
     name = foldConfusables(name);

@@ -62,7 +62,7 @@ export function SignalToasts() {
     if (fresh.length > 0) setToasts((t) => [...t.filter((x) => !fresh.some((f) => f.view === x.view)), ...fresh]);
     // Signals that ended take their toasts with them.
     setToasts((t) => t.filter((x) => now[x.view] !== undefined));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` stands for `signals`, a new object on every render
   }, [key]);
   // Opening the view is reading the toast.
   useEffect(() => setToasts((t) => t.filter((x) => x.view !== view)), [view]);

@@ -148,8 +148,7 @@ export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, 
   useEffect(() => {
     if (!editor || !model || !reveal) return;
     showPosition(editor, reveal.line, reveal.column);
-    // Only a new request (seq) or a newly opened model shows the place again.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new request (seq) or a newly opened model shows the place again
   }, [editor, model, revealSeq]);
 
   useImperativeHandle(

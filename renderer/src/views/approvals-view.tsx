@@ -143,8 +143,7 @@ export function ApprovalsView() {
   useEffect(() => {
     const row = rowOfItem.get(activeIndex);
     if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
-    // Only when the selection moves: a list that changes under the operator does not jump.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the selection moves: a list that changes under the operator does not jump
   }, [active?.id]);
 
   const setCursor = useCallback((id: string | null) => useApprovalsStore.setState({ cursor: id }), []);

@@ -132,7 +132,7 @@ export function ResultsTable() {
   const shownGroups = items.slice(first, last).filter((it): it is Extract<Item, { kind: 'group' }> => it.kind === 'group' && !settles(it.events));
   useEffect(() => {
     for (const g of shownGroups) callEvents.want(client, g.call, g.events[0]!.seq);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the joined call ids stand for `shownGroups`, a new array on every render
   }, [client, shownGroups.map((g) => g.call).join('\n')]);
 
   // The row the keyboard is on: the one picked here while it still matches the open event, else the open event's row.

@@ -36,7 +36,7 @@ export function PluginFiles({ detail }: { detail: PluginDetailView }) {
       detail.problems.filter((p) => p.file === openFile.path),
       detail.findings.filter((f) => f.file === openFile.path),
     );
-  }, [openFile?.path, liveForFile, detail.problems, detail.findings]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [openFile?.path, liveForFile, detail.problems, detail.findings]); // eslint-disable-line react-hooks/exhaustive-deps -- the open file counts by its path, not its buffer
   const otherDiagnostics = useMemo(
     () =>
       toDiagnostics(
@@ -198,8 +198,7 @@ function useLiveCheck(client: GatehouseClient, file: { plugin: string; path: str
       );
     }, fresh ? 0 : CHECK_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-    // `file` is read through key and buffer; pluginHash re-checks after the folder changed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `file` is read through key and buffer; pluginHash re-checks after the folder changed
   }, [client, key, buffer, pluginHash]);
 
   useEffect(() => {

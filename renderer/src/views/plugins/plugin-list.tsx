@@ -34,8 +34,7 @@ export function PluginList() {
   useEffect(() => {
     if (!active) return;
     document.getElementById(optionId(active))?.scrollIntoView({ block: 'nearest' });
-    // optionId is stable for a given name.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- optionId is stable for a given name
   }, [active]);
 
   const counts = useMemo(() => {

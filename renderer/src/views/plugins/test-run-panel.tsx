@@ -57,12 +57,12 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
   useEffect(() => {
     setInput(sampleInput(tool));
     setInputError(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `toolKey` stands for `tool`, found anew on every render
   }, [toolKey]);
   useEffect(() => {
     setOutcome(null);
     setToolName(tools[0]?.name ?? '');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only another plugin resets the panel, not a new list of the same plugin's tools
   }, [detail.name]);
 
   const run = async () => {
