@@ -1,18 +1,19 @@
-// `npm test`: build, type-check, unit and integration tests (Vitest), then e2e (Playwright).
+// `npm test`: build, type-check, lint, unit and integration tests (Vitest), then e2e (Playwright).
 // Every stage runs even if an earlier one failed, so one run shows everything that is wrong;
 // the last line sums them up as "N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 
 const tmp = '.tmp';
 mkdirSync(tmp, { recursive: true });
 const bin = (name) => `node_modules/.bin/${name}`;
-let failedStages = [];
+const failedStages = [];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 // Each failed test, named with its first error line, repeated at the very end: CI keeps only the
 // tail of a long log, and a failure that scrolled away cannot be fixed.
 const failedTests = [];
-const firstLine = (text) => String(text ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
+const firstLine = (text) => stripVTControlCharacters(String(text ?? '')).split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? '';
 
 function stage(name, cmd, args, env = {}) {
   console.log(`\n=== ${name}: ${[cmd, ...args].join(' ')}`);
@@ -25,6 +26,24 @@ const built = stage('build', process.execPath, ['scripts/build.mjs']);
 stage('typecheck (node side)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 stage('typecheck (renderer)', bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
 stage('typecheck (e2e)', bin('tsc'), ['-p', 'e2e/tsconfig.json', '--noEmit']);
+// The same command as `npm run lint`. Its problems are also repeated at the end with the failed
+// tests, since a long log keeps only its tail.
+const eslintJson = `${tmp}/eslint.json`;
+rmSync(eslintJson, { force: true });
+const lintStart = Date.now();
+stage('lint', bin('eslint'), ['--max-warnings=0', '--format=json', `--output-file=${eslintJson}`, '.']);
+if (existsSync(eslintJson)) {
+  const results = JSON.parse(readFileSync(eslintJson, 'utf8'));
+  const problems = results.reduce((n, f) => n + f.messages.length, 0);
+  console.log(`${results.length} files, ${problems} problem${problems === 1 ? '' : 's'}, ${((Date.now() - lintStart) / 1000).toFixed(1)} s`);
+  for (const file of results) {
+    for (const m of file.messages) {
+      const problem = `${file.filePath.replace(`${process.cwd()}/`, '')}:${m.line}:${m.column} ${firstLine(m.message)} (${m.ruleId ?? 'eslint'})`;
+      console.log(`  ✗ ${problem}`);
+      failedTests.push(`lint › ${problem}`);
+    }
+  }
+} else failedStages.push('lint wrote no report');
 
 const vitestJson = `${tmp}/vitest.json`;
 rmSync(vitestJson, { force: true });
