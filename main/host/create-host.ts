@@ -1,5 +1,8 @@
-// The composition root: builds every service of the host from its dependencies. Both shells
-// call this and only add a transport around `dispatcher` and `bus`.
+// The composition root: builds every service of the host from its dependencies, connects their
+// events to the audit log and the consoles, and spreads each domain's handlers (its
+// `*-handlers.ts`, beside the service) into the contract's table. Wiring only: what a service does
+// lives in its own folder. Everything started is registered in one Disposables, so close() stops
+// it in reverse order. Both shells call this and only add a transport around `dispatcher` and `bus`.
 import { operatorName } from '../core/operator.js';
 import { contract, type GatehouseContract } from '../../shared/contract.js';
 import { systemClock, type AuditStore } from '../audit/audit-store.js';
