@@ -14,14 +14,12 @@ import type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 import { inCallContext, withConsole } from './operator-context.js';
 import { version } from '../version.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
-import { allowedPluginRefusals } from '../registry/allowed-plugins.js';
 import { openCheckedAuditStore } from '../audit/audit-recover.js';
 import { EventLoopMonitor } from './event-loop-monitor.js';
 import { acquireHostLock } from './host-lock.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
 import { homedir } from 'node:os';
 import { grantHandlers } from '../approvals/grant-handlers.js';
-import { initExtractor } from '../policy/extract/index.js';
 import { agentTokenHandlers } from '../gateway/agent-tokens.js';
 import { catalogHandlers } from '../catalog/catalog-handlers.js';
 import { SettingsStore } from '../gateway/settings-store.js';
@@ -29,6 +27,8 @@ import { AuditQuery } from '../audit/audit-query.js';
 import { FirstRunFile, offerExamples } from '../onboarding/first-run-state.js';
 import { GettingStarted } from '../onboarding/getting-started.js';
 import { Jobs } from './jobs.js';
+import { firstScan } from './first-scan.js';
+import { answerWaitingOnStop } from '../approvals/answer-waiting.js';
 import { startPluginServices } from './plugin-services.js';
 import { startGatewayServices } from './gateway-services.js';
 import { Disposables } from '../core/disposables.js';
@@ -197,20 +197,11 @@ export function createHost(opts: HostOptions): Host {
           log,
         });
   services.add(() => watcher?.close());
-  const ready = Promise.all([initExtractor(), policyEditor.start()])
-    // A console that connects meanwhile sees how far the first scan is (it cannot be cancelled: the host needs its plugins).
-    .then(() => jobs.run({ kind: 'plugins.scan', title: 'Scanning plugins', unit: 'plugins', by: 'host', cancellable: false }, (job) => registry.refreshAll(job)))
-    .then(async () => {
-      // --allowed-plugins names that could not be enabled: recorded (the serve shell prints them).
-      for (const r of allowedPluginRefusals(registry, opts.allowedPlugins ?? [])) {
-        record('plugin.allow-refused', 'host', { name: r.name, reason: r.reason });
-        log(`--allowed-plugins: ${r.name} was not enabled: ${r.reason}`);
-      }
-      await Promise.all([pluginSide.checkers.sync(), upstreamMcp?.sync()]);
-      watcher?.start();
-      await watcher?.ready();
-    });
-  ready.catch((err) => log('start-up failed', err));
+  const ready = firstScan({
+    jobs, registry, policyEditor, record, log, watcher,
+    allowedPlugins: opts.allowedPlugins ?? [],
+    sync: () => Promise.all([pluginSide.checkers.sync(), upstreamMcp?.sync()]),
+  });
 
   const handlers: Handlers<GatehouseContract['methods']> = {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
@@ -231,21 +222,8 @@ export function createHost(opts: HostOptions): Host {
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
 
   let closed = false;
-  let answering: Promise<number> | null = null;
-  const answerWaiting = () =>
-    (answering ??= (async () => {
-      const n = approvals.abandonPending('host shut down');
-      if (n === 0) return 0;
-      // The denials resolve each waiting call: its pipeline records the result in the turns that
-      // follow, and its answer is sent once those records are durable. This event is committed
-      // after them, so when it is durable every answer has been released; one more turn writes them.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      const stopping = audit.append({ type: 'host.stopping', actor: 'host', payload: { waiting: n } });
-      audit.flush();
-      await stopping.durable.catch(() => {});
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return n;
-    })());
+  // Calls waiting for an operator are denied and answered before anything else stops.
+  const answerWaiting = answerWaitingOnStop(approvals, audit);
   return {
     paths,
     audit,
