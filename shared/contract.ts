@@ -59,13 +59,14 @@ const finding = z.object({
 const pluginStatus = z.enum(['enabled', 'disabled', 'invalid', 'quarantined', 'scan_failed']);
 const pluginSummary = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module']).nullable(),
+  /** adapter, macro and matcher: a terminal adapter folder (main/adapters/), listed beside the plugins. */
+  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module', 'adapter', 'macro', 'matcher']).nullable(),
   description: z.string(),
   version: z.string().nullable(),
   dir: z.string(),
   origin: z.enum(['home', 'project', 'cli']),
   status: pluginStatus,
-  format: z.enum(['wraithrun', 'gatehouse', 'triggerfish']).nullable(),
+  format: z.enum(['wraithrun', 'gatehouse', 'triggerfish', 'ptywright']).nullable(),
   toolNames: z.array(z.string()),
   errors: z.number().int(),
   warnings: z.number().int(),
@@ -103,6 +104,18 @@ const pluginDetail = pluginSummary.extend({
     .object({
       imports: z.array(z.object({ module: z.string(), name: z.string(), kind: z.string(), grant: z.enum(['core', 'log', 'hosts', 'read', 'write']).nullable(), granted: z.boolean() })),
       error: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
+  /** Terminal adapters: what the pinned manifest grants and limits, and why it is held back. */
+  adapter: z
+    .object({
+      permissions: z.array(z.string()),
+      limits: z.object({ ops: z.number(), memoryMb: z.number(), timeoutMs: z.number() }),
+      defaultTarget: z.object({ program: z.string(), args: z.array(z.string()) }).nullable(),
+      /** Loaded at run time (plugin.load) rather than found in a plugins folder. */
+      loaded: z.boolean(),
+      quarantined: z.string().nullable(),
     })
     .nullable()
     .optional(),

@@ -243,15 +243,26 @@ export function loadAdapter(dirOrManifest: string): { adapter: LoadedAdapter | n
   } catch (e) {
     return { adapter: null, problems: [{ file, severity: 'error', code: 'manifest.read', message: `The manifest ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).` }] };
   }
-  let raw: unknown;
+  const parsed = parseAdapterToml(file, text);
+  if ('problem' in parsed) return { adapter: null, problems: [parsed.problem] };
+  const v = validateAdapterManifest(parsed.raw, { file, source: text, dir });
+  if (!v.manifest || !v.entrypointPath) return { adapter: null, problems: v.problems };
+  return { adapter: { manifest: v.manifest, dir: realpathSync(dir), manifestFile: file, entrypointPath: v.entrypointPath }, problems: v.problems };
+}
+
+function parseAdapterToml(file: string, text: string): { raw: unknown } | { problem: Problem } {
   try {
-    raw = parseToml(text);
+    return { raw: parseToml(text) };
   } catch (e) {
     const t = e instanceof TomlError ? e : null;
     const detail = ((e as Error).message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '').replace(/[.\s]+$/, '');
-    return { adapter: null, problems: [{ file, line: t?.line ?? 1, column: t?.column ?? 1, severity: 'error', code: 'manifest.syntax', message: `TOML syntax error at line ${t?.line ?? 1}, column ${t?.column ?? 1}: ${detail}; fix the TOML there.` }] };
+    return { problem: { file, line: t?.line ?? 1, column: t?.column ?? 1, severity: 'error', code: 'manifest.syntax', message: `TOML syntax error at line ${t?.line ?? 1}, column ${t?.column ?? 1}: ${detail}; fix the TOML there.` } };
   }
-  const v = validateAdapterManifest(raw, { file, source: text, dir });
-  if (!v.manifest || !v.entrypointPath) return { adapter: null, problems: v.problems };
-  return { adapter: { manifest: v.manifest, dir: realpathSync(dir), manifestFile: file, entrypointPath: v.entrypointPath }, problems: v.problems };
+}
+
+/** The problems of manifest text that may not be saved yet (the editor's live check), as loadAdapter would report them for the folder. */
+export function checkAdapterManifestText(file: string, text: string, dir: string): Problem[] {
+  const parsed = parseAdapterToml(file, text);
+  if ('problem' in parsed) return [parsed.problem];
+  return validateAdapterManifest(parsed.raw, { file, source: text, dir }).problems;
 }

@@ -7,12 +7,12 @@
 // are checked again against ACTION_PERMISSIONS before a byte is typed. A limit reached in the Lua
 // ends the adapter session only: the terminal keeps running and the operator can take it over.
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Finding, Problem } from '../registry/types.js';
 import type { PtyManager } from '../pty/pty-manager.js';
-import { findAdapterManifest, LIMIT_BOUNDS, loadAdapter, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
+import { ADAPTER_MANIFEST_FILES, checkAdapterManifestText, findAdapterManifest, LIMIT_BOUNDS, loadAdapter, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
 import { AdapterLuaError, LuaSandbox } from './lua-sandbox.js';
 import { scanLua } from './lua-scan.js';
 import { ACTION_PERMISSIONS, ADAPTER_KINDS, ADAPTER_PERMISSIONS, grantedHostFunctions, HOST_FUNCTIONS, METHOD_PERMISSIONS, PERMISSION_DENIED, type AdapterMethod } from './permissions.js';
@@ -121,7 +121,40 @@ interface Plugin {
   hash: string;
   origin: 'folder' | 'loaded';
   quarantined: string | null;
+  /** Quarantined because its files changed since the pin (not only because the scan failed). */
+  changed: boolean;
+  /** What the last read of its folder found: the files on disk now, which may differ from the pinned ones. */
   findings: Finding[];
+  problems: Problem[];
+  pin: AdapterPin;
+}
+
+/** What an adapter was pinned to: its manifest and entry point as read, and who accepted them. */
+export interface AdapterPin {
+  /** Relative path → text, for the manifest and the entry point: the approve-change flow diffs against these. */
+  files: Record<string, string>;
+  at: number;
+  /** "host" for the first read of a folder, else the operator who approved a change (or loaded it). */
+  by: string;
+  scanOverride: { reason: string; by: string; at: number } | null;
+}
+
+/** An adapter folder as the Plugins view shows it: a loaded adapter, or one whose manifest does not load. */
+export interface AdapterFolderView {
+  name: string;
+  dir: string;
+  origin: 'folder' | 'loaded';
+  manifestFile: string | null;
+  /** The pinned entry point, as the manifest names it. */
+  entrypoint: string | null;
+  /** The pinned manifest (what runs); null when the folder never loaded. */
+  manifest: AdapterPluginInfo | null;
+  problems: Problem[];
+  findings: Finding[];
+  status: 'enabled' | 'quarantined' | 'scan_failed' | 'invalid';
+  quarantined: string | null;
+  hash: string | null;
+  pin: AdapterPin | null;
 }
 
 interface Session {
@@ -168,6 +201,8 @@ export function keyBytes(key: string): string | null {
 
 export class AdapterService {
   private readonly plugins = new Map<string, Plugin>();
+  /** Adapter folders whose manifest does not load (and that hold no pinned adapter), by folder. */
+  private readonly broken = new Map<string, { name: string; dir: string; manifestFile: string | null; problems: Problem[] }>();
   private readonly sessions = new Map<string, Session>();
   private readonly clock: Clock;
   private readonly untapAll: () => void;
@@ -195,6 +230,7 @@ export class AdapterService {
   /** Reads every adapter folder in the plugin folders; a changed adapter is quarantined. */
   discover(): { name: string; problems: Problem[] }[] {
     const report: { name: string; problems: Problem[] }[] = [];
+    const seen = new Set<string>();
     for (const root of this.deps.folders()) {
       let entries: string[];
       try {
@@ -205,11 +241,94 @@ export class AdapterService {
       for (const name of entries) {
         const dir = join(root, name);
         if (!findAdapterManifest(dir)) continue;
+        seen.add(dir);
         const r = this.read(dir, 'folder');
+        if (r.plugin) this.broken.delete(dir);
+        else this.noteBroken(dir, r.problems);
         report.push({ name, problems: r.problems });
       }
     }
+    for (const dir of this.broken.keys()) if (!seen.has(dir)) this.broken.delete(dir);
     return report;
+  }
+
+  /**
+   * A folder with an adapter manifest that does not load: a pinned adapter in it is quarantined
+   * (its files are no longer what was read), else it is listed as invalid with its problems.
+   */
+  private noteBroken(dir: string, problems: Problem[]): void {
+    let real = dir;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      // Gone meanwhile: listed by its path.
+    }
+    const known = [...this.plugins.values()].find((p) => p.origin === 'folder' && p.adapter.dir === real);
+    if (!known) {
+      this.broken.set(dir, { name: basename(dir), dir: real, manifestFile: findAdapterManifest(dir), problems });
+      return;
+    }
+    this.broken.delete(dir);
+    known.problems = problems;
+    if (!known.changed) {
+      known.changed = true;
+      known.quarantined = `${known.adapter.manifest.name} changed on disk since it was read and no longer loads; fix it, then review and approve the change.`;
+      this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: known.adapter.manifest.name, reason: known.quarantined } });
+    }
+  }
+
+  /** Every adapter folder for the Plugins view, the folders read again first. */
+  folderViews(): AdapterFolderView[] {
+    const loaded = this.list();
+    const views: AdapterFolderView[] = loaded.map((info) => {
+      const p = this.plugins.get(info.name)!;
+      const status = p.quarantined ? (p.changed ? 'quarantined' : 'scan_failed') : 'enabled';
+      return { name: info.name, dir: p.adapter.dir, origin: p.origin, manifestFile: p.adapter.manifestFile, entrypoint: p.adapter.manifest.entrypoint, manifest: info, problems: p.problems, findings: p.findings, status, quarantined: p.quarantined, hash: p.hash, pin: p.pin };
+    });
+    for (const b of this.broken.values()) {
+      if (this.plugins.has(b.name)) continue;
+      views.push({ name: b.name, dir: b.dir, origin: 'folder', manifestFile: b.manifestFile, entrypoint: null, manifest: null, problems: b.problems, findings: [], status: 'invalid', quarantined: null, hash: null, pin: null });
+    }
+    return views.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Problems and findings for unsaved editor text of an adapter's file: its manifest validated
+   * (with the folder, so the entry point is checked too), its Lua scanned.
+   */
+  checkText(dir: string, path: string, content: string): { problems: Problem[]; findings: Finding[] } {
+    const findings = /\.lua$/i.test(path) ? scanLua(path, content) : [];
+    if (!(ADAPTER_MANIFEST_FILES as readonly string[]).includes(path)) return { problems: [], findings };
+    return { problems: checkAdapterManifestText(path, content, dir), findings };
+  }
+
+  /**
+   * Releases an adapter held back: one whose files changed since its pin (pinned anew to what is
+   * on disk now, after it validates), or one whose scan failed (which needs the operator's reason).
+   */
+  approve(name: string, operator: string, overrideReason?: string): AdapterPluginInfo {
+    const p = this.plugin(name);
+    if (!p.quarantined) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is not quarantined; nothing to approve.`);
+    const { adapter, problems } = loadAdapter(p.origin === 'folder' ? p.adapter.dir : join(p.adapter.dir, p.adapter.manifestFile));
+    if (!adapter) {
+      const first = problems.find((x) => x.severity === 'error');
+      throw new AdapterError(INVALID_PARAMS, 'invalid', `${name} is invalid and cannot be approved: ${first ? `${first.file}${first.line ? `:${first.line}` : ''}: ${first.message}` : 'no manifest'}`, { problems });
+    }
+    if (adapter.manifest.name !== name && this.plugins.has(adapter.manifest.name)) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is now named ${adapter.manifest.name} in its manifest, which another adapter has; rename one of them.`);
+    const source = readFileSync(adapter.entrypointPath, 'utf8');
+    const findings = scanLua(adapter.manifest.entrypoint, source);
+    const failing = findings.filter((f) => f.weight >= 3);
+    const reason = overrideReason?.trim() ?? '';
+    if (failing.length && !reason) {
+      throw new AdapterError(ADAPTER_FAILED, 'scan_failed', `${name} failed the adapter scan (${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}). Fix the findings, or approve it anyway with a reason, which is audited.`);
+    }
+    const at = this.clock.now();
+    const hash = pinOf(adapter, source);
+    const next: Plugin = { adapter, source, hash, origin: p.origin, quarantined: null, changed: false, findings, problems, pin: { files: pinnedFiles(adapter, source), at, by: operator, scanOverride: failing.length ? { reason, by: operator, at } : null } };
+    this.plugins.delete(name);
+    this.plugins.set(adapter.manifest.name, next);
+    this.deps.record({ type: 'adapter.change-approved', actor: `operator:${operator}`, payload: { plugin: adapter.manifest.name, hash, scanOverride: next.pin.scanOverride?.reason ?? null } });
+    return this.pluginInfo(next);
   }
 
   /** The known adapters, the plugin folders read again first (a new folder appears, a changed one is quarantined). */
@@ -458,15 +577,24 @@ export class AdapterService {
     const findings = scanLua(adapter.manifest.entrypoint, source);
     const hash = pinOf(adapter, source);
     const known = this.plugins.get(adapter.manifest.name);
-    // A folder adapter read again with other bytes is quarantined until it is loaded anew.
-    const quarantined = known && known.origin === 'folder' && origin === 'folder' && known.hash !== hash ? `${adapter.manifest.name} changed on disk since it was read (pinned ${known.hash.slice(0, 12)}, now ${hash.slice(0, 12)}); review it and reload it.` : null;
+    // Read again unchanged: it keeps its pin (and an operator's approval of a failed scan).
+    if (known && known.origin === origin && known.hash === hash && !known.changed) {
+      known.findings = findings;
+      known.problems = problems;
+      return { plugin: known, problems };
+    }
+    // A folder adapter read again with other bytes is quarantined until an operator approves the change.
+    const quarantined = known && known.origin === 'folder' && origin === 'folder' && known.hash !== hash ? `${adapter.manifest.name} changed on disk since it was read (pinned ${known.hash.slice(0, 12)}, now ${hash.slice(0, 12)}); review the change and approve it.` : null;
     if (quarantined && known) {
-      if (!known.quarantined) this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: adapter.manifest.name, reason: quarantined } });
+      if (!known.changed) this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: adapter.manifest.name, reason: quarantined } });
       known.quarantined = quarantined;
+      known.changed = true;
+      known.findings = findings;
+      known.problems = problems;
       return { plugin: known, problems };
     }
     const failing = findings.filter((f) => f.weight >= 3);
-    const plugin: Plugin = { adapter, source, hash, origin, quarantined: failing.length ? `the scan failed: ${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}` : null, findings };
+    const plugin: Plugin = { adapter, source, hash, origin, quarantined: failing.length ? `the scan failed: ${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}` : null, changed: false, findings, problems, pin: { files: pinnedFiles(adapter, source), at: this.clock.now(), by: origin === 'folder' ? 'host' : 'operator', scanOverride: null } };
     this.plugins.set(adapter.manifest.name, plugin);
     return { plugin, problems };
   }
@@ -481,6 +609,7 @@ export class AdapterService {
         now = null;
       }
       if (now !== p.hash) {
+        p.changed = true;
         p.quarantined = `${p.adapter.manifest.name} changed on disk since it was read (pinned ${p.hash.slice(0, 12)}); review it and load it again.`;
         this.deps.record({ type: 'adapter.quarantined', actor: 'host', payload: { plugin: p.adapter.manifest.name, reason: p.quarantined } });
       }
@@ -647,6 +776,11 @@ export class AdapterService {
     const m = p.adapter.manifest;
     return { name: m.name, kind: m.kind, version: m.version, permissions: [...m.permissions], defaultTarget: m.defaultTarget, limits: m.limits, dir: p.adapter.dir, origin: p.origin, quarantined: p.quarantined, findings: p.findings };
   }
+}
+
+/** The texts an adapter is pinned to, by their path in its folder. */
+function pinnedFiles(a: LoadedAdapter, source: string): Record<string, string> {
+  return { [a.manifestFile]: readFileSync(join(a.dir, a.manifestFile), 'utf8'), [relative(a.dir, a.entrypointPath)]: source };
 }
 
 function pinOf(a: LoadedAdapter, source: string): string {

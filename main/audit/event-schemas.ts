@@ -139,6 +139,7 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'adapter.loaded': spec(ACTOR.initiator, { plugin: z.string(), dir: z.string(), hash: z.string() }),
   'adapter.unloaded': spec(ACTOR.initiator, { plugin: z.string() }),
   'adapter.quarantined': spec(ACTOR.host, { plugin: z.string(), reason: z.string() }),
+  'adapter.change-approved': spec(ACTOR.operator, { plugin: z.string(), hash: z.string(), scanOverride: z.string().nullable() }),
 
   // ---- plugins --------------------------------------------------------------------------------
   /** A new home was given the bundled example plugins (disabled until an operator enables them). */

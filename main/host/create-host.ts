@@ -43,6 +43,7 @@ import { policyHandlers } from '../policy/policy-handlers.js';
 import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 import { AdapterService } from '../adapters/adapter-service.js';
 import { adapterHandlers } from '../adapters/adapter-handlers.js';
+import { adapterFolderChanged, adapterPluginHandlers } from '../adapters/adapter-plugin-handlers.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -164,6 +165,7 @@ export function createHost(opts: HostOptions): Host {
   });
   services.add(() => adapters.dispose());
   adapters.discover();
+  services.add(registry.onAdapterFolder(adapterFolderChanged(adapters, (names) => bus.emit('plugins.changed', { names }))));
   const eventLoop = new EventLoopMonitor();
   services.add(() => eventLoop.close());
   const consoles = new ConsoleKeys();
@@ -206,7 +208,7 @@ export function createHost(opts: HostOptions): Host {
   const handlers: Handlers<GatehouseContract['methods']> = {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
     ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }),
-    ...registryHandlers({ registry, plugins, sources, ready, jobs, record }),
+    ...adapterPluginHandlers(registryHandlers({ registry, plugins, sources, ready, jobs, record }), { adapters, sources, registryHas: (name) => registry.get(name) !== undefined, record, changed: (names) => bus.emit('plugins.changed', { names }) }),
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
     ...adapterHandlers(adapters),

@@ -97,11 +97,18 @@ export class PluginRegistry {
   private readonly thresholds: ScanThresholds;
   private readonly clock: Clock;
   private readonly allowed: Set<string>;
+  private readonly adapterListeners = new Set<(dir: string) => void>();
 
   constructor(private readonly deps: RegistryDeps) {
     this.thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
     this.clock = deps.clock ?? { now: () => Date.now() };
     this.allowed = new Set(deps.allowedPlugins ?? []);
+  }
+
+  /** Told when an adapter folder in a plugin place changed on disk (the watcher's reload found it), for main/adapters/. */
+  onAdapterFolder(listener: (dir: string) => void): () => void {
+    this.adapterListeners.add(listener);
+    return () => this.adapterListeners.delete(listener);
   }
 
   get sources(): readonly PluginSource[] {
@@ -142,6 +149,17 @@ export class PluginRegistry {
    */
   async refreshFolder(dir: string): Promise<void> {
     const existing = [...this.entries.values()].find((e) => e.dir === dir);
+    if (existsSync(dir) && isAdapterFolder(dir)) {
+      // Not a plugin of ours: main/adapters/ reads it (a folder that became an adapter leaves the list).
+      if (existing) {
+        this.entries.delete(existing.name);
+        this.sorted = null;
+        this.record({ type: 'plugin.removed', name: existing.name, dir });
+        this.deps.changed?.([existing.name]);
+      }
+      for (const l of this.adapterListeners) l(dir);
+      return;
+    }
     if (!existsSync(dir)) {
       if (existing) {
         this.entries.delete(existing.name);
@@ -531,6 +549,11 @@ function isAdapterToml(file: string): boolean {
   }
 }
 
+/** A terminal adapter's folder (ptywright's manifest.toml and no tool manifest, or a gatehouse.toml of an adapter kind): read by main/adapters/, not here. */
+export function isAdapterFolder(dir: string): boolean {
+  return (existsSync(join(dir, 'manifest.toml')) && !MANIFEST_FILE_NAMES.some((n) => existsSync(join(dir, n)))) || isAdapterToml(join(dir, 'gatehouse.toml'));
+}
+
 /** Sub-folders of a plugin place; a missing place is simply empty. */
 export function pluginFolders(root: string): string[] {
   if (!existsSync(root)) return [];
@@ -539,9 +562,7 @@ export function pluginFolders(root: string): string[] {
     if (d.name.startsWith('.')) continue;
     const full = join(root, d.name);
     try {
-      // A terminal adapter (ptywright's manifest.toml, no tool manifest) is read by main/adapters/, not here.
-      if (existsSync(join(full, 'manifest.toml')) && !MANIFEST_FILE_NAMES.some((n) => existsSync(join(full, n)))) continue;
-      if (isAdapterToml(join(full, 'gatehouse.toml'))) continue;
+      if (isAdapterFolder(full)) continue;
       if (d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory())) out.push(d.isSymbolicLink() ? realpathSync(full) : full);
     } catch {
       // A dangling symlink is not a plugin.

@@ -20,13 +20,14 @@ const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml',
 
 export interface PluginSummary {
   name: string;
-  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | null;
+  /** The registry's kinds; the host's list also carries terminal adapter folders (adapter, macro, matcher). */
+  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | 'adapter' | 'macro' | 'matcher' | null;
   description: string;
   version: string | null;
   dir: string;
   origin: 'home' | 'project' | 'cli';
   status: PluginEntry['status'];
-  format: 'wraithrun' | 'gatehouse' | 'triggerfish' | null;
+  format: 'wraithrun' | 'gatehouse' | 'triggerfish' | 'ptywright' | null;
   toolNames: string[];
   errors: number;
   warnings: number;
@@ -154,19 +155,23 @@ export class PluginService {
     return createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, 'approved', 'now', { context: 3 });
   }
 
-  /** A path inside the plugin folder, refusing anything that would leave it. */
   private safePath(dir: string, path: string, forWrite = false): string {
-    if (typeof path !== 'string' || path === '' || isAbsolute(path) || normalize(path).split(sep).includes('..')) {
-      throw new RegistryError('state', `"${path}" is not a path inside the plugin folder.`);
-    }
-    const full = join(dir, path);
-    const realDir = realpathSync(dir);
-    const target = existsSync(full) ? realpathSync(full) : join(realpathSync(join(full, '..')), normalize(path).split(sep).pop()!);
-    const rel = relative(realDir, target);
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new RegistryError('state', `"${path}" leads outside the plugin folder.`);
-    if (forWrite && existsSync(full) && lstatSync(full).isSymbolicLink()) throw new RegistryError('state', `"${path}" is a symlink; edit its target instead.`);
-    return full;
+    return pathInFolder(dir, path, forWrite);
   }
+}
+
+/** A path inside a plugin folder, refusing anything that would leave it (terminal adapters' files use it too). */
+export function pathInFolder(dir: string, path: string, forWrite = false): string {
+  if (typeof path !== 'string' || path === '' || isAbsolute(path) || normalize(path).split(sep).includes('..')) {
+    throw new RegistryError('state', `"${path}" is not a path inside the plugin folder.`);
+  }
+  const full = join(dir, path);
+  const realDir = realpathSync(dir);
+  const target = existsSync(full) ? realpathSync(full) : join(realpathSync(join(full, '..')), normalize(path).split(sep).pop()!);
+  const rel = relative(realDir, target);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw new RegistryError('state', `"${path}" leads outside the plugin folder.`);
+  if (forWrite && existsSync(full) && lstatSync(full).isSymbolicLink()) throw new RegistryError('state', `"${path}" is a symlink; edit its target instead.`);
+  return full;
 }
 
 export function summary(e: PluginEntry): PluginSummary {
