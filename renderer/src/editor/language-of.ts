@@ -20,6 +20,7 @@ const byExtension: Record<string, string> = {
   cfg: 'ini',
   conf: 'ini',
   md: 'markdown',
+  lua: 'lua',
 };
 
 export function languageOf(path: string, firstLine = ''): string {

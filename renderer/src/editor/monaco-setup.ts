@@ -36,6 +36,8 @@ import 'monaco-editor/languages/definitions/typescript/register';
 import 'monaco-editor/languages/definitions/yaml/register';
 import 'monaco-editor/languages/definitions/ini/register';
 import 'monaco-editor/languages/definitions/markdown/register';
+// Terminal adapters' code (main.lua).
+import 'monaco-editor/languages/definitions/lua/register';
 
 import { jsonConf, jsonLanguage, tomlConf, tomlLanguage } from './monarch-languages.ts';
 

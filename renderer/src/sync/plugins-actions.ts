@@ -75,11 +75,11 @@ async function loadDetail(client: GatehouseClient, name: string): Promise<Plugin
   }
 }
 
-/** The file an author most likely wants: the tool's code, else the manifest, else the first file. */
+/** The file an author most likely wants: the tool's code (an adapter's entry point), else the manifest, else the first file. */
 export function defaultFile(detail: PluginDetailView): string | null {
   const paths = new Set(detail.files.filter((f) => f.kind !== 'l').map((f) => f.path));
-  const manifest = detail.manifest as { command?: unknown; tools?: { command?: unknown }[] } | null;
-  const commands = [manifest?.command, ...(Array.isArray(manifest?.tools) ? manifest.tools.map((t) => t?.command) : [])];
+  const manifest = detail.manifest as { command?: unknown; entrypoint?: unknown; tools?: { command?: unknown }[] } | null;
+  const commands = [manifest?.command, detail.adapter ? manifest?.entrypoint : undefined, ...(Array.isArray(manifest?.tools) ? manifest.tools.map((t) => t?.command) : [])];
   for (const c of commands) {
     if (typeof c !== 'string') continue;
     const rel = c.replace(/^\.\//, '');

@@ -28,7 +28,7 @@ export function PluginsView() {
     <ViewFrame
       id="plugins"
       title="Plugins"
-      subtitle="Tools and checkers, with their manifests, validation and security-scan results."
+      subtitle="Tools, checkers and terminal adapters, with their manifests, validation and security-scan results."
       bodyClassName="view-body-fill"
       actions={
         <>

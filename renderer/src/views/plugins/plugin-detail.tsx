@@ -18,6 +18,7 @@ import { TestRunPanel } from './test-run-panel.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 
 const originLabel = { home: 'home', project: 'project', cli: '--plugins-dir' } as const;
+const formatLabel = { wraithrun: 'WraithRun tool.toml', triggerfish: 'Triggerfish mod.ts', gatehouse: 'Gatehouse manifest', ptywright: 'ptywright manifest.toml' } as const;
 
 export function PluginDetail() {
   const { selected, detail, detailError } = usePluginsStore(useShallow((s) => ({ selected: s.selected, detail: s.detail, detailError: s.detailError })));
@@ -81,8 +82,12 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
     else setOverride({ ...override, error: r.message });
   };
 
-  const canEnable = detail.status === 'disabled' || detail.status === 'scan_failed' || detail.status === 'invalid';
-  const canDisable = detail.status === 'enabled' || detail.status === 'quarantined';
+  // A terminal adapter is usable unless held back: it is never enabled or disabled, only released
+  // (Approve change, or Enable with a reason when its scan failed); its change is not rolled back here.
+  const adapter = detail.adapter ?? null;
+  const isAdapter = adapter !== null || detail.format === 'ptywright';
+  const canEnable = isAdapter ? detail.status === 'scan_failed' : detail.status === 'disabled' || detail.status === 'scan_failed' || detail.status === 'invalid';
+  const canDisable = !isAdapter && (detail.status === 'enabled' || detail.status === 'quarantined');
 
   return (
     <section className="panel plugin-header" aria-labelledby="plugin-heading">
@@ -95,7 +100,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           <span className="plugin-meta">
             {detail.version ? <span className="mono">v{detail.version}</span> : null}
             <span>{detail.kind ?? 'unknown kind'}</span>
-            {detail.format ? <span>{detail.format === 'wraithrun' ? 'WraithRun tool.toml' : detail.format === 'triggerfish' ? 'Triggerfish mod.ts' : 'Gatehouse manifest'}</span> : null}
+            {detail.format ? <span>{formatLabel[detail.format]}</span> : null}
           </span>
         </div>
         <div className="plugin-actions">
@@ -125,7 +130,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
               Approve change
             </button>
           ) : null}
-          {detail.status === 'quarantined' ? (
+          {detail.status === 'quarantined' && !isAdapter ? (
             <button
               type="button"
               className="button button-small"
@@ -153,7 +158,9 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
         </dd>
         <dt>Agents see</dt>
         <dd>
-          {detail.toolNames.length === 0 ? (
+          {isAdapter ? (
+            <span className="muted">no tools: an operator runs it on a terminal (Terminals → Run with adapter)</span>
+          ) : detail.toolNames.length === 0 ? (
             <span className="muted">{detail.kind === 'checker' ? 'nothing (a checker only blocks calls)' : detail.kind === 'mcp' ? 'the upstream server’s tools, listed once it runs' : 'no tools'}</span>
           ) : (
             detail.toolNames.map((t) => (
@@ -195,6 +202,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           </>
         ) : null}
       </dl>
+      {adapter ? <AdapterFacts adapter={adapter} /> : null}
       <SandboxTrust detail={detail} />
       <WasmImports detail={detail} />
       {detail.notes.length > 0 ? (
@@ -238,6 +246,45 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           onCancel={() => setOverride(null)}
         />
       ) : null}
+    </section>
+  );
+}
+
+/** What a terminal adapter's pinned manifest grants it and bounds it to, and why it is held back. */
+function AdapterFacts({ adapter }: { adapter: NonNullable<PluginDetailView['adapter']> }) {
+  return (
+    <section className="adapter-facts" aria-label="Terminal adapter" data-testid="adapter-facts">
+      <dl className="facts plugin-facts">
+        <dt>Permissions</dt>
+        <dd data-testid="adapter-permissions">
+          {adapter.permissions.length === 0 ? (
+            <span className="muted">none (it can be listed but do nothing)</span>
+          ) : (
+            adapter.permissions.map((p) => (
+              <code key={p} className="tool-name">
+                {p}
+              </code>
+            ))
+          )}
+        </dd>
+        <dt>Limits</dt>
+        <dd data-testid="adapter-limits">
+          {adapter.limits.ops.toLocaleString()} Lua instructions per call, {adapter.limits.memoryMb} MiB, {adapter.limits.timeoutMs.toLocaleString()} ms
+        </dd>
+        <dt>Runs</dt>
+        <dd className="mono selectable">
+          {adapter.defaultTarget ? [adapter.defaultTarget.program, ...adapter.defaultTarget.args].join(' ') : <span className="muted">no default target: give a command when you run it</span>}
+          {adapter.loaded ? <span className="muted"> (loaded at run time with plugin.load)</span> : null}
+        </dd>
+        {adapter.quarantined ? (
+          <>
+            <dt>Held back</dt>
+            <dd className="danger-text selectable" data-testid="adapter-quarantined">
+              <SafeText text={adapter.quarantined} />
+            </dd>
+          </>
+        ) : null}
+      </dl>
     </section>
   );
 }
