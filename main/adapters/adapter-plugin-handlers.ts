@@ -32,7 +32,7 @@ export interface AdapterPluginDeps {
 /** The registry's plugins.* handlers, answering for terminal adapter folders too. */
 export function adapterPluginHandlers(base: RegistryHandlers, d: AdapterPluginDeps): RegistryHandlers {
   const { adapters } = d;
-  const adapterNamed = (name: string): AdapterFolderView | null => (d.registryHas(name) ? null : (adapters.folderViews().find((v) => v.name === name) ?? null));
+  const adapterNamed = (name: string, reread = true): AdapterFolderView | null => (d.registryHas(name) ? null : (adapters.folderViews(reread).find((v) => v.name === name) ?? null));
   const sourceDirs = () => d.sources.map((s) => ({ origin: s.origin, dir: realOr(s.dir) }));
   const originOf = (v: AdapterFolderView): Summary['origin'] => (v.origin === 'loaded' ? 'cli' : (sourceDirs().find((s) => v.dir === s.dir || v.dir.startsWith(s.dir + sep))?.origin ?? 'home'));
   const summaryOf = (v: AdapterFolderView): Summary => summarize(v, originOf(v));
@@ -74,7 +74,7 @@ export function adapterPluginHandlers(base: RegistryHandlers, d: AdapterPluginDe
       return v ? detailOf(v, originOf(v)) : base['plugins.get'](p, ctx);
     },
     'plugins.readFile': (p, ctx) => {
-      const v = adapterNamed(p.name);
+      const v = adapterNamed(p.name, false);
       if (!v) return base['plugins.readFile'](p, ctx);
       const full = pathInFolder(v.dir, p.path);
       const st = lstatSync(full);
@@ -95,7 +95,7 @@ export function adapterPluginHandlers(base: RegistryHandlers, d: AdapterPluginDe
       return { path: p.path, bytes };
     },
     'plugins.check': (p, ctx) => {
-      const v = adapterNamed(p.name);
+      const v = adapterNamed(p.name, false);
       return v ? adapters.checkText(v.dir, p.path, p.content) : base['plugins.check'](p, ctx);
     },
     'plugins.approveChange': (p, ctx) => (adapterNamed(p.name) ? release(p.name, ctx, p.overrideReason) : base['plugins.approveChange'](p, ctx)),

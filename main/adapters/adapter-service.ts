@@ -277,9 +277,12 @@ export class AdapterService {
     }
   }
 
-  /** Every adapter folder for the Plugins view, the folders read again first. */
-  folderViews(): AdapterFolderView[] {
-    const loaded = this.list();
+  /**
+   * Every adapter folder for the Plugins view, the folders read again first unless `reread` is
+   * false (the editor's live check asks on every pause in typing; listing and the watcher reread).
+   */
+  folderViews(reread = true): AdapterFolderView[] {
+    const loaded = reread ? this.list() : [...this.plugins.values()].map((p) => this.pluginInfo(p));
     const views: AdapterFolderView[] = loaded.map((info) => {
       const p = this.plugins.get(info.name)!;
       const status = p.quarantined ? (p.changed ? 'quarantined' : 'scan_failed') : 'enabled';
