@@ -8,6 +8,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { CatalogPageView, CatalogResultView, CatalogUpdateView } from '../../../shared/contract.ts';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
+import { InlineError } from '../components/dialog-actions.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { SafeText } from '../components/safe-text.tsx';
 import { errorMessage } from '../lib/error-message.ts';
@@ -324,11 +325,7 @@ function UpdateItem({ update: u, onDone }: { update: CatalogUpdateView; onDone()
             Not installed: <SafeText text={u.error} />
           </p>
         ) : null}
-        {error ? (
-          <p className="inline-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <InlineError error={error} />
       </div>
       <button type="button" className="button button-small button-primary" data-testid="catalog-update-approve" disabled={busy} aria-busy={busy} onClick={() => void approve()}>
         {busy ? 'Installing…' : u.widened.length ? 'Approve the wider permissions' : 'Install update'}

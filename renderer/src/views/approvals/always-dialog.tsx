@@ -2,6 +2,7 @@
 // YAML that will be appended before anything is written.
 import type { ApprovalItemView, ProposedRuleView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export interface AlwaysDialogProps {
@@ -22,14 +23,7 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
       testId="always-dialog"
       className="modal-wide"
       footer={
-        <>
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="button" className="button button-primary" data-testid="always-confirm" disabled={busy || !rule} aria-busy={busy} onClick={onConfirm}>
-            {busy ? 'Saving…' : 'Approve and save the rule'}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} tone="primary" confirmTestId="always-confirm" busy={busy} blocked={!rule} label="Approve and save the rule" busyLabel="Saving…" onConfirm={onConfirm} />
       }
     >
       <p>This approves the call and appends the rule below to policy.yaml. It covers the same tool with exactly this command (or these path arguments) on these paths, from any agent; anything else still asks. You can edit or remove it in the policy file.</p>
@@ -51,11 +45,7 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
           Could not prepare the rule: {loadError}
         </p>
       ) : null}
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }

@@ -3,6 +3,7 @@
 // risky calls are listed by name; Cancel has the focus, so Enter pressed by habit approves nothing.
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { batchConcerns, oneLineSummary } from '../../lib/call-summary.ts';
 
@@ -20,14 +21,7 @@ export function BatchApproveDialog({ items, busy, error, onCancel, onConfirm }: 
       onCancel={onCancel}
       testId="batch-approve-dialog"
       footer={
-        <>
-          <button type="button" className="button" data-testid="batch-approve-cancel" onClick={onCancel} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="button button-danger" data-testid="batch-approve-confirm" disabled={busy} aria-busy={busy} onClick={onConfirm}>
-            {busy ? 'Approving…' : `Approve ${items.length}`}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} cancelTestId="batch-approve-cancel" focus="cancel" tone="danger" confirmTestId="batch-approve-confirm" busy={busy} label={`Approve ${items.length}`} busyLabel="Approving…" onConfirm={onConfirm} />
       }
     >
       <p data-testid="batch-approve-summary">
@@ -55,11 +49,7 @@ export function BatchApproveDialog({ items, busy, error, onCancel, onConfirm }: 
         ))}
         {risky.length > LISTED ? <li className="muted">… and {risky.length - LISTED} more</li> : null}
       </ul>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }

@@ -1,6 +1,7 @@
 // A denial needs a reason: the agent is shown it. Enter submits; the host refuses an empty one.
 import { useState } from 'react';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 
 export interface DenyDialogProps {
   /** "hello from claude-code", or "3 calls" for a batch. */
@@ -25,14 +26,7 @@ export function DenyDialog({ what, busy, error, onConfirm, onCancel }: DenyDialo
       onCancel={onCancel}
       testId="deny-dialog"
       footer={
-        <>
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" form="deny-form" className="button button-danger" data-testid="deny-confirm" disabled={busy} aria-busy={busy}>
-            {busy ? 'Denying…' : 'Deny'}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} tone="danger" confirmTestId="deny-confirm" form="deny-form" busy={busy} label="Deny" busyLabel="Denying…" />
       }
     >
       <form
@@ -61,11 +55,7 @@ export function DenyDialog({ what, busy, error, onConfirm, onCancel }: DenyDialo
           </p>
         ) : null}
       </form>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }

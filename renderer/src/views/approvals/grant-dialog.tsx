@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ApprovalItemView, ResponseOf } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { formatDateTime } from '../../lib/format.ts';
@@ -113,14 +114,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
       onCancel={onCancel}
       testId="grant-dialog"
       footer={
-        <>
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" form="grant-form" className="button button-primary" data-testid="grant-confirm" disabled={!canSave} aria-busy={busy}>
-            {busy ? 'Approving…' : 'Approve and grant'}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} tone="primary" confirmTestId="grant-confirm" form="grant-form" busy={busy} blocked={!canSave} label="Approve and grant" busyLabel="Approving…" />
       }
     >
       <p>
@@ -219,11 +213,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
           </>
         ) : null}
       </section>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export interface SessionDialogProps {
@@ -43,14 +44,7 @@ export function SessionDialog({ item, defaultMinutes, busy, error, onConfirm, on
       onCancel={onCancel}
       testId="session-dialog"
       footer={
-        <>
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" form="session-form" className="button button-primary" data-testid="session-confirm" disabled={busy || !minutesOk} aria-busy={busy}>
-            {busy ? 'Approving…' : 'Approve and grant'}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} tone="primary" confirmTestId="session-confirm" form="session-form" busy={busy} blocked={!minutesOk} label="Approve and grant" busyLabel="Approving…" />
       }
     >
       <p>
@@ -76,11 +70,7 @@ export function SessionDialog({ item, defaultMinutes, busy, error, onConfirm, on
           </span>
         </label>
       </form>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }

@@ -3,6 +3,7 @@
 import { useId, useState } from 'react';
 import { useClient } from '../../app/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { KeyIds } from '../catalog-view.tsx';
 
@@ -61,21 +62,10 @@ export function AddSourceDialog({ onClose, onAdded }: { onClose(): void; onAdded
           <button type="button" className="button button-primary" data-testid="catalog-add-done" onClick={onClose}>
             Done
           </button>
+        ) : preview ? (
+          <DialogActions onCancel={onClose} tone="primary" confirmTestId="catalog-add-trust" busy={busy} blocked={!name || nameProblem !== null} label="Trust this root" busyLabel="Adding…" onConfirm={() => void trust()} />
         ) : (
-          <>
-            <button type="button" className="button" onClick={onClose}>
-              Cancel
-            </button>
-            {preview ? (
-              <button type="button" className="button button-primary" data-testid="catalog-add-trust" disabled={busy || !name || nameProblem !== null} aria-busy={busy} onClick={() => void trust()}>
-                {busy ? 'Adding…' : 'Trust this root'}
-              </button>
-            ) : (
-              <button type="button" className="button button-primary" data-testid="catalog-add-check" disabled={busy || !location.trim() || !rootJson} aria-busy={busy} onClick={() => void check()}>
-                {busy ? 'Reading…' : 'Show the root key ids'}
-              </button>
-            )}
-          </>
+          <DialogActions onCancel={onClose} tone="primary" confirmTestId="catalog-add-check" busy={busy} blocked={!location.trim() || !rootJson} label="Show the root key ids" busyLabel="Reading…" onConfirm={() => void check()} />
         )
       }
     >
@@ -129,11 +119,7 @@ export function AddSourceDialog({ onClose, onAdded }: { onClose(): void; onAdded
               {preview.expires ? <p className="muted">This root expires {preview.expires}.</p> : null}
             </div>
           ) : null}
-          {error ? (
-            <p className="inline-error" role="alert">
-              {error}
-            </p>
-          ) : null}
+          <InlineError error={error} />
         </div>
       )}
     </ModalDialog>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { CatalogPageView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
+import { InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { KeyIds } from '../catalog-view.tsx';
@@ -34,11 +35,7 @@ export function PluginPage({ source, name, onClose, onInstall }: { source: strin
       <h2 id={headingId} className="panel-title">
         <SafeText text={name} /> <span className="panel-note">from {source}</span>
       </h2>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
       {!page && !error ? <p className="muted">Verifying…</p> : null}
       {page ? (
         <>

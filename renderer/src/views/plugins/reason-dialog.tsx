@@ -2,6 +2,7 @@
 // the audit log: enabling despite a failed scan, trusting a plugin to run unsandboxed.
 import { useState, type ReactNode } from 'react';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
+import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 
 export interface ReasonDialogProps {
   title: string;
@@ -27,14 +28,7 @@ export function ReasonDialog({ title, children, reasonLabel, placeholder, confir
       onCancel={onCancel}
       testId={`${testId}-dialog`}
       footer={
-        <>
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="button" className="button button-danger" data-testid={`${testId}-confirm`} disabled={!ok || busy} aria-busy={busy} onClick={() => onConfirm(reason.trim())}>
-            {busy ? 'Working…' : confirmLabel}
-          </button>
-        </>
+        <DialogActions onCancel={onCancel} tone="danger" confirmTestId={`${testId}-confirm`} busy={busy} blocked={!ok} label={confirmLabel} busyLabel="Working…" onConfirm={() => onConfirm(reason.trim())} />
       }
     >
       {children}
@@ -51,11 +45,7 @@ export function ReasonDialog({ title, children, reasonLabel, placeholder, confir
           placeholder={placeholder}
         />
       </label>
-      {error ? (
-        <p className="inline-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} />
     </ModalDialog>
   );
 }
