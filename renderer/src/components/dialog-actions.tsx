@@ -15,6 +15,8 @@ export interface DialogActionsProps {
   tone: 'primary' | 'danger';
   confirmTestId: string;
   cancelTestId?: string;
+  /** Why the action is or is not available, on hover. */
+  confirmTitle?: string;
   /** Submit this form instead of calling onConfirm, so Enter in its fields confirms too. */
   form?: string;
   onConfirm?(): void;
@@ -22,7 +24,7 @@ export interface DialogActionsProps {
   focus?: 'cancel' | 'confirm';
 }
 
-export function DialogActions({ onCancel, label, busyLabel, busy, blocked = false, tone, confirmTestId, cancelTestId, form, onConfirm, focus }: DialogActionsProps) {
+export function DialogActions({ onCancel, label, busyLabel, busy, blocked = false, tone, confirmTestId, cancelTestId, confirmTitle, form, onConfirm, focus }: DialogActionsProps) {
   return (
     <>
       <button type="button" className="button" data-testid={cancelTestId} autoFocus={focus === 'cancel'} onClick={onCancel}>
@@ -36,6 +38,7 @@ export function DialogActions({ onCancel, label, busyLabel, busy, blocked = fals
         disabled={busy || blocked}
         aria-busy={busy}
         autoFocus={focus === 'confirm'}
+        title={confirmTitle}
         onClick={form ? undefined : onConfirm}
       >
         {busy && busyLabel !== undefined ? busyLabel : label}

@@ -6,11 +6,11 @@ import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
-import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
 import { DiffView } from '../plugins/diff-view.tsx';
+import { ConfigFileHead, ConfigNotes, ConfigWriteDialog } from './config-write-dialog.tsx';
 
 type Form = RequestOf<'agents.previewCodexConfig'>['mcp'];
 type Preview = ResponseOf<'agents.previewCodexConfig'>;
@@ -64,85 +64,61 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
   };
 
   return (
-    <ModalDialog
-      title="Connect Codex: write it for me"
-      onCancel={onClose}
-      testId="codex-config-dialog"
-      className="modal-connect"
-      footer={
+    <ConfigWriteDialog
+      agent="Codex"
+      testIdPrefix="codex-config"
+      onClose={onClose}
+      canApply={canApply}
+      applying={applying}
+      onApply={() => void apply()}
+      result={
         written ? (
-          <button type="button" className="button button-primary" data-testid="codex-config-close" autoFocus onClick={onClose}>
-            Close
-          </button>
-        ) : (
-          <>
-            <button type="button" className="button" data-testid="codex-config-cancel" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="button" className="button button-primary" data-testid="codex-config-apply" disabled={!canApply} aria-busy={applying} onClick={() => void apply()}>
-              {applying ? 'Writing…' : 'Apply'}
-            </button>
-          </>
-        )
+          <div className="config-result" data-testid="codex-config-result" role="status">
+            <p>Done. Restart Codex so it reads config.toml again (codex mcp list shows gatehouse).</p>
+            {written.files.map((f) => (
+              <p key={f.path}>
+                <span className="mono selectable">{f.path}</span> {f.written ? (f.created ? 'created' : 'updated') : 'already had it, unchanged'}
+                {f.backup ? <span className="field-hint"> Backup: <span className="mono selectable">{f.backup}</span></span> : null}
+              </p>
+            ))}
+          </div>
+        ) : null
       }
     >
-      {written ? (
-        <div className="config-result" data-testid="codex-config-result" role="status">
-          <p>Done. Restart Codex so it reads config.toml again (codex mcp list shows gatehouse).</p>
-          {written.files.map((f) => (
-            <p key={f.path}>
-              <span className="mono selectable">{f.path}</span> {f.written ? (f.created ? 'created' : 'updated') : 'already had it, unchanged'}
-              {f.backup ? <span className="field-hint"> Backup: <span className="mono selectable">{f.backup}</span></span> : null}
-            </p>
-          ))}
-        </div>
-      ) : (
-        <>
-          <fieldset className="config-choice" data-testid="codex-config-mcp">
-            <legend className="field-label">How Codex reaches Gatehouse</legend>
-            <label className="choice">
-              <input type="radio" name="codex-mcp" value="stdio" checked={mcp === 'stdio'} onChange={() => setMcp('stdio')} />
-              <span className="choice-text">
-                <span className="choice-label">stdio bridge</span>
-                <span className="choice-help">Codex starts gatehouse mcp in its workspace, so calls run there; no token.</span>
-              </span>
-            </label>
-            <label className="choice">
-              <input type="radio" name="codex-mcp" value="http" checked={mcp === 'http'} disabled={!httpMcp} onChange={() => setMcp('http')} />
-              <span className="choice-text">
-                <span className="choice-label">Streamable HTTP</span>
-                <span className="choice-help">{httpMcp ? `Codex reads the agent token from ${TOKEN_ENV}.` : 'This host does not listen for agents over HTTP.'}</span>
-              </span>
-            </label>
-          </fieldset>
-          <div className="config-preview" data-testid="codex-config-preview" aria-live="polite">
-            {error ? (
-              <p className="inline-error" role="alert" data-testid="codex-config-error">
-                {error}
-              </p>
-            ) : !current || !file ? (
-              <p className="muted">Reading config.toml…</p>
-            ) : (
-              <>
-                <section className="config-file" data-testid="codex-config-file" data-path={file.path} data-changed={file.changed ? 'true' : 'false'}>
-                  <h3 className="config-file-head">
-                    <span className="mono selectable">{file.path}</span>
-                    <span className={file.changed ? 'badge badge-checking' : 'badge badge-verified'}>{!file.changed ? 'already set' : file.exists ? 'will change' : 'new file'}</span>
-                  </h3>
-                  {file.changed ? <DiffView diff={file.diff} /> : <p className="muted">It already has Gatehouse as chosen: nothing to change.</p>}
-                </section>
-                <ul className="config-notes" data-testid="codex-config-notes">
-                  {current.notes.map((n) => (
-                    <li key={n} className="field-hint">
-                      {n}
-                    </li>
-                  ))}
-                </ul>
-              </>
-            )}
-          </div>
-        </>
-      )}
-    </ModalDialog>
+      <fieldset className="config-choice" data-testid="codex-config-mcp">
+        <legend className="field-label">How Codex reaches Gatehouse</legend>
+        <label className="choice">
+          <input type="radio" name="codex-mcp" value="stdio" checked={mcp === 'stdio'} onChange={() => setMcp('stdio')} />
+          <span className="choice-text">
+            <span className="choice-label">stdio bridge</span>
+            <span className="choice-help">Codex starts gatehouse mcp in its workspace, so calls run there; no token.</span>
+          </span>
+        </label>
+        <label className="choice">
+          <input type="radio" name="codex-mcp" value="http" checked={mcp === 'http'} disabled={!httpMcp} onChange={() => setMcp('http')} />
+          <span className="choice-text">
+            <span className="choice-label">Streamable HTTP</span>
+            <span className="choice-help">{httpMcp ? `Codex reads the agent token from ${TOKEN_ENV}.` : 'This host does not listen for agents over HTTP.'}</span>
+          </span>
+        </label>
+      </fieldset>
+      <div className="config-preview" data-testid="codex-config-preview" aria-live="polite">
+        {error ? (
+          <p className="inline-error" role="alert" data-testid="codex-config-error">
+            {error}
+          </p>
+        ) : !current || !file ? (
+          <p className="muted">Reading config.toml…</p>
+        ) : (
+          <>
+            <section className="config-file" data-testid="codex-config-file" data-path={file.path} data-changed={file.changed ? 'true' : 'false'}>
+              <ConfigFileHead file={file} />
+              {file.changed ? <DiffView diff={file.diff} /> : <p className="muted">It already has Gatehouse as chosen: nothing to change.</p>}
+            </section>
+            <ConfigNotes notes={current.notes} testId="codex-config-notes" />
+          </>
+        )}
+      </div>
+    </ConfigWriteDialog>
   );
 }

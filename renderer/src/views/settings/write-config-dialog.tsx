@@ -9,11 +9,11 @@ import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
 import { useClient } from '../../app/client-context.ts';
-import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
 import { DiffView } from '../plugins/diff-view.tsx';
+import { ConfigFileHead, ConfigNotes, ConfigWriteDialog } from './config-write-dialog.tsx';
 
 type Scope = RequestOf<'agents.previewConfig'>['scope'];
 type McpForm = RequestOf<'agents.previewConfig'>['mcp'];
@@ -106,160 +106,127 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
   const commitDir = () => setProjectDir(dirText.trim());
 
   return (
-    <ModalDialog
-      title="Connect Claude Code: write it for me"
-      onCancel={onClose}
-      testId="write-config-dialog"
-      className="modal-connect"
-      footer={
+    <ConfigWriteDialog
+      agent="Claude Code"
+      testIdPrefix="write-config"
+      onClose={onClose}
+      canApply={canApply}
+      applying={applying}
+      applyTitle={canApply ? 'Write these changes (a backup of each file is kept)' : current && changed.length === 0 ? 'Nothing to change' : 'Choose where and what first'}
+      onApply={() => void apply()}
+      result={
         written ? (
-          <button type="button" className="button button-primary" data-testid="write-config-close" autoFocus onClick={onClose}>
-            Close
-          </button>
-        ) : (
-          <>
-            <button type="button" className="button" data-testid="write-config-cancel" onClick={onClose}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              className="button button-primary"
-              data-testid="write-config-apply"
-              disabled={!canApply}
-              aria-busy={applying}
-              title={canApply ? 'Write these changes (a backup of each file is kept)' : current && changed.length === 0 ? 'Nothing to change' : 'Choose where and what first'}
-              onClick={() => void apply()}
-            >
-              {applying ? 'Writing…' : 'Apply'}
-            </button>
-          </>
-        )
+          <div className="config-result" data-testid="write-config-result" role="status">
+            <p>Done. Restart Claude Code (or open a new session) so it reads the files again; /hooks and /mcp show what it loaded.</p>
+            <ul className="config-written-list">
+              {written.files.map((f) => (
+                <li key={f.path} data-testid="write-config-written" data-path={f.path} data-written={f.written ? 'true' : 'false'}>
+                  <span className="mono selectable">{f.path}</span> {f.written ? (f.created ? 'created' : 'updated') : 'already had it, unchanged'}
+                  {f.backup ? (
+                    <span className="field-hint">
+                      Backup of the previous content: <span className="mono selectable" data-testid="write-config-backup">{f.backup}</span>
+                    </span>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null
       }
     >
-      {written ? (
-        <div className="config-result" data-testid="write-config-result" role="status">
-          <p>Done. Restart Claude Code (or open a new session) so it reads the files again; /hooks and /mcp show what it loaded.</p>
-          <ul className="config-written-list">
-            {written.files.map((f) => (
-              <li key={f.path} data-testid="write-config-written" data-path={f.path} data-written={f.written ? 'true' : 'false'}>
-                <span className="mono selectable">{f.path}</span> {f.written ? (f.created ? 'created' : 'updated') : 'already had it, unchanged'}
-                {f.backup ? (
-                  <span className="field-hint">
-                    Backup of the previous content: <span className="mono selectable" data-testid="write-config-backup">{f.backup}</span>
-                  </span>
-                ) : null}
-              </li>
+      <fieldset className="config-choice" data-testid="write-config-scope">
+        <legend className="field-label">Where</legend>
+        <label className="choice">
+          <input type="radio" name="config-scope" value="project" checked={scope === 'project'} onChange={() => setScope('project')} />
+          <span className="choice-text">
+            <span className="choice-label">One project</span>
+            <span className="choice-help">.claude/settings.json (the hook) and .mcp.json (the MCP server) in the project folder; commit them to share with the team.</span>
+          </span>
+        </label>
+        {scope === 'project' ? (
+          <div className="config-dir">
+            <input
+              className="input mono"
+              data-testid="write-config-project-dir"
+              aria-label="Project folder on the host"
+              placeholder="/path/to/project (the folder you start Claude Code in)"
+              value={dirText}
+              onChange={(e) => setDirText(e.target.value)}
+              onBlur={commitDir}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  // Enter shows this folder's diff; it never applies.
+                  e.preventDefault();
+                  commitDir();
+                }
+              }}
+            />
+            <button type="button" className="button button-small" data-testid="write-config-show" disabled={!dirText.trim()} onClick={commitDir}>
+              Show changes
+            </button>
+          </div>
+        ) : null}
+        <label className="choice">
+          <input type="radio" name="config-scope" value="user" checked={scope === 'user'} onChange={() => setScope('user')} />
+          <span className="choice-text">
+            <span className="choice-label">You, in every project</span>
+            <span className="choice-help">~/.claude/settings.json (the hook) and ~/.claude.json (the MCP server) in your home folder on the host.</span>
+          </span>
+        </label>
+      </fieldset>
+      <div className="config-choices">
+        <fieldset className="config-choice" data-testid="write-config-mcp">
+          <legend className="field-label">MCP server</legend>
+          <Radio<McpForm> name="config-mcp" value="http" current={mcp} set={setMcp} disabled={!httpMcp} label="Streamable HTTP" help={httpMcp ? `With the agent token (a project’s .mcp.json names ${TOKEN_ENV} instead).` : 'This host does not listen for agents over HTTP.'} />
+          <Radio<McpForm> name="config-mcp" value="stdio" current={mcp} set={setMcp} label="stdio bridge" help="Claude Code starts gatehouse mcp, which relays to this host; no token." />
+          <Radio<McpForm> name="config-mcp" value="none" current={mcp} set={setMcp} label="None" help="Leave the MCP server out." />
+        </fieldset>
+        <fieldset className="config-choice" data-testid="write-config-hook">
+          <legend className="field-label">PreToolUse hook</legend>
+          <Radio<HookForm> name="config-hook" value="command" current={hook} set={setHook} label="Command" help="Claude Code runs gatehouse hook before each of its own tools." />
+          <Radio<HookForm> name="config-hook" value="http" current={hook} set={setHook} disabled={!httpHook} label="HTTP" help={httpHook ? `Claude Code posts to this host, with the token from ${TOKEN_ENV}.` : 'This host does not listen for agents over HTTP.'} />
+          <Radio<HookForm> name="config-hook" value="none" current={hook} set={setHook} label="None" help="Leave the hook out." />
+        </fieldset>
+      </div>
+      <div className="config-preview" data-testid="write-config-preview" aria-live="polite" aria-busy={loading}>
+        {!request ? (
+          <p className="muted">{mcp === 'none' && hook === 'none' ? 'Choose an MCP server, a hook, or both.' : 'Enter the project folder to see what would change.'}</p>
+        ) : previewError ? (
+          <p className="inline-error" role="alert" data-testid="write-config-error">
+            {previewError}
+          </p>
+        ) : !current ? (
+          <p className="muted">Reading the files…</p>
+        ) : (
+          <>
+            {current.files.map((f) => (
+              <section key={f.path} className="config-file" data-testid="write-config-file" data-path={f.path} data-kind={f.kind} data-changed={f.changed ? 'true' : 'false'}>
+                <ConfigFileHead file={f} />
+                {f.changed ? (
+                  <>
+                    <ul className="config-changes">
+                      {f.changes.map((c) => (
+                        <li key={c}>{mask(c)}</li>
+                      ))}
+                    </ul>
+                    <DiffView diff={mask(f.diff)} />
+                    {f.exists ? <p className="field-hint">The current file is kept next to it as {baseName(f.path)}.gatehouse-backup-&lt;time&gt;.</p> : null}
+                  </>
+                ) : (
+                  <p className="muted">It already has Gatehouse as chosen: nothing to change.</p>
+                )}
+              </section>
             ))}
-          </ul>
-        </div>
-      ) : (
-        <>
-          <fieldset className="config-choice" data-testid="write-config-scope">
-            <legend className="field-label">Where</legend>
-            <label className="choice">
-              <input type="radio" name="config-scope" value="project" checked={scope === 'project'} onChange={() => setScope('project')} />
-              <span className="choice-text">
-                <span className="choice-label">One project</span>
-                <span className="choice-help">.claude/settings.json (the hook) and .mcp.json (the MCP server) in the project folder; commit them to share with the team.</span>
-              </span>
-            </label>
-            {scope === 'project' ? (
-              <div className="config-dir">
-                <input
-                  className="input mono"
-                  data-testid="write-config-project-dir"
-                  aria-label="Project folder on the host"
-                  placeholder="/path/to/project (the folder you start Claude Code in)"
-                  value={dirText}
-                  onChange={(e) => setDirText(e.target.value)}
-                  onBlur={commitDir}
-                  onKeyDown={(e) => {
-                    if (e.key === 'Enter') {
-                      // Enter shows this folder's diff; it never applies.
-                      e.preventDefault();
-                      commitDir();
-                    }
-                  }}
-                />
-                <button type="button" className="button button-small" data-testid="write-config-show" disabled={!dirText.trim()} onClick={commitDir}>
-                  Show changes
-                </button>
-              </div>
-            ) : null}
-            <label className="choice">
-              <input type="radio" name="config-scope" value="user" checked={scope === 'user'} onChange={() => setScope('user')} />
-              <span className="choice-text">
-                <span className="choice-label">You, in every project</span>
-                <span className="choice-help">~/.claude/settings.json (the hook) and ~/.claude.json (the MCP server) in your home folder on the host.</span>
-              </span>
-            </label>
-          </fieldset>
-          <div className="config-choices">
-            <fieldset className="config-choice" data-testid="write-config-mcp">
-              <legend className="field-label">MCP server</legend>
-              <Radio<McpForm> name="config-mcp" value="http" current={mcp} set={setMcp} disabled={!httpMcp} label="Streamable HTTP" help={httpMcp ? `With the agent token (a project’s .mcp.json names ${TOKEN_ENV} instead).` : 'This host does not listen for agents over HTTP.'} />
-              <Radio<McpForm> name="config-mcp" value="stdio" current={mcp} set={setMcp} label="stdio bridge" help="Claude Code starts gatehouse mcp, which relays to this host; no token." />
-              <Radio<McpForm> name="config-mcp" value="none" current={mcp} set={setMcp} label="None" help="Leave the MCP server out." />
-            </fieldset>
-            <fieldset className="config-choice" data-testid="write-config-hook">
-              <legend className="field-label">PreToolUse hook</legend>
-              <Radio<HookForm> name="config-hook" value="command" current={hook} set={setHook} label="Command" help="Claude Code runs gatehouse hook before each of its own tools." />
-              <Radio<HookForm> name="config-hook" value="http" current={hook} set={setHook} disabled={!httpHook} label="HTTP" help={httpHook ? `Claude Code posts to this host, with the token from ${TOKEN_ENV}.` : 'This host does not listen for agents over HTTP.'} />
-              <Radio<HookForm> name="config-hook" value="none" current={hook} set={setHook} label="None" help="Leave the hook out." />
-            </fieldset>
-          </div>
-          <div className="config-preview" data-testid="write-config-preview" aria-live="polite" aria-busy={loading}>
-            {!request ? (
-              <p className="muted">{mcp === 'none' && hook === 'none' ? 'Choose an MCP server, a hook, or both.' : 'Enter the project folder to see what would change.'}</p>
-            ) : previewError ? (
-              <p className="inline-error" role="alert" data-testid="write-config-error">
-                {previewError}
-              </p>
-            ) : !current ? (
-              <p className="muted">Reading the files…</p>
-            ) : (
-              <>
-                {current.files.map((f) => (
-                  <section key={f.path} className="config-file" data-testid="write-config-file" data-path={f.path} data-kind={f.kind} data-changed={f.changed ? 'true' : 'false'}>
-                    <h3 className="config-file-head">
-                      <span className="mono selectable">{f.path}</span>
-                      <span className={f.changed ? 'badge badge-checking' : 'badge badge-verified'}>{!f.changed ? 'already set' : f.exists ? 'will change' : 'new file'}</span>
-                    </h3>
-                    {f.changed ? (
-                      <>
-                        <ul className="config-changes">
-                          {f.changes.map((c) => (
-                            <li key={c}>{mask(c)}</li>
-                          ))}
-                        </ul>
-                        <DiffView diff={mask(f.diff)} />
-                        {f.exists ? <p className="field-hint">The current file is kept next to it as {baseName(f.path)}.gatehouse-backup-&lt;time&gt;.</p> : null}
-                      </>
-                    ) : (
-                      <p className="muted">It already has Gatehouse as chosen: nothing to change.</p>
-                    )}
-                  </section>
-                ))}
-                {current.notes.length > 0 ? (
-                  <ul className="config-notes" data-testid="write-config-notes">
-                    {current.notes.map((n) => (
-                      <li key={n} className="field-hint">
-                        {n}
-                      </li>
-                    ))}
-                  </ul>
-                ) : null}
-              </>
-            )}
-            {applyError ? (
-              <p className="inline-error" role="alert" data-testid="write-config-apply-error">
-                {applyError}
-              </p>
-            ) : null}
-          </div>
-        </>
-      )}
-    </ModalDialog>
+            {current.notes.length > 0 ? <ConfigNotes notes={current.notes} testId="write-config-notes" /> : null}
+          </>
+        )}
+        {applyError ? (
+          <p className="inline-error" role="alert" data-testid="write-config-apply-error">
+            {applyError}
+          </p>
+        ) : null}
+      </div>
+    </ConfigWriteDialog>
   );
 }
 
