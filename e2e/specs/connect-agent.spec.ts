@@ -11,6 +11,14 @@ import { SettingsPage } from '../pages/settings-page.ts';
 
 test.skip(({ shell }) => shell !== 'serve', 'the project folder is made on this machine for the served host');
 
+// Codex's config.toml goes to a folder of this spec's own: the served host inherits this worker's
+// environment, so the real ~/.codex is never read or written.
+const codexHome = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-codex-'));
+process.env.CODEX_HOME = codexHome;
+test.afterAll(() => {
+  rmSync(codexHome, { recursive: true, force: true });
+});
+
 let project: string;
 test.beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-project-'));
@@ -130,4 +138,40 @@ test('a settings file that is not JSON is refused with its line and column, and 
   await expect(settings.writeConfig.getByTestId('write-config-error')).toContainText(`${settingsFile} is not valid JSON: line 3, column 1`);
   await expect(settings.writeConfigApply).toBeDisabled();
   expect(readFileSync(settingsFile, 'utf8')).toBe(broken);
+});
+
+test('write it for Codex: the diff of config.toml first, then the file; Cancel and Escape write nothing', async ({ console: app }) => {
+  const configFile = join(codexHome, 'config.toml');
+  await app.status.expectConnected();
+  await app.open('settings');
+  const dialog = app.page.getByTestId('codex-config-dialog');
+
+  await app.page.getByTestId('codex-config-open').click();
+  await expect(dialog.getByRole('heading', { name: 'Connect Codex: write it for me' })).toBeVisible();
+  const file = dialog.getByTestId('codex-config-file');
+  await expect(file).toHaveAttribute('data-path', configFile);
+  await expect(file).toHaveAttribute('data-changed', 'true');
+  await expect(file).toContainText('new file');
+  await expect(dialog.getByTestId('codex-config-notes')).toContainText('restart it');
+  await dialog.getByTestId('codex-config-cancel').click();
+  await expect(dialog).toHaveCount(0);
+  await app.page.getByTestId('codex-config-open').click();
+  await expect(dialog.getByTestId('codex-config-file')).toBeVisible();
+  await app.page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  expect(existsSync(configFile)).toBe(false);
+
+  await app.page.getByTestId('codex-config-open').click();
+  const apply = dialog.getByRole('button', { name: 'Apply' });
+  await expect(apply).toBeEnabled();
+  await apply.click();
+  await expect(dialog.getByTestId('codex-config-result')).toContainText(`${configFile} created`);
+  expect(readFileSync(configFile, 'utf8')).toContain('gatehouse');
+  await dialog.getByTestId('codex-config-close').click();
+  await expect(dialog).toHaveCount(0);
+
+  // Again: already set, so Apply stays off.
+  await app.page.getByTestId('codex-config-open').click();
+  await expect(dialog.getByTestId('codex-config-file')).toContainText('already set');
+  await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
