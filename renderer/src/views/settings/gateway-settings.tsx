@@ -6,7 +6,7 @@ import { useHealthStore } from '../../stores/health-store.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { autonomyHelp, modeHelp } from './setting-edits.ts';
 import { SettingField } from './setting-field.tsx';
-import { GlobList, NumberSetting, RadioChoices, Toggle } from './setting-controls.tsx';
+import { GlobList, NumberSetting, RadioSetting, Toggle } from './setting-controls.tsx';
 
 export function GatewaySettings() {
   const { settings, loadError } = useSettingsStore(useShallow((s) => ({ settings: s.settings, loadError: s.error })));
@@ -37,41 +37,39 @@ export function GatewaySettings() {
       {!settings && !loadError ? <p className="muted">The settings appear once the console is connected.</p> : null}
       {settings ? (
         <div className="settings-grid">
-          <SettingField name="mode" label="Mode" group>
-            <RadioChoices
-              name="mode"
-              disabled={disabled}
-              choices={[
-                { value: 'dry-run', label: 'Dry run', help: modeHelp['dry-run'] },
-                { value: 'live', label: 'Live', help: modeHelp.live },
-              ]}
-            />
-          </SettingField>
-          <SettingField name="autonomy" label="Autonomy" group>
-            <RadioChoices
-              name="autonomy"
-              disabled={disabled}
-              confirmFor={(v) =>
-                v === 'full' && useSettingsStore.getState().settings?.mode === 'live'
-                  ? {
-                      title: 'Full autonomy while live?',
-                      body: (
-                        <p>
-                          Gatehouse is live: calls run for real. At full autonomy every call that no rule denies or asks runs without an operator, writes, deletes and network calls
-                          included. Calls Gatehouse is unsure about still wait for you.
-                        </p>
-                      ),
-                      action: 'Switch to full autonomy',
-                    }
-                  : null
-              }
-              choices={[
-                { value: 'read-only', label: 'Read-only', help: autonomyHelp['read-only'] },
-                { value: 'supervised', label: 'Supervised', help: autonomyHelp.supervised },
-                { value: 'full', label: 'Full', help: autonomyHelp.full },
-              ]}
-            />
-          </SettingField>
+          <RadioSetting
+            name="mode"
+            label="Mode"
+            disabled={disabled}
+            choices={[
+              { value: 'dry-run', label: 'Dry run', help: modeHelp['dry-run'] },
+              { value: 'live', label: 'Live', help: modeHelp.live },
+            ]}
+          />
+          <RadioSetting
+            name="autonomy"
+            label="Autonomy"
+            disabled={disabled}
+            confirmFor={(v) =>
+              v === 'full' && useSettingsStore.getState().settings?.mode === 'live'
+                ? {
+                    title: 'Full autonomy while live?',
+                    body: (
+                      <p>
+                        Gatehouse is live: calls run for real. At full autonomy every call that no rule denies or asks runs without an operator, writes, deletes and network calls
+                        included. Calls Gatehouse is unsure about still wait for you.
+                      </p>
+                    ),
+                    action: 'Switch to full autonomy',
+                  }
+                : null
+            }
+            choices={[
+              { value: 'read-only', label: 'Read-only', help: autonomyHelp['read-only'] },
+              { value: 'supervised', label: 'Supervised', help: autonomyHelp.supervised },
+              { value: 'full', label: 'Full', help: autonomyHelp.full },
+            ]}
+          />
           <SettingField name="approvalExpiryMinutes" label="Approval expiry" hint="A call nobody decides within this time expires and is denied; it never runs.">
             <NumberSetting name="approvalExpiryMinutes" unit="minutes" label="Approval expiry in minutes" disabled={disabled} />
           </SettingField>
@@ -103,36 +101,33 @@ export function GatewaySettings() {
               )}
             </span>
           </SettingField>
-          <SettingField name="hookAsk" label="Claude Code: when policy asks" group>
-            <RadioChoices
-              name="hookAsk"
-              disabled={disabled}
-              choices={[
-                { value: 'agent', label: 'Let Claude Code ask', help: 'The hook answers “ask” at once and Claude Code asks its own user; nothing waits here.' },
-                { value: 'inbox', label: 'Wait in this inbox', help: 'The call waits in Approvals until an operator decides, at most until shortly before the hook’s own timeout. Use it for claude -p and CI, where “ask” would be a denial.' },
-              ]}
-            />
-          </SettingField>
-          <SettingField name="hookAutonomyAllow" label="Claude Code: when only autonomy allows" group>
-            <RadioChoices
-              name="hookAutonomyAllow"
-              disabled={disabled}
-              choices={[
-                { value: 'defer', label: 'Leave it to Claude Code', help: 'No decision: Claude Code’s own permission rules and prompts still apply. Gatehouse answers “allow” only for an operator, a grant or an allow rule.' },
-                { value: 'allow', label: 'Allow', help: 'Answer “allow”, which also switches Claude Code’s own permission prompt off for that call.' },
-              ]}
-            />
-          </SettingField>
-          <SettingField name="hookUnreachable" label="Claude Code: when Gatehouse is not running" group>
-            <RadioChoices
-              name="hookUnreachable"
-              disabled={disabled}
-              choices={[
-                { value: 'deny', label: 'Deny', help: 'gatehouse hook denies every call while no host answers (fail closed).' },
-                { value: 'ask', label: 'Ask', help: 'gatehouse hook answers “ask”, so Claude Code asks its user instead.' },
-              ]}
-            />
-          </SettingField>
+          <RadioSetting
+            name="hookAsk"
+            label="Claude Code: when policy asks"
+            disabled={disabled}
+            choices={[
+              { value: 'agent', label: 'Let Claude Code ask', help: 'The hook answers “ask” at once and Claude Code asks its own user; nothing waits here.' },
+              { value: 'inbox', label: 'Wait in this inbox', help: 'The call waits in Approvals until an operator decides, at most until shortly before the hook’s own timeout. Use it for claude -p and CI, where “ask” would be a denial.' },
+            ]}
+          />
+          <RadioSetting
+            name="hookAutonomyAllow"
+            label="Claude Code: when only autonomy allows"
+            disabled={disabled}
+            choices={[
+              { value: 'defer', label: 'Leave it to Claude Code', help: 'No decision: Claude Code’s own permission rules and prompts still apply. Gatehouse answers “allow” only for an operator, a grant or an allow rule.' },
+              { value: 'allow', label: 'Allow', help: 'Answer “allow”, which also switches Claude Code’s own permission prompt off for that call.' },
+            ]}
+          />
+          <RadioSetting
+            name="hookUnreachable"
+            label="Claude Code: when Gatehouse is not running"
+            disabled={disabled}
+            choices={[
+              { value: 'deny', label: 'Deny', help: 'gatehouse hook denies every call while no host answers (fail closed).' },
+              { value: 'ask', label: 'Ask', help: 'gatehouse hook answers “ask”, so Claude Code asks its user instead.' },
+            ]}
+          />
           <SettingField name="desktopNotifications" label="Desktop notifications">
             <Toggle name="desktopNotifications" label="Notify me when a call starts waiting for approval" disabled={disabled} />
           </SettingField>

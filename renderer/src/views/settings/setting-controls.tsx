@@ -6,6 +6,7 @@ import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { useClient } from '../../app/client-context.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
+import { SettingField } from './setting-field.tsx';
 
 type KeysOf<V> = { [K in SettingKey]: Settings[K] extends V ? K : never }[SettingKey];
 
@@ -85,6 +86,18 @@ export function RadioChoices<K extends KeysOf<string>>({
         </label>
       ))}
     </div>
+  );
+}
+
+/**
+ * A setting chosen among radios: the field (legend, save state, the host's refusal) around the
+ * choices, named once so the two can never save and report under different keys.
+ */
+export function RadioSetting<K extends KeysOf<string>>({ label, ...choices }: { label: string } & Parameters<typeof RadioChoices<K>>[0]) {
+  return (
+    <SettingField name={choices.name} label={label} group>
+      <RadioChoices<K> {...choices} />
+    </SettingField>
   );
 }
 
