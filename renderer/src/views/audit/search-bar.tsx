@@ -147,80 +147,58 @@ export function SearchBar() {
         </label>
         {filter.time === 'custom' ? (
           <>
-            <label className="facet">
-              <span>From</span>
-              <input
-                type="datetime-local"
-                className="input"
-                data-testid="audit-facet-from"
-                value={toLocalInput(filter.customFrom)}
-                onChange={(e) => void runSearch(client, { customFrom: fromLocalInput(e.target.value) })}
-              />
-            </label>
-            <label className="facet">
-              <span>To</span>
-              <input
-                type="datetime-local"
-                className="input"
-                data-testid="audit-facet-to"
-                value={toLocalInput(filter.customTo)}
-                onChange={(e) => void runSearch(client, { customTo: fromLocalInput(e.target.value) })}
-              />
-            </label>
+            <DateFacet label="From" testId="audit-facet-from" value={filter.customFrom} onChange={(v) => void runSearch(client, { customFrom: v })} />
+            <DateFacet label="To" testId="audit-facet-to" value={filter.customTo} onChange={(v) => void runSearch(client, { customTo: v })} />
           </>
         ) : null}
-        <label className="facet">
-          <span>Agent</span>
-          <input className="input" list={ids.agents} data-testid="audit-facet-agent" value={agent} disabled={disabled} onChange={(e) => setAgent(e.target.value)} placeholder="any" />
-          <datalist id={ids.agents}>{seen.agents.map((a) => <option key={a} value={a} />)}</datalist>
-        </label>
-        <label className="facet">
-          <span>Session</span>
-          <input className="input mono" list={ids.sessions} data-testid="audit-facet-session" value={session} disabled={disabled} onChange={(e) => setSession(e.target.value)} placeholder="any" />
-          <datalist id={ids.sessions}>{seen.sessions.map((a) => <option key={a} value={a} />)}</datalist>
-        </label>
-        <label className="facet">
-          <span>Plugin</span>
-          <input className="input" list={ids.plugins} data-testid="audit-facet-plugin" value={plugin} disabled={disabled} onChange={(e) => setPlugin(e.target.value)} placeholder="any" />
-          <datalist id={ids.plugins}>{seen.plugins.map((a) => <option key={a} value={a} />)}</datalist>
-        </label>
-        <label className="facet">
-          <span>Decision</span>
-          <select className="input" data-testid="audit-facet-decision" value={filter.decision} disabled={disabled} onChange={(e) => void runSearch(client, { decision: e.target.value })}>
-            <option value="">any</option>
-            {decisions.map((d) => (
-              <option key={d} value={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="facet">
-          <span>Severity</span>
-          <select className="input" data-testid="audit-facet-severity" value={filter.severity} disabled={disabled} onChange={(e) => void runSearch(client, { severity: e.target.value })}>
-            <option value="">any</option>
-            {severities.map((d) => (
-              <option key={d} value={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="facet">
-          <span>Event type</span>
-          <select className="input" data-testid="audit-facet-type" value={filter.type} disabled={disabled} onChange={(e) => void runSearch(client, { type: e.target.value })}>
-            <option value="">any</option>
-            {seen.types.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
+        <TextFacet label="Agent" testId="audit-facet-agent" listId={ids.agents} seen={seen.agents} value={agent} disabled={disabled} onChange={setAgent} />
+        <TextFacet label="Session" testId="audit-facet-session" mono listId={ids.sessions} seen={seen.sessions} value={session} disabled={disabled} onChange={setSession} />
+        <TextFacet label="Plugin" testId="audit-facet-plugin" listId={ids.plugins} seen={seen.plugins} value={plugin} disabled={disabled} onChange={setPlugin} />
+        <SelectFacet label="Decision" testId="audit-facet-decision" value={filter.decision} options={decisions} disabled={disabled} onChange={(v) => void runSearch(client, { decision: v })} />
+        <SelectFacet label="Severity" testId="audit-facet-severity" value={filter.severity} options={severities} disabled={disabled} onChange={(v) => void runSearch(client, { severity: v })} />
+        <SelectFacet label="Event type" testId="audit-facet-type" value={filter.type} options={seen.types} disabled={disabled} onChange={(v) => void runSearch(client, { type: v })} />
         {/* Enter in a text facet submits the form; this keeps Enter working with no visible button per field. */}
         <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
       </div>
       <FilterChips chips={chips} onClearAll={() => void runSearch(client, { ...emptyFilter })} testId="audit-filter-chips" />
     </form>
+  );
+}
+
+// The facets typed into (agent, session, plugin) offer the values already seen, and "any" when empty.
+function TextFacet({ label, testId, mono, listId, seen, value, disabled, onChange }: { label: string; testId: string; mono?: boolean; listId: string; seen: readonly string[]; value: string; disabled: boolean; onChange(v: string): void }) {
+  return (
+    <label className="facet">
+      <span>{label}</span>
+      <input className={mono ? 'input mono' : 'input'} list={listId} data-testid={testId} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} placeholder="any" />
+      <datalist id={listId}>{seen.map((a) => <option key={a} value={a} />)}</datalist>
+    </label>
+  );
+}
+
+// The facets picked from a list (decision, severity, event type): "any" first, then each value as it is.
+function SelectFacet({ label, testId, value, options, disabled, onChange }: { label: string; testId: string; value: string; options: readonly string[]; disabled: boolean; onChange(v: string): void }) {
+  return (
+    <label className="facet">
+      <span>{label}</span>
+      <select className="input" data-testid={testId} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+        <option value="">any</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+// The custom range's ends: local date and time on screen, the filter's own value underneath.
+function DateFacet({ label, testId, value, onChange }: { label: string; testId: string; value: number | null; onChange(v: number | null): void }) {
+  return (
+    <label className="facet">
+      <span>{label}</span>
+      <input type="datetime-local" className="input" data-testid={testId} value={toLocalInput(value)} onChange={(e) => onChange(fromLocalInput(e.target.value))} />
+    </label>
   );
 }
