@@ -1,6 +1,6 @@
 // The right column: one plugin's header and actions, what changed (when quarantined), its
 // files in the editor with problems, and a test run.
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
@@ -105,48 +105,24 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
         </div>
         <div className="plugin-actions">
           {canEnable ? (
-            <button
-              type="button"
-              className="button button-primary button-small"
-              data-testid="plugin-enable"
-              disabled={working || detail.status === 'invalid'}
-              aria-busy={working}
-              title={detail.status === 'invalid' ? 'An invalid plugin cannot be enabled: fix the errors below first' : 'Pin the plugin’s files and let agents call it'}
-              onClick={() => void act('enable')}
-            >
+            <ActionButton testId="plugin-enable" primary working={working} blocked={detail.status === 'invalid'} title={detail.status === 'invalid' ? 'An invalid plugin cannot be enabled: fix the errors below first' : 'Pin the plugin’s files and let agents call it'} onClick={() => void act('enable')}>
               Enable
-            </button>
+            </ActionButton>
           ) : null}
           {detail.status === 'quarantined' ? (
-            <button
-              type="button"
-              className="button button-primary button-small"
-              data-testid="plugin-approve"
-              disabled={working}
-              aria-busy={working}
-              title="Pin the files as they are now and let agents call the plugin again"
-              onClick={() => void act('approve')}
-            >
+            <ActionButton testId="plugin-approve" primary working={working} title="Pin the files as they are now and let agents call the plugin again" onClick={() => void act('approve')}>
               Approve change
-            </button>
+            </ActionButton>
           ) : null}
           {detail.status === 'quarantined' && !isAdapter ? (
-            <button
-              type="button"
-              className="button button-small"
-              data-testid="plugin-rollback"
-              disabled={working}
-              aria-busy={working}
-              title="Put the approved files back (undo the change on disk) and let agents call the plugin again"
-              onClick={() => void act('rollback')}
-            >
+            <ActionButton testId="plugin-rollback" working={working} title="Put the approved files back (undo the change on disk) and let agents call the plugin again" onClick={() => void act('rollback')}>
               Roll back
-            </button>
+            </ActionButton>
           ) : null}
           {canDisable ? (
-            <button type="button" className="button button-small" data-testid="plugin-disable" disabled={working} aria-busy={working} onClick={() => void act('disable')}>
+            <ActionButton testId="plugin-disable" working={working} onClick={() => void act('disable')}>
               Disable
-            </button>
+            </ActionButton>
           ) : null}
         </div>
       </div>
@@ -286,5 +262,14 @@ function AdapterFacts({ adapter }: { adapter: NonNullable<PluginDetailView['adap
         ) : null}
       </dl>
     </section>
+  );
+}
+
+// The plugin's lifecycle buttons: all of them wait while any one of them is in flight.
+function ActionButton({ testId, primary, working, blocked = false, title, onClick, children }: { testId: string; primary?: boolean; working: boolean; blocked?: boolean; title?: string; onClick(): void; children: ReactNode }) {
+  return (
+    <button type="button" className={primary ? 'button button-primary button-small' : 'button button-small'} data-testid={testId} disabled={working || blocked} aria-busy={working} title={title} onClick={onClick}>
+      {children}
+    </button>
   );
 }
