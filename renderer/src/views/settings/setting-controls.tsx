@@ -42,32 +42,16 @@ export function RadioChoices<K extends KeysOf<string>>({
   return (
     <div className="choices" role="presentation">
       {asking ? (
-        <ModalDialog
-          title={asking.confirm.title}
+        // Cancel has the keyboard: the risky choice is made with a deliberate click or Tab.
+        <SettingConfirmDialog
+          confirm={asking.confirm}
+          focus="cancel"
           onCancel={() => setAsking(null)}
-          testId="setting-confirm-dialog"
-          footer={
-            <>
-              {/* Cancel has the keyboard: the risky choice is made with a deliberate click or Tab. */}
-              <button type="button" className="button" data-testid="setting-confirm-cancel" autoFocus onClick={() => setAsking(null)}>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button button-danger"
-                data-testid="setting-confirm"
-                onClick={() => {
-                  setAsking(null);
-                  void saveSetting(client, { [name]: asking.value } as Partial<Settings>);
-                }}
-              >
-                {asking.confirm.action}
-              </button>
-            </>
-          }
-        >
-          {asking.confirm.body}
-        </ModalDialog>
+          onConfirm={() => {
+            setAsking(null);
+            void saveSetting(client, { [name]: asking.value } as Partial<Settings>);
+          }}
+        />
       ) : null}
       {choices.map((c) => (
         <label key={c.value} className="choice" data-checked={value === c.value ? 'true' : 'false'}>
@@ -124,35 +108,41 @@ export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<bool
         <span>{label}</span>
       </label>
       {asking && confirmOn ? (
-        <ModalDialog
-          title={confirmOn.title}
+        <SettingConfirmDialog
+          confirm={confirmOn}
+          focus="confirm"
           onCancel={() => setAsking(false)}
-          testId="setting-confirm-dialog"
-          footer={
-            <>
-              <button type="button" className="button" data-testid="setting-confirm-cancel" onClick={() => setAsking(false)}>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button button-danger"
-                data-testid="setting-confirm"
-                autoFocus
-                onClick={() => {
-                  // The field shows the save in flight, and the host's sentence if it refuses.
-                  setAsking(false);
-                  void saveSetting(client, { [name]: true });
-                }}
-              >
-                {confirmOn.action}
-              </button>
-            </>
-          }
-        >
-          {confirmOn.body}
-        </ModalDialog>
+          onConfirm={() => {
+            // The field shows the save in flight, and the host's sentence if it refuses.
+            setAsking(false);
+            void saveSetting(client, { [name]: true });
+          }}
+        />
       ) : null}
     </>
+  );
+}
+
+/** The question a risky setting asks before it is saved; confirming closes it and saves. */
+function SettingConfirmDialog({ confirm, focus, onCancel, onConfirm }: { confirm: ToggleConfirm; focus: 'cancel' | 'confirm'; onCancel(): void; onConfirm(): void }) {
+  return (
+    <ModalDialog
+      title={confirm.title}
+      onCancel={onCancel}
+      testId="setting-confirm-dialog"
+      footer={
+        <>
+          <button type="button" className="button" data-testid="setting-confirm-cancel" autoFocus={focus === 'cancel'} onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className="button button-danger" data-testid="setting-confirm" autoFocus={focus === 'confirm'} onClick={onConfirm}>
+            {confirm.action}
+          </button>
+        </>
+      }
+    >
+      {confirm.body}
+    </ModalDialog>
   );
 }
 
