@@ -31,6 +31,7 @@ import { GrantDialog, type GrantChoice } from './approvals/grant-dialog.tsx';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
+import { LoadStatus } from '../components/load-status.tsx';
 
 const LIST_WIDTH_KEY = 'gatehouse.inbox.listWidth';
 
@@ -257,12 +258,7 @@ export function ApprovalsView() {
 
   return (
     <ViewFrame id="approvals" title="Approvals" subtitle="Tool calls from every agent and session that wait for an operator's decision." actions={<NotificationsButton />}>
-      {listError ? (
-        <p className="inline-error" role="alert">
-          Could not load the inbox: {listError}
-        </p>
-      ) : null}
-      {!loaded && !listError ? <p className="muted">The inbox appears once the console is connected.</p> : null}
+      <LoadStatus loaded={loaded} error={listError} failed="Could not load the inbox" waiting="The inbox appears once the console is connected." />
 
       {loaded ? (
         <section className="panel approval-queue" aria-labelledby="approval-queue-heading">

@@ -13,6 +13,7 @@ import { formatCountdown } from '../stores/health-store.ts';
 import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
+import { LoadStatus } from '../components/load-status.tsx';
 
 export function GrantsView() {
   const client = useClient();
@@ -23,12 +24,7 @@ export function GrantsView() {
 
   return (
     <ViewFrame id="grants" title="Grants" subtitle="Permissions operators gave from the inbox: a call repeated in one session, or a command prefix, folder or host for a session, an agent or every agent, until it expires or is revoked.">
-      {listError ? (
-        <p className="inline-error" role="alert">
-          Could not load the grants: {listError}
-        </p>
-      ) : null}
-      {!loaded && !listError ? <p className="muted">Grants appear once the console is connected.</p> : null}
+      <LoadStatus loaded={loaded} error={listError} failed="Could not load the grants" waiting="Grants appear once the console is connected." />
       {loaded && grants.length === 0 ? (
         <EmptyState title="No live grants">Approving a call “for this session” in the inbox creates a grant; it shows here until it expires or you revoke it.</EmptyState>
       ) : null}

@@ -6,6 +6,7 @@ import { ViewFrame } from '../components/view-frame.tsx';
 import { useHealthStore } from '../stores/health-store.ts';
 import { HealthTable } from './health/health-table.tsx';
 import { SandboxStatus } from './health/sandbox-status.tsx';
+import { LoadStatus } from '../components/load-status.tsx';
 
 export function HealthView() {
   const { rows, loaded, listError, sandbox } = useHealthStore(
@@ -21,12 +22,7 @@ export function HealthView() {
   return (
     <ViewFrame id="health" title="Health" subtitle="Every plugin’s circuit breaker, calls, failures and latency, and the sandbox plugins run in.">
       <SandboxStatus sandbox={sandbox} />
-      {listError ? (
-        <p className="inline-error health-list-error" role="alert">
-          Could not load plugin health: {listError}
-        </p>
-      ) : null}
-      {!loaded && !listError ? <p className="muted">Plugin health appears once the console is connected.</p> : null}
+      <LoadStatus loaded={loaded} error={listError} failed="Could not load plugin health" waiting="Plugin health appears once the console is connected." errorClassName="health-list-error" />
       {loaded && rows.length === 0 ? (
         <EmptyState title="No plugins yet">
           Plugins appear here once the host finds them in a plugins folder. Each gets a circuit breaker and counters from its first call.

@@ -13,6 +13,7 @@ import { interruptTerminal, killTerminal, startShell, startWithAdapter, takeOver
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 export function TerminalsView() {
   const client = useClient();
@@ -124,11 +125,7 @@ function TerminalDetail() {
       <section className="terminal-detail terminal-detail-empty" aria-label="Terminal">
         <p className="empty-state-title">No terminal open</p>
         <p className="empty-state-body">Pick a session on the left to watch it live, or open a shell with “New shell”.</p>
-        {actionError ? (
-          <p className="inline-error" role="alert">
-            {actionError}
-          </p>
-        ) : null}
+        <InlineError error={actionError} />
       </section>
     );
   }

@@ -14,6 +14,7 @@ import { latest } from '../../sync/bind-domain.ts';
 import { requestFile, saveFile, updateBuffer } from '../../sync/plugins-actions.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
 import { ProblemsList } from './problems-list.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 /** How long typing must pause before the buffer is sent to plugins.check. */
 export const CHECK_DEBOUNCE_MS = 150;
@@ -126,16 +127,8 @@ export function PluginFiles({ detail }: { detail: PluginDetailView }) {
               {saving ? 'Saving…' : 'Save'}
             </button>
           </div>
-          {fileError ? (
-            <p className="inline-error" role="alert">
-              {fileError}
-            </p>
-          ) : null}
-          {saveError ? (
-            <p className="inline-error" role="alert">
-              {saveError}
-            </p>
-          ) : null}
+          <InlineError error={fileError} />
+          <InlineError error={saveError} />
           {openFile ? (
             <CodeEditor
               ref={editor}

@@ -6,6 +6,7 @@ import { useClient } from '../../app/client-context.ts';
 import { requestPlugin } from '../../sync/plugins-actions.ts';
 import { filterPlugins, issueCount, pluginStatuses, statusLabel, usePluginsStore, type PluginStatus } from '../../stores/plugins-store.ts';
 import { StatusBadge } from './status-badge.tsx';
+import { LoadStatus } from '../../components/load-status.tsx';
 
 export function PluginList() {
   const client = useClient();
@@ -106,12 +107,7 @@ export function PluginList() {
           ))}
         </div>
       </div>
-      {listError ? (
-        <p className="inline-error plugin-list-error" role="alert">
-          Could not load the plugins: {listError}
-        </p>
-      ) : null}
-      {!loaded && !listError ? <p className="muted plugin-list-note">Plugins appear once the console is connected.</p> : null}
+      <LoadStatus loaded={loaded} error={listError} failed="Could not load the plugins" waiting="Plugins appear once the console is connected." errorClassName="plugin-list-error" noteClassName="plugin-list-note" />
       {loaded && plugins.length === 0 ? (
         <p className="muted plugin-list-note">No plugins yet. Add one with “New plugin”, or put a plugin folder under the home plugins folder.</p>
       ) : null}

@@ -4,6 +4,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import { adapterStateLabel, exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 import type { AdapterSessionView } from '../../stores/terminals-store.ts';
+import { LoadStatus } from '../../components/load-status.tsx';
 
 export function TerminalList() {
   const { sessions, loaded, listError, selected, adapters } = useTerminalsStore(
@@ -19,12 +20,7 @@ export function TerminalList() {
           {running} running · {sessions.length - running} finished
         </span>
       </div>
-      {listError ? (
-        <p className="inline-error terminal-list-note" role="alert">
-          Could not load the terminals: {listError}
-        </p>
-      ) : null}
-      {!loaded && !listError ? <p className="muted terminal-list-note">Terminals appear once the console is connected.</p> : null}
+      <LoadStatus loaded={loaded} error={listError} failed="Could not load the terminals" waiting="Terminals appear once the console is connected." errorClassName="terminal-list-note" noteClassName="terminal-list-note" />
       {loaded && sessions.length === 0 ? (
         <p className="muted terminal-list-note">No terminal sessions. Tools that run in a PTY appear here; “New shell” opens one for you.</p>
       ) : null}
