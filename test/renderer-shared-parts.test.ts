@@ -46,6 +46,12 @@ describe('InlineError', () => {
     expect(renderToStaticMarkup(h(InlineError, { error: null }))).toBe('');
     expect(renderToStaticMarkup(h(InlineError, { error: '' }))).toBe('');
   });
+
+  it('says what failed before the reason, with the test id and layout class a view gives it', () => {
+    expect(renderToStaticMarkup(h(InlineError, { error: 'disk full', prefix: 'Export failed', testId: 'audit-export-error' }))).toBe('<p class="inline-error" role="alert" data-testid="audit-export-error">Export failed: disk full</p>');
+    expect(renderToStaticMarkup(h(InlineError, { error: 'gone', className: 'terminal-action-error' }))).toBe('<p class="inline-error terminal-action-error" role="alert">gone</p>');
+    expect(renderToStaticMarkup(h(InlineError, { error: null, prefix: 'Export failed' }))).toBe('');
+  });
 });
 
 describe('LoadStatus', () => {

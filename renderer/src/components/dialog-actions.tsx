@@ -47,10 +47,14 @@ export function DialogActions({ onCancel, label, busyLabel, busy, blocked = fals
   );
 }
 
-/** The dialog's own failure, announced as it appears; nothing when there is none. */
-export function InlineError({ error }: { error: string | null | undefined }) {
+/**
+ * A failure said where it happened (a dialog's, a panel's, a view's), announced as it appears;
+ * nothing when there is none. `prefix` says what failed, before the host's reason.
+ */
+export function InlineError({ error, prefix, testId, className }: { error: string | null | undefined; prefix?: string; testId?: string; className?: string }) {
   return error ? (
-    <p className="inline-error" role="alert">
+    <p className={className ? `inline-error ${className}` : 'inline-error'} role="alert" data-testid={testId}>
+      {prefix ? `${prefix}: ` : null}
       {error}
     </p>
   ) : null;

@@ -1,6 +1,8 @@
 // What a view shows about pushed data it does not have yet: why it could not be loaded (an alert),
 // or, until the first answer, that it arrives once the console is connected. The views that list
 // what the host pushes (inbox, grants, health, plugins, terminals) all say it the same way.
+import { InlineError } from './dialog-actions.tsx';
+
 export interface LoadStatusProps {
   loaded: boolean;
   error: string | null;
@@ -16,11 +18,7 @@ export interface LoadStatusProps {
 export function LoadStatus({ loaded, error, failed, waiting, errorClassName, noteClassName }: LoadStatusProps) {
   return (
     <>
-      {error ? (
-        <p className={errorClassName ? `inline-error ${errorClassName}` : 'inline-error'} role="alert">
-          {failed}: {error}
-        </p>
-      ) : null}
+      <InlineError error={error} prefix={failed} className={errorClassName} />
       {!loaded && !error ? <p className={noteClassName ? `muted ${noteClassName}` : 'muted'}>{waiting}</p> : null}
     </>
   );

@@ -11,6 +11,7 @@ import { SafeText } from '../components/safe-text.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatEventTime } from '../lib/format.ts';
 import { useActivityStore } from '../stores/activity-store.ts';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 interface Decided {
   call: string;
@@ -67,11 +68,7 @@ export function ActivityView() {
         }}
         testId="activity-filter-chips"
       />
-      {error ? (
-        <p className="inline-error" role="alert">
-          Could not read the decisions: {error}
-        </p>
-      ) : null}
+      <InlineError error={error} prefix="Could not read the decisions" />
       <table className="data-table activity-table" data-testid="activity-table">
         <thead>
           <tr>

@@ -15,6 +15,7 @@ import { SearchBar } from './audit/search-bar.tsx';
 import { CallSteps, SessionTimeline } from './audit/session-timeline.tsx';
 import '../styles/audit.css';
 import { SafeText } from '../components/safe-text.tsx';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 const statusLabel = { verified: 'Verified', broken: 'Broken', checking: 'Checking…', unknown: 'Not checked' } as const;
 
@@ -64,17 +65,9 @@ function ChainPanel() {
           does not match the chain: <SafeText text={chain.firstBad.reason} />. Events from this row on may have been edited or deleted.
         </p>
       ) : null}
-      {chainError ? (
-        <p className="inline-error" role="alert">
-          Could not load the chain state: {chainError}
-        </p>
-      ) : null}
+      <InlineError error={chainError} prefix="Could not load the chain state" />
       <JobStatus job={job} note={verifyNote} testId="audit-verify" />
-      {verifyError ? (
-        <p className="inline-error" role="alert">
-          Verification failed: {verifyError}
-        </p>
-      ) : null}
+      <InlineError error={verifyError} prefix="Verification failed" />
     </section>
   );
 }
@@ -125,11 +118,7 @@ function ResultsPanel() {
           {s.unavailable} Showing the latest {s.count} events instead.
         </p>
       ) : null}
-      {s.tailError ? (
-        <p className="inline-error" role="alert">
-          Could not load recent events: {s.tailError}
-        </p>
-      ) : null}
+      <InlineError error={s.tailError} prefix="Could not load recent events" />
       {s.exportResult ? (
         <p className="audit-notice" role="status" data-testid="audit-export-result" data-count={s.exportResult.count}>
           Exported {s.exportResult.count} {s.exportResult.count === 1 ? 'event' : 'events'} to {s.exportResult.file}
@@ -137,11 +126,7 @@ function ResultsPanel() {
         </p>
       ) : null}
       <JobStatus job={exportJob} note={s.exportNote} testId="audit-export" />
-      {s.exportError ? (
-        <p className="inline-error" role="alert" data-testid="audit-export-error">
-          Export failed: {s.exportError}
-        </p>
-      ) : null}
+      <InlineError error={s.exportError} prefix="Export failed" testId="audit-export-error" />
       {s.loaded && s.count === 0 && !s.searchError ? (
         <EmptyState title="No events">{s.unavailable ? 'The audit log is empty.' : 'No event matches this search.'}</EmptyState>
       ) : !s.loaded && !s.tailError ? (

@@ -83,11 +83,7 @@ export function CatalogView() {
         </>
       }
     >
-      {loadError ? (
-        <p className="inline-error" role="alert">
-          Could not load the catalogs: {loadError}
-        </p>
-      ) : null}
+      <InlineError error={loadError} prefix="Could not load the catalogs" />
       {refreshNote ? (
         <p className="muted" role="status" data-testid="catalog-refresh-note">
           {refreshNote}

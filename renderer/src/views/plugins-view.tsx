@@ -12,6 +12,7 @@ import { NewPluginDialog } from './plugins/new-plugin-dialog.tsx';
 import { PluginDetail } from './plugins/plugin-detail.tsx';
 import { PluginList } from './plugins/plugin-list.tsx';
 import { UnsavedDialog } from './plugins/unsaved-dialog.tsx';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 export function PluginsView() {
   const [creating, setCreating] = useState(false);
@@ -60,11 +61,7 @@ export function PluginsView() {
         <div className="view-strip">
           {/* This console's rescan, or one the host or another console is running (the first scan at start). */}
           <JobStatus job={scanShown} note={rescanNote} testId="plugin-rescan" />
-          {rescanError ? (
-            <p className="inline-error" role="alert" data-testid="plugin-rescan-error">
-              Rescan failed: {rescanError}
-            </p>
-          ) : null}
+          <InlineError error={rescanError} prefix="Rescan failed" testId="plugin-rescan-error" />
         </div>
       ) : null}
       <div className="plugins-layout">

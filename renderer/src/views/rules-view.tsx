@@ -18,6 +18,7 @@ import { POLICY_PATH, policyDiagnostic } from './rules/policy-diagnostics.ts';
 import { ReplayPanel } from './rules/replay-panel.tsx';
 import { RulesList } from './rules/rules-list.tsx';
 import '../styles/rules.css';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 /** How long typing must pause before the text is sent to policy.check. */
 export const POLICY_CHECK_DEBOUNCE_MS = 200;
@@ -93,11 +94,7 @@ export function RulesView() {
     >
       <div className="rules-layout" onKeyDown={onKeyDown}>
         <div className="rules-main">
-          {s.loadError ? (
-            <p className="inline-error" role="alert">
-              Could not load the policy: {s.loadError}
-            </p>
-          ) : null}
+          <InlineError error={s.loadError} prefix="Could not load the policy" />
           {s.policy?.error ? (
             <div className="inline-error policy-error" role="alert" data-testid="policy-error">
               <strong>The policy on disk has problems; the last good policy stays active.</strong> {s.policy.error}

@@ -12,6 +12,7 @@ import { LiveStep } from './start/live-step.tsx';
 import { PluginStep } from './start/plugin-step.tsx';
 import { TestCallStep } from './start/test-call-step.tsx';
 import '../styles/start.css';
+import { InlineError } from '../components/dialog-actions.tsx';
 
 export function StartView() {
   const client = useClient();
@@ -32,11 +33,7 @@ export function StartView() {
 
   return (
     <ViewFrame id="start" title="Getting started" subtitle="Three steps from a new install to a supervised call you can find in the audit log." actions={actions}>
-      {loadError ? (
-        <p className="inline-error" role="alert">
-          Could not load the steps: {loadError}
-        </p>
-      ) : null}
+      <InlineError error={loadError} prefix="Could not load the steps" />
       {!guide ? (
         loadError ? null : <p className="muted">The steps appear once the console is connected.</p>
       ) : (
@@ -69,11 +66,7 @@ export function StartView() {
               Dismissed: this panel no longer opens by itself. It stays here under Start in the sidebar.
             </p>
           ) : null}
-          {actionError ? (
-            <p className="inline-error" role="alert" data-testid="start-error">
-              {actionError}
-            </p>
-          ) : null}
+          <InlineError error={actionError} testId="start-error" />
           <ol className="start-steps">
             <PluginStep plugin={guide.plugin} />
             <AgentStep agent={guide.agent} />

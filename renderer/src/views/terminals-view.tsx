@@ -202,11 +202,7 @@ function TerminalDetail() {
               ? `Watching, read-only. ${controller.operator} took it over from another console; take over to type instead.`
               : 'Watching, read-only. Take over to type; the take-over is recorded.'}
       </p>
-      {actionError ? (
-        <p className="inline-error terminal-action-error" role="alert">
-          {actionError}
-        </p>
-      ) : null}
+      <InlineError error={actionError} className="terminal-action-error" />
       <TerminalPane key={session.id} session={session} />
     </section>
   );

@@ -40,11 +40,7 @@ export function AlwaysDialog({ item, rule, loadError, busy, error, onConfirm, on
       ) : loadError ? null : (
         <p className="muted">Asking the host for the rule…</p>
       )}
-      {loadError ? (
-        <p className="inline-error" role="alert">
-          Could not prepare the rule: {loadError}
-        </p>
-      ) : null}
+      <InlineError error={loadError} prefix="Could not prepare the rule" />
       <InlineError error={error} />
     </ModalDialog>
   );

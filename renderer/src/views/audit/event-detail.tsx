@@ -9,6 +9,7 @@ import { useUiStore } from '../../stores/ui-store.ts';
 import { closeEvent, openEvent, openSession, sessionOf } from '../../sync/audit-actions.ts';
 import { requestPlugin } from '../../sync/plugins-actions.ts';
 import { SafeText } from '../../components/safe-text.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 export function EventDetail() {
   const client = useClient();
@@ -27,11 +28,7 @@ export function EventDetail() {
           Close
         </button>
       </h2>
-      {error ? (
-        <p className="inline-error" role="alert" data-testid="audit-detail-error">
-          Could not load the event's call: {error}
-        </p>
-      ) : null}
+      <InlineError error={error} prefix="Could not load the event's call" testId="audit-detail-error" />
       {event ? (
         <>
           <dl className="facts">

@@ -13,6 +13,7 @@ import { closeSession, openEvent, replaySession } from '../../sync/audit-actions
 import { ReplayResult } from './replay-result.tsx';
 import { JobStatus, useJob } from '../../components/job-progress.tsx';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 /** Events of no call drawn as ticks under the bars; more would be a smear, so the rest are counted. */
 const MAX_OTHER_TICKS = 200;
@@ -97,11 +98,7 @@ export function SessionTimeline() {
           Close
         </button>
       </h2>
-      {error ? (
-        <p className="inline-error" role="alert" data-testid="audit-timeline-error">
-          Could not load the session: {error}
-        </p>
-      ) : null}
+      <InlineError error={error} prefix="Could not load the session" testId="audit-timeline-error" />
       {loading ? <p className="muted">Loading the session…</p> : null}
       {!loading && !error && events.length === 0 ? <p className="muted">No events recorded for this session.</p> : null}
       {truncated ? <p className="muted">Only the first {events.length} events of this session are shown.</p> : null}

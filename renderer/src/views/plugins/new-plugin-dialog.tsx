@@ -6,6 +6,7 @@ import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { usePluginsStore } from '../../stores/plugins-store.ts';
 import { createPlugin } from '../../sync/plugins-actions.ts';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 const NAME_RE = /^[a-zA-Z0-9-]{1,40}$/;
 const langs = [
@@ -105,11 +106,7 @@ export function NewPluginDialog({ onClose }: { onClose(): void }) {
             ))}
           </select>
         </label>
-        {error ? (
-          <p className="inline-error" role="alert">
-            Could not create the plugin: {error}
-          </p>
-        ) : null}
+        <InlineError error={error} prefix="Could not create the plugin" />
       </form>
     </ModalDialog>
   );

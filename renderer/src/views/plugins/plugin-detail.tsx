@@ -16,6 +16,7 @@ import { WasmImports } from './wasm-imports.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { TestRunPanel } from './test-run-panel.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 const originLabel = { home: 'home', project: 'project', cli: '--plugins-dir' } as const;
 const formatLabel = { wraithrun: 'WraithRun tool.toml', triggerfish: 'Triggerfish mod.ts', gatehouse: 'Gatehouse manifest', ptywright: 'ptywright manifest.toml' } as const;
@@ -206,11 +207,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           </ul>
         </div>
       ) : null}
-      {error ? (
-        <p className="inline-error" role="alert" data-testid="plugin-action-error">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} testId="plugin-action-error" />
       {override ? (
         <OverrideDialog
           plugin={detail}

@@ -2,6 +2,7 @@
 // author types (from plugins.check), the other files' as saved. A click shows the place.
 import { diagnosticLocation, type Diagnostic } from '../../editor/diagnostics.ts';
 import { SafeText } from '../../components/safe-text.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 const severityLabel = { error: 'Error', warning: 'Warning', info: 'Info' } as const;
 
@@ -33,11 +34,7 @@ export function ProblemsList({ diagnostics, currentPath, checking, checkError, o
         </span>
         {checking ? <span className="problems-checking muted">checking…</span> : null}
       </h3>
-      {checkError ? (
-        <p className="inline-error problems-error" role="alert">
-          Could not check the unsaved text: {checkError}
-        </p>
-      ) : null}
+      <InlineError error={checkError} prefix="Could not check the unsaved text" className="problems-error" />
       {diagnostics.length > 0 ? (
         <ul className="problem-rows">
           {diagnostics.map((d, i) => (

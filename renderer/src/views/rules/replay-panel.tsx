@@ -10,6 +10,7 @@ import { ReplayResult } from '../audit/replay-result.tsx';
 import { JobStatus, useJob } from '../../components/job-progress.tsx';
 import { callAsJob, isCancelled, newJobId } from '../../sync/jobs-actions.ts';
 import '../../styles/audit.css';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 const ranges = [
   { id: '1h', label: 'Last hour', ms: 3_600_000 },
@@ -73,11 +74,7 @@ export function ReplayPanel({ text, connected }: { text: string; connected: bool
         </button>
       </form>
       <JobStatus job={job} note={state.note} testId="rules-replay" />
-      {state.error ? (
-        <p className="inline-error" role="alert" data-testid="rules-replay-error">
-          Replay failed: {state.error}
-        </p>
-      ) : null}
+      <InlineError error={state.error} prefix="Replay failed" testId="rules-replay-error" />
       {state.result ? <ReplayResult result={state.result} onOpen={open} /> : null}
     </section>
   );

@@ -10,6 +10,7 @@ import { CopyButton } from './copy-button.tsx';
 import { buildSnippets, maskToken, TOKEN_ENV } from './snippets.ts';
 import { WriteConfigDialog } from './write-config-dialog.tsx';
 import { CodexConfigDialog } from './codex-config-dialog.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 /** The section's id: the Settings view scrolls to it when asked to (ui-store `anchor`). */
 export const CONNECT_AGENT_ANCHOR = 'connect-agent';
@@ -35,11 +36,7 @@ export function AgentConnect() {
       <h2 id="agent-connect-heading" className="panel-title" tabIndex={-1}>
         Connect an agent <span className="panel-note">agents hold the agent token, which opens only the MCP and hook routes</span>
       </h2>
-      {gatewayError ? (
-        <p className="inline-error" role="alert">
-          Could not load where agents connect: {gatewayError}
-        </p>
-      ) : null}
+      <InlineError error={gatewayError} prefix="Could not load where agents connect" />
       {!gateway ? (
         gatewayError ? null : <p className="muted">Appears once the console is connected.</p>
       ) : (

@@ -10,6 +10,7 @@ import { errorMessage } from '../../lib/error-message.ts';
 import { formatAgo, formatDateTime, isoTime } from '../../lib/format.ts';
 import { useConnectionStore } from '../../stores/connection-store.ts';
 import { CopyButton } from './copy-button.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 type TokenInfo = ResponseOf<'agents.tokens.list'>['tokens'][number];
 
@@ -75,11 +76,7 @@ export function AgentTokens() {
       <h2 id="agent-tokens-heading" className="panel-title" tabIndex={-1}>
         Agent tokens <span className="panel-note">an agent’s name in the inbox and the audit log is its token’s</span>
       </h2>
-      {error ? (
-        <p className="inline-error" role="alert" data-testid="agent-tokens-error">
-          {error}
-        </p>
-      ) : null}
+      <InlineError error={error} testId="agent-tokens-error" />
       <form
         className="agent-token-create"
         onSubmit={(e) => {

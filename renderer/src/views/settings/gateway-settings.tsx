@@ -7,6 +7,7 @@ import { useSettingsStore } from '../../stores/settings-store.ts';
 import { autonomyHelp, modeHelp } from './setting-edits.ts';
 import { SettingField } from './setting-field.tsx';
 import { GlobList, NumberSetting, RadioSetting, Toggle } from './setting-controls.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 export function GatewaySettings() {
   const { settings, loadError } = useSettingsStore(useShallow((s) => ({ settings: s.settings, loadError: s.error })));
@@ -19,11 +20,7 @@ export function GatewaySettings() {
       <h2 id="gateway-settings-heading" className="panel-title">
         Gateway {settings ? <span className="panel-note mono selectable">{settings.file}</span> : null}
       </h2>
-      {loadError ? (
-        <p className="inline-error" role="alert">
-          Could not load the settings: {loadError}
-        </p>
-      ) : null}
+      <InlineError error={loadError} prefix="Could not load the settings" />
       {settings?.error ? (
         <p className="inline-error" role="alert" data-testid="settings-file-error">
           {settings.error}

@@ -14,6 +14,7 @@ import { useSettingsStore } from '../../stores/settings-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
 import { DiffView } from '../plugins/diff-view.tsx';
 import { ConfigFileHead, ConfigNotes, ConfigWriteDialog } from './config-write-dialog.tsx';
+import { InlineError } from '../../components/dialog-actions.tsx';
 
 type Scope = RequestOf<'agents.previewConfig'>['scope'];
 type McpForm = RequestOf<'agents.previewConfig'>['mcp'];
@@ -220,11 +221,7 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
             {current.notes.length > 0 ? <ConfigNotes notes={current.notes} testId="write-config-notes" /> : null}
           </>
         )}
-        {applyError ? (
-          <p className="inline-error" role="alert" data-testid="write-config-apply-error">
-            {applyError}
-          </p>
-        ) : null}
+        <InlineError error={applyError} testId="write-config-apply-error" />
       </div>
     </ConfigWriteDialog>
   );
