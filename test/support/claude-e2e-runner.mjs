@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { watchInbox } from './console-inbox.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, claude } = cfg;
@@ -80,17 +80,7 @@ async function op(method, params = {}) {
 // The inbox, watched as a console watches it (the operator WebSocket): a scenario that waits for an
 // operator acts on the approvals.changed event that adds its item.
 let onAdded = null;
-const wsUrl = new URL('/ws', serve.url);
-wsUrl.protocol = 'ws:';
-const consoleWs = new WebSocket(wsUrl, ['gatehouse.v1', `gatehouse.token.${serve.token}`], { origin: new URL(serve.url).origin });
-await new Promise((resolve, reject) => {
-  consoleWs.once('open', resolve);
-  consoleWs.once('error', reject);
-});
-consoleWs.on('message', (data) => {
-  const frame = JSON.parse(String(data));
-  if (frame.event === 'approvals.changed' && frame.payload.added.length > 0) onAdded?.(frame.payload.added[0].id);
-});
+const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { scope: 'user', mcp: 'none', hook: 'command' };
