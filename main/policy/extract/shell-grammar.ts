@@ -75,13 +75,10 @@ function enter(): void {
 export type VarLookup = (name: string) => string | undefined;
 
 /**
- * Parses and converts one script. `budgetMs` bounds tree-sitter's own time (it is cancelled through
- * its progress callback). A script over one of the limits comes back converted up to the point
- * where the limit was reached, with `limit` saying which one; the analyser reports that as
- * evasive, so such a script is never allowed on its own say. If tree-sitter itself fails, the
- * parser is discarded (see discardParser) and the error is thrown.
+ * tree-sitter's tree for `src`, within `budgetMs` of its own time when given (cancelled through its
+ * progress callback). A parser that failed or returned no tree is discarded (see discardParser).
  */
-export function parseWithGrammar(src: string, budgetMs?: number): Script {
+function parseTree(src: string, budgetMs?: number): NonNullable<ReturnType<Parser['parse']>> {
   const p = parser;
   if (!p) throw new Error('shell grammar not loaded: call initExtractor() first');
   let tree;
@@ -102,6 +99,18 @@ export function parseWithGrammar(src: string, budgetMs?: number): Script {
     discardParser();
     throw new Error('tree-sitter returned no tree');
   }
+  return tree;
+}
+
+/**
+ * Parses and converts one script. `budgetMs` bounds tree-sitter's own time (it is cancelled through
+ * its progress callback). A script over one of the limits comes back converted up to the point
+ * where the limit was reached, with `limit` saying which one; the analyser reports that as
+ * evasive, so such a script is never allowed on its own say. If tree-sitter itself fails, the
+ * parser is discarded (see discardParser) and the error is thrown.
+ */
+export function parseWithGrammar(src: string, budgetMs?: number): Script {
+  const tree = parseTree(src, budgetMs);
   source = src;
   commands = 0;
   depth = 0;
@@ -135,21 +144,7 @@ export interface SyntaxShape {
  * alone in the foreground (a command-prefix grant) asks here. Same budget rule as parseWithGrammar.
  */
 export function syntaxShape(src: string, budgetMs?: number): SyntaxShape {
-  const p = parser;
-  if (!p) throw new Error('shell grammar not loaded: call initExtractor() first');
-  let tree;
-  try {
-    if (budgetMs === undefined) tree = p.parse(src);
-    else {
-      const until = performance.now() + budgetMs;
-      const progressCallback = (() => performance.now() > until) as unknown as () => void;
-      tree = p.parse(src, null, { progressCallback });
-    }
-  } catch (err) {
-    discardParser();
-    throw err;
-  }
-  if (!tree) throw new Error('tree-sitter returned no tree');
+  const tree = parseTree(src, budgetMs);
   try {
     const root = tree.rootNode;
     const statements: string[] = [];
