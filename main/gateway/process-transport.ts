@@ -18,7 +18,7 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineSplitter } from '../checkers/line-splitter.js';
-import { groupIsEmpty } from '../core/proc-scan.js';
+import { killGroupUntilGone } from '../core/kill-group.js';
 import type { WrapFn, WrappedCommand } from '../runner/one-shot.js';
 import { formatBytes } from '../../shared/format.js';
 
@@ -293,23 +293,9 @@ export class ProcessTransport implements Transport {
   }
 }
 
-/** Kills and polls until no live member of the group is left; gives up after two seconds (a process in uninterruptible sleep). */
+/** Kills the group until no live member is left; says so when one outlives the wait (a process in uninterruptible sleep). */
 async function waitGroupGone(pgid: number, log: (msg: string) => void): Promise<void> {
-  const until = performance.now() + GROUP_GONE_WAIT_MS;
-  let delay = 1;
-  while (!groupIsEmpty(pgid)) {
-    if (performance.now() > until) {
-      log(`process group ${pgid} still has members ${GROUP_GONE_WAIT_MS} ms after SIGKILL`);
-      return;
-    }
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 50);
-  }
+  if (!(await killGroupUntilGone(pgid, GROUP_GONE_WAIT_MS))) log(`process group ${pgid} still has members ${GROUP_GONE_WAIT_MS} ms after SIGKILL`);
 }
 
 function preview(line: string): string {

@@ -25,7 +25,7 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
-import { groupIsEmpty } from '../core/proc-scan.js';
+import { killGroupUntilGone } from '../core/kill-group.js';
 import { formatBytes } from '../../shared/format.js';
 
 export const MAX_STDOUT = 1 << 20;
@@ -276,7 +276,7 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       // group itself. An empty cgroup is not enough: a PID namespace's init leaves the cgroup
       // early in its exit and then waits for the namespace to empty, still in our group.
       const report: ContainmentReport = (await wrapped.finish?.()) ?? { processLimitHit: false };
-      if (pid !== null) await settleGroup(pid);
+      if (pid !== null) await killGroupUntilGone(pid);
       stderrTail = (stderrTail + stderrDecoder.end()).slice(-STDERR_TAIL);
       const durationMs = performance.now() - started;
       const stdout = Buffer.concat(chunks).toString('utf8');
@@ -318,24 +318,6 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   });
 }
 
-/**
- * Waits until no live process is left in the group, killing again on each pass (a process
- * may have been between fork and the first kill). Bounded: gives up after two seconds rather
- * than hang the call on a process in uninterruptible sleep.
- */
-async function settleGroup(pgid: number): Promise<void> {
-  const deadline = performance.now() + 2000;
-  let wait = 1;
-  while (!groupIsEmpty(pgid) && performance.now() < deadline) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, wait));
-    wait = Math.min(wait * 2, 50);
-  }
-}
 
 /** Exactly one JSON object, or a sentence saying what was printed instead. */
 export function parseOutput(plugin: string, stdout: string): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {

@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
 import type { WrappedCommand } from '../one-shot.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
-import { groupIsEmpty } from '../../core/proc-scan.js';
+import { killGroupUntilGone } from '../../core/kill-group.js';
 import { moduleChildFile } from './child-file.js';
 import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';
@@ -199,7 +199,7 @@ export class ModuleProcess {
         const wrapped = w;
         const calls = [...this.running.values(), ...this.setAside.splice(0)];
         this.running.clear();
-        this.exited = settleGroup(child.pid!).then(async () => void (await wrapped.finish?.()));
+        this.exited = killGroupUntilGone(child.pid!).then(async () => void (await wrapped.finish?.()));
         void this.exited.then(() => failCalls(calls, why, reject));
       });
     });
@@ -321,20 +321,3 @@ function failCalls(calls: Running[], why: { failure: ModuleFailure; message: str
   }
 }
 
-/**
- * Waits until no live process is left in the group, killing again on each pass (one may have
- * been between fork and the first kill). Bounded at two seconds, as the one-shot runner's is.
- */
-async function settleGroup(pgid: number): Promise<void> {
-  const deadline = performance.now() + 2000;
-  let wait = 1;
-  while (!groupIsEmpty(pgid) && performance.now() < deadline) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, wait));
-    wait = Math.min(wait * 2, 50);
-  }
-}
