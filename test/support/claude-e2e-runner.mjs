@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { watchInbox } from './console-inbox.mjs';
+import { startServe, watchInbox } from './served-host.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, claude } = cfg;
@@ -57,25 +57,7 @@ const mockUrl = `http://127.0.0.1:${mock.address().port}`;
 
 // ---- the host --------------------------------------------------------------------------------------
 const env = { PATH: '/usr/bin:/bin', HOME: userHome, LANG: 'C.UTF-8' };
-const host = spawn(process.execPath, [cli, 'serve', '--home', home, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-let hostLog = '';
-host.stdout.on('data', (d) => (hostLog += d));
-host.stderr.on('data', (d) => (hostLog += d));
-const serveJson = join(home, 'serve.json');
-await new Promise((resolve, reject) => {
-  // The host prints its console link once it listens and serve.json is written.
-  const check = () => (existsSync(serveJson) && /Agents: MCP at/.test(hostLog) ? resolve() : undefined);
-  host.stdout.on('data', check);
-  host.stderr.on('data', check);
-  host.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${hostLog}`)));
-});
-const serve = JSON.parse(readFileSync(serveJson, 'utf8'));
-async function op(method, params = {}) {
-  const res = await fetch(new URL('/api/call', serve.url), { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ method, params }) });
-  const body = await res.json();
-  if (!body.ok) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+const { host, serve, op } = await startServe(cli, home, env);
 
 // The inbox, watched as a console watches it (the operator WebSocket): a scenario that waits for an
 // operator acts on the approvals.changed event that adds its item.

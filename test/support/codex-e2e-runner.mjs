@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { watchInbox } from './console-inbox.mjs';
+import { startServe, watchInbox } from './served-host.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, codex, helloDir } = cfg;
@@ -98,27 +98,7 @@ writeFileSync(join(codexHome, 'config.toml'), codexBase);
 
 // ---- the host --------------------------------------------------------------------------------------
 const env = { PATH: '/usr/bin:/bin', HOME: userHome, CODEX_HOME: codexHome, LANG: 'C.UTF-8' };
-const host = spawn(process.execPath, [cli, 'serve', '--home', home, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-// The namespace has no PID namespace of its own: a runner that fails midway must not leave the host behind.
-process.on('exit', () => host.kill('SIGKILL'));
-let hostLog = '';
-host.stdout.on('data', (d) => (hostLog += d));
-host.stderr.on('data', (d) => (hostLog += d));
-const serveJson = join(home, 'serve.json');
-await new Promise((resolve, reject) => {
-  // The host prints its agent endpoints once it listens and serve.json is written.
-  const check = () => (existsSync(serveJson) && /Agents: MCP at/.test(hostLog) ? resolve() : undefined);
-  host.stdout.on('data', check);
-  host.stderr.on('data', check);
-  host.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${hostLog}`)));
-});
-const serve = JSON.parse(readFileSync(serveJson, 'utf8'));
-async function op(method, params = {}) {
-  const res = await fetch(new URL('/api/call', serve.url), { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ method, params }) });
-  const body = await res.json();
-  if (!body.ok) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+const { host, serve, op } = await startServe(cli, home, env);
 // plugins.list answers once the host's first plugin scan is done; then hello can be enabled.
 await op('plugins.list');
 await op('plugins.enable', { name: 'hello' });
