@@ -8,13 +8,11 @@ import { join } from 'node:path';
 import wabt from 'wabt';
 import { PluginRegistry } from '../main/registry/plugin-registry.js';
 import { TrustStore } from '../main/registry/trust-store.js';
-import { ToolRunner } from '../main/runner/tool-runner.js';
-import { BreakerBoard } from '../main/runner/breaker-board.js';
-import { PluginMetrics } from '../main/runner/metrics.js';
-import { containWrap, detectSandbox, profileFromManifest } from '../main/runner/sandbox.js';
+import { detectSandbox } from '../main/runner/sandbox.js';
 import { MeterCache } from '../main/runner/wasm/meter-cache.js';
 import { WasmPool } from '../main/runner/wasm/wasm-pool.js';
-import { median, type BenchCase } from './harness.js';
+import type { BenchCase } from './harness.js';
+import { medianOfCalls, sandboxedRunner, writeEchoTool } from './sandboxed-runner.js';
 
 const GREET = `(module
   (import "extism:host/env" "input_length" (func $len (result i64)))
@@ -52,44 +50,21 @@ async function wat(source: string): Promise<Uint8Array> {
   }
 }
 
-async function roundOf(calls: number, fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
-
 export async function wasmCases(opts: { calls?: number } = {}): Promise<{ cases: BenchCase[]; close(): Promise<void> }> {
   const calls = opts.calls ?? 30;
   const detection = detectSandbox();
   const root = mkdtempSync(join(tmpdir(), 'gatehouse-bench-wasm-'));
   const plugins = join(root, 'plugins');
   mkdirSync(join(plugins, 'greet'), { recursive: true });
-  mkdirSync(join(plugins, 'echo'), { recursive: true });
   mkdirSync(join(root, 'home'));
   writeFileSync(join(plugins, 'greet', 'gatehouse.toml'), 'name = "greet"\ndescription = "x"\nkind = "wasm"\nwasm = "plugin.wasm"\n');
   writeFileSync(join(plugins, 'greet', 'plugin.wasm'), await wat(GREET));
-  writeFileSync(join(plugins, 'echo', 'tool.toml'), 'name = "echo"\ndescription = "x"\ncommand = "run.sh"\ntimeout_secs = 10\n');
-  writeFileSync(join(plugins, 'echo', 'run.sh'), '#!/bin/sh\ncat >/dev/null\necho \'{}\'\n', { mode: 0o755 });
+  writeEchoTool(plugins);
   const registry = new PluginRegistry({ sources: [{ dir: plugins, origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
   await registry.refreshAll();
   await registry.enable('greet', 'bench');
   await registry.enable('echo', 'bench');
-  const runner = new ToolRunner({
-    registry,
-    breakers: new BreakerBoard({ clock: { now: () => Date.now() } }),
-    metrics: new PluginMetrics(),
-    runCache: join(root, 'home', 'run-cache'),
-    wasmIsolation: { detection },
-    sandboxFor: (manifest, dir) =>
-      detection.kind === 'bwrap'
-        ? { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir) }, { timeoutMs: 10_000 }), sandboxed: true, warning: null }
-        : { wrap: containWrap(null, { timeoutMs: 10_000 }), sandboxed: false, warning: null },
-    record: () => {},
-  });
+  const runner = sandboxedRunner(registry, join(root, 'home'), detection, { wasmIsolation: { detection } });
   const call = async (plugin: string) => {
     const r = await runner.call(plugin, undefined, { n: 1 }, { actor: 'bench' });
     if (!r.ok) throw new Error(`${plugin} bench call failed: ${r.error}`);
@@ -109,17 +84,17 @@ export async function wasmCases(opts: { calls?: number } = {}): Promise<{ cases:
   };
   const sandbox = detection.kind === 'bwrap' ? 'bwrap' : 'no sandbox here';
   const cases: BenchCase[] = [
-    { name: `one-shot process tool call (${sandbox})`, unit: 'ms', better: 'lower', run: () => roundOf(calls, () => call('echo')) },
+    { name: `one-shot process tool call (${sandbox})`, unit: 'ms', better: 'lower', run: () => medianOfCalls(calls, () => call('echo')) },
     {
       name: `warm WASM tool call (${sandbox})`,
       unit: 'ms',
       better: 'lower',
       baseline: `one-shot process tool call (${sandbox})`,
       target: { median: 1 },
-      run: () => roundOf(calls * 4, () => call('greet')),
+      run: () => medianOfCalls(calls * 4, () => call('greet')),
     },
-    { name: 'CPU-bound WASM, unmetered', unit: 'ms', better: 'lower', run: () => roundOf(10, burnCall(unmetered)) },
-    { name: 'CPU-bound WASM, fuel-metered', unit: 'ms', better: 'lower', baseline: 'CPU-bound WASM, unmetered', target: { ratio: 1.5 }, run: () => roundOf(10, burnCall(metered)) },
+    { name: 'CPU-bound WASM, unmetered', unit: 'ms', better: 'lower', run: () => medianOfCalls(10, burnCall(unmetered)) },
+    { name: 'CPU-bound WASM, fuel-metered', unit: 'ms', better: 'lower', baseline: 'CPU-bound WASM, unmetered', target: { ratio: 1.5 }, run: () => medianOfCalls(10, burnCall(metered)) },
   ];
   return {
     cases,
