@@ -1,18 +1,11 @@
 // catalog.* through a real host: install from a signed catalog folder with the consent answered
 // first, the audit event with catalog, version and key ids, the plugin discovered but disabled,
 // enabled by the operator, run, and quarantined (audited) once a revocation is refreshed.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addCatalogSource } from '../main/catalog/catalog-client.js';
-import { addPlugin, initCatalog, revokePlugin } from '../main/catalog/publisher.js';
-import type { CallContext } from '../main/host/dispatcher.js';
-import { createHost, type Host } from '../main/host/create-host.js';
-import type { MethodName, RequestOf } from '../shared/contract.js';
-import { repoRoot } from './support/cli.js';
-import { tempDir } from './support/temp.js';
+import { revokePlugin } from '../main/catalog/publisher.js';
+import type { Host } from '../main/host/create-host.js';
+import { hostWithCatalog } from './support/catalog-host.js';
 
-const operator: CallContext = { console: 'cli', operator: 'alice' };
 const hosts: Host[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close('test done');
@@ -20,18 +13,7 @@ afterEach(async () => {
 
 describe('catalog in a real host', () => {
   it('install (consent first), audited and disabled; enable and run; a revocation quarantines it, audited', async () => {
-    const work = tempDir('gatehouse-catalog-host-');
-    const cat = join(work, 'cat');
-    initCatalog(cat);
-    await addPlugin(cat, join(repoRoot, 'examples/plugins/hello'), { publisher: 'acme' });
-    const home = join(work, 'home');
-    mkdirSync(join(home, 'plugins'), { recursive: true });
-    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
-    addCatalogSource(join(home, 'catalogs', 'example'), join(cat, 'repository'), readFileSync(join(cat, 'repository', 'metadata', '1.root.json')));
-    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
-    hosts.push(host);
-    await host.ready;
-    const op = async <M extends MethodName>(m: M, p: RequestOf<M>) => (await host.dispatcher.dispatch(m, p, operator)) as { ok: boolean; result?: Record<string, unknown>; error?: { code: string; message: string } };
+    const { cat, host, op } = await hostWithCatalog('gatehouse-catalog-host-', hosts, { source: true });
 
     const found = await op('catalog.search', { query: 'greets' });
     expect(found).toMatchObject({ ok: true, result: { results: [{ source: 'example', name: 'hello', publisher: 'acme', latest: '1.0.0' }], errors: [] } });

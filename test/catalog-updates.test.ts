@@ -10,15 +10,13 @@ import { checkEvent } from '../main/audit/event-schemas.js';
 import { addCatalogSource, CatalogClient } from '../main/catalog/catalog-client.js';
 import { catalogHandlers } from '../main/catalog/catalog-handlers.js';
 import { addPlugin, bundleTarget, initCatalog, revokePlugin, rewritePublisherTarget } from '../main/catalog/publisher.js';
-import type { CallContext } from '../main/host/dispatcher.js';
-import { createHost, type Host } from '../main/host/create-host.js';
-import type { MethodName, RequestOf } from '../shared/contract.js';
+import type { Host } from '../main/host/create-host.js';
 import { repoRoot } from './support/cli.js';
 import { FakeTime } from './support/fake-time.js';
 import { tempDir } from './support/temp.js';
+import { hostWithCatalog } from './support/catalog-host.js';
 import { fixtureWat, wasmPlugin } from './support/wasm.js';
 
-const operator: CallContext = { console: 'cli', operator: 'alice' };
 const hosts: Host[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close('test done');
@@ -37,18 +35,7 @@ function helloAt(work: string, version: string, extra = ''): string {
 
 describe('catalog updates in a real host', () => {
   it('a same-permission update goes to approve-change; a wider one waits for an approval of exactly what widened', async () => {
-    const work = tempDir('gatehouse-catalog-upd-');
-    const cat = join(work, 'cat');
-    initCatalog(cat);
-    await addPlugin(cat, join(repoRoot, 'examples/plugins/hello'), { publisher: 'acme' });
-    const home = join(work, 'home');
-    mkdirSync(join(home, 'plugins'), { recursive: true });
-    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
-    addCatalogSource(join(home, 'catalogs', 'example'), join(cat, 'repository'), readFileSync(join(cat, 'repository', 'metadata', '1.root.json')));
-    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
-    hosts.push(host);
-    await host.ready;
-    const op = async <M extends MethodName>(m: M, p: RequestOf<M>) => (await host.dispatcher.dispatch(m, p, operator)) as { ok: boolean; result?: Record<string, unknown>; error?: { code: string; message: string } };
+    const { work, cat, home, host, op } = await hostWithCatalog('gatehouse-catalog-upd-', hosts, { source: true });
     // tail() is newest first; in the order they happened:
     const events = (type: string) => host.audit.tail(1000).filter((e) => e.type === type).reverse();
 
@@ -101,16 +88,7 @@ describe('catalog updates in a real host', () => {
   });
 
   it('adding a source from the console needs the root key ids confirmed', async () => {
-    const work = tempDir('gatehouse-catalog-add-');
-    const cat = join(work, 'cat');
-    const init = initCatalog(cat);
-    await addPlugin(cat, join(repoRoot, 'examples/plugins/hello'), { publisher: 'acme' });
-    const home = join(work, 'home');
-    mkdirSync(join(home, 'plugins'), { recursive: true });
-    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
-    hosts.push(host);
-    await host.ready;
-    const op = async <M extends MethodName>(m: M, p: RequestOf<M>) => (await host.dispatcher.dispatch(m, p, operator)) as { ok: boolean; result?: Record<string, unknown>; error?: { code: string; message: string } };
+    const { cat, init, home, host, op } = await hostWithCatalog('gatehouse-catalog-add-', hosts, { source: false });
     const rootJson = readFileSync(join(cat, 'repository', 'metadata', '1.root.json'), 'utf8');
     const location = join(cat, 'repository');
 
