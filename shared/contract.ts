@@ -30,6 +30,22 @@ const catalogSource = z.object({ name: z.string(), location: z.string(), rootKey
 const catalogSourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a source name: 1-40 lowercase letters, digits and dashes');
 const catalogLimits = z.object({ timeoutSecs: z.number(), fuel: z.number().optional(), memoryMb: z.number().optional() });
 const catalogScan = z.object({ passed: z.boolean(), totalWeight: z.number(), findings: z.number(), bundleSha256: z.string() });
+/** What installing a catalog plugin would grant, shown on the consent screen before anything is written. */
+const catalogConsent = z.object({
+  name: z.string(),
+  version: z.string(),
+  publisher: z.string(),
+  signerKeyIds: z.array(z.string()),
+  reads: z.array(z.string()),
+  writes: z.array(z.string()),
+  reaches: z.array(z.string()),
+  env: z.array(z.string()),
+  limits: catalogLimits,
+  scan: z.object({ signed: catalogScan, local: z.object({ passed: z.boolean(), totalWeight: z.number(), findings: z.number() }) }),
+  source: z.object({ repository: z.string(), commit: z.string() }).nullable(),
+  /** For an update: what this version adds to (widened) or drops from (narrowed) the installed one's permissions. */
+  update: z.object({ from: z.string(), widened: z.array(z.string()), narrowed: z.array(z.string()) }).nullable(),
+});
 const catalogUpdate = z.object({ source: z.string(), name: z.string(), from: z.string(), to: z.string(), widened: z.array(z.string()), narrowed: z.array(z.string()), error: z.string().nullable() });
 const catalogPage = z.object({
   source: z.string(), name: z.string(), publisher: z.string(), description: z.string(), kind: z.string(), version: z.string(), versions: z.array(z.string()), latest: z.string(),
@@ -699,7 +715,7 @@ export const methods = {
    */
   'catalog.install': {
     request: z.object({ source: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a source name: lowercase letters, digits and dashes'), spec: z.string().min(1).max(200), consent: z.boolean(), allowWider: z.boolean().optional() }).strict(),
-    response: z.object({ consent: z.unknown(), installed: z.unknown().nullable() }),
+    response: z.object({ consent: catalogConsent.nullable(), installed: z.unknown().nullable() }),
   },
   /** Reads a root file the operator was given and answers its key ids, writing nothing: the console shows them for confirmation before catalog.addSource. */
   'catalog.previewSource': {

@@ -8,22 +8,10 @@ import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { KeyIds } from '../catalog-view.tsx';
 import { formatLimits, PermissionList } from './permission-list.tsx';
+import type { ResponseOf } from '../../../../shared/contract.ts';
 
-/** What catalog.install answers as its consent (main/catalog/catalog-client.ts Consent). */
-interface Consent {
-  name: string;
-  version: string;
-  publisher: string;
-  signerKeyIds: string[];
-  reads: string[];
-  writes: string[];
-  reaches: string[];
-  env: string[];
-  limits: { timeoutSecs: number; fuel?: number; memoryMb?: number };
-  scan: { signed: { passed: boolean; totalWeight: number; findings: number; bundleSha256: string }; local: { passed: boolean; totalWeight: number; findings: number } };
-  source: { repository: string; commit: string } | null;
-  update: { from: string; widened: string[]; narrowed: string[] } | null;
-}
+/** What catalog.install answers as its consent: what the plugin may read, write and reach. */
+type Consent = NonNullable<ResponseOf<'catalog.install'>['consent']>;
 
 type Phase = { kind: 'verifying' } | { kind: 'ready'; consent: Consent } | { kind: 'installing'; consent: Consent } | { kind: 'installed'; consent: Consent } | { kind: 'failed'; message: string; consent: Consent | null };
 
@@ -37,7 +25,8 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
     let live = true;
     client
       .call('catalog.install', { source, spec, consent: false })
-      .then((r) => live && setPhase({ kind: 'ready', consent: r.consent as Consent }))
+      // Asked without consent, the host always answers what the plugin would get (consent is null only once installed).
+      .then((r) => live && setPhase(r.consent ? { kind: 'ready', consent: r.consent } : { kind: 'failed', message: 'the host answered without the consent to show', consent: null }))
       .catch((err: unknown) => live && setPhase({ kind: 'failed', message: errorMessage(err), consent: null }));
     return () => {
       live = false;
