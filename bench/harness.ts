@@ -56,6 +56,17 @@ export function median(samples: readonly number[]): number {
 }
 
 /** p95 toward the worse side: the 5th percentile of a rate, the 95th of a latency. */
+/** The median time of `calls` sequential calls of `fn`, in ms: one round of a per-call case. */
+export async function medianOfCalls(calls: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
 export function p95(samples: readonly number[], better: 'higher' | 'lower'): number {
   return quantile(samples, better === 'higher' ? 0.05 : 0.95);
 }

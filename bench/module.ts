@@ -9,8 +9,8 @@ import { PluginRegistry } from '../main/registry/plugin-registry.js';
 import { TrustStore } from '../main/registry/trust-store.js';
 import { detectSandbox } from '../main/runner/sandbox.js';
 import { describeModule } from '../main/runner/module/describe-module.js';
-import type { BenchCase } from './harness.js';
-import { medianOfCalls, sandboxedRunner, writeEchoTool } from './sandboxed-runner.js';
+import { medianOfCalls, type BenchCase } from './harness.js';
+import { sandboxedRunner, writeEchoTool } from './sandboxed-runner.js';
 
 const MOD = `export const manifest = { name: "hello", version: "1.0.0", description: "x", classification: "PUBLIC", declaredEndpoints: [] };
 export const toolDefinitions = [{ name: "say", description: "x", parameters: { n: { type: "number" } } }];

@@ -12,7 +12,7 @@ import { ToolRunner } from '../main/runner/tool-runner.js';
 import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { containWrap, detectSandbox, profileFromManifest } from '../main/runner/sandbox.js';
-import { median, type BenchCase } from './harness.js';
+import { medianOfCalls, type BenchCase } from './harness.js';
 
 const SCRIPT = '#!/bin/sh\ninput=$(cat)\nprintf \'{"received": %s}\\n\' "$input"\n';
 const INPUT = { message: 'hello', n: 42 };
@@ -30,17 +30,6 @@ function bareSpawn(command: string, cwd: string, env: Record<string, string>): P
     });
     child.stdin.end(JSON.stringify(INPUT));
   });
-}
-
-/** Each round: `calls` sequential calls, the round's value is their median in ms. */
-async function roundOf(calls: number, fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
 }
 
 /**
@@ -85,14 +74,14 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
     if (!r.ok) throw new Error(`one-shot bench call failed: ${r.message}`);
   };
   const cases: BenchCase[] = [
-    { name: 'bare spawn of a shell tool', unit: 'ms', better: 'lower', run: () => roundOf(calls, () => bareSpawn(command, dir, env)) },
+    { name: 'bare spawn of a shell tool', unit: 'ms', better: 'lower', run: () => medianOfCalls(calls, () => bareSpawn(command, dir, env)) },
     {
       name: 'one-shot call, no sandbox',
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
       target: { ratio: 1.15 },
-      run: () => roundOf(calls, async () => check(await runOneShot(base))),
+      run: () => medianOfCalls(calls, async () => check(await runOneShot(base))),
     },
     {
       // Reported, no target: the runner's own steps (slot, breaker, metrics, environment) come on
@@ -101,14 +90,14 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
-      run: () => roundOf(calls, viaRunner),
+      run: () => medianOfCalls(calls, viaRunner),
     },
     {
       name: 'one-shot call, limits only',
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
-      run: () => roundOf(calls, async () => check(await runOneShot({ ...base, wrap: containWrap(null, { timeoutMs: 10_000 }) }))),
+      run: () => medianOfCalls(calls, async () => check(await runOneShot({ ...base, wrap: containWrap(null, { timeoutMs: 10_000 }) }))),
     },
   ];
   const detection = detectSandbox();
@@ -120,7 +109,7 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
-      run: () => roundOf(calls, async () => check(await runOneShot({ ...base, wrap }))),
+      run: () => medianOfCalls(calls, async () => check(await runOneShot({ ...base, wrap }))),
     });
   } else {
     console.log(`(no bwrap here: ${detection.reason}; the sandboxed one-shot case is not measured)`);

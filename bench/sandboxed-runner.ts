@@ -1,6 +1,6 @@
 // What the warm-call benches (bench/wasm.ts, bench/module.ts) share: a trivial one-shot process
 // tool as the baseline, a ToolRunner that sandboxes every plugin the way the host does (bwrap with
-// limits where it is available), and the median of a run of calls.
+// limits where it is available).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PluginRegistry } from '../main/registry/plugin-registry.js';
@@ -8,7 +8,6 @@ import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { containWrap, profileFromManifest, type SandboxDetection } from '../main/runner/sandbox.js';
 import { ToolRunner, type ToolRunnerDeps } from '../main/runner/tool-runner.js';
-import { median } from './harness.js';
 
 /** Writes `echo`, a one-shot process tool that reads its input and prints `{}`, into `plugins`. */
 export function writeEchoTool(plugins: string): void {
@@ -31,15 +30,4 @@ export function sandboxedRunner(registry: PluginRegistry, home: string, detectio
     record: () => {},
     ...more,
   });
-}
-
-/** The median time of `calls` sequential calls of `fn`, in ms. */
-export async function medianOfCalls(calls: number, fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
 }

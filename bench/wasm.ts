@@ -11,8 +11,8 @@ import { TrustStore } from '../main/registry/trust-store.js';
 import { detectSandbox } from '../main/runner/sandbox.js';
 import { MeterCache } from '../main/runner/wasm/meter-cache.js';
 import { WasmPool } from '../main/runner/wasm/wasm-pool.js';
-import type { BenchCase } from './harness.js';
-import { medianOfCalls, sandboxedRunner, writeEchoTool } from './sandboxed-runner.js';
+import { medianOfCalls, type BenchCase } from './harness.js';
+import { sandboxedRunner, writeEchoTool } from './sandboxed-runner.js';
 
 const GREET = `(module
   (import "extism:host/env" "input_length" (func $len (result i64)))
