@@ -4,14 +4,14 @@
 // the hook settings its own "write it for me" wrote; Claude Code runs in -p mode. The work inside
 // the namespace is test/support/claude-e2e-runner.mjs; this file checks what it saw, the marker
 // files the Bash calls would make, and the host's audit log.
-import { spawnSync, spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from './support/cli.js';
-import { namespaceCommand } from './support/netns.js';
+import { namespaceCommand, runInNamespace } from './support/netns.js';
 import { tempDir } from './support/temp.js';
 
 /** The native binary: the package's bin/claude.exe once its install script ran, else the platform package's own. */
@@ -76,16 +76,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     const root = tempDir('gatehouse-claude-e2e-');
     const config = join(root, 'config.json');
     writeFileSync(config, JSON.stringify({ root, cli: cliPath, claude }));
-    const [cmd, ...args] = ns.argv;
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(cmd!, [...args, join(repoRoot, 'test', 'support', 'claude-e2e-runner.mjs'), config], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'claude-e2e-runner.mjs'), config);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { timeout: TimeoutReport; written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;

@@ -4,7 +4,7 @@
 // config.toml table its own "Write it for Codex" wrote (the stdio bridge); Codex runs as
 // `codex exec`. The work inside the namespace is test/support/codex-e2e-runner.mjs; this file
 // checks what the mock saw, the marker files the shell calls would make, the inbox and the audit log.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from './support/cli.js';
-import { namespaceCommand } from './support/netns.js';
+import { namespaceCommand, runInNamespace } from './support/netns.js';
 import { tempDir } from './support/temp.js';
 
 /** The native binary from the platform package (@openai/codex-<platform>-<arch>), as its own launcher finds it. */
@@ -70,16 +70,7 @@ describe('the real Codex CLI, supervised through the config Gatehouse writes', (
     const root = tempDir('gatehouse-codex-e2e-');
     const config = join(root, 'config.json');
     writeFileSync(config, JSON.stringify({ root, cli: cliPath, codex, helloDir: join(repoRoot, 'examples', 'plugins', 'hello') }));
-    const [cmd, ...args] = ns.argv;
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(cmd!, [...args, join(repoRoot, 'test', 'support', 'codex-e2e-runner.mjs'), config], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'codex-e2e-runner.mjs'), config);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { written: string; writtenHttp: string; home: string; requests: number; others: string[]; scenarios: Scenario[]; items: Record<string, Item | null> };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;

@@ -1,7 +1,7 @@
 // A network namespace with only loopback, for the end-to-end tests that run real agent CLIs
 // (test/claude-code-e2e.test.ts, test/codex-e2e.test.ts): their mock model API, the host and the
 // CLI all talk over 127.0.0.1 inside it, and nothing can leave the machine whatever the CLI tries.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
@@ -18,4 +18,18 @@ export function namespaceCommand(): { argv: string[] } | { why: string } {
   const probe = spawnSync(asRoot[0]!, [...asRoot.slice(1), 'sh', '-c', `${ip} link set lo up`], { timeout: 10_000 });
   if (probe.status !== 0) return { why: `${asRoot.join(' ')} failed: ${String(probe.stderr).trim() || `exit ${probe.status}`}` };
   return { argv: [...asRoot, 'sh', '-c', `${ip} link set lo up && exec "$0" "$@"`, process.execPath] };
+}
+
+/** Runs `node SCRIPT CONFIG` through `argv` (namespaceCommand's), collecting its output to the end. */
+export function runInNamespace(argv: string[], script: string, config: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [cmd, ...args] = argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, [...args, script, config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
