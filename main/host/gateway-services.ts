@@ -4,12 +4,8 @@
 // Part of the composition root: it only builds and connects.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { GatehouseContract } from '../../shared/contract.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
-import type { AuditStore } from '../audit/audit-store.js';
-import type { Clock } from '../core/clock.js';
-import type { Disposables } from '../core/disposables.js';
 import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
 import { AgentTokens } from '../gateway/agent-tokens.js';
 import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
@@ -18,9 +14,7 @@ import { Gateway } from '../gateway/gateway.js';
 import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
 import { HookOutcomes } from '../gateway/hook-outcomes.js';
 import { McpGateway } from '../gateway/mcp-server.js';
-import type { SettingsStore } from '../gateway/settings-store.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
-import type { HomePaths } from '../home.js';
 import { TaintRegistry } from '../policy/autonomy.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
 import { extract } from '../policy/extract/index.js';
@@ -28,19 +22,11 @@ import { PolicyEditor } from '../policy/policy-editor.js';
 import { PolicyStore } from '../policy/rules/store.js';
 import { shellPlan } from '../runner/sandbox-plan.js';
 import { version } from '../version.js';
-import type { EventBus } from './event-bus.js';
-import type { AgentEndpoints, HostOptions } from './host-types.js';
+import type { AgentEndpoints, HostBase, HostOptions } from './host-types.js';
 import type { startPluginServices } from './plugin-services.js';
 
-export interface GatewayServicesDeps {
+export interface GatewayServicesDeps extends HostBase {
   opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir' | 'claudeUserHome'>;
-  paths: HomePaths;
-  clock: Clock;
-  log: (msg: string, err?: unknown) => void;
-  audit: AuditStore;
-  bus: EventBus<GatehouseContract['events']>;
-  settings: SettingsStore;
-  services: Disposables;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
   plugins: ReturnType<typeof startPluginServices>;
   /** Where agents reach this host, once a shell listens. */

@@ -3,6 +3,7 @@
 import type { ChainState, GatehouseContract, Settings } from '../../shared/contract.js';
 import type { ApprovalQueue } from '../approvals/approval-queue.js';
 import type { AuditStore, Clock, RetentionPolicy } from '../audit/audit-store.js';
+import type { Disposables } from '../core/disposables.js';
 import type { CallContext, Dispatcher } from './dispatcher.js';
 import type { EventBus } from './event-bus.js';
 import type { AgentHandler, HookRefusalSink } from '../gateway/agent-routes.js';
@@ -95,4 +96,16 @@ export interface Host {
    */
   answerWaiting(): Promise<number>;
   close(reason?: string): Promise<void>;
+}
+
+/** What every part of the host is built on: started first by createHost and handed to each side's services. */
+export interface HostBase {
+  paths: HomePaths;
+  clock: Clock;
+  log: (msg: string, err?: unknown) => void;
+  audit: AuditStore;
+  bus: EventBus<GatehouseContract['events']>;
+  settings: SettingsStore;
+  /** Where each service started is registered to be closed. */
+  services: Disposables;
 }

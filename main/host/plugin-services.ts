@@ -3,13 +3,7 @@
 // checkers, and the Health view's service. Part of the composition root: it only builds and
 // connects; each service's behaviour lives in its own folder.
 import { join } from 'node:path';
-import type { GatehouseContract } from '../../shared/contract.js';
-import type { AuditStore } from '../audit/audit-store.js';
 import { CheckerHost } from '../checkers/checker-host.js';
-import type { Clock } from '../core/clock.js';
-import type { Disposables } from '../core/disposables.js';
-import type { SettingsStore } from '../gateway/settings-store.js';
-import type { HomePaths } from '../home.js';
 import type { PolicyStore } from '../policy/rules/store.js';
 import { PtyManager } from '../pty/pty-manager.js';
 import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
@@ -25,19 +19,10 @@ import { describeModule } from '../runner/module/describe-module.js';
 import { sandboxPlan } from '../runner/sandbox-plan.js';
 import { detectSandbox } from '../runner/sandbox.js';
 import { ToolRunner } from '../runner/tool-runner.js';
-import type { EventBus } from './event-bus.js';
-import type { HostOptions } from './host-types.js';
+import type { HostBase, HostOptions } from './host-types.js';
 
-export interface PluginServicesDeps {
+export interface PluginServicesDeps extends HostBase {
   opts: Pick<HostOptions, 'projectDir' | 'pluginDirs' | 'commandDenylist' | 'allowedPlugins' | 'requireSandbox'>;
-  paths: HomePaths;
-  clock: Clock;
-  log: (msg: string, err?: unknown) => void;
-  audit: AuditStore;
-  bus: EventBus<GatehouseContract['events']>;
-  settings: SettingsStore;
-  /** Where each service started here is registered to be closed. */
-  services: Disposables;
   /** The policy WebAssembly plugins' host functions are judged by; built after these services. */
   policy: () => Pick<PolicyStore, 'evaluateAsync'>;
   /** After the registry settled a change and the checkers were told: the tools agents see may have changed. */
