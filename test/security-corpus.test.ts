@@ -17,7 +17,7 @@
 // `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
 // whoever updates known-misses.json.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +49,11 @@ interface KnownMiss {
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'security-corpus');
 const load = (file: string): Case[] => (JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as { cases: Case[] }).cases;
-const cases: Case[] = [...load('bash.json'), ...load('tools.json'), ...load('symlinked-home.json')];
+// Every fixture file but the known misses: a new class of cases is one more file here.
+const cases: Case[] = readdirSync(fixtures)
+  .filter((f) => f.endsWith('.json') && f !== 'known-misses.json')
+  .sort()
+  .flatMap(load);
 const knownMisses = JSON.parse(readFileSync(join(fixtures, 'known-misses.json'), 'utf8')) as { misses: Record<string, KnownMiss> };
 
 // ---- the fake home -------------------------------------------------------------------------------
