@@ -333,6 +333,10 @@ const batchResult = z.union([
   z.object({ id: z.string(), ok: z.literal(false), error: z.object({ reason: z.string(), message: z.string() }) }),
 ]);
 const toolGlobs = z.array(z.string().min(1).max(200)).max(500);
+/** When a let-through Bash command is contained: autonomy levels, and "grants" (a grant or an allow rule). */
+export const CONTAIN_WHEN = ['read-only', 'supervised', 'full', 'grants'] as const;
+export type ContainWhen = (typeof CONTAIN_WHEN)[number];
+export const DEFAULT_CONTAINMENT: readonly ContainWhen[] = ['full', 'grants'];
 const settings = z.object({
   /** dry-run: calls are evaluated and shown, never executed. New installs start here. */
   mode: z.enum(['dry-run', 'live']),
@@ -354,6 +358,11 @@ const settings = z.object({
   hookAutonomyAllow: z.enum(['defer', 'allow']),
   /** What `gatehouse hook` answers when no host is running. */
   hookUnreachable: z.enum(['deny', 'ask']),
+  /**
+   * When a Bash command Gatehouse lets through runs in the box (main/runner/box.ts): allowed by
+   * autonomy at these levels, or by a grant or an allow rule ("grants"). Default: full and grants.
+   */
+  containment: z.array(z.enum(CONTAIN_WHEN)).max(CONTAIN_WHEN.length).optional(),
   desktopNotifications: z.boolean(),
   /** Show audit events with secrets unmasked (console, search, export). Off: API keys, tokens, passwords are redacted. */
   auditRaw: z.boolean(),
@@ -761,6 +770,8 @@ export const methods = {
         detail: z.string(),
         /** Plugins that run without the sandbox because an operator trusted them (sandbox = "none"). */
         trusted: z.array(z.string()),
+        /** Whether Bash commands let through without an operator reading them run in the box (runner/containment.ts). */
+        containment: z.object({ available: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable(), detail: z.string(), when: z.array(z.enum(CONTAIN_WHEN)) }).optional(),
       }),
       /** How late the host's event loop runs (main/host/event-loop-monitor.ts): a blocked loop delays every call. */
       eventLoop: eventLoopSnapshot.optional(),

@@ -78,7 +78,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     writeFileSync(config, JSON.stringify({ root, cli: cliPath, claude }));
     const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'claude-e2e-runner.mjs'), config);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { timeout: TimeoutReport; written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string };
+    const report = JSON.parse(run.stdout) as { timeout: TimeoutReport; written: { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }; requests: number; streamed: number; scenarios: Scenario[]; home: string; bashrcAfter: string };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
     const marker = (name: string) => existsSync(join(root, `marker-${name}`));
 
@@ -139,6 +139,13 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     expect(t.closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', reason: expect.stringContaining("the hook's own timeout ends at") } });
     expect(t.lateApprove).toMatch(/cannot be approved: its agent is gone .*did not run and never will/);
 
+    // Contained (issue #24): at full autonomy the project script ran (its marker is in the temp
+    // folder, writable in the box), but the key was hidden and ~/.bashrc stayed as it was.
+    expect(s.contained!.marker, s.contained!.stderr).toBe(true);
+    expect(s.contained!.result).toContain('script-ran');
+    expect(s.contained!.result).not.toMatch(/PRIVATE KEY|dummy/);
+    expect(report.bashrcAfter).toBe('export E2E=1\n');
+
     // The audit log, read after the host stopped.
     const db = new Database(join(report.home, 'audit.db'), { readonly: true });
     try {
@@ -154,11 +161,17 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
         ['deny', 'rule'],
         ['allow', 'autonomy'],
         ['expired', 'error'],
+        ['allow', 'autonomy'],
       ]);
       expect(rows('call.result').every((r) => r.ranBy === 'agent' && r.executed === false)).toBe(true);
-      // Exactly the two calls that ran reported back, each matched to its PreToolUse call.
-      expect(outcomes).toHaveLength(2);
-      expect(outcomes.map((o) => o.call)).toEqual([decided[2]!.call, decided[3]!.call]);
+      // Exactly the three calls that ran reported back, each matched to its PreToolUse call.
+      expect(outcomes).toHaveLength(3);
+      expect(outcomes.map((o) => o.call)).toEqual([decided[2]!.call, decided[3]!.call, decided[7]!.call]);
+      // Only the last one was answered with the box, and the log says so: the boxed command line
+      // it was told to run, and the report that it ran contained.
+      const contained = rows('call.contained');
+      expect(contained).toEqual([expect.objectContaining({ call: decided[7]!.call, contained: true, box: 'bwrap', command: expect.stringMatching(/^\/\S*bwrap .* -- \/bin\/(ba)?sh -c '?sh \.\/steal\.sh/) })]);
+      expect(outcomes.map((o) => o.contained)).toEqual([false, false, true]);
       expect(outcomes[0]).toMatchObject({ outcome: 'executed', tool: 'Bash', decision: 'allow', summary: expect.stringContaining('made-it') });
       expect(outcomes.every((o) => typeof o.toolUseId === 'string' && String(o.session).startsWith('default/'))).toBe(true);
       const requested = rows('approval.requested');
@@ -169,7 +182,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     } finally {
       db.close();
     }
-    // Whole run (nine Claude Code sessions) well under two minutes.
+    // Whole run (ten Claude Code sessions) well under two minutes.
     expect(report.scenarios.reduce((t, x) => t + x.ms, 0)).toBeLessThan(120_000);
   }, 180_000);
 });

@@ -73,6 +73,12 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),
   /** A Claude Code hook request refused before it was judged (answered with a deny); never the token or the input. */
   'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string(), suppressed: int.optional() }),
+  /**
+   * A call the agent runs itself, let through without an operator reading it (full autonomy, a
+   * grant): contained (the boxed command line the agent was told to run, the writable folders,
+   * how many places were masked or kept read-only) or not (why not: no box on this machine).
+   */
+  'call.contained': spec(ACTOR.host, { call: id, contained: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable() }),
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
   /**
    * What became of a hook-supervised call, as Claude Code reported it (PostToolUse: executed,
@@ -92,6 +98,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
     truncated: z.boolean(),
     durationMs: z.number().nullable(),
     interrupted: z.boolean(),
+    /** The call was answered with the boxed command (call.contained); null when not known. */
+    contained: z.boolean().nullable().optional(),
   }),
 
   // ---- approvals and grants -------------------------------------------------------------------

@@ -70,7 +70,7 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
       try {
         const s = deps.settings();
         const { answer, result } = await decideHook(deps.gateway, parsed.input, { askMode: s.hookAsk, autonomyAllow: s.hookAutonomyAllow, deadlineMs: hookDeadline(req), signal: gone.signal }, agent);
-        deps.outcomes?.expect(result.call.session, parsed.input.tool_use_id, { call: result.call.id, tool: result.call.tool, decision: result.decision });
+        deps.outcomes?.expect(result.call.session, parsed.input.tool_use_id, { call: result.call.id, tool: result.call.tool, decision: result.decision, contained: result.contained?.contained === true });
         return send(res, 200, answer);
       } catch (err) {
         deps.log?.('hook failed', err);

@@ -13,7 +13,10 @@
 //    in `claude -p` that is a denial), "inbox" waits for an operator here, at most until the
 //    hook's own deadline less a margin, and answers allow or deny;
 //  - dry-run mode → "ask", saying what Gatehouse would have done: in dry-run Gatehouse lets
-//    nothing through on its own say, and Claude Code's own permission prompt stays in charge.
+//    nothing through on its own say, and Claude Code's own permission prompt stays in charge;
+//  - a Bash call let through without an operator reading it (the `containment` setting: full
+//    autonomy, grants by default) → "allow" with `updatedInput`, the command wrapped to run in
+//    the box (runner/containment.ts), whatever `hookAutonomyAllow` says.
 import { z } from 'zod';
 import { describeIssues } from '../core/handlers.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
@@ -126,6 +129,10 @@ export function answerFor(r: GatewayResult, autonomyAllow: 'defer' | 'allow' = '
   if (r.mode === 'dry-run') return hookAnswer('ask', `${by} is in dry-run mode: it would have denied this call: ${r.reason}`);
   switch (r.decision) {
     case 'allow':
+      // Let through on the condition that it runs in the box: "allow" with the boxed command,
+      // the one form Claude Code runs a replaced input in without a prompt of its own (with no
+      // decision its permission checks would judge the box's command line, not the agent's).
+      if (r.contained?.contained) return hookAnswer('allow', `${by}: ${r.reason} It runs contained (${r.contained.box}): credentials and Gatehouse's data folder are hidden, and only the project and temp folders are writable.`, r.contained.input);
       // Autonomy only means "Gatehouse has no objection": Claude Code's own rules still decide.
       if (r.decider.kind === 'autonomy' && autonomyAllow === 'defer') return NO_DECISION;
       return hookAnswer('allow', `${by}: ${r.reason}`);

@@ -23,7 +23,13 @@ export const HOOK_DEADLINE_HEADER = 'x-gatehouse-hook-deadline-ms';
 
 export type PermissionDecision = 'allow' | 'deny' | 'ask';
 export interface HookAnswer {
-  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: PermissionDecision; permissionDecisionReason: string };
+  hookSpecificOutput: {
+    hookEventName: 'PreToolUse';
+    permissionDecision: PermissionDecision;
+    permissionDecisionReason: string;
+    /** The tool's input replaced whole (the boxed command for a contained Bash call); Claude Code runs this instead. */
+    updatedInput?: Record<string, unknown>;
+  };
 }
 
 /**
@@ -43,8 +49,8 @@ export function isNoDecision(v: unknown): v is NoDecision {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && (v as { continue?: unknown }).continue === true;
 }
 
-export function hookAnswer(decision: PermissionDecision, reason: string): HookAnswer {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } };
+export function hookAnswer(decision: PermissionDecision, reason: string, updatedInput?: Record<string, unknown>): HookAnswer {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason, ...(updatedInput ? { updatedInput } : {}) } };
 }
 
 /** The answer when no host can be reached (command form): fail closed unless configured to ask. */

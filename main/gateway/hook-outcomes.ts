@@ -32,6 +32,8 @@ interface Expected {
   call: string;
   tool: string;
   decision: string;
+  /** It was answered with the boxed command (call.contained). */
+  contained?: boolean;
 }
 
 export interface OutcomeRecord {
@@ -78,6 +80,7 @@ export class HookOutcomes {
       truncated,
       durationMs: typeof input.duration_ms === 'number' ? input.duration_ms : null,
       interrupted: input.is_interrupt === true,
+      contained: pre ? pre.contained === true : null,
     });
     // What the tool returned is now in the agent's context (as for a plugin's result in gateway.ts).
     if (!failed) {

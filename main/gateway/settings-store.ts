@@ -5,7 +5,7 @@
 // file is left alone (saving from the console replaces it). Changes are audited; a mode switch
 // is its own event. `overrides` (gatehouse serve --live --autonomy …) apply to this run only.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { settingsSchema, type Settings, type SettingsView } from '../../shared/contract.js';
+import { DEFAULT_CONTAINMENT, settingsSchema, type Settings, type SettingsView } from '../../shared/contract.js';
 import { describeIssues } from '../core/handlers.js';
 import { OperationError } from '../core/operation-error.js';
 
@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS: Settings = {
   hookAsk: 'agent',
   hookAutonomyAllow: 'defer',
   hookUnreachable: 'deny',
+  containment: [...DEFAULT_CONTAINMENT],
   desktopNotifications: true,
   auditRaw: false,
   auditRetentionDays: 0,

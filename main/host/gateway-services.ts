@@ -35,7 +35,7 @@ export interface GatewayServicesDeps extends HostBase {
 
 export function startGatewayServices(d: GatewayServicesDeps) {
   const { opts, paths, clock, log, audit, bus, settings, services, record } = d;
-  const { sources, registry, planFor, breakers, metrics, sandbox, requireSandbox, ptys, toolRunner, checkers } = d.plugins;
+  const { sources, registry, planFor, breakers, metrics, sandbox, requireSandbox, ptys, toolRunner, checkers, containment } = d.plugins;
   const userHome = homedir();
   const policy = new PolicyStore({
     file: paths.policy,
@@ -105,6 +105,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
     durability: audit,
+    contain: (call, decider) => containment.decide(call, decider),
   });
   const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
   services.add(() => mcp.close());
@@ -147,5 +148,5 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     record,
     now: () => clock.now(),
   });
-  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens, claudeConfig, codexConfig };
+  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens, claudeConfig, codexConfig, containment };
 }

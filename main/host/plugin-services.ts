@@ -2,6 +2,7 @@
 // with its breakers, metrics and sandbox plans, the PTYs it runs `pty = true` tools in, the
 // checkers, and the Health view's service. Part of the composition root: it only builds and
 // connects; each service's behaviour lives in its own folder.
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CheckerHost } from '../checkers/checker-host.js';
 import type { PolicyStore } from '../policy/rules/store.js';
@@ -13,6 +14,7 @@ import { TrustStore } from '../registry/trust-store.js';
 import type { PluginManifest } from '../registry/types.js';
 import { BreakerBoard } from '../runner/breaker-board.js';
 import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
+import { Containment } from '../runner/containment.js';
 import { HealthService } from '../runner/health-service.js';
 import { PluginMetrics } from '../runner/metrics.js';
 import { describeModule } from '../runner/module/describe-module.js';
@@ -143,6 +145,9 @@ export function startPluginServices(d: PluginServicesDeps) {
   });
   const checkerHost = checkers;
   services.add(() => checkerHost.close());
+  // Bash commands let through without an operator reading them run in the box (the hook answers
+  // with the boxed command); what it hides comes from the same locked rules the judge applies.
+  const containment = new Containment({ home: homedir(), gatehouseHome: paths.root, pluginDirs: () => sources.map((s) => s.dir), when: () => settings.current.containment, detect: () => sandbox });
   const health = new HealthService({
     registry,
     breakers,
@@ -152,7 +157,8 @@ export function startPluginServices(d: PluginServicesDeps) {
     sandbox: () => ({
       ...(sandbox.kind === 'bwrap' ? { kind: 'bwrap' as const, detail: `bubblewrap ${sandbox.version}` } : { kind: 'none' as const, detail: sandbox.reason }),
       trusted: registry.list().filter((e) => runsTrusted(e)).map((e) => e.name),
+      containment: containment.status(),
     }),
   });
-  return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers: checkerHost, health };
+  return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers: checkerHost, health, containment };
 }

@@ -12,6 +12,7 @@ import { decideCall, type Autonomy, type Classification, type FinalDecision, typ
 import type { PolicyResult } from '../policy/rules/engine.js';
 import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';
 import type { ToolCallResult } from '../runner/tool-runner.js';
+import type { ContainVerdict } from '../runner/containment.js';
 import { describeDecider } from '../../shared/decider.js';
 import type { Clock } from '../core/clock.js';
 
@@ -38,6 +39,8 @@ export interface PipelineResult {
   approval?: string;
   /** The mode the call was handled in (dry-run: evaluated, never executed). */
   mode?: PipelineMode;
+  /** A call the agent runs itself, let through without an operator reading it: the box it runs in, or why it runs uncontained. */
+  contained?: ContainVerdict;
 }
 
 export interface WaitingInfo {
@@ -121,6 +124,11 @@ export interface PipelineDeps {
   approvalExpiresInMs?: number | (() => number);
   /** Where audit failures after the decision go (they never change the outcome). */
   log?: (msg: string, err?: unknown) => void;
+  /**
+   * For an allowed call the agent runs itself (a hook), live: the box it must run in (Containment.decide
+   * fits), or null when none applies. A failure to build the box denies the call.
+   */
+  contain?: (call: ToolCall, decider: Decider) => ContainVerdict | null;
 }
 
 /** The main operation for checkers' `operation`: the most consequential one. */
@@ -308,8 +316,13 @@ export class CallPipeline {
       }
 
       // ---- runner ---------------------------------------------------------------------------------
-      if (opts.execute === false) return this.finish(call, final, steps, x, approvalId);
       const mode = d.mode();
+      if (opts.execute === false) {
+        // The agent runs it: what Gatehouse can still decide is where (the box), in live mode.
+        begin('runner');
+        const contained = mode === 'live' ? (d.contain?.(call, final.decider) ?? undefined) : undefined;
+        return this.finish(call, final, steps, x, approvalId, undefined, mode, false, contained);
+      }
       if (mode !== 'live') {
         const reason = `Dry run: Gatehouse evaluated this call and would have allowed it (${describeDecider(final.decider)}: ${final.reason}), but did not execute it.`;
         return this.finish(call, { decision: 'allow', decider: final.decider, reason }, steps, x, approvalId, undefined, 'dry-run');
@@ -341,9 +354,21 @@ export class CallPipeline {
     result?: ToolResult,
     mode: PipelineMode = this.safeMode(),
     executed = false,
+    contained?: ContainVerdict,
   ): PipelineResult {
     // A live run recorded its decision before running; everything else records it here.
     if (!executed) this.recordDecided(call, f);
+    if (contained) {
+      // Before the answer leaves (the gateway waits for these events to be durable): the log
+      // says whether the command the agent was told to run is boxed, and the exact command line.
+      this.safeRecord(
+        'call.contained',
+        'host',
+        contained.contained
+          ? { call: call.id, contained: true, box: contained.box, command: contained.command, writable: contained.plan.writable, readOnly: contained.plan.readOnly.length, masked: contained.plan.maskedDirs.length + contained.plan.maskedFiles.length, notes: contained.plan.notes }
+          : { call: call.id, contained: false, box: null, reason: contained.reason },
+      );
+    }
     // The runner refused before starting anything (an open breaker, a full queue): nothing ran,
     // and the agent, the inbox and call.result say so.
     if (executed && result && (result.failure === 'breaker_open' || result.failure === 'queue_full')) executed = false;
@@ -351,6 +376,7 @@ export class CallPipeline {
     if (extraction) out.extraction = extraction;
     if (approval) out.approval = approval;
     if (result) out.result = result;
+    if (contained) out.contained = contained;
     this.safeRecord('call.result', 'host', {
       call: call.id,
       decision: f.decision,

@@ -1,5 +1,6 @@
 // What the Health view shows: per plugin, its breaker, its metrics and (for checkers) its
 // processes; and the operator's two levers, reset and restart.
+import type { ContainmentStatus } from './containment.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { BreakerBoard } from './breaker-board.js';
 import type { PluginMetrics, MetricsSnapshot } from './metrics.js';
@@ -21,6 +22,8 @@ export interface SandboxSummary {
   detail: string;
   /** Plugins whose sandbox = "none" takes effect (an operator trusted them). */
   trusted: string[];
+  /** Whether let-through Bash commands run in the box. */
+  containment?: ContainmentStatus;
 }
 
 /** The part of the checker pool the Health view needs. */

@@ -119,9 +119,10 @@ async function scenario(name, settings, cmd, opts = {}) {
 await scenario('deny', null, `cat ~/.ssh/id_rsa > ${marker('deny')}`);
 // Full autonomy alone lets it through, so the hook gives no decision: Claude Code's own
 // permission flow applies, and in -p with the default mode it refuses a Bash call that writes.
-await scenario('defer', { autonomy: 'full', hookAutonomyAllow: 'defer' }, `touch ${marker('defer')}`);
+// (Containment off here: a contained call is answered "allow" with the boxed command, see 'contained'.)
+await scenario('defer', { autonomy: 'full', hookAutonomyAllow: 'defer', containment: [] }, `touch ${marker('defer')}`);
 // Allowed (autonomy's allow answered as allow): it runs, and PostToolUse reports it.
-await scenario('allow', { autonomy: 'full', hookAutonomyAllow: 'allow' }, `touch ${marker('allow')} && echo made-it`);
+await scenario('allow', { autonomy: 'full', hookAutonomyAllow: 'allow', containment: [] }, `touch ${marker('allow')} && echo made-it`);
 // Headless wait: supervised asks, the call waits in the inbox, the operator approves over the API.
 await scenario('wait', { autonomy: 'supervised', hookAsk: 'inbox', hookAutonomyAllow: 'defer' }, `touch ${marker('wait')}`, {
   onPending: (item) => op('approvals.approve', { id: item.id, argsHash: item.argsHash }),
@@ -138,7 +139,7 @@ const httpPreview = await op('agents.previewConfig', httpReq);
 await op('agents.writeConfig', { ...httpReq, expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 claudeEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
 await scenario('http-deny', { autonomy: 'supervised', hookAutonomyAllow: 'defer' }, `cat ~/.ssh/id_rsa > ${marker('http-deny')}`);
-await scenario('http-defer', { autonomy: 'full' }, `touch ${marker('http-defer')}`);
+await scenario('http-defer', { autonomy: 'full', containment: [] }, `touch ${marker('http-defer')}`);
 delete claudeEnv.GATEHOUSE_AGENT_TOKEN;
 // One deadline, with a short hook timeout the operator set by hand: "write it for me", run again,
 // keeps it and derives the command's --timeout (8 s) from it; the command sends that deadline to
@@ -162,6 +163,13 @@ if (unanswered) {
   timeout.lateApprove = await op('approvals.approve', { id: unanswered.id, argsHash: unanswered.argsHash }).then(() => 'approved', (e) => e.message);
 }
 writeFileSync(settingsFile, written);
+// Contained (the default at full autonomy): the agent runs a project script the judge cannot see
+// into, which tries to read the SSH key and append to ~/.bashrc. Gatehouse answers "allow" with
+// the command boxed (updatedInput): the script runs, the key is not there, ~/.bashrc stays as it was.
+writeFileSync(join(userHome, '.bashrc'), 'export E2E=1\n');
+writeFileSync(join(project, 'steal.sh'), `cat ~/.ssh/id_rsa; echo pwned >> ~/.bashrc; echo script-ran > ${marker('contained')}; echo script-ran\n`);
+await scenario('contained', { autonomy: 'full', hookAutonomyAllow: 'defer', hookAsk: 'agent', containment: ['full', 'grants'] }, 'sh ./steal.sh');
+const bashrcAfter = readFileSync(join(userHome, '.bashrc'), 'utf8');
 // The host stopped: the command form denies (fails closed).
 consoleWs.close();
 host.kill('SIGTERM');
@@ -169,4 +177,4 @@ await new Promise((resolve) => host.on('exit', resolve));
 await scenario('stopped', null, `touch ${marker('stopped')}`);
 
 mock.close();
-process.stdout.write(JSON.stringify({ written: JSON.parse(written), requests: requests.length, streamed: requests.filter((r) => r.stream).length, scenarios, timeout, home }) + '\n');
+process.stdout.write(JSON.stringify({ written: JSON.parse(written), requests: requests.length, streamed: requests.filter((r) => r.stream).length, scenarios, timeout, home, bashrcAfter }) + '\n');

@@ -1,0 +1,298 @@
+// The box: where a Bash command runs that Gatehouse let through without an operator reading it
+// (full autonomy, a grant). The judge cannot see what `npm test`, `make` or a script the agent
+// wrote will do once it runs; the box decides what it can reach. It is a whole view of the
+// machine, not a plugin's narrow one (the agent's tools, PATH and caches must still work):
+//
+//   - everything read-only, except the project folder and the temp folders;
+//   - what the locked built-in rules forbid reading is masked: credential stores, browser
+//     profiles, keyrings, Gatehouse's own data folder (its tokens), and, inside the project,
+//     files protected by name (.env files, private keys);
+//   - what the locked rules forbid changing stays read-only even inside the project (.git/hooks,
+//     .git/config, Claude Code's project settings, plugin folders);
+//   - its own /proc (other processes' environments and command lines are not there), no
+//     capabilities, a new session (no terminal to push keystrokes into), Gatehouse's tokens
+//     removed from the environment.
+// The network is not boxed (the judge decides hosts), and what the project folder itself holds
+// stays readable and writable: docs/security-model.md says so.
+//
+// The masks are derived from the locked rules (builtin.ts) rather than listed again here: a
+// credential store added there is masked here too. Security-sensitive: a mask removed here is a
+// file any contained command can read.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import type { Rule } from '../policy/types.js';
+
+/** What one contained command may reach; rendered for bubblewrap or Seatbelt. */
+export interface BoxPlan {
+  /** The folder the command starts in. */
+  cwd: string;
+  /** Read-write folders (the project, temp folders); everything else is read-only. */
+  writable: string[];
+  /** Inside a writable folder but read-only all the same (persistence, supervision, plugins). */
+  readOnly: string[];
+  /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
+  maskedDirs: string[];
+  maskedFiles: string[];
+  /** Why the project is not writable, or that the project walk stopped at its budget. */
+  notes: string[];
+}
+
+export interface BoxContext {
+  home: string;
+  /** The locked built-in rules (builtinRules(ctx)): what they forbid reading is masked, changing is read-only. */
+  rules: readonly Rule[];
+  /** Temp folders left writable (default /tmp, /var/tmp and $TMPDIR). */
+  tmpDirs?: readonly string[];
+  /** Entries the project walk reads at most (default 20,000). */
+  walkBudget?: number;
+}
+
+/**
+ * Name patterns the box masks in the project on top of the rules': private keys and certificates
+ * by their usual names. (The judge protects .env files by rule; these are kept out of a command
+ * it cannot see into, where they would otherwise be read by a test or a script.)
+ */
+const BOX_SECRET_NAMES = ['**/.env*', '**/*.pem', '**/*.key', '**/id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk}'];
+/** Templates hold no secrets and projects read them. */
+const BOX_SECRET_EXCEPT = ['**/.env.example', '**/.env.sample', '**/.env.template'];
+/** Not walked (too large, and nothing in them is read by name); .git is looked at one level deep. */
+const NOT_WALKED = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'target', '.tox', '.mypy_cache', '.pytest_cache']);
+const WALK_BUDGET = 20_000;
+
+const GLOB_CHAR = /(?<!\\)[*?[{]/;
+const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
+const under = (child: string, parent: string) => {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+};
+
+/** Rules that decide on a file read / on changes, enabled and denying. */
+function protectedPatterns(rules: readonly Rule[]): { read: Rule[]; modify: Rule[] } {
+  const active = rules.filter((r) => r.enabled && r.decision === 'deny' && r.block_paths.length > 0);
+  return {
+    read: active.filter((r) => r.actions.includes('read')),
+    modify: active.filter((r) => !r.actions.includes('read') && r.actions.some((a) => a === 'write' || a === 'delete' || a === 'move' || a === 'copy')),
+  };
+}
+
+/**
+ * The places an absolute (or ~) glob names, as they exist now: a literal path (a trailing /**
+ * means the folder itself), or the entries of one folder matching one glob segment followed by
+ * nothing or /**. Anything more complex (/proc/*\/environ) is left to the box's own /proc and the
+ * read-only root.
+ */
+export function existingPlaces(glob: string, home: string): string[] {
+  const g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
+  if (!g.startsWith('/')) return [];
+  const segs = g.split('/').filter((s) => s !== '');
+  if (segs[segs.length - 1] === '**') segs.pop();
+  const k = segs.findIndex((s) => GLOB_CHAR.test(s));
+  if (k < 0) {
+    const p = '/' + segs.map(unescape).join('/');
+    return p !== '/' && existsSync(p) ? [p] : [];
+  }
+  if (k !== segs.length - 1) return [];
+  const parent = '/' + segs.slice(0, k).map(unescape).join('/');
+  const match = picomatch(segs[k]!, { dot: true });
+  try {
+    return readdirSync(parent).filter((n) => match(n)).map((n) => join(parent, n));
+  } catch {
+    return [];
+  }
+}
+
+/** The project a call works in: the repository its folder is in (below the home), else the folder. */
+export function projectOf(cwd: string, home: string): string {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (dir === home || dir === '/' || under(home, dir)) break;
+    if (existsSync(join(dir, '.git'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return resolve(cwd);
+}
+
+/** The box for a command started in `cwd`. */
+export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
+  const home = resolve(ctx.home);
+  const notes: string[] = [];
+  const { read, modify } = protectedPatterns(ctx.rules);
+  const maskedDirs = new Set<string>();
+  const maskedFiles = new Set<string>();
+  const readOnly = new Set<string>();
+  const mask = (p: string) => {
+    try {
+      (statSync(p).isDirectory() ? maskedDirs : maskedFiles).add(p);
+    } catch {
+      // Gone since it was listed: nothing to hide.
+    }
+  };
+
+  const tmp = (ctx.tmpDirs ?? ['/tmp', '/var/tmp', process.env.TMPDIR ?? '']).filter((d) => d && isAbsolute(d) && existsSync(d)).map((d) => resolve(d));
+  const writable = new Set<string>(tmp.filter((d, i, all) => !all.some((o, j) => j !== i && o !== d && under(d, o))));
+  const project = projectOf(cwd, home);
+  // The home itself, or a folder holding it, is never writable whole: that would open every
+  // dotfile in it (start-up files, autostart, ~/.local/bin).
+  if (project === '/' || under(home, project)) notes.push(`the command's folder ${project} is the home or holds it, so nothing but the temp folders is writable`);
+  else writable.add(project);
+
+  // Absolute and ~ patterns: masked wherever they are; read-only only matters inside a writable folder.
+  const named: string[] = [];
+  for (const r of read) {
+    for (const g of r.block_paths) {
+      if (g.startsWith('**/')) named.push(g);
+      else if (!g.startsWith('/proc')) for (const p of existingPlaces(g, home)) mask(p);
+    }
+  }
+  const namedModify: string[] = [];
+  for (const r of modify) {
+    for (const g of r.block_paths) {
+      if (g.startsWith('**/')) namedModify.push(g);
+      else for (const p of existingPlaces(g, home)) if ([...writable].some((w) => under(p, w))) readOnly.add(p);
+    }
+  }
+
+  // Name patterns: looked for in the writable folders the command starts in (the project).
+  const except = read.flatMap((r) => r.block_except);
+  const isSecret = picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] });
+  const isKept = picomatch(namedModify.map(asDirPattern), { dot: true });
+  if (writable.has(project)) {
+    const walked = walkProject(project, ctx.walkBudget ?? WALK_BUDGET, (rel, full, isDir) => {
+      // Files only: a folder named .env is a Python virtualenv as often as not.
+      if (!isDir && isSecret(rel)) {
+        mask(full);
+        return false;
+      }
+      if (isKept(rel)) {
+        readOnly.add(full);
+        return false;
+      }
+      return true;
+    });
+    if (!walked) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);
+  }
+  // A mask or read-only place inside another mask adds nothing; a read-only place holding a
+  // writable folder would cover it (the home, when a project or temp folder is inside it).
+  for (const d of maskedDirs) {
+    for (const p of [...maskedFiles, ...readOnly]) {
+      if (!under(p, d)) continue;
+      maskedFiles.delete(p);
+      readOnly.delete(p);
+    }
+  }
+  for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
+  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
+}
+
+/** `**\/.git/hooks/**` names the folder: matched as `**\/.git/hooks` against the folder's own path. */
+const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
+
+/**
+ * Visits every entry under `root` (not following links) breadth first, `visit(rel, full, isDir)`
+ * returning false to not descend. Returns false when the budget ran out first.
+ */
+function walkProject(root: string, budget: number, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
+  const queue: Array<{ dir: string; depthInGit: number }> = [{ dir: root, depthInGit: -1 }];
+  let seen = 0;
+  for (let q = 0; q < queue.length; q++) {
+    const { dir, depthInGit } = queue[q]!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > budget) return false;
+      const full = join(dir, e.name);
+      const rel = relative(root, full).split(sep).join('/');
+      const descend = visit(rel, full, e.isDirectory());
+      if (!descend || !e.isDirectory() || NOT_WALKED.has(e.name)) continue;
+      // .git holds its hooks and config one level down; its objects are not files anyone names.
+      if (e.name === '.git') queue.push({ dir: full, depthInGit: 0 });
+      else if (depthInGit < 0) queue.push({ dir: full, depthInGit: -1 });
+    }
+  }
+  return true;
+}
+
+// ---- bubblewrap ---------------------------------------------------------------------------------
+
+/** Gatehouse's tokens, when a user exported them: gone from the contained command's environment. */
+const TOKEN_VARS = ['GATEHOUSE_TOKEN', 'GATEHOUSE_AGENT_TOKEN'];
+
+/** The bwrap arguments (before `--` and the command) for a plan. */
+export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): string[] {
+  const args = [
+    '--die-with-parent',
+    // No controlling terminal: a contained command cannot push keystrokes into the agent's (TIOCSTI).
+    '--new-session',
+    // As root the box would keep every capability (and could remount its way out): dropped. Not
+    // root: a user namespace of its own.
+    ...(asRoot ? ['--cap-drop', 'ALL'] : ['--unshare-user']),
+    // Its own /proc: the host's and the agent's environments and command lines are not readable.
+    '--unshare-pid',
+    '--ro-bind', '/', '/',
+    '--dev-bind', '/dev', '/dev',
+    '--proc', '/proc',
+  ];
+  for (const w of plan.writable) args.push('--bind', w, w);
+  for (const p of plan.readOnly) args.push('--ro-bind', p, p);
+  // Last: no bind above can uncover them.
+  for (const d of plan.maskedDirs) args.push('--tmpfs', d, '--remount-ro', d);
+  for (const f of plan.maskedFiles) args.push('--ro-bind', '/dev/null', f);
+  for (const v of TOKEN_VARS) args.push('--unsetenv', v);
+  args.push('--chdir', plan.cwd);
+  return args;
+}
+
+/** One word of shell text, quoted so the shell gives it back unchanged. */
+export function shellQuote(w: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command line that runs `command` in the box: what the agent's own shell runs instead of
+ * the command (Claude Code evaluates it in its shell, so this is shell text). The command itself
+ * runs under `shell -c`, unchanged; its output and exit status are the command's.
+ */
+export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell()): string {
+  const words = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
+  return words.map(shellQuote).join(' ');
+}
+
+const defaultShell = () => (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
+
+/** Runs `true` in a box of `plan`: whether bubblewrap can build this box here (and why not). */
+export function tryBox(bwrap: string, plan: BoxPlan): { ok: true } | { ok: false; reason: string } {
+  const r = spawnSync(bwrap, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', 'true'], { encoding: 'utf8', timeout: 5000 });
+  if (r.status === 0) return { ok: true };
+  return { ok: false, reason: (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim() };
+}
+
+// ---- Seatbelt (macOS sandbox-exec) --------------------------------------------------------------
+
+const sbString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * The same box as a Seatbelt profile for `sandbox-exec -p` (what Codex and Claude Code use on
+ * macOS). Everything is allowed as by default, then denied: writes outside the writable folders
+ * and the devices, writes to the read-only places, reads and writes of the masked ones. Denials
+ * come after the allow, so they hold whichever way rules are ordered.
+ */
+export function seatbeltProfile(plan: BoxPlan): string {
+  const writable = [...plan.writable, ...plan.writable.filter((w) => w === '/tmp' || w.startsWith('/tmp/') || w === '/var/tmp' || w.startsWith('/var/')).map((w) => `/private${w}`)];
+  const lines = [
+    '(version 1)',
+    '(allow default)',
+    `(deny file-write* (require-not (require-any ${[...writable.map((w) => `(subpath ${sbString(w)})`), '(subpath "/dev")', '(subpath "/private/var/folders")'].join(' ')})))`,
+  ];
+  if (plan.readOnly.length) lines.push(`(deny file-write* ${plan.readOnly.map((p) => `(subpath ${sbString(p)})`).join(' ')})`);
+  const hidden = [...plan.maskedDirs.map((d) => `(subpath ${sbString(d)})`), ...plan.maskedFiles.map((f) => `(literal ${sbString(f)})`)];
+  if (hidden.length) lines.push(`(deny file-read* file-write* ${hidden.join(' ')})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,127 @@
+// Containment: which let-through Bash commands run in the box (box.ts), and the command line
+// that does it. The judge decides what may run; the box decides what a running command can
+// reach. A call is contained when nobody read it before it ran — allowed by autonomy at a level
+// the `containment` setting names, or by a grant or an allow rule ("grants") — and it is a
+// command the agent runs itself (Claude Code's Bash, through its PreToolUse hook, which answers
+// with the boxed command as `updatedInput`). The MCP `shell` tool needs none of this: it always
+// runs in the runner's own, narrower sandbox (sandbox-plan.ts).
+//
+// Where the box cannot be built (no bubblewrap, user namespaces off) the call is not held back:
+// it runs uncontained, the audit says so with the reason, and the console and `doctor` say that
+// containment is off.
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { DEFAULT_CONTAINMENT, type ContainWhen } from '../../shared/contract.js';
+import { builtinRules } from '../policy/rules/builtin.js';
+import { defaultCaseInsensitive } from '../policy/rules/paths.js';
+import type { Decider, ToolCall } from '../policy/types.js';
+import { boxedCommandLine, boxPlan, tryBox, type BoxPlan } from './box.js';
+import { detectSandbox, type SandboxDetection } from './sandbox.js';
+
+/** Claude Code's shell tool: the one whose input is a command line the box can wrap. */
+export const CONTAINED_TOOLS = new Set(['Bash']);
+
+export type BoxKind = 'bwrap' | 'seatbelt';
+
+export interface ContainmentStatus {
+  /** A box can be built here. */
+  available: boolean;
+  box: BoxKind | null;
+  /** One sentence: what boxes the commands, or why nothing does. */
+  detail: string;
+  /** When a let-through command is contained (the setting). */
+  when: ContainWhen[];
+}
+
+/** What the pipeline records and the hook answers with. */
+export type ContainVerdict =
+  | { contained: true; box: BoxKind; input: Record<string, unknown>; command: string; plan: BoxPlan }
+  | { contained: false; reason: string };
+
+export interface ContainmentDeps {
+  home: string;
+  gatehouseHome: string;
+  pluginDirs: () => readonly string[];
+  /** The `containment` setting (absent: full and grants). */
+  when: () => readonly ContainWhen[] | undefined;
+  /** The host's sandbox detection (default detectSandbox()). */
+  detect?: () => SandboxDetection;
+  platform?: NodeJS.Platform;
+}
+
+const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+
+export class Containment {
+  private boxValue: { kind: BoxKind; path: string } | { kind: null; reason: string } | null = null;
+
+  constructor(private readonly deps: ContainmentDeps) {}
+
+  /** Which box this machine has, tried once with a real box (cached). */
+  private box(): { kind: BoxKind; path: string } | { kind: null; reason: string } {
+    if (this.boxValue) return this.boxValue;
+    const platform = this.deps.platform ?? process.platform;
+    if (platform === 'darwin') {
+      this.boxValue = existsSync(SANDBOX_EXEC) ? { kind: 'seatbelt', path: SANDBOX_EXEC } : { kind: null, reason: `${SANDBOX_EXEC} is missing` };
+      return this.boxValue;
+    }
+    const d = (this.deps.detect ?? (() => detectSandbox()))();
+    if (d.kind !== 'bwrap') {
+      this.boxValue = { kind: null, reason: d.reason };
+      return this.boxValue;
+    }
+    // bwrap may build a plugin's narrow sandbox and still refuse this one (a read-only bind of
+    // /): the box itself is tried, once, on a folder with nothing in it.
+    const t = tryBox(d.path, boxPlan({ home: this.deps.home, rules: [], tmpDirs: [] }, tmpdir()));
+    this.boxValue = t.ok ? { kind: 'bwrap', path: d.path } : { kind: null, reason: `bubblewrap ${d.version} cannot build the box here (${t.reason})` };
+    return this.boxValue;
+  }
+
+  when(): ContainWhen[] {
+    return [...(this.deps.when() ?? DEFAULT_CONTAINMENT)];
+  }
+
+  status(): ContainmentStatus {
+    const b = this.box();
+    const when = this.when();
+    if (b.kind === null) return { available: false, box: null, detail: `Containment is off: ${b.reason}. Bash commands Gatehouse lets through run with everything your account can reach.`, when };
+    const what = b.kind === 'bwrap' ? `bubblewrap (${b.path})` : 'Seatbelt (sandbox-exec)';
+    const scope = when.length ? `commands allowed by ${when.map((w) => (w === 'grants' ? 'a grant or an allow rule' : `${w} autonomy`)).join(', ')}` : 'no commands (the setting names none)';
+    return { available: true, box: b.kind, detail: `Containment is on for ${scope}: ${what} hides credentials and Gatehouse's data folder and keeps everything but the project and temp folders read-only.`, when };
+  }
+
+  /** Whether a decider's allow is one nobody read: autonomy at a contained level, or a grant or allow rule. */
+  applies(decider: Decider): boolean {
+    const when = this.when();
+    if (decider.kind === 'autonomy') return when.includes(decider.level as ContainWhen);
+    if (decider.kind === 'grant' || decider.kind === 'rule') return when.includes('grants');
+    return false;
+  }
+
+  /**
+   * For an allowed call the agent runs itself: the boxed input, the reason it runs uncontained,
+   * or null when containment does not apply (another tool, an operator read it, the setting).
+   */
+  decide(call: ToolCall, decider: Decider): ContainVerdict | null {
+    if (call.source !== 'hook' || !CONTAINED_TOOLS.has(call.tool) || !this.applies(decider)) return null;
+    const b = this.box();
+    if (b.kind === null) return { contained: false, reason: b.reason };
+    const args = call.arguments ?? {};
+    const command = args.command;
+    if (typeof command !== 'string') return { contained: false, reason: 'the call has no command line to box' };
+    const plan = boxPlan({ home: this.deps.home, rules: this.rules() }, call.cwd);
+    const line = boxedCommandLine(b, plan, command);
+    // updatedInput replaces the whole input: timeout, run_in_background and description are kept.
+    return { contained: true, box: b.kind, input: { ...args, command: line }, command: line, plan };
+  }
+
+  private rulesCache: { key: string; rules: ReturnType<typeof builtinRules> } | null = null;
+
+  private rules(): ReturnType<typeof builtinRules> {
+    const dirs = this.deps.pluginDirs();
+    const key = dirs.join('\0');
+    if (this.rulesCache?.key !== key) {
+      this.rulesCache = { key, rules: builtinRules({ home: this.deps.home, gatehouseHome: this.deps.gatehouseHome, pluginDirs: dirs, caseInsensitive: defaultCaseInsensitive() }) };
+    }
+    return this.rulesCache.rules;
+  }
+}
