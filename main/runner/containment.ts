@@ -47,7 +47,15 @@ export interface ContainmentDeps {
   /** The host's sandbox detection (default detectSandbox()). */
   detect?: () => SandboxDetection;
   platform?: NodeJS.Platform;
+  /** Milliseconds, for how long a folder's box is reused (default Date.now). */
+  now?: () => number;
 }
+
+/**
+ * How long the box of one folder is reused: an agent's commands come in bursts from one folder,
+ * and building the box walks the project. A secret file created since is masked from the next one.
+ */
+export const BOX_REUSE_MS = 2_000;
 
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
@@ -108,10 +116,23 @@ export class Containment {
     const args = call.arguments ?? {};
     const command = args.command;
     if (typeof command !== 'string') return { contained: false, reason: 'the call has no command line to box' };
-    const plan = boxPlan({ home: this.deps.home, rules: this.rules() }, call.cwd);
+    const plan = this.planFor(call.cwd);
     const line = boxedCommandLine(b, plan, command);
     // updatedInput replaces the whole input: timeout, run_in_background and description are kept.
     return { contained: true, box: b.kind, input: { ...args, command: line }, command: line, plan };
+  }
+
+  private readonly plans = new Map<string, { at: number; rulesKey: string; plan: BoxPlan }>();
+
+  private planFor(cwd: string): BoxPlan {
+    const now = (this.deps.now ?? Date.now)();
+    const rules = this.rules();
+    const hit = this.plans.get(cwd);
+    if (hit && hit.rulesKey === this.rulesCache!.key && now - hit.at < BOX_REUSE_MS) return hit.plan;
+    const plan = boxPlan({ home: this.deps.home, rules }, cwd);
+    if (this.plans.size >= 64) this.plans.delete(this.plans.keys().next().value!);
+    this.plans.set(cwd, { at: now, rulesKey: this.rulesCache!.key, plan });
+    return plan;
   }
 
   private rulesCache: { key: string; rules: ReturnType<typeof builtinRules> } | null = null;
