@@ -42,6 +42,7 @@ describe('gatehouse doctor', () => {
     const r = await runCli(['doctor', '--home', home, '--plugins-dir', plugins]);
     expect(r.stderr).toBe('');
     expect(line(r.stdout, 'sandbox')).toMatch(sandboxOk ? /^ok {4}sandbox +bubblewrap \d+\.\d+\.\d+ works/ : /^FAIL {2}sandbox +plugins run unsandboxed/);
+    expect(line(r.stdout, 'containment')).toMatch(sandboxOk ? /^ok {4}containment +Containment is on for commands allowed by full autonomy, a grant or an allow rule: bubblewrap/ : /^FAIL {2}containment +Containment is off: /);
     expect(line(r.stdout, 'process-limit')).toMatch(/^(ok {2}|warn) {2}process-limit/);
     expect(line(r.stdout, 'data-folder')).toMatch(/^ok {4}data-folder +data folder /);
     expect(line(r.stdout, 'plugin-dirs')).toContain(`${plugins} (cli, exists)`);
@@ -66,7 +67,11 @@ describe('gatehouse doctor', () => {
     expect(line(r.stdout, 'sandbox')).toBe(
       'FAIL  sandbox        plugins run unsandboxed: GATEHOUSE_BWRAP points at /nonexistent/bwrap, which does not exist; a plugin can read and write whatever your account can. To do: install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), then run gatehouse doctor again; until then enable only plugins you trust, or turn on "require sandbox" to refuse unsandboxed runs.',
     );
-    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^1 problem needs attention/);
+    // Without a box, Bash commands let through at full autonomy or under a grant run uncontained (issue #24).
+    expect(line(r.stdout, 'containment')).toBe(
+      'FAIL  containment    Containment is off: GATEHOUSE_BWRAP points at /nonexistent/bwrap, which does not exist. Bash commands Gatehouse lets through run with everything your account can reach. To do: install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap) where user namespaces are enabled, then run gatehouse doctor again; until then keep autonomy at supervised.',
+    );
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^2 problems need attention/);
     expect(r.code).toBe(1);
   });
 
@@ -110,7 +115,7 @@ describe('gatehouse doctor', () => {
     const r = await runCli(['doctor', '--home', home, '--json'], { GATEHOUSE_BWRAP: 'none' });
     const report = JSON.parse(r.stdout) as Report;
     expect(report.home).toBe(home);
-    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'process-limit', 'data-folder', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'audit']);
+    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'containment', 'process-limit', 'data-folder', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'audit']);
     const sandbox = report.checks[0]!;
     expect(sandbox.status).toBe('fail');
     expect(sandbox.summary).toMatch(/GATEHOUSE_BWRAP=none turns the sandbox off/);

@@ -7,6 +7,7 @@
 // neither starts checkers nor appends to the audit log.
 import type { Command } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { defaultHome, homePaths } from '../home.js';
@@ -15,6 +16,8 @@ import { PluginRegistry } from '../registry/plugin-registry.js';
 import { summary, type PluginSummary } from '../registry/plugin-service.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { detectSandbox, processLimitSupport } from '../runner/sandbox.js';
+import { Containment } from '../runner/containment.js';
+import { readSettingsFile } from '../gateway/settings-store.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
@@ -25,7 +28,7 @@ import { isAlive } from '../core/proc-scan.js';
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** Stable id: sandbox, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
+  /** Stable id: sandbox, containment, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
   id: string;
   status: CheckStatus;
   /** One sentence: what was found. */
@@ -80,6 +83,20 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
         : 'enable only plugins you trust, or turn on "require sandbox" to refuse unsandboxed runs.';
     checks.push(check('sandbox', 'fail', `plugins run unsandboxed: ${sandbox.reason}; a plugin can read and write whatever your account can.`, fix));
   }
+  // Containment: the box that let-through Bash commands of Claude Code run in (runner/containment.ts).
+  const settingsNow = existsSync(paths.settings) ? readSettingsFile(paths.settings).settings : null;
+  const containment = new Containment({ home: env.HOME ?? homedir(), gatehouseHome: home, pluginDirs: () => pluginDirs, when: () => settingsNow?.containment, detect: () => sandbox });
+  const boxed = containment.status();
+  if (boxed.available) checks.push(check('containment', 'ok', boxed.detail));
+  else
+    checks.push(
+      check(
+        'containment',
+        boxed.when.length ? 'fail' : 'warn',
+        `${boxed.detail}`,
+        process.platform === 'linux' ? 'install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap) where user namespaces are enabled, then run gatehouse doctor again; until then keep autonomy at supervised.' : 'keep autonomy at supervised on this system.',
+      ),
+    );
   const limit = processLimitSupport(sandbox.kind === 'bwrap');
   checks.push(
     limit.kind === 'none'
