@@ -206,3 +206,30 @@ test('each change says Saving…, Saved or Not saved beside its field, in a live
   // "Saved" goes once read; the field is quiet again.
   await expect(state).toHaveAttribute('data-state', 'idle');
 });
+
+test('containment: which let-through Bash commands run in the box is saved per level, and the view says whether a box can be built here', async ({ console: app, home }) => {
+  await app.status.expectConnected();
+  await app.open('settings');
+  const settings = new SettingsPage(app.page);
+  const box = (w: string) => app.page.getByTestId(`containment-${w}`);
+  // On by default for full autonomy and grants.
+  await expect(box('full')).toBeChecked();
+  await expect(box('grants')).toBeChecked();
+  await expect(box('supervised')).not.toBeChecked();
+  await expect(box('read-only')).not.toBeChecked();
+  // The suite runs where bubblewrap works (.ci/run installs it), so the host can build the box.
+  const status = app.page.getByTestId('settings-containment');
+  await expect(status).toHaveAttribute('data-available', 'true');
+  await expect(status).toContainText('Containment is on for commands allowed by full autonomy, a grant or an allow rule');
+  await box('supervised').check();
+  await settings.expectSettled('containment');
+  await box('full').uncheck();
+  await settings.expectSettled('containment');
+  const file = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as Record<string, unknown>;
+  expect(file.containment).toEqual(['supervised', 'grants']);
+  await app.page.reload();
+  await app.status.expectConnected();
+  await app.open('settings');
+  await expect(box('supervised')).toBeChecked();
+  await expect(box('full')).not.toBeChecked();
+});

@@ -6,7 +6,7 @@ import { useHealthStore } from '../../stores/health-store.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { autonomyHelp, modeHelp } from './setting-edits.ts';
 import { SettingField } from './setting-field.tsx';
-import { GlobList, NumberSetting, RadioSetting, Toggle } from './setting-controls.tsx';
+import { ContainmentChoices, GlobList, NumberSetting, RadioSetting, Toggle } from './setting-controls.tsx';
 import { InlineError } from '../../components/dialog-actions.tsx';
 
 export function GatewaySettings() {
@@ -95,6 +95,29 @@ export function GatewaySettings() {
                 )
               ) : (
                 <span className="muted">Sandbox state unknown until Health loads.</span>
+              )}
+            </span>
+          </SettingField>
+          <SettingField
+            name="containment"
+            group
+            label="Contain Bash commands"
+            hint="A Claude Code Bash command let through without an operator reading it runs in a box: credentials and Gatehouse's data folder hidden, only the project and temp folders writable. Tick when."
+          >
+            <ContainmentChoices disabled={disabled} />
+            <span className="sandbox-line" data-testid="settings-containment" data-available={sandbox?.containment ? String(sandbox.containment.available) : 'unknown'}>
+              {sandbox?.containment ? (
+                sandbox.containment.available ? (
+                  <>
+                    <span className="badge badge-verified">Contained</span> {sandbox.containment.detail}
+                  </>
+                ) : (
+                  <>
+                    <span className="badge badge-checking">Containment off</span> {sandbox.containment.detail}
+                  </>
+                )
+              ) : (
+                <span className="muted">Containment state unknown until Health loads.</span>
               )}
             </span>
           </SettingField>

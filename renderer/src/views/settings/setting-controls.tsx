@@ -1,7 +1,7 @@
 // The controls of the Settings view. Each sends one change through settings.update; the host
 // validates it, and a refusal shows as the field's error (the control then shows what the host has).
 import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
-import type { Settings } from '../../../../shared/contract.ts';
+import { CONTAIN_WHEN, DEFAULT_CONTAINMENT, type ContainWhen, type Settings } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { useClient } from '../../app/client-context.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
@@ -267,6 +267,36 @@ export function GlobList({ name, disabled, placeholder }: { name: 'autoApprove' 
           {local}
         </span>
       ) : null}
+    </div>
+  );
+}
+
+const CONTAIN_LABEL: Record<ContainWhen, string> = {
+  'read-only': 'Read-only autonomy',
+  supervised: 'Supervised autonomy',
+  full: 'Full autonomy',
+  grants: 'Grants and allow rules',
+};
+
+/**
+ * When a Bash command Gatehouse lets through runs in the box: one box per way a call is allowed
+ * without an operator reading it. Saved as the whole list on each change.
+ */
+export function ContainmentChoices({ disabled }: { disabled: boolean }) {
+  const client = useClient();
+  const value = useSettingsStore((s) => s.settings?.containment ?? DEFAULT_CONTAINMENT);
+  const change = (when: ContainWhen, on: boolean) => {
+    const next = CONTAIN_WHEN.filter((w) => (w === when ? on : value.includes(w)));
+    void saveSetting(client, { containment: next });
+  };
+  return (
+    <div className="containment-choices" data-testid="containment-choices">
+      {CONTAIN_WHEN.map((w) => (
+        <label key={w} className="toggle">
+          <input type="checkbox" data-testid={`containment-${w}`} checked={value.includes(w)} disabled={disabled} onChange={(e) => change(w, e.target.checked)} />
+          <span>{CONTAIN_LABEL[w]}</span>
+        </label>
+      ))}
     </div>
   );
 }
