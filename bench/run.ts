@@ -14,6 +14,7 @@ import { ptyThroughputCases } from './pty-throughput.js';
 import { inboxListCases } from './inbox-list.js';
 import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
+import { containmentCases } from './containment.js';
 import { wasmCases } from './wasm.js';
 import { moduleCases } from './module.js';
 import { catalogCases } from './catalog.js';
@@ -53,6 +54,9 @@ const cases: BenchCase[] = [
 // A live host on loopback; closed after the run so the process can exit.
 const gateway = await gatewayCases();
 cases.push(...gateway.cases);
+// Containment: a Claude Code Bash call with the boxed command against the same call uncontained (its host is closed after the run).
+const containment = await containmentCases();
+cases.push(...containment.cases);
 // WebAssembly plugins: warm call vs a one-shot process tool, metered vs unmetered (its workers and
 // sandboxed process are closed after the run).
 const wasm = await wasmCases();
@@ -94,6 +98,7 @@ const results = await runBench(run, {
   onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
 });
 await gateway.close();
+await containment.close();
 await wasm.close();
 await modules.close();
 await inbox.close();

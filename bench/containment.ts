@@ -1,0 +1,124 @@
+// Containment's cost (issue #24): a Claude Code Bash call as the agent experiences it — the hook's
+// round trip to a real host on loopback, then the answered command run the way Claude Code runs
+// it (`bash -c`) — with containment on (the boxed command) against the same call with it off (the
+// command as sent). The command is a small project script under Node, the shape of an agent's
+// usual test or build call. Target: at most 1.5× the uncontained call.
+// Reported beside it, without a target: the box on a command that does nothing (`true`), where
+// bubblewrap's own start-up is all there is, against bash alone.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHost } from '../main/host/create-host.js';
+import { boxedCommandLine, boxPlan } from '../main/runner/box.js';
+import { detectSandbox } from '../main/runner/sandbox.js';
+import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
+import { median, type BenchCase } from './harness.js';
+
+export async function containmentCases(opts: { calls?: number } = {}): Promise<{ cases: BenchCase[]; close: () => Promise<void> }> {
+  const sandbox = detectSandbox();
+  if (sandbox.kind !== 'bwrap') {
+    console.log(`bench: containment cases skipped: ${sandbox.reason}`);
+    return { cases: [], close: async () => {} };
+  }
+  const calls = opts.calls ?? 20;
+  const root = mkdtempSync(join(tmpdir(), 'gatehouse-bench-box-'));
+  const home = join(root, 'gatehouse');
+  const project = join(root, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(project, '.env'), 'API_KEY=bench\n');
+  writeFileSync(join(project, 'package.json'), '{"name":"bench","scripts":{"test":"node test.js"}}\n');
+  writeFileSync(join(project, 'test.js'), "const assert = require('node:assert');\nassert.equal(1 + 1, 2);\nconsole.log('ok');\n");
+  for (let i = 0; i < 200; i++) writeFileSync(join(project, `src-${i}.js`), `export const n${i} = ${i};\n`);
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full', hookAutonomyAllow: 'defer' }));
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: project, watch: false });
+  await host.ready;
+  const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: home });
+
+  const command = 'node test.js';
+  const input = JSON.stringify({ session_id: 'bench-box', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run the tests' } });
+  const bash = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn('/bin/bash', ['-c', line], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${line.slice(0, 80)}… exited ${code}: ${out}`))));
+    });
+  /** One Bash call: the hook's answer, then what it says to run. */
+  const call = async (contained: boolean) => {
+    const res = await fetch(net.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${net.agentToken}` }, body: input });
+    const body = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { updatedInput?: { command?: string } } };
+    const boxed = body.hookSpecificOutput?.updatedInput?.command;
+    if (contained !== (boxed !== undefined)) throw new Error(`the hook answered ${JSON.stringify(body).slice(0, 300)} (containment ${contained ? 'on' : 'off'})`);
+    await bash(boxed ?? command);
+  };
+  const setContainment = (on: boolean) => host.settings.update({ containment: on ? ['full', 'grants'] : [] }, 'operator:bench');
+  const time = async (fn: () => Promise<unknown>) => {
+    const t = performance.now();
+    await fn();
+    return performance.now() - t;
+  };
+  // Alternating in blocks, so a change in the machine's load touches both alike; both medians come from one round.
+  let last = { contained: 0, uncontained: 0 };
+  const round = async () => {
+    const on: number[] = [];
+    const off: number[] = [];
+    for (let i = 0; i < calls; i += 5) {
+      setContainment(false);
+      for (let j = 0; j < 5; j++) off.push(await time(() => call(false)));
+      setContainment(true);
+      for (let j = 0; j < 5; j++) on.push(await time(() => call(true)));
+    }
+    last = { contained: median(on), uncontained: median(off) };
+  };
+  const plan = boxPlan({ home: join(root, 'nobody-home'), rules: [], tmpDirs: [tmpdir()] }, project);
+  const boxedTrue = boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'true');
+  const medianOf = async (n: number, fn: () => Promise<unknown>) => {
+    const t: number[] = [];
+    for (let i = 0; i < n; i++) t.push(await time(fn));
+    return median(t);
+  };
+
+  const cases: BenchCase[] = [
+    {
+      name: 'Bash call uncontained: hook + `node test.js` (p50)',
+      unit: 'ms',
+      better: 'lower',
+      async run() {
+        await round();
+        return last.uncontained;
+      },
+    },
+    {
+      name: 'Bash call contained: hook + the boxed `node test.js` (p50)',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'Bash call uncontained: hook + `node test.js` (p50)',
+      target: { ratio: 1.5 },
+      // Measured in the uncontained case's round.
+      run: () => last.contained,
+    },
+    {
+      name: 'bash -c true',
+      unit: 'ms',
+      better: 'lower',
+      run: () => medianOf(calls, () => bash('true')),
+    },
+    {
+      name: 'bash -c true in the box (bubblewrap start-up alone)',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'bash -c true',
+      run: () => medianOf(calls, () => bash(boxedTrue)),
+    },
+  ];
+  return {
+    cases,
+    async close() {
+      await net.shell.close();
+      await host.close('bench done');
+    },
+  };
+}
