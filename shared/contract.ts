@@ -287,6 +287,8 @@ const grant = z.object({
   scope: z.enum(['session', 'agent', 'everyone']).optional(),
   /** The command prefix, folder or host. */
   value: z.string().optional(),
+  /** The operator let the Bash commands it allows run outside the box (containment); absent: contained. */
+  uncontained: z.boolean().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -975,6 +977,8 @@ export const methods = {
         argsHash,
         ...grantTarget,
         minutes: z.number().int('minutes is a whole number').min(1, 'minutes is at least 1').max(30 * 24 * 60, 'minutes is at most 43200 (30 days)'),
+        /** Let the Bash commands it allows run outside the box (containment). Default: contained. */
+        uncontained: z.boolean().optional(),
       })
       .strict(),
     response: z.object({ item: approvalItem, grant }),

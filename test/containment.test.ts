@@ -284,6 +284,34 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'make test'$/);
   });
 
+  it('per grant: a command grant the operator made uncontained lets its commands through as they are; a contained one boxes them', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    await op(host, 'settings.update', { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', containment: ['full', 'grants'] });
+    const url = new URL('/ws', host.url);
+    url.protocol = 'ws:';
+    const ws = await wsConnect(url.href, { protocols: ['gatehouse.v1', `gatehouse.token.${host.token}`], origin: new URL(host.url).origin });
+    if (!ws.ok) throw new Error(`the console WebSocket was refused (${ws.status})`);
+    const console_ = new WsClient(ws.ws);
+    const grantFor = async (command: string, session: string, extra: Record<string, unknown>) => {
+      const seen = console_.events.length;
+      const added = console_.waitForEvent((e) => console_.events.indexOf(e) >= seen && e.event === 'approvals.changed' && (e.payload as { added: unknown[] }).added.length > 0);
+      const first = bash(host, command, session);
+      const id = ((await added).payload as { added: { id: string }[] }).added[0]!.id;
+      const item = (await op(host, 'approvals.get', { id })) as unknown as { argsHash: string };
+      const r = await op(host, 'approvals.grant', { id, argsHash: item.argsHash, kind: 'command', value: command, scope: 'session', minutes: 30, ...extra });
+      await first;
+      return r.grant as { uncontained?: boolean };
+    };
+    expect(await grantFor('cargo test', 'grant-open', { uncontained: true })).toMatchObject({ uncontained: true });
+    const open = await bash(host, 'cargo test', 'grant-open');
+    expect(open.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
+    expect(open.hookSpecificOutput!.updatedInput).toBeUndefined();
+    expect((await grantFor('go test', 'grant-boxed', {})).uncontained).toBeUndefined();
+    const boxed = await bash(host, 'go test', 'grant-boxed');
+    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'go test'$/);
+    await console_.close();
+  });
+
   it('dry-run: nothing is let through on Gatehouse\'s say, so nothing is boxed', async () => {
     await op(host, 'settings.update', { mode: 'dry-run', autonomy: 'full', hookAsk: 'agent', containment: ['full', 'grants'] });
     const reply = await bash(host, 'npm test');

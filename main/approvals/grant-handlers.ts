@@ -47,7 +47,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
   };
 
   return {
-    'approvals.grant': async ({ id, argsHash, kind, value: raw, scope, minutes }, ctx) => {
+    'approvals.grant': async ({ id, argsHash, kind, value: raw, scope, minutes, uncontained }, ctx) => {
       const item = itemOf(id);
       // Checked before anything changes, so a refused grant leaves the call waiting as it was.
       if (item.argsHash !== argsHash) {
@@ -70,6 +70,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         source: item.call.source,
         target: { kind, value },
         scope: scope as GrantScope,
+        uncontained,
       });
       let grant;
       try {

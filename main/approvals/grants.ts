@@ -41,6 +41,8 @@ export interface CreateGrant {
   target?: { kind: TargetKind; value: string } | undefined;
   /** Default `session`. */
   scope?: GrantScope | undefined;
+  /** The commands it allows run outside the box (containment); default contained. */
+  uncontained?: boolean | undefined;
 }
 
 interface LiveGrant {
@@ -90,6 +92,7 @@ export class Grants {
       ...(input.source !== undefined ? { source: input.source } : {}),
       ...(target ? { kind: target.kind, value: target.value } : {}),
       ...(scope !== 'session' || target ? { scope } : {}),
+      ...(input.uncontained ? { uncontained: true as const } : {}),
       createdAt: now,
       expiresAt: now + input.expiresInMs,
     };

@@ -36,6 +36,11 @@ export interface Grant {
   scope?: GrantScope;
   /** The command prefix, folder or host of a `command`, `path` or `host` grant. */
   value?: string;
+  /**
+   * The operator chose to let the Bash commands this grant allows run outside the box
+   * (containment): absent, they run contained whenever the `containment` setting names grants.
+   */
+  uncontained?: true;
   createdAt: number;
   expiresAt: number;
 }

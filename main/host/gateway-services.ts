@@ -105,7 +105,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
     durability: audit,
-    contain: (call, decider) => containment.decide(call, decider),
+    contain: (call, decider, grant) => containment.decide(call, decider, grant),
   });
   const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
   services.add(() => mcp.close());

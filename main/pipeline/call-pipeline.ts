@@ -128,7 +128,7 @@ export interface PipelineDeps {
    * For an allowed call the agent runs itself (a hook), live: the box it must run in (Containment.decide
    * fits), or null when none applies. A failure to build the box denies the call.
    */
-  contain?: (call: ToolCall, decider: Decider) => ContainVerdict | null;
+  contain?: (call: ToolCall, decider: Decider, grant: Grant | null) => ContainVerdict | null;
 }
 
 /** The main operation for checkers' `operation`: the most consequential one. */
@@ -275,6 +275,7 @@ export class CallPipeline {
 
       // ---- approval -------------------------------------------------------------------------------
       let final: { decision: 'allow'; decider: Decider; reason: string } = decided as FinalDecision & { decision: 'allow' };
+      const grantUsed = decided.decider.kind === 'grant' ? grant : null;
       let approvalId: string | undefined;
       if (decided.decision === 'ask' && opts.ask === 'return') {
         return this.finish(call, { decision: 'ask', decider: decided.decider, reason: decided.reason }, steps, x);
@@ -320,7 +321,7 @@ export class CallPipeline {
       if (opts.execute === false) {
         // The agent runs it: what Gatehouse can still decide is where (the box), in live mode.
         begin('runner');
-        const contained = mode === 'live' ? (d.contain?.(call, final.decider) ?? undefined) : undefined;
+        const contained = mode === 'live' ? (d.contain?.(call, final.decider, grantUsed) ?? undefined) : undefined;
         return this.finish(call, final, steps, x, approvalId, undefined, mode, false, contained);
       }
       if (mode !== 'live') {

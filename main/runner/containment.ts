@@ -97,11 +97,15 @@ export class Containment {
     return { available: true, box: b.kind, detail: `Containment is on for ${scope}: ${what} hides credentials and Gatehouse's data folder and keeps everything but the project and temp folders read-only.`, when };
   }
 
-  /** Whether a decider's allow is one nobody read: autonomy at a contained level, or a grant or allow rule. */
-  applies(decider: Decider): boolean {
+  /**
+   * Whether a decider's allow is one nobody read: autonomy at a contained level, or a grant or
+   * allow rule — unless the operator made that grant uncontained.
+   */
+  applies(decider: Decider, grant?: { uncontained?: boolean } | null): boolean {
     const when = this.when();
     if (decider.kind === 'autonomy') return when.includes(decider.level as ContainWhen);
-    if (decider.kind === 'grant' || decider.kind === 'rule') return when.includes('grants');
+    if (decider.kind === 'grant') return when.includes('grants') && grant?.uncontained !== true;
+    if (decider.kind === 'rule') return when.includes('grants');
     return false;
   }
 
@@ -109,8 +113,8 @@ export class Containment {
    * For an allowed call the agent runs itself: the boxed input, the reason it runs uncontained,
    * or null when containment does not apply (another tool, an operator read it, the setting).
    */
-  decide(call: ToolCall, decider: Decider): ContainVerdict | null {
-    if (call.source !== 'hook' || !CONTAINED_TOOLS.has(call.tool) || !this.applies(decider)) return null;
+  decide(call: ToolCall, decider: Decider, grant?: { uncontained?: boolean } | null): ContainVerdict | null {
+    if (call.source !== 'hook' || !CONTAINED_TOOLS.has(call.tool) || !this.applies(decider, grant)) return null;
     const b = this.box();
     if (b.kind === null) return { contained: false, reason: b.reason };
     const args = call.arguments ?? {};

@@ -96,6 +96,11 @@ function GrantRow({ grant: g, now, clockOffset, busy, error, onRevoke }: { grant
           <>
             <span className="muted">{KIND_TEXT[kind]} </span>
             <SafeText text={kind === 'command' ? `${g.value ?? ''}:*` : (g.value ?? '')} />
+            {g.uncontained ? (
+              <span className="badge badge-checking" data-testid="grant-uncontained" title="The operator let the commands this grant allows run outside the box (containment).">
+                uncontained
+              </span>
+            ) : null}
           </>
         ) : g.argumentPattern ? (
           <>

@@ -19,6 +19,8 @@ export interface GrantChoice {
   value: string;
   scope: GrantScope;
   minutes: number;
+  /** Its Bash commands run outside the box (containment); sent only when true. */
+  uncontained?: boolean;
 }
 
 export interface GrantDialogProps {
@@ -80,6 +82,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
   const [values, setValues] = useState<Record<GrantKind, string>>(() => ({ command: '', path: '', host: '', ...Object.fromEntries(offered.map((o) => [o.kind, o.value])) }));
   const [scope, setScope] = useState<GrantScope>('session');
   const [minutes, setMinutes] = useState(60);
+  const [contained, setContained] = useState(true);
   const [result, setResult] = useState<{ key: string; preview: Preview | null; error: string | null } | null>(null);
   const value = values[kind].trim();
   const key = JSON.stringify([kind, value, scope]);
@@ -104,7 +107,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
   const p = current?.preview ?? null;
   const canSave = !busy && p !== null && p.coversCall;
   const submit = () => {
-    if (canSave) onConfirm({ kind, value, scope, minutes });
+    if (canSave) onConfirm({ kind, value, scope, minutes, ...(contained ? {} : { uncontained: true }) });
   };
   const who = scope === 'session' ? `this session of ${item.call.agent}` : scope === 'agent' ? `every session of ${item.call.agent}` : 'every agent';
 
@@ -178,6 +181,12 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
             </select>
           </label>
         </div>
+        {kind === 'command' && item.call.source === 'hook' ? (
+          <label className="toggle" title="A Claude Code Bash command this grant lets through runs with credentials and Gatehouse's data folder hidden and only the project and temp folders writable (when Settings → Contain Bash commands names grants).">
+            <input type="checkbox" data-testid="grant-contained" checked={contained} onChange={(e) => setContained(e.target.checked)} />
+            <span>Run the commands it allows in the box (credentials hidden, only the project writable)</span>
+          </label>
+        ) : null}
       </form>
 
       <section className="grant-preview" data-testid="grant-preview" aria-live="polite" aria-label="What this grant would have matched">
