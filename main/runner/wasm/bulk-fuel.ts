@@ -98,10 +98,17 @@ function expressionId(api: Record<string, unknown>, kind: string): number {
 /** (len: i32) -> len, after taking len >> shift units of fuel and trapping below zero. */
 function addCharge(binaryen: BinaryenApi, m: Binaryen.Module, name: string, shift: number, fuelGlobal: string): void {
   if (m.getFunction(name)) throw new MeterError(`the module already defines a function named ${name}, which Gatehouse's meter reserves`);
-  const { i32, i64 } = binaryen;
+  const i32 = binaryen.i32;
   m.addFunction(name, binaryen.createType([i32]), i32, [], m.block(null, [
-    m.global.set(fuelGlobal, m.i64.sub(m.global.get(fuelGlobal, i64), m.i64.shr_u(m.i64.extend_u(m.local.get(0, i32)), m.i64.const(BigInt(shift) as never)))),
-    m.if(m.i64.lt_s(m.global.get(fuelGlobal, i64), m.i64.const(0n as never)), m.unreachable()),
+    ...takeFuel(binaryen, m, fuelGlobal, m.i64.shr_u(m.i64.extend_u(m.local.get(0, i32)), m.i64.const(BigInt(shift) as never))),
     m.local.get(0, i32),
   ], i32));
+}
+
+/** Takes `amount` (an i64 expression) from the fuel global and traps below zero: every charge the meter writes. */
+export function takeFuel(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlobal: string, amount: Expr): Expr[] {
+  return [
+    m.global.set(fuelGlobal, m.i64.sub(m.global.get(fuelGlobal, binaryen.i64), amount)),
+    m.if(m.i64.lt_s(m.global.get(fuelGlobal, binaryen.i64), m.i64.const(0n as never)), m.unreachable()),
+  ];
 }

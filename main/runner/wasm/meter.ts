@@ -18,7 +18,7 @@
 // main thread. Its feature set is pinned: "all features" emits modules V8 rejects.
 import type Binaryen from 'binaryen';
 import { rewriteMemoryMaximum, WASM_PAGE } from '../../registry/manifest/wasm-module-info.js';
-import { chargeBulkOps } from './bulk-fuel.js';
+import { chargeBulkOps, takeFuel } from './bulk-fuel.js';
 import { MeterError } from './meter-error.js';
 
 /** Bumped whenever what meterModule writes changes: cached output of older versions is not reused. */
@@ -86,10 +86,7 @@ export async function meterModule(input: Uint8Array, opts: MeterOptions): Promis
     m.addGlobalExport(OOM_GLOBAL, OOM_GLOBAL);
     if (opts.fuel !== false) {
       chargeBulkOps(binaryen, m, FUEL_GLOBAL);
-      replaceImport(m, 'log_execution', binaryen.createType([i32]), binaryen.none, [], m.block(null, [
-        m.global.set(FUEL_GLOBAL, m.i64.sub(m.global.get(FUEL_GLOBAL, i64), m.i64.const(1n as never))),
-        m.if(m.i64.lt_s(m.global.get(FUEL_GLOBAL, i64), m.i64.const(0n as never)), m.unreachable()),
-      ]));
+      replaceImport(m, 'log_execution', binaryen.createType([i32]), binaryen.none, [], m.block(null, takeFuel(binaryen, m, FUEL_GLOBAL, m.i64.const(1n as never))));
     }
     // memory_grow_pre(id, delta) -> delta, trapping (with the flag set) when the grow would pass the cap.
     replaceImport(m, 'memory_grow_pre', binaryen.createType([i32, i32]), i32, [], m.block(null, [
