@@ -192,3 +192,37 @@ describe('python: import_module under another name', () => {
     expect(rules(scanFile('tool.py', src))).toEqual(['py.dynamic-call@3:3', 'py.dynamic-import@2:2']);
   });
 });
+
+describe('javascript: process.getBuiltinModule, require by another name', () => {
+  it.each([
+    ['a literal name', "process.getBuiltinModule('child_process').execSync('id')\n", ['js.child-process@1:3']],
+    ['the node: name', "const cp = process.getBuiltinModule('node:child_process')\ncp.exec(cmd)\n", ['js.child-process@1:3']],
+    ['a name built from pieces', "process.getBuiltinModule('child' + '_process').exec(cmd)\n", ['js.child-process@1:3']],
+    ['the vm module through an alias of the function', "const load = process.getBuiltinModule\nload('vm').runInThisContext(code)\n", ['js.vm@2:3']],
+    ['destructured from process', "const { getBuiltinModule } = process\ngetBuiltinModule('child_process').spawn('sh')\n", ['js.child-process@2:3']],
+    ['process from require', "require('node:process').getBuiltinModule('vm')\n", ['js.vm@1:3']],
+    ['a computed name', 'process.getBuiltinModule(name).exec(cmd)\n', ['js.dynamic-import@1:2']],
+    ['a computed name, the function by element access', "process['getBuiltinModule'](x)\n", ['js.dynamic-import@1:2']],
+    ['a computed name, optional call through globalThis', 'globalThis.process.getBuiltinModule?.(x)\n', ['js.dynamic-import@1:2']],
+    ['the function passed around as a value', "const m = process.getBuiltinModule.call(process, 'child_' + suffix)\n", ['js.dynamic-import@1:2']],
+    ['the function picked by ??', "const load = process.getBuiltinModule ?? require\nload(name)\n", ['js.dynamic-import@1:2']],
+    ['fs from it writes outside the folder', "const fs = process.getBuiltinModule('fs')\nfs.writeFileSync('/etc/cron.d/x', job)\n", ['js.fs-write-outside@2:3']],
+    ['net from it listens', "process.getBuiltinModule('net').createServer(onConn).listen(4444)\n", ['js.network-listener@1:2']],
+  ])('%s', (_name, src, expected) => {
+    const found = scanFile('tool.js', src);
+    expect(rules(found)).toEqual(expected);
+    for (const f of found) expect(f.weight).toBe(RULES[f.rule as keyof typeof RULES].weight);
+  });
+
+  it('loading a harmless builtin, feature checks and another object\'s getBuiltinModule are not findings', () => {
+    const honest = [
+      "const path = process.getBuiltinModule('node:path')",
+      "if (typeof process.getBuiltinModule === 'function') console.log('new node')",
+      'if (process.getBuiltinModule) console.log(path.sep)',
+      'const ok = !process.getBuiltinModule',
+      'loader.getBuiltinModule(name)',
+      '',
+    ].join('\n');
+    expect(scanFile('tool.js', honest)).toEqual([]);
+  });
+});

@@ -234,6 +234,65 @@ describe('wasm plugins', () => {
     });
   });
 
+  describe('bulk memory pays fuel by its length', () => {
+    // One instruction each, so the two exports of a pair differ only in the length operand.
+    const BULK = `(module
+  (memory (export "memory") 64)
+  (table $t 0 funcref)
+  (data $d "${'a'.repeat(4096)}")
+  (func $run (param $len i32) (param $op i32)
+    (if (i32.eq (local.get $op) (i32.const 0)) (then (memory.fill (i32.const 0) (i32.const 7) (local.get $len))))
+    (if (i32.eq (local.get $op) (i32.const 1)) (then (memory.copy (i32.const 65536) (i32.const 0) (local.get $len))))
+    (if (i32.eq (local.get $op) (i32.const 2)) (then (memory.init $d (i32.const 0) (i32.const 0) (local.get $len))))
+    (if (i32.eq (local.get $op) (i32.const 3)) (then (drop (table.grow $t (ref.null func) (local.get $len))))))
+  (func (export "fill_0") (result i32) (call $run (i32.const 0) (i32.const 0)) (i32.const 0))
+  (func (export "fill_64k") (result i32) (call $run (i32.const 65536) (i32.const 0)) (i32.const 0))
+  (func (export "copy_0") (result i32) (call $run (i32.const 0) (i32.const 1)) (i32.const 0))
+  (func (export "copy_64k") (result i32) (call $run (i32.const 65536) (i32.const 1)) (i32.const 0))
+  (func (export "init_0") (result i32) (call $run (i32.const 0) (i32.const 2)) (i32.const 0))
+  (func (export "init_4k") (result i32) (call $run (i32.const 4096) (i32.const 2)) (i32.const 0))
+  (func (export "grow_0") (result i32) (call $run (i32.const 0) (i32.const 3)) (i32.const 0))
+  (func (export "grow_4k") (result i32) (call $run (i32.const 4096) (i32.const 3)) (i32.const 0))
+  ;; Fills all 4 MiB of its memory, forever: one loop turn is one unit of ordinary fuel.
+  (func (export "fill_forever") (result i32)
+    (loop $again (memory.fill (i32.const 0) (i32.const 7) (i32.const 4194304)) (br $again))
+    (i32.const 0)))`;
+    const TOOLS = ['fill_0', 'fill_64k', 'copy_0', 'copy_64k', 'init_0', 'init_4k', 'grow_0', 'grow_4k', 'fill_forever'].map((t) => `[tools.${t}]\ndescription = "x"\n`).join('');
+
+    it('a loop of memory.fill over the whole memory runs out of fuel, not into the timeout', async () => {
+      await enabled('filler', `${TOOLS}[limits]\nfuel = 1000000\ntimeout_secs = 5\n`, BULK);
+      for (let i = 0; i < 2; i++) {
+        const r = await runner.call('filler', 'fill_forever', {}, { actor: 'agent:test' });
+        expect({ failure: r.failure, error: r.error }).toMatchObject({ failure: 'fuel', error: expect.stringMatching(/out of fuel: the call used all 1000000 units/) });
+        expect(r.wasm!.fuelUsed).toBe(1_000_000);
+      }
+    });
+
+    it('memory.fill, memory.copy, memory.init cost a unit per 64 bytes and table.grow one per 8 entries, the same on every run', async () => {
+      await enabled('bulk', `${TOOLS}[limits]\nfuel = 1000000\n`, BULK);
+      const fuel = async (tool: string) => {
+        const r = await runner.call('bulk', tool, {}, { actor: 'agent:test' });
+        expect(r.ok, r.error ?? '').toBe(true);
+        return r.wasm!.fuelUsed;
+      };
+      const extra: Record<string, number> = {};
+      for (const [zero, big] of [['fill_0', 'fill_64k'], ['copy_0', 'copy_64k'], ['init_0', 'init_4k'], ['grow_0', 'grow_4k']] as const) {
+        const base = await fuel(zero);
+        expect(await fuel(zero)).toBe(base);
+        extra[big] = (await fuel(big)) - base;
+      }
+      expect(extra).toEqual({ fill_64k: 1024, copy_64k: 1024, init_4k: 64, grow_4k: 512 });
+    });
+
+    it('a module using table.fill, whose length the meter cannot charge, is refused with the instruction named', async () => {
+      const wat = '(module (memory (export "memory") 1) (table $t 16 funcref) (func (export "tf") (result i32) (table.fill $t (i32.const 0) (ref.null func) (i32.const 16)) (i32.const 0)))';
+      await enabled('tablefill', '[tools.tf]\ndescription = "x"\n', wat);
+      const r = await runner.call('tablefill', 'tf', {}, { actor: 'agent:test' });
+      expect(r.ok).toBe(false);
+      expect(r.error).toMatch(/could not be metered: .*table\.fill/);
+    });
+  });
+
   describe('host functions', () => {
     it('read_file under a granted path reads it; outside the grant it is denied and audited', async () => {
       const data = join(root, 'data');

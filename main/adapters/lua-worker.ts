@@ -10,9 +10,12 @@
 //    same count every run.
 //  - memory: our own allocator (lua_setallocf) refuses growth past memory_mb and remembers that
 //    it did, so an out-of-memory error caught by pcall still ends the call.
-//  - the state has no io, os, package, debug, load, loadstring, dofile, loadfile or require.
+//  - the state has no io, os, package, debug, load, loadstring, dofile, loadfile or require,
+//    no __gc finalizers, and creating a coroutine costs a step (lua-guards.ts: code the count
+//    hook would not see).
 import { parentPort, workerData } from 'node:worker_threads';
 import { LUA_REGISTRYINDEX, LuaFactory, LuaLibraries } from 'wasmoon';
+import { LUA_GUARDS } from './lua-guards.js';
 import type { AdapterLimitError } from './lua-types.js';
 import { HOST_FUNCTIONS, type HostFunction } from './permissions.js';
 
@@ -82,20 +85,27 @@ async function main(): Promise<void> {
   let executed = 0;
   let exhausted: AdapterLimitError | null = null;
   let step = Math.min(OPS_STEP, data.ops);
-  const hook = mod.addFunction((L: number) => {
+  /** Charges one step to the call running on thread L; past a limit, raises it. */
+  const spend = (L: number) => {
     executed += step;
     if (refused && !exhausted) exhausted = 'memory_exceeded';
     if (!exhausted && executed >= data.ops) exhausted = 'ops_exceeded';
     if (exhausted) {
-      if (step !== 1) {
-        step = 1;
-        lua.lua_sethook(L, hook, LUA_MASKCOUNT, 1);
-      }
+      step = 1;
+      // Hook counts are per thread (each coroutine has its own), so every thread that gets here
+      // is switched to count 1, not only the first: a thread left at a full step could catch
+      // the error with pcall at the same point every step and loop until the backstop.
+      if (lua.lua_gethookcount(L) !== 1) lua.lua_sethook(L, hook, LUA_MASKCOUNT, 1);
       lua.lua_pushstring(L, exhausted);
       lua.lua_error(L);
     }
-  }, 'vii');
-
+  };
+  const hook = mod.addFunction((L: number) => spend(L), 'vii');
+  // coroutine.create and .wrap charge a step up front (lua-guards.ts says why).
+  const charge = mod.addFunction((L: number) => {
+    if (!data.noHook) spend(L);
+    return 0;
+  }, 'ii');
 
   // Entry points run on one thread of our own, with the hook set on it directly: threads made
   // before lua_sethook do not inherit it (wasmoon's function proxies run on such a thread).
@@ -109,6 +119,7 @@ async function main(): Promise<void> {
   };
 
   for (const name of REMOVED) g.set(name, undefined);
+  installGuards(g, charge);
   installHostApi(engine, data.functions);
 
   const check = () => {
@@ -197,6 +208,13 @@ function plain(v: unknown, depth = 0): unknown {
     return out;
   }
   return null;
+}
+
+/** Runs lua-guards.ts in the state, before the hook is armed; a state without them must not start. */
+function installGuards(g: Awaited<ReturnType<LuaFactory['createEngine']>>['global'], charge: number): void {
+  g.loadString(LUA_GUARDS, '=guards');
+  g.lua.lua_pushcclosure(g.address, charge, 0);
+  if (g.lua.lua_pcallk(g.address, 1, 0, 0, 0, null) !== 0) throw new Error(`the budget guards failed to load: ${String(g.getValue(-1))}`);
 }
 
 /**

@@ -58,7 +58,7 @@ const FS_EXTRA_WRITES: Record<string, number[]> = {
 };
 const ENV_HOME = new Set(['HOME', 'USERPROFILE', 'HOMEPATH', 'APPDATA', 'LOCALAPPDATA', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME']);
 const ENV_TMP = new Set(['TMPDIR', 'TMP', 'TEMP']);
-const INTERESTING_NAMES = new Set(['eval', 'Function', 'require', 'env', 'binding', '_linkedBinding', 'dlopen']);
+const INTERESTING_NAMES = new Set(['eval', 'Function', 'require', 'getBuiltinModule', 'env', 'binding', '_linkedBinding', 'dlopen']);
 const URL_SPECIFIER = /^[a-z][a-z0-9+.-]*:/i;
 const DOTDOT_SEGMENT = /(^|[\\/])\.\.($|[\\/])/;
 const ABSOLUTE = /^(\/|[A-Za-z]:[\\/]|\\\\)/;
@@ -346,6 +346,9 @@ class JsAnalysis {
   private isRequireFn(r: Ref | undefined): boolean {
     if (!r) return false;
     const last = r.path[r.path.length - 1];
+    // process.getBuiltinModule (Node 22.3+) is require for built-in modules, reachable where require
+    // is not (ES modules): without it here, getBuiltinModule('child_process') is not a finding.
+    if (isBuiltinLoader(r)) return true;
     // require, module.require, process.mainModule.require, and Module._load (what require calls).
     return (last === 'require' || last === '_load') && (r.module === '@global' || r.module === 'process' || r.module === 'module');
   }
@@ -438,8 +441,9 @@ class JsAnalysis {
         return;
       }
       const spec = this.fold(arg);
-      if (spec === undefined) this.report('js.dynamic-import', call, `require(${this.snippet(arg, 40)}) loads a module whose name is computed at run time, which hides which module (for example child_process) it really loads.`);
-      else this.checkSpecifier(spec, call, 'requires');
+      const loader = isBuiltinLoader(callee) ? 'process.getBuiltinModule' : 'require';
+      if (spec === undefined) this.report('js.dynamic-import', call, `${loader}(${this.snippet(arg, 40)}) loads a module whose name is computed at run time, which hides which module (for example child_process) it really loads.`);
+      else this.checkSpecifier(spec, call, loader === 'require' ? 'requires' : 'loads, through process.getBuiltinModule,');
       return;
     }
 
@@ -551,11 +555,34 @@ class JsAnalysis {
       }
       return;
     }
+    if (isBuiltinLoader(r)) {
+      // Called directly, it is checked as a call; held in a const, where that const is called. Any
+      // other use (`.call(…)`, `?? require`, an argument) loads modules this scan cannot name.
+      if (!p || this.isCheckOnly(node) || (ts.isVariableDeclaration(p) && p.initializer === node && ts.isIdentifier(p.name))) return;
+      if (ts.isCallExpression(p) && this.unwrap(p.expression) === node) return;
+      this.report('js.dynamic-import', node, `process.getBuiltinModule is passed around as a value here (${this.snippet(p, 40)}), which hides which modules the code loads.`);
+      return;
+    }
     if (m === 'process' && path.length === 1 && (path[0] === 'binding' || path[0] === '_linkedBinding' || path[0] === 'dlopen')) {
       this.report('js.process-binding', node, `process.${path[0]} reaches Node's internal native bindings or loads a native library, bypassing every JavaScript-level check (it can spawn processes and open files directly).`);
       return;
     }
     if (m === 'process' && path.length === 1 && path[0] === 'env') this.checkEnvUse(node);
+  }
+
+  /** Whether `node` is only tested (typeof, !, a condition, a comparison), never used as a value. */
+  private isCheckOnly(node: TS.Node): boolean {
+    const ts = this.ts;
+    const p = node.parent;
+    const SK = ts.SyntaxKind;
+    if (ts.isTypeOfExpression(p) || (ts.isPrefixUnaryExpression(p) && p.operator === SK.ExclamationToken)) return true;
+    if ((ts.isIfStatement(p) || ts.isWhileStatement(p)) && p.expression === node) return true;
+    if (ts.isConditionalExpression(p) && p.condition === node) return true;
+    if (ts.isBinaryExpression(p)) {
+      const op = p.operatorToken.kind;
+      return (op === SK.AmpersandAmpersandToken && p.left === node) || op === SK.EqualsEqualsEqualsToken || op === SK.ExclamationEqualsEqualsToken || op === SK.EqualsEqualsToken || op === SK.ExclamationEqualsToken;
+    }
+    return false;
   }
 
   /** `node` is an expression whose value is process.env; what the code does with it decides the rule. */
@@ -741,6 +768,11 @@ function foldDotDot(s: string): string {
 
 function normaliseModule(spec: string): string {
   return spec.startsWith('node:') ? spec.slice(5) : spec;
+}
+
+/** process.getBuiltinModule, however it was reached (process, globalThis.process, node:process). */
+function isBuiltinLoader(r: Ref | undefined): boolean {
+  return !!r && r.module === 'process' && r.path.length === 1 && r.path[0] === 'getBuiltinModule';
 }
 
 function normaliseRef(r: Ref): Ref {

@@ -5,7 +5,9 @@
 // exported mutable i64 global and traps below zero, and binaryen's inliner copies it into place,
 // so a loop iteration pays a global decrement and a branch, not a call into JavaScript (13-20x
 // slower). The count depends only on the path the code takes, so the same call burns the same
-// fuel on every run, and an endless loop stops at the same count.
+// fuel on every run, and an endless loop stops at the same count. Instructions that do work
+// proportional to an operand (memory.fill, memory.copy, memory.init, table.grow) also pay by
+// that length (bulk-fuel.ts).
 //
 // Memory: every memory.grow first checks the cap; a grow past it sets an exported flag and traps,
 // so the call ends as `memory` (a plain memory.grow would return -1 and most guests then trap
@@ -16,9 +18,11 @@
 // main thread. Its feature set is pinned: "all features" emits modules V8 rejects.
 import type Binaryen from 'binaryen';
 import { rewriteMemoryMaximum, WASM_PAGE } from '../../registry/manifest/wasm-module-info.js';
+import { chargeBulkOps, takeFuel } from './bulk-fuel.js';
+import { MeterError } from './meter-error.js';
 
 /** Bumped whenever what meterModule writes changes: cached output of older versions is not reused. */
-export const METER_VERSION = 1;
+export const METER_VERSION = 2;
 export const FUEL_GLOBAL = '__gatehouse_fuel';
 export const OOM_GLOBAL = '__gatehouse_oom';
 
@@ -43,8 +47,6 @@ const FEATURES = (binaryen: BinaryenApi): number =>
   binaryen.Features.Multivalue |
   binaryen.Features.SIMD128 |
   binaryen.Features.ReferenceTypes;
-
-export class MeterError extends Error {}
 
 export interface MeterOptions {
   memoryMb: number;
@@ -83,10 +85,8 @@ export async function meterModule(input: Uint8Array, opts: MeterOptions): Promis
     m.addGlobal(OOM_GLOBAL, i32, true, m.i32.const(0));
     m.addGlobalExport(OOM_GLOBAL, OOM_GLOBAL);
     if (opts.fuel !== false) {
-      replaceImport(m, 'log_execution', binaryen.createType([i32]), binaryen.none, [], m.block(null, [
-        m.global.set(FUEL_GLOBAL, m.i64.sub(m.global.get(FUEL_GLOBAL, i64), m.i64.const(1n as never))),
-        m.if(m.i64.lt_s(m.global.get(FUEL_GLOBAL, i64), m.i64.const(0n as never)), m.unreachable()),
-      ]));
+      chargeBulkOps(binaryen, m, FUEL_GLOBAL);
+      replaceImport(m, 'log_execution', binaryen.createType([i32]), binaryen.none, [], m.block(null, takeFuel(binaryen, m, FUEL_GLOBAL, m.i64.const(1n as never))));
     }
     // memory_grow_pre(id, delta) -> delta, trapping (with the flag set) when the grow would pass the cap.
     replaceImport(m, 'memory_grow_pre', binaryen.createType([i32, i32]), i32, [], m.block(null, [
