@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close('test done');
 });
 
-async function start() {
+async function start(settings: Record<string, unknown> = { mode: 'live' }) {
   const root = tempDir('gatehouse-adapters-');
   const home = join(root, 'home');
   const plugins = join(root, 'adapters');
@@ -22,7 +22,7 @@ async function start() {
   mkdirSync(join(home, 'plugins'), { recursive: true });
   mkdirSync(plugins, { recursive: true });
   cpSync(join(repoRoot, 'test/fixtures/adapters/permission-agent'), join(plugins, 'permission-agent'), { recursive: true });
-  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live' }));
+  writeFileSync(join(home, 'settings.json'), JSON.stringify(settings));
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, pluginDirs: [plugins] });
   hosts.push(host);
   await host.ready;
@@ -63,6 +63,24 @@ describe('supervising a terminal agent through its adapter', () => {
     expect(answered.events.map((e) => [e.payload['decision'], e.payload['key'], e.payload['typed']]).sort()).toEqual([['allow', '1', true], ['deny', '2', true]]);
     const all = (await call('audit.search', { query: '', types: ['adapter.started', 'adapter.answered', 'adapter.denied', 'adapter.closed'] })) as { events: { seq: number; type: string; actor: string; payload: unknown }[] };
     expect(all.events.map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
+  });
+
+  it('dry-run: a question the operator approves is not answered; nothing is typed, the fixture still waits, and the log says so (issue #25)', async () => {
+    const { call, root, agent } = await start({ mode: 'dry-run' });
+    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string; terminal: string };
+    const pending = async () => ((await call('approvals.list', { state: 'pending' })).items as Item[]);
+    await expect.poll(async () => (await pending()).length, { timeout: 15_000 }).toBe(1);
+    const [first] = await pending();
+    await call('approvals.approve', { id: first!.id, argsHash: first!.argsHash });
+    const answered = async () => ((await call('audit.search', { query: '', types: ['adapter.answered'] })) as { events: { payload: Record<string, unknown> }[] }).events;
+    await expect.poll(async () => (await answered()).length, { timeout: 15_000 }).toBe(1);
+    expect((await answered())[0]!.payload).toMatchObject({ decision: 'none', outcome: 'dry-run', would: 'allow', key: null, typed: false, reason: expect.stringMatching(/^Dry run: .*nothing was typed/) });
+    // The program is still at its question: nothing answered it.
+    const transcript = ((await call('adapter.transcript', { session: s.session })).text as string);
+    expect(transcript).not.toMatch(/got 1/);
+    expect(((await call('adapter.state', { session: s.session })) as { state: string }).state).toBe('waiting_for_permission');
+    const results = (await call('audit.search', { query: '', types: ['call.result'] })) as { events: { payload: Record<string, unknown> }[] };
+    expect(results.events.at(-1)!.payload).toMatchObject({ decision: 'allow', executed: false, mode: 'dry-run' });
   });
 
   it('policy decides a question on its own the way it decides hook calls: a delete inside a plugin folder is denied without an inbox item, and the no is typed', async () => {

@@ -50,6 +50,7 @@ export type SettingKey =
   | 'requireSandbox'
   | 'hookAsk'
   | 'hookUnreachable'
+  | 'containment'
   | 'desktopNotifications'
   | 'auditRaw'
   | 'auditRetentionDays'

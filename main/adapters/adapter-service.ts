@@ -87,9 +87,14 @@ export interface PermissionQuestion {
   request: { tool: string; arguments: Record<string, unknown> } | null;
 }
 
-/** How a question was decided: by policy on its own or by an operator in the inbox. */
+/**
+ * How a question was decided: by policy on its own or by an operator in the inbox. `dry-run`:
+ * Gatehouse is in dry-run, so nothing is typed whatever was decided (`would` says what): the
+ * question stays for the person at the terminal.
+ */
 export interface PermissionAnswer {
-  decision: 'allow' | 'deny' | 'ask' | 'expired';
+  decision: 'allow' | 'deny' | 'ask' | 'expired' | 'dry-run';
+  would?: 'allow' | 'deny' | 'ask' | 'expired';
   reason: string;
   decider: unknown;
   approval?: string;
@@ -554,6 +559,12 @@ export class AdapterService {
     s.asking = null;
     s.answeredAt = s.batches;
     if (s.ended) return;
+    if (answer.decision === 'dry-run') {
+      // Typing either answer would act on the program: in dry-run nothing does.
+      this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: 'none', outcome: 'dry-run', would: answer.would ?? null, key: null, decider: answer.decider, reason: answer.reason, ...(answer.approval ? { approval: answer.approval } : {}), typed: false } });
+      this.emit(s);
+      return;
+    }
     const allow = answer.decision === 'allow';
     const key = optionFor(q.options, allow);
     const payload = { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: allow ? 'allow' : 'deny', outcome: answer.decision, key, decider: answer.decider, reason: answer.reason, ...(answer.approval ? { approval: answer.approval } : {}) };

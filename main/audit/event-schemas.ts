@@ -143,7 +143,7 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'adapter.limit-exceeded': spec(ACTOR.host, { session: id, plugin: z.string(), terminal: id, code: z.enum(['ops_exceeded', 'memory_exceeded', 'timeout']), ops: int }),
   'adapter.closed': spec(ACTOR.initiator, { session: id, plugin: z.string(), terminal: id, code: z.string() }),
   'adapter.failed': spec(ACTOR.initiator, { plugin: z.string(), code: z.string(), message: z.string() }),
-  'adapter.answered': spec(ACTOR.host, { session: id, plugin: z.string(), terminal: id, question: z.string(), decision: z.enum(['allow', 'deny']), key: z.string().nullable(), typed: z.boolean() }),
+  'adapter.answered': spec(ACTOR.host, { session: id, plugin: z.string(), terminal: id, question: z.string(), decision: z.enum(['allow', 'deny', 'none']), key: z.string().nullable(), typed: z.boolean() }),
   'adapter.loaded': spec(ACTOR.initiator, { plugin: z.string(), dir: z.string(), hash: z.string() }),
   'adapter.unloaded': spec(ACTOR.initiator, { plugin: z.string() }),
   'adapter.quarantined': spec(ACTOR.host, { plugin: z.string(), reason: z.string() }),

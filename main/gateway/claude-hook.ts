@@ -110,6 +110,8 @@ export async function decideHook(gateway: Gateway, input: HookInput, opts: Decid
     { agent: agent.name, client: CLAUDE_CODE_AGENT, session: boundSession(agent.name, input.session_id), tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
     {
       execute: false,
+      // Claude Code runs the input it is answered with: a let-through Bash command can be boxed.
+      containable: true,
       ask: opts.askMode === 'inbox' ? 'queue' : 'return',
       // The inbox never offers a call whose hook has already given up (Claude Code would have run
       // or dropped it by then, whatever the operator chooses).
@@ -122,6 +124,7 @@ export async function decideHook(gateway: Gateway, input: HookInput, opts: Decid
 
 export function answerFor(r: GatewayResult, autonomyAllow: 'defer' | 'allow' = 'defer'): HookReply {
   const by = `Gatehouse (${describeDecider(r.decider)})`;
+  // Dry-run (mayRun in call-pipeline.ts): nothing is let through on Gatehouse's say.
   if (r.mode === 'dry-run' && r.decision !== 'deny' && r.decision !== 'expired') {
     const would = r.decision === 'allow' ? 'allowed' : 'asked an operator about';
     return hookAnswer('ask', `${by} is in dry-run mode: it would have ${would} this call (${r.reason}). Nothing is let through on its say in dry-run.`);

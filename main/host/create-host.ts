@@ -160,7 +160,10 @@ export function createHost(opts: HostOptions): Host {
         { agent: `terminal:${q.terminal}`, session: q.session, tool: q.request?.tool ?? 'terminal_permission', arguments: { ...(q.request?.arguments ?? {}), question: q.question, options: q.options }, cwd: q.cwd, source: 'hook', client: `adapter ${q.plugin}` },
         { execute: false, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires' },
       );
-      return { decision: r.decision, reason: r.reason, decider: r.decider, ...(r.approval ? { approval: r.approval } : {}) };
+      const approval = r.approval ? { approval: r.approval } : {};
+      // Dry-run: no answer is typed, whatever was decided (mayRun: nothing acts on Gatehouse's say).
+      if (r.mode === 'dry-run') return { decision: 'dry-run', would: r.decision, reason: `Dry run: Gatehouse would have ${r.decision === 'allow' ? 'allowed' : r.decision === 'ask' ? 'asked about' : r.decision === 'expired' ? 'let expire' : 'denied'} this (${r.reason}); nothing was typed, the question is left to the person at the terminal.`, decider: r.decider, ...approval };
+      return { decision: r.decision, reason: r.reason, decider: r.decider, ...approval };
     },
   });
   services.add(() => adapters.dispose());

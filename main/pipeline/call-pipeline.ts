@@ -66,6 +66,12 @@ export interface HandleOptions {
   deadlineReason?: string;
   /** Aborted when the caller stops waiting (MCP cancel, session end): a waiting approval is withdrawn. */
   signal?: AbortSignal;
+  /**
+   * The agent runs the tool itself with an input Gatehouse may replace (Claude Code's hook,
+   * updatedInput): an allowed call may be boxed (deps.contain). Not for a terminal adapter's
+   * question, whose answer is a key typed into a program that runs on its own.
+   */
+  containable?: boolean;
 }
 
 // ---- dependencies: narrow, so the real classes fit ------------------------------------------------
@@ -129,6 +135,16 @@ export interface PipelineDeps {
    * fits), or null when none applies. A failure to build the box denies the call.
    */
   contain?: (call: ToolCall, decider: Decider, grant: Grant | null) => ContainVerdict | null;
+}
+
+/**
+ * Whether a decision may cause execution: allowed, in live mode. The one rule every ingress asks
+ * before anything runs or is let through — the runner step below, a hook's answer (claude-hook.ts),
+ * an adapter typing its answer into a terminal (create-host.ts): in dry-run nothing executes on
+ * Gatehouse's say, whoever would run it.
+ */
+export function mayRun(r: Pick<PipelineResult, 'decision' | 'mode'>): boolean {
+  return r.decision === 'allow' && r.mode === 'live';
 }
 
 /** The main operation for checkers' `operation`: the most consequential one. */
@@ -317,14 +333,14 @@ export class CallPipeline {
       }
 
       // ---- runner ---------------------------------------------------------------------------------
-      const mode = d.mode();
+      const mode: PipelineMode = d.mode() === 'live' ? 'live' : 'dry-run';
       if (opts.execute === false) {
         // The agent runs it: what Gatehouse can still decide is where (the box), in live mode.
         begin('runner');
-        const contained = mode === 'live' ? (d.contain?.(call, final.decider, grantUsed) ?? undefined) : undefined;
+        const contained = mode === 'live' && opts.containable ? (d.contain?.(call, final.decider, grantUsed) ?? undefined) : undefined;
         return this.finish(call, final, steps, x, approvalId, undefined, mode, false, contained);
       }
-      if (mode !== 'live') {
+      if (!mayRun({ decision: final.decision, mode })) {
         const reason = `Dry run: Gatehouse evaluated this call and would have allowed it (${describeDecider(final.decider)}: ${final.reason}), but did not execute it.`;
         return this.finish(call, { decision: 'allow', decider: final.decider, reason }, steps, x, approvalId, undefined, 'dry-run');
       }

@@ -81,7 +81,8 @@ export function callOutcome(events: readonly AuditEventView[]): CallOutcome {
     const d = str(p.decision);
     if (d === 'deny') return { label: 'denied', tone: 'danger' };
     if (d === 'expired') return { label: 'expired', tone: 'warn' };
-    if (p.ranBy === 'agent') return { label: 'allowed, agent runs it', tone: 'ok' };
+    // In dry-run nothing is let through on Gatehouse's say: a hook is answered "ask", an adapter types nothing.
+    if (p.ranBy === 'agent') return str(p.mode) === 'dry-run' ? { label: 'would be allowed, not let through (dry-run)', tone: 'neutral' } : { label: 'allowed, agent runs it', tone: 'ok' };
     if (p.executed === true) return p.ok === false ? { label: 'failed', tone: 'danger' } : { label: 'ran', tone: 'ok' };
     return { label: `${d === 'allow' ? 'allowed' : (d ?? 'decided')}, not run${str(p.mode) === 'dry-run' ? ' (dry-run)' : ''}`, tone: 'neutral' };
   }
