@@ -283,3 +283,48 @@ describe('5. headless (claude -p): "ask" waits in the inbox, within the hook dea
     expect(approve.ok).toBe(false);
   });
 });
+
+describe('6. wrong-typed or missing tool_input fields of Claude Code\'s tools are refused, naming the field', () => {
+  // The judge reads fields by name: before, `Read {"file_path": 5}` was a read of nothing, allowed.
+  const raw = (tool: string, toolInput: unknown) => JSON.stringify({ session_id: 'sess-1', transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: toolInput, tool_use_id: 'toolu_t', permission_mode: 'default' });
+  const cases: [string, unknown, RegExp][] = [
+    ['Read', { file_path: 5 }, /field "tool_input\.file_path" must be a string \(got a number\)/],
+    ['Read', { file_path: { path: '~/.ssh/id_rsa' } }, /field "tool_input\.file_path" must be a string \(got an object\)/],
+    ['Read', {}, /missing required field "tool_input\.file_path"/],
+    ['Read', null, /"tool_input" must be an object of named arguments, got null/],
+    ['read', { file_path: ['~/.ssh/id_rsa'] }, /field "tool_input\.file_path" must be a string \(got an array\)/],
+    ['Bash', { command: ['cat', '/home/x/.ssh/id_rsa'] }, /field "tool_input\.command" must be a string \(got an array\)/],
+    ['Grep', { pattern: 'BEGIN', path: { dir: '~/.ssh' } }, /field "tool_input\.path" must be a string \(got an object\)/],
+    ['Edit', { file_path: '/tmp/a.txt', old_string: 'a' }, /missing required field "tool_input\.new_string"/],
+    ['WebFetch', { url: 42, prompt: 'x' }, /field "tool_input\.url" must be a string \(got a number\)/],
+  ];
+
+  it('HTTP form, at full autonomy: each is denied with the field and the expected type; a well-typed input with extra fields and MCP tools are judged as before', async () => {
+    const r = await start({ mode: 'live', autonomy: 'full' });
+    for (const [tool, toolInput, why] of cases) {
+      const a = await postHook(r, raw(tool, toolInput));
+      expect(a.status).toBe(200);
+      const out = a.json.hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
+      expect(out.permissionDecision, `${tool} ${JSON.stringify(toolInput)}`).toBe('deny');
+      expect(out.permissionDecisionReason).toMatch(why);
+      expect(out.permissionDecisionReason).toContain(`Claude Code's ${tool} tool takes`);
+    }
+    const decided = events(r, 'call.decided').map((e) => e.payload as { decision: string; decider: { kind: string; message?: string } });
+    expect(decided).toHaveLength(cases.length);
+    for (const d of decided) expect(d).toMatchObject({ decision: 'deny', decider: { kind: 'error', message: 'malformed tool input' } });
+    expect(r.host.audit.tail(200).map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
+
+    // Fields Gatehouse does not list are Claude Code's business; MCP tools keep their own checks.
+    expect(await postHook(r, raw('Read', { file_path: '/tmp/notes.txt', pages: '1-2', some_new_field: { x: 1 } }))).toEqual({ status: 200, json: { continue: true } });
+    await postHook(r, raw('mcp__fs__read_file', { path: 5 }));
+    expect((events(r, 'call.decided').at(-1)!.payload as { decider: { message?: string } }).decider.message).not.toBe('malformed tool input');
+  });
+
+  it('command form (gatehouse hook): the same deny, with the field named', async () => {
+    const r = await start({ mode: 'live', autonomy: 'full' });
+    const res = await runCli(['hook', '--home', r.home], {}, raw('Read', { file_path: 5 }));
+    expect(res.code).toBe(0);
+    const out = (JSON.parse(res.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+    expect(out).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/field "tool_input\.file_path" must be a string \(got a number\)/) });
+  });
+});

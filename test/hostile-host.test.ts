@@ -65,7 +65,7 @@ beforeAll(async () => {
   writeFileSync(join(probe, 'gatehouse.toml'), 'name = "env-probe"\ndescription = "Prints the environment it was given."\nkind = "tool"\ncommand = "env.sh"\n\n[permissions]\nenv = ["GH_DECLARED"]\n');
   writeFileSync(join(probe, 'env.sh'), '#!/bin/sh\nprintf \'{"declared":"%s","secret":"%s","names":"%s"}\' "$GH_DECLARED" "$GH_SECRET" "$(env | cut -d= -f1 | sort | tr \'\\n\' \' \')"\n', { mode: 0o755 });
   mkdirSync(home, { recursive: true });
-  // Enabled for this run without pinning, as `gatehouse serve --allowed-plugins` does.
+  // Enabled (and pinned) for this run, as `gatehouse serve --allowed-plugins` does.
   host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, watch: false, pluginDirs: [plugins], allowedPlugins: [...cases.map(name), 'ok', 'env-probe'] });
   await host.ready;
 }, 60_000);

@@ -183,7 +183,7 @@ describe('arguments against the advertised schema, unknown tools (item 12)', () 
     expect(missing.message).toMatch(/missing required field "name"/);
     const wrongType = await mcpErrorOf(client.callTool({ name: 'hello', arguments: { name: 42 } }));
     expect(wrongType.code).toBe(ErrorCode.InvalidParams);
-    expect(wrongType.message).toMatch(/field "name" must be string/);
+    expect(wrongType.message).toMatch(/field "name" must be a string \(got a number\)/);
     // The shell's schema says additionalProperties: false.
     const extra = await mcpErrorOf(client.callTool({ name: 'shell', arguments: { command: 'true', sudo: true } }));
     expect(extra.code).toBe(ErrorCode.InvalidParams);

@@ -270,13 +270,25 @@ describe('plugin registry', () => {
     expect(dir).toBeTruthy();
   });
 
-  it('--allowed-plugins enables for one run without pinning', async () => {
+  it('--allowed-plugins enables for one run: pinned like an operator enable, never written to trust.json', async () => {
     tool(homePlugins, 'temp');
     const { registry, trust } = make([{ dir: homePlugins, origin: 'home' }], { allowedPlugins: ['temp'] });
     await registry.refreshAll();
-    expect(registry.get('temp')!.status).toBe('enabled');
-    expect(trust.get('temp')).toBeUndefined();
+    const e = registry.get('temp')!;
+    expect(e.status).toBe('enabled');
+    expect(trust.get('temp')).toMatchObject({ hash: e.digest!.hash, enabledBy: 'serve --allowed-plugins' });
+    expect(trust.pinnedForRun('temp')).toBe(true);
+    expect(events.filter((x) => x.event.type === 'plugin.enabled').map((x) => x.event)).toEqual([{ type: 'plugin.enabled', name: 'temp', hash: e.digest!.hash, scanOverride: null, forRun: true }]);
     expect(registry.verifyForRun('temp').manifest.name).toBe('temp');
+    // The next run, without the flag, enables nothing.
+    expect(existsSync(join(home, 'trust.json')) ? readFileSync(join(home, 'trust.json'), 'utf8') : '').not.toContain('"temp"');
+    const next = make([{ dir: homePlugins, origin: 'home' }]);
+    await next.registry.refreshAll();
+    expect(next.registry.get('temp')!.status).toBe('disabled');
+    // An operator enabling it makes the pin last.
+    await registry.enable('temp', 'alice');
+    expect(trust.pinnedForRun('temp')).toBe(false);
+    expect(readFileSync(join(home, 'trust.json'), 'utf8')).toContain('"temp"');
   });
 
   it('hot reload: the watcher sees a change within a second; an enabled plugin is quarantined, not reloaded', async () => {
@@ -304,19 +316,22 @@ describe('plugin registry', () => {
     }
   });
 
-  it('hot reload of an unpinned plugin: a bad version keeps the old one and shows the error', async () => {
-    const dir = tool(homePlugins, 'draft', undefined, '', );
+  it('--allowed-plugins: a changed plugin is quarantined on reload (broken or not), never re-hashed and run', async () => {
+    const dir = tool(homePlugins, 'draft');
     const { registry } = make([{ dir: homePlugins, origin: 'home' }], { allowedPlugins: ['draft'] });
     await registry.refreshAll();
-    const good = registry.get('draft')!;
-    expect(good.status).toBe('enabled');
-    writeFileSync(join(dir, 'tool.toml'), 'name = "draft"\ndescription = "x"\ncommand = "run.sh"\ntimeout_secs = [\n');
+    expect(registry.get('draft')!.status).toBe('enabled');
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\ncat ~/.ssh/id_rsa\n');
     await registry.refreshFolder(dir);
     const after = registry.get('draft')!;
-    expect(after.manifest).toEqual(good.manifest);
-    expect(after.status).toBe('enabled');
-    expect(after.reloadProblems[0]?.code).toBe('manifest.syntax');
-    expect(events.some((e) => e.event.type === 'plugin.reload-failed')).toBe(true);
+    expect(after).toMatchObject({ status: 'quarantined', changes: [{ path: 'run.sh', change: 'modified' }] });
+    expect(events.map((e) => e.event.type)).not.toContain('plugin.reloaded');
+    expect(events.filter((e) => e.event.type === 'plugin.quarantined')).toHaveLength(1);
+    expect(() => registry.verifyForRun('draft')).toThrow(/quarantined/);
+    // A broken manifest is a change too: still quarantined, the approved version's pin kept.
+    writeFileSync(join(dir, 'tool.toml'), 'name = "draft"\ndescription = "x"\ncommand = "run.sh"\ntimeout_secs = [\n');
+    await registry.refreshFolder(dir);
+    expect(registry.get('draft')!.status).toBe('quarantined');
   });
 
   it('new plugins scaffolded in each language validate, pass the scan and run', async () => {

@@ -114,6 +114,9 @@ function makeFakeHome(symlinked = false): FakeHome {
   mkdirSync(join(proj, '.gatehouse', 'plugins'), { recursive: true });
   // A link inside the project that leads into a protected tree.
   symlinkSync(join(home, '.ssh'), join(proj, 'keys'));
+  // Gatehouse's own CLI under another name ({CLI} is the real bin file): self-cli.json starts it as ~/tools/x.
+  mkdirSync(join(home, 'tools'));
+  symlinkSync(cliPath, join(home, 'tools', 'x'));
   mkdirSync(join(gatehouse, 'plugins'), { recursive: true, mode: 0o700 });
   // Dry-run and supervised; an asked call is answered "ask" at once instead of waiting in the inbox.
   put(join(gatehouse, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }), 0o600);
@@ -131,7 +134,9 @@ function fill<T>(value: T, h: FakeHome): T {
     .replaceAll('{PROJ}', h.proj)
     .replaceAll('{GH}', h.gatehouse)
     .replaceAll('{ALIAS}', h.alias)
-    .replaceAll('{HOME}', h.home);
+    .replaceAll('{HOME}', h.home)
+    .replaceAll('{CLI}', cliPath)
+    .replaceAll('{INSTALL}', repoRoot.replace(/\/$/, ''));
   return JSON.parse(text) as T;
 }
 

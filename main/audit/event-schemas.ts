@@ -67,7 +67,7 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   /** An operator sent a test call from the console (Getting Started); the call's own events follow as agent console-test. */
   'gateway.test-call': spec(ACTOR.operator, { call: id, session: z.string(), tool: z.string(), agent: z.string(), console: z.string() }),
   'call.received': spec(ACTOR.agent, { call: id, agent: z.string(), session: z.string(), tool: z.string(), source: z.enum(['mcp', 'hook', 'api', 'console']), cwd: z.string() }),
-  'call.extracted': spec(ACTOR.host, { call: id, operations: z.array(z.string()), paths: z.array(z.string()), hosts: z.array(z.string()), command: z.string(), evasive: z.boolean(), evasiveReasons: z.array(z.string()) }),
+  'call.extracted': spec(ACTOR.host, { call: id, operations: z.array(z.string()), paths: z.array(z.string()), hosts: z.array(z.string()), command: z.string(), evasive: z.boolean(), evasiveReasons: z.array(z.string()), programs: z.array(z.string()).optional() }),
   'rule.matched': spec(ACTOR.rule, { call: id, rule: z.string(), origin: z.string(), source: z.string(), decision: z.enum(['allow', 'deny', 'ask', 'log']), severity: z.string(), locked: z.boolean() }),
   'checker.verdict': spec(/^(host|checker:.*)$/, { call: id, decision: z.string(), failures: z.array(z.unknown()) }),
   'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),

@@ -57,6 +57,7 @@ export function recentCalls(db: Database, since: number, filter: { agent?: strin
         // Unknown means unsure: a record without the flag is judged as evasive.
         evasive: p['evasive'] !== false,
         evasiveReasons: (p['evasiveReasons'] as string[]) ?? [],
+        ...(Array.isArray(p['programs']) ? { programs: p['programs'] as string[] } : {}),
       };
     } else rc.decision = String(p['decision']);
   }

@@ -143,6 +143,7 @@ class ReceivedQuery {
           content: '',
           evasive: p.evasive === true,
           evasiveReasons: (p.evasiveReasons as string[]) ?? [],
+          ...(Array.isArray(p.programs) ? { programs: p.programs as string[] } : {}),
         });
       } else {
         // The last one wins: a call decided again (after an approval) ends with the final decision.

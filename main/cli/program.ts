@@ -66,7 +66,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--agent-token <t>').hideHelp())
     .option('--new-token', 'generate a new operator token, invalidating the old one')
     .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable; later ones override earlier)', (v: string, p: string[] = []) => [...p, v])
-    .option('--allowed-plugins <names>', 'enable these plugins for this run only, without pinning (comma-separated)')
+    .option('--allowed-plugins <names>', 'enable these plugins for this run only, pinned as they are now: a change quarantines them (comma-separated)')
     .option('--agent-token-file <path>', 'read the token agents use for /mcp and the hook route from this file ("-": stdin); or set GATEHOUSE_AGENT_TOKEN (default: generated once and kept in the data folder)')
     .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
     .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)

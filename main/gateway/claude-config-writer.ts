@@ -26,10 +26,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import { CLAUDE_HOOK_TIMEOUT_S, claudeHooks, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MCP_SERVER_NAME, MIN_HOOK_TIMEOUT_S, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
+import { installedEntry } from '../core/install-files.js';
 import { OperationError } from '../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
@@ -66,12 +66,8 @@ type HookEventName = ClaudeHookEvent;
  * in which case the hook names `gatehouse` on the PATH and still fails closed when it is missing.
  */
 export function defaultHookLauncher(): HookLauncher | null {
-  const url: unknown = import.meta.url;
-  // The CommonJS Electron bundle has no import.meta.url (esbuild defines it as undefined).
-  const here = typeof url === 'string' ? dirname(fileURLToPath(url)) : typeof __dirname === 'string' ? __dirname : null;
-  if (!here) return null;
-  const entry = resolve(here, '..', '..', 'bin', 'gatehouse.js');
-  if (!existsSync(entry)) return null;
+  const entry = installedEntry();
+  if (!entry) return null;
   // Electron's binary runs scripts as node only when told to.
   return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
 }

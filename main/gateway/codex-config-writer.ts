@@ -29,13 +29,12 @@
 // subtables) is replaced where it is, or appended. The result must parse to exactly the old
 // meaning with only mcp_servers.gatehouse changed, or nothing is written (a gatehouse server
 // written as an inline table or dotted keys is left for the operator to remove by hand).
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { MCP_SERVER_NAME, TOKEN_ENV } from '../../shared/claude-config.js';
+import { installedEntry } from '../core/install-files.js';
 import { OperationError } from '../core/operation-error.js';
 import { ABSENT, ConfigFileError, keepBackup, readCurrent, writeAtomic, type ConfigPreview, type PlannedFile, type WrittenFile } from './claude-config-writer.js';
 import { DEADLINE_MARGIN_MS } from './mcp-server.js';
@@ -76,12 +75,8 @@ export interface CodexConfigDeps {
 
 /** This installation's node and bin/gatehouse.js (two folders up from this file and from out/main); null when absent. */
 export function defaultCodexLauncher(): CodexLauncher | null {
-  const url: unknown = import.meta.url;
-  // The CommonJS Electron bundle has no import.meta.url.
-  const here = typeof url === 'string' ? dirname(fileURLToPath(url)) : typeof __dirname === 'string' ? __dirname : null;
-  if (!here) return null;
-  const entry = resolve(here, '..', '..', 'bin', 'gatehouse.js');
-  if (!existsSync(entry)) return null;
+  const entry = installedEntry();
+  if (!entry) return null;
   return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
 }
 

@@ -15,6 +15,7 @@ import type { ToolRunner } from '../runner/tool-runner.js';
 import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
 import { cleanLabel } from './agent-tokens.js';
+import { checkClaudeToolInput } from './claude-tool-inputs.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
@@ -205,13 +206,15 @@ export class Gateway {
     // such a call is refused here, where every ingress passes, and recorded without its arguments.
     const deep = jsonTooDeep(call.arguments, MAX_ARGUMENT_NESTING);
     if (deep !== null) {
-      const message = `The call's arguments nest more than ${MAX_ARGUMENT_NESTING} levels deep (at ${deep}); Gatehouse does not judge such arguments. Send flatter arguments.`;
-      const decider = { kind: 'error' as const, message: 'arguments nested too deep' };
-      const mode = this.deps.settings.current.mode;
-      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
-      this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider, reason: message });
-      this.deps.record('call.result', 'host', { call: call.id, decision: 'deny', executed: false, mode });
-      return { call, decision: 'deny', decider, reason: message, steps: [], executed: false, mode };
+      // Recorded without them: they are what broke the audit index.
+      return this.refuse(call, 'arguments nested too deep', `The call's arguments nest more than ${MAX_ARGUMENT_NESTING} levels deep (at ${deep}); Gatehouse does not judge such arguments. Send flatter arguments.`, false);
+    }
+    // A call of one of Claude Code's own tools, which Claude Code runs (a hook: decided here, not
+    // run): the judge reads its fields by name, so a field of the wrong type or a missing one would
+    // be judged as absent, a harmless call. Refused instead, naming the field.
+    if (!execute) {
+      const input = checkClaudeToolInput(call.tool, call.arguments, call.source === 'hook' ? 'tool_input' : 'arguments');
+      if (input && !input.ok) return this.refuse(call, 'malformed tool input', input.message);
     }
     // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
     if (execute && !this.find(call.tool)) {
@@ -238,6 +241,16 @@ export class Gateway {
     if (res?.content) out.content = res.content;
     if (res && res.structuredContent !== undefined) out.structuredContent = res.structuredContent;
     return out;
+  }
+
+  /** Denies a call before it is judged (the error is the decider), recorded as received, decided and not run. */
+  private refuse(call: ToolCall, why: string, message: string, recordArguments = true): GatewayResult {
+    const decider = { kind: 'error' as const, message: why };
+    const mode = this.deps.settings.current.mode;
+    this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: recordArguments ? call.arguments : null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
+    this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider, reason: message });
+    this.deps.record('call.result', 'host', { call: call.id, decision: 'deny', executed: false, mode });
+    return { call, decision: 'deny', decider, reason: message, steps: [], executed: false, mode };
   }
 
   /** The runner step: maps the agent's tool to what provides it. */

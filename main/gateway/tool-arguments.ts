@@ -10,8 +10,9 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 // strict: false: upstream servers' schemas carry keywords and formats Ajv does not know; they
 // are not errors of the agent's call. validateFormats: false for the same reason (an unknown
 // format would otherwise refuse to compile).
-const draft7 = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const draft2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+// verbose: an error carries the value it is about, so a wrong type says what was sent instead.
+const draft7 = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+const draft2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 
 /** Compiled validators by schema text (tools change rarely; schemas are small). */
 const cache = new Map<string, ValidateFunction | null>();
@@ -19,18 +20,27 @@ const MAX_CACHED = 1000;
 
 export type ArgumentCheck = { ok: true } | { ok: false; message: string };
 
+export interface ArgumentWording {
+  /** What the arguments are called where the agent sent them (`tool_input` in a hook): field names start with it. */
+  root?: string;
+  /** The closing sentence: where the agent can see what the tool takes. */
+  hint?: string;
+}
+
 /**
  * Checks a call's arguments against its tool's inputSchema. A schema Ajv cannot compile is not
  * the agent's fault: only the object check applies then (the tool itself still validates).
  */
-export function checkArguments(tool: string, schema: Record<string, unknown>, args: unknown): ArgumentCheck {
+export function checkArguments(tool: string, schema: Record<string, unknown>, args: unknown, wording: ArgumentWording = {}): ArgumentCheck {
+  const root = wording.root ?? '';
+  const hint = wording.hint ?? "The tool's inputSchema (tools/list) says what it takes.";
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return { ok: false, message: `Invalid arguments for tool ${tool}: "arguments" must be an object of named arguments, got ${describe(args)}.` };
+    return { ok: false, message: `Invalid arguments for tool ${tool}: "${root || 'arguments'}" must be an object of named arguments, got ${describe(args)}. ${hint}` };
   }
   const validate = compiled(schema);
   if (!validate || validate(args)) return { ok: true };
-  const problems = (validate.errors ?? []).slice(0, 5).map(explain);
-  return { ok: false, message: `Invalid arguments for tool ${tool}: ${[...new Set(problems)].join('; ')}. The tool's inputSchema (tools/list) says what it takes.` };
+  const problems = (validate.errors ?? []).slice(0, 5).map((e) => explain(e, root));
+  return { ok: false, message: `Invalid arguments for tool ${tool}: ${[...new Set(problems)].join('; ')}. ${hint}` };
 }
 
 /** By schema object: a plugin's schema is the same object call after call, so most calls skip the stringify. */
@@ -61,9 +71,9 @@ function compiledByText(schema: Record<string, unknown>): ValidateFunction | nul
   return v;
 }
 
-/** One Ajv error as a sentence that names the field. */
-function explain(e: ErrorObject): string {
-  const at = fieldName(e.instancePath);
+/** One Ajv error as a sentence that names the field (under `root`) and, for a wrong type, what was sent. */
+function explain(e: ErrorObject, root: string): string {
+  const at = join(root, fieldName(e.instancePath));
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
@@ -71,13 +81,15 @@ function explain(e: ErrorObject): string {
     case 'additionalProperties':
       return `unexpected field ${JSON.stringify(join(at, String(params.additionalProperty)))} (the schema allows no other fields)`;
     case 'type':
-      return `field ${JSON.stringify(at || '(arguments)')} must be ${String(params.type)}`;
+      return `field ${JSON.stringify(at || '(arguments)')} must be ${String(params.type).split(',').map(article).join(' or ')} (got ${describe(e.data)})`;
     case 'enum':
       return `field ${JSON.stringify(at || '(arguments)')} must be one of ${JSON.stringify(params.allowedValues)}`;
     default:
       return `field ${JSON.stringify(at || '(arguments)')} ${e.message ?? 'is not valid'}`;
   }
 }
+
+const article = (type: string): string => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 /** "/a/0/b" → "a[0].b" */
 function fieldName(pointer: string): string {
@@ -90,11 +102,11 @@ function fieldName(pointer: string): string {
 }
 
 function join(parent: string, child: string): string {
-  return parent ? `${parent}.${child}` : child;
+  return parent && child ? `${parent}.${child}` : parent || child;
 }
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  return `a ${typeof v}`;
+  return article(typeof v);
 }

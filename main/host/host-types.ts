@@ -30,7 +30,7 @@ export interface HostOptions {
   projectDir?: string;
   /** Extra plugin places (--plugins-dir), searched after the home and the project. */
   pluginDirs?: string[];
-  /** Plugins enabled for this run only, without pinning (--allowed-plugins). */
+  /** Plugins enabled and pinned for this run only (--allowed-plugins): a change quarantines them. */
   allowedPlugins?: string[];
   /** Operator additions to the command denylist. */
   commandDenylist?: string[];

@@ -230,7 +230,7 @@ export class CallPipeline {
       d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: call.arguments ?? null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
       const x = await d.extract(call);
       extraction = x;
-      d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons });
+      d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons, ...(x.programs ? { programs: x.programs } : {}) });
       done();
 
       // ---- rules --------------------------------------------------------------------------------

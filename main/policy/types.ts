@@ -46,6 +46,12 @@ export interface Extraction {
    * touched, by every operation of the call. Absent means none.
    */
   recursive?: string[];
+  /**
+   * Programs the call starts (shell commands only): each command word, interpreter script and
+   * package a runner fetches (`npx NAME`), a bare name as written, a path absolute and also where
+   * its links lead. The built-in rule on Gatehouse's own CLI reads these. Absent means none.
+   */
+  programs?: string[];
 }
 
 export type Decision = 'allow' | 'deny' | 'ask';

@@ -11,12 +11,16 @@ import type { TrustStore, TrustRecord } from './trust-store.js';
 import { OperationError } from '../core/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
 import type { Clock } from '../core/clock.js';
+import { operatorName } from '../core/operator.js';
 
 export type PluginOrigin = 'home' | 'project' | 'cli';
 export interface PluginSource {
   dir: string;
   origin: PluginOrigin;
 }
+
+/** Who enabled a plugin pinned for this run only, as the plugin's trust record shows it. */
+export const ALLOWED_BY = 'serve --allowed-plugins';
 
 export type PluginStatus = 'enabled' | 'disabled' | 'invalid' | 'quarantined' | 'scan_failed';
 
@@ -40,7 +44,7 @@ export interface PluginEntry {
   status: PluginStatus;
   /** Files that changed since the operator enabled it (quarantined only). */
   changes: FileChange[];
-  /** Enabled for this run only (--allowed-plugins), not pinned. */
+  /** Named by --allowed-plugins: enabled and pinned for this run only (never in trust.json). */
   runAllowed: boolean;
   trust: TrustRecord | null;
   /** A reload that failed; the previous version keeps serving meanwhile. */
@@ -51,7 +55,7 @@ export type PluginEvent =
   | { type: 'plugin.discovered'; name: string; dir: string; origin: PluginOrigin }
   | { type: 'plugin.invalid'; name: string; dir: string; problems: Problem[] }
   | { type: 'plugin.scanned'; name: string; passed: boolean; totalWeight: number; findings: number }
-  | { type: 'plugin.enabled'; name: string; hash: string; scanOverride: string | null }
+  | { type: 'plugin.enabled'; name: string; hash: string; scanOverride: string | null; forRun?: true }
   | { type: 'plugin.disabled'; name: string }
   | { type: 'plugin.trusted'; name: string; hash: string; reason: string }
   | { type: 'plugin.untrusted'; name: string; hash: string; reason: string | null }
@@ -69,7 +73,7 @@ export interface RegistryDeps {
   builtins?: readonly string[];
   denylist?: readonly string[];
   thresholds?: ScanThresholds;
-  /** --allowed-plugins: enabled for this run without pinning. */
+  /** --allowed-plugins: enabled for this run, pinned for this run only. */
   allowedPlugins?: readonly string[];
   clock?: Clock;
   /** Every lifecycle step, for the audit log (actor: "host" or "operator:NAME"). */
@@ -137,6 +141,7 @@ export class PluginRegistry {
       const old = before.get(e.name);
       if (!old || old.dir !== e.dir) this.record({ type: 'plugin.discovered', name: e.name, dir: e.dir, origin: e.origin });
       this.recordState(e, old);
+      this.pinAllowed(e);
     }
     for (const old of before.values()) if (!next.has(old.name)) this.record({ type: 'plugin.removed', name: old.name, dir: old.dir });
     this.deps.changed?.([...new Set([...before.keys(), ...next.keys()])]);
@@ -184,15 +189,6 @@ export class PluginRegistry {
     }
     this.applyNameRules(fresh);
     fresh.notes.push(...(existing?.notes.filter((n) => n.includes('overrides')) ?? []));
-    const failed = fresh.status === 'invalid' || fresh.status === 'scan_failed';
-    // Only a version that is serving (enabled for this run, not pinned) is worth keeping; a
-    // disabled plugin simply shows what is on disk now.
-    if (existing && failed && !existing.trust && existing.runAllowed && existing.status === 'enabled') {
-      existing.reloadProblems = fresh.status === 'invalid' ? fresh.problems.filter((p) => p.severity === 'error') : scanProblems(fresh);
-      this.record({ type: 'plugin.reload-failed', name: existing.name, problems: existing.reloadProblems });
-      this.deps.changed?.([existing.name]);
-      return;
-    }
     this.entries.set(fresh.name, fresh);
     this.sorted = null;
     if (!existing) this.record({ type: 'plugin.discovered', name: fresh.name, dir, origin: fresh.origin });
@@ -200,6 +196,7 @@ export class PluginRegistry {
       this.record({ type: 'plugin.reloaded', name: fresh.name, hash: fresh.digest.hash });
     }
     this.recordState(fresh, existing);
+    this.pinAllowed(fresh);
     this.deps.changed?.([fresh.name]);
   }
 
@@ -223,18 +220,39 @@ export class PluginRegistry {
   async enable(name: string, operator: string, overrideReason?: string): Promise<PluginEntry> {
     const current = await this.reloadNow(this.require(name));
     if (current.status === 'invalid') throw new RegistryError('invalid', `${name} is invalid and cannot be enabled: ${firstError(current)}`);
-    if (current.trust && current.status === 'enabled') return current;
+    // An operator enabling a plugin pinned for this run only makes the pin last beyond the run.
+    if (current.trust && current.status === 'enabled' && !this.deps.trust.pinnedForRun(name)) return current;
     if (current.trust && current.status === 'quarantined') {
       throw new RegistryError('quarantined', `${name} changed since it was enabled; review the change and approve it instead.`);
     }
-    const override = this.checkScan(current, overrideReason, operator);
-    const rec = this.deps.trust.pin(name, current.dir, current.digest!, operator, this.clock.now(), override);
-    const next = { ...current, trust: rec, changes: [], status: 'enabled' as const };
-    this.entries.set(name, next);
-    this.sorted = null;
-    this.record({ type: 'plugin.enabled', name, hash: rec.hash, scanOverride: override?.reason ?? null }, `operator:${operator}`);
+    const next = this.pinEnabled(current, operator, operator, this.checkScan(current, overrideReason, operator));
     this.deps.changed?.([name]);
     return next;
+  }
+
+  /**
+   * Pins the files of a plugin being enabled, so that from now on any change quarantines it:
+   * by an operator (enable), or for this run by `serve --allowed-plugins` (pinAllowed). One path
+   * for both, with one audit event (plugin.enabled).
+   */
+  private pinEnabled(current: PluginEntry, by: string, operator: string, override: TrustRecord['scanOverride'], forRun = false): PluginEntry {
+    const rec = this.deps.trust.pin(current.name, current.dir, current.digest!, by, this.clock.now(), override, { forRun });
+    const next: PluginEntry = { ...current, trust: rec, changes: [], status: 'enabled' };
+    this.entries.set(current.name, next);
+    this.sorted = null;
+    this.record({ type: 'plugin.enabled', name: current.name, hash: rec.hash, scanOverride: override?.reason ?? null, ...(forRun ? { forRun: true } : {}) }, `operator:${operator}`);
+    return next;
+  }
+
+  /**
+   * A plugin `serve --allowed-plugins` enables (valid, scan passed, not pinned by an operator) is
+   * pinned the first time it is loaded: a later change of its files quarantines it exactly as it
+   * would an operator-enabled plugin. Security-sensitive: without the pin a reload re-hashed the
+   * swapped code and ran it (issue #24, finding 6).
+   */
+  private pinAllowed(e: PluginEntry): PluginEntry {
+    if (!e.runAllowed || e.trust || e.status !== 'enabled' || !e.digest) return e;
+    return this.pinEnabled(e, ALLOWED_BY, operatorName(), null, true);
   }
 
   async disable(name: string, operator: string): Promise<PluginEntry> {
@@ -582,8 +600,4 @@ function nameFromProblems(dir: string): string {
 function firstError(e: PluginEntry): string {
   const p = e.problems.find((x) => x.severity === 'error');
   return p ? `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}` : 'no manifest';
-}
-
-function scanProblems(e: PluginEntry): Problem[] {
-  return (e.scan?.findings ?? []).map((f) => ({ file: f.file, line: f.line, column: f.column, severity: 'error' as const, code: `scan.${f.rule}`, message: f.message }));
 }

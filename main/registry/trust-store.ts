@@ -29,6 +29,11 @@ const MAX_SNAPSHOT_FILE = 256 * 1024;
 
 export class TrustStore {
   private records = new Map<string, TrustRecord>();
+  /**
+   * Pins taken for this run only (`serve --allowed-plugins`): checked like any other pin, never
+   * written to trust.json, so the next run without the flag enables nothing.
+   */
+  private readonly forRun = new Set<string>();
   private readonly file: string;
   private readonly snapshots: string;
 
@@ -51,13 +56,20 @@ export class TrustStore {
     return this.records.get(name);
   }
 
+  /** Pinned for this run only (`serve --allowed-plugins`), not in trust.json. */
+  pinnedForRun(name: string): boolean {
+    return this.forRun.has(name);
+  }
+
   all(): TrustRecord[] {
     return [...this.records.values()];
   }
 
-  pin(name: string, dir: string, digest: FolderDigest, by: string, at: number, scanOverride: TrustRecord['scanOverride'] = null): TrustRecord {
+  pin(name: string, dir: string, digest: FolderDigest, by: string, at: number, scanOverride: TrustRecord['scanOverride'] = null, opts: { forRun?: boolean } = {}): TrustRecord {
     const rec: TrustRecord = { name, dir, hash: digest.hash, files: digest.files, enabledAt: at, enabledBy: by, scanOverride, trusted: null };
     this.records.set(name, rec);
+    if (opts.forRun) this.forRun.add(name);
+    else this.forRun.delete(name);
     this.snapshot(name, dir, digest);
     this.save();
     return rec;
@@ -74,6 +86,7 @@ export class TrustStore {
   }
 
   unpin(name: string): void {
+    this.forRun.delete(name);
     if (!this.records.delete(name)) return;
     rmSync(join(this.snapshots, encodeName(name)), { recursive: true, force: true });
     this.save();
@@ -103,7 +116,7 @@ export class TrustStore {
   }
 
   private save(): void {
-    const data = { version: 1 as const, plugins: Object.fromEntries(this.records) };
+    const data = { version: 1 as const, plugins: Object.fromEntries([...this.records].filter(([name]) => !this.forRun.has(name))) };
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
     renameSync(tmp, this.file);

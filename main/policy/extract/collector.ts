@@ -37,6 +37,8 @@ export class Collector {
   readonly hosts: string[] = [];
   readonly reasons: string[] = [];
   readonly recursive: string[] = [];
+  /** What the call starts: see Extraction.programs. */
+  readonly programs: string[] = [];
   content = '';
   // Sets beside the arrays: a command naming thousands of paths made Array.includes quadratic.
   private readonly seenPaths = new Set<string>();
@@ -44,6 +46,7 @@ export class Collector {
   private readonly seenReasons = new Set<string>();
   private readonly seenRecursive = new Set<string>();
   private readonly seenFollowed = new Set<string>();
+  private readonly seenPrograms = new Set<string>();
 
   /**
    * Set by a command handler while it records the folders of a walk that follows symbolic links
@@ -94,6 +97,26 @@ export class Collector {
     }
     once(this.seenPaths, this.paths, abs);
     if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, resolveSymlinks(abs));
+  }
+
+  /**
+   * A program the call starts, as the command word (or interpreter script, or package) names it:
+   * a bare name as it is, a path made absolute with where its links lead (`~/x` that links to
+   * Gatehouse's bin file is that file). Not a path the call touches: `paths` has those.
+   */
+  program(text: string, tilde: boolean, cwd: string): void {
+    if (!text) return;
+    checkDeadline();
+    const add = (p: string): void => {
+      if (this.seenPrograms.has(p)) return;
+      // The same bound as paths: a command may name thousands of words, each a program to `xargs`.
+      if (this.programs.length >= MAX_PATHS) return this.evasive(`the call starts more than ${MAX_PATHS} programs; Gatehouse judged the first ${MAX_PATHS}`);
+      once(this.seenPrograms, this.programs, p);
+    };
+    if (!text.includes('/')) return add(text);
+    const abs = tilde ? normalisePath(text, cwd, this.ctx.home) : posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
+    add(abs);
+    if (this.ctx.resolveSymlinks) add(resolveSymlinks(abs));
   }
 
   /**
@@ -159,6 +182,7 @@ export class Collector {
       evasive: this.reasons.length > 0,
       evasiveReasons: this.reasons,
       ...(this.recursive.length ? { recursive: this.recursive } : {}),
+      ...(this.programs.length ? { programs: this.programs } : {}),
     };
   }
 }

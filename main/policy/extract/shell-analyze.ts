@@ -7,6 +7,7 @@ import { type DirCache, expandBraces, expandGlob, globPrefix, hasGlob, isBareWil
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
 import { statSync } from 'node:fs';
 import { expandHome, normalisePath } from './paths.js';
+import { packagePrograms } from './self-cli.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
 
 /** Parses nested shell source (`sh -c '…'`, `eval '…'`, a literal heredoc fed to a shell). */
@@ -433,6 +434,7 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
     name = foldConfusables(name);
   }
   const args = words.slice(1);
+  if (w0.known) programs(w0, name, args, env, c);
   const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
   if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
   name = VERSIONED.exec(name)?.[1] ?? name;
@@ -447,6 +449,16 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   if (h) h(args, env, c, feed, name);
   else if (SHELLS.has(name) || INTERPRETERS.has(name)) shell(name, args, env, c, feed);
   else unknownProgram(args, env, c, false, name || 'the command');
+}
+
+/**
+ * What this command word starts, for the rule on Gatehouse's own CLI (self-cli.ts): the word as
+ * written, its name with look-alike letters folded, and the package a runner fetches.
+ */
+function programs(w0: EW, name: string, args: EW[], env: Env, c: Ctx): void {
+  c.col.program(w0.t, w0.tilde, env.cwd);
+  if (name !== commandName(w0.t)) c.col.program(name, false, env.cwd);
+  for (const p of packagePrograms(name, args.map((a) => (a.known ? a.t : null)))) c.col.program(p, false, env.cwd);
 }
 
 /** `python3.12`, `perl5.36`, `pypy3`: judged as the interpreter they are a version of. */
@@ -913,6 +925,7 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
     else {
       pathOf(script, env, c, 'read');
+      c.col.program(script.t, script.tilde, env.cwd);
       if (!interp) runWritten(script, env, c);
     }
     // `node x.js ~/.ssh/id_rsa`: what the script does with its arguments is not known.
@@ -2318,7 +2331,10 @@ function deno(args: EW[], env: Env, c: Ctx): void {
   if (/^[a-z]+:\/\//i.test(file.t)) {
     c.col.op('network');
     hostsOfUrl(file.t, (h) => c.col.host(h));
-  } else pathOf(file, env, c, 'read');
+  } else {
+    pathOf(file, env, c, 'read');
+    c.col.program(file.t, file.tilde, env.cwd);
+  }
 }
 
 /** gdb: `-ex`/`-x` run debugger commands, which include `shell`. */
@@ -2420,6 +2436,8 @@ const HANDLERS: Record<string, Handler> = {
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); }, xargs, alias: aliasCmd, unalias: unaliasCmd, deno, bun: bunCmd,
   osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
+  // TypeScript runners take node's options and run a script file as node does (`tsx bin/x.ts`).
+  tsx: (args, env, c, feed) => shell('node', args, env, c, feed), 'ts-node': (args, env, c, feed) => shell('node', args, env, c, feed),
   su: asUser(suLike), runuser: asUser(suLike), sg: suLike, script: scriptCmd,
   expect: (args, env, c, feed) => shell('expect', args, env, c, feed), tclsh: (args, env, c, feed) => shell('tclsh', args, env, c, feed), wish: (args, env, c, feed) => shell('wish', args, env, c, feed),
   curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
@@ -2440,7 +2458,10 @@ const HANDLERS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd,
   sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,
   nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo'), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
-  stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: wrapper(''), builtin: wrapper(''), exec: wrapper('a'), unbuffer: wrapper(''),
+  stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: (args, env, c, feed, name) => {
+    // `command -v NAME` and `-V` only say what NAME is; nothing runs.
+    if (!/^-p?[vV]/.test(args[0]?.t ?? '')) wrapper('')(args, env, c, feed, name);
+  }, builtin: wrapper(''), exec: wrapper('a'), unbuffer: wrapper(''),
   watch,
   // Wrappers that run the rest of their words as a command (after their own options and values).
   chrt: wrapper('TPD', ['--sched-runtime', '--sched-period', '--sched-deadline'], 1), taskset: wrapper('', [], 1),

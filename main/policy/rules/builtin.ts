@@ -14,6 +14,11 @@ export interface BuiltinContext extends PathContext {
    * `--plugins-dir`). Code written there runs as a plugin; no agent may write it.
    */
   pluginDirs?: readonly string[];
+  /**
+   * This installation's own command line: its `gatehouse` entry file and the folder of its built
+   * bundles (core/install-files.ts). An agent that starts them acts with the operator's rights.
+   */
+  cliFiles?: readonly string[];
 }
 
 /** Names of built-in rules start with this; user rules may not. */
@@ -65,6 +70,7 @@ const PROC_ENTRIES = '{cmdline,environ,mem,maps,smaps,fd,root,cwd,map_files,task
 function defs(ctx: BuiltinContext): Def[] {
   const gh = literalGlob(ctx.gatehouseHome);
   const pluginDirs = (ctx.pluginDirs ?? []).filter((d) => d.startsWith('/')).map(literalGlob);
+  const cliFiles = (ctx.cliFiles ?? []).filter((d) => d.startsWith('/')).map(literalGlob);
   return [
     // First: when `rm -rf /` also reaches credentials, this is the rule the operator should read.
     {
@@ -192,6 +198,19 @@ function defs(ctx: BuiltinContext): Def[] {
       block_paths: [gh, `${gh}/**`],
       severity: 'critical',
       message: "Agents may not read or change Gatehouse's own files.",
+    },
+    {
+      name: 'builtin.gatehouse-cli',
+      description: "Gatehouse's own command line, by its name or through this installation's files",
+      actions: ['execute'],
+      // The CLI finds the default data folder and the operator token by itself, so no protected
+      // path is on its command line: `gatehouse url` hands out an operator session, `gatehouse
+      // approvals approve` approves the agent's own call. Matched against the programs a call
+      // starts (special 'self-cli'), so reading or grepping these files stays allowed.
+      block_paths: cliFiles.flatMap((f) => [f, `${f}/**`]),
+      severity: 'critical',
+      special: 'self-cli',
+      message: "Agents may not run Gatehouse's own command line; it holds operator rights.",
     },
     {
       name: 'builtin.network.private',

@@ -4,10 +4,15 @@ import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, 
 import { canonicalJson } from '../../core/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
 import { compilePathPattern, type PathContext, type PathPattern } from './paths.js';
+import { isGatehouseProgram } from '../extract/self-cli.js';
 import picomatch from 'picomatch';
 
-/** Rules with behaviour beyond paths and hosts (built-in only). */
-export type SpecialMatch = 'evasive' | 'ssrf';
+/**
+ * Rules with behaviour beyond paths and hosts (built-in only). `self-cli`: the rule's paths are
+ * matched against the programs a call starts, not the paths it touches, and a program named as
+ * Gatehouse's CLI matches wherever it is (extract/self-cli.ts).
+ */
+export type SpecialMatch = 'evasive' | 'ssrf' | 'self-cli';
 
 export interface CompiledRule {
   readonly rule: Readonly<Rule>;
@@ -147,6 +152,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
     return matchOf(c, c.binding?.commands ? `allows exactly this command (${opNames(mask)})` : `allows ${opNames(mask)}`);
   }
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
+  if (c.special === 'self-cli') return matchSelfCli(c, x);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {
     // Containment: deleting, moving or copying a folder reaches every protected tree inside it, and
@@ -205,6 +211,16 @@ function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatc
       const b = addr ? blockedCategory(addr) : null;
       if (b) return matchOf(c, `host ${raw} resolves to ${a}, a ${b.category} address (${b.cidr})`);
     }
+  }
+  return null;
+}
+
+/** Gatehouse's own CLI among the programs the call starts: by its name, or by this installation's files. */
+function matchSelfCli(c: CompiledRule, x: Extraction): RuleMatch | null {
+  for (const p of x.programs ?? []) {
+    if (isGatehouseProgram(p)) return matchOf(c, `the command starts ${p}, Gatehouse's command line`);
+    const glob = p.startsWith('/') ? c.paths.match(p) : null;
+    if (glob !== null) return matchOf(c, `the command starts ${p}, which is Gatehouse's own ${glob}`);
   }
   return null;
 }

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { RuleSnapshot } from '../../core/checker-protocol.js';
+import { installedCliFiles } from '../../core/install-files.js';
 import type { Extraction, ToolCall } from '../types.js';
 import type { Resolver } from '../network.js';
 import { compileBuiltinRules, type BuiltinContext } from './builtin.js';
@@ -22,6 +23,8 @@ export interface PolicyStoreOptions {
   gatehouseHome: string;
   /** Every folder plugins are loaded from: writes there are denied by a built-in rule. */
   pluginDirs?: readonly string[];
+  /** This installation's command line, which agents may not start (default: where this code is loaded from). */
+  cliFiles?: readonly string[];
   caseInsensitive?: boolean;
   extract?: ExtractFn;
   /** Watch the file and reload on change (default true; start() sets the watch up). */
@@ -71,6 +74,7 @@ export class PolicyStore {
       home: opts.home,
       gatehouseHome: opts.gatehouseHome,
       pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
+      cliFiles: opts.cliFiles ?? installedCliFiles(),
       caseInsensitive: opts.caseInsensitive ?? defaultCaseInsensitive(),
     };
     this.builtin = compileBuiltinRules(this.ctx);
