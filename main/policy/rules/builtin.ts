@@ -212,16 +212,21 @@ function defs(ctx: BuiltinContext): Def[] {
       special: 'self-cli',
       message: "Agents may not run Gatehouse's own command line; it holds operator rights.",
     },
-    {
-      name: 'builtin.gatehouse-install',
-      description: "This installation's entry file and built bundles: what Claude Code's hook and the MCP bridge run",
-      actions: MODIFY_OPS,
-      // `gatehouse hook` runs out/main/hook.js before every tool call: an agent that rewrites it
-      // (or bin/gatehouse.js) decides its own next calls. Reading them stays allowed.
-      block_paths: cliFiles.flatMap((f) => [f, `${f}/**`]),
-      severity: 'critical',
-      message: "Agents may not change Gatehouse's installed files; the hook that supervises them runs from there.",
-    },
+    // Only when the installation is known: a rule with no paths would match every change.
+    ...(cliFiles.length === 0
+      ? []
+      : [
+          {
+            name: 'builtin.gatehouse-install',
+            description: "This installation's entry file and built bundles: what Claude Code's hook and the MCP bridge run",
+            actions: MODIFY_OPS,
+            // `gatehouse hook` runs out/main/hook.js before every tool call: an agent that rewrites it
+            // (or bin/gatehouse.js) decides its own next calls. Reading them stays allowed.
+            block_paths: cliFiles.flatMap((f) => [f, `${f}/**`]),
+            severity: 'critical' as const,
+            message: "Agents may not change Gatehouse's installed files; the hook that supervises them runs from there.",
+          },
+        ]),
     {
       name: 'builtin.network.private',
       description: 'Private, loopback, link-local, cloud-metadata and unspecified addresses, after DNS resolution',
