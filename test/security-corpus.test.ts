@@ -97,6 +97,7 @@ function makeFakeHome(symlinked = false): FakeHome {
   put(join(home, '.gnupg', 'pubring.kbx'), 'dummy\n');
   put(join(home, '.bashrc'), 'export PATH="$HOME/bin:$PATH"\n');
   put(join(home, '.profile'), '. ~/.bashrc\n');
+  put(join(home, '.vimrc'), 'set number\n');
   put(join(home, '.config', 'chromium', 'Default', 'History'), 'SQLite format 3\0 dummy history\n', 0o600);
   put(join(home, '.config', 'chromium', 'Default', 'Cookies'), 'SQLite format 3\0 dummy cookies\n', 0o600);
   put(join(home, '.mozilla', 'firefox', 'abcd.default-release', 'cookies.sqlite'), 'SQLite format 3\0 dummy\n', 0o600);
