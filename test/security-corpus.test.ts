@@ -16,7 +16,7 @@
 // It judges with the built CLI (out/), like the other CLI tests: after changing the judge, run
 // `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
 // whoever updates known-misses.json.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -115,6 +115,16 @@ function makeFakeHome(symlinked = false): FakeHome {
   mkdirSync(join(proj, '.gatehouse', 'plugins'), { recursive: true });
   // A link inside the project that leads into a protected tree.
   symlinkSync(join(home, '.ssh'), join(proj, 'keys'));
+  // A real repository whose index tracks a .env (git-objects.json): `git show :.env` prints it.
+  const app = join(home, 'work', 'app');
+  put(join(app, '.env'), 'API_KEY=dummy-tracked\n', 0o600);
+  put(join(app, 'config', '.env.production'), 'API_KEY=dummy-prod\n', 0o600);
+  put(join(app, '.env.example'), 'API_KEY=\n');
+  put(join(app, 'src', 'main.ts'), 'export {};\n');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=corpus', '-c', 'user.email=corpus@example', '-c', 'init.defaultBranch=main', ...args], { cwd: app, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'init');
   mkdirSync(join(gatehouse, 'plugins'), { recursive: true, mode: 0o700 });
   // Dry-run and supervised; an asked call is answered "ask" at once instead of waiting in the inbox.
   put(join(gatehouse, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }), 0o600);
@@ -130,6 +140,7 @@ function makeFakeHome(symlinked = false): FakeHome {
 function fill<T>(value: T, h: FakeHome): T {
   const text = JSON.stringify(value)
     .replaceAll('{PROJ}', h.proj)
+    .replaceAll('{APP}', join(h.home, 'work', 'app'))
     .replaceAll('{GH}', h.gatehouse)
     .replaceAll('{ALIAS}', h.alias)
     .replaceAll('{HOME}', h.home);
