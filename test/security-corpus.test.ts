@@ -17,7 +17,7 @@
 // `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
 // whoever updates known-misses.json.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,16 @@ function makeFakeHome(symlinked = false): FakeHome {
   mkdirSync(join(proj, '.gatehouse', 'plugins'), { recursive: true });
   // A link inside the project that leads into a protected tree.
   symlinkSync(join(home, '.ssh'), join(proj, 'keys'));
+  // Hard links to protected files (hardlinks.json), in a folder of their own so that walks of
+  // {PROJ} in the other fixtures do not reach them: the key, ~/.bashrc, a project's .env.
+  const linked = join(home, 'work', 'linked');
+  mkdirSync(linked, { recursive: true });
+  put(join(linked, 'ordinary.txt'), 'nothing secret\n');
+  linkSync(join(home, '.ssh', 'id_rsa'), join(linked, 'notes.bak'));
+  linkSync(join(home, '.bashrc'), join(linked, 'shell.rc'));
+  linkSync(join(home, '.aws', 'credentials'), join(linked, 'sub-credentials.txt'));
+  put(join(linked, '.env'), 'TOKEN=dummy-linked\n', 0o600);
+  linkSync(join(linked, '.env'), join(linked, 'settings.txt'));
   // A real repository whose index tracks a .env (git-objects.json): `git show :.env` prints it.
   const app = join(home, 'work', 'app');
   put(join(app, '.env'), 'API_KEY=dummy-tracked\n', 0o600);
@@ -141,6 +151,7 @@ function fill<T>(value: T, h: FakeHome): T {
   const text = JSON.stringify(value)
     .replaceAll('{PROJ}', h.proj)
     .replaceAll('{APP}', join(h.home, 'work', 'app'))
+    .replaceAll('{LINKED}', join(h.home, 'work', 'linked'))
     .replaceAll('{GH}', h.gatehouse)
     .replaceAll('{ALIAS}', h.alias)
     .replaceAll('{HOME}', h.home);
