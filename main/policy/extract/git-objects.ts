@@ -14,6 +14,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Collector } from './collector.js';
+import { isEnvName } from './env-files.js';
 
 /** A shell word after evaluation (shell-analyze's EW fits). */
 export interface GitWord {
@@ -57,10 +58,6 @@ export function repoOf(cwd: string): GitRepo | null {
   return null;
 }
 
-/** `.env` and `.env.*` but not the templates: the names builtin.credentials.env-files protects. */
-const ENV_NAME = /^\.env(\..+)?$/;
-const ENV_TEMPLATE = /^\.env\.(example|sample|template)$/;
-export const isEnvName = (name: string): boolean => ENV_NAME.test(name) && !ENV_TEMPLATE.test(name);
 
 /** Largest index parsed (a monorepo's is tens of MB; over this the answer is unsure). */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;

@@ -20,6 +20,7 @@
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
+import { isEnvName } from '../extract/env-files.js';
 import type { CompiledRule } from './compile.js';
 import { globBase } from './paths.js';
 
@@ -54,8 +55,6 @@ const CTIME_SLACK_MS = 50;
 const PROJECT_ENTRIES = 2000;
 const PROJECT_DEPTH = 4;
 const SKIP_IN_PROJECT = new Set(['.git', 'node_modules', '.venv', 'venv', 'target', 'dist', 'build', '.cache']);
-const ENV_NAME = /^\.env(\..+)?$/;
-const ENV_TEMPLATE = /^\.env\.(example|sample|template)$/;
 
 const idOf = (st: Stats): string => `${st.dev}:${st.ino}`;
 
@@ -121,43 +120,13 @@ export class ProtectedIdentities {
     if (walked.length > 0 && this.table.size > 0) {
       const left = { n: this.opts.maxWalkEntries ?? 20_000 };
       for (const dir of walked) {
-        if (!this.walk(dir, left, check)) {
+        if (!walkFiles(dir, left, () => true, check)) {
           unsure ??= `${dir} holds more entries than Gatehouse lists for hard links to protected files`;
           break;
         }
       }
     }
     return { aliases, unsure };
-  }
-
-  /** Every regular file under `dir` (no symbolic links followed) checked; false when the budget ran out. */
-  private walk(dir: string, left: { n: number }, check: (p: string, st: Stats) => void): boolean {
-    const top = statOrNull(dir);
-    if (!top) return true;
-    if (!top.isDirectory()) {
-      check(dir, top);
-      return true;
-    }
-    const queue = [dir];
-    while (queue.length > 0) {
-      const d = queue.shift() as string;
-      let entries;
-      try {
-        entries = readdirSync(d, { withFileTypes: true });
-      } catch {
-        continue; // unreadable to the tool as well
-      }
-      for (const e of entries) {
-        if (--left.n < 0) return false;
-        const full = d === '/' ? `/${e.name}` : `${d}/${e.name}`;
-        if (e.isDirectory()) queue.push(full);
-        else if (e.isFile()) {
-          const st = statOrNull(full);
-          if (st) check(full, st);
-        }
-      }
-    }
-    return true;
   }
 
   /** Lists the protected places (and the projects seen) for files with several links. */
@@ -168,9 +137,6 @@ export class ProtectedIdentities {
     let total = this.opts.maxEntries ?? 40_000;
     const perTree = this.opts.maxPerTree ?? 4000;
     const protectedFile = (p: string): boolean => this.opts.rules.some((r) => !r.paths.empty && r.paths.match(p) !== null && r.except.match(p) === null);
-    const keep = (p: string, st: Stats): void => {
-      if (st.isFile() && st.nlink > 1 && !table.has(idOf(st))) table.set(idOf(st), p);
-    };
     const starts: string[] = [];
     for (const r of this.roots) {
       if (!r.first) starts.push(r.dir);
@@ -184,69 +150,72 @@ export class ProtectedIdentities {
     }
     for (const root of starts) {
       if (total <= 0) break;
-      const st = statOrNull(root);
-      if (!st) continue;
-      if (!st.isDirectory()) {
-        if (protectedFile(root)) keep(root, st);
-        continue;
-      }
-      // Breadth first: the files that matter (keys, cookies, token files) sit near the top.
-      let budget = Math.min(perTree, total);
-      const queue = [root];
-      while (queue.length > 0 && budget > 0) {
-        const d = queue.shift() as string;
-        let entries;
-        try {
-          entries = readdirSync(d, { withFileTypes: true });
-        } catch {
-          continue;
-        }
-        for (const e of entries) {
-          if (--budget < 0) break;
-          total--;
-          const full = `${d}/${e.name}`;
-          if (e.isDirectory()) queue.push(full);
-          else if (e.isFile() && protectedFile(full)) {
-            const fst = statOrNull(full);
-            if (fst) keep(full, fst);
-          }
-        }
-      }
+      // Breadth first, a budget per place: the files that matter (keys, cookies, token files) sit
+      // near the top, and one large browser profile does not use up the others' share.
+      const budget = { n: Math.min(perTree, total) };
+      const before = budget.n;
+      walkFiles(root, budget, protectedFile, keepIn(table));
+      total -= before - Math.max(budget.n, 0);
     }
-    for (const p of this.projects) listEnvFiles(p, (f, st) => keep(f, st));
+    for (const p of this.projects) listEnvFiles(p, keepIn(table));
     this.table = table;
   }
 
   private listProject(cwd: string): void {
-    listEnvFiles(cwd, (f, st) => {
-      if (st.isFile() && st.nlink > 1 && !this.table.has(idOf(st))) this.table.set(idOf(st), f);
-    });
+    listEnvFiles(cwd, keepIn(this.table));
   }
 }
 
+/** Records a file with several names in `table` (the first name found of each identity). */
+const keepIn =
+  (table: Map<string, string>) =>
+  (p: string, st: Stats): void => {
+    if (st.isFile() && st.nlink > 1 && !table.has(idOf(st))) table.set(idOf(st), p);
+  };
+
 /** The .env files (not templates) of a project folder, a bounded walk deep. */
 function listEnvFiles(dir: string, found: (path: string, st: Stats) => void): void {
-  let left = PROJECT_ENTRIES;
-  const queue: Array<[string, number]> = [[dir, 0]];
-  while (queue.length > 0 && left > 0) {
+  walkFiles(dir, { n: PROJECT_ENTRIES }, (_full, name) => isEnvName(name), found, (name, depth) => depth < PROJECT_DEPTH && !SKIP_IN_PROJECT.has(name));
+}
+
+/**
+ * Breadth first under `root` (no symbolic link below it followed): each regular file `want`
+ * accepts, with its stat. At most `budget.n` entries; false when the budget ran out first.
+ */
+function walkFiles(
+  root: string,
+  budget: { n: number },
+  want: (full: string, name: string) => boolean,
+  found: (full: string, st: Stats) => void,
+  descend: (name: string, depth: number) => boolean = () => true,
+): boolean {
+  const top = statOrNull(root);
+  if (!top) return true;
+  if (!top.isDirectory()) {
+    if (top.isFile() && want(root, posix.basename(root))) found(root, top);
+    return true;
+  }
+  const queue: Array<[string, number]> = [[root, 0]];
+  while (queue.length > 0) {
     const [d, depth] = queue.shift() as [string, number];
     let entries;
     try {
       entries = readdirSync(d, { withFileTypes: true });
     } catch {
-      continue;
+      continue; // unreadable to the tool as well
     }
     for (const e of entries) {
-      if (--left < 0) return;
+      if (--budget.n < 0) return false;
       const full = d === '/' ? `/${e.name}` : `${d}/${e.name}`;
       if (e.isDirectory()) {
-        if (depth + 1 < PROJECT_DEPTH && !SKIP_IN_PROJECT.has(e.name)) queue.push([full, depth + 1]);
-      } else if (e.isFile() && ENV_NAME.test(e.name) && !ENV_TEMPLATE.test(e.name)) {
+        if (descend(e.name, depth + 1)) queue.push([full, depth + 1]);
+      } else if (e.isFile() && want(full, e.name)) {
         const st = statOrNull(full);
         if (st) found(full, st);
       }
     }
   }
+  return true;
 }
 
 interface Root {
