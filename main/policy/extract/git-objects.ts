@@ -152,6 +152,7 @@ const VALUE_OPTS: Record<string, ReadonlySet<string>> = {
   blame: new Set(['-L', '-S', '--contents', '--ignore-rev', '--ignore-revs-file', '--date', '--abbrev']),
 };
 VALUE_OPTS['whatchanged'] = VALUE_OPTS['log'] as ReadonlySet<string>;
+VALUE_OPTS['format-patch'] = VALUE_OPTS['log'] as ReadonlySet<string>;
 VALUE_OPTS['annotate'] = VALUE_OPTS['blame'] as ReadonlySet<string>;
 
 /** Options that turn a log or show into a patch (file contents), or pickaxe searches of contents. */
@@ -191,13 +192,16 @@ function split(sub: string, rest: readonly GitWord[]): Split {
   return out;
 }
 
+/** Does this git subcommand print file contents from the repository (the ones gitObjectReads judges)? */
+export const printsContents = (sub: string): boolean => Object.hasOwn(VALUE_OPTS, sub);
+
 /**
  * The reads of one git subcommand that prints file contents from the repository (show, log,
- * whatchanged, diff, cat-file, archive, grep, blame, annotate): reported on `col` as reads of
+ * whatchanged, format-patch, diff, cat-file, archive, grep, blame, annotate): reported on `col` as reads of
  * work-tree paths; unsure when the object cannot be mapped to a path.
  */
 export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: string, col: Collector): void {
-  if (!(sub in VALUE_OPTS)) return;
+  if (!printsContents(sub)) return;
   const s = split(sub, rest);
   const repo = repoOf(cwd);
   const top = repo?.top ?? cwd;
@@ -259,6 +263,10 @@ export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: strin
       if ((commits.length > 0 || s.pos.length === 0) && !quiet) tree(s.paths);
       return;
     }
+    // A patch series is every commit's patch (to files, or to standard output with --stdout).
+    case 'format-patch':
+      tree(s.paths);
+      return;
     case 'log':
     case 'whatchanged':
       if (patch) tree([...s.paths, ...s.pos.filter(existing)]);

@@ -5,7 +5,7 @@ import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
 import { type DirCache, expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
-import { gitObjectReads, repoOf } from './git-objects.js';
+import { gitObjectReads, printsContents, repoOf } from './git-objects.js';
 import { statSync } from 'node:fs';
 import { expandHome, normalisePath } from './paths.js';
 import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
@@ -1551,9 +1551,6 @@ const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse'
 /** `git -c KEY=VALUE` keys whose value is a command git runs (or a path to code it loads). */
 const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\.|filter\.|merge\.|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
 
-/** Subcommands that print file contents from the repository (git-objects.ts). */
-const GIT_CONTENT = new Set(['show', 'log', 'whatchanged', 'diff', 'cat-file', 'archive', 'grep', 'blame', 'annotate']);
-
 /**
  * `git config` setting a key whose value git runs (core.fsmonitor, core.pager, an `!` alias) is a
  * write of the config file it lands in, so builtin.git-hooks denies it: the command runs later, at
@@ -1670,7 +1667,7 @@ function git(args: EW[], env: Env, c: Ctx): void {
     if (sub !== 'config' || rest.some((a) => a.known && GIT_EXEC_KEY.test(a.t))) unsure(`git ${sub} can run a command`);
     if (sub === 'config') gitConfigWrite(rest, sEnv, c);
   }
-  if (otherRepo && GIT_CONTENT.has(sub)) unsure(`git ${sub} reads a repository named by --git-dir or --work-tree`);
+  if (otherRepo && printsContents(sub)) unsure(`git ${sub} reads a repository named by --git-dir or --work-tree`);
   // Contents printed from the repository's objects (`git show :.env`) are reads of those paths.
   gitObjectReads(sub, rest, cwd, col);
   if (sub === 'credential' || sub === 'credential-store' || sub === 'credential-cache') {

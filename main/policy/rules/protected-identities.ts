@@ -154,7 +154,9 @@ export class ProtectedIdentities {
       // near the top, and one large browser profile does not use up the others' share.
       const budget = { n: Math.min(perTree, total) };
       const before = budget.n;
-      walkFiles(root, budget, protectedFile, keepIn(table));
+      // The stat first: almost no file has several names, and matching every rule costs more.
+      const keep = keepIn(table);
+      walkFiles(root, budget, () => true, (p, st) => st.nlink > 1 && protectedFile(p) && keep(p, st));
       total -= before - Math.max(budget.n, 0);
     }
     for (const p of this.projects) listEnvFiles(p, keepIn(table));
