@@ -153,6 +153,7 @@ const VALUE_OPTS: Record<string, ReadonlySet<string>> = {
 };
 VALUE_OPTS['whatchanged'] = VALUE_OPTS['log'] as ReadonlySet<string>;
 VALUE_OPTS['format-patch'] = VALUE_OPTS['log'] as ReadonlySet<string>;
+VALUE_OPTS['stash'] = VALUE_OPTS['diff'] as ReadonlySet<string>;
 VALUE_OPTS['annotate'] = VALUE_OPTS['blame'] as ReadonlySet<string>;
 
 /** Options that turn a log or show into a patch (file contents), or pickaxe searches of contents. */
@@ -197,7 +198,7 @@ export const printsContents = (sub: string): boolean => Object.hasOwn(VALUE_OPTS
 
 /**
  * The reads of one git subcommand that prints file contents from the repository (show, log,
- * whatchanged, format-patch, diff, cat-file, archive, grep, blame, annotate): reported on `col` as reads of
+ * whatchanged, format-patch, stash show, diff, cat-file, archive, grep, blame, annotate): reported on `col` as reads of
  * work-tree paths; unsure when the object cannot be mapped to a path.
  */
 export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: string, col: Collector): void {
@@ -265,6 +266,13 @@ export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: strin
     }
     // A patch series is every commit's patch (to files, or to standard output with --stdout).
     case 'format-patch':
+      tree(s.paths);
+      return;
+    case 'stash':
+      // `git stash show -p` prints a stash's patch; with -u its untracked files too, which the
+      // index does not list.
+      if (s.pos[0]?.t !== 'show' || !patch) return;
+      if (s.opts.some((o) => o === '-u' || o === '--include-untracked' || o === '--only-untracked')) unsure('git stash show prints untracked files saved in the stash');
       tree(s.paths);
       return;
     case 'log':
