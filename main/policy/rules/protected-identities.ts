@@ -81,11 +81,6 @@ export class ProtectedIdentities {
     this.roots = protectedRoots(opts.rules, opts.home, opts.extraRoots ?? []);
   }
 
-  /** How many protected files with several names are known (for tests and diagnostics). */
-  get size(): number {
-    return this.table.size;
-  }
-
   /**
    * The protected files that `paths` (absolute, symlinks resolved) and the folders in `walked` are
    * hard links to. `cwd` is the call's folder: its .env files are listed the first time it is seen.
