@@ -16,8 +16,8 @@
 // It judges with the built CLI (out/), like the other CLI tests: after changing the judge, run
 // `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
 // whoever updates known-misses.json.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +97,7 @@ function makeFakeHome(symlinked = false): FakeHome {
   put(join(home, '.gnupg', 'pubring.kbx'), 'dummy\n');
   put(join(home, '.bashrc'), 'export PATH="$HOME/bin:$PATH"\n');
   put(join(home, '.profile'), '. ~/.bashrc\n');
+  put(join(home, '.vimrc'), 'set number\n');
   put(join(home, '.config', 'chromium', 'Default', 'History'), 'SQLite format 3\0 dummy history\n', 0o600);
   put(join(home, '.config', 'chromium', 'Default', 'Cookies'), 'SQLite format 3\0 dummy cookies\n', 0o600);
   put(join(home, '.mozilla', 'firefox', 'abcd.default-release', 'cookies.sqlite'), 'SQLite format 3\0 dummy\n', 0o600);
@@ -117,6 +118,26 @@ function makeFakeHome(symlinked = false): FakeHome {
   // Gatehouse's own CLI under another name ({CLI} is the real bin file): self-cli.json starts it as ~/tools/x.
   mkdirSync(join(home, 'tools'));
   symlinkSync(cliPath, join(home, 'tools', 'x'));
+  // Hard links to protected files (hardlinks.json), in a folder of their own so that walks of
+  // {PROJ} in the other fixtures do not reach them: the key, ~/.bashrc, a project's .env.
+  const linked = join(home, 'work', 'linked');
+  mkdirSync(linked, { recursive: true });
+  put(join(linked, 'ordinary.txt'), 'nothing secret\n');
+  linkSync(join(home, '.ssh', 'id_rsa'), join(linked, 'notes.bak'));
+  linkSync(join(home, '.bashrc'), join(linked, 'shell.rc'));
+  linkSync(join(home, '.aws', 'credentials'), join(linked, 'sub-credentials.txt'));
+  put(join(linked, '.env'), 'TOKEN=dummy-linked\n', 0o600);
+  linkSync(join(linked, '.env'), join(linked, 'settings.txt'));
+  // A real repository whose index tracks a .env (git-objects.json): `git show :.env` prints it.
+  const app = join(home, 'work', 'app');
+  put(join(app, '.env'), 'API_KEY=dummy-tracked\n', 0o600);
+  put(join(app, 'config', '.env.production'), 'API_KEY=dummy-prod\n', 0o600);
+  put(join(app, '.env.example'), 'API_KEY=\n');
+  put(join(app, 'src', 'main.ts'), 'export {};\n');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=corpus', '-c', 'user.email=corpus@example', '-c', 'init.defaultBranch=main', ...args], { cwd: app, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'init');
   mkdirSync(join(gatehouse, 'plugins'), { recursive: true, mode: 0o700 });
   // Dry-run and supervised; an asked call is answered "ask" at once instead of waiting in the inbox.
   put(join(gatehouse, 'settings.json'), JSON.stringify({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'agent' }), 0o600);
@@ -132,6 +153,8 @@ function makeFakeHome(symlinked = false): FakeHome {
 function fill<T>(value: T, h: FakeHome): T {
   const text = JSON.stringify(value)
     .replaceAll('{PROJ}', h.proj)
+    .replaceAll('{APP}', join(h.home, 'work', 'app'))
+    .replaceAll('{LINKED}', join(h.home, 'work', 'linked'))
     .replaceAll('{GH}', h.gatehouse)
     .replaceAll('{ALIAS}', h.alias)
     .replaceAll('{HOME}', h.home)

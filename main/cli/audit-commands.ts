@@ -174,7 +174,8 @@ export function addAuditQueryCommands(audit: Command): void {
         policyText = readFileSync(o.policy, 'utf8');
       }
       const settings = readSettingsFile(paths.settings).settings;
-      const policy = new PolicyStore({ file: paths.policy, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false, log: () => {} });
+      // Replay judges recorded calls, not this machine's files as they are now: no hard-link look-ups.
+      const policy = new PolicyStore({ file: paths.policy, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false, log: () => {}, hardLinks: false });
       await Promise.all([initExtractor(), policy.start()]);
       const db = openForVerify(paths.auditDb);
       try {

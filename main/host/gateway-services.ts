@@ -44,6 +44,8 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     pluginDirs: sources.map((s) => s.dir),
     extract: (call) => extract(call, { home: userHome }),
     watch: opts.watch !== false,
+    // The hard-link table's rescans are rate-limited by this clock (protected-identities.ts).
+    now: () => clock.now(),
     log,
   });
   services.add(() => policy.close());

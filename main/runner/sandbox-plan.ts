@@ -5,8 +5,10 @@ import type { ResourceLimits } from './limits.js';
 import type { WrapFn } from './one-shot.js';
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Operation } from '../policy/types.js';
+import { ALL_PERSISTENCE_GLOBS } from '../policy/rules/persistence.js';
+import { compilePathPattern, defaultCaseInsensitive, type PathPattern } from '../policy/rules/paths.js';
 import { containWrap, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
 
 export interface SandboxPlan {
@@ -135,11 +137,16 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   // Folders no command gets read-write as a whole: binding one would open far more than was named.
   // (Secrets inside a bound folder are hidden below, so containing one is not a reason.)
   const tooWide = (p: string) => p === '/' || homes.some((h) => under(h, p) || neverWholeInHome(p, h)) || providedBySandbox(p) || secrets.some((s) => under(p, s));
+  const persistence = persistencePattern(home);
+  // Security-sensitive: a persistence location (or a folder holding one) bound writable lets a
+  // command the judge was bypassed for, or got wrong, plant code that runs later, outside the
+  // sandbox (`echo … >> ~/.vimrc`, a unit in ~/.config/systemd/user). Read-only instead.
+  const runsLater = (p: string) => persistence.match(p) !== null || persistence.containsProtected(p) !== null;
   const read = new Set<string>();
   const write = new Set<string>();
   const bind = (p: string) => {
     if (providedBySandbox(p)) return;
-    if (writes && !tooWide(p)) write.add(p);
+    if (writes && !tooWide(p) && !runsLater(p)) write.add(p);
     else read.add(p);
   };
   bind(cwd);
@@ -161,7 +168,25 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   for (const p of write) read.delete(p);
   const all = [cwd, ...read, ...write];
   const hide = secrets.filter((h) => all.some((b) => under(h, b)));
-  return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true };
+  // A writable project holds its repository's hooks and config (`**/.git/hooks`, named anywhere,
+  // so not counted by containsProtected): those that exist are bound read-only over the write.
+  const lock = [...write].flatMap((w) => GIT_LOCKED.map((g) => join(w, g))).filter((p) => existsSync(p));
+  return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true, ...(lock.length ? { lock } : {}) };
+}
+
+/** Where git finds code to run in a work tree's repository (see GIT_PERSISTENCE_GLOBS). */
+const GIT_LOCKED = ['.git/hooks', '.git/config'];
+
+const persistencePatterns = new Map<string, PathPattern>();
+
+/** ALL_PERSISTENCE_GLOBS compiled for one home (once: compiling resolves each glob's base). */
+function persistencePattern(home: string): PathPattern {
+  let p = persistencePatterns.get(home);
+  if (!p) {
+    p = compilePathPattern(ALL_PERSISTENCE_GLOBS, { home, caseInsensitive: defaultCaseInsensitive() });
+    persistencePatterns.set(home, p);
+  }
+  return p;
 }
 
 /**

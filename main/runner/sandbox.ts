@@ -38,6 +38,8 @@ export interface SandboxProfile {
   hosts: string[];
   /** Paths covered by an empty read-only folder after every bind (secrets under a bound folder). */
   hide?: string[];
+  /** Existing paths under a `write` bind bound read-only again on top of it (a project's .git/hooks). */
+  lock?: string[];
   /**
    * Make the sandbox's own root read-only after every bind: the folders bwrap creates to hold a
    * bind (`/home/u` for a bound `/home/u/proj`) then take no new files, so a file the profile
@@ -274,6 +276,7 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
   for (const p of profile.read) args.push('--ro-bind-try', p, p);
   for (const p of profile.write) args.push('--bind-try', p, p);
+  for (const p of profile.lock ?? []) args.push('--ro-bind-try', p, p);
   // Last, so no bind above can uncover them again.
   for (const p of profile.hide ?? []) {
     if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);

@@ -5,6 +5,7 @@ import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
 import { type DirCache, expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
+import { gitObjectReads, printsContents, repoOf } from './git-objects.js';
 import { statSync } from 'node:fs';
 import { expandHome, normalisePath } from './paths.js';
 import { packagePrograms } from './self-cli.js';
@@ -1563,10 +1564,33 @@ const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse'
 /** `git -c KEY=VALUE` keys whose value is a command git runs (or a path to code it loads). */
 const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\.|filter\.|merge\.|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
 
+/**
+ * `git config` setting a key whose value git runs (core.fsmonitor, core.pager, an `!` alias) is a
+ * write of the config file it lands in, so builtin.git-hooks denies it: the command runs later, at
+ * the next `git status` in any shell, outside Gatehouse's sight. Reads (`--get`, `--list`) are not.
+ */
+function gitConfigWrite(rest: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(rest, 'f', ['--file', '--blob', '--type', '--default', '--comment', '--value']);
+  const words = p.pos.filter((a) => a.known).map((a) => a.t);
+  const verb = ['set', 'unset', 'get', 'list', 'rename-section', 'remove-section', 'edit'].includes(words[0] ?? '') ? words.shift() : undefined;
+  const reads = verb === 'get' || verb === 'list' || p.opts.some((o) => /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--get-color|--get-colorbool)$/.test(o.name));
+  if (reads || !words.some((w) => GIT_EXEC_KEY.test(w))) return;
+  if (verb === undefined && words.length < 2 && !p.opts.some((o) => /^--(add|replace-all|unset|unset-all)$/.test(o.name))) return;
+  const col = c.col;
+  col.op('write');
+  const file = p.opts.find((o) => o.name === '-f' || o.name === '--file')?.value;
+  if (file) return pathOf(file, env, c, 'write');
+  if (p.opts.some((o) => o.name === '--global')) {
+    for (const f of ['~/.gitconfig', '~/.config/git/config']) col.path(f, env.cwd);
+  } else if (p.opts.some((o) => o.name === '--system')) col.path('/etc/gitconfig', env.cwd);
+  else col.path(`${repoOf(env.cwd)?.gitDir ?? `${env.cwd}/.git`}/config`, env.cwd);
+}
+
 function git(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   let i = 0;
   let cwd = env.cwd;
+  let otherRepo = false;
   const unsure = (why: string): void => {
     col.op('execute');
     col.evasive(why);
@@ -1591,9 +1615,11 @@ function git(args: EW[], env: Env, c: Ctx): void {
       unsure('git --config-env takes a setting from the environment');
     } else if (t === '--exec-path' || t.startsWith('--exec-path=')) unsure('git --exec-path runs its commands from another folder');
     else if (t === '--git-dir' || t === '--work-tree') {
+      otherRepo = true;
       const d = args[++i];
       if (d) pathOf(d, env, c, 'read', true);
     } else if (t.startsWith('--git-dir=') || t.startsWith('--work-tree=')) {
+      otherRepo = true;
       const v = t.slice(t.indexOf('=') + 1);
       pathOf(literalEW(v), env, c, 'read', true);
     } else if (t === '--namespace' || t === '--super-prefix') i++;
@@ -1652,7 +1678,11 @@ function git(args: EW[], env: Env, c: Ctx): void {
   }
   if (sub === 'config' || sub === 'bisect' || sub === 'filter-branch' || sub === 'difftool' || sub === 'mergetool' || sub === 'submodule' && rest.some((a) => a.t === 'foreach')) {
     if (sub !== 'config' || rest.some((a) => a.known && GIT_EXEC_KEY.test(a.t))) unsure(`git ${sub} can run a command`);
+    if (sub === 'config') gitConfigWrite(rest, sEnv, c);
   }
+  if (otherRepo && printsContents(sub)) unsure(`git ${sub} reads a repository named by --git-dir or --work-tree`);
+  // Contents printed from the repository's objects (`git show :.env`) are reads of those paths.
+  gitObjectReads(sub, rest, cwd, col);
   if (sub === 'credential' || sub === 'credential-store' || sub === 'credential-cache') {
     // Prints stored credentials without naming the files that hold them.
     col.op('read');

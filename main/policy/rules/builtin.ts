@@ -5,6 +5,7 @@ import { OPERATIONS, type Operation, type Rule, type RuleDecision, type Severity
 import { BLOCKED_CIDRS, BLOCKED_HOST_NAMES } from '../network.js';
 import { compileRule, type CompiledRule, type SpecialMatch } from './compile.js';
 import type { PathContext } from './paths.js';
+import { GIT_PERSISTENCE_GLOBS, PERSISTENCE_GLOBS, SHELL_STARTUP_GLOBS } from './persistence.js';
 
 export interface BuiltinContext extends PathContext {
   /** GATEHOUSE_HOME: tokens, policy, audit database, trust. No agent may read or write it. */
@@ -163,17 +164,24 @@ function defs(ctx: BuiltinContext): Def[] {
       name: 'builtin.shell-startup',
       description: 'Shell start-up files (run on every new shell)',
       actions: MODIFY_OPS,
-      block_paths: ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.bash_logout', '~/.profile', '~/.zshrc', '~/.zshenv', '~/.zprofile', '~/.zlogin', '~/.zlogout', '~/.config/fish/**', '~/.inputrc'],
+      block_paths: [...SHELL_STARTUP_GLOBS],
       message: 'Agents may not change shell start-up files.',
     },
     {
       name: 'builtin.git-hooks',
       description: 'Git hooks and Git configuration (hooks run on every commit, checkout, push; configuration names commands Git runs)',
       actions: MODIFY_OPS,
-      // core.fsmonitor, core.hooksPath, core.pager and `!` aliases in a config file run commands at
-      // the next `git status` in any shell, like a hook does.
-      block_paths: ['**/.git/hooks/**', '**/.git/config', '~/.gitconfig', '~/.config/git/config'],
+      block_paths: [...GIT_PERSISTENCE_GLOBS],
       message: 'Agents may not change Git hooks or Git configuration files.',
+    },
+    {
+      name: 'builtin.persistence',
+      description: 'Places that run code later: autostart, systemd user units, ~/.local/bin, editor and Python start-up files, cron',
+      actions: MODIFY_OPS,
+      // What is written here runs at the next login, timer, shell, editor or Python start: outside
+      // every call Gatehouse judges (main/policy/rules/persistence.ts).
+      block_paths: [...PERSISTENCE_GLOBS],
+      message: 'Agents may not change files that run code later (autostart, services, ~/.local/bin, editor or Python start-up files, cron).',
     },
     {
       name: 'builtin.plugin-folders',

@@ -13,6 +13,7 @@ import { buildRuleSet, evaluatePolicy, evaluatePolicyAsync, type PolicyResult, t
 import type { ExtractFn } from './examples.js';
 import { loadPolicyFile, parsePolicyText, type ExampleResult, type LoadResult, type PolicyProblem } from './load.js';
 import { defaultCaseInsensitive } from './paths.js';
+import { ProtectedIdentities } from './protected-identities.js';
 import { toSnapshots } from './snapshot.js';
 
 export interface PolicyStoreOptions {
@@ -35,6 +36,11 @@ export interface PolicyStoreOptions {
   snapshotRefreshMs?: number;
   now?: () => number;
   log?: (msg: string, err?: unknown) => void;
+  /**
+   * Judge hard links to protected files as those files (default true). Off only where calls are
+   * not judged against this machine's files.
+   */
+  hardLinks?: boolean;
 }
 
 export interface PolicyState {
@@ -67,6 +73,7 @@ export class PolicyStore {
   private readonly hits = new Map<string, number>();
   private hitsDirty = false;
   private snapshotCache: { at: number; version: number; value: readonly RuleSnapshot[] } | null = null;
+  private readonly identities: ProtectedIdentities | null;
 
   constructor(private readonly opts: PolicyStoreOptions) {
     this.file = resolve(opts.file);
@@ -79,6 +86,10 @@ export class PolicyStore {
     };
     this.builtin = compileBuiltinRules(this.ctx);
     this.ruleSetValue = buildRuleSet(this.builtin, []);
+    this.identities =
+      opts.hardLinks === false
+        ? null
+        : new ProtectedIdentities({ rules: this.builtin, home: opts.home, extraRoots: [resolve(opts.gatehouseHome), ...(this.ctx.pluginDirs ?? [])], now: opts.now ?? Date.now });
   }
 
   get rules(): RuleSet {
@@ -230,12 +241,30 @@ export class PolicyStore {
 
   /** Judges a call synchronously (names not resolved: see evaluateAsync) and counts rule hits. */
   evaluate(x: Extraction, call: ToolCall | null): PolicyResult {
-    return this.count(evaluatePolicy(x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved }));
+    const linked = this.throughLinks(x, call);
+    return this.count(explainLinks(evaluatePolicy(linked.x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved }), linked.aliases));
   }
 
   /** Judges a call, resolving host names first when it goes to the network. */
   async evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult> {
-    return this.count(await evaluatePolicyAsync(x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved, resolver: this.opts.resolver }));
+    const linked = this.throughLinks(x, call);
+    return this.count(explainLinks(await evaluatePolicyAsync(linked.x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved, resolver: this.opts.resolver }), linked.aliases));
+  }
+
+  /**
+   * The call as the rules judge it: a path that is a hard link to a protected file (or a walked
+   * folder holding one) also names that file. Every live judgement passes here, whatever the
+   * ingress: hook and MCP calls, the shell tool, WebAssembly plugins' file requests.
+   */
+  private throughLinks(x: Extraction, call: ToolCall | null): { x: Extraction; aliases: ReadonlyMap<string, string> } {
+    if (!this.identities || (x.paths.length === 0 && !x.recursive?.length)) return { x, aliases: NO_ALIASES };
+    const r = this.identities.linked(x.paths, x.recursive ?? [], call?.cwd ?? null);
+    if (r.aliases.size === 0 && r.unsure === null) return { x, aliases: NO_ALIASES };
+    const targets = [...new Set(r.aliases.values())].filter((t) => !x.paths.includes(t));
+    return {
+      x: { ...x, paths: [...x.paths, ...targets], ...(r.unsure ? { evasive: true, evasiveReasons: [...x.evasiveReasons, r.unsure] } : {}) },
+      aliases: r.aliases,
+    };
   }
 
   /**
@@ -288,4 +317,14 @@ export class PolicyStore {
 function describe(problems: readonly PolicyProblem[]): string {
   const first = problems.slice(0, 3).map((p) => `line ${p.line}, column ${p.column}: ${p.message}`);
   return first.join('; ') + (problems.length > 3 ? `; and ${problems.length - 3} more` : '');
+}
+
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
+/** The reason names the hard link when the rule matched the protected file it leads to. */
+function explainLinks(r: PolicyResult, aliases: ReadonlyMap<string, string>): PolicyResult {
+  for (const [link, target] of aliases) {
+    if (r.decisive?.detail.includes(target)) return { ...r, reason: `${r.reason}; ${link} is a hard link to ${target}` };
+  }
+  return r;
 }

@@ -1,0 +1,41 @@
+// Persistence locations: files and folders whose contents run later, on their own, outside any
+// tool call Gatehouse judges (a new shell, a login, the next `git status`, a timer, an editor or
+// Python start). Writing one is a way to run code unsupervised, so the built-in rules deny every
+// change to them at every autonomy level, and the shell tool's sandbox never binds one writable.
+// One list for both: a glob added here is denied by the judge and locked read-only in the sandbox.
+// Security-sensitive: removing a glob lets an agent plant code that outlives its session.
+
+/** Shell start-up files (builtin.shell-startup): run by every new shell or login. */
+export const SHELL_STARTUP_GLOBS: readonly string[] = [
+  '~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.bash_logout', '~/.profile', '~/.zshrc', '~/.zshenv', '~/.zprofile', '~/.zlogin', '~/.zlogout',
+  '~/.config/fish/**', '~/.inputrc',
+];
+
+/**
+ * Git hooks and configuration (builtin.git-hooks): hooks run on commit, checkout and push;
+ * core.fsmonitor, core.hooksPath, core.pager and `!` aliases in a config file run commands at the
+ * next `git status` in any shell, like a hook does.
+ */
+export const GIT_PERSISTENCE_GLOBS: readonly string[] = ['**/.git/hooks/**', '**/.git/config', '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig'];
+
+/** The other places that run code later (builtin.persistence). */
+export const PERSISTENCE_GLOBS: readonly string[] = [
+  // Desktop sessions and service managers: run at login or on a timer.
+  '~/.config/autostart/**', '~/.config/systemd/**', '~/.local/share/systemd/**', '~/.config/environment.d/**', '~/.config/upstart/**',
+  '~/.config/plasma-workspace/env/**', '~/.config/plasma-workspace/shutdown/**', '~/.config/lxsession/**', '~/.config/openbox/autostart*',
+  '~/.pam_environment', '~/.xprofile', '~/.xinitrc', '~/.xsession*', '~/.Xclients', '~/Library/LaunchAgents/**',
+  // Folders on PATH before the system's (Debian's ~/.profile adds ~/bin and ~/.local/bin when they
+  // exist): a file named `ls` or `git` there replaces the real one in every later shell.
+  '~/.local/bin/**', '~/bin/**',
+  // Editors and terminal multiplexers read these at start and can run commands from them.
+  '~/.vimrc', '~/.gvimrc', '~/.exrc', '~/.vim/**', '~/.config/nvim/**', '~/.emacs', '~/.emacs.el', '~/.emacs.d/**', '~/.config/emacs/**',
+  '~/.nanorc', '~/.config/nano/**', '~/.tmux.conf', '~/.config/tmux/**', '~/.screenrc',
+  // Python runs these at every interpreter or IPython start.
+  '~/.ipython/**/startup/**', '~/.ipython/profile_*/ipython_config.py', '~/.ipython/profile_*/ipython_kernel_config.py', '~/.pythonrc*', '~/.pythonstartup*',
+  '~/.local/lib/python*/site-packages/usercustomize.py', '~/.local/lib/python*/site-packages/sitecustomize.py', '~/.local/lib/python*/site-packages/*.pth',
+  // cron: the spool (crontab's files) and the system tables.
+  '/var/spool/cron/**', '/etc/cron*', '/etc/cron*/**', '/etc/anacrontab',
+];
+
+/** Every persistence location, for the shell tool's sandbox (main/runner/sandbox-plan.ts). */
+export const ALL_PERSISTENCE_GLOBS: readonly string[] = [...SHELL_STARTUP_GLOBS, ...GIT_PERSISTENCE_GLOBS, ...PERSISTENCE_GLOBS];
