@@ -55,7 +55,18 @@ describe("the shell tool's sandbox and persistence locations", () => {
     expect(profile.write).toEqual([proj]);
     expect(profile.read).toEqual(expect.arrayContaining([join(home, '.vimrc'), join(home, '.local', 'bin'), join(home, '.config', 'autostart')]));
     // The writable project's own hooks and config are bound read-only on top of it.
-    expect(profile.lock).toEqual([join(proj, '.git', 'hooks'), join(proj, '.git', 'config')]);
+    expect([...(profile.lock ?? [])].sort()).toEqual([join(proj, '.git', 'config'), join(proj, '.git', 'hooks')]);
+  });
+
+  it("hides the working folder's secret files by name (.env, keys) from the command and what it runs; templates stay", () => {
+    const { home, proj } = fakeHome();
+    mkdirSync(join(proj, 'deploy'), { recursive: true });
+    writeFileSync(join(proj, '.env'), 'API_KEY=secret\n');
+    writeFileSync(join(proj, '.env.example'), 'API_KEY=\n');
+    writeFileSync(join(proj, 'deploy', 'id_ed25519'), 'key\n');
+    const profile = shellProfile({ cwd: proj, paths: [], hosts: [], evasive: false, operations: [] }, home);
+    expect(profile.hide).toEqual(expect.arrayContaining([join(proj, '.env'), join(proj, 'deploy', 'id_ed25519')]));
+    expect(profile.hide).not.toContain(join(proj, '.env.example'));
   });
 
   it('`echo x >> ~/.vimrc` run in the sandbox leaves the host file as it was', async (ctx) => {

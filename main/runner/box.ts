@@ -141,39 +141,17 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
   else writable.add(project);
 
   // Absolute and ~ patterns: masked wherever they are; read-only only matters inside a writable folder.
-  const named: string[] = [];
-  for (const r of read) {
-    for (const g of r.block_paths) {
-      if (g.startsWith('**/')) named.push(g);
-      else if (!g.startsWith('/proc')) for (const p of existingPlaces(g, home)) mask(p);
-    }
-  }
-  const namedModify: string[] = [];
+  for (const r of read) for (const g of r.block_paths) if (!g.startsWith('**/') && !g.startsWith('/proc')) for (const p of existingPlaces(g, home)) mask(p);
   for (const r of modify) {
-    for (const g of r.block_paths) {
-      if (g.startsWith('**/')) namedModify.push(g);
-      else for (const p of existingPlaces(g, home)) if ([...writable].some((w) => under(p, w))) readOnly.add(p);
-    }
+    for (const g of r.block_paths) if (!g.startsWith('**/')) for (const p of existingPlaces(g, home)) if ([...writable].some((w) => under(p, w))) readOnly.add(p);
   }
 
-  // Name patterns: looked for in the writable folders the command starts in (the project).
-  const except = read.flatMap((r) => r.block_except);
-  const isSecret = picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] });
-  const isKept = picomatch(namedModify.map(asDirPattern), { dot: true });
+  // Name patterns: looked for in the writable folder the command starts in (the project).
   if (writable.has(project)) {
-    const walked = walkProject(project, ctx.walkBudget ?? WALK_BUDGET, (rel, full, isDir) => {
-      // Files only: a folder named .env is a Python virtualenv as often as not.
-      if (!isDir && isSecret(rel)) {
-        mask(full);
-        return false;
-      }
-      if (isKept(rel)) {
-        readOnly.add(full);
-        return false;
-      }
-      return true;
-    });
-    if (!walked) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);
+    const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
+    for (const f of found.secret) mask(f);
+    for (const k of found.kept) readOnly.add(k);
+    if (!found.complete) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);
   }
   // A mask or read-only place inside another mask adds nothing; a read-only place holding a
   // writable folder would cover it (the home, when a project or temp folder is inside it).
@@ -186,6 +164,37 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
   }
   for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
   return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
+}
+
+/**
+ * What a folder holds that the locked rules protect by name (`**\/…` patterns), found by a
+ * bounded walk: `secret` files no command it runs may read (.env files, private keys; the rules'
+ * read-protected names and the box's own), `kept` places it may not change (.git/hooks,
+ * .git/config, Claude Code's project settings, plugin folders). `complete` is false when the walk
+ * stopped at its budget. Used by the box and by the `shell` tool's sandbox (sandbox-plan.ts).
+ */
+export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_BUDGET): { secret: string[]; kept: string[]; complete: boolean } {
+  const { read, modify } = protectedPatterns(rules);
+  const named = read.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
+  const namedModify = modify.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
+  const except = read.flatMap((r) => r.block_except);
+  const isSecret = picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] });
+  const isKept = namedModify.length ? picomatch(namedModify.map(asDirPattern), { dot: true }) : () => false;
+  const secret: string[] = [];
+  const kept: string[] = [];
+  const complete = walkProject(root, budget, (rel, full, isDir) => {
+    // Files only: a folder named .env is a Python virtualenv as often as not.
+    if (!isDir && isSecret(rel)) {
+      secret.push(full);
+      return false;
+    }
+    if (isKept(rel)) {
+      kept.push(full);
+      return false;
+    }
+    return true;
+  });
+  return { secret, kept, complete };
 }
 
 /** `**\/.git/hooks/**` names the folder: matched as `**\/.git/hooks` against the folder's own path. */

@@ -3,12 +3,14 @@
 import type { PluginManifest } from '../registry/types.js';
 import type { ResourceLimits } from './limits.js';
 import type { WrapFn } from './one-shot.js';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Operation } from '../policy/types.js';
 import { ALL_PERSISTENCE_GLOBS } from '../policy/rules/persistence.js';
 import { compilePathPattern, defaultCaseInsensitive, type PathPattern } from '../policy/rules/paths.js';
+import { builtinRules } from '../policy/rules/builtin.js';
+import { namedPlaces } from './box.js';
 import { containWrap, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
 
 export interface SandboxPlan {
@@ -168,14 +170,28 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   for (const p of write) read.delete(p);
   const all = [cwd, ...read, ...write];
   const hide = secrets.filter((h) => all.some((b) => under(h, b)));
-  // A writable project holds its repository's hooks and config (`**/.git/hooks`, named anywhere,
-  // so not counted by containsProtected): those that exist are bound read-only over the write.
-  const lock = [...write].flatMap((w) => GIT_LOCKED.map((g) => join(w, g))).filter((p) => existsSync(p));
-  return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true, ...(lock.length ? { lock } : {}) };
+  // What the locked rules protect by name (`**/.env`, `**/.git/hooks`: named anywhere, so not
+  // counted by containsProtected) inside the working folder and the writable ones: secret files
+  // hidden (a script the command runs would read them), hooks, git config, agent settings and
+  // plugin folders bound read-only over the write. Found by the same walk as the box's (box.ts).
+  const rules = builtinRules({ home, ...(gatehouseHome ? { gatehouseHome } : { gatehouseHome: join(home, '.config', 'gatehouse') }), caseInsensitive: defaultCaseInsensitive() });
+  const lock = new Set<string>();
+  for (const folder of new Set([cwd, ...write])) {
+    if (!isDirectory(folder)) continue;
+    const found = namedPlaces(folder, rules);
+    for (const f of found.secret) if (!hide.includes(f)) hide.push(f);
+    if (write.has(folder) || [...write].some((w) => under(folder, w))) for (const k of found.kept) lock.add(k);
+  }
+  return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true, ...(lock.size ? { lock: [...lock] } : {}) };
 }
 
-/** Where git finds code to run in a work tree's repository (see GIT_PERSISTENCE_GLOBS). */
-const GIT_LOCKED = ['.git/hooks', '.git/config'];
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 const persistencePatterns = new Map<string, PathPattern>();
 
