@@ -19,6 +19,7 @@ import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve
 import type { ApprovalItemView, Settings } from '../shared/contract.js';
 import { cliPath, repoRoot } from './support/cli.js';
 import { http } from './support/net.js';
+import { request } from 'node:http';
 import { tempDir } from './support/temp.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
@@ -321,6 +322,31 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     expect(events(r, 'approval.withdrawn')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ id: item.id, state: 'gone' }) })]);
     expect(events(r, 'call.result').at(-1)!.payload).toMatchObject({ executed: false });
     expect(existsSync(marker)).toBe(false);
+    await client.close();
+  });
+
+  it('a waiting call whose HTTP connection drops without a cancel (a killed client, an aborted fetch) is withdrawn at once as agent gone and never runs (issue #25)', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const marker = join(realpathSync(tempDir('gatehouse-dropped-')), 'marker');
+    const client = await mcpClient(r);
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    // The call on a connection of its own, as a client that is then killed sends it: no cancel will come.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'shell', arguments: { command: `touch ${marker}` } } });
+    const port = Number(new URL(r.net.mcpUrl).port);
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
+    req.on('error', () => {});
+    req.end(body);
+    const item = await nextPending(r);
+    req.destroy();
+    const closed = await whenApprovals(r, () => {
+      const i = r.host.approvals.get(item.id);
+      return i && i.state !== 'pending' ? i : null;
+    });
+    expect(closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', reason: expect.stringContaining("the MCP client's connection closed before Gatehouse answered") } });
+    expect(() => r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' })).toThrow(/cannot be approved/);
+    expect(existsSync(marker)).toBe(false);
+    // The session itself goes on: the client's own connection still works.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
   });
 

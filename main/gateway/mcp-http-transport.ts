@@ -51,7 +51,15 @@ interface Exchange {
   done: boolean;
   timer: NodeJS.Timeout | null;
   keepAlive: NodeJS.Timeout | null;
+  /**
+   * Aborted when the response's connection closes before every answer was sent: this transport
+   * keeps no stream to resume (no Last-Event-ID), so an answer can never reach the client then.
+   */
+  gone: AbortController;
 }
+
+/** Why a request's caller is gone when its POST's connection closed unanswered (the inbox and the log show it). */
+export const CONNECTION_CLOSED = "the MCP client's connection closed before Gatehouse answered; Gatehouse keeps no stream to resume, so the answer could never reach it";
 
 export class McpHttpTransport implements Transport {
   sessionId?: string;
@@ -104,6 +112,11 @@ export class McpHttpTransport implements Transport {
     if (ex.sse) writeEvent(ex.res, message);
     else ex.answers.push(message);
     if (ex.waiting.size === 0) this.answer(ex);
+  }
+
+  /** Aborted when the connection of the POST that carried this request closes before its answer. */
+  requestGone(id: RequestId): AbortSignal | undefined {
+    return this.exchanges.get(id)?.gone.signal;
   }
 
   async close(): Promise<void> {
@@ -161,13 +174,16 @@ export class McpHttpTransport implements Transport {
     const ids = new Set(requests.map((m) => m.id));
     if (ids.size < requests.length) return sendError(res, 400, -32600, 'Invalid Request: two requests in one batch share an id');
     if (requests.some((m) => this.exchanges.has(m.id))) return sendError(res, 409, -32600, 'Invalid Request: a request with this id is still running in this session');
-    const ex: Exchange = { res, waiting: ids, answers: [], batch, sse: false, done: false, timer: null, keepAlive: null };
+    const ex: Exchange = { res, waiting: ids, answers: [], batch, sse: false, done: false, timer: null, keepAlive: null, gone: new AbortController() };
     for (const id of ids) this.exchanges.set(id, ex);
     ex.timer = setTimeout(() => this.toSse(ex), this.opts.sseAfterMs ?? 1000);
     ex.timer.unref();
     res.once('close', () => {
       if (ex.done) return;
       this.finish(ex);
+      // One liveness rule: a call whose requester can no longer receive the answer is withdrawn
+      // (a waiting approval closes as "agent gone" at once, never approvable for nobody).
+      ex.gone.abort(CONNECTION_CLOSED);
       for (const id of ex.waiting) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
     });
     for (const m of messages) this.onmessage?.(m, extra);

@@ -257,7 +257,7 @@ export class McpGateway {
             source: 'mcp',
           },
           {
-            signal: withdrawSignal(extra.signal),
+            signal: withdrawSignal(extra.signal, transport.requestGone(extra.requestId)),
             ...deadlineOption(client?.name, token !== undefined, this.deps.clientTimeouts?.() ?? {}),
             onWaiting: (w) => {
               const text = `Waiting for an operator to approve in Gatehouse (approval ${w.approval}; asked by ${describeDecider(w.askedBy)}: ${w.reason})`;
@@ -333,15 +333,22 @@ export function toolResult(r: GatewayResult): CallToolResult {
  * the audit log: a cancel's reason is the client's text, so it is bounded and its control, bidi
  * and zero-width characters are replaced.
  */
-function withdrawSignal(signal: AbortSignal): AbortSignal {
+function withdrawSignal(signal: AbortSignal, connection?: AbortSignal): AbortSignal {
   const ac = new AbortController();
   const forward = () => {
+    if (ac.signal.aborted) return;
     const r: unknown = signal.reason;
     const text = typeof r === 'string' && r.trim() !== '' ? r.replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, '?').slice(0, 200) : null;
     ac.abort(text ? `the MCP client cancelled the call (${text})` : 'the MCP client cancelled the call or its session ended');
   };
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
+  // The request's connection closed unanswered (a killed client, an aborted fetch): no cancel comes.
+  const dropped = () => {
+    if (!ac.signal.aborted) ac.abort(String(connection?.reason ?? 'the MCP client\'s connection closed'));
+  };
+  if (connection?.aborted) dropped();
+  else connection?.addEventListener('abort', dropped, { once: true });
   return ac.signal;
 }
 
