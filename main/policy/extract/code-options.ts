@@ -577,6 +577,16 @@ function forwardedItem(w: OptWord, i: number, f: ProgramFamily, judge: boolean):
   return { at: i, end: i + 1, kind: 'forwarded', name: w.t };
 }
 
+/**
+ * getopt_long (make), optparse (pip), argparse (tox), commons-cli (mvn) and nopt (npm) take a
+ * unique start of a long option for the option: `--dir=/tmp/x` is make's `--directory`. A long
+ * option the table does not know that starts one of the code options is judged as that option.
+ */
+function abbreviated(f: ProgramFamily, opt: string): string {
+  if (!opt.startsWith('--') || opt.length < 4 || known(f, opt)) return opt;
+  return Object.keys(f.code).find((k) => k.startsWith(opt)) ?? opt;
+}
+
 function optionItem(f: ProgramFamily, opt: string, value: string | undefined, at: number, end: number): Item {
   const rule = Object.hasOwn(f.code, opt) ? f.code[opt] : undefined;
   if (rule && (!rule.when || value === undefined || rule.when(value))) return { at, end, kind: 'code', name: opt, why: rule.why };
@@ -658,7 +668,7 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
     const eq = t.indexOf('=');
     const head = eq > 0 ? t.slice(0, eq) : t;
     let long: string | null = null;
-    if (t.startsWith('--')) long = f.singleDashLong && known(f, head.slice(1)) ? head.slice(1) : head;
+    if (t.startsWith('--')) long = f.singleDashLong && known(f, head.slice(1)) ? head.slice(1) : abbreviated(f, head);
     else if (f.singleDashLong && head.length > 2) {
       if (known(f, head)) long = head;
       // Go and maven do not bundle letters: an unknown word is one unknown option, unless it is a
@@ -678,7 +688,8 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
     // Short options, bundled and glued: `-qx`, `-pno:cacheprovider`, `-j4`, `-Dkey=v`, `-C dir`.
     for (let j = 1; j < t.length; j++) {
       const opt = '-' + t[j];
-      const rest = t.slice(j + 1);
+      // `-w=../x`: some parsers (nopt) take what follows `=` as the value.
+      const rest = t.slice(t[j + 1] === '=' ? j + 2 : j + 1);
       const pattern = f.optional?.[opt];
       if (pattern && (!rest || pattern.test(rest))) {
         const { end } = valueOf(f, opt, args, i, rest || undefined);
