@@ -614,6 +614,22 @@ function valueOf(f: ProgramFamily, opt: string, args: readonly OptWord[], i: num
 }
 
 /**
+ * Does a word the judge cannot read in full still show which option it is? `--script-shell=$X`
+ * and `-j$(nproc)` do (what is computed is the value); `$OPTS`, `--$X` and `-q$X` (more letters,
+ * any of them an option) do not.
+ */
+function visibleName(f: ProgramFamily, t: string): boolean {
+  const dyn = t.search(/[$`]/);
+  const head = dyn < 0 ? t : t.slice(0, dyn);
+  if (!head.startsWith('-')) return false;
+  const eq = head.indexOf('=');
+  if (eq > 1) return true;
+  if (head.startsWith('--') || head.length < 2) return false;
+  const last = '-' + head[head.length - 1];
+  return takesValue(f, last) || Object.hasOwn(f.optional ?? {}, last);
+}
+
+/**
  * Reads a program's arguments against its family's table: each option (with its value), `VAR=`
  * argument and positional word, in order. `judge`: read for the judge (forwarded words count
  * as code only where the family says its scripts are test runners) rather than for a grant.
@@ -629,14 +645,10 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
       out.push(forwardedItem(w, i, f, judge));
       continue;
     }
-    if (!w.known && !positionalOnly && /^[-$`+]/.test(t)) {
-      // `npm test $OPTS`: a word chosen at run time could be any option above. (An option whose
-      // name is visible, `--script-shell=$X`, is judged by its name below.)
-      const eq = t.indexOf('=');
-      if (!(t.startsWith('-') && eq > 0 && !/[$`]/.test(t.slice(0, eq)))) {
-        out.push({ at: i, end: i + 1, kind: 'unknown', name: t });
-        continue;
-      }
+    if (!w.known && !positionalOnly && /^[-$`+]/.test(t) && !visibleName(f, t)) {
+      // `npm test $OPTS`: a word chosen at run time could be any option above.
+      out.push({ at: i, end: i + 1, kind: 'unknown', name: t });
+      continue;
     }
     if (t === '--' && !positionalOnly) {
       out.push({ at: i, end: i + 1, kind: f.forwards ? 'forwarded' : 'inert', name: t });
@@ -691,7 +703,7 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
       // `-w=../x`: some parsers (nopt) take what follows `=` as the value.
       const rest = t.slice(t[j + 1] === '=' ? j + 2 : j + 1);
       const pattern = f.optional?.[opt];
-      if (pattern && (!rest || pattern.test(rest))) {
+      if (pattern && (!rest || pattern.test(rest) || !w.known)) {
         const { end } = valueOf(f, opt, args, i, rest || undefined);
         out.push({ at: i, end, kind: 'inert', name: opt });
         i = end - 1;
