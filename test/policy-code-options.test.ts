@@ -108,6 +108,13 @@ describe('the table: options that name code, a config or a folder', () => {
     ['mvn test -D maven.repo.local=/tmp/r', '-D'],
     ['mvn test --toolchains t.xml', '--toolchains'],
     ['mvn com.evil:plugin:1.0:run', 'com.evil:plugin:1.0:run'],
+    // Kept in the program's config for every later run.
+    ['npm config set script-shell /tmp/x', 'script-shell'],
+    ['npm set node-options=--require=/tmp/x.js', 'node-options'],
+    ['pnpm config set pnpmfile /tmp/p.cjs', 'pnpmfile'],
+    ['yarn config set yarnPath /tmp/y.cjs', 'yarnPath'],
+    ['go env -w GOFLAGS=-toolexec=/tmp/x', 'GOFLAGS'],
+    ['pip config set install.target /tmp/t', 'install.target'],
   ])('%s: %s', (cmd, option) => {
     const r = reasons(cmd);
     expect(r.length, `${cmd} names code`).toBeGreaterThan(0);
@@ -121,7 +128,8 @@ describe('the table: options that name code, a config or a folder', () => {
     'cargo test --release', 'cargo build', 'cargo test -- --nocapture', 'cargo test -p foo --features bar', 'go test ./...', 'go vet ./...',
     'go test -run TestX -count=1 ./...', 'go build -ldflags=-s', 'pip install -r requirements.txt', 'pip install -e .', 'pip install -U pip',
     'node script.js', 'node script.js -r x --import y', 'node --test', 'python3 -m pytest', 'python3 -X importtime a.py', 'python3 -W ignore a.py',
-    'python3 a.py -W ignore::x.Y', 'tox -e py311', 'gradle test', 'gradle build --offline', 'mvn test', 'mvn -q -DskipTests package', 'mvn test -Dtest=FooTest',
+    'python3 a.py -W ignore::x.Y', 'tox -e py311', 'npm config set registry https://r.example/', 'npm config get script-shell', 'go env -w GOPROXY=direct',
+    'pip config set global.index-url https://x.example/', 'gradle test', 'gradle build --offline', 'mvn test', 'mvn -q -DskipTests package', 'mvn test -Dtest=FooTest',
   ])('%s names none', (cmd) => {
     expect(reasons(cmd)).toEqual([]);
   });

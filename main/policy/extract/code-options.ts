@@ -49,6 +49,11 @@ export interface ProgramFamily {
   untilPositional?: boolean;
   /** Extra positional words (test names, paths inside the project) are inert. Targets, tasks and goals are not. */
   positionalInert: boolean;
+  /**
+   * A command that keeps such an option in the program's config for every later run (`npm config
+   * set script-shell /tmp/x`, `go env -w GOFLAGS=…`): why, or null. `pos`: the positional words.
+   */
+  configWrite?: (pos: string[], args: readonly OptWord[]) => string | null;
   /** Single-dash words are whole option names (`-exec`, `-gs`) before they are letter bundles. */
   singleDashLong?: boolean;
 }
@@ -59,6 +64,32 @@ export function outsideProject(v: string): boolean {
 }
 
 const always = (why: string): OptionRule => ({ why, value: true });
+
+/** A `key=value` or `key value` pair at `pairs[i]`: the key, its value, and where the next pair starts. */
+function pairAt(pairs: string[], i: number): { key: string; value: string; next: number } {
+  const p = pairs[i] as string;
+  const eq = p.indexOf('=');
+  return eq > 0 ? { key: p.slice(0, eq), value: p.slice(eq + 1), next: i + 1 } : { key: p, value: pairs[i + 1] ?? '', next: i + 2 };
+}
+
+/** Is one of `pairs` a code option of `code` (keys spelled as config keys: `script-shell`, `script_shell`, `--script-shell`)? */
+function setsCodeKey(code: Record<string, OptionRule>, pairs: string[], keyOf: (key: string) => string): string | null {
+  for (let i = 0; i < pairs.length; ) {
+    const { key, value, next } = pairAt(pairs, i);
+    const opt = keyOf(key);
+    const rule = Object.hasOwn(code, opt) ? code[opt] : undefined;
+    if (rule && (!rule.when || rule.when(value))) return `config set ${key} keeps an option that ${rule.why}, for every later run`;
+    i = next;
+  }
+  return null;
+}
+
+/** `npm config set KEY VALUE`, `npm set KEY=VALUE`, `pnpm config set …`, `yarn config set …`. */
+const npmConfigWrite = (code: Record<string, OptionRule>) => (pos: string[]): string | null => {
+  const [a, b, ...rest] = pos;
+  const pairs = a === 'set' ? [b ?? '', ...rest] : (a === 'config' || a === 'c') && b === 'set' ? rest : null;
+  return pairs ? setsCodeKey(code, pairs.filter(Boolean), (k) => '--' + k.replace(/^--/, '').replace(/_/g, '-')) : null;
+};
 
 // ---- npm, pnpm, yarn, bun ------------------------------------------------------------------------
 
@@ -105,13 +136,10 @@ const NPM_ENV = {
 
 const npm: ProgramFamily = {
   label: 'npm', code: NPM_CONFIG_CODE, inert: NPM_INERT, inertValued: NPM_INERT_VALUED, otherValued: NPM_VALUED,
-  env: NPM_ENV, forwards: true, forwardedCode: true, positionalInert: true,
+  env: NPM_ENV, forwards: true, forwardedCode: true, positionalInert: true, configWrite: npmConfigWrite(NPM_CONFIG_CODE),
 };
 
-const pnpm: ProgramFamily = {
-  ...npm,
-  label: 'pnpm',
-  code: {
+const PNPM_CODE: Record<string, OptionRule> = {
     // pnpm's -w is --workspace-root, a flag (below).
     ...Object.fromEntries(Object.entries(NPM_CONFIG_CODE).filter(([k]) => k !== '-w')),
     '-C': always('names the folder pnpm works from (its package.json scripts run)'),
@@ -125,16 +153,19 @@ const pnpm: ProgramFamily = {
     '--modules-dir': always('names the folder modules are installed to'),
     '--global-dir': always('names the global packages folder'),
     '--config-dir': always('names the folder pnpm reads its config from'),
-  },
+};
+
+const pnpm: ProgramFamily = {
+  ...npm,
+  label: 'pnpm',
+  code: PNPM_CODE,
+  configWrite: npmConfigWrite(PNPM_CODE),
   // pnpm's -w is --workspace-root, a flag.
   inert: [...NPM_INERT, '--recursive', '-r', '--workspace-root', '-w', '--frozen-lockfile', '--stream', '--parallel', '--aggregate-output'],
   env: { ...NPM_ENV, 'PNPM_CONFIG_*': 'pnpm reads options from pnpm_config_* variables', 'pnpm_config_*': 'pnpm reads options from pnpm_config_* variables' },
 };
 
-const yarn: ProgramFamily = {
-  ...npm,
-  label: 'yarn',
-  code: {
+const YARN_CODE: Record<string, OptionRule> = {
     ...NPM_CONFIG_CODE,
     '--cwd': always('names the folder yarn works from (its package.json scripts run)'),
     '--use-yarnrc': always('names a yarnrc to read'),
@@ -143,7 +174,18 @@ const yarn: ProgramFamily = {
     '--cache-folder': always('names the package cache folder'),
     '--preferred-cache-folder': always('names the package cache folder'),
     '--link-folder': always('names the folder of linked packages'),
-  },
+    // Yarn 2+ settings (`yarn config set yarnPath x.cjs`): the yarn that runs, plugins it loads.
+    '--yarnPath': always('names the yarn release (a script) that runs'),
+    '--plugins': always('names plugins (code) yarn loads'),
+    '--rcFilename': always('names the rc file yarn reads'),
+    '--injectEnvironmentFiles': always('names environment files (NODE_OPTIONS) yarn loads'),
+};
+
+const yarn: ProgramFamily = {
+  ...npm,
+  label: 'yarn',
+  code: YARN_CODE,
+  configWrite: npmConfigWrite(YARN_CODE),
   inert: [...NPM_INERT, '--frozen-lockfile', '--immutable', '--non-interactive', '--pure-lockfile'],
   env: { ...NPM_ENV, 'YARN_*': 'yarn reads every setting from YARN_* variables (the rc file, folders, plugins, …)' },
 };
@@ -314,6 +356,8 @@ const pip: ProgramFamily = {
   inertValued: ['--progress-bar', '--upgrade-strategy', '--exists-action', '--timeout', '--retries'],
   otherValued: ['-i', '--index-url', '--extra-index-url', '--trusted-host', '--proxy', '--cert', '--client-cert', '--log', '--report', '--platform', '--python-version', '--implementation', '--abi', '-d', '--dest'],
   env: { 'PIP_*': 'pip reads every option from PIP_* variables (its config file, --target, --src, …)' },
+  // `pip config set install.target /tmp/x`: the key is a section and an option.
+  configWrite: (pos) => (pos[0] === 'config' && pos[1] === 'set' ? setsCodeKey(pip.code, pos.slice(2), (k) => '--' + k.slice(k.indexOf('.') + 1).replace(/_/g, '-')) : null),
   forwards: false, positionalInert: true,
 };
 
@@ -370,6 +414,15 @@ const cargo: ProgramFamily = {
   forwards: true, positionalInert: true,
 };
 
+const GO_ENV: Record<string, string> = {
+  GOFLAGS: 'adds flags to every go command (-exec, -toolexec, -overlay, …)',
+  GOENV: 'names the go environment file (it sets GOFLAGS, CC, …)',
+  GOTOOLCHAIN: 'names the toolchain go downloads and runs',
+  GOROOT: 'names the toolchain go runs',
+};
+/** Programs cgo runs, as `go env -w` keeps them. */
+const GO_PROGRAM_VARS = ['CC', 'CXX', 'AR', 'PKG_CONFIG', 'GCCGO', 'CGO_CFLAGS', 'CGO_LDFLAGS', 'CGO_CXXFLAGS'];
+
 const go: ProgramFamily = {
   label: 'go',
   code: {
@@ -388,11 +441,12 @@ const go: ProgramFamily = {
     '-run', '-count', '-timeout', '-p', '-bench', '-benchtime', '-tags', '-cpu', '-parallel', '-shuffle', '-skip', '-list', '-mod',
     '-buildvcs', '-covermode', '-coverpkg', '-fuzz', '-fuzztime', '-vet', '-coverprofile', '-o', '-gcflags', '-asmflags', '-pgo',
   ],
-  env: {
-    GOFLAGS: 'adds flags to every go command (-exec, -toolexec, -overlay, …)',
-    GOENV: 'names the go environment file (it sets GOFLAGS, CC, …)',
-    GOTOOLCHAIN: 'names the toolchain go downloads and runs',
-    GOROOT: 'names the toolchain go runs',
+  env: GO_ENV,
+  // `go env -w GOFLAGS=-toolexec=…` keeps it in the go environment file for every later go command.
+  configWrite: (pos, args) => {
+    if (pos[0] !== 'env' || !args.some((a) => a.t === '-w' || a.t === '--w')) return null;
+    const key = pos.slice(1).map((p) => p.split('=')[0] ?? p).find((k) => Object.hasOwn(GO_ENV, k) || GO_PROGRAM_VARS.includes(k));
+    return key ? `env -w ${key} keeps a setting that names code, for every later go command` : null;
   },
   forwards: true, positionalInert: true, singleDashLong: true,
 };
@@ -733,9 +787,15 @@ export function codeOptionReasons(program: string, args: readonly OptWord[]): st
   const f = familyOf(program);
   if (!f) return [];
   const out: string[] = [];
-  for (const it of readOptions(f, args)) {
+  const items = readOptions(f, args);
+  for (const it of items) {
     if (it.kind === 'code') out.push(`${f.label} ${it.name} ${it.why ?? 'names code'}`);
     else if (it.kind === 'unknown') out.push(`${f.label}: an argument built at run time could be an option that runs code`);
+  }
+  if (f.configWrite) {
+    const pos = items.filter((it) => (it.kind === 'positional' || it.kind === 'other') && it.end === it.at + 1 && !it.name.startsWith('-')).map((it) => args[it.at]?.t ?? '');
+    const why = f.configWrite(pos, args);
+    if (why) out.push(`${f.label} ${why}`);
   }
   return out;
 }
