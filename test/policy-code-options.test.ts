@@ -311,14 +311,14 @@ describe('prefix grants through a real host (gatehouse serve, the HTTP hook, app
         "cargo test --config 'target.x86_64-unknown-linux-gnu.runner=\"/tmp/x\"'",
         'cargo test --manifest-path /tmp/x/Cargo.toml',
       ];
-      // Sent together, as a busy agent's calls arrive.
-      const answers = await Promise.all([...allowed, ...asked].map(async (command) => [command, await hook(command)] as const));
-      for (const [command, r] of answers) {
-        if (allowed.includes(command)) {
-          expect(r, command).toMatchObject({ decision: 'allow' });
-          expect(r.reason, command).toMatch(/grant/);
-        } else expect(r, command).toMatchObject({ decision: 'ask' });
+      // One at a time: sent together on a busy machine, calls queued behind each other for the
+      // judge can pass its deadline and be asked as unsure, which is not what is tested here.
+      for (const command of allowed) {
+        const r = await hook(command);
+        expect(r, command).toMatchObject({ decision: 'allow' });
+        expect(r.reason, command).toMatch(/grant/);
       }
+      for (const command of asked) expect(await hook(command), command).toMatchObject({ decision: 'ask' });
     } finally {
       ws.close();
       host.kill('SIGTERM');
