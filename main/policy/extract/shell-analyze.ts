@@ -288,6 +288,17 @@ function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
   }
 }
 
+/**
+ * Build tools and interpreters run code named in their own options (`npm test --script-shell=x`,
+ * `pytest -p plugin`, `make SHELL=x`): unsure, whatever the autonomy level or a grant says.
+ */
+function codeOptions(program: string, args: EW[], c: Ctx): void {
+  for (const why of codeOptionReasons(program, args)) {
+    c.col.op('execute');
+    c.col.evasive(why);
+  }
+}
+
 function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null): void {
   if (cmd.assigns.length) codeVars(cmd, env, c);
   for (const a of cmd.assigns) substs(a.value, env, c);
@@ -455,17 +466,6 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   if (h) h(args, env, c, feed, name);
   else if (SHELLS.has(name) || INTERPRETERS.has(name)) shell(name, args, env, c, feed);
   else unknownProgram(args, env, c, false, name || 'the command');
-}
-
-/**
- * Build tools and interpreters run code named in their own options (`npm test --script-shell=x`,
- * `pytest -p plugin`, `make SHELL=x`): unsure, whatever the autonomy level or a grant says.
- */
-function codeOptions(program: string, args: EW[], c: Ctx): void {
-  for (const why of codeOptionReasons(program, args)) {
-    c.col.op('execute');
-    c.col.evasive(why);
-  }
 }
 
 /** `python3.12`, `perl5.36`, `pypy3`: judged as the interpreter they are a version of. */
