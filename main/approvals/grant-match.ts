@@ -4,7 +4,9 @@
 // The agent is the adversary: each kind matches only calls whose whole effect the operator can
 // read off the grant, and everything the analysis is unsure of asks again.
 //  - command: one plain command (simple-command.ts: no `;`, `&&`, `|`, `&`, substitution,
-//    variables, env prefix, redirection except to /dev/null) whose first words are the prefix.
+//    variables, env prefix, redirection except to /dev/null) whose first words are the prefix,
+//    and whose other words are inert for that program (code-options.ts: `npm test -- --watch`
+//    yes, `npm test --script-shell=x` or an option not known to be inert, no).
 //  - path: a file tool (no shell command, no execute) whose every touched path is inside the
 //    folder, and which reaches no host. A shell command's paths are only what its command line
 //    names, not what the program does, so a folder never covers one.
@@ -15,6 +17,7 @@
 import { posix } from 'node:path';
 import { OperationError } from '../core/operation-error.js';
 import { cleanHost } from '../policy/extract/hosts.js';
+import { extraWordsInert } from '../policy/extract/code-options.js';
 import { normalisePath, resolveSymlinks } from '../policy/extract/paths.js';
 import { simpleCommand } from '../policy/extract/simple-command.js';
 import type { Extraction, ToolCall } from '../policy/types.js';
@@ -122,6 +125,10 @@ export function targetCovers(kind: TargetKind, value: string, x: Extraction): Co
       const check = simpleCommand(x.command);
       if (!check.simple) return { ok: false, reason: `a prefix grant matches only one plain command, and ${check.reason}` };
       if (check.words.length < want.length || want.some((w, i) => check.words[i] !== w)) return { ok: false, reason: `the command does not start with ${value}` };
+      // What follows the prefix must change nothing about what runs: `npm test:*` is not
+      // `npm test --script-shell=/tmp/x` (that runs /tmp/x), nor an option nobody checked.
+      const extra = extraWordsInert(check.words, want.length);
+      if (!extra.ok) return extra;
       return { ok: true };
     }
     case 'path': {

@@ -4,6 +4,7 @@
 import type { Operation } from '../types.js';
 import type { Collector } from './collector.js';
 import { type DirCache, expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, escapeGlob, unescapePattern } from './globs.js';
+import { codeEnvReason, codeOptionReasons } from './code-options.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from './hosts.js';
 import { gitObjectReads, printsContents, repoOf } from './git-objects.js';
 import { statSync } from 'node:fs';
@@ -266,6 +267,11 @@ const MEANING_VARS: Record<string, string> = {
 /** Proxy variables: a client sends the request to the proxy's host. */
 const PROXY_VARS = new Set(['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY']);
 
+/** Why setting this variable for a command makes it load or run other code (code-options.ts has the build tools' own). */
+function codeVarReason(name: string): string | undefined {
+  return CODE_VARS.has(name) ? `${name} makes a program load or run other code` : codeEnvReason(name);
+}
+
 function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
   for (const a of cmd.assigns) {
     const meaning = Object.hasOwn(MEANING_VARS, a.name) ? MEANING_VARS[a.name] : undefined;
@@ -275,11 +281,23 @@ function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
       if (v.known && v.t) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.t) ? v.t : 'http://' + v.t, (h) => c.col.host(h));
       else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
     }
-    if (CODE_VARS.has(a.name) && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(`${a.name} makes a program load or run other code`);
+    const why = codeVarReason(a.name);
+    if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
     else if (PAGER_VARS.has(a.name)) {
       const v = evalWord(a.value, env, c);
       if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
     } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(a.name)) c.col.evasive('git settings passed in the environment');
+  }
+}
+
+/**
+ * Build tools and interpreters run code named in their own options (`npm test --script-shell=x`,
+ * `pytest -p plugin`, `make SHELL=x`): unsure, whatever the autonomy level or a grant says.
+ */
+function codeOptions(program: string, args: EW[], c: Ctx): void {
+  for (const why of codeOptionReasons(program, args)) {
+    c.col.op('execute');
+    c.col.evasive(why);
   }
 }
 
@@ -447,6 +465,7 @@ function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   }
   // own properties only: a command named `constructor` must not reach Object.prototype.
   const h = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
+  codeOptions(name, args, c);
   if (h) h(args, env, c, feed, name);
   else if (SHELLS.has(name) || INTERPRETERS.has(name)) shell(name, args, env, c, feed);
   else unknownProgram(args, env, c, false, name || 'the command');
@@ -1937,7 +1956,12 @@ function envCmd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
       continue;
     }
     if (t.startsWith('-') && t.length > 1) continue;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+      // `env NODE_OPTIONS=… npm test` sets it as surely as `NODE_OPTIONS=… npm test`.
+      const why = codeVarReason(t.slice(0, t.indexOf('=')));
+      if (why) c.col.evasive(why);
+      continue;
+    }
     return runRest(args.slice(i), cur, c, feed);
   }
 }
@@ -2127,7 +2151,7 @@ const DEV_TOOLS = [
   'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
   'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle',
   'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'tsx', 'ts-node', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
-  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'kubectl', 'helm',
+  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'kubectl', 'helm', 'gradlew', 'mvnw',
 ];
 
 /** man: `-P`/`--pager` and `-H`/`--html` run a program of the caller's choosing; `-l` reads files. */
@@ -2199,7 +2223,6 @@ function make(args: EW[], env: Env, c: Ctx): void {
     if (f.known && STDIN_SCRIPT.test(f.t)) c.col.evasive('make reads its makefile from its input');
     else pathOf(f, env, c, 'read');
   }
-  if (has(p, '--eval')) c.col.evasive('make --eval runs makefile text given on its command line');
   for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, 'read');
   unknownProgram(p.pos, env, c);
 }
@@ -2218,6 +2241,8 @@ function pythonModule(mod: string, rest: EW[], env: Env, c: Ctx): void {
     return;
   }
   if (mod === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
+  // `python -m pytest -p plugin`: the module's own options are judged as the program's.
+  codeOptions(mod, rest, c);
   unknownProgram(rest, env, c, false, PY_MODULES.has(mod) || mod.startsWith('pip') ? undefined : `python -m ${mod}`);
 }
 
