@@ -289,6 +289,8 @@ const grant = z.object({
   value: z.string().optional(),
   /** The operator let the Bash commands it allows run outside the box (containment); absent: contained. */
   uncontained: z.boolean().optional(),
+  /** A command grant: the operations of the call it was made from; it covers no call that does others. */
+  operations: z.array(operation).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });

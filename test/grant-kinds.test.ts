@@ -168,6 +168,30 @@ describe('host grants', () => {
   });
 });
 
+describe('a command grant covers no call that does more than the call it was made from (issue #24)', () => {
+  it('git log:* made from a read does not cover git log --output=FILE (a write), kept across a restart', () => {
+    const dbFile = join(tempDir('gatehouse-grant-ops-db-'), 'audit.db');
+    const time = new FakeTime();
+    const db = new Database(dbFile);
+    const grants = new Grants({ clock: time, timers: time, store: new ApprovalStore(db) });
+    const granted = bash('git log --oneline');
+    const log = grants.create({ agent: 'claude', session: 's1', tool: 'Bash', operator: 'op', expiresInMs: 60_000, target: { kind: 'command', value: normaliseTarget('command', 'git log', home) }, scope: 'session', source: 'mcp', operations: extract(granted, { home }).operations });
+    const find = (g: Grants, c: ToolCall) => g.findGrant(c, extract(c, { home }))?.id ?? null;
+    expect(find(grants, bash('git log -n 5'))).toBe(log.id);
+    expect(find(grants, bash('git log --output=/tmp/gatehouse-log.txt'))).toBeNull();
+    expect(targetCovers('command', 'git log', extract(bash('git log --output=/tmp/x'), { home }), ['read'])).toMatchObject({ ok: false, reason: expect.stringMatching(/also does write.*, which the call this grant was made from did not/) });
+    grants.close();
+    db.close();
+    const db2 = new Database(dbFile);
+    const again = new Grants({ clock: time, timers: time, store: new ApprovalStore(db2) });
+    again.restore(new ApprovalStore(db2).load().grants);
+    expect(find(again, bash('git log --output=/tmp/gatehouse-log.txt'))).toBeNull();
+    expect(find(again, bash('git log -n 5'))).toBe(log.id);
+    again.close();
+    db2.close();
+  });
+});
+
 describe('grants of these kinds, live and kept', () => {
   it('cover calls by scope and survive a restart with their kind, scope and value', () => {
     const dbFile = join(tempDir('gatehouse-grant-kinds-db-'), 'audit.db');

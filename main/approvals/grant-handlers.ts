@@ -43,7 +43,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
   const candidate = async (item: ApprovalItem, kind: TargetKind, raw: string) => {
     await initExtractor();
     const value = normaliseTarget(kind, raw, deps.home);
-    return { value, covers: targetCovers(kind, value, item.extraction) };
+    return { value, covers: targetCovers(kind, value, item.extraction, item.extraction.operations) };
   };
 
   return {
@@ -71,6 +71,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         target: { kind, value },
         scope: scope as GrantScope,
         uncontained,
+        operations: item.extraction.operations,
       });
       let grant;
       try {
@@ -96,7 +97,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         // Judging a command costs a parse (about 0.2 ms): the event loop is given back between
         // batches, so a preview over thousands of calls never holds up the calls being judged.
         if (++seen % PREVIEW_BATCH === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        if (!c.extraction || !targetCovers(kind, value, c.extraction).ok) continue;
+        if (!c.extraction || !targetCovers(kind, value, c.extraction, item.extraction.operations).ok) continue;
         count++;
         if (examples.length < PREVIEW_EXAMPLES) {
           examples.push({ call: c.call.id, ts: c.ts, agent: c.call.agent, session: c.call.session, tool: c.call.tool, summary: summaryOf(c.extraction), decision: c.decision ?? 'unknown' });

@@ -17,10 +17,10 @@
 import { posix } from 'node:path';
 import { OperationError } from '../core/operation-error.js';
 import { cleanHost } from '../policy/extract/hosts.js';
-import { extraWordsInert } from '../policy/extract/code-options.js';
+import { extraWordsInert, familyOf } from '../policy/extract/code-options.js';
 import { normalisePath, resolveSymlinks } from '../policy/extract/paths.js';
 import { simpleCommand } from '../policy/extract/simple-command.js';
-import type { Extraction, ToolCall } from '../policy/types.js';
+import type { Extraction, Operation, ToolCall } from '../policy/types.js';
 
 export const GRANT_KINDS = ['call', 'command', 'path', 'host'] as const;
 /** `call`: today's exact-call (or argument-pattern) grant; the others match by what a call touches. */
@@ -114,7 +114,7 @@ function inside(p: string, folder: string): boolean {
  * Does a grant of this kind and value cover the call, as the judge extracted it? The reason says
  * why not (the grant dialog and the preview show it).
  */
-export function targetCovers(kind: TargetKind, value: string, x: Extraction): Coverage {
+export function targetCovers(kind: TargetKind, value: string, x: Extraction, granted?: readonly Operation[]): Coverage {
   // Unsure means ask: whatever a grant says, a call the judge cannot see through is never covered.
   if (x.evasive) return { ok: false, reason: `Gatehouse cannot tell what this call does (${x.evasiveReasons.join('; ') || 'unsure'})` };
   switch (kind) {
@@ -129,6 +129,15 @@ export function targetCovers(kind: TargetKind, value: string, x: Extraction): Co
       // `npm test --script-shell=/tmp/x` (that runs /tmp/x), nor an option nobody checked.
       const extra = extraWordsInert(check.words, want.length);
       if (!extra.ok) return extra;
+      // A program without an option table (git, and every other): the extra words may not make it
+      // do a kind of thing the granted call did not (`git log:*` does not cover `git log
+      // --output=F`, which writes F). Reading more is not doing more: a read of something
+      // protected is denied by the rules before any grant. (A program with a table is judged by
+      // it above: its test paths count as writes, since such a tool may write what it is given.)
+      // Grants kept from before this was recorded carry no operations.
+      const program = posix.basename(check.words[0] ?? '');
+      const more = granted && !familyOf(program) ? x.operations.filter((o) => o !== 'read' && !granted.includes(o)) : [];
+      if (more.length > 0) return { ok: false, reason: `the call also does ${more.join(', ')}, which the call this grant was made from did not` };
       return { ok: true };
     }
     case 'path': {

@@ -5,7 +5,7 @@
 // brings back the ones that have not expired when the host starts again (`grant.restored`).
 import { randomUUID } from 'node:crypto';
 import { OperationError } from '../core/operation-error.js';
-import type { Extraction, ToolCall } from '../policy/types.js';
+import type { Extraction, Operation, ToolCall } from '../policy/types.js';
 import { canonicalArgs, compileArgumentPattern, hashCanonical } from './args-match.js';
 import { GRANT_SCOPES, scopeCovers, targetCovers, type GrantScope, type TargetKind } from './grant-match.js';
 import { realTimers, runAt, systemClock, type Clock, type Timers } from './timers.js';
@@ -43,6 +43,8 @@ export interface CreateGrant {
   scope?: GrantScope | undefined;
   /** The commands it allows run outside the box (containment); default contained. */
   uncontained?: boolean | undefined;
+  /** A command grant: what the call it is made from does (its extracted operations). */
+  operations?: readonly Operation[] | undefined;
 }
 
 interface LiveGrant {
@@ -93,6 +95,7 @@ export class Grants {
       ...(target ? { kind: target.kind, value: target.value } : {}),
       ...(scope !== 'session' || target ? { scope } : {}),
       ...(input.uncontained ? { uncontained: true as const } : {}),
+      ...(target?.kind === 'command' && input.operations ? { operations: [...input.operations] } : {}),
       createdAt: now,
       expiresAt: now + input.expiresInMs,
     };
@@ -235,7 +238,7 @@ function targetFields(g: Grant): Record<string, unknown> {
 }
 
 /** The matcher of a grant, new or kept: its target kind when it has one, else its arguments. */
-function matcherOf(g: Pick<Grant, 'kind' | 'value' | 'scope' | 'argumentPattern' | 'argsHash'>): LiveGrant['matches'] {
+function matcherOf(g: Pick<Grant, 'kind' | 'value' | 'scope' | 'argumentPattern' | 'argsHash' | 'operations'>): LiveGrant['matches'] {
   if (g.scope !== undefined && !(GRANT_SCOPES as readonly string[]).includes(g.scope)) throw new OperationError('invalid', `scope: unknown grant scope ${JSON.stringify(g.scope)}.`);
   const kind = g.kind ?? 'call';
   if (kind === 'call') return matcher(g.argumentPattern, g.argsHash);
@@ -244,7 +247,8 @@ function matcherOf(g: Pick<Grant, 'kind' | 'value' | 'scope' | 'argumentPattern'
   }
   const value = g.value;
   // No extraction, no match: these grants judge what the call touches, not how it is spelled.
-  return (_canonical, _hash, x) => x !== undefined && targetCovers(kind, value, x).ok;
+  const granted = g.operations;
+  return (_canonical, _hash, x) => x !== undefined && targetCovers(kind, value, x, granted).ok;
 }
 
 function matcher(argumentPattern: string | null, argsHash: string | null): LiveGrant['matches'] {

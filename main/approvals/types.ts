@@ -1,6 +1,6 @@
 // The vocabulary of the approvals inbox: asked calls waiting for an operator, their outcomes, and
 // the scoped grants an approval can leave behind.
-import type { Decider, Extraction, Rule, ToolCall } from '../policy/types.js';
+import type { Decider, Extraction, Operation, Rule, ToolCall } from '../policy/types.js';
 import type { GrantKind, GrantScope } from './grant-match.js';
 
 // `gone`: the agent stopped waiting (cancelled, disconnected, its own timeout) before anyone
@@ -41,6 +41,8 @@ export interface Grant {
    * (containment): absent, they run contained whenever the `containment` setting names grants.
    */
   uncontained?: true;
+  /** A command grant: the operations of the call it was made from; it covers no call that does others. */
+  operations?: Operation[];
   createdAt: number;
   expiresAt: number;
 }

@@ -177,7 +177,9 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   const rules = builtinRules({ home, ...(gatehouseHome ? { gatehouseHome } : { gatehouseHome: join(home, '.config', 'gatehouse') }), caseInsensitive: defaultCaseInsensitive() });
   const lock = new Set<string>();
   for (const folder of new Set([cwd, ...write])) {
-    if (!isDirectory(folder)) continue;
+    // Not "/" or a system folder (the sandbox's own), nor the home or a folder holding it (its
+    // secrets are hidden by place above; a walk of it would be a walk of everything).
+    if (providedBySandbox(folder) || homes.some((h) => under(h, folder)) || !isDirectory(folder)) continue;
     const found = namedPlaces(folder, rules);
     for (const f of found.secret) if (!hide.includes(f)) hide.push(f);
     if (write.has(folder) || [...write].some((w) => under(folder, w))) for (const k of found.kept) lock.add(k);
