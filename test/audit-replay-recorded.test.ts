@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve/run-serve.js';
-import type { ApprovalItemView, ResponseOf } from '../shared/contract.js';
+import type { ResponseOf } from '../shared/contract.js';
 import { repoRoot, runCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
+import { nextPending } from './support/inbox.js';
 
 type Replay = ResponseOf<'audit.replay'>;
-type Row = Replay['calls'][number];
 
 const open: { host: Host; net: Listening }[] = [];
 afterEach(async () => {
@@ -46,21 +46,6 @@ function hook(url: string, token: string, cwd: string, command: string): Promise
     });
     req.on('error', reject);
     req.end(body);
-  });
-}
-
-function nextPending(host: Host): Promise<ApprovalItemView> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const item = host.approvals.list({ state: 'pending' })[0];
-      if (!item) return;
-      off();
-      resolve(item);
-    };
-    const off = host.bus.subscribe((name) => {
-      if (name === 'approvals.changed') check();
-    });
-    check();
   });
 }
 
