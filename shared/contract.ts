@@ -644,6 +644,10 @@ export const methods = {
           agent: z.string(),
           session: z.string(),
           tool: z.string(),
+          /** The shell command, or a short summary of the arguments: which call this row is. */
+          command: z.string(),
+          /** Asked and not answered yet when replayed: `recorded` is the ask. */
+          waiting: z.boolean(),
           recorded: z.object({ decision: z.string(), decider: z.unknown(), reason: z.string() }).nullable(),
           replayed: z.object({ decision: z.string(), decider: z.unknown(), reason: z.string() }),
           changed: z.boolean(),

@@ -11,10 +11,10 @@ import { listenForConsolesAndAgents, type Listening } from '../main/shells/serve
 import { readServeFile } from '../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
 import { homePaths } from '../main/home.js';
-import type { ApprovalItemView } from '../shared/contract.js';
 import { repoRoot, startCli } from './support/cli.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
+import { nextPending } from './support/inbox.js';
 import Database from 'better-sqlite3';
 import { ApprovalQueue, ApprovalStore } from '../main/approvals/index.js';
 import { FakeTime } from './support/fake-time.js';
@@ -76,21 +76,6 @@ function hook(url: string, agentToken: string, session: string, command: string)
 }
 
 const decisionOf = (a: Awaited<ReturnType<typeof hook>>) => ('json' in a ? (a.json.hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string }) : null);
-
-function nextPending(host: Host): Promise<ApprovalItemView> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const item = host.approvals.list({ state: 'pending' })[0];
-      if (!item) return;
-      off();
-      resolve(item);
-    };
-    const off = host.bus.subscribe((name) => {
-      if (name === 'approvals.changed') check();
-    });
-    check();
-  });
-}
 
 const events = (host: Host, type: string) => host.audit.tail(5000).filter((e) => e.type === type) as { type: string; payload: Record<string, unknown> }[];
 

@@ -89,7 +89,7 @@ describe('audit.replay (shadow mode)', () => {
     expect(broken.policyProblems.length).toBeGreaterThan(0);
   });
 
-  it('a call an operator approved is not counted as changed when policy would still ask, and says approvals are not replayed', async () => {
+  it("a call an operator approved keeps the operator's decision when the policy answers as it did", async () => {
     const { host, dir } = await hostWithSession();
     host.settings.update({ autonomy: 'supervised' }, 'operator:tester');
     const pending = host.gateway.call({ agent: 'claude', session: 's3', tool: 'shell', arguments: { command: `touch ${dir}/d.txt` }, source: 'api' });
@@ -110,7 +110,6 @@ describe('audit.replay (shadow mode)', () => {
     expect((await pending).decision).toBe('allow');
     const r = await replay(host, { session: 's3' });
     expect(r.calls).toHaveLength(1);
-    expect(r.calls[0]).toMatchObject({ changed: false, recorded: { decision: 'allow', decider: { kind: 'operator', operator: 'tester' } }, replayed: { decision: 'ask' } });
-    expect(r.calls[0]!.replayed.reason).toContain('Approvals are not replayed');
+    expect(r.calls[0]).toMatchObject({ changed: false, waiting: false, recorded: { decision: 'allow', decider: { kind: 'operator', operator: 'tester' } }, replayed: { decision: 'allow', decider: { kind: 'operator', operator: 'tester' } } });
   });
 });

@@ -100,7 +100,7 @@ describe('gatehouse audit replay', () => {
     const home = homeWithCalls();
     const r = await runCli(['audit', 'replay', '--since', '1h', '--home', home]);
     expect(r.code, r.stderr).toBe(0);
-    expect(lines(r.stdout)).toEqual(["3 calls replayed with today's policy: 0 would change."]);
+    expect(lines(r.stdout)).toEqual(["Replayed with today's policy: 0 of 3 decisions would change."]);
     expect(lines(r.stderr)[0]).toBe('Replaying the policy over recorded calls: 0 of 3 calls (0%) (Ctrl-C cancels)');
   });
 
@@ -111,9 +111,11 @@ describe('gatehouse audit replay', () => {
     const r = await runCli(['audit', 'replay', '--session', 's-9', '--policy', draft, '--home', home]);
     expect(r.code, r.stderr).toBe(1);
     const out = lines(r.stdout);
-    expect(out).toHaveLength(2);
-    expect(out[0]).toMatch(/^CHANGED +\d+ +\S+ +claude +s-9 +shell: allow -> deny \(rule no-deletes/);
-    expect(out[1]).toBe(`3 calls replayed with the draft ${draft}: 1 would change.`);
+    expect(out).toHaveLength(3);
+    expect(out[0]).toMatch(/^ +TIME +AGENT +SESSION +TOOL +COMMAND +RECORDED +REPLAYED +CALL$/);
+    // The row names the call: time, agent, session, tool, command, then the decision then and now.
+    expect(out[1]).toMatch(/^CHANGED +\d{4}-\d\d-\d\dT\S+Z +claude +s-9 +shell +rm \/srv\/data\/old\.log +allow \(.+\) +deny \(.*no-deletes.*\) +call-1$/);
+    expect(out[2]).toBe(`Replayed with the draft ${draft}: 1 of 3 decisions would change.`);
   });
 });
 

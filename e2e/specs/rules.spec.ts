@@ -125,6 +125,9 @@ test.describe('a live host', () => {
     await expect(rules.replayChanges).toContainText('allow');
     await expect(rules.replayChanges).toContainText('deny');
     await expect(rules.replayChanges).toContainText('guard-replay');
+    // The row says which call it is: its command and when it was made.
+    await expect(rules.replayChanges).toContainText('cat /tmp/guarded-replay/notes.txt');
+    await expect(rules.replayChanges.locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
     // Still on one screen with the editor once the results are in.
     await expect(rules.replayChanges).toBeInViewport({ ratio: 1 });
     await expect(rules.editor).toBeInViewport({ ratio: 1 });

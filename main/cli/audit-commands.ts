@@ -17,7 +17,7 @@ import { replayCalls } from '../audit/replay.js';
 import { PolicyStore } from '../policy/rules/store.js';
 import { extract, initExtractor } from '../policy/extract/index.js';
 import { describeDecider } from '../../shared/decider.js';
-import type { DeciderView } from '../../shared/contract.js';
+import type { DeciderView, ResponseOf } from '../../shared/contract.js';
 import { displayText, jsonEscapeHidden, jsonText } from '../../shared/display-text.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
@@ -58,6 +58,33 @@ function summary(e: { seq: number; ts: number; type: string; actor: string; payl
   const p = (e.payload ?? {}) as Record<string, unknown>;
   const bits = ['tool', 'session', 'decision', 'reason', 'plugin'].filter((k) => typeof p[k] === 'string').map((k) => `${k}=${displayText(String(p[k]).slice(0, 80))}`);
   return `${String(e.seq).padStart(8)}  ${new Date(e.ts).toISOString()}  ${displayText(e.type).padEnd(18)} ${displayText(e.actor).padEnd(22)} ${bits.join(' ')}`;
+}
+
+type ReplayRow = ResponseOf<'audit.replay'>['calls'][number];
+
+/**
+ * One row per call: which call it is (time, agent, session, tool, command) and its decision then
+ * and now, each with who decided. Agent-supplied text is escaped (displayText), as in `summary`.
+ */
+function replayTable(rows: ReplayRow[]): string {
+  const d = displayText;
+  const who = (x: { decision: string; decider: unknown } | null) => (x ? `${x.decision} (${describeDecider(x.decider as DeciderView)})` : 'not recorded');
+  const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+  const cells = rows.map((c) => [
+    c.changed ? 'CHANGED' : 'same',
+    new Date(c.ts).toISOString(),
+    d(c.agent),
+    d(c.session),
+    d(c.tool),
+    d(cut(c.command, 60)) || '-',
+    `${d(who(c.recorded))}${c.waiting ? ' waiting' : ''}`,
+    d(who(c.replayed)),
+    c.call,
+  ]);
+  const head = ['', 'TIME', 'AGENT', 'SESSION', 'TOOL', 'COMMAND', 'RECORDED', 'REPLAYED', 'CALL'];
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(width[i]!))).join('  ');
+  return [line(head), ...cells.map(line)].join('\n');
 }
 
 export function addAuditQueryCommands(audit: Command): void {
@@ -150,7 +177,7 @@ export function addAuditQueryCommands(audit: Command): void {
 
   audit
     .command('replay')
-    .description("Shadow mode: today's policy, or a draft file, over the recorded calls of a session or time range; lists the decisions that would change. Runs nothing, changes nothing.")
+    .description("Shadow mode: today's policy, or a draft file, over the recorded calls of a session or time range, judged as the saved policy was then (recorded extraction and built-in matches, autonomy and grants of the time); lists the decisions that would change, waiting calls marked. Runs nothing, changes nothing.")
     .option('--session <id>', 'only the calls of this session')
     .option('--since <when>', 'calls from this time: ISO date or an age (30m, 2h, 7d)')
     .option('--until <when>', 'calls up to this time: ISO date or an age')
@@ -192,14 +219,10 @@ export function addAuditQueryCommands(audit: Command): void {
         if (o.json) console.log(jsonText(r));
         else {
           for (const p of r.policyProblems) console.log(`${o.policy ?? paths.policy}:${p.line}:${p.column}: ${displayText(p.message)}`);
-          for (const c of r.calls) {
-            if (!c.changed && !o.all) continue;
-            const was = c.recorded ? c.recorded.decision : 'not recorded';
-            const d = displayText;
-            console.log(`${c.changed ? 'CHANGED' : 'same   '}  ${String(c.seq).padStart(8)}  ${new Date(c.ts).toISOString()}  ${d(c.agent)}  ${d(c.session)}  ${d(c.tool)}: ${d(was)} -> ${d(c.replayed.decision)} (${d(describeDecider(c.replayed.decider as DeciderView))}: ${d(c.replayed.reason)})`);
-          }
+          const rows = r.calls.filter((c) => c.changed || o.all);
+          if (rows.length > 0) console.log(replayTable(rows));
           const source = o.policy ? `the draft ${o.policy}` : "today's policy";
-          console.log(r.policyProblems.length && r.calls.length === 0 ? `The policy has errors; nothing was replayed.` : `${r.calls.length} ${r.calls.length === 1 ? 'call' : 'calls'} replayed with ${source}: ${r.changed} would change.`);
+          console.log(r.policyProblems.length && r.calls.length === 0 ? `The policy has errors; nothing was replayed.` : `Replayed with ${source}: ${r.changed} of ${r.calls.length} decisions would change.`);
         }
         if (r.changed > 0 || (r.policyProblems.length > 0 && r.calls.length === 0)) process.exitCode = 1;
       } finally {

@@ -230,14 +230,15 @@ export class CallPipeline {
       d.record('call.received', agentActor, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, arguments: call.arguments ?? null, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
       const x = await d.extract(call);
       extraction = x;
-      d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons, ...(x.programs ? { programs: x.programs } : {}) });
+      // Replay judges drafts on this record (audit/replay.ts): what rules read of an extraction is here.
+      d.record('call.extracted', 'host', { call: call.id, operations: x.operations, paths: x.paths, hosts: x.hosts, command: x.command, evasive: x.evasive, evasiveReasons: x.evasiveReasons, ...(x.programs ? { programs: x.programs } : {}), ...(x.recursive?.length ? { recursive: x.recursive } : {}) });
       done();
 
       // ---- rules --------------------------------------------------------------------------------
       begin('rules');
       const policy = await d.policy.evaluateAsync(x, call);
       for (const m of [...policy.matched, ...policy.logs]) {
-        d.record('rule.matched', `rule:${m.rule}`, { call: call.id, rule: m.rule, origin: m.origin, source: m.source, decision: m.decision, severity: m.severity, locked: m.locked, detail: m.detail });
+        d.record('rule.matched', `rule:${m.rule}`, { call: call.id, rule: m.rule, origin: m.origin, source: m.source, decision: m.decision, severity: m.severity, priority: m.priority, locked: m.locked, detail: m.detail });
       }
       done(policy.decisive ? policy.decision : 'undecided', policy.decider);
       if (policy.decision === 'deny') return this.finish(call, { decision: 'deny', decider: policy.decider, reason: policy.reason }, steps, x);

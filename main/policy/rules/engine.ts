@@ -63,24 +63,33 @@ export function evaluatePolicy(x: Extraction, call: ToolCall | null, ctx: Evalua
       if (m.decision === 'log') logs.push(m);
       else matched.push(m);
     }
-    if (matched.length > 1) matched.sort(compareMatches);
-    const top = matched[0];
-    if (!top || top.decision === 'log') {
-      return { decision: 'ask', decider: UNDECIDED, decisive: null, matched, logs, reason: 'No rule decides this call.' };
-    }
-    return {
-      decision: top.decision,
-      decider: { kind: 'rule', rule: top.rule, origin: top.origin },
-      decisive: top,
-      matched,
-      logs,
-      reason: `${top.message} (rule ${top.rule}: ${top.detail})`,
-    };
+    return policyResult(matched, logs);
   } catch (err) {
     // Fail closed: a bug in matching denies the call, with the error as the decider.
     const message = `policy evaluation failed: ${(err as Error).message ?? String(err)}`;
     return { decision: 'deny', decider: { kind: 'error', message }, decisive: null, matched: [], logs: [], reason: message };
   }
+}
+
+/**
+ * The rules step's answer from the rules that matched: deny over ask over allow (compareMatches),
+ * no decisive match is `ask` by nobody (autonomy decides). Replay builds the same answer from the
+ * matches a call recorded and a draft's rules (audit/replay.ts).
+ */
+export function policyResult(matched: RuleMatch[], logs: RuleMatch[]): PolicyResult {
+  if (matched.length > 1) matched.sort(compareMatches);
+  const top = matched[0];
+  if (!top || top.decision === 'log') {
+    return { decision: 'ask', decider: UNDECIDED, decisive: null, matched, logs, reason: 'No rule decides this call.' };
+  }
+  return {
+    decision: top.decision,
+    decider: { kind: 'rule', rule: top.rule, origin: top.origin },
+    decisive: top,
+    matched,
+    logs,
+    reason: `${top.message} (rule ${top.rule}: ${top.detail})`,
+  };
 }
 
 /** Does judging this call need DNS (a network operation with a host that is a name)? */

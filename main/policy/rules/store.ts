@@ -268,21 +268,25 @@ export class PolicyStore {
   }
 
   /**
-   * For shadow replay: judges calls with the active rules, or with the built-ins plus a draft's
-   * rules (`text`, checked as check() does; its rejected rules are left out and named in problems).
-   * Hit counts are not touched: a replay is not traffic.
+   * For shadow replay: the active user rules, or a draft's (`text`, checked as check() does; its
+   * rejected rules are left out and named in problems). Only user rules are judged here: replay
+   * takes the built-ins' matches as each call recorded them (this store's plugin folders and home
+   * may not be the recording host's). `rule` finds a rule by name (built-ins included) for its
+   * precedence and message. Hit counts are not touched: a replay is not traffic.
    */
-  evaluator(text?: string): { problems: PolicyProblem[]; broken: boolean; evaluate(x: Extraction, call: ToolCall | null): PolicyResult } {
-    let rules = this.ruleSetValue;
+  evaluator(text?: string): { problems: PolicyProblem[]; broken: boolean; evaluateUser(x: Extraction, call: ToolCall | null): PolicyResult; rule(name: string): Readonly<CompiledRule> | undefined } {
+    let user: readonly CompiledRule[] = this.ruleSetValue.rules.filter((r) => r.rule.source !== 'builtin');
     let problems: PolicyProblem[] = [];
     let broken = false;
     if (text !== undefined) {
       const r = this.check(text);
       problems = r.problems;
       broken = r.broken;
-      if (!broken) rules = buildRuleSet(this.builtin, r.compiled);
+      if (!broken) user = buildRuleSet(this.builtin, r.compiled).rules.filter((c) => c.rule.source !== 'builtin');
     }
-    return { problems, broken, evaluate: (x, call) => evaluatePolicy(x, call, { rules, unresolved: this.opts.unresolved }) };
+    const userRules = buildRuleSet([], user);
+    const all = buildRuleSet(this.builtin, user);
+    return { problems, broken, evaluateUser: (x, call) => evaluatePolicy(x, call, { rules: userRules, unresolved: this.opts.unresolved }), rule: (name) => all.byName.get(name) };
   }
 
   hitCount(name: string): number {

@@ -1,8 +1,11 @@
 // What a shadow replay found: how many recorded decisions would change under the policy replayed,
-// and each change (recorded → replayed, with the replayed decider and reason). Each change opens
-// the call's event in the Audit view. Used by the session timeline and the Rules view's draft replay.
+// and one row per changed call, plus every call still waiting for an operator (marked). A row says
+// which call it is (time, tool, command or arguments, agent, session) and its decision then and
+// now, each with who decided; it opens the call's event in the Audit view. Used by the session
+// timeline and the Rules view's draft replay.
 import type { ResponseOf } from '../../../../shared/contract.ts';
 import { deciderText } from '../../lib/audit-summary.ts';
+import { formatEventTime, isoTime } from '../../lib/format.ts';
 import { SafeText } from '../../components/safe-text.tsx';
 
 export interface ReplayResultProps {
@@ -11,8 +14,21 @@ export interface ReplayResultProps {
   onOpen(seq: number): void;
 }
 
+type Row = ResponseOf<'audit.replay'>['calls'][number];
+
+function Decision({ d, waiting }: { d: Row['recorded']; waiting?: boolean }) {
+  if (!d) return <span className="muted">not recorded</span>;
+  return (
+    <>
+      <strong>{d.decision}</strong> <span className="muted">({deciderText(d.decider) ?? 'policy'})</span>
+      {waiting ? <> <span className="badge" data-testid="audit-replay-waiting">waiting</span></> : null}
+    </>
+  );
+}
+
 export function ReplayResult({ result, onOpen }: ReplayResultProps) {
-  const changes = result.calls.filter((c) => c.changed);
+  const rows = result.calls.filter((c) => c.changed || c.waiting);
+  const waiting = result.calls.filter((c) => c.waiting).length;
   return (
     <div data-testid="audit-replay-result" data-changed={result.changed} data-calls={result.calls.length}>
       <p>
@@ -21,27 +37,52 @@ export function ReplayResult({ result, onOpen }: ReplayResultProps) {
           : result.changed === 0
             ? `All ${result.calls.length} recorded decisions would stay the same.`
             : `${result.changed} of ${result.calls.length} decisions would change:`}
+        {waiting > 0 ? ` ${waiting} ${waiting === 1 ? 'call is' : 'calls are'} still waiting for an operator.` : null}
       </p>
       {result.policyProblems.length > 0 ? (
         <p className="inline-error">The policy has problems: {result.policyProblems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}</p>
       ) : null}
-      {changes.length > 0 ? (
-        <ul className="audit-replay-changes">
-          {changes.map((c) => (
-            <li key={c.call} data-testid="audit-replay-change" data-call={c.call}>
-              <button type="button" className="link-button mono" onClick={() => onOpen(c.seq)}>
-                <SafeText text={c.tool} />
-              </button>{' '}
-              <span className="muted">
-                <SafeText text={c.agent} />
-              </span>{' '}
-              <SafeText text={c.recorded?.decision ?? 'undecided'} /> → <strong>{c.replayed.decision}</strong>{' '}
-              <span className="muted">
-                ({deciderText(c.replayed.decider) ?? 'policy'}: <SafeText text={c.replayed.reason} />)
-              </span>
-            </li>
-          ))}
-        </ul>
+      {rows.length > 0 ? (
+        <table className="audit-replay-changes">
+          <thead>
+            <tr>
+              <th>Time</th>
+              <th>Call</th>
+              <th>Agent · session</th>
+              <th>Recorded</th>
+              <th>Replayed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.call} data-testid="audit-replay-change" data-call={c.call} data-changed={c.changed} data-waiting={c.waiting}>
+                <td className="mono">
+                  <time dateTime={isoTime(c.ts)}>{formatEventTime(c.ts)}</time>
+                </td>
+                <td>
+                  <button type="button" className="link-button mono" title="Open this call in the Audit view" onClick={() => onOpen(c.seq)}>
+                    <SafeText text={c.tool} />
+                    {c.command ? (
+                      <>
+                        {': '}
+                        <SafeText text={c.command} />
+                      </>
+                    ) : null}
+                  </button>
+                </td>
+                <td className="muted">
+                  <SafeText text={c.agent} /> · <SafeText text={c.session} />
+                </td>
+                <td>
+                  <Decision d={c.recorded} waiting={c.waiting} />
+                </td>
+                <td title={c.replayed.reason}>
+                  <Decision d={c.replayed} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       ) : null}
     </div>
   );
