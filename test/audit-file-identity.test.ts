@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChainState } from '../shared/contract.js';
 import { AuditStore } from '../main/audit/audit-store.js';
+import { checkEvent } from '../main/audit/event-schemas.js';
 import { homePaths } from '../main/home.js';
 import { connectHost } from '../main/cli/host-client.js';
 import { runCli, startCli, type RunningCli } from './support/cli.js';
@@ -179,7 +180,10 @@ describe('a start over a log that lost its history', () => {
     expect(doc.audit).toMatchObject({ status: 'fail', summary: expect.stringContaining('history is missing before row 1') });
     await stop(s);
     const first = new Database(db, { readonly: true });
-    expect(first.prepare('SELECT type FROM events WHERE seq = 1').get()).toEqual({ type: 'audit.history-missing' });
+    const gap = first.prepare('SELECT seq, type, actor, payload FROM events WHERE seq = 1').get() as { seq: number; type: string; actor: string; payload: string };
+    expect(gap.type).toBe('audit.history-missing');
+    expect(checkEvent({ ...gap, payload: JSON.parse(gap.payload) })).toBeNull();
+    expect(JSON.parse(gap.payload)).toMatchObject({ expected: { seq: expect.any(Number) }, found: null, headFile: join(home, 'audit.head') });
     first.close();
 
     // And after: the gap stays in the record, so verify keeps failing until someone decides.
