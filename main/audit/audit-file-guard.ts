@@ -72,7 +72,7 @@ export function assertWritable(path: string): void {
       accessSync(p, constants.R_OK | constants.W_OK);
     } catch (err) {
       const what = p === dirname(path) ? `the data folder ${p}` : p;
-      throw new Error(`The audit log cannot be opened for writing: ${what} is not readable and writable by this account (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). SQLite needs ${path} and its -wal and -shm files beside it writable (it maps -shm into memory). Fix the permissions or ownership (or the read-only mount), then start Gatehouse again.`);
+      throw new Error(`The audit log cannot be opened for writing: ${what} is not readable and writable by this account (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). SQLite needs ${path} and its -wal and -shm files beside it writable (it maps -shm into memory). Fix the permissions or ownership (or the read-only mount), then start Gatehouse again.`, { cause: err });
     }
   }
 }

@@ -7,7 +7,8 @@
 //
 // Written after a batch's fsync returned, never before: the file may lag the database (a crash
 // between the two) but never leads it, so a clean log is never flagged.
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database as Db } from 'better-sqlite3';
 
@@ -44,11 +45,82 @@ export function writeHeadFile(path: string, head: HeadRecord): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    writeSync(fd, JSON.stringify({ seq: head.seq, hash: head.hash }) + '\n');
+    writeSync(fd, headText(head));
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+const headText = (head: HeadRecord) => JSON.stringify({ seq: head.seq, hash: head.hash }) + '\n';
+
+/**
+ * Keeps the head file up to date without costing a batch anything: creating and writing the
+ * temporary file took ~1 ms on a busy disk, so it is written off the event loop, at most once per
+ * `intervalMs`, and renamed into place (a few µs) on the loop, where close() cannot race it. The
+ * file then lags the log by up to that interval, which only narrows what a start can notice; close()
+ * writes the final head.
+ */
+export class HeadFileWriter {
+  private pending: HeadRecord | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private writing = false;
+  private closed = false;
+  private failed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly log: (msg: string, err?: unknown) => void,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  /** The log is on disk up to `head`. */
+  update(head: HeadRecord): void {
+    if (this.closed) return;
+    this.pending = head;
+    if (this.timer || this.writing) return;
+    this.timer = setTimeout(() => void this.writeNow(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private async writeNow(): Promise<void> {
+    this.timer = null;
+    const head = this.pending;
+    if (!head || this.closed) return;
+    this.pending = null;
+    this.writing = true;
+    const tmp = `${this.path}.pending`;
+    try {
+      await writeFile(tmp, headText(head), { mode: 0o600 });
+      // close() wrote the final head meanwhile: this older one is dropped, not renamed over it.
+      if (this.closed) rmSync(tmp, { force: true });
+      else renameSync(tmp, this.path);
+      this.failed = false;
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.writing = false;
+    }
+    if (this.pending) this.update(this.pending);
+  }
+
+  /** The final head, written now (the log is closed and on disk). */
+  close(head: HeadRecord): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      writeHeadFile(this.path, head);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    // The log itself is intact; a start over a swapped log would go unflagged, so say so once.
+    if (!this.failed) this.log(`the audit chain head file ${this.path} could not be written; a missing log would not be noticed at the next start`, err);
+    this.failed = true;
+  }
 }
 
 /**

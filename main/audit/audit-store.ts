@@ -20,7 +20,7 @@ import { SearchIndexer } from './audit-index.js';
 import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 import { AuditFileGuard, AuditFileLost, assertWritable } from './audit-file-guard.js';
-import { missingHistory, readHeadFile, writeHeadFile, type HeadRecord } from './audit-head.js';
+import { HeadFileWriter, missingHistory, readHeadFile } from './audit-head.js';
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
@@ -152,9 +152,9 @@ export class AuditStore {
   /** The database file's identity, checked before each commit (null in memory). */
   private readonly guard: AuditFileGuard | null = null;
   private readonly headFile: string | null;
+  private readonly heads: HeadFileWriter | null;
   private readonly nativeBinding: string | undefined;
   private readonly onDisk: boolean;
-  private headFileFailed = false;
 
   constructor(opts: AuditStoreOptions) {
     this.path = opts.path;
@@ -167,6 +167,7 @@ export class AuditStore {
     const onDisk = (this.onDisk = opts.path !== ':memory:' && opts.path !== '' && !opts.path.startsWith('file:'));
     this.nativeBinding = opts.nativeBinding;
     this.headFile = onDisk ? (opts.headFile ?? null) : null;
+    this.heads = this.headFile ? new HeadFileWriter(this.headFile, this.log) : null;
     // Read before the database is opened (which creates a missing one): a missing log is then told apart from a new one.
     const existed = onDisk && existsSync(opts.path);
     const recordedHead = this.headFile && !opts.newChain ? readHeadFile(this.headFile) : null;
@@ -290,14 +291,15 @@ export class AuditStore {
     // The head file follows what is on disk, never what is only committed (it must not lead the log).
     const upTo = { ...this.committed };
     if (fd === null) {
-      this.writeHead(upTo);
+      this.heads?.update(upTo);
       for (const b of batches) b.resolve();
       return;
     }
     this.syncing = true;
     fsync(fd, (err) => {
       this.syncing = false;
-      if (!err && !this.closed) this.writeHead(upTo);
+      // Not fsynced: after a power loss the file may hold an older head, which is never flagged.
+      if (!err) this.heads?.update(upTo);
       for (const b of batches) {
         if (err) {
           this.log('audit fsync failed', err);
@@ -308,22 +310,6 @@ export class AuditStore {
       if (this.closed) this.closeWal();
       else this.syncSoon();
     });
-  }
-
-  /**
-   * Not fsynced: after a power loss the file may hold an older head (never flagged), at the cost of
-   * a rename per fsync group rather than two more fsyncs.
-   */
-  private writeHead(head: HeadRecord): void {
-    if (!this.headFile) return;
-    try {
-      writeHeadFile(this.headFile, head);
-      this.headFileFailed = false;
-    } catch (err) {
-      // The log itself is intact; a start over a swapped log would go unflagged, so say so once.
-      if (!this.headFileFailed) this.log(`the audit chain head file ${this.headFile} could not be written; a missing log would not be noticed at the next start`, err);
-      this.headFileFailed = true;
-    }
   }
 
   /**
@@ -529,7 +515,7 @@ export class AuditStore {
     this.guard?.close();
     this.db.close();
     // After the close's checkpoint: everything committed is in the database file, on disk.
-    this.writeHead(this.committed);
+    this.heads?.close(this.committed);
   }
 }
 
