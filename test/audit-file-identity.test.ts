@@ -3,7 +3,8 @@
 // a log that lost its history. Real SQLite files, real file operations, the host's own API, the
 // `gatehouse hook`, `audit verify`, `audit recover` and `doctor` commands. No sleeps.
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChainState } from '../shared/contract.js';
@@ -11,7 +12,7 @@ import { AuditStore } from '../main/audit/audit-store.js';
 import { checkEvent } from '../main/audit/event-schemas.js';
 import { homePaths } from '../main/home.js';
 import { connectHost } from '../main/cli/host-client.js';
-import { runCli, startCli, type RunningCli } from './support/cli.js';
+import { cliPath, repoRoot, runCli, startCli, type RunningCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
 function newHome(): string {
@@ -216,5 +217,32 @@ describe('a start over a log that lost its history', () => {
     const verify = await runCli(['audit', 'verify', '--home', home]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(/^Audit history missing: The audit log .*audit\.db ends at row 50, but the chain head kept beside it/);
+  }, 60_000);
+});
+
+describe('side files SQLite cannot write', () => {
+  it('an audit.db-shm the account cannot write stops the host at start with a sentence naming it', async () => {
+    // Permissions do not bind root: as root the host runs as nobody, over a side file root owns.
+    const asRoot = process.getuid?.() === 0;
+    const top = tempDir('gatehouse-shm-');
+    chmodSync(top, 0o755);
+    const home = join(top, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+    seed(home);
+    const shm = `${homePaths(home).auditDb}-shm`;
+    writeFileSync(shm, '');
+    if (asRoot) for (const f of [home, join(home, 'settings.json'), homePaths(home).auditDb]) chownSync(f, 65534, 65534);
+    chmodSync(shm, 0o444);
+    const args = ['serve', '--home', home, '--port', '0'];
+    const env = { ...process.env, HOME: home, GATEHOUSE_HOME: home, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1' };
+    const child = asRoot ? spawn('runuser', ['-u', 'nobody', '--', process.execPath, cliPath, ...args], { cwd: repoRoot, env }) : spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain(`gatehouse: The audit log cannot be opened for writing: ${shm} is not readable and writable by this account (EACCES).`);
+    expect(stderr).toContain('Fix the permissions or ownership');
   }, 60_000);
 });
