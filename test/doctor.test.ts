@@ -45,6 +45,8 @@ describe('gatehouse doctor', () => {
     expect(line(r.stdout, 'containment')).toMatch(sandboxOk ? /^ok {4}containment +Containment is on for commands allowed by full autonomy, a grant or an allow rule: bubblewrap/ : /^FAIL {2}containment +Containment is off: /);
     expect(line(r.stdout, 'process-limit')).toMatch(/^(ok {2}|warn) {2}process-limit/);
     expect(line(r.stdout, 'data-folder')).toMatch(/^ok {4}data-folder +data folder /);
+    // The free space of the data folder's disk: when it runs out, every call is denied.
+    expect(line(r.stdout, 'disk')).toMatch(/^(ok {2}|warn) {2}disk +\d+(\.\d)? MiB free in \//);
     expect(line(r.stdout, 'plugin-dirs')).toContain(`${plugins} (cli, exists)`);
     expect(line(r.stdout, 'plugins')).toMatch(/^ok {4}plugins +1 plugin: hello \(disabled\)\.$/);
     expect(line(r.stdout, 'checkers')).toMatch(/^ok {4}checkers +no host running; checkers not started/);
@@ -115,7 +117,7 @@ describe('gatehouse doctor', () => {
     const r = await runCli(['doctor', '--home', home, '--json'], { GATEHOUSE_BWRAP: 'none' });
     const report = JSON.parse(r.stdout) as Report;
     expect(report.home).toBe(home);
-    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'containment', 'process-limit', 'data-folder', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'audit']);
+    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'containment', 'process-limit', 'data-folder', 'disk', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'audit']);
     const sandbox = report.checks[0]!;
     expect(sandbox.status).toBe('fail');
     expect(sandbox.summary).toMatch(/GATEHOUSE_BWRAP=none turns the sandbox off/);

@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readSync, renameSync, statSync } from 
 import { basename } from 'node:path';
 import Database from 'better-sqlite3';
 import { AuditStore, verifyDatabase, type AuditStoreOptions } from './audit-store.js';
+import { headFileFor } from './audit-head.js';
 
 /** The first event of a chain started after the previous database was set aside. */
 export const CHAIN_RESTARTED_EVENT = 'audit.chain-restarted';
@@ -118,7 +119,8 @@ export function recoverAuditLog(path: string, reason: string, opts: { now?: numb
   // The side files belong to the old database: moved with it, so the new one starts clean.
   renameSync(path, movedTo);
   for (const side of ['-wal', '-shm']) if (existsSync(path + side)) renameSync(path + side, movedTo + side);
-  const store = new AuditStore({ path, clock: { now: () => now }, log: () => {}, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
+  // A new chain on purpose: the head file beside it is rewritten to the new chain's head, not compared.
+  const store = new AuditStore({ path, headFile: headFileFor(path), newChain: true, clock: { now: () => now }, log: () => {}, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
   try {
     const first = store.append({ type: CHAIN_RESTARTED_EVENT, actor: opts.actor ?? 'host', payload: { oldFile: movedTo, size, sha256, reason } });
     store.flush();

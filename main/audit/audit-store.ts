@@ -10,15 +10,17 @@
 // every tool call several milliseconds on a busy disk (bench/gateway.ts). fsync makes the file's
 // written pages durable whichever descriptor asks, so this gives FULL's guarantee for each batch
 // whose `durable` has resolved. Checkpoints still fsync the database synchronously (rarely).
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { ChainVerifier, GENESIS_HASH, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
+import { ChainVerifier, GENESIS_HASH, HISTORY_MISSING_EVENT, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
 import { migrate } from './migrations.js';
 import { ensureOwnerOnlyFile } from '../home.js';
 import { SearchIndexer } from './audit-index.js';
 import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
+import { AuditFileGuard, AuditFileLost, assertWritable } from './audit-file-guard.js';
+import { HeadFileWriter, missingHistory, readHeadFile } from './audit-head.js';
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
@@ -92,6 +94,13 @@ export interface AuditStoreOptions {
    */
   onWriteState?: (failure: string | null) => void;
   log?: (msg: string, err?: unknown) => void;
+  /**
+   * The chain head kept beside the database (audit-head.ts): compared with the log at open (a gap
+   * is recorded as audit.history-missing) and rewritten after each batch is on disk.
+   */
+  headFile?: string;
+  /** This open starts a new chain on purpose (audit recover): the head file is not compared. */
+  newChain?: boolean;
 }
 
 /** The event written when appends work again after a write failure, saying what was lost. */
@@ -140,6 +149,12 @@ export class AuditStore {
   private writeFailure: { message: string; since: number; lostEvents: number; code: string | null } | null = null;
   /** The newest batch's promise: batches commit and fsync in order, so it settles after all earlier ones. */
   private latest: Promise<void> = Promise.resolve();
+  /** The database file's identity, checked before each commit (null in memory). */
+  private readonly guard: AuditFileGuard | null = null;
+  private readonly headFile: string | null;
+  private readonly heads: HeadFileWriter | null;
+  private readonly nativeBinding: string | undefined;
+  private readonly onDisk: boolean;
 
   constructor(opts: AuditStoreOptions) {
     this.path = opts.path;
@@ -149,7 +164,15 @@ export class AuditStore {
     this.onCommit = opts.onCommit;
     this.decorate = opts.decorate;
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
-    const onDisk = opts.path !== ':memory:' && opts.path !== '' && !opts.path.startsWith('file:');
+    const onDisk = (this.onDisk = opts.path !== ':memory:' && opts.path !== '' && !opts.path.startsWith('file:'));
+    this.nativeBinding = opts.nativeBinding;
+    this.headFile = onDisk ? (opts.headFile ?? null) : null;
+    this.heads = this.headFile ? new HeadFileWriter(this.headFile, this.log) : null;
+    // Read before the database is opened (which creates a missing one): a missing log is then told apart from a new one.
+    const existed = onDisk && existsSync(opts.path);
+    const recordedHead = this.headFile && !opts.newChain ? readHeadFile(this.headFile) : null;
+    // A folder or side file SQLite cannot write ended in a SIGBUS or an opaque error: refused here, by name.
+    if (onDisk) assertWritable(opts.path);
     // SECURITY: the log holds every call agents made and what the operator decided. SQLite
     // creates the file with the umask's mode (often 0644) and the -wal/-shm files with the
     // database's own mode: create it 0600 first, so all three are owner-only, and tighten a
@@ -175,6 +198,14 @@ export class AuditStore {
     this.headSeqValue = last?.seq ?? 0;
     this.headHash = last?.hash ?? GENESIS_HASH;
     this.committed = { seq: this.headSeqValue, hash: this.headHash };
+    if (onDisk) this.guard = new AuditFileGuard(opts.path);
+    const gap = this.headFile ? missingHistory(opts.path, existed ? this.db : null, recordedHead, this.headFile) : null;
+    if (gap) {
+      // In the chain itself, so every verifier reports it until an operator starts a new chain on purpose.
+      this.log(gap);
+      this.append({ type: HISTORY_MISSING_EVENT, actor: 'host', payload: { reason: gap, expected: recordedHead, found: last ? { seq: last.seq, hash: last.hash } : null, headFile: this.headFile } });
+      this.flush();
+    }
   }
 
   /**
@@ -224,6 +255,13 @@ export class AuditStore {
   flush(): void {
     const batch = this.batch;
     if (!batch) return;
+    // SECURITY: a log deleted, replaced or truncated under the host would take this batch (and the
+    // ones before) with it; without this check calls went on being allowed with nothing on record.
+    const lost = this.guard?.check() ?? null;
+    if (lost) {
+      this.abort(batch, new AuditFileLost(lost));
+      return;
+    }
     try {
       this.searchIndex.indexAfter(this.committed.seq);
       this.setHead.run(this.headSeqValue, this.headHash);
@@ -250,13 +288,18 @@ export class AuditStore {
     const fd = this.wal();
     const batches = this.unsynced;
     this.unsynced = [];
+    // The head file follows what is on disk, never what is only committed (it must not lead the log).
+    const upTo = { ...this.committed };
     if (fd === null) {
+      this.heads?.update(upTo);
       for (const b of batches) b.resolve();
       return;
     }
     this.syncing = true;
     fsync(fd, (err) => {
       this.syncing = false;
+      // Not fsynced: after a power loss the file may hold an older head, which is never flagged.
+      if (!err) this.heads?.update(upTo);
       for (const b of batches) {
         if (err) {
           this.log('audit fsync failed', err);
@@ -267,6 +310,17 @@ export class AuditStore {
       if (this.closed) this.closeWal();
       else this.syncSoon();
     });
+  }
+
+  /**
+   * Checks now that the database file is still the one opened, whole (also done before every
+   * commit); once it is not, appends fail with why and every call is denied until a restart.
+   */
+  checkFile(): string | null {
+    if (!this.guard || this.closed) return null;
+    const lost = this.guard.check();
+    if (lost && this.writeFailure?.message !== lost) this.failed(new AuditFileLost(lost), 0);
+    return lost;
   }
 
   private wal(): number | null {
@@ -423,12 +477,23 @@ export class AuditStore {
     return verifyDatabase(this.db, v);
   }
 
-  /** verify() a chunk at a time, for a job (see verifyDatabaseChunked). */
-  verifyChunked(job: Chunked, v?: ChainVerifier): Promise<VerifyResult> {
+  /**
+   * verify() a chunk at a time, for a job (see verifyDatabaseChunked), reading the file through a
+   * connection of its own: the host's connection serves pages from its cache, so a byte changed in
+   * the file while the host ran passed the console's verify while `gatehouse audit verify` found it.
+   */
+  async verifyChunked(job: Chunked, v?: ChainVerifier): Promise<VerifyResult> {
+    const lost = this.checkFile();
+    if (lost) throw new AuditWriteError(lost);
     this.flush();
-    // The index check commits the open batch before each chunk: a row appended but not committed
-    // yet is not indexed yet either, and must not read as missing from the index.
-    return verifyDatabaseChunked(this.db, job, v, undefined, { index: true, flush: () => this.flush() });
+    const reader = this.onDisk ? openForVerify(this.path, this.nativeBinding) : null;
+    try {
+      // The index check commits the open batch before each chunk: a row appended but not committed
+      // yet is not indexed yet either, and must not read as missing from the index.
+      return await verifyDatabaseChunked(reader ?? this.db, job, v, undefined, { index: true, flush: () => this.flush() });
+    } finally {
+      reader?.close();
+    }
   }
 
   /** Continues a verifier over rows committed since it last ran (see continueVerify). */
@@ -447,7 +512,10 @@ export class AuditStore {
       for (const b of this.unsynced.splice(0)) b.resolve();
     }
     if (!this.syncing) this.closeWal();
+    this.guard?.close();
     this.db.close();
+    // After the close's checkpoint: everything committed is in the database file, on disk.
+    this.heads?.close(this.committed);
   }
 }
 
@@ -458,6 +526,8 @@ export class AuditWriteError extends Error {}
 export function describeWriteFailure(path: string, err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   const text = err instanceof Error ? err.message : String(err);
+  // Already the whole sentence: what happened to the file and what to do.
+  if (err instanceof AuditFileLost) return err.message;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
     return `the audit log cannot be written: disk full (${text}; ${path}). Gatehouse denies every call until it can record them again; free space on that disk and calls are answered again, without a restart.`;
   }

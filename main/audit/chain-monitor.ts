@@ -31,7 +31,9 @@ export class ChainMonitor {
 
   constructor(private readonly deps: ChainMonitorDeps) {}
 
+  /** The state now; the database file's identity is checked first (cheap), so a deleted log shows before the next call. */
   state(): ChainState {
+    this.deps.audit.checkFile();
     return this.chain;
   }
 

@@ -50,6 +50,13 @@ export interface Checkpoint {
 export const PRUNED_EVENT = 'audit.pruned';
 
 /**
+ * Recorded when a host starts over a log holding less history than the chain head kept beside it
+ * (audit-head.ts). The row is intact, but the chain it starts is not the whole record: verification
+ * fails at it, with its sentence, until an operator starts a new chain on purpose (audit recover).
+ */
+export const HISTORY_MISSING_EVENT = 'audit.history-missing';
+
+/**
  * Walks rows in seq order and names the first row that is not what was written.
  * Returns null when the chain is intact. `expectedHead` (kept in the same database) catches
  * a truncated tail, which the chain alone cannot see.
@@ -129,6 +136,10 @@ export class ChainVerifier {
       this.failure = { seq: row.seq, reason: `row ${row.seq} was altered: its contents no longer match its hash` };
       return false;
     }
+    if (row.type === HISTORY_MISSING_EVENT) {
+      this.failure = { seq: row.seq, reason: historyMissingReason(row) };
+      return false;
+    }
     if (row.type === PRUNED_EVENT) this.noteCheckpoint(row);
     this.prevHash = row.hash;
     this.prevSeq = row.seq;
@@ -184,4 +195,15 @@ export class ChainVerifier {
   get head(): { seq: number; hash: string } {
     return { seq: this.prevSeq, hash: this.prevHash };
   }
+}
+
+/** The sentence an `audit.history-missing` row recorded, for every verifier that reaches it. */
+function historyMissingReason(row: StoredRow): string {
+  let reason: unknown = null;
+  try {
+    reason = (JSON.parse(row.payloadJson) as { reason?: unknown }).reason;
+  } catch {
+    // The row's hash matched: what Gatehouse wrote; a payload without a reason still names the row.
+  }
+  return `history is missing before row ${row.seq}: ${typeof reason === 'string' ? reason : 'the log held less than the chain head kept beside it recorded'}`;
 }

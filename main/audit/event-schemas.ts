@@ -61,6 +61,11 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'audit.chain-restarted': spec(ACTOR.initiator, { oldFile: z.string(), size: int, sha256: z.string(), reason: z.string() }),
   /** Appends work again after a write failure (a full disk): when it began, how many events were lost, and why. */
   'audit.write-resumed': spec(ACTOR.host, { failedSince: int, lostEvents: int, code: nullableString, error: z.string() }),
+  /**
+   * A host started over a log holding less history than the chain head kept beside it (audit.head)
+   * recorded: the log was deleted, truncated or swapped. Verification fails at this row until `audit recover`.
+   */
+  'audit.history-missing': spec(ACTOR.host, { reason: z.string(), expected: checkpoint, found: checkpoint.nullable(), headFile: z.string() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

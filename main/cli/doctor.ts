@@ -6,10 +6,12 @@
 // one it builds the plugin registry itself, read-only — it does not start a host, so it
 // neither starts checkers nor appends to the audit log.
 import type { Command } from 'commander';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, statfsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
+import { checkHeadFile } from '../audit/audit-head.js';
+import type { ChainState } from '../../shared/contract.js';
 import { defaultHome, homePaths } from '../home.js';
 import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
@@ -28,7 +30,7 @@ import { isAlive } from '../core/proc-scan.js';
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** Stable id: sandbox, containment, process-limit, data-folder, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
+  /** Stable id: sandbox, containment, process-limit, data-folder, disk, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
   id: string;
   status: CheckStatus;
   /** One sentence: what was found. */
@@ -107,6 +109,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   // Data folder and plugin folders.
   const homeExists = existsSync(home);
   checks.push(homeExists ? check('data-folder', 'ok', `data folder ${home}.`) : check('data-folder', 'warn', `the data folder ${home} does not exist yet.`, 'start Gatehouse once (gatehouse serve) to create it, or pass the right one with --home DIR.'));
+  if (homeExists) checks.push(diskCheck(home));
   const sources = pluginSources(home, opts.projectDir ?? process.cwd(), pluginDirs);
   const isDir = (d: string) => {
     try {
@@ -129,11 +132,14 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   let checkerCheck: DoctorCheck;
   // Tool breakers too: an open one refuses every call of that tool until it closes or is reset.
   let toolCheck: DoctorCheck | null = null;
+  // What the running host knows of its log (a write failure, a file deleted under it): the file alone cannot say.
+  let hostChain: ChainState | null = null;
   if (host?.kind === 'serve') {
     try {
       const caller = await connectHost(home);
       try {
         plugins = (await caller.call('plugins.list', {})).plugins;
+        hostChain = await caller.call('audit.chainState', {});
         const health = await caller.call('health.list', {});
         const rows = health.plugins.filter((p) => p.kind === 'checker' && p.status === 'enabled');
         const bad = rows.filter((r) => r.breaker.state !== 'closed' || (r.processes !== null && r.processes.ready < r.processes.running) || r.processes?.running === 0);
@@ -185,7 +191,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   );
 
   // Audit chain.
-  checks.push(auditCheck(paths.auditDb));
+  checks.push(auditCheck(paths.auditDb, host?.pid ?? null, hostChain));
 
   return { ok: !checks.some((c) => c.status === 'fail'), home, checks };
 }
@@ -213,8 +219,38 @@ function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
   return out;
 }
 
-function auditCheck(path: string): DoctorCheck {
-  if (!existsSync(path)) return check('audit', 'ok', 'no audit log yet; the host creates it when it first starts.');
+/** Below this much free space in the data folder the log is close to failing (every call then denied). */
+const LOW_DISK_BYTES = 100 * 1024 * 1024;
+
+function diskCheck(home: string): DoctorCheck {
+  let free: number;
+  try {
+    const fs = statfsSync(home);
+    free = fs.bavail * fs.bsize;
+  } catch (err) {
+    return check('disk', 'warn', `free space in ${home} could not be read: ${(err as Error).message}`, 'check the disk holding the data folder.');
+  }
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+  if (free === 0) return check('disk', 'fail', `no free space in ${home}: the audit log cannot record anything, so every agent call is denied.`, 'free space on that disk; calls are answered again without a restart.');
+  if (free < LOW_DISK_BYTES) return check('disk', 'warn', `${mib(free)} free in ${home}: when it runs out the audit log cannot record calls and every call is denied.`, `free space on that disk (keep at least ${mib(LOW_DISK_BYTES)}).`);
+  return check('disk', 'ok', `${mib(free)} free in ${home}.`);
+}
+
+function auditCheck(path: string, hostPid: number | null, hostChain: ChainState | null): DoctorCheck {
+  const keep = 'keep the data folder as it is for investigation; gatehouse audit verify shows the same.';
+  if (hostChain?.writeError) return check('audit', 'fail', `host pid ${hostPid} cannot record calls, so it denies every one: ${hostChain.writeError}`, keep);
+  if (hostChain?.state === 'broken' && hostChain.firstBad) return check('audit', 'fail', `host pid ${hostPid}: audit chain broken at row ${hostChain.firstBad.seq}: ${hostChain.firstBad.reason}`, keep);
+  if (!existsSync(path)) {
+    if (hostPid !== null) return check('audit', 'fail', `the audit log ${path} is missing while a host (pid ${hostPid}) runs: it was deleted, and what the host records is lost.`, `stop the host, keep the data folder as it is for investigation, and start it again (the restart records the missing history).`);
+    let gap: string | null;
+    try {
+      gap = checkHeadFile(path, null);
+    } catch (err) {
+      return check('audit', 'fail', (err as Error).message, keep);
+    }
+    if (gap) return check('audit', 'fail', gap, keep);
+    return check('audit', 'ok', 'no audit log yet; the host creates it when it first starts.');
+  }
   let db;
   try {
     db = openForVerify(path);
@@ -223,6 +259,8 @@ function auditCheck(path: string): DoctorCheck {
   }
   try {
     const r = verifyDatabase(db);
+    const gap = r.ok ? checkHeadFile(path, db) : null;
+    if (gap) return check('audit', 'fail', gap, keep);
     if (r.ok) return check('audit', 'ok', `audit chain intact: ${r.checked} events, head row ${r.head.seq}.`);
     return check('audit', 'fail', `audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}.`, `the log was changed outside Gatehouse: keep a copy of ${path} for investigation (gatehouse audit verify shows the same) and review the events around row ${r.firstBad!.seq}.`);
   } catch (err) {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
 import { verifyDatabaseChunked, openForVerify, readCheckpoint } from '../audit/audit-store.js';
+import { checkHeadFile } from '../audit/audit-head.js';
 import { runCliJob } from './progress.js';
 import { displayText } from '../../shared/display-text.js';
 import { runServe, tokensFromCli } from '../shells/serve/run-serve.js';
@@ -124,7 +125,14 @@ export function buildProgram(): Command {
     .addHelpText('after', examplesHelp(['gatehouse audit verify --home ~/.config/gatehouse']))
     .action(async (o: { home?: string }) => {
       const path = homePaths(o.home ?? defaultHome()).auditDb;
-      if (!existsSync(path)) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
+      if (!existsSync(path)) {
+        // A log deleted since a host last wrote it: the head file beside it remembers.
+        const gap = checkHeadFile(path, null);
+        if (!gap) throw new UsageError(`No audit log at ${path}. Pass the data folder with --home DIR.`);
+        console.log(`Audit history missing: ${gap}`);
+        process.exitCode = 1;
+        return;
+      }
       const db = openForVerify(path);
       try {
         // A long chain shows how far it is on stderr; Ctrl-C stops it (exit 130).
@@ -132,7 +140,12 @@ export function buildProgram(): Command {
         // Retention pruned the rows before the checkpoint; the chain is verified from there.
         const cp = readCheckpoint(db);
         const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
-        if (r.ok) {
+        // An intact chain can still be a log older than, or other than, the one Gatehouse wrote.
+        const gap = r.ok ? checkHeadFile(path, db) : null;
+        if (gap) {
+          console.log(`Audit history missing: ${gap}`);
+          process.exitCode = 1;
+        } else if (r.ok) {
           console.log(`Audit chain intact: ${r.checked} events, head row ${r.head.seq} (${r.head.hash.slice(0, 16)}…); the search index matches them.${from}`);
         } else if (r.index && r.index.total > 0) {
           // The chain held but the index beside it (facets, search text) was edited: every difference is named.

@@ -15,6 +15,7 @@ import { inCallContext, withConsole } from './operator-context.js';
 import { version } from '../version.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { openCheckedAuditStore } from '../audit/audit-recover.js';
+import { headFileFor } from '../audit/audit-head.js';
 import { EventLoopMonitor } from './event-loop-monitor.js';
 import { acquireHostLock } from './host-lock.js';
 import { ConsoleKeys, terminalHandlers } from '../pty/terminal-handlers.js';
@@ -63,6 +64,7 @@ export function createHost(opts: HostOptions): Host {
     audit = openCheckedAuditStore(
       {
         path: paths.auditDb,
+        headFile: headFileFor(paths.auditDb),
         clock,
         log,
         ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),

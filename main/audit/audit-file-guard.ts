@@ -1,0 +1,78 @@
+// The audit database's identity, checked before every batch commits. SQLite writes through the
+// descriptor it opened, so a log deleted, replaced (another file renamed over it) or truncated
+// while the host runs went unnoticed: appends kept "succeeding" into an unlinked inode, calls were
+// allowed, and at stop the acknowledged record was gone. One fstat of our own descriptor on the
+// same inode (its link count and size) and one stat of the path (which inode is there now) per
+// batch see all three; the store then fails closed (audit-store.ts).
+import { closeSync, fstatSync, openSync, statSync, accessSync, constants, existsSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** What happened to the file, as the sentence every denied call and console shows. */
+export class AuditFileLost extends Error {
+  readonly code = 'AUDIT_FILE_LOST';
+}
+
+const AFTER = 'Gatehouse denies every call until it restarts: what it decides now would not be on record. Keep the data folder as it is for investigation and restart Gatehouse; the restart reports the missing history (gatehouse audit verify and gatehouse doctor show it too).';
+
+export class AuditFileGuard {
+  private fd: number | null;
+  private readonly dev: number;
+  private readonly ino: number;
+  /** The largest size seen: SQLite never shrinks this file (no auto_vacuum), so smaller means truncated. */
+  private size: number;
+  private lost: string | null = null;
+
+  constructor(private readonly path: string) {
+    // Our own descriptor on the inode SQLite opened (opened right after it, before anyone could swap it).
+    this.fd = openSync(path, 'r');
+    const st = fstatSync(this.fd);
+    this.dev = st.dev;
+    this.ino = st.ino;
+    this.size = st.size;
+  }
+
+  /** Null while the file at the path is the one opened, whole; else why not (and so from then on). */
+  check(): string | null {
+    if (this.lost || this.fd === null) return this.lost;
+    const own = fstatSync(this.fd);
+    let atPath: Stats | null;
+    try {
+      atPath = statSync(this.path);
+    } catch {
+      atPath = null;
+    }
+    if (own.nlink === 0 || atPath === null) {
+      this.lost = atPath === null
+        ? `the audit log ${this.path} was deleted while Gatehouse ran: the events recorded in it since it was opened are gone with it. ${AFTER}`
+        : `the audit log ${this.path} was deleted while Gatehouse ran and another file now has its name (inode ${atPath.ino}, not ${this.ino}): the events recorded in it are gone. ${AFTER}`;
+    } else if (atPath.ino !== this.ino || atPath.dev !== this.dev) {
+      this.lost = `the audit log ${this.path} was replaced by another file while Gatehouse ran (inode ${atPath.ino}, not ${this.ino}): the events Gatehouse recorded are no longer at that path. ${AFTER}`;
+    } else if (own.size < this.size) {
+      this.lost = `the audit log ${this.path} was truncated while Gatehouse ran (${own.size} bytes, it had ${this.size}): events Gatehouse recorded were cut off. ${AFTER}`;
+    } else this.size = own.size;
+    return this.lost;
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/**
+ * Refuses, with a sentence, a log SQLite could not write safely: in WAL mode it maps `-shm` into
+ * memory, and a side file or folder it cannot write ended in a SIGBUS or an opaque SQLITE_READONLY
+ * instead of a message naming the file.
+ */
+export function assertWritable(path: string): void {
+  const targets = [dirname(path), path, `${path}-wal`, `${path}-shm`].filter((p, i) => i === 0 || existsSync(p));
+  for (const p of targets) {
+    try {
+      accessSync(p, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      const what = p === dirname(path) ? `the data folder ${p}` : p;
+      throw new Error(`The audit log cannot be opened for writing: ${what} is not readable and writable by this account (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). SQLite needs ${path} and its -wal and -shm files beside it writable (it maps -shm into memory). Fix the permissions or ownership (or the read-only mount), then start Gatehouse again.`, { cause: err });
+    }
+  }
+}
