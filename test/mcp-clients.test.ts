@@ -350,6 +350,26 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     await client.close();
   });
 
+  it('tools/call without params, or with a name that is not a string, is answered -32602 with one line naming the field (issue #25)', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const client = await mcpClient(r);
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const port = Number(new URL(r.net.mcpUrl).port);
+    const send = async (params: unknown) => {
+      const res = await http({ port, path: '/mcp', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', ...(params === undefined ? {} : { params }) }) });
+      const text = res.body.startsWith('event:') ? res.body.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : res.body;
+      return (JSON.parse(text) as { error: { code: number; message: string } }).error;
+    };
+    for (const params of [undefined, {}, { name: 5 }]) {
+      const e = await send(params);
+      expect(e.code, JSON.stringify(params)).toBe(-32602);
+      expect(e.message).toMatch(/^MCP error -32602: tools\/call needs params \{"name": "<tool>", "arguments": \{…\}\}: /);
+      expect(e.message).toMatch(params === undefined ? /the request has none\.$/ : /name/);
+      expect(e.message).not.toContain('\n');
+    }
+    await client.close();
+  });
+
   it("revoking the agent's token ends its MCP sessions and withdraws what they had waiting", async () => {
     const r = await start({ settings: { mode: 'live' } });
     const op = async (method: string, params: unknown) => {

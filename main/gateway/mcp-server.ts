@@ -44,6 +44,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../core/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
+import { describeIssues } from '../core/handlers.js';
 import { boundSession, cleanLabel, type AgentIdentity } from './agent-tokens.js';
 
 export interface McpGatewayDeps {
@@ -108,7 +109,10 @@ interface Session {
 }
 
 /** tools/call as the SDK defines it, with `arguments` left for the handler to check. */
-const ToolsCallSchema = CallToolRequestSchema.extend({ params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }) });
+const ToolsCallParams = CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() });
+// `params` is checked in the handler: the SDK answers a request that fails this schema with -32603
+// and the validator's dump, where a missing or malformed `params` is the caller's mistake (-32602).
+const ToolsCallSchema = CallToolRequestSchema.extend({ params: z.unknown().optional() });
 type ToolsCallExtra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 
 export class McpGateway {
@@ -216,11 +220,17 @@ export class McpGateway {
     // handler checks them against the tool's schema itself and names the field (-32602).
     Protocol.prototype.setRequestHandler.call(server, ToolsCallSchema, async (request: z.infer<typeof ToolsCallSchema>, extra: ToolsCallExtra): Promise<CallToolResult> => {
       const client = server.getClientVersion();
-      const name = request.params.name;
+      const parsed = ToolsCallParams.safeParse(request.params);
+      if (!parsed.success) {
+        const why = request.params === undefined || request.params === null ? 'the request has none' : describeIssues(parsed.error).message;
+        throw new McpError(ErrorCode.InvalidParams, `tools/call needs params {"name": "<tool>", "arguments": {…}}: ${why}.`);
+      }
+      const params = parsed.data;
+      const name = params.name;
       const tool = this.deps.gateway.find(name);
       // Protocol errors, as MCP says for an unknown tool and invalid arguments: nothing was decided.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}. Gatehouse has no enabled tool by that name; tools/list gives the current ones.`);
-      const args = request.params.arguments ?? {};
+      const args = params.arguments ?? {};
       const checked = checkArguments(name, tool.inputSchema, args);
       if (!checked.ok) throw new McpError(ErrorCode.InvalidParams, checked.message);
       if (server.getClientCapabilities()?.roots) {
@@ -235,7 +245,7 @@ export class McpGateway {
           });
       }
       const cwd = (session.roots ? await session.roots : null) ?? session.bridgeCwd;
-      const token = request.params._meta?.progressToken;
+      const token = params._meta?.progressToken;
       let progress = 0;
       let timer: NodeJS.Timeout | null = null;
       const report = (message: string) => {
