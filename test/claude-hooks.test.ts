@@ -234,6 +234,42 @@ describe('4. what ran: PostToolUse and PostToolUseFailure are recorded against t
   });
 });
 
+describe('4b. deadlines and reports (issue #25): a request read after its hook gave up is not judged; a tool that ran without an allow is its own event', () => {
+  it('a request whose sent-at + deadline has passed is answered without judgement, recorded as hook.expired, and the report of the tool running anyway is linked to it as a bypass', async () => {
+    const r = await start({ mode: 'live', autonomy: 'supervised' });
+    // As `gatehouse hook` sends it, but read 10 minutes late (the host was stopped past the deadline).
+    const late = await postHook(r, pre('Bash', { command: 'rm -rf build' }, 'toolu_late'), { 'x-gatehouse-hook-deadline-ms': '590000', 'x-gatehouse-hook-sent-at': String(Date.now() - 600_000) });
+    expect(late.json).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^Gatehouse did not judge this call: its hook's deadline passed \d+ s before Gatehouse read it/) } });
+    expect(events(r, 'call.received')).toHaveLength(0);
+    expect(events(r, 'call.decided')).toHaveLength(0);
+    expect(events(r, 'hook.expired').at(-1)!.payload).toMatchObject({ session: 'default/sess-1', tool: 'Bash', toolUseId: 'toolu_late' });
+    // Claude Code ran it after its hook timed out: the report is linked, and the bypass is an event of its own.
+    await postHook(r, input('PostToolUse', 'Bash', { command: 'rm -rf build' }, { tool_response: { stdout: '' } }, 'toolu_late'));
+    expect(events(r, 'call.outcome').at(-1)!.payload).toMatchObject({ toolUseId: 'toolu_late', decision: 'expired' });
+    expect(events(r, 'call.bypassed').at(-1)!.payload).toMatchObject({ call: null, toolUseId: 'toolu_late', decision: 'expired', outcome: 'executed' });
+    // A request on time is judged as before.
+    const onTime = await postHook(r, pre('Read', { file_path: '/tmp/notes.txt' }, 'toolu_ok'), { 'x-gatehouse-hook-deadline-ms': '590000', 'x-gatehouse-hook-sent-at': String(Date.now()) });
+    expect(onTime.json).toEqual({ continue: true });
+    for (const e of [...events(r, 'hook.expired'), ...events(r, 'call.bypassed')]) expect(checkEvent(e)).toBeNull();
+  });
+
+  it('a denied call that ran anyway is a call.bypassed event; a report that comes before its PreToolUse decision is linked once the call is decided', async () => {
+    const r = await start({ mode: 'live', autonomy: 'supervised' });
+    await postHook(r, pre('Read', { file_path: '~/.ssh/id_rsa' }, 'toolu_denied'));
+    await postHook(r, input('PostToolUse', 'Read', { file_path: '~/.ssh/id_rsa' }, { tool_response: { content: 'x' } }, 'toolu_denied'));
+    const denied = (events(r, 'call.decided').at(-1)!.payload as { call: string }).call;
+    expect(events(r, 'call.bypassed').at(-1)!.payload).toMatchObject({ call: denied, decision: 'deny', outcome: 'executed', tool: 'Read' });
+    // The report first (two connections answered in either order), the decision after.
+    await postHook(r, input('PostToolUse', 'Read', { file_path: '/tmp/a.txt' }, { tool_response: {} }, 'toolu_early'));
+    expect(events(r, 'call.outcome').at(-1)!.payload).toMatchObject({ call: null, toolUseId: 'toolu_early' });
+    await postHook(r, pre('Read', { file_path: '/tmp/a.txt' }, 'toolu_early'));
+    const early = (events(r, 'call.decided').at(-1)!.payload as { call: string }).call;
+    expect(events(r, 'call.outcome-linked').at(-1)!.payload).toMatchObject({ call: early, toolUseId: 'toolu_early', outcome: 'executed', decision: 'allow' });
+    // Allowed: no bypass for it.
+    expect(events(r, 'call.bypassed').filter((e) => (e.payload as { toolUseId: string }).toolUseId === 'toolu_early')).toEqual([]);
+  });
+});
+
 describe('5. headless (claude -p): "ask" waits in the inbox, within the hook deadline', () => {
   it('the inbox item expires before the hook gives up (its deadline header, less the margin) and an approval answers allow', async () => {
     const r = await start({ mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', approvalExpiryMinutes: 10 });

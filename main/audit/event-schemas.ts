@@ -84,6 +84,12 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
    * how many places were masked or kept read-only) or not (why not: no box on this machine).
    */
   'call.contained': spec(ACTOR.host, { call: id, contained: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable() }),
+  /** A PreToolUse request read after its hook gave up (deadline passed, connection gone): answered without being judged. */
+  'hook.expired': spec(ACTOR.agent, { agent: z.string(), session: z.string(), tool: z.string(), toolUseId: nullableString, reason: z.string() }),
+  /** A hook-supervised call ran although Gatehouse did not answer allow (deny, ask, or never judged: expired). */
+  'call.bypassed': spec(ACTOR.agent, { call: nullableString, agent: z.string(), session: z.string(), tool: z.string(), toolUseId: z.string(), decision: z.string(), outcome: z.enum(['executed', 'failed']) }),
+  /** A report that came before its PreToolUse call was decided, linked to that call once it was. */
+  'call.outcome-linked': spec(ACTOR.agent, { call: nullableString, toolUseId: z.string(), session: z.string(), outcome: z.enum(['executed', 'failed']), decision: z.string() }),
   'call.result': spec(ACTOR.host, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), executed: z.boolean(), mode: z.enum(['dry-run', 'live']) }),
   /**
    * What became of a hook-supervised call, as Claude Code reported it (PostToolUse: executed,

@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
-import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
+import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
 interface HookTarget {
@@ -53,7 +53,7 @@ function postHook(url: string, token: string, body: string, timeoutMs: number): 
   return new Promise((resolve, reject) => {
     // agent: false: one connection, closed after the answer; a kept-alive socket would hold the process open.
     // The deadline goes with the call: a call waiting in the inbox expires before this hook gives up.
-    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, [HOOK_DEADLINE_HEADER]: String(timeoutMs) };
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, [HOOK_DEADLINE_HEADER]: String(timeoutMs), [HOOK_SENT_AT_HEADER]: String(Date.now()) };
     const req = request(url, { method: 'POST', agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');

@@ -4,7 +4,8 @@
 // and /agent/v1/* (the small HTTP API, agent-api.ts). Nothing else is reachable with the agent token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../core/http-body.js';
-import { CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_DEADLINE_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
+import { CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
+import { boundSession } from './agent-tokens.js';
 import type { HookOutcomes } from './hook-outcomes.js';
 import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
@@ -67,6 +68,16 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
       res.on('close', () => {
         if (!res.writableFinished) gone.abort('the hook gave up (its connection closed before Gatehouse answered)');
       });
+      // A request read after its hook gave up (the host was stopped or stalled past the deadline,
+      // or the connection is already gone) is not judged: Claude Code has gone its own way, and a
+      // decision now would be a record of something nobody was told. Recorded as expired; its
+      // PostToolUse report, if the tool ran, is linked to this record (hook-outcomes.ts).
+      const stale = staleBy(req, gone.signal);
+      if (stale !== null) {
+        const session = boundSession(agent.name, parsed.input.session_id);
+        deps.outcomes?.expired(agent, session, parsed.input.tool_use_id, parsed.input.tool_name, stale);
+        return send(res, 200, hookAnswer('deny', `Gatehouse did not judge this call: ${stale}.`));
+      }
       try {
         const s = deps.settings();
         const { answer, result } = await decideHook(deps.gateway, parsed.input, { askMode: s.hookAsk, autonomyAllow: s.hookAutonomyAllow, deadlineMs: hookDeadline(req), signal: gone.signal }, agent);
@@ -92,6 +103,19 @@ export function hookDeadline(req: IncomingMessage): number {
   const n = Number(Array.isArray(raw) ? raw[0] : raw);
   const fallback = CLAUDE_HOOK_TIMEOUT_S * 1000;
   return Number.isFinite(n) && n > 0 ? Math.min(n, fallback * 10) : fallback;
+}
+
+/**
+ * Why a hook request is too late to judge, or null: its deadline (sent at + deadline) has passed,
+ * or its connection closed before Gatehouse got to it.
+ */
+export function staleBy(req: IncomingMessage, gone: AbortSignal, now = Date.now()): string | null {
+  if (gone.aborted) return 'the hook had already given up (its connection closed before Gatehouse read the request)';
+  const raw = req.headers[HOOK_SENT_AT_HEADER];
+  const sentAt = Number(Array.isArray(raw) ? raw[0] : raw);
+  if (!Number.isFinite(sentAt) || sentAt <= 0) return null;
+  const deadline = sentAt + hookDeadline(req);
+  return now > deadline ? `its hook's deadline passed ${Math.round((now - deadline) / 1000)} s before Gatehouse read it (the host was stopped or stalled)` : null;
 }
 
 /** Largest hook input read; Claude Code's inputs are a few KiB (a Write of a big file, a few MiB at most). */

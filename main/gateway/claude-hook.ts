@@ -24,7 +24,7 @@ import type { Gateway, GatewayResult } from './gateway.js';
 import { CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, hookAnswer, NO_DECISION, type HookReply } from './hook-answer.js';
 import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
 
-export { hookAnswer, unreachableAnswer, NO_DECISION, isNoDecision, CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, HOOK_DEADLINE_HEADER, type HookAnswer, type HookReply, type PermissionDecision } from './hook-answer.js';
+export { hookAnswer, unreachableAnswer, NO_DECISION, isNoDecision, CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, type HookAnswer, type HookReply, type PermissionDecision } from './hook-answer.js';
 
 /** The hook events Gatehouse is configured for. */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;

@@ -20,6 +20,12 @@ export const HOOK_MARGIN_MS = 5_000;
  * timeout written beside it. An inbox wait for that call ends HOOK_MARGIN_MS before it.
  */
 export const HOOK_DEADLINE_HEADER = 'x-gatehouse-hook-deadline-ms';
+/**
+ * When the hook sent the request (epoch milliseconds; `gatehouse hook` sends it). With the
+ * deadline it tells a request Gatehouse reads only after the hook gave up (the host was stopped
+ * or stalled): such a request is not judged, since Claude Code has already gone its own way.
+ */
+export const HOOK_SENT_AT_HEADER = 'x-gatehouse-hook-sent-at';
 
 export type PermissionDecision = 'allow' | 'deny' | 'ask';
 export interface HookAnswer {

@@ -29,7 +29,8 @@ export interface HookOutcomesDeps {
 }
 
 interface Expected {
-  call: string;
+  /** Null for a request that was not judged (hook.expired). */
+  call: string | null;
   tool: string;
   decision: string;
   /** It was answered with the boxed command (call.contained). */
@@ -43,6 +44,8 @@ export interface OutcomeRecord {
 
 export class HookOutcomes {
   private readonly expected = new Map<string, Expected>();
+  /** Reports that came before their PreToolUse call was decided. */
+  private readonly early = new Map<string, { agent: string; outcome: OutcomeRecord['outcome'] }>();
 
   constructor(private readonly deps: HookOutcomesDeps) {}
 
@@ -50,9 +53,36 @@ export class HookOutcomes {
   expect(session: string, toolUseId: string | undefined, e: Expected): void {
     if (!toolUseId) return;
     const key = keyOf(session, toolUseId);
+    // Its report came first (two connections, answered in either order): linked now.
+    const early = this.early.get(key);
+    if (early) {
+      this.early.delete(key);
+      this.deps.record('call.outcome-linked', `agent:${early.agent}`, { call: e.call, toolUseId, session, outcome: early.outcome, decision: e.decision });
+      this.bypassed(early.agent, session, toolUseId, e, early.outcome);
+      return;
+    }
     this.expected.delete(key);
     this.expected.set(key, e);
     if (this.expected.size > REMEMBERED_MAX) this.expected.delete(this.expected.keys().next().value!);
+  }
+
+  /**
+   * A PreToolUse request read after its hook gave up, answered without judging it: recorded as
+   * hook.expired, and remembered so that the report of the tool running anyway is linked to it.
+   */
+  expired(agent: AgentIdentity, session: string, toolUseId: string | undefined, tool: string, reason: string): void {
+    this.deps.record('hook.expired', `agent:${agent.name}`, { agent: agent.name, session, tool, toolUseId: toolUseId ?? null, reason });
+    this.expect(session, toolUseId, { call: null, tool, decision: 'expired' });
+  }
+
+  /**
+   * The tool ran although Gatehouse did not answer allow (its answer was deny or ask and Claude
+   * Code ran it anyway, or the hook gave up first): a first-class event, not a footnote of
+   * call.outcome, so the console and a search for bypasses find it.
+   */
+  private bypassed(agent: string, session: string, toolUseId: string, e: Expected, outcome: OutcomeRecord['outcome']): void {
+    if (e.decision === 'allow') return;
+    this.deps.record('call.bypassed', `agent:${agent}`, { call: e.call, agent, session, tool: e.tool, toolUseId, decision: e.decision, outcome });
   }
 
   /** Records a PostToolUse / PostToolUseFailure report of `agent`'s session. */
@@ -62,6 +92,11 @@ export class HookOutcomes {
     const pre = this.expected.get(key);
     // One report per call: a second one (a retried hook) records again but names no call twice.
     if (pre) this.expected.delete(key);
+    else {
+      // Its PreToolUse may still be on its way (answered on another connection): linked when it comes.
+      this.early.set(key, { agent: agent.name, outcome: input.hook_event_name === 'PostToolUseFailure' ? 'failed' : 'executed' });
+      if (this.early.size > REMEMBERED_MAX) this.early.delete(this.early.keys().next().value!);
+    }
     const failed = input.hook_event_name === 'PostToolUseFailure';
     const { summary, bytes, truncated } = summarize(failed ? input.error : input.tool_response);
     const outcome: OutcomeRecord['outcome'] = failed ? 'failed' : 'executed';
@@ -82,6 +117,7 @@ export class HookOutcomes {
       interrupted: input.is_interrupt === true,
       contained: pre ? pre.contained === true : null,
     });
+    if (pre) this.bypassed(agent.name, session, input.tool_use_id, pre, outcome);
     // What the tool returned is now in the agent's context (as for a plugin's result in gateway.ts).
     if (!failed) {
       const level = this.deps.classify(input.tool_name);
