@@ -2,7 +2,7 @@
 // real HTTP and WebSocket on loopback, the real MCP SDK client and the built CLI. Each case
 // asserts what the operator (and the agent) sees and what the audit log holds. No sleeps: every
 // wait is for an event, a line of output or a state.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -100,6 +100,19 @@ const events = (r: Running, type: string) =>
     .tail(100_000)
     .filter((e) => e.type === type)
     .reverse();
+
+describe('acknowledged means durable (issue #25)', () => {
+  it("an operator's action whose event cannot be written is answered as not recorded, not as done; a read that records nothing is answered as usual", async () => {
+    const r = await start({});
+    const ctx = { operator: 'alice', console: 'serve' };
+    expect(await r.host.dispatcher.dispatch('settings.update', { approvalExpiryMinutes: 6 }, ctx)).toMatchObject({ ok: true });
+    // The log's file goes away under the running host: every batch from now on fails.
+    rmSync(join(r.home, 'audit.db'));
+    const changed = await r.host.dispatcher.dispatch('settings.update', { approvalExpiryMinutes: 7 }, ctx);
+    expect(changed).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringMatching(/^settings\.update was not recorded in the audit log \(.*\); whatever it changed is not acknowledged/) } });
+    expect(await r.host.dispatcher.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: true });
+  });
+});
 
 describe('the audit database reaching full (SQLITE_FULL)', () => {
   it('denies every call with a clear reason, shows it on the console, corrupts nothing, and resumes when space returns without a restart', async () => {

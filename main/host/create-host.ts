@@ -88,7 +88,8 @@ export function createHost(opts: HostOptions): Host {
   services.add(async () => {
     const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason: stopReason } });
     audit.flush();
-    await last.durable;
+    // A log that cannot be written (deleted, disk full) has said so already; stopping still stops.
+    await last.durable.catch((err: unknown) => log(`host.stopped could not be recorded: ${err instanceof Error ? err.message : String(err)}`));
   });
   const startedAt = clock.now();
   // Long work (verify, export, replay, plugin scans): progress to every console, cancellable.
@@ -226,7 +227,7 @@ export function createHost(opts: HostOptions): Host {
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
   };
-  const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log);
+  const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log, audit);
 
   let closed = false;
   // Calls waiting for an operator are denied and answered before anything else stops.

@@ -16,7 +16,16 @@ export function fail(code: WireError['code'], message: string, details?: unknown
   return { ok: false, error: details === undefined ? { code, message } : { code, message, details } };
 }
 
-export function createDispatcher<M extends MethodTable>(methods: M, handlers: Handlers<M>, log: (msg: string, err: unknown) => void = console.error): Dispatcher {
+/** The audit log's durability (AuditStore fits): an operator's action is acknowledged only once its events are on disk. */
+export interface DispatchDurability {
+  readonly headSeq: number;
+  mark(): number;
+  whenDurable(mark: number): Promise<void>;
+  /** Why appends fail now; while they do, what was just recorded is not on disk either. */
+  writeError(): string | null;
+}
+
+export function createDispatcher<M extends MethodTable>(methods: M, handlers: Handlers<M>, log: (msg: string, err: unknown) => void = console.error, durability?: DispatchDurability): Dispatcher {
   const names = Object.keys(methods);
   return {
     methodNames: names,
@@ -31,8 +40,22 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         return fail('bad_request', `Invalid request for ${method}: ${message}.`, { issues });
       }
       let result: unknown;
+      const head = durability?.headSeq;
+      const mark = durability?.mark();
       try {
         result = await handlers[method as keyof M](parsed.data as never, ctx);
+        // Acknowledged means durable: an action that recorded events (an approval, a grant, a
+        // setting) is answered only once they are committed, so "approved" on screen is never an
+        // approval the log lost. A read that recorded nothing does not wait for other writers.
+        if (durability && mark !== undefined && durability.headSeq !== head) {
+          try {
+            await durability.whenDurable(mark);
+            const failing = durability.writeError();
+            if (failing !== null) throw new Error(failing);
+          } catch (err) {
+            return fail('unavailable', `${method} was not recorded in the audit log (${err instanceof Error ? err.message : String(err)}); whatever it changed is not acknowledged, and calls are denied until the log can be written.`);
+          }
+        }
       } catch (err) {
         if (err instanceof OperationError) return fail('rejected', err.message, { reason: err.reason, ...err.data });
         log(`handler ${method} failed`, err);
