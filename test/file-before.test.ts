@@ -100,7 +100,7 @@ describe('approvals.fileBefore', () => {
     void r.hook('Edit', { file_path: join(r.project, 'big.log'), old_string: 'a', new_string: 'b' });
     const big = await waiting(r, 'Edit');
     expect((await r.op('approvals.fileBefore', { id: big.id })).body.result).toMatchObject({ exists: true, size: FILE_BEFORE_MAX_BYTES + 1, content: null, note: expect.stringContaining('larger than 512 KiB') });
-    void r.hook('MultiEdit', { file_path: join(r.project, 'blob.bin'), edits: [] });
+    void r.hook('MultiEdit', { file_path: join(r.project, 'blob.bin'), edits: [{ old_string: 'a', new_string: 'b' }] });
     const bin = await waiting(r, 'MultiEdit');
     expect((await r.op('approvals.fileBefore', { id: bin.id })).body.result).toMatchObject({ content: null, note: 'It is binary.' });
   });
