@@ -104,7 +104,7 @@ const events = (r: Running, type: string) =>
 describe('acknowledged means durable (issue #25)', () => {
   it("an operator's action whose event cannot be written is answered as not recorded, not as done; a read that records nothing is answered as usual", async () => {
     const r = await start({});
-    const ctx = { operator: 'alice', console: 'serve' };
+    const ctx = { operator: 'alice', console: 'serve' as const };
     expect(await r.host.dispatcher.dispatch('settings.update', { approvalExpiryMinutes: 6 }, ctx)).toMatchObject({ ok: true });
     // The log's file goes away under the running host: every batch from now on fails.
     rmSync(join(r.home, 'audit.db'));
