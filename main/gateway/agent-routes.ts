@@ -110,7 +110,8 @@ export function hookDeadline(req: IncomingMessage): number {
  * or its connection closed before Gatehouse got to it.
  */
 export function staleBy(req: IncomingMessage, gone: AbortSignal, now = Date.now()): string | null {
-  if (gone.aborted) return 'the hook had already given up (its connection closed before Gatehouse read the request)';
+  // The close may have come before its listener was added: the socket itself says so too.
+  if (gone.aborted || req.socket.destroyed) return 'the hook had already given up (its connection closed before Gatehouse read the request)';
   const raw = req.headers[HOOK_SENT_AT_HEADER];
   const sentAt = Number(Array.isArray(raw) ? raw[0] : raw);
   if (!Number.isFinite(sentAt) || sentAt <= 0) return null;

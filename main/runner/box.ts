@@ -23,6 +23,7 @@ import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from '../policy/types.js';
+import { under } from './sandbox.js';
 
 /** What one contained command may reach; rendered for bubblewrap or Seatbelt. */
 export interface BoxPlan {
@@ -63,10 +64,6 @@ const WALK_BUDGET = 20_000;
 
 const GLOB_CHAR = /(?<!\\)[*?[{]/;
 const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
-const under = (child: string, parent: string) => {
-  const r = relative(parent, child);
-  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
-};
 
 /** Rules that decide on a file read / on changes, enabled and denying. */
 function protectedPatterns(rules: readonly Rule[]): { read: Rule[]; modify: Rule[] } {

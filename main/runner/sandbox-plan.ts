@@ -11,7 +11,7 @@ import { ALL_PERSISTENCE_GLOBS } from '../policy/rules/persistence.js';
 import { compilePathPattern, defaultCaseInsensitive, type PathPattern } from '../policy/rules/paths.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { namedPlaces } from './box.js';
-import { containWrap, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
+import { containWrap, under, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
 
 export interface SandboxPlan {
   /** The wrap for runOneShot (always set: unsandboxed runs still get limits). */
@@ -235,7 +235,3 @@ function neverWholeInHome(p: string, home: string): boolean {
 }
 const HOME_CATCH_ALL = new Set(['.config', '.local', '.cache']);
 
-const under = (child: string, parent: string) => {
-  const r = relative(parent, child);
-  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
-};

@@ -184,7 +184,8 @@ function isDir(p: string): boolean {
   }
 }
 
-const under = (child: string, parent: string) => {
+/** `child` is `parent` or inside it (lexically: paths are compared as given). */
+export const under = (child: string, parent: string): boolean => {
   const r = relative(parent, child);
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
 };
