@@ -37,6 +37,9 @@ const jobs = {
   // finds it next to the bundle that starts it). CommonJS, so the ESM CLI, the bench and the CJS
   // Electron bundle all load the one file.
   extractWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/policy/extract/extract-worker.ts'], outfile: 'out/main/extract-worker.cjs', format: 'cjs' }),
+  // The audit log's writer thread (main/audit/audit-writer.ts finds it next to the bundle that
+  // starts it). CommonJS for the same reason as the extraction worker.
+  auditWriter: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/audit/audit-writer-worker.ts'], outfile: 'out/main/audit-writer-worker.cjs', format: 'cjs' }),
   // The worker threads of WebAssembly plugins (main/runner/wasm/worker-file.ts finds it next to the
   // bundle that starts it). ESM: binaryen, which it loads to meter modules, is ESM with top-level await.
   wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: 'out/main/wasm-worker.mjs', format: 'esm' }),

@@ -22,6 +22,8 @@ const chainState = z.object({
   verifiedAt: z.number().int().nullable(),
   /** Why the audit log cannot be written now (e.g. the disk is full; every call is denied meanwhile); null or absent while it can. */
   writeError: z.string().nullable().optional(),
+  /** Events appended and not yet on disk: the writer's backlog (it grows while a lock or a slow disk holds writes up). */
+  unwritten: z.number().int().nonnegative().optional(),
 });
 
 const empty = z.object({}).strict();

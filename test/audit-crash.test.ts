@@ -33,6 +33,18 @@ async function writerScript(): Promise<string> {
     packages: 'external',
     logLevel: 'silent',
   });
+  // The store's writer thread, which a bundle finds beside itself (as out/main holds it).
+  await build({
+    entryPoints: [join(repoRoot, 'main', 'audit', 'audit-writer-worker.ts')],
+    outfile: join(dir, 'audit-writer-worker.cjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    define: { 'import.meta.url': 'undefined' },
+    logLevel: 'silent',
+  });
   onTestFinished(() => rmSync(outfile, { force: true }));
   return outfile;
 }

@@ -16,7 +16,8 @@ export function answerWaitingOnStop(approvals: ApprovalQueue, audit: AuditStore)
       // after them, so when it is durable every answer has been released; one more turn writes them.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const stopping = audit.append({ type: 'host.stopping', actor: 'host', payload: { waiting: n } });
-      audit.flush();
+      // Sent now, not waited for here: the durable promise below is.
+      audit.flush(0);
       await stopping.durable.catch(() => {});
       await new Promise<void>((resolve) => setImmediate(resolve));
       return n;

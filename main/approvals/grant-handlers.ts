@@ -19,7 +19,7 @@ export type GrantHandlers = Pick<Handlers<GatehouseContract['methods']>, GrantMe
 export interface GrantHandlerDeps {
   approvals: ApprovalQueue;
   /** The audit log, flushed before a preview reads it so the newest calls count. */
-  audit: { readonly db: import('better-sqlite3').Database; flush(): void };
+  audit: { readonly db: import('better-sqlite3').Database; settle(): Promise<void> };
   clock: Clock;
   /** The home folder `~` means in a folder grant (the judge's). */
   home: string;
@@ -86,7 +86,7 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
       const item = itemOf(id);
       const { value, covers } = await candidate(item, kind, raw);
       const since = deps.clock.now() - PREVIEW_WINDOW_MS;
-      deps.audit.flush();
+      await deps.audit.settle();
       const who = { scope: scope as GrantScope, agent: item.call.agent, session: item.call.session, source: item.call.source };
       const filter = scope === 'everyone' ? {} : scope === 'agent' ? { agent: item.call.agent } : { agent: item.call.agent, session: item.call.session };
       const calls = recentCalls(deps.audit.db, since, filter).filter((c) => c.call.id !== item.call.id && scopeCovers(who, c.call));

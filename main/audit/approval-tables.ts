@@ -37,34 +37,44 @@ export interface StoredGrant {
   expiresAt: number;
 }
 
-export class ApprovalTables<Item extends StoredApproval, G extends StoredGrant> {
-  private readonly upsertItem;
-  private readonly deleteItem;
-  private readonly upsertGrant;
-  private readonly deleteGrant;
+const UPSERT_ITEM = 'INSERT INTO approval_items (id, state, requested_at, item) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state, item = excluded.item';
+const DELETE_ITEM = 'DELETE FROM approval_items WHERE id = ?';
+const UPSERT_GRANT = 'INSERT INTO approval_grants (id, expires_at, grant_json) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET expires_at = excluded.expires_at, grant_json = excluded.grant_json';
+const DELETE_GRANT = 'DELETE FROM approval_grants WHERE id = ?';
 
-  constructor(private readonly db: Database) {
+/** Makes a write: the host passes the audit store's queueWrite, so it joins the writer thread's next batch. */
+export type TableWrite = (sql: string, params: unknown[]) => void;
+
+export class ApprovalTables<Item extends StoredApproval, G extends StoredGrant> {
+  private readonly write: TableWrite;
+
+  /**
+   * `write`: how rows are written. The host queues them with the log's writer thread, so another
+   * process holding the file's write lock never blocks the host's event loop; without it (tests,
+   * a tool with the file to itself) they are written at once on `db`.
+   */
+  constructor(
+    private readonly db: Database,
+    write?: TableWrite,
+  ) {
     db.exec(SCHEMA);
-    this.upsertItem = db.prepare('INSERT INTO approval_items (id, state, requested_at, item) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state, item = excluded.item');
-    this.deleteItem = db.prepare('DELETE FROM approval_items WHERE id = ?');
-    this.upsertGrant = db.prepare('INSERT INTO approval_grants (id, expires_at, grant_json) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET expires_at = excluded.expires_at, grant_json = excluded.grant_json');
-    this.deleteGrant = db.prepare('DELETE FROM approval_grants WHERE id = ?');
+    this.write = write ?? ((sql, params) => void db.prepare(sql).run(...params));
   }
 
   saveApproval(item: Item): void {
-    this.upsertItem.run(item.id, item.state, Math.trunc(item.requestedAt), JSON.stringify(item));
+    this.write(UPSERT_ITEM, [item.id, item.state, Math.trunc(item.requestedAt), JSON.stringify(item)]);
   }
 
   forgetApproval(id: string): void {
-    this.deleteItem.run(id);
+    this.write(DELETE_ITEM, [id]);
   }
 
   saveGrant(grant: G): void {
-    this.upsertGrant.run(grant.id, Math.trunc(grant.expiresAt), JSON.stringify(grant));
+    this.write(UPSERT_GRANT, [grant.id, Math.trunc(grant.expiresAt), JSON.stringify(grant)]);
   }
 
   forgetGrant(id: string): void {
-    this.deleteGrant.run(id);
+    this.write(DELETE_GRANT, [id]);
   }
 
   /**

@@ -35,8 +35,8 @@ export function auditHandlers(d: AuditHandlerDeps): AuditHandlers {
     'audit.session': ({ session, limit }) => d.query.session(session, limit),
     'audit.export': ({ job, ...req }, ctx) => d.jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => d.query.export(req, j)),
     'audit.replay': ({ job, ...req }, ctx) =>
-      d.jobs.run({ id: job, kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls', by: `operator:${ctx.operator}` }, (j) => {
-        d.audit.flush();
+      d.jobs.run({ id: job, kind: 'audit.replay', title: 'Replaying the policy over recorded calls', unit: 'calls', by: `operator:${ctx.operator}` }, async (j) => {
+        await d.audit.settle();
         return replayCalls({ db: d.audit.db, policy: d.policy, autonomy: d.autonomy }, req, j);
       }),
   };

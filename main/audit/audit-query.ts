@@ -121,7 +121,8 @@ export class AuditQuery {
    * Started's "connect an agent" step; the console's own test call (source console) does not count.
    */
   lastAgentCall(): { agent: string; source: string; at: number } | null {
-    this.deps.store?.flush();
+    // A short cap: a lock held by another process must not freeze the console (it reads what is committed).
+    this.deps.store?.flush(100);
     const row = this.db
       .prepare("SELECT ts, json_extract(payload, '$.agent') AS agent, json_extract(payload, '$.source') AS source FROM events WHERE type = 'call.received' AND json_extract(payload, '$.source') IN ('mcp', 'hook', 'api') ORDER BY seq DESC LIMIT 1")
       .get() as { ts: number; agent: unknown; source: string } | undefined;
@@ -148,7 +149,8 @@ export class AuditQuery {
   }
 
   private ready(): void {
-    this.deps.store?.flush();
+    // A short cap: a lock held by another process must not freeze the console (it reads what is committed).
+    this.deps.store?.flush(100);
     if (!hasSearchIndex(this.db)) {
       throw new OperationError('unavailable', 'This audit database has no search index yet: start Gatehouse once (it migrates the database), then search again.');
     }

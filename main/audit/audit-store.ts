@@ -4,13 +4,14 @@
 // call order) and goes into the transaction holding everything else appended in the same
 // tick, committed as one transaction. `durable` resolves when that transaction is on disk.
 //
-// Durability without stalling the host: the commit itself does not fsync (WAL with
-// synchronous=NORMAL); the store then fsyncs the WAL file on libuv's thread pool and resolves
-// `durable` when that returns. A synchronous FULL commit fsynced on the event loop, which cost
-// every tool call several milliseconds on a busy disk (bench/gateway.ts). fsync makes the file's
-// written pages durable whichever descriptor asks, so this gives FULL's guarantee for each batch
-// whose `durable` has resolved. Checkpoints still fsync the database synchronously (rarely).
-import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
+// Durability without stalling the host: batches are written by a thread of their own
+// (audit-writer-worker.ts) with its own connection, one batch at a time, so what is appended
+// while one commits gathers into the next (group commit). The commit does not fsync (WAL with
+// synchronous=NORMAL); the thread fsyncs the WAL file before it answers, which gives FULL's
+// guarantee for each batch whose `durable` has resolved. A commit on the event loop froze the
+// whole host while another process held the write lock, and a synchronous FULL commit cost every
+// tool call several milliseconds on a busy disk (bench/gateway.ts).
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { ChainVerifier, GENESIS_HASH, HISTORY_MISSING_EVENT, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
@@ -21,6 +22,7 @@ import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 import { AuditFileGuard, AuditFileLost, assertWritable } from './audit-file-guard.js';
 import { HeadFileWriter, missingHistory, readHeadFile } from './audit-head.js';
+import { AuditWriter, WriterError, type RowTuple, type SideWrite, type WriterReply } from './audit-writer.js';
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
@@ -106,24 +108,28 @@ export interface AuditStoreOptions {
 /** The event written when appends work again after a write failure, saying what was lost. */
 export const WRITE_RESUMED_EVENT = 'audit.write-resumed';
 
+/** How long a batch waits for another process's write lock before its calls are denied. */
+export const WRITE_LOCK_WAIT_MS = 5000;
+
+/** How long a console read waits for this tick's events to commit before it reads what is committed. */
+const READ_SETTLE_MS = 250;
+
 interface Batch {
+  rows: RowTuple[];
+  sql: SideWrite[];
   count: number;
+  /** The chain head after this batch's last row. */
+  head: { seq: number; hash: string };
   promise: Promise<void>;
   resolve: () => void;
   reject: (err: Error) => void;
 }
 
 export class AuditStore {
+  /** The host's own connection: reads, and the schema at open. Writes go through the writer thread. */
   readonly db: Db;
   private readonly clock: Clock;
   private readonly maxBatch: number;
-  private readonly insert: Statement;
-  private readonly setHead: Statement;
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  /** Indexes each batch for search in its own transaction, at commit (audit-index.ts). */
-  private readonly searchIndex: SearchIndexer;
   private readonly onCommit: ((lastSeq: number, count: number) => void) | undefined;
   private readonly decorate: ((input: AuditEventInput) => AuditEventInput) | undefined;
   private readonly log: (msg: string, err?: unknown) => void;
@@ -132,15 +138,16 @@ export class AuditStore {
   private headHash: string;
   /** Head as last committed: where the chain resumes if a batch fails. */
   private committed: { seq: number; hash: string };
-  /** The open transaction holding this tick's events, if any. */
-  private batch: Batch | null = null;
+  /** Batches gathered and not sent yet, oldest first; each holds at most maxBatch events. */
+  private queue: Batch[] = [];
+  /** The batch the writer thread is committing: one at a time, so the next one gathers a tick's worth. */
+  private inflight: Batch | null = null;
   private scheduled = false;
   private closed = false;
-  private readonly walPath: string;
-  private walFd: number | null = null;
-  /** Committed batches whose WAL pages are not yet fsynced. */
-  private unsynced: Batch[] = [];
-  private syncing = false;
+  /** The writer thread (audit-writer-worker.ts); null for an in-memory log, written here. */
+  private readonly writer: AuditWriter | null;
+  /** For an in-memory log only (tests, benchmarks): the same transaction, on this connection. */
+  private readonly local: LocalWriter | null;
   private readonly path: string;
   private readonly onWriteState: ((failure: string | null) => void) | undefined;
   /** Batches that failed since the store opened: a caller compares before and after its own appends. */
@@ -182,23 +189,18 @@ export class AuditStore {
     this.db.pragma('journal_mode = WAL');
     if (onDisk) for (const side of ['-wal', '-shm']) ensureOwnerOnlyFile(opts.path + side, { create: false });
     // NORMAL: a commit survives a crash of this process at once, and power loss once the WAL is
-    // fsynced, which this store does off the event loop (see the top of the file).
+    // fsynced, which the writer thread does before it answers (see the top of the file).
     this.db.pragma('synchronous = NORMAL');
-    this.walPath = `${opts.path}-wal`;
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${WRITE_LOCK_WAIT_MS}`);
     migrate(this.db, undefined, (m) => this.log(`audit log: upgrading ${opts.path} to schema ${m.version} (${m.name}); this can take a while on a large log`));
-    this.insert = this.db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.setHead = this.db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
-    // IMMEDIATE: take the write lock when the batch opens, so a commit cannot fail on a lock.
-    this.begin = this.db.prepare('BEGIN IMMEDIATE');
-    this.commit = this.db.prepare('COMMIT');
-    this.rollback = this.db.prepare('ROLLBACK');
-    this.searchIndex = new SearchIndexer(this.db);
     const last = this.db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.headSeqValue = last?.seq ?? 0;
     this.headHash = last?.hash ?? GENESIS_HASH;
     this.committed = { seq: this.headSeqValue, hash: this.headHash };
     if (onDisk) this.guard = new AuditFileGuard(opts.path);
+    const onReply = (r: WriterReply) => this.settled(r);
+    this.writer = onDisk ? new AuditWriter({ path: opts.path, busyTimeoutMs: WRITE_LOCK_WAIT_MS, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) }, onReply) : null;
+    this.local = onDisk ? null : new LocalWriter(this.db, onReply);
     const gap = this.headFile ? missingHistory(opts.path, existed ? this.db : null, recordedHead, this.headFile) : null;
     if (gap) {
       // In the chain itself, so every verifier reports it until an operator starts a new chain on purpose.
@@ -209,10 +211,9 @@ export class AuditStore {
   }
 
   /**
-   * Chains the event and inserts it into this tick's open transaction at once; the commit
-   * (one fsync for the whole batch) happens when the tick ends or the batch is full.
-   * Inserting now rather than at commit keeps no row objects alive between the two, which
-   * is most of what made the chain cost more than a plain insert (bench/audit-append.ts).
+   * Chains the event at once (the chain order is the call order) and adds it to the batch being
+   * gathered; the batch goes to the writer thread when the tick ends or it is full, and
+   * `durable` resolves when the thread has committed and fsynced it.
    */
   append(input: AuditEventInput): Appended {
     if (this.closed) throw new Error('the audit store is closed');
@@ -222,94 +223,135 @@ export class AuditStore {
     const ts = Math.trunc(this.clock.now());
     const prevHash = this.headHash;
     const hash = chainHash(prevHash, { seq, ts, type: input.type, actor: input.actor, payloadJson });
-    let batch = this.batch;
-    try {
-      if (!batch) {
-        batch = newBatch();
-        this.latest = batch.promise;
-        this.begin.run();
-        this.batch = batch;
-      }
-      this.insert.run(seq, ts, input.type, input.actor, payloadJson, prevHash, hash);
-    } catch (err) {
-      // Nothing of this batch will be written: fail it whole and resume from the committed head.
-      batch!.count++;
-      this.abort(batch!, err);
-      return { seq, hash, durable: batch!.promise };
-    }
+    const batch = this.gathering();
+    // whenDurable() waits for the newest batch holding an event (batches settle in order).
+    this.latest = batch.promise;
+    batch.rows.push([seq, ts, input.type, input.actor, payloadJson, prevHash, hash]);
+    batch.count++;
+    batch.head = { seq, hash };
     this.headSeqValue = seq;
     this.headHash = hash;
-    batch.count++;
-    if (batch.count >= this.maxBatch) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.flush();
-      });
-    }
+    // A full batch goes at once (if the writer is free); a larger tick is split (bounds memory and latency).
+    if (batch.count >= this.maxBatch) this.send();
+    else this.schedule();
     return { seq, hash, durable: batch.promise };
   }
 
-  /** Commits everything pending now, in one transaction. */
-  flush(): void {
-    const batch = this.batch;
-    if (!batch) return;
+  /**
+   * A write of state kept beside the log (the inbox's tables), made in the next batch's
+   * transaction by the writer thread, so a lock on the file never blocks the host for it either.
+   */
+  queueWrite(sql: string, params: unknown[]): void {
+    if (this.closed) return;
+    this.gathering().sql.push({ sql, params, retry: true });
+    this.schedule();
+  }
+
+  /**
+   * Sends what is gathered and waits, up to `maxWaitMs`, until everything appended so far is
+   * committed (or failed). Returns whether it is. Readers of `db` call it to see their own events;
+   * the host's request paths pass a short cap (or 0), so a lock held elsewhere never freezes it.
+   */
+  flush(maxWaitMs = WRITE_LOCK_WAIT_MS * 2): boolean {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      this.send();
+      if (!this.inflight) return true;
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.writer) return false;
+      this.writer.waitForReply(left);
+    }
+  }
+
+  /** flush() without blocking: resolves when everything appended so far is settled, or after `maxWaitMs`. */
+  async settle(maxWaitMs = READ_SETTLE_MS): Promise<void> {
+    this.send();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.latest.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+    clearTimeout(timer);
+  }
+
+  private gathering(): Batch {
+    let batch = this.queue.at(-1);
+    if (!batch || batch.count >= this.maxBatch) this.queue.push((batch = newBatch({ seq: this.headSeqValue, hash: this.headHash })));
+    return batch;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  /** Hands the gathered batch to the writer, unless one is being written (its reply sends the next). */
+  private send(): void {
+    const batch = this.queue[0];
+    if (!batch || this.inflight || this.closed) return;
     // SECURITY: a log deleted, replaced or truncated under the host would take this batch (and the
     // ones before) with it; without this check calls went on being allowed with nothing on record.
     const lost = this.guard?.check() ?? null;
+    this.queue.shift();
     if (lost) {
-      this.abort(batch, new AuditFileLost(lost));
+      this.lose(batch, new AuditFileLost(lost));
       return;
     }
-    try {
-      this.searchIndex.indexAfter(this.committed.seq);
-      this.setHead.run(this.headSeqValue, this.headHash);
-      this.commit.run();
-    } catch (err) {
-      this.abort(batch, err);
-      return;
-    }
-    this.batch = null;
-    this.committed = { seq: this.headSeqValue, hash: this.headHash };
-    this.unsynced.push(batch);
-    this.syncSoon();
-    try {
-      this.onCommit?.(this.committed.seq, batch.count);
-    } catch (err) {
-      this.log('audit onCommit listener failed', err);
-    }
-    if (this.writeFailure) this.resumed();
+    this.inflight = batch;
+    if (this.writer) this.writer.send(batch.sql, batch.rows);
+    else this.local!.write(batch.sql, batch.rows);
   }
 
-  /** One fsync of the WAL at a time; batches committed meanwhile share the next one. */
-  private syncSoon(): void {
-    if (this.syncing || this.unsynced.length === 0 || this.closed) return;
-    const fd = this.wal();
-    const batches = this.unsynced;
-    this.unsynced = [];
-    // The head file follows what is on disk, never what is only committed (it must not lead the log).
-    const upTo = { ...this.committed };
-    if (fd === null) {
-      this.heads?.update(upTo);
-      for (const b of batches) b.resolve();
-      return;
-    }
-    this.syncing = true;
-    fsync(fd, (err) => {
-      this.syncing = false;
-      // Not fsynced: after a power loss the file may hold an older head, which is never flagged.
-      if (!err) this.heads?.update(upTo);
-      for (const b of batches) {
-        if (err) {
-          this.log('audit fsync failed', err);
-          this.failed(err, b.count);
-          b.reject(err);
-        } else b.resolve();
+  /** The writer's answer for the batch in flight. */
+  private settled(r: WriterReply): void {
+    const batch = this.inflight;
+    if (!batch) return;
+    this.inflight = null;
+    if (r.committed && batch.rows.length > 0) this.committed = batch.head;
+    if (r.ok) {
+      // The head file follows what is on disk, never what is only committed (it must not lead the log).
+      if (batch.rows.length > 0) this.heads?.update(this.committed);
+      batch.resolve();
+      try {
+        if (batch.count > 0) this.onCommit?.(this.committed.seq, batch.count);
+      } catch (err) {
+        this.log('audit onCommit listener failed', err);
       }
-      if (this.closed) this.closeWal();
-      else this.syncSoon();
-    });
+      if (this.writeFailure) this.resumed();
+    } else {
+      const err = new WriterError(r.message, r.code);
+      if (r.committed) {
+        // Committed but not fsynced: after a power loss the file may hold an older head, which is never flagged.
+        this.log('audit fsync failed', err);
+        this.failed(err, batch.count);
+        batch.reject(err);
+      } else this.lose(batch, err);
+    }
+    // The next batch goes now: it has gathered while this one was written.
+    if (this.queue.length > 0) this.send();
+  }
+
+  /**
+   * A batch will not be written: its producers are told, and so are those of the batch gathered
+   * after it, whose rows are chained onto it. The chain resumes from the last commit; state writes
+   * (the inbox's) go again with the next batch.
+   */
+  private lose(batch: Batch, err: Error): void {
+    this.log('audit batch failed to commit', err);
+    const after = this.queue;
+    this.queue = [];
+    this.headSeqValue = this.committed.seq;
+    this.headHash = this.committed.hash;
+    this.failed(err, after.reduce((n, b) => n + b.count, batch.count));
+    batch.reject(err);
+    for (const b of after) b.reject(err);
+    const again = [batch, ...after].flatMap((b) => b.sql).filter((w) => w.retry);
+    if (again.length > 0) {
+      this.gathering().sql.push(...again);
+      // Not at once: a lock or a full disk would just fail them again in a loop.
+      setTimeout(() => this.schedule(), 1000).unref();
+    }
   }
 
   /**
@@ -321,39 +363,6 @@ export class AuditStore {
     const lost = this.guard.check();
     if (lost && this.writeFailure?.message !== lost) this.failed(new AuditFileLost(lost), 0);
     return lost;
-  }
-
-  private wal(): number | null {
-    if (this.walFd === null) {
-      try {
-        this.walFd = openSync(this.walPath, 'r');
-      } catch {
-        // No WAL file means nothing uncheckpointed: the commit reached the database file itself.
-        return null;
-      }
-    }
-    return this.walFd;
-  }
-
-  private closeWal(): void {
-    if (this.walFd === null) return;
-    closeSync(this.walFd);
-    this.walFd = null;
-  }
-
-  /** Rolls back the open batch, rejects its producers and rewinds the head to the last commit. */
-  private abort(batch: Batch, err: unknown): void {
-    this.log('audit batch failed to commit', err);
-    this.batch = null;
-    try {
-      if (this.db.inTransaction) this.rollback.run();
-    } catch (rollbackErr) {
-      this.log('audit batch rollback failed', rollbackErr);
-    }
-    this.headSeqValue = this.committed.seq;
-    this.headHash = this.committed.hash;
-    this.failed(err, batch.count);
-    batch.reject(err instanceof Error ? err : new Error(String(err)));
   }
 
   /** A batch was lost: remember why (for callers' answers and the consoles) until one commits again. */
@@ -371,10 +380,10 @@ export class AuditStore {
   private resumed(): void {
     const f = this.writeFailure!;
     this.writeFailure = null;
+    // Goes with the next batch (a flush() in progress sends it before it returns); should that
+    // batch fail, failed() tells the consoles again.
     this.append({ type: WRITE_RESUMED_EVENT, actor: 'host', payload: { failedSince: f.since, lostEvents: f.lostEvents, code: f.code, error: f.message } });
-    // Committed now, not next tick: flush()'s callers (close, prune, tail) expect no open batch after it.
-    this.flush();
-    if (!this.writeFailure) this.notifyWriteState(null);
+    this.notifyWriteState(null);
   }
 
   private notifyWriteState(failure: string | null): void {
@@ -406,13 +415,19 @@ export class AuditStore {
     if (this.failures !== mark) throw new AuditWriteError(this.writeFailure?.message ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
   }
 
+  /** Events appended and not yet committed: the writer's backlog. */
+  unwritten(): number {
+    return this.headSeqValue - this.committed.seq;
+  }
+
   /** The head of the chain, including events accepted but not yet committed. */
   get headSeq(): number {
     return this.headSeqValue;
   }
 
   tail(limit: number): AuditRow[] {
-    this.flush();
+    // A short cap: a console reading the tail must not freeze while another process holds the lock.
+    this.flush(READ_SETTLE_MS);
     const rows = this.db.prepare('SELECT seq, ts, type, actor, payload, hash FROM events ORDER BY seq DESC LIMIT ?').all(limit) as (Omit<AuditRow, 'payload'> & { payload: string })[];
     return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as unknown }));
   }
@@ -448,26 +463,22 @@ export class AuditStore {
     const checkpoint = { seq: last.seq, hash: last.hash };
     const count = (this.db.prepare('SELECT COUNT(*) AS n FROM events WHERE seq <= ?').get(cut) as { n: number }).n;
     const previous = this.checkpoint();
-    // Deletion, checkpoint and event in one transaction: the batch is opened here and the event joins it.
-    const batch = newBatch();
-    try {
-      this.begin.run();
-      this.batch = batch;
-      for (const sql of sideTableDeletes(this.db)) this.db.prepare(sql).run(cut);
-      this.db.prepare('DELETE FROM events WHERE seq <= ?').run(cut);
-      this.db.prepare('INSERT INTO chain_checkpoint (id, seq, hash, pruned_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at').run(checkpoint.seq, checkpoint.hash, Math.trunc(this.clock.now()));
-      for (const sql of sideTableRebuilds(this.db)) this.db.prepare(sql).run();
-    } catch (err) {
-      this.abort(batch, err);
-      throw err;
-    }
+    // Deletion, checkpoint and event in one transaction: the writer makes a batch's side writes
+    // and its rows together, so they join the (empty, after the flush above) batch being gathered.
+    const writes: SideWrite[] = [
+      ...sideTableDeletes(this.db).map((sql) => ({ sql, params: [cut], retry: false })),
+      { sql: 'DELETE FROM events WHERE seq <= ?', params: [cut], retry: false },
+      { sql: 'INSERT INTO chain_checkpoint (id, seq, hash, pruned_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at', params: [checkpoint.seq, checkpoint.hash, Math.trunc(this.clock.now())], retry: false },
+      ...sideTableRebuilds(this.db).map((sql) => ({ sql, params: [], retry: false })),
+    ];
+    this.gathering().sql.push(...writes);
     const appended = this.append({
       type: PRUNED_EVENT,
       actor,
       payload: { pruned: count, fromSeq: first, toSeq: cut, checkpoint, previousCheckpoint: previous, maxAgeDays: policy.maxAgeDays ?? 0, maxEvents: policy.maxEvents ?? 0, cutoffTs },
     });
     this.flush();
-    // A failed insert or commit rolled the deletion back with it and rewound the head.
+    // A failed commit rolled the deletion back with it and rewound the head.
     if (this.committed.seq < appended.seq) throw new Error('audit retention: the prune could not be committed; nothing was deleted');
     return { pruned: count, checkpoint, seq: appended.seq, durable: appended.durable };
   }
@@ -503,15 +514,10 @@ export class AuditStore {
 
   close(): void {
     if (this.closed) return;
-    this.flush();
+    // Everything appended is committed and fsynced by the writer before it lets go.
+    if (!this.flush()) this.log('audit log: closing with a batch the writer did not finish (it is lost; the next start reports the gap)');
     this.closed = true;
-    // What is still unsynced is made durable now, before SQLite checkpoints and lets go.
-    const fd = this.wal();
-    if (this.unsynced.length > 0) {
-      if (fd !== null) fsyncSync(fd);
-      for (const b of this.unsynced.splice(0)) b.resolve();
-    }
-    if (!this.syncing) this.closeWal();
+    this.writer?.close();
     this.guard?.close();
     this.db.close();
     // After the close's checkpoint: everything committed is in the database file, on disk.
@@ -531,10 +537,13 @@ export function describeWriteFailure(path: string, err: unknown): string {
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
     return `the audit log cannot be written: disk full (${text}; ${path}). Gatehouse denies every call until it can record them again; free space on that disk and calls are answered again, without a restart.`;
   }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'))) {
+    return `the audit log is locked by another process (${path}; it held the write lock for more than ${WRITE_LOCK_WAIT_MS / 1000} s). Gatehouse denies every call until it can record them again; close the program that holds the file open for writing (a sqlite3 shell, a backup or sync tool) and calls are answered again, without a restart.`;
+  }
   return `the audit log cannot be written (${typeof code === 'string' ? `${code}: ` : ''}${text}; ${path}). Gatehouse denies every call until it can record them again; check the disk and the file's permissions.`;
 }
 
-function newBatch(): Batch {
+function newBatch(head: { seq: number; hash: string }): Batch {
   let resolve!: () => void;
   let reject!: (err: Error) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -543,7 +552,49 @@ function newBatch(): Batch {
   });
   // A producer that ignores `durable` must not cause an unhandled rejection.
   promise.catch(() => {});
-  return { count: 0, promise, resolve, reject };
+  return { rows: [], sql: [], count: 0, head, promise, resolve, reject };
+}
+
+/**
+ * The writer of an in-memory log (tests and benchmarks; no file, so no thread can share it): the
+ * same transaction as the writer thread's, on the store's own connection, answered next turn.
+ */
+class LocalWriter {
+  private readonly insert: Statement;
+  private readonly setHead: Statement;
+  private readonly index: SearchIndexer;
+  private indexedUpTo: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly onReply: (r: WriterReply) => void,
+  ) {
+    this.insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.setHead = db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
+    this.index = new SearchIndexer(db);
+    this.indexedUpTo = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
+  }
+
+  write(sql: SideWrite[], rows: RowTuple[]): void {
+    const last = rows[rows.length - 1];
+    let reply: WriterReply = { id: 0, ok: true, committed: true, code: null, message: '' };
+    try {
+      this.db.transaction(() => {
+        for (const w of sql) this.db.prepare(w.sql).run(...w.params);
+        for (const r of rows) this.insert.run(...r);
+        if (last) {
+          this.index.indexAfter(this.indexedUpTo);
+          this.setHead.run(last[0], last[6]);
+        }
+      }).immediate();
+      if (last) this.indexedUpTo = last[0];
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      reply = { id: 0, ok: false, committed: false, code: typeof code === 'string' ? code : null, message: err instanceof Error ? err.message : String(err) };
+    }
+    // Synchronously: flush() on an in-memory log returns with the batch settled, as the thread's does.
+    this.onReply(reply);
+  }
 }
 
 /** Verifies the chain of an open database; used by the store and by `gatehouse audit verify`. */

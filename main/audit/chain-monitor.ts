@@ -34,7 +34,7 @@ export class ChainMonitor {
   /** The state now; the database file's identity is checked first (cheap), so a deleted log shows before the next call. */
   state(): ChainState {
     this.deps.audit.checkFile();
-    return this.chain;
+    return { ...this.chain, unwritten: this.deps.audit.unwritten() };
   }
 
   /** Reads the whole chain now (at start: before the first append, so a break found is reported as found). */

@@ -11,7 +11,7 @@ import { ensureHome } from '../home.js';
 import { createDispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
 import type { AgentEndpoints, Host, HostOptions } from './host-types.js';
-import { inCallContext, withConsole } from './operator-context.js';
+import { inCallContext, recordedBy, withConsole } from './operator-context.js';
 import { version } from '../version.js';
 import { PluginWatcher } from '../registry/plugin-watcher.js';
 import { openCheckedAuditStore } from '../audit/audit-recover.js';
@@ -87,7 +87,8 @@ export function createHost(opts: HostOptions): Host {
   let stopReason = 'shutdown';
   services.add(async () => {
     const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason: stopReason } });
-    audit.flush();
+    // Sent now, not waited for here: the durable promise below is.
+    audit.flush(0);
     // A log that cannot be written (deleted, disk full) has said so already; stopping still stops.
     await last.durable.catch((err: unknown) => log(`host.stopped could not be recorded: ${err instanceof Error ? err.message : String(err)}`));
   });
@@ -227,7 +228,9 @@ export function createHost(opts: HostOptions): Host {
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
   };
-  const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log, audit);
+  // Durability as the audit log gives it, waited for only by calls that recorded something themselves.
+  const durability = { get headSeq() { return audit.headSeq; }, mark: () => audit.mark(), whenDurable: (m: number) => audit.whenDurable(m), writeError: () => audit.writeError(), recordedBy };
+  const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log, durability);
 
   let closed = false;
   // Calls waiting for an operator are denied and answered before anything else stops.

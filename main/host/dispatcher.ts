@@ -23,6 +23,12 @@ export interface DispatchDurability {
   whenDurable(mark: number): Promise<void>;
   /** Why appends fail now; while they do, what was just recorded is not on disk either. */
   writeError(): string | null;
+  /**
+   * Whether the call being answered appended events itself. Without it, any append while the
+   * handler ran counts (the head moved), so a read could wait on agents' writes, and under a
+   * lock held elsewhere fail for them.
+   */
+  recordedBy?(ctx: CallContext): boolean;
 }
 
 export function createDispatcher<M extends MethodTable>(methods: M, handlers: Handlers<M>, log: (msg: string, err: unknown) => void = console.error, durability?: DispatchDurability): Dispatcher {
@@ -47,7 +53,8 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         // Acknowledged means durable: an action that recorded events (an approval, a grant, a
         // setting) is answered only once they are committed, so "approved" on screen is never an
         // approval the log lost. A read that recorded nothing does not wait for other writers.
-        if (durability && mark !== undefined && durability.headSeq !== head) {
+        const recorded = durability?.recordedBy ? durability.recordedBy(ctx) : durability?.headSeq !== head;
+        if (durability && mark !== undefined && recorded) {
           try {
             await durability.whenDurable(mark);
             const failing = durability.writeError();

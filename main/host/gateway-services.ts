@@ -51,7 +51,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   services.add(() => policy.close());
   let knownPending = new Set<string>();
   // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
-  const approvalStore = new ApprovalStore(audit.db);
+  const approvalStore = new ApprovalStore(audit.db, (sql, params) => audit.queueWrite(sql, params));
   const approvals: ApprovalQueue = new ApprovalQueue({
     clock,
     record,
