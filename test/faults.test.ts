@@ -125,10 +125,11 @@ describe('the audit database reaching full (SQLITE_FULL)', () => {
     expect(meta((await client.callTool({ name: 'marker', arguments: {} })) as CallToolResult)).toMatchObject({ decision: 'allow', executed: true });
     expect(readdirSync(ran)).toHaveLength(1);
 
-    // The disk fills: the database may not grow by a single page more (on the host's own connection).
+    // The disk fills: the database may not grow by a single page more (on the connection that
+    // writes it, the host's writer thread, with the next batch).
     const db = r.host.audit.db;
     const pages = Number(db.pragma('page_count', { simple: true }));
-    db.pragma(`max_page_count = ${pages}`);
+    r.host.audit.queueWrite(`PRAGMA max_page_count = ${pages}`, []);
     const shown = ws.waitForEvent((e) => e.event === 'audit.chain' && typeof (e.payload as { writeError?: unknown }).writeError === 'string');
 
     // Free space left in existing pages takes a few calls; from the first denial on, every call is denied.
@@ -157,7 +158,7 @@ describe('the audit database reaching full (SQLITE_FULL)', () => {
 
     // Space returns: appends resume by themselves, no restart.
     const cleared = ws.waitForEvent((e) => e.event === 'audit.chain' && (e.payload as { writeError?: unknown }).writeError === null);
-    db.pragma('max_page_count = 1073741823');
+    r.host.audit.queueWrite('PRAGMA max_page_count = 1073741823', []);
     const after = (await client.callTool({ name: 'marker', arguments: {} })) as CallToolResult;
     expect(meta(after)).toMatchObject({ decision: 'allow', executed: true });
     expect(readdirSync(ran)).toHaveLength(executedBefore + 1);

@@ -9,33 +9,48 @@
 // batch (side writes, the chained rows, the search index, the head), then an fsync of the WAL, then
 // one reply. The chain itself (seq, hash) is computed by the store on the main thread, so the
 // order of events is the order of append() calls whatever happens here.
-import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
-import type { MessagePort } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
-import { SearchIndexer } from './audit-index.js';
-import type { WriterReply, WriterRequest, WriterStart } from './audit-writer.js';
+import { closeSync, fsyncSync, openSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
+import Database from "better-sqlite3";
+import type { Statement } from "better-sqlite3";
+import { SearchIndexer } from "./audit-index.js";
+import type {
+  WriterReply,
+  WriterRequest,
+  WriterStart,
+} from "./audit-writer.js";
 
 const start = workerData as WriterStart;
 const replies: MessagePort = start.port;
 const signal = new Int32Array(start.signal);
 
-const db = new Database(start.path, start.nativeBinding ? { nativeBinding: start.nativeBinding } : {});
+const db = new Database(
+  start.path,
+  start.nativeBinding ? { nativeBinding: start.nativeBinding } : {},
+);
 // The store opened (and migrated) the file first; WAL is a property of the file and stays.
-db.pragma('synchronous = NORMAL');
+db.pragma("synchronous = NORMAL");
 // How long a batch waits for another process's lock before it fails with SQLITE_BUSY, which the
 // store turns into "the audit log is locked by another process" for every call waiting on it.
 db.pragma(`busy_timeout = ${start.busyTimeoutMs}`);
-const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
-const setHead = db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
+const insert = db.prepare(
+  "INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+);
+const setHead = db.prepare(
+  "INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+);
 // IMMEDIATE: the write lock is taken when the batch opens, so the commit itself cannot fail on a lock.
-const begin = db.prepare('BEGIN IMMEDIATE');
-const commit = db.prepare('COMMIT');
-const rollback = db.prepare('ROLLBACK');
+const begin = db.prepare("BEGIN IMMEDIATE");
+const commit = db.prepare("COMMIT");
+const rollback = db.prepare("ROLLBACK");
 const index = new SearchIndexer(db);
 const prepared = new Map<string, Statement>();
-let indexedUpTo = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
+let indexedUpTo = (
+  db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM events").get() as {
+    seq: number;
+  }
+).seq;
 let walFd: number | null = null;
 
 function statement(sql: string): Statement {
@@ -48,7 +63,7 @@ function statement(sql: string): Statement {
 function syncWal(): void {
   if (walFd === null) {
     try {
-      walFd = openSync(`${start.path}-wal`, 'r');
+      walFd = openSync(`${start.path}-wal`, "r");
     } catch {
       // No WAL file: nothing is uncheckpointed, the commit reached the database file itself.
       return;
@@ -66,17 +81,26 @@ function reply(r: WriterReply): void {
 
 function failure(err: unknown): { code: string | null; message: string } {
   const code = (err as { code?: unknown } | null)?.code;
-  return { code: typeof code === 'string' ? code : null, message: err instanceof Error ? err.message : String(err) };
+  return {
+    code: typeof code === "string" ? code : null,
+    message: err instanceof Error ? err.message : String(err),
+  };
 }
 
-function write(req: Extract<WriterRequest, { op: 'write' }>): void {
+function write(req: Extract<WriterRequest, { op: "write" }>): void {
   try {
     begin.run();
-    for (const w of req.sql) statement(w.sql).run(...w.params);
+    // A PRAGMA sets this connection (the fault tests limit its pages to cause a real SQLITE_FULL).
+    for (const w of req.sql)
+      if (w.params.length === 0 && /^\s*PRAGMA\b/i.test(w.sql)) db.exec(w.sql);
+      else statement(w.sql).run(...w.params);
     for (const r of req.rows) insert.run(...r);
     if (req.rows.length > 0) {
       index.indexAfter(indexedUpTo);
-      setHead.run(req.rows[req.rows.length - 1]![0], req.rows[req.rows.length - 1]![6]);
+      setHead.run(
+        req.rows[req.rows.length - 1]![0],
+        req.rows[req.rows.length - 1]![6],
+      );
     }
     commit.run();
   } catch (err) {
@@ -96,14 +120,14 @@ function write(req: Extract<WriterRequest, { op: 'write' }>): void {
     reply({ id: req.id, ok: false, committed: true, ...failure(err) });
     return;
   }
-  reply({ id: req.id, ok: true, committed: true, code: null, message: '' });
+  reply({ id: req.id, ok: true, committed: true, code: null, message: "" });
 }
 
-parentPort!.on('message', (req: WriterRequest) => {
-  if (req.op === 'write') return write(req);
+parentPort!.on("message", (req: WriterRequest) => {
+  if (req.op === "write") return write(req);
   if (walFd !== null) closeSync(walFd);
   db.close();
-  reply({ id: req.id, ok: true, committed: false, code: null, message: '' });
+  reply({ id: req.id, ok: true, committed: false, code: null, message: "" });
   replies.close();
   parentPort!.close();
 });

@@ -46,6 +46,9 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         return fail('bad_request', `Invalid request for ${method}: ${message}.`, { issues });
       }
       let result: unknown;
+      // This call's own context: a transport may hand every request of a connection the same one,
+      // and what this call recorded must not be read from an earlier call's.
+      ctx = { ...ctx };
       const head = durability?.headSeq;
       const mark = durability?.mark();
       try {
