@@ -75,7 +75,7 @@ export class CallTrails implements TrailStore {
       lost.dropped.push(input.type);
       note(lost, input);
       this.dropped++;
-      const durable = Promise.reject(new AuditWriteError(this.lostReason(lost)));
+      const durable = Promise.reject(new AuditWriteError(lost.why ?? this.lostReason(lost)));
       durable.catch(() => {});
       return { seq: this.store.headSeq, hash: '', durable };
     }
@@ -113,7 +113,8 @@ export class CallTrails implements TrailStore {
     const trail = this.open.get(call);
     if (trail) await trail.latest.catch(() => {});
     const lost = this.lostCalls.get(call);
-    if (lost) throw new AuditWriteError(this.lostReason(lost));
+    // The log's own sentence (what failed, what to do): the agent's deny reads the same as any other.
+    if (lost) throw new AuditWriteError(lost.why ?? this.store.writeError() ?? 'the audit log could not write this call\u2019s events');
   }
 
   /** A mark for whenDurable(): the store's failures plus the events left out here. */
