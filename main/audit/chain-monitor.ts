@@ -7,7 +7,7 @@ import type { ChainState } from '../../shared/contract.js';
 import type { Chunked } from '../chunked.js';
 import type { Clock } from '../core/clock.js';
 import type { AuditStore, RetentionPolicy } from './audit-store.js';
-import { ChainVerifier } from './chain.js';
+import { ChainVerifier, type StoredRow } from './chain.js';
 
 export interface ChainMonitorDeps {
   audit: AuditStore;
@@ -28,6 +28,8 @@ export class ChainMonitor {
   private followTimer: NodeJS.Timeout | null = null;
   private retentionTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The last seq the store committed (rows after it may still be rolled back). */
+  private committedSeq: number | null = null;
 
   constructor(private readonly deps: ChainMonitorDeps) {}
 
@@ -53,14 +55,15 @@ export class ChainMonitor {
     return this.publish(v, r.firstBad);
   }
 
-  /** A batch was committed: the live verifier reads it soon (throttled: one read per burst). */
-  committed(): void {
+  /** A batch was committed (up to `lastSeq`): the live verifier reads it soon (throttled: one read per burst). */
+  committed(lastSeq?: number): void {
+    if (lastSeq !== undefined) this.committedSeq = lastSeq;
     if (this.followTimer || !this.live || this.closed) return;
     this.followTimer = setTimeout(() => {
       this.followTimer = null;
       const live = this.live;
       if (!live || this.closed) return;
-      this.deps.audit.verifyMore(live);
+      this.follow(live);
       if (live.failure) {
         this.live = null;
         this.publish(live, live.failure);
@@ -100,6 +103,22 @@ export class ChainMonitor {
     if (this.followTimer) clearTimeout(this.followTimer);
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     this.followTimer = this.retentionTimer = null;
+  }
+
+  /**
+   * Continues the live verifier over committed rows only. The store inserts a batch's rows as they
+   * are appended, and its own connection reads them before they commit: a batch that then failed
+   * (a full disk) was rolled back and its seqs reused by other events, and the verifier, having
+   * accepted the rolled-back rows, reported the log "altered" at the first of them (a false alarm
+   * of tampering on every console after a disk-full window).
+   */
+  private follow(live: ChainVerifier): void {
+    if (this.committedSeq === null) {
+      this.deps.audit.verifyMore(live);
+      return;
+    }
+    const rows = this.deps.audit.db.prepare('SELECT seq, ts, type, actor, payload AS payloadJson, prev_hash AS prevHash, hash FROM events WHERE seq > ? AND seq <= ? ORDER BY seq').iterate(live.head.seq, this.committedSeq) as IterableIterator<StoredRow>;
+    for (const row of rows) if (!live.push(row)) break;
   }
 
   private publish(v: ChainVerifier, firstBad: ChainState['firstBad']): ChainState {

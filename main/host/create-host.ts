@@ -74,7 +74,7 @@ export function createHost(opts: HostOptions): Host {
         decorate: (e) => withConsole(e),
         onCommit: (lastSeq, count) => {
           bus.emit('audit.appended', { lastSeq, count });
-          monitor?.committed();
+          monitor?.committed(lastSeq);
         },
         // A full disk (or any write failure) shows where the chain's state shows, on every console.
         onWriteState: (failure) => {
