@@ -118,7 +118,8 @@ describe('a host killed mid-run (SIGKILL): the next start closes what it left op
     expect(received.map((r) => r.payload.call).filter((c) => !ends.has(c))).toEqual([]);
     const verified = await runCli(['audit', 'verify', '--home', home]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-  });
+    // Three hosts start and stop in turn: longer than the default on a busy machine.
+  }, 120_000);
 
   it('a call killed while still being judged is closed as abandoned with deny, its decided neighbour is left alone', async () => {
     const home = join(tempDir('gatehouse-crash-'), 'home');
@@ -141,5 +142,5 @@ describe('a host killed mid-run (SIGKILL): the next start closes what it left op
     expect(closings.map((r) => r.payload)).toEqual([expect.objectContaining({ call: 'call-judged', agent: 'a', tool: 'shell', approval: null, decision: 'deny', reason: 'host stopped unexpectedly', detail: 'host stopped before the call finished', answered: false })]);
     const verified = await runCli(['audit', 'verify', '--home', home]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-  });
+  }, 60_000);
 });
