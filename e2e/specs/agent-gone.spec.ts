@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
+import type { ConsolePage } from '../pages/console-page.ts';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { auditTail, callTool, hostCall, httpAgent, serveFile } from '../support/agents.ts';
 
@@ -51,6 +52,20 @@ json.dump({"touched": path}, sys.stdout)
   chmodSync(join(dir, 'run.sh'), 0o755);
 }
 
+/** The marker plugin written, discovered by the watcher and enabled (pinned) by the operator; the inbox open and empty. */
+async function markerInbox(app: ConsolePage, home: string, markerDir: string): Promise<ApprovalsPage> {
+  writeMarkerPlugin(home, markerDir);
+  await app.status.expectConnected();
+  await expect
+    .poll(async () => (await hostCall<{ plugins: { name: string }[] }>(home, 'plugins.list')).plugins.some((p) => p.name === 'marker'), { message: 'the marker plugin is discovered' })
+    .toBe(true);
+  await hostCall(home, 'plugins.enable', { name: 'marker' });
+  const inbox = new ApprovalsPage(app.page);
+  await app.open('approvals');
+  await inbox.expectPending(0);
+  return inbox;
+}
+
 test.describe('a live host with a plugin that leaves a marker', () => {
   test.use({ homeSetup: { settings: { mode: 'live' } } });
 
@@ -58,17 +73,7 @@ test.describe('a live host with a plugin that leaves a marker', () => {
     const markerDir = realpathSync(mkdtempSync(join(tmpdir(), 'gatehouse-e2e-marker-')));
     const marker = join(markerDir, 'ran');
     try {
-      writeMarkerPlugin(home, markerDir);
-      await app.status.expectConnected();
-      // Discovered by the watcher, then enabled (pinned) by the operator.
-      await expect
-        .poll(async () => (await hostCall<{ plugins: { name: string }[] }>(home, 'plugins.list')).plugins.some((p) => p.name === 'marker'), { message: 'the marker plugin is discovered' })
-        .toBe(true);
-      await hostCall(home, 'plugins.enable', { name: 'marker' });
-
-      const inbox = new ApprovalsPage(app.page);
-      await app.open('approvals');
-      await inbox.expectPending(0);
+      const inbox = await markerInbox(app, home, markerDir);
 
       const agent = await httpAgent(home, 'e2e-leaving-agent');
       try {
@@ -127,15 +132,7 @@ test.describe('a live host with a plugin that leaves a marker', () => {
     const markerDir = realpathSync(mkdtempSync(join(tmpdir(), 'gatehouse-e2e-marker-')));
     const marker = join(markerDir, 'dropped');
     try {
-      writeMarkerPlugin(home, markerDir);
-      await app.status.expectConnected();
-      await expect
-        .poll(async () => (await hostCall<{ plugins: { name: string }[] }>(home, 'plugins.list')).plugins.some((p) => p.name === 'marker'), { message: 'the marker plugin is discovered' })
-        .toBe(true);
-      await hostCall(home, 'plugins.enable', { name: 'marker' });
-      const inbox = new ApprovalsPage(app.page);
-      await app.open('approvals');
-      await inbox.expectPending(0);
+      const inbox = await markerInbox(app, home, markerDir);
 
       // A client speaking Streamable HTTP itself: initialize, then a tools/call on a fetch it aborts.
       const s = await serveFile(home);
