@@ -318,7 +318,7 @@ export class ApprovalQueue {
       };
       this.finish(e, outcome, null, null);
       this.recordFn('approval.decided', 'host', { ...decidedPayload(e.item), state: 'denied', reason: outcome.reason });
-      this.recordFn('call.abandoned', 'host', { call: e.item.call.id, approval: e.item.id, agent: e.item.call.agent, session: e.item.call.session, tool: e.item.call.tool, reason: why, answered: true });
+      this.recordFn('call.abandoned', 'host', { call: e.item.call.id, approval: e.item.id, agent: e.item.call.agent, session: e.item.call.session, tool: e.item.call.tool, reason: why, answered: true, decision: 'deny' });
     }
     if (n > 0) this.changedFn();
     return n;
@@ -347,7 +347,7 @@ export class ApprovalQueue {
         item.state = 'denied';
         item.decidedAt = this.clock.now();
         item.outcome = { state: 'denied', decider: { kind: 'error', message: 'host stopped unexpectedly' }, reason };
-        this.recordFn('call.abandoned', 'host', { call: item.call.id, approval: item.id, agent: item.call.agent, session: item.call.session, tool: item.call.tool, reason: 'host stopped unexpectedly', answered: false });
+        this.recordFn('call.abandoned', 'host', { call: item.call.id, approval: item.id, agent: item.call.agent, session: item.call.session, tool: item.call.tool, reason: 'host stopped unexpectedly', answered: false, decision: 'deny' });
         this.persist(item);
       } else history++;
       this.entries.set(item.id, { item, canonical: '', resolve: () => {}, cancelTimer: () => {} });

@@ -154,6 +154,8 @@ export class AuditStore {
   private failures = 0;
   /** The write failure in force (until a batch commits again), and what it cost. */
   private writeFailure: { message: string; since: number; lostEvents: number; code: string | null } | null = null;
+  /** The sentence of the newest failure, kept after writes resume: a waiter learns of its loss only later. */
+  private lastFailure: string | null = null;
   /** The newest batch's promise: batches commit and fsync in order, so it settles after all earlier ones. */
   private latest: Promise<void> = Promise.resolve();
   /** The database file's identity, checked before each commit (null in memory). */
@@ -318,7 +320,8 @@ export class AuditStore {
       } catch (err) {
         this.log('audit onCommit listener failed', err);
       }
-      if (this.writeFailure) this.resumed();
+      // Only events committed prove the log writable again (a batch of state writes alone does not).
+      if (this.writeFailure && batch.rows.length > 0) this.resumed();
     } else {
       const err = new WriterError(r.message, r.code);
       if (r.committed) {
@@ -371,6 +374,7 @@ export class AuditStore {
     const code = (err as { code?: unknown } | null)?.code;
     const codeText = typeof code === 'string' ? code : null;
     const message = describeWriteFailure(this.path, err);
+    this.lastFailure = message;
     const first = this.writeFailure === null || this.writeFailure.message !== message;
     this.writeFailure = { message, since: this.writeFailure?.since ?? Math.trunc(this.clock.now()), lostEvents: (this.writeFailure?.lostEvents ?? 0) + lost, code: codeText };
     if (first) this.notifyWriteState(message);
@@ -412,7 +416,7 @@ export class AuditStore {
   async whenDurable(mark: number): Promise<void> {
     // No flush here: the batch commits with its tick, so calls answered together share one fsync.
     await this.latest.catch(() => {});
-    if (this.failures !== mark) throw new AuditWriteError(this.writeFailure?.message ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
+    if (this.failures !== mark) throw new AuditWriteError(this.writeFailure?.message ?? this.lastFailure ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
   }
 
   /** Events appended and not yet committed: the writer's backlog. */

@@ -126,7 +126,11 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
    * A call that was waiting for an operator when the host stopped: at shutdown (`answered`: its
    * caller got a deny) or found at the next start after a crash (`answered` false).
    */
-  'call.abandoned': spec(ACTOR.host, { call: id, approval: id, agent: z.string(), session: z.string(), tool: z.string(), reason: z.enum(['host shut down', 'host stopped unexpectedly']), answered: z.boolean() }),
+  'call.abandoned': spec(ACTOR.host, { call: id, approval: nullableString, agent: nullableString, session: nullableString, tool: nullableString, reason: z.enum(['host shut down', 'host stopped unexpectedly']), answered: z.boolean(), decision: z.enum(['allow', 'deny', 'ask', 'expired']) }),
+  /** A tool that was running when the host was killed: closed at the next start with the decision that let it run. */
+  'call.interrupted': spec(ACTOR.host, { call: id, agent: nullableString, session: nullableString, tool: nullableString, plugin: nullableString, decision: z.enum(['allow', 'deny', 'ask', 'expired']), reason: z.string(), answered: z.literal(false) }),
+  /** Events of a call lost with a failed batch: its later events were left out, and this closes its trail. */
+  'call.lost': spec(ACTOR.host, { call: id, agent: nullableString, session: nullableString, tool: nullableString, decision: nullableString, executed: z.boolean(), lost: z.array(z.string()), dropped: z.array(z.string()), reason: z.string() }),
   /** A session grant kept across a restart, live again until its own expiry. */
   'grant.restored': spec(ACTOR.host, { id, agent: z.string(), session: z.string(), tool: z.string(), operator: z.string(), expiresAt: int }),
   'grant.created': spec(ACTOR.operator, { id, agent: z.string(), session: z.string(), tool: z.string(), argumentPattern: nullableString, argsHash: nullableString, operator: z.string(), approval: nullableString, createdAt: int, expiresAt: int }),

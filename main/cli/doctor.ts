@@ -261,13 +261,27 @@ function auditCheck(path: string, hostPid: number | null, hostChain: ChainState 
     const r = verifyDatabase(db);
     const gap = r.ok ? checkHeadFile(path, db) : null;
     if (gap) return check('audit', 'fail', gap, keep);
-    if (r.ok) return check('audit', 'ok', `audit chain intact: ${r.checked} events, head row ${r.head.seq}.`);
+    if (r.ok) {
+      const intact = `audit chain intact: ${r.checked} events, head row ${r.head.seq}.`;
+      const failed = recentWriteFailure(db);
+      return failed ? check('audit', 'warn', `${intact} ${failed}`, 'make sure the disk holding the data folder keeps free space; the calls of that time were denied, and their trails end in call.lost.') : check('audit', 'ok', intact);
+    }
     return check('audit', 'fail', `audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}.`, `the log was changed outside Gatehouse: keep a copy of ${path} for investigation (gatehouse audit verify shows the same) and review the events around row ${r.firstBad!.seq}.`);
   } catch (err) {
     return check('audit', 'fail', `the audit log ${path} could not be verified: ${(err as Error).message}`, 'keep the file for investigation; do not delete it.');
   } finally {
     db.close();
   }
+}
+
+/** A write failure the host recorded in the last week (audit.write-resumed), in a sentence; null when none. */
+const RECENT_WRITE_FAILURE_MS = 7 * 86_400_000;
+function recentWriteFailure(db: ReturnType<typeof openForVerify>): string | null {
+  const row = db.prepare("SELECT ts, payload FROM events WHERE type = 'audit.write-resumed' ORDER BY seq DESC LIMIT 1").get() as { ts: number; payload: string } | undefined;
+  if (!row || Date.now() - row.ts > RECENT_WRITE_FAILURE_MS) return null;
+  const p = JSON.parse(row.payload) as { failedSince?: number; lostEvents?: number; code?: string | null };
+  const since = typeof p.failedSince === 'number' ? new Date(p.failedSince).toISOString() : 'an unknown time';
+  return `The host could not write it from ${since} to ${new Date(row.ts).toISOString()} (${p.code ?? 'a write error'}; ${p.lostEvents ?? 0} events lost).`;
 }
 
 const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };

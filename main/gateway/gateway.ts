@@ -87,7 +87,7 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
    * events are on disk, a tool runs only once its decision is, and a call whose events could not
    * be written (the disk is full) is denied with the log's own sentence.
    */
-  durability?: { mark(): number; whenDurable(mark: number): Promise<void> };
+  durability?: { mark(): number; whenDurable(mark: number): Promise<void>; whenCallDurable?(call: string): Promise<void> };
 };
 
 export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -229,7 +229,7 @@ export class Gateway {
     let r = await this.pipeline.handle(call, { ...opts, execute });
     if (durability && mark !== undefined) {
       try {
-        await durability.whenDurable(mark);
+        await this.durable(call, mark);
       } catch (err) {
         // Nothing is decided that is not recorded: the answer becomes a deny with the log's reason.
         // A tool that already ran keeps its result (what happened must still be told).
@@ -241,6 +241,18 @@ export class Gateway {
     if (res?.content) out.content = res.content;
     if (res && res.structuredContent !== undefined) out.structuredContent = res.structuredContent;
     return out;
+  }
+
+  /**
+   * This call's events are on disk. Asked per call when the log can tell (call-trails.ts): a batch
+   * of other calls failing meanwhile does not turn this call's recorded allow into a runner-error
+   * deny, which wrote a second, contradicting decision for it.
+   */
+  private async durable(call: ToolCall, mark: number): Promise<void> {
+    const d = this.deps.durability;
+    if (!d) return;
+    if (d.whenCallDurable) await d.whenCallDurable(call.id);
+    else await d.whenDurable(mark);
   }
 
   /** Denies a call before it is judged (the error is the decider), recorded as received, decided and not run. */
@@ -260,7 +272,7 @@ export class Gateway {
     const actor = `agent:${call.agent}`;
     // The decision is on disk before anything runs (a full disk denies here, as a runner error).
     const mark = this.auditMarks.get(call);
-    if (this.deps.durability && mark !== undefined) await this.deps.durability.whenDurable(mark);
+    if (mark !== undefined) await this.durable(call, mark);
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');

@@ -7,6 +7,8 @@ import { operatorName } from '../core/operator.js';
 import { contract, type GatehouseContract } from '../../shared/contract.js';
 import { systemClock, type AuditStore } from '../audit/audit-store.js';
 import { ChainMonitor } from '../audit/chain-monitor.js';
+import { CallTrails } from '../audit/call-trails.js';
+import { closingEvent, openTrailsOfLastRun } from '../audit/open-trails.js';
 import { ensureHome } from '../home.js';
 import { createDispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
@@ -60,6 +62,7 @@ export function createHost(opts: HostOptions): Host {
   let audit: AuditStore;
   // Assigned just below, before the first append or write failure can reach it.
   let monitor: ChainMonitor | undefined;
+  let trails: CallTrails | undefined;
   try {
     audit = openCheckedAuditStore(
       {
@@ -74,7 +77,11 @@ export function createHost(opts: HostOptions): Host {
           monitor?.committed();
         },
         // A full disk (or any write failure) shows where the chain's state shows, on every console.
-        onWriteState: (failure) => monitor?.writeState(failure),
+        onWriteState: (failure) => {
+          monitor?.writeState(failure);
+          // Calls whose events a failed batch took are closed (call.lost) once the log can be written.
+          if (failure === null) trails?.resumed();
+        },
       },
       paths.root,
     );
@@ -83,6 +90,8 @@ export function createHost(opts: HostOptions): Host {
     throw err;
   }
   services.add(() => audit.close());
+  // From here on every append goes through the trails: no call's trail is written in part.
+  const callTrails = (trails = new CallTrails(audit));
   // The log's last words, once every service that might still record something has closed.
   let stopReason = 'shutdown';
   services.add(async () => {
@@ -109,7 +118,13 @@ export function createHost(opts: HostOptions): Host {
   services.add(() => chain.close());
   // Verify before the first append, so a broken chain found at start is reported as found.
   chain.verify();
+  // Read before this run's host.started: the last run's open trails, when it did not stop cleanly.
+  const leftOpen = openTrailsOfLastRun(audit.db);
   audit.append({ type: 'host.started', actor: 'host', payload: { shell: opts.shell, pid: process.pid, version, operator: operatorName() } });
+  for (const t of leftOpen) {
+    const closing = closingEvent(t);
+    audit.append({ type: closing.type, actor: 'host', payload: closing.payload });
+  }
 
   const record = (type: string, actor: string, payload: Record<string, unknown>) => {
     audit.append({ type, actor, payload });
@@ -180,7 +195,7 @@ export function createHost(opts: HostOptions): Host {
 
   // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
   let endpoints: AgentEndpoints | null = null;
-  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, plugins: pluginSide, endpoints: () => endpoints });
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, endpoints: () => endpoints });
   const { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig } = agentSide;
   onToolsChanged = agentSide.toolsChanged;
   const gettingStarted = new GettingStarted({
@@ -228,8 +243,8 @@ export function createHost(opts: HostOptions): Host {
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
   };
-  // Durability as the audit log gives it, waited for only by calls that recorded something themselves.
-  const durability = { get headSeq() { return audit.headSeq; }, mark: () => audit.mark(), whenDurable: (m: number) => audit.whenDurable(m), writeError: () => audit.writeError(), recordedBy };
+  // Durability as the audit log gives it (through the call trails), waited for only by calls that recorded something themselves.
+  const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log, durability);
 
   let closed = false;

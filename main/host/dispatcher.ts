@@ -56,7 +56,9 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         // Acknowledged means durable: an action that recorded events (an approval, a grant, a
         // setting) is answered only once they are committed, so "approved" on screen is never an
         // approval the log lost. A read that recorded nothing does not wait for other writers.
-        const recorded = durability?.recordedBy ? durability.recordedBy(ctx) : durability?.headSeq !== head;
+        // Or an event failed meanwhile (one left out of a lost call's trail never reaches recordedBy):
+        // then the action is not acknowledged unless the log proves it.
+        const recorded = durability?.recordedBy ? durability.recordedBy(ctx) || durability.mark() !== mark : durability?.headSeq !== head;
         if (durability && mark !== undefined && recorded) {
           try {
             await durability.whenDurable(mark);

@@ -2,6 +2,7 @@
 // (restored from the audit database), session taint, upstream MCP servers, the guarded
 // extractor, the gateway and the MCP server in front of it, the hook routes and agent tokens.
 // Part of the composition root: it only builds and connects.
+import type { CallTrails } from '../audit/call-trails.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
@@ -28,6 +29,8 @@ import type { startPluginServices } from './plugin-services.js';
 export interface GatewayServicesDeps extends HostBase {
   opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir' | 'claudeUserHome'>;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  /** Each call's trail in the log (call-trails.ts): a tool runs and an agent is answered once its own events are on disk. */
+  trails: CallTrails;
   plugins: ReturnType<typeof startPluginServices>;
   /** Where agents reach this host, once a shell listens. */
   endpoints: () => AgentEndpoints | null;
@@ -106,7 +109,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
     defaultCwd: opts.projectDir ?? process.cwd(),
     clock,
-    durability: audit,
+    durability: d.trails,
     contain: (call, decider, grant) => containment.decide(call, decider, grant),
   });
   const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });

@@ -22,10 +22,16 @@ function childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...process.env, GATEHOUSE_HOME: decoy, XDG_CONFIG_HOME: decoy, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1', ...extra };
 }
 
+/** The CLI as a child process; `under`: a command line node runs under (e.g. a namespace, small-disk.ts). */
+function spawnCli(args: string[], env: NodeJS.ProcessEnv, under: string[]): ChildProcessWithoutNullStreams {
+  const [cmd, ...pre] = [...under, process.execPath];
+  return spawn(cmd!, [...pre, cliPath, ...args], { cwd: repoRoot, env: childEnv(env) });
+}
+
 /** Runs a command to completion, with `input` on its stdin (then closed). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input = ''): Promise<CliResult> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input = '', under: string[] = []): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: childEnv(env) });
+    const child = spawnCli(args, env, under);
     // A command may exit without reading its input (a usage error): the write then fails with
     // EPIPE, and what the test asserts is the exit and the output, not the write.
     child.stdin.on('error', () => {});
@@ -48,9 +54,12 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts a long-running command (serve); it is killed when the test ends if still running. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: childEnv(env) });
+/**
+ * Starts a long-running command (serve); it is killed when the test ends if still running.
+ * `under`: a command line node runs under (e.g. a namespace with a small disk, small-disk.ts).
+ */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, under: string[] = []): RunningCli {
+  const child = spawnCli(args, env, under);
   let stdout = '';
   let stderr = '';
   const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr'; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
