@@ -99,6 +99,8 @@ interface CallRecord {
   /** Hook: how the call is found in the log (hookKey), and its tool_use_id. */
   key?: string;
   toolUseId?: string;
+  /** Still unanswered 60 s after the agents' time was up: aborted by the soak (a call the host never answered). */
+  unanswered?: boolean;
   /** A transport error a host restart explains: the host was down, or the client's session was the old host's. */
   restartError?: boolean;
   /** Hook calls answered allow: the PostToolUse report was sent (false: the host was gone). */
@@ -133,6 +135,9 @@ export interface SoakReport {
     /** Transport errors in all, and those a host restart explains (the host was down, or the client's session was the old host's). */
     transportErrors: number;
     restartErrors: number;
+    /** Calls the host never answered (aborted 60 s after the agents' time was up): examples. */
+    unanswered: number;
+    unansweredExamples: string[];
   };
   throughput: number;
   decision: { p50: number | null; p99: number | null; samples: number };
@@ -503,10 +508,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const lives: { p50Ms: number; p99Ms: number; maxMs: number }[] = [];
 
+    // The run stops by itself: a call still unanswered a minute after the agents' time is aborted and reported.
+    const hardStop = new AbortController();
     const connectMcp = async (i: number): Promise<{ client: Client; gen: number }> => {
       const gen = generation;
       const client = new Client({ name: `soak-mcp-${i}`, version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.info.agentToken}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(host.info.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.info.agentToken}` } } }), { signal: hardStop.signal });
       return { client, gen };
     };
     // Agents connect before the clock starts: the load is all agents at once, not a ramp.
@@ -712,7 +719,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         const c = mcpClients[i]!;
         try {
           // An asked call waits for the operator: longer than the SDK's default minute under load.
-          const r = await c.client.callTool({ name: 'shell', arguments: { command } }, undefined, { timeout: 15 * 60_000 });
+          const r = await c.client.callTool({ name: 'shell', arguments: { command } }, undefined, { timeout: 15 * 60_000, signal: hardStop.signal });
           const g = (r._meta as { gatehouse?: { call: string; decision: string; reason: string; executed: boolean; approval?: string; steps: { step: string; ms: number }[] } } | undefined)?.gatehouse;
           rec.got = g?.decision ?? 'none';
           rec.reason = g?.reason ?? '';
@@ -728,8 +735,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         }
         rec.rtMs = performance.now() - t;
         rec.at = now();
+        rec.unanswered = hardStop.signal.aborted && rec.got === 'error';
         records.push(rec);
-        if (rec.got === 'error') {
+        if (rec.got === 'error' && !rec.unanswered) {
           rec.restartError = await afterError(c.gen);
           // The old session is gone with the old host (or the transport broke): a new one, as a client would.
           void c.client.close().catch(() => {});
@@ -755,7 +763,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         const gen = generation;
         const rec: CallRecord = { source: 'hook', kind, got: 'error', want: kind, reason: '', executed: false, rtMs: 0, operatorMs: null, decisionMs: null, sentAt: now(), at: 0, call: null, key: hookKey(input.tool_name as string, input.tool_input), toolUseId };
         try {
-          const res = await fetch(host.info.hookUrl, { method: 'POST', headers, body: JSON.stringify(input) });
+          const res = await fetch(host.info.hookUrl, { method: 'POST', headers, body: JSON.stringify(input), signal: hardStop.signal });
           const answer = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
           // { continue: true } is "no objection" (Claude Code's own prompts decide): an allow here.
           rec.got = answer.hookSpecificOutput?.permissionDecision ?? (answer.continue === true ? 'allow' : `status ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
@@ -767,14 +775,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         }
         rec.rtMs = performance.now() - t;
         rec.at = now();
+        rec.unanswered = hardStop.signal.aborted && rec.got === 'error';
         records.push(rec);
+        if (rec.unanswered) break;
         if (rec.got === 'error') rec.restartError = await afterError(gen);
         else if (rec.got === 'allow') {
           // Claude Code ran the tool: it reports so (PostToolUse) with the same tool_use_id.
           const post = { ...input, hook_event_name: 'PostToolUse', tool_response: kind === 'ask' ? { success: true } : { type: 'text', file: { content: '# soak project\n' } } };
           const reportGen = generation;
           try {
-            const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(post) });
+            const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(post), signal: hardStop.signal });
             await res.text();
             rec.reported = res.ok;
             rec.reportedAcrossRestart = reportGen !== gen;
@@ -786,6 +796,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         await think(opts.thinkMs);
       }
     };
+    void phasesRun.then(() => {
+      const stopAt = Math.max(deadline, t0 + (phasesDoneAt ?? 0) * 1000) + 60_000;
+      setTimeout(() => hardStop.abort(new Error('still unanswered 60 s after the agents stopped')), stopAt - performance.now()).unref();
+    });
     await Promise.all([...mcpClients.map((_, i) => mcpAgent(i)), ...Array.from({ length: hookAgents }, (_, i) => hookAgent(i))]);
     await phasesRun;
     const elapsedSec = now();
@@ -861,6 +875,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         byKind: count(['allow', 'deny', 'ask'] as const, (r) => r.kind),
         transportErrors: records.filter((r) => r.got === 'error').length,
         restartErrors: records.filter((r) => r.got === 'error' && r.restartError).length,
+        unanswered: records.filter((r) => r.unanswered).length,
+        unansweredExamples: records.filter((r) => r.unanswered).slice(0, 5).map((r) => `${r.source} ${r.kind} sent at ${r.sentAt.toFixed(1)} s${r.toolUseId ? ` (${r.toolUseId})` : ''}`),
       },
       throughput: round(records.length / elapsedSec, 1)!,
       decision: { p50: round(pct(decisions, 50), 3), p99: round(pct(decisions, 99), 3), samples: decisions.length },
@@ -1146,7 +1162,7 @@ export function formatReport(r: SoakReport): string {
   const lines = [
     `Gatehouse soak: ${r.agents.mcp + r.agents.hook} agents (${r.agents.mcp} MCP over the SDK, ${r.agents.hook} HTTP hook), ${r.mode} mode (${r.mode === 'live' ? 'allowed and approved shell commands really run, sandboxed' : 'nothing executes; the decision path only'}), ${r.elapsedSec} s, fault phases: ${r.faults.length ? r.faults.map((f) => f.name).join(', ') : 'none'}.`,
     '',
-    `calls                 ${r.calls.total} (MCP ${r.calls.bySource.mcp}, hook ${r.calls.bySource.hook}; allowed-kind ${r.calls.byKind.allow}, denied-kind ${r.calls.byKind.deny}, asked ${r.calls.byKind.ask}); transport errors ${r.calls.transportErrors} (${r.calls.restartErrors} while the host restarted, expected)`,
+    `calls                 ${r.calls.total} (MCP ${r.calls.bySource.mcp}, hook ${r.calls.bySource.hook}; allowed-kind ${r.calls.byKind.allow}, denied-kind ${r.calls.byKind.deny}, asked ${r.calls.byKind.ask}); transport errors ${r.calls.transportErrors} (${r.calls.restartErrors} while the host restarted, expected); never answered ${r.calls.unanswered}${r.calls.unansweredExamples.length ? `: ${r.calls.unansweredExamples.join('; ')}` : ''}`,
     `throughput            ${r.throughput} calls/s`,
     `agent round trip      p50 ${ms(r.agentRoundTrip.p50)}, p99 ${ms(r.agentRoundTrip.p99)} (what the agents waited, MCP and hook, ${r.agentRoundTrip.samples} calls; an asked MCP call without the operator's wait, asked hook calls below)`,
     `host decision         p50 ${ms(r.decision.p50)}, p99 ${ms(r.decision.p99)} (the host's pipeline steps before the runner, operator wait excluded; ${r.decision.samples} MCP calls)`,
@@ -1194,7 +1210,8 @@ export function soakProblems(r: SoakReport, opts: { maxRssGrowthMb?: number } = 
   if (r.audit.reports.unlinked > r.audit.reports.unlinkedAcrossRestart) p.push(`${r.audit.reports.unlinked - r.audit.reports.unlinkedAcrossRestart} unlinked PostToolUse reports`);
   if (r.audit.reports.wrongCall) p.push(`${r.audit.reports.wrongCall} PostToolUse reports linked to another call`);
   if (r.audit.reports.notInLog > r.deniedUnrecorded.lostEventsLogged) p.push(`${r.audit.reports.notInLog} PostToolUse reports are not in the log (more than the ${r.deniedUnrecorded.lostEventsLogged} events the log says it lost)`);
-  const unexplained = r.calls.transportErrors - r.calls.restartErrors;
+  if (r.calls.unanswered) p.push(`${r.calls.unanswered} calls never answered (aborted 60 s after the agents' time was up)`);
+  const unexplained = r.calls.transportErrors - r.calls.restartErrors - r.calls.unanswered;
   if (unexplained) p.push(`${unexplained} calls failed in transport outside a host restart`);
   const u = r.deniedUnrecorded;
   if (u.outsideFaults) p.push(`${u.outsideFaults} calls denied unrecorded outside the lock and disk-full windows`);
