@@ -31,6 +31,7 @@
 // acknowledged that the log does not hold. A call denied because the log could not record it is
 // counted apart (denied unrecorded), not as lost.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -510,6 +511,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
     // The run stops by itself: a call still unanswered a minute after the agents' time is aborted and reported.
     const hardStop = new AbortController();
+    // Every agent's request listens on it at once (Node warns past 10 listeners).
+    setMaxListeners(0, hardStop.signal);
     const connectMcp = async (i: number): Promise<{ client: Client; gen: number }> => {
       const gen = generation;
       const client = new Client({ name: `soak-mcp-${i}`, version: '1.0.0' });
