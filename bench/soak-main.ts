@@ -1,6 +1,7 @@
-// `npm run soak [-- --minutes 10 --agents 50 --dry-run --think-ms 200 --keep]`: see bench/soak.ts
-// and docs/soak.md. Exit 1 when a correctness check fails (incomplete trails, lost events, a
-// broken chain, RSS growth past the bound); times are printed, never judged.
+// `npm run soak [-- --minutes 10 --agents 50 --dry-run --think-ms 200 --no-faults --keep]`: see
+// bench/soak.ts and docs/soak.md. Exit 1 when a correctness check fails (incomplete trails, lost
+// events, a broken chain, unlinked reports, a fault phase whose expected outcome did not hold, RSS
+// growth past the bound); times are printed, never judged.
 import { parseArgs } from 'node:util';
 import { formatReport, runSoak, soakProblems } from './soak.js';
 
@@ -10,6 +11,7 @@ const { values } = parseArgs({
     agents: { type: 'string', default: '50' },
     'think-ms': { type: 'string', default: '200' },
     'dry-run': { type: 'boolean', default: false },
+    'no-faults': { type: 'boolean', default: false },
     'max-rss-growth-mb': { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
@@ -37,6 +39,7 @@ const report = await runSoak({
   live: !values['dry-run'],
   thinkMs: num('think-ms', values['think-ms'], 0),
   keep: values.keep,
+  faults: !values['no-faults'],
   log: (line) => process.stderr.write(`${line}\n`),
 });
 console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
@@ -46,4 +49,4 @@ if (problems.length) {
   console.log(`\nFAILED: ${problems.join('; ')}`);
   process.exit(1);
 }
-console.log('\nOK: every call has a complete audit trail, nothing was lost, the chain verifies.');
+console.log(`\nOK: every call has a complete audit trail, nothing was lost, the chain verifies${report.faults.length ? ', every fault phase had its expected outcome' : ''}.`);
