@@ -1,0 +1,131 @@
+// WASI preview 1 plugins (what AgentZero and `cargo build --target wasm32-wasip1` make): modules
+// built in the test from committed .wat sources, shaped like wasip1 output (memory and _start
+// exported, wasi_snapshot_preview1 imported). Run through the real registry and ToolRunner in the
+// sandboxed WebAssembly process, and through MCP against the built CLI's `gatehouse serve`:
+// JSON on stdin, the result on stdout, deterministic fuel, only the granted folders, no sockets.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { PluginRegistry } from '../main/registry/plugin-registry.js';
+import { TrustStore } from '../main/registry/trust-store.js';
+import { ToolRunner } from '../main/runner/tool-runner.js';
+import { BreakerBoard } from '../main/runner/breaker-board.js';
+import { PluginMetrics } from '../main/runner/metrics.js';
+import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
+import { wasiPreopens } from '../main/runner/wasm/host-functions.js';
+import { fixtureWat, wasmPlugin } from './support/wasm.js';
+import { cliPath, runCli } from './support/cli.js';
+import { startServe } from './support/served-host.mjs';
+import { tempDir } from './support/temp.js';
+
+const manifest = (name: string, extra = '') =>
+  `name = "${name}"\ndescription = "A WASI test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.echo]\ndescription = "Echo the input back."\n\n[tools.echo.parameters.message]\ntype = "string"\nrequired = true\n\n[limits]\nfuel = 200000\nmemory_mb = 4\ntimeout_secs = 20\n${extra}`;
+
+const files = (path: string, created: string) => fixtureWat('wasi-files.wat', { __PATH__: path, __PLEN__: String(Buffer.byteLength(path)), __NEW__: created, __NLEN__: String(Buffer.byteLength(created)) });
+
+describe('WASI preview 1 plugins through the ToolRunner', () => {
+  let root: string;
+  let registry: PluginRegistry;
+  let runner: ToolRunner;
+  let records: { type: string; payload: Record<string, unknown> }[];
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'gatehouse-wasi-'));
+    mkdirSync(join(root, 'home'));
+    mkdirSync(join(root, 'plugins'));
+    records = [];
+    registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+    runner = new ToolRunner({
+      registry,
+      breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }),
+      metrics: new PluginMetrics(),
+      runCache: join(root, 'home', 'run-cache'),
+      wasmIsolation: { detection: detectSandbox() },
+      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'not used by wasm plugins' }),
+      record: (type, _actor, payload) => records.push({ type, payload }),
+    });
+  });
+  afterEach(async () => {
+    await runner.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function enabled(name: string, wat: string, extra = ''): Promise<void> {
+    await wasmPlugin(join(root, 'plugins'), name, manifest(name, extra), wat);
+    await registry.refreshAll();
+    expect(registry.get(name)!.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    await registry.enable(name, 'alice');
+  }
+
+  it('a module importing wasi_snapshot_preview1 validates, reads its JSON on stdin and answers on stdout, with the same fuel every run', async () => {
+    await enabled('wasi-echo', fixtureWat('wasi-echo.wat'));
+    const first = await runner.call('wasi-echo', 'echo', { message: 'hi' }, { actor: 'agent:test' });
+    expect(first.ok, first.error ?? '').toBe(true);
+    expect(first.output).toEqual({ received: { message: 'hi' }, argv1: 'echo' });
+    const second = await runner.call('wasi-echo', 'echo', { message: 'hi' }, { actor: 'agent:test' });
+    expect(second.output).toEqual(first.output);
+    expect(first.wasm!.fuelUsed).toBeGreaterThan(0);
+    expect(second.wasm!.fuelUsed).toBe(first.wasm!.fuelUsed);
+  });
+
+  it('an endless WASI module is stopped by fuel, at the same count each time', async () => {
+    await enabled('wasi-loop', fixtureWat('wasi-loop.wat'));
+    const r = await runner.call('wasi-loop', 'echo', { message: 'x' }, { actor: 'agent:test' });
+    expect(r.ok).toBe(false);
+    expect(r.failure).toBe('fuel');
+    expect(r.error).toMatch(/out of fuel: the call used all 200000 units of limits\.fuel/);
+    expect(r.wasm!.fuelUsed).toBe(200_000);
+  });
+
+  it('files: only the granted folders are preopened; a read grant cannot create files; paths outside and sockets are refused', async () => {
+    const data = join(root, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'hello.txt'), 'hello from a granted folder');
+    writeFileSync(join(root, 'secret.txt'), 'outside');
+    const grant = `\n[permissions]\nread = [${JSON.stringify(data)}]\n`;
+    await enabled('inside', files('hello.txt', 'made.txt'), grant);
+    const inside = await runner.call('inside', 'echo', { message: 'x' }, { actor: 'agent:test' });
+    expect(inside.ok, inside.error ?? '').toBe(true);
+    // 76: ERRNO_NOTCAPABLE. Read works; creating a file in a read-only grant does not; no socket.
+    expect(inside.output).toEqual({ open: 0, read: 'hello from a granted folder', create: 76, sock: [76, 76] });
+    expect(existsSync(join(data, 'made.txt'))).toBe(false);
+    for (const [name, path] of [['parent', '../secret.txt'], ['absolute', join(root, 'secret.txt')], ['etc', '/etc/passwd']] as const) {
+      await enabled(name, files(path, 'made.txt'), grant);
+      const r = await runner.call(name, 'echo', { message: 'x' }, { actor: 'agent:test' });
+      expect(r.ok, r.error ?? '').toBe(true);
+      expect((r.output as { open: number }).open, `${name}: ${path}`).not.toBe(0);
+      expect((r.output as { read: string }).read).toBe('');
+    }
+    expect(records.filter((x) => x.type === 'wasm.host-call' && x.payload['function'] === 'preopen').every((x) => x.payload['decision'] === 'allow')).toBe(true);
+  });
+
+  it('files: a write grant lets the module create files in that folder only; with no grant nothing is preopened', async () => {
+    const out = join(root, 'out');
+    mkdirSync(out);
+    writeFileSync(join(out, 'hello.txt'), 'old');
+    await enabled('writer', files('hello.txt', 'made.txt'), `\n[permissions]\nwrite = [${JSON.stringify(out)}]\n`);
+    const r = await runner.call('writer', 'echo', { message: 'x' }, { actor: 'agent:test' });
+    expect(r.output).toEqual({ open: 0, read: 'old', create: 0, sock: [76, 76] });
+    expect(readFileSync(join(out, 'made.txt'), 'utf8')).toBe('x');
+    await enabled('nothing', files('hello.txt', 'made.txt'));
+    const none = await runner.call('nothing', 'echo', { message: 'x' }, { actor: 'agent:test' });
+    // fd 3 does not exist: EBADF (8) to read; to create, refused before it is looked up (76).
+    expect(none.output).toEqual({ open: 8, read: "", create: 76, sock: [76, 76] });
+  });
+
+  it("a grant of a folder holding the home's secrets (or of a file) is not preopened, and says why", async () => {
+    const home = join(root, 'fakehome');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(join(home, 'notes'));
+    writeFileSync(join(home, 'notes', 'a.md'), 'a');
+    const events: Record<string, unknown>[] = [];
+    const preopens = await wasiPreopens({ plugin: 'p', tool: 't', dir: root, actor: 'agent:test', home, permissions: { read: ['~', '~/notes', '~/notes/a.md'], write: [], hosts: [] }, maxReadBytes: 1024, record: (_t, _a, payload) => events.push(payload) });
+    expect(preopens).toEqual([{ path: join(home, 'notes'), writable: false }]);
+    expect(events.map((e) => [e['argument'], e['decision']])).toEqual([[`read ${home}`, 'deny'], [`read ${join(home, 'notes')}`, 'allow'], [`read ${join(home, 'notes', 'a.md')}`, 'deny']]);
+    expect(events[0]!['reason']).toMatch(/holds or is .*\.ssh, which a WebAssembly module never opens; grant a narrower folder/);
+  });
+});
