@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PluginRegistry } from '../main/registry/plugin-registry.js';
 import { TrustStore } from '../main/registry/trust-store.js';
 import { ToolRunner } from '../main/runner/tool-runner.js';
@@ -23,7 +23,7 @@ import { startServe } from './support/served-host.mjs';
 import { tempDir } from './support/temp.js';
 
 const manifest = (name: string, extra = '') =>
-  `name = "${name}"\ndescription = "A WASI test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.echo]\ndescription = "Echo the input back."\n\n[tools.echo.parameters.message]\ntype = "string"\nrequired = true\n\n[limits]\nfuel = 200000\nmemory_mb = 4\ntimeout_secs = 20\n${extra}`;
+  `name = "${name}"\ndescription = "A WASI test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.echo]\ndescription = "Echo the input back."\n\n[tools.echo.parameters.message]\ntype = "string"\nrequired = true\n\n[tools.again]\ndescription = "The same program, told apart by argv[1]."\n\n[limits]\nfuel = 200000\nmemory_mb = 4\ntimeout_secs = 20\n${extra}`;
 
 const files = (path: string, created: string) => fixtureWat('wasi-files.wat', { __PATH__: path, __PLEN__: String(Buffer.byteLength(path)), __NEW__: created, __NLEN__: String(Buffer.byteLength(created)) });
 
@@ -128,4 +128,60 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
     expect(events.map((e) => [e['argument'], e['decision']])).toEqual([[`read ${home}`, 'deny'], [`read ${join(home, 'notes')}`, 'allow'], [`read ${join(home, 'notes', 'a.md')}`, 'deny']]);
     expect(events[0]!['reason']).toMatch(/holds or is .*\.ssh, which a WebAssembly module never opens; grant a narrower folder/);
   });
+});
+
+describe('WASI preview 1 plugins through MCP against the built CLI', () => {
+  const children: { kill(sig: string): unknown }[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+
+  it('gatehouse plugin enable, then serve: tools/call runs the WASI module with the same fuel twice, and fuel stops an endless one', async () => {
+    const home = join(tempDir('gatehouse-wasi-mcp-'), 'home');
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autoApprove: ['wasi-echo__*', 'wasi-loop__*'] }));
+    await wasmPlugin(join(home, 'plugins'), 'wasi-echo', manifest('wasi-echo'), fixtureWat('wasi-echo.wat'));
+    await wasmPlugin(join(home, 'plugins'), 'wasi-loop', manifest('wasi-loop'), fixtureWat('wasi-loop.wat'));
+    for (const name of ['wasi-echo', 'wasi-loop']) {
+      const enable = await runCli(['plugin', 'enable', name, '--home', home]);
+      expect(enable.code, enable.stderr).toBe(0);
+      expect(enable.stdout).toContain(`${name} enabled (${name}__echo, ${name}__again)`);
+    }
+    const served = await startServe(cliPath, home, { ...process.env, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1' });
+    children.push(served.host);
+    const client = new Client({ name: 'wasi-test', version: '1.0.0' });
+    // The host loads enabled plugins after it listens; it tells sessions when its tool list changes.
+    let changed: () => void = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    try {
+      for (;;) {
+        const next = new Promise<void>((r) => (changed = r));
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        if (names.includes('wasi-echo__echo') && names.includes('wasi-loop__echo')) break;
+        await next;
+      }
+      const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      const first = (await client.callTool({ name: 'wasi-echo__echo', arguments: { message: 'hello wasi' } })) as CallToolResult;
+      expect(first.isError ?? false, text(first)).toBe(false);
+      expect(JSON.parse(text(first))).toEqual({ received: { message: 'hello wasi' }, argv1: 'echo' });
+      const second = (await client.callTool({ name: 'wasi-echo__echo', arguments: { message: 'hello wasi' } })) as CallToolResult;
+      expect(text(second)).toBe(text(first));
+      const again = (await client.callTool({ name: 'wasi-echo__again', arguments: {} })) as CallToolResult;
+      expect(JSON.parse(text(again))).toEqual({ received: {}, argv1: 'again' });
+      const loop = (await client.callTool({ name: 'wasi-loop__echo', arguments: { message: 'x' } })) as CallToolResult;
+      expect(loop.isError).toBe(true);
+      expect(text(loop)).toMatch(/out of fuel/);
+      const { events } = (await served.op('audit.tail', { limit: 500 })) as { events: { type: string; payload: Record<string, unknown> }[] };
+      const ended = events.filter((e) => e.type === 'execution.ended');
+      const fuel = (plugin: string, tool = 'echo') => ended.filter((e) => e.payload['plugin'] === plugin && e.payload['tool'] === tool).map((e) => e.payload['fuelUsed']);
+      const echoFuel = fuel('wasi-echo');
+      expect(echoFuel).toHaveLength(2);
+      expect(echoFuel[0]).toBeGreaterThan(0);
+      expect(echoFuel[1]).toBe(echoFuel[0]);
+      expect(fuel('wasi-loop')).toEqual([200_000]);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
