@@ -5,6 +5,7 @@
 // JSON on stdin, the result on stdout, deterministic fuel, only the granted folders, no sockets.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -131,7 +132,7 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
 });
 
 describe('WASI preview 1 plugins through MCP against the built CLI', () => {
-  const children: { kill(sig: string): unknown }[] = [];
+  const children: ChildProcess[] = [];
   afterEach(() => {
     for (const c of children.splice(0)) c.kill('SIGKILL');
   });
