@@ -18,6 +18,7 @@ import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
 import { wasiPreopens } from '../main/runner/wasm/host-functions.js';
+import { wasmImportsOf } from '../main/registry/plugin-service.js';
 import { fixtureWat, wasmPlugin } from './support/wasm.js';
 import { cliPath, runCli } from './support/cli.js';
 import { startServe } from './support/served-host.mjs';
@@ -64,6 +65,15 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
 
   it('a module importing wasi_snapshot_preview1 validates, reads its JSON on stdin and answers on stdout, with the same fuel every run', async () => {
     await enabled('wasi-echo', fixtureWat('wasi-echo.wat'));
+    // The registry describes it (the Plugins view shows this): a WASI program, every import linked.
+    const view = wasmImportsOf(registry.get('wasi-echo')!)!;
+    expect(view.abi).toBe('wasi');
+    expect(view.imports.map((i) => [`${i.module}.${i.name}`, i.granted])).toEqual([
+      ['wasi_snapshot_preview1.fd_read', true],
+      ['wasi_snapshot_preview1.fd_write', true],
+      ['wasi_snapshot_preview1.args_sizes_get', true],
+      ['wasi_snapshot_preview1.args_get', true],
+    ]);
     const first = await runner.call('wasi-echo', 'echo', { message: 'hi' }, { actor: 'agent:test' });
     expect(first.ok, first.error ?? '').toBe(true);
     expect(first.output).toEqual({ received: { message: 'hi' }, argv1: 'echo' });
