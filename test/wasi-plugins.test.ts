@@ -4,7 +4,7 @@
 // sandboxed WebAssembly process, and through MCP against the built CLI's `gatehouse serve`:
 // JSON on stdin, the result on stdout, deterministic fuel, only the granted folders, no sockets.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +139,40 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
     expect(events.map((e) => [e['argument'], e['decision']])).toEqual([[`read ${home}`, 'deny'], [`read ${join(home, 'notes')}`, 'allow'], [`read ${join(home, 'notes', 'a.md')}`, 'deny']]);
     expect(events[0]!['reason']).toMatch(/holds or is .*\.ssh, which a WebAssembly module never opens; grant a narrower folder/);
   });
+});
+
+describe('WASI preview 1 plugins without bubblewrap (the WASI layer alone)', () => {
+  it('a link inside a granted folder that leads outside it is refused, and a read-only grant stays read-only', async () => {
+    const root = tempDir('gatehouse-wasi-nobwrap-');
+    mkdirSync(join(root, 'plugins'));
+    mkdirSync(join(root, 'home'));
+    const data = join(root, 'data');
+    mkdirSync(data);
+    writeFileSync(join(root, 'secret.txt'), 'SECRET');
+    symlinkSync(join(root, 'secret.txt'), join(data, 'absolute-link'));
+    symlinkSync('../secret.txt', join(data, 'relative-link'));
+    writeFileSync(join(data, 'ro.txt'), 'ro');
+    const registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+    // No wasmIsolation: the pool runs in this process, so only Gatehouse's WASI layer stands between.
+    const runner = new ToolRunner({ registry, breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }), metrics: new PluginMetrics(), runCache: join(root, 'home', 'run-cache'), sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'tests run unsandboxed' }), record: () => {} });
+    try {
+      const cases = [
+        ['abs', 'absolute-link', 'ro.txt'],
+        ['rel', 'relative-link', 'relative-link'],
+      ] as const;
+      for (const [name, path, created] of cases) await wasmPlugin(join(root, 'plugins'), name, manifest(name, `\n[permissions]\nread = [${JSON.stringify(data)}]\n`), files(path, created));
+      await registry.refreshAll();
+      for (const [name] of cases) {
+        await registry.enable(name, 'alice');
+        const r = await runner.call(name, 'echo', { message: 'x' }, { actor: 'agent:test' });
+        expect(r.output, name).toEqual({ open: 76, read: '', create: 76, sock: [76, 76] });
+      }
+      expect(readFileSync(join(data, 'ro.txt'), 'utf8')).toBe('ro');
+      expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('SECRET');
+    } finally {
+      await runner.close();
+    }
+  }, 120_000);
 });
 
 describe('WASI preview 1 plugins through MCP against the built CLI', () => {
