@@ -8,21 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { PluginRegistry } from '../main/registry/plugin-registry.js';
-import { TrustStore } from '../main/registry/trust-store.js';
-import { ToolRunner } from '../main/runner/tool-runner.js';
-import { BreakerBoard } from '../main/runner/breaker-board.js';
-import { PluginMetrics } from '../main/runner/metrics.js';
-import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PluginRegistry } from '../main/registry/plugin-registry.js';
+import type { ToolRunner } from '../main/runner/tool-runner.js';
 import { wasiPreopens } from '../main/runner/wasm/host-functions.js';
 import { wasmImportsOf } from '../main/registry/plugin-service.js';
-import { fixtureWat, wasmPlugin } from './support/wasm.js';
+import { fixtureWat, wasmPlugin, wasmRunner } from './support/wasm.js';
 import { cliPath, runCli } from './support/cli.js';
 import { startServe } from './support/served-host.mjs';
 import { tempDir } from './support/temp.js';
+import { connectAgent, resultText } from './support/mcp-agent.js';
 
 const manifest = (name: string, extra = '') =>
   `name = "${name}"\ndescription = "A WASI test tool."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.echo]\ndescription = "Echo the input back."\n\n[tools.echo.parameters.message]\ntype = "string"\nrequired = true\n\n[tools.again]\ndescription = "The same program, told apart by argv[1]."\n\n[limits]\nfuel = 200000\nmemory_mb = 4\ntimeout_secs = 20\n${extra}`;
@@ -40,16 +35,7 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
     mkdirSync(join(root, 'home'));
     mkdirSync(join(root, 'plugins'));
     records = [];
-    registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
-    runner = new ToolRunner({
-      registry,
-      breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }),
-      metrics: new PluginMetrics(),
-      runCache: join(root, 'home', 'run-cache'),
-      wasmIsolation: { detection: detectSandbox() },
-      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'not used by wasm plugins' }),
-      record: (type, _actor, payload) => records.push({ type, payload }),
-    });
+    ({ registry, runner } = wasmRunner(root, (type, payload) => records.push({ type, payload }), { breakerThreshold: 100 }));
   });
   afterEach(async () => {
     await runner.close();
@@ -152,9 +138,8 @@ describe('WASI preview 1 plugins without bubblewrap (the WASI layer alone)', () 
     symlinkSync(join(root, 'secret.txt'), join(data, 'absolute-link'));
     symlinkSync('../secret.txt', join(data, 'relative-link'));
     writeFileSync(join(data, 'ro.txt'), 'ro');
-    const registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
-    // No wasmIsolation: the pool runs in this process, so only Gatehouse's WASI layer stands between.
-    const runner = new ToolRunner({ registry, breakers: new BreakerBoard({ clock: { now: () => 0 }, threshold: 100 }), metrics: new PluginMetrics(), runCache: join(root, 'home', 'run-cache'), sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'tests run unsandboxed' }), record: () => {} });
+    // Not isolated: the pool runs in this process, so only Gatehouse's WASI layer stands between.
+    const { registry, runner } = wasmRunner(root, () => {}, { isolated: false, breakerThreshold: 100 });
     try {
       const cases = [
         ['abs', 'absolute-link', 'ro.txt'],
@@ -194,19 +179,10 @@ describe('WASI preview 1 plugins through MCP against the built CLI', () => {
     }
     const served = await startServe(cliPath, home, { ...process.env, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1' });
     children.push(served.host);
-    const client = new Client({ name: 'wasi-test', version: '1.0.0' });
-    // The host loads enabled plugins after it listens; it tells sessions when its tool list changes.
-    let changed: () => void = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    const { client, toolsWhen } = await connectAgent(served.serve, 'wasi-test');
     try {
-      for (;;) {
-        const next = new Promise<void>((r) => (changed = r));
-        const names = (await client.listTools()).tools.map((t) => t.name);
-        if (names.includes('wasi-echo__echo') && names.includes('wasi-loop__echo')) break;
-        await next;
-      }
-      const text = (r: CallToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      await toolsWhen((names) => names.includes('wasi-echo__echo') && names.includes('wasi-loop__echo'));
+      const text = resultText;
       const first = (await client.callTool({ name: 'wasi-echo__echo', arguments: { message: 'hello wasi' } })) as CallToolResult;
       expect(first.isError ?? false, text(first)).toBe(false);
       expect(JSON.parse(text(first))).toEqual({ received: { message: 'hello wasi' }, argv1: 'echo' });

@@ -6,13 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath } from './support/cli.js';
 import { startServe } from './support/served-host.mjs';
 import { tempDir } from './support/temp.js';
+import { connectAgent, resultText } from './support/mcp-agent.js';
 
 interface Shell {
   root: string;
@@ -71,21 +70,11 @@ describe('the wasm-as scaffold builds and enables exactly as it says', () => {
     writeFileSync(join(s.root, 'home', 'settings.json'), JSON.stringify({ mode: 'live', autoApprove: ['my-wasm*'] }));
     const served = await startServe(cliPath, join(s.root, 'home'), s.env);
     children.push(served.host);
-    const client = new Client({ name: 'scaffold-test', version: '1.0.0' });
-    let changed: () => void = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    const { client, toolsWhen } = await connectAgent(served.serve, 'scaffold-test');
     try {
-      // The host loads enabled plugins after it listens, and says when its tool list changes.
-      let tool: string | undefined;
-      for (;;) {
-        const next = new Promise<void>((r) => (changed = r));
-        tool = (await client.listTools()).tools.map((t) => t.name).find((n) => n.startsWith('my-wasm'));
-        if (tool) break;
-        await next;
-      }
+      const tool = (await toolsWhen((names) => names.some((n) => n.startsWith('my-wasm')))).find((n) => n.startsWith('my-wasm'))!;
       const r = (await client.callTool({ name: tool, arguments: { message: 'hi' } })) as CallToolResult;
-      const text = (r.content as { text?: string }[]).map((c) => c.text ?? '').join('');
+      const text = resultText(r);
       expect(r.isError ?? false, text).toBe(false);
       expect(JSON.parse(text)).toEqual({ received: { message: 'hi' }, length: 16 });
     } finally {

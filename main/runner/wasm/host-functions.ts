@@ -119,7 +119,7 @@ export async function wasiPreopens(ctx: HostFunctionContext): Promise<WasiPreope
   const out: WasiPreopen[] = [];
   for (const path of [...new Set([...grantRoots(ctx, 'read'), ...writable])]) {
     const op = writable.has(path) ? 'write' : 'read';
-    let isDir = false;
+    let isDir: boolean;
     try {
       isDir = statSync(path).isDirectory();
     } catch {
