@@ -121,6 +121,8 @@ const pluginDetail = pluginSummary.extend({
   wasmImports: z
     .object({
       imports: z.array(z.object({ module: z.string(), name: z.string(), kind: z.string(), grant: z.enum(['core', 'log', 'hosts', 'read', 'write']).nullable(), granted: z.boolean() })),
+      /** How the module runs: the Extism ABI, a WASI preview 1 command (stdin → stdout), or Extism with WASI. */
+      abi: z.enum(['extism', 'wasi', 'extism+wasi']).optional(),
       error: z.string().nullable(),
     })
     .nullable()

@@ -6,13 +6,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import asc from 'assemblyscript/asc';
-import { PluginRegistry } from '../main/registry/plugin-registry.js';
-import { TrustStore } from '../main/registry/trust-store.js';
-import { ToolRunner } from '../main/runner/tool-runner.js';
-import { BreakerBoard } from '../main/runner/breaker-board.js';
-import { PluginMetrics } from '../main/runner/metrics.js';
-import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
-import { wat2wasm } from './support/wasm.js';
+import type { PluginRegistry } from '../main/registry/plugin-registry.js';
+import type { ToolRunner } from '../main/runner/tool-runner.js';
+import { wasmRunner, wat2wasm } from './support/wasm.js';
 import { scaffoldPlugin } from '../main/registry/scaffold.js';
 
 const examples = join(import.meta.dirname, '..', 'examples', 'wasm-plugins');
@@ -34,16 +30,7 @@ describe('wasm examples', () => {
     root = mkdtempSync(join(tmpdir(), 'gatehouse-wasm-ex-'));
     mkdirSync(join(root, 'home'));
     mkdirSync(join(root, 'plugins'));
-    registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
-    runner = new ToolRunner({
-      registry,
-      breakers: new BreakerBoard({ clock: { now: () => 0 } }),
-      metrics: new PluginMetrics(),
-      runCache: join(root, 'home', 'run-cache'),
-      wasmIsolation: { detection: detectSandbox() },
-      sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'not used by wasm plugins' }),
-      record: (type, _actor, payload) => records.push({ type, payload }),
-    });
+    ({ registry, runner } = wasmRunner(root, (type, payload) => records.push({ type, payload })));
   });
   afterEach(async () => {
     await runner.close();

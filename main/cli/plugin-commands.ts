@@ -1,12 +1,14 @@
 // `gatehouse plugin …`: list, rescan, validate, scan, new, enable, disable, trust, untrust.
 // Exit codes: 0 clean, 1 findings or errors, 2 usage.
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
 import { loadManifest } from '../registry/manifest/load-manifest.js';
 import { scanPlugin } from '../registry/scan/index.js';
-import { scaffoldPlugin, SCAFFOLD_LANGS, WASM_AS_BUILD, type ScaffoldLang } from '../registry/scaffold.js';
+import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
+import { buildPlugin, PluginBuildError } from '../registry/plugin-build.js';
+import { shellQuote } from '../../shared/claude-config.js';
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
 import { UsageError } from '../core/usage-error.js';
@@ -148,8 +150,30 @@ export function addPluginCommands(cli: Command): void {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
-      const next = o.lang === 'wasm-as' ? `build plugin.wasm in it (${WASM_AS_BUILD}), then: gatehouse plugin enable ${name}` : `Edit it, then: gatehouse plugin enable ${name}`;
-      console.log(`Created ${r.dir} (${r.files.join(', ')}). ${next[0]!.toUpperCase()}${next.slice(1)}`);
+      // The commands exactly as they work from any folder: the plugin's full path, and the options
+      // that lead `plugin enable` to this data folder and plugin folder (a test runs them as printed).
+      const enable = ['gatehouse', 'plugin', 'enable', name, ...(o.home ? ['--home', resolve(o.home)] : []), ...(o.dir ? ['--plugins-dir', parent] : [])];
+      const steps = [...(o.lang === 'wasm-as' ? [['gatehouse', 'plugin', 'build', r.dir]] : []), enable].map((c) => `  ${c.map(shellQuote).join(' ')}`);
+      console.log(`Created ${r.dir} (${r.files.join(', ')}). ${o.lang === 'wasm-as' ? 'Build plugin.wasm, then enable it' : 'Edit it, then enable it'}:\n${steps.join('\n')}`);
+    });
+
+  plugin
+    .command('build <dir>')
+    .description("Build a WebAssembly plugin's module from its AssemblyScript source (assembly/index.ts), offline, with the compiler that ships with Gatehouse.")
+    .addHelpText('after', examplesHelp(['gatehouse plugin build ./word-count']))
+    .action((dir: string) => {
+      const full = pluginDir(dir);
+      try {
+        const r = buildPlugin(full);
+        console.log(`Built ${join(full, r.module)}.`);
+      } catch (err) {
+        if (err instanceof PluginBuildError) {
+          console.error(`gatehouse plugin build: ${err.message}`);
+          process.exitCode = 1;
+          return;
+        }
+        throw err;
+      }
     });
 
   plugin

@@ -12,7 +12,7 @@ import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
 import { moduleSyntaxProblems } from './manifest/module-syntax.js';
 import type { Finding, Problem } from './types.js';
 import { readPluginModule } from './manifest/wasm-checks.js';
-import { judgeImports, type Grant } from './manifest/wasm-abi.js';
+import { judgeImports, moduleAbi, type Grant } from './manifest/wasm-abi.js';
 import { readModuleInfo } from './manifest/wasm-module-info.js';
 
 export const MAX_EDIT_FILE = 1 << 20;
@@ -56,6 +56,11 @@ export interface PluginDetail extends PluginSummary {
 /** A wasm plugin's imports next to what its manifest grants (the Plugins view marks mismatches). */
 export interface WasmImportsView {
   imports: { module: string; name: string; kind: string; grant: Grant | null; granted: boolean }[];
+  /**
+   * How the module runs: `extism` (exports called through the Extism kernel), `wasi` (a WASI
+   * preview 1 command: JSON on stdin, result on stdout), `extism+wasi` (Extism with WASI beside it).
+   */
+  abi?: 'extism' | 'wasi' | 'extism+wasi';
   /** Why the module's imports could not be read (missing, too big, not a module), or null. */
   error: string | null;
 }
@@ -220,8 +225,10 @@ export function wasmImportsOf(e: PluginEntry): WasmImportsView | null {
   const read = readPluginModule(e.dir, raw['wasm'], maxMb * 2 ** 20);
   if (!read.bytes) return { imports: [], error: read.problems[0]?.message ?? 'the module cannot be read' };
   try {
-    const verdicts = judgeImports(readModuleInfo(read.bytes).imports, { read: list(perms['read']), write: list(perms['write']), hosts: list(perms['hosts']), log: perms['log'] === true });
-    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), error: null };
+    const info = readModuleInfo(read.bytes);
+    const verdicts = judgeImports(info.imports, { read: list(perms['read']), write: list(perms['write']), hosts: list(perms['hosts']), log: perms['log'] === true });
+    const abi = moduleAbi(info.imports, info.exports);
+    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), abi: abi.command ? 'wasi' : abi.wasi ? 'extism+wasi' : 'extism', error: null };
   } catch (err) {
     return { imports: [], error: (err as Error).message };
   }

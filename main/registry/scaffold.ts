@@ -1,6 +1,8 @@
 // "New plugin": a small working tool in shell, Python or Node that passes validation and the
 // scan as written, so an author starts from green; or (wasm-as) an AssemblyScript WebAssembly
-// tool on the Extism ABI, valid once its one build command has made plugin.wasm.
+// tool on the Extism ABI, valid once `gatehouse plugin build` has made plugin.wasm with the
+// compiler that ships with Gatehouse (plugin-build.ts): nothing to install, no node_modules in
+// the plugin folder to fail its scan.
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -124,10 +126,10 @@ export function createExecutor(context: Context) {
 }
 
 /** The command that builds a wasm-as plugin's module, run in its folder. */
-export const WASM_AS_BUILD = 'npx asc assembly/index.ts -o plugin.wasm --runtime stub --optimize';
+export const WASM_AS_BUILD = 'gatehouse plugin build .';
 
 const AS_SOURCE = `// A Gatehouse WebAssembly tool in AssemblyScript, on the Extism plugin ABI: the host functions
-// below are all it can reach. Build: ${WASM_AS_BUILD}
+// below are all it can reach. Build (in the plugin folder): ${WASM_AS_BUILD}
 @external("extism:host/env", "input_length") declare function input_length(): i64;
 @external("extism:host/env", "input_load_u8") declare function input_load_u8(offset: i64): u8;
 @external("extism:host/env", "alloc") declare function alloc(length: i64): i64;
@@ -158,7 +160,7 @@ export function echo(): i32 {
 
 function scaffoldAssemblyScript(dir: string, name: string): { dir: string; files: string[] } {
   const manifest = `# Gatehouse plugin manifest (a WebAssembly tool). Fields: docs/plugins.md; the WebAssembly
-# chapter of docs/guide-plugin-author.md. Build plugin.wasm first: ${WASM_AS_BUILD}
+# chapter of docs/guide-plugin-author.md. Build plugin.wasm first, in this folder: ${WASM_AS_BUILD}
 name = "${name}"
 description = "Echoes its arguments back (a starting point for your WebAssembly tool)."
 version = "0.1.0"
@@ -181,14 +183,15 @@ timeout_secs = 5
 `;
   const readme = `# ${name}
 
-A Gatehouse WebAssembly tool in AssemblyScript. Build it (offline, with the AssemblyScript
-compiler from npm), then enable it:
+A Gatehouse WebAssembly tool in AssemblyScript. In this folder, build it (offline, with the
+AssemblyScript compiler that ships with Gatehouse: nothing to install here), then enable it:
 
-    npm install --save-dev assemblyscript
     ${WASM_AS_BUILD}
     gatehouse plugin enable ${name}
 
-Rebuilding changes plugin.wasm, so an enabled plugin is quarantined until you approve the change.
+(If you made it with \`--home\` or \`--dir\`, give \`plugin enable\` the options \`plugin new\` printed.)
+Edit assembly/index.ts and build again; rebuilding changes plugin.wasm, so an enabled plugin is
+quarantined until you approve the change.
 `;
   mkdirSync(join(dir, 'assembly'));
   writeFileSync(join(dir, 'gatehouse.toml'), manifest);

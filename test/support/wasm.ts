@@ -3,6 +3,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabt from 'wabt';
+import { PluginRegistry } from '../../main/registry/plugin-registry.js';
+import { TrustStore } from '../../main/registry/trust-store.js';
+import { ToolRunner } from '../../main/runner/tool-runner.js';
+import { BreakerBoard } from '../../main/runner/breaker-board.js';
+import { PluginMetrics } from '../../main/runner/metrics.js';
+import { detectSandbox, unsandboxedWrap } from '../../main/runner/sandbox.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'wasm');
 
@@ -34,4 +40,22 @@ export async function wasmPlugin(root: string, name: string, manifest: string, w
   writeFileSync(join(dir, 'gatehouse.toml'), manifest);
   writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(wat, `${name}.wat`));
   return dir;
+}
+
+/**
+ * A registry over ROOT/plugins (trust in ROOT/home) and a ToolRunner whose wasm calls run in the
+ * sandboxed WebAssembly process (`isolated: false`: in this process, no bubblewrap).
+ */
+export function wasmRunner(root: string, record: (type: string, payload: Record<string, unknown>) => void, opts: { isolated?: boolean; breakerThreshold?: number } = {}): { registry: PluginRegistry; runner: ToolRunner } {
+  const registry = new PluginRegistry({ sources: [{ dir: join(root, 'plugins'), origin: 'cli' }], trust: new TrustStore(join(root, 'home')) });
+  const runner = new ToolRunner({
+    registry,
+    breakers: new BreakerBoard({ clock: { now: () => 0 }, ...(opts.breakerThreshold ? { threshold: opts.breakerThreshold } : {}) }),
+    metrics: new PluginMetrics(),
+    runCache: join(root, 'home', 'run-cache'),
+    ...(opts.isolated === false ? {} : { wasmIsolation: { detection: detectSandbox() } }),
+    sandboxFor: () => ({ wrap: unsandboxedWrap(), sandboxed: false, warning: 'not used by wasm plugins' }),
+    record: (type, _actor, payload) => record(type, payload),
+  });
+  return { registry, runner };
 }

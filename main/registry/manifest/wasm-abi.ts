@@ -1,12 +1,47 @@
 // The host functions a WebAssembly plugin can import, and which manifest permission links each.
 // The Extism kernel ABI (module "extism:host/env") is what Extism's plugin kits compile against;
 // Gatehouse's file functions live under "extism:host/user", where Extism puts host functions.
-// Anything not in this table does not exist for the guest: no WASI, no clock, no random, and a
-// module that imports it is refused when it is loaded, naming the import.
+// WASI preview 1 (module "wasi_snapshot_preview1", what wasm32-wasip1 toolchains import) is
+// linked too: its files reach only the folders the manifest grants (preopens), its sockets none.
+// Anything not in these tables does not exist for the guest, and a module that imports it is
+// refused when it is loaded, naming the import.
 import type { WasmImport } from './wasm-module-info.js';
 
 export const EXTISM_ENV = 'extism:host/env';
 export const EXTISM_USER = 'extism:host/user';
+export const WASI_P1 = 'wasi_snapshot_preview1';
+
+/**
+ * Every function of WASI preview 1. They need no grant of their own: a file function reaches
+ * only the preopened folders, which are the manifest's `read` and `write` grants (none without
+ * them), and the socket functions always fail (Gatehouse preopens no socket).
+ */
+const WASI_FUNCTIONS = new Set([
+  'args_get', 'args_sizes_get', 'environ_get', 'environ_sizes_get', 'clock_res_get', 'clock_time_get',
+  'fd_advise', 'fd_allocate', 'fd_close', 'fd_datasync', 'fd_fdstat_get', 'fd_fdstat_set_flags', 'fd_fdstat_set_rights',
+  'fd_filestat_get', 'fd_filestat_set_size', 'fd_filestat_set_times', 'fd_pread', 'fd_prestat_get', 'fd_prestat_dir_name',
+  'fd_pwrite', 'fd_read', 'fd_readdir', 'fd_renumber', 'fd_seek', 'fd_sync', 'fd_tell', 'fd_write',
+  'path_create_directory', 'path_filestat_get', 'path_filestat_set_times', 'path_link', 'path_open', 'path_readlink',
+  'path_remove_directory', 'path_rename', 'path_symlink', 'path_unlink_file', 'poll_oneoff', 'proc_exit', 'proc_raise',
+  'sched_yield', 'random_get', 'sock_accept', 'sock_recv', 'sock_send', 'sock_shutdown',
+]);
+
+export interface ModuleAbi {
+  /** Imports WASI preview 1. */
+  wasi: boolean;
+  /** Imports the Extism kernel or Extism host functions. */
+  extism: boolean;
+  /** A WASI command: WASI without Extism, exporting _start; it runs as a program (stdin → stdout). */
+  command: boolean;
+}
+
+/** How a module talks to its host, from its imports and exports (engine and validation agree on it). */
+export function moduleAbi(imports: readonly { module: string }[], exports: readonly { name: string; kind: string }[]): ModuleAbi {
+  const wasi = imports.some((i) => i.module === WASI_P1);
+  const extism = imports.some((i) => i.module === EXTISM_ENV || i.module === EXTISM_USER);
+  const command = wasi && !extism && exports.some((e) => e.name === '_start' && (e.kind === 'func' || e.kind === 'function'));
+  return { wasi, extism, command };
+}
 
 /** The permission that links a host function; `core` functions only move bytes between guest and host. */
 export type Grant = 'core' | 'log' | 'hosts' | 'read' | 'write';
@@ -56,6 +91,7 @@ export function grantOf(imp: WasmImport): Grant | null {
   if (imp.kind !== 'func') return null;
   if (imp.module === EXTISM_ENV) return Object.hasOwn(ENV_FUNCTIONS, imp.name) ? ENV_FUNCTIONS[imp.name]! : null;
   if (imp.module === EXTISM_USER) return Object.hasOwn(USER_FUNCTIONS, imp.name) ? USER_FUNCTIONS[imp.name]! : null;
+  if (imp.module === WASI_P1) return WASI_FUNCTIONS.has(imp.name) ? 'core' : null;
   // AssemblyScript's abort(message, file, line, column): it only ends the call with a message.
   if (imp.module === 'env' && imp.name === 'abort') return 'core';
   return null;
@@ -96,7 +132,7 @@ export function refusal(v: ImportVerdict): string {
   const what = `${v.import.module}.${v.import.name}`;
   if (v.grant === null) {
     return v.import.kind === 'func'
-      ? `the module imports ${what}, a function Gatehouse does not provide to WebAssembly plugins (no WASI, clock or random; only the Extism kernel ABI and the granted host functions); remove the import`
+      ? `the module imports ${what}, a function Gatehouse does not provide to WebAssembly plugins (only the Extism kernel ABI, the granted host functions and WASI preview 1); remove the import`
       : `the module imports a ${v.import.kind} ${what}; a plugin module must define its own memory, tables and globals`;
   }
   const how = v.grant === 'log' ? 'permissions.log = true' : `a path or host in permissions.${v.grant}`;

@@ -1,8 +1,12 @@
 // One call of a metered module, inside the worker: a fresh instance (no state carries from one
 // call to the next), the fuel set, the export run, and the outcome read back from the meter's
 // globals, so that running out of fuel or memory is told apart from the guest's own traps.
+// A WASI command (imports wasi_snapshot_preview1, exports _start, no Extism imports) runs as a
+// program: its JSON input on stdin, its result on stdout (wasi-session.ts). An Extism module built
+// for wasm32-wasip1 gets the same WASI functions beside the kernel.
 import { ExtismKernel, GuestAbort, KernelLimit, type HostCallReply, type HostCallRequest } from './extism-kernel.js';
 import { FUEL_GLOBAL, OOM_GLOBAL } from './meter.js';
+import { WASI_MODULE, WasiSession, type WasiSetup } from './wasi-session.js';
 
 export type WasmFailure = 'fuel' | 'memory' | 'trap' | 'bad_output' | 'timeout' | 'crash';
 
@@ -13,6 +17,8 @@ export interface EngineCall {
   memoryMb: number;
   maxOutputKb: number;
   config: Record<string, string>;
+  /** For a module that imports WASI: whether it is a command, its argv and preopened folders. */
+  wasi?: WasiSetup;
 }
 
 export interface EngineResult {
@@ -41,6 +47,20 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
       if (logs.length < MAX_LOG_LINES) logs.push({ level, line: line.slice(0, 2000) });
     },
   });
+  // The host decides from the module as the author built it (metering may drop unused imports).
+  const session = call.wasi ? new WasiSession(call.wasi, call.input, call.maxOutputKb * 1024) : null;
+  const command = call.wasi?.command === true;
+  try {
+    const r = runInstance(module, call, kernel, logs, session, command);
+    // An Extism module's WASI stdout and stderr are its logs (the result is what output_set set).
+    if (session && !command) collect(session, logs);
+    return r;
+  } finally {
+    session?.dispose();
+  }
+}
+
+function runInstance(module: WebAssembly.Module, call: EngineCall, kernel: ExtismKernel, logs: { level: string; line: string }[], session: WasiSession | null, command: boolean): EngineResult {
   let instance: WebAssembly.Instance;
   let fuel: WebAssembly.Global | undefined;
   let oom: WebAssembly.Global | undefined;
@@ -62,7 +82,7 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
   };
   // A trap in the module's start function ends the call here; its globals are not reachable then.
   try {
-    instance = new WebAssembly.Instance(module, kernel.imports());
+    instance = new WebAssembly.Instance(module, session ? { ...kernel.imports(), [WASI_MODULE]: session.imports() } : kernel.imports());
   } catch (err) {
     return failed(err);
   }
@@ -71,7 +91,9 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
   oom = ex[OOM_GLOBAL] as WebAssembly.Global | undefined;
   memory = ex['memory'] as WebAssembly.Memory | undefined;
   kernel.guestMemory = memory ?? null;
+  if (session) session.memory = memory ?? null;
   if (!fuel || !oom) throw new Error('the module was not metered (no fuel global); Gatehouse runs only modules it metered itself');
+  if (session && command) return runCommand(instance, session, logs, end, failed);
   const fn = ex[call.export];
   if (typeof fn !== 'function') return end({ ok: false, output: new Uint8Array(0), error: `the module exports no function ${call.export}`, failure: 'bad_output' });
   let rc: unknown;
@@ -85,4 +107,27 @@ export function runEngineCall(module: WebAssembly.Module, call: EngineCall, host
   }
   if (kernel.error !== null) return end({ ok: false, output: kernel.output, error: kernel.error, failure: 'trap' });
   return end({ ok: true, output: kernel.output, error: null, failure: null });
+}
+
+/** A WASI command: _start runs once; exit code 0 and stdout are the result, stderr goes to the logs. */
+function runCommand(instance: WebAssembly.Instance, session: WasiSession, logs: { level: string; line: string }[], end: (r: Omit<EngineResult, 'fuelUsed' | 'logs' | 'memoryBytes'>) => EngineResult, failed: (err: unknown) => EngineResult): EngineResult {
+  let code: number;
+  try {
+    code = session.wasi.start(instance);
+  } catch (err) {
+    collect(session, logs);
+    return failed(err);
+  }
+  const { stdout, stderr } = collect(session, logs);
+  if (code !== 0) {
+    const last = stderr.trim().split('\n').pop()?.slice(0, 500);
+    return end({ ok: false, output: stdout, error: `the module exited with code ${code}${last ? `: ${last}` : ''}`, failure: 'trap' });
+  }
+  return end({ ok: true, output: stdout, error: null, failure: null });
+}
+
+function collect(session: WasiSession, logs: { level: string; line: string }[]): { stdout: Uint8Array; stderr: string } {
+  const r = session.result();
+  for (const line of r.stderr.split('\n')) if (line !== '' && logs.length < MAX_LOG_LINES) logs.push({ level: 'stderr', line: line.slice(0, 2000) });
+  return r;
 }

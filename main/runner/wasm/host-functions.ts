@@ -9,7 +9,7 @@
 //    then the policy judges it as a network operation.
 // Every host call is an audit event, `wasm.host-call`, with the function, a short summary of
 // its argument and the decision with its reason.
-import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { homedir } from 'node:os';
@@ -18,6 +18,8 @@ import { blockedCategory, compileHostPattern, normalizeHost, parseIpLiteral, res
 import type { PolicyResult } from '../../policy/rules/engine.js';
 import type { Extraction, ToolCall } from '../../policy/types.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
+import type { WasiPreopen } from './wasi-session.js';
+import { secretPaths } from '../sandbox.js';
 
 /** The host's policy (PolicyStore fits). */
 export interface HostPolicy {
@@ -98,6 +100,52 @@ function under(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/** The manifest's grants for an operation as real absolute paths (`~` and relative ones resolved). */
+function grantRoots(ctx: HostFunctionContext, op: 'read' | 'write'): string[] {
+  const home = ctx.home ?? homedir();
+  return (op === 'read' ? ctx.permissions.read : ctx.permissions.write).map((g) => realish(isAbsolute(expand(g, home)) ? expand(g, home) : join(ctx.dir, expand(g, home))));
+}
+
+/**
+ * The folders a WASI module's call may open: every granted folder that exists, writable when
+ * `write` grants it, each judged by the policy at the start of the call as the host functions
+ * judge one path (a locked rule on a folder keeps it out even when the manifest grants it), and
+ * each recorded as a `wasm.host-call` event (function `preopen`). A granted file is not
+ * preopened (WASI opens files through folders; grant its folder instead).
+ */
+export async function wasiPreopens(ctx: HostFunctionContext): Promise<WasiPreopen[]> {
+  const home = ctx.home ?? homedir();
+  const writable = new Set(grantRoots(ctx, 'write'));
+  const out: WasiPreopen[] = [];
+  for (const path of [...new Set([...grantRoots(ctx, 'read'), ...writable])]) {
+    const op = writable.has(path) ? 'write' : 'read';
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    // node:wasi resolves paths inside the folder by itself, with no per-file policy check: a
+    // folder holding the home's secrets (a grant of "~") would hand over ~/.ssh. Refused whole.
+    const secret = secretPaths(home).find((x) => under(path, x) || under(x, path));
+    const denied = !isDir ? null : secret ? `it holds or is ${secret}, which a WebAssembly module never opens; grant a narrower folder` : await judge(ctx, 'preopen', { operations: [op], paths: [path], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [] }, { path });
+    const reason = !isDir ? 'not an existing folder (WASI opens files through a preopened folder: grant the folder)' : denied;
+    ctx.record('wasm.host-call', ctx.actor, {
+      ...(ctx.callId ? { call: ctx.callId } : {}),
+      plugin: ctx.plugin,
+      tool: ctx.tool,
+      function: 'preopen',
+      argument: `${op} ${path}`.slice(0, SUMMARY_CHARS),
+      decision: reason ? 'deny' : 'allow',
+      decider: denied && !secret ? 'policy' : 'grant',
+      reason,
+      bytes: 0,
+    });
+    if (!reason) out.push({ path, writable: op === 'write' });
+  }
+  return out;
+}
+
 async function file(ctx: HostFunctionContext, req: HostCallRequest): Promise<Judged> {
   const home = ctx.home ?? homedir();
   const op = req.fn === 'write_file' ? 'write' : 'read';
@@ -105,7 +153,7 @@ async function file(ctx: HostFunctionContext, req: HostCallRequest): Promise<Jud
   if (asked === '' || asked.includes('\0')) return { reply: { ok: false, error: `${req.fn}: the path is empty or holds a NUL byte` }, summary: JSON.stringify(req.arg.slice(0, SUMMARY_CHARS)), decider: 'grant' };
   const target = realish(isAbsolute(asked) ? asked : join(ctx.dir, asked));
   const summary = target.slice(0, SUMMARY_CHARS);
-  const grants = (op === 'read' ? ctx.permissions.read : ctx.permissions.write).map((g) => realish(isAbsolute(expand(g, home)) ? expand(g, home) : join(ctx.dir, expand(g, home))));
+  const grants = grantRoots(ctx, op);
   if (!grants.some((g) => under(g, target))) {
     return { reply: { ok: false, error: `${req.fn} ${target} was denied: it is not under a path the manifest grants for ${op} (${grants.join(', ') || 'none'})` }, summary, decider: 'grant' };
   }

@@ -18,6 +18,9 @@ export interface WasmHostOptions {
   detection: SandboxDetection;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Folders bound read-only / read-write at their own paths (a WASI call's preopens). */
+  read?: string[];
+  write?: string[];
 }
 
 /** How long past a call's own deadline the process may take to report it before it is killed. */
@@ -88,7 +91,7 @@ export class WasmHostClient {
     const hostFile = wasmHostProcessFile();
     const workerFile = wasmWorkerFile();
     const dirs = [...new Set([dirname(hostFile), dirname(workerFile)])];
-    const wrap = containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: dirs, write: [], hosts: [], readOnlyRoot: true } } : null, {
+    const wrap = containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: [...dirs, ...(this.opts.read ?? [])], write: this.opts.write ?? [], hosts: [], readOnlyRoot: true } } : null, {
       timeoutMs: 30_000,
       limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity },
       ...(this.opts.home ? { home: this.opts.home } : {}),

@@ -4,10 +4,13 @@
 // the manifest's fuel, memory cap, output cap and deadline, and its host functions are answered
 // with policy checks and audit events (host-functions.ts).
 import { readPluginModule } from '../../registry/manifest/wasm-checks.js';
+import { moduleAbi } from '../../registry/manifest/wasm-abi.js';
+import { readModuleInfo } from '../../registry/manifest/wasm-module-info.js';
 import type { PluginManifest, ToolSpec } from '../../registry/types.js';
 import type { RunFailure } from '../one-shot.js';
 import type { WasmFailure } from './engine.js';
-import { answerHostCall, type HostPolicy } from './host-functions.js';
+import { answerHostCall, wasiPreopens, type HostFunctionContext, type HostPolicy } from './host-functions.js';
+import type { WasiPreopen } from './wasi-session.js';
 import { MeterCache } from './meter-cache.js';
 import { WasmPool, type WasmCallResult, type WasmCallSpec } from './wasm-pool.js';
 import { WasmHostClient } from './wasm-host-client.js';
@@ -28,20 +31,51 @@ export interface WasmRunInfo {
   logs: { level: string; line: string }[];
 }
 
+const MAX_FOLDER_PROCESSES = 8;
+
+type Isolation = { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string };
+
 export class WasmRuntime {
   readonly meter: MeterCache;
   readonly pool: WasmExecutor;
   /** The calls run in a child process inside bubblewrap. */
   readonly sandboxed: boolean;
-  constructor(opts: { cacheDir: string; maxWorkers?: number; isolation?: { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string } }) {
+  /** Sandboxed processes for WASI calls with preopened folders, by the folders they bind. */
+  private readonly withFolders = new Map<string, WasmHostClient>();
+  constructor(private readonly opts: { cacheDir: string; maxWorkers?: number; isolation?: Isolation }) {
     this.meter = new MeterCache(opts.cacheDir);
     // With isolation the pool lives in a child process (inside bwrap where it exists), so a V8
     // escape still lands in a sandbox; without it (tests of the engine), in this process.
     this.pool = opts.isolation ? new WasmHostClient(opts.isolation) : new WasmPool(opts.maxWorkers !== undefined ? { maxWorkers: opts.maxWorkers } : {});
     this.sandboxed = this.pool instanceof WasmHostClient && this.pool.sandboxed;
   }
-  close(): Promise<void> {
-    return this.pool.close();
+
+  /**
+   * Where a call with these preopened folders runs. The shared process binds no plugin's folders;
+   * a WASI call's folders must exist inside its sandbox, so it runs in a process of its own that
+   * binds exactly them (read-only unless written), shared only by calls with the same folders: a
+   * plugin never sees another's grants through the sandbox.
+   */
+  executorFor(preopens: readonly WasiPreopen[]): WasmExecutor {
+    if (preopens.length === 0 || !this.opts.isolation) return this.pool;
+    const key = JSON.stringify(preopens);
+    let client = this.withFolders.get(key);
+    if (!client) {
+      // A bounded set: the least recently started process goes (a call on it ends with crash).
+      if (this.withFolders.size >= MAX_FOLDER_PROCESSES) {
+        const [oldKey, old] = this.withFolders.entries().next().value!;
+        this.withFolders.delete(oldKey);
+        void old.close();
+      }
+      client = new WasmHostClient({ ...this.opts.isolation, read: preopens.filter((p) => !p.writable).map((p) => p.path), write: preopens.filter((p) => p.writable).map((p) => p.path) });
+      this.withFolders.set(key, client);
+    }
+    return client;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), ...[...this.withFolders.values()].map((c) => c.close())]);
+    this.withFolders.clear();
   }
 }
 
@@ -75,27 +109,33 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   } catch (err) {
     return fail('spawn', `the module could not be metered: ${(err as Error).message}`);
   }
+  const ctx: HostFunctionContext = {
+    plugin: c.plugin,
+    tool: c.spec.name,
+    dir: c.pluginDir,
+    actor: c.actor,
+    ...(c.callId ? { callId: c.callId } : {}),
+    permissions: c.manifest.permissions,
+    maxReadBytes: Math.min(w.limits.memoryMb * 2 ** 20, 64 * 2 ** 20),
+    ...(c.policy ? { policy: c.policy } : {}),
+    record: c.record,
+  };
+  // A module importing WASI gets argv (plugin, tool), no environment, and the granted folders.
+  let abi;
+  try {
+    const info = readModuleInfo(read.bytes);
+    abi = moduleAbi(info.imports, info.exports);
+  } catch (err) {
+    return fail('spawn', `the module cannot be read: ${(err as Error).message}`);
+  }
+  const wasi = abi.wasi ? { command: abi.command, args: [c.plugin, c.spec.name], preopens: await wasiPreopens(ctx) } : undefined;
   let r: WasmCallResult;
   try {
-    r = await rt.pool.run({
+    r = await rt.executorFor(wasi?.preopens ?? []).run({
       module: metered,
-      call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {} },
+      call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {}, ...(wasi ? { wasi } : {}) },
       timeoutMs: w.limits.timeoutSecs * 1000,
-      hostCall: (req) =>
-        answerHostCall(
-          {
-            plugin: c.plugin,
-            tool: c.spec.name,
-            dir: c.pluginDir,
-            actor: c.actor,
-            ...(c.callId ? { callId: c.callId } : {}),
-            permissions: c.manifest.permissions,
-            maxReadBytes: Math.min(w.limits.memoryMb * 2 ** 20, 64 * 2 ** 20),
-            ...(c.policy ? { policy: c.policy } : {}),
-            record: c.record,
-          },
-          req,
-        ),
+      hostCall: (req) => answerHostCall(ctx, req),
     });
   } catch (err) {
     // The sandboxed process could not start, or died before it took the call.
@@ -106,7 +146,7 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   const common = { stderr, durationMs: r.durationMs, sandboxed: rt.sandboxed, pid: null, queuedMs: 0, wasm: info };
   const text = Buffer.from(r.output).toString('utf8');
   if (!r.ok) return { ok: false, failure: r.failure ?? 'trap', message: `${c.plugin}: ${r.error ?? 'the call failed'} (fuel used ${r.fuelUsed} of ${w.limits.fuel})`, exitCode: null, signal: null, stdout: text, ...common };
-  // Extism kits often set plain text: a JSON object is the result, anything else is { text }.
+  // Extism kits and WASI programs often write plain text: a JSON object is the result, anything else is { text }.
   let output: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(text);

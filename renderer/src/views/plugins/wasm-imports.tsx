@@ -4,6 +4,12 @@
 import type { PluginDetailView } from '../../../../shared/contract.ts';
 import { SafeText } from '../../components/safe-text.tsx';
 
+const ABI: Record<string, string> = {
+  extism: 'Extism ABI: each tool is an export, called with its JSON input.',
+  wasi: 'WASI program (wasm32-wasip1): JSON on stdin, the result on stdout; only the granted folders are opened, no network.',
+  'extism+wasi': 'Extism ABI with WASI beside it: its WASI output goes to the log; only the granted folders are opened, no network.',
+};
+
 const NEEDS: Record<string, string> = {
   core: 'always linked',
   log: 'permissions.log',
@@ -26,6 +32,11 @@ export function WasmImports({ detail }: { detail: PluginDetailView }) {
           </span>
         ) : null}
       </h3>
+      {view.abi ? (
+        <p className="muted" data-testid="wasm-abi" data-abi={view.abi}>
+          {ABI[view.abi]}
+        </p>
+      ) : null}
       {view.error ? (
         <p className="inline-error" role="alert">
           <SafeText text={view.error} />
