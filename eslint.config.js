@@ -21,6 +21,8 @@ export default defineConfig([
     '**/*.types.ts',
     // Scanner samples: deliberately hostile or odd code that the plugin scanner must judge.
     'test/fixtures/scan/',
+    // The seed systems' plugins exactly as their docs print them (untyped Triggerfish modules).
+    'test/fixtures/seeds/',
     // AssemblyScript, not TypeScript: its i32/u8 types and @external decorators are not TS.
     'examples/wasm-plugins/*/assembly/',
   ]),

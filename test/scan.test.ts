@@ -26,7 +26,7 @@ const MALICIOUS: Record<string, string[]> = {
   'js-child-process-import.ts': ['js.child-process@2'],
   'js-child-process-dynamic.mjs': ['js.child-process@2'],
   'js-import-url.mjs': ['js.import-url@2', 'js.import-url@3'],
-  'js-dynamic-require.js': ['js.dynamic-import@2'],
+  'js-dynamic-require.js': ['js.dynamic-import@2', 'js.obfuscation@1'],
   'js-vm.ts': ['js.vm@1'],
   'js-process-binding.js': ['js.process-binding@1', 'js.process-binding@3'],
   'js-network-listener.js': ['js.network-listener@4', 'js.network-listener@5'],

@@ -12,9 +12,10 @@ import { basename, join, relative } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Finding, Problem } from '../registry/types.js';
 import type { PtyManager } from '../pty/pty-manager.js';
-import { ADAPTER_MANIFEST_FILES, checkAdapterManifestText, findAdapterManifest, LIMIT_BOUNDS, loadAdapter, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
+import { ADAPTER_MANIFEST_FILES, checkAdapterManifestText, findAdapterManifest, LIMIT_BOUNDS, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
 import { AdapterLuaError, LuaSandbox } from './lua-sandbox.js';
 import { scanLua } from './lua-scan.js';
+import { readAdapter } from './adapter-folder.js';
 import { ACTION_PERMISSIONS, ADAPTER_KINDS, ADAPTER_PERMISSIONS, grantedHostFunctions, HOST_FUNCTIONS, METHOD_PERMISSIONS, PERMISSION_DENIED, type AdapterMethod } from './permissions.js';
 import { Screen, type ScreenSnapshot } from './screen.js';
 
@@ -317,15 +318,14 @@ export class AdapterService {
   approve(name: string, operator: string, overrideReason?: string): AdapterPluginInfo {
     const p = this.plugin(name);
     if (!p.quarantined) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is not quarantined; nothing to approve.`);
-    const { adapter, problems } = loadAdapter(p.origin === 'folder' ? p.adapter.dir : join(p.adapter.dir, p.adapter.manifestFile));
-    if (!adapter) {
+    const r = readAdapter(p.origin === 'folder' ? p.adapter.dir : join(p.adapter.dir, p.adapter.manifestFile));
+    if (!r.adapter) {
+      const { problems } = r;
       const first = problems.find((x) => x.severity === 'error');
       throw new AdapterError(INVALID_PARAMS, 'invalid', `${name} is invalid and cannot be approved: ${first ? `${first.file}${first.line ? `:${first.line}` : ''}: ${first.message}` : 'no manifest'}`, { problems });
     }
+    const { adapter, problems, source, findings, failing } = r;
     if (adapter.manifest.name !== name && this.plugins.has(adapter.manifest.name)) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is now named ${adapter.manifest.name} in its manifest, which another adapter has; rename one of them.`);
-    const source = readFileSync(adapter.entrypointPath, 'utf8');
-    const findings = scanLua(adapter.manifest.entrypoint, source);
-    const failing = findings.filter((f) => f.weight >= 3);
     const reason = overrideReason?.trim() ?? '';
     if (failing.length && !reason) {
       throw new AdapterError(ADAPTER_FAILED, 'scan_failed', `${name} failed the adapter scan (${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}). Fix the findings, or approve it anyway with a reason, which is audited.`);
@@ -585,10 +585,9 @@ export class AdapterService {
   // ---- inside ----------------------------------------------------------------------------------
 
   private read(path: string, origin: 'folder' | 'loaded'): { plugin: Plugin | null; problems: Problem[] } {
-    const { adapter, problems } = loadAdapter(path);
-    if (!adapter) return { plugin: null, problems };
-    const source = readFileSync(adapter.entrypointPath, 'utf8');
-    const findings = scanLua(adapter.manifest.entrypoint, source);
+    const r = readAdapter(path);
+    if (!r.adapter) return { plugin: null, problems: r.problems };
+    const { adapter, problems, source, findings, failing } = r;
     const hash = pinOf(adapter, source);
     const known = this.plugins.get(adapter.manifest.name);
     // Read again unchanged: it keeps its pin (and an operator's approval of a failed scan).
@@ -607,7 +606,6 @@ export class AdapterService {
       known.problems = problems;
       return { plugin: known, problems };
     }
-    const failing = findings.filter((f) => f.weight >= 3);
     const plugin: Plugin = { adapter, source, hash, origin, quarantined: failing.length ? `the scan failed: ${failing.map((f) => `${f.file}:${f.line}:${f.column} ${f.rule}`).join(', ')}` : null, changed: false, findings, problems, pin: { files: pinnedFiles(adapter, source), at: this.clock.now(), by: origin === 'folder' ? 'host' : 'operator', scanOverride: null } };
     this.plugins.set(adapter.manifest.name, plugin);
     return { plugin, problems };

@@ -413,11 +413,11 @@ export class ApprovalQueue {
     }
   }
 
-  private gone(e: Entry, why: string): void {
+  private gone(e: Entry, why: string, headline = 'Agent gone before an operator decided'): void {
     const outcome: ApprovalOutcome = {
       state: 'gone',
       decider: { kind: 'error', message: `agent gone: ${why}` },
-      reason: `Agent gone before an operator decided: ${why}; the call did not run.`,
+      reason: `${headline}: ${why}; the call did not run.`,
     };
     this.finish(e, outcome, null, null);
     this.recordFn('approval.withdrawn', 'host', { ...decidedPayload(e.item), state: 'gone', reason: outcome.reason });
@@ -439,7 +439,8 @@ export class ApprovalQueue {
     // The caller's own deadline came first: it is about to give up, so the item is closed as
     // gone (its caller still gets the answer, a denial, before its timeout ends).
     if (e.item.deadlineReason !== APPROVAL_EXPIRY_REASON) {
-      this.gone(e, `${e.item.deadlineReason} ends at ${new Date(e.item.deadline).toISOString()}, before an operator decided`);
+      // The agent is still waiting here: it is told its wait ran out, not that it is gone.
+      this.gone(e, `${e.item.deadlineReason} ends at ${new Date(e.item.deadline).toISOString()}, before an operator decided`, 'The time this agent waits ran out before an operator decided');
       return;
     }
     const minutes = (e.item.expiresAt - e.item.requestedAt) / 60_000;

@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
-import { loadManifest } from '../registry/manifest/load-manifest.js';
-import { scanPlugin } from '../registry/scan/index.js';
+import { checkPluginFolder } from '../host/plugin-folder-check.js';
 import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
 import { buildPlugin, PluginBuildError } from '../registry/plugin-build.js';
 import { shellQuote } from '../../shared/claude-config.js';
@@ -35,7 +34,7 @@ export function formatFinding(f: Finding): string {
 
 function pluginDir(dir: string): string {
   const full = resolve(dir);
-  if (!existsSync(full) || !statSync(full).isDirectory()) throw new UsageError(`${dir} is not a folder. Pass the plugin's folder (the one holding tool.toml or gatehouse.toml).`);
+  if (!existsSync(full) || !statSync(full).isDirectory()) throw new UsageError(`${dir} is not a folder. Pass the plugin's folder (the one holding tool.toml, gatehouse.toml, mod.ts or an adapter's manifest.toml).`);
   return full;
 }
 
@@ -104,34 +103,38 @@ export function addPluginCommands(cli: Command): void {
 
   plugin
     .command('validate <dir>')
-    .description("Validate a plugin folder's manifest and command; exit 1 on any error.")
+    .description("Validate a plugin folder of any kind (tool.toml, gatehouse.toml, a mod.ts module, a terminal adapter's manifest.toml) as Gatehouse loads it; exit 1 on any error.")
     .option('--json', 'print JSON')
-    .addHelpText('after', examplesHelp(['gatehouse plugin validate ./my-tool']))
-    .action((dir: string, o: { json?: boolean }) => {
-      const r = loadManifest(pluginDir(dir));
-      if (o.json) console.log(jsonText({ manifestFile: r.manifestFile, valid: r.manifest !== null, problems: r.problems, manifest: r.manifest }, 2));
+    .option('--home <dir>', 'data folder (where a module is compiled to be read)')
+    .addHelpText('after', examplesHelp(['gatehouse plugin validate ./my-tool', 'gatehouse plugin validate ./my-adapter']))
+    .action(async (dir: string, o: { json?: boolean; home?: string }) => {
+      const r = await checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
+      if (o.json) console.log(jsonText({ manifestFile: r.manifestFile, kind: r.kind, valid: r.valid, problems: r.problems, manifest: r.valid ? r.manifest : null }, 2));
       else {
         for (const p of r.problems) console.log(formatProblem(p));
-        console.log(r.manifest ? `${d(r.manifest.name)}: valid${r.problems.length ? ` (${r.problems.length} warnings)` : ''}.` : `${dir}: invalid (${r.problems.filter((p) => p.severity === 'error').length} errors).`);
+        const warnings = r.problems.filter((p) => p.severity !== 'error').length;
+        console.log(r.valid ? `${d(r.name ?? dir)}: valid${warnings ? ` (${warnings} warnings)` : ''}.` : `${dir}: invalid (${r.problems.filter((p) => p.severity === 'error').length} errors).`);
       }
-      if (!r.manifest) process.exitCode = 1;
+      if (!r.valid) process.exitCode = 1;
     });
 
   plugin
     .command('scan <dir>')
-    .description('Security-scan every file of a plugin folder; exit 1 on any finding.')
+    .description('Security-scan a plugin folder of any kind exactly as Gatehouse does before it may run; exit 1 on any finding.')
     .option('--json', 'print JSON')
+    .option('--home <dir>', 'data folder (where a module is compiled to be read)')
     .addHelpText('after', examplesHelp(['gatehouse plugin scan ./my-tool --json']))
-    .action(async (dir: string, o: { json?: boolean }) => {
-      const full = pluginDir(dir);
-      const m = loadManifest(full);
-      const r = await scanPlugin(full, m.manifest);
-      if (o.json) console.log(jsonText(r, 2));
+    .action(async (dir: string, o: { json?: boolean; home?: string }) => {
+      const c = await checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
+      // A folder whose manifest or module cannot be read is scanned file by file; say so, as its tool descriptions were not read.
+      const r = c.scan ?? { findings: [], totalWeight: 0, passed: false, filesScanned: 0 };
+      if (o.json) console.log(jsonText({ ...r, valid: c.valid }, 2));
       else {
         for (const f of r.findings) console.log(formatFinding(f));
+        if (!c.valid) console.log(`${dir} does not load (run gatehouse plugin validate ${dir}): only its files were scanned, not the descriptions the model would read.`);
         console.log(`${r.filesScanned} files scanned: ${r.findings.length} findings, total weight ${r.totalWeight}; scan ${r.passed ? 'passed' : 'FAILED'}.`);
       }
-      if (r.findings.length > 0) process.exitCode = 1;
+      if (r.findings.length > 0 || !r.passed) process.exitCode = 1;
     });
 
   plugin

@@ -363,7 +363,10 @@ export class ClaudeConfigWriter {
     // The command form is the one to prefer: Claude Code lets the tool run when an HTTP hook fails
     // (refused connection, timeout, an error status), while a command hook that fails exits 2, which blocks.
     if (req.hook === 'http') notes.push(HTTP_HOOK_CAVEAT);
-    if (req.hook === 'command' || req.mcp === 'stdio') notes.push('The gatehouse command must be on the PATH Claude Code runs commands with; if it is not, the hook blocks every call (it fails closed).');
+    // Only the launcher-less form names `gatehouse` on the PATH; the default writes absolute paths of node and this installation.
+    const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
+    if ((req.hook === 'command' || req.mcp === 'stdio') && launcher === null) notes.push('The gatehouse command must be on the PATH Claude Code runs commands with; if it is not, the hook blocks every call (it fails closed).');
+    else if (req.hook === 'command' || req.mcp === 'stdio') notes.push(`The command names node and Gatehouse by absolute path (${launcher!.node}, ${launcher!.entry}), so Claude Code's PATH does not matter; if this installation moves, write the settings again (until then the hook blocks every call: it fails closed).`);
     notes.push('Claude Code reads these files when a session starts: restart it (check with /hooks and /mcp).');
     return notes;
   }

@@ -107,7 +107,8 @@ export class CodexConfigWriter {
   }
 
   preview(req: CodexConfigRequest): ConfigPreview {
-    return { files: [this.plan(req).plan], notes: this.notes(req) };
+    const { plan, toolTimeoutS, kept } = this.plan(req);
+    return { files: [plan], notes: this.notes(req, toolTimeoutS, kept) };
   }
 
   write(req: CodexConfigRequest, expected: { path: string; baseHash: string }[], actor: string, extra: Record<string, unknown> = {}): { files: WrittenFile[] } {
@@ -145,12 +146,16 @@ export class CodexConfigWriter {
     const path = this.file;
     const current = readCurrent(path);
     const before = parseToml(path, current.text);
-    const toolTimeoutS = this.toolTimeoutS();
     const launcher = this.deps.launcher === undefined ? defaultCodexLauncher() : this.deps.launcher;
-    const ours = codexServer(req, { gatehouseHome: this.deps.gatehouseHome, mcpUrl: this.deps.endpoints()?.mcpUrl ?? null, launcher, toolTimeoutS });
     const servers = before.mcp_servers;
     if (servers !== undefined && !isTable(servers)) throw new ConfigFileError(path, `${path}: mcp_servers is not a table of servers by name as Codex expects. Fix it by hand, then preview again.`);
     const existing = isTable(servers) ? servers[MCP_SERVER_NAME] : undefined;
+    // A tool_timeout_sec already in Gatehouse's entry is the user's (or an earlier write's): kept,
+    // and told to the host below, so approvals for Codex still end before Codex stops waiting.
+    const had = isTable(existing) ? existing['tool_timeout_sec'] : undefined;
+    const kept = typeof had === 'number' && Number.isInteger(had) && had > 0 ? had : null;
+    const toolTimeoutS = kept ?? this.toolTimeoutS();
+    const ours = codexServer(req, { gatehouseHome: this.deps.gatehouseHome, mcpUrl: this.deps.endpoints()?.mcpUrl ?? null, launcher, toolTimeoutS });
     const changes: string[] = [];
     let after = current.text;
     if (!sameMeaning(existing, ours)) {
@@ -174,13 +179,12 @@ export class CodexConfigWriter {
     const changed = changes.length > 0 && after !== current.text;
     const diff = changed ? createTwoFilesPatch(path, path, current.text, after, current.exists ? 'current' : 'new file', 'with Gatehouse', { context: 3 }) : '';
     const plan: PlannedFile = { path, kind: 'mcp', exists: current.exists, changed, diff, baseHash: current.hash, after: changed ? after : current.text, changes: changed ? changes : [] };
-    return { plan, current, toolTimeoutS };
+    return { plan, current, toolTimeoutS, kept };
   }
 
-  private notes(req: CodexConfigRequest): string[] {
-    const t = this.toolTimeoutS();
+  private notes(req: CodexConfigRequest, t: number, kept: number | null): string[] {
     const notes = [
-      `Codex waits ${t} s for a Gatehouse call (tool_timeout_sec); Gatehouse's approvals for Codex expire ${DEADLINE_MARGIN_MS / 1000} s before it gives up, so a call is never approved after Codex stopped waiting.`,
+      `Codex waits ${t} s for a Gatehouse call (tool_timeout_sec${kept !== null ? ', the value already in the file, kept' : ''}); Gatehouse's approvals for Codex expire ${DEADLINE_MARGIN_MS / 1000} s before it gives up, so a call is never approved after Codex stopped waiting.`,
       'Codex does not ask its own approval for Gatehouse\'s tools (default_tools_approval_mode = "approve"): Gatehouse decides, and asks in its inbox.',
       'Codex waits for Gatehouse\'s tools when it starts (required = true), and does not start while Gatehouse is not running.',
     ];

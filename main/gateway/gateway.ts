@@ -306,6 +306,8 @@ export class Gateway {
     }
     // Taint: what the tool returned is now in the agent's session.
     if (result.ok) this.deps.taint.get(call.session).raise(tool.classification, tool.plugin ?? tool.name);
+    // A module plugin's context.escalateTaint(level) raises the session's taint as Triggerfish's does (never lowers it).
+    if (result.ok && result.taint) this.deps.taint.get(call.session).raise(result.taint, tool.plugin ?? tool.name);
     return result;
   }
 }

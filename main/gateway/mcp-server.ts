@@ -330,7 +330,8 @@ export function toolResult(r: GatewayResult): CallToolResult {
   }
   const by = describeDecider(r.decider);
   let text: string;
-  if (r.decision === 'expired') text = `Gatehouse: expired. ${r.reason} (asked by ${by})`;
+  // An error is not who asked (a wait that ran out carries the error that ended it): only a real asker is named.
+  if (r.decision === 'expired') text = `Gatehouse: expired. ${r.reason}${r.decider.kind === 'error' ? '' : ` (asked by ${by})`}`;
   // Allowed but refused by the runner (an open breaker, a full queue): its sentence says why.
   else if (r.decision === 'allow') text = `Gatehouse did not execute this call: ${r.result?.error ?? r.reason}`;
   else if (r.decision === 'ask') text = `Gatehouse: an operator must approve this call (${by}): ${r.reason}`;

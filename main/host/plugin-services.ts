@@ -17,11 +17,11 @@ import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
 import { Containment } from '../runner/containment.js';
 import { HealthService } from '../runner/health-service.js';
 import { PluginMetrics } from '../runner/metrics.js';
-import { describeModule } from '../runner/module/describe-module.js';
 import { sandboxPlan } from '../runner/sandbox-plan.js';
 import { detectSandbox } from '../runner/sandbox.js';
 import { ToolRunner } from '../runner/tool-runner.js';
 import type { HostBase, HostOptions } from './host-types.js';
+import { moduleDescriber } from './plugin-folder-check.js';
 
 export interface PluginServicesDeps extends HostBase {
   opts: Pick<HostOptions, 'projectDir' | 'pluginDirs' | 'commandDenylist' | 'allowedPlugins' | 'requireSandbox'>;
@@ -50,7 +50,7 @@ export function startPluginServices(d: PluginServicesDeps) {
     ...(opts.commandDenylist ? { denylist: opts.commandDenylist } : {}),
     ...(opts.allowedPlugins ? { allowedPlugins: opts.allowedPlugins } : {}),
     // A folder with a mod.ts and no manifest is a module plugin, its exports read in a sandboxed child.
-    describeModule: (dir) => describeModule(dir, { cacheDir: join(paths.root, 'module-cache'), detection: detectSandbox() }),
+    describeModule: moduleDescriber(paths.root),
     clock,
     record: (event, actor) => {
       const { type, ...payload } = event;

@@ -401,17 +401,8 @@ export class PluginRegistry {
 
   /** Loads a folder into an entry: manifest, validation, scan, digest, trust and status. */
   private async load(dir: string, origin: PluginOrigin): Promise<PluginEntry> {
-    let loaded = loadManifest(dir, { ...(this.deps.denylist ? { denylist: this.deps.denylist } : {}) });
-    if (loaded.manifestFile === null && this.deps.describeModule && (existsSync(join(dir, 'mod.ts')) || existsSync(join(dir, 'mod.js')))) loaded = await this.deps.describeModule(dir);
+    const { loaded, problems, digest, scan } = await readPluginFolder(dir, { ...this.deps, thresholds: this.thresholds });
     const name = loaded.manifest?.name ?? nameFromProblems(dir);
-    let digest: FolderDigest | null = null;
-    const problems = [...loaded.problems];
-    try {
-      digest = digestFolder(dir);
-    } catch (err) {
-      problems.push({ file: '.', severity: 'error', code: 'plugin.unreadable', message: (err as Error).message });
-    }
-    const scan = digest ? await scanPlugin(dir, loaded.manifest, this.thresholds) : null;
     const trust = this.deps.trust.get(name) ?? null;
     const entry: PluginEntry = {
       name,
@@ -446,21 +437,10 @@ export class PluginRegistry {
 
   /** Tool names, built-in collisions and the status; called whenever an entry is (re)built. */
   private applyNameRules(e: PluginEntry): void {
-    const m = e.manifest;
-    if (m) {
-      if (this.deps.builtins?.includes(m.name)) {
-        e.problems.push({ file: e.manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.builtin-collision', message: `The name "${m.name}" belongs to a built-in tool; rename the plugin.` });
-      }
-      const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
-      // wasm plugins name their tools as tool plugins do (their exports are the tools).
-      e.toolNames = m.kind === 'tool' || m.kind === 'wasm' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
-      // Module plugins' tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
-      if (m.kind === 'module') e.toolNames = m.tools.map((t) => `${m.name}__${t.name}`);
-      for (const t of e.toolNames) {
-        if (!TOOL_NAME_RE.test(t)) {
-          e.problems.push({ file: e.manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });
-        }
-      }
+    if (e.manifest) {
+      const r = nameRules(e.manifest, e.manifestFile, this.deps.builtins ?? []);
+      e.toolNames = r.toolNames;
+      e.problems.push(...r.problems);
     }
     e.status = this.statusOf(e);
   }
@@ -546,6 +526,56 @@ export class PluginRegistry {
   private record(event: PluginEvent, actor = 'host'): void {
     this.deps.record?.(event, actor);
   }
+}
+
+/** What reading one plugin folder found: the registry's entries and `gatehouse plugin validate`/`scan` are built from this one reading. */
+export interface FolderReading {
+  loaded: LoadResult;
+  /** The manifest's problems, and the folder's when it cannot be hashed. */
+  problems: Problem[];
+  digest: FolderDigest | null;
+  /** Null when the folder could not be read; else the scan of every file and of the manifest's text the model reads. */
+  scan: ScanResult | null;
+}
+
+/**
+ * Reads a plugin folder exactly as the registry does: the manifest (or, for a folder with a
+ * mod.ts/mod.js and no manifest, the module's exports), its digest, and the security scan with
+ * that manifest, so a module's systemPrompt and tool descriptions are scanned too. The CLI's
+ * validate and scan use this same reading: a verdict differing from the registry's would let a
+ * plugin pass one and fail the other (issue #26).
+ */
+export async function readPluginFolder(dir: string, deps: Pick<RegistryDeps, 'denylist' | 'describeModule' | 'thresholds'>): Promise<FolderReading> {
+  let loaded = loadManifest(dir, { ...(deps.denylist ? { denylist: deps.denylist } : {}) });
+  if (loaded.manifestFile === null && deps.describeModule && (existsSync(join(dir, 'mod.ts')) || existsSync(join(dir, 'mod.js')))) loaded = await deps.describeModule(dir);
+  let digest: FolderDigest | null = null;
+  const problems = [...loaded.problems];
+  try {
+    digest = digestFolder(dir);
+  } catch (err) {
+    problems.push({ file: '.', severity: 'error', code: 'plugin.unreadable', message: (err as Error).message });
+  }
+  const scan = digest ? await scanPlugin(dir, loaded.manifest, deps.thresholds ?? DEFAULT_THRESHOLDS) : null;
+  return { loaded, problems, digest, scan };
+}
+
+/** The names agents call a plugin's tools by, and the problems of those names (MCP's rule, a built-in's name). */
+export function nameRules(m: PluginManifest, manifestFile: string | null, builtins: readonly string[]): { toolNames: string[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  if (builtins.includes(m.name)) {
+    problems.push({ file: manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.builtin-collision', message: `The name "${m.name}" belongs to a built-in tool; rename the plugin.` });
+  }
+  const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
+  // wasm plugins name their tools as tool plugins do (their exports are the tools).
+  let toolNames = m.kind === 'tool' || m.kind === 'wasm' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
+  // Module plugins' tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
+  if (m.kind === 'module') toolNames = m.tools.map((t) => `${m.name}__${t.name}`);
+  for (const t of toolNames) {
+    if (!TOOL_NAME_RE.test(t)) {
+      problems.push({ file: manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });
+    }
+  }
+  return { toolNames, problems };
 }
 
 /**

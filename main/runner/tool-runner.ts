@@ -2,6 +2,7 @@
 // circuit breaker, its concurrency cap, the sandbox, the one-shot contract (or, for `pty = true`
 // tools an agent calls, a terminal operators watch), then metrics and audit events. Every
 // execution (an agent's call or an operator's test run) goes through here.
+import type { Classification } from '../policy/autonomy.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,12 +92,14 @@ export type ToolCallResult = {
   /** WebAssembly plugins: the fuel the call burnt, of its limit (also in `wasm`; flat for the console). */
   fuelUsed?: number;
   fuelLimit?: number;
+  /** Module plugins: the classification the call escalated its taint to (context.escalateTaint). */
+  taint?: Classification;
 };
 
 /** What one execution produced: a process's result, or a WebAssembly call's. */
 type ExecResult =
-  | (Extract<OneShotResult, { ok: true }> & { terminal?: string | null; wasm?: WasmRunInfo })
-  | (Omit<Extract<OneShotResult, { ok: false }>, 'failure'> & { failure: RunFailure | WasmFailure; terminal?: string | null; wasm?: WasmRunInfo });
+  | (Extract<OneShotResult, { ok: true }> & { terminal?: string | null; wasm?: WasmRunInfo; taint?: Classification })
+  | (Omit<Extract<OneShotResult, { ok: false }>, 'failure'> & { failure: RunFailure | WasmFailure; terminal?: string | null; wasm?: WasmRunInfo; taint?: Classification });
 
 export class ToolRunner {
   private readonly limiter: ConcurrencyLimiter;
@@ -241,10 +244,12 @@ export class ToolRunner {
       testRun: opts.testRun ?? false,
       ...(r.terminal ? { terminal: r.terminal } : {}),
       ...(r.wasm ? { fuelUsed: r.wasm.fuelUsed, memoryBytes: r.wasm.memoryBytes } : {}),
+      // The classification a module's call raised its data to (Triggerfish's escalateTaint), with the call.
+      ...(r.taint ? { taint: r.taint } : {}),
     });
     return r.ok
-      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}) }
-      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}) };
+      ? { ok: true, output: r.output, error: null, failure: null, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}), ...(r.taint ? { taint: r.taint } : {}) }
+      : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}), ...(r.taint ? { taint: r.taint } : {}) };
   }
 
   private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {

@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import type * as TS from 'typescript';
-import type { Collector } from './collector.js';
+import { Collector } from './collector.js';
 import type { RuleId } from './rules.js';
 
 // TypeScript is loaded on first use, through require: an ESM `import` of its 9 MB CommonJS file
@@ -58,7 +58,12 @@ const FS_EXTRA_WRITES: Record<string, number[]> = {
 };
 const ENV_HOME = new Set(['HOME', 'USERPROFILE', 'HOMEPATH', 'APPDATA', 'LOCALAPPDATA', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME']);
 const ENV_TMP = new Set(['TMPDIR', 'TMP', 'TEMP']);
-const INTERESTING_NAMES = new Set(['eval', 'Function', 'require', 'getBuiltinModule', 'env', 'binding', '_linkedBinding', 'dlopen']);
+const INTERESTING_NAMES = new Set(['eval', 'Function', 'require', 'getBuiltinModule', 'env', 'binding', '_linkedBinding', 'dlopen', 'Deno', 'atob', 'btoa']);
+// Deno's APIs as Triggerfish's scanner weighs them. Gatehouse runs module plugins on Node, where
+// none of them exists: describe-module.ts refuses a module that uses any (denoUses below).
+const DENO_SUBPROCESS = new Set(['run', 'Command', 'command', 'spawn', 'spawnSync', 'spawnChild']);
+const DENO_LISTEN = new Set(['listen', 'listenTls', 'listenDatagram', 'serve', 'serveHttp']);
+const DENO_FS = /^(?:(?:read|write)(?:Text)?File|open|create|remove|mkdir|readDir|copyFile|rename|symlink|link|truncate|chmod|chown|makeTempDir|makeTempFile|readLink|realPath|stat|lstat|utime)(?:Sync)?$/;
 const URL_SPECIFIER = /^[a-z][a-z0-9+.-]*:/i;
 const DOTDOT_SEGMENT = /(^|[\\/])\.\.($|[\\/])/;
 const ABSOLUTE = /^(\/|[A-Za-z]:[\\/]|\\\\)/;
@@ -66,11 +71,23 @@ const TEMP_PREFIX = /^(\/tmp|\/var\/tmp|\/private\/tmp|\/private\/var\/folders)(
 const HARMLESS_DEVICE = /^\/dev\/(null|stdout|stderr)$/;
 
 export function scanJs(c: Collector, dialect: JsDialect): void {
+  analyse(c, dialect);
+}
+
+function analyse(c: Collector, dialect: JsDialect): JsAnalysis {
   const ts = typescript();
   const kind = { js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX, ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX }[dialect];
   // JSDoc is never code, so the parser skips it (about 40% faster on small files).
   const sf = ts.createSourceFile(c.file, c.text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, true, kind);
-  new JsAnalysis(ts, sf, c).run();
+  const a = new JsAnalysis(ts, sf, c);
+  a.run();
+  return a;
+}
+
+/** Where a file uses Deno's global (`Deno.env.get`, `Deno.readTextFile`…), found by the same walk as the scan's Deno rules; `member` is null when Deno itself is passed around. */
+export function denoUses(file: string, text: string, dialect: JsDialect): { line: number; column: number; member: string | null }[] {
+  const c = new Collector(file, text);
+  return analyse(c, dialect).denoUses.map((u) => ({ ...c.lines.position(u.offset), member: u.member }));
 }
 
 class JsAnalysis {
@@ -83,6 +100,7 @@ class JsAnalysis {
   private readonly envNames: string[] = [];
   private readonly envUses: TS.Node[] = [];
   private resolving = 0;
+  readonly denoUses: { offset: number; member: string | null }[] = [];
   private readonly nameCache = new Map<string, Ref | null | 'pending'>();
 
   constructor(private readonly ts: typeof TS, private readonly sf: TS.SourceFile, private readonly c: Collector) {}
@@ -157,6 +175,10 @@ class JsAnalysis {
         case SK.BinaryExpression: {
           const b = node as TS.BinaryExpression;
           if (b.operatorToken.kind === SK.EqualsToken && ts.isIdentifier(b.left)) this.addDecl(b.left.text, { kind: 'expr', expr: b.right });
+          // ROT13: (c - base + 13) % 26, Triggerfish's "obfuscation" row.
+          if (b.operatorToken.kind === SK.PercentToken && ts.isNumericLiteral(b.right) && b.right.text === '26' && /(?<![\w.])13(?![\w.])/.test(b.left.getText(this.sf))) {
+            this.report('js.obfuscation', b, `${this.snippet(b, 50)} rotates letters by 13 (ROT13), a way to hide text from review; write the text out.`);
+          }
           break;
         }
         case SK.CallExpression:
@@ -165,6 +187,7 @@ class JsAnalysis {
           break;
         case SK.Identifier: {
           const id = node as TS.Identifier;
+          if (/rot-?13/i.test(id.text) && !this.isValuePosition(id)) this.report('js.obfuscation', id, `${id.text} names a ROT13 step, a way to hide text from review; write the text out.`);
           if (this.isValuePosition(id)) {
             if (INTERESTING_NAMES.has(id.text)) this.refs.push(id);
             // Possible aliases of process.env (`const env = process.env`, `import { env } from 'process'`).
@@ -430,6 +453,12 @@ class JsAnalysis {
       return;
     }
 
+    // base64 manipulation (Triggerfish's "obfuscation" row): Buffer.from(x, 'base64'), buf.toString('base64').
+    const method = ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text : '';
+    if ((method === 'from' || method === 'toString') && args.some((a) => /^base64(?:url)?$/.test(this.fold(a) ?? ''))) {
+      this.report('js.obfuscation', call, `${this.snippet(call, 50)} converts base64, a way to hide code or data from review; check what is decoded and what is done with it.`);
+    }
+
     const callee = this.resolve(call.expression);
     if (!isNew && this.isRequireFn(callee)) {
       const arg = args[0];
@@ -469,7 +498,7 @@ class JsAnalysis {
       this.report('js.network-listener', call, `dgram.createSocket opens a UDP socket that can receive datagrams from the network; a tool plugin should not listen on the network.`);
       return;
     }
-    if (m === '@global' && path.length === 2 && ((path[0] === 'Bun' && name === 'serve') || (path[0] === 'Deno' && (name === 'serve' || name === 'listen' || name === 'listenTls')))) {
+    if (m === '@global' && path.length === 2 && path[0] === 'Bun' && name === 'serve') {
       this.report('js.network-listener', call, `${path.join('.')} opens a network server; a tool plugin should not listen on the network.`);
       return;
     }
@@ -528,6 +557,15 @@ class JsAnalysis {
     const { module: m, path } = r;
     const p = node.parent;
 
+    if (m === '@global' && path.length === 1 && path[0] === 'Deno') return this.checkDeno(node);
+    if (m === '@global' && path.length === 1 && path[0] === 'atob') {
+      this.report('js.atob', node, 'atob decodes base64 text at run time; code or commands hidden that way are not what a reviewer reads (Triggerfish fails a plugin for it).');
+      return;
+    }
+    if (m === '@global' && path.length === 1 && path[0] === 'btoa') {
+      this.report('js.obfuscation', node, 'btoa base64-encodes data, a way to hide what a plugin sends; check what is encoded and where it goes.');
+      return;
+    }
     if (m === '@global' && path.length === 1 && path[0] === 'eval') {
       const called = p && (ts.isCallExpression(p) || ts.isNewExpression(p)) && this.unwrap(p.expression) === node;
       this.report('js.eval', node, () => (called
@@ -568,6 +606,31 @@ class JsAnalysis {
       return;
     }
     if (m === 'process' && path.length === 1 && path[0] === 'env') this.checkEnvUse(node);
+  }
+
+  /** A use of Deno's global: what it reaches decides the rule, with Triggerfish's weights. */
+  private checkDeno(node: TS.Node): void {
+    const ts = this.ts;
+    // `typeof Deno !== 'undefined'`: code that runs on both checks for Deno without using it.
+    if (this.isCheckOnly(node)) return;
+    const p = node.parent;
+    const members: (string | null)[] = [];
+    if (p && ts.isPropertyAccessExpression(p) && p.expression === node) members.push(p.name.text);
+    else if (p && ts.isElementAccessExpression(p) && p.expression === node) members.push(this.fold(p.argumentExpression) ?? null);
+    else if (p && ts.isVariableDeclaration(p) && p.initializer === node && ts.isObjectBindingPattern(p.name)) {
+      for (const el of p.name.elements) {
+        const key = el.propertyName ?? el.name;
+        members.push(ts.isIdentifier(key) || ts.isStringLiteral(key) ? key.text : null);
+      }
+    } else members.push(null);
+    for (const member of members) {
+      this.denoUses.push({ offset: node.getStart(this.sf), member });
+      const what = member === null ? 'Deno' : `Deno.${member}`;
+      if (member !== null && DENO_SUBPROCESS.has(member)) this.report('js.deno-subprocess', node, `${what} runs another program with the plugin's rights, outside anything this scan can see.`);
+      else if (member !== null && DENO_LISTEN.has(member)) this.report('js.deno-listen', node, `${what} opens a network listener; a plugin must not accept connections.`);
+      else if (member === 'env') this.report('js.deno-env', node, `${what} reads the environment, which holds tokens and secrets.`);
+      else if (member !== null && DENO_FS.test(member)) this.report('js.deno-fs', node, `${what} reaches the file system; a sandboxed module plugin has no file system of its own.`);
+    }
   }
 
   /** Whether `node` is only tested (typeof, !, a condition, a comparison), never used as a value. */

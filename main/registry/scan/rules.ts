@@ -37,6 +37,15 @@ export const RULES = {
   'js.fs-write-computed': { weight: 1, perFile: true, title: 'write to a computed path' },
   'js.env-access': { weight: 1, perFile: true, title: 'environment variable read' },
   'js.env-dump': { weight: 2, title: 'whole environment read' },
+  // Triggerfish's scanner table (its weights): a mod.ts written for Deno, or hiding what it does.
+  'js.atob': { weight: 3, title: 'atob (decodes base64 text, the usual first step of running hidden code)' },
+  'js.prompt-injection': { weight: 3, title: 'text addressed to the model in code ("ignore previous instructions", a hidden <system> block)' },
+  'js.deno-subprocess': { weight: 3, title: 'Deno.run / Deno.Command (runs programs)' },
+  'js.deno-listen': { weight: 3, title: 'Deno.listen / Deno.serve (a network listener)' },
+  'js.deno-env': { weight: 2, perFile: true, title: 'Deno.env (environment access)' },
+  'js.deno-fs': { weight: 2, perFile: true, title: 'Deno file system access (Deno.readTextFile, Deno.writeFile, …)' },
+  'js.obfuscation': { weight: 2, perFile: true, title: 'ROT13 or base64 manipulation' },
+  'js.zero-width': { weight: 3, title: 'zero-width character in code' },
 
   // Python (patterns over code with comments and strings blanked out)
   'py.exec-eval': { weight: 3, title: 'exec / eval' },

@@ -7,6 +7,7 @@ import { scanJs, type JsDialect } from './js-scan.js';
 import { scanPython } from './python-scan.js';
 import { scanShell } from './shell-scan.js';
 import { scanTrojanSource } from './trojan-source.js';
+import { scanCodeForInjection } from './tool-poisoning.js';
 
 export type FileLanguage = { kind: 'js'; dialect: JsDialect } | { kind: 'python' } | { kind: 'shell' };
 
@@ -68,10 +69,14 @@ export function languagesOf(relPath: string, content: string): FileLanguage[] {
 /** Findings for one text file. `relPath` is relative to the plugin folder, with `/` separators. */
 export function scanFile(relPath: string, content: string): Finding[] {
   const c = new Collector(relPath, content);
-  scanTrojanSource(c);
-  for (const lang of languagesOf(relPath, content)) {
+  const langs = languagesOf(relPath, content);
+  scanTrojanSource(c, langs.some((l) => l.kind === 'js'));
+  for (const lang of langs) {
     try {
-      if (lang.kind === 'js') scanJs(c, lang.dialect);
+      if (lang.kind === 'js') {
+        scanJs(c, lang.dialect);
+        scanCodeForInjection(c, 'js.prompt-injection');
+      }
       else if (lang.kind === 'python') scanPython(c);
       else scanShell(c);
     } catch (err) {

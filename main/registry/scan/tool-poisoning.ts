@@ -10,6 +10,7 @@
 import type { Finding, PluginManifest } from '../types.js';
 import { LineIndex } from '../../core/line-index.js';
 import { RULES, type RuleId } from './rules.js';
+import type { Collector } from './collector.js';
 
 interface PoisonPattern {
   rule: RuleId;
@@ -66,6 +67,23 @@ const PATTERNS: PoisonPattern[] = [
     why: 'tells the model to do something else first (read a file, call another tool) before this tool, a classic tool-poisoning pattern',
   },
 ];
+
+/**
+ * Text addressed to the model anywhere in a code file (a string, a comment): Triggerfish's scanner
+ * fails a plugin whose .ts files say "ignore previous instructions". Only the two patterns that
+ * have no ordinary use in code (an instruction to ignore instructions, a tag-wrapped block for
+ * the model); the others (URLs, file names) are everyday code.
+ */
+export function scanCodeForInjection(c: Collector, rule: RuleId): void {
+  for (const p of PATTERNS) {
+    if (p.rule !== 'poison.ignore-instructions' && p.rule !== 'poison.hidden-block') continue;
+    p.re.lastIndex = 0;
+    for (let m = p.re.exec(c.text); m; m = p.re.exec(c.text)) {
+      if (c.full(rule)) return;
+      c.at(rule, m.index, `"${m[0].slice(0, 60)}" in the code ${p.why}; code the model may be shown (a result, a systemPrompt built at run time) must not carry it.`);
+    }
+  }
+}
 
 // Zero-width, bidi controls and marks, and Unicode tag characters (U+E0000–U+E007F, "ASCII smuggling").
 const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u061C\u00AD]|\uDB40[\uDC00-\uDC7F]/g;

@@ -32,13 +32,19 @@ function label(code: number): string {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')} ${NAMES[code] ?? ''}`.trim();
 }
 
-export function scanTrojanSource(c: Collector): void {
+/**
+ * `code`: the file is JavaScript or TypeScript, where a zero-width character weighs 3 as in
+ * Triggerfish's scanner (it can make two identifiers look the same); in prose (a README with an
+ * emoji joined by U+200D) it stays a weight-2 finding.
+ */
+export function scanTrojanSource(c: Collector, code = false): void {
   const text = c.text;
+  const zeroWidth = code ? 'js.zero-width' : 'text.zero-width';
   SUSPECT.lastIndex = 0;
   if (!SUSPECT.test(text)) return;
   SUSPECT.lastIndex = 0;
   for (let m = SUSPECT.exec(text); m; m = SUSPECT.exec(text)) {
-    if (c.full('text.bidi-control') && c.full('text.bidi-mark') && c.full('text.zero-width')) break;
+    if (c.full('text.bidi-control') && c.full('text.bidi-mark') && c.full(zeroWidth)) break;
     const code = text.charCodeAt(m.index);
     // A byte order mark as the very first character is an encoding marker, not a trick.
     if (code === 0xfeff && m.index === 0) continue;
@@ -47,7 +53,7 @@ export function scanTrojanSource(c: Collector): void {
     } else if (code === 0x200e || code === 0x200f || code === 0x061c) {
       c.at('text.bidi-mark', m.index, `Invisible bidirectional mark ${label(code)}: it can change the displayed order of the characters around it, so what a reviewer reads may not be what runs.`);
     } else {
-      c.at('text.zero-width', m.index, `Invisible zero-width character ${label(code)}: it can make two different identifiers or strings look identical, hiding what the code really refers to.`);
+      c.at(zeroWidth, m.index, `Invisible zero-width character ${label(code)}: it can make two different identifiers or strings look identical, hiding what the code really refers to.`);
     }
   }
 }

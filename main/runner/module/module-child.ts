@@ -68,11 +68,26 @@ function logger(level: string) {
     send({ t: 'log', id, level, message: text });
   };
 }
+// Triggerfish's classification levels, lowest first; the host checks them again.
+const LEVELS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'];
+// Taint only rises: per call (Gatehouse has no session object in the child), starting at the
+// plugin's own classification, since its data is at least that.
+const taints = new Map<number | null, string>();
+let baseTaint = 'PUBLIC';
+const higher = (a: string, b: string): string => (LEVELS.indexOf(b) > LEVELS.indexOf(a) ? b : a);
 const context = {
+  pluginName: '',
   log: { debug: logger('debug'), info: logger('info'), warn: logger('warn'), error: logger('error') },
   fetch: mediatedFetch,
-  // Triggerfish's context also reports the session's taint; Gatehouse tracks taint on the host.
-  getSessionTaint: () => 'PUBLIC',
+  config: {} as Record<string, unknown>,
+  getSessionTaint: (): string => taints.get(callId.getStore() ?? null) ?? baseTaint,
+  escalateTaint: (level: unknown): void => {
+    if (typeof level !== 'string' || !LEVELS.includes(level)) throw new TypeError(`escalateTaint(${JSON.stringify(level)}): the level must be one of ${LEVELS.join(', ')}`);
+    const id = callId.getStore() ?? null;
+    const next = higher(context.getSessionTaint(), level);
+    taints.set(id, next);
+    send({ t: 'taint', id, level: next });
+  },
 };
 
 type Executor = (name: string, input: unknown) => Promise<unknown>;
@@ -103,6 +118,9 @@ async function load(): Promise<void> {
     systemPrompt: plain(mod['systemPrompt']),
     createExecutor: typeof mod['createExecutor'],
   };
+  const m = mod['manifest'] as { name?: unknown; classification?: unknown } | undefined;
+  if (typeof m?.name === 'string') context.pluginName = m.name;
+  if (typeof m?.classification === 'string' && LEVELS.includes(m.classification)) baseTaint = m.classification;
   if (typeof mod['createExecutor'] === 'function') {
     try {
       const ex: unknown = (mod['createExecutor'] as (c: typeof context) => unknown)(context);
@@ -118,7 +136,10 @@ async function load(): Promise<void> {
 async function call(id: number, name: string, input: unknown): Promise<void> {
   if (!executor) return send({ t: 'result', id, ok: false, error: 'the module has no executor' });
   try {
-    const v = await callId.run(id, () => executor!(name, input)).finally(() => logCounts.delete(id));
+    const v = await callId.run(id, () => executor!(name, input)).finally(() => {
+      logCounts.delete(id);
+      taints.delete(id);
+    });
     if (v === null || v === undefined) return send({ t: 'result', id, ok: true, handled: false, value: null });
     send({ t: 'result', id, ok: true, handled: true, value: typeof v === 'string' ? v : plain(v) });
   } catch (err) {

@@ -22,6 +22,7 @@ import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';
 import { ModuleExportError, validateExports, type ModulePlugin } from './module-exports.js';
 import { lineReader, type ChildToHost, type HostToChild } from './protocol.js';
+import { CLASSIFICATIONS, type Classification } from '../../policy/autonomy.js';
 
 export type ModuleFailure = 'load-timeout' | 'load-error' | 'invalid-exports' | 'timeout' | 'crash' | 'log-flood' | 'not-handled' | 'error' | 'protocol';
 
@@ -43,8 +44,8 @@ export interface ModuleLogLine {
 }
 
 export type ModuleCallResult =
-  | { ok: true; output: unknown; logs: ModuleLogLine[]; droppedLogs: number; durationMs: number }
-  | { ok: false; failure: ModuleFailure; error: string; logs: ModuleLogLine[]; droppedLogs: number; durationMs: number };
+  | { ok: true; output: unknown; logs: ModuleLogLine[]; droppedLogs: number; durationMs: number; taint?: Classification }
+  | { ok: false; failure: ModuleFailure; error: string; logs: ModuleLogLine[]; droppedLogs: number; durationMs: number; taint?: Classification };
 
 export interface ModuleProcessOptions {
   pluginDir: string;
@@ -78,6 +79,8 @@ interface Running {
   logBytes: number;
   started: number;
   timer: NodeJS.Timeout;
+  /** The highest level the call escalated its taint to (context.escalateTaint). */
+  taint?: Classification;
 }
 
 const FLOOD_BYTES = 1024 * 1024;
@@ -217,9 +220,17 @@ export class ModuleProcess {
       this.running.delete(m.id);
       clearTimeout(r.timer);
       const durationMs = performance.now() - r.started;
-      if (!m.ok) return r.resolve({ ok: false, failure: 'error', error: m.error, logs: r.logs, droppedLogs: r.dropped, durationMs });
-      if (!m.handled) return r.resolve({ ok: false, failure: 'not-handled', error: `the module's executor returned null for ${r.tool}: it does not handle that tool`, logs: r.logs, droppedLogs: r.dropped, durationMs });
-      return r.resolve({ ok: true, output: m.value, logs: r.logs, droppedLogs: r.dropped, durationMs });
+      const taint = r.taint ? { taint: r.taint } : {};
+      if (!m.ok) return r.resolve({ ok: false, failure: 'error', error: m.error, logs: r.logs, droppedLogs: r.dropped, durationMs, ...taint });
+      if (!m.handled) return r.resolve({ ok: false, failure: 'not-handled', error: `the module's executor returned null for ${r.tool}: it does not handle that tool`, logs: r.logs, droppedLogs: r.dropped, durationMs, ...taint });
+      return r.resolve({ ok: true, output: m.value, logs: r.logs, droppedLogs: r.dropped, durationMs, ...taint });
+    }
+    if (m.t === 'taint') {
+      // Checked here too: the child is the plugin's code and may send anything. Only ever raised.
+      const r = m.id === null ? undefined : this.running.get(m.id);
+      const level = m.level as Classification;
+      if (r && (CLASSIFICATIONS as readonly string[]).includes(level) && (!r.taint || CLASSIFICATIONS.indexOf(level) > CLASSIFICATIONS.indexOf(r.taint))) r.taint = level;
+      return;
     }
     if (m.t === 'log') {
       const r = m.id === null ? undefined : this.running.get(m.id);

@@ -2,6 +2,7 @@
 // plugin's concurrency slot, verified its files into a private copy and checked its breaker).
 // The runtime keeps one warm child per plugin version: a new verified copy (another digest)
 // or another effective trust gets a fresh child, and the old one is stopped.
+import type { Classification } from '../../policy/autonomy.js';
 import type { Resolver } from '../../policy/network.js';
 import type { PluginManifest, ToolSpec } from '../../registry/types.js';
 import type { RunFailure } from '../one-shot.js';
@@ -52,8 +53,8 @@ export class ModuleRuntime {
 }
 
 type Result =
-  | { ok: true; output: Record<string, unknown>; exitCode: number; stdout: string; stderr: string; durationMs: number; sandboxed: boolean; pid: null; queuedMs: number }
-  | { ok: false; failure: RunFailure; message: string; exitCode: null; signal: null; stdout: string; stderr: string; durationMs: number; sandboxed: boolean; pid: null; queuedMs: number };
+  | { ok: true; output: Record<string, unknown>; exitCode: number; stdout: string; stderr: string; durationMs: number; sandboxed: boolean; pid: null; queuedMs: number; taint?: Classification }
+  | { ok: false; failure: RunFailure; message: string; exitCode: null; signal: null; stdout: string; stderr: string; durationMs: number; sandboxed: boolean; pid: null; queuedMs: number; taint?: Classification };
 
 /** The runner's failure kinds (for metrics and breakers) for a module's. */
 function failureOf(f: ModuleFailure): RunFailure {
@@ -77,7 +78,7 @@ export async function runModuleTool(rt: ModuleRuntime, c: { plugin: string; spec
   const proc = rt.process(c.plugin, c.runDir, c.trusted);
   const r = await proc.call(c.spec.name, c.input ?? {}, { timeoutMs: c.manifest.timeoutSecs * 1000, actor: c.actor, ...(c.callId ? { callId: c.callId } : {}) });
   const stderr = [...r.logs.map((l) => `[${l.level}] ${l.message}`), ...(r.droppedLogs ? [`(${r.droppedLogs} more log lines left out)`] : [])].join('\n');
-  const common = { stderr, durationMs: r.durationMs, sandboxed: proc.sandboxed, pid: null, queuedMs: 0 };
+  const common = { stderr, durationMs: r.durationMs, sandboxed: proc.sandboxed, pid: null, queuedMs: 0, ...(r.taint ? { taint: r.taint } : {}) };
   // A string result is the tool's text; a JSON object is the result itself; anything else is { result }.
   if (!r.ok) return { ok: false, failure: failureOf(r.failure), message: `${c.plugin}: ${r.error}`, exitCode: null, signal: null, stdout: '', ...common };
   const v = r.output;

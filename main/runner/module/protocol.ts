@@ -34,7 +34,9 @@ export type ChildToHost =
   | { t: 'log'; id: number | null; level: string; message: string }
   /** The call logged past the cap (the child stopped sending its lines). */
   | { t: 'log-flood'; id: number | null; lines: number; bytes: number }
-  | { t: 'fetch'; id: number | null; fid: number; url: string; init: FetchInit };
+  | { t: 'fetch'; id: number | null; fid: number; url: string; init: FetchInit }
+  /** context.escalateTaint(level) during a call: the call's data is at least this classification. */
+  | { t: 'taint'; id: number | null; level: string };
 
 /** Longest line either side accepts (a result or a fetch body); longer is a protocol error. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
