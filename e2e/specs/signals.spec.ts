@@ -23,7 +23,7 @@ test.describe('a host with the hello plugin enabled', () => {
     await expect(app.page.getByTestId('nav-alert-plugins')).toHaveAttribute('data-count', '1');
     const toast = app.page.locator('[data-testid="toast"][data-view="plugins"]');
     await expect(toast).toContainText('1 plugin quarantined: hello');
-    await toast.getByRole('button', { name: /quarantined/ }).click();
+    await toast.getByRole('link', { name: /Open Plugins/ }).click();
     await expect(app.view('plugins')).toBeVisible();
     await expect(toast).toHaveCount(0);
     await expect(app.page.getByTestId('nav-alert-plugins')).toBeVisible();
@@ -84,8 +84,8 @@ test('a plugin whose breaker opens: the Health entry gets a badge and a toast op
   await expect(app.view('grants')).toBeVisible();
   await expect(app.page.getByTestId('nav-alert-health')).toHaveAttribute('data-count', '1');
   const toast = app.page.locator('[data-testid="toast"][data-view="health"]');
-  await expect(toast).toContainText('1 circuit breaker open: flaky');
-  await toast.getByRole('button', { name: /circuit breaker open/ }).click();
+  await expect(toast).toContainText("Tool flaky is failing: agents' calls to it are refused");
+  await toast.getByRole('link', { name: /Open Health/ }).click();
   await expect(app.view('health')).toBeVisible();
   await expect(toast).toHaveCount(0);
   await expect(app.page.getByTestId('nav-alert-health')).toBeVisible();
