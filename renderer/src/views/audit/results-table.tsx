@@ -237,7 +237,7 @@ export function ResultsTable() {
             </span>
           ) : null}
         </span>
-        <span role="cell" className="audit-col-summary">
+        <span role="cell" className="audit-col-summary" data-testid="audit-summary">
           <SafeText text={summarize(e)} />
         </span>
       </div>,
@@ -248,12 +248,24 @@ export function ResultsTable() {
     <div className="audit-table" role="table" aria-label={grouped ? 'Audit events, grouped by call' : 'Audit events'} aria-rowcount={items.length + 1} data-grouped={grouped}>
       <div role="rowgroup">
         <div role="row" className="audit-row audit-head">
-          <span role="columnheader">Time</span>
-          <span role="columnheader">Type</span>
-          <span role="columnheader">Actor</span>
-          <span role="columnheader">Agent · tool</span>
-          <span role="columnheader">Decision</span>
-          <span role="columnheader">Summary</span>
+          <span role="columnheader" className="audit-col-time">
+            Time
+          </span>
+          <span role="columnheader" className="audit-col-type">
+            Type
+          </span>
+          <span role="columnheader" className="audit-col-actor">
+            Actor
+          </span>
+          <span role="columnheader" className="audit-col-agent">
+            Agent · tool
+          </span>
+          <span role="columnheader" className="audit-col-decision">
+            Decision
+          </span>
+          <span role="columnheader" className="audit-col-summary">
+            Summary
+          </span>
         </div>
       </div>
       <div
