@@ -4,13 +4,10 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatLatency } from '../../stores/health-store.ts';
+import { themeColour } from '../../lib/theme-colour.ts';
 
 const WIDTH = 72;
 const HEIGHT = 22;
-
-function themeColour(name: string, fallback: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
 
 function toData(recent: readonly number[]): uPlot.AlignedData {
   return [recent.map((_, i) => i), [...recent]];
