@@ -6,6 +6,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { HealthMinuteView } from '../../../../shared/contract.ts';
 import { themeColour } from '../../lib/theme-colour.ts';
+import { useThemeStore } from '../../stores/theme-store.ts';
 import { breakerLabel } from '../../stores/health-store.ts';
 
 const HEIGHT = 44;
@@ -17,6 +18,8 @@ function toData(hour: readonly HealthMinuteView[]): uPlot.AlignedData {
 export function HistoryChart({ hour, label }: { hour: readonly HealthMinuteView[]; label: string }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  // The canvas holds colours, not variables: a new theme draws a new chart.
+  const theme = useThemeStore((s) => s.theme);
 
   useEffect(() => {
     const el = host.current;
@@ -53,11 +56,11 @@ export function HistoryChart({ hour, label }: { hour: readonly HealthMinuteView[
       u.destroy();
       plot.current = null;
     };
-  }, []);
+  }, [theme]);
 
   useEffect(() => {
     plot.current?.setData(toData(hour));
-  }, [hour]);
+  }, [hour, theme]);
 
   return (
     <div className="history-chart" role="img" aria-label={label} title={label}>
