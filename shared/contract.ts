@@ -867,6 +867,11 @@ export const methods = {
     request: z.object({ id: terminalId }).strict(),
     response: terminalSession,
   },
+  /** The controlling console stops typing: the terminal is read-only for everyone until a new take-over (audited). */
+  'terminals.release': {
+    request: z.object({ id: terminalId }).strict(),
+    response: terminalSession,
+  },
   /** SIGKILL to every process of the session; answers once the exit is recorded. */
   'terminals.kill': {
     request: z.object({ id: terminalId }).strict(),
