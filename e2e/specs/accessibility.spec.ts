@@ -3,11 +3,21 @@
 // violation — colour contrast of text at least 4.5:1 included.
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '../fixtures.ts';
+import type { Page } from '@playwright/test';
 import { views } from '../pages/console-page.ts';
+
+/** The serious and critical axe violations of the page as it is now, one line each, prefixed with `what`. */
+async function seriousViolations(page: Page, what: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).exclude('.xterm').exclude('.monaco-editor').analyze();
+  return result.violations
+    .filter((x) => x.impact === 'serious' || x.impact === 'critical')
+    .map((violation) => `${what}: ${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
+}
 
 for (const scheme of ['dark', 'light'] as const) {
   test(`every view in the ${scheme} theme: no serious or critical axe violations`, async ({ console: app }) => {
-    test.setTimeout(90_000);
+    // Eleven axe scans: on a loaded two-core machine they take longer than 90 s.
+    test.setTimeout(180_000);
     await app.page.emulateMedia({ colorScheme: scheme });
     await app.status.expectConnected();
     const found: string[] = [];
@@ -16,10 +26,7 @@ for (const scheme of ['dark', 'light'] as const) {
       // The view settles (its first load) before it is scanned.
       await expect(app.view(v)).toBeVisible();
       await app.page.waitForLoadState('networkidle').catch(() => {});
-      const result = await new AxeBuilder({ page: app.page }).exclude('.xterm').exclude('.monaco-editor').analyze();
-      for (const violation of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-        found.push(`${v}: ${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
-      }
+      found.push(...(await seriousViolations(app.page, v)));
     }
     expect(found, found.join('\n')).toEqual([]);
   });
@@ -97,10 +104,7 @@ test.describe('a busy host: plugins of every status, an open breaker, calls wait
           await expect(app.audit.detail).toBeVisible();
         }
         if (v === 'health') await expect(app.page.getByTestId('history-card').first()).toBeVisible();
-        const result = await new AxeBuilder({ page: app.page }).exclude('.xterm').exclude('.monaco-editor').analyze();
-        for (const violation of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-          found.push(`${v}: ${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
-        }
+        found.push(...(await seriousViolations(app.page, v)));
       }
       expect(found, found.join('\n')).toEqual([]);
     });

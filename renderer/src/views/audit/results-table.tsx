@@ -79,6 +79,16 @@ function buildItems(events: readonly AuditEventView[], grouped: boolean, expande
 const SETTLING = new Set(['call.result', 'call.outcome', 'call.abandoned', 'approval.withdrawn', 'approval.expired']);
 const settles = (events: readonly AuditEventView[]) => events.some((e) => SETTLING.has(e.type) || (e.type === 'call.decided' && (e.payload as { decision?: unknown } | null)?.decision !== 'ask'));
 
+/** The columns, each with its class: with an event open, CSS leaves out actor and agent (audit.css). */
+const HEADERS = [
+  ['time', 'Time'],
+  ['type', 'Type'],
+  ['actor', 'Actor'],
+  ['agent', 'Agent · tool'],
+  ['decision', 'Decision'],
+  ['summary', 'Summary'],
+] as const;
+
 export function ResultsTable() {
   const client = useClient();
   const { events, filter, nextBefore, searching, selectedSeq } = useAuditStore(
@@ -248,24 +258,11 @@ export function ResultsTable() {
     <div className="audit-table" role="table" aria-label={grouped ? 'Audit events, grouped by call' : 'Audit events'} aria-rowcount={items.length + 1} data-grouped={grouped}>
       <div role="rowgroup">
         <div role="row" className="audit-row audit-head">
-          <span role="columnheader" className="audit-col-time">
-            Time
-          </span>
-          <span role="columnheader" className="audit-col-type">
-            Type
-          </span>
-          <span role="columnheader" className="audit-col-actor">
-            Actor
-          </span>
-          <span role="columnheader" className="audit-col-agent">
-            Agent · tool
-          </span>
-          <span role="columnheader" className="audit-col-decision">
-            Decision
-          </span>
-          <span role="columnheader" className="audit-col-summary">
-            Summary
-          </span>
+          {HEADERS.map(([col, label]) => (
+            <span key={col} role="columnheader" className={`audit-col-${col}`}>
+              {label}
+            </span>
+          ))}
         </div>
       </div>
       <div

@@ -41,6 +41,8 @@ export function SessionTimeline() {
   const waterfall = useWaterfall();
   const selected = useSelectedCall(waterfall);
   const ready = !!waterfall && !timeline?.loading;
+  // Waiting calls say how long they have waited, so the clock ticks while any waits.
+  const now = useSecondTick(!!waterfall?.calls.some((c) => c.waiting));
 
   // Once the session is loaded the arrows move through its calls at once.
   useEffect(() => {
@@ -76,8 +78,6 @@ export function SessionTimeline() {
   // Few labels: the track shares the row with the call's name and outcome, and labels must not touch.
   const ticks = waterfall ? axisTicks(waterfall.t1 - waterfall.t0, 4) : [];
   const others = waterfall?.others ?? [];
-  // Waiting calls say how long they have waited, so the clock ticks while any waits.
-  const now = useSecondTick(!!waterfall?.calls.some((c) => c.waiting));
 
   return (
     <section
