@@ -169,6 +169,15 @@ const eventLoopSnapshot = z.object({
   lastWindow: loopDelayStats.extend({ endedAt: z.number() }).nullable(),
   windowMs: z.number(),
 });
+/** One minute of a plugin's last hour (main/runner/health-history.ts). */
+const healthMinute = z.object({
+  at: z.number(),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  meanMs: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  breaker: breakerSnapshot.shape.state,
+});
 const healthRow = z.object({
   name: z.string(),
   kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module']).nullable(),
@@ -177,6 +186,8 @@ const healthRow = z.object({
   metrics: metricsSnapshot,
   /** Checkers: processes running and ready; null for one-shot tools. */
   processes: z.object({ running: z.number().int(), ready: z.number().int() }).nullable(),
+  /** The last hour, a minute a bucket, oldest first, the current minute last. */
+  history: z.array(healthMinute).optional(),
 });
 const relPath = z.string().min(1).max(4096);
 
@@ -860,6 +871,11 @@ export const methods = {
     request: z.object({ id: terminalId }).strict(),
     response: terminalSession,
   },
+  /** The controlling console stops typing: the terminal is read-only for everyone until a new take-over (audited). */
+  'terminals.release': {
+    request: z.object({ id: terminalId }).strict(),
+    response: terminalSession,
+  },
   /** SIGKILL to every process of the session; answers once the exit is recorded. */
   'terminals.kill': {
     request: z.object({ id: terminalId }).strict(),
@@ -1158,6 +1174,7 @@ export type PluginSummaryView = z.output<typeof pluginSummary>;
 export type PluginDetailView = z.output<typeof pluginDetail>;
 export type HealthRowView = z.output<typeof healthRow>;
 export type BreakerSnapshotView = z.output<typeof breakerSnapshot>;
+export type HealthMinuteView = z.output<typeof healthMinute>;
 export type ChainState = z.output<typeof chainState>;
 export type TerminalSessionView = z.output<typeof terminalSession>;
 export type ApprovalItemView = z.output<typeof approvalItem>;

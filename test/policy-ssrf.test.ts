@@ -143,6 +143,9 @@ describe('names', () => {
     const r = await evaluatePolicyAsync(x('network', [], ['no-such-host.invalid']), call(), { rules, resolver: failing });
     expect(r.decision).toBe('deny');
     expect(r.reason).toContain('could not be resolved (DNS failed: ENOTFOUND)');
+    // Headlined as a DNS failure: the address is unknown, so "private address" would mislead.
+    expect(r.reason).toContain('DNS lookup of no-such-host.invalid failed');
+    expect(r.reason).not.toMatch(/may not reach private/);
     const asked = await evaluatePolicyAsync(x('network', [], ['no-such-host.invalid']), call(), { rules, resolver: failing, unresolved: 'ask' });
     expect(asked.decision).toBe('ask');
     expect(asked.decider).toMatchObject({ rule: NET });

@@ -400,6 +400,14 @@ describe('take-over', () => {
     expect(() => h.mgr.input(s.id, 'c1', 'x')).toThrow(/bob took it over/);
     expect(h.audit.filter((e) => e.type === 'pty.take-over').at(-1)?.payload).toEqual({ id: s.id, console: 'c2', previous: { operator: 'alice', console: 'c1' } });
 
+    // Only the controller releases; then nobody types until a new take-over, and the log says so.
+    expect(() => h.mgr.release(s.id, 'c1', 'alice')).toThrow(/not taken over by this console/);
+    const released = h.mgr.release(s.id, 'c2', 'bob');
+    expect(released).toMatchObject({ controller: null, youControl: false });
+    expect(h.audit.filter((e) => e.type === 'pty.release')).toEqual([{ type: 'pty.release', actor: 'operator:bob', payload: { id: s.id, console: 'c2' } }]);
+    expect(() => h.mgr.input(s.id, 'c2', 'x')).toThrow(/take-over first/);
+    h.mgr.takeOver(s.id, 'c2', 'bob');
+
     // A console that disconnects loses its take-over.
     h.mgr.consoleLeft('c2');
     expect(h.mgr.get(s.id).controller).toBeNull();

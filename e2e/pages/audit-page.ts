@@ -1,6 +1,6 @@
 // The Audit view (incident review). Test ids:
 //   audit-verify                 Verify chain button (header)
-//   audit-export                 Export JSONL button (header); downloads the current filter
+//   audit-export                 Export filtered JSONL button (header); downloads the current filter
 //   audit-export-result          "Exported N events to FILE" (data-count)
 //   audit-export-error           the host refused the export
 //   audit-chain-badge            chain state badge (data-state = verified | broken | checking | unknown)

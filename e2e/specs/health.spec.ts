@@ -1,49 +1,10 @@
 // The Health view end to end, in a real browser against a real `gatehouse serve`: a plugin
 // that fails through the real runner opens its breaker, the console counts down to the next
 // probe, and an operator reset closes it again.
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { HealthPage } from '../pages/health-page.ts';
 import { PluginsPage } from '../pages/plugins-page.ts';
-
-/**
- * Puts a WraithRun tool plugin into the host's plugins folder in one rename, so hot reload
- * never sees half a plugin.
- */
-function writeToolPlugin(home: string, name: string, script: string): void {
-  const staging = mkdtempSync(join(home, `.staging-${name}-`));
-  writeFileSync(
-    join(staging, 'tool.toml'),
-    `name = "${name}"
-description = "A tool written by the health e2e spec."
-version = "1.0.0"
-command = "run.sh"
-timeout_secs = 5
-
-[parameters.message]
-type = "string"
-required = true
-description = "Anything; the tool prints it."
-`,
-  );
-  writeFileSync(join(staging, 'run.sh'), script);
-  chmodSync(join(staging, 'run.sh'), 0o755);
-  mkdirSync(join(home, 'plugins'), { recursive: true });
-  renameSync(staging, join(home, 'plugins', name));
-}
-
-/** Fails every call: prints why on stderr (with its input, so each run is told apart) and exits 1. */
-const FAILING = `#!/bin/sh
-input=$(cat)
-echo "flaky: upstream unavailable for $input" >&2
-exit 1
-`;
-
-const SUCCEEDING = `#!/bin/sh
-input=$(cat)
-printf '{"received": %s}\\n' "$input"
-`;
+import { FAILING_TOOL as FAILING, SUCCEEDING_TOOL as SUCCEEDING, writeToolPlugin } from '../support/tool-plugin.ts';
 
 test('a plugin that fails three times shows its breaker open with a countdown, and reset closes it', async ({ console: app, home }) => {
   await app.status.expectConnected();

@@ -2,12 +2,13 @@
 // disk and a chain check that fails each put a badge on their sidebar entry and raise a toast,
 // whatever view the operator is in; the toast opens the view, and the badge stays while it lasts.
 // A plugin that fails until its circuit breaker opens does the same for Health.
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { test, expect } from '../fixtures.ts';
 import { hostCall } from '../support/agents.ts';
 import { HealthPage } from '../pages/health-page.ts';
+import { FAILING_TOOL, writeToolPlugin } from '../support/tool-plugin.ts';
 
 test.describe('a host with the hello plugin enabled', () => {
   test.use({ homeSetup: { plugins: ['hello'] } });
@@ -23,7 +24,7 @@ test.describe('a host with the hello plugin enabled', () => {
     await expect(app.page.getByTestId('nav-alert-plugins')).toHaveAttribute('data-count', '1');
     const toast = app.page.locator('[data-testid="toast"][data-view="plugins"]');
     await expect(toast).toContainText('1 plugin quarantined: hello');
-    await toast.getByRole('button', { name: /quarantined/ }).click();
+    await toast.getByRole('link', { name: /Open Plugins/ }).click();
     await expect(app.view('plugins')).toBeVisible();
     await expect(toast).toHaveCount(0);
     await expect(app.page.getByTestId('nav-alert-plugins')).toBeVisible();
@@ -43,22 +44,9 @@ test.describe('a host with the hello plugin enabled', () => {
   });
 });
 
-/** A tool plugin that fails every call, put into the plugins folder in one rename (hot reload never sees half of it). */
-function writeFailingPlugin(home: string, name: string): void {
-  const staging = mkdtempSync(join(home, `.staging-${name}-`));
-  writeFileSync(
-    join(staging, 'tool.toml'),
-    `name = "${name}"\ndescription = "Fails every call (signals e2e)."\nversion = "1.0.0"\ncommand = "run.sh"\ntimeout_secs = 5\n\n[parameters.message]\ntype = "string"\nrequired = true\ndescription = "Anything."\n`,
-  );
-  writeFileSync(join(staging, 'run.sh'), '#!/bin/sh\ncat >/dev/null\necho "upstream unavailable" >&2\nexit 1\n');
-  chmodSync(join(staging, 'run.sh'), 0o755);
-  mkdirSync(join(home, 'plugins'), { recursive: true });
-  renameSync(staging, join(home, 'plugins', name));
-}
-
 test('a plugin whose breaker opens: the Health entry gets a badge and a toast opens Health; reset clears the badge', async ({ console: app, home }) => {
   await app.status.expectConnected();
-  writeFailingPlugin(home, 'flaky');
+  writeToolPlugin(home, 'flaky', FAILING_TOOL);
   await app.open('grants');
   const health = new HealthPage(app.page);
   await expect(app.page.getByTestId('nav-alert-health')).toHaveCount(0);
@@ -69,6 +57,8 @@ test('a plugin whose breaker opens: the Health entry gets a badge and a toast op
   };
   // The host finds the plugin on its own (hot reload) before any call.
   await expect.poll(breakerState).toBe('closed');
+  // Agents reach only enabled plugins, so only an enabled plugin's breaker raises the alarm.
+  await hostCall(home, 'plugins.enable', { name: 'flaky' });
 
   // Failures through the real runner until the host itself says the breaker is open (the
   // threshold is the host's, not this spec's).
@@ -84,8 +74,8 @@ test('a plugin whose breaker opens: the Health entry gets a badge and a toast op
   await expect(app.view('grants')).toBeVisible();
   await expect(app.page.getByTestId('nav-alert-health')).toHaveAttribute('data-count', '1');
   const toast = app.page.locator('[data-testid="toast"][data-view="health"]');
-  await expect(toast).toContainText('1 circuit breaker open: flaky');
-  await toast.getByRole('button', { name: /circuit breaker open/ }).click();
+  await expect(toast).toContainText("Tool flaky is failing: agents' calls to it are refused");
+  await toast.getByRole('link', { name: /Open Health/ }).click();
   await expect(app.view('health')).toBeVisible();
   await expect(toast).toHaveCount(0);
   await expect(app.page.getByTestId('nav-alert-health')).toBeVisible();

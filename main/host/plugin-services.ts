@@ -17,6 +17,7 @@ import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
 import { Containment } from '../runner/containment.js';
 import { HealthService } from '../runner/health-service.js';
 import { PluginMetrics } from '../runner/metrics.js';
+import { HealthHistory } from '../runner/health-history.js';
 import { sandboxPlan } from '../runner/sandbox-plan.js';
 import { detectSandbox } from '../runner/sandbox.js';
 import { ToolRunner } from '../runner/tool-runner.js';
@@ -84,9 +85,12 @@ export function startPluginServices(d: PluginServicesDeps) {
       bus.emit('health.changed', { name, breaker: null });
     }, 250));
   };
+  // The Health view's last hour: every call (through metrics) and every breaker transition.
+  const history = new HealthHistory({ now: () => clock.now() });
   const breakers = new BreakerBoard({
     clock,
     changed: (plugin, next, prev) => {
+      if (next.state !== prev.state) history.breaker(plugin, next.state);
       // The breaker also reports counter changes (for the live view); only transitions are audited.
       if (next.state !== prev.state) {
         audit.append({ type: 'breaker.changed', actor: 'host', payload: { plugin, from: prev.state, to: next.state, consecutiveFailures: next.consecutiveFailures, cycle: next.cycle, nextProbeAt: next.nextProbeAt, lastFailure: next.lastFailure } });
@@ -94,7 +98,7 @@ export function startPluginServices(d: PluginServicesDeps) {
       healthChanged(plugin, next);
     },
   });
-  const metrics = new PluginMetrics();
+  const metrics = new PluginMetrics({ history });
   const sandbox = detectSandbox();
   // `sandbox = "none"` is honoured only for a plugin an operator trusts, for the files it pinned.
   const runCache = join(paths.root, 'run-cache');
@@ -152,6 +156,7 @@ export function startPluginServices(d: PluginServicesDeps) {
     registry,
     breakers,
     metrics,
+    history,
     checkers: () => checkerHost,
     clock,
     sandbox: () => ({

@@ -123,6 +123,10 @@ export class PtyManager {
     return this.session(id).takeOver(viewer, operator);
   }
 
+  release(id: string, viewer: string, operator: string): PtySessionInfo {
+    return this.session(id).release(viewer, operator);
+  }
+
   /** Kills the session's processes (SIGKILL, the whole session); `by` is the audit actor. */
   async kill(id: string, by: string): Promise<PtySessionInfo> {
     const s = this.session(id);

@@ -237,6 +237,19 @@ export class PtySession {
     return this.info(viewer);
   }
 
+  /**
+   * The controlling console hands the terminal back: nobody types until someone takes it over
+   * again. Only the controller can release (another console would take over instead); recorded,
+   * as the take-over was, so the audit log says when the operator stopped typing.
+   */
+  release(viewer: string, operator: string): PtySessionInfo {
+    if (this.controller?.console !== viewer) throw new PtyRefusal('not_taken_over', `Terminal ${this.id} is not taken over by this console, so there is nothing to release.`);
+    this.controller = null;
+    this.deps.record({ type: 'pty.release', actor: `operator:${operator}`, payload: { id: this.id, console: viewer } });
+    this.deps.events.changed({ id: this.id, change: 'controller' });
+    return this.info(viewer);
+  }
+
   /** A console went away: it no longer watches, and no longer types. */
   forget(viewer: string): void {
     this.flow.unwatch(viewer);

@@ -84,6 +84,7 @@ export function terminalHandlers(ptys: PtyManager, consoles: ConsoleKeys): Termi
       }),
     'terminals.resize': ({ id, cols, rows }, ctx) => refusals(() => ({ applied: ctx.console === 'cli' ? false : ptys.resize(id, consoles.of(ctx), cols, rows) })),
     'terminals.takeOver': ({ id }, ctx) => refusals(() => ptys.takeOver(id, consoleOf(ctx, 'Taking over a terminal'), ctx.operator)),
+    'terminals.release': ({ id }, ctx) => refusals(() => ptys.release(id, consoleOf(ctx, 'Releasing a terminal'), ctx.operator)),
     'terminals.kill': async ({ id }, ctx) => {
       try {
         await ptys.kill(id, `operator:${ctx.operator}`);

@@ -7,6 +7,7 @@ import type { PluginMetrics, MetricsSnapshot } from './metrics.js';
 import type { BreakerSnapshot } from './circuit-breaker.js';
 import type { PluginStatus } from '../registry/plugin-registry.js';
 import type { Clock } from '../core/clock.js';
+import type { HealthHistory, MinuteBucket } from './health-history.js';
 
 export interface HealthRow {
   name: string;
@@ -15,6 +16,8 @@ export interface HealthRow {
   breaker: BreakerSnapshot;
   metrics: MetricsSnapshot;
   processes: { running: number; ready: number } | null;
+  /** The last hour, a bucket a minute, oldest first. */
+  history: MinuteBucket[];
 }
 
 export interface SandboxSummary {
@@ -36,6 +39,8 @@ export interface HealthDeps {
   registry: PluginRegistry;
   breakers: BreakerBoard;
   metrics: PluginMetrics;
+  /** The last hour per plugin; without one, rows carry an empty history. */
+  history?: HealthHistory;
   checkers: () => CheckerStatusSource | null;
   clock: Clock;
   /** The host's sandbox, and the plugins that run without it because an operator trusted them. */
@@ -73,13 +78,15 @@ export class HealthService {
     const e = this.deps.registry.require(name);
     const kind = e.manifest?.kind ?? null;
     const cs = checkerStatus.get(name);
+    const breaker = this.deps.breakers.snapshot(name);
     return {
       name,
       kind,
       status: e.status,
-      breaker: this.deps.breakers.snapshot(name),
+      breaker,
       metrics: this.deps.metrics.snapshot(name),
       processes: kind === 'checker' ? { running: cs?.processes ?? 0, ready: cs?.ready ?? 0 } : null,
+      history: this.deps.history?.hour(name, breaker.state) ?? [],
     };
   }
 }

@@ -2,6 +2,8 @@
 // of every plugin, so it only bumps counters and writes into a fixed ring; the sorting happens in
 // snapshot(), which the view asks for a few times a second at most.
 
+import type { HealthHistory } from './health-history.js';
+
 export type Outcome = 'success' | 'timeout' | 'crash' | 'bad_output' | 'limit' | 'spawn' | 'blocked' | 'error';
 
 export interface MetricsSnapshot {
@@ -27,6 +29,8 @@ export interface PluginMetricsOptions {
   windowMs?: number;
   /** Clock for windowMs (ms). Default performance.now. */
   now?: () => number;
+  /** Also counts every call here, a minute at a time (the Health view's last hour). */
+  history?: Pick<HealthHistory, 'record' | 'forget'>;
 }
 
 export const RECENT_MAX = 60;
@@ -62,8 +66,10 @@ export class PluginMetrics {
   private readonly windowMs: number | null;
   private readonly now: () => number;
   private readonly series = new Map<string, Series>();
+  private readonly history: PluginMetricsOptions['history'] | null;
 
   constructor(opts: PluginMetricsOptions = {}) {
+    this.history = opts.history ?? null;
     this.window = opts.window ?? DEFAULT_WINDOW;
     if (!Number.isInteger(this.window) || this.window < 1) throw new RangeError(`PluginMetrics: window must be a whole number ≥ 1, not ${this.window}`);
     this.windowMs = opts.windowMs ?? null;
@@ -77,6 +83,7 @@ export class PluginMetrics {
       s = new Series(this.window);
       this.series.set(plugin, s);
     }
+    this.history?.record(plugin, outcome, latencyMs);
     s.calls++;
     if (outcome === 'success') s.successes++;
     else if (outcome === 'blocked') s.blocks++;
@@ -129,6 +136,7 @@ export class PluginMetrics {
   /** Forget a plugin (removed from the registry). */
   forget(plugin: string): void {
     this.series.delete(plugin);
+    this.history?.forget(plugin);
   }
 }
 

@@ -6,6 +6,7 @@ import { ClientContext } from './app/client-context.ts';
 import { bindStores, consoleDomains } from './sync/bind-stores.ts';
 import { createClient, createDefaultTransport } from './transport/client.ts';
 import { viewRegistry } from './views/view-registry.ts';
+import { startTheme } from './stores/theme-store.ts';
 import './styles/theme.css';
 import './styles/base.css';
 import './styles/layout.css';
@@ -13,6 +14,7 @@ import './styles/views.css';
 import './styles/plugins.css';
 import './styles/health.css';
 
+startTheme();
 const client = createClient(createDefaultTransport());
 bindStores(client, consoleDomains(viewRegistry));
 client.start();

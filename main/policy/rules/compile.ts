@@ -124,9 +124,9 @@ function bindingCovers(b: CallBinding, x: Extraction, call: ToolCall | null | un
 const blockedName = picomatch(BLOCKED_HOST_NAMES as string[], { nocase: true, dot: true });
 const opNames = (mask: number) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', ');
 
-function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rule.decision): RuleMatch {
+function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rule.decision, message: string | undefined = c.rule.message): RuleMatch {
   const r = c.rule;
-  return { rule: r.name, origin: r.origin, source: r.source, decision, severity: r.severity, priority: r.priority, locked: r.locked, message: r.message, detail };
+  return { rule: r.name, origin: r.origin, source: r.source, decision, severity: r.severity, priority: r.priority, locked: r.locked, message, detail };
 }
 
 export interface MatchOptions {
@@ -204,7 +204,10 @@ function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatc
     const res = opts.resolutions?.get(host);
     if (!res || 'error' in res) {
       const why = res ? `DNS failed: ${res.error}` : 'not resolved before the decision';
-      return matchOf(c, `host ${raw} could not be resolved (${why}); network destinations are checked after DNS resolution`, opts.unresolved ?? 'deny');
+      // Headlined as what happened (DNS), not as the rule's "private address" message: the
+      // address is unknown, and an operator chasing a private address would look in the wrong place.
+      const headline = res ? `DNS lookup of ${raw} failed, so its address could not be checked: network destinations are checked after DNS resolution.` : `${raw} was not resolved before the decision, so its address could not be checked.`;
+      return matchOf(c, `host ${raw} could not be resolved (${why}); network destinations are checked after DNS resolution`, opts.unresolved ?? 'deny', headline);
     }
     for (const a of res.addresses) {
       const addr = parseIpLiteral(a);

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, type MouseEvent } from 'react';
 import { AuthError } from '../components/auth-error.tsx';
 import { CommandPalette } from '../components/command-palette.tsx';
 import { SignalToasts } from '../components/signals.tsx';
@@ -10,6 +10,15 @@ import { useConnectionStore } from '../stores/connection-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
 import { viewRegistry } from '../views/view-registry.ts';
 import { useViewShortcuts } from './use-view-shortcuts.ts';
+
+/** Focus the view, not only scroll to it: the next Tab then starts inside the view. */
+function skipToMain(e: MouseEvent<HTMLAnchorElement>): void {
+  e.preventDefault();
+  const main = document.getElementById('main');
+  const heading = main?.querySelector<HTMLElement>('h1');
+  // Every view's heading takes focus (view-frame.tsx gives it tabIndex -1).
+  (heading ?? main)?.focus();
+}
 
 export function App() {
   const unauthorized = useConnectionStore((s) => s.state === 'unauthorized');
@@ -27,8 +36,12 @@ export function App() {
   const { View } = spec;
   return (
     <div className="app">
+      {/* The first stop of Tab: past the sidebar's eleven entries to the view itself. */}
+      <a className="skip-link" href="#main" data-testid="skip-link" onClick={skipToMain}>
+        Skip to {spec.label}
+      </a>
       <Sidebar />
-      <main className="main-pane">
+      <main className="main-pane" id="main" tabIndex={-1}>
         <ConnectionBanner />
         <View />
       </main>

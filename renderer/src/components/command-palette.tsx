@@ -1,5 +1,6 @@
 // Ctrl/Cmd+K: one box to reach anything — a view, an action, a plugin, a session or a waiting call
-// — by typing part of its name, as in an editor's command palette; `?` opens the sheet of keys.
+// — by typing part of its name, as in an editor's command palette; `?` opens the sheet of keys and
+// `/` focuses the current view's filter.
 // Entries are rebuilt from the stores each time it opens. Agent-supplied names (sessions, calls)
 // are drawn through SafeText.
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -7,6 +8,9 @@ import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { useConsolePrefs } from '../stores/console-prefs-store.ts';
 import { usePluginsStore } from '../stores/plugins-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
+import { useSettingsStore } from '../stores/settings-store.ts';
+import { nextThemeChoice, setThemeChoice, useThemeStore } from '../stores/theme-store.ts';
+import { requestModeSwitch } from './mode-indicator.tsx';
 import { viewRegistry } from '../views/view-registry.ts';
 import { oneLineSummary } from '../lib/call-summary.ts';
 import { ModalDialog } from './modal-dialog.tsx';
@@ -47,6 +51,34 @@ function entries(): Entry[] {
     },
     { id: 'action:shortcuts', group: 'Action', label: 'Show keyboard shortcuts', hint: '?', run: () => openShortcuts() },
   );
+  const theme = useThemeStore.getState().choice;
+  const nextTheme = nextThemeChoice(theme);
+  out.push({
+    id: 'action:theme',
+    group: 'Action',
+    label: nextTheme === 'system' ? 'Theme: follow the system' : `Theme: ${nextTheme}`,
+    hint: `now ${theme === 'system' ? 'following the system' : theme}`,
+    run: () => setThemeChoice(nextTheme),
+  });
+  const mode = useSettingsStore.getState().settings?.mode;
+  if (mode) {
+    // The same confirmation as the status bar's switch: going live is never one keystroke.
+    out.push({ id: 'action:mode', group: 'Action', label: mode === 'live' ? 'Switch to dry-run…' : 'Go live…', hint: `now ${mode}`, run: () => requestModeSwitch() });
+  }
+  const selected = approvals.items.find((i) => i.id === approvals.cursor && i.state === 'pending');
+  if (selected) {
+    out.push({
+      id: 'action:approve-selected',
+      group: 'Action',
+      label: `Inbox: approve the selected call once (${selected.call.tool})`,
+      hint: 'a',
+      // Through the inbox's own key, so its checks (an evasive call asks first) apply here too.
+      run: () => {
+        ui.setView('approvals');
+        requestAnimationFrame(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true })));
+      },
+    });
+  }
   for (const p of usePluginsStore.getState().plugins) {
     out.push({
       id: `plugin:${p.name}`,
@@ -123,10 +155,19 @@ export function CommandPalette() {
         setOpen(true);
         return;
       }
-      if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      if ((e.key === '?' || e.key === '/') && !e.ctrlKey && !e.metaKey && !e.altKey) {
         const t = e.target as HTMLElement | null;
-        if (t && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm'))) return;
+        if (t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm'))) return;
         if (document.querySelector('dialog[open]')) return;
+        if (e.key === '/') {
+          // The current view's filter or search box, as in a mail client or a code host.
+          const box = document.querySelector<HTMLInputElement>(`[data-testid="view-${useUiStore.getState().view}"] input[type="search"]`);
+          if (!box) return;
+          e.preventDefault();
+          box.focus();
+          box.select();
+          return;
+        }
         e.preventDefault();
         setSheet(true);
       }
@@ -210,15 +251,17 @@ export function CommandPalette() {
             <tbody>
               <tr><td><kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>K</kbd></td><td>Command palette: views, actions, plugins, sessions, waiting calls</td></tr>
               <tr><td><kbd>?</kbd></td><td>This sheet</td></tr>
-              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>9</kbd></td><td>Open a view in sidebar order ({terminalGetsShortcuts ? 'a focused terminal gets them instead: Settings → This console' : 'never typed into a terminal'})</td></tr>
+              <tr><td><kbd>/</kbd></td><td>Focus the current view's filter or search box</td></tr>
+              <tr><td><kbd>Alt</kbd>+<kbd>0</kbd>…<kbd>9</kbd>, <kbd>Alt</kbd>+<kbd>C</kbd></td><td>Open a view in sidebar order, Catalog with C ({terminalGetsShortcuts ? 'a focused terminal gets them instead: Settings → This console' : 'never typed into a terminal'})</td></tr>
               <tr><td><kbd>j</kbd>/<kbd>k</kbd>, <kbd>↓</kbd>/<kbd>↑</kbd></td><td>Inbox: move the selection</td></tr>
               <tr><td><kbd>a</kbd></td><td>Inbox: approve once</td></tr>
               <tr><td><kbd>s</kbd></td><td>Inbox: approve for this session…</td></tr>
+              <tr><td><kbd>g</kbd></td><td>Inbox: approve with a grant (don't ask again)…</td></tr>
               <tr><td><kbd>d</kbd></td><td>Inbox: deny with a reason…</td></tr>
               <tr><td><kbd>Enter</kbd></td><td>Inbox: show or hide the call's details</td></tr>
               <tr><td><kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>/<kbd>End</kbd></td><td>Audit session waterfall: move between calls (each opens beside it)</td></tr>
               <tr><td><kbd>→</kbd>/<kbd>←</kbd></td><td>Audit results grouped by call: unfold or fold the call</td></tr>
-              <tr><td><kbd>Esc</kbd></td><td>Close a dialog</td></tr>
+              <tr><td><kbd>Esc</kbd></td><td>Close a dialog, or the open audit event</td></tr>
             </tbody>
           </table>
         </ModalDialog>

@@ -1,12 +1,26 @@
 // The gateway's mode, always on screen: dry-run (calls are evaluated and shown, never run) or
 // live (approved calls run). Switching asks first; the host writes the switch to the audit log.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import { modeHelp, ModeSwitchDialog, type Mode } from './mode-switch-dialog.tsx';
+
+let openSwitch: () => void = () => {};
+
+/** Opens the switch's confirmation, as a click on the indicator does (the command palette's "Go live…"). */
+export function requestModeSwitch(): void {
+  openSwitch();
+}
 
 export function ModeIndicator() {
   const settings = useSettingsStore((s) => s.settings);
   const [confirm, setConfirm] = useState(false);
+  // Published from an effect, not during render (as the palette's shortcut sheet is).
+  useEffect(() => {
+    openSwitch = () => setConfirm(true);
+    return () => {
+      openSwitch = () => {};
+    };
+  }, []);
   if (!settings) {
     return (
       <span className="status-item status-mode" data-testid="status-mode" data-mode="">

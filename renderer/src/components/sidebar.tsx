@@ -58,7 +58,7 @@ export function Sidebar() {
                 <Icon />
                 <span className="nav-label">{label}</span>
                 {signal ? (
-                  <span className="nav-alert" data-testid={`nav-alert-${id}`} data-count={signal.count} title={safeTitle(`${signal.text}${signal.names.length ? `: ${signal.names.join(', ')}` : ''}`)} aria-label={signal.text}>
+                  <span className="nav-alert" data-testid={`nav-alert-${id}`} data-count={signal.count} title={safeTitle(signal.details ? signal.details.join('\n') : `${signal.text}${signal.names.length ? `: ${signal.names.join(', ')}` : ''}`)} aria-label={signal.text}>
                     {id === 'audit' ? '!' : signal.count}
                   </span>
                 ) : count > 0 ? (

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import { errorMessage } from '../lib/error-message.ts';
 import { markerMessage, markerSeverity, type Diagnostic } from './diagnostics.ts';
 import { languageOf } from './language-of.ts';
+import { useThemeStore } from '../stores/theme-store.ts';
 import type { Monaco } from './monaco-setup.ts';
 import type { editor as MonacoEditor } from 'monaco-editor/editor/editor.api';
 
@@ -74,6 +75,7 @@ const baseOptions: MonacoEditor.IStandaloneEditorConstructionOptions = {
 
 export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, ref }: CodeEditorProps) {
   const [monaco, setMonaco] = useState<Monaco | null>(null);
+  const theme = useThemeStore((s) => s.theme);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [editor, setEditor] = useState<MonacoEditor.IStandaloneCodeEditor | null>(null);
   const [model, setModel] = useState<MonacoEditor.ITextModel | null>(null);
@@ -175,7 +177,7 @@ export function CodeEditor({ doc, diagnostics, label, onChange, onSave, reveal, 
           key={doc.key}
           defaultValue={doc.text}
           language={languageOf(doc.path, firstLine)}
-          theme="gatehouse-dark"
+          theme={theme === 'light' ? 'gatehouse-light' : 'gatehouse-dark'}
           options={options}
           loading={null}
           onMount={onMount}

@@ -77,3 +77,10 @@ export function markerMessage(d: Diagnostic): string {
 export function diagnosticLocation(d: Diagnostic): string {
   return d.placed ? `${d.file}:${d.line}:${d.column}` : d.file;
 }
+
+/** How many of the diagnostics are errors, warnings and info: one count for every place that shows it. */
+export function severityCounts(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number; infos: number } {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+  return { errors, warnings, infos: diagnostics.length - errors - warnings };
+}

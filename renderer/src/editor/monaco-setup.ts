@@ -87,5 +87,31 @@ monaco.editor.defineTheme('gatehouse-dark', {
   },
 });
 
+// The light theme's twin (styles/theme.css, data-theme="light"): the editor follows the console.
+monaco.editor.defineTheme('gatehouse-light', {
+  base: 'vs',
+  inherit: true,
+  rules: [
+    { token: 'type.identifier.toml', foreground: '1d5bc4' },
+    { token: 'key.toml', foreground: '0b5a8c' },
+    { token: 'string.key.json', foreground: '0b5a8c' },
+  ],
+  colors: {
+    'editor.background': '#fbfcfd',
+    'editor.lineHighlightBackground': '#eceff4',
+    'editorGutter.background': '#fbfcfd',
+    'editorLineNumber.foreground': '#6b7483',
+    'editorLineNumber.activeForeground': '#1c2230',
+    'editorWidget.background': '#ffffff',
+    'editorWidget.border': '#b4bcc8',
+    'editorHoverWidget.background': '#ffffff',
+    'editorHoverWidget.border': '#b4bcc8',
+    'editorError.foreground': '#b8231d',
+    'editorWarning.foreground': '#7d5200',
+    'editorInfo.foreground': '#1d5bc4',
+    'focusBorder': '#1d5bc4',
+  },
+});
+
 export { monaco };
 export type Monaco = typeof monaco;

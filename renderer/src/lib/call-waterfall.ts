@@ -32,6 +32,10 @@ export interface CallBar {
   call: string;
   tool: string | null;
   agent: string | null;
+  /** What the call does in a few words: its command, file, URL or first argument; null when it has none. */
+  subject: string | null;
+  /** Still waiting for an operator: its bar ends at its last event, its wait does not. */
+  waiting: boolean;
   /** Oldest first, as the log holds them. */
   events: AuditEventView[];
   /** Epoch ms: the call's first and last event. */
@@ -65,6 +69,23 @@ export function eventCall(e: AuditEventView): string | null {
   return str(p.call) ?? str(p.callId);
 }
 
+/** Arguments that say what a call does, in the order they are looked for. */
+const KEY_ARGUMENTS = ['command', 'cmd', 'file_path', 'path', 'notebook_path', 'url', 'pattern', 'query', 'prompt'];
+
+/** The argument an operator recognises a call by: its command, file or URL, else its first short string. */
+export function keyArgument(args: unknown): string | null {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
+  const a = args as Payload;
+  for (const k of KEY_ARGUMENTS) {
+    const v = str(a[k]);
+    if (v) return v.replace(/\s+/g, ' ').trim();
+  }
+  for (const [k, v] of Object.entries(a)) if (typeof v === 'string' && v.trim() !== '') return `${k}: ${v.replace(/\s+/g, ' ').trim()}`;
+  return null;
+}
+
+export const WAITING_LABEL = 'waiting for an operator';
+
 const APPROVAL_END = new Set(['approval.decided', 'approval.expired', 'approval.withdrawn', 'call.abandoned']);
 
 /** What became of a call, from whichever of its events are at hand (all of them, or a search's share). */
@@ -95,9 +116,9 @@ export function callOutcome(events: readonly AuditEventView[]): CallOutcome {
     if (d === 'deny') return { label: 'denied', tone: 'danger' };
     if (d === 'expired') return { label: 'expired', tone: 'warn' };
     if (d === 'allow') return { label: 'allowed', tone: 'ok' };
-    if (d === 'ask') return { label: 'waiting for an operator', tone: 'warn' };
+    if (d === 'ask') return { label: WAITING_LABEL, tone: 'warn' };
   }
-  if (events.some((e) => e.type === 'approval.requested')) return { label: 'waiting for an operator', tone: 'warn' };
+  if (events.some((e) => e.type === 'approval.requested')) return { label: WAITING_LABEL, tone: 'warn' };
   return { label: 'no decision recorded', tone: 'neutral' };
 }
 
@@ -137,10 +158,13 @@ function bar(call: string, events: AuditEventView[]): CallBar {
     }
   }
   const p = received ? payloadOf(received) : payloadOf(events[0]!);
+  const outcome = callOutcome(events);
   return {
     call,
     tool: str(p.tool),
     agent: str(p.agent),
+    subject: keyArgument(p.arguments),
+    waiting: outcome.label === WAITING_LABEL,
     events,
     start,
     end,
@@ -148,7 +172,7 @@ function bar(call: string, events: AuditEventView[]): CallBar {
     ranAt,
     finishedAt: (reported ?? result)?.ts ?? null,
     segments,
-    outcome: callOutcome(events),
+    outcome,
   };
 }
 

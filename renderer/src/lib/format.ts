@@ -24,3 +24,8 @@ export { formatAgo } from '../../../shared/format.ts';
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** "1 error", "2 errors", "0 warnings": a count with its noun in the right number. */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

@@ -7,7 +7,7 @@ import type { EventPayload, ResponseOf, TerminalSessionView } from '../../../sha
 export type AdapterSessionView = EventPayload<'adapters.changed'>;
 export type AdapterPluginView = ResponseOf<'adapter.list'>['plugins'][number];
 
-export type TerminalAction = 'start' | 'take-over' | 'interrupt' | 'kill' | 'adapter';
+export type TerminalAction = 'start' | 'take-over' | 'release' | 'interrupt' | 'kill' | 'adapter';
 
 export interface TerminalsStore {
   sessions: TerminalSessionView[];

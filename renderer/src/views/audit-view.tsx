@@ -1,5 +1,6 @@
 // Incident review: search the audit log (FTS and facets) in a virtualized table, open an event
 // with its call, open a session as a waterfall of its calls, verify the chain, export the filter as JSONL.
+import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useClient } from '../app/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
@@ -8,7 +9,7 @@ import { ViewFrame } from '../components/view-frame.tsx';
 import { formatAgo, formatDateTime, isoTime } from '../lib/format.ts';
 import { chainStatus, useAuditStore } from '../stores/audit-store.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
-import { exportFilter, openEvent, verifyChain } from '../sync/audit-actions.ts';
+import { closeEvent, exportFilter, openEvent, verifyChain } from '../sync/audit-actions.ts';
 import { EventDetail } from './audit/event-detail.tsx';
 import { ResultsTable, useAuditGrouping } from './audit/results-table.tsx';
 import { SearchBar } from './audit/search-bar.tsx';
@@ -121,7 +122,7 @@ function ResultsPanel() {
       <InlineError error={s.tailError} prefix="Could not load recent events" />
       {s.exportResult ? (
         <p className="audit-notice" role="status" data-testid="audit-export-result" data-count={s.exportResult.count}>
-          Exported {s.exportResult.count} {s.exportResult.count === 1 ? 'event' : 'events'} to {s.exportResult.file}
+          Exported the {s.exportResult.count} {s.exportResult.count === 1 ? 'event' : 'events'} matching the current search and filters (only those) to {s.exportResult.file}
           {s.exportResult.truncated ? ' (truncated at the export limit)' : ''}.
         </p>
       ) : null}
@@ -155,6 +156,24 @@ function GroupToggle() {
   );
 }
 
+/**
+ * Escape puts the open event away (in a narrow window it is a drawer over the table), unless
+ * something nearer the keyboard used the key: a dialog, the palette, a field being edited.
+ */
+function useEscapeClosesEvent(open: boolean): void {
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t?.closest('input, textarea, select, [role="dialog"], dialog')) return;
+      closeEvent();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+}
+
 export function AuditView() {
   const client = useClient();
   const { verifying, exporting, unavailable, hasSelected, hasTimeline } = useAuditStore(
@@ -163,6 +182,7 @@ export function AuditView() {
   // With a session open, the event detail sits beside its waterfall; otherwise beside the results.
   const detailBesideResults = hasSelected && !hasTimeline;
   const connected = useConnectionStore((s) => s.state === 'connected');
+  useEscapeClosesEvent(detailBesideResults);
 
   return (
     <ViewFrame
@@ -179,9 +199,9 @@ export function AuditView() {
             onClick={() => void exportFilter(client)}
             disabled={exporting || !connected || !!unavailable}
             aria-busy={exporting}
-            title="Download the events matching the current search as redacted JSONL"
+            title="Download only the events that match the current search and filters, as redacted JSONL"
           >
-            {exporting ? 'Exporting…' : 'Export JSONL'}
+            {exporting ? 'Exporting…' : 'Export filtered JSONL'}
           </button>
           <button
             type="button"

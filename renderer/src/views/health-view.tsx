@@ -5,6 +5,7 @@ import { EmptyState } from '../components/empty-state.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { useHealthStore } from '../stores/health-store.ts';
 import { HealthTable } from './health/health-table.tsx';
+import { HealthHistory } from './health/health-history.tsx';
 import { SandboxStatus } from './health/sandbox-status.tsx';
 import { LoadStatus } from '../components/load-status.tsx';
 
@@ -20,7 +21,7 @@ export function HealthView() {
   const notClosed = rows.filter((r) => r.breaker.state !== 'closed').length;
 
   return (
-    <ViewFrame id="health" title="Health" subtitle="Every plugin’s circuit breaker, calls, failures and latency, and the sandbox plugins run in.">
+    <ViewFrame id="health" title="Health" subtitle="Every plugin’s circuit breaker, calls, failures and latency, now and over the last hour, and the sandbox plugins run in.">
       <SandboxStatus sandbox={sandbox} />
       <LoadStatus loaded={loaded} error={listError} failed="Could not load plugin health" waiting="Plugin health appears once the console is connected." errorClassName="health-list-error" />
       {loaded && rows.length === 0 ? (
@@ -40,6 +41,7 @@ export function HealthView() {
           <HealthTable />
         </section>
       ) : null}
+      <HealthHistory />
     </ViewFrame>
   );
 }

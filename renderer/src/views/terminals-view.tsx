@@ -9,7 +9,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
-import { interruptTerminal, killTerminal, startShell, startWithAdapter, takeOver } from './terminals/terminal-actions.ts';
+import { interruptTerminal, killTerminal, releaseTerminal, startShell, startWithAdapter, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
@@ -154,6 +154,18 @@ function TerminalDetail() {
           >
             {session.youControl ? 'Taken over' : 'Take over'}
           </button>
+          {session.youControl && running ? (
+            <button
+              type="button"
+              className="button button-small"
+              data-testid="terminal-release"
+              disabled={!connected || busy !== null}
+              onClick={() => void releaseTerminal(client, session.id)}
+              title="Stop typing into this terminal: it goes back to read-only for every console. Recorded in the audit log."
+            >
+              Release
+            </button>
+          ) : null}
           <button
             type="button"
             className="button button-small"
@@ -197,7 +209,7 @@ function TerminalDetail() {
         {!running
           ? 'This session has ended. Its output stays here for review.'
           : session.youControl
-            ? 'You have taken over: what you type goes to the program (Ctrl-C included).'
+            ? 'You have taken over: what you type goes to the program (Ctrl-C included). Release hands it back.'
             : controller
               ? `Watching, read-only. ${controller.operator} took it over from another console; take over to type instead.`
               : 'Watching, read-only. Take over to type; the take-over is recorded.'}

@@ -39,7 +39,7 @@ export type ViewId = (typeof viewIds)[number];
 export interface ViewSpec {
   id: ViewId;
   label: string;
-  /** The key after Alt that opens this view; null past the ten digits (the sidebar and the command palette open it). */
+  /** The key after Alt that opens this view: a digit, or a letter past the ten digits (Alt+C, by the key's position). */
   shortcut: string | null;
   Icon: ComponentType;
   View: ComponentType;
@@ -58,7 +58,7 @@ export const viewRegistry = [
   { id: 'rules', label: 'Rules', shortcut: '7', Icon: RulesIcon, View: RulesView, bind: bindPolicy },
   { id: 'settings', label: 'Settings', shortcut: '8', Icon: GearIcon, View: SettingsView, bind: bindSettings },
   { id: 'activity', label: 'Activity', shortcut: '9', Icon: PulseIcon, View: ActivityView, bind: bindActivity },
-  { id: 'catalog', label: 'Catalog', shortcut: null, Icon: PluginIcon, View: CatalogView, bind: bindCatalog },
+  { id: 'catalog', label: 'Catalog', shortcut: 'C', Icon: PluginIcon, View: CatalogView, bind: bindCatalog },
 ] as const satisfies readonly ViewSpec[];
 
 // Every id has its entry (the type-check fails naming an id without one).

@@ -79,6 +79,16 @@ function buildItems(events: readonly AuditEventView[], grouped: boolean, expande
 const SETTLING = new Set(['call.result', 'call.outcome', 'call.abandoned', 'approval.withdrawn', 'approval.expired']);
 const settles = (events: readonly AuditEventView[]) => events.some((e) => SETTLING.has(e.type) || (e.type === 'call.decided' && (e.payload as { decision?: unknown } | null)?.decision !== 'ask'));
 
+/** The columns, each with its class: with an event open, CSS leaves out actor and agent (audit.css). */
+const HEADERS = [
+  ['time', 'Time'],
+  ['type', 'Type'],
+  ['actor', 'Actor'],
+  ['agent', 'Agent · tool'],
+  ['decision', 'Decision'],
+  ['summary', 'Summary'],
+] as const;
+
 export function ResultsTable() {
   const client = useClient();
   const { events, filter, nextBefore, searching, selectedSeq } = useAuditStore(
@@ -237,7 +247,7 @@ export function ResultsTable() {
             </span>
           ) : null}
         </span>
-        <span role="cell" className="audit-col-summary">
+        <span role="cell" className="audit-col-summary" data-testid="audit-summary">
           <SafeText text={summarize(e)} />
         </span>
       </div>,
@@ -248,12 +258,11 @@ export function ResultsTable() {
     <div className="audit-table" role="table" aria-label={grouped ? 'Audit events, grouped by call' : 'Audit events'} aria-rowcount={items.length + 1} data-grouped={grouped}>
       <div role="rowgroup">
         <div role="row" className="audit-row audit-head">
-          <span role="columnheader">Time</span>
-          <span role="columnheader">Type</span>
-          <span role="columnheader">Actor</span>
-          <span role="columnheader">Agent · tool</span>
-          <span role="columnheader">Decision</span>
-          <span role="columnheader">Summary</span>
+          {HEADERS.map(([col, label]) => (
+            <span key={col} role="columnheader" className={`audit-col-${col}`}>
+              {label}
+            </span>
+          ))}
         </div>
       </div>
       <div

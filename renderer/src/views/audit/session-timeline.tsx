@@ -14,6 +14,7 @@ import { ReplayResult } from './replay-result.tsx';
 import { JobStatus, useJob } from '../../components/job-progress.tsx';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 import { InlineError } from '../../components/dialog-actions.tsx';
+import { useSecondTick } from '../health/use-second-tick.ts';
 
 /** Events of no call drawn as ticks under the bars; more would be a smear, so the rest are counted. */
 const MAX_OTHER_TICKS = 200;
@@ -40,6 +41,8 @@ export function SessionTimeline() {
   const waterfall = useWaterfall();
   const selected = useSelectedCall(waterfall);
   const ready = !!waterfall && !timeline?.loading;
+  // Waiting calls say how long they have waited, so the clock ticks while any waits.
+  const now = useSecondTick(!!waterfall?.calls.some((c) => c.waiting));
 
   // Once the session is loaded the arrows move through its calls at once.
   useEffect(() => {
@@ -139,7 +142,7 @@ export function SessionTimeline() {
                 onKeyDown={onKeyDown}
               >
                 {waterfall.calls.map((c) => (
-                  <CallRow key={c.call} call={c} x={x} selected={c === selected} onSelect={() => select(c)} />
+                  <CallRow key={c.call} call={c} x={x} now={now} selected={c === selected} onSelect={() => select(c)} />
                 ))}
               </ul>
             ) : (
@@ -186,18 +189,26 @@ export function SessionTimeline() {
   );
 }
 
-function CallRow({ call: c, x, selected, onSelect }: { call: CallBar; x: (ts: number) => number; selected: boolean; onSelect: () => void }) {
+/** "waiting 12.0 s" for a call still waiting, by the local clock; null for a call that is not. */
+export function waitingFor(c: CallBar, now: number): string | null {
+  return c.waiting ? `waiting ${formatSpan(Math.max(0, now - c.start))}` : null;
+}
+
+function CallRow({ call: c, x, now, selected, onSelect }: { call: CallBar; x: (ts: number) => number; now: number; selected: boolean; onSelect: () => void }) {
   const left = x(c.start);
   const width = Math.max(0, x(c.end) - left);
   const within = (ts: number) => (c.end > c.start ? (ts - c.start) / (c.end - c.start) : 0);
-  const name = [c.tool ?? 'a call', c.agent].filter(Boolean).join(' · ');
+  // The row leads with what the call does; the tool and the agent follow.
+  const who = [c.tool ?? 'a call', c.agent].filter(Boolean).join(' · ');
+  const name = c.subject ? `${c.subject} — ${who}` : who;
   const steps = c.segments.map((s) => `${stepLabel[s.step]} ${formatSpan(s.end - s.start)}`).join(', ');
+  const waiting = waitingFor(c, now);
   return (
     <li
       id={`wf-call-${c.events[0]!.seq}`}
       role="option"
       aria-selected={selected}
-      aria-label={`${name}: ${c.outcome.label}, ${formatSpan(c.end - c.start)}${steps ? ` (${steps})` : ''}`}
+      aria-label={`${name}: ${waiting ?? `${c.outcome.label}, ${formatSpan(c.end - c.start)}`}${steps ? ` (${steps})` : ''}`}
       className="wf-row wf-call"
       data-testid="audit-waterfall-bar"
       data-call={c.call}
@@ -208,7 +219,18 @@ function CallRow({ call: c, x, selected, onSelect }: { call: CallBar; x: (ts: nu
       onClick={onSelect}
     >
       <span className="wf-label" title={safeTitle(name)}>
-        <SafeText text={name} />
+        {c.subject ? (
+          <>
+            <span className="wf-subject mono" data-testid="audit-waterfall-subject">
+              <SafeText text={c.subject} />
+            </span>{' '}
+            <span className="wf-who">
+              <SafeText text={who} />
+            </span>
+          </>
+        ) : (
+          <SafeText text={who} />
+        )}
       </span>
       <span className="wf-track">
         <span className="wf-bar" data-tone={c.outcome.tone} style={{ left: pct(left), width: pct(width) }}>
@@ -227,7 +249,9 @@ function CallRow({ call: c, x, selected, onSelect }: { call: CallBar; x: (ts: nu
           {c.decidedAt !== null ? <span className="wf-mark" style={{ left: pct(within(c.decidedAt)) }} title="decided" /> : null}
         </span>
       </span>
-      <span className={`wf-outcome decision wf-tone-${c.outcome.tone}`}>{c.outcome.label}</span>
+      <span className={`wf-outcome decision wf-tone-${c.outcome.tone}`} data-testid="audit-waterfall-outcome" title={waiting ? c.outcome.label : undefined}>
+        {waiting ?? c.outcome.label}
+      </span>
     </li>
   );
 }
@@ -236,6 +260,7 @@ function CallRow({ call: c, x, selected, onSelect }: { call: CallBar; x: (ts: nu
 export function CallSteps() {
   const waterfall = useWaterfall();
   const c = useSelectedCall(waterfall);
+  const now = useSecondTick(!!c?.waiting);
   if (!waterfall) return null;
   if (!c) {
     return (
@@ -250,6 +275,11 @@ export function CallSteps() {
       <h2 id="audit-call-steps-heading" className="panel-title">
         Call <span className="mono panel-note">{c.call}</span>
       </h2>
+      {c.subject ? (
+        <p className="wf-call-subject mono selectable">
+          <SafeText text={c.subject} />
+        </p>
+      ) : null}
       <dl className="facts">
         <dt>Outcome</dt>
         <dd>
@@ -274,8 +304,10 @@ export function CallSteps() {
             <dd className="mono">{rel(c.finishedAt)}</dd>
           </>
         ) : null}
-        <dt>Total</dt>
-        <dd className="mono">{formatSpan(c.end - c.start)}</dd>
+        <dt>{c.waiting ? 'Waiting' : 'Total'}</dt>
+        <dd className="mono" data-testid="audit-call-total">
+          {formatSpan(c.waiting ? Math.max(0, now - c.start) : c.end - c.start)}
+        </dd>
       </dl>
     </section>
   );

@@ -21,8 +21,13 @@ import { LatencySparkline } from './latency-sparkline.tsx';
 import { ProbeCountdown } from './probe-countdown.tsx';
 import { useSecondTick } from './use-second-tick.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
+import { useMediaQuery } from '../../lib/use-media-query.ts';
 
-const COLUMNS = 15;
+/**
+ * Below this width the table leaves out Cycle, Blocks and p99 (Cycle and p99 stay in the
+ * tooltips of State and p95), so it fits beside the sidebar at 1024 px without sideways scrolling.
+ */
+const COMPACT = '(max-width: 1279px)';
 
 export function HealthTable() {
   const { rows, clockOffset } = useHealthStore(useShallow((s) => ({ rows: s.rows, clockOffset: s.clockOffset })));
@@ -33,6 +38,7 @@ export function HealthTable() {
     return ms !== null && ms > -1000;
   });
   const now = useSecondTick(counting);
+  const compact = useMediaQuery(COMPACT);
 
   return (
     <div className="table-scroll">
@@ -40,13 +46,13 @@ export function HealthTable() {
         <thead>
           <tr className="health-groups">
             <th colSpan={2} />
-            <th colSpan={4} scope="colgroup">
+            <th colSpan={compact ? 3 : 4} scope="colgroup">
               Circuit breaker
             </th>
-            <th colSpan={4} scope="colgroup">
+            <th colSpan={compact ? 3 : 4} scope="colgroup">
               Calls
             </th>
-            <th colSpan={4} scope="colgroup">
+            <th colSpan={compact ? 3 : 4} scope="colgroup">
               Latency, ms
             </th>
             <th />
@@ -58,9 +64,11 @@ export function HealthTable() {
             <th scope="col" className="num" title="Consecutive failures">
               Failures
             </th>
-            <th scope="col" className="num" title="How many times the breaker has opened since it was last closed by a success or a reset">
-              Cycle
-            </th>
+            {compact ? null : (
+              <th scope="col" className="num" title="How many times the breaker has opened since it was last closed by a success or a reset">
+                Cycle
+              </th>
+            )}
             <th scope="col">Next probe</th>
             <th scope="col" className="num">
               Total
@@ -69,18 +77,22 @@ export function HealthTable() {
               OK
             </th>
             <th scope="col">Failed</th>
-            <th scope="col" className="num" title="Calls a checker blocked">
-              Blocks
-            </th>
+            {compact ? null : (
+              <th scope="col" className="num" title="Calls a checker blocked">
+                Blocks
+              </th>
+            )}
             <th scope="col" className="num">
               p50
             </th>
             <th scope="col" className="num">
               p95
             </th>
-            <th scope="col" className="num">
-              p99
-            </th>
+            {compact ? null : (
+              <th scope="col" className="num">
+                p99
+              </th>
+            )}
             <th scope="col">Recent</th>
             <th scope="col" className="health-actions" aria-label="Actions" />
           </tr>
@@ -88,7 +100,7 @@ export function HealthTable() {
         <tbody>
           {rows.map((row) => (
             // Only rows that count down see the ticking clock, so the others do not re-render.
-            <HealthTableRow key={row.name} row={row} clockOffset={clockOffset} now={row.breaker.state === 'open' ? now : 0} />
+            <HealthTableRow key={row.name} row={row} clockOffset={clockOffset} now={row.breaker.state === 'open' ? now : 0} compact={compact} />
           ))}
         </tbody>
       </table>
@@ -96,7 +108,7 @@ export function HealthTable() {
   );
 }
 
-const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: { row: HealthRowView; clockOffset: number; now: number }) {
+const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now, compact }: { row: HealthRowView; clockOffset: number; now: number; compact: boolean }) {
   const client = useClient();
   const { busy, actionError } = useHealthStore(
     useShallow((s: HealthStore) => ({
@@ -142,13 +154,13 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
         <td>
           <StatusBadge status={row.status} />
         </td>
-        <td>
+        <td title={compact ? `Cycle ${breaker.cycle}: times opened since last closed` : undefined}>
           <BreakerBadge state={breaker.state} lastFailure={breaker.lastFailure} />
         </td>
         <td className={breaker.consecutiveFailures > 0 ? 'num health-alert' : 'num'} data-testid="breaker-failures">
           {breaker.consecutiveFailures}
         </td>
-        <td className="num">{breaker.cycle}</td>
+        {compact ? null : <td className="num">{breaker.cycle}</td>}
         <td>
           <ProbeCountdown breaker={breaker} clockOffset={clockOffset} now={now} />
         </td>
@@ -157,10 +169,12 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
         <td className="num health-failed" title={failureTitle(row)}>
           <FailureSummary row={row} total={failed} />
         </td>
-        <td className="num">{metrics.blocks}</td>
+        {compact ? null : <td className="num">{metrics.blocks}</td>}
         <td className="num">{called ? formatLatency(metrics.p50) : '—'}</td>
-        <td className="num">{called ? formatLatency(metrics.p95) : '—'}</td>
-        <td className="num">{called ? formatLatency(metrics.p99) : '—'}</td>
+        <td className="num" title={compact && called ? `p99 ${formatLatency(metrics.p99)} ms` : undefined}>
+          {called ? formatLatency(metrics.p95) : '—'}
+        </td>
+        {compact ? null : <td className="num">{called ? formatLatency(metrics.p99) : '—'}</td>}
         <td className="health-spark">
           <LatencySparkline recent={metrics.recent} />
           {metrics.fuel ? (
@@ -204,7 +218,7 @@ const HealthTableRow = memo(function HealthTableRow({ row, clockOffset, now }: {
       </tr>
       {note || actionError ? (
         <tr className="health-note-row" data-name={row.name}>
-          <td colSpan={COLUMNS}>
+          <td colSpan={compact ? 12 : 15}>
             {note ? (
               <p className="health-note">
                 <span className="health-note-label">Last failure</span> <span className="mono selectable">

@@ -4,13 +4,11 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatLatency } from '../../stores/health-store.ts';
+import { themeColour } from '../../lib/theme-colour.ts';
+import { useThemeStore } from '../../stores/theme-store.ts';
 
 const WIDTH = 72;
 const HEIGHT = 22;
-
-function themeColour(name: string, fallback: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
 
 function toData(recent: readonly number[]): uPlot.AlignedData {
   return [recent.map((_, i) => i), [...recent]];
@@ -20,6 +18,8 @@ export function LatencySparkline({ recent }: { recent: readonly number[] }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const drawable = recent.length >= 2;
+  // The canvas holds colours, not variables: a new theme draws a new chart.
+  const theme = useThemeStore((s) => s.theme);
 
   useEffect(() => {
     if (!drawable || !host.current) return;
@@ -46,11 +46,11 @@ export function LatencySparkline({ recent }: { recent: readonly number[] }) {
       u.destroy();
       plot.current = null;
     };
-  }, [drawable]);
+  }, [drawable, theme]);
 
   useEffect(() => {
     plot.current?.setData(toData(recent));
-  }, [recent, drawable]);
+  }, [recent, drawable, theme]);
 
   const summary = useMemo(() => {
     if (recent.length === 0) return 'No calls yet';

@@ -5,7 +5,8 @@ import { useShallow } from 'zustand/react/shallow';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
 import { EmptyState } from '../../components/empty-state.tsx';
-import { formatDateTime, isoTime } from '../../lib/format.ts';
+import { countOf, formatDateTime, isoTime } from '../../lib/format.ts';
+import { severityCounts, toDiagnostics } from '../../editor/diagnostics.ts';
 import { usePluginsStore } from '../../stores/plugins-store.ts';
 import { runPluginAction, type PluginAction } from '../../sync/plugins-actions.ts';
 import { OverrideDialog } from './override-dialog.tsx';
@@ -89,6 +90,8 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
   const isAdapter = adapter !== null || detail.format === 'ptywright';
   const canEnable = isAdapter ? detail.status === 'scan_failed' : detail.status === 'disabled' || detail.status === 'scan_failed' || detail.status === 'invalid';
   const canDisable = !isAdapter && (detail.status === 'enabled' || detail.status === 'quarantined');
+  // The same count as Problems under the editor: validation problems and scan findings alike.
+  const counts = severityCounts(toDiagnostics(detail.problems, detail.findings));
 
   return (
     <section className="panel plugin-header" aria-labelledby="plugin-heading">
@@ -157,7 +160,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
             <span className="danger-text">failed</span>
           )}{' '}
           <span className="muted">
-            ({detail.findingCount} {detail.findingCount === 1 ? 'finding' : 'findings'}, total weight {detail.scanWeight}; {detail.errors} errors, {detail.warnings} warnings)
+            ({countOf(detail.findingCount, 'finding')}, total weight {detail.scanWeight}; {countOf(counts.errors, 'error')}, {countOf(counts.warnings, 'warning')})
           </span>
         </dd>
         {detail.trust ? (

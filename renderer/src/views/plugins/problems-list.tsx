@@ -1,6 +1,6 @@
 // The problems under the editor: validation problems and scan findings, the open file's as the
 // author types (from plugins.check), the other files' as saved. A click shows the place.
-import { diagnosticLocation, type Diagnostic } from '../../editor/diagnostics.ts';
+import { diagnosticLocation, severityCounts, type Diagnostic } from '../../editor/diagnostics.ts';
 import { SafeText } from '../../components/safe-text.tsx';
 import { InlineError } from '../../components/dialog-actions.tsx';
 
@@ -16,9 +16,7 @@ export interface ProblemsListProps {
 }
 
 export function ProblemsList({ diagnostics, currentPath, checking, checkError, onSelect }: ProblemsListProps) {
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
-  const infos = diagnostics.length - errors - warnings;
+  const { errors, warnings, infos } = severityCounts(diagnostics);
   return (
     <section className="problems" aria-labelledby="problems-heading" data-testid="problems">
       <h3 id="problems-heading" className="problems-title">
@@ -28,7 +26,8 @@ export function ProblemsList({ diagnostics, currentPath, checking, checkError, o
             'none'
           ) : (
             <>
-              <span className="sev sev-error">{errors}</span> errors · <span className="sev sev-warning">{warnings}</span> warnings · <span className="sev sev-info">{infos}</span> info
+              <span className="sev sev-error">{errors}</span> {errors === 1 ? 'error' : 'errors'} · <span className="sev sev-warning">{warnings}</span> {warnings === 1 ? 'warning' : 'warnings'} ·{' '}
+              <span className="sev sev-info">{infos}</span> info
             </>
           )}
         </span>

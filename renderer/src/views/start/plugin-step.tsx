@@ -1,5 +1,5 @@
 // Step 1: enable the example tool, after reading what its security scan found.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { GettingStartedView } from '../../../../shared/contract.ts';
 import { useClient } from '../../app/client-context.ts';
@@ -8,6 +8,8 @@ import { useGettingStartedStore } from '../../stores/getting-started-store.ts';
 import { enableExample, loadExampleScan, openExampleInPlugins } from '../../sync/getting-started-actions.ts';
 import { StatusBadge } from '../plugins/status-badge.tsx';
 import { StepCard } from './step-card.tsx';
+import { severityCounts, toDiagnostics } from '../../editor/diagnostics.ts';
+import { countOf } from '../../lib/format.ts';
 
 export function PluginStep({ plugin }: { plugin: GettingStartedView['plugin'] }) {
   const client = useClient();
@@ -21,6 +23,19 @@ export function PluginStep({ plugin }: { plugin: GettingStartedView['plugin'] })
 
   const detail = scan?.name === name ? scan : null;
   const errors = detail?.problems.filter((p) => p.severity === 'error') ?? [];
+  // The same count as the Plugins view's Problems: validation problems and scan findings alike.
+  const counts = detail ? severityCounts(toDiagnostics(detail.problems, detail.findings)) : null;
+
+  // The Enable button goes once the plugin is enabled: the focus it had moves to the new status,
+  // which says what happened, instead of dropping to the page.
+  const status_ = useRef<HTMLSpanElement>(null);
+  const enabling = useRef(false);
+  useEffect(() => {
+    if (enabling.current && status !== 'disabled') {
+      enabling.current = false;
+      status_.current?.focus();
+    }
+  }, [status]);
 
   return (
     <StepCard step="plugin" n={1} title={`Enable the example tool ${name}`} done={plugin.done}>
@@ -46,7 +61,7 @@ export function PluginStep({ plugin }: { plugin: GettingStartedView['plugin'] })
               <>
                 {detail.scanPassed === null ? <span className="muted">not scanned</span> : detail.scanPassed ? <span className="ok-text">passed</span> : <span className="danger-text">failed</span>}{' '}
                 <span className="muted" data-testid="start-scan-summary">
-                  ({detail.findingCount} {detail.findingCount === 1 ? 'finding' : 'findings'}, total weight {detail.scanWeight}; {detail.errors} errors, {detail.warnings} warnings)
+                  ({countOf(detail.findingCount, 'finding')}, total weight {detail.scanWeight}; {countOf(counts!.errors, 'error')}, {countOf(counts!.warnings, 'warning')})
                 </span>
               </>
             )}
@@ -77,9 +92,23 @@ export function PluginStep({ plugin }: { plugin: GettingStartedView['plugin'] })
             ) : null}
           </div>
           <div className="start-actions">
-            {status ? <StatusBadge status={status} testId="start-plugin-status" /> : null}
+            {status ? (
+              <span ref={status_} tabIndex={-1} className="start-status" aria-label={`${name} is ${status}`}>
+                <StatusBadge status={status} testId="start-plugin-status" />
+              </span>
+            ) : null}
             {status === 'disabled' ? (
-              <button type="button" className="button button-primary button-small" data-testid="start-enable" disabled={busy !== null || !detail} aria-busy={busy === 'enable'} onClick={() => void enableExample(client, name)}>
+              <button
+                type="button"
+                className="button button-primary button-small"
+                data-testid="start-enable"
+                disabled={busy !== null || !detail}
+                aria-busy={busy === 'enable'}
+                onClick={() => {
+                  enabling.current = true;
+                  void enableExample(client, name);
+                }}
+              >
                 Enable {name}
               </button>
             ) : null}

@@ -69,6 +69,13 @@ export async function takeOver(client: GatehouseClient, id: string): Promise<boo
   return session !== null;
 }
 
+/** Hands the terminal back: this console stops typing into it (recorded in the audit log). */
+export async function releaseTerminal(client: GatehouseClient, id: string): Promise<boolean> {
+  const session = await act('release', () => client.call('terminals.release', { id }));
+  if (session) upsertSession(session);
+  return session !== null;
+}
+
 /**
  * Ctrl-C to the session's foreground program, the gentle step before Kill. Typing needs the
  * session taken over (the host refuses input otherwise), so this takes it over first; both are
