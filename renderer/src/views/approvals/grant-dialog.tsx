@@ -123,7 +123,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
       }
     >
       <p>
-        Runs this call now, and lets {who} run calls like it without asking until the grant expires. Rules that deny or ask still come first. Grants are listed in the Grants view, where you can revoke them.
+        Runs this call now, and lets {who} run calls like it without asking until the grant expires; the waiting calls it covers are released at once. Rules that deny or ask still come first. Grants are listed in the Grants view, where you can revoke them.
       </p>
       {offered.length === 0 ? <p className="inline-error">This call runs no command and touches no path or host, so no grant of these kinds can cover it.</p> : null}
       <form
