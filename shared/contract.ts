@@ -1025,6 +1025,9 @@ export const methods = {
       /** Recorded calls looked at (the last hour, within the grant's scope). */
       examined: z.number().int(),
       count: z.number().int(),
+      /** Of those, the calls waiting in the inbox now: saving the grant releases them (unless a rule still asks). */
+      waiting: z.number().int(),
+      /** `decision` is the recorded one (allow, deny, ask, expired), or `waiting` for a call still in the inbox. */
       examples: z.array(z.object({ call: z.string(), ts: z.number(), agent: z.string(), session: z.string(), tool: z.string(), summary: z.string(), decision: z.string() })),
     }),
   },

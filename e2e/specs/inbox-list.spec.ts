@@ -9,22 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
-import { hostCall, serveFile } from '../support/agents.ts';
-
-interface HookAnswer {
-  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
-}
-
-/** One PreToolUse hook request, as Claude Code's HTTP hook sends it; settles when Gatehouse answers. */
-async function hookCall(home: string, token: string, session: string, cwd: string, tool: string, input: Record<string, unknown>): Promise<HookAnswer> {
-  const s = await serveFile(home);
-  const res = await fetch(new URL('/hooks/claude/pre-tool-use', s.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ session_id: session, transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `tu-${Math.random()}`, permission_mode: 'default' }),
-  });
-  return (await res.json()) as HookAnswer;
-}
+import { hookCall, hostCall, serveFile, type HookAnswer } from '../support/agents.ts';
 
 const RANK: Record<string, number> = { evasive: 5, delete: 4, network: 3, write: 2, execute: 1, read: 0 };
 

@@ -79,6 +79,21 @@ export async function hostCall<T = unknown>(home: string, method: string, params
   return envelope.result;
 }
 
+export interface HookAnswer {
+  hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
+}
+
+/** One PreToolUse hook request, as Claude Code's HTTP hook sends it; settles when Gatehouse answers. */
+export async function hookCall(home: string, token: string, session: string, cwd: string, tool: string, input: Record<string, unknown>): Promise<HookAnswer> {
+  const s = await serveFile(home);
+  const res = await fetch(new URL('/hooks/claude/pre-tool-use', s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ session_id: session, transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `tu-${Math.random()}`, permission_mode: 'default' }),
+  });
+  return (await res.json()) as HookAnswer;
+}
+
 export interface AuditRow {
   seq: number;
   type: string;

@@ -260,6 +260,32 @@ export class ApprovalQueue {
   }
 
   /**
+   * A grant created after this call started waiting covers it now, as the judge found when it
+   * judged the call again (CallPipeline.releaseWaiting): the call is approved by that grant, not
+   * by an operator, and recorded so (`approval.decided` by `grant:<id>`). False when the item is
+   * no longer pending (decided, expired, gone meanwhile). Refused when the grant has ended
+   * (revoked or expired meanwhile): a grant the operator took back releases nothing.
+   */
+  releaseByGrant(id: string, grantId: string): boolean {
+    const e = this.entries.get(id);
+    if (!e) return false;
+    this.expireIfDue(e);
+    if (e.item.state !== 'pending') return false;
+    const grant = this.grants.get(grantId);
+    if (!grant) throw new OperationError('state', `Grant ${grantId} has ended (revoked or expired); approval ${id} keeps waiting for an operator.`);
+    const outcome: ApprovalOutcome = {
+      state: 'approved',
+      decider: { kind: 'grant', grant: grant.id },
+      reason: `Allowed by grant ${grant.id}, made by ${grant.operator} while this call waited.`,
+      grant,
+    };
+    this.finish(e, outcome, null, null);
+    this.recordFn('approval.decided', `grant:${grant.id}`, { ...decidedPayload(e.item), state: 'approved', grant: grant.id, decider: outcome.decider });
+    this.changedFn();
+    return true;
+  }
+
+  /**
    * Approve a selection, once or for the session, each item checked on its own against the hash
    * the operator was shown. `always` is not offered in batch: each rule is shown before saving.
    */

@@ -90,7 +90,11 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
       const who = { scope: scope as GrantScope, agent: item.call.agent, session: item.call.session, source: item.call.source };
       const filter = scope === 'everyone' ? {} : scope === 'agent' ? { agent: item.call.agent } : { agent: item.call.agent, session: item.call.session };
       const calls = recentCalls(deps.audit.db, since, filter).filter((c) => c.call.id !== item.call.id && scopeCovers(who, c.call));
+      // A call still in the inbox has no decision recorded yet: it is waiting (and saving the
+      // grant would release it, unless a rule still asks about it).
+      const waitingCalls = new Set(approvals.list({ state: 'pending' }).map((i) => i.call.id));
       let count = 0;
+      let waiting = 0;
       const examples: Array<{ call: string; ts: number; agent: string; session: string; tool: string; summary: string; decision: string }> = [];
       let seen = 0;
       for (const c of calls) {
@@ -99,11 +103,13 @@ export function grantHandlers(deps: GrantHandlerDeps): GrantHandlers {
         if (++seen % PREVIEW_BATCH === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         if (!c.extraction || !targetCovers(kind, value, c.extraction, item.extraction.operations).ok) continue;
         count++;
+        const isWaiting = waitingCalls.has(c.call.id);
+        if (isWaiting) waiting++;
         if (examples.length < PREVIEW_EXAMPLES) {
-          examples.push({ call: c.call.id, ts: c.ts, agent: c.call.agent, session: c.call.session, tool: c.call.tool, summary: summaryOf(c.extraction), decision: c.decision ?? 'unknown' });
+          examples.push({ call: c.call.id, ts: c.ts, agent: c.call.agent, session: c.call.session, tool: c.call.tool, summary: summaryOf(c.extraction), decision: isWaiting ? 'waiting' : (c.decision ?? 'unknown') });
         }
       }
-      return { value, coversCall: covers.ok, reason: covers.ok ? null : covers.reason, since, examined: calls.length, count, examples };
+      return { value, coversCall: covers.ok, reason: covers.ok ? null : covers.reason, since, examined: calls.length, count, waiting, examples };
     },
   };
 }

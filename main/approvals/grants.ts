@@ -62,6 +62,7 @@ export class Grants {
   private readonly store: GrantsDeps['store'] | null;
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly live = new Map<string, LiveGrant>();
+  private readonly createdListeners = new Set<(grant: Grant) => void>();
 
   constructor(deps: GrantsDeps = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -106,7 +107,23 @@ export class Grants {
     this.live.set(grant.id, { grant, matches, cancelTimer });
     this.recordFn('grant.created', `operator:${grant.operator}`, { ...grant });
     this.changedFn();
+    for (const fn of this.createdListeners) {
+      // A listener (the sweep of waiting calls) failing leaves the grant made and those calls waiting.
+      try {
+        fn({ ...grant });
+      } catch (err) {
+        this.log(`after grant ${grant.id} was created, a listener failed`, err);
+      }
+    }
     return { ...grant };
+  }
+
+  /** Called with each grant just created (the host releases the waiting calls it covers); returns the unsubscribe. */
+  onCreate(fn: (grant: Grant) => void): () => void {
+    this.createdListeners.add(fn);
+    return () => {
+      this.createdListeners.delete(fn);
+    };
   }
 
   /**

@@ -115,7 +115,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
 
   // ---- approvals and grants -------------------------------------------------------------------
   'approval.requested': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), askedBy: decider, reason: z.string(), expiresAt: int }),
-  'approval.decided': spec(/^(host|operator:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
+  /** By an operator, by the host (shutdown), or by a grant made while the call waited (`grant:<id>`, with `grant`). */
+  'approval.decided': spec(/^(host|operator:.+|grant:.+)$/, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), argsHash: z.string(), state: z.enum(['approved', 'denied']) }),
   'approval.expired': spec(ACTOR.host, { id, call: id, agent: z.string(), session: z.string(), tool: z.string(), state: z.literal('expired'), expiresAt: int }),
   /**
    * The agent is gone (MCP cancel, session or connection end, the caller's own deadline reached

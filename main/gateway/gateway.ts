@@ -184,6 +184,11 @@ export class Gateway {
     return this.tools().find((t) => t.name === name);
   }
 
+  /** Releases the waiting calls a grant now allows (CallPipeline.releaseWaiting); how many. */
+  releaseWaiting(): Promise<number> {
+    return this.pipeline.releaseWaiting();
+  }
+
   /** Builds the ToolCall and runs it through the pipeline. Never throws: failures are denials. */
   async call(input: IncomingCall, opts: GatewayCallOptions = {}): Promise<GatewayResult> {
     const call: ToolCall = {

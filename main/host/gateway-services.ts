@@ -112,6 +112,9 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     durability: d.trails,
     contain: (call, decider, grant) => containment.decide(call, decider, grant),
   });
+  // "Don't ask again" and "for this session" also answer the calls already waiting that the new
+  // grant covers, judged again as new calls would be (one place: CallPipeline.releaseWaiting).
+  services.add(approvals.grants.onCreate(() => void gateway.releaseWaiting().catch((err: unknown) => log('releasing waiting calls after a grant failed', err))));
   const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
   services.add(() => mcp.close());
   // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"

@@ -5,7 +5,7 @@
 // Fail closed: an exception in any step ends the call in `deny`, with a reason naming the step
 // ("policy error: …") and an `error` decider. Nothing runs unless the decision is `allow` and the
 // mode is `live`; in dry-run the call is evaluated (approval included) and never executed.
-import type { ApprovalOutcome, ApprovalRequest, Grant, RecordFn } from '../approvals/types.js';
+import type { ApprovalItem, ApprovalOutcome, ApprovalRequest, Grant, RecordFn } from '../approvals/types.js';
 import type { CheckerVerdict } from '../checkers/checker-pool.js';
 import type { EvaluateParams, RuleSnapshot } from '../core/checker-protocol.js';
 import { decideCall, type Autonomy, type Classification, type FinalDecision, type SessionTaint } from '../policy/autonomy.js';
@@ -98,6 +98,10 @@ export interface ApprovalRequester {
   request(req: ApprovalRequest): { id: string; decision: Promise<ApprovalOutcome> };
   /** The agent is gone: close a pending item without running the call (ApprovalQueue.withdraw). */
   withdraw?(id: string, reason: string): boolean;
+  /** The waiting calls, for releaseWaiting. */
+  list?(filter: { state: 'pending' }): ApprovalItem[];
+  /** Approve a waiting call by a live grant (ApprovalQueue.releaseByGrant). */
+  releaseByGrant?(id: string, grantId: string): boolean;
 }
 
 /** Grants (ApprovalQueue.grants) fits. */
@@ -276,23 +280,13 @@ export class CallPipeline {
 
       // ---- autonomy and grants --------------------------------------------------------------------
       begin('autonomy');
-      const autonomy = typeof d.autonomy === 'function' ? d.autonomy() : d.autonomy;
-      const grant = d.grants.findGrant(call, x);
-      const decided: FinalDecision = decideCall({
-        call,
-        extraction: x,
-        policy,
-        autonomy,
-        taint: d.taint?.(call.session),
-        toolClassification: d.toolClassification?.(call),
-        grant: grant?.id,
-      });
+      const { decided, grant } = this.decideAfterRules(call, x, policy);
       done(decided.decision, decided.decider);
       if (decided.decision === 'deny') return this.finish(call, decided, steps, x);
 
       // ---- approval -------------------------------------------------------------------------------
       let final: { decision: 'allow'; decider: Decider; reason: string } = decided as FinalDecision & { decision: 'allow' };
-      const grantUsed = decided.decider.kind === 'grant' ? grant : null;
+      let grantUsed = decided.decider.kind === 'grant' ? grant : null;
       let approvalId: string | undefined;
       if (decided.decision === 'ask' && opts.ask === 'return') {
         return this.finish(call, { decision: 'ask', decider: decided.decider, reason: decided.reason }, steps, x);
@@ -331,6 +325,8 @@ export class CallPipeline {
         }
         done('allow', outcome.decider);
         final = { decision: 'allow', decider: outcome.decider, reason: outcome.reason };
+        // Released by a grant made while it waited: boxed (or not) as that grant says, like a call it lets through at once.
+        if (outcome.decider.kind === 'grant') grantUsed = outcome.grant ?? null;
       }
 
       // ---- runner ---------------------------------------------------------------------------------
@@ -357,6 +353,67 @@ export class CallPipeline {
       steps.push({ step, decision: 'deny', decider, ms: this.now() - t0 });
       return this.finish(call, { decision: 'deny', decider, reason: message }, steps, extraction);
     }
+  }
+
+  /** The autonomy step: what the rules' answer, the level, taint and the live grants make of the call. */
+  private decideAfterRules(call: ToolCall, x: Extraction, policy: PolicyResult): { decided: FinalDecision; grant: Grant | null } {
+    const d = this.deps;
+    const autonomy = typeof d.autonomy === 'function' ? d.autonomy() : d.autonomy;
+    const grant = d.grants.findGrant(call, x);
+    const decided = decideCall({
+      call,
+      extraction: x,
+      policy,
+      autonomy,
+      taint: d.taint?.(call.session),
+      toolClassification: d.toolClassification?.(call),
+      grant: grant?.id,
+    });
+    return { decided, grant };
+  }
+
+  private sweeping: Promise<unknown> = Promise.resolve();
+
+  /**
+   * After a grant is made: every call waiting in the inbox is judged again as a new call would be
+   * now (the rules on its recorded extraction, taint, the level, then the live grants), and those
+   * a grant now allows are released by that grant (ApprovalQueue.releaseByGrant, recorded as
+   * decided by it). A call the rules still ask or deny about, or an evasive one, keeps waiting:
+   * a grant never outranks them here either. Checkers are not asked again: they passed this very
+   * call already, and asking again would count it twice (a rate limit). Sweeps run one after the
+   * other; each answers how many calls it released.
+   */
+  releaseWaiting(): Promise<number> {
+    const run = this.sweeping.then(() => this.sweepOnce());
+    this.sweeping = run.catch(() => undefined);
+    return run;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    const d = this.deps;
+    const q = d.approvals;
+    if (!q.list || !q.releaseByGrant) return 0;
+    let released = 0;
+    for (const item of q.list({ state: 'pending' })) {
+      // Cheap first: only a call some live grant covers can be released by one.
+      if (!d.grants.findGrant(item.call, item.extraction)) continue;
+      let decided: FinalDecision;
+      try {
+        const policy = await d.policy.evaluateAsync(item.extraction, item.call);
+        decided = this.decideAfterRules(item.call, item.extraction, policy).decided;
+      } catch (err) {
+        // Fail closed: a call that cannot be judged again keeps waiting for its operator.
+        d.log?.(`approval ${item.id} could not be judged again after a grant; it keeps waiting`, err);
+        continue;
+      }
+      if (decided.decision !== 'allow' || decided.decider.kind !== 'grant') continue;
+      try {
+        if (q.releaseByGrant(item.id, decided.decider.grant)) released++;
+      } catch (err) {
+        d.log?.(`approval ${item.id} was not released by grant ${decided.decider.grant}`, err);
+      }
+    }
+    return released;
   }
 
   private recordDecided(call: ToolCall, f: { decision: string; decider: Decider; reason: string }): void {

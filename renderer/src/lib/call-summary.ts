@@ -149,3 +149,11 @@ export function batchConcerns(item: ApprovalItemView): string[] {
   if (ops.has('network') || x.hosts.length > 0) out.push('reaches the network');
   return out;
 }
+
+/**
+ * Whether approving this call should stop and ask first: the one rule "Approve all" and the `a`
+ * key share, so a key pressed by habit never approves what a batch would have stopped on.
+ */
+export function needsSecondLook(item: ApprovalItemView): boolean {
+  return batchConcerns(item).length > 0;
+}

@@ -44,6 +44,8 @@ export interface ApprovalsStore {
   batch: { action: 'approve' | 'deny'; results: BatchOutcome[] } | null;
   /** The list grouped by session (sessions in the order of their riskiest call). */
   groupBySession: boolean;
+  /** Rows picked for a bulk decision (Ctrl/Shift-click, x), by their fold key (lib/fold-calls.ts). */
+  selected: string[];
 }
 
 export const initialApprovalsState: ApprovalsStore = {
@@ -59,6 +61,7 @@ export const initialApprovalsState: ApprovalsStore = {
   actionError: null,
   batch: null,
   groupBySession: false,
+  selected: [],
 };
 
 export const useApprovalsStore = create<ApprovalsStore>()(() => ({ ...initialApprovalsState }));

@@ -2,7 +2,11 @@
 // compact rows (riskiest first, then oldest; grouped by session on demand; virtualised, so a busy
 // day's thousands of calls scroll) beside a detail pane for the selected call. Decided from the
 // keyboard (j/k or arrows move, a approves, s grants for the session, d denies with a reason,
-// Enter opens details), filtered and decided in batches, with the history below.
+// Enter opens details), filtered and decided in batches, with the history below. Identical calls
+// fold into one row with a count (lib/fold-calls.ts); deciding it decides each of them. Rows are
+// picked for a bulk decision with Ctrl/⌘-click, Shift-click or x. `a` on a call "Approve all"
+// would stop on (needsSecondLook) asks first too. Decisions are final: an agent has its answer
+// the moment the host has the decision, so there is no undo.
 // Live: approvals.changed refetches it (bindApprovals, sync/approvals-actions.ts); nothing here polls. Every
 // decision carries the argsHash of the item on screen, so it approves exactly what was shown.
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
@@ -18,8 +22,9 @@ import { useSettingsStore } from '../stores/settings-store.ts';
 import { approveAlways, approveForSession, approveOnce, approveWithGrant, decideBatch, deny, previewGrant, proposeRule } from '../sync/approvals-actions.ts';
 import { AlwaysDialog } from './approvals/always-dialog.tsx';
 import { ApprovalDetail, type Decision } from './approvals/approval-detail.tsx';
-import { ApprovalRow, ROW_HEIGHT } from './approvals/approval-row.tsx';
-import { batchConcerns, byRiskThenAge } from '../lib/call-summary.ts';
+import { ApprovalRow, ROW_HEIGHT, type RowClick } from './approvals/approval-row.tsx';
+import { byRiskThenAge, needsSecondLook } from '../lib/call-summary.ts';
+import { foldIdentical } from '../lib/fold-calls.ts';
 import { BatchApproveDialog } from './approvals/batch-approve-dialog.tsx';
 import { FilterChips, type FilterChip } from '../components/filter-chips.tsx';
 import { ApprovalHistory } from './approvals/approval-history.tsx';
@@ -37,6 +42,7 @@ const LIST_WIDTH_KEY = 'gatehouse.inbox.listWidth';
 
 type Dialog =
   | { kind: 'deny'; item: ApprovalItemView }
+  | { kind: 'approve-risky'; items: ApprovalItemView[] }
   | { kind: 'batch-deny'; items: ApprovalItemView[] }
   | { kind: 'batch-approve'; items: ApprovalItemView[] }
   | { kind: 'session'; item: ApprovalItemView }
@@ -53,7 +59,7 @@ function typing(e: KeyboardEvent): boolean {
 
 export function ApprovalsView() {
   const client = useClient();
-  const { items, loaded, listError, clockOffset, filter, cursor, expanded, busy, actionError, batch, groupBySession } = useApprovalsStore(
+  const { items, loaded, listError, clockOffset, filter, cursor, expanded, busy, actionError, batch, groupBySession, selected } = useApprovalsStore(
     useShallow((s) => ({
       items: s.items,
       loaded: s.loaded,
@@ -66,6 +72,7 @@ export function ApprovalsView() {
       actionError: s.actionError,
       batch: s.batch,
       groupBySession: s.groupBySession,
+      selected: s.selected,
     })),
   );
   const sessionMinutes = useSettingsStore((s) => s.settings?.sessionGrantMinutes ?? 60);
@@ -78,6 +85,20 @@ export function ApprovalsView() {
     for (const i of sorted) if (!order.has(i.call.session)) order.set(i.call.session, order.size);
     return sorted.sort((a, b) => order.get(a.call.session)! - order.get(b.call.session)! || byRiskThenAge(a, b));
   }, [items, filter, groupBySession]);
+  // Identical calls as one row each; the list, the cursor and the selection work on these rows.
+  const groups = useMemo(() => foldIdentical(shown, groupBySession), [shown, groupBySession]);
+  const groupOfItem = useMemo(() => {
+    const m = new Map<string, number>();
+    groups.forEach((g, i) => g.items.forEach((item) => m.set(item.id, i)));
+    return m;
+  }, [groups]);
+  // Rows picked that are still on screen (a decided or filtered-out row leaves the selection).
+  const picked = useMemo(() => {
+    const keys = new Set(selected);
+    return groups.filter((g) => keys.has(g.key));
+  }, [groups, selected]);
+  const pickedKeys = useMemo(() => new Set(picked.map((g) => g.key)), [picked]);
+  const batchTarget = useMemo(() => (picked.length > 0 ? picked.flatMap((g) => g.items) : shown), [picked, shown]);
   const history = useMemo(() => historyItems(items), [items]);
   // The selected agent or tool stays an option after its last call is decided: otherwise the
   // select reads "All" while the old filter still hides everything ("1 waiting · 0 shown").
@@ -92,23 +113,25 @@ export function ApprovalsView() {
   // one that took its place, so deciding down the list is a, a, a.
   const lastIndex = useRef(0);
   const listRef = useRef<HTMLDivElement>(null);
-  let activeIndex = cursor ? shown.findIndex((i) => i.id === cursor) : -1;
-  if (activeIndex < 0) activeIndex = Math.min(lastIndex.current, shown.length - 1);
-  const active = activeIndex >= 0 ? shown[activeIndex]! : null;
+  let activeIndex = cursor ? (groupOfItem.get(cursor) ?? -1) : -1;
+  if (activeIndex < 0) activeIndex = Math.min(lastIndex.current, groups.length - 1);
+  const activeGroup = activeIndex >= 0 ? groups[activeIndex]! : null;
+  const active = activeGroup?.lead ?? null;
   useEffect(() => {
     if (activeIndex >= 0) lastIndex.current = activeIndex;
   }, [activeIndex]);
   // Rows of the virtual list: a session header before each session's calls when grouped.
   const rows = useMemo(() => {
     const out: ({ kind: 'item'; index: number } | { kind: 'session'; session: string; count: number })[] = [];
-    shown.forEach((item, index) => {
-      if (groupBySession && (index === 0 || shown[index - 1]!.call.session !== item.call.session)) {
-        out.push({ kind: 'session', session: item.call.session, count: shown.filter((i) => i.call.session === item.call.session).length });
+    groups.forEach((g, index) => {
+      const session = g.lead.call.session;
+      if (groupBySession && (index === 0 || groups[index - 1]!.lead.call.session !== session)) {
+        out.push({ kind: 'session', session, count: shown.filter((i) => i.call.session === session).length });
       }
       out.push({ kind: 'item', index });
     });
     return out;
-  }, [shown, groupBySession]);
+  }, [groups, shown, groupBySession]);
   const rowOfItem = useMemo(() => {
     const m = new Map<number, number>();
     rows.forEach((r, i) => r.kind === 'item' && m.set(r.index, i));
@@ -148,6 +171,21 @@ export function ApprovalsView() {
   }, [active?.id]);
 
   const setCursor = useCallback((id: string | null) => useApprovalsStore.setState({ cursor: id }), []);
+  const toggleSelected = useCallback((key: string) => useApprovalsStore.setState((s) => ({ selected: s.selected.includes(key) ? s.selected.filter((k) => k !== key) : [...s.selected, key] })), []);
+  const onRowClick = useCallback(
+    ({ id, toggle, range }: RowClick) => {
+      const to = groupOfItem.get(id);
+      if (to === undefined) return;
+      if (range && activeIndex >= 0) {
+        // Shift-click: every row from the cursor to the clicked one joins the selection.
+        const [from, end] = activeIndex <= to ? [activeIndex, to] : [to, activeIndex];
+        const keys = groups.slice(from, end + 1).map((g) => g.key);
+        useApprovalsStore.setState((s) => ({ selected: [...new Set([...s.selected, ...keys])] }));
+      } else if (toggle) toggleSelected(groups[to]!.key);
+      setCursor(id);
+    },
+    [groupOfItem, activeIndex, groups, toggleSelected, setCursor],
+  );
   const toggleDetails = useCallback((id: string) => {
     useApprovalsStore.setState((s) => ({ expanded: s.expanded.includes(id) ? s.expanded.filter((x) => x !== id) : [...s.expanded, id] }));
   }, []);
@@ -162,13 +200,19 @@ export function ApprovalsView() {
   }, []);
 
   const onDecide = useCallback(
-    (item: ApprovalItemView, decision: Decision) => {
+    (item: ApprovalItemView, decision: Decision, viaKey = false) => {
       setCursor(item.id);
       useApprovalsStore.setState({ actionError: null });
+      // A folded row stands for every identical call in it: approve and deny decide them all.
+      const g = groups[groupOfItem.get(item.id) ?? -1];
+      const all = g && g.lead.id === item.id ? g.items : [item];
       if (decision === 'approve') {
-        void approveOnce(client, item);
+        // A key pressed by habit stops where "Approve all" would (one rule: needsSecondLook).
+        if (viaKey && all.some(needsSecondLook)) setDialog({ kind: 'approve-risky', items: all });
+        else if (all.length > 1) void decideBatch(client, 'approve', all);
+        else void approveOnce(client, item);
       } else if (decision === 'deny') {
-        setDialog({ kind: 'deny', item });
+        setDialog(all.length > 1 ? { kind: 'batch-deny', items: all } : { kind: 'deny', item });
       } else if (decision === 'session') {
         setDialog({ kind: 'session', item });
       } else if (decision === 'grant') {
@@ -181,7 +225,7 @@ export function ApprovalsView() {
         );
       }
     },
-    [client, setCursor],
+    [client, setCursor, groups, groupOfItem],
   );
 
   // A closed dialog gives the focus back to what had it (the sidebar button, when the view was
@@ -207,8 +251,8 @@ export function ApprovalsView() {
       if (dialog || document.querySelector('dialog[open]') || typing(e)) return;
       const move = (to: number) => {
         e.preventDefault();
-        const next = shown[Math.max(0, Math.min(shown.length - 1, to))];
-        if (next) setCursor(next.id);
+        const next = groups[Math.max(0, Math.min(groups.length - 1, to))];
+        if (next) setCursor(next.lead.id);
         // Moving takes the keyboard into the inbox (off the sidebar button), so Enter opens details.
         if (document.activeElement !== listRef.current) listRef.current?.focus({ preventScroll: true });
       };
@@ -220,11 +264,18 @@ export function ApprovalsView() {
         case 'ArrowUp':
           return move(activeIndex - 1);
       }
-      if (!active || e.repeat) return;
+      if (e.key === 'Escape' && selected.length > 0) {
+        e.preventDefault();
+        return useApprovalsStore.setState({ selected: [] });
+      }
+      if (!active || !activeGroup || e.repeat) return;
       switch (e.key) {
         case 'a':
           e.preventDefault();
-          return onDecide(active, 'approve');
+          return onDecide(active, 'approve', true);
+        case 'x':
+          e.preventDefault();
+          return toggleSelected(activeGroup.key);
         case 'd':
           e.preventDefault();
           return onDecide(active, 'deny');
@@ -245,7 +296,7 @@ export function ApprovalsView() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [dialog, shown, active, activeIndex, onDecide, setCursor, toggleDetails]);
+  }, [dialog, groups, active, activeGroup, activeIndex, selected.length, onDecide, setCursor, toggleDetails, toggleSelected]);
 
   const setFilter = (patch: Partial<typeof filter>) => useApprovalsStore.setState((s) => ({ filter: { ...s.filter, ...patch } }));
   const filtered = isFiltered(filter);
@@ -255,6 +306,7 @@ export function ApprovalsView() {
     ...(filter.text.trim() ? [{ key: 'text', label: 'text', value: filter.text.trim(), onRemove: () => setFilter({ text: '' }) }] : []),
   ];
   const dialogBusy = busy !== null;
+  const batchLabel = picked.length > 0 ? 'selected' : filtered ? 'shown' : 'all';
 
   return (
     <ViewFrame id="approvals" title="Approvals" subtitle="Tool calls from every agent and session that wait for an operator's decision." actions={<NotificationsButton />}>
@@ -266,10 +318,11 @@ export function ApprovalsView() {
             Pending
             <span className="panel-note" data-testid="approvals-pending-count" data-count={pending.length}>
               {pending.length} waiting{filtered ? ` · ${shown.length} shown` : ''}
+              {groups.length < shown.length ? <span data-testid="approvals-row-count"> · {groups.length} rows</span> : null}
             </span>
             <span className="approval-spacer" />
             <span className="muted approval-keys" aria-hidden="true">
-              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>s</kbd> session · <kbd>g</kbd> don't ask again · <kbd>d</kbd> deny · <kbd>↵</kbd> details
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>s</kbd> session · <kbd>g</kbd> don't ask again · <kbd>d</kbd> deny · <kbd>x</kbd> select · <kbd>↵</kbd> details
             </span>
           </h2>
 
@@ -304,11 +357,19 @@ export function ApprovalsView() {
               <input type="checkbox" data-testid="approvals-group-session" checked={groupBySession} onChange={(e) => useApprovalsStore.setState({ groupBySession: e.target.checked })} /> Group by session
             </label>
             <span className="approval-spacer" />
-            <button type="button" className="button button-small" data-testid="batch-approve" disabled={shown.length === 0 || dialogBusy} onClick={() => (shown.some((i) => batchConcerns(i).length > 0) ? setDialog({ kind: 'batch-approve', items: shown }) : void decideBatch(client, 'approve', shown))}>
-              Approve {filtered ? 'shown' : 'all'} ({shown.length})
+            {picked.length > 0 ? (
+              <span className="approval-selection" data-testid="approvals-selection" data-count={batchTarget.length}>
+                {picked.length} row{picked.length === 1 ? '' : 's'} selected
+                <button type="button" className="link-button" data-testid="approvals-selection-clear" onClick={() => useApprovalsStore.setState({ selected: [] })}>
+                  Clear
+                </button>
+              </span>
+            ) : null}
+            <button type="button" className="button button-small" data-testid="batch-approve" disabled={batchTarget.length === 0 || dialogBusy} onClick={() => (batchTarget.some(needsSecondLook) ? setDialog({ kind: 'batch-approve', items: batchTarget }) : void decideBatch(client, 'approve', batchTarget))}>
+              Approve {batchLabel} ({batchTarget.length})
             </button>
-            <button type="button" className="button button-small button-danger" data-testid="batch-deny" disabled={shown.length === 0 || dialogBusy} onClick={() => setDialog({ kind: 'batch-deny', items: shown })}>
-              Deny {filtered ? 'shown' : 'all'} ({shown.length})…
+            <button type="button" className="button button-small button-danger" data-testid="batch-deny" disabled={batchTarget.length === 0 || dialogBusy} onClick={() => setDialog({ kind: 'batch-deny', items: batchTarget })}>
+              Deny {batchLabel} ({batchTarget.length})…
             </button>
           </div>
 
@@ -336,7 +397,9 @@ export function ApprovalsView() {
                 aria-label="Pending calls, riskiest first"
                 aria-activedescendant={active ? domId(active.id) : undefined}
                 data-testid="approval-list"
-                data-rows={shown.length}
+                aria-multiselectable="true"
+                data-rows={groups.length}
+                data-calls={shown.length}
               >
                 <div className="approval-list-inner" style={{ height: virtualizer.getTotalSize() }}>
                   {virtualizer.getVirtualItems().map((v) => {
@@ -352,8 +415,23 @@ export function ApprovalsView() {
                         </div>
                       );
                     }
-                    const item = shown[row.index]!;
-                    return <ApprovalRow key={item.id} item={item} active={item.id === active?.id} now={now} clockOffset={clockOffset} domId={domId(item.id)} top={v.start} onActivate={setCursor} />;
+                    const g = groups[row.index]!;
+                    const item = g.lead;
+                    return (
+                      <ApprovalRow
+                        key={g.key}
+                        item={item}
+                        count={g.items.length}
+                        sessions={g.sessions}
+                        active={item.id === active?.id}
+                        selected={pickedKeys.has(g.key)}
+                        now={now}
+                        clockOffset={clockOffset}
+                        domId={domId(item.id)}
+                        top={v.start}
+                        onActivate={onRowClick}
+                      />
+                    );
                   })}
                 </div>
               </div>
@@ -376,8 +454,8 @@ export function ApprovalsView() {
                   }
                 }}
               />
-              {active ? (
-                <ApprovalDetail key={active.id} item={active} expanded={expanded.includes(active.id)} busy={busy !== null} clockOffset={clockOffset} onDecide={onDecide} onToggleDetails={toggleDetails} />
+              {active && activeGroup ? (
+                <ApprovalDetail key={active.id} item={active} folded={activeGroup.items.length} sessions={activeGroup.sessions} expanded={expanded.includes(active.id)} busy={busy !== null} clockOffset={clockOffset} onDecide={onDecide} onToggleDetails={toggleDetails} />
               ) : null}
             </div>
           )}
@@ -408,6 +486,16 @@ export function ApprovalsView() {
       ) : null}
       {dialog?.kind === 'batch-approve' ? (
         <BatchApproveDialog items={dialog.items} busy={dialogBusy} error={actionError} onCancel={closeDialog} onConfirm={() => void decideBatch(client, 'approve', dialog.items).then((ok) => ok && setDialog(null))} />
+      ) : null}
+      {dialog?.kind === 'approve-risky' ? (
+        <BatchApproveDialog
+          items={dialog.items}
+          single
+          busy={dialogBusy}
+          error={actionError}
+          onCancel={closeDialog}
+          onConfirm={() => void (dialog.items.length > 1 ? decideBatch(client, 'approve', dialog.items) : approveOnce(client, dialog.items[0]!)).then((ok) => ok && setDialog(null))}
+        />
       ) : null}
       {dialog?.kind === 'session' ? (
         <SessionDialog

@@ -52,14 +52,18 @@ function HighlightedCommand({ command }: { command: string }) {
 
 export interface ApprovalDetailProps {
   item: ApprovalItemView;
+  /** Identical waiting calls this row stands for (1: just this one): approve and deny decide them all. */
+  folded: number;
+  /** The sessions those calls came from. */
+  sessions: number;
   expanded: boolean;
   busy: boolean;
   clockOffset: number;
-  onDecide(item: ApprovalItemView, decision: Decision): void;
+  onDecide(item: ApprovalItemView, decision: Decision, viaKey?: boolean): void;
   onToggleDetails(id: string): void;
 }
 
-export function ApprovalDetail({ item, expanded, busy, clockOffset, onDecide, onToggleDetails }: ApprovalDetailProps) {
+export function ApprovalDetail({ item, folded, sessions, expanded, busy, clockOffset, onDecide, onToggleDetails }: ApprovalDetailProps) {
   const { call, extraction: x } = item;
   const [allPaths, setAllPaths] = useState(false);
   const risk = riskOf(item);
@@ -71,7 +75,7 @@ export function ApprovalDetail({ item, expanded, busy, clockOffset, onDecide, on
     <section className="approval-detail" data-testid="approval-detail" data-id={item.id} data-risk={risk} aria-label="Selected call">
       <div className="approval-actions">
         <button type="button" className="button button-small button-primary" data-testid="approval-approve" disabled={busy} onClick={() => onDecide(item, 'approve')} aria-keyshortcuts="A">
-          Approve once <kbd>a</kbd>
+          {folded > 1 ? `Approve all ${folded}` : 'Approve once'} <kbd>a</kbd>
         </button>
         <button type="button" className="button button-small" data-testid="approval-session" disabled={busy} onClick={() => onDecide(item, 'session')} aria-keyshortcuts="S">
           For this session… <kbd>s</kbd>
@@ -83,7 +87,7 @@ export function ApprovalDetail({ item, expanded, busy, clockOffset, onDecide, on
           Always…
         </button>
         <button type="button" className="button button-small button-danger" data-testid="approval-deny" disabled={busy} onClick={() => onDecide(item, 'deny')} aria-keyshortcuts="D">
-          Deny… <kbd>d</kbd>
+          {folded > 1 ? `Deny all ${folded}…` : 'Deny…'} <kbd>d</kbd>
         </button>
         <button type="button" className="button button-small approval-details-toggle" data-testid="approval-details-toggle" aria-expanded={expanded} onClick={() => onToggleDetails(item.id)} aria-keyshortcuts="Enter">
           {expanded ? 'Hide details' : 'Details'} <kbd>↵</kbd>
@@ -93,6 +97,11 @@ export function ApprovalDetail({ item, expanded, busy, clockOffset, onDecide, on
       <h3 className={`approval-detail-summary mono risk-text-${risk}`} data-testid="approval-detail-summary">
         <SafeText text={oneLineSummary(item)} />
       </h3>
+      {folded > 1 ? (
+        <p className="approval-folded" data-testid="approval-folded" data-count={folded}>
+          <strong>{folded} identical calls</strong> wait{sessions > 1 ? ` (from ${sessions} sessions)` : ''}: same agent, tool, folder and arguments. Approve or deny decides each of them, each recorded on its own; "for this session" and "don't ask again" decide this one, and the grant then releases the others it covers.
+        </p>
+      ) : null}
       <p className="muted approval-detail-who">
         <span className="mono">
           <SafeText text={call.tool} />

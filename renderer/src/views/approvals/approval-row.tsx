@@ -1,5 +1,6 @@
-// One waiting call as one compact row of the inbox list: risk colour, tool, a one-line summary,
-// agent, session, age and the nearest deadline. Fixed height, so thousands of rows virtualise;
+// One waiting call (or several identical ones, folded) as one compact row of the inbox list: risk
+// colour, then what it does (tool and a one-line summary, which keep the room), agent, a short
+// session, age and the nearest deadline. Fixed height, so thousands of rows virtualise;
 // everything else about the call is in the detail pane beside the list.
 // Agent-supplied text (tool, summary, agent, session) goes through SafeText.
 import { memo } from 'react';
@@ -18,26 +19,47 @@ function age(ms: number): string {
   return `${Math.floor(m / 60)}h`;
 }
 
+/** A session id as the row shows it: its first characters (the whole id is in the title). */
+export function shortSession(session: string): string {
+  // A bound session is "<agent>/<client session>": the client's part is the one that differs.
+  const own = session.includes('/') ? session.slice(session.lastIndexOf('/') + 1) : session;
+  return own.length > 8 ? own.slice(0, 8) : own;
+}
+
+/** How the operator clicked a row: a plain click moves the cursor; Ctrl/⌘ toggles it into the selection, Shift selects a range. */
+export interface RowClick {
+  id: string;
+  toggle: boolean;
+  range: boolean;
+}
+
 export interface ApprovalRowProps {
   item: ApprovalItemView;
+  /** Identical waiting calls folded into this row (1: just this one). */
+  count: number;
+  /** How many sessions those calls came from. */
+  sessions: number;
   active: boolean;
+  /** In the multi-selection (Ctrl/Shift-click, x). */
+  selected: boolean;
   now: number;
   clockOffset: number;
   domId: string;
   top: number;
-  onActivate(id: string): void;
+  onActivate(click: RowClick): void;
 }
 
-export const ApprovalRow = memo(function ApprovalRow({ item, active, now, clockOffset, domId, top, onActivate }: ApprovalRowProps) {
+export const ApprovalRow = memo(function ApprovalRow({ item, count, sessions, active, selected, now, clockOffset, domId, top, onActivate }: ApprovalRowProps) {
   const { call, extraction: x } = item;
   const risk = riskOf(item);
   const summary = oneLineSummary(item);
+  const classes = ['approval-row', active ? 'approval-row-active' : '', selected ? 'approval-row-selected' : ''].filter(Boolean).join(' ');
   return (
     <div
       id={domId}
       role="option"
-      aria-selected={active}
-      className={active ? 'approval-row approval-row-active' : 'approval-row'}
+      aria-selected={active || selected}
+      className={classes}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       data-testid="approval-item"
       data-id={item.id}
@@ -45,21 +67,31 @@ export const ApprovalRow = memo(function ApprovalRow({ item, active, now, clockO
       data-agent={call.agent}
       data-session={call.session}
       data-active={active}
+      data-selected={selected}
+      data-count={count}
       data-evasive={x.evasive}
       data-risk={risk}
-      onClick={() => onActivate(item.id)}
+      onClick={(e) => onActivate({ id: item.id, toggle: e.ctrlKey || e.metaKey, range: e.shiftKey })}
     >
       <span className={`risk-dot risk-${risk}`} data-testid="approval-risk" title={RISK_LABEL[risk]} aria-label={`risk: ${RISK_LABEL[risk]}`} />
-      <span className="approval-row-tool mono" data-testid="approval-tool">
-        <SafeText text={call.tool} />
-      </span>
-      <span className="approval-row-summary mono" data-testid="approval-summary" title={safeTitle(summary)}>
-        <SafeText text={summary} />
+      {/* What the call does comes first and keeps the room: who and when are short and fixed. */}
+      <span className="approval-row-what">
+        <span className="approval-row-tool mono" data-testid="approval-tool">
+          <SafeText text={call.tool} />
+        </span>
+        <span className="approval-row-summary mono" data-testid="approval-summary" title={safeTitle(summary)}>
+          <SafeText text={summary} />
+        </span>
       </span>
       <HiddenTextBadge text={`${x.command} ${JSON.stringify(call.arguments ?? null)} ${x.paths.join(' ')}`} />
       {x.evasive ? (
         <span className="badge badge-evasive" data-testid="approval-evasive">
           EVASIVE
+        </span>
+      ) : null}
+      {count > 1 ? (
+        <span className="badge approval-row-count" data-testid="approval-count" title={`${count} identical calls wait${sessions > 1 ? ` (from ${sessions} sessions)` : ''}; deciding this row decides each of them`}>
+          ×{count}
         </span>
       ) : null}
       <span className="approval-row-agent" title={safeTitle(call.client !== undefined && call.client !== call.agent ? `${call.agent} (the client says it is ${call.client})` : call.agent)}>
@@ -74,13 +106,13 @@ export const ApprovalRow = memo(function ApprovalRow({ item, active, now, clockO
           </span>
         ) : null}
       </span>
-      <span className="approval-row-session mono muted" data-testid="approval-session" title={safeTitle(call.session)}>
-        <SafeText text={call.session} />
+      <span className="approval-row-session mono muted" data-testid="approval-session" title={safeTitle(sessions > 1 ? `${sessions} sessions, the first ${call.session}` : `session ${call.session}`)}>
+        {sessions > 1 ? `${sessions} sess.` : <SafeText text={shortSession(call.session)} />}
       </span>
       <span className="approval-row-age muted" data-testid="approval-age" title="Waiting for">
         {age(now - (item.requestedAt + clockOffset))}
       </span>
-      <ExpiryCountdown expiresAt={item.deadline} reason={item.deadlineReason} clockOffset={clockOffset} now={now} testId="approval-countdown" />
+      <ExpiryCountdown expiresAt={item.deadline} reason={item.deadlineReason} clockOffset={clockOffset} now={now} testId="approval-countdown" compact />
     </div>
   );
 });

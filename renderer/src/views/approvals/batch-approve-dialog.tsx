@@ -1,6 +1,7 @@
 // "Approve all" over calls that delete, write outside their project, reach the network or are
 // evasive: a summary of what will run first, as a review shows the change before the merge. The
 // risky calls are listed by name; Cancel has the focus, so Enter pressed by habit approves nothing.
+// The `a` key on one such call asks with the same dialog (`single`), by the same rule.
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
@@ -9,7 +10,17 @@ import { batchConcerns, oneLineSummary } from '../../lib/call-summary.ts';
 
 const LISTED = 12;
 
-export function BatchApproveDialog({ items, busy, error, onCancel, onConfirm }: { items: ApprovalItemView[]; busy: boolean; error: string | null; onCancel(): void; onConfirm(): void }) {
+export interface BatchApproveDialogProps {
+  items: ApprovalItemView[];
+  /** Asked for one row (the `a` key on a call this would stop on): "this call", not a batch. */
+  single?: boolean;
+  busy: boolean;
+  error: string | null;
+  onCancel(): void;
+  onConfirm(): void;
+}
+
+export function BatchApproveDialog({ items, single = false, busy, error, onCancel, onConfirm }: BatchApproveDialogProps) {
   const byTool = new Map<string, number>();
   for (const i of items) byTool.set(i.call.tool, (byTool.get(i.call.tool) ?? 0) + 1);
   const risky = items.map((i) => ({ item: i, concerns: batchConcerns(i) })).filter((r) => r.concerns.length > 0);
@@ -17,11 +28,11 @@ export function BatchApproveDialog({ items, busy, error, onCancel, onConfirm }: 
   for (const r of risky) for (const c of r.concerns) counts.set(c, (counts.get(c) ?? 0) + 1);
   return (
     <ModalDialog
-      title={`Approve ${items.length} call${items.length === 1 ? '' : 's'}?`}
+      title={single && items.length === 1 ? 'Approve this call?' : `Approve ${items.length} call${items.length === 1 ? '' : 's'}?`}
       onCancel={onCancel}
       testId="batch-approve-dialog"
       footer={
-        <DialogActions onCancel={onCancel} cancelTestId="batch-approve-cancel" focus="cancel" tone="danger" confirmTestId="batch-approve-confirm" busy={busy} label={`Approve ${items.length}`} busyLabel="Approving…" onConfirm={onConfirm} />
+        <DialogActions onCancel={onCancel} cancelTestId="batch-approve-cancel" focus="cancel" tone="danger" confirmTestId="batch-approve-confirm" busy={busy} label={single && items.length === 1 ? 'Approve once' : `Approve ${items.length}`} busyLabel="Approving…" onConfirm={onConfirm} />
       }
     >
       <p data-testid="batch-approve-summary">

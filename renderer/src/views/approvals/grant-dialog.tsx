@@ -2,6 +2,8 @@
 // a folder, or a host, for this session, this agent or every agent, until it expires. Before it is
 // saved, the host runs the candidate over the last hour of recorded calls and the dialog shows how
 // many it would have let through, with a few examples, and whether it covers this call at all.
+// Saved, it also releases the waiting calls it covers (the host judges each again); the preview
+// says how many are waiting.
 import { useEffect, useMemo, useState } from 'react';
 import type { ApprovalItemView, ResponseOf } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
@@ -121,7 +123,7 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
       }
     >
       <p>
-        Runs this call now, and lets {who} run calls like it without asking until the grant expires. Rules that deny or ask still come first. Grants are listed in the Grants view, where you can revoke them.
+        Runs this call now, and lets {who} run calls like it without asking until the grant expires; the waiting calls it covers are released at once. Rules that deny or ask still come first. Grants are listed in the Grants view, where you can revoke them.
       </p>
       {offered.length === 0 ? <p className="inline-error">This call runs no command and touches no path or host, so no grant of these kinds can cover it.</p> : null}
       <form
@@ -209,6 +211,11 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
               In the last hour it would have let through <strong>{p.count}</strong> other call{p.count === 1 ? '' : 's'}
               <span className="muted"> (of {p.examined} recorded {scope === 'everyone' ? 'from every agent' : scope === 'agent' ? `from ${item.call.agent}` : 'in this session'}).</span>
             </p>
+            {p.waiting > 0 ? (
+              <p data-testid="grant-preview-waiting" data-count={p.waiting}>
+                <strong>{p.waiting}</strong> of them {p.waiting === 1 ? 'is' : 'are'} waiting in the inbox now: saving the grant releases {p.waiting === 1 ? 'it' : 'them'}, except any a rule still asks about.
+              </p>
+            ) : null}
             {p.examples.length > 0 ? (
               <ul className="grant-examples" data-testid="grant-preview-examples">
                 {p.examples.map((e) => (
