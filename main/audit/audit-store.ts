@@ -403,6 +403,11 @@ export class AuditStore {
     return this.writeFailure?.message ?? null;
   }
 
+  /** The newest write failure's sentence, kept after writes resumed (null if none ever failed). */
+  lastWriteError(): string | null {
+    return this.writeFailure?.message ?? this.lastFailure;
+  }
+
   /** A mark for whenDurable(): how many batches have failed so far. */
   mark(): number {
     return this.failures;
@@ -416,7 +421,7 @@ export class AuditStore {
   async whenDurable(mark: number): Promise<void> {
     // No flush here: the batch commits with its tick, so calls answered together share one fsync.
     await this.latest.catch(() => {});
-    if (this.failures !== mark) throw new AuditWriteError(this.writeFailure?.message ?? this.lastFailure ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
+    if (this.failures !== mark) throw new AuditWriteError(this.lastWriteError() ?? describeWriteFailure(this.path, new Error('a batch of events could not be written')));
   }
 
   /** Events appended and not yet committed: the writer's backlog. */

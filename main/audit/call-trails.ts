@@ -21,6 +21,8 @@ export interface TrailStore {
   mark(): number;
   whenDurable(mark: number): Promise<void>;
   writeError(): string | null;
+  /** The newest failure's sentence, also after writes resumed (a loss is often learnt after). */
+  lastWriteError(): string | null;
   readonly headSeq: number;
 }
 
@@ -114,7 +116,7 @@ export class CallTrails implements TrailStore {
     if (trail) await trail.latest.catch(() => {});
     const lost = this.lostCalls.get(call);
     // The log's own sentence (what failed, what to do): the agent's deny reads the same as any other.
-    if (lost) throw new AuditWriteError(lost.why ?? this.store.writeError() ?? 'the audit log could not write this call\u2019s events');
+    if (lost) throw new AuditWriteError(lost.why ?? this.store.lastWriteError() ?? 'the audit log could not write this call\u2019s events');
   }
 
   /** A mark for whenDurable(): the store's failures plus the events left out here. */
@@ -124,11 +126,15 @@ export class CallTrails implements TrailStore {
 
   async whenDurable(mark: number): Promise<void> {
     await this.store.whenDurable(this.store.mark()).catch(() => {});
-    if (this.mark() !== mark) throw new AuditWriteError(this.store.writeError() ?? 'an event could not be written: it belongs to a call whose earlier events the audit log lost');
+    if (this.mark() !== mark) throw new AuditWriteError(this.store.lastWriteError() ?? 'an event could not be written: it belongs to a call whose earlier events the audit log lost');
   }
 
   writeError(): string | null {
     return this.store.writeError();
+  }
+
+  lastWriteError(): string | null {
+    return this.store.lastWriteError();
   }
 
   /** Moves with every event accepted or left out (the dispatcher waits only when an action recorded something). */
@@ -151,7 +157,7 @@ export class CallTrails implements TrailStore {
     this.open.delete(call);
     const lost: LostTrail = {
       ...(trail ?? { agent: null, session: null, tool: null, decision: null, executed: false, pending: 0, latest: Promise.resolve() }),
-      why: this.store.writeError(),
+      why: this.store.lastWriteError(),
       lost: [type],
       dropped: [],
       closed: false,
@@ -198,7 +204,7 @@ export class CallTrails implements TrailStore {
   }
 
   private lostReason(lost: LostTrail): string {
-    const why = lost.why ?? this.store.writeError();
+    const why = lost.why ?? this.store.lastWriteError();
     return `events of this call were in a batch the audit log could not write${why ? ` (${why})` : ''}; its later events were left out so the log holds no half trail. ${lost.executed ? 'The tool had already run.' : 'The call did not run on Gatehouse\u2019s say, and its agent was answered deny.'}`;
   }
 }
