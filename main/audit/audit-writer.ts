@@ -65,7 +65,8 @@ export class AuditWriter {
     const data: WriterStart = { path: opts.path, busyTimeoutMs: opts.busyTimeoutMs, port: port2, signal: shared, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) };
     this.worker = new Worker(writerFile(), { workerData: data, transferList: [port2] });
     this.port.on('message', (r: WriterReply) => this.handle(r));
-    // A host with nothing else to do may exit; what must be durable first is flushed by close().
+    // Idle, the thread keeps no process alive; while a batch is out, its reply port does (see send):
+    // a CLI command awaiting an event's `durable` would otherwise exit (code 13) before the answer.
     this.port.unref();
     this.worker.unref();
     this.worker.on('error', (err) => this.died(`the audit writer thread failed: ${err.message}`));
@@ -84,6 +85,7 @@ export class AuditWriter {
       queueMicrotask(() => this.onReply({ id, ok: false, committed: false, code: 'AUDIT_WRITER_GONE', message: this.dead! }));
       return id;
     }
+    if (this.open.size === 0) this.port.ref();
     this.open.add(id);
     this.worker.postMessage({ op: 'write', id, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest);
     return id;
@@ -138,6 +140,7 @@ export class AuditWriter {
 
   private handle(r: WriterReply): void {
     this.open.delete(r.id);
+    if (this.open.size === 0) this.port.unref();
     this.onReply(r);
   }
 

@@ -24,11 +24,11 @@ export interface DispatchDurability {
   /** Why appends fail now; while they do, what was just recorded is not on disk either. */
   writeError(): string | null;
   /**
-   * Whether the call being answered appended events itself. Without it, any append while the
-   * handler ran counts (the head moved), so a read could wait on agents' writes, and under a
-   * lock held elsewhere fail for them.
+   * How many events calls with this context appended (compared before and after a call). Without
+   * it, any append while the handler ran counts (the head moved), so a read could wait on agents'
+   * writes, and under a lock held elsewhere fail for them.
    */
-  recordedBy?(ctx: CallContext): boolean;
+  recordedBy?(ctx: CallContext): number;
 }
 
 export function createDispatcher<M extends MethodTable>(methods: M, handlers: Handlers<M>, log: (msg: string, err: unknown) => void = console.error, durability?: DispatchDurability): Dispatcher {
@@ -46,10 +46,10 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         return fail('bad_request', `Invalid request for ${method}: ${message}.`, { issues });
       }
       let result: unknown;
-      // This call's own context: a transport may hand every request of a connection the same one,
-      // and what this call recorded must not be read from an earlier call's.
-      ctx = { ...ctx };
       const head = durability?.headSeq;
+      // A count, not a flag: a transport may hand every request of a connection the same context
+      // (and services tell consoles apart by it), so what this call recorded is what the count gained.
+      const own = durability?.recordedBy?.(ctx);
       const mark = durability?.mark();
       try {
         result = await handlers[method as keyof M](parsed.data as never, ctx);
@@ -58,7 +58,7 @@ export function createDispatcher<M extends MethodTable>(methods: M, handlers: Ha
         // approval the log lost. A read that recorded nothing does not wait for other writers.
         // Or an event failed meanwhile (one left out of a lost call's trail never reaches recordedBy):
         // then the action is not acknowledged unless the log proves it.
-        const recorded = durability?.recordedBy ? durability.recordedBy(ctx) || durability.mark() !== mark : durability?.headSeq !== head;
+        const recorded = durability?.recordedBy ? durability.recordedBy(ctx) !== own || durability.mark() !== mark : durability?.headSeq !== head;
         if (durability && mark !== undefined && recorded) {
           try {
             await durability.whenDurable(mark);

@@ -17,17 +17,17 @@ export function inCallContext<H extends Record<string, (req: never, ctx: CallCon
   return out as H;
 }
 
-/** Operator calls that appended events (directly or through the services they called). */
-const recording = new WeakSet<CallContext>();
+/** Events appended by operator calls, per context (directly or through the services they called). */
+const recorded = new WeakMap<CallContext, number>();
 
-/** Whether the operator call `ctx` appended events: only then is its answer held until they are durable. */
-export function recordedBy(ctx: CallContext): boolean {
-  return recording.has(ctx);
+/** How many events calls with context `ctx` appended: an answer is held for durability only when its call added some. */
+export function recordedBy(ctx: CallContext): number {
+  return recorded.get(ctx) ?? 0;
 }
 
 /** An operator action's event records the console it came from (electron, serve or cli), unless it says so already. */
 export function withConsole(e: AuditEventInput, ctx: CallContext | undefined = operatorCall.getStore()): AuditEventInput {
-  if (ctx) recording.add(ctx);
+  if (ctx) recorded.set(ctx, (recorded.get(ctx) ?? 0) + 1);
   if (!ctx || !e.actor.startsWith('operator:')) return e;
   const p = e.payload;
   if (p === null || typeof p !== 'object' || Array.isArray(p) || Object.hasOwn(p, 'console')) return e;

@@ -29,8 +29,8 @@ export const BUILD_TARGETS: readonly BuildTarget[] = [
   {
     // The CLI and everything it starts from out/main: the hook fast path, the extraction and
     // WebAssembly workers, the WebAssembly host process, the module plugins' child, the Lua worker.
-    jobs: ['cli', 'hook', 'extractWorker', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
-    outputs: ['out/main/cli.js', 'out/main/hook.js', 'out/main/extract-worker.cjs', 'out/main/wasm-worker.mjs', 'out/main/wasm-host-process.mjs', 'out/main/module-child.mjs', 'out/main/lua-worker.mjs'],
+    jobs: ['cli', 'hook', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
+    outputs: ['out/main/cli.js', 'out/main/hook.js', 'out/main/extract-worker.cjs', 'out/main/audit-writer-worker.cjs', 'out/main/wasm-worker.mjs', 'out/main/wasm-host-process.mjs', 'out/main/module-child.mjs', 'out/main/lua-worker.mjs'],
     sources: NODE_SIDE,
   },
   { jobs: ['preload'], outputs: ['out/preload/index.cjs'], sources: ['preload', 'shared', 'scripts/build.mjs'] },
