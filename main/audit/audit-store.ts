@@ -364,13 +364,14 @@ export class AuditStore {
   checkFile(): string | null {
     if (!this.guard || this.closed) return null;
     const lost = this.guard.check();
-    if (lost && this.writeFailure?.message !== lost) this.failed(new AuditFileLost(lost), 0);
+    // Not a failed batch (nothing was lost by this look): marks stay, so a read that noticed is answered.
+    if (lost && this.writeFailure?.message !== lost) this.failed(new AuditFileLost(lost), 0, false);
     return lost;
   }
 
   /** A batch was lost: remember why (for callers' answers and the consoles) until one commits again. */
-  private failed(err: unknown, lost: number): void {
-    this.failures++;
+  private failed(err: unknown, lost: number, batchFailed = true): void {
+    if (batchFailed) this.failures++;
     const code = (err as { code?: unknown } | null)?.code;
     const codeText = typeof code === 'string' ? code : null;
     const message = describeWriteFailure(this.path, err);
