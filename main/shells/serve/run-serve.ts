@@ -158,6 +158,10 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
       host.bus.emit('host.stopping', { reason });
       // Calls waiting in the inbox are denied and answered while their connections are still open.
       await host.answerWaiting();
+      // MCP requests still running (being judged, a tool running) are answered with an error
+      // while their connections are open: a client whose stream closed unanswered never learns
+      // (the MCP SDK waits for its own request timeout), which left agents hanging at a restart.
+      await host.mcp.close();
       await shell.close();
       await host.close(reason);
     })());

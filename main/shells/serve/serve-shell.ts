@@ -256,8 +256,12 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
       unsubscribe();
       for (const ws of sockets) ws.close(1001, 'host stopping');
       wss.close();
-      server.closeAllConnections();
+      // Answers already written (the MCP errors above, a hook's deny) get a moment to reach their
+      // clients; what is still open after it is cut.
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), 1000);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(cut);
     },
   };
 }
