@@ -317,3 +317,22 @@ describe('docs/architecture.md', () => {
     expect(missingFrom(doc + '\npolicy/planted/ and kernel/\n', ['main/kernel/', 'main/policy/planted/'])).toEqual(['main/kernel/', 'main/policy/planted/']);
   });
 });
+
+describe("the README's command table", () => {
+  // Every command `gatehouse --help` lists, and every subcommand of the ones with a list, is named
+  // in the README's Commands table (it went stale as commands were added: catalog, adapters, url).
+  it('names every command the CLI has', () => {
+    const cli = join(repoRoot, 'bin', 'gatehouse.js');
+    const help = (args: string[]) => execFileSync(process.execPath, [cli, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    // The Commands section only, up to the next heading (Examples: lists `  gatehouse …` lines too).
+    const commandsOf = (text: string) => [...text.split(/^Commands:$/m)[1]!.split(/^\S/m)[0]!.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('## Development'));
+    for (const top of commandsOf(help([]))) {
+      expect(table, `gatehouse ${top}`).toMatch(new RegExp(`\`gatehouse ${top}\\b`));
+      const sub = help([top]);
+      if (!/^Commands:$/m.test(sub)) continue;
+      for (const s of commandsOf(sub)) expect(table, `gatehouse ${top} ${s}`).toMatch(new RegExp(`\`gatehouse ${top}[^\`]*\\b${s}\\b`));
+    }
+  });
+});
