@@ -8,7 +8,7 @@ import { repoRoot, runCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
 describe('gatehouse catalog', () => {
-  it('init, add, add-source, search, install (consent first), revoke and quarantine', async () => {
+  it('init, add, add-source, search, install (consent first), revoke and quarantine', { timeout: 90_000 }, async () => {
     const work = tempDir('gatehouse-catalog-cli-');
     const cat = join(work, 'cat');
     const home = join(work, 'home');
@@ -42,6 +42,10 @@ describe('gatehouse catalog', () => {
     expect(install.code, install.stderr).toBe(0);
     expect(install.stdout).toContain('(disabled until you enable it: gatehouse plugin enable hello)');
     expect(readFileSync(join(home, 'plugins', 'hello', 'tool.toml'), 'utf8')).toContain('name = "hello"');
+    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toBe('example\n  hello 1.0.0 disabled\n');
+    // Enabled the ordinary way, it is listed as enabled (it was listed as installed: disabled).
+    expect((await runCli(['plugin', 'enable', 'hello', '--home', home], env)).code).toBe(0);
+    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toBe('example\n  hello 1.0.0 enabled\n');
 
     expect((await runCli(['catalog', 'revoke', cat, 'hello', '--version', '1.0.0', '--reason', 'greets too loudly'], env)).code).toBe(0);
     await runCli(['catalog', 'search', '--home', home], env); // a refresh

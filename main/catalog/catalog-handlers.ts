@@ -15,6 +15,8 @@ export interface CatalogHandlerDeps {
   audit: CatalogAudit;
   /** Lets the registry pick up a newly installed folder at once. */
   installed?: (dir: string) => Promise<void>;
+  /** Whether the registry runs the plugin now (installed.json says only how it was installed: disabled). */
+  isEnabled?: (name: string) => boolean;
   /** Lets the registry forget a folder a revocation moved away, so nothing can run it. */
   removed?: (dir: string) => Promise<void>;
   /** Tells consoles to refetch (the catalog.changed event). */
@@ -176,7 +178,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
         } catch {
           expires = null; // unreadable trusted metadata: the next refresh starts from the root again
         }
-        const installed = new CatalogClient({ name, stateDir: dir, pluginsDir: join(deps.home, 'plugins') }).installed().map((r) => ({ name: r.name, version: r.version, enabled: r.enabled, quarantined: r.quarantined }));
+        const installed = new CatalogClient({ name, stateDir: dir, pluginsDir: join(deps.home, 'plugins') }).installed().map((r) => ({ name: r.name, version: r.version, enabled: deps.isEnabled ? deps.isEnabled(r.name) : r.enabled, quarantined: r.quarantined }));
         return { name, location: src.location, rootKeyIds: src.rootKeyIds, expires, lastRefresh: status(name), installed };
       }),
     }),

@@ -12,6 +12,7 @@ import { addPlugin, initCatalog, revokePlugin, signSnapshotAndTimestamp } from '
 import { addCatalogSource, CatalogClient, type Consent } from '../catalog/catalog-client.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
+import { TrustStore } from '../registry/trust-store.js';
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const t = (s: unknown): string => displayText(String(s));
@@ -167,9 +168,11 @@ export function addCatalogCommands(cli: Command): void {
     .option('--home <dir>', 'data folder')
     .action((o: { home?: string }) => {
       const home = o.home ?? defaultHome();
+      // Enabled means pinned in trust.json (what `plugin enable` writes); installed.json only says how it was installed.
+      const trust = new TrustStore(home);
       for (const name of sourceNames(home)) {
         process.stdout.write(`${t(name)}\n`);
-        for (const r of sourceClient(home, name).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : r.enabled ? 'enabled' : 'disabled'}\n`);
+        for (const r of sourceClient(home, name).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : trust.get(r.name) ? 'enabled' : 'disabled'}\n`);
       }
     });
 }

@@ -238,7 +238,7 @@ export function createHost(opts: HostOptions): Host {
     ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
     ...grantHandlers({ approvals, audit, clock, home: homedir() }),
     ...agentTokenHandlers(agentTokens),
-    ...catalogHandlers({ home: paths.root, audit, log, installed: (dir) => registry.refreshFolder(dir), removed: (dir) => registry.refreshFolder(dir), changed: (source) => bus.emit('catalog.changed', { source }), closed: () => closed, ...(opts.shell === 'cli' ? {} : { refreshHours: () => settings.current.catalogRefreshHours ?? 6 }) }),
+    ...catalogHandlers({ home: paths.root, audit, log, installed: (dir) => registry.refreshFolder(dir), isEnabled: (name) => registry.get(name)?.status === 'enabled', removed: (dir) => registry.refreshFolder(dir), changed: (source) => bus.emit('catalog.changed', { source }), closed: () => closed, ...(opts.shell === 'cli' ? {} : { refreshHours: () => settings.current.catalogRefreshHours ?? 6 }) }),
     ...settingsHandlers(settings),
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
