@@ -32,10 +32,10 @@ describe('gatehouse catalog', () => {
     expect(search.stdout).toBe('hello\t1.0.0\tacme\texample\tGreets someone by name.\n');
 
     const noConsent = await runCli(['catalog', 'install', 'hello', '--home', home], env);
-    expect(noConsent.code).not.toBe(0);
-    expect(noConsent.stderr).toContain('may read:  nothing');
-    expect(noConsent.stderr).toContain('source:    https://example.org/hello @ abc123');
-    expect(noConsent.stderr).toContain('Nothing installed: rerun with --yes');
+    expect(noConsent.code).toBe(1);
+    expect(noConsent.stdout).toContain('may read:  nothing');
+    expect(noConsent.stdout).toContain('source:    https://example.org/hello @ abc123');
+    expect(noConsent.stderr).toBe('Nothing installed: rerun with --yes to consent to the above.\n');
     expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
 
     const install = await runCli(['catalog', 'install', 'hello', '--yes', '--home', home], env);

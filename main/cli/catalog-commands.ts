@@ -152,7 +152,12 @@ export function addCatalogCommands(cli: Command): void {
         if (!r.installed) {
           // A wider update is never approved by the same --yes as a narrower one: the operator names it.
           if (c.update?.widened.length && !o.allowWider) shown += '\nThis update widens permissions: rerun with --yes --allow-wider to approve exactly the above.';
-          throw new UsageError(`${shown}\nNothing installed: rerun with --yes to consent to the above.`);
+          // Showing what it may do is this command's first step, not a usage mistake: no usage
+          // line, exit 1 (nothing was installed), the consent on stdout where it can be read or piped.
+          process.stdout.write(`${shown}\n`);
+          process.stderr.write('Nothing installed: rerun with --yes to consent to the above.\n');
+          process.exitCode = 1;
+          return;
         }
         const rec = r.installed as { name: string; version: string; dir: string };
         process.stdout.write(`${shown}\nInstalled ${t(rec.name)} ${t(rec.version)} into ${t(rec.dir)} (disabled until you enable it: gatehouse plugin enable ${t(rec.name)}).\n`);
