@@ -1,7 +1,7 @@
 // `gatehouse catalog …` through the real built CLI: a publisher builds a catalog from the example
 // plugin, an operator adds it, searches, installs only after consenting, and a revocation
 // quarantines the copy on the next refresh.
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from './support/cli.js';
@@ -42,15 +42,23 @@ describe('gatehouse catalog', () => {
     expect(install.code, install.stderr).toBe(0);
     expect(install.stdout).toContain('(disabled until you enable it: gatehouse plugin enable hello)');
     expect(readFileSync(join(home, 'plugins', 'hello', 'tool.toml'), 'utf8')).toContain('name = "hello"');
-    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toBe('example\n  hello 1.0.0 disabled\n');
+    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toMatch(/^example {2}\(metadata valid until \d{4}-\d\d-\d\dT[^)]+\)\n {2}hello 1\.0\.0 disabled\n$/);
+    expect((await runCli(['catalog', 'updates', '--home', home], env)).stdout).toBe('No updates waiting (as of the last refresh; `gatehouse catalog search` refreshes).\n');
     // Enabled the ordinary way, it is listed as enabled (it was listed as installed: disabled).
     expect((await runCli(['plugin', 'enable', 'hello', '--home', home], env)).code).toBe(0);
-    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toBe('example\n  hello 1.0.0 enabled\n');
+    expect((await runCli(['catalog', 'list', '--home', home], env)).stdout).toMatch(/\n {2}hello 1\.0\.0 enabled\n$/);
+    // A newer version published and seen by a refresh is listed as waiting, with what it widens.
+    const v2 = join(work, 'hello-1.1.0');
+    cpSync(join(repoRoot, 'examples/plugins/hello'), v2, { recursive: true });
+    writeFileSync(join(v2, 'tool.toml'), readFileSync(join(v2, 'tool.toml'), 'utf8').replace('version = "1.0.0"', 'version = "1.1.0"'));
+    expect((await runCli(['catalog', 'add', cat, v2, '--publisher', 'acme', '--source-repo', 'https://example.org/hello', '--source-commit', 'def456'], env)).code).toBe(0);
+    await runCli(['catalog', 'search', '--home', home], env); // a refresh
+    expect((await runCli(['catalog', 'updates', '--home', home], env)).stdout).toBe('example  hello 1.0.0 -> 1.1.0\n');
 
     expect((await runCli(['catalog', 'revoke', cat, 'hello', '--version', '1.0.0', '--reason', 'greets too loudly'], env)).code).toBe(0);
     await runCli(['catalog', 'search', '--home', home], env); // a refresh
     const list = await runCli(['catalog', 'list', '--home', home], env);
-    expect(list.stdout).toBe('example\n  hello 1.0.0 QUARANTINED: greets too loudly\n');
+    expect(list.stdout).toMatch(/^example {2}\(metadata valid until [^)]+\)\n {2}hello 1\.0\.0 QUARANTINED: greets too loudly\n$/);
     expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
 
     // Both went through a host, so both are in the audit log.

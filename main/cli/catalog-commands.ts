@@ -9,7 +9,7 @@ import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { displayText } from '../../shared/display-text.js';
 import { addPlugin, initCatalog, revokePlugin, signSnapshotAndTimestamp } from '../catalog/publisher.js';
-import { addCatalogSource, CatalogClient, type Consent } from '../catalog/catalog-client.js';
+import { addCatalogSource, CatalogClient, validUntil, type Consent } from '../catalog/catalog-client.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
 import { TrustStore } from '../registry/trust-store.js';
@@ -176,8 +176,28 @@ export function addCatalogCommands(cli: Command): void {
       // Enabled means pinned in trust.json (what `plugin enable` writes); installed.json only says how it was installed.
       const trust = new TrustStore(home);
       for (const name of sourceNames(home)) {
-        process.stdout.write(`${t(name)}\n`);
+        // The date after which the source refuses to install anything until it is refreshed (TUF expiry).
+        const until = validUntil(join(home, 'catalogs', name));
+        process.stdout.write(`${t(name)}${until ? `  (metadata valid until ${t(until)})` : ''}\n`);
         for (const r of sourceClient(home, name).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : trust.get(r.name) ? 'enabled' : 'disabled'}\n`);
       }
+    });
+
+  cat
+    .command('updates')
+    .description('newer versions of installed plugins, as of the last refresh (search or the scheduled refresh), and what each would widen')
+    .addHelpText('after', examplesHelp(['gatehouse catalog updates']))
+    .option('--home <dir>', 'data folder')
+    .action((o: { home?: string }) => {
+      const home = o.home ?? defaultHome();
+      let any = false;
+      for (const name of sourceNames(home)) {
+        for (const u of sourceClient(home, name).updates()) {
+          any = true;
+          const widens = u.widened.length ? `  WIDENS: ${u.widened.map(t).join(', ')}` : '';
+          process.stdout.write(`${t(name)}  ${t(u.name)} ${t(u.from)} -> ${t(u.to)}${widens}\n`);
+        }
+      }
+      if (!any) process.stdout.write('No updates waiting (as of the last refresh; `gatehouse catalog search` refreshes).\n');
     });
 }
