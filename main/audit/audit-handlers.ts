@@ -5,7 +5,7 @@ import type { GatehouseContract } from '../../shared/contract.js';
 import type { Handlers } from '../core/handlers.js';
 import type { JobRunner } from '../core/job-runner.js';
 import type { AuditQuery } from './audit-query.js';
-import type { AuditStore } from './audit-store.js';
+import { READ_SETTLE_MS, type AuditStore } from './audit-store.js';
 import type { ChainMonitor } from './chain-monitor.js';
 import { redactEvent } from './redact.js';
 import { replayCalls, type ReplayDeps } from './replay.js';
@@ -29,7 +29,10 @@ export function auditHandlers(d: AuditHandlerDeps): AuditHandlers {
   return {
     'audit.verify': ({ job }, ctx) => d.jobs.run({ id: job, kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events', by: `operator:${ctx.operator}` }, (j) => d.chain.verifyChunked(j)),
     'audit.chainState': () => d.chain.state(),
-    'audit.tail': ({ limit }) => ({ events: d.raw() ? d.audit.tail(limit) : d.audit.tail(limit).map(redactEvent) }),
+    'audit.tail': ({ limit }) => {
+      const events = d.audit.tail(limit, READ_SETTLE_MS);
+      return { events: d.raw() ? events : events.map(redactEvent) };
+    },
     'audit.search': (req) => d.query.search(req),
     'audit.get': ({ seq }) => d.query.get(seq),
     'audit.session': ({ session, limit }) => d.query.session(session, limit),

@@ -4,7 +4,7 @@
 // Every event leaves redacted (redact.ts) unless the operator opted in to raw values.
 import type { Database as Db } from 'better-sqlite3';
 import type { RequestOf, ResponseOf } from '../../shared/contract.js';
-import type { AuditRow, AuditStore } from './audit-store.js';
+import { READ_SETTLE_MS, type AuditRow, type AuditStore } from './audit-store.js';
 import { hasSearchIndex } from './audit-index.js';
 import { redactEvent } from './redact.js';
 import { OperationError } from '../core/operation-error.js';
@@ -122,7 +122,7 @@ export class AuditQuery {
    */
   lastAgentCall(): { agent: string; source: string; at: number } | null {
     // A short cap: a lock held by another process must not freeze the console (it reads what is committed).
-    this.deps.store?.flush(100);
+    this.deps.store?.flush(READ_SETTLE_MS);
     const row = this.db
       .prepare("SELECT ts, json_extract(payload, '$.agent') AS agent, json_extract(payload, '$.source') AS source FROM events WHERE type = 'call.received' AND json_extract(payload, '$.source') IN ('mcp', 'hook', 'api') ORDER BY seq DESC LIMIT 1")
       .get() as { ts: number; agent: unknown; source: string } | undefined;
@@ -150,7 +150,7 @@ export class AuditQuery {
 
   private ready(): void {
     // A short cap: a lock held by another process must not freeze the console (it reads what is committed).
-    this.deps.store?.flush(100);
+    this.deps.store?.flush(READ_SETTLE_MS);
     if (!hasSearchIndex(this.db)) {
       throw new OperationError('unavailable', 'This audit database has no search index yet: start Gatehouse once (it migrates the database), then search again.');
     }

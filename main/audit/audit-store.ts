@@ -111,8 +111,11 @@ export const WRITE_RESUMED_EVENT = 'audit.write-resumed';
 /** How long a batch waits for another process's write lock before its calls are denied. */
 export const WRITE_LOCK_WAIT_MS = 5000;
 
-/** How long a console read waits for this tick's events to commit before it reads what is committed. */
-const READ_SETTLE_MS = 250;
+/**
+ * How long a console read waits for what was appended to commit before it reads what is committed:
+ * long enough for a busy disk, short enough that a lock held elsewhere never freezes the console.
+ */
+export const READ_SETTLE_MS = 1000;
 
 interface Batch {
   rows: RowTuple[];
@@ -435,9 +438,12 @@ export class AuditStore {
     return this.headSeqValue;
   }
 
-  tail(limit: number): AuditRow[] {
-    // A short cap: a console reading the tail must not freeze while another process holds the lock.
-    this.flush(READ_SETTLE_MS);
+  /**
+   * The newest events. `maxWaitMs`: how long to wait for what was appended to commit first; a
+   * console passes a short cap (it must not freeze while another process holds the lock).
+   */
+  tail(limit: number, maxWaitMs = WRITE_LOCK_WAIT_MS * 2): AuditRow[] {
+    this.flush(maxWaitMs);
     const rows = this.db.prepare('SELECT seq, ts, type, actor, payload, hash FROM events ORDER BY seq DESC LIMIT ?').all(limit) as (Omit<AuditRow, 'payload'> & { payload: string })[];
     return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as unknown }));
   }
