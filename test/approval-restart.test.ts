@@ -123,7 +123,7 @@ describe('grants and history survive a restart', () => {
 });
 
 describe('a call waiting when the host stops', () => {
-  it('`gatehouse serve` stopped (SIGTERM): the waiting hook is answered with a deny, and call.abandoned is on record', async () => {
+  it('`gatehouse serve` stopped (SIGTERM): the waiting hook is answered with a deny, and call.abandoned is on record', { timeout: 45_000 }, async () => {
     const home = newHome();
     const serve = startCli(['serve', '--home', home, '--port', '0']);
     await serve.waitForLine(/^Gatehouse console: http:\/\/127\.0\.0\.1:\d+\//);
