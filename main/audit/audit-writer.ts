@@ -82,7 +82,8 @@ export class AuditWriter {
   send(sql: SideWrite[], rows: RowTuple[]): number {
     const id = this.nextId++;
     if (this.dead) {
-      queueMicrotask(() => this.onReply({ id, ok: false, committed: false, code: 'AUDIT_WRITER_GONE', message: this.dead! }));
+      // At once, not later: a synchronous flush() waiting on this batch would otherwise sit out its cap.
+      this.onReply({ id, ok: false, committed: false, code: 'AUDIT_WRITER_GONE', message: this.dead });
       return id;
     }
     if (this.open.size === 0) this.port.ref();
