@@ -712,6 +712,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       return explained;
     };
 
+    /** A call's answer (or error) is in: its round trip, when, whether the run's end cut it off. */
+    const finish = (rec: CallRecord, t: number) => {
+      rec.rtMs = performance.now() - t;
+      rec.at = now();
+      rec.unanswered = hardStop.signal.aborted && rec.got === 'error';
+      records.push(rec);
+    };
     const mcpAgent = async (i: number) => {
       let n = 0;
       while (going()) {
@@ -736,10 +743,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         } catch (err) {
           rec.error = (err as Error).message;
         }
-        rec.rtMs = performance.now() - t;
-        rec.at = now();
-        rec.unanswered = hardStop.signal.aborted && rec.got === 'error';
-        records.push(rec);
+        finish(rec, t);
         if (rec.got === 'error' && !rec.unanswered) {
           rec.restartError = await afterError(c.gen);
           // The old session is gone with the old host (or the transport broke): a new one, as a client would.
@@ -776,10 +780,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         } catch (err) {
           rec.error = (err as Error).message;
         }
-        rec.rtMs = performance.now() - t;
-        rec.at = now();
-        rec.unanswered = hardStop.signal.aborted && rec.got === 'error';
-        records.push(rec);
+        finish(rec, t);
         if (rec.unanswered) break;
         if (rec.got === 'error') rec.restartError = await afterError(gen);
         else if (rec.got === 'allow') {
