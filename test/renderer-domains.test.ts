@@ -5,15 +5,18 @@
 // through the real typed client, over a transport that hands calls to the host's dispatcher and
 // its events back, the way the Electron shell's IPC does, and that can hold an answer back so a
 // test can deliver answers out of order.
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope } from '../shared/contract.ts';
 import { createHost, type Host } from '../main/host/create-host.ts';
+import type { ToolCall } from '../main/policy/types.ts';
 import { initialActivityState, useActivityStore } from '../renderer/src/stores/activity-store.ts';
+import { initialApprovalsState, useApprovalsStore } from '../renderer/src/stores/approvals-store.ts';
 import { initialPluginsState, usePluginsStore } from '../renderer/src/stores/plugins-store.ts';
 import { useUiStore } from '../renderer/src/stores/ui-store.ts';
 import { ACTIVITY_REFRESH_MS, bindActivity } from '../renderer/src/sync/activity-actions.ts';
+import { approveWithGrant, bindApprovals, loadApprovals } from '../renderer/src/sync/approvals-actions.ts';
 import { bindDomain, latest, type DomainBinder } from '../renderer/src/sync/bind-domain.ts';
 import { bindConnection, bindStores, consoleDomains } from '../renderer/src/sync/bind-stores.ts';
 import { bindJobs } from '../renderer/src/sync/jobs-actions.ts';
@@ -105,18 +108,20 @@ afterEach(async () => {
 beforeEach(() => {
   usePluginsStore.setState({ ...initialPluginsState });
   useActivityStore.setState({ ...initialActivityState });
+  useApprovalsStore.setState({ ...initialApprovalsState });
   useUiStore.setState({ view: 'approvals' });
 });
 
-async function startHost(): Promise<{ host: Host; transport: HostTransport; client: ReturnType<typeof counting> }> {
+async function startHost(settings?: Record<string, unknown>): Promise<{ host: Host; home: string; transport: HostTransport; client: ReturnType<typeof counting> }> {
   const home = join(tempDir('gatehouse-domains-'), 'home');
   mkdirSync(join(home, 'plugins'), { recursive: true });
+  if (settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(settings));
   cpSync(helloDir, join(home, 'plugins', 'hello'), { recursive: true });
   const host = createHost({ home, shell: 'electron', log: () => {}, projectDir: home });
   hosts.push(host);
   await host.ready;
   const transport = new HostTransport(host);
-  return { host, transport, client: counting(createClient(transport)) };
+  return { host, home, transport, client: counting(createClient(transport)) };
 }
 
 const pluginNames = () => usePluginsStore.getState().plugins.map((p) => p.name);
@@ -135,6 +140,19 @@ describe('latest(): the one stale-answer guard', () => {
     guard.supersede();
     expect(second.current()).toBe(false);
     expect(page.current()).toBe(false);
+  });
+
+  it("an action's answer drops the lists asked for before it was sent, never one asked for since", () => {
+    const guard = latest();
+    const before = guard.begin();
+    const sent = guard.sent();
+    sent.answered();
+    expect(before.current()).toBe(false);
+
+    const sentAgain = guard.sent();
+    const since = guard.begin();
+    sentAgain.answered();
+    expect(since.current()).toBe(true);
   });
 });
 
@@ -188,6 +206,40 @@ describe('a domain binding against a real host', () => {
     stale.release();
     await staleLoad;
     expect(usePluginsStore.getState().plugins.find((p) => p.name === 'hello')?.status).toBe('enabled');
+  });
+
+  it("a grant's answer arriving after the inbox was asked for again keeps the calls the grant released out of the inbox", async () => {
+    // On a loaded machine, "Don't ask again" answers the console after the grant's sweep released
+    // the other waiting calls and after the console, told by the host, asked for the inbox again.
+    // That list is newer than the answer (which carries one item): it must land.
+    const { host, home, transport, client } = await startHost({ mode: 'dry-run', autonomy: 'supervised', hookAsk: 'inbox' });
+    const dispose = bindApprovals(client);
+    transport.setState('connected');
+    const cmd = (id: string, command: string) => {
+      const call: Omit<ToolCall, 'receivedAt'> = { id, agent: 'claude', session: 's1', tool: 'Bash', arguments: { command }, cwd: home, source: 'hook' };
+      return host.gateway.call(call, { execute: false });
+    };
+    const calls = [cmd('c-1', 'npm test'), cmd('c-2', 'npm test -- --shard=1'), cmd('c-3', 'npm test -- --shard=2'), cmd('c-4', 'npm run lint')];
+    await vi.waitFor(() => expect(host.approvals.list({ state: 'pending' })).toHaveLength(4));
+    await loadApprovals(client);
+    expect(useApprovalsStore.getState().pendingCount).toBe(4);
+    const first = useApprovalsStore.getState().items.find((i) => i.call.id === 'c-1')!;
+
+    transport.hold('approvals.grant');
+    transport.hold('approvals.list');
+    const deciding = approveWithGrant(client, first, { kind: 'command', value: 'npm test', scope: 'session', minutes: 30 });
+    // The host has released the two shards by the grant; the console's refetch is on its way.
+    for (const c of calls.slice(0, 3)) expect((await c).decision).toBe('allow');
+    const list = await transport.heldAnswer('approvals.list');
+    const grant = await transport.heldAnswer('approvals.grant');
+    grant.release();
+    expect(await deciding).toBe(true);
+    list.release();
+    await vi.waitFor(() => expect(useApprovalsStore.getState().items.filter((i) => i.state === 'pending').map((i) => i.call.id)).toEqual(['c-4']));
+    expect(useApprovalsStore.getState().pendingCount).toBe(1);
+    dispose();
+    await host.dispatcher.dispatch('approvals.deny', { id: host.approvals.list({ state: 'pending' })[0]!.id, reason: 'end of test' }, { console: 'electron', operator: 'tester' });
+    await calls[3];
   });
 
   it('refreshes data one view shows only while that view is open, and catches up when it opens', async () => {

@@ -8,7 +8,7 @@ import { initialApprovalsState, useApprovalsStore, type BatchOutcome } from '../
 import { initialGrantsState, useGrantsStore } from '../stores/grants-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { notifyNewApprovals } from './approval-notifications.ts';
-import { bindDomain, latest } from './bind-domain.ts';
+import { bindDomain, latest, type Sent } from './bind-domain.ts';
 
 const set = useApprovalsStore.setState;
 const get = useApprovalsStore.getState;
@@ -65,9 +65,13 @@ export async function loadApprovals(client: GatehouseClient): Promise<void> {
   }
 }
 
-/** Puts a decided item in place at once; the approvals.changed refetch follows. */
-function replaceItem(item: ApprovalItemView): void {
-  inbox.supersede();
+/**
+ * Puts a decided item in place at once; the approvals.changed refetch follows. A list asked for
+ * before the decision was sent is dropped; one asked for since (on the push for this decision,
+ * or for the calls a new grant released meanwhile) still lands: it knows more than this answer.
+ */
+function replaceItem(item: ApprovalItemView, sent: Sent): void {
+  sent.answered();
   set((s) => {
     const items = s.items.map((i) => (i.id === item.id ? item : i));
     return { items, pendingCount: items.filter((i) => i.state === 'pending').length };
@@ -77,9 +81,10 @@ function replaceItem(item: ApprovalItemView): void {
 async function decide(id: string, work: () => Promise<ApprovalItemView>): Promise<boolean> {
   if (get().busy) return false;
   set({ busy: id, actionError: null });
+  const sent = inbox.sent();
   try {
     const item = await work();
-    replaceItem(item);
+    replaceItem(item, sent);
     set({ busy: null });
     return true;
   } catch (err) {
@@ -127,6 +132,7 @@ export async function decideBatch(client: GatehouseClient, action: 'approve' | '
   if (get().busy || items.length === 0) return false;
   set({ busy: 'batch', actionError: null, batch: null });
   const byId = new Map(items.map((i) => [i.id, i]));
+  const sent = inbox.sent();
   try {
     const { results } = await client.call('approvals.batch', {
       action,
@@ -138,7 +144,7 @@ export async function decideBatch(client: GatehouseClient, action: 'approve' | '
       const base = { id: r.id, tool: i?.call.tool ?? '?', agent: i?.call.agent ?? '?' };
       return r.ok ? { ...base, ok: true, message: r.item.state } : { ...base, ok: false, message: r.error.message };
     });
-    for (const r of results) if (r.ok) replaceItem(r.item);
+    for (const r of results) if (r.ok) replaceItem(r.item, sent);
     set({ busy: null, batch: { action, results: outcomes } });
     return true;
   } catch (err) {
@@ -182,9 +188,10 @@ export async function loadGrants(client: GatehouseClient): Promise<void> {
 export async function revokeGrant(client: GatehouseClient, id: string): Promise<void> {
   if (useGrantsStore.getState().busy) return;
   useGrantsStore.setState({ busy: id, actionError: null });
+  const sent = grantList.sent();
   try {
     await client.call('grants.revoke', { id });
-    grantList.supersede();
+    sent.answered();
     useGrantsStore.setState((s) => ({ busy: null, grants: s.grants.filter((g) => g.id !== id) }));
   } catch (err) {
     useGrantsStore.setState({ busy: null, actionError: { id, message: errorMessage(err) } });

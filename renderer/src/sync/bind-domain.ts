@@ -11,14 +11,26 @@ import type { GatehouseClient } from '../transport/client.ts';
 /**
  * Keeps only the newest answer. Each `begin()` supersedes the requests before it; an answer is
  * applied only while its `current()` still holds. `supersede()` marks something newer than any
- * request in flight (an action's own answer, a push carrying the new state), so a list asked for
- * before it cannot overwrite it. `follow()` continues the newest request without superseding it
- * (the next page of the same search): its answer is dropped once anything newer begins.
+ * request in flight (a push carrying the whole new state, a reset), so a list asked for before it
+ * cannot overwrite it. `follow()` continues the newest request without superseding it (the next
+ * page of the same search): its answer is dropped once anything newer begins.
+ *
+ * `sent()` is for an action whose answer carries only part of the state (one decided item, one
+ * plugin's summary): taken when the action is sent, its `answered()` drops the lists asked for
+ * before that moment, and only those. A list asked for after it (on the host's event for that
+ * very action, or for what the action set off: a grant releasing other waiting calls) knows more
+ * than the answer does, and still lands.
  */
 export interface Latest {
   begin(): Ticket;
   follow(): Ticket;
   supersede(): void;
+  sent(): Sent;
+}
+
+export interface Sent {
+  /** The action's answer is applied now: no list asked for before the action was sent may land. */
+  answered(): void;
 }
 
 export interface Ticket {
@@ -28,12 +40,23 @@ export interface Ticket {
 
 export function latest(): Latest {
   let seq = 0;
-  const ticket = (mine: number): Ticket => ({ current: () => mine === seq });
+  // Tickets at or below the floor were asked for before an action that has been answered.
+  let floor = 0;
+  const ticket = (mine: number): Ticket => ({ current: () => mine === seq && mine > floor });
   return {
     begin: () => ticket(++seq),
     follow: () => ticket(seq),
     supersede() {
       seq++;
+      floor = Math.max(floor, seq - 1);
+    },
+    sent() {
+      const mark = seq;
+      return {
+        answered() {
+          floor = Math.max(floor, mark);
+        },
+      };
     },
   };
 }

@@ -52,11 +52,12 @@ export async function loadHealth(client: GatehouseClient): Promise<void> {
 export async function runHealthAction(client: GatehouseClient, action: HealthAction, name: string): Promise<void> {
   if (get().busy) return;
   set({ busy: { name, action }, actionError: null });
+  const sent = list.sent();
   try {
     const row: HealthRowView = action === 'reset' ? await client.call('health.reset', { name }) : await client.call('health.restart', { name });
     // The host also pushes health.changed; show the answer now so the row never lags the click,
-    // and drop any list that was asked for before the action.
-    list.supersede();
+    // and drop any list that was asked for before the action (one asked for since still lands).
+    sent.answered();
     set((s) => ({
       busy: null,
       rows: s.rows.map((r) => (r.name === row.name ? row : r)),

@@ -246,9 +246,10 @@ export async function setPluginTrust(client: GatehouseClient, name: string, trus
 async function busyCall(client: GatehouseClient, name: string, call: () => Promise<PluginSummaryView>): Promise<{ kind: 'done' } | { kind: 'failed'; message: string } | { kind: 'error'; err: unknown; message: string }> {
   if (get().busy) return { kind: 'failed', message: 'Another plugin action is still running.' };
   set({ busy: name, actionError: null });
+  const sent = list.sent();
   try {
     const summary = await call();
-    list.supersede();
+    sent.answered();
     set((s) => ({ busy: null, plugins: s.plugins.map((p) => (p.name === summary.name ? summary : p)) }));
     // The host also pushes plugins.changed; reload now so the pane never shows the old state.
     void refreshOpenPlugin(client);
