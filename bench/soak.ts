@@ -23,8 +23,8 @@
 //
 // A call's trail is COMPLETE when, for its call id, the log holds exactly one call.received,
 // exactly one call.decided whose decision closes the call (allow, deny, expired; never ask, since
-// hookAsk is "inbox"), and exactly one call.result (or, for a call abandoned at a host stop,
-// call.abandoned); and, when an operator was asked (approval.requested), exactly one
+// hookAsk is "inbox"), and exactly one call.result (or, for a call closed at a host stop,
+// call.abandoned, or call.interrupted when its tool ran); and, when an operator was asked (approval.requested), exactly one
 // approval.decided, approval.expired or approval.withdrawn for it. LOST: a call an agent was
 // answered that the log does not hold (counts per ingress), an answer (MCP by its call id, hook by
 // its input) whose call has no trail or a different decision, an operator decision the API
@@ -968,7 +968,7 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
   const db = openForVerify(dbPath);
   const verify = verifyDatabase(db);
   const rows = db
-    .prepare("SELECT type, payload FROM events WHERE type IN ('call.received','call.decided','call.result','call.abandoned','approval.requested','approval.decided','approval.expired','approval.withdrawn','call.outcome','audit.write-resumed')")
+    .prepare("SELECT type, payload FROM events WHERE type IN ('call.received','call.decided','call.result','call.abandoned','call.interrupted','approval.requested','approval.decided','approval.expired','approval.withdrawn','call.outcome','audit.write-resumed')")
     .all() as { type: string; payload: string }[];
   const events = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
   db.close();
@@ -1010,7 +1010,8 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
     else if (r.type === 'call.result') {
       t.results++;
       if (p.executed) t.executed = true;
-    } else if (r.type === 'call.abandoned') {
+    } else if (r.type === 'call.abandoned' || r.type === 'call.interrupted') {
+      // Closed by the host at a stop (or the next start): abandoned while judged or waiting, interrupted while running.
       t.abandoned++;
       t.gone = 'abandoned';
     } else if (r.type === 'approval.requested') t.asked++;

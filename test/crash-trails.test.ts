@@ -144,3 +144,41 @@ describe('a host killed mid-run (SIGKILL): the next start closes what it left op
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   }, 60_000);
 });
+
+describe('a host stopped cleanly (SIGTERM) while calls are in flight', () => {
+  it('closes each call it leaves unfinished itself, before host.stopped: a running tool with call.interrupted, once, and the next start adds nothing', async () => {
+    const home = join(tempDir('gatehouse-stop-'), 'home');
+    const dir = join(home, 'plugins', 'slow');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "slow"\ndescription = "A tool that takes its time."\ncommand = "run.sh"\ntimeout_secs = 300\n');
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec sleep 300\n');
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+    const first = await serve(home, ['--allowed-plugins', 'slow']);
+    const client = new Client({ name: 'stop-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(first.info.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${first.info.agentToken}` } } }));
+    void client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 600_000 }).catch(() => {});
+    await untilLogged(first.op, (e) => e.type === 'execution.started' && e.payload.plugin === 'slow');
+
+    first.op.ws.terminate();
+    first.cli.child.kill('SIGTERM');
+    expect((await first.cli.exited).code).toBe(0);
+    await client.close().catch(() => {});
+
+    const all = rows(home);
+    expect(all.at(-1)!.type).toBe('host.stopped');
+    const slow = all.find((r) => r.type === 'call.received' && r.payload.tool === 'slow')!.payload.call as string;
+    const ends = all.filter((r) => r.payload.call === slow && ['call.result', 'call.interrupted', 'call.abandoned', 'call.lost'].includes(r.type));
+    expect(ends.map((r) => r.type)).toEqual(['call.interrupted']);
+    expect(ends[0]!.payload).toMatchObject({ call: slow, tool: 'slow', plugin: 'slow', decision: 'allow', reason: 'the host shut down before the call finished', answered: false });
+
+    // A clean stop is not read again: the next start closes nothing more.
+    const again = await serve(home);
+    again.op.ws.terminate();
+    again.cli.child.kill('SIGTERM');
+    expect((await again.cli.exited).code).toBe(0);
+    expect(rows(home).filter((r) => r.payload.call === slow && ['call.result', 'call.interrupted', 'call.abandoned'].includes(r.type))).toHaveLength(1);
+    const verified = await runCli(['audit', 'verify', '--home', home]);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  }, 120_000);
+});

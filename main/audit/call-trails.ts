@@ -12,8 +12,12 @@
 // It is also the durability the gateway asks before it runs a tool or answers an agent: whether
 // this call's own events are on disk, not whether any batch failed meanwhile (an unrelated failed
 // batch turned an allowed call's run into a "runner error" deny, a second decision for one call).
+// And it knows which calls are still in flight, so a clean stop closes each of them
+// (closeUnfinished) the way the next start closes a crashed run's (open-trails.ts): a call that
+// was running or being judged when the host stopped used to keep an open trail for good.
 import type { AuditEventInput, Appended } from './audit-store.js';
 import { AuditWriteError } from './audit-store.js';
+import { closingEvent, type OpenTrail } from './open-trails.js';
 
 /** What the trails need of the store (AuditStore fits). */
 export interface TrailStore {
@@ -30,6 +34,16 @@ export const CALL_LOST_EVENT = 'call.lost';
 
 /** Lost calls remembered (their later events are left out); the oldest closed ones are forgotten first. */
 const MAX_LOST = 10_000;
+
+/**
+ * Calls in flight remembered for a clean stop. Every path ends a call with call.result (or one of
+ * the closing events), so this holds only what runs now; the bound only stops a path that forgot
+ * its end from growing memory (its call is then not closed at the stop: the next verify says so).
+ */
+const MAX_UNFINISHED = 50_000;
+
+/** The events after which a call's trail is complete. */
+const TRAIL_ENDS: ReadonlySet<string> = new Set(['call.result', 'call.abandoned', 'call.interrupted', 'call.lost']);
 
 interface Trail {
   agent: string | null;
@@ -58,6 +72,10 @@ export class CallTrails implements TrailStore {
   private readonly lostCalls = new Map<string, LostTrail>();
   /** Events left out because their call's trail was already broken: they count as failures for mark(). */
   private dropped = 0;
+  /** Calls received and not yet ended, with what their closing event needs. */
+  private readonly unfinished = new Map<string, OpenTrail>();
+  /** Calls closed by closeUnfinished: whatever they append afterwards is left out. */
+  private readonly closedAtStop = new Set<string>();
 
   /**
    * Installs itself over `store.append`, so every producer (which holds the store) goes through it.
@@ -70,16 +88,16 @@ export class CallTrails implements TrailStore {
 
   append(input: AuditEventInput): Appended {
     const call = callOf(input.payload);
-    if (call === null || input.type === CALL_LOST_EVENT) return this.inner(input);
+    if (call === null) return this.inner(input);
+    if (this.closedAtStop.has(call)) return this.leftOut('the host is shutting down: this call was closed as unfinished');
+    this.follow(call, input);
+    if (input.type === CALL_LOST_EVENT) return this.inner(input);
     const lost = this.lostCalls.get(call);
     if (lost) {
       // Written alone it would contradict the log (a decision without its call, a second decision).
       lost.dropped.push(input.type);
       note(lost, input);
-      this.dropped++;
-      const durable = Promise.reject(new AuditWriteError(lost.why ?? this.lostReason(lost)));
-      durable.catch(() => {});
-      return { seq: this.store.headSeq, hash: '', durable };
+      return this.leftOut(lost.why ?? this.lostReason(lost));
     }
     let trail = this.open.get(call);
     if (!trail) {
@@ -142,9 +160,57 @@ export class CallTrails implements TrailStore {
     return this.store.headSeq + this.dropped;
   }
 
+  /**
+   * The host stops cleanly: every call still in flight (received, not ended) is closed now, as
+   * the next start would close a crashed run's: `call.interrupted` when its tool was running,
+   * `call.abandoned` otherwise, with the decision in force. Anything those calls append later
+   * (a result arriving after the runner was stopped) is left out: the trail already ended.
+   * Returns how many were closed.
+   */
+  closeUnfinished(): number {
+    const open = [...this.unfinished.values()];
+    this.unfinished.clear();
+    for (const t of open) {
+      const closing = closingEvent(t, 'shutdown');
+      this.inner({ type: closing.type, actor: 'host', payload: closing.payload });
+      this.closedAtStop.add(t.call);
+    }
+    return open.length;
+  }
+
   /** The log can be written again (the store's onWriteState(null)): every lost call still open is closed now. */
   resumed(): void {
     for (const [call, lost] of this.lostCalls) if (!lost.closed) this.close(call, lost);
+  }
+
+  /** Keeps the in-flight table: what a closing event would say of the call, or that it ended. */
+  private follow(call: string, input: AuditEventInput): void {
+    if (TRAIL_ENDS.has(input.type)) {
+      this.unfinished.delete(call);
+      return;
+    }
+    const p = input.payload as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    if (input.type === 'call.received') {
+      if (this.unfinished.size >= MAX_UNFINISHED) {
+        const oldest = this.unfinished.keys().next().value;
+        if (oldest !== undefined) this.unfinished.delete(oldest);
+      }
+      this.unfinished.set(call, { call, agent: str(p.agent), session: str(p.session), tool: str(p.tool), decision: null, running: null });
+      return;
+    }
+    const t = this.unfinished.get(call);
+    if (!t) return;
+    if (input.type === 'call.decided') t.decision = str(p.decision);
+    else if (input.type === 'execution.started') t.running = { plugin: str(p.plugin), tool: str(p.tool) };
+    else if (input.type === 'execution.ended') t.running = null;
+  }
+
+  private leftOut(why: string): Appended {
+    this.dropped++;
+    const durable = Promise.reject(new AuditWriteError(why));
+    durable.catch(() => {});
+    return { seq: this.store.headSeq, hash: '', durable };
   }
 
   private lose(call: string, type: string): void {
@@ -155,6 +221,8 @@ export class CallTrails implements TrailStore {
     }
     const trail = this.open.get(call);
     this.open.delete(call);
+    // Closed by call.lost only: an abandoned event now would be a later event of a broken trail.
+    this.unfinished.delete(call);
     const lost: LostTrail = {
       ...(trail ?? { agent: null, session: null, tool: null, decision: null, executed: false, pending: 0, latest: Promise.resolve() }),
       why: this.store.lastWriteError(),

@@ -80,10 +80,18 @@ export function openTrailsOfLastRun(db: Db): OpenTrail[] {
   return [...open.values()].filter((t) => !waited.has(t.call));
 }
 
-/** The closing event of an open trail: its type and payload. */
-export function closingEvent(t: OpenTrail): { type: 'call.abandoned' | 'call.interrupted'; payload: Record<string, unknown> } {
+/** Why a call still open at a clean stop is closed (CallTrails.closeUnfinished). */
+export const SHUTDOWN_REASON = 'the host shut down before the call finished';
+
+/**
+ * The closing event of an open trail: its type and payload. `how` says when it is written: at the
+ * next start after a crash, or by the stopping host itself for the calls still in flight (one
+ * shape for both, so a reader of the log finds every unfinished call closed the same way).
+ */
+export function closingEvent(t: OpenTrail, how: 'crash' | 'shutdown' = 'crash'): { type: 'call.abandoned' | 'call.interrupted'; payload: Record<string, unknown> } {
   const who = { call: t.call, agent: t.agent, session: t.session, tool: t.tool };
-  if (t.running) return { type: 'call.interrupted', payload: { ...who, plugin: t.running.plugin, decision: t.decision ?? 'allow', reason: CRASH_REASON, answered: false } };
+  const detail = how === 'crash' ? CRASH_REASON : SHUTDOWN_REASON;
+  if (t.running) return { type: 'call.interrupted', payload: { ...who, plugin: t.running.plugin, decision: t.decision ?? 'allow', reason: detail, answered: false } };
   // Nothing ran on Gatehouse's say; a call still being judged was in force as a deny.
-  return { type: 'call.abandoned', payload: { ...who, approval: null, decision: t.decision ?? 'deny', reason: 'host stopped unexpectedly', detail: CRASH_REASON, answered: false } };
+  return { type: 'call.abandoned', payload: { ...who, approval: null, decision: t.decision ?? 'deny', reason: how === 'crash' ? 'host stopped unexpectedly' : 'host shut down', detail, answered: false } };
 }

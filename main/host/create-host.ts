@@ -95,6 +95,9 @@ export function createHost(opts: HostOptions): Host {
   // The log's last words, once every service that might still record something has closed.
   let stopReason = 'shutdown';
   services.add(async () => {
+    // Every service that could still finish a call has stopped: the calls still in flight are
+    // closed now, before the log's last words (a clean stop is not read again at the next start).
+    callTrails.closeUnfinished();
     const last = audit.append({ type: 'host.stopped', actor: 'host', payload: { reason: stopReason } });
     // Sent now, not waited for here: the durable promise below is.
     audit.flush(0);
