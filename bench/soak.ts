@@ -955,6 +955,8 @@ interface Trail {
   answered: number;
   operatorState: string[];
   gone: string | null;
+  /** The trail's event types in log order: an incomplete trail is reported with them. */
+  types: string[];
 }
 
 /** Whether the log's decision is the one an agent was answered (a hook is told deny for an expired call; in dry-run "ask"). */
@@ -968,7 +970,7 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
   const db = openForVerify(dbPath);
   const verify = verifyDatabase(db);
   const rows = db
-    .prepare("SELECT type, payload FROM events WHERE type IN ('call.received','call.decided','call.result','call.abandoned','call.interrupted','approval.requested','approval.decided','approval.expired','approval.withdrawn','call.outcome','audit.write-resumed')")
+    .prepare("SELECT type, payload FROM events WHERE type IN ('call.received','call.decided','call.result','call.abandoned','call.interrupted','call.lost','execution.started','execution.ended','approval.requested','approval.decided','approval.expired','approval.withdrawn','call.outcome','audit.write-resumed')")
     .all() as { type: string; payload: string }[];
   const events = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
   db.close();
@@ -977,7 +979,7 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
   const leavingCalls = new Map<string, string>();
   const trail = (call: string) => {
     let t = trails.get(call);
-    if (!t) trails.set(call, (t = { source: '?', key: null, received: 0, decided: [], results: 0, abandoned: 0, executed: false, asked: 0, answered: 0, operatorState: [], gone: null }));
+    if (!t) trails.set(call, (t = { source: '?', key: null, received: 0, decided: [], results: 0, abandoned: 0, executed: false, asked: 0, answered: 0, operatorState: [], gone: null, types: [] }));
     return t;
   };
   const approvalsDecided = new Map<string, string>();
@@ -997,6 +999,8 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
     }
     if (!p.call) continue;
     const t = trail(p.call);
+    t.types.push(r.type);
+    if (r.type === 'execution.started' || r.type === 'execution.ended') continue;
     if (r.type === 'call.received') {
       t.received++;
       t.source = p.source ?? '?';
@@ -1010,8 +1014,9 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
     else if (r.type === 'call.result') {
       t.results++;
       if (p.executed) t.executed = true;
-    } else if (r.type === 'call.abandoned' || r.type === 'call.interrupted') {
-      // Closed by the host at a stop (or the next start): abandoned while judged or waiting, interrupted while running.
+    } else if (r.type === 'call.abandoned' || r.type === 'call.interrupted' || r.type === 'call.lost') {
+      // Closed by the host at a stop (or the next start): abandoned while judged or waiting,
+      // interrupted while running; or closed as lost once writes resumed after a failed batch.
       t.abandoned++;
       t.gone = 'abandoned';
     } else if (r.type === 'approval.requested') t.asked++;
@@ -1041,7 +1046,7 @@ function checkLog(dbPath: string, records: CallRecord[], op: Operator, leaving: 
     if (!(t.results === 1 || (t.results === 0 && t.abandoned === 1)) || t.abandoned > 1) problems.push(`${t.results} call.result, ${t.abandoned} call.abandoned`);
     if (t.asked > 0 && t.answered !== t.asked) problems.push(`${t.asked} approval.requested, ${t.answered} answered`);
     if (!problems.length) continue;
-    const line = `${call} (${t.source}): ${problems.join(', ')}`;
+    const line = `${call} (${t.source}): ${problems.join(', ')} [${t.types.join(' ')}]`;
     if (unrecordedCalls.has(call) && t.decided.length <= 1 && t.received <= 1 && t.results <= 1) partialUnrecorded.push(line);
     else incomplete.push(line);
   }

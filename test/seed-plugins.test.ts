@@ -3,7 +3,10 @@
 // enabled in a real `gatehouse serve`, and called by a real MCP client; `plugin validate` and
 // `plugin scan` read every kind of folder as the host does (one reading, one verdict); a
 // Triggerfish module's context has pluginName and escalateTaint, whose level is audited with the
-// call; a module written for Deno is refused at validate time, not at its first call.
+// call; a module written for Deno is refused at validate time, not at its first call. From the docs:
+// WraithRun's quick-start tool, Triggerfish's PluginContext module, crust's Python sandbox plugin
+// (a checker, through the hook route) and AgentZero's ten-line plugin (a wasm32-wasip1 command,
+// built here from WAT).
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scanFile } from '../main/registry/scan/scan-file.js';
+import { fixtureWat, wat2wasm } from './support/wasm.js';
 import { cliPath, repoRoot, runCli } from './support/cli.js';
 import { startServe, type ServedHost } from './support/served-host.mjs';
 import { tempDir } from './support/temp.js';
@@ -166,4 +170,82 @@ describe('seed plugins through a real host and a real MCP client', () => {
     expect(fetched?.payload).toMatchObject({ host: 'api.weather.com', url: 'https://api.weather.com/v1/forecast?city=Oslo' });
     expect(String(fetched?.payload['reason'])).not.toMatch(/declared/);
   }, 300_000);
+
+  it("crust's sandbox plugin from its docs, unchanged, blocks a path outside its folders and the network, and lets an inside path through", async () => {
+    const root = tempDir('gatehouse-seeds-crust-');
+    const home = join(root, 'home');
+    const project = join(root, 'project');
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, 'notes.txt'), 'inside\n');
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+    // Copied as a user brings it; only the manifest's config names this test's folder.
+    const dir = join(home, 'plugins', 'sandbox');
+    cpSync(join(SEEDS, 'crust-sandbox'), dir, { recursive: true });
+    writeFileSync(join(dir, 'gatehouse.toml'), readFileSync(join(dir, 'gatehouse.toml'), 'utf8').replace('allowed_dirs = ["/tmp"]', `allowed_dirs = [${JSON.stringify(project)}]`));
+    for (const cmd of ['validate', 'scan', 'enable']) {
+      const r = await runCli(['plugin', cmd, cmd === 'enable' ? 'sandbox' : dir, '--home', home]);
+      expect(r.code, `${cmd}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
+    const served: ServedHost = await startServe(cliPath, home, { ...process.env, GATEHOUSE_HOME: home });
+    cleanup.push(async () => {
+      const gone = new Promise((r) => served.host.once('exit', r));
+      served.host.kill('SIGTERM');
+      await gone;
+    });
+    const hook = async (tool: string, input: Record<string, unknown>) => {
+      const res = await fetch(served.serve.hookUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${served.serve.agentToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: 'crust-s', transcript_path: join(project, 't.jsonl'), cwd: project, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `tu-${tool}-${Math.random()}`, permission_mode: 'default' }),
+      });
+      return (await res.json()) as { continue?: true; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+    };
+    // Allowed at full autonomy and passed by the checker: no decision, Claude Code goes on.
+    const inside = await hook('Read', { file_path: join(project, 'notes.txt') });
+    expect(inside).toEqual({ continue: true });
+    const outside = (await hook('Read', { file_path: join(root, 'elsewhere.txt') })).hookSpecificOutput;
+    expect(outside?.permissionDecision).toBe('deny');
+    expect(outside?.permissionDecisionReason).toContain('is outside sandbox');
+    // A public address written as one: no DNS lookup here (there is no network), so the checker decides.
+    const net = (await hook('WebFetch', { url: 'https://1.1.1.1/', prompt: 'read it' })).hookSpecificOutput;
+    expect(net?.permissionDecision).toBe('deny');
+    expect(net?.permissionDecisionReason).toContain('network access denied by sandbox policy');
+  }, 120_000);
+
+  it("AgentZero's ten-line plugin, built for wasm32-wasip1, validates, scans, enables and greets through MCP with the same fuel twice", async () => {
+    const root = tempDir('gatehouse-seeds-agentzero-');
+    const home = join(root, 'home');
+    const dir = join(home, 'plugins', 'greet');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+    writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(fixtureWat('wasi-hello.wat'), 'greet.wat'));
+    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "greet"\ndescription = "AgentZero\'s hello plugin, unchanged."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.greet]\ndescription = "Say hello."\n\n[tools.greet.parameters.name]\ntype = "string"\n\n[limits]\nfuel = 1000000\nmemory_mb = 64\n');
+    for (const cmd of ['validate', 'scan', 'enable']) {
+      const r = await runCli(['plugin', cmd, cmd === 'enable' ? 'greet' : dir, '--home', home]);
+      expect(r.code, `${cmd}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
+    const served: ServedHost = await startServe(cliPath, home, { ...process.env, GATEHOUSE_HOME: home });
+    cleanup.push(async () => {
+      const gone = new Promise((r) => served.host.once('exit', r));
+      served.host.kill('SIGTERM');
+      await gone;
+    });
+    const client = new Client({ name: 'agentzero-user', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    cleanup.push(() => client.close());
+    const text = (r: CallToolResult) => JSON.stringify(r.content);
+    const ada = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as CallToolResult;
+    expect(ada.isError ?? false, text(ada)).toBe(false);
+    expect(text(ada)).toContain('Hello, Ada!');
+    expect(text((await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as CallToolResult)).toContain('Hello, Ada!');
+    const world = (await client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
+    expect(text(world)).toContain('Hello, world!');
+    const audit = (await served.op('audit.tail', { limit: 1000 })) as { events: { seq: number; type: string; payload: Record<string, unknown> }[] };
+    // In the order they ran: the same call burns the same fuel.
+    const fuel = audit.events.filter((e) => e.type === 'execution.ended' && e.payload['plugin'] === 'greet').sort((a, b) => a.seq - b.seq).map((e) => e.payload['fuelUsed']);
+    expect(fuel).toHaveLength(3);
+    expect(typeof fuel[0]).toBe('number');
+    expect(fuel[1]).toBe(fuel[0]);
+  }, 120_000);
 });
