@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditStore, DEFAULT_MAX_BATCH, type AuditEventInput } from '../main/audit/audit-store.js';
-import { SEARCH_INDEX_SCHEMA, SearchIndexer } from '../main/audit/audit-index.js';
+import { SearchIndexer } from '../main/audit/audit-index.js';
+import { migrate } from '../main/audit/migrations/migrate.js';
 import type { BenchCase } from './harness.js';
 
 const tools = ['Bash', 'Read', 'Write', 'Edit', 'WebFetch', 'Grep'];
@@ -82,14 +83,10 @@ export function auditAppendCases(opts: { events: number; batch?: number }): Benc
       try {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = FULL');
-        db.exec(`
-          CREATE TABLE events (seq INTEGER PRIMARY KEY, ts INTEGER NOT NULL, type TEXT NOT NULL, actor TEXT NOT NULL, payload TEXT NOT NULL);
-          CREATE INDEX events_ts ON events(ts);
-          CREATE INDEX events_type ON events(type);
-        `);
-        db.exec(SEARCH_INDEX_SCHEMA);
+        // The log's own schema (its migrations), with empty hashes: the chain is what this case leaves out.
+        migrate(db);
         const index = new SearchIndexer(db);
-        const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload) VALUES (?, ?, ?, ?, ?)');
+        const insert = db.prepare("INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, '', '')");
         const write = db.transaction((from: number, to: number) => {
           for (let i = from; i < to; i++) {
             const e = events[i]!;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore, type AuditEventInput } from '../main/audit/audit-store.js';
 import { AuditQuery } from '../main/audit/audit-query.js';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../main/audit/chain.js';
-import { migrate, migrations } from '../main/audit/migrations.js';
+import { migrate, migrations } from '../main/audit/migrations/migrate.js';
 import { SearchIndexer } from '../main/audit/audit-index.js';
 import { OperationError } from '../main/core/operation-error.js';
 import { tempDir } from './support/temp.js';

@@ -1,4 +1,4 @@
-// The search index beside the chained events (migration 3; migration 4 rebuilt its FTS5 table): an FTS5 table over the text of each
+// The search index beside the chained events (made by migrations 3 and 4): an FTS5 table over the text of each
 // event and a facets table (call, session, agent, plugin, decision, severity, terminal), both
 // keyed by seq. Neither is chained; both are derived from `events` and can be rebuilt from it.
 //
@@ -23,9 +23,10 @@ export function ftsText(row: string): string {
   return `${row}.type || ' ' || ${row}.actor || ' ' || coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(${row}.payload) AS j WHERE j.type = 'text'), '')`;
 }
 
-/**
- * The text index and the trigger that keeps it in step with retention (migration 4 rebuilt both in
- * this form; SEARCH_INDEX_SCHEMA below is the whole index for a fresh database).
+/*
+ * The schema is made by the frozen migrations (migrations/003-search-index.ts for the facets,
+ * migrations/004-search-text-columnsize.ts for the text table and the delete trigger, which
+ * hands FTS5 ftsText('old')); what follows is why the text table has that shape.
  *
  * Contentless (content=''): the text is derived from events, which is where results are read from.
  * columnsize=0: no per-row size record (the _docsize table), which only bm25/rank would read; search
@@ -44,35 +45,6 @@ export function ftsText(row: string): string {
  * i.e. tampered with, leaves stray terms behind when pruned; searches join events, so they never
  * show, and verify names the edit.)
  */
-export const SEARCH_TEXT_SCHEMA = `
-  CREATE VIRTUAL TABLE events_fts USING fts5(text, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2');
-  -- Pruning events (retention) prunes their index rows with them: the same text goes out as went in.
-  CREATE TRIGGER events_search_delete AFTER DELETE ON events BEGIN
-    DELETE FROM event_facets WHERE seq = old.seq;
-    INSERT INTO events_fts(events_fts, rowid, text) VALUES ('delete', old.seq, ${ftsText('old')});
-  END;
-`;
-
-/** Schema of the index (migration 3 created it, migration 4 rebuilt its text part; kept here so the SQL that fills it is beside it). */
-export const SEARCH_INDEX_SCHEMA = `
-  CREATE TABLE event_facets (
-    seq      INTEGER PRIMARY KEY,
-    call     TEXT,
-    session  TEXT,
-    agent    TEXT,
-    plugin   TEXT,
-    decision TEXT,
-    severity TEXT,
-    terminal TEXT
-  );
-  CREATE INDEX event_facets_call ON event_facets(call) WHERE call IS NOT NULL;
-  CREATE INDEX event_facets_session ON event_facets(session) WHERE session IS NOT NULL;
-  CREATE INDEX event_facets_agent ON event_facets(agent) WHERE agent IS NOT NULL;
-  CREATE INDEX event_facets_plugin ON event_facets(plugin) WHERE plugin IS NOT NULL;
-  CREATE INDEX event_facets_decision ON event_facets(decision) WHERE decision IS NOT NULL;
-  CREATE INDEX event_facets_terminal ON event_facets(terminal) WHERE terminal IS NOT NULL;
-  ${SEARCH_TEXT_SCHEMA}
-`;
 
 const INSERT_FTS = `
   INSERT INTO events_fts(rowid, text)
@@ -107,28 +79,19 @@ export function hasSearchIndex(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_facets'").get() !== undefined;
 }
 
-/** Indexes every event after `afterSeq`; call inside the transaction that wrote them. */
+/**
+ * Indexes every event after `afterSeq`; call inside the transaction that wrote them. The same
+ * statements the migrations ran on the events already there: test/audit-migrations.test.ts checks
+ * that a migrated log and a live-indexed one hold the same index.
+ */
 export class SearchIndexer {
   private readonly steps: Statement[];
 
-  constructor(db: Database, opts: { text?: boolean } = {}) {
-    this.steps = [...(opts.text === false ? [] : [INSERT_FTS]), INSERT_FACETS, FILL_TERMINAL_CALLS, FILL_CALL_FACETS].map((sql) => db.prepare(sql));
+  constructor(db: Database) {
+    this.steps = [INSERT_FTS, INSERT_FACETS, FILL_TERMINAL_CALLS, FILL_CALL_FACETS].map((sql) => db.prepare(sql));
   }
 
   indexAfter(afterSeq: number): void {
     for (const s of this.steps) s.run(afterSeq);
   }
-}
-
-/** Indexes the text of every event (migration 4, after it made the text index afresh). */
-export function rebuildSearchText(db: Database): void {
-  db.prepare(INSERT_FTS).run(0);
-  // One segment instead of one per batch: what a search reads first.
-  db.prepare("INSERT INTO events_fts(events_fts) VALUES ('optimize')").run();
-}
-
-/** Indexes rows that are not indexed yet (the migration's backfill of an existing log); text: false fills the facets only. */
-export function backfillSearchIndex(db: Database, opts: { text?: boolean } = {}): void {
-  const last = (db.prepare('SELECT max(seq) AS seq FROM event_facets').get() as { seq: number | null }).seq ?? 0;
-  new SearchIndexer(db, opts).indexAfter(last);
 }

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { ChainVerifier, GENESIS_HASH, HISTORY_MISSING_EVENT, PRUNED_EVENT, canonicalJson, chainHash, type Checkpoint, type StoredRow, type VerifyFailure } from './chain.js';
-import { migrate } from './migrations.js';
+import { migrate } from './migrations/migrate.js';
 import { ensureOwnerOnlyFile } from '../home.js';
 import { SearchIndexer } from './audit-index.js';
 import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
