@@ -11,13 +11,16 @@
 //   started from (the protocol and design notes that lived beside the checkout, never in it), and
 //   no markdown link in a tracked .md file resolves outside the repository root;
 // - docs/architecture.md names every folder under main/ as `main/<path>/`.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOCS_IMAGES_DIR, docScreenshotNames } from '../e2e/support/docs-screenshots.ts';
 import { repoRoot } from './support/cli.js';
 import { tempDir } from './support/temp.js';
+
+const execFileAsync = promisify(execFile);
 
 const SPEC = 'e2e/specs/serve/docs-screenshots.spec.ts';
 
@@ -321,18 +324,21 @@ describe('docs/architecture.md', () => {
 describe("the README's command table", () => {
   // Every command `gatehouse --help` lists, and every subcommand of the ones with a list, is named
   // in the README's Commands table (it went stale as commands were added: catalog, adapters, url).
-  it('names every command the CLI has', () => {
+  // Each command's help is its own process (a second or more on a loaded machine): all at once.
+  it('names every command the CLI has', async () => {
     const cli = join(repoRoot, 'bin', 'gatehouse.js');
-    const help = (args: string[]) => execFileSync(process.execPath, [cli, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const help = async (args: string[]) => (await execFileAsync(process.execPath, [cli, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })).stdout;
     // The Commands section only, up to the next heading (Examples: lists `  gatehouse …` lines too).
     const commandsOf = (text: string) => [...text.split(/^Commands:$/m)[1]!.split(/^\S/m)[0]!.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('## Development'));
-    for (const top of commandsOf(help([]))) {
+    const tops = commandsOf(await help([]));
+    const subs = await Promise.all(tops.map((top) => help([top])));
+    tops.forEach((top, i) => {
       expect(table, `gatehouse ${top}`).toMatch(new RegExp(`\`gatehouse ${top}\\b`));
-      const sub = help([top]);
-      if (!/^Commands:$/m.test(sub)) continue;
+      const sub = subs[i]!;
+      if (!/^Commands:$/m.test(sub)) return;
       for (const s of commandsOf(sub)) expect(table, `gatehouse ${top} ${s}`).toMatch(new RegExp(`\`gatehouse ${top}[^\`]*\\b${s}\\b`));
-    }
-  });
+    });
+  }, 60_000);
 });
