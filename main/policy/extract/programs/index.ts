@@ -1,0 +1,2000 @@
+// The program table: every family's handlers by program name, and the links they follow.
+// Families not yet in a file of their own (programs/<family>.ts) are still here.
+import type { Operation } from '../../types.js';
+import { gitObjectReads, printsContents, repoOf } from '../git-objects.js';
+import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from '../hosts.js';
+import { expandHome, normalisePath } from '../paths.js';
+import type { Stage } from '../shell-ir.js';
+import { commandName, INTERPRETERS, SHELLS } from '../shell/command-name.js';
+import { codeOptions, codeVarReason } from '../shell/env-vars.js';
+import { has, optVals, parseArgs, recursive } from '../shell/options.js';
+import { pathOf, recordLinks } from '../shell/path-args.js';
+import { DEVICE_SINKS, printedText } from '../shell/redirects.js';
+import { nested, run, runRest, runWritten } from '../shell/script.js';
+import { type Ctx, type Env, type EW, type Feed, type Handler, literalEW, MAX_DEPTH, UNKNOWN } from '../shell/types.js';
+import { unknownProgram } from '../shell/unknown-program.js';
+import { evalWord, expandWords, lookup } from '../shell/words.js';
+import { statSync } from 'node:fs';
+
+interface Spec {
+  ops: Operation[];
+  /** Short options that take a value. */
+  v?: string;
+  /** Long options that take a separate value. */
+  lv?: string[];
+  /** Leading positionals that are not paths (a pattern, a mode, an owner). */
+  skip?: number;
+  /** Options whose value is a path, and the operation done on it. */
+  pathOpts?: Record<string, Operation>;
+  /** Options that make the command walk its path arguments whole (`-r`, `-R`); `true`: always. */
+  rec?: string[] | true;
+  /** With no path argument the command reads the working folder (`ls`). */
+  cwd?: boolean;
+}
+
+const READ: Spec = { ops: ['read'] };
+
+function generic(spec: Spec): Handler {
+  return (args, env, c) => {
+    for (const o of spec.ops) c.col.op(o);
+    const p = parseArgs(args, spec.v, spec.lv);
+    const tree = recursive(p, spec.rec);
+    let skip = spec.skip ?? 0;
+    for (const a of p.pos) {
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      pathOf(a, env, c, spec.ops[0], tree);
+    }
+    // `ls -R`, `tree`, `du -a` with no path walk the working folder; `ls` alone lists it.
+    if (tree && !p.pos.length && spec.ops[0] === 'read') c.col.recursivePath('.', env.cwd);
+    else if (spec.cwd && !p.pos.length) pathOf(literalEW('.'), env, c, 'read');
+    if (spec.pathOpts) for (const o of p.opts) { const op = spec.pathOpts[o.name]; if (op && o.value) pathOf(o.value, env, c, op); }
+  };
+}
+
+function cd(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args);
+  const d = p.pos[0];
+  const old = env.cwd;
+  if (!d) env.cwd = c.home;
+  else if (d.known && d.t === '-') {
+    // `cd -` goes to $OLDPWD, which the command may have set itself.
+    const back = lookup('OLDPWD', env, c);
+    if (back === undefined) {
+      c.col.evasive('cd - to a folder the judge does not know');
+      return;
+    }
+    env.cwd = c.col.shellPath(back, false, env.cwd) ?? env.cwd;
+  } else if (!d.known) {
+    // Relative paths after it are relative to a folder chosen at run time.
+    c.col.evasive(d.subst ? 'cd to a folder computed by command substitution' : 'cd to a folder the judge cannot evaluate');
+    return;
+  } else env.cwd = c.col.shellPath(d.t, d.tilde, env.cwd) ?? env.cwd;
+  env.vars.set('OLDPWD', old);
+}
+
+function source(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const f = args[0];
+  if (!f) return;
+  if (!f.known) {
+    c.col.evasive(f.subst ? 'source of a computed or downloaded file' : 'source of a file named by a variable');
+    return;
+  }
+  if (f.t === '/dev/stdin' || f.t.startsWith('/dev/fd/') || f.t.startsWith('/proc/self/fd/')) c.col.evasive('source of standard input');
+  pathOf(f, env, c, 'read');
+}
+
+function evalCmd(args: EW[], env: Env, c: Ctx): void {
+  c.col.evasive('eval');
+  if (args.length && args.every((a) => a.known) && env.depth < MAX_DEPTH) nested(args.map((a) => a.t).join(' '), env, c);
+}
+
+function aliasCmd(args: EW[], env: Env, c: Ctx): void {
+  for (const a of args) {
+    if (!a.known) {
+      c.col.evasive('an alias built from a computed string');
+      continue;
+    }
+    const eq = a.t.indexOf('=');
+    if (eq <= 0) continue;
+    (env.aliases ??= new Map()).set(a.t.slice(0, eq), a.t.slice(eq + 1));
+  }
+}
+
+function unaliasCmd(args: EW[], env: Env): void {
+  for (const a of args) {
+    if (a.t === '-a') env.aliases?.clear();
+    else env.aliases?.delete(a.t);
+  }
+}
+
+/** `trap 'CODE' SIGNAL…`: CODE is shell code run later in the same shell. */
+function trap(args: EW[], env: Env, c: Ctx): void {
+  const code = args.find((a) => !a.t.startsWith('-'));
+  if (!code || args.length < 2) return;
+  if (!code.known) c.col.evasive('trap runs a computed string');
+  else if (env.depth < MAX_DEPTH) nested(code.t, env, c);
+}
+
+/** Builtins and programs that take no file arguments: their words are text, not paths. */
+const NO_FILES: Handler = () => {};
+
+const NO_FILE_PROGRAMS = [
+  'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'pwd', 'date', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
+  'basename', 'dirname', 'expr', 'export', 'local', 'declare', 'typeset', 'readonly', 'unset', 'set', 'shopt', 'exit',
+  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
+  'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
+  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
+];
+
+function find(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  c.col.op('read');
+  let i = 0;
+  const starts: EW[] = [];
+  for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    if (a.t === '-H' || a.t === '-L' || a.t === '-P') continue;
+    if (a.t.startsWith('-') || a.t === '(' || a.t === '!' || a.t === ',') break;
+    starts.push(a);
+  }
+  if (!starts.length) starts.push({ t: '.', known: true, tilde: false, subst: false, indirect: false, vars: false });
+  // find walks its start folders whole; whatever -exec, -delete or -fprint does, it does to files
+  // anywhere under them.
+  for (const s of starts) pathOf(s, env, c, 'read', true);
+  for (; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (t === '-delete') c.col.op('delete');
+    else if (t === '-fprint' || t === '-fprintf' || t === '-fls' || t === '-fprint0') {
+      const f = args[i + 1];
+      if (f) pathOf(f, env, c, 'write');
+    } else if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
+      const sub: EW[] = [];
+      for (i++; i < args.length; i++) {
+        const a = args[i] as EW;
+        if (a.t === ';' || a.t === '+') break;
+        // `{}` stands for each file found: judge the command as run on the start paths.
+        if (a.t === '{}') sub.push(...starts);
+        else sub.push(a);
+      }
+      const n0 = commandName(sub[0]?.t ?? '');
+      if ((SHELLS.has(n0) || INTERPRETERS.has(n0)) && sub.some((a) => /^-[A-Za-z]*[ce]$/.test(a.t))) c.col.evasive(`find ${t} runs inline ${SHELLS.has(n0) ? 'shell' : n0} code for every file it finds`);
+      run(sub, env, c, { upstream: null, redirects: feed.redirects.filter(() => false) });
+    }
+  }
+}
+
+function dd(args: EW[], env: Env, c: Ctx): void {
+  for (const a of args) {
+    if (a.t.startsWith('if=')) pathOf({ ...a, t: a.t.slice(3), tilde: a.t[3] === '~' }, env, c, 'read');
+    else if (a.t.startsWith('of=')) pathOf({ ...a, t: a.t.slice(3), tilde: a.t[3] === '~' }, env, c, 'write');
+  }
+}
+
+function tee(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('write');
+  for (const a of parseArgs(args).pos) pathOf(a, env, c, 'write');
+}
+
+function copyMove(kind: 'copy' | 'move', values = ''): Handler {
+  return (args, env, c) => {
+    const col = c.col;
+    col.op(kind);
+    col.op('write');
+    col.op(kind === 'copy' ? 'read' : 'delete');
+    const p = parseArgs(args, 'tS' + values, ['--target-directory', '--suffix', '--mode', '--owner', '--group', '--context']);
+    // `cp -r` (and mv, which moves a folder whole) reaches every file under its sources and target.
+    const tree = kind === 'move' || has(p, '-r', '-R', '-a', '--recursive', '--archive');
+    for (const a of p.pos) pathOf(a, env, c, undefined, tree);
+    const dirs = optVals(p, '-t', '--target-directory');
+    for (const t of dirs) pathOf(t, env, c, undefined, tree);
+    const target = dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined);
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), target, env, c);
+  };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `cp .bashrc ~` writes `~/.bashrc`: when the target is a folder (written as one — `~`, `dir/`,
+ * `.` — or one on disk), each source's name under it is a path written too.
+ */
+function intoFolder(sources: EW[], target: EW | undefined, env: Env, c: Ctx): void {
+  if (!target?.known || !sources.length) return;
+  const dir = target.t;
+  const folder =
+    dir.endsWith('/') || dir === '~' || dir === '.' || dir === '..' || /^~[A-Za-z0-9_.-]*$/.test(dir) ||
+    (c.col.ctx.resolveSymlinks && isDirectory(target.tilde ? normalisePath(dir, env.cwd, c.home) : normalisePath(dir.startsWith('~') ? './' + dir : dir, env.cwd, c.home)));
+  if (!folder) return;
+  for (const s of sources.slice(0, 256)) {
+    if (!s.known) continue;
+    const name = s.t.replace(/\/+$/, '').split('/').pop();
+    if (!name || name === '.' || name === '..' || name === '~') continue;
+    pathOf({ ...target, t: (dir.endsWith('/') ? dir : dir + '/') + name }, env, c, 'write');
+  }
+}
+
+function chmodLike(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('write');
+  const p = parseArgs(args.filter((a) => !/^[-+=][rwxXstugo]+$/.test(a.t) || a.t.startsWith('--')), '', ['--reference']);
+  const ref = has(p, '--reference');
+  const tree = has(p, '-R', '--recursive');
+  p.pos.forEach((a, i) => { if (i > 0 || ref) pathOf(a, env, c, 'write', tree); });
+}
+
+/** fd PATTERN [DIR…]: walks DIR (the working folder by default); `-x`/`-X` run a command on each match. */
+function fd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  c.col.op('read');
+  const x = args.findIndex((a) => a.t === '-x' || a.t === '--exec' || a.t === '-X' || a.t === '--exec-batch');
+  // The command after -x runs to a `;` (or the end); fd's own arguments go on after it.
+  let end = x < 0 ? -1 : args.findIndex((a, i) => i > x && a.t === ';');
+  if (x >= 0 && end < 0) end = args.length;
+  const own = x < 0 ? args : [...args.slice(0, x), ...args.slice(end + 1)];
+  const p = parseArgs(own, 'edtEcjSdo', ['--extension', '--type', '--exclude', '--max-depth', '--min-depth', '--size', '--changed-within', '--changed-before', '--owner', '--threads', '--color', '--search-path', '--base-directory', '--ignore-file', '--format', '--max-results', '--exact-depth', '--and']);
+  const dirs = [...p.pos.slice(1), ...optVals(p, '--search-path', '--base-directory')];
+  for (const d of dirs) pathOf(d, env, c, 'read', true);
+  if (!dirs.length) c.col.recursivePath('.', env.cwd);
+  if (x >= 0) {
+    const sub = args.slice(x + 1, end);
+    if (sub.length) run(sub.map((a) => (a.t === '{}' ? dirs[0] ?? literalEW('.') : a)), env, c, feed);
+  }
+}
+
+/** split [INPUT [PREFIX]]: reads INPUT, writes files named PREFIX…. */
+function splitCmd(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'abClnt', ['--bytes', '--line-bytes', '--lines', '--number', '--suffix-length', '--additional-suffix', '--separator', '--filter']);
+  if (has(p, '--filter')) {
+    c.col.op('execute');
+    c.col.evasive('split --filter runs a command');
+  }
+  p.pos.forEach((a, i) => pathOf(a, env, c, i === 1 ? 'write' : 'read'));
+  if (p.pos.length < 2) {
+    c.col.op('write');
+    c.col.shellPath('x', false, env.cwd);
+  }
+}
+
+/**
+ * grep and its kin. `always`: the program searches folders whole by default (rg, ag, ack); grep
+ * does with `-r`/`-R`/`-d recurse`. A recursive search with no path searches the working folder.
+ */
+function grepLike(v: string, lv: string[], always = false): Handler {
+  return (args, env, c) => {
+    c.col.op('read');
+    const p = parseArgs(args, v, lv);
+    const explicit = has(p, '-e', '-f', '--regexp', '--file', '--files');
+    const tree =
+      always ||
+      has(p, '-r', '-R', '--recursive', '--dereference-recursive') ||
+      p.opts.some((o) => (o.name === '-d' || o.name === '--directories') && o.value?.t === 'recurse');
+    for (const f of optVals(p, '-f', '--file')) pathOf(f, env, c, 'read');
+    let n = 0;
+    p.pos.forEach((a, i) => {
+      if (i > 0 || explicit) {
+        n++;
+        pathOf(a, env, c, 'read', tree);
+      }
+    });
+    if (tree && n === 0 && !has(p, '--type-list', '--version', '-V', '--help', '-h')) c.col.recursivePath('.', env.cwd);
+  };
+}
+
+const rgSearch = grepLike('efmABCgtTjMr', ['--regexp', '--file', '--glob', '--type', '--type-not', '--max-count', '--threads', '--replace', '--context', '--iglob', '--max-depth', '--pre-glob', '--encoding', '--sort', '--sortr', '--type-add', '--ignore-file'], true);
+
+/** ripgrep: recursive by default; `--pre CMD` runs a program on every file it searches. */
+function rgHandler(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  const p = parseArgs(args, '', ['--pre', '--ignore-file']);
+  for (const o of p.opts) {
+    if (o.name === '--pre') {
+      c.col.op('execute');
+      c.col.evasive('rg --pre runs a program on every file it searches');
+      if (o.value) pathOf(o.value, env, c);
+    }
+  }
+  rgSearch(args.filter((a, i) => a.t !== '--pre' && args[i - 1]?.t !== '--pre' && !a.t.startsWith('--pre=')), env, c, feed, name);
+}
+
+function sed(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'efl', ['--expression', '--file', '--line-length']);
+  const inPlace = p.opts.some((o) => o.name === '-i' || o.name.startsWith('--in-place'));
+  // -i takes an optional attached suffix (`-i.bak`), which parseArgs sees as more flag letters.
+  const explicit = has(p, '-e', '-f', '--expression', '--file');
+  for (const f of optVals(p, '-f', '--file')) {
+    pathOf(f, env, c, 'read');
+    c.col.evasive('a sed script read from a file');
+  }
+  const scripts = explicit ? optVals(p, '-e', '--expression') : p.pos.slice(0, 1);
+  for (const sc of scripts) {
+    if (sc.known) sedScript(sc.t, env, c);
+    else c.col.evasive('a sed script built at run time');
+  }
+  if (inPlace) c.col.op('write');
+  p.pos.forEach((a, i) => { if (i > 0 || explicit) pathOf(a, env, c, inPlace ? 'write' : 'read'); });
+}
+
+/**
+ * The side doors of a sed script: `w FILE`/`W FILE` and the `w` flag of `s` write a file,
+ * `r FILE`/`R FILE` read one, `e` and the `e` flag of `s` run a command. Commands are found at the
+ * start of the script, after `;`, a newline, `{` or `}`, past an address.
+ */
+function sedScript(script: string, env: Env, c: Ctx): void {
+  const col = c.col;
+  let i = 0;
+  const n = script.length;
+  const skipBlanks = (): void => { while (i < n && /[ \t]/.test(script[i] as string)) i++; };
+  const restOfLine = (): string => {
+    const nl = script.indexOf('\n', i);
+    const end = nl < 0 ? n : nl;
+    const v = script.slice(i, end);
+    i = end;
+    return v;
+  };
+  const regexAddr = (): void => {
+    const d = script[i] === '\\' ? script[++i] : '/';
+    i++;
+    while (i < n && script[i] !== d) { if (script[i] === '\\') i++; i++; }
+    i++;
+    while (i < n && /[IM]/.test(script[i] as string)) i++;
+  };
+  let guard = 0;
+  while (i < n && guard++ < 100000) {
+    while (i < n && /[\s;{}!]/.test(script[i] as string)) i++;
+    if (i >= n) break;
+    // Address: number, $, /re/, \cREc, with an optional `,addr`, `~step` or `+n`.
+    for (let k = 0; k < 2; k++) {
+      if (/[0-9$]/.test(script[i] as string)) { while (i < n && /[0-9$~+]/.test(script[i] as string)) i++; }
+      else if (script[i] === '/' || script[i] === '\\') regexAddr();
+      if (script[i] === ',') { i++; continue; }
+      break;
+    }
+    while (i < n && /[\s!]/.test(script[i] as string)) i++;
+    const cmd = script[i];
+    i++;
+    if (cmd === undefined) break;
+    if (cmd === 'w' || cmd === 'W') {
+      skipBlanks();
+      const f = restOfLine().trim();
+      if (f && f !== '/dev/stdout' && f !== '/dev/stderr') pathOf(literalEW(f), env, c, 'write');
+    } else if (cmd === 'r' || cmd === 'R') {
+      skipBlanks();
+      const f = restOfLine().trim();
+      if (f) pathOf(literalEW(f), env, c, 'read');
+    } else if (cmd === 'e') {
+      col.op('execute');
+      col.evasive('a sed script runs a command (e)');
+      restOfLine();
+    } else if (cmd === 's' || cmd === 'y') {
+      const d = script[i];
+      if (d === undefined) break;
+      i++;
+      for (let parts = 0; parts < 2 && i < n; i++) {
+        if (script[i] === '\\') { i++; continue; }
+        if (script[i] === d) parts++;
+        if (parts === 2) break;
+      }
+      i++;
+      if (cmd === 'y') continue;
+      while (i < n && /[gpiImMe0-9]/.test(script[i] as string)) {
+        if (script[i] === 'e') {
+          col.op('execute');
+          col.evasive('a sed substitution runs its result as a command (s///e)');
+        }
+        i++;
+      }
+      if (script[i] === 'w') {
+        i++;
+        skipBlanks();
+        const f = restOfLine().trim();
+        if (f && f !== '/dev/stdout' && f !== '/dev/stderr') pathOf(literalEW(f), env, c, 'write');
+      }
+    } else if ('aic'.includes(cmd) || cmd === ':' || cmd === 'b' || cmd === 't' || cmd === 'T' || cmd === '#') {
+      // Text or a label runs to the end of the line.
+      restOfLine();
+    }
+  }
+}
+
+/**
+ * An awk program's side doors: `system()`, pipes to and from commands (`print | "cmd"`,
+ * `"cmd" | getline`) run programs (unsure); `getline < FILE` reads and `print > FILE`/`>> FILE`
+ * writes a file (reported when the name is a literal string, unsure when it is computed).
+ */
+function awkProgram(prog: string, env: Env, c: Ctx): void {
+  const col = c.col;
+  if (/\bsystem\s*\(|\|\s*&?\s*getline|\|&|\bprint[f]?\b[^;}\n]*\|/.test(prog) || /"[^"]*"\s*\|/.test(prog)) {
+    col.op('execute');
+    col.evasive('an awk program runs commands (system, pipes)');
+  }
+  for (const m of prog.matchAll(/\bgetline\b[^<;}\n]*<\s*("([^"]*)"|[^\s;}]+)/g)) {
+    if (m[2] !== undefined) pathOf(literalEW(m[2]), env, c, 'read');
+    else {
+      col.op('read');
+      col.evasive('an awk program reads a file it names at run time');
+    }
+  }
+  for (const m of prog.matchAll(/\bprintf?\b[^>;}\n|]*?>>?\s*("([^"]*)"|[^\s;}]+)/g)) {
+    if (m[2] !== undefined) {
+      if (!DEVICE_SINKS.has(m[2])) pathOf(literalEW(m[2]), env, c, 'write');
+    } else {
+      col.op('write');
+      col.evasive('an awk program writes a file it names at run time');
+    }
+  }
+}
+
+function awk(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'FvfEiWl', ['--file', '--assign', '--field-separator', '--include', '--load', '--exec', '--source']);
+  const files = optVals(p, '-f', '--file', '-E', '--exec', '-i', '--include');
+  for (const f of files) {
+    pathOf(f, env, c, 'read');
+    c.col.evasive('an awk program read from a file');
+  }
+  for (const s of optVals(p, '--source')) if (s.known) awkProgram(s.t, env, c);
+  if (has(p, '-l', '--load')) {
+    c.col.op('execute');
+    c.col.evasive('awk loads an extension library');
+  }
+  let pos = p.pos;
+  if (!files.length && !has(p, '--source')) {
+    const prog = pos[0];
+    if (prog?.known) awkProgram(prog.t, env, c);
+    else if (prog) c.col.evasive('an awk program built at run time');
+    pos = pos.slice(1);
+  }
+  for (const a of pos) if (!(a.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a.t))) pathOf(a, env, c, 'read');
+}
+
+/** `uniq [IN [OUT]]`: OUT is written. */
+function uniq(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'fsw', ['--skip-fields', '--skip-chars', '--check-chars', '--group', '--all-repeated']);
+  p.pos.forEach((a, i) => pathOf(a, env, c, i === 1 ? 'write' : 'read'));
+}
+
+/** sort: `-o FILE` writes, `--files0-from=F` reads a list of names, `--compress-program` runs one. */
+function sort(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'ktoST', ['--output', '--key', '--field-separator', '--buffer-size', '--temporary-directory', '--compress-program', '--files0-from', '--parallel', '--random-source', '--batch-size']);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-o' || o.name === '--output') pathOf(o.value, env, c, 'write');
+    else if (o.name === '--random-source') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-T' || o.name === '--temporary-directory') pathOf(o.value, env, c, 'write');
+    else if (o.name === '--compress-program') {
+      c.col.op('execute');
+      c.col.evasive('sort --compress-program runs a program');
+    } else if (o.name === '--files0-from') {
+      pathOf(o.value, env, c, 'read');
+      c.col.evasive('sort takes the names to read from a file');
+    }
+  }
+  for (const a of p.pos) pathOf(a, env, c, 'read');
+}
+
+/** jq: `--rawfile NAME FILE` and `--slurpfile NAME FILE` read FILE; `-f FILE` is the program. */
+function jq(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const pos: EW[] = [];
+  let fromFile = false;
+  let rest = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (rest || !a.known || t[0] !== '-' || t === '-') {
+      pos.push(a);
+      continue;
+    }
+    if (t === '--args' || t === '--jsonargs') {
+      // What follows the filter and files are arguments, not files: stop treating them as paths.
+      rest = true;
+      continue;
+    }
+    if (t === '--rawfile' || t === '--slurpfile') {
+      const f = args[i + 2];
+      if (f) pathOf(f, env, c, 'read');
+      i += 2;
+    } else if (t === '--arg' || t === '--argjson') i += 2;
+    else if (t === '-f' || t === '--from-file') {
+      fromFile = true;
+      const f = args[++i];
+      if (f) pathOf(f, env, c, 'read');
+    } else if (t.startsWith('--from-file=')) {
+      fromFile = true;
+      pathOf({ ...a, t: t.slice(12), tilde: t[12] === '~' }, env, c, 'read');
+    } else if (t === '--indent' || t === '-L' || t === '--library-path') {
+      const v = args[++i];
+      if (v && t !== '--indent') pathOf(v, env, c, 'read');
+    }
+  }
+  if (rest) pos.splice(fromFile ? 0 : 1);
+  (fromFile ? pos : pos.slice(1)).forEach((a) => pathOf(a, env, c, 'read'));
+}
+
+const TAR_EXEC = ['--to-command', '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'];
+
+function tar(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  // Old-style `tar czf x.tgz dir`: the first word is a bundle of letters without a dash.
+  const first = args[0];
+  const a2 = first && /^[A-Za-z]+$/.test(first.t) ? [{ ...first, t: '-' + first.t }, ...args.slice(1)] : args;
+  const p = parseArgs(a2, 'fCbTXIHKFLg', ['--file', '--directory', '--exclude', '--files-from', '--exclude-from', '--transform', '--use-compress-program', '--to-command', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command', '--checkpoint-action', '--listed-incremental', '--owner', '--group', '--mode', '--format']);
+  const create = has(p, '-c', '-r', '-u', '--create', '--append', '--update');
+  const extract = has(p, '-x', '--extract', '--get');
+  // Archives are trees: what goes in is read whole, and extracting writes anywhere under the target.
+  const tree = !has(p, '--no-recursion');
+  col.op('read');
+  for (const o of p.opts) {
+    if (TAR_EXEC.includes(o.name) || (o.name === '--checkpoint-action' && /^(exec|ttyout)=|exec=/.test(o.value?.t ?? ''))) {
+      col.op('execute');
+      col.evasive(`tar ${o.name} runs a program`);
+    }
+  }
+  for (const f of optVals(p, '-f', '--file')) {
+    if (f.known && f.t !== '-' && scpHost(f.t, false) && !f.t.startsWith('/')) {
+      // `tar -f host:file` talks to a remote tape server over rsh/ssh.
+      col.op('network');
+      col.op('execute');
+      col.host(scpHost(f.t, false));
+    } else if (f.t !== '-') pathOf(f, env, c, create ? 'write' : 'read');
+  }
+  for (const f of optVals(p, '-T', '--files-from')) {
+    pathOf(f, env, c, 'read');
+    if (create) col.evasive('tar takes the names to archive from a file');
+  }
+  const dirs = optVals(p, '-C', '--directory');
+  for (const d of dirs) pathOf(d, env, c, extract ? 'write' : 'read', tree && (extract || create));
+  if (extract) {
+    col.op('write');
+    if (!dirs.length) col.recursivePath('.', env.cwd);
+  }
+  // Names after `-C DIR` are relative to DIR.
+  const lastDir = dirs[dirs.length - 1];
+  const tenv = lastDir?.known ? { ...env, cwd: col.shellPath(lastDir.t, lastDir.tilde, env.cwd) ?? env.cwd } : env;
+  for (const x of p.pos) pathOf(x, tenv, c, extract ? 'write' : 'read', tree && create);
+}
+
+/** zip ARCHIVE FILE…: `-r` walks folders, `-TT`/`--unzip-command` runs a program, `-@` reads names. */
+function zip(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('read');
+  col.op('write');
+  const files: EW[] = [];
+  let tree = false;
+  let patterns = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (a.known && t.startsWith('-') && t.length > 1) {
+      patterns = false;
+      if (t === '-TT' || t === '--unzip-command' || t.startsWith('--unzip-command=')) {
+        col.op('execute');
+        col.evasive('zip -TT runs a program of the caller\'s choosing');
+        if (!t.includes('=')) i++;
+      } else if (['-b', '-n', '-P', '-t', '-tt', '-O', '-Z', '-s', '-sp', '-lf', '--temp-path', '--suffixes', '--password', '--output-file', '--logfile-path', '--compression-method', '--split-size'].includes(t)) {
+        const v = args[++i];
+        if (v && (t === '-O' || t === '--output-file' || t === '-lf' || t === '--logfile-path')) pathOf(v, env, c, 'write');
+      } else if (t === '-x' || t === '-i' || t === '--exclude' || t === '--include') patterns = true;
+      else if (t === '-@' || t === '--names-stdin') col.evasive('zip takes the names to archive from its input');
+      else if (t === '-r' || t === '-R' || t === '--recurse-paths' || t === '--recurse-patterns' || (!t.startsWith('--') && /[rR]/.test(t))) tree = true;
+      continue;
+    }
+    if (!patterns) files.push(a);
+  }
+  files.forEach((f, i) => pathOf(f, env, c, i === 0 ? 'write' : 'read', i > 0 && tree));
+}
+
+/** unzip ARCHIVE [-d DIR]: writes anywhere under DIR (the working folder by default). */
+function unzip(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'dxP', ['--password']);
+  const arch = p.pos[0];
+  if (arch) pathOf(arch, env, c, 'read');
+  if (has(p, '-l', '-t', '-v', '-p', '-Z')) return;
+  c.col.op('write');
+  const dirs = optVals(p, '-d');
+  for (const d of dirs) pathOf(d, env, c, 'write', true);
+  if (!dirs.length) c.col.recursivePath('.', env.cwd);
+}
+
+/** cpio: `-o` archives the names it reads from its input; `-i` extracts under the working folder. */
+function cpio(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const flags = args.filter((a) => a.t.startsWith('-')).map((a) => a.t).join(' ');
+  if (/(^|\s)(-[a-zA-Z]*o|--create)/.test(flags)) c.col.evasive('cpio takes the names to archive from its input');
+  if (/(^|\s)(-[a-zA-Z]*i|--extract)/.test(flags)) {
+    c.col.op('write');
+    c.col.recursivePath('.', env.cwd);
+  }
+  if (/(^|\s)(-[a-zA-Z]*p|--pass-through)/.test(flags)) c.col.evasive('cpio takes the names to copy from its input');
+  unknownProgram(args, env, c, true);
+}
+
+/** gzip and kin: read each file, write the compressed one, remove the original unless kept. */
+function compressor(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'bSFT', ['--suffix', '--threads', '--format', '--memlimit', '--block-size']);
+  const keep = has(p, '-k', '--keep', '-c', '--stdout', '-t', '--test', '-l', '--list');
+  c.col.op('read');
+  if (!has(p, '-c', '--stdout', '-t', '--test', '-l', '--list')) c.col.op('write');
+  const tree = has(p, '-r', '--recursive');
+  for (const a of p.pos) {
+    pathOf(a, env, c, 'read', tree);
+    if (!keep) pathOf(a, env, c, 'delete', tree);
+  }
+}
+
+/** Archivers, backup and sync tools: like an unknown program, and each folder is taken whole. */
+function archiver(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  unknownProgram(args, env, c, true);
+}
+
+function remoteCopy(name: string): Handler {
+  return (args, env, c) => {
+    const col = c.col;
+    col.op('copy');
+    const p = parseArgs(args, name === 'rsync' ? 'eTfB' : 'PiolSFcJD', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port', '--rsync-path', '--files-from', '--exclude-from', '--include-from', '--log-file', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--chmod', '--chown']);
+    const tree = has(p, '-r', '-a', '-R', '--recursive', '--archive') || name === 'sftp';
+    // Side doors: a remote shell or remote program of the caller's choosing, ssh options that run commands.
+    for (const o of p.opts) {
+      const v = o.value?.t ?? '';
+      if (o.name === '-e' || o.name === '--rsh' || o.name === '--rsync-path' || o.name === '-S') {
+        col.op('execute');
+        col.evasive(`${name} ${o.name} runs a program of the caller's choosing`);
+      } else if (o.name === '-o' && SSH_EXEC_OPT.test(v)) {
+        col.op('execute');
+        col.evasive(`${name} -o ${v.split(/[= ]/)[0] ?? ''} runs a command`);
+      } else if (o.name === '-F') pathOf(o.value ?? UNKNOWN, env, c, 'read');
+      else if (o.name === '--files-from') {
+        pathOf(o.value ?? UNKNOWN, env, c, 'read');
+        col.evasive(`${name} takes the names to copy from a file`);
+      } else if (o.name === '--log-file') pathOf(o.value ?? UNKNOWN, env, c, 'write');
+    }
+    if (name === 'scp' || name === 'sftp') col.op('network');
+    if (p.opts.some((o) => o.name.startsWith('--delete') || o.name === '--remove-source-files')) col.op('delete');
+    for (const o of p.opts) if (o.name === '-i') pathOf(o.value ?? { t: '', known: false, tilde: false, subst: false, indirect: false, vars: false }, env, c, 'read');
+    const last = p.pos.length - 1;
+    p.pos.forEach((a, i) => {
+      if (!a.known) return;
+      const remote = a.t.includes('://') ? hostOfUrl(a.t) : scpHost(a.t, false);
+      if (remote) {
+        col.op('network');
+        col.host(remote);
+        return;
+      }
+      if (name === 'sftp' && i === 0) { col.op('network'); col.host(hostOfTarget(a.t)); return; }
+      pathOf(a, env, c, i === last && last > 0 ? 'write' : 'read', tree);
+    });
+    const tgt = p.pos[last];
+    if (last > 0 && tgt?.known && !scpHost(tgt.t, false) && !tgt.t.includes('://')) intoFolder(p.pos.slice(0, last), tgt, env, c);
+  };
+}
+
+function curl(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'oTdDFHXuAebcxKmwrCEYyzQUtP', [
+    '--output', '--upload-file', '--data', '--data-binary', '--data-raw', '--data-urlencode', '--form', '--header',
+    '--request', '--user', '--user-agent', '--referer', '--cookie', '--cookie-jar', '--proxy', '--config', '--max-time',
+    '--write-out', '--url', '--connect-timeout', '--retry', '--cacert', '--cert', '--key', '--resolve', '--connect-to',
+    '--output-dir', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--netrc-file', '--preproxy',
+    '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--interface', '--dns-servers', '--doh-url',
+    '--capath', '--crlfile', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--unix-socket', '--abstract-unix-socket',
+    '--json', '--variable', '--url-query', '--form-string', '--hsts', '--alt-svc', '--etag-save', '--etag-compare', '--libcurl',
+  ]);
+  for (const u of [...p.pos, ...optVals(p, '--url')]) {
+    if (!u.known) continue;
+    // `file:///home/u/.ssh/id_rsa` is a read of that file, not a request to a host.
+    const f = fileUrlPath(u.t);
+    if (f) {
+      pathOf({ ...u, t: f, tilde: false }, env, c, 'read');
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u.t)) hostsOfUrl(u.t, (h) => col.host(h));
+    else hostsOfUrl('http://' + u.t, (h) => col.host(h));
+  }
+  // Proxies and address overrides are where curl really connects.
+  for (const x of optVals(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--doh-url')) {
+    if (x.known) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(x.t) ? x.t : 'http://' + x.t, (h) => col.host(h));
+  }
+  for (const r of optVals(p, '--resolve')) {
+    // HOST:PORT:ADDR[,ADDR]… (ADDR may be a bracketed IPv6 literal).
+    const m = /^\+?[^:]*:[^:]*:(.+)$/.exec(r.t);
+    if (r.known && m?.[1]) for (const a of m[1].split(',')) col.host(cleanAddr(a));
+  }
+  for (const r of optVals(p, '--connect-to')) {
+    // HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT
+    const m = /^[^:]*:[^:]*:(\[[^\]]*\]|[^:]*)/.exec(r.t);
+    if (r.known && m?.[1]) col.host(cleanAddr(m[1]));
+  }
+  for (const x of optVals(p, '--unix-socket', '--abstract-unix-socket')) pathOf(x, env, c, 'write');
+  if (has(p, '-K', '--config')) col.evasive('curl reads more options from a file');
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    const n = o.name;
+    if (['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--output-dir'].includes(n)) {
+      if (o.value.t !== '-') pathOf(o.value, env, c, 'write');
+    } else if (['-T', '--upload-file', '-K', '--config', '--cacert', '--cert', '--key', '--netrc-file', '-E'].includes(n)) pathOf(o.value, env, c, 'read');
+    else if (['-d', '--data', '--data-binary', '--data-urlencode', '-F', '--form', '-b', '--cookie', '-H', '--header'].includes(n)) {
+      const at = o.value.t.indexOf('@');
+      const lt = o.value.t.indexOf('<');
+      const i = at >= 0 && (n.startsWith('-d') || n.startsWith('--data') || n === '-H' || n === '--header') ? (at === 0 ? 0 : -1) : Math.max(at, lt);
+      if (i >= 0 && (at === 0 || n === '-F' || n === '--form')) {
+        const f = o.value.t.slice(i + 1).split(';')[0] ?? '';
+        if (f && f !== '-') pathOf({ ...o.value, t: f, tilde: f[0] === '~' }, env, c, 'read');
+      } else if (n === '-b' || n === '--cookie') {
+        if (!o.value.t.includes('=')) pathOf(o.value, env, c, 'read');
+      }
+    }
+  }
+  if (has(p, '-O', '--remote-name', '--remote-name-all')) col.op('write');
+}
+
+function cleanAddr(a: string): string | null {
+  const t = a.trim();
+  if (!t) return null;
+  return hostOfTarget(t.startsWith('[') ? t : t.replace(/:\d*$/, ''));
+}
+
+function wget(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'OoPiaTtUeB', ['--output-document', '--output-file', '--directory-prefix', '--input-file', '--user', '--password', '--header', '--user-agent', '--post-file', '--post-data', '--timeout', '--tries', '--load-cookies', '--save-cookies', '-e', '--execute']);
+  for (const u of p.pos) if (u.known) hostsOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t, (h) => col.host(h));
+  for (const o of p.opts) {
+    if ((o.name !== '-e' && o.name !== '--execute') || !o.value?.known) continue;
+    if (/^\s*(use_askpass|post_file|load_cookies|output_document|input|ca_certificate|certificate|private_key)/i.test(o.value.t)) col.evasive('wget -e sets a file or program option');
+    const px = /^\s*(https?_proxy|ftp_proxy)\s*=\s*(.+)$/i.exec(o.value.t);
+    if (px?.[2]) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(px[2]) ? px[2] : 'http://' + px[2], (h) => col.host(h));
+  }
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (['-O', '--output-document', '-o', '--output-file', '-a', '--save-cookies'].includes(o.name)) { if (o.value.t !== '-') pathOf(o.value, env, c, 'write'); }
+    else if (['-P', '--directory-prefix'].includes(o.name)) pathOf(o.value, env, c, 'write');
+    else if (['-i', '--input-file', '--post-file', '--load-cookies'].includes(o.name)) pathOf(o.value, env, c, 'read');
+  }
+  if (!has(p, '-O', '--output-document', '--spider')) col.op('write');
+}
+
+/** ssh options that run a local command: `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, `Match exec`. */
+const SSH_EXEC_OPT = /^\s*(proxycommand|localcommand|knownhostscommand|match|securitykeyprovider|pkcs11provider)\b/i;
+
+function ssh(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'BbcDEeFIiJLlmOoPpQRSWw', []);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-o' && SSH_EXEC_OPT.test(o.value.t)) {
+      col.op('execute');
+      col.evasive(`ssh -o ${o.value.t.split(/[= ]/)[0] ?? ''} runs a command`);
+    }
+    if (o.name === '-L' || o.name === '-R' || o.name === '-D') {
+      // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
+      const parts = o.value.t.match(/\[[^\]]*\]|[^:]+/g) ?? [];
+      const hosts = parts.filter((x) => !/^\d+$/.test(x) && !x.startsWith('/'));
+      for (const h of hosts) col.host(hostOfTarget(h));
+      if (o.name !== '-D' && hosts.length === 0 && parts.length >= 1) col.host('localhost');
+    }
+    if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-J') for (const j of o.value.t.split(',')) col.host(hostOfTarget(j));
+    else if (o.name === '-E') pathOf(o.value, env, c, 'write');
+  }
+  const target = p.pos[0];
+  if (target?.known) col.host(hostOfTarget(target.t));
+}
+
+function netcat(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'pswiqxXeIOTVWc', ['--exec', '--sh-exec', '--proxy', '--source']);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-e' || o.name === '--exec') {
+      pathOf(o.value, env, c);
+      col.evasive('nc -e hands a program to the network');
+    } else if (o.name === '-c' || o.name === '--sh-exec') {
+      col.evasive('nc -c hands a shell command to the network');
+      if (o.value.known) nested(o.value.t, env, c);
+    }
+    else if (o.name === '-x' || o.name === '--proxy') col.host(hostOfTarget(o.value.t));
+  }
+  const target = p.pos[0];
+  if (target?.known && !/^\d+(-\d+)?$/.test(target.t)) col.host(hostOfTarget(target.t));
+}
+
+function firstHost(v: string, lv: string[] = []): Handler {
+  return (args, _env, c) => {
+    c.col.op('network');
+    const p = parseArgs(args, v, lv);
+    const t = p.pos[0];
+    if (t?.known) c.col.host(hostOfTarget(t.t));
+  };
+}
+
+function dig(args: EW[], _env: Env, c: Ctx): void {
+  c.col.op('network');
+  const RR = /^(a|aaaa|mx|ns|txt|cname|soa|ptr|srv|any|caa|ds|dnskey|axfr|in|ch)$/i;
+  const p = parseArgs(args, 'bcfkpqtxy', []);
+  for (const a of p.pos) {
+    if (!a.known || a.t.startsWith('+')) continue;
+    if (a.t.startsWith('@')) c.col.host(hostOfTarget(a.t.slice(1)));
+    else if (!RR.test(a.t)) c.col.host(hostOfTarget(a.t));
+  }
+  for (const x of optVals(p, '-q', '-x')) if (x.known) c.col.host(hostOfTarget(x.t));
+}
+
+/**
+ * Database, cache and cluster clients: the server they reach is named by an option (`psql -h`,
+ * `mysql --host=`, `redis-cli -h`, `kubectl --server`), a URL (`mongosh mongodb://…`, `redis-cli -u`)
+ * or a libpq conninfo string (`psql "host=… dbname=…"`). Files they read or write (`psql -f`,
+ * `--kubeconfig`) are judged as an unknown program's path-like arguments.
+ */
+function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: string[] = [], firstIsAddress = false): Handler {
+  return (args, env, c, _feed, name) => {
+    const col = c.col;
+    const p = parseArgs(args, v, lv);
+    const reach = (h: string | null): void => {
+      col.op('network');
+      col.host(h);
+    };
+    for (const h of optVals(p, ...hostOpts)) {
+      if (!h.known) {
+        col.op('network');
+        col.evasive(`${name}: a server address Gatehouse cannot read`);
+      } else if (!h.t.startsWith('/')) for (const one of h.t.split(',')) reach(hostOfTarget(one.trim()));
+    }
+    const words = [...optVals(p, ...urlOpts), ...p.pos];
+    for (const w of words) {
+      if (!w.known) continue;
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(w.t)) {
+        col.op('network');
+        // mongodb://a:1,b:2/db names several hosts in one authority.
+        const auth = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(w.t)?.[1] ?? '';
+        if (auth.includes(',')) for (const one of auth.split(',')) reach(hostOfTarget(one));
+        else hostsOfUrl(w.t, (h) => col.host(h));
+      }
+      for (const m of w.t.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^\s']+)/gi)) for (const one of (m[1] as string).split(',')) if (!one.startsWith('/')) reach(hostOfTarget(one));
+    }
+    const first = p.pos[0];
+    if (firstIsAddress && first?.known && !first.t.includes('://') && !/\.(js|mjs|cjs)$/i.test(first.t) && /^[a-z0-9_.:%[\]-]+(\/|$)/i.test(first.t)
+) reach(hostOfTarget(first.t.split('/')[0] as string));
+    unknownProgram(args, env, c);
+  };
+}
+
+const psql = serverClient('cdfhLoPpUvTFR', ['--command', '--dbname', '--file', '--host', '--log-file', '--output', '--port', '--pset', '--username', '--variable', '--set', '--field-separator', '--record-separator', '--table-attr'], ['-h', '--host'], ['-d', '--dbname']);
+
+const mysql = serverClient('huPDeS', ['--host', '--user', '--port', '--database', '--execute', '--socket'], ['-h', '--host']);
+
+const redisCli = serverClient('hpaunsri', [], ['-h'], ['-u']);
+
+const mongosh = serverClient('up', ['--host', '--port', '--username', '--password', '--eval', '--file', '--authenticationDatabase'], ['--host'], [], true);
+
+const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
+
+const GIT_NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'archive']);
+
+const GIT_READ = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'reflog', 'cat-file', 'ls-tree', 'rev-list', 'whatchanged', 'version', 'help']);
+
+/** `git -c KEY=VALUE` keys whose value is a command git runs (or a path to code it loads). */
+const GIT_EXEC_KEY = /^(core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy|alternaterefscommand)|pager\.|alias\.|diff\.|filter\.|merge\.|credential\.|sequence\.editor|gpg\.|ssh\.|uploadpack\.packobjectshook|sendemail\.|include\.|includeif\.|protocol\..*\.allow|remote\..*\.(uploadpack|receivepack|vcs)|url\.|http\..*proxy|https?\.proxy|core\.worktree|init\.templatedir|blame\.ignorerevsfile|mailmap\.|difftool\.|mergetool\.|web\.browser|browser\.|man\.|instaweb\.)/i;
+
+/**
+ * `git config` setting a key whose value git runs (core.fsmonitor, core.pager, an `!` alias) is a
+ * write of the config file it lands in, so builtin.git-hooks denies it: the command runs later, at
+ * the next `git status` in any shell, outside Gatehouse's sight. Reads (`--get`, `--list`) are not.
+ */
+function gitConfigWrite(rest: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(rest, 'f', ['--file', '--blob', '--type', '--default', '--comment', '--value']);
+  const words = p.pos.filter((a) => a.known).map((a) => a.t);
+  const verb = ['set', 'unset', 'get', 'list', 'rename-section', 'remove-section', 'edit'].includes(words[0] ?? '') ? words.shift() : undefined;
+  const reads = verb === 'get' || verb === 'list' || p.opts.some((o) => /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--get-color|--get-colorbool)$/.test(o.name));
+  if (reads || !words.some((w) => GIT_EXEC_KEY.test(w))) return;
+  if (verb === undefined && words.length < 2 && !p.opts.some((o) => /^--(add|replace-all|unset|unset-all)$/.test(o.name))) return;
+  const col = c.col;
+  col.op('write');
+  const file = p.opts.find((o) => o.name === '-f' || o.name === '--file')?.value;
+  if (file) return pathOf(file, env, c, 'write');
+  if (p.opts.some((o) => o.name === '--global')) {
+    for (const f of ['~/.gitconfig', '~/.config/git/config']) col.path(f, env.cwd);
+  } else if (p.opts.some((o) => o.name === '--system')) col.path('/etc/gitconfig', env.cwd);
+  else col.path(`${repoOf(env.cwd)?.gitDir ?? `${env.cwd}/.git`}/config`, env.cwd);
+}
+
+function git(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  let i = 0;
+  let cwd = env.cwd;
+  let otherRepo = false;
+  const unsure = (why: string): void => {
+    col.op('execute');
+    col.evasive(why);
+  };
+  for (; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (t === '-C') {
+      const d = args[++i];
+      if (d?.known) cwd = col.shellPath(d.t, d.tilde, cwd) ?? cwd;
+    } else if (t === '-c') {
+      const kv = args[++i];
+      if (!kv?.known) unsure('git -c with a computed setting');
+      else if (GIT_EXEC_KEY.test(kv.t)) {
+        unsure(`git -c ${kv.t.split('=')[0] ?? ''} can run a command`);
+        // The value of a command setting is shell code (`!` for aliases): what it names still counts.
+        const eq = kv.t.indexOf('=');
+        const v = eq > 0 ? kv.t.slice(eq + 1).replace(/^!/, '') : '';
+        if (v && env.depth < MAX_DEPTH && /^(core\.|alias\.|pager\.|diff\.|filter\.|credential\.|sequence\.|gpg\.)/i.test(kv.t)) nested(v, env, c);
+      }
+    } else if (t === '--config-env' || t.startsWith('--config-env=')) {
+      if (t === '--config-env') i++;
+      unsure('git --config-env takes a setting from the environment');
+    } else if (t === '--exec-path' || t.startsWith('--exec-path=')) unsure('git --exec-path runs its commands from another folder');
+    else if (t === '--git-dir' || t === '--work-tree') {
+      otherRepo = true;
+      const d = args[++i];
+      if (d) pathOf(d, env, c, 'read', true);
+    } else if (t.startsWith('--git-dir=') || t.startsWith('--work-tree=')) {
+      otherRepo = true;
+      const v = t.slice(t.indexOf('=') + 1);
+      pathOf(literalEW(v), env, c, 'read', true);
+    } else if (t === '--namespace' || t === '--super-prefix') i++;
+    else if (!t.startsWith('-')) break;
+  }
+  const sub = args[i]?.t ?? '';
+  const rest = args.slice(i + 1);
+  const sEnv = { ...env, cwd };
+  if (GIT_NETWORK.has(sub)) {
+    col.op('network');
+    for (const a of rest) {
+      if (!a.known || a.t.startsWith('-')) continue;
+      if (a.t.includes('://')) hostsOfUrl(a.t, (h) => col.host(h));
+      else col.host(scpHost(a.t, true));
+    }
+    for (const a of rest) {
+      if (/^--(upload-pack|receive-pack|exec)(=|$)/.test(a.t) || a.t === '-u') unsure(`git ${sub} ${a.t.split('=')[0] ?? ''} runs a program`);
+      if (/^(ext::|fd::)/.test(a.t)) unsure('git remote helper ext:: runs a command');
+    }
+  }
+  if (sub === 'clone') {
+    col.op('write');
+    const pos = parseArgs(rest, 'obcju', ['--origin', '--branch', '--config', '--depth', '--reference', '--separate-git-dir', '--upload-pack', '--template', '--jobs', '--filter']).pos;
+    const dir = pos[1];
+    if (dir) pathOf(dir, sEnv, c, 'write', true);
+    // A local source is read whole.
+    const src = pos[0];
+    if (src?.known && !src.t.includes('://') && !scpHost(src.t, true)) pathOf(src, sEnv, c, 'read', true);
+    for (const o of parseArgs(rest, 'c', ['--config']).opts) if ((o.name === '-c' || o.name === '--config') && o.value?.known && GIT_EXEC_KEY.test(o.value.t)) unsure(`git clone -c ${o.value.t.split('=')[0] ?? ''} can run a command`);
+    return;
+  }
+  // Side doors of the "read" subcommands.
+  for (let k = 0; k < rest.length; k++) {
+    const t = (rest[k] as EW).t;
+    if (t === '--output' || t.startsWith('--output=')) {
+      const f = t === '--output' ? rest[++k] : { ...(rest[k] as EW), t: t.slice(9), tilde: t[9] === '~' };
+      if (f) pathOf(f, sEnv, c, 'write');
+    } else if ((sub === 'checkout-index' || sub === 'read-tree') && (t === '--prefix' || t.startsWith('--prefix='))) {
+      // Every tracked file is written under the prefix (`--prefix=$HOME/` lands a .bashrc on ~/.bashrc).
+      const f = t === '--prefix' ? rest[++k] : { ...(rest[k] as EW), t: t.slice(9), tilde: t[9] === '~' };
+      col.op('write');
+      if (f) pathOf(f, sEnv, c, 'write', true);
+    } else if (sub === 'grep' && (t === '-O' || t.startsWith('-O') || t === '--open-files-in-pager' || t.startsWith('--open-files-in-pager='))) {
+      unsure('git grep -O opens the files in a program of the caller\'s choosing');
+    } else if (t === '--ext-diff' || t === '--textconv') {
+      unsure(`git ${sub} ${t} runs configured programs`);
+    } else if (t.startsWith('--exec=') || t === '--exec' || (sub === 'rebase' && (t === '-x' || t.startsWith('--exec')))) {
+      unsure(`git ${sub} --exec runs a command`);
+    }
+  }
+  if (sub === 'diff' && rest.some((a) => a.t === '--no-index')) {
+    // `git diff --no-index A B` compares two arbitrary paths outside any repository.
+    col.op('read');
+    for (const a of rest) if (a.known && !a.t.startsWith('-')) pathOf(a, sEnv, c, 'read', true);
+    return;
+  }
+  if (sub === 'config' || sub === 'bisect' || sub === 'filter-branch' || sub === 'difftool' || sub === 'mergetool' || sub === 'submodule' && rest.some((a) => a.t === 'foreach')) {
+    if (sub !== 'config' || rest.some((a) => a.known && GIT_EXEC_KEY.test(a.t))) unsure(`git ${sub} can run a command`);
+    if (sub === 'config') gitConfigWrite(rest, sEnv, c);
+  }
+  if (otherRepo && printsContents(sub)) unsure(`git ${sub} reads a repository named by --git-dir or --work-tree`);
+  // Contents printed from the repository's objects (`git show :.env`) are reads of those paths.
+  gitObjectReads(sub, rest, cwd, col);
+  if (sub === 'credential' || sub === 'credential-store' || sub === 'credential-cache') {
+    // Prints stored credentials without naming the files that hold them.
+    col.op('read');
+    for (const f of ['~/.git-credentials', '~/.config/git/credentials']) col.path(f, cwd);
+    col.evasive(`git ${sub} hands out stored credentials`);
+    return;
+  }
+  if (GIT_READ.has(sub)) {
+    col.op('read');
+    return;
+  }
+  if (sub === 'rm' || sub === 'clean') col.op('delete');
+  else if (sub === 'mv') col.op('move');
+  if (!GIT_NETWORK.has(sub) || sub === 'pull' || sub === 'submodule') col.op('write');
+  if (sub === 'rm' || sub === 'mv' || sub === 'add' || sub === 'checkout' || sub === 'restore') {
+    for (const a of parseArgs(rest, 'm', []).pos) pathOf(a, sEnv, c);
+  }
+}
+
+function pkgManager(netSubs: string[]): Handler {
+  return (args, env, c, feed) => {
+    const i = args.findIndex((a) => !a.t.startsWith('-'));
+    const sub = args[i]?.t ?? '';
+    if (netSubs.includes(sub)) {
+      c.col.op('network');
+      c.col.op('write');
+    }
+    // `npm exec -c CMD`, `npm exec -- CMD`, `yarn exec CMD`, `pnpm exec CMD`: a command to judge.
+    if (sub === 'exec' || sub === 'x' || sub === 'dlx') {
+      const rest = args.slice(i + 1);
+      for (let k = 0; k < rest.length; k++) {
+        const t = (rest[k] as EW).t;
+        const v = t === '-c' || t === '--call' ? rest[++k] : t.startsWith('--call=') ? literalEW(t.slice(7)) : undefined;
+        if (v) {
+          if (!v.known) c.col.evasive(`${sub} -c on a computed string`);
+          else if (env.depth < MAX_DEPTH) nested(v.t, env, c);
+          return;
+        }
+        if (t === '--') return runRest(rest.slice(k + 1), env, c, feed);
+        if (t.startsWith('-')) {
+          if (/^--(package|workspace|filter|shell)$/.test(t) || t === '-p' || t === '-w') k++;
+          continue;
+        }
+        return runRest(rest.slice(k), env, c, feed);
+      }
+    }
+  };
+}
+
+const NET_PKG = ['install', 'i', 'add', 'ci', 'update', 'upgrade', 'publish', 'download', 'fetch', 'pull', 'push', 'clone', 'get', 'exec', 'dlx', 'create', 'init'];
+
+/** npx/pnpx: `-c CMD` is shell code; otherwise a package is fetched and run. */
+function npx(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('network');
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    const v = t === '-c' || t === '--call' ? args[++i] : t.startsWith('--call=') ? literalEW(t.slice(7)) : undefined;
+    if (!v) continue;
+    if (!v.known) c.col.evasive('npx -c on a computed string');
+    else if (env.depth < MAX_DEPTH) nested(v.t, env, c);
+  }
+}
+
+/** make: `-f FILE` is the makefile (its recipes are shell code); `-f /dev/stdin` is unsure. */
+function make(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'fCIjlo', ['--file', '--makefile', '--directory', '--include-dir', '--jobs', '--load-average', '--old-file', '--eval']);
+  for (const f of optVals(p, '-f', '--file', '--makefile')) {
+    if (f.known && STDIN_SCRIPT.test(f.t)) c.col.evasive('make reads its makefile from its input');
+    else pathOf(f, env, c, 'read');
+  }
+  for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, 'read');
+  unknownProgram(p.pos, env, c);
+}
+
+/**
+ * Build tools, compilers, test runners and linters: they read and write the files they are given
+ * (and run the project's code, as documented), which is what they are known to do — not unsure.
+ */
+function devTool(args: EW[], env: Env, c: Ctx): void {
+  unknownProgram(args, env, c);
+}
+
+const DEV_TOOLS = [
+  'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
+  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle',
+  'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
+  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'helm', 'gradlew', 'mvnw',
+];
+
+/** docker/podman: `-v SRC:DST` and `--mount source=SRC` give the container a host folder, whole. */
+function container(netSubs: string[]): Handler {
+  const pm = pkgManager(netSubs);
+  return (args, env, c, feed, name) => {
+    pm(args, env, c, feed, name);
+    // The registry an image comes from or goes to is its first component when that looks like a
+    // host (`127.0.0.1:5000/x`, `registry.example/x`, `localhost/x`); `login` names it alone.
+    const words = args.filter((a) => !a.t.startsWith('-'));
+    const sub = words[0]?.t;
+    const ref = words[1];
+    if ((sub === 'pull' || sub === 'push' || sub === 'login') && ref?.known) {
+      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? (ref.t.split('/')[0] as string) : '';
+      if (first && (sub === 'login' || /[.:]/.test(first) || first === 'localhost')) {
+        c.col.op('network');
+        c.col.host(hostOfTarget(first.includes('://') ? first : first.replace(/:\d+$/, '')));
+      }
+    }
+    for (let i = 0; i < args.length; i++) {
+      const t = (args[i] as EW).t;
+      let spec: string | undefined;
+      if (t === '-v' || t === '--volume' || t === '--mount') spec = args[++i]?.t;
+      else if (t.startsWith('--volume=') || t.startsWith('--mount=')) spec = t.slice(t.indexOf('=') + 1);
+      else if (t.startsWith('-v') && t.length > 2) spec = t.slice(2);
+      if (spec === undefined) continue;
+      const src = t.includes('mount') ? /(?:^|,)(?:source|src)=([^,]+)/.exec(spec)?.[1] : spec.split(':')[0];
+      if (src && (src.startsWith('/') || src.startsWith('~') || src.startsWith('.'))) {
+        c.col.op('read');
+        c.col.op('write');
+        pathOf(literalEW(src), env, c, undefined, true);
+      }
+    }
+    if (args.some((a) => a.t === '--privileged' || a.t.startsWith('--pid=host') || a.t.startsWith('--cap-add') || a.t.includes('docker.sock'))) c.col.evasive(`${name} gives a container the host`);
+  };
+}
+
+interface Lang {
+  /** Named in the evasive reason: "inline python code". */
+  label: string;
+  /** Short options whose value is the program text (`-c`, `-e`, `-r`). */
+  code: string;
+  /** Long options whose value is the program text. */
+  longCode?: string[];
+  /** Short options that take the next word (or the rest of the bundle) as a value. */
+  value?: string;
+  /** Long options that take the next word as a value. */
+  longValue?: string[];
+  /** Runs a module instead of a file (`python -m`). */
+  module?: string;
+}
+
+const SHELL_LANG: Lang = { label: 'shell', code: 'c', value: 'oO', longValue: ['--rcfile', '--init-file'] };
+
+const PYTHON: Lang = { label: 'python', code: 'c', value: 'WXQ', module: 'm' };
+
+const PERL: Lang = { label: 'perl', code: 'eE', value: 'MmIidDxlC0V' };
+
+const RUBY: Lang = { label: 'ruby', code: 'e', value: 'IrCxFKTEWi0l' };
+
+const NODE: Lang = { label: 'node', code: 'ep', longCode: ['--eval', '--print'], value: 'rC', longValue: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--env-file', '--title'] };
+
+const LANGS: Record<string, Lang> = {
+  python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON,
+  perl: PERL, ruby: RUBY, node: NODE, nodejs: NODE, bun: { ...NODE, label: 'bun' },
+  php: { label: 'php', code: 'rBRE', value: 'cdfz' },
+  lua: { label: 'lua', code: 'e', value: 'l' },
+  osascript: { label: 'AppleScript', code: 'e', value: 'ls' },
+  expect: { label: 'Tcl (expect)', code: 'c', value: 'bfi' }, tclsh: { label: 'Tcl', code: '', value: '' }, wish: { label: 'Tcl', code: '', value: '' },
+};
+
+/** Script names that are the process's standard input (`sh /dev/stdin`, `bash /proc/self/fd/0`). */
+const STDIN_SCRIPT = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
+
+function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  const interp = INTERPRETERS.has(name) || Object.hasOwn(LANGS, name);
+  const lang = LANGS[name] ?? SHELL_LANG;
+  let i = 0;
+  let code: EW | null = null;
+  let hasCode = false;
+  let module = false;
+  let stdin = false;
+  outer: for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') { i++; break; }
+    if (t === '-') { stdin = true; i++; break; }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=');
+      const opt = eq > 0 ? t.slice(0, eq) : t;
+      if (lang.longCode?.includes(opt)) {
+        hasCode = true;
+        code = eq > 0 ? { ...a, t: t.slice(eq + 1) } : (args[i + 1] ?? null);
+        i += eq > 0 ? 1 : 2;
+        break;
+      }
+      if (eq < 0 && lang.longValue?.includes(opt)) {
+        const v = args[++i];
+        if (v && (opt === '--rcfile' || opt === '--init-file')) pathOf(v, env, c, 'read');
+      }
+      continue;
+    }
+    if (t.length > 1 && (t[0] === '-' || (t[0] === '+' && !interp))) {
+      for (let j = 1; j < t.length; j++) {
+        const ch = t[j] as string;
+        if (lang.code.includes(ch)) {
+          hasCode = true;
+          const restOf = t.slice(j + 1);
+          code = restOf && interp ? { ...a, t: restOf } : (args[i + 1] ?? null);
+          i += restOf && interp ? 1 : 2;
+          break outer;
+        }
+        if (lang.module?.includes(ch)) { module = true; i++; break outer; }
+        if (!interp && ch === 's') stdin = true;
+        if (lang.value?.includes(ch)) {
+          if (j === t.length - 1) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    break;
+  }
+  const rest = args.slice(i);
+  if (hasCode) {
+    if (interp) {
+      if (code?.known) inlineCode(code.t, lang.label, env, c);
+      else c.col.evasive(`inline ${lang.label} code built at run time`);
+      // The words after the code are its arguments: what the code does with them is not known.
+      unknownProgram(rest, env, c);
+      // `perl -ne CODE FILE…` and `ruby -ne` read their file arguments line by line.
+      if (lang === PERL || lang === RUBY) for (const a of rest) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
+      return;
+    }
+    if (!code) return;
+    if (!code.known) {
+      c.col.evasive(`${name} -c on a computed string`);
+      return;
+    }
+    if (env.depth >= MAX_DEPTH) { c.col.evasive('shell nesting too deep to analyse'); return; }
+    // `sh -c 'cat "$1"' _ FILE`: the words after the code are $0, $1, … inside it.
+    const vars = new Map(env.vars);
+    const value = (a: EW): string => (a.tilde ? expandHome(a.t, c.home) : a.t);
+    rest.forEach((a, k) => { if (a.known) vars.set(String(k), value(a)); });
+    const params = rest.slice(1);
+    if (params.length === 1 && params[0]?.known) {
+      vars.set('@', value(params[0]));
+      vars.set('*', value(params[0]));
+    }
+    nested(code.t, { ...env, vars }, c);
+    return;
+  }
+  if (module) {
+    // `-m pytest …` or `-mpytest …`.
+    const attached = args[i - 1]?.t.replace(/^-[A-Za-z]*m/, '') ?? '';
+    const m = attached || rest[0]?.t || '';
+    pythonModule(m, attached ? rest : rest.slice(1), env, c);
+    return;
+  }
+  const script = stdin ? undefined : rest[0];
+  if (script && !(script.known && STDIN_SCRIPT.test(script.t))) {
+    // A script file: read and run. `bash <(curl …)` runs a download.
+    if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
+    else {
+      pathOf(script, env, c, 'read');
+      c.col.program(script.t, script.tilde, env.cwd);
+      if (!interp) runWritten(script, env, c);
+    }
+    // `node x.js ~/.ssh/id_rsa`: what the script does with its arguments is not known.
+    unknownProgram(rest.slice(1), env, c);
+    return;
+  }
+  // The program comes from standard input: a pipe, a here-document, a redirected file.
+  const here = feed.redirects.find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
+  if (feed.upstream) c.col.evasive(pipeReason(feed.upstream, env, c));
+  else if (here) {
+    if (interp) {
+      c.col.evasive(`inline ${lang.label} code`);
+      if (here.body) scanCode(here.body, env, c);
+    }
+  } else if (feed.redirects.some((r) => r.op === '<' || r.op === '<>')) c.col.evasive(`${interp ? lang.label : 'a shell'} reads its program from a redirected file`);
+  else if (script) c.col.evasive(`${interp ? lang.label : 'a shell'} runs its standard input`);
+}
+
+/**
+ * Inline code in another language (`python3 -c`, `node -e`, `perl -ne`): not analysed, so unsure.
+ * What it visibly names is still reported: quoted absolute or `~` paths as read and written, URLs
+ * as hosts contacted.
+ */
+function inlineCode(code: string, label: string, env: Env, c: Ctx): void {
+  c.col.evasive(`inline ${label} code`);
+  scanCode(code, env, c);
+}
+
+const QUOTED_PATH_RE = /(['"`])((?:~|\/)[^'"`\n]*)\1/g;
+
+function scanCode(code: string, env: Env, c: Ctx): void {
+  if (code.length > 65536) code = code.slice(0, 65536);
+  QUOTED_PATH_RE.lastIndex = 0;
+  for (let m = QUOTED_PATH_RE.exec(code); m; m = QUOTED_PATH_RE.exec(code)) {
+    const t = m[2] as string;
+    if (t === '/' && m[1] === '/') continue;
+    c.col.op('read');
+    c.col.op('write');
+    const f = fileUrlPath(t);
+    c.col.shellPath(f ?? t, t[0] === '~', env.cwd);
+  }
+  const before = c.col.hosts.length;
+  hostsInText(code, (h) => c.col.host(h));
+  // A quoted IP literal (`socket.create_connection(("127.0.0.1", 7411))`) is a host the code may reach.
+  for (const m of code.matchAll(/(['"])(\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:]*:[0-9a-f.]*)\1/gi)) c.col.host(hostOfTarget(m[2] as string));
+  if (c.col.hosts.length > before) c.col.op('network');
+}
+
+/** Why text piped into a shell cannot be seen through, judged by what produced it. */
+function pipeReason(up: Stage[], env: Env, c: Ctx): string {
+  let reason = 'text piped to a shell';
+  for (const st of up) {
+    if (st.kind !== 'cmd') continue;
+    for (const r of st.redirects) {
+      if ((r.op === '<<' || r.op === '<<-' || r.op === '<<<') && r.body) {
+        if (r.bodyLiteral && env.depth < MAX_DEPTH) nested(r.body, env, c);
+        reason = 'here-document piped to a shell';
+      }
+    }
+    const ws = st.words.map((w) => evalWord(w, env, c).t);
+    const n = commandName(ws[0] ?? '');
+    const flags = ws.slice(1).join(' ');
+    if (n === 'base64' || n === 'base32' || n === 'basenc') {
+      if (/(^|\s)(-\w*[dD]|--decode)/.test(flags)) return 'decoded base64 piped to a shell';
+    } else if (n === 'xxd' && /(^|\s)-\w*r/.test(flags)) return 'decoded hex piped to a shell';
+    else if ((n === 'printf' || n === 'echo') && /\\x[0-9a-f]|\\[0-7]{3}/i.test(flags)) return 'hex-escaped text piped to a shell';
+    else if ((n === 'printf' || n === 'echo') && st === up[up.length - 1] && env.depth < MAX_DEPTH) {
+      // `echo 'rm -rf ~' | sh`: still unsure (the shell reads a pipe), but what it visibly runs counts.
+      const text = printedText(n, expandWords(st.words, env, c), st.redirects);
+      if (text !== undefined) nested(text, env, c);
+    } else if (n === 'curl' || n === 'wget') reason = 'downloaded script piped to a shell';
+    else if (['openssl', 'gunzip', 'zcat', 'gzip', 'rev', 'tr', 'uudecode', 'bzcat', 'xz'].includes(n)) reason = 'decoded text piped to a shell';
+  }
+  return reason;
+}
+
+function interpreterModule(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  shell(name, args, env, c, feed);
+}
+
+/** `python -m MODULE ARGS`: modules known to handle files are judged by their path arguments; others are unsure with them. */
+const PY_MODULES = new Set(['pytest', 'unittest', 'pip', 'venv', 'virtualenv', 'mypy', 'black', 'ruff', 'isort', 'flake8', 'pylint', 'build', 'py_compile', 'compileall', 'json.tool', 'coverage', 'doctest', 'timeit', 'cProfile', 'pdb', 'ensurepip', 'site', 'tox', 'nox']);
+
+function pythonModule(mod: string, rest: EW[], env: Env, c: Ctx): void {
+  if (mod === 'http.server' || mod === 'SimpleHTTPServer' || mod === 'uploadserver') {
+    // Serves a folder whole to anyone who can reach the port.
+    c.col.op('network');
+    const d = rest.findIndex((a) => a.t === '--directory' || a.t === '-d');
+    const dir = d >= 0 ? rest[d + 1] : undefined;
+    if (dir) pathOf(dir, env, c, 'read', true);
+    else c.col.recursivePath('.', env.cwd);
+    return;
+  }
+  if (mod === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
+  // `python -m pytest -p plugin`: the module's own options are judged as the program's.
+  codeOptions(mod, rest, c);
+  unknownProgram(rest, env, c, false, PY_MODULES.has(mod) || mod.startsWith('pip') ? undefined : `python -m ${mod}`);
+}
+
+/** bun: `-e`/`--eval`/`--print` is inline code; otherwise a package manager or a script runner. */
+function bunCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  if (args.some((a) => /^(-e|-p|--eval|--print)(=|$)/.test(a.t))) return shell('bun', args, env, c, feed);
+  pkgManager(NET_PKG)(args, env, c, feed, name);
+  const p = args.filter((a) => !a.t.startsWith('-'));
+  const sub = p[0]?.t ?? '';
+  const file = sub === 'run' || sub === 'x' ? p[1] : NET_PKG.includes(sub) ? undefined : p[0];
+  if (file?.known && /\.(m?[jt]sx?|c[jt]s)$/.test(file.t)) pathOf(file, env, c, 'read');
+}
+
+/** deno: `eval CODE` is inline code; `run FILE|URL` reads or fetches the script. */
+function deno(args: EW[], env: Env, c: Ctx): void {
+  const p = args.filter((a) => !a.t.startsWith('-'));
+  const sub = p[0]?.t ?? '';
+  if (sub === 'eval') {
+    const code = p[1];
+    if (code?.known) inlineCode(code.t, 'deno', env, c);
+    else c.col.evasive('inline deno code built at run time');
+    return;
+  }
+  if (args.some((a) => a.t.startsWith('--allow-net') || a.t === '-A' || a.t === '--allow-all')) c.col.op('network');
+  const file = sub === 'run' || sub === 'test' || sub === 'serve' ? p[1] : undefined;
+  if (!file?.known) return;
+  if (/^[a-z]+:\/\//i.test(file.t)) {
+    c.col.op('network');
+    hostsOfUrl(file.t, (h) => c.col.host(h));
+  } else {
+    pathOf(file, env, c, 'read');
+    c.col.program(file.t, file.tilde, env.cwd);
+  }
+}
+
+/** Runs the rest of the words as a command (`sudo rm …`, `xargs rm`, `timeout 5 curl …`). */
+function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false): Handler {
+  return (args, env, c, feed) => {
+    let i = 0;
+    let skip = skipPos;
+    for (; i < args.length; i++) {
+      const t = (args[i] as EW).t;
+      if (t === '--') { i++; break; }
+      if (t.startsWith('-') && t.length > 1) {
+        const last = t[t.length - 1] as string;
+        if (!t.startsWith('--') && v.includes(last)) i++;
+        else if (lv.includes(t)) i++;
+        continue;
+      }
+      if (stopAtAssign && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
+      if (skip > 0) { skip--; continue; }
+      break;
+    }
+    const rest = args.slice(i);
+    if (rest.length) run(rest, env, c, feed);
+  };
+}
+
+/** Programs that only read the files they are given: `xargs CMD` with one of them needs no operator. */
+const XARGS_READ = new Set([
+  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'stat', 'file', 'md5sum', 'sha1sum', 'sha256sum',
+  'sha512sum', 'cksum', 'b2sum', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'du', 'diff', 'cmp',
+  'nl', 'less', 'more', 'strings', 'od', 'hexdump', 'file', 'true', 'test', '[',
+]);
+
+/** Upstream programs whose output is names inside trees they were judged to walk. */
+const NAME_LISTERS = new Set(['find', 'fd', 'fdfind', 'ls', 'git', 'rg', 'grep', 'ag', 'ack', 'tree']);
+
+/**
+ * xargs runs its command on names read from its input. When that input is visible (`echo a b |
+ * xargs cat`, `xargs cat <<< ~/.ssh/id_rsa`) the names are judged as arguments (each substituted
+ * for the `-I` string); when they come from a walk already judged (`find … | xargs cat`) a reading
+ * command is fine; any other input makes the call unsure.
+ */
+function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  let i = 0;
+  let fromFile = false;
+  let replace: string | null = null;
+  for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') { i++; break; }
+    if (!t.startsWith('-') || t.length < 2) break;
+    if (t === '-a' || t === '--arg-file') {
+      fromFile = true;
+      const f = args[++i];
+      if (f) pathOf(f, env, c, 'read');
+      continue;
+    }
+    if (t.startsWith('--arg-file=')) {
+      fromFile = true;
+      pathOf(literalEW(t.slice(11)), env, c, 'read');
+      continue;
+    }
+    if (t === '-I') { replace = args[++i]?.t ?? null; continue; }
+    if (t.startsWith('-I')) { replace = t.slice(2); continue; }
+    if (t === '-i' || t === '--replace') { replace = '{}'; continue; }
+    if (t.startsWith('--replace=')) { replace = t.slice(10); continue; }
+    if (t.startsWith('-i')) { replace = t.slice(2); continue; }
+    if (t.startsWith('--')) {
+      if (['--max-args', '--max-procs', '--delimiter', '--max-lines', '--max-chars', '--eof', '--process-slot-var'].includes(t)) i++;
+      continue;
+    }
+    const last = t[t.length - 1] as string;
+    if ('anLPsdE'.includes(last) && !/^-[el]/.test(t)) i++;
+  }
+  const cmd = args.slice(i);
+  const words = cmd.length ? cmd : [literalEW('echo')];
+  const name = commandName(words[0]?.t ?? '');
+  const input = fromFile ? null : xargsInput(env, c, feed);
+  const direct: Feed = { upstream: null, redirects: [] };
+  if (input) {
+    if (replace === null) run([...words, ...input], env, c, direct);
+    else for (const item of input.slice(0, 64)) run(words.map((w) => (w.known && w.t.includes(replace as string) ? { ...w, t: w.t.split(replace as string).join(item.t), tilde: false } : w)), env, c, direct);
+    return;
+  }
+  const up = feed.upstream?.[feed.upstream.length - 1];
+  const lister = up?.kind === 'cmd' && NAME_LISTERS.has(commandName(up.words[0]?.text ?? ''));
+  if (!(lister && XARGS_READ.has(name))) c.col.evasive(`xargs runs ${name || 'a command'} on names it reads from its input`);
+  run(replace === null ? words : words.filter((w) => w.t !== replace), env, c, direct);
+}
+
+/** xargs's input when it is visible: `echo`/`printf` words piped in, a here-string, a literal here-document. */
+function xargsInput(env: Env, c: Ctx, feed: Feed): EW[] | null {
+  const items = (text: string): EW[] => text.split(/\s+/).filter(Boolean).map((t) => literalEW(t));
+  for (const r of feed.redirects) {
+    if (r.op === '<<<' && r.target) {
+      const w = evalWord(r.target, env, c);
+      if (!w.known) return null;
+      return items(w.tilde ? expandHome(w.t, c.home) : w.t);
+    }
+    if ((r.op === '<<' || r.op === '<<-') && r.bodyLiteral && r.body !== undefined) return items(r.body);
+  }
+  const up = feed.upstream?.[feed.upstream.length - 1];
+  if (!up || up.kind !== 'cmd' || up.redirects.length) return null;
+  const ws = expandWords(up.words, env, c);
+  const n0 = commandName(ws[0]?.t ?? '');
+  if ((n0 !== 'echo' && n0 !== 'printf') || !ws.slice(1).every((w) => w.known && !w.t.includes('%') && !w.t.includes('\\'))) return null;
+  const out: EW[] = [];
+  for (const w of ws.slice(1)) {
+    if (n0 === 'echo' && /^-[neE]+$/.test(w.t)) continue;
+    out.push(...items(w.tilde ? expandHome(w.t, c.home) : w.t));
+  }
+  return out;
+}
+
+/** `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [-S 'CMD ARGS'] CMD…`: judged as the command it runs. */
+function envCmd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  let cur = env;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t === '--') return runRest(args.slice(i + 1), cur, c, feed);
+    let split: EW | null | undefined = null;
+    if (t === '-S' || t === '--split-string') split = args[++i];
+    else if (t.startsWith('--split-string=')) split = { ...a, t: t.slice(15) };
+    else if (/^-[iv0]*S./.test(t)) split = { ...a, t: t.slice(t.indexOf('S') + 1) };
+    if (split !== null) {
+      if (!split) return;
+      if (!split.known || /['"\\$]/.test(split.t)) c.col.evasive('env -S splits a string into a command');
+      const words = split.known ? split.t.split(/[ \t\n]+/).filter(Boolean).map(literalEW) : [];
+      return envCmd([...words, ...args.slice(i + 1)], cur, c, feed);
+    }
+    if (t === '-u' || t === '--unset') { i++; continue; }
+    if (t === '-C' || t === '--chdir') {
+      const d = args[++i];
+      if (d?.known) cur = { ...cur, cwd: c.col.shellPath(d.t, d.tilde, cur.cwd) ?? cur.cwd };
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+      // `env NODE_OPTIONS=… npm test` sets it as surely as `NODE_OPTIONS=… npm test`.
+      const why = codeVarReason(t.slice(0, t.indexOf('=')));
+      if (why) c.col.evasive(why);
+      continue;
+    }
+    return runRest(args.slice(i), cur, c, feed);
+  }
+}
+
+/** su/runuser/sg: `-c CMD` is shell code; `runuser -u USER CMD…` runs CMD. */
+function suLike(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  let code = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    let v: EW | undefined;
+    if (t === '-c' || t === '--command' || t === '--session-command') v = args[++i];
+    else if (t.startsWith('--command=') || t.startsWith('--session-command=')) v = { ...a, t: t.slice(t.indexOf('=') + 1) };
+    else if (/^-[a-z]*c$/.test(t) && t !== '-c') v = args[++i];
+    else if ((t === '-u' || t === '--user') && name === 'runuser') {
+      let j = i + 2;
+      if (args[j]?.t === '--') j++;
+      return runRest(args.slice(j), env, c, feed);
+    } else if (t === '-s' || t === '--shell' || t === '-g' || t === '--group' || t === '-G' || t === '--supp-group' || t === '-w') i++;
+    if (v === undefined) continue;
+    code = true;
+    if (!v.known) c.col.evasive(`${name} -c on a computed string`);
+    else if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+    else nested(v.t, env, c);
+  }
+  if (!code && name === 'sg') {
+    const rest = args.filter((a) => !a.t.startsWith('-')).slice(1);
+    if (rest[0]?.known) nested(rest.map((a) => a.t).join(' '), env, c);
+  }
+}
+
+/** `script [-q] [-c CMD] [FILE]`: CMD is shell code, FILE the transcript written. */
+function scriptCmd(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'cTIOBEmo', ['--command', '--log-timing', '--log-in', '--log-out', '--log-io', '--echo', '--logging-format', '--output-limit']);
+  for (const v of optVals(p, '-c', '--command')) {
+    if (!v.known) c.col.evasive('script -c on a computed string');
+    else if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+    else nested(v.t, env, c);
+  }
+  for (const v of optVals(p, '-T', '--log-timing', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io')) pathOf(v, env, c, 'write');
+  for (const f of p.pos) if (!(f.known && DEVICE_SINKS.has(f.t))) pathOf(f, env, c, 'write');
+}
+
+/** parallel CMD ::: ARGS — the command runs on the listed arguments, or on names from its input. */
+function parallel(args: EW[], env: Env, c: Ctx): void {
+  const sep = args.findIndex((a) => a.t === ':::' || a.t === '::::' || a.t === ':::+');
+  const cmd = (sep < 0 ? args : args.slice(0, sep)).filter((a) => !a.t.startsWith('-'));
+  if (sep < 0 || args[sep]?.t !== ':::') c.col.evasive('parallel runs commands on names it reads from its input or a file');
+  if (cmd.length) run([...cmd, ...(sep < 0 ? [] : args.slice(sep + 1).filter((a) => !a.t.startsWith(':::')))], env, c, { upstream: null, redirects: [] });
+  else if (sep >= 0) {
+    // No command: each argument is a shell command of its own.
+    c.col.evasive('parallel runs each argument as a shell command');
+    for (const a of args.slice(sep + 1, sep + 65)) if (a.known && !a.t.startsWith(':::') && env.depth < MAX_DEPTH) nested(a.t, env, c);
+  }
+}
+
+/** watch runs its arguments through `sh -c` again and again (unless `-x`). */
+function watch(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  const p = parseArgs(args, 'nd', ['--interval', '--differences']);
+  if (!p.pos.length) return;
+  if (has(p, '-x', '--exec')) return run(p.pos, env, c, feed);
+  c.col.evasive('watch runs its command through sh -c, over and over');
+  if (p.pos.every((a) => a.known) && env.depth < MAX_DEPTH) nested(p.pos.map((a) => a.t).join(' '), env, c);
+}
+
+/** sudo, doas, su, runuser, pkexec: a command run as another user (root) always needs an operator. */
+function asUser(inner: Handler): Handler {
+  return (args, env, c, feed, name) => {
+    c.col.evasive(`${name} runs a command as another user`);
+    inner(args, env, c, feed, name);
+  };
+}
+
+/** at/batch run shell code later: a literal here-document or here-string is analysed; other input is unsure. */
+function atCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
+  if (args.some((a) => /^-[lrdc]$/.test(a.t)) || name === 'atq' || name === 'atrm') return;
+  const f = args.findIndex((a) => a.t === '-f');
+  if (f >= 0) {
+    const file = args[f + 1];
+    if (file) pathOf(file, env, c, 'read');
+    return;
+  }
+  const here = feed.redirects.find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
+  if (here && here.bodyLiteral && here.body !== undefined && env.depth < MAX_DEPTH) nested(here.body, env, c);
+  else if (feed.upstream) c.col.evasive(pipeReason(feed.upstream, env, c));
+  else c.col.evasive(`${name} runs shell code from its input later`);
+}
+
+/** crontab installs commands that run later, out of Gatehouse's sight. */
+function crontab(args: EW[], env: Env, c: Ctx): void {
+  if (args.some((a) => a.t === '-l')) return;
+  c.col.op('write');
+  c.col.evasive('crontab installs commands that run later');
+  for (const a of args) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
+}
+
+/** systemctl/launchctl/service: starting or enabling a unit runs what the unit file says, out of sight. */
+function serviceCtl(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const sub = args.find((a) => !a.t.startsWith('-'))?.t ?? '';
+  if (/^(start|restart|reload|enable|reenable|edit|link|set-environment|import-environment|load|bootstrap|kickstart|submit|try-restart|reload-or-restart|daemon-reload|preset)$/.test(sub) || name === 'service') {
+    c.col.op('execute');
+    c.col.evasive(`${name} ${sub} runs a service Gatehouse does not see`);
+  }
+  unknownProgram(args, env, c);
+}
+
+/** ssh-keygen: `-f FILE` is read (`-y`, `-l`) and may be written (`-p`, a new key). */
+function sshKeygen(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const p = parseArgs(args, 'abCEfImMNnOPrstVwzZDFRYGKTJjLSuW', []);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-f') {
+      pathOf(o.value, env, c, 'read');
+      c.col.op('write');
+    } else if (o.name === '-s') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-D' || o.name === '-w') {
+      c.col.op('execute');
+      c.col.evasive('ssh-keygen loads a provider library');
+    }
+  }
+  if (!has(p, '-f') && !has(p, '-F', '-R', '-H')) c.col.recursivePath('~/.ssh', env.cwd);
+  for (const a of p.pos) pathOf(a, env, c, 'read');
+}
+
+/** gpg exporting secret keys reads the whole key store (`--homedir`, default ~/.gnupg). */
+function gpg(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const home = args.findIndex((a) => a.t === '--homedir');
+  const dir = home >= 0 ? args[home + 1] : undefined;
+  if (args.some((a) => /^--(export|export-secret-keys|export-secret-subkeys|list-secret-keys|decrypt|sign|clearsign|detach-sign)$|^-[a-zA-Z]*[dsK]$/.test(a.t))) {
+    if (dir) pathOf(dir, env, c, 'read', true);
+    else c.col.recursivePath('~/.gnupg', env.cwd);
+  }
+  unknownProgram(args, env, c);
+}
+
+/** Programs that read a protected store without naming it (`aws configure get`, `pass show`). */
+const IMPLICIT: Record<string, (args: EW[]) => string | null> = {
+  aws: (a) => ((a[0]?.t === 'configure' && /^(get|list|export-credentials)$/.test(a[1]?.t ?? '')) || a[0]?.t === 'sts' || (a[0]?.t === 'ecr' && a[1]?.t === 'get-login-password') ? '~/.aws' : null),
+  az: (a) => (a[0]?.t === 'account' && /^get-access-token$/.test(a[1]?.t ?? '') ? '~/.azure' : null),
+  gh: (a) => (a[0]?.t === 'auth' && (a[1]?.t === 'token' || a.some((w) => w.t === '--show-token' || w.t === '-t')) ? '~/.config/gh' : null),
+  gcloud: (a) => (a.some((w) => /^print-(access|identity)-token$|^config-helper$/.test(w.t)) ? '~/.config/gcloud' : null),
+  kubectl: (a) => (a[0]?.t === 'config' && a[1]?.t === 'view' && a.some((w) => w.t === '--raw' || w.t === '--flatten') ? '~/.kube' : null),
+  pass: (a) => (a[0]?.t !== 'init' && a[0]?.t !== 'version' && a[0]?.t !== 'help' ? '~/.password-store' : null),
+  gopass: () => '~/.password-store',
+  'secret-tool': (a) => (/^(lookup|search)$/.test(a[0]?.t ?? '') ? '~/.local/share/keyrings' : null),
+};
+
+function implicitRead(name: string): Handler {
+  return (args, env, c) => {
+    const tree = IMPLICIT[name]?.(args.filter((a) => !a.t.startsWith('-') || a.t === '--raw' || a.t === '--flatten' || a.t === '--show-token' || a.t === '-t'));
+    if (tree) {
+      c.col.op('read');
+      c.col.recursivePath(tree, env.cwd);
+      // A token printed is a credential handed out, whether or not a rule protects where it lives.
+      c.col.evasive(`${name} hands out a stored credential`);
+    }
+    unknownProgram(args, env, c);
+  };
+}
+
+/** vi/vim/nvim/emacs: write what they open; `-c`, `+CMD`, `--cmd`, `-S`, `--eval` run editor commands. */
+function editor(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const col = c.col;
+  col.op('write');
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    const t = a.t;
+    if (t.startsWith('+') && !/^\+\d*$/.test(t)) {
+      col.op('execute');
+      col.evasive(`${name} runs editor commands given on its command line`);
+    } else if (['-c', '--cmd', '--eval', '-eval', '--execute', '-x', '-batch', '--batch', '-l', '--load', '-f', '--funcall', '--script'].includes(t) || /^--(eval|load|script)=/.test(t)) {
+      col.op('execute');
+      col.evasive(`${name} runs editor commands given on its command line`);
+      if (!t.includes('=') && t !== '-batch' && t !== '--batch') i++;
+    } else if (t === '-S' || t === '-u' || t === '-s' || t === '-i' || t === '-U') {
+      col.op('execute');
+      col.evasive(`${name} runs an editor script from a file`);
+      const f = args[++i];
+      if (f && f.t !== 'NONE' && f.t !== 'NORC') pathOf(f, env, c, 'read');
+    } else if (t === '-W' || t === '-w' || t === '-V') {
+      const f = args[++i];
+      if (f && t !== '-V') pathOf(f, env, c, 'write');
+    } else if (!t.startsWith('-') || !a.known) pathOf(a, env, c, 'write');
+  }
+}
+
+/** man: `-P`/`--pager` and `-H`/`--html` run a program of the caller's choosing; `-l` reads files. */
+function man(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (t === '-P' || t === '--pager' || t.startsWith('--pager=') || (t.startsWith('-P') && t.length > 2) || t.startsWith('-H') || t.startsWith('--html') || t === '-X' || t.startsWith('--gxditview')) {
+      c.col.op('execute');
+      c.col.evasive(`man ${t.split('=')[0] ?? ''} runs a program of the caller's choosing`);
+      if (t === '-P' || t === '--pager') i++;
+    }
+  }
+  if (args.some((a) => a.t === '-l' || a.t === '--local-file')) for (const a of args) if (!a.t.startsWith('-')) pathOf(a, env, c, 'read');
+}
+
+/** gdb: `-ex`/`-x` run debugger commands, which include `shell`. */
+function gdb(args: EW[], env: Env, c: Ctx): void {
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (['-ex', '--ex', '-eval-command', '--eval-command', '-x', '--command', '-iex', '-ix'].includes(t) || /^--?(eval-command|command)=/.test(t)) {
+      c.col.evasive('gdb runs debugger commands given on its command line');
+      if (!t.includes('=')) i++;
+    }
+  }
+  unknownProgram(args, env, c);
+}
+
+/** Any word is the long option (or `--opt=…`), or a short-option bundle holding one of `shorts`. */
+function anyFlag(args: EW[], shorts: string, longs: string[]): boolean {
+  return args.some((a) => longs.some((l) => a.t === l || a.t.startsWith(`${l}=`)) || (shorts !== '' && /^-[^-]/.test(a.t) && [...shorts].some((s) => a.t.includes(s))));
+}
+
+/**
+ * Walks that follow symbolic links, and the options that make them: while such a command records
+ * the folders it walks, the links inside that lead out count as walked too (Collector.followLinks).
+ * A bundle that merely contains the letter inside a value (`grep -eR`) only costs a listing.
+ */
+const FOLLOWS: Record<string, (args: EW[]) => boolean> = {
+  grep: (a) => anyFlag(a, 'R', ['--dereference-recursive']),
+  egrep: (a) => anyFlag(a, 'R', ['--dereference-recursive']),
+  fgrep: (a) => anyFlag(a, 'R', ['--dereference-recursive']),
+  zgrep: (a) => anyFlag(a, 'R', ['--dereference-recursive']),
+  rg: (a) => anyFlag(a, 'L', ['--follow']),
+  ag: (a) => anyFlag(a, 'f', ['--follow']),
+  ack: (a) => anyFlag(a, '', ['--follow']),
+  find: (a) => a.some((w) => w.t === '-L' || w.t === '-follow'),
+  fd: (a) => anyFlag(a, 'L', ['--follow']),
+  fdfind: (a) => anyFlag(a, 'L', ['--follow']),
+  cp: (a) => anyFlag(a, 'L', ['--dereference']),
+  tar: (a) => anyFlag(a, 'h', ['--dereference']) || (a[0] !== undefined && !a[0].t.startsWith('-') && /^[a-zA-Z]*h/.test(a[0].t)),
+  rsync: (a) => anyFlag(a, 'Lk', ['--copy-links', '--copy-dirlinks', '--copy-unsafe-links']),
+  zip: (a) => !anyFlag(a, 'y', ['--symlinks']),
+  du: (a) => anyFlag(a, 'L', ['--dereference']),
+  ls: (a) => anyFlag(a, 'L', ['--dereference']),
+  tree: (a) => anyFlag(a, 'l', []),
+};
+
+/** Shell builtins that change the shell itself, and programs whose words are text, not paths. */
+export const BUILTIN_PROGRAMS: Record<string, Handler> = {
+  ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
+  cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
+  fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
+  enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
+};
+
+/** Programs that read, list, change or remove the files they name. */
+export const FILE_PROGRAMS: Record<string, Handler> = {
+  cat: generic(READ), tac: generic(READ), less: generic(READ), more: generic(READ), nl: generic(READ),
+  head: generic({ ops: ['read'], v: 'nc' }), tail: generic({ ops: ['read'], v: 'ncs' }),
+  ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'], rec: ['-R', '--recursive'], cwd: true }), dir: generic({ ops: ['read'], rec: ['-R', '--recursive'], cwd: true }),
+  tree: generic({ ops: ['read'], v: 'LIPo', rec: true, pathOpts: { '-o': 'write' } }),
+  stat: generic({ ops: ['read'], v: 'c', lv: ['--format', '--printf'] }), file: generic({ ops: ['read'], v: 'mfFeP', pathOpts: { '-f': 'read', '-m': 'read' } }), wc: generic(READ),
+  diff: generic({ ops: ['read'], v: 'xXSIFLCUD', lv: ['--exclude', '--exclude-from', '--label', '--starting-file', '--ignore-matching-lines', '--from-file', '--to-file'], rec: ['-r', '--recursive'], pathOpts: { '-X': 'read', '--exclude-from': 'read', '--from-file': 'read', '--to-file': 'read' } }),
+  cmp: generic(READ), comm: generic(READ),
+  lsattr: generic({ ops: ['read'], rec: ['-R'] }), getfacl: generic({ ops: ['read'], rec: ['-R', '--recursive'] }), ldd: generic(READ), nm: generic(READ), objdump: generic(READ), readelf: generic(READ), size: generic(READ),
+  csplit: generic({ ops: ['read'], v: 'fbn', skip: 0, pathOpts: { '-f': 'write' } }), split: splitCmd,
+  md5sum: generic(READ), sha1sum: generic(READ), sha256sum: generic(READ), sha512sum: generic(READ), cksum: generic(READ), b2sum: generic(READ),
+  readlink: generic(READ), realpath: generic(READ),
+  du: generic({ ops: ['read'], v: 'dBtX', lv: ['--max-depth', '--exclude', '--exclude-from', '--threshold', '--time-style', '--files0-from'], rec: ['-a', '--all'], pathOpts: { '-X': 'read', '--exclude-from': 'read', '--files0-from': 'read' } }),
+  find, dd, tee, fd, fdfind: fd,
+  rm: generic({ ops: ['delete'], rec: ['-r', '-R', '--recursive'] }), rmdir: generic({ ops: ['delete'] }), unlink: generic({ ops: ['delete'] }),
+  shred: (args, env, c) => { c.col.op('write'); generic({ ops: ['delete'], v: 'ns' })(args, env, c, { upstream: null, redirects: [] }, 'shred'); },
+  cp: copyMove('copy'), mv: copyMove('move'), install: copyMove('copy', 'mog'),
+  touch: generic({ ops: ['write'], v: 'dtr', pathOpts: { '-r': 'read' } }), mkdir: generic({ ops: ['write'], v: 'm' }),
+  truncate: generic({ ops: ['write'], v: 'sr' }), mkfifo: generic({ ops: ['write'], v: 'm' }),
+  ln: (args, env, c, feed, name) => {
+    generic({ ops: ['write'], v: 'St', lv: ['--target-directory', '--suffix'] })(args, env, c, feed, name);
+    recordLinks(args, env, c);
+    const p = parseArgs(args, 'St', ['--target-directory', '--suffix']);
+    const dirs = optVals(p, '-t', '--target-directory');
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c);
+  },
+  patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
+  chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
+};
+
+/** Filters, searches and text tools: they read their files; some write an output file or run code of their own. */
+export const TEXT_PROGRAMS: Record<string, Handler> = {
+  fold: generic({ ops: ['read'], v: 'w' }), paste: generic({ ops: ['read'], v: 'd' }), expand: generic({ ops: ['read'], v: 't' }), unexpand: generic({ ops: ['read'], v: 't' }),
+  fmt: generic({ ops: ['read'], v: 'wgp' }), pr: generic({ ops: ['read'], v: 'hwlWoNS' }), join: generic({ ops: ['read'], v: 'aejot12' }), rev: generic(READ),
+  column: generic({ ops: ['read'], v: 'sctoNOEHWRr' }), look: generic({ ops: ['read'], skip: 1, v: 't' }), tsort: generic(READ), sum: generic(READ),
+  base32: generic({ ops: ['read'], v: 'w' }), basenc: generic({ ops: ['read'], v: 'w' }),
+  iconv: generic({ ops: ['read'], v: 'fto', lv: ['--from-code', '--to-code', '--output'], pathOpts: { '-o': 'write', '--output': 'write' } }),
+  shuf: generic({ ops: ['read'], v: 'onie', lv: ['--output', '--head-count', '--input-range', '--random-source'], pathOpts: { '-o': 'write', '--output': 'write', '--random-source': 'read' } }),
+  strings: generic({ ops: ['read'], v: 'nt' }), od: generic({ ops: ['read'], v: 'tNjAw' }), hexdump: generic({ ops: ['read'], v: 'nsef' }),
+  uniq, cut: generic({ ops: ['read'], v: 'dfcb' }),
+  sort, awk, gawk: awk, mawk: awk, nawk: awk, busybox_awk: awk, jq,
+  base64: generic({ ops: ['read'], v: 'w' }), xxd: (args, env, c) => {
+    const p = parseArgs(args, 'cglosn', []);
+    const rev = has(p, '-r');
+    c.col.op('read');
+    p.pos.forEach((a, i) => pathOf(a, env, c, i === 1 ? 'write' : 'read'));
+    if (rev && p.pos.length > 1) c.col.op('write');
+  },
+  grep: grepLike('efmABCdD', ['--regexp', '--file', '--max-count', '--include', '--exclude', '--exclude-dir', '--context']),
+  egrep: grepLike('efmABCdD', []), fgrep: grepLike('efmABCdD', []), zgrep: grepLike('efmABC', []),
+  rg: rgHandler,
+  ag: grepLike('ABCmG', [], true), ack: grepLike('ABCm', [], true),
+  sed,
+};
+
+/** Archivers, compressors, backup and sync tools: folders go in whole, and extracting writes a whole tree. */
+export const ARCHIVE_PROGRAMS: Record<string, Handler> = {
+  zcat: generic(READ), bzcat: generic(READ), xzcat: generic(READ), zless: generic(READ), zmore: generic(READ),
+  tar, cpio, zip, unzip,
+  gzip: compressor, gunzip: compressor, bzip2: compressor, bunzip2: compressor, xz: compressor, unxz: compressor,
+  zstd: compressor, unzstd: compressor, lz4: compressor, brotli: compressor, lzma: compressor, pigz: compressor,
+  '7z': archiver, '7za': archiver, '7zz': archiver, rar: archiver, pax: archiver, rclone: archiver, restic: archiver,
+  borg: archiver, duplicity: archiver, ncdu: archiver, ugrep: archiver, rsnapshot: archiver, bsdtar: archiver, star: archiver,
+};
+
+/** Clients that reach another host: the hosts they name, and the local files they send or save. */
+export const NETWORK_PROGRAMS: Record<string, Handler> = {
+  rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
+  curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
+  ping: firstHost('cisWtlIQpMm'), ping6: firstHost('cisWtlIQ'), traceroute: firstHost('fmpqwzA'), mtr: firstHost('c'), whois: firstHost('hp'),
+  nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
+  host: firstHost('tWcNR'), dig,
+  'ssh-keyscan': firstHost('pTt'),
+};
+
+/** Database and cache clients. */
+export const SERVER_CLIENT_PROGRAMS: Record<string, Handler> = {
+  psql, mysql, mariadb: mysql, 'redis-cli': redisCli, 'valkey-cli': redisCli, mongosh, mongo: mongosh,
+};
+
+/** Version control. */
+export const VCS_PROGRAMS: Record<string, Handler> = { git };
+
+/** Package managers: installing fetches from the network and writes; `exec` runs a command of its own. */
+export const PACKAGE_PROGRAMS: Record<string, Handler> = {
+  pip: pkgManager(NET_PKG), pip3: pkgManager(NET_PKG), uv: pkgManager(['pip', 'add', 'sync', 'run', 'tool']),
+  npm: pkgManager(NET_PKG), pnpm: pkgManager(NET_PKG), yarn: pkgManager([...NET_PKG, '']),
+  npx, pnpx: npx,
+  'apt-get': pkgManager(['install', 'update', 'upgrade', 'download', 'source', 'dist-upgrade']), apt: pkgManager(['install', 'update', 'upgrade']),
+  brew: pkgManager(['install', 'update', 'upgrade', 'tap', 'fetch']), gem: pkgManager(['install', 'update', 'fetch']), cargo: pkgManager(['install', 'add', 'fetch', 'update', 'publish']),
+};
+
+/** Build tools, compilers, test runners, linters and containers. */
+export const BUILD_PROGRAMS: Record<string, Handler> = {
+  make, gmake: make,
+  ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
+  docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
+};
+
+/** Shells and language interpreters: inline code, a script file, or a program read from standard input. */
+export const INTERPRETER_PROGRAMS: Record<string, Handler> = {
+  // Every shell and interpreter run() used to fall back on when no handler claimed the name.
+  ...Object.fromEntries([...SHELLS, ...INTERPRETERS].filter((n) => n !== 'deno' && n !== 'bun').map((n) => [n, interpreterModule])),
+  deno, bun: bunCmd,
+  osascript: (args, env, c, feed) => shell('osascript', args, env, c, feed),
+  // TypeScript runners take node's options and run a script file as node does (`tsx bin/x.ts`).
+  tsx: (args, env, c, feed) => shell('node', args, env, c, feed), 'ts-node': (args, env, c, feed) => shell('node', args, env, c, feed),
+  expect: (args, env, c, feed) => shell('expect', args, env, c, feed), tclsh: (args, env, c, feed) => shell('tclsh', args, env, c, feed), wish: (args, env, c, feed) => shell('wish', args, env, c, feed),
+};
+
+/** Programs that run another command: judged as that command (as another user: always asked). */
+export const WRAPPER_PROGRAMS: Record<string, Handler> = {
+  xargs, parallel, watch,
+  su: asUser(suLike), runuser: asUser(suLike), sg: suLike, script: scriptCmd,
+  sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,
+  nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo'), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
+  stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: (args, env, c, feed, name) => {
+    // `command -v NAME` and `-V` only say what NAME is; nothing runs.
+    if (!/^-p?[vV]/.test(args[0]?.t ?? '')) wrapper('')(args, env, c, feed, name);
+  }, builtin: wrapper(''), exec: wrapper('a'), unbuffer: wrapper(''),
+  // Wrappers that run the rest of their words as a command (after their own options and values).
+  chrt: wrapper('TPD', ['--sched-runtime', '--sched-period', '--sched-deadline'], 1), taskset: wrapper('', [], 1),
+  setpriv: wrapper('', ['--reuid', '--regid', '--ruid', '--rgid', '--euid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--ptracer', '--rlimit']),
+  unshare: wrapper('SGRw', ['--setuid', '--setgid', '--root', '--wd', '--map-user', '--map-group', '--map-users', '--map-groups', '--propagation', '--setgroups']),
+  nsenter: wrapper('tSG', ['--target', '--setuid', '--setgid']), firejail: wrapper(''),
+  'systemd-run': wrapper('puEMHs', ['--property', '--unit', '--setenv', '--uid', '--gid', '--machine', '--host', '--description', '--slice', '--working-directory', '--nice', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property', '--service-type']),
+  prlimit: wrapper('p', ['--pid']), proxychains: wrapper('fq'), proxychains4: wrapper('fq'), torsocks: wrapper('uapP'), tsocks: wrapper(''),
+  faketime: wrapper('f', [], 1), fakeroot: wrapper('lsi'), eatmydata: wrapper(''), ltrace: wrapper('oesnaApu'), valgrind: wrapper(''),
+  'ssh-agent': wrapper('aEPt'), 'dbus-run-session': wrapper(''), 'xvfb-run': wrapper('nsfwe', ['--server-num', '--server-args', '--auth-file', '--error-file']), catchsegv: wrapper(''), chpst: wrapper('ugUl/nLm'),
+  chroot: wrapper('', [], 1), flock: wrapper('wEn', [], 1), setsid: wrapper(''), strace: wrapper('oesp'), busybox: wrapper(''), caffeinate: wrapper('t'),
+};
+
+/** Services and schedulers: what they start runs later or elsewhere, out of Gatehouse's sight. */
+export const SERVICE_PROGRAMS: Record<string, Handler> = {
+  systemctl: serviceCtl, launchctl: serviceCtl, service: serviceCtl,
+  at: atCmd, batch: atCmd, crontab,
+};
+
+/** Key and credential tools: they read a protected store, often without naming it. */
+export const CREDENTIAL_PROGRAMS: Record<string, Handler> = {
+  'ssh-keygen': sshKeygen, gpg, gpg2: gpg,
+  aws: implicitRead('aws'), az: implicitRead('az'), gh: implicitRead('gh'), gcloud: implicitRead('gcloud'), kubectl: (args, env, c, feed, name) => { implicitRead('kubectl')(args, env, c, feed, name); kubeServer(args, env, c, feed, name); },
+  pass: implicitRead('pass'), gopass: implicitRead('gopass'),
+  'secret-tool': implicitRead('secret-tool'),
+};
+
+/** Editors, the manual reader and the debugger: they run commands in a language of their own. */
+export const EDITOR_PROGRAMS: Record<string, Handler> = {
+  vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
+  man, gdb,
+};
+
+/**
+ * Wraps each handler FOLLOWS names so that, while the options make it follow links, the walks it
+ * records follow them too. Fails at load when FOLLOWS names a program no family handles.
+ */
+export function withFollowedLinks(handlers: Record<string, Handler>): void {
+  for (const [name, follows] of Object.entries(FOLLOWS)) {
+    const inner = handlers[name];
+    if (!inner) throw new Error(`FOLLOWS names ${name}, which has no handler`);
+    handlers[name] = (args, env, c, feed, n) => {
+      if (!follows(args)) return inner(args, env, c, feed, n);
+      const before = c.col.followLinks;
+      c.col.followLinks = true;
+      try {
+        return inner(args, env, c, feed, n);
+      } finally {
+        c.col.followLinks = before;
+      }
+    };
+  }
+}
+
+/** Each family's table, by family name (the test checks that no program is in two). */
+export const FAMILIES: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
+  builtins: BUILTIN_PROGRAMS,
+  files: FILE_PROGRAMS,
+  text: TEXT_PROGRAMS,
+  archive: ARCHIVE_PROGRAMS,
+  network: NETWORK_PROGRAMS,
+  'server-clients': SERVER_CLIENT_PROGRAMS,
+  vcs: VCS_PROGRAMS,
+  packages: PACKAGE_PROGRAMS,
+  build: BUILD_PROGRAMS,
+  interpreters: INTERPRETER_PROGRAMS,
+  wrappers: WRAPPER_PROGRAMS,
+  services: SERVICE_PROGRAMS,
+  credentials: CREDENTIAL_PROGRAMS,
+  editors: EDITOR_PROGRAMS,
+};
+
+/**
+ * Program name → handler, for run(). A name two families claim would be judged by whichever came
+ * last, silently: the registry refuses to load instead.
+ */
+export const PROGRAMS: Readonly<Record<string, Handler>> = joinFamilies(FAMILIES);
+
+export function joinFamilies(families: Readonly<Record<string, Readonly<Record<string, Handler>>>>): Record<string, Handler> {
+  const out: Record<string, Handler> = {};
+  const claimedBy = new Map<string, string>();
+  for (const [family, table] of Object.entries(families)) {
+    for (const [name, handler] of Object.entries(table)) {
+      const first = claimedBy.get(name);
+      if (first !== undefined) throw new Error(`programs/${family}.ts and programs/${first}.ts both handle ${name}: keep it in one family`);
+      claimedBy.set(name, family);
+      out[name] = handler;
+    }
+  }
+  withFollowedLinks(out);
+  return out;
+}
