@@ -1,58 +1,20 @@
 // The program table: every family's handlers by program name, and the links they follow.
 // Families not yet in a file of their own (programs/<family>.ts) are still here.
-import type { Operation } from '../../types.js';
 import { gitObjectReads, printsContents, repoOf } from '../git-objects.js';
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsInText, hostsOfUrl, scpHost } from '../hosts.js';
 import { expandHome, normalisePath } from '../paths.js';
 import type { Stage } from '../shell-ir.js';
 import { commandName, INTERPRETERS, SHELLS } from '../shell/command-name.js';
 import { codeOptions, codeVarReason } from '../shell/env-vars.js';
-import { has, optVals, parseArgs, recursive } from '../shell/options.js';
+import { has, optVals, parseArgs } from '../shell/options.js';
 import { pathOf, recordLinks } from '../shell/path-args.js';
 import { DEVICE_SINKS, printedText } from '../shell/redirects.js';
 import { nested, run, runRest, runWritten } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Feed, type Handler, literalEW, MAX_DEPTH, UNKNOWN } from '../shell/types.js';
 import { unknownProgram } from '../shell/unknown-program.js';
 import { evalWord, expandWords, lookup } from '../shell/words.js';
+import { generic, READ } from './generic.js';
 import { statSync } from 'node:fs';
-
-interface Spec {
-  ops: Operation[];
-  /** Short options that take a value. */
-  v?: string;
-  /** Long options that take a separate value. */
-  lv?: string[];
-  /** Leading positionals that are not paths (a pattern, a mode, an owner). */
-  skip?: number;
-  /** Options whose value is a path, and the operation done on it. */
-  pathOpts?: Record<string, Operation>;
-  /** Options that make the command walk its path arguments whole (`-r`, `-R`); `true`: always. */
-  rec?: string[] | true;
-  /** With no path argument the command reads the working folder (`ls`). */
-  cwd?: boolean;
-}
-
-const READ: Spec = { ops: ['read'] };
-
-function generic(spec: Spec): Handler {
-  return (args, env, c) => {
-    for (const o of spec.ops) c.col.op(o);
-    const p = parseArgs(args, spec.v, spec.lv);
-    const tree = recursive(p, spec.rec);
-    let skip = spec.skip ?? 0;
-    for (const a of p.pos) {
-      if (skip > 0) {
-        skip--;
-        continue;
-      }
-      pathOf(a, env, c, spec.ops[0], tree);
-    }
-    // `ls -R`, `tree`, `du -a` with no path walk the working folder; `ls` alone lists it.
-    if (tree && !p.pos.length && spec.ops[0] === 'read') c.col.recursivePath('.', env.cwd);
-    else if (spec.cwd && !p.pos.length) pathOf(literalEW('.'), env, c, 'read');
-    if (spec.pathOpts) for (const o of p.opts) { const op = spec.pathOpts[o.name]; if (op && o.value) pathOf(o.value, env, c, op); }
-  };
-}
 
 function cd(args: EW[], env: Env, c: Ctx): void {
   const p = parseArgs(args);
