@@ -17,6 +17,7 @@ import { ARCHIVE_PROGRAMS } from './archive.js';
 import { FILE_PROGRAMS } from './files.js';
 import { generic } from './generic.js';
 import { NETWORK_PROGRAMS } from './network.js';
+import { kubeServer, SERVER_CLIENT_PROGRAMS } from './server-clients.js';
 import { TEXT_PROGRAMS } from './text.js';
 
 function cd(args: EW[], env: Env, c: Ctx): void {
@@ -94,55 +95,6 @@ const NO_FILE_PROGRAMS = [
   'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
   'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
-
-/**
- * Database, cache and cluster clients: the server they reach is named by an option (`psql -h`,
- * `mysql --host=`, `redis-cli -h`, `kubectl --server`), a URL (`mongosh mongodb://…`, `redis-cli -u`)
- * or a libpq conninfo string (`psql "host=… dbname=…"`). Files they read or write (`psql -f`,
- * `--kubeconfig`) are judged as an unknown program's path-like arguments.
- */
-function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: string[] = [], firstIsAddress = false): Handler {
-  return (args, env, c, _feed, name) => {
-    const col = c.col;
-    const p = parseArgs(args, v, lv);
-    const reach = (h: string | null): void => {
-      col.op('network');
-      col.host(h);
-    };
-    for (const h of optVals(p, ...hostOpts)) {
-      if (!h.known) {
-        col.op('network');
-        col.evasive(`${name}: a server address Gatehouse cannot read`);
-      } else if (!h.t.startsWith('/')) for (const one of h.t.split(',')) reach(hostOfTarget(one.trim()));
-    }
-    const words = [...optVals(p, ...urlOpts), ...p.pos];
-    for (const w of words) {
-      if (!w.known) continue;
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(w.t)) {
-        col.op('network');
-        // mongodb://a:1,b:2/db names several hosts in one authority.
-        const auth = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(w.t)?.[1] ?? '';
-        if (auth.includes(',')) for (const one of auth.split(',')) reach(hostOfTarget(one));
-        else hostsOfUrl(w.t, (h) => col.host(h));
-      }
-      for (const m of w.t.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^\s']+)/gi)) for (const one of (m[1] as string).split(',')) if (!one.startsWith('/')) reach(hostOfTarget(one));
-    }
-    const first = p.pos[0];
-    if (firstIsAddress && first?.known && !first.t.includes('://') && !/\.(js|mjs|cjs)$/i.test(first.t) && /^[a-z0-9_.:%[\]-]+(\/|$)/i.test(first.t)
-) reach(hostOfTarget(first.t.split('/')[0] as string));
-    unknownProgram(args, env, c);
-  };
-}
-
-const psql = serverClient('cdfhLoPpUvTFR', ['--command', '--dbname', '--file', '--host', '--log-file', '--output', '--port', '--pset', '--username', '--variable', '--set', '--field-separator', '--record-separator', '--table-attr'], ['-h', '--host'], ['-d', '--dbname']);
-
-const mysql = serverClient('huPDeS', ['--host', '--user', '--port', '--database', '--execute', '--socket'], ['-h', '--host']);
-
-const redisCli = serverClient('hpaunsri', [], ['-h'], ['-u']);
-
-const mongosh = serverClient('up', ['--host', '--port', '--username', '--password', '--eval', '--file', '--authenticationDatabase'], ['--host'], [], true);
-
-const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
 
 const GIT_NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'archive']);
 
@@ -1045,11 +997,6 @@ export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
-};
-
-/** Database and cache clients. */
-export const SERVER_CLIENT_PROGRAMS: Record<string, Handler> = {
-  psql, mysql, mariadb: mysql, 'redis-cli': redisCli, 'valkey-cli': redisCli, mongosh, mongo: mongosh,
 };
 
 /** Version control. */
