@@ -1,6 +1,5 @@
 // The program table: every family's handlers by program name, and the links they follow.
 // Families not yet in a file of their own (programs/<family>.ts) are still here.
-import { hostOfTarget } from '../hosts.js';
 import { expandHome } from '../paths.js';
 import { commandName } from '../shell/command-name.js';
 import { codeVarReason } from '../shell/env-vars.js';
@@ -12,11 +11,12 @@ import { type Ctx, type Env, type EW, type Feed, type Handler, literalEW, MAX_DE
 import { unknownProgram } from '../shell/unknown-program.js';
 import { evalWord, expandWords, lookup } from '../shell/words.js';
 import { ARCHIVE_PROGRAMS } from './archive.js';
+import { BUILD_PROGRAMS } from './build.js';
 import { FILE_PROGRAMS } from './files.js';
 import { generic } from './generic.js';
-import { INTERPRETER_PROGRAMS, pipeReason, STDIN_SCRIPT } from './interpreters.js';
+import { INTERPRETER_PROGRAMS, pipeReason } from './interpreters.js';
 import { NETWORK_PROGRAMS } from './network.js';
-import { PACKAGE_PROGRAMS, pkgManager } from './packages.js';
+import { PACKAGE_PROGRAMS } from './packages.js';
 import { kubeServer, SERVER_CLIENT_PROGRAMS } from './server-clients.js';
 import { TEXT_PROGRAMS } from './text.js';
 import { VCS_PROGRAMS } from './vcs.js';
@@ -96,67 +96,6 @@ const NO_FILE_PROGRAMS = [
   'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
   'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
-
-/** make: `-f FILE` is the makefile (its recipes are shell code); `-f /dev/stdin` is unsure. */
-function make(args: EW[], env: Env, c: Ctx): void {
-  const p = parseArgs(args, 'fCIjlo', ['--file', '--makefile', '--directory', '--include-dir', '--jobs', '--load-average', '--old-file', '--eval']);
-  for (const f of optVals(p, '-f', '--file', '--makefile')) {
-    if (f.known && STDIN_SCRIPT.test(f.t)) c.col.evasive('make reads its makefile from its input');
-    else pathOf(f, env, c, 'read');
-  }
-  for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, 'read');
-  unknownProgram(p.pos, env, c);
-}
-
-/**
- * Build tools, compilers, test runners and linters: they read and write the files they are given
- * (and run the project's code, as documented), which is what they are known to do — not unsure.
- */
-function devTool(args: EW[], env: Env, c: Ctx): void {
-  unknownProgram(args, env, c);
-}
-
-const DEV_TOOLS = [
-  'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
-  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle',
-  'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
-  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'helm', 'gradlew', 'mvnw',
-];
-
-/** docker/podman: `-v SRC:DST` and `--mount source=SRC` give the container a host folder, whole. */
-function container(netSubs: string[]): Handler {
-  const pm = pkgManager(netSubs);
-  return (args, env, c, feed, name) => {
-    pm(args, env, c, feed, name);
-    // The registry an image comes from or goes to is its first component when that looks like a
-    // host (`127.0.0.1:5000/x`, `registry.example/x`, `localhost/x`); `login` names it alone.
-    const words = args.filter((a) => !a.t.startsWith('-'));
-    const sub = words[0]?.t;
-    const ref = words[1];
-    if ((sub === 'pull' || sub === 'push' || sub === 'login') && ref?.known) {
-      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? (ref.t.split('/')[0] as string) : '';
-      if (first && (sub === 'login' || /[.:]/.test(first) || first === 'localhost')) {
-        c.col.op('network');
-        c.col.host(hostOfTarget(first.includes('://') ? first : first.replace(/:\d+$/, '')));
-      }
-    }
-    for (let i = 0; i < args.length; i++) {
-      const t = (args[i] as EW).t;
-      let spec: string | undefined;
-      if (t === '-v' || t === '--volume' || t === '--mount') spec = args[++i]?.t;
-      else if (t.startsWith('--volume=') || t.startsWith('--mount=')) spec = t.slice(t.indexOf('=') + 1);
-      else if (t.startsWith('-v') && t.length > 2) spec = t.slice(2);
-      if (spec === undefined) continue;
-      const src = t.includes('mount') ? /(?:^|,)(?:source|src)=([^,]+)/.exec(spec)?.[1] : spec.split(':')[0];
-      if (src && (src.startsWith('/') || src.startsWith('~') || src.startsWith('.'))) {
-        c.col.op('read');
-        c.col.op('write');
-        pathOf(literalEW(src), env, c, undefined, true);
-      }
-    }
-    if (args.some((a) => a.t === '--privileged' || a.t.startsWith('--pid=host') || a.t.startsWith('--cap-add') || a.t.includes('docker.sock'))) c.col.evasive(`${name} gives a container the host`);
-  };
-}
 
 /** Runs the rest of the words as a command (`sudo rm …`, `xargs rm`, `timeout 5 curl …`). */
 function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false): Handler {
@@ -549,13 +488,6 @@ export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
-};
-
-/** Build tools, compilers, test runners, linters and containers. */
-export const BUILD_PROGRAMS: Record<string, Handler> = {
-  make, gmake: make,
-  ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
-  docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
 };
 
 /** Programs that run another command: judged as that command (as another user: always asked). */
