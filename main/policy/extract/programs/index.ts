@@ -10,10 +10,11 @@ import { ARCHIVE_PROGRAMS } from './archive.js';
 import { BUILD_PROGRAMS } from './build.js';
 import { FILE_PROGRAMS } from './files.js';
 import { generic } from './generic.js';
-import { INTERPRETER_PROGRAMS, pipeReason } from './interpreters.js';
+import { INTERPRETER_PROGRAMS } from './interpreters.js';
 import { NETWORK_PROGRAMS } from './network.js';
 import { PACKAGE_PROGRAMS } from './packages.js';
 import { kubeServer, SERVER_CLIENT_PROGRAMS } from './server-clients.js';
+import { SERVICE_PROGRAMS } from './services.js';
 import { TEXT_PROGRAMS } from './text.js';
 import { VCS_PROGRAMS } from './vcs.js';
 import { WRAPPER_PROGRAMS } from './wrappers.js';
@@ -93,39 +94,6 @@ const NO_FILE_PROGRAMS = [
   'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
   'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
-
-/** at/batch run shell code later: a literal here-document or here-string is analysed; other input is unsure. */
-function atCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
-  if (args.some((a) => /^-[lrdc]$/.test(a.t)) || name === 'atq' || name === 'atrm') return;
-  const f = args.findIndex((a) => a.t === '-f');
-  if (f >= 0) {
-    const file = args[f + 1];
-    if (file) pathOf(file, env, c, 'read');
-    return;
-  }
-  const here = feed.redirects.find((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<');
-  if (here && here.bodyLiteral && here.body !== undefined && env.depth < MAX_DEPTH) nested(here.body, env, c);
-  else if (feed.upstream) c.col.evasive(pipeReason(feed.upstream, env, c));
-  else c.col.evasive(`${name} runs shell code from its input later`);
-}
-
-/** crontab installs commands that run later, out of Gatehouse's sight. */
-function crontab(args: EW[], env: Env, c: Ctx): void {
-  if (args.some((a) => a.t === '-l')) return;
-  c.col.op('write');
-  c.col.evasive('crontab installs commands that run later');
-  for (const a of args) if (a.known && !a.t.startsWith('-')) pathOf(a, env, c, 'read');
-}
-
-/** systemctl/launchctl/service: starting or enabling a unit runs what the unit file says, out of sight. */
-function serviceCtl(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
-  const sub = args.find((a) => !a.t.startsWith('-'))?.t ?? '';
-  if (/^(start|restart|reload|enable|reenable|edit|link|set-environment|import-environment|load|bootstrap|kickstart|submit|try-restart|reload-or-restart|daemon-reload|preset)$/.test(sub) || name === 'service') {
-    c.col.op('execute');
-    c.col.evasive(`${name} ${sub} runs a service Gatehouse does not see`);
-  }
-  unknownProgram(args, env, c);
-}
 
 /** ssh-keygen: `-f FILE` is read (`-y`, `-l`) and may be written (`-p`, a new key). */
 function sshKeygen(args: EW[], env: Env, c: Ctx): void {
@@ -271,12 +239,6 @@ export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
-};
-
-/** Services and schedulers: what they start runs later or elsewhere, out of Gatehouse's sight. */
-export const SERVICE_PROGRAMS: Record<string, Handler> = {
-  systemctl: serviceCtl, launchctl: serviceCtl, service: serviceCtl,
-  at: atCmd, batch: atCmd, crontab,
 };
 
 /** Key and credential tools: they read a protected store, often without naming it. */
