@@ -1,6 +1,6 @@
 // The program table: every family's handlers by program name, and the links they follow.
 // Families not yet in a file of their own (programs/<family>.ts) are still here.
-import { has, parseArgs } from '../shell/options.js';
+import { parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { nested } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Feed, type Handler, MAX_DEPTH } from '../shell/types.js';
@@ -8,12 +8,13 @@ import { unknownProgram } from '../shell/unknown-program.js';
 import { lookup } from '../shell/words.js';
 import { ARCHIVE_PROGRAMS } from './archive.js';
 import { BUILD_PROGRAMS } from './build.js';
+import { CREDENTIAL_PROGRAMS } from './credentials.js';
 import { FILE_PROGRAMS } from './files.js';
 import { generic } from './generic.js';
 import { INTERPRETER_PROGRAMS } from './interpreters.js';
 import { NETWORK_PROGRAMS } from './network.js';
 import { PACKAGE_PROGRAMS } from './packages.js';
-import { kubeServer, SERVER_CLIENT_PROGRAMS } from './server-clients.js';
+import { SERVER_CLIENT_PROGRAMS } from './server-clients.js';
 import { SERVICE_PROGRAMS } from './services.js';
 import { TEXT_PROGRAMS } from './text.js';
 import { VCS_PROGRAMS } from './vcs.js';
@@ -94,62 +95,6 @@ const NO_FILE_PROGRAMS = [
   'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
   'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
-
-/** ssh-keygen: `-f FILE` is read (`-y`, `-l`) and may be written (`-p`, a new key). */
-function sshKeygen(args: EW[], env: Env, c: Ctx): void {
-  c.col.op('read');
-  const p = parseArgs(args, 'abCEfImMNnOPrstVwzZDFRYGKTJjLSuW', []);
-  for (const o of p.opts) {
-    if (!o.value) continue;
-    if (o.name === '-f') {
-      pathOf(o.value, env, c, 'read');
-      c.col.op('write');
-    } else if (o.name === '-s') pathOf(o.value, env, c, 'read');
-    else if (o.name === '-D' || o.name === '-w') {
-      c.col.op('execute');
-      c.col.evasive('ssh-keygen loads a provider library');
-    }
-  }
-  if (!has(p, '-f') && !has(p, '-F', '-R', '-H')) c.col.recursivePath('~/.ssh', env.cwd);
-  for (const a of p.pos) pathOf(a, env, c, 'read');
-}
-
-/** gpg exporting secret keys reads the whole key store (`--homedir`, default ~/.gnupg). */
-function gpg(args: EW[], env: Env, c: Ctx): void {
-  c.col.op('read');
-  const home = args.findIndex((a) => a.t === '--homedir');
-  const dir = home >= 0 ? args[home + 1] : undefined;
-  if (args.some((a) => /^--(export|export-secret-keys|export-secret-subkeys|list-secret-keys|decrypt|sign|clearsign|detach-sign)$|^-[a-zA-Z]*[dsK]$/.test(a.t))) {
-    if (dir) pathOf(dir, env, c, 'read', true);
-    else c.col.recursivePath('~/.gnupg', env.cwd);
-  }
-  unknownProgram(args, env, c);
-}
-
-/** Programs that read a protected store without naming it (`aws configure get`, `pass show`). */
-const IMPLICIT: Record<string, (args: EW[]) => string | null> = {
-  aws: (a) => ((a[0]?.t === 'configure' && /^(get|list|export-credentials)$/.test(a[1]?.t ?? '')) || a[0]?.t === 'sts' || (a[0]?.t === 'ecr' && a[1]?.t === 'get-login-password') ? '~/.aws' : null),
-  az: (a) => (a[0]?.t === 'account' && /^get-access-token$/.test(a[1]?.t ?? '') ? '~/.azure' : null),
-  gh: (a) => (a[0]?.t === 'auth' && (a[1]?.t === 'token' || a.some((w) => w.t === '--show-token' || w.t === '-t')) ? '~/.config/gh' : null),
-  gcloud: (a) => (a.some((w) => /^print-(access|identity)-token$|^config-helper$/.test(w.t)) ? '~/.config/gcloud' : null),
-  kubectl: (a) => (a[0]?.t === 'config' && a[1]?.t === 'view' && a.some((w) => w.t === '--raw' || w.t === '--flatten') ? '~/.kube' : null),
-  pass: (a) => (a[0]?.t !== 'init' && a[0]?.t !== 'version' && a[0]?.t !== 'help' ? '~/.password-store' : null),
-  gopass: () => '~/.password-store',
-  'secret-tool': (a) => (/^(lookup|search)$/.test(a[0]?.t ?? '') ? '~/.local/share/keyrings' : null),
-};
-
-function implicitRead(name: string): Handler {
-  return (args, env, c) => {
-    const tree = IMPLICIT[name]?.(args.filter((a) => !a.t.startsWith('-') || a.t === '--raw' || a.t === '--flatten' || a.t === '--show-token' || a.t === '-t'));
-    if (tree) {
-      c.col.op('read');
-      c.col.recursivePath(tree, env.cwd);
-      // A token printed is a credential handed out, whether or not a rule protects where it lives.
-      c.col.evasive(`${name} hands out a stored credential`);
-    }
-    unknownProgram(args, env, c);
-  };
-}
 
 /** vi/vim/nvim/emacs: write what they open; `-c`, `+CMD`, `--cmd`, `-S`, `--eval` run editor commands. */
 function editor(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
@@ -239,14 +184,6 @@ export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
-};
-
-/** Key and credential tools: they read a protected store, often without naming it. */
-export const CREDENTIAL_PROGRAMS: Record<string, Handler> = {
-  'ssh-keygen': sshKeygen, gpg, gpg2: gpg,
-  aws: implicitRead('aws'), az: implicitRead('az'), gh: implicitRead('gh'), gcloud: implicitRead('gcloud'), kubectl: (args, env, c, feed, name) => { implicitRead('kubectl')(args, env, c, feed, name); kubeServer(args, env, c, feed, name); },
-  pass: implicitRead('pass'), gopass: implicitRead('gopass'),
-  'secret-tool': implicitRead('secret-tool'),
 };
 
 /** Editors, the manual reader and the debugger: they run commands in a language of their own. */
