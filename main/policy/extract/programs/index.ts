@@ -3,14 +3,13 @@
 import { parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { nested } from '../shell/script.js';
-import { type Ctx, type Env, type EW, type Feed, type Handler, MAX_DEPTH } from '../shell/types.js';
-import { unknownProgram } from '../shell/unknown-program.js';
+import { type Ctx, type Env, type EW, type Handler, MAX_DEPTH } from '../shell/types.js';
 import { lookup } from '../shell/words.js';
 import { ARCHIVE_PROGRAMS } from './archive.js';
 import { BUILD_PROGRAMS } from './build.js';
 import { CREDENTIAL_PROGRAMS } from './credentials.js';
+import { EDITOR_PROGRAMS } from './editors.js';
 import { FILE_PROGRAMS } from './files.js';
-import { generic } from './generic.js';
 import { INTERPRETER_PROGRAMS } from './interpreters.js';
 import { NETWORK_PROGRAMS } from './network.js';
 import { PACKAGE_PROGRAMS } from './packages.js';
@@ -96,58 +95,6 @@ const NO_FILE_PROGRAMS = [
   'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
 
-/** vi/vim/nvim/emacs: write what they open; `-c`, `+CMD`, `--cmd`, `-S`, `--eval` run editor commands. */
-function editor(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
-  const col = c.col;
-  col.op('write');
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as EW;
-    const t = a.t;
-    if (t.startsWith('+') && !/^\+\d*$/.test(t)) {
-      col.op('execute');
-      col.evasive(`${name} runs editor commands given on its command line`);
-    } else if (['-c', '--cmd', '--eval', '-eval', '--execute', '-x', '-batch', '--batch', '-l', '--load', '-f', '--funcall', '--script'].includes(t) || /^--(eval|load|script)=/.test(t)) {
-      col.op('execute');
-      col.evasive(`${name} runs editor commands given on its command line`);
-      if (!t.includes('=') && t !== '-batch' && t !== '--batch') i++;
-    } else if (t === '-S' || t === '-u' || t === '-s' || t === '-i' || t === '-U') {
-      col.op('execute');
-      col.evasive(`${name} runs an editor script from a file`);
-      const f = args[++i];
-      if (f && f.t !== 'NONE' && f.t !== 'NORC') pathOf(f, env, c, 'read');
-    } else if (t === '-W' || t === '-w' || t === '-V') {
-      const f = args[++i];
-      if (f && t !== '-V') pathOf(f, env, c, 'write');
-    } else if (!t.startsWith('-') || !a.known) pathOf(a, env, c, 'write');
-  }
-}
-
-/** man: `-P`/`--pager` and `-H`/`--html` run a program of the caller's choosing; `-l` reads files. */
-function man(args: EW[], env: Env, c: Ctx): void {
-  c.col.op('read');
-  for (let i = 0; i < args.length; i++) {
-    const t = (args[i] as EW).t;
-    if (t === '-P' || t === '--pager' || t.startsWith('--pager=') || (t.startsWith('-P') && t.length > 2) || t.startsWith('-H') || t.startsWith('--html') || t === '-X' || t.startsWith('--gxditview')) {
-      c.col.op('execute');
-      c.col.evasive(`man ${t.split('=')[0] ?? ''} runs a program of the caller's choosing`);
-      if (t === '-P' || t === '--pager') i++;
-    }
-  }
-  if (args.some((a) => a.t === '-l' || a.t === '--local-file')) for (const a of args) if (!a.t.startsWith('-')) pathOf(a, env, c, 'read');
-}
-
-/** gdb: `-ex`/`-x` run debugger commands, which include `shell`. */
-function gdb(args: EW[], env: Env, c: Ctx): void {
-  for (let i = 0; i < args.length; i++) {
-    const t = (args[i] as EW).t;
-    if (['-ex', '--ex', '-eval-command', '--eval-command', '-x', '--command', '-iex', '-ix'].includes(t) || /^--?(eval-command|command)=/.test(t)) {
-      c.col.evasive('gdb runs debugger commands given on its command line');
-      if (!t.includes('=')) i++;
-    }
-  }
-  unknownProgram(args, env, c);
-}
-
 /** Any word is the long option (or `--opt=…`), or a short-option bundle holding one of `shorts`. */
 function anyFlag(args: EW[], shorts: string, longs: string[]): boolean {
   return args.some((a) => longs.some((l) => a.t === l || a.t.startsWith(`${l}=`)) || (shorts !== '' && /^-[^-]/.test(a.t) && [...shorts].some((s) => a.t.includes(s))));
@@ -184,12 +131,6 @@ export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
-};
-
-/** Editors, the manual reader and the debugger: they run commands in a language of their own. */
-export const EDITOR_PROGRAMS: Record<string, Handler> = {
-  vi: editor, vim: editor, nvim: editor, view: editor, ex: editor, gvim: editor, emacs: editor, nano: generic({ ops: ['write'] }), code: generic({ ops: ['write'] }),
-  man, gdb,
 };
 
 /**
