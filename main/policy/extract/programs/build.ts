@@ -44,7 +44,7 @@ function container(netSubs: string[]): Handler {
     const sub = words[0]?.t;
     const ref = words[1];
     if ((sub === 'pull' || sub === 'push' || sub === 'login') && ref?.known) {
-      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? (ref.t.split('/')[0] as string) : '';
+      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? ref.t.slice(0, ref.t.indexOf('/')) : '';
       if (first && (sub === 'login' || /[.:]/.test(first) || first === 'localhost')) {
         c.col.op('network');
         c.col.host(hostOfTarget(first.includes('://') ? first : first.replace(/:\d+$/, '')));

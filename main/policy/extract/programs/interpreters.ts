@@ -80,7 +80,7 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     }
     if (t.length > 1 && (t[0] === '-' || (t[0] === '+' && !interp))) {
       for (let j = 1; j < t.length; j++) {
-        const ch = t[j] as string;
+        const ch = t.charAt(j);
         if (lang.code.includes(ch)) {
           hasCode = true;
           const restOf = t.slice(j + 1);

@@ -74,7 +74,7 @@ function sedScript(script: string, env: Env, c: Ctx): void {
   const col = c.col;
   let i = 0;
   const n = script.length;
-  const skipBlanks = (): void => { while (i < n && /[ \t]/.test(script[i] as string)) i++; };
+  const skipBlanks = (): void => { while (i < n && /[ \t]/.test(script.charAt(i))) i++; };
   const restOfLine = (): string => {
     const nl = script.indexOf('\n', i);
     const end = nl < 0 ? n : nl;
@@ -87,20 +87,20 @@ function sedScript(script: string, env: Env, c: Ctx): void {
     i++;
     while (i < n && script[i] !== d) { if (script[i] === '\\') i++; i++; }
     i++;
-    while (i < n && /[IM]/.test(script[i] as string)) i++;
+    while (i < n && /[IM]/.test(script.charAt(i))) i++;
   };
   let guard = 0;
   while (i < n && guard++ < 100000) {
-    while (i < n && /[\s;{}!]/.test(script[i] as string)) i++;
+    while (i < n && /[\s;{}!]/.test(script.charAt(i))) i++;
     if (i >= n) break;
     // Address: number, $, /re/, \cREc, with an optional `,addr`, `~step` or `+n`.
     for (let k = 0; k < 2; k++) {
-      if (/[0-9$]/.test(script[i] as string)) { while (i < n && /[0-9$~+]/.test(script[i] as string)) i++; }
+      if (/[0-9$]/.test(script.charAt(i))) { while (i < n && /[0-9$~+]/.test(script.charAt(i))) i++; }
       else if (script[i] === '/' || script[i] === '\\') regexAddr();
       if (script[i] === ',') { i++; continue; }
       break;
     }
-    while (i < n && /[\s!]/.test(script[i] as string)) i++;
+    while (i < n && /[\s!]/.test(script.charAt(i))) i++;
     const cmd = script[i];
     i++;
     if (cmd === undefined) break;
@@ -127,7 +127,7 @@ function sedScript(script: string, env: Env, c: Ctx): void {
       }
       i++;
       if (cmd === 'y') continue;
-      while (i < n && /[gpiImMe0-9]/.test(script[i] as string)) {
+      while (i < n && /[gpiImMe0-9]/.test(script.charAt(i))) {
         if (script[i] === 'e') {
           col.op('execute');
           col.evasive('a sed substitution runs its result as a command (s///e)');

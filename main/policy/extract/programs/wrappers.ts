@@ -18,7 +18,7 @@ function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false
       const t = (args[i] as EW).t;
       if (t === '--') { i++; break; }
       if (t.startsWith('-') && t.length > 1) {
-        const last = t[t.length - 1] as string;
+        const last = t.charAt(t.length - 1);
         if (!t.startsWith('--') && v.includes(last)) i++;
         else if (lv.includes(t)) i++;
         continue;
@@ -77,7 +77,7 @@ function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
       if (['--max-args', '--max-procs', '--delimiter', '--max-lines', '--max-chars', '--eof', '--process-slot-var'].includes(t)) i++;
       continue;
     }
-    const last = t[t.length - 1] as string;
+    const last = t.charAt(t.length - 1);
     if ('anLPsdE'.includes(last) && !/^-[el]/.test(t)) i++;
   }
   const cmd = args.slice(i);
@@ -86,8 +86,9 @@ function xargs(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   const input = fromFile ? null : xargsInput(env, c, feed);
   const direct: Feed = { upstream: null, redirects: [] };
   if (input) {
-    if (replace === null) run([...words, ...input], env, c, direct);
-    else for (const item of input.slice(0, 64)) run(words.map((w) => (w.known && w.t.includes(replace as string) ? { ...w, t: w.t.split(replace as string).join(item.t), tilde: false } : w)), env, c, direct);
+    const r = replace;
+    if (r === null) run([...words, ...input], env, c, direct);
+    else for (const item of input.slice(0, 64)) run(words.map((w) => (w.known && w.t.includes(r) ? { ...w, t: w.t.split(r).join(item.t), tilde: false } : w)), env, c, direct);
     return;
   }
   const up = feed.upstream?.[feed.upstream.length - 1];

@@ -30,7 +30,7 @@ export function parseArgs(args: EW[], v = '', lv: string[] = []): Parsed {
       continue;
     }
     for (let j = 1; j < t.length; j++) {
-      const ch = t[j] as string;
+      const ch = t.charAt(j);
       if (v.includes(ch)) {
         const rest = t.slice(j + 1);
         opts.push({ name: '-' + ch, value: rest ? { ...a, t: rest, tilde: rest[0] === '~' } : (args[++i] ?? null) });

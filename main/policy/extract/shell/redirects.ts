@@ -14,7 +14,8 @@ export function printedText(name: string, words: EW[], rs: Redirect[]): string |
     let i = 0;
     if (name === 'echo') while (i < args.length && /^-[neE]+$/.test((args[i] as EW).t)) i++;
     const out = args.slice(i).map((w) => w.t);
-    if (name === 'printf') return out.length === 1 && !/%/.test(out[0] as string) ? (out[0] as string).replace(/\\n/g, '\n') : undefined;
+    const only = out.length === 1 ? out[0] : undefined;
+    if (name === 'printf') return only !== undefined && !/%/.test(only) ? only.replace(/\\n/g, '\n') : undefined;
     return out.join(' ');
   }
   if (name === 'cat' && words.length === 1) {
