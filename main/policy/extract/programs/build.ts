@@ -1,0 +1,76 @@
+// Build tools, compilers, test runners, linters and containers.
+import { hostOfTarget } from '../hosts.js';
+import { optVals, parseArgs } from '../shell/options.js';
+import { pathOf } from '../shell/path-args.js';
+import { type Ctx, type Env, type EW, type Handler, literalEW } from '../shell/types.js';
+import { unknownProgram } from '../shell/unknown-program.js';
+import { STDIN_SCRIPT } from './interpreters.js';
+import { pkgManager } from './packages.js';
+
+/** make: `-f FILE` is the makefile (its recipes are shell code); `-f /dev/stdin` is unsure. */
+function make(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'fCIjlo', ['--file', '--makefile', '--directory', '--include-dir', '--jobs', '--load-average', '--old-file', '--eval']);
+  for (const f of optVals(p, '-f', '--file', '--makefile')) {
+    if (f.known && STDIN_SCRIPT.test(f.t)) c.col.evasive('make reads its makefile from its input');
+    else pathOf(f, env, c, 'read');
+  }
+  for (const d of optVals(p, '-C', '--directory')) pathOf(d, env, c, 'read');
+  unknownProgram(p.pos, env, c);
+}
+
+/**
+ * Build tools, compilers, test runners and linters: they read and write the files they are given
+ * (and run the project's code, as documented), which is what they are known to do — not unsure.
+ */
+function devTool(args: EW[], env: Env, c: Ctx): void {
+  unknownProgram(args, env, c);
+}
+
+const DEV_TOOLS = [
+  'go', 'pytest', 'py.test', 'jest', 'vitest', 'mocha', 'tsc', 'eslint', 'prettier', 'ruff', 'black', 'isort', 'mypy', 'flake8',
+  'pylint', 'gcc', 'g++', 'clang', 'clang++', 'cc', 'c++', 'rustc', 'rustfmt', 'javac', 'java', 'mvn', 'gradle',
+  'cmake', 'ninja', 'webpack', 'vite', 'esbuild', 'rollup', 'swc', 'babel', 'gofmt', 'clang-format', 'shellcheck',
+  'biome', 'playwright', 'cypress', 'terraform', 'tofu', 'helm', 'gradlew', 'mvnw',
+];
+
+/** docker/podman: `-v SRC:DST` and `--mount source=SRC` give the container a host folder, whole. */
+function container(netSubs: string[]): Handler {
+  const pm = pkgManager(netSubs);
+  return (args, env, c, feed, name) => {
+    pm(args, env, c, feed, name);
+    // The registry an image comes from or goes to is its first component when that looks like a
+    // host (`127.0.0.1:5000/x`, `registry.example/x`, `localhost/x`); `login` names it alone.
+    const words = args.filter((a) => !a.t.startsWith('-'));
+    const sub = words[0]?.t;
+    const ref = words[1];
+    if ((sub === 'pull' || sub === 'push' || sub === 'login') && ref?.known) {
+      const first = sub === 'login' ? ref.t : ref.t.includes('/') ? ref.t.slice(0, ref.t.indexOf('/')) : '';
+      if (first && (sub === 'login' || /[.:]/.test(first) || first === 'localhost')) {
+        c.col.op('network');
+        c.col.host(hostOfTarget(first.includes('://') ? first : first.replace(/:\d+$/, '')));
+      }
+    }
+    for (let i = 0; i < args.length; i++) {
+      const t = (args[i] as EW).t;
+      let spec: string | undefined;
+      if (t === '-v' || t === '--volume' || t === '--mount') spec = args[++i]?.t;
+      else if (t.startsWith('--volume=') || t.startsWith('--mount=')) spec = t.slice(t.indexOf('=') + 1);
+      else if (t.startsWith('-v') && t.length > 2) spec = t.slice(2);
+      if (spec === undefined) continue;
+      const src = t.includes('mount') ? /(?:^|,)(?:source|src)=([^,]+)/.exec(spec)?.[1] : spec.split(':')[0];
+      if (src && (src.startsWith('/') || src.startsWith('~') || src.startsWith('.'))) {
+        c.col.op('read');
+        c.col.op('write');
+        pathOf(literalEW(src), env, c, undefined, true);
+      }
+    }
+    if (args.some((a) => a.t === '--privileged' || a.t.startsWith('--pid=host') || a.t.startsWith('--cap-add') || a.t.includes('docker.sock'))) c.col.evasive(`${name} gives a container the host`);
+  };
+}
+
+/** Build tools, compilers, test runners, linters and containers. */
+export const BUILD_PROGRAMS: Record<string, Handler> = {
+  make, gmake: make,
+  ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
+  docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
+};

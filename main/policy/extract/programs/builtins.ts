@@ -1,0 +1,90 @@
+// Shell builtins (cd, source, eval, alias, trap) and programs whose words are text, not paths.
+import { parseArgs } from '../shell/options.js';
+import { pathOf } from '../shell/path-args.js';
+import { nested } from '../shell/script.js';
+import { type Ctx, type Env, type EW, type Handler, MAX_DEPTH } from '../shell/types.js';
+import { lookup } from '../shell/words.js';
+
+function cd(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args);
+  const d = p.pos[0];
+  const old = env.cwd;
+  if (!d) env.cwd = c.home;
+  else if (d.known && d.t === '-') {
+    // `cd -` goes to $OLDPWD, which the command may have set itself.
+    const back = lookup('OLDPWD', env, c);
+    if (back === undefined) {
+      c.col.evasive('cd - to a folder the judge does not know');
+      return;
+    }
+    env.cwd = c.col.shellPath(back, false, env.cwd) ?? env.cwd;
+  } else if (!d.known) {
+    // Relative paths after it are relative to a folder chosen at run time.
+    c.col.evasive(d.subst ? 'cd to a folder computed by command substitution' : 'cd to a folder the judge cannot evaluate');
+    return;
+  } else env.cwd = c.col.shellPath(d.t, d.tilde, env.cwd) ?? env.cwd;
+  env.vars.set('OLDPWD', old);
+}
+
+function source(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const f = args[0];
+  if (!f) return;
+  if (!f.known) {
+    c.col.evasive(f.subst ? 'source of a computed or downloaded file' : 'source of a file named by a variable');
+    return;
+  }
+  if (f.t === '/dev/stdin' || f.t.startsWith('/dev/fd/') || f.t.startsWith('/proc/self/fd/')) c.col.evasive('source of standard input');
+  pathOf(f, env, c, 'read');
+}
+
+function evalCmd(args: EW[], env: Env, c: Ctx): void {
+  c.col.evasive('eval');
+  if (args.length && args.every((a) => a.known) && env.depth < MAX_DEPTH) nested(args.map((a) => a.t).join(' '), env, c);
+}
+
+function aliasCmd(args: EW[], env: Env, c: Ctx): void {
+  for (const a of args) {
+    if (!a.known) {
+      c.col.evasive('an alias built from a computed string');
+      continue;
+    }
+    const eq = a.t.indexOf('=');
+    if (eq <= 0) continue;
+    (env.aliases ??= new Map()).set(a.t.slice(0, eq), a.t.slice(eq + 1));
+  }
+}
+
+function unaliasCmd(args: EW[], env: Env): void {
+  for (const a of args) {
+    if (a.t === '-a') env.aliases?.clear();
+    else env.aliases?.delete(a.t);
+  }
+}
+
+/** `trap 'CODE' SIGNAL…`: CODE is shell code run later in the same shell. */
+function trap(args: EW[], env: Env, c: Ctx): void {
+  const code = args.find((a) => !a.t.startsWith('-'));
+  if (!code || args.length < 2) return;
+  if (!code.known) c.col.evasive('trap runs a computed string');
+  else if (env.depth < MAX_DEPTH) nested(code.t, env, c);
+}
+
+/** Builtins and programs that take no file arguments: their words are text, not paths. */
+const NO_FILES: Handler = () => {};
+
+const NO_FILE_PROGRAMS = [
+  'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'pwd', 'date', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
+  'basename', 'dirname', 'expr', 'export', 'local', 'declare', 'typeset', 'readonly', 'unset', 'set', 'shopt', 'exit',
+  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
+  'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
+  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
+];
+
+/** Shell builtins that change the shell itself, and programs whose words are text, not paths. */
+export const BUILTIN_PROGRAMS: Record<string, Handler> = {
+  ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
+  cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
+  fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
+  enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
+};

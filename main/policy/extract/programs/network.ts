@@ -1,0 +1,212 @@
+// Network clients: curl, wget, ssh, scp/rsync, netcat, DNS and ping tools.
+import { fileUrlPath, hostOfTarget, hostOfUrl, hostsOfUrl, scpHost } from '../hosts.js';
+import { has, optVals, parseArgs } from '../shell/options.js';
+import { pathOf } from '../shell/path-args.js';
+import { nested } from '../shell/script.js';
+import { type Ctx, type Env, type EW, type Handler, UNKNOWN } from '../shell/types.js';
+import { intoFolder } from './files.js';
+
+function remoteCopy(name: string): Handler {
+  return (args, env, c) => {
+    const col = c.col;
+    col.op('copy');
+    const p = parseArgs(args, name === 'rsync' ? 'eTfB' : 'PiolSFcJD', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port', '--rsync-path', '--files-from', '--exclude-from', '--include-from', '--log-file', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--chmod', '--chown']);
+    const tree = has(p, '-r', '-a', '-R', '--recursive', '--archive') || name === 'sftp';
+    // Side doors: a remote shell or remote program of the caller's choosing, ssh options that run commands.
+    for (const o of p.opts) {
+      const v = o.value?.t ?? '';
+      if (o.name === '-e' || o.name === '--rsh' || o.name === '--rsync-path' || o.name === '-S') {
+        col.op('execute');
+        col.evasive(`${name} ${o.name} runs a program of the caller's choosing`);
+      } else if (o.name === '-o' && SSH_EXEC_OPT.test(v)) {
+        col.op('execute');
+        col.evasive(`${name} -o ${v.split(/[= ]/)[0] ?? ''} runs a command`);
+      } else if (o.name === '-F') pathOf(o.value ?? UNKNOWN, env, c, 'read');
+      else if (o.name === '--files-from') {
+        pathOf(o.value ?? UNKNOWN, env, c, 'read');
+        col.evasive(`${name} takes the names to copy from a file`);
+      } else if (o.name === '--log-file') pathOf(o.value ?? UNKNOWN, env, c, 'write');
+    }
+    if (name === 'scp' || name === 'sftp') col.op('network');
+    if (p.opts.some((o) => o.name.startsWith('--delete') || o.name === '--remove-source-files')) col.op('delete');
+    for (const o of p.opts) if (o.name === '-i') pathOf(o.value ?? { t: '', known: false, tilde: false, subst: false, indirect: false, vars: false }, env, c, 'read');
+    const last = p.pos.length - 1;
+    p.pos.forEach((a, i) => {
+      if (!a.known) return;
+      const remote = a.t.includes('://') ? hostOfUrl(a.t) : scpHost(a.t, false);
+      if (remote) {
+        col.op('network');
+        col.host(remote);
+        return;
+      }
+      if (name === 'sftp' && i === 0) { col.op('network'); col.host(hostOfTarget(a.t)); return; }
+      pathOf(a, env, c, i === last && last > 0 ? 'write' : 'read', tree);
+    });
+    const tgt = p.pos[last];
+    if (last > 0 && tgt?.known && !scpHost(tgt.t, false) && !tgt.t.includes('://')) intoFolder(p.pos.slice(0, last), tgt, env, c);
+  };
+}
+
+function curl(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'oTdDFHXuAebcxKmwrCEYyzQUtP', [
+    '--output', '--upload-file', '--data', '--data-binary', '--data-raw', '--data-urlencode', '--form', '--header',
+    '--request', '--user', '--user-agent', '--referer', '--cookie', '--cookie-jar', '--proxy', '--config', '--max-time',
+    '--write-out', '--url', '--connect-timeout', '--retry', '--cacert', '--cert', '--key', '--resolve', '--connect-to',
+    '--output-dir', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--netrc-file', '--preproxy',
+    '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--interface', '--dns-servers', '--doh-url',
+    '--capath', '--crlfile', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--unix-socket', '--abstract-unix-socket',
+    '--json', '--variable', '--url-query', '--form-string', '--hsts', '--alt-svc', '--etag-save', '--etag-compare', '--libcurl',
+  ]);
+  for (const u of [...p.pos, ...optVals(p, '--url')]) {
+    if (!u.known) continue;
+    // `file:///home/u/.ssh/id_rsa` is a read of that file, not a request to a host.
+    const f = fileUrlPath(u.t);
+    if (f) {
+      pathOf({ ...u, t: f, tilde: false }, env, c, 'read');
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u.t)) hostsOfUrl(u.t, (h) => col.host(h));
+    else hostsOfUrl('http://' + u.t, (h) => col.host(h));
+  }
+  // Proxies and address overrides are where curl really connects.
+  for (const x of optVals(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname', '--proxy1.0', '--doh-url')) {
+    if (x.known) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(x.t) ? x.t : 'http://' + x.t, (h) => col.host(h));
+  }
+  for (const r of optVals(p, '--resolve')) {
+    // HOST:PORT:ADDR[,ADDR]… (ADDR may be a bracketed IPv6 literal).
+    const m = /^\+?[^:]*:[^:]*:(.+)$/.exec(r.t);
+    if (r.known && m?.[1]) for (const a of m[1].split(',')) col.host(cleanAddr(a));
+  }
+  for (const r of optVals(p, '--connect-to')) {
+    // HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT
+    const m = /^[^:]*:[^:]*:(\[[^\]]*\]|[^:]*)/.exec(r.t);
+    if (r.known && m?.[1]) col.host(cleanAddr(m[1]));
+  }
+  for (const x of optVals(p, '--unix-socket', '--abstract-unix-socket')) pathOf(x, env, c, 'write');
+  if (has(p, '-K', '--config')) col.evasive('curl reads more options from a file');
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    const n = o.name;
+    if (['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--output-dir'].includes(n)) {
+      if (o.value.t !== '-') pathOf(o.value, env, c, 'write');
+    } else if (['-T', '--upload-file', '-K', '--config', '--cacert', '--cert', '--key', '--netrc-file', '-E'].includes(n)) pathOf(o.value, env, c, 'read');
+    else if (['-d', '--data', '--data-binary', '--data-urlencode', '-F', '--form', '-b', '--cookie', '-H', '--header'].includes(n)) {
+      const at = o.value.t.indexOf('@');
+      const lt = o.value.t.indexOf('<');
+      const i = at >= 0 && (n.startsWith('-d') || n.startsWith('--data') || n === '-H' || n === '--header') ? (at === 0 ? 0 : -1) : Math.max(at, lt);
+      if (i >= 0 && (at === 0 || n === '-F' || n === '--form')) {
+        const f = o.value.t.slice(i + 1).split(';')[0] ?? '';
+        if (f && f !== '-') pathOf({ ...o.value, t: f, tilde: f[0] === '~' }, env, c, 'read');
+      } else if (n === '-b' || n === '--cookie') {
+        if (!o.value.t.includes('=')) pathOf(o.value, env, c, 'read');
+      }
+    }
+  }
+  if (has(p, '-O', '--remote-name', '--remote-name-all')) col.op('write');
+}
+
+function cleanAddr(a: string): string | null {
+  const t = a.trim();
+  if (!t) return null;
+  return hostOfTarget(t.startsWith('[') ? t : t.replace(/:\d*$/, ''));
+}
+
+function wget(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'OoPiaTtUeB', ['--output-document', '--output-file', '--directory-prefix', '--input-file', '--user', '--password', '--header', '--user-agent', '--post-file', '--post-data', '--timeout', '--tries', '--load-cookies', '--save-cookies', '-e', '--execute']);
+  for (const u of p.pos) if (u.known) hostsOfUrl(u.t.includes('://') ? u.t : 'http://' + u.t, (h) => col.host(h));
+  for (const o of p.opts) {
+    if ((o.name !== '-e' && o.name !== '--execute') || !o.value?.known) continue;
+    if (/^\s*(use_askpass|post_file|load_cookies|output_document|input|ca_certificate|certificate|private_key)/i.test(o.value.t)) col.evasive('wget -e sets a file or program option');
+    const px = /^\s*(https?_proxy|ftp_proxy)\s*=\s*(.+)$/i.exec(o.value.t);
+    if (px?.[2]) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(px[2]) ? px[2] : 'http://' + px[2], (h) => col.host(h));
+  }
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (['-O', '--output-document', '-o', '--output-file', '-a', '--save-cookies'].includes(o.name)) { if (o.value.t !== '-') pathOf(o.value, env, c, 'write'); }
+    else if (['-P', '--directory-prefix'].includes(o.name)) pathOf(o.value, env, c, 'write');
+    else if (['-i', '--input-file', '--post-file', '--load-cookies'].includes(o.name)) pathOf(o.value, env, c, 'read');
+  }
+  if (!has(p, '-O', '--output-document', '--spider')) col.op('write');
+}
+
+/** ssh options that run a local command: `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, `Match exec`. */
+const SSH_EXEC_OPT = /^\s*(proxycommand|localcommand|knownhostscommand|match|securitykeyprovider|pkcs11provider)\b/i;
+
+function ssh(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'BbcDEeFIiJLlmOoPpQRSWw', []);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-o' && SSH_EXEC_OPT.test(o.value.t)) {
+      col.op('execute');
+      col.evasive(`ssh -o ${o.value.t.split(/[= ]/)[0] ?? ''} runs a command`);
+    }
+    if (o.name === '-L' || o.name === '-R' || o.name === '-D') {
+      // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
+      const parts = o.value.t.match(/\[[^\]]*\]|[^:]+/g) ?? [];
+      const hosts = parts.filter((x) => !/^\d+$/.test(x) && !x.startsWith('/'));
+      for (const h of hosts) col.host(hostOfTarget(h));
+      if (o.name !== '-D' && hosts.length === 0 && parts.length >= 1) col.host('localhost');
+    }
+    if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-J') for (const j of o.value.t.split(',')) col.host(hostOfTarget(j));
+    else if (o.name === '-E') pathOf(o.value, env, c, 'write');
+  }
+  const target = p.pos[0];
+  if (target?.known) col.host(hostOfTarget(target.t));
+}
+
+function netcat(args: EW[], env: Env, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'pswiqxXeIOTVWc', ['--exec', '--sh-exec', '--proxy', '--source']);
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (o.name === '-e' || o.name === '--exec') {
+      pathOf(o.value, env, c);
+      col.evasive('nc -e hands a program to the network');
+    } else if (o.name === '-c' || o.name === '--sh-exec') {
+      col.evasive('nc -c hands a shell command to the network');
+      if (o.value.known) nested(o.value.t, env, c);
+    }
+    else if (o.name === '-x' || o.name === '--proxy') col.host(hostOfTarget(o.value.t));
+  }
+  const target = p.pos[0];
+  if (target?.known && !/^\d+(-\d+)?$/.test(target.t)) col.host(hostOfTarget(target.t));
+}
+
+function firstHost(v: string, lv: string[] = []): Handler {
+  return (args, _env, c) => {
+    c.col.op('network');
+    const p = parseArgs(args, v, lv);
+    const t = p.pos[0];
+    if (t?.known) c.col.host(hostOfTarget(t.t));
+  };
+}
+
+function dig(args: EW[], _env: Env, c: Ctx): void {
+  c.col.op('network');
+  const RR = /^(a|aaaa|mx|ns|txt|cname|soa|ptr|srv|any|caa|ds|dnskey|axfr|in|ch)$/i;
+  const p = parseArgs(args, 'bcfkpqtxy', []);
+  for (const a of p.pos) {
+    if (!a.known || a.t.startsWith('+')) continue;
+    if (a.t.startsWith('@')) c.col.host(hostOfTarget(a.t.slice(1)));
+    else if (!RR.test(a.t)) c.col.host(hostOfTarget(a.t));
+  }
+  for (const x of optVals(p, '-q', '-x')) if (x.known) c.col.host(hostOfTarget(x.t));
+}
+
+/** Clients that reach another host: the hosts they name, and the local files they send or save. */
+export const NETWORK_PROGRAMS: Record<string, Handler> = {
+  rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
+  curl, wget, ssh, nc: netcat, ncat: netcat, netcat, telnet: firstHost(''), ftp: firstHost('p'), mosh: firstHost(''),
+  ping: firstHost('cisWtlIQpMm'), ping6: firstHost('cisWtlIQ'), traceroute: firstHost('fmpqwzA'), mtr: firstHost('c'), whois: firstHost('hp'),
+  nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
+  host: firstHost('tWcNR'), dig,
+  'ssh-keyscan': firstHost('pTt'),
+};

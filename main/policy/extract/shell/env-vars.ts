@@ -1,0 +1,63 @@
+// Assignments before a command (`LD_PRELOAD=x.so ls`) and options that make a program load or run
+// other code: unsure whatever the autonomy level, because the judge cannot see that code.
+import { codeEnvReason, codeOptionReasons } from '../code-options.js';
+import { hostsOfUrl } from '../hosts.js';
+import type { SimpleCommand } from '../shell-ir.js';
+import type { Ctx, Env, EW } from './types.js';
+import { evalWord } from './words.js';
+
+/** Variables that make a program load or run other code: `LD_PRELOAD=x.so ls`, `GIT_PAGER='sh -c …' git log`. */
+const CODE_VARS = new Set([
+  'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'DYLD_INSERT_LIBRARIES', 'DYLD_LIBRARY_PATH', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND',
+  'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'NODE_OPTIONS', 'NODE_PATH',
+  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EXEC_PATH', 'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_TEMPLATE_DIR', 'LESSOPEN', 'LESSCLOSE', 'SHELLOPTS', 'BASHOPTS', 'IFS',
+]);
+
+/** Pager and editor variables: harmless when they name a plain pager. */
+const PAGER_VARS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'GIT_EDITOR', 'SUDO_ASKPASS', 'BROWSER']);
+
+/** Variables that change what a later word means to the shell itself. */
+const MEANING_VARS: Record<string, string> = {
+  CDPATH: 'CDPATH changes the folder cd enters',
+  HOME: 'HOME reassigned: ~ no longer means the home folder',
+  BASH_ALIASES: 'aliases set through BASH_ALIASES',
+  BASH_CMDS: 'command paths set through BASH_CMDS',
+};
+
+/** Proxy variables: a client sends the request to the proxy's host. */
+const PROXY_VARS = new Set(['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY']);
+
+/** Why setting this variable for a command makes it load or run other code (code-options.ts has the build tools' own). */
+export function codeVarReason(name: string): string | undefined {
+  return CODE_VARS.has(name) ? `${name} makes a program load or run other code` : codeEnvReason(name);
+}
+
+export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
+  for (const a of cmd.assigns) {
+    const meaning = Object.hasOwn(MEANING_VARS, a.name) ? MEANING_VARS[a.name] : undefined;
+    if (meaning) c.col.evasive(meaning);
+    if (PROXY_VARS.has(a.name)) {
+      const v = evalWord(a.value, env, c);
+      if (v.known && v.t) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.t) ? v.t : 'http://' + v.t, (h) => c.col.host(h));
+      else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
+    }
+    const why = codeVarReason(a.name);
+    if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
+    else if (PAGER_VARS.has(a.name)) {
+      const v = evalWord(a.value, env, c);
+      if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
+    } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(a.name)) c.col.evasive('git settings passed in the environment');
+  }
+}
+
+/**
+ * Build tools and interpreters run code named in their own options (`npm test --script-shell=x`,
+ * `pytest -p plugin`, `make SHELL=x`): unsure, whatever the autonomy level or a grant says.
+ */
+export function codeOptions(program: string, args: EW[], c: Ctx): void {
+  for (const why of codeOptionReasons(program, args)) {
+    c.col.op('execute');
+    c.col.evasive(why);
+  }
+}

@@ -1,0 +1,185 @@
+// Walks a parsed script: pipelines, stages, substitutions, assignments, aliases, and each simple
+// command handed to the program table (Ctx.programs). Nested shell code goes back through here.
+import { expandHome, normalisePath } from '../paths.js';
+import { packagePrograms } from '../self-cli.js';
+import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
+import { commandName, foldConfusables, INTERPRETERS, SHELLS, VERSIONED } from './command-name.js';
+import { codeOptions, codeVars } from './env-vars.js';
+import { pathOf } from './path-args.js';
+import { printedText, redirects } from './redirects.js';
+import { type Ctx, type Env, type EW, type Feed, literalEW, MAX_DEPTH } from './types.js';
+import { unknownProgram } from './unknown-program.js';
+import { evalWord, expandWords } from './words.js';
+
+export function runScript(s: Script, env: Env, c: Ctx): void {
+  if (s.limit) c.col.evasive(`${s.limit}: Gatehouse analysed it only in part`);
+  else if (s.error) c.col.evasive('the shell grammar could not parse part of the command');
+  for (const p of s.pipelines) {
+    // One array grows as the stages go by (a copy per stage was quadratic in a long pipeline);
+    // each stage sees the stages before it, and nothing keeps the array after its call.
+    const upstream: Stage[] = [];
+    for (const st of p.stages) {
+      stage(st, env, c, upstream.length > 0 ? upstream : null);
+      upstream.push(st);
+    }
+  }
+}
+
+function stage(st: Stage, env: Env, c: Ctx, upstream: Stage[] | null): void {
+  if (st.kind === 'group') {
+    // `done < <(find …)`: the substitution in a loop's redirection runs too.
+    for (const r of st.redirects) if (r.target) substs(r.target, env, c);
+    runScript(st.body, env, c);
+    redirects(st.redirects, env, c, false);
+    return;
+  }
+  simple(st, env, c, upstream);
+}
+
+/** `$(<FILE)` (bash reads FILE into the word; the grammar keeps no command for it). */
+const SUBST_READ_RE = /\$\(\s*<\s*([^()\s;|&<>]+)\s*\)/g;
+
+function substs(w: Word, env: Env, c: Ctx): void {
+  if (w.substs.length && w.text.includes('$(')) {
+    SUBST_READ_RE.lastIndex = 0;
+    for (let m = SUBST_READ_RE.exec(w.text); m; m = SUBST_READ_RE.exec(w.text)) {
+      const f = (m[1] as string).replace(/^["']|["']$/g, '');
+      if (!f.includes('$')) pathOf(literalEW(f), env, c, 'read');
+      else c.col.evasive('a path argument the judge cannot evaluate');
+    }
+  }
+  for (const s of w.substs) {
+    if (env.depth >= MAX_DEPTH) {
+      c.col.evasive('shell nesting too deep to analyse');
+      return;
+    }
+    // A substitution runs in a subshell: its `cd` and assignments do not leak out.
+    runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1 }, c);
+  }
+}
+
+function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null): void {
+  if (cmd.assigns.length) codeVars(cmd, env, c);
+  for (const a of cmd.assigns) substs(a.value, env, c);
+  for (const w of cmd.words) substs(w, env, c);
+  for (const r of cmd.redirects) if (r.target) substs(r.target, env, c);
+  if (!cmd.words.length) {
+    for (const a of cmd.assigns) {
+      if (!a.name) continue;
+      const v = evalWord(a.value, env, c);
+      // bash expands a leading `~` in an assignment: `p=~/.ssh; cat $p/id_rsa` reads ~/.ssh/id_rsa.
+      if (v.known) env.vars.set(a.name, v.tilde ? expandHome(v.t, c.home) : v.t);
+      else env.vars.delete(a.name);
+    }
+    redirects(cmd.redirects, env, c, false);
+    return;
+  }
+  const words = expandWords(cmd.words, env, c);
+  const name = commandName(words[0]?.t ?? '');
+  redirects(cmd.redirects, env, c, SHELLS.has(name) || INTERPRETERS.has(name), printedText(name, words, cmd.redirects));
+  run(words, env, c, { upstream, redirects: cmd.redirects });
+}
+
+export function nested(src: string, env: Env, c: Ctx): void {
+  let s: Script;
+  try {
+    s = c.parse(src);
+  } catch {
+    c.col.evasive('nested shell code could not be parsed');
+    return;
+  }
+  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1 }, c);
+}
+
+export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
+  const w0 = words[0];
+  if (!w0) return;
+  const col = c.col;
+  col.op('execute');
+  let name = '';
+  if (!w0.known) col.evasive(w0.subst ? 'command substitution builds the command' : 'a variable is the command word');
+  else {
+    // Even a variable we could evaluate: `$cmd` as the command word hides what runs from a reader.
+    if (w0.vars) col.evasive('a variable is the command word');
+    name = commandName(w0.t);
+  }
+  if (w0.known && w0.t.includes('/')) {
+    col.shellPath(w0.t, w0.tilde, env.cwd);
+    runWritten(w0, env, c);
+  }
+  // eslint-disable-next-line no-control-regex -- the class is "not ASCII", which starts at \x00
+  if (/[^\x00-\x7f]/.test(name)) {
+    col.evasive('non-ASCII command name (a look-alike of another command?)');
+    name = foldConfusables(name);
+  }
+  const args = words.slice(1);
+  if (w0.known) programs(w0, name, args, env, c);
+  const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
+  if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
+  name = VERSIONED.exec(name)?.[1] ?? name;
+  if (name.startsWith('docker-credential-')) {
+    // Credential helpers print registry passwords; the store they read is not named.
+    col.op('read');
+    col.path('~/.docker/config.json', env.cwd);
+    col.evasive(`${name} hands out stored credentials`);
+  }
+  // own properties only: a command named `constructor` must not reach Object.prototype.
+  const h = Object.hasOwn(c.programs, name) ? c.programs[name] : undefined;
+  codeOptions(name, args, c);
+  // Shells and interpreters are in the table too (programs/interpreters.ts).
+  if (h) h(args, env, c, feed, name);
+  else unknownProgram(args, env, c, false, name || 'the command');
+}
+
+/**
+ * What this command word starts, for the rule on Gatehouse's own CLI (self-cli.ts): the word as
+ * written, its name with look-alike letters folded, and the package a runner fetches.
+ */
+function programs(w0: EW, name: string, args: EW[], env: Env, c: Ctx): void {
+  c.col.program(w0.t, w0.tilde, env.cwd);
+  if (name !== commandName(w0.t)) c.col.program(name, false, env.cwd);
+  for (const p of packagePrograms(name, args.map((a) => (a.known ? a.t : null)))) c.col.program(p, false, env.cwd);
+}
+
+/** Runs an alias defined earlier in the script: its body's words, then the call's arguments. */
+function runAlias(name: string, body: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
+  const aliases = new Map(env.aliases);
+  aliases.delete(name);
+  const inner: Env = { ...env, aliases };
+  let s: Script;
+  try {
+    s = c.parse(body);
+  } catch {
+    c.col.evasive('an alias whose body could not be parsed');
+    return;
+  }
+  const st = s.pipelines.length === 1 && s.pipelines[0]?.stages.length === 1 ? s.pipelines[0].stages[0] : undefined;
+  if (st && st.kind === 'cmd' && st.words.length && !st.redirects.length && !st.assigns.length && !s.error) {
+    for (const w of st.words) substs(w, inner, c);
+    run([...expandWords(st.words, inner, c), ...args], inner, c, feed);
+    env.cwd = inner.cwd;
+    return;
+  }
+  // A compound body (`alias x='cd ~; cat'`): judged as written, arguments after it.
+  c.col.evasive('an alias with a compound body');
+  if (env.depth < MAX_DEPTH) nested(body + ' ' + args.map((a) => shellQuoteWord(a.t)).join(' '), inner, c);
+}
+
+function shellQuoteWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./~-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A script this same command wrote with visible text (`echo 'cat ~/.ssh/id_rsa' > x.sh; sh x.sh`) is judged as what it holds. */
+export function runWritten(script: EW, env: Env, c: Ctx): void {
+  if (!c.written.size) return;
+  const abs = normalisePath(script.tilde ? script.t : script.t.startsWith('~') ? './' + script.t : script.t, env.cwd, c.home);
+  const text = c.written.get(abs);
+  if (text === undefined) return;
+  if (env.depth >= MAX_DEPTH) c.col.evasive('shell nesting too deep to analyse');
+  else nested(text, env, c);
+}
+
+export function runRest(rest: EW[], env: Env, c: Ctx, feed: Feed): void {
+  if (rest.length) run(rest, env, c, feed);
+}
