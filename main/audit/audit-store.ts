@@ -221,6 +221,23 @@ export class AuditStore {
    * `durable` resolves when the thread has committed and fsynced it.
    */
   append(input: AuditEventInput): Appended {
+    return this.gate ? this.gate(input) : this.appendNow(input);
+  }
+
+  /**
+   * Puts one gate in front of append(): every producer holding the store then appends through it.
+   * `gate` is given `next` (the store's own append) and returns the append everyone now calls. The call trails
+   * (call-trails.ts) are that gate: no producer can write half a call's trail past them. One gate
+   * only; a second is a programming error.
+   */
+  gateAppends(gate: (next: (input: AuditEventInput) => Appended) => (input: AuditEventInput) => Appended): void {
+    if (this.gate) throw new Error('the audit store already has an append gate');
+    this.gate = gate((input) => this.appendNow(input));
+  }
+
+  private gate: ((input: AuditEventInput) => Appended) | null = null;
+
+  private appendNow(input: AuditEventInput): Appended {
     if (this.closed) throw new Error('the audit store is closed');
     if (this.decorate) input = this.decorate(input);
     const payloadJson = canonicalJson(input.payload ?? null);

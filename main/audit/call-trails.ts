@@ -4,7 +4,7 @@
 // over several ticks, so they land in several batches. When one batch fails (a full disk, a lock)
 // and a later one commits, the log held a call's later events without its earlier ones: after a
 // disk-full window a call was on record as allowed *and* denied, with no call.received. This is
-// the one point every producer appends through (installed over the store's append), so the rule
+// the one point every producer appends through (the store's append gate, AuditStore.gateAppends), so the rule
 // holds for the pipeline, the runner, approvals and hook reports alike:
 //   - once any event of a call is lost, its later events are not written;
 //   - when the log can be written again, the call is closed with one `call.lost` event saying
@@ -21,7 +21,8 @@ import { closingEvent, type OpenTrail } from './open-trails.js';
 
 /** What the trails need of the store (AuditStore fits). */
 export interface TrailStore {
-  append(input: AuditEventInput): Appended;
+  /** The gate every append of the store passes (AuditStore.gateAppends). */
+  gateAppends(gate: (next: (input: AuditEventInput) => Appended) => (input: AuditEventInput) => Appended): void;
   mark(): number;
   whenDurable(mark: number): Promise<void>;
   writeError(): string | null;
@@ -66,8 +67,10 @@ interface LostTrail extends Trail {
   closing: boolean;
 }
 
-export class CallTrails implements TrailStore {
-  private readonly inner: (input: AuditEventInput) => Appended;
+export class CallTrails {
+  private inner: (input: AuditEventInput) => Appended = () => {
+    throw new Error('the call trails are not installed on a store');
+  };
   private readonly open = new Map<string, Trail>();
   private readonly lostCalls = new Map<string, LostTrail>();
   /** Events left out because their call's trail was already broken: they count as failures for mark(). */
@@ -78,12 +81,14 @@ export class CallTrails implements TrailStore {
   private readonly closedAtStop = new Set<string>();
 
   /**
-   * Installs itself over `store.append`, so every producer (which holds the store) goes through it.
+   * Becomes the store's append gate, so every producer (which holds the store) goes through it.
    * SECURITY: without it a producer appending past the trails writes half a trail again.
    */
   constructor(private readonly store: TrailStore) {
-    this.inner = store.append.bind(store);
-    store.append = (input) => this.append(input);
+    store.gateAppends((next) => {
+      this.inner = next;
+      return (input) => this.append(input);
+    });
   }
 
   append(input: AuditEventInput): Appended {
