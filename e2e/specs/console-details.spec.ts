@@ -78,3 +78,14 @@ test('an adapter session in Terminals, the inbox and Activity', async ({ console
   await app.page.getByTestId('activity-filter-text').fill(summary.slice(0, 8));
   await expect(asked).toHaveCount(1);
 });
+
+test('Health at 1024 px: the table fits beside the sidebar, nothing scrolls sideways', async ({ console: app }) => {
+  await app.page.setViewportSize({ width: 1024, height: 720 });
+  await app.status.expectConnected();
+  await app.open('health');
+  const table = app.page.getByTestId('health-table');
+  await expect(table.getByTestId('health-row')).not.toHaveCount(0);
+  const scroll = table.locator('xpath=..');
+  const [scrollWidth, clientWidth] = await scroll.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+});
