@@ -5,7 +5,8 @@
 // the call's tool, agent and command; the "Approve once" key reads in the light theme.
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import type { Locator, Page } from '@playwright/test';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
 import { TerminalsPage } from '../pages/terminals-page.ts';
@@ -23,6 +24,12 @@ async function contrast(text: Locator, background: Locator): Promise<number> {
   const fg = luminance(rgb(await text.evaluate((el) => getComputedStyle(el).color)));
   const bg = luminance(rgb(await background.evaluate((el) => getComputedStyle(el).backgroundColor)));
   return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+}
+
+/** Serious and critical axe findings in one view (the terminal's own canvas left out). */
+async function seriousViolations(page: Page, view: string): Promise<string[]> {
+  const r = await new AxeBuilder({ page }).include(`[data-testid="view-${view}"]`).exclude('.xterm').analyze();
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${view}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
 }
 
 test('an adapter session in Terminals, the inbox and Activity', async ({ console: app, home }) => {
@@ -51,6 +58,7 @@ test('an adapter session in Terminals, the inbox and Activity', async ({ console
   expect(badgeBox.x + badgeBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width);
   await expect(app.page.getByTestId('terminal-adapter')).toContainText('permission-agent');
   await expect(app.page.getByTestId('terminal-detail-adapter-state')).toHaveAttribute('data-state', 'waiting_for_permission');
+  const found = await seriousViolations(app.page, 'terminals');
 
   // Take over, then hand it back.
   await terminals.takeOver();
@@ -77,6 +85,8 @@ test('an adapter session in Terminals, the inbox and Activity', async ({ console
   await expect(asked.getByTestId('activity-agent')).toContainText(/terminal:pty-[0-9a-f]+ via terminal adapter permission-agent/);
   await app.page.getByTestId('activity-filter-text').fill(summary.slice(0, 8));
   await expect(asked).toHaveCount(1);
+  found.push(...(await seriousViolations(app.page, 'activity')));
+  expect(found, found.join('\n')).toEqual([]);
 });
 
 test('Health at 1024 px: the table fits beside the sidebar, nothing scrolls sideways', async ({ console: app }) => {
