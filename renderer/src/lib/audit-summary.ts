@@ -3,6 +3,7 @@
 // line made of their first fields, so a new event type never shows as an empty row.
 import { describeDecider } from '../../../shared/decider.ts';
 import type { AuditEventView, DeciderView } from '../../../shared/contract.ts';
+import { callSourceLabel } from './call-source.ts';
 
 type Payload = Record<string, unknown>;
 
@@ -55,7 +56,10 @@ export function summarize(e: AuditEventView): string {
       // The agent is the token's name; what the client calls itself is a label beside it.
       const client = str(p.client);
       const who = `${str(p.agent) ?? 'an agent'}${client && client !== str(p.agent) ? ` (${client})` : ''}`;
-      return clip(`${str(p.tool) ?? 'a tool'} called by ${who} over ${str(p.source) ?? '?'}${args}`);
+      const agent = str(p.agent);
+      const source = str(p.source);
+      const via = agent && source ? callSourceLabel({ agent, source, client: client ?? undefined }) : (source ?? '?');
+      return clip(`${str(p.tool) ?? 'a tool'} called by ${who} over ${via}${args}`);
     }
     case 'call.extracted': {
       const ops = Array.isArray(p.operations) ? p.operations.join(', ') : '';

@@ -1,5 +1,6 @@
-// Activity: every decision as it is made — allowed, denied, asked, expired — with its decider (a
-// rule, a checker, autonomy, a grant, an operator), live. Calls denied by rules never reach the
+// Activity: every decision as it is made — allowed, denied, asked, expired — with the call it
+// decides (tool, command, agent and source) and its decider (a rule, a checker, autonomy, a
+// grant, an operator), live. Calls denied by rules never reach the
 // inbox; this is where they show without a search. Read from the audit log (call.decided, and
 // approval.requested for a call sent to the inbox: its "ask"), refreshed on audit.appended while
 // the view is open (sync/activity-actions.ts), filterable by decision and text like Audit.
@@ -7,8 +8,9 @@ import { useMemo, useState } from 'react';
 import type { AuditEventView, DeciderView } from '../../../shared/contract.ts';
 import { describeDecider } from '../../../shared/decider.ts';
 import { FilterChips, type FilterChip } from '../components/filter-chips.tsx';
-import { SafeText } from '../components/safe-text.tsx';
+import { SafeText, safeTitle } from '../components/safe-text.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
+import { callSourceLabel } from '../lib/call-source.ts';
 import { formatEventTime } from '../lib/format.ts';
 import { useActivityStore } from '../stores/activity-store.ts';
 import { InlineError } from '../components/dialog-actions.tsx';
@@ -29,6 +31,7 @@ function decided(e: AuditEventView): Decided {
 
 export function ActivityView() {
   const events = useActivityStore((s) => s.events);
+  const calls = useActivityStore((s) => s.calls);
   const error = useActivityStore((s) => s.error);
   const [decision, setDecision] = useState('');
   const [text, setText] = useState('');
@@ -36,9 +39,12 @@ export function ActivityView() {
   const rows = useMemo(() => {
     const q = text.trim().toLowerCase();
     return events
-      .map((e) => ({ e, p: decided(e) }))
-      .filter(({ p }) => (!decision || p.decision === decision) && (!q || `${p.reason} ${describeDecider(p.decider)} ${p.call}`.toLowerCase().includes(q)));
-  }, [events, decision, text]);
+      .map((e) => {
+        const p = decided(e);
+        return { e, p, c: calls[p.call] };
+      })
+      .filter(({ p, c }) => (!decision || p.decision === decision) && (!q || `${p.reason} ${describeDecider(p.decider)} ${p.call} ${c ? `${c.tool} ${c.agent} ${c.command}` : ''}`.toLowerCase().includes(q)));
+  }, [events, calls, decision, text]);
 
   const chips: FilterChip[] = [
     ...(decision ? [{ key: 'decision', label: 'decision', value: decision, onRemove: () => setDecision('') }] : []),
@@ -55,7 +61,7 @@ export function ActivityView() {
           <option value="ask">ask</option>
           <option value="expired">expired</option>
         </select>
-        <input type="search" className="input approval-filter-text" placeholder="Filter by reason, decider, call…" aria-label="Filter decisions by text" data-testid="activity-filter-text" value={text} onChange={(e) => setText(e.target.value)} />
+        <input type="search" className="input approval-filter-text" placeholder="Filter by tool, agent, command, reason, decider…" aria-label="Filter decisions by text" data-testid="activity-filter-text" value={text} onChange={(e) => setText(e.target.value)} />
         <span className="muted" data-testid="activity-count" data-count={rows.length}>
           {rows.length} of the last {events.length} decisions
         </span>
@@ -74,16 +80,44 @@ export function ActivityView() {
           <tr>
             <th>Time</th>
             <th>Decision</th>
+            <th>Call</th>
+            <th>Agent</th>
             <th>Decider</th>
             <th>Reason</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ e, p }) => (
+          {rows.map(({ e, p, c }) => (
             <tr key={e.seq} data-testid="activity-row" data-decision={p.decision} data-seq={e.seq}>
               <td className="mono">{formatEventTime(e.ts)}</td>
               <td>
                 <span className={`outcome-${p.decision === 'allow' ? 'approved' : p.decision === 'deny' ? 'denied' : 'expired'}`}>{p.decision}</span>
+              </td>
+              <td className="activity-call" data-testid="activity-call" title={c ? safeTitle(c.command || c.tool) : p.call}>
+                {c ? (
+                  <>
+                    <span className="mono activity-tool" data-testid="activity-tool">
+                      <SafeText text={c.tool} />
+                    </span>{' '}
+                    {c.command ? (
+                      <span className="mono muted" data-testid="activity-command">
+                        <SafeText text={c.command} />
+                      </span>
+                    ) : null}
+                  </>
+                ) : (
+                  // Its call.received is older than what was read: the id still finds it in Audit.
+                  <span className="mono muted">{p.call}</span>
+                )}
+              </td>
+              <td data-testid="activity-agent">
+                {c ? (
+                  <>
+                    <SafeText text={c.agent} /> <span className="muted">via {callSourceLabel(c)}</span>
+                  </>
+                ) : (
+                  '—'
+                )}
               </td>
               <td data-testid="activity-decider">
                 <SafeText text={describeDecider(p.decider)} />

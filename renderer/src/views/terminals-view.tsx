@@ -11,6 +11,7 @@ import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
 import { interruptTerminal, killTerminal, releaseTerminal, startShell, startWithAdapter, takeOver } from './terminals/terminal-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
+import { AdapterBadge } from './terminals/adapter-badge.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
 import { InlineError } from '../components/dialog-actions.tsx';
@@ -115,8 +116,8 @@ function RunWithAdapter({ onDone }: { onDone: () => void }) {
 
 function TerminalDetail() {
   const client = useClient();
-  const { session, busy, actionError } = useTerminalsStore(
-    useShallow((s) => ({ session: s.sessions.find((x) => x.id === s.selected) ?? null, busy: s.busy, actionError: s.actionError })),
+  const { session, adapter, busy, actionError } = useTerminalsStore(
+    useShallow((s) => ({ session: s.sessions.find((x) => x.id === s.selected) ?? null, adapter: s.selected ? (s.adapters[s.selected] ?? null) : null, busy: s.busy, actionError: s.actionError })),
   );
   const connected = useConnectionStore((s) => s.state === 'connected');
 
@@ -204,6 +205,15 @@ function TerminalDetail() {
           {session.endedAt ? ` · ended ${formatDateTime(session.endedAt)}` : ''}
           {session.killedBy ? ` · killed by ${session.killedBy}` : ''}
         </dd>
+        {adapter ? (
+          <>
+            <dt>Adapter</dt>
+            <dd className="terminal-facts-adapter" data-testid="terminal-adapter">
+              <SafeText text={adapter.plugin} /> <AdapterBadge a={adapter} testId="terminal-detail-adapter-state" />
+              {adapter.supervised ? ' · its permission questions go to the inbox' : ''}
+            </dd>
+          </>
+        ) : null}
       </dl>
       <p className={session.youControl && running ? 'terminal-notice terminal-notice-typing' : 'terminal-notice'} data-testid="terminal-notice">
         {!running

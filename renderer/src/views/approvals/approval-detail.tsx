@@ -10,6 +10,7 @@ import { JsonView } from '../../components/json-view.tsx';
 import { HiddenTextBadge, SafeText, safeTitle } from '../../components/safe-text.tsx';
 import { PATHS_SHOWN, RISK_LABEL, agentDescription, decodeBase64Payloads, editedFile, oneLineSummary, riskOf } from '../../lib/call-summary.ts';
 import { formatDateTime } from '../../lib/format.ts';
+import { callSourceLabel } from '../../lib/call-source.ts';
 import { FileDiff } from './file-diff.tsx';
 
 export type Decision = 'approve' | 'session' | 'grant' | 'always' | 'deny';
@@ -113,7 +114,7 @@ export function ApprovalDetail({ item, folded, sessions, expanded, busy, clockOf
             (<SafeText text={call.client} />)
           </span>
         ) : null}{' '}
-        · session <SafeText text={call.session} /> · via {call.source} · {RISK_LABEL[risk]}
+        · session <SafeText text={call.session} /> · via <span data-testid="approval-source">{callSourceLabel(call)}</span> · {RISK_LABEL[risk]}
         <HiddenTextBadge text={`${x.command} ${argsText} ${x.paths.join(' ')}`} testId="approval-detail-hidden-text" />
       </p>
 

@@ -14,6 +14,8 @@ export const TERMINALS_REFRESH_MS = 50;
 
 /** The list answer to keep: an older list never overwrites a newer one. */
 const list = latest();
+/** The same for the adapters the host knows. */
+const adapterList = latest();
 
 export async function loadTerminals(client: GatehouseClient): Promise<void> {
   const req = list.begin();
@@ -30,12 +32,18 @@ export function bindTerminals(client: GatehouseClient): () => void {
     const refresh = d.refresher(() => loadTerminals(client), TERMINALS_REFRESH_MS);
     d.on('terminals.changed', () => refresh.request());
     d.on('adapters.changed', (a) => upsertAdapterSession(a));
+    // An adapter dropped into a plugins folder, removed, edited or found by a rescan: the host says
+    // plugins.changed (adapters.changed is only for running adapter sessions), and "Run with
+    // adapter" must offer what the host has now, without a reload.
+    const adapterRefresh = d.refresher(() => loadAdapterPlugins(client), TERMINALS_REFRESH_MS);
+    d.on('plugins.changed', () => adapterRefresh.request());
     return {
       load: async () => {
         await Promise.all([loadTerminals(client), loadAdapters(client)]);
       },
       reset: () => {
         list.supersede();
+        adapterList.supersede();
         set({ ...initialTerminalsState });
       },
     };
@@ -93,11 +101,26 @@ export async function killTerminal(client: GatehouseClient, id: string): Promise
 
 /** The adapters the host knows and the adapter sessions running now. */
 export async function loadAdapters(client: GatehouseClient): Promise<void> {
+  await Promise.all([loadAdapterPlugins(client), loadAdapterSessions(client)]);
+}
+
+/** The adapters "Run with adapter" offers; an older list never overwrites a newer one. */
+async function loadAdapterPlugins(client: GatehouseClient): Promise<void> {
+  const req = adapterList.begin();
   try {
-    const [{ plugins }, { sessions }] = await Promise.all([client.call('adapter.list', {}), client.call('adapter.live', {})]);
-    set({ adapterPlugins: plugins, adapters: Object.fromEntries(sessions.map((a) => [a.terminal, a])) });
+    const { plugins } = await client.call('adapter.list', {});
+    if (req.current()) set({ adapterPlugins: plugins });
   } catch (err) {
-    set({ actionError: `Could not load the terminal adapters: ${errorMessage(err)}` });
+    if (req.current()) set({ actionError: `Could not load the terminal adapters: ${errorMessage(err)}` });
+  }
+}
+
+async function loadAdapterSessions(client: GatehouseClient): Promise<void> {
+  try {
+    const { sessions } = await client.call('adapter.live', {});
+    set({ adapters: Object.fromEntries(sessions.map((a) => [a.terminal, a])) });
+  } catch (err) {
+    set({ actionError: `Could not load the terminal adapter sessions: ${errorMessage(err)}` });
   }
 }
 

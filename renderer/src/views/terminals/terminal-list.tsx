@@ -1,9 +1,9 @@
 // The left column: running and finished PTY sessions, newest first.
 import { useShallow } from 'zustand/react/shallow';
 import { formatDateTime } from '../../lib/format.ts';
-import { adapterStateLabel, exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
+import { exitLabel, useTerminalsStore } from '../../stores/terminals-store.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
-import type { AdapterSessionView } from '../../stores/terminals-store.ts';
+import { AdapterBadge } from './adapter-badge.tsx';
 import { LoadStatus } from '../../components/load-status.tsx';
 
 export function TerminalList() {
@@ -62,23 +62,17 @@ export function TerminalList() {
               <time dateTime={new Date(s.startedAt).toISOString()} title={formatDateTime(s.startedAt)}>
                 {formatDateTime(s.startedAt).slice(11)}
               </time>
-              {adapters[s.id] ? <AdapterBadge a={adapters[s.id]!} /> : null}
               {s.controller ? <span className="terminal-row-typing" title={`Taken over by ${safeTitle(s.controller.operator)}`}>⌨ <SafeText text={s.controller.operator} /></span> : null}
             </div>
+            {/* A line of its own: at the end of the meta line the narrow list clipped it ("wait…"). */}
+            {adapters[s.id] ? (
+              <div className="terminal-row-adapter-line">
+                <AdapterBadge a={adapters[s.id]!} />
+              </div>
+            ) : null}
           </li>
         ))}
       </ul>
     </section>
-  );
-}
-
-/** The adapter's view of the terminal: its state and confidence; the evidence (and a waiting question) on hover. */
-function AdapterBadge({ a }: { a: AdapterSessionView }) {
-  const c = a.classification;
-  const detail = [a.plugin, c?.evidence, a.asking ? `asking: ${a.asking.question}` : null, a.ended ? a.ended.message : null].filter(Boolean).join(' — ');
-  return (
-    <span className="terminal-row-adapter" data-testid="terminal-adapter-state" data-state={a.state === 'ended' ? 'ended' : (c?.state ?? 'starting')} title={safeTitle(detail)}>
-      <SafeText text={adapterStateLabel(a)} />
-    </span>
   );
 }
