@@ -6,8 +6,8 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findNode, type RuntimeHost } from '../main/core/node-runtime.js';
-import { JsChildRefused, spawnJsChild } from '../main/runner/js-child.js';
+import { findNode, JsChildRefused, type RuntimeHost } from '../main/core/node-runtime.js';
+import { spawnJsChild } from '../main/runner/js-child.js';
 import { ModuleLoadError, ModuleProcess } from '../main/runner/module/module-process.js';
 import { detectSandbox, unsandboxedWrap } from '../main/runner/sandbox.js';
 import { WasmHostClient } from '../main/runner/wasm/wasm-host-client.js';

@@ -92,3 +92,21 @@ function notNode(file: string): string | null {
 export function unpackedPath(p: string): string {
   return p.split(sep).map((part) => (part === 'app.asar' ? 'app.asar.unpacked' : part)).join(sep);
 }
+
+/** The entry file a child runs, and how any other shipped file is reached from the child (unpacked from an asar under Electron). */
+export interface ShippedPaths {
+  file: string;
+  real: (p: string) => string;
+}
+
+export class JsChildRefused extends Error {
+  override name = 'JsChildRefused';
+}
+
+/** The Node and the file a JavaScript child runs; throws JsChildRefused, naming `what`, when there is no Node. */
+export function jsChildCommand(what: string, file: string, runtime: RuntimeHost = currentRuntimeHost()): { node: string } & ShippedPaths {
+  const node = findNode(runtime);
+  if (!node.ok) throw new JsChildRefused(`${what} was not started: ${node.reason}.`);
+  const real = runtime.electron ? unpackedPath : (p: string) => p;
+  return { node: node.node, file: real(file), real };
+}

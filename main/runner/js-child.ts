@@ -1,6 +1,7 @@
 // The one way Gatehouse starts a child process that runs its own JavaScript (a module plugin's
-// child, the WebAssembly host process): a real Node.js (node-runtime.ts) running a built entry
-// file, inside the wrap the caller gives (bubblewrap and limits, or limits only).
+// child, the WebAssembly host process; the CLI's AssemblyScript compiler, run in the foreground,
+// uses jsChildCommand alone): a real Node.js (core/node-runtime.ts) running a built entry file, inside the
+// wrap the caller gives (bubblewrap and limits, or limits only).
 //
 // Under Electron the child is never the app's own binary and never a utilityProcess: the packaged
 // app's runAsNode fuse makes the first impossible, and a utilityProcess is started by Electron
@@ -8,7 +9,7 @@
 // Node on the PATH the child is refused with a sentence saying so: never run outside the sandbox
 // that was promised (docs/security-model.md).
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { currentRuntimeHost, findNode, unpackedPath, type RuntimeHost } from '../core/node-runtime.js';
+import { jsChildCommand, type RuntimeHost, type ShippedPaths } from '../core/node-runtime.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
 
 export interface JsChildSpec {
@@ -25,22 +26,8 @@ export interface JsChildSpec {
   runtime?: RuntimeHost;
 }
 
-/** The entry file the child runs, and how any other shipped file is reached from the child (unpacked from an asar under Electron). */
-export interface ShippedPaths {
-  file: string;
-  real: (p: string) => string;
-}
-
-export class JsChildRefused extends Error {
-  override name = 'JsChildRefused';
-}
-
 export function spawnJsChild(spec: JsChildSpec): { child: ChildProcess; wrapped: WrappedCommand } {
-  const host = spec.runtime ?? currentRuntimeHost();
-  const node = findNode(host);
-  if (!node.ok) throw new JsChildRefused(`${spec.what} was not started: ${node.reason}.`);
-  const real = host.electron ? unpackedPath : (p: string) => p;
-  const at = { file: real(spec.file), real };
-  const wrapped = spec.wrap(at)(node.node, [...(spec.nodeArgs?.(at) ?? []), at.file]);
+  const { node, ...at } = jsChildCommand(spec.what, spec.file, spec.runtime);
+  const wrapped = spec.wrap(at)(node, [...(spec.nodeArgs?.(at) ?? []), at.file]);
   return { child: spawn(wrapped.command, wrapped.args, spec.options), wrapped };
 }
