@@ -30,7 +30,7 @@ export function agentLauncher(use: LauncherUse, runtime: RuntimeHost = currentRu
   if (!existsSync(real) || !needed.some((b) => existsSync(join(bundles, b)))) {
     const bundle = join(bundles, needed[0]!);
     const what = use === 'hook' ? 'the hook command' : 'the full gatehouse command (the stdio bridge)';
-    return { launcher: null, problem: `This installation does not ship ${what} (${bundle} is missing), so the config names \`gatehouse\` on the PATH: install it with npm (npm install -g), or use the HTTP form.` };
+    return { launcher: null, problem: `This installation does not ship ${what} (${bundle} is missing), so the config names \`gatehouse\` on the PATH: install the gatehouse command with npm (docs/packaging.md), or use the HTTP form.` };
   }
   const node = findNode(runtime);
   if (!node.ok) return { launcher: null, problem: `The config names \`gatehouse\` on the PATH because ${node.reason}; or use the HTTP form.` };
