@@ -5,6 +5,15 @@ import { build as vite } from 'vite';
 import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+// Where each Node-side job writes its entry, and how the desktop package ships it: one list, which
+// electron-builder.yml must agree with (test/packaging.test.ts checks it).
+const { entries } = JSON.parse(readFileSync(new URL('./build-entries.json', import.meta.url), 'utf8'));
+const out = (job) => {
+  const e = entries.find((x) => x.job === job);
+  if (!e) throw new Error(`scripts/build-entries.json has no entry for the build job ${job}: add it`);
+  return e.out;
+};
+const outdir = (job) => out(job).slice(0, out(job).lastIndexOf('/'));
 const watch = process.argv.includes('--watch');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const started = Date.now();
@@ -21,34 +30,34 @@ const common = {
 };
 
 const jobs = {
-  cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: 'out/main/cli.js', format: 'esm' }),
+  cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: out('cli'), format: 'esm' }),
   // `gatehouse hook` runs before every tool call Claude Code makes: its own small bundle starts fast.
   // Split: what it loads only when the host cannot be asked (the settings, zod) is a chunk of
   // its own, in out/main/hook-chunks, so the answered path never reads it.
-  hook: () => esbuild({ ...common, entryPoints: { hook: 'main/cli/hook-command.ts' }, outdir: 'out/main', splitting: true, chunkNames: 'hook-chunks/[name]-[hash]', format: 'esm' }),
+  hook: () => esbuild({ ...common, entryPoints: { hook: 'main/cli/hook-command.ts' }, outdir: outdir('hook'), splitting: true, chunkNames: 'hook-chunks/[name]-[hash]', format: 'esm' }),
   // import.meta does not exist in CommonJS; modules that use it fall back to __filename there.
-  electron: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/shells/electron/main.ts'], outfile: 'out/main/electron.cjs', format: 'cjs', external: ['electron'] }),
+  electron: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/shells/electron/main.ts'], outfile: out('electron'), format: 'cjs', external: ['electron'] }),
   // The sandboxed preload may only require('electron'): everything else is bundled in.
-  preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: 'out/preload/index.cjs', format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
-  bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.js', format: 'esm' }),
+  preload: () => esbuild({ ...common, packages: undefined, entryPoints: ['preload/index.ts'], outfile: out('preload'), format: 'cjs', external: ['electron'], platform: 'browser', target: 'chrome120' }),
+  bench: () => esbuild({ ...common, entryPoints: ['bench/run.ts'], outfile: out('bench'), format: 'esm' }),
   // `npm run soak` (bench/soak.ts): a real serve host under 50 agents; not part of `npm test`.
-  soak: () => esbuild({ ...common, entryPoints: ['bench/soak-main.ts'], outfile: 'out/bench/soak.js', format: 'esm' }),
+  soak: () => esbuild({ ...common, entryPoints: ['bench/soak-main.ts'], outfile: out('soak'), format: 'esm' }),
   // The worker thread that extracts large calls under a deadline (main/policy/extract/guarded-extract.ts
   // finds it next to the bundle that starts it). CommonJS, so the ESM CLI, the bench and the CJS
   // Electron bundle all load the one file.
-  extractWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/policy/extract/extract-worker.ts'], outfile: 'out/main/extract-worker.cjs', format: 'cjs' }),
+  extractWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/policy/extract/extract-worker.ts'], outfile: out('extractWorker'), format: 'cjs' }),
   // The audit log's writer thread (main/audit/audit-writer.ts finds it next to the bundle that
   // starts it). CommonJS for the same reason as the extraction worker.
-  auditWriter: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/audit/audit-writer-worker.ts'], outfile: 'out/main/audit-writer-worker.cjs', format: 'cjs' }),
+  auditWriter: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/audit/audit-writer-worker.ts'], outfile: out('auditWriter'), format: 'cjs' }),
   // The worker threads of WebAssembly plugins (main/runner/wasm/worker-file.ts finds it next to the
   // bundle that starts it). ESM: binaryen, which it loads to meter modules, is ESM with top-level await.
-  wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: 'out/main/wasm-worker.mjs', format: 'esm' }),
+  wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: out('wasmWorker'), format: 'esm' }),
   // The sandboxed child process that holds those workers (main/runner/wasm/wasm-host-process.ts).
-  wasmHost: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-host-process.ts'], outfile: 'out/main/wasm-host-process.mjs', format: 'esm' }),
+  wasmHost: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-host-process.ts'], outfile: out('wasmHost'), format: 'esm' }),
   // The sandboxed child of a module plugin (main/runner/module/module-child.ts; child-file.ts finds it next to the bundle that starts it).
-  moduleChild: () => esbuild({ ...common, entryPoints: ['main/runner/module/module-child.ts'], outfile: 'out/main/module-child.mjs', format: 'esm' }),
+  moduleChild: () => esbuild({ ...common, entryPoints: ['main/runner/module/module-child.ts'], outfile: out('moduleChild'), format: 'esm' }),
   // The worker thread of a terminal adapter's Lua (main/adapters/worker-file.ts finds it next to the bundle).
-  luaWorker: () => esbuild({ ...common, entryPoints: ['main/adapters/lua-worker.ts'], outfile: 'out/main/lua-worker.mjs', format: 'esm' }),
+  luaWorker: () => esbuild({ ...common, entryPoints: ['main/adapters/lua-worker.ts'], outfile: out('luaWorker'), format: 'esm' }),
   renderer: () => vite({ configFile: 'vite.config.ts', logLevel: 'warn' }),
 };
 

@@ -37,14 +37,14 @@ function homeArgs(home: string | null): string[] {
 export const HOOK_FAIL_CLOSED = `|| { echo 'Gatehouse: the hook command could not run (is gatehouse on the PATH Claude Code uses?); this call is blocked.' >&2; exit 2; }`;
 
 /**
- * How the hook command starts Gatehouse without the PATH: the absolute path of the runtime (node,
- * or Electron run as node) and of the gatehouse entry script. Claude Code runs hooks with its own
+ * How the hook command starts Gatehouse without the PATH: the absolute path of a real Node.js
+ * (never the desktop app's binary: main/gateway/agent-launcher.ts) and of the gatehouse entry script. Claude Code runs hooks with its own
  * environment, where `gatehouse` may not be on the PATH (or the PATH may be unset).
  */
 export interface HookLauncher {
   node: string;
   entry: string;
-  /** Environment assignments put before the command (ELECTRON_RUN_AS_NODE=1 for Electron's binary). */
+  /** Environment assignments put before the command. */
   env?: Record<string, string>;
 }
 

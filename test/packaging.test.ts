@@ -9,12 +9,13 @@
 // options, reads these globs the same way.
 import Ajv from 'ajv';
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { BUILD_ENTRIES, BUILD_TARGETS } from './support/build-freshness.js';
 
 const root = join(import.meta.dirname, '..');
 const config = parse(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as Record<string, unknown> & {
@@ -44,6 +45,10 @@ const shipsAppFile = (path: string) => selected(path, config.files);
 const shipsModuleFile = (path: string) => selected(path, ['**/*', ...config.files.filter((p) => p.startsWith('!'))]);
 const unpacked = (path: string) => config.asarUnpack.some((glob) => picomatch(glob, { dot: true })(path));
 const posix = (path: string) => path.split(sep).join('/');
+// require.resolve answers with real paths: a worktree whose node_modules is a symlink to another
+// checkout's still ships them as node_modules/… of this project.
+const modulesReal = realpathSync(join(root, 'node_modules'));
+const projectPath = (file: string) => posix(file.startsWith(modulesReal + sep) ? join('node_modules', relative(modulesReal, file)) : relative(root, file));
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
@@ -89,7 +94,8 @@ describe('electron-builder.yml', () => {
   it('starts the app at the Electron main that scripts/build.mjs writes', () => {
     const buildScript = readFileSync(join(root, 'scripts/build.mjs'), 'utf8');
     const electronJob = buildScript.split('\n').find((l) => l.includes("'main/shells/electron/main.ts'"));
-    const outfile = electronJob?.match(/outfile: '([^']+)'/)?.[1];
+    expect(electronJob).toContain("outfile: out('electron')");
+    const outfile = BUILD_ENTRIES.find((e) => e.job === 'electron')?.out;
     expect(outfile).toBe('out/main/electron.cjs');
     expect(config.extraMetadata.main).toBe(outfile);
     expect(pkg.main).toBe(outfile);
@@ -100,7 +106,7 @@ describe('electron-builder.yml', () => {
     for (const path of ['out/main/electron.cjs', 'out/main/extract-worker.cjs', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/favicon.svg', 'out/renderer/assets/index-Ab12Cd34.js', 'out/renderer/assets/editor.worker-Ab12Cd34.js', 'out/renderer/assets/codicon-Ab12Cd34.ttf', 'package.json']) {
       expect(shipsAppFile(path), path).toBe(true);
     }
-    for (const path of ['out/main/electron.cjs.map', 'out/preload/index.cjs.map', 'out/renderer/assets/index-Ab12Cd34.js.map', 'out/main/cli.js', 'out/bench/run.js', 'bin/gatehouse.js', 'main/shells/electron/main.ts', 'renderer/main.tsx', 'shared/contract.ts', 'test/packaging.test.ts', 'test/fixtures/audit/x.json', 'e2e/approvals.spec.ts', 'bench/run.ts', 'scripts/build.mjs', 'native/electron/better_sqlite3.node', 'examples/plugins/path-guard/path_guard.py', 'docs/packaging.md']) {
+    for (const path of ['out/main/electron.cjs.map', 'out/preload/index.cjs.map', 'out/renderer/assets/index-Ab12Cd34.js.map', 'out/main/cli.js', 'out/bench/run.js', 'main/shells/electron/main.ts', 'renderer/main.tsx', 'shared/contract.ts', 'test/packaging.test.ts', 'test/fixtures/audit/x.json', 'e2e/approvals.spec.ts', 'bench/run.ts', 'scripts/build.mjs', 'native/electron/better_sqlite3.node', 'examples/plugins/path-guard/path_guard.py', 'docs/packaging.md']) {
       expect(shipsAppFile(path), path).toBe(false);
     }
     // What the Electron main process loads by path, relative to its own file (main/shells/electron/main.ts).
@@ -131,7 +137,7 @@ describe('electron-builder.yml', () => {
     // Resolved at run time rather than imported: the TypeScript parser (plugin scan) and the grammars.
     const needed = [...imported, 'typescript', 'better-sqlite3/package.json', 'web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm'];
     for (const spec of needed) {
-      const file = posix(relative(root, req.resolve(spec)));
+      const file = projectPath(req.resolve(spec));
       expect(file.startsWith('node_modules/'), `${spec} → ${file}`).toBe(true);
       expect(shipsModuleFile(file), `${spec} → ${file}`).toBe(true);
     }
@@ -187,5 +193,48 @@ describe('electron-builder.yml', () => {
       enableNodeCliInspectArguments: false,
       grantFileProtocolExtraPrivileges: false,
     });
+  });
+  it('ships exactly the built entries scripts/build-entries.json gives the Electron shell, and unpacks those a real Node runs', () => {
+    const listed = BUILD_ENTRIES.flatMap((e) => [{ path: e.out, shell: e.shell }, ...(e.also ?? []).map((g) => ({ path: g.replace('*', 'x-Ab12Cd34'), shell: e.shell }))]);
+    for (const { path, shell } of listed) {
+      expect(shipsAppFile(path), `${path} is shell ${shell} in scripts/build-entries.json`).toBe(shell !== null);
+      expect(unpacked(path), `${path} is shell ${shell} in scripts/build-entries.json`).toBe(shell === 'unpacked');
+    }
+    // No out/main file in the yml that the list does not know (a renamed entry would ship nothing).
+    for (const glob of config.files.filter((p) => p.startsWith('out/main/'))) {
+      expect(listed.some((l) => l.shell !== null && picomatch(glob, { dot: true })(l.path)), glob).toBe(true);
+    }
+    // The hook command agents run with a real Node: its entry and package.json ("type": "module"), unpacked.
+    for (const path of ['bin/gatehouse.js', 'package.json']) {
+      expect(shipsAppFile(path), path).toBe(true);
+      expect(unpacked(path), path).toBe(true);
+    }
+  });
+
+  it('ships every file of the built tree the Electron shell needs (a missing worker fails here), unpacked with the packages it imports', () => {
+    const builtByTests = new Set(BUILD_TARGETS.flatMap((t) => t.jobs));
+    const expected = BUILD_ENTRIES.filter((e) => builtByTests.has(e.job));
+    for (const e of expected) expect(existsSync(join(root, e.out)), `${e.out} is not built: run node scripts/build.mjs`).toBe(true);
+    const entryOf = (path: string) => BUILD_ENTRIES.find((e) => e.out === path || (e.also ?? []).some((g) => picomatch(g, { dot: true })(path)));
+    const built = [...walk(join(root, 'out/main')), ...walk(join(root, 'out/preload'))].map((f) => posix(relative(root, f))).filter((f) => !f.endsWith('.map'));
+    expect(built).toEqual(expect.arrayContaining(['out/main/hook-chunks/' + readdirSync(join(root, 'out/main/hook-chunks')).find((f) => f.endsWith('.js'))]));
+    for (const path of built) {
+      const e = entryOf(path);
+      expect(e, `${path} is built but not in scripts/build-entries.json`).toBeDefined();
+      expect(shipsAppFile(path), path).toBe(e!.shell !== null);
+      expect(unpacked(path), path).toBe(e!.shell === 'unpacked');
+    }
+    // A real Node resolves the packages of what it runs from app.asar.unpacked/node_modules: each
+    // one's shipped files must be unpacked too.
+    for (const path of built.filter((p) => entryOf(p)?.shell === 'unpacked')) {
+      const text = readFileSync(join(root, path), 'utf8');
+      const specs = [...text.matchAll(/(?:^import [^;]*?from |\bimport\()["']([^"'./][^"']*)["']/gm)].map((m) => m[1]!).filter((s) => !s.startsWith('node:') && !builtinModules.includes(s));
+      for (const spec of specs) {
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        const files = walk(join(root, 'node_modules', name)).map((f) => posix(relative(root, f))).filter((f) => shipsModuleFile(f));
+        expect(files.length, `${path} imports ${name}`).toBeGreaterThan(0);
+        for (const f of files) expect(unpacked(f), `${path} imports ${name}: ${f}`).toBe(true);
+      }
+    }
   });
 });

@@ -29,7 +29,8 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import { CLAUDE_HOOK_TIMEOUT_S, claudeHooks, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MCP_SERVER_NAME, MIN_HOOK_TIMEOUT_S, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../shared/claude-config.js';
-import { installedEntry } from '../core/install-files.js';
+import type { RuntimeHost } from '../core/node-runtime.js';
+import { agentLauncher, type AgentLauncher } from './agent-launcher.js';
 import { OperationError } from '../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from './agent-routes.js';
 
@@ -56,20 +57,19 @@ export interface ClaudeConfigDeps {
   now?: () => number;
   /** How the hook command starts Gatehouse (absolute paths); null: `gatehouse` from the PATH. Default: this installation's. */
   launcher?: HookLauncher | null;
+  /** Without `launcher`: stand-ins for Electron's process.versions and PATH and for bin/gatehouse.js (tests). */
+  runtime?: RuntimeHost;
+  entry?: string | null;
 }
 
 type HookEventName = ClaudeHookEvent;
 
 /**
- * This installation's node and gatehouse entry (bin/gatehouse.js, two folders up from both this
- * source file and the built out/main bundle); null when the entry is not there (a packaged app),
- * in which case the hook names `gatehouse` on the PATH and still fails closed when it is missing.
+ * This installation's node and gatehouse entry (agent-launcher.ts); null when there is none, in
+ * which case the hook names `gatehouse` on the PATH and still fails closed when it is missing.
  */
 export function defaultHookLauncher(): HookLauncher | null {
-  const entry = installedEntry();
-  if (!entry) return null;
-  // Electron's binary runs scripts as node only when told to.
-  return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
+  return agentLauncher('hook').launcher;
 }
 
 /** One file as the preview shows it. */
@@ -135,6 +135,10 @@ export interface CurrentFile {
 
 export class ClaudeConfigWriter {
   constructor(private readonly deps: ClaudeConfigDeps) {}
+
+  private launch(): AgentLauncher {
+    return this.deps.launcher === undefined ? agentLauncher('hook', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
+  }
 
   /** The files this request would touch, in order: the settings file (hook), then the MCP file. */
   targets(req: ClaudeConfigRequest): Target[] {
@@ -253,7 +257,7 @@ export class ClaudeConfigWriter {
   private mergeHook(file: string, value: JsonObject, req: ClaudeConfigRequest, edit: (p: JSONPath, v: unknown, ins?: boolean) => void, changes: string[]): void {
     // Claude Code's timeout is written explicitly: the command's own --timeout and the host's
     // inbox wait are derived from it, so Gatehouse always answers before Claude Code gives up.
-    const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
+    const { launcher } = this.launch();
     const form = req.hook === 'http' ? 'HTTP form' : 'command form';
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Claude Code expects ({"PreToolUse": [...]}). Fix it by hand, then preview again.`);
@@ -364,7 +368,8 @@ export class ClaudeConfigWriter {
     // (refused connection, timeout, an error status), while a command hook that fails exits 2, which blocks.
     if (req.hook === 'http') notes.push(HTTP_HOOK_CAVEAT);
     // Only the launcher-less form names `gatehouse` on the PATH; the default writes absolute paths of node and this installation.
-    const launcher = this.deps.launcher === undefined ? defaultHookLauncher() : this.deps.launcher;
+    const { launcher, problem } = this.launch();
+    if (req.hook === 'command' && problem) notes.push(problem);
     if ((req.hook === 'command' || req.mcp === 'stdio') && launcher === null) notes.push('The gatehouse command must be on the PATH Claude Code runs commands with; if it is not, the hook blocks every call (it fails closed).');
     else if (req.hook === 'command' || req.mcp === 'stdio') notes.push(`The command names node and Gatehouse by absolute path (${launcher!.node}, ${launcher!.entry}), so Claude Code's PATH does not matter; if this installation moves, write the settings again (until then the hook blocks every call: it fails closed).`);
     notes.push('Claude Code reads these files when a session starts: restart it (check with /hooks and /mcp).');

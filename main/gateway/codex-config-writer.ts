@@ -34,7 +34,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { MCP_SERVER_NAME, TOKEN_ENV } from '../../shared/claude-config.js';
-import { installedEntry } from '../core/install-files.js';
+import type { RuntimeHost } from '../core/node-runtime.js';
+import { agentLauncher, type AgentLauncher } from './agent-launcher.js';
 import { OperationError } from '../core/operation-error.js';
 import { ABSENT, ConfigFileError, keepBackup, readCurrent, writeAtomic, type ConfigPreview, type PlannedFile, type WrittenFile } from './claude-config-writer.js';
 import { DEADLINE_MARGIN_MS } from './mcp-server.js';
@@ -71,13 +72,14 @@ export interface CodexConfigDeps {
   now?: () => number;
   /** null: `gatehouse` from the PATH. Default: this installation's node and bin/gatehouse.js. */
   launcher?: CodexLauncher | null;
+  /** Without `launcher`: stand-ins for Electron's process.versions and PATH and for bin/gatehouse.js (tests). */
+  runtime?: RuntimeHost;
+  entry?: string | null;
 }
 
-/** This installation's node and bin/gatehouse.js (two folders up from this file and from out/main); null when absent. */
+/** This installation's node and bin/gatehouse.js (agent-launcher.ts); null when there is none. */
 export function defaultCodexLauncher(): CodexLauncher | null {
-  const entry = installedEntry();
-  if (!entry) return null;
-  return { node: process.execPath, entry, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
+  return agentLauncher('cli').launcher;
 }
 
 /** The Codex server table Gatehouse writes (also what docs/agents.md shows). */
@@ -96,6 +98,10 @@ const MARKER = '# Gatehouse supervises this agent\'s tool calls (written by "wri
 
 export class CodexConfigWriter {
   constructor(private readonly deps: CodexConfigDeps) {}
+
+  private launch(): AgentLauncher {
+    return this.deps.launcher === undefined ? agentLauncher('cli', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
+  }
 
   get file(): string {
     return join(this.deps.codexHome, 'config.toml');
@@ -146,7 +152,7 @@ export class CodexConfigWriter {
     const path = this.file;
     const current = readCurrent(path);
     const before = parseToml(path, current.text);
-    const launcher = this.deps.launcher === undefined ? defaultCodexLauncher() : this.deps.launcher;
+    const { launcher } = this.launch();
     const servers = before.mcp_servers;
     if (servers !== undefined && !isTable(servers)) throw new ConfigFileError(path, `${path}: mcp_servers is not a table of servers by name as Codex expects. Fix it by hand, then preview again.`);
     const existing = isTable(servers) ? servers[MCP_SERVER_NAME] : undefined;
@@ -190,6 +196,8 @@ export class CodexConfigWriter {
     ];
     if (req.mcp === 'http') notes.push(`Codex reads the agent token from ${TOKEN_ENV}: set it to the agent token in the environment you start Codex from (export ${TOKEN_ENV}=…).`);
     else notes.push('Codex starts the bridge in its workspace: calls run in that folder. The bridge needs no token.');
+    const { problem } = this.launch();
+    if (req.mcp === 'stdio' && problem) notes.push(problem);
     notes.push('Codex reads config.toml when it starts: restart it (codex mcp list shows gatehouse).');
     return notes;
   }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { jsChildCommand } from '../core/node-runtime.js';
 
 /** The entry an AssemblyScript plugin is built from, relative to its folder. */
 export const AS_ENTRY = 'assembly/index.ts';
@@ -50,12 +51,14 @@ function moduleOf(dir: string): string {
 export function buildPlugin(dir: string): { module: string } {
   const out = moduleOf(dir);
   if (!existsSync(join(dir, AS_ENTRY))) throw new PluginBuildError(`${join(dir, AS_ENTRY)} does not exist; \`gatehouse plugin build\` compiles an AssemblyScript plugin from ${AS_ENTRY} (build other languages with their own toolchain into ${out}).`);
-  const r = spawnSync(process.execPath, [ascScript(), AS_ENTRY, '-o', out, ...AS_OPTIONS], {
-    cwd: dir,
-    stdio: 'inherit',
-    // Under Electron the executable is Electron's: run as plain Node.
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-  });
+  let asc: { node: string; file: string };
+  try {
+    // A real Node: under Electron the app's binary cannot act as one (main/runner/js-child.ts).
+    asc = jsChildCommand('the AssemblyScript compiler', ascScript());
+  } catch (err) {
+    throw new PluginBuildError((err as Error).message);
+  }
+  const r = spawnSync(asc.node, [asc.file, AS_ENTRY, '-o', out, ...AS_OPTIONS], { cwd: dir, stdio: 'inherit' });
   if (r.error) throw new PluginBuildError(`the AssemblyScript compiler could not start: ${r.error.message}`);
   if (r.status !== 0) throw new PluginBuildError(`the AssemblyScript compiler failed (exit ${r.status ?? r.signal}); fix the errors it printed above in ${AS_ENTRY}, then build again.`);
   return { module: out };

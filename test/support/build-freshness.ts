@@ -3,8 +3,27 @@
 // that runs last hour's bundle passes or fails for the wrong reason, so test/global-setup.ts
 // rebuilds a target when it is missing or stale. Only mtimes are compared (a stat walk of the
 // source folders), which costs milliseconds; a content hash would cost a read of every file.
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+
+/** One entry of scripts/build-entries.json: a build job, the file it writes, and how the desktop package ships it. */
+export interface BuildEntry {
+  job: string;
+  out: string;
+  /** "asar": loaded by the Electron shell; "unpacked": run by a real Node beside the asar; null: not shipped. */
+  shell: 'asar' | 'unpacked' | null;
+  also?: string[];
+}
+
+/** The one list scripts/build.mjs builds from and electron-builder.yml is checked against. */
+export const BUILD_ENTRIES: readonly BuildEntry[] = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'build-entries.json'), 'utf8')) as { entries: BuildEntry[] }).entries;
+
+const outputsOf = (jobs: readonly string[]) =>
+  jobs.map((job) => {
+    const e = BUILD_ENTRIES.find((x) => x.job === job);
+    if (!e) throw new Error(`scripts/build-entries.json has no entry for the build job ${job}`);
+    return e.out;
+  });
 
 export interface BuildTarget {
   /** scripts/build.mjs jobs that write `outputs`, built together with `--only=`. */
@@ -22,18 +41,19 @@ export interface BuildDecision {
   reason: string;
 }
 
-const NODE_SIDE = ['main', 'shared', 'bin', 'scripts/build.mjs'];
+const NODE_SIDE = ['main', 'shared', 'bin', 'scripts/build.mjs', 'scripts/build-entries.json'];
 
 /** What the tests run as built output, and what each is built from. */
 export const BUILD_TARGETS: readonly BuildTarget[] = [
   {
     // The CLI and everything it starts from out/main: the hook fast path, the extraction and
-    // WebAssembly workers, the WebAssembly host process, the module plugins' child, the Lua worker.
-    jobs: ['cli', 'hook', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
-    outputs: ['out/main/cli.js', 'out/main/hook.js', 'out/main/extract-worker.cjs', 'out/main/audit-writer-worker.cjs', 'out/main/wasm-worker.mjs', 'out/main/wasm-host-process.mjs', 'out/main/module-child.mjs', 'out/main/lua-worker.mjs'],
+    // WebAssembly workers, the WebAssembly host process, the module plugins' child, the Lua worker;
+    // and the Electron main, whose package test/packaging.test.ts checks against the built tree.
+    jobs: ['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
+    outputs: outputsOf(['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker']),
     sources: NODE_SIDE,
   },
-  { jobs: ['preload'], outputs: ['out/preload/index.cjs'], sources: ['preload', 'shared', 'scripts/build.mjs'] },
+  { jobs: ['preload'], outputs: outputsOf(['preload']), sources: ['preload', 'shared', 'scripts/build.mjs', 'scripts/build-entries.json'] },
   { jobs: ['renderer'], outputs: ['out/renderer/index.html'], sources: ['renderer', 'shared', 'vite.config.ts', 'scripts/build.mjs'] },
 ];
 

@@ -10,7 +10,7 @@
 //  - timeout: a call did not answer in time (the whole child is killed: a busy loop blocks it);
 //  - log-flood: more log lines or bytes in one call than the cap;
 //  - crash: the child exited; the next call starts a fresh one.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
@@ -18,6 +18,8 @@ import type { WrappedCommand } from '../one-shot.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { killGroupUntilGone } from '../../core/kill-group.js';
 import { moduleChildFile } from './child-file.js';
+import { spawnJsChild } from '../js-child.js';
+import type { RuntimeHost, ShippedPaths } from '../../core/node-runtime.js';
 import { compileModule } from './compile.js';
 import { moduleFetch, type FetchContext } from './module-fetch.js';
 import { ModuleExportError, validateExports, type ModulePlugin } from './module-exports.js';
@@ -67,6 +69,8 @@ export interface ModuleProcessOptions {
   compiler?: 'auto' | 'typescript';
   /** For fetch: everything but the plugin's own fields, which come from its manifest. */
   fetch: Omit<FetchContext, 'plugin' | 'declaredEndpoints' | 'actor'>;
+  /** Stand-in for Electron's process.versions and PATH (tests); default: this process's. */
+  runtime?: RuntimeHost;
 }
 
 interface Running {
@@ -133,20 +137,37 @@ export class ModuleProcess {
       }
     }
     const bundle = this.bundle;
-    const childFile = moduleChildFile();
-    const sandbox = this.sandboxed && this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dir, read: [dirname(childFile), dirname(bundle)], write: [], hosts: [], readOnlyRoot: true } } : null;
-    const wrap = containWrap(sandbox, { timeoutMs: 30_000, limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity }, ...(this.opts.home ? { home: this.opts.home } : {}) });
-    const nodeArgs = [`--max-old-space-size=${this.opts.heapMb ?? 256}`, '--disable-warning=ExperimentalWarning'];
-    // Node's permission model inside the sandbox: reads of the plugin folder and the two files
-    // it needs, no child processes, no workers, no writes. Defence in depth behind bwrap, and the
-    // only file barrier where bwrap is missing.
-    if (!this.opts.trusted) nodeArgs.push('--experimental-permission', `--allow-fs-read=${dir}`, `--allow-fs-read=${childFile}`, `--allow-fs-read=${dirname(bundle)}`);
-    const w = wrap(process.execPath, [...nodeArgs, childFile]);
-    this.wrapped = w;
+    const built = moduleChildFile();
+    const nodeArgs = ({ file: childFile }: ShippedPaths) => {
+      const args = [`--max-old-space-size=${this.opts.heapMb ?? 256}`, '--disable-warning=ExperimentalWarning'];
+      // Node's permission model inside the sandbox: reads of the plugin folder and the two files
+      // it needs, no child processes, no workers, no writes. Defence in depth behind bwrap, and the
+      // only file barrier where bwrap is missing.
+      if (!this.opts.trusted) args.push('--experimental-permission', `--allow-fs-read=${dir}`, `--allow-fs-read=${childFile}`, `--allow-fs-read=${dirname(bundle)}`);
+      return args;
+    };
+    const wrap = ({ file: childFile }: ShippedPaths) => {
+      const sandbox = this.sandboxed && this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dir, read: [dirname(childFile), dirname(bundle)], write: [], hosts: [], readOnlyRoot: true } } : null;
+      return containWrap(sandbox, { timeoutMs: 30_000, limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity }, ...(this.opts.home ? { home: this.opts.home } : {}) });
+    };
     this.stderr = '';
     this.killReason = null;
     const logCap = (this.opts.maxLogLines ?? 200) * 10;
-    const child = spawn(w.command, w.args, { stdio: ['pipe', 'pipe', 'pipe'], env: { GATEHOUSE_MODULE_BUNDLE: bundle, GATEHOUSE_MODULE_LOG_CAP: String(logCap), PATH: '/usr/bin:/bin' }, cwd: dir, detached: true });
+    let started: ReturnType<typeof spawnJsChild>;
+    try {
+      started = spawnJsChild({
+        what: `the module plugin in ${dir}`,
+        file: built,
+        nodeArgs,
+        wrap,
+        options: { stdio: ['pipe', 'pipe', 'pipe'], env: { GATEHOUSE_MODULE_BUNDLE: bundle, GATEHOUSE_MODULE_LOG_CAP: String(logCap), PATH: '/usr/bin:/bin' }, cwd: dir, detached: true },
+        ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
+      });
+    } catch (err) {
+      throw new ModuleLoadError('load-error', (err as Error).message);
+    }
+    const { child, wrapped: w } = started;
+    this.wrapped = w;
     this.child = child;
     this.exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.stderr!.on('data', (d: Buffer) => {

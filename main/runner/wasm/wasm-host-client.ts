@@ -3,7 +3,7 @@
 // and address-space rlimit: the process is long-lived, and V8 reserves large address ranges for
 // wasm memories), sends it calls, and answers its host functions. A process that dies ends
 // every call it was running with `crash`, and the next call starts a fresh one.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { EngineResult } from './engine.js';
 import type { HostCallReply } from './extism-kernel.js';
@@ -12,6 +12,8 @@ import type { WasmCallResult, WasmCallSpec } from './wasm-pool.js';
 import { wasmHostProcessFile, wasmWorkerFile } from './worker-file.js';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
 import type { WrappedCommand } from '../one-shot.js';
+import { spawnJsChild } from '../js-child.js';
+import type { RuntimeHost } from '../../core/node-runtime.js';
 
 export interface WasmHostOptions {
   /** The host's sandbox detection: with bwrap, the process runs inside it. */
@@ -21,6 +23,8 @@ export interface WasmHostOptions {
   /** Folders bound read-only / read-write at their own paths (a WASI call's preopens). */
   read?: string[];
   write?: string[];
+  /** Stand-in for Electron's process.versions and PATH (tests); default: this process's. */
+  runtime?: RuntimeHost;
 }
 
 /** How long past a call's own deadline the process may take to report it before it is killed. */
@@ -88,19 +92,31 @@ export class WasmHostClient {
   private start(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the WebAssembly runner is shut down'));
     if (this.ready) return this.ready;
-    const hostFile = wasmHostProcessFile();
-    const workerFile = wasmWorkerFile();
-    const dirs = [...new Set([dirname(hostFile), dirname(workerFile)])];
-    const wrap = containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: [...dirs, ...(this.opts.read ?? [])], write: this.opts.write ?? [], hosts: [], readOnlyRoot: true } } : null, {
-      timeoutMs: 30_000,
-      limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity },
-      ...(this.opts.home ? { home: this.opts.home } : {}),
-      ...(this.opts.env ? { env: this.opts.env } : {}),
-    });
-    const w = wrap(process.execPath, [hostFile]);
+    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin' };
+    let started: ReturnType<typeof spawnJsChild>;
+    try {
+      started = spawnJsChild({
+        what: 'the WebAssembly runner',
+        file: wasmHostProcessFile(),
+        wrap: ({ file: hostFile, real }) => {
+          const workerFile = real(wasmWorkerFile());
+          env['GATEHOUSE_WASM_WORKER'] = workerFile;
+          const dirs = [...new Set([dirname(hostFile), dirname(workerFile)])];
+          return containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: [...dirs, ...(this.opts.read ?? [])], write: this.opts.write ?? [], hosts: [], readOnlyRoot: true } } : null, {
+            timeoutMs: 30_000,
+            limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity },
+            ...(this.opts.home ? { home: this.opts.home } : {}),
+            ...(this.opts.env ? { env: this.opts.env } : {}),
+          });
+        },
+        options: { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env, detached: true },
+        ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
+      });
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    const { child, wrapped: w } = started;
     this.wrapped = w;
-    const env: Record<string, string> = { GATEHOUSE_WASM_WORKER: workerFile, PATH: process.env['PATH'] ?? '/usr/bin:/bin' };
-    const child = spawn(w.command, w.args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env, detached: true });
     this.child = child;
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
