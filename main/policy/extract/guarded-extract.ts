@@ -5,7 +5,8 @@
 //    cannot see through (evasive, every operation, the absolute paths found by a plain scan), so a
 //    rule asks or denies, never allows.
 //  - Small calls (the common case) are judged on the calling thread, where the analysis under the
-//    limits is linear and ends in well under a millisecond; no thread hop is paid for them.
+//    limits is linear and ends in well under a millisecond; no thread hop is paid for them. One
+//    that passes the calling thread's short deadline is judged again in the worker.
 //  - Larger calls go to a worker thread with a deadline: an overrun terminates the worker (the next
 //    large call gets a new one) and denies that call only.
 //  - Any failure denies that call only ("extraction failed: …"); after a tree-sitter failure the
@@ -82,10 +83,15 @@ export class GuardedExtractor {
     return this.pool.close();
   }
 
-  private inProcess(call: ToolCall): Extraction {
+  private inProcess(call: ToolCall): Extraction | Promise<Extraction> {
     try {
       return withExtractionDeadline(this.inProcessDeadlineMs, () => extract(call, this.opts));
     } catch (err) {
+      // A small call past the calling thread's deadline was, far more often, a thread preempted on
+      // a busy machine than a costly call (the analysis is linear under its limits): the worker
+      // judges it again under its own deadline, which still denies a call that is really slow.
+      // Denying here turned load into denials of ordinary calls ("extraction took longer than 250 ms").
+      if (isDeadline(err)) return this.pool.run(call, this.opts);
       // A parser failure discarded the parser: start loading the next one now, so that the next
       // call finds it ready (a failure to load is reported by that call).
       if (!grammarReady()) loadGrammar().catch(() => undefined);
@@ -94,9 +100,13 @@ export class GuardedExtractor {
   }
 }
 
+function isDeadline(err: unknown): err is Error {
+  return err instanceof Error && err.message.startsWith('extraction took longer than');
+}
+
 function failed(err: unknown): ExtractionFailed {
   // The cooperative deadline on the calling thread already says what happened.
-  if (err instanceof Error && err.message.startsWith('extraction took longer than')) return new ExtractionFailed(err.message);
+  if (isDeadline(err)) return new ExtractionFailed(err.message);
   const msg = err instanceof Error ? (err instanceof RangeError ? `${err.message} (the command nests too deeply)` : err.message) : String(err);
   return new ExtractionFailed(`extraction failed: ${msg}`);
 }
