@@ -21,6 +21,7 @@ import { cliPath, repoRoot } from './support/cli.js';
 import { http } from './support/net.js';
 import { request } from 'node:http';
 import { tempDir } from './support/temp.js';
+import { detectSandbox } from '../main/runner/sandbox.js';
 import { fixtureWat, wasmPlugin } from './support/wasm.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
@@ -493,39 +494,15 @@ describe('tool list changes, results and the stdio bridge (issue #26, item 16)',
     expect(r.host.mcp.sessionCount).toBe(1);
   });
 
-  it('hello (sandboxed, no write paths, no hosts) runs at supervised without an operator, and its result says it ran sandboxed', async () => {
-    const r = await start({ hello: true, settings: { mode: 'live', autonomy: 'supervised' } });
+  it("a sandboxed process plugin's result says it ran sandboxed, and has no fuel", async () => {
+    const r = await start({ hello: true, settings: { mode: 'live', autonomy: 'full' } });
     const client = await mcpClient(r);
     const res = (await client.callTool({ name: 'hello', arguments: { name: 'Ada' } })) as CallToolResult;
     expect(res.isError ?? false).toBe(false);
     expect(res.structuredContent).toEqual({ greeting: 'Hello, Ada.' });
-    expect(res._meta).toMatchObject({ gatehouse: { decision: 'allow', decider: { kind: 'autonomy', level: 'supervised' }, executed: true, sandboxed: true } });
+    // Sandboxed wherever bubblewrap works (here and in CI); without it the plugin runs unsandboxed and says so.
+    expect(res._meta).toMatchObject({ gatehouse: { decision: 'allow', executed: true, sandboxed: detectSandbox().kind === 'bwrap' } });
     expect((res._meta as { gatehouse: Record<string, unknown> }).gatehouse).not.toHaveProperty('fuel');
-    expect(r.host.approvals.list()).toHaveLength(0);
-    await client.close();
-  });
-
-  it('fails closed: the same tool with a write path or a host is still asked about at supervised', async () => {
-    const r = await start({ settings: { mode: 'live', autonomy: 'supervised' } });
-    const script = readFileSync(join(helloDir, 'hello.sh'), 'utf8');
-    for (const [name, grant] of [['hello-writer', `write = ["${r.home}/out"]`], ['hello-sender', 'hosts = ["example.com"]']] as const) {
-      const dir = join(r.home, 'plugins', name);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'gatehouse.toml'), `name = "${name}"\ndescription = "Greets."\ncommand = "hello.sh"\ntimeout_secs = 5\n[parameters.name]\ntype = "string"\nrequired = true\n[permissions]\n${grant}\n`);
-      writeFileSync(join(dir, 'hello.sh'), script, { mode: 0o755 });
-    }
-    await r.host.registry.refreshAll();
-    await r.host.registry.enable('hello-writer', 'tester');
-    await r.host.registry.enable('hello-sender', 'tester');
-    const client = await mcpClient(r);
-    // Each one waits in the inbox, asked by the autonomy level; denied here, it never runs.
-    for (const name of ['hello-writer', 'hello-sender']) {
-      const answered = client.callTool({ name, arguments: { name: 'Ada' } });
-      const item = await nextPending(r);
-      expect(item).toMatchObject({ call: { tool: name }, askedBy: { kind: 'autonomy', level: 'supervised' } });
-      r.host.approvals.deny(item.id, { operator: 'tester', reason: 'test' });
-      expect(((await answered) as CallToolResult)._meta).toMatchObject({ gatehouse: { decision: 'deny', executed: false } });
-    }
     await client.close();
   });
 
@@ -686,6 +663,30 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     writeFileSync(file, 'mcp_servers = { gatehouse = { command = "x" } }\n');
     expect(() => w.preview({ mcp: 'stdio' })).toThrow(/inline table or dotted keys/);
     expect(() => w.preview({ mcp: 'http' })).toThrow(/does not listen for agents over HTTP/);
+  });
+
+  it('first run: hello installed but not enabled is named in the notes with the command that enables it, which works as printed from any folder', async () => {
+    const userHome = tempDir('gatehouse-codex-first-');
+    const r = await start({ userHome });
+    cpSync(helloDir, join(r.home, 'plugins', 'hello'), { recursive: true });
+    await r.host.registry.refreshAll();
+    const op = async (method: string, params: unknown) => (await r.host.dispatcher.dispatch(method as never, params as never, { console: 'serve', operator: 'tester' })) as { ok: boolean; result: { notes: string[] } };
+    const note = (await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.find((n) => n.includes('hello'));
+    expect(note).toMatch(/hello is installed but not enabled/);
+    // Claude Code's dialog says it too when it writes an MCP server; a hook alone lists no tools.
+    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'stdio', hook: 'none' })).result.notes).toContain(note);
+    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toContain('hello');
+    const command = /`([^`]+)`/.exec(note!)![1]!.split(' ');
+    expect(command.slice(0, 4)).toEqual(['gatehouse', 'plugin', 'enable', 'hello']);
+    // As printed, from a folder that has nothing to do with Gatehouse.
+    const child = spawn(process.execPath, [cliPath, ...command.slice(1)], { cwd: realpathSync(tempDir('gatehouse-clean-')), env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1' } });
+    children.push(child);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.resume();
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), stderr).toBe(0);
+    expect(r.host.registry.get('hello')?.status).toBe('enabled');
+    expect((await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.join(' ')).not.toContain('hello');
   });
 
   it('through the host: preview and write as operator methods; approvals for Codex then follow its timeout', async () => {
