@@ -20,6 +20,7 @@ import { writeServeFile } from '../main/shells/serve/serve-file.js';
 import { homePaths } from '../main/home.js';
 import { http, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
+import { connectAgent } from './support/mcp-agent.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
 const helloDir = join(repoRoot, 'examples', 'plugins', 'hello');
@@ -207,12 +208,10 @@ describe('MCP server at /mcp (real SDK client)', () => {
     const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: rendererDir });
     running.push({ home, host, net, port: net.shell.port, op: async () => ({}) as never, close: async () => { await net.shell.close(); await host.close('test done'); } });
     await host.ready;
-    const client = new Client({ name: 'fs-agent', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${net.agentToken}` } } }));
-    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const { client, toolsWhen } = await connectAgent(net, 'fs-agent');
     await host.registry.enable('fs-mcp', 'tester');
-    await changed;
-    const names = (await client.listTools()).tools.map((t) => t.name);
+    // The list changes twice (the plugin enabled, then the server's tools listed): re-list on each notice.
+    const names = await toolsWhen((n) => n.includes('fs-mcp__list_allowed_directories'));
     expect(names).toContain('fs-mcp__list_allowed_directories');
     const res = (await client.callTool({ name: 'fs-mcp__list_allowed_directories', arguments: {} })) as CallToolResult;
     expect(res.isError).toBeFalsy();

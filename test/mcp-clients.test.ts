@@ -21,6 +21,8 @@ import { cliPath, repoRoot } from './support/cli.js';
 import { http } from './support/net.js';
 import { request } from 'node:http';
 import { tempDir } from './support/temp.js';
+import { detectSandbox } from '../main/runner/sandbox.js';
+import { fixtureWat, wasmPlugin } from './support/wasm.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
 const helloDir = join(repoRoot, 'examples', 'plugins', 'hello');
@@ -414,10 +416,124 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
   });
 });
 
+describe('tool list changes, results and the stdio bridge (issue #26, item 16)', () => {
+  const mcpHeaders = (r: Running, sid?: string) => ({ Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(sid ? { 'mcp-session-id': sid } : {}) });
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const addHello = async (r: Running) => {
+    cpSync(helloDir, join(r.home, 'plugins', 'hello'), { recursive: true });
+    await r.host.registry.refreshAll();
+  };
+
+  /** Opens the session's GET stream and resolves with the first message on it. */
+  function firstOnStream(r: Running, sid: string): Promise<{ method?: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: r.port, path: '/mcp', method: 'GET', headers: { Host: `127.0.0.1:${r.port}`, ...mcpHeaders(r, sid), Accept: 'text/event-stream' } }, (res) => {
+        let buf = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          buf += d;
+          const line = buf.split('\n').find((l) => l.startsWith('data: '));
+          if (!line) return;
+          resolve(JSON.parse(line.slice(6)) as { method?: string });
+          req.destroy();
+        });
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+  }
+
+  it('a tools/list_changed sent before the client opened its stream reaches it when the stream opens', async () => {
+    const r = await start();
+    await addHello(r);
+    const init = await http({ port: r.port, path: '/mcp', method: 'POST', headers: mcpHeaders(r), body: initialize });
+    const sid = init.headers['mcp-session-id'] as string;
+    expect(init.body).toContain('"listChanged":true');
+    // The plugins finish loading after the client's first tools/list and before its GET stream.
+    const listed = await http({ port: r.port, path: '/mcp', method: 'POST', headers: mcpHeaders(r, sid), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(listed.body).not.toContain('"hello"');
+    const told = new Promise<void>((resolve) => {
+      const off = r.host.bus.subscribe((name) => {
+        if (name !== 'gateway.toolsChanged') return;
+        off();
+        resolve();
+      });
+    });
+    await r.host.registry.enable('hello', 'tester');
+    // The session was told while it had no stream to hear it on.
+    await told;
+    expect(await firstOnStream(r, sid)).toMatchObject({ method: 'notifications/tools/list_changed' });
+    const again = await http({ port: r.port, path: '/mcp', method: 'POST', headers: mcpHeaders(r, sid), body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    expect(again.body).toContain('"name":"hello"');
+  });
+
+  it('the stdio bridge relays tools/list_changed: a plugin enabled after connect is in the next tools/list', async () => {
+    const r = await start();
+    await addHello(r);
+    const b = bridge(r, realpathSync(tempDir('gatehouse-bridge-list-')));
+    await b.initialize();
+    const names = (m: unknown) => (m as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    expect(names(await b.request('tools/list', {}))).toEqual(['shell']);
+    const changed = b.notified('notifications/tools/list_changed');
+    await r.host.registry.enable('hello', 'tester');
+    await changed;
+    expect(names(await b.request('tools/list', {})).sort()).toEqual(['hello', 'shell']);
+  });
+
+  it('the stdio bridge holds what the client writes before initialize is answered, instead of failing it', async () => {
+    const r = await start();
+    const b = bridge(r, realpathSync(tempDir('gatehouse-bridge-early-')));
+    // Written back to back, as clients do, without waiting for the initialize answer.
+    const init = b.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'eager', version: '1' } });
+    b.notify('notifications/initialized');
+    const list = b.request('tools/list', {});
+    const call = b.request('tools/call', { name: 'nope', arguments: {} });
+    expect(await init).toMatchObject({ result: { capabilities: { tools: { listChanged: true } } } });
+    expect(await list).toMatchObject({ result: { tools: [{ name: 'shell' }] } });
+    // Reached the session: the host's own answer for an unknown tool, not "No MCP session".
+    expect(await call).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/Unknown tool: "nope"/) } });
+    expect(r.host.mcp.sessionCount).toBe(1);
+  });
+
+  it("a sandboxed process plugin's result says it ran sandboxed, and has no fuel", async () => {
+    const r = await start({ hello: true, settings: { mode: 'live', autonomy: 'full' } });
+    const client = await mcpClient(r);
+    const res = (await client.callTool({ name: 'hello', arguments: { name: 'Ada' } })) as CallToolResult;
+    expect(res.isError ?? false).toBe(false);
+    expect(res.structuredContent).toEqual({ greeting: 'Hello, Ada.' });
+    // Sandboxed wherever bubblewrap works (here and in CI); without it the plugin runs unsandboxed and says so.
+    expect(res._meta).toMatchObject({ gatehouse: { decision: 'allow', executed: true, sandboxed: detectSandbox().kind === 'bwrap' } });
+    expect((res._meta as { gatehouse: Record<string, unknown> }).gatehouse).not.toHaveProperty('fuel');
+    await client.close();
+  });
+
+  it("a WebAssembly tool's result carries the fuel it burnt of its limit", async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
+    const data = realpathSync(tempDir('gatehouse-fuel-'));
+    const path = join(data, 'fact.json');
+    writeFileSync(path, '{"fact":"metered"}');
+    const wat = fixtureWat('reader.wat', { __PATH__: path, __LEN__: String(Buffer.byteLength(path)) }).replace('"reader"', '"read"');
+    await wasmPlugin(join(r.home, 'plugins'), 'facts', `name = "facts"\ndescription = "Reads a fact."\nkind = "wasm"\nwasm = "plugin.wasm"\n[tools.read]\ndescription = "Read the fact."\n[permissions]\nread = [${JSON.stringify(data)}]\n`, wat);
+    await r.host.registry.refreshAll();
+    await r.host.registry.enable('facts', 'tester');
+    const client = await mcpClient(r);
+    const res = (await client.callTool({ name: 'facts', arguments: {} })) as CallToolResult;
+    expect(res.isError ?? false, JSON.stringify(res)).toBe(false);
+    const meta = (res._meta as { gatehouse: { fuel: { used: number; limit: number }; sandboxed: boolean } }).gatehouse;
+    expect(meta.fuel.used).toBeGreaterThan(0);
+    expect(meta.fuel.used).toBeLessThanOrEqual(meta.fuel.limit);
+    expect(typeof meta.sandboxed).toBe('boolean');
+    await client.close();
+  });
+});
+
 interface Bridge {
   child: ChildProcessWithoutNullStreams;
   initialize(): Promise<void>;
   request(method: string, params: unknown): Promise<unknown>;
+  /** Writes a notification without waiting for anything. */
+  notify(method: string): void;
+  /** Resolves at the next notification of that method the bridge writes. */
+  notified(method: string): Promise<void>;
   exited: Promise<{ code: number | null }>;
 }
 
@@ -428,14 +544,20 @@ function bridge(r: Running, cwd: string): Bridge {
   let buf = '';
   let next = 1;
   const waiting = new Map<number, (m: unknown) => void>();
+  const listeners: { method: string; resolve: () => void }[] = [];
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     buf += d;
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       if (!line.trim()) continue;
-      const m = JSON.parse(line) as { id?: number };
+      const m = JSON.parse(line) as { id?: number; method?: string };
       if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+      else if (m.method) {
+        const heard = listeners.filter((l) => l.method === m.method);
+        listeners.splice(0, listeners.length, ...listeners.filter((l) => l.method !== m.method));
+        for (const l of heard) l.resolve();
+      }
     }
   });
   child.stderr.resume();
@@ -451,6 +573,8 @@ function bridge(r: Running, cwd: string): Bridge {
     child,
     exited,
     request,
+    notify: (method) => send({ jsonrpc: '2.0', method }),
+    notified: (method) => new Promise<void>((resolve) => listeners.push({ method, resolve })),
     async initialize() {
       const init = (await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bridge-test', version: '1' } })) as { result?: unknown; error?: unknown };
       expect(init.result, JSON.stringify(init)).toBeDefined();
@@ -539,6 +663,30 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     writeFileSync(file, 'mcp_servers = { gatehouse = { command = "x" } }\n');
     expect(() => w.preview({ mcp: 'stdio' })).toThrow(/inline table or dotted keys/);
     expect(() => w.preview({ mcp: 'http' })).toThrow(/does not listen for agents over HTTP/);
+  });
+
+  it('first run: hello installed but not enabled is named in the notes with the command that enables it, which works as printed from any folder', async () => {
+    const userHome = tempDir('gatehouse-codex-first-');
+    const r = await start({ userHome });
+    cpSync(helloDir, join(r.home, 'plugins', 'hello'), { recursive: true });
+    await r.host.registry.refreshAll();
+    const op = async (method: string, params: unknown) => (await r.host.dispatcher.dispatch(method as never, params as never, { console: 'serve', operator: 'tester' })) as { ok: boolean; result: { notes: string[] } };
+    const note = (await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.find((n) => n.includes('hello'));
+    expect(note).toMatch(/hello is installed but not enabled/);
+    // Claude Code's dialog says it too when it writes an MCP server; a hook alone lists no tools.
+    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'stdio', hook: 'none' })).result.notes).toContain(note);
+    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toContain('hello');
+    const command = /`([^`]+)`/.exec(note!)![1]!.split(' ');
+    expect(command.slice(0, 4)).toEqual(['gatehouse', 'plugin', 'enable', 'hello']);
+    // As printed, from a folder that has nothing to do with Gatehouse.
+    const child = spawn(process.execPath, [cliPath, ...command.slice(1)], { cwd: realpathSync(tempDir('gatehouse-clean-')), env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1' } });
+    children.push(child);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.resume();
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), stderr).toBe(0);
+    expect(r.host.registry.get('hello')?.status).toBe('enabled');
+    expect((await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.join(' ')).not.toContain('hello');
   });
 
   it('through the host: preview and write as operator methods; approvals for Codex then follow its timeout', async () => {

@@ -182,6 +182,27 @@ describe('MCP Streamable HTTP transport', () => {
     await c.close();
   });
 
+  it('a list-changed notice sent before the client opened its GET stream goes out when it opens', async () => {
+    const r = await start();
+    const headers = await rawSession(r);
+    // Plugins finished loading between the client's initialize and its GET: nobody could hear it.
+    await r.server.sendToolListChanged();
+    await r.server.sendToolListChanged();
+    const first = await new Promise<string>((resolve) => {
+      const req = request({ host: '127.0.0.1', port: r.port, path: '/mcp', method: 'GET', headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
+        let buf = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          buf += d;
+          if (!buf.includes('\n\n')) return;
+          resolve(buf);
+          req.destroy();
+        });
+      });
+      req.end();
+    });
+    expect(sseMessages(first)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+  });
+
   it('refuses what is not for this session: no session id, a wrong one, a bad version, wrong Accept or Content-Type, a second stream', async () => {
     const r = await start();
     const headers = await rawSession(r);

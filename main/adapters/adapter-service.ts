@@ -205,6 +205,16 @@ export function keyBytes(key: string): string | null {
   return [...key].length === 1 && key >= ' ' && key !== '\x7f' ? key : null;
 }
 
+/**
+ * A manifest's errors in one line, each with its file, place and field:
+ * `manifest.toml:3:1 (entrypoint): …`. Without errors: that the manifest is missing.
+ */
+export function describeProblems(problems: readonly Problem[], manifestFile: string | null = 'manifest'): string {
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (errors.length === 0) return manifestFile === null ? 'it has no adapter manifest' : 'its manifest does not load';
+  return errors.map((p) => `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}${p.path ? ` (${p.path})` : ''}: ${p.message.replace(/\.$/, '')}`).join('; ');
+}
+
 export class AdapterService {
   private readonly plugins = new Map<string, Plugin>();
   /** Adapter folders whose manifest does not load (and that hold no pinned adapter), by folder. */
@@ -320,9 +330,7 @@ export class AdapterService {
     if (!p.quarantined) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is not quarantined; nothing to approve.`);
     const r = readAdapter(p.origin === 'folder' ? p.adapter.dir : join(p.adapter.dir, p.adapter.manifestFile));
     if (!r.adapter) {
-      const { problems } = r;
-      const first = problems.find((x) => x.severity === 'error');
-      throw new AdapterError(INVALID_PARAMS, 'invalid', `${name} is invalid and cannot be approved: ${first ? `${first.file}${first.line ? `:${first.line}` : ''}: ${first.message}` : 'no manifest'}`, { problems });
+      throw new AdapterError(INVALID_PARAMS, 'invalid', `${name} is invalid and cannot be approved: ${describeProblems(r.problems)}.`, { problems: r.problems });
     }
     const { adapter, problems, source, findings, failing } = r;
     if (adapter.manifest.name !== name && this.plugins.has(adapter.manifest.name)) throw new AdapterError(INVALID_PARAMS, 'state', `${name} is now named ${adapter.manifest.name} in its manifest, which another adapter has; rename one of them.`);
@@ -367,7 +375,7 @@ export class AdapterService {
   load(manifestPath: string, actor: string): AdapterPluginInfo {
     this.serverGate('plugin.load', actor);
     const r = this.read(manifestPath, 'loaded');
-    if (!r.plugin) throw new AdapterError(INVALID_PARAMS, 'invalid_manifest', `The adapter at ${manifestPath} cannot be loaded: ${r.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}${p.line ? `:${p.line}:${p.column}` : ''} ${p.message}`).join(' ')}`, { problems: r.problems });
+    if (!r.plugin) throw new AdapterError(INVALID_PARAMS, 'invalid_manifest', `The adapter at ${manifestPath} cannot be loaded: ${describeProblems(r.problems)}.`, { problems: r.problems });
     this.deps.record({ type: 'adapter.loaded', actor, payload: { plugin: r.plugin.adapter.manifest.name, dir: r.plugin.adapter.dir, hash: r.plugin.hash, permissions: r.plugin.adapter.manifest.permissions } });
     return this.pluginInfo(r.plugin);
   }
@@ -765,8 +773,11 @@ export class AdapterService {
 
   private plugin(name: string): Plugin {
     const p = this.plugins.get(name);
-    if (!p) throw new AdapterError(ADAPTER_FAILED, 'not_found', `There is no adapter named ${JSON.stringify(name)}; adapter.list shows the known ones.`, { plugin: name });
-    return p;
+    if (p) return p;
+    // A folder of that name whose manifest does not load: say what is wrong with it, not "no adapter".
+    const b = [...this.broken.values()].find((x) => x.name === name);
+    if (b) throw new AdapterError(INVALID_PARAMS, 'invalid', `The adapter ${name} (${b.dir}) is invalid: ${describeProblems(b.problems, b.manifestFile)}. Fix its manifest; adapter.list shows it again once it loads.`, { plugin: name, problems: b.problems });
+    throw new AdapterError(ADAPTER_FAILED, 'not_found', `There is no adapter named ${JSON.stringify(name)}; adapter.list shows the known ones.`, { plugin: name });
   }
 
   private session(id: string, endedToo = false): Session {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
@@ -182,8 +182,15 @@ export async function runMcpBridge(home: string, agentTokenFile?: string): Promi
     const why = host.ok ? '' : host.why;
     down.onmessage = (m) => refuse(m, `Gatehouse is not running (${why}). Start it with \`gatehouse serve\` and restart this MCP server.`);
   } else {
+    const forward = (m: JSONRPCMessage) => up.send(m).catch((err: Error) => refuse(m, `Gatehouse at ${host.ok ? host.info.mcpUrl : ''} could not be reached: ${err.message}`));
+    // The host names the MCP session in its answer to initialize; a message sent before that
+    // answer came would go without one and be refused ("No MCP session"). Clients may write
+    // initialize, notifications/initialized and their first requests back to back, so whatever
+    // comes while an initialize is under way waits for it, in order.
+    let initialized: Promise<unknown> = Promise.resolve();
     down.onmessage = (m) => {
-      up.send(m).catch((err: Error) => refuse(m, `Gatehouse at ${host.ok ? host.info.mcpUrl : ''} could not be reached: ${err.message}`));
+      if (isInitializeRequest(m)) initialized = initialized.then(() => forward(m));
+      else void initialized.then(() => forward(m));
     };
     up.onmessage = (m) => void down.send(m);
     up.onerror = (err) => process.stderr.write(`gatehouse mcp: ${err.message}\n`);

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../core/http-body.js';
 import { describeIssues } from '../core/handlers.js';
+import { executionFacts } from './execution-facts.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway } from './gateway.js';
 import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
@@ -71,7 +72,7 @@ export async function agentApi(gateway: Gateway, req: IncomingMessage, res: Serv
     // The session lives in the token's namespace: another token naming it gets another session.
     const r = await gateway.call({ agent: agent.name, client: c.agent, session: boundSession(agent.name, c.session), tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' }, { signal: gone.signal });
     const result = r.result
-      ? { ok: r.result.ok, output: r.result.output ?? null, error: r.result.error ?? null, content: r.content ?? null }
+      ? { ok: r.result.ok, output: r.result.output ?? null, error: r.result.error ?? null, content: r.content ?? null, ...executionFacts(r.result) }
       : null;
     send(res, 200, { call: r.call.id, agent: r.call.agent, session: r.call.session, decision: r.decision, decider: r.decider, decidedBy: describeDecider(r.decider), reason: r.reason, executed: r.executed, mode: r.mode ?? null, approval: r.approval ?? null, result });
   } catch (err) {

@@ -18,9 +18,13 @@ export interface AgentConfigHandlerDeps {
   pending: () => number;
   claudeConfig: ClaudeConfigWriter;
   codexConfig: CodexConfigWriter;
+  /** Notes about this host for the write dialog (first run: the example tool is not enabled). */
+  hostNotes?: () => string[];
 }
 
 export function agentConfigHandlers(d: AgentConfigHandlerDeps): AgentConfigHandlers {
+  // Only where the agent will list Gatehouse's tools (an MCP server is written): a hook alone sees none.
+  const withHostNotes = <T extends { notes: string[] }>(preview: T, listsTools: boolean): T => (listsTools ? { ...preview, notes: [...preview.notes, ...(d.hostNotes?.() ?? [])] } : preview);
   return {
     'gateway.info': () => {
       const e = d.endpoints();
@@ -33,9 +37,9 @@ export function agentConfigHandlers(d: AgentConfigHandlerDeps): AgentConfigHandl
         pending: d.pending(),
       };
     },
-    'agents.previewConfig': (req) => d.claudeConfig.preview(req),
+    'agents.previewConfig': (req) => withHostNotes(d.claudeConfig.preview(req), req.mcp !== 'none'),
     'agents.writeConfig': ({ expected, ...req }, ctx) => d.claudeConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
-    'agents.previewCodexConfig': (req) => d.codexConfig.preview(req),
+    'agents.previewCodexConfig': (req) => withHostNotes(d.codexConfig.preview(req), true),
     'agents.writeCodexConfig': ({ expected, ...req }, ctx) => d.codexConfig.write(req, expected, `operator:${ctx.operator}`, { console: ctx.console }),
   };
 }

@@ -16,7 +16,8 @@
 //    what is queued goes out, then each message as it is sent, and the stream ends after the
 //    last answer. The spec lets a server choose either form per request, and clients must
 //    accept both (the SDK client reads the Content-Type of each answer).
-//  - GET opens the session's stream for server-initiated messages (tools/list_changed).
+//  - GET opens the session's stream for server-initiated messages (tools/list_changed). A
+//    list-changed notice sent before the client opened it goes out when it opens.
 //  - DELETE ends the session.
 // SSE streams carry a comment every `keepAliveMs` so that idle timeouts (undici's body timeout
 // is 5 minutes) do not cut a call that waits long.
@@ -72,6 +73,8 @@ export class McpHttpTransport implements Transport {
   private initialized = false;
   private readonly exchanges = new Map<RequestId, Exchange>();
   private standalone: { res: ServerResponse; keepAlive: NodeJS.Timeout | null } | null = null;
+  /** List-changed notifications sent while no GET stream was open, by method, for the next one. */
+  private readonly unheard = new Map<string, JSONRPCMessage>();
 
   constructor(private readonly opts: McpHttpTransportOptions) {}
 
@@ -97,6 +100,10 @@ export class McpHttpTransport implements Transport {
       if (answer) throw new Error('Cannot send an answer on the session stream without its request');
       // Server-initiated (tools/list_changed): the session's GET stream, if the client opened one.
       if (this.standalone) writeEvent(this.standalone.res, message);
+      // A list-changed notice before the client opened its stream (plugins that finished loading
+      // right after it connected) is kept, one per kind, and sent when the stream opens: dropped,
+      // the client would keep the list it read first until it happened to list again.
+      else if ('method' in message && message.method.endsWith('/list_changed')) this.unheard.set(message.method, message);
       return;
     }
     const ex = this.exchanges.get(id);
@@ -199,6 +206,8 @@ export class McpHttpTransport implements Transport {
     res.flushHeaders();
     const stream = { res, keepAlive: this.keepAlive(res) };
     this.standalone = stream;
+    for (const m of this.unheard.values()) writeEvent(res, m);
+    this.unheard.clear();
     res.once('close', () => {
       if (stream.keepAlive) clearInterval(stream.keepAlive);
       if (this.standalone === stream) this.standalone = null;

@@ -7,7 +7,8 @@
 // - tools/call: through the gateway's pipeline. While the call waits for an operator, progress
 //   notifications keep the client informed (and, with resetTimeoutOnProgress, alive).
 // - A call that did not run (denied, expired, dry-run) is a tool result with isError: true whose
-//   text gives the reason and the decider; `_meta.gatehouse` carries the same as data.
+//   text gives the reason and the decider; `_meta.gatehouse` carries the same as data. A call
+//   that ran also says there whether it was `sandboxed` and, for WebAssembly, its `fuel`.
 //
 // - tools/list carries each tool's title, annotations (tool-annotations.ts) and outputSchema.
 // - A call to an unknown tool, or with arguments its inputSchema rules out, is a JSON-RPC error
@@ -45,6 +46,7 @@ import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../core/http-body.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
 import { describeIssues } from '../core/handlers.js';
+import { executionFacts } from './execution-facts.js';
 import { boundSession, cleanLabel, type AgentIdentity } from './agent-tokens.js';
 
 export interface McpGatewayDeps {
@@ -311,6 +313,8 @@ export function toolResult(r: GatewayResult): CallToolResult {
       /** Each step of the pipeline, who decided it and how long it took. */
       steps: r.steps.map((s) => ({ step: s.step, ...(s.decision !== undefined ? { decision: s.decision } : {}), ms: Math.round(s.ms * 1000) / 1000 })),
       ...(r.approval ? { approval: r.approval } : {}),
+      // Only for a call that ran: whether the sandbox held it, and a WebAssembly plugin's fuel.
+      ...(r.executed && r.result ? executionFacts(r.result) : {}),
     },
   };
   if (r.executed && r.result) {

@@ -9,7 +9,8 @@ import { systemClock, type AuditStore } from '../audit/audit-store.js';
 import { ChainMonitor } from '../audit/chain-monitor.js';
 import { CallTrails } from '../audit/call-trails.js';
 import { closingEvent, openTrailsOfLastRun } from '../audit/open-trails.js';
-import { ensureHome } from '../home.js';
+import { defaultHome, ensureHome } from '../home.js';
+import { exampleToolNote } from '../onboarding/example-tool-note.js';
 import { createDispatcher, type Handlers } from './dispatcher.js';
 import { EventBus } from './event-bus.js';
 import type { AgentEndpoints, Host, HostOptions } from './host-types.js';
@@ -237,7 +238,7 @@ export function createHost(opts: HostOptions): Host {
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
     ...adapterHandlers(adapters),
-    ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig }),
+    ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig, hostNotes: () => [exampleToolNote((name) => registry.get(name), paths.root, defaultHome())].filter((n) => n !== null) }),
     ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
     ...grantHandlers({ approvals, audit, clock, home: homedir() }),
     ...agentTokenHandlers(agentTokens),
