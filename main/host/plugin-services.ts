@@ -2,7 +2,7 @@
 // with its breakers, metrics and sandbox plans, the PTYs it runs `pty = true` tools in, the
 // checkers, and the Health view's service. Part of the composition root: it only builds and
 // connects; each service's behaviour lives in its own folder. Built before the gateway, so it
-// announces changes (`changed`) rather than calling the gateway side.
+// announces changes (`onChanged`) rather than calling the gateway side.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CheckerHost } from '../checkers/checker-host.js';
