@@ -1,6 +1,6 @@
 // The lint setup does what docs/contributing.md says: npm test and npm run lint run ESLint with
 // zero warnings allowed, the React hooks rules apply to the console, the promise rules to the
-// host, and a disable comment must say why. Planted code is linted through ESLint's own API with
+// host, the composition root is built in dependency order, and a disable comment must say why. Planted code is linted through ESLint's own API with
 // the repository's eslint.config.js, as if it were the file at the given path.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +43,14 @@ describe('lint', () => {
     // The promise rules need type information: the text is checked as an existing file of the project.
     const code = 'async function save(): Promise<void> {}\nexport function onClick(): void {\n  save();\n}\n';
     expect(await rulesHit(code, 'main/core/canonical-json.ts')).toEqual(['@typescript-eslint/no-floating-promises']);
+  });
+
+  it('reports a closure in main/host/ that reads a binding declared below it, and not hoisted functions or types', { timeout: 120_000 }, async () => {
+    const forward = 'export function build() {\n  const onChange = () => gateway.sync();\n  const gateway = { sync: () => 1 };\n  return onChange;\n}\n';
+    // Checked as an existing file of the project: main/ carries the type-aware rules too.
+    expect(await rulesHit(forward, 'main/host/host-handlers.ts')).toEqual(['@typescript-eslint/no-use-before-define']);
+    const hoisted = 'export function build(): Later {\n  return { n: later() };\n}\nfunction later() {\n  return 1;\n}\ninterface Later { n: number }\n';
+    expect(await rulesHit(hoisted, 'main/host/host-handlers.ts')).toEqual([]);
   });
 
   it('refuses a disable comment without a reason, and one that suppresses nothing', async () => {

@@ -48,10 +48,17 @@ import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 import { AdapterService } from '../adapters/adapter-service.js';
 import { adapterHandlers } from '../adapters/adapter-handlers.js';
 import { adapterFolderChanged, adapterPluginHandlers } from '../adapters/adapter-plugin-handlers.js';
+import { pluginSources } from '../registry/plugin-sources.js';
+import { startPolicyServices } from './policy-services.js';
+import { LateBinding } from './late-binding.js';
+import { Signal } from './signal.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
 export function createHost(opts: HostOptions): Host {
+  // Built in dependency order: each part after what it uses, so no closure reads a binding declared
+  // below it (eslint's no-use-before-define holds main/host/ to it). A part built early tells parts
+  // built later through a subscription (Signal, onChanged), never through a forward reference.
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? ((m: string, e?: unknown) => console.error(`gatehouse: ${m}`, e ?? ''));
   const paths = ensureHome(opts.home);
@@ -60,10 +67,13 @@ export function createHost(opts: HostOptions): Host {
   const lock = acquireHostLock(paths.root);
   services.add(() => lock.release());
   const bus = new EventBus(contract.events, log);
+
+  // ---- the audit log, its call trails and the chain monitor ---------------------------------------
+  // The one true cycle: the store reports commits and write failures to the chain monitor and the
+  // call trails, which are both built on the store. Bound once, below, before this run's first append;
+  // a report before that (a recovery's chain.restarted) has nobody to tell: the chain is verified from disk.
+  const auditObserver = new LateBinding<{ committed(): void; writeState(failure: string | null): void }>('the audit store observer');
   let audit: AuditStore;
-  // Assigned just below, before the first append or write failure can reach it.
-  let monitor: ChainMonitor | undefined;
-  let trails: CallTrails | undefined;
   try {
     audit = openCheckedAuditStore(
       {
@@ -75,14 +85,10 @@ export function createHost(opts: HostOptions): Host {
         decorate: (e) => withConsole(e),
         onCommit: (lastSeq, count) => {
           bus.emit('audit.appended', { lastSeq, count });
-          monitor?.committed();
+          auditObserver.current?.committed();
         },
         // A full disk (or any write failure) shows where the chain's state shows, on every console.
-        onWriteState: (failure) => {
-          monitor?.writeState(failure);
-          // Calls whose events a failed batch took are closed (call.lost) once the log can be written.
-          if (failure === null) trails?.resumed();
-        },
+        onWriteState: (failure) => auditObserver.current?.writeState(failure),
       },
       paths.root,
     );
@@ -92,7 +98,7 @@ export function createHost(opts: HostOptions): Host {
   }
   services.add(() => audit.close());
   // From here on every append goes through the trails: no call's trail is written in part.
-  const callTrails = (trails = new CallTrails(audit));
+  const callTrails = new CallTrails(audit);
   // The log's last words, once every service that might still record something has closed.
   let stopReason = 'shutdown';
   services.add(async () => {
@@ -108,8 +114,22 @@ export function createHost(opts: HostOptions): Host {
   const startedAt = clock.now();
   // Long work (verify, export, replay, plugin scans): progress to every console, cancellable.
   const jobs = new Jobs({ now: () => clock.now(), emit: (job) => bus.emit('jobs.progress', job) });
-  // Retention reads the settings when it runs; they are built below, before it first runs.
-  const chain = (monitor = new ChainMonitor({
+  const record = (type: string, actor: string, payload: Record<string, unknown>) => {
+    audit.append({ type, actor, payload });
+  };
+  // Read from the file, nothing recorded: built before the chain monitor, whose retention reads it.
+  const settingsChanged = new Signal();
+  const settings = new SettingsStore({
+    file: paths.settings,
+    ...(opts.settingsOverrides ? { overrides: opts.settingsOverrides } : {}),
+    record,
+    changed: (view) => {
+      bus.emit('settings.changed', view);
+      settingsChanged.emit();
+    },
+  });
+  if (settings.view().error) log(settings.view().error!);
+  const chain = new ChainMonitor({
     audit,
     clock,
     log,
@@ -118,8 +138,10 @@ export function createHost(opts: HostOptions): Host {
       maxAgeDays: opts.auditRetention?.maxAgeDays ?? settings.current.auditRetentionDays,
       maxEvents: opts.auditRetention?.maxEvents ?? settings.current.auditMaxEvents,
     }),
-  }));
+  });
   services.add(() => chain.close());
+  auditObserver.bind({ committed: () => chain.committed(), writeState: (failure) => { chain.writeState(failure); if (failure === null) callTrails.resumed(); } });
+  services.add(settingsChanged.subscribe(() => chain.retain()));
   // Verify before the first append, so a broken chain found at start is reported as found.
   chain.verify();
   // Read before this run's host.started: the last run's open trails, when it did not stop cleanly.
@@ -130,9 +152,6 @@ export function createHost(opts: HostOptions): Host {
     audit.append({ type: closing.type, actor: 'host', payload: closing.payload });
   }
 
-  const record = (type: string, actor: string, payload: Record<string, unknown>) => {
-    audit.append({ type, actor, payload });
-  };
   const firstRun = new FirstRunFile(paths.firstRun);
   if (firstRun.error) log(firstRun.error);
   if (opts.examplesDir) {
@@ -144,31 +163,26 @@ export function createHost(opts: HostOptions): Host {
       log(`could not copy the example plugins from ${opts.examplesDir}`, err);
     }
   }
-  const settings = new SettingsStore({
-    file: paths.settings,
-    ...(opts.settingsOverrides ? { overrides: opts.settingsOverrides } : {}),
-    record,
-    changed: (view) => {
-      bus.emit('settings.changed', view);
-      chain.retain();
-    },
-  });
-  if (settings.view().error) log(settings.view().error!);
-
   // Retention: at start, whenever settings change, and periodically.
   chain.startRetention(opts.auditRetention?.intervalMs);
 
-  let onToolsChanged: (() => void) | null = null;
-  const pluginSide = startPluginServices({
-    opts, paths, clock, log, audit, bus, settings, services,
-    policy: () => policy,
-    // Both are assigned below, before the first plugin change fires.
-    pluginsChanged: () => {
-      void upstreamMcp?.sync();
-      onToolsChanged?.();
-    },
-  });
-  const { sources, registry, plugins, ptys, toolRunner, health } = pluginSide;
+  // ---- the policy, then the plugin side, which WebAssembly plugins' host functions judge by ---------
+  const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
+  const { policy, policyEditor } = startPolicyServices({ opts, paths, clock, log, bus, services, record, sources });
+  const pluginSide = startPluginServices({ opts, paths, clock, log, audit, bus, settings, services, sources, policy });
+  const { registry, plugins, ptys, toolRunner, health } = pluginSide;
+  const eventLoop = new EventLoopMonitor();
+  services.add(() => eventLoop.close());
+  const consoles = new ConsoleKeys();
+  const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
+
+  // ---- the gateway: approvals, taint, and the MCP server in front of them -------------------------
+  // Set by the shell once it listens (setAgentEndpoints); read when a config file is written.
+  let endpoints: AgentEndpoints | null = null;
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints });
+  const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig } = agentSide;
+
+  // ---- what runs on the gateway: supervised terminals, onboarding, the plugin watcher -------------
   const adapters = new AdapterService({
     ptys,
     clock,
@@ -192,16 +206,6 @@ export function createHost(opts: HostOptions): Host {
   services.add(() => adapters.dispose());
   adapters.discover();
   services.add(registry.onAdapterFolder(adapterFolderChanged(adapters, (names) => bus.emit('plugins.changed', { names }))));
-  const eventLoop = new EventLoopMonitor();
-  services.add(() => eventLoop.close());
-  const consoles = new ConsoleKeys();
-  const auditQuery = new AuditQuery({ store: audit, raw: () => settings.current.auditRaw });
-
-  // ---- the gateway: policy, approvals, taint, and the MCP server in front of them -----------------
-  let endpoints: AgentEndpoints | null = null;
-  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, endpoints: () => endpoints });
-  const { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig } = agentSide;
-  onToolsChanged = agentSide.toolsChanged;
   const gettingStarted = new GettingStarted({
     file: firstRun,
     plugin: (name) => registry.get(name),
@@ -231,6 +235,8 @@ export function createHost(opts: HostOptions): Host {
     sync: () => Promise.all([pluginSide.checkers.sync(), upstreamMcp?.sync()]),
   });
 
+  // Set by close(): the catalog stops refreshing, a console leaving is no longer recorded.
+  let closed = false;
   const handlers: Handlers<GatehouseContract['methods']> = {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
     ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }),
@@ -251,7 +257,6 @@ export function createHost(opts: HostOptions): Host {
   const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };
   const dispatcher = createDispatcher(contract.methods, inCallContext(handlers), log, durability);
 
-  let closed = false;
   // Calls waiting for an operator are denied and answered before anything else stops.
   const answerWaiting = answerWaitingOnStop(approvals, audit);
   return {

@@ -1,7 +1,7 @@
-// The agents' side of the host, wired together: the policy and its editor, the approval inbox
-// (restored from the audit database), session taint, upstream MCP servers, the guarded
-// extractor, the gateway and the MCP server in front of it, the hook routes and agent tokens.
-// Part of the composition root: it only builds and connects.
+// The agents' side of the host, wired together: the approval inbox (restored from the audit
+// database), session taint, upstream MCP servers, the guarded extractor, the gateway and the MCP
+// server in front of it, the hook routes and agent tokens. Built after the policy and the plugin
+// side, which it uses. Part of the composition root: it only builds and connects.
 import type { CallTrails } from '../audit/call-trails.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -18,40 +18,28 @@ import { McpGateway } from '../gateway/mcp-server.js';
 import { UpstreamMcp } from '../gateway/upstream-mcp.js';
 import { TaintRegistry } from '../policy/autonomy.js';
 import { GuardedExtractor } from '../policy/extract/guarded-extract.js';
-import { extract } from '../policy/extract/index.js';
-import { PolicyEditor } from '../policy/policy-editor.js';
-import { PolicyStore } from '../policy/rules/store.js';
+import type { PolicyStore } from '../policy/rules/store.js';
 import { shellPlan } from '../runner/sandbox-plan.js';
 import { version } from '../version.js';
 import type { AgentEndpoints, HostBase, HostOptions } from './host-types.js';
 import type { startPluginServices } from './plugin-services.js';
+import { Signal } from './signal.js';
 
 export interface GatewayServicesDeps extends HostBase {
-  opts: Pick<HostOptions, 'upstream' | 'watch' | 'projectDir' | 'claudeUserHome'>;
+  opts: Pick<HostOptions, 'upstream' | 'projectDir' | 'claudeUserHome'>;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
   /** Each call's trail in the log (call-trails.ts): a tool runs and an agent is answered once its own events are on disk. */
   trails: CallTrails;
   plugins: ReturnType<typeof startPluginServices>;
+  policy: PolicyStore;
   /** Where agents reach this host, once a shell listens. */
   endpoints: () => AgentEndpoints | null;
 }
 
 export function startGatewayServices(d: GatewayServicesDeps) {
-  const { opts, paths, clock, log, audit, bus, settings, services, record } = d;
-  const { sources, registry, planFor, breakers, metrics, sandbox, requireSandbox, ptys, toolRunner, checkers, containment } = d.plugins;
+  const { opts, paths, clock, log, audit, bus, settings, services, record, policy } = d;
+  const { registry, planFor, breakers, metrics, sandbox, requireSandbox, ptys, toolRunner, checkers, containment } = d.plugins;
   const userHome = homedir();
-  const policy = new PolicyStore({
-    file: paths.policy,
-    home: userHome,
-    gatehouseHome: paths.root,
-    pluginDirs: sources.map((s) => s.dir),
-    extract: (call) => extract(call, { home: userHome }),
-    watch: opts.watch !== false,
-    // The hard-link table's rescans are rate-limited by this clock (protected-identities.ts).
-    now: () => clock.now(),
-    log,
-  });
-  services.add(() => policy.close());
   let knownPending = new Set<string>();
   // Inbox items and grants live in the audit database beside the log, so a restart loses neither.
   const approvalStore = new ApprovalStore(audit.db, (sql, params) => audit.queueWrite(sql, params));
@@ -77,14 +65,11 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     approvals.grants.restore(kept.grants);
   }
   const taint = new TaintRegistry();
-  // Any plugin change may change the tools agents see (names can change with the count unchanged):
-  // MCP clients re-list, consoles refetch. Upstream changes arrive only after `mcp` is built.
-  const toolsChanged = () => {
-    mcp.toolsChanged();
-    bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
-  };
+  // The tool set agents see changed (upstream servers are built before the MCP server that
+  // announces it, so they announce through this; the MCP server subscribes once it exists).
+  const toolSetChanged = new Signal();
   // mcp-kind plugins: upstream servers, started when enabled, their tools re-exposed and gated.
-  const upstream = opts.upstream !== undefined ? opts.upstream : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => toolsChanged(), log });
+  const upstream = opts.upstream !== undefined ? opts.upstream : new UpstreamMcp({ registry, sandboxFor: planFor, breakers, metrics, record, changed: () => toolSetChanged.emit(), log });
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
   services.add(() => upstreamMcp?.close());
   // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
@@ -117,10 +102,17 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   services.add(approvals.grants.onCreate(() => void gateway.releaseWaiting().catch((err: unknown) => log('releasing waiting calls after a grant failed', err))));
   const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
   services.add(() => mcp.close());
-  // Every change of policy.yaml is in the audit log with its diff: the operator's saves, "always"
-  // rules and edits made on disk (policy-editor.ts).
-  const policyEditor = new PolicyEditor({ store: policy, file: paths.policy, record, changed: (state) => bus.emit('policy.changed', state) });
-  services.add(() => policyEditor.close());
+  // Any plugin change may change the tools agents see (names can change with the count unchanged):
+  // MCP clients re-list, consoles refetch.
+  services.add(toolSetChanged.subscribe(() => {
+    mcp.toolsChanged();
+    bus.emit('gateway.toolsChanged', { count: gateway.tools().length });
+  }));
+  // A plugin change may enable or disable an upstream server, and changes the plugin tools.
+  services.add(d.plugins.onChanged(() => {
+    void upstreamMcp?.sync();
+    toolSetChanged.emit();
+  }));
   // What Claude Code reports after running a hook-supervised call (PostToolUse): recorded, and taints the session.
   const hookOutcomes = new HookOutcomes({ record, taint, classify: (tool) => gateway.find(tool)?.classification, log });
   // Hook requests refused before judgement are audited (kind and reason only, never the token or input).
@@ -156,5 +148,5 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     record,
     now: () => clock.now(),
   });
-  return { policy, policyEditor, approvals, upstreamMcp, gateway, mcp, toolsChanged, hookRefused, routes, agentTokens, claudeConfig, codexConfig, containment };
+  return { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig, containment };
 }

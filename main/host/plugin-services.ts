@@ -1,14 +1,15 @@
 // The plugin side of the host, wired together: trust and discovery (the registry), the runner
 // with its breakers, metrics and sandbox plans, the PTYs it runs `pty = true` tools in, the
 // checkers, and the Health view's service. Part of the composition root: it only builds and
-// connects; each service's behaviour lives in its own folder.
+// connects; each service's behaviour lives in its own folder. Built before the gateway, so it
+// announces changes (`onChanged`) rather than calling the gateway side.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CheckerHost } from '../checkers/checker-host.js';
 import type { PolicyStore } from '../policy/rules/store.js';
 import { PtyManager } from '../pty/pty-manager.js';
-import { PluginRegistry, runsTrusted } from '../registry/plugin-registry.js';
-import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
+import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plugin-registry.js';
+import { BUILTIN_TOOLS } from '../registry/plugin-sources.js';
 import { PluginService } from '../registry/plugin-service.js';
 import { TrustStore } from '../registry/trust-store.js';
 import type { PluginManifest } from '../registry/types.js';
@@ -23,17 +24,23 @@ import { detectSandbox } from '../runner/sandbox.js';
 import { ToolRunner } from '../runner/tool-runner.js';
 import type { HostBase, HostOptions } from './host-types.js';
 import { moduleDescriber } from './plugin-folder-check.js';
+import { Signal } from './signal.js';
 
 export interface PluginServicesDeps extends HostBase {
-  opts: Pick<HostOptions, 'projectDir' | 'pluginDirs' | 'commandDenylist' | 'allowedPlugins' | 'requireSandbox'>;
-  /** The policy WebAssembly plugins' host functions are judged by; built after these services. */
-  policy: () => Pick<PolicyStore, 'evaluateAsync'>;
-  /** After the registry settled a change and the checkers were told: the tools agents see may have changed. */
-  pluginsChanged: () => void;
+  opts: Pick<HostOptions, 'commandDenylist' | 'allowedPlugins' | 'requireSandbox'>;
+  /** The plugin places, in order (pluginSources()). */
+  sources: PluginSource[];
+  /** The policy WebAssembly plugins' host functions are judged by. */
+  policy: Pick<PolicyStore, 'evaluateAsync'>;
 }
 
 export function startPluginServices(d: PluginServicesDeps) {
-  const { opts, paths, clock, log, audit, bus, settings, services } = d;
+  const { opts, paths, clock, log, audit, bus, settings, services, sources } = d;
+  // The registry is the first thing built here and tells what is built on it (the runner, the
+  // checkers, then the gateway side) through these, subscribed once each exists.
+  const wasmEnabled = new Signal<[name: string]>();
+  /** After the registry settled a change (the checkers are told first): the tools agents see may have changed. */
+  const changed = new Signal();
   let trust: TrustStore;
   try {
     trust = new TrustStore(paths.root);
@@ -42,8 +49,6 @@ export function startPluginServices(d: PluginServicesDeps) {
     log((err as Error).message);
     trust = new TrustStore(paths.root);
   }
-  let checkers: CheckerHost | null = null;
-  const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
   const registry: PluginRegistry = new PluginRegistry({
     sources,
     trust,
@@ -57,17 +62,11 @@ export function startPluginServices(d: PluginServicesDeps) {
       const { type, ...payload } = event;
       audit.append({ type, actor, payload });
       // A wasm plugin's module is metered when it is enabled (off the main thread), not at its first call.
-      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') {
-        void Promise.resolve()
-          .then(() => toolRunner.prepareWasm(event.name))
-          .catch((err: unknown) => log(`metering the wasm plugin ${event.name} failed (its first call will try again)`, err));
-      }
+      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') wasmEnabled.emit(event.name);
     },
     changed: (names) => {
       bus.emit('plugins.changed', { names });
-      // Runs after the registry settles: `checkers` and the gateway are assigned before any change fires.
-      void checkers?.sync();
-      d.pluginsChanged();
+      changed.emit();
     },
   });
   const plugins = new PluginService(registry, trust, { homePluginsDir: paths.plugins });
@@ -126,7 +125,7 @@ export function startPluginServices(d: PluginServicesDeps) {
     runCache,
     sandboxFor: planFor,
     // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
-    policy: { evaluateAsync: (x, call) => d.policy().evaluateAsync(x, call) },
+    policy: d.policy,
     // WebAssembly plugins run in a child process inside the same sandbox as process plugins.
     wasmIsolation: { detection: sandbox },
     // Module plugins (mod.ts): a warm child each, in the same sandbox; loopback or private hosts only as the operator's setting lists them.
@@ -137,7 +136,12 @@ export function startPluginServices(d: PluginServicesDeps) {
     },
   });
   services.add(() => toolRunner.close());
-  checkers = new CheckerHost({
+  services.add(wasmEnabled.subscribe((name) => {
+    void Promise.resolve()
+      .then(() => toolRunner.prepareWasm(name))
+      .catch((err: unknown) => log(`metering the wasm plugin ${name} failed (its first call will try again)`, err));
+  }));
+  const checkers = new CheckerHost({
     registry,
     breakers,
     metrics,
@@ -147,8 +151,8 @@ export function startPluginServices(d: PluginServicesDeps) {
     },
     log,
   });
-  const checkerHost = checkers;
-  services.add(() => checkerHost.close());
+  services.add(() => checkers.close());
+  services.add(changed.subscribe(() => void checkers.sync()));
   // Bash commands let through without an operator reading them run in the box (the hook answers
   // with the boxed command); what it hides comes from the same locked rules the judge applies.
   const containment = new Containment({ home: homedir(), gatehouseHome: paths.root, pluginDirs: () => sources.map((s) => s.dir), when: () => settings.current.containment, detect: () => sandbox });
@@ -157,7 +161,7 @@ export function startPluginServices(d: PluginServicesDeps) {
     breakers,
     metrics,
     history,
-    checkers: () => checkerHost,
+    checkers: () => checkers,
     clock,
     sandbox: () => ({
       ...(sandbox.kind === 'bwrap' ? { kind: 'bwrap' as const, detail: `bubblewrap ${sandbox.version}` } : { kind: 'none' as const, detail: sandbox.reason }),
@@ -165,5 +169,5 @@ export function startPluginServices(d: PluginServicesDeps) {
       containment: containment.status(),
     }),
   });
-  return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers: checkerHost, health, containment };
+  return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers, health, containment, onChanged: (listener: () => void) => changed.subscribe(listener) };
 }
