@@ -67,15 +67,20 @@ function postHook(url: string, token: string, body: unknown): Promise<unknown> {
   });
 }
 
+/** A home with the `slow` plugin: a tool that runs until the host stops it (the tests never wait for it to end). */
+function slowHome(prefix: string): string {
+  const home = join(tempDir(prefix), 'home');
+  const dir = join(home, 'plugins', 'slow');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gatehouse.toml'), 'name = "slow"\ndescription = "A tool that takes its time."\ncommand = "run.sh"\ntimeout_secs = 300\n');
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec sleep 300\n');
+  chmodSync(join(dir, 'run.sh'), 0o755);
+  return home;
+}
+
 describe('a host killed mid-run (SIGKILL): the next start closes what it left open', () => {
   it('a running tool gets call.interrupted with its allow, a waiting call gets call.abandoned with deny, once each, and the chain verifies', async () => {
-    const home = join(tempDir('gatehouse-crash-'), 'home');
-    const dir = join(home, 'plugins', 'slow');
-    mkdirSync(dir, { recursive: true });
-    // Runs until the host is killed (the test never waits for it to end).
-    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "slow"\ndescription = "A tool that takes its time."\ncommand = "run.sh"\ntimeout_secs = 300\n');
-    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec sleep 300\n');
-    chmodSync(join(dir, 'run.sh'), 0o755);
+    const home = slowHome('gatehouse-crash-');
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full', hookAsk: 'inbox' }));
     const first = await serve(home, ['--allowed-plugins', 'slow']);
 
@@ -147,12 +152,7 @@ describe('a host killed mid-run (SIGKILL): the next start closes what it left op
 
 describe('a host stopped cleanly (SIGTERM) while calls are in flight', () => {
   it('closes each call it leaves unfinished itself, before host.stopped: a running tool with call.interrupted, once, and the next start adds nothing', async () => {
-    const home = join(tempDir('gatehouse-stop-'), 'home');
-    const dir = join(home, 'plugins', 'slow');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'gatehouse.toml'), 'name = "slow"\ndescription = "A tool that takes its time."\ncommand = "run.sh"\ntimeout_secs = 300\n');
-    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec sleep 300\n');
-    chmodSync(join(dir, 'run.sh'), 0o755);
+    const home = slowHome('gatehouse-stop-');
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
     const first = await serve(home, ['--allowed-plugins', 'slow']);
     const client = new Client({ name: 'stop-agent', version: '1.0.0' });

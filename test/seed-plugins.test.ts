@@ -29,6 +29,21 @@ afterEach(async () => {
 
 const WEATHER = readFileSync(join(EXAMPLES, 'weather', 'mod.ts'), 'utf8');
 
+/** `plugin validate`, `scan` and `enable` as a user runs them (each must pass), then a real `gatehouse serve` on the home. */
+async function enableAndServe(home: string, name: string, dir: string): Promise<ServedHost> {
+  for (const cmd of ['validate', 'scan', 'enable']) {
+    const r = await runCli(['plugin', cmd, cmd === 'enable' ? name : dir, '--home', home]);
+    expect(r.code, `${cmd}: ${r.stdout}${r.stderr}`).toBe(0);
+  }
+  const served = await startServe(cliPath, home, { ...process.env, GATEHOUSE_HOME: home });
+  cleanup.push(async () => {
+    const gone = new Promise((r) => served.host.once('exit', r));
+    served.host.kill('SIGTERM');
+    await gone;
+  });
+  return served;
+}
+
 function pluginFolder(root: string, name: string, files: Record<string, string>): string {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
@@ -183,16 +198,7 @@ describe('seed plugins through a real host and a real MCP client', () => {
     const dir = join(home, 'plugins', 'sandbox');
     cpSync(join(SEEDS, 'crust-sandbox'), dir, { recursive: true });
     writeFileSync(join(dir, 'gatehouse.toml'), readFileSync(join(dir, 'gatehouse.toml'), 'utf8').replace('allowed_dirs = ["/tmp"]', `allowed_dirs = [${JSON.stringify(project)}]`));
-    for (const cmd of ['validate', 'scan', 'enable']) {
-      const r = await runCli(['plugin', cmd, cmd === 'enable' ? 'sandbox' : dir, '--home', home]);
-      expect(r.code, `${cmd}: ${r.stdout}${r.stderr}`).toBe(0);
-    }
-    const served: ServedHost = await startServe(cliPath, home, { ...process.env, GATEHOUSE_HOME: home });
-    cleanup.push(async () => {
-      const gone = new Promise((r) => served.host.once('exit', r));
-      served.host.kill('SIGTERM');
-      await gone;
-    });
+    const served = await enableAndServe(home, 'sandbox', dir);
     const hook = async (tool: string, input: Record<string, unknown>) => {
       const res = await fetch(served.serve.hookUrl, {
         method: 'POST',
@@ -221,16 +227,7 @@ describe('seed plugins through a real host and a real MCP client', () => {
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
     writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(fixtureWat('wasi-hello.wat'), 'greet.wat'));
     writeFileSync(join(dir, 'gatehouse.toml'), 'name = "greet"\ndescription = "AgentZero\'s hello plugin, unchanged."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.greet]\ndescription = "Say hello."\n\n[tools.greet.parameters.name]\ntype = "string"\n\n[limits]\nfuel = 1000000\nmemory_mb = 64\n');
-    for (const cmd of ['validate', 'scan', 'enable']) {
-      const r = await runCli(['plugin', cmd, cmd === 'enable' ? 'greet' : dir, '--home', home]);
-      expect(r.code, `${cmd}: ${r.stdout}${r.stderr}`).toBe(0);
-    }
-    const served: ServedHost = await startServe(cliPath, home, { ...process.env, GATEHOUSE_HOME: home });
-    cleanup.push(async () => {
-      const gone = new Promise((r) => served.host.once('exit', r));
-      served.host.kill('SIGTERM');
-      await gone;
-    });
+    const served = await enableAndServe(home, 'greet', dir);
     const client = new Client({ name: 'agentzero-user', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
     cleanup.push(() => client.close());
