@@ -5,6 +5,9 @@ import { test, expect } from '../fixtures.ts';
 import { PluginsPage } from '../pages/plugins-page.ts';
 
 test('scaffold a TypeScript module plugin, edit it, enable it and test-run it', async ({ console: app }) => {
+  // A scaffold, two scans, an enable and a child started in the sandbox: ~11 s alone, past the
+  // 30 s default on a loaded machine.
+  test.setTimeout(60_000);
   await app.status.expectConnected();
   await app.open('plugins');
   const plugins = new PluginsPage(app.page);
