@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { CatalogPageView, CatalogResultView, CatalogUpdateView } from '../../../shared/contract.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { InlineError } from '../components/dialog-actions.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
@@ -17,6 +17,7 @@ import { useCatalogStore } from '../stores/catalog-store.ts';
 import { loadCatalog } from '../sync/catalog-actions.ts';
 import { AddSourceDialog } from './catalog/add-source-dialog.tsx';
 import { ConsentDialog } from './catalog/consent-dialog.tsx';
+import { KeyIds } from './catalog/key-ids.tsx';
 import { PluginPage } from './catalog/plugin-page.tsx';
 import { RefreshSchedule } from './catalog/refresh-schedule.tsx';
 import '../styles/plugins.css';
@@ -250,19 +251,6 @@ export function CatalogView() {
       {adding ? <AddSourceDialog onClose={() => setAdding(false)} onAdded={() => void load()} /> : null}
       {installing ? <ConsentDialog source={installing.source} spec={installing.spec} onClose={() => setInstalling(null)} onInstalled={() => void load()} /> : null}
     </ViewFrame>
-  );
-}
-
-/** Key ids are 64 hex characters: the start is shown, the whole id is in the accessible text. */
-export function KeyIds({ ids }: { ids: string[] }) {
-  return (
-    <ul className="catalog-keyids">
-      {ids.map((k) => (
-        <li key={k} title={k} className="mono selectable">
-          {k}
-        </li>
-      ))}
-    </ul>
   );
 }
 

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { structuredPatch } from 'diff';
 import type { ApprovalItemView, ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 

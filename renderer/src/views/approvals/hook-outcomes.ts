@@ -4,7 +4,7 @@
 // "outcome unknown", never "did not run".
 import { useEffect, useMemo, useState } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 
 export type HookOutcome = 'executed' | 'failed' | 'unknown';
 

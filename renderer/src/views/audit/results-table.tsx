@@ -7,7 +7,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { create } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { AuditEventView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { agentTool, decisionOf, summarize } from '../../lib/audit-summary.ts';
 import { callOutcome, eventCall, type CallOutcome } from '../../lib/call-waterfall.ts';
 import { formatDateTime, formatEventTime, isoTime } from '../../lib/format.ts';

@@ -1,11 +1,11 @@
 // Adding a catalog source in two steps: the root file is read and its key ids shown (nothing is
 // written), and only "Trust this root" adds the source, bound to exactly the key ids on screen.
 import { useId, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { KeyIds } from '../catalog-view.tsx';
+import { KeyIds } from './key-ids.tsx';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 

@@ -2,11 +2,11 @@
 // equal to the signed ones, local scan) and answers what it may do, writing nothing. Only "Install"
 // installs it, disabled; an update that widens permissions needs its widening approved by name.
 import { useEffect, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { KeyIds } from '../catalog-view.tsx';
+import { KeyIds } from './key-ids.tsx';
 import { formatLimits, PermissionList } from './permission-list.tsx';
 import type { ResponseOf } from '../../../../shared/contract.ts';
 

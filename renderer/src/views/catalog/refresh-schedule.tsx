@@ -2,7 +2,7 @@
 // asked). Saved through settings.update like every setting, so the change is audited; the host
 // reads it at each refresh, so it applies from the next one.
 import { useEffect, useId, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 

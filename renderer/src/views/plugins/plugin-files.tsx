@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { CodeEditor, type CodeEditorHandle } from '../../editor/code-editor.tsx';
 import { toDiagnostics, type Diagnostic } from '../../editor/diagnostics.ts';
 import { errorMessage } from '../../lib/error-message.ts';

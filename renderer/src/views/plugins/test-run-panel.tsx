@@ -2,7 +2,7 @@
 // agents) and shows what it printed.
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { PluginDetailView, ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 
 interface ToolInfo {

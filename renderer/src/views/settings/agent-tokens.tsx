@@ -4,7 +4,7 @@
 // agents.tokens.list/create/revoke, the same methods `gatehouse agent token …` uses.
 import { useCallback, useEffect, useState } from 'react';
 import type { ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { formatAgo, formatDateTime, isoTime } from '../../lib/format.ts';

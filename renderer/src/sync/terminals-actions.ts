@@ -1,10 +1,10 @@
 // The Terminals domain: the host's PTY sessions, listed on connect and on every reconnect and
 // refreshed on terminals.changed (bindTerminals), and the operator's actions. Failures land in
 // the store as sentences.
-import { errorMessage } from '../../lib/error-message.ts';
-import { initialTerminalsState, upsertAdapterSession, upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
-import { bindDomain, latest } from '../../sync/bind-domain.ts';
-import type { GatehouseClient } from '../../transport/client.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { initialTerminalsState, upsertAdapterSession, upsertSession, useTerminalsStore, type TerminalAction } from '../stores/terminals-store.ts';
+import { bindDomain, latest } from './bind-domain.ts';
+import type { GatehouseClient } from '../transport/client.ts';
 
 const set = useTerminalsStore.setState;
 const get = useTerminalsStore.getState;
