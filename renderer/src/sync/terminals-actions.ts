@@ -137,3 +137,16 @@ export async function startWithAdapter(client: GatehouseClient, plugin: string, 
   await loadTerminals(client);
   return true;
 }
+
+/** Keystrokes for the shell; a refusal (this console lost control) lands in the store as a sentence. */
+export function typeIntoTerminal(client: GatehouseClient, id: string, data: string): void {
+  client.call('terminals.input', { id, data }).catch((err: unknown) => set({ actionError: errorMessage(err) }));
+}
+
+/**
+ * The pane's size in cells. A failed resize is dropped: the next resize or take-over sends the
+ * size again, and a refusal is the non-controller's (the controller's size wins).
+ */
+export function resizeTerminal(client: GatehouseClient, id: string, cols: number, rows: number): void {
+  client.call('terminals.resize', { id, cols, rows }).catch(() => {});
+}

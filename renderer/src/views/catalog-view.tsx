@@ -14,7 +14,7 @@ import { SafeText } from '../components/safe-text.tsx';
 import { errorMessage } from '../lib/error-message.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useCatalogStore } from '../stores/catalog-store.ts';
-import { loadCatalog } from '../sync/catalog-actions.ts';
+import { loadCatalog, refreshCatalog, searchCatalog, approveCatalogUpdate } from '../sync/catalog-actions.ts';
 import { AddSourceDialog } from './catalog/add-source-dialog.tsx';
 import { ConsentDialog } from './catalog/consent-dialog.tsx';
 import { KeyIds } from './catalog/key-ids.tsx';
@@ -42,7 +42,7 @@ export function CatalogView() {
     setRefreshing(true);
     setRefreshNote(null);
     try {
-      const r = await client.call('catalog.refresh', {});
+      const r = await refreshCatalog(client, {});
       const failed = r.sources.filter((s) => !s.ok);
       setRefreshNote(failed.length ? `${failed.length} of ${r.sources.length} sources could not be refreshed; their last valid metadata stays in use.` : `Refreshed ${r.sources.length} source${r.sources.length === 1 ? '' : 's'}.`);
       await load();
@@ -56,7 +56,7 @@ export function CatalogView() {
   const search = async () => {
     setSearching(true);
     try {
-      const r = await client.call('catalog.search', { query });
+      const r = await searchCatalog(client, { query });
       setResults(r.results);
       setSearchErrors(r.errors);
     } catch (err) {
@@ -262,7 +262,7 @@ function UpdateItem({ update: u, onDone }: { update: CatalogUpdateView; onDone()
     setBusy(true);
     setError(null);
     try {
-      await client.call('catalog.approveUpdate', { source: u.source, name: u.name, version: u.to, widened: u.widened });
+      await approveCatalogUpdate(client, { source: u.source, name: u.name, version: u.to, widened: u.widened });
       onDone();
     } catch (err) {
       setError(errorMessage(err));

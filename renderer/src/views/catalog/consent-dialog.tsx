@@ -3,6 +3,8 @@
 // installs it, disabled; an update that widens permissions needs its widening approved by name.
 import { useEffect, useState } from 'react';
 import { useClient } from '../../sync/client-context.ts';
+import { enablePlugin } from '../../sync/plugins-actions.ts';
+import { installFromCatalog } from '../../sync/catalog-actions.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
@@ -39,7 +41,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
     if (!consent) return;
     setPhase({ kind: 'installing', consent });
     try {
-      const r = await client.call('catalog.install', { source, spec: `${consent.name}@${consent.version}`, consent: true, ...(widened.length ? { allowWider: approveWider } : {}) });
+      const r = await installFromCatalog(client, { source, spec: `${consent.name}@${consent.version}`, consent: true, ...(widened.length ? { allowWider: approveWider } : {}) });
       if (!r.installed) throw new Error('The host did not install it.');
       setPhase({ kind: 'installed', consent });
       onInstalled();
@@ -50,7 +52,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
   const enable = async () => {
     if (!consent) return;
     try {
-      await client.call('plugins.enable', { name: consent.name });
+      await enablePlugin(client, { name: consent.name });
       setEnabled('Enabled: agents can call it now.');
     } catch (err) {
       setEnabled(errorMessage(err));
