@@ -323,7 +323,7 @@ function rendererCycles(edges: RendererEdge[]): Violation[] {
 function directCalls(relPath: string, text: string): number {
   const folder = rendererFolderOf(relPath);
   if (folder === null || !/^(?:views|components)(?:\/|$)/.test(folder)) return 0;
-  return (text.match(/\bclient\.call\(/g) ?? []).length;
+  return (text.match(/\bclient\s*\.\s*call\s*\(/g) ?? []).length;
 }
 
 function scanRenderer(root: string): { edges: RendererEdge[]; calls: Record<string, number> } {
@@ -375,7 +375,7 @@ describe('renderer layers', () => {
       "renderer/src/views/catalog-view.tsx:1 imports './catalog/plugin-page.tsx': folder cycle: views/ → views/catalog/ and back",
       "renderer/src/views/catalog/plugin-page.tsx:1 imports '../catalog-view.tsx': folder cycle: views/catalog/ → views/ and back",
     ]);
-    expect(directCalls('renderer/src/views/x.tsx', "await client.call('plugins.list', {});\nconst y = 'client.caller';")).toBe(1);
+    expect(directCalls('renderer/src/views/x.tsx', "await client.call('plugins.list', {});\nconst y = 'client.caller';\nclient\n  .call('catalog.plugin', {});")).toBe(2);
     expect(directCalls('renderer/src/sync/x-actions.ts', "await client.call('plugins.list', {});")).toBe(0);
   });
 });

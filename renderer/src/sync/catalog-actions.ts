@@ -38,6 +38,7 @@ export async function loadCatalog(client: GatehouseClient): Promise<void> {
 // then reloads the lists above).
 export const refreshCatalog = hostAction('catalog.refresh');
 export const searchCatalog = hostAction('catalog.search');
+export const getCatalogPage = hostAction('catalog.plugin');
 export const approveCatalogUpdate = hostAction('catalog.approveUpdate');
 export const previewCatalogSource = hostAction('catalog.previewSource');
 export const addCatalogSource = hostAction('catalog.addSource');

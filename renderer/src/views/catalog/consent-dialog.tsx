@@ -25,8 +25,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
 
   useEffect(() => {
     let live = true;
-    client
-      .call('catalog.install', { source, spec, consent: false })
+    installFromCatalog(client, { source, spec, consent: false })
       // Asked without consent, the host always answers what the plugin would get (consent is null only once installed).
       .then((r) => live && setPhase(r.consent ? { kind: 'ready', consent: r.consent } : { kind: 'failed', message: 'the host answered without the consent to show', consent: null }))
       .catch((err: unknown) => live && setPhase({ kind: 'failed', message: errorMessage(err), consent: null }));
