@@ -1,7 +1,8 @@
 // Layers import only downwards: renderer → shared, preload → shared (+ electron),
 // main → shared, and only the Electron shell in main/ may import `electron`. Inside main/, the
 // folders form an ordered stack (MAIN_LAYERS below) and a file may import only its own folder or
-// one lower in the stack.
+// one lower in the stack. renderer/src/ is likewise one stack (RENDERER_LAYERS), with no folder
+// cycles and no direct host calls in views/ or components/ (they go through sync/).
 // Imports are read with the TypeScript parser (not regexes), so comments and strings never
 // count, and type-only imports are told apart from runtime ones.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -230,7 +231,8 @@ const RENDERER_LAYERS = [
 /**
  * Direct `client.call(` in views/ and components/ that has not moved into its domain's
  * sync/<domain>-actions.ts yet (file → how many). A count that grows, or a file missing here,
- * fails; a count that shrinks must be lowered here too, so the list only shrinks.
+ * fails; a count that shrinks must be lowered here too, so the list only shrinks. Empty since
+ * every one moved (there were 37 in 16 files): add the action to sync/ instead of an entry here.
  */
 const CLIENT_CALL_ALLOWANCE: Record<string, number> = {};
 
