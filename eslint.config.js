@@ -9,6 +9,31 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// The renderer's folders, bottom first: a file imports its own folder and the ones before it
+// (test/layering.test.ts is the full check: it resolves every import and finds folder cycles;
+// this gives the same answer in the editor). Keep the two lists alike.
+const rendererLayers = ['lib', 'transport', 'stores', 'sync', 'editor', 'components', 'views', 'app'];
+const rendererLayering = rendererLayers.slice(0, -1).map((layer, i) => ({
+  files: [`renderer/src/${layer}/**/*.{ts,tsx}`],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [{
+        regex: `^(?:\\.\\./)+(?:${rendererLayers.slice(i + 1).join('|')})/`,
+        message: `renderer/src/${layer}/ sits below ${rendererLayers.slice(i + 1).join(', ')} (see the renderer layers in docs/architecture.md): move what both need down.`,
+      }],
+    }],
+    // Views and components reach the host through their domain's sync/<domain>-actions.ts.
+    ...(layer === 'views' || layer === 'components'
+      ? {
+          'no-restricted-syntax': ['error', {
+            selector: "MemberExpression[property.name='call'][object.name='client'], MemberExpression[property.name='call'][object.property.name='client']",
+            message: "Call the host through the domain's sync/<domain>-actions.ts (add the action there, e.g. with hostAction()), not client.call here.",
+          }],
+        }
+      : {}),
+  },
+}));
+
 export default defineConfig([
   globalIgnores([
     'out/',
@@ -103,6 +128,7 @@ export default defineConfig([
     files: ['e2e/**/*.ts'],
     rules: { 'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }] },
   },
+  ...rendererLayering,
   {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

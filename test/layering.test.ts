@@ -1,7 +1,8 @@
 // Layers import only downwards: renderer → shared, preload → shared (+ electron),
 // main → shared, and only the Electron shell in main/ may import `electron`. Inside main/, the
 // folders form an ordered stack (MAIN_LAYERS below) and a file may import only its own folder or
-// one lower in the stack.
+// one lower in the stack. renderer/src/ is likewise one stack (RENDERER_LAYERS), with no folder
+// cycles and no direct host calls in views/ or components/ (they go through sync/).
 // Imports are read with the TypeScript parser (not regexes), so comments and strings never
 // count, and type-only imports are told apart from runtime ones.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,6 +202,185 @@ function checkMainLayers(relPath: string, text: string, used: Set<string> = new 
 function scanMain(root: string, used?: Set<string>): Violation[] {
   return sourceFiles(join(root, 'main')).flatMap((file) => checkMainLayers(relative(root, file), readFileSync(file, 'utf8'), used));
 }
+
+/**
+ * The folders of renderer/src/, bottom first, like MAIN_LAYERS: a file may import its own folder
+ * and any folder listed before it. Files at the root of renderer/src/ (main.tsx) count as app.
+ */
+const RENDERER_LAYERS = [
+  // Pure helpers: formatting, summaries, folds; no state, no host.
+  'lib',
+  // The wire to the host (Electron IPC or the serve shell's HTTP/SSE) and the typed client.
+  'transport',
+  // Zustand stores: the console's state, filled by sync/ and read by everything above.
+  'stores',
+  // The one place that talks to the host: each domain's bind (load, events, refresh) and its
+  // actions (sync/<domain>-actions.ts), and the client's React context.
+  'sync',
+  // The Monaco editor and its diagnostics: a component kit with no host access of its own.
+  'editor',
+  // Shared widgets and chrome (sidebar, dialogs, status bar) and the list of views' names,
+  // shortcuts and icons (components/view-nav.ts) that the chrome shows.
+  'components',
+  // One folder of screens per domain, and view-registry.ts that pairs each view with its bind.
+  'views',
+  // The shell: layout, keyboard shortcuts, startup (main.tsx).
+  'app',
+] as const;
+
+/**
+ * Direct `client.call(` in views/ and components/ that has not moved into its domain's
+ * sync/<domain>-actions.ts yet (file → how many). A count that grows, or a file missing here,
+ * fails; a count that shrinks must be lowered here too, so the list only shrinks. Empty since
+ * every one moved (there were 37 in 16 files): add the action to sync/ instead of an entry here.
+ */
+const CLIENT_CALL_ALLOWANCE: Record<string, number> = {};
+
+const rendererSrc = 'renderer/src';
+
+/** The folder of renderer/src/ a repo-relative path sits in ('app' for the root files), or null outside it. */
+function rendererFolderOf(relPath: string): string | null {
+  const p = relPath.split(sep).join('/');
+  if (!p.startsWith(`${rendererSrc}/`)) return null;
+  const parts = p.slice(rendererSrc.length + 1).split('/');
+  return parts.length === 1 ? 'app' : parts.slice(0, -1).join('/');
+}
+
+interface RendererEdge {
+  file: string;
+  line: number;
+  specifier: string;
+  from: string;
+  to: string;
+}
+
+/** Every import between files of renderer/src/, with the folders at each end. */
+function rendererEdges(relPath: string, text: string): RendererEdge[] {
+  const from = rendererFolderOf(relPath);
+  if (from === null) return [];
+  const out: RendererEdge[] = [];
+  for (const ref of importsOf(relPath, text)) {
+    if (!ref.specifier.startsWith('.')) continue;
+    const to = rendererFolderOf(relative(repoRoot, resolve(repoRoot, dirname(relPath), ref.specifier)));
+    if (to !== null) out.push({ file: relPath.split(sep).join('/'), line: ref.line, specifier: ref.specifier, from, to });
+  }
+  return out;
+}
+
+const layerRank = (folder: string) => (RENDERER_LAYERS as readonly string[]).indexOf(folder.split('/')[0]!);
+
+/** Imports that run up RENDERER_LAYERS (or start in a folder the list does not place). */
+function rendererUpward(edges: RendererEdge[]): Violation[] {
+  const out: Violation[] = [];
+  for (const e of edges) {
+    if (layerRank(e.from) < 0) out.push({ file: e.file, line: 1, specifier: '', rule: `renderer/src/${e.from.split('/')[0]}/ is not in RENDERER_LAYERS: add it in test/layering.test.ts where its imports put it` });
+    else if (layerRank(e.to) > layerRank(e.from)) out.push({ file: e.file, line: e.line, specifier: e.specifier, rule: `renderer ${e.from.split('/')[0]}/ must not import ${e.to.split('/')[0]}/, which sits above it in RENDERER_LAYERS` });
+  }
+  return out;
+}
+
+/**
+ * Folder cycles (views/ ↔ views/catalog/ counts as much as app/ ↔ views/): every import on a
+ * cycle between folders, found as the strongly connected components of the folder graph.
+ */
+function rendererCycles(edges: RendererEdge[]): Violation[] {
+  const graph = new Map<string, Set<string>>();
+  for (const e of edges) if (e.from !== e.to) (graph.get(e.from) ?? graph.set(e.from, new Set()).get(e.from)!).add(e.to);
+  // Tarjan's algorithm, iterative enough for a few dozen folders.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const component = new Map<string, number>();
+  let next = 0;
+  let components = 0;
+  const strong = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.set(w, components);
+      } while (w !== v);
+      components++;
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) strong(v);
+  return edges
+    .filter((e) => e.from !== e.to && component.get(e.from) === component.get(e.to))
+    .map((e) => ({ file: e.file, line: e.line, specifier: e.specifier, rule: `folder cycle: ${e.from}/ → ${e.to}/ and back` }));
+}
+
+/** Direct host calls (`client.call(`) per file under views/ and components/. */
+function directCalls(relPath: string, text: string): number {
+  const folder = rendererFolderOf(relPath);
+  if (folder === null || !/^(?:views|components)(?:\/|$)/.test(folder)) return 0;
+  return (text.match(/\bclient\s*\.\s*call\s*\(/g) ?? []).length;
+}
+
+function scanRenderer(root: string): { edges: RendererEdge[]; calls: Record<string, number> } {
+  const edges: RendererEdge[] = [];
+  const calls: Record<string, number> = {};
+  for (const file of sourceFiles(join(root, rendererSrc))) {
+    const rel = relative(root, file);
+    const text = readFileSync(file, 'utf8');
+    edges.push(...rendererEdges(rel, text));
+    const n = directCalls(rel, text);
+    if (n > 0) calls[rel.split(sep).join('/')] = n;
+  }
+  return { edges, calls };
+}
+
+const describeViolation = (v: Violation) => `${v.file}:${v.line} imports '${v.specifier}': ${v.rule}`;
+
+describe('renderer layers', () => {
+  it('every folder of renderer/src/ has a place in RENDERER_LAYERS, and every entry is a folder', () => {
+    const folders = readdirSync(join(repoRoot, rendererSrc), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== 'styles')
+      .map((e) => e.name);
+    expect([...folders, 'app'].filter((f, i, a) => a.indexOf(f) === i).sort()).toEqual([...RENDERER_LAYERS].sort());
+  });
+
+  it('no import runs up RENDERER_LAYERS', () => {
+    expect(rendererUpward(scanRenderer(repoRoot).edges).map(describeViolation)).toEqual([]);
+  });
+
+  it('no folder of renderer/src/ imports, through any chain, a folder that imports it', () => {
+    expect(rendererCycles(scanRenderer(repoRoot).edges).map(describeViolation)).toEqual([]);
+  });
+
+  it('views/ and components/ reach the host only through sync/ (the allowance only shrinks)', () => {
+    expect(scanRenderer(repoRoot).calls).toEqual(CLIENT_CALL_ALLOWANCE);
+  });
+
+  it('catches an upward import and a folder cycle, with file and line', () => {
+    const edges = [
+      ...rendererEdges('renderer/src/sync/x-actions.ts', "import { a } from '../lib/format.ts';\nimport { CONNECT } from '../views/settings/agent-connect.tsx';"),
+      ...rendererEdges('renderer/src/views/catalog-view.tsx', "import { Page } from './catalog/plugin-page.tsx';"),
+      ...rendererEdges('renderer/src/views/catalog/plugin-page.tsx', "import { KeyIds } from '../catalog-view.tsx';"),
+      ...rendererEdges('renderer/src/main.tsx', "import { viewRegistry } from './views/view-registry.ts';"),
+    ];
+    expect(rendererUpward(edges).map(describeViolation)).toEqual([
+      "renderer/src/sync/x-actions.ts:2 imports '../views/settings/agent-connect.tsx': renderer sync/ must not import views/, which sits above it in RENDERER_LAYERS",
+    ]);
+    expect(rendererCycles(edges).map(describeViolation)).toEqual([
+      "renderer/src/views/catalog-view.tsx:1 imports './catalog/plugin-page.tsx': folder cycle: views/ → views/catalog/ and back",
+      "renderer/src/views/catalog/plugin-page.tsx:1 imports '../catalog-view.tsx': folder cycle: views/catalog/ → views/ and back",
+    ]);
+    expect(directCalls('renderer/src/views/x.tsx', "await client.call('plugins.list', {});\nconst y = 'client.caller';\nclient\n  .call('catalog.plugin', {});")).toBe(2);
+    expect(directCalls('renderer/src/sync/x-actions.ts', "await client.call('plugins.list', {});")).toBe(0);
+  });
+});
 
 describe('layering', () => {
   it('holds across main/, preload/, renderer/ and shared/', () => {

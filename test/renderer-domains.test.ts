@@ -16,7 +16,7 @@ import { initialApprovalsState, useApprovalsStore } from '../renderer/src/stores
 import { initialPluginsState, usePluginsStore } from '../renderer/src/stores/plugins-store.ts';
 import { useUiStore } from '../renderer/src/stores/ui-store.ts';
 import { ACTIVITY_REFRESH_MS, bindActivity } from '../renderer/src/sync/activity-actions.ts';
-import { approveWithGrant, bindApprovals, loadApprovals } from '../renderer/src/sync/approvals-actions.ts';
+import { approveWithGrant, bindApprovals, bindGrants, loadApprovals } from '../renderer/src/sync/approvals-actions.ts';
 import { bindDomain, latest, type DomainBinder } from '../renderer/src/sync/bind-domain.ts';
 import { bindConnection, bindStores, consoleDomains } from '../renderer/src/sync/bind-stores.ts';
 import { bindJobs } from '../renderer/src/sync/jobs-actions.ts';
@@ -24,6 +24,22 @@ import { bindPlugins, loadPluginList, runPluginAction } from '../renderer/src/sy
 import { createClient, type GatehouseClient } from '../renderer/src/transport/client.ts';
 import type { ConnectionState, RawEventListener, StateListener, Transport } from '../renderer/src/transport/types.ts';
 import { tempDir } from './support/temp.ts';
+import type { StoreApi, UseBoundStore } from 'zustand';
+import { initialAuditState, useAuditStore } from '../renderer/src/stores/audit-store.ts';
+import { initialCatalogState, useCatalogStore } from '../renderer/src/stores/catalog-store.ts';
+import { initialGrantsState, useGrantsStore } from '../renderer/src/stores/grants-store.ts';
+import { initialHealthState, useHealthStore } from '../renderer/src/stores/health-store.ts';
+import { initialPolicyState, usePolicyStore } from '../renderer/src/stores/policy-store.ts';
+import { initialSettingsState, useSettingsStore } from '../renderer/src/stores/settings-store.ts';
+import { initialTerminalsState, useTerminalsStore } from '../renderer/src/stores/terminals-store.ts';
+import { bindAudit } from '../renderer/src/sync/audit-actions.ts';
+import { bindCatalog } from '../renderer/src/sync/catalog-actions.ts';
+import { bindHealth } from '../renderer/src/sync/health-actions.ts';
+import { bindPolicy } from '../renderer/src/sync/policy-actions.ts';
+import { bindSettings } from '../renderer/src/sync/settings-actions.ts';
+import { bindTerminals } from '../renderer/src/sync/terminals-actions.ts';
+import type { MethodName } from '../shared/contract.ts';
+import type { ViewId } from '../renderer/src/stores/ui-store.ts';
 
 const helloDir = join(import.meta.dirname, '..', 'examples', 'plugins', 'hello');
 
@@ -270,6 +286,105 @@ describe('a domain binding against a real host', () => {
     await vi.waitFor(() => expect(transport.count('audit.search')).toBe(searches + 1));
     disposeControl();
     dispose();
+  });
+});
+
+/**
+ * Every other domain's bind, each against its own real host: nothing asked before the connection,
+ * its load on connect, a change made from another console followed (the push the domain listens
+ * to, with its view open when it refetches only while shown), its store back to the initial
+ * state when the host refuses the console, and no subscription left once disposed. Getting
+ * started is not here: its bind watches the window's pointer and keys, which Node has not.
+ */
+interface DomainCase {
+  bind: DomainBinder;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each case has its own store type
+  store: UseBoundStore<StoreApi<any>>;
+  initial: object;
+  loads: MethodName;
+  loaded(state: never): boolean;
+  /** A change from another console (method and request) and what the console then shows or asks; null where no such change is cheap to make. */
+  push: { view?: ViewId; act: [MethodName, unknown]; then: { refetches: MethodName } | { shows(state: never): boolean } } | null;
+}
+
+const pluginCreated: [MethodName, unknown] = ['plugins.create', { name: 'fresh', lang: 'sh' }];
+const refreshHoursSet: [MethodName, unknown] = ['settings.update', { catalogRefreshHours: 5 }];
+const domains: Record<string, DomainCase> = {
+  settings: {
+    bind: bindSettings,
+    store: useSettingsStore,
+    initial: initialSettingsState,
+    loads: 'settings.get',
+    loaded: (s: typeof initialSettingsState) => s.loaded && s.gateway !== null,
+    push: { act: refreshHoursSet, then: { shows: (s: typeof initialSettingsState) => s.settings?.catalogRefreshHours === 5 } },
+  },
+  grants: { bind: bindGrants, store: useGrantsStore, initial: initialGrantsState, loads: 'grants.list', loaded: (s: typeof initialGrantsState) => s.loaded, push: null },
+  health: {
+    bind: bindHealth,
+    store: useHealthStore,
+    initial: initialHealthState,
+    loads: 'health.list',
+    loaded: (s: typeof initialHealthState) => s.loaded,
+    push: { act: pluginCreated, then: { refetches: 'health.list' } },
+  },
+  policy: { bind: bindPolicy, store: usePolicyStore, initial: initialPolicyState, loads: 'policy.get', loaded: (s: typeof initialPolicyState) => s.policy !== null, push: null },
+  catalog: {
+    bind: bindCatalog,
+    store: useCatalogStore,
+    initial: initialCatalogState,
+    loads: 'catalog.sources',
+    loaded: (s: typeof initialCatalogState) => s.sources !== null,
+    push: { view: 'catalog', act: pluginCreated, then: { refetches: 'catalog.sources' } },
+  },
+  terminals: {
+    bind: bindTerminals,
+    store: useTerminalsStore,
+    initial: initialTerminalsState,
+    loads: 'terminals.list',
+    loaded: (s: typeof initialTerminalsState) => s.loaded,
+    push: { act: pluginCreated, then: { refetches: 'adapter.list' } },
+  },
+  audit: {
+    bind: bindAudit,
+    store: useAuditStore,
+    initial: initialAuditState,
+    loads: 'audit.chainState',
+    loaded: (s: typeof initialAuditState) => s.chain !== null && s.eventsLoaded,
+    push: { view: 'audit', act: refreshHoursSet, then: { refetches: 'audit.search' } },
+  },
+};
+
+describe("each domain's bind against a real host", () => {
+  beforeEach(() => {
+    for (const d of Object.values(domains)) d.store.setState({ ...d.initial });
+  });
+
+  it.each(Object.keys(domains))('%s: loads on connect, follows a change from another console, empties when refused, lets go when disposed', async (name) => {
+    const d = domains[name]!;
+    const { host, transport, client } = await startHost();
+    useUiStore.setState({ view: d.push?.view ?? 'approvals' });
+    const dispose = d.bind(client);
+    expect(transport.count(d.loads)).toBe(0);
+
+    transport.setState('connected');
+    await vi.waitFor(() => expect(d.loaded(d.store.getState() as never)).toBe(true));
+    expect(transport.count(d.loads)).toBeGreaterThan(0);
+
+    if (d.push) {
+      const then = d.push.then;
+      const before = 'refetches' in then ? transport.count(then.refetches) : 0;
+      const answer = await host.dispatcher.dispatch(d.push.act[0], d.push.act[1], { console: 'cli', operator: 'someone-else' });
+      expect(answer.ok, JSON.stringify(answer)).toBe(true);
+      if ('refetches' in then) await vi.waitFor(() => expect(transport.count(then.refetches)).toBeGreaterThan(before));
+      else await vi.waitFor(() => expect(then.shows(d.store.getState() as never)).toBe(true));
+    }
+
+    transport.setState('unauthorized');
+    expect(d.store.getState()).toMatchObject(d.initial);
+
+    expect(client.subscriptions()).toBeGreaterThan(0);
+    dispose();
+    expect(client.subscriptions()).toBe(0);
   });
 });
 

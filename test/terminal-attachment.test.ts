@@ -1,11 +1,11 @@
-// The console's half of PTY flow control (renderer/src/views/terminals/terminal-attachment.ts):
+// The console's half of PTY flow control (renderer/src/sync/terminal-attachment.ts):
 // what it acknowledges, and when, with a stand-in for xterm.js that parses when told to and the
 // real typed client over a transport that records calls.
 import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../renderer/src/transport/client.ts';
 import type { RawEventListener, Transport } from '../renderer/src/transport/types.ts';
-import { TerminalAttachment } from '../renderer/src/views/terminals/terminal-attachment.ts';
+import { TerminalAttachment } from '../renderer/src/sync/terminal-attachment.ts';
 
 /** Takes writes and runs their callbacks only on parse(), in order, the way xterm.js does within one task. */
 class FakeTerminal {

@@ -2,7 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
-import { ClientContext } from './app/client-context.ts';
+import { ClientContext } from './sync/client-context.ts';
 import { bindStores, consoleDomains } from './sync/bind-stores.ts';
 import { createClient, createDefaultTransport } from './transport/client.ts';
 import { viewRegistry } from './views/view-registry.ts';

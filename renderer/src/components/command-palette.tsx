@@ -11,7 +11,7 @@ import { useUiStore } from '../stores/ui-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import { nextThemeChoice, setThemeChoice, useThemeStore } from '../stores/theme-store.ts';
 import { requestModeSwitch } from './mode-indicator.tsx';
-import { viewRegistry } from '../views/view-registry.ts';
+import { viewNav } from './view-nav.ts';
 import { oneLineSummary } from '../lib/call-summary.ts';
 import { ModalDialog } from './modal-dialog.tsx';
 import { SafeText } from './safe-text.tsx';
@@ -29,7 +29,7 @@ const MAX_SHOWN = 50;
 function entries(): Entry[] {
   const ui = useUiStore.getState();
   const approvals = useApprovalsStore.getState();
-  const out: Entry[] = viewRegistry.map((v) => ({ id: `view:${v.id}`, group: 'View', label: v.label, hint: v.shortcut ? `Alt+${v.shortcut}` : '', run: () => ui.setView(v.id, { focus: true }) }));
+  const out: Entry[] = viewNav.map((v) => ({ id: `view:${v.id}`, group: 'View', label: v.label, hint: v.shortcut ? `Alt+${v.shortcut}` : '', run: () => ui.setView(v.id, { focus: true }) }));
   out.push(
     {
       id: 'action:clear-inbox-filters',

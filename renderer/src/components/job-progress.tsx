@@ -1,6 +1,6 @@
 // One job's progress where its work was asked for: what it does, how far it is, and Cancel.
 import type { JobView } from '../../../shared/contract.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { jobAmount, useJobsStore } from '../stores/jobs-store.ts';
 import { cancelJob } from '../sync/jobs-actions.ts';
 

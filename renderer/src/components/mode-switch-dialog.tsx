@@ -2,7 +2,7 @@
 // the same words, the same focus rule and the same settings.update, so the two cannot drift.
 import { useState, type ReactNode } from 'react';
 import { errorMessage } from '../lib/error-message.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { updateSettings } from '../sync/settings-actions.ts';
 import { DialogActions, InlineError } from './dialog-actions.tsx';
 import { ModalDialog } from './modal-dialog.tsx';

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { useUiStore } from '../stores/ui-store.ts';
-import { viewRegistry } from '../views/view-registry.ts';
+import { viewNav } from './view-nav.ts';
 import { GateIcon } from './icons.tsx';
 import { safeTitle } from './safe-text.tsx';
 import { useSignals } from './signals.tsx';
@@ -40,7 +40,7 @@ export function Sidebar() {
         </button>
       </div>
       <ul className="nav-list">
-        {viewRegistry.map(({ id, label, shortcut, Icon }) => {
+        {viewNav.map(({ id, label, shortcut, Icon }) => {
           const active = id === view;
           const count = id === 'approvals' ? pending : 0;
           const signal = signals[id];

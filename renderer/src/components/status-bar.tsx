@@ -3,7 +3,7 @@ import { chainSentence, chainStatus, useAuditStore } from '../stores/audit-store
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { jobAmount, jobPercent, runningJobs, useJobsStore } from '../stores/jobs-store.ts';
 import type { ConnectionState } from '../transport/types.ts';
-import { viewRegistry } from '../views/view-registry.ts';
+import { viewNav } from './view-nav.ts';
 import { ModeIndicator } from './mode-indicator.tsx';
 import { safeTitle } from './safe-text.tsx';
 
@@ -23,7 +23,7 @@ export function StatusBar() {
   const jobs = useJobsStore(useShallow(runningJobs));
   const chainTitle = chain?.writeError
     ? safeTitle(chain.writeError)
-    : chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewRegistry.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
+    : chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewNav.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
 
   return (
     <footer className="status-bar">

@@ -9,6 +9,7 @@ import { initialGrantsState, useGrantsStore } from '../stores/grants-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { notifyNewApprovals } from './approval-notifications.ts';
 import { bindDomain, latest, type Sent } from './bind-domain.ts';
+import { hostAction } from './host-action.ts';
 
 const set = useApprovalsStore.setState;
 const get = useApprovalsStore.getState;
@@ -197,3 +198,6 @@ export async function revokeGrant(client: GatehouseClient, id: string): Promise<
     useGrantsStore.setState({ busy: null, actionError: { id, message: errorMessage(err) } });
   }
 }
+
+/** A pending write's file as it is on disk now, for the diff in the approval's detail. */
+export const fileBefore = hostAction('approvals.fileBefore');

@@ -9,6 +9,7 @@ import { useSettingsStore } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
 import { bindDomain, latest } from './bind-domain.ts';
+import { hostAction } from './host-action.ts';
 import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = useAuditStore.getState;
@@ -267,3 +268,7 @@ export async function exportFilter(client: GatehouseClient): Promise<void> {
     else set({ exporting: false, exportJob: null, exportError: errorMessage(err) });
   }
 }
+
+// Reads for panels outside the Audit view's own state (an expanded row, the approvals' hook outcomes).
+export const getAuditEvent = hostAction('audit.get');
+export const searchAudit = hostAction('audit.search');

@@ -5,6 +5,7 @@ import { errorMessage } from '../lib/error-message.ts';
 import { initialCatalogState, useCatalogStore } from '../stores/catalog-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { bindDomain, latest } from './bind-domain.ts';
+import { hostAction } from './host-action.ts';
 
 const answers = latest();
 
@@ -32,3 +33,13 @@ export async function loadCatalog(client: GatehouseClient): Promise<void> {
     if (req.current()) useCatalogStore.setState({ error: errorMessage(err) });
   }
 }
+
+// The Catalog view's own calls: each answer goes back to the dialog that asked (catalog.changed
+// then reloads the lists above).
+export const refreshCatalog = hostAction('catalog.refresh');
+export const searchCatalog = hostAction('catalog.search');
+export const getCatalogPage = hostAction('catalog.plugin');
+export const approveCatalogUpdate = hostAction('catalog.approveUpdate');
+export const previewCatalogSource = hostAction('catalog.previewSource');
+export const addCatalogSource = hostAction('catalog.addSource');
+export const installFromCatalog = hostAction('catalog.install');

@@ -9,7 +9,7 @@ import { useApprovalsStore } from '../stores/approvals-store.ts';
 import { initialGettingStartedState, useGettingStartedStore } from '../stores/getting-started-store.ts';
 import { useUiStore, type ViewId } from '../stores/ui-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
-import { CONNECT_AGENT_ANCHOR } from '../views/settings/agent-connect.tsx';
+import { CONNECT_AGENT_ANCHOR } from '../lib/view-anchors.ts';
 import { runSearch } from './audit-actions.ts';
 import { bindDomain, latest } from './bind-domain.ts';
 import { requestPlugin } from './plugins-actions.ts';

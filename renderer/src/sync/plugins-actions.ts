@@ -7,6 +7,7 @@ import { initialPluginsState, isDirty, usePluginsStore, type OpenFile, type Pend
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
 import { bindDomain, latest } from './bind-domain.ts';
+import { hostAction } from './host-action.ts';
 import { callAsJob, isCancelled, newJobId } from './jobs-actions.ts';
 
 const get = usePluginsStore.getState;
@@ -273,3 +274,9 @@ export async function createPlugin(client: GatehouseClient, name: string, lang: 
 }
 
 export type { OpenFile };
+
+// Calls whose answer stays with the panel that asked (a consent dialog's enable, the editor's
+// live check, the test-run panel); plugins.changed brings the lists up to date.
+export const enablePlugin = hostAction('plugins.enable');
+export const checkPluginFile = hostAction('plugins.check');
+export const testRunPlugin = hostAction('plugins.testRun');

@@ -6,6 +6,7 @@ import { errorMessage } from '../lib/error-message.ts';
 import { initialSettingsState, useSettingsStore, type SettingsPatch } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { bindDomain, latest } from './bind-domain.ts';
+import { hostAction } from './host-action.ts';
 
 const set = useSettingsStore.setState;
 
@@ -63,3 +64,13 @@ function applySettings(settings: SettingsView): void {
   settingsAnswers.supersede();
   set({ settings, loaded: true, error: null });
 }
+
+// Agent tokens and agents' configuration files (Settings › Connect an agent): the answers stay
+// with the panel or dialog that asked.
+export const listAgentTokens = hostAction('agents.tokens.list');
+export const createAgentToken = hostAction('agents.tokens.create');
+export const revokeAgentToken = hostAction('agents.tokens.revoke');
+export const previewAgentConfig = hostAction('agents.previewConfig');
+export const writeAgentConfig = hostAction('agents.writeConfig');
+export const previewCodexConfig = hostAction('agents.previewCodexConfig');
+export const writeCodexConfig = hostAction('agents.writeCodexConfig');

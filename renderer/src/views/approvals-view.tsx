@@ -13,7 +13,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
 import type { ApprovalItemView, ProposedRuleView } from '../../../shared/contract.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { errorMessage } from '../lib/error-message.ts';

@@ -2,7 +2,7 @@
 // with its call, open a session as a waterfall of its calls, verify the chain, export the filter as JSONL.
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { JobStatus, useJob } from '../components/job-progress.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { CatalogPageView, CatalogResultView, CatalogUpdateView } from '../../../shared/contract.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { InlineError } from '../components/dialog-actions.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
@@ -14,9 +14,10 @@ import { SafeText } from '../components/safe-text.tsx';
 import { errorMessage } from '../lib/error-message.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useCatalogStore } from '../stores/catalog-store.ts';
-import { loadCatalog } from '../sync/catalog-actions.ts';
+import { loadCatalog, refreshCatalog, searchCatalog, approveCatalogUpdate } from '../sync/catalog-actions.ts';
 import { AddSourceDialog } from './catalog/add-source-dialog.tsx';
 import { ConsentDialog } from './catalog/consent-dialog.tsx';
+import { KeyIds } from './catalog/key-ids.tsx';
 import { PluginPage } from './catalog/plugin-page.tsx';
 import { RefreshSchedule } from './catalog/refresh-schedule.tsx';
 import '../styles/plugins.css';
@@ -41,7 +42,7 @@ export function CatalogView() {
     setRefreshing(true);
     setRefreshNote(null);
     try {
-      const r = await client.call('catalog.refresh', {});
+      const r = await refreshCatalog(client, {});
       const failed = r.sources.filter((s) => !s.ok);
       setRefreshNote(failed.length ? `${failed.length} of ${r.sources.length} sources could not be refreshed; their last valid metadata stays in use.` : `Refreshed ${r.sources.length} source${r.sources.length === 1 ? '' : 's'}.`);
       await load();
@@ -55,7 +56,7 @@ export function CatalogView() {
   const search = async () => {
     setSearching(true);
     try {
-      const r = await client.call('catalog.search', { query });
+      const r = await searchCatalog(client, { query });
       setResults(r.results);
       setSearchErrors(r.errors);
     } catch (err) {
@@ -253,19 +254,6 @@ export function CatalogView() {
   );
 }
 
-/** Key ids are 64 hex characters: the start is shown, the whole id is in the accessible text. */
-export function KeyIds({ ids }: { ids: string[] }) {
-  return (
-    <ul className="catalog-keyids">
-      {ids.map((k) => (
-        <li key={k} title={k} className="mono selectable">
-          {k}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 function UpdateItem({ update: u, onDone }: { update: CatalogUpdateView; onDone(): void }) {
   const client = useClient();
   const [busy, setBusy] = useState(false);
@@ -274,7 +262,7 @@ function UpdateItem({ update: u, onDone }: { update: CatalogUpdateView; onDone()
     setBusy(true);
     setError(null);
     try {
-      await client.call('catalog.approveUpdate', { source: u.source, name: u.name, version: u.to, widened: u.widened });
+      await approveCatalogUpdate(client, { source: u.source, name: u.name, version: u.to, widened: u.widened });
       onDone();
     } catch (err) {
       setError(errorMessage(err));

@@ -3,7 +3,7 @@
 // expires or an operator revokes it. Refetched on grants.changed; nothing here polls.
 import { useShallow } from 'zustand/react/shallow';
 import type { GrantView } from '../../../shared/contract.ts';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatDateTime, isoTime } from '../lib/format.ts';

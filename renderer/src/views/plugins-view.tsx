@@ -2,7 +2,7 @@
 // the actions an operator takes on it. Live: the host's plugins.changed events refresh it.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { JobStatus, useJob, useRunningJob } from '../components/job-progress.tsx';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { rescanPlugins } from '../sync/plugins-actions.ts';

@@ -5,7 +5,7 @@
 // file on disk is broken; a change on disk never replaces unsaved edits.
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { CodeEditor, type CodeEditorHandle } from '../editor/code-editor.tsx';
 import { useConnectionStore } from '../stores/connection-store.ts';

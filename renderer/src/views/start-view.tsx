@@ -2,7 +2,7 @@
 // step's state comes from the host (gettingStarted.get: the registry, the audit log, the
 // settings), so it is done when it really happened, whichever view it was done in.
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { doneCount, useGettingStartedStore } from '../stores/getting-started-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';

@@ -3,13 +3,13 @@
 // records in the audit log.
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../app/client-context.ts';
+import { useClient } from '../sync/client-context.ts';
 import { ViewFrame } from '../components/view-frame.tsx';
 import { formatDateTime } from '../lib/format.ts';
 import { useConnectionStore } from '../stores/connection-store.ts';
 import { exitLabel, useTerminalsStore } from '../stores/terminals-store.ts';
 import '../styles/terminals.css';
-import { interruptTerminal, killTerminal, releaseTerminal, startShell, startWithAdapter, takeOver } from './terminals/terminal-actions.ts';
+import { interruptTerminal, killTerminal, releaseTerminal, startShell, startWithAdapter, takeOver } from '../sync/terminals-actions.ts';
 import { TerminalList } from './terminals/terminal-list.tsx';
 import { AdapterBadge } from './terminals/adapter-badge.tsx';
 import { TerminalPane } from './terminals/terminal-pane.tsx';

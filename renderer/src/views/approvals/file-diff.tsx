@@ -5,7 +5,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { structuredPatch } from 'diff';
 import type { ApprovalItemView, ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { fileBefore } from '../../sync/approvals-actions.ts';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 
@@ -51,7 +52,7 @@ export function FileDiff({ item }: { item: ApprovalItemView }) {
     let live = true;
     setBefore(null);
     setError(null);
-    client.call('approvals.fileBefore', { id: item.id }).then(
+    fileBefore(client, { id: item.id }).then(
       (b) => live && setBefore(b),
       (err: unknown) => live && setError(errorMessage(err)),
     );

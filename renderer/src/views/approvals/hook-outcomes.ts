@@ -4,7 +4,8 @@
 // "outcome unknown", never "did not run".
 import { useEffect, useMemo, useState } from 'react';
 import type { ApprovalItemView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { searchAudit } from '../../sync/audit-actions.ts';
 
 export type HookOutcome = 'executed' | 'failed' | 'unknown';
 
@@ -24,7 +25,7 @@ export function useHookOutcomes(items: ApprovalItemView[]): Map<string, HookOutc
     if (calls.length === 0) return;
     let live = true;
     const load = () =>
-      client.call('audit.search', { types: ['call.outcome'], limit: 1000 }).then(
+      searchAudit(client, { types: ['call.outcome'], limit: 1000 }).then(
         (page) => {
           if (!live) return;
           const next = new Map<string, HookOutcome>();

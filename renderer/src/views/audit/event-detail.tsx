@@ -1,7 +1,7 @@
 // One event: its payload as pretty JSON, its chain hash, and links to the other events of its
 // call, to its session's timeline and to its plugin.
 import { JsonView } from '../../components/json-view.tsx';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { pluginOf, summarize } from '../../lib/audit-summary.ts';
 import { formatDateTime, isoTime } from '../../lib/format.ts';
 import { useAuditStore } from '../../stores/audit-store.ts';

@@ -7,12 +7,12 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { create } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { AuditEventView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { agentTool, decisionOf, summarize } from '../../lib/audit-summary.ts';
 import { callOutcome, eventCall, type CallOutcome } from '../../lib/call-waterfall.ts';
 import { formatDateTime, formatEventTime, isoTime } from '../../lib/format.ts';
 import { useAuditStore } from '../../stores/audit-store.ts';
-import { loadMore, openEvent } from '../../sync/audit-actions.ts';
+import { loadMore, openEvent, getAuditEvent } from '../../sync/audit-actions.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 /** Must match .audit-row's height in audit.css. */
@@ -302,7 +302,7 @@ function useCallEvents() {
       want: (client: ReturnType<typeof useClient>, call: string, seq: number) => {
         if (cache.current.has(call)) return;
         cache.current.set(call, 'loading');
-        client.call('audit.get', { seq }).then(
+        getAuditEvent(client, { seq }).then(
           ({ event, related }) => {
             cache.current.set(call, [event, ...related].sort((a, b) => a.seq - b.seq));
             bump((n) => n + 1);

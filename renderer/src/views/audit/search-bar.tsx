@@ -2,7 +2,7 @@
 // the time range, decision, severity and event type apply as they are picked.
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { pluginOf } from '../../lib/audit-summary.ts';
 import { emptyFilter, timePresets, useAuditStore, type AuditFilter, type TimePreset } from '../../stores/audit-store.ts';
 import { FilterChips, type FilterChip } from '../../components/filter-chips.tsx';

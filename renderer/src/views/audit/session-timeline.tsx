@@ -4,7 +4,7 @@
 // bar, or move through the calls with the arrow keys, and its events open beside the waterfall.
 // "Replay against policy" runs today's policy over the session's calls.
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { axisTicks, buildWaterfall, formatOffset, formatSpan, stepLabel, type CallBar, type Waterfall } from '../../lib/call-waterfall.ts';
 import { summarize } from '../../lib/audit-summary.ts';
 import { formatDateTime, isoTime } from '../../lib/format.ts';

@@ -1,11 +1,12 @@
 // Adding a catalog source in two steps: the root file is read and its key ids shown (nothing is
 // written), and only "Trust this root" adds the source, bound to exactly the key ids on screen.
 import { useId, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { addCatalogSource, previewCatalogSource } from '../../sync/catalog-actions.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { DialogActions, InlineError } from '../../components/dialog-actions.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { KeyIds } from '../catalog-view.tsx';
+import { KeyIds } from './key-ids.tsx';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
@@ -25,7 +26,7 @@ export function AddSourceDialog({ onClose, onAdded }: { onClose(): void; onAdded
     setBusy(true);
     setError(null);
     try {
-      setPreview(await client.call('catalog.previewSource', { location: location.trim(), rootJson }));
+      setPreview(await previewCatalogSource(client, { location: location.trim(), rootJson }));
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -37,7 +38,7 @@ export function AddSourceDialog({ onClose, onAdded }: { onClose(): void; onAdded
     setBusy(true);
     setError(null);
     try {
-      const r = await client.call('catalog.addSource', { name, location: location.trim(), rootJson, confirmKeyIds: preview.rootKeyIds });
+      const r = await addCatalogSource(client, { name, location: location.trim(), rootJson, confirmKeyIds: preview.rootKeyIds });
       setAdded({ expires: r.expires, error: r.error });
       onAdded();
     } catch (err) {

@@ -2,11 +2,13 @@
 // equal to the signed ones, local scan) and answers what it may do, writing nothing. Only "Install"
 // installs it, disabled; an update that widens permissions needs its widening approved by name.
 import { useEffect, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { enablePlugin } from '../../sync/plugins-actions.ts';
+import { installFromCatalog } from '../../sync/catalog-actions.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { KeyIds } from '../catalog-view.tsx';
+import { KeyIds } from './key-ids.tsx';
 import { formatLimits, PermissionList } from './permission-list.tsx';
 import type { ResponseOf } from '../../../../shared/contract.ts';
 
@@ -23,8 +25,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
 
   useEffect(() => {
     let live = true;
-    client
-      .call('catalog.install', { source, spec, consent: false })
+    installFromCatalog(client, { source, spec, consent: false })
       // Asked without consent, the host always answers what the plugin would get (consent is null only once installed).
       .then((r) => live && setPhase(r.consent ? { kind: 'ready', consent: r.consent } : { kind: 'failed', message: 'the host answered without the consent to show', consent: null }))
       .catch((err: unknown) => live && setPhase({ kind: 'failed', message: errorMessage(err), consent: null }));
@@ -39,7 +40,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
     if (!consent) return;
     setPhase({ kind: 'installing', consent });
     try {
-      const r = await client.call('catalog.install', { source, spec: `${consent.name}@${consent.version}`, consent: true, ...(widened.length ? { allowWider: approveWider } : {}) });
+      const r = await installFromCatalog(client, { source, spec: `${consent.name}@${consent.version}`, consent: true, ...(widened.length ? { allowWider: approveWider } : {}) });
       if (!r.installed) throw new Error('The host did not install it.');
       setPhase({ kind: 'installed', consent });
       onInstalled();
@@ -50,7 +51,7 @@ export function ConsentDialog({ source, spec, onClose, onInstalled }: { source: 
   const enable = async () => {
     if (!consent) return;
     try {
-      await client.call('plugins.enable', { name: consent.name });
+      await enablePlugin(client, { name: consent.name });
       setEnabled('Enabled: agents can call it now.');
     } catch (err) {
       setEnabled(errorMessage(err));

@@ -1,11 +1,12 @@
 // A plugin's page: one version's signed record, looked up through the trusted delegations.
 import { useEffect, useState } from 'react';
 import type { CatalogPageView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { getCatalogPage } from '../../sync/catalog-actions.ts';
 import { InlineError } from '../../components/dialog-actions.tsx';
 import { SafeText } from '../../components/safe-text.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
-import { KeyIds } from '../catalog-view.tsx';
+import { KeyIds } from './key-ids.tsx';
 import { formatLimits, PermissionList } from './permission-list.tsx';
 
 export function PluginPage({ source, name, onClose, onInstall }: { source: string; name: string; onClose(): void; onInstall(p: CatalogPageView): void }) {
@@ -16,8 +17,7 @@ export function PluginPage({ source, name, onClose, onInstall }: { source: strin
 
   useEffect(() => {
     let live = true;
-    client
-      .call('catalog.plugin', { source, name, ...(version ? { version } : {}) })
+    getCatalogPage(client, { source, name, ...(version ? { version } : {}) })
       .then((p) => {
         if (!live) return;
         setPage(p);

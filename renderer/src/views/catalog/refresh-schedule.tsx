@@ -2,7 +2,8 @@
 // asked). Saved through settings.update like every setting, so the change is audited; the host
 // reads it at each refresh, so it applies from the next one.
 import { useEffect, useId, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { updateSettings } from '../../sync/settings-actions.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 
@@ -25,7 +26,7 @@ export function RefreshSchedule() {
       return;
     }
     try {
-      await client.call('settings.update', { catalogRefreshHours: hours });
+      await updateSettings(client, { catalogRefreshHours: hours });
       setNote({ error: false, text: hours === 0 ? 'Saved: catalogs refresh only when asked.' : `Saved: every ${hours} h.` });
     } catch (err) {
       setNote({ error: true, text: errorMessage(err) });

@@ -2,7 +2,7 @@
 import { Fragment, memo, useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { HealthRowView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { loadHealth, runHealthAction } from '../../sync/health-actions.ts';
 import {
   canReset,

@@ -1,7 +1,7 @@
 // "New plugin": scaffolds a small working tool in shell, Python or Node under the home plugins
 // folder, then opens its code.
 import { useId, useState } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { usePluginsStore } from '../../stores/plugins-store.ts';

@@ -3,7 +3,7 @@
 import { useState, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { countOf, formatDateTime, isoTime } from '../../lib/format.ts';
 import { severityCounts, toDiagnostics } from '../../editor/diagnostics.ts';

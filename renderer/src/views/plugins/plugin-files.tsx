@@ -4,14 +4,14 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { CodeEditor, type CodeEditorHandle } from '../../editor/code-editor.tsx';
 import { toDiagnostics, type Diagnostic } from '../../editor/diagnostics.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { formatBytes } from '../../../../shared/format.ts';
 import { isDirty, usePluginsStore } from '../../stores/plugins-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
-import { requestFile, saveFile, updateBuffer } from '../../sync/plugins-actions.ts';
+import { requestFile, saveFile, updateBuffer, checkPluginFile } from '../../sync/plugins-actions.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
 import { ProblemsList } from './problems-list.tsx';
 import { InlineError } from '../../components/dialog-actions.tsx';
@@ -174,7 +174,7 @@ function useLiveCheck(client: GatehouseClient, file: { plugin: string; path: str
     const { plugin, path, buffer: content } = file;
     setChecking(true);
     const timer = setTimeout(() => {
-      client.call('plugins.check', { name: plugin, path, content }).then(
+      checkPluginFile(client, { name: plugin, path, content }).then(
         ({ problems, findings }) => {
           if (!req.current()) return;
           setChecking(false);

@@ -2,7 +2,7 @@
 // Keyboard: ↑/↓ or j/k move the highlight, Enter (or Space) opens the highlighted plugin.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { requestPlugin } from '../../sync/plugins-actions.ts';
 import { filterPlugins, issueCount, pluginStatuses, statusLabel, usePluginsStore, type PluginStatus } from '../../stores/plugins-store.ts';
 import { StatusBadge } from './status-badge.tsx';

@@ -3,7 +3,7 @@
 // reason (audited) in a confirm dialog that says what the plugin can do without the sandbox.
 import { useState } from 'react';
 import type { PluginDetailView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { formatDateTime, isoTime } from '../../lib/format.ts';
 import { usePluginsStore } from '../../stores/plugins-store.ts';
 import { setPluginTrust } from '../../sync/plugins-actions.ts';

@@ -2,7 +2,8 @@
 // agents) and shows what it printed.
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { PluginDetailView, ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { testRunPlugin } from '../../sync/plugins-actions.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 
 interface ToolInfo {
@@ -80,7 +81,7 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
     setInputError(null);
     setRunning(true);
     try {
-      const result = await client.call('plugins.testRun', {
+      const result = await testRunPlugin(client, {
         name: detail.name,
         ...(tools.length > 1 && tool ? { tool: tool.name } : {}),
         input: parsed as Record<string, unknown>,

@@ -1,5 +1,5 @@
 // Asked before leaving a file with unsaved changes for another file or plugin.
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { isDirty, usePluginsStore } from '../../stores/plugins-store.ts';
 import { cancelPending, discardAndContinue, saveFile } from '../../sync/plugins-actions.ts';

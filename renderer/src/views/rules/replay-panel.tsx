@@ -1,7 +1,7 @@
 // Shadow replay of the text in the editor (saved or not) over recorded calls: a time range or one
 // session. Nothing runs and nothing changes; the panel lists the decisions that would differ.
 import { useState, type FormEvent } from 'react';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { openEvent } from '../../sync/audit-actions.ts';

@@ -11,9 +11,7 @@ import { buildSnippets, maskToken, TOKEN_ENV } from './snippets.ts';
 import { WriteConfigDialog } from './write-config-dialog.tsx';
 import { CodexConfigDialog } from './codex-config-dialog.tsx';
 import { InlineError } from '../../components/dialog-actions.tsx';
-
-/** The section's id: the Settings view scrolls to it when asked to (ui-store `anchor`). */
-export const CONNECT_AGENT_ANCHOR = 'connect-agent';
+import { CONNECT_AGENT_ANCHOR } from '../../lib/view-anchors.ts';
 
 const toolKindLabel = { builtin: 'built-in', tool: 'plugin tool', mcp: 'upstream MCP' } as const;
 

@@ -4,7 +4,8 @@
 // agents.tokens.list/create/revoke, the same methods `gatehouse agent token …` uses.
 import { useCallback, useEffect, useState } from 'react';
 import type { ResponseOf } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { createAgentToken, listAgentTokens, revokeAgentToken } from '../../sync/settings-actions.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { errorMessage } from '../../lib/error-message.ts';
 import { formatAgo, formatDateTime, isoTime } from '../../lib/format.ts';
@@ -29,7 +30,7 @@ export function AgentTokens() {
 
   const load = useCallback(async () => {
     try {
-      setTokens((await client.call('agents.tokens.list', {})).tokens);
+      setTokens((await listAgentTokens(client, {})).tokens);
       setError(null);
     } catch (err) {
       setError(errorMessage(err));
@@ -46,7 +47,7 @@ export function AgentTokens() {
   async function create() {
     setBusy(true);
     try {
-      const r = await client.call('agents.tokens.create', { name: trimmed });
+      const r = await createAgentToken(client, { name: trimmed });
       setCreated({ name: r.name, token: r.token });
       setName('');
       await load();
@@ -60,7 +61,7 @@ export function AgentTokens() {
   async function revoke(which: string) {
     setBusy(true);
     try {
-      await client.call('agents.tokens.revoke', { name: which });
+      await revokeAgentToken(client, { name: which });
       setRevoking(null);
       await load();
     } catch (err) {

@@ -5,7 +5,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { previewCodexConfig, writeCodexConfig } from '../../sync/settings-actions.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
@@ -31,7 +32,7 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
     const req = previews.begin();
     setError(null);
     try {
-      const result = await client.call('agents.previewCodexConfig', { mcp: form });
+      const result = await previewCodexConfig(client, { mcp: form });
       if (req.current()) setPreview({ mcp: form, result });
     } catch (err) {
       if (req.current()) {
@@ -54,7 +55,7 @@ export function CodexConfigDialog({ onClose }: { onClose(): void }) {
     setApplying(true);
     setError(null);
     try {
-      setWritten(await client.call('agents.writeCodexConfig', { mcp, expected: [{ path: file.path, baseHash: file.baseHash }] }));
+      setWritten(await writeCodexConfig(client, { mcp, expected: [{ path: file.path, baseHash: file.baseHash }] }));
     } catch (err) {
       setError(errorMessage(err));
       void load(mcp);

@@ -3,7 +3,7 @@
 import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { CONTAIN_WHEN, DEFAULT_CONTAINMENT, type ContainWhen, type Settings } from '../../../../shared/contract.ts';
 import { ModalDialog } from '../../components/modal-dialog.tsx';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
 import { SettingField } from './setting-field.tsx';

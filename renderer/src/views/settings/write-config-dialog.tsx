@@ -8,7 +8,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { RequestOf, ResponseOf } from '../../../../shared/contract.ts';
 import { TOKEN_ENV } from '../../../../shared/claude-config.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { previewAgentConfig, writeAgentConfig } from '../../sync/settings-actions.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { latest } from '../../sync/bind-domain.ts';
@@ -57,7 +58,7 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
     setLoading(true);
     setPreviewError(null);
     try {
-      const result = await client.call('agents.previewConfig', req);
+      const result = await previewAgentConfig(client, req);
       if (answer.current()) setPreview({ key: reqKey, result });
     } catch (err) {
       if (answer.current()) {
@@ -93,7 +94,7 @@ export function WriteConfigDialog({ onClose, mask }: WriteConfigDialogProps) {
     setApplying(true);
     setApplyError(null);
     try {
-      const result = await client.call('agents.writeConfig', { ...request, expected: current.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+      const result = await writeAgentConfig(client, { ...request, expected: current.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
       setWritten(result);
     } catch (err) {
       setApplyError(errorMessage(err));

@@ -1,7 +1,7 @@
 // Step 2: connect an agent. Done when the audit log shows an agent's call (MCP, hook or API), or
 // when the operator says so (an agent that only listed tools leaves no call on record).
 import type { GettingStartedView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { formatAgo, formatDateTime, isoTime } from '../../lib/format.ts';
 import { useGettingStartedStore } from '../../stores/getting-started-store.ts';
 import { openConnectAgent, setAgentSkipped } from '../../sync/getting-started-actions.ts';

@@ -2,7 +2,7 @@
 import { useEffect, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { GettingStartedView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { useConnectionStore } from '../../stores/connection-store.ts';
 import { useGettingStartedStore } from '../../stores/getting-started-store.ts';
 import { enableExample, loadExampleScan, openExampleInPlugins } from '../../sync/getting-started-actions.ts';

@@ -2,7 +2,7 @@
 // and its progress as the audit log records it: sent → waiting in the inbox → decided → result.
 import type { ReactNode } from 'react';
 import type { GettingStartedView, TestCallView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
+import { useClient } from '../../sync/client-context.ts';
 import { useGettingStartedStore } from '../../stores/getting-started-store.ts';
 import { openAuditSession, openHealthRow, openInboxItem, sendTestCall, TEST_CALL } from '../../sync/getting-started-actions.ts';
 import { StepCard } from './step-card.tsx';

@@ -6,11 +6,11 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import type { TerminalSessionView } from '../../../../shared/contract.ts';
-import { useClient } from '../../app/client-context.ts';
-import { terminalKeepsKey } from '../../app/use-view-shortcuts.ts';
-import { errorMessage } from '../../lib/error-message.ts';
-import { upsertSession, useTerminalsStore } from '../../stores/terminals-store.ts';
-import { TerminalAttachment, type AttachState } from './terminal-attachment.ts';
+import { useClient } from '../../sync/client-context.ts';
+import { terminalKeepsKey } from '../../components/view-shortcuts.ts';
+import { upsertSession } from '../../stores/terminals-store.ts';
+import { TerminalAttachment, type AttachState } from '../../sync/terminal-attachment.ts';
+import { resizeTerminal, typeIntoTerminal } from '../../sync/terminals-actions.ts';
 
 /** A resize drag fires many observations; the PTY gets the size it settles on. */
 const RESIZE_SETTLE_MS = 80;
@@ -68,7 +68,7 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
     // Keystrokes go to the host only for the console that took over (the host checks too).
     const onData = term.onData((data) => {
       if (!canType.current) return;
-      client.call('terminals.input', { id, data }).catch((err) => useTerminalsStore.setState({ actionError: errorMessage(err) }));
+      typeIntoTerminal(client, id, data);
     });
 
     let resizeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -76,7 +76,7 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
       if (resizeTimer !== null) clearTimeout(resizeTimer);
       resizeTimer = setTimeout(() => {
         resizeTimer = null;
-        client.call('terminals.resize', { id, cols, rows }).catch(() => {});
+        resizeTerminal(client, id, cols, rows);
       }, RESIZE_SETTLE_MS);
     });
     let frame = 0;
@@ -108,7 +108,7 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
     term.options.disableStdin = !typing;
     term.options.cursorBlink = typing;
     if (typing) {
-      client.call('terminals.resize', { id, cols: term.cols, rows: term.rows }).catch(() => {});
+      resizeTerminal(client, id, term.cols, term.rows);
       term.focus();
     }
   }, [typing, client, id]);

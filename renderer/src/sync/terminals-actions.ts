@@ -1,10 +1,10 @@
 // The Terminals domain: the host's PTY sessions, listed on connect and on every reconnect and
 // refreshed on terminals.changed (bindTerminals), and the operator's actions. Failures land in
 // the store as sentences.
-import { errorMessage } from '../../lib/error-message.ts';
-import { initialTerminalsState, upsertAdapterSession, upsertSession, useTerminalsStore, type TerminalAction } from '../../stores/terminals-store.ts';
-import { bindDomain, latest } from '../../sync/bind-domain.ts';
-import type { GatehouseClient } from '../../transport/client.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import { initialTerminalsState, upsertAdapterSession, upsertSession, useTerminalsStore, type TerminalAction } from '../stores/terminals-store.ts';
+import { bindDomain, latest } from './bind-domain.ts';
+import type { GatehouseClient } from '../transport/client.ts';
 
 const set = useTerminalsStore.setState;
 const get = useTerminalsStore.getState;
@@ -136,4 +136,17 @@ export async function startWithAdapter(client: GatehouseClient, plugin: string, 
   set({ selected: started.terminal });
   await loadTerminals(client);
   return true;
+}
+
+/** Keystrokes for the shell; a refusal (this console lost control) lands in the store as a sentence. */
+export function typeIntoTerminal(client: GatehouseClient, id: string, data: string): void {
+  client.call('terminals.input', { id, data }).catch((err: unknown) => set({ actionError: errorMessage(err) }));
+}
+
+/**
+ * The pane's size in cells. A failed resize is dropped: the next resize or take-over sends the
+ * size again, and a refusal is the non-controller's (the controller's size wins).
+ */
+export function resizeTerminal(client: GatehouseClient, id: string, cols: number, rows: number): void {
+  client.call('terminals.resize', { id, cols, rows }).catch(() => {});
 }

@@ -2,9 +2,9 @@
 // live output in seq order, nothing twice), acknowledge what xterm.js has parsed so the host's
 // flow control can pause and resume the program, and detach when the pane goes away.
 import type { Terminal } from '@xterm/xterm';
-import type { EventPayload, TerminalSessionView } from '../../../../shared/contract.ts';
-import { errorMessage } from '../../lib/error-message.ts';
-import type { GatehouseClient } from '../../transport/client.ts';
+import type { EventPayload, TerminalSessionView } from '../../../shared/contract.ts';
+import { errorMessage } from '../lib/error-message.ts';
+import type { GatehouseClient } from '../transport/client.ts';
 
 type Output = EventPayload<'terminals.output'>;
 
