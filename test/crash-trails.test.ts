@@ -7,8 +7,6 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import Database from 'better-sqlite3';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { homePaths } from '../main/home.js';
 import { readServeFile } from '../main/shells/serve/serve-file.js';
@@ -17,6 +15,7 @@ import { AuditStore } from '../main/audit/audit-store.js';
 import { runCli, startCli, type RunningCli } from './support/cli.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
+import { connectAgent } from './support/mcp-agent.js';
 
 interface Row {
   seq: number;
@@ -85,8 +84,10 @@ describe('a host killed mid-run (SIGKILL): the next start closes what it left op
     const first = await serve(home, ['--allowed-plugins', 'slow']);
 
     // A tool call that runs (its process started), and a hook call that waits in the inbox.
-    const client = new Client({ name: 'crash-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(first.info.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${first.info.agentToken}` } } }));
+    // The host loads its plugins after it listens: the call goes once `slow` is listed.
+    const agent = await connectAgent(first.info, 'crash-agent');
+    const client = agent.client;
+    await agent.toolsWhen((names) => names.includes('slow'));
     void client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 600_000 }).catch(() => {});
     const waiting = first.op.waitForEvent((e) => e.event === 'approvals.changed' && (e.payload as { pending: number }).pending === 1);
     // Under full autonomy a program Gatehouse does not know is still asked about.
@@ -155,8 +156,10 @@ describe('a host stopped cleanly (SIGTERM) while calls are in flight', () => {
     const home = slowHome('gatehouse-stop-');
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
     const first = await serve(home, ['--allowed-plugins', 'slow']);
-    const client = new Client({ name: 'stop-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(first.info.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${first.info.agentToken}` } } }));
+    // The host loads its plugins after it listens: the call goes once `slow` is listed.
+    const agent = await connectAgent(first.info, 'stop-agent');
+    const client = agent.client;
+    await agent.toolsWhen((names) => names.includes('slow'));
     void client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 600_000 }).catch(() => {});
     await untilLogged(first.op, (e) => e.type === 'execution.started' && e.payload.plugin === 'slow');
 

@@ -9,8 +9,6 @@
 // built here from WAT).
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scanFile } from '../main/registry/scan/scan-file.js';
@@ -18,6 +16,7 @@ import { fixtureWat, wat2wasm } from './support/wasm.js';
 import { cliPath, repoRoot, runCli } from './support/cli.js';
 import { startServe, type ServedHost } from './support/served-host.mjs';
 import { tempDir } from './support/temp.js';
+import { connectAgent } from './support/mcp-agent.js';
 
 const EXAMPLES = join(repoRoot, 'examples', 'plugins');
 const SEEDS = join(import.meta.dirname, 'fixtures', 'seeds');
@@ -155,11 +154,12 @@ describe('seed plugins through a real host and a real MCP client', () => {
     const list = (await served.op('plugins.list')) as { plugins: { name: string; status: string; kind: string }[] };
     expect(list.plugins.find((p) => p.name === 'echo')).toMatchObject({ kind: 'adapter', status: 'enabled' });
 
-    const client = new Client({ name: 'seed-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    const agent = await connectAgent(served.serve, 'seed-agent');
+    const client = agent.client;
     cleanup.push(() => client.close());
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['hello', 'weather__forecast', 'my_tool', 'tainted__lookup']));
+    // Module plugins are ready after the host listens: the agent waits for them to be listed.
+    const want = ['hello', 'weather__forecast', 'my_tool', 'tainted__lookup'];
+    await agent.toolsWhen((names) => want.every((n) => names.includes(n)));
 
     const text = (r: CallToolResult) => JSON.stringify(r.content);
     // First (a PUBLIC tool after an INTERNAL one is a write-down the judge denies): weather runs
@@ -228,9 +228,11 @@ describe('seed plugins through a real host and a real MCP client', () => {
     writeFileSync(join(dir, 'plugin.wasm'), await wat2wasm(fixtureWat('wasi-hello.wat'), 'greet.wat'));
     writeFileSync(join(dir, 'gatehouse.toml'), 'name = "greet"\ndescription = "AgentZero\'s hello plugin, unchanged."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.greet]\ndescription = "Say hello."\n\n[tools.greet.parameters.name]\ntype = "string"\n\n[limits]\nfuel = 1000000\nmemory_mb = 64\n');
     const served = await enableAndServe(home, 'greet', dir);
-    const client = new Client({ name: 'agentzero-user', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${served.serve.agentToken}` } } }));
+    // A WebAssembly plugin is ready after the host listens: the agent waits for it to be listed.
+    const agent = await connectAgent(served.serve, 'agentzero-user');
+    const client = agent.client;
     cleanup.push(() => client.close());
+    await agent.toolsWhen((names) => names.includes('greet'));
     const text = (r: CallToolResult) => JSON.stringify(r.content);
     const ada = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as CallToolResult;
     expect(ada.isError ?? false, text(ada)).toBe(false);

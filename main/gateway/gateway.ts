@@ -184,6 +184,17 @@ export class Gateway {
     return this.tools().find((t) => t.name === name);
   }
 
+  /** Resolves with null once the host has started, or with why it could not (judgeAfter). */
+  private startUp: Promise<string | null> = Promise.resolve(null);
+
+  /** Calls wait for the host's first scan (plugins, checkers, upstream servers) before they are judged. */
+  judgeAfter(startUp: Promise<unknown>): void {
+    this.startUp = startUp.then(
+      () => null,
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+  }
+
   /** Releases the waiting calls a grant now allows (CallPipeline.releaseWaiting); how many. */
   releaseWaiting(): Promise<number> {
     return this.pipeline.releaseWaiting();
@@ -206,6 +217,11 @@ export class Gateway {
       ...(input.client !== undefined ? { client: cleanLabel(input.client, 'unknown') } : {}),
     };
     const execute = opts.execute ?? true;
+    // SECURITY: no call is judged before the host's first scan is done. Until then the enabled
+    // checkers and plugins are not known, and a hook call sent the moment `gatehouse serve`
+    // listened was judged without the checkers an operator enabled (a start-up window open).
+    const notStarted = await this.startUp;
+    if (notStarted !== null) return this.refuse(call, 'start-up failed', `Gatehouse did not finish starting (${notStarted}), so it cannot judge calls with the checkers and plugins it was given. Fix what the host's log names and restart it.`);
     // SQLite's JSON functions stop at 1,000 levels and the audit index reads every payload with
     // them: one call with deeper arguments failed its whole batch of events, every agent's. So
     // such a call is refused here, where every ingress passes, and recorded without its arguments.

@@ -234,6 +234,7 @@ export function createHost(opts: HostOptions): Host {
     allowedPlugins: opts.allowedPlugins ?? [],
     sync: () => Promise.all([pluginSide.checkers.sync(), upstreamMcp?.sync()]),
   });
+  gateway.judgeAfter(ready);
 
   // Set by close(): the catalog stops refreshing, a console leaving is no longer recorded.
   let closed = false;
