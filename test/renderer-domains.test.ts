@@ -38,6 +38,7 @@ import { bindHealth } from '../renderer/src/sync/health-actions.ts';
 import { bindPolicy } from '../renderer/src/sync/policy-actions.ts';
 import { bindSettings } from '../renderer/src/sync/settings-actions.ts';
 import { bindTerminals } from '../renderer/src/sync/terminals-actions.ts';
+import { saveSetting, useSettingEdits } from '../renderer/src/views/settings/setting-edits.ts';
 import type { MethodName } from '../shared/contract.ts';
 import type { ViewId } from '../renderer/src/stores/ui-store.ts';
 
@@ -256,6 +257,35 @@ describe('a domain binding against a real host', () => {
     dispose();
     await host.dispatcher.dispatch('approvals.deny', { id: host.approvals.list({ state: 'pending' })[0]!.id, reason: 'end of test' }, { console: 'electron', operator: 'tester' });
     await calls[3];
+  });
+
+  it('a settings change shows at once while the host saves it, and goes back with the reason when the host refuses it', async () => {
+    const { transport, client } = await startHost();
+    useSettingsStore.setState({ ...initialSettingsState });
+    useSettingEdits.setState({ pending: [], fieldErrors: {}, drafts: {} });
+    const dispose = bindSettings(client);
+    transport.setState('connected');
+    await vi.waitFor(() => expect(useSettingsStore.getState().loaded).toBe(true));
+    const shown = () => useSettingEdits.getState().drafts.containment ?? useSettingsStore.getState().settings?.containment;
+    expect(shown()).toEqual(['full', 'grants']);
+
+    // The answer is on its way: the box the operator clicked is already ticked (a checkbox that
+    // waits for the round trip looks dead, and Playwright's check() calls it a failed click).
+    transport.hold('settings.update');
+    const saving = saveSetting(client, { containment: ['supervised', 'full', 'grants'] });
+    expect(shown()).toEqual(['supervised', 'full', 'grants']);
+    expect(useSettingEdits.getState().pending).toEqual(['containment']);
+    (await transport.heldAnswer('settings.update')).release();
+    expect(await saving).toBe(true);
+    expect(useSettingEdits.getState().drafts).toEqual({});
+    expect(shown()).toEqual(['supervised', 'full', 'grants']);
+
+    // Refused: the field shows the host's value again, with its sentence.
+    expect(await saveSetting(client, { approvalExpiryMinutes: -4 })).toBe(false);
+    expect(useSettingEdits.getState().drafts).toEqual({});
+    expect(useSettingsStore.getState().settings?.approvalExpiryMinutes).not.toBe(-4);
+    expect(useSettingEdits.getState().fieldErrors.approvalExpiryMinutes).toMatch(/approvalExpiryMinutes/);
+    dispose();
   });
 
   it('refreshes data one view shows only while that view is open, and catches up when it opens', async () => {

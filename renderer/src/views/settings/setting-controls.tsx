@@ -5,7 +5,7 @@ import { CONTAIN_WHEN, DEFAULT_CONTAINMENT, type ContainWhen, type Settings } fr
 import { ModalDialog } from '../../components/modal-dialog.tsx';
 import { useClient } from '../../sync/client-context.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
-import { saveSetting, useSettingEdits, type SettingKey } from './setting-edits.ts';
+import { saveSetting, useSettingEdits, useShownSetting, type SettingKey } from './setting-edits.ts';
 import { SettingField } from './setting-field.tsx';
 
 type KeysOf<V> = { [K in SettingKey]: Settings[K] extends V ? K : never }[SettingKey];
@@ -32,7 +32,7 @@ export function RadioChoices<K extends KeysOf<string>>({
   confirmFor?: (value: Settings[K] & string) => ToggleConfirm | null;
 }) {
   const client = useClient();
-  const value = useSettingsStore((s) => s.settings?.[name]);
+  const value = useShownSetting(name);
   const [asking, setAsking] = useState<{ value: string; confirm: ToggleConfirm } | null>(null);
   const choose = (v: Settings[K] & string) => {
     const confirm = confirmFor?.(v) ?? null;
@@ -95,7 +95,7 @@ export interface ToggleConfirm {
 
 export function Toggle({ name, label, disabled, confirmOn }: { name: KeysOf<boolean>; label: string; disabled: boolean; confirmOn?: ToggleConfirm }) {
   const client = useClient();
-  const value = useSettingsStore((s) => s.settings?.[name] ?? false);
+  const value = useShownSetting(name) ?? false;
   const [asking, setAsking] = useState(false);
   const change = (on: boolean) => {
     if (on && confirmOn) return setAsking(true);
@@ -284,7 +284,7 @@ const CONTAIN_LABEL: Record<ContainWhen, string> = {
  */
 export function ContainmentChoices({ disabled }: { disabled: boolean }) {
   const client = useClient();
-  const value = useSettingsStore((s) => s.settings?.containment ?? DEFAULT_CONTAINMENT);
+  const value = useShownSetting('containment') ?? DEFAULT_CONTAINMENT;
   const change = (when: ContainWhen, on: boolean) => {
     const next = CONTAIN_WHEN.filter((w) => (w === when ? on : value.includes(w)));
     void saveSetting(client, { containment: next });

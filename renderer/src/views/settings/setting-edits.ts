@@ -3,6 +3,7 @@
 // themselves live in stores/settings-store.ts (shared with the status bar and Approvals).
 import { create } from 'zustand';
 import type { Settings } from '../../../../shared/contract.ts';
+import { useSettingsStore } from '../../stores/settings-store.ts';
 import { errorMessage } from '../../lib/error-message.ts';
 import { updateSettings } from '../../sync/settings-actions.ts';
 import type { GatehouseClient } from '../../transport/client.ts';
@@ -12,24 +13,41 @@ export type SettingKey = keyof Settings;
 export interface SettingEdits {
   pending: SettingKey[];
   fieldErrors: Partial<Record<SettingKey, string>>;
+  /** The value each field shows while its change is in flight (dropped once the host answers). */
+  drafts: Partial<Settings>;
 }
 
-export const useSettingEdits = create<SettingEdits>()(() => ({ pending: [], fieldErrors: {} }));
+export const useSettingEdits = create<SettingEdits>()(() => ({ pending: [], fieldErrors: {}, drafts: {} }));
+
+/**
+ * What a control shows: its change in flight, else the host's value. A box clicked changes at
+ * once (as every checkbox does) instead of after the round trip, and goes back with the host's
+ * sentence if the host refuses.
+ */
+export function useShownSetting<K extends SettingKey>(name: K): Settings[K] | undefined {
+  const draft = useSettingEdits((s) => s.drafts[name]);
+  const stored = useSettingsStore((s) => s.settings?.[name]);
+  return draft !== undefined ? (draft as Settings[K]) : stored;
+}
 
 /** Sends one change; false (and the host's sentence on its fields) when the host refused it. */
 export async function saveSetting(client: GatehouseClient, patch: Partial<Settings>): Promise<boolean> {
   const keys = Object.keys(patch) as SettingKey[];
   if (keys.length === 0) return false;
   const others = (errors: SettingEdits['fieldErrors']) => Object.fromEntries(Object.entries(errors).filter(([k]) => !keys.includes(k as SettingKey)));
-  useSettingEdits.setState((s) => ({ pending: [...s.pending, ...keys], fieldErrors: others(s.fieldErrors) }));
-  const done = (s: SettingEdits) => s.pending.filter((k) => !keys.includes(k));
+  useSettingEdits.setState((s) => ({ pending: [...s.pending, ...keys], fieldErrors: others(s.fieldErrors), drafts: { ...s.drafts, ...patch } }));
+  // A later change to the same field keeps its own draft: only this change's values are dropped.
+  const done = (s: SettingEdits) => ({
+    pending: s.pending.filter((k) => !keys.includes(k)),
+    drafts: Object.fromEntries(Object.entries(s.drafts).filter(([k, v]) => !(keys.includes(k as SettingKey) && v === patch[k as SettingKey]))) as Partial<Settings>,
+  });
   try {
     await updateSettings(client, patch);
-    useSettingEdits.setState((s) => ({ pending: done(s) }));
+    useSettingEdits.setState(done);
     return true;
   } catch (err) {
     const message = errorMessage(err);
-    useSettingEdits.setState((s) => ({ pending: done(s), fieldErrors: { ...s.fieldErrors, ...Object.fromEntries(keys.map((k) => [k, message])) } }));
+    useSettingEdits.setState((s) => ({ ...done(s), fieldErrors: { ...s.fieldErrors, ...Object.fromEntries(keys.map((k) => [k, message])) } }));
     return false;
   }
 }
