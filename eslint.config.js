@@ -10,7 +10,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 // The renderer's folders, bottom first: a file imports its own folder and the ones before it
-// (test/layering.test.ts is the full check: it resolves every import and finds folder cycles;
+// (test/repo/layering.test.ts is the full check: it resolves every import and finds folder cycles;
 // this gives the same answer in the editor). Keep the two lists alike.
 const rendererLayers = ['lib', 'transport', 'stores', 'sync', 'editor', 'components', 'views', 'app'];
 const rendererLayering = rendererLayers.slice(0, -1).map((layer, i) => ({

@@ -1,4 +1,4 @@
-// The approval loop under load, as agents see it (`npm run soak`; short versions are test/soak.test.ts).
+// The approval loop under load, as agents see it (`npm run soak`; short versions are test/bench/soak.test.ts).
 //
 // A real host: `gatehouse serve` in its own process (its RSS read from /proc/PID/status), with a
 // fake HOME (a dummy ~/.ssh/id_rsa) and a project folder, at supervised autonomy, hookAsk "inbox".

@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Where each Node-side job writes its entry, and how the desktop package ships it: one list, which
-// electron-builder.yml must agree with (test/packaging.test.ts checks it).
+// electron-builder.yml must agree with (test/repo/packaging.test.ts checks it).
 const { entries } = JSON.parse(readFileSync(new URL('./build-entries.json', import.meta.url), 'utf8'));
 const out = (job) => {
   const e = entries.find((x) => x.job === job);

@@ -8,7 +8,7 @@
 //    it was; a screenshot dropped from the list disappears from docs/images.
 //
 // `npm test` runs the same spec without the variable: it writes into .tmp/screenshots and never
-// touches docs/. test/docs.test.ts checks that docs/images, the list, the spec and the guides agree.
+// touches docs/. test/repo/docs.test.ts checks that docs/images, the list, the spec and the guides agree.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@
 //   node scripts/gen-manifest-types.mjs          write both files
 //   node scripts/gen-manifest-types.mjs --check  exit 1 when a committed file is stale
 //
-// test/manifest-schema.test.ts and test/checker-protocol-schema.test.ts import the generators and
+// test/main/registry/manifest-schema.test.ts and test/shared/checker-protocol-schema.test.ts import the generators and
 // fail when a committed file differs from a fresh generation, so schemas and types cannot drift apart.
 import { compile } from 'json-schema-to-typescript';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // The screenshots the guides in docs/ show. The list itself is docs-screenshots.json (name →
 // what it shows), so that scripts/docs-screenshots.mjs reads it too: e2e/specs/serve/
 // docs-screenshots.spec.ts takes each of them from the real console, `npm run docs:screenshots`
-// writes them into docs/images, and test/docs.test.ts checks that docs/images holds exactly
+// writes them into docs/images, and test/repo/docs.test.ts checks that docs/images holds exactly
 // these, that a guide shows every one, and that the spec takes every one.
 //
 // Adding a screenshot: a name in the JSON, a `shoot(page, 'name')` in the spec, an image link in

@@ -81,7 +81,7 @@ export function hasSearchIndex(db: Database): boolean {
 
 /**
  * Indexes every event after `afterSeq`; call inside the transaction that wrote them. The same
- * statements the migrations ran on the events already there: test/audit-migrations.test.ts checks
+ * statements the migrations ran on the events already there: test/main/audit/audit-migrations.test.ts checks
  * that a migrated log and a live-indexed one hold the same index.
  */
 export class SearchIndexer {

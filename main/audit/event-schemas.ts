@@ -1,7 +1,7 @@
 // The audit event taxonomy: every event type the host appends, by its stable name, with the actor
 // form and the payload fields it carries (docs/audit-events.md explains each). Payloads are loose
 // objects: the fields named here are required and typed; an event may carry more (a later version
-// adds a field without breaking readers of older logs). test/audit-event-schemas.test.ts checks a
+// adds a field without breaking readers of older logs). test/main/audit/audit-event-schemas.test.ts checks a
 // realistic run against this table and fails on an event type that has no entry.
 import { z } from 'zod';
 

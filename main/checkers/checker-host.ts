@@ -60,7 +60,7 @@ export class CheckerHost {
   async evaluate(params: EvaluateParams): Promise<CheckerVerdict> {
     // A checker enabled that its pool does not run yet (the pool is starting): wait for it. Judged
     // without it, the calls right after an operator enabled it passed unchecked (found by
-    // test/boundary-properties.test.ts: a block answered to the first calls was never read).
+    // test/main/policy/boundary-properties.test.ts: a block answered to the first calls was never read).
     if (this.enabledNames.some((n) => !this.poolNames.has(n))) await this.pending;
     const held = this.held[0];
     if (held) return Promise.resolve({ decision: 'block', checker: held.checker, failure: held, failures: [...this.held] });

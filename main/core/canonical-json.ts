@@ -4,7 +4,7 @@
 // with loops; that is the whole of what the host appends, and it is ~5x faster than the
 // `canonicalize` package, whose cost dominated audit append (see bench/audit-append.ts).
 // Anything else (an object with toJSON, such as a Date) is handed to `canonicalize` itself.
-// test/canonical-json.test.ts checks that both give the same text for any JSON value.
+// test/main/core/canonical-json.test.ts checks that both give the same text for any JSON value.
 //
 // RFC 8785 in short: object keys sorted by UTF-16 code units (Array#sort's default order),
 // no whitespace, strings and numbers exactly as ECMAScript's JSON.stringify writes them.

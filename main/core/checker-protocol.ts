@@ -3,7 +3,7 @@
 // checker-protocol.types.ts (scripts/gen-manifest-types.mjs); here they are narrowed where the
 // schema's "any object" is too loose for the host. Every object's keys are also listed in a
 // `const` array (the host writes fields in that order), which tsc holds to the generated types via
-// the `Exact` checks below and test/checker-protocol-schema.test.ts holds to the schema.
+// the `Exact` checks below and test/shared/checker-protocol-schema.test.ts holds to the schema.
 import type * as Generated from './checker-protocol.types.js';
 
 import type { Operation } from '../../shared/operations.js';

@@ -48,7 +48,7 @@ export const BUILD_TARGETS: readonly BuildTarget[] = [
   {
     // The CLI and everything it starts from out/main: the hook fast path, the extraction and
     // WebAssembly workers, the WebAssembly host process, the module plugins' child, the Lua worker;
-    // and the Electron main, whose package test/packaging.test.ts checks against the built tree.
+    // and the Electron main, whose package test/repo/packaging.test.ts checks against the built tree.
     jobs: ['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
     outputs: outputsOf(['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker']),
     sources: NODE_SIDE,

@@ -1,4 +1,4 @@
-// Runs inside a network namespace with only loopback (test/claude-code-e2e.test.ts starts it with
+// Runs inside a network namespace with only loopback (test/main/gateway/claude-code-e2e.test.ts starts it with
 // `unshare -n`): a scripted mock of the Anthropic Messages API, a real Gatehouse host
 // (`gatehouse serve`), the hook settings Gatehouse's own "write it for me" writes, and the real
 // Claude Code CLI in -p mode, once per scenario. Prints one JSON line per scenario on stdout.

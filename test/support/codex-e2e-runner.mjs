@@ -1,4 +1,4 @@
-// Runs inside a network namespace with only loopback (test/codex-e2e.test.ts starts it with
+// Runs inside a network namespace with only loopback (test/main/gateway/codex-e2e.test.ts starts it with
 // `unshare -n`): a scripted mock of the OpenAI Responses API, a real Gatehouse host
 // (`gatehouse serve`), Codex's config.toml with the table Gatehouse's own "Write it for Codex"
 // writes (the stdio bridge), and the real Codex CLI (`codex exec`), once per scenario. Prints

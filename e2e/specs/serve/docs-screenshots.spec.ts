@@ -6,7 +6,7 @@
 // `npm test`, which runs these like every other spec and so fails when a screenshot can no longer
 // be taken, without touching docs/). `npm run docs:screenshots` (scripts/docs-screenshots.mjs)
 // sets it and replaces docs/images with the result. The names are the list in
-// e2e/support/docs-screenshots.json; test/docs.test.ts checks the list against docs/images, the
+// e2e/support/docs-screenshots.json; test/repo/docs.test.ts checks the list against docs/images, the
 // guides and the `shoot(page, 'name')` calls below (keep that form: the test reads it).
 //
 // Serve-only (this folder): one browser and one viewport give the same pictures on every machine.

@@ -1,6 +1,6 @@
 // Migration 1, as shipped: the chained events and the head written with each commit.
 // FROZEN: a database at this version was made by exactly this SQL. Change the schema with a new
-// migration file, never by editing this one (test/audit-migrations.test.ts holds its hash).
+// migration file, never by editing this one (test/main/audit/audit-migrations.test.ts holds its hash).
 export const MIGRATION_001 = {
   version: 1,
   name: 'events table with hash chain',

@@ -1,7 +1,7 @@
 // Numbered, forward-only schema migrations; PRAGMA user_version records the last one applied.
 // Each lives in its own file as the plain SQL it shipped with, frozen: a database at version N was
 // made by exactly migrations 1..N, whatever the live code (the indexer, the store) has become
-// since. test/audit-migrations.test.ts pins each file's SQL and checks that the migrations build
+// since. test/main/audit/audit-migrations.test.ts pins each file's SQL and checks that the migrations build
 // the schema the live code expects.
 import type { Database } from 'better-sqlite3';
 import { MIGRATION_001 } from './001-events.js';

@@ -1,5 +1,5 @@
 // SECURITY REGION: navigation, new windows and IPC senders. Each guard here closes a way for
-// hostile content in the renderer to escape the console; test/electron-security.test.ts
+// hostile content in the renderer to escape the console; test/main/shells/electron-security.test.ts
 // fails if one is removed.
 import { APP_ORIGIN } from './app-protocol.js';
 

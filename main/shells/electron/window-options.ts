@@ -4,7 +4,7 @@
 //  - sandbox: the renderer process is OS-sandboxed and the preload gets no Node.js.
 //  - nodeIntegration off (also in workers and subframes): no require() in the page.
 //  - webSecurity on, no insecure content, no experimental features, no <webview>.
-// Changing any of these fails test/electron-security.test.ts on purpose.
+// Changing any of these fails test/main/shells/electron-security.test.ts on purpose.
 import type { BrowserWindowConstructorOptions } from 'electron';
 
 export function windowOptions(preloadPath: string): BrowserWindowConstructorOptions {

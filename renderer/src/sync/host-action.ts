@@ -1,6 +1,6 @@
 // A one-call action of a domain: the view calls `previewX(client, request)` from its domain's
 // sync/<domain>-actions.ts instead of `client.call('x.preview', …)`, so every method a view uses
-// is named in sync/ (test/layering.test.ts forbids client.call under views/ and components/).
+// is named in sync/ (test/repo/layering.test.ts forbids client.call under views/ and components/).
 import type { MethodName, RequestOf, ResponseOf } from '../../../shared/contract.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 

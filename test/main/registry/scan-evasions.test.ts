@@ -1,0 +1,228 @@
+// Ways around the plugin security scan, each closed: /dev/tcp built from variables or spelled in
+// pieces, a command word spelled with escape codes, Python's computed import plus computed getattr,
+// code in the quoted argument of `bash -c` written with extra options, symbolic links out of the
+// plugin folder, and manifest permission paths that lead out of it. Whole-plugin cases are real
+// folders (real files, real links) scanned by scanPlugin and the built CLI; honest look-alikes stay
+// clean.
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifest } from '../../../main/registry/manifest/load-manifest.js';
+import { RULES, scanFile, scanPlugin } from '../../../main/registry/scan/index.js';
+import type { Finding } from '../../../main/registry/types.js';
+import { runCli } from '../../support/cli.js';
+import { tempDir } from '../../support/temp.js';
+
+const rules = (fs: Finding[]) => fs.map((f) => `${f.rule}@${f.line}:${f.weight}`).sort();
+
+describe('shell: /dev/tcp that the plain pattern misses', () => {
+  it.each([
+    ['held in a variable, then used as $h/host/port', 'h=/dev/tcp; exec 3<>$h/1.2.3.4/80\n', ['sh.dev-tcp-obfuscated@1:3']],
+    ['split by quotes', 'exec 3<>"/dev/"tcp/1.2.3.4/80\n', ['sh.dev-tcp-obfuscated@1:3']],
+    ['quotes between its letters', "exec 3<>/d'e'v/t\"c\"p/1.2.3.4/80\n", ['sh.dev-tcp-obfuscated@1:3']],
+    ['in single quotes, assigned', "T='/dev/tcp'\ncat <&3\n", ['sh.dev-tcp-obfuscated@1:3']],
+    ['the protocol from a variable', 'p=tcp\nexec 3<>/dev/$p/1.2.3.4/80\n', ['sh.dev-tcp-obfuscated@2:3']],
+    ['the device folder from a variable', 'd=/dev\nexec 3<>$d/tcp/1.2.3.4/80\n', ['sh.dev-tcp-obfuscated@2:3']],
+  ])('%s', (_name, body, expected) => {
+    const found = scanFile('run.sh', `#!/bin/sh\n${body}`).map((f) => ({ ...f, line: f.line - 1 }));
+    expect(rules(found)).toEqual(expect.arrayContaining(expected));
+    for (const f of found) expect(f.weight).toBe(RULES[f.rule as keyof typeof RULES].weight);
+  });
+
+  it('a comment about /dev/tcp, /dev/null, and the FIFO idiom (exec 3<>"$fifo") are not findings', () => {
+    expect(scanFile('run.sh', '#!/bin/sh\n# never use /dev/tcp here\necho hi > /dev/null\nexec 3<>"$fifo"\n')).toEqual([]);
+  });
+});
+
+describe('shell: commands spelled with escape codes or decoded at run time', () => {
+  it.each([
+    ['the command word from printf octal escapes', "$(printf '\\162\\155') -rf ~\n"],
+    ['the same, quoted', "\"$(printf '\\x72\\x6d')\" -rf ~\n"],
+    ['kept in a variable first', "c=$(printf '\\162\\155'); $c -rf ~\n"],
+    ['an ANSI-C string', "c=$'\\x72\\x6d'; $c -rf ~\n"],
+    ['printf escapes piped into a shell', "printf '\\162\\155 -rf ~' | sh\n"],
+    ['the command word decoded by base64', '$(echo cm0= | base64 -d) -rf ~\n'],
+    ['the command word reversed', '`echo mr | rev` -rf ~\n'],
+  ])('%s', (_name, body) => {
+    const found = scanFile('run.sh', `#!/bin/sh\n${body}`);
+    expect(found.map((f) => f.rule)).toContain('sh.obfuscated-command');
+    expect(found.find((f) => f.rule === 'sh.obfuscated-command')).toMatchObject({ line: 2, weight: 3 });
+  });
+
+  it('colour codes, IFS=$\'\\n\', command -v and "$(dirname "$0")" are not findings', () => {
+    const honest = "#!/bin/sh\nprintf '\\033[1m%s\\033[0m\\n' hi\nIFS=$'\\n\\t'\nPY=$(command -v python3)\n\"$(dirname \"$0\")/run.sh\" \"$@\"\necho -e 'a\\tb'\n";
+    expect(scanFile('run.sh', honest)).toEqual([]);
+  });
+});
+
+describe('shell: the quoted argument of sh -c is scanned as code however -c is written', () => {
+  it.each([
+    ["bash -c -- 'rm -rf ~'"],
+    ["bash -o pipefail -c 'rm -rf ~'"],
+    ["bash -eu -o pipefail -c -- 'rm -rf ~'"],
+    ["$SHELL -c 'rm -rf ~'"],
+    ["${SHELL} -c 'rm -rf ~'"],
+    ["sh -c 'exec 3<>/dev/tcp/1.2.3.4/80'"],
+  ])('%s', (line) => {
+    const found = scanFile('run.sh', `#!/bin/sh\n${line}\n`);
+    expect(found.map((f) => `${f.rule}:${f.weight}`)).toEqual([expect.stringMatching(/^sh\.(?:rm-rf-critical|dev-tcp):3$/)]);
+  });
+});
+
+describe('python: a computed module plus a computed attribute', () => {
+  it('importlib.import_module(name) then getattr(mod, fn) is weight 3 at the getattr', () => {
+    const src = 'import importlib\nmod = importlib.import_module(mod_name)\nfn = getattr(mod, fn_name)\nfn(arg)\n';
+    expect(rules(scanFile('tool.py', src))).toEqual(['py.dynamic-call@3:3', 'py.dynamic-import@2:2']);
+  });
+
+  it('__import__(x) then vars(m)[y] is weight 3', () => {
+    expect(rules(scanFile('tool.py', 'm = __import__(a)\nf = vars(m)[b]\n'))).toEqual(['py.dynamic-call@2:3', 'py.dynamic-import@1:2']);
+  });
+
+  it('getattr of a module that runs programs with a computed or concatenated name is weight 3', () => {
+    expect(rules(scanFile('tool.py', "import os\nf = getattr(os, 'sys' + 'tem')\n"))).toEqual(['py.dynamic-call@2:3']);
+    expect(rules(scanFile('tool.py', 'import os\ngetattr(os, name)(cmd)\n'))).toEqual(['py.dynamic-call@2:3']);
+    expect(rules(scanFile('tool.py', "getattr(__import__('builtins'), n)(s)\n"))).toEqual(['py.dynamic-call@1:3']);
+  });
+
+  it('getattr with computed names on the program\'s own objects, without a computed import, is not a finding', () => {
+    expect(scanFile('tool.py', "class A:\n    def go(self, n):\n        return getattr(self, 'do_' + n)()\nx = getattr(obj, 'name', None)\n")).toEqual([]);
+  });
+});
+
+/** A real plugin folder: a manifest, a script, and whatever `setup` adds. */
+function pluginDir(manifestExtra = '', setup?: (dir: string) => void): string {
+  const dir = join(tempDir('gatehouse-evasion-'), 'plugin');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tool.toml'), `name = "p"\ndescription = "Counts words in a file."\nversion = "1.0.0"\ncommand = "run.sh"\n${manifestExtra}`);
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nwc -w\n', { mode: 0o755 });
+  setup?.(dir);
+  return dir;
+}
+
+async function scanDir(dir: string) {
+  const m = loadManifest(dir);
+  expect(m.manifest, JSON.stringify(m.problems)).not.toBeNull();
+  return scanPlugin(dir, m.manifest);
+}
+
+describe('plugin folder: symbolic links out of it', () => {
+  it('a link to a folder or file outside is weight 3 and fails the scan; a link inside is not a finding', async () => {
+    const outside = tempDir('gatehouse-evasion-outside-');
+    writeFileSync(join(outside, 'id_rsa'), 'KEY');
+    const dir = pluginDir('', (d) => {
+      symlinkSync(outside, join(d, 'data'));
+      symlinkSync(join(outside, 'id_rsa'), join(d, 'key.txt'));
+      symlinkSync('run.sh', join(d, 'start.sh'));
+      symlinkSync('/nonexistent/elsewhere', join(d, 'dangling'));
+    });
+    const r = await scanDir(dir);
+    expect(r.findings.filter((f) => f.rule === 'plugin.symlink-outside').map((f) => [f.file, f.weight])).toEqual([
+      ['dangling', 3],
+      ['data', 3],
+      ['key.txt', 3],
+    ]);
+    expect(r.passed).toBe(false);
+  });
+
+  it('`gatehouse plugin scan` names the link and exits 1', async () => {
+    const outside = tempDir('gatehouse-evasion-outside-');
+    const dir = pluginDir('', (d) => symlinkSync(outside, join(d, 'cache')));
+    const r = await runCli(['plugin', 'scan', dir]);
+    expect(r.stdout).toMatch(/^cache:1:1: weight 3 plugin\.symlink-outside: cache is a symbolic link to /m);
+    expect(r.code).toBe(1);
+  });
+});
+
+describe('manifest: permission paths that resolve outside the plugin folder', () => {
+  it('a path in the folder that a link takes outside is weight 3', async () => {
+    const outside = tempDir('gatehouse-evasion-outside-');
+    const dir = pluginDir('[permissions]\nread = ["data/notes"]\nwrite = ["./out"]\n', (d) => {
+      symlinkSync(outside, join(d, 'data'));
+      mkdirSync(join(d, 'out'));
+    });
+    const r = await scanDir(dir);
+    const perm = r.findings.filter((f) => f.rule.startsWith('manifest.'));
+    expect(perm.map((f) => [f.rule, f.weight, f.file, f.line])).toEqual([['manifest.permission-escape', 3, 'tool.toml', 6]]);
+    expect(perm[0]!.message).toContain('data/notes');
+    expect(r.passed).toBe(false);
+  });
+
+  it('climbing out with .. or an absolute path is one finding per kind, by what it grants: write 2, read 1', async () => {
+    const dir = pluginDir('[permissions]\nread = ["../../shared-data", "/srv/reference"]\nwrite = ["/tmp/gatehouse-evasion-out"]\n');
+    const r = await scanDir(dir);
+    expect(r.findings.filter((f) => f.rule.startsWith('manifest.')).map((f) => [f.rule, f.weight])).toEqual([
+      ['manifest.read-outside', 1],
+      ['manifest.write-outside', 2],
+    ]);
+    expect(r.findings.find((f) => f.rule === 'manifest.read-outside')!.message).toContain('climbing out with ..');
+    expect(r.findings.find((f) => f.rule === 'manifest.read-outside')!.message).toContain('"/srv/reference"');
+    expect(r.findings.find((f) => f.rule === 'manifest.read-outside')).toMatchObject({ file: 'tool.toml', line: 6 });
+    expect(r.passed).toBe(true);
+  });
+
+  it('/, the home folder, a credential store or /etc, however written, is weight 3', async () => {
+    const climbToHome = join('..', ...Array(20).fill('..'), homedir().slice(1), '.ssh');
+    const dir = pluginDir(`[permissions]\nread = ["~/.ssh", "/etc/passwd", ${JSON.stringify(climbToHome)}]\nwrite = ["/", "~"]\n`);
+    const r = await scanDir(dir);
+    const perm = r.findings.filter((f) => f.rule.startsWith('manifest.'));
+    expect(perm.map((f) => f.rule)).toEqual(Array(5).fill('manifest.permission-sensitive'));
+    expect(perm.every((f) => f.weight === 3)).toBe(true);
+    expect(r.passed).toBe(false);
+  });
+
+  it('paths inside the folder, however written, are not findings', async () => {
+    const dir = pluginDir('[permissions]\nread = ["data", "./data/../data"]\nwrite = ["out"]\n', (d) => {
+      mkdirSync(join(d, 'data'));
+      mkdirSync(join(d, 'out'));
+      symlinkSync('data', join(d, 'alias'));
+    });
+    const r = await scanDir(dir);
+    expect(r.findings).toEqual([]);
+    expect(r.passed).toBe(true);
+  });
+});
+
+describe('python: import_module under another name', () => {
+  it.each([
+    ['from importlib import import_module as im\nm = im(name)\nf = getattr(m, fn)\n'],
+    ['import importlib as il\nm = il.import_module(name)\nf = getattr(m, fn)\n'],
+  ])('%s', (src) => {
+    expect(rules(scanFile('tool.py', src))).toEqual(['py.dynamic-call@3:3', 'py.dynamic-import@2:2']);
+  });
+});
+
+describe('javascript: process.getBuiltinModule, require by another name', () => {
+  it.each([
+    ['a literal name', "process.getBuiltinModule('child_process').execSync('id')\n", ['js.child-process@1:3']],
+    ['the node: name', "const cp = process.getBuiltinModule('node:child_process')\ncp.exec(cmd)\n", ['js.child-process@1:3']],
+    ['a name built from pieces', "process.getBuiltinModule('child' + '_process').exec(cmd)\n", ['js.child-process@1:3']],
+    ['the vm module through an alias of the function', "const load = process.getBuiltinModule\nload('vm').runInThisContext(code)\n", ['js.vm@2:3']],
+    ['destructured from process', "const { getBuiltinModule } = process\ngetBuiltinModule('child_process').spawn('sh')\n", ['js.child-process@2:3']],
+    ['process from require', "require('node:process').getBuiltinModule('vm')\n", ['js.vm@1:3']],
+    ['a computed name', 'process.getBuiltinModule(name).exec(cmd)\n', ['js.dynamic-import@1:2']],
+    ['a computed name, the function by element access', "process['getBuiltinModule'](x)\n", ['js.dynamic-import@1:2']],
+    ['a computed name, optional call through globalThis', 'globalThis.process.getBuiltinModule?.(x)\n', ['js.dynamic-import@1:2']],
+    ['the function passed around as a value', "const m = process.getBuiltinModule.call(process, 'child_' + suffix)\n", ['js.dynamic-import@1:2']],
+    ['the function picked by ??', "const load = process.getBuiltinModule ?? require\nload(name)\n", ['js.dynamic-import@1:2']],
+    ['fs from it writes outside the folder', "const fs = process.getBuiltinModule('fs')\nfs.writeFileSync('/etc/cron.d/x', job)\n", ['js.fs-write-outside@2:3']],
+    ['net from it listens', "process.getBuiltinModule('net').createServer(onConn).listen(4444)\n", ['js.network-listener@1:2']],
+  ])('%s', (_name, src, expected) => {
+    const found = scanFile('tool.js', src);
+    expect(rules(found)).toEqual(expected);
+    for (const f of found) expect(f.weight).toBe(RULES[f.rule as keyof typeof RULES].weight);
+  });
+
+  it('loading a harmless builtin, feature checks and another object\'s getBuiltinModule are not findings', () => {
+    const honest = [
+      "const path = process.getBuiltinModule('node:path')",
+      "if (typeof process.getBuiltinModule === 'function') console.log('new node')",
+      'if (process.getBuiltinModule) console.log(path.sep)',
+      'const ok = !process.getBuiltinModule',
+      'loader.getBuiltinModule(name)',
+      '',
+    ].join('\n');
+    expect(scanFile('tool.js', honest)).toEqual([]);
+  });
+});

@@ -1,0 +1,336 @@
+// Containment (issue #24): a Bash command Gatehouse lets through without an operator reading it
+// (full autonomy, a grant) runs in the box. Here: what the box hides and keeps read-only, a
+// hostile script run in a real bubblewrap box, and the real host answering Claude Code's hook
+// with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
+// contained call in test/main/gateway/claude-code-e2e.test.ts.
+import { spawn, spawnSync } from 'node:child_process';
+import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinRules } from '../../../main/policy/rules/builtin.js';
+import { boxedCommandLine, boxPlan, seatbeltProfile } from '../../../main/runner/box.js';
+import { detectSandbox } from '../../../main/runner/sandbox.js';
+import { cliPath } from '../../support/cli.js';
+import { http, wsConnect, WsClient } from '../../support/net.js';
+import { sharedTempDir, tempDir } from '../../support/temp.js';
+
+const sandbox = detectSandbox();
+const noBwrap = sandbox.kind === 'bwrap' ? null : `bubblewrap cannot build a sandbox here (${sandbox.reason})`;
+if (noBwrap) console.log(`containment: the runs in a real box are skipped: ${noBwrap}`);
+
+function put(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** A home with credentials, start-up files and a project with secrets by name. */
+function fakeHome(dir: () => string = () => tempDir('gatehouse-box-')) {
+  const root = dir();
+  const home = join(root, 'home');
+  const proj = join(home, 'work', 'proj');
+  const gatehouse = join(home, '.config', 'gatehouse');
+  put(join(home, '.ssh', 'id_rsa'), 'SSH-SECRET\n');
+  put(join(home, '.aws', 'credentials'), 'AWS-SECRET\n');
+  put(join(home, '.netrc'), 'NETRC-SECRET\n');
+  put(join(home, '.docker', 'config.json'), '{"auths":"DOCKER-SECRET"}\n');
+  put(join(home, '.config', 'chromium', 'Default', 'Cookies'), 'COOKIE-SECRET\n');
+  put(join(home, '.config', 'gh', 'hosts.yml'), 'GH-SECRET\n');
+  put(join(home, '.bashrc'), 'export ORIGINAL=1\n');
+  put(join(gatehouse, 'operator-token'), 'OPERATOR-SECRET\n');
+  put(join(proj, '.env'), 'API_KEY=ENV-SECRET\n');
+  put(join(proj, '.env.example'), 'API_KEY=\n');
+  put(join(proj, 'certs', 'server.pem'), 'PEM-SECRET\n');
+  put(join(proj, 'deploy', 'id_ed25519'), 'DEPLOY-KEY-SECRET\n');
+  put(join(proj, 'src', 'id_utils.py'), 'print("fine")\n');
+  put(join(proj, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  put(join(proj, '.git', 'config'), '[core]\n');
+  put(join(proj, '.git', 'hooks', 'pre-commit.sample'), '#!/bin/sh\n');
+  put(join(proj, '.claude', 'settings.json'), '{}\n');
+  // A virtualenv called .env is a folder, not a secret file: left alone.
+  put(join(proj, 'tools', '.env', 'bin', 'activate'), '# venv\n');
+  return { root, home, proj, gatehouse };
+}
+
+const rulesFor = (home: string, gatehouse: string) => builtinRules({ home, gatehouseHome: gatehouse, pluginDirs: [join(gatehouse, 'plugins')], caseInsensitive: false });
+
+describe('the box: what it hides and what it keeps read-only', () => {
+  it('masks what the locked read rules protect and secrets by name in the project; keeps persistence and supervision read-only; leaves the project and temp writable', () => {
+    const h = fakeHome();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, join(h.proj, 'src'));
+    expect(plan.writable).toEqual(expect.arrayContaining([h.proj, '/tmp']));
+    expect(plan.maskedDirs).toEqual(expect.arrayContaining([join(h.home, '.ssh'), join(h.home, '.aws'), join(h.home, '.config', 'chromium'), h.gatehouse]));
+    expect(plan.maskedFiles).toEqual(expect.arrayContaining([join(h.home, '.netrc'), join(h.home, '.docker', 'config.json'), join(h.home, '.config', 'gh', 'hosts.yml'), join(h.proj, '.env'), join(h.proj, 'certs', 'server.pem'), join(h.proj, 'deploy', 'id_ed25519')]));
+    expect(plan.maskedFiles).not.toContain(join(h.proj, '.env.example'));
+    expect(plan.maskedFiles).not.toContain(join(h.proj, 'src', 'id_utils.py'));
+    expect(plan.maskedDirs).not.toContain(join(h.proj, 'tools', '.env'));
+    expect(plan.readOnly).toEqual(expect.arrayContaining([join(h.proj, '.git', 'hooks'), join(h.proj, '.git', 'config'), join(h.proj, '.claude', 'settings.json')]));
+    // The project is found from a folder inside it (its repository), and the command starts where it was.
+    expect(plan.cwd).toBe(join(h.proj, 'src'));
+  });
+
+  it('never makes the home writable: a command started in the home gets only the temp folders', () => {
+    const h = fakeHome();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.home);
+    expect(plan.writable).toEqual(['/tmp']);
+    expect(plan.notes.join(' ')).toMatch(/is the home or holds it/);
+  });
+
+  it('runs a hostile script with its output and exit status unchanged, while credentials, secrets, the data folder, other processes and everything outside the project stay out of reach', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    // The box's temp folder: not /tmp, where this fake home itself lives (a real home is not in a temp folder).
+    const scratch = tempDir('gatehouse-box-scratch-');
+    // A process outside the box with a secret in its environment (the host, the agent).
+    const outside = spawn('sleep', ['60'], { env: { ...process.env, OUTSIDE_SECRET: 'ENVIRON-SECRET' }, stdio: 'ignore' });
+    try {
+      // A hard link made before the box: it is the same file, so masking by path cannot hide it
+      // (the judge recognises it, see policy tests); the box does not claim to.
+      const script = [
+        'echo start',
+        'cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc ~/.docker/config.json ~/.config/chromium/Default/Cookies ~/.config/gh/hosts.yml',
+        `cat ${h.gatehouse}/operator-token; ls -A ${h.gatehouse}`,
+        'cat .env certs/server.pem deploy/id_ed25519',
+        `cat /proc/${outside.pid}/environ`,
+        'echo pwned >> ~/.bashrc',
+        'mkdir -p ~/.config/autostart && echo x > ~/.config/autostart/x.desktop',
+        'echo pwned >> .git/hooks/pre-commit',
+        'echo "[core] fsmonitor = evil" >> .git/config',
+        'echo made > built.txt',
+        `echo scratch > ${scratch}/x && echo tmp-ok`,
+        'cat .env.example',
+        'echo "GATEHOUSE_TOKEN=${GATEHOUSE_TOKEN:-unset}"',
+        'echo end',
+        'exit 7',
+      ].join('\n');
+      put(join(h.proj, 'steal.sh'), script + '\n');
+      const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, h.proj);
+      const line = boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'sh ./steal.sh');
+      // As Claude Code runs a Bash command: the text through the user's shell.
+      const r = spawnSync('/bin/bash', ['-c', line], { cwd: h.proj, env: { ...process.env, HOME: h.home, GATEHOUSE_TOKEN: 'TOKEN-SECRET' }, encoding: 'utf8' });
+      const all = r.stdout + r.stderr;
+      expect(r.status, all).toBe(7);
+      expect(r.stdout).toMatch(/^start\n/);
+      expect(r.stdout).toMatch(/\nend\n$/);
+      expect(all).not.toMatch(/SECRET/);
+      expect(r.stdout).toContain('GATEHOUSE_TOKEN=unset');
+      expect(r.stdout).toContain('tmp-ok');
+      expect(r.stdout).toContain('API_KEY=\n');
+      expect(readFileSync(join(h.home, '.bashrc'), 'utf8')).toBe('export ORIGINAL=1\n');
+      expect(() => readFileSync(join(h.home, '.config', 'autostart', 'x.desktop'))).toThrow();
+      expect(() => readFileSync(join(h.proj, '.git', 'hooks', 'pre-commit'))).toThrow();
+      expect(readFileSync(join(h.proj, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(readFileSync(join(h.proj, 'built.txt'), 'utf8')).toBe('made\n');
+      // Files are untouched outside the box too.
+      expect(readFileSync(join(h.home, '.ssh', 'id_rsa'), 'utf8')).toBe('SSH-SECRET\n');
+    } finally {
+      outside.kill();
+    }
+  });
+
+  it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    linkSync(join(h.home, '.ssh', 'id_rsa'), join(h.proj, 'notes.bak'));
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.proj);
+    const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'cat notes.bak')], { cwd: h.proj, encoding: 'utf8' });
+    expect(r.stdout).toBe('SSH-SECRET\n');
+  });
+
+  it('writes the same box as a Seatbelt profile for macOS: writes only in the writable folders, read-only and masked places denied', (ctx) => {
+    const plan = { cwd: '/Users/u/proj', writable: ['/Users/u/proj', '/tmp'], readOnly: ['/Users/u/proj/.git/hooks'], maskedDirs: ['/Users/u/.ssh', '/Users/u/Library/Application Support/Gatehouse'], maskedFiles: ['/Users/u/proj/.env', '/Users/u/.netrc'], notes: [] };
+    const profile = seatbeltProfile(plan);
+    expect(profile.split('\n')[0]).toBe('(version 1)');
+    expect(profile).toContain('(allow default)');
+    expect(profile).toMatch(/\(deny file-write\* \(require-not \(require-any \(subpath "\/Users\/u\/proj"\) \(subpath "\/tmp"\) \(subpath "\/private\/tmp"\)/);
+    expect(profile).toContain('(deny file-write* (subpath "/Users/u/proj/.git/hooks"))');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/Library/Application Support/Gatehouse") (literal "/Users/u/proj/.env") (literal "/Users/u/.netrc"))');
+    const line = boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, plan, 'npm test', '/bin/bash');
+    expect(line).toMatch(/^\/usr\/bin\/sandbox-exec -p '\(version 1\)\n/);
+    expect(line.endsWith(" /bin/bash -c 'npm test'")).toBe(true);
+    if (process.platform !== 'darwin') return ctx.skip('sandbox-exec runs only on macOS; the profile text is checked above');
+    const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, { ...plan, writable: ['/tmp'] }, 'echo ok')], { encoding: 'utf8' });
+    expect(r.stdout).toBe('ok\n');
+  });
+});
+
+// ---- the real host ---------------------------------------------------------------------------------
+
+interface Served {
+  stop: () => Promise<void>;
+  url: string;
+  token: string;
+  agentToken: string;
+  home: ReturnType<typeof fakeHome>;
+}
+
+async function serve(env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  // Started here rather than with startCli, whose per-test folders cannot be made in beforeAll.
+  const shared = sharedTempDir('gatehouse-box-host-');
+  const home = fakeHome(() => shared.dir);
+  const child = spawn(process.execPath, [cliPath, 'serve', '--home', home.gatehouse, '--port', '0'], {
+    env: { ...process.env, HOME: home.home, XDG_CONFIG_HOME: join(home.home, '.config'), GATEHOUSE_HOME: home.gatehouse, GATEHOUSE_NO_ELECTRON: '1', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const seen = (d: Buffer) => {
+      log += d.toString();
+      if (/Gatehouse console: /.test(log)) resolve();
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    child.once('exit', (code) => reject(new Error(`gatehouse serve exited (${code}) before it listened: ${log}`)));
+  });
+  const info = JSON.parse(readFileSync(join(home.gatehouse, 'serve.json'), 'utf8')) as { url: string; token: string; agentToken: string };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    shared.remove();
+  };
+  return { ...info, home, stop };
+}
+
+const port = (s: Served) => Number(new URL(s.url).port);
+
+async function op(s: Served, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const res = await http({ port: port(s), path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
+  const body = JSON.parse(res.body) as { ok: boolean; result?: Record<string, unknown>; error?: unknown };
+  if (!body.ok) throw new Error(`${method}: ${res.body}`);
+  return body.result!;
+}
+
+interface HookReply {
+  continue?: boolean;
+  hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> };
+}
+
+let n = 0;
+async function bash(s: Served, command: string, session = `s${++n}`): Promise<HookReply> {
+  const input = { session_id: session, cwd: s.home.proj, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'test', timeout: 120000 }, tool_use_id: `t${++n}` };
+  const res = await http({ port: port(s), path: '/hooks/claude/pre-tool-use', method: 'POST', headers: { Authorization: `Bearer ${s.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(input) });
+  return JSON.parse(res.body) as HookReply;
+}
+
+function events(s: Served, type: string): Record<string, unknown>[] {
+  const db = new Database(join(s.home.gatehouse, 'audit.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+  } finally {
+    db.close();
+  }
+}
+
+describe('containment through the Claude Code hook (a real host)', () => {
+  let host: Served;
+  beforeAll(async () => {
+    host = await serve();
+  });
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it('full autonomy: answered allow with the command boxed (description and timeout kept); run as Claude Code runs it, the key is hidden; the log has the boxed command', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    await op(host, 'settings.update', { mode: 'live', autonomy: 'full', hookAutonomyAllow: 'defer', containment: ['full', 'grants'] });
+    // A script the judge cannot see into (it only knows a project script runs).
+    put(join(host.home.proj, 'peek.sh'), 'cat ~/.ssh/id_rsa; echo after\n');
+    const reply = await bash(host, 'sh ./peek.sh');
+    const out = reply.hookSpecificOutput!;
+    expect(out.permissionDecision).toBe('allow');
+    expect(out.permissionDecisionReason).toMatch(/runs contained \(bwrap\)/);
+    expect(out.updatedInput).toMatchObject({ description: 'test', timeout: 120000 });
+    const line = String(out.updatedInput!.command);
+    expect(line).toMatch(/bwrap .* -- \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/);
+    const r = spawnSync('/bin/bash', ['-c', line], { cwd: host.home.proj, env: { ...process.env, HOME: host.home.home }, encoding: 'utf8' });
+    expect(r.stdout).toBe('after\n');
+    expect(r.stdout + r.stderr).not.toContain('SSH-SECRET');
+    const contained = events(host, 'call.contained').at(-1)!;
+    expect(contained).toMatchObject({ contained: true, box: 'bwrap', command: line, writable: expect.arrayContaining([host.home.proj]) });
+  });
+
+  it('not boxed when the setting does not name the level that allowed it: full autonomy with containment off, or naming only supervised', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    await op(host, 'settings.update', { mode: 'live', autonomy: 'full', hookAutonomyAllow: 'defer', containment: [] });
+    expect(await bash(host, 'npm test')).toEqual({ continue: true });
+    await op(host, 'settings.update', { containment: ['supervised'] });
+    expect(await bash(host, 'npm test')).toEqual({ continue: true });
+    // Off by setting: nothing to record.
+    expect(events(host, 'call.contained').filter((e) => e.contained === false)).toEqual([]);
+  });
+
+  it('a grant: the operator approved one call for the session; the next identical one, allowed by the grant, is boxed', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    await op(host, 'settings.update', { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', containment: ['full', 'grants'] });
+    const session = 'granted';
+    // The inbox watched as a console watches it: the event that adds the waiting call.
+    const url = new URL('/ws', host.url);
+    url.protocol = 'ws:';
+    const ws = await wsConnect(url.href, { protocols: ['gatehouse.v1', `gatehouse.token.${host.token}`], origin: new URL(host.url).origin });
+    if (!ws.ok) throw new Error(`the console WebSocket was refused (${ws.status})`);
+    const console_ = new WsClient(ws.ws);
+    const added = console_.waitForEvent((e) => e.event === 'approvals.changed' && (e.payload as { added: unknown[] }).added.length > 0);
+    const first = bash(host, 'make test', session);
+    const id = ((await added).payload as { added: { id: string }[] }).added[0]!.id;
+    const item = (await op(host, 'approvals.get', { id })) as unknown as { id: string; argsHash: string };
+    await op(host, 'approvals.approve', { id: item.id, argsHash: item.argsHash, scope: 'session' });
+    await console_.close();
+    // The operator read this one: allowed as it is.
+    expect((await first).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
+    expect((await first).hookSpecificOutput!.updatedInput).toBeUndefined();
+    const second = await bash(host, 'make test', session);
+    expect(second.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: expect.stringMatching(/grant .* runs contained/) });
+    expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'make test'$/);
+  });
+
+  it('per grant: a command grant the operator made uncontained lets its commands through as they are; a contained one boxes them', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    await op(host, 'settings.update', { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', containment: ['full', 'grants'] });
+    const url = new URL('/ws', host.url);
+    url.protocol = 'ws:';
+    const ws = await wsConnect(url.href, { protocols: ['gatehouse.v1', `gatehouse.token.${host.token}`], origin: new URL(host.url).origin });
+    if (!ws.ok) throw new Error(`the console WebSocket was refused (${ws.status})`);
+    const console_ = new WsClient(ws.ws);
+    const grantFor = async (command: string, session: string, extra: Record<string, unknown>) => {
+      const seen = console_.events.length;
+      const added = console_.waitForEvent((e) => console_.events.indexOf(e) >= seen && e.event === 'approvals.changed' && (e.payload as { added: unknown[] }).added.length > 0);
+      const first = bash(host, command, session);
+      const id = ((await added).payload as { added: { id: string }[] }).added[0]!.id;
+      const item = (await op(host, 'approvals.get', { id })) as unknown as { argsHash: string };
+      const r = await op(host, 'approvals.grant', { id, argsHash: item.argsHash, kind: 'command', value: command, scope: 'session', minutes: 30, ...extra });
+      await first;
+      return r.grant as { uncontained?: boolean };
+    };
+    expect(await grantFor('cargo test', 'grant-open', { uncontained: true })).toMatchObject({ uncontained: true });
+    const open = await bash(host, 'cargo test', 'grant-open');
+    expect(open.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
+    expect(open.hookSpecificOutput!.updatedInput).toBeUndefined();
+    expect((await grantFor('go test', 'grant-boxed', {})).uncontained).toBeUndefined();
+    const boxed = await bash(host, 'go test', 'grant-boxed');
+    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'go test'$/);
+    await console_.close();
+  });
+
+  it('dry-run: nothing is let through on Gatehouse\'s say, so nothing is boxed', async () => {
+    await op(host, 'settings.update', { mode: 'dry-run', autonomy: 'full', hookAsk: 'agent', containment: ['full', 'grants'] });
+    const reply = await bash(host, 'npm test');
+    expect(reply.hookSpecificOutput).toMatchObject({ permissionDecision: 'ask' });
+    expect(reply.hookSpecificOutput!.updatedInput).toBeUndefined();
+  });
+});
+
+describe('containment without bubblewrap', () => {
+  it('lets the call through uncontained as before, records why, and Health says containment is off', async () => {
+    const host = await serve({ GATEHOUSE_BWRAP: 'none' });
+    try {
+      await op(host, 'settings.update', { mode: 'live', autonomy: 'full', hookAutonomyAllow: 'defer', containment: ['full', 'grants'] });
+      expect(await bash(host, 'npm test')).toEqual({ continue: true });
+      expect(events(host, 'call.contained').at(-1)).toMatchObject({ contained: false, box: null, reason: expect.stringContaining('GATEHOUSE_BWRAP=none') });
+      const health = (await op(host, 'health.list', {})) as { sandbox: { containment?: { available: boolean; detail: string } } };
+      expect(health.sandbox.containment).toMatchObject({ available: false, detail: expect.stringMatching(/^Containment is off: GATEHOUSE_BWRAP=none/) });
+    } finally {
+      await host.stop();
+    }
+  });
+});

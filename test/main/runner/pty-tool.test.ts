@@ -1,0 +1,118 @@
+// `pty = true` tools called by an agent through the gateway, on a real host: the command runs in
+// a real PTY (node-pty) listed in the Terminals view with the agent as actor, reads its JSON
+// arguments from the terminal, and its last line is the agent's output; a timeout kills it and
+// everything it started.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../../../main/host/create-host.js';
+import { ptyToolOutput, terminalInput } from '../../../main/runner/pty-tool.js';
+import { detectSandbox } from '../../../main/runner/sandbox.js';
+import { liveWithArgv } from '../../support/processes.js';
+import { tempDir } from '../../support/temp.js';
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.close('test done');
+});
+
+function ptyPlugin(home: string, name: string, script: string, timeoutSecs = 10): void {
+  const dir = join(home, 'plugins', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'gatehouse.toml'),
+    `name = "${name}"\ndescription = "A terminal tool for tests."\ncommand = "run.sh"\npty = true\ntimeout_secs = ${timeoutSecs}\n[parameters.name]\ntype = "string"\nrequired = true\n`,
+  );
+  writeFileSync(join(dir, 'run.sh'), script);
+  chmodSync(join(dir, 'run.sh'), 0o755);
+}
+
+async function startHost(plugins: Record<string, { script: string; timeoutSecs?: number }>): Promise<Host> {
+  const home = join(tempDir('gatehouse-ptytool-'), 'home');
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  for (const [name, p] of Object.entries(plugins)) ptyPlugin(home, name, p.script, p.timeoutSecs);
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, watch: false });
+  hosts.push(host);
+  await host.ready;
+  for (const name of Object.keys(plugins)) await host.registry.enable(name, 'tester');
+  return host;
+}
+
+const call = (host: Host, tool: string, args: Record<string, unknown>) => host.gateway.call({ agent: 'pty-agent', session: 's1', tool, arguments: args, source: 'api' });
+
+// Reads all of stdin (to the Ctrl-D), says something first, then prints one JSON line.
+const ECHO_TOOL = `#!/bin/sh
+input=$(cat)
+echo "thinking about it..."
+if [ -t 0 ] && [ -t 1 ]; then tty=true; else tty=false; fi
+printf '{"got":%s,"env":%s,"tool":"%s","tty":%s,"cwd":"%s","home":"%s"}\\n' "$input" "$GATEHOUSE_INPUT" "$GATEHOUSE_TOOL" "$tty" "$(pwd)" "\${HOME:-unset}"
+`;
+
+describe('pty = true tools called by an agent', () => {
+  it('run in a terminal listed with the agent as actor, read their input, and return their last JSON line', async () => {
+    const host = await startHost({ ptyecho: { script: ECHO_TOOL } });
+    const r = await call(host, 'ptyecho', { name: 'Ada' });
+    expect(r).toMatchObject({ decision: 'allow', executed: true });
+    expect(r.result).toMatchObject({ ok: true, sandboxed: detectSandbox().kind === 'bwrap' });
+    const out = r.result!.output as Record<string, unknown>;
+    expect(out).toEqual({ got: { name: 'Ada' }, env: { name: 'Ada' }, tool: 'ptyecho', tty: true, cwd: join(host.paths.root, 'run-cache', host.registry.get('ptyecho')!.digest!.hash), home: 'unset' });
+    expect(r.structuredContent).toEqual(out);
+    const session = host.ptys.list().find((s) => s.callId === r.call.id);
+    expect(session).toMatchObject({ actor: 'agent:pty-agent', tool: 'ptyecho', state: 'exited', exitCode: 0, title: 'pty-agent: ptyecho' });
+    // What the operators saw: the typed input echoed, then the tool's own words.
+    const seen = host.ptys.attach(session!.id, 'test').buffer;
+    expect(seen).toContain('thinking about it...');
+    const audit = host.audit.tail(200);
+    expect(audit.find((e) => e.type === 'pty.started' && (e.payload as { callId?: string }).callId === r.call.id)).toMatchObject({ actor: 'agent:pty-agent', payload: { plugin: 'ptyecho' } });
+    expect(audit.find((e) => e.type === 'execution.ended')!.payload).toMatchObject({ plugin: 'ptyecho', ok: true, terminal: session!.id });
+  });
+
+  it('passes a large input with DEL and non-ASCII text intact, past the terminal line limit', async () => {
+    const host = await startHost({ ptyecho: { script: ECHO_TOOL } });
+    const name = `${'ä€😀x\u007f'.repeat(3000)}end`;
+    const r = await call(host, 'ptyecho', { name });
+    expect(r.result).toMatchObject({ ok: true });
+    expect((r.result!.output as { got: unknown }).got).toEqual({ name });
+  });
+
+  it('text that is not a JSON line comes back as { output }, and a non-zero exit is a tool error with the tail', async () => {
+    const host = await startHost({
+      chatty: { script: '#!/bin/sh\ncat >/dev/null\necho "just words"\n' },
+      broken: { script: '#!/bin/sh\ncat >/dev/null\necho "disk on fire"\nexit 3\n' },
+    });
+    const ok = await call(host, 'chatty', { name: 'x' });
+    expect(ok.result).toMatchObject({ ok: true, output: { output: 'just words\n' } });
+    const bad = await call(host, 'broken', { name: 'x' });
+    expect(bad.result).toMatchObject({ ok: false, failure: 'crash', exitCode: 3 });
+    expect(bad.result!.error).toMatch(/broken exited with code 3: disk on fire/);
+  });
+
+  it('is killed at its timeout, with everything it started', async () => {
+    const host = await startHost({ stuck: { script: '#!/bin/sh\nsleep 987 &\nexec sleep 986\n', timeoutSecs: 1 } });
+    const r = await call(host, 'stuck', { name: 'x' });
+    expect(r.result).toMatchObject({ ok: false, failure: 'timeout' });
+    expect(r.result!.error).toMatch(/did not finish within 1 s/);
+    const session = host.ptys.list().find((s) => s.callId === r.call.id);
+    expect(session).toMatchObject({ state: 'exited', killedBy: 'host:timeout' });
+    expect(liveWithArgv(['sleep', '987'])).toEqual([]);
+    expect(liveWithArgv(['sleep', '986'])).toEqual([]);
+    expect(host.health.row('stuck').metrics.failures.timeout).toBe(1);
+  });
+});
+
+describe('pty tool helpers', () => {
+  it('types the input in pieces the line discipline keeps, then end of file', () => {
+    const { typed, echo } = terminalInput(JSON.stringify({ s: 'a\u007fb'.repeat(600) }));
+    expect(typed.endsWith('\n\x04')).toBe(true);
+    for (const piece of typed.slice(0, -2).split('\x04')) expect(Buffer.byteLength(piece)).toBeLessThan(4095);
+    expect(echo).not.toContain('\u007f');
+    expect(JSON.parse(echo)).toEqual({ s: 'a\u007fb'.repeat(600) });
+  });
+
+  it('takes the last non-empty line when it is a JSON object, else the text', () => {
+    expect(ptyToolOutput('working\n{"a":1}\n\n')).toEqual({ a: 1 });
+    expect(ptyToolOutput('[1,2]\n')).toEqual({ output: '[1,2]\n' });
+    expect(ptyToolOutput('{"a":1}\ndone\n')).toEqual({ output: '{"a":1}\ndone\n' });
+  });
+});

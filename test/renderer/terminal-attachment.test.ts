@@ -1,0 +1,85 @@
+// The console's half of PTY flow control (renderer/src/sync/terminal-attachment.ts):
+// what it acknowledges, and when, with a stand-in for xterm.js that parses when told to and the
+// real typed client over a transport that records calls.
+import type { Terminal } from '@xterm/xterm';
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../renderer/src/transport/client.ts';
+import type { RawEventListener, Transport } from '../../renderer/src/transport/types.ts';
+import { TerminalAttachment } from '../../renderer/src/sync/terminal-attachment.ts';
+
+/** Takes writes and runs their callbacks only on parse(), in order, the way xterm.js does within one task. */
+class FakeTerminal {
+  private queue: (() => void)[] = [];
+  readonly written: string[] = [];
+  write(data: string, callback?: () => void): void {
+    this.written.push(data);
+    this.queue.push(callback ?? (() => {}));
+  }
+  /** Parses the next `n` writes (all of them by default) in one go. */
+  parse(n = this.queue.length): void {
+    for (const cb of this.queue.splice(0, n)) cb();
+  }
+  reset(): void {}
+}
+
+function setup() {
+  const calls: { method: string; params: Record<string, unknown> }[] = [];
+  const listeners = new Set<RawEventListener>();
+  const transport: Transport = {
+    shell: 'serve',
+    invoke: async (method, params) => {
+      calls.push({ method, params: params as Record<string, unknown> });
+      if (method === 'terminals.attach') return { ok: true, result: { session: { id: 't1' }, buffer: '', seq: 0, truncated: false } };
+      return { ok: true, result: {} };
+    },
+    onEvent: (l) => (listeners.add(l), () => listeners.delete(l)),
+    onState: () => () => {},
+    getState: () => 'connected',
+    getDetail: () => null,
+    start() {},
+    close() {},
+  };
+  const term = new FakeTerminal();
+  const states: string[] = [];
+  const attachment = new TerminalAttachment(createClient(transport), 't1', term as unknown as Terminal, (s) => states.push(s.kind));
+  let seq = 0;
+  return {
+    term,
+    attachment,
+    states,
+    output: (data: string) => {
+      for (const l of listeners) l('terminals.output', { id: 't1', seq: ++seq, data });
+    },
+    acks: () => calls.filter((c) => c.method === 'terminals.ack').map((c) => c.params.chars),
+  };
+}
+
+/** Lets queued microtasks (the acknowledgment) and the fake transport's promises run. */
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+describe('terminal attachment: acknowledgments', () => {
+  it('acknowledges what xterm.js parsed in one go with one call, once it has parsed it', async () => {
+    const t = setup();
+    t.attachment.start();
+    await settle();
+    expect(t.states).toEqual(['attaching', 'live']);
+
+    for (let i = 0; i < 3; i++) t.output('x'.repeat(6_000));
+    expect(t.term.written).toHaveLength(3);
+    await settle();
+    expect(t.acks()).toEqual([]);
+
+    t.term.parse();
+    await settle();
+    expect(t.acks()).toEqual([18_000]);
+
+    t.output('y'.repeat(100));
+    t.output('y'.repeat(200));
+    t.term.parse(1);
+    await settle();
+    t.term.parse(1);
+    await settle();
+    expect(t.acks()).toEqual([18_000, 100, 200]);
+    t.attachment.dispose();
+  });
+});
