@@ -226,13 +226,14 @@ export class AuditStore {
 
   /**
    * Puts one gate in front of append(): every producer holding the store then appends through it.
-   * `gate` is given `next` (the store's own append) and returns the append everyone now calls. The call trails
+   * `gate` becomes the append everyone calls; the store's own append is returned to the gate alone. The call trails
    * (call-trails.ts) are that gate: no producer can write half a call's trail past them. One gate
    * only; a second is a programming error.
    */
-  gateAppends(gate: (next: (input: AuditEventInput) => Appended) => (input: AuditEventInput) => Appended): void {
+  gateAppends(gate: (input: AuditEventInput) => Appended): (input: AuditEventInput) => Appended {
     if (this.gate) throw new Error('the audit store already has an append gate');
-    this.gate = gate((input) => this.appendNow(input));
+    this.gate = gate;
+    return (input) => this.appendNow(input);
   }
 
   private gate: ((input: AuditEventInput) => Appended) | null = null;

@@ -22,7 +22,8 @@ import { closingEvent, type OpenTrail } from './open-trails.js';
 /** What the trails need of the store (AuditStore fits). */
 export interface TrailStore {
   /** The gate every append of the store passes (AuditStore.gateAppends). */
-  gateAppends(gate: (next: (input: AuditEventInput) => Appended) => (input: AuditEventInput) => Appended): void;
+  /** Installs the gate; returns the store's own append, which only the gate calls. */
+  gateAppends(gate: (input: AuditEventInput) => Appended): (input: AuditEventInput) => Appended;
   mark(): number;
   whenDurable(mark: number): Promise<void>;
   writeError(): string | null;
@@ -68,9 +69,8 @@ interface LostTrail extends Trail {
 }
 
 export class CallTrails {
-  private inner: (input: AuditEventInput) => Appended = () => {
-    throw new Error('the call trails are not installed on a store');
-  };
+  /** The store's own append, behind the gate. */
+  private readonly inner: (input: AuditEventInput) => Appended;
   private readonly open = new Map<string, Trail>();
   private readonly lostCalls = new Map<string, LostTrail>();
   /** Events left out because their call's trail was already broken: they count as failures for mark(). */
@@ -85,10 +85,7 @@ export class CallTrails {
    * SECURITY: without it a producer appending past the trails writes half a trail again.
    */
   constructor(private readonly store: TrailStore) {
-    store.gateAppends((next) => {
-      this.inner = next;
-      return (input) => this.append(input);
-    });
+    this.inner = store.gateAppends((input) => this.append(input));
   }
 
   append(input: AuditEventInput): Appended {
