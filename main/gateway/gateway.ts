@@ -17,7 +17,7 @@ import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-to
 import { cleanLabel } from './agent-tokens.js';
 import { checkClaudeToolInput } from './claude-tool-inputs.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
-import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
+import { manifestReadsOnly, pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
 
 /** One tool as agents see it (MCP tools/list). */
@@ -71,7 +71,7 @@ export interface GatewayResult extends PipelineResult {
   structuredContent?: unknown;
 }
 
-export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'toolClassification' | 'taint'> & {
+export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'toolClassification' | 'toolReadsOnly' | 'taint'> & {
   registry: PluginRegistry;
   toolRunner: ToolRunner;
   upstream?: UpstreamTools | null;
@@ -112,6 +112,7 @@ export class Gateway {
       mode: () => deps.settings.current.mode,
       taint: (session) => deps.taint.get(session),
       toolClassification: (call) => this.find(call.tool)?.classification,
+      toolReadsOnly: (call) => this.confinedReader(call.tool),
       run: (call, x) => this.run(call, x),
     };
     this.pipeline = new CallPipeline(common);
@@ -193,6 +194,20 @@ export class Gateway {
       () => null,
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
     );
+  }
+
+  /**
+   * A tool plugin that can only read: its manifest (manifestReadsOnly) and the sandbox it runs in
+   * now. A plugin that would run unsandboxed (no bubblewrap, trusted with sandbox = "none"), a
+   * terminal (pty) tool, WebAssembly, module and upstream tools keep their judgement, whatever
+   * their manifest or annotations claim.
+   */
+  private confinedReader(name: string): boolean {
+    const t = this.find(name);
+    if (t?.kind !== 'tool' || !t.plugin) return false;
+    const m = this.deps.registry.get(t.plugin)?.manifest;
+    if (m?.kind !== 'tool' || m.pty || !manifestReadsOnly(m)) return false;
+    return this.deps.toolRunner.sandboxedNow(t.plugin);
   }
 
   /** Releases the waiting calls a grant now allows (CallPipeline.releaseWaiting); how many. */

@@ -130,6 +130,8 @@ export interface PipelineDeps {
   taint?: (session: string) => SessionTaint;
   /** Classification of the plugin that runs the tool (a sink for the arguments). */
   toolClassification?: (call: ToolCall) => Classification | undefined;
+  /** The tool can only read: a plugin the sandbox holds with no write paths and no hosts (Gateway.confinedReader). */
+  toolReadsOnly?: (call: ToolCall) => boolean;
   /** Approval expiry for asked calls (default: the queue's). */
   approvalExpiresInMs?: number | (() => number);
   /** Where audit failures after the decision go (they never change the outcome). */
@@ -367,6 +369,7 @@ export class CallPipeline {
       autonomy,
       taint: d.taint?.(call.session),
       toolClassification: d.toolClassification?.(call),
+      toolReadsOnly: d.toolReadsOnly?.(call) ?? false,
       grant: grant?.id,
     });
     return { decided, grant };
