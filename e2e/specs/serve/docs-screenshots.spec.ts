@@ -94,7 +94,7 @@ test.describe('the operator guide', () => {
   });
 
   test.describe('a live host with hello', () => {
-    test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'] } });
+    test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'], helloWrites: true } });
 
     test('the inbox with calls from two agents, a session grant, and the Grants view', async ({ console: app, home }) => {
       await ready(app);
