@@ -11,6 +11,7 @@ import { ServeHost } from './support/serve-host.ts';
 import { seedAuditLog } from './support/seed-audit.ts';
 import { chromiumArgs, chromiumPath } from './support/chromium.ts';
 import { findElectronBinary } from '../main/cli/electron-binary.ts';
+import { changeHello, HELLO_WRITES } from '../test/support/hello-variants.ts';
 
 export type Shell = 'serve' | 'electron';
 
@@ -20,6 +21,11 @@ export interface HomeSetup {
   settings?: Record<string, unknown>;
   /** Example plugins (examples/plugins/<name>) copied into home/plugins and enabled with the CLI. */
   plugins?: string[];
+  /**
+   * hello (in `plugins`) given a write path before it is enabled: no confined reader, so at
+   * autonomy supervised its calls ask, for a spec that needs a plugin call waiting in the inbox.
+   */
+  helloWrites?: boolean;
   /** A long audit log: this many events appended (chained and indexed) before the host starts. */
   auditEvents?: number;
 }
@@ -125,6 +131,7 @@ function prepareHome(home: string, setup: HomeSetup): void {
   for (const name of setup.plugins ?? []) {
     mkdirSync(join(home, 'plugins'), { recursive: true });
     cpSync(join(packageRoot, 'examples', 'plugins', name), join(home, 'plugins', name), { recursive: true });
+    if (name === 'hello' && setup.helloWrites) changeHello(join(home, 'plugins', name), HELLO_WRITES);
     // The operator's own step, as the README gives it: pin the plugin before the host starts.
     execFileSync(process.execPath, [join(packageRoot, 'bin', 'gatehouse.js'), 'plugin', 'enable', name, '--home', home], { stdio: 'pipe' });
   }

@@ -1,5 +1,6 @@
 // The approval inbox end to end: real MCP clients (Streamable HTTP with the agent token, and the
-// `gatehouse mcp` stdio bridge) call the example `hello` plugin on a live host; the call waits in
+// `gatehouse mcp` stdio bridge) call the example `hello` plugin, given a write path so that it
+// does more than read (hello as shipped is let through as a read), on a live host; the call waits in
 // the inbox, the operator decides from the keyboard, and the agent gets the plugin's answer, the
 // denial reason, or `expired` — with progress notifications while it waits.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { auditTail, callTool, httpAgent, resultText, stdioAgent } from '../suppo
 import { boxOf, textBoxOf } from '../support/layout.ts';
 
 test.describe('a live host with the hello plugin', () => {
-  test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'] } });
+  test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'], helloWrites: true } });
 
   test('a call over /mcp waits in the inbox, the keyboard approves it, and the agent gets the result', async ({ console: app, home }) => {
     await app.status.expectConnected();
@@ -317,7 +318,7 @@ test.describe('a live host with the hello plugin', () => {
 });
 
 test.describe('a live host whose approvals expire after 3 s', () => {
-  test.use({ homeSetup: { settings: { mode: 'live', approvalExpiryMinutes: 0.05 }, plugins: ['hello'] } });
+  test.use({ homeSetup: { settings: { mode: 'live', approvalExpiryMinutes: 0.05 }, plugins: ['hello'], helloWrites: true } });
 
   test('nobody decides: the agent is told it expired, the history says expired (not denied), and the plugin never ran', async ({ console: app, home }) => {
     await app.status.expectConnected();

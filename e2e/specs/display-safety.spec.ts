@@ -6,7 +6,7 @@ import { ApprovalsPage } from '../pages/approvals-page.ts';
 import { callTool, httpAgent, resultText } from '../support/agents.ts';
 
 test.describe('a live host with the hello plugin', () => {
-  test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'] } });
+  test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'], helloWrites: true } });
 
   test('bidi and zero-width characters in a call are drawn as tokens and flagged', async ({ console: app, home }) => {
     await app.status.expectConnected();

@@ -1,8 +1,9 @@
 // First run in a real browser against a real `gatehouse serve` on a new GATEHOUSE_HOME: the
 // console opens on Getting Started, in dry run, with the examples discovered and not enabled.
 // The operator enables hello after reading its scan, reaches Connect an agent, sends a test call
-// from the console, approves it in the inbox with the keyboard, watches the panel show it decided,
-// and finds it in the audit log.
+// from the console, which hello (a reader the sandbox holds) passes without asking, watches the
+// panel show it decided, and finds it in the audit log. A test call that asks (hello given a write
+// path) is approved in the inbox with the keyboard.
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
 import { GettingStartedPage } from '../pages/getting-started-page.ts';
@@ -40,35 +41,18 @@ test('from a new home to a test call in the audit log, through the Getting Start
   await start.open();
   await start.expectDone('agent', false);
 
-  // Step 3: the test call waits in the inbox; the panel says so.
+  // Step 3: hello only reads, held by the sandbox: supervised lets the test call through without
+  // asking, and dry run keeps it from running. The panel says so.
   await start.sendButton.click();
-  await start.expectTestCallStage('waiting');
-  await expect(start.testCall).toHaveAttribute('data-approval-state', 'pending');
-  await expect(start.stage('inbox')).toHaveAttribute('data-state', 'current');
-  await expect(start.stage('inbox')).toContainText('Waiting for you in the inbox');
-  const callId = await start.testCallId();
-
-  await start.openInboxLink.click();
-  const inbox = new ApprovalsPage(app.page);
-  await expect(inbox.root.getByRole('heading', { level: 1, name: 'Approvals' })).toBeVisible();
-  const item = inbox.item('"Gatehouse"');
-  await expect(item).toHaveCount(1);
-  await expect(item.getByTestId('approval-agent')).toHaveText('console-test');
-  await expect(item.getByTestId('approval-tool')).toHaveText('hello');
-  await expect(item).toHaveAttribute('data-active', 'true');
-  await inbox.press('a');
-  await inbox.expectPending(0);
-
-  // Back in the panel: decided by the operator, and not executed because of dry run.
-  await start.open();
   await start.expectTestCallStage('finished');
-  await expect(start.testCall).toHaveAttribute('data-approval-state', 'approved');
+  await expect(start.testCall).toHaveAttribute('data-approval-state', '');
   await expect(start.testCall).toHaveAttribute('data-executed', 'false');
   await expect(start.stage('inbox')).toHaveAttribute('data-state', 'done');
-  await expect(start.stage('inbox')).toContainText('Approved by');
+  await expect(start.stage('inbox')).toContainText('Not asked: allowed by autonomy supervised');
   await expect(start.stage('result')).toContainText('Not executed: dry-run');
   await start.expectDone('test', true);
   await start.expectProgress(2);
+  const callId = await start.testCallId();
 
   // The plugin's Health row is one click away.
   await start.openHealthLink.click();
@@ -81,7 +65,7 @@ test('from a new home to a test call in the audit log, through the Getting Start
   const received = app.audit.rows.filter({ hasText: 'call.received' });
   await expect(received).toHaveCount(1);
   await expect(received).toContainText('agent:console-test');
-  await expect(app.audit.rows.filter({ hasText: 'approval.decided' })).toHaveCount(1);
+  await expect(app.audit.rows.filter({ hasText: 'approval.requested' })).toHaveCount(0);
   await expect(app.audit.rows.filter({ hasText: 'gateway.test-call' })).toHaveCount(1);
   await received.click();
   await expect(app.audit.detail).toContainText(callId);
@@ -96,7 +80,7 @@ test('from a new home to a test call in the audit log, through the Getting Start
   await start.expectDone('agent', true);
   await start.expectProgress(3);
   await start.dismissButton.click();
-  await expect(inbox.root).toBeVisible();
+  await expect(new ApprovalsPage(app.page).root).toBeVisible();
   await app.page.reload();
   await app.status.expectConnected();
   await expect(app.navItem('approvals')).toHaveAttribute('aria-current', 'page');
@@ -120,4 +104,43 @@ test('the example plugins of a new home are listed, not enabled; Start reopens f
   await start.expectShown();
   await start.restoreButton.click();
   await expect(start.dismissButton).toBeVisible();
+});
+
+test.describe('a home whose hello may write', () => {
+  test.use({ homeSetup: { plugins: ['hello'], helloWrites: true } });
+
+  test('the test call waits in the inbox, the keyboard approves it, and the panel shows it decided', async ({ console: app }) => {
+    await app.status.expectConnected();
+    const start = new GettingStartedPage(app.page);
+    await start.expectShown();
+    await start.expectDone('plugin', true);
+
+    // Step 3: the test call waits in the inbox; the panel says so.
+    await start.sendButton.click();
+    await start.expectTestCallStage('waiting');
+    await expect(start.testCall).toHaveAttribute('data-approval-state', 'pending');
+    await expect(start.stage('inbox')).toHaveAttribute('data-state', 'current');
+    await expect(start.stage('inbox')).toContainText('Waiting for you in the inbox');
+
+    await start.openInboxLink.click();
+    const inbox = new ApprovalsPage(app.page);
+    await expect(inbox.root.getByRole('heading', { level: 1, name: 'Approvals' })).toBeVisible();
+    const item = inbox.item('"Gatehouse"');
+    await expect(item).toHaveCount(1);
+    await expect(item.getByTestId('approval-agent')).toHaveText('console-test');
+    await expect(item.getByTestId('approval-tool')).toHaveText('hello');
+    await expect(item).toHaveAttribute('data-active', 'true');
+    await inbox.press('a');
+    await inbox.expectPending(0);
+
+    // Back in the panel: decided by the operator, and not executed because of dry run.
+    await start.open();
+    await start.expectTestCallStage('finished');
+    await expect(start.testCall).toHaveAttribute('data-approval-state', 'approved');
+    await expect(start.testCall).toHaveAttribute('data-executed', 'false');
+    await expect(start.stage('inbox')).toHaveAttribute('data-state', 'done');
+    await expect(start.stage('inbox')).toContainText('Approved by');
+    await expect(start.stage('result')).toContainText('Not executed: dry-run');
+    await start.expectDone('test', true);
+  });
 });

@@ -439,10 +439,14 @@ export class ApprovalQueue {
     }
   }
 
-  private gone(e: Entry, why: string, headline = 'Agent gone before an operator decided'): void {
+  /**
+   * `label` starts the decider's message, which reaches the agent (the hook's answer names its
+   * decider): an agent still waiting for its answer must not read "agent gone" (deadline path).
+   */
+  private gone(e: Entry, why: string, headline = 'Agent gone before an operator decided', label = 'agent gone'): void {
     const outcome: ApprovalOutcome = {
       state: 'gone',
-      decider: { kind: 'error', message: `agent gone: ${why}` },
+      decider: { kind: 'error', message: `${label}: ${why}` },
       reason: `${headline}: ${why}; the call did not run.`,
     };
     this.finish(e, outcome, null, null);
@@ -466,7 +470,7 @@ export class ApprovalQueue {
     // gone (its caller still gets the answer, a denial, before its timeout ends).
     if (e.item.deadlineReason !== APPROVAL_EXPIRY_REASON) {
       // The agent is still waiting here: it is told its wait ran out, not that it is gone.
-      this.gone(e, `${e.item.deadlineReason} ends at ${new Date(e.item.deadline).toISOString()}, before an operator decided`, 'The time this agent waits ran out before an operator decided');
+      this.gone(e, `${e.item.deadlineReason} ends at ${new Date(e.item.deadline).toISOString()}, before an operator decided`, 'The time this agent waits ran out before an operator decided', 'wait ran out');
       return;
     }
     const minutes = (e.item.expiresAt - e.item.requestedAt) / 60_000;

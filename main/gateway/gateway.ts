@@ -12,12 +12,13 @@ import { Autonomy, type Classification, type TaintRegistry } from '../policy/aut
 import type { Extraction, ToolCall } from '../policy/types.js';
 import type { PluginRegistry } from '../registry/plugin-registry.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
+import { secretInReach } from '../runner/sandbox.js';
 import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
 import { cleanLabel } from './agent-tokens.js';
 import { checkClaudeToolInput } from './claude-tool-inputs.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
-import { pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
+import { manifestReadsOnly, pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
 
 /** One tool as agents see it (MCP tools/list). */
@@ -71,7 +72,7 @@ export interface GatewayResult extends PipelineResult {
   structuredContent?: unknown;
 }
 
-export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'toolClassification' | 'taint'> & {
+export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'toolClassification' | 'toolReadsOnly' | 'taint'> & {
   registry: PluginRegistry;
   toolRunner: ToolRunner;
   upstream?: UpstreamTools | null;
@@ -80,6 +81,8 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
   shell?: ShellToolDeps | null;
   /** Working directory of calls that name none (the host's). */
   defaultCwd: string;
+  /** Gatehouse's own folder: a tool that may read it is no confined reader (secretInReach). */
+  gatehouseHome?: string;
   clock?: Clock;
   newId?: () => string;
   /**
@@ -112,6 +115,7 @@ export class Gateway {
       mode: () => deps.settings.current.mode,
       taint: (session) => deps.taint.get(session),
       toolClassification: (call) => this.find(call.tool)?.classification,
+      toolReadsOnly: (call) => this.confinedReader(call.tool),
       run: (call, x) => this.run(call, x),
     };
     this.pipeline = new CallPipeline(common);
@@ -193,6 +197,22 @@ export class Gateway {
       () => null,
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
     );
+  }
+
+  /**
+   * A tool plugin that can only read: its manifest (manifestReadsOnly) and the sandbox it runs in
+   * now. A plugin that would run unsandboxed (no bubblewrap, trusted with sandbox = "none"), a
+   * terminal (pty) tool, WebAssembly, module and upstream tools keep their judgement, whatever
+   * their manifest or annotations claim; so does one whose read paths reach a secret folder.
+   */
+  private confinedReader(name: string): boolean {
+    const t = this.find(name);
+    if (t?.kind !== 'tool' || !t.plugin) return false;
+    const e = this.deps.registry.get(t.plugin);
+    const m = e?.manifest;
+    if (!e || m?.kind !== 'tool' || m.pty || !manifestReadsOnly(m)) return false;
+    if (secretInReach(m, e.dir, this.deps.gatehouseHome !== undefined ? { gatehouseHome: this.deps.gatehouseHome } : {}) !== null) return false;
+    return this.deps.toolRunner.sandboxedNow(t.plugin);
   }
 
   /** Releases the waiting calls a grant now allows (CallPipeline.releaseWaiting); how many. */

@@ -39,6 +39,16 @@ export function pluginToolAnnotations(m: ManifestFacts): ToolAnnotations {
   return readOnly ? { readOnlyHint: true, openWorldHint: openWorld } : { readOnlyHint: false, destructiveHint: true, openWorldHint: openWorld };
 }
 
+/**
+ * A plugin whose manifest confines it to reading: the strict sandbox, no write paths, no hosts.
+ * The judge counts such a tool's calls as reads (autonomy.ts) only while the sandbox really
+ * holds it (Gateway.confinedReader); loosening this lets a writer or a sender pass as a reader
+ * at `supervised` without an operator.
+ */
+export function manifestReadsOnly(m: ManifestFacts): boolean {
+  return m.sandbox === 'strict' && m.permissions.write.length === 0 && m.permissions.hosts.length === 0;
+}
+
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /** The upstream server's hints as it declared them (booleans only), the manifest's where it is silent. */

@@ -93,6 +93,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
     shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
     defaultCwd: opts.projectDir ?? process.cwd(),
+    gatehouseHome: paths.root,
     clock,
     durability: d.trails,
     contain: (call, decider, grant) => containment.decide(call, decider, grant),

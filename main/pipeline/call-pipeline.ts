@@ -130,6 +130,8 @@ export interface PipelineDeps {
   taint?: (session: string) => SessionTaint;
   /** Classification of the plugin that runs the tool (a sink for the arguments). */
   toolClassification?: (call: ToolCall) => Classification | undefined;
+  /** The tool can only read: a plugin the sandbox holds with no write paths and no hosts (Gateway.confinedReader). Asked only for calls Gatehouse runs itself. */
+  toolReadsOnly?: (call: ToolCall) => boolean;
   /** Approval expiry for asked calls (default: the queue's). */
   approvalExpiresInMs?: number | (() => number);
   /** Where audit failures after the decision go (they never change the outcome). */
@@ -280,7 +282,7 @@ export class CallPipeline {
 
       // ---- autonomy and grants --------------------------------------------------------------------
       begin('autonomy');
-      const { decided, grant } = this.decideAfterRules(call, x, policy);
+      const { decided, grant } = this.decideAfterRules(call, x, policy, opts.execute !== false);
       done(decided.decision, decided.decider);
       if (decided.decision === 'deny') return this.finish(call, decided, steps, x);
 
@@ -356,7 +358,12 @@ export class CallPipeline {
   }
 
   /** The autonomy step: what the rules' answer, the level, taint and the live grants make of the call. */
-  private decideAfterRules(call: ToolCall, x: Extraction, policy: PolicyResult): { decided: FinalDecision; grant: Grant | null } {
+  /**
+   * `gatehouseRuns`: Gatehouse itself runs the call's tool (not an agent answered by a hook). Only
+   * then can the tool count as a confined reader: a hook call naming a tool of the same name runs
+   * the agent's own tool, which no sandbox of Gatehouse's holds.
+   */
+  private decideAfterRules(call: ToolCall, x: Extraction, policy: PolicyResult, gatehouseRuns: boolean): { decided: FinalDecision; grant: Grant | null } {
     const d = this.deps;
     const autonomy = typeof d.autonomy === 'function' ? d.autonomy() : d.autonomy;
     const grant = d.grants.findGrant(call, x);
@@ -367,6 +374,7 @@ export class CallPipeline {
       autonomy,
       taint: d.taint?.(call.session),
       toolClassification: d.toolClassification?.(call),
+      toolReadsOnly: gatehouseRuns && (d.toolReadsOnly?.(call) ?? false),
       grant: grant?.id,
     });
     return { decided, grant };
@@ -400,7 +408,9 @@ export class CallPipeline {
       let decided: FinalDecision;
       try {
         const policy = await d.policy.evaluateAsync(item.extraction, item.call);
-        decided = this.decideAfterRules(item.call, item.extraction, policy).decided;
+        // Who runs a waiting call is not kept with it: judged as the agent's own (no confined reader);
+        // only a grant releases a call here, and a grant decides before the level does.
+        decided = this.decideAfterRules(item.call, item.extraction, policy, false).decided;
       } catch (err) {
         // Fail closed: a call that cannot be judged again keeps waiting for its operator.
         d.log?.(`approval ${item.id} could not be judged again after a grant; it keeps waiting`, err);

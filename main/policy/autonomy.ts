@@ -136,6 +136,22 @@ export interface DecideInput {
   networkClassification?: Classification | undefined;
   /** A live grant covering this call (from the approvals inbox), by id. */
   grant?: string | undefined;
+  /**
+   * The tool can only read: a plugin the sandbox holds with no write paths and no hosts. Its
+   * calls extract as `execute` (an unknown tool runs something), which the sandbox bounds to reads.
+   */
+  toolReadsOnly?: boolean | undefined;
+}
+
+/**
+ * A call that only reads: its extraction says so, or the tool is a confined reader whose call
+ * extracts nothing beyond reading and running it (no write, delete or network named in its
+ * arguments). Anything evasive stays unsure. Widening this lets calls through at `supervised`
+ * and `read-only` without an operator.
+ */
+function readsOnly(x: Extraction, toolReadsOnly: boolean): boolean {
+  if (isPureRead(x)) return true;
+  return toolReadsOnly && !x.evasive && x.operations.every((op) => op === 'read' || op === 'execute');
 }
 
 export interface FinalDecision {
@@ -167,7 +183,9 @@ export function decideCall(input: DecideInput): FinalDecision {
     }
   }
 
-  if (level === 'read-only' && !isPureRead(x)) {
+  const reads = readsOnly(x, input.toolReadsOnly === true);
+  const confined = reads && !isPureRead(x) ? ` (${call.tool} runs in the sandbox with no write paths and no hosts)` : '';
+  if (level === 'read-only' && !reads) {
     const what = x.evasive ? 'a command Gatehouse cannot see through' : x.operations.length === 0 ? 'a call with no known operations' : `${x.operations.filter((o) => o !== 'read').join(', ')}`;
     return { decision: 'deny', decider: levelDecider, reason: `Autonomy is read-only and this call is not a read (${what}).` };
   }
@@ -194,10 +212,10 @@ export function decideCall(input: DecideInput): FinalDecision {
     case 'full':
       return { decision: 'allow', decider: levelDecider, reason: 'Autonomy is full and no rule objects.' };
     case 'read-only':
-      return { decision: 'allow', decider: levelDecider, reason: 'Autonomy is read-only and this call only reads.' };
+      return { decision: 'allow', decider: levelDecider, reason: `Autonomy is read-only and this call only reads${confined}.` };
     case 'supervised':
-      return isPureRead(x)
-        ? { decision: 'allow', decider: levelDecider, reason: 'Autonomy is supervised and this call only reads.' }
+      return reads
+        ? { decision: 'allow', decider: levelDecider, reason: `Autonomy is supervised and this call only reads${confined}.` }
         : { decision: 'ask', decider: levelDecider, reason: 'Autonomy is supervised: calls that do more than read need an operator.' };
   }
 }

@@ -301,6 +301,28 @@ export function secretPaths(home: string, gatehouseHome?: string): string[] {
 }
 const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium', '.var/app/org.mozilla.firefox', '.var/app/com.google.Chrome', '.var/app/org.chromium.Chromium'];
 
+/**
+ * The secret folder (secretPaths) one of a manifest's read paths holds or lies in, symlinks
+ * followed; null when none. The judge counts a confined tool as a reader only without one
+ * (Gateway.confinedReader): a read path of "~" would hand an agent, with no operator asked, the
+ * keys the built-in rules keep from it.
+ */
+export function secretInReach(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string; gatehouseHome?: string } = {}): string | null {
+  const home = opts.home ?? homedir();
+  const secrets = secretPaths(home, opts.gatehouseHome);
+  for (const p of profileFromManifest(manifest, pluginDir, { home }).read) {
+    let real = p;
+    try {
+      real = realpathSync(p);
+    } catch {
+      // Not there (yet): judged by its name, as bwrap would bind it once it exists.
+    }
+    const hit = secrets.find((x) => [p, real].some((q) => under(q, x) || under(x, q)));
+    if (hit) return hit;
+  }
+  return null;
+}
+
 // --- putting it together -----------------------------------------------------------------
 
 export type ProcessLimitKind = 'cgroup' | 'rlimit' | 'none';

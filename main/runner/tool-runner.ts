@@ -252,6 +252,12 @@ export class ToolRunner {
       : { ok: false, output: null, error: r.message, failure: r.failure, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, durationMs: r.durationMs, sandboxed: r.wasm ? r.sandboxed : plan.sandboxed, ...(r.wasm ? { wasm: r.wasm, fuelUsed: r.wasm.fuelUsed, fuelLimit: r.wasm.fuelLimit } : {}), ...(r.taint ? { taint: r.taint } : {}) };
   }
 
+  /** Whether the plugin's next call would run in the sandbox (the plan its call gets, for the folder it is registered from). */
+  sandboxedNow(plugin: string): boolean {
+    const e = this.deps.registry.get(plugin);
+    return e?.manifest ? this.deps.sandboxFor(e.manifest, e.dir).sandboxed : false;
+  }
+
   private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {
     if (!opts.testRun) return this.deps.registry.verifyForRun(plugin, { copyTo: this.runCache() });
     // A test run is the author's own action on a plugin they are writing: any valid version.

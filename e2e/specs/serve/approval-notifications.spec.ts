@@ -5,7 +5,7 @@ import { test, expect } from '../../fixtures.ts';
 import { ApprovalsPage } from '../../pages/approvals-page.ts';
 import { callTool, httpAgent, resultText } from '../../support/agents.ts';
 
-test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'] } });
+test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'], helloWrites: true } });
 
 test('after "Enable notifications", a new item raises a desktop notification naming the agent and tool', async ({ console: app, home, serveHost }) => {
   await app.status.expectConnected();

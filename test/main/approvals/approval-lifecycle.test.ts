@@ -191,7 +191,11 @@ describe('a waiting call whose agent is gone', () => {
     expect(closed.outcome?.reason).toMatch(/the hook's own timeout ends at .* before an operator decided/);
     const answer = await h.answer;
     expect(answer).toMatchObject({ status: 200 });
-    expect(JSON.parse((answer as { body: string }).body).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    const reply = JSON.parse((answer as { body: string }).body).hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
+    expect(reply).toMatchObject({ permissionDecision: 'deny' });
+    // The model reads this while its hook still waits: its wait ran out, it is not "gone".
+    expect(reply.permissionDecisionReason).toMatch(/^Gatehouse \(error: wait ran out: the hook's own timeout ends at .*\): The time this agent waits ran out before an operator decided/);
+    expect(reply.permissionDecisionReason).not.toMatch(/agent gone/i);
     expectApproveRefused(r, item, /its agent is gone/);
     expect(events(r, 'approval.withdrawn').map((e) => e.payload)).toEqual([expect.objectContaining({ id: item.id, state: 'gone' })]);
   });

@@ -444,7 +444,8 @@ describe('lifecycle: the nearest deadline, agent gone, shutdown (fake time)', ()
     time.advance(54_999);
     expect(queue.get(id)!.state).toBe('pending');
     time.advance(1);
-    expect(await decision).toMatchObject({ state: 'gone', decider: { kind: 'error', message: expect.stringMatching(/^agent gone: the hook's own timeout ends at/) } });
+    // The agent still waits for this answer: its decider says the wait ran out, not "agent gone".
+    expect(await decision).toMatchObject({ state: 'gone', decider: { kind: 'error', message: expect.stringMatching(/^wait ran out: the hook's own timeout ends at/) } });
     expect(events.at(-1)).toMatchObject({ type: 'approval.withdrawn', payload: { id, state: 'gone' } });
     expect(opError(() => queue.approve(id, { operator: 'alice', argsHash: item.argsHash, scope: 'once' })).message).toMatch(/cannot be approved: its agent is gone/);
     expect(opError(() => queue.deny(id, { operator: 'alice', reason: 'late' })).message).toMatch(/cannot be denied: its agent is gone/);

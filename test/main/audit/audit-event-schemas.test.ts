@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_SCHEMAS, checkEvent } from '../../../main/audit/event-schemas.js';
 import { createHost, type Host } from '../../../main/host/create-host.js';
-import { repoRoot } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
+import { changeHello, HELLO_DIR, HELLO_WRITES } from '../../support/hello-variants.js';
 
 /** Resolves with the next pending inbox item, waiting for approvals.changed (no polling). */
 function nextPending(host: Host): Promise<{ id: string; argsHash: string }> {
@@ -35,7 +35,9 @@ describe('audit event taxonomy', () => {
     const work = join(root, 'work');
     mkdirSync(join(home, 'plugins'), { recursive: true });
     mkdirSync(work, { recursive: true });
-    cpSync(join(repoRoot, 'examples', 'plugins', 'hello'), join(home, 'plugins', 'hello'), { recursive: true });
+    cpSync(HELLO_DIR, join(home, 'plugins', 'hello'), { recursive: true });
+    // Given a write path, hello is no confined reader: at supervised its call asks (approval and grant events).
+    changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ autonomy: 'supervised' }));
     const db = join(home, 'audit.db');
 

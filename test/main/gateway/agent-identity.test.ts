@@ -14,9 +14,9 @@ import type { ApprovalItemView, Settings } from '../../../shared/contract.js';
 import { cliPath, repoRoot, runCli } from '../../support/cli.js';
 import { http } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
+import { changeHello, HELLO_DIR, HELLO_WRITES } from '../../support/hello-variants.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
-const helloDir = join(repoRoot, 'examples', 'plugins', 'hello');
 
 interface Running {
   home: string;
@@ -35,7 +35,9 @@ afterEach(async () => {
 async function start(settings: Partial<Settings> = {}, home = join(tempDir('gatehouse-id-'), 'home')): Promise<Running> {
   mkdirSync(join(home, 'plugins'), { recursive: true });
   writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', ...settings }));
-  cpSync(helloDir, join(home, 'plugins', 'hello'), { recursive: true });
+  cpSync(HELLO_DIR, join(home, 'plugins', 'hello'), { recursive: true });
+  // Given a write path, hello is no confined reader: at supervised its calls ask, as these tests need.
+  changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
   await host.ready;
   await host.registry.enable('hello', 'tester');

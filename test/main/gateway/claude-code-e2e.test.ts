@@ -126,7 +126,9 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     expect(t.rewritten.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 12, command: expect.stringMatching(/ hook .*--timeout 8 \|\| \{ .*exit 2; \}$/) });
     expect(s.timeout!.marker).toBe(false);
     expect(marker('timeout')).toBe(false);
-    expect(s.timeout!.result).toContain("Gatehouse (error: agent gone: the hook's own timeout ends at");
+    // Claude Code still waits for this answer: it is not told "agent gone".
+    expect(s.timeout!.result).toContain("Gatehouse (error: wait ran out: the hook's own timeout ends at");
+    expect(s.timeout!.result).not.toMatch(/agent gone/i);
     // Not Claude Code's own permission flow, which is what decides after a hook that timed out.
     expect(s.timeout!.result).not.toMatch(/needs approval|requires approval|timed out/i);
     // Claude Code finished before its hook timeout would even have ended: Gatehouse answered first.

@@ -20,10 +20,10 @@ import { writeServeFile } from '../../../main/shells/serve/serve-file.js';
 import { homePaths } from '../../../main/home.js';
 import { http, wsConnect } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
+import { changeHello, HELLO_DIR, HELLO_WRITES } from '../../support/hello-variants.js';
 import { connectAgent } from '../../support/mcp-agent.js';
 
 const rendererDir = join(repoRoot, 'out', 'renderer');
-const helloDir = join(repoRoot, 'examples', 'plugins', 'hello');
 
 interface Running {
   home: string;
@@ -44,7 +44,9 @@ async function start(opts: { settings?: Partial<Settings>; plugins?: string[]; o
   const home = join(tempDir('gatehouse-gw-'), 'home');
   mkdirSync(join(home, 'plugins'), { recursive: true });
   if (opts.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(opts.settings));
-  for (const p of opts.plugins ?? []) cpSync(p === 'hello' ? helloDir : p, join(home, 'plugins', p === 'hello' ? 'hello' : p.split('/').pop()!), { recursive: true });
+  for (const p of opts.plugins ?? []) cpSync(p === 'hello' ? HELLO_DIR : p, join(home, 'plugins', p === 'hello' ? 'hello' : p.split('/').pop()!), { recursive: true });
+  // Given a write path, hello is no confined reader: at supervised its calls ask, as these tests need.
+  if (opts.plugins?.includes('hello')) changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, ...(opts.overrides ? { settingsOverrides: opts.overrides } : {}) });
   await host.ready;
   for (const p of opts.plugins ?? []) await host.registry.enable(p === 'hello' ? 'hello' : p.split('/').pop()!, 'tester');
@@ -189,7 +191,7 @@ describe('MCP server at /mcp (real SDK client)', () => {
 
   it('sends tools/list_changed when a plugin is enabled', async () => {
     const r = await start();
-    cpSync(helloDir, join(r.home, 'plugins', 'hello'), { recursive: true });
+    cpSync(HELLO_DIR, join(r.home, 'plugins', 'hello'), { recursive: true });
     await r.host.registry.refreshAll();
     const client = await mcpClient(r);
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
@@ -223,7 +225,7 @@ describe('MCP server at /mcp (real SDK client)', () => {
   it('an unknown tool is refused without running anything', async () => {
     const r = await start({ settings: { mode: 'live', autonomy: 'full' } });
     const client = await mcpClient(r);
-    // A protocol error (-32602), as MCP says for an unknown tool; test/main/gateway/mcp-clients.test.ts has the rest.
+    // A protocol error (-32602), as MCP says for an unknown tool; test/mcp-clients.test.ts has the rest.
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: "nope"/) });
     expect(events(r, 'execution.started')).toHaveLength(0);
     await client.close();
@@ -279,7 +281,7 @@ describe('Claude Code PreToolUse hook', () => {
     http({ port: r.port, path: '/hooks/claude/pre-tool-use', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body }).then((res) => ({ status: res.status, json: JSON.parse(res.body) }));
 
   it('over HTTP: allow, deny and ask, in Claude Code\'s JSON', async () => {
-    // hookAutonomyAllow "allow": autonomy's allow as an allow (the default defers: test/main/gateway/claude-hooks.test.ts).
+    // hookAutonomyAllow "allow": autonomy's allow as an allow (the default defers: test/claude-hooks.test.ts).
     const r = await start({ settings: { mode: 'live', hookAutonomyAllow: 'allow' } });
     const allow = await postHook(r, hookInput('Read', { file_path: '/tmp/notes.txt' }));
     expect(allow).toEqual({ status: 200, json: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: expect.stringContaining('autonomy supervised') } } });

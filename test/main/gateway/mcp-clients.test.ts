@@ -21,6 +21,7 @@ import { cliPath, repoRoot } from '../../support/cli.js';
 import { http } from '../../support/net.js';
 import { request } from 'node:http';
 import { tempDir } from '../../support/temp.js';
+import { changeHello, HELLO_WRITES } from '../../support/hello-variants.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { fixtureWat, wasmPlugin } from '../../support/wasm.js';
 
@@ -43,11 +44,13 @@ afterEach(async () => {
   for (const r of running.splice(0)) await r.close();
 });
 
-async function start(opts: { settings?: Partial<Settings>; hello?: boolean; fsWorkspace?: string; userHome?: string } = {}): Promise<Running> {
+/** `hello: 'writes'`: hello given a write path, no confined reader, so at supervised its calls ask. */
+async function start(opts: { settings?: Partial<Settings>; hello?: boolean | 'writes'; fsWorkspace?: string; userHome?: string } = {}): Promise<Running> {
   const home = join(tempDir('gatehouse-mcpc-'), 'home');
   mkdirSync(join(home, 'plugins'), { recursive: true });
   if (opts.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(opts.settings));
   if (opts.hello) cpSync(helloDir, join(home, 'plugins', 'hello'), { recursive: true });
+  if (opts.hello === 'writes') changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
   if (opts.fsWorkspace) {
     // The filesystem server from npm as an upstream plugin, limited to one folder.
     const dir = join(home, 'plugins', 'fs');
@@ -272,7 +275,7 @@ describe("the agent's working folder (item 11)", () => {
 
 describe('client deadlines, cancellation and session end (item 9)', () => {
   it("an approval never outlives the client's wait: 55 s without progress, 295 s for Codex by default, its configured timeout less 5 s", async () => {
-    const r = await start({ hello: true, settings: { mode: 'live' } });
+    const r = await start({ hello: 'writes', settings: { mode: 'live' } });
     const span = (i: ApprovalItemView) => i.expiresAt - i.requestedAt;
     const ask = async (client: Client, progress: boolean) => {
       const ac = new AbortController();
@@ -675,7 +678,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     expect(note).toMatch(/hello is installed but not enabled/);
     // Claude Code's dialog says it too when it writes an MCP server; a hook alone lists no tools.
     expect((await op('agents.previewConfig', { scope: 'user', mcp: 'stdio', hook: 'none' })).result.notes).toContain(note);
-    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toContain('hello');
+    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
     const command = /`([^`]+)`/.exec(note!)![1]!.split(' ');
     expect(command.slice(0, 4)).toEqual(['gatehouse', 'plugin', 'enable', 'hello']);
     // As printed, from a folder that has nothing to do with Gatehouse.
@@ -686,12 +689,12 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     child.stdout.resume();
     expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), stderr).toBe(0);
     expect(r.host.registry.get('hello')?.status).toBe('enabled');
-    expect((await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.join(' ')).not.toContain('hello');
+    expect((await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
   });
 
   it('through the host: preview and write as operator methods; approvals for Codex then follow its timeout', async () => {
     const userHome = tempDir('gatehouse-codex-user-');
-    const r = await start({ userHome, hello: true, settings: { mode: 'live', approvalExpiryMinutes: 10 } });
+    const r = await start({ userHome, hello: 'writes', settings: { mode: 'live', approvalExpiryMinutes: 10 } });
     const op = async (method: string, params: unknown) => {
       const res = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
       return JSON.parse(res.body) as { ok: boolean; result: { files: unknown[] }; error?: { message: string } };

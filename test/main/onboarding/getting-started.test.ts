@@ -1,8 +1,9 @@
 // First run and the Getting Started panel's host side, on a real host on loopback: a new home is
 // given the example plugins (discovered, disabled), each step's state comes from the registry and
 // the audit log, and the console's test call goes through the real gateway as agent
-// console-test — waiting in the inbox, decided by the operator, recorded like any agent's call.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// console-test — let through as a read (hello, held by the sandbox) or, for a tool that may write,
+// waiting in the inbox, decided by the operator; recorded like any agent's call.
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +15,8 @@ import type { ApprovalItemView, GettingStartedView, ResponseOf, Settings, TestCa
 import { repoRoot } from '../../support/cli.js';
 import { http } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
+import { changeHello, HELLO_DIR, HELLO_WRITES } from '../../support/hello-variants.js';
+import { detectSandbox } from '../../../main/runner/sandbox.js';
 
 const examplesDir = join(repoRoot, 'examples', 'plugins');
 const rendererDir = join(repoRoot, 'out', 'renderer');
@@ -67,6 +70,18 @@ async function start(opts: { home?: string; settings?: Partial<Settings>; exampl
   };
   running.push(r);
   return r;
+}
+
+/**
+ * A new home whose hello was given a write path before the first start (the examples copy leaves
+ * an operator's folder alone): no confined reader, so at supervised its test call asks.
+ */
+function homeWithWritingHello(): string {
+  const home = join(tempDir('gatehouse-gs-'), 'home');
+  mkdirSync(join(home, 'plugins'), { recursive: true });
+  cpSync(HELLO_DIR, join(home, 'plugins', 'hello'), { recursive: true });
+  changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
+  return home;
 }
 
 /** The pipeline recorded the call's result (it finishes after the approval is answered). */
@@ -128,8 +143,25 @@ describe('first run', () => {
 });
 
 describe('the Getting Started steps', () => {
-  it('walks from a new home to a test call decided in the inbox and recorded in the audit log', async () => {
+  it('in a new home, the test call of hello passes as a read without asking (the sandbox holds it), and the walk is recorded', async () => {
+    expect(detectSandbox().kind, 'this test needs bubblewrap working here (gatehouse doctor)').toBe('bwrap');
     const r = await start();
+    await r.op('plugins.enable', { name: 'hello' });
+    const sent = await r.op<TestCallView>('gateway.testCall', { tool: 'hello', arguments: { name: 'Gatehouse' } });
+    expect(sent).toMatchObject({ tool: 'hello', agent: 'console-test', plugin: 'hello', approval: null, approvalState: null, decision: 'allow' });
+    expect(sent.reason).toMatch(/hello runs in the sandbox with no write paths and no hosts/);
+    await until(r, () => resultRecorded(r, sent.call));
+    const g = await guide(r);
+    // Dry run (a new home's mode): allowed, not executed.
+    expect(g.testCall).toMatchObject({ call: sent.call, stage: 'finished', approvalState: null, decision: 'allow', decidedBy: 'autonomy supervised', executed: false, mode: 'dry-run' });
+    expect(g.testCallDone).toBe(true);
+    expect(r.host.approvals.list()).toEqual([]);
+    expect(r.host.audit.tail(1000).map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
+  });
+
+  it('walks from a new home to a test call decided in the inbox and recorded in the audit log', async () => {
+    // hello with a write path: a call that does more than read, which supervised asks about.
+    const r = await start({ home: homeWithWritingHello() });
     let g = await guide(r);
     expect(g).toMatchObject({ dismissed: false, completed: false, mode: 'dry-run', testCall: null, testCallDone: false });
     expect(g.plugin).toMatchObject({ name: 'hello', found: true, status: 'disabled', scanPassed: true, done: false });
@@ -139,7 +171,7 @@ describe('the Getting Started steps', () => {
     await r.op('plugins.enable', { name: 'hello' });
     expect((await guide(r)).plugin).toMatchObject({ status: 'enabled', done: true });
 
-    // Step 3: the test call answers while it waits in the inbox (supervised: hello is not a read).
+    // Step 3: the test call answers while it waits in the inbox (supervised: this hello may write).
     const sent = await r.op<TestCallView>('gateway.testCall', { tool: 'hello', arguments: { name: 'Gatehouse' } });
     expect(sent).toMatchObject({ tool: 'hello', agent: 'console-test', plugin: 'hello', stage: 'waiting', approvalState: 'pending', decision: null, executed: null });
     expect(sent.session).toMatch(/^console-test-[0-9a-f]{8}$/);
@@ -192,7 +224,7 @@ describe('the Getting Started steps', () => {
   });
 
   it('live: the approved test call runs the plugin and its output is on record', async () => {
-    const r = await start({ settings: { mode: 'live' } });
+    const r = await start({ home: homeWithWritingHello(), settings: { mode: 'live' } });
     await r.op('plugins.enable', { name: 'hello' });
     const sent = await r.op<TestCallView>('gateway.testCall', { tool: 'hello', arguments: { name: 'Ada' } });
     const item = r.host.approvals.get(sent.approval!)!;
@@ -204,7 +236,7 @@ describe('the Getting Started steps', () => {
   });
 
   it('a denial and a tool that is not enabled are both decided, and nothing runs', async () => {
-    const r = await start({ settings: { mode: 'live' } });
+    const r = await start({ home: homeWithWritingHello(), settings: { mode: 'live' } });
     // hello is not enabled yet: the gateway refuses at once, and says so.
     const missing = await r.op<TestCallView>('gateway.testCall', { tool: 'hello', arguments: { name: 'Eve' } });
     expect(missing).toMatchObject({ stage: 'finished', decision: 'deny', executed: false, approval: null, plugin: null });

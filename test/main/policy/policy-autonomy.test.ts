@@ -72,6 +72,30 @@ describe('levels', () => {
   });
 });
 
+describe('a confined reader (a plugin the sandbox holds with no write paths and no hosts)', () => {
+  // An unknown plugin tool extracts as `execute`: alone it asks at supervised and is denied at read-only.
+  const run = x('execute');
+  it('counts as a read at supervised and read-only; the reason says why', () => {
+    const r = decide(run, 'supervised', { tool: 'hello', toolReadsOnly: true });
+    expect(r).toMatchObject({ decision: 'allow', decider: { kind: 'autonomy', level: 'supervised' } });
+    expect(r.reason).toContain('hello runs in the sandbox with no write paths and no hosts');
+    expect(decide(run, 'read-only', { tool: 'hello', toolReadsOnly: true }).decision).toBe('allow');
+  });
+
+  it('fails closed: not confined, or naming a write, a network host or an evasive command, keeps its judgement', () => {
+    expect(decide(run, 'supervised', { tool: 'hello' }).decision).toBe('ask');
+    expect(decide(run, 'supervised', { tool: 'hello', toolReadsOnly: false }).decision).toBe('ask');
+    expect(decide(run, 'read-only', { tool: 'hello' }).decision).toBe('deny');
+    for (const other of [x(['execute', 'write'], [`${HOME}/notes.txt`]), x(['execute', 'network'], [], ['example.com']), x('execute', [], [], { evasive: true, evasiveReasons: ['eval'] })]) {
+      const claimed = decide(other, 'supervised', { toolReadsOnly: true });
+      expect(claimed.decision).not.toBe('allow');
+      expect(claimed).toEqual(decide(other, 'supervised'));
+    }
+    // A rule still decides first: the deploy folder asks whatever the tool is.
+    expect(decide(x('execute', [`${HOME}/deploy/x`]), 'supervised', { toolReadsOnly: true })).toMatchObject({ decision: 'ask', decider: { kind: 'rule' } });
+  });
+});
+
 describe('per-tool lists and the order of combination', () => {
   it('autoApprove (globs) allows what would ask at supervised, but not past a rule ask or deny', () => {
     expect(decide(write, 'supervised', { tool: 'mcp__fs__write', autoApprove: ['mcp__fs__*'] })).toMatchObject({ decision: 'allow', decider: { kind: 'autonomy' } });

@@ -1,5 +1,5 @@
 // Step 3: a test call from the console itself, through the real gateway as agent console-test,
-// and its progress as the audit log records it: sent → waiting in the inbox → decided → result.
+// and its progress as the audit log records it: sent → (waiting in the inbox →) decided → result.
 import type { ReactNode } from 'react';
 import type { GettingStartedView, TestCallView } from '../../../../shared/contract.ts';
 import { useClient } from '../../sync/client-context.ts';
@@ -18,7 +18,9 @@ export function TestCallStep({ guide }: { guide: GettingStartedView }) {
     <StepCard step="test" n={3} title="Send a test call and watch it go through" done={guide.testCallDone}>
       <p>
         The console calls <code>{TEST_CALL.tool}</code> with <code>{JSON.stringify(TEST_CALL.arguments)}</code> as the agent <strong>console-test</strong>,
-        through the same policy, inbox and audit log as any agent. Autonomy <em>supervised</em> asks you first: approve it in the inbox.
+        through the same policy, inbox and audit log as any agent. As shipped, <code>{TEST_CALL.tool}</code> only reads: while the sandbox
+        holds it (no write paths, no hosts), autonomy <em>supervised</em> lets it through without asking. Without the sandbox, or given
+        a write path, it waits for you in the inbox.
       </p>
       <div className="start-actions">
         <button
