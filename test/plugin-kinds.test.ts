@@ -98,9 +98,10 @@ describe('a plugin kind added through the kind table', () => {
     expect(kindProvider('greeter')).toBeUndefined();
   });
 
-  it('keeps a name once taken: a second kind by that name is refused', () => {
+  it('keeps a name once taken, and refuses a kind whose console flag and runner disagree', () => {
     expect(() => registerKind({ ...greeterKind })).toThrow(/already in the table/);
     expect(() => registerKind({ ...greeterKind, name: 'wasm' })).toThrow(/already in the table/);
+    expect(() => registerKind({ ...greeterKind, name: 'mute-greeter', run: undefined })).toThrow(/info.callable is true but it has no run\(\)/);
   });
 });
 

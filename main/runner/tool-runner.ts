@@ -23,7 +23,7 @@ import type { HostPolicy } from './wasm/host-functions.js';
 import { readPluginModule } from '../registry/manifest/wasm-checks.js';
 import { ModuleRuntime, runModuleTool, type ModuleRuntimeOptions } from './module/module-tool.js';
 import { effectiveTrust } from './module/module-exports.js';
-import { kindInfo, providerOf, type KindEngines } from '../registry/kinds/index.js';
+import { kindProvider, providerOf, type KindEngines } from '../registry/kinds/index.js';
 
 export interface ToolRunnerDeps {
   registry: PluginRegistry;
@@ -115,8 +115,8 @@ export class ToolRunner {
   /** One call of a tool: the plugin's kind runs it on one of the engines below (main/registry/kinds/). */
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
     return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) => {
-      const run = providerOf(manifest).run;
-      if (!run) throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      // execute() let only a kind with run() through.
+      const run = providerOf(manifest).run!;
       return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env));
     });
   }
@@ -232,7 +232,7 @@ export class ToolRunner {
       const { manifest } = resolved;
       // The verified copy for agents' calls, the folder itself for an author's test run.
       const dir = resolved.runDir;
-      if (!kindInfo(manifest.kind)?.callable) throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      if (!kindProvider(manifest.kind)?.run) throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
       const found = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
       if (!found) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
       spec = found;

@@ -25,6 +25,8 @@ let version = 0;
 export function registerKind(p: PluginKindProvider): () => void {
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(p.name)) throw new Error(`Plugin kind ${JSON.stringify(p.name)}: a kind's name is 1 to 32 of a-z 0-9 -, starting with a letter.`);
   if (table.has(p.name)) throw new Error(`Plugin kind "${p.name}" is already in the table; give the new kind another name.`);
+  // The console offers a test run for exactly the kinds the runner can run: the two must agree.
+  if (p.info.callable !== (p.run !== undefined)) throw new Error(`Plugin kind "${p.name}": info.callable is ${p.info.callable} but it ${p.run ? 'has' : 'has no'} run(); a kind whose tools agents call runs them, and only such a kind.`);
   table.set(p.name, p);
   version++;
   return () => {
