@@ -4,6 +4,7 @@
 // The host validates every request and every response against these schemas at its boundary.
 import { z } from 'zod';
 import { OPERATIONS } from './operations.js';
+import { kindInfoSchema } from './plugin-kind.js';
 
 const auditEvent = z.object({
   seq: z.number().int().positive(),
@@ -78,7 +79,9 @@ const pluginStatus = z.enum(['enabled', 'disabled', 'invalid', 'quarantined', 's
 const pluginSummary = z.object({
   name: z.string(),
   /** adapter, macro and matcher: a terminal adapter folder (main/adapters/), listed beside the plugins. */
-  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module', 'adapter', 'macro', 'matcher']).nullable(),
+  kind: z.string().nullable(),
+  /** What the console shows for the kind (from its provider, main/registry/kinds/): views render this rather than naming kinds. */
+  kindInfo: kindInfoSchema.nullable(),
   description: z.string(),
   version: z.string().nullable(),
   dir: z.string(),
@@ -180,7 +183,8 @@ const healthMinute = z.object({
 });
 const healthRow = z.object({
   name: z.string(),
-  kind: z.enum(['tool', 'checker', 'mcp', 'wasm', 'module']).nullable(),
+  kind: z.string().nullable(),
+  kindInfo: kindInfoSchema.nullable(),
   status: pluginStatus,
   breaker: breakerSnapshot,
   metrics: metricsSnapshot,

@@ -8,6 +8,7 @@ import { lstatSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ResponseOf } from '../../shared/contract.js';
+import type { KindInfo } from '../../shared/plugin-kind.js';
 import type { CallContext } from '../core/handlers.js';
 import { OperationError } from '../core/operation-error.js';
 import { digestFolder } from '../registry/integrity.js';
@@ -130,11 +131,15 @@ export function adapterFolderChanged(adapters: AdapterService, changed: (names: 
   };
 }
 
+/** What the console shows for a terminal adapter folder: the adapter service runs it, agents call no tool of it. */
+const ADAPTER_KIND_INFO: KindInfo = { label: 'terminal adapter', callable: false, judgesCalls: false, longLived: true, noTools: 'no tools (it drives a terminal)' };
+
 function summarize(v: AdapterFolderView, origin: Summary['origin']): Summary {
   const errors = v.problems.filter((p) => p.severity === 'error').length;
   return {
     name: v.name,
     kind: v.manifest?.kind === 'macro' || v.manifest?.kind === 'matcher' ? v.manifest.kind : 'adapter',
+    kindInfo: ADAPTER_KIND_INFO,
     description: v.manifest ? `Terminal adapter: ${v.manifest.permissions.length ? v.manifest.permissions.join(', ') : 'no permissions'}` : 'Terminal adapter',
     version: v.manifest?.version ?? null,
     dir: v.dir,

@@ -8,7 +8,7 @@
 // unchecked exactly when its files were tampered with. Its `optional` flag is not honoured
 // then: it comes from the changed files.
 import { join } from 'node:path';
-import type { PluginRegistry } from '../registry/plugin-registry.js';
+import type { PluginEntry, PluginRegistry } from '../registry/plugin-registry.js';
 import type { PluginManifest } from '../registry/types.js';
 import type { BreakerBoard } from '../runner/breaker-board.js';
 import type { PluginMetrics } from '../runner/metrics.js';
@@ -16,6 +16,7 @@ import { scrubEnv } from '../runner/one-shot.js';
 import type { SandboxPlan } from '../runner/sandbox-plan.js';
 import { CheckerPool, type CheckerFailure, type CheckerSpec, type CheckerVerdict, type CheckerPoolEvent } from './checker-pool.js';
 import type { EvaluateParams } from '../core/checker-protocol.js';
+import { kindInfo } from '../registry/kinds/index.js';
 
 export interface CheckerHostDeps {
   registry: PluginRegistry;
@@ -132,14 +133,14 @@ export class CheckerHost {
   }
 
   private runnable() {
-    return this.deps.registry.list().filter((e) => e.manifest?.kind === 'checker' && e.status === 'enabled');
+    return this.deps.registry.list().filter((e) => judgesCalls(e) && e.status === 'enabled');
   }
 
   /** Checkers an operator enabled whose files changed since: quarantined, not runnable. */
   private quarantined(): CheckerFailure[] {
     return this.deps.registry
       .list()
-      .filter((e) => e.manifest?.kind === 'checker' && e.status === 'quarantined' && e.trust)
+      .filter((e) => judgesCalls(e) && e.status === 'quarantined' && e.trust)
       .map((e) => ({
         checker: e.name,
         kind: 'not_ready' as const,
@@ -147,4 +148,9 @@ export class CheckerHost {
         optional: false,
       }));
   }
+}
+
+/** The checker host runs every plugin whose kind judges agents' calls (the kind table says which). */
+function judgesCalls(e: PluginEntry): boolean {
+  return kindInfo(e.manifest?.kind)?.judgesCalls === true;
 }

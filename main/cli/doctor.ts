@@ -141,7 +141,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
         plugins = (await caller.call('plugins.list', {})).plugins;
         hostChain = await caller.call('audit.chainState', {});
         const health = await caller.call('health.list', {});
-        const rows = health.plugins.filter((p) => p.kind === 'checker' && p.status === 'enabled');
+        const rows = health.plugins.filter((p) => p.kindInfo?.judgesCalls && p.status === 'enabled');
         const bad = rows.filter((r) => r.breaker.state !== 'closed' || (r.processes !== null && r.processes.ready < r.processes.running) || r.processes?.running === 0);
         const describe = (r: (typeof rows)[number]) => `${r.name} (${r.breaker.state}${r.processes ? `, ${r.processes.ready}/${r.processes.running} ready` : ''}${r.breaker.lastFailure ? `, last failure: ${r.breaker.lastFailure}` : ''})`;
         checkerCheck =
@@ -150,7 +150,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
             : bad.length === 0
               ? check('checkers', 'ok', `host pid ${host.pid}: ${rows.length} checker${rows.length === 1 ? '' : 's'} healthy: ${rows.map(describe).join(', ')}.`)
               : check('checkers', 'fail', `host pid ${host.pid}: checker${bad.length === 1 ? '' : 's'} not healthy: ${bad.map(describe).join(', ')}; calls they see are blocked (fail closed).`, 'open the Health view to see why; fix the checker, then reset or restart it there (or disable it: gatehouse plugin disable NAME).');
-        const tools = health.plugins.filter((p) => p.kind === 'tool' && p.status === 'enabled');
+        const tools = health.plugins.filter((p) => p.kindInfo?.callable && p.status === 'enabled');
         const open = tools.filter((r) => r.breaker.state !== 'closed');
         const describeTool = (r: (typeof tools)[number]) =>
           `${r.name} (breaker ${r.breaker.state}${r.breaker.state !== 'closed' ? ` after ${r.breaker.consecutiveFailures} failure${r.breaker.consecutiveFailures === 1 ? '' : 's'}` : ''}${r.breaker.nextProbeAt !== null ? `, closes at ${new Date(r.breaker.nextProbeAt).toISOString().slice(11, 16)} UTC if a trial call succeeds` : ''}${r.breaker.lastFailure ? `, last failure: ${r.breaker.lastFailure}` : ''})`;
@@ -213,7 +213,7 @@ function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
   for (const p of plugins) {
     if (p.status === 'invalid') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is invalid (${p.errors} error${p.errors === 1 ? '' : 's'}) and will not run.`, `see the errors with: gatehouse plugin validate ${p.dir}`));
     else if (p.status === 'scan_failed') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} failed the security scan (weight ${p.scanWeight}) and cannot be enabled.`, `review the findings with: gatehouse plugin scan ${p.dir}; enable it only with a reason (gatehouse plugin enable ${p.name} --override-reason "…") if you accept them.`));
-    else if (p.status === 'quarantined') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is quarantined: its files changed after it was enabled, and it does not run${p.kind === 'checker' ? '; as an enabled checker it blocks every agent call until then' : ''}.`, `review the diff in the console's Plugins view, then approve the change or disable it (gatehouse plugin disable ${p.name}).`));
+    else if (p.status === 'quarantined') out.push(check(`plugin:${p.name}`, 'fail', `${p.name} is quarantined: its files changed after it was enabled, and it does not run${p.kindInfo?.judgesCalls ? `; as an enabled ${p.kindInfo.label} it blocks every agent call until then` : ''}.`, `review the diff in the console's Plugins view, then approve the change or disable it (gatehouse plugin disable ${p.name}).`));
     else if (p.trusted) out.push(check(`plugin:${p.name}`, 'warn', `${p.name} runs without the OS sandbox: its manifest says sandbox = "none" and an operator marked it trusted; it can read and write whatever your account can.`, `if that is no longer intended: gatehouse plugin untrust ${p.name}.`));
   }
   return out;

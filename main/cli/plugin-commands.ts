@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
 import { checkPluginFolder } from '../host/plugin-folder-check.js';
 import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
-import { buildPlugin, PluginBuildError } from '../registry/plugin-build.js';
+import { buildPlugin, PluginBuildError } from '../registry/kinds/wasm/plugin-build.js';
 import { shellQuote } from '../../shared/claude-config.js';
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';

@@ -20,6 +20,7 @@ import { checkClaudeToolInput } from './claude-tool-inputs.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { manifestReadsOnly, pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
+import { kindInfo, singleToolByPluginName } from '../registry/kinds/index.js';
 
 /** One tool as agents see it (MCP tools/list). */
 export interface AgentTool {
@@ -150,9 +151,9 @@ export class Gateway {
       });
     }
     for (const e of this.deps.registry.list()) {
-      if (e.status !== 'enabled' || !e.manifest || (e.manifest.kind !== 'tool' && e.manifest.kind !== 'wasm' && e.manifest.kind !== 'module')) continue;
-      // A module plugin's tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
-      const single = e.manifest.tools.length === 1 && e.manifest.kind !== 'module';
+      if (e.status !== 'enabled' || !e.manifest || !kindInfo(e.manifest.kind)?.callable) continue;
+      // The kind names its tools (a module's always <plugin>__<tool>, as Triggerfish always prefixes them).
+      const single = e.manifest.tools.length === 1 && singleToolByPluginName(e.manifest);
       for (const t of e.manifest.tools) {
         const name = single ? e.manifest.name : `${e.manifest.name}__${t.name}`;
         if (!AGENT_TOOL_NAME.test(name)) continue;

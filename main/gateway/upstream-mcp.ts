@@ -40,6 +40,7 @@ import { version } from '../version.js';
 import { MAX_MESSAGE_BYTES, ProcessTransport } from './process-transport.js';
 import { scanUpstreamTool, upstreamToolName, type UpstreamFinding } from './upstream-tools.js';
 import type { Clock } from '../core/clock.js';
+import { kindProvider } from '../registry/kinds/index.js';
 
 export type { UpstreamFinding } from './upstream-tools.js';
 
@@ -353,7 +354,7 @@ export class UpstreamMcp {
     if (this.closed) return;
     const wanted = new Map<string, string>();
     for (const e of this.deps.registry.list()) {
-      if (e.manifest?.kind === 'mcp' && e.status === 'enabled') wanted.set(e.name, e.trust?.hash ?? e.digest?.hash ?? '');
+      if (e.manifest && kindProvider(e.manifest.kind)?.upstream && e.status === 'enabled') wanted.set(e.name, e.trust?.hash ?? e.digest?.hash ?? '');
     }
     const drops: Promise<void>[] = [];
     for (const c of this.conns.values()) {
@@ -411,7 +412,7 @@ export class UpstreamMcp {
     let transport: ProcessTransport | null = null;
     try {
       const { manifest, dir } = this.deps.registry.verifyForRun(plugin);
-      if (manifest.kind !== 'mcp') throw new Error(`${plugin} is a ${manifest.kind} plugin, not an mcp plugin.`);
+      if (!kindProvider(manifest.kind)?.upstream) throw new Error(`${plugin} is a ${manifest.kind} plugin, not an upstream MCP server.`);
       c.timeoutMs = manifest.timeoutSecs * 1000;
       // A long-lived plan: no lifetime CPU limit (sandboxPlan), each call timed by timeout_secs.
       const plan = this.deps.sandboxFor(manifest, dir);

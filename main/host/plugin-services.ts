@@ -12,6 +12,7 @@ import { PluginRegistry, runsTrusted, type PluginSource } from '../registry/plug
 import { BUILTIN_TOOLS } from '../registry/plugin-sources.js';
 import { PluginService } from '../registry/plugin-service.js';
 import { TrustStore } from '../registry/trust-store.js';
+import { kindProvider } from '../registry/kinds/index.js';
 import type { PluginManifest } from '../registry/types.js';
 import { BreakerBoard } from '../runner/breaker-board.js';
 import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
@@ -38,7 +39,7 @@ export function startPluginServices(d: PluginServicesDeps) {
   const { opts, paths, clock, log, audit, bus, settings, services, sources } = d;
   // The registry is the first thing built here and tells what is built on it (the runner, the
   // checkers, then the gateway side) through these, subscribed once each exists.
-  const wasmEnabled = new Signal<[name: string]>();
+  const pluginEnabled = new Signal<[name: string]>();
   /** After the registry settled a change (the checkers are told first): the tools agents see may have changed. */
   const changed = new Signal();
   let trust: TrustStore;
@@ -61,8 +62,8 @@ export function startPluginServices(d: PluginServicesDeps) {
     record: (event, actor) => {
       const { type, ...payload } = event;
       audit.append({ type, actor, payload });
-      // A wasm plugin's module is metered when it is enabled (off the main thread), not at its first call.
-      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && registry.get(event.name)?.manifest?.kind === 'wasm') wasmEnabled.emit(event.name);
+      // A plugin whose kind prepares it (a wasm module is metered, off the main thread) is prepared when enabled, not at its first call.
+      if ((type === 'plugin.enabled' || type === 'plugin.change-approved') && hasPrepare(registry.get(event.name)?.manifest)) pluginEnabled.emit(event.name);
     },
     changed: (names) => {
       bus.emit('plugins.changed', { names });
@@ -136,10 +137,10 @@ export function startPluginServices(d: PluginServicesDeps) {
     },
   });
   services.add(() => toolRunner.close());
-  services.add(wasmEnabled.subscribe((name) => {
+  services.add(pluginEnabled.subscribe((name) => {
     void Promise.resolve()
-      .then(() => toolRunner.prepareWasm(name))
-      .catch((err: unknown) => log(`metering the wasm plugin ${name} failed (its first call will try again)`, err));
+      .then(() => toolRunner.prepare(name))
+      .catch((err: unknown) => log(`preparing the plugin ${name} failed (its first call will try again)`, err));
   }));
   const checkers = new CheckerHost({
     registry,
@@ -170,4 +171,9 @@ export function startPluginServices(d: PluginServicesDeps) {
     }),
   });
   return { sources, registry, plugins, breakers, metrics, sandbox, planFor, requireSandbox, ptys, toolRunner, checkers, health, containment, onChanged: (listener: () => void) => changed.subscribe(listener) };
+}
+
+/** Whether the plugin's kind has something to do when it is enabled (the kind table says). */
+function hasPrepare(m: PluginManifest | null | undefined): boolean {
+  return !!m && !!kindProvider(m.kind)?.prepare;
 }

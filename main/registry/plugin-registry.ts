@@ -12,6 +12,7 @@ import { OperationError } from '../core/operation-error.js';
 import { DEFAULT_THRESHOLDS, type PluginManifest, type Problem, type ScanResult, type ScanThresholds } from './types.js';
 import type { Clock } from '../core/clock.js';
 import { operatorName } from '../core/operator.js';
+import { providerForFolder, providerOf } from './kinds/index.js';
 
 export type PluginOrigin = 'home' | 'project' | 'cli';
 export interface PluginSource {
@@ -547,7 +548,8 @@ export interface FolderReading {
  */
 export async function readPluginFolder(dir: string, deps: Pick<RegistryDeps, 'denylist' | 'describeModule' | 'thresholds'>): Promise<FolderReading> {
   let loaded = loadManifest(dir, { ...(deps.denylist ? { denylist: deps.denylist } : {}) });
-  if (loaded.manifestFile === null && deps.describeModule && (existsSync(join(dir, 'mod.ts')) || existsSync(join(dir, 'mod.js')))) loaded = await deps.describeModule(dir);
+  // A folder without a manifest may be a kind found by its entry file (a module's mod.ts); the host's loader reads it.
+  if (loaded.manifestFile === null && deps.describeModule && providerForFolder(dir)) loaded = await deps.describeModule(dir);
   let digest: FolderDigest | null = null;
   const problems = [...loaded.problems];
   try {
@@ -566,10 +568,9 @@ export function nameRules(m: PluginManifest, manifestFile: string | null, builti
     problems.push({ file: manifestFile ?? '.', path: 'name', severity: 'error', code: 'plugin.builtin-collision', message: `The name "${m.name}" belongs to a built-in tool; rename the plugin.` });
   }
   const single = m.tools.length === 1 && m.tools[0]!.name === m.name;
-  // wasm plugins name their tools as tool plugins do (their exports are the tools).
-  let toolNames = m.kind === 'tool' || m.kind === 'wasm' ? (single ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`)) : [];
-  // Module plugins' tools are always <plugin>__<tool>, as Triggerfish always prefixes them.
-  if (m.kind === 'module') toolNames = m.tools.map((t) => `${m.name}__${t.name}`);
+  // The kind says how its tools are named (a module's always <plugin>__<tool>, as Triggerfish prefixes them); a kind without tools lists none.
+  const naming = providerOf(m).toolNaming;
+  const toolNames = naming === 'none' ? [] : single && naming === 'single-by-plugin-name' ? [m.name] : m.tools.map((t) => `${m.name}__${t.name}`);
   for (const t of toolNames) {
     if (!TOOL_NAME_RE.test(t)) {
       problems.push({ file: manifestFile ?? '.', severity: 'error', code: 'tool.name', message: `The tool name agents would see, "${t}", breaks MCP's rule (1-64 of A-Z a-z 0-9 _ -); shorten the plugin or tool name.` });

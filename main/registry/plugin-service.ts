@@ -9,19 +9,19 @@ import type { PluginEntry, PluginRegistry } from './plugin-registry.js';
 import { RegistryError, runsTrusted } from './plugin-registry.js';
 import type { TrustStore } from './trust-store.js';
 import { scaffoldPlugin, type ScaffoldLang } from './scaffold.js';
-import { moduleSyntaxProblems } from './manifest/module-syntax.js';
 import type { Finding, Problem } from './types.js';
-import { readPluginModule } from './manifest/wasm-checks.js';
-import { judgeImports, moduleAbi, type Grant } from './manifest/wasm-abi.js';
-import { readModuleInfo } from './manifest/wasm-module-info.js';
+import { kindInfo, kindProvider, providerForEntry, type KindInfo } from './kinds/index.js';
+import { wasmImportsOf, type WasmImportsView } from './kinds/wasm/wasm-imports.js';
 
 export const MAX_EDIT_FILE = 1 << 20;
 const MANIFEST_NAMES = new Set(['tool.toml', 'gatehouse.toml', 'gatehouse.yaml', 'gatehouse.yml', 'gatehouse.json']);
 
 export interface PluginSummary {
   name: string;
-  /** The registry's kinds; the host's list also carries terminal adapter folders (adapter, macro, matcher). */
-  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | 'adapter' | 'macro' | 'matcher' | null;
+  /** A kind of the kind table (./kinds/); the host's list also carries terminal adapter folders (adapter, macro, matcher). */
+  kind: string | null;
+  /** What the console shows for the kind, so that it renders data instead of naming kinds. */
+  kindInfo: KindInfo | null;
   description: string;
   version: string | null;
   dir: string;
@@ -53,17 +53,7 @@ export interface PluginDetail extends PluginSummary {
   wasmImports?: WasmImportsView | null;
 }
 
-/** A wasm plugin's imports next to what its manifest grants (the Plugins view marks mismatches). */
-export interface WasmImportsView {
-  imports: { module: string; name: string; kind: string; grant: Grant | null; granted: boolean }[];
-  /**
-   * How the module runs: `extism` (exports called through the Extism kernel), `wasi` (a WASI
-   * preview 1 command: JSON on stdin, result on stdout), `extism+wasi` (Extism with WASI beside it).
-   */
-  abi?: 'extism' | 'wasi' | 'extism+wasi';
-  /** Why the module's imports could not be read (missing, too big, not a module), or null. */
-  error: string | null;
-}
+export { wasmImportsOf, type WasmImportsView };
 
 export class PluginService {
   constructor(
@@ -125,10 +115,10 @@ export class PluginService {
   check(name: string, path: string, content: string): { problems: Problem[]; findings: Finding[] } {
     const e = this.registry.require(name);
     const findings = scanFile(path, content);
-    // A module plugin's code: syntax errors as markers while the author types.
-    if (e.manifest?.kind === 'module' || path === 'mod.ts' || path === 'mod.js') {
-      if (/\.(ts|js|mjs)$/.test(path)) return { problems: moduleSyntaxProblems(path, content), findings };
-    }
+    // The kind's own live check (a module's syntax), by the plugin's kind or the file being a kind's entry point.
+    const owner = [e.manifest ? kindProvider(e.manifest.kind) : undefined, providerForEntry(path)].find((p) => p?.checkSource);
+    const live = owner?.checkSource?.(path, content);
+    if (live) return { problems: live, findings };
     if (!MANIFEST_NAMES.has(path)) return { problems: [], findings };
     const parsed = parseManifestSource(path, content);
     if (parsed.problems.length) return { problems: parsed.problems, findings };
@@ -184,6 +174,7 @@ export function summary(e: PluginEntry): PluginSummary {
   return {
     name: e.name,
     kind: m?.kind ?? null,
+    kindInfo: kindInfo(m?.kind),
     description: m?.description ?? '',
     version: m?.version ?? null,
     dir: e.dir,
@@ -207,29 +198,3 @@ export function summary(e: PluginEntry): PluginSummary {
  * For a wasm plugin, its module's imports against the manifest's grants. Read from the raw
  * manifest when validation failed, since an ungranted import is exactly what makes it invalid.
  */
-export function wasmImportsOf(e: PluginEntry): WasmImportsView | null {
-  let raw: Record<string, unknown> | null = null;
-  if (e.manifestFile) {
-    try {
-      const parsed = parseManifestSource(e.manifestFile, readFileSync(join(e.dir, e.manifestFile), 'utf8')).raw;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
-    } catch {
-      raw = null;
-    }
-  }
-  if (!raw || raw['kind'] !== 'wasm' || typeof raw['wasm'] !== 'string') return null;
-  const perms = (raw['permissions'] && typeof raw['permissions'] === 'object' ? raw['permissions'] : {}) as Record<string, unknown>;
-  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  const limits = (raw['limits'] && typeof raw['limits'] === 'object' ? raw['limits'] : {}) as Record<string, unknown>;
-  const maxMb = typeof limits['max_module_mb'] === 'number' ? limits['max_module_mb'] : 50;
-  const read = readPluginModule(e.dir, raw['wasm'], maxMb * 2 ** 20);
-  if (!read.bytes) return { imports: [], error: read.problems[0]?.message ?? 'the module cannot be read' };
-  try {
-    const info = readModuleInfo(read.bytes);
-    const verdicts = judgeImports(info.imports, { read: list(perms['read']), write: list(perms['write']), hosts: list(perms['hosts']), log: perms['log'] === true });
-    const abi = moduleAbi(info.imports, info.exports);
-    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), abi: abi.command ? 'wasi' : abi.wasi ? 'extism+wasi' : 'extism', error: null };
-  } catch (err) {
-    return { imports: [], error: (err as Error).message };
-  }
-}

@@ -7,14 +7,16 @@ export type PluginPlatform = (typeof PLATFORMS)[number];
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
+/** The built-in kinds a manifest file may declare (the schema's enum); the kind table (./kinds/) may add more. */
 export const PLUGIN_KINDS = ['tool', 'checker', 'mcp', 'wasm'] as const;
-/**
- * "module" is not a manifest kind: a module plugin (a Triggerfish-style folder with a mod.ts) has
- * no manifest file, and its kind comes from its entry point (main/runner/module/).
- */
-export type PluginKind = ManifestKind | 'module';
 /** The kinds a manifest file may declare (the schema's enum). */
 export type ManifestKind = (typeof PLUGIN_KINDS)[number];
+/**
+ * A kind's name in the kind table (./kinds/index.ts). "module" is not a manifest kind: a module
+ * plugin (a Triggerfish-style folder with a mod.ts) has no manifest file, and its kind comes from
+ * its entry point. Kinds added to the table are any other name.
+ */
+export type PluginKind = ManifestKind | 'module' | (string & {});
 
 export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'] as const;
 export type Classification = (typeof CLASSIFICATIONS)[number];

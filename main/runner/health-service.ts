@@ -8,10 +8,12 @@ import type { BreakerSnapshot } from './circuit-breaker.js';
 import type { PluginStatus } from '../registry/plugin-registry.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthHistory, MinuteBucket } from './health-history.js';
+import { kindInfo, type KindInfo } from '../registry/kinds/index.js';
 
 export interface HealthRow {
   name: string;
-  kind: 'tool' | 'checker' | 'mcp' | 'wasm' | 'module' | null;
+  kind: string | null;
+  kindInfo: KindInfo | null;
   status: PluginStatus;
   breaker: BreakerSnapshot;
   metrics: MetricsSnapshot;
@@ -69,7 +71,8 @@ export class HealthService {
 
   async restart(name: string): Promise<HealthRow> {
     const e = this.deps.registry.require(name);
-    if (e.manifest?.kind === 'checker') await this.deps.checkers()?.restart(name);
+    // Only kinds that keep processes have any to restart; the checker host runs those that judge calls.
+    if (kindInfo(e.manifest?.kind)?.judgesCalls) await this.deps.checkers()?.restart(name);
     this.deps.breakers.get(name).reset();
     return this.row(name);
   }
@@ -77,15 +80,17 @@ export class HealthService {
   private rowOf(name: string, checkerStatus: Map<string, { processes: number; ready: number }>): HealthRow {
     const e = this.deps.registry.require(name);
     const kind = e.manifest?.kind ?? null;
+    const info = kindInfo(kind);
     const cs = checkerStatus.get(name);
     const breaker = this.deps.breakers.snapshot(name);
     return {
       name,
       kind,
+      kindInfo: info,
       status: e.status,
       breaker,
       metrics: this.deps.metrics.snapshot(name),
-      processes: kind === 'checker' ? { running: cs?.processes ?? 0, ready: cs?.ready ?? 0 } : null,
+      processes: info?.judgesCalls ? { running: cs?.processes ?? 0, ready: cs?.ready ?? 0 } : null,
       history: this.deps.history?.hour(name, breaker.state) ?? [],
     };
   }

@@ -12,6 +12,7 @@ import { compilePathPattern, defaultCaseInsensitive, type PathPattern } from '..
 import { builtinRules } from '../policy/rules/builtin.js';
 import { namedPlaces } from './box.js';
 import { containWrap, under, profileFromManifest, providedBySandbox, secretPaths, type SandboxDetection, type SandboxProfile } from './sandbox.js';
+import { kindInfo } from '../registry/kinds/index.js';
 
 export interface SandboxPlan {
   /** The wrap for runOneShot (always set: unsandboxed runs still get limits). */
@@ -41,7 +42,7 @@ export function sandboxPlan(detection: SandboxDetection, manifest: PluginManifes
   // RLIMIT_CPU counts a process's whole life: a tool's call ends with its process, but a checker
   // or an MCP server serves calls for hours, and its timeout is per call, so it gets no CPU limit
   // (the other limits hold, and each call is timed by the pool or the MCP client).
-  const longLived = manifest.kind !== 'tool';
+  const longLived = kindInfo(manifest.kind)?.longLived !== false;
   const limits = { ...(longLived ? { cpuSecs: Infinity } : {}), ...opts.limits };
   const contain = { timeoutMs: manifest.timeoutSecs * 1000, limits, ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}) };
   const optedOut = manifest.sandbox === 'none' && opts.trusted === true;

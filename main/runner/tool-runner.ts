@@ -23,6 +23,7 @@ import type { HostPolicy } from './wasm/host-functions.js';
 import { readPluginModule } from '../registry/manifest/wasm-checks.js';
 import { ModuleRuntime, runModuleTool, type ModuleRuntimeOptions } from './module/module-tool.js';
 import { effectiveTrust } from './module/module-exports.js';
+import { kindProvider, providerOf, type KindEngines } from '../registry/kinds/index.js';
 
 export interface ToolRunnerDeps {
   registry: PluginRegistry;
@@ -111,15 +112,41 @@ export class ToolRunner {
     this.limiter = new ConcurrencyLimiter({ limit: deps.maxConcurrent ?? DEFAULT_CONCURRENCY });
   }
 
-  /** A one-shot call: JSON on stdin, one JSON object on stdout (the WraithRun contract). */
+  /** One call of a tool: the plugin's kind runs it on one of the engines below (main/registry/kinds/). */
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
-    return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) =>
-      manifest.module
-        ? runModuleTool(this.modules(), { plugin, spec, manifest, runDir: dir, trusted: this.moduleTrusted(plugin, manifest), plan, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) })
-        : manifest.wasm
-        ? runWasmTool(this.wasm(), { plugin, spec, manifest, runDir: dir, pluginDir: this.deps.registry.get(plugin)?.dir ?? dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) })
-        : runOneShot({ plugin, command: join(dir, spec.command), args: spec.args, cwd: dir, input, timeoutMs: manifest.timeoutSecs * 1000, env, wrap: plan.wrap }),
-    );
+    return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) => {
+      // execute() let only a kind with run() through.
+      const run = providerOf(manifest).run!;
+      return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env));
+    });
+  }
+
+  /** What a kind's provider may run a call on: a process per call, a WebAssembly export, a module's warm child. */
+  private engines(plan?: SandboxPlan, env?: Record<string, string>): KindEngines<ExecResult> {
+    return {
+      // The WraithRun contract: JSON on stdin, one JSON object on stdout.
+      oneShot: (a) => {
+        if (!plan || !env) throw new Error('a one-shot run needs the sandbox plan and environment of its call');
+        return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap });
+      },
+      wasm: (a) => runWasmTool(this.wasm(), { plugin: a.plugin, spec: a.spec, manifest: a.manifest, runDir: a.dir, pluginDir: this.deps.registry.get(a.plugin)?.dir ?? a.dir, input: a.input, actor: a.actor, ...(a.callId ? { callId: a.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) }),
+      module: (a) => {
+        if (!plan) throw new Error('a module run needs the sandbox plan of its call');
+        return runModuleTool(this.modules(), { plugin: a.plugin, spec: a.spec, manifest: a.manifest, runDir: a.dir, trusted: this.moduleTrusted(a.plugin, a.manifest), plan, input: a.input, actor: a.actor, ...(a.callId ? { callId: a.callId } : {}) });
+      },
+      prepareWasm: (plugin) => this.prepareWasm(plugin),
+    };
+  }
+
+  /**
+   * Warms an enabled plugin up as its kind says (a wasm module is metered, off the main thread),
+   * so that its first call does not pay for it; the host calls this when a plugin is enabled or
+   * its change approved. Kinds with nothing to prepare do nothing.
+   */
+  async prepare(plugin: string): Promise<void> {
+    const m = this.deps.registry.get(plugin)?.manifest;
+    const prepare = m ? providerOf(m).prepare : undefined;
+    if (prepare) await prepare(plugin, this.engines());
   }
 
   /** The module plugins' warm children, made on first use. */
@@ -205,7 +232,7 @@ export class ToolRunner {
       const { manifest } = resolved;
       // The verified copy for agents' calls, the folder itself for an author's test run.
       const dir = resolved.runDir;
-      if (manifest.kind !== 'tool' && manifest.kind !== 'wasm' && manifest.kind !== 'module') throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
+      if (!kindProvider(manifest.kind)?.run) throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
       const found = tool ? manifest.tools.find((t) => t.name === tool) : manifest.tools[0];
       if (!found) throw new OperationError('not_found', `${plugin} has no tool "${tool}". Its tools: ${manifest.tools.map((t) => t.name).join(', ')}.`);
       spec = found;

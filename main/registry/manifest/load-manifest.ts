@@ -13,9 +13,9 @@ import { jsonTextTooDeep } from '../../json-depth.js';
 import { DEFAULT_COMMAND_DENYLIST, PLATFORMS } from '../types.js';
 import type { PluginManifest, Problem } from '../types.js';
 import { checkCommand, commandBaseName } from './command-checks.js';
-import { checkWasmPlugin } from './wasm-checks.js';
+import { kindInfo, kindProvider } from '../kinds/index.js';
 import { dotted, listWords } from './describe.js';
-import { checkAgainstSchema } from './manifest-schema.js';
+import { checkAgainstSchema, MANIFEST_DEFAULTS } from './manifest-schema.js';
 import type { RawPluginManifest } from './manifest-schema.types.js';
 import { nameFaults } from './names.js';
 import { normalizeManifest } from './normalize.js';
@@ -238,8 +238,9 @@ function semanticProblems(m: Record<string, unknown>, ctx: ValidateContext): Pen
     });
   }
 
-  const effectiveKind = kind === undefined ? 'tool' : kind;
-  if ('optional' in m && typeof effectiveKind === 'string' && effectiveKind !== 'checker') {
+  const effectiveKind = kind === undefined ? MANIFEST_DEFAULTS.kind : kind;
+  // `optional` says what a failure of a kind that judges calls does to them (a checker's).
+  if ('optional' in m && typeof effectiveKind === 'string' && kindInfo(effectiveKind)?.judgesCalls !== true) {
     out.push({
       segments: ['optional'],
       severity: 'warning',
@@ -268,7 +269,7 @@ function semanticProblems(m: Record<string, unknown>, ctx: ValidateContext): Pen
     posix: process.platform !== 'win32',
   };
   if (typeof command === 'string' && command !== '') out.push(...checkCommand(command, ['command'], commandCtx));
-  if (kind === 'wasm') out.push(...checkWasmPlugin(m, ctx.dir));
+  if (typeof kind === 'string') out.push(...(kindProvider(kind)?.manifest?.validate?.(m, ctx.dir) ?? []));
   if (tools !== null && typeof tools === 'object' && !Array.isArray(tools)) {
     for (const [toolName, spec] of Object.entries(tools as Record<string, unknown>)) {
       const c = spec !== null && typeof spec === 'object' ? (spec as Record<string, unknown>)['command'] : undefined;

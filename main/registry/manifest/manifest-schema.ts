@@ -6,16 +6,33 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import schema from '../../../shared/schemas/plugin-manifest.schema.json' with { type: 'json' };
 import type { RawPluginManifest } from './manifest-schema.types.js';
 import { CLASSIFICATIONS, PLUGIN_KINDS } from '../types.js';
+import { kindProviders, kindTableVersion, manifestKindNames } from '../kinds/index.js';
 
 export { schema as manifestSchema };
 
 // allErrors: an author sees every problem at once. verbose: errors carry the offending data and
 // the schema around it, which the messages quote. strictRequired is off because the cross-field
 // rules use `required` inside `not` to test for presence of fields defined elsewhere.
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
-const validate: ValidateFunction<RawPluginManifest> = ajv.compile<RawPluginManifest>(schema);
+// The schema file lists the built-in kinds; the validator is compiled with the kind table's names
+// instead (and its rule "no tools for these kinds" with the table's kinds that forbid them), so a
+// kind added to the table loads without editing the schema. Recompiled only when the table changes.
+let compiled: { version: number; validate: ValidateFunction<RawPluginManifest> } | null = null;
+
+function validator(): ValidateFunction<RawPluginManifest> {
+  const version = kindTableVersion();
+  if (compiled?.version === version) return compiled.validate;
+  const s = structuredClone(schema) as typeof schema & { properties: { kind: { enum: string[] } }; allOf: { if?: { properties?: { kind?: { enum?: string[] } } } }[] };
+  s.properties.kind.enum = manifestKindNames();
+  const noTools = s.allOf.find((r) => Array.isArray(r.if?.properties?.kind?.enum));
+  if (!noTools?.if?.properties?.kind) throw new Error('plugin-manifest.schema.json: the rule that forbids tools for some kinds (allOf/1) is missing.');
+  noTools.if.properties.kind.enum = kindProviders().filter((p) => p.manifest?.toolsForbidden).map((p) => p.name);
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
+  compiled = { version, validate: ajv.compile<RawPluginManifest>(s) };
+  return compiled.validate;
+}
 
 export function checkAgainstSchema(raw: unknown): { valid: boolean; errors: ErrorObject[] } {
+  const validate = validator();
   const valid = validate(raw);
   return { valid, errors: valid ? [] : [...(validate.errors ?? [])] };
 }

@@ -4,6 +4,8 @@ import type { ErrorObject } from 'ajv';
 import type { Problem } from '../types.js';
 import { assignment, closest, describeValue, dotted, listWords, typeWithArticle, objectWord } from './describe.js';
 import { nameMessage } from './names.js';
+import { kindProvider, kindProviders } from '../kinds/index.js';
+import { MANIFEST_DEFAULTS } from './manifest-schema.js';
 import type { ManifestSyntax, PathSegment } from './source-locations.js';
 
 export interface SchemaProblemContext {
@@ -202,34 +204,42 @@ function crossFieldProblems(rule: string, ctx: SchemaProblemContext): PendingPro
   }
   if (rule === '2') return ctx.raw !== null && typeof ctx.raw === 'object' && !Array.isArray(ctx.raw) ? wasmRuleProblems(raw, ctx.syntax) : [];
   const kind = String(raw['kind']);
-  const why = kind === 'checker' ? 'a checker has no tools (it only receives calls to judge)' : "an mcp plugin's tools are discovered from its MCP server at run time";
+  const forbidden = kindProvider(kind)?.manifest?.toolsForbidden ?? { why: `a plugin of kind "${kind}" declares no tools` };
   return (['parameters', 'tools'] as const)
     .filter((f) => f in raw)
     .map((f) => ({
       segments: [f],
       severity: 'error' as const,
       code: 'manifest.tools-not-allowed',
-      message: `\`${f}\` is not allowed in a plugin of kind "${kind}" because ${why}; remove the \`${f}\` ${t}${kind === 'checker' ? ' (settings for the checker go in `config`)' : ''}.`,
+      message: `\`${f}\` is not allowed in a plugin of kind "${kind}" because ${forbidden.why}; remove the \`${f}\` ${t}${forbidden.hint ?? ''}.`,
     }));
 }
 
-/** kind = "wasm" names a module and runs no command; every other kind runs a command and has no module. */
+/**
+ * A kind with its own entry field (wasm's \`wasm\`) names that and runs no command; every other
+ * kind runs a command and may not use the fields of a kind that has one (the schema's allOf/2).
+ */
 function wasmRuleProblems(raw: Record<string, unknown>, syntax: ManifestSyntax): PendingProblem[] {
-  const wasm = raw['kind'] === 'wasm';
+  const kind = String(raw['kind'] ?? MANIFEST_DEFAULTS.kind);
+  const own = kindProvider(kind)?.manifest?.entryField;
+  const others = kindProviders().filter((p) => p.manifest?.entryField);
   const out: PendingProblem[] = [];
-  const need = wasm ? 'wasm' : 'command';
+  const need = own ? own.field : 'command';
   if (!(need in raw)) {
-    const hint = wasm ? `add the module's path, relative to the plugin folder, e.g. ${assignment('wasm', '"plugin.wasm"', syntax)}` : (FIELD_HINTS['command']?.(syntax) ?? 'add it');
+    const hint = own ? own.hint(syntax) : (FIELD_HINTS['command']?.(syntax) ?? 'add it');
     out.push({ segments: [need], locateAt: [], severity: 'error', code: 'manifest.required', message: `The required field \`${need}\` is missing from the manifest; ${hint}.` });
   }
-  const forbidden = wasm ? (['command', 'args', 'pty'] as const) : (['wasm', 'abi', 'limits'] as const);
+  const forbidden = own ? own.forbids : OTHER_KINDS_FIELDS;
   for (const f of forbidden) {
     if (!(f in raw)) continue;
-    const why = wasm ? 'a wasm plugin runs its module\'s exports, not a command' : 'only a plugin of kind "wasm" has a module (set `kind = "wasm"` if this is one)';
-    out.push({ segments: [f], severity: 'error', code: 'manifest.kind-field', message: `\`${f}\` is not allowed in a plugin of kind "${String(raw['kind'] ?? 'tool')}" because ${why}; remove it.` });
+    const why = own ? own.why : `only a plugin of kind ${listWords(others.map((p) => `"${p.name}"`))} has a module (set ${listWords(others.map((p) => `\`kind = "${p.name}"\``))} if this is one)`;
+    out.push({ segments: [f], severity: 'error', code: 'manifest.kind-field', message: `\`${f}\` is not allowed in a plugin of kind "${kind}" because ${why}; remove it.` });
   }
   return out;
 }
+
+/** The fields the schema's allOf/2 keeps to the kinds with an entry field of their own (a wasm module and its settings). */
+const OTHER_KINDS_FIELDS = ['wasm', 'abi', 'limits'] as const;
 
 function isParameterType(segments: readonly PathSegment[]): boolean {
   const n = segments.length;

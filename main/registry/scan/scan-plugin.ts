@@ -19,6 +19,7 @@ import { RULES } from './rules.js';
 import { languagesOf, scanFile } from './scan-file.js';
 import { scanManifestText } from './tool-poisoning.js';
 import { scanLinks, scanPermissionPaths } from './folder-scan.js';
+import { kindProvider } from '../kinds/index.js';
 
 export const MAX_SCAN_BYTES = 1024 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -45,6 +46,7 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
   // milliseconds, so a big folder (a vendored node_modules) cannot stall the host.
   let lastYield = performance.now();
   const links: string[] = [];
+  const kindTexts = kindScanTexts(manifest);
   for (const rel of listFiles(dir, links)) {
     if (performance.now() - lastYield > YIELD_AFTER_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -60,9 +62,11 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
     if (text === null) continue;
     scanned++;
     if (manifest && rel === manifest.manifestFile) manifestSource = text;
+    kindTexts?.set(rel, text);
     findings.push(...scanFile(rel, text));
   }
   if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
+  if (manifest && kindTexts) findings.push(...kindFindings(manifest, kindTexts));
   // Links are not followed above; one leading out of the folder is a finding of its own, and so is
   // a permission path that leads out of it.
   findings.push(...scanLinks(dir, links));
@@ -79,15 +83,28 @@ export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginMa
   const findings: Finding[] = [];
   let scanned = 0;
   let manifestSource: string | undefined;
+  const kindTexts = kindScanTexts(manifest);
   for (const f of files) {
     const text = textOf(f.path, f.bytes);
     if (text === null) continue;
     scanned++;
     if (manifest && f.path === manifest.manifestFile) manifestSource = text;
+    kindTexts?.set(f.path, text);
     findings.push(...scanFile(f.path, text));
   }
   if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
+  if (manifest && kindTexts) findings.push(...kindFindings(manifest, kindTexts));
   return summarise(findings, scanned, thresholds);
+}
+
+/** Where the texts go for the scan rules of the plugin's kind, or null when its kind has none (nothing is kept then). */
+function kindScanTexts(manifest: PluginManifest | null): Map<string, string> | null {
+  return manifest && kindProvider(manifest.kind)?.scan ? new Map() : null;
+}
+
+/** The kind's own rules over the plugin's texts (../kinds/); they add to the common scan, never replace it. */
+function kindFindings(manifest: PluginManifest, texts: ReadonlyMap<string, string>): Finding[] {
+  return kindProvider(manifest.kind)?.scan?.(manifest, texts) ?? [];
 }
 
 /** The file's text, or null for a binary file (a NUL byte) that is not code by name or #! line. */

@@ -11,6 +11,7 @@ import type { LoadResult } from '../../registry/manifest/load-manifest.js';
 import type { PluginManifest, Problem } from '../../registry/types.js';
 import type { SandboxDetection } from '../sandbox.js';
 import { moduleEntry } from './compile.js';
+import { moduleKind } from '../../registry/kinds/module/index.js';
 import { ModuleLoadError, ModuleProcess } from './module-process.js';
 import type { ModulePlugin } from './module-exports.js';
 
@@ -26,7 +27,7 @@ export function moduleManifest(dir: string, p: ModulePlugin): PluginManifest {
     name: p.manifest.name,
     description: p.manifest.description,
     version: p.manifest.version,
-    kind: 'module',
+    kind: moduleKind.name,
     command: '',
     args: [],
     platforms: [],

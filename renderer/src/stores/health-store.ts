@@ -70,9 +70,9 @@ export function canReset(row: HealthRowView): boolean {
   return b.state !== 'closed' || b.consecutiveFailures > 0 || b.cycle > 0;
 }
 
-/** Restart means restarting processes: only checkers keep any. */
+/** Restart means restarting processes: only kinds that judge calls (checkers) keep any the host restarts. */
 export function canRestart(row: HealthRowView): boolean {
-  return row.kind === 'checker';
+  return row.kindInfo?.judgesCalls === true;
 }
 
 export function totalFailures(row: HealthRowView): number {

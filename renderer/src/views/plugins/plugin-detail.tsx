@@ -54,7 +54,7 @@ export function PluginDetail() {
       ) : null}
       {detail.status === 'quarantined' ? <QuarantineChanges detail={detail} /> : null}
       <PluginFiles detail={detail} />
-      {detail.kind === 'tool' || detail.kind === 'wasm' || detail.kind === 'module' ? <TestRunPanel detail={detail} /> : null}
+      {detail.kindInfo?.callable ? <TestRunPanel detail={detail} /> : null}
     </div>
   );
 }
@@ -141,7 +141,7 @@ function DetailHeader({ detail }: { detail: PluginDetailView }) {
           {isAdapter ? (
             <span className="muted">no tools: an operator runs it on a terminal (Terminals → Run with adapter)</span>
           ) : detail.toolNames.length === 0 ? (
-            <span className="muted">{detail.kind === 'checker' ? 'nothing (a checker only blocks calls)' : detail.kind === 'mcp' ? 'the upstream server’s tools, listed once it runs' : 'no tools'}</span>
+            <span className="muted">{detail.kindInfo?.noTools ?? 'no tools'}</span>
           ) : (
             detail.toolNames.map((t) => (
               <code key={t} className="tool-name">

@@ -8,9 +8,9 @@ export function QuarantineChanges({ detail }: { detail: PluginDetailView }) {
       <h3 id="quarantine-heading" className="panel-title">
         Changed since it was approved <span className="panel-note">not runnable until an operator approves the change</span>
       </h3>
-      {detail.kind === 'checker' ? (
+      {detail.kindInfo?.judgesCalls ? (
         <p className="inline-error" data-testid="quarantine-blocks">
-          As an enabled checker, {detail.name} blocks every agent call until you approve the change or disable it: Gatehouse fails closed rather than let calls pass unchecked.
+          As an enabled {detail.kindInfo.label}, {detail.name} blocks every agent call until you approve the change or disable it: Gatehouse fails closed rather than let calls pass unchecked.
         </p>
       ) : null}
       {detail.changes.length === 0 ? (

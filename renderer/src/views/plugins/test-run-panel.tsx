@@ -94,8 +94,8 @@ export function TestRunPanel({ detail }: { detail: PluginDetailView }) {
     }
   };
 
-  // wasm plugins' tools are test-run the same way (their exports, metered).
-  const hasTools = detail.kind === 'tool' || detail.kind === 'wasm' || detail.kind === 'module';
+  // Every kind whose tools agents call is test-run the same way (a wasm plugin's exports, metered).
+  const hasTools = detail.kindInfo?.callable === true;
   const runnable = detail.status !== 'invalid' && hasTools;
   return (
     <section className="panel test-run" aria-labelledby={`${ids}-h`}>

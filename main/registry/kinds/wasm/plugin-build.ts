@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { jsChildCommand } from '../core/node-runtime.js';
+import { jsChildCommand } from '../../../core/node-runtime.js';
 
 /** The entry an AssemblyScript plugin is built from, relative to its folder. */
 export const AS_ENTRY = 'assembly/index.ts';
