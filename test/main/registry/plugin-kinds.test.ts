@@ -6,16 +6,16 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kindProvider, kindProviders, registerKind } from '../main/registry/kinds/index.js';
-import { PluginRegistry } from '../main/registry/plugin-registry.js';
-import { PluginService } from '../main/registry/plugin-service.js';
-import { TrustStore } from '../main/registry/trust-store.js';
-import { BreakerBoard } from '../main/runner/breaker-board.js';
-import { PluginMetrics } from '../main/runner/metrics.js';
-import { unsandboxedWrap } from '../main/runner/sandbox.js';
-import { ToolRunner } from '../main/runner/tool-runner.js';
-import { greeterKind } from './fixtures/kinds/greeter/index.js';
-import { repoRoot } from './support/cli.js';
+import { kindProvider, kindProviders, registerKind } from '../../../main/registry/kinds/index.js';
+import { PluginRegistry } from '../../../main/registry/plugin-registry.js';
+import { PluginService } from '../../../main/registry/plugin-service.js';
+import { TrustStore } from '../../../main/registry/trust-store.js';
+import { BreakerBoard } from '../../../main/runner/breaker-board.js';
+import { PluginMetrics } from '../../../main/runner/metrics.js';
+import { unsandboxedWrap } from '../../../main/runner/sandbox.js';
+import { ToolRunner } from '../../../main/runner/tool-runner.js';
+import { greeterKind } from '../../fixtures/kinds/greeter/index.js';
+import { repoRoot } from '../../support/cli.js';
 
 /** A plugin folder of the greeter kind; its command echoes what the runner sent it. */
 function greeter(root: string, name: string, manifest: string, script = '#!/bin/sh\nprintf \'{"got":%s}\' "$(cat)"\n'): void {
