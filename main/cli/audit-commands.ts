@@ -90,23 +90,34 @@ function replayTable(rows: ReplayRow[]): string {
   return [line(head), ...cells.map(line)].join('\n');
 }
 
+interface FacetOptions {
+  agent?: string;
+  session?: string;
+  plugin?: string;
+  decision?: string;
+  type?: string[];
+  since?: string;
+}
+
+/** The facet options of `audit search`, as the local and the team search both take them. */
+function searchFacets(o: FacetOptions): { agent?: string; session?: string; plugin?: string; decision?: string; types?: string[]; from?: number } {
+  return {
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.session ? { session: o.session } : {}),
+    ...(o.plugin ? { plugin: o.plugin } : {}),
+    ...(o.decision ? { decision: o.decision } : {}),
+    ...(o.type ? { types: o.type } : {}),
+    ...(o.since ? { from: parseSince(o.since) } : {}),
+  };
+}
+
 /** `audit search --team`: the same output as the local search, each event with its member. */
-async function searchTeam(query: string, limit: number, o: { json?: boolean; agent?: string; session?: string; plugin?: string; decision?: string; type?: string[]; since?: string; before?: string; raw?: boolean; teamUrl?: string; member?: string }): Promise<void> {
+async function searchTeam(query: string, limit: number, o: FacetOptions & { json?: boolean; before?: string; raw?: boolean; teamUrl?: string; member?: string }): Promise<void> {
   if (o.raw) throw new UsageError('--raw is not available with --team: team search always masks secrets.');
   if (o.before !== undefined) throw new UsageError('--before is not available with --team yet: narrow the search with --since, --member or a facet.');
   const url = requireTeamUrl(o.teamUrl);
   const r = await onTeam(url, (pool) =>
-    teamSearch(pool, {
-      query,
-      limit,
-      ...(o.member ? { member: o.member } : {}),
-      ...(o.agent ? { agent: o.agent } : {}),
-      ...(o.session ? { session: o.session } : {}),
-      ...(o.plugin ? { plugin: o.plugin } : {}),
-      ...(o.decision ? { decision: o.decision } : {}),
-      ...(o.type ? { types: o.type } : {}),
-      ...(o.since ? { from: parseSince(o.since) } : {}),
-    }),
+    teamSearch(pool, { query, limit, ...(o.member ? { member: o.member } : {}), ...searchFacets(o) }),
   );
   if (o.json) {
     console.log(jsonText({ events: r.events, total: r.total, totalCapped: r.totalCapped, nextBefore: r.nextBefore }));
@@ -146,12 +157,7 @@ export function addAuditQueryCommands(audit: Command): void {
         const r = q.search({
           query,
           limit,
-          ...(o.agent ? { agent: o.agent } : {}),
-          ...(o.session ? { session: o.session } : {}),
-          ...(o.plugin ? { plugin: o.plugin } : {}),
-          ...(o.decision ? { decision: o.decision } : {}),
-          ...(o.type ? { types: o.type } : {}),
-          ...(o.since ? { from: parseSince(o.since) } : {}),
+          ...searchFacets(o),
           ...(o.before ? { before: positiveInt('before', o.before, Number.MAX_SAFE_INTEGER) } : {}),
         });
         if (o.json) {
