@@ -31,7 +31,8 @@ function runAs(): { uid: number; gid: number } | null {
 
 function run(cmd: string, args: string[], user: { uid: number; gid: number } | null): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { ...process.env, LC_ALL: 'C' } });
+    // cwd: a folder the postgres user can enter (the checkout may not be one).
+    const child = spawn(cmd, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { ...process.env, LC_ALL: 'C' } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
