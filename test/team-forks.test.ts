@@ -3,17 +3,15 @@
 // (never overwriting what was shipped), its shipper stops with the link "forked", and `gatehouse
 // audit verify --team` names the fork and the member that stopped shipping with events unshipped.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditStore } from '../main/audit/audit-store.js';
 import { auditDbSource } from '../main/team/chain-source.js';
 import { migrateTeam } from '../main/team/migrations/migrate.js';
 import { openTeamPool, type Pool } from '../main/team/team-db.js';
 import { TeamShipper, type LinkChange } from '../main/team/team-shipper.js';
 import { runCli } from './support/cli.js';
-import { findPgBin, startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { pgMissing, useCluster } from './support/pg-suite.js';
 
-const bin = findPgBin();
-if ('missing' in bin) console.log(`team-forks tests not run: ${bin.missing}`);
 
 /** A shipper over its own in-memory log; resolves `changed` at each link transition. */
 function shipperOver(pool: Pool, member: string, events: string[]) {
@@ -31,17 +29,11 @@ function shipperOver(pool: Pool, member: string, events: string[]) {
   return { store, shipper, until };
 }
 
-describe.runIf(!('missing' in bin))('a fork in the team trail', () => {
-  let cluster: PgCluster;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+describe.runIf(pgMissing('team-forks') === null)('a fork in the team trail', () => {
+  const cluster = useCluster();
 
   it('is recorded and stops the second log, never overwriting the first; verify --team names it', async () => {
-    const url = await cluster.createDatabase('forks');
+    const url = await cluster().createDatabase('forks');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await migrateTeam(client);

@@ -4,12 +4,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { teamMigrations } from '../main/team/migrations/migrate.js';
 import { memberName, teamUrl } from '../main/team/team-url.js';
 import { repoRoot, runCli } from './support/cli.js';
-import { findPgBin, startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { pgMissing, useCluster } from './support/pg-suite.js';
 
 /** sha256 of each team migration's SQL as shipped. */
 const SHIPPED: Record<number, string> = {
@@ -53,20 +53,12 @@ describe('a single machine', () => {
   });
 });
 
-const bin = findPgBin();
-if ('missing' in bin) console.log(`team-schema PostgreSQL tests not run: ${bin.missing}`);
 
-describe.runIf(!('missing' in bin))('gatehouse team init against a real PostgreSQL', () => {
-  let cluster: PgCluster;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+describe.runIf(pgMissing('team-schema') === null)('gatehouse team init against a real PostgreSQL', () => {
+  const cluster = useCluster();
 
   it('creates the schema, reports nothing to do the second time, and team status says no member has shipped yet', async () => {
-    const url = await cluster.createDatabase('init');
+    const url = await cluster().createDatabase('init');
     const first = await runCli(['team', 'init', url]);
     expect(first.stderr).toBe('');
     expect(first.stdout).toMatch(/migrated from schema version 0 to 1/);
@@ -82,7 +74,7 @@ describe.runIf(!('missing' in bin))('gatehouse team init against a real PostgreS
   });
 
   it('names the database and the cause when it cannot connect', async () => {
-    const r = await runCli(['team', 'status', `postgres://gatehouse@127.0.0.1:${cluster.port}/no_such_db`]);
+    const r = await runCli(['team', 'status', `postgres://gatehouse@127.0.0.1:${cluster().port}/no_such_db`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/team database postgres:\/\/gatehouse@127\.0\.0\.1:\d+\/no_such_db: .*does not exist/);
   });

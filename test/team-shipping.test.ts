@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { homePaths } from '../main/home.js';
 import { readServeFile, type ServeInfo } from '../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
@@ -17,7 +17,8 @@ import { SHIPPED_CHANNEL } from '../main/team/team-shipper.js';
 import { runCli, startCli } from './support/cli.js';
 import { WsClient, wsConnect } from './support/net.js';
 import { tempDir } from './support/temp.js';
-import { findPgBin, startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { pgMissing, useCluster } from './support/pg-suite.js';
+import type { PgCluster } from './support/pg-cluster.js';
 
 interface LocalRow {
   seq: number;
@@ -123,20 +124,12 @@ async function teamDatabase(cluster: PgCluster, name: string): Promise<string> {
   return url;
 }
 
-const bin = findPgBin();
-if ('missing' in bin) console.log(`team-shipping tests not run: ${bin.missing}`);
 
-describe.runIf(!('missing' in bin))('team mode: hosts ship their audit events to one PostgreSQL', () => {
-  let cluster: PgCluster;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+describe.runIf(pgMissing('team-shipping') === null)('team mode: hosts ship their audit events to one PostgreSQL', () => {
+  const cluster = useCluster();
 
   it("finds A's events with audit search --team run elsewhere; verify --team passes, then names a row tampered in PostgreSQL", async () => {
-    const url = await teamDatabase(cluster, 'two_hosts');
+    const url = await teamDatabase(cluster(), 'two_hosts');
     const [a, b] = await Promise.all([member(url, 'alpha'), member(url, 'beta')]);
     for (let n = 0; n < 3; n++) expect((await hookCall(a.info, 'quartzfalcon-review', n)).status).toBe(200);
     expect((await hookCall(b.info, 'otter-build', 0)).status).toBe(200);
@@ -178,20 +171,20 @@ describe.runIf(!('missing' in bin))('team mode: hosts ship their audit events to
   }, 180_000);
 
   it('keeps answering calls while PostgreSQL is down, and after it is back ships everything, in order, with the outage in the log', async () => {
-    const url = await teamDatabase(cluster, 'outage');
+    const url = await teamDatabase(cluster(), 'outage');
     const a = await member(url, 'gamma');
     for (let n = 0; n < 3; n++) expect((await hookCall(a.info, 'before-outage', n)).status).toBe(200);
     const before = await untilLocal(a.home, a.op, (rows) => rows.filter((r) => r.type === 'call.received').length === 3);
     await untilShipped(url, 'gamma', before.at(-1)!.seq);
 
-    await cluster.stop();
+    await cluster().stop();
     const answers = [];
     for (let n = 0; n < 20; n++) answers.push(await hookCall(a.info, 'during-outage', n));
     expect(answers.map((x) => x.status)).toEqual(Array(20).fill(200));
     expect(answers.every((x) => /permissionDecision/.test(x.body))).toBe(true);
     await untilLocal(a.home, a.op, (rows) => rows.some((r) => r.type === 'team.link' && r.payload.state === 'down'));
 
-    await cluster.start();
+    await cluster().start();
 
     // The shipper retries on its own (backoff), resumes from what PostgreSQL holds, and records the link coming back.
     const after = await untilLocal(a.home, a.op, (rows) => {
