@@ -66,6 +66,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
    * recorded: the log was deleted, truncated or swapped. Verification fails at this row until `audit recover`.
    */
   'audit.history-missing': spec(ACTOR.host, { reason: z.string(), expected: checkpoint, found: checkpoint.nullable(), headFile: z.string() }),
+  /** The link to the team database (team mode) came up, went down or found a fork: an outage is in the log itself. */
+  'team.link': spec(ACTOR.host, { state: z.enum(['up', 'down', 'forked']), member: z.string(), shippedSeq: int.nullable(), lag: int }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

@@ -19,6 +19,9 @@ import { extract, initExtractor } from '../policy/extract/index.js';
 import { describeDecider } from '../../shared/decider.js';
 import type { DeciderView, ResponseOf } from '../../shared/contract.js';
 import { displayText, jsonEscapeHidden, jsonText } from '../../shared/display-text.js';
+import { TEAM_URL_ENV, requireTeamUrl } from '../team/team-url.js';
+import { teamSearch } from '../team/team-search.js';
+import { onTeam } from './team-commands.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -87,6 +90,44 @@ function replayTable(rows: ReplayRow[]): string {
   return [line(head), ...cells.map(line)].join('\n');
 }
 
+interface FacetOptions {
+  agent?: string;
+  session?: string;
+  plugin?: string;
+  decision?: string;
+  type?: string[];
+  since?: string;
+}
+
+/** The facet options of `audit search`, as the local and the team search both take them. */
+function searchFacets(o: FacetOptions): { agent?: string; session?: string; plugin?: string; decision?: string; types?: string[]; from?: number } {
+  return {
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.session ? { session: o.session } : {}),
+    ...(o.plugin ? { plugin: o.plugin } : {}),
+    ...(o.decision ? { decision: o.decision } : {}),
+    ...(o.type ? { types: o.type } : {}),
+    ...(o.since ? { from: parseSince(o.since) } : {}),
+  };
+}
+
+/** `audit search --team`: the same output as the local search, each event with its member. */
+async function searchTeam(query: string, limit: number, o: FacetOptions & { json?: boolean; before?: string; raw?: boolean; teamUrl?: string; member?: string }): Promise<void> {
+  if (o.raw) throw new UsageError('--raw is not available with --team: team search always masks secrets.');
+  if (o.before !== undefined) throw new UsageError('--before is not available with --team yet: narrow the search with --since, --member or a facet.');
+  const url = requireTeamUrl(o.teamUrl);
+  const r = await onTeam(url, (pool) =>
+    teamSearch(pool, { query, limit, ...(o.member ? { member: o.member } : {}), ...searchFacets(o) }),
+  );
+  if (o.json) {
+    console.log(jsonText({ events: r.events, total: r.total, totalCapped: r.totalCapped, nextBefore: r.nextBefore }));
+    return;
+  }
+  const width = Math.max(0, ...r.events.map((e) => displayText(e.member).length));
+  for (const e of r.events) console.log(`${displayText(e.member).padEnd(width)}  ${summary(e)}`);
+  console.log(`${r.total}${r.totalCapped ? '+' : ''} matching events across the team, ${r.events.length} shown (${r.tookMs} ms).`);
+}
+
 export function addAuditQueryCommands(audit: Command): void {
   audit
     .command('search')
@@ -103,20 +144,20 @@ export function addAuditQueryCommands(audit: Command): void {
     .option('--limit <n>', 'events to show (1-1000)', '50')
     .option('--raw', 'secrets unmasked (only when the auditRaw setting is on)')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp(['gatehouse audit search "rm AND tmp"', 'gatehouse audit search deploy --agent claude-code --since 2h --json']))
-    .action((query: string, o: { json?: boolean; agent?: string; session?: string; plugin?: string; decision?: string; type?: string[]; since?: string; before?: string; limit: string; raw?: boolean; home?: string }) => {
+    .option('--team', `search every member's events in the team database (PostgreSQL web-search syntax: words, "a phrase", OR, -word; URL: --team-url or $${TEAM_URL_ENV})`)
+    .option('--team-url <url>', 'the team database (no password in it; see gatehouse team --help)')
+    .option('--member <name>', 'with --team: only events of this member')
+    .addHelpText('after', examplesHelp(['gatehouse audit search "rm AND tmp"', 'gatehouse audit search deploy --agent claude-code --since 2h --json', `${TEAM_URL_ENV}=postgres://… gatehouse audit search --team deploy`]))
+    .action(async (query: string, o: { json?: boolean; agent?: string; session?: string; plugin?: string; decision?: string; type?: string[]; since?: string; before?: string; limit: string; raw?: boolean; home?: string; team?: boolean; teamUrl?: string; member?: string }) => {
       const limit = positiveInt('limit', o.limit, 1000);
+      if (o.team || o.teamUrl !== undefined) return searchTeam(query, limit, o);
+      if (o.member !== undefined) throw new UsageError('--member needs --team: a local log holds one member\'s events.');
       const { q, close } = openQuery(o.home, o.raw === true);
       try {
         const r = q.search({
           query,
           limit,
-          ...(o.agent ? { agent: o.agent } : {}),
-          ...(o.session ? { session: o.session } : {}),
-          ...(o.plugin ? { plugin: o.plugin } : {}),
-          ...(o.decision ? { decision: o.decision } : {}),
-          ...(o.type ? { types: o.type } : {}),
-          ...(o.since ? { from: parseSince(o.since) } : {}),
+          ...searchFacets(o),
           ...(o.before ? { before: positiveInt('before', o.before, Number.MAX_SAFE_INTEGER) } : {}),
         });
         if (o.json) {

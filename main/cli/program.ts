@@ -27,6 +27,8 @@ import { addPolicyCommands } from './policy-commands.js';
 import { addConsoleUrlCommand } from './console-url-command.js';
 import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
+import { TEAM_MEMBER_ENV, TEAM_URL_ENV, memberName, teamUrl } from '../team/team-url.js';
+import { addTeamCommands, verifyTeamCommand } from './team-commands.js';
 
 export const DEFAULT_PORT = 7411;
 
@@ -72,13 +74,20 @@ export function buildProgram(): Command {
     .option('--live', 'execute allowed calls for this run (new installs start in dry-run: evaluate and show, never execute)')
     .option('--autonomy <level>', `autonomy for this run: ${AUTONOMY_LEVELS.join(', ')}`)
     .option('--allow-plugin-load', 'let consoles and scripts load terminal adapters at run time (plugin.load / plugin.unload)')
+    .option('--team <url>', `ship this host's audit events to the team database (postgres://USER@HOST/DB, no password: that goes in ${TEAM_URL_ENV}, PGPASSFILE or ~/.pgpass); or set ${TEAM_URL_ENV}`)
+    .option('--team-member <name>', `this machine's name in the team (default: $${TEAM_MEMBER_ENV} or the host name)`)
     .addHelpText('after', examplesHelp([
       'gatehouse serve --port 0 --home /tmp/gh --plugins-dir ./examples/plugins',
       'gatehouse serve --live --autonomy read-only',
       ['a token of your own, from a file only you can read', 'gatehouse serve --token-file ~/.secrets/gatehouse-token'],
     ]))
-    .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string; allowPluginLoad?: boolean }) => {
+    .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string; allowPluginLoad?: boolean; team?: string; teamMember?: string }) => {
       const tokens = tokensFromCli(o);
+      const url = teamUrl(o.team);
+      const team = url === null ? null : { url, member: memberName(o.teamMember) };
+      // SECURITY: the URL may hold the team database's password; agents, plugins and terminals this
+      // host starts inherit its environment and must not find it there.
+      delete process.env[TEAM_URL_ENV];
       if (o.autonomy !== undefined && !(AUTONOMY_LEVELS as readonly string[]).includes(o.autonomy)) {
         throw new UsageError(`--autonomy must be one of ${AUTONOMY_LEVELS.join(', ')}, not "${o.autonomy}".`);
       }
@@ -96,6 +105,7 @@ export function buildProgram(): Command {
         pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)),
         allowedPlugins: o.allowedPlugins ? o.allowedPlugins.split(',').map((s) => s.trim()).filter(Boolean) : [],
         ...(o.allowPluginLoad ? { allowPluginLoad: true } : {}),
+        ...(team ? { team } : {}),
       });
     });
 
@@ -107,6 +117,7 @@ export function buildProgram(): Command {
   addApprovalCommands(cli);
   addPolicyCommands(cli);
   addConsoleUrlCommand(cli);
+  addTeamCommands(cli);
 
   const audit = cli
     .command('audit')
@@ -122,8 +133,13 @@ export function buildProgram(): Command {
     .command('verify')
     .description('Check the hash chain; exit 0 when intact, 1 naming the first bad row, 130 when cancelled (Ctrl-C; progress is on stderr).')
     .option('--home <dir>', 'data folder')
-    .addHelpText('after', examplesHelp(['gatehouse audit verify --home ~/.config/gatehouse']))
-    .action(async (o: { home?: string }) => {
+    .option('--team', `check every member's chain in the team database instead (URL: --team-url or $${TEAM_URL_ENV}), naming gaps, forks and members that stopped shipping`)
+    .option('--team-url <url>', 'the team database (no password in it; see gatehouse team --help)')
+    .option('--member <name>', 'with --team: only this member')
+    .option('--stale <age>', 'with --team: a member not seen for this long has stopped shipping', '10m')
+    .addHelpText('after', examplesHelp(['gatehouse audit verify --home ~/.config/gatehouse', `${TEAM_URL_ENV}=postgres://… gatehouse audit verify --team`]))
+    .action(async (o: { home?: string; team?: boolean; teamUrl?: string; member?: string; stale: string }) => {
+      if (o.team || o.teamUrl !== undefined) return verifyTeamCommand(o);
       const path = homePaths(o.home ?? defaultHome()).auditDb;
       if (!existsSync(path)) {
         // A log deleted since a host last wrote it: the head file beside it remembers.

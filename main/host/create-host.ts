@@ -52,6 +52,8 @@ import { pluginSources } from '../registry/plugin-sources.js';
 import { startPolicyServices } from './policy-services.js';
 import { LateBinding } from './late-binding.js';
 import { Signal } from './signal.js';
+import { startTeamLink } from '../team/team-link.js';
+import { auditDbSource } from '../team/chain-source.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -73,6 +75,8 @@ export function createHost(opts: HostOptions): Host {
   // call trails, which are both built on the store. Bound once, below, before this run's first append;
   // a report before that (a recovery's chain.restarted) has nobody to tell: the chain is verified from disk.
   const auditObserver = new LateBinding<{ committed(): void; writeState(failure: string | null): void }>('the audit store observer');
+  // Committed batches, for the team shipper (team mode), which is built after the store.
+  const auditCommitted = new Signal();
   let audit: AuditStore;
   try {
     audit = openCheckedAuditStore(
@@ -86,6 +90,7 @@ export function createHost(opts: HostOptions): Host {
         onCommit: (lastSeq, count) => {
           bus.emit('audit.appended', { lastSeq, count });
           auditObserver.current?.committed();
+          auditCommitted.emit();
         },
         // A full disk (or any write failure) shows where the chain's state shows, on every console.
         onWriteState: (failure) => auditObserver.current?.writeState(failure),
@@ -165,6 +170,16 @@ export function createHost(opts: HostOptions): Host {
   }
   // Retention: at start, whenever settings change, and periodically.
   chain.startRetention(opts.auditRetention?.intervalMs);
+
+  // ---- the team (only with a team URL): this host's chained events shipped to PostgreSQL ----------
+  // Beside the call path, never in it: an outage queues events in the local log (see team-shipper.ts).
+  const team = opts.team
+    ? startTeamLink({ ...opts.team, source: auditDbSource(audit.db), clock, log, version, linkChanged: ({ state, member, shippedSeq, lag, error }) => record('team.link', 'host', { state, member, shippedSeq, lag, ...(error ? { error } : {}) }) })
+    : null;
+  if (team) {
+    services.add(auditCommitted.subscribe(() => team.nudge()));
+    services.add(() => team.close());
+  }
 
   // ---- the policy, then the plugin side, which WebAssembly plugins' host functions judge by ---------
   const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
@@ -285,6 +300,7 @@ export function createHost(opts: HostOptions): Host {
       endpoints = e;
     },
     chainState: () => chain.state(),
+    teamStatus: () => team?.status() ?? null,
     answerWaiting,
     operatorConnected(ctx, details) {
       audit.append({ type: 'operator.connected', actor: `operator:${ctx.operator}`, payload: { console: ctx.console, ...details } });

@@ -19,6 +19,8 @@ import type { PluginService } from '../registry/plugin-service.js';
 import type { PluginWatcher } from '../registry/plugin-watcher.js';
 import type { HealthService } from '../runner/health-service.js';
 import type { ToolRunner } from '../runner/tool-runner.js';
+import type { TeamOptions } from '../team/team-link.js';
+import type { TeamLinkStatus } from '../team/team-shipper.js';
 
 export interface HostOptions {
   home: string;
@@ -50,6 +52,8 @@ export interface HostOptions {
   examplesDir?: string;
   /** `--allow-plugin-load`: terminal adapters may be loaded and unloaded at run time (plugin.load). */
   allowPluginLoad?: boolean;
+  /** Team mode (`--team URL`, GATEHOUSE_TEAM_URL): ship this host's audit events to the team database. */
+  team?: TeamOptions;
 }
 
 /** Where agents reach this host; set by the shell once it listens. */
@@ -89,6 +93,8 @@ export interface Host {
   /** Records that an operator console connected (and, via the returned function, left). */
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
   chainState(): ChainState;
+  /** The link to the team database (null: not in team mode). */
+  teamStatus(): TeamLinkStatus | null;
   /**
    * Denies every call waiting for an operator ("Gatehouse is shutting down", `call.abandoned`)
    * and lets their answers go out: a shell calls it before it closes the agents' connections.

@@ -12,6 +12,8 @@ import type { Settings } from '../../../shared/contract.js';
 import { CLAUDE_HOOK_PATH, MCP_PATH } from '../../gateway/agent-routes.js';
 import { removeServeFile, writeServeFile } from './serve-file.js';
 import { isLoopback } from './guards.js';
+import type { TeamOptions } from '../../team/team-link.js';
+import { shownUrl } from '../../team/team-url.js';
 
 export interface RunServeOptions {
   home: string;
@@ -32,6 +34,8 @@ export interface RunServeOptions {
   examplesDir?: string | null;
   /** `--allow-plugin-load`: terminal adapters may be loaded at run time. */
   allowPluginLoad?: boolean;
+  /** Team mode: ship this host's audit events to the team database (docs/team.md). */
+  team?: TeamOptions;
 }
 
 export function defaultStaticDir(): string {
@@ -120,6 +124,7 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
     pluginDirs: opts.pluginDirs ?? [],
     allowedPlugins: opts.allowedPlugins ?? [],
     ...(opts.allowPluginLoad ? { allowPluginLoad: true } : {}),
+    ...(opts.team ? { team: opts.team } : {}),
     ...(opts.settingsOverrides ? { settingsOverrides: opts.settingsOverrides } : {}),
     ...(opts.examplesDir !== null ? { examplesDir: opts.examplesDir ?? defaultExamplesDir() } : {}),
   });
@@ -148,6 +153,7 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   const urlCommand = resolve(opts.home) === defaultHome() ? 'gatehouse url' : `gatehouse url --home ${/^[\w./-]+$/.test(opts.home) ? opts.home : `'${opts.home.replace(/'/g, `'\\''`)}'`}`;
   console.log(`(The link works once, within 2 minutes; \`${urlCommand}\` prints a new one.)`);
   const mode = host.settings.current;
+  if (opts.team) console.log(`Team: shipping this host's audit events to ${shownUrl(opts.team.url)} as member ${opts.team.member} (gatehouse team status shows the link and the lag).`);
   console.log(`Agents: MCP at ${mcpUrl}, Claude Code hook at ${hookUrl} (agent token in ${host.paths.serveJson}). Mode: ${mode.mode}, autonomy: ${mode.autonomy}.`);
 
   let stopping: Promise<void> | null = null;

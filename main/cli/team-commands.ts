@@ -1,0 +1,109 @@
+// `gatehouse team init|status` and `gatehouse audit verify --team`: the team database read and set
+// up from any machine that can reach it, with or without a running host. The URL comes from the
+// command line without a password, or from GATEHOUSE_TEAM_URL (team-url.ts).
+import type { Command } from 'commander';
+import { examplesHelp } from './gatehouse-command.js';
+import { UsageError } from '../core/usage-error.js';
+import { TEAM_URL_ENV, requireTeamUrl, shownUrl } from '../team/team-url.js';
+import { describePgError, withTeamPool, type Pool } from '../team/team-db.js';
+import { migrateTeam } from '../team/migrations/migrate.js';
+import { listMembers } from '../team/team-members.js';
+import { verifyTeam } from '../team/team-verify.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
+import { formatAgo } from '../../shared/format.js';
+
+const AGE = /^(\d+)\s*([smhd])$/;
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--stale 10m`: how long a member may go unseen before it counts as having stopped shipping. */
+export function parseStale(v: string): number {
+  const m = AGE.exec(v.trim());
+  if (!m) throw new UsageError(`--stale must be an age like 90s, 10m, 2h or 1d, not "${v}".`);
+  return Number(m[1]) * UNIT_MS[m[2]!]!;
+}
+
+/** Runs `fn` on the team database; a connection or SQL failure becomes one sentence naming the URL. */
+export async function onTeam<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  try {
+    return await withTeamPool(url, fn);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new Error(`team database ${shownUrl(url)}: ${describePgError(err)}`, { cause: err });
+  }
+}
+
+export function addTeamCommands(cli: Command): void {
+  const team = cli
+    .command('team')
+    .description('Team mode on PostgreSQL: set up the team database, see its members.')
+    .addHelpText('after', examplesHelp([
+      ['create or migrate the schema', 'gatehouse team init postgres://gatehouse@db.internal/gatehouse?sslmode=verify-full'],
+      ['members, how far each has shipped, and their lag', `${TEAM_URL_ENV}=postgres://… gatehouse team status`],
+    ], 'A URL on the command line must not carry a password: put it in GATEHOUSE_TEAM_URL, PGPASSFILE or ~/.pgpass.'));
+
+  team
+    .command('init')
+    .description('Create the team schema in a PostgreSQL database, or migrate it to this version (safe to run again).')
+    .argument('[url]', `postgres://USER@HOST:PORT/DATABASE (no password); default: $${TEAM_URL_ENV}`)
+    .addHelpText('after', examplesHelp(['gatehouse team init postgres://gatehouse@127.0.0.1:5432/gatehouse']))
+    .action(async (given: string | undefined) => {
+      const url = requireTeamUrl(given);
+      const r = await onTeam(url, async (pool) => {
+        const client = await pool.connect();
+        try {
+          return await migrateTeam(client);
+        } finally {
+          client.release();
+        }
+      });
+      console.log(r.from === r.to ? `Team database ${shownUrl(url)} is at schema version ${r.to}; nothing to do.` : `Team database ${shownUrl(url)} migrated from schema version ${r.from} to ${r.to}.`);
+    });
+
+  team
+    .command('status')
+    .description('The members of the team: how far each has shipped, its lag at its last contact, and when that was.')
+    .argument('[url]', `postgres://USER@HOST:PORT/DATABASE (no password); default: $${TEAM_URL_ENV}`)
+    .option('--stale <age>', 'a member not seen for this long has stopped shipping', '10m')
+    .option('--json', 'one JSON object: members')
+    .addHelpText('after', examplesHelp(['gatehouse team status --json']))
+    .action(async (given: string | undefined, o: { stale: string; json?: boolean }) => {
+      const staleMs = parseStale(o.stale);
+      const url = requireTeamUrl(given);
+      const members = await onTeam(url, (pool) => listMembers(pool));
+      if (o.json) {
+        console.log(jsonText({ members: members.map((m) => ({ ...m, stopped: m.seenAgoMs > staleMs })) }));
+        return;
+      }
+      if (members.length === 0) {
+        console.log(`No member has shipped to ${shownUrl(url)} yet: start a host with gatehouse serve --team URL.`);
+        return;
+      }
+      const now = Date.now();
+      const rows = members.map((m) => [displayText(m.name), String(m.shippedSeq), String(m.localHeadSeq), String(m.lag), formatAgo(now - m.seenAgoMs, now), m.seenAgoMs > staleMs ? 'stopped shipping' : m.lag > 0 ? 'behind' : 'up to date']);
+      const head = ['MEMBER', 'SHIPPED', 'LOCAL HEAD', 'LAG', 'LAST SEEN', 'STATE'];
+      const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      for (const r of [head, ...rows]) console.log(r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(width[i]!))).join('  '));
+    });
+}
+
+/** `gatehouse audit verify --team`: prints one verdict per member; exit 1 when any is not intact. */
+export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
+  const staleMs = parseStale(o.stale);
+  const url = requireTeamUrl(o.teamUrl);
+  const verdicts = await onTeam(url, (pool) => verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }));
+  if (verdicts.length === 0) {
+    console.log(`No member has shipped to ${shownUrl(url)} yet: nothing to verify.`);
+    return;
+  }
+  const now = Date.now();
+  for (const v of verdicts) {
+    const name = displayText(v.member);
+    if (v.failure) console.log(`${name}: chain broken: ${displayText(v.failure)}. ${v.checked} rows before it verified.`);
+    else console.log(`${name}: chain intact: ${v.checked} events, head row ${v.head.seq} (${v.head.hash.slice(0, 16)}…).`);
+    for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${f.storedHash.slice(0, 12)}…, the member later offered ${f.offeredHash.slice(0, 12)}… (two hosts under one name, or a replaced log).`);
+    if (v.stopped) console.log(`${name}: stopped shipping: last seen ${formatAgo(now - v.stopped.seenAgoMs, now)}, ${v.stopped.lag} events not shipped then.`);
+  }
+  const bad = verdicts.filter((v) => !v.ok);
+  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((v) => displayText(v.member)).join(', ')}.`);
+  if (bad.length > 0) process.exitCode = 1;
+}

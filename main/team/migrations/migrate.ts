@@ -1,0 +1,52 @@
+// Numbered, forward-only migrations of the team database; team_schema records each one applied.
+// Each lives in its own file as the plain SQL it shipped with, frozen (as the audit log's do,
+// main/audit/migrations/). All of them run in one transaction under an advisory lock, so two
+// hosts running `gatehouse team init` at once cannot apply one twice or see half a schema.
+import type { ClientBase } from 'pg';
+import { TEAM_MIGRATION_001 } from './001-team-schema.js';
+import type { Migration } from '../../audit/migrations/migrate.js';
+
+/** In order; a new migration is a new file and one more entry here. */
+export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001];
+
+export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
+
+const LOCK = "SELECT pg_advisory_xact_lock(hashtext('gatehouse team schema'))";
+
+/** The version the database is at (0: never initialised). */
+export async function teamSchemaVersion(client: ClientBase): Promise<number> {
+  const exists = await client.query<{ t: string | null }>("SELECT to_regclass('team_schema')::text AS t");
+  if (!exists.rows[0]?.t) return 0;
+  const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM team_schema');
+  return r.rows[0]?.v ?? 0;
+}
+
+/** Applies the migrations the database lacks; returns the versions before and after. */
+export async function migrateTeam(client: ClientBase, list: readonly Migration[] = teamMigrations): Promise<{ from: number; to: number }> {
+  const latest = list.at(-1)?.version ?? 0;
+  await client.query('BEGIN');
+  try {
+    await client.query(LOCK);
+    await client.query('CREATE TABLE IF NOT EXISTS team_schema (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    const from = await teamSchemaVersion(client);
+    if (from > latest) throw new Error(`The team database is at schema version ${from}, newer than this Gatehouse understands (${latest}). Upgrade Gatehouse on this machine.`);
+    for (const m of list) {
+      if (m.version <= from) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO team_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+    await client.query('COMMIT');
+    return { from, to: latest };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+/** Throws, saying what to run, unless the database is at the version this Gatehouse writes. */
+export async function requireTeamSchema(client: ClientBase): Promise<void> {
+  const v = await teamSchemaVersion(client);
+  if (v === TEAM_SCHEMA_VERSION) return;
+  if (v < TEAM_SCHEMA_VERSION) throw new Error(`the team database is at schema version ${v}, this Gatehouse needs ${TEAM_SCHEMA_VERSION}: run gatehouse team init URL`);
+  throw new Error(`the team database is at schema version ${v}, newer than this Gatehouse understands (${TEAM_SCHEMA_VERSION}): upgrade Gatehouse on this machine`);
+}

@@ -1,0 +1,49 @@
+// The connection to the team database. pg is imported here only, and only when team mode is on
+// (a dynamic import): a single machine never loads it.
+import type { Pool, PoolConfig } from 'pg';
+
+export type { Pool } from 'pg';
+
+/** Short timeouts: a link that hangs must show as down, not stall shipping or a command for minutes. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * A pool for `url` (postgres://…; the password, if not in the URL, from PGPASSFILE or ~/.pgpass,
+ * and sslmode from the URL, both read by pg itself). `onError`: an idle connection dropped by the
+ * server (PostgreSQL restarted); without a listener pg would throw it and end the process.
+ */
+export async function openTeamPool(url: string, onError: (err: Error) => void, extra: PoolConfig = {}): Promise<Pool> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
+    keepAlive: true,
+    application_name: 'gatehouse',
+    max: 4,
+    ...extra,
+  });
+  pool.on('error', onError);
+  return pool;
+}
+
+/** Runs `fn` with a pool for a one-shot command, and closes it. */
+export async function withTeamPool<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const pool = await openTeamPool(url, () => {});
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** A pg error as a sentence for the operator: what failed, and the server's own words. */
+export function describePgError(err: unknown): string {
+  const e = err as { message?: string; code?: string } | null;
+  const msg = e?.message || String(err);
+  if (e?.code === 'ECONNREFUSED') return `the team database refused the connection (${msg}): is PostgreSQL running at that address?`;
+  if (e?.code === '28P01' || e?.code === '28000') return `the team database refused the login (${msg}): check the password in GATEHOUSE_TEAM_URL, PGPASSFILE or ~/.pgpass`;
+  return msg;
+}
