@@ -1,6 +1,6 @@
 // Team migration 1, as shipped: members and the events they ship.
 // FROZEN: a team database at version 1 was made by exactly this SQL. Change the schema with a new
-// migration file, never by editing this one (test/team-schema.test.ts holds its hash).
+// migration file, never by editing this one (test/main/team/team-schema.test.ts holds its hash).
 export const TEAM_MIGRATION_001 = {
   version: 1,
   name: 'members, shipped events with their chain and search text, forks',

@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { teamMigrations } from '../main/team/migrations/migrate.js';
-import { memberName, teamUrl } from '../main/team/team-url.js';
-import { repoRoot, runCli } from './support/cli.js';
-import { pgMissing, useCluster } from './support/pg-suite.js';
+import { teamMigrations } from '../../../main/team/migrations/migrate.js';
+import { memberName, teamUrl } from '../../../main/team/team-url.js';
+import { repoRoot, runCli } from '../../support/cli.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
 
 /** sha256 of each team migration's SQL as shipped. */
 const SHIPPED: Record<number, string> = {

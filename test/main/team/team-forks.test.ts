@@ -4,13 +4,13 @@
 // audit verify --team` names the fork and the member that stopped shipping with events unshipped.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { AuditStore } from '../main/audit/audit-store.js';
-import { auditDbSource } from '../main/team/chain-source.js';
-import { migrateTeam } from '../main/team/migrations/migrate.js';
-import { openTeamPool, type Pool } from '../main/team/team-db.js';
-import { TeamShipper, type LinkChange } from '../main/team/team-shipper.js';
-import { runCli } from './support/cli.js';
-import { pgMissing, useCluster } from './support/pg-suite.js';
+import { AuditStore } from '../../../main/audit/audit-store.js';
+import { auditDbSource } from '../../../main/team/chain-source.js';
+import { migrateTeam } from '../../../main/team/migrations/migrate.js';
+import { openTeamPool, type Pool } from '../../../main/team/team-db.js';
+import { TeamShipper, type LinkChange } from '../../../main/team/team-shipper.js';
+import { runCli } from '../../support/cli.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
 
 
 /** A shipper over its own in-memory log; resolves `changed` at each link transition. */

@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { homePaths } from '../main/home.js';
-import { readServeFile, type ServeInfo } from '../main/shells/serve/serve-file.js';
-import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../main/shells/serve/guards.js';
-import { migrateTeam } from '../main/team/migrations/migrate.js';
-import { SHIPPED_CHANNEL } from '../main/team/team-shipper.js';
-import { runCli, startCli } from './support/cli.js';
-import { WsClient, wsConnect } from './support/net.js';
-import { tempDir } from './support/temp.js';
-import { pgMissing, useCluster } from './support/pg-suite.js';
-import type { PgCluster } from './support/pg-cluster.js';
+import { homePaths } from '../../../main/home.js';
+import { readServeFile, type ServeInfo } from '../../../main/shells/serve/serve-file.js';
+import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../main/shells/serve/guards.js';
+import { migrateTeam } from '../../../main/team/migrations/migrate.js';
+import { SHIPPED_CHANNEL } from '../../../main/team/team-shipper.js';
+import { runCli, startCli } from '../../support/cli.js';
+import { WsClient, wsConnect } from '../../support/net.js';
+import { tempDir } from '../../support/temp.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
+import type { PgCluster } from '../../support/pg-cluster.js';
 
 interface LocalRow {
   seq: number;

@@ -2,7 +2,7 @@
 // stopped and started again with its data kept, as the team outage tests need.
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { pgMissing, useCluster } from './support/pg-suite.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
 
 
 describe.runIf(pgMissing('team-cluster') === null)('a throwaway PostgreSQL cluster', () => {

@@ -2,7 +2,7 @@
 // cuts them locally, so a word inside a session name or a path is found, and a payload PostgreSQL
 // could not hold (a NUL) or index (past tsvector's limit) never stops a member's shipping.
 import { describe, expect, it } from 'vitest';
-import { SEARCH_TEXT_MAX, searchQuery, searchText } from '../main/team/search-text.js';
+import { SEARCH_TEXT_MAX, searchQuery, searchText } from '../../../main/team/search-text.js';
 
 describe('team search text', () => {
   it('indexes the type, the actor and every string of the payload as words, never a NUL, within the limit', () => {
