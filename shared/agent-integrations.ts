@@ -29,6 +29,18 @@ export const AGENT_REQUESTS = {
       mcp: z.enum(['stdio', 'http']),
     })
     .strict(),
+  'gemini-cli': z
+    .object({
+      agent: z.literal('gemini-cli'),
+      /** user: ~/.gemini/settings.json; project: <projectDir>/.gemini/settings.json (its hooks run only in a folder Gemini CLI trusts). */
+      scope,
+      projectDir,
+      /** Gatehouse as an MCP server (the stdio bridge), or not at all. */
+      mcp: z.enum(['stdio', 'none']),
+      /** Gatehouse as a BeforeTool hook (`gatehouse hook --agent gemini-cli`), or not at all. */
+      hook: z.enum(['command', 'none']),
+    })
+    .strict(),
 } as const;
 
 export type AgentId = keyof typeof AGENT_REQUESTS;
@@ -36,10 +48,10 @@ export const AGENT_IDS = Object.keys(AGENT_REQUESTS) as AgentId[];
 export type AgentRequest<Id extends AgentId = AgentId> = z.infer<(typeof AGENT_REQUESTS)[Id]>;
 
 /** agents.preview's request: one agent's request. */
-export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex]);
+export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli']]);
 const expected = z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4);
 /** agents.write's request: the agent's request and the hash of each file as its preview showed it. */
-export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected })]);
+export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected })]);
 
 /** One option of a choice; `needs`: only when the host listens for agents over HTTP. */
 export interface AgentChoiceOption {
@@ -138,5 +150,44 @@ export const AGENT_DESCRIPTORS: readonly AgentDescriptor[] = [
       },
     ],
     done: 'Done. Restart Codex so it reads config.toml again (codex mcp list shows gatehouse).',
+  },
+  {
+    id: 'gemini-cli',
+    displayName: 'Gemini CLI',
+    testIdPrefix: 'gemini-config',
+    openLabel: 'Write it for Gemini CLI…',
+    openHint: 'Adds Gatehouse to Gemini CLI’s settings.json (the stdio bridge and a BeforeTool hook that fails closed) after showing you the diff.',
+    choices: [
+      {
+        key: 'scope',
+        legend: 'Where',
+        inputName: 'gemini-scope',
+        options: [
+          { value: 'user', label: 'You, in every project', help: '~/.gemini/settings.json in your home folder on the host.' },
+          { value: 'project', label: 'One project', help: '.gemini/settings.json in the project folder; Gemini CLI runs its hooks only once you trust that folder.' },
+        ],
+        folderWhen: { value: 'project', placeholder: '/path/to/project (the folder you start Gemini CLI in)' },
+      },
+      {
+        key: 'mcp',
+        legend: 'MCP server',
+        inputName: 'gemini-mcp',
+        options: [
+          { value: 'stdio', label: 'stdio bridge', help: 'Gemini CLI starts gatehouse mcp, which relays to this host; trusted, so Gatehouse asks instead of Gemini CLI.' },
+          { value: 'none', label: 'None', help: 'Leave the MCP server out.' },
+        ],
+      },
+      {
+        key: 'hook',
+        legend: 'BeforeTool hook',
+        inputName: 'gemini-hook',
+        options: [
+          { value: 'command', label: 'Command', help: 'Gemini CLI runs gatehouse hook before each of its own tools; a deny reaches the model with its reason.' },
+          { value: 'none', label: 'None', help: 'Leave the hook out.' },
+        ],
+      },
+    ],
+    needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the hook, or both.' },
+    done: 'Done. Restart Gemini CLI so it reads settings.json again (/hooks and /mcp show what it loaded).',
   },
 ];

@@ -5,7 +5,7 @@
 // stay as they were; a file that is not strict JSON is never touched.
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import type { JsonObject } from '../../shared/claude-config.js';
@@ -323,4 +323,21 @@ export function kindOf(v: unknown): string {
 
 export function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The project folder a request names (absolute, or ~/…), which must exist on this host. */
+export function projectFolder(dir: string | undefined, userHome: string, agent: string): string {
+  const raw = (dir ?? '').trim();
+  if (!raw) throw new OperationError('invalid', `Enter the project folder (the folder you start ${agent} in).`);
+  const expanded = raw === '~' ? userHome : raw.startsWith('~/') ? join(userHome, raw.slice(2)) : raw;
+  if (!isAbsolute(expanded)) throw new OperationError('invalid', `The project folder must be an absolute path (it is on the host, not relative to anything): ${raw}.`);
+  const abs = resolve(expanded);
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new OperationError('invalid', `The project folder ${abs} does not exist on this host.`);
+  }
+  if (!isDir) throw new OperationError('invalid', `${abs} is a file, not a folder: enter the project folder.`);
+  return abs;
 }

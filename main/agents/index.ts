@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AgentId } from '../../shared/agent-integrations.js';
 import { ClaudeConfigWriter } from './claude-code/config-writer.js';
 import { CodexConfigWriter } from './codex/config-writer.js';
+import { GeminiConfigWriter } from './gemini/config-writer.js';
 import type { AgentIntegration } from './integration.js';
 
 export interface AgentIntegrationDeps {
@@ -34,6 +35,7 @@ export function agentIntegrations(d: AgentIntegrationDeps): AgentIntegrations {
       record: d.record,
       now: d.now,
     }),
+    'gemini-cli': new GeminiConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
   };
 }
 

@@ -23,17 +23,16 @@
 // Edits go through jsonc-parser's modify(), so the user's formatting, key order and every other
 // key and hook stay as they were: only Gatehouse's entries are added or replaced. A file that is
 // not strict JSON is never touched.
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CLAUDE_HOOK_TIMEOUT_S, claudeHooks, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MCP_SERVER_NAME, MIN_HOOK_TIMEOUT_S, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
 import type { RuntimeHost } from '../../core/node-runtime.js';
 import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { OperationError } from '../../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from '../../gateway/agent-routes.js';
-import { ABSENT, ConfigFileError, isObject, kindOf, planJsonFile, sameJson, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type JsonEdit, type PlannedFile, type WrittenFile } from '../config-file.js';
+import { ABSENT, ConfigFileError, isObject, kindOf, planJsonFile, projectFolder, sameJson, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type JsonEdit, type PlannedFile, type WrittenFile } from '../config-file.js';
 import { mergeHookGroup } from '../hook-groups.js';
 import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentVerification } from '../integration.js';
-import { commandOnPath } from '../detect.js';
+import { detectAgent } from '../detect.js';
 
 export type ClaudeScope = 'user' | 'project';
 export type McpForm = 'http' | 'stdio' | 'none';
@@ -88,10 +87,7 @@ export class ClaudeConfigWriter implements AgentIntegration<'claude-code'> {
   constructor(private readonly deps: ClaudeConfigDeps) {}
 
   detect(): AgentDetection {
-    const evidence = [join(this.deps.userHome, '.claude'), join(this.deps.userHome, '.claude.json')].filter((p) => existsSync(p));
-    const onPath = commandOnPath('claude');
-    if (onPath) evidence.push(onPath);
-    return { found: evidence.length > 0, evidence };
+    return detectAgent([join(this.deps.userHome, '.claude'), join(this.deps.userHome, '.claude.json')], 'claude');
   }
 
   verify(req: ClaudeConfigRequest): AgentVerification {
@@ -155,19 +151,7 @@ export class ClaudeConfigWriter implements AgentIntegration<'claude-code'> {
   }
 
   private projectDir(dir: string | undefined): string {
-    const raw = (dir ?? '').trim();
-    if (!raw) throw new OperationError('invalid', 'Enter the project folder (the folder you start Claude Code in).');
-    const expanded = raw === '~' ? this.deps.userHome : raw.startsWith('~/') ? join(this.deps.userHome, raw.slice(2)) : raw;
-    if (!isAbsolute(expanded)) throw new OperationError('invalid', `The project folder must be an absolute path (it is on the host, not relative to anything): ${raw}.`);
-    const abs = resolve(expanded);
-    let isDir: boolean;
-    try {
-      isDir = statSync(abs).isDirectory();
-    } catch {
-      throw new OperationError('invalid', `The project folder ${abs} does not exist on this host.`);
-    }
-    if (!isDir) throw new OperationError('invalid', `${abs} is a file, not a folder: enter the project folder.`);
-    return abs;
+    return projectFolder(dir, this.deps.userHome, this.displayName);
   }
 
   private plan(target: ConfigTarget, req: ClaudeConfigRequest, current?: CurrentFile): { plan: PlannedFile; current: CurrentFile } {

@@ -29,7 +29,6 @@
 // subtables) is replaced where it is, or appended. The result must parse to exactly the old
 // meaning with only mcp_servers.gatehouse changed, or nothing is written (a gatehouse server
 // written as an inline table or dotted keys is left for the operator to remove by hand).
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse, stringify, TomlError } from 'smol-toml';
@@ -39,7 +38,7 @@ import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.
 import { OperationError } from '../../core/operation-error.js';
 import { ABSENT, ConfigFileError, plannedFile, readCurrent, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type WrittenFile } from '../config-file.js';
 import { DEADLINE_MARGIN_MS } from '../../gateway/mcp-server.js';
-import { commandOnPath } from '../detect.js';
+import { detectAgent } from '../detect.js';
 import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification } from '../integration.js';
 
 /** What Codex sends as clientInfo.name. */
@@ -109,10 +108,7 @@ export class CodexConfigWriter implements AgentIntegration<'codex'> {
   constructor(private readonly deps: CodexConfigDeps) {}
 
   detect(): AgentDetection {
-    const evidence = [this.deps.codexHome].filter((p) => existsSync(p));
-    const onPath = commandOnPath('codex');
-    if (onPath) evidence.push(onPath);
-    return { found: evidence.length > 0, evidence };
+    return detectAgent([this.deps.codexHome], 'codex');
   }
 
   verify(req: CodexConfigRequest): AgentVerification {
