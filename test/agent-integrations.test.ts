@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_DESCRIPTORS, AGENT_IDS, AGENT_REQUESTS, type AgentId } from '../shared/agent-integrations.js';
 import { agentIntegrations } from '../main/agents/index.js';
 import type { AgentOptions } from '../main/agents/integration.js';
+import { runCli } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
 /** The first option of each choice, as the dialog offers it by default on a host without HTTP. */
@@ -67,4 +68,17 @@ describe('agent integrations', () => {
       expect(integration.detect().evidence.some((e) => e.startsWith(userHome)) || id === 'claude-code').toBe(true);
     });
   }
+
+  it('`gatehouse agent integrations` lists every agent of the table from the host, found or not, with its limits', async () => {
+    const root = tempDir('gatehouse-agents-cli-');
+    const home = join(root, 'gatehouse');
+    const userHome = join(root, 'user');
+    mkdirSync(join(userHome, '.gemini'), { recursive: true });
+    const r = await runCli(['agent', 'integrations', '--json', '--home', home], { GATEHOUSE_HOME: home, HOME: userHome });
+    expect(r.code, r.stderr).toBe(0);
+    const agents = JSON.parse(r.stdout) as { id: string; found: boolean; evidence: string[]; limits: string[] }[];
+    expect(agents.map((a) => a.id)).toEqual(AGENT_DESCRIPTORS.map((d) => d.id));
+    expect(agents.find((a) => a.id === 'gemini-cli')!.evidence).toContain(join(userHome, '.gemini'));
+    expect(agents.every((a) => a.limits.length > 0)).toBe(true);
+  });
 });

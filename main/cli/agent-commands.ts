@@ -127,6 +127,28 @@ function addAgentTokenCommands(cli: Command): void {
       }
     });
 
+  agent
+    .command('integrations')
+    .description('The agents Gatehouse writes configuration for (Settings → Connect an agent): whether each is found on this host, and what Gatehouse cannot guarantee for it.')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp(['gatehouse agent integrations', 'gatehouse agent integrations --json']))
+    .action(async (o: { json?: boolean; home?: string }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { watch: false });
+      try {
+        const { agents } = await host.call('agents.integrations', {});
+        if (o.json) console.log(JSON.stringify(agents, null, 2));
+        else {
+          for (const a of agents) {
+            console.log(`${a.displayName} (${a.id}): ${a.found ? `found (${a.evidence.join(', ')})` : 'not found here'}`);
+            for (const l of a.limits) console.log(`  - ${l}`);
+          }
+        }
+      } finally {
+        await host.close();
+      }
+    });
+
   token
     .command('revoke <name>')
     .description('Revoke a named agent token: the running Gatehouse refuses it from the next request on.')
