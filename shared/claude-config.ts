@@ -182,3 +182,21 @@ export function claudeMcpAddStdio(home: string | null): string {
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * What the shell runs after `gatehouse hook --agent gemini-cli` fails: Gemini CLI lets the tool
+ * run after any exit but 2, and after an exit 2 with no text (agents/gemini/hook-mapping.ts), so
+ * every other exit becomes exit 2 with a sentence. An exit 2 is the hook's own deny, its reason
+ * already on stderr.
+ */
+export const GEMINI_HOOK_FAIL_CLOSED = `|| { s=$?; [ "$s" -eq 2 ] && exit 2; echo "Gatehouse: the hook command could not run (exit $s; is node or gatehouse missing?); this call is blocked." >&2; exit 2; }`;
+
+/** Gemini CLI's default hook timeout in milliseconds is 60 s; Gatehouse writes this one explicitly. */
+export const GEMINI_HOOK_TIMEOUT_MS = CLAUDE_HOOK_TIMEOUT_S * 1000;
+
+/** Gemini CLI's BeforeTool hook: `gatehouse hook --agent gemini-cli`, answering before Gemini CLI gives up, failing closed. */
+export function geminiHook(home: string | null, o: { launcher?: HookLauncher | null; hookTimeoutMs?: number } = {}): JsonObject {
+  const timeoutMs = o.hookTimeoutMs ?? GEMINI_HOOK_TIMEOUT_MS;
+  const command = [...launch(o.launcher), 'hook', '--agent', 'gemini-cli', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(Math.floor(timeoutMs / 1000))), GEMINI_HOOK_FAIL_CLOSED].join(' ');
+  return { name: 'gatehouse', type: 'command', command, timeout: timeoutMs };
+}

@@ -4,6 +4,7 @@
 // The host validates every request and every response against these schemas at its boundary.
 import { z } from 'zod';
 import { OPERATIONS } from './operations.js';
+import { AGENT_IDS, agentRequest, agentWriteRequest } from './agent-integrations.js';
 import { kindInfoSchema } from './plugin-kind.js';
 
 const auditEvent = z.object({
@@ -437,21 +438,7 @@ const policyView = z.object({
   examples: z.array(exampleResult),
   rules: z.array(ruleView),
 });
-// ---- agents' own configuration files: "write it for me" (main/gateway/claude-config-writer.ts) ----
-const claudeConfigRequest = {
-  /** user: ~/.claude/settings.json and ~/.claude.json; project: <projectDir>/.claude/settings.json and <projectDir>/.mcp.json. */
-  scope: z.enum(['user', 'project']),
-  /** The project folder on the host (scope project): absolute, or starting with ~/. */
-  projectDir: z.string().max(4096).optional(),
-  /** Gatehouse as an MCP server: Streamable HTTP with the agent token, the stdio bridge, or not at all. */
-  mcp: z.enum(['http', 'stdio', 'none']),
-  /** Gatehouse as a PreToolUse hook: command form, HTTP form, or not at all. */
-  hook: z.enum(['command', 'http', 'none']),
-};
-const codexConfigRequest = {
-  /** Gatehouse as Codex's MCP server: the stdio bridge (default), or Streamable HTTP with the token from GATEHOUSE_AGENT_TOKEN. */
-  mcp: z.enum(['stdio', 'http']),
-};
+// ---- agents' own configuration files: "write it for me" (main/agents/*, shared/agent-integrations.ts) ----
 const claudeConfigFile = z.object({
   path: z.string(),
   /** settings: a settings.json (the hook); mcp: ~/.claude.json or .mcp.json (the MCP server). */
@@ -1035,9 +1022,16 @@ export const methods = {
       examples: z.array(z.object({ call: z.string(), ts: z.number(), agent: z.string(), session: z.string(), tool: z.string(), summary: z.string(), decision: z.string() })),
     }),
   },
-  /** What "write it for me" would change in Claude Code's files, one diff per file; changes nothing. */
-  'agents.previewConfig': {
-    request: z.object(claudeConfigRequest).strict(),
+  /** The agents Gatehouse writes configuration for (main/agents/index.ts): whether each is found on this host, and what it cannot guarantee. */
+  'agents.integrations': {
+    request: empty,
+    response: z.object({
+      agents: z.array(z.object({ id: z.enum(AGENT_IDS as [string, ...string[]]), displayName: z.string(), found: z.boolean(), evidence: z.array(z.string()), limits: z.array(z.string()) })),
+    }),
+  },
+  /** What "write it for me" would change in one agent's files, one diff per file; changes nothing. */
+  'agents.preview': {
+    request: agentRequest,
     response: z.object({ files: z.array(claudeConfigFile), notes: z.array(z.string()) }),
   },
   /**
@@ -1045,20 +1039,8 @@ export const methods = {
    * preview was computed from (else nothing is written); keeps a backup of each changed file;
    * audited (agent.config-written, never the token).
    */
-  'agents.writeConfig': {
-    request: z
-      .object({ ...claudeConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4) })
-      .strict(),
-    response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
-  },
-  /** What "write it for me" would change in Codex's config.toml (main/gateway/codex-config-writer.ts); changes nothing. */
-  'agents.previewCodexConfig': {
-    request: z.object(codexConfigRequest).strict(),
-    response: z.object({ files: z.array(claudeConfigFile), notes: z.array(z.string()) }),
-  },
-  /** OPERATOR ACTION: writes Codex's config.toml as previewed (same guards as agents.writeConfig); sets mcpClientTimeouts for Codex. */
-  'agents.writeCodexConfig': {
-    request: z.object({ ...codexConfigRequest, expected: z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(1) }).strict(),
+  'agents.write': {
+    request: agentWriteRequest,
     response: z.object({ files: z.array(z.object({ path: z.string(), written: z.boolean(), created: z.boolean(), backup: z.string().nullable() })) }),
   },
   /** Named agent tokens (main/gateway/agent-tokens.ts): the agent name calls are filed under comes from the token. */

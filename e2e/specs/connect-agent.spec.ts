@@ -2,7 +2,7 @@
 // commands are there to copy, and "write it for me" edits a project's Claude Code files only
 // after showing the diff, keeps a backup, and records the change. Only the project scope is
 // used here: the user scope would edit the real ~/.claude of whoever runs the suite (it is
-// tested in test/main/gateway/claude-config-writer.test.ts with an injected home).
+// tested in test/main/agents/claude-config-writer.test.ts with an injected home).
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

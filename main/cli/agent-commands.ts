@@ -36,6 +36,7 @@ export function addAgentCommands(cli: Command): void {
     .command('hook')
     .description('Claude Code hook (command form) for PreToolUse, PostToolUse and PostToolUseFailure: reads the hook input on stdin, answers on stdout. Write it with absolute paths and "|| exit 2" (as Settings → Write it for me does): a hook command that cannot start exits with another code, which Claude Code treats as "go ahead".')
     .option('--home <dir>', 'data folder of the running Gatehouse')
+    .option('--agent <name>', 'whose hook input and answer: claude-code (PreToolUse, JSON answers) or gemini-cli (BeforeTool; a deny is exit 2 with the reason on stderr)', 'claude-code')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
     .option('--timeout <seconds>', "give up waiting for the host after this long and deny (keep it below the hook's `timeout` in Claude Code's settings, 600 s unless set)", String(HOOK_COMMAND_TIMEOUT_S))
     .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')
@@ -119,6 +120,28 @@ function addAgentTokenCommands(cli: Command): void {
             const made = t.isDefault ? 'the token in serve.json' : `created ${new Date(t.createdAt).toISOString()} by ${t.createdBy}`;
             const used = t.lastUsedAt === null ? '' : `, last used ${new Date(t.lastUsedAt).toISOString()} (${formatAgo(t.lastUsedAt)})`;
             console.log(`${t.name}  (${made}${used})`);
+          }
+        }
+      } finally {
+        await host.close();
+      }
+    });
+
+  agent
+    .command('integrations')
+    .description('The agents Gatehouse writes configuration for (Settings → Connect an agent): whether each is found on this host, and what Gatehouse cannot guarantee for it.')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'data folder')
+    .addHelpText('after', examplesHelp(['gatehouse agent integrations', 'gatehouse agent integrations --json']))
+    .action(async (o: { json?: boolean; home?: string }) => {
+      const host = await connectHost(o.home ?? defaultHome(), { watch: false });
+      try {
+        const { agents } = await host.call('agents.integrations', {});
+        if (o.json) console.log(JSON.stringify(agents, null, 2));
+        else {
+          for (const a of agents) {
+            console.log(`${a.displayName} (${a.id}): ${a.found ? `found (${a.evidence.join(', ')})` : 'not found here'}`);
+            for (const l of a.limits) console.log(`  - ${l}`);
           }
         }
       } finally {

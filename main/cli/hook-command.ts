@@ -14,6 +14,11 @@ import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
 import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
+import { fromGeminiInput, toGeminiAnswer, type GeminiHookResult } from '../agents/gemini/hook-mapping.js';
+
+/** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli'] as const;
+export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
 interface HookTarget {
@@ -166,25 +171,49 @@ export function readStdin(): Promise<string> {
 
 export interface HookOptions {
   home?: string | undefined;
+  agent?: string | undefined;
   unreachable?: string | undefined;
   timeout: string;
   agentTokenFile?: string | undefined;
 }
 
 /** The options' meaning, or the sentence of the usage mistake. */
-export function hookSettings(o: HookOptions): { ok: true; home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
+export function hookSettings(o: HookOptions): { ok: true; home: string; agent: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
+  const agent = o.agent ?? 'claude-code';
+  if (!(HOOK_AGENTS as readonly string[]).includes(agent)) return { ok: false, message: `--agent must be ${HOOK_AGENTS.join(' or ')}, not "${agent}".` };
   if (o.unreachable !== undefined && o.unreachable !== 'deny' && o.unreachable !== 'ask') return { ok: false, message: `--unreachable must be deny or ask, not "${o.unreachable}".` };
   const timeout = Number(o.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) return { ok: false, message: `--timeout must be a positive number of seconds, not "${o.timeout}".` };
   if (o.agentTokenFile === '') return { ok: false, message: '--agent-token-file needs the path of a file holding a token from `gatehouse agent token create`.' };
-  return { ok: true, home: o.home ?? defaultHome(), unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
+  return { ok: true, home: o.home ?? defaultHome(), agent: agent as HookAgent, unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
 }
 
-export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
+export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
+  if (s.agent === 'gemini-cli') return geminiHook(s);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
   if (!isNoDecision(answer)) process.stdout.write(JSON.stringify(answer) + '\n');
+}
+
+/**
+ * Gemini CLI's BeforeTool hook: its input mapped to the PreToolUse input the host judges, the
+ * answer mapped back to exit codes (agents/gemini/hook-mapping.ts). Any failure here is a deny
+ * (exit 2 with a sentence): every other way out lets Gemini CLI run the tool.
+ */
+async function geminiHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
+  let r: GeminiHookResult;
+  try {
+    const g = fromGeminiInput(await readStdin());
+    if ('invalid' in g) r = toGeminiAnswer(hookAnswer('deny', g.invalid), null);
+    else if ('skip' in g) r = { code: 0, stdout: '', stderr: '' };
+    else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile }), g);
+  } catch (err) {
+    r = toGeminiAnswer(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
+  }
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  process.exitCode = r.code;
 }
 
 /**
@@ -193,13 +222,13 @@ export async function hookAnswerFor(s: { home: string; unreachable: 'deny' | 'as
  * then handles them.
  */
 export async function hookMain(args: string[]): Promise<boolean> {
-  let values: { home?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
+  let values: { home?: string; agent?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, agent: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch {
     return false;
   }
-  const s = hookSettings({ home: values.home, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
+  const s = hookSettings({ home: values.home, agent: values.agent, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
   if (!s.ok) return false;
   await hookAnswerFor(s);
   return true;

@@ -42,7 +42,7 @@ import { registryHandlers } from '../registry/registry-handlers.js';
 import { healthHandlers } from '../runner/health-handlers.js';
 import { approvalHandlers } from '../approvals/approvals-handlers.js';
 import { settingsHandlers } from '../gateway/settings-handlers.js';
-import { agentConfigHandlers } from '../gateway/agent-config-handlers.js';
+import { agentConfigHandlers } from '../agents/handlers.js';
 import { policyHandlers } from '../policy/policy-handlers.js';
 import { onboardingHandlers } from '../onboarding/onboarding-handlers.js';
 import { AdapterService } from '../adapters/adapter-service.js';
@@ -195,7 +195,7 @@ export function createHost(opts: HostOptions): Host {
   // Set by the shell once it listens (setAgentEndpoints); read when a config file is written.
   let endpoints: AgentEndpoints | null = null;
   const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints });
-  const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig } = agentSide;
+  const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations } = agentSide;
 
   // ---- what runs on the gateway: supervised terminals, onboarding, the plugin watcher -------------
   const adapters = new AdapterService({
@@ -260,7 +260,7 @@ export function createHost(opts: HostOptions): Host {
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
     ...adapterHandlers(adapters),
-    ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), claudeConfig, codexConfig, hostNotes: () => [exampleToolNote((name) => registry.get(name), paths.root, defaultHome())].filter((n) => n !== null) }),
+    ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), integrations, hostNotes: () => [exampleToolNote((name) => registry.get(name), paths.root, defaultHome())].filter((n) => n !== null) }),
     ...approvalHandlers({ approvals, clock, policy: policyEditor, sessionGrantMinutes: () => settings.current.sessionGrantMinutes }),
     ...grantHandlers({ approvals, audit, clock, home: homedir() }),
     ...agentTokenHandlers(agentTokens),

@@ -4,13 +4,11 @@
 // side, which it uses. Part of the composition root: it only builds and connects.
 import type { CallTrails } from '../audit/call-trails.js';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
 import { AgentTokens } from '../gateway/agent-tokens.js';
-import { ClaudeConfigWriter } from '../gateway/claude-config-writer.js';
-import { CodexConfigWriter } from '../gateway/codex-config-writer.js';
+import { agentIntegrations } from '../agents/index.js';
 import { Gateway } from '../gateway/gateway.js';
 import { hookRefusalRecorder } from '../gateway/hook-refusals.js';
 import { HookOutcomes } from '../gateway/hook-outcomes.js';
@@ -130,18 +128,12 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   });
   const routes = agentRoutes({ gateway, mcp, settings: () => settings.current, outcomes: hookOutcomes, refused: hookRefused, log });
   const agentTokens = new AgentTokens({ home: paths.root, record, clock, log, revoked: (name) => mcp.endSessionsOf(name) });
-  // Claude Code's own files, edited for the operator after a previewed diff (agents.*Config).
-  const claudeConfig = new ClaudeConfigWriter({
+  // The agents' own files (Claude Code's, Codex's …), edited for the operator after a previewed
+  // diff (agents.preview / agents.write). Codex's also tells the host how long Codex waits.
+  const integrations = agentIntegrations({
     userHome: opts.claudeUserHome ?? homedir(),
-    gatehouseHome: paths.root,
-    endpoints: d.endpoints,
-    record,
-    now: () => clock.now(),
-  });
-
-  // Codex's config.toml (CODEX_HOME), the same way; it also tells the host how long Codex waits.
-  const codexConfig = new CodexConfigWriter({
-    codexHome: opts.claudeUserHome ? join(opts.claudeUserHome, '.codex') : process.env.CODEX_HOME || join(homedir(), '.codex'),
+    // A test's injected home holds its own .codex; otherwise CODEX_HOME as Codex reads it.
+    codexHome: opts.claudeUserHome ? undefined : process.env.CODEX_HOME,
     gatehouseHome: paths.root,
     endpoints: d.endpoints,
     approvalExpiryS: () => settings.current.approvalExpiryMinutes * 60,
@@ -149,5 +141,5 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     record,
     now: () => clock.now(),
   });
-  return { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, claudeConfig, codexConfig, containment };
+  return { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations, containment };
 }

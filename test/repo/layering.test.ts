@@ -158,6 +158,9 @@ const MAIN_LAYERS = [
   'pipeline',
   // Agents' ingresses, each turning a request into a call for the pipeline.
   'gateway',
+  // The agents Gatehouse writes configuration for (their files, the agents.* handlers): they name
+  // the gateway's routes, launcher and deadlines.
+  'agents',
   // First-run state and the getting-started checklist, read from the gateway and the registry.
   'onboarding',
   // The composition root: builds every service above and holds the handler table.

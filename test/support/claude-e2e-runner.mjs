@@ -1,4 +1,4 @@
-// Runs inside a network namespace with only loopback (test/main/gateway/claude-code-e2e.test.ts starts it with
+// Runs inside a network namespace with only loopback (test/main/agents/claude-code-e2e.test.ts starts it with
 // `unshare -n`): a scripted mock of the Anthropic Messages API, a real Gatehouse host
 // (`gatehouse serve`), the hook settings Gatehouse's own "write it for me" writes, and the real
 // Claude Code CLI in -p mode, once per scenario. Prints one JSON line per scenario on stdout.
@@ -65,9 +65,9 @@ let onAdded = null;
 const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
-const req = { scope: 'user', mcp: 'none', hook: 'command' };
-const preview = await op('agents.previewConfig', req);
-await op('agents.writeConfig', { ...req, expected: preview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const req = { agent: 'claude-code', scope: 'user', mcp: 'none', hook: 'command' };
+const preview = await op('agents.preview', req);
+await op('agents.write', { ...req, expected: preview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 const settingsFile = join(userHome, '.claude', 'settings.json');
 const written = readFileSync(settingsFile, 'utf8');
 
@@ -134,9 +134,9 @@ writeFileSync(settingsFile, written.replaceAll(' hook --home ', ` hook --agent-t
 await scenario('wrong-token', { autonomy: 'full', hookAutonomyAllow: 'allow', hookAsk: 'agent' }, `touch ${marker('wrong-token')}`);
 // The HTTP form, as write it for me writes it (the token from GATEHOUSE_AGENT_TOKEN): a deny, and
 // "no decision" ({"continue": true}), which Claude Code accepts and then applies its own rules.
-const httpReq = { scope: 'user', mcp: 'none', hook: 'http' };
-const httpPreview = await op('agents.previewConfig', httpReq);
-await op('agents.writeConfig', { ...httpReq, expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const httpReq = { agent: 'claude-code', scope: 'user', mcp: 'none', hook: 'http' };
+const httpPreview = await op('agents.preview', httpReq);
+await op('agents.write', { ...httpReq, expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 claudeEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
 await scenario('http-deny', { autonomy: 'supervised', hookAutonomyAllow: 'defer' }, `cat ~/.ssh/id_rsa > ${marker('http-deny')}`);
 await scenario('http-defer', { autonomy: 'full', containment: [] }, `touch ${marker('http-defer')}`);
@@ -150,8 +150,8 @@ const SHORT_HOOK_TIMEOUT_S = 12;
 const byHand = written.replace(/"timeout": 600\b/, `"timeout": ${SHORT_HOOK_TIMEOUT_S}`);
 if (byHand === written) throw new Error(`the written PreToolUse hook has no "timeout": 600: ${written}`);
 writeFileSync(settingsFile, byHand);
-const again = await op('agents.previewConfig', req);
-await op('agents.writeConfig', { ...req, expected: again.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const again = await op('agents.preview', req);
+await op('agents.write', { ...req, expected: again.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 const rewritten = readFileSync(settingsFile, 'utf8');
 let unanswered = null;
 await scenario('timeout', { autonomy: 'supervised', hookAsk: 'inbox', hookAutonomyAllow: 'defer' }, `touch ${marker('timeout')}`, {

@@ -1,4 +1,4 @@
-// Runs inside a network namespace with only loopback (test/main/gateway/codex-e2e.test.ts starts it with
+// Runs inside a network namespace with only loopback (test/main/agents/codex-e2e.test.ts starts it with
 // `unshare -n`): a scripted mock of the OpenAI Responses API, a real Gatehouse host
 // (`gatehouse serve`), Codex's config.toml with the table Gatehouse's own "Write it for Codex"
 // writes (the stdio bridge), and the real Codex CLI (`codex exec`), once per scenario. Prints
@@ -104,8 +104,8 @@ await op('plugins.list');
 await op('plugins.enable', { name: 'hello' });
 
 // "Write it for Codex", as the console does it: preview, then apply exactly what was previewed.
-const preview = await op('agents.previewCodexConfig', { mcp: 'stdio' });
-await op('agents.writeCodexConfig', { mcp: 'stdio', expected: preview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const preview = await op('agents.preview', { agent: 'codex', mcp: 'stdio' });
+await op('agents.write', { agent: 'codex', mcp: 'stdio', expected: preview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 const configFile = join(codexHome, 'config.toml');
 const written = readFileSync(configFile, 'utf8');
 
@@ -213,8 +213,8 @@ writeFileSync(configFile, written.replace(/^default_tools_approval_mode = .*\n/m
 await scenario('hint-read', { namespace: 'mcp__gatehouse', name: 'hello', arguments: { name: 'Grace' } });
 await scenario('hint-shell', shell(`touch ${marker('hint-shell')}`));
 // The Streamable HTTP form as Write it for Codex writes it: the token from GATEHOUSE_AGENT_TOKEN.
-const httpPreview = await op('agents.previewCodexConfig', { mcp: 'http' });
-await op('agents.writeCodexConfig', { mcp: 'http', expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const httpPreview = await op('agents.preview', { agent: 'codex', mcp: 'http' });
+await op('agents.write', { agent: 'codex', mcp: 'http', expected: httpPreview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 const writtenHttp = readFileSync(configFile, 'utf8');
 codexEnv.GATEHOUSE_AGENT_TOKEN = serve.agentToken;
 await scenario('http-read', { namespace: 'mcp__gatehouse', name: 'hello', arguments: { name: 'Linus' } });

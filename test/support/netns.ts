@@ -1,5 +1,5 @@
 // A network namespace with only loopback, for the end-to-end tests that run real agent CLIs
-// (test/main/gateway/claude-code-e2e.test.ts, test/main/gateway/codex-e2e.test.ts): their mock model API, the host and the
+// (test/main/agents/claude-code-e2e.test.ts, test/main/agents/codex-e2e.test.ts): their mock model API, the host and the
 // CLI all talk over 127.0.0.1 inside it, and nothing can leave the machine whatever the CLI tries.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -70,7 +70,5 @@ function applySettings(settings: SettingsView): void {
 export const listAgentTokens = hostAction('agents.tokens.list');
 export const createAgentToken = hostAction('agents.tokens.create');
 export const revokeAgentToken = hostAction('agents.tokens.revoke');
-export const previewAgentConfig = hostAction('agents.previewConfig');
-export const writeAgentConfig = hostAction('agents.writeConfig');
-export const previewCodexConfig = hostAction('agents.previewCodexConfig');
-export const writeCodexConfig = hostAction('agents.writeCodexConfig');
+export const previewAgentConfig = hostAction('agents.preview');
+export const writeAgentConfig = hostAction('agents.write');

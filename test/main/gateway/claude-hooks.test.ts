@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkEvent } from '../../../main/audit/event-schemas.js';
-import { ClaudeConfigWriter, defaultHookLauncher } from '../../../main/gateway/claude-config-writer.js';
+import { ClaudeConfigWriter, defaultHookLauncher } from '../../../main/agents/claude-code/config-writer.js';
 import { createHost, type Host } from '../../../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../../../main/shells/serve/run-serve.js';
 import type { ApprovalItemView, Settings } from '../../../shared/contract.js';

@@ -243,7 +243,7 @@ describe('the agent token opens the agents\' routes and nothing else', () => {
     expect((await asAgent('audit.tail', { limit: 10 })).status).toBe(401);
     expect((await asAgent('plugins.setTrusted', { name: 'hello', trusted: true, reason: 'let me out' })).status).toBe(401);
     // Nor edit Claude Code's own files (it could unhook itself).
-    expect((await asAgent('agents.writeConfig', { scope: 'user', mcp: 'none', hook: 'command', expected: [{ path: '/x', baseHash: 'absent' }] })).status).toBe(401);
+    expect((await asAgent('agents.write', { agent: 'claude-code', scope: 'user', mcp: 'none', hook: 'command', expected: [{ path: '/x', baseHash: 'absent' }] })).status).toBe(401);
     const ws = await wsConnect(`ws://127.0.0.1:${r.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + r.net.agentToken], origin: `http://127.0.0.1:${r.port}` });
     expect(ws).toEqual({ ok: false, status: 401 });
     expect(r.host.settings.current.mode).toBe('dry-run');

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CodexConfigWriter } from '../../../main/gateway/codex-config-writer.js';
+import { CodexConfigWriter } from '../../../main/agents/codex/config-writer.js';
 import { createHost, type Host } from '../../../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../../../main/shells/serve/run-serve.js';
 import type { ApprovalItemView, Settings } from '../../../shared/contract.js';
@@ -674,11 +674,11 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     cpSync(helloDir, join(r.home, 'plugins', 'hello'), { recursive: true });
     await r.host.registry.refreshAll();
     const op = async (method: string, params: unknown) => (await r.host.dispatcher.dispatch(method as never, params as never, { console: 'serve', operator: 'tester' })) as { ok: boolean; result: { notes: string[] } };
-    const note = (await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.find((n) => n.includes('hello'));
+    const note = (await op('agents.preview', { agent: 'codex', mcp: 'stdio' })).result.notes.find((n) => n.includes('hello'));
     expect(note).toMatch(/hello is installed but not enabled/);
     // Claude Code's dialog says it too when it writes an MCP server; a hook alone lists no tools.
-    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'stdio', hook: 'none' })).result.notes).toContain(note);
-    expect((await op('agents.previewConfig', { scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
+    expect((await op('agents.preview', { agent: 'claude-code', scope: 'user', mcp: 'stdio', hook: 'none' })).result.notes).toContain(note);
+    expect((await op('agents.preview', { agent: 'claude-code', scope: 'user', mcp: 'none', hook: 'command' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
     const command = /`([^`]+)`/.exec(note!)![1]!.split(' ');
     expect(command.slice(0, 4)).toEqual(['gatehouse', 'plugin', 'enable', 'hello']);
     // As printed, from a folder that has nothing to do with Gatehouse.
@@ -689,7 +689,7 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
     child.stdout.resume();
     expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), stderr).toBe(0);
     expect(r.host.registry.get('hello')?.status).toBe('enabled');
-    expect((await op('agents.previewCodexConfig', { mcp: 'stdio' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
+    expect((await op('agents.preview', { agent: 'codex', mcp: 'stdio' })).result.notes.join(' ')).not.toMatch(/hello is installed/);
   });
 
   it('through the host: preview and write as operator methods; approvals for Codex then follow its timeout', async () => {
@@ -699,17 +699,17 @@ describe('"write it for me" for Codex (deliverable 6)', () => {
       const res = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method, params }) });
       return JSON.parse(res.body) as { ok: boolean; result: { files: unknown[] }; error?: { message: string } };
     };
-    const preview = await op('agents.previewCodexConfig', { mcp: 'stdio' });
+    const preview = await op('agents.preview', { agent: 'codex', mcp: 'stdio' });
     expect(preview.ok, preview.error?.message).toBe(true);
     const file = join(userHome, '.codex', 'config.toml');
     expect(preview.result.files[0]).toMatchObject({ path: file, exists: false, changed: true });
-    const written = await op('agents.writeCodexConfig', { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] });
+    const written = await op('agents.write', { agent: 'codex', mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] });
     expect(written.result.files[0]).toMatchObject({ written: true, created: true });
     const server = (parseToml(readFileSync(file, 'utf8')) as { mcp_servers: Record<string, unknown> }).mcp_servers.gatehouse;
     expect(server).toMatchObject({ args: expect.arrayContaining(['mcp', '--home', r.home]), required: true, default_tools_approval_mode: 'approve', tool_timeout_sec: 635 });
     expect(r.host.settings.current.mcpClientTimeouts).toEqual({ 'codex-mcp-client': 635 });
     // The agent token cannot write it.
-    const asAgent = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'agents.writeCodexConfig', params: { mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] } }) });
+    const asAgent = await http({ port: r.port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'agents.write', params: { agent: 'codex', mcp: 'stdio', expected: [{ path: file, baseHash: 'absent' }] } }) });
     expect(asAgent.status).toBe(401);
     // With Codex's timeout known (635 s), its approvals get the full expiry (10 min) instead of 295 s.
     const codex = await mcpClient(r, 'codex-mcp-client');

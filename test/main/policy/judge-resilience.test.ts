@@ -13,7 +13,7 @@ import { ExtractionFailed, GuardedExtractor } from '../../../main/policy/extract
 import { grammarReady, loadGrammar, parseWithGrammar } from '../../../main/policy/extract/shell-grammar.js';
 import { MAX_COMMAND_LENGTH, MAX_HEREDOC_LENGTH, MAX_HOSTS, MAX_NESTING, MAX_PATHS, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from '../../../main/policy/extract/limits.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../../../main/policy/types.js';
-import { ClaudeConfigWriter, HTTP_HOOK_CAVEAT } from '../../../main/gateway/claude-config-writer.js';
+import { ClaudeConfigWriter, HTTP_HOOK_CAVEAT } from '../../../main/agents/claude-code/config-writer.js';
 import { http } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
 

@@ -2,7 +2,7 @@
 // (full autonomy, a grant) runs in the box. Here: what the box hides and keeps read-only, a
 // hostile script run in a real bubblewrap box, and the real host answering Claude Code's hook
 // with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
-// contained call in test/main/gateway/claude-code-e2e.test.ts.
+// contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,5 +1,5 @@
 // "Connect an agent": where agents reach this host, the agent token (masked until revealed),
-// ready-to-paste configuration, "write it for me" for Claude Code's own files, and the tools
+// ready-to-paste configuration, "write it for me" for each agent of shared/agent-integrations.ts, and the tools
 // agents see. From gateway.info, refreshed on gateway.toolsChanged. Other views link here with
 // setView('settings', { anchor: CONNECT_AGENT_ANCHOR }).
 import { useMemo, useState } from 'react';
@@ -8,8 +8,8 @@ import { useConnectionStore } from '../../stores/connection-store.ts';
 import { useSettingsStore } from '../../stores/settings-store.ts';
 import { CopyButton } from './copy-button.tsx';
 import { buildSnippets, maskToken, TOKEN_ENV } from './snippets.ts';
-import { WriteConfigDialog } from './write-config-dialog.tsx';
-import { CodexConfigDialog } from './codex-config-dialog.tsx';
+import { AgentConfigDialog } from './agent-config-dialog.tsx';
+import { AGENT_DESCRIPTORS, type AgentId } from '../../../../shared/agent-integrations.ts';
 import { InlineError } from '../../components/dialog-actions.tsx';
 import { CONNECT_AGENT_ANCHOR } from '../../lib/view-anchors.ts';
 
@@ -19,8 +19,7 @@ export function AgentConnect() {
   const { gateway, gatewayError } = useSettingsStore(useShallow((s) => ({ gateway: s.gateway, gatewayError: s.gatewayError })));
   const home = useConnectionStore((s) => s.hostInfo?.home ?? null);
   const [revealed, setRevealed] = useState(false);
-  const [writing, setWriting] = useState(false);
-  const [writingCodex, setWritingCodex] = useState(false);
+  const [writing, setWriting] = useState<AgentId | null>(null);
   const connected = useConnectionStore((s) => s.state === 'connected');
   const snippets = useMemo(
     () => (gateway ? buildSnippets({ mcpUrl: gateway.mcpUrl, hookUrl: gateway.hookUrl, agentToken: gateway.agentToken, home, hookLauncher: gateway.hookLauncher ?? null }) : []),
@@ -67,20 +66,17 @@ export function AgentConnect() {
               )}
             </dd>
           </dl>
-          <div className="agent-connect-write">
-            <button type="button" className="button button-primary" data-testid="write-config-open" disabled={!connected} onClick={() => setWriting(true)}>
-              Write it for me…
-            </button>
-            <span className="field-hint">Adds Gatehouse to Claude Code’s settings (yours, or one project’s) after showing you the diff; keeps a backup; recorded in the audit log.</span>
-          </div>
-          <div className="agent-connect-write">
-            <button type="button" className="button" data-testid="codex-config-open" disabled={!connected} onClick={() => setWritingCodex(true)}>
-              Write it for Codex…
-            </button>
-            <span className="field-hint">Adds Gatehouse to Codex’s config.toml (the stdio bridge, Gatehouse’s approvals instead of Codex’s, a tool timeout above the approval deadline) after showing you the diff.</span>
-          </div>
-          {writing ? <WriteConfigDialog onClose={() => setWriting(false)} mask={shown} /> : null}
-          {writingCodex ? <CodexConfigDialog onClose={() => setWritingCodex(false)} /> : null}
+          {AGENT_DESCRIPTORS.map((a, i) => (
+            <div key={a.id} className="agent-connect-write">
+              <button type="button" className={i === 0 ? 'button button-primary' : 'button'} data-testid={`${a.testIdPrefix}-open`} disabled={!connected} onClick={() => setWriting(a.id)}>
+                {a.openLabel}
+              </button>
+              <span className="field-hint">{a.openHint}</span>
+            </div>
+          ))}
+          {AGENT_DESCRIPTORS.filter((a) => a.id === writing).map((a) => (
+            <AgentConfigDialog key={a.id} agent={a} onClose={() => setWriting(null)} mask={shown} />
+          ))}
           <div className="snippets">
             {snippets.map((s) => (
               <figure key={s.kind} className="snippet" data-testid="agent-snippet" data-kind={s.kind}>

@@ -1,6 +1,6 @@
-// The frame both "write it for me" dialogs share (Claude Code's and Codex's): the choice and the
+// The frame of the "write it for me" dialog (agent-config-dialog.tsx), for every agent: the choice and the
 // diff until the operator applies, then what was written; Cancel and Apply, then only Close. Each
-// agent keeps its own choices and preview; the frame keeps the two dialogs behaving alike.
+// agent's choices and preview come from its descriptor (shared/agent-integrations.ts).
 import type { ReactNode } from 'react';
 import { DialogActions } from '../../components/dialog-actions.tsx';
 import { ModalDialog } from '../../components/modal-dialog.tsx';

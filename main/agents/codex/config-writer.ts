@@ -31,14 +31,15 @@
 // written as an inline table or dotted keys is left for the operator to remove by hand).
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createTwoFilesPatch } from 'diff';
 import { parse, stringify, TomlError } from 'smol-toml';
-import { MCP_SERVER_NAME, TOKEN_ENV } from '../../shared/claude-config.js';
-import type { RuntimeHost } from '../core/node-runtime.js';
-import { agentLauncher, type AgentLauncher } from './agent-launcher.js';
-import { OperationError } from '../core/operation-error.js';
-import { ABSENT, ConfigFileError, keepBackup, readCurrent, writeAtomic, type ConfigPreview, type PlannedFile, type WrittenFile } from './claude-config-writer.js';
-import { DEADLINE_MARGIN_MS } from './mcp-server.js';
+import { MCP_SERVER_NAME, TOKEN_ENV } from '../../../shared/claude-config.js';
+import type { RuntimeHost } from '../../core/node-runtime.js';
+import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
+import { OperationError } from '../../core/operation-error.js';
+import { ABSENT, ConfigFileError, plannedFile, readCurrent, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type WrittenFile } from '../config-file.js';
+import { DEADLINE_MARGIN_MS } from '../../gateway/mcp-server.js';
+import { detectAgent } from '../detect.js';
+import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification } from '../integration.js';
 
 /** What Codex sends as clientInfo.name. */
 export const CODEX_CLIENT_NAME = 'codex-mcp-client';
@@ -47,9 +48,12 @@ export const CODEX_TIMEOUT_MARGIN_S = 30;
 
 export type CodexMcpForm = 'stdio' | 'http';
 
-export interface CodexConfigRequest {
-  mcp: CodexMcpForm;
-}
+export type CodexConfigRequest = AgentOptions<'codex'>;
+
+/** What Gatehouse cannot guarantee for Codex (docs/security-model.md). */
+export const CODEX_LIMITS: readonly string[] = [
+  'Codex has no hook Gatehouse answers: only calls of Gatehouse\'s own tools (its MCP server) are judged; Codex\'s built-in shell and file edits are not seen, so keep them off or sandboxed.',
+];
 
 /** How Codex starts the stdio bridge: absolute paths, so Codex's PATH does not matter. */
 export interface CodexLauncher {
@@ -96,8 +100,28 @@ export function codexServer(req: CodexConfigRequest, o: { gatehouseHome: string;
 
 const MARKER = '# Gatehouse supervises this agent\'s tool calls (written by "write it for me").';
 
-export class CodexConfigWriter {
+export class CodexConfigWriter implements AgentIntegration<'codex'> {
+  readonly id = 'codex' as const;
+  readonly displayName = 'Codex';
+  readonly limits = CODEX_LIMITS;
+
   constructor(private readonly deps: CodexConfigDeps) {}
+
+  detect(): AgentDetection {
+    return detectAgent([this.deps.codexHome], 'codex');
+  }
+
+  verify(req: CodexConfigRequest): AgentVerification {
+    return verifyByPreview(this.preview(req));
+  }
+
+  snippet(req: CodexConfigRequest): string {
+    return this.plan(req, { exists: false, text: '', hash: ABSENT, real: this.file, mode: null }).plan.after;
+  }
+
+  listsTools(): boolean {
+    return true;
+  }
 
   private launch(): AgentLauncher {
     return this.deps.launcher === undefined ? agentLauncher('cli', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
@@ -117,40 +141,33 @@ export class CodexConfigWriter {
     return { files: [plan], notes: this.notes(req, toolTimeoutS, kept) };
   }
 
-  write(req: CodexConfigRequest, expected: { path: string; baseHash: string }[], actor: string, extra: Record<string, unknown> = {}): { files: WrittenFile[] } {
+  write(req: CodexConfigRequest, expected: readonly { path: string; baseHash: string }[], actor: string, extra: Record<string, unknown> = {}): { files: WrittenFile[] } {
     const { plan, current, toolTimeoutS } = this.plan(req);
-    const seen = expected.find((e) => e.path === plan.path);
-    if (!seen) throw new OperationError('not_previewed', `${plan.path} was not in the preview you applied; preview again, read the diff, then apply.`);
-    if (seen.baseHash !== plan.baseHash) {
-      const what = seen.baseHash === ABSENT ? 'was created' : plan.baseHash === ABSENT ? 'was removed' : 'changed';
-      throw new OperationError('changed', `${plan.path} ${what} since the preview (another program, or Codex itself, wrote it). Nothing was written: look at the new diff and apply again.`);
-    }
-    // Told before the file changes: from now on an approval for Codex ends before Codex gives up.
-    this.deps.setClientTimeout?.(CODEX_CLIENT_NAME, toolTimeoutS, actor);
-    if (!plan.changed) return { files: [{ path: plan.path, written: false, created: false, backup: null }] };
-    let written: WrittenFile;
-    try {
-      const backup = current.exists ? keepBackup(plan.path, current, this.deps.now?.() ?? Date.now()) : null;
-      writeAtomic(current.real, plan.after, current.mode ?? 0o600);
-      written = { path: plan.path, written: true, created: !current.exists, backup };
-    } catch (err) {
-      throw new OperationError('write_failed', `Could not write ${plan.path}: ${(err as Error).message}.`);
-    }
-    this.deps.record?.('agent.config-written', actor, {
-      ...extra,
-      client: 'codex',
-      scope: 'user',
-      projectDir: null,
-      mcp: req.mcp,
-      hook: 'none',
-      files: [{ path: written.path, created: written.created, backup: written.backup, changes: plan.changes }],
+    const files = writePlanned([{ target: this.target(), plan, current }], expected, {
+      agent: this.displayName,
+      // Told before the file changes: from now on an approval for Codex ends before Codex gives up.
+      checked: () => this.deps.setClientTimeout?.(CODEX_CLIENT_NAME, toolTimeoutS, actor),
+      now: this.deps.now?.() ?? Date.now(),
+      recorded: ([w]) =>
+        this.deps.record?.('agent.config-written', actor, {
+          ...extra,
+          client: 'codex',
+          scope: 'user',
+          projectDir: null,
+          mcp: req.mcp,
+          hook: 'none',
+          files: [{ path: w!.path, created: w!.created, backup: w!.backup, changes: plan.changes }],
+        }),
     });
-    return { files: [written] };
+    return { files };
   }
 
-  private plan(req: CodexConfigRequest) {
+  private target(): ConfigTarget {
+    return { path: this.file, kind: 'mcp', newMode: 0o600 };
+  }
+
+  private plan(req: CodexConfigRequest, current: CurrentFile = readCurrent(this.file)) {
     const path = this.file;
-    const current = readCurrent(path);
     const before = parseToml(path, current.text);
     const { launcher } = this.launch();
     const servers = before.mcp_servers;
@@ -182,9 +199,7 @@ export class CodexConfigWriter {
       const how = req.mcp === 'http' ? `Streamable HTTP at ${String(ours.url)}, token from $${TOKEN_ENV}` : 'the stdio bridge, gatehouse mcp';
       changes.push(`mcp_servers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (${how}; required = true; default_tools_approval_mode = "approve"; tool_timeout_sec = ${toolTimeoutS})`);
     }
-    const changed = changes.length > 0 && after !== current.text;
-    const diff = changed ? createTwoFilesPatch(path, path, current.text, after, current.exists ? 'current' : 'new file', 'with Gatehouse', { context: 3 }) : '';
-    const plan: PlannedFile = { path, kind: 'mcp', exists: current.exists, changed, diff, baseHash: current.hash, after: changed ? after : current.text, changes: changed ? changes : [] };
+    const plan = plannedFile(this.target(), current, after, changes);
     return { plan, current, toolTimeoutS, kept };
   }
 

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { checkEvent } from '../../../main/audit/event-schemas.js';
-import { ClaudeConfigWriter, ConfigFileError, isGatehouseHook, type ClaudeConfigRequest } from '../../../main/gateway/claude-config-writer.js';
+import { ClaudeConfigWriter, isGatehouseHook, type ClaudeConfigRequest } from '../../../main/agents/claude-code/config-writer.js';
+import { ConfigFileError } from '../../../main/agents/config-file.js';
 import { HOOK_FAIL_CLOSED, shellQuote } from '../../../shared/claude-config.js';
 import { repoRoot } from '../../support/cli.js';
 import { createHost } from '../../../main/host/create-host.js';
@@ -380,7 +381,7 @@ describe('ClaudeConfigWriter', () => {
   });
 });
 
-describe('agents.previewConfig / agents.writeConfig on a real host', () => {
+describe('agents.preview / agents.write for Claude Code on a real host', () => {
   it('go through the contract, write the files and append agent.config-written without the token', async () => {
     const root = tempDir('gatehouse-claude-host-');
     const home = join(root, 'gatehouse');
@@ -390,19 +391,19 @@ describe('agents.previewConfig / agents.writeConfig on a real host', () => {
     try {
       host.setAgentEndpoints(endpoints);
       const op = (method: string, params: unknown) => host.dispatcher.dispatch(method, params, { operator: 'alice', console: 'serve' });
-      const req = { scope: 'user', mcp: 'http', hook: 'http' };
-      const preview = (await op('agents.previewConfig', req)) as { ok: true; result: { files: { path: string; baseHash: string; diff: string }[]; notes: string[] } };
+      const req = { agent: 'claude-code', scope: 'user', mcp: 'http', hook: 'http' };
+      const preview = (await op('agents.preview', req)) as { ok: true; result: { files: { path: string; baseHash: string; diff: string }[]; notes: string[] } };
       expect(preview.ok).toBe(true);
       expect(preview.result.files.map((f) => f.path)).toEqual([join(userHome, '.claude', 'settings.json'), join(userHome, '.claude.json')]);
       expect(preview.result.notes.join(' ')).toContain('GATEHOUSE_AGENT_TOKEN');
       const expected = preview.result.files.map((f) => ({ path: f.path, baseHash: f.baseHash }));
-      expect(await op('agents.writeConfig', { ...req, expected })).toEqual({
+      expect(await op('agents.write', { ...req, expected })).toEqual({
         ok: true,
         result: { files: expected.map((e) => ({ path: e.path, written: true, created: true, backup: null })) },
       });
       // A broken file comes back as a readable refusal, not an internal error.
       writeFileSync(join(userHome, '.claude.json'), '{"numStartups": 3,}');
-      expect(await op('agents.previewConfig', req)).toMatchObject({ ok: false, error: { code: 'rejected', message: expect.stringContaining('line 1, column 19') } });
+      expect(await op('agents.preview', req)).toMatchObject({ ok: false, error: { code: 'rejected', message: expect.stringContaining('line 1, column 19') } });
     } finally {
       await host.close('test done');
     }

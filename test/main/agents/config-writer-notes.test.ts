@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } fro
 import { dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { ClaudeConfigWriter } from '../../../main/gateway/claude-config-writer.js';
-import { CodexConfigWriter } from '../../../main/gateway/codex-config-writer.js';
+import { ClaudeConfigWriter } from '../../../main/agents/claude-code/config-writer.js';
+import { CodexConfigWriter } from '../../../main/agents/codex/config-writer.js';
 import type { RuntimeHost } from '../../../main/core/node-runtime.js';
 import { shellQuote } from '../../../shared/claude-config.js';
 import { tempDir } from '../../support/temp.js';

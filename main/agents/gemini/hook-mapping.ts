@@ -1,0 +1,94 @@
+// Gemini CLI's BeforeTool hook (and Qwen Code's, its fork), mapped onto the PreToolUse input the
+// host judges and back. Loaded by `gatehouse hook --agent gemini-cli` before every tool call, so
+// it uses nothing but Node's own modules.
+//
+// What Gemini CLI 0.61 does with a command hook's result (bundle: HookRunner.executeCommandHook,
+// convertPlainTextToHookOutput, evaluateBeforeToolHook): stdout (or, when it is empty, stderr) is
+// parsed as JSON; text that is not JSON becomes, by exit code, 0 → allow, 1 → allow with a
+// warning, anything else → deny with the text as the reason. A hook that times out, cannot start,
+// or exits 2 with no text at all gives no decision, and the tool runs. So a deny is exit 2 with
+// the reason on stderr (the model reads "Tool execution blocked: <reason>"), and the command
+// Gatehouse writes turns every other failure into exit 2 with a sentence (GEMINI_HOOK_FAIL_CLOSED).
+// Security-sensitive: an exit code other than 0 or 2, or an exit 2 without text, lets the call run.
+import { isAbsolute, resolve } from 'node:path';
+
+/** Gemini CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
+const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
+  read_file: { as: 'Read', input: (i) => ({ file_path: i.file_path ?? i.absolute_path }) },
+  write_file: { as: 'Write', input: (i) => ({ file_path: i.file_path, content: i.content }) },
+  replace: { as: 'Edit', input: (i) => ({ file_path: i.file_path, old_string: i.old_string, new_string: i.new_string }) },
+  run_shell_command: { as: 'Bash', input: (i) => ({ command: i.command }) },
+  list_directory: { as: 'LS', input: (i) => ({ path: i.dir_path ?? i.path }) },
+  glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
+  grep_search: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
+  search_file_content: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
+};
+
+/** The MCP server name Gatehouse is written under: its own tools are judged on the MCP path, not twice. */
+const OWN_SERVER = 'gatehouse';
+
+export type GeminiHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+
+/** The host's PreToolUse input for a BeforeTool input (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged. */
+export function fromGeminiInput(text: string): GeminiHookInput {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    return { invalid: `The hook input is not JSON (${(err as Error).message}). Gatehouse expects Gemini CLI's BeforeTool hook input.` };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { invalid: 'The hook input is not a JSON object. Gatehouse expects Gemini CLI\'s BeforeTool hook input.' };
+  if (raw.hook_event_name !== 'BeforeTool') return { invalid: `hook_event_name is ${JSON.stringify(raw.hook_event_name)}: configure \`gatehouse hook --agent gemini-cli\` for the BeforeTool event only.` };
+  const tool = raw.tool_name;
+  const input = raw.tool_input;
+  if (typeof tool !== 'string' || tool === '') return { invalid: 'tool_name is missing from the BeforeTool input.' };
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { invalid: `tool_input of ${tool} is not an object.` };
+  const toolInput = input as Record<string, unknown>;
+  const mcp = raw.mcp_context as { server_name?: unknown; tool_name?: unknown } | undefined;
+  if (mcp && mcp.server_name === OWN_SERVER) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  let cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
+  const known = TOOLS[tool];
+  // run_shell_command's dir_path is where the command runs: the judge resolves its paths there.
+  if (tool === 'run_shell_command' && typeof toolInput.dir_path === 'string' && toolInput.dir_path !== '') cwd = isAbsolute(toolInput.dir_path) ? toolInput.dir_path : resolve(cwd, toolInput.dir_path);
+  const name = known ? known.as : mcp && typeof mcp.server_name === 'string' && typeof mcp.tool_name === 'string' ? `mcp__${mcp.server_name}__${mcp.tool_name}` : tool;
+  // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
+  const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
+  const judge = JSON.stringify({ session_id: raw.session_id, transcript_path: raw.transcript_path, cwd, hook_event_name: 'PreToolUse', tool_name: name, tool_input: mapped });
+  return { judge, tool, toolInput };
+}
+
+function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** What the hook process does: its exit code, stdout and stderr. */
+export interface GeminiHookResult {
+  code: 0 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The host's answer (Claude Code's PreToolUse shape) as Gemini CLI reads it. deny → exit 2, the
+ * reason on stderr; "ask" → also exit 2: Gemini CLI's own "ask" cannot reach an operator in a
+ * headless run, and Gatehouse's inbox (hookAsk: inbox) is the way to ask one; allow → exit 0
+ * with {"decision": "allow"} (and the replaced input for a contained command); no decision → exit
+ * 0 and nothing, so Gemini CLI's own approval flow decides.
+ */
+export function toGeminiAnswer(reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null): GeminiHookResult {
+  const out = (reply as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; updatedInput?: Record<string, unknown> } } | null)?.hookSpecificOutput;
+  if (!out) return { code: 0, stdout: '', stderr: '' };
+  const reason = typeof out.permissionDecisionReason === 'string' && out.permissionDecisionReason !== '' ? out.permissionDecisionReason : 'Gatehouse gave no reason.';
+  if (out.permissionDecision === 'allow') {
+    const updated = out.updatedInput && original?.tool === 'run_shell_command' && typeof out.updatedInput.command === 'string' ? { ...original.toolInput, command: out.updatedInput.command } : null;
+    if (out.updatedInput && !updated) return deny(`Gatehouse let this call through only with a changed input, which Gemini CLI's ${original?.tool ?? 'tool'} cannot take; it is blocked. ${reason}`);
+    return { code: 0, stdout: `${JSON.stringify({ decision: 'allow', reason, ...(updated ? { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updated } } : {}) })}\n`, stderr: '' };
+  }
+  if (out.permissionDecision === 'ask') return deny(`${reason} (Gemini CLI cannot ask an operator from a hook; set hookAsk to "inbox" to have the call wait in Gatehouse's inbox.)`);
+  return deny(reason);
+}
+
+function deny(reason: string): GeminiHookResult {
+  // One line: the model reads it whole, and an empty text would let the call run.
+  return { code: 2, stdout: '', stderr: `${reason.replace(/\s*\n\s*/g, ' ').trim() || 'Gatehouse blocked this call.'}\n` };
+}

@@ -1,0 +1,93 @@
+// End to end with the real Gemini CLI (@google/gemini-cli, a devDependency): inside a network
+// namespace with only loopback, a scripted mock of the Gemini API asks for one read_file call per
+// scenario; a real Gatehouse host supervises it through the settings.json its own "write it for
+// me" wrote (the stdio MCP bridge and the BeforeTool hook); Gemini CLI runs in -p mode. The work
+// inside the namespace is test/support/gemini-e2e-runner.mjs; this file checks what reached the
+// model (the functionResponse the mock received) and the host's audit log.
+import { existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from '../../support/cli.js';
+import { namespaceCommand, runInNamespace } from '../../support/netns.js';
+import { tempDir } from '../../support/temp.js';
+
+function geminiBundle(): string | null {
+  try {
+    const file = join(dirname(createRequire(import.meta.url).resolve('@google/gemini-cli/package.json')), 'bundle', 'gemini.js');
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Scenario {
+  name: string;
+  ms: number;
+  code: number | null;
+  offered: string[];
+  functionResponse: { name: string; response: Record<string, unknown> } | null;
+  stderr: string;
+  raw: string | null;
+}
+
+describe('the real Gemini CLI, supervised through the settings Gatehouse writes', () => {
+  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; with the host down nothing is read", async (ctx) => {
+    const gemini = geminiBundle();
+    const ns = namespaceCommand();
+    if (!gemini || 'why' in ns) {
+      const why = !gemini ? 'the Gemini CLI is not installed (npm install: @google/gemini-cli)' : (ns as { why: string }).why;
+      console.log(`gemini-cli-e2e skipped: ${why}`);
+      ctx.skip(why);
+      return;
+    }
+    const root = tempDir('gatehouse-gemini-e2e-');
+    const config = join(root, 'config.json');
+    writeFileSync(config, JSON.stringify({ root, cli: cliPath, gemini }));
+    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'gemini-e2e-runner.mjs'), config);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { home: string; gatehouseTools: string[]; written: { security: unknown; hooks: { BeforeTool: { matcher: string; hooks: { command: string; timeout: number }[] }[] }; mcpServers: { gatehouse: { trust: boolean; args: string[] } } }; requests: number; scenarios: Scenario[] };
+    const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
+    const said = (x: Scenario) => JSON.stringify(x.functionResponse);
+
+    // What "write it for me" wrote: the user's own key kept, the hook failing closed with an explicit timeout, the bridge trusted.
+    expect(report.written.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
+    expect(report.written.hooks.BeforeTool[0]).toMatchObject({ matcher: '.*', hooks: [{ timeout: 600_000, command: expect.stringMatching(/^\S+ \S+gatehouse\.js hook --agent gemini-cli .*--timeout 590 \|\| \{ .*exit 2; \}$/) }] });
+    expect(report.written.mcpServers.gatehouse).toMatchObject({ trust: true, args: expect.arrayContaining(['mcp', '--home']) });
+
+    // Gemini CLI offered the model Gatehouse's tools (through the stdio bridge) beside its own.
+    for (const x of report.scenarios) expect(x.code, `${x.name}: ${x.stderr}${x.raw ?? ''}`).toBe(0);
+    expect(s.read!.offered).toContain('read_file');
+    expect(report.gatehouseTools.length).toBeGreaterThan(0);
+    expect(s.read!.offered.some((name) => report.gatehouseTools.some((t) => name.endsWith(t)))).toBe(true);
+
+    // An ordinary read: no objection, Gemini CLI read it and the model got the content.
+    expect(said(s.read!)).toContain('ordinary-notes-content');
+
+    // A protected read: blocked before it ran; the model read Gatehouse's reason, not the key.
+    expect(said(s.protected!)).toContain('builtin.credentials.ssh');
+    expect(said(s.protected!)).toContain('Tool execution blocked');
+    expect(said(s.protected!)).not.toMatch(/PRIVATE KEY|dummy/);
+
+    // The host stopped: the hook denies (fails closed); the model is told why, the file is not read.
+    expect(said(s.stopped!)).toContain('Gatehouse is not running');
+    expect(said(s.stopped!)).not.toContain('ordinary-notes-content');
+
+    // The audit log, read after the host stopped, filed under the token's agent and Gemini CLI's session_id.
+    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
+    try {
+      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+      const received = rows('call.received').filter((r) => r.source === 'hook');
+      const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
+      // The two hook calls it saw (the stopped host saw none): Gemini CLI's read_file, judged as a read.
+      expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
+        ['Read', 'allow', 'autonomy'],
+        ['Read', 'deny', 'rule'],
+      ]);
+      expect(received.every((r) => String(r.session).startsWith('default/'))).toBe(true);
+    } finally {
+      db.close();
+    }
+  }, 300_000);
+});

@@ -1,0 +1,97 @@
+// Gemini CLI's BeforeTool hook (issue #30): the payloads Gemini CLI 0.61 sends (its bundle's
+// HookEventHandler.fireBeforeToolEvent: session_id, transcript_path, cwd, hook_event_name,
+// timestamp, tool_name, tool_input, mcp_context) mapped onto the input the host judges, and the
+// command "write it for me" writes, run by a real shell as Gemini CLI runs it: every failure is
+// exit 2 with text on stderr, the one answer Gemini CLI treats as "blocked".
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fromGeminiInput, toGeminiAnswer } from '../../../main/agents/gemini/hook-mapping.js';
+import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
+import { geminiHook } from '../../../shared/claude-config.js';
+import { cliPath } from '../../support/cli.js';
+import { tempDir } from '../../support/temp.js';
+
+const base = { session_id: '6a1f0c2e-9d4b-4e0f-8a51-0d3c2b1e7f90', transcript_path: '', cwd: '/work/p', hook_event_name: 'BeforeTool', timestamp: '2026-11-29T02:00:00.000Z' };
+
+function sh(command: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+describe('Gemini CLI hook input', () => {
+  it('maps its built-in tools onto the tools the judge reads by field, keeping unknown fields', () => {
+    const read = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'read_file', tool_input: { file_path: '/home/u/.ssh/id_rsa' } }));
+    expect('judge' in read && JSON.parse(read.judge)).toMatchObject({ session_id: base.session_id, cwd: '/work/p', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/home/u/.ssh/id_rsa' } });
+    // A shell command runs in its dir_path: the judge resolves its paths there.
+    const shell = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'run_shell_command', tool_input: { command: 'cat id_rsa', dir_path: '../../home/u/.ssh' } }));
+    expect('judge' in shell && JSON.parse(shell.judge)).toMatchObject({ cwd: '/home/u/.ssh', tool_name: 'Bash', tool_input: { command: 'cat id_rsa' } });
+    const other = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'web_fetch', tool_input: { prompt: 'https://example.com' } }));
+    expect('judge' in other && JSON.parse(other.judge)).toMatchObject({ tool_name: 'web_fetch', tool_input: { prompt: 'https://example.com' } });
+  });
+
+  it("leaves Gatehouse's own MCP tools to the MCP path, and names another server's tools as MCP tools", () => {
+    expect(fromGeminiInput(JSON.stringify({ ...base, tool_name: 'hello', tool_input: {}, mcp_context: { server_name: 'gatehouse', tool_name: 'hello' } }))).toHaveProperty('skip');
+    const theirs = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'query', tool_input: { sql: 'x' }, mcp_context: { server_name: 'db', tool_name: 'query' } }));
+    expect('judge' in theirs && JSON.parse(theirs.judge)).toMatchObject({ tool_name: 'mcp__db__query' });
+  });
+
+  it('refuses what is not a BeforeTool input, naming why', () => {
+    expect(fromGeminiInput('not json')).toMatchObject({ invalid: expect.stringContaining('not JSON') });
+    expect(fromGeminiInput(JSON.stringify({ ...base, hook_event_name: 'AfterTool', tool_name: 'x', tool_input: {} }))).toMatchObject({ invalid: expect.stringContaining('BeforeTool event only') });
+    expect(fromGeminiInput(JSON.stringify({ ...base, tool_name: 'read_file', tool_input: 'x' }))).toMatchObject({ invalid: expect.stringContaining('not an object') });
+  });
+});
+
+describe('Gemini CLI hook answer', () => {
+  it('deny and ask are exit 2 with the reason on stderr; allow and no decision exit 0', () => {
+    expect(toGeminiAnswer(hookAnswer('deny', 'no keys\nplease'), null)).toEqual({ code: 2, stdout: '', stderr: 'no keys please\n' });
+    expect(toGeminiAnswer(hookAnswer('ask', 'an operator decides'), null)).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('hookAsk') });
+    expect(toGeminiAnswer(NO_DECISION, null)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(JSON.parse(toGeminiAnswer(hookAnswer('allow', 'granted'), null).stdout)).toEqual({ decision: 'allow', reason: 'granted' });
+  });
+
+  it('a contained shell command is allowed with the boxed command as its input; a changed input Gemini cannot take is blocked', () => {
+    const boxed = toGeminiAnswer(hookAnswer('allow', 'contained', { command: 'bwrap … sh -c ls' }), { tool: 'run_shell_command', toolInput: { command: 'ls', description: 'list' } });
+    expect(JSON.parse(boxed.stdout)).toMatchObject({ decision: 'allow', hookSpecificOutput: { tool_input: { command: 'bwrap … sh -c ls', description: 'list' } } });
+    expect(toGeminiAnswer(hookAnswer('allow', 'x', { file_path: '/y' }), { tool: 'read_file', toolInput: {} }).code).toBe(2);
+  });
+});
+
+describe('the hook command as Gemini CLI runs it (a shell)', () => {
+  const input = JSON.stringify({ ...base, tool_name: 'read_file', tool_input: { file_path: '/work/p/a.txt' } });
+
+  it('with no Gatehouse running: exit 2, and the reason on stderr', async () => {
+    const command = geminiHook(tempDir('gatehouse-gemini-nohost-'), { launcher: { node: process.execPath, entry: cliPath } }).command as string;
+    const r = await sh(command, input);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Gatehouse is not running');
+    // Only the hook's own sentence: the fallback did not add "could not run".
+    expect(r.stderr).not.toContain('could not run');
+  });
+
+  it('when node or gatehouse cannot start: exit 2 with a sentence, never another code', async () => {
+    const missing = join(tempDir('gatehouse-gemini-missing-'), 'node');
+    const r = await sh(geminiHook('/nowhere', { launcher: { node: missing, entry: cliPath } }).command as string, input);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the hook command could not run (exit 127');
+    const crash = await sh(geminiHook('/nowhere', { launcher: { node: process.execPath, entry: join(tempDir('gatehouse-gemini-crash-'), 'absent.js') } }).command as string, input);
+    expect(crash.code).toBe(2);
+    expect(crash.stderr).toContain('the hook command could not run (exit 1');
+  });
+
+  it('malformed input: exit 2 naming what is wrong', async () => {
+    const command = geminiHook(tempDir('gatehouse-gemini-bad-'), { launcher: { node: process.execPath, entry: cliPath } }).command as string;
+    const r = await sh(command, '{"hook_event_name": "BeforeTool"}');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('tool_name is missing');
+  });
+});

@@ -1,0 +1,118 @@
+// Runs inside a network namespace with only loopback (test/main/agents/gemini-cli-e2e.test.ts starts it with
+// `unshare -n`): a scripted mock of the Gemini API (generateContent / streamGenerateContent), a
+// real Gatehouse host (`gatehouse serve`), the settings.json Gatehouse's own "write it for me"
+// writes for Gemini CLI, and the real Gemini CLI (@google/gemini-cli) in -p mode, once per
+// scenario. The mock asks for one read_file call per scenario and records the functionResponse
+// Gemini CLI sends back, so the test sees what reached the model. Prints one JSON report on stdout.
+// Plain JavaScript: it runs under node without the test runner's transform.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { startServe } from './served-host.mjs';
+
+const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const { root, cli, gemini } = cfg;
+const home = join(root, 'gatehouse');
+const userHome = join(root, 'user');
+for (const d of [home, join(userHome, '.ssh'), join(userHome, '.gemini'), join(userHome, 'project')]) mkdirSync(d, { recursive: true });
+writeFileSync(join(userHome, '.ssh', 'id_rsa'), '-----BEGIN OPENSSH PRIVATE KEY-----\ndummy\n-----END OPENSSH PRIVATE KEY-----\n', { mode: 0o600 });
+writeFileSync(join(userHome, 'project', 'notes.txt'), 'ordinary-notes-content\n');
+// The user's own setting (API-key auth, which honours GOOGLE_GEMINI_BASE_URL): Gatehouse's write keeps it.
+writeFileSync(join(userHome, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2) + '\n');
+writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'agent' }));
+
+// ---- the mock model: a read_file call with the scenario's path, then a text answer -----------------
+let readPath = '';
+const requests = [];
+/** Per scenario: the tool names the model was offered, and the functionResponse it got back. */
+let seen = { tools: [], functionResponse: null };
+const mock = createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => (body += d));
+  req.on('end', () => {
+    let j = {};
+    try {
+      j = JSON.parse(body);
+    } catch {
+      // Not JSON: answered below like a request with nothing in it.
+    }
+    const stream = req.url.includes(':streamGenerateContent');
+    requests.push({ url: req.url.split('?')[0], stream });
+    if (req.url.includes(':countTokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"totalTokens": 1}');
+    if (!stream) {
+      // Gemini CLI's side questions (next speaker, routing) want JSON text.
+      const text = JSON.stringify({ reasoning: 'scripted', next_speaker: 'user', model_choice: 'flash' });
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }] }));
+    }
+    const names = (j.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+    if (names.length) seen.tools = names;
+    const response = (j.contents ?? []).flatMap((c) => c.parts ?? []).map((p) => p.functionResponse).filter(Boolean).at(-1);
+    if (response) seen.functionResponse = response;
+    const parts = response ? [{ text: 'scripted answer' }] : [{ functionCall: { name: 'read_file', args: { file_path: readPath } } }];
+    const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  });
+});
+await new Promise((resolve) => mock.listen(0, '127.0.0.1', resolve));
+const mockUrl = `http://127.0.0.1:${mock.address().port}`;
+
+// ---- the host --------------------------------------------------------------------------------------
+const env = { PATH: `${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: userHome, LANG: 'C.UTF-8' };
+const { host, op } = await startServe(cli, home, env);
+const info = await op('gateway.info', {});
+
+// "Write it for me", as the console does it: preview, then apply exactly what was previewed.
+const req = { agent: 'gemini-cli', scope: 'user', mcp: 'stdio', hook: 'command' };
+const preview = await op('agents.preview', req);
+await op('agents.write', { ...req, expected: preview.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+const written = JSON.parse(readFileSync(join(userHome, '.gemini', 'settings.json'), 'utf8'));
+
+// ---- Gemini CLI ------------------------------------------------------------------------------------
+function runGemini() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [gemini, '-m', 'gemini-2.5-flash', '-p', 'Read the file.', '--output-format', 'json'], {
+      // The home is the workspace, so ~/.ssh/id_rsa is a path read_file accepts and only the hook stands in its way.
+      cwd: userHome,
+      env: { ...env, GOOGLE_GEMINI_BASE_URL: mockUrl, GEMINI_API_KEY: 'e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let result = null;
+      try {
+        result = JSON.parse(out);
+      } catch {
+        // Not JSON: `raw` carries the output for the test's message.
+      }
+      resolve({ code, tools: result?.stats?.tools ?? null, stderr: err.slice(-2000), raw: result ? null : out.slice(-2000) });
+    });
+  });
+}
+
+const scenarios = [];
+async function scenario(name, path) {
+  readPath = path;
+  seen = { tools: [], functionResponse: null };
+  const t0 = Date.now();
+  const r = await runGemini();
+  scenarios.push({ name, ms: Date.now() - t0, offered: seen.tools, functionResponse: seen.functionResponse, ...r });
+}
+
+// An ordinary read: supervised autonomy has no objection (no decision), Gemini CLI reads it.
+await scenario('read', join(userHome, 'project', 'notes.txt'));
+// A protected read: the built-in credentials rule denies; the reason reaches the model.
+await scenario('protected', join(userHome, '.ssh', 'id_rsa'));
+// The host stopped: the hook denies (fails closed), nothing is read.
+host.kill('SIGTERM');
+await new Promise((resolve) => host.once('exit', resolve));
+await scenario('stopped', join(userHome, 'project', 'notes.txt'));
+
+mock.close();
+process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, requests: requests.length, scenarios }) + '\n');
+process.exit(0);
