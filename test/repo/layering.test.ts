@@ -163,6 +163,8 @@ const MAIN_LAYERS = [
   'agents',
   // First-run state and the getting-started checklist, read from the gateway and the registry.
   'onboarding',
+  // Team mode: ships the audit log's chained events to PostgreSQL and reads them back.
+  'team',
   // The composition root: builds every service above and holds the handler table.
   'host',
   // Electron and serve put a host on screen.
