@@ -175,3 +175,38 @@ test('write it for Codex: the diff of config.toml first, then the file; Cancel a
   await expect(dialog.getByTestId('codex-config-file')).toContainText('already set');
   await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
+
+test('write it for Gemini CLI: one project’s .gemini/settings.json gets the stdio bridge and a BeforeTool hook that fails closed, after its diff', async ({ console: app, home }) => {
+  // The project scope only: the user scope would edit the real ~/.gemini of whoever runs the suite.
+  const settingsFile = join(project, '.gemini', 'settings.json');
+  await app.status.expectConnected();
+  await app.open('settings');
+  const dialog = app.page.getByTestId('gemini-config-dialog');
+  await app.page.getByTestId('gemini-config-open').click();
+  await expect(dialog.getByRole('heading', { name: /Gemini CLI/ })).toBeVisible();
+  await dialog.getByTestId('gemini-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('gemini-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  const file = dialog.locator(`[data-testid="gemini-config-file"][data-path="${settingsFile}"]`);
+  await expect(file).toHaveAttribute('data-changed', 'true');
+  await expect(file).toContainText('new file');
+  await expect(file.locator('.diff-add').filter({ hasText: 'BeforeTool' })).toHaveCount(1);
+  await expect(file.locator('.diff-add').filter({ hasText: `hook --agent gemini-cli --home ${home}` })).toHaveCount(1);
+  expect(existsSync(settingsFile)).toBe(false);
+
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await expect(dialog.getByTestId('gemini-config-result')).toContainText(`${settingsFile} created`);
+  const written = JSON.parse(readFileSync(settingsFile, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }>; hooks: { BeforeTool: { matcher: string; hooks: { type: string; command: string }[] }[] } };
+  expect(written.mcpServers.gatehouse!.args).toContain('mcp');
+  expect(written.hooks.BeforeTool).toEqual([{ matcher: '.*', hooks: [expect.objectContaining({ type: 'command', command: expect.stringContaining('hook --agent gemini-cli') })] }]);
+  await dialog.getByTestId('gemini-config-close').click();
+  await expect(dialog).toHaveCount(0);
+
+  // Again: already set, so Apply stays off.
+  await app.page.getByTestId('gemini-config-open').click();
+  await dialog.getByTestId('gemini-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('gemini-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  await expect(dialog.locator(`[data-testid="gemini-config-file"][data-path="${settingsFile}"]`)).toContainText('already set');
+  await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+});
