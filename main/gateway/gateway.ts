@@ -20,7 +20,7 @@ import { checkClaudeToolInput } from './claude-tool-inputs.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { manifestReadsOnly, pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
-import { kindInfo, singleToolByPluginName } from '../registry/kinds/index.js';
+import { kindInfo, kindProvider, singleToolByPluginName } from '../registry/kinds/index.js';
 
 /** One tool as agents see it (MCP tools/list). */
 export interface AgentTool {
@@ -211,7 +211,7 @@ export class Gateway {
     if (t?.kind !== 'tool' || !t.plugin) return false;
     const e = this.deps.registry.get(t.plugin);
     const m = e?.manifest;
-    if (!e || m?.kind !== 'tool' || m.pty || !manifestReadsOnly(m)) return false;
+    if (!e || !m || !kindProvider(m.kind)?.confinedByManifest || m.pty || !manifestReadsOnly(m)) return false;
     if (secretInReach(m, e.dir, this.deps.gatehouseHome !== undefined ? { gatehouseHome: this.deps.gatehouseHome } : {}) !== null) return false;
     return this.deps.toolRunner.sandboxedNow(t.plugin);
   }

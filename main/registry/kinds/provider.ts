@@ -81,6 +81,12 @@ export interface PluginKindProvider {
   readonly toolNaming: ToolNaming;
   /** Its tools are an upstream MCP server's, discovered at run time (the gateway's upstream supervisor runs it). */
   readonly upstream?: boolean;
+  /**
+   * Each call is one process the sandbox confines to the manifest's own paths and hosts, so a
+   * manifest with no write path and no host can only read (the judge may then count the call as
+   * a read). SECURITY: only a kind whose every call runs so may say it; the others keep their judgement.
+   */
+  readonly confinedByManifest?: boolean;
   readonly manifest?: KindManifestRules;
   /** Live problems of a file the author is editing (e.g. a module's syntax), or null for the ordinary manifest check. */
   checkSource?(path: string, content: string): Problem[] | null;

@@ -8,6 +8,7 @@ export const toolKind: PluginKindProvider = {
   info: { label: 'tool', callable: true, judgesCalls: false, longLived: false, noTools: 'no tools' },
   discover: { by: 'manifest' },
   toolNaming: 'single-by-plugin-name',
+  confinedByManifest: true,
   manifest: {
     tools: (raw, command, args) =>
       raw.tools
