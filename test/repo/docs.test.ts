@@ -10,7 +10,9 @@
 // - the repository is self-contained: no tracked text file names the background files the project
 //   started from (the protocol and design notes that lived beside the checkout, never in it), and
 //   no markdown link in a tracked .md file resolves outside the repository root;
-// - docs/architecture.md names every folder under main/ as `main/<path>/`.
+// - docs/architecture.md names every folder under main/ as `main/<path>/`, and its last section,
+//   "Every source file", lists every source file of main/, preload/, renderer/src/ and shared/ by
+//   its repository path, and no file that is gone.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -304,6 +306,36 @@ function mainFolders(root: string): string[] {
 
 const missingFrom = (doc: string, folders: string[]) => folders.filter((f) => !doc.includes(f));
 
+/** The folders whose source files docs/architecture.md lists one by one. */
+const SOURCE_ROOTS = ['main', 'preload', 'renderer/src', 'shared'];
+
+/** Every source file under SOURCE_ROOTS (`*.ts`, `*.tsx`, not `*.d.ts`), as its repository path. */
+function sourceFiles(root: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) return walk(rel);
+      return e.isFile() && /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [rel] : [];
+    });
+  return SOURCE_ROOTS.filter((r) => existsSync(join(root, r))).flatMap(walk).sort();
+}
+
+const INDEX_HEADING = '## Every source file';
+
+/**
+ * Source files the doc's "Every source file" section does not list (a mention elsewhere in the doc
+ * does not count: the section is the index), and paths the section lists that are not among them.
+ */
+function sourceIndexGaps(doc: string, files: string[]): { missing: string[]; stale: string[] } {
+  const start = doc.indexOf(`\n${INDEX_HEADING}\n`);
+  const rest = start < 0 ? '' : doc.slice(start + 1);
+  const end = rest.indexOf('\n## ');
+  const section = end < 0 ? rest : rest.slice(0, end);
+  const listed = new Set([...section.matchAll(/(?<![\w./-])(?:main|preload|renderer\/src|shared)\/[\w./-]*\.tsx?\b/g)].map((m) => m[0]));
+  const present = new Set(files);
+  return { missing: files.filter((f) => !listed.has(f)), stale: [...listed].filter((f) => !present.has(f)).sort() };
+}
+
 describe('docs/architecture.md', () => {
   it('names every folder under main/, nested ones included, literally as `main/<path>/` (e.g. main/policy/extract/)', () => {
     const folders = mainFolders(repoRoot);
@@ -318,6 +350,29 @@ describe('docs/architecture.md', () => {
     expect(missingFrom(doc, mainFolders(root))).toEqual(['main/kernel/', 'main/policy/planted/']);
     // A bare folder name is not enough: "policy/planted/" under some heading does not count.
     expect(missingFrom(doc + '\npolicy/planted/ and kernel/\n', ['main/kernel/', 'main/policy/planted/'])).toEqual(['main/kernel/', 'main/policy/planted/']);
+  });
+
+  it(`lists every source file of main/, preload/, renderer/src/ and shared/ under "${INDEX_HEADING}", and no file that is gone`, () => {
+    const files = sourceFiles(repoRoot);
+    expect(files).toContain('main/policy/extract/paths.ts');
+    expect(files).toContain('renderer/src/main.tsx');
+    const { missing, stale } = sourceIndexGaps(readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8'), files);
+    expect(missing, `source files to add to "${INDEX_HEADING}" in docs/architecture.md, one line each`).toEqual([]);
+    expect(stale, `paths listed under "${INDEX_HEADING}" in docs/architecture.md that no longer exist: remove or rename them`).toEqual([]);
+  });
+
+  it('the check finds a source file planted in a copy, and one listed but removed there', () => {
+    const root = tempDir('gatehouse-architecture-files-');
+    const planted = ['main/policy/planted.ts', 'renderer/src/views/planted-view.tsx'];
+    const files = [...sourceFiles(repoRoot).filter((f) => f !== 'shared/csp.ts'), ...planted, 'main/planted.d.ts', 'main/policy/planted.js'];
+    for (const f of files) {
+      mkdirSync(join(root, dirname(f)), { recursive: true });
+      writeFileSync(join(root, f), '');
+    }
+    const doc = readFileSync(join(repoRoot, 'docs/architecture.md'), 'utf8');
+    expect(sourceIndexGaps(doc, sourceFiles(root))).toEqual({ missing: planted, stale: ['shared/csp.ts'] });
+    // Named outside the section does not count: only the index does.
+    expect(sourceIndexGaps(`${doc}\n## Later\n\n\`${planted[0]}\` and \`${planted[1]}\`\n`, sourceFiles(root)).missing).toEqual(planted);
   });
 });
 
