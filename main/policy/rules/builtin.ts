@@ -193,11 +193,17 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Claude Code's settings files, where the Gatehouse hook is configured",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex)",
       actions: MODIFY_OPS,
-      // An agent that edits these can drop the PreToolUse hook: its next session runs unsupervised.
-      block_paths: ['~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json'],
-      message: "Agents may not change Claude Code's settings; they configure the hook that supervises them.",
+      // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
+      // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges) or point
+      // Gatehouse's MCP entry elsewhere: its next session runs unsupervised.
+      block_paths: [
+        '~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json',
+        '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
+        '~/.codex/config.toml',
+      ],
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',
