@@ -55,6 +55,11 @@ export interface PolicyState {
 
 const RELOAD_DELAY_MS = 75;
 const VERIFY_DELAY_MS = 250;
+/**
+ * A file that turned empty is applied only after it stayed empty this long: a writer truncates
+ * before it writes, and a read in between must not drop every user rule (deny rules included).
+ */
+const EMPTY_SETTLE_MS = 1000;
 
 export class PolicyStore {
   private readonly builtin: CompiledRule[];
@@ -70,6 +75,8 @@ export class PolicyStore {
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private loadedText: string | null = null;
+  /** Text read once since the last change, applied when the next read finds it unchanged. */
+  private pendingText: string | null = null;
   private readonly hits = new Map<string, number>();
   private hitsDirty = false;
   private snapshotCache: { at: number; version: number; value: readonly RuleSnapshot[] } | null = null;
@@ -136,20 +143,34 @@ export class PolicyStore {
   }
 
   /**
-   * Reload after `ms`. chokidar drops a second `change` of the same file within 50 ms of the
-   * first, so the delay is longer than that (the read then sees the dropped write), and each
-   * reload is followed by one verification read that catches anything else a watcher missed.
+   * Reload after `ms`. One save can arrive as several watch events (truncate, write, rename), so
+   * the read waits for them to stop, and each reload is followed by one verification read that
+   * catches anything else a watcher missed.
+   *
+   * A read replaces the rules only when the next read, a moment later, finds the same text: a
+   * writer truncates the file and then writes it, and a read between the two (a loaded machine
+   * can hold a writer that long) would otherwise load a half-written or empty policy, and the
+   * complete text after it would be judged against that instead of the last good policy.
    */
-  private schedule(kind: 'change' | 'unlink' | 'verify', ms: number): void {
+  private schedule(kind: 'change' | 'unlink' | 'verify' | 'settle', ms: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
       if (!this.watcher) return;
       const text = this.readText();
       // Once watching, a missing file is a removal (or an editor mid-save), never "no rules".
-      if (kind === 'unlink' || text === null) return this.fileRemoved();
+      if (kind === 'unlink' || text === null) {
+        this.pendingText = null;
+        return this.fileRemoved();
+      }
       if (kind === 'verify' && text === this.loadedText) return;
-      this.reload();
+      if (kind !== 'settle' || text !== this.pendingText) {
+        this.pendingText = text;
+        const emptied = text.trim() === '' && (this.loadedText ?? '').trim() !== '';
+        return this.schedule('settle', emptied ? EMPTY_SETTLE_MS : RELOAD_DELAY_MS);
+      }
+      this.pendingText = null;
+      this.apply(text);
       this.schedule('verify', VERIFY_DELAY_MS);
     }, ms);
   }
@@ -187,8 +208,11 @@ export class PolicyStore {
 
   /** Reads the file again now. Returns the load result (the store state is updated from it). */
   reload(): LoadResult {
+    return this.apply(this.readText());
+  }
+
+  private apply(text: string | null): LoadResult {
     const ctx = this.loadContext();
-    const text = this.readText();
     this.loadedText = text;
     // A missing file is an empty policy; an unreadable one goes through loadPolicyFile for its error.
     const result = text === null ? loadPolicyFile(this.file, ctx) : parsePolicyText(text, this.file, ctx);

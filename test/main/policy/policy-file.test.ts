@@ -2,7 +2,7 @@
 // watches the real file and never empties or weakens the policy when the file breaks.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PolicyStore, type PolicyState } from '../../../main/policy/rules/store.js';
 import type { Extraction, ToolCall } from '../../../main/policy/types.js';
 import { tempDir } from '../../support/temp.js';
@@ -175,6 +175,58 @@ describe('PolicyStore with a real file and the real watcher', () => {
     writeFileSync(empty.file, good);
     await appeared;
     expect(empty.store.evaluate(prodWrite, call()).decider).toMatchObject({ rule: 'deny-prod' });
+  });
+
+  it('a writer caught between truncating and writing: the empty read drops no rule, and the complete text loads over the last good policy', async () => {
+    // The fault: a writer (an editor, a deploy, a test) truncates policy.yaml and is held before it
+    // writes, so the watcher reads an empty file. Only the clock is fake; the file and the kernel's
+    // watch events are real.
+    const t = await started(good);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    onTestFinished(() => timers.mockRestore());
+    const turn = () => new Promise<void>((res) => setImmediate(res));
+    const write = async (text: string) => {
+      const seen = timers.mock.calls.length;
+      writeFileSync(t.file, text);
+      while (timers.mock.calls.length === seen) await turn(); // the watcher saw it
+    };
+    const advance = async (ms: number) => {
+      for (let left = ms; left > 0; left -= 25) {
+        vi.advanceTimersByTime(Math.min(25, left));
+        await turn();
+      }
+    };
+
+    await write('');
+    await advance(900); // the writer is held for most of a second
+    expect(t.changes).toEqual([]);
+    expect(t.store.evaluate(prodWrite, call()).decider).toMatchObject({ rule: 'deny-prod' });
+
+    await write(`${good}  - { name: ask-stage, actions: [write], block_paths: ["~/stage/**"], decision: ask }\n`);
+    let waited = 0;
+    while (t.changes.length === 0 && waited < 5000) {
+      await advance(25);
+      waited += 25;
+    }
+    expect(t.changes.length).toBeGreaterThan(0);
+    expect(t.changes.every((s) => s.rules.byName.has('deny-prod'))).toBe(true);
+    expect(t.store.rules.byName.has('ask-stage')).toBe(true);
+    expect(t.store.error).toBeNull();
+
+    // A file that stays empty is what the operator meant: after a second the user rules are gone.
+    const before = t.changes.length;
+    await advance(1000); // the verification read after the load
+    await write('');
+    await advance(500);
+    expect(t.changes.length).toBe(before);
+    expect(t.store.rules.byName.has('deny-prod')).toBe(true);
+    await advance(1000);
+    expect(t.changes.length).toBe(before + 1);
+    expect(t.store.rules.rules.every((r) => r.rule.source === 'builtin')).toBe(true);
   });
 
   it('counts hits and hands out frozen snapshots, reused until the policy or the counts change', async () => {
