@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
-import { HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
+import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer, type GeminiHookResult } from '../agents/gemini/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
@@ -54,11 +54,11 @@ class HookPostError extends Error {
 }
 
 /** POSTs the hook input to the host and reads the whole answer, within `timeoutMs` in all. */
-function postHook(url: string, token: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postHook(url: string, token: string, body: string, timeoutMs: number, client: HookAgent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     // agent: false: one connection, closed after the answer; a kept-alive socket would hold the process open.
     // The deadline goes with the call: a call waiting in the inbox expires before this hook gives up.
-    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, [HOOK_DEADLINE_HEADER]: String(timeoutMs), [HOOK_SENT_AT_HEADER]: String(Date.now()) };
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, [HOOK_DEADLINE_HEADER]: String(timeoutMs), [HOOK_SENT_AT_HEADER]: String(Date.now()), [HOOK_CLIENT_HEADER]: client };
     const req = request(url, { method: 'POST', agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -105,7 +105,15 @@ function isReport(text: string): boolean {
   }
 }
 
-export async function runHook(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookReply> {
+export interface HookRunOptions {
+  unreachable?: 'deny' | 'ask' | undefined;
+  timeoutMs: number;
+  agentTokenFile?: string | undefined;
+  /** Whose hook this is: the host files the call under that agent's client name. */
+  client?: HookAgent | undefined;
+}
+
+export async function runHook(home: string, text: string, opts: HookRunOptions): Promise<HookReply> {
   // A report that cannot be delivered loses only the record (the call's outcome stays unknown):
   // answering "deny" to it would only put a confusing error in front of the model.
   if (isReport(text)) {
@@ -115,7 +123,7 @@ export async function runHook(home: string, text: string, opts: { unreachable?: 
   return runPreToolUse(home, text, opts);
 }
 
-async function runPreToolUse(home: string, text: string, opts: { unreachable?: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<HookReply> {
+async function runPreToolUse(home: string, text: string, opts: HookRunOptions): Promise<HookReply> {
   // A token file that cannot be read is a mistake in the hook's configuration: deny, whatever
   // the unreachable setting says, rather than fall back to another agent's token.
   const named = opts.agentTokenFile !== undefined ? tokenFromFile(opts.agentTokenFile) : null;
@@ -138,7 +146,7 @@ async function runPreToolUse(home: string, text: string, opts: { unreachable?: '
   let res: { status: number; text: string };
   try {
     if (!hookUrl.startsWith('http://')) throw new HookPostError(false, 'only a loopback http:// address is asked');
-    res = await postHook(hookUrl, agentToken, text, opts.timeoutMs);
+    res = await postHook(hookUrl, agentToken, text, opts.timeoutMs, opts.client ?? 'claude-code');
   } catch (err) {
     const e = err as HookPostError;
     if (e.timedOut) return hookAnswer('deny', `Gatehouse did not answer within ${Math.round(opts.timeoutMs / 1000)} s, so the call is denied.`);
@@ -207,7 +215,7 @@ async function geminiHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
     const g = fromGeminiInput(await readStdin());
     if ('invalid' in g) r = toGeminiAnswer(hookAnswer('deny', g.invalid), null);
     else if ('skip' in g) r = { code: 0, stdout: '', stderr: '' };
-    else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile }), g);
+    else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' }), g);
   } catch (err) {
     r = toGeminiAnswer(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
   }

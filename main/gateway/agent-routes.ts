@@ -4,13 +4,14 @@
 // and /agent/v1/* (the small HTTP API, agent-api.ts). Nothing else is reachable with the agent token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../core/http-body.js';
-import { CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
+import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_CLIENT_HEADER, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
 import { boundSession } from './agent-tokens.js';
 import type { HookOutcomes } from './hook-outcomes.js';
 import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
 import { AGENT_API_CALLS, AGENT_API_TOOLS, agentApi } from './agent-api.js';
 import type { Settings } from '../../shared/contract.js';
+import { AGENT_IDS } from '../../shared/agent-integrations.js';
 import type { AgentIdentity } from './agent-tokens.js';
 
 export const MCP_PATH = '/mcp';
@@ -80,7 +81,7 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
       }
       try {
         const s = deps.settings();
-        const { answer, result } = await decideHook(deps.gateway, parsed.input, { askMode: s.hookAsk, autonomyAllow: s.hookAutonomyAllow, deadlineMs: hookDeadline(req), signal: gone.signal }, agent);
+        const { answer, result } = await decideHook(deps.gateway, parsed.input, { askMode: s.hookAsk, autonomyAllow: s.hookAutonomyAllow, deadlineMs: hookDeadline(req), signal: gone.signal, client: hookClient(req) }, agent);
         deps.outcomes?.expect(result.call.session, parsed.input.tool_use_id, { call: result.call.id, tool: result.call.tool, decision: result.decision, contained: result.contained?.contained === true });
         return send(res, 200, answer);
       } catch (err) {
@@ -103,6 +104,13 @@ export function hookDeadline(req: IncomingMessage): number {
   const n = Number(Array.isArray(raw) ? raw[0] : raw);
   const fallback = CLAUDE_HOOK_TIMEOUT_S * 1000;
   return Number.isFinite(n) && n > 0 ? Math.min(n, fallback * 10) : fallback;
+}
+
+/** The agent whose hook sent the request (HOOK_CLIENT_HEADER) when it is one Gatehouse integrates, else Claude Code. */
+export function hookClient(req: IncomingMessage): string {
+  const raw = req.headers[HOOK_CLIENT_HEADER];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  return v !== undefined && (AGENT_IDS as readonly string[]).includes(v) ? v : CLAUDE_CODE_AGENT;
 }
 
 /**

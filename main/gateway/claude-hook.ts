@@ -24,7 +24,7 @@ import type { Gateway, GatewayResult } from './gateway.js';
 import { CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, hookAnswer, NO_DECISION, type HookReply } from './hook-answer.js';
 import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
 
-export { hookAnswer, unreachableAnswer, NO_DECISION, isNoDecision, CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, type HookAnswer, type HookReply, type PermissionDecision } from './hook-answer.js';
+export { hookAnswer, unreachableAnswer, NO_DECISION, isNoDecision, CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, HOOK_CLIENT_HEADER, type HookAnswer, type HookReply, type PermissionDecision } from './hook-answer.js';
 
 /** The hook events Gatehouse is configured for. */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
@@ -92,6 +92,8 @@ export interface DecideHookOptions {
   deadlineMs?: number | undefined;
   /** Aborted when the hook's connection closes: a waiting item is withdrawn, never approved for nobody. */
   signal?: AbortSignal | undefined;
+  /** The agent whose hook sent the call (HOOK_CLIENT_HEADER); Claude Code's when not said. */
+  client?: string | undefined;
 }
 
 /** How long an inbox item of a hook call may wait: its deadline less the margin, at least 1 s. */
@@ -107,7 +109,7 @@ export function hookApprovalWindowMs(deadlineMs: number | undefined): number {
  */
 export async function decideHook(gateway: Gateway, input: HookInput, opts: DecideHookOptions, agent: AgentIdentity): Promise<{ answer: HookReply; result: GatewayResult }> {
   const result = await gateway.call(
-    { agent: agent.name, client: CLAUDE_CODE_AGENT, session: boundSession(agent.name, input.session_id), tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
+    { agent: agent.name, client: opts.client ?? CLAUDE_CODE_AGENT, session: boundSession(agent.name, input.session_id), tool: input.tool_name, arguments: input.tool_input, cwd: input.cwd, source: 'hook' },
     {
       execute: false,
       // Claude Code runs the input it is answered with: a let-through Bash command can be boxed.

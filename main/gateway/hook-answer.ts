@@ -26,6 +26,12 @@ export const HOOK_DEADLINE_HEADER = 'x-gatehouse-hook-deadline-ms';
  * or stalled): such a request is not judged, since Claude Code has already gone its own way.
  */
 export const HOOK_SENT_AT_HEADER = 'x-gatehouse-hook-sent-at';
+/**
+ * Which agent's hook sent the request (`gatehouse hook --agent`), so its calls are filed under
+ * that agent's client name in the inbox, audit log and waterfall. A label only: who the caller
+ * is comes from its token, and a value Gatehouse does not know is filed as Claude Code's.
+ */
+export const HOOK_CLIENT_HEADER = 'x-gatehouse-hook-client';
 
 export type PermissionDecision = 'allow' | 'deny' | 'ask';
 export interface HookAnswer {

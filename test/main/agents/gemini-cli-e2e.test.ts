@@ -86,6 +86,8 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
         ['Read', 'deny', 'rule'],
       ]);
       expect(received.every((r) => String(r.session).startsWith('default/'))).toBe(true);
+      // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
+      expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli']);
     } finally {
       db.close();
     }
