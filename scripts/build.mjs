@@ -2,7 +2,7 @@
 // benchmarks), Vite for the renderer. See docs/build.md for why not electron-vite.
 import { build as esbuild } from 'esbuild';
 import { build as vite } from 'vite';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Where each Node-side job writes its entry, and how the desktop package ships it: one list, which
@@ -14,6 +14,13 @@ const out = (job) => {
   return e.out;
 };
 const outdir = (job) => out(job).slice(0, out(job).lastIndexOf('/'));
+const readdirSafe = (dir) => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
 const watch = process.argv.includes('--watch');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const started = Date.now();
@@ -30,7 +37,14 @@ const common = {
 };
 
 const jobs = {
-  cli: () => esbuild({ ...common, entryPoints: ['main/cli/index.ts'], outfile: out('cli'), format: 'esm' }),
+  // Split: each command loads what it needs when it runs (main/cli/program.ts), so `gatehouse
+  // --help` does not load the host. The chunks sit beside cli.js, not in a folder of their own:
+  // modules in them find the worker files and the console next to themselves (import.meta.url).
+  cli: () => {
+    const dir = outdir('cli');
+    for (const f of readdirSafe(dir)) if (/^cli-chunk-.*\.js(\.map)?$/.test(f)) rmSync(`${dir}/${f}`);
+    return esbuild({ ...common, entryPoints: { cli: 'main/cli/index.ts' }, outdir: dir, splitting: true, chunkNames: 'cli-chunk-[hash]', format: 'esm' });
+  },
   // `gatehouse hook` runs before every tool call Claude Code makes: its own small bundle starts fast.
   // Split: what it loads only when the host cannot be asked (the settings, zod) is a chunk of
   // its own, in out/main/hook-chunks, so the answered path never reads it.

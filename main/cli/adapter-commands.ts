@@ -8,7 +8,6 @@ import type { Envelope } from '../../shared/contract.js';
 import { handleJsonRpcLine, type EnvelopeDispatch } from '../adapters/json-rpc.js';
 import { operatorName } from '../core/operator.js';
 import { UsageError } from '../core/usage-error.js';
-import { createHost } from '../host/create-host.js';
 import { defaultHome, homePaths } from '../home.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { isAlive } from '../core/proc-scan.js';
@@ -51,6 +50,7 @@ async function envelopeDispatch(home: string, local: { pluginDirs: string[]; all
     };
     return { dispatch, close: async () => {} };
   }
+  const { createHost } = await import('../host/create-host.js');
   const host = createHost({ home, shell: 'cli', watch: false, log: () => {}, pluginDirs: local.pluginDirs, ...(local.allowPluginLoad ? { allowPluginLoad: true } : {}) });
   await host.ready;
   const ctx = { console: 'cli' as const, operator: operatorName() };

@@ -3,9 +3,7 @@
 // through GATEHOUSE_HOME/serve.json and authenticate with the agent token it holds.
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
@@ -13,7 +11,6 @@ import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
 import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
-import { AGENT_CWD_HEADER } from '../gateway/mcp-server.js';
 import { HOOK_COMMAND_TIMEOUT_S } from '../gateway/hook-answer.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -181,6 +178,13 @@ export async function runMcpBridge(home: string, agentTokenFile?: string): Promi
     }
     if (!/^[A-Za-z0-9_-]{16,256}$/.test(named)) throw new UsageError(`--agent-token-file ${agentTokenFile} does not hold an agent token; make one with \`gatehouse agent token create NAME\`.`);
   }
+  // Loaded here, not with the command tree: the MCP SDK is most of the CLI's start-up.
+  const [{ StdioServerTransport }, { StreamableHTTPClientTransport }, { isInitializeRequest, isJSONRPCRequest }, { AGENT_CWD_HEADER }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('../gateway/mcp-server.js'),
+  ]);
   const down = new StdioServerTransport();
   const host = runningHost(home);
   let closing = false;

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { ApprovalItemView } from '../../shared/contract.js';
 import { defaultHome } from '../home.js';
-import { describeDecider } from '../pipeline/call-pipeline.js';
+import { describeDecider } from '../../shared/decider.js';
 import { connectHost, type HostCaller } from './host-client.js';
 import { runningHost } from './running-host.js';
 import { UsageError } from '../core/usage-error.js';

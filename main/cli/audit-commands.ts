@@ -6,21 +6,16 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { defaultHome, homePaths } from '../home.js';
-import { openForVerify } from '../audit/audit-store.js';
-import { AuditQuery, type AuditFilter } from '../audit/audit-query.js';
+import type { AuditQuery, AuditFilter } from '../audit/audit-query.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
 import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { runCliJob } from './progress.js';
 import { JobCancelled } from '../host/jobs.js';
-import { replayCalls } from '../audit/replay.js';
-import { PolicyStore } from '../policy/rules/store.js';
-import { extract, initExtractor } from '../policy/extract/index.js';
 import { describeDecider } from '../../shared/decider.js';
 import type { DeciderView, ResponseOf } from '../../shared/contract.js';
 import { displayText, jsonEscapeHidden, jsonText } from '../../shared/display-text.js';
 import { TEAM_URL_ENV, requireTeamUrl } from '../team/team-url.js';
-import { teamSearch } from '../team/team-search.js';
 import { onTeam } from './team-commands.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
@@ -42,12 +37,16 @@ function positiveInt(name: string, v: string, max: number): number {
   return n;
 }
 
-function openQuery(home: string | undefined, raw: boolean): { q: AuditQuery; close: () => void } {
+/** SQLite, the judge and the team client are loaded by the command that uses them, not by `gatehouse --help`. */
+const auditStore = () => import('../audit/audit-store.js');
+
+async function openQuery(home: string | undefined, raw: boolean): Promise<{ q: AuditQuery; close: () => void }> {
   const paths = homePaths(home ?? defaultHome());
   if (!existsSync(paths.auditDb)) throw new UsageError(`No audit log at ${paths.auditDb}. Pass the data folder with --home DIR.`);
   if (raw && !readSettingsFile(paths.settings).settings.auditRaw) {
     throw new UsageError('--raw needs the "Show raw audit values" setting (auditRaw) turned on in Settings; without it secrets stay masked.');
   }
+  const [{ openForVerify }, { AuditQuery }] = await Promise.all([auditStore(), import('../audit/audit-query.js')]);
   const db = openForVerify(paths.auditDb);
   return { q: new AuditQuery({ db, raw: () => raw }), close: () => db.close() };
 }
@@ -116,6 +115,7 @@ async function searchTeam(query: string, limit: number, o: FacetOptions & { json
   if (o.raw) throw new UsageError('--raw is not available with --team: team search always masks secrets.');
   if (o.before !== undefined) throw new UsageError('--before is not available with --team yet: narrow the search with --since, --member or a facet.');
   const url = requireTeamUrl(o.teamUrl);
+  const { teamSearch } = await import('../team/team-search.js');
   const r = await onTeam(url, (pool) =>
     teamSearch(pool, { query, limit, ...(o.member ? { member: o.member } : {}), ...searchFacets(o) }),
   );
@@ -152,7 +152,7 @@ export function addAuditQueryCommands(audit: Command): void {
       const limit = positiveInt('limit', o.limit, 1000);
       if (o.team || o.teamUrl !== undefined) return searchTeam(query, limit, o);
       if (o.member !== undefined) throw new UsageError('--member needs --team: a local log holds one member\'s events.');
-      const { q, close } = openQuery(o.home, o.raw === true);
+      const { q, close } = await openQuery(o.home, o.raw === true);
       try {
         const r = q.search({
           query,
@@ -191,7 +191,7 @@ export function addAuditQueryCommands(audit: Command): void {
         ...(o.type ? { types: o.type } : {}),
         ...(o.since ? { from: parseSince(o.since) } : {}),
       };
-      const { q, close } = openQuery(o.home, o.raw === true);
+      const { q, close } = await openQuery(o.home, o.raw === true);
       try {
         // Streamed a page at a time: an export of the whole log is not held in memory, stdout's
         // pace is kept, progress goes to stderr, and Ctrl-C stops between pages (exit 130).
@@ -243,6 +243,7 @@ export function addAuditQueryCommands(audit: Command): void {
       }
       const settings = readSettingsFile(paths.settings).settings;
       // Replay judges recorded calls, not this machine's files as they are now: no hard-link look-ups.
+      const [{ PolicyStore }, { extract, initExtractor }, { replayCalls }, { openForVerify }] = await Promise.all([import('../policy/rules/store.js'), import('../policy/extract/index.js'), import('../audit/replay.js'), auditStore()]);
       const policy = new PolicyStore({ file: paths.policy, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false, log: () => {}, hardLinks: false });
       await Promise.all([initExtractor(), policy.start()]);
       const db = openForVerify(paths.auditDb);

@@ -4,7 +4,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
-import { diagnose, recoverAuditLog } from '../audit/audit-recover.js';
 import { acquireHostLock } from '../host/host-lock.js';
 import { operatorName } from '../core/operator.js';
 import { UsageError } from '../core/usage-error.js';
@@ -18,9 +17,10 @@ export function addAuditRecoverCommand(audit: Command): void {
     .option('--home <dir>', 'data folder')
     .option('--reason <text>', 'why, in your words (recorded with what Gatehouse found)')
     .addHelpText('after', examplesHelp(['gatehouse audit recover --home ~/.config/gatehouse'], 'The old file is moved, never changed or deleted; the new chain\'s first event (audit.chain-restarted) names it with its size and SHA-256. Inbox items and grants kept in the old file stay there.'))
-    .action((o: { home?: string; reason?: string }) => {
+    .action(async (o: { home?: string; reason?: string }) => {
       const paths = homePaths(o.home ?? defaultHome());
       if (!existsSync(paths.auditDb)) throw new UsageError(`No audit log at ${paths.auditDb}. Pass the data folder with --home DIR.`);
+      const { diagnose, recoverAuditLog } = await import('../audit/audit-recover.js');
       // No host may have the log open while it is moved: the lock is what hosts take at start.
       const lock = acquireHostLock(paths.root);
       try {

@@ -8,18 +8,21 @@ import { join, resolve } from 'node:path';
 import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { displayText } from '../../shared/display-text.js';
-import { addPlugin, initCatalog, revokePlugin, signSnapshotAndTimestamp } from '../catalog/publisher.js';
-import { addCatalogSource, CatalogClient, validUntil, type Consent } from '../catalog/catalog-client.js';
+import type { CatalogClient, Consent } from '../catalog/catalog-client.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
-import { TrustStore } from '../registry/trust-store.js';
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const t = (s: unknown): string => displayText(String(s));
 
-function sourceClient(home: string, name: string): CatalogClient {
+// TUF, the signer and the manifest schema are loaded by the command that uses them, not by `gatehouse --help`.
+const publisher = () => import('../catalog/publisher.js');
+const client = () => import('../catalog/catalog-client.js');
+
+async function sourceClient(home: string, name: string): Promise<CatalogClient> {
   const stateDir = join(home, 'catalogs', name);
   if (!existsSync(join(stateDir, 'source.json'))) throw new UsageError(`no catalog source named ${JSON.stringify(name)}; add it with \`gatehouse catalog add-source LOCATION --root FILE --name ${name}\``);
+  const { CatalogClient } = await client();
   return new CatalogClient({ name, stateDir, pluginsDir: join(home, 'plugins') });
 }
 
@@ -57,8 +60,8 @@ export function addCatalogCommands(cli: Command): void {
     .command('init <dir>')
     .description('create a catalog folder: keys (root 2 of 3, targets, snapshot, timestamp) and version 1 of the metadata')
     .addHelpText('after', examplesHelp(['gatehouse catalog init ./my-catalog']))
-    .action((dir: string) => {
-      const r = initCatalog(resolve(dir));
+    .action(async (dir: string) => {
+      const r = (await publisher()).initCatalog(resolve(dir));
       process.stdout.write(`Catalog created in ${t(resolve(dir))}. Serve or copy ${t(join(resolve(dir), 'repository'))} to mirrors.\nRoot key ids (operators confirm these when adding the catalog):\n${r.rootKeyIds.map((k) => `  ${k}`).join('\n')}\nKeys and where each must be kept:\n${r.keys.map((k) => `  ${k.role}: ${t(k.path)}\n    keep ${k.keep}`).join('\n')}\n`);
     });
 
@@ -72,7 +75,7 @@ export function addCatalogCommands(cli: Command): void {
     .option('--min-gatehouse <version>', 'minimum Gatehouse version', '0.1.0')
     .action(async (dir: string, pluginDir: string, o: { publisher: string; sourceRepo?: string; sourceCommit?: string; minGatehouse: string }) => {
       if (Boolean(o.sourceRepo) !== Boolean(o.sourceCommit)) throw new UsageError('--source-repo and --source-commit go together; give both or neither');
-      const r = await addPlugin(resolve(dir), resolve(pluginDir), { publisher: o.publisher, minGatehouse: o.minGatehouse, ...(o.sourceRepo && o.sourceCommit ? { source: { repository: o.sourceRepo, commit: o.sourceCommit } } : {}) });
+      const r = await (await publisher()).addPlugin(resolve(dir), resolve(pluginDir), { publisher: o.publisher, minGatehouse: o.minGatehouse, ...(o.sourceRepo && o.sourceCommit ? { source: { repository: o.sourceRepo, commit: o.sourceCommit } } : {}) });
       process.stdout.write(`Signed ${t(r.target)} (scan ${r.custom.scan.passed ? 'passed' : 'FAILED'}, bundle sha256 ${r.custom.scan.bundleSha256}).\n`);
     });
 
@@ -80,8 +83,8 @@ export function addCatalogCommands(cli: Command): void {
     .command('sign <dir>')
     .description('re-sign snapshot and timestamp (run at least daily: clients refuse an expired timestamp)')
     .addHelpText('after', examplesHelp(['gatehouse catalog sign ./my-catalog']))
-    .action((dir: string) => {
-      signSnapshotAndTimestamp(resolve(dir));
+    .action(async (dir: string) => {
+      (await publisher()).signSnapshotAndTimestamp(resolve(dir));
       process.stdout.write('Snapshot and timestamp re-signed.\n');
     });
 
@@ -91,8 +94,8 @@ export function addCatalogCommands(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse catalog revoke ./my-catalog weather --version 1.0.0 --reason "sends the API key to its log"']))
     .requiredOption('--version <version>', 'the version to revoke, or "*"')
     .requiredOption('--reason <text>', 'shown to operators beside the quarantined plugin')
-    .action((dir: string, name: string, o: { version: string; reason: string }) => {
-      revokePlugin(resolve(dir), name, o.version, o.reason);
+    .action(async (dir: string, name: string, o: { version: string; reason: string }) => {
+      (await publisher()).revokePlugin(resolve(dir), name, o.version, o.reason);
       process.stdout.write(`Revoked ${t(name)}@${t(o.version)}.\n`);
     });
 
@@ -107,8 +110,8 @@ export function addCatalogCommands(cli: Command): void {
       if (!SOURCE_NAME.test(o.name)) throw new UsageError(`--name ${JSON.stringify(o.name)}: use 1-40 lowercase letters, digits and dashes`);
       if (!/^https?:\/\//.test(location)) location = resolve(location);
       const home = o.home ?? defaultHome();
-      const { rootKeyIds } = addCatalogSource(join(home, 'catalogs', o.name), location, readFileSync(o.root));
-      const r = await sourceClient(home, o.name).refresh();
+      const { rootKeyIds } = (await client()).addCatalogSource(join(home, 'catalogs', o.name), location, readFileSync(o.root));
+      const r = await (await sourceClient(home, o.name)).refresh();
       process.stdout.write(`Added ${t(o.name)}. Root key ids:\n${rootKeyIds.map((k) => `  ${t(k)}`).join('\n')}\n${r.index.plugins.length} plugin(s); metadata valid until ${t(r.expires)}.\n`);
     });
 
@@ -171,15 +174,16 @@ export function addCatalogCommands(cli: Command): void {
     .description('sources and the plugins installed from them, with quarantines')
     .addHelpText('after', examplesHelp(['gatehouse catalog list']))
     .option('--home <dir>', 'data folder')
-    .action((o: { home?: string }) => {
+    .action(async (o: { home?: string }) => {
       const home = o.home ?? defaultHome();
       // Enabled means pinned in trust.json (what `plugin enable` writes); installed.json only says how it was installed.
+      const [{ TrustStore }, { validUntil }] = await Promise.all([import('../registry/trust-store.js'), client()]);
       const trust = new TrustStore(home);
       for (const name of sourceNames(home)) {
         // The date after which the source refuses to install anything until it is refreshed (TUF expiry).
         const until = validUntil(join(home, 'catalogs', name));
         process.stdout.write(`${t(name)}${until ? `  (metadata valid until ${t(until)})` : ''}\n`);
-        for (const r of sourceClient(home, name).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : trust.get(r.name) ? 'enabled' : 'disabled'}\n`);
+        for (const r of (await sourceClient(home, name)).installed()) process.stdout.write(`  ${t(r.name)} ${t(r.version)} ${r.quarantined ? `QUARANTINED: ${t(r.quarantined.reason)}` : trust.get(r.name) ? 'enabled' : 'disabled'}\n`);
       }
     });
 
@@ -188,11 +192,11 @@ export function addCatalogCommands(cli: Command): void {
     .description('newer versions of installed plugins, as of the last refresh (search or the scheduled refresh), and what each would widen')
     .addHelpText('after', examplesHelp(['gatehouse catalog updates']))
     .option('--home <dir>', 'data folder')
-    .action((o: { home?: string }) => {
+    .action(async (o: { home?: string }) => {
       const home = o.home ?? defaultHome();
       let any = false;
       for (const name of sourceNames(home)) {
-        for (const u of sourceClient(home, name).updates()) {
+        for (const u of (await sourceClient(home, name)).updates()) {
           any = true;
           const widens = u.widened.length ? `  WIDENS: ${u.widened.map(t).join(', ')}` : '';
           process.stdout.write(`${t(name)}  ${t(u.name)} ${t(u.from)} -> ${t(u.to)}${widens}\n`);

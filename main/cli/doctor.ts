@@ -5,14 +5,13 @@
 // Doctor only reads. With a host running it asks that host (plugins, checker health); without
 // one it builds the plugin registry itself, read-only — it does not start a host, so it
 // neither starts checkers nor appends to the audit log.
-import type { Command } from 'commander';
 import { existsSync, readFileSync, statSync, statfsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { checkHeadFile } from '../audit/audit-head.js';
 import type { ChainState } from '../../shared/contract.js';
-import { defaultHome, homePaths } from '../home.js';
+import { homePaths } from '../home.js';
 import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
 import { summary, type PluginSummary } from '../registry/plugin-service.js';
@@ -23,8 +22,7 @@ import { readSettingsFile } from '../gateway/settings-store.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
 import { connectHost } from './host-client.js';
-import { examplesHelp } from './gatehouse-command.js';
-import { displayText, jsonText } from '../../shared/display-text.js';
+import { displayText } from '../../shared/display-text.js';
 import { isAlive } from '../core/proc-scan.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -294,19 +292,4 @@ export function formatReport(r: DoctorReport): string {
   const warns = r.checks.filter((c) => c.status === 'warn').length;
   lines.push(fails > 0 ? `${fails} problem${fails === 1 ? '' : 's'} need${fails === 1 ? 's' : ''} attention${warns ? `, ${warns} warning${warns === 1 ? '' : 's'}` : ''}.` : warns > 0 ? `Ready, with ${warns} warning${warns === 1 ? '' : 's'}.` : 'Ready.');
   return lines.join('\n');
-}
-
-export function addDoctorCommand(cli: Command): void {
-  cli
-    .command('doctor')
-    .description('Check sandbox, plugins, checkers, Electron and the audit chain; exit 1 when something needs attention.')
-    .option('--home <dir>', 'data folder')
-    .option('--plugins-dir <dir>', 'another plugin folder to search (repeatable)', (v: string, p: string[] = []) => [...p, v])
-    .option('--json', 'print JSON')
-    .addHelpText('after', examplesHelp(['gatehouse doctor --home ~/.config/gatehouse']))
-    .action(async (o: { home?: string; pluginsDir?: string[]; json?: boolean }) => {
-      const report = await runDoctor({ home: o.home ?? defaultHome(), pluginDirs: o.pluginsDir ?? [] });
-      console.log(o.json ? jsonText(report, 2) : formatReport(report));
-      if (!report.ok) process.exitCode = 1;
-    });
 }

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { MethodName, RequestOf, ResponseOf, Envelope, JobView } from '../../shared/contract.js';
 import { JobCancelled } from '../host/jobs.js';
 import { operatorName } from '../core/operator.js';
-import { createHost, type HostOptions } from '../host/create-host.js';
+import type { HostOptions } from '../host/create-host.js';
 import { homePaths } from '../home.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { isAlive } from '../core/proc-scan.js';
@@ -80,6 +80,8 @@ export async function connectHost(home: string, local: Omit<HostOptions, 'home' 
     };
   }
   const { onJob, ...options } = local;
+  // The whole host, loaded only when no running one can be asked (most of the CLI's start-up).
+  const { createHost } = await import('../host/create-host.js');
   const host = createHost({ ...options, home, shell: 'cli', watch: false, log: () => {} });
   const offJobs = onJob ? host.bus.subscribe((name, payload) => name === 'jobs.progress' && onJob(payload as JobView)) : null;
   try {

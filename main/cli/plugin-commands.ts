@@ -4,9 +4,7 @@ import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { defaultHome, homePaths } from '../home.js';
-import { checkPluginFolder } from '../host/plugin-folder-check.js';
 import { scaffoldPlugin, SCAFFOLD_LANGS, type ScaffoldLang } from '../registry/scaffold.js';
-import { buildPlugin, PluginBuildError } from '../registry/kinds/wasm/plugin-build.js';
 import { shellQuote } from '../../shared/claude-config.js';
 import type { Finding, Problem } from '../registry/types.js';
 import { connectHost } from './host-client.js';
@@ -21,6 +19,8 @@ interface HomeOpts {
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
+/** The plugin scanner (the TypeScript compiler among it), loaded by the commands that check a folder, not by `gatehouse --help`. */
+const folderCheck = () => import('../host/plugin-folder-check.js');
 
 export function formatProblem(p: Problem): string {
   const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
@@ -108,7 +108,7 @@ export function addPluginCommands(cli: Command): void {
     .option('--home <dir>', 'data folder (where a module is compiled to be read)')
     .addHelpText('after', examplesHelp(['gatehouse plugin validate ./my-tool', 'gatehouse plugin validate ./my-adapter']))
     .action(async (dir: string, o: { json?: boolean; home?: string }) => {
-      const r = await checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
+      const r = await (await folderCheck()).checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
       if (o.json) console.log(jsonText({ manifestFile: r.manifestFile, kind: r.kind, valid: r.valid, problems: r.problems, manifest: r.valid ? r.manifest : null }, 2));
       else {
         for (const p of r.problems) console.log(formatProblem(p));
@@ -125,7 +125,7 @@ export function addPluginCommands(cli: Command): void {
     .option('--home <dir>', 'data folder (where a module is compiled to be read)')
     .addHelpText('after', examplesHelp(['gatehouse plugin scan ./my-tool --json']))
     .action(async (dir: string, o: { json?: boolean; home?: string }) => {
-      const c = await checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
+      const c = await (await folderCheck()).checkPluginFolder(pluginDir(dir), o.home ?? defaultHome());
       // A folder whose manifest or module cannot be read is scanned file by file; say so, as its tool descriptions were not read.
       const r = c.scan ?? { findings: [], totalWeight: 0, passed: false, filesScanned: 0 };
       if (o.json) console.log(jsonText({ ...r, valid: c.valid }, 2));
@@ -164,8 +164,9 @@ export function addPluginCommands(cli: Command): void {
     .command('build <dir>')
     .description("Build a WebAssembly plugin's module from its AssemblyScript source (assembly/index.ts), offline, with the compiler that ships with Gatehouse.")
     .addHelpText('after', examplesHelp(['gatehouse plugin build ./word-count']))
-    .action((dir: string) => {
+    .action(async (dir: string) => {
       const full = pluginDir(dir);
+      const { buildPlugin, PluginBuildError } = await import('../registry/kinds/wasm/plugin-build.js');
       try {
         const r = buildPlugin(full);
         console.log(`Built ${join(full, r.module)}.`);

@@ -6,8 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
-import { PolicyStore } from '../policy/rules/store.js';
-import { extract, initExtractor } from '../policy/extract/index.js';
 import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
@@ -33,6 +31,8 @@ export function addPolicyCommands(cli: Command): void {
       const path = resolve(file ?? paths.policy);
       if (!existsSync(path)) throw new UsageError(`No policy file at ${path}.${file ? '' : ' Pass the file to check, or the data folder with --home DIR.'}`);
       const text = readFileSync(path, 'utf8');
+      // The judge is loaded by this command, not by `gatehouse --help`.
+      const [{ PolicyStore }, { extract, initExtractor }] = await Promise.all([import('../policy/rules/store.js'), import('../policy/extract/index.js')]);
       await initExtractor();
       // The same loader, built-in rules and examples runner the host uses; nothing is watched or written.
       const store = new PolicyStore({ file: path, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false });

@@ -6,11 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultHome, homePaths } from '../home.js';
-import { verifyDatabaseChunked, openForVerify, readCheckpoint } from '../audit/audit-store.js';
-import { checkHeadFile } from '../audit/audit-head.js';
 import { runCliJob } from './progress.js';
 import { displayText } from '../../shared/display-text.js';
-import { runServe, tokensFromCli } from '../shells/serve/run-serve.js';
 import { findElectronBinary } from './electron-binary.js';
 import { electronNativeBinding, packageRoot } from './paths.js';
 import { UsageError, parsePort } from '../core/usage-error.js';
@@ -18,7 +15,7 @@ import { version } from '../version.js';
 import { addPluginCommands } from './plugin-commands.js';
 import { addCatalogCommands } from './catalog-commands.js';
 import { addAdapterCommands } from './adapter-commands.js';
-import { addDoctorCommand } from './doctor.js';
+import { addDoctorCommand } from './doctor-command.js';
 import { addAgentCommands } from './agent-commands.js';
 import { addApprovalCommands } from './approval-commands.js';
 import { addAuditQueryCommands } from './audit-commands.js';
@@ -31,6 +28,13 @@ import { TEAM_MEMBER_ENV, TEAM_URL_ENV, memberName, teamUrl } from '../team/team
 import { addTeamCommands, verifyTeamCommand } from './team-commands.js';
 
 export const DEFAULT_PORT = 7411;
+
+// What a command needs is loaded when it runs, not when the program is built: `gatehouse --help`,
+// a usage mistake or `approvals list` would otherwise load the whole host (the MCP SDK, SQLite,
+// node-pty …), 0.6 s before the first line. scripts/build.mjs splits these into chunks.
+const serveModule = () => import('../shells/serve/run-serve.js');
+const auditStore = () => import('../audit/audit-store.js');
+const auditHead = () => import('../audit/audit-head.js');
 
 export function buildProgram(): Command {
   const cli = new GatehouseCommand('gatehouse')
@@ -82,6 +86,7 @@ export function buildProgram(): Command {
       ['a token of your own, from a file only you can read', 'gatehouse serve --token-file ~/.secrets/gatehouse-token'],
     ]))
     .action(async (o: { host: string; port: string; home?: string; token?: string; tokenFile?: string; newToken?: boolean; pluginsDir?: string[]; allowedPlugins?: string; agentToken?: string; agentTokenFile?: string; live?: boolean; autonomy?: string; allowPluginLoad?: boolean; team?: string; teamMember?: string }) => {
+      const { runServe, tokensFromCli } = await serveModule();
       const tokens = tokensFromCli(o);
       const url = teamUrl(o.team);
       const team = url === null ? null : { url, member: memberName(o.teamMember) };
@@ -141,6 +146,7 @@ export function buildProgram(): Command {
     .action(async (o: { home?: string; team?: boolean; teamUrl?: string; member?: string; stale: string }) => {
       if (o.team || o.teamUrl !== undefined) return verifyTeamCommand(o);
       const path = homePaths(o.home ?? defaultHome()).auditDb;
+      const [{ verifyDatabaseChunked, openForVerify, readCheckpoint }, { checkHeadFile }] = await Promise.all([auditStore(), auditHead()]);
       if (!existsSync(path)) {
         // A log deleted since a host last wrote it: the head file beside it remembers.
         const gap = checkHeadFile(path, null);
@@ -187,6 +193,7 @@ export function buildProgram(): Command {
 async function startConsole(home: string): Promise<void> {
   const electron = findElectronBinary();
   if (!electron.found) {
+    const { runServe } = await serveModule();
     const banner = `The Electron binary is not installed (${electron.reason}), so Gatehouse is serving the console to your browser instead; open the URL below.`;
     try {
       await runServe({ home, host: '127.0.0.1', port: DEFAULT_PORT, banner });
