@@ -2,14 +2,14 @@
 // `unshare -n`): a scripted mock of the Gemini API (generateContent / streamGenerateContent), a
 // real Gatehouse host (`gatehouse serve`), the settings.json Gatehouse's own "write it for me"
 // writes for Gemini CLI, and the real Gemini CLI (@google/gemini-cli) in -p mode, once per
-// scenario. The mock asks for one read_file call per scenario and records the functionResponse
+// scenario. The mock asks for one tool call per scenario and records the functionResponse
 // Gemini CLI sends back, so the test sees what reached the model. Prints one JSON report on stdout.
 // Plain JavaScript: it runs under node without the test runner's transform.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { startServe } from './served-host.mjs';
+import { startServe, watchInbox } from './served-host.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, gemini } = cfg;
@@ -22,8 +22,8 @@ writeFileSync(join(userHome, 'project', 'notes.txt'), 'ordinary-notes-content\n'
 writeFileSync(join(userHome, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2) + '\n');
 writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'agent' }));
 
-// ---- the mock model: a read_file call with the scenario's path, then a text answer -----------------
-let readPath = '';
+// ---- the mock model: the scenario's tool call, then a text answer ---------------------------------
+let toolCall = null;
 const requests = [];
 /** Per scenario: the tool names the model was offered, and the functionResponse it got back. */
 let seen = { tools: [], functionResponse: null };
@@ -49,7 +49,7 @@ const mock = createServer((req, res) => {
     if (names.length) seen.tools = names;
     const response = (j.contents ?? []).flatMap((c) => c.parts ?? []).map((p) => p.functionResponse).filter(Boolean).at(-1);
     if (response) seen.functionResponse = response;
-    const parts = response ? [{ text: 'scripted answer' }] : [{ functionCall: { name: 'read_file', args: { file_path: readPath } } }];
+    const parts = response ? [{ text: 'scripted answer' }] : [{ functionCall: toolCall }];
     const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
     res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
   });
@@ -59,8 +59,12 @@ const mockUrl = `http://127.0.0.1:${mock.address().port}`;
 
 // ---- the host --------------------------------------------------------------------------------------
 const env = { PATH: `${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: userHome, LANG: 'C.UTF-8' };
-const { host, op } = await startServe(cli, home, env);
+const { host, serve, op } = await startServe(cli, home, env);
 const info = await op('gateway.info', {});
+// The inbox, watched as a console watches it: the scenario that waits for an operator acts on the
+// approvals.changed event that adds its item.
+let onAdded = null;
+const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { agent: 'gemini-cli', scope: 'user', mcp: 'stdio', hook: 'command' };
@@ -69,9 +73,9 @@ await op('agents.write', { ...req, expected: preview.files.map((f) => ({ path: f
 const written = JSON.parse(readFileSync(join(userHome, '.gemini', 'settings.json'), 'utf8'));
 
 // ---- Gemini CLI ------------------------------------------------------------------------------------
-function runGemini() {
+function runGemini(extraArgs = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [gemini, '-m', 'gemini-2.5-flash', '-p', 'Read the file.', '--output-format', 'json'], {
+    const child = spawn(process.execPath, [gemini, '-m', 'gemini-2.5-flash', '-p', 'Do the task.', '--output-format', 'json', ...extraArgs], {
       // The home is the workspace, so ~/.ssh/id_rsa is a path read_file accepts and only the hook stands in its way.
       cwd: userHome,
       env: { ...env, GOOGLE_GEMINI_BASE_URL: mockUrl, GEMINI_API_KEY: 'e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
@@ -95,23 +99,41 @@ function runGemini() {
   });
 }
 
+const marker = (name) => join(root, `marker-${name}`);
 const scenarios = [];
-async function scenario(name, path) {
-  readPath = path;
+async function scenario(name, call, opts = {}) {
+  toolCall = call;
   seen = { tools: [], functionResponse: null };
+  onAdded = opts.onPending
+    ? (id) => {
+        onAdded = null;
+        void op('approvals.get', { id }).then(opts.onPending);
+      }
+    : null;
   const t0 = Date.now();
-  const r = await runGemini();
-  scenarios.push({ name, ms: Date.now() - t0, offered: seen.tools, functionResponse: seen.functionResponse, ...r });
+  const r = await runGemini(opts.args);
+  onAdded = null;
+  scenarios.push({ name, ms: Date.now() - t0, offered: seen.tools, functionResponse: seen.functionResponse, marker: existsSync(marker(name)), ...r });
 }
+const read = (file_path) => ({ name: 'read_file', args: { file_path } });
 
 // An ordinary read: supervised autonomy has no objection (no decision), Gemini CLI reads it.
-await scenario('read', join(userHome, 'project', 'notes.txt'));
+await scenario('read', read(join(userHome, 'project', 'notes.txt')));
 // A protected read: the built-in credentials rule denies; the reason reaches the model.
-await scenario('protected', join(userHome, '.ssh', 'id_rsa'));
+await scenario('protected', read(join(userHome, '.ssh', 'id_rsa')));
+// A shell command that writes: supervised asks; with hookAsk inbox the call waits in Gatehouse's
+// inbox, the operator approves it over the API, the hook answers allow and Gemini CLI runs it.
+// (--approval-mode yolo: Gatehouse is the one gate here, so Gemini CLI asks nobody itself.)
+await op('settings.update', { hookAsk: 'inbox', hookAutonomyAllow: 'defer' });
+await scenario('inbox', { name: 'run_shell_command', args: { command: `touch ${marker('inbox')}` } }, {
+  args: ['--approval-mode', 'yolo'],
+  onPending: (item) => op('approvals.approve', { id: item.id, argsHash: item.argsHash }),
+});
+consoleWs.close();
 // The host stopped: the hook denies (fails closed), nothing is read.
 host.kill('SIGTERM');
 await new Promise((resolve) => host.once('exit', resolve));
-await scenario('stopped', join(userHome, 'project', 'notes.txt'));
+await scenario('stopped', read(join(userHome, 'project', 'notes.txt')));
 
 mock.close();
 process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, requests: requests.length, scenarios }) + '\n');

@@ -26,6 +26,7 @@ interface Scenario {
   name: string;
   ms: number;
   code: number | null;
+  marker: boolean;
   offered: string[];
   functionResponse: { name: string; response: Record<string, unknown> } | null;
   stderr: string;
@@ -33,7 +34,7 @@ interface Scenario {
 }
 
 describe('the real Gemini CLI, supervised through the settings Gatehouse writes', () => {
-  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; with the host down nothing is read", async (ctx) => {
+  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs; with the host down nothing is read", async (ctx) => {
     const gemini = geminiBundle();
     const ns = namespaceCommand();
     if (!gemini || 'why' in ns) {
@@ -70,6 +71,10 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     expect(said(s.protected!)).toContain('Tool execution blocked');
     expect(said(s.protected!)).not.toMatch(/PRIVATE KEY|dummy/);
 
+    // A shell command that writes waited in the inbox; the operator approved it; Gemini CLI ran it.
+    expect(s.inbox!.marker, said(s.inbox!)).toBe(true);
+    expect(s.stopped!.marker).toBe(false);
+
     // The host stopped: the hook denies (fails closed); the model is told why, the file is not read.
     expect(said(s.stopped!)).toContain('Gatehouse is not running');
     expect(said(s.stopped!)).not.toContain('ordinary-notes-content');
@@ -80,14 +85,15 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
       const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
-      // The two hook calls it saw (the stopped host saw none): Gemini CLI's read_file, judged as a read.
+      // The three hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command.
       expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
+        ['Bash', 'allow', 'operator'],
       ]);
       expect(received.every((r) => String(r.session).startsWith('default/'))).toBe(true);
       // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
-      expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli']);
+      expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli', 'gemini-cli']);
     } finally {
       db.close();
     }
