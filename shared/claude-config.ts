@@ -193,6 +193,8 @@ export const GEMINI_HOOK_FAIL_CLOSED = `|| { s=$?; [ "$s" -eq 2 ] && exit 2; ech
 
 /** Gemini CLI's default hook timeout in milliseconds is 60 s; Gatehouse writes this one explicitly. */
 export const GEMINI_HOOK_TIMEOUT_MS = CLAUDE_HOOK_TIMEOUT_S * 1000;
+/** The AfterTool report's timeout: the tool has run, nothing waits on a human, and a host that does not answer only loses the record. */
+export const GEMINI_REPORT_TIMEOUT_MS = 30_000;
 
 /** Gemini CLI's BeforeTool hook: `gatehouse hook --agent gemini-cli`, answering before Gemini CLI gives up, failing closed. */
 export function geminiHook(home: string | null, o: { launcher?: HookLauncher | null; hookTimeoutMs?: number } = {}): JsonObject {

@@ -215,6 +215,11 @@ async function geminiHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
     const g = fromGeminiInput(await readStdin());
     if ('invalid' in g) r = toGeminiAnswer(hookAnswer('deny', g.invalid), null);
     else if ('skip' in g) r = { code: 0, stdout: '', stderr: '' };
+    // AfterTool: the tool has run; the report is recorded, and nothing is said to Gemini CLI.
+    else if ('report' in g) {
+      await runHook(s.home, g.report, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' });
+      r = { code: 0, stdout: '', stderr: '' };
+    }
     else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' }), g);
   } catch (err) {
     r = toGeminiAnswer(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);

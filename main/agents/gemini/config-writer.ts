@@ -1,7 +1,8 @@
 // "Write it for me" for Gemini CLI: one settings.json (~/.gemini/settings.json, or a project's
 // .gemini/settings.json) gets Gatehouse as an MCP server (mcpServers.gatehouse, the stdio bridge,
-// trusted so Gemini CLI does not ask its own confirmation: Gatehouse asks in its inbox) and as a
-// BeforeTool hook for every tool (`gatehouse hook --agent gemini-cli`, failing closed). The same
+// trusted so Gemini CLI does not ask its own confirmation: Gatehouse asks in its inbox), as a
+// BeforeTool hook for every tool (`gatehouse hook --agent gemini-cli`, failing closed) and as an
+// AfterTool hook that reports what each tool did. The same
 // guards as for Claude Code's files (config-file.ts): the diff first, a hash check, a backup, an
 // atomic write, audited as agent.config-written.
 //
@@ -10,7 +11,7 @@
 // "command", "name", "timeout" (ms, default 60 000)}]}]}}; hooksConfig.enabled (default true)
 // switches every hook off when false; a project's hooks run only in a folder Gemini CLI trusts.
 import { join } from 'node:path';
-import { geminiHook, GEMINI_HOOK_TIMEOUT_MS, MCP_SERVER_NAME, mcpStdioServer, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
+import { geminiHook, GEMINI_HOOK_TIMEOUT_MS, GEMINI_REPORT_TIMEOUT_MS, MCP_SERVER_NAME, mcpStdioServer, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
 import type { RuntimeHost } from '../../core/node-runtime.js';
 import { OperationError } from '../../core/operation-error.js';
 import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
@@ -110,14 +111,16 @@ export class GeminiConfigWriter implements AgentIntegration<'gemini-cli'> {
     const { launcher } = this.launch();
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Gemini CLI expects ({"BeforeTool": [...]}). Fix it by hand, then preview again.`);
-    const ours = geminiHook(this.deps.gatehouseHome, { launcher, hookTimeoutMs: GEMINI_HOOK_TIMEOUT_MS });
-    const group = { matcher: '.*', hooks: [ours] };
-    const what = 'the Gatehouse hook (command form) for every tool (matcher ".*")';
+    // BeforeTool decides; AfterTool reports what ran (the outcome in the audit log), with a short timeout.
+    const groups = [
+      { event: 'BeforeTool', ours: geminiHook(this.deps.gatehouseHome, { launcher, hookTimeoutMs: GEMINI_HOOK_TIMEOUT_MS }), what: 'the Gatehouse hook (command form) for every tool (matcher ".*")' },
+      { event: 'AfterTool', ours: geminiHook(this.deps.gatehouseHome, { launcher, hookTimeoutMs: GEMINI_REPORT_TIMEOUT_MS }), what: 'the Gatehouse report of what each tool did (command form, matcher ".*")' },
+    ];
     if (hooks === undefined) {
-      edit(['hooks'], { BeforeTool: [group] });
-      changes.push(`hooks.BeforeTool: added ${what}`);
+      edit(['hooks'], Object.fromEntries(groups.map((g) => [g.event, [{ matcher: '.*', hooks: [g.ours] }]])));
+      for (const g of groups) changes.push(`hooks.${g.event}: added ${g.what}`);
     } else {
-      mergeHookGroup({ file, agent: this.displayName, hooks, event: 'BeforeTool', ours, group, what, form: 'command form', isOurs: isGatehouseHook, edit, changes });
+      for (const g of groups) mergeHookGroup({ file, agent: this.displayName, hooks, event: g.event, ours: g.ours, group: { matcher: '.*', hooks: [g.ours] }, what: g.what, form: 'command form', isOurs: isGatehouseHook, edit, changes });
     }
     // hooksConfig.enabled = false would switch the hook off: Gatehouse's hook needs it on.
     const config = value.hooksConfig;

@@ -10,6 +10,7 @@
 // the reason on stderr (the model reads "Tool execution blocked: <reason>"), and the command
 // Gatehouse writes turns every other failure into exit 2 with a sentence (GEMINI_HOOK_FAIL_CLOSED).
 // Security-sensitive: an exit code other than 0 or 2, or an exit 2 without text, lets the call run.
+import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 
 /** Gemini CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
@@ -27,9 +28,23 @@ const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) =>
 /** The MCP server name Gatehouse is written under: its own tools are judged on the MCP path, not twice. */
 const OWN_SERVER = 'gatehouse';
 
-export type GeminiHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+export type GeminiHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { report: string } | { skip: string } | { invalid: string };
 
-/** The host's PreToolUse input for a BeforeTool input (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged. */
+/**
+ * Gemini CLI gives a tool call no id its two hooks share, so the call's id is derived from what
+ * both carry: the session, the tool and its input as Gemini CLI sent them. The AfterTool report
+ * is then linked to the BeforeTool call Gatehouse judged (hook-outcomes.ts). Two identical calls
+ * in one session share the id, and are linked in turn; a call whose input a hook replaced (a
+ * contained command) reports under another id, and its outcome is recorded unlinked.
+ */
+export function geminiCallId(session: unknown, tool: string, input: Record<string, unknown>): string {
+  return `gemini-${createHash('sha256').update(JSON.stringify([session, tool, input])).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The host's PreToolUse input for a BeforeTool input (`judge`), its PostToolUse report for an
+ * AfterTool input (`report`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged.
+ */
 export function fromGeminiInput(text: string): GeminiHookInput {
   let raw: Record<string, unknown>;
   try {
@@ -38,7 +53,8 @@ export function fromGeminiInput(text: string): GeminiHookInput {
     return { invalid: `The hook input is not JSON (${(err as Error).message}). Gatehouse expects Gemini CLI's BeforeTool hook input.` };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { invalid: 'The hook input is not a JSON object. Gatehouse expects Gemini CLI\'s BeforeTool hook input.' };
-  if (raw.hook_event_name !== 'BeforeTool') return { invalid: `hook_event_name is ${JSON.stringify(raw.hook_event_name)}: configure \`gatehouse hook --agent gemini-cli\` for the BeforeTool event only.` };
+  const event = raw.hook_event_name;
+  if (event !== 'BeforeTool' && event !== 'AfterTool') return { invalid: `hook_event_name is ${JSON.stringify(event)}: configure \`gatehouse hook --agent gemini-cli\` for the BeforeTool and AfterTool events only.` };
   const tool = raw.tool_name;
   const input = raw.tool_input;
   if (typeof tool !== 'string' || tool === '') return { invalid: 'tool_name is missing from the BeforeTool input.' };
@@ -53,7 +69,14 @@ export function fromGeminiInput(text: string): GeminiHookInput {
   const name = known ? known.as : mcp && typeof mcp.server_name === 'string' && typeof mcp.tool_name === 'string' ? `mcp__${mcp.server_name}__${mcp.tool_name}` : tool;
   // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
   const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
-  const judge = JSON.stringify({ session_id: raw.session_id, transcript_path: raw.transcript_path, cwd, hook_event_name: 'PreToolUse', tool_name: name, tool_input: mapped });
+  const common = { session_id: raw.session_id, transcript_path: raw.transcript_path, cwd, tool_name: name, tool_input: mapped, tool_use_id: geminiCallId(raw.session_id, tool, toolInput) };
+  if (event === 'AfterTool') {
+    // tool_response is {llmContent, returnDisplay, error}: an error is the tool failing.
+    const response = raw.tool_response as { error?: unknown } | undefined;
+    const failed = typeof response === 'object' && response !== null && response.error !== undefined && response.error !== null;
+    return { report: JSON.stringify({ ...common, hook_event_name: failed ? 'PostToolUseFailure' : 'PostToolUse', ...(failed ? { error: response.error } : { tool_response: response }) }) };
+  }
+  const judge = JSON.stringify({ ...common, hook_event_name: 'PreToolUse' });
   return { judge, tool, toolInput };
 }
 

@@ -48,13 +48,14 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     writeFileSync(config, JSON.stringify({ root, cli: cliPath, gemini }));
     const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'gemini-e2e-runner.mjs'), config);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { home: string; gatehouseTools: string[]; written: { security: unknown; hooks: { BeforeTool: { matcher: string; hooks: { command: string; timeout: number }[] }[] }; mcpServers: { gatehouse: { trust: boolean; args: string[] } } }; requests: number; scenarios: Scenario[] };
+    const report = JSON.parse(run.stdout) as { home: string; gatehouseTools: string[]; written: { security: unknown; hooks: Record<'BeforeTool' | 'AfterTool', { matcher: string; hooks: { command: string; timeout: number }[] }[]>; mcpServers: { gatehouse: { trust: boolean; args: string[] } } }; requests: number; scenarios: Scenario[] };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
     const said = (x: Scenario) => JSON.stringify(x.functionResponse);
 
     // What "write it for me" wrote: the user's own key kept, the hook failing closed with an explicit timeout, the bridge trusted.
     expect(report.written.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
     expect(report.written.hooks.BeforeTool[0]).toMatchObject({ matcher: '.*', hooks: [{ timeout: 600_000, command: expect.stringMatching(/^\S+ \S+gatehouse\.js hook --agent gemini-cli .*--timeout 590 \|\| \{ .*exit 2; \}$/) }] });
+    expect(report.written.hooks.AfterTool[0]).toMatchObject({ matcher: '.*', hooks: [{ timeout: 30_000, command: expect.stringMatching(/hook --agent gemini-cli .*--timeout 20 /) }] });
     expect(report.written.mcpServers.gatehouse).toMatchObject({ trust: true, args: expect.arrayContaining(['mcp', '--home']) });
 
     // Gemini CLI offered the model Gatehouse's tools (through the stdio bridge) beside its own.
@@ -92,6 +93,11 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
         ['Bash', 'allow', 'operator'],
       ]);
       expect(received.every((r) => String(r.session).startsWith('default/'))).toBe(true);
+      // What ran was reported after it (AfterTool) and linked to the call Gatehouse judged.
+      const outcomes = rows('call.outcome');
+      const byCall = (tool: string) => received.find((r) => r.tool === tool && decided.get(r.call)?.decision === 'allow')?.call;
+      expect(outcomes.find((o) => o.call === byCall('Bash'))).toMatchObject({ outcome: 'executed' });
+      expect(outcomes.find((o) => o.call === byCall('Read'))).toMatchObject({ outcome: 'executed' });
       // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
       expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli', 'gemini-cli']);
     } finally {

@@ -1,6 +1,7 @@
-// Gemini CLI's BeforeTool hook (issue #30): the payloads Gemini CLI 0.61 sends (its bundle's
-// HookEventHandler.fireBeforeToolEvent: session_id, transcript_path, cwd, hook_event_name,
-// timestamp, tool_name, tool_input, mcp_context) mapped onto the input the host judges, and the
+// Gemini CLI's BeforeTool and AfterTool hooks (issue #30): the payloads Gemini CLI 0.61 sends (its
+// bundle's HookEventHandler.fireBeforeToolEvent / fireAfterToolEvent: session_id, transcript_path,
+// cwd, hook_event_name, timestamp, tool_name, tool_input, mcp_context; tool_response after) mapped
+// onto the input the host judges and the report it records, and the
 // command "write it for me" writes, run by a real shell as Gemini CLI runs it: every failure is
 // exit 2 with text on stderr, the one answer Gemini CLI treats as "blocked".
 import { spawn } from 'node:child_process';
@@ -43,9 +44,23 @@ describe('Gemini CLI hook input', () => {
     expect('judge' in theirs && JSON.parse(theirs.judge)).toMatchObject({ tool_name: 'mcp__db__query' });
   });
 
-  it('refuses what is not a BeforeTool input, naming why', () => {
+  it('an AfterTool input is the PostToolUse report of the call its BeforeTool judged (the same derived id), or its failure', () => {
+    const call = { tool_name: 'run_shell_command', tool_input: { command: 'touch x', description: 'make x' } };
+    const before = fromGeminiInput(JSON.stringify({ ...base, ...call }));
+    const after = fromGeminiInput(JSON.stringify({ ...base, ...call, hook_event_name: 'AfterTool', tool_response: { llmContent: 'done', returnDisplay: 'done' } }));
+    const failed = fromGeminiInput(JSON.stringify({ ...base, ...call, hook_event_name: 'AfterTool', tool_response: { llmContent: '', error: { message: 'exit 1' } } }));
+    const id = 'judge' in before && (JSON.parse(before.judge) as { tool_use_id: string }).tool_use_id;
+    expect(id).toMatch(/^gemini-[0-9a-f]{32}$/);
+    expect('report' in after && JSON.parse(after.report)).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: id, tool_name: 'Bash', tool_response: { llmContent: 'done' } });
+    expect('report' in failed && JSON.parse(failed.report)).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_use_id: id, error: { message: 'exit 1' } });
+    // Another session, or another input, is another call.
+    const other = fromGeminiInput(JSON.stringify({ ...base, ...call, session_id: 'another-session' }));
+    expect('judge' in other && (JSON.parse(other.judge) as { tool_use_id: string }).tool_use_id).not.toBe(id);
+  });
+
+  it('refuses what is not a BeforeTool or AfterTool input, naming why', () => {
     expect(fromGeminiInput('not json')).toMatchObject({ invalid: expect.stringContaining('not JSON') });
-    expect(fromGeminiInput(JSON.stringify({ ...base, hook_event_name: 'AfterTool', tool_name: 'x', tool_input: {} }))).toMatchObject({ invalid: expect.stringContaining('BeforeTool event only') });
+    expect(fromGeminiInput(JSON.stringify({ ...base, hook_event_name: 'BeforeModel', tool_name: 'x', tool_input: {} }))).toMatchObject({ invalid: expect.stringContaining('BeforeTool and AfterTool events only') });
     expect(fromGeminiInput(JSON.stringify({ ...base, tool_name: 'read_file', tool_input: 'x' }))).toMatchObject({ invalid: expect.stringContaining('not an object') });
   });
 });
