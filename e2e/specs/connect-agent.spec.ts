@@ -176,7 +176,7 @@ test('write it for Codex: the diff of config.toml first, then the file; Cancel a
   await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
 
-test('write it for Gemini CLI: one project’s .gemini/settings.json gets the stdio bridge and a BeforeTool hook that fails closed, after its diff', async ({ console: app, home }) => {
+test('write it for Gemini CLI: one project’s .gemini/settings.json gets the stdio bridge, a BeforeTool hook that fails closed and an AfterTool report, after its diff', async ({ console: app, home }) => {
   // The project scope only: the user scope would edit the real ~/.gemini of whoever runs the suite.
   const settingsFile = join(project, '.gemini', 'settings.json');
   await app.status.expectConnected();
@@ -191,14 +191,17 @@ test('write it for Gemini CLI: one project’s .gemini/settings.json gets the st
   await expect(file).toHaveAttribute('data-changed', 'true');
   await expect(file).toContainText('new file');
   await expect(file.locator('.diff-add').filter({ hasText: 'BeforeTool' })).toHaveCount(1);
-  await expect(file.locator('.diff-add').filter({ hasText: `hook --agent gemini-cli --home ${home}` })).toHaveCount(1);
+  await expect(file.locator('.diff-add').filter({ hasText: 'AfterTool' })).toHaveCount(1);
+  // The same command twice: BeforeTool decides, AfterTool reports what ran.
+  await expect(file.locator('.diff-add').filter({ hasText: `hook --agent gemini-cli --home ${home}` })).toHaveCount(2);
   expect(existsSync(settingsFile)).toBe(false);
 
   await dialog.getByRole('button', { name: 'Apply' }).click();
   await expect(dialog.getByTestId('gemini-config-result')).toContainText(`${settingsFile} created`);
-  const written = JSON.parse(readFileSync(settingsFile, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }>; hooks: { BeforeTool: { matcher: string; hooks: { type: string; command: string }[] }[] } };
+  const written = JSON.parse(readFileSync(settingsFile, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }>; hooks: Record<'BeforeTool' | 'AfterTool', { matcher: string; hooks: { type: string; command: string }[] }[]> };
   expect(written.mcpServers.gatehouse!.args).toContain('mcp');
   expect(written.hooks.BeforeTool).toEqual([{ matcher: '.*', hooks: [expect.objectContaining({ type: 'command', command: expect.stringContaining('hook --agent gemini-cli') })] }]);
+  expect(written.hooks.AfterTool).toEqual([{ matcher: '.*', hooks: [expect.objectContaining({ type: 'command', command: expect.stringContaining('hook --agent gemini-cli') })] }]);
   await dialog.getByTestId('gemini-config-close').click();
   await expect(dialog).toHaveCount(0);
 
