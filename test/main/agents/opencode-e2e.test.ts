@@ -4,23 +4,13 @@
 // it for me" wrote; opencode runs in `opencode run` mode. The work inside the namespace is
 // test/support/opencode-e2e-runner.mjs; this file checks what reached the model (the tool results
 // the mock received), the markers the commands made, and the host's audit log.
-import { existsSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from '../../support/cli.js';
-import { namespaceCommand, runInNamespace } from '../../support/netns.js';
+import { namespaceCommand, packageFile, runInNamespace } from '../../support/netns.js';
 import { tempDir } from '../../support/temp.js';
-
-function opencodeBinary(): string | null {
-  try {
-    const file = join(dirname(createRequire(import.meta.url).resolve('opencode-ai/package.json')), 'bin', 'opencode.exe');
-    return existsSync(file) ? file : null;
-  } catch {
-    return null;
-  }
-}
 
 interface Scenario {
   name: string;
@@ -37,7 +27,7 @@ interface Scenario {
 
 describe('the real opencode, supervised through the plugin Gatehouse writes', () => {
   it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call is approved and runs; with the host down nothing runs; a plugin that does not load fails open", async (ctx) => {
-    const opencode = opencodeBinary();
+    const opencode = packageFile('opencode-ai', 'bin', 'opencode.exe');
     const ns = namespaceCommand();
     if (!opencode || 'why' in ns) {
       const why = !opencode ? 'opencode is not installed (npm install: opencode-ai, whose postinstall places the binary)' : (ns as { why: string }).why;

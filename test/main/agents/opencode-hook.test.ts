@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { fromOpencodeInput, toOpencodeAnswer } from '../../../main/agents/opencode/hook-mapping.js';
 import { opencodePluginSource } from '../../../main/agents/opencode/plugin-source.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
-import { cliPath } from '../../support/cli.js';
+import { cliPath, runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const base = { event: 'before', sessionID: 'ses_2253fe471001cWcV6uzmThwTqx', callID: 'call_1', directory: '/work/p' };
@@ -62,17 +62,9 @@ describe('opencode hook answer', () => {
   });
 });
 
-/** Runs `node bin/gatehouse.js hook --agent opencode …` with `input` on stdin. */
-function hookCli(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, 'hook', '--agent', 'opencode', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+/** Runs `gatehouse hook --agent opencode …` (the built command) with `input` on stdin. */
+function hookCli(args: string[], input: string) {
+  return runCli(['hook', '--agent', 'opencode', ...args], {}, input);
 }
 
 describe('gatehouse hook --agent opencode (the built command)', () => {
