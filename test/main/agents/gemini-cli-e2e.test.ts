@@ -4,13 +4,23 @@
 // me" wrote (the stdio MCP bridge and the BeforeTool hook); Gemini CLI runs in -p mode. The work
 // inside the namespace is test/support/gemini-e2e-runner.mjs; this file checks what reached the
 // model (the functionResponse the mock received) and the host's audit log.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from '../../support/cli.js';
-import { namespaceCommand, packageFile, runInNamespace } from '../../support/netns.js';
+import { namespaceCommand, runInNamespace } from '../../support/netns.js';
 import { tempDir } from '../../support/temp.js';
+
+function geminiBundle(): string | null {
+  try {
+    const file = join(dirname(createRequire(import.meta.url).resolve('@google/gemini-cli/package.json')), 'bundle', 'gemini.js');
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
 
 interface Scenario {
   name: string;
@@ -24,7 +34,7 @@ interface Scenario {
 
 describe('the real Gemini CLI, supervised through the settings Gatehouse writes', () => {
   it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; with the host down nothing is read", async (ctx) => {
-    const gemini = packageFile('@google/gemini-cli', 'bundle', 'gemini.js');
+    const gemini = geminiBundle();
     const ns = namespaceCommand();
     if (!gemini || 'why' in ns) {
       const why = !gemini ? 'the Gemini CLI is not installed (npm install: @google/gemini-cli)' : (ns as { why: string }).why;
