@@ -41,6 +41,18 @@ export const AGENT_REQUESTS = {
       hook: z.enum(['command', 'none']),
     })
     .strict(),
+  opencode: z
+    .object({
+      agent: z.literal('opencode'),
+      /** user: ~/.config/opencode (plugins/gatehouse.js, opencode.json); project: <projectDir>/.opencode/plugins/gatehouse.js and <projectDir>/opencode.json. */
+      scope,
+      projectDir,
+      /** Gatehouse as a local MCP server (the stdio bridge), or not at all. */
+      mcp: z.enum(['stdio', 'none']),
+      /** Gatehouse's plugin, which runs `gatehouse hook --agent opencode` before each tool, or not at all. */
+      hook: z.enum(['plugin', 'none']),
+    })
+    .strict(),
 } as const;
 
 export type AgentId = keyof typeof AGENT_REQUESTS;
@@ -48,10 +60,10 @@ export const AGENT_IDS = Object.keys(AGENT_REQUESTS) as AgentId[];
 export type AgentRequest<Id extends AgentId = AgentId> = z.infer<(typeof AGENT_REQUESTS)[Id]>;
 
 /** agents.preview's request: one agent's request. */
-export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli']]);
+export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli'], AGENT_REQUESTS.opencode]);
 const expected = z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4);
 /** agents.write's request: the agent's request and the hash of each file as its preview showed it. */
-export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected })]);
+export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected }), AGENT_REQUESTS.opencode.extend({ expected })]);
 
 /** One option of a choice; `needs`: only when the host listens for agents over HTTP. */
 export interface AgentChoiceOption {
@@ -189,5 +201,44 @@ export const AGENT_DESCRIPTORS: readonly AgentDescriptor[] = [
     ],
     needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the hook, or both.' },
     done: 'Done. Restart Gemini CLI so it reads settings.json again (/hooks and /mcp show what it loaded).',
+  },
+  {
+    id: 'opencode',
+    displayName: 'opencode',
+    testIdPrefix: 'opencode-config',
+    openLabel: 'Write it for opencode…',
+    openHint: 'Adds Gatehouse’s plugin (it asks Gatehouse before each tool and blocks what Gatehouse denies) and the stdio bridge to opencode’s config after showing you the diff.',
+    choices: [
+      {
+        key: 'scope',
+        legend: 'Where',
+        inputName: 'opencode-scope',
+        options: [
+          { value: 'user', label: 'You, in every project', help: '~/.config/opencode/plugins/gatehouse.js and ~/.config/opencode/opencode.json on the host.' },
+          { value: 'project', label: 'One project', help: '.opencode/plugins/gatehouse.js and opencode.json in the project folder.' },
+        ],
+        folderWhen: { value: 'project', placeholder: '/path/to/project (the folder you start opencode in)' },
+      },
+      {
+        key: 'mcp',
+        legend: 'MCP server',
+        inputName: 'opencode-mcp',
+        options: [
+          { value: 'stdio', label: 'stdio bridge', help: 'opencode starts gatehouse mcp, which relays to this host.' },
+          { value: 'none', label: 'None', help: 'Leave the MCP server out.' },
+        ],
+      },
+      {
+        key: 'hook',
+        legend: 'Plugin',
+        inputName: 'opencode-hook',
+        options: [
+          { value: 'plugin', label: 'Gatehouse plugin', help: 'opencode asks Gatehouse before each of its own tools; a deny reaches the model with its reason. opencode runs tools unsupervised if the plugin fails to load.' },
+          { value: 'none', label: 'None', help: 'Leave the plugin out.' },
+        ],
+      },
+    ],
+    needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the plugin, or both.' },
+    done: 'Done. Restart opencode so it loads the plugin and config again (opencode mcp list shows gatehouse).',
   },
 ];

@@ -213,3 +213,46 @@ test('write it for Gemini CLI: one project’s .gemini/settings.json gets the st
   await expect(dialog.locator(`[data-testid="gemini-config-file"][data-path="${settingsFile}"]`)).toContainText('already set');
   await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
+
+test('write it for opencode: one project’s plugin and opencode.json, after their diffs, with its fail-open said before writing', async ({ console: app, home }) => {
+  // The project scope only: the user scope would edit the real ~/.config/opencode of whoever runs the suite.
+  const pluginFile = join(project, '.opencode', 'plugins', 'gatehouse.js');
+  const configFile = join(project, 'opencode.json');
+  // The user's own opencode.json: Gatehouse's write keeps its keys.
+  writeFileSync(configFile, JSON.stringify({ model: 'anthropic/claude-sonnet-4-5' }, null, 2) + '\n');
+  await app.status.expectConnected();
+  await app.open('settings');
+  const dialog = app.page.getByTestId('opencode-config-dialog');
+  await app.page.getByTestId('opencode-config-open').click();
+  await expect(dialog.getByRole('heading', { name: /Connect opencode/ })).toBeVisible();
+  await dialog.getByTestId('opencode-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('opencode-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  const plugin = dialog.locator(`[data-testid="opencode-config-file"][data-path="${pluginFile}"]`);
+  const config = dialog.locator(`[data-testid="opencode-config-file"][data-path="${configFile}"]`);
+  await expect(plugin).toHaveAttribute('data-changed', 'true');
+  await expect(plugin).toContainText('new file');
+  await expect(plugin.locator('.diff-add').filter({ hasText: `"hook","--agent","opencode","--home","${home}"` })).toHaveCount(1);
+  await expect(config).toHaveAttribute('data-changed', 'true');
+  await expect(config.locator('.diff-add').filter({ hasText: '"gatehouse"' })).toHaveCount(1);
+  // The console says what opencode cannot guarantee before anything is written.
+  await expect(dialog.getByTestId('opencode-config-notes')).toContainText('runs every tool when the plugin file fails to load');
+  expect(existsSync(pluginFile)).toBe(false);
+
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await expect(dialog.getByTestId('opencode-config-result')).toContainText(`${pluginFile} created`);
+  const written = JSON.parse(readFileSync(configFile, 'utf8')) as { model: string; mcp: Record<string, { type: string; command: string[] }> };
+  expect(written.model).toBe('anthropic/claude-sonnet-4-5');
+  expect(written.mcp.gatehouse).toMatchObject({ type: 'local', command: expect.arrayContaining(['mcp']) });
+  expect(readFileSync(pluginFile, 'utf8')).toContain('export const GatehousePlugin');
+  await dialog.getByTestId('opencode-config-close').click();
+  await expect(dialog).toHaveCount(0);
+
+  // Again: already set, so Apply stays off.
+  await app.page.getByTestId('opencode-config-open').click();
+  await dialog.getByTestId('opencode-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('opencode-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  await expect(dialog.locator(`[data-testid="opencode-config-file"][data-path="${pluginFile}"]`)).toContainText('already set');
+  await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+});

@@ -7,6 +7,7 @@ import { ClaudeConfigWriter } from './claude-code/config-writer.js';
 import { CodexConfigWriter } from './codex/config-writer.js';
 import { GeminiConfigWriter } from './gemini/config-writer.js';
 import type { AgentIntegration } from './integration.js';
+import { OpencodeConfigWriter } from './opencode/config-writer.js';
 
 export interface AgentIntegrationDeps {
   /** The user's home (~/.claude, ~/.codex …); injectable for tests. */
@@ -36,6 +37,7 @@ export function agentIntegrations(d: AgentIntegrationDeps): AgentIntegrations {
       now: d.now,
     }),
     'gemini-cli': new GeminiConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
+    opencode: new OpencodeConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, approvalExpiryS: d.approvalExpiryS, setClientTimeout: d.setClientTimeout, record: d.record, now: d.now }),
   };
 }
 

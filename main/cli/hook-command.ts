@@ -14,10 +14,11 @@ import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
-import { fromGeminiInput, toGeminiAnswer, type GeminiHookResult } from '../agents/gemini/hook-mapping.js';
+import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
+import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
-export const HOOK_AGENTS = ['claude-code', 'gemini-cli'] as const;
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -197,32 +198,60 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; agent: H
 }
 
 export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli') return geminiHook(s);
+  if (s.agent === 'gemini-cli' || s.agent === 'opencode') return mappedHook(s, MAPPINGS[s.agent]);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
   if (!isNoDecision(answer)) process.stdout.write(JSON.stringify(answer) + '\n');
 }
 
+/** What the agent's hook does: its exit code and output. */
+interface MappedResult {
+  code: 0 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/** An agent whose hook input and answer are not Claude Code's: both mapped (agents/<id>/hook-mapping.ts). */
+interface HookMapping {
+  client: HookAgent;
+  from: (text: string) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+  to: (reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null) => MappedResult;
+  /**
+   * The agent itself starts the command (no shell between): when it is gone (its pid is no longer
+   * the parent), the command exits and its closed connection withdraws the call from the inbox.
+   */
+  parentIsAgent?: boolean;
+}
+
+/** How often the command looks whether the agent that started it is still there. */
+const AGENT_GONE_POLL_MS = 500;
+
+const MAPPINGS: Record<'gemini-cli' | 'opencode', HookMapping> = {
+  'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
+  opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
+};
+
 /**
- * Gemini CLI's BeforeTool hook: its input mapped to the PreToolUse input the host judges, the
- * answer mapped back to exit codes (agents/gemini/hook-mapping.ts). Any failure here is a deny
- * (exit 2 with a sentence): every other way out lets Gemini CLI run the tool.
+ * Gemini CLI's BeforeTool hook and opencode's plugin: the input mapped to the one the host
+ * judges, the answer mapped back. Any failure here is the agent's deny (exit 2 with a sentence):
+ * every other way out would let the agent run the tool.
  */
-async function geminiHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  let r: GeminiHookResult;
+async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping): Promise<void> {
+  let r: MappedResult;
+  if (m.parentIsAgent) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) process.exit(2);
+    }, AGENT_GONE_POLL_MS).unref();
+  }
   try {
-    const g = fromGeminiInput(await readStdin());
-    if ('invalid' in g) r = toGeminiAnswer(hookAnswer('deny', g.invalid), null);
-    else if ('skip' in g) r = { code: 0, stdout: '', stderr: '' };
-    // AfterTool: the tool has run; the report is recorded, and nothing is said to Gemini CLI.
-    else if ('report' in g) {
-      await runHook(s.home, g.report, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' });
-      r = { code: 0, stdout: '', stderr: '' };
-    }
-    else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' }), g);
+    const g = m.from(await readStdin());
+    if ('invalid' in g) r = m.to(hookAnswer('deny', g.invalid), null);
+    else if ('skip' in g) r = m.to(NO_DECISION, null);
+    else r = m.to(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: m.client }), g);
   } catch (err) {
-    r = toGeminiAnswer(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
+    r = m.to(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
   }
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);

@@ -3,6 +3,8 @@
 // CLI all talk over 127.0.0.1 inside it, and nothing can leave the machine whatever the CLI tries.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /**
  * How to run node inside a fresh network namespace whose loopback is up: `argv` is the command
@@ -32,4 +34,14 @@ export function runInNamespace(argv: string[], script: string, config: string): 
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A file of an installed (dev) dependency, e.g. a real agent CLI's entry; null when it is not installed. */
+export function packageFile(pkg: string, ...rel: string[]): string | null {
+  try {
+    const file = join(dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`)), ...rel);
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
 }

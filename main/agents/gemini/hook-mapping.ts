@@ -28,7 +28,7 @@ const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) =>
 /** The MCP server name Gatehouse is written under: its own tools are judged on the MCP path, not twice. */
 const OWN_SERVER = 'gatehouse';
 
-export type GeminiHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { report: string } | { skip: string } | { invalid: string };
+export type GeminiHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
 
 /**
  * Gemini CLI gives a tool call no id its two hooks share, so the call's id is derived from what
@@ -42,8 +42,9 @@ export function geminiCallId(session: unknown, tool: string, input: Record<strin
 }
 
 /**
- * The host's PreToolUse input for a BeforeTool input (`judge`), its PostToolUse report for an
- * AfterTool input (`report`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged.
+ * The host's PreToolUse input for a BeforeTool input (`judge`), or its PostToolUse report for an
+ * AfterTool input (also `judge`: the host records it and answers no decision, which is exit 0
+ * and nothing), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged.
  */
 export function fromGeminiInput(text: string): GeminiHookInput {
   let raw: Record<string, unknown>;
@@ -74,7 +75,7 @@ export function fromGeminiInput(text: string): GeminiHookInput {
     // tool_response is {llmContent, returnDisplay, error}: an error is the tool failing.
     const response = raw.tool_response as { error?: unknown } | undefined;
     const failed = typeof response === 'object' && response !== null && response.error !== undefined && response.error !== null;
-    return { report: JSON.stringify({ ...common, hook_event_name: failed ? 'PostToolUseFailure' : 'PostToolUse', ...(failed ? { error: response.error } : { tool_response: response }) }) };
+    return { judge: JSON.stringify({ ...common, hook_event_name: failed ? 'PostToolUseFailure' : 'PostToolUse', ...(failed ? { error: response.error } : { tool_response: response }) }), tool, toolInput };
   }
   const judge = JSON.stringify({ ...common, hook_event_name: 'PreToolUse' });
   return { judge, tool, toolInput };

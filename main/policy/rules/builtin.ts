@@ -193,17 +193,20 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex)",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode)",
       actions: MODIFY_OPS,
       // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
       // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges) or point
-      // Gatehouse's MCP entry elsewhere: its next session runs unsupervised.
+      // Gatehouse's MCP entry elsewhere: its next session runs unsupervised. opencode loads
+      // Gatehouse's plugin from its config folders (a broken or replaced plugin file fails open) and
+      // reads MCP servers from every opencode.json(c) from the project up, so all of them are covered.
       block_paths: [
         '~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json',
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
+        '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',
       ],
-      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex); they configure the hook and the MCP server that supervise it.",
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',

@@ -51,8 +51,8 @@ describe('Gemini CLI hook input', () => {
     const failed = fromGeminiInput(JSON.stringify({ ...base, ...call, hook_event_name: 'AfterTool', tool_response: { llmContent: '', error: { message: 'exit 1' } } }));
     const id = 'judge' in before && (JSON.parse(before.judge) as { tool_use_id: string }).tool_use_id;
     expect(id).toMatch(/^gemini-[0-9a-f]{32}$/);
-    expect('report' in after && JSON.parse(after.report)).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: id, tool_name: 'Bash', tool_response: { llmContent: 'done' } });
-    expect('report' in failed && JSON.parse(failed.report)).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_use_id: id, error: { message: 'exit 1' } });
+    expect('judge' in after && JSON.parse(after.judge)).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: id, tool_name: 'Bash', tool_response: { llmContent: 'done' } });
+    expect('judge' in failed && JSON.parse(failed.judge)).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_use_id: id, error: { message: 'exit 1' } });
     // Another session, or another input, is another call.
     const other = fromGeminiInput(JSON.stringify({ ...base, ...call, session_id: 'another-session' }));
     expect('judge' in other && (JSON.parse(other.judge) as { tool_use_id: string }).tool_use_id).not.toBe(id);
