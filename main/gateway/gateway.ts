@@ -212,6 +212,9 @@ export class Gateway {
     const e = this.deps.registry.get(t.plugin);
     const m = e?.manifest;
     if (!e || !m || !kindProvider(m.kind)?.confinedByManifest || m.pty || !manifestReadsOnly(m)) return false;
+    // Not cached per plugin version: a read path that does not exist yet, or a folder on it, can
+    // become a symlink into ~/.ssh between two calls (an agent can make one), so the links are
+    // followed again for each call; a few realpaths, against a judgement that would skip the operator.
     if (secretInReach(m, e.dir, this.deps.gatehouseHome !== undefined ? { gatehouseHome: this.deps.gatehouseHome } : {}) !== null) return false;
     return this.deps.toolRunner.sandboxedNow(t.plugin);
   }
