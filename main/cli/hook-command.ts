@@ -14,10 +14,11 @@ import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
-import { fromGeminiInput, toGeminiAnswer, type GeminiHookResult } from '../agents/gemini/hook-mapping.js';
+import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
+import { fromCopilotInput, toCopilotAnswer } from '../agents/copilot/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
-export const HOOK_AGENTS = ['claude-code', 'gemini-cli'] as const;
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'copilot'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -197,30 +198,37 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; agent: H
 }
 
 export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli') return geminiHook(s);
+  if (s.agent === 'gemini-cli' || s.agent === 'copilot') return mappedHook(s, s.agent === 'gemini-cli' ? { from: fromGeminiInput, to: toGeminiAnswer } : { from: fromCopilotInput, to: toCopilotAnswer }, s.agent);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
   if (!isNoDecision(answer)) process.stdout.write(JSON.stringify(answer) + '\n');
 }
 
+/** An agent whose hook input and answer differ from Claude Code's: how to read the one and write the other. */
+interface HookMapping {
+  from: (text: string) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+  to: (reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null) => { code: 0 | 2; stdout: string; stderr?: string };
+}
+
 /**
- * Gemini CLI's BeforeTool hook: its input mapped to the PreToolUse input the host judges, the
- * answer mapped back to exit codes (agents/gemini/hook-mapping.ts). Any failure here is a deny
- * (exit 2 with a sentence): every other way out lets Gemini CLI run the tool.
+ * Gemini CLI's BeforeTool hook (agents/gemini/hook-mapping.ts) and Copilot CLI's preToolUse hook
+ * (agents/copilot/hook-mapping.ts): the input mapped to the PreToolUse input the host judges, the
+ * answer mapped back. Any failure here is a deny (exit 2 and the agent's deny): every other way
+ * out lets either agent run the tool.
  */
-async function geminiHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  let r: GeminiHookResult;
+async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping, client: HookAgent): Promise<void> {
+  let r: { code: 0 | 2; stdout: string; stderr?: string };
   try {
-    const g = fromGeminiInput(await readStdin());
-    if ('invalid' in g) r = toGeminiAnswer(hookAnswer('deny', g.invalid), null);
-    else if ('skip' in g) r = { code: 0, stdout: '', stderr: '' };
-    else r = toGeminiAnswer(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: 'gemini-cli' }), g);
+    const g = m.from(await readStdin());
+    if ('invalid' in g) r = m.to(hookAnswer('deny', g.invalid), null);
+    else if ('skip' in g) r = { code: 0, stdout: '' };
+    else r = m.to(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client }), g);
   } catch (err) {
-    r = toGeminiAnswer(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
+    r = m.to(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
   }
   process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
+  process.stderr.write(r.stderr ?? '');
   process.exitCode = r.code;
 }
 
