@@ -1,0 +1,110 @@
+// End to end with the real GitHub Copilot CLI (@github/copilot, a devDependency; its native
+// binary from the platform package): inside a network namespace with only loopback, a scripted
+// mock of an OpenAI-compatible model API asks for one tool call per scenario; a real Gatehouse
+// host supervises it through the files its own "write it for me" wrote (the preToolUse hook and
+// the stdio MCP bridge); Copilot CLI runs in -p mode, offline. The work inside the namespace is
+// test/support/copilot-e2e-runner.mjs; this file checks what reached the model (the tool result
+// the mock received), what ran, and the host's audit log.
+import { existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from '../../support/cli.js';
+import { namespaceCommand, runInNamespace } from '../../support/netns.js';
+import { tempDir } from '../../support/temp.js';
+
+/** The native binary @github/copilot's npm-loader.js would start on this platform (the platform package exports it). */
+function copilotBinary(): string | null {
+  try {
+    const file = createRequire(import.meta.url).resolve(`@github/copilot-${process.platform}-${process.arch}`);
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Scenario {
+  name: string;
+  ms: number;
+  code: number | null;
+  sessionId: string | null;
+  offered: string[];
+  toolResult: string | null;
+  marker: boolean;
+  stderr: string;
+  raw: string | null;
+}
+
+describe('the real GitHub Copilot CLI, supervised through the files Gatehouse writes', () => {
+  it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call approved by the operator runs; with the host down nothing runs", async (ctx) => {
+    const copilot = copilotBinary();
+    const ns = namespaceCommand();
+    if (!copilot || 'why' in ns) {
+      const why = !copilot ? `the GitHub Copilot CLI is not installed (npm install: @github/copilot-${process.platform}-${process.arch})` : (ns as { why: string }).why;
+      console.log(`copilot-cli-e2e skipped: ${why}`);
+      ctx.skip(why);
+      return;
+    }
+    const root = tempDir('gatehouse-copilot-e2e-');
+    const config = join(root, 'config.json');
+    // Copilot CLI unpacks ≈235 MB into its package cache on a first run: one cache for every run.
+    writeFileSync(config, JSON.stringify({ root, cli: cliPath, copilot, pkgCache: join(tmpdir(), 'gatehouse-copilot-pkg-cache') }));
+    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'copilot-e2e-runner.mjs'), config);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      home: string;
+      gatehouseTools: string[];
+      written: { hooks: { version: number; hooks: { preToolUse: { type: string; bash: string; timeoutSec: number }[] } }; mcp: { mcpServers: { gatehouse: { type: string; args: string[]; tools: string[] } } }; notes: string[] };
+      approved: { call: { client: string; tool: string }; deadlineReason: string } | null;
+      scenarios: Scenario[];
+    };
+    const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
+
+    // What "write it for me" wrote: one preToolUse hook failing closed, its own deadline 10 s inside timeoutSec; the bridge with every tool.
+    expect(report.written.hooks).toMatchObject({ version: 1, hooks: { preToolUse: [{ type: 'command', timeoutSec: 600, bash: expect.stringMatching(/^\S+ \S+gatehouse\.js hook --agent copilot .*--timeout 590 \|\| \{ .*exit 2; \}$/) }] } });
+    expect(report.written.mcp.mcpServers.gatehouse).toMatchObject({ type: 'local', tools: ['*'], args: expect.arrayContaining(['mcp', '--home']) });
+    // The console says where Copilot CLI fails open when it writes the hook.
+    expect(report.written.notes.join(' ')).toMatch(/fails open/);
+
+    for (const x of report.scenarios) expect(x.code, `${x.name}: ${x.stderr}${x.raw ?? ''}`).toBe(0);
+    // Copilot CLI offered the model Gatehouse's tools (through the stdio bridge, as gatehouse-<tool>) beside its own.
+    expect(s.read!.offered).toContain('view');
+    expect(report.gatehouseTools.length).toBeGreaterThan(0);
+    expect(s.read!.offered).toEqual(expect.arrayContaining(report.gatehouseTools.map((t) => `gatehouse-${t}`)));
+
+    // An ordinary read: no objection, Copilot CLI read it and the model got the content.
+    expect(s.read!.toolResult).toContain('ordinary-notes-content');
+
+    // A protected read: blocked before it ran; the model read Gatehouse's reason, not the key.
+    expect(s.protected!.toolResult).toMatch(/^Denied by preToolUse hook: .*builtin\.credentials\.ssh/);
+    expect(s.protected!.toolResult).not.toMatch(/PRIVATE KEY|dummy/);
+
+    // Waited in the inbox, filed under Copilot CLI; the operator approved it; it ran.
+    expect(report.approved).toMatchObject({ call: { client: 'copilot', tool: 'Bash' }, deadlineReason: "the hook's own timeout" });
+    expect(s.wait!.marker).toBe(true);
+    expect(s.wait!.toolResult).toContain('approved-ran');
+
+    // The host stopped: the hook denies (fails closed); the model is told why, nothing ran.
+    expect(s.stopped!.toolResult).toMatch(/^Denied by preToolUse hook: Gatehouse is not running/);
+    expect(s.stopped!.marker).toBe(false);
+
+    // The audit log, read after the host stopped: filed under Copilot CLI's client name and its own session ids.
+    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
+    try {
+      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+      const received = rows('call.received').filter((r) => r.source === 'hook');
+      const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
+      expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
+        ['Read', 'allow', 'autonomy'],
+        ['Read', 'deny', 'rule'],
+        ['Bash', 'allow', 'operator'],
+      ]);
+      expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot']);
+      expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait'].map((n) => `default/${s[n]!.sessionId}`));
+    } finally {
+      db.close();
+    }
+  }, 600_000);
+});
