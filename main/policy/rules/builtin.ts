@@ -193,17 +193,21 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex)",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, Copilot CLI)",
       actions: MODIFY_OPS,
       // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
-      // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges) or point
+      // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges; Copilot
+      // CLI's preToolUse in ~/.copilot/hooks, or `disableAllHooks: true` in a repository's
+      // .github/copilot/settings.json, which switches the user's hooks off too) or point
       // Gatehouse's MCP entry elsewhere: its next session runs unsupervised.
       block_paths: [
         '~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json',
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
+        '~/.copilot/hooks/**', '~/.copilot/settings.json', '~/.copilot/config.json', '~/.copilot/mcp-config.json',
+        '**/.github/hooks/**', '**/.github/copilot/settings.json', '**/.github/copilot/settings.local.json', '/etc/github-copilot/**',
       ],
-      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex); they configure the hook and the MCP server that supervise it.",
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, Copilot CLI); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',
