@@ -13,14 +13,13 @@
 // files, then: a repository's are skipped in folders Copilot CLI does not trust, and its MCP file
 // in -p mode.
 import { join } from 'node:path';
-import { copilotHook, COPILOT_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
-import type { RuntimeHost } from '../../core/node-runtime.js';
+import { copilotHook, COPILOT_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
 import { OperationError } from '../../core/operation-error.js';
-import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
+import { writerLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { isGatehouseHook } from '../claude-code/config-writer.js';
 import { ABSENT, ConfigFileError, isObject, kindOf, planJsonFile, sameJson, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type JsonEdit, type PlannedFile, type WrittenFile } from '../config-file.js';
 import { detectAgent } from '../detect.js';
-import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification } from '../integration.js';
+import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification, type WriterDeps } from '../integration.js';
 
 export type CopilotConfigRequest = AgentOptions<'copilot'>;
 
@@ -32,16 +31,9 @@ export const COPILOT_LIMITS: readonly string[] = [
   'Copilot CLI\'s hook gives no call id, so Gatehouse does not learn whether an allowed call ran (no outcome report after the tool).',
 ];
 
-export interface CopilotConfigDeps {
+export interface CopilotConfigDeps extends WriterDeps {
   /** COPILOT_HOME: where hooks/ and mcp-config.json live (default ~/.copilot; injectable for tests). */
   copilotHome: string;
-  gatehouseHome: string;
-  record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
-  now?: () => number;
-  /** null: `gatehouse` from the PATH. Default: this installation's node and bin/gatehouse.js. */
-  launcher?: HookLauncher | null;
-  runtime?: RuntimeHost;
-  entry?: string | null;
 }
 
 /** A Copilot CLI hook entry that runs `gatehouse hook` (its command is under "bash" or "command"). */
@@ -57,7 +49,7 @@ export class CopilotConfigWriter implements AgentIntegration<'copilot'> {
   constructor(private readonly deps: CopilotConfigDeps) {}
 
   private launch(): AgentLauncher {
-    return this.deps.launcher === undefined ? agentLauncher('hook', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
+    return writerLauncher('hook', this.deps);
   }
 
   detect(): AgentDetection {

@@ -3,28 +3,15 @@
 // judges, and the command "write it for me" writes, run by a real shell as Copilot CLI runs it:
 // every failure is one JSON deny on stdout and exit 2 (an exit 0 without a JSON deny lets the
 // tool run).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromCopilotInput, toCopilotAnswer } from '../../../main/agents/copilot/hook-mapping.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
 import { copilotHook } from '../../../shared/claude-config.js';
-import { cliPath } from '../../support/cli.js';
+import { cliPath, runShell as sh } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const base = { sessionId: 'a280031d-127d-4e5e-b7f1-4b5c134471e5', timestamp: 1795921355024, cwd: '/work/p' };
-
-function sh(command: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const judged = (text: string) => {
   const r = fromCopilotInput(text);
