@@ -221,3 +221,11 @@ export function copilotHook(home: string | null, o: { launcher?: HookLauncher | 
   const command = [...launch(o.launcher), 'hook', '--agent', 'copilot', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(timeoutS)), COPILOT_HOOK_FAIL_CLOSED].join(' ');
   return { type: 'command', bash: command, timeoutSec: timeoutS };
 }
+
+/**
+ * Copilot CLI's postToolUse / postToolUseFailure hook: the same command reporting what ran. Not
+ * failing closed: the tool has already run, and a deny would only put an error before the model.
+ */
+export function copilotReportHook(home: string | null, event: 'postToolUse' | 'postToolUseFailure', o: { launcher?: HookLauncher | null } = {}): JsonObject {
+  return { type: 'command', bash: [...launch(o.launcher), 'hook', '--agent', 'copilot', '--event', event, ...homeArgs(home).map(shellQuote)].join(' '), timeoutSec: 30 };
+}

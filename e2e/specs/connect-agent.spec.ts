@@ -243,8 +243,15 @@ test('write it for Copilot CLI: hooks/gatehouse.json (a preToolUse hook that fai
   await dialog.getByRole('button', { name: 'Apply' }).click();
   await expect(dialog.getByTestId('copilot-config-result')).toContainText(`${hookFile} created`);
   await expect(dialog.getByTestId('copilot-config-result')).toContainText(`${mcpFile} created`);
-  const written = JSON.parse(readFileSync(hookFile, 'utf8')) as { version: number; hooks: { preToolUse: { type: string; bash: string; timeoutSec: number }[] } };
-  expect(written).toEqual({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: expect.stringContaining('hook --agent copilot'), timeoutSec: 600 }] } });
+  const written = JSON.parse(readFileSync(hookFile, 'utf8')) as { version: number; hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> };
+  expect(written).toEqual({
+    version: 1,
+    hooks: {
+      preToolUse: [{ type: 'command', bash: expect.stringMatching(/hook --agent copilot .*\|\| \{/), timeoutSec: 600 }],
+      postToolUse: [{ type: 'command', bash: expect.stringContaining('hook --agent copilot --event postToolUse'), timeoutSec: 30 }],
+      postToolUseFailure: [{ type: 'command', bash: expect.stringContaining('hook --agent copilot --event postToolUseFailure'), timeoutSec: 30 }],
+    },
+  });
   expect((JSON.parse(readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, { type: string; args: string[] }> }).mcpServers.gatehouse).toMatchObject({ type: 'local', args: expect.arrayContaining(['mcp']) });
   await dialog.getByTestId('copilot-config-close').click();
   await expect(dialog).toHaveCount(0);

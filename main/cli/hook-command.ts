@@ -15,7 +15,7 @@ import { defaultHome, homePaths } from '../home.js';
 import { isAlive } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
-import { fromCopilotInput, toCopilotAnswer } from '../agents/copilot/hook-mapping.js';
+import { COPILOT_EVENTS, fromCopilotInput, toCopilotAnswer, type CopilotEvent } from '../agents/copilot/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
 export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'copilot'] as const;
@@ -181,24 +181,29 @@ export function readStdin(): Promise<string> {
 export interface HookOptions {
   home?: string | undefined;
   agent?: string | undefined;
+  event?: string | undefined;
   unreachable?: string | undefined;
   timeout: string;
   agentTokenFile?: string | undefined;
 }
 
 /** The options' meaning, or the sentence of the usage mistake. */
-export function hookSettings(o: HookOptions): { ok: true; home: string; agent: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
+export function hookSettings(o: HookOptions): { ok: true; home: string; agent: HookAgent; event: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
   const agent = o.agent ?? 'claude-code';
   if (!(HOOK_AGENTS as readonly string[]).includes(agent)) return { ok: false, message: `--agent must be ${HOOK_AGENTS.join(' or ')}, not "${agent}".` };
+  const event = o.event ?? 'preToolUse';
+  if (o.event !== undefined && agent !== 'copilot') return { ok: false, message: '--event is for --agent copilot only (the others\' input names its event).' };
+  if (!(COPILOT_EVENTS as readonly string[]).includes(event)) return { ok: false, message: `--event must be ${COPILOT_EVENTS.join(', ')}, not "${event}".` };
   if (o.unreachable !== undefined && o.unreachable !== 'deny' && o.unreachable !== 'ask') return { ok: false, message: `--unreachable must be deny or ask, not "${o.unreachable}".` };
   const timeout = Number(o.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) return { ok: false, message: `--timeout must be a positive number of seconds, not "${o.timeout}".` };
   if (o.agentTokenFile === '') return { ok: false, message: '--agent-token-file needs the path of a file holding a token from `gatehouse agent token create`.' };
-  return { ok: true, home: o.home ?? defaultHome(), agent: agent as HookAgent, unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
+  return { ok: true, home: o.home ?? defaultHome(), agent: agent as HookAgent, event: event as CopilotEvent, unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
 }
 
-export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli' || s.agent === 'copilot') return mappedHook(s, s.agent === 'gemini-cli' ? { from: fromGeminiInput, to: toGeminiAnswer } : { from: fromCopilotInput, to: toCopilotAnswer }, s.agent);
+export async function hookAnswerFor(s: { home: string; agent?: HookAgent; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
+  if (s.agent === 'gemini-cli') return mappedHook(s, { from: fromGeminiInput, to: toGeminiAnswer }, s.agent);
+  if (s.agent === 'copilot') return mappedHook(s, { from: (t) => fromCopilotInput(t, s.event ?? 'preToolUse'), to: toCopilotAnswer }, s.agent);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
@@ -238,13 +243,13 @@ async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
  * then handles them.
  */
 export async function hookMain(args: string[]): Promise<boolean> {
-  let values: { home?: string; agent?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
+  let values: { home?: string; agent?: string; event?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, agent: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, agent: { type: 'string' }, event: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch {
     return false;
   }
-  const s = hookSettings({ home: values.home, agent: values.agent, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
+  const s = hookSettings({ home: values.home, agent: values.agent, event: values.event, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
   if (!s.ok) return false;
   await hookAnswerFor(s);
   return true;

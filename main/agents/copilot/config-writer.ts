@@ -1,6 +1,7 @@
 // "Write it for me" for GitHub Copilot CLI: two files in its home ($COPILOT_HOME, default
 // ~/.copilot): hooks/gatehouse.json gets Gatehouse as a preToolUse command hook for every tool
-// (`gatehouse hook --agent copilot`, failing closed), and mcp-config.json gets Gatehouse as an MCP
+// (`gatehouse hook --agent copilot`, failing closed) and postToolUse / postToolUseFailure
+// reports of what ran, and mcp-config.json gets Gatehouse as an MCP
 // server (mcpServers.gatehouse, the stdio bridge). The same guards as for every agent's files
 // (config-file.ts): the diff first, a hash check, a backup, an atomic write, audited as
 // agent.config-written.
@@ -13,7 +14,7 @@
 // files, then: a repository's are skipped in folders Copilot CLI does not trust, and its MCP file
 // in -p mode.
 import { join } from 'node:path';
-import { copilotHook, COPILOT_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
+import { copilotHook, copilotReportHook, COPILOT_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
 import { OperationError } from '../../core/operation-error.js';
 import { writerLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { isGatehouseHook } from '../claude-code/config-writer.js';
@@ -28,7 +29,7 @@ export const COPILOT_LIMITS: readonly string[] = [
   `Copilot CLI runs the tool when the hook is killed at its timeoutSec (written as ${COPILOT_HOOK_TIMEOUT_S} s): it fails open on a timeout. The command Gatehouse writes answers (a deny at worst) 10 s before it.`,
   'Copilot CLI runs the tool when the hook exits 0 with anything but one JSON object on stdout, or when a hook file is malformed (it drops the file): both fail open. The command Gatehouse writes prints one JSON answer and exits 2 on every failure it can see.',
   '"disableAllHooks": true in a repository\'s .github/copilot/settings.json (or your ~/.copilot/settings.json) switches the hook off, Gatehouse\'s included; only a machine policy hook (/etc/github-copilot/policy.d) ignores it.',
-  'Copilot CLI\'s hook gives no call id, so Gatehouse does not learn whether an allowed call ran (no outcome report after the tool).',
+  'Copilot CLI\'s hooks give no call id: a report of what ran is matched to its call by the tool\'s name and arguments, so a contained shell call (run with the boxed command) is reported without its call.',
 ];
 
 export interface CopilotConfigDeps extends WriterDeps {
@@ -106,35 +107,42 @@ export class CopilotConfigWriter implements AgentIntegration<'copilot'> {
 
   private mergeHook(file: string, value: JsonObject, edit: JsonEdit, changes: string[]): void {
     const { launcher } = this.launch();
-    const ours = copilotHook(this.deps.gatehouseHome, { launcher });
+    const home = this.deps.gatehouseHome;
     if (value.version !== 1) {
       if (value.version !== undefined) throw new ConfigFileError(file, `${file}: "version" is ${JSON.stringify(value.version)}; Copilot CLI reads hook files of version 1. Fix it by hand, then preview again.`);
       edit(['version'], 1);
     }
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Copilot CLI expects ({"preToolUse": [...]}). Fix it by hand, then preview again.`);
-    const list = hooks?.preToolUse;
-    if (list !== undefined && !Array.isArray(list)) throw new ConfigFileError(file, `${file}: "hooks.preToolUse" is ${kindOf(list)}, not a list of hooks as Copilot CLI expects. Fix it by hand, then preview again.`);
-    const what = 'the Gatehouse hook (command form) for every tool';
-    const found = (list ?? []).flatMap((h, i) => (isCopilotGatehouseHook(h) ? [i] : []));
-    if (list === undefined) {
-      edit(['hooks', 'preToolUse'], [ours]);
-      changes.push(`hooks.preToolUse: added ${what}`);
-      return;
-    }
-    if (found.length === 0) {
-      edit(['hooks', 'preToolUse', -1], ours, true);
-      changes.push(`hooks.preToolUse: added ${what}`);
-      return;
-    }
-    // One Gatehouse hook, updated in place: a second one would send every call to Gatehouse twice.
-    if (!sameJson(list[found[0]!], ours)) {
-      edit(['hooks', 'preToolUse', found[0]!], ours);
-      changes.push(`hooks.preToolUse[${found[0]}]: replaced the Gatehouse hook with the command form`);
-    }
-    for (const i of found.slice(1).reverse()) {
-      edit(['hooks', 'preToolUse', i], undefined);
-      changes.push(`hooks.preToolUse[${i}]: removed a second Gatehouse hook`);
+    // The deciding hook, failing closed; the reports of what ran after it.
+    const wanted: [string, JsonObject, string][] = [
+      ['preToolUse', copilotHook(home, { launcher }), 'the Gatehouse hook (command form) for every tool'],
+      ['postToolUse', copilotReportHook(home, 'postToolUse', { launcher }), 'the Gatehouse report of what ran'],
+      ['postToolUseFailure', copilotReportHook(home, 'postToolUseFailure', { launcher }), 'the Gatehouse report of what failed'],
+    ];
+    for (const [event, ours, what] of wanted) {
+      const list = hooks?.[event];
+      if (list !== undefined && !Array.isArray(list)) throw new ConfigFileError(file, `${file}: "hooks.${event}" is ${kindOf(list)}, not a list of hooks as Copilot CLI expects. Fix it by hand, then preview again.`);
+      if (list === undefined) {
+        edit(['hooks', event], [ours]);
+        changes.push(`hooks.${event}: added ${what}`);
+        continue;
+      }
+      const found = list.flatMap((h, i) => (isCopilotGatehouseHook(h) ? [i] : []));
+      if (found.length === 0) {
+        edit(['hooks', event, -1], ours, true);
+        changes.push(`hooks.${event}: added ${what}`);
+        continue;
+      }
+      // One Gatehouse hook, updated in place: a second one would send every call to Gatehouse twice.
+      if (!sameJson(list[found[0]!], ours)) {
+        edit(['hooks', event, found[0]!], ours);
+        changes.push(`hooks.${event}[${found[0]}]: replaced the Gatehouse hook with the command form`);
+      }
+      for (const i of found.slice(1).reverse()) {
+        edit(['hooks', event, i], undefined);
+        changes.push(`hooks.${event}[${i}]: removed a second Gatehouse hook`);
+      }
     }
   }
 

@@ -12,7 +12,17 @@
 // killed at its timeoutSec give no decision, and the tool runs. So every deny here is the JSON
 // AND exit 2: a deny whose JSON is damaged on the way still blocks.
 // Security-sensitive: an exit 0 without a JSON deny on stdout lets the call run.
+//
+// postToolUse (with "toolResult") and postToolUseFailure (with "error") report what ran, with the
+// same fields and no call id either (a denied call gets neither): the report is matched to its
+// preToolUse call by an id made of the tool's name and arguments (copilotCallId), so a contained
+// call, run with other arguments, is reported unlinked.
+import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+
+/** The events `gatehouse hook --agent copilot --event …` is written under: the input does not name its event. */
+export const COPILOT_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'] as const;
+export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
 
 /** Copilot CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
 const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
@@ -34,8 +44,26 @@ const OWN_PREFIX = 'gatehouse-';
 
 export type CopilotHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
 
-/** The host's PreToolUse input for a preToolUse input (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged. */
-export function fromCopilotInput(text: string): CopilotHookInput {
+/**
+ * The id a call's preToolUse and its report share (Copilot CLI gives none): the same tool with the
+ * same arguments in one session is the same id, which the host links in order.
+ */
+export function copilotCallId(tool: string, args: unknown): string {
+  return `copilot-${createHash('sha256').update(`${tool}\0${typeof args === 'string' ? args : JSON.stringify(args)}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The host's input for one of Copilot CLI's hook inputs: for preToolUse the PreToolUse input to
+ * judge (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged
+ * (`invalid`, answered deny); for a report the PostToolUse / PostToolUseFailure input, or `skip`
+ * (a report that cannot be read is lost, never a deny: the tool has already run).
+ */
+export function fromCopilotInput(text: string, event: CopilotEvent = 'preToolUse'): CopilotHookInput {
+  const r = readCopilotInput(text, event);
+  return event !== 'preToolUse' && 'invalid' in r ? { skip: `Not reported: ${r.invalid}` } : r;
+}
+
+function readCopilotInput(text: string, event: CopilotEvent): CopilotHookInput {
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text) as Record<string, unknown>;
@@ -46,7 +74,10 @@ export function fromCopilotInput(text: string): CopilotHookInput {
   // The PascalCase event names send Claude Code's snake_case payload instead: configure the camelCase one.
   if ('hook_event_name' in raw || 'tool_name' in raw) return { invalid: 'This is a PascalCase (Claude Code style) hook input: configure `gatehouse hook --agent copilot` under "preToolUse".' };
   const tool = raw.toolName;
-  if (typeof tool !== 'string' || tool === '') return { invalid: 'toolName is missing from the preToolUse input: configure `gatehouse hook --agent copilot` for preToolUse only.' };
+  if (typeof tool !== 'string' || tool === '') return { invalid: `toolName is missing from the ${event} input: write \`gatehouse hook --agent copilot\` with --event naming the event it is under.` };
+  const report = event === 'preToolUse' ? null : event === 'postToolUse' ? raw.toolResult : raw.error;
+  if (event !== 'preToolUse' && report === undefined) return { invalid: `${event === 'postToolUse' ? 'toolResult' : 'error'} is missing from the ${event} input.` };
+  const id = copilotCallId(tool, raw.toolArgs ?? {});
   // toolArgs is an object as 1.0.102 sends it; older versions sent it as a JSON string.
   let args: unknown = raw.toolArgs ?? {};
   if (typeof args === 'string') {
@@ -65,7 +96,8 @@ export function fromCopilotInput(text: string): CopilotHookInput {
   const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
   // Relative paths are the workspace's: the judge resolves them against cwd.
   if (known && typeof mapped.file_path === 'string' && mapped.file_path !== '' && !isAbsolute(mapped.file_path) && cwd) mapped.file_path = resolve(cwd, mapped.file_path);
-  const judge = JSON.stringify({ session_id: raw.sessionId, transcript_path: '', cwd, hook_event_name: 'PreToolUse', tool_name: known ? known.as : tool, tool_input: mapped });
+  const outcome = event === 'postToolUse' ? { hook_event_name: 'PostToolUse', tool_response: report } : event === 'postToolUseFailure' ? { hook_event_name: 'PostToolUseFailure', error: report } : { hook_event_name: 'PreToolUse' };
+  const judge = JSON.stringify({ session_id: raw.sessionId, transcript_path: '', cwd, tool_name: known ? known.as : tool, tool_input: mapped, tool_use_id: id, ...outcome });
   return { judge, tool, toolInput };
 }
 

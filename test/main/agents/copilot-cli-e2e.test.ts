@@ -56,14 +56,15 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
     const report = JSON.parse(run.stdout) as {
       home: string;
       gatehouseTools: string[];
-      written: { hooks: { version: number; hooks: { preToolUse: { type: string; bash: string; timeoutSec: number }[] } }; mcp: { mcpServers: { gatehouse: { type: string; args: string[]; tools: string[] } } }; notes: string[] };
+      written: { hooks: { version: number; hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> }; mcp: { mcpServers: { gatehouse: { type: string; args: string[]; tools: string[] } } }; notes: string[] };
       approved: { call: { client: string; tool: string }; deadlineReason: string } | null;
       scenarios: Scenario[];
     };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
 
-    // What "write it for me" wrote: one preToolUse hook failing closed, its own deadline 10 s inside timeoutSec; the bridge with every tool.
+    // What "write it for me" wrote: one preToolUse hook failing closed, its own deadline 10 s inside timeoutSec, the reports after; the bridge with every tool.
     expect(report.written.hooks).toMatchObject({ version: 1, hooks: { preToolUse: [{ type: 'command', timeoutSec: 600, bash: expect.stringMatching(/^\S+ \S+gatehouse\.js hook --agent copilot .*--timeout 590 \|\| \{ .*exit 2; \}$/) }] } });
+    expect(report.written.hooks.hooks.postToolUse).toEqual([expect.objectContaining({ bash: expect.stringMatching(/ hook --agent copilot --event postToolUse --home /) })]);
     expect(report.written.mcp.mcpServers.gatehouse).toMatchObject({ type: 'local', tools: ['*'], args: expect.arrayContaining(['mcp', '--home']) });
     // The console says where Copilot CLI fails open when it writes the hook.
     expect(report.written.notes.join(' ')).toMatch(/fails open/);
@@ -103,6 +104,12 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
       ]);
       expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot']);
       expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait'].map((n) => `default/${s[n]!.sessionId}`));
+      // After the tool: the postToolUse reports of the two calls that ran, each linked to its call (the denied ones get none).
+      expect(rows('call.outcome').map((o) => [o.call, o.tool, o.outcome, o.decision])).toEqual([
+        [received[0]!.call, 'Read', 'executed', 'allow'],
+        [received[2]!.call, 'Bash', 'executed', 'allow'],
+      ]);
+      expect(rows('call.bypassed')).toEqual([]);
     } finally {
       db.close();
     }

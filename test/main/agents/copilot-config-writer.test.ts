@@ -27,13 +27,21 @@ describe('Copilot CLI config writer', () => {
     writeFileSync(hookFile, JSON.stringify({ version: 1, hooks: { preToolUse: [stale, theirs, { ...stale, timeoutSec: 5 }], sessionStart: [theirs] } }, null, 2));
     writeFileSync(mcpFile, JSON.stringify({ mcpServers: { db: { type: 'local', command: 'db-mcp', args: [], tools: ['*'] } } }));
     const preview = w.preview({ mcp: 'stdio', hook: 'command' });
-    expect(preview.files.find((f) => f.path === hookFile)!.changes).toEqual(['hooks.preToolUse[0]: replaced the Gatehouse hook with the command form', 'hooks.preToolUse[2]: removed a second Gatehouse hook']);
+    expect(preview.files.find((f) => f.path === hookFile)!.changes).toEqual([
+      'hooks.preToolUse[0]: replaced the Gatehouse hook with the command form',
+      'hooks.preToolUse[2]: removed a second Gatehouse hook',
+      'hooks.postToolUse: added the Gatehouse report of what ran',
+      'hooks.postToolUseFailure: added the Gatehouse report of what failed',
+    ]);
     apply(w, { mcp: 'stdio', hook: 'command' });
-    const hooks = JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: { preToolUse: { bash: string; timeoutSec: number }[]; sessionStart: unknown[] } };
+    const hooks = JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: { preToolUse: { bash: string; timeoutSec: number }[]; postToolUse: unknown[]; postToolUseFailure: unknown[]; sessionStart: unknown[] } };
     expect(hooks.hooks.preToolUse).toHaveLength(2);
     expect(hooks.hooks.preToolUse[0]).toMatchObject({ timeoutSec: 600, bash: expect.stringContaining("/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook --agent copilot --home /home/u/.gatehouse --timeout 590 || {") });
     expect(hooks.hooks.preToolUse[1]).toEqual(theirs);
     expect(hooks.hooks.sessionStart).toEqual([theirs]);
+    // The reports of what ran: not failing closed (the tool has already run).
+    expect(hooks.hooks.postToolUse).toEqual([{ type: 'command', bash: '/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook --agent copilot --event postToolUse --home /home/u/.gatehouse', timeoutSec: 30 }]);
+    expect(hooks.hooks.postToolUseFailure).toEqual([{ type: 'command', bash: '/usr/bin/node /opt/gatehouse/bin/gatehouse.js hook --agent copilot --event postToolUseFailure --home /home/u/.gatehouse', timeoutSec: 30 }]);
     const servers = (JSON.parse(readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers;
     expect(Object.keys(servers)).toEqual(['db', 'gatehouse']);
     expect(servers.gatehouse).toEqual({ type: 'local', command: '/usr/bin/node', args: ['/opt/gatehouse/bin/gatehouse.js', 'mcp', '--home', '/home/u/.gatehouse'], env: {}, tools: ['*'] });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromCopilotInput, toCopilotAnswer } from '../../../main/agents/copilot/hook-mapping.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
-import { copilotHook } from '../../../shared/claude-config.js';
+import { copilotHook, copilotReportHook } from '../../../shared/claude-config.js';
 import { cliPath, runShell as sh } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -31,6 +31,21 @@ describe('Copilot CLI hook input', () => {
   it("leaves Gatehouse's own MCP tools (gatehouse-<tool>) to the MCP path; another server's tool is judged by its name", () => {
     expect(fromCopilotInput(JSON.stringify({ ...base, toolName: 'gatehouse-hello', toolArgs: {} }))).toHaveProperty('skip');
     expect(judged(JSON.stringify({ ...base, toolName: 'db-query', toolArgs: { sql: 'x' } }))).toMatchObject({ tool_name: 'db-query' });
+  });
+
+  it('maps postToolUse / postToolUseFailure onto reports that share the preToolUse call id; an unreadable report is skipped, never denied', () => {
+    const call = { ...base, toolName: 'bash', toolArgs: { command: 'ls', description: 'list' } };
+    const pre = judged(JSON.stringify(call)) as { tool_use_id: string };
+    expect(pre.tool_use_id).toMatch(/^copilot-[0-9a-f]{32}$/);
+    expect(judged(JSON.stringify({ ...call, toolResult: { resultType: 'success', textResultForLlm: 'a' } }))).not.toHaveProperty('hook_event_name', 'PostToolUse');
+    const ran = fromCopilotInput(JSON.stringify({ ...call, toolResult: { resultType: 'success', textResultForLlm: 'a' } }), 'postToolUse');
+    expect('judge' in ran && JSON.parse(ran.judge)).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: pre.tool_use_id, tool_response: { resultType: 'success' } });
+    const failed = fromCopilotInput(JSON.stringify({ ...call, error: 'Path does not exist' }), 'postToolUseFailure');
+    expect('judge' in failed && JSON.parse(failed.judge)).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_use_id: pre.tool_use_id, error: 'Path does not exist' });
+    // Other arguments, another call.
+    expect((judged(JSON.stringify({ ...call, toolArgs: { command: 'ls -a', description: 'list' } })) as { tool_use_id: string }).tool_use_id).not.toBe(pre.tool_use_id);
+    expect(fromCopilotInput('not json', 'postToolUse')).toMatchObject({ skip: expect.stringContaining('not JSON') });
+    expect(fromCopilotInput(JSON.stringify(call), 'postToolUseFailure')).toMatchObject({ skip: expect.stringContaining('error is missing') });
   });
 
   it('refuses what is not a preToolUse input, naming why', () => {
@@ -75,6 +90,12 @@ describe('the hook command as Copilot CLI runs it (a shell)', () => {
     const crash = await sh(copilotHook('/nowhere', { launcher: { node: process.execPath, entry: join(tempDir('gatehouse-copilot-crash-'), 'absent.js') } }).bash as string, input);
     expect(crash.code).toBe(2);
     expect(deny(crash.stdout).permissionDecisionReason).toContain('the hook command could not run (exit 1');
+  });
+
+  it('a report with no Gatehouse running: exit 0 and nothing (the tool has already run)', async () => {
+    const command = copilotReportHook(tempDir('gatehouse-copilot-report-'), 'postToolUse', { launcher: { node: process.execPath, entry: cliPath } }).bash as string;
+    const r = await sh(command, JSON.stringify({ ...base, toolName: 'view', toolArgs: { path: '/work/p/a.txt' }, toolResult: { resultType: 'success', textResultForLlm: 'x' } }));
+    expect(r).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('malformed input: a JSON deny naming what is wrong, exit 2', async () => {
