@@ -132,6 +132,23 @@ await scenario('wait', 'bash', { command: `touch ${marker('wait')} && echo appro
     await op('approvals.approve', { id: item.id, argsHash: item.argsHash });
   },
 });
+// One deadline, with a short timeoutSec the operator set by hand: "write it for me", run again,
+// keeps it and derives the command's --timeout (8 s) from it; the host's inbox item closes 5 s
+// before that as "agent gone" and answers deny. Nobody answers the inbox: Copilot CLI must get
+// that deny, not a hook timeout (after which it runs the tool), and the item cannot be approved later.
+const SHORT_TIMEOUT_S = 12;
+const hookFile = join(userHome, '.copilot', 'hooks', 'gatehouse.json');
+const byHand = readFileSync(hookFile, 'utf8').replace(/"timeoutSec": 600\b/, `"timeoutSec": ${SHORT_TIMEOUT_S}`);
+writeFileSync(hookFile, byHand);
+const again = await op('agents.preview', req);
+await op('agents.write', { ...req, expected: again.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
+let unanswered = null;
+await scenario('gone', 'bash', { command: `touch ${marker('gone')}`, description: 'make the marker' }, { onPending: (item) => void (unanswered = item) });
+const gone = { hookTimeoutS: SHORT_TIMEOUT_S, rewritten: JSON.parse(readFileSync(hookFile, 'utf8')), pending: unanswered, closed: null, lateApprove: null };
+if (unanswered) {
+  gone.closed = await op('approvals.get', { id: unanswered.id });
+  gone.lateApprove = await op('approvals.approve', { id: unanswered.id, argsHash: unanswered.argsHash }).then(() => 'approved', (e) => e.message);
+}
 // The host stopped: the hook denies (fails closed), nothing runs.
 consoleWs.close();
 host.kill('SIGTERM');
@@ -139,5 +156,5 @@ await new Promise((resolve) => host.once('exit', resolve));
 await scenario('stopped', 'bash', { command: `touch ${marker('stopped')}`, description: 'make the marker' });
 
 mock.close();
-process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, approved, requests, scenarios }) + '\n');
+process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, approved, gone, requests, scenarios }) + '\n');
 process.exit(0);

@@ -14,7 +14,7 @@
 // files, then: a repository's are skipped in folders Copilot CLI does not trust, and its MCP file
 // in -p mode.
 import { join } from 'node:path';
-import { copilotHook, copilotReportHook, COPILOT_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
+import { copilotHook, copilotReportHook, COPILOT_HOOK_TIMEOUT_S, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MIN_HOOK_TIMEOUT_S, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
 import { OperationError } from '../../core/operation-error.js';
 import { writerLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { isGatehouseHook } from '../claude-code/config-writer.js';
@@ -40,6 +40,20 @@ export interface CopilotConfigDeps extends WriterDeps {
 /** A Copilot CLI hook entry that runs `gatehouse hook` (its command is under "bash" or "command"). */
 function isCopilotGatehouseHook(h: unknown): boolean {
   return isObject(h) && h.type === 'command' && [h.bash, h.command].some((c) => typeof c === 'string' && isGatehouseHook({ type: 'command', command: c }));
+}
+
+/**
+ * The timeoutSec of the first Gatehouse preToolUse hook, when the operator set one Gatehouse can
+ * answer within: kept, and the command's --timeout derived from it (one deadline). One it cannot
+ * answer within is refused, naming the field: Copilot CLI runs the tool when the hook times out.
+ */
+function operatorTimeout(file: string, list: unknown): number | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const i = list.findIndex(isCopilotGatehouseHook);
+  const timeout = i < 0 ? undefined : (list[i] as JsonObject).timeoutSec;
+  if (timeout === undefined) return undefined;
+  if (hookTimeoutProblem(timeout)) throw new ConfigFileError(file, `${file}: "hooks.preToolUse[${i}].timeoutSec" is ${JSON.stringify(timeout)}; Gatehouse needs a whole number of seconds from ${MIN_HOOK_TIMEOUT_S} to ${MAX_HOOK_TIMEOUT_S} to answer before Copilot CLI gives up (and runs the tool). Fix it, or remove it for ${COPILOT_HOOK_TIMEOUT_S} s, then preview again.`);
+  return timeout as number;
 }
 
 export class CopilotConfigWriter implements AgentIntegration<'copilot'> {
@@ -114,9 +128,9 @@ export class CopilotConfigWriter implements AgentIntegration<'copilot'> {
     }
     const hooks = value.hooks;
     if (hooks !== undefined && !isObject(hooks)) throw new ConfigFileError(file, `${file}: "hooks" is ${kindOf(hooks)}, not an object as Copilot CLI expects ({"preToolUse": [...]}). Fix it by hand, then preview again.`);
-    // The deciding hook, failing closed; the reports of what ran after it.
+    // The deciding hook, failing closed (with the operator's timeoutSec, if they set one); the reports of what ran after it.
     const wanted: [string, JsonObject, string][] = [
-      ['preToolUse', copilotHook(home, { launcher }), 'the Gatehouse hook (command form) for every tool'],
+      ['preToolUse', copilotHook(home, { launcher, hookTimeoutS: operatorTimeout(file, hooks?.preToolUse) }), 'the Gatehouse hook (command form) for every tool'],
       ['postToolUse', copilotReportHook(home, 'postToolUse', { launcher }), 'the Gatehouse report of what ran'],
       ['postToolUseFailure', copilotReportHook(home, 'postToolUseFailure', { launcher }), 'the Gatehouse report of what failed'],
     ];

@@ -38,7 +38,7 @@ interface Scenario {
 }
 
 describe('the real GitHub Copilot CLI, supervised through the files Gatehouse writes', () => {
-  it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call approved by the operator runs; with the host down nothing runs", async (ctx) => {
+  it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call approved by the operator runs and is reported; one nobody answers is withdrawn before Copilot CLI's timeout; with the host down nothing runs", async (ctx) => {
     const copilot = copilotBinary();
     const ns = namespaceCommand();
     if (!copilot || 'why' in ns) {
@@ -58,6 +58,7 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
       gatehouseTools: string[];
       written: { hooks: { version: number; hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> }; mcp: { mcpServers: { gatehouse: { type: string; args: string[]; tools: string[] } } }; notes: string[] };
       approved: { call: { client: string; tool: string }; deadlineReason: string } | null;
+      gone: { hookTimeoutS: number; rewritten: { hooks: { preToolUse: { timeoutSec: number; bash: string }[] } }; pending: { state: string; deadline: number; requestedAt: number; deadlineReason: string } | null; closed: unknown; lateApprove: string | null };
       scenarios: Scenario[];
     };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
@@ -87,6 +88,20 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
     expect(s.wait!.marker).toBe(true);
     expect(s.wait!.toolResult).toContain('approved-ran');
 
+    // One deadline: the operator's 12 s timeoutSec kept, --timeout 8 derived; nobody answered the inbox,
+    // and Gatehouse answered deny before Copilot CLI gave up on the hook (after which it would have
+    // run the tool): the model read Gatehouse's reason, the tool did not run.
+    const g = report.gone;
+    expect(g.rewritten.hooks.preToolUse[0]).toMatchObject({ timeoutSec: 12, bash: expect.stringMatching(/ --timeout 8 \|\| \{/) });
+    expect(s.gone!.marker).toBe(false);
+    expect(s.gone!.toolResult).toMatch(/^Denied by preToolUse hook: .*the hook's own timeout ends at/);
+    expect(s.gone!.ms).toBeLessThan(g.hookTimeoutS * 1000 + 10_000);
+    expect(g.pending).toMatchObject({ state: 'pending', deadlineReason: "the hook's own timeout" });
+    expect(g.pending!.deadline - g.pending!.requestedAt).toBeLessThan(g.hookTimeoutS * 1000);
+    // Withdrawn as agent gone; approving it afterwards is refused.
+    expect(g.closed).toMatchObject({ state: 'gone', outcome: { state: 'gone', reason: expect.stringContaining("the hook's own timeout ends at") } });
+    expect(g.lateApprove).toMatch(/cannot be approved: its agent is gone .*did not run and never will/);
+
     // The host stopped: the hook denies (fails closed); the model is told why, nothing ran.
     expect(s.stopped!.toolResult).toMatch(/^Denied by preToolUse hook: Gatehouse is not running/);
     expect(s.stopped!.marker).toBe(false);
@@ -101,10 +116,11 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
         ['Bash', 'allow', 'operator'],
+        ['Bash', 'expired', 'error'],
       ]);
-      expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot']);
-      expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait'].map((n) => `default/${s[n]!.sessionId}`));
-      // After the tool: the postToolUse reports of the two calls that ran, each linked to its call (the denied ones get none).
+      expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot', 'copilot']);
+      expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait', 'gone'].map((n) => `default/${s[n]!.sessionId}`));
+      // After the tool: the postToolUse reports of the two calls that ran, each linked to its call (the denied and expired ones get none).
       expect(rows('call.outcome').map((o) => [o.call, o.tool, o.outcome, o.decision])).toEqual([
         [received[0]!.call, 'Read', 'executed', 'allow'],
         [received[2]!.call, 'Bash', 'executed', 'allow'],

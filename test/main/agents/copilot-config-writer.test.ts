@@ -23,7 +23,7 @@ describe('Copilot CLI config writer', () => {
   it('keeps the other hooks and servers, updates a stale Gatehouse hook in place and removes a second one', () => {
     const { w, hookFile, mcpFile, recorded } = writer();
     const theirs = { type: 'command', bash: './lint.sh', timeoutSec: 10 };
-    const stale = { type: 'command', bash: 'gatehouse hook --agent copilot --home /old', timeoutSec: 30 };
+    const stale = { type: 'command', bash: 'gatehouse hook --agent copilot --home /old' };
     writeFileSync(hookFile, JSON.stringify({ version: 1, hooks: { preToolUse: [stale, theirs, { ...stale, timeoutSec: 5 }], sessionStart: [theirs] } }, null, 2));
     writeFileSync(mcpFile, JSON.stringify({ mcpServers: { db: { type: 'local', command: 'db-mcp', args: [], tools: ['*'] } } }));
     const preview = w.preview({ mcp: 'stdio', hook: 'command' });
@@ -57,6 +57,16 @@ describe('Copilot CLI config writer', () => {
     writeFileSync(hookFile, JSON.stringify({ version: 1, hooks: { preToolUse: {} } }));
     expect(() => w.preview({ mcp: 'none', hook: 'command' })).toThrow(/"hooks.preToolUse" is an object/);
     expect(() => w.preview({ mcp: 'none', hook: 'none' })).toThrow(/nothing to write/);
+  });
+
+  it("keeps the operator's own timeoutSec and derives the command's --timeout from it; refuses one Gatehouse cannot answer within", () => {
+    const { w, hookFile } = writer();
+    writeFileSync(hookFile, JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: 'gatehouse hook --agent copilot', timeoutSec: 12 }] } }));
+    apply(w, { mcp: 'none', hook: 'command' });
+    const pre = (JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: { preToolUse: { bash: string; timeoutSec: number }[] } }).hooks.preToolUse;
+    expect(pre).toEqual([{ type: 'command', timeoutSec: 12, bash: expect.stringContaining(' --timeout 8 || {') }]);
+    writeFileSync(hookFile, JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: 'gatehouse hook --agent copilot', timeoutSec: 2 }] } }));
+    expect(() => w.preview({ mcp: 'none', hook: 'command' })).toThrow(/"hooks\.preToolUse\[0\]\.timeoutSec" is 2; .*before Copilot CLI gives up/);
   });
 
   it('says in the preview where Copilot CLI fails open, and writes only what was chosen', () => {
