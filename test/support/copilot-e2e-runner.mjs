@@ -132,18 +132,29 @@ await scenario('wait', 'bash', { command: `touch ${marker('wait')} && echo appro
     await op('approvals.approve', { id: item.id, argsHash: item.argsHash });
   },
 });
+// A named agent token: the hook command given --agent-token-file files Copilot CLI's calls under
+// that agent's name (and its grants), not "default".
+const hookFile = join(userHome, '.copilot', 'hooks', 'gatehouse.json');
+const named = await op('agents.tokens.create', { name: 'copilot-bot' });
+const tokenFile = join(root, 'copilot-bot.token');
+writeFileSync(tokenFile, named.token, { mode: 0o600 });
+const asWritten = readFileSync(hookFile, 'utf8');
+// In the reports too: a report is linked to its call within the same agent's session.
+writeFileSync(hookFile, asWritten.replaceAll(' hook --agent copilot ', ` hook --agent copilot --agent-token-file ${tokenFile} `));
+await scenario('named', 'view', { path: join(userHome, 'project', 'notes.txt') }, { settings: { hookAsk: 'agent' } });
+writeFileSync(hookFile, asWritten);
+
 // One deadline, with a short timeoutSec the operator set by hand: "write it for me", run again,
 // keeps it and derives the command's --timeout (8 s) from it; the host's inbox item closes 5 s
 // before that as "agent gone" and answers deny. Nobody answers the inbox: Copilot CLI must get
 // that deny, not a hook timeout (after which it runs the tool), and the item cannot be approved later.
 const SHORT_TIMEOUT_S = 12;
-const hookFile = join(userHome, '.copilot', 'hooks', 'gatehouse.json');
 const byHand = readFileSync(hookFile, 'utf8').replace(/"timeoutSec": 600\b/, `"timeoutSec": ${SHORT_TIMEOUT_S}`);
 writeFileSync(hookFile, byHand);
 const again = await op('agents.preview', req);
 await op('agents.write', { ...req, expected: again.files.map((f) => ({ path: f.path, baseHash: f.baseHash })) });
 let unanswered = null;
-await scenario('gone', 'bash', { command: `touch ${marker('gone')}`, description: 'make the marker' }, { onPending: (item) => void (unanswered = item) });
+await scenario('gone', 'bash', { command: `touch ${marker('gone')}`, description: 'make the marker' }, { settings: { hookAsk: 'inbox' }, onPending: (item) => void (unanswered = item) });
 const gone = { hookTimeoutS: SHORT_TIMEOUT_S, rewritten: JSON.parse(readFileSync(hookFile, 'utf8')), pending: unanswered, closed: null, lateApprove: null };
 if (unanswered) {
   gone.closed = await op('approvals.get', { id: unanswered.id });

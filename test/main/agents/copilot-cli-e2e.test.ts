@@ -38,7 +38,7 @@ interface Scenario {
 }
 
 describe('the real GitHub Copilot CLI, supervised through the files Gatehouse writes', () => {
-  it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call approved by the operator runs and is reported; one nobody answers is withdrawn before Copilot CLI's timeout; with the host down nothing runs", async (ctx) => {
+  it("lists Gatehouse's tools; a read goes through; a protected read is denied with the reason reaching the model; an inbox call approved by the operator runs and is reported; a named token files the calls under its agent; one nobody answers is withdrawn before Copilot CLI's timeout; with the host down nothing runs", async (ctx) => {
     const copilot = copilotBinary();
     const ns = namespaceCommand();
     if (!copilot || 'why' in ns) {
@@ -76,8 +76,9 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
     expect(report.gatehouseTools.length).toBeGreaterThan(0);
     expect(s.read!.offered).toEqual(expect.arrayContaining(report.gatehouseTools.map((t) => `gatehouse-${t}`)));
 
-    // An ordinary read: no objection, Copilot CLI read it and the model got the content.
+    // An ordinary read: no objection, Copilot CLI read it and the model got the content (also with a named token).
     expect(s.read!.toolResult).toContain('ordinary-notes-content');
+    expect(s.named!.toolResult).toContain('ordinary-notes-content');
 
     // A protected read: blocked before it ran; the model read Gatehouse's reason, not the key.
     expect(s.protected!.toolResult).toMatch(/^Denied by preToolUse hook: .*builtin\.credentials\.ssh/);
@@ -116,14 +117,18 @@ describe('the real GitHub Copilot CLI, supervised through the files Gatehouse wr
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
         ['Bash', 'allow', 'operator'],
+        ['Read', 'allow', 'autonomy'],
         ['Bash', 'expired', 'error'],
       ]);
-      expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot', 'copilot']);
-      expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait', 'gone'].map((n) => `default/${s[n]!.sessionId}`));
+      expect(received.map((r) => r.client)).toEqual(['copilot', 'copilot', 'copilot', 'copilot', 'copilot']);
+      // Filed under the token's agent and Copilot CLI's own session id: "copilot-bot" for the hook given its named token.
+      expect(received.map((r) => r.session)).toEqual(['read', 'protected', 'wait', 'named', 'gone'].map((n) => `${n === 'named' ? 'copilot-bot' : 'default'}/${s[n]!.sessionId}`));
+      expect(received[3]!.agent).toBe('copilot-bot');
       // After the tool: the postToolUse reports of the two calls that ran, each linked to its call (the denied and expired ones get none).
       expect(rows('call.outcome').map((o) => [o.call, o.tool, o.outcome, o.decision])).toEqual([
         [received[0]!.call, 'Read', 'executed', 'allow'],
         [received[2]!.call, 'Bash', 'executed', 'allow'],
+        [received[3]!.call, 'Read', 'executed', 'allow'],
       ]);
       expect(rows('call.bypassed')).toEqual([]);
     } finally {
