@@ -202,38 +202,50 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; agent: H
 }
 
 export async function hookAnswerFor(s: { home: string; agent?: HookAgent; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli') return mappedHook(s, { from: fromGeminiInput, to: toGeminiAnswer }, s.agent);
-  if (s.agent === 'copilot') return mappedHook(s, { from: (t) => fromCopilotInput(t, s.event ?? 'preToolUse'), to: toCopilotAnswer }, s.agent);
+  if (s.agent === 'gemini-cli' || s.agent === 'copilot') return mappedHook(s, MAPPINGS[s.agent]);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
   if (!isNoDecision(answer)) process.stdout.write(JSON.stringify(answer) + '\n');
 }
 
-/** An agent whose hook input and answer differ from Claude Code's: how to read the one and write the other. */
-interface HookMapping {
-  from: (text: string) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
-  to: (reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null) => { code: 0 | 2; stdout: string; stderr?: string };
+/** What the agent's hook does: its exit code and output. */
+interface MappedResult {
+  code: 0 | 2;
+  stdout: string;
+  stderr: string;
 }
 
+/** An agent whose hook input and answer are not Claude Code's: both mapped (agents/<id>/hook-mapping.ts). */
+interface HookMapping {
+  client: HookAgent;
+  /** `event`: the one --event names, for an agent whose input does not (Copilot CLI). */
+  from: (text: string, event: CopilotEvent) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+  to: (reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null) => MappedResult;
+}
+
+const MAPPINGS: Record<'gemini-cli' | 'copilot', HookMapping> = {
+  'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
+  copilot: { client: 'copilot', from: fromCopilotInput, to: toCopilotAnswer },
+};
+
 /**
- * Gemini CLI's BeforeTool hook (agents/gemini/hook-mapping.ts) and Copilot CLI's preToolUse hook
- * (agents/copilot/hook-mapping.ts): the input mapped to the PreToolUse input the host judges, the
- * answer mapped back. Any failure here is a deny (exit 2 and the agent's deny): every other way
- * out lets either agent run the tool.
+ * Gemini CLI's BeforeTool hook and Copilot CLI's preToolUse hook (and its reports): the input
+ * mapped to the one the host judges, the answer mapped back. Any failure here is the agent's deny
+ * (exit 2, with a sentence): every other way out would let the agent run the tool.
  */
-async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping, client: HookAgent): Promise<void> {
-  let r: { code: 0 | 2; stdout: string; stderr?: string };
+async function mappedHook(s: { home: string; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping): Promise<void> {
+  let r: MappedResult;
   try {
-    const g = m.from(await readStdin());
+    const g = m.from(await readStdin(), s.event ?? 'preToolUse');
     if ('invalid' in g) r = m.to(hookAnswer('deny', g.invalid), null);
-    else if ('skip' in g) r = { code: 0, stdout: '' };
-    else r = m.to(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client }), g);
+    else if ('skip' in g) r = m.to(NO_DECISION, null);
+    else r = m.to(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: m.client }), g);
   } catch (err) {
     r = m.to(hookAnswer('deny', `Gatehouse's hook failed (${(err as Error).message}), so the call is blocked.`), null);
   }
   process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr ?? '');
+  process.stderr.write(r.stderr);
   process.exitCode = r.code;
 }
 

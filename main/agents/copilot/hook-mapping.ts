@@ -105,10 +105,11 @@ function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
-/** What the hook process does: its exit code and stdout. */
+/** What the hook process does: its exit code and stdout (stderr stays empty: Copilot CLI reads only stdout). */
 export interface CopilotHookResult {
   code: 0 | 2;
   stdout: string;
+  stderr: string;
 }
 
 /**
@@ -120,20 +121,20 @@ export interface CopilotHookResult {
  */
 export function toCopilotAnswer(reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null): CopilotHookResult {
   const out = (reply as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; updatedInput?: Record<string, unknown> } } | null)?.hookSpecificOutput;
-  if (!out) return { code: 0, stdout: '' };
+  if (!out) return { code: 0, stdout: '', stderr: '' };
   const reason = typeof out.permissionDecisionReason === 'string' && out.permissionDecisionReason !== '' ? out.permissionDecisionReason : 'Gatehouse gave no reason.';
   if (out.permissionDecision === 'allow') {
     const modified = out.updatedInput && original?.tool === 'bash' && typeof out.updatedInput.command === 'string' ? { ...original.toolInput, command: out.updatedInput.command } : null;
     if (out.updatedInput && !modified) return copilotDeny(`Gatehouse let this call through only with a changed input, which Copilot CLI's ${original?.tool ?? 'tool'} cannot take; it is blocked. ${reason}`);
-    return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'allow', permissionDecisionReason: oneLine(reason), ...(modified ? { modifiedArgs: modified } : {}) })}\n` };
+    return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'allow', permissionDecisionReason: oneLine(reason), ...(modified ? { modifiedArgs: modified } : {}) })}\n`, stderr: '' };
   }
-  if (out.permissionDecision === 'ask') return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'ask', permissionDecisionReason: oneLine(reason) })}\n` };
+  if (out.permissionDecision === 'ask') return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'ask', permissionDecisionReason: oneLine(reason) })}\n`, stderr: '' };
   return copilotDeny(reason);
 }
 
 /** A deny as Copilot CLI shows it to the model: one JSON object on stdout, and exit 2 in case it is not read. */
 export function copilotDeny(reason: string): CopilotHookResult {
-  return { code: 2, stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: oneLine(reason) || 'Gatehouse blocked this call.' })}\n` };
+  return { code: 2, stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: oneLine(reason) || 'Gatehouse blocked this call.' })}\n`, stderr: '' };
 }
 
 function oneLine(s: string): string {

@@ -10,14 +10,15 @@
 // "command", "name", "timeout" (ms, default 60 000)}]}]}}; hooksConfig.enabled (default true)
 // switches every hook off when false; a project's hooks run only in a folder Gemini CLI trusts.
 import { join } from 'node:path';
-import { geminiHook, GEMINI_HOOK_TIMEOUT_MS, MCP_SERVER_NAME, mcpStdioServer, type JsonObject } from '../../../shared/claude-config.js';
+import { geminiHook, GEMINI_HOOK_TIMEOUT_MS, MCP_SERVER_NAME, mcpStdioServer, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
+import type { RuntimeHost } from '../../core/node-runtime.js';
 import { OperationError } from '../../core/operation-error.js';
-import { writerLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
+import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { isGatehouseHook } from '../claude-code/config-writer.js';
 import { ABSENT, ConfigFileError, isObject, kindOf, planJsonFile, projectFolder, sameJson, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type JsonEdit, type PlannedFile, type WrittenFile } from '../config-file.js';
 import { detectAgent } from '../detect.js';
 import { mergeHookGroup } from '../hook-groups.js';
-import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification, type WriterDeps } from '../integration.js';
+import { verifyByPreview, type AgentDetection, type AgentIntegration, type AgentOptions, type AgentVerification } from '../integration.js';
 
 export type GeminiConfigRequest = AgentOptions<'gemini-cli'>;
 
@@ -28,9 +29,16 @@ export const GEMINI_LIMITS: readonly string[] = [
   'hooksConfig.enabled = false (in any settings file Gemini CLI merges, or a system settings file) switches the hook off.',
 ];
 
-export interface GeminiConfigDeps extends WriterDeps {
+export interface GeminiConfigDeps {
   /** The user's home, where ~/.gemini/settings.json lives (injectable for tests). */
   userHome: string;
+  gatehouseHome: string;
+  record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  now?: () => number;
+  /** null: `gatehouse` from the PATH. Default: this installation's node and bin/gatehouse.js. */
+  launcher?: HookLauncher | null;
+  runtime?: RuntimeHost;
+  entry?: string | null;
 }
 
 export class GeminiConfigWriter implements AgentIntegration<'gemini-cli'> {
@@ -41,7 +49,7 @@ export class GeminiConfigWriter implements AgentIntegration<'gemini-cli'> {
   constructor(private readonly deps: GeminiConfigDeps) {}
 
   private launch(): AgentLauncher {
-    return writerLauncher('hook', this.deps);
+    return this.deps.launcher === undefined ? agentLauncher('hook', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
   }
 
   detect(): AgentDetection {

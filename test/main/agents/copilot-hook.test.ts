@@ -58,9 +58,9 @@ describe('Copilot CLI hook input', () => {
 
 describe('Copilot CLI hook answer', () => {
   it('deny is one JSON deny and exit 2; ask is Copilot CLI’s ask; allow and no decision exit 0', () => {
-    expect(toCopilotAnswer(hookAnswer('deny', 'no keys\nplease'), null)).toEqual({ code: 2, stdout: '{"permissionDecision":"deny","permissionDecisionReason":"no keys please"}\n' });
-    expect(toCopilotAnswer(hookAnswer('ask', 'an operator decides'), null)).toEqual({ code: 0, stdout: '{"permissionDecision":"ask","permissionDecisionReason":"an operator decides"}\n' });
-    expect(toCopilotAnswer(NO_DECISION, null)).toEqual({ code: 0, stdout: '' });
+    expect(toCopilotAnswer(hookAnswer('deny', 'no keys\nplease'), null)).toEqual({ code: 2, stdout: '{"permissionDecision":"deny","permissionDecisionReason":"no keys please"}\n', stderr: '' });
+    expect(toCopilotAnswer(hookAnswer('ask', 'an operator decides'), null)).toEqual({ code: 0, stdout: '{"permissionDecision":"ask","permissionDecisionReason":"an operator decides"}\n', stderr: '' });
+    expect(toCopilotAnswer(NO_DECISION, null)).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse(toCopilotAnswer(hookAnswer('allow', 'granted'), null).stdout)).toEqual({ permissionDecision: 'allow', permissionDecisionReason: 'granted' });
   });
 
