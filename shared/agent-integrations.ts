@@ -53,6 +53,15 @@ export const AGENT_REQUESTS = {
       hook: z.enum(['plugin', 'none']),
     })
     .strict(),
+  copilot: z
+    .object({
+      agent: z.literal('copilot'),
+      /** Gatehouse as an MCP server in $COPILOT_HOME/mcp-config.json (the stdio bridge), or not at all. */
+      mcp: z.enum(['stdio', 'none']),
+      /** Gatehouse as a preToolUse hook in $COPILOT_HOME/hooks/gatehouse.json (`gatehouse hook --agent copilot`), or not at all. */
+      hook: z.enum(['command', 'none']),
+    })
+    .strict(),
 } as const;
 
 export type AgentId = keyof typeof AGENT_REQUESTS;
@@ -60,10 +69,10 @@ export const AGENT_IDS = Object.keys(AGENT_REQUESTS) as AgentId[];
 export type AgentRequest<Id extends AgentId = AgentId> = z.infer<(typeof AGENT_REQUESTS)[Id]>;
 
 /** agents.preview's request: one agent's request. */
-export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli'], AGENT_REQUESTS.opencode]);
+export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli'], AGENT_REQUESTS.opencode, AGENT_REQUESTS.copilot]);
 const expected = z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4);
 /** agents.write's request: the agent's request and the hash of each file as its preview showed it. */
-export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected }), AGENT_REQUESTS.opencode.extend({ expected })]);
+export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected }), AGENT_REQUESTS.opencode.extend({ expected }), AGENT_REQUESTS.copilot.extend({ expected })]);
 
 /** One option of a choice; `needs`: only when the host listens for agents over HTTP. */
 export interface AgentChoiceOption {
@@ -240,5 +249,34 @@ export const AGENT_DESCRIPTORS: readonly AgentDescriptor[] = [
     ],
     needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the plugin, or both.' },
     done: 'Done. Restart opencode so it loads the plugin and config again (opencode mcp list shows gatehouse).',
+  },
+  {
+    id: 'copilot',
+    displayName: 'GitHub Copilot CLI',
+    testIdPrefix: 'copilot-config',
+    openLabel: 'Write it for Copilot CLI…',
+    openHint: 'Adds Gatehouse to GitHub Copilot CLI’s home (~/.copilot, or COPILOT_HOME): a preToolUse hook that fails closed and the stdio bridge, after showing you the diff.',
+    choices: [
+      {
+        key: 'mcp',
+        legend: 'MCP server',
+        inputName: 'copilot-mcp',
+        options: [
+          { value: 'stdio', label: 'stdio bridge', help: 'mcp-config.json: Copilot CLI starts gatehouse mcp, which relays to this host; no token.' },
+          { value: 'none', label: 'None', help: 'Leave the MCP server out.' },
+        ],
+      },
+      {
+        key: 'hook',
+        legend: 'preToolUse hook',
+        inputName: 'copilot-hook',
+        options: [
+          { value: 'command', label: 'Command', help: 'hooks/gatehouse.json: Copilot CLI runs gatehouse hook before each of its own tools; a deny reaches the model with its reason.' },
+          { value: 'none', label: 'None', help: 'Leave the hook out.' },
+        ],
+      },
+    ],
+    needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the hook, or both.' },
+    done: 'Done. Restart Copilot CLI so it reads its files again (/mcp shows what it loaded).',
   },
 ];

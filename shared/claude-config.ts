@@ -202,3 +202,32 @@ export function geminiHook(home: string | null, o: { launcher?: HookLauncher | n
   const command = [...launch(o.launcher), 'hook', '--agent', 'gemini-cli', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(Math.floor(timeoutMs / 1000))), GEMINI_HOOK_FAIL_CLOSED].join(' ');
   return { name: 'gatehouse', type: 'command', command, timeout: timeoutMs };
 }
+
+/**
+ * What the shell runs after `gatehouse hook --agent copilot` fails: Copilot CLI denies after any
+ * non-zero exit, but shows the model only "hook exited with code N" unless stdout holds one JSON
+ * deny, so every exit but the hook's own 2 (its deny already on stdout) prints one, with a
+ * sentence, and exits 2 (agents/copilot/hook-mapping.ts).
+ */
+export const COPILOT_HOOK_FAIL_CLOSED = `|| { s=$?; [ "$s" -eq 2 ] && exit 2; printf '{"permissionDecision":"deny","permissionDecisionReason":"Gatehouse: the hook command could not run (exit %s; is node or gatehouse missing?); this call is blocked."}\\n' "$s"; exit 2; }`;
+
+/** The timeoutSec Gatehouse writes for Copilot CLI's hook (its default is 30 s): long enough for an operator to answer in the inbox. */
+export const COPILOT_HOOK_TIMEOUT_S = CLAUDE_HOOK_TIMEOUT_S;
+
+/**
+ * Copilot CLI's preToolUse hook: `gatehouse hook --agent copilot`, answering before Copilot CLI
+ * gives up (a hook killed at its timeoutSec lets the tool run), failing closed.
+ */
+export function copilotHook(home: string | null, o: { launcher?: HookLauncher | null; hookTimeoutS?: number } = {}): JsonObject {
+  const timeoutS = o.hookTimeoutS ?? COPILOT_HOOK_TIMEOUT_S;
+  const command = [...launch(o.launcher), 'hook', '--agent', 'copilot', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(timeoutS)), COPILOT_HOOK_FAIL_CLOSED].join(' ');
+  return { type: 'command', bash: command, timeoutSec: timeoutS };
+}
+
+/**
+ * Copilot CLI's postToolUse / postToolUseFailure hook: the same command reporting what ran. Not
+ * failing closed: the tool has already run, and a deny would only put an error before the model.
+ */
+export function copilotReportHook(home: string | null, event: 'postToolUse' | 'postToolUseFailure', o: { launcher?: HookLauncher | null } = {}): JsonObject {
+  return { type: 'command', bash: [...launch(o.launcher), 'hook', '--agent', 'copilot', '--event', event, ...homeArgs(home).map(shellQuote)].join(' '), timeoutSec: 30 };
+}

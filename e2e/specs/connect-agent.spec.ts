@@ -256,3 +256,55 @@ test('write it for opencode: one project’s plugin and opencode.json, after the
   await expect(dialog.locator(`[data-testid="opencode-config-file"][data-path="${pluginFile}"]`)).toContainText('already set');
   await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
+
+// Copilot CLI's files go to a COPILOT_HOME of this spec's own (the served host inherits this
+// worker's environment), so the real ~/.copilot is never read or written.
+const copilotHome = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-copilot-'));
+process.env.COPILOT_HOME = copilotHome;
+test.afterAll(() => {
+  rmSync(copilotHome, { recursive: true, force: true });
+});
+
+test('write it for Copilot CLI: hooks/gatehouse.json (a preToolUse hook that fails closed) and mcp-config.json (the stdio bridge), each after its diff, with where Copilot CLI fails open said', async ({ console: app, home }) => {
+  const hookFile = join(copilotHome, 'hooks', 'gatehouse.json');
+  const mcpFile = join(copilotHome, 'mcp-config.json');
+  await app.status.expectConnected();
+  await app.open('settings');
+  const dialog = app.page.getByTestId('copilot-config-dialog');
+  await app.page.getByTestId('copilot-config-open').click();
+  await expect(dialog.getByRole('heading', { name: /Copilot CLI/ })).toBeVisible();
+  const hook = dialog.locator(`[data-testid="copilot-config-file"][data-path="${hookFile}"]`);
+  const mcp = dialog.locator(`[data-testid="copilot-config-file"][data-path="${mcpFile}"]`);
+  await expect(hook).toHaveAttribute('data-changed', 'true');
+  await expect(hook).toContainText('new file');
+  await expect(hook.locator('.diff-add').filter({ hasText: 'preToolUse' })).toHaveCount(1);
+  await expect(hook.locator('.diff-add').filter({ hasText: `hook --agent copilot --home ${home}` })).toHaveCount(1);
+  await expect(mcp).toHaveAttribute('data-changed', 'true');
+  await expect(mcp.locator('.diff-add').filter({ hasText: '"gatehouse"' })).toHaveCount(1);
+  // The console says where Copilot CLI fails open, before anything is written.
+  await expect(dialog.getByTestId('copilot-config-notes')).toContainText('fails open');
+  expect(existsSync(hookFile)).toBe(false);
+  expect(existsSync(mcpFile)).toBe(false);
+
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await expect(dialog.getByTestId('copilot-config-result')).toContainText(`${hookFile} created`);
+  await expect(dialog.getByTestId('copilot-config-result')).toContainText(`${mcpFile} created`);
+  const written = JSON.parse(readFileSync(hookFile, 'utf8')) as { version: number; hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> };
+  expect(written).toEqual({
+    version: 1,
+    hooks: {
+      preToolUse: [{ type: 'command', bash: expect.stringMatching(/hook --agent copilot .*\|\| \{/), timeoutSec: 600 }],
+      postToolUse: [{ type: 'command', bash: expect.stringContaining('hook --agent copilot --event postToolUse'), timeoutSec: 30 }],
+      postToolUseFailure: [{ type: 'command', bash: expect.stringContaining('hook --agent copilot --event postToolUseFailure'), timeoutSec: 30 }],
+    },
+  });
+  expect((JSON.parse(readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, { type: string; args: string[] }> }).mcpServers.gatehouse).toMatchObject({ type: 'local', args: expect.arrayContaining(['mcp']) });
+  await dialog.getByTestId('copilot-config-close').click();
+  await expect(dialog).toHaveCount(0);
+
+  // Again: already set, so Apply stays off.
+  await app.page.getByTestId('copilot-config-open').click();
+  await expect(hook).toContainText('already set');
+  await expect(mcp).toContainText('already set');
+  await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AgentId } from '../../shared/agent-integrations.js';
 import { ClaudeConfigWriter } from './claude-code/config-writer.js';
 import { CodexConfigWriter } from './codex/config-writer.js';
+import { CopilotConfigWriter } from './copilot/config-writer.js';
 import { GeminiConfigWriter } from './gemini/config-writer.js';
 import type { AgentIntegration } from './integration.js';
 import { OpencodeConfigWriter } from './opencode/config-writer.js';
@@ -14,6 +15,8 @@ export interface AgentIntegrationDeps {
   userHome: string;
   /** CODEX_HOME when set (else ~/.codex under userHome). */
   codexHome?: string | undefined;
+  /** COPILOT_HOME when set (else ~/.copilot under userHome). */
+  copilotHome?: string | undefined;
   gatehouseHome: string;
   endpoints: () => { mcpUrl: string; hookUrl: string; agentToken: string } | null;
   approvalExpiryS: () => number;
@@ -38,6 +41,7 @@ export function agentIntegrations(d: AgentIntegrationDeps): AgentIntegrations {
     }),
     'gemini-cli': new GeminiConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
     opencode: new OpencodeConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, approvalExpiryS: d.approvalExpiryS, setClientTimeout: d.setClientTimeout, record: d.record, now: d.now }),
+    copilot: new CopilotConfigWriter({ copilotHome: d.copilotHome || join(d.userHome, '.copilot'), gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
   };
 }
 

@@ -8,6 +8,15 @@ import type { AgentId, AgentRequest } from '../../shared/agent-integrations.js';
 /** An agent's request without its `agent` field: what its integration is given. */
 export type AgentOptions<Id extends AgentId> = Omit<AgentRequest<Id>, 'agent'>;
 import type { ConfigPreview, WrittenFile } from './config-file.js';
+import type { LauncherDeps } from '../gateway/agent-launcher.js';
+
+/** What every config writer of a hook-supervised agent is given, beside where its agent's files live. */
+export interface WriterDeps extends LauncherDeps {
+  /** This host's GATEHOUSE_HOME, passed to `gatehouse hook` and `gatehouse mcp` as --home. */
+  gatehouseHome: string;
+  record?: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  now?: () => number;
+}
 
 /** What was found of the agent on this host: its configuration folder, its command on the PATH. */
 export interface AgentDetection {

@@ -16,9 +16,10 @@ import { isAlive } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
+import { COPILOT_EVENTS, fromCopilotInput, toCopilotAnswer, type CopilotEvent } from '../agents/copilot/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
-export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode'] as const;
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode', 'copilot'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -181,24 +182,28 @@ export function readStdin(): Promise<string> {
 export interface HookOptions {
   home?: string | undefined;
   agent?: string | undefined;
+  event?: string | undefined;
   unreachable?: string | undefined;
   timeout: string;
   agentTokenFile?: string | undefined;
 }
 
 /** The options' meaning, or the sentence of the usage mistake. */
-export function hookSettings(o: HookOptions): { ok: true; home: string; agent: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
+export function hookSettings(o: HookOptions): { ok: true; home: string; agent: HookAgent; event: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile: string | undefined } | { ok: false; message: string } {
   const agent = o.agent ?? 'claude-code';
   if (!(HOOK_AGENTS as readonly string[]).includes(agent)) return { ok: false, message: `--agent must be ${HOOK_AGENTS.join(' or ')}, not "${agent}".` };
+  const event = o.event ?? 'preToolUse';
+  if (o.event !== undefined && agent !== 'copilot') return { ok: false, message: '--event is for --agent copilot only (the others\' input names its event).' };
+  if (!(COPILOT_EVENTS as readonly string[]).includes(event)) return { ok: false, message: `--event must be ${COPILOT_EVENTS.join(', ')}, not "${event}".` };
   if (o.unreachable !== undefined && o.unreachable !== 'deny' && o.unreachable !== 'ask') return { ok: false, message: `--unreachable must be deny or ask, not "${o.unreachable}".` };
   const timeout = Number(o.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) return { ok: false, message: `--timeout must be a positive number of seconds, not "${o.timeout}".` };
   if (o.agentTokenFile === '') return { ok: false, message: '--agent-token-file needs the path of a file holding a token from `gatehouse agent token create`.' };
-  return { ok: true, home: o.home ?? defaultHome(), agent: agent as HookAgent, unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
+  return { ok: true, home: o.home ?? defaultHome(), agent: agent as HookAgent, event: event as CopilotEvent, unreachable: o.unreachable, timeoutMs: timeout * 1000, agentTokenFile: o.agentTokenFile };
 }
 
-export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli' || s.agent === 'opencode') return mappedHook(s, MAPPINGS[s.agent]);
+export async function hookAnswerFor(s: { home: string; agent?: HookAgent; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
+  if (s.agent === 'gemini-cli' || s.agent === 'opencode' || s.agent === 'copilot') return mappedHook(s, MAPPINGS[s.agent]);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
@@ -215,7 +220,8 @@ interface MappedResult {
 /** An agent whose hook input and answer are not Claude Code's: both mapped (agents/<id>/hook-mapping.ts). */
 interface HookMapping {
   client: HookAgent;
-  from: (text: string) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+  /** `event`: the one --event names, for an agent whose input does not (Copilot CLI). */
+  from: (text: string, event: CopilotEvent) => { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
   to: (reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null) => MappedResult;
   /**
    * The agent itself starts the command (no shell between): when it is gone (its pid is no longer
@@ -227,17 +233,19 @@ interface HookMapping {
 /** How often the command looks whether the agent that started it is still there. */
 const AGENT_GONE_POLL_MS = 500;
 
-const MAPPINGS: Record<'gemini-cli' | 'opencode', HookMapping> = {
+const MAPPINGS: Record<'gemini-cli' | 'opencode' | 'copilot', HookMapping> = {
   'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
   opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
+  copilot: { client: 'copilot', from: fromCopilotInput, to: toCopilotAnswer },
 };
 
 /**
- * Gemini CLI's BeforeTool hook and opencode's plugin: the input mapped to the one the host
- * judges, the answer mapped back. Any failure here is the agent's deny (exit 2 with a sentence):
- * every other way out would let the agent run the tool.
+ * Gemini CLI's BeforeTool and AfterTool hooks, opencode's plugin and Copilot CLI's preToolUse hook
+ * (and its reports): the input mapped to the one the host judges, the answer mapped back. Any
+ * failure here is the agent's deny (exit 2, with a sentence): every other way out would let the
+ * agent run the tool.
  */
-async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping): Promise<void> {
+async function mappedHook(s: { home: string; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping): Promise<void> {
   let r: MappedResult;
   if (m.parentIsAgent) {
     const parent = process.ppid;
@@ -246,7 +254,7 @@ async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
     }, AGENT_GONE_POLL_MS).unref();
   }
   try {
-    const g = m.from(await readStdin());
+    const g = m.from(await readStdin(), s.event ?? 'preToolUse');
     if ('invalid' in g) r = m.to(hookAnswer('deny', g.invalid), null);
     else if ('skip' in g) r = m.to(NO_DECISION, null);
     else r = m.to(await runHook(s.home, g.judge, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile, client: m.client }), g);
@@ -264,13 +272,13 @@ async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
  * then handles them.
  */
 export async function hookMain(args: string[]): Promise<boolean> {
-  let values: { home?: string; agent?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
+  let values: { home?: string; agent?: string; event?: string; unreachable?: string; timeout?: string; 'agent-token-file'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, agent: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args, options: { home: { type: 'string' }, agent: { type: 'string' }, event: { type: 'string' }, unreachable: { type: 'string' }, timeout: { type: 'string' }, 'agent-token-file': { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch {
     return false;
   }
-  const s = hookSettings({ home: values.home, agent: values.agent, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
+  const s = hookSettings({ home: values.home, agent: values.agent, event: values.event, unreachable: values.unreachable, timeout: values.timeout ?? String(HOOK_COMMAND_TIMEOUT_S), agentTokenFile: values['agent-token-file'] });
   if (!s.ok) return false;
   await hookAnswerFor(s);
   return true;

@@ -20,6 +20,19 @@ export interface AgentLauncher {
   problem: string | null;
 }
 
+/** How a config writer finds its launcher: one given (tests; null: `gatehouse` from the PATH), or this installation's. */
+export interface LauncherDeps {
+  /** null: `gatehouse` from the PATH. Default: this installation's node and bin/gatehouse.js. */
+  launcher?: HookLauncher | null;
+  /** Without `launcher`: stand-ins for Electron's process.versions and PATH and for bin/gatehouse.js (tests). */
+  runtime?: RuntimeHost;
+  entry?: string | null;
+}
+
+export function writerLauncher(use: LauncherUse, d: LauncherDeps): AgentLauncher {
+  return d.launcher === undefined ? agentLauncher(use, d.runtime, d.entry) : { launcher: d.launcher, problem: null };
+}
+
 export function agentLauncher(use: LauncherUse, runtime: RuntimeHost = currentRuntimeHost(), entry: string | null = installedEntry()): AgentLauncher {
   // Not installed as a command (no bin/gatehouse.js): `gatehouse` from the PATH, as always.
   if (!entry) return { launcher: null, problem: null };

@@ -134,6 +134,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     userHome: opts.claudeUserHome ?? homedir(),
     // A test's injected home holds its own .codex; otherwise CODEX_HOME as Codex reads it.
     codexHome: opts.claudeUserHome ? undefined : process.env.CODEX_HOME,
+    copilotHome: opts.claudeUserHome ? undefined : process.env.COPILOT_HOME,
     gatehouseHome: paths.root,
     endpoints: d.endpoints,
     approvalExpiryS: () => settings.current.approvalExpiryMinutes * 60,

@@ -111,3 +111,18 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, under: str
     exited,
   };
 }
+
+/** A command line as an agent runs its hook: `/bin/sh -c`, with only PATH set, `input` on stdin. */
+export function runShell(command: string, input: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}

@@ -26,7 +26,7 @@
 import { join } from 'node:path';
 import { CLAUDE_HOOK_TIMEOUT_S, claudeHooks, hookTimeoutProblem, MAX_HOOK_TIMEOUT_S, MCP_SERVER_NAME, MIN_HOOK_TIMEOUT_S, mcpHttpServer, mcpStdioServer, preToolUseGroup, TOKEN_ENV, type ClaudeHookEvent, type HookLauncher, type JsonObject } from '../../../shared/claude-config.js';
 import type { RuntimeHost } from '../../core/node-runtime.js';
-import { agentLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
+import { agentLauncher, writerLauncher, type AgentLauncher } from '../../gateway/agent-launcher.js';
 import { OperationError } from '../../core/operation-error.js';
 import { CLAUDE_HOOK_PATH } from '../../gateway/agent-routes.js';
 import { ABSENT, ConfigFileError, isObject, kindOf, planJsonFile, projectFolder, sameJson, writePlanned, type ConfigPreview, type ConfigTarget, type CurrentFile, type JsonEdit, type PlannedFile, type WrittenFile } from '../config-file.js';
@@ -103,7 +103,7 @@ export class ClaudeConfigWriter implements AgentIntegration<'claude-code'> {
   }
 
   private launch(): AgentLauncher {
-    return this.deps.launcher === undefined ? agentLauncher('hook', this.deps.runtime, this.deps.entry) : { launcher: this.deps.launcher, problem: null };
+    return writerLauncher('hook', this.deps);
   }
 
   /** The files this request would touch, in order: the settings file (hook), then the MCP file. */

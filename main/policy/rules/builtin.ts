@@ -193,10 +193,12 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode)",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI)",
       actions: MODIFY_OPS,
       // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
-      // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges) or point
+      // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges; Copilot
+      // CLI's preToolUse in ~/.copilot/hooks, or `disableAllHooks: true` in a repository's
+      // .github/copilot/settings.json, which switches the user's hooks off too) or point
       // Gatehouse's MCP entry elsewhere: its next session runs unsupervised. opencode loads
       // Gatehouse's plugin from its config folders (a broken or replaced plugin file fails open) and
       // reads MCP servers from every opencode.json(c) from the project up, so all of them are covered.
@@ -205,8 +207,10 @@ function defs(ctx: BuiltinContext): Def[] {
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
         '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',
+        '~/.copilot/hooks/**', '~/.copilot/settings.json', '~/.copilot/config.json', '~/.copilot/mcp-config.json',
+        '**/.github/hooks/**', '**/.github/copilot/settings.json', '**/.github/copilot/settings.local.json', '/etc/github-copilot/**',
       ],
-      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode); they configure the hook and the MCP server that supervise it.",
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',

@@ -1,0 +1,142 @@
+// GitHub Copilot CLI's preToolUse hook, mapped onto the PreToolUse input the host judges and back.
+// Loaded by `gatehouse hook --agent copilot` before every tool call, so it uses nothing but Node's
+// own modules.
+//
+// What Copilot CLI 1.0.102 sends and does with a command hook's answer (its hooks reference,
+// docs.github.com/en/copilot/reference/hooks-reference, and measured against the real CLI,
+// docs/protocols.md): stdin is {"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}; stdout
+// is ONE JSON object {"permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason",
+// "modifiedArgs"}. A deny reaches the model as "Denied by preToolUse hook: <reason>"; an exit 2
+// or any other non-zero exit is a deny whatever stdout says ("hook exited with code 2" when stdout
+// is not one JSON object); but stdout that is not JSON with exit 0, an empty stdout, or a hook
+// killed at its timeoutSec give no decision, and the tool runs. So every deny here is the JSON
+// AND exit 2: a deny whose JSON is damaged on the way still blocks.
+// Security-sensitive: an exit 0 without a JSON deny on stdout lets the call run.
+//
+// postToolUse (with "toolResult") and postToolUseFailure (with "error") report what ran, with the
+// same fields and no call id either (a denied call gets neither): the report is matched to its
+// preToolUse call by an id made of the tool's name and arguments (copilotCallId), so a contained
+// call, run with other arguments, is reported unlinked.
+import { createHash } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+
+/** The events `gatehouse hook --agent copilot --event …` is written under: the input does not name its event. */
+export const COPILOT_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'] as const;
+export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
+
+/** Copilot CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
+const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
+  view: { as: 'Read', input: (i) => ({ file_path: i.path }) },
+  create: { as: 'Write', input: (i) => ({ file_path: i.path, content: i.file_text }) },
+  edit: { as: 'Edit', input: (i) => ({ file_path: i.path, old_string: i.old_str, new_string: i.new_str }) },
+  bash: { as: 'Bash', input: (i) => ({ command: i.command }) },
+  glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern }) },
+  grep: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(typeof i.path === 'string' ? { path: i.path } : {}) }) },
+};
+
+/**
+ * The MCP server name Gatehouse is written under: Copilot CLI names its tools `gatehouse-<tool>`,
+ * and they are judged when Gatehouse receives the call, not twice. Security-sensitive: a tool of
+ * another server whose name starts "gatehouse-" passes this hook unjudged (mcp-config.json, where
+ * such a server would be named, is protected by builtin.agent-supervision).
+ */
+const OWN_PREFIX = 'gatehouse-';
+
+export type CopilotHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
+
+/**
+ * The id a call's preToolUse and its report share (Copilot CLI gives none): the same tool with the
+ * same arguments in one session is the same id, which the host links in order.
+ */
+export function copilotCallId(tool: string, args: unknown): string {
+  return `copilot-${createHash('sha256').update(`${tool}\0${typeof args === 'string' ? args : JSON.stringify(args)}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The host's input for one of Copilot CLI's hook inputs: for preToolUse the PreToolUse input to
+ * judge (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged
+ * (`invalid`, answered deny); for a report the PostToolUse / PostToolUseFailure input, or `skip`
+ * (a report that cannot be read is lost, never a deny: the tool has already run).
+ */
+export function fromCopilotInput(text: string, event: CopilotEvent = 'preToolUse'): CopilotHookInput {
+  const r = readCopilotInput(text, event);
+  return event !== 'preToolUse' && 'invalid' in r ? { skip: `Not reported: ${r.invalid}` } : r;
+}
+
+function readCopilotInput(text: string, event: CopilotEvent): CopilotHookInput {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    return { invalid: `The hook input is not JSON (${(err as Error).message}). Gatehouse expects Copilot CLI's preToolUse hook input.` };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { invalid: 'The hook input is not a JSON object. Gatehouse expects Copilot CLI\'s preToolUse hook input.' };
+  // The PascalCase event names send Claude Code's snake_case payload instead: configure the camelCase one.
+  if ('hook_event_name' in raw || 'tool_name' in raw) return { invalid: 'This is a PascalCase (Claude Code style) hook input: configure `gatehouse hook --agent copilot` under "preToolUse".' };
+  const tool = raw.toolName;
+  if (typeof tool !== 'string' || tool === '') return { invalid: `toolName is missing from the ${event} input: write \`gatehouse hook --agent copilot\` with --event naming the event it is under.` };
+  const report = event === 'preToolUse' ? null : event === 'postToolUse' ? raw.toolResult : raw.error;
+  if (event !== 'preToolUse' && report === undefined) return { invalid: `${event === 'postToolUse' ? 'toolResult' : 'error'} is missing from the ${event} input.` };
+  const id = copilotCallId(tool, raw.toolArgs ?? {});
+  // toolArgs is an object as 1.0.102 sends it; older versions sent it as a JSON string.
+  let args: unknown = raw.toolArgs ?? {};
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return { invalid: `toolArgs of ${tool} is a string that is not JSON.` };
+    }
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { invalid: `toolArgs of ${tool} is not an object.` };
+  const toolInput = args as Record<string, unknown>;
+  if (tool.startsWith(OWN_PREFIX)) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  const cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
+  const known = TOOLS[tool];
+  // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
+  const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
+  // Relative paths are the workspace's: the judge resolves them against cwd.
+  if (known && typeof mapped.file_path === 'string' && mapped.file_path !== '' && !isAbsolute(mapped.file_path) && cwd) mapped.file_path = resolve(cwd, mapped.file_path);
+  const outcome = event === 'postToolUse' ? { hook_event_name: 'PostToolUse', tool_response: report } : event === 'postToolUseFailure' ? { hook_event_name: 'PostToolUseFailure', error: report } : { hook_event_name: 'PreToolUse' };
+  const judge = JSON.stringify({ session_id: raw.sessionId, transcript_path: '', cwd, tool_name: known ? known.as : tool, tool_input: mapped, tool_use_id: id, ...outcome });
+  return { judge, tool, toolInput };
+}
+
+function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** What the hook process does: its exit code and stdout (stderr stays empty: Copilot CLI reads only stdout). */
+export interface CopilotHookResult {
+  code: 0 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The host's answer (Claude Code's PreToolUse shape) as Copilot CLI reads it. deny → the JSON
+ * deny and exit 2; ask → Copilot CLI's own "ask" (it asks its user; in -p, where it cannot, it
+ * denies: measured); allow → {"permissionDecision": "allow"} (with the boxed command as
+ * modifiedArgs for a contained shell call, which Copilot CLI runs instead: measured); no decision
+ * → exit 0 and nothing, so Copilot CLI's own permission flow decides.
+ */
+export function toCopilotAnswer(reply: unknown, original: { tool: string; toolInput: Record<string, unknown> } | null): CopilotHookResult {
+  const out = (reply as { hookSpecificOutput?: { permissionDecision?: unknown; permissionDecisionReason?: unknown; updatedInput?: Record<string, unknown> } } | null)?.hookSpecificOutput;
+  if (!out) return { code: 0, stdout: '', stderr: '' };
+  const reason = typeof out.permissionDecisionReason === 'string' && out.permissionDecisionReason !== '' ? out.permissionDecisionReason : 'Gatehouse gave no reason.';
+  if (out.permissionDecision === 'allow') {
+    const modified = out.updatedInput && original?.tool === 'bash' && typeof out.updatedInput.command === 'string' ? { ...original.toolInput, command: out.updatedInput.command } : null;
+    if (out.updatedInput && !modified) return copilotDeny(`Gatehouse let this call through only with a changed input, which Copilot CLI's ${original?.tool ?? 'tool'} cannot take; it is blocked. ${reason}`);
+    return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'allow', permissionDecisionReason: oneLine(reason), ...(modified ? { modifiedArgs: modified } : {}) })}\n`, stderr: '' };
+  }
+  if (out.permissionDecision === 'ask') return { code: 0, stdout: `${JSON.stringify({ permissionDecision: 'ask', permissionDecisionReason: oneLine(reason) })}\n`, stderr: '' };
+  return copilotDeny(reason);
+}
+
+/** A deny as Copilot CLI shows it to the model: one JSON object on stdout, and exit 2 in case it is not read. */
+export function copilotDeny(reason: string): CopilotHookResult {
+  return { code: 2, stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: oneLine(reason) || 'Gatehouse blocked this call.' })}\n`, stderr: '' };
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
+}
