@@ -9,6 +9,7 @@ import { describePgError, withTeamPool, type Pool } from '../team/team-db.js';
 import { migrateTeam } from '../team/migrations/migrate.js';
 import { listMembers } from '../team/team-members.js';
 import { verifyTeam } from '../team/team-verify.js';
+import { unsignedDecisions } from '../team/team-decisions.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -90,7 +91,12 @@ export function addTeamCommands(cli: Command): void {
 export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
   const staleMs = parseStale(o.stale);
   const url = requireTeamUrl(o.teamUrl);
-  const verdicts = await onTeam(url, (pool) => verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }));
+  const { verdicts, decisions } = await onTeam(url, async (pool) => ({ verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member) }));
+  // A decision without a valid operator signature was written with someone's database credentials, not
+  // decided by an operator: members refuse it, and the trail says it is there.
+  for (const { decision: x, problem } of decisions.bad) console.log(`${displayText(x.member)}: decision on ${displayText(x.approvalId)} NOT signed by an operator: ${displayText(problem)} (it claims ${displayText(x.decision)} by ${displayText(x.operator)} from ${displayText(x.console)}).`);
+  if (decisions.checked > 0) console.log(decisions.bad.length === 0 ? `Team decisions: ${decisions.checked} signed by registered operators.` : `Team decisions: ${decisions.bad.length} of ${decisions.checked} NOT signed by a registered operator.`);
+  if (decisions.bad.length > 0) process.exitCode = 1;
   if (verdicts.length === 0) {
     console.log(`No member has shipped to ${shownUrl(url)} yet: nothing to verify.`);
     return;
@@ -103,7 +109,7 @@ export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; me
     for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${f.storedHash.slice(0, 12)}…, the member later offered ${f.offeredHash.slice(0, 12)}… (two hosts under one name, or a replaced log).`);
     if (v.stopped) console.log(`${name}: stopped shipping: last seen ${formatAgo(now - v.stopped.seenAgoMs, now)}, ${v.stopped.lag} events not shipped then.`);
   }
-  const bad = verdicts.filter((v) => !v.ok);
-  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((v) => displayText(v.member)).join(', ')}.`);
+  const bad = [...new Set([...verdicts.filter((v) => !v.ok).map((v) => v.member), ...decisions.bad.map((b) => b.decision.member)])];
+  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((m) => displayText(m)).join(', ')}.`);
   if (bad.length > 0) process.exitCode = 1;
 }
