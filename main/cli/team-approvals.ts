@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { requireTeamUrl, memberName } from '../team/team-url.js';
 import { loadOperatorKey } from '../team/operator-keys.js';
 import { signDecision } from '../team/decision-signature.js';
-import { ASKS_CHANNEL, asksById, insertDecision, pendingAsks, type TeamAsk, type TeamDecision } from '../team/team-decisions.js';
+import { ASKS_CHANNEL, asksById, decisionFor, insertDecision, pendingAsks, type TeamAsk, type TeamDecision } from '../team/team-decisions.js';
 import type { Pool } from '../team/team-db.js';
 import { UsageError } from '../core/usage-error.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
@@ -80,8 +80,11 @@ export async function decideOnTeam(id: string, decision: 'approved' | 'denied', 
   const consoleName = memberName(undefined);
   await onTeam(url, async (pool) => {
     const a = await theAsk(pool, id, o.member);
+    const taken = (s: TeamDecision) => `Approval ${d(id)} on ${d(a.member)} was already ${s.decision} by ${d(s.operator)} from ${d(s.console)}; your decision was not stored.`;
     if (a.state !== 'pending') {
-      console.error(`Approval ${d(id)} on ${d(a.member)} is closed (${d(a.state)}): nobody can decide it any more.`);
+      // Decided through the team first (and applied already), or closed on the member itself.
+      const first = await decisionFor(pool, a.member, a.approvalId);
+      console.error(first && first.decision === a.state ? taken(first) : `Approval ${d(id)} on ${d(a.member)} is closed (${d(a.state)}): nobody can decide it any more.`);
       process.exitCode = 1;
       return;
     }
@@ -92,7 +95,7 @@ export async function decideOnTeam(id: string, decision: 'approved' | 'denied', 
     const r = await insertDecision(pool, signed);
     if (!r.won) {
       const s = r.standing;
-      console.error(s ? `Approval ${d(id)} on ${d(a.member)} was already ${s.decision} by ${d(s.operator)} from ${d(s.console)}; your decision was not stored.` : `Approval ${d(id)} on ${d(a.member)} closed before your decision was stored.`);
+      console.error(s ? taken(s) : `Approval ${d(id)} on ${d(a.member)} closed before your decision was stored.`);
       process.exitCode = 1;
       return;
     }

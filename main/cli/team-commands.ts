@@ -10,6 +10,7 @@ import { migrateTeam } from '../team/migrations/migrate.js';
 import { listMembers } from '../team/team-members.js';
 import { verifyTeam } from '../team/team-verify.js';
 import { unsignedDecisions } from '../team/team-decisions.js';
+import { addTeamRole } from '../team/team-roles.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -58,6 +59,20 @@ export function addTeamCommands(cli: Command): void {
         }
       });
       console.log(r.from === r.to ? `Team database ${shownUrl(url)} is at schema version ${r.to}; nothing to do.` : `Team database ${shownUrl(url)} migrated from schema version ${r.from} to ${r.to}.`);
+    });
+
+  team
+    .command('add-role <role>')
+    .description("Create a login role for one member machine (row-level security holds it to that member's rows) or for operators' consoles; run as the team database's owner.")
+    .option('--member <name>', 'the member this role ships as (its --team-member name)')
+    .option('--console', "a role for operators' consoles: reads every member's rows, may store decisions (members still honour only signed ones)")
+    .option('--team-url <url>', `the team database, as its owner (no password in it); default: $${TEAM_URL_ENV}`)
+    .addHelpText('after', examplesHelp(['gatehouse team add-role laptop_ana --member laptop-ana', 'gatehouse team add-role consoles --console'], "Give the role a password (psql: \\password laptop_ana) or a certificate; the member's URL then names it: postgres://laptop_ana@db.internal/gatehouse."))
+    .action(async (role: string, o: { member?: string; console?: boolean; teamUrl?: string }) => {
+      if ((o.member === undefined) === (o.console !== true)) throw new UsageError('Say what the role is for: --member NAME (one member machine) or --console (operators\' consoles).');
+      const url = requireTeamUrl(o.teamUrl);
+      const r = await onTeam(url, (pool) => addTeamRole(pool, role, o.member !== undefined ? { member: o.member } : { console: true }));
+      console.log(`${r.created ? 'Created' : 'Updated'} role ${role}: ${o.member !== undefined ? `member ${displayText(o.member)}'s machine; it may write only that member's events and asks, and no decision or operator key` : "operators' consoles; they read the whole team and may store decisions"}. Give it a password or certificate, and put it in the URL that machine uses.`);
     });
 
   team

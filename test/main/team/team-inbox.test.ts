@@ -2,7 +2,8 @@
 // (the built CLI) with separate homes and one throwaway PostgreSQL cluster on loopback. A hook call
 // asked on alpha is approved with `gatehouse approvals approve --team` from beta's home (ana's
 // operator key) and alpha's hook answers allow; two operators deciding at once leave one decision;
-// a decision row written with alpha's own database credentials (a replayed signature, an operator
+// alpha's own database credentials write no decision, operator key or other member's row (row-level
+// security); a decision row no operator signed (a replayed signature, an operator
 // nobody registered) is refused by alpha, recorded, and named by `audit verify --team`, and the
 // call keeps waiting; an agent that leaves alpha withdraws its ask everywhere.
 import { existsSync } from 'node:fs';
@@ -30,6 +31,8 @@ interface AskRow {
 /** Resolves with `read`'s first non-null answer: read now, then again at each NOTIFY on the asks channel. */
 async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | null>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
+  // A failing test's cluster stops under this client: that is not another error.
+  client.on('error', () => {});
   await client.connect();
   try {
     let wake: () => void = () => {};
@@ -55,6 +58,7 @@ function permission(body: string): string {
   return (JSON.parse(body) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
 }
 
+/** The environment of an operator's CLI on `host`'s machine, reaching the team database at `url`. */
 const asOperator = (url: string, host: TeamHost, console: string) => ({ GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: console, GATEHOUSE_HOME: host.home });
 
 describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member, signed decisions from another', () => {
@@ -62,7 +66,16 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
 
   it('approves on beta a call asked on alpha; two operators at once leave one decision; forged decisions are refused', async () => {
     const url = await teamDatabase(cluster(), 'inbox');
-    const [alpha, beta, gamma] = await Promise.all([member(url, 'alpha', SETTINGS), member(url, 'beta', SETTINGS), member(url, 'gamma', SETTINGS)]);
+    // Least privilege: each machine ships under a role of its own; operators' CLIs use a console role.
+    for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['beta_host', ['--member', 'beta']], ['gamma_host', ['--member', 'gamma']], ['consoles', ['--console']]] as const) {
+      const r = await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url });
+      expect(r.stderr).toBe('');
+    }
+    const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
+    const alphaUrl = roleUrl('alpha_host');
+    const consoles = roleUrl('consoles');
+    const [alpha, beta, gamma] = await Promise.all([member(alphaUrl, 'alpha', SETTINGS), member(roleUrl('beta_host'), 'beta', SETTINGS), member(roleUrl('gamma_host'), 'gamma', SETTINGS)]);
+    // Operator keys are registered by the team database's owner.
     const ana = await runCli(['operator', 'create', 'ana', '--home', beta.home], asOperator(url, beta, 'beta'));
     expect(ana.stderr).toBe('');
     expect(ana.stdout).toMatch(/Operator ana registered in the team database; the private key was made in .*operators\/ana\.key/);
@@ -76,11 +89,11 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     // 1. Asked on alpha, listed and approved from beta; alpha's hook answers allow.
     const first = hookCall(alpha.info, 'inbox-one', 1, MAKE);
     const ask1 = await askOf(url, 'inbox-one');
-    const listed = await runCli(['approvals', 'list', '--team', '--home', beta.home], asOperator(url, beta, 'beta'));
+    const listed = await runCli(['approvals', 'list', '--team', '--home', beta.home], asOperator(consoles, beta, 'beta'));
     expect(listed.stdout).toContain(`${ask1.approval_id}  pending`);
     expect(listed.stdout).toMatch(/on alpha {2}default \/ \S*inbox-one {2}Bash/);
     expect(listed.stdout).toContain('arguments: {"command":"make"}');
-    const approved = await runCli(['approvals', 'approve', ask1.approval_id, '--team', '--home', beta.home], asOperator(url, beta, 'beta'));
+    const approved = await runCli(['approvals', 'approve', ask1.approval_id, '--team', '--home', beta.home], asOperator(consoles, beta, 'beta'));
     expect(approved.stderr).toBe('');
     expect(approved.stdout).toMatch(new RegExp(`^Approved ${ask1.approval_id} on alpha as ana: Bash; alpha checked the signature and answered its agent\\.`, 'm'));
     expect(permission((await first).body)).toBe('allow');
@@ -93,8 +106,8 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     const second = hookCall(alpha.info, 'inbox-two', 2, MAKE);
     const ask2 = await askOf(url, 'inbox-two');
     const [yes, no] = await Promise.all([
-      runCli(['approvals', 'approve', ask2.approval_id, '--team', '--home', beta.home], asOperator(url, beta, 'beta')),
-      runCli(['approvals', 'deny', ask2.approval_id, '--team', '--reason', 'not now', '--home', gamma.home], asOperator(url, gamma, 'gamma')),
+      runCli(['approvals', 'approve', ask2.approval_id, '--team', '--home', beta.home], asOperator(consoles, beta, 'beta')),
+      runCli(['approvals', 'deny', ask2.approval_id, '--team', '--reason', 'not now', '--home', gamma.home], asOperator(consoles, gamma, 'gamma')),
     ]);
     expect([yes.code, no.code].sort(), `${yes.stderr}\n${no.stderr}`).toEqual([0, 1]);
     const rows = await sql<{ decision: string; operator: string }>(url, 'SELECT decision, operator FROM team_decisions WHERE approval_id = $1', [ask2.approval_id]);
@@ -103,13 +116,20 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect((winner.operator === 'ana' ? no : yes).stderr).toMatch(new RegExp(`was already ${winner.decision} by ${winner.operator} from (beta|gamma); your decision was not stored`));
     expect(permission((await second).body)).toBe(winner.decision === 'approved' ? 'allow' : 'deny');
 
-    // 3. Rows written with alpha's own credentials: ana's signature from the first decision replayed
-    // onto a new ask, then a decision by an operator nobody registered. Alpha refuses both; the call waits.
+    // 3. Alpha's own database credentials (its agents can read them) write no decision, no operator
+    // key, and nothing of another member's trail: PostgreSQL refuses each.
     const third = hookCall(alpha.info, 'inbox-three', 3, MAKE);
     const ask3 = await askOf(url, 'inbox-three');
     const [real] = await sql<{ signature: string; decided_at: string }>(url, 'SELECT signature, decided_at FROM team_decisions WHERE approval_id = $1', [ask1.approval_id]);
-    const forge = (operator: string, signature: string) =>
-      sql(url, "INSERT INTO team_decisions (member, approval_id, call_id, args_hash, decision, reason, operator, console, decided_at, signature) VALUES ('alpha', $1, $2, $3, 'approved', '', $4, 'beta', $5, $6)", [ask3.approval_id, ask3.call_id, ask3.args_hash, operator, Number(real!.decided_at), signature]);
+    const forgeAs = (db: string, operator: string, signature: string) =>
+      sql(db, "INSERT INTO team_decisions (member, approval_id, call_id, args_hash, decision, reason, operator, console, decided_at, signature) VALUES ('alpha', $1, $2, $3, 'approved', '', $4, 'beta', $5, $6)", [ask3.approval_id, ask3.call_id, ask3.args_hash, operator, Number(real!.decided_at), signature]);
+    const forge = (operator: string, signature: string) => forgeAs(consoles, operator, signature);
+    await expect(forgeAs(alphaUrl, 'ana', real!.signature)).rejects.toThrow(/permission denied for table team_decisions/);
+    await expect(sql(alphaUrl, "INSERT INTO team_operators (name, public_key, console) VALUES ('mallory', $1, 'alpha')", [newOperatorKeys().publicPem])).rejects.toThrow(/permission denied for table team_operators/);
+    await expect(sql(alphaUrl, "INSERT INTO team_events (member, seq, ts, type, actor, payload, prev_hash, hash, search) VALUES ('beta', 999, 0, 'x', 'host', '{}', '', '', ''::tsvector)")).rejects.toThrow(/row-level security/);
+    expect(await sql(alphaUrl, "UPDATE team_asks SET state = 'gone' WHERE member <> 'alpha' RETURNING 1")).toEqual([]);
+    // Rows a console role may write, but no operator signed: ana's signature from the first decision
+    // replayed onto this ask, then a decision by an operator nobody registered. Alpha refuses both; the call waits.
     await forge('ana', real!.signature);
     await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'team.decision-refused' && x.payload.operator === 'ana'));
     await sql(url, 'DELETE FROM team_decisions WHERE approval_id = $1', [ask3.approval_id]);
@@ -123,7 +143,9 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     ]);
     const local = await runCli(['approvals', 'list', '--json', '--home', alpha.home]);
     expect((JSON.parse(local.stdout) as { id: string; state: string }[]).map((i) => [i.id, i.state])).toEqual([[ask3.approval_id, 'pending']]);
-    const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: url });
+    const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: consoles });
+    // Every member shipped under its own role, and a console role reads every chain.
+    for (const name of ['alpha', 'beta', 'gamma']) expect(verify.stdout).toMatch(new RegExp(`^${name}: chain intact`, 'm'));
     expect(verify.stdout).toContain(`alpha: decision on ${ask3.approval_id} NOT signed by an operator: operator "mallory" is not registered in team_operators`);
     expect(verify.stdout).toMatch(/Team decisions: 1 of 3 NOT signed by a registered operator\./);
     expect(verify.code).toBe(1);
@@ -132,7 +154,7 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect((await runCli(['approvals', 'deny', ask3.approval_id, '--reason', 'forged approvals seen', '--home', alpha.home])).code).toBe(0);
     expect(permission((await third).body)).toBe('deny');
     await askOf(url, 'inbox-three', 'denied');
-    const late = await runCli(['approvals', 'approve', ask3.approval_id, '--team', '--home', beta.home], asOperator(url, beta, 'beta'));
+    const late = await runCli(['approvals', 'approve', ask3.approval_id, '--team', '--home', beta.home], asOperator(consoles, beta, 'beta'));
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/is closed \(denied\): nobody can decide it any more/);
   }, 240_000);
