@@ -5,7 +5,8 @@
 // alpha's own database credentials write no decision, operator key or other member's row (row-level
 // security); a decision row no operator signed (a replayed signature, an operator
 // nobody registered) is refused by alpha, recorded, and named by `audit verify --team`, and the
-// call keeps waiting; an agent that leaves alpha withdraws its ask everywhere.
+// call keeps waiting; an agent that leaves alpha withdraws its ask everywhere; with PostgreSQL down
+// an ask is decided in alpha's local inbox, and once it is back alpha reconnects and hears decisions again.
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -176,5 +177,30 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/is closed \(gone\)/);
     expect((await sql(url, 'SELECT 1 FROM team_decisions WHERE approval_id = $1', [ask.approval_id])).length).toBe(0);
+  }, 180_000);
+
+  it('with PostgreSQL down, an ask waits in the local inbox and is decided there; once it is back, asks reach the team inbox again', async () => {
+    const url = await teamDatabase(cluster(), 'inbox_outage');
+    const [alpha, beta] = await Promise.all([member(url, 'alpha', SETTINGS), member(url, 'beta', SETTINGS)]);
+    expect((await runCli(['operator', 'create', 'ana', '--home', beta.home], asOperator(url, beta, 'beta'))).code).toBe(0);
+    const approveOnBeta = (id: string) => runCli(['approvals', 'approve', id, '--team', '--home', beta.home], asOperator(url, beta, 'beta'));
+
+    await cluster().stop();
+    const during = hookCall(alpha.info, 'during-outage', 1, MAKE);
+    await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'approval.requested' && String(x.payload.session).endsWith('during-outage')));
+    const waiting = JSON.parse((await runCli(['approvals', 'list', '--json', '--home', alpha.home])).stdout) as { id: string }[];
+    expect(waiting).toHaveLength(1);
+    expect((await runCli(['approvals', 'approve', waiting[0]!.id, '--home', alpha.home])).code).toBe(0);
+    expect(permission((await during).body)).toBe('allow');
+
+    await cluster().start();
+    // Alpha reconnects on its own (once a second at most), publishes its next ask and hears the decision.
+    const after = hookCall(alpha.info, 'after-outage', 2, MAKE);
+    const ask = await askOf(url, 'after-outage');
+    const approved = await approveOnBeta(ask.approval_id);
+    expect(approved.stdout).toMatch(/alpha checked the signature and answered its agent/);
+    expect(permission((await after).body)).toBe('allow');
+    // The ask decided during the outage never reached the team inbox: nobody else could have decided it.
+    expect(await sql(url, "SELECT approval_id FROM team_asks WHERE session LIKE '%during-outage'")).toEqual([]);
   }, 180_000);
 });
