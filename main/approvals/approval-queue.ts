@@ -240,6 +240,7 @@ export class ApprovalQueue {
       state: 'approved',
       operator,
       scope,
+      ...teamPayload(opts.team),
       ...(grant ? { grant: grant.id, grantExpiresAt: grant.expiresAt, argumentPattern: grant.argumentPattern } : {}),
       ...(rule ? { rule: rule.name } : {}),
     });
@@ -254,7 +255,7 @@ export class ApprovalQueue {
     if (reason === '') throw new OperationError('invalid', `Approval ${id} was not denied: a denial needs a reason, which the agent is shown.`);
     const outcome: ApprovalOutcome = { state: 'denied', decider: { kind: 'operator', operator }, reason };
     this.finish(e, outcome, operator, null);
-    this.recordFn('approval.decided', `operator:${operator}`, { ...decidedPayload(e.item), state: 'denied', operator, reason });
+    this.recordFn('approval.decided', `operator:${operator}`, { ...decidedPayload(e.item), state: 'denied', operator, reason, ...teamPayload(opts.team) });
     this.changedFn();
     return snapshot(e.item);
   }
@@ -508,6 +509,10 @@ function scopeText(scope: ApprovalScope, grant: Grant | undefined): string {
 
 function decidedPayload(item: ApprovalItem): Record<string, unknown> {
   return { id: item.id, call: item.call.id, agent: item.call.agent, session: item.call.session, tool: item.call.tool, argsHash: item.argsHash };
+}
+
+function teamPayload(team: ApproveOptions['team']): Record<string, unknown> {
+  return team ? { console: team.console, teamSignature: team.signature } : {};
 }
 
 function attempt(id: string, fn: () => ApprovalItem): BatchResult {

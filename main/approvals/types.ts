@@ -100,8 +100,18 @@ export interface ApprovalItem {
   outcome: ApprovalOutcome | null;
 }
 
+/** A decision made at another machine's console and signed there (team mode, main/team/team-inbox.ts). */
+export interface TeamOrigin {
+  /** The console (machine) it was made at. */
+  console: string;
+  /** The operator's ed25519 signature, verified before the decision was applied. */
+  signature: string;
+}
+
 export interface ApproveOptions {
   operator: string;
+  /** Set only by the team inbox: recorded with the decision, so the log says from which console. */
+  team?: TeamOrigin;
   /** The hash of the arguments the operator was shown (ApprovalItem.argsHash). */
   argsHash: string;
   scope: ApprovalScope;
@@ -113,6 +123,7 @@ export interface ApproveOptions {
 
 export interface DenyOptions {
   operator: string;
+  team?: TeamOrigin;
   reason: string;
 }
 

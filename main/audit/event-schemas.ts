@@ -68,6 +68,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'audit.history-missing': spec(ACTOR.host, { reason: z.string(), expected: checkpoint, found: checkpoint.nullable(), headFile: z.string() }),
   /** The link to the team database (team mode) came up, went down or found a fork: an outage is in the log itself. */
   'team.link': spec(ACTOR.host, { state: z.enum(['up', 'down', 'forked']), member: z.string(), shippedSeq: int.nullable(), lag: int }),
+  /** A decision in the team database was not applied: no valid signature of a registered operator, or bound to other arguments. The item kept waiting. */
+  'team.decision-refused': spec(ACTOR.host, { id, call: id, member: z.string(), operator: z.string(), console: z.string(), decision: z.string(), problem: z.string() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

@@ -9,6 +9,24 @@ import { runningHost } from './running-host.js';
 import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
+import { TEAM_URL_ENV } from '../team/team-url.js';
+import { decideOnTeam, listTeamAsks } from './team-approvals.js';
+
+/** The options that take a command to the team inbox (docs/team.md) instead of this machine's host. */
+function teamOptions(c: Command, decides: boolean): Command {
+  c.option('--team', `the team inbox in the team database (URL: --team-url or $${TEAM_URL_ENV}) instead of the running host's`).option('--team-url <url>', 'the team database (no password in it; see gatehouse team --help)');
+  if (decides) c.option('--operator <name>', 'with --team: sign as this operator (default: the one key in this home, from gatehouse operator create)').option('--member <name>', 'with --team: the member that asked, if two hold this id');
+  return c;
+}
+
+interface TeamFlags {
+  team?: boolean;
+  teamUrl?: string;
+  operator?: string;
+  member?: string;
+}
+
+const onTeam = (o: TeamFlags) => o.team === true || o.teamUrl !== undefined;
 
 async function running(home: string): Promise<HostCaller> {
   const h = runningHost(home);
@@ -49,16 +67,18 @@ export function addApprovalCommands(cli: Command): void {
       ['what is waiting', 'gatehouse approvals list'],
       ['let it run, and let this session make the same call again', 'gatehouse approvals approve appr-1234 --session'],
       ['refuse, with the reason the agent is shown', 'gatehouse approvals deny appr-1234 --reason "not during the release freeze"'],
+      ['the team inbox: every member\'s asks, decided with your signed operator key', 'gatehouse approvals list --team && gatehouse approvals approve appr-1234 --team'],
     ]));
 
-  approvals
+  const list = approvals
     .command('list')
     .description('List approvals (pending by default).')
     .option('--json', 'print JSON')
     .option('--all', 'include decided and expired items')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', examplesHelp(['gatehouse approvals list --json']))
-    .action(async (o: { json?: boolean; all?: boolean; home?: string }) => {
+    .addHelpText('after', examplesHelp(['gatehouse approvals list --json', `${TEAM_URL_ENV}=postgres://… gatehouse approvals list --team`]))
+    .action(async (o: { json?: boolean; all?: boolean; home?: string } & TeamFlags) => {
+      if (onTeam(o)) return listTeamAsks({ ...o, home: o.home ?? defaultHome() });
       const host = await running(o.home ?? defaultHome());
       try {
         const { items, now } = await host.call('approvals.list', o.all ? {} : { state: 'pending' });
@@ -70,14 +90,20 @@ export function addApprovalCommands(cli: Command): void {
       }
     });
 
-  approvals
+  teamOptions(list, false);
+
+  const approve = approvals
     .command('approve <id>')
     .description('Approve a pending call (bound to the arguments it was asked with).')
     .option('--session', 'also let this agent session make the same call again (a grant, with the configured expiry)')
     .option('--hash <sha256>', 'the argsHash you reviewed (from list --json); refused if the call carries other arguments')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .addHelpText('after', examplesHelp(['gatehouse approvals approve appr-1234 --session']))
-    .action(async (id: string, o: { session?: boolean; hash?: string; home?: string }) => {
+    .addHelpText('after', examplesHelp(['gatehouse approvals approve appr-1234 --session', `${TEAM_URL_ENV}=postgres://… gatehouse approvals approve appr-1234 --team --operator ana`]))
+    .action(async (id: string, o: { session?: boolean; hash?: string; home?: string } & TeamFlags) => {
+      if (onTeam(o)) {
+        if (o.session) throw new UsageError('--session is not available with --team yet: a team approval lets the call run once.');
+        return decideOnTeam(id, 'approved', { ...o, home: o.home ?? defaultHome() });
+      }
       const host = await running(o.home ?? defaultHome());
       try {
         const item = await host.call('approvals.get', { id });
@@ -88,14 +114,17 @@ export function addApprovalCommands(cli: Command): void {
       }
     });
 
-  approvals
+  teamOptions(approve, true);
+
+  const deny = approvals
     .command('deny <id>')
     .description('Deny a pending call; the agent is shown the reason.')
     .requiredOption('--reason <text>', 'why (shown to the agent)')
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .addHelpText('after', examplesHelp(['gatehouse approvals deny appr-1234 --reason "not during the release freeze"']))
-    .action(async (id: string, o: { reason: string; home?: string }) => {
+    .action(async (id: string, o: { reason: string; home?: string } & TeamFlags) => {
       if (o.reason.trim() === '') throw new UsageError('--reason must not be empty: the agent is shown it.');
+      if (onTeam(o)) return decideOnTeam(id, 'denied', { ...o, home: o.home ?? defaultHome() });
       const host = await running(o.home ?? defaultHome());
       try {
         const item = await host.call('approvals.deny', { id, reason: o.reason });
@@ -104,4 +133,5 @@ export function addApprovalCommands(cli: Command): void {
         await host.close();
       }
     });
+  teamOptions(deny, true);
 }

@@ -26,6 +26,7 @@ import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
 import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
 import { TEAM_MEMBER_ENV, TEAM_URL_ENV, memberName, teamUrl } from '../team/team-url.js';
 import { addTeamCommands, verifyTeamCommand } from './team-commands.js';
+import { addOperatorCommands } from './operator-commands.js';
 
 export const DEFAULT_PORT = 7411;
 
@@ -123,6 +124,7 @@ export function buildProgram(): Command {
   addPolicyCommands(cli);
   addConsoleUrlCommand(cli);
   addTeamCommands(cli);
+  addOperatorCommands(cli);
 
   const audit = cli
     .command('audit')

@@ -9,6 +9,8 @@ import { describePgError, withTeamPool, type Pool } from '../team/team-db.js';
 import { migrateTeam } from '../team/migrations/migrate.js';
 import { listMembers } from '../team/team-members.js';
 import { verifyTeam } from '../team/team-verify.js';
+import { unsignedDecisions } from '../team/team-decisions.js';
+import { addTeamRole } from '../team/team-roles.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -60,6 +62,20 @@ export function addTeamCommands(cli: Command): void {
     });
 
   team
+    .command('add-role <role>')
+    .description("Create a login role for one member machine (row-level security holds it to that member's rows) or for operators' consoles; run as the team database's owner.")
+    .option('--member <name>', 'the member this role ships as (its --team-member name)')
+    .option('--console', "a role for operators' consoles: reads every member's rows, may store decisions (members still honour only signed ones)")
+    .option('--team-url <url>', `the team database, as its owner (no password in it); default: $${TEAM_URL_ENV}`)
+    .addHelpText('after', examplesHelp(['gatehouse team add-role laptop_ana --member laptop-ana', 'gatehouse team add-role consoles --console'], "Give the role a password (psql: \\password laptop_ana) or a certificate; the member's URL then names it: postgres://laptop_ana@db.internal/gatehouse."))
+    .action(async (role: string, o: { member?: string; console?: boolean; teamUrl?: string }) => {
+      if ((o.member === undefined) === (o.console !== true)) throw new UsageError('Say what the role is for: --member NAME (one member machine) or --console (operators\' consoles).');
+      const url = requireTeamUrl(o.teamUrl);
+      const r = await onTeam(url, (pool) => addTeamRole(pool, role, o.member !== undefined ? { member: o.member } : { console: true }));
+      console.log(`${r.created ? 'Created' : 'Updated'} role ${role}: ${o.member !== undefined ? `member ${displayText(o.member)}'s machine; it may write only that member's events and asks, and no decision or operator key` : "operators' consoles; they read the whole team and may store decisions"}. Give it a password or certificate, and put it in the URL that machine uses.`);
+    });
+
+  team
     .command('status')
     .description('The members of the team: how far each has shipped, its lag at its last contact, and when that was.')
     .argument('[url]', `postgres://USER@HOST:PORT/DATABASE (no password); default: $${TEAM_URL_ENV}`)
@@ -90,7 +106,12 @@ export function addTeamCommands(cli: Command): void {
 export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
   const staleMs = parseStale(o.stale);
   const url = requireTeamUrl(o.teamUrl);
-  const verdicts = await onTeam(url, (pool) => verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }));
+  const { verdicts, decisions } = await onTeam(url, async (pool) => ({ verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member) }));
+  // A decision without a valid operator signature was written with someone's database credentials, not
+  // decided by an operator: members refuse it, and the trail says it is there.
+  for (const { decision: x, problem } of decisions.bad) console.log(`${displayText(x.member)}: decision on ${displayText(x.approvalId)} NOT signed by an operator: ${displayText(problem)} (it claims ${displayText(x.decision)} by ${displayText(x.operator)} from ${displayText(x.console)}).`);
+  if (decisions.checked > 0) console.log(decisions.bad.length === 0 ? `Team decisions: ${decisions.checked} signed by registered operators.` : `Team decisions: ${decisions.bad.length} of ${decisions.checked} NOT signed by a registered operator.`);
+  if (decisions.bad.length > 0) process.exitCode = 1;
   if (verdicts.length === 0) {
     console.log(`No member has shipped to ${shownUrl(url)} yet: nothing to verify.`);
     return;
@@ -103,7 +124,7 @@ export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; me
     for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${f.storedHash.slice(0, 12)}…, the member later offered ${f.offeredHash.slice(0, 12)}… (two hosts under one name, or a replaced log).`);
     if (v.stopped) console.log(`${name}: stopped shipping: last seen ${formatAgo(now - v.stopped.seenAgoMs, now)}, ${v.stopped.lag} events not shipped then.`);
   }
-  const bad = verdicts.filter((v) => !v.ok);
-  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((v) => displayText(v.member)).join(', ')}.`);
+  const bad = [...new Set([...verdicts.filter((v) => !v.ok).map((v) => v.member), ...decisions.bad.map((b) => b.decision.member)])];
+  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((m) => displayText(m)).join(', ')}.`);
   if (bad.length > 0) process.exitCode = 1;
 }

@@ -54,6 +54,7 @@ import { LateBinding } from './late-binding.js';
 import { Signal } from './signal.js';
 import { startTeamLink } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
+import { startTeamInbox } from '../team/team-inbox.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -196,6 +197,12 @@ export function createHost(opts: HostOptions): Host {
   let endpoints: AgentEndpoints | null = null;
   const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints });
   const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations } = agentSide;
+  // Team mode: this host's asks are published to the team inbox, and decisions signed by a named
+  // operator on any member's console are applied here (team-inbox.ts). Beside the local inbox, never instead of it.
+  if (opts.team) {
+    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
+    services.add(() => teamInbox.close());
+  }
 
   // ---- what runs on the gateway: supervised terminals, onboarding, the plugin watcher -------------
   const adapters = new AdapterService({

@@ -4,10 +4,12 @@
 // hosts running `gatehouse team init` at once cannot apply one twice or see half a schema.
 import type { ClientBase } from 'pg';
 import { TEAM_MIGRATION_001 } from './001-team-schema.js';
+import { TEAM_MIGRATION_002 } from './002-team-inbox.js';
+import { TEAM_MIGRATION_003 } from './003-team-roles.js';
 import type { Migration } from '../../audit/migrations/migrate.js';
 
 /** In order; a new migration is a new file and one more entry here. */
-export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001];
+export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003];
 
 export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
 

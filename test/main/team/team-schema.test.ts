@@ -14,6 +14,8 @@ import { pgMissing, useCluster } from '../../support/pg-suite.js';
 /** sha256 of each team migration's SQL as shipped. */
 const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
+  2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
+  3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
 };
 
 describe('the team URL and member name', () => {
@@ -61,14 +63,14 @@ describe.runIf(pgMissing('team-schema') === null)('gatehouse team init against a
     const url = await cluster().createDatabase('init');
     const first = await runCli(['team', 'init', url]);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toMatch(/migrated from schema version 0 to 1/);
+    expect(first.stdout).toMatch(/migrated from schema version 0 to 3/);
     const again = await runCli(['team', 'init'], { GATEHOUSE_TEAM_URL: url });
-    expect(again.stdout).toMatch(/is at schema version 1; nothing to do/);
+    expect(again.stdout).toMatch(/is at schema version 3; nothing to do/);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const tables = (await client.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.t);
     await client.end();
-    expect(tables).toEqual(['team_events', 'team_forks', 'team_members', 'team_schema']);
+    expect(tables).toEqual(['team_asks', 'team_decisions', 'team_events', 'team_forks', 'team_member_roles', 'team_members', 'team_operators', 'team_schema']);
     const status = await runCli(['team', 'status', url]);
     expect(status.stdout).toMatch(/No member has shipped/);
   });

@@ -4,73 +4,12 @@
 // --team` passes and then names a row tampered in PostgreSQL; PostgreSQL is stopped while an agent
 // keeps calling and started again: every call was answered, nothing is missing after the resume,
 // the chains verify, and the outage is in the host's own log.
-import { request } from 'node:http';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { homePaths } from '../../../main/home.js';
-import { readServeFile, type ServeInfo } from '../../../main/shells/serve/serve-file.js';
-import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../main/shells/serve/guards.js';
-import { migrateTeam } from '../../../main/team/migrations/migrate.js';
 import { SHIPPED_CHANNEL } from '../../../main/team/team-shipper.js';
-import { runCli, startCli } from '../../support/cli.js';
-import { WsClient, wsConnect } from '../../support/net.js';
-import { tempDir } from '../../support/temp.js';
+import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-import type { PgCluster } from '../../support/pg-cluster.js';
-
-interface LocalRow {
-  seq: number;
-  type: string;
-  hash: string;
-  payload: Record<string, unknown>;
-}
-
-function localRows(home: string): LocalRow[] {
-  const db = new Database(homePaths(home).auditDb, { readonly: true });
-  try {
-    return (db.prepare('SELECT seq, type, hash, payload FROM events ORDER BY seq').all() as (Omit<LocalRow, 'payload'> & { payload: string })[]).map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> }));
-  } finally {
-    db.close();
-  }
-}
-
-/** A team member: `gatehouse serve --team URL --team-member NAME` in a home of its own, with an operator WebSocket to follow its log. */
-async function member(url: string, name: string): Promise<{ home: string; info: ServeInfo; op: WsClient }> {
-  const home = join(tempDir(`gatehouse-team-${name}-`), 'home');
-  const cli = startCli(['serve', '--home', home, '--port', '0', '--team', url, '--team-member', name]);
-  await cli.waitForLine(/^Team: shipping this host's audit events to postgres:\/\/.* as member /);
-  await cli.waitForLine(/^Agents: MCP at/);
-  const info = readServeFile(homePaths(home).serveJson)!;
-  const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
-  if (!ws.ok) throw new Error(`operator WebSocket refused: ${ws.status}`);
-  return { home, info, op: new WsClient(ws.ws) };
-}
-
-/** Resolves once the host's own log holds rows `ok` accepts: checked now and after each commit the host announces. */
-async function untilLocal(home: string, op: WsClient, ok: (rows: LocalRow[]) => boolean): Promise<LocalRow[]> {
-  for (;;) {
-    const rows = localRows(home);
-    if (ok(rows)) return rows;
-    const head = rows.at(-1)?.seq ?? 0;
-    await op.waitForEvent((e) => e.event === 'audit.appended' && (e.payload as { lastSeq: number }).lastSeq > head);
-  }
-}
-
-/** A Claude Code PreToolUse hook call: the HTTP status and the answer. */
-function hookCall(info: ServeInfo, session: string, n: number): Promise<{ status: number; body: string }> {
-  const text = JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: `/tmp/notes-${n}.txt` }, tool_use_id: `tu-${session}-${n}`, permission_mode: 'default' });
-  return new Promise((resolve, reject) => {
-    const req = request(info.hookUrl, { method: 'POST', agent: false, headers: { Authorization: `Bearer ${info.agentToken}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
-}
+import { hookCall, localRows, member, sql, teamDatabase, untilLocal } from '../../support/team-hosts.js';
 
 /** Resolves once the team database holds `member`'s rows up to `seq`: checked now, then at each batch's NOTIFY. */
 async function untilShipped(url: string, name: string, seq: number): Promise<void> {
@@ -93,37 +32,8 @@ async function untilShipped(url: string, name: string, seq: number): Promise<voi
 }
 
 async function teamRows(url: string, name: string): Promise<{ seq: number; hash: string }[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ seq: string; hash: string }>('SELECT seq, hash FROM team_events WHERE member = $1 ORDER BY seq', [name])).rows.map((r) => ({ seq: Number(r.seq), hash: r.hash }));
-  } finally {
-    await client.end();
-  }
+  return (await sql<{ seq: string; hash: string }>(url, 'SELECT seq, hash FROM team_events WHERE member = $1 ORDER BY seq', [name])).map((r) => ({ seq: Number(r.seq), hash: r.hash }));
 }
-
-async function sql(url: string, text: string, params: unknown[] = []): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text, params);
-  } finally {
-    await client.end();
-  }
-}
-
-async function teamDatabase(cluster: PgCluster, name: string): Promise<string> {
-  const url = await cluster.createDatabase(name);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await migrateTeam(client);
-  } finally {
-    await client.end();
-  }
-  return url;
-}
-
 
 describe.runIf(pgMissing('team-shipping') === null)('team mode: hosts ship their audit events to one PostgreSQL', () => {
   const cluster = useCluster();

@@ -1,0 +1,111 @@
+// `gatehouse approvals list|approve|deny --team`: the team inbox from any machine that can reach the
+// team database, without a running host. A decision is signed here with this home's operator key
+// (operator-keys.ts) and stored only if nobody decided first; the member that asked applies it once
+// it has checked the signature, and answers its agent.
+import { setTimeout as delay } from 'node:timers/promises';
+import { requireTeamUrl, memberName } from '../team/team-url.js';
+import { loadOperatorKey } from '../team/operator-keys.js';
+import { signDecision } from '../team/decision-signature.js';
+import { ASKS_CHANNEL, asksById, decisionFor, insertDecision, pendingAsks, type TeamAsk, type TeamDecision } from '../team/team-decisions.js';
+import type { Pool } from '../team/team-db.js';
+import { UsageError } from '../core/usage-error.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
+import { onTeam } from './team-commands.js';
+
+/** How long `approve --team` waits to see the member apply the decision before saying it has not yet. */
+const APPLIED_WAIT_MS = 10_000;
+
+const d = (v: string) => displayText(v);
+
+export interface TeamCliOptions {
+  teamUrl?: string;
+  home: string;
+  operator?: string;
+  member?: string;
+  json?: boolean;
+}
+
+function formatAsk(a: TeamAsk, now: number): string {
+  const args = a.arguments.length > 120 ? `${a.arguments.slice(0, 119)}…` : a.arguments;
+  return [
+    `${d(a.approvalId)}  pending (${Math.max(0, Math.round((a.deadline - now) / 1000))} s left)  on ${d(a.member)}  ${d(a.agent)} / ${d(a.session)}  ${d(a.tool)}`,
+    `  arguments: ${d(args)}`,
+    `  asked because: ${d(a.reason)}`,
+  ].join('\n');
+}
+
+export async function listTeamAsks(o: TeamCliOptions): Promise<void> {
+  const url = requireTeamUrl(o.teamUrl);
+  const asks = await onTeam(url, (pool) => pendingAsks(pool));
+  if (o.json) console.log(jsonText(asks, 2));
+  else if (asks.length === 0) console.log('No pending approvals in the team inbox.');
+  else console.log(asks.map((a) => formatAsk(a, Date.now())).join('\n\n'));
+}
+
+async function theAsk(pool: Pool, id: string, member: string | undefined): Promise<TeamAsk> {
+  const found = (await asksById(pool, id)).filter((a) => member === undefined || a.member === member);
+  if (found.length === 0) throw new UsageError(`No ask ${id}${member ? ` from ${member}` : ''} in the team inbox: gatehouse approvals list --team shows what is waiting.`);
+  if (found.length > 1) throw new UsageError(`Members ${found.map((a) => a.member).join(', ')} each have an ask ${id}: say which with --member NAME.`);
+  return found[0]!;
+}
+
+/** Waits (LISTEN, no polling) until the member has closed the ask, i.e. applied the decision; false after the wait. */
+async function applied(pool: Pool, a: TeamAsk): Promise<string | null> {
+  const c = await pool.connect();
+  try {
+    let wake: () => void = () => {};
+    c.on('notification', (n) => {
+      if (n.channel === ASKS_CHANNEL) wake();
+    });
+    await c.query(`LISTEN ${ASKS_CHANNEL}`);
+    const until = Date.now() + APPLIED_WAIT_MS;
+    for (;;) {
+      const changed = new Promise<void>((resolve) => (wake = resolve));
+      const state = (await c.query<{ state: string }>('SELECT state FROM team_asks WHERE member = $1 AND approval_id = $2', [a.member, a.approvalId])).rows[0]?.state;
+      if (state !== undefined && state !== 'pending') return state;
+      const left = until - Date.now();
+      if (left <= 0) return null;
+      await Promise.race([changed, delay(left)]);
+    }
+  } finally {
+    await c.query(`UNLISTEN ${ASKS_CHANNEL}`).catch(() => {});
+    c.release();
+  }
+}
+
+/** Signs and stores a decision on a team ask; exit 1 when another decision came first or the ask closed. */
+export async function decideOnTeam(id: string, decision: 'approved' | 'denied', o: TeamCliOptions & { reason?: string; hash?: string }): Promise<void> {
+  const url = requireTeamUrl(o.teamUrl);
+  const key = loadOperatorKey(o.home, o.operator);
+  const consoleName = memberName(undefined);
+  await onTeam(url, async (pool) => {
+    const a = await theAsk(pool, id, o.member);
+    const taken = (s: TeamDecision) => `Approval ${d(id)} on ${d(a.member)} was already ${s.decision} by ${d(s.operator)} from ${d(s.console)}; your decision was not stored.`;
+    if (a.state !== 'pending') {
+      // Decided through the team first (and applied already), or closed on the member itself.
+      const first = await decisionFor(pool, a.member, a.approvalId);
+      console.error(first && first.decision === a.state ? taken(first) : `Approval ${d(id)} on ${d(a.member)} is closed (${d(a.state)}): nobody can decide it any more.`);
+      process.exitCode = 1;
+      return;
+    }
+    // Bound to the arguments the operator reviewed: a hash from list --json that is not this ask's is refused.
+    if (o.hash !== undefined && o.hash !== a.argsHash) throw new UsageError(`Approval ${id} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${o.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
+    const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision, reason: decision === 'approved' ? '' : o.reason ?? '', operator: key.name, console: consoleName, decidedAt: Date.now() };
+    const signed: TeamDecision = { ...fields, signature: signDecision(fields, key.privatePem) };
+    const r = await insertDecision(pool, signed);
+    if (!r.won) {
+      const s = r.standing;
+      console.error(s ? taken(s) : `Approval ${d(id)} on ${d(a.member)} closed before your decision was stored.`);
+      process.exitCode = 1;
+      return;
+    }
+    const verb = decision === 'approved' ? 'Approved' : 'Denied';
+    const state = await applied(pool, a);
+    if (state === decision) console.log(`${verb} ${d(id)} on ${d(a.member)} as ${d(key.name)}: ${d(a.tool)}; ${d(a.member)} checked the signature and answered its agent.`);
+    else if (state === null) console.log(`${verb} ${d(id)} on ${d(a.member)} as ${d(key.name)}: ${d(a.tool)}; stored and signed, but ${d(a.member)} has not applied it yet (its link may be down: it reads it when it reconnects).`);
+    else {
+      console.error(`Your decision on ${d(id)} was stored, but ${d(a.member)} closed the ask as ${d(state)} instead (it expired, its agent left, or it was decided there first).`);
+      process.exitCode = 1;
+    }
+  });
+}

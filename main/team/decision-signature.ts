@@ -1,0 +1,57 @@
+// A team decision's signature: ed25519 (node:crypto) over every field a member acts on. A member
+// honours a decision from the team database only when this verifies against the named operator's
+// registered public key. SECURITY: each field below is what stops a reuse: the member and approval
+// id (a signature for one ask approving another), the call id and args hash (the same ask id with
+// other arguments), the decision and reason (a denial turned into an approval), the operator and
+// console (a decision claimed for someone else), the time. Dropping one lets a row written with a
+// member's own database credentials replay a real operator's signature onto what that field no
+// longer pins.
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+
+export interface SignedFields {
+  member: string;
+  approvalId: string;
+  callId: string;
+  argsHash: string;
+  decision: 'approved' | 'denied';
+  reason: string;
+  operator: string;
+  console: string;
+  decidedAt: number;
+}
+
+const DOMAIN = 'gatehouse.team-decision.v1';
+
+/** The exact bytes signed: a JSON array, so no field can run into the next. */
+export function signedMessage(f: SignedFields): Buffer {
+  return Buffer.from(JSON.stringify([DOMAIN, f.member, f.approvalId, f.callId, f.argsHash, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
+}
+
+export function newOperatorKeys(): { privatePem: string; publicPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+}
+
+export function publicPemOf(privatePem: string): string {
+  return createPublicKey(createPrivateKey(privatePem)).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+export function signDecision(f: SignedFields, privatePem: string): string {
+  return sign(null, signedMessage(f), createPrivateKey(privatePem)).toString('base64');
+}
+
+/** True only for a well-formed ed25519 key and a signature over exactly these fields. */
+export function verifyDecision(f: SignedFields, signature: string, publicPem: string): boolean {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(publicPem);
+  } catch {
+    return false;
+  }
+  if (key.asymmetricKeyType !== 'ed25519') return false;
+  try {
+    return verify(null, signedMessage(f), key, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,117 @@
+// The team inbox in the team database, as both sides use it: the asks members published, the one
+// decision each may get (first insert wins: the primary key), and the check of a decision's
+// signature against the registered operator keys. Members (team-inbox.ts) read decisions on their
+// own asks; operators' CLIs list asks and insert signed decisions; `audit verify --team` checks
+// every stored decision.
+import type { Pool } from 'pg';
+import { verifyDecision, type SignedFields } from './decision-signature.js';
+
+/** The channels the migration's triggers announce on (payload: {"member":…,"approval":…}). */
+export const DECIDED_CHANNEL = 'gatehouse_team_decided';
+export const ASKS_CHANNEL = 'gatehouse_team_asks';
+
+type Query = Pick<Pool, 'query'>;
+
+export interface TeamAsk {
+  member: string;
+  approvalId: string;
+  callId: string;
+  agent: string;
+  session: string;
+  tool: string;
+  arguments: string;
+  argsHash: string;
+  reason: string;
+  askedAt: number;
+  deadline: number;
+  state: string;
+}
+
+export interface TeamDecision extends SignedFields {
+  signature: string;
+}
+
+interface AskRow { member: string; approval_id: string; call_id: string; agent: string; session: string; tool: string; arguments: string; args_hash: string; reason: string; asked_at: string; deadline: string; state: string }
+interface DecisionRow { member: string; approval_id: string; call_id: string; args_hash: string; decision: string; reason: string; operator: string; console: string; decided_at: string; signature: string }
+
+const ASK_COLUMNS = 'member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline, state';
+const DECISION_COLUMNS = 'member, approval_id, call_id, args_hash, decision, reason, operator, console, decided_at, signature';
+
+function ask(r: AskRow): TeamAsk {
+  return { member: r.member, approvalId: r.approval_id, callId: r.call_id, agent: r.agent, session: r.session, tool: r.tool, arguments: r.arguments, argsHash: r.args_hash, reason: r.reason, askedAt: Number(r.asked_at), deadline: Number(r.deadline), state: r.state };
+}
+
+function decision(r: DecisionRow): TeamDecision {
+  return { member: r.member, approvalId: r.approval_id, callId: r.call_id, argsHash: r.args_hash, decision: r.decision === 'approved' ? 'approved' : 'denied', reason: r.reason, operator: r.operator, console: r.console, decidedAt: Number(r.decided_at), signature: r.signature };
+}
+
+/** Asks still waiting for a decision (open on their member, none stored yet), oldest first. */
+export async function pendingAsks(db: Query): Promise<TeamAsk[]> {
+  const r = await db.query<AskRow>(
+    `SELECT ${ASK_COLUMNS} FROM team_asks a WHERE state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM team_decisions d WHERE d.member = a.member AND d.approval_id = a.approval_id)
+     ORDER BY asked_at, member, approval_id`,
+  );
+  return r.rows.map(ask);
+}
+
+/** Every ask with this approval id (ids are random, so one, unless someone wrote another under another member). */
+export async function asksById(db: Query, approvalId: string): Promise<TeamAsk[]> {
+  return (await db.query<AskRow>(`SELECT ${ASK_COLUMNS} FROM team_asks WHERE approval_id = $1 ORDER BY member`, [approvalId])).rows.map(ask);
+}
+
+export async function decisionFor(db: Query, member: string, approvalId: string): Promise<TeamDecision | null> {
+  const row = (await db.query<DecisionRow>(`SELECT ${DECISION_COLUMNS} FROM team_decisions WHERE member = $1 AND approval_id = $2`, [member, approvalId])).rows[0];
+  return row ? decision(row) : null;
+}
+
+/** Decisions stored for asks of `member` that are still open there (a member catching up after a reconnect). */
+export async function decisionsOnOpenAsks(db: Query, member: string): Promise<TeamDecision[]> {
+  const r = await db.query<DecisionRow>(
+    `SELECT ${DECISION_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')} FROM team_decisions d
+     JOIN team_asks a ON a.member = d.member AND a.approval_id = d.approval_id WHERE d.member = $1 AND a.state = 'pending'`,
+    [member],
+  );
+  return r.rows.map(decision);
+}
+
+/**
+ * Stores a signed decision if the ask is still open and nobody decided it first; one statement, so
+ * two operators pressing at once cannot both win. Returns the decision that stands: this one, or
+ * the one stored first (null: the ask is closed, or there is none).
+ */
+export async function insertDecision(db: Query, d: TeamDecision): Promise<{ won: boolean; standing: TeamDecision | null }> {
+  const r = await db.query(
+    `INSERT INTO team_decisions (${DECISION_COLUMNS})
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+     WHERE EXISTS (SELECT 1 FROM team_asks WHERE member = $1 AND approval_id = $2 AND state = 'pending')
+     ON CONFLICT (member, approval_id) DO NOTHING`,
+    [d.member, d.approvalId, d.callId, d.argsHash, d.decision, d.reason, d.operator, d.console, d.decidedAt, d.signature],
+  );
+  if (r.rowCount === 1) return { won: true, standing: d };
+  return { won: false, standing: await decisionFor(db, d.member, d.approvalId) };
+}
+
+/** The registered public key of an operator, or null. */
+export async function operatorKey(db: Query, name: string): Promise<string | null> {
+  return (await db.query<{ public_key: string }>('SELECT public_key FROM team_operators WHERE name = $1', [name])).rows[0]?.public_key ?? null;
+}
+
+/** Why a decision must not be honoured, or null when its signature is a named operator's. */
+export async function signatureProblem(db: Query, d: TeamDecision): Promise<string | null> {
+  const key = await operatorKey(db, d.operator);
+  if (key === null) return `operator ${JSON.stringify(d.operator)} is not registered in team_operators`;
+  if (!verifyDecision(d, d.signature, key)) return `the signature is not operator ${JSON.stringify(d.operator)}'s over this decision`;
+  return null;
+}
+
+/** Every stored decision whose signature does not verify (for `audit verify --team`), and how many there are in all. */
+export async function unsignedDecisions(db: Query, member?: string): Promise<{ checked: number; bad: { decision: TeamDecision; problem: string }[] }> {
+  const rows = (await db.query<DecisionRow>(`SELECT ${DECISION_COLUMNS} FROM team_decisions ${member !== undefined ? 'WHERE member = $1' : ''} ORDER BY member, decided_at`, member !== undefined ? [member] : [])).rows.map(decision);
+  const bad: { decision: TeamDecision; problem: string }[] = [];
+  for (const d of rows) {
+    const problem = await signatureProblem(db, d);
+    if (problem) bad.push({ decision: d, problem });
+  }
+  return { checked: rows.length, bad };
+}

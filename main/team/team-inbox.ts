@@ -1,0 +1,195 @@
+// A member's side of the team inbox. Each ask the host's approval queue raises is published to
+// team_asks (best effort: the local inbox stays the truth), the host LISTENs for decisions on its
+// own asks, and a decision is applied to the local item only when it carries a valid signature of
+// a registered operator and is bound to the item's call id and argument hash. When the local item
+// closes (decided here, expired, its agent gone) the team ask is closed too, so no other console
+// can decide it any more.
+//
+// SECURITY: this host's database credentials are readable by its own agents, so anything in the
+// team database may have been written with them. A decision row is therefore never trusted for
+// what it says, only for what its signature proves (signatureProblem); a refused one is recorded
+// (`team.decision-refused`) and the item keeps waiting. Applying a decision without that check
+// would let an agent approve its own calls by inserting a row.
+//
+// Outages never open the gate: with PostgreSQL unreachable nothing here decides anything; the local
+// inbox works as on a single machine, publishing and listening retry every second, and decisions
+// stored meanwhile are read on reconnect.
+import type { PoolClient } from 'pg';
+import type { ApprovalItem, RecordFn } from '../approvals/types.js';
+import type { ApprovalQueue } from '../approvals/approval-queue.js';
+import { canonicalArgs } from '../approvals/args-match.js';
+import { openTeamPool, describePgError, type Pool } from './team-db.js';
+import { DECIDED_CHANNEL, decisionFor, decisionsOnOpenAsks, signatureProblem, type TeamDecision } from './team-decisions.js';
+
+/** Nothing here polls faster: a failed publish or a dropped LISTEN is retried after this. */
+const RETRY_MS = 1_000;
+
+export interface TeamInboxDeps {
+  url: string;
+  member: string;
+  approvals: Pick<ApprovalQueue, 'list' | 'get' | 'approve' | 'deny'>;
+  /** Subscribes to changes of the local inbox; returns the unsubscribe. */
+  onChanged: (fn: () => void) => () => void;
+  record: RecordFn;
+  log: (msg: string, err?: unknown) => void;
+}
+
+export interface TeamInbox {
+  close(): Promise<void>;
+}
+
+export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
+  const { member, approvals, record, log } = deps;
+  let pool: Pool | null = null;
+  let listener: PoolClient | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+  /** Asks this run published and has not closed in the team database yet. */
+  const published = new Set<string>();
+  /** Set after each (re)connect: asks a previous run left open are closed once. */
+  let swept = false;
+  /** Refusals already recorded (approval id + signature): a decision row read again is not logged twice. */
+  const refused = new Set<string>();
+  let syncing: Promise<void> | null = null;
+  let again = false;
+
+  const retry = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void connectAndSync();
+    }, RETRY_MS);
+    timer.unref();
+  };
+
+  /** Publishes new local asks and closes finished ones; one run at a time, a change meanwhile runs it again. */
+  const sync = (): Promise<void> => {
+    if (syncing) {
+      again = true;
+      return syncing;
+    }
+    syncing = (async () => {
+      do {
+        again = false;
+        await publishAndClose();
+      } while (again && !closed);
+    })()
+      .catch((err: unknown) => {
+        log(`team inbox: could not update the team database, retrying (${describePgError(err)})`);
+        retry();
+      })
+      .finally(() => (syncing = null));
+    return syncing;
+  };
+
+  const publishAndClose = async () => {
+    if (!pool || closed) return;
+    const pending = approvals.list({ state: 'pending' });
+    const pendingIds = new Set(pending.map((i) => i.id));
+    for (const item of pending) {
+      if (published.has(item.id)) continue;
+      await pool.query(
+        `INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (member, approval_id) DO NOTHING`,
+        [member, item.id, item.call.id, item.call.agent, item.call.session, item.call.tool, canonicalArgs(item.call.arguments), item.argsHash, item.reason, item.requestedAt, item.deadline],
+      );
+      published.add(item.id);
+    }
+    for (const id of [...published]) {
+      if (pendingIds.has(id)) continue;
+      await pool.query("UPDATE team_asks SET state = $3, closed_at = now() WHERE member = $1 AND approval_id = $2 AND state = 'pending'", [member, id, approvals.get(id)?.state ?? 'gone']);
+      published.delete(id);
+    }
+    if (!swept) {
+      // Asks a previous run of this host left open (it crashed, or stopped while the link was down):
+      // their local items are closed, so no console may decide them any more.
+      await pool.query("UPDATE team_asks SET state = 'gone', closed_at = now() WHERE member = $1 AND state = 'pending' AND NOT (approval_id = ANY($2::text[]))", [member, [...pendingIds]]);
+      swept = true;
+    }
+  };
+
+  const apply = async (d: TeamDecision) => {
+    if (!pool || closed || d.member !== member) return;
+    const item: ApprovalItem | null = approvals.get(d.approvalId);
+    // Closed here meanwhile (decided locally, expired, agent gone): sync closes the team ask.
+    if (!item || item.state !== 'pending') return;
+    const problem = d.callId !== item.call.id || d.argsHash !== item.argsHash ? `it is bound to call ${d.callId} with arguments hash ${d.argsHash.slice(0, 12)}…, not to this item's call ${item.call.id} (${item.argsHash.slice(0, 12)}…)` : await signatureProblem(pool, d);
+    if (problem !== null) {
+      const key = `${d.approvalId}\n${d.signature}`;
+      if (refused.has(key)) return;
+      refused.add(key);
+      log(`team inbox: refused a decision on ${d.approvalId} claimed by ${d.operator}: ${problem}; the call keeps waiting`);
+      record('team.decision-refused', 'host', { id: item.id, call: item.call.id, member, operator: d.operator, console: d.console, decision: d.decision, problem });
+      return;
+    }
+    const team = { console: d.console, signature: d.signature };
+    if (d.decision === 'approved') approvals.approve(item.id, { operator: d.operator, argsHash: d.argsHash, scope: 'once', team });
+    else approvals.deny(item.id, { operator: d.operator, reason: d.reason, team });
+  };
+
+  const applySafely = (d: Promise<TeamDecision | null>) =>
+    void d.then((x) => (x ? apply(x) : undefined)).catch((err: unknown) => log(`team inbox: could not apply a team decision (${describePgError(err)})`));
+
+  const connectAndSync = async () => {
+    if (closed || !pool) return;
+    if (!listener) {
+      try {
+        const c = await pool.connect();
+        c.on('notification', (n) => {
+          let p: { member?: unknown; approval?: unknown };
+          try {
+            p = JSON.parse(n.payload ?? '{}') as typeof p;
+          } catch {
+            return;
+          }
+          if (n.channel === DECIDED_CHANNEL && p.member === member && typeof p.approval === 'string' && pool) applySafely(decisionFor(pool, member, p.approval));
+        });
+        c.on('error', (err) => {
+          log(`team inbox: the connection listening for decisions dropped (${err.message}); reconnecting`);
+          if (listener === c) listener = null;
+          c.release(err);
+          swept = false;
+          retry();
+        });
+        await c.query(`LISTEN ${DECIDED_CHANNEL}`);
+        listener = c;
+        swept = false;
+      } catch (err) {
+        log(`team inbox: cannot listen for decisions, retrying (${describePgError(err)})`);
+        retry();
+        return;
+      }
+    }
+    await sync();
+    // Decisions stored while this host was not listening (or before its LISTEN started).
+    if (pool && !closed) {
+      try {
+        for (const d of await decisionsOnOpenAsks(pool, member)) await apply(d);
+      } catch (err) {
+        log(`team inbox: could not read the team's decisions, retrying (${describePgError(err)})`);
+        retry();
+      }
+    }
+  };
+
+  const unsubscribe = deps.onChanged(() => void sync());
+  const opening = openTeamPool(deps.url, (err) => log(`team inbox: a connection to the team database was dropped (${err.message})`), { max: 3 }).then((p) => {
+    pool = p;
+    return connectAndSync();
+  });
+  opening.catch((err: unknown) => log('team inbox: could not load the PostgreSQL client (pg)', err));
+
+  return {
+    async close() {
+      unsubscribe();
+      await opening.catch(() => {});
+      // The host's last changes (calls answered at shutdown) close their team asks, if the link allows.
+      await sync();
+      closed = true;
+      if (timer) clearTimeout(timer);
+      listener?.release();
+      listener = null;
+      await pool?.end();
+    },
+  };
+}

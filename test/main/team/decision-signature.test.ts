@@ -1,0 +1,29 @@
+// A team decision's signature binds every field a member acts on: changing any one of them, signing
+// with another key, or offering a key that is not ed25519 fails verification.
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newOperatorKeys, publicPemOf, signDecision, verifyDecision, type SignedFields } from '../../../main/team/decision-signature.js';
+
+const fields: SignedFields = { member: 'alpha', approvalId: 'appr-1', callId: 'call-1', argsHash: 'a'.repeat(64), decision: 'approved', reason: '', operator: 'ana', console: 'beta', decidedAt: 1_700_000_000_000 };
+
+describe('team decision signatures', () => {
+  it('verify for the operator who signed, over exactly the fields signed', () => {
+    const ana = newOperatorKeys();
+    expect(publicPemOf(ana.privatePem)).toBe(ana.publicPem);
+    const sig = signDecision(fields, ana.privatePem);
+    expect(verifyDecision(fields, sig, ana.publicPem)).toBe(true);
+    const changed: Partial<SignedFields>[] = [{ member: 'beta' }, { approvalId: 'appr-2' }, { callId: 'call-2' }, { argsHash: 'b'.repeat(64) }, { decision: 'denied' }, { reason: 'x' }, { operator: 'bob' }, { console: 'gamma' }, { decidedAt: fields.decidedAt + 1 }];
+    for (const c of changed) expect(verifyDecision({ ...fields, ...c }, sig, ana.publicPem), JSON.stringify(c)).toBe(false);
+  });
+
+  it('refuse another key, a key that is not ed25519, and a signature that is not one', () => {
+    const ana = newOperatorKeys();
+    const sig = signDecision(fields, ana.privatePem);
+    expect(verifyDecision(fields, sig, newOperatorKeys().publicPem)).toBe(false);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(verifyDecision(fields, sig, rsa)).toBe(false);
+    expect(verifyDecision(fields, sig, 'not a key')).toBe(false);
+    expect(verifyDecision(fields, '', ana.publicPem)).toBe(false);
+    expect(verifyDecision(fields, 'AAAA', ana.publicPem)).toBe(false);
+  });
+});

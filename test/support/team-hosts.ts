@@ -1,0 +1,102 @@
+// Team-mode hosts for tests: real `gatehouse serve --team URL --team-member NAME` processes (the
+// built CLI) in homes of their own, their local logs read from SQLite, hook calls over HTTP, and
+// a migrated team database in a throwaway cluster (pg-cluster.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { homePaths } from '../../main/home.js';
+import { readServeFile, type ServeInfo } from '../../main/shells/serve/serve-file.js';
+import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../main/shells/serve/guards.js';
+import { migrateTeam } from '../../main/team/migrations/migrate.js';
+import { startCli } from './cli.js';
+import { WsClient, wsConnect } from './net.js';
+import { tempDir } from './temp.js';
+import type { PgCluster } from './pg-cluster.js';
+
+export interface LocalRow {
+  seq: number;
+  type: string;
+  hash: string;
+  payload: Record<string, unknown>;
+}
+
+export function localRows(home: string): LocalRow[] {
+  const db = new Database(homePaths(home).auditDb, { readonly: true });
+  try {
+    return (db.prepare('SELECT seq, type, hash, payload FROM events ORDER BY seq').all() as (Omit<LocalRow, 'payload'> & { payload: string })[]).map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+  } finally {
+    db.close();
+  }
+}
+
+export interface TeamHost {
+  home: string;
+  info: ServeInfo;
+  op: WsClient;
+}
+
+/** A team member: `gatehouse serve --team URL --team-member NAME` in a home of its own (with `settings` in its settings.json), with an operator WebSocket to follow its log. */
+export async function member(url: string, name: string, settings?: Record<string, unknown>): Promise<TeamHost> {
+  const home = join(tempDir(`gatehouse-team-${name}-`), 'home');
+  if (settings) {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify(settings));
+  }
+  const cli = startCli(['serve', '--home', home, '--port', '0', '--team', url, '--team-member', name]);
+  await cli.waitForLine(/^Team: shipping this host's audit events to postgres:\/\/.* as member /);
+  await cli.waitForLine(/^Agents: MCP at/);
+  const info = readServeFile(homePaths(home).serveJson)!;
+  const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
+  if (!ws.ok) throw new Error(`operator WebSocket refused: ${ws.status}`);
+  return { home, info, op: new WsClient(ws.ws) };
+}
+
+/** Resolves once the host's own log holds rows `ok` accepts: checked now and after each commit the host announces. */
+export async function untilLocal(home: string, op: WsClient, ok: (rows: LocalRow[]) => boolean): Promise<LocalRow[]> {
+  for (;;) {
+    const rows = localRows(home);
+    if (ok(rows)) return rows;
+    const head = rows.at(-1)?.seq ?? 0;
+    await op.waitForEvent((e) => e.event === 'audit.appended' && (e.payload as { lastSeq: number }).lastSeq > head);
+  }
+}
+
+/** A Claude Code PreToolUse hook call: the HTTP status and the answer. */
+export function hookCall(info: ServeInfo, session: string, n: number, tool = { name: 'Read', input: { file_path: `/tmp/notes-${n}.txt` } as Record<string, unknown> }): Promise<{ status: number; body: string }> {
+  const text = JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: tool.name, tool_input: tool.input, tool_use_id: `tu-${session}-${n}`, permission_mode: 'default' });
+  return new Promise((resolve, reject) => {
+    const req = request(info.hookUrl, { method: 'POST', agent: false, headers: { Authorization: `Bearer ${info.agentToken}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+/** Runs one statement on the team database with its own connection. */
+export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new database in the cluster, migrated to the team schema; its URL. */
+export async function teamDatabase(cluster: PgCluster, name: string): Promise<string> {
+  const url = await cluster.createDatabase(name);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await migrateTeam(client);
+  } finally {
+    await client.end();
+  }
+  return url;
+}
