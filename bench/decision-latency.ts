@@ -4,7 +4,8 @@
 // Baseline: JSON.stringify of the same calls, the least any decision has to touch.
 // Extraction goes through the guard the host uses (guarded-extract.ts), so its size checks are
 // paid here too. One more case times a hostile call: a 200 KB pipeline (`a|a|…`, once 39 s of
-// blocked event loop), which must be answered ask or deny within 50 ms.
+// blocked event loop), which must be answered ask or deny within 50 ms, and another a path
+// argument of 3.8 MB (over the 4096-character cap), which must be answered ask within 50 ms.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,7 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
     return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
   };
   const pipeline: ToolCall = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook', receivedAt: 0, id: 'pipe', tool: 'Bash', arguments: { command: Array(100_000).fill('a').join('|') } };
+  const hugePath: ToolCall = { ...pipeline, id: 'huge-path', tool: 'Read', arguments: { file_path: '/tmp/' + 'a/'.repeat(1_900_000) } };
   const decideAsync = async (call: ToolCall) => {
     const x: Extraction = await judge.extract(call);
     return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
@@ -103,6 +105,19 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
         const d = await decideAsync(pipeline);
         const ms = Number(process.hrtime.bigint() - t0) / 1e6;
         if (d.decision !== 'deny' && d.decision !== 'ask') throw new Error(`a 200 KB pipeline was answered ${d.decision}, not deny or ask`);
+        return ms;
+      },
+    },
+    {
+      name: 'decision for a 3.8 MB path argument',
+      unit: 'ms',
+      better: 'lower',
+      target: { median: 50 },
+      async run() {
+        const t0 = process.hrtime.bigint();
+        const d = await decideAsync(hugePath);
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (d.decision !== 'ask') throw new Error(`a path argument over the cap was answered ${d.decision}, not ask`);
         return ms;
       },
     },

