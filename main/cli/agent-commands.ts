@@ -33,7 +33,7 @@ export function addAgentCommands(cli: Command): void {
     .command('hook')
     .description('Claude Code hook (command form) for PreToolUse, PostToolUse and PostToolUseFailure: reads the hook input on stdin, answers on stdout. Write it with absolute paths and "|| exit 2" (as Settings → Write it for me does): a hook command that cannot start exits with another code, which Claude Code treats as "go ahead".')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .option('--agent <name>', 'whose hook input and answer: claude-code (PreToolUse, JSON answers), gemini-cli (BeforeTool; a deny is exit 2 with the reason on stderr) or opencode (what Gatehouse’s opencode plugin sends; one JSON line back)', 'claude-code')
+    .option('--agent <name>', 'whose hook input and answer: claude-code (PreToolUse, JSON answers), gemini-cli (BeforeTool; a deny is exit 2 with the reason on stderr), opencode (what Gatehouse’s opencode plugin sends; one JSON line back) or qwen-code (PreToolUse with Qwen Code’s tool names; Claude Code’s JSON answers)', 'claude-code')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
     .option('--timeout <seconds>', "give up waiting for the host after this long and deny (keep it below the hook's `timeout` in Claude Code's settings, 600 s unless set)", String(HOOK_COMMAND_TIMEOUT_S))
     .option('--agent-token-file <file>', 'a named agent token (gatehouse agent token create) to file the calls under; default: the token in serve.json, agent "default"')

@@ -16,9 +16,10 @@ import { isAlive } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
+import { fromQwenInput, toQwenAnswer } from '../agents/qwen-code/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
-export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode'] as const;
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode', 'qwen-code'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -198,7 +199,7 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; agent: H
 }
 
 export async function hookAnswerFor(s: { home: string; agent?: HookAgent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli' || s.agent === 'opencode') return mappedHook(s, MAPPINGS[s.agent]);
+  if (s.agent !== undefined && s.agent !== 'claude-code') return mappedHook(s, MAPPINGS[s.agent]);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
@@ -227,13 +228,15 @@ interface HookMapping {
 /** How often the command looks whether the agent that started it is still there. */
 const AGENT_GONE_POLL_MS = 500;
 
-const MAPPINGS: Record<'gemini-cli' | 'opencode', HookMapping> = {
+const MAPPINGS: Record<Exclude<HookAgent, 'claude-code'>, HookMapping> = {
   'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
   opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
+  // Claude Code's answers, Gemini CLI's tool names (agents/qwen-code/hook-mapping.ts).
+  'qwen-code': { client: 'qwen-code', from: fromQwenInput, to: toQwenAnswer },
 };
 
 /**
- * Gemini CLI's BeforeTool hook and opencode's plugin: the input mapped to the one the host
+ * Gemini CLI's BeforeTool hook, opencode's plugin and Qwen Code's PreToolUse hook: the input mapped to the one the host
  * judges, the answer mapped back. Any failure here is the agent's deny (exit 2 with a sentence):
  * every other way out would let the agent run the tool.
  */

@@ -193,7 +193,7 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode)",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode, Qwen Code)",
       actions: MODIFY_OPS,
       // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
       // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges) or point
@@ -205,8 +205,10 @@ function defs(ctx: BuiltinContext): Def[] {
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
         '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',
+        // Qwen Code: its PreToolUse hook and `disableAllHooks` in the user's, a project's or the system settings.
+        '~/.qwen/settings.json', '**/.qwen/settings.json', '/etc/qwen-code/**',
       ],
-      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode); they configure the hook and the MCP server that supervise it.",
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode, Qwen Code); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',
