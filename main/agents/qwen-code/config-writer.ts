@@ -136,14 +136,16 @@ export class QwenConfigWriter implements AgentIntegration<'qwen-code'> {
   private mergeMcp(file: string, value: JsonObject, edit: JsonEdit, changes: string[]): void {
     const { launcher } = this.launch();
     const stdio = mcpStdioServer(this.deps.gatehouseHome, { typed: false });
-    // Absolute paths when this installation has them, as for the hook; trust: Gatehouse asks, not Qwen Code.
-    const ours: JsonObject = { ...(launcher ? { command: launcher.node, args: [launcher.entry, ...(stdio.args as string[])], ...(launcher.env ? { env: { ...launcher.env } } : {}) } : stdio), trust: true };
+    // Absolute paths when this installation has them, as for the hook; trust: Gatehouse asks, not
+    // Qwen Code; alwaysLoadTools: Qwen Code otherwise defers an MCP server's tools behind its
+    // tool_search, and the model is not offered Gatehouse's tools until it searches for them.
+    const ours: JsonObject = { ...(launcher ? { command: launcher.node, args: [launcher.entry, ...(stdio.args as string[])], ...(launcher.env ? { env: { ...launcher.env } } : {}) } : stdio), trust: true, alwaysLoadTools: true };
     const servers = value.mcpServers;
     if (servers !== undefined && !isObject(servers)) throw new ConfigFileError(file, `${file}: "mcpServers" is ${kindOf(servers)}, not an object of servers by name as Qwen Code expects. Fix it by hand, then preview again.`);
     const existing = servers?.[MCP_SERVER_NAME];
     if (existing !== undefined && sameJson(existing, ours)) return;
     edit(['mcpServers', MCP_SERVER_NAME], ours);
-    changes.push(`mcpServers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (stdio bridge, gatehouse mcp; trust: true, so Gatehouse asks instead of Qwen Code)`);
+    changes.push(`mcpServers.${MCP_SERVER_NAME}: ${existing === undefined ? 'added' : 'replaced'} (stdio bridge, gatehouse mcp; trust: true, so Gatehouse asks instead of Qwen Code; alwaysLoadTools: true, so the model is offered its tools)`);
   }
 
   private projectDir(dir: string | undefined): string {
