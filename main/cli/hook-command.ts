@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
-import { isAlive } from '../core/proc-scan.js';
+import { isAlive, readStat } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
@@ -223,6 +223,12 @@ interface HookMapping {
    * the parent), the command exits and its closed connection withdraws the call from the inbox.
    */
   parentIsAgent?: boolean;
+  /**
+   * The agent starts the command through a shell (Qwen Code: `bash -c`, in a process group of its
+   * own that outlives the agent, as measured): the agent is the shell's parent. When it is gone,
+   * the command answers deny and exits, and its closed connection withdraws the call.
+   */
+  agentBehindShell?: boolean;
 }
 
 /** How often the command looks whether the agent that started it is still there. */
@@ -232,7 +238,7 @@ const MAPPINGS: Record<Exclude<HookAgent, 'claude-code'>, HookMapping> = {
   'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
   opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
   // Claude Code's answers, Gemini CLI's tool names (agents/qwen-code/hook-mapping.ts).
-  'qwen-code': { client: 'qwen-code', from: fromQwenInput, to: toQwenAnswer },
+  'qwen-code': { client: 'qwen-code', from: fromQwenInput, to: toQwenAnswer, agentBehindShell: true },
 };
 
 /**
@@ -246,6 +252,18 @@ async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
     const parent = process.ppid;
     setInterval(() => {
       if (process.ppid !== parent) process.exit(2);
+    }, AGENT_GONE_POLL_MS).unref();
+  }
+  // Linux only (/proc): elsewhere the call waits until its deadline. Whatever is watched, its end
+  // is answered with a deny, never a bare exit: an exit without an answer lets Qwen Code run the tool.
+  const agent = m.agentBehindShell ? readStat(process.ppid)?.ppid : undefined;
+  if (agent !== undefined && agent > 1) {
+    setInterval(() => {
+      if (isAlive(agent)) return;
+      const gone = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${agent}) has exited; the call is withdrawn.`), null);
+      process.stdout.write(gone.stdout);
+      process.stderr.write(gone.stderr);
+      process.exit(gone.code);
     }, AGENT_GONE_POLL_MS).unref();
   }
   try {

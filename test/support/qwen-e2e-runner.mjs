@@ -6,7 +6,7 @@
 // reached the model. Prints one JSON report on stdout.
 // Plain JavaScript: it runs under node without the test runner's transform.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { startServe, watchInbox } from './served-host.mjs';
@@ -63,7 +63,8 @@ const info = await op('gateway.info', {});
 // The inbox, watched as a console watches it: the scenario that waits for an operator acts on the
 // approvals.changed event that adds its item.
 let onAdded = null;
-const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
+let onChanged = null;
+const consoleWs = await watchInbox(serve, (id) => onAdded?.(id), (payload) => onChanged?.(payload));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { agent: 'qwen-code', scope: 'user', mcp: 'stdio', hook: 'command' };
@@ -72,14 +73,16 @@ await op('agents.write', { ...req, expected: preview.files.map((f) => ({ path: f
 const written = JSON.parse(readFileSync(join(userHome, '.qwen', 'settings.json'), 'utf8'));
 
 // ---- Qwen Code -------------------------------------------------------------------------------------
+/** The Qwen Code of the running scenario (the agent-gone scenario kills it). */
+let current = null;
 function runQwen(extraArgs = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [qwen, '-p', 'Do the task.', '--auth-type', 'openai', '--output-format', 'json', ...extraArgs], {
+    const child = (current = spawn(process.execPath, [qwen, '-p', 'Do the task.', '--auth-type', 'openai', '--output-format', 'json', ...extraArgs], {
       // The home is the workspace, so ~/.ssh/id_rsa is a path read_file accepts and only the hook stands in its way.
       cwd: userHome,
       env: { ...env, OPENAI_BASE_URL: mockUrl, OPENAI_API_KEY: 'e2e-dummy', OPENAI_MODEL: 'mock', NO_COLOR: '1', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -90,6 +93,20 @@ function runQwen(extraArgs = []) {
       resolve({ code, stderr: err.slice(-2000), raw: out.slice(-1000) });
     });
   });
+}
+
+/** The pids whose parent is `pid` (Linux /proc, as the namespace has it). */
+function childrenOf(pid) {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 const marker = (name) => join(root, `marker-${name}`);
@@ -122,6 +139,22 @@ await scenario('inbox', { name: 'run_shell_command', args: { command: `touch ${m
   args: ['--approval-mode', 'yolo'],
   onPending: (item) => op('approvals.approve', { id: item.id, argsHash: item.argsHash }),
 });
+// The agent gone: Qwen Code is killed while its call waits in the inbox. Its hook (in a process
+// group of its own, which outlives Qwen Code) sees its agent gone, answers and exits; the closed
+// connection withdraws the call, and the inbox is empty again. Nothing ran.
+let withdrawn = null;
+await scenario('gone', { name: 'run_shell_command', args: { command: `touch ${marker('gone')}` } }, {
+  args: ['--approval-mode', 'yolo'],
+  onPending: () => {
+    withdrawn = new Promise((resolve) => (onChanged = (p) => p.pending === 0 && resolve()));
+    // cli.js relaunches itself: the agent that runs the hook is the child of the process started here.
+    const agent = childrenOf(current.pid)[0];
+    process.kill(agent, 'SIGKILL');
+  },
+});
+// Bounded: without the agent-gone check the hook would wait out its own deadline (590 s).
+await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+onChanged = null;
 consoleWs.close();
 // The host stopped: the hook denies (fails closed), nothing is read.
 host.kill('SIGTERM');

@@ -29,7 +29,7 @@ interface HookEntry {
 }
 
 describe('the real Qwen Code, supervised through the settings Gatehouse writes', () => {
-  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs; with the host down nothing is read", async (ctx) => {
+  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs, or withdrawn when Qwen Code is gone; with the host down nothing is read", async (ctx) => {
     const qwen = packageFile('@qwen-code/qwen-code', 'cli.js');
     const ns = namespaceCommand();
     if (!qwen || 'why' in ns) {
@@ -54,7 +54,7 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     expect(report.written.mcpServers.gatehouse).toMatchObject({ trust: true, alwaysLoadTools: true, args: expect.arrayContaining(['mcp', '--home']) });
 
     // Qwen Code offered the model Gatehouse's tools (through the stdio bridge) beside its own.
-    for (const x of report.scenarios) expect(x.code, `${x.name}: ${x.stderr}${x.raw}`).toBe(0);
+    for (const x of report.scenarios.filter((x) => x.name !== 'gone')) expect(x.code, `${x.name}: ${x.stderr}${x.raw}`).toBe(0);
     expect(s.read!.offered).toContain('read_file');
     expect(report.gatehouseTools.length).toBeGreaterThan(0);
     for (const t of report.gatehouseTools) expect(s.read!.offered).toContain(`mcp__gatehouse__${t}`);
@@ -69,6 +69,9 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     // A shell command that writes waited in the inbox; the operator approved it; Qwen Code ran it.
     expect(s.inbox!.marker, said(s.inbox!)).toBe(true);
     expect(s.stopped!.marker).toBe(false);
+    // Qwen Code killed while its call waited: the call was withdrawn, and never ran.
+    expect(s.gone!.marker).toBe(false);
+    expect(s.gone!.toolResult).toBeNull();
 
     // The host stopped: the hook denies (fails closed); the model is told why, the file is not read.
     expect(said(s.stopped!)).toContain('Gatehouse is not running');
@@ -80,14 +83,17 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
       const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
-      // The three hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command.
+      // The four hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command, the one whose agent went.
       expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
         ['Bash', 'allow', 'operator'],
+        ['Bash', 'expired', 'error'],
       ]);
+      // Withdrawn from the inbox as agent gone, against its call, once.
+      expect(rows('approval.withdrawn')).toEqual([expect.objectContaining({ state: 'gone', call: received[3]!.call })]);
       // Filed under Qwen Code's own client name and its session_id.
-      expect(received.map((r) => r.client)).toEqual(['qwen-code', 'qwen-code', 'qwen-code']);
+      expect(received.map((r) => r.client)).toEqual(['qwen-code', 'qwen-code', 'qwen-code', 'qwen-code']);
       expect(received.every((r) => /^default\/[0-9a-f-]{36}$/.test(String(r.session)))).toBe(true);
       // What ran was reported after it (PostToolUse), linked to the judged call by Qwen Code's own tool_use_id.
       const outcomes = rows('call.outcome');
