@@ -7,8 +7,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { withAuditRows } from '../../support/audit-rows.js';
 import { cliPath, repoRoot } from '../../support/cli.js';
 import { namespaceCommand, runInNamespace } from '../../support/netns.js';
 import { tempDir } from '../../support/temp.js';
@@ -81,9 +81,7 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     expect(said(s.stopped!)).not.toContain('ordinary-notes-content');
 
     // The audit log, read after the host stopped, filed under the token's agent and Gemini CLI's session_id.
-    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
-    try {
-      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+    withAuditRows(report.home, (rows) => {
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
       // The three hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command.
@@ -100,8 +98,6 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
       expect(outcomes.find((o) => o.call === byCall('Read'))).toMatchObject({ outcome: 'executed' });
       // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
       expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli', 'gemini-cli']);
-    } finally {
-      db.close();
-    }
+    });
   }, 300_000);
 });

@@ -6,8 +6,8 @@
 // what reached the model (the tool message the mock received) and the host's audit log.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { withAuditRows } from '../../support/audit-rows.js';
 import { cliPath, repoRoot } from '../../support/cli.js';
 import { namespaceCommand, packageFile, runInNamespace } from '../../support/netns.js';
 import { tempDir } from '../../support/temp.js';
@@ -78,9 +78,7 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     expect(said(s.stopped!)).not.toContain('ordinary-notes-content');
 
     // The audit log, read after the host stopped.
-    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
-    try {
-      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+    withAuditRows(report.home, (rows) => {
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
       // The four hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command, the one whose agent went.
@@ -100,8 +98,6 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
       const byCall = (tool: string) => received.find((r) => r.tool === tool && decided.get(r.call)?.decision === 'allow')?.call;
       expect(outcomes.find((o) => o.call === byCall('Bash'))).toMatchObject({ outcome: 'executed' });
       expect(outcomes.find((o) => o.call === byCall('Read'))).toMatchObject({ outcome: 'executed' });
-    } finally {
-      db.close();
-    }
+    });
   }, 300_000);
 });
