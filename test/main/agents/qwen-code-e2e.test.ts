@@ -4,13 +4,9 @@
 // it for me" wrote (the stdio MCP bridge and the PreToolUse / PostToolUse hooks); Qwen Code runs in
 // -p mode. The work inside the namespace is test/support/qwen-e2e-runner.mjs; this file checks
 // what reached the model (the tool message the mock received) and the host's audit log.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withAuditRows } from '../../support/audit-rows.js';
-import { cliPath, repoRoot } from '../../support/cli.js';
-import { namespaceCommand, packageFile, runInNamespace } from '../../support/netns.js';
-import { tempDir } from '../../support/temp.js';
+import { packageFile, runAgentScenarios } from '../../support/netns.js';
 
 interface Scenario {
   name: string;
@@ -30,18 +26,8 @@ interface HookEntry {
 
 describe('the real Qwen Code, supervised through the settings Gatehouse writes', () => {
   it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs, or withdrawn when Qwen Code is gone; with the host down nothing is read", async (ctx) => {
-    const qwen = packageFile('@qwen-code/qwen-code', 'cli.js');
-    const ns = namespaceCommand();
-    if (!qwen || 'why' in ns) {
-      const why = !qwen ? 'Qwen Code is not installed (npm install: @qwen-code/qwen-code)' : (ns as { why: string }).why;
-      console.log(`qwen-code-e2e skipped: ${why}`);
-      ctx.skip(why);
-      return;
-    }
-    const root = tempDir('gatehouse-qwen-e2e-');
-    const config = join(root, 'config.json');
-    writeFileSync(config, JSON.stringify({ root, cli: cliPath, qwen }));
-    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'qwen-e2e-runner.mjs'), config);
+    const run = await runAgentScenarios({ label: 'qwen-code-e2e', key: 'qwen', agent: packageFile('@qwen-code/qwen-code', 'cli.js'), missing: 'Qwen Code is not installed (npm install: @qwen-code/qwen-code)', runner: 'qwen-e2e-runner.mjs' });
+    if ('skip' in run) return void ctx.skip(run.skip);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { home: string; gatehouseTools: string[]; written: { general: unknown; hooks: Record<'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure', HookEntry[]>; mcpServers: { gatehouse: { trust: boolean; alwaysLoadTools: boolean; args: string[] } } }; scenarios: Scenario[] };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
