@@ -254,16 +254,21 @@ async function mappedHook(s: { home: string; unreachable: 'deny' | 'ask' | undef
       if (process.ppid !== parent) process.exit(2);
     }, AGENT_GONE_POLL_MS).unref();
   }
-  // Linux only (/proc): elsewhere the call waits until its deadline. Whatever is watched, its end
-  // is answered with a deny, never a bare exit: an exit without an answer lets Qwen Code run the tool.
+  // Linux only (/proc): elsewhere the call waits until its deadline. The agent's own parent is
+  // watched too: Qwen Code's cli.js relaunches itself, and the relaunched process, once its
+  // launcher is gone, cancels the waiting hook about 60 s later and runs the tool (measured).
+  // Whatever is watched, its end is answered with a deny, never a bare exit: an exit without an
+  // answer lets Qwen Code run the tool.
   const agent = m.agentBehindShell ? readStat(process.ppid)?.ppid : undefined;
-  if (agent !== undefined && agent > 1) {
+  const watched = agent !== undefined && agent > 1 ? [agent, readStat(agent)?.ppid ?? 0].filter((pid) => pid > 1) : [];
+  if (watched.length > 0) {
     setInterval(() => {
-      if (isAlive(agent)) return;
-      const gone = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${agent}) has exited; the call is withdrawn.`), null);
-      process.stdout.write(gone.stdout);
-      process.stderr.write(gone.stderr);
-      process.exit(gone.code);
+      const gone = watched.find((pid) => !isAlive(pid));
+      if (gone === undefined) return;
+      const r = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${gone}) has exited; the call is withdrawn.`), null);
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+      process.exit(r.code);
     }, AGENT_GONE_POLL_MS).unref();
   }
   try {

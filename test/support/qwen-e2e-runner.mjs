@@ -154,6 +154,18 @@ await scenario('gone', { name: 'run_shell_command', args: { command: `touch ${ma
 });
 // Bounded: without the agent-gone check the hook would wait out its own deadline (590 s).
 await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+// The launcher gone: only the process started here (cli.js, which relaunched itself) is killed.
+// The relaunched Qwen Code lives on and would run the call once it cancels the hook (about 60 s
+// later); the hook sees the launcher gone first and denies, and the call is withdrawn.
+withdrawn = null;
+await scenario('launcher', { name: 'run_shell_command', args: { command: `touch ${marker('launcher')}` } }, {
+  args: ['--approval-mode', 'yolo'],
+  onPending: () => {
+    withdrawn = new Promise((resolve) => (onChanged = (p) => p.pending === 0 && resolve()));
+    current.kill('SIGKILL');
+  },
+});
+await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
 onChanged = null;
 consoleWs.close();
 // The host stopped: the hook denies (fails closed), nothing is read.

@@ -23,6 +23,7 @@ export const QWEN_LIMITS: readonly string[] = [
   'Qwen Code ignores a changed input from a PreToolUse hook, so a command Gatehouse would only let through contained is denied instead.',
   'With folder trust switched on, a project\'s .qwen/settings.json hooks run only in a folder Qwen Code trusts; elsewhere Qwen Code skips them and runs the tool. Prefer your own settings (~/.qwen/settings.json).',
   'disableAllHooks = true (in any settings file Qwen Code merges, /etc/qwen-code/settings.json included) or starting Qwen Code in bare or safe mode switches the hook off.',
+  'Qwen Code runs the tool when it cancels a waiting hook itself (a Qwen Code whose launcher was killed does so about 60 s later): the hook denies as soon as Qwen Code or its launcher is gone, but only on Linux (/proc).',
 ];
 
 export type QwenConfigDeps = SettingsJsonDeps;

@@ -40,7 +40,7 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     expect(report.written.mcpServers.gatehouse).toMatchObject({ trust: true, alwaysLoadTools: true, args: expect.arrayContaining(['mcp', '--home']) });
 
     // Qwen Code offered the model Gatehouse's tools (through the stdio bridge) beside its own.
-    for (const x of report.scenarios.filter((x) => x.name !== 'gone')) expect(x.code, `${x.name}: ${x.stderr}${x.raw}`).toBe(0);
+    for (const x of report.scenarios.filter((x) => x.name !== 'gone' && x.name !== 'launcher')) expect(x.code, `${x.name}: ${x.stderr}${x.raw}`).toBe(0);
     expect(s.read!.offered).toContain('read_file');
     expect(report.gatehouseTools.length).toBeGreaterThan(0);
     for (const t of report.gatehouseTools) expect(s.read!.offered).toContain(`mcp__gatehouse__${t}`);
@@ -58,6 +58,9 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     // Qwen Code killed while its call waited: the call was withdrawn, and never ran.
     expect(s.gone!.marker).toBe(false);
     expect(s.gone!.toolResult).toBeNull();
+    // Only its launcher killed: the relaunched Qwen Code read the deny, and nothing ran.
+    expect(s.launcher!.marker).toBe(false);
+    expect(said(s.launcher!)).toContain('has exited');
 
     // The host stopped: the hook denies (fails closed); the model is told why, the file is not read.
     expect(said(s.stopped!)).toContain('Gatehouse is not running');
@@ -67,17 +70,18 @@ describe('the real Qwen Code, supervised through the settings Gatehouse writes',
     withAuditRows(report.home, (rows) => {
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
-      // The four hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command, the one whose agent went.
+      // The five hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command, the two whose agent went.
       expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
         ['Bash', 'allow', 'operator'],
         ['Bash', 'expired', 'error'],
+        ['Bash', 'expired', 'error'],
       ]);
-      // Withdrawn from the inbox as agent gone, against its call, once.
-      expect(rows('approval.withdrawn')).toEqual([expect.objectContaining({ state: 'gone', call: received[3]!.call })]);
+      // Withdrawn from the inbox as agent gone, against their calls, once each.
+      expect(rows('approval.withdrawn')).toEqual([expect.objectContaining({ state: 'gone', call: received[3]!.call }), expect.objectContaining({ state: 'gone', call: received[4]!.call })]);
       // Filed under Qwen Code's own client name and its session_id.
-      expect(received.map((r) => r.client)).toEqual(['qwen-code', 'qwen-code', 'qwen-code', 'qwen-code']);
+      expect(received.map((r) => r.client)).toEqual(Array(5).fill('qwen-code'));
       expect(received.every((r) => /^default\/[0-9a-f-]{36}$/.test(String(r.session)))).toBe(true);
       // What ran was reported after it (PostToolUse), linked to the judged call by Qwen Code's own tool_use_id.
       const outcomes = rows('call.outcome');
