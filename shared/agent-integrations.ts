@@ -62,6 +62,18 @@ export const AGENT_REQUESTS = {
       hook: z.enum(['command', 'none']),
     })
     .strict(),
+  'qwen-code': z
+    .object({
+      agent: z.literal('qwen-code'),
+      /** user: ~/.qwen/settings.json; project: <projectDir>/.qwen/settings.json (its hooks run only in a folder Qwen Code trusts). */
+      scope,
+      projectDir,
+      /** Gatehouse as an MCP server (the stdio bridge), or not at all. */
+      mcp: z.enum(['stdio', 'none']),
+      /** Gatehouse as a PreToolUse hook (`gatehouse hook --agent qwen-code`), or not at all. */
+      hook: z.enum(['command', 'none']),
+    })
+    .strict(),
 } as const;
 
 export type AgentId = keyof typeof AGENT_REQUESTS;
@@ -69,10 +81,10 @@ export const AGENT_IDS = Object.keys(AGENT_REQUESTS) as AgentId[];
 export type AgentRequest<Id extends AgentId = AgentId> = z.infer<(typeof AGENT_REQUESTS)[Id]>;
 
 /** agents.preview's request: one agent's request. */
-export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli'], AGENT_REQUESTS.opencode, AGENT_REQUESTS.copilot]);
+export const agentRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'], AGENT_REQUESTS.codex, AGENT_REQUESTS['gemini-cli'], AGENT_REQUESTS.opencode, AGENT_REQUESTS.copilot, AGENT_REQUESTS['qwen-code']]);
 const expected = z.array(z.object({ path: z.string().max(4096), baseHash: z.string().max(100) })).min(1).max(4);
 /** agents.write's request: the agent's request and the hash of each file as its preview showed it. */
-export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected }), AGENT_REQUESTS.opencode.extend({ expected }), AGENT_REQUESTS.copilot.extend({ expected })]);
+export const agentWriteRequest = z.discriminatedUnion('agent', [AGENT_REQUESTS['claude-code'].extend({ expected }), AGENT_REQUESTS.codex.extend({ expected }), AGENT_REQUESTS['gemini-cli'].extend({ expected }), AGENT_REQUESTS.opencode.extend({ expected }), AGENT_REQUESTS.copilot.extend({ expected }), AGENT_REQUESTS['qwen-code'].extend({ expected })]);
 
 /** One option of a choice; `needs`: only when the host listens for agents over HTTP. */
 export interface AgentChoiceOption {
@@ -278,5 +290,44 @@ export const AGENT_DESCRIPTORS: readonly AgentDescriptor[] = [
     ],
     needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the hook, or both.' },
     done: 'Done. Restart Copilot CLI so it reads its files again (/mcp shows what it loaded).',
+  },
+  {
+    id: 'qwen-code',
+    displayName: 'Qwen Code',
+    testIdPrefix: 'qwen-config',
+    openLabel: 'Write it for Qwen Code…',
+    openHint: 'Adds Gatehouse to Qwen Code’s settings.json (the stdio bridge and a PreToolUse hook that fails closed) after showing you the diff.',
+    choices: [
+      {
+        key: 'scope',
+        legend: 'Where',
+        inputName: 'qwen-scope',
+        options: [
+          { value: 'user', label: 'You, in every project', help: '~/.qwen/settings.json in your home folder on the host.' },
+          { value: 'project', label: 'One project', help: '.qwen/settings.json in the project folder; with folder trust on, Qwen Code runs its hooks only once you trust that folder.' },
+        ],
+        folderWhen: { value: 'project', placeholder: '/path/to/project (the folder you start Qwen Code in)' },
+      },
+      {
+        key: 'mcp',
+        legend: 'MCP server',
+        inputName: 'qwen-mcp',
+        options: [
+          { value: 'stdio', label: 'stdio bridge', help: 'Qwen Code starts gatehouse mcp, which relays to this host; trusted, so Gatehouse asks instead of Qwen Code.' },
+          { value: 'none', label: 'None', help: 'Leave the MCP server out.' },
+        ],
+      },
+      {
+        key: 'hook',
+        legend: 'PreToolUse hook',
+        inputName: 'qwen-hook',
+        options: [
+          { value: 'command', label: 'Command', help: 'Qwen Code runs gatehouse hook before each of its own tools; a deny reaches the model with its reason.' },
+          { value: 'none', label: 'None', help: 'Leave the hook out.' },
+        ],
+      },
+    ],
+    needsOneOf: { keys: ['mcp', 'hook'], message: 'Choose the MCP server, the hook, or both.' },
+    done: 'Done. Restart Qwen Code so it reads settings.json again (/hooks and /mcp show what it loaded).',
   },
 ];

@@ -196,10 +196,20 @@ export const GEMINI_HOOK_TIMEOUT_MS = CLAUDE_HOOK_TIMEOUT_S * 1000;
 /** The AfterTool report's timeout: the tool has run, nothing waits on a human, and a host that does not answer only loses the record. */
 export const GEMINI_REPORT_TIMEOUT_MS = 30_000;
 
+/**
+ * `gatehouse hook --agent AGENT [--home DIR] --timeout S`, answering before the agent gives up at
+ * `hookTimeoutS`; `failClosed`: every failure of the command becomes exit 2 with a sentence.
+ */
+export function agentHookCommand(agent: string, home: string | null, o: { launcher?: HookLauncher | null | undefined; hookTimeoutS: number; failClosed: boolean | string }): string {
+  // A string is the agent's own fail-closed tail (Copilot CLI wants its deny as JSON on stdout).
+  const tail = o.failClosed === true ? [GEMINI_HOOK_FAIL_CLOSED] : typeof o.failClosed === 'string' ? [o.failClosed] : [];
+  return [...launch(o.launcher), 'hook', '--agent', agent, ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(o.hookTimeoutS)), ...tail].join(' ');
+}
+
 /** Gemini CLI's BeforeTool hook: `gatehouse hook --agent gemini-cli`, answering before Gemini CLI gives up, failing closed. */
 export function geminiHook(home: string | null, o: { launcher?: HookLauncher | null; hookTimeoutMs?: number } = {}): JsonObject {
   const timeoutMs = o.hookTimeoutMs ?? GEMINI_HOOK_TIMEOUT_MS;
-  const command = [...launch(o.launcher), 'hook', '--agent', 'gemini-cli', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(Math.floor(timeoutMs / 1000))), GEMINI_HOOK_FAIL_CLOSED].join(' ');
+  const command = agentHookCommand('gemini-cli', home, { launcher: o.launcher, hookTimeoutS: Math.floor(timeoutMs / 1000), failClosed: true });
   return { name: 'gatehouse', type: 'command', command, timeout: timeoutMs };
 }
 
@@ -220,7 +230,7 @@ export const COPILOT_HOOK_TIMEOUT_S = CLAUDE_HOOK_TIMEOUT_S;
  */
 export function copilotHook(home: string | null, o: { launcher?: HookLauncher | null; hookTimeoutS?: number } = {}): JsonObject {
   const timeoutS = o.hookTimeoutS ?? COPILOT_HOOK_TIMEOUT_S;
-  const command = [...launch(o.launcher), 'hook', '--agent', 'copilot', ...homeArgs(home).map(shellQuote), '--timeout', String(commandTimeoutS(timeoutS)), COPILOT_HOOK_FAIL_CLOSED].join(' ');
+  const command = agentHookCommand('copilot', home, { launcher: o.launcher, hookTimeoutS: timeoutS, failClosed: COPILOT_HOOK_FAIL_CLOSED });
   return { type: 'command', bash: command, timeoutSec: timeoutS };
 }
 
@@ -230,4 +240,14 @@ export function copilotHook(home: string | null, o: { launcher?: HookLauncher | 
  */
 export function copilotReportHook(home: string | null, event: 'postToolUse' | 'postToolUseFailure', o: { launcher?: HookLauncher | null } = {}): JsonObject {
   return { type: 'command', bash: [...launch(o.launcher), 'hook', '--agent', 'copilot', '--event', event, ...homeArgs(home).map(shellQuote)].join(' '), timeoutSec: 30 };
+}
+
+/**
+ * Qwen Code's hooks (timeouts in seconds): PreToolUse decides, failing closed (Qwen Code runs the
+ * tool after any exit but 0 or 2); PostToolUse and PostToolUseFailure report what ran, not failing
+ * closed (an exit 2 there would only show the model an error about a tool that already ran).
+ */
+export function qwenHooks(home: string | null, o: { launcher?: HookLauncher | null } = {}): { decide: JsonObject; report: JsonObject } {
+  const hook = (hookTimeoutS: number, failClosed: boolean) => ({ name: 'gatehouse', type: 'command', command: agentHookCommand('qwen-code', home, { launcher: o.launcher, hookTimeoutS, failClosed }), timeout: hookTimeoutS });
+  return { decide: hook(CLAUDE_HOOK_TIMEOUT_S, true), report: hook(REPORT_TIMEOUT_S, false) };
 }

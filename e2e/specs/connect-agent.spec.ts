@@ -308,3 +308,46 @@ test('write it for Copilot CLI: hooks/gatehouse.json (a preToolUse hook that fai
   await expect(mcp).toContainText('already set');
   await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
 });
+
+test('write it for Qwen Code: one project’s .qwen/settings.json gets the stdio bridge, a PreToolUse hook that fails closed and the reports, after its diff and what Qwen Code cannot guarantee', async ({ console: app, home }) => {
+  // The project scope only: the user scope would edit the real ~/.qwen of whoever runs the suite.
+  const settingsFile = join(project, '.qwen', 'settings.json');
+  // The user's own settings with every hook switched off: the write keeps their keys and turns hooks back on.
+  mkdirSync(join(project, '.qwen'), { recursive: true });
+  writeFileSync(settingsFile, JSON.stringify({ model: { name: 'qwen3-coder-plus' }, disableAllHooks: true }, null, 2) + '\n');
+  await app.status.expectConnected();
+  await app.open('settings');
+  const dialog = app.page.getByTestId('qwen-config-dialog');
+  await app.page.getByTestId('qwen-config-open').click();
+  await expect(dialog.getByRole('heading', { name: /Qwen Code/ })).toBeVisible();
+  await dialog.getByTestId('qwen-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('qwen-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  const file = dialog.locator(`[data-testid="qwen-config-file"][data-path="${settingsFile}"]`);
+  await expect(file).toHaveAttribute('data-changed', 'true');
+  for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) await expect(file.locator('.diff-add').filter({ hasText: `"${event}"` })).toHaveCount(1);
+  // The same command three times: PreToolUse decides, the two reports say what ran.
+  await expect(file.locator('.diff-add').filter({ hasText: `hook --agent qwen-code --home ${home}` })).toHaveCount(3);
+  await expect(file.locator('.diff-add').filter({ hasText: '"disableAllHooks": false' })).toHaveCount(1);
+  // The console says, before anything is written, where Qwen Code fails open.
+  await expect(dialog.getByTestId('qwen-config-notes')).toContainText('fails open');
+  expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).not.toHaveProperty('hooks');
+
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await expect(dialog.getByTestId('qwen-config-result')).toContainText(settingsFile);
+  const written = JSON.parse(readFileSync(settingsFile, 'utf8')) as { model: unknown; disableAllHooks: boolean; mcpServers: Record<string, { args: string[]; trust: boolean; alwaysLoadTools: boolean }>; hooks: Record<string, { matcher: string; hooks: { type: string; command: string; timeout: number }[] }[]> };
+  expect(written.model).toEqual({ name: 'qwen3-coder-plus' });
+  expect(written.disableAllHooks).toBe(false);
+  expect(written.mcpServers.gatehouse).toMatchObject({ args: expect.arrayContaining(['mcp']), trust: true, alwaysLoadTools: true });
+  expect(written.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [expect.objectContaining({ type: 'command', timeout: 600, command: expect.stringMatching(/hook --agent qwen-code .*\|\| \{/) })] }]);
+  await dialog.getByTestId('qwen-config-close').click();
+  await expect(dialog).toHaveCount(0);
+
+  // Again: already set, so Apply stays off.
+  await app.page.getByTestId('qwen-config-open').click();
+  await dialog.getByTestId('qwen-config-scope').getByRole('radio', { name: /One project/ }).check();
+  await dialog.getByTestId('qwen-config-project-dir').fill(project);
+  await app.page.keyboard.press('Enter');
+  await expect(dialog.locator(`[data-testid="qwen-config-file"][data-path="${settingsFile}"]`)).toContainText('already set');
+  await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+});

@@ -9,6 +9,7 @@ import { CopilotConfigWriter } from './copilot/config-writer.js';
 import { GeminiConfigWriter } from './gemini/config-writer.js';
 import type { AgentIntegration } from './integration.js';
 import { OpencodeConfigWriter } from './opencode/config-writer.js';
+import { QwenConfigWriter } from './qwen-code/config-writer.js';
 
 export interface AgentIntegrationDeps {
   /** The user's home (~/.claude, ~/.codex …); injectable for tests. */
@@ -42,6 +43,7 @@ export function agentIntegrations(d: AgentIntegrationDeps): AgentIntegrations {
     'gemini-cli': new GeminiConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
     opencode: new OpencodeConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, approvalExpiryS: d.approvalExpiryS, setClientTimeout: d.setClientTimeout, record: d.record, now: d.now }),
     copilot: new CopilotConfigWriter({ copilotHome: d.copilotHome || join(d.userHome, '.copilot'), gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
+    'qwen-code': new QwenConfigWriter({ userHome: d.userHome, gatehouseHome: d.gatehouseHome, record: d.record, now: d.now }),
   };
 }
 

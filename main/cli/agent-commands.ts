@@ -33,7 +33,7 @@ export function addAgentCommands(cli: Command): void {
     .command('hook')
     .description('Claude Code hook (command form) for PreToolUse, PostToolUse and PostToolUseFailure: reads the hook input on stdin, answers on stdout. Write it with absolute paths and "|| exit 2" (as Settings → Write it for me does): a hook command that cannot start exits with another code, which Claude Code treats as "go ahead".')
     .option('--home <dir>', 'data folder of the running Gatehouse')
-    .option('--agent <name>', 'whose hook input and answer: claude-code (PreToolUse, JSON answers), gemini-cli (BeforeTool; a deny is exit 2 with the reason on stderr), opencode (what Gatehouse’s opencode plugin sends; one JSON line back) or copilot (preToolUse; a deny is its JSON answer and exit 2)', 'claude-code')
+    .option('--agent <name>', 'whose hook input and answer: claude-code (PreToolUse, JSON answers), gemini-cli (BeforeTool; a deny is exit 2 with the reason on stderr), opencode (what Gatehouse’s opencode plugin sends; one JSON line back), qwen-code (PreToolUse, Claude Code’s answers for Qwen Code’s tools) or copilot (preToolUse; a deny is its JSON answer and exit 2)', 'claude-code')
     .option('--event <name>', 'with --agent copilot, the event the hook is written under (its input does not say): preToolUse (decides), or postToolUse / postToolUseFailure (reports what ran)')
     .option('--unreachable <answer>', 'answer when Gatehouse is not running: deny or ask (default: the hookUnreachable setting, deny)')
     .option('--timeout <seconds>', "give up waiting for the host after this long and deny (keep it below the hook's `timeout` in Claude Code's settings, 600 s unless set)", String(HOOK_COMMAND_TIMEOUT_S))

@@ -12,14 +12,15 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
-import { isAlive } from '../core/proc-scan.js';
+import { isAlive, readStat } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
 import { COPILOT_EVENTS, fromCopilotInput, toCopilotAnswer, type CopilotEvent } from '../agents/copilot/hook-mapping.js';
+import { fromQwenInput, toQwenAnswer } from '../agents/qwen-code/hook-mapping.js';
 
 /** Whose hook input `gatehouse hook` reads and whose answer it gives (--agent). */
-export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode', 'copilot'] as const;
+export const HOOK_AGENTS = ['claude-code', 'gemini-cli', 'opencode', 'qwen-code', 'copilot'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** What the hook needs of serve.json (written by the host: shells/serve/serve-file.ts). */
@@ -203,7 +204,7 @@ export function hookSettings(o: HookOptions): { ok: true; home: string; agent: H
 }
 
 export async function hookAnswerFor(s: { home: string; agent?: HookAgent; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }): Promise<void> {
-  if (s.agent === 'gemini-cli' || s.agent === 'opencode' || s.agent === 'copilot') return mappedHook(s, MAPPINGS[s.agent]);
+  if (s.agent !== undefined && s.agent !== 'claude-code') return mappedHook(s, MAPPINGS[s.agent]);
   const input = await readStdin();
   const answer = await runHook(s.home, input, { unreachable: s.unreachable, timeoutMs: s.timeoutMs, agentTokenFile: s.agentTokenFile });
   // No decision is exit 0 with nothing on stdout: Claude Code then goes on as if no hook had spoken.
@@ -228,22 +229,30 @@ interface HookMapping {
    * the parent), the command exits and its closed connection withdraws the call from the inbox.
    */
   parentIsAgent?: boolean;
+  /**
+   * The agent starts the command through a shell (Qwen Code: `bash -c`, in a process group of its
+   * own that outlives the agent, as measured): the agent is the shell's parent. When it is gone,
+   * the command answers deny and exits, and its closed connection withdraws the call.
+   */
+  agentBehindShell?: boolean;
 }
 
 /** How often the command looks whether the agent that started it is still there. */
 const AGENT_GONE_POLL_MS = 500;
 
-const MAPPINGS: Record<'gemini-cli' | 'opencode' | 'copilot', HookMapping> = {
+const MAPPINGS: Record<Exclude<HookAgent, 'claude-code'>, HookMapping> = {
   'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
   opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
+  // Claude Code's answers, Gemini CLI's tool names (agents/qwen-code/hook-mapping.ts).
+  'qwen-code': { client: 'qwen-code', from: fromQwenInput, to: toQwenAnswer, agentBehindShell: true },
   copilot: { client: 'copilot', from: fromCopilotInput, to: toCopilotAnswer },
 };
 
 /**
- * Gemini CLI's BeforeTool and AfterTool hooks, opencode's plugin and Copilot CLI's preToolUse hook
- * (and its reports): the input mapped to the one the host judges, the answer mapped back. Any
- * failure here is the agent's deny (exit 2, with a sentence): every other way out would let the
- * agent run the tool.
+ * Gemini CLI's BeforeTool and AfterTool hooks, opencode's plugin, Qwen Code's PreToolUse hook and
+ * Copilot CLI's preToolUse hook (and their reports): the input mapped to the one the host judges,
+ * the answer mapped back. Any failure here is the agent's deny (exit 2, with a sentence): every
+ * other way out would let the agent run the tool.
  */
 async function mappedHook(s: { home: string; event?: CopilotEvent; unreachable: 'deny' | 'ask' | undefined; timeoutMs: number; agentTokenFile?: string | undefined }, m: HookMapping): Promise<void> {
   let r: MappedResult;
@@ -251,6 +260,23 @@ async function mappedHook(s: { home: string; event?: CopilotEvent; unreachable: 
     const parent = process.ppid;
     setInterval(() => {
       if (process.ppid !== parent) process.exit(2);
+    }, AGENT_GONE_POLL_MS).unref();
+  }
+  // Linux only (/proc): elsewhere the call waits until its deadline. The agent's own parent is
+  // watched too: Qwen Code's cli.js relaunches itself, and the relaunched process, once its
+  // launcher is gone, cancels the waiting hook about 60 s later and runs the tool (measured).
+  // Whatever is watched, its end is answered with a deny, never a bare exit: an exit without an
+  // answer lets Qwen Code run the tool.
+  const agent = m.agentBehindShell ? readStat(process.ppid)?.ppid : undefined;
+  const watched = agent !== undefined && agent > 1 ? [agent, readStat(agent)?.ppid ?? 0].filter((pid) => pid > 1) : [];
+  if (watched.length > 0) {
+    setInterval(() => {
+      const gone = watched.find((pid) => !isAlive(pid));
+      if (gone === undefined) return;
+      const r = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${gone}) has exited; the call is withdrawn.`), null);
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+      process.exit(r.code);
     }, AGENT_GONE_POLL_MS).unref();
   }
   try {

@@ -2,9 +2,11 @@
 // (test/main/agents/claude-code-e2e.test.ts, test/main/agents/codex-e2e.test.ts): their mock model API, the host and the
 // CLI all talk over 127.0.0.1 inside it, and nothing can leave the machine whatever the CLI tries.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { cliPath, repoRoot } from './cli.js';
+import { tempDir } from './temp.js';
 
 /**
  * How to run node inside a fresh network namespace whose loopback is up: `argv` is the command
@@ -44,4 +46,23 @@ export function packageFile(pkg: string, ...rel: string[]): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A real agent CLI's scenarios: test/support/RUNNER run inside a fresh loopback-only namespace
+ * with `{root, cli, [key]: agent}` as its config (root a new temp folder, cli the built
+ * Gatehouse). Or, printed, why it cannot run here (the CLI not installed: `missing`; no
+ * namespace), for the caller to skip with.
+ */
+export async function runAgentScenarios(o: { label: string; key: string; agent: string | null; missing: string; runner: string }): Promise<{ skip: string } | { code: number | null; stdout: string; stderr: string }> {
+  const ns = namespaceCommand();
+  if (!o.agent || 'why' in ns) {
+    const why = !o.agent ? o.missing : (ns as { why: string }).why;
+    console.log(`${o.label} skipped: ${why}`);
+    return { skip: why };
+  }
+  const root = tempDir(`gatehouse-${o.label}-`);
+  const config = join(root, 'config.json');
+  writeFileSync(config, JSON.stringify({ root, cli: cliPath, [o.key]: o.agent }));
+  return runInNamespace(ns.argv, join(repoRoot, 'test', 'support', o.runner), config);
 }

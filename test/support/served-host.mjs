@@ -37,8 +37,11 @@ export async function startServe(cli, home, env) {
   return { host, serve, op };
 }
 
-/** Connects to `serve` (its serve.json); `onAdded(id)` is called for the first item of each event that adds some. */
-export async function watchInbox(serve, onAdded) {
+/**
+ * Connects to `serve` (its serve.json); `onAdded(id)` is called for the first item of each event
+ * that adds some, `onChanged(payload)` (optional) for every approvals.changed event.
+ */
+export async function watchInbox(serve, onAdded, onChanged) {
   const url = new URL('/ws', serve.url);
   url.protocol = 'ws:';
   const ws = new WebSocket(url, ['gatehouse.v1', `gatehouse.token.${serve.token}`], { origin: new URL(serve.url).origin });
@@ -48,6 +51,7 @@ export async function watchInbox(serve, onAdded) {
   });
   ws.on('message', (data) => {
     const frame = JSON.parse(String(data));
+    if (frame.event === 'approvals.changed') onChanged?.(frame.payload);
     if (frame.event === 'approvals.changed' && frame.payload.added.length > 0) onAdded(frame.payload.added[0].id);
   });
   return ws;

@@ -13,8 +13,11 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 
-/** Gemini CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
-const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
+/** A built-in tool as the judge knows its kind: Claude Code's name, and its input by Claude Code's field names. */
+export type ToolMapping = Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }>;
+
+/** Gemini CLI's built-in tools (Qwen Code, its fork, keeps most of them: agents/qwen-code/hook-mapping.ts). */
+export const GEMINI_TOOLS: ToolMapping = {
   read_file: { as: 'Read', input: (i) => ({ file_path: i.file_path ?? i.absolute_path }) },
   write_file: { as: 'Write', input: (i) => ({ file_path: i.file_path, content: i.content }) },
   replace: { as: 'Edit', input: (i) => ({ file_path: i.file_path, old_string: i.old_string, new_string: i.new_string }) },
@@ -64,7 +67,7 @@ export function fromGeminiInput(text: string): GeminiHookInput {
   const mcp = raw.mcp_context as { server_name?: unknown; tool_name?: unknown } | undefined;
   if (mcp && mcp.server_name === OWN_SERVER) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
   let cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
-  const known = TOOLS[tool];
+  const known = GEMINI_TOOLS[tool];
   // run_shell_command's dir_path is where the command runs: the judge resolves its paths there.
   if (tool === 'run_shell_command' && typeof toolInput.dir_path === 'string' && toolInput.dir_path !== '') cwd = isAbsolute(toolInput.dir_path) ? toolInput.dir_path : resolve(cwd, toolInput.dir_path);
   const name = known ? known.as : mcp && typeof mcp.server_name === 'string' && typeof mcp.tool_name === 'string' ? `mcp__${mcp.server_name}__${mcp.tool_name}` : tool;
@@ -81,7 +84,7 @@ export function fromGeminiInput(text: string): GeminiHookInput {
   return { judge, tool, toolInput };
 }
 
-function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+export function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 

@@ -193,7 +193,7 @@ function defs(ctx: BuiltinContext): Def[] {
     },
     {
       name: 'builtin.agent-supervision',
-      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI)",
+      description: "Agents' settings files, where the Gatehouse hook and MCP server are configured (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI, Qwen Code)",
       actions: MODIFY_OPS,
       // An agent that edits these can drop its pre-tool hook (Claude Code's PreToolUse, Gemini
       // CLI's BeforeTool, or `hooksConfig.enabled = false` in any file Gemini CLI merges; Copilot
@@ -209,8 +209,10 @@ function defs(ctx: BuiltinContext): Def[] {
         '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',
         '~/.copilot/hooks/**', '~/.copilot/settings.json', '~/.copilot/config.json', '~/.copilot/mcp-config.json',
         '**/.github/hooks/**', '**/.github/copilot/settings.json', '**/.github/copilot/settings.local.json', '/etc/github-copilot/**',
+        // Qwen Code: its PreToolUse hook and `disableAllHooks` in the user's, a project's or the system settings.
+        '~/.qwen/settings.json', '**/.qwen/settings.json', '/etc/qwen-code/**',
       ],
-      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI); they configure the hook and the MCP server that supervise it.",
+      message: "Agents may not change an agent's settings (Claude Code, Gemini CLI, Codex, opencode, Copilot CLI, Qwen Code); they configure the hook and the MCP server that supervise it.",
     },
     {
       name: 'builtin.gatehouse-home',

@@ -4,14 +4,12 @@
 // me" wrote (the stdio MCP bridge and the BeforeTool hook); Gemini CLI runs in -p mode. The work
 // inside the namespace is test/support/gemini-e2e-runner.mjs; this file checks what reached the
 // model (the functionResponse the mock received) and the host's audit log.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { cliPath, repoRoot } from '../../support/cli.js';
-import { namespaceCommand, runInNamespace } from '../../support/netns.js';
-import { tempDir } from '../../support/temp.js';
+import { withAuditRows } from '../../support/audit-rows.js';
+import { runAgentScenarios } from '../../support/netns.js';
 
 function geminiBundle(): string | null {
   try {
@@ -35,18 +33,8 @@ interface Scenario {
 
 describe('the real Gemini CLI, supervised through the settings Gatehouse writes', () => {
   it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs; with the host down nothing is read", async (ctx) => {
-    const gemini = geminiBundle();
-    const ns = namespaceCommand();
-    if (!gemini || 'why' in ns) {
-      const why = !gemini ? 'the Gemini CLI is not installed (npm install: @google/gemini-cli)' : (ns as { why: string }).why;
-      console.log(`gemini-cli-e2e skipped: ${why}`);
-      ctx.skip(why);
-      return;
-    }
-    const root = tempDir('gatehouse-gemini-e2e-');
-    const config = join(root, 'config.json');
-    writeFileSync(config, JSON.stringify({ root, cli: cliPath, gemini }));
-    const run = await runInNamespace(ns.argv, join(repoRoot, 'test', 'support', 'gemini-e2e-runner.mjs'), config);
+    const run = await runAgentScenarios({ label: 'gemini-cli-e2e', key: 'gemini', agent: geminiBundle(), missing: 'the Gemini CLI is not installed (npm install: @google/gemini-cli)', runner: 'gemini-e2e-runner.mjs' });
+    if ('skip' in run) return void ctx.skip(run.skip);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { home: string; gatehouseTools: string[]; written: { security: unknown; hooks: Record<'BeforeTool' | 'AfterTool', { matcher: string; hooks: { command: string; timeout: number }[] }[]>; mcpServers: { gatehouse: { trust: boolean; args: string[] } } }; requests: number; scenarios: Scenario[] };
     const s = Object.fromEntries(report.scenarios.map((x) => [x.name, x])) as Record<string, Scenario>;
@@ -81,9 +69,7 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     expect(said(s.stopped!)).not.toContain('ordinary-notes-content');
 
     // The audit log, read after the host stopped, filed under the token's agent and Gemini CLI's session_id.
-    const db = new Database(join(report.home, 'audit.db'), { readonly: true });
-    try {
-      const rows = (type: string) => (db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as { payload: string }[]).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+    withAuditRows(report.home, (rows) => {
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
       // The three hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command.
@@ -100,8 +86,6 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
       expect(outcomes.find((o) => o.call === byCall('Read'))).toMatchObject({ outcome: 'executed' });
       // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
       expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli', 'gemini-cli']);
-    } finally {
-      db.close();
-    }
+    });
   }, 300_000);
 });

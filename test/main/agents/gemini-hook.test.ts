@@ -4,28 +4,18 @@
 // onto the input the host judges and the report it records, and the
 // command "write it for me" writes, run by a real shell as Gemini CLI runs it: every failure is
 // exit 2 with text on stderr, the one answer Gemini CLI treats as "blocked".
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromGeminiInput, toGeminiAnswer } from '../../../main/agents/gemini/hook-mapping.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
 import { geminiHook } from '../../../shared/claude-config.js';
 import { cliPath } from '../../support/cli.js';
+import { runHookShell } from '../../support/hook-shell.js';
 import { tempDir } from '../../support/temp.js';
 
 const base = { session_id: '6a1f0c2e-9d4b-4e0f-8a51-0d3c2b1e7f90', transcript_path: '', cwd: '/work/p', hook_event_name: 'BeforeTool', timestamp: '2026-11-29T02:00:00.000Z' };
 
-function sh(command: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const sh = runHookShell;
 
 describe('Gemini CLI hook input', () => {
   it('maps its built-in tools onto the tools the judge reads by field, keeping unknown fields', () => {
