@@ -144,14 +144,30 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
           }
           if (n.channel === DECIDED_CHANNEL && p.member === member && typeof p.approval === 'string' && pool) applySafely(decisionFor(pool, member, p.approval));
         });
-        c.on('error', (err) => {
-          log(`team inbox: the connection listening for decisions dropped (${err.message}); reconnecting`);
+        // A dropped connection can report more than one error (the server's "terminating
+        // connection", then the socket's end): the client goes back to the pool once. A second
+        // release() throws inside this handler, which took the whole host down when PostgreSQL
+        // was restarted.
+        let released = false;
+        const drop = (err: Error) => {
+          if (released) return;
+          released = true;
           if (listener === c) listener = null;
           c.release(err);
+        };
+        c.on('error', (err) => {
+          if (released) return;
+          log(`team inbox: the connection listening for decisions dropped (${err.message}); reconnecting`);
+          drop(err);
           swept = false;
           retry();
         });
-        await c.query(`LISTEN ${DECIDED_CHANNEL}`);
+        try {
+          await c.query(`LISTEN ${DECIDED_CHANNEL}`);
+        } catch (err) {
+          drop(err as Error);
+          throw err;
+        }
         listener = c;
         swept = false;
       } catch (err) {

@@ -306,12 +306,18 @@ export class TeamShipper {
   private async withClient<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
     const c = (await this.deps.pool.connect()) as PoolClient;
     let broken: Error | undefined;
+    // A checked-out client has no listener of the pool's: a server that goes away between two
+    // queries of a batch (PostgreSQL stopped) would be an unhandled 'error' event, which ends the
+    // whole host. Kept as the reason the connection is dropped instead.
+    const dropped = (err: Error) => (broken ??= err);
+    c.on('error', dropped);
     try {
       return await fn(c);
     } catch (err) {
-      broken = err as Error;
+      broken ??= err as Error;
       throw err;
     } finally {
+      c.removeListener('error', dropped);
       // A connection that failed mid-query is dropped, not handed to the next batch.
       c.release(broken);
     }
