@@ -65,7 +65,11 @@ async function applied(pool: Pool, a: TeamAsk): Promise<string | null> {
       if (state !== undefined && state !== 'pending') return state;
       const left = until - Date.now();
       if (left <= 0) return null;
-      await Promise.race([changed, delay(left)]);
+      // The timer is cancelled once the member answered: a pending one kept the command alive for
+      // the rest of the wait after it had printed its answer.
+      const timeout = new AbortController();
+      await Promise.race([changed, delay(left, undefined, { signal: timeout.signal }).catch(() => {})]);
+      timeout.abort();
     }
   } finally {
     await c.query(`UNLISTEN ${ASKS_CHANNEL}`).catch(() => {});

@@ -127,10 +127,40 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     else approvals.deny(item.id, { operator: d.operator, reason: d.reason, team });
   };
 
+  // A decision that could not be read or applied now is not dropped: the retry reads every decision
+  // on this host's open asks again.
   const applySafely = (d: Promise<TeamDecision | null>) =>
-    void d.then((x) => (x ? apply(x) : undefined)).catch((err: unknown) => log(`team inbox: could not apply a team decision (${describePgError(err)})`));
+    void d
+      .then((x) => (x ? apply(x) : undefined))
+      .catch((err: unknown) => {
+        log(`team inbox: could not apply a team decision, reading it again (${describePgError(err)})`);
+        retry();
+      });
 
-  const connectAndSync = async () => {
+  /** True after the decisions listener dropped, until it listens again and has read what was stored meanwhile. */
+  let dropped = false;
+  let linking: Promise<void> | null = null;
+  let relink = false;
+  /**
+   * One (re)connect at a time: two overlapping runs (a retry timer firing while a slow connect is
+   * still under way) each checked out a listening connection of this small pool, and with the pool
+   * exhausted no decision could be read any more. A call meanwhile runs it once more afterwards.
+   */
+  const connectAndSync = (): Promise<void> => {
+    if (linking) {
+      relink = true;
+      return linking;
+    }
+    linking = (async () => {
+      do {
+        relink = false;
+        await link();
+      } while (relink && !closed);
+    })().finally(() => (linking = null));
+    return linking;
+  };
+
+  const link = async () => {
     if (closed || !pool) return;
     if (!listener) {
       try {
@@ -160,6 +190,7 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
           log(`team inbox: the connection listening for decisions dropped (${err.message}); reconnecting`);
           drop(err);
           swept = false;
+          dropped = true;
           retry();
         });
         try {
@@ -180,7 +211,12 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     // Decisions stored while this host was not listening (or before its LISTEN started).
     if (pool && !closed) {
       try {
-        for (const d of await decisionsOnOpenAsks(pool, member)) await apply(d);
+        const stored = await decisionsOnOpenAsks(pool, member);
+        for (const d of stored) await apply(d);
+        if (dropped && listener) {
+          dropped = false;
+          log(`team inbox: listening for decisions again (${stored.length} stored meanwhile on asks still open here)`);
+        }
       } catch (err) {
         log(`team inbox: could not read the team's decisions, retrying (${describePgError(err)})`);
         retry();
@@ -203,6 +239,8 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
       await sync();
       closed = true;
       if (timer) clearTimeout(timer);
+      // A connect under way would check out a listener after this release, and pool.end() waits for it.
+      await linking;
       listener?.release();
       listener = null;
       await pool?.end();

@@ -10,7 +10,7 @@ import { homePaths } from '../../main/home.js';
 import { readServeFile, type ServeInfo } from '../../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../main/shells/serve/guards.js';
 import { migrateTeam } from '../../main/team/migrations/migrate.js';
-import { startCli } from './cli.js';
+import { startCli, type RunningCli } from './cli.js';
 import { WsClient, wsConnect } from './net.js';
 import { tempDir } from './temp.js';
 import type { PgCluster } from './pg-cluster.js';
@@ -35,6 +35,8 @@ export interface TeamHost {
   home: string;
   info: ServeInfo;
   op: WsClient;
+  /** The running `gatehouse serve`: its output, for the lines it logs. */
+  cli: RunningCli;
 }
 
 /** A team member: `gatehouse serve --team URL --team-member NAME` in a home of its own (with `settings` in its settings.json), with an operator WebSocket to follow its log. */
@@ -50,7 +52,7 @@ export async function member(url: string, name: string, settings?: Record<string
   const info = readServeFile(homePaths(home).serveJson)!;
   const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
   if (!ws.ok) throw new Error(`operator WebSocket refused: ${ws.status}`);
-  return { home, info, op: new WsClient(ws.ws) };
+  return { home, info, op: new WsClient(ws.ws), cli };
 }
 
 /** Resolves once the host's own log holds rows `ok` accepts: checked now and after each commit the host announces. */

@@ -194,12 +194,20 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect(permission((await during).body)).toBe('allow');
 
     await cluster().start();
-    // Alpha reconnects on its own (once a second at most), publishes its next ask and hears the decision.
+    // Alpha reconnects on its own (once a second at most). An ask raised at once may be published
+    // before alpha listens again: the decision stored meanwhile is read when it does, and the CLI
+    // says which of the two happened.
     const after = hookCall(alpha.info, 'after-outage', 2, MAKE);
     const ask = await askOf(url, 'after-outage');
     const approved = await approveOnBeta(ask.approval_id);
-    expect(approved.stdout).toMatch(/alpha checked the signature and answered its agent/);
+    expect(approved.stdout).toMatch(/alpha checked the signature and answered its agent|stored and signed, but alpha has not applied it yet/);
     expect(permission((await after).body)).toBe('allow');
+    // Once alpha says it listens again, a decision is heard at once.
+    await alpha.cli.waitForLine(/team inbox: listening for decisions again/, 'stderr');
+    const next = hookCall(alpha.info, 'listening-again', 3, MAKE);
+    const ask2 = await askOf(url, 'listening-again');
+    expect((await approveOnBeta(ask2.approval_id)).stdout).toMatch(/alpha checked the signature and answered its agent/);
+    expect(permission((await next).body)).toBe('allow');
     // The ask decided during the outage never reached the team inbox: nobody else could have decided it.
     expect(await sql(url, "SELECT approval_id FROM team_asks WHERE session LIKE '%during-outage'")).toEqual([]);
   }, 180_000);
