@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultHome, homePaths } from '../home.js';
-import { isAlive, readStat } from '../core/proc-scan.js';
+import { isAlive, readExe, readStat } from '../core/proc-scan.js';
 import { HOOK_CLIENT_HEADER, HOOK_COMMAND_TIMEOUT_S, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, isNoDecision, NO_DECISION, unreachableAnswer, type HookReply } from '../gateway/hook-answer.js';
 import { fromGeminiInput, toGeminiAnswer } from '../agents/gemini/hook-mapping.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../agents/opencode/hook-mapping.js';
@@ -230,22 +230,43 @@ interface HookMapping {
    */
   parentIsAgent?: boolean;
   /**
-   * The agent starts the command through a shell (Qwen Code: `bash -c`, in a process group of its
-   * own that outlives the agent, as measured): the agent is the shell's parent. When it is gone,
-   * the command answers deny and exits, and its closed connection withdraws the call.
+   * The agent starts the command through a shell that outlives it (measured: Gemini CLI and Qwen
+   * Code `bash -c`, Copilot CLI `bash --norc --noprofile -c` in a process group of its own): the
+   * agent is the shell's parent. When it is gone, the command answers deny and exits, and its
+   * closed connection withdraws the call.
    */
   agentBehindShell?: boolean;
+}
+
+/**
+ * The parent links that hold while the agent that started this command (through a shell) lives:
+ * the shell is this process's parent and the agent the shell's. A link breaks when the parent
+ * exits (its children are re-parented at once), which, unlike a pid looked up again later, cannot
+ * be fooled by a new process reusing the pid. The agent's own parent is watched too when it runs
+ * the same program: Gemini CLI's gemini.js and Qwen Code's cli.js relaunch themselves, and the
+ * relaunched Qwen Code, once its launcher is gone, cancels the waiting hook about 60 s later and
+ * runs the tool (measured). Another parent (the user's shell, a wrapper that may exit on purpose)
+ * is not the agent, and not watched.
+ */
+export function agentChain(self = process.pid, shell = process.ppid): { child: number; parent: number }[] {
+  const agent = readStat(shell)?.ppid;
+  if (agent === undefined || agent <= 1) return [];
+  const chain = [{ child: self, parent: shell }, { child: shell, parent: agent }];
+  const launcher = readStat(agent)?.ppid;
+  const exe = readExe(agent);
+  if (launcher !== undefined && launcher > 1 && exe !== null && readExe(launcher) === exe) chain.push({ child: agent, parent: launcher });
+  return chain;
 }
 
 /** How often the command looks whether the agent that started it is still there. */
 const AGENT_GONE_POLL_MS = 500;
 
 const MAPPINGS: Record<Exclude<HookAgent, 'claude-code'>, HookMapping> = {
-  'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer },
+  'gemini-cli': { client: 'gemini-cli', from: fromGeminiInput, to: toGeminiAnswer, agentBehindShell: true },
   opencode: { client: 'opencode', from: fromOpencodeInput, to: toOpencodeAnswer, parentIsAgent: true },
   // Claude Code's answers, Gemini CLI's tool names (agents/qwen-code/hook-mapping.ts).
   'qwen-code': { client: 'qwen-code', from: fromQwenInput, to: toQwenAnswer, agentBehindShell: true },
-  copilot: { client: 'copilot', from: fromCopilotInput, to: toCopilotAnswer },
+  copilot: { client: 'copilot', from: fromCopilotInput, to: toCopilotAnswer, agentBehindShell: true },
 };
 
 /**
@@ -262,18 +283,15 @@ async function mappedHook(s: { home: string; event?: CopilotEvent; unreachable: 
       if (process.ppid !== parent) process.exit(2);
     }, AGENT_GONE_POLL_MS).unref();
   }
-  // Linux only (/proc): elsewhere the call waits until its deadline. The agent's own parent is
-  // watched too: Qwen Code's cli.js relaunches itself, and the relaunched process, once its
-  // launcher is gone, cancels the waiting hook about 60 s later and runs the tool (measured).
-  // Whatever is watched, its end is answered with a deny, never a bare exit: an exit without an
-  // answer lets Qwen Code run the tool.
-  const agent = m.agentBehindShell ? readStat(process.ppid)?.ppid : undefined;
-  const watched = agent !== undefined && agent > 1 ? [agent, readStat(agent)?.ppid ?? 0].filter((pid) => pid > 1) : [];
-  if (watched.length > 0) {
+  // Linux only (/proc): elsewhere the call waits until its deadline.
+  const chain = m.agentBehindShell ? agentChain() : [];
+  if (chain.length > 0) {
     setInterval(() => {
-      const gone = watched.find((pid) => !isAlive(pid));
+      const gone = chain.find((l) => readStat(l.child)?.ppid !== l.parent);
       if (gone === undefined) return;
-      const r = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${gone}) has exited; the call is withdrawn.`), null);
+      // Whatever ended, it is answered with a deny, never a bare exit: an exit without an answer
+      // lets Qwen Code run the tool.
+      const r = m.to(hookAnswer('deny', `The agent that ran this hook (pid ${gone.parent}) has exited; the call is withdrawn.`), null);
       process.stdout.write(r.stdout);
       process.stderr.write(r.stderr);
       process.exit(r.code);

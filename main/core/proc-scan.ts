@@ -4,7 +4,7 @@
 // zombies, and an orphaned zombie stays until init reaps it (lazily, on some hosts), so a group
 // that is really empty would look alive. On Linux we read /proc and count only members that are
 // not zombies.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface ProcInfo {
   pid: number;
@@ -66,6 +66,15 @@ export function readStat(pid: number): ProcInfo | null {
   const comm = text.slice(text.indexOf('(') + 1, close);
   const rest = text.slice(close + 2).split(' ');
   return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]), session: Number(rest[3]) };
+}
+
+/** The program a process runs (/proc/PID/exe), or null when it cannot be read. */
+export function readExe(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
 }
 
 export const isDeadState = (state: string) => state === 'Z' || state === 'X' || state === 'x';

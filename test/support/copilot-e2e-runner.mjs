@@ -57,7 +57,8 @@ const { host, serve, op } = await startServe(cli, home, env);
 const info = await op('gateway.info', {});
 // The inbox, watched as a console watches it: the 'wait' scenario approves the item it adds.
 let onAdded = null;
-const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
+let onChanged = null;
+const consoleWs = await watchInbox(serve, (id) => onAdded?.(id), (payload) => onChanged?.(payload));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { agent: 'copilot', mcp: 'stdio', hook: 'command' };
@@ -70,14 +71,16 @@ const written = {
 };
 
 // ---- Copilot CLI -----------------------------------------------------------------------------------
+/** The Copilot CLI of the running scenario (the agent-gone scenario kills it). */
+let current = null;
 function runCopilot() {
   return new Promise((resolve) => {
-    const child = spawn(copilot, ['-p', 'Do the task.', '--allow-all-tools', '--output-format', 'json'], {
+    const child = (current = spawn(copilot, ['-p', 'Do the task.', '--allow-all-tools', '--output-format', 'json'], {
       // The home is the workspace, so ~/.ssh/id_rsa is a path the view tool reads and only the hook stands in its way.
       cwd: userHome,
       env: { ...env, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: mockUrl, COPILOT_MODEL: 'mock-model', COPILOT_AUTO_UPDATE: 'false', COPILOT_PKG_CACHE_HOME: pkgCache, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -160,6 +163,25 @@ if (unanswered) {
   gone.closed = await op('approvals.get', { id: unanswered.id });
   gone.lateApprove = await op('approvals.approve', { id: unanswered.id, argsHash: unanswered.argsHash }).then(() => 'approved', (e) => e.message);
 }
+// The agent gone: Copilot CLI is killed while its call waits in the inbox. Its hook (bash, in a
+// process group of its own that outlives Copilot CLI) sees its agent gone, answers and exits; the
+// closed connection withdraws the call, and the inbox is empty again. Nothing ran.
+// The hook as first written (timeoutSec 600), so only the agent-gone check can end the wait soon.
+writeFileSync(hookFile, asWritten);
+let withdrawn = null;
+let killedItem = null;
+await scenario('killed', 'bash', { command: `touch ${marker('killed')}`, description: 'make the marker' }, {
+  settings: { hookAsk: 'inbox' },
+  onPending: (item) => {
+    killedItem = item;
+    withdrawn = new Promise((resolve) => (onChanged = (p) => p.pending === 0 && resolve()));
+    current.kill('SIGKILL');
+  },
+});
+// Bounded: without the agent-gone check the hook would wait out its own deadline (590 s).
+await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+onChanged = null;
+const killed = killedItem && (await op('approvals.get', { id: killedItem.id }));
 // The host stopped: the hook denies (fails closed), nothing runs.
 consoleWs.close();
 host.kill('SIGTERM');
@@ -167,5 +189,5 @@ await new Promise((resolve) => host.once('exit', resolve));
 await scenario('stopped', 'bash', { command: `touch ${marker('stopped')}`, description: 'make the marker' });
 
 mock.close();
-process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, approved, gone, requests, scenarios }) + '\n');
+process.stdout.write(JSON.stringify({ home, gatehouseTools: info.tools.map((t) => t.name), written, approved, gone, killed, requests, scenarios }) + '\n');
 process.exit(0);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { startServe, watchInbox } from './served-host.mjs';
+import { childrenOf, startServe, watchInbox } from './served-host.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, gemini } = cfg;
@@ -64,7 +64,8 @@ const info = await op('gateway.info', {});
 // The inbox, watched as a console watches it: the scenario that waits for an operator acts on the
 // approvals.changed event that adds its item.
 let onAdded = null;
-const consoleWs = await watchInbox(serve, (id) => onAdded?.(id));
+let onChanged = null;
+const consoleWs = await watchInbox(serve, (id) => onAdded?.(id), (payload) => onChanged?.(payload));
 
 // "Write it for me", as the console does it: preview, then apply exactly what was previewed.
 const req = { agent: 'gemini-cli', scope: 'user', mcp: 'stdio', hook: 'command' };
@@ -73,14 +74,16 @@ await op('agents.write', { ...req, expected: preview.files.map((f) => ({ path: f
 const written = JSON.parse(readFileSync(join(userHome, '.gemini', 'settings.json'), 'utf8'));
 
 // ---- Gemini CLI ------------------------------------------------------------------------------------
+/** The Gemini CLI of the running scenario (the agent-gone scenarios kill it). */
+let current = null;
 function runGemini(extraArgs = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [gemini, '-m', 'gemini-2.5-flash', '-p', 'Do the task.', '--output-format', 'json', ...extraArgs], {
+    const child = (current = spawn(process.execPath, [gemini, '-m', 'gemini-2.5-flash', '-p', 'Do the task.', '--output-format', 'json', ...extraArgs], {
       // The home is the workspace, so ~/.ssh/id_rsa is a path read_file accepts and only the hook stands in its way.
       cwd: userHome,
       env: { ...env, GOOGLE_GEMINI_BASE_URL: mockUrl, GEMINI_API_KEY: 'e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -129,6 +132,32 @@ await scenario('inbox', { name: 'run_shell_command', args: { command: `touch ${m
   args: ['--approval-mode', 'yolo'],
   onPending: (item) => op('approvals.approve', { id: item.id, argsHash: item.argsHash }),
 });
+// The agent gone: Gemini CLI is killed while its call waits in the inbox. gemini.js relaunches
+// itself (with a larger heap), and the relaunched process runs the hook through `bash -c`; the
+// hook outlives it, sees its agent gone, answers and exits, and the closed connection withdraws
+// the call: the inbox is empty again and nothing ran.
+let withdrawn = null;
+await scenario('gone', { name: 'run_shell_command', args: { command: `touch ${marker('gone')}` } }, {
+  args: ['--approval-mode', 'yolo'],
+  onPending: () => {
+    withdrawn = new Promise((resolve) => (onChanged = (p) => p.pending === 0 && resolve()));
+    process.kill(childrenOf(current.pid)[0], 'SIGKILL');
+  },
+});
+// Bounded: without the agent-gone check the hook would wait out its own deadline (590 s).
+await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+// The launcher gone: only the process started here is killed; the relaunched Gemini CLI lives on.
+// The hook sees the launcher gone and denies, and the call is withdrawn.
+withdrawn = null;
+await scenario('launcher', { name: 'run_shell_command', args: { command: `touch ${marker('launcher')}` } }, {
+  args: ['--approval-mode', 'yolo'],
+  onPending: () => {
+    withdrawn = new Promise((resolve) => (onChanged = (p) => p.pending === 0 && resolve()));
+    current.kill('SIGKILL');
+  },
+});
+await Promise.race([withdrawn, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+onChanged = null;
 consoleWs.close();
 // The host stopped: the hook denies (fails closed), nothing is read.
 host.kill('SIGTERM');

@@ -6,10 +6,10 @@
 // reached the model. Prints one JSON report on stdout.
 // Plain JavaScript: it runs under node without the test runner's transform.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { startServe, watchInbox } from './served-host.mjs';
+import { childrenOf, startServe, watchInbox } from './served-host.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { root, cli, qwen } = cfg;
@@ -93,20 +93,6 @@ function runQwen(extraArgs = []) {
       resolve({ code, stderr: err.slice(-2000), raw: out.slice(-1000) });
     });
   });
-}
-
-/** The pids whose parent is `pid` (Linux /proc, as the namespace has it). */
-function childrenOf(pid) {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 const marker = (name) => join(root, `marker-${name}`);

@@ -1,10 +1,10 @@
-// A real `gatehouse serve` for the real-CLI runners (Claude Code, Codex): started, its console API
+// A real `gatehouse serve` for the real-CLI runners (Claude Code, Codex, Gemini CLI, …): started, its console API
 // called as a console calls it, and its inbox watched through the operator WebSocket
 // (`approvals.changed`), so a runner acts on the event that adds a scenario's waiting call instead
 // of polling approvals.list.
 // Plain JavaScript: the runners run under node without the test runner's transform.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 
@@ -55,4 +55,18 @@ export async function watchInbox(serve, onAdded, onChanged) {
     if (frame.event === 'approvals.changed' && frame.payload.added.length > 0) onAdded(frame.payload.added[0].id);
   });
   return ws;
+}
+
+/** The pids whose parent is `pid` (Linux /proc, as the namespace has it). */
+export function childrenOf(pid) {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

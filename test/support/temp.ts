@@ -1,7 +1,7 @@
-// Temporary folders that are removed when the test that made them finishes.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Temporary folders that are removed when the test that made them finishes, and files awaited in them.
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { onTestFinished } from 'vitest';
 
 /** A fresh folder for this test only (call inside a test). */
@@ -15,4 +15,20 @@ export function tempDir(prefix = 'gatehouse-test-'): string {
 export function sharedTempDir(prefix = 'gatehouse-test-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Resolves with the text of `file` once it exists, waiting on its folder's change events (no
+ * polling). The writer should create it whole (write elsewhere, then rename into place).
+ */
+export function untilFile(file: string): Promise<string> {
+  return new Promise((resolve) => {
+    const watcher = watch(dirname(file), () => look());
+    const look = () => {
+      if (!existsSync(file)) return;
+      watcher.close();
+      resolve(readFileSync(file, 'utf8'));
+    };
+    look();
+  });
 }

@@ -32,7 +32,7 @@ interface Scenario {
 }
 
 describe('the real Gemini CLI, supervised through the settings Gatehouse writes', () => {
-  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs; with the host down nothing is read", async (ctx) => {
+  it("lists Gatehouse's tools; an ordinary read goes through; a protected read is denied with the reason reaching the model; a call waiting in the inbox is approved and runs, or withdrawn when Gemini CLI is gone; with the host down nothing is read", async (ctx) => {
     const run = await runAgentScenarios({ label: 'gemini-cli-e2e', key: 'gemini', agent: geminiBundle(), missing: 'the Gemini CLI is not installed (npm install: @google/gemini-cli)', runner: 'gemini-e2e-runner.mjs' });
     if ('skip' in run) return void ctx.skip(run.skip);
     expect(run.code, run.stderr).toBe(0);
@@ -47,7 +47,7 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     expect(report.written.mcpServers.gatehouse).toMatchObject({ trust: true, args: expect.arrayContaining(['mcp', '--home']) });
 
     // Gemini CLI offered the model Gatehouse's tools (through the stdio bridge) beside its own.
-    for (const x of report.scenarios) expect(x.code, `${x.name}: ${x.stderr}${x.raw ?? ''}`).toBe(0);
+    for (const x of report.scenarios.filter((x) => x.name !== 'gone' && x.name !== 'launcher')) expect(x.code, `${x.name}: ${x.stderr}${x.raw ?? ''}`).toBe(0);
     expect(s.read!.offered).toContain('read_file');
     expect(report.gatehouseTools.length).toBeGreaterThan(0);
     expect(s.read!.offered.some((name) => report.gatehouseTools.some((t) => name.endsWith(t)))).toBe(true);
@@ -63,6 +63,12 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     // A shell command that writes waited in the inbox; the operator approved it; Gemini CLI ran it.
     expect(s.inbox!.marker, said(s.inbox!)).toBe(true);
     expect(s.stopped!.marker).toBe(false);
+    // Gemini CLI killed while its call waited: the call was withdrawn, and never ran.
+    expect(s.gone!.marker).toBe(false);
+    expect(s.gone!.functionResponse).toBeNull();
+    // Only its launcher killed: the relaunched Gemini CLI read the deny, and nothing ran.
+    expect(s.launcher!.marker).toBe(false);
+    expect(said(s.launcher!)).toContain('has exited');
 
     // The host stopped: the hook denies (fails closed); the model is told why, the file is not read.
     expect(said(s.stopped!)).toContain('Gatehouse is not running');
@@ -72,12 +78,16 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
     withAuditRows(report.home, (rows) => {
       const received = rows('call.received').filter((r) => r.source === 'hook');
       const decided = new Map(rows('call.decided').map((d) => [d.call, d as { decision: string; decider: { kind: string } }]));
-      // The three hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command.
+      // The five hook calls it saw (the stopped host saw none): two read_file calls judged as reads, the approved shell command, the two whose agent went.
       expect(received.map((r) => [r.tool, decided.get(r.call)?.decision, decided.get(r.call)?.decider.kind])).toEqual([
         ['Read', 'allow', 'autonomy'],
         ['Read', 'deny', 'rule'],
         ['Bash', 'allow', 'operator'],
+        ['Bash', 'expired', 'error'],
+        ['Bash', 'expired', 'error'],
       ]);
+      // Withdrawn from the inbox as agent gone, against their calls, once each.
+      expect(rows('approval.withdrawn')).toEqual([expect.objectContaining({ state: 'gone', call: received[3]!.call }), expect.objectContaining({ state: 'gone', call: received[4]!.call })]);
       expect(received.every((r) => String(r.session).startsWith('default/'))).toBe(true);
       // What ran was reported after it (AfterTool) and linked to the call Gatehouse judged.
       const outcomes = rows('call.outcome');
@@ -85,7 +95,7 @@ describe('the real Gemini CLI, supervised through the settings Gatehouse writes'
       expect(outcomes.find((o) => o.call === byCall('Bash'))).toMatchObject({ outcome: 'executed' });
       expect(outcomes.find((o) => o.call === byCall('Read'))).toMatchObject({ outcome: 'executed' });
       // Filed under Gemini CLI's own client name (the hook says whose it is), not Claude Code's.
-      expect(received.map((r) => r.client)).toEqual(['gemini-cli', 'gemini-cli', 'gemini-cli']);
+      expect(received.map((r) => r.client)).toEqual(Array(5).fill('gemini-cli'));
     });
   }, 300_000);
 });
