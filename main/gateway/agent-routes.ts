@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../core/http-body.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_TIMEOUT_S, decideHook, HOOK_CLIENT_HEADER, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, hookAnswer, NO_DECISION, parseHookInput } from './claude-hook.js';
 import { boundSession } from './agent-tokens.js';
+import { isOwnToolCall, OWN_TOOL_FIELD } from './own-tools.js';
 import type { HookOutcomes } from './hook-outcomes.js';
 import type { Gateway } from './gateway.js';
 import type { McpGateway } from './mcp-server.js';
@@ -63,6 +64,10 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
         }
         return send(res, 200, NO_DECISION);
       }
+      // A call of one of Gatehouse's own MCP tools is judged when it arrives there, not here too;
+      // only a tool name this host really serves counts (own-tools.ts): another server's tool
+      // named like one is judged below.
+      if (isOwnToolCall(parsed.input.tool_name, parsed.input[OWN_TOOL_FIELD], (name) => deps.gateway.find(name) !== undefined)) return send(res, 200, NO_DECISION);
       // The hook gives up when Claude Code's timeout ends or its connection closes: a call waiting
       // in the inbox is withdrawn then, so nobody approves a call nobody is waiting for.
       const gone = new AbortController();

@@ -23,6 +23,7 @@ import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, hookAnswer, NO_DECISION, type HookReply } from './hook-answer.js';
 import { boundSession, SAFE_NAME, SAFE_NAME_RULE, type AgentIdentity } from './agent-tokens.js';
+import { OWN_TOOL_FIELD } from './own-tools.js';
 
 export { hookAnswer, unreachableAnswer, NO_DECISION, isNoDecision, CLAUDE_HOOK_TIMEOUT_S, HOOK_MARGIN_MS, HOOK_DEADLINE_HEADER, HOOK_SENT_AT_HEADER, HOOK_CLIENT_HEADER, type HookAnswer, type HookReply, type PermissionDecision } from './hook-answer.js';
 
@@ -43,7 +44,12 @@ const toolEventFields = {
 };
 
 export const hookInputSchema = z
-  .object({ ...toolEventFields, hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse" (or "PostToolUse" / "PostToolUseFailure" for the reports of what ran); configure Gatehouse only for these hook events' }) })
+  .object({
+    ...toolEventFields,
+    hook_event_name: z.literal('PreToolUse', { error: 'hook_event_name must be "PreToolUse" (or "PostToolUse" / "PostToolUseFailure" for the reports of what ran); configure Gatehouse only for these hook events' }),
+    // Set by Gatehouse's own hook command for an agent whose tool names only look like Gatehouse's (own-tools.ts).
+    [OWN_TOOL_FIELD]: z.string().min(1).max(200).optional(),
+  })
   .loose();
 export type HookInput = z.output<typeof hookInputSchema>;
 

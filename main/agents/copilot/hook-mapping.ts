@@ -19,6 +19,7 @@
 // call, run with other arguments, is reported unlinked.
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { OWN_TOOL_FIELD, OWN_TOOL_PREFIXES, ownToolName } from '../../gateway/own-tools.js';
 
 /** The events `gatehouse hook --agent copilot --event …` is written under: the input does not name its event. */
 export const COPILOT_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'] as const;
@@ -34,13 +35,8 @@ const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) =>
   grep: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(typeof i.path === 'string' ? { path: i.path } : {}) }) },
 };
 
-/**
- * The MCP server name Gatehouse is written under: Copilot CLI names its tools `gatehouse-<tool>`,
- * and they are judged when Gatehouse receives the call, not twice. Security-sensitive: a tool of
- * another server whose name starts "gatehouse-" passes this hook unjudged (mcp-config.json, where
- * such a server would be named, is protected by builtin.agent-supervision).
- */
-const OWN_PREFIX = 'gatehouse-';
+/** Copilot CLI names the tools of Gatehouse's MCP server `gatehouse-<tool>` (gateway/own-tools.ts says how they are told apart). */
+const OWN_PREFIX = OWN_TOOL_PREFIXES.copilot;
 
 export type CopilotHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
 
@@ -89,7 +85,9 @@ function readCopilotInput(text: string, event: CopilotEvent): CopilotHookInput {
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { invalid: `toolArgs of ${tool} is not an object.` };
   const toolInput = args as Record<string, unknown>;
-  if (tool.startsWith(OWN_PREFIX)) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  const own = ownToolName(tool, OWN_PREFIX);
+  // The report of a call to Gatehouse's own tool is not needed (Gatehouse ran it); the call itself is checked by the host.
+  if (own !== undefined && event !== 'preToolUse') return { skip: `${tool} is Gatehouse's own tool, recorded when Gatehouse ran it.` };
   const cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
   const known = TOOLS[tool];
   // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
@@ -97,7 +95,7 @@ function readCopilotInput(text: string, event: CopilotEvent): CopilotHookInput {
   // Relative paths are the workspace's: the judge resolves them against cwd.
   if (known && typeof mapped.file_path === 'string' && mapped.file_path !== '' && !isAbsolute(mapped.file_path) && cwd) mapped.file_path = resolve(cwd, mapped.file_path);
   const outcome = event === 'postToolUse' ? { hook_event_name: 'PostToolUse', tool_response: report } : event === 'postToolUseFailure' ? { hook_event_name: 'PostToolUseFailure', error: report } : { hook_event_name: 'PreToolUse' };
-  const judge = JSON.stringify({ session_id: raw.sessionId, transcript_path: '', cwd, tool_name: known ? known.as : tool, tool_input: mapped, tool_use_id: id, ...outcome });
+  const judge = JSON.stringify({ session_id: raw.sessionId, transcript_path: '', cwd, tool_name: known ? known.as : tool, tool_input: mapped, tool_use_id: id, ...outcome, ...(own !== undefined ? { [OWN_TOOL_FIELD]: own } : {}) });
   return { judge, tool, toolInput };
 }
 

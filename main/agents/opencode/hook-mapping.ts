@@ -11,6 +11,7 @@
 // (a crash, bad JSON, a missing field) blocks the call.
 // Security-sensitive: an exit 0 with "allow" or "none" lets the call run.
 import { isAbsolute, resolve } from 'node:path';
+import { OWN_TOOL_FIELD, OWN_TOOL_PREFIXES, ownToolName } from '../../gateway/own-tools.js';
 
 /** opencode's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
 const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
@@ -25,11 +26,8 @@ const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) =>
   task: { as: 'Task', input: (i) => ({ prompt: i.prompt }) },
 };
 
-/**
- * Gatehouse's own MCP server as opencode names its tools (`gatehouse_<tool>`): those calls are
- * judged when Gatehouse receives them on the MCP path, not twice.
- */
-const OWN_PREFIX = 'gatehouse_';
+/** opencode names the tools of Gatehouse's MCP server `gatehouse_<tool>` (gateway/own-tools.ts says how they are told apart). */
+const OWN_PREFIX = OWN_TOOL_PREFIXES.opencode;
 
 export type OpencodeHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
 
@@ -54,7 +52,9 @@ export function fromOpencodeInput(text: string): OpencodeHookInput {
   if (typeof tool !== 'string' || tool === '') return { invalid: 'tool is missing from the opencode plugin\'s input.' };
   if (typeof raw.sessionID !== 'string' || raw.sessionID === '') return { invalid: 'sessionID is missing from the opencode plugin\'s input.' };
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { invalid: `args of ${tool} is not an object.` };
-  if (tool.startsWith(OWN_PREFIX)) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  const own = ownToolName(tool, OWN_PREFIX);
+  // The report of a call to Gatehouse's own tool is not needed (Gatehouse ran it); the call itself is checked by the host.
+  if (own !== undefined && raw.event === 'after') return { skip: `${tool} is Gatehouse's own tool, recorded when Gatehouse ran it.` };
   const toolInput = args as Record<string, unknown>;
   let cwd = typeof raw.directory === 'string' && raw.directory !== '' ? raw.directory : process.cwd();
   // bash's workdir is where the command runs: the judge resolves its paths there.
@@ -70,7 +70,7 @@ export function fromOpencodeInput(text: string): OpencodeHookInput {
     if (!common.tool_use_id) return { invalid: 'callID is missing from the opencode plugin\'s report.' };
     return { judge: JSON.stringify({ ...common, hook_event_name: 'PostToolUse', tool_response: raw.output ?? null }), tool, toolInput };
   }
-  return { judge: JSON.stringify({ ...common, hook_event_name: 'PreToolUse' }), tool, toolInput };
+  return { judge: JSON.stringify({ ...common, hook_event_name: 'PreToolUse', ...(own !== undefined ? { [OWN_TOOL_FIELD]: own } : {}) }), tool, toolInput };
 }
 
 function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {

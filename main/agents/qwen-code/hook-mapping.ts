@@ -14,6 +14,7 @@
 // with JSON on stdout; the command Gatehouse writes turns its own failures into exit 2 with text.
 import { isAbsolute, resolve } from 'node:path';
 import { dropUndefined, GEMINI_TOOLS, type ToolMapping } from '../gemini/hook-mapping.js';
+import { OWN_TOOL_FIELD, OWN_TOOL_PREFIXES, ownToolName } from '../../gateway/own-tools.js';
 
 /** Qwen Code's built-in tools as the judge knows them: Gemini CLI's, with Qwen Code's own names and fields. */
 const QWEN_TOOLS: ToolMapping = {
@@ -23,8 +24,8 @@ const QWEN_TOOLS: ToolMapping = {
   notebook_edit: { as: 'NotebookEdit', input: (i) => ({ notebook_path: i.notebook_path, new_source: i.new_source }) },
 };
 
-/** Gatehouse's own MCP tools, as Qwen Code names them: judged on the MCP path, not twice. */
-const OWN_TOOL_PREFIX = 'mcp__gatehouse__';
+/** Qwen Code names the tools of Gatehouse's MCP server `mcp__gatehouse__<tool>` (gateway/own-tools.ts says how they are told apart). */
+const OWN_TOOL_PREFIX = OWN_TOOL_PREFIXES['qwen-code'];
 
 /** The events `gatehouse hook --agent qwen-code` is written for. */
 const EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
@@ -58,7 +59,9 @@ export function fromQwenInput(text: string): QwenHookInput {
     input = wrapped.arguments;
   }
   const toolInput = input as Record<string, unknown>;
-  if (tool.startsWith(OWN_TOOL_PREFIX)) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  const own = ownToolName(tool, OWN_TOOL_PREFIX);
+  // The report of a call to Gatehouse's own tool is not needed (Gatehouse ran it); the call itself is checked by the host.
+  if (own !== undefined && r.hook_event_name !== 'PreToolUse') return { skip: `${tool} is Gatehouse's own tool, recorded when Gatehouse ran it.` };
   let cwd = typeof r.cwd === 'string' ? r.cwd : '';
   // run_shell_command's directory is where the command runs: the judge resolves its paths there.
   if (tool === 'run_shell_command' && typeof toolInput.directory === 'string' && toolInput.directory !== '') cwd = isAbsolute(toolInput.directory) ? toolInput.directory : resolve(cwd, toolInput.directory);
@@ -66,7 +69,7 @@ export function fromQwenInput(text: string): QwenHookInput {
   // A field the mapping does not know stays in the input (judged by its name), the mapped ones replace theirs.
   const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
   // Qwen Code's own tool_use_id links its PostToolUse report to this call: kept as it came.
-  const judge = JSON.stringify({ ...r, cwd, tool_name: known ? known.as : tool, tool_input: mapped });
+  const judge = JSON.stringify({ ...r, cwd, tool_name: known ? known.as : tool, tool_input: mapped, ...(own !== undefined ? { [OWN_TOOL_FIELD]: own } : {}) });
   return { judge, tool, toolInput };
 }
 

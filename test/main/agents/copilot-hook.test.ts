@@ -28,8 +28,10 @@ describe('Copilot CLI hook input', () => {
     expect(judged(JSON.stringify({ ...base, toolName: 'web_fetch', toolArgs: JSON.stringify({ url: 'https://example.com' }) }))).toMatchObject({ tool_name: 'web_fetch', tool_input: { url: 'https://example.com' } });
   });
 
-  it("leaves Gatehouse's own MCP tools (gatehouse-<tool>) to the MCP path; another server's tool is judged by its name", () => {
-    expect(fromCopilotInput(JSON.stringify({ ...base, toolName: 'gatehouse-hello', toolArgs: {} }))).toHaveProperty('skip');
+  it("names the Gatehouse tool a gatehouse-<tool> call would be, for the host to check (not skipped here); another server's tool is judged by its name", () => {
+    expect(judged(JSON.stringify({ ...base, toolName: 'gatehouse-hello', toolArgs: {} }))).toMatchObject({ tool_name: 'gatehouse-hello', gatehouse_tool: 'hello' });
+    // Its report is not needed: Gatehouse ran the call itself.
+    expect(fromCopilotInput(JSON.stringify({ ...base, toolName: 'gatehouse-hello', toolArgs: {}, toolResult: {} }), 'postToolUse')).toHaveProperty('skip');
     expect(judged(JSON.stringify({ ...base, toolName: 'db-query', toolArgs: { sql: 'x' } }))).toMatchObject({ tool_name: 'db-query' });
   });
 

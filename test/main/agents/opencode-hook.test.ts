@@ -35,8 +35,10 @@ describe('opencode hook input', () => {
     expect('judge' in other && JSON.parse(other.judge)).toMatchObject({ tool_name: 'db_query', tool_input: { sql: 'x' } });
   });
 
-  it("leaves Gatehouse's own MCP tools to the MCP path, and reports what ran as PostToolUse by call id", () => {
-    expect(fromOpencodeInput(JSON.stringify({ ...base, tool: 'gatehouse_shell', args: { command: 'ls' } }))).toHaveProperty('skip');
+  it("names the Gatehouse tool a gatehouse_<tool> call would be, for the host to check, and reports what ran as PostToolUse by call id", () => {
+    const own = fromOpencodeInput(JSON.stringify({ ...base, tool: 'gatehouse_shell', args: { command: 'ls' } }));
+    expect('judge' in own && JSON.parse(own.judge)).toMatchObject({ tool_name: 'gatehouse_shell', gatehouse_tool: 'shell', hook_event_name: 'PreToolUse' });
+    expect(fromOpencodeInput(JSON.stringify({ ...base, event: 'after', tool: 'gatehouse_shell', args: {}, output: {} }))).toHaveProperty('skip');
     const after = fromOpencodeInput(JSON.stringify({ ...base, event: 'after', tool: 'read', args: { filePath: '/p/a' }, output: { title: 'a', output: 'text' } }));
     expect('judge' in after && JSON.parse(after.judge)).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: 'call_1', tool_name: 'Read', tool_response: { title: 'a', output: 'text' } });
   });
@@ -76,9 +78,10 @@ describe('gatehouse hook --agent opencode (the built command)', () => {
     const bad = await hookCli(['--home', home], '{"tool":');
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('not JSON') });
-    // Gatehouse's own MCP tools are not asked about twice: no decision, even with no host.
+    // A tool named like Gatehouse's own is checked by the host too: with no host, a deny (Gatehouse's own tools cannot run without it either).
     const own = await hookCli(['--home', home], JSON.stringify({ ...base, tool: 'gatehouse_shell', args: {} }));
-    expect([own.code, own.stdout]).toEqual([0, '{"decision":"none"}\n']);
+    expect(own.code).toBe(2);
+    expect(JSON.parse(own.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('Gatehouse is not running') });
   });
 });
 

@@ -29,8 +29,9 @@ describe('Qwen Code hook input', () => {
     expect(judged(fromQwenInput(JSON.stringify({ ...base, tool_name: 'tool_call', tool_input: { name: 'list_directory', arguments: { path: '/home/u/.ssh' } } })))).toMatchObject({ tool_name: 'LS', tool_input: { path: '/home/u/.ssh' } });
   });
 
-  it("leaves Gatehouse's own MCP tools to the MCP path; another server's tools keep their mcp__ names", () => {
-    expect(fromQwenInput(JSON.stringify({ ...base, tool_name: 'mcp__gatehouse__hello', tool_input: {} }))).toHaveProperty('skip');
+  it("names the Gatehouse tool an mcp__gatehouse__<tool> call would be, for the host to check; another server's tools keep their mcp__ names", () => {
+    expect(judged(fromQwenInput(JSON.stringify({ ...base, tool_name: 'mcp__gatehouse__hello', tool_input: {} })))).toMatchObject({ tool_name: 'mcp__gatehouse__hello', gatehouse_tool: 'hello' });
+    expect(fromQwenInput(JSON.stringify({ ...base, hook_event_name: 'PostToolUse', tool_name: 'mcp__gatehouse__hello', tool_input: {}, tool_response: {} }))).toHaveProperty('skip');
     expect(judged(fromQwenInput(JSON.stringify({ ...base, tool_name: 'mcp__db__query', tool_input: { sql: 'x' } })))).toMatchObject({ tool_name: 'mcp__db__query' });
   });
 
