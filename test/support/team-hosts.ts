@@ -10,6 +10,7 @@ import { homePaths } from '../../main/home.js';
 import { readServeFile, type ServeInfo } from '../../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../main/shells/serve/guards.js';
 import { migrateTeam } from '../../main/team/migrations/migrate.js';
+import { ASKS_CHANNEL } from '../../main/team/team-decisions.js';
 import { startCli, type RunningCli } from './cli.js';
 import { WsClient, wsConnect } from './net.js';
 import { tempDir } from './temp.js';
@@ -101,4 +102,37 @@ export async function teamDatabase(cluster: PgCluster, name: string): Promise<st
     await client.end();
   }
   return url;
+}
+
+export interface AskRow {
+  approval_id: string;
+  state: string;
+  args_hash: string;
+  call_id: string;
+}
+
+/** Resolves with `read`'s first non-null answer: read now, then again at each NOTIFY on the asks channel. */
+async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | null>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  // A failing test's cluster stops under this client: that is not another error.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    let wake: () => void = () => {};
+    client.on('notification', () => wake());
+    await client.query(`LISTEN ${ASKS_CHANNEL}`);
+    for (;;) {
+      const changed = new Promise<void>((resolve) => (wake = resolve));
+      const v = await read(client);
+      if (v !== null) return v;
+      await changed;
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** The team ask of the call a member's agent made in `session`, once it is published. */
+export function askOf(url: string, session: string, state = 'pending'): Promise<AskRow> {
+  return untilAsks(url, async (c) => (await c.query<AskRow>('SELECT approval_id, state, args_hash, call_id FROM team_asks WHERE session LIKE $1 AND state = $2', [`%${session}`, state])).rows[0] ?? null);
 }

@@ -10,50 +10,15 @@
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ASKS_CHANNEL } from '../../../main/team/team-decisions.js';
 import { newOperatorKeys, signDecision } from '../../../main/team/decision-signature.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-import { hookCall, localRows, member, sql, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
+import { askOf, hookCall, localRows, member, sql, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
 
 /** Supervised asks about `make`; a hook's ask waits in the inbox (not Claude Code's own prompt), and calls run (live). */
 const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
 const MAKE = { name: 'Bash', input: { command: 'make' } as Record<string, unknown> };
-
-interface AskRow {
-  approval_id: string;
-  state: string;
-  args_hash: string;
-  call_id: string;
-}
-
-/** Resolves with `read`'s first non-null answer: read now, then again at each NOTIFY on the asks channel. */
-async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | null>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  // A failing test's cluster stops under this client: that is not another error.
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    let wake: () => void = () => {};
-    client.on('notification', () => wake());
-    await client.query(`LISTEN ${ASKS_CHANNEL}`);
-    for (;;) {
-      const changed = new Promise<void>((resolve) => (wake = resolve));
-      const v = await read(client);
-      if (v !== null) return v;
-      await changed;
-    }
-  } finally {
-    await client.end();
-  }
-}
-
-/** The team ask of the call alpha's agent made in `session`, once it is published. */
-function askOf(url: string, session: string, state = 'pending'): Promise<AskRow> {
-  return untilAsks(url, async (c) => (await c.query<AskRow>('SELECT approval_id, state, args_hash, call_id FROM team_asks WHERE session LIKE $1 AND state = $2', [`%${session}`, state])).rows[0] ?? null);
-}
 
 function permission(body: string): string {
   return (JSON.parse(body) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;

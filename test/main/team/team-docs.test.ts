@@ -1,0 +1,117 @@
+// docs/team.md's commands, run as written (issue #28; "run what you print"): every `gatehouse`
+// line of its shell blocks, in a clean folder outside the checkout with a `gatehouse` on the PATH,
+// against a throwaway PostgreSQL cluster. The one change is where the database is: the docs'
+// db.internal:5432 (verify-full TLS) is this cluster on loopback (no TLS), and `appr-1234` is the
+// id of an ask the test's agent raised. Blocks run in order as in one terminal: what a block
+// exports, the next one has.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from '../../support/cli.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
+import { askOf } from '../../support/team-hosts.js';
+import { tempDir, untilFile } from '../../support/temp.js';
+
+/** The shell blocks of docs/team.md, in order, each as its lines (without their trailing comments). */
+function shellBlocks(): string[][] {
+  const text = readFileSync(join(repoRoot, 'docs', 'team.md'), 'utf8');
+  return [...text.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map((m) => m[2]!.split('\n').map((l) => l.replace(/\s+# .*$/, '').trim()).filter((l) => l !== ''));
+}
+
+/** A Claude Code PreToolUse hook call of `make`, sent as the agent's hook sends it; resolves with the answer. */
+function hookAsk(info: { hookUrl: string; agentToken: string }, cwd: string): Promise<string> {
+  const body = JSON.stringify({ session_id: 'docs', transcript_path: '/tmp/t.jsonl', cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'make' }, tool_use_id: 'tu-docs', permission_mode: 'default' });
+  return new Promise((resolve, reject) => {
+    const req = request(info.hookUrl, { method: 'POST', headers: { Authorization: `Bearer ${info.agentToken}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function bash(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/bash', ['-e', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.runIf(pgMissing('team-docs') === null)('docs/team.md, run as written', () => {
+  const cluster = useCluster();
+
+  it("sets up the team database and its roles, starts a member, reads the team's trail, and an operator decides an ask through the team", async () => {
+    await cluster().createDatabase('gatehouse_team');
+    const root = tempDir('gatehouse-team-docs-');
+    const work = join(root, 'work');
+    const bin = join(root, 'bin');
+    mkdirSync(work);
+    mkdirSync(bin);
+    // `gatehouse` as the docs call it: this checkout's CLI, found on the PATH.
+    writeFileSync(join(bin, 'gatehouse'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} "$@"\n`);
+    chmodSync(join(bin, 'gatehouse'), 0o755);
+    const env: NodeJS.ProcessEnv = { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'home', '.config'), LANG: 'C.UTF-8' };
+    const home = join(root, 'home', '.config', 'gatehouse');
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    // A member whose supervised asks wait in its inbox (and so in the team inbox): the setting, not a docs command.
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' }));
+    const where = (line: string) => line.replaceAll('db.internal:5432', `127.0.0.1:${cluster().port}`).replaceAll('db.internal', `127.0.0.1:${cluster().port}`).replaceAll('sslmode=verify-full', 'sslmode=disable');
+
+    const blocks = shellBlocks();
+    const commands = blocks.flat().filter((l) => l.startsWith('gatehouse '));
+    expect(commands.length).toBeGreaterThan(8);
+    const ran = new Set<string>();
+    let serve: ReturnType<typeof spawn> | null = null;
+    let answered: Promise<string> | null = null;
+    try {
+      for (const [i, block] of blocks.entries()) {
+        // The least-privilege section shows the roles step ahead of "How to run it", which repeats it in its place.
+        const later = blocks.slice(i + 1).flat();
+        if (block.filter((l) => l.startsWith('gatehouse ')).every((l) => later.includes(l))) continue;
+        for (const line of block) {
+          const exported = /^export ([A-Z_]+)='([^']*)'$/.exec(line);
+          if (exported) {
+            env[exported[1]!] = where(exported[2]!);
+            continue;
+          }
+          ran.add(line);
+          if (line.startsWith('gatehouse serve')) {
+            // The member host: it runs until stopped, so it is started, not waited for.
+            serve = spawn('/bin/bash', ['-c', `exec ${where(line)}`], { cwd: work, env, stdio: ['ignore', 'ignore', 'ignore'] });
+            const info = JSON.parse(await untilFile(join(home, 'serve.json'))) as { hookUrl: string; agentToken: string };
+            // An agent on laptop-ana asks something the operator decides below: its hook waits for the answer.
+            answered = hookAsk(info, work);
+            continue;
+          }
+          // The id the docs stand in for: the ask the agent raised, as the team inbox lists it.
+          const command = line.startsWith('gatehouse approvals approve appr-1234') ? where(line).replace('appr-1234', (await askOf(env.GATEHOUSE_TEAM_URL!, 'docs')).approval_id) : where(line);
+          const r = await bash(command, env, work);
+          expect(r.code, `${command}\n${r.stdout}${r.stderr}`).toBe(0);
+          if (command.startsWith('gatehouse approvals approve')) {
+            expect(r.stdout).toMatch(/laptop-ana checked the signature and answered its agent/);
+            expect((JSON.parse(await answered!) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision).toBe('allow');
+          }
+        }
+      }
+      expect(commands.filter((c) => !ran.has(c))).toEqual([]);
+      // What they did: the roles exist, and the member's trail is intact in the team database.
+      const status = await bash('gatehouse team status && gatehouse audit verify --team', env, work);
+      expect(status.stdout).toMatch(/laptop-ana/);
+      expect(status.stdout).toMatch(/^laptop-ana: chain intact/m);
+    } finally {
+      const s = serve as ReturnType<typeof spawn> | null;
+      if (s && s.exitCode === null) {
+        s.kill('SIGTERM');
+        await new Promise((resolve) => s.once('exit', resolve));
+      }
+    }
+  }, 180_000);
+});
