@@ -166,6 +166,28 @@ describe("1b. a tool named like one of Gatehouse's own MCP tools (issue #30)", (
   });
 });
 
+describe('1c. every mapped agent: a named agent token files the calls under its agent, the agent itself as the client (issue #30)', () => {
+  it('Gemini CLI, Qwen Code, opencode and Copilot CLI, each with --agent-token-file', async () => {
+    const r = await start({ mode: 'live', autonomy: 'supervised' });
+    const created = await r.op<{ token: string }>('agents.tokens.create', { name: 'ci-bot' });
+    const tokenFile = join(r.home, 'ci-bot.token');
+    writeFileSync(tokenFile, created.result.token, { mode: 0o600 });
+    const read = '/tmp/gatehouse-named-notes.txt';
+    const inputs: Record<string, Record<string, unknown>> = {
+      'gemini-cli': { session_id: 'g-1', transcript_path: '/tmp/t.json', cwd: r.project, hook_event_name: 'BeforeTool', timestamp: '2026-11-29T00:00:00Z', tool_name: 'read_file', tool_input: { file_path: read } },
+      'qwen-code': { session_id: 'q-1', transcript_path: '/tmp/t.jsonl', cwd: r.project, hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { file_path: read }, tool_use_id: 'q-call-1' },
+      opencode: { event: 'before', tool: 'read', sessionID: 'ses_o1', callID: 'o-call-1', args: { filePath: read }, directory: r.project },
+      copilot: { sessionId: 'c-1', timestamp: 1, cwd: r.project, toolName: 'view', toolArgs: { path: read } },
+    };
+    for (const [agent, input] of Object.entries(inputs)) {
+      const res = await runCli(['hook', '--agent', agent, '--home', r.home, '--agent-token-file', tokenFile], {}, JSON.stringify(input));
+      expect(res.code, `${agent}: ${res.stdout}${res.stderr}`).toBe(0);
+      const received = events(r, 'call.received').at(-1)!.payload as { agent: string; client: string; session: string; tool: string };
+      expect([received.agent, received.client, received.session.split('/')[0], received.tool], agent).toEqual(['ci-bot', agent, 'ci-bot', 'Read']);
+    }
+  });
+});
+
 describe('2. the hook command Gatehouse writes fails closed, whatever the PATH', () => {
   it('the written command works with an empty PATH, and exits 2 when its node or entry is missing', async () => {
     const r = await start({ mode: 'live', autonomy: 'supervised' });
