@@ -9,13 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { fromGeminiInput, toGeminiAnswer } from '../../../main/agents/gemini/hook-mapping.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
 import { geminiHook } from '../../../shared/claude-config.js';
-import { cliPath } from '../../support/cli.js';
-import { runHookShell } from '../../support/hook-shell.js';
+import { cliPath, runShell } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const base = { session_id: '6a1f0c2e-9d4b-4e0f-8a51-0d3c2b1e7f90', transcript_path: '', cwd: '/work/p', hook_event_name: 'BeforeTool', timestamp: '2026-11-29T02:00:00.000Z' };
 
-const sh = runHookShell;
+const sh = runShell;
 
 describe('Gemini CLI hook input', () => {
   it('maps its built-in tools onto the tools the judge reads by field, keeping unknown fields', () => {

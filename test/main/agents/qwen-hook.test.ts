@@ -9,14 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { fromQwenInput, toQwenAnswer } from '../../../main/agents/qwen-code/hook-mapping.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
 import { qwenHooks } from '../../../shared/claude-config.js';
-import { cliPath } from '../../support/cli.js';
-import { runHookShell } from '../../support/hook-shell.js';
+import { cliPath, runShell } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const base = { session_id: 'e6a11d34-4a96-481d-90ef-4d4f65d9d9a0', transcript_path: '/home/u/.qwen/projects/p/chats/e6a1.jsonl', cwd: '/work/p', hook_event_name: 'PreToolUse', timestamp: '2026-11-29T06:01:26.843Z', permission_mode: 'yolo', prompt_id: 'e6a1########0', tool_use_id: 'toolu_1795932086842_7b70m90go', tool_call_id: 'call_1' };
 const judged = (r: ReturnType<typeof fromQwenInput>) => ('judge' in r ? (JSON.parse(r.judge) as Record<string, unknown>) : r);
 
-const sh = runHookShell;
+const sh = runShell;
 
 describe('Qwen Code hook input', () => {
   it("maps its built-in tools onto the tools the judge reads by field, keeping Qwen Code's tool_use_id and unknown fields", () => {
