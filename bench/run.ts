@@ -19,6 +19,7 @@ import { wasmCases } from './wasm.js';
 import { moduleCases } from './module.js';
 import { catalogCases } from './catalog.js';
 import { adapterCases } from './adapters.js';
+import { teamCases } from './team.js';
 import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
@@ -70,6 +71,9 @@ cases.push(...catalog.cases);
 // Terminal adapters: classify over a full screen, and the op budget's cost (their Lua workers end after the run).
 const adapters = await adapterCases();
 cases.push(...adapters.cases);
+// Team mode on a throwaway PostgreSQL cluster: cross-machine approval, shipping, search (the cluster and its member host are stopped after the run).
+const team = await teamCases();
+cases.push(...team.cases);
 // The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
 const inbox = inboxListCases();
 cases.push(...inbox.cases);
@@ -105,10 +109,13 @@ await inbox.close();
 catalog.close();
 await adapters.close();
 await auditSearch.close();
+await team.close();
 console.log();
 console.log(formatTable(results));
 const searchNote = auditSearch.note();
 if (searchNote) console.log(`\n${searchNote}`);
+const teamNote = team.note();
+if (teamNote) console.log(`\n${teamNote}`);
 const missed = results.filter((r) => r.pass === false);
 if (missed.length > 0) {
   console.log(`\nMissed target: ${missed.map((r) => r.name).join('; ')}.`);

@@ -78,6 +78,13 @@ const HEARTBEAT_MS = 5_000;
 
 class ForkError extends Error {}
 
+/** One batch of rows, with the insert's parameters made ready (searchText is the costly part). */
+interface Batch {
+  rows: StoredRow[];
+  last: StoredRow;
+  params: unknown[];
+}
+
 export class TeamShipper {
   private readonly batch: number;
   private readonly backoff: { minMs: number; maxMs: number };
@@ -194,17 +201,19 @@ export class TeamShipper {
   private async pump(): Promise<void> {
     try {
       if (this.needResume) await this.resume();
-      for (;;) {
-        if (this.closed) return;
-        const rows = this.deps.source.rowsAfter(this.shippedSeq!, this.batch);
-        if (rows.length === 0) {
-          if (this.deps.clock.now() - this.lastHeartbeat >= HEARTBEAT_MS) await this.heartbeat();
-          break;
-        }
-        await this.ship(rows);
+      let batch = this.prepare(this.shippedSeq!);
+      if (!batch && this.deps.clock.now() - this.lastHeartbeat >= HEARTBEAT_MS) await this.heartbeat();
+      while (batch && !this.closed) {
+        // Pipelined: the next batch is read and made ready while PostgreSQL inserts this one. If
+        // this one fails, the next is dropped and shipping resumes from what was committed.
+        let next: Batch | null = null;
+        const after = batch.last.seq;
+        await this.ship(batch, () => (next = this.prepare(after)));
+        batch = next as Batch | null;
         // The event loop serves calls between batches.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
+      if (this.closed) return;
       this.up();
     } catch (err) {
       if (err instanceof ForkError) this.forked(err.message);
@@ -243,28 +252,44 @@ export class TeamShipper {
     });
   }
 
-  private async ship(rows: StoredRow[]): Promise<void> {
-    const last = rows[rows.length - 1]!;
+  /** The rows after `seq` (one batch at most) with the insert's parameters, or null when there are none. */
+  private prepare(seq: number): Batch | null {
+    const rows = this.deps.source.rowsAfter(seq, this.batch);
+    if (rows.length === 0) return null;
+    const params = [
+      this.deps.member,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.ts),
+      rows.map((r) => r.type),
+      rows.map((r) => r.actor),
+      rows.map((r) => r.payloadJson),
+      rows.map((r) => r.prevHash),
+      rows.map((r) => r.hash),
+      rows.map((r) => searchText(r.type, r.actor, r.payloadJson)),
+    ];
+    return { rows, last: rows[rows.length - 1]!, params };
+  }
+
+  /** Ships one batch in one transaction; `meanwhile` runs once its insert is on the wire. */
+  private async ship(batch: Batch, meanwhile?: () => void): Promise<void> {
+    const { rows, last } = batch;
     await this.withClient(async (c) => {
       await c.query('BEGIN');
       try {
-        const inserted = await c.query<{ seq: string }>(
+        const insert = c.query<{ seq: string }>(
           `INSERT INTO team_events (member, seq, ts, type, actor, payload, prev_hash, hash, search)
            SELECT $1, u.seq, u.ts, u.type, u.actor, u.payload, u.prev_hash, u.hash, to_tsvector('simple', u.text)
            FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(seq, ts, type, actor, payload, prev_hash, hash, text)
            ON CONFLICT (member, seq) DO NOTHING RETURNING seq`,
-          [
-            this.deps.member,
-            rows.map((r) => r.seq),
-            rows.map((r) => r.ts),
-            rows.map((r) => r.type),
-            rows.map((r) => r.actor),
-            rows.map((r) => r.payloadJson),
-            rows.map((r) => r.prevHash),
-            rows.map((r) => r.hash),
-            rows.map((r) => searchText(r.type, r.actor, r.payloadJson)),
-          ],
+          batch.params,
         );
+        // A failure here fails only the next batch, which is then read again: never this one's insert.
+        try {
+          meanwhile?.();
+        } catch {
+          // The next pump reads it again.
+        }
+        const inserted = await insert;
         if (inserted.rowCount !== rows.length) await this.checkDuplicates(c, rows, new Set(inserted.rows.map((r) => Number(r.seq))));
         await c.query(
           `UPDATE team_members SET shipped_hash = CASE WHEN $2 >= shipped_seq THEN $3 ELSE shipped_hash END, shipped_seq = GREATEST(shipped_seq, $2),
