@@ -16,6 +16,21 @@ const auditEvent = z.object({
   hash: z.string(),
 });
 
+/** A host's link to the team database (main/team/team-shipper.ts TeamLinkStatus). */
+const teamLinkStatus = z.object({
+  member: z.string(),
+  link: z.enum(['connecting', 'up', 'down', 'forked', 'closed']),
+  shippedSeq: z.number().int().nullable(),
+  localHead: z.number().int(),
+  lag: z.number().int(),
+  lagMs: z.number(),
+  lastError: z.string().nullable(),
+  since: z.number(),
+  nextRetryAt: z.number().nullable(),
+  shipped: z.number().int(),
+});
+export type TeamLinkView = z.infer<typeof teamLinkStatus>;
+
 const chainState = z.object({
   state: z.enum(['verified', 'broken', 'checking']),
   checked: z.number().int().nonnegative(),
@@ -553,6 +568,14 @@ export const methods = {
       startedAt: z.number().int(),
       operator: z.string(),
     }),
+  },
+  /**
+   * This host's link to the team database (`gatehouse serve --team`): shipping state, lag, the last
+   * error; null when the host is not in team mode.
+   */
+  'team.status': {
+    request: empty,
+    response: teamLinkStatus.nullable(),
   },
   /** Re-checks the whole chain as a job (progress in events, cancellable); the result is also pushed as audit.chain. */
   'audit.verify': {

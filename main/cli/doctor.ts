@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { checkHeadFile } from '../audit/audit-head.js';
-import type { ChainState } from '../../shared/contract.js';
+import type { ChainState, TeamLinkView } from '../../shared/contract.js';
 import { homePaths } from '../home.js';
 import { BUILTIN_TOOLS, pluginSources } from '../registry/plugin-sources.js';
 import { PluginRegistry } from '../registry/plugin-registry.js';
@@ -132,12 +132,16 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   let toolCheck: DoctorCheck | null = null;
   // What the running host knows of its log (a write failure, a file deleted under it): the file alone cannot say.
   let hostChain: ChainState | null = null;
+  // Team mode (serve --team): whether the host's events reach the team database.
+  let teamCheck: DoctorCheck | null = null;
   if (host?.kind === 'serve') {
     try {
       const caller = await connectHost(home);
       try {
         plugins = (await caller.call('plugins.list', {})).plugins;
         hostChain = await caller.call('audit.chainState', {});
+        const team = await caller.call('team.status', {});
+        if (team) teamCheck = teamLinkCheck(host.pid, team);
         const health = await caller.call('health.list', {});
         const rows = health.plugins.filter((p) => p.kindInfo?.judgesCalls && p.status === 'enabled');
         const bad = rows.filter((r) => r.breaker.state !== 'closed' || (r.processes !== null && r.processes.ready < r.processes.running) || r.processes?.running === 0);
@@ -179,6 +183,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   if (plugins) checks.push(...pluginChecks(plugins));
   checks.push(checkerCheck);
   if (toolCheck) checks.push(toolCheck);
+  if (teamCheck) checks.push(teamCheck);
 
   // Electron.
   const electron = findElectronBinary(env);
@@ -232,6 +237,19 @@ function diskCheck(home: string): DoctorCheck {
   if (free === 0) return check('disk', 'fail', `no free space in ${home}: the audit log cannot record anything, so every agent call is denied.`, 'free space on that disk; calls are answered again without a restart.');
   if (free < LOW_DISK_BYTES) return check('disk', 'warn', `${mib(free)} free in ${home}: when it runs out the audit log cannot record calls and every call is denied.`, `free space on that disk (keep at least ${mib(LOW_DISK_BYTES)}).`);
   return check('disk', 'ok', `${mib(free)} free in ${home}.`);
+}
+
+/** The team link of a running host: up (with its lag), connecting, down (events wait locally) or forked (shipping stopped). */
+function teamLinkCheck(pid: number, t: TeamLinkView): DoctorCheck {
+  const lag = `${t.lag} event${t.lag === 1 ? '' : 's'} not shipped yet${t.lag > 0 ? ` (the oldest ${Math.round(t.lagMs / 1000)} s old)` : ''}`;
+  const as = `host pid ${pid} ships as member ${displayText(t.member)}`;
+  if (t.link === 'up' || t.link === 'connecting') return check('team', 'ok', `${as}: link ${t.link}, ${lag}.`);
+  if (t.link === 'down') {
+    const retry = t.nextRetryAt !== null ? `; it tries again at ${new Date(t.nextRetryAt).toISOString().slice(11, 19)} UTC` : '';
+    return check('team', 'warn', `${as}: the team database cannot be reached (${displayText(t.lastError ?? 'no reason given')}); ${lag}, kept in the local log until it is back${retry}. Asks wait in this host's own inbox meanwhile.`, 'check that PostgreSQL runs and that this machine reaches it: gatehouse team status, with the same URL, tries the same connection.');
+  }
+  if (t.link === 'forked') return check('team', 'fail', `${as}, but shipping stopped: ${displayText(t.lastError ?? 'another host ships under this member name')}; ${lag}.`, 'give this host its own --team-member name and start it again.');
+  return check('team', 'warn', `${as}: link ${t.link}.`);
 }
 
 function auditCheck(path: string, hostPid: number | null, hostChain: ChainState | null): DoctorCheck {

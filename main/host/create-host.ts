@@ -275,6 +275,7 @@ export function createHost(opts: HostOptions): Host {
     ...settingsHandlers(settings),
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
+    'team.status': () => team?.status() ?? null,
   };
   // Durability as the audit log gives it (through the call trails), waited for only by calls that recorded something themselves.
   const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };

@@ -93,6 +93,9 @@ describe.runIf(pgMissing('team-shipping') === null)('team mode: hosts ship their
     expect(answers.map((x) => x.status)).toEqual(Array(20).fill(200));
     expect(answers.every((x) => /permissionDecision/.test(x.body))).toBe(true);
     await untilLocal(a.home, a.op, (rows) => rows.some((r) => r.type === 'team.link' && r.payload.state === 'down'));
+    // doctor, asking the running host, names the outage and where the events wait.
+    const outage = await runCli(['doctor', '--home', a.home]);
+    expect(outage.stdout).toMatch(/team.*ships as member gamma: the team database cannot be reached \(.*\); \d+ events? not shipped yet.*kept in the local log until it is back/);
 
     await cluster().start();
 
@@ -113,5 +116,6 @@ describe.runIf(pgMissing('team-shipping') === null)('team mode: hosts ship their
     const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: url });
     expect(verify.stdout).toMatch(/^gamma: chain intact/m);
     expect(verify.code).toBe(0);
+    expect((await runCli(['doctor', '--home', a.home])).stdout).toMatch(/team.*ships as member gamma: link up, \d+ events? not shipped yet/);
   }, 180_000);
 });
