@@ -22,6 +22,8 @@ export interface HomePaths {
   settings: string;
   /** First-run state: the example plugins copied, the Getting Started panel's progress. */
   firstRun: string;
+  /** Team mode: the team policy version in force here, as its operator signed it (team-policy.ts). */
+  teamPolicy: string;
 }
 
 /** Creates the home (owner-only: it holds tokens and the audit log) and returns its paths. */
@@ -46,6 +48,7 @@ export function homePaths(root: string): HomePaths {
     policy: join(root, 'policy.yaml'),
     settings: join(root, 'settings.json'),
     firstRun: join(root, 'first-run.json'),
+    teamPolicy: join(root, 'team-policy.json'),
   };
 }
 

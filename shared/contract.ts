@@ -398,6 +398,11 @@ const settings = z.object({
   /** What `gatehouse hook` answers when no host is running. */
   hookUnreachable: z.enum(['deny', 'ask']),
   /**
+   * Team mode, while the team database is unreachable: a call that would wait for an operator
+   * waits in this machine's inbox ("local", the default) or is denied at once with the reason ("deny").
+   */
+  teamOutageAsks: z.enum(['local', 'deny']),
+  /**
    * When a Bash command Gatehouse lets through runs in the box (main/runner/box.ts): allowed by
    * autonomy at these levels, or by a grant or an allow rule ("grants"). Default: full and grants.
    */

@@ -70,6 +70,10 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'team.link': spec(ACTOR.host, { state: z.enum(['up', 'down', 'forked']), member: z.string(), shippedSeq: int.nullable(), lag: int }),
   /** A decision in the team database was not applied: no valid signature of a registered operator, or bound to other arguments. The item kept waiting. */
   'team.decision-refused': spec(ACTOR.host, { id, call: id, member: z.string(), operator: z.string(), console: z.string(), decision: z.string(), problem: z.string() }),
+  /** A team policy version signed by a registered operator was put in force here. */
+  'team.policy-applied': spec(ACTOR.host, { version: int, sha256: z.string(), operator: z.string(), console: z.string(), rules: int }),
+  /** A team policy version was not applied (no valid signature, a text that does not match its digest or does not load, older than the one in force); the one in force stays. */
+  'team.policy-refused': spec(ACTOR.host, { version: int, operator: z.string(), problem: z.string(), inForce: int.nullable() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------
@@ -79,7 +83,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'call.extracted': spec(ACTOR.host, { call: id, operations: z.array(z.string()), paths: z.array(z.string()), hosts: z.array(z.string()), command: z.string(), evasive: z.boolean(), evasiveReasons: z.array(z.string()), programs: z.array(z.string()).optional() }),
   'rule.matched': spec(ACTOR.rule, { call: id, rule: z.string(), origin: z.string(), source: z.string(), decision: z.enum(['allow', 'deny', 'ask', 'log']), severity: z.string(), locked: z.boolean() }),
   'checker.verdict': spec(/^(host|checker:.*)$/, { call: id, decision: z.string(), failures: z.array(z.unknown()) }),
-  'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string() }),
+  /** `policy`: which policy judged it (the team policy version in team mode, a digest of policy.yaml); absent when the rules were never reached. */
+  'call.decided': spec(ACTOR.decider, { call: id, decision: z.enum(['allow', 'deny', 'ask', 'expired']), decider, reason: z.string(), policy: z.object({ team: int.optional(), local: z.string() }).optional() }),
   /** A Claude Code hook request refused before it was judged (answered with a deny); never the token or the input. */
   'hook.refused': spec(ACTOR.host, { kind: z.enum(['malformed', 'empty', 'wrong-event', 'too-large', 'bad-token', 'bad-host', 'bad-origin', 'bad-method', 'unreadable', 'internal']), reason: z.string(), suppressed: int.optional() }),
   /**

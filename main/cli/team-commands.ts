@@ -11,6 +11,8 @@ import { listMembers } from '../team/team-members.js';
 import { verifyTeam } from '../team/team-verify.js';
 import { unsignedDecisions } from '../team/team-decisions.js';
 import { addTeamRole } from '../team/team-roles.js';
+import { policyVersion, unsignedPolicies } from '../team/team-policy.js';
+import { addTeamPolicyCommands } from './team-policy-commands.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -85,28 +87,36 @@ export function addTeamCommands(cli: Command): void {
     .action(async (given: string | undefined, o: { stale: string; json?: boolean }) => {
       const staleMs = parseStale(o.stale);
       const url = requireTeamUrl(given);
-      const members = await onTeam(url, (pool) => listMembers(pool));
+      const { members, newest } = await onTeam(url, async (pool) => ({ members: await listMembers(pool), newest: (await policyVersion(pool))?.version ?? null }));
       if (o.json) {
-        console.log(jsonText({ members: members.map((m) => ({ ...m, stopped: m.seenAgoMs > staleMs })) }));
+        console.log(jsonText({ members: members.map((m) => ({ ...m, stopped: m.seenAgoMs > staleMs })), policyVersion: newest }));
         return;
       }
+      if (newest !== null) console.log(`Team policy: version ${newest} is the newest published.`);
       if (members.length === 0) {
         console.log(`No member has shipped to ${shownUrl(url)} yet: start a host with gatehouse serve --team URL.`);
         return;
       }
       const now = Date.now();
-      const rows = members.map((m) => [displayText(m.name), String(m.shippedSeq), String(m.localHeadSeq), String(m.lag), formatAgo(now - m.seenAgoMs, now), m.seenAgoMs > staleMs ? 'stopped shipping' : m.lag > 0 ? 'behind' : 'up to date']);
-      const head = ['MEMBER', 'SHIPPED', 'LOCAL HEAD', 'LAG', 'LAST SEEN', 'STATE'];
+      const rows = members.map((m) => [displayText(m.name), String(m.shippedSeq), String(m.localHeadSeq), String(m.lag), m.policyVersion === null ? '-' : String(m.policyVersion), formatAgo(now - m.seenAgoMs, now), m.seenAgoMs > staleMs ? 'stopped shipping' : m.lag > 0 ? 'behind' : 'up to date']);
+      const head = ['MEMBER', 'SHIPPED', 'LOCAL HEAD', 'LAG', 'POLICY', 'LAST SEEN', 'STATE'];
       const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
       for (const r of [head, ...rows]) console.log(r.map((v, i) => (i === r.length - 1 ? v : v.padEnd(width[i]!))).join('  '));
     });
+
+  addTeamPolicyCommands(team);
 }
 
 /** `gatehouse audit verify --team`: prints one verdict per member; exit 1 when any is not intact. */
 export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
   const staleMs = parseStale(o.stale);
   const url = requireTeamUrl(o.teamUrl);
-  const { verdicts, decisions } = await onTeam(url, async (pool) => ({ verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member) }));
+  const { verdicts, decisions, policies } = await onTeam(url, async (pool) => ({ verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member), policies: await unsignedPolicies(pool) }));
+  // A policy version nobody signed was written with a console role's or the owner's credentials:
+  // members refuse it, and the trail says it is there.
+  for (const { policy: p, problem } of policies.bad) console.log(`team policy version ${p.version} NOT signed by an operator: ${displayText(problem)} (it claims ${displayText(p.operator)} from ${displayText(p.console)}).`);
+  if (policies.checked > 0) console.log(policies.bad.length === 0 ? `Team policy: ${policies.checked} ${policies.checked === 1 ? 'version' : 'versions'} signed by registered operators.` : `Team policy: ${policies.bad.length} of ${policies.checked} versions NOT signed by a registered operator.`);
+  if (policies.bad.length > 0) process.exitCode = 1;
   // A decision without a valid operator signature was written with someone's database credentials, not
   // decided by an operator: members refuse it, and the trail says it is there.
   for (const { decision: x, problem } of decisions.bad) console.log(`${displayText(x.member)}: decision on ${displayText(x.approvalId)} NOT signed by an operator: ${displayText(problem)} (it claims ${displayText(x.decision)} by ${displayText(x.operator)} from ${displayText(x.console)}).`);
@@ -124,7 +134,8 @@ export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; me
     for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${f.storedHash.slice(0, 12)}…, the member later offered ${f.offeredHash.slice(0, 12)}… (two hosts under one name, or a replaced log).`);
     if (v.stopped) console.log(`${name}: stopped shipping: last seen ${formatAgo(now - v.stopped.seenAgoMs, now)}, ${v.stopped.lag} events not shipped then.`);
   }
-  const bad = [...new Set([...verdicts.filter((v) => !v.ok).map((v) => v.member), ...decisions.bad.map((b) => b.decision.member)])];
-  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.map((m) => displayText(m)).join(', ')}.`);
+  const bad = [...new Set([...verdicts.filter((v) => !v.ok).map((v) => v.member), ...decisions.bad.map((b) => b.decision.member)])].map((m) => displayText(m));
+  if (policies.bad.length > 0) bad.push('the team policy');
+  console.log(bad.length === 0 ? `Team trail intact: ${verdicts.length} ${verdicts.length === 1 ? 'member' : 'members'}.` : `Team trail NOT intact: ${bad.join(', ')}.`);
   if (bad.length > 0) process.exitCode = 1;
 }

@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS: Settings = {
   hookAsk: 'agent',
   hookAutonomyAllow: 'defer',
   hookUnreachable: 'deny',
+  teamOutageAsks: 'local',
   containment: [...DEFAULT_CONTAINMENT],
   desktopNotifications: true,
   auditRaw: false,

@@ -52,9 +52,10 @@ import { pluginSources } from '../registry/plugin-sources.js';
 import { startPolicyServices } from './policy-services.js';
 import { LateBinding } from './late-binding.js';
 import { Signal } from './signal.js';
-import { startTeamLink } from '../team/team-link.js';
+import { startTeamLink, teamOutageRefusal } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
 import { startTeamInbox } from '../team/team-inbox.js';
+import { TeamPolicyFollower } from '../team/team-policy.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -195,12 +196,16 @@ export function createHost(opts: HostOptions): Host {
   // ---- the gateway: approvals, taint, and the MCP server in front of them -------------------------
   // Set by the shell once it listens (setAgentEndpoints); read when a config file is written.
   let endpoints: AgentEndpoints | null = null;
-  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints });
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints, ...(team ? { askRefusal: () => teamOutageRefusal(team.status(), settings.current.teamOutageAsks) } : {}) });
   const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations } = agentSide;
   // Team mode: this host's asks are published to the team inbox, and decisions signed by a named
   // operator on any member's console are applied here (team-inbox.ts). Beside the local inbox, never instead of it.
+  // The team policy follows over the same listening connection: the version in force last time is
+  // applied now, before the first call is judged, then each newer signed version (team-policy.ts).
   if (opts.team) {
-    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
+    const teamPolicy = new TeamPolicyFollower({ member: opts.team.member, store: policy, file: paths.teamPolicy, record, log });
+    teamPolicy.loadSaved();
+    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, followers: [teamPolicy], onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
     services.add(() => teamInbox.close());
   }
 

@@ -32,6 +32,8 @@ export interface GatewayServicesDeps extends HostBase {
   policy: PolicyStore;
   /** Where agents reach this host, once a shell listens. */
   endpoints: () => AgentEndpoints | null;
+  /** Why an ask is denied instead of waiting (team mode's outage setting); see PipelineDeps.askRefusal. */
+  askRefusal?: () => string | null;
 }
 
 export function startGatewayServices(d: GatewayServicesDeps) {
@@ -81,6 +83,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     approvals,
     grants: approvals.grants,
     approvalExpiresInMs: () => settings.current.approvalExpiryMinutes * 60_000,
+    ...(d.askRefusal ? { askRefusal: d.askRefusal } : {}),
     record,
     log,
     registry,

@@ -10,6 +10,7 @@ import type { CheckerVerdict } from '../checkers/checker-pool.js';
 import type { EvaluateParams, RuleSnapshot } from '../core/checker-protocol.js';
 import { decideCall, type Autonomy, type Classification, type FinalDecision, type SessionTaint } from '../policy/autonomy.js';
 import type { PolicyResult } from '../policy/rules/engine.js';
+import type { PolicyTag } from '../policy/rules/store.js';
 import type { Decider, Extraction, Operation, ToolCall } from '../policy/types.js';
 import type { ToolCallResult } from '../runner/tool-runner.js';
 import type { ContainVerdict } from '../runner/containment.js';
@@ -81,6 +82,8 @@ export interface PolicyEvaluator {
   evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult>;
   /** Rules for the checkers' `rules` field. */
   snapshots(): readonly RuleSnapshot[];
+  /** Which policy is in force (PolicyStore's): call.decided records the one that judged the call. */
+  readonly tag?: PolicyTag;
 }
 
 /** The checker pool; CheckerHost fits. A failure verdict already encodes fail-closed. */
@@ -134,6 +137,12 @@ export interface PipelineDeps {
   toolReadsOnly?: (call: ToolCall) => boolean;
   /** Approval expiry for asked calls (default: the queue's). */
   approvalExpiresInMs?: number | (() => number);
+  /**
+   * Why a call that would wait for an operator is denied instead, or null to let it wait (team
+   * mode's teamOutageAsks setting while the team database is unreachable). Every ask that would
+   * wait passes here, whatever its ingress; a failure of it denies the call.
+   */
+  askRefusal?: () => string | null;
   /** Where audit failures after the decision go (they never change the outcome). */
   log?: (msg: string, err?: unknown) => void;
   /**
@@ -204,6 +213,8 @@ export class CallPipeline {
   private readonly now: () => number;
   /** Calls decided for an agent that runs the tool itself (a hook): their result says so. */
   private readonly agentRuns = new WeakSet<ToolCall>();
+  /** The policy each call was judged by, taken as its rules step reads the rule set. */
+  private readonly judgedBy = new WeakMap<ToolCall, PolicyTag>();
 
   constructor(private readonly deps: PipelineDeps) {
     const clock = deps.clock ?? performance;
@@ -242,6 +253,10 @@ export class CallPipeline {
 
       // ---- rules --------------------------------------------------------------------------------
       begin('rules');
+      // Read with the rule set, synchronously before evaluateAsync takes it: a policy applied while
+      // a name resolves must not be recorded as the one that judged this call.
+      const tag = d.policy.tag;
+      if (tag) this.judgedBy.set(call, tag);
       const policy = await d.policy.evaluateAsync(x, call);
       for (const m of [...policy.matched, ...policy.logs]) {
         d.record('rule.matched', `rule:${m.rule}`, { call: call.id, rule: m.rule, origin: m.origin, source: m.source, decision: m.decision, severity: m.severity, priority: m.priority, locked: m.locked, detail: m.detail });
@@ -295,6 +310,17 @@ export class CallPipeline {
       }
       if (decided.decision === 'ask') {
         begin('approval');
+        let refusal: string | null;
+        try {
+          refusal = d.askRefusal?.() ?? null;
+        } catch (err) {
+          refusal = `Gatehouse could not tell whether this call may wait for an operator (${(err as Error).message ?? String(err)}); it is denied (fail closed).`;
+        }
+        if (refusal !== null) {
+          const decider: Decider = { kind: 'error', message: refusal };
+          done('deny', decider);
+          return this.finish(call, { decision: 'deny', decider, reason: refusal }, steps, x);
+        }
         const req: ApprovalRequest = { call, extraction: x, askedBy: decided.decider, reason: decided.reason };
         if (d.approvalExpiresInMs !== undefined) req.expiresInMs = typeof d.approvalExpiresInMs === 'function' ? d.approvalExpiresInMs() : d.approvalExpiresInMs;
         // Never longer than the caller waits: when its own deadline is nearer, the item closes
@@ -427,7 +453,8 @@ export class CallPipeline {
   }
 
   private recordDecided(call: ToolCall, f: { decision: string; decider: Decider; reason: string }): void {
-    this.safeRecord('call.decided', deciderActor(f.decider), { call: call.id, decision: f.decision, decider: f.decider, reason: f.reason });
+    const policy = this.judgedBy.get(call);
+    this.safeRecord('call.decided', deciderActor(f.decider), { call: call.id, decision: f.decision, decider: f.decider, reason: f.reason, ...(policy ? { policy } : {}) });
   }
 
   private finish(

@@ -1,3 +1,4 @@
+// Team signatures, ed25519 (node:crypto), made with an operator's key: decisions and policy versions.
 // A team decision's signature: ed25519 (node:crypto) over every field a member acts on. A member
 // honours a decision from the team database only when this verifies against the named operator's
 // registered public key. SECURITY: each field below is what stops a reuse: the member and approval
@@ -37,11 +38,48 @@ export function publicPemOf(privatePem: string): string {
 }
 
 export function signDecision(f: SignedFields, privatePem: string): string {
-  return sign(null, signedMessage(f), createPrivateKey(privatePem)).toString('base64');
+  return signBytes(signedMessage(f), privatePem);
 }
 
 /** True only for a well-formed ed25519 key and a signature over exactly these fields. */
 export function verifyDecision(f: SignedFields, signature: string, publicPem: string): boolean {
+  return verifyBytes(signedMessage(f), signature, publicPem);
+}
+
+/**
+ * A team policy version's signed fields. SECURITY: the version number stops a replay of an old
+ * signed text as a newer version (a rollback), the digest pins the text, operator and console
+ * who published it, the time.
+ */
+export interface PolicyFields {
+  version: number;
+  sha256: string;
+  operator: string;
+  console: string;
+  publishedAt: number;
+}
+
+const POLICY_DOMAIN = 'gatehouse.team-policy.v1';
+
+export function policyMessage(f: PolicyFields): Buffer {
+  return Buffer.from(JSON.stringify([POLICY_DOMAIN, f.version, f.sha256, f.operator, f.console, f.publishedAt]), 'utf8');
+}
+
+export function signPolicy(f: PolicyFields, privatePem: string): string {
+  return signBytes(policyMessage(f), privatePem);
+}
+
+export function verifyPolicy(f: PolicyFields, signature: string, publicPem: string): boolean {
+  return verifyBytes(policyMessage(f), signature, publicPem);
+}
+
+// The domains keep one operator key's signatures apart: a decision's bytes never parse as a
+// policy's (their first element differs), so neither can be passed off as the other.
+function signBytes(message: Buffer, privatePem: string): string {
+  return sign(null, message, createPrivateKey(privatePem)).toString('base64');
+}
+
+function verifyBytes(message: Buffer, signature: string, publicPem: string): boolean {
   let key: KeyObject;
   try {
     key = createPublicKey(publicPem);
@@ -50,7 +88,7 @@ export function verifyDecision(f: SignedFields, signature: string, publicPem: st
   }
   if (key.asymmetricKeyType !== 'ed25519') return false;
   try {
-    return verify(null, signedMessage(f), key, Buffer.from(signature, 'base64'));
+    return verify(null, message, key, Buffer.from(signature, 'base64'));
   } catch {
     return false;
   }

@@ -24,6 +24,18 @@ import { DECIDED_CHANNEL, decisionFor, decisionsOnOpenAsks, signatureProblem, ty
 /** Nothing here polls faster: a failed publish or a dropped LISTEN is retried after this. */
 const RETRY_MS = 1_000;
 
+/**
+ * Something else a member follows in the team database over the inbox's one listening connection
+ * (the team policy): told on every (re)connect, and on each notification on its channel.
+ */
+export interface TeamFollower {
+  readonly channel: string;
+  /** Reads what changed; a failure is retried with the inbox's reconnect. */
+  sync(pool: Pool): Promise<void>;
+  /** The listening connection dropped. */
+  disconnected(): void;
+}
+
 export interface TeamInboxDeps {
   url: string;
   member: string;
@@ -32,6 +44,7 @@ export interface TeamInboxDeps {
   onChanged: (fn: () => void) => () => void;
   record: RecordFn;
   log: (msg: string, err?: unknown) => void;
+  followers?: readonly TeamFollower[];
 }
 
 export interface TeamInbox {
@@ -40,6 +53,7 @@ export interface TeamInbox {
 
 export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
   const { member, approvals, record, log } = deps;
+  const followers = deps.followers ?? [];
   let pool: Pool | null = null;
   let listener: PoolClient | null = null;
   let closed = false;
@@ -137,6 +151,14 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
         retry();
       });
 
+  const follow = (f: TeamFollower) => {
+    if (!pool || closed) return;
+    f.sync(pool).catch((err: unknown) => {
+      log(`team inbox: could not read ${f.channel}, reading it again (${describePgError(err)})`);
+      retry();
+    });
+  };
+
   /** True after the decisions listener dropped, until it listens again and has read what was stored meanwhile. */
   let dropped = false;
   let linking: Promise<void> | null = null;
@@ -173,6 +195,8 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
             return;
           }
           if (n.channel === DECIDED_CHANNEL && p.member === member && typeof p.approval === 'string' && pool) applySafely(decisionFor(pool, member, p.approval));
+          const f = followers.find((x) => x.channel === n.channel);
+          if (f) follow(f);
         });
         // A dropped connection can report more than one error (the server's "terminating
         // connection", then the socket's end): the client goes back to the pool once. A second
@@ -191,10 +215,12 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
           drop(err);
           swept = false;
           dropped = true;
+          for (const f of followers) f.disconnected();
           retry();
         });
         try {
           await c.query(`LISTEN ${DECIDED_CHANNEL}`);
+          for (const f of followers) await c.query(`LISTEN ${f.channel}`);
         } catch (err) {
           drop(err as Error);
           throw err;
@@ -220,6 +246,15 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
       } catch (err) {
         log(`team inbox: could not read the team's decisions, retrying (${describePgError(err)})`);
         retry();
+      }
+      // What was published while this host was not listening (the team policy).
+      for (const f of followers) {
+        try {
+          await f.sync(pool);
+        } catch (err) {
+          log(`team inbox: could not read ${f.channel}, retrying (${describePgError(err)})`);
+          retry();
+        }
       }
     }
   };

@@ -56,3 +56,14 @@ export function startTeamLink(deps: TeamLinkDeps): TeamLink {
     },
   };
 }
+
+/**
+ * The teamOutageAsks setting: with "deny", a call that would wait for an operator is denied while
+ * the team database is unreachable (the link is not up, or not yet), since no operator elsewhere
+ * can see it. A forked link still reaches the database (only shipping stopped): asks wait as usual.
+ */
+export function teamOutageRefusal(status: TeamLinkStatus, setting: 'local' | 'deny'): string | null {
+  if (setting !== 'deny' || status.link === 'up' || status.link === 'forked') return null;
+  const why = status.lastError ? ` (${status.lastError})` : '';
+  return `The team database is unreachable${why}, and this machine's teamOutageAsks setting is "deny": a call that needs an operator is denied until the link is back.`;
+}

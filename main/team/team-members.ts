@@ -17,12 +17,14 @@ export interface TeamMember {
   /** Events the member had and had not shipped at its last contact. */
   lag: number;
   version: string | null;
+  /** The team policy version the member applies (null: none yet, or it has not said). */
+  policyVersion: number | null;
 }
 
 export async function listMembers(pool: Pick<Pool, 'query'>, only?: string): Promise<TeamMember[]> {
-  const r = await pool.query<{ name: string; joined_at: Date; last_seen_at: Date; seen_ago_ms: string; shipped_seq: string; shipped_hash: string | null; shipped_at: Date | null; local_head_seq: string; version: string | null }>(
+  const r = await pool.query<{ name: string; joined_at: Date; last_seen_at: Date; seen_ago_ms: string; shipped_seq: string; shipped_hash: string | null; shipped_at: Date | null; local_head_seq: string; version: string | null; policy_version: number | null }>(
     `SELECT name, joined_at, last_seen_at, (extract(epoch FROM now() - last_seen_at) * 1000)::bigint AS seen_ago_ms,
-            shipped_seq, shipped_hash, shipped_at, local_head_seq, version
+            shipped_seq, shipped_hash, shipped_at, local_head_seq, version, policy_version
      FROM team_members ${only !== undefined ? 'WHERE name = $1' : ''} ORDER BY name`,
     only !== undefined ? [only] : [],
   );
@@ -37,5 +39,6 @@ export async function listMembers(pool: Pick<Pool, 'query'>, only?: string): Pro
     localHeadSeq: Number(m.local_head_seq),
     lag: Math.max(0, Number(m.local_head_seq) - Number(m.shipped_seq)),
     version: m.version,
+    policyVersion: m.policy_version,
   }));
 }

@@ -39,6 +39,8 @@ export interface LoadContext extends PathContext {
   extract?: ExtractFn | undefined;
   /** Names user rules may not take (the built-ins'). Names starting with `builtin.` are always reserved. */
   reservedNames?: ReadonlySet<string> | undefined;
+  /** Names taken by the team policy's rules (team mode): a local rule may not shadow one. */
+  teamNames?: ReadonlySet<string> | undefined;
   /** Rule source for these rules (default `user`). */
   source?: Rule['source'] | undefined;
 }
@@ -202,6 +204,7 @@ export function parsePolicyText(text: string, file: string, ctx: LoadContext): L
       }
       if ((r.commands !== undefined || r.arguments !== undefined) && r.tools === undefined) add([r.commands !== undefined ? 'commands' : 'arguments'], `${r.commands !== undefined ? 'commands' : 'arguments'} needs tools: name the tool the call is made with (e.g. tools: [Bash])`);
       if (r.name.startsWith(BUILTIN_PREFIX) || reserved.has(r.name)) add(['name'], `the name "${r.name}" belongs to a built-in rule; built-in rules are locked and cannot be replaced or disabled`);
+      else if (ctx.teamNames?.has(r.name)) add(['name'], `the name "${r.name}" belongs to a rule of the team policy, which this machine cannot change; rename this rule`);
       else if (seen.has(r.name)) add(['name'], `a rule named "${r.name}" is already defined at line ${seen.get(r.name)}`);
     }
     if (problems.length === 0 && parsed.success) {

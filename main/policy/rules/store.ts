@@ -1,6 +1,7 @@
 // The active policy: built-in rules plus the user rules of GATEHOUSE_HOME/policy.yaml, reloaded
 // when the file changes. Security-sensitive: a broken file never empties or weakens the policy —
 // the last good rules stay active and the error is exposed for the UI until the file is fixed.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { RuleSnapshot } from '../../core/checker-protocol.js';
@@ -43,6 +44,14 @@ export interface PolicyStoreOptions {
   hardLinks?: boolean;
 }
 
+/** Which policy judged a call, as call.decided records it. */
+export interface PolicyTag {
+  /** The team policy version applied (team mode), else absent. */
+  team?: number;
+  /** The first 16 hex digits of the SHA-256 of the policy.yaml text whose rules are active ('' for none). */
+  local: string;
+}
+
 export interface PolicyState {
   rules: RuleSet;
   problems: readonly PolicyProblem[];
@@ -67,6 +76,9 @@ export class PolicyStore {
   private readonly file: string;
   private ruleSetValue: RuleSet;
   private userRules: CompiledRule[] = [];
+  /** The team policy's rules (team mode): between the built-ins and this machine's own. */
+  private teamRules: CompiledRule[] = [];
+  private tagValue: PolicyTag = { local: '' };
   private problemsValue: PolicyProblem[] = [];
   private examplesValue: ExampleResult[] = [];
   private errorValue: string | null = null;
@@ -113,6 +125,10 @@ export class PolicyStore {
   }
   get version(): number {
     return this.versionValue;
+  }
+  /** The policy in effect now, for the decision record. */
+  get tag(): PolicyTag {
+    return this.tagValue;
   }
   get state(): PolicyState {
     return { rules: this.ruleSetValue, problems: this.problemsValue, examples: this.examplesValue, error: this.errorValue, version: this.versionValue };
@@ -193,7 +209,35 @@ export class PolicyStore {
 
   private loadContext() {
     const reserved = new Set(this.builtin.map((r) => r.rule.name));
-    return { ...this.ctx, extract: this.opts.extract, reservedNames: reserved };
+    return { ...this.ctx, extract: this.opts.extract, reservedNames: reserved, teamNames: new Set(this.teamRules.map((r) => r.rule.name)) };
+  }
+
+  /** Validates a team policy version's text as setTeamPolicy would load it; changes nothing. */
+  checkTeamPolicy(text: string, version: number): LoadResult {
+    return parsePolicyText(text, `team policy v${version}`, { ...this.ctx, extract: this.opts.extract, reservedNames: new Set(this.builtin.map((r) => r.rule.name)) });
+  }
+
+  /**
+   * Puts a team policy version in force (team-policy.ts calls it only for a version a registered
+   * operator signed). All or nothing: a text with any problem changes nothing and is returned as
+   * is, since a team rule left out on one member would judge that member differently from the rest.
+   * The local rules are loaded again, so a local rule that now shares a team rule's name is named.
+   */
+  setTeamPolicy(text: string, version: number): LoadResult {
+    const r = this.checkTeamPolicy(text, version);
+    if (r.broken || r.problems.length > 0) return r;
+    this.teamRules = r.compiled;
+    this.tagValue = { ...this.tagValue, team: version };
+    const before = this.versionValue;
+    this.apply(this.loadedText);
+    if (this.versionValue === before) {
+      // policy.yaml is broken, so apply() kept its last good rules without rebuilding: the new team
+      // rules take effect beside them all the same.
+      this.ruleSetValue = buildRuleSet(this.builtin, [...this.teamRules, ...this.userRules]);
+      this.versionValue++;
+      this.emit();
+    }
+    return r;
   }
 
   /** Validates policy text as this store would load it (problems, example results); changes nothing. */
@@ -234,7 +278,8 @@ export class PolicyStore {
       if (prev && !fresh.has(prev.rule.name)) kept.push(prev);
     }
     this.userRules = [...result.compiled, ...kept];
-    this.ruleSetValue = buildRuleSet(this.builtin, this.userRules);
+    this.ruleSetValue = buildRuleSet(this.builtin, [...this.teamRules, ...this.userRules]);
+    this.tagValue = { ...this.tagValue, local: text === null || text.trim() === '' ? '' : createHash('sha256').update(text).digest('hex').slice(0, 16) };
     this.problemsValue = result.problems;
     this.examplesValue = result.examples;
     this.errorValue =
@@ -306,7 +351,8 @@ export class PolicyStore {
       const r = this.check(text);
       problems = r.problems;
       broken = r.broken;
-      if (!broken) user = buildRuleSet(this.builtin, r.compiled).rules.filter((c) => c.rule.source !== 'builtin');
+      // A draft replaces this machine's rules only: the team policy's stay as they are in force.
+      if (!broken) user = buildRuleSet(this.builtin, [...this.teamRules, ...r.compiled]).rules.filter((c) => c.rule.source !== 'builtin');
     }
     const userRules = buildRuleSet([], user);
     const all = buildRuleSet(this.builtin, user);

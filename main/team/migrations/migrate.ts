@@ -6,10 +6,11 @@ import type { ClientBase } from 'pg';
 import { TEAM_MIGRATION_001 } from './001-team-schema.js';
 import { TEAM_MIGRATION_002 } from './002-team-inbox.js';
 import { TEAM_MIGRATION_003 } from './003-team-roles.js';
+import { TEAM_MIGRATION_004 } from './004-team-policy.js';
 import type { Migration } from '../../audit/migrations/migrate.js';
 
 /** In order; a new migration is a new file and one more entry here. */
-export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003];
+export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003, TEAM_MIGRATION_004];
 
 export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
 

@@ -41,7 +41,7 @@ function call(tool: string, args: Record<string, unknown>, more: Partial<ToolCal
   return { id: `c${++n}`, agent: 'agent-1', session: 's1', tool, arguments: args, cwd: HOME, source: 'mcp', receivedAt: 0, ...more };
 }
 
-function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy']; checkersActive?: boolean } = {}) {
+function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy']; checkersActive?: boolean; askRefusal?: PipelineDeps['askRefusal'] } = {}) {
   const time = new FakeTime();
   const events: Array<{ type: string; actor: string; payload: Record<string, unknown> }> = [];
   const record = (type: string, actor: string, payload: Record<string, unknown>) => void events.push({ type, actor, payload });
@@ -68,6 +68,7 @@ function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVer
     record,
     mode: () => opts.mode ?? 'live',
     clock: time,
+    ...(opts.askRefusal ? { askRefusal: opts.askRefusal } : {}),
   });
   /** Starts a call and resolves with the approval id once it waits for an operator. */
   const asked = (c: ToolCall) => {
@@ -135,6 +136,29 @@ describe('CallPipeline', () => {
     expect(r.steps.find((x) => x.step === 'approval')).toMatchObject({ decision: 'allow', decider: { kind: 'operator', operator: 'alice' } });
     expect(s.types()).toEqual(['call.received', 'call.extracted', 'checker.verdict', 'approval.requested', 'approval.decided', 'call.decided', 'call.result']);
     expect(s.events.find((e) => e.type === 'call.decided')!.actor).toBe('operator:alice');
+  });
+
+  it('an ask the outage setting refuses is denied at once with its reason, and a refusal check that throws denies too', async () => {
+    let down = true;
+    const s = setup({ askRefusal: () => (down ? 'The team database is unreachable.' : null) });
+    const r = await s.pipeline.handle(call('Write', { file_path: '~/notes.txt', content: 'hi' }));
+    expect(r).toMatchObject({ decision: 'deny', executed: false, reason: 'The team database is unreachable.', decider: { kind: 'error', message: 'The team database is unreachable.' } });
+    expect(s.queue.list()).toHaveLength(0);
+    expect(s.types()).not.toContain('approval.requested');
+    // Reads that need no operator are untouched; once the link is back, asks wait again.
+    expect((await s.pipeline.handle(call('Read', { file_path: '~/notes.txt' }))).decision).toBe('allow');
+    down = false;
+    const a = s.asked(call('Write', { file_path: '~/notes.txt', content: 'hi' }));
+    await a.waiting;
+    expect(s.queue.list({ state: 'pending' })).toHaveLength(1);
+    const broken = setup({
+      askRefusal: () => {
+        throw new Error('no link state');
+      },
+    });
+    const b = await broken.pipeline.handle(call('Write', { file_path: '~/notes.txt', content: 'hi' }));
+    expect(b).toMatchObject({ decision: 'deny', executed: false });
+    expect(b.reason).toMatch(/could not tell whether this call may wait for an operator \(no link state\).*fail closed/);
   });
 
   it('an operator denial: the reason reaches the result and the runner never runs', async () => {

@@ -48,7 +48,7 @@ function bash(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ co
 describe.runIf(pgMissing('team-docs') === null)('docs/team.md, run as written', () => {
   const cluster = useCluster();
 
-  it("sets up the team database and its roles, starts a member, reads the team's trail, and an operator decides an ask through the team", async () => {
+  it("sets up the team database and its roles, starts a member, reads the team's trail, an operator decides an ask through the team and publishes the team policy", async () => {
     await cluster().createDatabase('gatehouse_team');
     const root = tempDir('gatehouse-team-docs-');
     const work = join(root, 'work');
@@ -65,6 +65,10 @@ describe.runIf(pgMissing('team-docs') === null)('docs/team.md, run as written', 
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' }));
     const where = (line: string) => line.replaceAll('db.internal:5432', `127.0.0.1:${cluster().port}`).replaceAll('db.internal', `127.0.0.1:${cluster().port}`).replaceAll('sslmode=verify-full', 'sslmode=disable');
 
+    // The example team policy, saved where the docs publish it from.
+    const example = /^ *```yaml\n *# team-policy\.yaml\n([\s\S]*?)^ *```$/m.exec(readFileSync(join(repoRoot, 'docs', 'team.md'), 'utf8'));
+    expect(example).not.toBeNull();
+    writeFileSync(join(work, 'team-policy.yaml'), example![1]!.replace(/^ {2}/gm, ''));
     const blocks = shellBlocks();
     const commands = blocks.flat().filter((l) => l.startsWith('gatehouse '));
     expect(commands.length).toBeGreaterThan(8);
@@ -106,6 +110,7 @@ describe.runIf(pgMissing('team-docs') === null)('docs/team.md, run as written', 
       const status = await bash('gatehouse team status && gatehouse audit verify --team', env, work);
       expect(status.stdout).toMatch(/laptop-ana/);
       expect(status.stdout).toMatch(/^laptop-ana: chain intact/m);
+      expect(status.stdout).toMatch(/^Team policy: 1 version signed by registered operators\./m);
     } finally {
       const s = serve as ReturnType<typeof spawn> | null;
       if (s && s.exitCode === null) {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { teamMigrations } from '../../../main/team/migrations/migrate.js';
+import { TEAM_SCHEMA_VERSION, teamMigrations } from '../../../main/team/migrations/migrate.js';
 import { memberName, teamUrl } from '../../../main/team/team-url.js';
 import { repoRoot, runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
@@ -16,6 +16,7 @@ const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
+  4: 'b742524a059eae378322ecc5c2fdd728887b8ce08d52d7ff6dd150455dd7e68f',
 };
 
 describe('the team URL and member name', () => {
@@ -67,14 +68,14 @@ describe.runIf(pgMissing('team-schema') === null)('gatehouse team init against a
     const url = await cluster().createDatabase('init');
     const first = await runCli(['team', 'init', url]);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toMatch(/migrated from schema version 0 to 3/);
+    expect(first.stdout).toContain(`migrated from schema version 0 to ${TEAM_SCHEMA_VERSION}.`);
     const again = await runCli(['team', 'init'], { GATEHOUSE_TEAM_URL: url });
-    expect(again.stdout).toMatch(/is at schema version 3; nothing to do/);
+    expect(again.stdout).toContain(`is at schema version ${TEAM_SCHEMA_VERSION}; nothing to do`);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const tables = (await client.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.t);
     await client.end();
-    expect(tables).toEqual(['team_asks', 'team_decisions', 'team_events', 'team_forks', 'team_member_roles', 'team_members', 'team_operators', 'team_schema']);
+    expect(tables).toEqual(['team_asks', 'team_decisions', 'team_events', 'team_forks', 'team_member_roles', 'team_members', 'team_operators', 'team_policies', 'team_schema']);
     const status = await runCli(['team', 'status', url]);
     expect(status.stdout).toMatch(/No member has shipped/);
   });

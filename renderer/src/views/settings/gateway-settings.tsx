@@ -148,6 +148,15 @@ export function GatewaySettings() {
               { value: 'ask', label: 'Ask', help: 'gatehouse hook answers “ask”, so Claude Code asks its user instead.' },
             ]}
           />
+          <RadioSetting
+            name="teamOutageAsks"
+            label="Team mode: while the team database is unreachable"
+            disabled={disabled}
+            choices={[
+              { value: 'local', label: 'Wait in this inbox', help: 'A call that needs an operator waits here as on a single machine; operators on other machines cannot see it until the link is back.' },
+              { value: 'deny', label: 'Deny', help: 'A call that needs an operator is denied at once, with the reason, until the team database is reachable again.' },
+            ]}
+          />
           <SettingField name="desktopNotifications" label="Desktop notifications">
             <Toggle name="desktopNotifications" label="Notify me when a call starts waiting for approval" disabled={disabled} />
           </SettingField>

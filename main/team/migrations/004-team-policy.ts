@@ -1,0 +1,38 @@
+// Team migration 4, as shipped: one policy for the team. Each version an operator publishes is a
+// row signed with their key; members apply the newest one whose signature verifies and report the
+// version they apply in team_members.
+// FROZEN: a team database at version 4 was made by exactly this SQL (after 001 to 003). Change the
+// schema with a new migration file, never by editing this one (test/main/team/team-schema.test.ts
+// holds its hash).
+export const TEAM_MIGRATION_004 = {
+  version: 4,
+  name: 'team policy: signed versions, the version each member applies',
+  sql: `
+    CREATE TABLE team_policies (
+      version      int         PRIMARY KEY CHECK (version > 0),
+      -- The policy file's text exactly as signed; sha256 is its hex digest, which the signature covers.
+      text         text        NOT NULL,
+      sha256       text        NOT NULL,
+      operator     text        NOT NULL,
+      console      text        NOT NULL,
+      published_at bigint      NOT NULL,
+      signature    text        NOT NULL,
+      stored_at    timestamptz NOT NULL DEFAULT now()
+    );
+    ALTER TABLE team_members ADD COLUMN policy_version int;
+    CREATE FUNCTION team_policy_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('gatehouse_team_policy', json_build_object('version', NEW.version)::text);
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER team_policies_notify AFTER INSERT ON team_policies FOR EACH ROW EXECUTE FUNCTION team_policy_notify();
+    -- Members read every version and write none; consoles publish (members still apply only a
+    -- version a registered operator signed: team-policy.ts).
+    REVOKE ALL ON team_policies FROM PUBLIC;
+    GRANT SELECT ON team_policies TO gatehouse_member, gatehouse_operator;
+    GRANT INSERT ON team_policies TO gatehouse_operator;
+    ALTER TABLE team_policies ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY everyone_reads ON team_policies FOR SELECT TO gatehouse_member, gatehouse_operator USING (true);
+    CREATE POLICY console_publishes ON team_policies FOR INSERT TO gatehouse_operator WITH CHECK (true);
+  `,
+} as const;
