@@ -45,6 +45,8 @@ export interface CreateGrant {
   uncontained?: boolean | undefined;
   /** A command grant: what the call it is made from does (its extracted operations). */
   operations?: readonly Operation[] | undefined;
+  /** A given id (a team grant's, so a restart finds it restored rather than making it twice); default a new one. */
+  id?: string | undefined;
 }
 
 interface LiveGrant {
@@ -82,9 +84,10 @@ export class Grants {
     const scope = input.scope ?? 'session';
     if (!(GRANT_SCOPES as readonly string[]).includes(scope)) throw new OperationError('invalid', `scope: unknown grant scope ${JSON.stringify(scope)}; use ${GRANT_SCOPES.join(', ')}.`);
     const target = input.target;
+    if (input.id !== undefined && this.live.has(input.id)) throw new OperationError('invalid', `A grant ${input.id} is live already.`);
     const now = this.clock.now();
     const grant: Grant = {
-      id: this.newId(),
+      id: input.id ?? this.newId(),
       agent: input.agent,
       session: input.session,
       tool: input.tool,

@@ -74,6 +74,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'team.policy-applied': spec(ACTOR.host, { version: int, sha256: z.string(), operator: z.string(), console: z.string(), rules: int }),
   /** A team policy version was not applied (no valid signature, a text that does not match its digest or does not load, older than the one in force); the one in force stays. */
   'team.policy-refused': spec(ACTOR.host, { version: int, operator: z.string(), problem: z.string(), inForce: int.nullable() }),
+  /** A team grant was not held here: no valid signature of a registered operator, or a value that does not hold on this machine. */
+  'team.grant-refused': spec(ACTOR.host, { id, operator: z.string(), kind: z.string(), value: z.string(), problem: z.string() }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

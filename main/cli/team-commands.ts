@@ -13,6 +13,7 @@ import { unsignedDecisions } from '../team/team-decisions.js';
 import { addTeamRole } from '../team/team-roles.js';
 import { policyVersion, unsignedPolicies } from '../team/team-policy.js';
 import { addTeamPolicyCommands } from './team-policy-commands.js';
+import { addTeamGrantCommands } from './team-grant-commands.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -105,6 +106,7 @@ export function addTeamCommands(cli: Command): void {
     });
 
   addTeamPolicyCommands(team);
+  addTeamGrantCommands(team);
 }
 
 /** `gatehouse audit verify --team`: prints one verdict per member; exit 1 when any is not intact. */

@@ -56,6 +56,7 @@ import { startTeamLink, teamOutageRefusal } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
 import { startTeamInbox } from '../team/team-inbox.js';
 import { TeamPolicyFollower } from '../team/team-policy.js';
+import { TeamGrantFollower } from '../team/team-grants.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -200,12 +201,14 @@ export function createHost(opts: HostOptions): Host {
   const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations } = agentSide;
   // Team mode: this host's asks are published to the team inbox, and decisions signed by a named
   // operator on any member's console are applied here (team-inbox.ts). Beside the local inbox, never instead of it.
-  // The team policy follows over the same listening connection: the version in force last time is
-  // applied now, before the first call is judged, then each newer signed version (team-policy.ts).
+  // The team policy and team grants follow over the same listening connection: the policy version in
+  // force last time is applied now, before the first call is judged, then each newer signed version
+  // (team-policy.ts); signed team grants are held as local grants (team-grants.ts).
   if (opts.team) {
     const teamPolicy = new TeamPolicyFollower({ member: opts.team.member, store: policy, file: paths.teamPolicy, record, log });
     teamPolicy.loadSaved();
-    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, followers: [teamPolicy], onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
+    const teamGrants = new TeamGrantFollower({ member: opts.team.member, grants: approvals.grants, home: homedir(), now: () => clock.now(), record, log });
+    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, followers: [teamPolicy, teamGrants], onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
     services.add(() => teamInbox.close());
   }
 

@@ -1,4 +1,4 @@
-// Team signatures, ed25519 (node:crypto), made with an operator's key: decisions and policy versions.
+// Team signatures, ed25519 (node:crypto), made with an operator's key: decisions, policy versions, grants.
 // A team decision's signature: ed25519 (node:crypto) over every field a member acts on. A member
 // honours a decision from the team database only when this verifies against the named operator's
 // registered public key. SECURITY: each field below is what stops a reuse: the member and approval
@@ -71,6 +71,37 @@ export function signPolicy(f: PolicyFields, privatePem: string): string {
 
 export function verifyPolicy(f: PolicyFields, signature: string, publicPem: string): boolean {
   return verifyBytes(policyMessage(f), signature, publicPem);
+}
+
+/**
+ * A team grant's signed fields. SECURITY: the id ties a revocation to the grant; kind, value and
+ * member say what it allows and where (a signature moved onto a wider value or onto every member
+ * fails); the times bound it.
+ */
+export interface GrantFields {
+  id: string;
+  kind: 'command' | 'path' | 'host';
+  value: string;
+  /** One member, or '' for every member. */
+  member: string;
+  operator: string;
+  console: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+const GRANT_DOMAIN = 'gatehouse.team-grant.v1';
+
+function grantMessage(f: GrantFields): Buffer {
+  return Buffer.from(JSON.stringify([GRANT_DOMAIN, f.id, f.kind, f.value, f.member, f.operator, f.console, f.createdAt, f.expiresAt]), 'utf8');
+}
+
+export function signGrant(f: GrantFields, privatePem: string): string {
+  return signBytes(grantMessage(f), privatePem);
+}
+
+export function verifyGrant(f: GrantFields, signature: string, publicPem: string): boolean {
+  return verifyBytes(grantMessage(f), signature, publicPem);
 }
 
 // The domains keep one operator key's signatures apart: a decision's bytes never parse as a

@@ -16,7 +16,7 @@ const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
-  4: 'b742524a059eae378322ecc5c2fdd728887b8ce08d52d7ff6dd150455dd7e68f',
+  4: 'a32dbd325d671fc550082f6631a5d054788ca15aff40cf15c017c0ee2a143f23',
 };
 
 describe('the team URL and member name', () => {
@@ -75,7 +75,7 @@ describe.runIf(pgMissing('team-schema') === null)('gatehouse team init against a
     await client.connect();
     const tables = (await client.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.t);
     await client.end();
-    expect(tables).toEqual(['team_asks', 'team_decisions', 'team_events', 'team_forks', 'team_member_roles', 'team_members', 'team_operators', 'team_policies', 'team_schema']);
+    expect(tables).toEqual(['team_asks', 'team_decisions', 'team_events', 'team_forks', 'team_grants', 'team_member_roles', 'team_members', 'team_operators', 'team_policies', 'team_schema']);
     const status = await runCli(['team', 'status', url]);
     expect(status.stdout).toMatch(/No member has shipped/);
   });

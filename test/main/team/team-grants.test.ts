@@ -1,0 +1,72 @@
+// Issue #28, grants scoped to the team: a real `gatehouse serve --team URL` member (the built CLI)
+// and a throwaway PostgreSQL cluster on loopback. `gatehouse team grant add --command make`
+// (ana's operator key) is held by the member, which then lets `make` through without asking; a
+// grant for another member is not held; the member's role cannot write a grant; one written with
+// a console role's credentials and a copied signature is refused and recorded; a revoked grant is
+// dropped at once and `make` asks again.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
+import { tempDir } from '../../support/temp.js';
+import { hookCall, localRows, member, sql, teamDatabase, untilLocal } from '../../support/team-hosts.js';
+
+/** Supervised: `make` asks, and the hook answers "ask" at once (Claude Code would ask its user). */
+const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'agent' };
+const bash = (command: string) => ({ name: 'Bash', input: { command } as Record<string, unknown> });
+
+function decision(body: string): string {
+  const o = (JSON.parse(body) as { hookSpecificOutput?: { permissionDecision: string } }).hookSpecificOutput;
+  return o?.permissionDecision ?? 'none';
+}
+
+describe.runIf(pgMissing('team-grants') === null)('team grants: signed, held by the members they cover, revoked everywhere', () => {
+  const cluster = useCluster();
+
+  it('holds a signed team grant, refuses a forged one, ignores another member\'s, and drops a revoked one', async () => {
+    const url = await teamDatabase(cluster(), 'grants');
+    for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['consoles', ['--console']]] as const) expect((await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
+    const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
+    const alpha = await member(roleUrl('alpha_host'), 'alpha', SETTINGS);
+    const opHome = join(tempDir('gatehouse-team-operator-'), 'home');
+    expect((await runCli(['operator', 'create', 'ana', '--home', opHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' })).code).toBe(0);
+    const asAna = { GATEHOUSE_TEAM_URL: roleUrl('consoles'), GATEHOUSE_TEAM_MEMBER: 'desk' };
+    let n = 0;
+    const call = async (command: string) => decision((await hookCall(alpha.info, `grants-${++n}`, n, bash(command))).body);
+
+    expect(await call('make')).toBe('ask');
+    // A prefix that would run anything is refused before anything is stored.
+    const wide = await runCli(['team', 'grant', 'add', '--command', 'bash -c', '--home', opHome], asAna);
+    expect(wide.code).toBe(2);
+    expect(wide.stderr).toMatch(/--command bash runs whatever its arguments say/);
+
+    // 1. For beta only: alpha's role cannot even read it. For every member: alpha holds it.
+    expect((await runCli(['team', 'grant', 'add', '--command', 'cargo build', '--member', 'beta', '--home', opHome], asAna)).code).toBe(0);
+    const added = await runCli(['team', 'grant', 'add', '--command', 'make', '--minutes', '120', '--home', opHome], asAna);
+    expect(added.stderr).toBe('');
+    const id = /^Team grant ([0-9a-f-]{36}) stored, signed by ana: command make on every member until /m.exec(added.stdout)?.[1];
+    expect(id).toBeDefined();
+    await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.created' && x.payload.id === `team-grant-${id}`));
+    expect(await call('make')).toBe('allow');
+    expect(await call('cargo build')).toBe('ask');
+    expect(localRows(alpha.home).filter((x) => x.type === 'grant.created').map((x) => x.payload.value)).toEqual(['make']);
+
+    // 2. Alpha's own credentials cannot write a grant; a console role's can, but a signature copied
+    // from the make grant onto another command is refused, recorded, and lets nothing through.
+    const [real] = await sql<{ signature: string; created_at: string; expires_at: string }>(url, 'SELECT signature, created_at, expires_at FROM team_grants WHERE id = $1', [id]);
+    const forge = (db: string) => sql(db, "INSERT INTO team_grants (id, kind, value, member, operator, console, created_at, expires_at, signature) VALUES ('forged-1', 'command', 'cargo build', NULL, 'ana', 'desk', $1, $2, $3)", [Number(real!.created_at), Number(real!.expires_at), real!.signature]);
+    await expect(forge(roleUrl('alpha_host'))).rejects.toThrow(/permission denied for table team_grants/);
+    await forge(roleUrl('consoles'));
+    const refused = (await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'team.grant-refused'))).find((x) => x.type === 'team.grant-refused')!;
+    expect(refused.payload).toMatchObject({ id: 'forged-1', operator: 'ana', value: 'cargo build', problem: `the signature is not operator "ana"'s over this grant` });
+    expect(await call('cargo build')).toBe('ask');
+
+    // 3. Revoked (by the start of its id): alpha drops it, and make asks again.
+    const listed = await runCli(['team', 'grant', 'list'], asAna);
+    expect(listed.stdout).toContain(`${id!.slice(0, 8)}  command make  on every member  by ana`);
+    const revoked = await runCli(['team', 'grant', 'revoke', id!.slice(0, 8)], asAna);
+    expect(revoked.stdout).toMatch(/^Revoked team grant .*: command make\./);
+    await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.revoked' && x.payload.id === `team-grant-${id}`));
+    expect(await call('make')).toBe('ask');
+  }, 180_000);
+});
