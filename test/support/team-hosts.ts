@@ -11,7 +11,7 @@ import { readServeFile, type ServeInfo } from '../../main/shells/serve/serve-fil
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../main/shells/serve/guards.js';
 import { migrateTeam } from '../../main/team/migrations/migrate.js';
 import { ASKS_CHANNEL } from '../../main/team/team-decisions.js';
-import { startCli, type RunningCli } from './cli.js';
+import { runCli, startCli, type RunningCli } from './cli.js';
 import { WsClient, wsConnect } from './net.js';
 import { tempDir } from './temp.js';
 import type { PgCluster } from './pg-cluster.js';
@@ -135,4 +135,22 @@ async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | nul
 /** The team ask of the call a member's agent made in `session`, once it is published. */
 export function askOf(url: string, session: string, state = 'pending'): Promise<AskRow> {
   return untilAsks(url, async (c) => (await c.query<AskRow>('SELECT approval_id, state, args_hash, call_id FROM team_asks WHERE session LIKE $1 AND state = $2', [`%${session}`, state])).rows[0] ?? null);
+}
+
+/**
+ * The least-privilege setup most team tests start from: a member role `alpha_host` for member
+ * alpha and a console role `consoles` (both made with `gatehouse team add-role` as the owner), and
+ * operator ana's key made in a home of its own (registered by the owner). Returns the role URLs,
+ * ana's home, and the environment of ana's CLI on her desk, through the console role.
+ */
+export async function alphaAndAna(url: string): Promise<{ alphaUrl: string; consoles: string; anaHome: string; asAna: NodeJS.ProcessEnv }> {
+  for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['consoles', ['--console']]] as const) {
+    const r = await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url });
+    if (r.code !== 0) throw new Error(`team add-role ${role}: ${r.stderr}`);
+  }
+  const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
+  const anaHome = join(tempDir('gatehouse-team-operator-'), 'home');
+  const ana = await runCli(['operator', 'create', 'ana', '--home', anaHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' });
+  if (ana.code !== 0) throw new Error(`operator create ana: ${ana.stderr}`);
+  return { alphaUrl: roleUrl('alpha_host'), consoles: roleUrl('consoles'), anaHome, asAna: { GATEHOUSE_TEAM_URL: roleUrl('consoles'), GATEHOUSE_TEAM_MEMBER: 'desk' } };
 }

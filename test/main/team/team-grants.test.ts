@@ -4,12 +4,10 @@
 // grant for another member is not held; the member's role cannot write a grant; one written with
 // a console role's credentials and a copied signature is refused and recorded; a revoked grant is
 // dropped at once and `make` asks again.
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-import { tempDir } from '../../support/temp.js';
-import { hookCall, localRows, member, sql, teamDatabase, untilLocal } from '../../support/team-hosts.js';
+import { alphaAndAna, hookCall, localRows, member, sql, teamDatabase, untilLocal } from '../../support/team-hosts.js';
 
 /** Supervised: `make` asks, and the hook answers "ask" at once (Claude Code would ask its user). */
 const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'agent' };
@@ -25,12 +23,8 @@ describe.runIf(pgMissing('team-grants') === null)('team grants: signed, held by 
 
   it('holds a signed team grant, refuses a forged one, ignores another member\'s, and drops a revoked one', async () => {
     const url = await teamDatabase(cluster(), 'grants');
-    for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['consoles', ['--console']]] as const) expect((await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
-    const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
-    const alpha = await member(roleUrl('alpha_host'), 'alpha', SETTINGS);
-    const opHome = join(tempDir('gatehouse-team-operator-'), 'home');
-    expect((await runCli(['operator', 'create', 'ana', '--home', opHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' })).code).toBe(0);
-    const asAna = { GATEHOUSE_TEAM_URL: roleUrl('consoles'), GATEHOUSE_TEAM_MEMBER: 'desk' };
+    const { alphaUrl, consoles, anaHome: opHome, asAna } = await alphaAndAna(url);
+    const alpha = await member(alphaUrl, 'alpha', SETTINGS);
     let n = 0;
     const call = async (command: string) => decision((await hookCall(alpha.info, `grants-${++n}`, n, bash(command))).body);
 
@@ -55,8 +49,8 @@ describe.runIf(pgMissing('team-grants') === null)('team grants: signed, held by 
     // from the make grant onto another command is refused, recorded, and lets nothing through.
     const [real] = await sql<{ signature: string; created_at: string; expires_at: string }>(url, 'SELECT signature, created_at, expires_at FROM team_grants WHERE id = $1', [id]);
     const forge = (db: string) => sql(db, "INSERT INTO team_grants (id, kind, value, member, operator, console, created_at, expires_at, signature) VALUES ('forged-1', 'command', 'cargo build', NULL, 'ana', 'desk', $1, $2, $3)", [Number(real!.created_at), Number(real!.expires_at), real!.signature]);
-    await expect(forge(roleUrl('alpha_host'))).rejects.toThrow(/permission denied for table team_grants/);
-    await forge(roleUrl('consoles'));
+    await expect(forge(alphaUrl)).rejects.toThrow(/permission denied for table team_grants/);
+    await forge(consoles);
     const refused = (await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'team.grant-refused'))).find((x) => x.type === 'team.grant-refused')!;
     expect(refused.payload).toMatchObject({ id: 'forged-1', operator: 'ana', value: 'cargo build', problem: `the signature is not operator "ana"'s over this grant` });
     expect(await call('cargo build')).toBe('ask');

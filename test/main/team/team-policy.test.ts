@@ -16,7 +16,7 @@ import { sha256Hex } from '../../../main/team/team-policy.js';
 import { runCli, startCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
 import { tempDir } from '../../support/temp.js';
-import { hookCall, localRows, member, sql, teamDatabase, untilLocal, type LocalRow } from '../../support/team-hosts.js';
+import { alphaAndAna, hookCall, localRows, member, sql, teamDatabase, untilLocal, type LocalRow } from '../../support/team-hosts.js';
 
 const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
 const SECRET = { name: 'Read', input: { file_path: '/srv/team-secret/keys.txt' } as Record<string, unknown> };
@@ -53,14 +53,8 @@ describe.runIf(pgMissing('team-policy') === null)('team policy: signed versions,
 
   it('applies a signed version, refuses unsigned ones, records the version each decision used, and keeps it offline', async () => {
     const url = await teamDatabase(cluster(), 'policy');
-    for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['consoles', ['--console']]] as const) expect((await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
-    const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
-    const alphaUrl = roleUrl('alpha_host');
-    const consoles = roleUrl('consoles');
+    const { alphaUrl, consoles, anaHome: opHome, asAna } = await alphaAndAna(url);
     const alpha = await member(alphaUrl, 'alpha', SETTINGS);
-    const opHome = join(tempDir('gatehouse-team-operator-'), 'home');
-    expect((await runCli(['operator', 'create', 'ana', '--home', opHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' })).code).toBe(0);
-    const asAna = { GATEHOUSE_TEAM_URL: consoles, GATEHOUSE_TEAM_MEMBER: 'desk' };
     const work = tempDir('gatehouse-team-policy-');
 
     // Before any team policy, the read is allowed; its decision names no team version.
