@@ -5,8 +5,9 @@ import type { Command } from 'commander';
 import { examplesHelp } from './gatehouse-command.js';
 import { defaultHome } from '../home.js';
 import { TEAM_URL_ENV, memberName, requireTeamUrl } from '../team/team-url.js';
-import { createOperator } from '../team/operator-keys.js';
-import { displayText } from '../../shared/display-text.js';
+import { createOperator, listOperators, revokeOperator } from '../team/operator-keys.js';
+import { displayText, jsonText } from '../../shared/display-text.js';
+import { UsageError } from '../core/usage-error.js';
 import { onTeam } from './team-commands.js';
 
 export function addOperatorCommands(cli: Command): void {
@@ -28,5 +29,30 @@ export function addOperatorCommands(cli: Command): void {
       const n = displayText(name);
       if (!r.registered) console.log(`Operator ${n} is already registered with the key in ${displayText(r.file)}; nothing to do.`);
       else console.log(`Operator ${n} registered in the team database; ${r.created ? 'the private key was made' : 'its private key is'} in ${displayText(r.file)} (keep it on this machine only).`);
+    });
+
+  operator
+    .command('list')
+    .description('The operators registered in the team database, and whether their keys were revoked.')
+    .option('--json', 'one JSON array')
+    .option('--team-url <url>', `the team database (no password in it); default: $${TEAM_URL_ENV}`)
+    .action(async (o: { json?: boolean; teamUrl?: string }) => {
+      const rows = await onTeam(requireTeamUrl(o.teamUrl), (pool) => listOperators(pool));
+      if (o.json) console.log(jsonText(rows, 2));
+      else if (rows.length === 0) console.log('No operator is registered yet: gatehouse operator create NAME registers one.');
+      else for (const r of rows) console.log(`${displayText(r.name)}  registered from ${displayText(r.console)} at ${new Date(r.createdAt).toISOString()}${r.revokedAt === null ? '' : `  REVOKED at ${new Date(r.revokedAt).toISOString()}`}`);
+    });
+
+  operator
+    .command('revoke <name>')
+    .description("Revoke an operator's key (a lost laptop, someone who left): members refuse everything it signs from now on and drop the team grants it made. Run as the team database's owner.")
+    .option('--team-url <url>', `the team database, as its owner (no password in it); default: $${TEAM_URL_ENV}`)
+    .addHelpText('after', examplesHelp(['gatehouse operator revoke ana'], 'What the key signed before stays valid in gatehouse audit verify --team. To give the person a new key, register them under a new name.'))
+    .action(async (name: string, o: { teamUrl?: string }) => {
+      const r = await onTeam(requireTeamUrl(o.teamUrl), (pool) => revokeOperator(pool, name));
+      const n = displayText(name);
+      if (r === null) throw new UsageError(`No operator ${n} is registered in the team database: gatehouse operator list shows them.`);
+      if (r.already) console.log(`Operator ${n}'s key was already revoked at ${new Date(r.revokedAt).toISOString()}; nothing to do.`);
+      else console.log(`Operator ${n}'s key is revoked (${new Date(r.revokedAt).toISOString()}): members refuse what it signs from now on, and drop the team grants it made.`);
     });
 }

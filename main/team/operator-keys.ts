@@ -67,3 +67,28 @@ export function loadOperatorKey(home: string, name: string | undefined): { name:
   if (!existsSync(file)) throw new UsageError(`No key for operator "${name}" in ${dir}: create it with gatehouse operator create ${name}, or use the home that holds it (--home).`);
   return { name, privatePem: readFileSync(file, 'utf8') };
 }
+
+export interface OperatorRow {
+  name: string;
+  console: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export async function listOperators(db: Pick<Pool, 'query'>): Promise<OperatorRow[]> {
+  const r = await db.query<{ name: string; console: string; created_at: Date; revoked_at: Date | null }>('SELECT name, console, created_at, revoked_at FROM team_operators ORDER BY name');
+  return r.rows.map((o) => ({ name: o.name, console: o.console, createdAt: o.created_at.getTime(), revokedAt: o.revoked_at?.getTime() ?? null }));
+}
+
+/**
+ * Revokes operator `name`'s key (as the team database's owner): members refuse every decision,
+ * policy version and grant it signs from now on, and drop the team grants it made. Null when no
+ * such operator is registered; the earlier revocation time when it was revoked already.
+ */
+export async function revokeOperator(db: Pick<Pool, 'query'>, name: string): Promise<{ revokedAt: number; already: boolean } | null> {
+  const r = await db.query<{ revoked_at: Date }>('UPDATE team_operators SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL RETURNING revoked_at', [name]);
+  if (r.rows[0]) return { revokedAt: r.rows[0].revoked_at.getTime(), already: false };
+  const before = (await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM team_operators WHERE name = $1', [name])).rows[0];
+  if (!before) return null;
+  return { revokedAt: before.revoked_at!.getTime(), already: true };
+}

@@ -92,25 +92,34 @@ export async function insertDecision(db: Query, d: TeamDecision): Promise<{ won:
   return { won: false, standing: await decisionFor(db, d.member, d.approvalId) };
 }
 
-/** The registered public key of an operator, or null. */
-export async function operatorKey(db: Query, name: string): Promise<string | null> {
-  return (await db.query<{ public_key: string }>('SELECT public_key FROM team_operators WHERE name = $1', [name])).rows[0]?.public_key ?? null;
+/**
+ * Why something signed as `operator` must not be honoured, or null when `verifies` accepts the
+ * operator's registered key. Decisions, policy versions and team grants are all checked here.
+ * A revoked key signs nothing from its revocation on: a live check (no `storedAt`) refuses it
+ * outright; `audit verify --team` passes the time the database stored the row (set by the
+ * database itself: migration 004), so what was signed before the revocation still verifies.
+ */
+export async function signerProblem(db: Query, operator: string, verifies: (publicPem: string) => boolean, what: string, storedAt?: Date): Promise<string | null> {
+  const row = (await db.query<{ public_key: string; revoked_at: Date | null }>('SELECT public_key, revoked_at FROM team_operators WHERE name = $1', [operator])).rows[0];
+  const who = JSON.stringify(operator);
+  if (!row) return `operator ${who} is not registered in team_operators`;
+  if (row.revoked_at !== null && !(storedAt !== undefined && storedAt < row.revoked_at)) return `operator ${who}'s key was revoked at ${row.revoked_at.toISOString()}`;
+  if (!verifies(row.public_key)) return `the signature is not operator ${who}'s over this ${what}`;
+  return null;
 }
 
 /** Why a decision must not be honoured, or null when its signature is a named operator's. */
-export async function signatureProblem(db: Query, d: TeamDecision): Promise<string | null> {
-  const key = await operatorKey(db, d.operator);
-  if (key === null) return `operator ${JSON.stringify(d.operator)} is not registered in team_operators`;
-  if (!verifyDecision(d, d.signature, key)) return `the signature is not operator ${JSON.stringify(d.operator)}'s over this decision`;
-  return null;
+export function signatureProblem(db: Query, d: TeamDecision, storedAt?: Date): Promise<string | null> {
+  return signerProblem(db, d.operator, (key) => verifyDecision(d, d.signature, key), 'decision', storedAt);
 }
 
 /** Every stored decision whose signature does not verify (for `audit verify --team`), and how many there are in all. */
 export async function unsignedDecisions(db: Query, member?: string): Promise<{ checked: number; bad: { decision: TeamDecision; problem: string }[] }> {
-  const rows = (await db.query<DecisionRow>(`SELECT ${DECISION_COLUMNS} FROM team_decisions ${member !== undefined ? 'WHERE member = $1' : ''} ORDER BY member, decided_at`, member !== undefined ? [member] : [])).rows.map(decision);
+  const rows = (await db.query<DecisionRow & { stored_at: Date }>(`SELECT ${DECISION_COLUMNS}, stored_at FROM team_decisions ${member !== undefined ? 'WHERE member = $1' : ''} ORDER BY member, decided_at`, member !== undefined ? [member] : [])).rows;
   const bad: { decision: TeamDecision; problem: string }[] = [];
-  for (const d of rows) {
-    const problem = await signatureProblem(db, d);
+  for (const r of rows) {
+    const d = decision(r);
+    const problem = await signatureProblem(db, d, r.stored_at);
     if (problem) bad.push({ decision: d, problem });
   }
   return { checked: rows.length, bad };

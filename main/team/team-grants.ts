@@ -2,7 +2,7 @@
 // an operator for every member, or for one, until a time. Each is a row in team_grants signed with
 // the operator's key (`gatehouse team grant add`); each member that it covers holds it as a local
 // grant of scope `everyone`, id `team-grant-<id>` (so a restart finds it restored, not twice), and
-// drops it when it is revoked, expires, or no longer verifies.
+// drops it when it is revoked, expires, or no longer verifies (its operator's key revoked, too).
 //
 // SECURITY: a member's database credentials are readable by its agents and may not widen what the
 // member lets through, so a grant is held only when a registered operator's signature covers its
@@ -16,7 +16,7 @@ import type { Grants } from '../approvals/grants.js';
 import type { RecordFn } from '../approvals/types.js';
 import { normaliseTarget, type TargetKind } from '../approvals/grant-match.js';
 import { signGrant, verifyGrant, type GrantFields } from './decision-signature.js';
-import { operatorKey } from './team-decisions.js';
+import { signerProblem } from './team-decisions.js';
 
 export const GRANTS_CHANNEL = 'gatehouse_team_grants';
 /** Local grant ids of team grants start with this. */
@@ -79,11 +79,8 @@ export async function revokeTeamGrant(db: Query, id: string, by: string, now = D
   return r.rows[0] ? { revoked: fromRow(r.rows[0]) } : { matched: [] };
 }
 
-export async function grantSignatureProblem(db: Query, g: TeamGrant): Promise<string | null> {
-  const key = await operatorKey(db, g.operator);
-  if (key === null) return `operator ${JSON.stringify(g.operator)} is not registered in team_operators`;
-  if (!verifyGrant(g, g.signature, key)) return `the signature is not operator ${JSON.stringify(g.operator)}'s over this grant`;
-  return null;
+export function grantSignatureProblem(db: Query, g: TeamGrant): Promise<string | null> {
+  return signerProblem(db, g.operator, (key) => verifyGrant(g, g.signature, key), 'grant');
 }
 
 export interface TeamGrantDeps {

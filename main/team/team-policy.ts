@@ -20,7 +20,7 @@ import type { RecordFn } from '../approvals/types.js';
 import { writeSecretFile } from '../home.js';
 import type { LoadResult } from '../policy/rules/load.js';
 import { signPolicy, verifyPolicy, type PolicyFields } from './decision-signature.js';
-import { operatorKey } from './team-decisions.js';
+import { signerProblem } from './team-decisions.js';
 
 /** The channel migration 4's trigger announces each new version on (payload: {"version": N}). */
 export const POLICY_CHANNEL = 'gatehouse_team_policy';
@@ -65,20 +65,18 @@ export async function policyVersion(db: Query, version?: number): Promise<TeamPo
 }
 
 /** Why a stored version must not be applied, or null when a registered operator signed exactly it. */
-export async function policySignatureProblem(db: Query, p: TeamPolicyVersion): Promise<string | null> {
+export async function policySignatureProblem(db: Query, p: TeamPolicyVersion, storedAt?: Date): Promise<string | null> {
   if (sha256Hex(p.text) !== p.sha256) return 'its text does not match the SHA-256 it was signed with';
-  const key = await operatorKey(db, p.operator);
-  if (key === null) return `operator ${JSON.stringify(p.operator)} is not registered in team_operators`;
-  if (!verifyPolicy(p, p.signature, key)) return `the signature is not operator ${JSON.stringify(p.operator)}'s over this version`;
-  return null;
+  return signerProblem(db, p.operator, (key) => verifyPolicy(p, p.signature, key), 'version', storedAt);
 }
 
 /** Every stored version whose signature does not verify (for `audit verify --team`), and how many there are. */
 export async function unsignedPolicies(db: Query): Promise<{ checked: number; bad: { policy: TeamPolicyVersion; problem: string }[] }> {
-  const all = await policyVersionsAfter(db, 0);
+  const all = (await db.query<PolicyRow & { stored_at: Date }>(`SELECT ${COLUMNS}, stored_at FROM team_policies ORDER BY version`)).rows;
   const bad: { policy: TeamPolicyVersion; problem: string }[] = [];
-  for (const p of all) {
-    const problem = await policySignatureProblem(db, p);
+  for (const r of all) {
+    const p = fromRow(r);
+    const problem = await policySignatureProblem(db, p, r.stored_at);
     if (problem) bad.push({ policy: p, problem });
   }
   return { checked: all.length, bad };

@@ -3,10 +3,14 @@
 // (ana's operator key) is held by the member, which then lets `make` through without asking; a
 // grant for another member is not held; the member's role cannot write a grant; one written with
 // a console role's credentials and a copied signature is refused and recorded; a revoked grant is
-// dropped at once and `make` asks again.
+// dropped at once and `make` asks again; once the owner revokes ana's key, alpha drops her grants
+// and refuses what she signs, while what she signed before still verifies.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
+import { tempDir } from '../../support/temp.js';
 import { alphaAndAna, hookCall, localRows, member, sql, teamDatabase, untilLocal } from '../../support/team-hosts.js';
 
 /** Supervised: `make` asks, and the hook answers "ask" at once (Claude Code would ask its user). */
@@ -62,5 +66,30 @@ describe.runIf(pgMissing('team-grants') === null)('team grants: signed, held by 
     expect(revoked.stdout).toMatch(/^Revoked team grant .*: command make\./);
     await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.revoked' && x.payload.id === `team-grant-${id}`));
     expect(await call('make')).toBe('ask');
+
+    // 4. Ana's key revoked (a lost laptop) by the owner: alpha drops the grant she made since, refuses
+    // what she signs from now on, and what she signed before still verifies in the team trail.
+    const policy = join(tempDir('gatehouse-team-grants-'), 'team.yaml');
+    writeFileSync(policy, 'version: 1\nrules: []\n');
+    expect((await runCli(['team', 'policy', 'publish', policy, '--home', opHome], asAna)).code).toBe(0);
+    const again = /^Team grant ([0-9a-f-]{36}) stored/m.exec((await runCli(['team', 'grant', 'add', '--command', 'make', '--home', opHome], asAna)).stdout)?.[1];
+    await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.created' && x.payload.id === `team-grant-${again}`));
+    expect(await call('make')).toBe('allow');
+    const byConsole = await runCli(['operator', 'revoke', 'ana'], { GATEHOUSE_TEAM_URL: consoles });
+    expect(byConsole.code).toBe(1);
+    expect(byConsole.stderr).toMatch(/permission denied for table team_operators/);
+    const revokedAna = await runCli(['operator', 'revoke', 'ana'], { GATEHOUSE_TEAM_URL: url });
+    expect(revokedAna.stdout).toMatch(/^Operator ana's key is revoked \(.*\): members refuse what it signs from now on, and drop the team grants it made\./);
+    await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.revoked' && x.payload.id === `team-grant-${again}`));
+    expect(await call('make')).toBe('ask');
+    expect((await runCli(['operator', 'list'], { GATEHOUSE_TEAM_URL: consoles })).stdout).toMatch(/^ana {2}registered from desk at .* {2}REVOKED at /m);
+    writeFileSync(policy, 'version: 1\nrules: []\n# after the revocation\n');
+    expect((await runCli(['team', 'policy', 'publish', policy, '--home', opHome], asAna)).code).toBe(0);
+    const refusedPolicy = (await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'team.policy-refused'))).find((x) => x.type === 'team.policy-refused')!;
+    expect(refusedPolicy.payload).toMatchObject({ version: 2, operator: 'ana', inForce: 1 });
+    expect(String(refusedPolicy.payload.problem)).toMatch(/^operator "ana"'s key was revoked at /);
+    const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: consoles });
+    expect(verify.stdout).toMatch(/^team policy version 2 NOT signed by an operator: operator "ana"'s key was revoked at /m);
+    expect(verify.stdout).toMatch(/^Team policy: 1 of 2 versions NOT signed by a registered operator\./m);
   }, 180_000);
 });

@@ -16,7 +16,7 @@ const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
-  4: 'a32dbd325d671fc550082f6631a5d054788ca15aff40cf15c017c0ee2a143f23',
+  4: '2342e03b4f7806b627396711a5fe15b3c642063489e015af77a52c9683f6b449',
 };
 
 describe('the team URL and member name', () => {
