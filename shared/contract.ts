@@ -31,6 +31,22 @@ const teamLinkStatus = z.object({
 });
 export type TeamLinkView = z.infer<typeof teamLinkStatus>;
 
+/** A member as the team database knows it (main/team/team-members.ts TeamMember; `gatehouse team status`). */
+const teamMember = z.object({
+  name: z.string(),
+  joinedAt: z.number(),
+  lastSeenAt: z.number(),
+  /** Since the last contact, by the database's clock. */
+  seenAgoMs: z.number(),
+  shippedSeq: z.number().int(),
+  shippedHash: z.string().nullable(),
+  shippedAt: z.number().nullable(),
+  localHeadSeq: z.number().int(),
+  lag: z.number().int(),
+  version: z.string().nullable(),
+});
+export type TeamMemberView = z.infer<typeof teamMember>;
+
 const chainState = z.object({
   state: z.enum(['verified', 'broken', 'checking']),
   checked: z.number().int().nonnegative(),
@@ -576,6 +592,27 @@ export const methods = {
   'team.status': {
     request: empty,
     response: teamLinkStatus.nullable(),
+  },
+  /**
+   * The Team view: this host's link and the team's members as `gatehouse team status` lists them,
+   * read with this host's own team URL (a member's database role sees only its own member:
+   * `ownMemberOnly`). Not in team mode: `team` null. `error`: the database could not be read.
+   */
+  'team.members': {
+    request: empty,
+    response: z.object({
+      team: z
+        .object({
+          member: z.string(),
+          /** The team URL without its password. */
+          url: z.string(),
+          link: teamLinkStatus,
+          members: z.array(teamMember).nullable(),
+          ownMemberOnly: z.boolean(),
+          error: z.string().nullable(),
+        })
+        .nullable(),
+    }),
   },
   /** Re-checks the whole chain as a job (progress in events, cancellable); the result is also pushed as audit.chain. */
   'audit.verify': {
@@ -1129,6 +1166,8 @@ export const methods = {
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
 export const events = {
   'audit.chain': chainState,
+  /** Team mode: this host's link moved (up, down, forked; its lag or shipped seq, at most every 250 ms). */
+  'team.link': teamLinkStatus,
   'audit.appended': z.object({ lastSeq: z.number().int(), count: z.number().int() }),
   'host.stopping': z.object({ reason: z.string() }),
   /** The plugin list changed (discovery, hot reload, enable, quarantine…): refetch these. */

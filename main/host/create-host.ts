@@ -55,6 +55,7 @@ import { Signal } from './signal.js';
 import { startTeamLink } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
 import { startTeamInbox } from '../team/team-inbox.js';
+import { startTeamConsole } from '../team/team-console.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -175,12 +176,23 @@ export function createHost(opts: HostOptions): Host {
   // ---- the team (only with a team URL): this host's chained events shipped to PostgreSQL ----------
   // Beside the call path, never in it: an outage queues events in the local log (see team-shipper.ts).
   const team = opts.team
-    ? startTeamLink({ ...opts.team, source: auditDbSource(audit.db), clock, log, version, linkChanged: ({ state, member, shippedSeq, lag, error }) => record('team.link', 'host', { state, member, shippedSeq, lag, ...(error ? { error } : {}) }) })
+    ? startTeamLink({
+        ...opts.team,
+        source: auditDbSource(audit.db),
+        clock,
+        log,
+        version,
+        linkChanged: ({ state, member, shippedSeq, lag, error }) => record('team.link', 'host', { state, member, shippedSeq, lag, ...(error ? { error } : {}) }),
+        statusChanged: (status) => bus.emit('team.link', status),
+      })
     : null;
   if (team) {
     services.add(auditCommitted.subscribe(() => team.nudge()));
     services.add(() => team.close());
   }
+  // What consoles read from the team database (the Team view): a pool of its own, opened on first use.
+  const teamConsole = opts.team && team ? startTeamConsole({ ...opts.team, link: () => team.status(), log }) : null;
+  if (teamConsole) services.add(() => teamConsole.close());
 
   // ---- the policy, then the plugin side, which WebAssembly plugins' host functions judge by ---------
   const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
@@ -276,6 +288,7 @@ export function createHost(opts: HostOptions): Host {
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
     'team.status': () => team?.status() ?? null,
+    'team.members': async () => ({ team: (await teamConsole?.members()) ?? null }),
   };
   // Durability as the audit log gives it (through the call trails), waited for only by calls that recorded something themselves.
   const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };

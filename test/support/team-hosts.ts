@@ -49,6 +49,16 @@ export async function member(url: string, name: string, settings?: Record<string
   }
   const cli = startCli(['serve', '--home', home, '--port', '0', '--team', url, '--team-member', name]);
   await cli.waitForLine(/^Team: shipping this host's audit events to postgres:\/\/.* as member /);
+  return connected(home, cli);
+}
+
+/** A host outside team mode (`gatehouse serve` without --team), with its operator WebSocket. */
+export async function soloHost(): Promise<TeamHost> {
+  const home = join(tempDir('gatehouse-solo-'), 'home');
+  return connected(home, startCli(['serve', '--home', home, '--port', '0']));
+}
+
+async function connected(home: string, cli: RunningCli): Promise<TeamHost> {
   await cli.waitForLine(/^Agents: MCP at/);
   const info = readServeFile(homePaths(home).serveJson)!;
   const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });

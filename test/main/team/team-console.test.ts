@@ -1,0 +1,69 @@
+// Issue #28, the console side of team mode: what a running host tells its consoles over the one
+// contract, against real `gatehouse serve --team` hosts (the built CLI) and a throwaway PostgreSQL
+// cluster. The link is pushed as `team.link` (up with its lag, down with the reason, up again);
+// `team.members` lists the team as `gatehouse team status` does, every member with an owner's or
+// console's URL and only its own with a member's role (and says so); outside team mode it is null.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
+import { pgMissing, useCluster } from '../../support/pg-suite.js';
+import { hookCall, member, soloHost, teamDatabase, type TeamHost } from '../../support/team-hosts.js';
+import type { ResponseOf, TeamLinkView } from '../../../shared/contract.js';
+
+type TeamView = NonNullable<ResponseOf<'team.members'>['team']>;
+
+async function call<T>(host: TeamHost, method: string, params: unknown = {}): Promise<T> {
+  const frame = await host.op.call(method, params);
+  if (frame.ok !== true) throw new Error(`${method} failed: ${JSON.stringify(frame.error)}`);
+  return frame.result as T;
+}
+
+/** The first `team.link` push (since the WebSocket opened) that `ok` accepts. */
+async function linkPush(host: TeamHost, ok: (s: TeamLinkView) => boolean): Promise<TeamLinkView> {
+  return (await host.op.waitForEvent((e) => e.event === 'team.link' && ok(e.payload as TeamLinkView))).payload as TeamLinkView;
+}
+
+describe.runIf(pgMissing('team-console') === null)('team console: the link and the members, as a host tells its consoles', () => {
+  const cluster = useCluster();
+
+  it('pushes the link (up, down with the reason, up again) and lists the members by role; null outside team mode', async () => {
+    const url = await teamDatabase(cluster(), 'console');
+    expect((await runCli(['team', 'add-role', 'alpha_host', '--member', 'alpha'], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
+    // alpha ships under a member's role; beta with the owner's URL, which reads the whole team.
+    const [alpha, beta, solo] = await Promise.all([member(url.replace('//gatehouse@', '//alpha_host@'), 'alpha'), member(url, 'beta'), soloHost()]);
+
+    expect(await call(solo, 'team.members')).toEqual({ team: null });
+    expect(await call(solo, 'team.status')).toBeNull();
+
+    // A call on alpha: its push reaches a lag of 0 at the new head.
+    await linkPush(alpha, (s) => s.link === 'up');
+    expect((await hookCall(alpha.info, 'console-one', 1)).status).toBe(200);
+    const head = (await call<TeamLinkView>(alpha, 'team.status')).localHead;
+    await linkPush(alpha, (s) => s.link === 'up' && s.shippedSeq !== null && s.shippedSeq >= head && s.lag === 0);
+
+    const seen = await call<{ team: TeamView }>(beta, 'team.members');
+    expect(seen.team).toMatchObject({ member: 'beta', url, ownMemberOnly: false, error: null, link: { member: 'beta', link: 'up' } });
+    expect(seen.team.members!.map((m) => m.name)).toEqual(['alpha', 'beta']);
+    const a = seen.team.members!.find((m) => m.name === 'alpha')!;
+    expect(a.shippedSeq).toBeGreaterThanOrEqual(head);
+    expect(a.version).toMatch(/^\d+\.\d+\.\d+/);
+    // Row-level security: alpha's own role reads its own member only, and the answer says so.
+    const own = await call<{ team: TeamView }>(alpha, 'team.members');
+    expect(own.team).toMatchObject({ member: 'alpha', ownMemberOnly: true, error: null });
+    expect(own.team.members!.map((m) => m.name)).toEqual(['alpha']);
+
+    // The outage is pushed with its reason, the Team view reads why, and the link comes back.
+    alpha.op.events.length = 0;
+    await cluster().stop();
+    expect((await hookCall(alpha.info, 'console-two', 2)).status).toBe(200);
+    const down = await linkPush(alpha, (s) => s.link === 'down');
+    expect(down.lastError).toMatch(/refused|terminat|shut ?down|connection/i);
+    expect(down.lag).toBeGreaterThan(0);
+    const unreachable = await call<{ team: TeamView }>(alpha, 'team.members');
+    expect(unreachable.team).toMatchObject({ members: null, link: { link: 'down' } });
+    expect(unreachable.team.error).toMatch(/refused|terminat|shut ?down|connect/i);
+    await cluster().start();
+    await linkPush(alpha, (s) => s.link === 'up' && s.lag === 0);
+    expect((await call<{ team: TeamView }>(alpha, 'team.members')).team.members!.map((m) => m.name)).toEqual(['alpha']);
+    for (const h of [alpha, beta, solo]) await h.op.close();
+  });
+});
