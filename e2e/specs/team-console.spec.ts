@@ -1,0 +1,99 @@
+// Issue #28, the console in team mode, end to end: a throwaway PostgreSQL cluster on loopback, two
+// real `gatehouse serve --team URL --team-member NAME` hosts (alpha with the owner's URL, so it reads
+// the whole team; beta an ordinary member), and alpha's console in Chromium. The status bar shows
+// alpha's link; the Team view lists both members.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { test, expect } from '../fixtures.ts';
+import { ConsolePage } from '../pages/console-page.ts';
+import { ServeHost } from '../support/serve-host.ts';
+import { findPgBin, startPgCluster, type PgCluster } from '../../test/support/pg-cluster.ts';
+import { teamDatabase } from '../../test/support/team-hosts.ts';
+import { SHIPPED_CHANNEL } from '../../main/team/team-shipper.ts';
+
+/** beta's agents ask about `make` in its own inbox (and so in the team inbox); calls run (live). */
+const ASKING = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
+
+const pgFound = findPgBin();
+
+/** A member host: `gatehouse serve --team URL --team-member NAME` in a home of its own. */
+async function teamHost(url: string, name: string, settings?: Record<string, unknown>): Promise<ServeHost> {
+  const home = join(mkdtempSync(join(tmpdir(), `gatehouse-e2e-team-${name}-`)), 'home');
+  if (settings) {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify(settings));
+  }
+  const host = new ServeHost({ home, args: ['--team', url, '--team-member', name] });
+  await host.start();
+  return host;
+}
+
+/** Resolves once every member named has shipped to the team database: read now, then at each NOTIFY of a shipped batch. */
+async function untilShipped(url: string, names: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    let wake: () => void = () => {};
+    client.on('notification', () => wake());
+    await client.query(`LISTEN ${SHIPPED_CHANNEL}`);
+    for (;;) {
+      const changed = new Promise<void>((resolve) => (wake = resolve));
+      const shipped = (await client.query<{ name: string }>('SELECT name FROM team_members WHERE shipped_seq > 0')).rows.map((r) => r.name);
+      if (names.every((n) => shipped.includes(n))) return;
+      await changed;
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+test.describe('the console in team mode', () => {
+  let cluster: PgCluster | undefined;
+  const hosts: ServeHost[] = [];
+
+  test.beforeEach(({ shell }, testInfo) => {
+    // The Electron shell takes no team URL yet (docs/team.md); the serve shell does.
+    testInfo.skip(shell !== 'serve', 'team mode runs in the serve shell');
+    if ('missing' in pgFound) {
+      console.log(`[team-console] not run: ${pgFound.missing}`);
+      testInfo.skip(true, pgFound.missing);
+    }
+  });
+
+  test.afterEach(async () => {
+    for (const h of hosts.splice(0)) {
+      await h.stop();
+      rmSync(join(h.home, '..'), { recursive: true, force: true });
+    }
+    await cluster?.destroy();
+    cluster = undefined;
+  });
+
+  test('the status bar shows the link and the Team view lists the members', async ({ blankPage: page }) => {
+    test.setTimeout(120_000);
+    cluster = await startPgCluster();
+    const url = await teamDatabase(cluster, 'e2e');
+    hosts.push(await teamHost(url, 'alpha'), await teamHost(url, 'beta', ASKING));
+    const [alpha] = hosts as [ServeHost, ServeHost];
+    await untilShipped(url, ['alpha', 'beta']);
+
+    await page.goto(await alpha.newConsoleUrl());
+    const app = new ConsolePage(page);
+    await app.status.expectConnected();
+    await expect(app.status.team).toHaveAttribute('data-state', 'up');
+    await expect(app.status.team).toContainText('Team: up as alpha');
+
+    const view = await app.open('team');
+    await expect(view.getByTestId('team-link')).toHaveAttribute('data-state', 'up');
+    await expect(view.getByTestId('team-link-member')).toHaveText('alpha');
+    const members = view.getByTestId('team-member');
+    await expect(members).toHaveCount(2);
+    await expect(members.nth(0)).toHaveAttribute('data-member', 'alpha');
+    await expect(members.nth(1)).toHaveAttribute('data-member', 'beta');
+    // The owner's URL reads every member: no note about a member's own rows.
+    await expect(view.getByTestId('team-own-only')).toHaveCount(0);
+    await page.screenshot({ path: join(tmpdir(), 'gatehouse-team-view.png') });
+  });
+});
