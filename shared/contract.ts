@@ -14,6 +14,8 @@ const auditEvent = z.object({
   actor: z.string(),
   payload: z.unknown(),
   hash: z.string(),
+  /** The team member whose log holds it: set on events of a team search (seq is per member), absent on this host's own. */
+  member: z.string().optional(),
 });
 
 /** A host's link to the team database (main/team/team-shipper.ts TeamLinkStatus). */
@@ -646,6 +648,14 @@ export const methods = {
         /** Cursor: only events with seq below this (the previous page's last seq). */
         before: z.number().int().positive().optional(),
         limit: z.number().int().min(1).max(1000).default(200),
+        /**
+         * 'local': this host's own log (FTS5). 'team' (team mode): every member's shipped events in the
+         * team database (PostgreSQL web-search syntax: words, "a phrase", OR, -word), as
+         * `gatehouse audit search --team`, each event with its `member`; no severity facet or paging yet.
+         */
+        scope: z.enum(['local', 'team']).default('local'),
+        /** Team scope: one member's events. */
+        member: z.string().max(64).optional(),
       })
       .strict(),
     response: z.object({

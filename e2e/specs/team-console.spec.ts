@@ -1,7 +1,8 @@
 // Issue #28, the console in team mode, end to end: a throwaway PostgreSQL cluster on loopback, two
 // real `gatehouse serve --team URL --team-member NAME` hosts (alpha with the owner's URL, so it reads
 // the whole team; beta an ordinary member), and alpha's console in Chromium. The status bar shows
-// alpha's link; the Team view lists both members.
+// alpha's link; the Team view lists both members; the Audit view's team scope finds beta's call,
+// with its member and its key masked.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,9 @@ import { test, expect } from '../fixtures.ts';
 import { ConsolePage } from '../pages/console-page.ts';
 import { ServeHost } from '../support/serve-host.ts';
 import { findPgBin, startPgCluster, type PgCluster } from '../../test/support/pg-cluster.ts';
-import { teamDatabase } from '../../test/support/team-hosts.ts';
+import { hookCall, teamDatabase } from '../../test/support/team-hosts.ts';
+import { readServeFile } from '../../main/shells/serve/serve-file.ts';
+import { homePaths } from '../../main/home.ts';
 import { SHIPPED_CHANNEL } from '../../main/team/team-shipper.ts';
 
 /** beta's agents ask about `make` in its own inbox (and so in the team inbox); calls run (live). */
@@ -30,8 +33,8 @@ async function teamHost(url: string, name: string, settings?: Record<string, unk
   return host;
 }
 
-/** Resolves once every member named has shipped to the team database: read now, then at each NOTIFY of a shipped batch. */
-async function untilShipped(url: string, names: string[]): Promise<void> {
+/** Resolves once every member named has shipped (an event holding `word`, if given): read now, then at each NOTIFY of a shipped batch. */
+async function untilShipped(url: string, names: string[], word?: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -40,7 +43,9 @@ async function untilShipped(url: string, names: string[]): Promise<void> {
     await client.query(`LISTEN ${SHIPPED_CHANNEL}`);
     for (;;) {
       const changed = new Promise<void>((resolve) => (wake = resolve));
-      const shipped = (await client.query<{ name: string }>('SELECT name FROM team_members WHERE shipped_seq > 0')).rows.map((r) => r.name);
+      const shipped = word
+        ? (await client.query<{ name: string }>("SELECT DISTINCT member AS name FROM team_events WHERE search @@ to_tsquery('simple', $1)", [word])).rows.map((r) => r.name)
+        : (await client.query<{ name: string }>('SELECT name FROM team_members WHERE shipped_seq > 0')).rows.map((r) => r.name);
       if (names.every((n) => shipped.includes(n))) return;
       await changed;
     }
@@ -71,7 +76,7 @@ test.describe('the console in team mode', () => {
     cluster = undefined;
   });
 
-  test('the status bar shows the link and the Team view lists the members', async ({ blankPage: page }) => {
+  test('the status bar shows the link, the Team view lists the members, the audit team scope finds the other member’s call', async ({ blankPage: page }) => {
     test.setTimeout(120_000);
     cluster = await startPgCluster();
     const url = await teamDatabase(cluster, 'e2e');
@@ -95,5 +100,29 @@ test.describe('the console in team mode', () => {
     // The owner's URL reads every member: no note about a member's own rows.
     await expect(view.getByTestId('team-own-only')).toHaveCount(0);
     await page.screenshot({ path: join(tmpdir(), 'gatehouse-team-view.png') });
+
+    // The Audit view's team scope: a call on beta, found from alpha's console with its member, the key masked.
+    const [, beta] = hosts as [ServeHost, ServeHost];
+    const key = `ghp_${'f9e8d7c6b5'.repeat(4)}`;
+    expect((await hookCall(readServeFile(homePaths(beta.home).serveJson)!, 'e2e-team', 1, { name: 'Read', input: { file_path: `/tmp/lanternteam-${key}.txt` } })).status).toBe(200);
+    await untilShipped(url, ['beta'], 'lanternteam');
+    const audit = await app.open('audit');
+    await expect(audit.getByTestId('audit-scope')).toHaveAttribute('data-scope', 'local');
+    await audit.getByTestId('audit-scope-team').click();
+    await expect(audit.getByTestId('audit-scope')).toHaveAttribute('data-scope', 'team');
+    await app.audit.search.fill('lanternteam');
+    await app.audit.search.press('Enter');
+    await audit.getByTestId('audit-facet-type').selectOption('call.received');
+    const row = app.audit.rows.filter({ has: page.getByTestId('audit-member') });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByTestId('audit-member')).toHaveText('beta');
+    await row.click();
+    await expect(app.audit.detail).toHaveAttribute('data-member', 'beta');
+    await expect(app.audit.detail.getByTestId('audit-detail-member')).toHaveText('beta');
+    await expect(app.audit.detail.getByTestId('audit-detail-json')).toContainText('ghp_[REDACTED]');
+    await expect(app.audit.detail.getByTestId('audit-detail-json')).not.toContainText(key);
+    // Local again: alpha's own log never saw beta's call.
+    await audit.getByTestId('audit-scope-local').click();
+    await expect(app.audit.total).toHaveAttribute('data-total', '0');
   });
 });

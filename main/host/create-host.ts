@@ -274,7 +274,7 @@ export function createHost(opts: HostOptions): Host {
   let closed = false;
   const handlers: Handlers<GatehouseContract['methods']> = {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
-    ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }),
+    ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }), ...(teamConsole ? { teamSearch: (req) => teamConsole.search(req) } : {}) }),
     ...adapterPluginHandlers(registryHandlers({ registry, plugins, sources, ready, jobs, record }), { adapters, sources, registryHas: (name) => registry.get(name) !== undefined, record, changed: (names) => bus.emit('plugins.changed', { names }) }),
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),

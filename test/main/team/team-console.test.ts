@@ -3,6 +3,7 @@
 // cluster. The link is pushed as `team.link` (up with its lag, down with the reason, up again);
 // `team.members` lists the team as `gatehouse team status` does, every member with an owner's or
 // console's URL and only its own with a member's role (and says so); outside team mode it is null.
+// `audit.search` with scope 'team' searches every member's events, secrets masked.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
@@ -25,7 +26,7 @@ async function linkPush(host: TeamHost, ok: (s: TeamLinkView) => boolean): Promi
 describe.runIf(pgMissing('team-console') === null)('team console: the link and the members, as a host tells its consoles', () => {
   const cluster = useCluster();
 
-  it('pushes the link (up, down with the reason, up again) and lists the members by role; null outside team mode', async () => {
+  it('pushes the link (up, down with the reason, up again), lists the members by role and searches the team trail; null outside team mode', async () => {
     const url = await teamDatabase(cluster(), 'console');
     expect((await runCli(['team', 'add-role', 'alpha_host', '--member', 'alpha'], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
     // alpha ships under a member's role; beta with the owner's URL, which reads the whole team.
@@ -50,6 +51,23 @@ describe.runIf(pgMissing('team-console') === null)('team console: the link and t
     const own = await call<{ team: TeamView }>(alpha, 'team.members');
     expect(own.team).toMatchObject({ member: 'alpha', ownMemberOnly: true, error: null });
     expect(own.team.members!.map((m) => m.name)).toEqual(['alpha']);
+
+    // The Audit view's team scope (audit.search, scope 'team'): beta finds alpha's call, with its
+    // member, the key in its arguments masked; facets the team search has not are refused.
+    const key = `ghp_${'a1b2c3d4e5'.repeat(4)}`;
+    expect((await hookCall(alpha.info, 'console-search', 3, { name: 'Read', input: { file_path: `/tmp/quartzteam-${key}.txt` } })).status).toBe(200);
+    const searched = (await call<TeamLinkView>(alpha, 'team.status')).localHead;
+    await linkPush(alpha, (s) => s.shippedSeq !== null && s.shippedSeq >= searched);
+    const found = await call<ResponseOf<'audit.search'>>(beta, 'audit.search', { query: 'quartzteam', scope: 'team', types: ['call.received'] });
+    expect(found.events.map((e) => [e.member, e.type])).toEqual([['alpha', 'call.received']]);
+    expect(JSON.stringify(found.events[0]!.payload)).not.toContain(key);
+    expect(JSON.stringify(found.events[0]!.payload)).toContain('ghp_[REDACTED]');
+    expect((await call<ResponseOf<'audit.search'>>(beta, 'audit.search', { query: 'quartzteam', scope: 'team', member: 'beta' })).events).toEqual([]);
+    expect((await call<ResponseOf<'audit.search'>>(beta, 'audit.search', { query: 'quartzteam' })).events).toEqual([]);
+    const refused = async (host: TeamHost, params: unknown) => ((await host.op.call('audit.search', params)).error as { code: string; message: string });
+    expect(await refused(beta, { query: 'quartzteam', member: 'alpha' })).toMatchObject({ code: 'rejected', message: expect.stringMatching(/member facet applies to the team scope/) });
+    expect(await refused(beta, { query: 'quartzteam', scope: 'team', severity: 'high' })).toMatchObject({ code: 'rejected', message: expect.stringMatching(/severity facet is not available in the team scope/) });
+    expect(await refused(solo, { query: 'quartzteam', scope: 'team' })).toMatchObject({ code: 'rejected', message: expect.stringMatching(/not in team mode.*gatehouse serve --team URL/) });
 
     // The outage is pushed with its reason, the Team view reads why, and the link comes back.
     alpha.op.events.length = 0;
