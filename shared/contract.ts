@@ -49,6 +49,23 @@ const teamMember = z.object({
 });
 export type TeamMemberView = z.infer<typeof teamMember>;
 
+/** An ask another member published to the team inbox (main/team/team-decisions.ts TeamAsk). */
+const teamAsk = z.object({
+  member: z.string(),
+  approvalId: z.string(),
+  callId: z.string(),
+  agent: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  /** The arguments' canonical JSON as the member published it (as the local inbox shows its own: the operator decides on what runs). */
+  arguments: z.string(),
+  argsHash: z.string(),
+  reason: z.string(),
+  askedAt: z.number(),
+  deadline: z.number(),
+});
+export type TeamAskView = z.infer<typeof teamAsk>;
+
 const chainState = z.object({
   state: z.enum(['verified', 'broken', 'checking']),
   checked: z.number().int().nonnegative(),
@@ -616,6 +633,34 @@ export const methods = {
         .nullable(),
     }),
   },
+  /**
+   * The inbox's other machines: the pending asks other members published to the team inbox (this
+   * host's own are in approvals.list), as `gatehouse approvals list --team` lists them. Not in team
+   * mode: `asks` null. `error`: the team database could not be read.
+   */
+  'team.asks': {
+    request: empty,
+    response: z.object({ asks: z.array(teamAsk).nullable(), now: z.number(), error: z.string().nullable() }),
+  },
+  /**
+   * OPERATOR ACTION: decides another member's team ask, signed with this home's operator key, as
+   * `gatehouse approvals approve|deny ID --team` does; bound to the arguments hash the operator saw.
+   * `stored`: the member applies it once the signature checks; `taken`/`closed`: not stored, `message` says why.
+   */
+  'team.decide': {
+    request: z
+      .object({
+        member: z.string().min(1).max(64),
+        approvalId,
+        argsHash,
+        decision: z.enum(['approved', 'denied']),
+        reason: z.string().trim().max(2000).optional(),
+        /** The operator to sign as, when this home holds several keys. */
+        operator: z.string().min(1).max(64).optional(),
+      })
+      .strict(),
+    response: z.object({ outcome: z.enum(['stored', 'taken', 'closed']), operator: z.string(), message: z.string() }),
+  },
   /** Re-checks the whole chain as a job (progress in events, cancellable); the result is also pushed as audit.chain. */
   'audit.verify': {
     request: z.object({ job: jobId.optional() }).strict(),
@@ -1176,6 +1221,8 @@ export const methods = {
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
 export const events = {
   'audit.chain': chainState,
+  /** Team mode: an ask in the team inbox was published, decided or closed: refetch team.asks. */
+  'team.asksChanged': z.object({}),
   /** Team mode: this host's link moved (up, down, forked; its lag or shipped seq, at most every 250 ms). */
   'team.link': teamLinkStatus,
   'audit.appended': z.object({ lastSeq: z.number().int(), count: z.number().int() }),

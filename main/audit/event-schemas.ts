@@ -70,6 +70,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'team.link': spec(ACTOR.host, { state: z.enum(['up', 'down', 'forked']), member: z.string(), shippedSeq: int.nullable(), lag: int }),
   /** A decision in the team database was not applied: no valid signature of a registered operator, or bound to other arguments. The item kept waiting. */
   'team.decision-refused': spec(ACTOR.host, { id, call: id, member: z.string(), operator: z.string(), console: z.string(), decision: z.string(), problem: z.string() }),
+  /** An operator decided another member's team ask from this host's console, signed as `operator` (the member records the decision it applies in its own chain). `outcome`: stored, or not (taken first, closed). */
+  'team.decision-sent': spec(ACTOR.operator, { member: z.string(), id, decision: z.enum(['approved', 'denied']), operator: z.string(), outcome: z.enum(['stored', 'taken', 'closed']) }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

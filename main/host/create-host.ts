@@ -56,6 +56,7 @@ import { startTeamLink } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
 import { startTeamInbox } from '../team/team-inbox.js';
 import { startTeamConsole } from '../team/team-console.js';
+import { OperationError } from '../core/operation-error.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -191,7 +192,7 @@ export function createHost(opts: HostOptions): Host {
     services.add(() => team.close());
   }
   // What consoles read from the team database (the Team view): a pool of its own, opened on first use.
-  const teamConsole = opts.team && team ? startTeamConsole({ ...opts.team, link: () => team.status(), log }) : null;
+  const teamConsole = opts.team && team ? startTeamConsole({ ...opts.team, link: () => team.status(), log, home: paths.root, asksChanged: () => bus.emit('team.asksChanged', {}) }) : null;
   if (teamConsole) services.add(() => teamConsole.close());
 
   // ---- the policy, then the plugin side, which WebAssembly plugins' host functions judge by ---------
@@ -289,6 +290,14 @@ export function createHost(opts: HostOptions): Host {
     ...onboardingHandlers(gettingStarted, ready),
     'team.status': () => team?.status() ?? null,
     'team.members': async () => ({ team: (await teamConsole?.members()) ?? null }),
+    'team.asks': () => teamConsole?.asks() ?? { asks: null, now: clock.now(), error: null },
+    'team.decide': async (req, ctx) => {
+      if (!teamConsole) throw new OperationError('not-team', 'This host is not in team mode, so it has no team inbox: start it with gatehouse serve --team URL.');
+      const r = await teamConsole.decide(req);
+      // The operator's action, in this host's own chain; the member records the decision it applies in its own.
+      record('team.decision-sent', `operator:${ctx.operator}`, { member: req.member, id: req.approvalId, decision: req.decision, operator: r.operator, outcome: r.outcome });
+      return r;
+    },
   };
   // Durability as the audit log gives it (through the call trails), waited for only by calls that recorded something themselves.
   const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };

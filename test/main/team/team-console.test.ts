@@ -3,11 +3,14 @@
 // cluster. The link is pushed as `team.link` (up with its lag, down with the reason, up again);
 // `team.members` lists the team as `gatehouse team status` does, every member with an owner's or
 // console's URL and only its own with a member's role (and says so); outside team mode it is null.
-// `audit.search` with scope 'team' searches every member's events, secrets masked.
+// `audit.search` with scope 'team' searches every member's events, secrets masked. The inbox's other
+// machines: `team.asks` lists another member's ask (pushed as `team.asksChanged`), and `team.decide`
+// signs a decision with this home's operator key as `approvals approve --team` does: refused without
+// a key (naming `gatehouse operator create`) or on other arguments, applied by the member, first one wins.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-import { hookCall, member, soloHost, teamDatabase, type TeamHost } from '../../support/team-hosts.js';
+import { askOf, hookCall, localRows, member, soloHost, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
 import type { ResponseOf, TeamLinkView } from '../../../shared/contract.js';
 
 type TeamView = NonNullable<ResponseOf<'team.members'>['team']>;
@@ -34,6 +37,7 @@ describe.runIf(pgMissing('team-console') === null)('team console: the link and t
 
     expect(await call(solo, 'team.members')).toEqual({ team: null });
     expect(await call(solo, 'team.status')).toBeNull();
+    expect(await call(solo, 'team.asks')).toMatchObject({ asks: null, error: null });
 
     // A call on alpha: its push reaches a lag of 0 at the new head.
     await linkPush(alpha, (s) => s.link === 'up');
@@ -83,5 +87,45 @@ describe.runIf(pgMissing('team-console') === null)('team console: the link and t
     await linkPush(alpha, (s) => s.link === 'up' && s.lag === 0);
     expect((await call<{ team: TeamView }>(alpha, 'team.members')).team.members!.map((m) => m.name)).toEqual(['alpha']);
     for (const h of [alpha, beta, solo]) await h.op.close();
+  });
+
+  it("lists another member's asks and decides one with this home's operator key; the member applies it", async () => {
+    const url = await teamDatabase(cluster(), 'console_inbox');
+    expect((await runCli(['team', 'add-role', 'beta_host', '--member', 'beta'], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
+    const asking = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
+    // alpha decides with the owner's URL (it reads every member's asks); beta asks, under its member role.
+    const [alpha, beta] = await Promise.all([member(url, 'alpha'), member(url.replace('//gatehouse@', '//beta_host@'), 'beta', asking)]);
+    type Asks = ResponseOf<'team.asks'>;
+    expect(await call<Asks>(alpha, 'team.asks')).toMatchObject({ asks: [], error: null });
+
+    const answer = hookCall(beta.info, 'console-ask', 1, { name: 'Bash', input: { command: 'make' } });
+    const ask = await askOf(url, 'console-ask');
+    await alpha.op.waitForEvent((e) => e.event === 'team.asksChanged');
+    const listed = await call<Asks>(alpha, 'team.asks');
+    expect(listed.asks!.map((a) => [a.member, a.approvalId, a.tool, a.arguments, a.argsHash])).toEqual([['beta', ask.approval_id, 'Bash', '{"command":"make"}', ask.args_hash]]);
+    // beta's own ask is in its local inbox, not listed again among the other machines'.
+    expect((await call<Asks>(beta, 'team.asks')).asks).toEqual([]);
+
+    const decide = (host: TeamHost, params: Record<string, unknown>) => host.op.call('team.decide', { member: 'beta', approvalId: ask.approval_id, argsHash: ask.args_hash, decision: 'approved', ...params });
+    const noKey = await decide(alpha, {});
+    expect(noKey.error).toMatchObject({ code: 'rejected', message: expect.stringMatching(/No operator key in .*operators: a team decision must be signed by a named operator\. Create yours with gatehouse operator create NAME\./) });
+    expect((await runCli(['operator', 'create', 'ana', '--home', alpha.home], { GATEHOUSE_TEAM_URL: url })).code).toBe(0);
+    const otherArgs = await decide(alpha, { argsHash: 'f'.repeat(64) });
+    expect(otherArgs.error).toMatchObject({ code: 'rejected', message: expect.stringMatching(/not the ffffffffffff… you reviewed/) });
+
+    const approved = await decide(alpha, {});
+    expect(approved).toMatchObject({ ok: true, result: { outcome: 'stored', operator: 'ana', message: expect.stringMatching(/^Approved .* on beta as ana: Bash; beta applies it once it has checked the signature\.$/) } });
+    expect(JSON.parse((await answer).body).hookSpecificOutput.permissionDecision).toBe('allow');
+    const applied = (await untilLocal(beta.home, beta.op, (r) => r.some((x) => x.type === 'approval.decided'))).find((x) => x.type === 'approval.decided')!;
+    expect(applied.payload).toMatchObject({ id: ask.approval_id, state: 'approved', operator: 'ana', console: 'alpha' });
+    // The operator's action is in alpha's own chain too.
+    expect(localRows(alpha.home).find((r) => r.type === 'team.decision-sent')?.payload).toMatchObject({ member: 'beta', id: ask.approval_id, decision: 'approved', operator: 'ana', outcome: 'stored' });
+
+    // Decided already: a second decision is not stored, and says who came first.
+    const again = await decide(alpha, { decision: 'denied', reason: 'too late' });
+    expect(again).toMatchObject({ ok: true, result: { outcome: 'taken', message: expect.stringMatching(/was already approved by ana from alpha; your decision was not stored/) } });
+    await alpha.op.waitForEvent((e) => e.event === 'team.asksChanged');
+    expect((await call<Asks>(alpha, 'team.asks')).asks).toEqual([]);
+    for (const h of [alpha, beta]) await h.op.close();
   });
 });
