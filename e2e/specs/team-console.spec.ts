@@ -2,7 +2,10 @@
 // real `gatehouse serve --team URL --team-member NAME` hosts (alpha with the owner's URL, so it reads
 // the whole team; beta an ordinary member), and alpha's console in Chromium. The status bar shows
 // alpha's link; the Team view lists both members; the Audit view's team scope finds beta's call,
-// with its member and its key masked.
+// with its member and its key masked; an ask on beta appears in alpha's inbox with its machine,
+// filtered by machine, and is approved from there with alpha's operator key (after the console said
+// how to make one), and beta's agent gets allow.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +79,7 @@ test.describe('the console in team mode', () => {
     cluster = undefined;
   });
 
-  test('the status bar shows the link, the Team view lists the members, the audit team scope finds the other member’s call', async ({ blankPage: page }) => {
+  test('the status bar shows the link, the Team view lists the members, the audit team scope finds the other member’s call, the inbox shows and approves its ask', async ({ blankPage: page }) => {
     test.setTimeout(120_000);
     cluster = await startPgCluster();
     const url = await teamDatabase(cluster, 'e2e');
@@ -124,5 +127,32 @@ test.describe('the console in team mode', () => {
     // Local again: alpha's own log never saw beta's call.
     await audit.getByTestId('audit-scope-local').click();
     await expect(app.audit.total).toHaveAttribute('data-total', '0');
+
+    // The inbox's machine column and filter: beta's ask waits among the other machines.
+    const asked = hookCall(readServeFile(homePaths(beta.home).serveJson)!, 'e2e-team-ask', 2, { name: 'Bash', input: { command: 'make' } });
+    const inbox = await app.open('approvals');
+    const ask = inbox.getByTestId('team-ask');
+    await expect(ask).toHaveCount(1);
+    await expect(ask.getByTestId('team-ask-machine')).toHaveText('beta');
+    await expect(ask.getByTestId('team-ask-tool')).toHaveText('Bash');
+    await expect(ask.getByTestId('team-ask-arguments')).toHaveText('{"command":"make"}');
+    await inbox.getByTestId('approvals-filter-machine').selectOption('alpha');
+    await expect(ask).toHaveCount(0);
+    await inbox.getByTestId('approvals-filter-machine').selectOption('beta');
+    await expect(ask).toHaveCount(1);
+    // No operator key in alpha's home yet: the console says how to make one.
+    await ask.getByTestId('team-ask-approve').click();
+    const result = inbox.getByTestId('team-ask-result');
+    await expect(result).toHaveAttribute('data-ok', 'false');
+    await expect(result).toContainText('gatehouse operator create NAME');
+    // As an operator would, on alpha's machine (registering a key needs the owner's URL).
+    execFileSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'gatehouse.js'), 'operator', 'create', 'ana', '--home', alpha.home], { env: { ...process.env, GATEHOUSE_TEAM_URL: url }, stdio: 'pipe' });
+    await ask.getByTestId('team-ask-approve').click();
+    await expect(result).toHaveAttribute('data-ok', 'true');
+    await expect(result).toContainText('as ana');
+    const answer = JSON.parse((await asked).body) as { hookSpecificOutput: { permissionDecision: string } };
+    expect(answer.hookSpecificOutput.permissionDecision).toBe('allow');
+    // beta applied it and closed the ask: it leaves the list.
+    await expect(ask).toHaveCount(0);
   });
 });

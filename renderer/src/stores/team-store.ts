@@ -1,7 +1,8 @@
 // Team mode as this console sees it: the host's link (loaded with team.status, then pushed as
-// team.link) for the status bar, and the Team view's members (team.members).
+// team.link) for the status bar, the Team view's members (team.members), and the inbox's other
+// machines (team.asks, refetched on team.asksChanged) with the machine filter.
 import { create } from 'zustand';
-import type { ResponseOf, TeamLinkView } from '../../../shared/contract.ts';
+import type { ResponseOf, TeamAskView, TeamLinkView } from '../../../shared/contract.ts';
 
 export type TeamView = ResponseOf<'team.members'>['team'];
 
@@ -14,9 +15,28 @@ export interface TeamStore {
   readAt: number;
   loading: boolean;
   error: string | null;
+  /** Other members' pending team asks; null: not in team mode (or not loaded yet). */
+  asks: TeamAskView[] | null;
+  asksError: string | null;
+  /** Local clock minus host clock at the last asks read: deadlines are in host time. */
+  asksClockOffset: number;
+  /** The inbox's machine filter: '' every machine, else one member's name (this host's own included). */
+  machine: string;
+  /** A team decision in flight, by askKey. */
+  deciding: string | null;
+  /** The last team decision's answer (stored, or why not), by askKey. */
+  decided: { key: string; ok: boolean; message: string } | null;
 }
 
-export const initialTeamState: TeamStore = { link: null, members: null, readAt: 0, loading: false, error: null };
+export const initialTeamState: TeamStore = { link: null, members: null, readAt: 0, loading: false, error: null, asks: null, asksError: null, asksClockOffset: 0, machine: '', deciding: null, decided: null };
+
+/** An ask's key: approval ids are each member's own. */
+export const askKey = (a: Pick<TeamAskView, 'member' | 'approvalId'>) => `${a.member}/${a.approvalId}`;
+
+/** How the inbox names the machine of this host's own items: its member name in team mode. */
+export function thisMachine(link: TeamLinkView | null): string {
+  return link?.member ?? 'this machine';
+}
 
 export const useTeamStore = create<TeamStore>()(() => ({ ...initialTeamState }));
 
