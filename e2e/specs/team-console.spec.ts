@@ -9,12 +9,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { test, expect } from '../fixtures.ts';
 import { ConsolePage } from '../pages/console-page.ts';
 import { ServeHost } from '../support/serve-host.ts';
 import { findPgBin, startPgCluster, type PgCluster } from '../../test/support/pg-cluster.ts';
-import { hookCall, teamDatabase } from '../../test/support/team-hosts.ts';
+import { hookCall, teamDatabase, untilNotified } from '../../test/support/team-hosts.ts';
 import { readServeFile } from '../../main/shells/serve/serve-file.ts';
 import { homePaths } from '../../main/home.ts';
 import { SHIPPED_CHANNEL } from '../../main/team/team-shipper.ts';
@@ -37,24 +36,13 @@ async function teamHost(url: string, name: string, settings?: Record<string, unk
 }
 
 /** Resolves once every member named has shipped (an event holding `word`, if given): read now, then at each NOTIFY of a shipped batch. */
-async function untilShipped(url: string, names: string[], word?: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    let wake: () => void = () => {};
-    client.on('notification', () => wake());
-    await client.query(`LISTEN ${SHIPPED_CHANNEL}`);
-    for (;;) {
-      const changed = new Promise<void>((resolve) => (wake = resolve));
-      const shipped = word
-        ? (await client.query<{ name: string }>("SELECT DISTINCT member AS name FROM team_events WHERE search @@ to_tsquery('simple', $1)", [word])).rows.map((r) => r.name)
-        : (await client.query<{ name: string }>('SELECT name FROM team_members WHERE shipped_seq > 0')).rows.map((r) => r.name);
-      if (names.every((n) => shipped.includes(n))) return;
-      await changed;
-    }
-  } finally {
-    await client.end();
-  }
+function untilShipped(url: string, names: string[], word?: string): Promise<true> {
+  return untilNotified(url, SHIPPED_CHANNEL, async (c) => {
+    const shipped = word
+      ? (await c.query<{ name: string }>("SELECT DISTINCT member AS name FROM team_events WHERE search @@ to_tsquery('simple', $1)", [word])).rows.map((r) => r.name)
+      : (await c.query<{ name: string }>('SELECT name FROM team_members WHERE shipped_seq > 0')).rows.map((r) => r.name);
+    return names.every((n) => shipped.includes(n)) ? true : null;
+  });
 }
 
 test.describe('the console in team mode', () => {

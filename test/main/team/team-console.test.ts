@@ -40,7 +40,7 @@ describe.runIf(pgMissing('team-console') === null)('team console: the link and t
     expect(await call(solo, 'team.asks')).toMatchObject({ asks: null, error: null });
 
     // A call on alpha: its push reaches a lag of 0 at the new head.
-    await linkPush(alpha, (s) => s.link === 'up');
+    await Promise.all([linkPush(alpha, (s) => s.link === 'up'), linkPush(beta, (s) => s.link === 'up')]);
     expect((await hookCall(alpha.info, 'console-one', 1)).status).toBe(200);
     const head = (await call<TeamLinkView>(alpha, 'team.status')).localHead;
     await linkPush(alpha, (s) => s.link === 'up' && s.shippedSeq !== null && s.shippedSeq >= head && s.lag === 0);

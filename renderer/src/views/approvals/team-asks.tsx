@@ -84,7 +84,7 @@ export function TeamAsks({ asks, total, error, clockOffset, now, deciding, decid
                     <td title={safeTitle(`${a.agent} / ${a.session}`)}>
                       <SafeText text={a.agent} /> <span className="muted mono">/ <SafeText text={a.session} /></span>
                     </td>
-                    <td>
+                    <td title={safeTitle(a.reason)}>
                       <SafeText text={a.reason} />
                     </td>
                     <td>

@@ -238,15 +238,16 @@ export function ResultsTable() {
           </time>
         </span>
         {/* Type, actor and the payload's strings are the agent's words: hidden characters as tokens. */}
-        <span role="cell" className="mono audit-col-type" title={safeTitle(e.type)}>
-          <SafeText text={e.type} />
-        </span>
-        <span role="cell" className="audit-col-actor" title={safeTitle(e.member === undefined ? e.actor : `${e.member}: ${e.actor}`)}>
+        {/* A team event's member leads its type: the actor column gives way to an open event. */}
+        <span role="cell" className="mono audit-col-type" title={safeTitle(e.member === undefined ? e.type : `${e.member}: ${e.type}`)}>
           {e.member !== undefined ? (
-            <span className="mono audit-member" data-testid="audit-member">
+            <span className="audit-member" data-testid="audit-member">
               <SafeText text={e.member} />
             </span>
           ) : null}
+          <SafeText text={e.type} />
+        </span>
+        <span role="cell" className="audit-col-actor" title={safeTitle(e.actor)}>
           <SafeText text={e.actor} />
         </span>
         <span role="cell" className="audit-col-agent">
@@ -272,7 +273,7 @@ export function ResultsTable() {
         <div role="row" className="audit-row audit-head">
           {HEADERS.map(([col, label]) => (
             <span key={col} role="columnheader" className={`audit-col-${col}`}>
-              {team && col === 'actor' ? 'Member · actor' : label}
+              {team && col === 'type' ? 'Member · type' : label}
             </span>
           ))}
         </div>
