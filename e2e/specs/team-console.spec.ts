@@ -90,7 +90,6 @@ test.describe('the console in team mode', () => {
     await expect(members.nth(1)).toHaveAttribute('data-member', 'beta');
     // The owner's URL reads every member: no note about a member's own rows.
     await expect(view.getByTestId('team-own-only')).toHaveCount(0);
-    await page.screenshot({ path: join(tmpdir(), 'gatehouse-team-view.png') });
 
     // The Audit view's team scope: a call on beta, found from alpha's console with its member, the key masked.
     const [, beta] = hosts as [ServeHost, ServeHost];
