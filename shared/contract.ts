@@ -14,6 +14,8 @@ const auditEvent = z.object({
   actor: z.string(),
   payload: z.unknown(),
   hash: z.string(),
+  /** The team member whose log holds it: set on events of a team search (seq is per member), absent on this host's own. */
+  member: z.string().optional(),
 });
 
 /** A host's link to the team database (main/team/team-shipper.ts TeamLinkStatus). */
@@ -30,6 +32,41 @@ const teamLinkStatus = z.object({
   shipped: z.number().int(),
 });
 export type TeamLinkView = z.infer<typeof teamLinkStatus>;
+
+/** A member as the team database knows it (main/team/team-members.ts TeamMember; `gatehouse team status`). */
+const teamMember = z.object({
+  name: z.string(),
+  joinedAt: z.number(),
+  lastSeenAt: z.number(),
+  /** Since the last contact, by the database's clock. */
+  seenAgoMs: z.number(),
+  shippedSeq: z.number().int(),
+  shippedHash: z.string().nullable(),
+  shippedAt: z.number().nullable(),
+  localHeadSeq: z.number().int(),
+  lag: z.number().int(),
+  version: z.string().nullable(),
+  /** The team policy version the member applies (null: none yet). */
+  policyVersion: z.number().int().nullable(),
+});
+export type TeamMemberView = z.infer<typeof teamMember>;
+
+/** An ask another member published to the team inbox (main/team/team-decisions.ts TeamAsk). */
+const teamAsk = z.object({
+  member: z.string(),
+  approvalId: z.string(),
+  callId: z.string(),
+  agent: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  /** The arguments' canonical JSON as the member published it (as the local inbox shows its own: the operator decides on what runs). */
+  arguments: z.string(),
+  argsHash: z.string(),
+  reason: z.string(),
+  askedAt: z.number(),
+  deadline: z.number(),
+});
+export type TeamAskView = z.infer<typeof teamAsk>;
 
 const chainState = z.object({
   state: z.enum(['verified', 'broken', 'checking']),
@@ -582,6 +619,55 @@ export const methods = {
     request: empty,
     response: teamLinkStatus.nullable(),
   },
+  /**
+   * The Team view: this host's link and the team's members as `gatehouse team status` lists them,
+   * read with this host's own team URL (a member's database role sees only its own member:
+   * `ownMemberOnly`). Not in team mode: `team` null. `error`: the database could not be read.
+   */
+  'team.members': {
+    request: empty,
+    response: z.object({
+      team: z
+        .object({
+          member: z.string(),
+          /** The team URL without its password. */
+          url: z.string(),
+          link: teamLinkStatus,
+          members: z.array(teamMember).nullable(),
+          ownMemberOnly: z.boolean(),
+          error: z.string().nullable(),
+        })
+        .nullable(),
+    }),
+  },
+  /**
+   * The inbox's other machines: the pending asks other members published to the team inbox (this
+   * host's own are in approvals.list), as `gatehouse approvals list --team` lists them. Not in team
+   * mode: `asks` null. `error`: the team database could not be read.
+   */
+  'team.asks': {
+    request: empty,
+    response: z.object({ asks: z.array(teamAsk).nullable(), now: z.number(), error: z.string().nullable() }),
+  },
+  /**
+   * OPERATOR ACTION: decides another member's team ask, signed with this home's operator key, as
+   * `gatehouse approvals approve|deny ID --team` does; bound to the arguments hash the operator saw.
+   * `stored`: the member applies it once the signature checks; `taken`/`closed`: not stored, `message` says why.
+   */
+  'team.decide': {
+    request: z
+      .object({
+        member: z.string().min(1).max(64),
+        approvalId,
+        argsHash,
+        decision: z.enum(['approved', 'denied']),
+        reason: z.string().trim().max(2000).optional(),
+        /** The operator to sign as, when this home holds several keys. */
+        operator: z.string().min(1).max(64).optional(),
+      })
+      .strict(),
+    response: z.object({ outcome: z.enum(['stored', 'taken', 'closed']), operator: z.string(), message: z.string() }),
+  },
   /** Re-checks the whole chain as a job (progress in events, cancellable); the result is also pushed as audit.chain. */
   'audit.verify': {
     request: z.object({ job: jobId.optional() }).strict(),
@@ -614,6 +700,14 @@ export const methods = {
         /** Cursor: only events with seq below this (the previous page's last seq). */
         before: z.number().int().positive().optional(),
         limit: z.number().int().min(1).max(1000).default(200),
+        /**
+         * 'local': this host's own log (FTS5). 'team' (team mode): every member's shipped events in the
+         * team database (PostgreSQL web-search syntax: words, "a phrase", OR, -word), as
+         * `gatehouse audit search --team`, each event with its `member`; no severity facet or paging yet.
+         */
+        scope: z.enum(['local', 'team']).default('local'),
+        /** Team scope: one member's events. */
+        member: z.string().max(64).optional(),
       })
       .strict(),
     response: z.object({
@@ -1134,6 +1228,10 @@ export const methods = {
 /** Payload schemas of every event the host pushes, keyed by the event's wire name. */
 export const events = {
   'audit.chain': chainState,
+  /** Team mode: an ask in the team inbox was published, decided or closed: refetch team.asks. */
+  'team.asksChanged': z.object({}),
+  /** Team mode: this host's link moved (up, down, forked; its lag or shipped seq, at most every 250 ms). */
+  'team.link': teamLinkStatus,
   'audit.appended': z.object({ lastSeq: z.number().int(), count: z.number().int() }),
   'host.stopping': z.object({ reason: z.string() }),
   /** The plugin list changed (discovery, hot reload, enable, quarantine…): refetch these. */

@@ -12,6 +12,9 @@
 //   audit-facet-from / -to       custom range (datetime-local), when time = custom
 //   audit-facet-agent / -session / -plugin   text facets (applied on Enter)
 //   audit-facet-decision / -type selects, applied at once
+//   audit-scope                  team mode: where to search (data-scope local | team); audit-scope-local, audit-scope-team
+//                                switch it (aria-pressed); audit-facet-member, in the team scope
+//   audit-member                 a team event's member, in its row; audit-detail-member in the detail pane (data-member on audit-detail)
 //   audit-total                  match count (data-total, data-capped; "10,000+" when capped)
 //   audit-took                   query time
 //   audit-unavailable            the host cannot search; the latest events are shown instead

@@ -3,7 +3,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { AuditPage } from './audit-page.ts';
 
-export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog'] as const;
+export const views = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog', 'team'] as const;
 export type ViewName = (typeof views)[number];
 export const viewTitles: Record<ViewName, string> = {
   start: 'Getting started',
@@ -17,6 +17,7 @@ export const viewTitles: Record<ViewName, string> = {
   settings: 'Settings',
   activity: 'Activity',
   catalog: 'Catalog',
+  team: 'Team',
 };
 
 export class StatusBar {
@@ -32,6 +33,8 @@ export class StatusBar {
   readonly autonomy: Locator;
   /** Long work running on the host (anyone's): title and percent of the oldest. */
   readonly jobs: Locator;
+  /** Team mode's link: data-state = connecting | up | down | forked; absent outside team mode. */
+  readonly team: Locator;
   constructor(page: Page) {
     this.connection = page.getByTestId('status-connection');
     this.chain = page.getByTestId('status-chain');
@@ -42,6 +45,7 @@ export class StatusBar {
     this.modeNow = page.getByTestId('mode-dialog-now');
     this.autonomy = page.getByTestId('status-autonomy');
     this.jobs = page.getByTestId('status-jobs');
+    this.team = page.getByTestId('status-team');
   }
   async expectConnected(): Promise<void> {
     await expect(this.connection).toHaveAttribute('data-state', 'connected');

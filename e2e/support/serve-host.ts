@@ -16,9 +16,15 @@ export class ServeHost {
   private child: ChildProcess | null = null;
   output = '';
 
-  constructor(opts: { home?: string; token?: string } = {}) {
+  /** More arguments for `gatehouse serve` (e.g. --team URL --team-member NAME). */
+  private readonly args: string[];
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(opts: { home?: string; token?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}) {
     this.home = opts.home ?? mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
     this.token = opts.token ?? randomBytes(24).toString('base64url');
+    this.args = opts.args ?? [];
+    this.env = opts.env ?? {};
   }
 
   /**
@@ -35,9 +41,9 @@ export class ServeHost {
   /** Starts the host and resolves once it printed its console line. */
   async start(): Promise<void> {
     // The token from the environment: on the command line every process could read it.
-    const child = spawn(process.execPath, [cli, 'serve', '--port', String(this.port), '--home', this.home], {
+    const child = spawn(process.execPath, [cli, 'serve', '--port', String(this.port), '--home', this.home, ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GATEHOUSE_NO_ELECTRON: '1', GATEHOUSE_TOKEN: this.token },
+      env: { ...process.env, ...this.env, GATEHOUSE_NO_ELECTRON: '1', GATEHOUSE_TOKEN: this.token },
     });
     this.child = child;
     await new Promise<void>((resolve, reject) => {

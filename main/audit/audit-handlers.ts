@@ -1,7 +1,8 @@
 // The audit.* methods of the contract: the chain's state and verification, search, export and
 // replay. Long reads run as jobs (progress, cancel); events leave redacted unless the operator
 // opted into raw values.
-import type { GatehouseContract } from '../../shared/contract.js';
+import type { GatehouseContract, ParsedRequestOf, ResponseOf } from '../../shared/contract.js';
+import { OperationError } from '../core/operation-error.js';
 import type { Handlers } from '../core/handlers.js';
 import type { JobRunner } from '../core/job-runner.js';
 import type { AuditQuery } from './audit-query.js';
@@ -23,6 +24,8 @@ export interface AuditHandlerDeps {
   /** Replay judges recorded calls with today's policy (or a draft) and autonomy. */
   policy: ReplayDeps['policy'];
   autonomy: ReplayDeps['autonomy'];
+  /** Team mode: the search over every member's shipped events (scope 'team'); absent outside team mode. */
+  teamSearch?: (req: ParsedRequestOf<'audit.search'>) => Promise<ResponseOf<'audit.search'>>;
 }
 
 export function auditHandlers(d: AuditHandlerDeps): AuditHandlers {
@@ -33,7 +36,15 @@ export function auditHandlers(d: AuditHandlerDeps): AuditHandlers {
       const events = d.audit.tail(limit, READ_SETTLE_MS);
       return { events: d.raw() ? events : events.map(redactEvent) };
     },
-    'audit.search': (req) => d.query.search(req),
+    'audit.search': (req) => {
+      if (req.scope === 'team') {
+        if (!d.teamSearch) throw new OperationError('not-team', 'This host is not in team mode, so there is no team trail to search: start it with gatehouse serve --team URL, or search its own log (scope Local).');
+        return d.teamSearch(req);
+      }
+      // This host's own events carry no member: a member facet here would match nothing, silently.
+      if (req.member) throw new OperationError('team-facet', 'The member facet applies to the team scope: switch the scope to Team, or clear it.');
+      return d.query.search(req);
+    },
     'audit.get': ({ seq }) => d.query.get(seq),
     'audit.session': ({ session, limit }) => d.query.session(session, limit),
     'audit.export': ({ job, ...req }, ctx) => d.jobs.run({ id: job, kind: 'audit.export', title: 'Exporting audit events', unit: 'events', by: `operator:${ctx.operator}` }, (j) => d.query.export(req, j)),

@@ -76,6 +76,8 @@ export const EVENT_SCHEMAS: Record<string, EventSpec> = {
   'team.policy-refused': spec(ACTOR.host, { version: int, operator: z.string(), problem: z.string(), inForce: int.nullable() }),
   /** A team grant was not held here: no valid signature of a registered operator, or a value that does not hold on this machine. */
   'team.grant-refused': spec(ACTOR.host, { id, operator: z.string(), kind: z.string(), value: z.string(), problem: z.string() }),
+  /** An operator decided another member's team ask from this host's console, signed as `operator` (the member records the decision it applies in its own chain). `outcome`: stored, or not (taken first, closed). */
+  'team.decision-sent': spec(ACTOR.operator, { member: z.string(), id, decision: z.enum(['approved', 'denied']), operator: z.string(), outcome: z.enum(['stored', 'taken', 'closed']) }),
   'audit.pruned': spec(ACTOR.initiator, { pruned: int, fromSeq: int, toSeq: int, checkpoint, previousCheckpoint: checkpoint.nullable(), maxAgeDays: z.number(), maxEvents: int }),
 
   // ---- one tool call --------------------------------------------------------------------------

@@ -5,10 +5,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { requireTeamUrl, memberName } from '../team/team-url.js';
 import { loadOperatorKey } from '../team/operator-keys.js';
-import { signDecision } from '../team/decision-signature.js';
-import { ASKS_CHANNEL, asksById, decisionFor, insertDecision, pendingAsks, type TeamAsk, type TeamDecision } from '../team/team-decisions.js';
+import { ASKS_CHANNEL, pendingAsks, type TeamAsk } from '../team/team-decisions.js';
+import { decideAsk, findAsk, notStored } from '../team/team-decide.js';
 import type { Pool } from '../team/team-db.js';
-import { UsageError } from '../core/usage-error.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { onTeam } from './team-commands.js';
 
@@ -42,13 +41,6 @@ export async function listTeamAsks(o: TeamCliOptions): Promise<void> {
   else console.log(asks.map((a) => formatAsk(a, Date.now())).join('\n\n'));
 }
 
-async function theAsk(pool: Pool, id: string, member: string | undefined): Promise<TeamAsk> {
-  const found = (await asksById(pool, id)).filter((a) => member === undefined || a.member === member);
-  if (found.length === 0) throw new UsageError(`No ask ${id}${member ? ` from ${member}` : ''} in the team inbox: gatehouse approvals list --team shows what is waiting.`);
-  if (found.length > 1) throw new UsageError(`Members ${found.map((a) => a.member).join(', ')} each have an ask ${id}: say which with --member NAME.`);
-  return found[0]!;
-}
-
 /** Waits (LISTEN, no polling) until the member has closed the ask, i.e. applied the decision; false after the wait. */
 async function applied(pool: Pool, a: TeamAsk): Promise<string | null> {
   const c = await pool.connect();
@@ -77,29 +69,17 @@ async function applied(pool: Pool, a: TeamAsk): Promise<string | null> {
   }
 }
 
-/** Signs and stores a decision on a team ask; exit 1 when another decision came first or the ask closed. */
+/** Signs and stores a decision on a team ask (team-decide.ts); exit 1 when another decision came first or the ask closed. */
 export async function decideOnTeam(id: string, decision: 'approved' | 'denied', o: TeamCliOptions & { reason?: string; hash?: string }): Promise<void> {
   const url = requireTeamUrl(o.teamUrl);
   const key = loadOperatorKey(o.home, o.operator);
   const consoleName = memberName(undefined);
   await onTeam(url, async (pool) => {
-    const a = await theAsk(pool, id, o.member);
-    const taken = (s: TeamDecision) => `Approval ${d(id)} on ${d(a.member)} was already ${s.decision} by ${d(s.operator)} from ${d(s.console)}; your decision was not stored.`;
-    if (a.state !== 'pending') {
-      // Decided through the team first (and applied already), or closed on the member itself.
-      const first = await decisionFor(pool, a.member, a.approvalId);
-      console.error(first && first.decision === a.state ? taken(first) : `Approval ${d(id)} on ${d(a.member)} is closed (${d(a.state)}): nobody can decide it any more.`);
-      process.exitCode = 1;
-      return;
-    }
-    // Bound to the arguments the operator reviewed: a hash from list --json that is not this ask's is refused.
-    if (o.hash !== undefined && o.hash !== a.argsHash) throw new UsageError(`Approval ${id} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${o.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
-    const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision, reason: decision === 'approved' ? '' : o.reason ?? '', operator: key.name, console: consoleName, decidedAt: Date.now() };
-    const signed: TeamDecision = { ...fields, signature: signDecision(fields, key.privatePem) };
-    const r = await insertDecision(pool, signed);
-    if (!r.won) {
-      const s = r.standing;
-      console.error(s ? taken(s) : `Approval ${d(id)} on ${d(a.member)} closed before your decision was stored.`);
+    const a = await findAsk(pool, id, o.member);
+    const r = await decideAsk(pool, { ask: a, decision, ...(o.reason !== undefined ? { reason: o.reason } : {}), ...(o.hash !== undefined ? { hash: o.hash } : {}), key, console: consoleName, now: Date.now() });
+    const refused = notStored(a, r);
+    if (refused !== null) {
+      console.error(refused);
       process.exitCode = 1;
       return;
     }

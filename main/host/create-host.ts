@@ -57,6 +57,8 @@ import { auditDbSource } from '../team/chain-source.js';
 import { startTeamInbox } from '../team/team-inbox.js';
 import { TeamPolicyFollower } from '../team/team-policy.js';
 import { TeamGrantFollower } from '../team/team-grants.js';
+import { startTeamConsole } from '../team/team-console.js';
+import { OperationError } from '../core/operation-error.js';
 
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
@@ -177,12 +179,23 @@ export function createHost(opts: HostOptions): Host {
   // ---- the team (only with a team URL): this host's chained events shipped to PostgreSQL ----------
   // Beside the call path, never in it: an outage queues events in the local log (see team-shipper.ts).
   const team = opts.team
-    ? startTeamLink({ ...opts.team, source: auditDbSource(audit.db), clock, log, version, linkChanged: ({ state, member, shippedSeq, lag, error }) => record('team.link', 'host', { state, member, shippedSeq, lag, ...(error ? { error } : {}) }) })
+    ? startTeamLink({
+        ...opts.team,
+        source: auditDbSource(audit.db),
+        clock,
+        log,
+        version,
+        linkChanged: ({ state, member, shippedSeq, lag, error }) => record('team.link', 'host', { state, member, shippedSeq, lag, ...(error ? { error } : {}) }),
+        statusChanged: (status) => bus.emit('team.link', status),
+      })
     : null;
   if (team) {
     services.add(auditCommitted.subscribe(() => team.nudge()));
     services.add(() => team.close());
   }
+  // What consoles read from the team database (the Team view): a pool of its own, opened on first use.
+  const teamConsole = opts.team && team ? startTeamConsole({ ...opts.team, link: () => team.status(), log, home: paths.root, asksChanged: () => bus.emit('team.asksChanged', {}) }) : null;
+  if (teamConsole) services.add(() => teamConsole.close());
 
   // ---- the policy, then the plugin side, which WebAssembly plugins' host functions judge by ---------
   const sources = pluginSources(paths.root, opts.projectDir ?? process.cwd(), opts.pluginDirs ?? []);
@@ -270,7 +283,7 @@ export function createHost(opts: HostOptions): Host {
   let closed = false;
   const handlers: Handlers<GatehouseContract['methods']> = {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
-    ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }) }),
+    ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }), ...(teamConsole ? { teamSearch: (req) => teamConsole.search(req) } : {}) }),
     ...adapterPluginHandlers(registryHandlers({ registry, plugins, sources, ready, jobs, record }), { adapters, sources, registryHas: (name) => registry.get(name) !== undefined, record, changed: (names) => bus.emit('plugins.changed', { names }) }),
     ...healthHandlers({ health, toolRunner, ready, eventLoop: () => eventLoop.snapshot(), record }),
     ...terminalHandlers(ptys, consoles),
@@ -284,6 +297,15 @@ export function createHost(opts: HostOptions): Host {
     ...policyHandlers(policyEditor),
     ...onboardingHandlers(gettingStarted, ready),
     'team.status': () => team?.status() ?? null,
+    'team.members': async () => ({ team: (await teamConsole?.members()) ?? null }),
+    'team.asks': () => teamConsole?.asks() ?? { asks: null, now: clock.now(), error: null },
+    'team.decide': async (req, ctx) => {
+      if (!teamConsole) throw new OperationError('not-team', 'This host is not in team mode, so it has no team inbox: start it with gatehouse serve --team URL.');
+      const r = await teamConsole.decide(req);
+      // The operator's action, in this host's own chain; the member records the decision it applies in its own.
+      record('team.decision-sent', `operator:${ctx.operator}`, { member: req.member, id: req.approvalId, decision: req.decision, operator: r.operator, outcome: r.outcome });
+      return r;
+    },
   };
   // Durability as the audit log gives it (through the call trails), waited for only by calls that recorded something themselves.
   const durability = { get headSeq() { return callTrails.headSeq; }, mark: () => callTrails.mark(), whenDurable: (m: number) => callTrails.whenDurable(m), writeError: () => callTrails.writeError(), recordedBy };

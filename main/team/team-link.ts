@@ -27,29 +27,60 @@ export interface TeamLinkDeps extends TeamOptions {
   log: (msg: string, err?: unknown) => void;
   /** Link transitions, recorded in the host's own chain. */
   linkChanged: (change: LinkChange) => void;
+  /** The status moved (link, lag, shipped seq, error), for consoles' status bars: at once on a transition, else at most every STATUS_PUSH_MS. */
+  statusChanged?: (status: TeamLinkStatus) => void;
   batchSize?: number;
 }
+
+/** Shipping under load settles many times a second: consoles hear of the lag at most this often. */
+export const STATUS_PUSH_MS = 250;
+
+/** What a console shows of the status: a push only when one of these moved. */
+const shownKey = (s: TeamLinkStatus) => `${s.link}|${s.shippedSeq}|${s.localHead}|${s.lastError}`;
 
 export function startTeamLink(deps: TeamLinkDeps): TeamLink {
   let shipper: TeamShipper | null = null;
   let pool: Pool | null = null;
   let closed = false;
+  let pushed = '';
+  let pushTimer: NodeJS.Timeout | null = null;
+  const status = (): TeamLinkStatus =>
+    shipper?.status() ?? { member: deps.member, link: 'connecting', shippedSeq: null, localHead: deps.source.headSeq(), lag: deps.source.headSeq(), lagMs: 0, lastError: null, since: deps.clock.now(), nextRetryAt: null, shipped: 0 };
+  const push = () => {
+    if (pushTimer) clearTimeout(pushTimer);
+    pushTimer = null;
+    if (closed || !deps.statusChanged) return;
+    const now = status();
+    if (shownKey(now) === pushed) return;
+    pushed = shownKey(now);
+    deps.statusChanged(now);
+  };
+  const settled = () => {
+    if (closed || pushTimer || !deps.statusChanged) return;
+    pushTimer = setTimeout(push, STATUS_PUSH_MS);
+    pushTimer.unref();
+  };
+  const linkChanged = (change: LinkChange) => {
+    deps.linkChanged(change);
+    // A transition (down, up again, forked) is shown at once; the lag can wait for the next push.
+    push();
+  };
   const opening = openTeamPool(deps.url, (err) => {
     // A pooled connection the server dropped (a restart): the next batch reconnects; the shipper's own errors carry the state.
     deps.log(`team: a connection to the team database was dropped (${err.message})`);
   }).then((p) => {
     pool = p;
     if (closed) return;
-    shipper = new TeamShipper({ source: deps.source, pool: p, clock: deps.clock, member: deps.member, version: deps.version, log: deps.log, linkChanged: deps.linkChanged, ...(deps.batchSize ? { batchSize: deps.batchSize } : {}) });
+    shipper = new TeamShipper({ source: deps.source, pool: p, clock: deps.clock, member: deps.member, version: deps.version, log: deps.log, linkChanged, settled, ...(deps.batchSize ? { batchSize: deps.batchSize } : {}) });
     shipper.start();
   });
   opening.catch((err: unknown) => deps.log('team: could not load the PostgreSQL client (pg)', err));
   return {
-    status: () =>
-      shipper?.status() ?? { member: deps.member, link: 'connecting', shippedSeq: null, localHead: deps.source.headSeq(), lag: deps.source.headSeq(), lagMs: 0, lastError: null, since: deps.clock.now(), nextRetryAt: null, shipped: 0 },
+    status,
     nudge: () => shipper?.nudge(),
     async close() {
       closed = true;
+      if (pushTimer) clearTimeout(pushTimer);
       await opening.catch(() => {});
       await shipper?.close();
       await (pool as Pool | null)?.end();

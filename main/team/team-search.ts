@@ -28,6 +28,8 @@ export interface TeamSearchRequest {
   types?: string[];
   /** Events at or after this time (ms). */
   from?: number;
+  /** Events at or before this time (ms). */
+  to?: number;
 }
 
 export interface TeamAuditRow extends AuditRow {
@@ -59,6 +61,7 @@ function where(req: TeamSearchRequest): { sql: string; params: unknown[] } {
   if (req.decision) conds.push(`payload::jsonb ->> 'decision' = ${p(req.decision)}`);
   if (req.types?.length) conds.push(`type = ANY(${p(req.types)}::text[])`);
   if (req.from !== undefined) conds.push(`ts >= ${p(req.from)}`);
+  if (req.to !== undefined) conds.push(`ts <= ${p(req.to)}`);
   return { sql: conds.length ? `WHERE ${conds.join(' AND ')}` : '', params };
 }
 

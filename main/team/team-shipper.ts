@@ -69,6 +69,8 @@ export interface TeamShipperDeps {
   log?: (msg: string, err?: unknown) => void;
   /** Told of each transition: up after down (or first up), down, forked. */
   linkChanged?: (change: LinkChange) => void;
+  /** Told after each attempt to ship (a batch, a retry, an idle look): the status may have moved (lag, link). */
+  settled?: () => void;
 }
 
 export const DEFAULT_BATCH = 2000;
@@ -135,6 +137,7 @@ export class TeamShipper {
     this.pumping = this.pump().finally(() => {
       this.pumping = null;
       if (this.closed) return;
+      this.deps.settled?.();
       if (this.again && this.link === 'up') {
         this.again = false;
         this.run(false);

@@ -34,6 +34,8 @@ import { initialSettingsState, useSettingsStore } from '../../renderer/src/store
 import { initialTerminalsState, useTerminalsStore } from '../../renderer/src/stores/terminals-store.ts';
 import { bindAudit } from '../../renderer/src/sync/audit-actions.ts';
 import { bindCatalog } from '../../renderer/src/sync/catalog-actions.ts';
+import { bindTeam } from '../../renderer/src/sync/team-actions.ts';
+import { initialTeamState, useTeamStore } from '../../renderer/src/stores/team-store.ts';
 import { bindHealth } from '../../renderer/src/sync/health-actions.ts';
 import { bindPolicy } from '../../renderer/src/sync/policy-actions.ts';
 import { bindSettings } from '../../renderer/src/sync/settings-actions.ts';
@@ -357,6 +359,8 @@ const domains: Record<string, DomainCase> = {
     loaded: (s: typeof initialHealthState) => s.loaded,
     push: { act: pluginCreated, then: { refetches: 'health.list' } },
   },
+  // A host outside team mode: the Team view learns it is not in a team (members.team null); team-console.test.ts covers one that is.
+  team: { bind: bindTeam, store: useTeamStore, initial: initialTeamState, loads: 'team.members', loaded: (s: typeof initialTeamState) => s.members !== null && s.members.team === null, push: null },
   policy: { bind: bindPolicy, store: usePolicyStore, initial: initialPolicyState, loads: 'policy.get', loaded: (s: typeof initialPolicyState) => s.policy !== null, push: null },
   catalog: {
     bind: bindCatalog,

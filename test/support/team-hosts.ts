@@ -49,6 +49,16 @@ export async function member(url: string, name: string, settings?: Record<string
   }
   const cli = startCli(['serve', '--home', home, '--port', '0', '--team', url, '--team-member', name]);
   await cli.waitForLine(/^Team: shipping this host's audit events to postgres:\/\/.* as member /);
+  return connected(home, cli);
+}
+
+/** A host outside team mode (`gatehouse serve` without --team), with its operator WebSocket. */
+export async function soloHost(): Promise<TeamHost> {
+  const home = join(tempDir('gatehouse-solo-'), 'home');
+  return connected(home, startCli(['serve', '--home', home, '--port', '0']));
+}
+
+async function connected(home: string, cli: RunningCli): Promise<TeamHost> {
   await cli.waitForLine(/^Agents: MCP at/);
   const info = readServeFile(homePaths(home).serveJson)!;
   const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
@@ -111,8 +121,8 @@ export interface AskRow {
   call_id: string;
 }
 
-/** Resolves with `read`'s first non-null answer: read now, then again at each NOTIFY on the asks channel. */
-async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | null>): Promise<T> {
+/** Resolves with `read`'s first non-null answer: read now, then again at each NOTIFY on `channel`. */
+export async function untilNotified<T>(url: string, channel: string, read: (c: pg.Client) => Promise<T | null>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   // A failing test's cluster stops under this client: that is not another error.
   client.on('error', () => {});
@@ -120,7 +130,7 @@ async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | nul
   try {
     let wake: () => void = () => {};
     client.on('notification', () => wake());
-    await client.query(`LISTEN ${ASKS_CHANNEL}`);
+    await client.query(`LISTEN ${channel}`);
     for (;;) {
       const changed = new Promise<void>((resolve) => (wake = resolve));
       const v = await read(client);
@@ -134,7 +144,7 @@ async function untilAsks<T>(url: string, read: (c: pg.Client) => Promise<T | nul
 
 /** The team ask of the call a member's agent made in `session`, once it is published. */
 export function askOf(url: string, session: string, state = 'pending'): Promise<AskRow> {
-  return untilAsks(url, async (c) => (await c.query<AskRow>('SELECT approval_id, state, args_hash, call_id FROM team_asks WHERE session LIKE $1 AND state = $2', [`%${session}`, state])).rows[0] ?? null);
+  return untilNotified(url, ASKS_CHANNEL, async (c) => (await c.query<AskRow>('SELECT approval_id, state, args_hash, call_id FROM team_asks WHERE session LIKE $1 AND state = $2', [`%${session}`, state])).rows[0] ?? null);
 }
 
 /**

@@ -5,7 +5,18 @@ import { jobAmount, jobPercent, runningJobs, useJobsStore } from '../stores/jobs
 import type { ConnectionState } from '../transport/types.ts';
 import { viewNav } from './view-nav.ts';
 import { ModeIndicator } from './mode-indicator.tsx';
-import { safeTitle } from './safe-text.tsx';
+import { SafeText, safeTitle } from './safe-text.tsx';
+import { lagText, linkSentence, useTeamStore } from '../stores/team-store.ts';
+import type { TeamLinkView } from '../../../shared/contract.ts';
+
+/** The link's details on hover: the reason it is down, when it tries again, the lag. */
+function linkTitle(link: TeamLinkView): string {
+  const lines = [`Member ${link.member}; lag: ${lagText(link)}.`];
+  if (link.lastError) lines.push(`${link.link === 'forked' ? 'Stopped' : 'Reason'}: ${safeTitle(link.lastError)}`);
+  if (link.nextRetryAt !== null) lines.push(`Tries again at ${new Date(link.nextRetryAt).toLocaleTimeString()}.`);
+  lines.push(`Open the Team view (Alt+${viewNav.find((v) => v.id === 'team')?.shortcut ?? '?'}) for the members.`);
+  return lines.join('\n');
+}
 
 export const connectionLabel: Record<ConnectionState, string> = {
   connecting: 'Connecting…',
@@ -21,6 +32,8 @@ export function StatusBar() {
   const { chain, verifying } = useAuditStore(useShallow((s) => ({ chain: s.chain, verifying: s.verifying })));
   const chainState = chainStatus({ chain, verifying });
   const jobs = useJobsStore(useShallow(runningJobs));
+  const link = useTeamStore((s) => s.link);
+  const team = linkSentence(link);
   const chainTitle = chain?.writeError
     ? safeTitle(chain.writeError)
     : chain?.state === 'broken' && chain.firstBad ? `Row ${chain.firstBad.seq}: ${safeTitle(chain.firstBad.reason)}` : `Open the Audit view (Alt+${viewNav.find((v) => v.id === 'audit')?.shortcut ?? '?'}) to verify again`;
@@ -34,6 +47,11 @@ export function StatusBar() {
         {chainSentence({ chain, verifying })}
       </span>
       <ModeIndicator />
+      {link && team ? (
+        <span className="status-item status-team" data-testid="status-team" data-state={link.link} data-lag={link.lag} title={linkTitle(link)} aria-live="polite">
+          <SafeText text={team} />
+        </span>
+      ) : null}
       {jobs.length > 0 ? (
         <span className="status-item status-jobs" data-testid="status-jobs" title={jobs.map((j) => `${j.title}: ${jobAmount(j)} (by ${j.by})`).join('\n')} aria-live="polite">
           {jobs[0]!.title} {jobPercent(jobs[0]!)}%{jobs.length > 1 ? ` (+${jobs.length - 1} more)` : ''}

@@ -4,13 +4,13 @@
 // type-check there fails on an id without one. Alt+0…9 follow this order: Getting Started is
 // Alt+0, so the views operators use every day keep Alt+1 onwards.
 import type { ComponentType } from 'react';
-import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, StartIcon, TerminalIcon } from './icons.tsx';
+import { GearIcon, InboxIcon, KeyIcon, LedgerIcon, PluginIcon, PulseIcon, RulesIcon, StartIcon, TeamIcon, TerminalIcon } from './icons.tsx';
 
 /**
  * The ids, on their own so that the type of a view id never depends on the views' components
  * (which use it): stores/ui-store.ts takes its ViewId from here.
  */
-export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog'] as const;
+export const viewIds = ['start', 'approvals', 'grants', 'plugins', 'health', 'terminals', 'audit', 'rules', 'settings', 'activity', 'catalog', 'team'] as const;
 
 export interface ViewNavEntry {
   id: (typeof viewIds)[number];
@@ -32,6 +32,7 @@ export const viewNav = [
   { id: 'settings', label: 'Settings', shortcut: '8', Icon: GearIcon },
   { id: 'activity', label: 'Activity', shortcut: '9', Icon: PulseIcon },
   { id: 'catalog', label: 'Catalog', shortcut: 'C', Icon: PluginIcon },
+  { id: 'team', label: 'Team', shortcut: 'T', Icon: TeamIcon },
 ] as const satisfies readonly ViewNavEntry[];
 
 // Every id has its entry (the type-check fails naming an id without one).

@@ -32,12 +32,18 @@ export interface AuditFilter {
   severity: string;
   /** One event type, or '' for any. */
   type: string;
+  /** This host's own log, or (team mode) every member's events in the team database. */
+  scope: 'local' | 'team';
+  /** Team scope: one member, or '' for every member. */
+  member: string;
 }
 
-export const emptyFilter: AuditFilter = { query: '', time: 'all', customFrom: null, customTo: null, agent: '', session: '', plugin: '', decision: '', severity: '', type: '' };
+export const emptyFilter: AuditFilter = { query: '', time: 'all', customFrom: null, customTo: null, agent: '', session: '', plugin: '', decision: '', severity: '', type: '', scope: 'local', member: '' };
 
 export interface EventDetail {
   seq: number;
+  /** A team event's member (its seq is that member's); absent for this host's own events. */
+  member?: string;
   event: AuditEventView | null;
   related: AuditEventView[];
   loading: boolean;
@@ -146,6 +152,20 @@ export function chainSentence(s: Pick<AuditStore, 'chain' | 'verifying'>): strin
     case 'broken':
       return s.chain?.firstBad ? `Audit chain broken at row ${s.chain.firstBad.seq}` : 'Audit chain broken';
   }
+}
+
+/** The filter as the host's search request: the export's fields, and the scope with its member facet. */
+export function searchRequest(f: AuditFilter, now = Date.now()) {
+  const req: ReturnType<typeof filterRequest> & { scope?: 'team'; member?: string } = filterRequest(f, now);
+  if (f.scope !== 'team') return req;
+  req.scope = 'team';
+  if (f.member.trim()) req.member = f.member.trim();
+  return req;
+}
+
+/** Whether `e` is the event open in the detail pane (a team event is its member's seq). */
+export function isSelected(e: AuditEventView, selected: Pick<EventDetail, 'seq' | 'member'> | null): boolean {
+  return selected !== null && e.seq === selected.seq && e.member === selected.member;
 }
 
 /** The filter as the host's search/export request fields (time presets resolved against `now`). */

@@ -4,7 +4,7 @@
 // session's timeline, the export and the shadow replay.
 import type { AuditEventView } from '../../../shared/contract.ts';
 import { errorMessage } from '../lib/error-message.ts';
-import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, initialAuditState, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
+import { AUDIT_PAGE_SIZE, AUDIT_TAIL_LIMIT, filterRequest, initialAuditState, searchRequest, useAuditStore, type AuditFilter, type SessionTimeline } from '../stores/audit-store.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import type { GatehouseClient } from '../transport/client.ts';
 import { HostCallError } from '../transport/transport-error.ts';
@@ -94,7 +94,7 @@ export async function runSearch(client: GatehouseClient, patch: Partial<AuditFil
   const filter = Object.keys(patch).length ? { ...get().filter, ...patch } : get().filter;
   set({ filter, searching: true, searchError: null, exportResult: null, exportError: null, exportNote: null });
   try {
-    const page = await client.call('audit.search', { ...filterRequest(filter), limit: AUDIT_PAGE_SIZE });
+    const page = await client.call('audit.search', { ...searchRequest(filter), limit: AUDIT_PAGE_SIZE });
     if (!req.current()) return;
     set({ events: page.events, eventsLoaded: true, total: page.total, totalCapped: page.totalCapped, tookMs: page.tookMs, nextBefore: page.nextBefore, searching: false, searchUnavailable: null, tailError: null });
   } catch (err) {
@@ -116,7 +116,7 @@ export async function loadMore(client: GatehouseClient): Promise<void> {
   const req = search.follow();
   set({ searching: true });
   try {
-    const page = await client.call('audit.search', { ...filterRequest(s.filter), before: s.nextBefore, limit: AUDIT_PAGE_SIZE });
+    const page = await client.call('audit.search', { ...searchRequest(s.filter), before: s.nextBefore, limit: AUDIT_PAGE_SIZE });
     if (!req.current()) return;
     const last = get().events.at(-1)?.seq ?? Infinity;
     set({ events: [...get().events, ...page.events.filter((e) => e.seq < last)], nextBefore: page.nextBefore, searching: false, tookMs: page.tookMs });
@@ -132,9 +132,11 @@ export async function refreshHead(client: GatehouseClient): Promise<void> {
   if (s.searchUnavailable) return loadTail(client);
   if (!s.eventsLoaded || s.searchError) return runSearch(client);
   if (s.searching) return;
+  // The team's events are not ordered by this host's seq: the page is read again as a whole.
+  if (s.filter.scope === 'team') return runSearch(client);
   const req = search.follow();
   try {
-    const page = await client.call('audit.search', { ...filterRequest(s.filter), limit: AUDIT_PAGE_SIZE });
+    const page = await client.call('audit.search', { ...searchRequest(s.filter), limit: AUDIT_PAGE_SIZE });
     if (!req.current()) return;
     const current = get().events;
     const top = current[0]?.seq ?? 0;
@@ -161,7 +163,8 @@ export async function reloadShownEvents(client: GatehouseClient): Promise<void> 
   const session = timeline && !timeline.loading ? timeline.session : null;
   await Promise.all([
     runSearch(client),
-    selected ? openEvent(client, selected.seq) : null,
+    // A team event came with its search (masked by the team search itself): nothing to read again.
+    selected && selected.member === undefined ? openEvent(client, selected.seq) : null,
     session
       ? client.call('audit.session', { session }).then(
           ({ events, truncated }) => {
@@ -185,6 +188,14 @@ export async function openEvent(client: GatehouseClient, seq: number): Promise<v
     if (get().selected?.seq !== seq) return;
     set({ selected: { seq, event: known, related: [], loading: false, error: errorMessage(err) } });
   }
+}
+
+/**
+ * Opens an event of the team scope in the detail pane: it came with the search, and its seq is its
+ * member's, so nothing is read from this host's log (audit.get would answer with another event).
+ */
+export function openTeamEvent(event: AuditEventView): void {
+  set({ selected: { seq: event.seq, ...(event.member !== undefined ? { member: event.member } : {}), event, related: [], loading: false, error: null } });
 }
 
 export function closeEvent(): void {

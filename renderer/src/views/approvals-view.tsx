@@ -37,6 +37,8 @@ import { useSecondTick } from './health/use-second-tick.ts';
 import '../styles/approvals.css';
 import { SafeText, safeTitle } from '../components/safe-text.tsx';
 import { LoadStatus } from '../components/load-status.tsx';
+import { thisMachine, useTeamStore } from '../stores/team-store.ts';
+import { TeamAsks } from './approvals/team-asks.tsx';
 
 const LIST_WIDTH_KEY = 'gatehouse.inbox.listWidth';
 
@@ -76,15 +78,24 @@ export function ApprovalsView() {
     })),
   );
   const sessionMinutes = useSettingsStore((s) => s.settings?.sessionGrantMinutes ?? 60);
+  const team = useTeamStore(
+    useShallow((s) => ({ link: s.link, asks: s.asks, asksError: s.asksError, clockOffset: s.asksClockOffset, machine: s.machine, deciding: s.deciding, decided: s.decided })),
+  );
+  // This host's items are this machine's: its member name in team mode.
+  const ownMachine = thisMachine(team.link);
+  const localShown = team.machine === '' || team.machine === ownMachine;
+  const teamAsks = useMemo(() => (team.asks ?? []).filter((a) => team.machine === '' || a.member === team.machine), [team.asks, team.machine]);
+  const machines = useMemo(() => [...new Set([ownMachine, ...(team.asks ?? []).map((a) => a.member), ...(team.machine ? [team.machine] : [])])], [ownMachine, team.asks, team.machine]);
   const pending = useMemo(() => pendingItems(items), [items]);
   // Riskiest first, then oldest; grouped, sessions follow their riskiest call.
   const shown = useMemo(() => {
+    if (!localShown) return [];
     const sorted = filterPending(items, filter).sort(byRiskThenAge);
     if (!groupBySession) return sorted;
     const order = new Map<string, number>();
     for (const i of sorted) if (!order.has(i.call.session)) order.set(i.call.session, order.size);
     return sorted.sort((a, b) => order.get(a.call.session)! - order.get(b.call.session)! || byRiskThenAge(a, b));
-  }, [items, filter, groupBySession]);
+  }, [items, filter, groupBySession, localShown]);
   // Identical calls as one row each; the list, the cursor and the selection work on these rows.
   const groups = useMemo(() => foldIdentical(shown, groupBySession), [shown, groupBySession]);
   const groupOfItem = useMemo(() => {
@@ -105,7 +116,7 @@ export function ApprovalsView() {
   const agents = useMemo(() => [...new Set([...pending.map((i) => i.call.agent), ...(filter.agent ? [filter.agent] : [])])].sort(), [pending, filter.agent]);
   const tools = useMemo(() => [...new Set([...pending.map((i) => i.call.tool), ...(filter.tool ? [filter.tool] : [])])].sort(), [pending, filter.tool]);
   const [dialog, setDialog] = useState<Dialog | null>(null);
-  const now = useSecondTick(pending.length > 0);
+  const now = useSecondTick(pending.length > 0 || teamAsks.length > 0);
   const idPrefix = useId();
   const domId = (id: string) => `${idPrefix}-${id}`;
 
@@ -299,8 +310,10 @@ export function ApprovalsView() {
   }, [dialog, groups, active, activeGroup, activeIndex, selected.length, onDecide, setCursor, toggleDetails, toggleSelected]);
 
   const setFilter = (patch: Partial<typeof filter>) => useApprovalsStore.setState((s) => ({ filter: { ...s.filter, ...patch } }));
-  const filtered = isFiltered(filter);
+  const setMachine = (machine: string) => useTeamStore.setState({ machine });
+  const filtered = isFiltered(filter) || !localShown;
   const chips: FilterChip[] = [
+    ...(team.machine ? [{ key: 'machine', label: 'machine', value: team.machine, onRemove: () => setMachine('') }] : []),
     ...(filter.agent ? [{ key: 'agent', label: 'agent', value: filter.agent, onRemove: () => setFilter({ agent: '' }) }] : []),
     ...(filter.tool ? [{ key: 'tool', label: 'tool', value: filter.tool, onRemove: () => setFilter({ tool: '' }) }] : []),
     ...(filter.text.trim() ? [{ key: 'text', label: 'text', value: filter.text.trim(), onRemove: () => setFilter({ text: '' }) }] : []),
@@ -327,6 +340,17 @@ export function ApprovalsView() {
           </h2>
 
           <div className="approval-filters" role="search">
+            {team.asks !== null ? (
+              <select className="input" aria-label="Only calls from this machine" data-testid="approvals-filter-machine" value={team.machine} onChange={(e) => setMachine(e.target.value)}>
+                <option value="">All machines</option>
+                {machines.map((m) => (
+                  <option key={m} value={m}>
+                    {safeTitle(m)}
+                    {m === ownMachine ? ' (this host)' : ''}
+                  </option>
+                ))}
+              </select>
+            ) : null}
             <select className="input" aria-label="Only calls from this agent" data-testid="approvals-filter-agent" value={filter.agent} onChange={(e) => setFilter({ agent: e.target.value })}>
               <option value="">All agents</option>
               {agents.map((a) => (
@@ -373,7 +397,14 @@ export function ApprovalsView() {
             </button>
           </div>
 
-          <FilterChips chips={chips} onClearAll={() => setFilter({ agent: '', tool: '', text: '' })} testId="approvals-filter-chips" />
+          <FilterChips
+            chips={chips}
+            onClearAll={() => {
+              setFilter({ agent: '', tool: '', text: '' });
+              setMachine('');
+            }}
+            testId="approvals-filter-chips"
+          />
 
           {actionError && !dialog ? (
             <p className="inline-error" role="alert" data-testid="approvals-error">
@@ -428,6 +459,7 @@ export function ApprovalsView() {
                         now={now}
                         clockOffset={clockOffset}
                         domId={domId(item.id)}
+                        machine={ownMachine}
                         top={v.start}
                         onActivate={onRowClick}
                       />
@@ -460,6 +492,10 @@ export function ApprovalsView() {
             </div>
           )}
         </section>
+      ) : null}
+
+      {loaded && team.asks !== null ? (
+        <TeamAsks asks={teamAsks} total={team.asks.length} error={team.asksError} clockOffset={team.clockOffset} now={now} deciding={team.deciding} decided={team.decided} />
       ) : null}
 
       {batch ? <BatchResults batch={batch} onDismiss={() => useApprovalsStore.setState({ batch: null })} /> : null}

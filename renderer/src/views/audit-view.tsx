@@ -142,13 +142,15 @@ function ResultsPanel() {
 /** Folds the results under their calls (each group row says how its call ended). */
 function GroupToggle() {
   const { byCall, set } = useAuditGrouping();
+  const team = useAuditStore((s) => s.filter.scope === 'team');
   return (
     <button
       type="button"
       className="button button-small audit-group-switch"
       data-testid="audit-group-by-call"
-      aria-pressed={byCall}
-      title="Fold each call's events under one row with the call's outcome"
+      aria-pressed={byCall && !team}
+      disabled={team}
+      title={team ? "Calls fold in this host's own log only (scope Local)" : "Fold each call's events under one row with the call's outcome"}
       onClick={() => set(!byCall)}
     >
       Group by call
@@ -176,8 +178,8 @@ function useEscapeClosesEvent(open: boolean): void {
 
 export function AuditView() {
   const client = useClient();
-  const { verifying, exporting, unavailable, hasSelected, hasTimeline } = useAuditStore(
-    useShallow((s) => ({ verifying: s.verifying, exporting: s.exporting, unavailable: s.searchUnavailable, hasSelected: s.selected !== null, hasTimeline: s.timeline !== null })),
+  const { verifying, exporting, unavailable, hasSelected, hasTimeline, team } = useAuditStore(
+    useShallow((s) => ({ verifying: s.verifying, exporting: s.exporting, unavailable: s.searchUnavailable, hasSelected: s.selected !== null, hasTimeline: s.timeline !== null, team: s.filter.scope === 'team' })),
   );
   // With a session open, the event detail sits beside its waterfall; otherwise beside the results.
   const detailBesideResults = hasSelected && !hasTimeline;
@@ -197,9 +199,9 @@ export function AuditView() {
             className="button"
             data-testid="audit-export"
             onClick={() => void exportFilter(client)}
-            disabled={exporting || !connected || !!unavailable}
+            disabled={exporting || !connected || !!unavailable || team}
             aria-busy={exporting}
-            title="Download only the events that match the current search and filters, as redacted JSONL"
+            title={team ? "The export covers this host's own log: switch the scope to Local" : 'Download only the events that match the current search and filters, as redacted JSONL'}
           >
             {exporting ? 'Exporting…' : 'Export filtered JSONL'}
           </button>

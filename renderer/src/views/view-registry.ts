@@ -27,6 +27,8 @@ import { SettingsView } from './settings-view.tsx';
 import { StartView } from './start-view.tsx';
 import { bindTerminals } from '../sync/terminals-actions.ts';
 import { TerminalsView } from './terminals-view.tsx';
+import { bindTeam } from '../sync/team-actions.ts';
+import { TeamView } from './team-view.tsx';
 
 export interface ViewSpec extends ViewNavEntry {
   View: ComponentType;
@@ -47,6 +49,7 @@ const viewCode: Record<ViewNavEntry['id'], Pick<ViewSpec, 'View' | 'bind'>> = {
   settings: { View: SettingsView, bind: bindSettings },
   activity: { View: ActivityView, bind: bindActivity },
   catalog: { View: CatalogView, bind: bindCatalog },
+  team: { View: TeamView, bind: bindTeam },
 };
 
 /** The views in sidebar order (view-nav.ts's), each with its component and bind. */

@@ -45,11 +45,13 @@ export interface ApprovalRowProps {
   now: number;
   clockOffset: number;
   domId: string;
+  /** The machine the call waits on: this host's member name in team mode, else "this machine". */
+  machine: string;
   top: number;
   onActivate(click: RowClick): void;
 }
 
-export const ApprovalRow = memo(function ApprovalRow({ item, count, sessions, active, selected, now, clockOffset, domId, top, onActivate }: ApprovalRowProps) {
+export const ApprovalRow = memo(function ApprovalRow({ item, count, sessions, active, selected, now, clockOffset, domId, machine, top, onActivate }: ApprovalRowProps) {
   const { call, extraction: x } = item;
   const risk = riskOf(item);
   const summary = oneLineSummary(item);
@@ -105,6 +107,9 @@ export const ApprovalRow = memo(function ApprovalRow({ item, count, sessions, ac
             (<SafeText text={call.client} />)
           </span>
         ) : null}
+      </span>
+      <span className="approval-row-machine muted" data-testid="approval-machine" title={safeTitle(`waits on ${machine}`)}>
+        <SafeText text={machine} />
       </span>
       <span className="approval-row-session mono muted" data-testid="approval-session" title={safeTitle(sessions > 1 ? `${sessions} sessions, the first ${call.session}` : `session ${call.session}`)}>
         {sessions > 1 ? `${sessions} sess.` : <SafeText text={shortSession(call.session)} />}

@@ -18,11 +18,20 @@ export function EventDetail() {
   const { event, related, loading, error } = selected;
   const session = sessionOf(event, related);
   const plugin = event ? (pluginOf(event) ?? related.map(pluginOf).find(Boolean) ?? null) : null;
+  // A team event is another machine's (or this one's, as shipped): its session and plugin are not
+  // in this host's log or registry, so they are shown, not linked.
+  const member = selected.member;
 
   return (
-    <section className="panel audit-detail" data-testid="audit-detail" data-seq={selected.seq} aria-labelledby="audit-detail-heading" aria-busy={loading}>
+    <section className="panel audit-detail" data-testid="audit-detail" data-seq={selected.seq} data-member={member} aria-labelledby="audit-detail-heading" aria-busy={loading}>
       <h2 id="audit-detail-heading" className="panel-title">
-        Event #{selected.seq}
+        {member !== undefined ? (
+          <>
+            <SafeText text={member} /> event #{selected.seq}
+          </>
+        ) : (
+          <>Event #{selected.seq}</>
+        )}
         {event ? <span className="mono panel-note">{event.type}</span> : null}
         <button type="button" className="button button-small audit-close" onClick={closeEvent} aria-label="Close the event">
           Close
@@ -32,6 +41,14 @@ export function EventDetail() {
       {event ? (
         <>
           <dl className="facts">
+            {member !== undefined ? (
+              <>
+                <dt>Member</dt>
+                <dd className="mono" data-testid="audit-detail-member">
+                  <SafeText text={member} />
+                </dd>
+              </>
+            ) : null}
             <dt>Time</dt>
             <dd>
               <time dateTime={isoTime(event.ts)}>{formatDateTime(event.ts)}</time>
@@ -48,7 +65,15 @@ export function EventDetail() {
             <dd className="mono audit-hash" data-testid="audit-detail-hash">
               {event.hash}
             </dd>
-            {session ? (
+            {session && member !== undefined ? (
+              <>
+                <dt>Session</dt>
+                <dd className="mono">
+                  <SafeText text={session} />
+                </dd>
+              </>
+            ) : null}
+            {session && member === undefined ? (
               <>
                 <dt>Session</dt>
                 <dd>
@@ -59,7 +84,15 @@ export function EventDetail() {
                 </dd>
               </>
             ) : null}
-            {plugin ? (
+            {plugin && member !== undefined ? (
+              <>
+                <dt>Plugin</dt>
+                <dd>
+                  <SafeText text={plugin} />
+                </dd>
+              </>
+            ) : null}
+            {plugin && member === undefined ? (
               <>
                 <dt>Plugin</dt>
                 <dd>

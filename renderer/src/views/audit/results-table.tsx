@@ -11,8 +11,8 @@ import { useClient } from '../../sync/client-context.ts';
 import { agentTool, decisionOf, summarize } from '../../lib/audit-summary.ts';
 import { callOutcome, eventCall, type CallOutcome } from '../../lib/call-waterfall.ts';
 import { formatDateTime, formatEventTime, isoTime } from '../../lib/format.ts';
-import { useAuditStore } from '../../stores/audit-store.ts';
-import { loadMore, openEvent, getAuditEvent } from '../../sync/audit-actions.ts';
+import { isSelected, useAuditStore } from '../../stores/audit-store.ts';
+import { loadMore, openEvent, openTeamEvent, getAuditEvent } from '../../sync/audit-actions.ts';
 import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 /** Must match .audit-row's height in audit.css. */
@@ -46,9 +46,12 @@ type Item =
   | { kind: 'event'; key: string; e: AuditEventView; member: boolean }
   | { kind: 'group'; key: string; call: string; events: AuditEventView[]; expanded: boolean };
 
+/** A row's key: a team event's seq is its member's, so the member is part of it. */
+const eventKey = (e: AuditEventView) => (e.member === undefined ? `e:${e.seq}` : `e:${e.member}:${e.seq}`);
+
 /** The rows to draw: events as they are, or each call's events folded under one group row at its newest. */
 function buildItems(events: readonly AuditEventView[], grouped: boolean, expanded: ReadonlySet<string>): Item[] {
-  if (!grouped) return events.map((e) => ({ kind: 'event', key: `e:${e.seq}`, e, member: false }));
+  if (!grouped) return events.map((e) => ({ kind: 'event', key: eventKey(e), e, member: false }));
   const byCall = new Map<string, AuditEventView[]>();
   for (const e of events) {
     const c = eventCall(e);
@@ -91,10 +94,12 @@ const HEADERS = [
 
 export function ResultsTable() {
   const client = useClient();
-  const { events, filter, nextBefore, searching, selectedSeq } = useAuditStore(
-    useShallow((s) => ({ events: s.events, filter: s.filter, nextBefore: s.nextBefore, searching: s.searching, selectedSeq: s.selected?.seq ?? null })),
+  const { events, filter, nextBefore, searching, selectedSeq, selectedMember } = useAuditStore(
+    useShallow((s) => ({ events: s.events, filter: s.filter, nextBefore: s.nextBefore, searching: s.searching, selectedSeq: s.selected?.seq ?? null, selectedMember: s.selected?.member })),
   );
-  const grouped = useAuditGrouping((s) => s.byCall);
+  const team = filter.scope === 'team';
+  // A team search's calls are other machines': their events cannot be fetched from this host's log to fold them.
+  const grouped = useAuditGrouping((s) => s.byCall) && !team;
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [activeKey, setActiveKey] = useState<string | null>(null);
   const items = useMemo(() => buildItems(events, grouped, expanded), [events, grouped, expanded]);
@@ -147,11 +152,12 @@ export function ResultsTable() {
 
   // The row the keyboard is on: the one picked here while it still matches the open event, else the open event's row.
   const activeIndex = useMemo(() => {
+    const selected = selectedSeq === null ? null : { seq: selectedSeq, member: selectedMember };
     const byKey = activeKey === null ? -1 : items.findIndex((it) => it.key === activeKey);
     const it = items[byKey];
-    if (it && (it.kind === 'group' ? it.events.some((e) => e.seq === selectedSeq) : it.e.seq === selectedSeq)) return byKey;
-    return selectedSeq === null ? -1 : items.findIndex((x) => x.kind === 'event' && x.e.seq === selectedSeq);
-  }, [items, activeKey, selectedSeq]);
+    if (it && (it.kind === 'group' ? it.events.some((e) => isSelected(e, selected)) : isSelected(it.e, selected))) return byKey;
+    return selected === null ? -1 : items.findIndex((x) => x.kind === 'event' && isSelected(x.e, selected));
+  }, [items, activeKey, selectedSeq, selectedMember]);
 
   const toggle = useCallback((call: string, open?: boolean) => {
     setExpanded((prev) => {
@@ -167,8 +173,9 @@ export function ResultsTable() {
       const it = items[index];
       if (!it) return;
       setActiveKey(it.key);
-      // A group opens its call's newest matching event in the detail pane.
-      void openEvent(client, it.kind === 'group' ? it.events[0]!.seq : it.e.seq);
+      // A group opens its call's newest matching event in the detail pane; a team event opens as the search sent it.
+      if (it.kind === 'event' && it.e.member !== undefined) openTeamEvent(it.e);
+      else void openEvent(client, it.kind === 'group' ? it.events[0]!.seq : it.e.seq);
       const el = scroller.current;
       if (!el) return;
       const top = index * ROW_HEIGHT;
@@ -231,7 +238,13 @@ export function ResultsTable() {
           </time>
         </span>
         {/* Type, actor and the payload's strings are the agent's words: hidden characters as tokens. */}
-        <span role="cell" className="mono audit-col-type" title={safeTitle(e.type)}>
+        {/* A team event's member leads its type: the actor column gives way to an open event. */}
+        <span role="cell" className="mono audit-col-type" title={safeTitle(e.member === undefined ? e.type : `${e.member}: ${e.type}`)}>
+          {e.member !== undefined ? (
+            <span className="audit-member" data-testid="audit-member">
+              <SafeText text={e.member} />
+            </span>
+          ) : null}
           <SafeText text={e.type} />
         </span>
         <span role="cell" className="audit-col-actor" title={safeTitle(e.actor)}>
@@ -260,7 +273,7 @@ export function ResultsTable() {
         <div role="row" className="audit-row audit-head">
           {HEADERS.map(([col, label]) => (
             <span key={col} role="columnheader" className={`audit-col-${col}`}>
-              {label}
+              {team && col === 'type' ? 'Member · type' : label}
             </span>
           ))}
         </div>

@@ -7,6 +7,7 @@ import { pluginOf } from '../../lib/audit-summary.ts';
 import { emptyFilter, timePresets, useAuditStore, type AuditFilter, type TimePreset } from '../../stores/audit-store.ts';
 import { FilterChips, type FilterChip } from '../../components/filter-chips.tsx';
 import { runSearch, sessionOf } from '../../sync/audit-actions.ts';
+import { useTeamStore } from '../../stores/team-store.ts';
 
 const decisions = ['allow', 'deny', 'ask', 'expired', 'approved', 'denied'] as const;
 /** Rule severities (policy.yaml); rule.matched events carry them. */
@@ -59,7 +60,11 @@ export function SearchBar() {
   const [agent, setAgent] = useState(filter.agent);
   const [session, setSession] = useState(filter.session);
   const [plugin, setPlugin] = useState(filter.plugin);
-  const ids = { hint: useId(), error: useId(), agents: useId(), sessions: useId(), plugins: useId() };
+  const [member, setMember] = useState(filter.member);
+  const ids = { hint: useId(), error: useId(), agents: useId(), sessions: useId(), plugins: useId(), members: useId() };
+  // The scope switch is there in team mode (and while the team scope is on, to leave it).
+  const inTeam = useTeamStore((s) => s.link !== null);
+  const team = filter.scope === 'team';
 
   // A filter applied from elsewhere shows up in the fields; a refresh of the same filter (new
   // events while the operator types) must not overwrite what is being typed.
@@ -68,12 +73,14 @@ export function SearchBar() {
     setAgent(filter.agent);
     setSession(filter.session);
     setPlugin(filter.plugin);
-  }, [filter.query, filter.agent, filter.session, filter.plugin]);
+    setMember(filter.member);
+  }, [filter.query, filter.agent, filter.session, filter.plugin, filter.member]);
 
   const seen = useMemo(() => {
     const agents = new Set<string>();
     const sessions = new Set<string>();
     const plugins = new Set<string>();
+    const members = new Set<string>();
     const types = new Set<string>(commonTypes);
     for (const e of events.slice(0, 1000)) {
       const p = e.payload as Record<string, unknown> | null;
@@ -82,18 +89,19 @@ export function SearchBar() {
       if (s) sessions.add(s);
       const pl = pluginOf(e);
       if (pl) plugins.add(pl);
+      if (e.member) members.add(e.member);
       types.add(e.type);
     }
-    return { agents: [...agents].sort(), sessions: [...sessions].sort(), plugins: [...plugins].sort(), types: [...types].sort() };
+    return { agents: [...agents].sort(), sessions: [...sessions].sort(), plugins: [...plugins].sort(), members: [...members].sort(), types: [...types].sort() };
   }, [events]);
 
   const submit = (ev: FormEvent) => {
     ev.preventDefault();
-    void runSearch(client, { query, agent, session, plugin });
+    void runSearch(client, { query, agent, session, plugin, member: team ? member : '' });
   };
   const disabled = !!searchUnavailable;
   // Every filter in force as a chip, those carried over from a link (an agent, a session) included.
-  const CHIP_KEYS: (keyof AuditFilter)[] = ['query', 'time', 'agent', 'session', 'plugin', 'decision', 'severity', 'type'];
+  const CHIP_KEYS: (keyof AuditFilter)[] = ['query', 'time', 'agent', 'session', 'plugin', 'decision', 'severity', 'type', 'member'];
   const chips: FilterChip[] = CHIP_KEYS.filter((k) => filter[k] !== emptyFilter[k]).map((k) => ({
     key: k,
     label: k === 'query' ? 'search' : k,
@@ -103,12 +111,31 @@ export function SearchBar() {
 
   return (
     <form className="panel audit-search" role="search" onSubmit={submit} aria-label="Search the audit log">
+      {inTeam || team ? (
+        <div className="audit-scope" role="group" aria-label="Where to search" data-testid="audit-scope" data-scope={filter.scope}>
+          <button type="button" className="button button-small" data-testid="audit-scope-local" aria-pressed={!team} onClick={() => void runSearch(client, { scope: 'local', member: '' })}>
+            Local
+          </button>
+          <button
+            type="button"
+            className="button button-small"
+            data-testid="audit-scope-team"
+            aria-pressed={team}
+            title="Every member's events in the team database, as gatehouse audit search --team"
+            // The severity facet is not in the team database yet: it is cleared rather than ignored.
+            onClick={() => void runSearch(client, { scope: 'team', severity: '' })}
+          >
+            Team
+          </button>
+          <span className="muted audit-scope-note">{team ? "every member's events, from the team database" : "this host's own log"}</span>
+        </div>
+      ) : null}
       <div className="audit-search-row">
         <input
           type="search"
           className="input audit-query mono"
           data-testid="audit-search"
-          placeholder='Search: rm AND tmp, "exact phrase", prefix*'
+          placeholder={team ? 'Search the team: words, "exact phrase", OR, -word' : 'Search: rm AND tmp, "exact phrase", prefix*'}
           aria-label="Search the audit log (FTS syntax)"
           aria-describedby={searchError ? `${ids.hint} ${ids.error}` : ids.hint}
           aria-invalid={searchError ? true : undefined}
@@ -121,7 +148,15 @@ export function SearchBar() {
         </button>
       </div>
       <p id={ids.hint} className="audit-hint" data-testid="audit-search-hint">
-        Words match tool names, arguments, reasons, outputs and transcripts. <code>AND</code>, <code>OR</code>, <code>NOT</code>, <code>"a phrase"</code>, <code>pre*</code>; press Enter to search.
+        {team ? (
+          <>
+            Words match every member's tool names, arguments, reasons and outputs. <code>"a phrase"</code>, <code>OR</code>, <code>-word</code>; no prefix search or severity in the team scope yet; press Enter to search.
+          </>
+        ) : (
+          <>
+            Words match tool names, arguments, reasons, outputs and transcripts. <code>AND</code>, <code>OR</code>, <code>NOT</code>, <code>"a phrase"</code>, <code>pre*</code>; press Enter to search.
+          </>
+        )}
       </p>
       {searchError ? (
         <p id={ids.error} className="inline-error" role="alert" data-testid="audit-search-error">
@@ -151,16 +186,18 @@ export function SearchBar() {
             <DateFacet label="To" testId="audit-facet-to" value={filter.customTo} onChange={(v) => void runSearch(client, { customTo: v })} />
           </>
         ) : null}
+        {team ? <TextFacet label="Member" testId="audit-facet-member" mono listId={ids.members} seen={seen.members} value={member} disabled={disabled} onChange={setMember} /> : null}
         <TextFacet label="Agent" testId="audit-facet-agent" listId={ids.agents} seen={seen.agents} value={agent} disabled={disabled} onChange={setAgent} />
         <TextFacet label="Session" testId="audit-facet-session" mono listId={ids.sessions} seen={seen.sessions} value={session} disabled={disabled} onChange={setSession} />
         <TextFacet label="Plugin" testId="audit-facet-plugin" listId={ids.plugins} seen={seen.plugins} value={plugin} disabled={disabled} onChange={setPlugin} />
         <SelectFacet label="Decision" testId="audit-facet-decision" value={filter.decision} options={decisions} disabled={disabled} onChange={(v) => void runSearch(client, { decision: v })} />
-        <SelectFacet label="Severity" testId="audit-facet-severity" value={filter.severity} options={severities} disabled={disabled} onChange={(v) => void runSearch(client, { severity: v })} />
+        {team ? null : <SelectFacet label="Severity" testId="audit-facet-severity" value={filter.severity} options={severities} disabled={disabled} onChange={(v) => void runSearch(client, { severity: v })} />}
         <SelectFacet label="Event type" testId="audit-facet-type" value={filter.type} options={seen.types} disabled={disabled} onChange={(v) => void runSearch(client, { type: v })} />
         {/* Enter in a text facet submits the form; this keeps Enter working with no visible button per field. */}
         <button type="submit" hidden tabIndex={-1} aria-hidden="true" />
       </div>
-      <FilterChips chips={chips} onClearAll={() => void runSearch(client, { ...emptyFilter })} testId="audit-filter-chips" />
+      {/* Clearing the filters keeps the scope: it is where to search, not what. */}
+      <FilterChips chips={chips} onClearAll={() => void runSearch(client, { ...emptyFilter, scope: filter.scope })} testId="audit-filter-chips" />
     </form>
   );
 }

@@ -1,0 +1,68 @@
+// Deciding a team ask, as `gatehouse approvals approve|deny ID --team` and the console's inbox both
+// do it: find the ask, check it is still open and bound to the arguments the operator reviewed,
+// sign the decision with this home's operator key, and store it only if nobody decided first
+// (insertDecision: one statement). The member that asked applies it once the signature checks.
+//
+// SECURITY: the signature covers every field the member acts on (decision-signature.ts); the hash
+// check refuses a decision on arguments the operator did not see. Dropping either lets a decision
+// made for one call be applied to another.
+import { UsageError } from '../core/usage-error.js';
+import { displayText } from '../../shared/display-text.js';
+import { signDecision } from './decision-signature.js';
+import { asksById, decisionFor, insertDecision, type TeamAsk, type TeamDecision } from './team-decisions.js';
+import type { Pool } from './team-db.js';
+
+type Query = Pick<Pool, 'query'>;
+
+const d = (v: string) => displayText(v);
+
+/** The ask `id` (of `member`, when ids clash); a usage error naming what to do when there is none or several. */
+export async function findAsk(db: Query, id: string, member: string | undefined): Promise<TeamAsk> {
+  const found = (await asksById(db, id)).filter((a) => member === undefined || a.member === member);
+  if (found.length === 0) throw new UsageError(`No ask ${id}${member ? ` from ${member}` : ''} in the team inbox: gatehouse approvals list --team shows what is waiting.`);
+  if (found.length > 1) throw new UsageError(`Members ${found.map((a) => a.member).join(', ')} each have an ask ${id}: say which with --member NAME.`);
+  return found[0]!;
+}
+
+export interface DecideRequest {
+  ask: TeamAsk;
+  decision: 'approved' | 'denied';
+  reason?: string;
+  /** The arguments hash the operator reviewed; a different one is refused. */
+  hash?: string;
+  key: { name: string; privatePem: string };
+  /** Where the decision is made (the console named in it). */
+  console: string;
+  now: number;
+}
+
+export type DecideResult =
+  /** Stored and signed: the member applies it once it has checked the signature. */
+  | { outcome: 'stored'; decision: TeamDecision }
+  /** Another decision came first: the one that stands. */
+  | { outcome: 'taken'; standing: TeamDecision }
+  /** The ask closed (decided on its member, expired, its agent gone) before this decision could be stored. */
+  | { outcome: 'closed'; state: string };
+
+export async function decideAsk(db: Query, r: DecideRequest): Promise<DecideResult> {
+  const a = r.ask;
+  if (a.state !== 'pending') {
+    // Decided through the team first (and applied already), or closed on the member itself.
+    const first = await decisionFor(db, a.member, a.approvalId);
+    return first && first.decision === a.state ? { outcome: 'taken', standing: first } : { outcome: 'closed', state: a.state };
+  }
+  // Bound to the arguments the operator reviewed: a hash that is not this ask's is refused.
+  if (r.hash !== undefined && r.hash !== a.argsHash) throw new UsageError(`Approval ${a.approvalId} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${r.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
+  const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision: r.decision, reason: r.decision === 'approved' ? '' : (r.reason ?? ''), operator: r.key.name, console: r.console, decidedAt: r.now };
+  const signed: TeamDecision = { ...fields, signature: signDecision(fields, r.key.privatePem) };
+  const stored = await insertDecision(db, signed);
+  if (stored.won) return { outcome: 'stored', decision: signed };
+  return stored.standing ? { outcome: 'taken', standing: stored.standing } : { outcome: 'closed', state: 'closed' };
+}
+
+/** Why a decision was not stored, as one sentence (null when it was). */
+export function notStored(a: TeamAsk, r: DecideResult): string | null {
+  if (r.outcome === 'stored') return null;
+  if (r.outcome === 'taken') return `Approval ${d(a.approvalId)} on ${d(a.member)} was already ${r.standing.decision} by ${d(r.standing.operator)} from ${d(r.standing.console)}; your decision was not stored.`;
+  return r.state === 'closed' && a.state === 'pending' ? `Approval ${d(a.approvalId)} on ${d(a.member)} closed before your decision was stored.` : `Approval ${d(a.approvalId)} on ${d(a.member)} is closed (${d(r.state)}): nobody can decide it any more.`;
+}
