@@ -4,10 +4,9 @@
 // when the agent, or the launcher of a self-relaunching agent, is killed while the call waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentHost } from '../../support/silent-host.js';
 import { agentChain } from '../../../main/cli/hook-command.js';
 import { cliPath } from '../../support/cli.js';
 import { tempDir, untilFile } from '../../support/temp.js';
@@ -78,28 +77,23 @@ describe.runIf(linux)('gatehouse hook --agent copilot, when the agent is gone', 
     const dir = tempDir('gatehouse-agent-gone-');
     const home = join(dir, 'home');
     mkdirSync(home);
-    let asked!: (req: IncomingMessage) => void;
-    const request = new Promise<IncomingMessage>((resolve) => (asked = resolve));
-    const server = createServer((req) => asked(req));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = await silentHost(home);
     try {
-      writeFileSync(join(home, 'serve.json'), JSON.stringify({ pid: process.pid, hookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, agentToken: 'a'.repeat(32) }));
       const input = join(dir, 'input.json');
       writeFileSync(input, JSON.stringify({ sessionId: 's-1', timestamp: 1, cwd: dir, toolName: 'bash', toolArgs: { command: 'touch x', description: 'x' } }));
       // The answer (and exit code) go to a file: the agent that would read them is killed.
       const answer = join(dir, 'answer');
       const hook = `${q(process.execPath)} ${q(cliPath)} hook --agent copilot --home ${q(home)} --timeout 120 < ${q(input)} > ${q(answer)}.out; echo $? > ${q(answer)}.code; mv ${q(answer)}.code ${q(answer)}`;
       const t = await tree(dir, 'node', hook);
-      const req = await request;
-      const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+      const req = await host.request;
+      const closed = host.hungUp(req);
       process.kill(kill === 'agent' ? t.agent : t.top.pid!, 'SIGKILL');
       // Without the watch, the connection stays open for the whole --timeout (120 s) and this times out.
       await closed;
       const code = (await untilFile(answer)).trim();
       return { code, answer: JSON.parse(readFileSync(`${answer}.out`, 'utf8')) as { permissionDecision: string; permissionDecisionReason: string } };
     } finally {
-      server.closeAllConnections();
-      server.close();
+      host.close();
     }
   }
 

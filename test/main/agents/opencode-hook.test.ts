@@ -5,11 +5,10 @@
 // command (a deny, the command missing, output that is not an answer, no answer in time).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { silentHost } from '../../support/silent-host.js';
 import { fromOpencodeInput, toOpencodeAnswer } from '../../../main/agents/opencode/hook-mapping.js';
 import { opencodePluginSource } from '../../../main/agents/opencode/plugin-source.js';
 import { hookAnswer, NO_DECISION } from '../../../main/gateway/hook-answer.js';
@@ -89,24 +88,19 @@ describe('gatehouse hook --agent opencode, when opencode is gone', () => {
   it('exits once its parent (opencode) is gone, closing its connection, so the host withdraws the waiting call', async () => {
     const home = tempDir('gatehouse-opencode-gone-');
     // A host that never answers: the hook's request stays open until the hook closes it.
-    let asked!: (req: IncomingMessage) => void;
-    const request = new Promise<IncomingMessage>((resolve) => (asked = resolve));
-    const server = createServer((req) => asked(req));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = await silentHost(home);
     try {
-      writeFileSync(join(home, 'serve.json'), JSON.stringify({ pid: process.pid, hookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, agentToken: 'a'.repeat(32) }));
       // opencode, as far as the hook can tell: the process that started it, staying until killed.
       const input = JSON.stringify({ ...base, tool: 'bash', args: { command: 'touch x' } });
       const script = `const c = require('node:child_process').spawn(process.execPath, ${JSON.stringify([cliPath, 'hook', '--agent', 'opencode', '--home', home, '--timeout', '120'])}, { stdio: ['pipe', 'ignore', 'ignore'] }); c.stdin.end(${JSON.stringify(input)}); setInterval(() => {}, 1000);`;
       const agent = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-      const req = await request;
-      const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+      const req = await host.request;
+      const closed = host.hungUp(req);
       agent.kill('SIGKILL');
       // Without the watch, the connection stays open for the whole --timeout (120 s) and this times out.
       await closed;
     } finally {
-      server.closeAllConnections();
-      server.close();
+      host.close();
     }
   }, 20_000);
 });
