@@ -16,6 +16,7 @@ const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
+  5: '8a7f9c5d51fd34b268cdca9e68eca74fff2380cdee4db3fb901b7513d982a210',
 };
 
 describe('the team URL and member name', () => {
@@ -67,9 +68,9 @@ describe.runIf(pgMissing('team-schema') === null)('gatehouse team init against a
     const url = await cluster().createDatabase('init');
     const first = await runCli(['team', 'init', url]);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toMatch(/migrated from schema version 0 to 3/);
+    expect(first.stdout).toMatch(/migrated from schema version 0 to 5/);
     const again = await runCli(['team', 'init'], { GATEHOUSE_TEAM_URL: url });
-    expect(again.stdout).toMatch(/is at schema version 3; nothing to do/);
+    expect(again.stdout).toMatch(/is at schema version 5; nothing to do/);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const tables = (await client.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.t);
