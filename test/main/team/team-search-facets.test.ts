@@ -39,7 +39,7 @@ function events(): StoredRow[] {
     });
   }
   // Characters tsquery syntax gives a meaning to, in a facet's value.
-  add('call.received', 'host', { session: "o'neil \\ a&b:* | !c", agent: 'bot-0' });
+  add('call.received', 'host', { session: "O'Neil \\ a&b:* | !C", agent: 'bot-0' });
   // Payloads jsonb refuses (the old search failed on them): only the actor's facet.
   add('call.decided', 'agent:nul-agent', { decision: 'deny', arguments: { content: 'a\u0000b' } });
   add('call.decided', 'host', { decision: 'deny', text: '\ud800' });
@@ -69,7 +69,7 @@ const FILTERS: Omit<TeamSearchRequest, 'limit'>[] = [
   { query: 'deploy', decision: 'deny' },
   { query: 'lint', agent: 'bot-1', session: 'bot/s-0' },
   { query: '', plugin: 'plug-0', decision: 'allow' },
-  { query: '', session: "o'neil \\ a&b:* | !c" },
+  { query: '', session: "O'Neil \\ a&b:* | !C" },
 ];
 
 /** The seqs the old payload test finds for `f` among `member`'s first `upTo` rows. */
