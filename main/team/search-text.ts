@@ -8,6 +8,20 @@
 export const SEARCH_TEXT_MAX = 200_000;
 
 export function searchText(type: string, actor: string, payloadJson: string): string {
+  return searchTextOf(type, actor, parsePayload(payloadJson));
+}
+
+/** The chained payload parsed, or undefined: should it not parse, its type and actor are still searchable. */
+export function parsePayload(payloadJson: string): unknown {
+  try {
+    return JSON.parse(payloadJson) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** searchText of a payload the caller parsed already (the shipper parses each once, for its facets too). */
+export function searchTextOf(type: string, actor: string, payload: unknown): string {
   const parts = [type, actor];
   let size = type.length + actor.length;
   const walk = (v: unknown): void => {
@@ -21,11 +35,7 @@ export function searchText(type: string, actor: string, payloadJson: string): st
       for (const x of Object.values(v)) walk(x);
     }
   };
-  try {
-    walk(JSON.parse(payloadJson));
-  } catch {
-    // The chained payload is canonical JSON; should it not parse, its type and actor are still searchable.
-  }
+  walk(payload);
   return words(parts.join(' ').slice(0, SEARCH_TEXT_MAX));
 }
 

@@ -5,6 +5,7 @@
 import type { Pool } from 'pg';
 import type { AuditRow } from '../audit/audit-store.js';
 import { redactEvent } from '../audit/redact.js';
+import { facetQuery } from './search-facets.js';
 import { searchQuery } from './search-text.js';
 
 /** Counting stops here, as the local search's does. */
@@ -52,13 +53,14 @@ function where(req: TeamSearchRequest): { sql: string; params: unknown[] } {
     params.push(v);
     return `$${params.length}`;
   };
-  if (searchQuery(req.query).trim()) conds.push(`search @@ websearch_to_tsquery('simple', ${p(searchQuery(req.query))})`);
+  // Words and facets in one tsquery (the facets are lexemes of each row's tsvector: search-facets.ts),
+  // so the one GIN index answers both: two conditions would be two index scans and a bitmap AND.
+  const words = searchQuery(req.query).trim() ? `websearch_to_tsquery('simple', ${p(searchQuery(req.query))})` : null;
+  const facets = facetQuery(req);
+  const facetTerm = facets === null ? null : `${p(facets)}::tsquery`;
+  if (words || facetTerm) conds.push(`search @@ ${words && facetTerm ? `(${words} && ${facetTerm})` : (words ?? facetTerm)}`);
+  // Also the column: the same rows, and exact for a row inserted without its lexemes.
   if (req.member) conds.push(`member = ${p(req.member)}`);
-  // As the local facets take them (audit-index.ts): the payload's field, or for the agent the actor's name.
-  if (req.agent) conds.push(`(payload::jsonb ->> 'agent' = ${p(req.agent)} OR actor = 'agent:' || $${params.length})`);
-  if (req.session) conds.push(`payload::jsonb ->> 'session' = ${p(req.session)}`);
-  if (req.plugin) conds.push(`(payload::jsonb ->> 'plugin' = ${p(req.plugin)} OR (type LIKE 'plugin.%' AND payload::jsonb ->> 'name' = $${params.length}))`);
-  if (req.decision) conds.push(`payload::jsonb ->> 'decision' = ${p(req.decision)}`);
   if (req.types?.length) conds.push(`type = ANY(${p(req.types)}::text[])`);
   if (req.from !== undefined) conds.push(`ts >= ${p(req.from)}`);
   if (req.to !== undefined) conds.push(`ts <= ${p(req.to)}`);

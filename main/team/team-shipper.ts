@@ -16,7 +16,8 @@ import type { Clock } from '../core/clock.js';
 import type { StoredRow } from '../audit/chain.js';
 import type { ChainSource } from './chain-source.js';
 import { requireTeamSchema } from './migrations/migrate.js';
-import { searchText } from './search-text.js';
+import { eventFacets, pgTextArray } from './search-facets.js';
+import { parsePayload, searchTextOf } from './search-text.js';
 import { describePgError } from './team-db.js';
 
 /** The channel a committed batch is announced on (payload: {"member":…,"seq":…}). */
@@ -80,7 +81,7 @@ const HEARTBEAT_MS = 5_000;
 
 class ForkError extends Error {}
 
-/** One batch of rows, with the insert's parameters made ready (searchText is the costly part). */
+/** One batch of rows, with the insert's parameters made ready (the words and facets are the costly part). */
 interface Batch {
   rows: StoredRow[];
   last: StoredRow;
@@ -259,6 +260,14 @@ export class TeamShipper {
   private prepare(seq: number): Batch | null {
     const rows = this.deps.source.rowsAfter(seq, this.batch);
     if (rows.length === 0) return null;
+    // Each payload parsed once, for its words and its facets.
+    const texts: string[] = [];
+    const facets: string[] = [];
+    for (const r of rows) {
+      const payload = parsePayload(r.payloadJson);
+      texts.push(searchTextOf(r.type, r.actor, payload));
+      facets.push(pgTextArray(eventFacets(this.deps.member, r.type, r.actor, r.payloadJson, payload)));
+    }
     const params = [
       this.deps.member,
       rows.map((r) => r.seq),
@@ -268,7 +277,8 @@ export class TeamShipper {
       rows.map((r) => r.payloadJson),
       rows.map((r) => r.prevHash),
       rows.map((r) => r.hash),
-      rows.map((r) => searchText(r.type, r.actor, r.payloadJson)),
+      texts,
+      facets,
     ];
     return { rows, last: rows[rows.length - 1]!, params };
   }
@@ -281,8 +291,8 @@ export class TeamShipper {
       try {
         const insert = c.query<{ seq: string }>(
           `INSERT INTO team_events (member, seq, ts, type, actor, payload, prev_hash, hash, search)
-           SELECT $1, u.seq, u.ts, u.type, u.actor, u.payload, u.prev_hash, u.hash, to_tsvector('simple', u.text)
-           FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(seq, ts, type, actor, payload, prev_hash, hash, text)
+           SELECT $1, u.seq, u.ts, u.type, u.actor, u.payload, u.prev_hash, u.hash, to_tsvector('simple', u.text) || array_to_tsvector(u.facets::text[])
+           FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS u(seq, ts, type, actor, payload, prev_hash, hash, text, facets)
            ON CONFLICT (member, seq) DO NOTHING RETURNING seq`,
           batch.params,
         );

@@ -64,6 +64,12 @@ export interface PgCluster {
   start(): Promise<void>;
   /** Stops it if running and removes its folder: for afterAll. */
   destroy(): Promise<void>;
+  /**
+   * A hot standby of this cluster (pg_basebackup -R over streaming replication) on a port of its
+   * own, read-only. Commits on this cluster then wait until the standby has applied them
+   * (synchronous_commit = remote_apply), so a test reads there what it wrote here without polling.
+   */
+  startReplica(): Promise<PgCluster>;
 }
 
 /** initdb a cluster in a new temp folder and start it; throws when the binaries are missing (check findPgBin first). */
@@ -75,9 +81,15 @@ export async function startPgCluster(): Promise<PgCluster> {
   const data = join(dir, 'data');
   if (user) chownSync(dir, user.uid, user.gid);
   const port = await freePort();
-  const pg = (name: string) => join(found.bin, name);
-  // trust on loopback only: the cluster lives as long as the test file, in a folder only its owner reads.
-  await run(pg('initdb'), ['-D', data, '-U', 'gatehouse', '--auth=trust', '--no-sync', '--no-locale', '-E', 'UTF8'], user);
+  // trust on loopback only (replication too): the cluster lives as long as the test file, in a folder only its owner reads.
+  await run(join(found.bin, 'initdb'), ['-D', data, '-U', 'gatehouse', '--auth=trust', '--no-sync', '--no-locale', '-E', 'UTF8'], user);
+  return clusterAt(found.bin, dir, port, user);
+}
+
+/** The cluster whose data folder is `dir`/data, started on `port`. */
+async function clusterAt(bin: string, dir: string, port: number, user: { uid: number; gid: number } | null): Promise<PgCluster> {
+  const data = join(dir, 'data');
+  const pg = (name: string) => join(bin, name);
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c full_page_writes=off`;
   let running = false;
   const cluster: PgCluster = {
@@ -116,6 +128,24 @@ export async function startPgCluster(): Promise<PgCluster> {
         }
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+    async startReplica() {
+      const replicaDir = mkdtempSync(join(tmpdir(), 'gatehouse-pg-replica-'));
+      if (user) chownSync(replicaDir, user.uid, user.gid);
+      // -R: the copy starts as a standby streaming from this cluster; -X stream: with the WAL it needs.
+      await run(pg('pg_basebackup'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'gatehouse', '-D', join(replicaDir, 'data'), '-R', '-X', 'stream', '--no-sync'], user);
+      const replica = await clusterAt(bin, replicaDir, await freePort(), user);
+      const { default: pgClient } = await import('pg');
+      const client = new pgClient.Client({ connectionString: cluster.url });
+      await client.connect();
+      try {
+        await client.query("ALTER SYSTEM SET synchronous_standby_names = '*'");
+        await client.query("ALTER SYSTEM SET synchronous_commit = 'remote_apply'");
+        await client.query('SELECT pg_reload_conf()');
+      } finally {
+        await client.end();
+      }
+      return replica;
     },
   };
   try {

@@ -7,10 +7,11 @@ import { TEAM_MIGRATION_001 } from './001-team-schema.js';
 import { TEAM_MIGRATION_002 } from './002-team-inbox.js';
 import { TEAM_MIGRATION_003 } from './003-team-roles.js';
 import { TEAM_MIGRATION_004 } from './004-team-policy.js';
+import { TEAM_MIGRATION_005 } from './005-team-search-facets.js';
 import type { Migration } from '../../audit/migrations/migrate.js';
 
 /** In order; a new migration is a new file and one more entry here. */
-export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003, TEAM_MIGRATION_004];
+export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003, TEAM_MIGRATION_004, TEAM_MIGRATION_005];
 
 export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
 

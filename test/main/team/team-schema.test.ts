@@ -17,6 +17,7 @@ const SHIPPED: Record<number, string> = {
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
   4: '2342e03b4f7806b627396711a5fe15b3c642063489e015af77a52c9683f6b449',
+  5: '8a7f9c5d51fd34b268cdca9e68eca74fff2380cdee4db3fb901b7513d982a210',
 };
 
 describe('the team URL and member name', () => {
