@@ -6,7 +6,7 @@ import { examplesHelp } from './gatehouse-command.js';
 import { UsageError } from '../core/usage-error.js';
 import { TEAM_URL_ENV, requireTeamUrl, shownUrl } from '../team/team-url.js';
 import { describePgError, withTeamPool, type Pool } from '../team/team-db.js';
-import { migrateTeam } from '../team/migrations/migrate.js';
+import { migrateTeam, requireTeamSchema } from '../team/migrations/migrate.js';
 import { listMembers } from '../team/team-members.js';
 import { verifyTeam } from '../team/team-verify.js';
 import { unsignedDecisions } from '../team/team-decisions.js';
@@ -113,7 +113,7 @@ export function addTeamCommands(cli: Command): void {
 export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
   const staleMs = parseStale(o.stale);
   const url = requireTeamUrl(o.teamUrl);
-  const { verdicts, decisions, policies } = await onTeam(url, async (pool) => ({ verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member), policies: await unsignedPolicies(pool) }));
+  const { verdicts, decisions, policies } = await onTeam(url, async (pool) => ({ schema: await requireTeamSchema(pool), verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member), policies: await unsignedPolicies(pool) }));
   // A policy version nobody signed was written with a console role's or the owner's credentials:
   // members refuse it, and the trail says it is there.
   for (const { policy: p, problem } of policies.bad) console.log(`team policy version ${p.version} NOT signed by an operator: ${displayText(problem)} (it claims ${displayText(p.operator)} from ${displayText(p.console)}).`);

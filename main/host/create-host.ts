@@ -54,7 +54,7 @@ import { LateBinding } from './late-binding.js';
 import { Signal } from './signal.js';
 import { startTeamLink, teamOutageRefusal } from '../team/team-link.js';
 import { auditDbSource } from '../team/chain-source.js';
-import { startTeamInbox } from '../team/team-inbox.js';
+import { startTeamInbox, type TeamInbox } from '../team/team-inbox.js';
 import { TeamPolicyFollower } from '../team/team-policy.js';
 import { TeamGrantFollower } from '../team/team-grants.js';
 import { startTeamConsole } from '../team/team-console.js';
@@ -210,7 +210,9 @@ export function createHost(opts: HostOptions): Host {
   // ---- the gateway: approvals, taint, and the MCP server in front of them -------------------------
   // Set by the shell once it listens (setAgentEndpoints); read when a config file is written.
   let endpoints: AgentEndpoints | null = null;
-  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints, ...(team ? { askRefusal: () => teamOutageRefusal(team.status(), settings.current.teamOutageAsks) } : {}) });
+  // Set once the team inbox exists (below); until then no ask reaches the team.
+  let teamInbox: TeamInbox | null = null;
+  const agentSide = startGatewayServices({ opts, paths, clock, log, audit, bus, settings, services, record, trails: callTrails, plugins: pluginSide, policy, endpoints: () => endpoints, ...(opts.team ? { askRefusal: () => teamOutageRefusal(teamInbox?.listening() ?? false, settings.current.teamOutageAsks) } : {}) });
   const { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations } = agentSide;
   // Team mode: this host's asks are published to the team inbox, and decisions signed by a named
   // operator on any member's console are applied here (team-inbox.ts). Beside the local inbox, never instead of it.
@@ -221,8 +223,9 @@ export function createHost(opts: HostOptions): Host {
     const teamPolicy = new TeamPolicyFollower({ member: opts.team.member, store: policy, file: paths.teamPolicy, record, log });
     teamPolicy.loadSaved();
     const teamGrants = new TeamGrantFollower({ member: opts.team.member, grants: approvals.grants, home: homedir(), now: () => clock.now(), record, log });
-    const teamInbox = startTeamInbox({ ...opts.team, approvals, record, log, followers: [teamPolicy, teamGrants], onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
-    services.add(() => teamInbox.close());
+    const inbox = startTeamInbox({ ...opts.team, approvals, record, log, followers: [teamPolicy, teamGrants], onChanged: (fn) => bus.subscribe((name) => name === 'approvals.changed' && fn()) });
+    teamInbox = inbox;
+    services.add(() => inbox.close());
   }
 
   // ---- what runs on the gateway: supervised terminals, onboarding, the plugin watcher -------------

@@ -11,18 +11,25 @@
 // grant covers only calls that read and run (operations ['execute']), never ones that also write,
 // delete or reach the network. Revoking needs no signature: it only takes a permission away.
 import { randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
 import type { Pool } from 'pg';
 import type { Grants } from '../approvals/grants.js';
 import type { RecordFn } from '../approvals/types.js';
 import { normaliseTarget, type TargetKind } from '../approvals/grant-match.js';
 import { signGrant, verifyGrant, type GrantFields } from './decision-signature.js';
 import { signerProblem } from './team-decisions.js';
+import { singleFlight } from './single-flight.js';
+import { normalisePath } from '../policy/extract/paths.js';
 
 export const GRANTS_CHANNEL = 'gatehouse_team_grants';
 /** Local grant ids of team grants start with this. */
 export const TEAM_GRANT_PREFIX = 'team-grant-';
 /** The longest a team grant may last. */
 export const TEAM_GRANT_MAX_MINUTES = 30 * 24 * 60;
+/** At most this many live team grants are read (oldest first): rows beyond are not held. */
+const MAX_LIVE_GRANTS = 1000;
+/** Refusals recorded per run of the host; more are neither logged nor recorded. */
+const MAX_REFUSALS_RECORDED = 100;
 
 type Query = Pick<Pool, 'query'>;
 
@@ -54,7 +61,7 @@ function fromRow(r: GrantRow): TeamGrant {
 /** Team grants not revoked and not expired (by `now`), for one member (its own and the team's) or all. */
 export async function liveTeamGrants(db: Query, now: number, member?: string): Promise<TeamGrant[]> {
   const r = await db.query<GrantRow>(
-    `SELECT ${COLUMNS} FROM team_grants WHERE revoked_at IS NULL AND expires_at > $1 ${member !== undefined ? 'AND (member IS NULL OR member = $2)' : ''} ORDER BY created_at, id`,
+    `SELECT ${COLUMNS} FROM team_grants WHERE revoked_at IS NULL AND expires_at > $1 ${member !== undefined ? 'AND (member IS NULL OR member = $2)' : ''} ORDER BY created_at, id LIMIT ${MAX_LIVE_GRANTS}`,
     member !== undefined ? [now, member] : [now],
   );
   return r.rows.map(fromRow);
@@ -93,64 +100,106 @@ export interface TeamGrantDeps {
   log: (msg: string, err?: unknown) => void;
 }
 
-/** A member's side: the team grants that cover it, held as local grants while they verify. */
+/**
+ * A member's side: the team grants that cover it, held as local grants only while this member is
+ * in touch with the team database and they verify. SECURITY: a member cut off from the team
+ * database (its agent can change its role's password, or end its connections) would otherwise keep
+ * a grant for up to 30 days after it was revoked, so every team grant is dropped when the
+ * connection drops or a sync fails, and at start (the local store kept them), and held again once
+ * a sync has checked it.
+ */
 export class TeamGrantFollower {
   readonly channel = GRANTS_CHANNEL;
   private readonly refused = new Set<string>();
-  private running: Promise<void> = Promise.resolve();
+  private pool: Query | null = null;
+  private readonly run = singleFlight(() => this.syncOnce(this.pool!));
 
-  constructor(private readonly deps: TeamGrantDeps) {}
-
-  sync(pool: Query): Promise<void> {
-    const run = this.running.then(() => this.syncOnce(pool));
-    this.running = run.catch(() => {});
-    return run;
+  constructor(private readonly deps: TeamGrantDeps) {
+    this.dropAll('the host started; they are held again once the team database confirms them');
   }
 
-  disconnected(): void {}
+  async sync(pool: Query): Promise<void> {
+    this.pool = pool;
+    try {
+      await this.run();
+    } catch (err) {
+      this.dropAll('the team database could not be read');
+      throw err;
+    }
+  }
+
+  disconnected(): void {
+    this.dropAll('the connection to the team database dropped');
+  }
+
+  private dropAll(why: string): void {
+    const held = this.deps.grants.list().filter((g) => g.id.startsWith(TEAM_GRANT_PREFIX));
+    if (held.length === 0) return;
+    for (const g of held) this.deps.grants.revoke(g.id, 'team');
+    this.deps.log(`team grants: ${held.length} team grant${held.length === 1 ? '' : 's'} set aside: ${why}`);
+  }
+
+  /** Why a verified grant does not hold on this machine, or null; `value` is what it covers here. */
+  private localProblem(g: TeamGrant): { problem: string } | { value: string } {
+    let value: string;
+    try {
+      value = normaliseTarget(g.kind, g.value, this.deps.home);
+    } catch (err) {
+      return { problem: `its value does not hold here (${(err as Error).message})` };
+    }
+    if (g.kind === 'path') {
+      // SECURITY: the folder is resolved on this machine, where the agent may have made it a symlink
+      // (`~/proj/out` → `/home`) before the grant arrived: the operator signed the folder as written,
+      // so a folder that resolves elsewhere, or that holds this machine's home, is not held.
+      const lexical = normalisePath(g.value.trim(), '/', this.deps.home);
+      if (value !== lexical) return { problem: `${lexical} leads through a symlink to ${value} on this machine` };
+      const home = posix.resolve(this.deps.home);
+      if (home.startsWith(value.endsWith('/') ? value : `${value}/`)) return { problem: `${value} holds this machine's home folder` };
+    }
+    return { value };
+  }
 
   private async syncOnce(pool: Query): Promise<void> {
     const { grants, member } = this.deps;
-    const now = this.deps.now();
     const held = new Set<string>();
-    for (const g of await liveTeamGrants(pool, now, member)) {
+    for (const g of await liveTeamGrants(pool, this.deps.now(), member)) {
       const localId = TEAM_GRANT_PREFIX + g.id;
-      let problem = await grantSignatureProblem(pool, g);
-      let value = '';
-      if (!problem) {
-        try {
-          value = normaliseTarget(g.kind, g.value, this.deps.home);
-        } catch (err) {
-          problem = `its value does not hold here (${(err as Error).message})`;
-        }
-      }
-      if (problem) {
-        if (!this.refused.has(g.id + g.signature)) {
-          this.refused.add(g.id + g.signature);
-          this.deps.log(`team grants: refused grant ${g.id} claimed by ${g.operator}: ${problem}`);
-          this.deps.record('team.grant-refused', 'host', { id: g.id, operator: g.operator, kind: g.kind, value: g.value, problem });
-        }
+      const unsigned = await grantSignatureProblem(pool, g);
+      const local = unsigned ? { problem: unsigned } : this.localProblem(g);
+      if ('problem' in local) {
+        this.refuse(g, local.problem);
         continue;
       }
       held.add(localId);
       if (grants.get(localId)) continue;
+      // The signed end, from now: a slow sync does not stretch it.
+      const expiresInMs = g.expiresAt - this.deps.now();
+      if (expiresInMs <= 0) continue;
       grants.create({
         id: localId,
         agent: '*',
         session: '*',
         tool: '*',
         operator: g.operator,
-        expiresInMs: g.expiresAt - now,
+        expiresInMs,
         approval: null,
-        target: { kind: g.kind, value },
+        target: { kind: g.kind, value: local.value },
         scope: 'everyone',
         operations: ['execute'],
       });
-      this.deps.log(`team grants: holding ${g.kind} grant ${g.id} (${value}) by ${g.operator} until ${new Date(g.expiresAt).toISOString()}`);
+      this.deps.log(`team grants: holding ${g.kind} grant ${g.id} (${local.value}) by ${g.operator} until ${new Date(g.expiresAt).toISOString()}`);
     }
     // Revoked, expired, or no longer for this member in the team database: dropped here too.
     for (const local of grants.list()) {
       if (local.id.startsWith(TEAM_GRANT_PREFIX) && !held.has(local.id)) grants.revoke(local.id, 'team');
     }
+  }
+
+  private refuse(g: TeamGrant, problem: string): void {
+    const key = g.id + g.signature;
+    if (this.refused.has(key) || this.refused.size >= MAX_REFUSALS_RECORDED) return;
+    this.refused.add(key);
+    this.deps.log(`team grants: refused grant ${g.id} claimed by ${g.operator}: ${problem}`);
+    this.deps.record('team.grant-refused', 'host', { id: g.id, operator: g.operator, kind: g.kind, value: g.value, problem });
   }
 }

@@ -19,6 +19,7 @@ import type { ApprovalItem, RecordFn } from '../approvals/types.js';
 import type { ApprovalQueue } from '../approvals/approval-queue.js';
 import { canonicalArgs } from '../approvals/args-match.js';
 import { openTeamPool, describePgError, type Pool } from './team-db.js';
+import { requireTeamSchema } from './migrations/migrate.js';
 import { DECIDED_CHANNEL, decisionFor, decisionsOnOpenAsks, signatureProblem, type TeamDecision } from './team-decisions.js';
 
 /** Nothing here polls faster: a failed publish or a dropped LISTEN is retried after this. */
@@ -48,6 +49,8 @@ export interface TeamInboxDeps {
 }
 
 export interface TeamInbox {
+  /** True while the inbox listens for decisions: asks reach other operators and their answers come back. */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -188,6 +191,10 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
       try {
         const c = await pool.connect();
         c.on('notification', (n) => {
+          // A follower reads everything again whatever the payload says (anyone may NOTIFY on any
+          // channel): the payload is never trusted, and its runs fold together (single-flight.ts).
+          const f = followers.find((x) => x.channel === n.channel);
+          if (f) return follow(f);
           let p: { member?: unknown; approval?: unknown };
           try {
             p = JSON.parse(n.payload ?? '{}') as typeof p;
@@ -195,8 +202,6 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
             return;
           }
           if (n.channel === DECIDED_CHANNEL && p.member === member && typeof p.approval === 'string' && pool) applySafely(decisionFor(pool, member, p.approval));
-          const f = followers.find((x) => x.channel === n.channel);
-          if (f) follow(f);
         });
         // A dropped connection can report more than one error (the server's "terminating
         // connection", then the socket's end): the client goes back to the pool once. A second
@@ -247,8 +252,19 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
         log(`team inbox: could not read the team's decisions, retrying (${describePgError(err)})`);
         retry();
       }
-      // What was published while this host was not listening (the team policy).
-      for (const f of followers) {
+      // What was published while this host was not listening (the team policy, team grants). They
+      // read the newest schema's tables: a team database not migrated yet is said once per connect,
+      // not retried every second.
+      let schema: string | null = null;
+      if (followers.length > 0) {
+        try {
+          await requireTeamSchema(pool);
+        } catch (err) {
+          schema = (err as Error).message;
+          log(`team inbox: no team policy or team grants: ${schema}`);
+        }
+      }
+      for (const f of schema === null ? followers : []) {
         try {
           await f.sync(pool);
         } catch (err) {
@@ -267,6 +283,7 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
   opening.catch((err: unknown) => log('team inbox: could not load the PostgreSQL client (pg)', err));
 
   return {
+    listening: () => listener !== null && !closed,
     async close() {
       unsubscribe();
       await opening.catch(() => {});

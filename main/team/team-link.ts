@@ -90,11 +90,12 @@ export function startTeamLink(deps: TeamLinkDeps): TeamLink {
 
 /**
  * The teamOutageAsks setting: with "deny", a call that would wait for an operator is denied while
- * the team database is unreachable (the link is not up, or not yet), since no operator elsewhere
- * can see it. A forked link still reaches the database (only shipping stopped): asks wait as usual.
+ * this member's team inbox is not listening (the team database unreachable, or not yet reached):
+ * its ask would reach no operator elsewhere, and no decision would come back. Judged by the inbox's
+ * own connection, not the shipper's: a shipping link that is up, or stopped by a fork, says nothing
+ * about whether asks get through.
  */
-export function teamOutageRefusal(status: TeamLinkStatus, setting: 'local' | 'deny'): string | null {
-  if (setting !== 'deny' || status.link === 'up' || status.link === 'forked') return null;
-  const why = status.lastError ? ` (${status.lastError})` : '';
-  return `The team database is unreachable${why}, and this machine's teamOutageAsks setting is "deny": a call that needs an operator is denied until the link is back.`;
+export function teamOutageRefusal(listening: boolean, setting: 'local' | 'deny'): string | null {
+  if (setting !== 'deny' || listening) return null;
+  return `The team database is unreachable (this machine's team inbox is not listening), and this machine's teamOutageAsks setting is "deny": a call that needs an operator is denied until the link is back.`;
 }

@@ -21,6 +21,10 @@ import { writeSecretFile } from '../home.js';
 import type { LoadResult } from '../policy/rules/load.js';
 import { signPolicy, verifyPolicy, type PolicyFields } from './decision-signature.js';
 import { signerProblem } from './team-decisions.js';
+import { singleFlight } from './single-flight.js';
+
+/** Refusals recorded per run of the host; more are only logged. */
+const MAX_REFUSALS_RECORDED = 100;
 
 /** The channel migration 4's trigger announces each new version on (payload: {"version": N}). */
 export const POLICY_CHANNEL = 'gatehouse_team_policy';
@@ -53,9 +57,10 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** Versions newer than `after`, newest first. */
-export async function policyVersionsAfter(db: Query, after: number): Promise<TeamPolicyVersion[]> {
-  return (await db.query<PolicyRow>(`SELECT ${COLUMNS} FROM team_policies WHERE version > $1 ORDER BY version DESC`, [after])).rows.map(fromRow);
+/** Versions newer than `after`, newest first, without their texts (a member reads the one it applies). */
+export async function policyHeadsAfter(db: Query, after: number): Promise<Omit<TeamPolicyVersion, 'text'>[]> {
+  const r = await db.query<Omit<PolicyRow, 'text'>>('SELECT version, sha256, operator, console, published_at, signature FROM team_policies WHERE version > $1 ORDER BY version DESC LIMIT 100', [after]);
+  return r.rows.map((x) => ({ version: x.version, sha256: x.sha256, operator: x.operator, console: x.console, publishedAt: Number(x.published_at), signature: x.signature }));
 }
 
 /** One version, or the newest (version undefined); null when there is none. */
@@ -67,6 +72,11 @@ export async function policyVersion(db: Query, version?: number): Promise<TeamPo
 /** Why a stored version must not be applied, or null when a registered operator signed exactly it. */
 export async function policySignatureProblem(db: Query, p: TeamPolicyVersion, storedAt?: Date): Promise<string | null> {
   if (sha256Hex(p.text) !== p.sha256) return 'its text does not match the SHA-256 it was signed with';
+  return headSignatureProblem(db, p, storedAt);
+}
+
+/** The signature over a version's number and digest, checked before its text is read. */
+function headSignatureProblem(db: Query, p: Omit<TeamPolicyVersion, 'text'>, storedAt?: Date): Promise<string | null> {
   return signerProblem(db, p.operator, (key) => verifyPolicy(p, p.signature, key), 'version', storedAt);
 }
 
@@ -92,9 +102,14 @@ export async function publishPolicy(db: Query, o: { text: string; operator: stri
     const version = Number((await db.query<{ v: number }>('SELECT coalesce(max(version), 0) + 1 AS v FROM team_policies')).rows[0]!.v);
     const fields: PolicyFields = { version, sha256, operator: o.operator, console: o.console, publishedAt: (o.now ?? Date.now)() };
     const p: TeamPolicyVersion = { ...fields, text: o.text, signature: signPolicy(fields, o.privatePem) };
-    const r = await db.query(`INSERT INTO team_policies (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (version) DO NOTHING`, [p.version, p.text, p.sha256, p.operator, p.console, p.publishedAt, p.signature]);
-    if (r.rowCount === 1) return p;
-    if (attempt >= 4) throw new Error(`could not publish: version ${version} was taken by another publisher each time; try again`);
+    try {
+      // The database takes only the next number (migration 004's trigger): another publisher that
+      // came first makes this one sign again with the number after theirs.
+      await db.query(`INSERT INTO team_policies (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [p.version, p.text, p.sha256, p.operator, p.console, p.publishedAt, p.signature]);
+      return p;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23505' || attempt >= 4) throw err;
+    }
   }
 }
 
@@ -132,7 +147,8 @@ export class TeamPolicyFollower {
   private readonly refused = new Set<string>();
   /** The member row last told which version is in force (null: not yet, on this connection). */
   private reported: number | null = null;
-  private running: Promise<void> = Promise.resolve();
+  private pool: Query | null = null;
+  private readonly run = singleFlight(() => this.syncOnce(this.pool!));
 
   constructor(private readonly deps: TeamPolicyDeps) {}
 
@@ -155,12 +171,10 @@ export class TeamPolicyFollower {
     else this.inForceValue = saved;
   }
 
-  /** After each (re)connect and on each announcement: one run at a time. */
+  /** After each (re)connect and on each announcement: one run at a time, announcements meanwhile folded into one more. */
   sync(pool: Query): Promise<void> {
-    const run = this.running.then(() => this.syncOnce(pool));
-    // The caller sees this run's failure; the next run starts regardless.
-    this.running = run.catch(() => {});
-    return run;
+    this.pool = pool;
+    return this.run();
   }
 
   /** The connection dropped: the member row is told again once it is back. */
@@ -170,7 +184,15 @@ export class TeamPolicyFollower {
 
   private async syncOnce(pool: Query): Promise<void> {
     const current = this.inForceValue?.version ?? 0;
-    for (const p of await policyVersionsAfter(pool, current)) {
+    for (const head of await policyHeadsAfter(pool, current)) {
+      // The signature first: no text nobody signed is read or parsed.
+      const unsigned = await headSignatureProblem(pool, head);
+      if (unsigned) {
+        this.refuse(head, unsigned);
+        continue;
+      }
+      const p = await policyVersion(pool, head.version);
+      if (!p) continue;
       const problem = (await policySignatureProblem(pool, p)) ?? loadProblem(this.deps.store.checkTeamPolicy(p.text, p.version));
       if (problem) {
         this.refuse(p, problem);
@@ -196,9 +218,10 @@ export class TeamPolicyFollower {
     }
   }
 
-  private refuse(p: TeamPolicyVersion, problem: string): void {
+  private refuse(p: Omit<TeamPolicyVersion, 'text'>, problem: string): void {
     const key = `${p.version}\n${p.signature}`;
-    if (this.refused.has(key)) return;
+    // Bounded: past this many, a flood of bad rows is neither logged nor written into this member's chain.
+    if (this.refused.has(key) || this.refused.size >= MAX_REFUSALS_RECORDED) return;
     this.refused.add(key);
     const inForce = this.inForceValue?.version ?? null;
     this.deps.log(`team policy: refused version ${p.version} claimed by ${p.operator}: ${problem}; ${inForce === null ? 'no team policy is in force' : `version ${inForce} stays in force`}`);

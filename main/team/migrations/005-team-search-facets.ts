@@ -18,7 +18,7 @@ export const TEAM_MIGRATION_005 = {
   version: 5,
   name: "team search's facets as lexemes of each event's tsvector",
   sql: `
-    CREATE FUNCTION team_facets_005(member text, type text, actor text, payload text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+    CREATE FUNCTION team_facets_005(member text, type text, actor text, payload text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
     DECLARE
       p jsonb;
     BEGIN

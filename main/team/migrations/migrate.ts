@@ -18,7 +18,7 @@ export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
 const LOCK = "SELECT pg_advisory_xact_lock(hashtext('gatehouse team schema'))";
 
 /** The version the database is at (0: never initialised). */
-export async function teamSchemaVersion(client: ClientBase): Promise<number> {
+export async function teamSchemaVersion(client: Pick<ClientBase, 'query'>): Promise<number> {
   const exists = await client.query<{ t: string | null }>("SELECT to_regclass('team_schema')::text AS t");
   if (!exists.rows[0]?.t) return 0;
   const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM team_schema');
@@ -48,7 +48,7 @@ export async function migrateTeam(client: ClientBase, list: readonly Migration[]
 }
 
 /** Throws, saying what to run, unless the database is at the version this Gatehouse writes. */
-export async function requireTeamSchema(client: ClientBase): Promise<void> {
+export async function requireTeamSchema(client: Pick<ClientBase, 'query'>): Promise<void> {
   const v = await teamSchemaVersion(client);
   if (v === TEAM_SCHEMA_VERSION) return;
   if (v < TEAM_SCHEMA_VERSION) throw new Error(`the team database is at schema version ${v}, this Gatehouse needs ${TEAM_SCHEMA_VERSION}: run gatehouse team init URL`);

@@ -5,7 +5,7 @@
 // a console role's credentials and a copied signature is refused and recorded; a revoked grant is
 // dropped at once and `make` asks again; once the owner revokes ana's key, alpha drops her grants
 // and refuses what she signs, while what she signed before still verifies.
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
@@ -59,7 +59,17 @@ describe.runIf(pgMissing('team-grants') === null)('team grants: signed, held by 
     expect(refused.payload).toMatchObject({ id: 'forged-1', operator: 'ana', value: 'cargo build', problem: `the signature is not operator "ana"'s over this grant` });
     expect(await call('cargo build')).toBe('ask');
 
-    // 3. Revoked (by the start of its id): alpha drops it, and make asks again.
+    // A folder that leads elsewhere on alpha (the agent made it a symlink to /etc before the grant
+    // arrived) is not held: the operator signed the folder as written.
+    const trap = tempDir('gatehouse-team-grants-trap-');
+    symlinkSync('/etc', join(trap, 'out'));
+    expect((await runCli(['team', 'grant', 'add', '--path', join(trap, 'out'), '--home', opHome], asAna)).code).toBe(0);
+    const widened = (await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'team.grant-refused' && x.payload.kind === 'path'))).find((x) => x.type === 'team.grant-refused' && x.payload.kind === 'path')!;
+    expect(widened.payload.problem).toBe(`${join(trap, 'out')} leads through a symlink to /etc on this machine`);
+
+    // 3. Revoked (by the start of its id): alpha drops it, and make asks again; a revocation is final.
+    await expect(sql(consoles, 'UPDATE team_grants SET revoked_at = 1 WHERE id = $1', [`forged-1`])).resolves.toEqual([]);
+    await expect(sql(consoles, 'UPDATE team_grants SET revoked_at = NULL WHERE id = $1', ['forged-1'])).rejects.toThrow(/revoked already; a revocation is final/);
     const listed = await runCli(['team', 'grant', 'list'], asAna);
     expect(listed.stdout).toContain(`${id!.slice(0, 8)}  command make  on every member  by ana`);
     const revoked = await runCli(['team', 'grant', 'revoke', id!.slice(0, 8)], asAna);

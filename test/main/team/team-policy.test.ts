@@ -89,6 +89,12 @@ describe.runIf(pgMissing('team-policy') === null)('team policy: signed versions,
       sql(db, 'INSERT INTO team_policies (version, text, sha256, operator, console, published_at, signature) VALUES (2, $1, $2, $3, $4, $5, $6)', [text, sha256Hex(text), operator, 'desk', Number(v1!.published_at), signature]);
     const open = 'version: 1\nrules: []\n';
     await expect(insert(alphaUrl, open, 'ana', v1!.signature)).rejects.toThrow(/permission denied for table team_policies/);
+    // Nor plant what the owner's triggers would run or read in its place: a function in public,
+    // or a temporary table shadowing the one row-level security reads its member from.
+    await expect(sql(alphaUrl, 'CREATE FUNCTION public.json_build_object(text, text) RETURNS json LANGUAGE sql AS $$ SELECT NULL::json $$')).rejects.toThrow(/permission denied for schema public/);
+    await expect(sql(alphaUrl, 'CREATE TEMP TABLE team_member_roles (role name, member text)')).rejects.toThrow(/permission denied to create temporary tables/);
+    // A console role cannot take the last version number either: versions come one after another.
+    await expect(sql(consoles, 'INSERT INTO team_policies (version, text, sha256, operator, console, published_at, signature) VALUES (2147483647, $1, $2, $3, $4, 0, $5)', [open, sha256Hex(open), 'ana', 'desk', v1!.signature])).rejects.toThrow(/team policy version 2147483647 is not the next one/);
 
     // 3. A console role's credentials write versions no operator signed: ana's version-1 signature
     // replayed onto an empty policy, then one by an operator nobody registered. Alpha refuses both.

@@ -16,8 +16,8 @@ const SHIPPED: Record<number, string> = {
   1: 'dd678d4fd6e5466a82699f52c4fb92a02e088795a1ed64a4582d2d46e6b3eee3',
   2: '49b0276eaffc7276a340889915e99b32b60f749b31cdf47dd032c8c16fb0b1be',
   3: 'de5597fd6dbad2b9ca73ff0a75a7cadd63f5d76eb43feefb7f5eaa5ff250b71d',
-  4: '2342e03b4f7806b627396711a5fe15b3c642063489e015af77a52c9683f6b449',
-  5: '8a7f9c5d51fd34b268cdca9e68eca74fff2380cdee4db3fb901b7513d982a210',
+  4: 'c5d60549a86e93232cd4fcd447cd5b133457cbc7b5ece1a5aac8d743715298fb',
+  5: 'df2fee5253f2cb81eb74bcd2f3f83c304df82a408ddac99d35b1d61f5dd3ff49',
 };
 
 describe('the team URL and member name', () => {
