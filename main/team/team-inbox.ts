@@ -214,15 +214,20 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
           if (listener === c) listener = null;
           c.release(err);
         };
-        c.on('error', (err) => {
-          if (released) return;
+        const lost = (err: Error) => {
+          if (released || closed) return;
           log(`team inbox: the connection listening for decisions dropped (${err.message}); reconnecting`);
           drop(err);
           swept = false;
           dropped = true;
           for (const f of followers) f.disconnected();
           retry();
-        });
+        };
+        c.on('error', lost);
+        // A connection can also end without an error event (the server closed it between two
+        // messages): a listener that only watched for errors stayed "listening" on a dead socket,
+        // and heard no decision again.
+        c.on('end', () => lost(new Error('the connection ended')));
         try {
           await c.query(`LISTEN ${DECIDED_CHANNEL}`);
           for (const f of followers) await c.query(`LISTEN ${f.channel}`);
