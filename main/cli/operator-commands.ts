@@ -36,6 +36,7 @@ export function addOperatorCommands(cli: Command): void {
     .description('The operators registered in the team database, and whether their keys were revoked.')
     .option('--json', 'one JSON array')
     .option('--team-url <url>', `the team database (no password in it); default: $${TEAM_URL_ENV}`)
+    .addHelpText('after', examplesHelp(['gatehouse operator list --json']))
     .action(async (o: { json?: boolean; teamUrl?: string }) => {
       const rows = await onTeam(requireTeamUrl(o.teamUrl), (pool) => listOperators(pool));
       if (o.json) console.log(jsonText(rows, 2));

@@ -76,6 +76,7 @@ export function addTeamGrantCommands(team: Command): void {
     .description('The team grants that are live: not revoked, not expired.')
     .option('--json', 'one JSON array')
     .addOption(teamUrlOption())
+    .addHelpText('after', examplesHelp(['gatehouse team grant list --json']))
     .action(async (o: { json?: boolean; teamUrl?: string }) => {
       const url = requireTeamUrl(o.teamUrl);
       const grants = await onTeam(url, (pool) => liveTeamGrants(pool, Date.now()));

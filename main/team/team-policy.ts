@@ -23,7 +23,7 @@ import { signPolicy, verifyPolicy, type PolicyFields } from './decision-signatur
 import { signerProblem } from './team-decisions.js';
 import { singleFlight } from './single-flight.js';
 
-/** Refusals recorded per run of the host; more are only logged. */
+/** Refusals recorded per run of the host; more are neither logged nor recorded. */
 const MAX_REFUSALS_RECORDED = 100;
 
 /** The channel migration 4's trigger announces each new version on (payload: {"version": N}). */
