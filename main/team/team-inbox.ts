@@ -162,7 +162,7 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     });
   };
 
-  /** True after the decisions listener dropped, until it listens again and has read what was stored meanwhile. */
+  /** True after the decisions listener dropped (or could not be made), until it listens again and has read what was stored meanwhile. */
   let dropped = false;
   let linking: Promise<void> | null = null;
   let relink = false;
@@ -239,6 +239,9 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
         swept = false;
       } catch (err) {
         log(`team inbox: cannot listen for decisions, retrying (${describePgError(err)})`);
+        // Not listening, whether a listener dropped or none was ever made (the team database went
+        // down before the first LISTEN): the recovery is logged either way.
+        dropped = true;
         retry();
         return;
       }
