@@ -459,7 +459,7 @@ export function ApprovalsView() {
                         now={now}
                         clockOffset={clockOffset}
                         domId={domId(item.id)}
-                        machine={ownMachine}
+                        machine={team.link ? ownMachine : null}
                         top={v.start}
                         onActivate={onRowClick}
                       />

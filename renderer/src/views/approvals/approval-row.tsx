@@ -45,8 +45,8 @@ export interface ApprovalRowProps {
   now: number;
   clockOffset: number;
   domId: string;
-  /** The machine the call waits on: this host's member name in team mode, else "this machine". */
-  machine: string;
+  /** The machine the call waits on: this host's member name in team mode; null outside it (no column: every call waits here). */
+  machine: string | null;
   top: number;
   onActivate(click: RowClick): void;
 }
@@ -108,9 +108,11 @@ export const ApprovalRow = memo(function ApprovalRow({ item, count, sessions, ac
           </span>
         ) : null}
       </span>
-      <span className="approval-row-machine muted" data-testid="approval-machine" title={safeTitle(`waits on ${machine}`)}>
-        <SafeText text={machine} />
-      </span>
+      {machine !== null ? (
+        <span className="approval-row-machine muted" data-testid="approval-machine" title={safeTitle(`waits on ${machine}`)}>
+          <SafeText text={machine} />
+        </span>
+      ) : null}
       <span className="approval-row-session mono muted" data-testid="approval-session" title={safeTitle(sessions > 1 ? `${sessions} sessions, the first ${call.session}` : `session ${call.session}`)}>
         {sessions > 1 ? `${sessions} sess.` : <SafeText text={shortSession(call.session)} />}
       </span>
