@@ -101,3 +101,19 @@ export class WsClient {
     });
   }
 }
+
+/**
+ * Resolves once the host's log holds a committed event `ok` accepts (a console read settles what
+ * was appended and returns only what is committed): checked at once and after each commit the
+ * host announces.
+ */
+export async function untilLogged(op: WsClient, ok: (e: { type: string; payload: Record<string, unknown> }) => boolean): Promise<void> {
+  let after = -1;
+  for (;;) {
+    const tail = (await op.call('audit.tail', { limit: 1000 })) as { result: { events: { seq: number; type: string; payload: Record<string, unknown> }[] } };
+    if (tail.result.events.some(ok)) return;
+    const head = Math.max(after, ...tail.result.events.map((e) => e.seq));
+    await op.waitForEvent((e) => e.event === 'audit.appended' && (e.payload as { lastSeq: number }).lastSeq > head);
+    after = head;
+  }
+}

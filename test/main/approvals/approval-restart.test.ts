@@ -12,7 +12,7 @@ import { readServeFile } from '../../../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../main/shells/serve/guards.js';
 import { homePaths } from '../../../main/home.js';
 import { repoRoot, startCli } from '../../support/cli.js';
-import { WsClient, wsConnect } from '../../support/net.js';
+import { untilLogged, WsClient, wsConnect } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
 import { nextPending } from '../../support/inbox.js';
 import Database from 'better-sqlite3';
@@ -161,10 +161,12 @@ describe('a call waiting when the host stops', () => {
     const waiting = console.waitForEvent((e) => e.event === 'approvals.changed' && (e.payload as { pending: number }).pending === 1);
     const answer = hook(info.hookUrl, info.agentToken, 'kill-s', 'touch never.txt');
     const asked = await waiting;
+    expect(asked.payload).toMatchObject({ pending: 1 });
     // Killed once the wait is committed (the item is written in the same transaction as its
-    // approval.requested event): what a crash can lose is only what was never acknowledged.
-    const at = console.events.indexOf(asked);
-    await console.waitForEvent((e) => e.event === 'audit.appended' && console.events.indexOf(e) > at);
+    // approval.requested event): what a crash can lose is only what was never acknowledged. Not
+    // "the next audit.appended": that can be the batch before, holding only call.received. A
+    // console read returns only what is committed.
+    await untilLogged(console, (e) => e.type === 'approval.requested');
     serve.child.kill('SIGKILL');
     // Nobody answers a killed host's callers: the connection just ends.
     expect(await answer).toHaveProperty('error');

@@ -13,7 +13,7 @@ import { readServeFile } from '../../../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../main/shells/serve/guards.js';
 import { AuditStore } from '../../../main/audit/audit-store.js';
 import { runCli, startCli, type RunningCli } from '../../support/cli.js';
-import { WsClient, wsConnect } from '../../support/net.js';
+import { untilLogged, WsClient, wsConnect } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
 import { connectAgent } from '../../support/mcp-agent.js';
 
@@ -39,18 +39,6 @@ async function serve(home: string, extra: string[] = []): Promise<{ cli: Running
   const ws = await wsConnect(`ws://127.0.0.1:${info.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + info.token], origin: `http://127.0.0.1:${info.port}` });
   if (!ws.ok) throw new Error(`operator WebSocket refused: ${ws.status}`);
   return { cli, op: new WsClient(ws.ws), info };
-}
-
-/** Resolves once the host's log holds an event `ok` accepts: checked at once and after each commit the host announces. */
-async function untilLogged(op: WsClient, ok: (e: { type: string; payload: Record<string, unknown> }) => boolean): Promise<void> {
-  let after = -1;
-  for (;;) {
-    const tail = (await op.call('audit.tail', { limit: 1000 })) as { result: { events: { seq: number; type: string; payload: Record<string, unknown> }[] } };
-    if (tail.result.events.some(ok)) return;
-    const head = Math.max(after, ...tail.result.events.map((e) => e.seq));
-    await op.waitForEvent((e) => e.event === 'audit.appended' && (e.payload as { lastSeq: number }).lastSeq > head);
-    after = head;
-  }
 }
 
 function postHook(url: string, token: string, body: unknown): Promise<unknown> {
