@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
+import { SymlinkCache, type Walked } from './symlink-cache.js';
 
 /** How relative paths, `~` and `$HOME` are interpreted for one call. */
 export interface PathContext {
@@ -62,18 +63,33 @@ const MAX_RESOLVED_PATH = 4096;
  * rest appended. A dangling symlink is followed to where it points, because writing through it
  * creates the target — without that, `ln -s /etc/cron.d/x /tmp/l; echo … > /tmp/l` would look like
  * a write to /tmp.
+ *
+ * Every call is judged on the file system as it is now; repeated paths are answered from a cache
+ * that one stat proves current (symlink-cache.ts says why that is enough).
  */
-export function resolveSymlinks(p: string, depth = 0): string {
+export function resolveSymlinks(p: string): string {
+  return resolved.resolve(p);
+}
+
+/**
+ * One walk of the file system for `p`, and the anchor that proves the answer while it is
+ * unchanged: the path itself when all of it exists, or the deepest existing folder when the first
+ * missing name has no entry at all in it. No anchor when a symlink was followed into another part
+ * of the tree (a dangling link, a walk from the root), where one stat proves nothing.
+ */
+export function walkSymlinks(p: string, depth = 0): Walked {
   // Longer than PATH_MAX: no file has this name, and each step below costs a system call the
   // agent chose; the extractor reports such a path as unsure.
-  if (depth > 40 || p.length > MAX_RESOLVED_PATH) return p;
+  if (depth > 40 || p.length > MAX_RESOLVED_PATH) return { path: p, anchor: null };
   let prefix = p;
   let up = 0;
+  let fromRoot = false;
   while (prefix !== '/' && !existsSync(prefix)) {
     // A deep tail that does not exist (`/tmp/a/a/a/…`): walk down from the root instead, one
     // look-up per existing folder, rather than one per missing one.
     if (++up > 8) {
       prefix = '/';
+      fromRoot = true;
       break;
     }
     const i = prefix.lastIndexOf('/');
@@ -83,19 +99,21 @@ export function resolveSymlinks(p: string, depth = 0): string {
   try {
     cur = realpathSync.native(prefix);
   } catch {
-    return p;
+    return { path: p, anchor: null };
   }
-  if (prefix.length === p.length) return cur;
+  if (prefix.length === p.length) return { path: cur, anchor: depth === 0 ? p : null };
   const rest = p.slice(prefix === '/' ? 1 : prefix.length + 1).split('/');
   for (let i = 0; i < rest.length; i++) {
     const name = rest[i] as string;
     const candidate = cur === '/' ? '/' + name : cur + '/' + name;
     let st: ReturnType<typeof lstatSync> | undefined;
+    let unreadable = false;
     try {
       st = lstatSync(candidate, { throwIfNoEntry: false });
     } catch {
       // ENOTDIR (`/etc/hosts/x`), EACCES, ELOOP: nothing further can be resolved; the rest is literal.
       st = undefined;
+      unreadable = true;
     }
     if (st?.isSymbolicLink()) {
       let target: string;
@@ -105,10 +123,14 @@ export function resolveSymlinks(p: string, depth = 0): string {
         target = name;
       }
       const joined = posix.resolve(cur, target, ...rest.slice(i + 1));
-      return resolveSymlinks(joined, depth + 1);
+      return { path: walkSymlinks(joined, depth + 1).path, anchor: null };
     }
-    if (!st) return posix.join(cur, ...rest.slice(i));
+    // The first missing name, straight under the existing prefix: the prefix's folder holds no
+    // entry of that name while its stat is unchanged (an entry made or removed changes it).
+    if (!st) return { path: posix.join(cur, ...rest.slice(i)), anchor: i === 0 && depth === 0 && !fromRoot && !unreadable ? prefix : null };
     cur = candidate;
   }
-  return cur;
+  return { path: cur, anchor: null };
 }
+
+const resolved = new SymlinkCache(walkSymlinks);

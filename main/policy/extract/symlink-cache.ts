@@ -1,0 +1,96 @@
+// Where a path's symlinks lead is asked for every path of every call, and a walk costs 4–8 system
+// calls (a third of a decision's time). Agents repeat their paths, so answers are kept — but an
+// agent that swaps a folder for a symlink between two calls must be judged on the swap, never on
+// the answer from before it. So a kept answer is used only after one stat proves it current:
+//
+// - A path that exists whole: the stat (which follows symlinks) must find the same object (device
+//   and inode) with the same ctime. A symlink on the way retargeted, or a folder on the way
+//   replaced, reaches another object; the same object reached another way is the same file.
+// - A path whose first missing name sits straight under an existing folder: that folder, stated
+//   the same way. Making, removing or renaming any entry in a folder changes its ctime (and mtime),
+//   so the name is still absent and nothing new (a symlink) stands where it would be.
+//
+// ctime, not only mtime: `touch -d` can put a folder's mtime back after a change, but nothing
+// short of root setting the clock sets ctime. And an answer is kept only when its anchor's times
+// are older than SETTLED_MS at the moment it is kept: a file system stamps times with a coarse
+// clock (a jiffy on Linux, a second on some), so a change in the same tick as the walk could leave
+// the times equal. This is how git treats "racily clean" index entries.
+import { statSync, type Stats } from 'node:fs';
+
+/** One walk's answer, and what proves it while unchanged (null: nothing cheap does; not kept). */
+export interface Walked {
+  path: string;
+  anchor: string | null;
+}
+
+/** How old an anchor's ctime and mtime must be before an answer resting on it is kept. */
+export const SETTLED_MS = 2000;
+/** Most answers kept; past it the older half is dropped (calls repeat recent paths). */
+export const MAX_KEPT = 4096;
+
+interface Kept {
+  path: string;
+  anchor: string;
+  dev: number;
+  ino: number;
+  ctimeMs: number;
+  mtimeMs: number;
+}
+
+export interface SymlinkCacheOptions {
+  now?: () => number;
+  max?: number;
+}
+
+export class SymlinkCache {
+  private readonly kept = new Map<string, Kept>();
+  private readonly now: () => number;
+  private readonly max: number;
+
+  constructor(
+    private readonly walk: (p: string) => Walked,
+    opts: SymlinkCacheOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.max = opts.max ?? MAX_KEPT;
+  }
+
+  resolve(p: string): string {
+    const hit = this.kept.get(p);
+    if (hit) {
+      const st = stat(hit.anchor);
+      if (st && st.ino === hit.ino && st.dev === hit.dev && st.ctimeMs === hit.ctimeMs && st.mtimeMs === hit.mtimeMs) return hit.path;
+      this.kept.delete(p);
+    }
+    const walked = this.walk(p);
+    if (walked.anchor === null) return walked.path;
+    // Stated after the walk: a change made during it leaves a ctime too recent to keep.
+    const st = stat(walked.anchor);
+    const settledBefore = this.now() - SETTLED_MS;
+    if (!st || st.ctimeMs > settledBefore || st.mtimeMs > settledBefore) return walked.path;
+    if (this.kept.size >= this.max) this.dropOlderHalf();
+    this.kept.set(p, { path: walked.path, anchor: walked.anchor, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, mtimeMs: st.mtimeMs });
+    return walked.path;
+  }
+
+  /** How many answers are kept (for tests). */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  private dropOlderHalf(): void {
+    let n = this.kept.size >> 1;
+    for (const k of this.kept.keys()) {
+      if (n-- <= 0) break;
+      this.kept.delete(k);
+    }
+  }
+}
+
+function stat(p: string): Stats | undefined {
+  try {
+    return statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
