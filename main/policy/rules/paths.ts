@@ -199,6 +199,19 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
       return lit ? [{ glob: c.glob, base: fold(trimSlash(lit.base)), literal: lit.rest === '', rest: lit.rest.split('/').filter(Boolean) }] : [];
     }),
   );
+  // The common answer to containsProtected is "no", and it is asked for every path a recursive
+  // call names under every rule: two set look-ups say when the walk over the bases below can
+  // find something (a base below the path; the path at or below a wildcard base).
+  const above = new Set<string>();
+  for (const b of bases) for (let i = b.base.lastIndexOf('/'); i > 0; i = b.base.lastIndexOf('/', i - 1)) above.add(b.base.slice(0, i));
+  const wildcardBases = new Set(bases.filter((b) => !b.literal).map((b) => b.base));
+  const mayContain = (p: string): boolean => {
+    if (bases.length === 0) return false;
+    if (p === '/' || above.has(p)) return true;
+    if (wildcardBases.size === 0) return false;
+    for (let at = p; at.length > 1; at = at.slice(0, Math.max(at.lastIndexOf('/'), 1))) if (wildcardBases.has(at)) return true;
+    return false;
+  };
   return {
     empty: compiled.length === 0,
     match(path) {
@@ -210,6 +223,7 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
     },
     containsProtected(path) {
       const p = fold(trimSlash(path));
+      if (!mayContain(p)) return null;
       const prefix = p === '/' ? '/' : `${p}/`;
       for (const b of bases) {
         if (b.base.startsWith(prefix) || (!b.literal && b.base === p)) return b.glob;
