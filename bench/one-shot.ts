@@ -105,10 +105,14 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
     const profile = profileFromManifest({ permissions: { read: [], write: [], hosts: [], env: [] } }, dir);
     const wrap = containWrap({ detection, profile }, { timeoutMs: 10_000 });
     cases.push({
+      // Issue #29: within 1.8× of the bare spawn. Nearly all of the gap is process creation
+      // (the launcher shell that joins the pids cgroup and sets the rlimits, bwrap, and the
+      // PID namespace's init forking the tool), not the binds or the host side.
       name: 'one-shot call, bwrap sandbox + limits',
       unit: 'ms',
       better: 'lower',
       baseline: 'bare spawn of a shell tool',
+      target: { ratio: 1.8 },
       run: () => medianOfCalls(calls, async () => check(await runOneShot({ ...base, wrap }))),
     });
   } else {

@@ -120,7 +120,10 @@ export function ulimitScript(limits: ResourceLimits, withNproc: boolean): string
     `ulimit -n ${v.nofile}`,
     `ulimit -f ${v.fsizeBlocks}`,
     'ulimit -c 0',
-    ...(withNproc ? [`ulimit -u ${v.nproc}`] : []),
+    // RLIMIT_NPROC has no POSIX letter: bash says -u, dash -p (and refuses -u). Where -u is
+    // refused, -p; bash's -p is the read-only pipe size, so a shell that takes neither fails
+    // the chain (closed) rather than running without the process limit.
+    ...(withNproc ? [`{ ulimit -u ${v.nproc} 2>/dev/null || ulimit -p ${v.nproc}; }`] : []),
   ].join(' && ');
 }
 

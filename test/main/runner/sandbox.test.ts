@@ -263,6 +263,13 @@ describe('rlimits', () => {
     expect(out.status, out.stderr).toBe(0);
     check(out.stdout);
   });
+
+  it('the sh launcher sets the process limit too, whichever shell /bin/sh is (dash spells it -p, bash -u)', () => {
+    const out = spawnSync('/bin/sh', ['-c', `${ulimitScript(want, true)} && exec cat /proc/self/limits`], { encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    check(out.stdout);
+    expect(row(out.stdout, 'Max processes')).toEqual(['100', '100']);
+  });
 });
 
 describe('sandbox plans from manifests', () => {
