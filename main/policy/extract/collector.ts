@@ -45,6 +45,8 @@ export class Collector {
   private readonly seenHosts = new Set<string>();
   private readonly seenReasons = new Set<string>();
   private readonly seenRecursive = new Set<string>();
+  /** Where each path's symlinks lead, asked once per call (a path named as a tree is asked twice). */
+  private readonly real = new Map<string, string>();
   private readonly seenFollowed = new Set<string>();
   private readonly seenPrograms = new Set<string>();
 
@@ -84,6 +86,12 @@ export class Collector {
     return abs;
   }
 
+  private realOf(abs: string): string {
+    let r = this.real.get(abs);
+    if (r === undefined) this.real.set(abs, (r = resolveSymlinks(abs)));
+    return r;
+  }
+
   /**
    * Both the lexical path and, when it differs, where symlinks lead: a deny rule on either must
    * match (`/tmp/link/id_rsa` that is really `~/.ssh/id_rsa`, or a `.git/hooks` that links elsewhere).
@@ -96,7 +104,7 @@ export class Collector {
       return;
     }
     once(this.seenPaths, this.paths, abs);
-    if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, resolveSymlinks(abs));
+    if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, this.realOf(abs));
   }
 
   /**
@@ -116,7 +124,7 @@ export class Collector {
     if (!text.includes('/')) return add(text);
     const abs = tilde ? normalisePath(text, cwd, this.ctx.home) : posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
     add(abs);
-    if (this.ctx.resolveSymlinks) add(resolveSymlinks(abs));
+    if (this.ctx.resolveSymlinks) add(this.realOf(abs));
   }
 
   /**
@@ -135,7 +143,7 @@ export class Collector {
     if (this.followLinks) this.linksOut(abs);
     if (this.seenRecursive.has(abs)) return;
     once(this.seenRecursive, this.recursive, abs);
-    if (this.ctx.resolveSymlinks) once(this.seenRecursive, this.recursive, resolveSymlinks(abs));
+    if (this.ctx.resolveSymlinks) once(this.seenRecursive, this.recursive, this.realOf(abs));
   }
 
   /** A link-following walk of `abs`: where its links lead out of it is reached as a whole tree too. */
