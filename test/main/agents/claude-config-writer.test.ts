@@ -250,7 +250,7 @@ describe('ClaudeConfigWriter', () => {
     const { preview } = apply({ scope: 'user', mcp: 'none', hook: 'command' });
     expect(preview.files[0]!.changes[0]).toBe('hooks.PreToolUse[0]: replaced the Gatehouse hook with the command form, keeping your timeout of 12 s');
     let pre = settingsShape.parse(readJson(file)).hooks.PreToolUse[0]!.hooks[0]!;
-    expect(commandHookShape.parse(pre)).toMatchObject({ timeout: 12, command: expect.stringMatching(/ hook --home .* --timeout 8 \|\| /) });
+    expect(commandHookShape.parse(pre)).toMatchObject({ timeout: 12, command: expect.stringMatching(/gatehouse-hook\.sh --home .* --timeout 8 \|\| /) });
     // Running it again changes nothing; the default stays 600 / 590 when no timeout was set.
     expect(writer.preview({ scope: 'user', mcp: 'none', hook: 'command' }).files[0]!.changed).toBe(false);
     // The HTTP form takes it too: the deadline header the host derives the inbox wait from.
