@@ -3,7 +3,6 @@
 // (`gatehouse serve`, the built CLI) it answers exactly as the Node command does, and every fault
 // (no host, a host killed, a wrong token, a host that answers garbage or not at all, no curl)
 // still ends in a deny or the fail-closed exit 2. Run as Claude Code runs it: /bin/sh -c COMMAND.
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -63,19 +62,7 @@ async function fakeHost(handler: Parameters<typeof createServer>[1]): Promise<st
 }
 
 /** Runs `command` by /bin/sh -c inside bwrap with `hidden` replaced by an empty, unrunnable file. */
-function withoutFile(hidden: string, command: string, input: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bwrap', ['--dev-bind', '/', '/', '--ro-bind', '/dev/null', hidden, '/bin/sh', '-c', command], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
+const withoutFile = (hidden: string, command: string, input: string) => runShell(command, input, ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/dev/null', hidden]);
 
 describe('the bash hook client', () => {
   it('is what the writer names where bash and curl are, with the Node command kept elsewhere', () => {
