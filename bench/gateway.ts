@@ -13,19 +13,21 @@
 //    the gateway's pipeline steps from the result's step timings, the runner alone, and the
 //    whole round trip through /mcp against ToolRunner called in-process.
 //  - Claude Code hook round trips: the HTTP form (POST to the hook route) and the command form
-//    (`gatehouse hook`, a node process per call, as Claude Code runs it), the latter against the
-//    floor any command written in Node has: a bare `node -e 0` spawned the same way.
+//    (the command "write it for me" writes, run by /bin/sh -c as Claude Code runs it: the bash +
+//    curl client where they are, else `gatehouse hook`), the latter against the floor any command
+//    written in Node has: a bare `node -e 0` spawned the same way.
 import { fork, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claudeHooks } from '../shared/claude-config.js';
+import { agentLauncher } from '../main/gateway/agent-launcher.js';
 import { createHost } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
 import { median, type BenchCase } from './harness.js';
 import { startDirectServer } from './mcp-direct-server.js';
 
-const cliPath = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 const agentPath = fileURLToPath(new URL('../../bench/mcp-agent.mjs', import.meta.url));
 
 const MANIFEST = `name = "echo"
@@ -90,17 +92,20 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
     const body = (await res.json()) as { hookSpecificOutput?: { permissionDecision?: string } };
     if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`hook answered ${JSON.stringify(body)}`);
   };
-  const nodeCommand = (args: string[], check: (out: string) => boolean) =>
+  const spawned = (command: string, args: string[], check: (out: string) => boolean) =>
     new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       child.on('error', reject);
       child.on('close', () => (check(out) ? resolve() : reject(new Error(`${args.join(' ')} answered ${out}`))));
       child.stdin.end(HOOK_INPUT);
     });
-  const hookCommand = () => nodeCommand([cliPath, 'hook', '--home', home], (out) => /"allow"/.test(out));
-  const bareNode = () => nodeCommand(['-e', '0'], () => true);
+  // The hook command exactly as "write it for me" puts it into Claude Code's settings (the sh
+  // client where sh and curl are, else `gatehouse hook` with Node), run as Claude Code runs it: by /bin/sh -c.
+  const written = claudeHooks('command', { home, launcher: agentLauncher('hook').launcher }).PreToolUse.command as string;
+  const hookCommand = () => spawned('/bin/sh', ['-c', written], (out) => /"allow"/.test(out));
+  const bareNode = () => spawned(process.execPath, ['-e', '0'], () => true);
   const commandRuns = Math.max(3, Math.floor(calls / 5));
   const medianOf = async (n: number, fn: () => Promise<unknown>) => {
     const t: number[] = [];
@@ -197,6 +202,8 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       unit: 'ms',
       better: 'lower',
       baseline: 'node start-up (node -e 0, spawned the same way)',
+      // Issue #29: a hook client that does not start Node (main/cli/hook-client.sh).
+      target: { ratio: 0.35 },
       run: () => medianOf(commandRuns, hookCommand),
     },
   ];

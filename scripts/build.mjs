@@ -3,6 +3,7 @@
 import { build as esbuild } from 'esbuild';
 import { build as vite } from 'vite';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Where each Node-side job writes its entry, and how the desktop package ships it: one list, which
@@ -48,7 +49,11 @@ const jobs = {
   // `gatehouse hook` runs before every tool call Claude Code makes: its own small bundle starts fast.
   // Split: what it loads only when the host cannot be asked (the settings, zod) is a chunk of
   // its own, in out/main/hook-chunks, so the answered path never reads it.
-  hook: () => esbuild({ ...common, entryPoints: { hook: 'main/cli/hook-command.ts' }, outdir: outdir('hook'), splitting: true, chunkNames: 'hook-chunks/[name]-[hash]', format: 'esm' }),
+  // Beside it, the bash + curl client Claude Code's hooks run where bash and curl are (main/cli/hook-client.sh).
+  hook: () => Promise.all([
+    esbuild({ ...common, entryPoints: { hook: 'main/cli/hook-command.ts' }, outdir: outdir('hook'), splitting: true, chunkNames: 'hook-chunks/[name]-[hash]', format: 'esm' }),
+    mkdir(outdir('hook'), { recursive: true }).then(() => copyFile('main/cli/hook-client.sh', `${outdir('hook')}/gatehouse-hook.sh`)),
+  ]),
   // import.meta does not exist in CommonJS; modules that use it fall back to __filename there.
   electron: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/shells/electron/main.ts'], outfile: out('electron'), format: 'cjs', external: ['electron'] }),
   // The sandboxed preload may only require('electron'): everything else is bundled in.

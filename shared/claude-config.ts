@@ -46,13 +46,26 @@ export interface HookLauncher {
   entry: string;
   /** Environment assignments put before the command. */
   env?: Record<string, string>;
+  /**
+   * The bash + curl client (out/main/gatehouse-hook.sh) Claude Code's hooks run instead of Node,
+   * when /bin/bash and curl are there (main/gateway/agent-launcher.ts): a Node start-up is paid on
+   * every tool call otherwise. The other agents' hooks always run the Node command.
+   */
+  shClient?: string;
 }
+
+/** What runs the hook client (it speaks HTTP over bash's /dev/tcp): at this path on Linux and macOS alike. */
+export const HOOK_CLIENT_SHELL = '/bin/bash';
 
 /** The words that start the CLI: absolute paths when known, else `gatehouse` from the PATH. */
 function launch(launcher: HookLauncher | null | undefined): string[] {
   if (!launcher) return [GATEHOUSE_COMMAND];
-  const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  return [...env, shellQuote(launcher.node), shellQuote(launcher.entry)];
+  return [...envWords(launcher), shellQuote(launcher.node), shellQuote(launcher.entry)];
+}
+
+/** The launcher's environment assignments, put before the command. */
+function envWords(launcher: HookLauncher): string[] {
+  return Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`);
 }
 
 export interface HookCommandOptions {
@@ -62,20 +75,36 @@ export interface HookCommandOptions {
 }
 
 /**
- * The command-form PreToolUse hook: `gatehouse hook [--home DIR]`, run by a shell, failing closed
- * (a missing node or entry, a crash, an unset PATH: exit 2, which blocks the call).
+ * What the shell runs when the bash client itself fails (its file gone, killed): exit 2, which
+ * blocks the call, as HOOK_FAIL_CLOSED does for the Node command.
  */
-export function hookCommand(home: string | null, opts: HookCommandOptions = {}): string {
-  const timeout = opts.timeoutS !== undefined ? ['--timeout', String(opts.timeoutS)] : [];
-  return [...launch(opts.launcher), 'hook', ...homeArgs(home).map(shellQuote), ...timeout, HOOK_FAIL_CLOSED].join(' ');
+export const HOOK_CLIENT_FAIL_CLOSED = `|| { echo 'Gatehouse: the hook client could not run (is the Gatehouse installation its command names still there?); this call is blocked.' >&2; exit 2; }`;
+
+/** The words that start Claude Code's hook: the bash client when there is one, else `gatehouse hook`. */
+function claudeHookLaunch(launcher: HookLauncher | null | undefined): string[] {
+  if (!launcher?.shClient) return [...launch(launcher), 'hook'];
+  return [...envWords(launcher), HOOK_CLIENT_SHELL, shellQuote(launcher.shClient)];
 }
 
 /**
- * The command-form PostToolUse / PostToolUseFailure hook: the same command, reporting what ran.
+ * The command-form PreToolUse hook: `gatehouse hook [--home DIR]` (or the bash client with the same
+ * options), run by a shell, failing closed (a missing node, entry or client, a crash, an unset
+ * PATH: exit 2, which blocks the call).
+ */
+export function hookCommand(home: string | null, opts: HookCommandOptions = {}): string {
+  const timeout = opts.timeoutS !== undefined ? ['--timeout', String(opts.timeoutS)] : [];
+  const tail = opts.launcher?.shClient ? HOOK_CLIENT_FAIL_CLOSED : HOOK_FAIL_CLOSED;
+  return [...claudeHookLaunch(opts.launcher), ...homeArgs(home).map(shellQuote), ...timeout, tail].join(' ');
+}
+
+/**
+ * The command-form PostToolUse / PostToolUseFailure hook: the same command, reporting what ran
+ * (the bash client is told with --report: it then prints nothing and exits 0 whatever happens).
  * Not failing closed: the tool has already run, and an exit 2 would only show the model an error.
  */
 export function reportCommand(home: string | null, opts: HookCommandOptions = {}): string {
-  return [...launch(opts.launcher), 'hook', ...homeArgs(home).map(shellQuote)].join(' ');
+  const report = opts.launcher?.shClient ? ['--report'] : [];
+  return [...claudeHookLaunch(opts.launcher), ...report, ...homeArgs(home).map(shellQuote)].join(' ');
 }
 
 /** `timeoutS`: the hook's own timeout in Claude Code (seconds), written explicitly. */

@@ -1031,8 +1031,8 @@ export const methods = {
       mcpUrl: z.string().nullable(),
       hookUrl: z.string().nullable(),
       agentToken: z.string().nullable(),
-      /** How the hook command starts Gatehouse by absolute path (node and entry); null: `gatehouse` from the PATH. */
-      hookLauncher: z.object({ node: z.string(), entry: z.string(), env: z.record(z.string(), z.string()).optional() }).nullable().optional(),
+      /** How the hook command starts Gatehouse by absolute path (node and entry, or the sh client); null: `gatehouse` from the PATH. */
+      hookLauncher: z.object({ node: z.string(), entry: z.string(), env: z.record(z.string(), z.string()).optional(), shClient: z.string().optional() }).nullable().optional(),
       tools: z.array(agentTool),
       pending: z.number().int(),
     }),

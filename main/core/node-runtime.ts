@@ -58,7 +58,7 @@ function searchPath(host: RuntimeHost): NodeLookup {
   return { ok: false, reason: `no Node.js ${MIN_TEXT} or later was found on the PATH${seen}; the desktop app cannot act as one (its runAsNode fuse is off): install Node.js ${MIN_TEXT} or later on the PATH the app is started with, then restart Gatehouse` };
 }
 
-function isExecutableFile(p: string): boolean {
+export function isExecutableFile(p: string): boolean {
   try {
     if (!statSync(p).isFile()) return false;
     accessSync(p, constants.X_OK);

@@ -4,12 +4,14 @@
 // so ELECTRON_RUN_AS_NODE=1 would start the app, not the hook), and the entry is the copy shipped
 // unpacked beside the asar. The packaged app ships only the hook's part of the command line, not
 // the stdio bridge (docs/packaging.md). When no command can start, `launcher` is null (the config
-// names `gatehouse` on the PATH) and `problem` says why, for the preview's notes.
+// names `gatehouse` on the PATH) and `problem` says why, for the preview's notes. Claude Code's
+// hook runs the bash + curl client beside hook.js instead where it can (hookShClient): no Node
+// start-up before every tool call; the Node command stays the fallback (Windows, no curl).
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { HookLauncher } from '../../shared/claude-config.js';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { HOOK_CLIENT_SHELL, type HookLauncher } from '../../shared/claude-config.js';
 import { installedEntry } from '../core/install-files.js';
-import { currentRuntimeHost, findNode, unpackedPath, type RuntimeHost } from '../core/node-runtime.js';
+import { currentRuntimeHost, findNode, isExecutableFile, unpackedPath, type RuntimeHost } from '../core/node-runtime.js';
 
 /** "hook": `gatehouse hook` (out/main/hook.js); "cli": any command (out/main/cli.js, e.g. the stdio bridge). */
 export type LauncherUse = 'hook' | 'cli';
@@ -47,5 +49,20 @@ export function agentLauncher(use: LauncherUse, runtime: RuntimeHost = currentRu
   }
   const node = findNode(runtime);
   if (!node.ok) return { launcher: null, problem: `The config names \`gatehouse\` on the PATH because ${node.reason}; or use the HTTP form.` };
-  return { launcher: { node: node.node, entry: real }, problem: null };
+  const shClient = use === 'hook' ? hookShClient(runtime, bundles) : null;
+  return { launcher: { node: node.node, entry: real, ...(shClient ? { shClient } : {}) }, problem: null };
+}
+
+/**
+ * The bash + curl hook client (out/main/gatehouse-hook.sh) when it can run here, else null (Claude
+ * Code's hook then runs `gatehouse hook` with Node): not on Windows, and only with /bin/bash and a
+ * curl on the PATH or in /usr/bin (where the client also looks for it when Claude Code's PATH is
+ * unset). A curl removed later makes the client deny every call, as a missing node does.
+ */
+export function hookShClient(runtime: RuntimeHost, bundles: string): string | null {
+  if (runtime.platform === 'win32') return null;
+  const client = join(bundles, 'gatehouse-hook.sh');
+  if (!existsSync(client) || !isExecutableFile(HOOK_CLIENT_SHELL)) return null;
+  const dirs = [...(runtime.path ?? '').split(delimiter).filter((d) => isAbsolute(d)), '/usr/bin'];
+  return dirs.some((d) => isExecutableFile(join(d, 'curl'))) ? client : null;
 }

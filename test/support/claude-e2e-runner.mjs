@@ -130,7 +130,8 @@ await scenario('wait', { autonomy: 'supervised', hookAsk: 'inbox', hookAutonomyA
 // A wrong agent token in the hook command: denied, never run.
 const badToken = join(root, 'wrong-token');
 writeFileSync(badToken, 'x'.repeat(40), { mode: 0o600 });
-writeFileSync(settingsFile, written.replaceAll(' hook --home ', ` hook --agent-token-file ${badToken} --home `));
+// Both commands Gatehouse writes (the bash client, `gatehouse hook`) take --agent-token-file before --home.
+writeFileSync(settingsFile, written.replaceAll(' --home ', ` --agent-token-file ${badToken} --home `));
 await scenario('wrong-token', { autonomy: 'full', hookAutonomyAllow: 'allow', hookAsk: 'agent' }, `touch ${marker('wrong-token')}`);
 // The HTTP form, as write it for me writes it (the token from GATEHOUSE_AGENT_TOKEN): a deny, and
 // "no decision" ({"continue": true}), which Claude Code accepts and then applies its own rules.

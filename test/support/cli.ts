@@ -112,10 +112,14 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, under: str
   };
 }
 
-/** A command line as an agent runs its hook: `/bin/sh -c`, with only PATH set, `input` on stdin. */
-export function runShell(command: string, input: string): Promise<CliResult> {
+/**
+ * A command line as an agent runs its hook: `/bin/sh -c`, with only PATH set, `input` on stdin.
+ * `under`: a command line the shell runs under (e.g. bwrap hiding a file).
+ */
+export function runShell(command: string, input: string, under: string[] = []): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const [cmd, ...pre] = [...under, '/bin/sh'];
+    const child = spawn(cmd!, [...pre, '-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

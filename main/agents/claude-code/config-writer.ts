@@ -271,7 +271,8 @@ function operatorHookTimeout(file: string, hooks: JsonObject | undefined): numbe
 
 export function isGatehouseHook(h: unknown): boolean {
   if (!isObject(h)) return false;
-  if (h.type === 'command' && typeof h.command === 'string') return /(^|[\s/'"])gatehouse(\.js)?['"]?\s+hook(\s|$)/.test(h.command);
+  // `gatehouse hook`, or the sh client (out/main/gatehouse-hook.sh) written where sh and curl are.
+  if (h.type === 'command' && typeof h.command === 'string') return /(^|[\s/'"])gatehouse(\.js)?['"]?\s+hook(\s|$)|(^|[\s/'"])gatehouse-hook\.sh['"]?(\s|$)/.test(h.command);
   if (h.type === 'http' && typeof h.url === 'string') {
     try {
       return new URL(h.url).pathname === CLAUDE_HOOK_PATH;

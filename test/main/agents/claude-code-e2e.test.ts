@@ -84,7 +84,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
 
     // What "write it for me" wrote, and Claude Code used: absolute paths, fail-closed, explicit timeouts, reports.
     expect(Object.keys(report.written.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
-    expect(report.written.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 600, command: expect.stringMatching(/^\S+ \S+gatehouse\.js hook .*--timeout 590 \|\| \{ .*exit 2; \}$/) });
+    expect(report.written.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 600, command: expect.stringMatching(/^\/bin\/bash \S+gatehouse-hook\.sh .*--timeout 590 \|\| \{ .*exit 2; \}$/) });
     // Claude Code streamed its requests to the mock; nothing else was reachable.
     expect(report.streamed).toBeGreaterThan(0);
 
@@ -123,7 +123,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
     // up on the hook (after a hook timeout its own flow decides, without Gatehouse): Claude Code
     // reports Gatehouse's reason, the tool did not run.
     const t = report.timeout;
-    expect(t.rewritten.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 12, command: expect.stringMatching(/ hook .*--timeout 8 \|\| \{ .*exit 2; \}$/) });
+    expect(t.rewritten.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'command', timeout: 12, command: expect.stringMatching(/gatehouse-hook\.sh .*--timeout 8 \|\| \{ .*exit 2; \}$/) });
     expect(s.timeout!.marker).toBe(false);
     expect(marker('timeout')).toBe(false);
     // Claude Code still waits for this answer: it is not told "agent gone".

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { checkEvent } from '../../../main/audit/event-schemas.js';
 import { ClaudeConfigWriter, isGatehouseHook, type ClaudeConfigRequest } from '../../../main/agents/claude-code/config-writer.js';
 import { ConfigFileError } from '../../../main/agents/config-file.js';
-import { HOOK_FAIL_CLOSED, shellQuote } from '../../../shared/claude-config.js';
+import { HOOK_CLIENT_FAIL_CLOSED, shellQuote } from '../../../shared/claude-config.js';
 import { repoRoot } from '../../support/cli.js';
 import { createHost } from '../../../main/host/create-host.js';
 import { OperationError } from '../../../main/core/operation-error.js';
@@ -93,14 +93,16 @@ describe('ClaudeConfigWriter', () => {
     const settings = settingsShape.parse(readJson(settingsFile));
     expect(settings.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [expect.anything()] }]);
     const hook = commandHookShape.parse(settings.hooks.PreToolUse[0]!.hooks[0]);
-    // Absolute paths of node and of this installation's entry: nothing depends on Claude Code's PATH.
-    expect(hook.command).toBe(`${shellQuote(process.execPath)} ${shellQuote(join(repoRoot, 'bin', 'gatehouse.js'))} hook --home '${join(home, '..', 'gatehouse home')}' --timeout 590 ${HOOK_FAIL_CLOSED}`);
+    // Absolute paths of bash and of this installation's hook client (bash and curl are here, so no
+    // Node starts before each tool call): nothing depends on Claude Code's PATH.
+    const client = join(repoRoot, 'out', 'main', 'gatehouse-hook.sh');
+    expect(hook.command).toBe(`/bin/bash ${shellQuote(client)} --home '${join(home, '..', 'gatehouse home')}' --timeout 590 ${HOOK_CLIENT_FAIL_CLOSED}`);
     expect(hook.timeout).toBe(600);
-    // What ran is reported back: PostToolUse and PostToolUseFailure, the same command without the fail-closed tail.
+    // What ran is reported back: PostToolUse and PostToolUseFailure, the same command (--report) without the fail-closed tail.
     const all = readJson(settingsFile).hooks as Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>;
     expect(Object.keys(all)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
     for (const ev of ['PostToolUse', 'PostToolUseFailure']) {
-      expect(all[ev]).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: `${shellQuote(process.execPath)} ${shellQuote(join(repoRoot, 'bin', 'gatehouse.js'))} hook --home '${join(home, '..', 'gatehouse home')}'`, timeout: 30 }] }]);
+      expect(all[ev]).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: `/bin/bash ${shellQuote(client)} --report --home '${join(home, '..', 'gatehouse home')}'`, timeout: 30 }] }]);
     }
     const mcp = mcpShape.parse(readJson(mcpFile));
     // ~/.claude.json is the user's own: the token itself, as `claude mcp add --scope user --header` writes it.
@@ -234,6 +236,8 @@ describe('ClaudeConfigWriter', () => {
     expect(pre[0]!.hooks[0]!.url).toBe(endpoints.hookUrl);
     expect(isGatehouseHook({ type: 'command', command: 'node /opt/gatehouse/bin/gatehouse.js hook' })).toBe(true);
     expect(isGatehouseHook({ type: 'command', command: 'gatehouse-hook-like' })).toBe(false);
+    expect(isGatehouseHook({ type: 'command', command: "/bin/bash '/opt/gate house/out/main/gatehouse-hook.sh' --home /h --timeout 590 || exit 2" })).toBe(true);
+    expect(isGatehouseHook({ type: 'command', command: '/bin/bash /opt/x/gatehouse-hook.sh.bak' })).toBe(false);
   });
 
   it('keeps a timeout the operator set on Gatehouse’s hook and derives the command’s --timeout and the HTTP deadline from it; refuses one it cannot answer within', () => {
@@ -246,7 +250,7 @@ describe('ClaudeConfigWriter', () => {
     const { preview } = apply({ scope: 'user', mcp: 'none', hook: 'command' });
     expect(preview.files[0]!.changes[0]).toBe('hooks.PreToolUse[0]: replaced the Gatehouse hook with the command form, keeping your timeout of 12 s');
     let pre = settingsShape.parse(readJson(file)).hooks.PreToolUse[0]!.hooks[0]!;
-    expect(commandHookShape.parse(pre)).toMatchObject({ timeout: 12, command: expect.stringMatching(/ hook --home .* --timeout 8 \|\| /) });
+    expect(commandHookShape.parse(pre)).toMatchObject({ timeout: 12, command: expect.stringMatching(/gatehouse-hook\.sh --home .* --timeout 8 \|\| /) });
     // Running it again changes nothing; the default stays 600 / 590 when no timeout was set.
     expect(writer.preview({ scope: 'user', mcp: 'none', hook: 'command' }).files[0]!.changed).toBe(false);
     // The HTTP form takes it too: the deadline header the host derives the inbox wait from.
