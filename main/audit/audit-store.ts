@@ -342,8 +342,9 @@ export class AuditStore {
   /** The writer's answer for a batch it was sent (the in-memory writer answers before send() returns). */
   private settled(r: WriterReply): void {
     // A reply for a batch already given up (sent after one that failed: lose() settled it) is dropped.
+    // Id 0: the answer came inside send() (a writer that is gone answers at once), before the id was kept.
     const batch = this.inflight[0];
-    if (!batch || (this.writer && batch.id !== r.id)) return;
+    if (!batch || (this.writer && batch.id !== 0 && batch.id !== r.id)) return;
     this.inflight.shift();
     if (r.committed && batch.rows.length > 0) this.committed = batch.head;
     if (r.ok) {

@@ -5,6 +5,7 @@
 // SQLITE_FULL, from max_page_count on the writer's connection.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { AuditStore } from '../../../main/audit/audit-store.js';
 import { GENESIS_HASH } from '../../../main/audit/chain.js';
@@ -43,6 +44,21 @@ describe('audit batches sent while one is being written', () => {
     expect(holdsWithoutATurn(() => rowsInFile(path).length === 6, 20_000)).toBe(true);
     await Promise.all(appended.map((a) => a.durable));
     expect(store.verify()).toMatchObject({ ok: true, checked: 6 });
+    store.close();
+  });
+
+  it('fails a batch sent to a writer thread that has stopped at once, saying so', async () => {
+    const path = join(tempDir('gatehouse-pipelined-'), 'audit.db');
+    const store = new AuditStore({ path, log: () => {} });
+    // The thread itself, stopped for real (as a crash of it would): reached through the store, not replaced.
+    const worker = (store as unknown as { writer: { worker: Worker } }).writer.worker;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    await worker.terminate();
+    await exited;
+    const a = store.append({ type: 'call.received', actor: 'agent:a', payload: {} });
+    expect(store.flush(60_000)).toBe(true);
+    await expect(a.durable).rejects.toThrow(/writer thread stopped/);
+    expect(store.writeError()).toMatch(/writer thread stopped/);
     store.close();
   });
 
