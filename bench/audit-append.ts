@@ -54,7 +54,8 @@ export function auditAppendCases(opts: { events: number; batch?: number }): Benc
     unit: 'events/s',
     better: 'higher',
     baseline: 'raw sqlite insert (search index, no chain)',
-    target: { median: 100_000, ratio: 0.5 },
+    // Issue #29: at least 0.9x the raw insert of the same rows with the same index.
+    target: { median: 100_000, ratio: 0.9 },
     async run() {
       const { path, cleanup } = tempDb();
       const store = new AuditStore({ path, maxBatch: batch });

@@ -7,7 +7,10 @@
 //    step (the spawn's jitter, several ms for bwrap on a busy machine, would drown a
 //    sub-millisecond difference); the overhead is the difference of those two medians: the token
 //    and Host/Origin checks, the pipeline (extraction, rules, checkers, autonomy, approval), the
-//    audit events, the result's provenance. Target: at most 1 ms at p50.
+//    audit events, the result's provenance. Target (issue #29): at most 0.25 ms at p50.
+//    Not in it: the wait for the decision to be on disk before the tool starts (Gateway.run awaits
+//    it inside the runner step, so it is subtracted with that step); only the wait for the answer's
+//    own events is. An agent waits for both: one commit and WAL fdatasync each.
 //    Reported beside it: both sides' round trip minus the runner (what the client, HTTP, MCP and
 //    the machine's wake-up after the wait cost, which any MCP server pays), an MCP ping to /mcp,
 //    the gateway's pipeline steps from the result's step timings, the runner alone, and the
@@ -120,7 +123,9 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       name: 'MCP gateway overhead, auto-allowed call (p50 added)',
       unit: 'ms',
       better: 'lower',
-      target: { median: 1 },
+      // Issue #29. Floor: the answer waits for its call.result to be committed and the WAL fdatasynced
+      // (~0.35 ms p50 on the CI disk, loaded), so this target holds only on a disk that syncs faster.
+      target: { median: 0.25 },
       async run() {
         const d: number[] = [];
         const total: number[] = [];

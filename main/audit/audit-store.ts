@@ -6,7 +6,9 @@
 //
 // Durability without stalling the host: batches are written by a thread of their own
 // (audit-writer-worker.ts) with its own connection, one batch at a time, so what is appended
-// while one commits gathers into the next (group commit). The commit does not fsync (WAL with
+// while one commits gathers into the next (group commit). A full batch cannot gather more and goes
+// at once, behind the ones the thread is writing: a burst of appends keeps the thread busy instead
+// of waiting, batch after batch, for the event loop to hear each answer and send the next. The commit does not fsync (WAL with
 // synchronous=NORMAL); the thread fsyncs the WAL file before it answers, which gives FULL's
 // guarantee for each batch whose `durable` has resolved. A commit on the event loop froze the
 // whole host while another process held the write lock, and a synchronous FULL commit cost every
@@ -22,7 +24,7 @@ import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 import { AuditFileGuard, AuditFileLost, assertWritable } from './audit-file-guard.js';
 import { HeadFileWriter, missingHistory, readHeadFile } from './audit-head.js';
-import { AuditWriter, WriterError, type RowTuple, type SideWrite, type WriterReply } from './audit-writer.js';
+import { AuditWriter, WriterError, type ChainBase, type RowTuple, type SideWrite, type WriterReply } from './audit-writer.js';
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
@@ -118,6 +120,10 @@ export const WRITE_LOCK_WAIT_MS = 5000;
 export const READ_SETTLE_MS = 1000;
 
 interface Batch {
+  /** The writer's id for it once sent (0 before). */
+  id: number;
+  /** The chain head before its first row: the writer refuses it unless that is the head it committed last. */
+  base: ChainBase;
   rows: RowTuple[];
   sql: SideWrite[];
   count: number;
@@ -143,8 +149,11 @@ export class AuditStore {
   private committed: { seq: number; hash: string };
   /** Batches gathered and not sent yet, oldest first; each holds at most maxBatch events. */
   private queue: Batch[] = [];
-  /** The batch the writer thread is committing: one at a time, so the next one gathers a tick's worth. */
-  private inflight: Batch | null = null;
+  /**
+   * Batches the writer thread has and has not answered yet, oldest first. One that can still grow
+   * waits while any is out, so it gathers a tick's worth (group commit); full ones go at once.
+   */
+  private inflight: Batch[] = [];
   private scheduled = false;
   private closed = false;
   /** The writer thread (audit-writer-worker.ts); null for an in-memory log, written here. */
@@ -279,7 +288,7 @@ export class AuditStore {
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
       this.send();
-      if (!this.inflight) return true;
+      if (this.inflight.length === 0) return true;
       const left = deadline - Date.now();
       if (left <= 0 || !this.writer) return false;
       this.writer.waitForReply(left);
@@ -309,28 +318,34 @@ export class AuditStore {
     });
   }
 
-  /** Hands the gathered batch to the writer, unless one is being written (its reply sends the next). */
+  /**
+   * Hands the writer every full batch gathered, and the one still gathering if the writer is idle
+   * (otherwise the reply of the one being written sends it, grown by what came meanwhile).
+   */
   private send(): void {
-    const batch = this.queue[0];
-    if (!batch || this.inflight || this.closed) return;
-    // SECURITY: a log deleted, replaced or truncated under the host would take this batch (and the
-    // ones before) with it; without this check calls went on being allowed with nothing on record.
-    const lost = this.guard?.check() ?? null;
-    this.queue.shift();
-    if (lost) {
-      this.lose(batch, new AuditFileLost(lost));
-      return;
+    for (let batch = this.queue[0]; batch && !this.closed; batch = this.queue[0]) {
+      if (this.inflight.length > 0 && batch.count < this.maxBatch) return;
+      // SECURITY: a log deleted, replaced or truncated under the host would take this batch (and the
+      // ones before) with it; without this check calls went on being allowed with nothing on record.
+      const lost = this.guard?.check() ?? null;
+      this.queue.shift();
+      if (lost) {
+        this.lose(batch, new AuditFileLost(lost));
+        return;
+      }
+      this.inflight.push(batch);
+      if (this.writer) batch.id = this.writer.send(batch.sql, batch.rows, batch.base);
+      else this.local!.write(batch.sql, batch.rows);
     }
-    this.inflight = batch;
-    if (this.writer) this.writer.send(batch.sql, batch.rows);
-    else this.local!.write(batch.sql, batch.rows);
   }
 
-  /** The writer's answer for the batch in flight. */
+  /** The writer's answer for a batch it was sent (the in-memory writer answers before send() returns). */
   private settled(r: WriterReply): void {
-    const batch = this.inflight;
-    if (!batch) return;
-    this.inflight = null;
+    // A reply for a batch already given up (sent after one that failed: lose() settled it) is dropped.
+    // Id 0: the answer came inside send() (a writer that is gone answers at once), before the id was kept.
+    const batch = this.inflight[0];
+    if (!batch || (this.writer && batch.id !== 0 && batch.id !== r.id)) return;
+    this.inflight.shift();
     if (r.committed && batch.rows.length > 0) this.committed = batch.head;
     if (r.ok) {
       // The head file follows what is on disk, never what is only committed (it must not lead the log).
@@ -350,23 +365,26 @@ export class AuditStore {
         this.log('audit fsync failed', err);
         this.failed(err, batch.count);
         batch.reject(err);
-      } else this.lose(batch, err);
+      } else {
+        // Answers come in order: every batch still out was sent after this one.
+        this.lose(batch, err, this.inflight.splice(0));
+      }
     }
     // The next batch goes now: it has gathered while this one was written.
     if (this.queue.length > 0) this.send();
   }
 
   /**
-   * A batch will not be written: its producers are told, and so are those of the batch gathered
-   * after it, whose rows are chained onto it. The chain resumes from the last commit; state writes
-   * (the inbox's) go again with the next batch.
+   * A batch will not be written: its producers are told, and so are those of every batch sent or
+   * gathered after it, whose rows are chained onto it (the writer refuses those already sent). The
+   * chain resumes where the lost batch began; state writes (the inbox's) go again with the next batch.
    */
-  private lose(batch: Batch, err: Error): void {
+  private lose(batch: Batch, err: Error, sentAfter: Batch[] = []): void {
     this.log('audit batch failed to commit', err);
-    const after = this.queue;
+    const after = [...sentAfter, ...this.queue];
     this.queue = [];
-    this.headSeqValue = this.committed.seq;
-    this.headHash = this.committed.hash;
+    this.headSeqValue = batch.base.seq;
+    this.headHash = batch.base.hash;
     this.failed(err, after.reduce((n, b) => n + b.count, batch.count));
     batch.reject(err);
     for (const b of after) b.reject(err);
@@ -586,7 +604,7 @@ function newBatch(head: { seq: number; hash: string }): Batch {
   });
   // A producer that ignores `durable` must not cause an unhandled rejection.
   promise.catch(() => {});
-  return { rows: [], sql: [], count: 0, head, promise, resolve, reject };
+  return { id: 0, base: head, rows: [], sql: [], count: 0, head, promise, resolve, reject };
 }
 
 /**

@@ -9,13 +9,14 @@
 // batch (side writes, the chained rows, the search index, the head), then an fsync of the WAL, then
 // one reply. The chain itself (seq, hash) is computed by the store on the main thread, so the
 // order of events is the order of append() calls whatever happens here.
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
 import { SearchIndexer } from "./audit-index.js";
 import type {
+  ChainBase,
   WriterReply,
   WriterRequest,
   WriterStart,
@@ -52,6 +53,13 @@ let indexedUpTo = (
   }
 ).seq;
 let walFd: number | null = null;
+/**
+ * The chain head as this thread last committed it (null until the first batch, which names it).
+ * SECURITY: the store sends full batches without waiting for the one before to be answered; a batch
+ * chained onto one that failed must not be written, or the log holds rows whose previous row is
+ * missing (a broken chain, and events of calls the store already answered as lost).
+ */
+let head: ChainBase | null = null;
 
 function statement(sql: string): Statement {
   let s = prepared.get(sql);
@@ -59,7 +67,12 @@ function statement(sql: string): Statement {
   return s;
 }
 
-/** Makes the committed WAL pages durable (synchronous=NORMAL does not fsync at commit). */
+/**
+ * Makes the committed WAL pages durable (synchronous=NORMAL does not sync at commit). fdatasync:
+ * it flushes the data and whatever metadata reading it back needs (the size, when the WAL grew),
+ * which is what durability asks; fsync also wrote the inode's times, one more journal commit per
+ * batch that an agent's answer waited for.
+ */
 function syncWal(): void {
   if (walFd === null) {
     try {
@@ -69,7 +82,7 @@ function syncWal(): void {
       return;
     }
   }
-  fsyncSync(walFd);
+  fdatasyncSync(walFd);
 }
 
 function reply(r: WriterReply): void {
@@ -88,6 +101,17 @@ function failure(err: unknown): { code: string | null; message: string } {
 }
 
 function write(req: Extract<WriterRequest, { op: "write" }>): void {
+  head ??= req.base;
+  if (req.base.seq !== head.seq || req.base.hash !== head.hash) {
+    reply({
+      id: req.id,
+      ok: false,
+      committed: false,
+      code: "AUDIT_EARLIER_BATCH_LOST",
+      message: `an earlier batch of events was not written, and this one continues it (it starts after row ${req.base.seq}; the log ends at row ${head.seq})`,
+    });
+    return;
+  }
   try {
     begin.run();
     // A PRAGMA sets this connection (the fault tests limit its pages to cause a real SQLITE_FULL).
@@ -112,7 +136,11 @@ function write(req: Extract<WriterRequest, { op: "write" }>): void {
     reply({ id: req.id, ok: false, committed: false, ...failure(err) });
     return;
   }
-  if (req.rows.length > 0) indexedUpTo = req.rows[req.rows.length - 1]![0];
+  const last = req.rows[req.rows.length - 1];
+  if (last) {
+    indexedUpTo = last[0];
+    head = { seq: last[0], hash: last[6] };
+  }
   try {
     syncWal();
   } catch (err) {

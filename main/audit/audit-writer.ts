@@ -16,7 +16,13 @@ export interface SideWrite {
   retry: boolean;
 }
 
-export type WriterRequest = { op: 'write'; id: number; sql: Array<{ sql: string; params: unknown[] }>; rows: RowTuple[] } | { op: 'close'; id: number };
+/** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
+export interface ChainBase {
+  seq: number;
+  hash: string;
+}
+
+export type WriterRequest = { op: 'write'; id: number; base: ChainBase; sql: Array<{ sql: string; params: unknown[] }>; rows: RowTuple[] } | { op: 'close'; id: number };
 
 export interface WriterReply {
   id: number;
@@ -78,8 +84,12 @@ export class AuditWriter {
     return this.dead;
   }
 
-  /** Sends a batch; its reply comes to onReply with this id. */
-  send(sql: SideWrite[], rows: RowTuple[]): number {
+  /**
+   * Sends a batch; its reply comes to onReply with this id. Several may be out at once: the thread
+   * writes them in order and refuses one whose `base` is not the head it last committed (see
+   * audit-writer-worker.ts), so a batch sent after one that failed is never written.
+   */
+  send(sql: SideWrite[], rows: RowTuple[], base: ChainBase): number {
     const id = this.nextId++;
     if (this.dead) {
       // At once, not later: a synchronous flush() waiting on this batch would otherwise sit out its cap.
@@ -88,7 +98,7 @@ export class AuditWriter {
     }
     if (this.open.size === 0) this.port.ref();
     this.open.add(id);
-    this.worker.postMessage({ op: 'write', id, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest);
+    this.worker.postMessage({ op: 'write', id, base, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest);
     return id;
   }
 
