@@ -134,6 +134,8 @@ export interface MatchOptions {
   unresolved?: UnresolvedPolicy | undefined;
   /** The call itself, for allow rules bound to a tool, command or arguments. */
   call?: ToolCall | null | undefined;
+  /** Paths no rule's paths can match (RuleSet.untouched): skipped without testing. */
+  untouched?: ((path: string) => boolean) | undefined;
 }
 
 /**
@@ -147,7 +149,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   if (c.special === 'evasive') return x.evasive ? matchOf(c, `evasive: ${x.evasiveReasons.join('; ') || 'static analysis cannot see through the command'}`) : null;
   if ((c.actionMask & mask) === 0) return null;
   if (r.decision === 'allow') {
-    if (!coversCall(c, x, mask, opts.resolutions)) return null;
+    if (!coversCall(c, x, mask, opts.resolutions, opts.untouched)) return null;
     if (c.binding && !bindingCovers(c.binding, x, opts.call)) return null;
     return matchOf(c, c.binding?.commands ? `allows exactly this command (${opNames(mask)})` : `allows ${opNames(mask)}`);
   }
@@ -160,6 +162,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
     const recursiveOps = (c.actionMask & mask & RECURSIVE_OPS) !== 0;
     const trees = x.recursive;
     for (const p of x.paths) {
+      if (opts.untouched?.(p)) continue;
       const glob = c.paths.match(p);
       if (glob !== null && c.except.match(p) === null) return matchOf(c, `path ${p} matches ${glob}`);
       if (recursiveOps || (trees !== undefined && trees.includes(p))) {
@@ -177,11 +180,11 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   return null;
 }
 
-function coversCall(c: CompiledRule, x: Extraction, mask: number, resolutions: Resolutions | undefined): boolean {
+function coversCall(c: CompiledRule, x: Extraction, mask: number, resolutions: Resolutions | undefined, untouched: ((path: string) => boolean) | undefined): boolean {
   if (x.evasive || (mask & ~c.actionMask) !== 0) return false;
   if (c.paths.empty && c.hosts.source.length === 0) return true;
   if (x.paths.length + x.hosts.length === 0) return false;
-  for (const p of x.paths) if (c.paths.empty || c.paths.match(p) === null || c.except.match(p) !== null) return false;
+  for (const p of x.paths) if (c.paths.empty || untouched?.(p) || c.paths.match(p) === null || c.except.match(p) !== null) return false;
   for (const h of x.hosts) if (!c.hosts.covers(h, resolutions?.get(normalizeHost(h)))) return false;
   return true;
 }

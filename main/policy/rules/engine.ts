@@ -9,6 +9,40 @@ import { compareMatches, matchRule, opMask, OP_BIT, type CompiledRule, type Rule
 export interface RuleSet {
   readonly rules: readonly CompiledRule[];
   readonly byName: ReadonlyMap<string, CompiledRule>;
+  /**
+   * True when no rule of the set can match `path` by its paths: no rule's glob matches it and no
+   * rule's protected tree lies inside it. matchRule then skips it for every rule.
+   */
+  readonly untouched: (path: string) => boolean;
+}
+
+/** Paths whose answer a rule set keeps; past it the older half is dropped. */
+const UNTOUCHED_KEPT = 4096;
+
+/**
+ * "No rule's paths reach this path", asked once per path rather than once per path per rule: with
+ * dozens of built-in rules, matching every path against every rule was most of the rules step.
+ * The answer is a pure function of the (frozen) rules and the path string, so it is kept per set;
+ * a changed policy is a new set. Every rule counts, disabled ones too, and excepts are ignored:
+ * both only make "touched" answers more common, never a wrong "untouched".
+ */
+function untouchedBy(rules: readonly CompiledRule[]): (path: string) => boolean {
+  const withPaths = rules.filter((r) => !r.paths.empty);
+  const kept = new Map<string, boolean>();
+  return (path) => {
+    let answer = kept.get(path);
+    if (answer !== undefined) return answer;
+    answer = withPaths.every((r) => r.paths.match(path) === null && r.paths.containsProtected(path) === null);
+    if (kept.size >= UNTOUCHED_KEPT) {
+      let n = UNTOUCHED_KEPT >> 1;
+      for (const k of kept.keys()) {
+        kept.delete(k);
+        if (--n <= 0) break;
+      }
+    }
+    kept.set(path, answer);
+    return answer;
+  };
 }
 
 export function buildRuleSet(builtin: readonly CompiledRule[], user: readonly CompiledRule[]): RuleSet {
@@ -20,7 +54,7 @@ export function buildRuleSet(builtin: readonly CompiledRule[], user: readonly Co
     byName.set(r.rule.name, r);
     rules.push(r);
   }
-  return Object.freeze({ rules: Object.freeze(rules), byName });
+  return Object.freeze({ rules: Object.freeze(rules), byName, untouched: untouchedBy(rules) });
 }
 
 export interface EvaluateContext {
@@ -55,7 +89,7 @@ export function evaluatePolicy(x: Extraction, call: ToolCall | null, ctx: Evalua
     const mask = opMask(x.operations);
     const matched: RuleMatch[] = [];
     const logs: RuleMatch[] = [];
-    const opts = { resolutions: ctx.resolutions, unresolved: ctx.unresolved, call };
+    const opts = { resolutions: ctx.resolutions, unresolved: ctx.unresolved, call, untouched: ctx.rules.untouched };
     for (const r of ctx.rules.rules) {
       if (!r.rule.enabled) continue;
       const m = matchRule(r, x, mask, opts);

@@ -173,6 +173,19 @@ function anyOf(globs: readonly string[], opts: picomatch.PicomatchOptions): (pat
   return (path) => path !== '' && (literal.has(path) || res.some((r) => r.test(path)));
 }
 
+/**
+ * `p` and the folders above it (not `/`): asked by every rule's containment check for the same
+ * path in turn, so the last answer is kept (a pure function of the string).
+ */
+let lastAncestors: { path: string; list: string[] } = { path: '', list: [] };
+function ancestorsOf(p: string): readonly string[] {
+  if (lastAncestors.path === p) return lastAncestors.list;
+  const list: string[] = [];
+  for (let at = p; at.length > 1; at = at.slice(0, Math.max(at.lastIndexOf('/'), 1))) list.push(at);
+  lastAncestors = { path: p, list };
+  return list;
+}
+
 export function compilePathPattern(globs: readonly string[], ctx: PathContext): PathPattern {
   const opts: picomatch.PicomatchOptions = { dot: true, nocase: ctx.caseInsensitive, strictBrackets: true };
   const fold = (s: string) => (ctx.caseInsensitive ? s.toLowerCase() : s);
@@ -209,7 +222,7 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
     if (bases.length === 0) return false;
     if (p === '/' || above.has(p)) return true;
     if (wildcardBases.size === 0) return false;
-    for (let at = p; at.length > 1; at = at.slice(0, Math.max(at.lastIndexOf('/'), 1))) if (wildcardBases.has(at)) return true;
+    for (const at of ancestorsOf(p)) if (wildcardBases.has(at)) return true;
     return false;
   };
   return {
