@@ -10,8 +10,12 @@ export interface PtyLimits {
   /**
    * Flow control: reading pauses when the slowest watching console has more than this many
    * chars it has not acknowledged, and resumes when every watching console is below `lowWater`.
-   * VS Code's numbers: enough in flight to keep xterm.js busy, little enough that Ctrl-C is
-   * seen within a screenful of the output it stops.
+   * xterm.js's flow-control guide's numbers (5 and 2 callbacks of 100 K): the console still has
+   * `lowWater` queued when the program is let go, about 5 ms of parsing, which covers the round
+   * trip of the resume, so xterm.js parses in full 12 ms slices instead of idling between turns
+   * and drawing a frame per 100 K (VS Code's 100 K / 5 K ran at a quarter to a third of xterm.js
+   * alone). Ctrl-C is still seen after at most `highWater` of the output it stops, ~13 ms of
+   * parsing for text.
    */
   highWater: number;
   lowWater: number;
@@ -41,8 +45,8 @@ export interface PtyLimits {
 export const DEFAULT_PTY_LIMITS: PtyLimits = {
   batchMs: 5,
   batchMaxChars: 64 * 1024,
-  highWater: 100_000,
-  lowWater: 5_000,
+  highWater: 500_000,
+  lowWater: 200_000,
   scrollbackChars: 1_000_000,
   finishedScrollbackChars: 256 * 1024,
   maxFinished: 20,

@@ -82,4 +82,23 @@ describe('terminal attachment: acknowledgments', () => {
     expect(t.acks()).toEqual([18_000, 100, 200]);
     t.attachment.dispose();
   });
+
+  it('acknowledges during a long parse once 64 K are parsed, not only when the task ends', async () => {
+    const t = setup();
+    t.attachment.start();
+    await settle();
+
+    // Five 40 K batches parsed in one task: the host hears of each 64 K while xterm.js still has
+    // the rest queued, so it can resume the program before the console runs dry.
+    for (let i = 0; i < 5; i++) t.output('x'.repeat(40_000));
+    t.term.parse(2);
+    expect(t.acks(), 'sent from the write callback, before the task ends').toEqual([80_000]);
+    t.term.parse(2);
+    expect(t.acks()).toEqual([80_000, 80_000]);
+    t.term.parse(1);
+    expect(t.acks(), 'under 64 K: left for the end of the task').toEqual([80_000, 80_000]);
+    await settle();
+    expect(t.acks()).toEqual([80_000, 80_000, 40_000]);
+    t.attachment.dispose();
+  });
 });

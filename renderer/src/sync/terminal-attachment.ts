@@ -8,6 +8,14 @@ import type { GatehouseClient } from '../transport/client.ts';
 
 type Output = EventPayload<'terminals.output'>;
 
+/**
+ * Parsed chars acknowledged from the write callback itself, in the middle of xterm.js's parsing
+ * task, rather than when the task ends: with hundreds of K queued, xterm.js parses for 12 ms at a
+ * stretch, and the host resumes the program below its low-water mark only if it hears of the
+ * progress while that queue is still being worked off. One host batch (64 K) at most per call.
+ */
+export const ACK_AT_ONCE_CHARS = 64 * 1024;
+
 export type AttachState = { kind: 'attaching' } | { kind: 'live'; truncated: boolean } | { kind: 'error'; message: string };
 
 export class TerminalAttachment {
@@ -90,17 +98,17 @@ export class TerminalAttachment {
     // The callback runs once xterm.js has parsed the data: that is what the host waits for.
     this.term.write(e.data, () => {
       this.unacked += chars;
-      this.queueAck();
+      if (this.unacked >= ACK_AT_ONCE_CHARS) this.ack();
+      else this.queueAck();
     });
   }
 
   /**
-   * One acknowledgment per stretch of parsing: xterm.js parses queued writes back to back in one
-   * task (up to ~12 ms) and calls their callbacks as it goes, so a microtask sends the sum once
-   * that task ends, before the next frame or message. The host resumes a paused program only
-   * when nearly everything is acknowledged, i.e. when xterm.js has run out of queued output,
-   * which is the end of such a stretch: an acknowledgment per write would leave no sooner, only
-   * cost one more call (and its reply) each.
+   * What is left under ACK_AT_ONCE_CHARS goes in one acknowledgment per stretch of parsing:
+   * xterm.js parses queued writes back to back in one task (up to ~12 ms) and calls their
+   * callbacks as it goes, so a microtask sends the sum once that task ends, before the next frame
+   * or message. A small write (an echo, a prompt) is acknowledged as soon as it is parsed; a
+   * flood costs one call per 64 K, not one per callback.
    */
   private queueAck(): void {
     if (this.ackQueued) return;
