@@ -1,12 +1,17 @@
-// A rule's path globs are tested in one alternation of picomatch's regexes (rules/paths.ts,
-// anyOf), not by picomatch's own matcher for a list. They must answer alike for every path, or a
-// rule would match a different set of calls: checked here over generated globs and paths, with
-// the variants the rule compiles (home, real bases, tree roots), case-sensitive and not.
+// Shortcuts in rule matching must answer exactly as the plain match, or a rule would match a
+// different set of calls. A rule's path globs are tested in one alternation of picomatch's regexes
+// (rules/paths.ts, anyOf), not by picomatch's own matcher for a list: checked over generated globs
+// and paths, with the variants the rule compiles (home, real bases, tree roots), case-sensitive
+// and not. And a rule set answers "no rule's paths reach this path" once per path (engine.ts,
+// untouched): checked against matching every rule, over generated extractions.
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
 import { compilePathPattern, globProblem, globVariants } from '../../../main/policy/rules/paths.js';
+import { buildRuleSet, compileBuiltinRules, parsePolicyText } from '../../../main/policy/rules/index.js';
+import { matchRule, opMask } from '../../../main/policy/rules/compile.js';
+import { OPERATIONS } from '../../../main/policy/types.js';
 
 const HOME = '/home/ann';
 const segment = fc.constantFrom('.ssh', 'id_rsa', '*', '**', '*.pem', '.env', 'a(b', '[x]', '{a,b}', 'x?', 'work', '.config', 'vivaldi*', '@(a|b)', 'proc', '1', 'environ', '.git', 'hooks', 'a\\*b', '!x', 'C');
@@ -46,5 +51,34 @@ describe('rule path globs: the combined test answers as picomatch does', () => {
       });
       for (const p of samples) expect(pattern.match(p) !== null, `${rule.name}: ${p}`).toBe(reference(p));
     }
+  });
+});
+
+describe('the rule set\'s "untouched" shortcut answers as matching every rule', () => {
+  it('for generated extractions over the built-in rules and a user policy, the same matches with and without it', () => {
+    const ctx = { home: HOME, caseInsensitive: false, resolveSymlinks: false };
+    const user = parsePolicyText(
+      'rules:\n  - { name: allow-work, actions: [read, write], block_paths: ["~/work/**"], block_except: ["~/work/**/*.key"], decision: allow }\n  - { name: ask-deploy, actions: [execute, delete], block_paths: ["~/work/deploy/**", "/proc/*/environ"], decision: ask }\n  - { name: log-tmp, actions: [write], block_paths: ["/tmp/**"], decision: log }\n',
+      'policy.yaml',
+      ctx,
+    );
+    expect(user.problems).toEqual([]);
+    const set = buildRuleSet(compileBuiltinRules({ ...ctx, gatehouseHome: `${HOME}/.config/gatehouse` }), user.compiled);
+    const place = fc.constantFrom(HOME, `${HOME}/work`, `${HOME}/work/deploy`, `${HOME}/.ssh`, `${HOME}/.config`, `${HOME}/.config/gatehouse`, '/tmp', '/proc/1', '/etc', '/');
+    const extraction = fc.record({
+      operations: fc.subarray([...OPERATIONS], { minLength: 1 }),
+      paths: fc.array(fc.tuple(place, fc.array(segment, { maxLength: 3 })).map(([b, s]) => (s.length ? (b === '/' ? '' : b) + '/' + s.join('/') : b)), { maxLength: 4 }),
+      recursive: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(extraction, ({ operations, paths, recursive }) => {
+        const x = { operations, paths, hosts: [], command: '', content: '', evasive: false, evasiveReasons: [], ...(recursive ? { recursive: paths } : {}) };
+        const mask = opMask(x.operations);
+        const plain = set.rules.map((r) => matchRule(r, x, mask, { call: null }));
+        const fast = set.rules.map((r) => matchRule(r, x, mask, { call: null, untouched: set.untouched }));
+        expect(fast).toEqual(plain);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
