@@ -80,6 +80,55 @@ export function readExe(pid: number): string | null {
 export const isDeadState = (state: string) => state === 'Z' || state === 'X' || state === 'x';
 
 /**
+ * The lowest pid worth reading for the processes forked after `pid`: `pid` itself, or 0 when pid
+ * numbers wrapped around since (ns_last_pid below it) or cannot be told. See liveGroupMembers.
+ */
+function forkedSince(pid: number): number {
+  const last = lastPid();
+  return last !== null && last >= pid ? pid : 0;
+}
+
+/** How many processes the kernel has forked since boot (/proc/stat "processes"), or null. */
+export function forkCount(): number | null {
+  try {
+    const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+let pidMaxCache: number | null | undefined;
+function pidMax(): number | null {
+  if (pidMaxCache === undefined) {
+    try {
+      pidMaxCache = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) || null;
+    } catch {
+      pidMaxCache = null;
+    }
+  }
+  return pidMaxCache;
+}
+
+/**
+ * The processes that may have been forked after `pid` (and `pid` itself), where `forksBefore` is
+ * forkCount() taken before `pid` was forked. A session's or group's members and their descendants
+ * all were, so finding them needs only the pids from `pid` up, not all of /proc (the host asks at
+ * every terminal's exit; each /proc/PID/stat is a file read on the event loop). Every process is
+ * read instead when pid numbers may have come round below `pid`: when ns_last_pid is below it
+ * (wrapped), or when pid_max forks have happened since (wrapped and climbed past it again: with
+ * pid_max 32768, a busy machine does that in minutes), or when either cannot be read. Missing one
+ * would leave a process of an ended terminal running.
+ */
+export function listProcessesSince(pid: number, forksBefore: number | null): ProcInfo[] {
+  const max = pidMax();
+  const forks = forksBefore === null ? null : forkCount();
+  // Half of pid_max: pids below 300 are skipped when the kernel wraps, and the count is system-wide.
+  const noFullCycle = forksBefore !== null && forks !== null && max !== null && forks - forksBefore < max / 2;
+  return scanProcesses(noFullCycle ? forkedSince(pid) : 0) ?? [];
+}
+
+/**
  * Live (non-zombie) members of a process group. Linux only; elsewhere returns null.
  *
  * Reading every /proc/PID/stat costs ~15 µs a process, so only pids from the group leader's
@@ -90,10 +139,8 @@ export const isDeadState = (state: string) => state === 'Z' || state === 'X' || 
  */
 export function liveGroupMembers(pgid: number): number[] | null {
   if (process.platform !== 'linux') return null;
-  const last = lastPid();
-  const from = last !== null && last >= pgid ? pgid : 0;
   // Unreadable /proc: unknown, which callers must not take for "empty".
-  return scanProcesses(from)
+  return scanProcesses(forkedSince(pgid))
     ?.filter((p) => p.pgid === pgid && !isDeadState(p.state))
     .map((p) => p.pid) ?? null;
 }

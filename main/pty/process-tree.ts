@@ -5,7 +5,7 @@
 // leader's pid is the session id), plus their descendants that left it with setsid.
 // Repeated until none is left, so a process forking while we kill is caught on the next pass.
 import { readdirSync } from 'node:fs';
-import { isAlive, isDeadState, listProcesses, readStat } from '../core/proc-scan.js';
+import { isAlive, isDeadState, listProcessesSince, readStat } from '../core/proc-scan.js';
 
 const procAvailable = (() => {
   try {
@@ -18,11 +18,13 @@ const procAvailable = (() => {
 
 /**
  * The live (not zombie) processes of the session led by `leader`, plus `extra` pids, and all
- * their descendants. Without /proc (macOS) only the leader itself can be found.
+ * their descendants. Without /proc (macOS) only the leader itself can be found. `forksBefore`
+ * (forkCount() taken before the leader was forked) lets only pids from the leader's up be read
+ * when that is safe (listProcessesSince); null reads every process.
  */
-export function sessionProcesses(leader: number, extra: ReadonlySet<number> = new Set()): number[] {
+export function sessionProcesses(leader: number, extra: ReadonlySet<number> = new Set(), forksBefore: number | null = null): number[] {
   if (!procAvailable) return isAlive(leader) ? [leader] : [];
-  const stats = listProcesses().filter((s) => !isDeadState(s.state));
+  const stats = listProcessesSince(leader, forksBefore).filter((s) => !isDeadState(s.state));
   const found = new Set<number>();
   for (const s of stats) if (s.session === leader || s.pid === leader || extra.has(s.pid)) found.add(s.pid);
   // Descendants that started sessions of their own (setsid, daemons).

@@ -5,7 +5,7 @@ import { constants as osConstants } from 'node:os';
 import type { Clock } from '../audit/audit-store.js';
 import { FlowControl } from './flow-control.js';
 import type { PtyLimits } from './limits.js';
-import { isAlive } from '../core/proc-scan.js';
+import { forkCount, isAlive } from '../core/proc-scan.js';
 import { killSession, sessionProcesses } from './process-tree.js';
 import { Scrollback } from './scrollback.js';
 import { Utf8Stream } from './text.js';
@@ -70,6 +70,8 @@ export class PtySession {
   /** Reading just resumed: the next read goes out at once (see onData). */
   private resumed = false;
   private leaderTimer: NodeJS.Timeout | null = null;
+  /** forkCount() before the leader was forked: its exit then reads only /proc entries from its pid up. */
+  private readonly forksBefore: number | null;
   private readonly decoder = new Utf8Stream();
   private readonly scrollback: Scrollback;
   private readonly transcript: Transcript;
@@ -99,6 +101,7 @@ export class PtySession {
       },
     );
     this.startedAt = deps.clock.now();
+    this.forksBefore = forkCount();
     this.pty = deps.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, cols: spec.cols, rows: spec.rows });
     this.pty.onData((chunk) => this.onData(chunk));
     this.pty.onExit((e) => this.onExit(e));
@@ -356,7 +359,7 @@ export class PtySession {
     this.endedAt = this.deps.clock.now();
     // A PTY session ends with its leader: what it left running in its session goes too, as
     // with the one-shot runner. (Anything that ignored SIGHUP would otherwise live on unseen.)
-    const left = sessionProcesses(this.pty.pid).length;
+    const left = sessionProcesses(this.pty.pid, new Set(), this.forksBefore).length;
     if (left > 0) killSession(this.pty.pid);
     const summary = this.transcript.finish();
     this.deps.record({

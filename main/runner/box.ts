@@ -175,8 +175,7 @@ export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_
   const named = read.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
   const namedModify = modify.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
   const except = read.flatMap((r) => r.block_except);
-  const isSecret = picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] });
-  const isKept = namedModify.length ? picomatch(namedModify.map(asDirPattern), { dot: true }) : () => false;
+  const { isSecret, isKept } = namedMatchers(named, namedModify, except);
   const secret: string[] = [];
   const kept: string[] = [];
   const complete = walkProject(root, budget, (rel, full, isDir) => {
@@ -192,6 +191,25 @@ export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_
     return true;
   });
   return { secret, kept, complete };
+}
+
+type Matcher = (rel: string) => boolean;
+/** Compiled by their patterns: compiling is most of namedPlaces' own time, and every shell call runs it. */
+const matcherCache = new Map<string, { isSecret: Matcher; isKept: Matcher }>();
+
+function namedMatchers(named: string[], namedModify: string[], except: string[]): { isSecret: Matcher; isKept: Matcher } {
+  const key = JSON.stringify([named, namedModify, except]);
+  let m = matcherCache.get(key);
+  if (!m) {
+    m = {
+      isSecret: picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] }),
+      isKept: namedModify.length ? picomatch(namedModify.map(asDirPattern), { dot: true }) : () => false,
+    };
+    // Rules change rarely; a bound keeps edits over a long run from growing it.
+    if (matcherCache.size >= 16) matcherCache.clear();
+    matcherCache.set(key, m);
+  }
+  return m;
 }
 
 /** `**\/.git/hooks/**` names the folder: matched as `**\/.git/hooks` against the folder's own path. */

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isAlive, listProcesses, readStat } from '../../../main/core/proc-scan.js';
+import { forkCount, isAlive, listProcesses, listProcessesSince, readStat } from '../../../main/core/proc-scan.js';
 import { acquireHostLock } from '../../../main/host/host-lock.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -43,6 +43,23 @@ describe.runIf(linux)('proc-scan', () => {
     const pid = parent.pid!;
     await vi.waitFor(() => expect(readStat(pid)?.session).toBe(pid), { timeout: 10_000, interval: 5 });
     expect(readStat(pid)).toMatchObject({ pid, ppid: process.pid, pgid: pid, session: pid });
+  });
+
+  it('the processes forked since a pid: a child started after it and its own child are found; with no fork count, or pid_max forks since, every process is', async () => {
+    const forksBefore = forkCount();
+    expect(forksBefore).toEqual(expect.any(Number));
+    // A session leader that forks a child of its own, as a shell leaves a job behind.
+    parent = spawn('perl', ['-e', '$| = 1; my $p = fork(); if (!$p) { sleep 60; exit 0 } print "$p\\n"; sleep 60;'], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const leader = parent.pid!;
+    const grandchild = await new Promise<number>((resolve) => parent!.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+    const since = listProcessesSince(leader, forksBefore).map((p) => p.pid);
+    expect(since).toEqual(expect.arrayContaining([leader, grandchild]));
+    // Pid numbers may have wrapped since: then nothing may be skipped. Our own process is older
+    // than the leader; it is read when the count is unknown or shows a full cycle of pids.
+    for (const before of [null, forksBefore! - 10 ** 9]) {
+      expect(listProcessesSince(leader, before).map((p) => p.pid)).toEqual(expect.arrayContaining([process.pid, leader, grandchild]));
+    }
+    process.kill(-leader, 'SIGKILL');
   });
 
   it('a zombie is not alive, although kill(pid, 0) still finds it', async () => {

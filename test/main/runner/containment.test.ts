@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
-import { boxedCommandLine, boxPlan, seatbeltProfile } from '../../../main/runner/box.js';
+import { boxedCommandLine, boxPlan, namedPlaces, seatbeltProfile } from '../../../main/runner/box.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
 import { http, wsConnect, WsClient } from '../../support/net.js';
@@ -67,6 +67,19 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(plan.readOnly).toEqual(expect.arrayContaining([join(h.proj, '.git', 'hooks'), join(h.proj, '.git', 'config'), join(h.proj, '.claude', 'settings.json')]));
     // The project is found from a folder inside it (its repository), and the command starts where it was.
     expect(plan.cwd).toBe(join(h.proj, 'src'));
+  });
+
+  it('a rule set naming one more secret pattern hides that file too, and the first set again does not (name matchers are compiled once per set of patterns)', () => {
+    const h = fakeHome();
+    put(join(h.proj, 'notes.vaultx'), 'VAULT-SECRET\n');
+    const base = rulesFor(h.home, h.gatehouse);
+    const readRule = base.find((r) => r.enabled && r.decision === 'deny' && r.actions.includes('read') && r.block_paths.some((g) => g.startsWith('**/')))!;
+    const more = [...base, { ...readRule, id: 'test-vaultx', block_paths: ['**/*.vaultx'], block_except: [] }];
+    const secret = join(h.proj, 'notes.vaultx');
+    expect(namedPlaces(h.proj, base).secret).not.toContain(secret);
+    expect(namedPlaces(h.proj, more).secret).toContain(secret);
+    expect(namedPlaces(h.proj, base).secret).not.toContain(secret);
+    expect(namedPlaces(h.proj, base).secret).toContain(join(h.proj, '.env'));
   });
 
   it('never makes the home writable: a command started in the home gets only the temp folders', () => {
