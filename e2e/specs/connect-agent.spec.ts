@@ -76,8 +76,9 @@ test('write it for me: the diff first, then the files, a backup and an audit eve
   const mcpPreview = settings.writeConfigFile(mcpFile);
   await expect(settingsPreview).toHaveAttribute('data-changed', 'true');
   await expect(settingsPreview).toContainText('will change');
-  // By absolute path (node and the entry), with its own --timeout below the written timeout, failing closed.
-  await expect(settingsPreview.locator('.diff-add').filter({ hasText: `gatehouse.js hook --home ${home} --timeout 590 || {` })).toHaveCount(1);
+  // By absolute path (bash and the hook client, as bash and curl are here; elsewhere node and the
+  // entry), with its own --timeout below the written timeout, failing closed.
+  await expect(settingsPreview.locator('.diff-add').filter({ hasText: `/bin/bash ` }).filter({ hasText: `gatehouse-hook.sh --home ${home} --timeout 590 || {` })).toHaveCount(1);
   await expect(settingsPreview.locator('.diff-del')).toHaveCount(0);
   await expect(mcpPreview).toContainText('new file');
   await expect(mcpPreview.locator('.diff-add').filter({ hasText: '"Authorization": "Bearer ${GATEHOUSE_AGENT_TOKEN}"' })).toHaveCount(1);
@@ -100,7 +101,7 @@ test('write it for me: the diff first, then the files, a backup and an audit eve
   const after = JSON.parse(readFileSync(settingsFile, 'utf8')) as typeof own & { hooks: { PreToolUse: { matcher: string; hooks: { type: string; command: string }[] }[] } };
   expect(after.model).toBe('opus');
   expect(after.permissions).toEqual(own.permissions);
-  expect(after.hooks.PreToolUse).toEqual([own.hooks.PreToolUse[0], { matcher: '*', hooks: [{ type: 'command', command: expect.stringMatching(new RegExp(`gatehouse\\.js hook --home ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --timeout 590 \\|\\| \\{`)), timeout: 600 }] }]);
+  expect(after.hooks.PreToolUse).toEqual([own.hooks.PreToolUse[0], { matcher: '*', hooks: [{ type: 'command', command: expect.stringMatching(new RegExp(`^/bin/bash \\S*/gatehouse-hook\\.sh --home ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --timeout 590 \\|\\| \\{`)), timeout: 600 }] }]);
   // What ran is reported back.
   expect(Object.keys(after.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
   const mcp = JSON.parse(readFileSync(mcpFile, 'utf8')) as { mcpServers: Record<string, unknown> };
