@@ -193,8 +193,10 @@ describe('2. the hook command Gatehouse writes fails closed, whatever the PATH',
     const r = await start({ mode: 'live', autonomy: 'supervised' });
     const hooks = writtenHooks(r);
     const command = hooks.PreToolUse![0]!.hooks[0]!.command;
-    // Absolute paths: nothing is looked up on the PATH.
-    expect(command.startsWith(`${process.execPath} ${join(repoRoot, 'bin', 'gatehouse.js')} hook `)).toBe(true);
+    // Absolute paths: nothing is looked up on the PATH. Where bash and curl are, the bash client
+    // beside the built hook (no Node start-up per call); elsewhere node and the entry.
+    const client = defaultHookLauncher()?.shClient;
+    expect(command.startsWith(client ? `/bin/bash ${client} ` : `${process.execPath} ${join(repoRoot, 'bin', 'gatehouse.js')} hook `)).toBe(true);
     expect(hooks.PreToolUse![0]!.hooks[0]!.timeout).toBe(600);
     const env = { PATH: '', HOME: process.env.HOME ?? '/root' };
     const denied = await sh(command, pre('Read', { file_path: '~/.ssh/id_rsa' }), env);
@@ -221,7 +223,7 @@ describe('2. the hook command Gatehouse writes fails closed, whatever the PATH',
     const env = { PATH: '', HOME: process.env.HOME ?? '/root' };
     const badToken = join(tempDir('gatehouse-token-'), 'token');
     writeFileSync(badToken, 'x'.repeat(32));
-    const wrong = await sh(command.replace(' hook ', ` hook --agent-token-file ${badToken} `), pre('Read', { file_path: '/tmp/notes.txt' }), env);
+    const wrong = await sh(command.replace(' --home ', ` --agent-token-file ${badToken} --home `), pre('Read', { file_path: '/tmp/notes.txt' }), env);
     expect(JSON.parse(wrong.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('agent token') });
     await r.net.shell.close();
     const stopped = await sh(command, pre('Read', { file_path: '/tmp/notes.txt' }), env);
