@@ -163,7 +163,7 @@ test('connect an agent: the token is masked until revealed, snippets and tools a
   // The stdio bridge and the command hook find this host through its home folder.
   await expect(settings.snippet('mcp-stdio')).toContainText('"mcp"');
   await expect(settings.snippet('mcp-stdio')).toContainText(home);
-  await expect(settings.snippet('hook-command')).toContainText(/gatehouse(\.js)? hook/);
+  await expect(settings.snippet('hook-command')).toContainText(/\/bin\/bash \S+\/gatehouse-hook\.sh --home/);
   await expect(settings.snippet('hook-command')).toContainText('PreToolUse');
   // The built-in shell tool is always there for agents.
   await expect(settings.tool('shell')).toHaveAttribute('data-kind', 'builtin');
