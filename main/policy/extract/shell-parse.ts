@@ -2,6 +2,7 @@ import { grammarReady, parseWithGrammar } from './shell-grammar.js';
 import type { Script } from './shell-ir.js';
 import { isMainThread } from 'node:worker_threads';
 import { IN_PROCESS_PARSE_BUDGET_MS } from './limits.js';
+import { dropOldest } from '../../core/drop-oldest.js';
 
 // Parsing is a pure function of the source text, and agents repeat commands (`git status`,
 // `npm test`), so parsed scripts are cached. Only the parse is cached: path resolution looks at the
@@ -18,12 +19,7 @@ export function parseShell(src: string): Script {
   // extraction worker has a deadline of its own and is terminated instead.
   const script = parseWithGrammar(src, isMainThread ? IN_PROCESS_PARSE_BUDGET_MS : undefined);
   if (cache.size >= CACHE_MAX) {
-    // Drop the oldest quarter; Map keeps insertion order.
-    let n = CACHE_MAX >> 2;
-    for (const k of cache.keys()) {
-      cache.delete(k);
-      if (--n <= 0) break;
-    }
+    dropOldest(cache, CACHE_MAX >> 2);
   }
   if (src.length <= 4096) cache.set(src, script);
   return script;

@@ -16,6 +16,7 @@
 // clock (a jiffy on Linux, a second on some), so a change in the same tick as the walk could leave
 // the times equal. This is how git treats "racily clean" index entries.
 import { statSync, type Stats } from 'node:fs';
+import { dropOldest } from '../../core/drop-oldest.js';
 
 /** One walk's answer, and what proves it while unchanged (null: nothing cheap does; not kept). */
 export interface Walked {
@@ -68,7 +69,7 @@ export class SymlinkCache {
     const st = stat(walked.anchor);
     const settledBefore = this.now() - SETTLED_MS;
     if (!st || st.ctimeMs > settledBefore || st.mtimeMs > settledBefore) return walked.path;
-    if (this.kept.size >= this.max) this.dropOlderHalf();
+    if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
     this.kept.set(p, { path: walked.path, anchor: walked.anchor, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, mtimeMs: st.mtimeMs });
     return walked.path;
   }
@@ -78,13 +79,6 @@ export class SymlinkCache {
     return this.kept.size;
   }
 
-  private dropOlderHalf(): void {
-    let n = this.kept.size >> 1;
-    for (const k of this.kept.keys()) {
-      if (n-- <= 0) break;
-      this.kept.delete(k);
-    }
-  }
 }
 
 function stat(p: string): Stats | undefined {

@@ -2,6 +2,7 @@
 // deny beats ask beats allow, lower priority wins within a decision, `log` rules only report.
 // Synchronous unless the call goes to the network and names need DNS (evaluatePolicyAsync).
 import type { Decider, Decision, Extraction, ToolCall } from '../types.js';
+import { dropOldest } from '../../core/drop-oldest.js';
 import { isHostName, normalizeHost, resolveHosts, systemResolver, type Resolutions, type Resolver } from '../network.js';
 import { compareMatches, matchRule, opMask, OP_BIT, type CompiledRule, type RuleMatch, type UnresolvedPolicy } from './compile.js';
 
@@ -33,13 +34,7 @@ function untouchedBy(rules: readonly CompiledRule[]): (path: string) => boolean 
     let answer = kept.get(path);
     if (answer !== undefined) return answer;
     answer = withPaths.every((r) => r.paths.match(path) === null && r.paths.containsProtected(path) === null);
-    if (kept.size >= UNTOUCHED_KEPT) {
-      let n = UNTOUCHED_KEPT >> 1;
-      for (const k of kept.keys()) {
-        kept.delete(k);
-        if (--n <= 0) break;
-      }
-    }
+    if (kept.size >= UNTOUCHED_KEPT) dropOldest(kept, UNTOUCHED_KEPT >> 1);
     kept.set(path, answer);
     return answer;
   };
