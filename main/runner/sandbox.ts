@@ -346,10 +346,15 @@ export function processLimitSupport(sandboxed: boolean): { kind: ProcessLimitKin
 export function containWrap(sandbox: { detection: Extract<SandboxDetection, { kind: 'bwrap' }>; profile: SandboxProfile } | null, opts: ContainOptions = {}): WrapFn {
   const limits = limitsFor(opts.timeoutMs ?? 30_000, opts.limits);
   const sandboxed = sandbox !== null;
-  const withNproc = sandboxed && nprocEnforced();
-  const bwrap = sandbox ? [sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)] as const : null;
-  const inBwrap = (l: { command: string; args: string[] }) => (bwrap ? { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] } : l);
   return (command, args): WrappedCommand => {
+    const withNproc = sandboxed && nprocEnforced();
+    // bwrap's arguments are worked out here, as the process starts, not when the plan is made:
+    // what they read of the file system (resolv.conf's target, interpreter folders) is read as
+    // it is at the start, and a plan made only to ask whether a call would be sandboxed (the
+    // gateway asks on every plugin call: ToolRunner.sandboxedNow) does none of that work, which
+    // cost about a millisecond of every call's autonomy step (bench/gateway.ts).
+    const bwrap = sandbox ? ([sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)] as const) : null;
+    const inBwrap = (l: { command: string; args: string[] }) => (bwrap ? { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] } : l);
     const cg = detectPidsCgroup();
     let cgroup: PidsCgroup | null = null;
     if (cg.available) {
