@@ -10,6 +10,15 @@
 //   the same way. Making, removing or renaming any entry in a folder changes its ctime (and mtime),
 //   so the name is still absent and nothing new (a symlink) stands where it would be.
 //
+// What one stat cannot see: a folder above the anchor renamed away and a symlink to it put at
+// its old name. The anchor is then the same object with the same times, reached by a new real
+// path (`mv work protected/work; ln -s protected/work work` leaves work/d/f.txt the same file).
+// Every component would have to be checked to see it, which costs what the walk costs. So an
+// answer is reused for at most REUSE_MS after the walk that made it: past that, the path is
+// walked again. Within it, such a move is no more than the race every judge-then-run has (a
+// command judged now runs a moment later, and anything the agent left running can move folders
+// in between); it cannot be made to last.
+//
 // ctime, not only mtime: `touch -d` can put a folder's mtime back after a change, but nothing
 // short of root setting the clock sets ctime. And an answer is kept only when its anchor's times
 // are older than SETTLED_MS at the moment it is kept: a file system stamps times with a coarse
@@ -26,6 +35,8 @@ export interface Walked {
 
 /** How old an anchor's ctime and mtime must be before an answer resting on it is kept. */
 export const SETTLED_MS = 2000;
+/** How long after its walk an answer may be reused (see the top of the file). */
+export const REUSE_MS = 1000;
 /** Most answers kept; past it the older half is dropped (calls repeat recent paths). */
 export const MAX_KEPT = 4096;
 
@@ -36,6 +47,8 @@ interface Kept {
   ino: number;
   ctimeMs: number;
   mtimeMs: number;
+  /** When the walk that made it ran (the clock of SymlinkCacheOptions.now). */
+  walkedAt: number;
 }
 
 export interface SymlinkCacheOptions {
@@ -59,10 +72,11 @@ export class SymlinkCache {
   resolve(p: string): string {
     const hit = this.kept.get(p);
     if (hit) {
-      const st = stat(hit.anchor);
+      const st = this.now() - hit.walkedAt < REUSE_MS ? stat(hit.anchor) : undefined;
       if (st && st.ino === hit.ino && st.dev === hit.dev && st.ctimeMs === hit.ctimeMs && st.mtimeMs === hit.mtimeMs) return hit.path;
       this.kept.delete(p);
     }
+    const walkedAt = this.now();
     const walked = this.walk(p);
     if (walked.anchor === null) return walked.path;
     // Stated after the walk: a change made during it leaves a ctime too recent to keep.
@@ -70,7 +84,7 @@ export class SymlinkCache {
     const settledBefore = this.now() - SETTLED_MS;
     if (!st || st.ctimeMs > settledBefore || st.mtimeMs > settledBefore) return walked.path;
     if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
-    this.kept.set(p, { path: walked.path, anchor: walked.anchor, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, mtimeMs: st.mtimeMs });
+    this.kept.set(p, { path: walked.path, anchor: walked.anchor, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, mtimeMs: st.mtimeMs, walkedAt });
     return walked.path;
   }
 

@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, symlinkSync, utimesSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTLED_MS, SymlinkCache } from '../../../main/policy/extract/symlink-cache.js';
+import { REUSE_MS, SETTLED_MS, SymlinkCache } from '../../../main/policy/extract/symlink-cache.js';
 import { walkSymlinks } from '../../../main/policy/extract/paths.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -98,6 +98,34 @@ describe('the symlink cache', () => {
     mkdirSync(join(root, 'real', 'x'));
     symlinkSync(join(root, 'real'), work);
     expect(cache.resolve(p)).toBe(join(root, 'real', 'x', 'y'));
+  });
+
+  it('a folder above the anchor moved into a protected one and replaced by a symlink to it is seen once REUSE_MS has passed', () => {
+    const root = tempDir('gatehouse-symcache-');
+    mkdirSync(join(root, 'work', 'd'), { recursive: true });
+    writeFileSync(join(root, 'work', 'd', 'f.txt'), 'x');
+    mkdirSync(join(root, 'protected'));
+    // The clock: past SETTLED_MS from the files' times, then moved by hand.
+    let now = Date.now() + SETTLED_MS * 5;
+    let walks = 0;
+    const cache = new SymlinkCache(
+      (p) => {
+        walks++;
+        return walkSymlinks(p);
+      },
+      { now: () => now },
+    );
+    const p = join(root, 'work', 'd', 'f.txt');
+    expect(cache.resolve(p)).toBe(p);
+    expect(cache.resolve(p)).toBe(p);
+    expect(walks).toBe(1);
+    // `mv work protected/work; ln -s protected/work work`: f.txt is the same file, with the same
+    // times; only a walk of every folder on the way sees that its real path changed.
+    renameSync(join(root, 'work'), join(root, 'protected', 'work'));
+    symlinkSync(join(root, 'protected', 'work'), join(root, 'work'));
+    now += REUSE_MS;
+    expect(cache.resolve(p)).toBe(join(root, 'protected', 'work', 'd', 'f.txt'));
+    expect(walks).toBe(2);
   });
 
   it('holds at most its bound, dropping the older half', () => {
