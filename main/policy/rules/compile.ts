@@ -122,7 +122,9 @@ function bindingCovers(b: CallBinding, x: Extraction, call: ToolCall | null | un
 }
 
 const blockedName = picomatch(BLOCKED_HOST_NAMES as string[], { nocase: true, dot: true });
-const opNames = (mask: number) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', ');
+/** The operation names of each mask, built once: every allow match names its operations. */
+const OP_NAMES: readonly string[] = Array.from({ length: 1 << OPERATIONS.length }, (_, mask) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', '));
+const opNames = (mask: number): string => OP_NAMES[mask & ((1 << OPERATIONS.length) - 1)] ?? '';
 
 function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rule.decision, message: string | undefined = c.rule.message): RuleMatch {
   const r = c.rule;
