@@ -26,7 +26,7 @@ rules:
   - { name: log-tmp, actions: [write], block_paths: ["/tmp/**"], decision: log }
 `;
 
-function mix(home: string): ToolCall[] {
+export function mix(home: string): ToolCall[] {
   const base = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook' as const, receivedAt: 0 };
   const c = (i: number, tool: string, args: Record<string, unknown>): ToolCall => ({ ...base, id: `c${i}`, tool, arguments: args });
   const shell = ['ls -la', 'git status', 'npm test', 'cat src/index.ts | head -50', 'rg -n TODO src', 'git diff --stat', 'node scripts/build.mjs', 'rm -rf build'];
@@ -46,7 +46,8 @@ function mix(home: string): ToolCall[] {
   return out;
 }
 
-export async function decisionLatencyCases(opts: { calls?: number } = {}): Promise<BenchCase[]> {
+/** The bench's judge over a fresh home: the calls of the mix and one decision (also used by profiling scripts). */
+export async function decisionSetup(): Promise<{ home: string; calls: ToolCall[]; decide: (call: ToolCall) => ReturnType<typeof decideCall>; judge: GuardedExtractor; rules: ReturnType<typeof buildRuleSet>; autonomy: Autonomy }> {
   await initExtractor();
   const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-decide-'));
   const ctx = { home, caseInsensitive: false };
@@ -54,8 +55,6 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
   if (user.problems.length) throw new Error(`bench policy has problems: ${JSON.stringify(user.problems)}`);
   const rules = buildRuleSet(compileBuiltinRules({ ...ctx, gatehouseHome: join(home, '.config', 'gatehouse') }), user.compiled);
   const autonomy = new Autonomy({ level: 'supervised', autoApprove: ['mcp__fs__*'], alwaysAsk: [] });
-  const calls = mix(home);
-  const n = opts.calls ?? 20_000;
   const judge = new GuardedExtractor({ home });
   const decide = (call: ToolCall) => {
     const x = judge.extract(call);
@@ -63,6 +62,12 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
     if (x instanceof Promise) throw new Error(`bench call ${call.id} was not judged in-process`);
     return decideCall({ call, extraction: x, policy: evaluatePolicy(x, call, { rules }), autonomy });
   };
+  return { home, calls: mix(home), decide, judge, rules, autonomy };
+}
+
+export async function decisionLatencyCases(opts: { calls?: number } = {}): Promise<BenchCase[]> {
+  const { home, calls, decide, judge, rules, autonomy } = await decisionSetup();
+  const n = opts.calls ?? 20_000;
   const pipeline: ToolCall = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook', receivedAt: 0, id: 'pipe', tool: 'Bash', arguments: { command: Array(100_000).fill('a').join('|') } };
   const hugePath: ToolCall = { ...pipeline, id: 'huge-path', tool: 'Read', arguments: { file_path: '/tmp/' + 'a/'.repeat(1_900_000) } };
   const decideAsync = async (call: ToolCall) => {

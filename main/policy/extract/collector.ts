@@ -40,15 +40,16 @@ export class Collector {
   /** What the call starts: see Extraction.programs. */
   readonly programs: string[] = [];
   content = '';
-  // Sets beside the arrays: a command naming thousands of paths made Array.includes quadratic.
-  private readonly seenPaths = new Set<string>();
-  private readonly seenHosts = new Set<string>();
-  private readonly seenReasons = new Set<string>();
-  private readonly seenRecursive = new Set<string>();
+  // Membership beside the arrays: a command naming thousands of paths made Array.includes
+  // quadratic, so a long list is looked up in a Set (see Seen).
+  private readonly seenPaths = new Seen(this.paths);
+  private readonly seenHosts = new Seen(this.hosts);
+  private readonly seenReasons = new Seen(this.reasons);
+  private readonly seenRecursive = new Seen(this.recursive);
   /** Where each path's symlinks lead, asked once per call (a path named as a tree is asked twice). */
-  private readonly real = new Map<string, string>();
-  private readonly seenFollowed = new Set<string>();
-  private readonly seenPrograms = new Set<string>();
+  private real: Map<string, string> | null = null;
+  private readonly seenFollowed = new Seen([]);
+  private readonly seenPrograms = new Seen(this.programs);
 
   /**
    * Set by a command handler while it records the folders of a walk that follows symbolic links
@@ -87,8 +88,9 @@ export class Collector {
   }
 
   private realOf(abs: string): string {
-    let r = this.real.get(abs);
-    if (r === undefined) this.real.set(abs, (r = resolveSymlinks(abs)));
+    const real = (this.real ??= new Map());
+    let r = real.get(abs);
+    if (r === undefined) real.set(abs, (r = resolveSymlinks(abs)));
     return r;
   }
 
@@ -103,8 +105,8 @@ export class Collector {
       this.evasive(`the call names more than ${MAX_PATHS} paths; Gatehouse judged the first ${MAX_PATHS}`);
       return;
     }
-    once(this.seenPaths, this.paths, abs);
-    if (this.ctx.resolveSymlinks) once(this.seenPaths, this.paths, this.realOf(abs));
+    this.seenPaths.add(abs);
+    if (this.ctx.resolveSymlinks) this.seenPaths.add(this.realOf(abs));
   }
 
   /**
@@ -119,7 +121,7 @@ export class Collector {
       if (this.seenPrograms.has(p)) return;
       // The same bound as paths: a command may name thousands of words, each a program to `xargs`.
       if (this.programs.length >= MAX_PATHS) return this.evasive(`the call starts more than ${MAX_PATHS} programs; Gatehouse judged the first ${MAX_PATHS}`);
-      once(this.seenPrograms, this.programs, p);
+      this.seenPrograms.add(p);
     };
     if (!text.includes('/')) return add(text);
     const abs = tilde ? normalisePath(text, cwd, this.ctx.home) : posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
@@ -142,8 +144,8 @@ export class Collector {
   markRecursive(abs: string): void {
     if (this.followLinks) this.linksOut(abs);
     if (this.seenRecursive.has(abs)) return;
-    once(this.seenRecursive, this.recursive, abs);
-    if (this.ctx.resolveSymlinks) once(this.seenRecursive, this.recursive, this.realOf(abs));
+    this.seenRecursive.add(abs);
+    if (this.ctx.resolveSymlinks) this.seenRecursive.add(this.realOf(abs));
   }
 
   /** A link-following walk of `abs`: where its links lead out of it is reached as a whole tree too. */
@@ -154,7 +156,7 @@ export class Collector {
     const walk = linksLeaving(abs, this.maxLinkWalkEntries, checkDeadline);
     for (const t of walk.targets) {
       this.addAbsolute(t);
-      once(this.seenRecursive, this.recursive, t);
+      this.seenRecursive.add(t);
     }
     if (!walk.complete) this.evasive(`the walk follows symbolic links and ${abs} holds more than ${this.maxLinkWalkEntries} entries to check (not all were seen)`);
   }
@@ -165,12 +167,12 @@ export class Collector {
       this.evasive(`the call names more than ${MAX_HOSTS} hosts; Gatehouse judged the first ${MAX_HOSTS}`);
       return;
     }
-    once(this.seenHosts, this.hosts, h);
+    this.seenHosts.add(h);
   }
 
   evasive(reason: string): void {
     checkDeadline();
-    once(this.seenReasons, this.reasons, reason);
+    this.seenReasons.add(reason);
   }
 
   addContent(text: string): void {
@@ -195,8 +197,29 @@ export class Collector {
   }
 }
 
-function once(seen: Set<string>, list: string[], v: string): void {
-  if (seen.has(v)) return;
-  seen.add(v);
-  list.push(v);
+/** Lists up to this long are searched; longer ones get a Set. */
+const SHORT_LIST = 16;
+
+/**
+ * Membership of one of a call's lists, first-seen order kept by the list itself. Most calls name
+ * a path or two, and seven Sets allocated per call were a measurable share of a decision: a short
+ * list is searched, and past SHORT_LIST entries a Set takes over (a command naming thousands of
+ * paths stays linear).
+ */
+class Seen {
+  private set: Set<string> | null = null;
+
+  constructor(private readonly list: string[]) {}
+
+  has(v: string): boolean {
+    return this.set !== null ? this.set.has(v) : this.list.includes(v);
+  }
+
+  /** Appends `v` unless already there. */
+  add(v: string): void {
+    if (this.has(v)) return;
+    this.list.push(v);
+    if (this.set !== null) this.set.add(v);
+    else if (this.list.length > SHORT_LIST) this.set = new Set(this.list);
+  }
 }

@@ -71,8 +71,10 @@ export class GuardedExtractor {
    */
   extract(call: ToolCall): Extraction | Promise<Extraction> {
     const command = commandOf(call);
-    const spec = toolSpec(call.tool);
-    if (command !== null && command.length > MAX_COMMAND_LENGTH && (spec.shell || spec.ops.includes('execute'))) return unparsed(command, this.opts.home ?? homedir());
+    if (command !== null && command.length > MAX_COMMAND_LENGTH) {
+      const spec = toolSpec(call.tool);
+      if (spec.shell || spec.ops.includes('execute')) return unparsed(command, this.opts.home ?? homedir());
+    }
     if (argumentsLength(call.arguments, this.inProcessMax) > this.inProcessMax) return this.pool.run(call, this.opts);
     if (!grammarReady()) return loadGrammar().then(() => this.inProcess(call), (err: unknown) => Promise.reject(failed(err)));
     return this.inProcess(call);

@@ -1,6 +1,7 @@
 // Operations, paths and content from a tool's name and argument names — for the tools agents
 // actually call (Claude Code's, the MCP filesystem server's) and by naming convention for the rest.
 import type { Operation } from '../types.js';
+import { dropOldest } from '../../core/drop-oldest.js';
 
 export interface ToolSpec {
   ops: Operation[];
@@ -74,7 +75,25 @@ const PREFIX: Array<[RegExp, ToolSpec]> = [
  */
 const UNKNOWN: ToolSpec = { ops: ['execute'] };
 
+/** Tool names whose spec is kept; past it the older half is dropped (agents call a few tools, over and over). */
+const SPECS_KEPT = 1024;
+const specs = new Map<string, ToolSpec>();
+
+/**
+ * The spec of a tool, by its name. A pure function of the name, asked for every call (the
+ * name rewriting and prefix patterns below were a few percent of a decision), so answers are kept.
+ */
 export function toolSpec(tool: string): ToolSpec {
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    spec = specOf(tool);
+    if (specs.size >= SPECS_KEPT) dropOldest(specs, SPECS_KEPT >> 1);
+    specs.set(tool, spec);
+  }
+  return spec;
+}
+
+function specOf(tool: string): ToolSpec {
   const claude = CLAUDE[tool.toLowerCase()];
   if (claude && !tool.includes('_')) return claude;
   let name = tool;

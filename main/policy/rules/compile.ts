@@ -122,7 +122,9 @@ function bindingCovers(b: CallBinding, x: Extraction, call: ToolCall | null | un
 }
 
 const blockedName = picomatch(BLOCKED_HOST_NAMES as string[], { nocase: true, dot: true });
-const opNames = (mask: number) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', ');
+/** The operation names of each mask, built once: every allow match names its operations. */
+const OP_NAMES: readonly string[] = Array.from({ length: 1 << OPERATIONS.length }, (_, mask) => OPERATIONS.filter((op) => (mask & OP_BIT[op]) !== 0).join(', '));
+const opNames = (mask: number): string => OP_NAMES[mask & ((1 << OPERATIONS.length) - 1)] ?? '';
 
 function matchOf(c: CompiledRule, detail: string, decision: RuleDecision = c.rule.decision, message: string | undefined = c.rule.message): RuleMatch {
   const r = c.rule;
@@ -134,8 +136,11 @@ export interface MatchOptions {
   unresolved?: UnresolvedPolicy | undefined;
   /** The call itself, for allow rules bound to a tool, command or arguments. */
   call?: ToolCall | null | undefined;
-  /** Paths no rule's paths can match (RuleSet.untouched): skipped without testing. */
-  untouched?: ((path: string) => boolean) | undefined;
+  /**
+   * Paths no rule's paths can match (RuleSet.untouched), or, asked with the rule, that rule's
+   * paths cannot: skipped without testing.
+   */
+  untouched?: ((path: string, rule?: CompiledRule) => boolean) | undefined;
 }
 
 /**
@@ -162,7 +167,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
     const recursiveOps = (c.actionMask & mask & RECURSIVE_OPS) !== 0;
     const trees = x.recursive;
     for (const p of x.paths) {
-      if (opts.untouched?.(p)) continue;
+      if (opts.untouched?.(p, c)) continue;
       const glob = c.paths.match(p);
       if (glob !== null && c.except.match(p) === null) return matchOf(c, `path ${p} matches ${glob}`);
       if (recursiveOps || (trees !== undefined && trees.includes(p))) {
@@ -180,11 +185,11 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   return null;
 }
 
-function coversCall(c: CompiledRule, x: Extraction, mask: number, resolutions: Resolutions | undefined, untouched: ((path: string) => boolean) | undefined): boolean {
+function coversCall(c: CompiledRule, x: Extraction, mask: number, resolutions: Resolutions | undefined, untouched: MatchOptions['untouched']): boolean {
   if (x.evasive || (mask & ~c.actionMask) !== 0) return false;
   if (c.paths.empty && c.hosts.source.length === 0) return true;
   if (x.paths.length + x.hosts.length === 0) return false;
-  for (const p of x.paths) if (c.paths.empty || untouched?.(p) || c.paths.match(p) === null || c.except.match(p) !== null) return false;
+  for (const p of x.paths) if (c.paths.empty || untouched?.(p, c) || c.paths.match(p) === null || c.except.match(p) !== null) return false;
   for (const h of x.hosts) if (!c.hosts.covers(h, resolutions?.get(normalizeHost(h)))) return false;
   return true;
 }

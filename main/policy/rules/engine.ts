@@ -12,31 +12,50 @@ export interface RuleSet {
   readonly byName: ReadonlyMap<string, CompiledRule>;
   /**
    * True when no rule of the set can match `path` by its paths: no rule's glob matches it and no
-   * rule's protected tree lies inside it. matchRule then skips it for every rule.
+   * rule's protected tree lies inside it. Given a rule, true when that rule's paths cannot match
+   * it (neither way). matchRule then skips the path for that rule.
    */
-  readonly untouched: (path: string) => boolean;
+  readonly untouched: (path: string, rule?: CompiledRule) => boolean;
 }
 
 /** Paths whose answer a rule set keeps; past it the older half is dropped. */
 const UNTOUCHED_KEPT = 4096;
 
 /**
- * "No rule's paths reach this path", asked once per path rather than once per path per rule: with
- * dozens of built-in rules, matching every path against every rule was most of the rules step.
- * The answer is a pure function of the (frozen) rules and the path string, so it is kept per set;
- * a changed policy is a new set. Every rule counts, disabled ones too, and excepts are ignored:
- * both only make "touched" answers more common, never a wrong "untouched".
+ * "Which rules' paths reach this path", asked once per path rather than once per path per rule:
+ * with dozens of built-in rules, matching every path against every rule was most of the rules
+ * step, and a path one rule does reach (`~/work/**` of an allow rule) was still tested against
+ * every other rule's globs. The answer is a pure function of the (frozen) rules and the path
+ * string, so it is kept per set; a changed policy is a new set. Every rule counts, disabled ones
+ * too, and excepts are ignored: both only make "touched" answers more common, never a wrong
+ * "untouched".
  */
-function untouchedBy(rules: readonly CompiledRule[]): (path: string) => boolean {
+function untouchedBy(rules: readonly CompiledRule[]): (path: string, rule?: CompiledRule) => boolean {
   const withPaths = rules.filter((r) => !r.paths.empty);
-  const kept = new Map<string, boolean>();
-  return (path) => {
+  // null: no rule reaches the path.
+  const kept = new Map<string, ReadonlySet<CompiledRule> | null>();
+  // Every rule of a call asks about the same path in turn: the last answer saves the look-up.
+  let lastPath: string | null = null;
+  let last: ReadonlySet<CompiledRule> | null = null;
+  const touching = (path: string): ReadonlySet<CompiledRule> | null => {
+    if (path === lastPath) return last;
     let answer = kept.get(path);
-    if (answer !== undefined) return answer;
-    answer = withPaths.every((r) => r.paths.match(path) === null && r.paths.containsProtected(path) === null);
-    if (kept.size >= UNTOUCHED_KEPT) dropOldest(kept, UNTOUCHED_KEPT >> 1);
-    kept.set(path, answer);
+    if (answer === undefined) {
+      let reached: Set<CompiledRule> | null = null;
+      for (const r of withPaths) if (r.paths.match(path) !== null || r.paths.containsProtected(path) !== null) (reached ??= new Set()).add(r);
+      answer = reached;
+      if (kept.size >= UNTOUCHED_KEPT) dropOldest(kept, UNTOUCHED_KEPT >> 1);
+      kept.set(path, answer);
+    }
+    lastPath = path;
+    last = answer;
     return answer;
+  };
+  // A rule of another set (never passed today) is answered for all rules: never wrongly skipped.
+  const own = new Set(withPaths);
+  return (path, rule) => {
+    const reached = touching(path);
+    return reached === null || (rule !== undefined && own.has(rule) && !reached.has(rule));
   };
 }
 
