@@ -101,7 +101,17 @@ export class ForkThread {
     });
     // Nobody may be waiting yet; the rejection is seen by fork().
     this.ready.catch(() => {});
+    // A host that exits with terminals still running (process.exit, an uncaught exception): Node
+    // tears the thread down only after node-pty's waitpid threads on it return, that is after
+    // every program it forked has ended, so the exit would hang for as long as they run (a
+    // `sleep 30`: 30 s). They are killed here instead, synchronously, as the last thing the
+    // host does; nothing it started goes on running unsupervised after it.
+    process.once('exit', this.onProcessExit);
   }
+
+  private readonly onProcessExit = (): void => {
+    for (const c of this.children.values()) if (c.pid !== null) this.kill(c.pid);
+  };
 
   /** Why the thread is gone, or null while it runs. */
   get failed(): string | null {
@@ -178,6 +188,7 @@ export class ForkThread {
    */
   private died(why: string): void {
     this.failure ??= why;
+    process.off('exit', this.onProcessExit);
     this.queue.length = 0;
     for (const [id, c] of [...this.children]) {
       if (c.pid === null) {

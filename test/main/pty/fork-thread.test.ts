@@ -3,10 +3,14 @@
 // milliseconds the loop would otherwise stand still. No timing is measured here (a loaded machine
 // makes any threshold flaky): what is checked is which thread forked, that everything node-pty did
 // still works on a terminal forked there, and the fallback.
-import { writeFileSync } from 'node:fs';
+import { spawn as spawnChild } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { entryFile } from '../../../main/core/entry-file.js';
 import { threadId } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ForkThread, ForkThreadUnavailable } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
 import { PtyManager } from '../../../main/pty/pty-manager.js';
@@ -89,5 +93,45 @@ describe('the fork thread', () => {
     const [session] = mgr.list();
     expect(session).toMatchObject({ state: 'exited', signal: 'SIGKILL', killedBy: 'host' });
     expect(audit.map((e) => e.type)).toEqual(['pty.started', 'pty.killed', 'pty.exited']);
+  });
+
+  it('a host that exits with a terminal still running (process.exit, an uncaught exception) exits at once, and its program is killed', async () => {
+    const dir = tempDir();
+    const forkThread = fileURLToPath(new URL('../../../main/pty/fork-thread.ts', import.meta.url));
+    // The thread's worker, built from the sources as the host finds it there.
+    const worker = entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThread).href, what: 'the terminal fork thread', packagesExternal: true });
+    const entry = join(dir, 'host.ts');
+    writeFileSync(
+      entry,
+      `import { ForkThread } from ${JSON.stringify(forkThread)};
+import { createNodePtySpawn } from ${JSON.stringify(forkThread.replace(/fork-thread\.ts$/, 'node-pty-spawn.ts'))};
+import { killSession } from ${JSON.stringify(forkThread.replace(/fork-thread\.ts$/, 'process-tree.ts'))};
+const thread = new ForkThread((pid) => killSession(pid), ${JSON.stringify(worker)});
+const p = await createNodePtySpawn({ forkThread: thread })('/bin/sleep', ['600'], { cwd: '/', env: { PATH: '/usr/bin:/bin' }, cols: 80, rows: 24 });
+process.stdout.write(JSON.stringify({ pid: p.pid, thread: p.forkedOnThread }) + '\\n');
+if (process.argv[2] === 'exit') process.exit(3);
+setImmediate(() => { throw new Error('the host failed'); });
+`,
+    );
+    // Bundled beside the repo's node_modules, so node-pty resolves as it does for the host.
+    const bundle = join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), `fork-exit-${process.pid}-${Date.now()}.mjs`);
+    await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'silent' });
+    onTestFinished(() => rmSync(bundle, { force: true }));
+    for (const how of ['exit', 'throw']) {
+      const child = spawnChild(process.execPath, [bundle, how], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // A failing run leaves a hung host and its `sleep`: both go with the test.
+      onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      // Before the fix the process hung here until `sleep 600` ended (the test's timeout fails it).
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      const started = JSON.parse(out.split('\n')[0]!) as { pid: number; thread: number };
+      expect(started.thread).toBeGreaterThan(0);
+      expect(code).toBe(how === 'exit' ? 3 : 1);
+      // The program did not outlive its host.
+      expect(existsSync(`/proc/${started.pid}`)).toBe(false);
+    }
   });
 });
