@@ -147,7 +147,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
           log: () => {},
         });
         const start = performance.now();
-        const s = mgr.start({ command: 'cat', args: [path], cwd: tmpdir(), origin: { actor: 'operator:bench', tool: 'shell' } });
+        const s = await mgr.start({ command: 'cat', args: [path], cwd: tmpdir(), origin: { actor: 'operator:bench', tool: 'shell' } });
         mgr.attach(s.id, 'bench');
         await mgr.exited(s.id);
         const ms = performance.now() - start;
@@ -183,7 +183,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
         await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
         await page.getByTestId('nav-terminals').click();
         // The program waits for a line, so the console can attach before any output.
-        const s = host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
+        const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
         await page.locator(`[data-testid="terminal-row"][data-id="${s.id}"]`).click();
         await page.locator(`[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]`).waitFor();
         if (host.ptys.get(s.id).watchers !== 1) throw new Error('the console did not attach');

@@ -68,6 +68,9 @@ const jobs = {
   // The audit log's writer thread (main/audit/audit-writer.ts finds it next to the bundle that
   // starts it). CommonJS for the same reason as the extraction worker.
   auditWriter: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/audit/audit-writer-worker.ts'], outfile: out('auditWriter'), format: 'cjs' }),
+  // The thread that forks terminals' programs off the event loop (main/pty/fork-thread.ts finds it
+  // next to the bundle that starts it). CommonJS for the same reason as the extraction worker.
+  ptyForkWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/pty/pty-fork-worker.ts'], outfile: out('ptyForkWorker'), format: 'cjs' }),
   // The worker threads of WebAssembly plugins (main/runner/wasm/worker-file.ts finds it next to the
   // bundle that starts it). ESM: binaryen, which it loads to meter modules, is ESM with top-level await.
   wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: out('wasmWorker'), format: 'esm' }),

@@ -416,7 +416,7 @@ export class AdapterService {
     try {
       // A default target runs in the adapter's folder (it may ship the program it drives); a command given here, where the host would start it.
       const cwd = p.cwd ?? (p.command ? undefined : plugin.adapter.dir);
-      const info = this.deps.ptys.start({ command: target.program, args: target.args, cols, rows, ...(cwd ? { cwd } : {}), title: `${[target.program, ...target.args].join(' ')} (adapter ${m.name})`, origin: { actor, tool: `adapter:${m.name}`, plugin: m.name } });
+      const info = await this.deps.ptys.start({ command: target.program, args: target.args, cols, rows, ...(cwd ? { cwd } : {}), title: `${[target.program, ...target.args].join(' ')} (adapter ${m.name})`, origin: { actor, tool: `adapter:${m.name}`, plugin: m.name } });
       s.terminal = info.id;
     } catch (err) {
       this.sessions.delete(id);

@@ -51,7 +51,7 @@ export async function runShellTool(deps: ShellToolDeps, call: ToolCall, x?: Pick
   }
   let info;
   try {
-    info = deps.ptys.start({
+    info = await deps.ptys.start({
       command: wrapped.command,
       args: wrapped.args,
       cwd,

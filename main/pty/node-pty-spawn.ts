@@ -2,6 +2,8 @@
 // wrapper) and so node-pty's quirks are handled in one place.
 import { closeSync, constants, openSync } from 'node:fs';
 import * as nodePty from 'node-pty';
+import { ForkThread, ForkThreadUnavailable, type ForkArgs, type Forked, type NativePty } from './fork-thread.js';
+import { killSession } from './process-tree.js';
 import type { PtyProcess, PtySpawn, PtySpawnOptions } from './types.js';
 
 export interface NodePtySpawnOptions {
@@ -12,23 +14,96 @@ export interface NodePtySpawnOptions {
    * null: raw bytes, decoded by the session's own Utf8Stream.
    */
   encoding?: 'utf8' | null;
+  /**
+   * Fork on the host's fork thread (fork-thread.ts; the default), on a given one (tests), or on
+   * the calling thread as node-pty does (false: for comparing the two).
+   */
+  forkThread?: boolean | ForkThread;
 }
 
-export function createNodePtySpawn(spawnOpts: NodePtySpawnOptions = {}): PtySpawn {
-  return (command, args, opts) => spawnNodePty(command, args, opts, spawnOpts.encoding ?? 'utf8');
+/** A process the spawn started, and the thread that forked it (for tests: 0 is the main thread). */
+export type NodePtyProcess = PtyProcess & { forkedOnThread: number };
+
+export function createNodePtySpawn(spawnOpts: NodePtySpawnOptions = {}): (command: string, args: string[], opts: PtySpawnOptions) => Promise<NodePtyProcess> {
+  const encoding = spawnOpts.encoding ?? 'utf8';
+  const thread = spawnOpts.forkThread ?? true;
+  return async (command, args, opts) => withSlaveHeld(await spawnNodePty(command, args, opts, encoding, thread === true ? sharedForkThread() : thread || null));
 }
 
 export const nodePtySpawn: PtySpawn = createNodePtySpawn();
 
-function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null): PtyProcess {
-  const pty = nodePty.spawn(command, args, {
-    name: opts.env.TERM ?? 'xterm-256color',
-    cols: opts.cols,
-    rows: opts.rows,
-    cwd: opts.cwd,
-    env: opts.env,
-    encoding,
-  });
+const native = (nodePty as unknown as { native: NativePty | null }).native;
+
+/** Thrown by the capturing fork below: UnixTerminal's constructor stops at its fork. */
+class Captured extends Error {}
+
+type Terminal = ReturnType<typeof nodePty.spawn>;
+
+/**
+ * node-pty's own UnixTerminal does everything around the fork (the environment it passes, the
+ * read stream on the master fd with its EIO handling, the write queue, resize, kill, exit after
+ * the last read); only the fork itself moves to the fork thread. So the terminal is made twice,
+ * each time with node-pty's native fork swapped out for the length of the (synchronous)
+ * constructor: first to capture the arguments it would fork with, then, once the thread has
+ * forked with them, to hand it the thread's result. The swap is of this thread's instance of the
+ * native module only; the fork thread has its own.
+ */
+async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null, thread: ForkThread | null): Promise<{ pty: Terminal; threadId: number }> {
+  const ptyOpts = { name: opts.env.TERM ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env: opts.env, encoding };
+  if (thread && native) {
+    const captured: { args: ForkArgs | null } = { args: null };
+    const inThread = withNativeFork(
+      (...a) => {
+        captured.args = a.slice(0, 10) as ForkArgs;
+        throw new Captured();
+      },
+      () => {
+        try {
+          return nodePty.spawn(command, args, ptyOpts);
+        } catch (err) {
+          if (err instanceof Captured) return null;
+          throw err;
+        }
+      },
+    );
+    // node-pty did not call the native fork we swapped (a node-pty that changed): it forked
+    // itself, and that terminal is used.
+    if (inThread || !captured.args) return { pty: inThread!, threadId: 0 };
+    let forked: Forked | null = null;
+    try {
+      forked = await thread.fork(captured.args);
+    } catch (err) {
+      // The thread could not start or died: fork here, as node-pty does. Slower for the loop,
+      // but terminals still start.
+      if (!(err instanceof ForkThreadUnavailable)) throw err;
+    }
+    if (forked) {
+      const f = forked;
+      const pty = withNativeFork(
+        (...a) => {
+          f.onExit(a[10]);
+          return { fd: f.fd, pid: f.pid, pty: f.pty };
+        },
+        () => nodePty.spawn(command, args, ptyOpts),
+      );
+      return { pty, threadId: f.threadId };
+    }
+  }
+  return { pty: nodePty.spawn(command, args, ptyOpts), threadId: 0 };
+}
+
+function withNativeFork<T>(fork: NativePty['fork'], fn: () => T): T {
+  const n = native!;
+  const real = n.fork;
+  n.fork = fork;
+  try {
+    return fn();
+  } finally {
+    n.fork = real;
+  }
+}
+
+function withSlaveHeld({ pty, threadId }: { pty: Terminal; threadId: number }): NodePtyProcess {
   // On Linux the master side can read EIO while output is still buffered when the last holder
   // of the slave side exits with it, and node-pty then drops that tail (microsoft/node-pty#726,
   // #85). Holding the slave open ourselves means the master never sees EIO in that race; the
@@ -56,5 +131,28 @@ function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, en
   };
   // node-pty gives up waiting 200 ms after the exit; by then nothing more will be read anyway.
   pty.onExit(release);
-  return Object.assign(pty, { release }) as PtyProcess;
+  return Object.assign(pty, { release, forkedOnThread: threadId }) as NodePtyProcess;
+}
+
+let shared: ForkThread | null | undefined;
+
+/**
+ * One fork thread for the process, started on first use. When it cannot start (its file is
+ * missing, node-pty does not load in a worker), terminals are forked on the calling thread as
+ * before, and the reason is said once: they still start, only the loop pays for the forks.
+ */
+function sharedForkThread(): ForkThread | null {
+  if (shared === undefined) {
+    try {
+      shared = new ForkThread((pid) => killSession(pid));
+    } catch (err) {
+      shared = null;
+      console.error(`gatehouse: terminals are forked on the main thread: ${(err as Error).message}`);
+    }
+  }
+  if (shared?.failed) {
+    console.error(`gatehouse: terminals are forked on the main thread from now on: ${shared.failed}`);
+    shared = null;
+  }
+  return shared;
 }

@@ -10,10 +10,11 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { systemClock, type Clock } from '../audit/audit-store.js';
+import { forkCount } from '../core/proc-scan.js';
 import { DEFAULT_PTY_LIMITS, type PtyLimits } from './limits.js';
 import { nodePtySpawn } from './node-pty-spawn.js';
 import { PtyRefusal, PtySession } from './pty-session.js';
-import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyOutputEvent, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
+import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
 
 export { PtyRefusal };
 
@@ -43,6 +44,8 @@ export class PtyManager {
   private readonly log: (msg: string, err?: unknown) => void;
   private readonly baseEnv: NodeJS.ProcessEnv;
   private closed = false;
+  /** Starts whose program is being spawned: close() waits for them, then ends what they started. */
+  private readonly starting = new Set<Promise<unknown>>();
   /** Listeners besides the consoles (terminal adapters' screens): they see the same batches. */
   private readonly outputTaps = new Set<(event: PtyOutputEvent) => void>();
 
@@ -71,11 +74,12 @@ export class PtyManager {
 
   /**
    * Starts a command in a new PTY. The runner calls this for `pty = true` tools and the
-   * built-in shell tool; the host calls it for an operator's "New shell".
-   * Throws PtyRefusal('spawn_failed') when the command or the folder does not exist.
+   * built-in shell tool; the host calls it for an operator's "New shell". Resolves once the
+   * program is running (node-pty's fork happens off the event loop: node-pty-spawn.ts).
+   * Rejects with PtyRefusal('spawn_failed') when the command or the folder does not exist.
    */
-  start(opts: PtyStartOptions): PtySessionInfo {
-    return this.startSession(opts).info();
+  async start(opts: PtyStartOptions): Promise<PtySessionInfo> {
+    return (await this.startSession(opts)).info();
   }
 
   /** Resolves when the session has exited and its transcript is recorded. */
@@ -159,6 +163,8 @@ export class PtyManager {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A start in flight registers its session (refusing the caller); then it is killed with the rest.
+    await Promise.allSettled([...this.starting]);
     await Promise.all([...this.sessions.values()].filter((s) => s.running).map((s) => s.kill('host', 2000)));
   }
 
@@ -168,7 +174,7 @@ export class PtyManager {
     return s;
   }
 
-  private startSession(opts: PtyStartOptions): PtySession {
+  private async startSession(opts: PtyStartOptions): Promise<PtySession> {
     if (this.closed) throw new PtyRefusal('spawn_failed', 'The host is stopping; no new terminal can start.');
     const cwd = opts.cwd ?? homedir();
     if (!isDirectory(cwd)) throw new PtyRefusal('spawn_failed', `Cannot start ${opts.command}: the folder ${cwd} does not exist.`);
@@ -179,18 +185,30 @@ export class PtyManager {
     env.COLORTERM ??= 'truecolor';
     const args = opts.args ?? [];
     const id = `pty-${randomBytes(5).toString('hex')}`;
-    let session: PtySession;
+    const cols = clampSize(opts.cols, DEFAULT_COLS);
+    const rows = clampSize(opts.rows, DEFAULT_ROWS);
+    const forksBefore = forkCount();
+    const spawning = (async () => this.spawn(opts.command, args, { cwd, env, cols, rows }))();
+    this.starting.add(spawning);
+    let pty: PtyProcess;
     try {
-      session = this.createSession(id, opts, cwd, env, args);
+      pty = await spawning;
     } catch (err) {
       throw new PtyRefusal('spawn_failed', `Cannot start ${opts.command}: ${(err as Error).message}.`);
+    } finally {
+      this.starting.delete(spawning);
     }
+    const session = this.createSession(id, opts, cwd, env, args, cols, rows, pty, forksBefore);
     this.sessions.set(id, session);
     this.opts.events.changed({ id, change: 'started' });
+    if (this.closed) {
+      // The host began stopping while the program was forked: it is recorded, and close() ends it.
+      throw new PtyRefusal('spawn_failed', 'The host is stopping; no new terminal can start.');
+    }
     return session;
   }
 
-  private createSession(id: string, opts: PtyStartOptions, cwd: string, env: Record<string, string>, args: string[]): PtySession {
+  private createSession(id: string, opts: PtyStartOptions, cwd: string, env: Record<string, string>, args: string[], cols: number, rows: number, pty: PtyProcess, forksBefore: number | null): PtySession {
     return new PtySession(
       {
         id,
@@ -198,13 +216,14 @@ export class PtyManager {
         args,
         cwd,
         env,
-        cols: clampSize(opts.cols, DEFAULT_COLS),
-        rows: clampSize(opts.rows, DEFAULT_ROWS),
+        cols,
+        rows,
         title: opts.title ?? [opts.command, ...args].join(' '),
         origin: opts.origin,
       },
+      pty,
+      forksBefore,
       {
-        spawn: this.spawn,
         clock: this.clock,
         limits: this.limits,
         events: this.opts.events,

@@ -5,12 +5,12 @@ import { constants as osConstants } from 'node:os';
 import type { Clock } from '../audit/audit-store.js';
 import { FlowControl } from './flow-control.js';
 import type { PtyLimits } from './limits.js';
-import { forkCount, isAlive } from '../core/proc-scan.js';
+import { isAlive } from '../core/proc-scan.js';
 import { killSession, sessionProcesses } from './process-tree.js';
 import { Scrollback } from './scrollback.js';
 import { Utf8Stream } from './text.js';
 import { Transcript } from './transcript.js';
-import type { PtyAttachment, PtyAuditEvent, PtyController, PtyEvents, PtyExit, PtyOrigin, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyState } from './types.js';
+import type { PtyAttachment, PtyAuditEvent, PtyController, PtyEvents, PtyExit, PtyOrigin, PtyOutputEvent, PtyProcess, PtySessionInfo, PtyState } from './types.js';
 
 export interface SessionSpec {
   id: string;
@@ -25,7 +25,6 @@ export interface SessionSpec {
 }
 
 export interface SessionDeps {
-  spawn: PtySpawn;
   clock: Clock;
   limits: PtyLimits;
   events: PtyEvents;
@@ -80,8 +79,15 @@ export class PtySession {
   private killedBy: string | null = null;
   private readonly exitWaiters: ((exit: PtyExit) => void)[] = [];
 
+  /**
+   * @param pty the program, already started (the manager spawns it: spawning may be asynchronous).
+   * @param forksBefore forkCount() taken before it was forked: its exit then reads only /proc
+   *   entries from its pid up (null: all of them).
+   */
   constructor(
     spec: SessionSpec,
+    pty: PtyProcess,
+    forksBefore: number | null,
     private readonly deps: SessionDeps,
   ) {
     this.id = spec.id;
@@ -101,8 +107,8 @@ export class PtySession {
       },
     );
     this.startedAt = deps.clock.now();
-    this.forksBefore = forkCount();
-    this.pty = deps.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, cols: spec.cols, rows: spec.rows });
+    this.forksBefore = forksBefore;
+    this.pty = pty;
     this.pty.onData((chunk) => this.onData(chunk));
     this.pty.onExit((e) => this.onExit(e));
     this.watchLeader();

@@ -55,10 +55,11 @@ export function terminalHandlers(ptys: PtyManager, consoles: ConsoleKeys): Termi
 
   return {
     'terminals.list': (_req, ctx) => ({ sessions: ptys.list(viewer(ctx)) }),
-    'terminals.start': ({ command, args, cols, rows }, ctx) =>
-      refusals(() => {
-        const program = command ?? ptys.defaultShell();
-        const info = ptys.start({
+    'terminals.start': async ({ command, args, cols, rows }, ctx) => {
+      const program = command ?? ptys.defaultShell();
+      let info;
+      try {
+        info = await ptys.start({
           command: program,
           args: args ?? [],
           cols,
@@ -66,8 +67,11 @@ export function terminalHandlers(ptys: PtyManager, consoles: ConsoleKeys): Termi
           title: command ? [command, ...(args ?? [])].join(' ') : `${basename(program)} (operator shell)`,
           origin: { actor: `operator:${ctx.operator}`, tool: 'shell' },
         });
-        return ptys.get(info.id, viewer(ctx));
-      }),
+      } catch (err) {
+        throw translate(err);
+      }
+      return ptys.get(info.id, viewer(ctx));
+    },
     'terminals.attach': ({ id }, ctx) => refusals(() => ptys.attach(id, consoleOf(ctx, 'Watching a terminal'))),
     'terminals.detach': ({ id }, ctx) => {
       if (ctx.console !== 'cli') ptys.detach(id, consoles.of(ctx));

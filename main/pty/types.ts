@@ -24,7 +24,8 @@ export interface PtySpawnOptions {
   rows: number;
 }
 
-export type PtySpawn = (command: string, args: string[], opts: PtySpawnOptions) => PtyProcess;
+/** Starts a program in a new PTY; node-pty's forks on a thread of its own, so it answers later. */
+export type PtySpawn = (command: string, args: string[], opts: PtySpawnOptions) => PtyProcess | Promise<PtyProcess>;
 
 /** Who asked for a session and on whose behalf: recorded with every audit event of it. */
 export interface PtyOrigin {

@@ -75,7 +75,7 @@ export async function runPtyTool(spec: PtyToolSpec): Promise<PtyToolResult> {
   let id: string;
   let pid: number | null;
   try {
-    ({ id, pid } = spec.ptys.start({ command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env, title: spec.title, origin: spec.origin }));
+    ({ id, pid } = await spec.ptys.start({ command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env, title: spec.title, origin: spec.origin }));
   } catch (err) {
     await wrapped.finish?.();
     return refuse(`${spec.plugin}: ${(err as Error).message}`, sandboxed);

@@ -100,8 +100,8 @@ function countingSpawn(inner: PtySpawn = nodePtySpawn): { spawn: PtySpawn; pause
   let pauses = 0;
   let resumes = 0;
   return {
-    spawn: (command, args, opts) => {
-      const p = inner(command, args, opts);
+    spawn: async (command, args, opts) => {
+      const p = await inner(command, args, opts);
       const pause = p.pause.bind(p);
       const resume = p.resume.bind(p);
       p.pause = () => {
@@ -126,7 +126,7 @@ describe('output batching', () => {
   it('puts writes that come within the batch window into one event', async () => {
     const h = harness();
     // 60 writes of one char, 1 ms apart: without batching, about 60 events.
-    const s = h.mgr.start({ command: process.execPath, args: ['-e', "let i=0;const t=setInterval(()=>{process.stdout.write('x');if(++i===60){clearInterval(t)}},1)"], env, origin: operator });
+    const s = await h.mgr.start({ command: process.execPath, args: ['-e', "let i=0;const t=setInterval(()=>{process.stdout.write('x');if(++i===60){clearInterval(t)}},1)"], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     await h.until(exitedEvent(h, s.id), 'exit');
     expect(h.text(s.id)).toBe('x'.repeat(60));
@@ -137,7 +137,7 @@ describe('output batching', () => {
 
   it('sends nothing while no console is attached, and keeps it for the first one that attaches', async () => {
     const h = harness({ limits: { transcriptFlushMs: 10 } });
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo before-attach; read x; echo after-attach'], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo before-attach; read x; echo after-attach'], env, origin: operator });
     await h.until(() => h.audit.some((e) => e.type === 'pty.transcript' && String(e.payload.data).includes('before-attach')), 'first line read');
     expect(h.outputs).toHaveLength(0);
     const a = h.mgr.attach(s.id, 'c1');
@@ -160,7 +160,7 @@ describe('UTF-8 boundaries', () => {
   ] as const) {
     it(`never splits a character: ${name}`, async () => {
       const h = harness({ spawn, limits: { batchMaxChars: 1000 } });
-      const s = h.mgr.start({ command: '/bin/sh', args: ['-c', script], env, origin: operator });
+      const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', script], env, origin: operator });
       h.mgr.attach(s.id, 'c1');
       await h.until(exitedEvent(h, s.id), 'exit');
       const events = h.outputs.filter((o) => o.id === s.id);
@@ -184,7 +184,8 @@ describe('UTF-8 boundaries', () => {
     const fake: PtySpawn = () => {
       let onData: (d: Uint8Array) => void = () => {};
       let onExit: (e: { exitCode: number }) => void = () => {};
-      queueMicrotask(() => {
+      // On a later turn, as a real PTY's reads come (start resolves before then).
+      setImmediate(() => {
         for (const b of bytes) onData(Uint8Array.of(b));
         onExit({ exitCode: 0 });
       });
@@ -201,7 +202,7 @@ describe('UTF-8 boundaries', () => {
       return p;
     };
     const h = harness({ spawn: fake });
-    const s = h.mgr.start({ command: '/bin/sh', env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     await h.until(exitedEvent(h, s.id), 'exit');
     expect(h.text(s.id)).toBe('é€😀ok');
@@ -214,7 +215,7 @@ describe('flow control', () => {
     const h = harness({ spawn: counting.spawn });
     const { highWater, lowWater, batchMaxChars } = h.mgr.limits;
     const lines = 200_000;
-    const s = h.mgr.start({ command: 'seq', args: ['1', String(lines)], env, origin: operator });
+    const s = await h.mgr.start({ command: 'seq', args: ['1', String(lines)], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
 
     // Nobody acknowledges: reading stops just past the high-water mark.
@@ -263,7 +264,7 @@ describe('flow control', () => {
     });
     // A batch window no test waits out: only size, a pause or a resume sends output.
     const h = harness({ spawn: fake, limits: { highWater: 100, lowWater: 10, batchMaxChars: 1000, batchMs: 3_600_000 } });
-    const s = h.mgr.start({ command: '/bin/sh', env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     const sizes = () => h.outputs.map((o) => o.data.length);
 
@@ -292,7 +293,7 @@ describe('flow control', () => {
   it('follows the slowest watching console, and stops waiting for one that detaches', async () => {
     const counting = countingSpawn();
     const h = harness({ spawn: counting.spawn });
-    const s = h.mgr.start({ command: 'yes', env, origin: operator });
+    const s = await h.mgr.start({ command: 'yes', env, origin: operator });
     h.mgr.attach(s.id, 'fast');
     h.mgr.attach(s.id, 'slow');
     h.onOutput((e) => h.mgr.ack(e.id, 'fast', e.data.length));
@@ -311,7 +312,7 @@ describe('flow control', () => {
     const h = harness({ limits: { highWater: 20_000, lowWater: 1_000 } });
     // 24,000 chars: past the high-water mark, and what is left after the pause (at most a few
     // reads) fits the kernel's PTY buffer, so the program exits while the session is paused.
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', "head -c 24000 /dev/zero | tr '\\0' y; printf END"], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', "head -c 24000 /dev/zero | tr '\\0' y; printf END"], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     await h.until(exitedEvent(h, s.id), 'exit');
     expect(h.mgr.unacked(s.id, 'c1')).toBeGreaterThan(20_000);
@@ -324,7 +325,7 @@ describe('end of output', () => {
     // Plain node-pty loses the last few KB of such a run about one time in six on Linux
     // (microsoft/node-pty#726); ten at once would almost surely show it.
     const h = harness();
-    const ids = Array.from({ length: 10 }, () => h.mgr.start({ command: '/bin/sh', args: ['-c', "head -c 1000000 /dev/zero | tr '\\0' y; printf END"], env, origin: operator }).id);
+    const ids = (await Promise.all(Array.from({ length: 10 }, () => h.mgr.start({ command: '/bin/sh', args: ['-c', "head -c 1000000 /dev/zero | tr '\\0' y; printf END"], env, origin: operator })))).map((s) => s.id);
     for (const id of ids) h.mgr.attach(id, 'c1');
     h.onOutput((e) => h.mgr.ack(e.id, 'c1', e.data.length));
     await h.until(() => ids.every((id) => exitedEvent(h, id)()), 'all exited');
@@ -336,7 +337,7 @@ describe('end of output', () => {
 describe('re-attach', () => {
   it('returns the output a console missed while detached, and events continue after its seq', async () => {
     const h = harness({ limits: { transcriptFlushMs: 10 } });
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo first-part; read x; echo second-part; read y; echo third-part; read z'], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo first-part; read x; echo second-part; read y; echo third-part; read z'], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     await h.until(() => h.text(s.id).includes('first-part'), 'first part');
     h.mgr.detach(s.id, 'c1');
@@ -362,7 +363,7 @@ describe('re-attach', () => {
 
   it('keeps a bounded scrollback that starts on a line', async () => {
     const h = harness({ limits: { scrollbackChars: 10_000 } });
-    const s = h.mgr.start({ command: 'seq', args: ['1', '20000'], env, origin: operator });
+    const s = await h.mgr.start({ command: 'seq', args: ['1', '20000'], env, origin: operator });
     await h.until(exitedEvent(h, s.id), 'exit');
     const a = h.mgr.attach(s.id, 'c1');
     expect(a.truncated).toBe(true);
@@ -378,7 +379,7 @@ describe('re-attach', () => {
 describe('take-over', () => {
   it('refuses input until the console took over, and records who did', async () => {
     const h = harness();
-    const s = h.mgr.start({ command: 'cat', env, origin: operator });
+    const s = await h.mgr.start({ command: 'cat', env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     expect(() => h.mgr.input(s.id, 'c1', 'hello\r')).toThrow(PtyRefusal);
     expect(() => h.mgr.input(s.id, 'c1', 'hello\r')).toThrow(/take-over first/);
@@ -416,7 +417,7 @@ describe('take-over', () => {
 
   it('Ctrl-C typed after take-over stops `yes` at once, while output is flow-controlled', async () => {
     const h = harness();
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-i'], env: { ...env, PS1: 'prompt$ ' }, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-i'], env: { ...env, PS1: 'prompt$ ' }, origin: operator });
     h.mgr.attach(s.id, 'c1');
     h.onOutput((e) => h.mgr.ack(e.id, 'c1', e.data.length));
     h.mgr.takeOver(s.id, 'c1', 'tester');
@@ -446,7 +447,7 @@ describe('kill', () => {
     // A child in its own process group that ignores HUP, a plain background child, and one that
     // left the session with setsid: none may survive.
     const script = `trap '' HUP; (trap '' HUP INT TERM; exec yes > /dev/null) & echo $! > ${pids}; sleep 1000 & echo $! >> ${pids}; setsid sleep 1001 & echo $! >> ${pids}; echo ready; wait`;
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', script], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', script], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
     await h.until(() => h.text(s.id).includes('ready'), 'children started');
     const children = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
@@ -470,7 +471,7 @@ describe('kill', () => {
     const h = harness();
     const dir = tempDir();
     const pidFile = join(dir, 'pid');
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], env, origin: operator });
     const exited = await h.until(exitedEvent(h, s.id), 'exit');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(gone(pid)).toBe(true);
@@ -481,7 +482,7 @@ describe('kill', () => {
 describe('transcripts', () => {
   it('go to the audit log in batches, all of the output, in order', async () => {
     const h = harness();
-    const s = h.mgr.start({ command: 'seq', args: ['1', '100000'], env, origin: operator });
+    const s = await h.mgr.start({ command: 'seq', args: ['1', '100000'], env, origin: operator });
     await h.until(exitedEvent(h, s.id), 'exit');
     const expected = Array.from({ length: 100000 }, (_, i) => `${i + 1}\r\n`).join('');
     const chunks = h.audit.filter((e) => e.type === 'pty.transcript');
@@ -499,7 +500,7 @@ describe('transcripts', () => {
 
   it('writes a quiet program’s output after the flush interval, without waiting for more', async () => {
     const h = harness({ limits: { transcriptFlushMs: 50 } });
-    const s = h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo quiet-line; read x'], env, origin: operator });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', 'echo quiet-line; read x'], env, origin: operator });
     const chunk = await h.until(() => h.audit.find((e) => e.type === 'pty.transcript'), 'a transcript chunk');
     expect(chunk.payload).toMatchObject({ id: s.id, seq: 1, offset: 0, data: 'quiet-line\r\n' });
     expect(h.mgr.get(s.id).state).toBe('running');
@@ -507,7 +508,7 @@ describe('transcripts', () => {
 
   it('stop at the cap, and keep the end of the output for pty.exited', async () => {
     const h = harness({ limits: { transcriptMaxChars: 100_000, transcriptTailChars: 1000 } });
-    const s = h.mgr.start({ command: 'seq', args: ['1', '100000'], env, origin: operator });
+    const s = await h.mgr.start({ command: 'seq', args: ['1', '100000'], env, origin: operator });
     const exited = await h.until(exitedEvent(h, s.id), 'exit');
     const chunks = h.audit.filter((e) => e.type === 'pty.transcript');
     expect(chunks.reduce((n, c) => n + (c.payload.data as string).length, 0)).toBe(100_000);
@@ -521,10 +522,10 @@ describe('transcripts', () => {
 });
 
 describe('start', () => {
-  it('refuses a program or folder that does not exist, with a sentence', () => {
+  it('refuses a program or folder that does not exist, with a sentence', async () => {
     const h = harness();
-    expect(() => h.mgr.start({ command: 'no-such-program-here', env, origin: operator })).toThrow(/no such program on PATH/);
-    expect(() => h.mgr.start({ command: '/bin/sh', cwd: '/no/such/folder', env, origin: operator })).toThrow(/folder \/no\/such\/folder does not exist/);
+    await expect(h.mgr.start({ command: 'no-such-program-here', env, origin: operator })).rejects.toThrow(/no such program on PATH/);
+    await expect(h.mgr.start({ command: '/bin/sh', cwd: '/no/such/folder', env, origin: operator })).rejects.toThrow(/folder \/no\/such\/folder does not exist/);
     expect(h.mgr.list()).toEqual([]);
   });
 
@@ -532,9 +533,9 @@ describe('start', () => {
     const h = harness();
     const dir = tempDir();
     writeFileSync(join(dir, 'marker'), '');
-    const a = h.mgr.start({ command: '/bin/sh', args: ['-c', 'exit 3'], cwd: dir, env, origin: operator, title: 'exits with 3' });
+    const a = await h.mgr.start({ command: '/bin/sh', args: ['-c', 'exit 3'], cwd: dir, env, origin: operator, title: 'exits with 3' });
     await h.until(exitedEvent(h, a.id), 'first exits');
-    const b = h.mgr.start({ command: 'cat', env, origin: { actor: 'agent:claude-code', tool: 'shell', callId: 'call-1' }, cols: 100, rows: 30 });
+    const b = await h.mgr.start({ command: 'cat', env, origin: { actor: 'agent:claude-code', tool: 'shell', callId: 'call-1' }, cols: 100, rows: 30 });
     const list = h.mgr.list();
     expect(list.map((s) => s.id)).toEqual([b.id, a.id]);
     expect(list[1]).toMatchObject({ title: 'exits with 3', state: 'exited', exitCode: 3, signal: null, cwd: dir });

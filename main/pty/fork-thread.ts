@@ -1,0 +1,207 @@
+// The thread that forks PTY programs for the host. node-pty's spawn forks the whole host
+// (forkpty), synchronously: with a host-sized heap that is tens of milliseconds of the event loop
+// per terminal, and calls that arrive together fork one after the other, so the loop stalls for
+// several of those in a row (docs/soak.md). Here the fork runs on a worker thread instead.
+//
+// What it buys, and what not: the kernel still write-locks the address space while it copies the
+// page tables, so the main thread stalls on its next page fault during a fork (measured: roughly
+// half of an in-thread fork's stall). But it is no longer blocked for the whole fork plus node-pty's
+// set-up, and between two forks it runs: a burst of terminals costs the loop about one fork's
+// stall, not the sum of them.
+//
+// fds and pids belong to the whole process, so only the fork crosses threads: the main thread
+// wraps the master fd itself (node-pty-spawn.ts). node-pty's waitpid thread reports the exit to
+// the thread that forked, and that is relayed.
+import { Worker } from 'node:worker_threads';
+import { entryFile } from '../core/entry-file.js';
+
+/** node-pty's native fork (src/unix/pty.cc) as UnixTerminal calls it, without the exit callback. */
+export type ForkArgs = [file: string, args: string[], env: string[], cwd: string, cols: number, rows: number, uid: number, gid: number, utf8: boolean, helperPath: string];
+
+/** node-pty's native module (lib/index.js exports it as `native`), as far as it is used. */
+export interface NativePty {
+  fork(...args: [...ForkArgs, onexit: (exitCode: number, signal: number) => void]): NativeTerm;
+}
+
+export interface NativeTerm {
+  fd: number;
+  pid: number;
+  /** The slave side's name (/dev/pts/N). */
+  pty: string;
+}
+
+export interface ForkRequest {
+  id: number;
+  args: ForkArgs;
+}
+
+export type ForkReply =
+  | { type: 'ready'; threadId: number }
+  | { type: 'failed'; message: string }
+  | ({ type: 'forked'; id: number; threadId: number } & NativeTerm)
+  | { type: 'error'; id: number; message: string }
+  | { type: 'exit'; id: number; exitCode: number; signal: number };
+
+/** A program forked on the thread. */
+export interface Forked extends NativeTerm {
+  /** The thread that forked it (worker_threads' threadId). */
+  threadId: number;
+  /** Where its exit goes (once; an exit that came before is delivered on the next turn). */
+  onExit(listener: (exitCode: number, signal: number) => void): void;
+}
+
+/** The thread is not there (it could not start, or it died): the caller forks itself. */
+export class ForkThreadUnavailable extends Error {}
+
+interface Child {
+  pid: number | null;
+  resolve: (f: Forked) => void;
+  reject: (err: Error) => void;
+  exit: { exitCode: number; signal: number } | null;
+  listener: ((exitCode: number, signal: number) => void) | null;
+}
+
+const SIGKILL = 9;
+
+export class ForkThread {
+  private readonly worker: Worker;
+  private readonly ready: Promise<void>;
+  private failure: string | null = null;
+  private nextId = 1;
+  /** Forks asked for and children not yet reported exited. */
+  private readonly children = new Map<number, Child>();
+  /** Forks waiting for the one on the thread to be answered (see next()). */
+  private readonly queue: ForkRequest[] = [];
+  private inFlight = false;
+
+  /**
+   * @param kill ends a child whose exit can no longer be reported (the thread died): its
+   *   session's processes are killed and it is reported ended by SIGKILL.
+   */
+  constructor(
+    private readonly kill: (pid: number) => void,
+    file: string = forkWorkerFile(),
+  ) {
+    this.worker = new Worker(file);
+    this.worker.unref();
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.worker.on('message', (r: ForkReply) => {
+        if (r.type === 'ready') resolve();
+        else if (r.type === 'failed') reject(new ForkThreadUnavailable(r.message));
+        else this.reply(r);
+      });
+      this.worker.on('error', (err) => {
+        this.died(`the terminal fork thread failed: ${err.message}`);
+        reject(new ForkThreadUnavailable(this.failure!));
+      });
+      this.worker.on('exit', (code) => {
+        this.died(`the terminal fork thread stopped (exit code ${code})`);
+        reject(new ForkThreadUnavailable(this.failure!));
+      });
+    });
+    // Nobody may be waiting yet; the rejection is seen by fork().
+    this.ready.catch(() => {});
+    // A host that exits with terminals still running (process.exit, an uncaught exception): Node
+    // tears the thread down only after node-pty's waitpid threads on it return, that is after
+    // every program it forked has ended, so the exit would hang for as long as they run (a
+    // `sleep 30`: 30 s). They are killed here instead, synchronously, as the last thing the
+    // host does; nothing it started goes on running unsupervised after it.
+    process.once('exit', this.onProcessExit);
+  }
+
+  private readonly onProcessExit = (): void => {
+    for (const c of this.children.values()) if (c.pid !== null) this.kill(c.pid);
+  };
+
+  /** Why the thread is gone, or null while it runs. */
+  get failed(): string | null {
+    return this.failure;
+  }
+
+  /**
+   * Forks on the thread. Rejects with ForkThreadUnavailable when the thread is gone (nothing was
+   * forked), with an Error of node-pty's message when the fork failed.
+   */
+  async fork(args: ForkArgs): Promise<Forked> {
+    await this.ready;
+    if (this.failure) throw new ForkThreadUnavailable(this.failure);
+    const id = this.nextId++;
+    return new Promise<Forked>((resolve, reject) => {
+      this.children.set(id, { pid: null, resolve, reject, exit: null, listener: null });
+      // A child not yet reported exited keeps the host running, as node-pty's own exit callback does.
+      this.worker.ref();
+      this.queue.push({ id, args });
+      if (!this.inFlight) this.next();
+    });
+  }
+
+  /**
+   * One fork at a time, and the next only after the loop has had a turn. While the thread forks,
+   * the main thread stalls at its first page fault (the address space is locked for the copy);
+   * forks sent back to back would leave it no moment in between, and a burst of terminals would
+   * stall the loop for all of them in a row, as forking on the loop did.
+   */
+  private next(): void {
+    const r = this.queue.shift();
+    this.inFlight = r !== undefined;
+    if (r) this.worker.postMessage(r);
+  }
+
+  private reply(r: Exclude<ForkReply, { type: 'ready' | 'failed' }>): void {
+    // The fork on the thread is answered: the next goes once the loop has turned.
+    if (r.type !== 'exit') setImmediate(() => this.next());
+    const c = this.children.get(r.id);
+    if (!c) return;
+    if (r.type === 'error') {
+      this.forget(r.id);
+      c.reject(new Error(r.message));
+    } else if (r.type === 'forked') {
+      c.pid = r.pid;
+      c.resolve({
+        fd: r.fd,
+        pid: r.pid,
+        pty: r.pty,
+        threadId: r.threadId,
+        onExit: (listener) => {
+          c.listener = listener;
+          const exit = c.exit;
+          if (exit) setImmediate(() => listener(exit.exitCode, exit.signal));
+        },
+      });
+    } else {
+      this.forget(r.id);
+      c.exit = { exitCode: r.exitCode, signal: r.signal };
+      c.listener?.(r.exitCode, r.signal);
+    }
+  }
+
+  private forget(id: number): void {
+    this.children.delete(id);
+    if (this.children.size === 0) this.worker.unref();
+  }
+
+  /**
+   * The thread is gone. Forks in flight fail (the caller may fork itself). Children it forked
+   * can no longer be reported: their exit status was the thread's to read. They are killed, so
+   * that nothing runs unsupervised, and reported ended by SIGKILL, which is what ended them.
+   * (Node stops a thread only once its waitpid threads are done, so on 'exit' they are gone.)
+   */
+  private died(why: string): void {
+    this.failure ??= why;
+    process.off('exit', this.onProcessExit);
+    this.queue.length = 0;
+    for (const [id, c] of [...this.children]) {
+      if (c.pid === null) {
+        this.forget(id);
+        c.reject(new ForkThreadUnavailable(why));
+        continue;
+      }
+      this.kill(c.pid);
+      this.reply({ type: 'exit', id, exitCode: 0, signal: SIGKILL });
+    }
+  }
+}
+
+function forkWorkerFile(): string {
+  return entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: import.meta.url, what: 'the terminal fork thread', packagesExternal: true });
+}

@@ -1,0 +1,31 @@
+// The thread that forks PTY programs (main/pty/fork-thread.ts starts it and says why). It calls
+// node-pty's native fork with the very arguments node-pty's UnixTerminal would have passed on the
+// main thread, and posts back the master fd, the pid and the slave's name; fds and pids belong
+// to the whole process, so the main thread reads, writes, resizes and signals the terminal
+// itself. The native exit callback (node-pty's waitpid thread) fires here and is relayed.
+import { parentPort, threadId } from 'node:worker_threads';
+import * as nodePty from 'node-pty';
+import type { ForkReply, ForkRequest, NativePty } from './fork-thread.js';
+
+const port = parentPort;
+if (!port) throw new Error('pty-fork-worker runs as a worker thread');
+
+const native = (nodePty as unknown as { native: NativePty | null }).native;
+if (!native) {
+  // node-pty has no native fork here (Windows): the main thread spawns itself.
+  port.postMessage({ type: 'failed', message: 'node-pty has no native fork on this platform' } satisfies ForkReply);
+} else {
+  port.postMessage({ type: 'ready', threadId } satisfies ForkReply);
+  port.on('message', (r: ForkRequest) => {
+    let term;
+    try {
+      term = native.fork(...r.args, (exitCode: number, signal: number) => {
+        port.postMessage({ type: 'exit', id: r.id, exitCode, signal } satisfies ForkReply);
+      });
+    } catch (err) {
+      port.postMessage({ type: 'error', id: r.id, message: (err as Error).message } satisfies ForkReply);
+      return;
+    }
+    port.postMessage({ type: 'forked', id: r.id, fd: term.fd, pid: term.pid, pty: term.pty, threadId } satisfies ForkReply);
+  });
+}
