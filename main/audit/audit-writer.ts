@@ -4,9 +4,7 @@
 // (close, retention, a CLI command), which block only while the thread works and never past a cap.
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
-
-/** One chained row as the thread inserts it: seq, ts, type, actor, payload JSON, previous hash, hash. */
-export type RowTuple = [number, number, string, string, string, string, string];
+import type { ChainBase, PackedRows } from './audit-rows.js';
 
 /** A write that is not an event (inbox state, retention's deletes), made in a batch's transaction. */
 export interface SideWrite {
@@ -16,13 +14,7 @@ export interface SideWrite {
   retry: boolean;
 }
 
-/** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
-export interface ChainBase {
-  seq: number;
-  hash: string;
-}
-
-export type WriterRequest = { op: 'write'; id: number; base: ChainBase; sql: Array<{ sql: string; params: unknown[] }>; rows: RowTuple[] } | { op: 'close'; id: number };
+export type WriterRequest = { op: 'write'; id: number; base: ChainBase; sql: Array<{ sql: string; params: unknown[] }>; rows: PackedRows } | { op: 'close'; id: number };
 
 export interface WriterReply {
   id: number;
@@ -89,7 +81,7 @@ export class AuditWriter {
    * writes them in order and refuses one whose `base` is not the head it last committed (see
    * audit-writer-worker.ts), so a batch sent after one that failed is never written.
    */
-  send(sql: SideWrite[], rows: RowTuple[], base: ChainBase): number {
+  send(sql: SideWrite[], rows: PackedRows, base: ChainBase): number {
     const id = this.nextId++;
     if (this.dead) {
       // At once, not later: a synchronous flush() waiting on this batch would otherwise sit out its cap.
@@ -98,7 +90,8 @@ export class AuditWriter {
     }
     if (this.open.size === 0) this.port.ref();
     this.open.add(id);
-    this.worker.postMessage({ op: 'write', id, base, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest);
+    // The rows' buffers are moved, not copied (see audit-rows.ts); the store does not read it again.
+    this.worker.postMessage({ op: 'write', id, base, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest, [rows.nums.buffer, rows.bytes.buffer]);
     return id;
   }
 
