@@ -46,8 +46,15 @@ export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
 export class RowPacker {
   count = 0;
   size = 0;
-  private nums = new Float64Array(FIELDS * 8);
-  private bytes = Buffer.allocUnsafeSlow(1024);
+  private nums: Float64Array<ArrayBuffer>;
+  private bytes: Buffer<ArrayBuffer>;
+
+  /** Room for `count` rows of `bytes` in all to start with (growing a buffer copies it). */
+  constructor(count = 0, bytes = 0) {
+    this.nums = new Float64Array(FIELDS * Math.max(8, count + (count >> 2)));
+    // A quarter more: a batch like the last one would otherwise outgrow it just before it is full.
+    this.bytes = Buffer.allocUnsafeSlow(Math.max(1024, Math.min(bytes + (bytes >> 2), MAX_BATCH_BYTES)));
+  }
 
   add(ts: number, type: string, actor: string, payloadJson: string, hash: string): void {
     // At most 3 bytes per UTF-16 unit (a surrogate pair, two units, is 4).
@@ -59,13 +66,27 @@ export class RowPacker {
       more.set(this.nums);
       this.nums = more;
     }
+    // One write per row (each Buffer#write costs more than a short string's bytes). In the usual
+    // all-ASCII row its byte length is its length, and so is each field's; otherwise the fields are
+    // written again one by one, each counted (joined, a lone surrogate ending one and another
+    // starting the next would be encoded as a pair).
     const b = this.bytes;
+    const nums = this.nums;
     let at = this.size;
-    this.nums[n] = ts;
-    at += this.nums[n + 1] = b.write(type, at, 'utf8');
-    at += this.nums[n + 2] = b.write(actor, at, 'utf8');
-    at += this.nums[n + 3] = b.write(payloadJson, at, 'utf8');
-    at += this.nums[n + 4] = b.write(hash, at, 'latin1');
+    const wrote = b.write(type + actor + payloadJson + hash, at, 'utf8');
+    nums[n] = ts;
+    if (wrote === type.length + actor.length + payloadJson.length + hash.length) {
+      nums[n + 1] = type.length;
+      nums[n + 2] = actor.length;
+      nums[n + 3] = payloadJson.length;
+      nums[n + 4] = hash.length;
+      at += wrote;
+    } else {
+      at += nums[n + 1] = b.write(type, at, 'utf8');
+      at += nums[n + 2] = b.write(actor, at, 'utf8');
+      at += nums[n + 3] = b.write(payloadJson, at, 'utf8');
+      at += nums[n + 4] = b.write(hash, at, 'utf8');
+    }
     this.size = at;
     this.count++;
   }
@@ -116,7 +137,7 @@ export class RowInserter {
       const type = bytes.toString('utf8', at, (at += nums[n + 1]!));
       const actor = bytes.toString('utf8', at, (at += nums[n + 2]!));
       const payload = bytes.toString('utf8', at, (at += nums[n + 3]!));
-      const hash = bytes.toString('latin1', at, (at += nums[n + 4]!));
+      const hash = bytes.toString('utf8', at, (at += nums[n + 4]!));
       seq++;
       const a = i < bulk ? this.args : this.row;
       if (i >= bulk) k = 0;

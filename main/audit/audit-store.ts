@@ -157,6 +157,8 @@ export class AuditStore {
    */
   private inflight: Batch[] = [];
   private scheduled = false;
+  /** The size of the batch sent last: the next one starts with room for as much (a burst's batches are alike). */
+  private lastBatch = { count: 0, bytes: 0 };
   private closed = false;
   /** The writer thread (audit-writer-worker.ts); null for an in-memory log, written here. */
   private readonly writer: AuditWriter | null;
@@ -307,7 +309,7 @@ export class AuditStore {
 
   private gathering(): Batch {
     let batch = this.queue.at(-1);
-    if (!batch || this.isFull(batch)) this.queue.push((batch = newBatch({ seq: this.headSeqValue, hash: this.headHash })));
+    if (!batch || this.isFull(batch)) this.queue.push((batch = newBatch({ seq: this.headSeqValue, hash: this.headHash }, this.lastBatch)));
     return batch;
   }
 
@@ -341,6 +343,7 @@ export class AuditStore {
         return;
       }
       this.inflight.push(batch);
+      this.lastBatch = { count: batch.rows.count, bytes: batch.rows.size };
       if (this.writer) batch.id = this.writer.send(batch.sql, batch.rows.pack(), batch.base);
       else this.local!.write(batch.sql, batch.rows.pack(), batch.base);
     }
@@ -603,7 +606,7 @@ export function describeWriteFailure(path: string, err: unknown): string {
   return `the audit log cannot be written (${typeof code === 'string' ? `${code}: ` : ''}${text}; ${path}). Gatehouse denies every call until it can record them again; check the disk and the file's permissions.`;
 }
 
-function newBatch(head: { seq: number; hash: string }): Batch {
+function newBatch(head: { seq: number; hash: string }, room: { count: number; bytes: number }): Batch {
   let resolve!: () => void;
   let reject!: (err: Error) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -612,7 +615,7 @@ function newBatch(head: { seq: number; hash: string }): Batch {
   });
   // A producer that ignores `durable` must not cause an unhandled rejection.
   promise.catch(() => {});
-  return { id: 0, base: head, rows: new RowPacker(), sql: [], headSeq: head.seq, headHash: head.hash, promise, resolve, reject };
+  return { id: 0, base: head, rows: new RowPacker(room.count, room.bytes), sql: [], headSeq: head.seq, headHash: head.hash, promise, resolve, reject };
 }
 
 /**
