@@ -30,6 +30,8 @@ export interface PackedRows {
   /** Per row: type, actor, payload JSON and hash in UTF-8, one after the other (`size` bytes used). */
   bytes: Uint8Array<ArrayBuffer>;
   size: number;
+  /** Fields that are not well-formed UTF-16 (a lone surrogate), in row order: their length in `nums` is -1. */
+  odd: string[];
 }
 
 const FIELDS = 5;
@@ -48,6 +50,7 @@ export class RowPacker {
   size = 0;
   private nums: Float64Array<ArrayBuffer>;
   private bytes: Buffer<ArrayBuffer>;
+  private readonly odd: string[] = [];
 
   /** Room for `count` rows of `bytes` in all to start with (growing a buffer copies it). */
   constructor(count = 0, bytes = 0) {
@@ -82,19 +85,42 @@ export class RowPacker {
       nums[n + 4] = hash.length;
       at += wrote;
     } else {
-      at += nums[n + 1] = b.write(type, at, 'utf8');
-      at += nums[n + 2] = b.write(actor, at, 'utf8');
-      at += nums[n + 3] = b.write(payloadJson, at, 'utf8');
-      at += nums[n + 4] = b.write(hash, at, 'utf8');
+      at = this.field(type, at, n + 1);
+      at = this.field(actor, at, n + 2);
+      at = this.field(payloadJson, at, n + 3);
+      at = this.field(hash, at, n + 4);
     }
     this.size = at;
     this.count++;
   }
 
+  /**
+   * One field of a row that is not all ASCII, at `at`; returns where the next goes. A lone surrogate
+   * would come out of UTF-8 as U+FFFD, where binding the string stored SQLite other bytes: such a
+   * field travels as the string itself (structured clone keeps it as it is) and binds as before.
+   */
+  private field(s: string, at: number, slot: number): number {
+    if (!isWellFormed(s)) {
+      this.nums[slot] = -1;
+      this.odd.push(s);
+      return at;
+    }
+    const wrote = this.bytes.write(s, at, 'utf8');
+    this.nums[slot] = wrote;
+    return at + wrote;
+  }
+
   /** The rows to post (their buffers are transferred: add nothing after). */
   pack(): PackedRows {
-    return { count: this.count, nums: this.nums, bytes: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length), size: this.size };
+    return { count: this.count, nums: this.nums, bytes: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length), size: this.size, odd: this.odd };
   }
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** String#isWellFormed (ES2024), which the ES2023 library this builds with does not declare. */
+function isWellFormed(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
 }
 
 /** A buffer of its own (transferable, not a slice of Node's pool) of at least `need` bytes, holding the first `used`. */
@@ -131,13 +157,18 @@ export class RowInserter {
     let seq = base.seq;
     let prev = base.hash;
     let at = 0;
+    let odd = 0;
     let k = 0;
+    const field = (len: number): string => {
+      if (len < 0) return rows.odd[odd++]!;
+      return bytes.toString('utf8', at, (at += len));
+    };
     for (let i = 0; i < count; i++) {
       const n = i * FIELDS;
-      const type = bytes.toString('utf8', at, (at += nums[n + 1]!));
-      const actor = bytes.toString('utf8', at, (at += nums[n + 2]!));
-      const payload = bytes.toString('utf8', at, (at += nums[n + 3]!));
-      const hash = bytes.toString('utf8', at, (at += nums[n + 4]!));
+      const type = field(nums[n + 1]!);
+      const actor = field(nums[n + 2]!);
+      const payload = field(nums[n + 3]!);
+      const hash = field(nums[n + 4]!);
       seq++;
       const a = i < bulk ? this.args : this.row;
       if (i >= bulk) k = 0;
@@ -155,7 +186,7 @@ export class RowInserter {
       }
       prev = hash;
     }
-    if (at !== rows.size) throw new Error(`a batch's packed rows do not add up (${at} of ${rows.size} bytes read)`);
+    if (at !== rows.size || odd !== rows.odd.length) throw new Error(`a batch's packed rows do not add up (${at} of ${rows.size} bytes, ${odd} of ${rows.odd.length} strings read)`);
     return { seq, hash: prev };
   }
 }
