@@ -24,7 +24,8 @@ import { verifySearchIndex, type IndexVerifyResult } from './index-verify.js';
 import type { Chunked } from '../chunked.js';
 import { AuditFileGuard, AuditFileLost, assertWritable } from './audit-file-guard.js';
 import { HeadFileWriter, missingHistory, readHeadFile } from './audit-head.js';
-import { AuditWriter, WriterError, type ChainBase, type RowTuple, type SideWrite, type WriterReply } from './audit-writer.js';
+import { AuditWriter, WriterError, type SideWrite, type WriterReply } from './audit-writer.js';
+import { MAX_BATCH_BYTES, RowInserter, RowPacker, type ChainBase, type PackedRows } from './audit-rows.js';
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
@@ -124,11 +125,12 @@ interface Batch {
   id: number;
   /** The chain head before its first row: the writer refuses it unless that is the head it committed last. */
   base: ChainBase;
-  rows: RowTuple[];
+  /** Its events' rows, chained onto base (rows.count: how many). */
+  rows: RowPacker;
   sql: SideWrite[];
-  count: number;
-  /** The chain head after this batch's last row. */
-  head: { seq: number; hash: string };
+  /** The chain head after this batch's last row (base while it has none); two fields, not an object per event. */
+  headSeq: number;
+  headHash: string;
   promise: Promise<void>;
   resolve: () => void;
   reject: (err: Error) => void;
@@ -155,6 +157,8 @@ export class AuditStore {
    */
   private inflight: Batch[] = [];
   private scheduled = false;
+  /** The size of the batch sent last: the next one starts with room for as much (a burst's batches are alike). */
+  private lastBatch = { count: 0, bytes: 0 };
   private closed = false;
   /** The writer thread (audit-writer-worker.ts); null for an in-memory log, written here. */
   private readonly writer: AuditWriter | null;
@@ -258,13 +262,13 @@ export class AuditStore {
     const batch = this.gathering();
     // whenDurable() waits for the newest batch holding an event (batches settle in order).
     this.latest = batch.promise;
-    batch.rows.push([seq, ts, input.type, input.actor, payloadJson, prevHash, hash]);
-    batch.count++;
-    batch.head = { seq, hash };
+    batch.rows.add(ts, input.type, input.actor, payloadJson, hash);
+    batch.headSeq = seq;
+    batch.headHash = hash;
     this.headSeqValue = seq;
     this.headHash = hash;
     // A full batch goes at once (if the writer is free); a larger tick is split (bounds memory and latency).
-    if (batch.count >= this.maxBatch) this.send();
+    if (this.isFull(batch)) this.send();
     else this.schedule();
     return { seq, hash, durable: batch.promise };
   }
@@ -305,8 +309,13 @@ export class AuditStore {
 
   private gathering(): Batch {
     let batch = this.queue.at(-1);
-    if (!batch || batch.count >= this.maxBatch) this.queue.push((batch = newBatch({ seq: this.headSeqValue, hash: this.headHash })));
+    if (!batch || this.isFull(batch)) this.queue.push((batch = newBatch({ seq: this.headSeqValue, hash: this.headHash }, this.lastBatch)));
     return batch;
+  }
+
+  /** A full batch gathers no more events: maxBatch of them, or (large events) MAX_BATCH_BYTES of row text. */
+  private isFull(batch: Batch): boolean {
+    return batch.rows.count >= this.maxBatch || batch.rows.size >= MAX_BATCH_BYTES;
   }
 
   private schedule(): void {
@@ -324,7 +333,7 @@ export class AuditStore {
    */
   private send(): void {
     for (let batch = this.queue[0]; batch && !this.closed; batch = this.queue[0]) {
-      if (this.inflight.length > 0 && batch.count < this.maxBatch) return;
+      if (this.inflight.length > 0 && !this.isFull(batch)) return;
       // SECURITY: a log deleted, replaced or truncated under the host would take this batch (and the
       // ones before) with it; without this check calls went on being allowed with nothing on record.
       const lost = this.guard?.check() ?? null;
@@ -334,8 +343,9 @@ export class AuditStore {
         return;
       }
       this.inflight.push(batch);
-      if (this.writer) batch.id = this.writer.send(batch.sql, batch.rows, batch.base);
-      else this.local!.write(batch.sql, batch.rows);
+      this.lastBatch = { count: batch.rows.count, bytes: batch.rows.size };
+      if (this.writer) batch.id = this.writer.send(batch.sql, batch.rows.pack(), batch.base);
+      else this.local!.write(batch.sql, batch.rows.pack(), batch.base);
     }
   }
 
@@ -346,24 +356,25 @@ export class AuditStore {
     const batch = this.inflight[0];
     if (!batch || (this.writer && batch.id !== 0 && batch.id !== r.id)) return;
     this.inflight.shift();
-    if (r.committed && batch.rows.length > 0) this.committed = batch.head;
+    const count = batch.rows.count;
+    if (r.committed && count > 0) this.committed = { seq: batch.headSeq, hash: batch.headHash };
     if (r.ok) {
       // The head file follows what is on disk, never what is only committed (it must not lead the log).
-      if (batch.rows.length > 0) this.heads?.update(this.committed);
+      if (count > 0) this.heads?.update(this.committed);
       batch.resolve();
       try {
-        if (batch.count > 0) this.onCommit?.(this.committed.seq, batch.count);
+        if (count > 0) this.onCommit?.(this.committed.seq, count);
       } catch (err) {
         this.log('audit onCommit listener failed', err);
       }
       // Only events committed prove the log writable again (a batch of state writes alone does not).
-      if (this.writeFailure && batch.rows.length > 0) this.resumed();
+      if (this.writeFailure && count > 0) this.resumed();
     } else {
       const err = new WriterError(r.message, r.code);
       if (r.committed) {
         // Committed but not fsynced: after a power loss the file may hold an older head, which is never flagged.
         this.log('audit fsync failed', err);
-        this.failed(err, batch.count);
+        this.failed(err, count);
         batch.reject(err);
       } else {
         // Answers come in order: every batch still out was sent after this one.
@@ -385,7 +396,7 @@ export class AuditStore {
     this.queue = [];
     this.headSeqValue = batch.base.seq;
     this.headHash = batch.base.hash;
-    this.failed(err, after.reduce((n, b) => n + b.count, batch.count));
+    this.failed(err, after.reduce((n, b) => n + b.rows.count, batch.rows.count));
     batch.reject(err);
     for (const b of after) b.reject(err);
     const again = [batch, ...after].flatMap((b) => b.sql).filter((w) => w.retry);
@@ -595,7 +606,7 @@ export function describeWriteFailure(path: string, err: unknown): string {
   return `the audit log cannot be written (${typeof code === 'string' ? `${code}: ` : ''}${text}; ${path}). Gatehouse denies every call until it can record them again; check the disk and the file's permissions.`;
 }
 
-function newBatch(head: { seq: number; hash: string }): Batch {
+function newBatch(head: { seq: number; hash: string }, room: { count: number; bytes: number }): Batch {
   let resolve!: () => void;
   let reject!: (err: Error) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -604,7 +615,7 @@ function newBatch(head: { seq: number; hash: string }): Batch {
   });
   // A producer that ignores `durable` must not cause an unhandled rejection.
   promise.catch(() => {});
-  return { id: 0, base: head, rows: [], sql: [], count: 0, head, promise, resolve, reject };
+  return { id: 0, base: head, rows: new RowPacker(room.count, room.bytes), sql: [], headSeq: head.seq, headHash: head.hash, promise, resolve, reject };
 }
 
 /**
@@ -612,7 +623,7 @@ function newBatch(head: { seq: number; hash: string }): Batch {
  * same transaction as the writer thread's, on the store's own connection, answered next turn.
  */
 class LocalWriter {
-  private readonly insert: Statement;
+  private readonly insert: RowInserter;
   private readonly setHead: Statement;
   private readonly index: SearchIndexer;
   private indexedUpTo: number;
@@ -621,25 +632,24 @@ class LocalWriter {
     private readonly db: Db,
     private readonly onReply: (r: WriterReply) => void,
   ) {
-    this.insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insert = new RowInserter(db);
     this.setHead = db.prepare('INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
     this.index = new SearchIndexer(db);
     this.indexedUpTo = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
   }
 
-  write(sql: SideWrite[], rows: RowTuple[]): void {
-    const last = rows[rows.length - 1];
+  write(sql: SideWrite[], rows: PackedRows, base: ChainBase): void {
     let reply: WriterReply = { id: 0, ok: true, committed: true, code: null, message: '' };
     try {
-      this.db.transaction(() => {
+      const last = this.db.transaction(() => {
         for (const w of sql) this.db.prepare(w.sql).run(...w.params);
-        for (const r of rows) this.insert.run(...r);
-        if (last) {
-          this.index.indexAfter(this.indexedUpTo);
-          this.setHead.run(last[0], last[6]);
-        }
+        if (rows.count === 0) return null;
+        const head = this.insert.insert(rows, base);
+        this.index.indexAfter(this.indexedUpTo);
+        this.setHead.run(head.seq, head.hash);
+        return head;
       }).immediate();
-      if (last) this.indexedUpTo = last[0];
+      if (last) this.indexedUpTo = last.seq;
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       reply = { id: 0, ok: false, committed: false, code: typeof code === 'string' ? code : null, message: err instanceof Error ? err.message : String(err) };

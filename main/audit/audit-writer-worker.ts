@@ -15,16 +15,22 @@ import type { MessagePort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
 import { SearchIndexer } from "./audit-index.js";
-import type {
-  ChainBase,
-  WriterReply,
-  WriterRequest,
-  WriterStart,
-} from "./audit-writer.js";
+import { RowInserter, type ChainBase } from "./audit-rows.js";
+import type { WriterReply, WriterRequest, WriterStart } from "./audit-writer.js";
 
 const start = workerData as WriterStart;
 const replies: MessagePort = start.port;
 const signal = new Int32Array(start.signal);
+
+/**
+ * Slot 1 of the signal: the store waits in its constructor until this thread can take batches (or
+ * has ended, whatever ended it: exit also runs when opening the database throws).
+ */
+function ready(): void {
+  Atomics.store(signal, 1, 1);
+  Atomics.notify(signal, 1);
+}
+process.once("exit", ready);
 
 const db = new Database(
   start.path,
@@ -35,9 +41,7 @@ db.pragma("synchronous = NORMAL");
 // How long a batch waits for another process's lock before it fails with SQLITE_BUSY, which the
 // store turns into "the audit log is locked by another process" for every call waiting on it.
 db.pragma(`busy_timeout = ${start.busyTimeoutMs}`);
-const insert = db.prepare(
-  "INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-);
+const insert = new RowInserter(db);
 const setHead = db.prepare(
   "INSERT INTO chain_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
 );
@@ -60,6 +64,7 @@ let walFd: number | null = null;
  * missing (a broken chain, and events of calls the store already answered as lost).
  */
 let head: ChainBase | null = null;
+ready();
 
 function statement(sql: string): Statement {
   let s = prepared.get(sql);
@@ -112,19 +117,18 @@ function write(req: Extract<WriterRequest, { op: "write" }>): void {
     });
     return;
   }
+  // The head after this batch's rows (null: a batch of side writes only).
+  let last: ChainBase | null = null;
   try {
     begin.run();
     // A PRAGMA sets this connection (the fault tests limit its pages to cause a real SQLITE_FULL).
     for (const w of req.sql)
       if (w.params.length === 0 && /^\s*PRAGMA\b/i.test(w.sql)) db.exec(w.sql);
       else statement(w.sql).run(...w.params);
-    for (const r of req.rows) insert.run(...r);
-    if (req.rows.length > 0) {
+    if (req.rows.count > 0) {
+      last = insert.insert(req.rows, req.base);
       index.indexAfter(indexedUpTo);
-      setHead.run(
-        req.rows[req.rows.length - 1]![0],
-        req.rows[req.rows.length - 1]![6],
-      );
+      setHead.run(last.seq, last.hash);
     }
     commit.run();
   } catch (err) {
@@ -136,10 +140,9 @@ function write(req: Extract<WriterRequest, { op: "write" }>): void {
     reply({ id: req.id, ok: false, committed: false, ...failure(err) });
     return;
   }
-  const last = req.rows[req.rows.length - 1];
   if (last) {
-    indexedUpTo = last[0];
-    head = { seq: last[0], hash: last[6] };
+    indexedUpTo = last.seq;
+    head = last;
   }
   try {
     syncWal();

@@ -4,9 +4,7 @@
 // (close, retention, a CLI command), which block only while the thread works and never past a cap.
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
-
-/** One chained row as the thread inserts it: seq, ts, type, actor, payload JSON, previous hash, hash. */
-export type RowTuple = [number, number, string, string, string, string, string];
+import type { ChainBase, PackedRows } from './audit-rows.js';
 
 /** A write that is not an event (inbox state, retention's deletes), made in a batch's transaction. */
 export interface SideWrite {
@@ -16,13 +14,7 @@ export interface SideWrite {
   retry: boolean;
 }
 
-/** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
-export interface ChainBase {
-  seq: number;
-  hash: string;
-}
-
-export type WriterRequest = { op: 'write'; id: number; base: ChainBase; sql: Array<{ sql: string; params: unknown[] }>; rows: RowTuple[] } | { op: 'close'; id: number };
+export type WriterRequest = { op: 'write'; id: number; base: ChainBase; sql: Array<{ sql: string; params: unknown[] }>; rows: PackedRows } | { op: 'close'; id: number };
 
 export interface WriterReply {
   id: number;
@@ -51,6 +43,9 @@ export class WriterError extends Error {
   }
 }
 
+/** How long the store's constructor waits for the writer thread to start, at most. */
+const WRITER_READY_WAIT_MS = 5000;
+
 export class AuditWriter {
   private readonly worker: Worker;
   private readonly port: MessagePort;
@@ -65,11 +60,17 @@ export class AuditWriter {
     private readonly onReply: (r: WriterReply) => void,
   ) {
     const { port1, port2 } = new MessageChannel();
-    const shared = new SharedArrayBuffer(4);
+    // Slot 0 counts replies (see waitForReply); slot 1 is set once the thread is ready (or has ended).
+    const shared = new SharedArrayBuffer(8);
     this.signal = new Int32Array(shared);
     this.port = port1;
     const data: WriterStart = { path: opts.path, busyTimeoutMs: opts.busyTimeoutMs, port: port2, signal: shared, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) };
     this.worker = new Worker(writerFile(), { workerData: data, transferList: [port2] });
+    // Ready before the first batch: starting a thread (a Node environment, the addon, the database
+    // opened) took 50-200 ms, which the first batch of a burst, and every append held behind it, waited
+    // out; the host's start pays it here instead. Bounded: a thread that neither starts nor ends is
+    // found out by the batches sent to it.
+    Atomics.wait(this.signal, 1, 0, WRITER_READY_WAIT_MS);
     this.port.on('message', (r: WriterReply) => this.handle(r));
     // Idle, the thread keeps no process alive; while a batch is out, its reply port does (see send):
     // a CLI command awaiting an event's `durable` would otherwise exit (code 13) before the answer.
@@ -89,7 +90,7 @@ export class AuditWriter {
    * writes them in order and refuses one whose `base` is not the head it last committed (see
    * audit-writer-worker.ts), so a batch sent after one that failed is never written.
    */
-  send(sql: SideWrite[], rows: RowTuple[], base: ChainBase): number {
+  send(sql: SideWrite[], rows: PackedRows, base: ChainBase): number {
     const id = this.nextId++;
     if (this.dead) {
       // At once, not later: a synchronous flush() waiting on this batch would otherwise sit out its cap.
@@ -98,7 +99,8 @@ export class AuditWriter {
     }
     if (this.open.size === 0) this.port.ref();
     this.open.add(id);
-    this.worker.postMessage({ op: 'write', id, base, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest);
+    // The rows' buffers are moved, not copied (see audit-rows.ts); the store does not read it again.
+    this.worker.postMessage({ op: 'write', id, base, sql: sql.map(({ sql: s, params }) => ({ sql: s, params })), rows } satisfies WriterRequest, [rows.nums.buffer, rows.bytes.buffer]);
     return id;
   }
 
