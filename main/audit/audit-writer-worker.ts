@@ -22,16 +22,6 @@ const start = workerData as WriterStart;
 const replies: MessagePort = start.port;
 const signal = new Int32Array(start.signal);
 
-/**
- * Slot 1 of the signal: the store waits in its constructor until this thread can take batches (or
- * has ended, whatever ended it: exit also runs when opening the database throws).
- */
-function ready(): void {
-  Atomics.store(signal, 1, 1);
-  Atomics.notify(signal, 1);
-}
-process.once("exit", ready);
-
 const db = new Database(
   start.path,
   start.nativeBinding ? { nativeBinding: start.nativeBinding } : {},
@@ -64,7 +54,6 @@ let walFd: number | null = null;
  * missing (a broken chain, and events of calls the store already answered as lost).
  */
 let head: ChainBase | null = null;
-ready();
 
 function statement(sql: string): Statement {
   let s = prepared.get(sql);

@@ -43,9 +43,6 @@ export class WriterError extends Error {
   }
 }
 
-/** How long the store's constructor waits for the writer thread to start, at most. */
-const WRITER_READY_WAIT_MS = 5000;
-
 export class AuditWriter {
   private readonly worker: Worker;
   private readonly port: MessagePort;
@@ -60,17 +57,11 @@ export class AuditWriter {
     private readonly onReply: (r: WriterReply) => void,
   ) {
     const { port1, port2 } = new MessageChannel();
-    // Slot 0 counts replies (see waitForReply); slot 1 is set once the thread is ready (or has ended).
-    const shared = new SharedArrayBuffer(8);
+    const shared = new SharedArrayBuffer(4);
     this.signal = new Int32Array(shared);
     this.port = port1;
     const data: WriterStart = { path: opts.path, busyTimeoutMs: opts.busyTimeoutMs, port: port2, signal: shared, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) };
     this.worker = new Worker(writerFile(), { workerData: data, transferList: [port2] });
-    // Ready before the first batch: starting a thread (a Node environment, the addon, the database
-    // opened) took 50-200 ms, which the first batch of a burst, and every append held behind it, waited
-    // out; the host's start pays it here instead. Bounded: a thread that neither starts nor ends is
-    // found out by the batches sent to it.
-    Atomics.wait(this.signal, 1, 0, WRITER_READY_WAIT_MS);
     this.port.on('message', (r: WriterReply) => this.handle(r));
     // Idle, the thread keeps no process alive; while a batch is out, its reply port does (see send):
     // a CLI command awaiting an event's `durable` would otherwise exit (code 13) before the answer.
