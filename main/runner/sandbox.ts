@@ -346,15 +346,21 @@ export function processLimitSupport(sandboxed: boolean): { kind: ProcessLimitKin
 export function containWrap(sandbox: { detection: Extract<SandboxDetection, { kind: 'bwrap' }>; profile: SandboxProfile } | null, opts: ContainOptions = {}): WrapFn {
   const limits = limitsFor(opts.timeoutMs ?? 30_000, opts.limits);
   const sandboxed = sandbox !== null;
+  // bwrap's arguments are worked out at the first start, not when the plan is made: a plan made
+  // only to ask whether a call would be sandboxed (the gateway asks on every plugin call:
+  // ToolRunner.sandboxedNow) does none of that work (realpaths and stats of the interpreter
+  // folders, resolv.conf, the hidden paths), which cost about a millisecond of every call's
+  // autonomy step (bench/gateway.ts). A wrap used again (a long-lived server restarted) reuses
+  // them, as it did when they were made with the plan.
+  let bwrap: readonly [string, string[]] | null = null;
+  const inBwrap = (l: { command: string; args: string[] }) => {
+    if (!sandbox) return l;
+    bwrap ??= [sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)];
+    return { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] };
+  };
+  let withNproc: boolean | undefined;
   return (command, args): WrappedCommand => {
-    const withNproc = sandboxed && nprocEnforced();
-    // bwrap's arguments are worked out here, as the process starts, not when the plan is made:
-    // what they read of the file system (resolv.conf's target, interpreter folders) is read as
-    // it is at the start, and a plan made only to ask whether a call would be sandboxed (the
-    // gateway asks on every plugin call: ToolRunner.sandboxedNow) does none of that work, which
-    // cost about a millisecond of every call's autonomy step (bench/gateway.ts).
-    const bwrap = sandbox ? ([sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)] as const) : null;
-    const inBwrap = (l: { command: string; args: string[] }) => (bwrap ? { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] } : l);
+    withNproc ??= sandboxed && nprocEnforced();
     const cg = detectPidsCgroup();
     let cgroup: PidsCgroup | null = null;
     if (cg.available) {
