@@ -29,6 +29,7 @@ import { MAX_BATCH_BYTES, RowInserter, RowPacker, type ChainBase, type PackedRow
 
 // The clock lives in core/; re-exported because the audit store's callers pass one in.
 import { systemClock, type Clock } from '../core/clock.js';
+import { toWellFormed } from '../core/well-formed.js';
 
 export { systemClock, type Clock };
 
@@ -258,11 +259,15 @@ export class AuditStore {
     const seq = this.headSeqValue + 1;
     const ts = Math.trunc(this.clock.now());
     const prevHash = this.headHash;
-    const hash = chainHash(prevHash, { seq, ts, type: input.type, actor: input.actor, payloadJson });
+    // Stored as TEXT, which cannot hold a lone surrogate: hashed as it will read back, or the
+    // chain would fail to verify at this row. (The payload's JSON escapes them already.)
+    const type = toWellFormed(input.type);
+    const actor = toWellFormed(input.actor);
+    const hash = chainHash(prevHash, { seq, ts, type, actor, payloadJson });
     const batch = this.gathering();
     // whenDurable() waits for the newest batch holding an event (batches settle in order).
     this.latest = batch.promise;
-    batch.rows.add(ts, input.type, input.actor, payloadJson, hash);
+    batch.rows.add(ts, type, actor, payloadJson, hash);
     batch.headSeq = seq;
     batch.headHash = hash;
     this.headSeqValue = seq;
