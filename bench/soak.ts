@@ -783,6 +783,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           rec.reason = answer.hookSpecificOutput?.permissionDecisionReason ?? '';
           // The operator's answer to an asked hook call is not named in the reply: judged by its reason.
           if (kind === 'ask') rec.want = rec.got === 'deny' && /operator/i.test(rec.reason) ? 'deny' : 'allow';
+          // In dry-run the hook lets nothing through and blocks nothing: every call is handed to
+          // Claude Code's own prompt ("ask"), with what Gatehouse would have done as the reason.
+          if (!opts.live) rec.want = 'ask';
         } catch (err) {
           rec.error = (err as Error).message;
         }

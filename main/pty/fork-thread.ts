@@ -12,6 +12,10 @@
 // fds and pids belong to the whole process, so only the fork crosses threads: the main thread
 // wraps the master fd itself (node-pty-spawn.ts). node-pty's waitpid thread reports the exit to
 // the thread that forked, and that is relayed.
+//
+// The thread also finds what a program left running in its session when it exits
+// (process-tree.ts sessionProcesses): that reads a /proc file per process forked since the
+// program, and under load (many short commands) /proc reads are slow: off the loop too.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
 
@@ -31,8 +35,17 @@ export interface NativeTerm {
 }
 
 export interface ForkRequest {
+  type: 'fork';
   id: number;
   args: ForkArgs;
+}
+
+/** Which processes of the session led by `leader` are left (sessionProcesses' arguments). */
+export interface ScanRequest {
+  type: 'scan';
+  id: number;
+  leader: number;
+  forksBefore: number | null;
 }
 
 export type ForkReply =
@@ -40,7 +53,8 @@ export type ForkReply =
   | { type: 'failed'; message: string }
   | ({ type: 'forked'; id: number; threadId: number } & NativeTerm)
   | { type: 'error'; id: number; message: string }
-  | { type: 'exit'; id: number; exitCode: number; signal: number };
+  | { type: 'exit'; id: number; exitCode: number; signal: number }
+  | { type: 'scanned'; id: number; pids: number[] | null };
 
 /** A program forked on the thread. */
 export interface Forked extends NativeTerm {
@@ -73,6 +87,8 @@ export class ForkThread {
   /** Forks waiting for the one on the thread to be answered (see next()). */
   private readonly queue: ForkRequest[] = [];
   private inFlight = false;
+  /** Session scans asked for and not yet answered: resolved with null when the thread dies. */
+  private readonly scans = new Map<number, (pids: number[] | null) => void>();
 
   /**
    * @param kill ends a child whose exit can no longer be reported (the thread died): its
@@ -130,7 +146,7 @@ export class ForkThread {
       this.children.set(id, { pid: null, resolve, reject, exit: null, listener: null });
       // A child not yet reported exited keeps the host running, as node-pty's own exit callback does.
       this.worker.ref();
-      this.queue.push({ id, args });
+      this.queue.push({ type: 'fork', id, args });
       if (!this.inFlight) this.next();
     });
   }
@@ -147,7 +163,29 @@ export class ForkThread {
     if (r) this.worker.postMessage(r);
   }
 
+  /**
+   * The live processes of the session led by `leader` (process-tree.ts sessionProcesses), read
+   * on the thread; null when the thread is gone or could not read them (the caller reads them).
+   * Not queued behind forks' loop turns: a scan costs the loop nothing.
+   */
+  async sessionProcesses(leader: number, forksBefore: number | null): Promise<number[] | null> {
+    if (this.failure) return null;
+    const id = this.nextId++;
+    return new Promise<number[] | null>((resolve) => {
+      this.scans.set(id, resolve);
+      this.worker.ref();
+      this.worker.postMessage({ type: 'scan', id, leader, forksBefore } satisfies ScanRequest);
+    });
+  }
+
   private reply(r: Exclude<ForkReply, { type: 'ready' | 'failed' }>): void {
+    if (r.type === 'scanned') {
+      const resolve = this.scans.get(r.id);
+      this.scans.delete(r.id);
+      this.unrefWhenIdle();
+      resolve?.(r.pids);
+      return;
+    }
     // The fork on the thread is answered: the next goes once the loop has turned.
     if (r.type !== 'exit') setImmediate(() => this.next());
     const c = this.children.get(r.id);
@@ -177,7 +215,11 @@ export class ForkThread {
 
   private forget(id: number): void {
     this.children.delete(id);
-    if (this.children.size === 0) this.worker.unref();
+    this.unrefWhenIdle();
+  }
+
+  private unrefWhenIdle(): void {
+    if (this.children.size === 0 && this.scans.size === 0) this.worker.unref();
   }
 
   /**
@@ -190,6 +232,8 @@ export class ForkThread {
     this.failure ??= why;
     process.off('exit', this.onProcessExit);
     this.queue.length = 0;
+    for (const resolve of this.scans.values()) resolve(null);
+    this.scans.clear();
     for (const [id, c] of [...this.children]) {
       if (c.pid === null) {
         this.forget(id);

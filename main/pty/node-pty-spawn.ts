@@ -48,7 +48,10 @@ type Terminal = ReturnType<typeof nodePty.spawn>;
  * forked with them, to hand it the thread's result. The swap is of this thread's instance of the
  * native module only; the fork thread has its own.
  */
-async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null, thread: ForkThread | null): Promise<{ pty: Terminal; threadId: number }> {
+/** What the fork thread adds to a program it forked (types.ts PtyProcess says what for). */
+type FromThread = Pick<PtyProcess, 'onLeaderExit' | 'sessionProcesses'>;
+
+async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null, thread: ForkThread | null): Promise<{ pty: Terminal; threadId: number; fromThread?: FromThread }> {
   const ptyOpts = { name: opts.env.TERM ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env: opts.env, encoding };
   if (thread && native) {
     const captured: { args: ForkArgs | null } = { args: null };
@@ -79,14 +82,29 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
     }
     if (forked) {
       const f = forked;
+      const t = thread;
+      // The thread's waitpid returning is the leader's end: told to the session, then to node-pty.
+      let leaderEnded = false;
+      const leaderListeners: (() => void)[] = [];
       const pty = withNativeFork(
         (...a) => {
-          f.onExit(a[10]);
+          f.onExit((exitCode, signal) => {
+            leaderEnded = true;
+            for (const l of leaderListeners.splice(0)) l();
+            a[10](exitCode, signal);
+          });
           return { fd: f.fd, pid: f.pid, pty: f.pty };
         },
         () => nodePty.spawn(command, args, ptyOpts),
       );
-      return { pty, threadId: f.threadId };
+      const fromThread: FromThread = {
+        onLeaderExit: (listener) => {
+          if (leaderEnded) setImmediate(listener);
+          else leaderListeners.push(listener);
+        },
+        sessionProcesses: (forksBefore) => t.sessionProcesses(f.pid, forksBefore),
+      };
+      return { pty, threadId: f.threadId, fromThread };
     }
   }
   return { pty: nodePty.spawn(command, args, ptyOpts), threadId: 0 };
@@ -103,7 +121,7 @@ function withNativeFork<T>(fork: NativePty['fork'], fn: () => T): T {
   }
 }
 
-function withSlaveHeld({ pty, threadId }: { pty: Terminal; threadId: number }): NodePtyProcess {
+function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId: number; fromThread?: FromThread }): NodePtyProcess {
   // On Linux the master side can read EIO while output is still buffered when the last holder
   // of the slave side exits with it, and node-pty then drops that tail (microsoft/node-pty#726,
   // #85). Holding the slave open ourselves means the master never sees EIO in that race; the
@@ -131,7 +149,7 @@ function withSlaveHeld({ pty, threadId }: { pty: Terminal; threadId: number }): 
   };
   // node-pty gives up waiting 200 ms after the exit; by then nothing more will be read anyway.
   pty.onExit(release);
-  return Object.assign(pty, { release, forkedOnThread: threadId }) as NodePtyProcess;
+  return Object.assign(pty, { release, forkedOnThread: threadId }, fromThread ?? {}) as NodePtyProcess;
 }
 
 let shared: ForkThread | null | undefined;

@@ -2,10 +2,12 @@
 // node-pty's native fork with the very arguments node-pty's UnixTerminal would have passed on the
 // main thread, and posts back the master fd, the pid and the slave's name; fds and pids belong
 // to the whole process, so the main thread reads, writes, resizes and signals the terminal
-// itself. The native exit callback (node-pty's waitpid thread) fires here and is relayed.
+// itself. The native exit callback (node-pty's waitpid thread) fires here and is relayed. It also
+// answers which processes a session left when its program exited (fork-thread.ts says why).
 import { parentPort, threadId } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
-import type { ForkReply, ForkRequest, NativePty } from './fork-thread.js';
+import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
+import { sessionProcesses } from './process-tree.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -16,7 +18,17 @@ if (!native) {
   port.postMessage({ type: 'failed', message: 'node-pty has no native fork on this platform' } satisfies ForkReply);
 } else {
   port.postMessage({ type: 'ready', threadId } satisfies ForkReply);
-  port.on('message', (r: ForkRequest) => {
+  port.on('message', (r: ForkRequest | ScanRequest) => {
+    if (r.type === 'scan') {
+      let pids: number[] | null = null;
+      try {
+        pids = sessionProcesses(r.leader, new Set(), r.forksBefore);
+      } catch {
+        // The host reads them itself.
+      }
+      port.postMessage({ type: 'scanned', id: r.id, pids } satisfies ForkReply);
+      return;
+    }
     let term;
     try {
       term = native.fork(...r.args, (exitCode: number, signal: number) => {

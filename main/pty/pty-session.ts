@@ -59,6 +59,8 @@ export class PtySession {
   private state: PtyState = 'running';
   private endedAt: number | null = null;
   private exit: PtyExit | null = null;
+  /** pty.exited is recorded: exited() resolves at once (the exit itself may be known earlier). */
+  private recorded = false;
   private cols: number;
   private rows: number;
   private seq = 0;
@@ -141,7 +143,7 @@ export class PtySession {
 
   /** Resolves when the program has exited and its output is all recorded. */
   exited(): Promise<PtyExit> {
-    if (this.exit) return Promise.resolve(this.exit);
+    if (this.recorded) return Promise.resolve(this.exit!);
     return new Promise((resolve) => this.exitWaiters.push(resolve));
   }
 
@@ -270,7 +272,7 @@ export class PtySession {
 
   /** SIGKILL to every process of the session; resolves once the exit is recorded. */
   async kill(by: string, timeoutMs = 5000): Promise<PtyExit | null> {
-    if (!this.running) return this.exit;
+    if (!this.running) return this.exited();
     this.killedBy ??= by;
     const signalled = killSession(this.pty.pid);
     this.deps.record({ type: 'pty.killed', actor: by, payload: { id: this.id, pid: this.pty.pid, processes: signalled } });
@@ -325,21 +327,33 @@ export class PtySession {
    * node-pty-spawn.ts). So the session watches the leader: once it is gone, reading resumes
    * regardless of consoles (what is left is bounded by the kernel's PTY buffer), and once a poll
    * interval passes with nothing more to read, the PTY is let go and the exit follows.
+   * A program forked on the fork thread is reported gone by that thread (its waitpid returned);
+   * others are polled in /proc, a file read on the event loop per session per poll.
    */
   private watchLeader(): void {
-    let gone = false;
-    let readAtLastPoll = -1;
+    if (this.pty.onLeaderExit) {
+      this.pty.onLeaderExit(() => {
+        if (this.running) this.leaderGone();
+      });
+      return;
+    }
     this.leaderTimer = setInterval(() => {
-      if (!gone) {
-        if (isAlive(this.pty.pid)) return;
-        gone = true;
-        this.flow.drain();
-      } else if (this.outputChars === readAtLastPoll) {
-        this.stopLeaderWatch();
-        this.pty.release?.();
+      if (!isAlive(this.pty.pid)) this.leaderGone();
+    }, LEADER_POLL_MS);
+    this.leaderTimer.unref();
+  }
+
+  private leaderGone(): void {
+    this.stopLeaderWatch();
+    this.flow.drain();
+    let readAtLastPoll = this.outputChars;
+    this.leaderTimer = setInterval(() => {
+      if (this.outputChars !== readAtLastPoll) {
+        readAtLastPoll = this.outputChars;
         return;
       }
-      readAtLastPoll = this.outputChars;
+      this.stopLeaderWatch();
+      this.pty.release?.();
     }, LEADER_POLL_MS);
     this.leaderTimer.unref();
   }
@@ -365,7 +379,25 @@ export class PtySession {
     this.endedAt = this.deps.clock.now();
     // A PTY session ends with its leader: what it left running in its session goes too, as
     // with the one-shot runner. (Anything that ignored SIGHUP would otherwise live on unseen.)
-    const left = sessionProcesses(this.pty.pid, new Set(), this.forksBefore).length;
+    // Finding it reads /proc (a file per process since the leader): the fork thread reads it
+    // when the program was forked there, off the event loop; the exit is recorded (and waiters
+    // hear of it) once that answer is in.
+    const leader = this.pty.pid;
+    const here = () => sessionProcesses(leader, new Set(), this.forksBefore);
+    const onThread = this.pty.sessionProcesses?.(this.forksBefore);
+    if (!onThread) {
+      this.finishExit(here());
+      return;
+    }
+    void onThread.then(
+      (pids) => this.finishExit(pids ?? here()),
+      () => this.finishExit(here()),
+    );
+  }
+
+  private finishExit(leftPids: number[]): void {
+    const exit = this.exit!;
+    const left = leftPids.length;
     if (left > 0) killSession(this.pty.pid);
     const summary = this.transcript.finish();
     this.deps.record({
@@ -373,9 +405,9 @@ export class PtySession {
       actor: 'host',
       payload: {
         id: this.id,
-        exitCode: this.exit.exitCode,
-        signal: this.exit.signal,
-        durationMs: this.endedAt - this.startedAt,
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        durationMs: this.endedAt! - this.startedAt,
         outputChars: summary.totalChars,
         transcriptChars: summary.recordedChars,
         droppedChars: summary.droppedChars,
@@ -386,7 +418,8 @@ export class PtySession {
     });
     this.scrollback.shrink(this.deps.limits.finishedScrollbackChars);
     this.controller = null;
-    for (const w of this.exitWaiters.splice(0)) w(this.exit);
+    this.recorded = true;
+    for (const w of this.exitWaiters.splice(0)) w(exit);
     this.deps.events.changed({ id: this.id, change: 'exited' });
     this.deps.onExit(this);
   }

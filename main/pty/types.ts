@@ -15,6 +15,16 @@ export interface PtyProcess {
   resume(): void;
   /** The leader is gone: let go of whatever keeps the PTY open, so the end of output is seen. */
   release?(): void;
+  /**
+   * Where the spawn itself learns that the leader ended (the fork thread's waitpid): the
+   * session then need not poll /proc for it. Called once; at once (next turn) if it already ended.
+   */
+  onLeaderExit?(listener: () => void): void;
+  /**
+   * The session's processes left after the leader's exit (process-tree.ts sessionProcesses),
+   * found off the event loop; null when that is not possible now (the caller finds them itself).
+   */
+  sessionProcesses?(forksBefore: number | null): Promise<number[] | null>;
 }
 
 export interface PtySpawnOptions {

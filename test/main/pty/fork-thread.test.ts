@@ -4,7 +4,7 @@
 // makes any threshold flaky): what is checked is which thread forked, that everything node-pty did
 // still works on a terminal forked there, and the fallback.
 import { spawn as spawnChild } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -38,6 +38,31 @@ describe('the fork thread', () => {
       // The environment UnixTerminal gives it, and the exit relayed from the thread.
       expect(await run(p)).toMatchObject({ text: 'forked:/:xterm-256color', exitCode: 7 });
     }
+  });
+
+  it('reports the program’s end before node-pty does, and finds what its session left, from the thread', async () => {
+    // The session then neither polls /proc for its leader nor reads it on the loop at the exit (pty-session.ts).
+    const pidFile = join(tempDir(), 'pid');
+    const p = await createNodePtySpawn()('/bin/sh', ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], opts);
+    expect(p.forkedOnThread).not.toBe(threadId);
+    const order: string[] = [];
+    p.onLeaderExit!(() => {
+      order.push('leader');
+      p.release?.();
+    });
+    const exit = run(p).then(() => order.push('exit'));
+    await exit;
+    const left = Number(readFileSync(pidFile, 'utf8'));
+    onTestFinished(() => {
+      try {
+        process.kill(left, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    });
+    expect(order).toEqual(['leader', 'exit']);
+    // The sleep ignored SIGHUP and is still in the leader's session.
+    expect(await p.sessionProcesses!(null)).toEqual([left]);
   });
 
   it('keeps what node-pty does with the terminal: input, resize, signals, pause and resume', async () => {

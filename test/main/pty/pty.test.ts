@@ -467,8 +467,11 @@ describe('kill', () => {
     expect(() => h.mgr.input(s.id, 'c1', 'x')).toThrow(/has exited/);
   });
 
-  it('kills what a shell left behind when it exits on its own', async () => {
-    const h = harness();
+  it.each([
+    ['forked on the fork thread (it reports the exit and reads /proc)', undefined],
+    ['forked on the loop (the session polls and reads /proc itself)', createNodePtySpawn({ forkThread: false })],
+  ])('kills what a shell left behind when it exits on its own, %s', async (_, spawn) => {
+    const h = harness(spawn ? { spawn } : {});
     const dir = tempDir();
     const pidFile = join(dir, 'pid');
     const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], env, origin: operator });
