@@ -14,6 +14,12 @@
 //
 // Why many rows per statement: a statement run per row cost better-sqlite3's call, binding, reset
 // and result object per row; one INSERT of ROWS_PER_STATEMENT rows costs them once.
+//
+// Why bound as bytes: a field decoded into a string was copied three more times on its way into
+// the row (UTF-8 to the string, the string back to UTF-8 for binding, SQLite's own copy), on the
+// writer thread, which sets the pace of a burst. Bound as a view of the packed bytes and CAST to
+// TEXT in the statement, SQLite stores those very bytes as text (CAST reads a blob as text in the
+// database's encoding, UTF-8 here): one copy, and the same row.
 import type { Database, Statement } from 'better-sqlite3';
 
 /** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
@@ -134,7 +140,10 @@ function grown(old: Buffer, used: number, need: number): Buffer<ArrayBuffer> {
 const ROWS_PER_STATEMENT = 256;
 const COLUMNS = 7;
 const INSERT = 'INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES ';
-const ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
+/** The text columns come as UTF-8 bytes (a string, for the odd field and the base's hash, is text already). */
+const ROW_VALUES = '(?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))';
+/** For a database in UTF-16, where CAST would read the bytes as UTF-16: fields are decoded to strings. */
+const ROW_VALUES_STRINGS = '(?, ?, ?, ?, ?, ?, ?)';
 
 /** Inserts packed rows into `events` on a connection; call inside the batch's transaction. */
 export class RowInserter {
@@ -144,24 +153,36 @@ export class RowInserter {
   private readonly args: unknown[] = new Array<unknown>(ROWS_PER_STATEMENT * COLUMNS);
   private readonly row: unknown[] = new Array<unknown>(COLUMNS);
 
+  /** Fields bound as views of the packed bytes (a UTF-8 database), or decoded to strings. */
+  private readonly views: boolean;
+
   constructor(db: Database) {
-    this.one = db.prepare(INSERT + ROW_VALUES);
-    this.many = db.prepare(INSERT + new Array<string>(ROWS_PER_STATEMENT).fill(ROW_VALUES).join(', '));
+    this.views = db.pragma('encoding', { simple: true }) === 'UTF-8';
+    const values = this.views ? ROW_VALUES : ROW_VALUES_STRINGS;
+    this.one = db.prepare(INSERT + values);
+    this.many = db.prepare(INSERT + new Array<string>(ROWS_PER_STATEMENT).fill(values).join(', '));
   }
 
   /** Inserts the rows chained onto `base`; returns the head after the last (base itself for none). */
   insert(rows: PackedRows, base: ChainBase): ChainBase {
     const { nums, count } = rows;
-    const bytes = Buffer.from(rows.bytes.buffer, rows.bytes.byteOffset, rows.size);
+    const buffer = rows.bytes.buffer;
+    const offset = rows.bytes.byteOffset;
+    const bytes = Buffer.from(buffer, offset, rows.size);
+    const views = this.views;
     const bulk = count - (count % ROWS_PER_STATEMENT);
     let seq = base.seq;
-    let prev = base.hash;
+    let prev: string | Uint8Array = base.hash;
     let at = 0;
     let odd = 0;
     let k = 0;
-    const field = (len: number): string => {
+    const field = (len: number): string | Uint8Array => {
       if (len < 0) return rows.odd[odd++]!;
-      return bytes.toString('utf8', at, (at += len));
+      const from = at;
+      at += len;
+      if (!views) return bytes.toString('utf8', from, at);
+      // An empty field as a string: a blob of no bytes can bind as NULL (no data pointer), which NOT NULL refuses.
+      return len === 0 ? '' : new Uint8Array(buffer, offset + from, len);
     };
     for (let i = 0; i < count; i++) {
       const n = i * FIELDS;
@@ -186,7 +207,10 @@ export class RowInserter {
       }
       prev = hash;
     }
+    // The parameters let go of the batch's buffer (it is not needed once its rows are in).
+    this.args.fill(undefined);
+    this.row.fill(undefined);
     if (at !== rows.size || odd !== rows.odd.length) throw new Error(`a batch's packed rows do not add up (${at} of ${rows.size} bytes, ${odd} of ${rows.odd.length} strings read)`);
-    return { seq, hash: prev };
+    return { seq, hash: typeof prev === 'string' ? prev : Buffer.from(prev.buffer, prev.byteOffset, prev.length).toString('utf8') };
   }
 }

@@ -7,10 +7,18 @@
 //
 // It holds its own connection and does exactly what the store asks, in order: one transaction per
 // batch (side writes, the chained rows, the search index, the head), then an fsync of the WAL, then
-// one reply. The chain itself (seq, hash) is computed by the store on the main thread, so the
-// order of events is the order of append() calls whatever happens here.
-import { closeSync, fdatasyncSync, openSync } from "node:fs";
-import { parentPort, workerData } from "node:worker_threads";
+// one reply per batch, in the order the batches came. The chain itself (seq, hash) is computed by
+// the store on the main thread, so the order of events is the order of append() calls whatever
+// happens here.
+//
+// Why the sync may overlap the next batch: in a burst the store sends full batches without waiting
+// (audit-store.ts), and each one's fdatasync (the disk's wait, 5-10 ms for a batch of 8192 events
+// here) held up the next one's transaction. When another batch is already waiting, the sync runs
+// on the thread pool while this thread writes that batch; a batch is still answered only after a
+// sync that started after its commit returned, so `durable` means what it meant. A lone batch (the
+// usual case, an agent's call) is synced right here, with no hop to the pool.
+import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
@@ -62,22 +70,36 @@ function statement(sql: string): Statement {
 }
 
 /**
- * Makes the committed WAL pages durable (synchronous=NORMAL does not sync at commit). fdatasync:
- * it flushes the data and whatever metadata reading it back needs (the size, when the WAL grew),
- * which is what durability asks; fsync also wrote the inode's times, one more journal commit per
- * batch that an agent's answer waited for.
+ * The WAL file to sync, or null when there is none (nothing is uncheckpointed: the commit reached
+ * the database file itself). fdatasync: it flushes the data and whatever metadata reading it back
+ * needs (the size, when the WAL grew), which is what durability asks; fsync also wrote the inode's
+ * times, one more journal commit per batch that an agent's answer waited for.
  */
-function syncWal(): void {
+function walFile(): number | null {
   if (walFd === null) {
     try {
       walFd = openSync(`${start.path}-wal`, "r");
     } catch {
-      // No WAL file: nothing is uncheckpointed, the commit reached the database file itself.
-      return;
+      return null;
     }
   }
-  fdatasyncSync(walFd);
+  return walFd;
 }
+
+/** A reply waiting its turn: in batch order, and a committed batch's only once a sync covers it. */
+interface Answer {
+  reply: WriterReply;
+  /** Sent once true: set at once for a batch that did not commit, after its sync for one that did. */
+  ready: boolean;
+}
+
+/** Replies not sent yet, oldest first. */
+const answers: Answer[] = [];
+/** Requests taken off the port and not handled yet, oldest first (see take()). */
+const requests: WriterRequest[] = [];
+/** A sync is running on the thread pool (never two at once: a failed one must not go unseen). */
+let syncing = false;
+let stepping = false;
 
 function reply(r: WriterReply): void {
   replies.postMessage(r);
@@ -94,10 +116,102 @@ function failure(err: unknown): { code: string | null; message: string } {
   };
 }
 
+/** Sends every reply whose turn has come. */
+function answer(): void {
+  while (answers.length > 0 && answers[0]!.ready) reply(answers.shift()!.reply);
+}
+
+/** Queues a reply that needs no sync (a batch that did not commit). */
+function refuse(r: WriterReply): void {
+  answers.push({ reply: r, ready: true });
+  answer();
+}
+
+/** The sync of `covered` (committed before it started) returned: they are durable, or failed with it. */
+function synced(covered: Answer[], err: unknown): void {
+  for (const a of covered) {
+    // Committed but not known to be on disk: the store reports it and does not rewind the chain.
+    if (err) a.reply = { id: a.reply.id, ok: false, committed: true, ...failure(err) };
+    a.ready = true;
+  }
+  answer();
+}
+
+/**
+ * Syncs the WAL for the committed batches not answered yet: here and now when no other batch
+ * waits, else on the thread pool while the next batch is written (see the top of the file).
+ */
+function sync(): void {
+  if (syncing) return; // its end syncs what committed meanwhile
+  const covered = answers.filter((a) => !a.ready);
+  if (covered.length === 0) return;
+  if (requests.length === 0) take();
+  const fd = walFile();
+  if (fd === null) return synced(covered, null);
+  if (requests.length === 0) {
+    let err: unknown = null;
+    try {
+      fdatasyncSync(fd);
+    } catch (e) {
+      err = e;
+    }
+    return synced(covered, err);
+  }
+  syncing = true;
+  fdatasync(fd, (err) => {
+    syncing = false;
+    synced(covered, err);
+    sync();
+    // A close waits for the last sync (see step()).
+    schedule();
+  });
+}
+
+/**
+ * Takes a request waiting on the port, if any, so sync() can tell whether a batch waits. Every
+ * request, taken here or delivered by the port's event, joins `requests` in the order the port
+ * held them, and is handled from there in that order.
+ */
+function take(): void {
+  const m = receiveMessageOnPort(parentPort!);
+  if (m) requests.push(m.message as WriterRequest);
+}
+
+function schedule(): void {
+  if (stepping || requests.length === 0) return;
+  stepping = true;
+  // A turn of this thread's loop between batches: a sync that returned meanwhile is answered first.
+  setImmediate(step);
+}
+
+function step(): void {
+  stepping = false;
+  const req = requests[0];
+  if (!req) return;
+  if (req.op === "close") {
+    // After every batch's reply: the last sync may still be running.
+    if (syncing) return;
+    requests.shift();
+    return close(req);
+  }
+  requests.shift();
+  write(req);
+  sync();
+  schedule();
+}
+
+function close(req: Extract<WriterRequest, { op: "close" }>): void {
+  if (walFd !== null) closeSync(walFd);
+  db.close();
+  reply({ id: req.id, ok: true, committed: false, code: null, message: "" });
+  replies.close();
+  parentPort!.close();
+}
+
 function write(req: Extract<WriterRequest, { op: "write" }>): void {
   head ??= req.base;
   if (req.base.seq !== head.seq || req.base.hash !== head.hash) {
-    reply({
+    refuse({
       id: req.id,
       ok: false,
       committed: false,
@@ -126,28 +240,18 @@ function write(req: Extract<WriterRequest, { op: "write" }>): void {
     } catch {
       // The reply below carries the error that matters; a failed rollback leaves nothing committed.
     }
-    reply({ id: req.id, ok: false, committed: false, ...failure(err) });
+    refuse({ id: req.id, ok: false, committed: false, ...failure(err) });
     return;
   }
   if (last) {
     indexedUpTo = last.seq;
     head = last;
   }
-  try {
-    syncWal();
-  } catch (err) {
-    // Committed but not known to be on disk: the store reports it and does not rewind the chain.
-    reply({ id: req.id, ok: false, committed: true, ...failure(err) });
-    return;
-  }
-  reply({ id: req.id, ok: true, committed: true, code: null, message: "" });
+  // Answered once the WAL is synced past this commit (sync()).
+  answers.push({ reply: { id: req.id, ok: true, committed: true, code: null, message: "" }, ready: false });
 }
 
 parentPort!.on("message", (req: WriterRequest) => {
-  if (req.op === "write") return write(req);
-  if (walFd !== null) closeSync(walFd);
-  db.close();
-  reply({ id: req.id, ok: true, committed: false, code: null, message: "" });
-  replies.close();
-  parentPort!.close();
+  requests.push(req);
+  schedule();
 });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { AuditStore } from '../../../main/audit/audit-store.js';
+import { AuditStore, FIRST_BURST_BATCH } from '../../../main/audit/audit-store.js';
 import { GENESIS_HASH } from '../../../main/audit/chain.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -45,6 +45,35 @@ describe('audit batches sent while one is being written', () => {
     await Promise.all(appended.map((a) => a.durable));
     expect(store.verify()).toMatchObject({ ok: true, checked: 6 });
     store.close();
+  });
+
+  it("a burst's first batch goes at FIRST_BURST_BATCH events and each next at twice the last, while a smaller tick stays one batch", async () => {
+    const path = join(tempDir('gatehouse-pipelined-'), 'audit.db');
+    const commits: number[] = [];
+    const store = new AuditStore({ path, log: () => {}, onCommit: (_seq, count) => commits.push(count) });
+    // A tick smaller than the first batch: one batch, sent when the tick ends.
+    for (let i = 0; i < FIRST_BURST_BATCH - 1; i++) store.append({ type: 'call.received', actor: 'agent:a', payload: { i } });
+    expect(holdsWithoutATurn(() => rowsInFile(path).length > 0, 300)).toBe(false);
+    await store.append({ type: 'call.received', actor: 'agent:a', payload: {} }).durable;
+    expect(commits).toEqual([FIRST_BURST_BATCH]);
+    // A burst: the writer has the first two batches (1024, then 2048) before the host yields once.
+    const burst = [];
+    for (let i = 0; i < 3 * FIRST_BURST_BATCH + 10; i++) burst.push(store.append({ type: 'call.received', actor: 'agent:b', payload: { i } }).durable);
+    expect(holdsWithoutATurn(() => rowsInFile(path).length === 4 * FIRST_BURST_BATCH, 20_000)).toBe(true);
+    await Promise.all(burst);
+    expect(commits).toEqual([FIRST_BURST_BATCH, FIRST_BURST_BATCH, 2 * FIRST_BURST_BATCH, 10]);
+    expect(store.verify()).toMatchObject({ ok: true, checked: 4 * FIRST_BURST_BATCH + 10 });
+    store.close();
+  });
+
+  it('a burst of full batches, closed at once: every event is answered durable, in order, and is in the file', async () => {
+    const path = join(tempDir('gatehouse-pipelined-'), 'audit.db');
+    const store = new AuditStore({ path, maxBatch: 3, log: () => {} });
+    const durable = [];
+    for (let i = 0; i < 30; i++) durable.push(store.append({ type: 'call.received', actor: 'agent:a', payload: { i } }).durable);
+    store.close();
+    await Promise.all(durable);
+    expect(rowsInFile(path).map((r) => r.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
   it('fails a batch sent to a writer thread that has stopped at once, saying so', async () => {

@@ -18,17 +18,19 @@ interface Row {
   hash: string;
 }
 
-const COLUMNS = 'seq, ts, hex(type) AS type, hex(actor) AS actor, hex(payload) AS payload, prev_hash, hash';
+// typeof: the packed fields are bound as bytes and cast, and must be stored as text, as strings are.
+const COLUMNS = "seq, ts, hex(type) AS type, hex(actor) AS actor, hex(payload) AS payload, prev_hash, hash, typeof(type) || ' ' || typeof(actor) || ' ' || typeof(payload) || ' ' || typeof(prev_hash) || ' ' || typeof(hash) AS types";
 
-function fresh(): Database.Database {
+function fresh(encoding = 'UTF-8'): Database.Database {
   const db = new Database(':memory:');
+  db.pragma(`encoding = '${encoding}'`);
   migrate(db);
   return db;
 }
 
 /** What the rows are when each string is bound as it is (as the writer did before packing). */
-function direct(rows: Row[], base: { seq: number; hash: string }): unknown[] {
-  const db = fresh();
+function direct(rows: Row[], base: { seq: number; hash: string }, encoding?: string): unknown[] {
+  const db = fresh(encoding);
   const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
   let prev = base.hash;
   rows.forEach((r, i) => {
@@ -38,8 +40,8 @@ function direct(rows: Row[], base: { seq: number; hash: string }): unknown[] {
   return db.prepare(`SELECT ${COLUMNS} FROM events ORDER BY seq`).all();
 }
 
-function packed(rows: Row[], base: { seq: number; hash: string }, room?: [number, number]): { stored: unknown[]; head: { seq: number; hash: string } } {
-  const db = fresh();
+function packed(rows: Row[], base: { seq: number; hash: string }, room?: [number, number], encoding?: string): { stored: unknown[]; head: { seq: number; hash: string } } {
+  const db = fresh(encoding);
   const packer = room ? new RowPacker(...room) : new RowPacker();
   for (const r of rows) packer.add(r.ts, r.type, r.actor, r.payload, r.hash);
   // Through a real structured clone with the buffers moved, as postMessage does.
@@ -62,6 +64,17 @@ describe('packed batch rows', () => {
         expect(head).toEqual(rows.length ? { seq: seq + rows.length, hash: rows.at(-1)!.hash } : base);
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('store the same text in a UTF-16 database (where the bytes are not cast but decoded)', () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 300 }), (rows) => {
+        const base = { seq: 7, hash: 'e'.repeat(64) };
+        const stored = packed(rows, base, undefined, 'UTF-16le').stored;
+        expect(stored).toEqual(direct(rows, base, 'UTF-16le'));
+      }),
+      { numRuns: 20 },
     );
   });
 
