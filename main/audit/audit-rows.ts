@@ -21,6 +21,7 @@
 // TEXT in the statement, SQLite stores those very bytes as text (CAST reads a blob as text in the
 // database's encoding, UTF-8 here): one copy, and the same row.
 import type { Database, Statement } from 'better-sqlite3';
+import { isWellFormed } from '../core/well-formed.js';
 
 /** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
 export interface ChainBase {
@@ -120,13 +121,6 @@ export class RowPacker {
   pack(): PackedRows {
     return { count: this.count, nums: this.nums, bytes: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length), size: this.size, odd: this.odd };
   }
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** String#isWellFormed (ES2024), which the ES2023 library this builds with does not declare. */
-function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
 }
 
 /** A buffer of its own (transferable, not a slice of Node's pool) of at least `need` bytes, holding the first `used`. */
