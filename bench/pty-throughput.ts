@@ -12,10 +12,15 @@
 //   host's 64 K batches, 8–16 MB of them queued at any time: no PTY, host or WebSocket. It
 //   is the ceiling of the full path, which is reported as a ratio to it.
 //
+// Both browser cases drive Chromium over a bare DevTools pipe (bare-chromium.ts), not Playwright:
+// Playwright's Network domain copies every WebSocket frame, which an operator's console never pays.
+//
 // The data is lines of printable ASCII (80 columns with the newline), so MB and chars agree;
 // the PTY turns each "\n" into "\r\n", which every case pays alike.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +29,7 @@ import { AuditStore } from '../main/audit/audit-store.js';
 import { createHost } from '../main/host/create-host.js';
 import { PtyManager } from '../main/pty/pty-manager.js';
 import { startServeShell } from '../main/shells/serve/serve-shell.js';
+import { BareChromium } from './bare-chromium.js';
 import type { BenchCase } from './harness.js';
 
 export interface PtyThroughputOptions {
@@ -171,21 +177,23 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
     target: { median: 50, ratio: 0.6 },
     async run() {
       const { path, bytes, lines } = data(megabytes);
-      const { chromium: pw } = await import('playwright-core');
       const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
       const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
       const token = 'bench-token-0123456789abcdef';
       const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
-      const b = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
+      // Not Playwright: its Network domain would copy every frame of the stream (bare-chromium.ts).
+      const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
       try {
-        const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
+        const page = await b.newPage(1280, 800);
         await page.goto(shell.newConsoleUrl());
-        await page.locator('[data-testid="status-connection"][data-state="connected"]').waitFor();
-        await page.getByTestId('nav-terminals').click();
+        await page.waitFor('document.querySelector(\'[data-testid="status-connection"][data-state="connected"]\')');
+        // DOM clicks: the pointer never enters the page, as an operator's rests outside the
+        // terminal list (hovering there cost ~9% of the renderer: a hit test at every frame).
+        await page.click('[data-testid="nav-terminals"]');
         // The program waits for a line, so the console can attach before any output.
         const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
-        await page.locator(`[data-testid="terminal-row"][data-id="${s.id}"]`).click();
-        await page.locator(`[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]`).waitFor();
+        await page.click(`[data-testid="terminal-row"][data-id="${s.id}"]`);
+        await page.waitFor(`document.querySelector('[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]')`);
         if (host.ptys.get(s.id).watchers !== 1) throw new Error('the console did not attach');
         host.ptys.takeOver(s.id, 'bench', 'bench');
         const before = host.ptys.get(s.id).outputChars;
@@ -216,20 +224,24 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
     better: 'higher',
     async run() {
       const { path, bytes } = data(megabytes);
-      const { chromium: pw } = await import('playwright-core');
-      const b = await pw.launch({ executablePath: chromium!, args: CHROMIUM_ARGS, headless: true });
+      // The same launch as the full path's, so that both run in the same kind of browser.
+      const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
+      // One origin serves the page and xterm.js; nothing else is loaded.
+      const xterm = xtermFiles();
+      const files: Record<string, { type: string; body: string }> = {
+        '/': { type: 'text/html', body: '<!doctype html><link rel="stylesheet" href="/xterm.css"><script src="/xterm.js"></script><div id="t"></div>' },
+        '/xterm.js': { type: 'text/javascript', body: readFileSync(xterm.js, 'utf8') },
+        '/xterm.css': { type: 'text/css', body: readFileSync(xterm.css, 'utf8') },
+      };
+      const server = createServer((req, res) => {
+        const f = files[new URL(req.url ?? '/', 'http://x').pathname];
+        res.writeHead(f ? 200 : 404, { 'Content-Type': f?.type ?? 'text/plain' }).end(f?.body ?? '');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       try {
-        const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
-        // One origin serves the page and xterm.js; nothing leaves the browser.
-        const xterm = xtermFiles();
-        await page.route('http://bench.invalid/**', (route) => {
-          const file = new URL(route.request().url()).pathname;
-          if (file === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="stylesheet" href="/xterm.css"><script src="/xterm.js"></script><div id="t"></div>' });
-          if (file === '/xterm.js') return route.fulfill({ path: xterm.js, contentType: 'text/javascript' });
-          if (file === '/xterm.css') return route.fulfill({ path: xterm.css, contentType: 'text/css' });
-          return route.fulfill({ status: 404 });
-        });
-        await page.goto('http://bench.invalid/');
+        const page = await b.newPage(1280, 800);
+        await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        await page.waitFor('typeof Terminal === "function"');
         // The text goes in as the batches the host would send, before the clock starts (in 8 MB
         // pieces: one 100 MB protocol message takes the browser down).
         const text = readFileSync(path, 'utf8');
@@ -276,6 +288,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
         }, CONSOLE_TERMINAL);
         return mbPerSecond(bytes, ms);
       } finally {
+        server.close();
         await b.close();
       }
     },
