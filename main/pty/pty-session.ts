@@ -352,8 +352,20 @@ export class PtySession {
         readAtLastPoll = this.outputChars;
         return;
       }
-      this.stopLeaderWatch();
-      this.pty.release?.();
+      // Nothing read for an interval, as the timers see it. But after a stall of the loop (a
+      // loaded machine, a GC) the timers run before the reads that waited out the stall, and
+      // letting go then can lose the program's last output (the EIO above). So it is let go
+      // only if a turn of the loop's I/O, which comes before an immediate, reads nothing either.
+      const seen = this.outputChars;
+      setImmediate(() => {
+        if (!this.running || this.leaderTimer === null) return;
+        if (this.outputChars !== seen) {
+          readAtLastPoll = this.outputChars;
+          return;
+        }
+        this.stopLeaderWatch();
+        this.pty.release?.();
+      });
     }, LEADER_POLL_MS);
     this.leaderTimer.unref();
   }
