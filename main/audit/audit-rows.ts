@@ -21,7 +21,6 @@
 // TEXT in the statement, SQLite stores those very bytes as text (CAST reads a blob as text in the
 // database's encoding, UTF-8 here): one copy, and the same row.
 import type { Database, Statement } from 'better-sqlite3';
-import { isWellFormed } from '../core/well-formed.js';
 
 /** Where a batch's rows continue the chain: the seq and hash of the row before its first one. */
 export interface ChainBase {
@@ -37,8 +36,6 @@ export interface PackedRows {
   /** Per row: type, actor, payload JSON and hash in UTF-8, one after the other (`size` bytes used). */
   bytes: Uint8Array<ArrayBuffer>;
   size: number;
-  /** Fields that are not well-formed UTF-16 (a lone surrogate), in row order: their length in `nums` is -1. */
-  odd: string[];
 }
 
 const FIELDS = 5;
@@ -57,7 +54,6 @@ export class RowPacker {
   size = 0;
   private nums: Float64Array<ArrayBuffer>;
   private bytes: Buffer<ArrayBuffer>;
-  private readonly odd: string[] = [];
 
   /** Room for `count` rows of `bytes` in all to start with (growing a buffer copies it). */
   constructor(count = 0, bytes = 0) {
@@ -79,7 +75,9 @@ export class RowPacker {
     // One write per row (each Buffer#write costs more than a short string's bytes). In the usual
     // all-ASCII row its byte length is its length, and so is each field's; otherwise the fields are
     // written again one by one, each counted (joined, a lone surrogate ending one and another
-    // starting the next would be encoded as a pair).
+    // starting the next would be encoded as a pair). A lone surrogate is written as U+FFFD, what
+    // String#toWellFormed makes of it: the store hashes its fields in that form (appendNow), so
+    // what is stored is what was hashed.
     const b = this.bytes;
     const nums = this.nums;
     let at = this.size;
@@ -101,17 +99,8 @@ export class RowPacker {
     this.count++;
   }
 
-  /**
-   * One field of a row that is not all ASCII, at `at`; returns where the next goes. A lone surrogate
-   * would come out of UTF-8 as U+FFFD, where binding the string stored SQLite other bytes: such a
-   * field travels as the string itself (structured clone keeps it as it is) and binds as before.
-   */
+  /** One field of a row that is not all ASCII, at `at`; returns where the next goes. */
   private field(s: string, at: number, slot: number): number {
-    if (!isWellFormed(s)) {
-      this.nums[slot] = -1;
-      this.odd.push(s);
-      return at;
-    }
     const wrote = this.bytes.write(s, at, 'utf8');
     this.nums[slot] = wrote;
     return at + wrote;
@@ -119,7 +108,7 @@ export class RowPacker {
 
   /** The rows to post (their buffers are transferred: add nothing after). */
   pack(): PackedRows {
-    return { count: this.count, nums: this.nums, bytes: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length), size: this.size, odd: this.odd };
+    return { count: this.count, nums: this.nums, bytes: new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length), size: this.size };
   }
 }
 
@@ -134,7 +123,7 @@ function grown(old: Buffer, used: number, need: number): Buffer<ArrayBuffer> {
 const ROWS_PER_STATEMENT = 256;
 const COLUMNS = 7;
 const INSERT = 'INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES ';
-/** The text columns come as UTF-8 bytes (a string, for the odd field and the base's hash, is text already). */
+/** The text columns come as UTF-8 bytes (the base's hash, a string, is text already). */
 const ROW_VALUES = '(?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))';
 /** For a database in UTF-16, where CAST would read the bytes as UTF-16: fields are decoded to strings. */
 const ROW_VALUES_STRINGS = '(?, ?, ?, ?, ?, ?, ?)';
@@ -168,10 +157,8 @@ export class RowInserter {
     let seq = base.seq;
     let prev: string | Uint8Array = base.hash;
     let at = 0;
-    let odd = 0;
     let k = 0;
     const field = (len: number): string | Uint8Array => {
-      if (len < 0) return rows.odd[odd++]!;
       const from = at;
       at += len;
       if (!views) return bytes.toString('utf8', from, at);
@@ -204,7 +191,7 @@ export class RowInserter {
     // The parameters let go of the batch's buffer (it is not needed once its rows are in).
     this.args.fill(undefined);
     this.row.fill(undefined);
-    if (at !== rows.size || odd !== rows.odd.length) throw new Error(`a batch's packed rows do not add up (${at} of ${rows.size} bytes, ${odd} of ${rows.odd.length} strings read)`);
+    if (at !== rows.size) throw new Error(`a batch's packed rows do not add up (${at} of ${rows.size} bytes read)`);
     return { seq, hash: typeof prev === 'string' ? prev : Buffer.from(prev.buffer, prev.byteOffset, prev.length).toString('utf8') };
   }
 }

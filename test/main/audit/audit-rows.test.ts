@@ -1,6 +1,7 @@
 // A batch's rows packed for the writer thread (audit-rows.ts) and inserted from the packing store
 // exactly what binding each string directly stores, for any text (non-ASCII, surrogate pairs, lone
 // surrogates, one ending a field and another starting the next), with seq and prev_hash derived.
+// A lone surrogate is stored as U+FFFD, as the well-formed string (the store hashes that form).
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore } from '../../../main/audit/audit-store.js';
 import { RowInserter, RowPacker } from '../../../main/audit/audit-rows.js';
 import { migrate } from '../../../main/audit/migrations/migrate.js';
+import { toWellFormed } from '../../../main/core/well-formed.js';
 import { tempDir } from '../../support/temp.js';
 
 interface Row {
@@ -28,13 +30,13 @@ function fresh(encoding = 'UTF-8'): Database.Database {
   return db;
 }
 
-/** What the rows are when each string is bound as it is (as the writer did before packing). */
+/** What the rows are when each string, made well formed, is bound as it is (as the writer did before packing). */
 function direct(rows: Row[], base: { seq: number; hash: string }, encoding?: string): unknown[] {
   const db = fresh(encoding);
   const insert = db.prepare('INSERT INTO events (seq, ts, type, actor, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
   let prev = base.hash;
   rows.forEach((r, i) => {
-    insert.run(base.seq + i + 1, r.ts, r.type, r.actor, r.payload, prev, r.hash);
+    insert.run(base.seq + i + 1, r.ts, toWellFormed(r.type), toWellFormed(r.actor), toWellFormed(r.payload), prev, r.hash);
     prev = r.hash;
   });
   return db.prepare(`SELECT ${COLUMNS} FROM events ORDER BY seq`).all();
