@@ -31,6 +31,8 @@ import { dropOldest } from '../../core/drop-oldest.js';
 export interface Walked {
   path: string;
   anchor: string | null;
+  /** The anchor's stat (following symlinks) as the walk took it, before reading the rest; absent: stated after the walk. */
+  stat?: Stats | undefined;
 }
 
 /** How old an anchor's ctime and mtime must be before an answer resting on it is kept. */
@@ -79,8 +81,11 @@ export class SymlinkCache {
     const walkedAt = this.now();
     const walked = this.walk(p);
     if (walked.anchor === null) return walked.path;
-    // Stated after the walk: a change made during it leaves a ctime too recent to keep.
-    const st = stat(walked.anchor);
+    // Stated by the walk when it found the anchor, before it read the rest (else here, after
+    // it). A change the walk did not see was made after that stat, and the next check finds a
+    // ctime other than the kept one; or, stated after the walk, during it, and the ctime is too
+    // recent to keep. Either way the answer is never reused past the change.
+    const st = walked.stat ?? stat(walked.anchor);
     const settledBefore = this.now() - SETTLED_MS;
     if (!st || st.ctimeMs > settledBefore || st.mtimeMs > settledBefore) return walked.path;
     if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
