@@ -36,10 +36,21 @@ export function expandHome(p: string, home: string): string {
  */
 export function normalisePath(p: string, cwd: string, home: string): string {
   const expanded = expandHome(p, home);
+  // Most paths are already in normal form (an absolute path, or a plain relative one under a
+  // normal cwd): the same string posix.resolve would build, without its segment-by-segment pass
+  // (asked for every path of every call).
+  if (expanded.charCodeAt(0) === 47) {
+    if (!NOT_NORMAL.test(expanded)) return expanded;
+  } else if (expanded !== '' && cwd.charCodeAt(0) === 47 && !NOT_NORMAL.test(cwd) && !NOT_NORMAL.test('/' + expanded)) {
+    return cwd === '/' ? '/' + expanded : cwd + '/' + expanded;
+  }
   // posix.resolve never consults process.cwd() here because the first argument is absolute.
   const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
   return posix.resolve(base, expanded);
 }
+
+/** What posix.resolve would change in an absolute path: `//`, a `.` or `..` segment, a trailing `/`. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
 /**
  * The folder a call works in, as policy judges it: `arguments.cwd` (relative to the call's cwd,
