@@ -155,7 +155,8 @@ export function walkSymlinks(p: string, depth = 0): Walked {
     // entry of that name while its stat is unchanged (an entry made or removed changes it).
     if (!entry) {
       const path = posix.join(cur, ...rest.slice(i));
-      return i === 0 && depth === 0 && !fromRoot && !unreadable ? { path, anchor: prefix, stat: st } : { path, anchor: null };
+      if (i !== 0 || depth !== 0 || fromRoot || unreadable) return { path, anchor: null };
+      return { path, anchor: prefix, stat: st, absent: prefix === '/' ? '/' + name : prefix + '/' + name, plain: cur === prefix };
     }
     cur = candidate;
   }
