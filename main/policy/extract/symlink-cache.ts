@@ -9,8 +9,8 @@
 // - A path whose first missing name sits straight under an existing folder: that folder, stated
 //   the same way. Making, removing or renaming any entry in a folder changes its ctime (and mtime),
 //   so the name is still absent and nothing new (a symlink) stands where it would be.
-// - The same, for a folder that changes all the time (/tmp, a project's src while the agent
-//   works): its times prove nothing for long, and every call walked again. When no name on the
+// - The same, for a folder that changes all the time (a project's src while the agent works, a
+//   shared temp folder): its times prove nothing for long, and every call walked again. When no name on the
 //   way to the folder is a symlink, the folder is stated without following links (lstat), so it
 //   must still be that folder itself, not a link put at its name; when its times moved but it is
 //   the same folder (device, inode and birth time: a folder made again gets a new birth time,
@@ -30,7 +30,9 @@
 // short of root setting the clock sets ctime. And an answer is kept only when its anchor's times
 // are older than SETTLED_MS at the moment it is kept: a file system stamps times with a coarse
 // clock (a jiffy on Linux, a second on some), so a change in the same tick as the walk could leave
-// the times equal. This is how git treats "racily clean" index entries.
+// the times equal. This is how git treats "racily clean" index entries. An answer the missing
+// name's absence proves needs no settled times (the lstat of the name is asked at each use), only
+// a settled birth time, for the same reason: a folder made again in the same tick could carry it.
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { dropOldest } from '../../core/drop-oldest.js';
 
