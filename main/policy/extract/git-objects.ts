@@ -207,11 +207,15 @@ export const printsContents = (sub: string): boolean => Object.hasOwn(VALUE_OPTS
 export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: string, col: Collector): void {
   if (!printsContents(sub)) return;
   const s = split(sub, rest);
-  const repo = repoOf(cwd);
-  const top = repo?.top ?? cwd;
+  // Looked up only when an answer needs it: the walk up costs a system call per folder, and most
+  // of these commands never ask (`git diff --stat`, `git log` without -p print no file contents).
+  // Asked at most once per call, so every answer in it rests on the same look-up.
+  let found: GitRepo | null | undefined;
+  const repoHere = (): GitRepo | null => (found === undefined ? (found = repoOf(cwd)) : found);
+  const top = (): string => repoHere()?.top ?? cwd;
   const read = (path: string, relativeToTop: boolean): void => {
     col.op('read');
-    col.path(path, relativeToTop && !/^\.\.?(\/|$)/.test(path) ? top : cwd);
+    col.path(path, relativeToTop && !/^\.\.?(\/|$)/.test(path) ? top() : cwd);
   };
   const unsure = (why: string): void => {
     col.op('read');
@@ -220,6 +224,7 @@ export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: strin
   // Every tracked .env file, when the command prints the contents of the whole tree (or of the
   // folders named): what a locked rule on `.env` must see.
   const wholeTree = (under: readonly string[] = []): void => {
+    const repo = repoHere();
     if (!repo) return;
     const env = trackedEnvFiles(repo);
     if (typeof env === 'string') return unsure(`git ${sub} prints tracked files' contents and ${env}`);
@@ -306,7 +311,7 @@ export function gitObjectReads(sub: string, rest: readonly GitWord[], cwd: strin
       if (treeish) objects([treeish]);
       const inner = treeish?.known ? objectPath(treeish.t) : null;
       // `git archive HEAD:src` archives the tree under src: the .env files tracked there.
-      if (inner !== null && paths.length + s.paths.length === 0) wholeTree([posix.resolve(top, inner)]);
+      if (inner !== null && paths.length + s.paths.length === 0) wholeTree([posix.resolve(top(), inner)]);
       else tree([...paths, ...s.paths]);
       return;
     }

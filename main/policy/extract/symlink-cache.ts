@@ -9,6 +9,13 @@
 // - A path whose first missing name sits straight under an existing folder: that folder, stated
 //   the same way. Making, removing or renaming any entry in a folder changes its ctime (and mtime),
 //   so the name is still absent and nothing new (a symlink) stands where it would be.
+// - The same, for a folder that changes all the time (a project's src while the agent works, a
+//   shared temp folder): its times prove nothing for long, and every call walked again. When no name on the
+//   way to the folder is a symlink, the folder is stated without following links (lstat), so it
+//   must still be that folder itself, not a link put at its name; when its times moved but it is
+//   the same folder (device, inode and birth time: a folder made again gets a new birth time,
+//   which no one but root can set) one more lstat asks for the missing name itself, and only
+//   "no entry" keeps the answer. Two system calls instead of a walk.
 //
 // What one stat cannot see: a folder above the anchor renamed away and a symlink to it put at
 // its old name. The anchor is then the same object with the same times, reached by a new real
@@ -23,14 +30,22 @@
 // short of root setting the clock sets ctime. And an answer is kept only when its anchor's times
 // are older than SETTLED_MS at the moment it is kept: a file system stamps times with a coarse
 // clock (a jiffy on Linux, a second on some), so a change in the same tick as the walk could leave
-// the times equal. This is how git treats "racily clean" index entries.
-import { statSync, type Stats } from 'node:fs';
+// the times equal. This is how git treats "racily clean" index entries. An answer the missing
+// name's absence proves needs no settled times (the lstat of the name is asked at each use), only
+// a settled birth time, for the same reason: a folder made again in the same tick could carry it.
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { dropOldest } from '../../core/drop-oldest.js';
 
 /** One walk's answer, and what proves it while unchanged (null: nothing cheap does; not kept). */
 export interface Walked {
   path: string;
   anchor: string | null;
+  /** The anchor's stat (following symlinks) as the walk took it, before reading the rest; absent: stated after the walk. */
+  stat?: Stats | undefined;
+  /** The missing name straight under the anchor (its folder + `/` + name), when that is what the answer rests on. */
+  absent?: string | undefined;
+  /** True when no name on the way to the anchor is a symlink (its real path is itself). */
+  plain?: boolean | undefined;
 }
 
 /** How old an anchor's ctime and mtime must be before an answer resting on it is kept. */
@@ -45,8 +60,14 @@ interface Kept {
   anchor: string;
   dev: number;
   ino: number;
+  /** NaN when the times were not settled when kept: only the missing name's absence proves it then. */
   ctimeMs: number;
   mtimeMs: number;
+  /** The anchor is a folder with no symlink on the way: stated with lstat (see the top of the file). */
+  plain: boolean;
+  /** The missing name (see Walked.absent) whose absence, in the same folder, proves the answer; null: only the times do. */
+  absent: string | null;
+  birthtimeMs: number;
   /** When the walk that made it ran (the clock of SymlinkCacheOptions.now). */
   walkedAt: number;
 }
@@ -72,19 +93,39 @@ export class SymlinkCache {
   resolve(p: string): string {
     const hit = this.kept.get(p);
     if (hit) {
-      const st = this.now() - hit.walkedAt < REUSE_MS ? stat(hit.anchor) : undefined;
-      if (st && st.ino === hit.ino && st.dev === hit.dev && st.ctimeMs === hit.ctimeMs && st.mtimeMs === hit.mtimeMs) return hit.path;
+      if (this.now() - hit.walkedAt < REUSE_MS && current(hit)) return hit.path;
       this.kept.delete(p);
     }
     const walkedAt = this.now();
     const walked = this.walk(p);
     if (walked.anchor === null) return walked.path;
-    // Stated after the walk: a change made during it leaves a ctime too recent to keep.
-    const st = stat(walked.anchor);
+    // Stated by the walk when it found the anchor, before it read the rest (else here, after
+    // it). A change the walk did not see was made after that stat, and the next check finds a
+    // ctime other than the kept one; or, stated after the walk, during it, and the ctime is too
+    // recent to keep. Either way the answer is never reused past the change.
+    const st = walked.stat ?? stat(walked.anchor);
+    if (!st) return walked.path;
     const settledBefore = this.now() - SETTLED_MS;
-    if (!st || st.ctimeMs > settledBefore || st.mtimeMs > settledBefore) return walked.path;
+    const timesSettled = st.ctimeMs <= settledBefore && st.mtimeMs <= settledBefore;
+    // The folder's identity must be settled too (its birth time older than SETTLED_MS): a folder
+    // made later, even on a reused inode, is then born after it. A file system that keeps no
+    // birth time reports 0: only the times prove anything there.
+    const plain = walked.plain === true && walked.absent !== undefined && st.isDirectory();
+    const byAbsence = plain && st.birthtimeMs > 0 && st.birthtimeMs <= settledBefore;
+    if (!timesSettled && !byAbsence) return walked.path;
     if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
-    this.kept.set(p, { path: walked.path, anchor: walked.anchor, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, mtimeMs: st.mtimeMs, walkedAt });
+    this.kept.set(p, {
+      path: walked.path,
+      anchor: walked.anchor,
+      dev: st.dev,
+      ino: st.ino,
+      ctimeMs: timesSettled ? st.ctimeMs : NaN,
+      mtimeMs: st.mtimeMs,
+      plain,
+      absent: byAbsence ? (walked.absent as string) : null,
+      birthtimeMs: st.birthtimeMs,
+      walkedAt,
+    });
     return walked.path;
   }
 
@@ -95,9 +136,28 @@ export class SymlinkCache {
 
 }
 
+/** Does one stat (two, for a changed folder) prove the kept answer current? See the top of the file. */
+function current(k: Kept): boolean {
+  // A plain folder without following links: a symlink put at its name is not the folder.
+  const st = k.plain ? lstat(k.anchor) : stat(k.anchor);
+  if (!st || st.ino !== k.ino || st.dev !== k.dev) return false;
+  if (st.ctimeMs === k.ctimeMs && st.mtimeMs === k.mtimeMs) return true;
+  // Entries came or went: the same folder (not one made again), and still no entry of the name.
+  return k.absent !== null && st.isDirectory() && st.birthtimeMs === k.birthtimeMs && lstat(k.absent) === null;
+}
+
 function stat(p: string): Stats | undefined {
   try {
     return statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** lstat(2): the entry itself, null when there is none (ENOENT), undefined when it cannot be asked. */
+function lstat(p: string): Stats | null | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch {
     return undefined;
   }

@@ -191,7 +191,9 @@ export function compilePathPattern(globs: readonly string[], ctx: PathContext): 
   const fold = (s: string) => (ctx.caseInsensitive ? s.toLowerCase() : s);
   const compiled = globs.map((g) => {
     const variants = globVariants(g, ctx);
-    return { glob: g, variants, test: picomatch(variants, opts) };
+    // The same combined test as `any` below, per glob: which glob matched is asked of every path
+    // an allow rule covers, and picomatch's own list matcher built a result object per variant.
+    return { glob: g, variants, test: anyOf(variants, opts) };
   });
   const all = compiled.flatMap((c) => c.variants);
   const any = all.length > 0 ? anyOf(all, opts) : null;

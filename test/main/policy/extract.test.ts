@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extract, initExtractor, normalisePath, parseShell } from '../../../main/policy/extract/index.js';
@@ -290,6 +290,17 @@ describe('path normaliser properties', () => {
         expect(n.split('/').some((s) => s === '.' || s === '..')).toBe(false);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('answers as posix.resolve does, for paths already in normal form too', () => {
+    const anyCwd = fc.tuple(fc.constantFrom('/', '', '~/'), fc.array(fc.constantFrom('w', 'p', '..', '.', '', '.x', 'a b'), { maxLength: 4 }), fc.constantFrom('', '/')).map(([lead, s, tail]) => lead + s.join('/') + tail);
+    fc.assert(
+      fc.property(rawPath, anyCwd, (p, c) => {
+        const expanded = p.replace(/^(~|\$HOME)(?=\/|$)/, HOME);
+        expect(normalisePath(p, c, HOME)).toBe(posix.resolve(c.startsWith('/') ? c : posix.resolve('/', c), expanded));
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -128,6 +128,41 @@ describe('the symlink cache', () => {
     expect(walks).toBe(2);
   });
 
+  it('a folder whose other entries change is still proven by the missing name, with no walk; the name made a symlink is followed at once', () => {
+    const root = tempDir('gatehouse-symcache-');
+    const work = join(root, 'work');
+    mkdirSync(work);
+    mkdirSync(join(root, 'secret'));
+    const { cache, walks } = cacheAhead();
+    const p = join(work, 'out.txt');
+    expect(cache.resolve(p)).toBe(p);
+    // Another file made in the folder: its times move, the name is still absent.
+    writeFileSync(join(work, 'other.txt'), 'x');
+    expect(cache.resolve(p)).toBe(p);
+    expect(cache.resolve(p)).toBe(p);
+    expect(walks()).toBe(1);
+    symlinkSync(join(root, 'secret', 'out.txt'), p);
+    expect(cache.resolve(p)).toBe(join(root, 'secret', 'out.txt'));
+    expect(walks()).toBe(2);
+  });
+
+  it('a changed folder moved away and replaced by a symlink to it is seen, though it is the same folder', () => {
+    const root = tempDir('gatehouse-symcache-');
+    const work = join(root, 'work');
+    mkdirSync(work);
+    mkdirSync(join(root, 'protected'));
+    const { cache, walks } = cacheAhead();
+    const p = join(work, 'notes.txt');
+    expect(cache.resolve(p)).toBe(p);
+    writeFileSync(join(work, 'other.txt'), 'x');
+    // `mv work protected/work; ln -s protected/work work`: following the link reaches the same
+    // folder (device, inode, birth time), and notes.txt is still absent there.
+    renameSync(work, join(root, 'protected', 'work'));
+    symlinkSync(join(root, 'protected', 'work'), work);
+    expect(cache.resolve(p)).toBe(join(root, 'protected', 'work', 'notes.txt'));
+    expect(walks()).toBe(2);
+  });
+
   it('holds at most its bound, dropping the older half', () => {
     const root = tempDir('gatehouse-symcache-');
     const cache = new SymlinkCache(walkSymlinks, { now: () => Date.now() + SETTLED_MS * 5, max: 8 });
