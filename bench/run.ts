@@ -20,13 +20,14 @@ import { moduleCases } from './module.js';
 import { catalogCases } from './catalog.js';
 import { adapterCases } from './adapters.js';
 import { teamCases } from './team.js';
-import { formatTable, runBench, type BenchCase, type BenchResult } from './harness.js';
+import { formatTable, runBench, type BenchCase } from './harness.js';
 
 const { values, positionals } = parseArgs({
   options: {
     rounds: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '1' },
     events: { type: 'string', default: '100000' },
+    // The incident-review log: its own database in the temp folder, removed after the run.
     'search-events': { type: 'string', default: '1000000' },
   },
   allowPositionals: true,
@@ -41,47 +42,41 @@ function count(name: string, v: string, min: number): number {
   return n;
 }
 
-/**
- * The cases in groups that share what they set up (a host, a browser, a database). Each group is
- * set up, run (its rounds interleaved case by case, so a case and its baseline see the same
- * moments) and closed before the next one starts: a group left open in the background (a host's
- * timers, a browser, a PostgreSQL cluster, a large heap) took CPU from every case run beside it,
- * and on two cores that weighed on a two-thread case (the audit store) more than on its
- * one-thread baseline.
- */
-interface Group {
-  cases: BenchCase[];
-  close?: () => void | Promise<void>;
-  note?: () => string | null;
-}
-const events = count('events', values.events, 1);
-const searchEvents = count('search-events', values['search-events'], 1000);
-const groups: (() => Group | Promise<Group>)[] = [
-  () => ({ cases: auditAppendCases({ events }) }),
-  // The incident-review log: its own database in the temp folder, removed when the group closes.
-  () => auditSearchCases({ events: searchEvents }),
-  () => ({ cases: registryCases({ plugins: 200 }) }),
-  async () => ({ cases: await oneShotCases() }),
-  () => ({ cases: checkerPoolCases() }),
-  () => ({ cases: ptyThroughputCases({ megabytes: 100 }) }),
-  async () => ({ cases: await decisionLatencyCases() }),
-  // A live host on loopback.
-  () => gatewayCases(),
-  // Containment: a Claude Code Bash call with the boxed command against the same call uncontained.
-  () => containmentCases(),
-  // WebAssembly plugins: warm call vs a one-shot process tool, metered vs unmetered.
-  () => wasmCases(),
-  // Module plugins (mod.ts): a warm call vs a one-shot process tool.
-  () => moduleCases(),
-  // The signed catalog: refresh + install from a local catalog of 500 plugins, and search.
-  () => catalogCases({ plugins: 500 }),
-  // Terminal adapters: classify over a full screen, and the op budget's cost.
-  () => adapterCases(),
-  // Team mode on a throwaway PostgreSQL cluster: cross-machine approval, shipping, search.
-  () => teamCases(),
-  // The inbox with 1,000 waiting calls in Chromium.
-  () => inboxListCases(),
+const auditSearch = auditSearchCases({ events: count('search-events', values['search-events'], 1000) });
+const cases: BenchCase[] = [
+  ...auditAppendCases({ events: count('events', values.events, 1) }),
+  ...auditSearch.cases,
+  ...registryCases({ plugins: 200 }),
+  ...(await oneShotCases()),
+  ...checkerPoolCases(),
+  ...ptyThroughputCases({ megabytes: 100 }),
+  ...(await decisionLatencyCases()),
 ];
+// A live host on loopback; closed after the run so the process can exit.
+const gateway = await gatewayCases();
+cases.push(...gateway.cases);
+// Containment: a Claude Code Bash call with the boxed command against the same call uncontained (its host is closed after the run).
+const containment = await containmentCases();
+cases.push(...containment.cases);
+// WebAssembly plugins: warm call vs a one-shot process tool, metered vs unmetered (its workers and
+// sandboxed process are closed after the run).
+const wasm = await wasmCases();
+cases.push(...wasm.cases);
+// Module plugins (mod.ts): a warm call vs a one-shot process tool (the module's child is stopped after the run).
+const modules = await moduleCases();
+cases.push(...modules.cases);
+// The signed catalog: refresh + install from a local catalog of 500 plugins, and search (its folder is removed after the run).
+const catalog = await catalogCases({ plugins: 500 });
+cases.push(...catalog.cases);
+// Terminal adapters: classify over a full screen, and the op budget's cost (their Lua workers end after the run).
+const adapters = await adapterCases();
+cases.push(...adapters.cases);
+// Team mode on a throwaway PostgreSQL cluster: cross-machine approval, shipping, search (the cluster and its member host are stopped after the run).
+const team = await teamCases();
+cases.push(...team.cases);
+// The inbox with 1,000 waiting calls in Chromium (its host and browser are closed after the run).
+const inbox = inboxListCases();
+cases.push(...inbox.cases);
 
 function selected(all: BenchCase[], filters: string[]): BenchCase[] {
   if (filters.length === 0) return all;
@@ -90,40 +85,37 @@ function selected(all: BenchCase[], filters: string[]): BenchCase[] {
   return all.filter((c) => keep.has(c.name));
 }
 
+const run = selected(cases, positionals);
+if (run.length === 0) {
+  console.error(`bench: no case matches ${positionals.join(', ')}. Cases: ${cases.map((c) => c.name).join('; ')}.`);
+  process.exit(2);
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 const rounds = count('rounds', values.rounds, 1);
 const warmup = count('warmup', values.warmup, 0);
 console.log(`Gatehouse benchmarks: ${rounds} rounds (+${warmup} warm-up) per case, node ${process.version}${gc ? '' : ' (run with --expose-gc for steadier numbers)'}.`);
-const results: BenchResult[] = [];
-const notes: string[] = [];
-const names: string[] = [];
-for (const open of groups) {
-  const group = await open();
-  try {
-    names.push(...group.cases.map((c) => c.name));
-    const run = selected(group.cases, positionals);
-    if (run.length === 0) continue;
-    results.push(
-      ...(await runBench(run, {
-        rounds,
-        warmup,
-        ...(gc ? { betweenRounds: gc } : {}),
-        onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
-      })),
-    );
-    const note = group.note?.();
-    if (note) notes.push(note);
-  } finally {
-    await group.close?.();
-  }
-}
-if (results.length === 0) {
-  console.error(`bench: no case matches ${positionals.join(', ')}. Cases: ${names.join('; ')}.`);
-  process.exit(2);
-}
+const results = await runBench(run, {
+  rounds,
+  warmup,
+  ...(gc ? { betweenRounds: gc } : {}),
+  onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
+});
+await gateway.close();
+await containment.close();
+await wasm.close();
+await modules.close();
+await inbox.close();
+catalog.close();
+await adapters.close();
+await auditSearch.close();
+await team.close();
 console.log();
 console.log(formatTable(results));
-for (const note of notes) console.log(`\n${note}`);
+const searchNote = auditSearch.note();
+if (searchNote) console.log(`\n${searchNote}`);
+const teamNote = team.note();
+if (teamNote) console.log(`\n${teamNote}`);
 const missed = results.filter((r) => r.pass === false);
 if (missed.length > 0) {
   console.log(`\nMissed target: ${missed.map((r) => r.name).join('; ')}.`);
