@@ -108,6 +108,10 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
       // Issue #29: within 1.8× of the bare spawn. Nearly all of the gap is process creation
       // (the launcher shell that joins the pids cgroup and sets the rlimits, bwrap, and the
       // PID namespace's init forking the tool), not the binds or the host side.
+      // Both sides fork this process, and a fork costs more the larger it is: with every other
+      // case's setup alive beside it (`npm run bench`) the bare spawn took ~31 ms and this ~50;
+      // from a process holding only this group, ~18 and ~37 (ratio 2.06). The ratio is only
+      // comparable between runs of the same runner.
       name: 'one-shot call, bwrap sandbox + limits',
       unit: 'ms',
       better: 'lower',
