@@ -1,6 +1,6 @@
-import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { SymlinkCache, type Walked } from './symlink-cache.js';
+import { stat, SymlinkCache, type Walked } from './symlink-cache.js';
 
 /** How relative paths, `~` and `$HOME` are interpreted for one call. */
 export interface PathContext {
@@ -82,16 +82,6 @@ export function resolveSymlinks(p: string): string {
   return resolved.resolve(p);
 }
 
-/** stat(2) of `p` (following symlinks), or undefined when it cannot be reached, for any reason (as access(2) answers). */
-function statOf(p: string): Stats | undefined {
-  try {
-    return statSync(p, { throwIfNoEntry: false });
-  } catch {
-    // ENOTDIR (`/etc/hosts/x`), EACCES, ELOOP, ENAMETOOLONG: not there for the agent's tool either.
-    return undefined;
-  }
-}
-
 /**
  * One walk of the file system for `p`, and the anchor that proves the answer while it is
  * unchanged: the path itself when all of it exists, or the deepest existing folder when the first
@@ -110,7 +100,7 @@ export function walkSymlinks(p: string, depth = 0): Walked {
   // cost, and the stat of the prefix found is the anchor's (symlink-cache.ts says why one taken
   // before the rest of the walk proves as much as one after it), one system call fewer per walk.
   let st: Stats | undefined;
-  while (prefix !== '/' && (st = statOf(prefix)) === undefined) {
+  while (prefix !== '/' && (st = stat(prefix)) === undefined) {
     // A deep tail that does not exist (`/tmp/a/a/a/…`): walk down from the root instead, one
     // look-up per existing folder, rather than one per missing one.
     if (++up > 8) {

@@ -146,10 +146,12 @@ function current(k: Kept): boolean {
   return k.absent !== null && st.isDirectory() && st.birthtimeMs === k.birthtimeMs && lstat(k.absent) === null;
 }
 
-function stat(p: string): Stats | undefined {
+/** stat(2) of `p` (following symlinks), or undefined when it cannot be reached, for any reason (as access(2) answers). */
+export function stat(p: string): Stats | undefined {
   try {
     return statSync(p, { throwIfNoEntry: false });
   } catch {
+    // ENOTDIR (`/etc/hosts/x`), EACCES, ELOOP, ENAMETOOLONG: not there for the agent's tool either.
     return undefined;
   }
 }
