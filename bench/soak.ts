@@ -1194,7 +1194,7 @@ export function formatReport(r: SoakReport): string {
     `hook round trip       p50 ${ms(r.hookRoundTrip.p50)}, p99 ${ms(r.hookRoundTrip.p99)} (allowed and denied hook calls)`,
     `asked round trip      p50 ${ms(r.askedRoundTrip.p50)}, p99 ${ms(r.askedRoundTrip.p99)} (including the scripted operator)`,
     `operator              ${r.operator.approved} approved, ${r.operator.denied} denied, ${r.operator.refused} refused by the host; reconnected ${r.operator.reconnects}×`,
-    `event-loop lag        ${r.eventLoop ? `p50 ${r.eventLoop.p50Ms} ms, p99 ${r.eventLoop.p99Ms} ms, max ${r.eventLoop.maxMs} ms (host, monitorEventLoopDelay since its start; the worst of its ${r.eventLoop.lives} lives)` : 'not reported by the host'}`,
+    `event-loop lag        ${r.eventLoop ? `p50 ${r.eventLoop.p50Ms} ms, p99 ${r.eventLoop.p99Ms} ms, max ${r.eventLoop.maxMs} ms (host: how late its 10 ms timer ran, monitorEventLoopDelay since its start; the worst of its ${r.eventLoop.lives} lives)` : 'not reported by the host'}`,
     `host RSS              start ${r.rssMb.start} MB, end ${r.rssMb.end} MB, peak ${r.rssMb.peak} MB (pids ${r.hostPids.join(', ')})`,
     `host CPU              ${r.hostCpuPercent}% of one core during the load (machine: load average ${r.machine.loadAvg} on ${r.machine.cores} cores)`,
     `unexpected answers    ${r.unexpected.count}${r.unexpected.deniedButAllowed ? ` (${r.unexpected.deniedButAllowed} that should be denied were ALLOWED)` : ''}${r.unexpected.examples.length ? `: ${r.unexpected.examples.join('; ')}` : ''}`,

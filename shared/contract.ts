@@ -909,7 +909,7 @@ export const methods = {
         /** Whether Bash commands let through without an operator reading them run in the box (runner/containment.ts). */
         containment: z.object({ available: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable(), detail: z.string(), when: z.array(z.enum(CONTAIN_WHEN)) }).optional(),
       }),
-      /** How late the host's event loop runs (main/host/event-loop-monitor.ts): a blocked loop delays every call. */
+      /** How late the host's event loop runs, in ms past when it was due (0 on an idle loop; main/host/event-loop-monitor.ts): a blocked loop delays every call. */
       eventLoop: eventLoopSnapshot.optional(),
     }),
   },
