@@ -241,6 +241,30 @@ export class Gateway {
       ...(input.client !== undefined ? { client: cleanLabel(input.client, 'unknown') } : {}),
     };
     const execute = opts.execute ?? true;
+    // Taken before anything of this call is recorded: every answer, a refusal before judgement too,
+    // waits for this call's record below (a refusal used to be answered with its events lost).
+    const durability = this.deps.durability;
+    const mark = durability?.mark();
+    if (mark !== undefined) this.auditMarks.set(call, mark);
+    let r: PipelineResult = await this.judge(call, opts, execute);
+    if (durability && mark !== undefined) {
+      try {
+        await this.durable(call, mark);
+      } catch (err) {
+        // Nothing is decided that is not recorded: the answer becomes a deny with the log's reason.
+        // A tool that already ran keeps its result (what happened must still be told).
+        if (!r.executed) r = { ...r, decision: 'deny', decider: { kind: 'error', message: (err as Error).message }, reason: (err as Error).message };
+      }
+    }
+    const out: GatewayResult = { ...r, call };
+    const res = r.result as (ToolResult & { content?: unknown[]; structuredContent?: unknown }) | undefined;
+    if (res?.content) out.content = res.content;
+    if (res && res.structuredContent !== undefined) out.structuredContent = res.structuredContent;
+    return out;
+  }
+
+  /** The refusals before judgement, then the pipeline: what call() answers once it is on record. */
+  private async judge(call: ToolCall, opts: GatewayCallOptions, execute: boolean): Promise<PipelineResult> {
     // SECURITY: no call is judged before the host's first scan is done. Until then the enabled
     // checkers and plugins are not known, and a hook call sent the moment `gatehouse serve`
     // listened was judged without the checkers an operator enabled (a start-up window open).
@@ -266,26 +290,9 @@ export class Gateway {
       const message = `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`;
       this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
       this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message });
-      return { call, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
+      return { decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
     }
-    const durability = this.deps.durability;
-    const mark = durability?.mark();
-    if (mark !== undefined) this.auditMarks.set(call, mark);
-    let r = await this.pipeline.handle(call, { ...opts, execute });
-    if (durability && mark !== undefined) {
-      try {
-        await this.durable(call, mark);
-      } catch (err) {
-        // Nothing is decided that is not recorded: the answer becomes a deny with the log's reason.
-        // A tool that already ran keeps its result (what happened must still be told).
-        if (!r.executed) r = { ...r, decision: 'deny', decider: { kind: 'error', message: (err as Error).message }, reason: (err as Error).message };
-      }
-    }
-    const out: GatewayResult = { ...r, call };
-    const res = r.result as (ToolResult & { content?: unknown[]; structuredContent?: unknown }) | undefined;
-    if (res?.content) out.content = res.content;
-    if (res && res.structuredContent !== undefined) out.structuredContent = res.structuredContent;
-    return out;
+    return this.pipeline.handle(call, { ...opts, execute });
   }
 
   /**

@@ -121,9 +121,15 @@ export class McpHttpTransport implements Transport {
     if (ex.waiting.size === 0) this.answer(ex);
   }
 
-  /** Aborted when the connection of the POST that carried this request closes before its answer. */
-  requestGone(id: RequestId): AbortSignal | undefined {
-    return this.exchanges.get(id)?.gone.signal;
+  /**
+   * Aborted when the connection of the POST that carried this request closes before its answer.
+   * Asked after the close (a handler that awaited first: the client's roots/list answer) no open
+   * POST holds the request any more: already aborted, never "no signal" (fail closed). A call
+   * asked then was left waiting in the inbox for nobody, and ran when an operator approved it.
+   */
+  requestGone(id: RequestId): AbortSignal {
+    const ex = this.exchanges.get(id);
+    return ex && !ex.done ? ex.gone.signal : AbortSignal.abort(CONNECTION_CLOSED);
   }
 
   async close(): Promise<void> {

@@ -355,6 +355,71 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     await client.close();
   });
 
+  it('PROMISE "an asked call whose client went away is not executed when an operator approves it": a connection that drops while Gatehouse asks the client for its roots is still withdrawn, and the call never runs', async () => {
+    const r = await start({ settings: { mode: 'live' } });
+    const marker = join(realpathSync(tempDir('gatehouse-dropped-roots-')), 'marker');
+    const project = realpathSync(tempDir('gatehouse-dropped-roots-project-'));
+    // A client that offers roots (as Claude Code and VS Code do): the first call asks it for them, on that call's own stream.
+    const client = await mcpClient(r, 'roots-agent', project);
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const port = Number(new URL(r.net.mcpUrl).port);
+    const headers = { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'shell', arguments: { command: `touch ${marker}` } } });
+    // The call on a connection of its own; it reads the server's roots/list request, then is killed (no cancel comes).
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers });
+    req.on('error', () => {});
+    const rootsRequest = await new Promise<{ id: number }>((resolve) => {
+      req.on('response', (res) => {
+        let seen = '';
+        res.setEncoding('utf8');
+        res.on('error', () => {});
+        res.on('data', (d: string) => {
+          seen += d;
+          for (const line of seen.split('\n')) {
+            if (!line.startsWith('data: ')) continue;
+            const m = JSON.parse(line.slice(6)) as { id?: number; method?: string };
+            if (m.method === 'roots/list' && m.id !== undefined) resolve({ id: m.id });
+          }
+        });
+      });
+      req.end(body);
+    });
+    req.destroy();
+    // The server has seen the connection close once the request id is free again (409 while it runs).
+    const post = (payload: unknown) => http({ port, path: '/mcp', method: 'POST', headers, body: JSON.stringify(payload) });
+    for (;;) {
+      const ping = await post({ jsonrpc: '2.0', id: 77, method: 'ping' });
+      if (ping.status !== 409) break;
+    }
+    // The client answers the roots request it had read (its answer travels on a POST of its own).
+    expect((await post({ jsonrpc: '2.0', id: rootsRequest.id, result: { roots: [{ uri: pathToFileURL(project).href, name: 'project' }] } })).status).toBe(202);
+    // Pending, or already closed: whichever the inbox shows first.
+    const item = await whenApprovals(r, () => r.host.approvals.list().find((i) => (i.call.arguments as { command?: string } | null)?.command === `touch ${marker}`));
+    let approveError: unknown = null;
+    try {
+      r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' });
+    } catch (err) {
+      approveError = err;
+    }
+    // The call's trail ends either way: withdrawn (nobody waits for it) or run after the approval.
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!events(r, 'call.result').some((e) => e.payload.call === item.call.id)) return;
+        off();
+        resolve();
+      };
+      const off = r.host.bus.subscribe((name) => {
+        if (name === 'audit.appended') check();
+      });
+      check();
+    });
+    expect(r.host.approvals.get(item.id)).toMatchObject({ state: 'gone', outcome: { reason: expect.stringContaining("the MCP client's connection closed before Gatehouse answered") } });
+    expect(String(approveError)).toMatch(/cannot be approved/);
+    expect(events(r, 'call.result').find((e) => e.payload.call === item.call.id)!.payload).toMatchObject({ executed: false });
+    expect(existsSync(marker)).toBe(false);
+    await client.close();
+  });
+
   it('tools/call without params, or with a name that is not a string, is answered -32602 with one line naming the field (issue #25)', async () => {
     const r = await start({ settings: { mode: 'live' } });
     const client = await mcpClient(r);

@@ -19,7 +19,7 @@ import { homePaths } from '../../../main/home.js';
 import { request } from 'node:http';
 import { readServeFile } from '../../../main/shells/serve/serve-file.js';
 import { startCli } from '../../support/cli.js';
-import { WsClient, wsConnect } from '../../support/net.js';
+import { http, WsClient, wsConnect } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
 
 interface Running {
@@ -111,6 +111,27 @@ describe('acknowledged means durable (issue #25)', () => {
     const changed = await r.host.dispatcher.dispatch('settings.update', { approvalExpiryMinutes: 7 }, ctx);
     expect(changed).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringMatching(/^settings\.update was not recorded in the audit log \(.*\); whatever it changed is not acknowledged/) } });
     expect(await r.host.dispatcher.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: true });
+  });
+
+  it('PROMISE "durable before answered": a call refused before it is judged (an unknown tool, arguments nested too deep) is answered only once its record is on disk; when the log cannot write it, the answer says so', async () => {
+    const r = await start({});
+    const port = r.net.shell.port;
+    const api = async (payload: unknown) => {
+      const res = await http({ port, path: '/agent/v1/calls', method: 'POST', headers: { Authorization: `Bearer ${r.net.agentToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(payload) });
+      expect(res.status).toBe(200);
+      return JSON.parse(res.body) as { call: string; decision: string; executed: boolean; reason: string };
+    };
+    // While the log works, the refusals read as themselves.
+    expect(await api({ agent: 'fault-agent', tool: 'no_such_tool', arguments: {} })).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/has no tool named/) });
+    // The log's file goes away under the running host: every batch from now on fails.
+    rmSync(join(r.home, 'audit.db'));
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200; i++) deep = { d: deep };
+    for (const payload of [{ agent: 'fault-agent', tool: 'no_such_tool', arguments: {} }, { agent: 'fault-agent', tool: 'shell', arguments: { command: 'true', deep } }]) {
+      const answer = await api(payload);
+      // Denied either way; but an answer for a call the log lost is the log's sentence, as for any other call.
+      expect(answer, JSON.stringify(payload).slice(0, 60)).toMatchObject({ decision: 'deny', executed: false, reason: expect.stringMatching(/^the audit log .*audit\.db was deleted while Gatehouse ran/) });
+    }
   });
 });
 
