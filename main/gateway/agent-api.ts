@@ -65,9 +65,12 @@ export async function agentApi(gateway: Gateway, req: IncomingMessage, res: Serv
   const c = parsed.data;
   // The connection closing before the answer is the caller leaving: nobody may approve its call then.
   const gone = new AbortController();
+  const left = 'the API caller disconnected before Gatehouse answered';
   res.on('close', () => {
-    if (!res.writableFinished) gone.abort('the API caller disconnected before Gatehouse answered');
+    if (!res.writableFinished) gone.abort(left);
   });
+  // The close may have come while the body was read, before this listener: the socket says so too.
+  if (req.socket.destroyed) gone.abort(left);
   try {
     // The session lives in the token's namespace: another token naming it gets another session.
     const r = await gateway.call({ agent: agent.name, client: c.agent, session: boundSession(agent.name, c.session), tool: c.tool, arguments: c.arguments, ...(c.cwd ? { cwd: c.cwd } : {}), source: 'api' }, { signal: gone.signal });

@@ -191,14 +191,17 @@ export class McpHttpTransport implements Transport {
     for (const id of ids) this.exchanges.set(id, ex);
     ex.timer = setTimeout(() => this.toSse(ex), this.opts.sseAfterMs ?? 1000);
     ex.timer.unref();
-    res.once('close', () => {
+    const closed = () => {
       if (ex.done) return;
       this.finish(ex);
       // One liveness rule: a call whose requester can no longer receive the answer is withdrawn
       // (a waiting approval closes as "agent gone" at once, never approvable for nobody).
       ex.gone.abort(CONNECTION_CLOSED);
       for (const id of ex.waiting) if (this.exchanges.get(id) === ex) this.exchanges.delete(id);
-    });
+    };
+    res.once('close', closed);
+    // The close may have come while the body was read, before this listener: the socket says so too.
+    if (req.socket.destroyed) closed();
     for (const m of messages) this.onmessage?.(m, extra);
   }
 

@@ -23,6 +23,8 @@ interface Running {
   waiting: Promise<void>;
   /** The client's GET stream is open. */
   streamOpen: Promise<void>;
+  /** What requestGone() said to the `gone?` tool's handler: whether its requester had left. */
+  goneSeen: Promise<boolean>;
 }
 
 const open: HttpServer[] = [];
@@ -40,8 +42,11 @@ async function start(opts: { sseAfterMs?: number } = {}): Promise<Running> {
   let release = () => {};
   let started = () => {};
   const waiting = new Promise<void>((r) => (started = r));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ['echo', 'progress', 'wait'].map((name) => ({ name, inputSchema: { type: 'object' as const } })) }));
+  let sawGone: (gone: boolean) => void = () => {};
+  const goneSeen = new Promise<boolean>((r) => (sawGone = r));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ['echo', 'progress', 'wait', 'gone?'].map((name) => ({ name, inputSchema: { type: 'object' as const } })) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    if (req.params.name === 'gone?') sawGone(transport.requestGone(extra.requestId).aborted);
     const text = JSON.stringify(req.params.arguments ?? {});
     if (req.params.name === 'progress') {
       await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: req.params._meta?.progressToken ?? 0, progress: 1, message: 'waiting for an operator' } });
@@ -60,15 +65,20 @@ async function start(opts: { sseAfterMs?: number } = {}): Promise<Running> {
     req.setEncoding('utf8');
     req.on('data', (d: string) => (body += d));
     req.on('end', () => {
-      void transport.handleRequest(req, res, body ? JSON.parse(body) : undefined).then(() => {
-        if (req.method === 'GET' && res.statusCode === 200) opened();
-      });
+      const handle = () =>
+        void transport.handleRequest(req, res, body ? JSON.parse(body) : undefined).then(() => {
+          if (req.method === 'GET' && res.statusCode === 200) opened();
+        });
+      // A route that awaits something after reading the body (Gatehouse's checks the agent's
+      // token) may hand the request on after its connection already closed.
+      if (req.headers['x-test-hand-on'] === 'after-close') req.socket.once('close', handle);
+      else handle();
     });
   });
   open.push(http);
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const port = (http.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/mcp`, port, server, transport, release: () => release(), waiting, streamOpen };
+  return { url: `http://127.0.0.1:${port}/mcp`, port, server, transport, release: () => release(), waiting, streamOpen, goneSeen };
 }
 
 async function client(r: Running): Promise<Client> {
@@ -222,6 +232,20 @@ describe('MCP Streamable HTTP transport', () => {
     expect(second.statusCode).toBe(409);
     second.resume();
     stream.destroy();
+  });
+
+  it('a request handed on after its connection closed is gone from the start (the close came before the listener)', async () => {
+    const r = await start();
+    const c = await client(r);
+    const session = { 'mcp-session-id': 'session-1', 'mcp-protocol-version': '2025-06-18' };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 31, method: 'tools/call', params: { name: 'gone?', arguments: {} } });
+    const req = request({ host: '127.0.0.1', port: r.port, path: '/mcp', method: 'POST', headers: { ...MCP_HEADERS, ...session, 'x-test-hand-on': 'after-close', 'Content-Length': Buffer.byteLength(body) } });
+    req.on('error', () => {});
+    // The whole request is on the wire; then the client leaves before any answer.
+    await new Promise<void>((resolve) => req.end(body, resolve));
+    req.destroy();
+    expect(await r.goneSeen).toBe(true);
+    await c.close();
   });
 
   it('DELETE ends the session; a request still running gets an error answer instead of hanging', async () => {
