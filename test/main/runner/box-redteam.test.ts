@@ -72,7 +72,7 @@ describe('red team: a contained command cannot plant code that runs later outsid
 });
 
 describe('red team: a contained command cannot run code outside the box', () => {
-  it('FINDING: a same-user tmux server on its default socket (under /tmp, writable in the box) runs a command outside the box', (ctx) => {
+  it('FINDING: a same-user tmux server on its default socket (/tmp/tmux-UID, reachable even where the view of the box is read-only: a socket is not a file write) runs a command outside the box', (ctx) => {
     if (noBwrap) return ctx.skip(noBwrap);
     if (!has('tmux')) return ctx.skip('tmux is not installed');
     const h = fakeHome();
