@@ -19,6 +19,9 @@ import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSyn
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { PluginManifest } from '../registry/types.js';
+import { builtinRules } from '../policy/rules/builtin.js';
+import { defaultCaseInsensitive } from '../policy/rules/paths.js';
+import { existingPlaces } from './box.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
 
@@ -260,7 +263,8 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     '/tmp',
   ]);
   args.push(...systemBinds());
-  for (const d of interpreterDirs(env, home)) args.push('--ro-bind', d, d);
+  const pathDirs = interpreterDirs(env, home);
+  for (const d of pathDirs) args.push('--ro-bind', d, d);
   if (profile.hosts.length > 0) {
     // DNS: /etc/resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
     try {
@@ -278,8 +282,10 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   for (const p of profile.read) args.push('--ro-bind-try', p, p);
   for (const p of profile.write) args.push('--bind-try', p, p);
   for (const p of profile.lock ?? []) args.push('--ro-bind-try', p, p);
-  // Last, so no bind above can uncover them again.
-  for (const p of profile.hide ?? []) {
+  // Last, so no bind above can uncover them again. A folder bound because it is on PATH
+  // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
+  const hide = new Set([...(profile.hide ?? []), ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d)))]);
+  for (const p of hide) {
     if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);
     else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
   }
@@ -288,16 +294,37 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   return args;
 }
 
-/** The secrets of a home (keys, cloud credentials, password stores) and Gatehouse's own folder, for `hide`. */
+/**
+ * The secrets of a home (keys, cloud credentials, password stores, every file the locked rules
+ * forbid reading under it) and Gatehouse's own folder, for `hide`.
+ */
 export function secretPaths(home: string, gatehouseHome?: string): string[] {
   return [
-    ...[...HOME_SECRETS].map((d) => join(home, d)),
-    join(home, '.config', 'gcloud'),
-    join(home, '.netrc'),
-    // Browser profiles: cookies, saved passwords, and the history the console's address went into.
-    ...BROWSER_PROFILES.map((d) => join(home, d)),
-    ...(gatehouseHome ? [gatehouseHome] : []),
+    ...new Set([
+      ...[...HOME_SECRETS].map((d) => join(home, d)),
+      join(home, '.config', 'gcloud'),
+      join(home, '.netrc'),
+      // Browser profiles: cookies, saved passwords, and the history the console's address went into.
+      ...BROWSER_PROFILES.map((d) => join(home, d)),
+      ...lockedReadPlaces(home),
+      ...(gatehouseHome ? [gatehouseHome] : []),
+    ]),
   ];
+}
+/**
+ * What the locked rules forbid reading under the home, as it exists now (~/.git-credentials,
+ * ~/.config/gh/hosts.yml, ~/.claude/.credentials.json, ~/.cargo/credentials.toml, …): derived from
+ * builtin.ts like the box's masks (box.ts), so a credential file added there is hidden here too.
+ * Security-sensitive: the list above alone let a command run in the home read them.
+ */
+function lockedReadPlaces(home: string): string[] {
+  const rules = builtinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: defaultCaseInsensitive() });
+  const out: string[] = [];
+  for (const r of rules) {
+    if (!r.enabled || r.decision !== 'deny' || !r.actions.includes('read')) continue;
+    for (const g of r.block_paths) if (g.startsWith('~/')) out.push(...existingPlaces(g, home));
+  }
+  return out;
 }
 const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium', '.var/app/org.mozilla.firefox', '.var/app/com.google.Chrome', '.var/app/org.chromium.Chromium'];
 

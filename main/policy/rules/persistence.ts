@@ -14,9 +14,18 @@ export const SHELL_STARTUP_GLOBS: readonly string[] = [
 /**
  * Git hooks and configuration (builtin.git-hooks): hooks run on commit, checkout and push;
  * core.fsmonitor, core.hooksPath, core.pager and `!` aliases in a config file run commands at the
- * next `git status` in any shell, like a hook does.
+ * next `git status` in any shell, like a hook does. Git also takes config and hooks from other
+ * files of a repository's folder: `commondir` names the folder its config and hooks are read from
+ * (`echo x > .git/commondir` plus `.git/x/config` plants a core.fsmonitor without touching
+ * .git/config), `config.worktree` is read as config, and the git folders of submodules
+ * (`.git/modules/NAME`, nested) and linked worktrees (`.git/worktrees/NAME`) have their own.
  */
-export const GIT_PERSISTENCE_GLOBS: readonly string[] = ['**/.git/hooks/**', '**/.git/config', '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig'];
+export const GIT_PERSISTENCE_GLOBS: readonly string[] = [
+  '**/.git/hooks/**', '**/.git/config', '**/.git/config.worktree', '**/.git/commondir',
+  '**/.git/modules/**/hooks/**', '**/.git/modules/**/config', '**/.git/modules/**/config.worktree', '**/.git/modules/**/commondir',
+  '**/.git/worktrees/*/commondir', '**/.git/worktrees/*/config.worktree',
+  '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig',
+];
 
 /** The other places that run code later (builtin.persistence). */
 export const PERSISTENCE_GLOBS: readonly string[] = [

@@ -35,6 +35,15 @@ function gitConfigWrite(rest: EW[], env: Env, c: Ctx): void {
   else col.path(`${repoOf(env.cwd)?.gitDir ?? `${env.cwd}/.git`}/config`, env.cwd);
 }
 
+/**
+ * `git --git-dir=DIR` reads DIR/config, which can name commands (core.fsmonitor runs at `git
+ * status`). A folder named `.git` has its config protected by the locked Git rule; any other
+ * (`.git/x`, written by the agent a call before) is a config nobody judged: unsure.
+ */
+function gitDirConfig(dir: string | undefined, unsure: (why: string) => void): void {
+  if (dir === undefined || !/(^|\/)\.git\/*$/.test(dir)) unsure("git --git-dir reads that folder's config, which can name commands");
+}
+
 function git(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   let i = 0;
@@ -67,10 +76,12 @@ function git(args: EW[], env: Env, c: Ctx): void {
       otherRepo = true;
       const d = args[++i];
       if (d) pathOf(d, env, c, 'read', true);
+      if (t === '--git-dir') gitDirConfig(d?.known ? d.t : undefined, unsure);
     } else if (t.startsWith('--git-dir=') || t.startsWith('--work-tree=')) {
       otherRepo = true;
       const v = t.slice(t.indexOf('=') + 1);
       pathOf(literalEW(v), env, c, 'read', true);
+      if (t.startsWith('--git-dir=')) gitDirConfig(v, unsure);
     } else if (t === '--namespace' || t === '--super-prefix') i++;
     else if (!t.startsWith('-')) break;
   }

@@ -12,7 +12,19 @@ const CODE_VARS = new Set([
   'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB', 'NODE_OPTIONS', 'NODE_PATH',
   'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EXEC_PATH', 'GIT_CONFIG_PARAMETERS',
   'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_TEMPLATE_DIR', 'LESSOPEN', 'LESSCLOSE', 'SHELLOPTS', 'BASHOPTS', 'IFS',
+  // Prompts: bash runs the $(…) in them (PS4 before every command traced by -x, the others in an
+  // interactive shell), so `PS4='$(cat ~/.ssh/id_rsa)' bash -xc :` reads a key no word names.
+  'PS0', 'PS1', 'PS2', 'PS3', 'PS4',
+  // Where a program reads its configuration or repository from, which can name commands: git's
+  // core.fsmonitor in $XDG_CONFIG_HOME/git/config or $GIT_DIR/config, zsh's $ZDOTDIR/.zshrc.
+  'XDG_CONFIG_HOME', 'GIT_DIR', 'GIT_COMMON_DIR', 'ZDOTDIR',
+  // Code or commands given in the environment: glibc's gconv modules, vim's and ex's start-up
+  // commands, tar's and man's options (--to-command, -P), perl -d's debugger.
+  'GCONV_PATH', 'VIMINIT', 'EXINIT', 'TAR_OPTIONS', 'MANOPT', 'PERL5DB',
 ]);
+
+/** Option variables that are harmless when they hold only flags (`LESS=-R`); `LESS='+!cmd'` runs cmd. */
+const FLAG_VARS = new Set(['LESS']);
 
 /** Pager and editor variables: harmless when they name a plain pager. */
 const PAGER_VARS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'GIT_EDITOR', 'SUDO_ASKPASS', 'BROWSER']);
@@ -44,7 +56,10 @@ export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
     }
     const why = codeVarReason(a.name);
     if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
-    else if (PAGER_VARS.has(a.name)) {
+    else if (FLAG_VARS.has(a.name)) {
+      const v = evalWord(a.value, env, c);
+      if (!v.known || !/^[-A-Za-z0-9 ]*$/.test(v.t)) c.col.evasive(`${a.name} holds commands for the program`);
+    } else if (PAGER_VARS.has(a.name)) {
       const v = evalWord(a.value, env, c);
       if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
     } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(a.name)) c.col.evasive('git settings passed in the environment');
