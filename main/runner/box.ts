@@ -80,6 +80,14 @@ function protectedPatterns(rules: readonly Rule[]): { read: Rule[]; modify: Rule
  * nothing or /**. Anything more complex (/proc/*\/environ) is left to the box's own /proc and the
  * read-only root.
  */
+/** Compiled once per pattern: compiling was most of existingPlaces' time, and every sandboxed run asks. */
+const nameMatchers = new Map<string, (name: string) => boolean>();
+function nameMatcher(pattern: string): (name: string) => boolean {
+  let m = nameMatchers.get(pattern);
+  if (!m) nameMatchers.set(pattern, (m = picomatch(pattern, { dot: true })));
+  return m;
+}
+
 export function existingPlaces(glob: string, home: string): string[] {
   const g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
   if (!g.startsWith('/')) return [];
@@ -92,7 +100,7 @@ export function existingPlaces(glob: string, home: string): string[] {
   }
   if (k !== segs.length - 1) return [];
   const parent = '/' + segs.slice(0, k).map(unescape).join('/');
-  const match = picomatch(segs[k]!, { dot: true });
+  const match = nameMatcher(segs[k]!);
   try {
     return readdirSync(parent).filter((n) => match(n)).map((n) => join(parent, n));
   } catch {

@@ -318,13 +318,36 @@ export function secretPaths(home: string, gatehouseHome?: string): string[] {
  * Security-sensitive: the list above alone let a command run in the home read them.
  */
 function lockedReadPlaces(home: string): string[] {
-  const rules = builtinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: defaultCaseInsensitive() });
-  const out: string[] = [];
-  for (const r of rules) {
-    if (!r.enabled || r.decision !== 'deny' || !r.actions.includes('read')) continue;
-    for (const g of r.block_paths) if (g.startsWith('~/')) out.push(...existingPlaces(g, home));
+  // What exists is looked up each time (a credential made since the last run is hidden from the
+  // next). Most patterns are under folders a home does not have (~/Library on Linux, ~/snap,
+  // ~/.var/app): one listing of the home rules them out, instead of a stat per pattern (~50).
+  const fold = defaultCaseInsensitive() ? (s: string) => s.toLowerCase() : (s: string) => s;
+  let top: Set<string> | null;
+  try {
+    top = new Set(readdirSync(home).map(fold));
+  } catch {
+    top = null;
   }
-  return out;
+  return lockedReadGlobs(home)
+    .filter((g) => {
+      const first = g.slice(2).split('/')[0]!;
+      return top === null || /[*?[{\\]/.test(first) || top.has(fold(first));
+    })
+    .flatMap((g) => existingPlaces(g, home));
+}
+
+/** The `~/` patterns the locked rules forbid reading, per home: the rules are a function of their arguments. */
+const readGlobsByHome = new Map<string, readonly string[]>();
+function lockedReadGlobs(home: string): readonly string[] {
+  let globs = readGlobsByHome.get(home);
+  if (!globs) {
+    const rules = builtinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: defaultCaseInsensitive() });
+    globs = rules.filter((r) => r.enabled && r.decision === 'deny' && r.actions.includes('read')).flatMap((r) => r.block_paths.filter((g) => g.startsWith('~/')));
+    // A host has one home (tests make many): a bound keeps them from piling up.
+    if (readGlobsByHome.size >= 16) readGlobsByHome.clear();
+    readGlobsByHome.set(home, globs);
+  }
+  return globs;
 }
 const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium', '.var/app/org.mozilla.firefox', '.var/app/com.google.Chrome', '.var/app/org.chromium.Chromium'];
 
