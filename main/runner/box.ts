@@ -9,6 +9,9 @@
 //     files protected by name (.env files, private keys);
 //   - what the locked rules forbid changing stays read-only even inside the project (.git/hooks,
 //     .git/config, Claude Code's project settings, plugin folders);
+//   - other programs' control sockets masked (tmux, screen, the session bus, an ssh agent, X11,
+//     docker: a server behind one runs commands outside the box) and the variables naming them
+//     removed;
 //   - its own /proc (other processes' environments and command lines are not there), no
 //     capabilities, a new session (no terminal to push keystrokes into), Gatehouse's tokens
 //     removed from the environment.
@@ -48,6 +51,8 @@ export interface BoxContext {
   tmpDirs?: readonly string[];
   /** Entries the project walk reads at most (default 20,000). */
   walkBudget?: number;
+  /** The account whose control sockets are masked (controlSockets; default this process's, which is the agent's). */
+  uid?: number;
 }
 
 /**
@@ -108,6 +113,31 @@ export function existingPlaces(glob: string, home: string): string[] {
   }
 }
 
+/**
+ * Where other programs of the same user listen for commands: a server behind one runs what it is
+ * told outside the box (`tmux run-shell`, `screen -X`, `systemd-run --user` over the session bus,
+ * an X server's keystrokes, an ssh agent's signatures for `ssh localhost`, the docker socket).
+ * Connecting to a socket needs no write access to its folder, so a read-only view is not enough:
+ * these are masked. tmux and screen keep theirs under the temp folders (writable in the box), the
+ * session bus, systemd --user, Wayland and the agents in $XDG_RUNTIME_DIR (/run/user/UID).
+ * Sockets in the abstract namespace have no path to mask (see docs/security-model.md).
+ */
+export function controlSockets(tmpDirs: readonly string[], uid: number | undefined): string[] {
+  const out: string[] = ['/run/screen', '/var/run/screen', '/run/docker.sock', '/var/run/docker.sock', '/tmp/.X11-unix', '/tmp/.ICE-unix'];
+  if (uid !== undefined) out.push(`/run/user/${uid}`);
+  for (const t of new Set([...tmpDirs, '/tmp'])) {
+    let names: string[];
+    try {
+      names = readdirSync(t);
+    } catch {
+      continue;
+    }
+    // tmux-UID, ssh-XXXXXX (ssh-agent), dbus-XXXXXX (a session bus on a path), screen's S-USER.
+    for (const n of names) if (/^(tmux-\d+|ssh-[A-Za-z0-9]+|dbus-[A-Za-z0-9]+|screens?)$/.test(n)) out.push(join(t, n));
+  }
+  return out.filter((p) => existsSync(p));
+}
+
 /** The project a call works in: the repository its folder is in (below the home), else the folder. */
 export function projectOf(cwd: string, home: string): string {
   let dir = resolve(cwd);
@@ -147,6 +177,7 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
 
   // Absolute and ~ patterns: masked wherever they are; read-only only matters inside a writable folder.
   for (const r of read) for (const g of r.block_paths) if (!g.startsWith('**/') && !g.startsWith('/proc')) for (const p of existingPlaces(g, home)) mask(p);
+  for (const p of controlSockets(tmp, ctx.uid ?? process.getuid?.())) mask(p);
   for (const r of modify) {
     for (const g of r.block_paths) if (!g.startsWith('**/')) for (const p of existingPlaces(g, home)) if ([...writable].some((w) => under(p, w))) readOnly.add(p);
   }
@@ -256,6 +287,8 @@ function walkProject(root: string, budget: number, visit: (rel: string, full: st
 
 /** Gatehouse's tokens, when a user exported them: gone from the contained command's environment. */
 const TOKEN_VARS = ['GATEHOUSE_TOKEN', 'GATEHOUSE_AGENT_TOKEN'];
+/** Where a program finds another one's control socket (masked by controlSockets): gone too, so none goes looking. */
+const SOCKET_VARS = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'TMUX', 'TMUX_PANE', 'STY', 'DOCKER_HOST'];
 
 /** The bwrap arguments (before `--` and the command) for a plan. */
 export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): string[] {
@@ -277,7 +310,7 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
   // Last: no bind above can uncover them.
   for (const d of plan.maskedDirs) args.push('--tmpfs', d, '--remount-ro', d);
   for (const f of plan.maskedFiles) args.push('--ro-bind', '/dev/null', f);
-  for (const v of TOKEN_VARS) args.push('--unsetenv', v);
+  for (const v of [...TOKEN_VARS, ...SOCKET_VARS]) args.push('--unsetenv', v);
   args.push('--chdir', plan.cwd);
   return args;
 }

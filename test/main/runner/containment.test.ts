@@ -141,6 +141,33 @@ describe('the box: what it hides and what it keeps read-only', () => {
     }
   });
 
+  it("masks other programs' control sockets: a same-user tmux server (its socket under the writable /tmp) cannot be told to run a command outside the box", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    if (spawnSync('/bin/sh', ['-c', 'command -v tmux']).status !== 0) return ctx.skip('tmux is not installed: the same-user socket case needs a real tmux server');
+    const h = fakeHome();
+    // The operator's tmux on its default socket folder (/tmp/tmux-UID), under a name of this test's own.
+    const name = `gatehouse-box-${process.pid}`;
+    const started = spawnSync('tmux', ['-L', name, 'new-session', '-d', 'sleep 600'], { encoding: 'utf8' });
+    expect(started.status, started.stderr).toBe(0);
+    try {
+      const bashrc = join(h.home, '.bashrc');
+      const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.proj);
+      expect(plan.maskedDirs).toContain(`/tmp/tmux-${process.getuid!()}`);
+      // Inside the box the home is read-only; through the tmux server the write would happen outside.
+      const script = `echo inside >> ${bashrc}; tmux -L ${name} run-shell 'echo pwned >> ${bashrc}'; echo "TMUX=\${TMUX:-unset} DISPLAY=\${DISPLAY:-unset}"`;
+      const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, script)], { cwd: h.proj, env: { ...process.env, HOME: h.home, TMUX: `/tmp/tmux-${process.getuid!()}/${name},1,0`, DISPLAY: ':0' }, encoding: 'utf8' });
+      expect(r.stderr).toMatch(/Read-only file system/);
+      // tmux finds an empty, read-only folder where its socket was ("unsafe permissions"): no server to reach.
+      expect(r.stderr).toMatch(/tmux-\d+ has unsafe permissions|no server running|error connecting/);
+      expect(r.stdout).toContain('TMUX=unset DISPLAY=unset');
+      expect(readFileSync(bashrc, 'utf8'), 'a contained command ran code outside the box through the tmux socket').toBe('export ORIGINAL=1\n');
+      // The server itself is untouched: still there for the operator.
+      expect(spawnSync('tmux', ['-L', name, 'has-session']).status).toBe(0);
+    } finally {
+      spawnSync('tmux', ['-L', name, 'kill-server']);
+    }
+  });
+
   it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const h = fakeHome();
