@@ -287,10 +287,7 @@ export class Gateway {
     }
     // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
     if (execute && !this.find(call.tool)) {
-      const message = `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`;
-      this.deps.record('call.received', `agent:${call.agent}`, { call: call.id, agent: call.agent, session: call.session, tool: call.tool, source: call.source, cwd: call.cwd, ...(call.client !== undefined ? { client: call.client } : {}) });
-      this.deps.record('call.decided', 'host', { call: call.id, decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message });
-      return { decision: 'deny', decider: { kind: 'error', message: 'unknown tool' }, reason: message, steps: [], executed: false, mode: this.deps.settings.current.mode };
+      return this.refuse(call, 'unknown tool', `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`);
     }
     return this.pipeline.handle(call, { ...opts, execute });
   }

@@ -121,8 +121,11 @@ describe('acknowledged means durable (issue #25)', () => {
       expect(res.status).toBe(200);
       return JSON.parse(res.body) as { call: string; decision: string; executed: boolean; reason: string };
     };
-    // While the log works, the refusals read as themselves.
-    expect(await api({ agent: 'fault-agent', tool: 'no_such_tool', arguments: {} })).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/has no tool named/) });
+    // While the log works, the refusals read as themselves, and their trail is whole (received, decided, result).
+    const unknown = await api({ agent: 'fault-agent', tool: 'no_such_tool', arguments: {} });
+    expect(unknown).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/has no tool named/) });
+    expect(['call.received', 'call.decided', 'call.result'].map((t) => events(r, t).filter((e) => (e.payload as { call?: string }).call === unknown.call).length)).toEqual([1, 1, 1]);
+    expect(events(r, 'call.result').find((e) => (e.payload as { call?: string }).call === unknown.call)!.payload).toMatchObject({ decision: 'deny', executed: false });
     // The log's file goes away under the running host: every batch from now on fails.
     rmSync(join(r.home, 'audit.db'));
     let deep: unknown = 'leaf';
