@@ -79,12 +79,6 @@ function protectedPatterns(rules: readonly Rule[]): { read: Rule[]; modify: Rule
   };
 }
 
-/**
- * The places an absolute (or ~) glob names, as they exist now: a literal path (a trailing /**
- * means the folder itself), or the entries of one folder matching one glob segment followed by
- * nothing or /**. Anything more complex (/proc/*\/environ) is left to the box's own /proc and the
- * read-only root.
- */
 /** Compiled once per pattern: compiling was most of existingPlaces' time, and every sandboxed run asks. */
 const nameMatchers = new Map<string, (name: string) => boolean>();
 function nameMatcher(pattern: string): (name: string) => boolean {
@@ -93,6 +87,12 @@ function nameMatcher(pattern: string): (name: string) => boolean {
   return m;
 }
 
+/**
+ * The places an absolute (or ~) glob names, as they exist now: a literal path (a trailing /**
+ * means the folder itself), or the entries of one folder matching one glob segment followed by
+ * nothing or /**. Anything more complex (/proc/*\/environ) is left to the box's own /proc and the
+ * read-only root.
+ */
 export function existingPlaces(glob: string, home: string): string[] {
   const g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
   if (!g.startsWith('/')) return [];
