@@ -311,6 +311,7 @@ export function secretPaths(home: string, gatehouseHome?: string): string[] {
     ]),
   ];
 }
+
 /**
  * What the locked rules forbid reading under the home, as it exists now (~/.git-credentials,
  * ~/.config/gh/hosts.yml, ~/.claude/.credentials.json, ~/.cargo/credentials.toml, …): derived from
@@ -349,6 +350,7 @@ function lockedReadGlobs(home: string): readonly string[] {
   }
   return globs;
 }
+
 const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium', '.var/app/org.mozilla.firefox', '.var/app/com.google.Chrome', '.var/app/org.chromium.Chromium'];
 
 /**
