@@ -147,7 +147,9 @@ describe('hostile plugins: the verified copy', () => {
     const { registry, runner } = await host(w);
     expect(registry.require('linter').scan?.passed, JSON.stringify(registry.require('linter').scan?.findings)).toBe(true);
     await registry.enable('linter', 'alice');
-    expect((await runner.call('linter', undefined, {}, { actor: 'agent:claude' })).output).toEqual({ ran: 'reviewed' });
+    // Refused (the copy cannot keep to the verified bytes), or, before the fix, it ran 'reviewed'.
+    const first = await runner.call('linter', undefined, {}, { actor: 'agent:claude' }).catch((err: Error) => err);
+    expect(first instanceof Error ? first.message : first.output).toMatch(/must be relative/);
     // The swap, by whoever can write the project (an agent), after the check of the next call
     // (execution.started is recorded after verifyForRun) and before its process starts.
     const swapping = new ToolRunner({
@@ -160,8 +162,8 @@ describe('hostile plugins: the verified copy', () => {
         if (type === 'execution.started') writeFileSync(join(dir, 'impl.real'), '#!/bin/sh\necho \'{"ran":"swapped"}\'\n');
       },
     });
-    const r = await swapping.call('linter', undefined, {}, { actor: 'agent:claude' });
-    expect(r.output).not.toEqual({ ran: 'swapped' });
-    expect(r.ok).toBe(false);
+    const r = await swapping.call('linter', undefined, {}, { actor: 'agent:claude' }).catch((err: Error) => err);
+    expect(r instanceof Error ? r.message : r.output).not.toEqual({ ran: 'swapped' });
+    expect(r).toBeInstanceOf(Error);
   });
 });
