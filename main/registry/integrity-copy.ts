@@ -4,8 +4,8 @@
 // a 0700 folder under GATEHOUSE_HOME (which agents may not touch): a swap in the plugin's own
 // folder after verification changes nothing that runs, and the copy is re-hashed before each
 // use, so damage to it is repaired from the (just verified) original instead of being run.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, posix } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import { digestFolder, type FolderDigest } from './integrity.js';
 
 export type VerifiedCopy = { ok: true; dir: string; reused: boolean } | { ok: false; digest: FolderDigest };
@@ -28,6 +28,7 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
   if (intact(target, expected)) return { ok: true, dir: target, reused: true };
   rmSync(target, { recursive: true, force: true });
   const tmp = mkdtempSync(join(cacheRoot, '.tmp-'));
+  const roots = [resolve(src), realOr(resolve(src))];
   try {
     const digest = digestFolder(src, {
       dir: (rel) => mkdirSync(join(tmp, rel), { mode: 0o700 }),
@@ -37,6 +38,12 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
         // A relative link that leaves the folder would point somewhere else from the copy.
         if (!isAbsolute(to) && posix.normalize(posix.join(posix.dirname(rel), to)).startsWith('..')) {
           throw new Error(`${rel} links to ${to}, outside the plugin's folder; a plugin runs from a verified copy of its folder, so its links must stay inside it (or be absolute)`);
+        }
+        // Security-sensitive: an absolute link to a file of the folder itself (inside, so the scan
+        // and the command checks pass it) would make the copy run the original file, which can be
+        // swapped after this check. Only a relative link keeps to the verified bytes.
+        if (isAbsolute(to) && roots.some((r) => inside(r, resolve(to)))) {
+          throw new Error(`${rel} links to ${to}, a file of the plugin's own folder by its absolute path; a plugin runs from a verified copy of its folder, so a link to its own files must be relative`);
         }
         symlinkSync(to, join(tmp, rel));
       },
@@ -73,5 +80,18 @@ export function pruneCopies(cacheRoot: string, keep: ReadonlySet<string>): void 
   }
   for (const name of names) {
     if (/^[0-9a-f]{64}$/.test(name) && !keep.has(name)) rmSync(join(cacheRoot, name), { recursive: true, force: true });
+  }
+}
+
+function inside(parent: string, child: string): boolean {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
   }
 }

@@ -1,7 +1,7 @@
 // What "this plugin" means for trust: a SHA-256 over every file of its folder (path, exec bit,
 // contents; symlinks by target, never followed). Enabling pins it; any change shows.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface FileDigest {
@@ -21,6 +21,14 @@ export interface FolderDigest {
 
 /** Stops a plugin folder that is really a home directory from being read whole. */
 export const MAX_PLUGIN_FILES = 5000;
+/**
+ * The digest reads every byte synchronously, on the host's event loop, at discovery (before any
+ * operator enabled the plugin), at every reload the watcher starts and before every call. A folder
+ * of sparse multi-gigabyte files (no disk used; anyone who can write a project's
+ * .gatehouse/plugins can make them) stopped the host for minutes. A plugin is code: these bound it.
+ */
+export const MAX_PLUGIN_FILE_BYTES = 128 * 2 ** 20;
+export const MAX_PLUGIN_BYTES = 256 * 2 ** 20;
 
 /**
  * Sees each entry as it is hashed, with the very bytes that were hashed: a copy made from these
@@ -34,6 +42,7 @@ export interface DigestVisitor {
 
 export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   const files: FileDigest[] = [];
+  let total = 0;
   const walk = (abs: string, rel: string) => {
     const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
@@ -49,7 +58,10 @@ export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
         visit?.dir(childRel);
         walk(childAbs, childRel);
       } else if (st.isFile()) {
-        const data = readFileSync(childAbs);
+        total += st.size;
+        if (st.size > MAX_PLUGIN_FILE_BYTES) throw new Error(`${childRel} is ${mib(st.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
+        if (total > MAX_PLUGIN_BYTES) throw new Error(`${dir} holds more than ${mib(MAX_PLUGIN_BYTES)}; a plugin folder should hold only the plugin.`);
+        const data = readRegular(childAbs, childRel);
         const executable = (st.mode & 0o111) !== 0;
         visit?.file(childRel, data, executable);
         files.push({ path: childRel, kind: executable ? 'x' : 'f', size: data.length, sha256: sha256(data) });
@@ -61,6 +73,36 @@ export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   const h = createHash('sha256');
   for (const f of files) h.update(`${f.path}\0${f.kind}\0${f.sha256}\n`);
   return { hash: h.digest('hex'), files };
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The file's bytes, read through one descriptor: a file swapped after lstat for a FIFO (whose
+ * open would block the host until someone writes to it), a link, or a bigger file is refused, not
+ * followed or read without bound.
+ */
+function readRegular(abs: string, rel: string): Buffer {
+  const fd = openSync(abs, OPEN_FLAGS);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${rel} stopped being a regular file while it was read.`);
+    if (st.size > MAX_PLUGIN_FILE_BYTES) throw new Error(`${rel} is ${mib(st.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 2 ** 20)} MiB`;
 }
 
 function sha256(data: string | Buffer): string {

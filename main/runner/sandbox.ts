@@ -239,6 +239,26 @@ export function expandPath(p: string, pluginDir: string, home: string): string {
   return resolve(pluginDir, p);
 }
 
+/**
+ * The manifest with its relative permission paths that leave `sourceDir` (`../data`) made
+ * absolute against it. A tool runs from a verified copy of its folder (integrity-copy.ts), and the
+ * profile expands relative paths against the folder it runs from: `../..` reviewed from
+ * <project>/.gatehouse/plugins/x (the scan, the judge's secretInReach) would otherwise be bound as
+ * GATEHOUSE_HOME when the copy under GATEHOUSE_HOME/run-cache/<digest> runs, and `../../../..` as
+ * the home. Security-sensitive: a path means what the operator reviewed, wherever the code runs
+ * from. Paths inside the folder stay relative, so they are the copy's files (what was verified).
+ */
+export function anchorPermissions<M extends Pick<PluginManifest, 'permissions'>>(manifest: M, sourceDir: string): M {
+  const anchor = (p: string) => {
+    if (p === '~' || p.startsWith('~/') || isAbsolute(p)) return p;
+    const abs = resolve(sourceDir, p);
+    return under(abs, resolve(sourceDir)) ? p : abs;
+  };
+  const { read, write } = manifest.permissions;
+  if (![...read, ...write].some((p) => anchor(p) !== p)) return manifest;
+  return { ...manifest, permissions: { ...manifest.permissions, read: read.map(anchor), write: write.map(anchor) } };
+}
+
 /** The sandbox profile a manifest asks for. */
 export function profileFromManifest(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string } = {}): SandboxProfile {
   const home = opts.home ?? homedir();

@@ -15,7 +15,7 @@ import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one
 import { runPtyTool } from './pty-tool.js';
 import { OperationError } from '../core/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
-import { detectSandbox, type SandboxDetection } from './sandbox.js';
+import { anchorPermissions, detectSandbox, type SandboxDetection } from './sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { ConcurrencyLimiter, DEFAULT_CONCURRENCY, QueueFullError } from './concurrency.js';
 import { runWasmTool, WasmRuntime, type WasmFailure, type WasmRunInfo } from './wasm/wasm-tool.js';
@@ -229,7 +229,9 @@ export class ToolRunner {
     const breaker = this.deps.breakers.get(plugin);
     try {
       const resolved = this.resolve(plugin, opts);
-      const { manifest } = resolved;
+      // Relative permission paths mean what they meant where they were reviewed (the plugin's
+      // folder), not next to the copy it runs from.
+      const manifest = anchorPermissions(resolved.manifest, resolved.sourceDir);
       // The verified copy for agents' calls, the folder itself for an author's test run.
       const dir = resolved.runDir;
       if (!kindProvider(manifest.kind)?.run) throw new OperationError('state', `${plugin} is a ${manifest.kind} plugin, not a tool.`);
@@ -285,12 +287,15 @@ export class ToolRunner {
     return e?.manifest ? this.deps.sandboxFor(e.manifest, e.dir).sandboxed : false;
   }
 
-  private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string } {
-    if (!opts.testRun) return this.deps.registry.verifyForRun(plugin, { copyTo: this.runCache() });
+  private resolve(plugin: string, opts: ToolCallOptions): { manifest: PluginManifest; runDir: string; sourceDir: string } {
+    if (!opts.testRun) {
+      const v = this.deps.registry.verifyForRun(plugin, { copyTo: this.runCache() });
+      return { manifest: v.manifest, runDir: v.runDir, sourceDir: v.dir };
+    }
     // A test run is the author's own action on a plugin they are writing: any valid version.
     const e = this.deps.registry.require(plugin);
     if (!e.manifest || e.status === 'invalid') throw new RegistryError('invalid', `${plugin} is invalid; fix its problems before a test run.`);
-    return { manifest: e.manifest, runDir: e.dir };
+    return { manifest: e.manifest, runDir: e.dir, sourceDir: e.dir };
   }
 
   private runCache(): string {
