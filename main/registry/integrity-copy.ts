@@ -42,7 +42,8 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
         // Security-sensitive: an absolute link to a file of the folder itself (inside, so the scan
         // and the command checks pass it) would make the copy run the original file, which can be
         // swapped after this check. Only a relative link keeps to the verified bytes.
-        if (isAbsolute(to) && roots.some((r) => inside(r, resolve(to)))) {
+        // By its path or through links on the way (/proj/alias/impl.sh with alias -> the folder).
+        if (isAbsolute(to) && roots.some((r) => inside(r, resolve(to)) || inside(r, realOr(resolve(to))))) {
           throw new Error(`${rel} links to ${to}, a file of the plugin's own folder by its absolute path; a plugin runs from a verified copy of its folder, so a link to its own files must be relative`);
         }
         symlinkSync(to, join(tmp, rel));

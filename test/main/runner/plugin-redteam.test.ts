@@ -166,4 +166,21 @@ describe('hostile plugins: the verified copy', () => {
     expect(r instanceof Error ? r.message : r.output).not.toEqual({ ran: 'swapped' });
     expect(r).toBeInstanceOf(Error);
   });
+
+  it('the same link reached through another link (an alias of the folder elsewhere in the project) is refused too', async (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    const dir = plugin(w.projectPlugins, 'linter2', `[permissions]\nread = ["${w.proj}"]\n`, '#!/bin/sh\ncat >/dev/null\nexec ./lib/impl.sh\n');
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'impl.real'), '#!/bin/sh\necho \'{"ran":"reviewed"}\'\n');
+    chmodSync(join(dir, 'impl.real'), 0o755);
+    // Not inside the folder by its path, inside it once the alias is followed (which the scan does).
+    symlinkSync(dir, join(w.proj, 'alias'));
+    symlinkSync(join(w.proj, 'alias', 'impl.real'), join(dir, 'lib', 'impl.sh'));
+    const { registry, runner } = await host(w);
+    expect(registry.require('linter2').scan?.passed, JSON.stringify(registry.require('linter2').scan?.findings)).toBe(true);
+    await registry.enable('linter2', 'alice');
+    const r = await runner.call('linter2', undefined, {}, { actor: 'agent:claude' }).catch((err: Error) => err);
+    expect(r instanceof Error ? r.message : r.output).toMatch(/must be relative/);
+  });
 });
