@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/audit-store.js';
 import { createHost, type Host } from '../../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../../main/shells/serve/run-serve.js';
-import { deceptiveKinds, displaySegments, displayText, jsonText } from '../../shared/display-text.js';
+import { approvalNotice, deceptiveKinds, displaySegments, displayText, jsonText } from '../../shared/display-text.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
@@ -68,6 +68,19 @@ describe('displayText', () => {
 
 /** What an agent would put in a name to rewrite the operator's screen: erase the line, print a forged verdict. */
 const FORGED = `x${ESC}[2K\r${ESC}[32mAPPROVED by operator${ESC}[0m\nfake-line`;
+
+describe('the desktop notification of a new inbox item (both shells)', () => {
+  it('shows the tool name an agent chose with its hidden characters escaped', () => {
+    // A hook call's tool_name is any 1-200 characters the agent sends. The Electron main process
+    // built its native notification from it raw: a newline forged a second line, a bidi override
+    // reordered it.
+    const tool = `Read\nGatehouse: approved automatically, nothing to do\u202e`;
+    const body = approvalNotice([{ agent: 'claude', tool }]);
+    expect(body).not.toMatch(HIDDEN);
+    expect(body).toBe('claude wants to call Read\\nGatehouse: approved automatically, nothing to do\\u202e');
+    expect(approvalNotice([{ agent: 'a', tool: 't' }, { agent: 'b', tool: 'u' }])).toBe('2 new calls wait for approval');
+  });
+});
 
 describe('gatehouse audit search prints hostile agent and session names escaped (real CLI, real database)', () => {
   it('the table and --json hold no raw control or bidi character', async () => {
