@@ -151,3 +151,15 @@ export function jsonEscapeHidden(json: string): string {
     return out;
   });
 }
+
+/**
+ * The body of the desktop notification for new inbox items, in both shells (the Electron main
+ * process's native one and the serve console's browser one): plain text, so the agent's names
+ * are written with their hidden characters escaped. A hook call's tool name is whatever the agent
+ * sent: raw, a newline in it forges a second line of the notification and a bidi control
+ * reorders it.
+ */
+export function approvalNotice(added: readonly { agent: string; tool: string }[]): string {
+  if (added.length !== 1) return `${added.length} new calls wait for approval`;
+  return `${displayText(added[0]!.agent)} wants to call ${displayText(added[0]!.tool)}`;
+}
