@@ -169,3 +169,38 @@ describe('gatehouse approvals list prints a hostile call escaped (real CLI, real
     await call;
   });
 });
+
+describe('gatehouse approvals list shows the whole call it asks about (real CLI, real host on loopback)', () => {
+  it('a long command does not push what it really does out of the listing', async () => {
+    const home = join(tempDir('gatehouse-display-long-'), 'home');
+    mkdirSync(home, { recursive: true });
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+    await host.ready;
+    const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(repoRoot, 'out', 'renderer') });
+    running.push({ home, host, net });
+    const pending = new Promise<void>((resolve) => {
+      const off = host.bus.subscribe((name) => {
+        if (name === 'approvals.changed' && host.approvals.list({ state: 'pending' }).length > 0) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // Twelve build caches, then the file that matters: the listing cut the arguments at 120
+    // characters and the paths at 80, so an operator approving from it read "delete build caches".
+    const caches = Array.from({ length: 12 }, (_, i) => `/tmp/build-cache-${String(i).padStart(2, '0')}`);
+    const decisive = `/tmp/${process.pid}-signing-key.pem`;
+    const command = `rm -f ${caches.join(' ')} ${decisive}`;
+    const call = host.gateway.call({ agent: 'claude', session: 's-1', tool: 'shell', arguments: { command }, source: 'api' });
+    await pending;
+
+    const human = await runCli(['approvals', 'list', '--home', home]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(decisive);
+    expect(human.stdout).toContain(command);
+
+    const item = host.approvals.list({ state: 'pending' })[0]!;
+    await host.dispatcher.dispatch('approvals.deny', { id: item.id, reason: 'test over' }, { operator: 'tester', console: 'serve' });
+    await call;
+  });
+});
