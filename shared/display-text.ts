@@ -151,3 +151,26 @@ export function jsonEscapeHidden(json: string): string {
     return out;
   });
 }
+
+/**
+ * The body of the desktop notification for new inbox items, in both shells (the Electron main
+ * process's native one and the serve console's browser one): plain text, so the agent's names
+ * are written with their hidden characters escaped. A hook call's tool name is whatever the agent
+ * sent: raw, a newline in it forges a second line of the notification and a bidi control
+ * reorders it.
+ */
+export function approvalNotice(added: readonly { agent: string; tool: string }[]): string {
+  if (added.length !== 1) return `${added.length} new calls wait for approval`;
+  return `${displayText(added[0]!.agent)} wants to call ${displayText(added[0]!.tool)}`;
+}
+
+/**
+ * A call's arguments on one line for a listing: every key and every value, a string longer than
+ * `max` cut to its start with the number of characters cut, then made safe to print. Never the
+ * whole JSON cut at a length: the agent orders the keys and sizes the values, so a long first
+ * value would push the one that matters (a path, a host) out of what the operator reads.
+ */
+export function briefArguments(value: unknown, max = 120): string {
+  const json = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' && v.length > max ? `${v.slice(0, max - 1)}… (${v.length - max + 1} more characters)` : v));
+  return displayText(json ?? 'null');
+}

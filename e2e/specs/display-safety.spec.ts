@@ -3,7 +3,10 @@
 // the text reordered; the data the agent sent is unchanged (what runs is what was sent).
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
-import { callTool, httpAgent, resultText } from '../support/agents.ts';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { callTool, hookCall, hostCall, httpAgent, resultText } from '../support/agents.ts';
 
 test.describe('a live host with the hello plugin', () => {
   test.use({ homeSetup: { settings: { mode: 'live' }, plugins: ['hello'], helloWrites: true } });
@@ -31,6 +34,38 @@ test.describe('a live host with the hello plugin', () => {
       expect(resultText(await call.result)).toContain(`Hello, ${name}.`);
     } finally {
       await agent.close();
+    }
+  });
+});
+
+test.describe('a live host whose hook calls wait in the inbox', () => {
+  test.use({ homeSetup: { settings: { mode: 'live', hookAsk: 'inbox' } } });
+
+  test("the grant dialog's preview draws a recorded call's tool name with its hidden characters as tokens", async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-display-grant-')));
+    try {
+      const { token } = await hostCall<{ token: string }>(home, 'agents.tokens.create', { name: 'ada' });
+      // A hook call's tool_name is whatever the agent sends. Raw, the override in it reorders the
+      // rest of its preview line, the (escaped) summary included.
+      const tool = 'Bash\u202E';
+      const first = hookCall(home, token, 's1', project, tool, { command: 'npm test -- --shard=1' });
+      first.catch(() => {});
+      await expect(inbox.item('--shard=1')).toHaveCount(1);
+      const second = hookCall(home, token, 's1', project, tool, { command: 'npm test -- --shard=2' });
+      second.catch(() => {});
+      await inbox.expectPending(2);
+      await inbox.item('--shard=1').click();
+      await expect(inbox.detail.getByTestId('approval-grant')).toBeVisible();
+      await inbox.press('g');
+      const examples = app.page.getByTestId('grant-dialog').getByTestId('grant-preview-examples');
+      await expect(examples).toContainText('--shard=2');
+      expect(await examples.innerText()).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
+      await expect(examples.locator('[data-code-point="U+202E"]')).toHaveText('⟨U+202E⟩');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });

@@ -228,4 +228,28 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     expect(readFileSync(file, 'utf8')).toBe('line one\nline two\nline three\n');
     rmSync(project, { recursive: true, force: true });
   });
+  test('a call that arrives while the operator reads another does not take the key meant for that one', async ({ console: app, home }) => {
+    await app.status.expectConnected();
+    const inbox = new ApprovalsPage(app.page);
+    await app.open('approvals');
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'gh-inbox-')));
+    const { agentToken } = await serveFile(home);
+    // The operator opens the inbox and reads the one call there.
+    const read = hookCall(home, agentToken, 'r1', project, 'Bash', { command: 'npm test', description: 'run the tests' });
+    read.catch(() => {});
+    await inbox.expectPending(1);
+    await expect(inbox.detail).toContainText('npm test');
+    // The agent sends another that sorts above it (a write ranks above an execute) and that the
+    // key approves without a second look (a write inside the project). The list re-sorts under
+    // the operator, who did not move.
+    const slipped = hookCall(home, agentToken, 'r1', project, 'Write', { file_path: join(project, 'package.json'), content: '{"scripts":{"test":"node ./x.js"}}' });
+    slipped.catch(() => {});
+    await inbox.expectPending(2);
+    await inbox.press('a');
+    await inbox.expectPending(1);
+    // The key decided the call the operator was reading; the one that slid in still waits.
+    await expect(inbox.items.first(), 'the a key approved a call that arrived after the operator read the inbox').toHaveAttribute('data-tool', 'Write');
+    expect((await read).hookSpecificOutput?.permissionDecision).toBe('allow');
+    rmSync(project, { recursive: true, force: true });
+  });
 });

@@ -8,7 +8,7 @@ import { connectHost, type HostCaller } from './host-client.js';
 import { runningHost } from './running-host.js';
 import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
-import { displayText, jsonText } from '../../shared/display-text.js';
+import { briefArguments, displayText, jsonText } from '../../shared/display-text.js';
 import { TEAM_URL_ENV } from '../team/team-url.js';
 import { decideOnTeam, listTeamAsks } from './team-approvals.js';
 
@@ -51,8 +51,11 @@ export function formatItem(i: ApprovalItemView, now: number): string {
   const x = i.extraction;
   const lines = [
     `${d(i.id)}  ${i.state === 'gone' ? 'agent gone' : i.state}${i.state === 'pending' ? ` (${left} s left${whose})` : ''}  ${d(i.call.agent)}${i.call.client !== undefined && i.call.client !== i.call.agent ? ` (${d(i.call.client)})` : ''} / ${d(i.call.session)}  ${d(i.call.tool)}`,
-    `  arguments: ${fold(JSON.stringify(i.call.arguments))}`,
-    `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${fold(x.paths.join(', '), 80)}` : ''}${x.hosts.length ? `  hosts: ${d(x.hosts.join(', '))}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
+    // What runs is shown whole: the command, every path and every argument (long strings cut one
+    // by one). A listing cut at a length let a long start push the part that matters out of view.
+    ...(x.command ? [`  command: ${d(x.command)}`] : []),
+    `  arguments: ${briefArguments(i.call.arguments)}`,
+    `  operations: ${x.operations.join(', ') || '-'}${x.paths.length ? `  paths: ${d(x.paths.join(', '))}` : ''}${x.hosts.length ? `  hosts: ${d(x.hosts.join(', '))}` : ''}${x.evasive ? '  EVASIVE' : ''}`,
     `  asked by ${d(describeDecider(i.askedBy))}: ${d(i.reason)}`,
   ];
   if (i.outcome) lines.push(`  ${i.outcome.state} by ${d(describeDecider(i.outcome.decider))}: ${d(i.outcome.reason)}`);

@@ -163,7 +163,7 @@ export function buildProgram(): Command {
         const r = await runCliJob({ kind: 'audit.verify', title: 'Verifying the audit chain', unit: 'events' }, (job) => verifyDatabaseChunked(db, job));
         // Retention pruned the rows before the checkpoint; the chain is verified from there.
         const cp = readCheckpoint(db);
-        const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${cp.hash.slice(0, 16)}…); older rows were pruned.` : '';
+        const from = cp ? ` Verified from the retention checkpoint at row ${cp.seq} (${displayText(cp.hash.slice(0, 16))}…); older rows were pruned.` : '';
         // An intact chain can still be a log older than, or other than, the one Gatehouse wrote.
         const gap = r.ok ? checkHeadFile(path, db) : null;
         if (gap) {
@@ -178,7 +178,9 @@ export function buildProgram(): Command {
           if (r.index.total > r.index.mismatches.length) console.log(`  … and ${r.index.total - r.index.mismatches.length} more.`);
           process.exitCode = 1;
         } else {
-          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${r.firstBad!.reason}. ${r.checked} rows before it verified.${from}`);
+          // The reason quotes hashes as stored in the file (a prev_hash, the checkpoint's), which whoever
+          // edited it chose: escaped, so its escape codes cannot erase or hide this verdict.
+          console.log(`Audit chain broken at row ${r.firstBad!.seq}: ${displayText(r.firstBad!.reason)}. ${r.checked} rows before it verified.${from}`);
           process.exitCode = 1;
         }
       } finally {

@@ -8,7 +8,7 @@ import { loadOperatorKey } from '../team/operator-keys.js';
 import { ASKS_CHANNEL, pendingAsks, type TeamAsk } from '../team/team-decisions.js';
 import { decideAsk, findAsk, notStored } from '../team/team-decide.js';
 import type { Pool } from '../team/team-db.js';
-import { displayText, jsonText } from '../../shared/display-text.js';
+import { briefArguments, displayText, jsonText } from '../../shared/display-text.js';
 import { onTeam } from './team-commands.js';
 
 /** How long `approve --team` waits to see the member apply the decision before saying it has not yet. */
@@ -24,11 +24,19 @@ export interface TeamCliOptions {
   json?: boolean;
 }
 
+/** The ask's arguments (JSON as the member shipped it) with every key shown, as in the local listing. */
+function teamArguments(json: string): string {
+  try {
+    return briefArguments(JSON.parse(json));
+  } catch {
+    return d(json);
+  }
+}
+
 function formatAsk(a: TeamAsk, now: number): string {
-  const args = a.arguments.length > 120 ? `${a.arguments.slice(0, 119)}…` : a.arguments;
   return [
     `${d(a.approvalId)}  pending (${Math.max(0, Math.round((a.deadline - now) / 1000))} s left)  on ${d(a.member)}  ${d(a.agent)} / ${d(a.session)}  ${d(a.tool)}`,
-    `  arguments: ${d(args)}`,
+    `  arguments: ${teamArguments(a.arguments)}`,
     `  asked because: ${d(a.reason)}`,
   ].join('\n');
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/audit-store.js';
 import { createHost, type Host } from '../../main/host/create-host.js';
 import { listenForConsolesAndAgents, type Listening } from '../../main/shells/serve/run-serve.js';
-import { deceptiveKinds, displaySegments, displayText, jsonText } from '../../shared/display-text.js';
+import { approvalNotice, deceptiveKinds, displaySegments, displayText, jsonText } from '../../shared/display-text.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
@@ -68,6 +68,19 @@ describe('displayText', () => {
 
 /** What an agent would put in a name to rewrite the operator's screen: erase the line, print a forged verdict. */
 const FORGED = `x${ESC}[2K\r${ESC}[32mAPPROVED by operator${ESC}[0m\nfake-line`;
+
+describe('the desktop notification of a new inbox item (both shells)', () => {
+  it('shows the tool name an agent chose with its hidden characters escaped', () => {
+    // A hook call's tool_name is any 1-200 characters the agent sends. The Electron main process
+    // built its native notification from it raw: a newline forged a second line, a bidi override
+    // reordered it.
+    const tool = `Read\nGatehouse: approved automatically, nothing to do\u202e`;
+    const body = approvalNotice([{ agent: 'claude', tool }]);
+    expect(body).not.toMatch(HIDDEN);
+    expect(body).toBe('claude wants to call Read\\nGatehouse: approved automatically, nothing to do\\u202e');
+    expect(approvalNotice([{ agent: 'a', tool: 't' }, { agent: 'b', tool: 'u' }])).toBe('2 new calls wait for approval');
+  });
+});
 
 describe('gatehouse audit search prints hostile agent and session names escaped (real CLI, real database)', () => {
   it('the table and --json hold no raw control or bidi character', async () => {
@@ -150,6 +163,41 @@ describe('gatehouse approvals list prints a hostile call escaped (real CLI, real
     expect(json.code).toBe(0);
     expect(json.stdout).not.toMatch(HIDDEN);
     expect((JSON.parse(json.stdout) as { call: { arguments: { command: string } } }[])[0]!.call.arguments.command).toBe(command);
+
+    const item = host.approvals.list({ state: 'pending' })[0]!;
+    await host.dispatcher.dispatch('approvals.deny', { id: item.id, reason: 'test over' }, { operator: 'tester', console: 'serve' });
+    await call;
+  });
+});
+
+describe('gatehouse approvals list shows the whole call it asks about (real CLI, real host on loopback)', () => {
+  it('a long command does not push what it really does out of the listing', async () => {
+    const home = join(tempDir('gatehouse-display-long-'), 'home');
+    mkdirSync(home, { recursive: true });
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+    await host.ready;
+    const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: join(repoRoot, 'out', 'renderer') });
+    running.push({ home, host, net });
+    const pending = new Promise<void>((resolve) => {
+      const off = host.bus.subscribe((name) => {
+        if (name === 'approvals.changed' && host.approvals.list({ state: 'pending' }).length > 0) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // Twelve build caches, then the file that matters: the listing cut the arguments at 120
+    // characters and the paths at 80, so an operator approving from it read "delete build caches".
+    const caches = Array.from({ length: 12 }, (_, i) => `/tmp/build-cache-${String(i).padStart(2, '0')}`);
+    const decisive = `/tmp/${process.pid}-signing-key.pem`;
+    const command = `rm -f ${caches.join(' ')} ${decisive}`;
+    const call = host.gateway.call({ agent: 'claude', session: 's-1', tool: 'shell', arguments: { command }, source: 'api' });
+    await pending;
+
+    const human = await runCli(['approvals', 'list', '--home', home]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(decisive);
+    expect(human.stdout).toContain(command);
 
     const item = host.approvals.list({ state: 'pending' })[0]!;
     await host.dispatcher.dispatch('approvals.deny', { id: item.id, reason: 'test over' }, { operator: 'tester', console: 'serve' });

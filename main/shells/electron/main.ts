@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contentSecurityPolicy } from '../../../shared/csp.js';
+import { approvalNotice } from '../../../shared/display-text.js';
 import { operatorName } from '../../core/operator.js';
 import { createHost } from '../../host/create-host.js';
 import { defaultHome } from '../../home.js';
@@ -49,8 +50,7 @@ app.whenReady().then(async () => {
     const p = payload as { pending: number; added: { agent: string; tool: string }[] };
     app.setBadgeCount(p.pending);
     if (p.added.length > 0 && host.settings.current.desktopNotifications && Notification.isSupported()) {
-      const first = p.added[0]!;
-      const n = new Notification({ title: 'Gatehouse: approval needed', body: p.added.length === 1 ? `${first.agent} wants to call ${first.tool}` : `${p.added.length} new calls wait for approval` });
+      const n = new Notification({ title: 'Gatehouse: approval needed', body: approvalNotice(p.added) });
       n.on('click', () => BrowserWindow.getAllWindows()[0]?.focus());
       n.show();
     }

@@ -4,7 +4,7 @@
 import type { EventPayload } from '../../../shared/contract.ts';
 import { useSettingsStore } from '../stores/settings-store.ts';
 import type { ShellKind } from '../transport/types.ts';
-import { displayText } from '../../../shared/display-text.ts';
+import { approvalNotice } from '../../../shared/display-text.ts';
 
 export type NotificationSupport = 'unsupported' | 'electron' | NotificationPermission;
 
@@ -25,9 +25,8 @@ export function notifyNewApprovals(shell: ShellKind, added: EventPayload<'approv
   if (added.length === 0 || shell === 'electron') return;
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   if (!useSettingsStore.getState().settings?.desktopNotifications) return;
-  const first = added[0]!;
   // A desktop notification is plain text: the agent's names with their hidden characters escaped.
-  const body = added.length === 1 ? `${displayText(first.agent)} wants to call ${displayText(first.tool)}` : `${added.length} new calls wait for approval`;
+  const body = approvalNotice(added);
   try {
     // One tag: a burst replaces the previous notification instead of stacking.
     new Notification('Gatehouse: approval needed', { body, tag: 'gatehouse-approvals' });

@@ -182,6 +182,14 @@ export function ApprovalsView() {
   }, [active?.id]);
 
   const setCursor = useCallback((id: string | null) => useApprovalsStore.setState({ cursor: id }), []);
+  // The call on screen is pinned as soon as it is shown, the first one and each one that takes a
+  // decided call's place: otherwise the highlight follows a position in the list, and a call an
+  // agent sends meanwhile that sorts above it (riskier, or in an earlier session) slides into that
+  // position, under the key the operator is pressing for the call they read.
+  const activeId = active?.id ?? null;
+  useEffect(() => {
+    if (activeId !== null && cursor !== activeId) setCursor(activeId);
+  }, [activeId, cursor, setCursor]);
   const toggleSelected = useCallback((key: string) => useApprovalsStore.setState((s) => ({ selected: s.selected.includes(key) ? s.selected.filter((k) => k !== key) : [...s.selected, key] })), []);
   const onRowClick = useCallback(
     ({ id, toggle, range }: RowClick) => {

@@ -126,6 +126,19 @@ describe('gatehouse audit verify (tamper detection, real CLI)', () => {
     expect(r.out).toContain('3 rows before it verified');
   });
 
+  it('prints a stored hash it quotes with its escape codes escaped (a tamperer cannot erase the verdict from the terminal)', async () => {
+    // Whoever edits the file also chooses what the verdict quotes from it: row 5's prev_hash.
+    // Raw, "\x1b[2K\r\x1b]2;" erases the "broken" line and swallows the rest into the window title.
+    const { home, db } = await homeWithLog();
+    const forged = '\x1b[2K\r\x1b]2;hide';
+    tamper(db, (c) => c.prepare('UPDATE events SET prev_hash = ? WHERE seq = 5').run(forged));
+    const r = await verify(home);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('broken at row 5:');
+    expect(r.out).not.toContain('\x1b');
+    expect(r.out).toContain('\\x1b[2K\\r\\x1b]2;');
+  });
+
   it('names the last row when it was edited and its hash recomputed', async () => {
     const { home, db } = await homeWithLog();
     tamper(db, (c) => {

@@ -220,7 +220,10 @@ export function GrantDialog({ item, busy, error, clockOffset, preview, onConfirm
               <ul className="grant-examples" data-testid="grant-preview-examples">
                 {p.examples.map((e) => (
                   <li key={e.call} className="mono">
-                    <span className="muted">{formatDateTime(e.ts + clockOffset)} · {e.tool} · {e.decision} · </span>
+                    {/* The tool name is the agent's (a hook's tool_name): raw, a bidi control in it reorders the rest of the line. */}
+                    <span className="muted">
+                      {formatDateTime(e.ts + clockOffset)} · <SafeText text={e.tool} /> · {e.decision} ·{' '}
+                    </span>
                     <SafeText text={e.summary} />
                   </li>
                 ))}

@@ -12,6 +12,7 @@ import { AgentConfigDialog } from './agent-config-dialog.tsx';
 import { AGENT_DESCRIPTORS, type AgentId } from '../../../../shared/agent-integrations.ts';
 import { InlineError } from '../../components/dialog-actions.tsx';
 import { CONNECT_AGENT_ANCHOR } from '../../lib/view-anchors.ts';
+import { SafeText } from '../../components/safe-text.tsx';
 
 const toolKindLabel = { builtin: 'built-in', tool: 'plugin tool', mcp: 'upstream MCP' } as const;
 
@@ -105,9 +106,14 @@ export function AgentConnect() {
             <ul className="agent-tools">
               {gateway.tools.map((t) => (
                 <li key={t.name} className="agent-tool" data-testid="agent-tool" data-name={t.name} data-kind={t.kind}>
-                  <span className="mono agent-tool-name">{t.name}</span>
+                  <span className="mono agent-tool-name">
+                    <SafeText text={t.name} />
+                  </span>
                   <span className="agent-tool-kind">{t.plugin ? `${toolKindLabel[t.kind]} · ${t.plugin}` : toolKindLabel[t.kind]}</span>
-                  <span className="agent-tool-desc muted">{t.description}</span>
+                  {/* Names and descriptions come from plugins' manifests and upstream MCP servers. */}
+                  <span className="agent-tool-desc muted">
+                    <SafeText text={t.description} multiline />
+                  </span>
                 </li>
               ))}
             </ul>
