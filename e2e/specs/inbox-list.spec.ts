@@ -70,6 +70,9 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     for (let i = 1; i < risks.length; i++) expect(RANK[risks[i]!]!, `row ${i} (${risks[i]}) after ${risks[i - 1]}`).toBeLessThanOrEqual(RANK[risks[i - 1]!]!);
     expect(risks).toContain('delete');
 
+    // The highlight stays on the call first shown while others arrive (a call that sorts above it
+    // never slides under the operator's key); the operator moves to the top row.
+    await first.click();
     // The selected (first) call's pane: the agent's description, and the payload decoded beside the raw text.
     await expect(first).toHaveAttribute('data-active', 'true');
     const pane = inbox.detail;
