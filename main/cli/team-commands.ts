@@ -134,7 +134,7 @@ export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; me
     if (v.failure) console.log(`${name}: chain broken: ${displayText(v.failure)}. ${v.checked} rows before it verified.`);
     else console.log(`${name}: chain intact: ${v.checked} events, head row ${v.head.seq} (${v.head.hash.slice(0, 16)}…).`);
     // The hashes are as a member wrote them to the team database: escaped like the rest.
-    for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${displayText(f.storedHash.slice(0, 12))}…, the member later offered ${displayText(f.offeredHash.slice(0, 12))}… (two hosts under one name, or a replaced log).`);
+    for (const f of v.forks) console.log(`${name}: fork at row ${f.seq}: the team database holds ${displayText(f.storedHash.slice(0, 12))}…, ${f.offeredHash === '' ? "the member's log ends before it" : `the member later offered ${displayText(f.offeredHash.slice(0, 12))}…`} (two hosts under one name, or a replaced log).`);
     if (v.stopped) console.log(`${name}: stopped shipping: last seen ${formatAgo(now - v.stopped.seenAgoMs, now)}, ${v.stopped.lag} events not shipped then.`);
   }
   const bad = [...new Set([...verdicts.filter((v) => !v.ok).map((v) => v.member), ...decisions.bad.map((b) => b.decision.member)])].map((m) => displayText(m));

@@ -8,6 +8,7 @@
 // made for one call be applied to another.
 import { UsageError } from '../core/usage-error.js';
 import { displayText } from '../../shared/display-text.js';
+import { hashCanonical } from '../approvals/args-match.js';
 import { signDecision } from './decision-signature.js';
 import { asksById, decisionFor, insertDecision, type TeamAsk, type TeamDecision } from './team-decisions.js';
 import type { Pool } from './team-db.js';
@@ -51,6 +52,11 @@ export async function decideAsk(db: Query, r: DecideRequest): Promise<DecideResu
     const first = await decisionFor(db, a.member, a.approvalId);
     return first && first.decision === a.state ? { outcome: 'taken', standing: first } : { outcome: 'closed', state: a.state };
   }
+  // SECURITY: the member's own role may UPDATE its asks, so the arguments operators are shown are
+  // only the member's word; the hash signed below is what the member applies. Both come from the
+  // same row, so one that is not the SHA-256 of the other was rewritten after the member published
+  // it (the shown arguments swapped for harmless ones): nothing is signed for it.
+  if (hashCanonical(a.arguments) !== a.argsHash) throw new UsageError(`Approval ${d(a.approvalId)} on ${d(a.member)}: the arguments shown do not match the hash ${d(a.argsHash.slice(0, 12))}… the call is bound to (they were changed in the team database after ${d(a.member)} published them). Nothing was signed; decide it on ${d(a.member)}'s own console.`);
   // Bound to the arguments the operator reviewed: a hash that is not this ask's is refused.
   if (r.hash !== undefined && r.hash !== a.argsHash) throw new UsageError(`Approval ${a.approvalId} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${r.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
   const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision: r.decision, reason: r.decision === 'approved' ? '' : (r.reason ?? ''), operator: r.key.name, console: r.console, decidedAt: r.now };

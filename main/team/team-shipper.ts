@@ -248,6 +248,10 @@ export class TeamShipper {
         throw new ForkError(`the team database holds another row ${seq} for member ${this.deps.member} (hash ${last.hash.slice(0, 12)}…, this log has ${local.slice(0, 12)}…): another host ships under this name, or this log is not the one that shipped; give this host its own --team-member name`);
       }
       if (local === null && seq > head) {
+        // Recorded like any other fork: without it this log (an older copy restored, or a second host
+        // with a shorter log under this name) stopped shipping with nothing in the team database to
+        // say so, and `audit verify --team` called the member intact. It offers no row at `seq`.
+        await c.query('INSERT INTO team_forks (member, seq, stored_hash, offered_hash) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [this.deps.member, seq, last.hash, '']);
         throw new ForkError(`the team database holds rows up to ${seq} for member ${this.deps.member}, but this log ends at row ${head}: another host ships under this name, or this log was replaced; give this host its own --team-member name`);
       }
       // local === null with seq <= head: retention pruned that row here; the chain continues after it.
