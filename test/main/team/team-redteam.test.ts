@@ -78,30 +78,6 @@ describe.runIf(pgMissing('team-redteam') === null)('team mode under attack', () 
     expect(permission((await call).body)).toBe('deny');
   }, 180_000);
 
-  it("FINDING (not fixed): an operator is never shown another tool than the one the member's call runs", async () => {
-    const url = await teamDatabase(cluster(), 'redteam_tool');
-    for (const [role, as] of [['alpha_host', ['--member', 'alpha']], ['consoles', ['--console']]] as const) {
-      expect((await runCli(['team', 'add-role', role, ...as], { GATEHOUSE_TEAM_URL: url })).stderr).toBe('');
-    }
-    const roleUrl = (role: string) => url.replace('//gatehouse@', `//${role}@`);
-    const alphaUrl = roleUrl('alpha_host');
-    const alpha = await member(alphaUrl, 'alpha', SETTINGS);
-    const opHome = join(tempDir('gatehouse-team-op-'), 'home');
-    expect((await runCli(['operator', 'create', 'ana', '--home', opHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' })).code).toBe(0);
-    const asAna = { GATEHOUSE_TEAM_URL: roleUrl('consoles'), GATEHOUSE_TEAM_MEMBER: 'desk', GATEHOUSE_HOME: opHome };
-
-    const call = hookCall(alpha.info, 'toolswap', 1, { name: 'Bash', input: { command: 'make release' } });
-    const ask = await askOf(url, 'toolswap');
-    // Alpha's agent, with alpha's own credentials, relabels the call: the tool is in no hash and no signature.
-    expect(await sql(alphaUrl, "UPDATE team_asks SET tool = 'mcp__ci__dry_run' WHERE approval_id = $1 RETURNING 1", [ask.approval_id])).toHaveLength(1);
-    expect((await runCli(['approvals', 'list', '--team'], asAna)).stdout).toMatch(/ {2}mcp__ci__dry_run\n {2}arguments: \{"command":"make release"\}/);
-    await runCli(['approvals', 'approve', ask.approval_id, '--team'], asAna);
-    // Ana approved a dry run; the member must not run Bash on it. (Today it does: allow.)
-    const [after] = await sql<{ state: string }>(url, 'SELECT state FROM team_asks WHERE approval_id = $1', [ask.approval_id]);
-    if (after!.state === 'pending') expect((await runCli(['approvals', 'deny', ask.approval_id, '--reason', 'relabelled tool', '--home', alpha.home])).code).toBe(0);
-    expect(permission((await call).body)).toBe('deny');
-  }, 180_000);
-
   it('a log behind the team database is recorded as a fork, and verify --team names it', async () => {
     const url = await cluster().createDatabase('redteam_behind');
     const client = new pg.Client({ connectionString: url });
