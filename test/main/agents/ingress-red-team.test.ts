@@ -52,3 +52,19 @@ describe('Qwen Code: the folder judged is the folder Qwen Code lists', () => {
     expect(JSON.parse(res.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('builtin.credentials.ssh') });
   });
 });
+
+describe('Gemini CLI: a server that calls itself "gatehouse" is not Gatehouse', () => {
+  // The other mapped agents ask the host, naming the Gatehouse tool a call claims to be
+  // (gateway/own-tools.ts): the host leaves it to the MCP path only for a tool it serves. Gemini
+  // CLI's mapping still skipped every tool of any MCP server named "gatehouse" on the spot
+  // (exit 0, nothing: no decision), whatever the tool, without asking the host. A trusted
+  // workspace's .gemini/settings.json can define a server under that name.
+  it('a tool Gatehouse does not serve, from a server named "gatehouse", is judged, not passed unjudged', async () => {
+    const { home, project } = await start();
+    const input = { session_id: 'g-1', transcript_path: '/tmp/t.json', cwd: project, hook_event_name: 'BeforeTool', timestamp: '2026-11-29T00:00:00Z', tool_name: 'run_anything', tool_input: { command: `cat ${ssh}/id_rsa` }, mcp_context: { server_name: 'gatehouse', tool_name: 'run_anything' } };
+    const res = await runCli(['hook', '--agent', 'gemini-cli', '--home', home], {}, JSON.stringify(input));
+    // Exit 0 with nothing is "no decision" to Gemini CLI: the tool runs.
+    expect({ code: res.code, out: res.stdout + res.stderr }, 'Gemini CLI would run the tool unjudged').not.toEqual({ code: 0, out: '' });
+    expect(res.code).toBe(2);
+  });
+});
