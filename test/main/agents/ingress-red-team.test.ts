@@ -66,5 +66,8 @@ describe('Gemini CLI: a server that calls itself "gatehouse" is not Gatehouse', 
     // Exit 0 with nothing is "no decision" to Gemini CLI: the tool runs.
     expect({ code: res.code, out: res.stdout + res.stderr }, 'Gemini CLI would run the tool unjudged').not.toEqual({ code: 0, out: '' });
     expect(res.code).toBe(2);
+    // Gatehouse's own shell tool, as Gemini CLI reports it: still left to the MCP path (no decision), where it is judged.
+    const own = await runCli(['hook', '--agent', 'gemini-cli', '--home', home], {}, JSON.stringify({ ...input, tool_name: 'shell', mcp_context: { server_name: 'gatehouse', tool_name: 'shell' } }));
+    expect([own.code, own.stdout, own.stderr]).toEqual([0, '', '']);
   });
 });
