@@ -12,6 +12,7 @@
 // Security-sensitive: an exit code other than 0 or 2, or an exit 2 without text, lets the call run.
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { OWN_TOOL_FIELD } from '../../gateway/own-tools.js';
 
 /** A built-in tool as the judge knows its kind: Claude Code's name, and its input by Claude Code's field names. */
 export type ToolMapping = Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }>;
@@ -65,7 +66,12 @@ export function fromGeminiInput(text: string): GeminiHookInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return { invalid: `tool_input of ${tool} is not an object.` };
   const toolInput = input as Record<string, unknown>;
   const mcp = raw.mcp_context as { server_name?: unknown; tool_name?: unknown } | undefined;
-  if (mcp && mcp.server_name === OWN_SERVER) return { skip: `${tool} is Gatehouse's own tool, judged when Gatehouse receives the call.` };
+  // SECURITY: a server name alone does not prove the server is Gatehouse (a workspace's settings
+  // can name one "gatehouse"): as for the other agents (gateway/own-tools.ts), the host is asked,
+  // told which of its tools the call claims to be, and leaves only a tool it serves to the MCP path.
+  const own = mcp && mcp.server_name === OWN_SERVER && typeof mcp.tool_name === 'string' && mcp.tool_name !== '' ? mcp.tool_name : undefined;
+  // The report of a call to Gatehouse's own tool is not needed (Gatehouse ran it).
+  if (own !== undefined && event === 'AfterTool') return { skip: `${tool} is Gatehouse's own tool, recorded when Gatehouse ran it.` };
   let cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
   const known = GEMINI_TOOLS[tool];
   // run_shell_command's dir_path is where the command runs: the judge resolves its paths there.
@@ -80,7 +86,7 @@ export function fromGeminiInput(text: string): GeminiHookInput {
     const failed = typeof response === 'object' && response !== null && response.error !== undefined && response.error !== null;
     return { judge: JSON.stringify({ ...common, hook_event_name: failed ? 'PostToolUseFailure' : 'PostToolUse', ...(failed ? { error: response.error } : { tool_response: response }) }), tool, toolInput };
   }
-  const judge = JSON.stringify({ ...common, hook_event_name: 'PreToolUse' });
+  const judge = JSON.stringify({ ...common, hook_event_name: 'PreToolUse', ...(own !== undefined ? { [OWN_TOOL_FIELD]: own } : {}) });
   return { judge, tool, toolInput };
 }
 

@@ -19,6 +19,13 @@ import { OWN_TOOL_FIELD, OWN_TOOL_PREFIXES, ownToolName } from '../../gateway/ow
 /** Qwen Code's built-in tools as the judge knows them: Gemini CLI's, with Qwen Code's own names and fields. */
 const QWEN_TOOLS: ToolMapping = {
   ...GEMINI_TOOLS,
+  // SECURITY: Qwen Code's list_directory, glob and grep_search take their folder as `path` (its
+  // LSTool, GlobTool, GrepTool), not Gemini CLI's `dir_path`, and their schemas accept other
+  // fields: Gemini CLI's mapping judged a call carrying both on the `dir_path` Qwen Code ignores
+  // ({path: ~/.ssh, dir_path: <project>} was judged a listing of the project). Only `path` here.
+  list_directory: { as: 'LS', input: (i) => ({ path: i.path }) },
+  glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern, path: i.path }) },
+  grep_search: { as: 'Grep', input: (i) => ({ pattern: i.pattern, path: i.path }) },
   edit: GEMINI_TOOLS.replace!,
   web_fetch: { as: 'WebFetch', input: (i) => ({ url: i.url, prompt: i.prompt }) },
   notebook_edit: { as: 'NotebookEdit', input: (i) => ({ notebook_path: i.notebook_path, new_source: i.new_source }) },

@@ -28,7 +28,10 @@ describe('Gemini CLI hook input', () => {
   });
 
   it("leaves Gatehouse's own MCP tools to the MCP path, and names another server's tools as MCP tools", () => {
-    expect(fromGeminiInput(JSON.stringify({ ...base, tool_name: 'hello', tool_input: {}, mcp_context: { server_name: 'gatehouse', tool_name: 'hello' } }))).toHaveProperty('skip');
+    // The host is asked, told the Gatehouse tool the call claims to be: it leaves only a tool it serves to the MCP path.
+    const own = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'hello', tool_input: {}, mcp_context: { server_name: 'gatehouse', tool_name: 'hello' } }));
+    expect('judge' in own && JSON.parse(own.judge)).toMatchObject({ tool_name: 'mcp__gatehouse__hello', gatehouse_tool: 'hello' });
+    expect(fromGeminiInput(JSON.stringify({ ...base, hook_event_name: 'AfterTool', tool_name: 'hello', tool_input: {}, tool_response: {}, mcp_context: { server_name: 'gatehouse', tool_name: 'hello' } }))).toHaveProperty('skip');
     const theirs = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'query', tool_input: { sql: 'x' }, mcp_context: { server_name: 'db', tool_name: 'query' } }));
     expect('judge' in theirs && JSON.parse(theirs.judge)).toMatchObject({ tool_name: 'mcp__db__query' });
   });
