@@ -37,6 +37,21 @@ trap '' PIPE
 FAST_MAX=32768 FAST_MIN_TIMEOUT=130
 report= home= timeout=590 when_unreachable= tokenfile=
 
+# Milliseconds since the epoch into `t` (bash 5's EPOCHREALTIME; else `date`, to the second; 0 unknown).
+clock() {
+  if [ -n "$EPOCHREALTIME" ]; then
+    t=${EPOCHREALTIME/[.,]/}; t=${t%???}
+  else
+    t=$(date +%s 2>/dev/null)000
+  fi
+  case $t in '' | *[!0-9]*) t=0 ;; esac
+}
+# When the call was sent: Claude Code's own timeout runs from here, so every wait below is what is
+# left of --timeout since then (a connect to a stalled host took up to ~127 s, and the wait for the
+# answer, or curl's after a connect that failed, then had the whole --timeout again).
+clock
+now=$t
+
 # The answer Claude Code reads ($1 allow|deny|ask, $2 the reason, made JSON-safe), then exit 0.
 answer() {
   [ -n "$report" ] && exit 0
@@ -126,18 +141,20 @@ kill -0 "$pid" 2>/dev/null || unreachable "the host recorded in $serve (pid $pid
 
 # The input as it came (up to a NUL, which JSON never holds).
 IFS= read -r -d '' body
-# When the call was sent, in milliseconds (bash 5; else to the second, which only ends its wait sooner).
-if [ -n "$EPOCHREALTIME" ]; then
-  now=${EPOCHREALTIME/[.,]/}; now=${now%???}
-else
-  now=$(date +%s 2>/dev/null)000
-fi
-case $now in '' | *[!0-9]*) now=0 ;; esac
+
+# Whole seconds of --timeout left into `left` (what has passed counted in whole seconds: a wait ends
+# within a second of --timeout, well inside the margin to Claude Code's own); none left is a deny.
+remaining() {
+  clock
+  if [ "$now" = 0 ] || [ "$t" = 0 ]; then left=$timeout; else left=$((timeout - (t - now) / 1000)); fi
+  [ "$left" -gt 0 ] || answer deny "Gatehouse did not answer within $timeout s, so the call is denied."
+}
 
 # The host's answer: sets `code` (the HTTP status) and `reply` (the body), or answers itself.
 via_curl() {
   local out status
-  out=$(printf '%s' "$body" | curl -q --silent --globoff --noproxy '*' --proto =http --max-time "$timeout" --config /dev/fd/3 --data-binary @- --write-out '%{http_code}' 3<<EOF
+  remaining
+  out=$(printf '%s' "$body" | curl -q --silent --globoff --noproxy '*' --proto =http --max-time "$left" --config /dev/fd/3 --data-binary @- --write-out '%{http_code}' 3<<EOF
 url = "$url"
 header = "Authorization: Bearer $token"
 header = "Content-Type: application/json"
@@ -173,7 +190,8 @@ via_dev_tcp() {
   printf 'POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\nx-gatehouse-hook-deadline-ms: %s000\r\nx-gatehouse-hook-sent-at: %s\r\nx-gatehouse-hook-client: claude-code\r\n\r\n%s' \
     "$target" "$hostport" "$token" "${#body}" "$timeout" "$now" "$body" >&3 2>/dev/null
   # To the end of the answer (the host closes the connection), within the timeout in all.
-  IFS= read -r -d '' -t "$timeout" response <&3
+  remaining
+  IFS= read -r -d '' -t "$left" response <&3
   status=$?
   exec 3<&-
   [ "$status" -gt 128 ] && answer deny "Gatehouse did not answer within $timeout s, so the call is denied."

@@ -186,6 +186,16 @@ describe('the bash hook client', () => {
     });
     expect(await denied(stalled, READ, 1)).toBe('Gatehouse did not answer within 1 s, so the call is denied.');
     expect(seen).toEqual([`Bearer agent-token-0123456789 1000 claude-code ${READ}`]);
+
+    // --timeout counts from when the client started, not from when it began to wait for the host:
+    // time spent before the request (here the call's input arriving 3.5 s late; in life, a connect
+    // to a stalled host, up to ~127 s) is taken off every wait after it. With all of it spent, the
+    // client answers at once, never asking: before, it waited a whole --timeout more, past Claude
+    // Code's own timeout, which runs the tool.
+    const late = await runShell(`{ sleep 3.5; cat; } | ${command(stalled, 3)}`, READ);
+    expect(late.code).toBe(0);
+    expect(answerOf(late)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: 'Gatehouse did not answer within 3 s, so the call is denied.' });
+    expect(seen).toHaveLength(1);
   });
 
   it('fails closed without curl (for what goes by curl) and without the client itself', async () => {
