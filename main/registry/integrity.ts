@@ -1,8 +1,9 @@
 // What "this plugin" means for trust: a SHA-256 over every file of its folder (path, exec bit,
 // contents; symlinks by target, never followed). Enabling pins it; any change shows.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBounded } from './read-bounded.js';
 
 export interface FileDigest {
   /** Relative to the plugin folder, with forward slashes. */
@@ -75,30 +76,12 @@ export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   return { hash: h.digest('hex'), files };
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-/**
- * The file's bytes, read through one descriptor: a file swapped after lstat for a FIFO (whose
- * open would block the host until someone writes to it), a link, or a bigger file is refused, not
- * followed or read without bound.
- */
+/** The file's bytes; a file that stopped being a regular one, or grew past the bound, is refused. */
 function readRegular(abs: string, rel: string): Buffer {
-  const fd = openSync(abs, OPEN_FLAGS);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new Error(`${rel} stopped being a regular file while it was read.`);
-    if (st.size > MAX_PLUGIN_FILE_BYTES) throw new Error(`${rel} is ${mib(st.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } finally {
-    closeSync(fd);
-  }
+  const r = readBounded(abs, MAX_PLUGIN_FILE_BYTES);
+  if (Buffer.isBuffer(r)) return r;
+  if (r.refused === 'not-a-file') throw new Error(`${rel} stopped being a regular file while it was read.`);
+  throw new Error(`${rel} is ${mib(r.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
 }
 
 function mib(bytes: number): string {

@@ -11,7 +11,7 @@
 //   it code (JavaScript, Python, shell): Node happily runs a script with a NUL in a comment, so a
 //   NUL must not be a way to switch the scanner off.
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_THRESHOLDS, type Finding, type PluginManifest, type ScanResult, type ScanThresholds } from '../types.js';
 import { compareFindings } from './collector.js';
@@ -20,9 +20,9 @@ import { languagesOf, scanFile } from './scan-file.js';
 import { scanManifestText } from './tool-poisoning.js';
 import { scanLinks, scanPermissionPaths } from './folder-scan.js';
 import { kindProvider } from '../kinds/index.js';
+import { readBounded, type Bounded } from '../read-bounded.js';
 
 export const MAX_SCAN_BYTES = 1024 * 1024;
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const YIELD_AFTER_MS = 10;
 
 /** A file as read from a plugin folder: its path relative to the folder (with `/`) and bytes. */
@@ -149,29 +149,14 @@ function listFiles(root: string, links: string[] = []): string[] {
 }
 
 function readSmall(path: string): Uint8Array | 'too-large' | null {
-  let fd: number;
+  let r: Bounded;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    r = readBounded(path, MAX_SCAN_BYTES);
   } catch {
     return null; // swapped for a link (ELOOP), removed, or unreadable
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return null;
-    if (st.size > MAX_SCAN_BYTES) return 'too-large';
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  if (Buffer.isBuffer(r)) return r;
+  return r.refused === 'too-large' ? 'too-large' : null;
 }
 
 const utf8 = new TextDecoder('utf-8');
