@@ -15,6 +15,10 @@ import { runCli, startCli, type RunningCli } from './cli.js';
 import { WsClient, wsConnect } from './net.js';
 import { tempDir } from './temp.js';
 import type { PgCluster } from './pg-cluster.js';
+import { AuditStore } from '../../main/audit/audit-store.js';
+import { auditDbSource } from '../../main/team/chain-source.js';
+import type { Pool } from '../../main/team/team-db.js';
+import { TeamShipper, type LinkChange } from '../../main/team/team-shipper.js';
 
 export interface LocalRow {
   seq: number;
@@ -163,4 +167,20 @@ export async function alphaAndAna(url: string): Promise<{ alphaUrl: string; cons
   const ana = await runCli(['operator', 'create', 'ana', '--home', anaHome], { GATEHOUSE_TEAM_URL: url, GATEHOUSE_TEAM_MEMBER: 'desk' });
   if (ana.code !== 0) throw new Error(`operator create ana: ${ana.stderr}`);
   return { alphaUrl: roleUrl('alpha_host'), consoles: roleUrl('consoles'), anaHome, asAna: { GATEHOUSE_TEAM_URL: roleUrl('consoles'), GATEHOUSE_TEAM_MEMBER: 'desk' } };
+}
+
+/** A shipper over its own in-memory log; `until(state)` resolves at that link transition. */
+export function shipperOver(pool: Pool, member: string, events: string[]) {
+  const store = new AuditStore({ path: ':memory:', log: () => {} });
+  for (const word of events) store.append({ type: 'note', actor: 'host', payload: { word } });
+  store.flush();
+  const changes: LinkChange[] = [];
+  let notify: () => void = () => {};
+  const shipper = new TeamShipper({ source: auditDbSource(store.db), pool, clock: { now: () => Date.now() }, member, version: 'test', linkChanged: (c) => { changes.push(c); notify(); } });
+  const until = (state: LinkChange['state']) => new Promise<LinkChange>((resolve) => {
+    const check = () => { const c = changes.find((x) => x.state === state); if (c) resolve(c); };
+    notify = check;
+    check();
+  });
+  return { store, shipper, until };
 }

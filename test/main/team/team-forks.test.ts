@@ -4,30 +4,11 @@
 // audit verify --team` names the fork and the member that stopped shipping with events unshipped.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { AuditStore } from '../../../main/audit/audit-store.js';
-import { auditDbSource } from '../../../main/team/chain-source.js';
 import { migrateTeam } from '../../../main/team/migrations/migrate.js';
-import { openTeamPool, type Pool } from '../../../main/team/team-db.js';
-import { TeamShipper, type LinkChange } from '../../../main/team/team-shipper.js';
+import { openTeamPool } from '../../../main/team/team-db.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-
-
-/** A shipper over its own in-memory log; resolves `changed` at each link transition. */
-function shipperOver(pool: Pool, member: string, events: string[]) {
-  const store = new AuditStore({ path: ':memory:', log: () => {} });
-  for (const word of events) store.append({ type: 'note', actor: 'host', payload: { word } });
-  store.flush();
-  const changes: LinkChange[] = [];
-  let notify: () => void = () => {};
-  const shipper = new TeamShipper({ source: auditDbSource(store.db), pool, clock: { now: () => Date.now() }, member, version: 'test', linkChanged: (c) => { changes.push(c); notify(); } });
-  const until = (state: LinkChange['state']) => new Promise<LinkChange>((resolve) => {
-    const check = () => { const c = changes.find((x) => x.state === state); if (c) resolve(c); };
-    notify = check;
-    check();
-  });
-  return { store, shipper, until };
-}
+import { shipperOver } from '../../support/team-hosts.js';
 
 describe.runIf(pgMissing('team-forks') === null)('a fork in the team trail', () => {
   const cluster = useCluster();

@@ -14,36 +14,17 @@
 import pg from 'pg';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AuditStore } from '../../../main/audit/audit-store.js';
-import { auditDbSource } from '../../../main/team/chain-source.js';
 import { migrateTeam } from '../../../main/team/migrations/migrate.js';
-import { openTeamPool, type Pool } from '../../../main/team/team-db.js';
-import { TeamShipper, type LinkChange } from '../../../main/team/team-shipper.js';
+import { openTeamPool } from '../../../main/team/team-db.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
 import { tempDir } from '../../support/temp.js';
-import { askOf, hookCall, member, sql, teamDatabase } from '../../support/team-hosts.js';
+import { askOf, hookCall, member, shipperOver, sql, teamDatabase } from '../../support/team-hosts.js';
 
 const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
 
 function permission(body: string): string {
   return (JSON.parse(body) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
-}
-
-/** A shipper over its own in-memory log; resolves `until(state)` at that link transition. */
-function shipperOver(pool: Pool, name: string, events: string[]) {
-  const store = new AuditStore({ path: ':memory:', log: () => {} });
-  for (const word of events) store.append({ type: 'note', actor: 'host', payload: { word } });
-  store.flush();
-  const changes: LinkChange[] = [];
-  let notify: () => void = () => {};
-  const shipper = new TeamShipper({ source: auditDbSource(store.db), pool, clock: { now: () => Date.now() }, member: name, version: 'test', linkChanged: (c) => { changes.push(c); notify(); } });
-  const until = (state: LinkChange['state']) => new Promise<LinkChange>((resolve) => {
-    const check = () => { const c = changes.find((x) => x.state === state); if (c) resolve(c); };
-    notify = check;
-    check();
-  });
-  return { store, shipper, until };
 }
 
 describe.runIf(pgMissing('team-redteam') === null)('team mode under attack', () => {
