@@ -128,7 +128,9 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     }
     await expect(evasive.getByTestId('approval-summary')).toHaveText(EVASIVE);
 
-    // `a` on the evasive call stops and asks, as Approve all would; Cancel has the focus.
+    // `a` on the evasive call stops and asks, as Approve all would; Cancel has the focus. (The
+    // highlight stays on the call first shown while the others arrive: the operator moves to it.)
+    await evasive.click();
     await expect(evasive).toHaveAttribute('data-active', 'true');
     await inbox.press('a');
     const confirm = app.page.getByTestId('batch-approve-dialog');
@@ -250,6 +252,8 @@ test.describe('a live host whose hook calls wait in the inbox', () => {
     const got = track(answers);
     await expect(inbox.pendingCount).toHaveAttribute('data-count', '13', { timeout: 30_000 });
     expect([...got]).toEqual([]);
+    // The highlight stays on the call first shown while the others arrive: the operator moves to the top row.
+    await inbox.items.first().click();
     await expect(inbox.items.first()).toHaveAttribute('data-active', 'true');
     const pane = inbox.detail;
     await expect(pane.getByTestId('approval-decoded-text')).toHaveText('rm -rf ~');
