@@ -381,8 +381,12 @@ const BROWSER_PROFILES = ['.mozilla', '.config/google-chrome', '.config/chromium
  */
 export function secretInReach(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string; gatehouseHome?: string } = {}): string | null {
   const home = opts.home ?? homedir();
+  const read = profileFromManifest(manifest, pluginDir, { home }).read;
+  // Most tools read nothing but their input: the secrets (a listing of the home and a lookup per
+  // locked place, a few hundred µs the gateway paid on every call of such a tool) are not needed.
+  if (read.length === 0) return null;
   const secrets = secretPaths(home, opts.gatehouseHome);
-  for (const p of profileFromManifest(manifest, pluginDir, { home }).read) {
+  for (const p of read) {
     let real = p;
     try {
       real = realpathSync(p);
