@@ -315,6 +315,17 @@ export class AuditStore {
     }
   }
 
+  /**
+   * A caller is about to wait for its events (an agent's answer, a tool's start): what is gathered
+   * goes to an idle writer now rather than at the end of the loop turn, which let the rest of the
+   * turn's work (a child's exit, other sockets) run first while the writer sat idle (0.2-0.4 ms of
+   * every answer). Group commit is kept: while a batch is out, nothing partial is sent, and what
+   * gathers meanwhile goes together with its reply, under one fsync.
+   */
+  sendNow(): void {
+    this.send();
+  }
+
   /** flush() without blocking: resolves when everything appended so far is settled, or after `maxWaitMs`. */
   async settle(maxWaitMs = READ_SETTLE_MS): Promise<void> {
     this.send();

@@ -26,6 +26,8 @@ export interface TrailStore {
   gateAppends(gate: (input: AuditEventInput) => Appended): (input: AuditEventInput) => Appended;
   mark(): number;
   whenDurable(mark: number): Promise<void>;
+  /** Hands what is gathered to an idle writer now (AuditStore.sendNow). */
+  sendNow(): void;
   writeError(): string | null;
   /** The newest failure's sentence, also after writes resumed (a loss is often learnt after). */
   lastWriteError(): string | null;
@@ -133,7 +135,10 @@ export class CallTrails {
    */
   async whenCallDurable(call: string): Promise<void> {
     const trail = this.open.get(call);
-    if (trail) await trail.latest.catch(() => {});
+    if (trail) {
+      this.store.sendNow();
+      await trail.latest.catch(() => {});
+    }
     const lost = this.lostCalls.get(call);
     // The log's own sentence (what failed, what to do): the agent's deny reads the same as any other.
     if (lost) throw new AuditWriteError(lost.why ?? this.store.lastWriteError() ?? 'the audit log could not write this call\u2019s events');
