@@ -12,7 +12,7 @@ import { ToolRunner } from '../main/runner/tool-runner.js';
 import { BreakerBoard } from '../main/runner/breaker-board.js';
 import { PluginMetrics } from '../main/runner/metrics.js';
 import { containWrap, detectSandbox, profileFromManifest } from '../main/runner/sandbox.js';
-import { medianOfCalls, type BenchCase } from './harness.js';
+import { median, medianOfCalls, type BenchCase } from './harness.js';
 
 const SCRIPT = '#!/bin/sh\ninput=$(cat)\nprintf \'{"received": %s}\\n\' "$input"\n';
 const INPUT = { message: 'hello', n: 42 };
@@ -100,6 +100,48 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
       run: () => medianOfCalls(calls, async () => check(await runOneShot({ ...base, wrap: containWrap(null, { timeoutMs: 10_000 }) }))),
     },
   ];
+  // How long the event loop stands still during one call: the longest gap between two runs of a
+  // 1 ms timer chain, minus the period, per call, median over the calls. (libuv's histogram,
+  // monitorEventLoopDelay, read far less here than such a timer saw while a fork blocked the
+  // loop: 0.4 against 40 ms.) A fork of this process on the loop's own thread blocks it for the
+  // whole fork (the copy of its page tables, the wait for the child's exec); on the fork thread
+  // only the kernel's lock on the address space during the copy reaches it.
+  const stall = (forkThread: false | undefined) => async () => {
+    let last = performance.now();
+    let longest = 0;
+    let ticking = true;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      if (ticking) setTimeout(tick, 1);
+    };
+    setTimeout(tick, 1);
+    const per: number[] = [];
+    try {
+      for (let i = 0; i < calls; i++) {
+        longest = 0;
+        last = performance.now();
+        check(await runOneShot({ ...base, ...(forkThread === false ? { forkThread } : {}) }));
+        per.push(Math.max(0, longest - 1));
+      }
+    } finally {
+      ticking = false;
+    }
+    return median(per);
+  };
+  cases.push(
+    { name: 'longest event-loop stall per one-shot call, forked on the main thread', unit: 'ms', better: 'lower', run: stall(false) },
+    {
+      // Issue #29 (event-loop lag): the fork of every plugin call off the loop.
+      name: 'longest event-loop stall per one-shot call, forked on the fork thread',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'longest event-loop stall per one-shot call, forked on the main thread',
+      target: { ratio: 0.5 },
+      run: stall(undefined),
+    },
+  );
   const detection = detectSandbox();
   if (detection.kind === 'bwrap') {
     const profile = profileFromManifest({ permissions: { read: [], write: [], hosts: [], env: [] } }, dir);

@@ -16,8 +16,15 @@
 // The thread also finds what a program left running in its session when it exits
 // (process-tree.ts sessionProcesses): that reads a /proc file per process forked since the
 // program, and under load (many short commands) /proc reads are slow: off the loop too.
+//
+// And it starts one-shot plugin processes (main/runner/child-io.ts, for one-shot.ts): the same
+// fork of the whole host, on every plugin call. Their pipes are libuv handles of the thread that
+// made them, so those processes' input and output are handled there too, and their events relayed.
+// They share the terminals' queue: one fork at a time, the loop turns in between.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
+import type { ChildEvent, ChildIo, ChildRequest } from '../runner/child-io.js';
+import { killSession } from './process-tree.js';
 
 /** node-pty's native fork (src/unix/pty.cc) as UnixTerminal calls it, without the exit callback. */
 export type ForkArgs = [file: string, args: string[], env: string[], cwd: string, cols: number, rows: number, uid: number, gid: number, utf8: boolean, helperPath: string];
@@ -40,6 +47,9 @@ export interface ForkRequest {
   args: ForkArgs;
 }
 
+/** A one-shot plugin process to start on the thread (child-io.ts), and letting go of its pipes. */
+export type SpawnRequest = { type: 'spawn'; id: number; req: ChildRequest } | { type: 'let-go'; id: number };
+
 /** Which processes of the session led by `leader` are left (sessionProcesses' arguments). */
 export interface ScanRequest {
   type: 'scan';
@@ -54,7 +64,8 @@ export type ForkReply =
   | ({ type: 'forked'; id: number; threadId: number } & NativeTerm)
   | { type: 'error'; id: number; message: string }
   | { type: 'exit'; id: number; exitCode: number; signal: number }
-  | { type: 'scanned'; id: number; pids: number[] | null };
+  | { type: 'scanned'; id: number; pids: number[] | null }
+  | { type: 'child'; id: number; event: ChildEvent };
 
 /** A program forked on the thread. */
 export interface Forked extends NativeTerm {
@@ -77,6 +88,12 @@ interface Child {
 
 const SIGKILL = 9;
 
+/** A one-shot process started (or to be started) on the thread. */
+interface Spawned {
+  pid: number | null;
+  emit: (e: ChildEvent) => void;
+}
+
 export class ForkThread {
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
@@ -84,8 +101,10 @@ export class ForkThread {
   private nextId = 1;
   /** Forks asked for and children not yet reported exited. */
   private readonly children = new Map<number, Child>();
+  /** One-shot processes asked for and not yet closed. */
+  private readonly spawned = new Map<number, Spawned>();
   /** Forks waiting for the one on the thread to be answered (see next()). */
-  private readonly queue: ForkRequest[] = [];
+  private readonly queue: Array<ForkRequest | SpawnRequest> = [];
   private inFlight = false;
   /** Session scans asked for and not yet answered: resolved with null when the thread dies. */
   private readonly scans = new Map<number, (pids: number[] | null) => void>();
@@ -126,7 +145,7 @@ export class ForkThread {
   }
 
   private readonly onProcessExit = (): void => {
-    for (const c of this.children.values()) if (c.pid !== null) this.kill(c.pid);
+    for (const c of [...this.children.values(), ...this.spawned.values()]) if (c.pid !== null) this.kill(c.pid);
   };
 
   /** Why the thread is gone, or null while it runs. */
@@ -149,6 +168,28 @@ export class ForkThread {
       this.queue.push({ type: 'fork', id, args });
       if (!this.inFlight) this.next();
     });
+  }
+
+  /**
+   * Starts a one-shot process on the thread (child-io.ts startChild there); its events come to
+   * `emit` in order. Rejects with ForkThreadUnavailable only when the thread is already gone
+   * (nothing was started: the caller may start it itself). If the thread dies later, `emit` gets
+   * `lost`, and a process it had started is killed: it is not started again, a tool's effects
+   * must not happen twice.
+   */
+  async startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Promise<ChildIo> {
+    await this.ready;
+    if (this.failure) throw new ForkThreadUnavailable(this.failure);
+    const id = this.nextId++;
+    this.spawned.set(id, { pid: null, emit });
+    this.worker.ref();
+    this.queue.push({ type: 'spawn', id, req });
+    if (!this.inFlight) this.next();
+    return {
+      letGo: () => {
+        if (this.spawned.has(id) && !this.failure) this.worker.postMessage({ type: 'let-go', id } satisfies SpawnRequest);
+      },
+    };
   }
 
   /**
@@ -179,6 +220,7 @@ export class ForkThread {
   }
 
   private reply(r: Exclude<ForkReply, { type: 'ready' | 'failed' }>): void {
+    if (r.type === 'child') return this.childEvent(r.id, r.event);
     if (r.type === 'scanned') {
       const resolve = this.scans.get(r.id);
       this.scans.delete(r.id);
@@ -213,13 +255,26 @@ export class ForkThread {
     }
   }
 
+  private childEvent(id: number, e: ChildEvent): void {
+    const s = this.spawned.get(id);
+    // Started or refused: the fork on the thread is done, the next goes once the loop has turned.
+    if (e.type === 'spawned' || e.type === 'failed') setImmediate(() => this.next());
+    if (!s) return;
+    if (e.type === 'spawned') s.pid = e.pid;
+    if (e.type === 'failed' || e.type === 'close' || e.type === 'lost') {
+      this.spawned.delete(id);
+      this.unrefWhenIdle();
+    }
+    s.emit(e);
+  }
+
   private forget(id: number): void {
     this.children.delete(id);
     this.unrefWhenIdle();
   }
 
   private unrefWhenIdle(): void {
-    if (this.children.size === 0 && this.scans.size === 0) this.worker.unref();
+    if (this.children.size === 0 && this.scans.size === 0 && this.spawned.size === 0) this.worker.unref();
   }
 
   /**
@@ -243,7 +298,37 @@ export class ForkThread {
       this.kill(c.pid);
       this.reply({ type: 'exit', id, exitCode: 0, signal: SIGKILL });
     }
+    // A one-shot process's exit and output were the thread's to read. Killed (if it was seen
+    // starting; one still in flight had its pipes closed with the thread) and reported lost.
+    for (const [id, s] of [...this.spawned]) {
+      if (s.pid !== null) this.kill(s.pid);
+      this.childEvent(id, { type: 'lost', message: why });
+    }
   }
+}
+
+let shared: ForkThread | null | undefined;
+
+/**
+ * One fork thread for the process, started on first use, for terminals and one-shot plugin
+ * processes alike. When it cannot start (its file is missing, node-pty does not load in a
+ * worker), they are started on the calling thread as before, and the reason is said once: they
+ * still start, only the loop pays for the forks.
+ */
+export function sharedForkThread(): ForkThread | null {
+  if (shared === undefined) {
+    try {
+      shared = new ForkThread((pid) => killSession(pid));
+    } catch (err) {
+      shared = null;
+      console.error(`gatehouse: processes are forked on the main thread: ${(err as Error).message}`);
+    }
+  }
+  if (shared?.failed) {
+    console.error(`gatehouse: processes are forked on the main thread from now on: ${shared.failed}`);
+    shared = null;
+  }
+  return shared;
 }
 
 function forkWorkerFile(): string {

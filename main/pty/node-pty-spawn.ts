@@ -2,8 +2,7 @@
 // wrapper) and so node-pty's quirks are handled in one place.
 import { closeSync, constants, openSync } from 'node:fs';
 import * as nodePty from 'node-pty';
-import { ForkThread, ForkThreadUnavailable, type ForkArgs, type Forked, type NativePty } from './fork-thread.js';
-import { killSession } from './process-tree.js';
+import { ForkThread, ForkThreadUnavailable, sharedForkThread, type ForkArgs, type Forked, type NativePty } from './fork-thread.js';
 import type { PtyProcess, PtySpawn, PtySpawnOptions } from './types.js';
 
 export interface NodePtySpawnOptions {
@@ -152,25 +151,3 @@ function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId:
   return Object.assign(pty, { release, forkedOnThread: threadId }, fromThread ?? {}) as NodePtyProcess;
 }
 
-let shared: ForkThread | null | undefined;
-
-/**
- * One fork thread for the process, started on first use. When it cannot start (its file is
- * missing, node-pty does not load in a worker), terminals are forked on the calling thread as
- * before, and the reason is said once: they still start, only the loop pays for the forks.
- */
-function sharedForkThread(): ForkThread | null {
-  if (shared === undefined) {
-    try {
-      shared = new ForkThread((pid) => killSession(pid));
-    } catch (err) {
-      shared = null;
-      console.error(`gatehouse: terminals are forked on the main thread: ${(err as Error).message}`);
-    }
-  }
-  if (shared?.failed) {
-    console.error(`gatehouse: terminals are forked on the main thread from now on: ${shared.failed}`);
-    shared = null;
-  }
-  return shared;
-}

@@ -6,8 +6,9 @@
 // answers which processes a session left when its program exited (fork-thread.ts says why).
 import { parentPort, threadId } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
-import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
+import type { ForkReply, ForkRequest, NativePty, ScanRequest, SpawnRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
+import { startChild, type ChildIo } from '../runner/child-io.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -18,7 +19,27 @@ if (!native) {
   port.postMessage({ type: 'failed', message: 'node-pty has no native fork on this platform' } satisfies ForkReply);
 } else {
   port.postMessage({ type: 'ready', threadId } satisfies ForkReply);
-  port.on('message', (r: ForkRequest | ScanRequest) => {
+  /** One-shot processes started here and not yet closed (their pipes are this thread's handles). */
+  const children = new Map<number, ChildIo>();
+  port.on('message', (r: ForkRequest | ScanRequest | SpawnRequest) => {
+    if (r.type === 'spawn') {
+      const id = r.id;
+      let ended = false;
+      // Copied, not moved: a small output sits in Buffer's shared pool, which must stay here.
+      const io = startChild(r.req, (event) => {
+        if (event.type === 'failed' || event.type === 'close') {
+          ended = true;
+          children.delete(id);
+        }
+        port.postMessage({ type: 'child', id, event } satisfies ForkReply);
+      });
+      if (!ended) children.set(id, io);
+      return;
+    }
+    if (r.type === 'let-go') {
+      children.get(r.id)?.letGo();
+      return;
+    }
     if (r.type === 'scan') {
       let pids: number[] | null = null;
       try {

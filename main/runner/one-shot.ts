@@ -19,12 +19,12 @@
 //                 concurrency queue was full (never started).
 //   spawn       — could not be started: missing or non-executable command, the sandbox failed to
 //                 set up, or the policy requires a sandbox and there is none.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { startChild, type ChildEvent, type ChildIo, type ChildRequest } from './child-io.js';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
+import { ForkThreadUnavailable, sharedForkThread, type ForkThread } from '../pty/fork-thread.js';
 import { killGroupUntilGone } from '../core/kill-group.js';
 import { formatBytes } from '../../shared/format.js';
 
@@ -80,8 +80,13 @@ export interface OneShotSpec {
   concurrency?: ConcurrencyLimiter;
   /** TERM-to-KILL grace on timeout (default 500 ms). */
   killGraceMs?: number;
-  /** Called once the process has started, with its pid (= its process group id). */
-  onSpawn?: (pid: number) => void;
+  /** Called once the process has started, with its pid (= its process group id) and the thread that forked it (0: the main thread). */
+  onSpawn?: (pid: number, forkedOnThread: number) => void;
+  /**
+   * Where the process is forked: the host's fork thread (the default), a given one (tests), or
+   * this thread (false: for comparing the two).
+   */
+  forkThread?: ForkThread | false;
 }
 
 interface Common {
@@ -180,20 +185,10 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   }
 
   return new Promise((resolve) => {
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(wrapped.command, wrapped.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    } catch (err) {
-      void (wrapped.finish?.() ?? Promise.resolve()).then(() => resolve(refuse(`${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}`, sandboxed)));
-      return;
-    }
-    const pid = child.pid ?? null;
-    if (pid !== null) spec.onSpawn?.(pid);
-    const chunks: Buffer[] = [];
-    let stdoutBytes = 0;
-    const stderrDecoder = new StringDecoder('utf8');
-    let stderrTail = '';
+    let pid: number | null = null;
+    let io: ChildIo | null = null;
     let failure: { kind: RunFailure; message: string; limit?: LimitKind } | null = null;
+    let timer: NodeJS.Timeout | null = null;
     let killTimer: NodeJS.Timeout | null = null;
     let drainTimer: NodeJS.Timeout | null = null;
     let escalated = false;
@@ -220,56 +215,76 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       }, grace);
     };
 
-    const timer = setTimeout(() => stop('timeout', `${spec.plugin} did not finish within ${formatMs(spec.timeoutMs)} and was stopped.`), spec.timeoutMs);
-
-    child.stdout.on('data', (c: Buffer) => {
-      if (failure) return;
-      stdoutBytes += c.length;
-      if (stdoutBytes > cap) {
-        stop('limit', `${spec.plugin} wrote more than ${formatBytes(cap)} to stdout and was stopped; a tool prints one JSON object of at most ${formatBytes(cap)}.`, 'stdout');
-        return;
+    const onEvent = (e: ChildEvent): void => {
+      switch (e.type) {
+        case 'spawned':
+          pid = e.pid;
+          // Started after the call already ended (its time ran out while it waited for the fork): never runs on.
+          if (settled) {
+            killGroup('SIGKILL');
+            wrapped.kill?.();
+            return;
+          }
+          spec.onSpawn?.(pid, e.threadId);
+          return;
+        case 'failed':
+          void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${e.message}` }, null);
+          return;
+        case 'overflow':
+          stop('limit', `${spec.plugin} wrote more than ${formatBytes(cap)} to stdout and was stopped; a tool prints one JSON object of at most ${formatBytes(cap)}.`, 'stdout');
+          return;
+        case 'exit':
+          // The plugin's exit ends the call: whatever it left running in its group goes with it,
+          // which also closes pipes a backgrounded child kept open, so 'close' follows promptly.
+          exited = true;
+          // It finished (or was stopped): what follows is cleanup, not the plugin's time.
+          if (timer) clearTimeout(timer);
+          if (killTimer) clearTimeout(killTimer);
+          killGroup('SIGKILL');
+          wrapped.kill?.();
+          // A process that escaped the group and the containment may hold our pipes open: stop
+          // waiting for them after a short drain.
+          drainTimer = setTimeout(() => io?.letGo(), EXIT_DRAIN_MS);
+          return;
+        case 'close':
+          void finalize(e.code, e.signal, null, e);
+          return;
+        case 'lost':
+          // Its exit and output can no longer be read (the process was killed): fails closed.
+          killGroup('SIGKILL');
+          wrapped.kill?.();
+          void finalize(null, null, { kind: 'crash', message: `${spec.plugin} was stopped: ${e.message}, which was watching it.` }, null);
+          return;
       }
-      chunks.push(c);
-    });
-    // Only the tail is kept, so a plugin flooding stderr costs no memory.
-    child.stderr.on('data', (c: Buffer) => {
-      stderrTail = (stderrTail + stderrDecoder.write(c)).slice(-STDERR_TAIL);
-    });
-    // A plugin that exits (or closes stdin) before reading it is not an error of ours: EPIPE.
-    child.stdin.on('error', () => {});
-    child.on('error', (err) => {
-      // After a successful spawn, 'error' only reports a failed kill(); exit and close still come.
-      if (pid !== null) return;
-      // Never started (ENOENT, EACCES): no 'exit' will come.
-      clearTimeout(timer);
-      void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${err.message}` });
-    });
-    child.stdin.end(inputText);
+    };
 
-    // The plugin's exit ends the call: whatever it left running in its group goes with it,
-    // which also closes pipes a backgrounded child kept open, so 'close' follows promptly.
-    child.on('exit', () => {
-      exited = true;
-      // It finished (or was stopped): what follows is cleanup, not the plugin's time.
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      killGroup('SIGKILL');
-      wrapped.kill?.();
-      // A process that escaped the group and the containment may hold our pipes open: stop
-      // waiting for them after a short drain.
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, EXIT_DRAIN_MS);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      void finalize(code, signal, null);
-    });
+    // The wall clock runs from the request: a fork that never comes back cannot hold the call.
+    timer = setTimeout(() => {
+      const message = `${spec.plugin} did not finish within ${formatMs(spec.timeoutMs)} and was stopped.`;
+      if (pid !== null) stop('timeout', message);
+      else void finalize(null, null, { kind: 'timeout', message }, null);
+    }, spec.timeoutMs);
+    const request: ChildRequest = { command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: inputText, maxStdout: cap, stderrTail: STDERR_TAIL };
+    // Started on the host's fork thread, so the fork does not stall the event loop (child-io.ts);
+    // on this thread when there is none.
+    const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
+    const here = () => {
+      io = startChild(request, onEvent);
+    };
+    if (!thread) here();
+    else
+      thread.startChild(request, onEvent).then(
+        (started) => (io = started),
+        (err: unknown) => {
+          if (err instanceof ForkThreadUnavailable) here();
+          else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
+        },
+      );
 
-    async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null): Promise<void> {
+    async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null, out: { stdout: Uint8Array; stderr: string } | null): Promise<void> {
       if (settled) return;
       settled = true;
+      if (timer) clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       if (drainTimer) clearTimeout(drainTimer);
       // The containment first (a cgroup also holds processes that left the group), then the
@@ -277,12 +292,12 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       // early in its exit and then waits for the namespace to empty, still in our group.
       const report: ContainmentReport = (await wrapped.finish?.()) ?? { processLimitHit: false };
       if (pid !== null) await killGroupUntilGone(pid);
-      stderrTail = (stderrTail + stderrDecoder.end()).slice(-STDERR_TAIL);
       const durationMs = performance.now() - started;
-      const stdout = Buffer.concat(chunks).toString('utf8');
+      const stdout = out ? Buffer.from(out.stdout.buffer, out.stdout.byteOffset, out.stdout.byteLength).toString('utf8') : '';
+      const stderrTail = out?.stderr ?? '';
       const common = { stdout, stderr: stderrTail, durationMs, sandboxed, pid, ...base };
       const fail = (kind: RunFailure, message: string, limit?: LimitKind): OneShotResult => ({ ok: false, failure: kind, message, exitCode: code, signal, ...(limit ? { limit } : {}), ...common });
-      const r = classify({ early: early ?? failure, code, signal, stdout });
+      const r = classify({ early: early ?? failure, code, signal, stdout, stderrTail });
       if (r.ok) {
         resolve({ ok: true, output: r.output, exitCode: 0, ...common });
         return;
@@ -295,8 +310,8 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       resolve(fail(r.kind, r.message, r.limit));
     }
 
-    function classify(x: { early: { kind: RunFailure; message: string; limit?: LimitKind } | null; code: number | null; signal: NodeJS.Signals | null; stdout: string }): { ok: true; output: Record<string, unknown> } | { ok: false; kind: RunFailure; message: string; limit?: LimitKind } {
-      const { early: f, code, signal, stdout } = x;
+    function classify(x: { early: { kind: RunFailure; message: string; limit?: LimitKind } | null; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderrTail: string }): { ok: true; output: Record<string, unknown> } | { ok: false; kind: RunFailure; message: string; limit?: LimitKind } {
+      const { early: f, code, signal, stdout, stderrTail } = x;
       if (f) {
         const extra = f.kind === 'timeout' && escalated ? ` It ignored SIGTERM and was killed after ${formatMs(grace)}.` : '';
         return { ok: false, kind: f.kind, message: f.message + extra, ...(f.limit ? { limit: f.limit } : {}) };

@@ -22,7 +22,9 @@ const sandbox = detectSandbox();
 const cgroup = detectPidsCgroup();
 
 interface Mode {
-  name: 'bare' | 'limits' | 'bwrap';
+  name: 'bare' | 'bare, forked on the main thread' | 'limits' | 'bwrap';
+  /** false: forked on the calling thread (the fallback when the host's fork thread is gone). */
+  forkThread?: false;
   /** Why this mode cannot run here, or null. */
   missing: string | null;
   sandboxed: boolean;
@@ -31,6 +33,7 @@ interface Mode {
 
 const modes: Mode[] = [
   { name: 'bare', missing: null, sandboxed: false, wrap: () => undefined },
+  { name: 'bare, forked on the main thread', missing: null, sandboxed: false, forkThread: false, wrap: () => undefined },
   { name: 'limits', missing: null, sandboxed: false, wrap: (timeoutMs, limits) => unsandboxedWrap({ timeoutMs, ...(limits ? { limits } : {}) }) },
   {
     name: 'bwrap',
@@ -62,6 +65,7 @@ function run(mode: Mode, fixture: string, o: RunOpts = {}): Promise<OneShotResul
     env: { ...scrubEnv(process.env, []), ...o.env },
     ...(wrap ? { wrap } : {}),
     ...(o.onSpawn ? { onSpawn: o.onSpawn } : {}),
+    ...(mode.forkThread === false ? { forkThread: false as const } : {}),
   });
 }
 
@@ -223,7 +227,7 @@ for (const mode of modes) {
       await expectStillAnswering(mode);
     });
 
-    if (mode.name !== 'bare') {
+    if (!mode.name.startsWith('bare')) {
       it('a child that leaves the process group (setsid) is still killed', async (ctx) => {
         skipUnless(ctx, mode.missing);
         // Only a pids cgroup or the sandbox's PID namespace can find it (bare runs cannot: docs/sandbox.md).
@@ -278,7 +282,7 @@ for (const mode of modes) {
       if (r.pid !== null) expectNothingLeft(r);
     });
 
-    if (mode.name !== 'bare') {
+    if (!mode.name.startsWith('bare')) {
       it('a fork bomb is held at the process limit, ends as a limit failure, and leaves nothing', async (ctx) => {
         skipUnless(ctx, mode.missing);
         const support = processLimitSupport(mode.sandboxed);

@@ -1,0 +1,100 @@
+// A one-shot plugin process's pipes: starts it, writes its input and closes stdin, collects
+// stdout up to a cap and the tail of stderr, and reports what happens as events. The runner
+// (one-shot.ts) decides everything else (timeouts, kills, the result) from these events.
+//
+// Why apart from the runner: starting a process forks the whole host, and on the event loop that
+// fork blocked every agent and console for its whole duration (measured here: 7 ms for a bare
+// Node, 20-25 ms at a host-sized heap, and far more on a busy machine). So the host starts these
+// processes on its fork thread (main/pty/fork-thread.ts), where the pipes then live too; the
+// runner falls back to calling this on its own thread when that thread is not available. One
+// implementation either way.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { threadId } from 'node:worker_threads';
+
+export interface ChildRequest {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to stdin, which is then closed. */
+  input: string;
+  /** Stdout bytes kept; past them the child is reported (once) and nothing more is kept. */
+  maxStdout: number;
+  /** How many characters of stderr's end are kept. */
+  stderrTail: number;
+}
+
+export type ChildEvent =
+  /** Started: its pid, which is also its process group and session (it is detached); the thread that forked it. */
+  | { type: 'spawned'; pid: number; threadId: number }
+  /** Never started (ENOENT, EACCES, bad arguments); nothing else follows. */
+  | { type: 'failed'; message: string }
+  /** Stdout passed maxStdout: what came before is kept, the rest dropped. */
+  | { type: 'overflow' }
+  /** The process exited; its pipes may still be open (something it left running holds them). */
+  | { type: 'exit' }
+  /** Exited and its pipes closed (or were let go): the last event. */
+  | { type: 'close'; code: number | null; signal: NodeJS.Signals | null; stdout: Uint8Array; stderr: string }
+  /** The thread running it is gone: its exit can no longer be seen (it was killed). The last event. */
+  | { type: 'lost'; message: string };
+
+export interface ChildIo {
+  /** Stops waiting for pipes held open by processes that escaped (close follows). */
+  letGo(): void;
+}
+
+export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): ChildIo {
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  } catch (err) {
+    emit({ type: 'failed', message: (err as Error).message });
+    return { letGo: () => {} };
+  }
+  const pid = child.pid ?? null;
+  if (pid !== null) emit({ type: 'spawned', pid, threadId });
+  const chunks: Buffer[] = [];
+  let stdoutBytes = 0;
+  let overflowed = false;
+  const stderrDecoder = new StringDecoder('utf8');
+  let stderrTail = '';
+  let ended = false;
+  child.stdout.on('data', (c: Buffer) => {
+    if (overflowed) return;
+    stdoutBytes += c.length;
+    if (stdoutBytes > req.maxStdout) {
+      overflowed = true;
+      emit({ type: 'overflow' });
+      return;
+    }
+    chunks.push(c);
+  });
+  // Only the tail is kept, so a plugin flooding stderr costs no memory.
+  child.stderr.on('data', (c: Buffer) => {
+    stderrTail = (stderrTail + stderrDecoder.write(c)).slice(-req.stderrTail);
+  });
+  // A plugin that exits (or closes stdin) before reading it is not an error of ours: EPIPE.
+  child.stdin.on('error', () => {});
+  child.on('error', (err) => {
+    // After a successful spawn, 'error' only reports a failed kill(); exit and close still come.
+    if (pid !== null || ended) return;
+    // Never started: no 'exit' will come.
+    ended = true;
+    emit({ type: 'failed', message: err.message });
+  });
+  child.stdin.end(req.input);
+  child.on('exit', () => emit({ type: 'exit' }));
+  child.on('close', (code, signal) => {
+    if (ended) return;
+    ended = true;
+    stderrTail = (stderrTail + stderrDecoder.end()).slice(-req.stderrTail);
+    emit({ type: 'close', code, signal, stdout: Buffer.concat(chunks), stderr: stderrTail });
+  });
+  return {
+    letGo: () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    },
+  };
+}
