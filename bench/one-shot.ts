@@ -101,9 +101,9 @@ export async function oneShotCases(opts: { calls?: number } = {}): Promise<Bench
     },
   ];
   // How long the event loop stands still during one call: the longest gap between two runs of a
-  // 1 ms timer chain, minus the period, per call, median over the calls. (libuv's histogram,
-  // monitorEventLoopDelay, read far less here than such a timer saw while a fork blocked the
-  // loop: 0.4 against 40 ms.) A fork of this process on the loop's own thread blocks it for the
+  // 1 ms timer chain, minus the period, per call, median over the calls. (Not libuv's histogram,
+  // monitorEventLoopDelay: it records a delay when its timer next runs, which for a stall at the
+  // end of a call is after the next call's reset.) A fork of this process on the loop's own thread blocks it for the
   // whole fork (the copy of its page tables, the wait for the child's exec); on the fork thread
   // only the kernel's lock on the address space during the copy reaches it.
   const stall = (forkThread: false | undefined) => async () => {
