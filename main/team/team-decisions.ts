@@ -137,8 +137,9 @@ export interface StoredAt {
 export function signatureProblem(db: Query, d: TeamDecision, stored?: StoredAt): Promise<string | null> {
   if (d.shown === null) {
     if (stored === undefined) return Promise.resolve('it carries a v1 signature, which covers neither the tool, the agent nor the session its ask showed: a member applies only v2 decisions');
-    if (stored.v2Since === null || stored.at >= stored.v2Since) {
-      return Promise.resolve(`it carries a v1 signature (tool, agent and session not signed) on a row stored ${stored.at.toISOString()}, ${stored.v2Since ? `after team migration ${TEAM_MIGRATION_006.version} (${stored.v2Since.toISOString()})` : `in a database without team migration ${TEAM_MIGRATION_006.version}`}, from which every decision is signed v2`);
+    if (stored.v2Since === null) return Promise.resolve(`it carries a v1 signature, and team_schema does not say when team migration ${TEAM_MIGRATION_006.version} was applied: no v1 signature is taken`);
+    if (stored.at >= stored.v2Since) {
+      return Promise.resolve(`it carries a v1 signature (tool, agent and session not signed) on a row stored ${stored.at.toISOString()}, after team migration ${TEAM_MIGRATION_006.version} (${stored.v2Since.toISOString()}), from which every decision is signed v2`);
     }
     return signerProblem(db, d.operator, (key) => verifyDecisionV1(d, d.signature, key), 'decision', stored.at);
   }
