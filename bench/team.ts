@@ -40,6 +40,16 @@ const SEARCH_QUERIES = 40;
 const RATE = 20_000;
 const SUSTAIN_MS = 3_000;
 const BACKLOG = 60_000;
+/** An ask as alpha published it: what a console signs a decision over. */
+interface PublishedAsk {
+  approval_id: string;
+  call_id: string;
+  args_hash: string;
+  tool: string;
+  agent: string;
+  session: string;
+}
+
 const WORDS = ['deploy', 'migrate', 'rollback', 'lint', 'format', 'review', 'backup', 'restore', 'compile', 'package', 'publish', 'release'];
 
 function callEvent(i: number) {
@@ -71,7 +81,7 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
   };
 
   // ---- cross-machine approval -------------------------------------------------------------------
-  type Approvals = { member: ChildProcess; hookUrl: string; token: string; pool: Pool; listener: pg.Client; waiters: Map<string, (id: { approval_id: string; call_id: string; args_hash: string }) => void>; privatePem: string };
+  type Approvals = { member: ChildProcess; hookUrl: string; token: string; pool: Pool; listener: pg.Client; waiters: Map<string, (ask: PublishedAsk) => void>; privatePem: string };
   let approvals: Approvals | null = null;
   const openApprovals = async (): Promise<Approvals> => {
     if (approvals) return approvals;
@@ -95,11 +105,11 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
     // The asks alpha publishes, heard as a console hears them.
     const listener = new pg.Client({ connectionString: url });
     await listener.connect();
-    const waiters = new Map<string, (a: { approval_id: string; call_id: string; args_hash: string }) => void>();
+    const waiters = new Map<string, (a: PublishedAsk) => void>();
     listener.on('notification', (n) => {
       const p = JSON.parse(n.payload ?? '{}') as { approval?: string; state?: string };
       if (p.state !== 'pending' || !p.approval) return;
-      void listener.query<{ approval_id: string; call_id: string; args_hash: string; session: string }>('SELECT approval_id, call_id, args_hash, session FROM team_asks WHERE approval_id = $1', [p.approval]).then((r) => {
+      void listener.query<PublishedAsk>('SELECT approval_id, call_id, args_hash, tool, agent, session FROM team_asks WHERE approval_id = $1', [p.approval]).then((r) => {
         const row = r.rows[0];
         const w = row && waiters.get(row.session.split('/').pop()!);
         if (row && w) w(row);
@@ -112,7 +122,7 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
   let asked = 0;
   const oneApproval = async (a: Approvals): Promise<number> => {
     const session = `bench-${++asked}`;
-    const published = new Promise<{ approval_id: string; call_id: string; args_hash: string }>((resolve) => a.waiters.set(session, resolve));
+    const published = new Promise<PublishedAsk>((resolve) => a.waiters.set(session, resolve));
     const body = JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `make release-${asked}` }, tool_use_id: `tu-${asked}`, permission_mode: 'default' });
     let answeredAt = 0;
     const answered = new Promise<string>((resolve, reject) => {
@@ -130,8 +140,9 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
     const ask = await published;
     a.waiters.delete(session);
     const fields = { member: 'alpha', approvalId: ask.approval_id, callId: ask.call_id, argsHash: ask.args_hash, decision: 'approved' as const, reason: '', operator: 'bench-operator', console: 'bench-b', decidedAt: Date.now() };
+    const shown = { tool: ask.tool, agent: ask.agent, session: ask.session };
     const t0 = performance.now();
-    const stored = await insertDecision(a.pool, { ...fields, signature: signDecision(fields, a.privatePem) });
+    const stored = await insertDecision(a.pool, { ...fields, shown, signature: signDecision({ ...fields, ...shown }, a.privatePem) });
     if (!stored.won) throw new Error(`team approval bench: the decision on ${ask.approval_id} was not stored`);
     const answer = JSON.parse(await answered) as { hookSpecificOutput?: { permissionDecision?: string } };
     if (answer.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`team approval bench: alpha answered ${JSON.stringify(answer)}`);

@@ -261,6 +261,20 @@ export class ApprovalQueue {
   }
 
   /**
+   * The host denies a waiting call itself, no operator having denied it (team mode: a signed team
+   * decision made on an ask that was not this call, team-inbox.ts). Recorded as `approval.decided`
+   * by the host, as a shutdown's denials are; `reason` is what the agent is told.
+   */
+  denyByHost(id: string, reason: string): ApprovalItem {
+    const e = this.pendingEntry(id, 'denied');
+    const outcome: ApprovalOutcome = { state: 'denied', decider: { kind: 'error', message: reason }, reason };
+    this.finish(e, outcome, null, null);
+    this.recordFn('approval.decided', 'host', { ...decidedPayload(e.item), state: 'denied', reason });
+    this.changedFn();
+    return snapshot(e.item);
+  }
+
+  /**
    * A grant created after this call started waiting covers it now, as the judge found when it
    * judged the call again (CallPipeline.releaseWaiting): the call is approved by that grant, not
    * by an operator, and recorded so (`approval.decided` by `grant:<id>`). False when the item is

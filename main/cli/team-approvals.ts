@@ -96,7 +96,7 @@ export async function decideOnTeam(id: string, decision: 'approved' | 'denied', 
     if (state === decision) console.log(`${verb} ${d(id)} on ${d(a.member)} as ${d(key.name)}: ${d(a.tool)}; ${d(a.member)} checked the signature and answered its agent.`);
     else if (state === null) console.log(`${verb} ${d(id)} on ${d(a.member)} as ${d(key.name)}: ${d(a.tool)}; stored and signed, but ${d(a.member)} has not applied it yet (its link may be down: it reads it when it reconnects).`);
     else {
-      console.error(`Your decision on ${d(id)} was stored, but ${d(a.member)} closed the ask as ${d(state)} instead (it expired, its agent left, or it was decided there first).`);
+      console.error(`Your decision on ${d(id)} was stored, but ${d(a.member)} closed the ask as ${d(state)} instead (it expired, its agent left, it was decided there first, or your decision was signed for an ask that was not its call: its log says why, as team.decision-refused).`);
       process.exitCode = 1;
     }
   });

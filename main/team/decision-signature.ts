@@ -3,13 +3,15 @@
 // honours a decision from the team database only when this verifies against the named operator's
 // registered public key. SECURITY: each field below is what stops a reuse: the member and approval
 // id (a signature for one ask approving another), the call id and args hash (the same ask id with
-// other arguments), the decision and reason (a denial turned into an approval), the operator and
-// console (a decision claimed for someone else), the time. Dropping one lets a row written with a
-// member's own database credentials replay a real operator's signature onto what that field no
-// longer pins.
+// other arguments), the tool, agent and session the ask showed (an ask relabelled so that a Bash
+// call reads as a harmless tool, or another agent's), the decision and reason (a denial turned into
+// an approval), the operator and console (a decision claimed for someone else), the time. Dropping
+// one lets a row written with a member's own database credentials replay a real operator's
+// signature onto what that field no longer pins.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
-export interface SignedFields {
+/** What a decision says, in every version of its signature. */
+export interface DecisionFields {
   member: string;
   approvalId: string;
   callId: string;
@@ -21,11 +23,37 @@ export interface SignedFields {
   decidedAt: number;
 }
 
-const DOMAIN = 'gatehouse.team-decision.v1';
+/**
+ * What the ask showed the operator beside its arguments, and which the member compares with the
+ * call it is about to release: the tool that runs, and the agent and session it runs for. (The
+ * ask's reason and deadline are shown too, but are the member's own account: they decide nothing
+ * that runs.)
+ */
+export interface ShownAsk {
+  tool: string;
+  agent: string;
+  session: string;
+}
+
+/** A decision's signed fields: what it says and what its ask showed (v2, team migration 6 on). */
+export type SignedFields = DecisionFields & ShownAsk;
+
+const DOMAIN = 'gatehouse.team-decision.v2';
+/**
+ * v1 signed neither the tool, nor the agent, nor the session. Only `audit verify --team` still
+ * checks it, on decisions the database stored before migration 6; nothing signs it any more, and
+ * a member never applies it (team-decisions.ts).
+ */
+const DOMAIN_V1 = 'gatehouse.team-decision.v1';
 
 /** The exact bytes signed: a JSON array, so no field can run into the next. */
 export function signedMessage(f: SignedFields): Buffer {
-  return Buffer.from(JSON.stringify([DOMAIN, f.member, f.approvalId, f.callId, f.argsHash, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
+  return Buffer.from(JSON.stringify([DOMAIN, f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
+}
+
+/** The bytes a v1 signature covers (decisions stored before team migration 6). */
+export function signedMessageV1(f: DecisionFields): Buffer {
+  return Buffer.from(JSON.stringify([DOMAIN_V1, f.member, f.approvalId, f.callId, f.argsHash, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
 }
 
 export function newOperatorKeys(): { privatePem: string; publicPem: string } {
@@ -41,9 +69,14 @@ export function signDecision(f: SignedFields, privatePem: string): string {
   return signBytes(signedMessage(f), privatePem);
 }
 
-/** True only for a well-formed ed25519 key and a signature over exactly these fields. */
+/** True only for a well-formed ed25519 key and a v2 signature over exactly these fields. */
 export function verifyDecision(f: SignedFields, signature: string, publicPem: string): boolean {
   return verifyBytes(signedMessage(f), signature, publicPem);
+}
+
+/** True only for a v1 signature over exactly these fields: a decision stored before team migration 6. */
+export function verifyDecisionV1(f: DecisionFields, signature: string, publicPem: string): boolean {
+  return verifyBytes(signedMessageV1(f), signature, publicPem);
 }
 
 /**
@@ -105,7 +138,8 @@ export function verifyGrant(f: GrantFields, signature: string, publicPem: string
 }
 
 // The domains keep one operator key's signatures apart: a decision's bytes never parse as a
-// policy's (their first element differs), so neither can be passed off as the other.
+// policy's, nor a v1 decision's as a v2 one's (their first element differs), so none can be passed
+// off as another.
 function signBytes(message: Buffer, privatePem: string): string {
   return sign(null, message, createPrivateKey(privatePem)).toString('base64');
 }

@@ -3,14 +3,18 @@
 // sign the decision with this home's operator key, and store it only if nobody decided first
 // (insertDecision: one statement). The member that asked applies it once the signature checks.
 //
-// SECURITY: the signature covers every field the member acts on (decision-signature.ts); the hash
-// check refuses a decision on arguments the operator did not see. Dropping either lets a decision
-// made for one call be applied to another.
+// SECURITY: the signature covers every field the member acts on, and the tool, agent and session
+// the ask shows (decision-signature.ts), which the member compares with its call; the hash check
+// refuses a decision on arguments the operator did not see. Dropping either lets a decision made
+// for one call be applied to another. What is signed is read from the ask's row here, and is what
+// the operator was listed: a member's role cannot change a published ask but to close it (team
+// migration 6).
 import { UsageError } from '../core/usage-error.js';
 import { displayText } from '../../shared/display-text.js';
 import { hashCanonical } from '../approvals/args-match.js';
 import { signDecision } from './decision-signature.js';
-import { asksById, decisionFor, insertDecision, type TeamAsk, type TeamDecision } from './team-decisions.js';
+import { asksById, decisionFor, insertDecision, type SignedDecision, type TeamAsk, type TeamDecision } from './team-decisions.js';
+import { requireTeamSchema } from './migrations/migrate.js';
 import type { Pool } from './team-db.js';
 
 type Query = Pick<Pool, 'query'>;
@@ -59,8 +63,11 @@ export async function decideAsk(db: Query, r: DecideRequest): Promise<DecideResu
   if (hashCanonical(a.arguments) !== a.argsHash) throw new UsageError(`Approval ${d(a.approvalId)} on ${d(a.member)}: the arguments shown do not match the hash ${d(a.argsHash.slice(0, 12))}… the call is bound to (they were changed in the team database after ${d(a.member)} published them). Nothing was signed; decide it on ${d(a.member)}'s own console.`);
   // Bound to the arguments the operator reviewed: a hash that is not this ask's is refused.
   if (r.hash !== undefined && r.hash !== a.argsHash) throw new UsageError(`Approval ${a.approvalId} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${r.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
+  // A database without migration 6 has nowhere to keep the tool, agent and session signed.
+  await requireTeamSchema(db);
   const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision: r.decision, reason: r.decision === 'approved' ? '' : (r.reason ?? ''), operator: r.key.name, console: r.console, decidedAt: r.now };
-  const signed: TeamDecision = { ...fields, signature: signDecision(fields, r.key.privatePem) };
+  const shown = { tool: a.tool, agent: a.agent, session: a.session };
+  const signed: SignedDecision = { ...fields, shown, signature: signDecision({ ...fields, ...shown }, r.key.privatePem) };
   const stored = await insertDecision(db, signed);
   if (stored.won) return { outcome: 'stored', decision: signed };
   return stored.standing ? { outcome: 'taken', standing: stored.standing } : { outcome: 'closed', state: 'closed' };

@@ -1,21 +1,25 @@
 // A member's side of the team inbox. Each ask the host's approval queue raises is published to
 // team_asks (best effort: the local inbox stays the truth), the host LISTENs for decisions on its
 // own asks, and a decision is applied to the local item only when it carries a valid signature of
-// a registered operator and is bound to the item's call id and argument hash. When the local item
-// closes (decided here, expired, its agent gone) the team ask is closed too, so no other console
-// can decide it any more.
+// a registered operator and is bound to the item's call: its call id, argument hash, tool, agent
+// and session. When the local item closes (decided here, expired, its agent gone) the team ask is
+// closed too, so no other console can decide it any more.
 //
 // SECURITY: this host's database credentials are readable by its own agents, so anything in the
 // team database may have been written with them. A decision row is therefore never trusted for
 // what it says, only for what its signature proves (signatureProblem); a refused one is recorded
 // (`team.decision-refused`) and the item keeps waiting. Applying a decision without that check
-// would let an agent approve its own calls by inserting a row.
+// would let an agent approve its own calls by inserting a row. A signed decision that is not about
+// this item's call (its ask showed the operator another tool, agent or session, or another call:
+// the ask was written with these credentials before this host published its own) denies the call:
+// the operator decided on something else, and nothing they signed covers it.
 //
 // Outages never open the gate: with PostgreSQL unreachable nothing here decides anything; the local
 // inbox works as on a single machine, publishing and listening retry every second, and decisions
 // stored meanwhile are read on reconnect.
 import type { PoolClient } from 'pg';
 import type { ApprovalItem, RecordFn } from '../approvals/types.js';
+import type { ShownAsk } from './decision-signature.js';
 import type { ApprovalQueue } from '../approvals/approval-queue.js';
 import { canonicalArgs } from '../approvals/args-match.js';
 import { openTeamPool, describePgError, type Pool } from './team-db.js';
@@ -40,7 +44,7 @@ export interface TeamFollower {
 export interface TeamInboxDeps {
   url: string;
   member: string;
-  approvals: Pick<ApprovalQueue, 'list' | 'get' | 'approve' | 'deny'>;
+  approvals: Pick<ApprovalQueue, 'list' | 'get' | 'approve' | 'deny' | 'denyByHost'>;
   /** Subscribes to changes of the local inbox; returns the unsubscribe. */
   onChanged: (fn: () => void) => () => void;
   record: RecordFn;
@@ -54,6 +58,20 @@ export interface TeamInbox {
   close(): Promise<void>;
 }
 
+/** What a signed decision was made on that `item`'s call is not, as a phrase; null when it is about this very call. */
+function notThisCall(d: { callId: string; argsHash: string }, shown: ShownAsk, item: ApprovalItem): string | null {
+  const c = item.call;
+  const q = (v: string) => JSON.stringify(v);
+  const differs = [
+    shown.tool !== c.tool ? `tool ${q(shown.tool)}, not this call's ${q(c.tool)}` : null,
+    shown.agent !== c.agent ? `agent ${q(shown.agent)}, not this call's ${q(c.agent)}` : null,
+    shown.session !== c.session ? `session ${q(shown.session)}, not this call's ${q(c.session)}` : null,
+    d.callId !== c.id ? `call ${q(d.callId)}, not this one (${q(c.id)})` : null,
+    d.argsHash !== item.argsHash ? `arguments hash ${d.argsHash.slice(0, 12)}…, not this call's ${item.argsHash.slice(0, 12)}…` : null,
+  ].filter((x) => x !== null);
+  return differs.length > 0 ? differs.join('; ') : null;
+}
+
 export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
   const { member, approvals, record, log } = deps;
   const followers = deps.followers ?? [];
@@ -65,7 +83,7 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
   const published = new Set<string>();
   /** Set after each (re)connect: asks a previous run left open are closed once. */
   let swept = false;
-  /** Refusals already recorded (approval id + signature): a decision row read again is not logged twice. */
+  /** Refusals already recorded (approval id, signature, why): a decision row read again is not logged twice. */
   const refused = new Set<string>();
   let syncing: Promise<void> | null = null;
   let again = false;
@@ -130,13 +148,23 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     const item: ApprovalItem | null = approvals.get(d.approvalId);
     // Closed here meanwhile (decided locally, expired, agent gone): sync closes the team ask.
     if (!item || item.state !== 'pending') return;
-    const problem = d.callId !== item.call.id || d.argsHash !== item.argsHash ? `it is bound to call ${d.callId} with arguments hash ${d.argsHash.slice(0, 12)}…, not to this item's call ${item.call.id} (${item.argsHash.slice(0, 12)}…)` : await signatureProblem(pool, d);
-    if (problem !== null) {
-      const key = `${d.approvalId}\n${d.signature}`;
+    // A live check: a v1 decision (tool, agent and session unsigned) is refused here too.
+    const problem = await signatureProblem(pool, d);
+    if (problem !== null || d.shown === null) {
+      const why = problem ?? 'it carries no v2 signature';
+      const key = `${d.approvalId}\n${d.signature}\n${why}`;
       if (refused.has(key)) return;
       refused.add(key);
-      log(`team inbox: refused a decision on ${d.approvalId} claimed by ${d.operator}: ${problem}; the call keeps waiting`);
-      record('team.decision-refused', 'host', { id: item.id, call: item.call.id, member, operator: d.operator, console: d.console, decision: d.decision, problem });
+      log(`team inbox: refused a decision on ${d.approvalId} claimed by ${d.operator}: ${why}; the call keeps waiting`);
+      record('team.decision-refused', 'host', { id: item.id, call: item.call.id, member, operator: d.operator, console: d.console, decision: d.decision, problem: why });
+      return;
+    }
+    const other = notThisCall(d, d.shown, item);
+    if (other !== null) {
+      const mismatch = `it was signed for ${other}: the ask it was made on is not the one this host published`;
+      log(`team inbox: refused a decision on ${d.approvalId} signed by ${d.operator}: ${mismatch}; the call is denied`);
+      record('team.decision-refused', 'host', { id: item.id, call: item.call.id, member, operator: d.operator, console: d.console, decision: d.decision, problem: mismatch, denied: true });
+      approvals.denyByHost(item.id, `Denied by Gatehouse: operator ${d.operator} decided, from ${d.console}, a team ask that showed ${other}; the ask in the team database was not the one this host published, so nothing ${d.operator} signed covers this call. Ask again.`);
       return;
     }
     const team = { console: d.console, signature: d.signature };

@@ -103,6 +103,18 @@ describe('request and decide', () => {
     expect(events.at(-1)).toMatchObject({ type: 'approval.decided', actor: 'operator:alice', payload: { id, state: 'denied', reason: 'not in prod' } });
   });
 
+  it('the host can deny a waiting call itself: decided by the host, no operator named, the agent gets the reason', async () => {
+    const { queue, events } = setup();
+    const { id, decision } = ask(queue);
+    const why = 'Denied by Gatehouse: a team decision made on another ask.';
+    expect(queue.denyByHost(id, why)).toMatchObject({ state: 'denied', operator: null });
+    expect(await decision).toEqual({ state: 'denied', decider: { kind: 'error', message: why }, reason: why });
+    expect(events.at(-1)).toMatchObject({ type: 'approval.decided', actor: 'host', payload: { id, state: 'denied', reason: why } });
+    expect(events.at(-1)!.payload.operator).toBeUndefined();
+    // Decided: nobody can decide it again.
+    expect(opError(() => queue.approve(id, { operator: 'alice', argsHash: queue.get(id)!.argsHash, scope: 'once' })).reason).toBe('state');
+  });
+
   it('an unknown id is not_found with a sentence', () => {
     const { queue } = setup();
     const e = opError(() => queue.approve('nope', { operator: 'alice', argsHash: 'x', scope: 'once' }));
