@@ -303,8 +303,10 @@ export function profileFromManifest(manifest: Pick<PluginManifest, 'permissions'
  *   - a granted bind whose real source is the original or inside it (a granted path made a link
  *     to it): refused, not made; one of the sandbox's own (`fixed`: an interpreter folder) is
  *     hidden instead.
- * Paths are resolved when the sandbox starts; a link swapped in between that and bwrap's mounts
- * (milliseconds) is not seen.
+ * `fixed` are the sandbox's own binds besides the system folders (interpreter folders, the copy),
+ * `granted` the manifest's. Paths are resolved when the sandbox starts (about 0.1 ms for a
+ * plugin's handful of binds); a link swapped in between that and bwrap's mounts (milliseconds) is
+ * not seen.
  */
 export function reviewedDirCover(reviewedDir: string, fixed: readonly string[], granted: readonly string[]): { hide: string[]; refuse: Set<string> } {
   const lexical = resolve(reviewedDir);
@@ -312,6 +314,8 @@ export function reviewedDirCover(reviewedDir: string, fixed: readonly string[], 
   const hide = new Set<string>();
   const refuse = new Set<string>();
   const isGranted = new Set(granted);
+  // The system folders are bound as they are (links recreated as links): compared by name only.
+  for (const o of [lexical, real]) if (inSystemDir(o)) hide.add(o);
   for (const b of [...fixed, ...granted]) {
     const source = realOr(b);
     if (under(source, real) || under(b, lexical)) {
@@ -327,7 +331,8 @@ export function reviewedDirCover(reviewedDir: string, fixed: readonly string[], 
 
 function realOr(p: string): string {
   try {
-    return realpathSync(p);
+    // The native call: one realpath(3) instead of an lstat per component of the path.
+    return realpathSync.native(p);
   } catch {
     return p;
   }
@@ -361,7 +366,7 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   }
   // A plugin run from a verified copy sees nothing of the folder it was copied from.
   const original = profile.reviewedDir !== undefined && resolve(profile.reviewedDir) !== profile.pluginDir
-    ? reviewedDirCover(profile.reviewedDir, [...SYSTEM_DIRS.filter(isDir), ...pathDirs, profile.pluginDir, ...(profile.lock ?? [])], [...profile.read, ...profile.write])
+    ? reviewedDirCover(profile.reviewedDir, [...pathDirs, profile.pluginDir, ...(profile.lock ?? [])], [...profile.read, ...profile.write])
     : null;
   const bound = (p: string) => !original?.refuse.has(p);
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
