@@ -23,9 +23,9 @@ export function sandboxedRunner(registry: PluginRegistry, home: string, detectio
     breakers: new BreakerBoard({ clock: { now: () => Date.now() } }),
     metrics: new PluginMetrics(),
     runCache: join(home, 'run-cache'),
-    sandboxFor: (manifest, dir) =>
+    sandboxFor: (manifest, dir, reviewedDir) =>
       detection.kind === 'bwrap'
-        ? { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir) }, { timeoutMs: 10_000 }), sandboxed: true, warning: null }
+        ? { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir, reviewedDir ? { reviewedDir } : {}) }, { timeoutMs: 10_000 }), sandboxed: true, warning: null }
         : { wrap: containWrap(null, { timeoutMs: 10_000 }), sandboxed: false, warning: null },
     record: () => {},
     ...more,

@@ -31,6 +31,11 @@ export interface SandboxPlanOptions {
   limits?: Partial<ResourceLimits>;
   home?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The folder the plugin was reviewed in, when `dir` is a verified copy of it: hidden from the
+   * sandbox, and permission paths inside it are the copy's (profileFromManifest).
+   */
+  reviewedDir?: string;
 }
 
 /** Refusal to run unsandboxed; runOneShot turns it into a "spawn" failure with this message. */
@@ -47,7 +52,7 @@ export function sandboxPlan(detection: SandboxDetection, manifest: PluginManifes
   const contain = { timeoutMs: manifest.timeoutSecs * 1000, limits, ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}) };
   const optedOut = manifest.sandbox === 'none' && opts.trusted === true;
   if (detection.kind === 'bwrap' && !optedOut) {
-    return { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir, opts.home ? { home: opts.home } : {}) }, contain), sandboxed: true, warning: null };
+    return { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir, { ...(opts.home ? { home: opts.home } : {}), ...(opts.reviewedDir ? { reviewedDir: opts.reviewedDir } : {}) }) }, contain), sandboxed: true, warning: null };
   }
   const why = optedOut ? `its manifest says sandbox = "none" and an operator marked it trusted` : `there is no sandbox on this machine: ${detection.kind === 'none' ? detection.reason : ''}`;
   if (opts.requireSandbox) {

@@ -50,6 +50,12 @@ export interface SandboxProfile {
    * would report a success that did not happen). /tmp stays the sandbox's private scratch.
    */
   readOnlyRoot?: boolean;
+  /**
+   * The folder the plugin was reviewed in, when `pluginDir` is a verified copy of it. Nothing of
+   * it is visible in the sandbox (bwrapArgs): the plugin's code is the copy's, and the original
+   * can have changed since the copy was checked.
+   */
+  reviewedDir?: string;
 }
 
 export interface ContainOptions {
@@ -252,22 +258,84 @@ export function anchorPermissions<M extends Pick<PluginManifest, 'permissions'>>
   const anchor = (p: string) => {
     if (p === '~' || p.startsWith('~/') || isAbsolute(p)) return p;
     const abs = resolve(sourceDir, p);
-    return under(abs, resolve(sourceDir)) ? p : abs;
+    // Inside: as a path from the folder itself (`../x/data` from x is `data`, which the copy has;
+    // kept as written it would climb out of the copy into the run cache).
+    return under(abs, resolve(sourceDir)) ? relative(resolve(sourceDir), abs) || '.' : abs;
   };
   const { read, write } = manifest.permissions;
   if (![...read, ...write].some((p) => anchor(p) !== p)) return manifest;
   return { ...manifest, permissions: { ...manifest.permissions, read: read.map(anchor), write: write.map(anchor) } };
 }
 
-/** The sandbox profile a manifest asks for. */
-export function profileFromManifest(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string } = {}): SandboxProfile {
+/**
+ * The sandbox profile a manifest asks for. With `reviewedDir` (the plugin runs from `pluginDir`, a
+ * verified copy of that folder) a permission path written inside the reviewed folder, however it
+ * is written (`data`, `~/…/plugins/x/data`, `/abs/…/x/data`), is the copy's: the plugin's own files
+ * are the verified ones, and the reviewed folder itself is hidden from the sandbox (bwrapArgs).
+ */
+export function profileFromManifest(manifest: Pick<PluginManifest, 'permissions'>, pluginDir: string, opts: { home?: string; reviewedDir?: string } = {}): SandboxProfile {
   const home = opts.home ?? homedir();
-  return {
-    pluginDir: resolve(pluginDir),
-    read: manifest.permissions.read.map((p) => expandPath(p, pluginDir, home)),
-    write: manifest.permissions.write.map((p) => expandPath(p, pluginDir, home)),
-    hosts: [...manifest.permissions.hosts],
+  const copy = resolve(pluginDir);
+  const reviewed = opts.reviewedDir !== undefined && resolve(opts.reviewedDir) !== copy ? resolve(opts.reviewedDir) : null;
+  const expand = (p: string) => {
+    const abs = expandPath(p, pluginDir, home);
+    return reviewed !== null && under(abs, reviewed) ? join(copy, relative(reviewed, abs)) : abs;
   };
+  return {
+    pluginDir: copy,
+    read: manifest.permissions.read.map(expand),
+    write: manifest.permissions.write.map(expand),
+    hosts: [...manifest.permissions.hosts],
+    ...(reviewed !== null ? { reviewedDir: reviewed } : {}),
+  };
+}
+
+/**
+ * Where the folder a verified copy was made from would show in a sandbox with these binds, and
+ * which granted binds would show it under another name. Security-sensitive: an agent that can
+ * write a granted folder can make a link to the original there after the copy was checked (an
+ * alias), change the original, and the plugin would run or read the change. Every way in is
+ * covered:
+ *   - a bind that holds the original (a granted project the plugin folder lies in, a system or
+ *     interpreter folder): the original is hidden at its place in that bind, by its own path and
+ *     by where the bind's real source puts it (`/home/u/p` bound from `/var/home/u/p`); a link
+ *     to it anywhere in the sandbox then leads to the empty folder;
+ *   - a granted bind whose real source is the original or inside it (a granted path made a link
+ *     to it): refused, not made; one of the sandbox's own (`fixed`: an interpreter folder) is
+ *     hidden instead.
+ * `fixed` are the sandbox's own binds besides the system folders (interpreter folders, the copy),
+ * `granted` the manifest's. Paths are resolved when the sandbox starts (about 0.1 ms for a
+ * plugin's handful of binds); a link swapped in between that and bwrap's mounts (milliseconds) is
+ * not seen.
+ */
+export function reviewedDirCover(reviewedDir: string, fixed: readonly string[], granted: readonly string[]): { hide: string[]; refuse: Set<string> } {
+  const lexical = resolve(reviewedDir);
+  const real = realOr(lexical);
+  const hide = new Set<string>();
+  const refuse = new Set<string>();
+  const isGranted = new Set(granted);
+  // The system folders are bound as they are (links recreated as links): compared by name only.
+  for (const o of [lexical, real]) if (inSystemDir(o)) hide.add(o);
+  for (const b of [...fixed, ...granted]) {
+    const source = realOr(b);
+    if (under(source, real) || under(b, lexical)) {
+      if (isGranted.has(b)) refuse.add(b);
+      else hide.add(b);
+      continue;
+    }
+    for (const o of [lexical, real]) if (under(o, b)) hide.add(o);
+    if (under(real, source)) hide.add(join(b, relative(source, real)));
+  }
+  return { hide: [...hide], refuse };
+}
+
+function realOr(p: string): string {
+  try {
+    // The native call: one realpath(3) instead of an lstat per component of the path.
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 /** The bwrap arguments (without the binary and the command) for a profile. */
@@ -296,15 +364,20 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
       // No resolv.conf: name resolution will fail inside, as it would outside.
     }
   }
+  // A plugin run from a verified copy sees nothing of the folder it was copied from.
+  const original = profile.reviewedDir !== undefined && resolve(profile.reviewedDir) !== profile.pluginDir
+    ? reviewedDirCover(profile.reviewedDir, [...pathDirs, profile.pluginDir, ...(profile.lock ?? [])], [...profile.read, ...profile.write])
+    : null;
+  const bound = (p: string) => !original?.refuse.has(p);
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
   // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
-  for (const p of profile.read) args.push('--ro-bind-try', p, p);
-  for (const p of profile.write) args.push('--bind-try', p, p);
+  for (const p of profile.read) if (bound(p)) args.push('--ro-bind-try', p, p);
+  for (const p of profile.write) if (bound(p)) args.push('--bind-try', p, p);
   for (const p of profile.lock ?? []) args.push('--ro-bind-try', p, p);
   // Last, so no bind above can uncover them again. A folder bound because it is on PATH
   // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
-  const hide = new Set([...(profile.hide ?? []), ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d)))]);
+  const hide = new Set([...(profile.hide ?? []), ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d))), ...(original?.hide ?? [])]);
   for (const p of hide) {
     if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);
     else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);

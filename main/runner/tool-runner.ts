@@ -29,8 +29,12 @@ export interface ToolRunnerDeps {
   registry: PluginRegistry;
   breakers: BreakerBoard;
   metrics: PluginMetrics;
-  /** How to confine this plugin; the host builds it from the sandbox detection and settings. */
-  sandboxFor(manifest: PluginManifest, dir: string): SandboxPlan;
+  /**
+   * How to confine this plugin; the host builds it from the sandbox detection and settings.
+   * `reviewedDir` is given when `dir` is the verified copy of that folder: the sandbox must show
+   * nothing of it (sandboxPlan's option of the same name).
+   */
+  sandboxFor(manifest: PluginManifest, dir: string, reviewedDir?: string): SandboxPlan;
   record(type: string, actor: string, payload: Record<string, unknown>): void;
   env?: NodeJS.ProcessEnv;
   /** Where `pty = true` tools run (the host's PtyManager); without it they cannot be called. */
@@ -243,7 +247,9 @@ export class ToolRunner {
         this.deps.metrics.record(plugin, 'error', 0);
         return { ok: false, output: null, error: `${plugin} was not run: its circuit breaker is ${ticket.reason}`, failure: 'breaker_open', stdout: '', stderr: '', exitCode: null, durationMs: 0, sandboxed: false };
       }
-      plan = this.deps.sandboxFor(manifest, dir);
+      // From the copy, the folder it was made from is hidden: a link to it that an agent makes in
+      // a granted folder after the check would otherwise run or read files changed since.
+      plan = dir === resolved.sourceDir ? this.deps.sandboxFor(manifest, dir) : this.deps.sandboxFor(manifest, dir, resolved.sourceDir);
       this.deps.record('execution.started', opts.actor, { ...(opts.callId ? { call: opts.callId } : {}), plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
       const env = { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name };
       r = await run({ spec, dir, manifest, plan, env });

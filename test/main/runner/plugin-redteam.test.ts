@@ -1,7 +1,7 @@
 // Red-team of the plugin runtime (helper-plugins): a hostile tool plugin, reviewed and enabled
 // by an operator, run through the real registry, the real ToolRunner with its verified copy under
 // GATEHOUSE_HOME/run-cache, and the real bwrap sandbox the host builds (sandboxPlan).
-import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { PluginRegistry } from '../../../main/registry/plugin-registry.js';
@@ -54,10 +54,42 @@ async function host(w: ReturnType<typeof world>) {
     breakers: new BreakerBoard({ clock: { now: () => 0 } }),
     metrics: new PluginMetrics(),
     runCache: join(w.gatehouseHome, 'run-cache'),
-    sandboxFor: (manifest, dir) => sandboxPlan(sandbox, manifest, dir, { home: w.home, requireSandbox: true }),
+    sandboxFor: (manifest, dir, reviewedDir) => sandboxPlan(sandbox, manifest, dir, { home: w.home, requireSandbox: true, ...(reviewedDir ? { reviewedDir } : {}) }),
     record: (type, _actor, payload) => records.push({ type, payload }),
   });
   return { registry, runner, records };
+}
+
+/**
+ * A runner wired as host() is that calls `meanwhile` once the call's files are checked and its
+ * copy made (execution.started is recorded after verifyForRun), before its process starts: what
+ * an agent that can write the project does in that window.
+ */
+function runnerWith(w: ReturnType<typeof world>, registry: PluginRegistry, meanwhile: () => void): ToolRunner {
+  return new ToolRunner({
+    registry,
+    breakers: new BreakerBoard({ clock: { now: () => 0 } }),
+    metrics: new PluginMetrics(),
+    runCache: join(w.gatehouseHome, 'run-cache'),
+    sandboxFor: (manifest, dir, reviewedDir) => sandboxPlan(sandbox, manifest, dir, { home: w.home, requireSandbox: true, ...(reviewedDir ? { reviewedDir } : {}) }),
+    record: (type) => {
+      if (type === 'execution.started') meanwhile();
+    },
+  });
+}
+
+/**
+ * A tool that, for each path its input names, runs the file with sh and greps it for "swapped",
+ * and reports `path=<what it ran>/<matches>;` for each (empty where the file is not there). The
+ * paths come from the input, so the scan sees none.
+ */
+const PROBE_PATHS = '#!/bin/sh\nin=$(cat)\nps=$(printf %s "$in" | sed -n \'s/.*"paths":"\\([^"]*\\)".*/\\1/p\')\nout=\'\'\n' +
+  'for p in $ps; do\n  r=$(sh "$p" 2>/dev/null | sed -n \'s/.*"ran":"\\([a-z]*\\)".*/\\1/p\')\n  s=$(grep -c swapped "$p" 2>/dev/null)\n  out="$out$p=$r/$s;"\ndone\nprintf \'{"saw":"%s"}\' "$out"\n';
+
+/** Per path, what the probe ran and how many "swapped" lines it read ("/" when it saw no file). */
+function saw(r: { output: Record<string, unknown> | null; error: string | null }): Record<string, string> {
+  expect(r.output, r.error ?? '').not.toBeNull();
+  return Object.fromEntries(String(r.output!.saw).split(';').filter(Boolean).map((x) => [x.slice(0, x.lastIndexOf('=')), x.slice(x.lastIndexOf('=') + 1)]));
 }
 
 describe('hostile tool plugins', () => {
@@ -182,5 +214,76 @@ describe('hostile plugins: the verified copy', () => {
     await registry.enable('linter2', 'alice');
     const r = await runner.call('linter2', undefined, {}, { actor: 'agent:claude' }).catch((err: Error) => err);
     expect(r instanceof Error ? r.message : r.output).toMatch(/must be relative/);
+  });
+
+  it('a link to the original folder made in a granted project after the copy (an alias) shows nothing of it: the changed original is neither run nor read, by the alias, a link to the file, or its own path', async (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    // An honest grant: the tool reads the project, and its own folder is in the project.
+    const dir = plugin(w.projectPlugins, 'aliased', `[permissions]\nread = ["${w.proj}"]\n`, PROBE_PATHS);
+    writeFileSync(join(dir, 'impl.sh'), '#!/bin/sh\necho \'{"ran":"reviewed"}\'\n');
+    writeFileSync(join(w.proj, 'ok.sh'), '#!/bin/sh\necho \'{"ran":"project"}\'\n');
+    const { registry } = await host(w);
+    expect(registry.require('aliased').scan?.passed, JSON.stringify(registry.require('aliased').scan?.findings)).toBe(true);
+    await registry.enable('aliased', 'alice');
+    // After the check and the copy: the original changed, and two links to it in the project.
+    const runner = runnerWith(w, registry, () => {
+      writeFileSync(join(dir, 'impl.sh'), '#!/bin/sh\necho \'{"ran":"swapped"}\'\n');
+      symlinkSync(dir, join(w.proj, 'alias'));
+      symlinkSync(join(dir, 'impl.sh'), join(w.proj, 'file-alias'));
+    });
+    const paths = [join(w.proj, 'alias', 'impl.sh'), join(w.proj, 'file-alias'), join(dir, 'impl.sh'), join(w.proj, 'ok.sh')];
+    const r = await runner.call('aliased', undefined, { paths: paths.join(' ') }, { actor: 'agent:claude' });
+    expect(r.sandboxed).toBe(true);
+    // The grant still works (the project's own file ran), and nothing of the original folder is there.
+    expect(saw(r)).toEqual({ [paths[0]!]: '/', [paths[1]!]: '/', [paths[2]!]: '/', [paths[3]!]: 'project/0' });
+  });
+
+  it('granted paths replaced by links to the original folder or a folder holding it after the copy show nothing of it (the bind that would be the original is not made; the other hides it at its place under the granted path)', async (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    const cache = join(w.proj, 'cache');
+    const tools = join(w.proj, 'tools');
+    mkdirSync(cache);
+    mkdirSync(tools);
+    // The grants are folders beside the plugin's, not the project: the original folder is bound only if a grant's bind follows a link to it.
+    const dir = plugin(w.projectPlugins, 'rebound', `[permissions]\nread = ["${cache}", "${tools}"]\n`, PROBE_PATHS);
+    writeFileSync(join(dir, 'impl.sh'), '#!/bin/sh\necho \'{"ran":"reviewed"}\'\n');
+    const { registry } = await host(w);
+    expect(registry.require('rebound').scan?.passed, JSON.stringify(registry.require('rebound').scan?.findings)).toBe(true);
+    await registry.enable('rebound', 'alice');
+    const runner = runnerWith(w, registry, () => {
+      writeFileSync(join(dir, 'impl.sh'), '#!/bin/sh\necho \'{"ran":"swapped"}\'\n');
+      rmdirSync(cache);
+      symlinkSync(dir, cache);
+      rmdirSync(tools);
+      symlinkSync(join(w.proj, '.gatehouse'), tools);
+    });
+    const paths = [join(cache, 'impl.sh'), join(tools, 'plugins', 'rebound', 'impl.sh')];
+    const r = await runner.call('rebound', undefined, { paths: paths.join(' ') }, { actor: 'agent:claude' });
+    expect(r.sandboxed).toBe(true);
+    expect(saw(r)).toEqual({ [paths[0]!]: '/', [paths[1]!]: '/' });
+  });
+
+  it('a read path inside its own folder, written relative or absolute, is the verified copy\'s; by its original path (absolute, as declared) it shows nothing of the original changed after the check', async (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    const dir = join(w.projectPlugins, 'owndata');
+    const abs = join(dir, 'data2');
+    const script = `#!/bin/sh\ncat >/dev/null\nprintf '{"rel":"%s","abs":"%s","original":"%s"}' "$(cat data/v)" "$(cat data2/v)" "$(cat ${abs}/v 2>/dev/null)"\n`;
+    plugin(w.projectPlugins, 'owndata', `[permissions]\nread = ["data", "${abs}"]\n`, script);
+    for (const d of ['data', 'data2']) {
+      mkdirSync(join(dir, d));
+      writeFileSync(join(dir, d, 'v'), 'reviewed');
+    }
+    const { registry } = await host(w);
+    expect(registry.require('owndata').scan?.passed, JSON.stringify(registry.require('owndata').scan?.findings)).toBe(true);
+    await registry.enable('owndata', 'alice');
+    const runner = runnerWith(w, registry, () => {
+      for (const d of ['data', 'data2']) writeFileSync(join(dir, d, 'v'), 'swapped');
+    });
+    const r = await runner.call('owndata', undefined, {}, { actor: 'agent:claude' });
+    expect(r.sandboxed).toBe(true);
+    expect(r.output).toEqual({ rel: 'reviewed', abs: 'reviewed', original: '' });
   });
 });

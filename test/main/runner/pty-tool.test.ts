@@ -2,7 +2,7 @@
 // a real PTY (node-pty) listed in the Terminals view with the agent as actor, reads its JSON
 // arguments from the terminal, and its last line is the agent's output; a timeout kills it and
 // everything it started.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../main/host/create-host.js';
@@ -98,6 +98,37 @@ describe('pty = true tools called by an agent', () => {
     expect(liveWithArgv(['sleep', '987'])).toEqual([]);
     expect(liveWithArgv(['sleep', '986'])).toEqual([]);
     expect(host.health.row('stuck').metrics.failures.timeout).toBe(1);
+  });
+});
+
+describe('pty = true tools and their verified copy', () => {
+  it('a tool run from its verified copy sees nothing of its original folder, even through a link in a folder it may read (the host\'s own sandbox wiring)', async (ctx) => {
+    const sandbox = detectSandbox();
+    if (sandbox.kind !== 'bwrap') {
+      console.warn(`skipped "${ctx.task.name}": bubblewrap is not usable here: ${sandbox.reason}`);
+      ctx.skip();
+    }
+    const root = tempDir('gatehouse-ptytool-');
+    const home = join(root, 'home');
+    const proj = join(root, 'proj');
+    const dir = join(proj, '.gatehouse', 'plugins', 'ptyalias');
+    mkdirSync(join(home, 'plugins'), { recursive: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+    // It reads the project it lives in; a link there leads back to its own folder.
+    writeFileSync(join(dir, 'gatehouse.toml'), `name = "ptyalias"\ndescription = "A terminal tool for tests."\ncommand = "run.sh"\npty = true\ntimeout_secs = 10\n[permissions]\nread = ["${proj}"]\n[parameters.name]\ntype = "string"\nrequired = true\n`);
+    writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\ncat >/dev/null\nr=$(sh ${join(proj, 'alias', 'impl.sh')} 2>/dev/null)\nprintf '{"alias":"%s","own":"%s"}\\n' "$r" "$(sh ./impl.sh)"\n`);
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    writeFileSync(join(dir, 'impl.sh'), 'echo reviewed\n');
+    symlinkSync(dir, join(proj, 'alias'));
+    const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: proj, watch: false });
+    hosts.push(host);
+    await host.ready;
+    await host.registry.enable('ptyalias', 'tester');
+    const r = await call(host, 'ptyalias', { name: 'x' });
+    expect(r.result).toMatchObject({ ok: true, sandboxed: true });
+    // Its own file, from the copy, runs; the original folder, reached by the link, is empty.
+    expect(r.result!.output).toEqual({ alias: '', own: 'reviewed' });
   });
 });
 

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished, type TestContext } from 'vitest';
 import { runOneShot, scrubEnv, type OneShotResult, type WrapFn } from '../../../main/runner/one-shot.js';
 import { sandboxPlan } from '../../../main/runner/sandbox-plan.js';
-import { bwrapArgs, detectSandbox, expandPath, interpreterDirs, profileFromManifest, sandboxWrap, unsandboxedWrap, type SandboxDetection, type SandboxProfile } from '../../../main/runner/sandbox.js';
+import { anchorPermissions, bwrapArgs, detectSandbox, expandPath, interpreterDirs, profileFromManifest, reviewedDirCover, sandboxWrap, unsandboxedWrap, type SandboxDetection, type SandboxProfile } from '../../../main/runner/sandbox.js';
 import type { PluginManifest } from '../../../main/registry/types.js';
 import { rlimitWrap, ulimitScript } from '../../../main/runner/limits.js';
 import { liveInGroup } from '../../support/processes.js';
@@ -321,6 +321,44 @@ describe('sandbox plans from manifests', () => {
     const p = profileFromManifest(manifest({ permissions: { read: ['~/notes', 'data', '/srv/x'], write: ['~', './out'], hosts: ['example.com'], env: [] } }), '/plugins/probe', { home: '/home/op' });
     expect(p).toEqual({ pluginDir: '/plugins/probe', read: ['/home/op/notes', '/plugins/probe/data', '/srv/x'], write: ['/home/op', '/plugins/probe/out'], hosts: ['example.com'] });
     expect(expandPath('~', '/p', '/h')).toBe('/h');
+  });
+
+  it('from a verified copy, a permission path inside the reviewed folder is the copy\'s however it is written', () => {
+    const m = manifest({ permissions: { read: ['data', '/proj/plugins/probe/data2', '~/plugins/probe/d3', '/srv/x', '../probe-data'], write: ['/proj/plugins/probe'], hosts: [], env: [] } });
+    const copy = '/gh/run-cache/abc';
+    const p = profileFromManifest(m, copy, { home: '/home/op', reviewedDir: '/proj/plugins/probe' });
+    expect(p.read).toEqual([`${copy}/data`, `${copy}/data2`, '/home/op/plugins/probe/d3', '/srv/x', '/gh/run-cache/probe-data']);
+    expect(p.write).toEqual([copy]);
+    expect(p.reviewedDir).toBe('/proj/plugins/probe');
+    // ~ paths inside it too, and nothing to hide for a test run (the folder itself).
+    expect(profileFromManifest(m, copy, { home: '/proj', reviewedDir: '/proj/plugins/probe' }).read[2]).toBe(`${copy}/d3`);
+    expect(profileFromManifest(m, '/proj/plugins/probe', { reviewedDir: '/proj/plugins/probe' })).not.toHaveProperty('reviewedDir');
+  });
+
+  it('anchors relative permission paths that leave the folder to it, and keeps the ones inside relative to it', () => {
+    const m = manifest({ permissions: { read: ['data', '../probe/data2', '..', '.', '~/x', '/abs'], write: ['./out/'], hosts: [], env: [] } });
+    expect(anchorPermissions(m, '/proj/plugins/probe').permissions).toMatchObject({ read: ['data', 'data2', '/proj/plugins', '.', '~/x', '/abs'], write: ['out'] });
+  });
+
+  it('finds every place a bind would show the reviewed folder, and the binds that would be it', () => {
+    const root = tempDir();
+    const original = join(root, 'proj', '.gatehouse', 'plugins', 'x');
+    mkdirSync(original, { recursive: true });
+    // A project reached through a link, a granted folder made a link to the original, another to a folder in it.
+    symlinkSync(join(root, 'proj'), join(root, 'proj-link'));
+    symlinkSync(original, join(root, 'cache'));
+    mkdirSync(join(original, 'sub'));
+    symlinkSync(join(original, 'sub'), join(root, 'sub-link'));
+    mkdirSync(join(root, 'other'));
+    const cover = reviewedDirCover(original, [], [join(root, 'proj'), join(root, 'proj-link'), join(root, 'cache'), join(root, 'sub-link'), join(root, 'other'), join(root, 'gone')]);
+    expect(cover.hide.sort()).toEqual([original, join(root, 'proj-link', '.gatehouse', 'plugins', 'x')].sort());
+    expect([...cover.refuse].sort()).toEqual([join(root, 'cache'), join(root, 'sub-link')].sort());
+    // One of the sandbox's own binds in it (a PATH entry) is made, and hidden.
+    expect(reviewedDirCover(original, [join(root, 'sub-link')], [])).toEqual({ hide: [join(root, 'sub-link')], refuse: new Set() });
+    // The original reached by a link on its own path is hidden at that path and at its real one.
+    const viaLink = join(root, 'proj-link', '.gatehouse', 'plugins', 'x');
+    expect(reviewedDirCover(viaLink, [], [join(root, 'proj')]).hide).toEqual([original]);
+    expect(reviewedDirCover(viaLink, [], [join(root, 'proj-link')]).hide).toEqual([viaLink]);
   });
 
   it('binds interpreter install folders under the home, never the home or a secrets folder', () => {

@@ -6,7 +6,7 @@
 import type { ResponseOf } from '../../../../shared/contract.ts';
 import { deciderText } from '../../lib/audit-summary.ts';
 import { formatEventTime, isoTime } from '../../lib/format.ts';
-import { SafeText } from '../../components/safe-text.tsx';
+import { SafeText, safeTitle } from '../../components/safe-text.tsx';
 
 export interface ReplayResultProps {
   result: ResponseOf<'audit.replay'>;
@@ -76,7 +76,7 @@ export function ReplayResult({ result, onOpen }: ReplayResultProps) {
                 <td>
                   <Decision d={c.recorded} waiting={c.waiting} />
                 </td>
-                <td title={c.replayed.reason}>
+                <td title={safeTitle(c.replayed.reason)}>
                   <Decision d={c.replayed} />
                 </td>
               </tr>

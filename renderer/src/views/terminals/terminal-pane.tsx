@@ -11,6 +11,7 @@ import { terminalKeepsKey } from '../../components/view-shortcuts.ts';
 import { upsertSession } from '../../stores/terminals-store.ts';
 import { TerminalAttachment, type AttachState } from '../../sync/terminal-attachment.ts';
 import { resizeTerminal, typeIntoTerminal } from '../../sync/terminals-actions.ts';
+import { browserLinkDeps, terminalLinkHandler } from './terminal-links.ts';
 
 /** A resize drag fires many observations; the PTY gets the size it settles on. */
 const RESIZE_SETTLE_MS = 80;
@@ -45,6 +46,8 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
       cursorBlink: false,
       disableStdin: true,
       allowProposedApi: false,
+      // A link the program printed opens only after the operator reads its address, escaped.
+      linkHandler: terminalLinkHandler(browserLinkDeps),
       theme,
     });
     const fit = new FitAddon();
