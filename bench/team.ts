@@ -25,7 +25,7 @@ import { newOperatorKeys, signDecision } from '../main/team/decision-signature.j
 import { TEAM_MIGRATION_005 } from '../main/team/migrations/005-team-search-facets.js';
 import { migrateTeam, teamMigrations } from '../main/team/migrations/migrate.js';
 import { openTeamPool, type Pool } from '../main/team/team-db.js';
-import { ASKS_CHANNEL, insertDecision } from '../main/team/team-decisions.js';
+import { ASKS_CHANNEL, insertDecision, type AskRow } from '../main/team/team-decisions.js';
 import { teamSearch, type TeamSearchRequest } from '../main/team/team-search.js';
 import { SHIPPED_CHANNEL, TeamShipper } from '../main/team/team-shipper.js';
 import { findPgBin, startPgCluster, type PgCluster } from '../test/support/pg-cluster.js';
@@ -41,14 +41,7 @@ const RATE = 20_000;
 const SUSTAIN_MS = 3_000;
 const BACKLOG = 60_000;
 /** An ask as alpha published it: what a console signs a decision over. */
-interface PublishedAsk {
-  approval_id: string;
-  call_id: string;
-  args_hash: string;
-  tool: string;
-  agent: string;
-  session: string;
-}
+type PublishedAsk = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session'>;
 
 const WORDS = ['deploy', 'migrate', 'rollback', 'lint', 'format', 'review', 'backup', 'restore', 'compile', 'package', 'publish', 'release'];
 

@@ -40,7 +40,8 @@ export interface TeamDecision extends DecisionFields {
 /** A decision as this Gatehouse signs and stores it: v2. */
 export type SignedDecision = TeamDecision & { shown: ShownAsk };
 
-interface AskRow { member: string; approval_id: string; call_id: string; agent: string; session: string; tool: string; arguments: string; args_hash: string; reason: string; asked_at: string; deadline: string; state: string }
+/** A row of team_asks as stored (bench/team.ts and the team tests read them too). */
+export interface AskRow { member: string; approval_id: string; call_id: string; agent: string; session: string; tool: string; arguments: string; args_hash: string; reason: string; asked_at: string; deadline: string; state: string }
 interface DecisionRow { member: string; approval_id: string; call_id: string; args_hash: string; tool: string | null; agent: string | null; session: string | null; decision: string; reason: string; operator: string; console: string; decided_at: string; signature: string }
 
 const ASK_COLUMNS = 'member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline, state';

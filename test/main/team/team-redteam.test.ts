@@ -25,6 +25,7 @@ import { canonicalArgs } from '../../../main/approvals/args-match.js';
 import { newOperatorKeys, signDecision, signedMessageV1, type DecisionFields } from '../../../main/team/decision-signature.js';
 import { migrateTeam, teamMigrations } from '../../../main/team/migrations/migrate.js';
 import { openTeamPool } from '../../../main/team/team-db.js';
+import type { AskRow } from '../../../main/team/team-decisions.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
 import { alphaAndAna, askOf, hookCall, localRows, member, shipperOver, sql, teamDatabase, untilLocal, type LocalRow, type TeamHost } from '../../support/team-hosts.js';
@@ -40,15 +41,7 @@ function permission(body: string): string {
   return answer(body).permissionDecision;
 }
 
-interface ShownRow {
-  approval_id: string;
-  call_id: string;
-  args_hash: string;
-  tool: string;
-  agent: string;
-  session: string;
-  arguments: string;
-}
+type ShownRow = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session' | 'arguments'>;
 
 /**
  * Alpha's agent, with alpha's own database role, writes the team ask of its call first, as
