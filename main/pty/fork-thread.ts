@@ -17,13 +17,13 @@
 // (process-tree.ts sessionProcesses): that reads a /proc file per process forked since the
 // program, and under load (many short commands) /proc reads are slow: off the loop too.
 //
-// And it starts one-shot plugin processes (main/runner/child-io.ts, for one-shot.ts): the same
+// And it starts one-shot plugin processes (child-io.ts, for main/runner/one-shot.ts): the same
 // fork of the whole host, on every plugin call. Their pipes are libuv handles of the thread that
 // made them, so those processes' input and output are handled there too, and their events relayed.
 // They share the terminals' queue: one fork at a time, the loop turns in between.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
-import type { ChildEvent, ChildIo, ChildRequest } from '../runner/child-io.js';
+import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 
 /** node-pty's native fork (src/unix/pty.cc) as UnixTerminal calls it, without the exit callback. */

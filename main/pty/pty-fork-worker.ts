@@ -8,7 +8,7 @@ import { parentPort, threadId } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest, SpawnRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
-import { startChild, type ChildIo } from '../runner/child-io.js';
+import { startChild, type ChildIo } from './child-io.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');

@@ -22,7 +22,7 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
-import { startChild, type ChildEvent, type ChildIo, type ChildRequest } from './child-io.js';
+import { startChild, type ChildEvent, type ChildIo, type ChildRequest } from '../pty/child-io.js';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
 import { ForkThreadUnavailable, sharedForkThread, type ForkThread } from '../pty/fork-thread.js';
 import { killGroupUntilGone } from '../core/kill-group.js';

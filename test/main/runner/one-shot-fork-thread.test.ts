@@ -1,5 +1,5 @@
 // One-shot plugin processes are forked on the host's fork thread (main/pty/fork-thread.ts with
-// main/runner/child-io.ts), not on the event loop's thread, where each fork of a host-sized
+// main/pty/child-io.ts), not on the event loop's thread, where each fork of a host-sized
 // process stood the loop still for tens of milliseconds. No timing is measured here (the bench
 // does: "event-loop stall, one-shot calls"): what is checked is which thread forked, that the
 // call reads the same, and what happens when the thread is gone, before a call and during one.
