@@ -26,8 +26,21 @@ export function withExtractionDeadline<T>(ms: number, fn: () => T): T {
   }
 }
 
+/** The calling thread's deadline passed (guarded-extract.ts then judges the call in its worker). */
+export class ExtractionDeadline extends Error {
+  override name = 'ExtractionDeadline';
+  constructor() {
+    super(`extraction took longer than ${deadlineMs} ms`);
+  }
+}
+
+/** Milliseconds left before this thread's extraction deadline; Infinity when none is set. */
+export function extractionTimeLeft(): number {
+  return deadlineAt === Infinity ? Infinity : deadlineAt - performance.now();
+}
+
 function checkDeadline(): void {
-  if (deadlineAt !== Infinity && performance.now() > deadlineAt) throw new Error(`extraction took longer than ${deadlineMs} ms`);
+  if (deadlineAt !== Infinity && performance.now() > deadlineAt) throw new ExtractionDeadline();
 }
 
 /** Accumulates one call's findings; deduplicates and keeps first-seen order. */

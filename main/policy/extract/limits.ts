@@ -60,16 +60,22 @@ export const MAX_PATHS = 512;
 export const MAX_HOSTS = 64;
 
 /**
- * How long extraction may run on the host's own thread. It cannot be pre-empted there, so the
- * analysis checks the clock as it reports each finding and gives up past this (the call is
- * denied); calls small enough to be judged there normally take microseconds.
+ * How long extraction may run on the host's own thread, parsing included. It cannot be pre-empted
+ * there, so the analysis checks the clock as it reports each finding (tree-sitter through its
+ * progress callback) and gives up past this; the call is then judged again in the worker. Calls
+ * small enough to be judged there normally take microseconds, but the grammar's error recovery is
+ * far slower on some garbage (4,000 `)` take over half a second): this bound is what one agent's
+ * command can cost every other call waiting on the host's thread, well under the judge's 50 ms.
  */
-export const IN_PROCESS_DEADLINE_MS = 250;
+export const IN_PROCESS_DEADLINE_MS = 30;
 
 /** How long a worker may take to extract one call before the call is denied and the worker replaced. */
 export const DEFAULT_EXTRACT_DEADLINE_MS = 2000;
 
-/** How long tree-sitter may parse one command on the calling thread before parsing is cancelled. */
+/**
+ * How long tree-sitter may parse one command on the host's thread when no extraction deadline is
+ * set (a call judged under one gets what is left of IN_PROCESS_DEADLINE_MS instead).
+ */
 export const IN_PROCESS_PARSE_BUDGET_MS = 250;
 
 /**

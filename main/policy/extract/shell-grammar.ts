@@ -55,6 +55,14 @@ export function discardParser(): void {
   loading = null;
 }
 
+/** tree-sitter's parse ran past its time budget and was cancelled. */
+export class ParseCancelled extends Error {
+  override name = 'ParseCancelled';
+  constructor(budgetMs: number) {
+    super(`parsing took longer than ${budgetMs} ms`);
+  }
+}
+
 /** Thrown inside the converter when the script is over one of the limits (limits.ts). */
 class OverLimit extends Error {}
 
@@ -76,7 +84,8 @@ export type VarLookup = (name: string) => string | undefined;
 
 /**
  * tree-sitter's tree for `src`, within `budgetMs` of its own time when given (cancelled through its
- * progress callback). A parser that failed or returned no tree is discarded (see discardParser).
+ * progress callback, which throws ParseCancelled). A parser that failed or returned no tree
+ * otherwise is discarded (see discardParser).
  */
 function parseTree(src: string, budgetMs?: number): NonNullable<ReturnType<Parser['parse']>> {
   const p = parser;
@@ -89,10 +98,15 @@ function parseTree(src: string, budgetMs?: number): NonNullable<ReturnType<Parse
       // Returning true cancels the parse (web-tree-sitter types the callback as returning void).
       const progressCallback = (() => performance.now() > until) as unknown as () => void;
       tree = p.parse(src, null, { progressCallback });
-      if (!tree) throw new Error(`parsing took longer than ${budgetMs} ms`);
+      if (!tree) {
+        // A cancelled parse would be resumed by the next one; reset makes the next start afresh.
+        // The parser itself is sound, so it is kept: a reload would make the next call wait.
+        p.reset();
+        throw new ParseCancelled(budgetMs);
+      }
     }
   } catch (err) {
-    discardParser();
+    if (!(err instanceof ParseCancelled)) discardParser();
     throw err;
   }
   if (!tree) {
@@ -102,6 +116,13 @@ function parseTree(src: string, budgetMs?: number): NonNullable<ReturnType<Parse
   return tree;
 }
 
+// NUL characters are left out before tree-sitter sees them. Bash drops them from what it reads, and
+// no exec'd argument can hold one, so they change nothing a shell runs; left in, each one sends the
+// bash grammar's scanner into error recovery, whose cost grows with the square of their number
+// (4,000 NULs took 280 ms to parse, 250 took 2 ms). The caller still learns they were there.
+const hasNul = (src: string): boolean => src.indexOf('\u0000') >= 0;
+const withoutNul = (src: string): string => src.replaceAll('\u0000', '');
+
 /**
  * Parses and converts one script. `budgetMs` bounds tree-sitter's own time (it is cancelled through
  * its progress callback). A script over one of the limits comes back converted up to the point
@@ -110,11 +131,14 @@ function parseTree(src: string, budgetMs?: number): NonNullable<ReturnType<Parse
  * parser is discarded (see discardParser) and the error is thrown.
  */
 export function parseWithGrammar(src: string, budgetMs?: number): Script {
+  const nul = hasNul(src);
+  if (nul) src = withoutNul(src);
   const tree = parseTree(src, budgetMs);
   source = src;
   commands = 0;
   depth = 0;
   const script: Script = { pipelines: [], error: false };
+  if (nul) script.nul = true;
   try {
     script.error = tree.rootNode.hasError;
     collectInto(tree.rootNode, script);
@@ -144,7 +168,8 @@ export interface SyntaxShape {
  * alone in the foreground (a command-prefix grant) asks here. Same budget rule as parseWithGrammar.
  */
 export function syntaxShape(src: string, budgetMs?: number): SyntaxShape {
-  const tree = parseTree(src, budgetMs);
+  const nul = hasNul(src);
+  const tree = parseTree(nul ? withoutNul(src) : src, budgetMs);
   try {
     const root = tree.rootNode;
     const statements: string[] = [];
@@ -155,7 +180,7 @@ export function syntaxShape(src: string, budgetMs?: number): SyntaxShape {
         if (c.type !== 'comment') statements.push(c.type);
       } else operators.push(c.type);
     }
-    return { error: root.hasError, statements, operators };
+    return { error: root.hasError || nul, statements, operators };
   } finally {
     tree.delete();
   }

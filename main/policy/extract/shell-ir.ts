@@ -62,6 +62,11 @@ export interface Script {
    * which limit, in words an operator reads (`a pipeline has more than 256 stages`).
    */
   limit?: string;
+  /**
+   * The command had NUL characters, left out before parsing. Bash drops the NULs in what it reads,
+   * and no program's argument can carry one, so no shell runs the text as the agent wrote it.
+   */
+  nul?: true;
 }
 
 export function literalWord(text: string): Word {

@@ -63,7 +63,7 @@ describe('the data folder on a disk that fills up (a real tmpfs)', () => {
     const seen = seenBy(serve.child.pid!, home);
     const info = readServeFile(join(seen, 'serve.json'))!;
     let n = 0;
-    // A cold judge on a busy machine can miss its 250 ms budget (a deny naming it): the host is warm once one call is allowed.
+    // A cold host on a busy machine can deny its first call (a worker that misses its start-up or deadline): the host is warm once one call is allowed.
     let warm: HookAnswer | null = null;
     for (let i = 0; i < 5 && warm?.permissionDecision !== 'allow'; i++) warm = await hook(info.hookUrl, info.agentToken, 'ls', n++);
     expect(warm, warm?.permissionDecisionReason).toMatchObject({ permissionDecision: 'allow' });

@@ -1,11 +1,14 @@
 // Properties of the judge (issue #13): whatever shell-like text an agent sends, extraction, the
-// built-in rules and autonomy answer with a well-formed decision, never a crash, within 50 ms; and
-// a command that names ~/.ssh/id_rsa as an argument of a program that reads it is never allowed,
-// even at full autonomy, whatever surrounds it.
+// built-in rules and autonomy answer with a well-formed decision, never a crash, holding the host's
+// thread at most 50 ms; and a command that names ~/.ssh/id_rsa as an argument of a program that
+// reads it is never allowed, even at full autonomy, whatever surrounds it.
 //
-// In-process, as bench/decision-latency.ts judges a call: extract → evaluatePolicy → decideCall,
-// against a temporary home with a real (dummy) key, so symlink resolution and globbing meet real
-// files. The commands come from a small grammar of shell pieces (words, quotes, $(), backticks,
+// The time properties judge as the gateway does: GuardedExtractor (on the calling thread under its
+// deadline, else in its worker) → evaluatePolicy → decideCall. The 50 ms is the host's thread's
+// time: a command the grammar is slow on (error recovery on some garbage is quadratic) is handed
+// to the worker, where only that agent waits for it. The other properties judge in-process, as
+// bench/decision-latency.ts does: extract → evaluatePolicy → decideCall. All of them run against
+// a temporary home with a real (dummy) key, so symlink resolution and globbing meet real files. The commands come from a small grammar of shell pieces (words, quotes, $(), backticks,
 // pipes, redirects, globs, braces, here-docs, unicode, long runs), each at most 4 KB.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,8 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
+import { GuardedExtractor } from '../../../main/policy/extract/guarded-extract.js';
+import { clearShellCache } from '../../../main/policy/extract/shell-parse.js';
 import { buildRuleSet, compileBuiltinRules, evaluatePolicy, type RuleSet } from '../../../main/policy/rules/index.js';
 import { Autonomy, decideCall, type FinalDecision } from '../../../main/policy/autonomy.js';
 import { OPERATIONS, type Extraction, type ToolCall } from '../../../main/policy/types.js';
@@ -25,6 +30,7 @@ const MAX_BYTES = 4096;
 let root = '';
 let home = '';
 let rules: RuleSet;
+let guard: GuardedExtractor;
 const full = new Autonomy({ level: 'full' });
 const supervised = new Autonomy({ level: 'supervised' });
 
@@ -39,12 +45,14 @@ beforeAll(async () => {
   writeFileSync(join(home, 'work', 'proj', 'src', 'index.ts'), 'export {};\n');
   const ctx = { home, caseInsensitive: false };
   rules = buildRuleSet(compileBuiltinRules({ ...ctx, gatehouseHome: join(home, '.config', 'gatehouse') }), []);
+  guard = new GuardedExtractor({ home });
   // Warm-up: the first calls pay for JIT compilation and the parser's first allocations, which is
   // start-up cost, not the per-call cost the 50 ms bound is about.
   for (let i = 0; i < 50; i++) judgeOnce(call('Bash', { command: `cat src/index.ts | grep -n x > /tmp/o${i} && echo "$(ls ~)"` }), full);
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await guard?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -65,18 +73,6 @@ function judgeOnce(c: ToolCall, autonomy: Autonomy): Judged {
   return { x, d, ms: performance.now() - t0 };
 }
 
-/**
- * Judges a call and times it. A call over the bound is judged up to four more times and the
- * fastest time kept: a slow (say quadratic) input is slow every time, while a garbage collection
- * or a stall of this shared machine's scheduler hits one run, and is not the judge's cost.
- */
-function judgeCall(c: ToolCall, autonomy: Autonomy): Judged {
-  const first = judgeOnce(c, autonomy);
-  let ms = first.ms;
-  for (let i = 0; i < 4 && ms > MAX_MS; i++) ms = Math.min(ms, judgeOnce(c, autonomy).ms);
-  return { ...first, ms };
-}
-
 /** Crashes of the judge known today (fixtures/security-corpus/known-misses.json), tolerated by message until fixed. */
 interface KnownCrash {
   tool: string;
@@ -88,10 +84,49 @@ const knownCrashes = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures',
 const knownCrash = (err: unknown) => knownCrashes.find((k) => new RegExp(k.match).test(String((err as Error)?.message ?? err)));
 let toleratedCrashes = 0;
 
-/** judgeCall, except that a crash listed as known is counted and answered as the pipeline does: deny. */
+/** judgeOnce, except that a crash listed as known is counted and answered as the pipeline does: deny. */
 function judgeTolerant(c: ToolCall, autonomy: Autonomy): Judged | null {
   try {
-    return judgeCall(c, autonomy);
+    return judgeOnce(c, autonomy);
+  } catch (err) {
+    if (!knownCrash(err)) throw err;
+    toleratedCrashes++;
+    return null;
+  }
+}
+
+interface Guarded extends Judged {
+  /** The guard handed the call to its worker (its time there is not the host's thread's). */
+  inWorker: boolean;
+}
+
+/** Judges a call as the gateway does; `ms` is the time the host's thread spent on it. */
+async function judgeGuardedOnce(c: ToolCall, autonomy: Autonomy): Promise<Guarded> {
+  // Every attempt parses afresh: a retry answered from the parse cache would time less work.
+  clearShellCache();
+  const t0 = performance.now();
+  const pending = guard.extract(c);
+  let ms = performance.now() - t0;
+  const inWorker = pending instanceof Promise;
+  const x = await pending;
+  const t1 = performance.now();
+  const d = decideCall({ call: c, extraction: x, policy: evaluatePolicy(x, c, { rules }), autonomy });
+  ms += performance.now() - t1;
+  return { x, d, ms, inWorker };
+}
+
+/**
+ * judgeGuardedOnce, and a call over the bound is judged up to four more times and the fastest time
+ * kept: a slow (say quadratic) input is slow every time, while a garbage collection or a stall of
+ * this shared machine's scheduler hits one run, and is not the judge's cost. A known crash is
+ * counted, as in judgeTolerant.
+ */
+async function judgeGuarded(c: ToolCall, autonomy: Autonomy): Promise<Guarded | null> {
+  try {
+    const first = await judgeGuardedOnce(c, autonomy);
+    let ms = first.ms;
+    for (let i = 0; i < 4 && ms > MAX_MS; i++) ms = Math.min(ms, (await judgeGuardedOnce(c, autonomy)).ms);
+    return { ...first, ms };
   } catch (err) {
     if (!knownCrash(err)) throw err;
     toleratedCrashes++;
@@ -165,38 +200,40 @@ const shellText = command.filter(bounded);
 // ---- properties ----------------------------------------------------------------------------------
 
 describe('the judge on generated input (fast-check, in-process)', () => {
-  it(`never crashes, always answers a well-formed decision, within ${MAX_MS} ms per call (Bash and the shell tool)`, () => {
+  it(`never crashes, always answers a well-formed decision, holding the host's thread at most ${MAX_MS} ms per call (Bash and the shell tool)`, async () => {
     const times: number[] = [];
-    fc.assert(
-      fc.property(shellText, fc.constantFrom('Bash', 'shell'), fc.boolean(), (cmd, tool, atFull) => {
-        const j = judgeTolerant(call(tool, { command: cmd }), atFull ? full : supervised);
+    let inWorker = 0;
+    await fc.assert(
+      fc.asyncProperty(shellText, fc.constantFrom('Bash', 'shell'), fc.boolean(), async (cmd, tool, atFull) => {
+        const j = await judgeGuarded(call(tool, { command: cmd }), atFull ? full : supervised);
         if (!j) return;
         times.push(j.ms);
+        if (j.inWorker) inWorker++;
         const bad = malformed(j);
         if (bad) throw new Error(`malformed decision (${bad}) for ${JSON.stringify(cmd).slice(0, 300)}`);
-        if (j.ms > MAX_MS) throw new Error(`judging took ${j.ms.toFixed(1)} ms (> ${MAX_MS}) for ${cmd.length} chars: ${JSON.stringify(cmd).slice(0, 300)}`);
+        if (j.ms > MAX_MS) throw new Error(`judging held the host's thread ${j.ms.toFixed(1)} ms (> ${MAX_MS}) for ${cmd.length} chars: ${JSON.stringify(cmd).slice(0, 300)}`);
       }),
       { numRuns: 400 },
     );
     const max = Math.max(...times);
-    console.log(`judge properties: ${times.length} generated commands judged, max ${max.toFixed(2)} ms, p50 ${quantile(times, 0.5).toFixed(3)} ms; ${toleratedCrashes} known crashes so far`);
+    console.log(`judge properties: ${times.length} generated commands judged, ${inWorker} of them in the worker; the host's thread max ${max.toFixed(2)} ms, p50 ${quantile(times, 0.5).toFixed(3)} ms; ${toleratedCrashes} known crashes so far`);
     expect(max).toBeLessThanOrEqual(MAX_MS);
   });
 
-  it(`never crashes on generated file-tool arguments (paths up to 4 KB, odd types), within ${MAX_MS} ms`, () => {
+  it(`never crashes on generated file-tool arguments (paths up to 4 KB, odd types), holding the host's thread at most ${MAX_MS} ms`, async () => {
     const pathish = fc.oneof(fc.constantFrom(...pathWords), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.array(fc.constantFrom('a/', '../', './', '~/', '*/', '.ssh/', '{x,y}/', '\u202e'), { maxLength: 1000 }).map((a) => a.join('')));
     const value = fc.oneof(pathish, fc.array(pathish, { maxLength: 5 }), fc.integer(), fc.constant(null), fc.boolean(), fc.dictionary(fc.string({ maxLength: 5 }), pathish, { maxKeys: 3 }));
     const tools = ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'LS', 'WebFetch', 'NotebookEdit', 'mcp__fs__read_multiple_files', 'mcp__fs__move_file', 'mcp__x__do_thing'];
     const keys = ['file_path', 'path', 'paths', 'pattern', 'url', 'source', 'destination', 'notebook_path', 'cwd', 'recursive', 'content', 'glob'];
     let max = 0;
-    fc.assert(
-      fc.property(fc.constantFrom(...tools), fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }).filter((a) => bounded(JSON.stringify(a))), fc.boolean(), (tool, args, atFull) => {
-        const j = judgeTolerant(call(tool, args), atFull ? full : supervised);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...tools), fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }).filter((a) => bounded(JSON.stringify(a))), fc.boolean(), async (tool, args, atFull) => {
+        const j = await judgeGuarded(call(tool, args), atFull ? full : supervised);
         if (!j) return;
         max = Math.max(max, j.ms);
         const bad = malformed(j);
         if (bad) throw new Error(`malformed decision (${bad}) for ${tool} ${JSON.stringify(args).slice(0, 300)}`);
-        if (j.ms > MAX_MS) throw new Error(`judging took ${j.ms.toFixed(1)} ms (> ${MAX_MS}) for ${tool} ${JSON.stringify(args).slice(0, 300)}`);
+        if (j.ms > MAX_MS) throw new Error(`judging held the host's thread ${j.ms.toFixed(1)} ms (> ${MAX_MS}) for ${tool} ${JSON.stringify(args).slice(0, 300)}`);
       }),
       { numRuns: 300 },
     );

@@ -209,14 +209,44 @@ describe('the guarded extraction', () => {
     expect(x.evasiveReasons).toContain(`the call names more than ${MAX_HOSTS} hosts; Gatehouse judged the first ${MAX_HOSTS}`);
   });
 
-  it('after a failed parse the parser is replaced and the next call is judged', async () => {
+  it('a parse cancelled on its budget leaves the parser reset and ready: the next parse starts afresh', async () => {
     await loadGrammar();
-    // A parse cancelled on its budget throws and discards the parser (as an abort does).
     expect(() => parseWithGrammar(pipeline(4000), 0)).toThrow(/parsing took longer than 0 ms/);
-    expect(grammarReady()).toBe(false);
+    // Kept (a reload would make the next call wait) and reset (not resumed half-way through).
+    expect(grammarReady()).toBe(true);
     const x = await guard().extract(call('ls /w/src'));
     expect(x.operations).toEqual(['read', 'execute']);
-    expect(grammarReady()).toBe(true);
+    expect(x.paths).toEqual(['/w/src']);
+    expect(x.evasive).toBe(false);
+  });
+
+  it("a small command the grammar is slow on costs the host's thread only its deadline: the worker judges it, and it is never allowed on its own say", async () => {
+    await loadGrammar();
+    // 4,000 `)`: under 4 KiB, so judged on the calling thread first, but tree-sitter's error
+    // recovery on it takes over half a second, far past the calling thread's deadline.
+    const g = guard();
+    const pending = g.extract(call('cat /w/a.txt; ' + ')'.repeat(4000)));
+    // Handed to the worker (a promise), not answered on this thread.
+    expect(pending).toBeInstanceOf(Promise);
+    const x = await pending;
+    expect(x.evasive).toBe(true);
+    expect(x.evasiveReasons).toContain('the shell grammar could not parse part of the command');
+    // The host's parser was not torn down by the cancelled parse: the next small call is answered at once.
+    const next = g.extract(call('cat /w/b.txt'));
+    expect(next).not.toBeInstanceOf(Promise);
+    expect((next as Extraction).paths).toEqual(['/w/b.txt']);
+  });
+
+  it('NUL characters are left out of the parse, reported, and cost no more than the rest of the command', async () => {
+    await loadGrammar();
+    const x = await guard().extract(call('cat /w/a.txt' + '\u0000'.repeat(4000) + ' ~/.ssh/id_rsa'));
+    expect(x.evasive).toBe(true);
+    expect(x.evasiveReasons.join('; ')).toContain('NUL characters, which no shell runs as written');
+    // Judged on the calling thread: 4,000 NULs used to take tree-sitter a quarter of a second.
+    expect(x.paths).toEqual(['/w/a.txt', '/home/u/.ssh/id_rsa']);
+    // A NUL is also the converter's variable marker: one in the command cannot forge a variable.
+    const forged = await guard().extract(call('cat \u0000HOME\u0000/.ssh/id_rsa'));
+    expect(forged.paths).toEqual(['/w/HOME/.ssh/id_rsa']);
   });
 
   it.each([

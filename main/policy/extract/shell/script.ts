@@ -1,5 +1,6 @@
 // Walks a parsed script: pipelines, stages, substitutions, assignments, aliases, and each simple
 // command handed to the program table (Ctx.programs). Nested shell code goes back through here.
+import { ExtractionDeadline } from '../collector.js';
 import { expandHome, normalisePath } from '../paths.js';
 import { packagePrograms } from '../self-cli.js';
 import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
@@ -14,6 +15,7 @@ import { evalWord, expandWords } from './words.js';
 export function runScript(s: Script, env: Env, c: Ctx): void {
   if (s.limit) c.col.evasive(`${s.limit}: Gatehouse analysed it only in part`);
   else if (s.error) c.col.evasive('the shell grammar could not parse part of the command');
+  if (s.nul) c.col.evasive('the command contains NUL characters, which no shell runs as written (Gatehouse analysed it with them left out)');
   for (const p of s.pipelines) {
     // One array grows as the stages go by (a copy per stage was quadratic in a long pipeline);
     // each stage sees the stages before it, and nothing keeps the array after its call.
@@ -84,7 +86,9 @@ export function nested(src: string, env: Env, c: Ctx): void {
   let s: Script;
   try {
     s = c.parse(src);
-  } catch {
+  } catch (err) {
+    // The calling thread's deadline passing is not this code's fault: the whole call moves on.
+    if (err instanceof ExtractionDeadline) throw err;
     c.col.evasive('nested shell code could not be parsed');
     return;
   }
@@ -150,7 +154,8 @@ function runAlias(name: string, body: string, args: EW[], env: Env, c: Ctx, feed
   let s: Script;
   try {
     s = c.parse(body);
-  } catch {
+  } catch (err) {
+    if (err instanceof ExtractionDeadline) throw err;
     c.col.evasive('an alias whose body could not be parsed');
     return;
   }
