@@ -126,11 +126,11 @@ export class ForkThread {
         else this.reply(r);
       });
       this.worker.on('error', (err) => {
-        this.died(`the terminal fork thread failed: ${err.message}`);
+        this.died(`the fork thread (which starts terminals and plugin processes) failed: ${err.message}`);
         reject(new ForkThreadUnavailable(this.failure!));
       });
       this.worker.on('exit', (code) => {
-        this.died(`the terminal fork thread stopped (exit code ${code})`);
+        this.died(`the fork thread (which starts terminals and plugin processes) stopped (exit code ${code})`);
         reject(new ForkThreadUnavailable(this.failure!));
       });
     });
@@ -332,5 +332,5 @@ export function sharedForkThread(): ForkThread | null {
 }
 
 function forkWorkerFile(): string {
-  return entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: import.meta.url, what: 'the terminal fork thread', packagesExternal: true });
+  return entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: import.meta.url, what: 'the fork thread', packagesExternal: true });
 }

@@ -124,7 +124,7 @@ describe('the fork thread', () => {
     const dir = tempDir();
     const forkThread = fileURLToPath(new URL('../../../main/pty/fork-thread.ts', import.meta.url));
     // The thread's worker, built from the sources as the host finds it there.
-    const worker = entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThread).href, what: 'the terminal fork thread', packagesExternal: true });
+    const worker = entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThread).href, what: 'the fork thread', packagesExternal: true });
     const entry = join(dir, 'host.ts');
     writeFileSync(
       entry,

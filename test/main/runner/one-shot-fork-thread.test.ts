@@ -15,7 +15,7 @@ import { liveInGroup } from '../../support/processes.js';
 
 const HOSTILE = fileURLToPath(new URL('../../fixtures/hostile/', import.meta.url));
 const forkThreadSource = fileURLToPath(new URL('../../../main/pty/fork-thread.ts', import.meta.url));
-const workerFile = () => entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThreadSource).href, what: 'the terminal fork thread', packagesExternal: true });
+const workerFile = () => entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThreadSource).href, what: 'the fork thread', packagesExternal: true });
 
 function spec(fixture: string, more: Partial<OneShotSpec> = {}): OneShotSpec {
   return { plugin: fixture.replace(/\.\w+$/, ''), command: join(HOSTILE, fixture), args: [], cwd: HOSTILE, input: { hello: 'world' }, timeoutMs: 10_000, env: scrubEnv(process.env, []), ...more };
@@ -78,7 +78,7 @@ describe('one-shot processes and the fork thread', () => {
     await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     const r = await call;
     expect(r).toMatchObject({ ok: false, failure: 'crash' });
-    expect(r.ok ? '' : r.message).toMatch(/endless-loop was stopped: the terminal fork thread stopped/);
+    expect(r.ok ? '' : r.message).toMatch(/endless-loop was stopped: the fork thread \(which starts terminals and plugin processes\) stopped/);
     expect(await groupGone(pid!)).toEqual([]);
   });
 });
