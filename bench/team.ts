@@ -41,7 +41,7 @@ const RATE = 20_000;
 const SUSTAIN_MS = 3_000;
 const BACKLOG = 60_000;
 /** An ask as alpha published it: what a console signs a decision over. */
-type PublishedAsk = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session'>;
+type PublishedAsk = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session' | 'cwd'>;
 
 const WORDS = ['deploy', 'migrate', 'rollback', 'lint', 'format', 'review', 'backup', 'restore', 'compile', 'package', 'publish', 'release'];
 
@@ -102,7 +102,7 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
     listener.on('notification', (n) => {
       const p = JSON.parse(n.payload ?? '{}') as { approval?: string; state?: string };
       if (p.state !== 'pending' || !p.approval) return;
-      void listener.query<PublishedAsk>('SELECT approval_id, call_id, args_hash, tool, agent, session FROM team_asks WHERE approval_id = $1', [p.approval]).then((r) => {
+      void listener.query<PublishedAsk>('SELECT approval_id, call_id, args_hash, tool, agent, session, cwd FROM team_asks WHERE approval_id = $1', [p.approval]).then((r) => {
         const row = r.rows[0];
         const w = row && waiters.get(row.session.split('/').pop()!);
         if (row && w) w(row);
@@ -133,7 +133,8 @@ export async function teamCases(): Promise<{ cases: BenchCase[]; close: () => Pr
     const ask = await published;
     a.waiters.delete(session);
     const fields = { member: 'alpha', approvalId: ask.approval_id, callId: ask.call_id, argsHash: ask.args_hash, decision: 'approved' as const, reason: '', operator: 'bench-operator', console: 'bench-b', decidedAt: Date.now() };
-    const shown = { tool: ask.tool, agent: ask.agent, session: ask.session };
+    if (ask.cwd === null) throw new Error(`team approval bench: alpha published ${ask.approval_id} without its working directory`);
+    const shown = { tool: ask.tool, agent: ask.agent, session: ask.session, cwd: ask.cwd };
     const t0 = performance.now();
     const stored = await insertDecision(a.pool, { ...fields, shown, signature: signDecision({ ...fields, ...shown }, a.privatePem) });
     if (!stored.won) throw new Error(`team approval bench: the decision on ${ask.approval_id} was not stored`);

@@ -59,6 +59,8 @@ const teamAsk = z.object({
   agent: z.string(),
   session: z.string(),
   tool: z.string(),
+  /** The folder the call runs in, which decides where its relative paths land; null on an ask published before team migration 7 (it cannot be signed from here). */
+  cwd: z.string().nullable(),
   /** The arguments' canonical JSON as the member published it (as the local inbox shows its own: the operator decides on what runs). */
   arguments: z.string(),
   argsHash: z.string(),

@@ -123,6 +123,8 @@ test.describe('the console in team mode', () => {
     await expect(ask.getByTestId('team-ask-machine')).toHaveText('beta');
     await expect(ask.getByTestId('team-ask-tool')).toHaveText('Bash');
     await expect(ask.getByTestId('team-ask-arguments')).toHaveText('{"command":"make"}');
+    // The folder it runs in is part of what is signed: shown beside the arguments.
+    await expect(ask.getByTestId('team-ask-cwd')).toHaveText('/tmp');
     await inbox.getByTestId('approvals-filter-machine').selectOption('alpha');
     await expect(ask).toHaveCount(0);
     await inbox.getByTestId('approvals-filter-machine').selectOption('beta');

@@ -37,6 +37,7 @@ function formatAsk(a: TeamAsk, now: number): string {
   return [
     `${d(a.approvalId)}  pending (${Math.max(0, Math.round((a.deadline - now) / 1000))} s left)  on ${d(a.member)}  ${d(a.agent)} / ${d(a.session)}  ${d(a.tool)}`,
     `  arguments: ${teamArguments(a.arguments)}`,
+    `  runs in: ${a.cwd !== null ? d(a.cwd) : 'not published (the ask predates team migration 7): decide it on its own machine'}`,
     `  asked because: ${d(a.reason)}`,
   ].join('\n');
 }

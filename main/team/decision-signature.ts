@@ -3,8 +3,9 @@
 // honours a decision from the team database only when this verifies against the named operator's
 // registered public key. SECURITY: each field below is what stops a reuse: the member and approval
 // id (a signature for one ask approving another), the call id and args hash (the same ask id with
-// other arguments), the tool, agent and session the ask showed (an ask relabelled so that a Bash
-// call reads as a harmless tool, or another agent's), the decision and reason (a denial turned into
+// other arguments), the tool, agent, session and working directory the ask showed (an ask
+// relabelled so that a Bash call reads as a harmless tool, or another agent's, or `rm -rf build`
+// shown in a scratch folder runs in the project), the decision and reason (a denial turned into
 // an approval), the operator and console (a decision claimed for someone else), the time. Dropping
 // one lets a row written with a member's own database credentials replay a real operator's
 // signature onto what that field no longer pins.
@@ -23,32 +24,44 @@ export interface DecisionFields {
   decidedAt: number;
 }
 
-/**
- * What the ask showed the operator beside its arguments, and which the member compares with the
- * call it is about to release: the tool that runs, and the agent and session it runs for. (The
- * ask's reason and deadline are shown too, but are the member's own account: they decide nothing
- * that runs.)
- */
-export interface ShownAsk {
+/** The labels a v2 signature covers (team migrations 6 and on). */
+export interface ShownAskV2 {
   tool: string;
   agent: string;
   session: string;
 }
 
-/** A decision's signed fields: what it says and what its ask showed (v2, team migration 6 on). */
+/**
+ * What the ask showed the operator beside its arguments, and which the member compares with the
+ * call it is about to release: the tool that runs, the agent and session it runs for, and the
+ * folder it runs in, which decides where every relative path in the arguments lands. (The ask's
+ * reason and deadline are shown too, but are the member's own account: they decide nothing that
+ * runs.)
+ */
+export interface ShownAsk extends ShownAskV2 {
+  cwd: string;
+}
+
+/** A decision's signed fields: what it says and what its ask showed (v3, team migration 7 on). */
 export type SignedFields = DecisionFields & ShownAsk;
 
-const DOMAIN = 'gatehouse.team-decision.v2';
+const DOMAIN = 'gatehouse.team-decision.v3';
 /**
- * v1 signed neither the tool, nor the agent, nor the session. Only `audit verify --team` still
- * checks it, on decisions the database stored before migration 6; nothing signs it any more, and
- * a member never applies it (team-decisions.ts).
+ * v2 did not sign the working directory, v1 neither the tool, the agent nor the session. Only
+ * `audit verify --team` still checks them, on decisions the database stored before migration 7
+ * (v2) or 6 (v1); nothing signs them any more, and a member never applies them (team-decisions.ts).
  */
+const DOMAIN_V2 = 'gatehouse.team-decision.v2';
 const DOMAIN_V1 = 'gatehouse.team-decision.v1';
 
 /** The exact bytes signed: a JSON array, so no field can run into the next. */
 export function signedMessage(f: SignedFields): Buffer {
-  return Buffer.from(JSON.stringify([DOMAIN, f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
+  return Buffer.from(JSON.stringify([DOMAIN, f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.cwd, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
+}
+
+/** The bytes a v2 signature covers (decisions stored from team migration 6 until 7). */
+export function signedMessageV2(f: DecisionFields & ShownAskV2): Buffer {
+  return Buffer.from(JSON.stringify([DOMAIN_V2, f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.decision, f.reason, f.operator, f.console, f.decidedAt]), 'utf8');
 }
 
 /** The bytes a v1 signature covers (decisions stored before team migration 6). */
@@ -69,9 +82,14 @@ export function signDecision(f: SignedFields, privatePem: string): string {
   return signBytes(signedMessage(f), privatePem);
 }
 
-/** True only for a well-formed ed25519 key and a v2 signature over exactly these fields. */
+/** True only for a well-formed ed25519 key and a v3 signature over exactly these fields. */
 export function verifyDecision(f: SignedFields, signature: string, publicPem: string): boolean {
   return verifyBytes(signedMessage(f), signature, publicPem);
+}
+
+/** True only for a v2 signature over exactly these fields: a decision stored before team migration 7. */
+export function verifyDecisionV2(f: DecisionFields & ShownAskV2, signature: string, publicPem: string): boolean {
+  return verifyBytes(signedMessageV2(f), signature, publicPem);
 }
 
 /** True only for a v1 signature over exactly these fields: a decision stored before team migration 6. */

@@ -3,8 +3,8 @@
 // sign the decision with this home's operator key, and store it only if nobody decided first
 // (insertDecision: one statement). The member that asked applies it once the signature checks.
 //
-// SECURITY: the signature covers every field the member acts on, and the tool, agent and session
-// the ask shows (decision-signature.ts), which the member compares with its call; the hash check
+// SECURITY: the signature covers every field the member acts on, and the tool, agent, session and
+// working directory the ask shows (decision-signature.ts), which the member compares with its call; the hash check
 // refuses a decision on arguments the operator did not see. Dropping either lets a decision made
 // for one call be applied to another. What is signed is read from the ask's row here, and is what
 // the operator was listed: a member's role cannot change a published ask but to close it (team
@@ -63,10 +63,12 @@ export async function decideAsk(db: Query, r: DecideRequest): Promise<DecideResu
   if (hashCanonical(a.arguments) !== a.argsHash) throw new UsageError(`Approval ${d(a.approvalId)} on ${d(a.member)}: the arguments shown do not match the hash ${d(a.argsHash.slice(0, 12))}… the call is bound to (they were changed in the team database after ${d(a.member)} published them). Nothing was signed; decide it on ${d(a.member)}'s own console.`);
   // Bound to the arguments the operator reviewed: a hash that is not this ask's is refused.
   if (r.hash !== undefined && r.hash !== a.argsHash) throw new UsageError(`Approval ${a.approvalId} carries arguments with hash ${a.argsHash.slice(0, 12)}…, not the ${r.hash.slice(0, 12)}… you reviewed: list it again and decide on what it asks now.`);
-  // A database without migration 6 has nowhere to keep the tool, agent and session signed.
+  // A database without migration 7 has nowhere to keep the tool, agent, session and folder signed.
   await requireTeamSchema(db);
+  // Published by a member before team migration 7: the operator was never shown where it runs.
+  if (a.cwd === null) throw new UsageError(`Approval ${d(a.approvalId)} on ${d(a.member)} does not say which folder the call runs in (${d(a.member)} published it before the team database was upgraded), so nothing can be signed for it here. Decide it on ${d(a.member)}'s own console.`);
   const fields = { member: a.member, approvalId: a.approvalId, callId: a.callId, argsHash: a.argsHash, decision: r.decision, reason: r.decision === 'approved' ? '' : (r.reason ?? ''), operator: r.key.name, console: r.console, decidedAt: r.now };
-  const shown = { tool: a.tool, agent: a.agent, session: a.session };
+  const shown = { tool: a.tool, agent: a.agent, session: a.session, cwd: a.cwd };
   const signed: SignedDecision = { ...fields, shown, signature: signDecision({ ...fields, ...shown }, r.key.privatePem) };
   const stored = await insertDecision(db, signed);
   if (stored.won) return { outcome: 'stored', decision: signed };

@@ -1,8 +1,8 @@
 // A member's side of the team inbox. Each ask the host's approval queue raises is published to
 // team_asks (best effort: the local inbox stays the truth), the host LISTENs for decisions on its
 // own asks, and a decision is applied to the local item only when it carries a valid signature of
-// a registered operator and is bound to the item's call: its call id, argument hash, tool, agent
-// and session. When the local item closes (decided here, expired, its agent gone) the team ask is
+// a registered operator and is bound to the item's call: its call id, argument hash, tool, agent,
+// session and working directory. When the local item closes (decided here, expired, its agent gone) the team ask is
 // closed too, so no other console can decide it any more.
 //
 // SECURITY: this host's database credentials are readable by its own agents, so anything in the
@@ -10,7 +10,7 @@
 // what it says, only for what its signature proves (signatureProblem); a refused one is recorded
 // (`team.decision-refused`) and the item keeps waiting. Applying a decision without that check
 // would let an agent approve its own calls by inserting a row. A signed decision that is not about
-// this item's call (its ask showed the operator another tool, agent or session, or another call:
+// this item's call (its ask showed the operator another tool, agent, session or folder, or another call:
 // the ask was written with these credentials before this host published its own) denies the call:
 // the operator decided on something else, and nothing they signed covers it.
 //
@@ -66,6 +66,7 @@ function notThisCall(d: { callId: string; argsHash: string }, shown: ShownAsk, i
     shown.tool !== c.tool ? `tool ${q(shown.tool)}, not this call's ${q(c.tool)}` : null,
     shown.agent !== c.agent ? `agent ${q(shown.agent)}, not this call's ${q(c.agent)}` : null,
     shown.session !== c.session ? `session ${q(shown.session)}, not this call's ${q(c.session)}` : null,
+    shown.cwd !== c.cwd ? `working directory ${q(shown.cwd)}, not this call's ${q(c.cwd)}` : null,
     d.callId !== c.id ? `call ${q(d.callId)}, not this one (${q(c.id)})` : null,
     d.argsHash !== item.argsHash ? `arguments hash ${d.argsHash.slice(0, 12)}…, not this call's ${item.argsHash.slice(0, 12)}…` : null,
   ].filter((x) => x !== null);
@@ -124,9 +125,9 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     for (const item of pending) {
       if (published.has(item.id)) continue;
       await pool.query(
-        `INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (member, approval_id) DO NOTHING`,
-        [member, item.id, item.call.id, item.call.agent, item.call.session, item.call.tool, canonicalArgs(item.call.arguments), item.argsHash, item.reason, item.requestedAt, item.deadline],
+        `INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, cwd, arguments, args_hash, reason, asked_at, deadline)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (member, approval_id) DO NOTHING`,
+        [member, item.id, item.call.id, item.call.agent, item.call.session, item.call.tool, item.call.cwd, canonicalArgs(item.call.arguments), item.argsHash, item.reason, item.requestedAt, item.deadline],
       );
       published.add(item.id);
     }
@@ -148,10 +149,10 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
     const item: ApprovalItem | null = approvals.get(d.approvalId);
     // Closed here meanwhile (decided locally, expired, agent gone): sync closes the team ask.
     if (!item || item.state !== 'pending') return;
-    // A live check: a v1 decision (tool, agent and session unsigned) is refused here too.
+    // A live check: a v1 or v2 decision (the labels or the folder unsigned) is refused here too.
     const problem = await signatureProblem(pool, d);
     if (problem !== null || d.shown === null) {
-      const why = problem ?? 'it carries no v2 signature';
+      const why = problem ?? 'it carries no v3 signature';
       const key = `${d.approvalId}\n${d.signature}\n${why}`;
       if (refused.has(key)) return;
       refused.add(key);

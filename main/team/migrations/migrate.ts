@@ -9,10 +9,11 @@ import { TEAM_MIGRATION_003 } from './003-team-roles.js';
 import { TEAM_MIGRATION_004 } from './004-team-policy.js';
 import { TEAM_MIGRATION_005 } from './005-team-search-facets.js';
 import { TEAM_MIGRATION_006 } from './006-team-decision-v2.js';
+import { TEAM_MIGRATION_007 } from './007-team-decision-v3.js';
 import type { Migration } from '../../audit/migrations/migrate.js';
 
 /** In order; a new migration is a new file and one more entry here. */
-export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003, TEAM_MIGRATION_004, TEAM_MIGRATION_005, TEAM_MIGRATION_006];
+export const teamMigrations: readonly Migration[] = [TEAM_MIGRATION_001, TEAM_MIGRATION_002, TEAM_MIGRATION_003, TEAM_MIGRATION_004, TEAM_MIGRATION_005, TEAM_MIGRATION_006, TEAM_MIGRATION_007];
 
 export const TEAM_SCHEMA_VERSION = teamMigrations.at(-1)!.version;
 
@@ -39,8 +40,8 @@ export async function migrateTeam(client: ClientBase, list: readonly Migration[]
       if (m.version <= from) continue;
       await client.query(m.sql);
       // The moment the migration's SQL was done (clock_timestamp, not the transaction's start):
-      // audit verify --team takes a v1 decision signature only from a row stored before migration
-      // 6 was applied (team-decisions.ts). Its ALTER TABLE holds team_decisions until the commit,
+      // audit verify --team takes a v1 (v2) decision signature only from a row stored before
+      // migration 6 (7) was applied (team-decisions.ts). Its ALTER TABLE holds team_decisions until the commit,
       // so every row stored earlier committed before this moment, and every later one after it.
       await client.query('INSERT INTO team_schema (version, name, applied_at) VALUES ($1, $2, clock_timestamp())', [m.version, m.name]);
     }

@@ -1,12 +1,12 @@
 // A team decision's signature binds every field a member acts on: changing any one of them (the
-// tool, agent and session its ask showed included), signing with another key, or offering a key
-// that is not ed25519 fails verification; and a v1 signature (no tool, agent or session) never
-// passes for a v2 one, nor the other way round.
+// tool, agent, session and working directory its ask showed included), signing with another key,
+// or offering a key that is not ed25519 fails verification; and a v1 signature (no tool, agent or
+// session) or a v2 one (no working directory) never passes for a v3 one, nor the other way round.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newOperatorKeys, publicPemOf, signDecision, signedMessageV1, verifyDecision, verifyDecisionV1, type SignedFields } from '../../../main/team/decision-signature.js';
+import { newOperatorKeys, publicPemOf, signDecision, signedMessageV1, signedMessageV2, verifyDecision, verifyDecisionV1, verifyDecisionV2, type SignedFields } from '../../../main/team/decision-signature.js';
 
-const fields: SignedFields = { member: 'alpha', approvalId: 'appr-1', callId: 'call-1', argsHash: 'a'.repeat(64), tool: 'Bash', agent: 'default', session: 'hook:s-1', decision: 'approved', reason: '', operator: 'ana', console: 'beta', decidedAt: 1_700_000_000_000 };
+const fields: SignedFields = { member: 'alpha', approvalId: 'appr-1', callId: 'call-1', argsHash: 'a'.repeat(64), tool: 'Bash', agent: 'default', session: 'hook:s-1', cwd: '/home/ana/proj', decision: 'approved', reason: '', operator: 'ana', console: 'beta', decidedAt: 1_700_000_000_000 };
 
 describe('team decision signatures', () => {
   it('verify for the operator who signed, over exactly the fields signed', () => {
@@ -22,6 +22,8 @@ describe('team decision signatures', () => {
       { tool: 'mcp__ci__dry_run' },
       { agent: 'ci' },
       { session: 'hook:s-2' },
+      { cwd: '/' },
+      { cwd: '/home/ana/proj/' },
       { decision: 'denied' },
       { reason: 'x' },
       { operator: 'bob' },
@@ -39,6 +41,16 @@ describe('team decision signatures', () => {
     expect(verifyDecisionV1({ ...fields, callId: 'call-2' }, v1, ana.publicPem)).toBe(false);
     for (const tool of ['Bash', 'mcp__ci__dry_run', '']) expect(verifyDecision({ ...fields, tool }, v1, ana.publicPem), tool).toBe(false);
     expect(verifyDecisionV1(fields, signDecision(fields, ana.privatePem), ana.publicPem)).toBe(false);
+  });
+
+  it('keep v2 and v3 apart: an operator\'s v2 signature is no v3 one, whatever folder is claimed beside it', () => {
+    const ana = newOperatorKeys();
+    // What Gatehouse signed from team migration 6 until 7: the labels, not the working directory.
+    const v2 = sign(null, signedMessageV2(fields), ana.privatePem).toString('base64');
+    expect(verifyDecisionV2(fields, v2, ana.publicPem)).toBe(true);
+    expect(verifyDecisionV2({ ...fields, tool: 'Read' }, v2, ana.publicPem)).toBe(false);
+    for (const cwd of ['/home/ana/proj', '/', '']) expect(verifyDecision({ ...fields, cwd }, v2, ana.publicPem), cwd).toBe(false);
+    expect(verifyDecisionV2(fields, signDecision(fields, ana.privatePem), ana.publicPem)).toBe(false);
   });
 
   it('refuse another key, a key that is not ed25519, and a signature that is not one', () => {

@@ -87,9 +87,9 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     const third = hookCall(alpha.info, 'inbox-three', 3, MAKE);
     const ask3 = await askOf(url, 'inbox-three');
     const [real] = await sql<{ signature: string; decided_at: string }>(url, 'SELECT signature, decided_at FROM team_decisions WHERE approval_id = $1', [ask1.approval_id]);
-    const [shown] = await sql<{ tool: string; agent: string; session: string }>(url, 'SELECT tool, agent, session FROM team_asks WHERE approval_id = $1', [ask3.approval_id]);
+    const [shown] = await sql<{ tool: string; agent: string; session: string; cwd: string }>(url, 'SELECT tool, agent, session, cwd FROM team_asks WHERE approval_id = $1', [ask3.approval_id]);
     const forgeAs = (db: string, operator: string, signature: string) =>
-      sql(db, "INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, decision, reason, operator, console, decided_at, signature) VALUES ('alpha', $1, $2, $3, $4, $5, $6, 'approved', '', $7, 'beta', $8, $9)", [ask3.approval_id, ask3.call_id, ask3.args_hash, shown!.tool, shown!.agent, shown!.session, operator, Number(real!.decided_at), signature]);
+      sql(db, "INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, cwd, decision, reason, operator, console, decided_at, signature) VALUES ('alpha', $1, $2, $3, $4, $5, $6, $7, 'approved', '', $8, 'beta', $9, $10)", [ask3.approval_id, ask3.call_id, ask3.args_hash, shown!.tool, shown!.agent, shown!.session, shown!.cwd, operator, Number(real!.decided_at), signature]);
     const forge = (operator: string, signature: string) => forgeAs(consoles, operator, signature);
     await expect(forgeAs(alphaUrl, 'ana', real!.signature)).rejects.toThrow(/permission denied for table team_decisions/);
     await expect(sql(alphaUrl, "INSERT INTO team_operators (name, public_key, console) VALUES ('mallory', $1, 'alpha')", [newOperatorKeys().publicPem])).rejects.toThrow(/permission denied for table team_operators/);

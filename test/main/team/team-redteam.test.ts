@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalArgs } from '../../../main/approvals/args-match.js';
-import { newOperatorKeys, signDecision, signedMessageV1, type DecisionFields } from '../../../main/team/decision-signature.js';
+import { newOperatorKeys, signDecision, signedMessageV1, signedMessageV2, type DecisionFields } from '../../../main/team/decision-signature.js';
 import { migrateTeam, teamMigrations } from '../../../main/team/migrations/migrate.js';
 import { openTeamPool } from '../../../main/team/team-db.js';
 import type { AskRow } from '../../../main/team/team-decisions.js';
@@ -41,7 +41,7 @@ function permission(body: string): string {
   return answer(body).permissionDecision;
 }
 
-type ShownRow = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session' | 'arguments'>;
+type ShownRow = Pick<AskRow, 'approval_id' | 'call_id' | 'args_hash' | 'tool' | 'agent' | 'session' | 'cwd' | 'arguments'>;
 
 /**
  * Alpha's agent, with alpha's own database role, writes the team ask of its call first, as
@@ -58,9 +58,10 @@ async function askWrittenFirst(url: string, role: string, host: TeamHost, sessio
     const call = hookCall(host.info, session, 1, tool);
     const requested = (await untilLocal(host.home, host.op, (r) => r.some((x) => x.type === 'approval.requested' && String(x.payload.session).endsWith(session)))).find((x) => x.type === 'approval.requested' && String(x.payload.session).endsWith(session))!;
     const p = requested.payload as { id: string; call: string; agent: string; session: string; tool: string; argsHash: string; reason: string; expiresAt: number };
-    const row = edit({ approval_id: p.id, call_id: p.call, args_hash: p.argsHash, tool: p.tool, agent: p.agent, session: p.session, arguments: canonicalArgs(tool.input) });
+    // hookCall's calls run in /tmp.
+    const row = edit({ approval_id: p.id, call_id: p.call, args_hash: p.argsHash, tool: p.tool, agent: p.agent, session: p.session, cwd: '/tmp', arguments: canonicalArgs(tool.input) });
     await owner.query(`SET LOCAL ROLE ${role}`);
-    await owner.query('INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', ['alpha', row.approval_id, row.call_id, row.agent, row.session, row.tool, row.arguments, row.args_hash, p.reason, Date.now(), p.expiresAt]);
+    await owner.query('INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, cwd, arguments, args_hash, reason, asked_at, deadline) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', ['alpha', row.approval_id, row.call_id, row.agent, row.session, row.tool, row.cwd, row.arguments, row.args_hash, p.reason, Date.now(), p.expiresAt]);
     await owner.query('COMMIT');
     return { call, ask: await askOf(url, session), real: p };
   } finally {
@@ -111,7 +112,7 @@ describe.runIf(pgMissing('team-redteam') === null)('team mode under attack', () 
     // Relabelling a published ask is refused by PostgreSQL: what an operator lists is what is signed.
     const published = hookCall(alpha.info, 'published', 1, RELEASE);
     const pub = await askOf(url, 'published');
-    for (const column of ['tool', 'agent', 'session']) {
+    for (const column of ['tool', 'agent', 'session', 'cwd']) {
       await expect(sql(alphaUrl, `UPDATE team_asks SET ${column} = 'mcp__ci__dry_run' WHERE approval_id = $1`, [pub.approval_id]), column).rejects.toThrow(/permission denied for table team_asks/);
     }
     expect((await runCli(['approvals', 'deny', pub.approval_id, '--reason', 'not now', '--home', alpha.home])).code).toBe(0);
@@ -142,45 +143,66 @@ describe.runIf(pgMissing('team-redteam') === null)('team mode under attack', () 
     expect(decided.payload.operator).toBeUndefined();
     expect(localRows(alpha.home).filter((x) => x.type === 'approval.decided' && x.payload.state === 'approved')).toEqual([]);
     await askOf(url, 'relabel', 'denied');
+
+    // The same with the folder: `make release` shown in a scratch folder, made in /tmp. Ana is
+    // shown the scratch folder and signs it; alpha's call runs elsewhere, so it is denied.
+    const moved = await askWrittenFirst(url, 'alpha_host', alpha, 'refolder', RELEASE, (r) => ({ ...r, cwd: '/home/alpha/scratch' }));
+    const listedMoved = await runCli(['approvals', 'list', '--team', '--json'], asAnaHere);
+    expect((JSON.parse(listedMoved.stdout) as { approvalId: string; cwd: string }[]).find((a) => a.approvalId === moved.ask.approval_id)?.cwd).toBe('/home/alpha/scratch');
+    await runCli(['approvals', 'approve', moved.ask.approval_id, '--team'], asAnaHere);
+    const [movedRow] = await sql<{ cwd: string }>(url, 'SELECT cwd FROM team_decisions WHERE approval_id = $1', [moved.ask.approval_id]);
+    expect(movedRow).toEqual({ cwd: '/home/alpha/scratch' });
+    const gotMoved = answer((await moved.call).body);
+    expect(gotMoved.permissionDecision).toBe('deny');
+    expect(gotMoved.permissionDecisionReason).toMatch(/a team ask that showed working directory "\/home\/alpha\/scratch", not this call's "\/tmp"/);
+    expect(localRows(alpha.home).filter((x) => x.type === 'approval.decided' && x.payload.state === 'approved')).toEqual([]);
   }, 180_000);
 
-  it('a v1 signature is never applied, however the row is stored; audit verify --team takes it only on a row stored before migration 6', async () => {
+  it('a v1 or v2 signature is never applied, however the row is stored; audit verify --team takes one only on a row stored before migration 6 (v1) or 7 (v2)', async () => {
     const url = await teamDatabase(cluster(), 'redteam_downgrade');
     const { alphaUrl, consoles, anaHome } = await alphaAndAna(url);
     const alpha = await member(alphaUrl, 'alpha', SETTINGS);
     const anaKey = readFileSync(join(anaHome, 'operators', 'ana.key'), 'utf8');
     const call = hookCall(alpha.info, 'downgrade', 1, RELEASE);
     const ask = await askOf(url, 'downgrade');
-    const [shown] = await sql<{ tool: string; agent: string; session: string }>(url, 'SELECT tool, agent, session FROM team_asks WHERE approval_id = $1', [ask.approval_id]);
-    // Ana's own v1 signature on this very ask, as an older Gatehouse would make it: real, but it signed no tool.
+    const [shown] = await sql<{ tool: string; agent: string; session: string; cwd: string }>(url, 'SELECT tool, agent, session, cwd FROM team_asks WHERE approval_id = $1', [ask.approval_id]);
+    const labels = { tool: shown!.tool, agent: shown!.agent, session: shown!.session };
+    // Ana's own v1 signature on this very ask, as an older Gatehouse would make it: real, but it signed no tool;
+    // and her v2 one, as Gatehouse made it from team migration 6 until 7: real, but it signed no folder.
     const fields: DecisionFields = { member: 'alpha', approvalId: ask.approval_id, callId: ask.call_id, argsHash: ask.args_hash, decision: 'approved', reason: '', operator: 'ana', console: 'desk', decidedAt: Date.now() };
     const v1 = sign(null, signedMessageV1(fields), anaKey).toString('base64');
-    const insert = (db: string, t: { tool: string; agent: string; session: string } | null) =>
-      sql(db, 'INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [fields.member, fields.approvalId, fields.callId, fields.argsHash, t?.tool ?? null, t?.agent ?? null, t?.session ?? null, fields.decision, fields.reason, fields.operator, fields.console, fields.decidedAt, v1]);
+    const v2 = sign(null, signedMessageV2({ ...fields, ...labels }), anaKey).toString('base64');
+    const insert = (db: string, t: { tool: string; agent: string; session: string; cwd?: string } | null, signature = v1) =>
+      sql(db, 'INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, cwd, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', [fields.member, fields.approvalId, fields.callId, fields.argsHash, t?.tool ?? null, t?.agent ?? null, t?.session ?? null, t?.cwd ?? null, fields.decision, fields.reason, fields.operator, fields.console, fields.decidedAt, signature]);
 
-    // A console role may insert decisions, but no v1 one: the database wants the three signed fields.
+    // A console role may insert decisions, but no v1 or v2 one: the database wants the four signed fields.
     await expect(insert(consoles, null)).rejects.toThrow(/violates check constraint "team_decisions_v2"/);
-    // With them filled in (the ask's own), the v1 signature is no v2 one: refused, the call waits.
+    await expect(insert(consoles, labels, v2)).rejects.toThrow(/violates check constraint "team_decisions_v3"/);
+    // With them filled in (the ask's own), the v1 signature is no v3 one: refused, the call waits.
     await insert(consoles, shown!);
     await untilLocal(alpha.home, alpha.op, (r) => refusals(r).length === 1);
     await sql(url, 'DELETE FROM team_decisions WHERE approval_id = $1', [ask.approval_id]);
-    // Without the constraint (the owner dropped it): the v1 row is stored, and alpha still refuses it.
-    await sql(url, 'ALTER TABLE team_decisions DROP CONSTRAINT team_decisions_v2');
+    // Without the constraints (the owner dropped them): a v1 row, then a v2 row, is stored, and alpha refuses each.
+    await sql(url, 'ALTER TABLE team_decisions DROP CONSTRAINT team_decisions_v2, DROP CONSTRAINT team_decisions_v3');
     await insert(consoles, null);
-    const rows = await untilLocal(alpha.home, alpha.op, (r) => refusals(r).length === 2);
+    await untilLocal(alpha.home, alpha.op, (r) => refusals(r).length === 2);
+    await sql(url, 'DELETE FROM team_decisions WHERE approval_id = $1', [ask.approval_id]);
+    await insert(consoles, labels, v2);
+    const rows = await untilLocal(alpha.home, alpha.op, (r) => refusals(r).length === 3);
     expect(refusals(rows).map((x) => [x.payload.operator, x.payload.problem, x.payload.denied])).toEqual([
       ['ana', `the signature is not operator "ana"'s over this decision`, undefined],
-      ['ana', 'it carries a v1 signature, which covers neither the tool, the agent nor the session its ask showed: a member applies only v2 decisions', undefined],
+      ['ana', 'it carries a v1 signature, which does not cover the tool, agent, session and working directory its ask showed: a member applies only v3 decisions', undefined],
+      ['ana', 'it carries a v2 signature, which does not cover the working directory its ask showed: a member applies only v3 decisions', undefined],
     ]);
     const local = await runCli(['approvals', 'list', '--json', '--home', alpha.home]);
     expect((JSON.parse(local.stdout) as { id: string; state: string }[]).map((i) => [i.id, i.state])).toEqual([[ask.approval_id, 'pending']]);
     const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: consoles });
-    expect(verify.stdout).toMatch(new RegExp(`alpha: decision on ${ask.approval_id} NOT signed by an operator: it carries a v1 signature \\(tool, agent and session not signed\\) on a row stored \\S+, after team migration 6 \\(\\S+\\), from which every decision is signed v2`));
+    expect(verify.stdout).toMatch(new RegExp(`alpha: decision on ${ask.approval_id} NOT signed by an operator: it carries a v2 signature \\(the working directory not signed\\) on a row stored \\S+, after team migration 7 \\(\\S+\\), from which every decision is signed v3`));
     expect(verify.code).toBe(1);
     expect((await runCli(['approvals', 'deny', ask.approval_id, '--reason', 'downgrade seen', '--home', alpha.home])).code).toBe(0);
     expect(permission((await call).body)).toBe('deny');
 
-    // A decision ana signed (v1) before the team database was migrated to 6 still verifies; the same bytes with one field changed do not.
+    // A decision ana signed (v1) before the team database was migrated to 6, and one (v2) before 7, still verify; the same bytes with one field changed do not.
     const oldUrl = await cluster().createDatabase('redteam_v1_rows');
     const client = new pg.Client({ connectionString: oldUrl });
     await client.connect();
@@ -194,16 +216,21 @@ describe.runIf(pgMissing('team-redteam') === null)('team mode under attack', () 
         const signature = sign(null, signedMessageV1(f), ana.privatePem).toString('base64');
         await client.query('INSERT INTO team_decisions (member, approval_id, call_id, args_hash, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [f.member, f.approvalId, f.callId, f.argsHash, f.decision, i === 0 ? f.reason : 'edited', f.operator, f.console, f.decidedAt, signature]);
       }
-      expect(await migrateTeam(client)).toEqual({ from: 5, to: 6 });
+      expect(await migrateTeam(client, teamMigrations.slice(0, 6))).toEqual({ from: 5, to: 6 });
+      // A v2 decision stored before migration 7 verifies beside them, and so does a v3 one after it.
+      const f2 = { ...fields, approvalId: 'appr-v2', callId: 'call-v2', tool: 'Bash', agent: 'default', session: 's' };
+      await client.query("INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline) VALUES ('alpha', 'appr-v2', 'call-v2', 'default', 's', 'Bash', '{}', $1, 'asked', 1, 2)", [f2.argsHash]);
+      await client.query('INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [f2.member, f2.approvalId, f2.callId, f2.argsHash, f2.tool, f2.agent, f2.session, f2.decision, f2.reason, f2.operator, f2.console, f2.decidedAt, sign(null, signedMessageV2(f2), ana.privatePem).toString('base64')]);
+      expect(await migrateTeam(client)).toEqual({ from: 6, to: 7 });
       const after = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: oldUrl });
       expect(after.stdout).toContain(`alpha: decision on appr-old-2 NOT signed by an operator: the signature is not operator "ana"'s over this decision`);
-      expect(after.stdout).toMatch(/Team decisions: 1 of 2 NOT signed by a registered operator\./);
+      expect(after.stdout).toMatch(/Team decisions: 1 of 3 NOT signed by a registered operator\./);
       expect(after.stdout).not.toContain('appr-old-1');
-      // v2 decisions stored from now on verify beside the old v1 ones.
-      const f = { ...fields, approvalId: 'appr-new', callId: 'call-new', tool: 'Bash', agent: 'default', session: 's' };
-      await client.query("INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, arguments, args_hash, reason, asked_at, deadline) VALUES ('alpha', 'appr-new', 'call-new', 'default', 's', 'Bash', '{}', $1, 'asked', 1, 2)", [f.argsHash]);
-      await client.query('INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.decision, f.reason, f.operator, f.console, f.decidedAt, signDecision(f, ana.privatePem)]);
-      expect((await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: oldUrl })).stdout).toMatch(/Team decisions: 1 of 3 NOT signed by a registered operator\./);
+      expect(after.stdout).not.toContain('appr-v2');
+      const f = { ...fields, approvalId: 'appr-new', callId: 'call-new', tool: 'Bash', agent: 'default', session: 's', cwd: '/srv/app' };
+      await client.query("INSERT INTO team_asks (member, approval_id, call_id, agent, session, tool, cwd, arguments, args_hash, reason, asked_at, deadline) VALUES ('alpha', 'appr-new', 'call-new', 'default', 's', 'Bash', '/srv/app', '{}', $1, 'asked', 1, 2)", [f.argsHash]);
+      await client.query('INSERT INTO team_decisions (member, approval_id, call_id, args_hash, tool, agent, session, cwd, decision, reason, operator, console, decided_at, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', [f.member, f.approvalId, f.callId, f.argsHash, f.tool, f.agent, f.session, f.cwd, f.decision, f.reason, f.operator, f.console, f.decidedAt, signDecision(f, ana.privatePem)]);
+      expect((await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: oldUrl })).stdout).toMatch(/Team decisions: 1 of 4 NOT signed by a registered operator\./);
     } finally {
       await client.end();
     }

@@ -19,6 +19,7 @@ const SHIPPED: Record<number, string> = {
   4: 'c5d60549a86e93232cd4fcd447cd5b133457cbc7b5ece1a5aac8d743715298fb',
   5: 'df2fee5253f2cb81eb74bcd2f3f83c304df82a408ddac99d35b1d61f5dd3ff49',
   6: 'c2eae74ed2c5a30f0dfdaca9ccf15e413646b196656e6e609cb5fbbcf004d959',
+  7: '0a18d8b97b48e3426d6cc9489fe120342c7b78b916f867feb4737a3f611747b3',
 };
 
 describe('the team URL and member name', () => {

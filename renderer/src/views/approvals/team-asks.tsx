@@ -2,7 +2,8 @@
 // with its machine, decided here as `gatehouse approvals approve|deny ID --team` decides them:
 // signed on the host with this home's operator key, bound to the arguments on screen. The member
 // that asked applies the decision once the signature checks, and the ask leaves every list.
-// Agent-supplied text (tool, arguments, agent, session, reason) goes through SafeText.
+// Agent-supplied text (tool, arguments, folder, agent, session, reason) goes through SafeText. The
+// folder is part of what an operator signs: it decides where the arguments' relative paths land.
 import { useState } from 'react';
 import type { TeamAskView } from '../../../../shared/contract.ts';
 import { EmptyState } from '../../components/empty-state.tsx';
@@ -58,6 +59,7 @@ export function TeamAsks({ asks, total, error, clockOffset, now, deciding, decid
                 <th scope="col">Machine</th>
                 <th scope="col">Tool</th>
                 <th scope="col">Arguments</th>
+                <th scope="col">Runs in</th>
                 <th scope="col">Agent · session</th>
                 <th scope="col">Why</th>
                 <th scope="col">Time left</th>
@@ -81,6 +83,15 @@ export function TeamAsks({ asks, total, error, clockOffset, now, deciding, decid
                     <td className="mono team-ask-args" title={safeTitle(a.arguments)} data-testid="team-ask-arguments">
                       <SafeText text={oneLine(a.arguments)} />
                     </td>
+                    {a.cwd !== null ? (
+                      <td className="mono" title={safeTitle(a.cwd)} data-testid="team-ask-cwd">
+                        <SafeText text={a.cwd} />
+                      </td>
+                    ) : (
+                      <td className="muted" data-testid="team-ask-cwd" title="Published before the team database was upgraded, without its folder: decide it on its own machine.">
+                        not published
+                      </td>
+                    )}
                     <td title={safeTitle(`${a.agent} / ${a.session}`)}>
                       <SafeText text={a.agent} /> <span className="muted mono">/ <SafeText text={a.session} /></span>
                     </td>
@@ -91,10 +102,10 @@ export function TeamAsks({ asks, total, error, clockOffset, now, deciding, decid
                       <ExpiryCountdown expiresAt={a.deadline} clockOffset={clockOffset} now={now} testId="team-ask-countdown" compact />
                     </td>
                     <td className="team-ask-actions">
-                      <button type="button" className="button button-small button-primary" data-testid="team-ask-approve" disabled={deciding !== null} aria-busy={busy} onClick={() => void decideTeamAsk(client, a, 'approved')}>
+                      <button type="button" className="button button-small button-primary" data-testid="team-ask-approve" disabled={deciding !== null || a.cwd === null} aria-busy={busy} onClick={() => void decideTeamAsk(client, a, 'approved')}>
                         Approve
                       </button>
-                      <button type="button" className="button button-small button-danger" data-testid="team-ask-deny" disabled={deciding !== null} onClick={() => setDenying(a)}>
+                      <button type="button" className="button button-small button-danger" data-testid="team-ask-deny" disabled={deciding !== null || a.cwd === null} onClick={() => setDenying(a)}>
                         Deny…
                       </button>
                     </td>
