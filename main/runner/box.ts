@@ -8,7 +8,10 @@
 //     profiles, keyrings, Gatehouse's own data folder (its tokens), and, inside the project,
 //     files protected by name (.env files, private keys);
 //   - what the locked rules forbid changing stays read-only even inside the project (.git/hooks,
-//     .git/config, Claude Code's project settings, plugin folders);
+//     .git/config, Claude Code's project settings, plugin folders); git folders are pinned (not
+//     renamed away), and the Git files that move configuration, which cannot be bound before
+//     they exist (.git/commondir, config.worktree, new submodule and worktree git folders), are
+//     removed after the command when it created them (GIT_CHECK_SCRIPT, run outside the box);
 //   - other programs' control sockets masked (tmux, screen, the session bus, an ssh agent, X11,
 //     docker: a server behind one runs commands outside the box) and the variables naming them
 //     removed;
@@ -22,7 +25,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from '../policy/types.js';
@@ -46,7 +49,7 @@ export interface BoxPlan {
   /**
    * The git folders whose configuration-moving files (commondir, config.worktree, a new config
    * or hooks folder, new modules/ and worktrees/ entries) are removed after the command when it
-   * created them: a file that does not exist cannot be bound read-only (gitCheckScript).
+   * created them: a file that does not exist cannot be bound read-only (GIT_CHECK_SCRIPT).
    */
   gitDirs: string[];
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
@@ -76,7 +79,7 @@ export interface BoxContext {
 const BOX_SECRET_NAMES = ['**/.env*', '**/*.pem', '**/*.key', '**/id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk}'];
 /** Templates hold no secrets and projects read them. */
 const BOX_SECRET_EXCEPT = ['**/.env.example', '**/.env.sample', '**/.env.template'];
-/** Not walked (too large, and nothing in them is read by name); .git is looked at one level deep. */
+/** Not walked (too large, and nothing in them is read by name); git folders are looked at one level deep (walkProject). */
 const NOT_WALKED = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'target', '.tox', '.mypy_cache', '.pytest_cache']);
 const WALK_BUDGET = 20_000;
 /**
@@ -90,11 +93,19 @@ const MAX_GIT_DIRS = 256;
 
 /** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
 function gitFileTarget(file: string): string | null {
+  // Its first 4 KiB: Git's own is one line, and one a command left there may be any size.
   let text: string;
+  let fd: number | null = null;
   try {
-    text = readFileSync(file, 'utf8');
+    // Non-blocking and checked: a FIFO put there since the walk must not hold the host's thread.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(4096);
+    text = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
   } catch {
     return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
   const m = /^gitdir: *(.+?)\s*$/m.exec(text);
   return m ? resolve(dirname(file), m[1]!) : null;
@@ -391,8 +402,10 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
     '--proc', '/proc',
   ];
   for (const w of plan.writable) args.push('--bind', w, w);
-  // After the writable folders (inside them), before the read-only places (inside these).
-  for (const p of plan.pinned) args.push('--bind', p, p);
+  // After the writable folders (inside them), before the read-only places (inside these). -try:
+  // one gone since the plan (`git worktree prune`) has nothing left to rename, and must not stop
+  // the command; a new one there is the check's (GIT_CHECK_SCRIPT).
+  for (const p of plan.pinned) args.push('--bind-try', p, p);
   for (const p of plan.readOnly) args.push('--ro-bind', p, p);
   // Last: no bind above can uncover them.
   for (const d of plan.maskedDirs) args.push('--tmpfs', d, '--remount-ro', d);
@@ -409,15 +422,19 @@ export function shellQuote(w: string): string {
 
 /**
  * The command line that runs `command` in the box: what the agent's own shell runs instead of
- * the command (Claude Code evaluates it in its shell, so this is shell text). It is `/bin/sh`
- * running gitCheckScript — whatever the agent's shell is (zsh fails on a glob that matches
- * nothing) — with the plan's git folders and then the box's own command line as its arguments.
+ * the command (Claude Code evaluates it in its shell, so this is shell text). When the box can
+ * write a git folder, it is `/bin/sh` running GIT_CHECK_SCRIPT — whatever the agent's shell is
+ * (zsh fails on a glob that matches nothing) — with the plan's git folders and then the box's
+ * own command line as its arguments.
  * The command itself runs under `shell -c`, unchanged; its output and exit status are the
  * command's, unless the check after it removed a file it created (then at least 1).
  */
 export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell()): string {
   const boxed = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
-  return ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed].map(shellQuote).join(' ');
+  // No git folder the box can write (the project is not a repository): nothing to check, and
+  // the box alone spares the agent's shell a process.
+  const words = plan.gitDirs.length ? ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed] : boxed;
+  return words.map(shellQuote).join(' ');
 }
 
 /**

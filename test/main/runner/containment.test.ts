@@ -336,6 +336,15 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a project with no Git folder gets the box alone: nothing to check, no shell around it', () => {
+    const dir = tempDir('gatehouse-box-plain-');
+    put(join(dir, 'src', 'a.js'), 'x\n');
+    const plan = boxPlan({ home: '/nonexistent-home', rules: [], tmpDirs: [] }, dir);
+    expect(plan.writable).toEqual([dir]);
+    expect(plan.gitDirs).toEqual([]);
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c true$/);
+  });
+
   it('a normal contained `git commit` works, and says nothing', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
