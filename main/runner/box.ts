@@ -8,7 +8,10 @@
 //     profiles, keyrings, Gatehouse's own data folder (its tokens), and, inside the project,
 //     files protected by name (.env files, private keys);
 //   - what the locked rules forbid changing stays read-only even inside the project (.git/hooks,
-//     .git/config, Claude Code's project settings, plugin folders);
+//     .git/config, Claude Code's project settings, plugin folders); git folders are pinned (not
+//     renamed away), and the Git files that move configuration, which cannot be bound before
+//     they exist (.git/commondir, config.worktree, new submodule and worktree git folders), are
+//     removed after the command when it created them (GIT_CHECK_SCRIPT, run outside the box);
 //   - other programs' control sockets masked (tmux, screen, the session bus, an ssh agent, X11,
 //     docker: a server behind one runs commands outside the box) and the variables naming them
 //     removed;
@@ -22,7 +25,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from '../policy/types.js';
@@ -36,6 +39,19 @@ export interface BoxPlan {
   writable: string[];
   /** Inside a writable folder but read-only all the same (persistence, supervision, plugins). */
   readOnly: string[];
+  /**
+   * Git folders in a writable folder (a repository's .git, its submodules' and linked worktrees'
+   * git folders, and their modules/ and worktrees/ folders): bound onto themselves, so a
+   * contained command cannot rename one away and put a folder of its own, config and all, in
+   * its place (a folder holding a mount point can be renamed; the mount point itself cannot).
+   */
+  pinned: string[];
+  /**
+   * The git folders whose configuration-moving files (commondir, config.worktree, a new config
+   * or hooks folder, new modules/ and worktrees/ entries) are removed after the command when it
+   * created them: a file that does not exist cannot be bound read-only (GIT_CHECK_SCRIPT).
+   */
+  gitDirs: string[];
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
   maskedDirs: string[];
   maskedFiles: string[];
@@ -63,9 +79,37 @@ export interface BoxContext {
 const BOX_SECRET_NAMES = ['**/.env*', '**/*.pem', '**/*.key', '**/id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk}'];
 /** Templates hold no secrets and projects read them. */
 const BOX_SECRET_EXCEPT = ['**/.env.example', '**/.env.sample', '**/.env.template'];
-/** Not walked (too large, and nothing in them is read by name); .git is looked at one level deep. */
+/** Not walked (too large, and nothing in them is read by name); git folders are looked at one level deep (walkProject). */
 const NOT_WALKED = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'target', '.tox', '.mypy_cache', '.pytest_cache']);
 const WALK_BUDGET = 20_000;
+/**
+ * The files of a git folder Git takes configuration or hooks from (besides its modules/ and
+ * worktrees/ folders, which hold more git folders): bound read-only when they exist, removed
+ * after a contained command that created them (GIT_CHECK_SCRIPT).
+ */
+const GIT_CONFIG_NAMES = ['commondir', 'config.worktree', 'config', 'hooks'] as const;
+/** Git folders checked after a command at most: each is a few words on the command line. */
+const MAX_GIT_DIRS = 256;
+
+/** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
+function gitFileTarget(file: string): string | null {
+  // Its first 4 KiB: Git's own is one line, and one a command left there may be any size.
+  let text: string;
+  let fd: number | null = null;
+  try {
+    // Non-blocking and checked: a FIFO put there since the walk must not hold the host's thread.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(4096);
+    text = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+  const m = /^gitdir: *(.+?)\s*$/m.exec(text);
+  return m ? resolve(dirname(file), m[1]!) : null;
+}
 
 const GLOB_CHAR = /(?<!\\)[*?[{]/;
 const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
@@ -159,6 +203,8 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
   const maskedDirs = new Set<string>();
   const maskedFiles = new Set<string>();
   const readOnly = new Set<string>();
+  const pinned = new Set<string>();
+  const gitDirs = new Set<string>();
   const mask = (p: string) => {
     try {
       (statSync(p).isDirectory() ? maskedDirs : maskedFiles).add(p);
@@ -187,6 +233,23 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
     for (const f of found.secret) mask(f);
     for (const k of found.kept) readOnly.add(k);
+    for (const d of found.git.dirs) {
+      pinned.add(d);
+      gitDirs.add(d);
+    }
+    for (const l of found.git.lists) pinned.add(l);
+    // A linked worktree's `.git` file names its git folder: kept as it is (read-only, and a
+    // mount point cannot be renamed or removed), and that folder, when the box can write it,
+    // pinned, its configuration files read-only (the walk did not see them) and checked.
+    for (const f of found.git.files) {
+      readOnly.add(f);
+      const g = gitFileTarget(f);
+      if (!g || gitDirs.has(g) || ![...writable].some((w) => under(g, w)) || !existsSync(g)) continue;
+      pinned.add(g);
+      gitDirs.add(g);
+      for (const n of GIT_CONFIG_NAMES) if (existsSync(join(g, n))) readOnly.add(join(g, n));
+    }
+    if (gitDirs.size > MAX_GIT_DIRS) notes.push(`${gitDirs.size} Git folders in ${project}: only the first ${MAX_GIT_DIRS} are checked for configuration files a contained command created`);
     if (!found.complete) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);
   }
   // A mask or read-only place inside another mask adds nothing; a read-only place holding a
@@ -197,9 +260,14 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
       maskedFiles.delete(p);
       readOnly.delete(p);
     }
+    for (const p of [...pinned, ...gitDirs]) {
+      if (!under(p, d)) continue;
+      pinned.delete(p);
+      gitDirs.delete(p);
+    }
   }
   for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
-  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
+  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], pinned: [...pinned], gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS), maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
 }
 
 /**
@@ -209,7 +277,7 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
  * .git/config, Claude Code's project settings, plugin folders). `complete` is false when the walk
  * stopped at its budget. Used by the box and by the `shell` tool's sandbox (sandbox-plan.ts).
  */
-export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_BUDGET): { secret: string[]; kept: string[]; complete: boolean } {
+export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_BUDGET): { secret: string[]; kept: string[]; git: GitPlaces; complete: boolean } {
   const { read, modify } = protectedPatterns(rules);
   const named = read.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
   const namedModify = modify.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
@@ -217,7 +285,8 @@ export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_
   const { isSecret, isKept } = namedMatchers(named, namedModify, except);
   const secret: string[] = [];
   const kept: string[] = [];
-  const complete = walkProject(root, budget, (rel, full, isDir) => {
+  const git: GitPlaces = { dirs: [], lists: [], files: [] };
+  const complete = walkProject(root, budget, git, (rel, full, isDir) => {
     // Files only: a folder named .env is a Python virtualenv as often as not.
     if (!isDir && isSecret(rel)) {
       secret.push(full);
@@ -229,7 +298,17 @@ export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_
     }
     return true;
   });
-  return { secret, kept, complete };
+  return { secret, kept, git, complete };
+}
+
+/** What the project walk found of Git's own folders (see walkProject). */
+export interface GitPlaces {
+  /** Git folders: a `.git` folder, and the submodule and worktree folders under its modules/ and worktrees/. */
+  dirs: string[];
+  /** The modules/ and worktrees/ folders of those. */
+  lists: string[];
+  /** `.git` files (a linked worktree's or a submodule's pointer to its git folder). */
+  files: string[];
 }
 
 type Matcher = (rel: string) => boolean;
@@ -256,13 +335,17 @@ const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
 
 /**
  * Visits every entry under `root` (not following links) breadth first, `visit(rel, full, isDir)`
- * returning false to not descend. Returns false when the budget ran out first.
+ * returning false to not descend, and notes Git's folders in `git`. A `.git` folder is looked at
+ * one level deep, and so are the git folders of submodules and linked worktrees under its
+ * modules/ and worktrees/ (their config and hooks are protected by name like the repository's;
+ * their objects are not files anyone names). Returns false when the budget ran out first.
  */
-function walkProject(root: string, budget: number, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
-  const queue: Array<{ dir: string; depthInGit: number }> = [{ dir: root, depthInGit: -1 }];
+function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
+  // tree: a folder of the work tree; gitdir: a git folder; gitlist: its modules/ or worktrees/.
+  const queue: Array<{ dir: string; kind: 'tree' | 'gitdir' | 'gitlist' }> = [{ dir: root, kind: 'tree' }];
   let seen = 0;
   for (let q = 0; q < queue.length; q++) {
-    const { dir, depthInGit } = queue[q]!;
+    const { dir, kind } = queue[q]!;
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -273,11 +356,24 @@ function walkProject(root: string, budget: number, visit: (rel: string, full: st
       if (++seen > budget) return false;
       const full = join(dir, e.name);
       const rel = relative(root, full).split(sep).join('/');
+      const isGitEntry = kind === 'tree' && e.name === '.git';
+      if (isGitEntry && e.isFile()) git.files.push(full);
       const descend = visit(rel, full, e.isDirectory());
-      if (!descend || !e.isDirectory() || NOT_WALKED.has(e.name)) continue;
-      // .git holds its hooks and config one level down; its objects are not files anyone names.
-      if (e.name === '.git') queue.push({ dir: full, depthInGit: 0 });
-      else if (depthInGit < 0) queue.push({ dir: full, depthInGit: -1 });
+      if (!descend || !e.isDirectory()) continue;
+      if (kind === 'tree') {
+        if (isGitEntry) {
+          git.dirs.push(full);
+          queue.push({ dir: full, kind: 'gitdir' });
+        } else if (!NOT_WALKED.has(e.name)) queue.push({ dir: full, kind: 'tree' });
+      } else if (kind === 'gitdir') {
+        if (e.name === 'modules' || e.name === 'worktrees') {
+          git.lists.push(full);
+          queue.push({ dir: full, kind: 'gitlist' });
+        }
+      } else {
+        git.dirs.push(full);
+        queue.push({ dir: full, kind: 'gitdir' });
+      }
     }
   }
   return true;
@@ -306,6 +402,10 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
     '--proc', '/proc',
   ];
   for (const w of plan.writable) args.push('--bind', w, w);
+  // After the writable folders (inside them), before the read-only places (inside these). -try:
+  // one gone since the plan (`git worktree prune`) has nothing left to rename, and must not stop
+  // the command; a new one there is the check's (GIT_CHECK_SCRIPT).
+  for (const p of plan.pinned) args.push('--bind-try', p, p);
   for (const p of plan.readOnly) args.push('--ro-bind', p, p);
   // Last: no bind above can uncover them.
   for (const d of plan.maskedDirs) args.push('--tmpfs', d, '--remount-ro', d);
@@ -322,13 +422,91 @@ export function shellQuote(w: string): string {
 
 /**
  * The command line that runs `command` in the box: what the agent's own shell runs instead of
- * the command (Claude Code evaluates it in its shell, so this is shell text). The command itself
- * runs under `shell -c`, unchanged; its output and exit status are the command's.
+ * the command (Claude Code evaluates it in its shell, so this is shell text). When the box can
+ * write a git folder, it is `/bin/sh` running GIT_CHECK_SCRIPT — whatever the agent's shell is
+ * (zsh fails on a glob that matches nothing) — with the plan's git folders and then the box's
+ * own command line as its arguments.
+ * The command itself runs under `shell -c`, unchanged; its output and exit status are the
+ * command's, unless the check after it removed a file it created (then at least 1).
  */
 export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell()): string {
-  const words = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
+  const boxed = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
+  // No git folder the box can write (the project is not a repository): nothing to check, and
+  // the box alone spares the agent's shell a process.
+  const words = plan.gitDirs.length ? ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed] : boxed;
   return words.map(shellQuote).join(' ');
 }
+
+/**
+ * Run outside the box, around it: `sh -c SCRIPT NAME N GITDIR... BOX-COMMAND...`. Git reads
+ * configuration and hooks from files that an ordinary repository does not have — `commondir`
+ * (the folder config and hooks come from), `config.worktree`, the git folders of submodules and
+ * linked worktrees (modules/NAME, worktrees/NAME) — and bubblewrap can only make a file that
+ * exists read-only (binding over a missing one would create it in the user's repository). So
+ * before the box starts, this notes which of them exist in each git folder; after the box is
+ * gone (its process namespace with it: nothing inside can write any more), it removes those that
+ * were not there before — and a folder that was replaced by something else — and says so on one
+ * line of stderr. A `config` or `hooks` that was missing is treated the same way (bound when present).
+ *
+ * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
+ * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
+ * removes a link and never what it points to; only real folders (not links) are listed; names
+ * are never split on whitespace or newlines (the list's separator is `//`, which no path here
+ * holds). A signal that ends this shell runs the check before it exits; SIGKILL cannot.
+ */
+const GIT_CHECK_SCRIPT = `n=$1; shift
+G=
+while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
+there() { [ -e "$1" ] || [ -L "$1" ]; }
+realdir() { [ -d "$1" ] && [ ! -L "$1" ]; }
+B=// D=// R= C=0
+note() {
+  if [ "$phase" = before ]; then
+    there "$1" || return 0
+    B="$B$1//"
+    if realdir "$1"; then D="$D$1//"; fi
+    return 0
+  fi
+  there "$1" || return 0
+  case $B in
+  *"//$1//"*)
+    case $D in *"//$1//"*) realdir "$1" && return 0 ;; *) return 0 ;; esac ;;
+  esac
+  rm -rf -- "$1" 2>/dev/null
+  C=$((C + 1))
+  if there "$1"; then F=1; fi
+  if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
+  return 1
+}
+scan() {
+  phase=$1 Q=$G
+  while [ -n "$Q" ]; do
+    g=\${Q%%//*} Q=\${Q#*//}
+    realdir "$g" || continue
+    for f in ${GIT_CONFIG_NAMES.join(' ')} modules worktrees; do note "$g/$f"; done
+    for s in modules worktrees; do
+      realdir "$g/$s" || continue
+      for p in "$g/$s"/* "$g/$s"/.[!.]* "$g/$s"/..?*; do note "$p"; done
+    done
+  done
+}
+check() {
+  scan after
+  [ "$C" -eq 0 ] && return 0
+  more=; [ "$C" -gt 5 ] && more=" and $((C - 5)) more"
+  if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; else what=removed; fi
+  printf 'gatehouse: %s%s%s: created in a Git folder by the contained command, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" >&2
+  [ "$st" -eq 0 ] && st=1
+}
+F= st=0
+scan before
+trap 'st=$?; check; exit "$st"' HUP INT TERM
+"$@"
+st=$?
+trap - HUP INT TERM
+check
+exit "$st"
+`;
 
 const defaultShell = () => (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
 

@@ -4,12 +4,12 @@
 // with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
 // contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
-import { boxedCommandLine, boxPlan, namedPlaces, seatbeltProfile } from '../../../main/runner/box.js';
+import { boxedCommandLine, boxPlan, bwrapBoxArgs, namedPlaces, seatbeltProfile, shellQuote } from '../../../main/runner/box.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
 import { http, wsConnect, WsClient } from '../../support/net.js';
@@ -178,7 +178,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('writes the same box as a Seatbelt profile for macOS: writes only in the writable folders, read-only and masked places denied', (ctx) => {
-    const plan = { cwd: '/Users/u/proj', writable: ['/Users/u/proj', '/tmp'], readOnly: ['/Users/u/proj/.git/hooks'], maskedDirs: ['/Users/u/.ssh', '/Users/u/Library/Application Support/Gatehouse'], maskedFiles: ['/Users/u/proj/.env', '/Users/u/.netrc'], notes: [] };
+    const plan = { cwd: '/Users/u/proj', writable: ['/Users/u/proj', '/tmp'], readOnly: ['/Users/u/proj/.git/hooks'], pinned: [], gitDirs: ['/Users/u/proj/.git'], maskedDirs: ['/Users/u/.ssh', '/Users/u/Library/Application Support/Gatehouse'], maskedFiles: ['/Users/u/proj/.env', '/Users/u/.netrc'], notes: [] };
     const profile = seatbeltProfile(plan);
     expect(profile.split('\n')[0]).toBe('(version 1)');
     expect(profile).toContain('(allow default)');
@@ -186,11 +186,177 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(profile).toContain('(deny file-write* (subpath "/Users/u/proj/.git/hooks"))');
     expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/Library/Application Support/Gatehouse") (literal "/Users/u/proj/.env") (literal "/Users/u/.netrc"))');
     const line = boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, plan, 'npm test', '/bin/bash');
-    expect(line).toMatch(/^\/usr\/bin\/sandbox-exec -p '\(version 1\)\n/);
+    // The same check around it as around bubblewrap (see "the Git files that move configuration").
+    expect(line).toMatch(/^\/bin\/sh -c '.*' gatehouse-box 1 \/Users\/u\/proj\/\.git \/usr\/bin\/sandbox-exec -p '\(version 1\)\n/s);
     expect(line.endsWith(" /bin/bash -c 'npm test'")).toBe(true);
     if (process.platform !== 'darwin') return ctx.skip('sandbox-exec runs only on macOS; the profile text is checked above');
     const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, { ...plan, writable: ['/tmp'] }, 'echo ok')], { encoding: 'utf8' });
     expect(r.stdout).toBe('ok\n');
+  });
+});
+
+describe('the box: the Git files that move configuration (created inside, removed after)', () => {
+  /** Git as the user runs it outside the box: their home, no system config. */
+  const gitEnv = (home: string) => ({ ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
+  function git(cwd: string, home: string, ...args: string[]) {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, env: gitEnv(home), encoding: 'utf8' });
+    expect(r.status, `git ${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return r.stdout;
+  }
+  /** A real repository with one commit, in a fake home; `marker` is what the planted fsmonitor writes. */
+  function realRepo(dir: (h: ReturnType<typeof fakeHome>) => string = (h) => join(h.home, 'work', 'real')) {
+    const h = fakeHome();
+    const repo = dir(h);
+    mkdirSync(repo, { recursive: true });
+    git(repo, h.home, 'init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'README'), 'hello\n');
+    git(repo, h.home, 'add', 'README');
+    git(repo, h.home, 'commit', '-qm', 'first');
+    return { h, repo, marker: join(h.root, 'MARKER') };
+  }
+  /**
+   * The attack: a folder of the command's own with a copy of the repository and a config whose
+   * core.fsmonitor is a script, and `.git/commondir` naming it. Git outside reads its config
+   * (and runs the script) at the next `git status`.
+   */
+  const plant = (marker: string) =>
+    [
+      'mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/',
+      `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s/evil/mon.sh\\n' "$PWD" > evil/config`,
+      `printf '#!/bin/sh\\necho ran > %s\\n' ${shellQuote(marker)} > evil/mon.sh && chmod +x evil/mon.sh`,
+      'echo ../evil > .git/commondir && echo planted',
+    ].join('\n');
+  const run = (line: string, cwd: string, home: string) => spawnSync('sh', ['-c', line], { cwd, env: gitEnv(home), encoding: 'utf8' });
+  const gatehouseLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('gatehouse:'));
+
+  it('a planted .git/commondir is removed after the box exits (stderr names it, status non-zero), so `git status` outside does not run its fsmonitor; without the check it does', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const scratch = tempDir('gatehouse-box-scratch-');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
+    expect(plan.gitDirs).toEqual([join(repo, '.git')]);
+    expect(plan.pinned).toContain(join(repo, '.git'));
+
+    // The fault, with the same box and no check around it: Git outside runs the planted script.
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', plant(marker)], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(readFileSync(marker, 'utf8'), 'the attack must work without the check, or this test proves nothing').toBe('ran\n');
+    spawnSync('rm', ['-rf', join(repo, '.git', 'commondir'), join(repo, 'evil'), marker]);
+
+    // The command line Gatehouse answers with.
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, plant(marker)), repo, h.home);
+    expect(r.stdout).toBe('planted\n');
+    expect(r.status, 'the command exited 0, but a file it made was removed').toBe(1);
+    const said = gatehouseLines(r.stderr);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(new RegExp(`^gatehouse: removed ${join(repo, '.git', 'commondir').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: created in a Git folder by the contained command`));
+    expect(existsSync(join(repo, '.git', 'commondir'))).toBe(false);
+    expect(git(repo, h.home, 'status', '--porcelain')).toBe('?? evil/\n');
+    expect(existsSync(marker), 'git status outside the box ran the planted fsmonitor').toBe(false);
+  });
+
+  it('leaves what existed alone, keeps a failing status, and removes links (not what they point to), odd names and a hundred entries; .git cannot be renamed away', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const scratch = tempDir('gatehouse-box-scratch-');
+    const gitDir = join(repo, '.git');
+    // Before the box: a commondir (naming the folder itself) and a linked worktree, whose git
+    // folder has one too.
+    writeFileSync(join(gitDir, 'commondir'), '.\n');
+    git(repo, h.home, 'worktree', 'add', '-q', join(h.home, 'work', 'wt'));
+    const outsideFile = join(h.home, 'keep.txt');
+    const outsideDir = join(h.home, 'keepdir');
+    put(outsideFile, 'keep\n');
+    put(join(outsideDir, 'inner.txt'), 'keep\n');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
+    expect(plan.readOnly).toEqual(expect.arrayContaining([join(gitDir, 'commondir'), join(gitDir, 'worktrees', 'wt', 'commondir')]));
+    expect(plan.gitDirs).toEqual(expect.arrayContaining([gitDir, join(gitDir, 'worktrees', 'wt')]));
+    const inner = [
+      'exec 2>/dev/null',
+      'echo ../evil > .git/commondir',
+      'echo ../evil > .git/worktrees/wt/commondir',
+      'mv .git .git-old; mv .git/worktrees .git/wt-old; mv .git/worktrees/wt .git/worktrees/wt-old',
+      `ln -s ${shellQuote(outsideFile)} .git/config.worktree`,
+      `ln -s ${shellQuote(outsideDir)} .git/worktrees/lnk`,
+      'echo "[core] fsmonitor = x" > .git/worktrees/wt/config.worktree',
+      `mkdir -p .git/modules/"$(printf 'a\\nb c')"/hooks && echo '[core] fsmonitor = x' > .git/modules/"$(printf 'a\\nb c')"/config`,
+      `mkdir ".git/worktrees/-rf $(printf '\\033[31m')*" ".git/worktrees/$(printf 'x\\ny')"`,
+      'i=0; while [ $i -lt 100 ]; do mkdir .git/worktrees/n$i; echo x > .git/worktrees/n$i/commondir; i=$((i + 1)); done',
+      'echo done',
+      'exit 3',
+    ].join('\n');
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, inner), repo, h.home);
+    expect(r.stdout).toBe('done\n');
+    expect(r.status, 'the command\'s own failing status is kept').toBe(3);
+    // One line, no control characters from the names in it: config.worktree, lnk, modules, the
+    // two odd names and the 100 (the first five named).
+    expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^gatehouse: removed \/.* and 101 more: created in a Git folder/);
+    expect([...r.stderr.trimEnd()].filter((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)).toEqual([]);
+    expect(readFileSync(join(gitDir, 'commondir'), 'utf8')).toBe('.\n');
+    expect(readFileSync(join(gitDir, 'worktrees', 'wt', 'commondir'), 'utf8')).toMatch(/^\.\.\/\.\.\n?$/);
+    expect(existsSync(join(repo, '.git-old')) || existsSync(join(gitDir, 'wt-old')) || existsSync(join(gitDir, 'worktrees', 'wt-old'))).toBe(false);
+    for (const gone of ['config.worktree', 'modules', 'worktrees/lnk', 'worktrees/wt/config.worktree', 'worktrees/n0', 'worktrees/n99']) {
+      expect(() => lstatSync(join(gitDir, gone)), gone).toThrow();
+    }
+    expect(readFileSync(outsideFile, 'utf8')).toBe('keep\n');
+    expect(readFileSync(join(outsideDir, 'inner.txt'), 'utf8')).toBe('keep\n');
+    // Git outside: the repository and its worktree work, and nothing planted runs.
+    expect(git(repo, h.home, 'worktree', 'list', '--porcelain')).toContain(`worktree ${join(h.home, 'work', 'wt')}\n`);
+    git(join(h.home, 'work', 'wt'), h.home, 'status', '--porcelain');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a linked worktree (.git is a file): the file stays as it is, its git folder (writable here) keeps its commondir and loses a config.worktree it gained', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const scratch = tempDir('gatehouse-box-scratch-');
+    // The main repository in a temp folder (writable in the box), the worktree in the home.
+    const { h, repo, marker } = realRepo(() => join(scratch, 'main'));
+    const wt = join(h.home, 'work', 'wt');
+    git(repo, h.home, 'worktree', 'add', '-q', wt);
+    const wtGit = join(repo, '.git', 'worktrees', 'wt');
+    const pointer = readFileSync(join(wt, '.git'), 'utf8');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, wt);
+    expect(plan.readOnly).toEqual(expect.arrayContaining([join(wt, '.git'), join(wtGit, 'commondir')]));
+    expect(plan.gitDirs).toEqual([wtGit]);
+    const inner = [
+      'exec 2>/dev/null',
+      `echo 'gitdir: ${scratch}/evil' > .git; mv .git .git-old; rm -f .git`,
+      `echo ../evil > ${shellQuote(wtGit)}/commondir`,
+      `echo '[core] fsmonitor = x' > ${shellQuote(wtGit)}/config.worktree`,
+    ].join('\n');
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, inner), wt, h.home);
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`removed ${join(wtGit, 'config.worktree')}:`)]);
+    expect(readFileSync(join(wt, '.git'), 'utf8')).toBe(pointer);
+    expect(readFileSync(join(wtGit, 'commondir'), 'utf8')).toMatch(/^\.\.\/\.\.\n?$/);
+    expect(existsSync(join(wtGit, 'config.worktree'))).toBe(false);
+    git(wt, h.home, 'status', '--porcelain');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a project with no Git folder gets the box alone: nothing to check, no shell around it', () => {
+    const dir = tempDir('gatehouse-box-plain-');
+    put(join(dir, 'src', 'a.js'), 'x\n');
+    const plan = boxPlan({ home: '/nonexistent-home', rules: [], tmpDirs: [] }, dir);
+    expect(plan.writable).toEqual([dir]);
+    expect(plan.gitDirs).toEqual([]);
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c true$/);
+  });
+
+  it('a normal contained `git commit` works, and says nothing', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    const scratch = tempDir('gatehouse-box-scratch-');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
+    const inner = "echo more >> README && git add README && git -c user.name=t -c user.email=t@example.com commit -qm 'in the box' && git log -1 --format=%s";
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, inner), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('in the box\n');
+    expect(r.status).toBe(0);
+    expect(gatehouseLines(r.stderr)).toEqual([]);
+    expect(git(repo, h.home, 'log', '-1', '--format=%s')).toBe('in the box\n');
+    expect(git(repo, h.home, 'status', '--porcelain')).toBe('');
   });
 });
 
