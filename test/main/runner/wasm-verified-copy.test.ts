@@ -127,7 +127,7 @@ describe('WebAssembly plugins run from the verified copy', () => {
     // The file read is the copy's, in Gatehouse's run cache.
     expect(reads[0]!['argument']).toMatch(new RegExp(`^${join(w.gatehouseHome, 'run-cache')}/[0-9a-f]{64}/data/v$`));
     for (const p of reads.slice(1)) expect(p['reason']).toMatch(/the folder this plugin was reviewed in; it runs from a verified copy of it/);
-  });
+  }, 60_000);
 
   it("WASI: a relative grant preopens the copy's folder; a preopened project holding the original shows nothing of it, by its path or a link made in the project; a grant made a link to it is not preopened", async (ctx) => {
     needsBwrap(ctx);
@@ -169,7 +169,8 @@ describe('WebAssembly plugins run from the verified copy', () => {
     expect(c.output).toEqual(expect.objectContaining({ open: 8, read: '' }));
     const refused = h.records.find((x) => x.type === 'wasm.host-call' && x.payload['plugin'] === 'wcache' && x.payload['function'] === 'preopen')!.payload;
     expect([refused['decision'], refused['reason']]).toEqual(['deny', expect.stringMatching(/the folder this plugin was reviewed in/)]);
-  });
+    // Each WASI call with folders of its own starts a sandboxed process (bwrap and Node): slow on a loaded machine.
+  }, 120_000);
 
   it('WASI: an original deleted and made again with the same files (its hiding in the long-lived process went with it) is hidden from the next call', async (ctx) => {
     needsBwrap(ctx);
@@ -187,5 +188,5 @@ describe('WebAssembly plugins run from the verified copy', () => {
     const second = await h.call('remade', 'echo', swap(dir));
     expect(second.ok, second.error ?? '').toBe(true);
     expect(second.output).toEqual(expect.objectContaining({ open: 44, read: '' }));
-  });
+  }, 120_000);
 });
