@@ -75,7 +75,10 @@ export interface PtyCallOptions extends ToolCallOptions {
 
 interface RunContext {
   manifest: PluginManifest;
+  /** Where the plugin runs from: its verified copy for agents' calls, the folder itself for a test run. */
   dir: string;
+  /** The folder the operator reviewed (`dir` itself for a test run). */
+  reviewedDir: string;
   spec: ToolSpec;
   plan: SandboxPlan;
   /** The scrubbed environment plus GATEHOUSE_TOOL. */
@@ -118,22 +121,30 @@ export class ToolRunner {
 
   /** One call of a tool: the plugin's kind runs it on one of the engines below (main/registry/kinds/). */
   call(plugin: string, tool: string | undefined, input: unknown, opts: ToolCallOptions): Promise<ToolCallResult> {
-    return this.execute(plugin, tool, opts, ({ spec, dir, manifest, plan, env }) => {
+    return this.execute(plugin, tool, opts, ({ spec, dir, reviewedDir, manifest, plan, env }) => {
       // execute() let only a kind with run() through.
       const run = providerOf(manifest).run!;
-      return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env));
+      return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env, reviewedDir));
     });
   }
 
-  /** What a kind's provider may run a call on: a process per call, a WebAssembly export, a module's warm child. */
-  private engines(plan?: SandboxPlan, env?: Record<string, string>): KindEngines<ExecResult> {
+  /**
+   * What a kind's provider may run a call on: a process per call, a WebAssembly export, a module's
+   * warm child. `plan`, `env` and `reviewedDir` are the call's (execute()); without them (prepare)
+   * only prepareWasm can be used.
+   */
+  private engines(plan?: SandboxPlan, env?: Record<string, string>, reviewedDir?: string): KindEngines<ExecResult> {
     return {
       // The WraithRun contract: JSON on stdin, one JSON object on stdout.
       oneShot: (a) => {
         if (!plan || !env) throw new Error('a one-shot run needs the sandbox plan and environment of its call');
         return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap });
       },
-      wasm: (a) => runWasmTool(this.wasm(), { plugin: a.plugin, spec: a.spec, manifest: a.manifest, runDir: a.dir, pluginDir: this.deps.registry.get(a.plugin)?.dir ?? a.dir, input: a.input, actor: a.actor, ...(a.callId ? { callId: a.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) }),
+      wasm: (a) => {
+        // The folder the copy was made from, as the call's check found it: its grants and files are the copy's, and it is hidden.
+        if (reviewedDir === undefined) throw new Error('a wasm run needs the folder its verified copy was made from');
+        return runWasmTool(this.wasm(), { plugin: a.plugin, spec: a.spec, manifest: a.manifest, runDir: a.dir, reviewedDir, input: a.input, actor: a.actor, ...(a.callId ? { callId: a.callId } : {}), record: this.deps.record, ...(this.deps.policy ? { policy: this.deps.policy } : {}) });
+      },
       module: (a) => {
         if (!plan) throw new Error('a module run needs the sandbox plan of its call');
         return runModuleTool(this.modules(), { plugin: a.plugin, spec: a.spec, manifest: a.manifest, runDir: a.dir, trusted: this.moduleTrusted(a.plugin, a.manifest), plan, input: a.input, actor: a.actor, ...(a.callId ? { callId: a.callId } : {}) });
@@ -252,7 +263,7 @@ export class ToolRunner {
       plan = dir === resolved.sourceDir ? this.deps.sandboxFor(manifest, dir) : this.deps.sandboxFor(manifest, dir, resolved.sourceDir);
       this.deps.record('execution.started', opts.actor, { ...(opts.callId ? { call: opts.callId } : {}), plugin, tool: spec.name, sandboxed: plan.sandboxed, testRun: opts.testRun ?? false });
       const env = { ...scrubEnv(this.deps.env ?? process.env, manifest.permissions.env), GATEHOUSE_TOOL: spec.name };
-      r = await run({ spec, dir, manifest, plan, env });
+      r = await run({ spec, dir, reviewedDir: resolved.sourceDir, manifest, plan, env });
     } finally {
       release();
     }

@@ -19,7 +19,7 @@ import type { PolicyResult } from '../../policy/rules/engine.js';
 import type { Extraction, ToolCall } from '../../policy/types.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 import type { WasiPreopen } from './wasi-session.js';
-import { secretPaths } from '../sandbox.js';
+import { profileFromManifest, secretPaths } from '../sandbox.js';
 
 /** The host's policy (PolicyStore fits). */
 export interface HostPolicy {
@@ -29,8 +29,18 @@ export interface HostPolicy {
 export interface HostFunctionContext {
   plugin: string;
   tool: string;
-  /** The plugin's own folder (relative grants are relative to it). */
+  /**
+   * The folder the plugin runs from: its verified copy for an agent's call, the folder itself for
+   * an author's test run. Relative grants and paths are its files.
+   */
   dir: string;
+  /**
+   * The folder the plugin was reviewed in, when `dir` is a verified copy of it. A grant written
+   * inside it is the copy's (as profileFromManifest maps a process plugin's), a path into it is
+   * refused (it can have changed since the copy was checked), and a path inside the copy is
+   * judged by the policy as the plugin's own file there (the copy lies in Gatehouse's own folder).
+   */
+  reviewedDir?: string;
   actor: string;
   callId?: string;
   permissions: { read: readonly string[]; write: readonly string[]; hosts: readonly string[] };
@@ -100,10 +110,38 @@ function under(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** The manifest's grants for an operation as real absolute paths (`~` and relative ones resolved). */
+/**
+ * The manifest's grants for an operation as real absolute paths (`~` and relative ones resolved,
+ * one written inside the reviewed folder made the copy's): the process sandbox's own expansion.
+ */
 function grantRoots(ctx: HostFunctionContext, op: 'read' | 'write'): string[] {
-  const home = ctx.home ?? homedir();
-  return (op === 'read' ? ctx.permissions.read : ctx.permissions.write).map((g) => realish(isAbsolute(expand(g, home)) ? expand(g, home) : join(ctx.dir, expand(g, home))));
+  const permissions = { read: [...ctx.permissions.read], write: [...ctx.permissions.write], hosts: [], env: [] };
+  const profile = profileFromManifest({ permissions }, ctx.dir, { home: ctx.home ?? homedir(), ...(ctx.reviewedDir !== undefined ? { reviewedDir: ctx.reviewedDir } : {}) });
+  return (op === 'read' ? profile.read : profile.write).map(realish);
+}
+
+/** The reviewed folder, lexical and real, when the plugin runs from a copy of it (else null). */
+function reviewedOf(ctx: HostFunctionContext): { lexical: string; real: string; copy: string } | null {
+  if (ctx.reviewedDir === undefined || resolve(ctx.reviewedDir) === resolve(ctx.dir)) return null;
+  return { lexical: resolve(ctx.reviewedDir), real: realish(ctx.reviewedDir), copy: realish(ctx.dir) };
+}
+
+/**
+ * Why `asked` (as written, resolved) or `real` (its links followed) is refused because it lies in
+ * the reviewed folder: the plugin runs from the copy, and the original can have changed since the
+ * copy was checked (a link to it an agent made in a granted folder, a grant holding it, its own
+ * absolute path). Null when it does not.
+ */
+function inReviewed(ctx: HostFunctionContext, asked: string, real: string): string | null {
+  const r = reviewedOf(ctx);
+  if (!r || !(under(r.lexical, asked) || under(r.real, real) || under(r.lexical, real))) return null;
+  return `it is in ${r.lexical}, the folder this plugin was reviewed in; it runs from a verified copy of it, and its own files are named relative to it`;
+}
+
+/** The path the policy judges: a path in the copy is the plugin's own file in the folder it was reviewed in. */
+function judgedPath(ctx: HostFunctionContext, p: string): string {
+  const r = reviewedOf(ctx);
+  return r && under(r.copy, p) ? join(r.lexical, relative(r.copy, p)) : p;
 }
 
 /**
@@ -128,7 +166,10 @@ export async function wasiPreopens(ctx: HostFunctionContext): Promise<WasiPreope
     // node:wasi resolves paths inside the folder by itself, with no per-file policy check: a
     // folder holding the home's secrets (a grant of "~") would hand over ~/.ssh. Refused whole.
     const secret = secretPaths(home).find((x) => under(path, x) || under(x, path));
-    const denied = !isDir ? null : secret ? `it holds or is ${secret}, which a WebAssembly module never opens; grant a narrower folder` : await judge(ctx, 'preopen', { operations: [op], paths: [path], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [] }, { path });
+    // A granted folder that leads into the reviewed one (made a link to it after the check) is
+    // not opened; one that holds it (a project) is, and the WASI process hides it (WasmHostClient).
+    const original = isDir ? inReviewed(ctx, path, path) : null;
+    const denied = !isDir ? null : secret ? `it holds or is ${secret}, which a WebAssembly module never opens; grant a narrower folder` : original ?? await judge(ctx, 'preopen', { operations: [op], paths: [judgedPath(ctx, path)], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [] }, { path: judgedPath(ctx, path) });
     const reason = !isDir ? 'not an existing folder (WASI opens files through a preopened folder: grant the folder)' : denied;
     ctx.record('wasm.host-call', ctx.actor, {
       ...(ctx.callId ? { call: ctx.callId } : {}),
@@ -137,7 +178,7 @@ export async function wasiPreopens(ctx: HostFunctionContext): Promise<WasiPreope
       function: 'preopen',
       argument: `${op} ${path}`.slice(0, SUMMARY_CHARS),
       decision: reason ? 'deny' : 'allow',
-      decider: denied && !secret ? 'policy' : 'grant',
+      decider: denied && !secret && !original ? 'policy' : 'grant',
       reason,
       bytes: 0,
     });
@@ -151,13 +192,18 @@ async function file(ctx: HostFunctionContext, req: HostCallRequest): Promise<Jud
   const op = req.fn === 'write_file' ? 'write' : 'read';
   const asked = expand(req.arg, home);
   if (asked === '' || asked.includes('\0')) return { reply: { ok: false, error: `${req.fn}: the path is empty or holds a NUL byte` }, summary: JSON.stringify(req.arg.slice(0, SUMMARY_CHARS)), decider: 'grant' };
-  const target = realish(isAbsolute(asked) ? asked : join(ctx.dir, asked));
+  // Relative: the plugin's own files, the copy's when it runs from one.
+  const written = resolve(ctx.dir, asked);
+  const target = realish(written);
   const summary = target.slice(0, SUMMARY_CHARS);
+  const original = inReviewed(ctx, written, target);
+  if (original) return { reply: { ok: false, error: `${req.fn} ${target} was denied: ${original}` }, summary, decider: 'grant' };
   const grants = grantRoots(ctx, op);
   if (!grants.some((g) => under(g, target))) {
     return { reply: { ok: false, error: `${req.fn} ${target} was denied: it is not under a path the manifest grants for ${op} (${grants.join(', ') || 'none'})` }, summary, decider: 'grant' };
   }
-  const denied = await judge(ctx, req.fn, { operations: [op], paths: [target], hosts: [], command: '', content: op === 'write' ? Buffer.from(req.data ?? []).toString('utf8').slice(0, 4096) : '', evasive: false, evasiveReasons: [] }, { path: target });
+  const judged = judgedPath(ctx, target);
+  const denied = await judge(ctx, req.fn, { operations: [op], paths: [judged], hosts: [], command: '', content: op === 'write' ? Buffer.from(req.data ?? []).toString('utf8').slice(0, 4096) : '', evasive: false, evasiveReasons: [] }, { path: judged });
   if (denied) return { reply: { ok: false, error: `${req.fn} ${target} was denied by policy: ${denied}` }, summary, decider: 'policy' };
   // O_NOFOLLOW: the path was resolved above; a link planted at it since is refused, not followed.
   if (op === 'read') {
@@ -190,7 +236,8 @@ async function judge(ctx: HostFunctionContext, fn: string, x: Extraction, args: 
     session: `wasm/${ctx.plugin}`,
     tool: `${ctx.plugin}.${fn}`,
     arguments: args,
-    cwd: ctx.dir,
+    // The folder the operator reviewed, as for the paths judged: decisions do not depend on where the copy lives.
+    cwd: reviewedOf(ctx)?.lexical ?? ctx.dir,
     source: 'api',
     receivedAt: Date.now(),
   };

@@ -23,6 +23,11 @@ export interface WasmHostOptions {
   /** Folders bound read-only / read-write at their own paths (a WASI call's preopens). */
   read?: string[];
   write?: string[];
+  /**
+   * The folder a plugin's verified copy was made from: hidden inside the sandbox wherever a bind
+   * would show it (sandbox.ts, reviewedDirCover), as from a process plugin's.
+   */
+  reviewedDir?: string;
   /** Stand-in for Electron's process.versions and PATH (tests); default: this process's. */
   runtime?: RuntimeHost;
 }
@@ -102,7 +107,7 @@ export class WasmHostClient {
           const workerFile = real(wasmWorkerFile());
           env['GATEHOUSE_WASM_WORKER'] = workerFile;
           const dirs = [...new Set([dirname(hostFile), dirname(workerFile)])];
-          return containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: [...dirs, ...(this.opts.read ?? [])], write: this.opts.write ?? [], hosts: [], readOnlyRoot: true } } : null, {
+          return containWrap(this.opts.detection.kind === 'bwrap' ? { detection: this.opts.detection, profile: { pluginDir: dirs[0]!, read: [...dirs, ...(this.opts.read ?? [])], write: this.opts.write ?? [], hosts: [], readOnlyRoot: true, ...(this.opts.reviewedDir !== undefined ? { reviewedDir: this.opts.reviewedDir } : {}) } } : null, {
             timeoutMs: 30_000,
             limits: { cpuSecs: Infinity, addressSpaceBytes: Infinity },
             ...(this.opts.home ? { home: this.opts.home } : {}),

@@ -3,6 +3,7 @@
 // is read from that verified copy, metered (once per version, cached), run in a warm worker with
 // the manifest's fuel, memory cap, output cap and deadline, and its host functions are answered
 // with policy checks and audit events (host-functions.ts).
+import { statSync } from 'node:fs';
 import { readPluginModule } from '../../registry/manifest/wasm-checks.js';
 import { moduleAbi } from '../../registry/manifest/wasm-abi.js';
 import { readModuleInfo } from '../../registry/manifest/wasm-module-info.js';
@@ -51,14 +52,17 @@ export class WasmRuntime {
   }
 
   /**
-   * Where a call with these preopened folders runs. The shared process binds no plugin's folders;
-   * a WASI call's folders must exist inside its sandbox, so it runs in a process of its own that
-   * binds exactly them (read-only unless written), shared only by calls with the same folders: a
-   * plugin never sees another's grants through the sandbox.
+   * Where a call with these preopened folders runs. The shared process binds no plugin's folders
+   * (and a call without preopens reaches no file from it); a WASI call's folders must exist inside
+   * its sandbox, so it runs in a process of its own that binds exactly them (read-only unless
+   * written) and hides `reviewedDir`, the folder the plugin's verified copy was made from (a
+   * preopened project holding it would show the original, changed since the check). Calls share
+   * a process only when both are the same: a plugin never sees another's grants, nor another's
+   * original folder, through the sandbox.
    */
-  executorFor(preopens: readonly WasiPreopen[]): WasmExecutor {
+  executorFor(preopens: readonly WasiPreopen[], reviewedDir?: string): WasmExecutor {
     if (preopens.length === 0 || !this.opts.isolation) return this.pool;
-    const key = JSON.stringify(preopens);
+    const key = JSON.stringify({ preopens, reviewed: reviewedDir === undefined ? null : [reviewedDir, folderIdentity(reviewedDir)] });
     let client = this.withFolders.get(key);
     if (!client) {
       // A bounded set: the least recently started process goes (a call on it ends with crash).
@@ -67,7 +71,7 @@ export class WasmRuntime {
         this.withFolders.delete(oldKey);
         void old.close();
       }
-      client = new WasmHostClient({ ...this.opts.isolation, read: preopens.filter((p) => !p.writable).map((p) => p.path), write: preopens.filter((p) => p.writable).map((p) => p.path) });
+      client = new WasmHostClient({ ...this.opts.isolation, read: preopens.filter((p) => !p.writable).map((p) => p.path), write: preopens.filter((p) => p.writable).map((p) => p.path), ...(reviewedDir !== undefined ? { reviewedDir } : {}) });
       this.withFolders.set(key, client);
     }
     return client;
@@ -79,14 +83,37 @@ export class WasmRuntime {
   }
 }
 
+/**
+ * The folder as an object on disk (device, inode, status change), in the key of the process that
+ * hides it. The process lives on, and its empty folder over the original is a mount on the folder
+ * as it was at its start: an original deleted and made again (by an agent that can write the
+ * project it lies in) is a new folder there, shown by the bind of a preopened project. Its new
+ * identity starts a process that hides it. A rename moves the mount with the folder.
+ */
+function folderIdentity(dir: string): string {
+  try {
+    const st = statSync(dir, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.ctimeNs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
 export interface WasmToolCall {
   plugin: string;
   spec: ToolSpec;
   manifest: PluginManifest;
-  /** The verified copy the module is read from. */
+  /**
+   * The folder the plugin runs from (the verified copy for an agent's call): the module, the
+   * plugin's own files and its relative grants are read there.
+   */
   runDir: string;
-  /** The plugin's own folder: relative grants are relative to it. */
-  pluginDir: string;
+  /**
+   * The folder the operator reviewed (the same as runDir for an author's test run). When runDir
+   * is a copy of it, nothing of it is reachable: host functions refuse paths into it, and the
+   * WASI process hides it (WasmRuntime.executorFor).
+   */
+  reviewedDir: string;
   input: unknown;
   actor: string;
   callId?: string;
@@ -112,7 +139,8 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   const ctx: HostFunctionContext = {
     plugin: c.plugin,
     tool: c.spec.name,
-    dir: c.pluginDir,
+    dir: c.runDir,
+    reviewedDir: c.reviewedDir,
     actor: c.actor,
     ...(c.callId ? { callId: c.callId } : {}),
     permissions: c.manifest.permissions,
@@ -131,7 +159,7 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   const wasi = abi.wasi ? { command: abi.command, args: [c.plugin, c.spec.name], preopens: await wasiPreopens(ctx) } : undefined;
   let r: WasmCallResult;
   try {
-    r = await rt.executorFor(wasi?.preopens ?? []).run({
+    r = await rt.executorFor(wasi?.preopens ?? [], c.reviewedDir === c.runDir ? undefined : c.reviewedDir).run({
       module: metered,
       call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {}, ...(wasi ? { wasi } : {}) },
       timeoutMs: w.limits.timeoutSecs * 1000,

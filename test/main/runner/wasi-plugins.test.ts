@@ -98,7 +98,9 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
       expect((r.output as { read: string }).read).toBe('');
     }
     expect(records.filter((x) => x.type === 'wasm.host-call' && x.payload['function'] === 'preopen').every((x) => x.payload['decision'] === 'allow')).toBe(true);
-  });
+    // Four plugins, each with a sandboxed WASI process of its own (the process is kept per plugin's
+    // reviewed folder too, wasm-tool.ts): several bwrap and Node starts, slow on a loaded machine.
+  }, 60_000);
 
   it('files: a write grant lets the module create files in that folder only; with no grant nothing is preopened', async () => {
     const out = join(root, 'out');
