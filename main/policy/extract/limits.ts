@@ -64,10 +64,11 @@ export const MAX_HOSTS = 64;
  * there, so the analysis checks the clock as it reports each finding (tree-sitter through its
  * progress callback) and gives up past this; the call is then judged again in the worker. Calls
  * small enough to be judged there normally take microseconds, but the grammar's error recovery is
- * far slower on some garbage (4,000 `)` take over half a second): this bound is what one agent's
- * command can cost every other call waiting on the host's thread, well under the judge's 50 ms.
+ * far slower on some garbage (4,000 `)` take over half a second): this bound, plus a few ms of the
+ * checks' granularity, is what one agent's command can cost every other call waiting on the host's
+ * thread, under the judge's 50 ms with room for the worker's start.
  */
-export const IN_PROCESS_DEADLINE_MS = 30;
+export const IN_PROCESS_DEADLINE_MS = 20;
 
 /** How long a worker may take to extract one call before the call is denied and the worker replaced. */
 export const DEFAULT_EXTRACT_DEADLINE_MS = 2000;

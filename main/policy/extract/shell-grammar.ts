@@ -23,8 +23,6 @@ function resolver(): NodeJS.Require {
   return createRequire(process.cwd() + '/');
 }
 
-const WARM_UP = `cat <<'E' | sh\nfor f in *.ts; do echo "$f" > /tmp/x 2>&1; done\nE\nx=$(ls -la ~ | grep -v 'a b') && [ -n "$x" ] || { exit 1; }; case $x in *) y=\${x:-z} ;; esac\n`;
-
 export function loadGrammar(): Promise<void> {
   if (parser) return Promise.resolve();
   loading ??= (async () => {
@@ -36,10 +34,10 @@ export function loadGrammar(): Promise<void> {
     const lang = await Language.load(req.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const p = new Parser();
     p.setLanguage(lang);
-    // The first parse compiles most of the grammar's WebAssembly (≈ 45 ms measured); paid here, at
-    // load, it stays off the first call, which would otherwise pass the calling thread's deadline
-    // and be judged in the worker. The script touches the common constructs.
-    p.parse(WARM_UP)?.delete();
+    // No warm-up parse here: the first parse compiles much of the grammar's WebAssembly (≈ 45 ms,
+    // so a fresh host's first shell call or two are judged in the worker), but a parse at load set
+    // V8 compiling the grammar in the background, which every process that loads it (each CLI
+    // command, each host) then waited for at exit: `plugin enable` took a second longer.
     parser = p;
   })().catch((err: unknown) => {
     loading = null;
