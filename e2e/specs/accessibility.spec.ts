@@ -52,6 +52,9 @@ test.describe('the inbox with calls waiting', () => {
       void post('Bash', { command: 'rm -rf build', description: 'clean' }, 3);
       await app.open('approvals');
       await expect(app.page.getByTestId('approval-item')).toHaveCount(3);
+      // The three calls are posted at once, so which waits first is not fixed (a fresh host's first
+      // shell call is judged in its worker): the decoded payload is the echo row's.
+      await app.page.getByTestId('approval-item').filter({ hasText: 'echo' }).click();
       await expect(app.page.getByTestId('approval-decoded-text')).toBeVisible();
       const found: string[] = [];
       for (const row of ['echo', 'write', 'rm -rf']) {
