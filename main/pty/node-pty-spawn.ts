@@ -26,7 +26,10 @@ export type NodePtyProcess = PtyProcess & { forkedOnThread: number };
 export function createNodePtySpawn(spawnOpts: NodePtySpawnOptions = {}): (command: string, args: string[], opts: PtySpawnOptions) => Promise<NodePtyProcess> {
   const encoding = spawnOpts.encoding ?? 'utf8';
   const thread = spawnOpts.forkThread ?? true;
-  return async (command, args, opts) => withSlaveHeld(await spawnNodePty(command, args, opts, encoding, thread === true ? sharedForkThread() : thread || null));
+  return async (command, args, opts) => {
+    const gate = new ExitGate();
+    return withSlaveHeld(await spawnNodePty(command, args, opts, encoding, thread === true ? sharedForkThread() : thread || null, gate), gate);
+  };
 }
 
 export const nodePtySpawn: PtySpawn = createNodePtySpawn();
@@ -50,7 +53,7 @@ type Terminal = ReturnType<typeof nodePty.spawn>;
 /** What the fork thread adds to a program it forked (types.ts PtyProcess says what for). */
 type FromThread = Pick<PtyProcess, 'onLeaderExit' | 'sessionProcesses'>;
 
-async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null, thread: ForkThread | null): Promise<{ pty: Terminal; threadId: number; fromThread?: FromThread }> {
+async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptions, encoding: 'utf8' | null, thread: ForkThread | null, gate: ExitGate): Promise<{ pty: Terminal; threadId: number; fromThread?: FromThread }> {
   const ptyOpts = { name: opts.env.TERM ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env: opts.env, encoding };
   if (thread && native) {
     const captured: { args: ForkArgs | null } = { args: null };
@@ -69,8 +72,11 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
       },
     );
     // node-pty did not call the native fork we swapped (a node-pty that changed): it forked
-    // itself, and that terminal is used.
-    if (inThread || !captured.args) return { pty: inThread!, threadId: 0 };
+    // itself, and that terminal is used, its exit told as node-pty tells it.
+    if (inThread || !captured.args) {
+      gate.release();
+      return { pty: inThread!, threadId: 0 };
+    }
     let forked: Forked | null = null;
     try {
       forked = await thread.fork(captured.args);
@@ -87,10 +93,11 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
       const leaderListeners: (() => void)[] = [];
       const pty = withNativeFork(
         (...a) => {
+          const onexit = gate.hold(a[10]);
           f.onExit((exitCode, signal) => {
             leaderEnded = true;
             for (const l of leaderListeners.splice(0)) l();
-            a[10](exitCode, signal);
+            onexit(exitCode, signal);
           });
           return { fd: f.fd, pid: f.pid, pty: f.pty };
         },
@@ -106,7 +113,68 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
       return { pty, threadId: f.threadId, fromThread };
     }
   }
-  return { pty: nodePty.spawn(command, args, ptyOpts), threadId: 0 };
+  // Forked here, by node-pty's own native fork, with only its exit callback held.
+  const real = native?.fork;
+  if (!real) {
+    gate.release();
+    return { pty: nodePty.spawn(command, args, ptyOpts), threadId: 0 };
+  }
+  return { pty: withNativeFork((...a) => real.call(native, ...(a.slice(0, 10) as ForkArgs), gate.hold(a[10])), () => nodePty.spawn(command, args, ptyOpts)), threadId: 0 };
+}
+
+/** When the slave is let go of after the leader's exit if nobody has (a caller without a session). */
+const RELEASE_FALLBACK_MS = 1_000;
+
+type OnExit = (exitCode: number, signal: number) => void;
+
+/**
+ * node-pty, told of the exit, waits at most 200 ms for its read stream to end and then destroys
+ * it, dropping whatever is still unread. The session holds the slave open past the exit (see
+ * withSlaveHeld) and lets go once reads have gone quiet, which on a loaded machine (a stalled
+ * loop, a long GC) can be well past those 200 ms, with the program's last output still unread.
+ * So node-pty hears of the exit only when the slave is let go of: its 200 ms then start once
+ * everything the program wrote has been read, and are left only for what the session's leftover
+ * processes (killed at the exit) may still hold open. Whoever spawned may never let go, so that
+ * happens RELEASE_FALLBACK_MS after the exit anyway: an exit is never lost.
+ */
+class ExitGate {
+  private exit: [number, number] | null = null;
+  private onexit: OnExit | null = null;
+  private released = false;
+  private fallback: NodeJS.Timeout | null = null;
+  private letGo: () => void = () => {};
+
+  /** node-pty's exit callback, as the forking code should call it. */
+  hold(onexit: OnExit): OnExit {
+    this.onexit = onexit;
+    return (exitCode, signal) => {
+      if (this.exit) return;
+      this.exit = [exitCode, signal];
+      if (this.released) this.tell();
+      else this.fallback = setTimeout(() => this.release(), RELEASE_FALLBACK_MS);
+    };
+  }
+
+  /** What lets go of the slave. */
+  onRelease(letGo: () => void): void {
+    this.letGo = letGo;
+  }
+
+  release(): void {
+    this.letGo();
+    this.released = true;
+    this.tell();
+  }
+
+  private tell(): void {
+    const exit = this.exit;
+    const onexit = this.onexit;
+    if (!exit || !onexit) return;
+    this.onexit = null;
+    if (this.fallback) clearTimeout(this.fallback);
+    this.fallback = null;
+    onexit(exit[0], exit[1]);
+  }
 }
 
 function withNativeFork<T>(fork: NativePty['fork'], fn: () => T): T {
@@ -120,7 +188,7 @@ function withNativeFork<T>(fork: NativePty['fork'], fn: () => T): T {
   }
 }
 
-function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId: number; fromThread?: FromThread }): NodePtyProcess {
+function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId: number; fromThread?: FromThread }, gate: ExitGate): NodePtyProcess {
   // On Linux the master side can read EIO while output is still buffered when the last holder
   // of the slave side exits with it, and node-pty then drops that tail (microsoft/node-pty#726,
   // #85). Holding the slave open ourselves means the master never sees EIO in that race; the
@@ -137,7 +205,7 @@ function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId:
       slave = null;
     }
   }
-  const release = () => {
+  const closeSlave = () => {
     if (slave === null) return;
     try {
       closeSync(slave);
@@ -146,8 +214,10 @@ function withSlaveHeld({ pty, threadId, fromThread }: { pty: Terminal; threadId:
     }
     slave = null;
   };
-  // node-pty gives up waiting 200 ms after the exit; by then nothing more will be read anyway.
-  pty.onExit(release);
-  return Object.assign(pty, { release, forkedOnThread: threadId }, fromThread ?? {}) as NodePtyProcess;
+  gate.onRelease(closeSlave);
+  if (slave === null) gate.release();
+  // Never left open past the terminal's end, whoever forked it.
+  pty.onExit(closeSlave);
+  return Object.assign(pty, { release: () => gate.release(), forkedOnThread: threadId }, fromThread ?? {}) as NodePtyProcess;
 }
 

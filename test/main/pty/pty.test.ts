@@ -332,6 +332,38 @@ describe('end of output', () => {
     for (const id of ids) expect(exitedEvent(h, id)()?.payload.outputChars, id).toBe(1_000_003);
     for (const id of ids) expect(h.text(id).endsWith('yyyEND')).toBe(true);
   });
+
+  it('keeps the last output when the loop stalls after the exit with it still unread', async () => {
+    // The fault: the program's whole output is still in the kernel buffer when its leader exits,
+    // and the host's loop is then busy for longer than node-pty's 200 ms grace (a loaded machine,
+    // a long GC). node-pty, told of the exit at once, destroyed its read stream when that timer
+    // ran after the stall, before reading what was left.
+    const stallMs = 400;
+    const stalling: PtySpawn = async (command, args, opts) => {
+      const p = await nodePtySpawn(command, args, opts);
+      // Nothing is read until the stall is over; the program's output waits in the kernel.
+      p.pause();
+      p.write('go\r');
+      expect(p.onLeaderExit, 'the fork thread reports the leader’s exit').toBeTypeOf('function');
+      p.onLeaderExit!(() =>
+        setImmediate(() => {
+          const until = Date.now() + stallMs;
+          while (Date.now() < until) {
+            // The stalled loop.
+          }
+          p.resume();
+        }),
+      );
+      return p;
+    };
+    const h = harness({ spawn: stalling });
+    const s = await h.mgr.start({ command: '/bin/sh', args: ['-c', "read x; head -c 3000 /dev/zero | tr '\\0' y; printf END"], env, origin: operator });
+    h.mgr.attach(s.id, 'c1');
+    h.onOutput((e) => h.mgr.ack(e.id, 'c1', e.data.length));
+    const exited = await h.until(exitedEvent(h, s.id), 'exit');
+    expect(exited.payload.exitCode).toBe(0);
+    expect(h.text(s.id)).toMatch(/y{3000}END$/);
+  });
 });
 
 describe('re-attach', () => {
