@@ -3,23 +3,16 @@
 // GATEHOUSE_HOME/run-cache, and the real bwrap sandbox the host builds (sandboxPlan).
 import { chmodSync, mkdirSync, rmdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PluginRegistry } from '../../../main/registry/plugin-registry.js';
 import { TrustStore } from '../../../main/registry/trust-store.js';
 import { BreakerBoard } from '../../../main/runner/breaker-board.js';
 import { PluginMetrics } from '../../../main/runner/metrics.js';
 import { sandboxPlan } from '../../../main/runner/sandbox-plan.js';
-import { detectSandbox, secretInReach } from '../../../main/runner/sandbox.js';
+import { secretInReach } from '../../../main/runner/sandbox.js';
 import { ToolRunner } from '../../../main/runner/tool-runner.js';
+import { needsBwrap, sandbox } from '../../support/bwrap.js';
 import { tempDir } from '../../support/temp.js';
-
-const sandbox = detectSandbox();
-
-function needsBwrap(ctx: TestContext): void {
-  if (sandbox.kind === 'bwrap') return;
-  console.warn(`skipped "${ctx.task.name}": bubblewrap is not usable here: ${sandbox.reason}`);
-  ctx.skip();
-}
 
 /** A home with keys, Gatehouse's folder (tokens) in it, and a project with a plugin place. */
 function world() {

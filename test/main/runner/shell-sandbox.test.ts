@@ -5,27 +5,20 @@
 // policy requires a sandbox and there is none, nothing runs.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../main/host/create-host.js';
 import { runShellTool } from '../../../main/gateway/shell-tool.js';
 import { PtyManager } from '../../../main/pty/pty-manager.js';
 import { shellPlan } from '../../../main/runner/sandbox-plan.js';
-import { detectSandbox } from '../../../main/runner/sandbox.js';
+import { needsBwrap, sandbox } from '../../support/bwrap.js';
 import { tempDir } from '../../support/temp.js';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
 import type { ToolCall } from '../../../main/policy/types.js';
 
-const sandbox = detectSandbox();
 const hosts: Host[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close('test done');
 });
-
-function needsBwrap(ctx: TestContext): void {
-  if (sandbox.kind === 'bwrap') return;
-  console.warn(`skipped "${ctx.task.name}": bubblewrap is not usable here: ${sandbox.reason}`);
-  ctx.skip();
-}
 
 /** A live host with full autonomy whose home sits inside the agent's working folder. */
 async function liveHost(): Promise<{ host: Host; work: string; home: string }> {

@@ -6,24 +6,17 @@
 // all, by its own path, through a granted project that holds it, or through a link made there.
 import { cpSync, mkdirSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished, type TestContext } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { PolicyStore } from '../../../main/policy/rules/store.js';
 import { PluginRegistry } from '../../../main/registry/plugin-registry.js';
 import { TrustStore } from '../../../main/registry/trust-store.js';
 import { BreakerBoard } from '../../../main/runner/breaker-board.js';
 import { PluginMetrics } from '../../../main/runner/metrics.js';
-import { detectSandbox, unsandboxedWrap } from '../../../main/runner/sandbox.js';
+import { unsandboxedWrap } from '../../../main/runner/sandbox.js';
 import { ToolRunner } from '../../../main/runner/tool-runner.js';
 import { fixtureWat, wasmPlugin } from '../../support/wasm.js';
+import { needsBwrap, sandbox } from '../../support/bwrap.js';
 import { tempDir } from '../../support/temp.js';
-
-const sandbox = detectSandbox();
-
-function needsBwrap(ctx: TestContext): void {
-  if (sandbox.kind === 'bwrap') return;
-  console.warn(`skipped "${ctx.task.name}": bubblewrap is not usable here: ${sandbox.reason}`);
-  ctx.skip();
-}
 
 /** A home, Gatehouse's folder in it (the run cache), and a project whose plugin place holds the plugins. */
 function world() {
