@@ -11,7 +11,8 @@
 //     .git/config, Claude Code's project settings, plugin folders); git folders are pinned (not
 //     renamed away), and the Git files that move configuration, which cannot be bound before
 //     they exist (.git/commondir, config.worktree, new submodule and worktree git folders), are
-//     removed after the command when it created them (GIT_CHECK_SCRIPT, run outside the box);
+//     removed after the command when it created them, and repositories it added to the index as
+//     submodules taken out of it again (GIT_CHECK_SCRIPT, run outside the box);
 //   - other programs' control sockets masked (tmux, screen, the session bus, an ssh agent, X11,
 //     docker: a server behind one runs commands outside the box) and the variables naming them
 //     removed;
@@ -448,15 +449,29 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * were not there before — and a folder that was replaced by something else — and says so on one
  * line of stderr. A `config` or `hooks` that was missing is treated the same way (bound when present).
  *
+ * The same goes for a repository the command adds inside the project (`git init sub`, a
+ * core.fsmonitor in its config, `git add sub`): Git outside runs `git status` in every submodule
+ * of the index, and so its fsmonitor. So the gitlinks of each git folder's index are listed
+ * before and after (links), and one at a path that had none is taken out of the index again
+ * (`update-index --index-info` with mode 0; the files stay); a gitlink bumped to another commit
+ * stays, as does whatever else the command staged.
+ *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
  * removes a link and never what it points to; only real folders (not links) are listed; names
  * are never split on whitespace or newlines (the list's separator is `//`, which no path here
- * holds). A signal that ends this shell runs the check before it exits; SIGKILL cannot.
+ * holds; Git quotes a path with a newline in its listings). Its own programs are found on a fixed
+ * PATH (SAFE_PATH), not the agent's, which may name a folder in the project the command could
+ * put a `git` or an `rm` in; Git runs with core.fsmonitor off. A signal that ends this shell runs
+ * the check before it exits; SIGKILL cannot.
  */
 const GIT_CHECK_SCRIPT = `n=$1; shift
 G=
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
+NL='
+'
+TAB=$(printf '\\t')
+SAFE_PATH=/usr/bin:/bin:/usr/local/bin:/opt/homebrew/bin
 there() { [ -e "$1" ] || [ -L "$1" ]; }
 realdir() { [ -d "$1" ] && [ ! -L "$1" ]; }
 B=// D=// R= C=0
@@ -490,16 +505,70 @@ scan() {
     done
   done
 }
+git_here() {
+  (
+    PATH=$SAFE_PATH
+    unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_COMMON_DIR GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
+    d=$1; shift
+    git --git-dir="$d" -c core.fsmonitor=false -c core.quotePath=true "$@"
+  ) 2>/dev/null
+}
+gitlinks() {
+  [ -f "$1/index" ] || return 0
+  git_here "$1" ls-files -s | (PATH=$SAFE_PATH; grep '^160000 ')
+}
+links() {
+  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 || return 0
+  i=0 Q=$G
+  while [ -n "$Q" ]; do
+    g=\${Q%%//*} Q=\${Q#*//} i=$((i + 1))
+    if [ "$1" = before ]; then
+      eval "K_$i=\\$(gitlinks \\"\\$g\\")"
+      if there "$g/index.lock"; then eval "L_$i=1"; fi
+      continue
+    fi
+    eval "was=\\$K_$i locked=\\$L_$i"
+    now=$(gitlinks "$g")
+    [ "$now" = "$was" ] && continue
+    paths=$NL
+    while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
+$was
+EOF
+    drop=
+    while IFS= read -r l; do
+      [ -n "$l" ] || continue
+      case $paths in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
+      drop="\${drop}0 \${l#160000 }$NL"
+      LC=$((LC + 1))
+      if [ "$LC" -le 5 ]; then LR="$LR \${l#*"$TAB"}"; fi
+    done <<EOF
+$now
+EOF
+    [ -n "$drop" ] || continue
+    # A lock the command left would make the change below fail, and Git outside still reads the index.
+    if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "$g/index.lock"; fi
+    printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+  done
+}
 check() {
+  PATH=$SAFE_PATH
   scan after
+  links after
+  if [ "$LC" -gt 0 ]; then
+    more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
+    if [ -n "$LF" ]; then what='could not take out of'; else what='took out of'; fi
+    printf "gatehouse: %s Git's index%s%s: repositories the contained command added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
+    [ "$st" -eq 0 ] && st=1
+  fi
   [ "$C" -eq 0 ] && return 0
   more=; [ "$C" -gt 5 ] && more=" and $((C - 5)) more"
   if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; else what=removed; fi
   printf 'gatehouse: %s%s%s: created in a Git folder by the contained command, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" >&2
   [ "$st" -eq 0 ] && st=1
 }
-F= st=0
+F= st=0 LC=0 LR= LF=
 scan before
+links before
 trap 'st=$?; check; exit "$st"' HUP INT TERM
 "$@"
 st=$?

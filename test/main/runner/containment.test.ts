@@ -358,6 +358,69 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(git(repo, h.home, 'log', '-1', '--format=%s')).toBe('in the box\n');
     expect(git(repo, h.home, 'status', '--porcelain')).toBe('');
   });
+
+  it('a repository the command adds inside the project (git init sub; git add sub) is taken out of the index after the box exits, so `git status` outside does not run its fsmonitor; without the check it does; an existing submodule bumped and other staged files stay', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const commit = "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m";
+    /**
+     * The attack: a new repository in the work tree whose config names a script as its
+     * core.fsmonitor, added to the parent's index as a gitlink. Git outside, on `git status`,
+     * runs `git status` in it, and so the script. One more under a name with a newline.
+     */
+    const attack = (marker: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+        `for d in sub "$(printf 'odd\\nname')"; do git init -q "$d" && (cd "$d" && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add "$d" 2>/dev/null; done`,
+        `echo more >> README && git add README && (cd old && ${commit} bump) && git add old && echo added`,
+        // A lock left on the index, so that changing it fails (Git outside still reads it).
+        ': > .git/index.lock',
+      ].join('\n');
+    /** A repository with a submodule-like nested repository `old` committed as a gitlink before the box. */
+    const withOld = () => {
+      const r = realRepo();
+      git(join(r.repo), r.h.home, 'init', '-q', 'old');
+      git(join(r.repo, 'old'), r.h.home, 'commit', '-q', '--allow-empty', '-m', 'old');
+      git(r.repo, r.h.home, 'add', 'old');
+      git(r.repo, r.h.home, 'commit', '-qm', 'with old');
+      return r;
+    };
+    const gitlinks = (repo: string, home: string) =>
+      git(repo, home, 'ls-files', '-s')
+        .split('\n')
+        .filter((l) => l.startsWith('160000 '))
+        .map((l) => l.split('\t')[1]);
+
+    // The fault, with the same box and no check around it: Git outside runs the new repository's fsmonitor.
+    const bareWorld = withOld();
+    const bareScratch = tempDir('gatehouse-box-scratch-');
+    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [bareScratch] }, bareWorld.repo);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', attack(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('added\n');
+    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
+    expect(existsSync(bareWorld.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    // The command line Gatehouse answers with.
+    const { h, repo, marker } = withOld();
+    const scratch = tempDir('gatehouse-box-scratch-');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
+    expect(plan.gitDirs).toEqual(expect.arrayContaining([join(repo, '.git'), join(repo, 'old', '.git')]));
+    const oldBefore = git(repo, h.home, 'ls-files', '-s', 'old');
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker)), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('added\n');
+    expect(r.status, 'the command exited 0, but what it added to the index was taken out').toBe(1);
+    const said = gatehouseLines(r.stderr);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^gatehouse: took out of Git's index "odd\\nname" sub: repositories the contained command added inside the project/);
+    // Only the new gitlinks went: the bumped one and the staged README are the command's.
+    expect(gitlinks(repo, h.home)).toEqual(['old']);
+    expect(git(repo, h.home, 'ls-files', '-s', 'old')).not.toBe(oldBefore);
+    expect(git(repo, h.home, 'diff', '--cached', '--name-only')).toBe('README\nold\n');
+    // Their files are left, as untracked folders Git does not go into; the lock the command left is gone.
+    expect(existsSync(join(repo, 'sub', '.git', 'config'))).toBe(true);
+    expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(false);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
 });
 
 // ---- the real host ---------------------------------------------------------------------------------
