@@ -12,7 +12,8 @@
 //     renamed away), and the Git files that move configuration, which cannot be bound before
 //     they exist (.git/commondir, config.worktree, new submodule and worktree git folders), are
 //     removed after the command when it created them, and repositories it added to the index as
-//     submodules taken out of it again (GIT_CHECK_SCRIPT, run outside the box);
+//     submodules taken out of it again, and a repository it made in a project that had none
+//     kept only when plain (GIT_CHECK_SCRIPT, run outside the box);
 //   - other programs' control sockets masked (tmux, screen, the session bus, an ssh agent, X11,
 //     docker: a server behind one runs commands outside the box) and the variables naming them
 //     removed;
@@ -53,6 +54,11 @@ export interface BoxPlan {
    * created them: a file that does not exist cannot be bound read-only (GIT_CHECK_SCRIPT).
    */
   gitDirs: string[];
+  /**
+   * The project folder, when the box can write it: a Git repository the command makes at its top
+   * (there was none) has its configuration and hooks set aside after the command (GIT_CHECK_SCRIPT).
+   */
+  top?: string | undefined;
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
   maskedDirs: string[];
   maskedFiles: string[];
@@ -268,7 +274,7 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     }
   }
   for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
-  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], pinned: [...pinned], gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS), maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
+  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], pinned: [...pinned], gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS), ...(writable.has(project) ? { top: project } : {}), maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
 }
 
 /**
@@ -432,14 +438,14 @@ export function shellQuote(w: string): string {
  */
 export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell()): string {
   const boxed = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
-  // No git folder the box can write (the project is not a repository): nothing to check, and
-  // the box alone spares the agent's shell a process.
-  const words = plan.gitDirs.length ? ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed] : boxed;
+  // No git folder the box can write and no project it can write (only temp folders): nothing to
+  // check, and the box alone spares the agent's shell a process.
+  const words = plan.gitDirs.length || plan.top ? ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', plan.top ?? '', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed] : boxed;
   return words.map(shellQuote).join(' ');
 }
 
 /**
- * Run outside the box, around it: `sh -c SCRIPT NAME N GITDIR... BOX-COMMAND...`. Git reads
+ * Run outside the box, around it: `sh -c SCRIPT NAME TOP N GITDIR... BOX-COMMAND...` (TOP: the project folder or empty). Git reads
  * configuration and hooks from files that an ordinary repository does not have — `commondir`
  * (the folder config and hooks come from), `config.worktree`, the git folders of submodules and
  * linked worktrees (modules/NAME, worktrees/NAME) — and bubblewrap can only make a file that
@@ -454,7 +460,10 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * of the index, and so its fsmonitor. So the gitlinks of each git folder's index are listed
  * before and after (links), and one at a path that had none is taken out of the index again
  * (`update-index --index-info` with mode 0; the files stay); a gitlink bumped to another commit
- * stays, as does whatever else the command staged.
+ * stays, as does whatever else the command staged. And a repository made at the top of a
+ * project that had none (TOP; git init, a clone) is kept when its config holds only what those
+ * write and its hooks only Git's samples (benign), and otherwise has its config and hooks set
+ * aside as *.gatehouse-held with a plain config in their place (hold).
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -465,7 +474,8 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * put a `git` or an `rm` in; Git runs with core.fsmonitor off. A signal that ends this shell runs
  * the check before it exits; SIGKILL cannot.
  */
-const GIT_CHECK_SCRIPT = `n=$1; shift
+const GIT_CHECK_SCRIPT = `top=$1; shift
+n=$1; shift
 G=
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
 NL='
@@ -517,6 +527,29 @@ gitlinks() {
   [ -f "$1/index" ] || return 0
   git_here "$1" ls-files -s | (PATH=$SAFE_PATH; grep '^160000 ')
 }
+unlink_new() {
+  g=$1 was=$2 locked=$3
+  now=$(gitlinks "$g")
+  [ "$now" = "$was" ] && return 0
+  paths=$NL
+  while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
+$was
+EOF
+  drop=
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    case $paths in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
+    drop="\${drop}0 \${l#160000 }$NL"
+    LC=$((LC + 1))
+    if [ "$LC" -le 5 ]; then LR="$LR \${l#*"$TAB"}"; fi
+  done <<EOF
+$now
+EOF
+  [ -n "$drop" ] || return 0
+  # A lock the command left would make the change below fail, and Git outside still reads the index.
+  if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "$g/index.lock"; fi
+  printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+}
 links() {
   (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 || return 0
   i=0 Q=$G
@@ -527,33 +560,64 @@ links() {
       if there "$g/index.lock"; then eval "L_$i=1"; fi
       continue
     fi
-    eval "was=\\$K_$i locked=\\$L_$i"
-    now=$(gitlinks "$g")
-    [ "$now" = "$was" ] && continue
-    paths=$NL
-    while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
-$was
-EOF
-    drop=
-    while IFS= read -r l; do
-      [ -n "$l" ] || continue
-      case $paths in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
-      drop="\${drop}0 \${l#160000 }$NL"
-      LC=$((LC + 1))
-      if [ "$LC" -le 5 ]; then LR="$LR \${l#*"$TAB"}"; fi
-    done <<EOF
-$now
-EOF
-    [ -n "$drop" ] || continue
-    # A lock the command left would make the change below fail, and Git outside still reads the index.
-    if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "$g/index.lock"; fi
-    printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+    eval "unlink_new \\"\\$g\\" \\"\\$K_$i\\" \\"\\$L_$i\\""
   done
+}
+benign() {
+  for f in commondir config.worktree modules worktrees; do there "$1/$f" && return 1; done
+  { [ -f "$1/config" ] && [ ! -L "$1/config" ]; } || return 1
+  keys=$( (PATH=$SAFE_PATH; git config --file "$1/config" --name-only --list) 2>/dev/null) || return 1
+  while IFS= read -r k; do
+    case $k in
+    core.repositoryformatversion | core.filemode | core.bare | core.logallrefupdates | core.ignorecase | core.precomposeunicode | core.symlinks | extensions.objectformat | remote.*.url | remote.*.fetch | branch.*.remote | branch.*.merge | user.name | user.email | '') ;;
+    *) return 1 ;;
+    esac
+  done <<EOF
+$keys
+EOF
+  there "$1/hooks" || return 0
+  realdir "$1/hooks" || return 1
+  for h in "$1/hooks"/* "$1/hooks"/.[!.]* "$1/hooks"/..?*; do
+    there "$h" || continue
+    case $h in *.sample) [ -f "$h" ] && [ ! -L "$h" ] || return 1 ;; *) return 1 ;; esac
+  done
+  return 0
+}
+hold() {
+  g=$top/.git
+  if [ -L "$g" ] || [ ! -d "$g" ]; then
+    rm -rf -- "$g" 2>/dev/null
+    if there "$g"; then HF=1; fi
+    H="$g (not a folder: a link or a file naming a Git folder elsewhere) removed"
+    return 0
+  fi
+  H=
+  for f in config hooks commondir config.worktree; do
+    there "$g/$f" || continue
+    rm -rf -- "$g/$f.gatehouse-held" 2>/dev/null
+    mv -f -- "$g/$f" "$g/$f.gatehouse-held" 2>/dev/null || HF=1
+    if there "$g/$f"; then HF=1; fi
+    H="$H $g/$f"
+  done
+  printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n\\tlogallrefupdates = true\\n' > "$g/config" || HF=1
+  H="the configuration and hooks of\${H:- $g}, set aside as *.gatehouse-held (look at them, and move back what is yours)"
+  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$g" "" ""
 }
 check() {
   PATH=$SAFE_PATH
   scan after
   links after
+  if [ -n "$fresh" ] && there "$top/.git"; then
+    if [ -d "$top/.git" ] && [ ! -L "$top/.git" ] && benign "$top/.git"; then
+      # What git init or a plain clone writes: kept, its submodules (gitlinks) left out.
+      (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$top/.git" "" ""
+    else
+      hold
+      if [ -n "$HF" ]; then what='could not set aside (remove it before running Git there)'; else what='set aside'; fi
+      printf "gatehouse: %s: a Git repository the contained command made at the top of the project, %s. Git run outside the box runs commands its configuration and hooks name, unboxed. A command that must create a repository configured so needs the operator to approve it.\\n" "$what" "$H" >&2
+      [ "$st" -eq 0 ] && st=1
+    fi
+  fi
   if [ "$LC" -gt 0 ]; then
     more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
     if [ -n "$LF" ]; then what='could not take out of'; else what='took out of'; fi
@@ -566,9 +630,10 @@ check() {
   printf 'gatehouse: %s%s%s: created in a Git folder by the contained command, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" >&2
   [ "$st" -eq 0 ] && st=1
 }
-F= st=0 LC=0 LR= LF=
+F= st=0 LC=0 LR= LF= HF= fresh=
 scan before
 links before
+if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
 trap 'st=$?; check; exit "$st"' HUP INT TERM
 "$@"
 st=$?

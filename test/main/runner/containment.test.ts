@@ -187,7 +187,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/Library/Application Support/Gatehouse") (literal "/Users/u/proj/.env") (literal "/Users/u/.netrc"))');
     const line = boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, plan, 'npm test', '/bin/bash');
     // The same check around it as around bubblewrap (see "the Git files that move configuration").
-    expect(line).toMatch(/^\/bin\/sh -c '.*' gatehouse-box 1 \/Users\/u\/proj\/\.git \/usr\/bin\/sandbox-exec -p '\(version 1\)\n/s);
+    expect(line).toMatch(/^\/bin\/sh -c '.*' gatehouse-box '' 1 \/Users\/u\/proj\/\.git \/usr\/bin\/sandbox-exec -p '\(version 1\)\n/s);
     expect(line.endsWith(" /bin/bash -c 'npm test'")).toBe(true);
     if (process.platform !== 'darwin') return ctx.skip('sandbox-exec runs only on macOS; the profile text is checked above');
     const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, { ...plan, writable: ['/tmp'] }, 'echo ok')], { encoding: 'utf8' });
@@ -336,13 +336,85 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('a project with no Git folder gets the box alone: nothing to check, no shell around it', () => {
+  it('a project with no Git folder gets the check for a repository made at its top; with no project to write (only temp folders), the box alone', () => {
     const dir = tempDir('gatehouse-box-plain-');
     put(join(dir, 'src', 'a.js'), 'x\n');
     const plan = boxPlan({ home: '/nonexistent-home', rules: [], tmpDirs: [] }, dir);
     expect(plan.writable).toEqual([dir]);
     expect(plan.gitDirs).toEqual([]);
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c true$/);
+    expect(plan.top).toBe(dir);
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 /usr/bin/bwrap .* -- /bin/sh -c true$`, 's'));
+    const home = tempDir('gatehouse-box-home-');
+    const inHome = boxPlan({ home, rules: [], tmpDirs: [] }, home);
+    expect(inHome.top).toBeUndefined();
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, inHome, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c true$/);
+  });
+
+  it('a repository the command makes at the top of a project that had none gets its configuration and hooks set aside after the box exits, so `git status` and `git commit` outside run neither; without the check they do', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q';
+    /** The attack: `git init` with a core.fsmonitor in its config and a pre-commit hook, both writing the marker. */
+    const attack = (marker: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+        'git init -q && git config core.fsmonitor "$PWD/mon.sh" && cp mon.sh .git/hooks/pre-commit',
+        `echo hi > a.txt && git add a.txt && ${commit} --no-verify -m first && echo made`,
+      ].join('\n');
+    const world = () => {
+      const h = fakeHome();
+      const proj = join(h.home, 'work', 'plain');
+      mkdirSync(proj, { recursive: true });
+      return { h, proj, marker: join(h.root, 'MARKER'), scratch: tempDir('gatehouse-box-scratch-') };
+    };
+
+    // The fault, with the same box and no check around it.
+    const b = world();
+    const barePlan = boxPlan({ home: b.h.home, rules: rulesFor(b.h.home, b.h.gatehouse), tmpDirs: [b.scratch] }, b.proj);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', attack(b.marker)], { cwd: b.proj, env: gitEnv(b.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('made\n');
+    git(b.proj, b.h.home, 'status', '--porcelain');
+    expect(existsSync(b.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    // The command line Gatehouse answers with.
+    const { h, proj, marker, scratch } = world();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, proj);
+    expect(plan.gitDirs).toEqual([]);
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker)), proj, h.home);
+    expect(r.stdout, r.stderr).toBe('made\n');
+    expect(r.status, 'the command exited 0, but what it made was set aside').toBe(1);
+    const said = gatehouseLines(r.stderr);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`gatehouse: set aside: a Git repository the contained command made at the top of the project, the configuration and hooks of ${join(proj, '.git', 'config')} ${join(proj, '.git', 'hooks')}`);
+    // Set aside, not lost: the repository, its commit and what the command configured are there to look at.
+    expect(readFileSync(join(proj, '.git', 'config.gatehouse-held'), 'utf8')).toContain('fsmonitor');
+    expect(existsSync(join(proj, '.git', 'hooks.gatehouse-held', 'pre-commit'))).toBe(true);
+    expect(readFileSync(join(proj, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(git(proj, h.home, 'log', '-1', '--format=%s')).toBe('first\n');
+    git(proj, h.home, 'status', '--porcelain');
+    writeFileSync(join(proj, 'b.txt'), 'more\n');
+    git(proj, h.home, 'add', 'b.txt');
+    git(proj, h.home, 'commit', '-qm', 'second');
+    expect(existsSync(marker), 'Git outside the box ran what the contained command configured').toBe(false);
+
+    // What `git init` writes, a commit and a remote: kept as they are, and nothing said.
+    const p = world();
+    const plainPlan = boxPlan({ home: p.h.home, rules: rulesFor(p.h.home, p.h.gatehouse), tmpDirs: [p.scratch] }, p.proj);
+    const plain = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plainPlan, `git init -q && git remote add origin https://example.com/x.git && echo hi > a.txt && git add a.txt && ${commit} -m first && echo made`), p.proj, p.h.home);
+    expect(plain.stdout, plain.stderr).toBe('made\n');
+    expect(plain.status).toBe(0);
+    expect(gatehouseLines(plain.stderr)).toEqual([]);
+    expect(git(p.proj, p.h.home, 'remote', 'get-url', 'origin')).toBe('https://example.com/x.git\n');
+    expect(existsSync(join(p.proj, '.git', 'config.gatehouse-held'))).toBe(false);
+
+    // A `.git` file naming a Git folder elsewhere (the temp folder, writable in the box) is removed.
+    const w = world();
+    const filePlan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [w.scratch] }, w.proj);
+    const elsewhere = join(w.scratch, 'evil.git');
+    const r2 = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, filePlan, `git init -q --bare ${shellQuote(elsewhere)} && echo "gitdir: ${elsewhere}" > .git && echo made`), w.proj, w.h.home);
+    expect(r2.stdout, r2.stderr).toBe('made\n');
+    expect(r2.status).toBe(1);
+    expect(gatehouseLines(r2.stderr)[0]).toContain(`${join(w.proj, '.git')} (not a folder: a link or a file naming a Git folder elsewhere) removed`);
+    expect(existsSync(join(w.proj, '.git'))).toBe(false);
   });
 
   it('a normal contained `git commit` works, and says nothing', (ctx) => {
