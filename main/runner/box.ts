@@ -27,7 +27,8 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from '../policy/types.js';
@@ -436,16 +437,41 @@ export function shellQuote(w: string): string {
  * The command itself runs under `shell -c`, unchanged; its output and exit status are the
  * command's, unless the check after it removed a file it created (then at least 1).
  */
-export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell()): string {
+export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell(), checkFile?: string): string {
   const boxed = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
   // No git folder the box can write and no project it can write (only temp folders): nothing to
   // check, and the box alone spares the agent's shell a process.
-  const words = plan.gitDirs.length || plan.top ? ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box', plan.top ?? '', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed] : boxed;
-  return words.map(shellQuote).join(' ');
+  if (!plan.gitDirs.length && !plan.top) return boxed.map(shellQuote).join(' ');
+  // The check from its installed file (installBoxCheck) when there is one: a short line, and one
+  // an agent's own safety checks read as a script file run by sh. Claude Code, for one, asks the
+  // user about any `sh -c` script over 2,000 characters that runs rm, which this one does.
+  const check = checkFile ? ['/bin/sh', checkFile] : ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box'];
+  return [...check, plan.top ?? '', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed].map(shellQuote).join(' ');
 }
 
 /**
- * Run outside the box, around it: `sh -c SCRIPT NAME TOP N GITDIR... BOX-COMMAND...` (TOP: the project folder or empty). Git reads
+ * Writes GIT_CHECK_SCRIPT to `dir` (Gatehouse's data folder: hidden in the box, and out of reach
+ * of the agent's own commands by the locked rules), under a name that is its content's hash, so
+ * a line handed out before an upgrade still names the script it was made with. Checked on every
+ * call (a small read): a file changed since it was written is written again.
+ */
+export function installBoxCheck(dir: string): string {
+  const file = join(dir, `box-check-${createHash('sha256').update(GIT_CHECK_SCRIPT).digest('hex').slice(0, 16)}.sh`);
+  try {
+    if (readFileSync(file, 'utf8') === GIT_CHECK_SCRIPT) return file;
+  } catch {
+    // Not there yet.
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, GIT_CHECK_SCRIPT, { mode: 0o644 });
+  renameSync(tmp, file);
+  return file;
+}
+
+/**
+ * Run outside the box, around it: `sh FILE TOP N GITDIR... BOX-COMMAND...` (installBoxCheck; or
+ * `sh -c SCRIPT NAME TOP ...`), TOP the project folder or empty. Git reads
  * configuration and hooks from files that an ordinary repository does not have — `commondir`
  * (the folder config and hooks come from), `config.worktree`, the git folders of submodules and
  * linked worktrees (modules/NAME, worktrees/NAME) — and bubblewrap can only make a file that
@@ -547,7 +573,7 @@ $now
 EOF
   [ -n "$drop" ] || return 0
   # A lock the command left would make the change below fail, and Git outside still reads the index.
-  if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "$g/index.lock"; fi
+  if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "\${g:?}/index.lock"; fi
   printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
 }
 links() {
@@ -586,7 +612,7 @@ EOF
 hold() {
   g=$top/.git
   if [ -L "$g" ] || [ ! -d "$g" ]; then
-    rm -rf -- "$g" 2>/dev/null
+    rm -rf -- "\${g:?}" 2>/dev/null
     if there "$g"; then HF=1; fi
     H="$g (not a folder: a link or a file naming a Git folder elsewhere) removed"
     return 0
@@ -594,7 +620,7 @@ hold() {
   H=
   for f in config hooks commondir config.worktree; do
     there "$g/$f" || continue
-    rm -rf -- "$g/$f.gatehouse-held" 2>/dev/null
+    rm -rf -- "\${g:?}/\${f:?}.gatehouse-held" 2>/dev/null
     mv -f -- "$g/$f" "$g/$f.gatehouse-held" 2>/dev/null || HF=1
     if there "$g/$f"; then HF=1; fi
     H="$H $g/$f"

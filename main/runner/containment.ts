@@ -11,12 +11,13 @@
 // containment is off.
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_CONTAINMENT, type ContainWhen } from '../../shared/contract.js';
 import { installedCliFiles } from '../core/install-files.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import type { Decider, ToolCall } from '../policy/types.js';
-import { boxedCommandLine, boxPlan, tryBox, type BoxPlan } from './box.js';
+import { boxedCommandLine, boxPlan, installBoxCheck, tryBox, type BoxPlan } from './box.js';
 import { detectSandbox, type SandboxDetection } from './sandbox.js';
 
 /** Claude Code's shell tool: the one whose input is a command line the box can wrap. */
@@ -122,9 +123,21 @@ export class Containment {
     const command = args.command;
     if (typeof command !== 'string') return { contained: false, reason: 'the call has no command line to box' };
     const plan = this.planFor(call.cwd);
-    const line = boxedCommandLine(b, plan, command);
+    const line = boxedCommandLine(b, plan, command, undefined, this.checkFile());
     // updatedInput replaces the whole input: timeout, run_in_background and description are kept.
     return { contained: true, box: b.kind, input: { ...args, command: line }, command: line, plan };
+  }
+
+  /**
+   * The check around the box, from its file in the data folder; inline when that cannot be
+   * written (a full or read-only disk), which still works but makes a long command line.
+   */
+  private checkFile(): string | undefined {
+    try {
+      return installBoxCheck(join(this.deps.gatehouseHome, 'box'));
+    } catch {
+      return undefined;
+    }
   }
 
   private readonly plans = new Map<string, { at: number; rulesKey: string; plan: BoxPlan }>();

@@ -170,9 +170,11 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
       expect(outcomes).toHaveLength(3);
       expect(outcomes.map((o) => o.call)).toEqual([decided[2]!.call, decided[3]!.call, decided[7]!.call]);
       // Only the last one was answered with the box, and the log says so: the boxed command line
-      // it was told to run, and the report that it ran contained.
+      // it was told to run (the check around the box from its file in the data folder: Claude Code
+      // asks the user about a longer inline `sh -c` script that runs rm), and the report that it
+      // ran contained.
       const contained = rows('call.contained');
-      expect(contained).toEqual([expect.objectContaining({ call: decided[7]!.call, contained: true, box: 'bwrap', command: expect.stringMatching(/^(\/bin\/sh -c '.*' gatehouse-box \d+ .*)?\/\S*bwrap .* -- \/bin\/(ba)?sh -c '?sh \.\/steal\.sh/s) })]);
+      expect(contained).toEqual([expect.objectContaining({ call: decided[7]!.call, contained: true, box: 'bwrap', command: expect.stringMatching(/^\/bin\/sh \S*\/box\/box-check-[0-9a-f]{16}\.sh \S+ 0 \/\S*bwrap .* -- \/bin\/(ba)?sh -c '?sh \.\/steal\.sh/s) })]);
       expect(outcomes.map((o) => o.contained)).toEqual([false, false, true]);
       expect(outcomes[0]).toMatchObject({ outcome: 'executed', tool: 'Bash', decision: 'allow', summary: expect.stringContaining('made-it') });
       expect(outcomes.every((o) => typeof o.toolUseId === 'string' && String(o.session).startsWith('default/'))).toBe(true);

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
-import { boxedCommandLine, boxPlan, bwrapBoxArgs, namedPlaces, seatbeltProfile, shellQuote } from '../../../main/runner/box.js';
+import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote } from '../../../main/runner/box.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
 import { http, wsConnect, WsClient } from '../../support/net.js';
@@ -417,6 +417,21 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(join(w.proj, '.git'))).toBe(false);
   });
 
+  it('the check is installed in the data folder under its content hash, written again when changed, and named by the command line', () => {
+    const dir = join(tempDir('gatehouse-box-install-'), 'box');
+    const file = installBoxCheck(dir);
+    expect(file).toMatch(/\/box-check-[0-9a-f]{16}\.sh$/);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toMatch(/^top=\$1; shift\n/);
+    writeFileSync(file, 'echo tampered\n');
+    expect(installBoxCheck(dir)).toBe(file);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    const plan = boxPlan({ home: '/nonexistent-home', rules: [], tmpDirs: [] }, tempDir('gatehouse-box-plain-'));
+    const line = boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh', file);
+    expect(line.startsWith(`/bin/sh ${file} ${plan.top} 0 /usr/bin/bwrap `)).toBe(true);
+    expect(line.length).toBeLessThan(text.length);
+  });
+
   it('a normal contained `git commit` works, and says nothing', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
@@ -477,7 +492,9 @@ describe('the box: the Git files that move configuration (created inside, remove
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
     expect(plan.gitDirs).toEqual(expect.arrayContaining([join(repo, '.git'), join(repo, 'old', '.git')]));
     const oldBefore = git(repo, h.home, 'ls-files', '-s', 'old');
-    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker)), repo, h.home);
+    // As the host answers: the check from its file in the data folder.
+    const checkFile = installBoxCheck(join(h.gatehouse, 'box'));
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, checkFile), repo, h.home);
     expect(r.stdout, r.stderr).toBe('added\n');
     expect(r.status, 'the command exited 0, but what it added to the index was taken out').toBe(1);
     const said = gatehouseLines(r.stderr);
