@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { EngineResult } from './engine.js';
 import type { HostCallReply } from './extism-kernel.js';
-import type { HostProcessMessage, HostProcessRequest } from './wasm-host-process.js';
+import { decodeMessage, encodeRequest, WIRE_SERIALIZATION, type HostProcessRequest, type WireMessage } from './wasm-host-wire.js';
 import type { WasmCallResult, WasmCallSpec } from './wasm-pool.js';
 import { wasmHostProcessFile, wasmWorkerFile } from './worker-file.js';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
@@ -90,7 +90,7 @@ export class WasmHostClient {
       const fresh = !this.known.has(spec.module.hash);
       this.known.add(spec.module.hash);
       const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, ...(fresh ? { bytes: spec.module.bytes } : {}) }, call: spec.call, timeoutMs: spec.timeoutMs };
-      child.send(msg);
+      child.send(encodeRequest(msg));
     });
   }
 
@@ -114,7 +114,7 @@ export class WasmHostClient {
             ...(this.opts.env ? { env: this.opts.env } : {}),
           });
         },
-        options: { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env, detached: true },
+        options: { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: WIRE_SERIALIZATION, env, detached: true },
         ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
     } catch (err) {
@@ -129,7 +129,8 @@ export class WasmHostClient {
     });
     this.ready = new Promise<void>((resolve, reject) => {
       child.once('error', (err) => reject(new Error(`the WebAssembly process could not start: ${err.message}`)));
-      child.on('message', (m: HostProcessMessage) => {
+      child.on('message', (w: WireMessage) => {
+        const m = decodeMessage(w);
         if (m.type === 'ready') {
           this.childPid = m.pid;
           resolve();
@@ -160,7 +161,7 @@ export class WasmHostClient {
 
   private answer(id: number, hostId: number, req: Parameters<WasmCallSpec['hostCall']>[0]): void {
     const r = this.running.get(id);
-    const reply = (x: HostCallReply) => this.child?.connected && this.child.send({ type: 'host-reply', hostId, reply: x } satisfies HostProcessRequest);
+    const reply = (x: HostCallReply) => this.child?.connected && this.child.send(encodeRequest({ type: 'host-reply', hostId, reply: x }));
     if (!r) return void reply({ ok: false, error: 'no such call' });
     void r.spec.hostCall(req).then(reply, (err: Error) => reply({ ok: false, error: err.message }));
   }
