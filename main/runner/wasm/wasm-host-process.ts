@@ -4,7 +4,7 @@
 // of policy: every host function goes back to the host over the IPC channel, which judges it.
 import { WasmPool } from './wasm-pool.js';
 import type { HostCallReply } from './extism-kernel.js';
-import { decodeRequest, encodeMessage, type HostProcessMessage, type WireRequest } from './wasm-host-wire.js';
+import { WireReader, WireWriter, type HostProcessMessage, type WireRequest } from './wasm-host-wire.js';
 
 const pool = new WasmPool();
 /** Module bytes by hash: the host sends a module's bytes once per process, then its hash only. */
@@ -13,12 +13,16 @@ const MAX_MODULES = 64;
 const pending = new Map<number, (r: HostCallReply) => void>();
 let nextHostId = 1;
 
+const writer = new WireWriter((m) => process.send?.(m));
+const reader = new WireReader();
+
 function send(m: HostProcessMessage): void {
-  process.send?.(encodeMessage(m));
+  writer.message(m);
 }
 
 process.on('message', (w: WireRequest) => {
-  const m = decodeRequest(w);
+  const m = reader.request(w);
+  if (!m) return;
   if (m.type === 'host-reply') {
     pending.get(m.hostId)?.(m.reply);
     pending.delete(m.hostId);
