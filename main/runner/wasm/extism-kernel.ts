@@ -41,8 +41,15 @@ export interface KernelOptions {
   log: (level: string, line: string) => void;
 }
 
+/**
+ * The arena's first size. Small: every call makes a kernel, and a zeroed 64 KiB buffer per call
+ * (the size it had) cost a trivial call tens of microseconds in allocation and the collections it
+ * brought on; alloc() doubles it as the guest needs more, up to the cap.
+ */
+const FIRST_ARENA_BYTES = 1024;
+
 export class ExtismKernel {
-  private arena = new Uint8Array(64 * 1024);
+  private arena = new Uint8Array(FIRST_ARENA_BYTES);
   private top = 8;
   private readonly blocks = new Map<number, number>();
   private readonly vars = new Map<string, Uint8Array>();

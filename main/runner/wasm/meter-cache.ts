@@ -24,10 +24,14 @@ export class MeterCache {
 
   constructor(private readonly dir: string) {}
 
-  /** `fuel: false` meters memory only: the bench's unmetered baseline, never used for plugins. */
-  get(input: Uint8Array, memoryMb: number, fuelLimit: number, opts: { fuel?: boolean } = {}): Promise<MeteredModule> {
+  /**
+   * `fuel: false` meters memory only: the bench's unmetered baseline, never used for plugins.
+   * `inputHash`: the SHA-256 (hex) of `input` when the caller has it already (inputHash()), so
+   * that a call hashes its module's bytes once.
+   */
+  get(input: Uint8Array, memoryMb: number, fuelLimit: number, opts: { fuel?: boolean; inputHash?: string } = {}): Promise<MeteredModule> {
     const fuel = opts.fuel !== false;
-    const key = `${createHash('sha256').update(input).digest('hex')}-m${memoryMb}-f${fuelLimit}-v${METER_VERSION}${fuel ? '' : '-nofuel'}`;
+    const key = `${opts.inputHash ?? inputHash(input)}-m${memoryMb}-f${fuelLimit}-v${METER_VERSION}${fuel ? '' : '-nofuel'}`;
     let p = this.memo.get(key);
     if (!p) {
       p = this.load(key, input, memoryMb, fuelLimit, fuel);
@@ -50,6 +54,11 @@ export class MeterCache {
     renameSync(tmp, file);
     return { hash: sha256(bytes), bytes };
   }
+}
+
+/** The SHA-256 (hex) of a module's bytes as read, the first part of its cache key. */
+export function inputHash(input: Uint8Array): string {
+  return createHash('sha256').update(input).digest('hex');
 }
 
 function sha256(b: Uint8Array): string {

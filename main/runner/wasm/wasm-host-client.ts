@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { EngineResult } from './engine.js';
 import type { HostCallReply } from './extism-kernel.js';
-import type { HostProcessMessage, HostProcessRequest } from './wasm-host-process.js';
+import { WIRE_SERIALIZATION, WireReader, WireWriter, type HostProcessRequest, type WireMessage } from './wasm-host-wire.js';
 import type { WasmCallResult, WasmCallSpec } from './wasm-pool.js';
 import { wasmHostProcessFile, wasmWorkerFile } from './worker-file.js';
 import { containWrap, type SandboxDetection } from '../sandbox.js';
@@ -43,6 +43,8 @@ interface Running {
 
 export class WasmHostClient {
   private child: ChildProcess | null = null;
+  /** The current process's channel, as messages go on it (wasm-host-wire.ts). */
+  private writer: WireWriter | null = null;
   private wrapped: WrappedCommand | null = null;
   private ready: Promise<void> | null = null;
   private readonly running = new Map<number, Running>();
@@ -71,7 +73,7 @@ export class WasmHostClient {
 
   async run(spec: WasmCallSpec): Promise<WasmCallResult> {
     await this.start();
-    const child = this.child!;
+    const writer = this.writer!;
     const id = this.nextId++;
     const started = performance.now();
     return new Promise((resolve) => {
@@ -90,7 +92,7 @@ export class WasmHostClient {
       const fresh = !this.known.has(spec.module.hash);
       this.known.add(spec.module.hash);
       const msg: HostProcessRequest = { type: 'run', id, module: { hash: spec.module.hash, ...(fresh ? { bytes: spec.module.bytes } : {}) }, call: spec.call, timeoutMs: spec.timeoutMs };
-      child.send(msg);
+      writer.request(msg);
     });
   }
 
@@ -114,7 +116,7 @@ export class WasmHostClient {
             ...(this.opts.env ? { env: this.opts.env } : {}),
           });
         },
-        options: { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env, detached: true },
+        options: { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: WIRE_SERIALIZATION, env, detached: true },
         ...(this.opts.runtime ? { runtime: this.opts.runtime } : {}),
       });
     } catch (err) {
@@ -123,13 +125,17 @@ export class WasmHostClient {
     const { child, wrapped: w } = started;
     this.wrapped = w;
     this.child = child;
+    this.writer = new WireWriter((m) => child.send(m));
+    const reader = new WireReader();
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString('utf8')).slice(-2000);
     });
     this.ready = new Promise<void>((resolve, reject) => {
       child.once('error', (err) => reject(new Error(`the WebAssembly process could not start: ${err.message}`)));
-      child.on('message', (m: HostProcessMessage) => {
+      child.on('message', (w: WireMessage) => {
+        const m = reader.message(w);
+        if (!m) return;
         if (m.type === 'ready') {
           this.childPid = m.pid;
           resolve();
@@ -144,6 +150,7 @@ export class WasmHostClient {
         const why = `the WebAssembly process ended (${signal ? `signal ${signal}` : `exit code ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(-300)}` : ''}`;
         reject(new Error(why));
         this.child = null;
+        this.writer = null;
         this.ready = null;
         this.childPid = null;
         this.known = new Set();
@@ -160,7 +167,7 @@ export class WasmHostClient {
 
   private answer(id: number, hostId: number, req: Parameters<WasmCallSpec['hostCall']>[0]): void {
     const r = this.running.get(id);
-    const reply = (x: HostCallReply) => this.child?.connected && this.child.send({ type: 'host-reply', hostId, reply: x } satisfies HostProcessRequest);
+    const reply = (x: HostCallReply) => this.child?.connected && this.writer?.request({ type: 'host-reply', hostId, reply: x });
     if (!r) return void reply({ ok: false, error: 'no such call' });
     void r.spec.hostCall(req).then(reply, (err: Error) => reply({ ok: false, error: err.message }));
   }

@@ -3,17 +3,8 @@
 // a sandbox with no network, no home and nothing writable but its private /tmp. It knows nothing
 // of policy: every host function goes back to the host over the IPC channel, which judges it.
 import { WasmPool } from './wasm-pool.js';
-import type { EngineCall } from './engine.js';
-import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
-
-export type HostProcessRequest =
-  | { type: 'run'; id: number; module: { hash: string; bytes?: Uint8Array }; call: EngineCall; timeoutMs: number }
-  | { type: 'host-reply'; hostId: number; reply: HostCallReply };
-
-export type HostProcessMessage =
-  | { type: 'ready'; pid: number }
-  | { type: 'ran'; id: number; result: import('./wasm-pool.js').WasmCallResult }
-  | { type: 'host'; id: number; hostId: number; req: HostCallRequest };
+import type { HostCallReply } from './extism-kernel.js';
+import { WireReader, WireWriter, type HostProcessMessage, type WireRequest } from './wasm-host-wire.js';
 
 const pool = new WasmPool();
 /** Module bytes by hash: the host sends a module's bytes once per process, then its hash only. */
@@ -22,11 +13,16 @@ const MAX_MODULES = 64;
 const pending = new Map<number, (r: HostCallReply) => void>();
 let nextHostId = 1;
 
+const writer = new WireWriter((m) => process.send?.(m));
+const reader = new WireReader();
+
 function send(m: HostProcessMessage): void {
-  process.send?.(m);
+  writer.message(m);
 }
 
-process.on('message', (m: HostProcessRequest) => {
+process.on('message', (w: WireRequest) => {
+  const m = reader.request(w);
+  if (!m) return;
   if (m.type === 'host-reply') {
     pending.get(m.hostId)?.(m.reply);
     pending.delete(m.hostId);

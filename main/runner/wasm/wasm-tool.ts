@@ -5,14 +5,14 @@
 // with policy checks and audit events (host-functions.ts).
 import { statSync } from 'node:fs';
 import { readPluginModule } from '../../registry/manifest/wasm-checks.js';
-import { moduleAbi } from '../../registry/manifest/wasm-abi.js';
+import { moduleAbi, type ModuleAbi } from '../../registry/manifest/wasm-abi.js';
 import { readModuleInfo } from '../../registry/manifest/wasm-module-info.js';
 import type { PluginManifest, ToolSpec } from '../../registry/types.js';
 import type { RunFailure } from '../one-shot.js';
 import type { WasmFailure } from './engine.js';
 import { answerHostCall, wasiPreopens, type HostFunctionContext, type HostPolicy } from './host-functions.js';
 import type { WasiPreopen } from './wasi-session.js';
-import { MeterCache } from './meter-cache.js';
+import { inputHash, MeterCache } from './meter-cache.js';
 import { WasmPool, type WasmCallResult, type WasmCallSpec } from './wasm-pool.js';
 import { WasmHostClient } from './wasm-host-client.js';
 import type { SandboxDetection } from '../sandbox.js';
@@ -33,6 +33,8 @@ export interface WasmRunInfo {
 }
 
 const MAX_FOLDER_PROCESSES = 8;
+/** Modules whose ABI is remembered (abiOf): a few per plugin version, the oldest forgotten first. */
+const MAX_ABIS = 64;
 
 type Isolation = { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string };
 
@@ -43,6 +45,8 @@ export class WasmRuntime {
   readonly sandboxed: boolean;
   /** Sandboxed processes for WASI calls with preopened folders, by the folders they bind. */
   private readonly withFolders = new Map<string, WasmHostClient>();
+  /** What a module imports and exports says about how it is called, by the SHA-256 of its bytes. */
+  private readonly abis = new Map<string, ModuleAbi>();
   constructor(private readonly opts: { cacheDir: string; maxWorkers?: number; isolation?: Isolation }) {
     this.meter = new MeterCache(opts.cacheDir);
     // With isolation the pool lives in a child process (inside bwrap where it exists), so a V8
@@ -75,6 +79,23 @@ export class WasmRuntime {
       this.withFolders.set(key, client);
     }
     return client;
+  }
+
+  /**
+   * How a module is called (WASI or not, a command or exports), from the bytes a call read,
+   * known by their SHA-256: parsing the module's sections again at every call of the same bytes
+   * cost a warm call tens of µs before V8 had optimised the parser. Throws when the module
+   * cannot be read (nothing is remembered then).
+   */
+  abiOf(bytes: Uint8Array, hash: string): ModuleAbi {
+    let abi = this.abis.get(hash);
+    if (!abi) {
+      const info = readModuleInfo(bytes);
+      abi = moduleAbi(info.imports, info.exports);
+      if (this.abis.size >= MAX_ABIS) this.abis.delete(this.abis.keys().next().value!);
+      this.abis.set(hash, abi);
+    }
+    return abi;
   }
 
   async close(): Promise<void> {
@@ -130,9 +151,11 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   const fail = (failure: RunFailure | WasmFailure, message: string, extra: Partial<Result> = {}): Result => ({ ok: false, failure, message: `${c.plugin}: ${message}`, exitCode: null, signal: null, stdout: '', stderr: '', durationMs: 0, sandboxed: false, pid: null, queuedMs: 0, ...extra } as Result);
   const read = readPluginModule(c.runDir, w.module, w.limits.maxModuleMb * 2 ** 20);
   if (!read.bytes) return fail('spawn', read.problems[0]?.message ?? 'the module cannot be read');
+  // Hashed once: the key of its metered version and of its ABI.
+  const hash = inputHash(read.bytes);
   let metered;
   try {
-    metered = await rt.meter.get(read.bytes, w.limits.memoryMb, w.limits.fuel);
+    metered = await rt.meter.get(read.bytes, w.limits.memoryMb, w.limits.fuel, { inputHash: hash });
   } catch (err) {
     return fail('spawn', `the module could not be metered: ${(err as Error).message}`);
   }
@@ -151,8 +174,7 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   // A module importing WASI gets argv (plugin, tool), no environment, and the granted folders.
   let abi;
   try {
-    const info = readModuleInfo(read.bytes);
-    abi = moduleAbi(info.imports, info.exports);
+    abi = rt.abiOf(read.bytes, hash);
   } catch (err) {
     return fail('spawn', `the module cannot be read: ${(err as Error).message}`);
   }
