@@ -454,7 +454,13 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * of the index, and so its fsmonitor. So the gitlinks of each git folder's index are listed
  * before and after (links), and one at a path that had none is taken out of the index again
  * (`update-index --index-info` with mode 0; the files stay); a gitlink bumped to another commit
- * stays, as does whatever else the command staged.
+ * stays, as does whatever else the command staged. A gitlink that stays can still be given a
+ * repository of the command's own: the empty folder of a submodule not checked out, or the folder
+ * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
+ * So the identity (inode) of each gitlink's `PATH/.git` is noted before (the git folder's work
+ * tree known then), and one that is there after and is not the same is removed (moved), like a
+ * new modules/ entry; a path with a link on the way is not looked at, nor removed through: Git
+ * does not go into it either.
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -463,7 +469,9 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * holds; Git quotes a path with a newline in its listings). Its own programs are found on a fixed
  * PATH (SAFE_PATH), not the agent's, which may name a folder in the project the command could
  * put a `git` or an `rm` in; Git runs with core.fsmonitor off. A signal that ends this shell runs
- * the check before it exits; SIGKILL cannot.
+ * the check before it exits, and the check itself ignores HUP, INT and TERM: the command can
+ * make it slow (thousands of files to remove), and one that stopped it half-way would leave what
+ * it had not undone yet; SIGKILL cannot be ignored.
  */
 const GIT_CHECK_SCRIPT = `n=$1; shift
 G=
@@ -487,11 +495,14 @@ note() {
   *"//$1//"*)
     case $D in *"//$1//"*) realdir "$1" && return 0 ;; *) return 0 ;; esac ;;
   esac
+  remove "$1"
+  return 1
+}
+remove() {
   rm -rf -- "$1" 2>/dev/null
   C=$((C + 1))
   if there "$1"; then F=1; fi
   if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
-  return 1
 }
 scan() {
   phase=$1 Q=$G
@@ -517,6 +528,69 @@ gitlinks() {
   [ -f "$1/index" ] || return 0
   git_here "$1" ls-files -s | (PATH=$SAFE_PATH; grep '^160000 ')
 }
+# A path as Git quotes it: \\\\, \\" and \\ooo made what printf %b reads.
+unq() {
+  case $1 in
+  \\"*\\") ;;
+  *) printf '%s' "$1"; return ;;
+  esac
+  u=\${1#?} u=\${u%?}
+  printf '%b' "$(printf '%s' "$u" | sed -e 's/\\\\\\\\/\\\\134/g' -e 's/\\\\"/"/g' -e 's/\\\\\\([0-7]\\)/\\\\0\\1/g')"
+}
+inside() {
+  ip_d=$1 ip_r=$2
+  while :; do
+    realdir "$ip_d" || return 1
+    case $ip_r in
+    */*) ip_d="$ip_d/\${ip_r%%/*}" ip_r=\${ip_r#*/} ;;
+    *) realdir "$ip_d/$ip_r"; return ;;
+    esac
+  done
+}
+ident() {
+  if ! inside "$1" "$2"; then printf '%s' '?'; return; fi
+  if ! there "$1/$2/.git"; then printf '%s' -; return; fi
+  id_x=$(ls -di -- "$1/$2/.git" 2>/dev/null) id_x=\${id_x#"\${id_x%%[! ]*}"}
+  printf '%s' "\${id_x%% *}"
+}
+worktree_of() {
+  case $1 in
+  */.git) printf '%s' "\${1%/.git}" ;;
+  */worktrees/*) if [ -f "$1/gitdir" ]; then IFS= read -r wt_x < "$1/gitdir"; printf '%s' "\${wt_x%/.git}"; fi ;;
+  *) git_here "$1" rev-parse --show-toplevel ;;
+  esac
+}
+idents() {
+  printf '%s' "$NL"
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    p=$(unq "\${l#*"$TAB"}"; echo x) p=\${p%x}
+    printf '%s\\t%s\\n' "\${l#*"$TAB"}" "$(ident "$1" "$p")"
+  done <<EOF
+$2
+EOF
+}
+moved() {
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    q=\${l#*"$TAB"}
+    case $ids in *"$NL$q$TAB"*) ;; *) continue ;; esac
+    old=\${ids#*"$NL$q$TAB"} old=\${old%%"$NL"*}
+    p=$(unq "$q"; echo x) p=\${p%x}
+    new=$(ident "$1" "$p")
+    [ "$new" = "$old" ] && continue
+    case $new in -|'?') continue ;; esac
+    remove "$1/$p/.git"
+  done <<EOF
+$2
+EOF
+}
+unlock() {
+  there "$1/index.lock" || return 0
+  rm -rf -- "$1/index.lock" 2>/dev/null && return 0
+  if realdir "$1/index.lock"; then chmod -R u+rwx -- "$1/index.lock" 2>/dev/null; fi
+  rm -rf -- "$1/index.lock" 2>/dev/null
+}
 links() {
   (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 || return 0
   i=0 Q=$G
@@ -524,11 +598,16 @@ links() {
     g=\${Q%%//*} Q=\${Q#*//} i=$((i + 1))
     if [ "$1" = before ]; then
       eval "K_$i=\\$(gitlinks \\"\\$g\\")"
-      if there "$g/index.lock"; then eval "L_$i=1"; fi
+      eval "was=\\$K_$i"
+      if [ -n "$was" ]; then
+        w=$(worktree_of "$g")
+        if [ -n "$w" ]; then eval "W_$i=\\$w I_$i=\\$(idents \\"\\$w\\" \\"\\$was\\")"; fi
+      fi
       continue
     fi
-    eval "was=\\$K_$i locked=\\$L_$i"
+    eval "was=\\$K_$i w=\\$W_$i ids=\\$I_$i"
     now=$(gitlinks "$g")
+    if [ -n "$w" ]; then moved "$w" "$now"; fi
     [ "$now" = "$was" ] && continue
     paths=$NL
     while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
@@ -545,9 +624,15 @@ EOF
 $now
 EOF
     [ -n "$drop" ] || continue
-    # A lock the command left would make the change below fail, and Git outside still reads the index.
-    if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "$g/index.lock"; fi
-    printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+    # Git outside reads the index whatever lock is next to it: no lock may keep this change from
+    # being made, not even one there before the box (the command can take it away, stage and put
+    # it back), nor a folder in its place, nor a git folder the command made read-only.
+    unlock "$g"
+    if ! printf '%s' "$drop" | git_here "$g" update-index --index-info; then
+      if realdir "$g"; then chmod u+w -- "$g" 2>/dev/null; fi
+      unlock "$g"
+      printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+    fi
   done
 }
 check() {
@@ -556,7 +641,7 @@ check() {
   links after
   if [ "$LC" -gt 0 ]; then
     more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
-    if [ -n "$LF" ]; then what='could not take out of'; else what='took out of'; fi
+    if [ -n "$LF" ]; then what='could not take out of (move those folders out of the project before running Git here)'; else what='took out of'; fi
     printf "gatehouse: %s Git's index%s%s: repositories the contained command added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
@@ -569,10 +654,10 @@ check() {
 F= st=0 LC=0 LR= LF=
 scan before
 links before
-trap 'st=$?; check; exit "$st"' HUP INT TERM
+trap 'st=$?; trap "" HUP INT TERM; check; exit "$st"' HUP INT TERM
 "$@"
 st=$?
-trap - HUP INT TERM
+trap '' HUP INT TERM
 check
 exit "$st"
 `;
