@@ -458,9 +458,9 @@ export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 
  * repository of the command's own: the empty folder of a submodule not checked out, or the folder
  * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
  * So the identity (inode) of each gitlink's `PATH/.git` is noted before (the git folder's work
- * tree known then), and one that is there after and is not the same is removed (moved), like a
- * new modules/ entry; a path with a link on the way is not looked at, nor removed through: Git
- * does not go into it either.
+ * tree known then; one `ls` for all its gitlinks), and one that is there after and is not the
+ * same is removed (moved), like a new modules/ entry; a path with a link on the way is not looked
+ * at, nor removed through: Git does not go into it either.
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -547,12 +547,6 @@ inside() {
     esac
   done
 }
-ident() {
-  if ! inside "$1" "$2"; then printf '%s' '?'; return; fi
-  if ! there "$1/$2/.git"; then printf '%s' -; return; fi
-  id_x=$(ls -di -- "$1/$2/.git" 2>/dev/null) id_x=\${id_x#"\${id_x%%[! ]*}"}
-  printf '%s' "\${id_x%% *}"
-}
 worktree_of() {
   case $1 in
   */.git) printf '%s' "\${1%/.git}" ;;
@@ -560,29 +554,57 @@ worktree_of() {
   *) git_here "$1" rev-parse --show-toplevel ;;
   esac
 }
-idents() {
-  printf '%s' "$NL"
-  while IFS= read -r l; do
-    [ -n "$l" ] || continue
-    p=$(unq "\${l#*"$TAB"}"; echo x) p=\${p%x}
-    printf '%s\\t%s\\n' "\${l#*"$TAB"}" "$(ident "$1" "$p")"
-  done <<EOF
-$2
-EOF
+path_of() {
+  case $1 in \\"*) p=$(unq "$1"; echo x) p=\${p%x} ;; *) p=$1 ;; esac
 }
-moved() {
+# Sets id_out to a line "PATH<tab>ID" for each gitlink in $2 (Git's quoting): ID the inode of
+# PATH/.git under the work tree $1, - when there is none, ? when a link is on the way (Git does not
+# go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
+idents() {
+  id_w=$1 id_l=$2 id_q= id_out=$NL
+  set --
   while IFS= read -r l; do
     [ -n "$l" ] || continue
     q=\${l#*"$TAB"}
+    path_of "$q"
+    if ! inside "$id_w" "$p"; then id_out="$id_out$q$TAB?$NL"
+    elif ! there "$id_w/$p/.git"; then id_out="$id_out$q$TAB-$NL"
+    else set -- "$@" "$id_w/$p/.git"; id_q="$id_q$q$NL"; fi
+  done <<EOF
+$id_l
+EOF
+  [ $# -gt 0 ] || return 0
+  id_ls=$(ls -diqf -- "$@" 2>/dev/null) id_c=0
+  while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
+$id_ls
+EOF
+  [ "$id_c" -eq $# ] || id_ls=
+  while IFS= read -r l; do
+    q=\${id_q%%"$NL"*} id_q=\${id_q#*"$NL"}
+    l=\${l#"\${l%%[! ]*}"} l=\${l%% *}
+    case $l in ''|*[!0-9]*) l='!' ;; esac
+    id_out="$id_out$q$TAB$l$NL"
+  done <<EOF
+$id_ls
+EOF
+  while [ -n "$id_q" ]; do
+    id_out="$id_out\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
+  done
+}
+moved() {
+  idents "$1" "$2"
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    q=\${l%"$TAB"*} new=\${l##*"$TAB"}
     case $ids in *"$NL$q$TAB"*) ;; *) continue ;; esac
     old=\${ids#*"$NL$q$TAB"} old=\${old%%"$NL"*}
-    p=$(unq "$q"; echo x) p=\${p%x}
-    new=$(ident "$1" "$p")
     [ "$new" = "$old" ] && continue
-    case $new in -|'?') continue ;; esac
+    case $new in -|'?'|'!') continue ;; esac
+    [ "$old" = '!' ] && continue
+    path_of "$q"
     remove "$1/$p/.git"
   done <<EOF
-$2
+$id_out
 EOF
 }
 unlock() {
@@ -601,7 +623,7 @@ links() {
       eval "was=\\$K_$i"
       if [ -n "$was" ]; then
         w=$(worktree_of "$g")
-        if [ -n "$w" ]; then eval "W_$i=\\$w I_$i=\\$(idents \\"\\$w\\" \\"\\$was\\")"; fi
+        if [ -n "$w" ]; then idents "$w" "$was"; eval "W_$i=\\$w I_$i=\\$id_out"; fi
       fi
       continue
     fi
