@@ -649,6 +649,12 @@ EOF
     # Git outside reads the index whatever lock is next to it: no lock may keep this change from
     # being made, not even one there before the box (the command can take it away, stage and put
     # it back), nor a folder in its place, nor a git folder the command made read-only.
+    # Git writes the index through a link, into what it names (another repository's index): an
+    # index the command made a link is made a file of this git folder first.
+    if [ -L "$g/index" ]; then
+      rm -rf -- "$g/index.gatehouse"
+      if cp -- "$g/index" "$g/index.gatehouse" 2>/dev/null; then mv -f -- "$g/index.gatehouse" "$g/index"; else rm -f -- "$g/index"; fi
+    fi
     unlock "$g"
     if ! printf '%s' "$drop" | git_here "$g" update-index --index-info; then
       if realdir "$g"; then chmod u+w -- "$g" 2>/dev/null; fi

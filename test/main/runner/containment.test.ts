@@ -519,6 +519,27 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
   });
 
+  it("the check does not write through an index the command made a link: another repository's index (read-only in the box) stays as it was", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    // Another repository of the user's, outside the project, with a submodule in its index.
+    const other = join(h.home, 'other');
+    mkdirSync(other);
+    git(other, h.home, 'init', '-q', '-b', 'main');
+    git(other, h.home, 'init', '-q', 'o');
+    git(join(other, 'o'), h.home, 'commit', '-q', '--allow-empty', '-m', 'o');
+    git(other, h.home, 'add', 'o');
+    const otherIndex = readFileSync(join(other, '.git', 'index'));
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    expect(plan.writable).not.toContain(other);
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `rm .git/index && ln -s ${shellQuote(join(other, '.git', 'index'))} .git/index && echo linked`), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('linked\n');
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index o: /)]);
+    expect(readFileSync(join(other, '.git', 'index')).equals(otherIndex), 'the check wrote outside the box').toBe(true);
+    expect(lstatSync(join(repo, '.git', 'index')).isFile()).toBe(true);
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+  });
+
   it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const attack = (marker: string) =>
