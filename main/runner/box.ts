@@ -618,6 +618,8 @@ links() {
   i=0 Q=$G
   while [ -n "$Q" ]; do
     g=\${Q%%//*} Q=\${Q#*//} i=$((i + 1))
+    # A FIFO where Git opens a file would hold this check (and the agent) for good: never Git's own.
+    for f in "$g/HEAD" "$g"/sharedindex.*; do if [ -p "$f" ]; then remove "$f"; fi; done
     if [ "$1" = before ]; then
       eval "K_$i=\\$(gitlinks \\"\\$g\\")"
       eval "was=\\$K_$i"

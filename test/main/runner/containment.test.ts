@@ -540,6 +540,27 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
   });
 
+  it('a FIFO the command put where Git opens a file (a split index\'s shared index) does not hold the check: it is removed, and the check ends', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const attack = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh")',
+      'git update-index --split-index && git add sub 2>/dev/null && for f in .git/sharedindex.*; do rm -f "$f" && mkfifo "$f"; done && echo fifo',
+    ].join('\n');
+    // The check ignores TERM while it runs: only a KILL would end one that hangs.
+    const r = spawnSync('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack)], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    expect(r.signal, 'the check hung on the FIFO').toBeNull();
+    expect(r.stdout, r.stderr).toBe('fifo\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: removed \/.*\/\.git\/sharedindex\.[0-9a-f]+ .*: created in a Git folder/)]);
+    // Git outside cannot read the index without it (and so goes into no submodule).
+    const status = spawnSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    expect(status.signal).toBeNull();
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const attack = (marker: string) =>
