@@ -486,10 +486,17 @@ export function installBoxCheck(dir: string): string {
  * of the index, and so its fsmonitor. So the gitlinks of each git folder's index are listed
  * before and after (links), and one at a path that had none is taken out of the index again
  * (`update-index --index-info` with mode 0; the files stay); a gitlink bumped to another commit
- * stays, as does whatever else the command staged. And a repository made at the top of a
- * project that had none (TOP; git init, a clone) is kept when its config holds only what those
- * write and its hooks only Git's samples (benign), and otherwise has its config and hooks set
- * aside as *.gatehouse-held with a plain config in their place (hold).
+ * stays, as does whatever else the command staged. A gitlink that stays can still be given a
+ * repository of the command's own: the empty folder of a submodule not checked out, or the folder
+ * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
+ * So the identity (inode) of each gitlink's `PATH/.git` is noted before (the git folder's work
+ * tree known then; one `ls` for all its gitlinks), and one that is there after and is not the
+ * same is removed (moved), like a new modules/ entry; a path with a link on the way is not looked
+ * at, nor removed through: Git does not go into it either.
+ * And a repository made at the top of a project that had none (TOP; git init, a clone) is kept
+ * when its config holds only what those write and its hooks only Git's samples (benign), and
+ * otherwise has its config and hooks set aside as *.gatehouse-held with a plain config in their
+ * place (hold).
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -498,7 +505,9 @@ export function installBoxCheck(dir: string): string {
  * holds; Git quotes a path with a newline in its listings). Its own programs are found on a fixed
  * PATH (SAFE_PATH), not the agent's, which may name a folder in the project the command could
  * put a `git` or an `rm` in; Git runs with core.fsmonitor off. A signal that ends this shell runs
- * the check before it exits; SIGKILL cannot.
+ * the check before it exits, and the check itself ignores HUP, INT and TERM: the command can
+ * make it slow (thousands of files to remove), and one that stopped it half-way would leave what
+ * it had not undone yet; SIGKILL cannot be ignored.
  */
 const GIT_CHECK_SCRIPT = `top=$1; shift
 n=$1; shift
@@ -523,11 +532,14 @@ note() {
   *"//$1//"*)
     case $D in *"//$1//"*) realdir "$1" && return 0 ;; *) return 0 ;; esac ;;
   esac
+  remove "$1"
+  return 1
+}
+remove() {
   rm -rf -- "$1" 2>/dev/null
   C=$((C + 1))
   if there "$1"; then F=1; fi
   if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
-  return 1
 }
 scan() {
   phase=$1 Q=$G
@@ -553,9 +565,93 @@ gitlinks() {
   [ -f "$1/index" ] || return 0
   git_here "$1" ls-files -s | (PATH=$SAFE_PATH; grep '^160000 ')
 }
+# A path as Git quotes it: \\\\, \\" and \\ooo made what printf %b reads.
+unq() {
+  case $1 in
+  \\"*\\") ;;
+  *) printf '%s' "$1"; return ;;
+  esac
+  u=\${1#?} u=\${u%?}
+  printf '%b' "$(printf '%s' "$u" | sed -e 's/\\\\\\\\/\\\\134/g' -e 's/\\\\"/"/g' -e 's/\\\\\\([0-7]\\)/\\\\0\\1/g')"
+}
+inside() {
+  ip_d=$1 ip_r=$2
+  while :; do
+    realdir "$ip_d" || return 1
+    case $ip_r in
+    */*) ip_d="$ip_d/\${ip_r%%/*}" ip_r=\${ip_r#*/} ;;
+    *) realdir "$ip_d/$ip_r"; return ;;
+    esac
+  done
+}
+worktree_of() {
+  case $1 in
+  */.git) printf '%s' "\${1%/.git}" ;;
+  */worktrees/*) if [ -f "$1/gitdir" ]; then IFS= read -r wt_x < "$1/gitdir"; printf '%s' "\${wt_x%/.git}"; fi ;;
+  *) git_here "$1" rev-parse --show-toplevel ;;
+  esac
+}
+path_of() {
+  case $1 in \\"*) p=$(unq "$1"; echo x) p=\${p%x} ;; *) p=$1 ;; esac
+}
+# Sets id_out to a line "PATH<tab>ID" for each gitlink in $2 (Git's quoting): ID the inode of
+# PATH/.git under the work tree $1, - when there is none, ? when a link is on the way (Git does not
+# go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
+idents() {
+  id_w=$1 id_l=$2 id_q= id_out=$NL
+  set --
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    q=\${l#*"$TAB"}
+    path_of "$q"
+    if ! inside "$id_w" "$p"; then id_out="$id_out$q$TAB?$NL"
+    elif ! there "$id_w/$p/.git"; then id_out="$id_out$q$TAB-$NL"
+    else set -- "$@" "$id_w/$p/.git"; id_q="$id_q$q$NL"; fi
+  done <<EOF
+$id_l
+EOF
+  [ $# -gt 0 ] || return 0
+  id_ls=$(ls -diqf -- "$@" 2>/dev/null) id_c=0
+  while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
+$id_ls
+EOF
+  [ "$id_c" -eq $# ] || id_ls=
+  while IFS= read -r l; do
+    q=\${id_q%%"$NL"*} id_q=\${id_q#*"$NL"}
+    l=\${l#"\${l%%[! ]*}"} l=\${l%% *}
+    case $l in ''|*[!0-9]*) l='!' ;; esac
+    id_out="$id_out$q$TAB$l$NL"
+  done <<EOF
+$id_ls
+EOF
+  while [ -n "$id_q" ]; do
+    id_out="$id_out\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
+  done
+}
+moved() {
+  idents "$1" "$2"
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    q=\${l%"$TAB"*} new=\${l##*"$TAB"}
+    case $ids in *"$NL$q$TAB"*) ;; *) continue ;; esac
+    old=\${ids#*"$NL$q$TAB"} old=\${old%%"$NL"*}
+    [ "$new" = "$old" ] && continue
+    case $new in -|'?'|'!') continue ;; esac
+    [ "$old" = '!' ] && continue
+    path_of "$q"
+    remove "$1/$p/.git"
+  done <<EOF
+$id_out
+EOF
+}
+unlock() {
+  there "$1/index.lock" || return 0
+  rm -rf -- "$1/index.lock" 2>/dev/null && return 0
+  if realdir "$1/index.lock"; then chmod -R u+rwx -- "$1/index.lock" 2>/dev/null; fi
+  rm -rf -- "$1/index.lock" 2>/dev/null
+}
 unlink_new() {
-  g=$1 was=$2 locked=$3
-  now=$(gitlinks "$g")
+  g=$1 was=$2 now=$3
   [ "$now" = "$was" ] && return 0
   paths=$NL
   while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
@@ -572,21 +668,42 @@ EOF
 $now
 EOF
   [ -n "$drop" ] || return 0
-  # A lock the command left would make the change below fail, and Git outside still reads the index.
-  if [ -z "$locked" ] && there "$g/index.lock"; then rm -f -- "\${g:?}/index.lock"; fi
-  printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+  # Git outside reads the index whatever lock is next to it: no lock may keep this change from
+  # being made, not even one there before the box (the command can take it away, stage and put
+  # it back), nor a folder in its place, nor a git folder the command made read-only.
+  # Git writes the index through a link, into what it names (another repository's index): an
+  # index the command made a link is made a file of this git folder first.
+  if [ -L "$g/index" ]; then
+    rm -rf -- "$g/index.gatehouse"
+    if cp -- "$g/index" "$g/index.gatehouse" 2>/dev/null; then mv -f -- "$g/index.gatehouse" "$g/index"; else rm -f -- "$g/index"; fi
+  fi
+  unlock "$g"
+  if ! printf '%s' "$drop" | git_here "$g" update-index --index-info; then
+    if realdir "$g"; then chmod u+w -- "$g" 2>/dev/null; fi
+    unlock "$g"
+    printf '%s' "$drop" | git_here "$g" update-index --index-info || LF=1
+  fi
 }
 links() {
   (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 || return 0
   i=0 Q=$G
   while [ -n "$Q" ]; do
     g=\${Q%%//*} Q=\${Q#*//} i=$((i + 1))
+    # A FIFO where Git opens a file would hold this check (and the agent) for good: never Git's own.
+    for f in "$g/HEAD" "$g"/sharedindex.*; do if [ -p "$f" ]; then remove "$f"; fi; done
     if [ "$1" = before ]; then
       eval "K_$i=\\$(gitlinks \\"\\$g\\")"
-      if there "$g/index.lock"; then eval "L_$i=1"; fi
+      eval "was=\\$K_$i"
+      if [ -n "$was" ]; then
+        w=$(worktree_of "$g")
+        if [ -n "$w" ]; then idents "$w" "$was"; eval "W_$i=\\$w I_$i=\\$id_out"; fi
+      fi
       continue
     fi
-    eval "unlink_new \\"\\$g\\" \\"\\$K_$i\\" \\"\\$L_$i\\""
+    eval "was=\\$K_$i w=\\$W_$i ids=\\$I_$i"
+    now=$(gitlinks "$g")
+    if [ -n "$w" ]; then moved "$w" "$now"; fi
+    unlink_new "$g" "$was" "$now"
   done
 }
 benign() {
@@ -627,7 +744,7 @@ hold() {
   done
   printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n\\tlogallrefupdates = true\\n' > "$g/config" || HF=1
   H="the configuration and hooks of\${H:- $g}, set aside as *.gatehouse-held (look at them, and move back what is yours)"
-  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$g" "" ""
+  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$g" "" "$(gitlinks "$g")"
 }
 check() {
   PATH=$SAFE_PATH
@@ -636,7 +753,7 @@ check() {
   if [ -n "$fresh" ] && there "$top/.git"; then
     if [ -d "$top/.git" ] && [ ! -L "$top/.git" ] && benign "$top/.git"; then
       # What git init or a plain clone writes: kept, its submodules (gitlinks) left out.
-      (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$top/.git" "" ""
+      (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$top/.git" "" "$(gitlinks "$top/.git")"
     else
       hold
       if [ -n "$HF" ]; then what='could not set aside (remove it before running Git there)'; else what='set aside'; fi
@@ -646,7 +763,7 @@ check() {
   fi
   if [ "$LC" -gt 0 ]; then
     more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
-    if [ -n "$LF" ]; then what='could not take out of'; else what='took out of'; fi
+    if [ -n "$LF" ]; then what='could not take out of (move those folders out of the project before running Git here)'; else what='took out of'; fi
     printf "gatehouse: %s Git's index%s%s: repositories the contained command added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
@@ -660,10 +777,10 @@ F= st=0 LC=0 LR= LF= HF= fresh=
 scan before
 links before
 if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
-trap 'st=$?; check; exit "$st"' HUP INT TERM
+trap 'st=$?; trap "" HUP INT TERM; check; exit "$st"' HUP INT TERM
 "$@"
 st=$?
-trap - HUP INT TERM
+trap '' HUP INT TERM
 check
 exit "$st"
 `;

@@ -4,7 +4,7 @@
 // with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
 // contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -507,6 +507,215 @@ describe('the box: the Git files that move configuration (created inside, remove
     // Their files are left, as untracked folders Git does not go into; the lock the command left is gone.
     expect(existsSync(join(repo, 'sub', '.git', 'config'))).toBe(true);
     expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(false);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
+
+  it('a submodule path the command gives a repository of its own (the empty folder of one not checked out; the folder of one checked out, renamed away) loses that .git after the box exits, so `git status` outside does not run its fsmonitor; without the check it does; a checked-out submodule bumped stays', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    /**
+     * Three submodules of a repository outside: `cold` not checked out (a gitlink and an empty
+     * folder, as after a clone without --recurse-submodules), `warm` and `keep` checked out (their
+     * .git a file naming .git/modules/NAME, read-only in the box).
+     */
+    const world = () => {
+      const r = realRepo();
+      const up = join(r.h.root, 'up');
+      mkdirSync(up);
+      git(up, r.h.home, 'init', '-q', '-b', 'main');
+      git(up, r.h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
+      for (const s of ['cold', 'warm', 'keep']) git(r.repo, r.h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, s);
+      git(r.repo, r.h.home, 'commit', '-qm', 'submodules');
+      git(r.repo, r.h.home, 'submodule', '-q', 'deinit', '-f', 'cold');
+      rmSync(join(r.repo, '.git', 'modules', 'cold'), { recursive: true });
+      return r;
+    };
+    /**
+     * The attack: the gitlinks stay as they are (nothing new in the index), but the folders they
+     * name now hold repositories whose config names a script as core.fsmonitor; Git outside, on
+     * `git status`, runs `git status` in each, and so the script.
+     */
+    const attack = (marker: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+        'rm -rf cold && mv warm warm-old',
+        `for d in cold warm; do git init -q "$d" && (cd "$d" && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh"); done`,
+        `(cd keep && ${commit} bump) && git add keep && echo planted`,
+      ].join('\n');
+
+    // The fault, with the same box and no check around it.
+    const bareWorld = world();
+    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, bareWorld.repo);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', attack(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
+    expect(readFileSync(bareWorld.marker, 'utf8'), 'the attack must work without the check, or this test proves nothing').toBe('ran\nran\n');
+
+    // The command line Gatehouse answers with.
+    const { h, repo, marker } = world();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const keepGit = readFileSync(join(repo, 'keep', '.git'), 'utf8');
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker)), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toHaveLength(1);
+    expect(gatehouseLines(r.stderr)[0]).toContain(`gatehouse: removed ${join(repo, 'cold', '.git')} ${join(repo, 'warm', '.git')}: created in a Git folder by the contained command`);
+    for (const s of ['cold', 'warm']) expect(() => lstatSync(join(repo, s, '.git')), s).toThrow();
+    // The index is as the command left it (the bump staged), the renamed folder and the bumped submodule too.
+    expect(git(repo, h.home, 'diff', '--cached', '--name-only')).toBe('keep\n');
+    expect(readFileSync(join(repo, 'keep', '.git'), 'utf8')).toBe(keepGit);
+    expect(existsSync(join(repo, 'warm-old', '.git'))).toBe(true);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository the command put at a submodule path').toBe(false);
+  });
+
+  it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const add = (marker: string, name: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+        `git init -q ${name} && (cd ${name} && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add ${name} 2>/dev/null`,
+      ].join('\n');
+    const putBack = (marker: string) => ['rm -f .git/index.lock', add(marker, 'sub'), ': > .git/index.lock && echo staged'].join('\n');
+    const lockFolder = (marker: string) => [add(marker, 'sub2'), 'mkdir -p .git/index.lock/x && echo staged'].join('\n');
+
+    // The fault, with the same box and no check around it: Git outside reads the index past its lock.
+    const bareWorld = realRepo();
+    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, bareWorld.repo);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', lockFolder(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('staged\n');
+    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
+    expect(existsSync(bareWorld.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    // The command lines Gatehouse answers with: a first command leaves a lock and nothing else
+    // (nothing to take out, so it stays), the next two add repositories behind a lock.
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command);
+    const first = run(line(': > .git/index.lock'), repo, h.home);
+    expect(first.status, first.stderr).toBe(0);
+    expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(true);
+    for (const attack of [putBack(marker), lockFolder(marker)]) {
+      const r = run(line(attack), repo, h.home);
+      expect(r.stdout, r.stderr).toBe('staged\n');
+      expect(r.status).toBe(1);
+      expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index sub2?: repositories/)]);
+      expect(() => lstatSync(join(repo, '.git', 'index.lock'))).toThrow();
+    }
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
+
+  it("the check does not write through an index the command made a link: another repository's index (read-only in the box) stays as it was", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    // Another repository of the user's, outside the project, with a submodule in its index.
+    const other = join(h.home, 'other');
+    mkdirSync(other);
+    git(other, h.home, 'init', '-q', '-b', 'main');
+    git(other, h.home, 'init', '-q', 'o');
+    git(join(other, 'o'), h.home, 'commit', '-q', '--allow-empty', '-m', 'o');
+    git(other, h.home, 'add', 'o');
+    const otherIndex = readFileSync(join(other, '.git', 'index'));
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    expect(plan.writable).not.toContain(other);
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `rm .git/index && ln -s ${shellQuote(join(other, '.git', 'index'))} .git/index && echo linked`), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('linked\n');
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index o: /)]);
+    expect(readFileSync(join(other, '.git', 'index')).equals(otherIndex), 'the check wrote outside the box').toBe(true);
+    expect(lstatSync(join(repo, '.git', 'index')).isFile()).toBe(true);
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+  });
+
+  it('a FIFO the command put where Git opens a file (a split index\'s shared index) does not hold the check: it is removed, and the check ends', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const attack = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh")',
+      'git update-index --split-index && git add sub 2>/dev/null && for f in .git/sharedindex.*; do rm -f "$f" && mkfifo "$f"; done && echo fifo',
+    ].join('\n');
+    // The check ignores TERM while it runs: only a KILL would end one that hangs.
+    const r = spawnSync('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack)], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+    expect(r.signal, 'the check hung on the FIFO').toBeNull();
+    expect(r.stdout, r.stderr).toBe('fifo\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: removed \/.*\/\.git\/sharedindex\.[0-9a-f]+ .*: created in a Git folder/)]);
+    // Git outside cannot read the index without it (and so goes into no submodule).
+    const status = spawnSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    expect(status.signal).toBeNull();
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const attack = (marker: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+        'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
+        'mkdir -p .git/modules/junk && (cd .git/modules/junk && seq 1 20000 | xargs touch) && echo staged',
+      ].join('\n');
+
+    // The fault, with the same box and no check around it.
+    const bareWorld = realRepo();
+    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, bareWorld.repo);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', attack(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('staged\n');
+    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
+    expect(existsSync(bareWorld.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const child = spawn('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker))], { cwd: repo, env: gitEnv(h.home) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
+    // The check is running once the check's shell has an `rm` child (removing the folder in
+    // .git/modules): the box is gone by then. That is when that shell gets the TERM.
+    const kids = (pid: number | string): string[] => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+      } catch {
+        return [];
+      }
+    };
+    const comm = (pid: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    /** The process, at or below `pid`, that has an `rm` child. */
+    const rmParent = (pid: string): string | null => {
+      for (const k of kids(pid)) {
+        if (comm(k) === 'rm') return pid;
+        const below = rmParent(k);
+        if (below) return below;
+      }
+      return null;
+    };
+    let sent = false;
+    while (child.exitCode === null && child.signalCode === null) {
+      const p = rmParent(String(child.pid));
+      if (p) {
+        process.kill(Number(p), 'SIGTERM');
+        sent = true;
+        break;
+      }
+      await new Promise((go) => setImmediate(go));
+    }
+    const end = await closed;
+    expect(sent, 'the TERM must reach the shell while the check runs, or this test proves nothing').toBe(true);
+    expect(stdout).toBe('staged\n');
+    expect(end, stderr).toEqual({ code: 1, signal: null });
+    expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index sub:/), expect.stringMatching(/^gatehouse: removed .*\/\.git\/modules: created in a Git folder/)]);
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
     git(repo, h.home, 'status', '--porcelain');
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
   });
