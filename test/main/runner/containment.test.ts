@@ -227,6 +227,18 @@ describe('the box: the Git files that move configuration (created inside, remove
       'echo ../evil > .git/commondir && echo planted',
     ].join('\n');
   const run = (line: string, cwd: string, home: string) => spawnSync('sh', ['-c', line], { cwd, env: gitEnv(home), encoding: 'utf8' });
+  /**
+   * The fault, in the same box with no check around it: the command prints `said`, and Git run
+   * outside afterwards (`git status`) runs what it planted, or the test proves nothing.
+   */
+  const faultWithoutCheck = (w: { h: ReturnType<typeof fakeHome>; repo: string; marker: string }, command: (marker: string) => string, said: string) => {
+    if (sandbox.kind !== 'bwrap') throw new Error('called only where bwrap runs');
+    const plan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, w.repo);
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', command(w.marker)], { cwd: w.repo, env: gitEnv(w.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe(said);
+    git(w.repo, w.h.home, 'status', '--porcelain');
+    expect(existsSync(w.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+  };
   const gatehouseLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('gatehouse:'));
 
   it('a planted .git/commondir is removed after the box exits (stderr names it, status non-zero), so `git status` outside does not run its fsmonitor; without the check it does', (ctx) => {
@@ -581,12 +593,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     const lockFolder = (marker: string) => [add(marker, 'sub2'), 'mkdir -p .git/index.lock/x && echo staged'].join('\n');
 
     // The fault, with the same box and no check around it: Git outside reads the index past its lock.
-    const bareWorld = realRepo();
-    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, bareWorld.repo);
-    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', lockFolder(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
-    expect(bare.stdout, bare.stderr).toBe('staged\n');
-    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
-    expect(existsSync(bareWorld.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+    faultWithoutCheck(realRepo(), lockFolder, 'staged\n');
 
     // The command lines Gatehouse answers with: a first command leaves a lock and nothing else
     // (nothing to take out, so it stays), the next two add repositories behind a lock.
@@ -660,12 +667,7 @@ describe('the box: the Git files that move configuration (created inside, remove
       ].join('\n');
 
     // The fault, with the same box and no check around it.
-    const bareWorld = realRepo();
-    const barePlan = boxPlan({ home: bareWorld.h.home, rules: rulesFor(bareWorld.h.home, bareWorld.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, bareWorld.repo);
-    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(barePlan), '--', '/bin/sh', '-c', attack(bareWorld.marker)], { cwd: bareWorld.repo, env: gitEnv(bareWorld.h.home), encoding: 'utf8' });
-    expect(bare.stdout, bare.stderr).toBe('staged\n');
-    git(bareWorld.repo, bareWorld.h.home, 'status', '--porcelain');
-    expect(existsSync(bareWorld.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+    faultWithoutCheck(realRepo(), attack, 'staged\n');
 
     const { h, repo, marker } = realRepo();
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
