@@ -517,6 +517,9 @@ NL='
 '
 TAB=$(printf '\\t')
 SAFE_PATH=/usr/bin:/bin:/usr/local/bin:/opt/homebrew/bin
+# The agent's PATH is the command's only: a folder on it may be in the project, where a command
+# run before could have put an ls or a sed for this check to run outside the box.
+P0=$PATH PATH=$SAFE_PATH
 there() { [ -e "$1" ] || [ -L "$1" ]; }
 realdir() { [ -d "$1" ] && [ ! -L "$1" ]; }
 B=// D=// R= C=0
@@ -778,7 +781,7 @@ scan before
 links before
 if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
 trap 'st=$?; trap "" HUP INT TERM; check; exit "$st"' HUP INT TERM
-"$@"
+PATH=$P0 "$@"
 st=$?
 trap '' HUP INT TERM
 check

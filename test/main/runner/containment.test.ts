@@ -444,6 +444,26 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(line.length).toBeLessThan(text.length);
   });
 
+  it("the check's own programs come from a fixed PATH: an ls the command put in a project folder on the agent's PATH is not run outside the box, and the command still gets the agent's PATH", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    // A submodule, so that the check lists its path's .git with ls before the box.
+    git(repo, h.home, 'init', '-q', 'old');
+    git(join(repo, 'old'), h.home, 'commit', '-q', '--allow-empty', '-m', 'old');
+    git(repo, h.home, 'add', 'old');
+    git(repo, h.home, 'commit', '-qm', 'with old');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, installBoxCheck(join(h.gatehouse, 'box')));
+    const agentPath = `${join(repo, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+    const asAgent = (command: string) => spawnSync('sh', ['-c', line(command)], { cwd: repo, env: { ...gitEnv(h.home), PATH: agentPath }, encoding: 'utf8' });
+    const planted = asAgent(`mkdir -p bin && printf '#!/bin/sh\\necho ran >> %s\\nexec /bin/ls "$@"\\n' ${shellQuote(marker)} > bin/ls && chmod +x bin/ls && echo planted`);
+    expect(planted.stdout, planted.stderr).toBe('planted\n');
+    const next = asAgent('echo "$PATH"');
+    expect(next.stdout).toBe(`${agentPath}\n`);
+    expect(next.status, next.stderr).toBe(0);
+    expect(existsSync(marker), 'the check ran the ls the command planted, outside the box').toBe(false);
+  });
+
   it('a normal contained `git commit` works, and says nothing', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
