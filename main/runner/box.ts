@@ -520,6 +520,7 @@ SAFE_PATH=/usr/bin:/bin:/usr/local/bin:/opt/homebrew/bin
 # The agent's PATH is the command's only: a folder on it may be in the project, where a command
 # run before could have put an ls or a sed for this check to run outside the box.
 P0=$PATH PATH=$SAFE_PATH
+has_git() { command -v git >/dev/null 2>&1; }
 there() { [ -e "$1" ] || [ -L "$1" ]; }
 realdir() { [ -d "$1" ] && [ ! -L "$1" ]; }
 B=// D=// R= C=0
@@ -558,7 +559,6 @@ scan() {
 }
 git_here() {
   (
-    PATH=$SAFE_PATH
     unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_COMMON_DIR GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
     d=$1; shift
     git --git-dir="$d" -c core.fsmonitor=false -c core.quotePath=true "$@"
@@ -566,7 +566,7 @@ git_here() {
 }
 gitlinks() {
   [ -f "$1/index" ] || return 0
-  git_here "$1" ls-files -s | (PATH=$SAFE_PATH; grep '^160000 ')
+  git_here "$1" ls-files -s | grep '^160000 '
 }
 # A path as Git quotes it: \\\\, \\" and \\ooo made what printf %b reads.
 unq() {
@@ -688,7 +688,7 @@ EOF
   fi
 }
 links() {
-  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 || return 0
+  has_git || return 0
   i=0 Q=$G
   while [ -n "$Q" ]; do
     g=\${Q%%//*} Q=\${Q#*//} i=$((i + 1))
@@ -712,7 +712,7 @@ links() {
 benign() {
   for f in commondir config.worktree modules worktrees; do there "$1/$f" && return 1; done
   { [ -f "$1/config" ] && [ ! -L "$1/config" ]; } || return 1
-  keys=$( (PATH=$SAFE_PATH; git config --file "$1/config" --name-only --list) 2>/dev/null) || return 1
+  keys=$(git config --file "$1/config" --name-only --list 2>/dev/null) || return 1
   while IFS= read -r k; do
     case $k in
     core.repositoryformatversion | core.filemode | core.bare | core.logallrefupdates | core.ignorecase | core.precomposeunicode | core.symlinks | extensions.objectformat | remote.*.url | remote.*.fetch | branch.*.remote | branch.*.merge | user.name | user.email | '') ;;
@@ -747,16 +747,15 @@ hold() {
   done
   printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n\\tlogallrefupdates = true\\n' > "$g/config" || HF=1
   H="the configuration and hooks of\${H:- $g}, set aside as *.gatehouse-held (look at them, and move back what is yours)"
-  (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$g" "" "$(gitlinks "$g")"
+  has_git && unlink_new "$g" "" "$(gitlinks "$g")"
 }
 check() {
-  PATH=$SAFE_PATH
   scan after
   links after
   if [ -n "$fresh" ] && there "$top/.git"; then
     if [ -d "$top/.git" ] && [ ! -L "$top/.git" ] && benign "$top/.git"; then
       # What git init or a plain clone writes: kept, its submodules (gitlinks) left out.
-      (PATH=$SAFE_PATH; command -v git) >/dev/null 2>&1 && unlink_new "$top/.git" "" "$(gitlinks "$top/.git")"
+      has_git && unlink_new "$top/.git" "" "$(gitlinks "$top/.git")"
     else
       hold
       if [ -n "$HF" ]; then what='could not set aside (remove it before running Git there)'; else what='set aside'; fi
