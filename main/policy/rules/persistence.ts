@@ -27,6 +27,17 @@ export const GIT_PERSISTENCE_GLOBS: readonly string[] = [
   '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig',
 ];
 
+/**
+ * A `.git` itself (builtin.git-pointer), for the judge only. A `.git` file (`gitdir: ../x`) or link
+ * makes any folder a repository's git folder, config and hooks included, and a folder copied or
+ * moved into place brings its own: an agent that writes `lib/.git` at the path of a submodule not
+ * checked out, and `x/config` with a core.fsmonitor (an ordinary file anywhere else), runs that
+ * command at the next `git status` of the repository, outside every call judged. Not in
+ * ALL_PERSISTENCE_GLOBS: the shell box must leave `.git` folders writable (Git writes in them), and
+ * deals itself with a `.git` a contained command makes (main/runner/box.ts).
+ */
+export const GIT_POINTER_GLOBS: readonly string[] = ['**/.git'];
+
 /** The other places that run code later (builtin.persistence). */
 export const PERSISTENCE_GLOBS: readonly string[] = [
   // Desktop sessions and service managers: run at login or on a timer.
