@@ -31,6 +31,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import type { Rule } from '../policy/types.js';
 import { under } from './sandbox.js';
 
@@ -122,9 +123,13 @@ function gitFileTarget(file: string): string | null {
 const GLOB_CHAR = /(?<!\\)[*?[{]/;
 const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
 
-/** Rules that decide on a file read / on changes, enabled and denying. */
+/**
+ * Rules that decide on a file read / on changes, enabled and denying. Not the judge's rule over a
+ * `.git` put in place: bound read-only, every `.git` folder would be, and Git could not commit in
+ * the box; what a contained command makes at a `.git` path is the Git check's (GIT_CHECK_SCRIPT).
+ */
 function protectedPatterns(rules: readonly Rule[]): { read: Rule[]; modify: Rule[] } {
-  const active = rules.filter((r) => r.enabled && r.decision === 'deny' && r.block_paths.length > 0);
+  const active = rules.filter((r) => r.enabled && r.decision === 'deny' && r.block_paths.length > 0 && r.name !== GIT_POINTER_RULE);
   return {
     read: active.filter((r) => r.actions.includes('read')),
     modify: active.filter((r) => !r.actions.includes('read') && r.actions.some((a) => a === 'write' || a === 'delete' || a === 'move' || a === 'copy')),
@@ -485,7 +490,9 @@ export function installBoxCheck(dir: string): string {
  * core.fsmonitor in its config, `git add sub`): Git outside runs `git status` in every submodule
  * of the index, and so its fsmonitor. So the gitlinks of each git folder's index are listed
  * before and after (links), and one at a path that had none is taken out of the index again
- * (`update-index --index-info` with mode 0; the files stay); a gitlink bumped to another commit
+ * (`update-index --index-info` with mode 0; the files stay) unless that path is a plain folder
+ * with no .git (a pulled submodule not checked out: nothing for Git to go into, and a .git put
+ * there later is caught as below); a gitlink bumped to another commit
  * stays, as does whatever else the command staged. A gitlink that stays can still be given a
  * repository of the command's own: the empty folder of a submodule not checked out, or the folder
  * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
@@ -654,21 +661,42 @@ unlock() {
   rm -rf -- "$1/index.lock" 2>/dev/null
 }
 unlink_new() {
-  g=$1 was=$2 now=$3
+  g=$1 was=$2 now=$3 uw=$4
   [ "$now" = "$was" ] && return 0
   paths=$NL
   while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
 $was
 EOF
-  drop=
+  add=
   while IFS= read -r l; do
     [ -n "$l" ] || continue
     case $paths in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
+    add="$add$l$NL"
+  done <<EOF
+$now
+EOF
+  [ -n "$add" ] || return 0
+  # A new gitlink whose path is a plain folder with no .git (a merge or pull that brings a
+  # submodule, not checked out) stays: Git outside goes into no repository there, and a .git put
+  # there later is one the next check removes (moved). Anything else at the path goes.
+  keep=$NL
+  if [ -n "$uw" ]; then
+    idents "$uw" "$add"
+    while IFS= read -r l; do
+      case $l in *"$TAB-") keep="$keep\${l%"$TAB"*}$NL" ;; esac
+    done <<EOF
+$id_out
+EOF
+  fi
+  drop=
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    case $keep in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
     drop="\${drop}0 \${l#160000 }$NL"
     LC=$((LC + 1))
     if [ "$LC" -le 5 ]; then LR="$LR \${l#*"$TAB"}"; fi
   done <<EOF
-$now
+$add
 EOF
   [ -n "$drop" ] || return 0
   # Git outside reads the index whatever lock is next to it: no lock may keep this change from
@@ -706,7 +734,9 @@ links() {
     eval "was=\\$K_$i w=\\$W_$i ids=\\$I_$i"
     now=$(gitlinks "$g")
     if [ -n "$w" ]; then moved "$w" "$now"; fi
-    unlink_new "$g" "$was" "$now"
+    # The work tree as known before the box; a .git folder's own is its parent.
+    case $g in */.git) [ -n "$w" ] || w=\${g%/.git} ;; esac
+    unlink_new "$g" "$was" "$now" "$w"
   done
 }
 benign() {
@@ -747,7 +777,7 @@ hold() {
   done
   printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n\\tlogallrefupdates = true\\n' > "$g/config" || HF=1
   H="the configuration and hooks of\${H:- $g}, set aside as *.gatehouse-held (look at them, and move back what is yours)"
-  has_git && unlink_new "$g" "" "$(gitlinks "$g")"
+  has_git && unlink_new "$g" "" "$(gitlinks "$g")" "$top"
 }
 check() {
   scan after
@@ -755,7 +785,7 @@ check() {
   if [ -n "$fresh" ] && there "$top/.git"; then
     if [ -d "$top/.git" ] && [ ! -L "$top/.git" ] && benign "$top/.git"; then
       # What git init or a plain clone writes: kept, its submodules (gitlinks) left out.
-      has_git && unlink_new "$top/.git" "" "$(gitlinks "$top/.git")"
+      has_git && unlink_new "$top/.git" "" "$(gitlinks "$top/.git")" "$top"
     else
       hold
       if [ -n "$HF" ]; then what='could not set aside (remove it before running Git there)'; else what='set aside'; fi

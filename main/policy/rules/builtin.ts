@@ -5,7 +5,7 @@ import { OPERATIONS, type Operation, type Rule, type RuleDecision, type Severity
 import { BLOCKED_CIDRS, BLOCKED_HOST_NAMES } from '../network.js';
 import { compileRule, type CompiledRule, type SpecialMatch } from './compile.js';
 import type { PathContext } from './paths.js';
-import { GIT_PERSISTENCE_GLOBS, GIT_POINTER_GLOBS, PERSISTENCE_GLOBS, SHELL_STARTUP_GLOBS } from './persistence.js';
+import { GIT_PERSISTENCE_GLOBS, GIT_POINTER_GLOBS, GIT_POINTER_RULE, PERSISTENCE_GLOBS, SHELL_STARTUP_GLOBS } from './persistence.js';
 
 export interface BuiltinContext extends PathContext {
   /** GATEHOUSE_HOME: tokens, policy, audit database, trust. No agent may read or write it. */
@@ -175,7 +175,7 @@ function defs(ctx: BuiltinContext): Def[] {
       message: 'Agents may not change Git hooks or Git configuration files.',
     },
     {
-      name: 'builtin.git-pointer',
+      name: GIT_POINTER_RULE,
       description: 'A `.git` file, link or folder put in place (it names the folder Git takes configuration and hooks from)',
       // Not delete: removing a `.git` plants nothing (and the shell box keeps what Git needs).
       actions: ['write', 'copy', 'move'],

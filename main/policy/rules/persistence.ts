@@ -37,6 +37,8 @@ export const GIT_PERSISTENCE_GLOBS: readonly string[] = [
  * deals itself with a `.git` a contained command makes (main/runner/box.ts).
  */
 export const GIT_POINTER_GLOBS: readonly string[] = ['**/.git'];
+/** The judge's rule over GIT_POINTER_GLOBS, which the box leaves out (main/runner/box.ts). */
+export const GIT_POINTER_RULE = 'builtin.git-pointer';
 
 /** The other places that run code later (builtin.persistence). */
 export const PERSISTENCE_GLOBS: readonly string[] = [

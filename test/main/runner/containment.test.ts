@@ -4,7 +4,7 @@
 // with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
 // contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -600,6 +600,57 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(join(repo, 'warm-old', '.git'))).toBe(true);
     git(repo, h.home, 'status', '--porcelain');
     expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository the command put at a submodule path').toBe(false);
+  });
+
+  it('a contained `git pull` that brings a new submodule (not checked out: an empty folder) keeps its gitlink and says nothing; a repository the next command makes in that folder loses its .git, and a new gitlink behind a link is taken out', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    // Upstream: a clone of the repository that gains a submodule `lib`.
+    const sub = join(h.root, 'sub');
+    mkdirSync(sub);
+    git(sub, h.home, 'init', '-q', '-b', 'main');
+    git(sub, h.home, 'commit', '-q', '--allow-empty', '-m', 'sub');
+    const up = join(h.root, 'up');
+    git(h.root, h.home, 'clone', '-q', repo, up);
+    git(up, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', sub, 'lib');
+    git(up, h.home, 'commit', '-qm', 'lib');
+    git(repo, h.home, 'remote', 'add', 'up', up);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, installBoxCheck(join(h.gatehouse, 'box')));
+
+    const pull = run(line('git pull -q --no-rebase up main && echo pulled'), repo, h.home);
+    expect(pull.stdout, pull.stderr).toBe('pulled\n');
+    expect(pull.status).toBe(0);
+    expect(gatehouseLines(pull.stderr)).toEqual([]);
+    expect(git(repo, h.home, 'ls-files', '-s', 'lib')).toMatch(/^160000 /);
+    expect(readdirSync(join(repo, 'lib'))).toEqual([]);
+
+    // The next command makes a repository of its own in that folder: its .git goes (the folder
+    // had none before), so `git status` outside does not run its fsmonitor.
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    const plantInLib = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      `git init -q lib && (cd lib && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh") && echo planted`,
+    ].join('\n');
+    const r = run(line(plantInLib), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`gatehouse: removed ${join(repo, 'lib', '.git')}: created in a Git folder`)]);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository the command put at the new submodule').toBe(false);
+
+    // A new gitlink whose path is a link to a repository (Git may not go in; the check does not
+    // look through it) is taken out, as is one whose folder holds a .git.
+    const viaLink = [
+      'git init -q real && (cd real && ' + commit + ' s) && ln -s real linked',
+      'git update-index --add --cacheinfo "160000,$(git -C real rev-parse HEAD),linked" && echo staged',
+    ].join('\n');
+    const l = run(line(viaLink), repo, h.home);
+    expect(l.stdout, l.stderr).toBe('staged\n');
+    expect(l.status).toBe(1);
+    expect(gatehouseLines(l.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index linked: /)]);
+    expect(git(repo, h.home, 'ls-files', '-s', 'linked')).toBe('');
+    expect(git(repo, h.home, 'ls-files', '-s', 'lib')).toMatch(/^160000 /);
   });
 
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
