@@ -246,9 +246,13 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
     for (const f of found.secret) mask(f);
     for (const k of found.kept) readOnly.add(k);
+    // Their configuration files read-only here too, not only when the walk visited them: a walk
+    // that ran out of budget inside a git folder left them writable, and the check after the
+    // command sees only whether they exist, not what they say.
     for (const d of found.git.dirs) {
       pinned.add(d);
       gitDirs.add(d);
+      for (const n of GIT_CONFIG_NAMES) if (existsSync(join(d, n))) readOnly.add(join(d, n));
     }
     for (const l of found.git.lists) pinned.add(l);
     // A linked worktree's `.git` file names its git folder: kept as it is (read-only, and a
@@ -347,7 +351,8 @@ function namedMatchers(named: string[], namedModify: string[], except: string[])
 const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
 
 /**
- * Visits every entry under `root` (not following links) breadth first, `visit(rel, full, isDir)`
+ * Visits every entry under `root` (not following links) breadth first, Git's folders before the
+ * rest of the work tree, `visit(rel, full, isDir)`
  * returning false to not descend, and notes Git's folders in `git`. A `.git` folder is looked at
  * one level deep, and so are the git folders of submodules and linked worktrees under its
  * modules/ and worktrees/ (their config and hooks are protected by name like the repository's;
@@ -355,10 +360,16 @@ const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
  */
 function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
   // tree: a folder of the work tree; gitdir: a git folder; gitlist: its modules/ or worktrees/.
-  const queue: Array<{ dir: string; kind: 'tree' | 'gitdir' | 'gitlist' }> = [{ dir: root, kind: 'tree' }];
+  // Git's folders are walked before any more of the work tree: in a project larger than the
+  // budget, a submodule's git folder (.git/modules/NAME) would otherwise be reached after it ran
+  // out, and its config left writable and unchecked by the box.
+  const tree: Array<{ dir: string; kind: 'tree' }> = [{ dir: root, kind: 'tree' }];
+  const gitQueue: Array<{ dir: string; kind: 'gitdir' | 'gitlist' }> = [];
   let seen = 0;
-  for (let q = 0; q < queue.length; q++) {
-    const { dir, kind } = queue[q]!;
+  for (let t = 0, g = 0; ; ) {
+    const item = g < gitQueue.length ? gitQueue[g++] : tree[t++];
+    if (!item) break;
+    const { dir, kind } = item;
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -376,16 +387,16 @@ function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: 
       if (kind === 'tree') {
         if (isGitEntry) {
           git.dirs.push(full);
-          queue.push({ dir: full, kind: 'gitdir' });
-        } else if (!NOT_WALKED.has(e.name)) queue.push({ dir: full, kind: 'tree' });
+          gitQueue.push({ dir: full, kind: 'gitdir' });
+        } else if (!NOT_WALKED.has(e.name)) tree.push({ dir: full, kind: 'tree' });
       } else if (kind === 'gitdir') {
         if (e.name === 'modules' || e.name === 'worktrees') {
           git.lists.push(full);
-          queue.push({ dir: full, kind: 'gitlist' });
+          gitQueue.push({ dir: full, kind: 'gitlist' });
         }
       } else {
         git.dirs.push(full);
-        queue.push({ dir: full, kind: 'gitdir' });
+        gitQueue.push({ dir: full, kind: 'gitdir' });
       }
     }
   }

@@ -653,6 +653,50 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(git(repo, h.home, 'ls-files', '-s', 'lib')).toMatch(/^160000 /);
   });
 
+  it('a project larger than the walk budget: the git folder of a checked-out submodule (.git/modules/NAME) is still found, pinned and its config read-only, so a core.fsmonitor cannot be planted in it; with that config writable, the check alone does not see it changed and `git status` outside runs it', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const up = join(h.root, 'up');
+    mkdirSync(up);
+    git(up, h.home, 'init', '-q', '-b', 'main');
+    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
+    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
+    git(repo, h.home, 'commit', '-qm', 'lib');
+    // A work tree with more entries than the walk may read (a real project has more than 20,000):
+    // breadth first, these were read before .git/modules/lib, and the walk stopped first.
+    for (let i = 0; i < 30; i++) for (let j = 0; j < 5; j++) put(join(repo, `d${i}`, `f${j}`), 'x\n');
+    const walkBudget = 80;
+    const modConfig = join(repo, '.git', 'modules', 'lib', 'config');
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        'git -C lib config core.fsmonitor "$PWD/mon.sh" && echo planted',
+      ].join('\n');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')], walkBudget }, repo);
+    expect(plan.notes.join(' ')).toMatch(/the project walk stopped after 80 entries/);
+    expect(plan.gitDirs).toContain(join(repo, '.git', 'modules', 'lib'));
+    expect(plan.readOnly).toContain(modConfig);
+
+    // The fault: the same plan with that config writable (what the walk that stopped before it
+    // left), the check around it. The check sees only that the config exists, not what it says.
+    const open = { ...plan, readOnly: plan.readOnly.filter((p) => p !== modConfig) };
+    const bare = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, open, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    expect(gatehouseLines(bare.stderr)).toEqual([]);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'the attack must work without the read-only config, or this test proves nothing').toBe(true);
+    git(repo, h.home, '-C', 'lib', 'config', '--unset', 'core.fsmonitor');
+    rmSync(marker);
+
+    // The command line Gatehouse answers with: Git cannot write the config.
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('');
+    expect(r.status).not.toBe(0);
+    expect(readFileSync(modConfig, 'utf8')).not.toContain('fsmonitor');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran an fsmonitor planted in a submodule the walk did not reach').toBe(false);
+  });
+
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const add = (marker: string, name: string) =>
