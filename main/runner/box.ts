@@ -507,7 +507,8 @@ export function installBoxCheck(dir: string): string {
  * stays, as does whatever else the command staged. A gitlink that stays can still be given a
  * repository of the command's own: the empty folder of a submodule not checked out, or the folder
  * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
- * So the identity (inode) of each gitlink's `PATH/.git` is noted before (the git folder's work
+ * So the identity (inode; for a file also a cksum of what it says, since one the box can write
+ * may be rewritten in place) of each gitlink's `PATH/.git` is noted before (the git folder's work
  * tree known then; one `ls` for all its gitlinks), and one that is there after and is not the
  * same is removed (moved), like a new modules/ entry; a path with a link on the way is not looked
  * at, nor removed through: Git does not go into it either.
@@ -616,8 +617,8 @@ path_of() {
   case $1 in \\"*) p=$(unq "$1"; echo x) p=\${p%x} ;; *) p=$1 ;; esac
 }
 # Sets id_out to a line "PATH<tab>ID" for each gitlink in $2 (Git's quoting): ID the inode of
-# PATH/.git under the work tree $1, - when there is none, ? when a link is on the way (Git does not
-# go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
+# PATH/.git under the work tree $1 (and, for a file, the cksum of what it says), - when there is
+# none, ? when a link is on the way (Git does not go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
 idents() {
   id_w=$1 id_l=$2 id_q= id_out=$NL
   set --
@@ -640,7 +641,13 @@ EOF
   while IFS= read -r l; do
     q=\${id_q%%"$NL"*} id_q=\${id_q#*"$NL"}
     l=\${l#"\${l%%[! ]*}"} l=\${l%% *}
-    case $l in ''|*[!0-9]*) l='!' ;; esac
+    case $l in
+    ''|*[!0-9]*) l='!' ;;
+    *)
+      # A .git file rewritten in place keeps its inode: what it says is part of its identity.
+      path_of "$q"
+      if [ -f "$id_w/$p/.git" ] && [ ! -L "$id_w/$p/.git" ]; then l="$l:$(cksum < "$id_w/$p/.git" 2>/dev/null | tr ' ' .)"; fi ;;
+    esac
     id_out="$id_out$q$TAB$l$NL"
   done <<EOF
 $id_ls

@@ -697,6 +697,54 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker), 'git status outside the box ran an fsmonitor planted in a submodule the walk did not reach').toBe(false);
   });
 
+  it("a checked-out submodule's .git file the box could write (one the walk did not reach, so not read-only) rewritten in place to name a repository of the command's own is removed after the box exits, though its inode is the same; without that `git status` outside runs that repository's fsmonitor", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const up = join(h.root, 'up');
+    mkdirSync(up);
+    git(up, h.home, 'init', '-q', '-b', 'main');
+    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
+    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
+    git(repo, h.home, 'commit', '-qm', 'lib');
+    const pointer = join(repo, 'lib', '.git');
+    const was = readFileSync(pointer, 'utf8');
+    // `>` truncates and writes the same file: the inode the check noted before stays.
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    const attack = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      `git init -q evil && (cd evil && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh")`,
+      `printf 'gitdir: ../evil/.git\\n' > lib/.git && echo planted`,
+    ].join('\n');
+    const line = (plan: ReturnType<typeof boxPlan>) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack, undefined, installBoxCheck(join(h.gatehouse, 'box')));
+    const planned = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    expect(planned.readOnly).toContain(pointer);
+    const plan = { ...planned, readOnly: planned.readOnly.filter((p) => p !== pointer) };
+
+    // The fault: the same box, with no check around it.
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', attack], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+    rmSync(marker);
+    rmSync(join(repo, 'evil'), { recursive: true });
+    writeFileSync(pointer, was);
+
+    const r = run(line(plan), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`gatehouse: removed ${pointer}: created in a Git folder`)]);
+    expect(() => lstatSync(pointer)).toThrow();
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository a submodule .git file was rewritten to name').toBe(false);
+    // Written again with the same text, it stays, and nothing is said.
+    writeFileSync(pointer, was);
+    const same = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'cat lib/.git > t && cat t > lib/.git && echo same', undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(same.stdout, same.stderr).toBe('same\n');
+    expect(same.status).toBe(0);
+    expect(gatehouseLines(same.stderr)).toEqual([]);
+    expect(readFileSync(pointer, 'utf8')).toBe(was);
+  });
+
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const add = (marker: string, name: string) =>
