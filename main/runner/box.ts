@@ -560,8 +560,16 @@ note() {
 }
 remove() {
   rm -rf -- "$1" 2>/dev/null
-  C=$((C + 1))
   if there "$1"; then F=1; fi
+  removed "$1"
+}
+# $2 in the folder $1, by its path there (see idents).
+remove_in() {
+  (cd -- "$1" 2>/dev/null || exit 1; rm -rf -- "./$2" 2>/dev/null; ! there "./$2") || F=1
+  removed "$1/$2"
+}
+removed() {
+  C=$((C + 1))
   if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
 }
 scan() {
@@ -618,9 +626,16 @@ path_of() {
 }
 # Sets id_out to a line "PATH<tab>ID" for each gitlink in $2 (Git's quoting): ID the inode of
 # PATH/.git under the work tree $1 (and, for a file, the cksum of what it says), - when there is
-# none, ? when a link is on the way (Git does not go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
+# none, ? when a link is on the way (Git does not go in), ! when ls could not tell. One ls for
+# all (-q: one line each, -f: in this order). Looked at from inside the work tree, by the paths Git uses there: by its absolute path, a
+# folder deep enough is longer than the system takes (ENAMETOOLONG), and a .git there would look
+# like none while Git, in the work tree, goes into it. When the work tree cannot be entered, no
+# gitlink gets an ID (so none is kept as new).
 idents() {
-  id_w=$1 id_l=$2 id_q= id_out=$NL
+  id_out=$(cd -- "$1" 2>/dev/null && idents_here "$2"; printf x) id_out=$NL\${id_out%x}
+}
+idents_here() {
+  id_w=. id_l=$1 id_q= id_out=
   set --
   while IFS= read -r l; do
     [ -n "$l" ] || continue
@@ -632,7 +647,7 @@ idents() {
   done <<EOF
 $id_l
 EOF
-  [ $# -gt 0 ] || return 0
+  if [ $# -eq 0 ]; then printf '%s' "$id_out"; return 0; fi
   id_ls=$(ls -diqf -- "$@" 2>/dev/null) id_c=0
   while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
 $id_ls
@@ -655,6 +670,7 @@ EOF
   while [ -n "$id_q" ]; do
     id_out="$id_out\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
   done
+  printf '%s' "$id_out"
 }
 moved() {
   idents "$1" "$2"
@@ -667,7 +683,7 @@ moved() {
     case $new in -|'?'|'!') continue ;; esac
     [ "$old" = '!' ] && continue
     path_of "$q"
-    remove "$1/$p/.git"
+    remove_in "$1" "$p/.git"
   done <<EOF
 $id_out
 EOF

@@ -745,6 +745,41 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(readFileSync(pointer, 'utf8')).toBe(was);
   });
 
+  it('a new gitlink whose path is longer, as an absolute path, than the system takes (Git goes there by its path inside the work tree) is taken out: the check looks at it as Git does, so a .git there is not taken for none; without that `git status` outside runs the fsmonitor of the repository it names', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const w = realRepo();
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    // A folder whose absolute path is 4,093 characters: a test of it (4,093 + /.git) fails with
+    // ENAMETOOLONG, as if nothing were there, while Git, in the work tree, opens lib…/.git.
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        `git init -q evil && (cd evil && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh")`,
+        'seg=$(printf %0200d 0 | tr 0 a) n=$((4093 - ${#PWD} - 1)) p=',
+        'while [ $((${#p} + 201)) -le $n ]; do p="$p$seg/"; done',
+        'p="$p$(printf "%0$((n - ${#p}))d" 0 | tr 0 b)"',
+        `mkdir -p "$p" && printf 'gitdir: %s/evil/.git\\n' "$PWD" > "$p/.git"`,
+        'git update-index --add --cacheinfo "160000,$(git -C evil rev-parse HEAD),$p" && echo planted',
+      ].join('\n');
+    // The temp folders' own clean-up removes by absolute path, which is too long there.
+    const deep = (repo: string) => ctx.onTestFinished(() => void spawnSync('rm', ['-rf', '--', 'a'.repeat(200)], { cwd: repo }));
+    deep(w.repo);
+    faultWithoutCheck(w, attack, 'planted\n');
+
+    const { h, repo, marker } = realRepo();
+    deep(repo);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index a{200}\//)]);
+    expect(git(repo, h.home, 'ls-files', '-s').split('\n').filter((l) => l.startsWith('160000 '))).toEqual([]);
+    // An untracked folder that deep is more than `git status` lists (it stops with "Invalid
+    // path"): it goes into no repository there either way.
+    spawnSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv(h.home) });
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository at a gitlink path too long for the check').toBe(false);
+  });
+
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const add = (marker: string, name: string) =>
