@@ -580,7 +580,15 @@ scan() {
     for f in ${GIT_CONFIG_NAMES.join(' ')} modules worktrees; do note "$g/$f"; done
     for s in modules worktrees; do
       realdir "$g/$s" || continue
-      for p in "$g/$s"/* "$g/$s"/.[!.]* "$g/$s"/..?*; do note "$p"; done
+      for p in "$g/$s"/* "$g/$s"/.[!.]* "$g/$s"/..?*; do
+        note "$p"
+        # One there before that the plan does not name (made since the plan, which is reused for
+        # a moment, by a file tool: its HEAD is an ordinary file) is checked as a git folder too,
+        # its config and hooks included: a git submodule update outside uses it as it is.
+        if [ "$phase" = before ] && realdir "$p"; then
+          case //$G in *"//$p//"*) ;; *) G="$G$p//" Q="$Q$p//" ;; esac
+        fi
+      done
     done
   done
 }

@@ -780,6 +780,49 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository at a gitlink path too long for the check').toBe(false);
   });
 
+  it('a git folder under .git/modules made after the box was planned (a file tool may make one: its HEAD is an ordinary file; the plan is reused for 2 s) is checked too: a config and hooks the command gives it are removed, so `git submodule update` outside does not run them; without the check it does', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    // The command makes a repository's objects and refs, a config with a core.fsmonitor and a
+    // post-checkout hook in that folder, and a submodule `lib` (a gitlink at a plain folder, which
+    // stays) named so in .gitmodules; `git submodule update --init` outside takes the git folder
+    // there as the submodule's and checks it out with them.
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        'git init -q -b main src && (cd src && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s)',
+        'cp -r src/.git/objects src/.git/refs .git/modules/lib/ && rm -rf src',
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = %s/mon.sh\\n' "$PWD" > .git/modules/lib/config`,
+        'mkdir -p .git/modules/lib/hooks && cp mon.sh .git/modules/lib/hooks/post-checkout',
+        `printf '[submodule "lib"]\\n\\tpath = lib\\n\\turl = ./nowhere\\n' > .gitmodules && mkdir lib`,
+        'git update-index --add --cacheinfo "160000,$(git --git-dir=.git/modules/lib rev-parse HEAD),lib" && echo planted',
+      ].join('\n');
+    const world = () => {
+      const w = realRepo();
+      const plan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, w.repo);
+      // After the plan: the file tool's write (allowed: not a config, hooks or commondir).
+      put(join(w.repo, '.git', 'modules', 'lib', 'HEAD'), 'ref: refs/heads/main\n');
+      return { ...w, plan };
+    };
+
+    // The fault, in the same box with no check around it.
+    const b = world();
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(b.plan), '--', '/bin/sh', '-c', attack(b.marker)], { cwd: b.repo, env: gitEnv(b.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(b.repo, b.h.home, 'submodule', '-q', 'update', '--init');
+    expect(existsSync(b.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    const { h, repo, marker, plan } = world();
+    expect(plan.gitDirs).not.toContain(join(repo, '.git', 'modules', 'lib'));
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    const mod = join(repo, '.git', 'modules', 'lib');
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`gatehouse: removed ${join(mod, 'config')} ${join(mod, 'hooks')}: created in a Git folder`)]);
+    spawnSync('git', ['submodule', '-q', 'update', '--init'], { cwd: repo, env: gitEnv(h.home) });
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git submodule update outside ran the fsmonitor or hook the command gave a git folder made after the plan').toBe(false);
+  });
+
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const add = (marker: string, name: string) =>
