@@ -661,23 +661,49 @@ EOF
 $id_ls
 EOF
   [ "$id_c" -eq $# ] || id_ls=
+  # A .git file rewritten in place keeps its inode: what it says is part of its identity, the
+  # cksum of each (F lines), one cksum for all unless a name holds a newline.
+  id_tmp=
+  set --
   while IFS= read -r l; do
     q=\${id_q%%"$NL"*} id_q=\${id_q#*"$NL"}
     l=\${l#"\${l%%[! ]*}"} l=\${l%% *}
     case $l in
-    ''|*[!0-9]*) l='!' ;;
+    ''|*[!0-9]*) id_tmp="$id_tmp-$q$TAB!$NL" ;;
     *)
-      # A .git file rewritten in place keeps its inode: what it says is part of its identity.
       path_of "$q"
-      if [ -f "$id_w/$p/.git" ] && [ ! -L "$id_w/$p/.git" ]; then l="$l:$(cksum < "$id_w/$p/.git" 2>/dev/null | tr ' ' .)"; fi ;;
+      if [ -f "$id_w/$p/.git" ] && [ ! -L "$id_w/$p/.git" ]; then set -- "$@" "$id_w/$p/.git"; id_tmp="\${id_tmp}F$q$TAB$l$NL"
+      else id_tmp="$id_tmp-$q$TAB$l$NL"; fi ;;
     esac
-    id_out="$id_out$q$TAB$l$NL"
   done <<EOF
 $id_ls
 EOF
   while [ -n "$id_q" ]; do
-    id_out="$id_out\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
+    id_tmp="$id_tmp-\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
   done
+  id_ck=
+  if [ $# -gt 0 ]; then
+    id_ck=$(cksum -- "$@" 2>/dev/null) id_c=0
+    while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
+$id_ck
+EOF
+    if [ "$id_c" -ne $# ]; then
+      id_ck=
+      for f in "$@"; do id_ck="$id_ck$(cksum < "$f" 2>/dev/null)$NL"; done
+    fi
+  fi
+  while IFS= read -r l; do
+    case $l in
+    F*)
+      k=\${id_ck%%"$NL"*} id_ck=\${id_ck#*"$NL"}
+      r=\${k#* } l="\${l#F}:\${k%% *}.\${r%% *}" ;;
+    -*) l=\${l#-} ;;
+    *) continue ;;
+    esac
+    id_out="$id_out$l$NL"
+  done <<EOF
+$id_tmp
+EOF
   printf '%s' "$id_out"
 }
 moved() {
