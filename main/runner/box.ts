@@ -246,9 +246,13 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
     for (const f of found.secret) mask(f);
     for (const k of found.kept) readOnly.add(k);
+    // Their configuration files read-only here too, not only when the walk visited them: a walk
+    // that ran out of budget inside a git folder left them writable, and the check after the
+    // command sees only whether they exist, not what they say.
     for (const d of found.git.dirs) {
       pinned.add(d);
       gitDirs.add(d);
+      for (const n of GIT_CONFIG_NAMES) if (existsSync(join(d, n))) readOnly.add(join(d, n));
     }
     for (const l of found.git.lists) pinned.add(l);
     // A linked worktree's `.git` file names its git folder: kept as it is (read-only, and a
@@ -347,7 +351,8 @@ function namedMatchers(named: string[], namedModify: string[], except: string[])
 const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
 
 /**
- * Visits every entry under `root` (not following links) breadth first, `visit(rel, full, isDir)`
+ * Visits every entry under `root` (not following links) breadth first, Git's folders before the
+ * rest of the work tree, `visit(rel, full, isDir)`
  * returning false to not descend, and notes Git's folders in `git`. A `.git` folder is looked at
  * one level deep, and so are the git folders of submodules and linked worktrees under its
  * modules/ and worktrees/ (their config and hooks are protected by name like the repository's;
@@ -355,10 +360,16 @@ const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
  */
 function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
   // tree: a folder of the work tree; gitdir: a git folder; gitlist: its modules/ or worktrees/.
-  const queue: Array<{ dir: string; kind: 'tree' | 'gitdir' | 'gitlist' }> = [{ dir: root, kind: 'tree' }];
+  // Git's folders are walked before any more of the work tree: in a project larger than the
+  // budget, a submodule's git folder (.git/modules/NAME) would otherwise be reached after it ran
+  // out, and its config left writable and unchecked by the box.
+  const tree: Array<{ dir: string; kind: 'tree' }> = [{ dir: root, kind: 'tree' }];
+  const gitQueue: Array<{ dir: string; kind: 'gitdir' | 'gitlist' }> = [];
   let seen = 0;
-  for (let q = 0; q < queue.length; q++) {
-    const { dir, kind } = queue[q]!;
+  for (let t = 0, g = 0; ; ) {
+    const item = g < gitQueue.length ? gitQueue[g++] : tree[t++];
+    if (!item) break;
+    const { dir, kind } = item;
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -376,16 +387,16 @@ function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: 
       if (kind === 'tree') {
         if (isGitEntry) {
           git.dirs.push(full);
-          queue.push({ dir: full, kind: 'gitdir' });
-        } else if (!NOT_WALKED.has(e.name)) queue.push({ dir: full, kind: 'tree' });
+          gitQueue.push({ dir: full, kind: 'gitdir' });
+        } else if (!NOT_WALKED.has(e.name)) tree.push({ dir: full, kind: 'tree' });
       } else if (kind === 'gitdir') {
         if (e.name === 'modules' || e.name === 'worktrees') {
           git.lists.push(full);
-          queue.push({ dir: full, kind: 'gitlist' });
+          gitQueue.push({ dir: full, kind: 'gitlist' });
         }
       } else {
         git.dirs.push(full);
-        queue.push({ dir: full, kind: 'gitdir' });
+        gitQueue.push({ dir: full, kind: 'gitdir' });
       }
     }
   }
@@ -496,7 +507,8 @@ export function installBoxCheck(dir: string): string {
  * stays, as does whatever else the command staged. A gitlink that stays can still be given a
  * repository of the command's own: the empty folder of a submodule not checked out, or the folder
  * of one checked out renamed away (its pinned .git goes with it) and a new one made at its path.
- * So the identity (inode) of each gitlink's `PATH/.git` is noted before (the git folder's work
+ * So the identity (inode; for a file also a cksum of what it says, since one the box can write
+ * may be rewritten in place) of each gitlink's `PATH/.git` is noted before (the git folder's work
  * tree known then; one `ls` for all its gitlinks), and one that is there after and is not the
  * same is removed (moved), like a new modules/ entry; a path with a link on the way is not looked
  * at, nor removed through: Git does not go into it either.
@@ -548,8 +560,16 @@ note() {
 }
 remove() {
   rm -rf -- "$1" 2>/dev/null
-  C=$((C + 1))
   if there "$1"; then F=1; fi
+  removed "$1"
+}
+# $2 in the folder $1, by its path there (see idents).
+remove_in() {
+  (cd -- "$1" 2>/dev/null || exit 1; rm -rf -- "./$2" 2>/dev/null; ! there "./$2") || F=1
+  removed "$1/$2"
+}
+removed() {
+  C=$((C + 1))
   if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
 }
 scan() {
@@ -560,7 +580,15 @@ scan() {
     for f in ${GIT_CONFIG_NAMES.join(' ')} modules worktrees; do note "$g/$f"; done
     for s in modules worktrees; do
       realdir "$g/$s" || continue
-      for p in "$g/$s"/* "$g/$s"/.[!.]* "$g/$s"/..?*; do note "$p"; done
+      for p in "$g/$s"/* "$g/$s"/.[!.]* "$g/$s"/..?*; do
+        note "$p"
+        # One there before that the plan does not name (made since the plan, which is reused for
+        # a moment, by a file tool: its HEAD is an ordinary file) is checked as a git folder too,
+        # its config and hooks included: a git submodule update outside uses it as it is.
+        if [ "$phase" = before ] && realdir "$p"; then
+          case //$G in *"//$p//"*) ;; *) G="$G$p//" Q="$Q$p//" ;; esac
+        fi
+      done
     done
   done
 }
@@ -605,10 +633,17 @@ path_of() {
   case $1 in \\"*) p=$(unq "$1"; echo x) p=\${p%x} ;; *) p=$1 ;; esac
 }
 # Sets id_out to a line "PATH<tab>ID" for each gitlink in $2 (Git's quoting): ID the inode of
-# PATH/.git under the work tree $1, - when there is none, ? when a link is on the way (Git does not
-# go in), ! when ls could not tell. One ls for all (-q: one line each, -f: in this order).
+# PATH/.git under the work tree $1 (and, for a file, the cksum of what it says), - when there is
+# none, ? when a link is on the way (Git does not go in), ! when ls could not tell. One ls for
+# all (-q: one line each, -f: in this order). Looked at from inside the work tree, by the paths Git uses there: by its absolute path, a
+# folder deep enough is longer than the system takes (ENAMETOOLONG), and a .git there would look
+# like none while Git, in the work tree, goes into it. When the work tree cannot be entered, no
+# gitlink gets an ID (so none is kept as new).
 idents() {
-  id_w=$1 id_l=$2 id_q= id_out=$NL
+  id_out=$(cd -- "$1" 2>/dev/null && idents_here "$2"; printf x) id_out=$NL\${id_out%x}
+}
+idents_here() {
+  id_w=. id_l=$1 id_q= id_out=
   set --
   while IFS= read -r l; do
     [ -n "$l" ] || continue
@@ -620,23 +655,56 @@ idents() {
   done <<EOF
 $id_l
 EOF
-  [ $# -gt 0 ] || return 0
+  if [ $# -eq 0 ]; then printf '%s' "$id_out"; return 0; fi
   id_ls=$(ls -diqf -- "$@" 2>/dev/null) id_c=0
   while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
 $id_ls
 EOF
   [ "$id_c" -eq $# ] || id_ls=
+  # A .git file rewritten in place keeps its inode: what it says is part of its identity, the
+  # cksum of each (F lines), one cksum for all unless a name holds a newline.
+  id_tmp=
+  set --
   while IFS= read -r l; do
     q=\${id_q%%"$NL"*} id_q=\${id_q#*"$NL"}
     l=\${l#"\${l%%[! ]*}"} l=\${l%% *}
-    case $l in ''|*[!0-9]*) l='!' ;; esac
-    id_out="$id_out$q$TAB$l$NL"
+    case $l in
+    ''|*[!0-9]*) id_tmp="$id_tmp-$q$TAB!$NL" ;;
+    *)
+      path_of "$q"
+      if [ -f "$id_w/$p/.git" ] && [ ! -L "$id_w/$p/.git" ]; then set -- "$@" "$id_w/$p/.git"; id_tmp="\${id_tmp}F$q$TAB$l$NL"
+      else id_tmp="$id_tmp-$q$TAB$l$NL"; fi ;;
+    esac
   done <<EOF
 $id_ls
 EOF
   while [ -n "$id_q" ]; do
-    id_out="$id_out\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
+    id_tmp="$id_tmp-\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
   done
+  id_ck=
+  if [ $# -gt 0 ]; then
+    id_ck=$(cksum -- "$@" 2>/dev/null) id_c=0
+    while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
+$id_ck
+EOF
+    if [ "$id_c" -ne $# ]; then
+      id_ck=
+      for f in "$@"; do id_ck="$id_ck$(cksum < "$f" 2>/dev/null)$NL"; done
+    fi
+  fi
+  while IFS= read -r l; do
+    case $l in
+    F*)
+      k=\${id_ck%%"$NL"*} id_ck=\${id_ck#*"$NL"}
+      r=\${k#* } l="\${l#F}:\${k%% *}.\${r%% *}" ;;
+    -*) l=\${l#-} ;;
+    *) continue ;;
+    esac
+    id_out="$id_out$l$NL"
+  done <<EOF
+$id_tmp
+EOF
+  printf '%s' "$id_out"
 }
 moved() {
   idents "$1" "$2"
@@ -649,7 +717,7 @@ moved() {
     case $new in -|'?'|'!') continue ;; esac
     [ "$old" = '!' ] && continue
     path_of "$q"
-    remove "$1/$p/.git"
+    remove_in "$1" "$p/.git"
   done <<EOF
 $id_out
 EOF

@@ -1,9 +1,10 @@
+import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import picomatch from 'picomatch';
 import type { Extraction, ToolCall } from '../types.js';
 import { Collector } from './collector.js';
 import { hostsInText, scpHost } from './hosts.js';
-import { callCwd } from './paths.js';
+import { callCwd, normalisePath, resolveSymlinks } from './paths.js';
 import { analyseScript } from './shell-analyze.js';
 import { loadGrammar } from './shell-grammar.js';
 import { parseShell } from './shell-parse.js';
@@ -29,6 +30,34 @@ export function initExtractor(): Promise<void> {
 }
 
 let defaultHome: string | undefined;
+
+/**
+ * The first `.git` folder on the way to `abs` (lexically, or where its links lead) that is not
+ * there: a file tool writing `lib/.git/HEAD` makes it, and so puts a git folder in place
+ * (builtin.git-pointer) as surely as one writing `lib/.git` itself — one with HEAD, objects/ and
+ * refs/ is a repository Git goes into, and a contained command can give it a config before the
+ * box's next look at the project.
+ */
+function gitFoldersMade(abs: string): string[] {
+  const out: string[] = [];
+  for (const p of new Set([abs, resolveSymlinks(abs)])) {
+    for (let i = p.indexOf('/.git/'); i >= 0; i = p.indexOf('/.git/', i + 1)) {
+      const dir = p.slice(0, i + 5);
+      let missing: boolean;
+      try {
+        missing = lstatSync(dir, { throwIfNoEntry: false }) === undefined;
+      } catch {
+        // ENOTDIR, EACCES: nothing can be made there either.
+        missing = false;
+      }
+      if (missing) {
+        out.push(dir);
+        break;
+      }
+    }
+  }
+  return out;
+}
 const SCP_LIKE = /^[^@\s/:]+@[^\s/:]+:/;
 const MAX_WALK_DEPTH = 32;
 
@@ -77,6 +106,8 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // inside one counts as touched.
   const unknownTool = !spec.shell && !command && spec.ops.length === 1 && spec.ops[0] === 'execute';
   const paths = { count: 0, given: false };
+  // A file tool that writes makes the folders on the way (Claude Code's Write does).
+  const makesFolders = !spec.shell && spec.ops.includes('write') && (opts?.resolveSymlinks ?? true);
   const addArgPath = (v: string, recursive: boolean): void => {
     if (!v || v.includes('://')) return;
     paths.given = true;
@@ -86,6 +117,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     for (const base of relative ? bases : bases.slice(0, 1)) {
       if (recursive) col.recursivePath(v, base);
       else col.path(v, base);
+      if (makesFolders) for (const dir of gitFoldersMade(normalisePath(v, base, home))) col.path(dir, '/');
     }
   };
 

@@ -2,7 +2,7 @@
 // stop at every autonomy level, which the judge let through at full autonomy (where the agent's
 // Bash runs without an operator reading it). Each is judged by the real extractor over a real temp
 // home, the real built-in rules and autonomy.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,8 @@ beforeAll(async () => {
   put(join(proj, 'README.md'), '# proj\n');
   put(join(proj, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   put(join(proj, '.git', 'config'), '[core]\n');
+  // A link to where a `.git` folder would be (a contained command may leave one).
+  symlinkSync('lib/.git', join(proj, 'dangling'));
   rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false }), []);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -85,6 +87,26 @@ describe('red team: a `.git` file names the git folder, config and hooks include
     ['Bash', { command: 'mv x lib/.git' }],
   ])('FINDING: %s %j is denied at full autonomy', (tool, args) => {
     expect(judge(tool, args)).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.git-pointer' } });
+  });
+
+  // A file tool makes the folders on the way: Write `lib/.git/HEAD` (then objects/ and refs/)
+  // makes `lib/.git` a git folder, which Git outside goes into at a submodule path, and whose
+  // config a contained command judged before it existed (the box's plan is reused for 2 s) can
+  // write unseen: verified with a real box and git 2.39 (`git status` ran its core.fsmonitor).
+  it.each([
+    ['Write', { file_path: 'lib/.git/HEAD', content: 'ref: refs/heads/main\n' }],
+    ['Write', { file_path: 'lib/.git/refs/heads/main', content: 'x\n' }],
+    ['Write', { file_path: 'dangling/HEAD', content: 'ref: refs/heads/main\n' }],
+    ['write_file', { path: 'lib/.git/objects/info/packs', content: '\n' }],
+    ['create_directory', { path: 'lib/.git/objects' }],
+  ])('FINDING: %s %j (no lib/.git yet: it is made on the way) is denied at full autonomy', (tool, args) => {
+    expect(judge(tool, args)).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.git-pointer' } });
+  });
+
+  it('a file in a git folder that is there stays writable', () => {
+    put(join(proj, 'nested', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    expect(judge('Write', { file_path: 'nested/.git/info/exclude', content: 'x\n' }).decision).toBe('allow');
+    expect(judge('Write', { file_path: '.git/info/exclude', content: 'x\n' }).decision).toBe('allow');
   });
 
   it('making, committing, cloning into and removing repositories stays allowed', () => {

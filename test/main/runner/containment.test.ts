@@ -653,6 +653,176 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(git(repo, h.home, 'ls-files', '-s', 'lib')).toMatch(/^160000 /);
   });
 
+  it('a project larger than the walk budget: the git folder of a checked-out submodule (.git/modules/NAME) is still found, pinned and its config read-only, so a core.fsmonitor cannot be planted in it; with that config writable, the check alone does not see it changed and `git status` outside runs it', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const up = join(h.root, 'up');
+    mkdirSync(up);
+    git(up, h.home, 'init', '-q', '-b', 'main');
+    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
+    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
+    git(repo, h.home, 'commit', '-qm', 'lib');
+    // A work tree with more entries than the walk may read (a real project has more than 20,000):
+    // breadth first, these were read before .git/modules/lib, and the walk stopped first.
+    for (let i = 0; i < 30; i++) for (let j = 0; j < 5; j++) put(join(repo, `d${i}`, `f${j}`), 'x\n');
+    const walkBudget = 80;
+    const modConfig = join(repo, '.git', 'modules', 'lib', 'config');
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        'git -C lib config core.fsmonitor "$PWD/mon.sh" && echo planted',
+      ].join('\n');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')], walkBudget }, repo);
+    expect(plan.notes.join(' ')).toMatch(/the project walk stopped after 80 entries/);
+    expect(plan.gitDirs).toContain(join(repo, '.git', 'modules', 'lib'));
+    expect(plan.readOnly).toContain(modConfig);
+
+    // The fault: the same plan with that config writable (what the walk that stopped before it
+    // left), the check around it. The check sees only that the config exists, not what it says.
+    const open = { ...plan, readOnly: plan.readOnly.filter((p) => p !== modConfig) };
+    const bare = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, open, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    expect(gatehouseLines(bare.stderr)).toEqual([]);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'the attack must work without the read-only config, or this test proves nothing').toBe(true);
+    git(repo, h.home, '-C', 'lib', 'config', '--unset', 'core.fsmonitor');
+    rmSync(marker);
+
+    // The command line Gatehouse answers with: Git cannot write the config.
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('');
+    expect(r.status).not.toBe(0);
+    expect(readFileSync(modConfig, 'utf8')).not.toContain('fsmonitor');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran an fsmonitor planted in a submodule the walk did not reach').toBe(false);
+  });
+
+  it("a checked-out submodule's .git file the box could write (one the walk did not reach, so not read-only) rewritten in place to name a repository of the command's own is removed after the box exits, though its inode is the same; without that `git status` outside runs that repository's fsmonitor", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const up = join(h.root, 'up');
+    mkdirSync(up);
+    git(up, h.home, 'init', '-q', '-b', 'main');
+    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
+    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
+    git(repo, h.home, 'commit', '-qm', 'lib');
+    const pointer = join(repo, 'lib', '.git');
+    const was = readFileSync(pointer, 'utf8');
+    // `>` truncates and writes the same file: the inode the check noted before stays.
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    const attack = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      `git init -q evil && (cd evil && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh")`,
+      `printf 'gitdir: ../evil/.git\\n' > lib/.git && echo planted`,
+    ].join('\n');
+    const line = (plan: ReturnType<typeof boxPlan>) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack, undefined, installBoxCheck(join(h.gatehouse, 'box')));
+    const planned = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    expect(planned.readOnly).toContain(pointer);
+    const plan = { ...planned, readOnly: planned.readOnly.filter((p) => p !== pointer) };
+
+    // The fault: the same box, with no check around it.
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', attack], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+    rmSync(marker);
+    rmSync(join(repo, 'evil'), { recursive: true });
+    writeFileSync(pointer, was);
+
+    const r = run(line(plan), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`gatehouse: removed ${pointer}: created in a Git folder`)]);
+    expect(() => lstatSync(pointer)).toThrow();
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository a submodule .git file was rewritten to name').toBe(false);
+    // Written again with the same text, it stays, and nothing is said.
+    writeFileSync(pointer, was);
+    const same = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'cat lib/.git > t && cat t > lib/.git && echo same', undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(same.stdout, same.stderr).toBe('same\n');
+    expect(same.status).toBe(0);
+    expect(gatehouseLines(same.stderr)).toEqual([]);
+    expect(readFileSync(pointer, 'utf8')).toBe(was);
+  });
+
+  it('a new gitlink whose path is longer, as an absolute path, than the system takes (Git goes there by its path inside the work tree) is taken out: the check looks at it as Git does, so a .git there is not taken for none; without that `git status` outside runs the fsmonitor of the repository it names', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const w = realRepo();
+    const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
+    // A folder whose absolute path is 4,093 characters: a test of it (4,093 + /.git) fails with
+    // ENAMETOOLONG, as if nothing were there, while Git, in the work tree, opens lib…/.git.
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        `git init -q evil && (cd evil && ${commit} s && git config core.fsmonitor "$OLDPWD/mon.sh")`,
+        'seg=$(printf %0200d 0 | tr 0 a) n=$((4093 - ${#PWD} - 1)) p=',
+        'while [ $((${#p} + 201)) -le $n ]; do p="$p$seg/"; done',
+        'p="$p$(printf "%0$((n - ${#p}))d" 0 | tr 0 b)"',
+        `mkdir -p "$p" && printf 'gitdir: %s/evil/.git\\n' "$PWD" > "$p/.git"`,
+        'git update-index --add --cacheinfo "160000,$(git -C evil rev-parse HEAD),$p" && echo planted',
+      ].join('\n');
+    // The temp folders' own clean-up removes by absolute path, which is too long there.
+    const deep = (repo: string) => ctx.onTestFinished(() => void spawnSync('rm', ['-rf', '--', 'a'.repeat(200)], { cwd: repo }));
+    deep(w.repo);
+    faultWithoutCheck(w, attack, 'planted\n');
+
+    const { h, repo, marker } = realRepo();
+    deep(repo);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index a{200}\//)]);
+    expect(git(repo, h.home, 'ls-files', '-s').split('\n').filter((l) => l.startsWith('160000 '))).toEqual([]);
+    // An untracked folder that deep is more than `git status` lists (it stops with "Invalid
+    // path"): it goes into no repository there either way.
+    spawnSync('git', ['status', '--porcelain'], { cwd: repo, env: gitEnv(h.home) });
+    expect(existsSync(marker), 'git status outside the box ran the fsmonitor of a repository at a gitlink path too long for the check').toBe(false);
+  });
+
+  it('a git folder under .git/modules made after the box was planned (a file tool may make one: its HEAD is an ordinary file; the plan is reused for 2 s) is checked too: a config and hooks the command gives it are removed, so `git submodule update` outside does not run them; without the check it does', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    // The command makes a repository's objects and refs, a config with a core.fsmonitor and a
+    // post-checkout hook in that folder, and a submodule `lib` (a gitlink at a plain folder, which
+    // stays) named so in .gitmodules; `git submodule update --init` outside takes the git folder
+    // there as the submodule's and checks it out with them.
+    const attack = (m: string) =>
+      [
+        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(m)} > mon.sh && chmod +x mon.sh`,
+        'git init -q -b main src && (cd src && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s)',
+        'cp -r src/.git/objects src/.git/refs .git/modules/lib/ && rm -rf src',
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = %s/mon.sh\\n' "$PWD" > .git/modules/lib/config`,
+        'mkdir -p .git/modules/lib/hooks && cp mon.sh .git/modules/lib/hooks/post-checkout',
+        `printf '[submodule "lib"]\\n\\tpath = lib\\n\\turl = ./nowhere\\n' > .gitmodules && mkdir lib`,
+        'git update-index --add --cacheinfo "160000,$(git --git-dir=.git/modules/lib rev-parse HEAD),lib" && echo planted',
+      ].join('\n');
+    const world = () => {
+      const w = realRepo();
+      const plan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, w.repo);
+      // After the plan: the file tool's write (allowed: not a config, hooks or commondir).
+      put(join(w.repo, '.git', 'modules', 'lib', 'HEAD'), 'ref: refs/heads/main\n');
+      return { ...w, plan };
+    };
+
+    // The fault, in the same box with no check around it.
+    const b = world();
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(b.plan), '--', '/bin/sh', '-c', attack(b.marker)], { cwd: b.repo, env: gitEnv(b.h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('planted\n');
+    git(b.repo, b.h.home, 'submodule', '-q', 'update', '--init');
+    expect(existsSync(b.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
+
+    const { h, repo, marker, plan } = world();
+    expect(plan.gitDirs).not.toContain(join(repo, '.git', 'modules', 'lib'));
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker), undefined, installBoxCheck(join(h.gatehouse, 'box'))), repo, h.home);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    const mod = join(repo, '.git', 'modules', 'lib');
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringContaining(`gatehouse: removed ${join(mod, 'config')} ${join(mod, 'hooks')}: created in a Git folder`)]);
+    spawnSync('git', ['submodule', '-q', 'update', '--init'], { cwd: repo, env: gitEnv(h.home) });
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git submodule update outside ran the fsmonitor or hook the command gave a git folder made after the plan').toBe(false);
+  });
+
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const add = (marker: string, name: string) =>
