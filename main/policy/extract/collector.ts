@@ -100,7 +100,8 @@ export class Collector {
     return abs;
   }
 
-  private realOf(abs: string): string {
+  /** Where symlinks lead from `abs`, walked once per call (memoised). */
+  realOf(abs: string): string {
     const real = (this.real ??= new Map());
     let r = real.get(abs);
     if (r === undefined) real.set(abs, (r = resolveSymlinks(abs)));

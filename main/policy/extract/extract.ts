@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import type { Extraction, ToolCall } from '../types.js';
 import { Collector } from './collector.js';
 import { hostsInText, scpHost } from './hosts.js';
-import { callCwd, normalisePath, resolveSymlinks } from './paths.js';
+import { callCwd, normalisePath } from './paths.js';
 import { analyseScript } from './shell-analyze.js';
 import { loadGrammar } from './shell-grammar.js';
 import { parseShell } from './shell-parse.js';
@@ -38,9 +38,9 @@ let defaultHome: string | undefined;
  * refs/ is a repository Git goes into, and a contained command can give it a config before the
  * box's next look at the project.
  */
-function gitFoldersMade(abs: string): string[] {
+function gitFoldersMade(abs: string, real: string): string[] {
   const out: string[] = [];
-  for (const p of new Set([abs, resolveSymlinks(abs)])) {
+  for (const p of abs === real ? [abs] : [abs, real]) {
     for (let i = p.indexOf('/.git/'); i >= 0; i = p.indexOf('/.git/', i + 1)) {
       const dir = p.slice(0, i + 5);
       let missing: boolean;
@@ -117,7 +117,11 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     for (const base of relative ? bases : bases.slice(0, 1)) {
       if (recursive) col.recursivePath(v, base);
       else col.path(v, base);
-      if (makesFolders) for (const dir of gitFoldersMade(normalisePath(v, base, home))) col.path(dir, '/');
+      if (makesFolders) {
+        // Where its links lead, as the collector resolved it for the path itself (no second walk).
+        const abs = normalisePath(v, base, home);
+        for (const dir of gitFoldersMade(abs, col.realOf(abs))) col.path(dir, '/');
+      }
     }
   };
 
