@@ -237,8 +237,6 @@ class WorkerLane {
 
   private spawn(): void {
     const w = new Worker(workerFile());
-    // The host may exit while a worker idles; a waiting call keeps the process alive by its timer.
-    w.unref();
     this.worker = w;
     this.ready = false;
     this.startTimer = setTimeout(() => this.fail(new ExtractionFailed(`extraction failed: the extraction worker did not start within ${WORKER_STARTUP_MS / 1000} s`)), WORKER_STARTUP_MS);
@@ -265,6 +263,10 @@ class WorkerLane {
     w.on('exit', (code) => {
       if (w === this.worker) this.fail(new ExtractionFailed(`extraction failed: the extraction worker stopped (exit code ${code})`));
     });
+    // The host may exit while a worker idles; a waiting call keeps the process alive by its timer.
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a
+    // process whose lane was never closed (a CLI command, the bench) then never exited.
+    w.unref();
   }
 
   /** Fails the call in the worker (or, during start-up, the one waiting for it) and throws the worker away. */
