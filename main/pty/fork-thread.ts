@@ -118,6 +118,7 @@ export class ForkThread {
     file: string = forkWorkerFile(),
   ) {
     this.worker = new Worker(file);
+    this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (r: ForkReply) => {
         if (r.type === 'ready') resolve();
@@ -133,9 +134,6 @@ export class ForkThread {
         reject(new ForkThreadUnavailable(this.failure!));
       });
     });
-    // Idle, the thread keeps no process alive. After the listeners: adding a 'message' listener
-    // refs the worker's port again.
-    this.worker.unref();
     // Nobody may be waiting yet; the rejection is seen by fork().
     this.ready.catch(() => {});
     // A host that exits with terminals still running (process.exit, an uncaught exception): Node
