@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditStore, FIRST_BURST_BATCH } from '../../../main/audit/audit-store.js';
 import { tempDir } from '../../support/temp.js';
+import { holdsWithoutATurn } from '../../support/wait.js';
 
 function rowsInFile(path: string): number {
   const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -17,17 +18,6 @@ function rowsInFile(path: string): number {
   } finally {
     db.close();
   }
-}
-
-/** Waits without giving the event loop a turn (see audit-pipelined-batches.test.ts). */
-function holdsWithoutATurn(done: () => boolean, maxMs: number): boolean {
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  const deadline = Date.now() + maxMs;
-  while (!done()) {
-    if (Date.now() > deadline) return false;
-    Atomics.wait(nap, 0, 0, 5);
-  }
-  return true;
 }
 
 /** Waits, taking turns, until `done` holds or `maxMs` passed. */

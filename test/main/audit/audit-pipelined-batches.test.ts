@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore, FIRST_BURST_BATCH } from '../../../main/audit/audit-store.js';
 import { GENESIS_HASH } from '../../../main/audit/chain.js';
 import { tempDir } from '../../support/temp.js';
+import { holdsWithoutATurn } from '../../support/wait.js';
 
 function rowsInFile(path: string): { seq: number; prev_hash: string }[] {
   const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -18,20 +19,6 @@ function rowsInFile(path: string): { seq: number; prev_hash: string }[] {
   } finally {
     db.close();
   }
-}
-
-/**
- * Waits, without giving the event loop a turn, until `done` holds or `maxMs` passed: only what the
- * writer thread does on its own can make it hold, since no answer of it is handled meanwhile.
- */
-function holdsWithoutATurn(done: () => boolean, maxMs: number): boolean {
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  const deadline = Date.now() + maxMs;
-  while (!done()) {
-    if (Date.now() > deadline) return false;
-    Atomics.wait(nap, 0, 0, 5);
-  }
-  return true;
 }
 
 describe('audit batches sent while one is being written', () => {

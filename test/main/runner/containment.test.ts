@@ -240,6 +240,18 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(w.marker), 'the attack must work without the check, or this test proves nothing').toBe(true);
   };
   const gatehouseLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('gatehouse:'));
+  /**
+   * A repository with one empty commit at `root/NAME`, added to `repo` as a submodule at each of
+   * `paths` and committed (checked out, their git folders under .git/modules).
+   */
+  function addSubmodules(h: ReturnType<typeof fakeHome>, repo: string, paths: string[], name = 'up') {
+    const up = join(h.root, name);
+    mkdirSync(up);
+    git(up, h.home, 'init', '-q', '-b', 'main');
+    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', name);
+    for (const s of paths) git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, s);
+    git(repo, h.home, 'commit', '-qm', 'submodules');
+  }
 
   it('a planted .git/commondir is removed after the box exits (stderr names it, status non-zero), so `git status` outside does not run its fsmonitor; without the check it does', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
@@ -553,12 +565,7 @@ describe('the box: the Git files that move configuration (created inside, remove
      */
     const world = () => {
       const r = realRepo();
-      const up = join(r.h.root, 'up');
-      mkdirSync(up);
-      git(up, r.h.home, 'init', '-q', '-b', 'main');
-      git(up, r.h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
-      for (const s of ['cold', 'warm', 'keep']) git(r.repo, r.h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, s);
-      git(r.repo, r.h.home, 'commit', '-qm', 'submodules');
+      addSubmodules(r.h, r.repo, ['cold', 'warm', 'keep']);
       git(r.repo, r.h.home, 'submodule', '-q', 'deinit', '-f', 'cold');
       rmSync(join(r.repo, '.git', 'modules', 'cold'), { recursive: true });
       return r;
@@ -606,14 +613,9 @@ describe('the box: the Git files that move configuration (created inside, remove
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
     // Upstream: a clone of the repository that gains a submodule `lib`.
-    const sub = join(h.root, 'sub');
-    mkdirSync(sub);
-    git(sub, h.home, 'init', '-q', '-b', 'main');
-    git(sub, h.home, 'commit', '-q', '--allow-empty', '-m', 'sub');
-    const up = join(h.root, 'up');
+    const up = join(h.root, 'clone');
     git(h.root, h.home, 'clone', '-q', repo, up);
-    git(up, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', sub, 'lib');
-    git(up, h.home, 'commit', '-qm', 'lib');
+    addSubmodules(h, up, ['lib'], 'sub');
     git(repo, h.home, 'remote', 'add', 'up', up);
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
     const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, installBoxCheck(join(h.gatehouse, 'box')));
@@ -656,12 +658,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   it('a project larger than the walk budget: the git folder of a checked-out submodule (.git/modules/NAME) is still found, pinned and its config read-only, so a core.fsmonitor cannot be planted in it; with that config writable, the check alone does not see it changed and `git status` outside runs it', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
-    const up = join(h.root, 'up');
-    mkdirSync(up);
-    git(up, h.home, 'init', '-q', '-b', 'main');
-    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
-    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
-    git(repo, h.home, 'commit', '-qm', 'lib');
+    addSubmodules(h, repo, ['lib']);
     // A work tree with more entries than the walk may read (a real project has more than 20,000):
     // breadth first, these were read before .git/modules/lib, and the walk stopped first.
     for (let i = 0; i < 30; i++) for (let j = 0; j < 5; j++) put(join(repo, `d${i}`, `f${j}`), 'x\n');
@@ -700,12 +697,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   it("a checked-out submodule's .git file the box could write (one the walk did not reach, so not read-only) rewritten in place to name a repository of the command's own is removed after the box exits, though its inode is the same; without that `git status` outside runs that repository's fsmonitor", (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
-    const up = join(h.root, 'up');
-    mkdirSync(up);
-    git(up, h.home, 'init', '-q', '-b', 'main');
-    git(up, h.home, 'commit', '-q', '--allow-empty', '-m', 'up');
-    git(repo, h.home, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', up, 'lib');
-    git(repo, h.home, 'commit', '-qm', 'lib');
+    addSubmodules(h, repo, ['lib']);
     const pointer = join(repo, 'lib', '.git');
     const was = readFileSync(pointer, 'utf8');
     // `>` truncates and writes the same file: the inode the check noted before stays.
