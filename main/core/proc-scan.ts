@@ -68,6 +68,22 @@ export function readStat(pid: number): ProcInfo | null {
   return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]), session: Number(rest[3]) };
 }
 
+/**
+ * When a live (not zombie) process started, in clock ticks since boot (/proc/PID/stat field 22):
+ * with its pid, what tells it from a later process given the same pid. Null when it is not
+ * running or /proc cannot be read.
+ */
+export function startTime(pid: number): string | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return rest.length >= 20 && !isDeadState(rest[0]!) ? rest[19]! : null;
+}
+
 /** The program a process runs (/proc/PID/exe), or null when it cannot be read. */
 export function readExe(pid: number): string | null {
   try {

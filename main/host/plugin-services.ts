@@ -16,6 +16,7 @@ import { kindProvider } from '../registry/kinds/index.js';
 import type { PluginManifest } from '../registry/types.js';
 import { BreakerBoard } from '../runner/breaker-board.js';
 import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
+import { BoxJournals, boxFolder } from '../runner/box-journal.js';
 import { Containment } from '../runner/containment.js';
 import { HealthService } from '../runner/health-service.js';
 import { PluginMetrics } from '../runner/metrics.js';
@@ -157,6 +158,15 @@ export function startPluginServices(d: PluginServicesDeps) {
   // Bash commands let through without an operator reading them run in the box (the hook answers
   // with the boxed command); what it hides comes from the same locked rules the judge applies.
   const containment = new Containment({ home: homedir(), gatehouseHome: paths.root, pluginDirs: () => sources.map((s) => s.dir), when: () => settings.current.containment, detect: () => sandbox });
+  // A contained command's Git check cut off by a SIGKILL is finished here, not left for the next one.
+  const journals = new BoxJournals({
+    dir: boxFolder(paths.root),
+    checkFile: () => containment.checkFile(),
+    record: (said, exitCode) => audit.append({ type: 'containment.check-finished', actor: 'host', payload: { said, exitCode } }),
+    log,
+  });
+  journals.start();
+  services.add(() => journals.close());
   const health = new HealthService({
     registry,
     breakers,

@@ -528,8 +528,7 @@ export function installBoxCheck(dir: string): string {
  * make it slow (thousands of files to remove), and one that stopped it half-way would leave what
  * it had not undone yet; SIGKILL cannot be ignored.
  */
-const GIT_CHECK_SCRIPT = `top=$1; shift
-n=$1; shift
+const GIT_CHECK_SCRIPT = `if [ "$1" = --recover ]; then RO=1 top= n=0; else RO= top=$1; shift; n=$1; shift; fi
 G=
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
 NL='
@@ -559,14 +558,24 @@ note() {
   return 1
 }
 remove() {
-  rm -rf -- "$1" 2>/dev/null
+  discard "$1"
   if there "$1"; then F=1; fi
   removed "$1"
 }
 # $2 in the folder $1, by its path there (see idents).
 remove_in() {
-  (cd -- "$1" 2>/dev/null || exit 1; rm -rf -- "./$2" 2>/dev/null; ! there "./$2") || F=1
+  (cd -- "$1" 2>/dev/null || exit 1; discard "./$2"; ! there "./$2") || F=1
   removed "$1/$2"
+}
+# Removed; when finishing an earlier command's check (HOLD, see recover), moved into HOLD instead:
+# the repository may have changed since in ways the user made, so nothing is deleted then.
+# Removed after all when it cannot be moved: Git outside must not find it.
+discard() {
+  if [ -n "$HOLD" ]; then
+    mkdir -p -- "$HOLD" 2>/dev/null
+    mv -f -- "$1" "$HOLD/$((C + 1))-\${1##*/}" 2>/dev/null && return 0
+  fi
+  rm -rf -- "$1" 2>/dev/null
 }
 removed() {
   C=$((C + 1))
@@ -857,31 +866,124 @@ check() {
     else
       hold
       if [ -n "$HF" ]; then what='could not set aside (remove it before running Git there)'; else what='set aside'; fi
-      printf "gatehouse: %s: a Git repository the contained command made at the top of the project, %s. Git run outside the box runs commands its configuration and hooks name, unboxed. A command that must create a repository configured so needs the operator to approve it.\\n" "$what" "$H" >&2
+      printf "gatehouse: %s: a Git repository $WHO made at the top of the project, %s. Git run outside the box runs commands its configuration and hooks name, unboxed. A command that must create a repository configured so needs the operator to approve it.\\n" "$what" "$H" >&2
       [ "$st" -eq 0 ] && st=1
     fi
   fi
   if [ "$LC" -gt 0 ]; then
     more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
     if [ -n "$LF" ]; then what='could not take out of (move those folders out of the project before running Git here)'; else what='took out of'; fi
-    printf "gatehouse: %s Git's index%s%s: repositories the contained command added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
+    printf "gatehouse: %s Git's index%s%s: repositories $WHO added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
   [ "$C" -eq 0 ] && return 0
   more=; [ "$C" -gt 5 ] && more=" and $((C - 5)) more"
-  if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; else what=removed; fi
-  printf 'gatehouse: %s%s%s: created in a Git folder by the contained command, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" >&2
+  if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; elif [ -n "$HOLD" ]; then what="moved into $HOLD"; else what=removed; fi
+  printf 'gatehouse: %s%s%s: created in a Git folder by %s, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" "$WHO" >&2
   [ "$st" -eq 0 ] && st=1
 }
+# The journal. SIGKILL cannot be caught, and an agent sends it to every process of the command:
+# Claude Code 1.5 s after its TERM, which this check may outlast. So what was there before is
+# written down before the box starts (save), and the journal is removed once the check is done;
+# one whose owner is dead is finished by the next check that starts (recover_all, before its own
+# scan would take what was planted for the user's) and by Gatehouse itself, which runs this file
+# with --recover when it sees one. Journals live in this file's folder (Gatehouse's data folder:
+# hidden in the box, and out of the agent's reach by the locked rules), named
+# pending-PID-START-TAG for their owner: START the process's start time (from /proc, 0 where
+# there is none), so a pid used again is not taken for the owner.
+JD= J= HOLD= PROC= WHO='the contained command'
+case $0 in */box-check-*.sh) JD=\${0%/*}; case $JD in /*) ;; *) JD=$PWD/$JD ;; esac ;; esac
+startof() {
+  so=
+  { read -r so_l < "/proc/$1/stat"; } 2>/dev/null || return 1
+  so_l=\${so_l##*") "}
+  set -- $so_l
+  [ $# -ge 20 ] && [ "$1" != Z ] || return 1
+  shift 19
+  so=$1
+}
+alive() {
+  if [ -n "$PROC" ]; then startof "$1" && [ "$so" = "$2" ]; else kill -0 "$1" 2>/dev/null; fi
+}
+# sq_o: $1 quoted for the shell.
+sq() {
+  sq_s=$1 sq_o=
+  while :; do
+    case $sq_s in
+    *"'"*) sq_o="$sq_o\${sq_s%%"'"*}'\\''" sq_s=\${sq_s#*"'"} ;;
+    *) sq_o="'$sq_o$sq_s'"; return ;;
+    esac
+  done
+}
+save() {
+  J=$JD/pending-$ME-run sv=
+  {
+    for v in top G B D fresh; do
+      eval "sq_v=\\"\\$$v\\""; sq "$sq_v"; printf '%s=%s\\n' "$v" "$sq_o" || sv=1
+    done
+    j=1
+    while [ "$j" -le "\${i:-0}" ]; do
+      for v in K W I; do
+        eval "sq_v=\\"\\$\${v}_$j\\""; sq "$sq_v"; printf '%s_%s=%s\\n' "$v" "$j" "$sq_o" || sv=1
+      done
+      j=$((j + 1))
+    done
+    # Last, and only when all else was written: a note cut off has no ok (its box never started).
+    if [ -z "$sv" ]; then printf 'ok=1\\n' || sv=1; fi
+  } > "$J" 2>/dev/null || sv=1
+  if [ -n "$sv" ]; then rm -f -- "$J" 2>/dev/null; J=; fi
+}
+finish() {
+  if [ -n "$J" ]; then rm -f -- "$J"; fi
+}
+recover_one() {
+  ok=
+  . "$1" 2>/dev/null
+  [ "$ok" = 1 ] || return 0
+  HOLD=$JD/held/\${1##*/pending-}
+  WHO='an earlier contained command (stopped before the check after it was done)'
+  F= st=0 LC=0 LR= LF= HF= C=0 R=
+  check
+}
+recover_all() {
+  [ -n "$JD" ] || return 0
+  rk=0
+  for j in "$JD"/pending-*; do
+    [ -f "$j" ] || continue
+    o=\${j##*/pending-}
+    op=\${o%%-*} o=\${o#*-}
+    os=\${o%%-*}
+    case $op in '' | *[!0-9]*) continue ;; esac
+    alive "$op" "$os" && continue
+    # Claimed by renaming it to this shell's name: one check finishes it, and one killed while
+    # doing so leaves it for the next.
+    rk=$((rk + 1)) c=$JD/pending-$ME-r$rk
+    mv -f -- "$j" "$c" 2>/dev/null || continue
+    (recover_one "$c")
+    rm -f -- "$c"
+  done
+}
+if startof $$; then PROC=1 ME=$$-$so; else ME=$$-0; fi
+recover_all
+[ -z "$RO" ] || exit 0
 F= st=0 LC=0 LR= LF= HF= fresh=
 scan before
 links before
 if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
-trap 'st=$?; trap "" HUP INT TERM; check; exit "$st"' HUP INT TERM
+# No note, no box: a KILL would leave the check undone with nothing to finish it.
+if [ -n "$JD" ]; then
+  save
+  if [ -z "$J" ]; then
+    printf 'gatehouse: the command was not run: the note the check keeps while it runs could not be written in %s (is the disk full?). Free some space there and run it again.\\n' "$JD" >&2
+    exit 1
+  fi
+fi
+trap 'st=$?; trap "" HUP INT TERM; check; finish; exit "$st"' HUP INT TERM
 PATH=$P0 "$@"
 st=$?
 trap '' HUP INT TERM
 check
+finish
 exit "$st"
 `;
 

@@ -11,13 +11,13 @@
 // containment is off.
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_CONTAINMENT, type ContainWhen } from '../../shared/contract.js';
 import { installedCliFiles } from '../core/install-files.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import type { Decider, ToolCall } from '../policy/types.js';
 import { boxedCommandLine, boxPlan, installBoxCheck, tryBox, type BoxPlan } from './box.js';
+import { boxFolder } from './box-journal.js';
 import { detectSandbox, type SandboxDetection } from './sandbox.js';
 
 /** Claude Code's shell tool: the one whose input is a command line the box can wrap. */
@@ -132,9 +132,9 @@ export class Containment {
    * The check around the box, from its file in the data folder; inline when that cannot be
    * written (a full or read-only disk), which still works but makes a long command line.
    */
-  private checkFile(): string | undefined {
+  checkFile(): string | undefined {
     try {
-      return installBoxCheck(join(this.deps.gatehouseHome, 'box'));
+      return installBoxCheck(boxFolder(this.deps.gatehouseHome));
     } catch {
       return undefined;
     }

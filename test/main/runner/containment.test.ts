@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote } from '../../../main/runner/box.js';
+import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
 import { http, wsConnect, WsClient } from '../../support/net.js';
@@ -446,7 +447,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     const file = installBoxCheck(dir);
     expect(file).toMatch(/\/box-check-[0-9a-f]{16}\.sh$/);
     const text = readFileSync(file, 'utf8');
-    expect(text).toMatch(/^top=\$1; shift\n/);
+    expect(text).toMatch(/^if \[ "\$1" = --recover \]; then /);
     writeFileSync(file, 'echo tampered\n');
     expect(installBoxCheck(dir)).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(text);
@@ -890,69 +891,176 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
-    const attack = (marker: string) =>
-      [
-        `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
-        'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
-        'mkdir -p .git/modules/junk && (cd .git/modules/junk && seq 1 20000 | xargs touch) && echo staged',
-      ].join('\n');
-
-    // The fault, with the same box and no check around it.
-    faultWithoutCheck(realRepo(), attack, 'staged\n');
-
-    const { h, repo, marker } = realRepo();
-    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
-    const child = spawn('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack(marker))], { cwd: repo, env: gitEnv(h.home) });
+  /** Adds a repository with a core.fsmonitor as a submodule, then makes the check slow: 20,000 files in .git/modules. */
+  const slowAttack = (marker: string) =>
+    [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
+      'mkdir -p .git/modules/junk && (cd .git/modules/junk && seq 1 20000 | xargs touch) && echo staged',
+    ].join('\n');
+  const kids = (pid: number | string): string[] => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const comm = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  /** The process, at or below `pid`, that has an `rm` child. */
+  const rmParent = (pid: string): string | null => {
+    for (const k of kids(pid)) {
+      if (comm(k) === 'rm') return pid;
+      const below = rmParent(k);
+      if (below) return below;
+    }
+    return null;
+  };
+  /**
+   * Runs `line` as an agent's shell does (in a process group of its own) and, once the check after
+   * the box is busy (its shell has an `rm` child, removing the folder in .git/modules: the box is
+   * gone by then), cuts in: a TERM to that shell, or a KILL to the whole group, as Claude Code
+   * sends 1.5 s after its TERM to the command and everything it started.
+   */
+  async function cutDuringCheck(line: string, cwd: string, home: string, signal: 'SIGTERM' | 'SIGKILL') {
+    const child = spawn('sh', ['-c', line], { cwd, env: gitEnv(home), detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
-    // The check is running once the check's shell has an `rm` child (removing the folder in
-    // .git/modules): the box is gone by then. That is when that shell gets the TERM.
-    const kids = (pid: number | string): string[] => {
-      try {
-        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
-      } catch {
-        return [];
-      }
-    };
-    const comm = (pid: string) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      } catch {
-        return '';
-      }
-    };
-    /** The process, at or below `pid`, that has an `rm` child. */
-    const rmParent = (pid: string): string | null => {
-      for (const k of kids(pid)) {
-        if (comm(k) === 'rm') return pid;
-        const below = rmParent(k);
-        if (below) return below;
-      }
-      return null;
-    };
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, sig) => done({ code, signal: sig })));
     let sent = false;
     while (child.exitCode === null && child.signalCode === null) {
       const p = rmParent(String(child.pid));
       if (p) {
-        process.kill(Number(p), 'SIGTERM');
+        if (signal === 'SIGTERM') process.kill(Number(p), 'SIGTERM');
+        else process.kill(-child.pid!, 'SIGKILL');
         sent = true;
         break;
       }
       await new Promise((go) => setImmediate(go));
     }
     const end = await closed;
-    expect(sent, 'the TERM must reach the shell while the check runs, or this test proves nothing').toBe(true);
+    expect(sent, `the ${signal} must reach the check while it runs, or this test proves nothing`).toBe(true);
+    return { stdout, stderr, end };
+  }
+
+  it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    // The fault, with the same box and no check around it.
+    faultWithoutCheck(realRepo(), slowAttack, 'staged\n');
+
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const { stdout, stderr, end } = await cutDuringCheck(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, slowAttack(marker)), repo, h.home, 'SIGTERM');
     expect(stdout).toBe('staged\n');
     expect(end, stderr).toEqual({ code: 1, signal: null });
     expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index sub:/), expect.stringMatching(/^gatehouse: removed .*\/\.git\/modules: created in a Git folder/)]);
     expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
     git(repo, h.home, 'status', '--porcelain');
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
+
+  /** The attack cut off by a KILL while the check ran: what it leaves, and the box folder with its note. */
+  async function killedDuringCheck() {
+    if (sandbox.kind !== 'bwrap') throw new Error('called only where bwrap runs');
+    const { h, repo, marker } = realRepo();
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const { stdout, end } = await cutDuringCheck(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, slowAttack(marker), undefined, checkFile), repo, h.home, 'SIGKILL');
+    expect(stdout).toBe('staged\n');
+    expect(end.signal).toBe('SIGKILL');
+    // The fault: the check was cut off before it took the gitlink out, and Git outside would run
+    // the new repository's fsmonitor. The note of what was there before is left.
+    expect(git(repo, h.home, 'ls-files', '-s')).toContain('160000 ');
+    expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toHaveLength(1);
+    return { h, repo, marker, box, checkFile, plan };
+  }
+  /** After the note is finished: the gitlink out, .git/modules moved aside, no note left, and `git status` outside runs nothing. */
+  function finished(w: Awaited<ReturnType<typeof killedDuringCheck>>) {
+    expect(git(w.repo, w.h.home, 'ls-files', '-s')).not.toContain('160000 ');
+    expect(existsSync(join(w.repo, '.git', 'modules'))).toBe(false);
+    const held = readdirSync(join(w.box, 'held'));
+    expect(held).toHaveLength(1);
+    expect(readdirSync(join(w.box, 'held', held[0]!))).toEqual(['1-modules']);
+    expect(readdirSync(w.box).filter((n) => n.startsWith('pending-'))).toEqual([]);
+    git(w.repo, w.h.home, 'status', '--porcelain');
+    expect(existsSync(w.marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  }
+
+  it("a KILL to the whole command while the check runs (Claude Code's, 1.5 s after its TERM) leaves a note that the next contained command finishes before its own scan: the new gitlink is taken out and what was not yet removed is moved aside, not deleted", async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const w = await killedDuringCheck();
+    const next = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, w.plan, 'echo next', undefined, w.checkFile), w.repo, w.h.home);
+    expect(next.stdout).toBe('next\n');
+    expect(next.status, 'the next command exits with its own status').toBe(0);
+    expect(gatehouseLines(next.stderr)).toEqual([
+      expect.stringMatching(/^gatehouse: took out of Git's index sub: repositories an earlier contained command \(stopped before the check after it was done\) added/),
+      expect.stringMatching(new RegExp(`^gatehouse: moved into ${w.box.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/held/\\d+-\\d+-r1 .*/\\.git/modules: created in a Git folder by an earlier contained command`)),
+    ]);
+    finished(w);
+  });
+
+  it('no note, no box: where the note cannot be written (its disk full) the command is not run, and the error says where and what to do', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const saved = join(h.root, 'check.sh');
+    writeFileSync(saved, readFileSync(checkFile));
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const line = boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `echo ran > ${shellQuote(marker)}`, undefined, checkFile);
+    // The fault: the box folder on a 128 KiB file system of its own, filled (a mount namespace of
+    // this command's own; as another user, with a user namespace).
+    const fill = 'mount -t tmpfs -o size=128k tmpfs "$1" && cp "$2" "$1/${2##*/}.x" && mv "$1/${2##*/}.x" "$3" && { head -c 1048576 /dev/zero > "$1/fill"; true; } 2>/dev/null && exec sh -c "$4"';
+    const ns = process.getuid?.() === 0 ? ['-m'] : ['-r', '-m'];
+    const probe = spawnSync('unshare', [...ns, 'true']);
+    if (probe.status !== 0) return ctx.skip(`unshare ${ns.join(' ')} cannot make a mount namespace here: ${String(probe.stderr).trim()}`);
+    const r = spawnSync('unshare', [...ns, 'sh', '-c', fill, 'fill', box, saved, checkFile, line], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([`gatehouse: the command was not run: the note the check keeps while it runs could not be written in ${box} (is the disk full?). Free some space there and run it again.`]);
+    expect(existsSync(marker), 'the command ran with no note to finish its check').toBe(false);
+  });
+
+  it('Gatehouse itself finishes such a note without waiting for another command; a note whose owner still runs is left alone, one whose pid now names another process is not', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const w = await killedDuringCheck();
+    const said: string[] = [];
+    const journals = new BoxJournals({ dir: w.box, checkFile: () => w.checkFile, record: (text) => said.push(text) });
+    expect(await journals.sweep()).toBe(true);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^gatehouse: took out of Git's index sub: repositories an earlier contained command/);
+    finished(w);
+
+    // A command still running: its note stays.
+    const fifo = join(tempDir('gatehouse-box-fifo-'), 'go');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const plan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [dirname(fifo)] }, w.repo);
+    const running = spawn('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `read x < ${shellQuote(fifo)}; echo "$x"`, undefined, w.checkFile)], { cwd: w.repo, env: gitEnv(w.h.home) });
+    let out = '';
+    running.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const ended = new Promise((done) => running.on('close', done));
+    while (!readdirSync(w.box).some((n) => n.startsWith('pending-'))) await new Promise((go) => setImmediate(go));
+    expect(journals.orphans()).toEqual([]);
+    expect(await journals.sweep()).toBe(false);
+    writeFileSync(fifo, 'done\n');
+    await ended;
+    expect(out).toBe('done\n');
+    expect(readdirSync(w.box).filter((n) => n.startsWith('pending-'))).toEqual([]);
+
+    // This process's pid with another start time: a process that ended, its pid given again.
+    const stale = join(w.box, `pending-${process.pid}-1-run`);
+    writeFileSync(stale, 'top= G= B=// D=// fresh=\nok=1\n');
+    expect(journals.orphans()).toEqual([`pending-${process.pid}-1-run`]);
+    expect(await journals.sweep()).toBe(true);
+    expect(existsSync(stale)).toBe(false);
+    expect(said).toHaveLength(1);
   });
 });
 
