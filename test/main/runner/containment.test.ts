@@ -13,7 +13,8 @@ import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, 
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
-import { http, wsConnect, WsClient } from '../../support/net.js';
+import { http, untilLogged, wsConnect, WsClient } from '../../support/net.js';
+import { smallDiskCommand } from '../../support/small-disk.js';
 import { sharedTempDir, tempDir } from '../../support/temp.js';
 
 const sandbox = detectSandbox();
@@ -1016,13 +1017,11 @@ describe('the box: the Git files that move configuration (created inside, remove
     writeFileSync(saved, readFileSync(checkFile));
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
     const line = boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `echo ran > ${shellQuote(marker)}`, undefined, checkFile);
-    // The fault: the box folder on a 128 KiB file system of its own, filled (a mount namespace of
-    // this command's own; as another user, with a user namespace).
-    const fill = 'mount -t tmpfs -o size=128k tmpfs "$1" && cp "$2" "$1/${2##*/}.x" && mv "$1/${2##*/}.x" "$3" && { head -c 1048576 /dev/zero > "$1/fill"; true; } 2>/dev/null && exec sh -c "$4"';
-    const ns = process.getuid?.() === 0 ? ['-m'] : ['-r', '-m'];
-    const probe = spawnSync('unshare', [...ns, 'true']);
-    if (probe.status !== 0) return ctx.skip(`unshare ${ns.join(' ')} cannot make a mount namespace here: ${String(probe.stderr).trim()}`);
-    const r = spawnSync('unshare', [...ns, 'sh', '-c', fill, 'fill', box, saved, checkFile, line], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
+    // The fault: the box folder on a small disk of its own, full.
+    const disk = smallDiskCommand(box, '128k');
+    if ('why' in disk) return ctx.skip(disk.why);
+    const fill = 'cp "$0" "$1" && { head -c 1048576 /dev/zero > "$2"; true; } 2>/dev/null && exec sh -c "$3"';
+    const r = spawnSync(disk.argv[0]!, [...disk.argv.slice(1), 'sh', '-c', fill, saved, checkFile, join(box, 'fill'), line], { cwd: repo, env: gitEnv(h.home), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(1);
     expect(gatehouseLines(r.stderr)).toEqual([`gatehouse: the command was not run: the note the check keeps while it runs could not be written in ${box} (is the disk full?). Free some space there and run it again.`]);
     expect(existsSync(marker), 'the command ran with no note to finish its check').toBe(false);
@@ -1168,6 +1167,28 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(await bash(host, 'npm test')).toEqual({ continue: true });
     // Off by setting: nothing to record.
     expect(events(host, 'call.contained').filter((e) => e.contained === false)).toEqual([]);
+  });
+
+  it('finishes on its own, within a second, the check of a contained command killed before it could (a note whose process is gone), and records what it undid', async (ctx) => {
+    if (noBwrap) return ctx.skip(noBwrap);
+    const url = new URL('/ws', host.url);
+    url.protocol = 'ws:';
+    const ws = await wsConnect(url.href, { protocols: ['gatehouse.v1', `gatehouse.token.${host.token}`], origin: new URL(host.url).origin });
+    if (!ws.ok) throw new Error(`the console WebSocket was refused (${ws.status})`);
+    const console_ = new WsClient(ws.ws);
+    // What a killed command left: a .git/commondir it planted, and the note of a check (a process
+    // that has ended) that saw the config and hooks there before, and no commondir.
+    const git = join(host.home.proj, '.git');
+    put(join(git, 'commondir'), '../evil\n');
+    const gone = spawnSync('true').pid;
+    const before = { G: `${git}//`, B: `//${git}/config//${git}/hooks//`, D: `//${git}/hooks//` };
+    put(join(host.home.gatehouse, 'box', `pending-${gone}-1-run`), `top='' fresh=\n${Object.entries(before).map(([k, v]) => `${k}=${shellQuote(v)}\n`).join('')}ok=1\n`);
+    await untilLogged(console_, (e) => e.type === 'containment.check-finished');
+    await console_.close();
+    expect(existsSync(join(git, 'commondir'))).toBe(false);
+    expect(existsSync(join(git, 'config'))).toBe(true);
+    expect(events(host, 'containment.check-finished').at(-1)).toMatchObject({ exitCode: 0, said: expect.stringMatching(/^gatehouse: moved into \S*\/box\/held\/\d+-\d+-r1 \S*\/\.git\/commondir: created in a Git folder by an earlier contained command/) });
+    expect(readdirSync(join(host.home.gatehouse, 'box')).filter((f) => f.startsWith('pending-'))).toEqual([]);
   });
 
   it('a grant: the operator approved one call for the session; the next identical one, allowed by the grant, is boxed', async (ctx) => {
