@@ -737,43 +737,47 @@ unlock() {
   if realdir "$1/index.lock"; then chmod -R u+rwx -- "$1/index.lock" 2>/dev/null; fi
   rm -rf -- "$1/index.lock" 2>/dev/null
 }
+# ni_out: the lines of $1 ("...<tab>PATH") whose PATH is none of those of the lines of $2 (the same form).
+not_in() {
+  ni_p=$NL ni_out=
+  while IFS= read -r l; do [ -n "$l" ] && ni_p="$ni_p\${l#*"$TAB"}$NL"; done <<EOF
+$2
+EOF
+  while IFS= read -r l; do
+    [ -n "$l" ] || continue
+    case $ni_p in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
+    ni_out="$ni_out$l$NL"
+  done <<EOF
+$1
+EOF
+}
 unlink_new() {
   g=$1 was=$2 now=$3 uw=$4
   [ "$now" = "$was" ] && return 0
-  paths=$NL
-  while IFS= read -r l; do [ -n "$l" ] && paths="$paths\${l#*"$TAB"}$NL"; done <<EOF
-$was
-EOF
-  add=
-  while IFS= read -r l; do
-    [ -n "$l" ] || continue
-    case $paths in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
-    add="$add$l$NL"
-  done <<EOF
-$now
-EOF
+  not_in "$now" "$was"
+  add=$ni_out
   [ -n "$add" ] || return 0
   # A new gitlink whose path is a plain folder with no .git (a merge or pull that brings a
   # submodule, not checked out) stays: Git outside goes into no repository there, and a .git put
   # there later is one the next check removes (moved). Anything else at the path goes.
-  keep=$NL
+  keep=
   if [ -n "$uw" ]; then
     idents "$uw" "$add"
     while IFS= read -r l; do
-      case $l in *"$TAB-") keep="$keep\${l%"$TAB"*}$NL" ;; esac
+      case $l in *"$TAB-") keep="$keep-$TAB\${l%"$TAB"*}$NL" ;; esac
     done <<EOF
 $id_out
 EOF
   fi
+  not_in "$add" "$keep"
   drop=
   while IFS= read -r l; do
     [ -n "$l" ] || continue
-    case $keep in *"$NL\${l#*"$TAB"}$NL"*) continue ;; esac
     drop="\${drop}0 \${l#160000 }$NL"
     LC=$((LC + 1))
     if [ "$LC" -le 5 ]; then LR="$LR \${l#*"$TAB"}"; fi
   done <<EOF
-$add
+$ni_out
 EOF
   [ -n "$drop" ] || return 0
   # Git outside reads the index whatever lock is next to it: no lock may keep this change from
