@@ -909,7 +909,7 @@ export const methods = {
         /** Plugins that run without the sandbox because an operator trusted them (sandbox = "none"). */
         trusted: z.array(z.string()),
         /** Whether Bash commands let through without an operator reading them run in the box (runner/containment.ts). */
-        containment: z.object({ available: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable(), detail: z.string(), when: z.array(z.enum(CONTAIN_WHEN)) }).optional(),
+        containment: z.object({ available: z.boolean(), box: z.enum(['bwrap', 'seatbelt']).nullable(), detail: z.string(), when: z.array(z.enum(CONTAIN_WHEN)), scoped: z.boolean().optional() }).optional(),
       }),
       /** How late the host's event loop runs, in ms past when it was due (0 on an idle loop; main/host/event-loop-monitor.ts): a blocked loop delays every call. */
       eventLoop: eventLoopSnapshot.optional(),

@@ -5,9 +5,9 @@
 // Doctor only reads. With a host running it asks that host (plugins, checker health); without
 // one it builds the plugin registry itself, read-only — it does not start a host, so it
 // neither starts checkers nor appends to the audit log.
-import { existsSync, readFileSync, statSync, statfsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { checkHeadFile } from '../audit/audit-head.js';
 import type { ChainState, TeamLinkView } from '../../shared/contract.js';
@@ -17,7 +17,8 @@ import { PluginRegistry } from '../registry/plugin-registry.js';
 import { summary, type PluginSummary } from '../registry/plugin-service.js';
 import { TrustStore } from '../registry/trust-store.js';
 import { detectSandbox, processLimitSupport } from '../runner/sandbox.js';
-import { Containment } from '../runner/containment.js';
+import { installScope } from '../runner/box-scope.js';
+import { Containment, type ContainmentStatus } from '../runner/containment.js';
 import { readSettingsFile } from '../gateway/settings-store.js';
 import { readServeFile } from '../shells/serve/serve-file.js';
 import { findElectronBinary } from './electron-binary.js';
@@ -85,9 +86,21 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   }
   // Containment: the box that let-through Bash commands of Claude Code run in (runner/containment.ts).
   const settingsNow = existsSync(paths.settings) ? readSettingsFile(paths.settings).settings : null;
-  const containment = new Containment({ home: env.HOME ?? homedir(), gatehouseHome: home, pluginDirs: () => pluginDirs, when: () => settingsNow?.containment, detect: () => sandbox });
-  const boxed = containment.status();
-  if (boxed.available) checks.push(check('containment', 'ok', boxed.detail));
+  // Doctor only reads: where the data folder has no Landlock helper yet, one is built in a temp
+  // folder to see whether the host would manage to, and removed.
+  const probe = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-'));
+  let boxed: ContainmentStatus;
+  try {
+    const scope = (dir: string) => {
+      const have = installScope(dir, { build: false });
+      return have.ok ? have : installScope(probe);
+    };
+    boxed = new Containment({ home: env.HOME ?? homedir(), gatehouseHome: home, pluginDirs: () => pluginDirs, when: () => settingsNow?.containment, detect: () => sandbox, scope }).status();
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+  if (boxed.available && boxed.scoped === false) checks.push(check('containment', 'warn', boxed.detail, 'on Linux 6.12 or later, install a C compiler (Debian/Ubuntu: sudo apt install gcc) and run gatehouse doctor again.'));
+  else if (boxed.available) checks.push(check('containment', 'ok', boxed.detail));
   else
     checks.push(
       check(

@@ -177,7 +177,7 @@ export function existingPlaces(glob: string, home: string): string[] {
  * Connecting to a socket needs no write access to its folder, so a read-only view is not enough:
  * these are masked. tmux and screen keep theirs under the temp folders (writable in the box), the
  * session bus, systemd --user, Wayland and the agents in $XDG_RUNTIME_DIR (/run/user/UID).
- * Sockets in the abstract namespace have no path to mask (see docs/security-model.md).
+ * Sockets in the abstract namespace have no path to mask: Landlock scopes them (box-scope.ts).
  */
 export function controlSockets(tmpDirs: readonly string[], uid: number | undefined): string[] {
   const out: string[] = ['/run/screen', '/var/run/screen', '/run/docker.sock', '/var/run/docker.sock', '/tmp/.X11-unix', '/tmp/.ICE-unix'];
@@ -444,6 +444,9 @@ export function shellQuote(w: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The program that builds the box; for bubblewrap, the Landlock scope it runs under where there is one (box-scope.ts). */
+export type BoxProgram = { kind: 'bwrap'; path: string; scope?: string } | { kind: 'seatbelt'; path: string };
+
 /**
  * The command line that runs `command` in the box: what the agent's own shell runs instead of
  * the command (Claude Code evaluates it in its shell, so this is shell text). When the box can
@@ -453,8 +456,8 @@ export function shellQuote(w: string): string {
  * The command itself runs under `shell -c`, unchanged; its output and exit status are the
  * command's, unless the check after it removed a file it created (then at least 1).
  */
-export function boxedCommandLine(box: { kind: 'bwrap'; path: string } | { kind: 'seatbelt'; path: string }, plan: BoxPlan, command: string, shell = defaultShell(), checkFile?: string): string {
-  const boxed = box.kind === 'bwrap' ? [box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
+export function boxedCommandLine(box: BoxProgram, plan: BoxPlan, command: string, shell = defaultShell(), checkFile?: string): string {
+  const boxed = box.kind === 'bwrap' ? [...(box.scope ? [box.scope] : []), box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
   // No git folder the box can write and no project it can write (only temp folders): nothing to
   // check, and the box alone spares the agent's shell a process.
   if (!plan.gitDirs.length && !plan.top) return boxed.map(shellQuote).join(' ');
@@ -993,9 +996,10 @@ exit "$st"
 
 const defaultShell = () => (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
 
-/** Runs `true` in a box of `plan`: whether bubblewrap can build this box here (and why not). */
-export function tryBox(bwrap: string, plan: BoxPlan): { ok: true } | { ok: false; reason: string } {
-  const r = spawnSync(bwrap, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', 'true'], { encoding: 'utf8', timeout: 5000 });
+/** Runs `true` in a box of `plan` (under `scope` when given): whether bubblewrap can build this box here (and why not). */
+export function tryBox(bwrap: string, plan: BoxPlan, scope?: string): { ok: true } | { ok: false; reason: string } {
+  const argv = [...(scope ? [scope] : []), bwrap, ...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', 'true'];
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 5000 });
   if (r.status === 0) return { ok: true };
   return { ok: false, reason: (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim() };
 }

@@ -16,8 +16,9 @@ import { installedCliFiles } from '../core/install-files.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import type { Decider, ToolCall } from '../policy/types.js';
-import { boxedCommandLine, boxPlan, installBoxCheck, tryBox, type BoxPlan } from './box.js';
+import { boxedCommandLine, boxPlan, installBoxCheck, tryBox, type BoxPlan, type BoxProgram } from './box.js';
 import { boxFolder } from './box-journal.js';
+import { installScope, type ScopeResult } from './box-scope.js';
 import { detectSandbox, type SandboxDetection } from './sandbox.js';
 
 /** Claude Code's shell tool: the one whose input is a command line the box can wrap. */
@@ -33,6 +34,8 @@ export interface ContainmentStatus {
   detail: string;
   /** When a let-through command is contained (the setting). */
   when: ContainWhen[];
+  /** bubblewrap only: whether sockets in the abstract namespace are out of the box's reach (Landlock). */
+  scoped?: boolean;
 }
 
 /** What the pipeline records and the hook answers with. */
@@ -49,6 +52,8 @@ export interface ContainmentDeps {
   /** The host's sandbox detection (default detectSandbox()). */
   detect?: () => SandboxDetection;
   platform?: NodeJS.Platform;
+  /** The Landlock scope program (default installScope into the data folder). */
+  scope?: (dir: string) => ScopeResult;
   /** Milliseconds, for how long a folder's box is reused (default Date.now). */
   now?: () => number;
 }
@@ -62,12 +67,12 @@ export const BOX_REUSE_MS = 2_000;
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
 export class Containment {
-  private boxValue: { kind: BoxKind; path: string } | { kind: null; reason: string } | null = null;
+  private boxValue: (BoxProgram & { unscoped?: string }) | { kind: null; reason: string } | null = null;
 
   constructor(private readonly deps: ContainmentDeps) {}
 
-  /** Which box this machine has, tried once with a real box (cached). */
-  private box(): { kind: BoxKind; path: string } | { kind: null; reason: string } {
+  /** Which box this machine has, tried once with a real box (cached); for bubblewrap, with its Landlock scope or why there is none. */
+  private box(): (BoxProgram & { unscoped?: string }) | { kind: null; reason: string } {
     if (this.boxValue) return this.boxValue;
     const platform = this.deps.platform ?? process.platform;
     if (platform === 'darwin') {
@@ -81,8 +86,16 @@ export class Containment {
     }
     // bwrap may build a plugin's narrow sandbox and still refuse this one (a read-only bind of
     // /): the box itself is tried, once, on a folder with nothing in it.
-    const t = tryBox(d.path, boxPlan({ home: this.deps.home, rules: [], tmpDirs: [] }, tmpdir()));
-    this.boxValue = t.ok ? { kind: 'bwrap', path: d.path } : { kind: null, reason: `bubblewrap ${d.version} cannot build the box here (${t.reason})` };
+    const empty = boxPlan({ home: this.deps.home, rules: [], tmpDirs: [] }, tmpdir());
+    const t = tryBox(d.path, empty);
+    if (!t.ok) {
+      this.boxValue = { kind: null, reason: `bubblewrap ${d.version} cannot build the box here (${t.reason})` };
+      return this.boxValue;
+    }
+    // Abstract-namespace sockets scoped where Landlock can (box-scope.ts); the box still runs where it cannot.
+    const scope = (this.deps.scope ?? ((dir) => installScope(dir)))(boxFolder(this.deps.gatehouseHome));
+    const scoped = scope.ok ? tryBox(d.path, empty, scope.path) : scope;
+    this.boxValue = scope.ok && scoped.ok ? { kind: 'bwrap', path: d.path, scope: scope.path } : { kind: 'bwrap', path: d.path, unscoped: 'reason' in scoped ? scoped.reason : '' };
     return this.boxValue;
   }
 
@@ -96,7 +109,9 @@ export class Containment {
     if (b.kind === null) return { available: false, box: null, detail: `Containment is off: ${b.reason}. Bash commands Gatehouse lets through run with everything your account can reach.`, when };
     const what = b.kind === 'bwrap' ? `bubblewrap (${b.path})` : 'Seatbelt (sandbox-exec)';
     const scope = when.length ? `commands allowed by ${when.map((w) => (w === 'grants' ? 'a grant or an allow rule' : `${w} autonomy`)).join(', ')}` : 'no commands (the setting names none)';
-    return { available: true, box: b.kind, detail: `Containment is on for ${scope}: ${what} hides credentials and Gatehouse's data folder and keeps everything but the project and temp folders read-only.`, when };
+    const sockets =
+      b.kind !== 'bwrap' ? '' : b.scope ? ' Landlock keeps it from sockets in the abstract namespace (an X server, a session bus).' : ` Sockets in the abstract namespace (an X server, a session bus) stay reachable: ${b.unscoped} (Landlock on Linux 6.12 or later, and a C compiler to build its helper once, close this).`;
+    return { available: true, box: b.kind, detail: `Containment is on for ${scope}: ${what} hides credentials and Gatehouse's data folder and keeps everything but the project and temp folders read-only.${sockets}`, scoped: b.kind === 'bwrap' ? !!b.scope : undefined, when };
   }
 
   /**

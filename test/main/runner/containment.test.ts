@@ -5,11 +5,13 @@
 // contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
-import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote } from '../../../main/runner/box.js';
+import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
+import { installScope } from '../../../main/runner/box-scope.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
@@ -167,6 +169,32 @@ describe('the box: what it hides and what it keeps read-only', () => {
       expect(spawnSync('tmux', ['-L', name, 'has-session']).status).toBe(0);
     } finally {
       spawnSync('tmux', ['-L', name, 'kill-server']);
+    }
+  });
+
+  it('keeps a contained command from sockets in the abstract namespace (an X server\'s @/tmp/.X11-unix/X0 has no path to mask) where Landlock can scope them; without the scope it connects', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const scope = installScope(tempDir('gatehouse-scope-'));
+    if (!scope.ok) return ctx.skip(`no Landlock scope here: ${scope.reason}`);
+    // A listener of the user's session on an abstract name, as an X server has.
+    const name = `gatehouse-test-x11-${process.pid}`;
+    const server = createServer((c) => c.end('welcome\n'));
+    await new Promise<void>((done) => server.listen(`\0${name}`, done));
+    try {
+      const h = fakeHome();
+      const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, h.proj);
+      const probe = `${shellQuote(process.execPath)} -e ${shellQuote(`require('net').connect('\\0${name}').on('data', (d) => console.log(String(d).trim())).on('error', (e) => console.log(e.code))`)}`;
+      const boxed = async (box: BoxProgram) => {
+        const child = spawn('/bin/bash', ['-c', boxedCommandLine(box, plan, probe)], { cwd: h.proj, env: { ...process.env, HOME: h.home } });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        await new Promise((done) => child.on('close', done));
+        return out;
+      };
+      expect(await boxed({ kind: 'bwrap', path: sandbox.path }), 'the box alone must reach the socket, or this test proves nothing').toBe('welcome\n');
+      expect(await boxed({ kind: 'bwrap', path: sandbox.path, scope: scope.path })).toBe('EPERM\n');
+    } finally {
+      server.close();
     }
   });
 
@@ -1152,6 +1180,12 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(out.updatedInput).toMatchObject({ description: 'test', timeout: 120000 });
     const line = String(out.updatedInput!.command);
     expect(line).toMatch(/bwrap .* -- \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/);
+    // Under the Landlock scope (box-scope.ts) where this machine has one, built in the data folder.
+    if (installScope(tempDir('gatehouse-scope-')).ok) {
+      expect(line).toContain(` ${join(host.home.gatehouse, 'box', 'scope-')}`);
+      const health = (await op(host, 'health.list', {})) as { sandbox: { containment?: { scoped?: boolean; detail: string } } };
+      expect(health.sandbox.containment).toMatchObject({ scoped: true, detail: expect.stringContaining('Landlock keeps it from sockets in the abstract namespace') });
+    }
     const r = spawnSync('/bin/bash', ['-c', line], { cwd: host.home.proj, env: { ...process.env, HOME: host.home.home }, encoding: 'utf8' });
     expect(r.stdout).toBe('after\n');
     expect(r.stdout + r.stderr).not.toContain('SSH-SECRET');
