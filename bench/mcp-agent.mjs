@@ -4,7 +4,11 @@
 // that many sequential calls to one of them and answers with, per call, its duration, the runner
 // step's duration and the sum of the other pipeline steps (from the result's _meta.gatehouse.steps),
 // all in ms; on {pings} it makes that many MCP pings to Gatehouse (the transport with no tool
-// behind it) and answers with their times.
+// behind it) and answers with their times; on {spawn: {command, args, input, expect}, runs} it
+// runs a command that many times as an agent runs its hooks (input on stdin, its stdout checked
+// against the pattern `expect`) and answers with their times: from this process, whose fork costs
+// what an agent's does, not from the bench's, which holds every other case's data.
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -18,6 +22,16 @@ process.on('message', async (m) => {
     await direct.close();
     await client.close();
     process.exit(0);
+  }
+  if (m.spawn) {
+    const times = [];
+    try {
+      for (let i = 0; i < m.runs; i++) times.push(await spawned(m.spawn));
+      process.send({ times });
+    } catch (err) {
+      process.send({ error: String(err.message) });
+    }
+    return;
   }
   if (m.pings) {
     const pings = [];
@@ -46,4 +60,16 @@ process.on('message', async (m) => {
   }
   process.send({ total, runner, pipeline });
 });
+function spawned({ command, args, input, expect }) {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stdin.on('error', () => {});
+    child.on('error', reject);
+    child.on('close', () => (new RegExp(expect).test(out) ? resolve(performance.now() - t) : reject(new Error(`${command} ${args.join(' ')} answered ${out}`))));
+    child.stdin.end(input);
+  });
+}
 process.send({ ready: true });
