@@ -24,6 +24,8 @@ export interface BoxJournalDeps {
 }
 
 const NOTE = /^pending-(\d+)-(\d+)-/;
+/** How long a note that could not be finished waits before it is tried again. */
+const STUCK_RETRY_MS = 60_000;
 
 export class BoxJournals {
   private timer: NodeJS.Timeout | null = null;
@@ -57,13 +59,28 @@ export class BoxJournals {
     });
   }
 
+  /**
+   * Notes a finishing run left in place (it could not claim them: a folder it cannot write), by
+   * name, with when they may be tried again: not every second, each attempt in the audit log.
+   */
+  private readonly stuck = new Map<string, number>();
+
   /** Finishes every orphaned note (one run at a time); true when there was one. */
   sweep(): Promise<boolean> {
     if (this.running) return this.running;
-    if (!this.orphans().length) return Promise.resolve(false);
+    const now = Date.now();
+    const due = this.orphans().filter((n) => (this.stuck.get(n) ?? 0) <= now);
+    if (!due.length) return Promise.resolve(false);
     const file = this.deps.checkFile();
     if (!file) return Promise.resolve(false);
-    this.running = this.finish(file).finally(() => (this.running = null));
+    this.running = this.finish(file)
+      .then((done) => {
+        const left = new Set(this.orphans());
+        for (const n of due) if (left.has(n)) this.stuck.set(n, Date.now() + STUCK_RETRY_MS);
+        for (const n of this.stuck.keys()) if (!left.has(n)) this.stuck.delete(n);
+        return done;
+      })
+      .finally(() => (this.running = null));
     return this.running;
   }
 

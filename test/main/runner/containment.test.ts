@@ -1036,6 +1036,27 @@ describe('the box: the Git files that move configuration (created inside, remove
     finished(w);
   });
 
+  it('a note that cannot be finished (its folder will not let it be claimed) is tried again a minute later, not every second', async (ctx) => {
+    const box = tempDir('gatehouse-box-notes-');
+    const checkFile = installBoxCheck(box);
+    const note = join(box, `pending-${spawnSync('true').pid}-1-run`);
+    writeFileSync(note, "top= G= B=// D=// fresh=\nok=1\n");
+    // The fault: a rename of the note fails (root is not held back by permissions: an immutable file).
+    const lock = process.getuid?.() === 0 ? spawnSync('chattr', ['+i', note], { encoding: 'utf8' }) : spawnSync('chmod', ['555', box], { encoding: 'utf8' });
+    if (lock.status !== 0) return ctx.skip(`the note cannot be made unmovable here: ${(lock.stderr || lock.error?.message || '').trim()}`);
+    try {
+      let runs = 0;
+      const journals = new BoxJournals({ dir: box, checkFile: () => (runs++, checkFile), record: () => {} });
+      expect(await journals.sweep()).toBe(true);
+      expect(existsSync(note), 'the fault: the note could not be claimed').toBe(true);
+      expect(await journals.sweep()).toBe(false);
+      expect(runs).toBe(1);
+    } finally {
+      if (process.getuid?.() === 0) spawnSync('chattr', ['-i', note]);
+      else spawnSync('chmod', ['755', box]);
+    }
+  });
+
   it('no note, no box: where the note cannot be written (its disk full) the command is not run, and the error says where and what to do', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
