@@ -943,6 +943,81 @@ save() {
 finish() {
   if [ -n "$J" ]; then rm -f -- "$J"; fi
 }
+# Two commands at once. What another command's box made before this check's scan (a gitlink it
+# staged, a modules/ entry) is not what was there before for this one either: that command's
+# check takes it out when its box is done, and this box could then make it again, for this
+# check to keep. So this check's note of what was there before is narrowed by every other note
+# in the journal (a box still running, its check running, a note not yet finished): for the git
+# folders that note covers, only what it found there before counts (nl: the notes, //-joined;
+# one that went away during the scan, its check done, has the scan made again).
+notes() {
+  nl=
+  for nj in "$JD"/pending-*; do [ -f "$nj" ] && nl="$nl$nj//"; done
+}
+# Prints the assignments that narrow B, D, fresh, K_j and I_j by the note $1 (in a subshell).
+narrow_one() {
+  mB=$B mD=$D mG=$G mtop=$top mi=\${i:-0} j=1
+  while [ "$j" -le "$mi" ]; do eval "mK_$j=\\$K_$j mI_$j=\\$I_$j; unset K_$j I_$j"; j=$((j + 1)); done
+  ok= B= D= G= top= fresh=
+  . "$1" 2>/dev/null
+  [ "$ok" = 1 ] || exit 1
+  oB=$B oD=$D oG=$G
+  # A path under a git folder the note covers is kept only when the note has it too.
+  keep_of() {
+    ko_l=$1 ko_o=$2 ko_out=//
+    while [ "$ko_l" != // ] && [ -n "$ko_l" ]; do
+      ko_l=\${ko_l#//} x=\${ko_l%%//*} ko_l=//\${ko_l#*//}
+      [ -n "$x" ] || continue
+      case $ko_o in *"//$x//"*) ko_out="$ko_out$x//"; continue ;; esac
+      ko_c= ko_q=$oG
+      while [ -n "$ko_q" ]; do
+        ko_g=\${ko_q%%//*} ko_q=\${ko_q#*//}
+        case $x in "$ko_g"/*) ko_c=1; break ;; esac
+      done
+      [ -n "$ko_c" ] || ko_out="$ko_out$x//"
+    done
+  }
+  keep_of "$mB" "$oB"; sq "$ko_out"; printf 'B=%s\\n' "$sq_o"
+  keep_of "$mD" "$oD"; sq "$ko_out"; printf 'D=%s\\n' "$sq_o"
+  if [ -n "$fresh" ] && [ "$top" = "$mtop" ]; then printf 'fresh=1\\n'; fi
+  j=1 mq=$mG
+  while [ "$j" -le "$mi" ]; do
+    mg=\${mq%%//*} mq=\${mq#*//}
+    k=0 kq=$oG kf=
+    while [ -n "$kq" ]; do
+      k=$((k + 1)) kg=\${kq%%//*} kq=\${kq#*//}
+      if [ "$kg" = "$mg" ]; then kf=$k; break; fi
+    done
+    if [ -n "$kf" ]; then
+      eval "mk=\\$mK_$j ok_k=\\$K_$kf mids=\\$mI_$j oids=\\$I_$kf"
+      # The gitlinks of this one that the note has too.
+      not_in "$mk" "$ok_k"; not_in "$mk" "$ni_out"
+      sq "$ni_out"; printf 'K_%s=%s\\n' "$j" "$sq_o"
+      # A .git the note knew otherwise (not unknown, !) is known as the note knew it.
+      ni=$NL
+      while IFS= read -r l; do
+        [ -n "$l" ] || continue
+        q=\${l%"$TAB"*}
+        case $oids in *"$NL$q$TAB"*)
+          o=\${oids#*"$NL$q$TAB"} o=\${o%%"$NL"*}
+          [ "$o" = '!' ] || l="$q$TAB$o" ;;
+        esac
+        ni="$ni$l$NL"
+      done <<NARROW
+$mids
+NARROW
+      sq "$ni"; printf 'I_%s=%s\\n' "$j" "$sq_o"
+    fi
+    j=$((j + 1))
+  done
+}
+narrow() {
+  nq=$nl
+  while [ -n "$nq" ]; do
+    nj=\${nq%%//*} nq=\${nq#*//}
+    if nv=$(narrow_one "$nj"); then eval "$nv"; fi
+  done
+}
 recover_one() {
   ok=
   . "$1" 2>/dev/null
@@ -973,10 +1048,29 @@ recover_all() {
 if startof $$; then PROC=1 ME=$$-$so; else ME=$$-0; fi
 recover_all
 [ -z "$RO" ] || exit 0
-F= st=0 LC=0 LR= LF= HF= fresh=
-scan before
-links before
-if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
+F= st=0 LC=0 LR= LF= HF= G0=$G nt=0
+while :; do
+  nl=
+  if [ -n "$JD" ]; then notes; fi
+  n1=$nl B=// D=// G=$G0 fresh=
+  scan before
+  links before
+  if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
+  [ -n "$JD" ] || break
+  notes
+  gone= nq=$n1
+  while [ -n "$nq" ]; do
+    nj=\${nq%%//*} nq=\${nq#*//}
+    case $nl in *"$nj//"*) ;; *) gone=1 ;; esac
+  done
+  [ -n "$gone" ] || break
+  nt=$((nt + 1))
+  if [ "$nt" -ge 8 ]; then
+    printf 'gatehouse: the command was not run: the checks of other contained commands kept finishing while this one looked at the Git folders. Run it again.\\n' >&2
+    exit 1
+  fi
+done
+if [ -n "$JD" ]; then narrow; fi
 # No note, no box: a KILL would leave the check undone with nothing to finish it.
 if [ -n "$JD" ]; then
   save

@@ -1110,6 +1110,64 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(stale)).toBe(false);
     expect(said).toHaveLength(1);
   });
+
+  /** Starts `line` as an agent's shell does, with its output gathered; `ended` when it closes. */
+  function started(line: string, cwd: string, home: string) {
+    const child = spawn('sh', ['-c', line], { cwd, env: gitEnv(home) });
+    const got = { stdout: '', stderr: '' };
+    child.stdout.on('data', (d: Buffer) => (got.stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (got.stderr += d.toString()));
+    const ended = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const said = async (text: string) => {
+      while (!got.stdout.includes(text)) {
+        if (child.exitCode !== null) throw new Error(`ended before it said ${text}: ${got.stderr}`);
+        await new Promise((go) => setImmediate(go));
+      }
+    };
+    return { got, ended, said };
+  }
+
+  it('two commands at once: one started while another’s box has staged a new repository (and made a .git/modules) takes those for what was there before; after the first check undoes them, the second makes them again, and its check undoes them too; without that `git status` outside runs its fsmonitor', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const fifos = tempDir('gatehouse-box-fifo-');
+    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    const first = started(
+      line(
+        [
+          `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+          'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
+          'mkdir -p .git/modules/evil && cp .git/HEAD .git/modules/evil/ && echo staged',
+          `read x < ${shellQuote(join(fifos, 'a'))}`,
+        ].join('\n'),
+      ),
+      repo,
+      h.home,
+    );
+    await first.said('staged\n');
+    // The second starts (its check's scan before sees the new gitlink), and waits in its box.
+    const second = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'b'))}; git add sub 2>/dev/null; mkdir -p .git/modules/evil && cp .git/HEAD .git/modules/evil/ && echo again`), repo, h.home);
+    await second.said('waiting\n');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    expect(await first.ended, first.got.stderr).toBe(1);
+    const undone = [expect.stringMatching(/^gatehouse: took out of Git's index sub:/), expect.stringMatching(/^gatehouse: removed \/.*\/\.git\/modules: created in a Git folder/)];
+    expect(gatehouseLines(first.got.stderr)).toEqual(undone);
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+    expect(existsSync(join(repo, '.git', 'modules'))).toBe(false);
+    writeFileSync(join(fifos, 'b'), 'go\n');
+    await second.ended;
+    expect(second.got.stdout).toBe('waiting\nagain\n');
+    expect(git(repo, h.home, 'ls-files', '-s'), second.got.stderr).not.toContain('160000 ');
+    expect(gatehouseLines(second.got.stderr)).toEqual(undone);
+    expect(existsSync(join(repo, '.git', 'modules'))).toBe(false);
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+    expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([]);
+  });
 });
 
 // ---- the real host ---------------------------------------------------------------------------------
