@@ -573,12 +573,39 @@ remove_in() {
 # Removed; when finishing an earlier command's check (HOLD, see recover), moved into HOLD instead:
 # the repository may have changed since in ways the user made, so nothing is deleted then.
 # Removed after all when it cannot be moved: Git outside must not find it.
+# Made from inside the folder that holds it, entered with cd -P, and only when that folder is in
+# the project or a git folder the check was given (roots): another command still in its box may
+# put a link on the way after the check looked (a work-tree folder swapped for a link to a
+# repository of the user's elsewhere), and removing or moving by the path would follow it out.
+# Once in the folder, nothing the box does can move it out of the box's writable places.
 discard() {
-  if [ -n "$HOLD" ]; then
-    mkdir -p -- "$HOLD" 2>/dev/null
-    mv -f -- "$1" "$HOLD/$((C + 1))-\${1##*/}" 2>/dev/null && return 0
-  fi
-  rm -rf -- "$1" 2>/dev/null
+  roots
+  (
+    case $1 in */*) cd -P -- "\${1%/*}" 2>/dev/null || exit 1 ;; esac
+    dq=$RT
+    while :; do
+      [ "$dq" != // ] || exit 1
+      dq=\${dq#//} r=\${dq%%//*} dq=//\${dq#*//}
+      case $PWD/ in "$r"/*) break ;; esac
+    done
+    b=\${1##*/}
+    if [ -n "$HOLD" ]; then
+      mkdir -p -- "$HOLD" 2>/dev/null
+      mv -f -- "./$b" "$HOLD/$((C + 1))-$b" 2>/dev/null && exit 0
+    fi
+    rm -rf -- "./$b" 2>/dev/null
+  )
+}
+# RT: the project and the git folders the check was given (G0; pinned in the box, so not links),
+# as the system names them, //-joined; found when first needed.
+RT=
+roots() {
+  [ -z "$RT" ] || return 0
+  RT=// rq=$top//\${G0:-$G}
+  while [ -n "$rq" ]; do
+    r=\${rq%%//*} rq=\${rq#*//}
+    if [ -n "$r" ] && rp=$(cd -P -- "$r" 2>/dev/null && pwd -P); then RT="$RT$rp//"; fi
+  done
 }
 removed() {
   C=$((C + 1))
@@ -925,7 +952,7 @@ sq() {
 save() {
   J=$JD/pending-$ME-run sv=
   {
-    for v in top G B D fresh; do
+    for v in top G0 G B D fresh; do
       eval "sq_v=\\"\\$$v\\""; sq "$sq_v"; printf '%s=%s\\n' "$v" "$sq_o" || sv=1
     done
     j=1

@@ -1168,6 +1168,63 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
     expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([]);
   });
+
+  /** The process at or below `pid` whose program is `name`. */
+  const below = (pid: string, name: string): string | null => {
+    for (const k of kids(pid)) {
+      if (comm(k) === name) return k;
+      const deeper = below(k, name);
+      if (deeper) return deeper;
+    }
+    return null;
+  };
+
+  it('a link put on the way while the check runs (by another command still in its box) does not lead its removal out of the project: a repository of the user’s elsewhere keeps its .git', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    // Two submodules not checked out: their gitlinks, and empty folders.
+    addSubmodules(h, repo, ['cold', 'big']);
+    for (const s of ['cold', 'big']) git(repo, h.home, 'submodule', '-q', 'deinit', '-f', s);
+    // A repository of the user's outside the project, which the box cannot write.
+    const victim = join(h.home, 'victim');
+    mkdirSync(victim);
+    git(victim, h.home, 'init', '-q', '-b', 'main');
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const fifos = tempDir('gatehouse-box-fifo-');
+    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    // The accomplice, in its box: on a word from the test, puts a link to the user's repository at `cold`.
+    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home);
+    await swapper.said('ready\n');
+    // The command: a repository at `cold` (its .git is for the check to remove) and, at `big`, a
+    // .git file the check's cksum takes a while to read (sparse: no disk).
+    const child = spawn('sh', ['-c', line('git init -q cold && truncate -s 1G big/.git && echo planted')], { cwd: repo, env: gitEnv(h.home) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise((done) => child.on('close', done));
+    // Between the check's look at `cold` (a folder, no link) and its removal of cold/.git: held
+    // still there while the accomplice swaps.
+    let ck = below(String(child.pid), 'cksum');
+    while (!ck) {
+      expect(child.exitCode, stderr).toBeNull();
+      await new Promise((go) => setImmediate(go));
+      ck = below(String(child.pid), 'cksum');
+    }
+    process.kill(Number(ck), 'SIGSTOP');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    await swapper.said('swapped\n');
+    process.kill(Number(ck), 'SIGCONT');
+    await closed;
+    expect(existsSync(join(victim, '.git', 'HEAD')), 'the check removed the .git of a repository outside the project, through the link').toBe(true);
+    expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not remove \(remove them before running Git here\) \/.*\/big\/\.git \/.*\/cold\/\.git: created in a Git folder/)]);
+    // What is in the project is removed as before.
+    expect(() => lstatSync(join(repo, 'big', '.git'))).toThrow();
+    writeFileSync(join(fifos, 'b'), 'go\n');
+    await swapper.ended;
+    expect(existsSync(join(victim, '.git', 'HEAD'))).toBe(true);
+  });
 });
 
 // ---- the real host ---------------------------------------------------------------------------------
