@@ -720,15 +720,24 @@ EOF
   while [ -n "$id_q" ]; do
     id_tmp="$id_tmp-\${id_q%%"$NL"*}$TAB!$NL" id_q=\${id_q#*"$NL"}
   done
+  # Git reads no .git file over 1 MiB (the folder is no repository then), and one the command
+  # made that large (sparse: no disk) would hold cksum, and the check, for hours: when there is
+  # one, each is looked at alone, and one that large is known by its inode only.
   id_ck=
   if [ $# -gt 0 ]; then
-    id_ck=$(cksum -- "$@" 2>/dev/null) id_c=0
-    while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
+    id_c=-1
+    if [ -z "$(find "$@" -prune -size +2048 -print 2>/dev/null)" ]; then
+      id_ck=$(cksum -- "$@" 2>/dev/null) id_c=0
+      while IFS= read -r l; do id_c=$((id_c + 1)); done <<EOF
 $id_ck
 EOF
+    fi
     if [ "$id_c" -ne $# ]; then
       id_ck=
-      for f in "$@"; do id_ck="$id_ck$(cksum < "$f" 2>/dev/null)$NL"; done
+      for f in "$@"; do
+        if [ -n "$(find "$f" -prune -size +2048 -print 2>/dev/null)" ]; then id_ck="\${id_ck}large large$NL"
+        else id_ck="$id_ck$(cksum < "$f" 2>/dev/null)$NL"; fi
+      done
     fi
   fi
   while IFS= read -r l; do

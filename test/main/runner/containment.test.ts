@@ -920,6 +920,33 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a .git file too large for Git to read (sparse: no disk) at a gitlink path does not hold the check for hours while the new repository it added stays in the index: Git reads no .git file over 1 MiB, and the check reads none either', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
+    const attack = [
+      `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+      'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
+      // A gitlink needs no repository: one at zz, and there a .git file of 8 TiB.
+      'git update-index --add --cacheinfo "160000,$(git -C sub rev-parse HEAD),zz" && mkdir zz && truncate -s 8T zz/.git && echo planted',
+    ].join('\n');
+    // Reading 8 TiB takes hours: only a KILL (to the whole group: the check and its cksum) would end a check that does.
+    const child = spawn('sh', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack)], { cwd: repo, env: gitEnv(h.home), detached: true });
+    const r = { stdout: '', stderr: '', status: null as number | null, signal: null as NodeJS.Signals | null };
+    child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
+    const guard = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60_000);
+    await new Promise<void>((done) => child.on('close', (code, sig) => ((r.status = code), (r.signal = sig), done())));
+    clearTimeout(guard);
+    expect(r.signal, 'the check read the whole .git file').toBeNull();
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: took out of Git's index sub zz:/)]);
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
+
   /** Adds a repository with a core.fsmonitor as a submodule, then makes the check slow: 20,000 files in .git/modules. */
   const slowAttack = (marker: string) =>
     [
@@ -1111,9 +1138,15 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(said).toHaveLength(1);
   });
 
-  /** Starts `line` as an agent's shell does, with its output gathered; `ended` when it closes. */
-  function started(line: string, cwd: string, home: string) {
-    const child = spawn('sh', ['-c', line], { cwd, env: gitEnv(home) });
+  /**
+   * Starts `line` as an agent's shell does (in a process group of its own), with its output
+   * gathered; `ended` when it closes; a KILL to its group, should the test end before it does.
+   */
+  function started(line: string, cwd: string, home: string, ctx: { onTestFinished: (fn: () => void) => void }) {
+    const child = spawn('sh', ['-c', line], { cwd, env: gitEnv(home), detached: true });
+    ctx.onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    });
     const got = { stdout: '', stderr: '' };
     child.stdout.on('data', (d: Buffer) => (got.stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (got.stderr += d.toString()));
@@ -1147,10 +1180,11 @@ describe('the box: the Git files that move configuration (created inside, remove
       ),
       repo,
       h.home,
+      ctx,
     );
     await first.said('staged\n');
     // The second starts (its check's scan before sees the new gitlink), and waits in its box.
-    const second = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'b'))}; git add sub 2>/dev/null; mkdir -p .git/modules/evil && cp .git/HEAD .git/modules/evil/ && echo again`), repo, h.home);
+    const second = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'b'))}; git add sub 2>/dev/null; mkdir -p .git/modules/evil && cp .git/HEAD .git/modules/evil/ && echo again`), repo, h.home, ctx);
     await second.said('waiting\n');
     writeFileSync(join(fifos, 'a'), 'go\n');
     expect(await first.ended, first.got.stderr).toBe(1);
@@ -1183,8 +1217,8 @@ describe('the box: the Git files that move configuration (created inside, remove
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
     // Two submodules not checked out: their gitlinks, and empty folders.
-    addSubmodules(h, repo, ['cold', 'big']);
-    for (const s of ['cold', 'big']) git(repo, h.home, 'submodule', '-q', 'deinit', '-f', s);
+    addSubmodules(h, repo, ['a', 'cold']);
+    for (const s of ['a', 'cold']) git(repo, h.home, 'submodule', '-q', 'deinit', '-f', s);
     // A repository of the user's outside the project, which the box cannot write.
     const victim = join(h.home, 'victim');
     mkdirSync(victim);
@@ -1196,21 +1230,21 @@ describe('the box: the Git files that move configuration (created inside, remove
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
     const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
     // The accomplice, in its box: on a word from the test, puts a link to the user's repository at `cold`.
-    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home);
+    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home, ctx);
     await swapper.said('ready\n');
-    // The command: a repository at `cold` (its .git is for the check to remove) and, at `big`, a
-    // .git file the check's cksum takes a while to read (sparse: no disk).
-    const child = spawn('sh', ['-c', line('git init -q cold && truncate -s 1G big/.git && echo planted')], { cwd: repo, env: gitEnv(h.home) });
+    // The command: repositories at `a` and `cold`, whose .git the check removes in that order, the
+    // first with 20,000 files (its rm takes a while).
+    const child = spawn('sh', ['-c', line('git init -q a && (cd a/.git && seq 1 20000 | xargs touch) && git init -q cold && echo planted')], { cwd: repo, env: gitEnv(h.home) });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise((done) => child.on('close', done));
-    // Between the check's look at `cold` (a folder, no link) and its removal of cold/.git: held
-    // still there while the accomplice swaps.
-    let ck = below(String(child.pid), 'cksum');
+    // Between the check's look at `cold` (a folder, no link) and its removal of cold/.git (while
+    // it removes a/.git): held still there while the accomplice swaps.
+    let ck = below(String(child.pid), 'rm');
     while (!ck) {
       expect(child.exitCode, stderr).toBeNull();
       await new Promise((go) => setImmediate(go));
-      ck = below(String(child.pid), 'cksum');
+      ck = below(String(child.pid), 'rm');
     }
     process.kill(Number(ck), 'SIGSTOP');
     writeFileSync(join(fifos, 'a'), 'go\n');
@@ -1218,12 +1252,9 @@ describe('the box: the Git files that move configuration (created inside, remove
     process.kill(Number(ck), 'SIGCONT');
     await closed;
     expect(existsSync(join(victim, '.git', 'HEAD')), 'the check removed the .git of a repository outside the project, through the link').toBe(true);
-    expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not remove \(remove them before running Git here\) \/.*\/big\/\.git \/.*\/cold\/\.git: created in a Git folder/)]);
+    expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not remove \(remove them before running Git here\) \/.*\/a\/\.git \/.*\/cold\/\.git: created in a Git folder/)]);
     // What is in the project is removed as before.
-    expect(() => lstatSync(join(repo, 'big', '.git'))).toThrow();
-    writeFileSync(join(fifos, 'b'), 'go\n');
-    await swapper.ended;
-    expect(existsSync(join(victim, '.git', 'HEAD'))).toBe(true);
+    expect(() => lstatSync(join(repo, 'a', '.git'))).toThrow();
   });
 });
 
