@@ -879,23 +879,29 @@ EOF
   done
   return 0
 }
+# Each step from inside the .git, entered with cd -P, and only when that is the project's own
+# (another command still in its box may put a link to a repository of the user's in its place).
+in_git() {
+  (cd -P -- "$top/.git" 2>/dev/null && [ "$PWD" = "$TOPP/.git" ] && eval "$1")
+}
 hold() {
   g=$top/.git
   if [ -L "$g" ] || [ ! -d "$g" ]; then
-    rm -rf -- "\${g:?}" 2>/dev/null
+    discard "$g"
     if there "$g"; then HF=1; fi
     H="$g (not a folder: a link or a file naming a Git folder elsewhere) removed"
     return 0
   fi
+  roots
+  TOPP=\${RT#//} TOPP=\${TOPP%%//*}
   H=
   for f in config hooks commondir config.worktree; do
     there "$g/$f" || continue
-    rm -rf -- "\${g:?}/\${f:?}.gatehouse-held" 2>/dev/null
-    mv -f -- "$g/$f" "$g/$f.gatehouse-held" 2>/dev/null || HF=1
+    in_git 'rm -rf -- "./$f.gatehouse-held" 2>/dev/null; mv -f -- "./$f" "./$f.gatehouse-held" 2>/dev/null' || HF=1
     if there "$g/$f"; then HF=1; fi
     H="$H $g/$f"
   done
-  printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n\\tlogallrefupdates = true\\n' > "$g/config" || HF=1
+  in_git 'printf "[core]\\\\n\\\\trepositoryformatversion = 0\\\\n\\\\tfilemode = true\\\\n\\\\tbare = false\\\\n\\\\tlogallrefupdates = true\\\\n" > ./config' || HF=1
   H="the configuration and hooks of\${H:- $g}, set aside as *.gatehouse-held (look at them, and move back what is yours)"
   has_git && unlink_new "$g" "" "$(gitlinks "$g")" "$top"
 }

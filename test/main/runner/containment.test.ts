@@ -1256,6 +1256,47 @@ describe('the box: the Git files that move configuration (created inside, remove
     // What is in the project is removed as before.
     expect(() => lstatSync(join(repo, 'a', '.git'))).toThrow();
   });
+
+  it('a link put in place of a new top-level .git while the check sets its configuration aside (by another command still in its box) does not lead it into a repository of the user’s elsewhere: that one keeps its config', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    const proj = join(h.home, 'work', 'plain');
+    mkdirSync(proj, { recursive: true });
+    // A repository of the user's outside the project, with a remote in its config.
+    const victim = join(h.home, 'victim');
+    mkdirSync(victim);
+    git(victim, h.home, 'init', '-q', '-b', 'main');
+    git(victim, h.home, 'remote', 'add', 'origin', 'https://example.com/mine.git');
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const fifos = tempDir('gatehouse-box-fifo-');
+    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, proj);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    // The accomplice, in its box: on a word from the test, puts a link to the user's .git in place of the project's.
+    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv .git .git.x && ln -s ${shellQuote(join(victim, '.git'))} .git && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), proj, h.home, ctx);
+    await swapper.said('ready\n');
+    // The command: a repository with a core.fsmonitor (set aside by the check), and 20,000 files
+    // where the check first clears the way for config.gatehouse-held (its rm takes a while).
+    const child = spawn('sh', ['-c', line('git init -q && git config core.fsmonitor "$PWD/mon.sh" && mkdir .git/config.gatehouse-held && (cd .git/config.gatehouse-held && seq 1 20000 | xargs touch) && echo made')], { cwd: proj, env: gitEnv(h.home) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise((done) => child.on('close', done));
+    let rm = below(String(child.pid), 'rm');
+    while (!rm) {
+      expect(child.exitCode, stderr).toBeNull();
+      await new Promise((go) => setImmediate(go));
+      rm = below(String(child.pid), 'rm');
+    }
+    process.kill(Number(rm), 'SIGSTOP');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    await swapper.said('swapped\n');
+    process.kill(Number(rm), 'SIGCONT');
+    await closed;
+    expect(readFileSync(join(victim, '.git', 'config'), 'utf8'), 'the check set aside the config of a repository outside the project, through the link').toContain('https://example.com/mine.git');
+    expect(existsSync(join(victim, '.git', 'config.gatehouse-held'))).toBe(false);
+    expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not set aside \(remove it before running Git there\): a Git repository the contained command made at the top of the project/)]);
+  });
 });
 
 // ---- the real host ---------------------------------------------------------------------------------
