@@ -1001,8 +1001,10 @@ narrow_one() {
   mB=$B mD=$D mG=$G mtop=$top mi=\${i:-0} j=1
   while [ "$j" -le "$mi" ]; do eval "mK_$j=\\$K_$j mI_$j=\\$I_$j; unset K_$j I_$j"; j=$((j + 1)); done
   ok= B= D= G= top= fresh=
+  # 4: a note still being written (its box not started yet); any other failure: gone.
+  [ -f "$1" ] || exit 3
   . "$1" 2>/dev/null
-  [ "$ok" = 1 ] || exit 1
+  if [ "$ok" != 1 ]; then [ -f "$1" ] || exit 3; exit 4; fi
   oB=$B oD=$D oG=$G
   # A path under a git folder the note covers is kept only when the note has it too.
   keep_of() {
@@ -1053,11 +1055,13 @@ NARROW
     j=$((j + 1))
   done
 }
+# False when a note went away (its check done, or claimed) before it was read: scanned again.
 narrow() {
   nq=$nl
   while [ -n "$nq" ]; do
     nj=\${nq%%//*} nq=\${nq#*//}
-    if nv=$(narrow_one "$nj"); then eval "$nv"; fi
+    nv=$(narrow_one "$nj")
+    case $? in 0) eval "$nv" ;; 4) ;; *) return 1 ;; esac
   done
 }
 recover_one() {
@@ -1105,14 +1109,13 @@ while :; do
     nj=\${nq%%//*} nq=\${nq#*//}
     case $nl in *"$nj//"*) ;; *) gone=1 ;; esac
   done
-  [ -n "$gone" ] || break
+  if [ -z "$gone" ]; then narrow && break; fi
   nt=$((nt + 1))
   if [ "$nt" -ge 8 ]; then
     printf 'gatehouse: the command was not run: the checks of other contained commands kept finishing while this one looked at the Git folders. Run it again.\\n' >&2
     exit 1
   fi
 done
-if [ -n "$JD" ]; then narrow; fi
 # No note, no box: a KILL would leave the check undone with nothing to finish it.
 if [ -n "$JD" ]; then
   save
