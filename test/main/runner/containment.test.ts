@@ -1213,6 +1213,60 @@ describe('the box: the Git files that move configuration (created inside, remove
     return null;
   };
 
+  it('a command started while Gatehouse finishes a killed command’s note (the note claimed, the gitlink not yet out) takes the gitlink for what was there before; it stages it again after, and its check must still take it out', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo, marker } = realRepo();
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const fifos = tempDir('gatehouse-box-fifo-');
+    expect(spawnSync('mkfifo', [join(fifos, 'b')]).status).toBe(0);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    // The killed command: a new repository staged, and an index.lock folder of 20,000 files the
+    // check clears before it takes the gitlink out (its rm takes a while); KILLed while it does.
+    const killed = await cutDuringCheck(
+      line(
+        [
+          `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
+          'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
+          'mkdir .git/index.lock && (cd .git/index.lock && seq 1 20000 | xargs touch) && echo staged',
+        ].join('\n'),
+      ),
+      repo,
+      h.home,
+      'SIGKILL',
+    );
+    expect(killed.stdout).toBe('staged\n');
+    expect(git(repo, h.home, 'ls-files', '-s')).toContain('160000 ');
+    // Gatehouse finishes the note (as BoxJournals does), held still while it clears the lock.
+    const recovery = spawn('/bin/sh', [checkFile, '--recover'], { cwd: box, detached: true, stdio: 'ignore' });
+    ctx.onTestFinished(() => {
+      if (recovery.exitCode === null && recovery.signalCode === null) process.kill(-recovery.pid!, 'SIGKILL');
+    });
+    const recovered = new Promise((done) => recovery.on('close', done));
+    let rm = below(String(recovery.pid), 'rm');
+    while (!rm) {
+      expect(recovery.exitCode).toBeNull();
+      await new Promise((go) => setImmediate(go));
+      rm = below(String(recovery.pid), 'rm');
+    }
+    process.kill(Number(rm), 'SIGSTOP');
+    expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([expect.stringMatching(/^pending-\d+-\d+-r1$/)]);
+    expect(git(repo, h.home, 'ls-files', '-s')).toContain('160000 ');
+    // The next command starts now (its scan sees the gitlink), and waits in its box.
+    const next = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'b'))}; git add sub 2>/dev/null; echo again`), repo, h.home, ctx);
+    await next.said('waiting\n');
+    process.kill(Number(rm), 'SIGCONT');
+    await recovered;
+    expect(git(repo, h.home, 'ls-files', '-s')).not.toContain('160000 ');
+    writeFileSync(join(fifos, 'b'), 'go\n');
+    await next.ended;
+    expect(next.got.stdout).toBe('waiting\nagain\n');
+    expect(git(repo, h.home, 'ls-files', '-s'), next.got.stderr).not.toContain('160000 ');
+    git(repo, h.home, 'status', '--porcelain');
+    expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+  });
+
   it('a link put on the way while the check runs (by another command still in its box) does not lead its removal out of the project: a repository of the user’s elsewhere keeps its .git', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
