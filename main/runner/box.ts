@@ -589,11 +589,19 @@ discard() {
       case $PWD/ in "$r"/*) break ;; esac
     done
     b=\${1##*/}
-    if [ -n "$HOLD" ]; then
-      mkdir -p -- "$HOLD" 2>/dev/null
-      mv -f -- "./$b" "$HOLD/$((C + 1))-$b" 2>/dev/null && exit 0
-    fi
-    rm -rf -- "./$b" 2>/dev/null
+    for try in 1 2; do
+      if [ -n "$HOLD" ]; then
+        mkdir -p -- "$HOLD" 2>/dev/null
+        mv -f -- "./$b" "$HOLD/$((C + 1))-$b" 2>/dev/null && exit 0
+      fi
+      rm -rf -- "./$b" 2>/dev/null
+      there "./$b" || exit 0
+      # A folder the command made read-only (this one, or one in what is removed) keeps rm out:
+      # made writable for its owner, and tried once more.
+      [ "$try" = 1 ] || exit 1
+      chmod u+w . 2>/dev/null
+      if realdir "./$b"; then chmod -R u+rwx -- "./$b" 2>/dev/null; fi
+    done
   )
 }
 # RT: the project and the git folders the check was given (G0; pinned in the box, so not links),
@@ -880,9 +888,10 @@ EOF
   return 0
 }
 # Each step from inside the .git, entered with cd -P, and only when that is the project's own
-# (another command still in its box may put a link to a repository of the user's in its place).
+# (another command still in its box may put a link to a repository of the user's in its place);
+# made writable for its owner first (the command may have made it read-only).
 in_git() {
-  (cd -P -- "$top/.git" 2>/dev/null && [ "$PWD" = "$TOPP/.git" ] && eval "$1")
+  (cd -P -- "$top/.git" 2>/dev/null && [ "$PWD" = "$TOPP/.git" ] && { chmod u+w . 2>/dev/null; eval "$1"; })
 }
 hold() {
   g=$top/.git

@@ -362,6 +362,58 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a .git the command made read-only once it had planted a commondir, or made a repository at the top of the project (a user, not root: root writes anyway), does not keep the check from removing or setting aside; without that Git outside runs the fsmonitor or hook named', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const root = process.getuid?.() === 0;
+    if (root && spawnSync('setpriv', ['--version']).status !== 0) return ctx.skip('running as root, with no setpriv to run as a user');
+    /** `argv` as a user: this one, or nobody (65534) when this is root. */
+    const asUser = (argv: string[]) => (root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...argv] : argv);
+    const world = () => {
+      const w = realRepo();
+      if (root) expect(spawnSync('chown', ['-R', '65534:65534', w.h.root]).status).toBe(0);
+      return w;
+    };
+    const userGit = (w: { h: ReturnType<typeof fakeHome>; repo: string }, ...args: string[]) => {
+      const argv = asUser(['git', ...args]);
+      const r = spawnSync(argv[0]!, argv.slice(1), { cwd: w.repo, env: gitEnv(w.h.home), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const attack = (marker: string) => `${plant(marker)}\nchmod a-w .git`;
+    const boxed = (w: { h: ReturnType<typeof fakeHome>; repo: string; marker: string }, command = attack(w.marker)) => {
+      const box = join(w.h.gatehouse, 'box');
+      const checkFile = installBoxCheck(box);
+      if (root) expect(spawnSync('chown', ['-R', '65534:65534', box]).status).toBe(0);
+      const plan = boxPlan({ home: w.h.home, rules: rulesFor(w.h.home, w.h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, w.repo);
+      const argv = asUser(['sh', '-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile)]);
+      return spawnSync(argv[0]!, argv.slice(1), { cwd: w.repo, env: gitEnv(w.h.home), encoding: 'utf8' });
+    };
+    const w = world();
+    const r = boxed(w);
+    expect(r.stdout, r.stderr).toBe('planted\n');
+    expect(r.status).toBe(1);
+    userGit(w, 'status', '--porcelain');
+    expect(existsSync(w.marker), 'git status outside the box ran the fsmonitor of the config commondir named').toBe(false);
+    expect(existsSync(join(w.repo, '.git', 'commondir'))).toBe(false);
+    expect(gatehouseLines(r.stderr)).toEqual([expect.stringMatching(/^gatehouse: removed \/.*\/\.git\/commondir: created in a Git folder/)]);
+
+    // The same for a repository the command makes at the top of a project that had none: its
+    // hooks are set aside though the command made its .git read-only (then at the latest when the
+    // user makes it writable again to commit, the hook would run).
+    const h = fakeHome();
+    const proj = join(h.home, 'work', 'plain');
+    mkdirSync(proj, { recursive: true });
+    const fresh = { h, repo: proj, marker: join(h.root, 'MARKER') };
+    if (root) expect(spawnSync('chown', ['-R', '65534:65534', h.root]).status).toBe(0);
+    const made = boxed(fresh, `git init -q && printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(fresh.marker)} > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && chmod a-w .git && echo made`);
+    expect(made.stdout, made.stderr).toBe('made\n');
+    const chmod = asUser(['chmod', 'u+w', join(proj, '.git')]);
+    expect(spawnSync(chmod[0]!, chmod.slice(1)).status).toBe(0);
+    userGit(fresh, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'next');
+    expect(existsSync(fresh.marker), 'git commit outside the box ran the hook of the new repository').toBe(false);
+    expect(gatehouseLines(made.stderr)).toEqual([expect.stringMatching(/^gatehouse: set aside: a Git repository the contained command made at the top of the project/)]);
+  });
+
   it('a linked worktree (.git is a file): the file stays as it is, its git folder (writable here) keeps its commondir and loses a config.worktree it gained', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const scratch = tempDir('gatehouse-box-scratch-');
