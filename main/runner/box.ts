@@ -594,8 +594,11 @@ discard() {
         mkdir -p -- "$HOLD" 2>/dev/null
         mv -f -- "./$b" "$HOLD/$((C + 1))-$b" 2>/dev/null && exit 0
       fi
-      rm -rf -- "./$b" 2>/dev/null
-      there "./$b" || exit 0
+      # When holding, removed only once it could not be moved either way.
+      if [ -z "$HOLD" ] || [ "$try" = 2 ]; then
+        rm -rf -- "./$b" 2>/dev/null
+        there "./$b" || exit 0
+      fi
       # A folder the command made read-only (this one, or one in what is removed) keeps rm out:
       # made writable for its owner, and tried once more.
       [ "$try" = 1 ] || exit 1
