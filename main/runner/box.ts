@@ -567,27 +567,38 @@ remove() {
 }
 # $2 in the folder $1, by its path there (see idents).
 remove_in() {
-  (cd -- "$1" 2>/dev/null || exit 1; discard "./$2"; ! there "./$2") || F=1
+  (discard "./$2" "$1"; cd -- "$1" 2>/dev/null || exit 1; ! there "./$2") || F=1
   removed "$1/$2"
 }
 # Removed; when finishing an earlier command's check (HOLD, see recover), moved into HOLD instead:
 # the repository may have changed since in ways the user made, so nothing is deleted then.
 # Removed after all when it cannot be moved: Git outside must not find it.
-# Made from inside the folder that holds it, entered with cd -P, and only when that folder is in
-# the project or a git folder the check was given (roots): another command still in its box may
-# put a link on the way after the check looked (a work-tree folder swapped for a link to a
-# repository of the user's elsewhere), and removing or moving by the path would follow it out.
-# Once in the folder, nothing the box does can move it out of the box's writable places.
+# Made from inside the folder that holds it ($1, or $1 under the folder $2), entered from the
+# first root it is under (the project, else a git folder the check was given: not links, the box
+# cannot replace them) with cd -P, and only when no link was on the way: another command still in
+# its box may put one there after the check looked (a work-tree folder swapped for a link to a
+# repository of the user's elsewhere, or to the project itself, whose .git the removal would then
+# be), and removing or moving by the path would follow it. Once in the folder, nothing the box
+# does can move it out of the box's writable places.
 discard() {
-  roots
   (
-    case $1 in */*) cd -P -- "\${1%/*}" 2>/dev/null || exit 1 ;; esac
-    dq=$RT
+    d=$2 rel=\${1%/*}
+    if [ -z "$d" ]; then d=$rel rel=; fi
+    rel=\${rel#./}
+    [ "$rel" != . ] || rel=
+    rq=$top//\${G0:-$G}
     while :; do
-      [ "$dq" != // ] || exit 1
-      dq=\${dq#//} r=\${dq%%//*} dq=//\${dq#*//}
-      case $PWD/ in "$r"/*) break ;; esac
+      [ -n "$rq" ] || exit 1
+      r=\${rq%%//*} rq=\${rq#*//}
+      [ -n "$r" ] || continue
+      case $d in "$r" | "$r"/*) break ;; esac
     done
+    cd -P -- "$r" 2>/dev/null || exit 1
+    rest=\${d#"$r"} rest=\${rest#/}
+    if [ -n "$rel" ]; then rest=\${rest:+$rest/}$rel; fi
+    want=$PWD\${rest:+/$rest}
+    if [ -n "$rest" ]; then cd -P -- "./$rest" 2>/dev/null || exit 1; fi
+    [ "$PWD" = "$want" ] || exit 1
     b=\${1##*/}
     for try in 1 2; do
       if [ -n "$HOLD" ]; then
@@ -606,17 +617,6 @@ discard() {
       if realdir "./$b"; then chmod -R u+rwx -- "./$b" 2>/dev/null; fi
     done
   )
-}
-# RT: the project and the git folders the check was given (G0; pinned in the box, so not links),
-# as the system names them, //-joined; found when first needed.
-RT=
-roots() {
-  [ -z "$RT" ] || return 0
-  RT=// rq=$top//\${G0:-$G}
-  while [ -n "$rq" ]; do
-    r=\${rq%%//*} rq=\${rq#*//}
-    if [ -n "$r" ] && rp=$(cd -P -- "$r" 2>/dev/null && pwd -P); then RT="$RT$rp//"; fi
-  done
 }
 removed() {
   C=$((C + 1))
@@ -894,7 +894,7 @@ EOF
 # (another command still in its box may put a link to a repository of the user's in its place);
 # made writable for its owner first (the command may have made it read-only).
 in_git() {
-  (cd -P -- "$top/.git" 2>/dev/null && [ "$PWD" = "$TOPP/.git" ] && { chmod u+w . 2>/dev/null; eval "$1"; })
+  (cd -P -- "$top" 2>/dev/null && t=$PWD && cd -P ./.git 2>/dev/null && [ "$PWD" = "$t/.git" ] && { chmod u+w . 2>/dev/null; eval "$1"; })
 }
 hold() {
   g=$top/.git
@@ -904,8 +904,6 @@ hold() {
     H="$g (not a folder: a link or a file naming a Git folder elsewhere) removed"
     return 0
   fi
-  roots
-  TOPP=\${RT#//} TOPP=\${TOPP%%//*}
   H=
   for f in config hooks commondir config.worktree; do
     there "$g/$f" || continue

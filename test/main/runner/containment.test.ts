@@ -1319,16 +1319,21 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
   });
 
-  it('a link put on the way while the check runs (by another command still in its box) does not lead its removal out of the project: a repository of the user’s elsewhere keeps its .git', async (ctx) => {
+  it.for([
+    ['a repository of the user’s elsewhere', 'victim'],
+    ['the project itself (cold/.git would be its .git)', 'self'],
+  ] as const)('a link put on the way while the check runs (by another command still in its box) to %s does not lead its removal there: that repository keeps its .git', async ([, to], ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
     // Two submodules not checked out: their gitlinks, and empty folders.
     addSubmodules(h, repo, ['a', 'cold']);
     for (const s of ['a', 'cold']) git(repo, h.home, 'submodule', '-q', 'deinit', '-f', s);
     // A repository of the user's outside the project, which the box cannot write.
-    const victim = join(h.home, 'victim');
-    mkdirSync(victim);
-    git(victim, h.home, 'init', '-q', '-b', 'main');
+    const victim = to === 'self' ? repo : join(h.home, 'victim');
+    if (to !== 'self') {
+      mkdirSync(victim);
+      git(victim, h.home, 'init', '-q', '-b', 'main');
+    }
     const box = join(h.gatehouse, 'box');
     const checkFile = installBoxCheck(box);
     const fifos = tempDir('gatehouse-box-fifo-');
@@ -1336,7 +1341,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
     const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
     // The accomplice, in its box: on a word from the test, puts a link to the user's repository at `cold`.
-    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home, ctx);
+    const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${to === 'self' ? '.' : shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home, ctx);
     await swapper.said('ready\n');
     // The command: repositories at `a` and `cold`, whose .git the check removes in that order, the
     // first with 20,000 files (its rm takes a while).
@@ -1357,7 +1362,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     await swapper.said('swapped\n');
     process.kill(Number(ck), 'SIGCONT');
     await closed;
-    expect(existsSync(join(victim, '.git', 'HEAD')), 'the check removed the .git of a repository outside the project, through the link').toBe(true);
+    expect(existsSync(join(victim, '.git', 'HEAD')), 'the check removed the .git of a repository through the link').toBe(true);
     expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not remove \(remove them before running Git here\) \/.*\/a\/\.git \/.*\/cold\/\.git: created in a Git folder/)]);
     // What is in the project is removed as before.
     expect(() => lstatSync(join(repo, 'a', '.git'))).toThrow();
