@@ -18,12 +18,16 @@ export interface BoxJournalDeps {
   /** What the finished check said (its stderr), for the audit log. */
   record: (said: string, exitCode: number | null) => void;
   log?: (msg: string, err?: unknown) => void;
+  /** How long one finishing run may take before it is ended (default 60 s). */
+  timeoutMs?: number;
   /** How often the folder is looked at (default 1 s). */
   intervalMs?: number;
   platform?: NodeJS.Platform;
 }
 
 const NOTE = /^pending-(\d+)-(\d+)-/;
+/** How long one finishing run may take. */
+const FINISH_TIMEOUT_MS = 60_000;
 /** How long a note that could not be finished waits before it is tried again. */
 const STUCK_RETRY_MS = 60_000;
 
@@ -86,16 +90,31 @@ export class BoxJournals {
 
   private finish(file: string): Promise<boolean> {
     return new Promise((done) => {
-      // cwd: the check changes into the folders it looks at by their absolute paths.
-      const child = spawn('/bin/sh', [file, '--recover'], { cwd: this.deps.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      // cwd: the check changes into the folders it looks at by their absolute paths. A process
+      // group of its own, ended whole if it runs past its time: one that hung (a FIFO another
+      // box swapped in where Git opens a file) would hold every later sweep; the note it claimed
+      // then has a dead owner and is tried again.
+      const child = spawn('/bin/sh', [file, '--recover'], { cwd: this.deps.dir, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
       let said = '';
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }, this.deps.timeoutMs ?? FINISH_TIMEOUT_MS);
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (d: string) => (said.length < 64 * 1024 ? (said += d) : undefined));
       child.on('error', (err) => {
+        clearTimeout(timer);
         this.deps.log?.('finishing the check of a stopped contained command failed to start', err);
         done(true);
       });
       child.on('close', (code) => {
+        clearTimeout(timer);
+        if (late) said += `${said ? '\n' : ''}gatehouse: finishing the check of a stopped contained command took longer than ${(this.deps.timeoutMs ?? FINISH_TIMEOUT_MS) / 1000} s and was ended; it is tried again.`;
         if (said.trim() || code !== 0) this.deps.record(said.trim(), code);
         done(true);
       });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
 import { installScope } from '../../../main/runner/box-scope.js';
+import { isAlive } from '../../../main/core/proc-scan.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
@@ -1134,6 +1135,22 @@ describe('the box: the Git files that move configuration (created inside, remove
       if (process.getuid?.() === 0) spawnSync('chattr', ['-i', note]);
       else spawnSync('chmod', ['755', box]);
     }
+  });
+
+  it('a finishing run that hangs is ended at its time limit (its whole process group) and said so, so later sweeps are not held', async () => {
+    const box = tempDir('gatehouse-box-notes-');
+    writeFileSync(join(box, `pending-${spawnSync('true').pid}-1-run`), "top= G= B=// D=// fresh=\nok=1\n");
+    // The fault: a check that never ends (it waits to open a FIFO nobody writes), with a child of its own.
+    const fifo = join(box, 'never');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const hangs = join(box, 'hangs.sh');
+    writeFileSync(hangs, `cat ${shellQuote(fifo)} & echo $! > ${shellQuote(join(box, 'child'))}; wait\n`);
+    const said: string[] = [];
+    const journals = new BoxJournals({ dir: box, checkFile: () => hangs, record: (text) => said.push(text), timeoutMs: 300 });
+    expect(await journals.sweep()).toBe(true);
+    expect(said).toEqual(['gatehouse: finishing the check of a stopped contained command took longer than 0.3 s and was ended; it is tried again.']);
+    const child = Number(readFileSync(join(box, 'child'), 'utf8'));
+    expect(isAlive(child), 'a process the hung run started is still running').toBe(false);
   });
 
   it('no note, no box: where the note cannot be written (its disk full) the command is not run, and the error says where and what to do', (ctx) => {
