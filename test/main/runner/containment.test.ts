@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
 import { installScope } from '../../../main/runner/box-scope.js';
-import { isAlive } from '../../../main/core/proc-scan.js';
+import { isAlive, readStat } from '../../../main/core/proc-scan.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
@@ -1021,14 +1021,20 @@ describe('the box: the Git files that move configuration (created inside, remove
       return '';
     }
   };
-  /** The process, at or below `pid`, that has an `rm` child. */
-  const rmParent = (pid: string): string | null => {
+  /** The process at or below `pid` whose program is `name`. */
+  const below = (pid: string, name: string): string | null => {
     for (const k of kids(pid)) {
-      if (comm(k) === 'rm') return pid;
-      const below = rmParent(k);
-      if (below) return below;
+      if (comm(k) === name) return k;
+      const deeper = below(k, name);
+      if (deeper) return deeper;
     }
     return null;
+  };
+  /** The process, at or below `pid`, that has an `rm` child. */
+  const rmParent = (pid: string): string | null => {
+    const rm = below(pid, 'rm');
+    const stat = rm ? readStat(Number(rm)) : null;
+    return stat ? String(stat.ppid) : null;
   };
   /**
    * Runs `line` as an agent's shell does (in a process group of its own) and, once the check after
@@ -1272,15 +1278,29 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([]);
   });
 
-  /** The process at or below `pid` whose program is `name`. */
-  const below = (pid: string, name: string): string | null => {
-    for (const k of kids(pid)) {
-      if (comm(k) === name) return k;
-      const deeper = below(k, name);
-      if (deeper) return deeper;
+  /**
+   * Runs `command` boxed (`line`), holds the check still (SIGSTOP) at its first `rm` while the
+   * accomplice `swapper`, on the word in FIFO `a`, puts a link in place, then lets it go: what
+   * the check said.
+   */
+  async function swappedWhileRemoving(command: string, cwd: string, home: string, fifos: string, swapper: ReturnType<typeof started>): Promise<string> {
+    const child = spawn('sh', ['-c', command], { cwd, env: gitEnv(home) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise((done) => child.on('close', done));
+    let rm = below(String(child.pid), 'rm');
+    while (!rm) {
+      expect(child.exitCode, stderr).toBeNull();
+      await new Promise((go) => setImmediate(go));
+      rm = below(String(child.pid), 'rm');
     }
-    return null;
-  };
+    process.kill(Number(rm), 'SIGSTOP');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    await swapper.said('swapped\n');
+    process.kill(Number(rm), 'SIGCONT');
+    await closed;
+    return stderr;
+  }
 
   it('a command started while Gatehouse finishes a killed command’s note (the note claimed, the gitlink not yet out) takes the gitlink for what was there before; it stages it again after, and its check must still take it out', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
@@ -1362,23 +1382,9 @@ describe('the box: the Git files that move configuration (created inside, remove
     await swapper.said('ready\n');
     // The command: repositories at `a` and `cold`, whose .git the check removes in that order, the
     // first with 20,000 files (its rm takes a while).
-    const child = spawn('sh', ['-c', line('git init -q a && (cd a/.git && seq 1 20000 | xargs touch) && git init -q cold && echo planted')], { cwd: repo, env: gitEnv(h.home) });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise((done) => child.on('close', done));
     // Between the check's look at `cold` (a folder, no link) and its removal of cold/.git (while
     // it removes a/.git): held still there while the accomplice swaps.
-    let ck = below(String(child.pid), 'rm');
-    while (!ck) {
-      expect(child.exitCode, stderr).toBeNull();
-      await new Promise((go) => setImmediate(go));
-      ck = below(String(child.pid), 'rm');
-    }
-    process.kill(Number(ck), 'SIGSTOP');
-    writeFileSync(join(fifos, 'a'), 'go\n');
-    await swapper.said('swapped\n');
-    process.kill(Number(ck), 'SIGCONT');
-    await closed;
+    const stderr = await swappedWhileRemoving(line('git init -q a && (cd a/.git && seq 1 20000 | xargs touch) && git init -q cold && echo planted'), repo, h.home, fifos, swapper);
     expect(existsSync(join(victim, '.git', 'HEAD')), 'the check removed the .git of a repository through the link').toBe(true);
     expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not remove \(remove them before running Git here\) \/.*\/a\/\.git \/.*\/cold\/\.git: created in a Git folder/)]);
     // What is in the project is removed as before.
@@ -1406,21 +1412,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     await swapper.said('ready\n');
     // The command: a repository with a core.fsmonitor (set aside by the check), and 20,000 files
     // where the check first clears the way for config.gatehouse-held (its rm takes a while).
-    const child = spawn('sh', ['-c', line('git init -q && git config core.fsmonitor "$PWD/mon.sh" && mkdir .git/config.gatehouse-held && (cd .git/config.gatehouse-held && seq 1 20000 | xargs touch) && echo made')], { cwd: proj, env: gitEnv(h.home) });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise((done) => child.on('close', done));
-    let rm = below(String(child.pid), 'rm');
-    while (!rm) {
-      expect(child.exitCode, stderr).toBeNull();
-      await new Promise((go) => setImmediate(go));
-      rm = below(String(child.pid), 'rm');
-    }
-    process.kill(Number(rm), 'SIGSTOP');
-    writeFileSync(join(fifos, 'a'), 'go\n');
-    await swapper.said('swapped\n');
-    process.kill(Number(rm), 'SIGCONT');
-    await closed;
+    const stderr = await swappedWhileRemoving(line('git init -q && git config core.fsmonitor "$PWD/mon.sh" && mkdir .git/config.gatehouse-held && (cd .git/config.gatehouse-held && seq 1 20000 | xargs touch) && echo made'), proj, h.home, fifos, swapper);
     expect(readFileSync(join(victim, '.git', 'config'), 'utf8'), 'the check set aside the config of a repository outside the project, through the link').toContain('https://example.com/mine.git');
     expect(existsSync(join(victim, '.git', 'config.gatehouse-held'))).toBe(false);
     expect(gatehouseLines(stderr)).toEqual([expect.stringMatching(/^gatehouse: could not set aside \(remove it before running Git there\): a Git repository the contained command made at the top of the project/)]);
