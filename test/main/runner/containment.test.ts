@@ -1214,6 +1214,21 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   /**
+   * The box folder with its installed check, FIFOs named `names` in a temp folder the box can
+   * see, and the boxed command line of a command in `proj` with that check.
+   */
+  function boxWithFifos(h: ReturnType<typeof fakeHome>, proj: string, names: string[]) {
+    if (sandbox.kind !== 'bwrap') throw new Error('called only where bwrap runs');
+    const box = join(h.gatehouse, 'box');
+    const checkFile = installBoxCheck(box);
+    const fifos = tempDir('gatehouse-box-fifo-');
+    for (const f of names) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, proj);
+    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    return { box, checkFile, fifos, line };
+  }
+
+  /**
    * Starts `line` as an agent's shell does (in a process group of its own), with its output
    * gathered; `ended` when it closes; a KILL to its group, should the test end before it does.
    */
@@ -1238,12 +1253,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   it('two commands at once: one started while another’s box has staged a new repository (and made a .git/modules) takes those for what was there before; after the first check undoes them, the second makes them again, and its check undoes them too; without that `git status` outside runs its fsmonitor', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
-    const box = join(h.gatehouse, 'box');
-    const checkFile = installBoxCheck(box);
-    const fifos = tempDir('gatehouse-box-fifo-');
-    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
-    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
-    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    const { box, fifos, line } = boxWithFifos(h, repo, ['a', 'b']);
     const first = started(
       line(
         [
@@ -1305,12 +1315,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   it('a command started while Gatehouse finishes a killed command’s note (the note claimed, the gitlink not yet out) takes the gitlink for what was there before; it stages it again after, and its check must still take it out', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo, marker } = realRepo();
-    const box = join(h.gatehouse, 'box');
-    const checkFile = installBoxCheck(box);
-    const fifos = tempDir('gatehouse-box-fifo-');
-    expect(spawnSync('mkfifo', [join(fifos, 'b')]).status).toBe(0);
-    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
-    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    const { box, checkFile, fifos, line } = boxWithFifos(h, repo, ['b']);
     // The killed command: a new repository staged, and an index.lock folder of 20,000 files the
     // check clears before it takes the gitlink out (its rm takes a while); KILLed while it does.
     const killed = await cutDuringCheck(
@@ -1371,12 +1376,7 @@ describe('the box: the Git files that move configuration (created inside, remove
       mkdirSync(victim);
       git(victim, h.home, 'init', '-q', '-b', 'main');
     }
-    const box = join(h.gatehouse, 'box');
-    const checkFile = installBoxCheck(box);
-    const fifos = tempDir('gatehouse-box-fifo-');
-    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
-    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, repo);
-    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    const { fifos, line } = boxWithFifos(h, repo, ['a', 'b']);
     // The accomplice, in its box: on a word from the test, puts a link to the user's repository at `cold`.
     const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv cold cold.x && ln -s ${to === 'self' ? '.' : shellQuote(victim)} cold && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), repo, h.home, ctx);
     await swapper.said('ready\n');
@@ -1401,12 +1401,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     mkdirSync(victim);
     git(victim, h.home, 'init', '-q', '-b', 'main');
     git(victim, h.home, 'remote', 'add', 'origin', 'https://example.com/mine.git');
-    const box = join(h.gatehouse, 'box');
-    const checkFile = installBoxCheck(box);
-    const fifos = tempDir('gatehouse-box-fifo-');
-    for (const f of ['a', 'b']) expect(spawnSync('mkfifo', [join(fifos, f)]).status).toBe(0);
-    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [fifos] }, proj);
-    const line = (command: string) => boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, command, undefined, checkFile);
+    const { fifos, line } = boxWithFifos(h, proj, ['a', 'b']);
     // The accomplice, in its box: on a word from the test, puts a link to the user's .git in place of the project's.
     const swapper = started(line(`echo ready; read x < ${shellQuote(join(fifos, 'a'))}; mv .git .git.x && ln -s ${shellQuote(join(victim, '.git'))} .git && echo swapped; read x < ${shellQuote(join(fifos, 'b'))}`), proj, h.home, ctx);
     await swapper.said('ready\n');
