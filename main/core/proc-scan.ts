@@ -15,6 +15,11 @@ export interface ProcInfo {
   /** One letter: R running, S sleeping, D disk wait, Z zombie, T stopped, … */
   state: string;
   comm: string;
+  /**
+   * When it started, in clock ticks since boot (field 22): with its pid, what tells it from a
+   * later process given the same pid.
+   */
+  start: string;
 }
 
 /**
@@ -65,23 +70,13 @@ export function readStat(pid: number): ProcInfo | null {
   if (close < 0) return null;
   const comm = text.slice(text.indexOf('(') + 1, close);
   const rest = text.slice(close + 2).split(' ');
-  return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]), session: Number(rest[3]) };
+  return { pid, comm, state: rest[0] ?? '?', ppid: Number(rest[1]), pgid: Number(rest[2]), session: Number(rest[3]), start: rest[19] ?? '' };
 }
 
-/**
- * When a live (not zombie) process started, in clock ticks since boot (/proc/PID/stat field 22):
- * with its pid, what tells it from a later process given the same pid. Null when it is not
- * running or /proc cannot be read.
- */
+/** When a live (not zombie) process started (ProcInfo.start); null when it is not running or /proc cannot be read. */
 export function startTime(pid: number): string | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return rest.length >= 20 && !isDeadState(rest[0]!) ? rest[19]! : null;
+  const s = readStat(pid);
+  return s && s.start && !isDeadState(s.state) ? s.start : null;
 }
 
 /** The program a process runs (/proc/PID/exe), or null when it cannot be read. */
