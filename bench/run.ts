@@ -94,12 +94,16 @@ if (run.length === 0) {
 const gc = (globalThis as { gc?: () => void }).gc;
 const rounds = count('rounds', values.rounds, 1);
 const warmup = count('warmup', values.warmup, 0);
-console.log(`Gatehouse benchmarks: ${rounds} rounds (+${warmup} warm-up) per case, node ${process.version}${gc ? '' : ' (run with --expose-gc for steadier numbers)'}.`);
+gc?.();
+// Every case's setup lives in this process, and a fork costs more the larger the forking process
+// is (its page tables are copied): the cases that spawn from here pay for it (bench/one-shot.ts).
+const mem = process.memoryUsage();
+console.log(`Gatehouse benchmarks: ${rounds} rounds (+${warmup} warm-up) per case, node ${process.version}${gc ? '' : ' (run with --expose-gc for steadier numbers)'}; this process holds ${Math.round(mem.rss / 1e6)} MB (heap ${Math.round(mem.heapUsed / 1e6)} MB, outside the heap ${Math.round((mem.external + mem.arrayBuffers) / 1e6)} MB) after every case's setup.`);
 const results = await runBench(run, {
   rounds,
   warmup,
   ...(gc ? { betweenRounds: gc } : {}),
-  onProgress: (msg) => process.stderr.write(`  ${msg}\n`),
+  onProgress: (msg) => process.stderr.write(`  ${msg} (process ${Math.round(process.memoryUsage().rss / 1e6)} MB)\n`),
 });
 await gateway.close();
 await containment.close();
