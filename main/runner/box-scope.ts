@@ -63,8 +63,10 @@ export function installScope(dir: string, { build = true, platform = process.pla
     if (!built.ok) return built;
   }
   const t = spawnSync(file, ['/bin/true'], { encoding: 'utf8', timeout: 10_000 });
-  if (t.status !== 0) return { ok: false, reason: (t.stderr || t.error?.message || `exit ${t.status}`).trim().replace(/^gatehouse: /, '') };
-  return { ok: true, path: file };
+  if (t.status === 0) return { ok: true, path: file };
+  // An older kernel refuses the ruleset (Landlock before ABI 6 knows no `scoped`, or is off).
+  const refused = /\(Landlock: ([^)]*)\)/.exec(t.stderr ?? '');
+  return { ok: false, reason: refused ? `this kernel's Landlock cannot scope them (${refused[1]})` : (t.stderr || t.error?.message || `exit ${t.status}`).trim() };
 }
 
 function compile(dir: string, file: string): ScopeResult {

@@ -10,8 +10,10 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
+import type { ToolCall } from '../../../main/policy/types.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
 import { installScope } from '../../../main/runner/box-scope.js';
+import { Containment } from '../../../main/runner/containment.js';
 import { isAlive, readStat } from '../../../main/core/proc-scan.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
@@ -197,6 +199,28 @@ describe('the box: what it hides and what it keeps read-only', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('where the kernel cannot scope them (Landlock before ABI 6), the box runs as before and says these sockets stay reachable', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    const box = join(h.gatehouse, 'box');
+    const built = installScope(box);
+    if (!built.ok) return ctx.skip(`no Landlock scope here: ${built.reason}`);
+    // The fault, which this kernel cannot give: the helper as an older kernel answers it (its ruleset refused).
+    writeFileSync(built.path, '#!/bin/sh\necho "gatehouse: the box could not be scoped (Landlock: Argument list too long); the command was not run" >&2\nexit 126\n');
+    const containment = new Containment({ home: h.home, gatehouseHome: h.gatehouse, pluginDirs: () => [], when: () => ['full'], detect: () => sandbox });
+    expect(containment.status()).toMatchObject({
+      available: true,
+      scoped: false,
+      detail: expect.stringContaining("Sockets in the abstract namespace (an X server, a session bus) stay reachable: this kernel's Landlock cannot scope them (Argument list too long)"),
+    });
+    const call: ToolCall = { id: 'c1', agent: 'claude-code', session: 's1', tool: 'Bash', arguments: { command: 'echo inside' }, cwd: h.proj, source: 'hook', receivedAt: Date.now() };
+    const verdict = containment.decide(call, { kind: 'autonomy', level: 'full' });
+    expect(verdict).toMatchObject({ contained: true });
+    const line = (verdict as { command: string }).command;
+    expect(line).not.toContain(built.path);
+    expect(spawnSync('/bin/bash', ['-c', line], { cwd: h.proj, env: { ...process.env, HOME: h.home }, encoding: 'utf8' }).stdout).toBe('inside\n');
   });
 
   it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
