@@ -14,7 +14,7 @@ import type { ToolCall } from '../../../main/policy/types.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
 import { installScope } from '../../../main/runner/box-scope.js';
 import { Containment } from '../../../main/runner/containment.js';
-import { isAlive, readStat } from '../../../main/core/proc-scan.js';
+import { isAlive, listProcesses, type ProcInfo } from '../../../main/core/proc-scan.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
@@ -1031,34 +1031,28 @@ describe('the box: the Git files that move configuration (created inside, remove
       'git init -q sub && (cd sub && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m s && git config core.fsmonitor "$OLDPWD/mon.sh") && git add sub 2>/dev/null',
       'mkdir -p .git/modules/junk && (cd .git/modules/junk && seq 1 20000 | xargs touch) && echo staged',
     ].join('\n');
-  const kids = (pid: number | string): string[] => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
-    } catch {
-      return [];
-    }
+  /** The process at or below `pid` whose program is `name` (proc-scan's reading of /proc). */
+  const findBelow = (pid: string, name: string): ProcInfo | null => {
+    const children = new Map<number, ProcInfo[]>();
+    for (const p of listProcesses()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+    const walk = (at: number): ProcInfo | null => {
+      for (const k of children.get(at) ?? []) {
+        if (k.comm === name) return k;
+        const deeper = walk(k.pid);
+        if (deeper) return deeper;
+      }
+      return null;
+    };
+    return walk(Number(pid));
   };
-  const comm = (pid: string) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    } catch {
-      return '';
-    }
-  };
-  /** The process at or below `pid` whose program is `name`. */
   const below = (pid: string, name: string): string | null => {
-    for (const k of kids(pid)) {
-      if (comm(k) === name) return k;
-      const deeper = below(k, name);
-      if (deeper) return deeper;
-    }
-    return null;
+    const hit = findBelow(pid, name);
+    return hit ? String(hit.pid) : null;
   };
   /** The process, at or below `pid`, that has an `rm` child. */
   const rmParent = (pid: string): string | null => {
-    const rm = below(pid, 'rm');
-    const stat = rm ? readStat(Number(rm)) : null;
-    return stat ? String(stat.ppid) : null;
+    const rm = findBelow(pid, 'rm');
+    return rm ? String(rm.ppid) : null;
   };
   /**
    * Runs `line` as an agent's shell does (in a process group of its own) and, once the check after
