@@ -26,6 +26,9 @@ import { entryFile } from '../core/entry-file.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 
+/** How long a host that exits waits for the thread to hear its killed terminals' exits (onProcessExit). */
+const EXIT_REPORT_WAIT_MS = 1000;
+
 /** node-pty's native fork (src/unix/pty.cc) as UnixTerminal calls it, without the exit callback. */
 export type ForkArgs = [file: string, args: string[], env: string[], cwd: string, cols: number, rows: number, uid: number, gid: number, utf8: boolean, helperPath: string];
 
@@ -117,7 +120,7 @@ export class ForkThread {
     private readonly kill: (pid: number) => void,
     file: string = forkWorkerFile(),
   ) {
-    this.worker = new Worker(file);
+    this.worker = new Worker(file, { workerData: { live: this.live.buffer } });
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (r: ForkReply) => {
@@ -144,8 +147,25 @@ export class ForkThread {
     process.once('exit', this.onProcessExit);
   }
 
+  /**
+   * The terminals forked on the thread whose exit node-pty has not reported there yet (the
+   * thread counts them: the count is exact even while its messages are on their way here).
+   */
+  private readonly live = new Int32Array(new SharedArrayBuffer(4));
+
   private readonly onProcessExit = (): void => {
     for (const c of [...this.children.values(), ...this.spawned.values()]) if (c.pid !== null) this.kill(c.pid);
+    // node-pty's waitpid thread reports each killed terminal's exit into the thread; one that
+    // reports it while Node is tearing the thread down aborts the process (a C++ exception with
+    // no JavaScript to take it: "terminate called after throwing an instance of 'Napi::Error'"),
+    // so the host died by SIGABRT instead of exiting with its code, about one exit in ten. So the
+    // host waits, briefly, until the thread has heard every exit.
+    const deadline = performance.now() + EXIT_REPORT_WAIT_MS;
+    for (let n = Atomics.load(this.live, 0); n > 0; n = Atomics.load(this.live, 0)) {
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      Atomics.wait(this.live, 0, n, left);
+    }
   };
 
   /** Why the thread is gone, or null while it runs. */

@@ -4,7 +4,7 @@
 // to the whole process, so the main thread reads, writes, resizes and signals the terminal
 // itself. The native exit callback (node-pty's waitpid thread) fires here and is relayed. It also
 // answers which processes a session left when its program exited (fork-thread.ts says why).
-import { parentPort, threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest, SpawnRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
@@ -12,6 +12,8 @@ import { startChild, type ChildIo } from './child-io.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
+/** Terminals forked here whose exit node-pty has not reported yet (ForkThread's onProcessExit waits on it). */
+const live = (workerData as { live?: SharedArrayBuffer } | null)?.live ? new Int32Array((workerData as { live: SharedArrayBuffer }).live) : null;
 
 const native = (nodePty as unknown as { native: NativePty | null }).native;
 if (!native) {
@@ -54,7 +56,12 @@ if (!native) {
     try {
       term = native.fork(...r.args, (exitCode: number, signal: number) => {
         port.postMessage({ type: 'exit', id: r.id, exitCode, signal } satisfies ForkReply);
+        if (live) {
+          Atomics.sub(live, 0, 1);
+          Atomics.notify(live, 0);
+        }
       });
+      if (live) Atomics.add(live, 0, 1);
     } catch (err) {
       port.postMessage({ type: 'error', id: r.id, message: (err as Error).message } satisfies ForkReply);
       return;
