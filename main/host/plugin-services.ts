@@ -17,6 +17,7 @@ import type { PluginManifest } from '../registry/types.js';
 import { BreakerBoard } from '../runner/breaker-board.js';
 import type { BreakerSnapshot } from '../runner/circuit-breaker.js';
 import { BoxJournals, boxFolder } from '../runner/box-journal.js';
+import { WarmStarts } from '../runner/warm-starts.js';
 import { Containment } from '../runner/containment.js';
 import { HealthService } from '../runner/health-service.js';
 import { PluginMetrics } from '../runner/metrics.js';
@@ -126,6 +127,8 @@ export function startPluginServices(d: PluginServicesDeps) {
     // Verified copies plugins run from: under GATEHOUSE_HOME, which agents may not touch.
     runCache,
     sandboxFor: planFor,
+    // An agent calling a tool again finds its sandboxed process already started.
+    warmStarts: new WarmStarts(),
     // WebAssembly plugins' host functions are judged by the same rules as agents' calls.
     policy: d.policy,
     // WebAssembly plugins run in a child process inside the same sandbox as process plugins.

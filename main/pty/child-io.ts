@@ -17,8 +17,11 @@ export interface ChildRequest {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  /** Written to stdin, which is then closed. */
-  input: string;
+  /**
+   * Written to stdin, which is then closed. Null: stdin stays open until ChildIo.release (a warm
+   * start, main/runner/warm-starts.ts: the process waits at its gate for what release writes).
+   */
+  input: string | null;
   /** Stdout bytes kept; past them the child is reported (once) and nothing more is kept. */
   maxStdout: number;
   /** How many characters of stderr's end are kept. */
@@ -42,6 +45,8 @@ export type ChildEvent =
 export interface ChildIo {
   /** Stops waiting for pipes held open by processes that escaped (close follows). */
   letGo(): void;
+  /** Writes `input` to a held process's stdin (ChildRequest.input null) and closes it; once. */
+  release(input: string): void;
 }
 
 export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): ChildIo {
@@ -50,7 +55,7 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (err) {
     emit({ type: 'failed', message: (err as Error).message });
-    return { letGo: () => {} };
+    return { letGo: () => {}, release: () => {} };
   }
   const pid = child.pid ?? null;
   if (pid !== null) emit({ type: 'spawned', pid, threadId });
@@ -83,7 +88,13 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     ended = true;
     emit({ type: 'failed', message: err.message });
   });
-  child.stdin.end(req.input);
+  let released = false;
+  const release = (input: string) => {
+    if (released) return;
+    released = true;
+    child.stdin.end(input);
+  };
+  if (req.input !== null) release(req.input);
   child.on('exit', () => emit({ type: 'exit' }));
   child.on('close', (code, signal) => {
     if (ended) return;
@@ -96,5 +107,6 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
       child.stdout.destroy();
       child.stderr.destroy();
     },
+    release,
   };
 }

@@ -51,7 +51,7 @@ export interface ForkRequest {
 }
 
 /** A one-shot plugin process to start on the thread (child-io.ts), and letting go of its pipes. */
-export type SpawnRequest = { type: 'spawn'; id: number; req: ChildRequest } | { type: 'let-go'; id: number };
+export type SpawnRequest = { type: 'spawn'; id: number; req: ChildRequest } | { type: 'let-go'; id: number } | { type: 'release'; id: number; input: string };
 
 /** Which processes of the session led by `leader` are left (sessionProcesses' arguments). */
 export interface ScanRequest {
@@ -106,6 +106,8 @@ export class ForkThread {
   private readonly children = new Map<number, Child>();
   /** One-shot processes asked for and not yet closed. */
   private readonly spawned = new Map<number, Spawned>();
+  /** Of those, warm starts not yet released (they do not keep the host up). */
+  private readonly held = new Set<number>();
   /** Forks waiting for the one on the thread to be answered (see next()). */
   private readonly queue: Array<ForkRequest | SpawnRequest> = [];
   private inFlight = false;
@@ -202,12 +204,24 @@ export class ForkThread {
     if (this.failure) throw new ForkThreadUnavailable(this.failure);
     const id = this.nextId++;
     this.spawned.set(id, { pid: null, emit });
-    this.worker.ref();
+    // A warm start held at its gate keeps nothing running (it is killed with the host): it keeps
+    // the host up only once a call has taken it.
+    if (req.input === null) this.held.add(id);
+    else this.worker.ref();
     this.queue.push({ type: 'spawn', id, req });
     if (!this.inFlight) this.next();
     return {
       letGo: () => {
         if (this.spawned.has(id) && !this.failure) this.worker.postMessage({ type: 'let-go', id } satisfies SpawnRequest);
+      },
+      release: (input) => {
+        if (!this.held.delete(id) || !this.spawned.has(id) || this.failure) return;
+        this.worker.ref();
+        // Still waiting its turn to be started: it starts with its input (a release sent now would
+        // reach the thread before the spawn, find nothing, and leave the process at its gate).
+        const queued = this.queue.find((q) => q.type === 'spawn' && q.id === id);
+        if (queued?.type === 'spawn') queued.req = { ...queued.req, input };
+        else this.worker.postMessage({ type: 'release', id, input } satisfies SpawnRequest);
       },
     };
   }
@@ -283,6 +297,7 @@ export class ForkThread {
     if (e.type === 'spawned') s.pid = e.pid;
     if (e.type === 'failed' || e.type === 'close' || e.type === 'lost') {
       this.spawned.delete(id);
+      this.held.delete(id);
       this.unrefWhenIdle();
     }
     s.emit(e);
@@ -294,7 +309,7 @@ export class ForkThread {
   }
 
   private unrefWhenIdle(): void {
-    if (this.children.size === 0 && this.scans.size === 0 && this.spawned.size === 0) this.worker.unref();
+    if (this.children.size === 0 && this.scans.size === 0 && this.spawned.size === this.held.size) this.worker.unref();
   }
 
   /**

@@ -42,6 +42,10 @@ if (!native) {
       children.get(r.id)?.letGo();
       return;
     }
+    if (r.type === 'release') {
+      children.get(r.id)?.release(r.input);
+      return;
+    }
     if (r.type === 'scan') {
       let pids: number[] | null = null;
       try {

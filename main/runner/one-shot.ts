@@ -27,6 +27,7 @@ import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
 import { ForkThreadUnavailable, sharedForkThread, type ForkThread } from '../pty/fork-thread.js';
 import { killGroupUntilGone } from '../core/kill-group.js';
 import { formatBytes } from '../../shared/format.js';
+import { GATE_NAME, GATE_SCRIPT, Spare, type WarmStarts } from './warm-starts.js';
 
 export const MAX_STDOUT = 1 << 20;
 export const STDERR_TAIL = 500;
@@ -60,7 +61,14 @@ export interface WrappedCommand {
 }
 
 /** Wraps the command (the sandbox). Throwing refuses the run: a `spawn` failure with the error's message. */
-export type WrapFn = (command: string, args: string[]) => WrappedCommand;
+export interface WrapFn {
+  (command: string, args: string[]): WrappedCommand;
+  /**
+   * Everything that shapes the wrap, worked out now (warm-starts.ts): two calls with the same key
+   * run in the same sandbox under the same limits. Absent: its calls are never started warm.
+   */
+  warmKey?: () => string;
+}
 
 export interface OneShotSpec {
   /** Plugin name, for error messages and the concurrency key. */
@@ -87,6 +95,11 @@ export interface OneShotSpec {
    * this thread (false: for comparing the two).
    */
   forkThread?: ForkThread | false;
+  /**
+   * Where the next call's process is started ahead (warm-starts.ts): this call takes a spare
+   * started for it if one waits, and starts one for the next. Only on the fork thread.
+   */
+  warm?: WarmStarts;
 }
 
 interface Common {
@@ -141,7 +154,7 @@ export async function runOneShot(spec: OneShotSpec): Promise<OneShotResult> {
  * input as JSON, a command that exists and is executable, and the wrap (sandbox and limits; a
  * wrap that throws — "require sandbox" — refuses the run with its message).
  */
-export function prepareRun(spec: Pick<OneShotSpec, 'plugin' | 'command' | 'args' | 'cwd' | 'input' | 'wrap'>): { ok: true; inputText: string; wrapped: WrappedCommand } | { ok: false; message: string } {
+export function prepareRun(spec: Pick<OneShotSpec, 'plugin' | 'command' | 'args' | 'cwd' | 'input' | 'wrap'>, wrappedAhead?: WrappedCommand): { ok: true; inputText: string; wrapped: WrappedCommand } | { ok: false; message: string } {
   let inputText: string;
   try {
     inputText = JSON.stringify(spec.input ?? {});
@@ -157,6 +170,7 @@ export function prepareRun(spec: Pick<OneShotSpec, 'plugin' | 'command' | 'args'
       return { ok: false, message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message.replace(/, access '.*'$/, '')}` };
     }
   }
+  if (wrappedAhead) return { ok: true, inputText, wrapped: wrappedAhead };
   try {
     return { ok: true, inputText, wrapped: spec.wrap ? spec.wrap(spec.command, spec.args) : { command: spec.command, args: spec.args } };
   } catch (err) {
@@ -173,11 +187,22 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const base = { queuedMs };
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
-  const prepared = prepareRun(spec);
-  if (!prepared.ok) return Promise.resolve(refuse(prepared.message, false));
+  const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
+  const warmKey = spec.warm && thread ? warmKeyOf(spec, cap) : null;
+  const spare = warmKey !== null ? spec.warm!.take(warmKey) : null;
+  const prepared = prepareRun(spec, spare?.wrapped);
+  if (!prepared.ok) {
+    spare?.dismiss();
+    return Promise.resolve(refuse(prepared.message, false));
+  }
   const { inputText, wrapped } = prepared;
   const sandboxed = wrapped.sandboxed === true;
   if (spec.requireSandbox && !sandboxed) {
+    if (spare) {
+      // Its own end cleans up its containment.
+      spare.dismiss();
+      return Promise.resolve(refuse(`${spec.plugin} was not run: a sandbox is required and this call would run unsandboxed.`, false));
+    }
     return (async () => {
       await wrapped.finish?.();
       return refuse(`${spec.plugin} was not run: a sandbox is required and this call would run unsandboxed.`, false);
@@ -267,11 +292,15 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
     const request: ChildRequest = { command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: inputText, maxStdout: cap, stderrTail: STDERR_TAIL };
     // Started on the host's fork thread, so the fork does not stall the event loop (child-io.ts);
     // on this thread when there is none.
-    const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
     const here = () => {
       io = startChild(request, onEvent);
     };
-    if (!thread) here();
+    if (spare) {
+      // Started ahead for this call (warm-starts.ts): what it did so far is replayed, then the gate opens.
+      spare.adopt(onEvent);
+      void spare.io.then((started) => (io = started));
+      spare.release(inputText);
+    } else if (!thread) here();
     else
       thread.startChild(request, onEvent).then(
         (started) => (io = started),
@@ -280,6 +309,8 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
           else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
         },
       );
+    // The next call of this shape finds its process started.
+    if (warmKey !== null && thread) spec.warm!.prime(warmKey, spec.plugin, () => startSpare(spec, thread, cap));
 
     async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null, out: { stdout: Uint8Array; stderr: string } | null): Promise<void> {
       if (settled) return;
@@ -333,6 +364,39 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   });
 }
 
+
+/**
+ * Variables a shell reads before it runs anything (bash's startup file, exported functions, xtrace
+ * with a PS4 that runs commands): with them the gate could run a plugin's code before a call
+ * released it, so such a call is always started cold.
+ */
+const RUNS_BEFORE_GATE = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*)$/;
+
+/** The key of a call's warm start (warm-starts.ts), or null when it must start cold. */
+function warmKeyOf(spec: OneShotSpec, cap: number): string | null {
+  if (!spec.wrap?.warmKey || Object.keys(spec.env).some((k) => RUNS_BEFORE_GATE.test(k))) return null;
+  try {
+    return JSON.stringify([spec.wrap.warmKey(), spec.command, spec.args, spec.cwd, spec.env, cap]);
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a spare for the next call like `spec` on `thread`: the same wrap around the gate. */
+function startSpare(spec: OneShotSpec, thread: ForkThread, cap: number): Spare | null {
+  let wrapped: WrappedCommand;
+  try {
+    wrapped = spec.wrap!('/bin/sh', ['-c', GATE_SCRIPT, GATE_NAME, spec.command, ...spec.args]);
+  } catch {
+    return null;
+  }
+  const spare = new Spare(wrapped);
+  spare.io = thread.startChild({ command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: null, maxStdout: cap, stderrTail: STDERR_TAIL }, spare.event).catch((err: unknown) => {
+    spare.event({ type: 'failed', message: (err as Error).message });
+    return null;
+  });
+  return spare;
+}
 
 /** Exactly one JSON object, or a sentence saying what was printed instead. */
 export function parseOutput(plugin: string, stdout: string): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {

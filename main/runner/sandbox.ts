@@ -508,7 +508,7 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
     return { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] };
   };
   let withNproc: boolean | undefined;
-  return (command, args): WrappedCommand => {
+  const wrap: WrapFn = (command, args): WrappedCommand => {
     withNproc ??= sandboxed && nprocEnforced();
     const cg = detectPidsCgroup();
     let cgroup: PidsCgroup | null = null;
@@ -545,6 +545,13 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
         : {}),
     };
   };
+  // Worked out as a call would be wrapped now: the sandbox's whole command line (its paths
+  // resolved now), the limits, and whether a cgroup and the in-box process limit are used.
+  wrap.warmKey = () => {
+    withNproc ??= sandboxed && nprocEnforced();
+    return JSON.stringify([sandbox ? inBwrap({ command: '', args: [] }).args : null, limits, withNproc, detectPidsCgroup().available]);
+  };
+  return wrap;
 }
 
 /** The bwrap sandbox with limits for a profile; throws when bwrap is not available. */

@@ -12,6 +12,7 @@ import type { PtyManager } from '../pty/pty-manager.js';
 import type { BreakerBoard } from './breaker-board.js';
 import type { PluginMetrics, Outcome } from './metrics.js';
 import { runOneShot, scrubEnv, type OneShotResult, type RunFailure } from './one-shot.js';
+import type { WarmStarts } from './warm-starts.js';
 import { runPtyTool } from './pty-tool.js';
 import { OperationError } from '../core/operation-error.js';
 import type { SandboxPlan } from './sandbox-plan.js';
@@ -57,6 +58,8 @@ export interface ToolRunnerDeps {
   wasmIsolation?: { detection: SandboxDetection; env?: NodeJS.ProcessEnv; home?: string };
   /** Module plugins (mod.ts): the sandbox their children run in and the operator's fetch settings (default: detected bwrap, no private hosts). */
   modules?: Partial<Omit<ModuleRuntimeOptions, 'record' | 'policy'>>;
+  /** Starts the next call's process of a one-shot plugin while this one runs (warm-starts.ts); closed with the runner. */
+  warmStarts?: WarmStarts;
 }
 
 export interface ToolCallOptions {
@@ -138,7 +141,7 @@ export class ToolRunner {
       // The WraithRun contract: JSON on stdin, one JSON object on stdout.
       oneShot: (a) => {
         if (!plan || !env) throw new Error('a one-shot run needs the sandbox plan and environment of its call');
-        return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap });
+        return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap, ...(this.deps.warmStarts ? { warm: this.deps.warmStarts } : {}) });
       },
       wasm: (a) => {
         // The folder the copy was made from, as the call's check found it: its grants and files are the copy's, and it is hidden.
@@ -196,6 +199,7 @@ export class ToolRunner {
 
   /** Stops the WebAssembly workers (host shutdown, tests). */
   async close(): Promise<void> {
+    this.deps.warmStarts?.close();
     await this.wasmRuntime?.close();
     await this.moduleRuntime?.close();
   }
