@@ -81,26 +81,36 @@ export function startTeamConsole(deps: TeamConsoleDeps): TeamConsole {
       }, RELISTEN_MS);
       relisten.unref();
     };
+    let held: PoolClient | null = null;
+    let gone = false;
+    // The connection is thrown away (never pooled again) once, whichever way it failed.
+    const drop = () => {
+      if (gone || !held) return;
+      gone = true;
+      held.release(true);
+    };
     try {
       const c = await (await pool()).connect();
       if (closed) {
         c.release();
         return;
       }
+      held = c;
       listener = c;
       c.on('notification', (n) => n.channel === ASKS_CHANNEL && deps.asksChanged?.());
-      let gone = false;
-      // A server restart drops the connection: it is thrown away (never pooled again) and LISTEN tried anew.
+      // A server restart drops the connection: LISTEN is tried anew.
       c.on('error', () => {
         if (gone) return;
-        gone = true;
-        c.release(true);
+        drop();
         again();
       });
       await c.query(`LISTEN ${ASKS_CHANNEL}`);
       // Whatever changed while nobody listened (an outage, the start) is read again.
       deps.asksChanged();
     } catch {
+      // LISTEN failed (the connection dropped as the pool handed it out, team-db.ts, or the server
+      // refused it): kept checked out, each try would have held one of the pool's few connections.
+      drop();
       again();
     }
   };

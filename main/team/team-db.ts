@@ -26,6 +26,13 @@ export async function openTeamPool(url: string, onError: (err: Error) => void, e
     ...extra,
   });
   pool.on('error', onError);
+  // A connection the server drops just as the pool hands it out (its last startup message and
+  // PostgreSQL's "terminating connection" read at once, as when the server goes down then) reports
+  // the error after the pool took its own listener off and before the caller's `await connect()`
+  // has resumed to add one: an 'error' event nobody listens to, which ended the whole host. Each
+  // client keeps this listener for good; the error is not lost: the client is not queryable any
+  // more, so the caller's next query fails with it, and the pool discards it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

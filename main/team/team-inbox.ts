@@ -264,6 +264,12 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
           drop(err as Error);
           throw err;
         }
+        // The connection can drop as its last LISTEN is answered: when the answer and the server's
+        // "terminating connection" arrive in one read, pg reports the error (lost(), above: the
+        // connection released, a reconnect due) before this code resumes. Taking it for the listener
+        // anyway left this host "listening" on a closed connection for good: the next reconnect
+        // kept it, said it listened again, and no decision was heard any more.
+        if (released) throw new Error('the connection dropped as it started listening');
         listener = c;
         swept = false;
       } catch (err) {

@@ -6,12 +6,15 @@
 // security); a decision row no operator signed (a replayed signature, an operator
 // nobody registered) is refused by alpha, recorded, and named by `audit verify --team`, and the
 // call keeps waiting; an agent that leaves alpha withdraws its ask everywhere; with PostgreSQL down
-// an ask is decided in alpha's local inbox, and once it is back alpha reconnects and hears decisions again.
+// an ask is decided in alpha's local inbox, and once it is back alpha reconnects and hears decisions again,
+// also when PostgreSQL went down just as alpha's LISTEN was answered.
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { newOperatorKeys, signDecision } from '../../../main/team/decision-signature.js';
+import { GRANTS_CHANNEL } from '../../../main/team/team-grants.js';
+import { burstRelay } from '../../support/burst-relay.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
 import { askOf, hookCall, localRows, member, sql, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
@@ -176,5 +179,28 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect(permission((await next).body)).toBe('allow');
     // The ask decided during the outage never reached the team inbox: nobody else could have decided it.
     expect(await sql(url, "SELECT approval_id FROM team_asks WHERE session LIKE '%during-outage'")).toEqual([]);
+  }, 180_000);
+
+  it('PostgreSQL going down as alpha starts listening: once it is back, alpha listens on a live connection and hears decisions', async () => {
+    const url = await teamDatabase(cluster(), 'inbox_listen_cut');
+    // Alpha's last LISTEN is answered, and the answer reaches alpha in one read with the server's
+    // "terminating connection" (burst-relay.ts): alpha took that connection for its listener after
+    // it had dropped it, said it listened again once PostgreSQL was back, and heard nothing more.
+    const relay = await burstRelay(cluster().port, `LISTEN ${GRANTS_CHANNEL}`);
+    onTestFinished(() => relay.close());
+    const [alpha, beta] = await Promise.all([member(relay.url(url), 'alpha', SETTINGS), member(url, 'beta', SETTINGS)]);
+    expect((await runCli(['operator', 'create', 'ana', '--home', beta.home], asOperator(url, beta, 'beta'))).code).toBe(0);
+    await relay.held;
+    await cluster().stop();
+    await alpha.cli.waitForLine(/team inbox: the connection listening for decisions dropped/, 'stderr');
+    await cluster().start();
+    await alpha.cli.waitForLine(/team inbox: listening for decisions again/, 'stderr');
+    const call = hookCall(alpha.info, 'listen-cut', 1, MAKE);
+    const ask = await askOf(url, 'listen-cut');
+    const approved = await runCli(['approvals', 'approve', ask.approval_id, '--team', '--home', beta.home], asOperator(url, beta, 'beta'));
+    expect(approved.stdout).toMatch(/alpha checked the signature and answered its agent/);
+    expect(permission((await call).body)).toBe('allow');
+    // The burst did reach alpha as one read: it refused that connection for its listener.
+    expect(alpha.cli.output().stderr).toMatch(/cannot listen for decisions, retrying \(the connection dropped as it started listening\)/);
   }, 180_000);
 });
