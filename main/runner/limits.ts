@@ -17,7 +17,6 @@
 // process limit, only the wall-clock timeout; `processLimitSupport` says so and doctor warns.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from '../core/proc-scan.js';
 
@@ -357,22 +356,9 @@ export class PidsCgroup {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       this.killAll();
-      if (this.procs().length === 0 && (await this.remove())) return true;
+      if (this.procs().length === 0 && this.tryRemove()) return true;
       if (performance.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 2));
-    }
-  }
-
-  /**
-   * tryRemove off the event loop: removing a cgroup waits for the kernel (an RCU grace period,
-   * 2-3 ms here), which a synchronous rmdir spent on the host's loop at the end of every plugin call.
-   */
-  private async remove(): Promise<boolean> {
-    try {
-      await rmdir(this.dir);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ENOENT';
     }
   }
 
