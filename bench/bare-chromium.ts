@@ -25,6 +25,8 @@ export class BareChromium {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   private exited = false;
+  /** Listeners for DevTools events (method → callbacks), e.g. Tracing.dataCollected. */
+  readonly listeners = new Map<string, ((params: Record<string, unknown>) => void)[]>();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -89,7 +91,11 @@ export class BareChromium {
   }
 
   private onMessage(m: Reply): void {
-    if (m.id === undefined) return; // events: none is enabled that the bench listens to
+    if (m.id === undefined) {
+      const e = m as unknown as { method?: string; params?: Record<string, unknown> };
+      for (const l of this.listeners.get(e.method ?? '') ?? []) l(e.params ?? {});
+      return;
+    }
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);

@@ -47,6 +47,7 @@ const FULL = 'pty → xterm.js in Chromium (Gatehouse, acked)';
 const HOST = 'pty → PtyManager (host only, immediate ack)';
 const BASE = 'cat through node-pty (no Gatehouse)';
 const XTERM = 'xterm.js write only, same data (Chromium, no transport)';
+const CTRL_C = 'pty → xterm.js in Chromium: Ctrl-C tail';
 
 let dataFile: { path: string; bytes: number; lines: number; dir: string } | null = null;
 
@@ -101,6 +102,30 @@ interface BrowserTerminal {
 function xtermFiles(): { js: string; css: string } {
   const js = createRequire(import.meta.url).resolve('@xterm/xterm');
   return { js, css: join(dirname(dirname(js)), 'css', 'xterm.css') };
+}
+
+/** GATEHOUSE_BENCH_CPUPROFILE=dir: each browser case writes the page's CPU profile there (DevTools Profiler). */
+async function profiled<T>(page: { send(method: string, params?: object): Promise<Record<string, unknown>> }, name: string, run: () => Promise<T>, browser?: BareChromium): Promise<T> {
+  const dir = process.env.GATEHOUSE_BENCH_CPUPROFILE;
+  if (!dir) return run();
+  if (process.env.GATEHOUSE_BENCH_TRACE && browser) {
+    const events: unknown[] = [];
+    browser.listeners.set('Tracing.dataCollected', [(p) => events.push(...(p.value as unknown[]))]);
+    const complete = new Promise<void>((r) => browser.listeners.set('Tracing.tracingComplete', [() => r()]));
+    await browser.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'cc', 'toplevel', 'ipc', 'mojom', 'loading', 'net', 'disabled-by-default-v8.gc'] }, transferMode: 'ReportEvents' });
+    const r = await run();
+    await browser.send('Tracing.end');
+    await complete;
+    writeFileSync(join(dir, `${name}-${Date.now()}.trace.json`), JSON.stringify(events));
+    return r;
+  }
+  await page.send('Profiler.enable');
+  await page.send('Profiler.setSamplingInterval', { interval: 200 });
+  await page.send('Profiler.start');
+  const r = await run();
+  const { profile } = (await page.send('Profiler.stop')) as { profile: unknown };
+  writeFileSync(join(dir, `${name}-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+  return r;
 }
 
 const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -198,17 +223,67 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
         host.ptys.takeOver(s.id, 'bench', 'bench');
         const before = host.ptys.get(s.id).outputChars;
 
-        const start = performance.now();
-        host.ptys.input(s.id, 'bench', '\r');
-        await host.ptys.exited(s.id);
-        // Then until the console has acknowledged the last char (it does once xterm.js caught up).
-        while (host.ptys.behind(s.id) > 0) await new Promise((r) => setTimeout(r, 2));
-        const ms = performance.now() - start;
+        const ms = await profiled(page, 'full', async () => {
+          const start = performance.now();
+          host.ptys.input(s.id, 'bench', '\r');
+          await host.ptys.exited(s.id);
+          // Then until the console has acknowledged the last char (it does once xterm.js caught up).
+          while (host.ptys.behind(s.id) > 0) await new Promise((r) => setTimeout(r, 2));
+          return performance.now() - start;
+        }, b);
 
         const got = host.ptys.get(s.id).outputChars - before;
         // + the echo of the Enter ("\r\n").
         if (got !== bytes + lines + 2) throw new Error(`full path read ${got} chars, expected ${bytes + lines + 2}`);
         return mbPerSecond(bytes, ms);
+      } finally {
+        await b.close();
+        await shell.close();
+        await host.close('bench done');
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  };
+
+  // The tail after Ctrl-C: the same `cat` to the same console, interrupted once 30 MB went
+  // through (the flow-control window has grown by then) at the moment reading pauses (the most in
+  // flight), timed from the Ctrl-C until the console has acknowledged the last char the program
+  // wrote: what was in flight when the operator typed, drawn after they typed.
+  const ctrlC: BenchCase = {
+    name: CTRL_C,
+    unit: 'ms',
+    better: 'lower',
+    async run() {
+      const { path } = data(megabytes);
+      const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
+      const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
+      const token = 'bench-token-0123456789abcdef';
+      const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
+      const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
+      try {
+        const page = await b.newPage(1280, 800);
+        await page.goto(shell.newConsoleUrl());
+        await page.waitFor('document.querySelector(\'[data-testid="status-connection"][data-state="connected"]\')');
+        await page.click('[data-testid="nav-terminals"]');
+        const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
+        await page.click(`[data-testid="terminal-row"][data-id="${s.id}"]`);
+        await page.waitFor(`document.querySelector('[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]')`);
+        host.ptys.takeOver(s.id, 'bench', 'bench');
+        host.ptys.input(s.id, 'bench', '\r');
+        while (host.ptys.get(s.id).outputChars < Math.min(30e6, megabytes * 0.3e6)) await new Promise((r) => setTimeout(r, 2));
+        // The worst moment: reading has just paused, the console the whole window behind.
+        while (!host.ptys.get(s.id).paused) {
+          if (host.ptys.get(s.id).state !== 'running') throw new Error('the program finished before reading ever paused');
+          await new Promise((r) => setImmediate(r));
+        }
+        const inFlight = host.ptys.behind(s.id);
+        const start = performance.now();
+        host.ptys.input(s.id, 'bench', '\x03');
+        await host.ptys.exited(s.id);
+        while (host.ptys.behind(s.id) > 0) await new Promise((r) => setTimeout(r, 2));
+        const ms = performance.now() - start;
+        if (process.env.GATEHOUSE_BENCH_PROBE) console.log(`  Ctrl-C: ${(inFlight / 1e6).toFixed(2)} M chars in flight, tail ${ms.toFixed(0)} ms`);
+        return ms;
       } finally {
         await b.close();
         await shell.close();
@@ -257,7 +332,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
             { part: text.slice(at, at + piece), chunk },
           );
         }
-        const ms = await page.evaluate(async (options) => {
+        const ms = await profiled(page, 'xterm', () => page.evaluate(async (options) => {
           // Runs in the page (the bench is compiled without the DOM types).
           const w = globalThis as unknown as { batches: string[]; Terminal: new (o: object) => BrowserTerminal; document: { getElementById(id: string): unknown } };
           const term = new w.Terminal(options);
@@ -285,7 +360,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
           term.dispose();
           w.batches = [];
           return elapsed;
-        }, CONSOLE_TERMINAL);
+        }, CONSOLE_TERMINAL), b);
         return mbPerSecond(bytes, ms);
       } finally {
         server.close();
@@ -294,5 +369,5 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
     },
   };
 
-  return browser && chromium ? [full, xtermOnly, hostOnly, baseline] : [hostOnly, baseline];
+  return browser && chromium ? [full, xtermOnly, ctrlC, hostOnly, baseline] : [hostOnly, baseline];
 }
