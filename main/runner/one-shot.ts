@@ -209,7 +209,7 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
     })();
   }
 
-  return new Promise((resolve) => {
+  const run = new Promise<OneShotResult>((resolve) => {
     let pid: number | null = null;
     let io: ChildIo | null = null;
     let failure: { kind: RunFailure; message: string; limit?: LimitKind } | null = null;
@@ -362,6 +362,8 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
       return parsed.ok ? { ok: true, output: parsed.value } : { ok: false, kind: 'bad_output', message: parsed.message };
     }
   });
+  // A plugin whose calls fail gets no process started ahead until one succeeds again.
+  return warmKey === null ? run : run.then((r) => (spec.warm!.outcome(warmKey, r.ok), r));
 }
 
 

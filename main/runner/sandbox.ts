@@ -546,12 +546,39 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
     };
   };
   // Worked out as a call would be wrapped now: the sandbox's whole command line (its paths
-  // resolved now), the limits, and whether a cgroup and the in-box process limit are used.
+  // resolved now), what each bind shows now, the limits, and whether a cgroup and the in-box
+  // process limit are used.
   wrap.warmKey = () => {
     withNproc ??= sandboxed && nprocEnforced();
-    return JSON.stringify([sandbox ? inBwrap({ command: '', args: [] }).args : null, limits, withNproc, detectPidsCgroup().available]);
+    const args = sandbox ? inBwrap({ command: '', args: [] }).args : null;
+    return JSON.stringify([args, args ? bindIdentities(args) : null, limits, withNproc, detectPidsCgroup().available]);
   };
   return wrap;
+}
+
+const BIND_OPTIONS = new Set(['--bind', '--ro-bind', '--dev-bind', '--bind-try', '--ro-bind-try', '--dev-bind-try']);
+
+/**
+ * Which file or folder each bind of a bwrap command line shows, as `dev:inode` (or "-" when it is
+ * missing). SECURITY: bwrap binds what a path names when the sandbox is built. A warm start's
+ * sandbox (warm-starts.ts) was built before its call: a folder replaced meanwhile at the same path
+ * (the run cache rebuilding a copy someone edited, a read path swapped for another folder) would
+ * still show the old one in it. Part of the warm key, so such a call starts cold.
+ */
+function bindIdentities(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!BIND_OPTIONS.has(args[i]!)) continue;
+    const src = args[++i]!;
+    i++;
+    try {
+      const s = statSync(src, { bigint: true });
+      out.push(`${s.dev}:${s.ino}`);
+    } catch {
+      out.push('-');
+    }
+  }
+  return out;
 }
 
 /** The bwrap sandbox with limits for a profile; throws when bwrap is not available. */

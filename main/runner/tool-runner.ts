@@ -127,7 +127,8 @@ export class ToolRunner {
     return this.execute(plugin, tool, opts, ({ spec, dir, reviewedDir, manifest, plan, env }) => {
       // execute() let only a kind with run() through.
       const run = providerOf(manifest).run!;
-      return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env, reviewedDir));
+      // An operator's test run starts no process ahead: it checks the plugin, and is seldom repeated at once.
+      return run({ plugin, spec, manifest, dir, input, actor: opts.actor, ...(opts.callId ? { callId: opts.callId } : {}) }, this.engines(plan, env, reviewedDir, !opts.testRun));
     });
   }
 
@@ -136,12 +137,12 @@ export class ToolRunner {
    * warm child. `plan`, `env` and `reviewedDir` are the call's (execute()); without them (prepare)
    * only prepareWasm can be used.
    */
-  private engines(plan?: SandboxPlan, env?: Record<string, string>, reviewedDir?: string): KindEngines<ExecResult> {
+  private engines(plan?: SandboxPlan, env?: Record<string, string>, reviewedDir?: string, warm = false): KindEngines<ExecResult> {
     return {
       // The WraithRun contract: JSON on stdin, one JSON object on stdout.
       oneShot: (a) => {
         if (!plan || !env) throw new Error('a one-shot run needs the sandbox plan and environment of its call');
-        return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap, ...(this.deps.warmStarts ? { warm: this.deps.warmStarts } : {}) });
+        return runOneShot({ plugin: a.plugin, command: join(a.dir, a.spec.command), args: a.spec.args, cwd: a.dir, input: a.input, timeoutMs: a.manifest.timeoutSecs * 1000, env, wrap: plan.wrap, ...(warm && this.deps.warmStarts ? { warm: this.deps.warmStarts } : {}) });
       },
       wasm: (a) => {
         // The folder the copy was made from, as the call's check found it: its grants and files are the copy's, and it is hidden.

@@ -91,6 +91,8 @@ export class Spare {
 /** The spares waiting, one per key. */
 export class WarmStarts {
   private readonly spares = new Map<string, { spare: Spare; timer: NodeJS.Timeout }>();
+  /** Keys whose last call failed: none is started ahead for them (a crashing or hanging tool would only waste them). */
+  private readonly failing = new Set<string>();
   private closed = false;
 
   constructor(private readonly opts: { idleMs?: number } = {}) {}
@@ -111,7 +113,7 @@ export class WarmStarts {
    * Spares of other keys for the same plugin are let go: only the newest shape of a call is kept.
    */
   prime(key: string, group: string, start: () => Spare | null): void {
-    if (this.closed || this.spares.has(key)) return;
+    if (this.closed || this.spares.has(key) || this.failing.has(key)) return;
     for (const [k, s] of this.spares) if (s.spare.group === group) this.drop(k);
     const spare = start();
     if (!spare) return;
@@ -120,6 +122,18 @@ export class WarmStarts {
     // A spare keeps nothing running: the host may exit while it waits.
     timer.unref();
     this.spares.set(key, { spare, timer });
+  }
+
+  /** How a call of `key` ended: after a failure its spare is let go and none is started until a call succeeds. */
+  outcome(key: string, ok: boolean): void {
+    if (ok) {
+      this.failing.delete(key);
+      return;
+    }
+    // Bounded: a key is a call's whole shape, and shapes change.
+    if (this.failing.size >= 256) this.failing.clear();
+    this.failing.add(key);
+    this.drop(key);
   }
 
   /** The process group ids of the spares waiting (null: not started yet). */

@@ -2,7 +2,7 @@
 // the call before, sandbox and all, and the tool's code runs only once the call releases it. Real
 // bwrap, real processes, the host's fork thread; every wait is on an event seen in /proc.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -108,6 +108,37 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     const answers = await Promise.all([1, 2, 3, 4].map((n) => runOneShot(specOf(t, warm, [t.seen], { input: { n } }))));
     for (const [i, r] of answers.entries()) expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ received: { n: i + 1 } });
     expect(runs(t.seen)).toBe(4);
+  });
+
+  it('a folder replaced at the same path after the spare was built (a rebuilt copy, a swapped read path) is not what the call sees: it starts cold', async () => {
+    const t = tool();
+    const warm = pool();
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    const stale = await until('the spare to start', () => warm.pids()[0] ?? null);
+    await until('the spare to wait at its gate', () => gateWaiting(stale));
+    // The same path, another folder: what a cold start would bind now.
+    renameSync(t.dir, `${t.dir}.old`);
+    mkdirSync(t.dir);
+    writeFileSync(t.command, '#!/bin/sh\ncat > /dev/null\necho \'{"folder": "new"}\'\n', { mode: 0o755 });
+    const r = await runOneShot(specOf(t, warm));
+    expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ folder: 'new' });
+    expect(r.pid).not.toBe(stale);
+    await until('the stale spare to end', () => liveInGroup(stale).length === 0);
+  });
+
+  it('after a call fails, no process is started ahead for the next until one succeeds', async () => {
+    const t = tool();
+    const warm = pool();
+    const breaks = join(t.seen, 'fail');
+    writeFileSync(t.command, `#!/bin/sh\ncat > /dev/null\n[ -e ${breaks} ] && exit 3\necho '{}'\n`, { mode: 0o755 });
+    writeFileSync(breaks, '');
+    const failed = await runOneShot(specOf(t, warm));
+    expect(failed).toMatchObject({ ok: false, failure: 'crash' });
+    expect(warm.pids()).toEqual([]);
+    rmSync(breaks);
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    expect(warm.pids()).toHaveLength(1);
   });
 
   it('a spare let go ends having run nothing, and its cgroup goes with it', async () => {
