@@ -200,7 +200,7 @@ export class ToolRunner {
 
   /** Stops the WebAssembly workers (host shutdown, tests). */
   async close(): Promise<void> {
-    this.deps.warmStarts?.close();
+    await this.deps.warmStarts?.close();
     await this.wasmRuntime?.close();
     await this.moduleRuntime?.close();
   }

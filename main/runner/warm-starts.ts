@@ -35,6 +35,9 @@ export class Spare {
   private listener: ((e: ChildEvent) => void) | null = null;
   private ended = false;
   private finished: Promise<unknown> | null = null;
+  private onGone: () => void = () => {};
+  /** Settles once a spare no call took has ended and its containment is cleaned up. */
+  readonly gone = new Promise<void>((resolve) => (this.onGone = resolve));
   /** Its process (group) id once started. */
   pid: number | null = null;
   io: Promise<ChildIo | null> = Promise.resolve(null);
@@ -84,7 +87,9 @@ export class Spare {
   }
 
   private finish(): void {
-    this.finished ??= Promise.resolve(this.wrapped.finish?.()).catch(() => {});
+    this.finished ??= Promise.resolve(this.wrapped.finish?.())
+      .catch(() => {})
+      .then(() => this.onGone());
   }
 }
 
@@ -141,10 +146,17 @@ export class WarmStarts {
     return [...this.spares.values()].map((s) => s.spare.pid);
   }
 
-  /** Lets every spare go; none is started after this. */
-  close(): void {
+  /**
+   * Lets every spare go; none is started after this. Resolves once they have ended and their
+   * cgroups are removed (at most `waitMs`: a host that exits right after leaves none behind).
+   */
+  async close(waitMs = 2000): Promise<void> {
     this.closed = true;
+    const gone = [...this.spares.values()].map((s) => s.spare.gone);
     for (const k of [...this.spares.keys()]) this.drop(k);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(gone), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   private drop(key: string): void {
