@@ -310,7 +310,11 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
         },
       );
     // The next call of this shape finds its process started.
-    if (warmKey !== null && thread) spec.warm!.prime(warmKey, spec.plugin, () => startSpare(spec, thread, cap));
+    // One spare per tool call (command, arguments, folder, environment: the host gives each tool
+    // of a plugin its GATEHOUSE_TOOL), whose sandbox is the newest: a spare per plugin had two
+    // tools called in turn let each other's spare go, so that each of their calls started cold
+    // and a sandbox for nothing.
+    if (warmKey !== null && thread) spec.warm!.prime(warmKey, JSON.stringify([spec.plugin, spec.command, spec.args, spec.cwd, spec.env, cap]), () => startSpare(spec, thread, cap));
 
     async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null, out: { stdout: Uint8Array; stderr: string } | null): Promise<void> {
       if (settled) return;

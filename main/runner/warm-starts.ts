@@ -41,7 +41,7 @@ export class Spare {
   /** Its process (group) id once started. */
   pid: number | null = null;
   io: Promise<ChildIo | null> = Promise.resolve(null);
-  /** Which plugin it serves (WarmStarts.prime keeps one shape per plugin). */
+  /** Which tool call it serves (WarmStarts.prime keeps one sandbox shape per tool call). */
   group = '';
 
   constructor(readonly wrapped: WrappedCommand) {}
