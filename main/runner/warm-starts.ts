@@ -21,6 +21,7 @@
 // A spare not taken within IDLE_MS is let go, so nothing lingers between an agent's bursts.
 import type { ChildEvent, ChildIo } from '../pty/child-io.js';
 import type { WrappedCommand } from './one-shot.js';
+import { isAlive } from '../core/proc-scan.js';
 
 /** Runs the tool only after the line "go" (see the top of the file); $0 names it in `ps`. */
 export const GATE_SCRIPT = 'IFS= read -r go || exit 125; [ "$go" = go ] || exit 125; exec "$@"';
@@ -56,9 +57,15 @@ export class Spare {
     if (this.ended) this.finish();
   };
 
-  /** Still able to serve a call: not ended, not exited. */
+  /**
+   * Still able to serve a call: not ended, not exited, and its leader (bwrap, or the launcher)
+   * still running as the kernel sees it. A spare killed while it waited (an operator, the OOM
+   * killer) is a zombie at once, but its exit comes back from the fork thread only later: one
+   * taken in between was released dead, and its call failed as the plugin "killed by SIGKILL"
+   * (a crash, counted against it) though nothing of it had run, instead of starting cold.
+   */
   get alive(): boolean {
-    return !this.ended && !this.events.some((e) => e.type === 'exit' || e.type === 'overflow');
+    return !this.ended && !this.events.some((e) => e.type === 'exit' || e.type === 'overflow') && (this.pid === null || isAlive(this.pid));
   }
 
   /** A call takes it: the events so far are replayed to `listener` at once, then the call writes its input. */
