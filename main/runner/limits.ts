@@ -362,6 +362,21 @@ export class PidsCgroup {
     }
   }
 
+  /**
+   * drain() for a process that is exiting (no loop turn is left to wait in): kills until the
+   * cgroup is empty and removes it, blocking at most `timeoutMs`.
+   */
+  drainNow(timeoutMs: number): boolean {
+    const deadline = performance.now() + timeoutMs;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (;;) {
+      this.killAll();
+      if (this.procs().length === 0 && this.tryRemove()) return true;
+      if (performance.now() > deadline) return false;
+      Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+
   tryRemove(): boolean {
     try {
       rmdirSync(this.dir);

@@ -58,6 +58,8 @@ export interface WrappedCommand {
   kill?: () => void;
   /** Called exactly once after the run: kill leftovers, wait until they are gone, clean up. */
   finish?: () => Promise<ContainmentReport>;
+  /** finish's cleanup for a host that is exiting (its 'exit' event): blocking, at most `timeoutMs`. */
+  finishNow?: (timeoutMs: number) => void;
 }
 
 /** Wraps the command (the sandbox). Throwing refuses the run: a `spawn` failure with the error's message. */

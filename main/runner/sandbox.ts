@@ -541,6 +541,7 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
               await c.drain();
               return { processLimitHit };
             },
+            finishNow: (timeoutMs) => void c.drainNow(timeoutMs),
           }
         : {}),
     };

@@ -29,6 +29,8 @@ export const GATE_NAME = 'gatehouse-gate';
 const GO = 'go\n';
 /** How long a spare waits for a call before it is let go. */
 const IDLE_MS = 30_000;
+/** How long a host that exits waits, in all, for its spares' cgroups to empty so they can be removed. */
+const EXIT_WAIT_MS = 500;
 
 /** A process started ahead of its call, waiting at the gate. */
 export class Spare {
@@ -93,6 +95,22 @@ export class Spare {
     this.wrapped.kill?.();
   }
 
+  /**
+   * The host is exiting (its 'exit' event): kills it and removes its cgroup now, there being no
+   * loop turn left for its close event. Not one a call took: that is the call's.
+   */
+  finishNow(timeoutMs: number): void {
+    if (this.listener) return;
+    if (this.pid !== null) {
+      try {
+        process.kill(-this.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    this.wrapped.finishNow?.(timeoutMs);
+  }
+
   private finish(): void {
     this.finished ??= Promise.resolve(this.wrapped.finish?.())
       .catch(() => {})
@@ -105,9 +123,23 @@ export class WarmStarts {
   private readonly spares = new Map<string, { spare: Spare; timer: NodeJS.Timeout }>();
   /** Keys whose last call failed: none is started ahead for them (a crashing or hanging tool would only waste them). */
   private readonly failing = new Set<string>();
+  /** Spares let go whose end (and cgroup's removal) has not come back yet. */
+  private readonly ending = new Set<Spare>();
   private closed = false;
+  private hooked = false;
 
   constructor(private readonly opts: { idleMs?: number } = {}) {}
+
+  /**
+   * A host that exits with spares waiting (a spare keeps nothing running, so it may exit by
+   * itself) or let go but not yet ended (it did not wait for close): their processes go with it,
+   * but their cgroups were left for the next start's sweep (limits.ts cleanStale). Removed here,
+   * on the way out.
+   */
+  private readonly onExit = (): void => {
+    const end = performance.now() + EXIT_WAIT_MS;
+    for (const s of [...this.spares.values()].map((x) => x.spare).concat([...this.ending])) s.finishNow(Math.max(0, end - performance.now()));
+  };
 
   /** The spare for `key`, if one waits and can still serve; a dead one is dropped. */
   take(key: string): Spare | null {
@@ -116,19 +148,24 @@ export class WarmStarts {
     this.spares.delete(key);
     clearTimeout(s.timer);
     if (s.spare.alive) return s.spare;
-    s.spare.dismiss();
+    this.letGo(s.spare);
     return null;
   }
 
   /**
    * Starts a spare for `key` (start() may return null: none can be made now) unless one waits.
-   * Spares of other keys for the same plugin are let go: only the newest shape of a call is kept.
+   * Spares of other keys in the same group (a tool call: its command, arguments, folder and
+   * environment) are let go: only the newest sandbox of a call is kept.
    */
   prime(key: string, group: string, start: () => Spare | null): void {
     if (this.closed || this.spares.has(key) || this.failing.has(key)) return;
     for (const [k, s] of this.spares) if (s.spare.group === group) this.drop(k);
     const spare = start();
     if (!spare) return;
+    if (!this.hooked) {
+      this.hooked = true;
+      process.on('exit', this.onExit);
+    }
     spare.group = group;
     const timer = setTimeout(() => this.drop(key), this.opts.idleMs ?? IDLE_MS);
     // A spare keeps nothing running: the host may exit while it waits.
@@ -164,6 +201,11 @@ export class WarmStarts {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(gone), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     clearTimeout(timer);
+    // What did not end in time is still removed if the host exits now.
+    if (this.ending.size === 0 && this.hooked) {
+      this.hooked = false;
+      process.off('exit', this.onExit);
+    }
   }
 
   private drop(key: string): void {
@@ -171,6 +213,12 @@ export class WarmStarts {
     if (!s) return;
     this.spares.delete(key);
     clearTimeout(s.timer);
-    s.spare.dismiss();
+    this.letGo(s.spare);
+  }
+
+  private letGo(spare: Spare): void {
+    this.ending.add(spare);
+    void spare.gone.then(() => this.ending.delete(spare));
+    spare.dismiss();
   }
 }
