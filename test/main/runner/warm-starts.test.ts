@@ -2,7 +2,7 @@
 // the call before, sandbox and all, and the tool's code runs only once the call releases it. Real
 // bwrap, real processes, the host's fork thread; every wait is on an event seen in /proc.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -142,6 +142,63 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     expect(warm.pids()).toHaveLength(1);
   });
 
+  // The host runs each tool of a plugin with its own GATEHOUSE_TOOL, so two tools of one plugin
+  // have two keys. Only one shape per plugin was kept: each call let the other tool's spare go,
+  // and calls alternating between two tools (or made at once) all started cold, each also
+  // starting a sandbox for nothing.
+  it('two tools of one plugin called in turn each take the spare started for them', async () => {
+    const t = tool();
+    const warm = pool();
+    const env = (tool: string) => ({ ...scrubEnv(process.env, []), GATEHOUSE_TOOL: tool });
+    const call = (tool: string) => runOneShot(specOf(t, warm, [t.seen], { env: env(tool) }));
+    expect((await call('a')).ok).toBe(true);
+    expect((await call('b')).ok).toBe(true);
+    expect(warm.pids()).toHaveLength(2);
+    const spares = await until('both spares to start', () => (warm.pids().every((p) => p !== null) ? (warm.pids() as number[]) : null));
+    for (const p of spares) await until('the spare to wait at its gate', () => gateWaiting(p));
+    const [a, b] = [await call('a'), await call('b')];
+    expect([a.pid, b.pid]).toEqual(spares);
+    expect(runs(t.seen)).toBe(4);
+  });
+
+  // Its exit comes back from the fork thread a moment after the kernel has it dead: a call in
+  // between took it, and failed as the plugin "killed by SIGKILL" though nothing of it had run.
+  it.each([
+    ['its whole group', (pgid: number) => process.kill(-pgid, 'SIGKILL')],
+    ['its gate alone', (_pgid: number, gate: number) => process.kill(gate, 'SIGKILL')],
+  ])('a spare killed while it waits (%s: an operator, the OOM killer) is not taken: the call starts cold and is answered', async (_what, kill) => {
+    const t = tool();
+    const warm = pool();
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    const gate = await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    kill(pgid, gate);
+    await until('the spare to be gone', () => liveInGroup(pgid).length === 0);
+    const r = await runOneShot(specOf(t, warm, [t.seen], { input: { n: 2 } }));
+    expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ received: { n: 2 } });
+    expect(r.pid).not.toBe(pgid);
+  });
+
+  // The gate is a shell, and a shell sets variables of its own that its exec passes on (dash:
+  // PWD, to the folder it finds itself in). bwrap sets PWD to its --chdir folder too, so cold and
+  // warm agree; checked here with the host's /bin/sh (bash as sh would also pass on a SHLVL).
+  it.each([
+    ['as the call gives it', {}],
+    ['with a PWD and SHLVL of its own', { PWD: '/somewhere/else', SHLVL: '7' }],
+  ])('the tool started warm gets exactly the environment it gets cold (%s)', async (_how, extra) => {
+    const t = tool();
+    writeFileSync(t.command, `#!/bin/sh\ncat >/dev/null\nprintf '{"env": "%s"}\\n' "$(env | LC_ALL=C sort | tr '\\n' ' ')"\n`);
+    const warm = pool();
+    const env = { ...scrubEnv(process.env, []), ...extra };
+    const cold = await runOneShot(specOf(t, warm, [t.seen], { env }));
+    expect(cold.ok, cold.ok ? '' : cold.message).toBe(true);
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    const warmed = await runOneShot(specOf(t, warm, [t.seen], { env }));
+    expect(warmed.pid).toBe(pgid);
+    expect(warmed.ok && warmed.output).toEqual(cold.ok && cold.output);
+  });
+
   it('a spare let go ends having run nothing, and its cgroup goes with it', async () => {
     const t = tool();
     const warm = pool();
@@ -180,7 +237,109 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     expect(warm.pids()).toEqual([]);
   });
 
-  it('a process holding a spare exits by itself: the spare keeps nothing running and goes with it', async () => {
+  it('an adopted spare that runs past its timeout is stopped with everything it started, its cgroup too', async () => {
+    const t = tool();
+    const warm = pool();
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    const cgroups = listCgroupsOf(pgid);
+    // Now it hangs, with a child that left the group (setsid) and one that stayed.
+    writeFileSync(t.command, `#!/bin/sh\ncat >/dev/null\necho run >> ${t.seen}/runs\nsetsid sleep 1000 &\nsleep 1000 &\nwait\n`);
+    const r = await runOneShot(specOf(t, warm, [t.seen], { timeoutMs: 300, killGraceMs: 50 }));
+    expect(r.pid).toBe(pgid);
+    expect(!r.ok && r.failure, r.ok ? '' : r.message).toBe('timeout');
+    expect(runs(t.seen)).toBe(2);
+    expect(liveInGroup(pgid)).toEqual([]);
+    expect(cgroups.filter((c) => existsSync(c))).toEqual([]);
+  });
+
+  // bwrap binds a granted path as it finds it when the spare starts; the key names the path. A
+  // path that now leads elsewhere (a link pointed at another folder, a folder replaced by another)
+  // must not be served by the spare that still holds the old one: a call after the change reads
+  // what a cold start would, the folder the path leads to now.
+  it.each([
+    {
+      how: 'a link pointed at another folder',
+      make: (path: string, a: string) => symlinkSync(a, path),
+      change: (path: string, b: string) => {
+        rmSync(path);
+        symlinkSync(b, path);
+      },
+    },
+    {
+      how: 'a folder made since (bwrap skipped it)',
+      before: '',
+      make: () => {},
+      change: (path: string, b: string) => renameSync(b, path),
+    },
+    {
+      how: 'a folder replaced by another',
+      make: (path: string, a: string) => renameSync(a, path),
+      change: (path: string, b: string) => {
+        renameSync(path, `${path}.old`);
+        renameSync(b, path);
+      },
+    },
+  ])('a granted path changed since the spare started ($how): the call sees what it leads to now', async ({ before = 'a', make, change }: { before?: string; make: (path: string, a: string) => void; change: (path: string, b: string) => void }) => {
+    if (detection.kind !== 'bwrap') throw new Error('no bwrap');
+    const t = tool();
+    const root = join(t.dir, '..');
+    const [a, b] = ['a', 'b'].map((n) => {
+      const d = join(root, n);
+      mkdirSync(d);
+      writeFileSync(join(d, 'file'), n);
+      return d;
+    }) as [string, string];
+    const path = join(root, 'granted');
+    make(path, a);
+    writeFileSync(t.command, `#!/bin/sh\ncat >/dev/null\nprintf '{"read": "%s"}\\n' "$(cat ${path}/file 2>/dev/null)"\n`);
+    const warm = pool();
+    const profile = () => profileFromManifest({ permissions: { read: [path], write: [], hosts: [], env: [] } }, t.dir);
+    const spec = () => ({ ...specOf(t, warm), wrap: containWrap({ detection, profile: profile() }, { timeoutMs: 10_000 }) });
+    const first = await runOneShot(spec());
+    expect(first.ok && first.output, first.ok ? '' : first.message).toEqual({ read: before });
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    change(path, b);
+    const second = await runOneShot(spec());
+    expect(second.ok && second.output, second.ok ? '' : second.message).toEqual({ read: 'b' });
+    expect(second.pid).not.toBe(pgid);
+  });
+
+  // A tool whose interpreter is not in its sandbox (a #! into a folder it is not given) cannot be
+  // exec'd. Cold, bwrap says so ("bwrap: execvp …"): a spawn failure. Warm, the gate's `exec` said
+  // it in the shell's words and exited 127, and the call came back as the plugin's crash (which
+  // the breaker and the metrics count as its fault). Here the tool's file is changed in place
+  // after a call that worked (a plugin run from its own folder): the key holds its folder, not
+  // its contents, so the spare is taken, as it should be.
+  it('a tool that cannot be exec\'d in its sandbox fails as a spawn failure, warm as cold', async () => {
+    const t = tool();
+    const warm = pool();
+    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    writeFileSync(t.command, '#!/nonexistent/interpreter\n');
+    const warmed = await runOneShot(specOf(t, warm));
+    expect(warmed.pid).toBe(pgid);
+    expect(!warmed.ok && warmed.failure, warmed.ok ? '' : warmed.message).toBe('spawn');
+    expect(!warmed.ok && warmed.message).toMatch(/^warm could not be started in its sandbox: .*\/run\.sh/);
+    // As cold (no spare after a failure).
+    expect(warm.pids()).toEqual([]);
+    const cold = await runOneShot(specOf(t, warm));
+    expect(!cold.ok && cold.failure, cold.ok ? '' : cold.message).toBe('spawn');
+  });
+
+  // A host exits with a spare waiting, by itself or right after closing (the serve and Electron
+  // shells call process.exit / app.exit as soon as host.close() resolves). Its processes go with
+  // it either way. Its pids cgroup was left behind by every host that stopped (its removal waited
+  // for the spare's close event, which came after the exit), for the next start's sweep
+  // (limits.ts cleanStale): close() resolves once it is gone, and an exit removes what is left.
+  it.each([
+    ['exits by itself', ''],
+    ['closes its warm starts and exits at once', 'await warm.close();\nprocess.exit(0);'],
+    ['lets its spare go and exits at once', 'void warm.close();\nprocess.exit(0);'],
+  ])('a process holding a spare %s: the spare keeps nothing running and goes with it, its cgroup too', async (_how, end) => {
     const t = tool();
     // A bundle of its own, as the CLI's: under node_modules (its packages resolve), with the fork
     // thread's worker where a bundle looks for it (entry-file.ts).
@@ -202,24 +361,47 @@ const r = await runOneShot({ plugin: 'warm', command: ${JSON.stringify(t.command
 for (;;) {
   const [pid] = warm.pids();
   if (pid) {
-    console.log(JSON.stringify({ ok: r.ok, spare: pid }));
+    // Its cgroup, once its launcher has joined one (the folder under the pids hierarchy).
+    const { readFileSync } = await import('node:fs');
+    let cgroups: string[] = [];
+    for (;;) {
+      try {
+        cgroups = readFileSync('/proc/' + pid + '/cgroup', 'utf8').split('\\n').flatMap((l) => /^\\d+:(?:pids)?:.*\\/(gatehouse-\\d+-\\d+)$/.exec(l)?.[1] ?? []);
+      } catch {
+        cgroups = [];
+      }
+      if (cgroups.length > 0) break;
+      await new Promise((res) => setImmediate(res));
+    }
+    console.log(JSON.stringify({ ok: r.ok, spare: pid, cgroups }));
     break;
   }
   await new Promise((res) => setImmediate(res));
 }
+${end}
 `,
     );
     buildSync({ entryPoints: [join(root, 'holder.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(root, 'bin', 'holder.mjs'), logLevel: 'silent' });
     const child = spawn(process.execPath, [join(root, 'bin', 'holder.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const cg = detectPidsCgroup();
+    // Looked at the moment the host is gone (nothing of its own can remove them after that).
+    const [code, left] = await new Promise<[number | null, string[]]>((resolve) =>
+      child.on('exit', (c) => {
+        const named = (JSON.parse(out || '{}') as { cgroups?: string[] }).cgroups ?? [];
+        resolve([c, cg.available ? named.filter((n) => existsSync(join(cg.base, n))) : []]);
+      }),
+    );
     rmSync(root, { recursive: true, force: true });
     expect(code).toBe(0);
-    const said = JSON.parse(out) as { ok: boolean; spare: number };
+    const said = JSON.parse(out) as { ok: boolean; spare: number; cgroups: string[] };
     expect(said.ok).toBe(true);
     await until('the spare to end with its host', () => liveInGroup(said.spare).length === 0);
     expect(runs(t.seen)).toBe(1);
+    // Nobody is left to remove them once the host is gone: they must be gone when it is.
+    expect(said.cgroups.length > 0 || !cg.available).toBe(true);
+    expect(left, 'cgroups left behind by the host').toEqual([]);
   }, 30_000);
 });
 
