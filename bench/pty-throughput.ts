@@ -193,6 +193,39 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
     },
   };
 
+  /**
+   * A real host, serve shell and console in Chromium, with a terminal running `cat path` once it
+   * reads a line: the console attached to it and taken over, so the body starts it with Enter.
+   */
+  async function catIntoConsole<T>(path: string, body: (c: { host: ReturnType<typeof createHost>; s: { id: string }; page: Awaited<ReturnType<BareChromium['newPage']>>; b: BareChromium }) => Promise<T>): Promise<T> {
+    const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
+    const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
+    const token = 'bench-token-0123456789abcdef';
+    const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
+    // Not Playwright: its Network domain would copy every frame of the stream (bare-chromium.ts).
+    const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
+    try {
+      const page = await b.newPage(1280, 800);
+      await page.goto(shell.newConsoleUrl());
+      await page.waitFor('document.querySelector(\'[data-testid="status-connection"][data-state="connected"]\')');
+      // DOM clicks: the pointer never enters the page, as an operator's rests outside the
+      // terminal list (hovering there cost ~9% of the renderer: a hit test at every frame).
+      await page.click('[data-testid="nav-terminals"]');
+      // The program waits for a line, so the console can attach before any output.
+      const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
+      await page.click(`[data-testid="terminal-row"][data-id="${s.id}"]`);
+      await page.waitFor(`document.querySelector('[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]')`);
+      if (host.ptys.get(s.id).watchers !== 1) throw new Error('the console did not attach');
+      host.ptys.takeOver(s.id, 'bench', 'bench');
+      return await body({ host, s, page, b });
+    } finally {
+      await b.close();
+      await shell.close();
+      await host.close('bench done');
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
   const full: BenchCase = {
     name: FULL,
     unit: 'MB/s',
@@ -202,25 +235,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
     target: { median: 50, ratio: 0.6 },
     async run() {
       const { path, bytes, lines } = data(megabytes);
-      const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
-      const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
-      const token = 'bench-token-0123456789abcdef';
-      const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
-      // Not Playwright: its Network domain would copy every frame of the stream (bare-chromium.ts).
-      const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
-      try {
-        const page = await b.newPage(1280, 800);
-        await page.goto(shell.newConsoleUrl());
-        await page.waitFor('document.querySelector(\'[data-testid="status-connection"][data-state="connected"]\')');
-        // DOM clicks: the pointer never enters the page, as an operator's rests outside the
-        // terminal list (hovering there cost ~9% of the renderer: a hit test at every frame).
-        await page.click('[data-testid="nav-terminals"]');
-        // The program waits for a line, so the console can attach before any output.
-        const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
-        await page.click(`[data-testid="terminal-row"][data-id="${s.id}"]`);
-        await page.waitFor(`document.querySelector('[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]')`);
-        if (host.ptys.get(s.id).watchers !== 1) throw new Error('the console did not attach');
-        host.ptys.takeOver(s.id, 'bench', 'bench');
+      return catIntoConsole(path, async ({ host, s, page, b }) => {
         const before = host.ptys.get(s.id).outputChars;
 
         const ms = await profiled(page, 'full', async () => {
@@ -236,39 +251,21 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
         // + the echo of the Enter ("\r\n").
         if (got !== bytes + lines + 2) throw new Error(`full path read ${got} chars, expected ${bytes + lines + 2}`);
         return mbPerSecond(bytes, ms);
-      } finally {
-        await b.close();
-        await shell.close();
-        await host.close('bench done');
-        rmSync(home, { recursive: true, force: true });
-      }
+      });
     },
   };
 
   // The tail after Ctrl-C: the same `cat` to the same console, interrupted once 30 MB went
-  // through (the flow-control window has grown by then) at the moment reading pauses (the most in
-  // flight), timed from the Ctrl-C until the console has acknowledged the last char the program
-  // wrote: what was in flight when the operator typed, drawn after they typed.
+  // through, at the moment reading pauses (the whole flow-control window in flight), timed from
+  // the Ctrl-C until the console has acknowledged the last char the program wrote: what was in
+  // flight when the operator typed, drawn after they typed.
   const ctrlC: BenchCase = {
     name: CTRL_C,
     unit: 'ms',
     better: 'lower',
     async run() {
       const { path } = data(megabytes);
-      const home = mkdtempSync(join(tmpdir(), 'gatehouse-bench-pty-home-'));
-      const host = createHost({ home, shell: 'serve', watch: false, log: () => {} });
-      const token = 'bench-token-0123456789abcdef';
-      const shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token, staticDir: opts.staticDir ?? defaultStaticDir(), operator: 'bench' });
-      const b = await BareChromium.launch(chromium!, CHROMIUM_ARGS);
-      try {
-        const page = await b.newPage(1280, 800);
-        await page.goto(shell.newConsoleUrl());
-        await page.waitFor('document.querySelector(\'[data-testid="status-connection"][data-state="connected"]\')');
-        await page.click('[data-testid="nav-terminals"]');
-        const s = await host.ptys.start({ command: '/bin/sh', args: ['-c', 'read go; exec cat "$0"', path], cwd: tmpdir(), cols: 100, rows: 30, origin: { actor: 'operator:bench', tool: 'shell' } });
-        await page.click(`[data-testid="terminal-row"][data-id="${s.id}"]`);
-        await page.waitFor(`document.querySelector('[data-testid="terminal-pane"][data-id="${s.id}"][data-attach="live"]')`);
-        host.ptys.takeOver(s.id, 'bench', 'bench');
+      return catIntoConsole(path, async ({ host, s }) => {
         host.ptys.input(s.id, 'bench', '\r');
         while (host.ptys.get(s.id).outputChars < Math.min(30e6, megabytes * 0.3e6)) await new Promise((r) => setTimeout(r, 2));
         // The worst moment: reading has just paused, the console the whole window behind.
@@ -284,12 +281,7 @@ export function ptyThroughputCases(opts: PtyThroughputOptions = {}): BenchCase[]
         const ms = performance.now() - start;
         if (process.env.GATEHOUSE_BENCH_PROBE) console.log(`  Ctrl-C: ${(inFlight / 1e6).toFixed(2)} M chars in flight, tail ${ms.toFixed(0)} ms`);
         return ms;
-      } finally {
-        await b.close();
-        await shell.close();
-        await host.close('bench done');
-        rmSync(home, { recursive: true, force: true });
-      }
+      });
     },
   };
 

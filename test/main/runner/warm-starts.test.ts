@@ -79,6 +79,17 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((w) => w.close()));
 });
 
+/** A tool called once, and the spare started for its next call, waiting at its gate. */
+async function spareAtGate(): Promise<{ t: ReturnType<typeof tool>; warm: WarmStarts; pgid: number }> {
+  const t = tool();
+  const warm = pool();
+  const first = await runOneShot(specOf(t, warm));
+  expect(first.ok, first.ok ? '' : first.message).toBe(true);
+  const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+  await until('the spare to wait at its gate', () => gateWaiting(pgid));
+  return { t, warm, pgid };
+}
+
 describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   it('the next call takes the process started during this one; its tool ran only once the call released it', async () => {
     const t = tool();
@@ -112,11 +123,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   });
 
   it('a folder replaced at the same path after the spare was built (a rebuilt copy, a swapped read path) is not what the call sees: it starts cold', async () => {
-    const t = tool();
-    const warm = pool();
-    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
-    const stale = await until('the spare to start', () => warm.pids()[0] ?? null);
-    await until('the spare to wait at its gate', () => gateWaiting(stale));
+    const { t, warm, pgid: stale } = await spareAtGate();
     // The same path, another folder: what a cold start would bind now.
     renameSync(t.dir, `${t.dir}.old`);
     mkdirSync(t.dir);
@@ -200,11 +207,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   });
 
   it('a spare let go ends having run nothing, and its cgroup goes with it', async () => {
-    const t = tool();
-    const warm = pool();
-    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
-    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
-    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    const { t, warm, pgid } = await spareAtGate();
     const cgroups = listCgroupsOf(pgid);
     if (detectPidsCgroup().available) expect(cgroups).toHaveLength(1);
     // Closing waits until it is gone, cgroup and all: a host that exits right after leaves nothing.
@@ -216,11 +219,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   });
 
   it('a call whose sandbox differs (another write grant) starts cold; the stale spare is let go unused', async () => {
-    const t = tool();
-    const warm = pool();
-    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
-    const stale = await until('the spare to start', () => warm.pids()[0] ?? null);
-    await until('the spare to wait at its gate', () => gateWaiting(stale));
+    const { t, warm, pgid: stale } = await spareAtGate();
     const other = mkdtempSync(join(tmpdir(), 'gatehouse-warm-other-'));
     const r = await runOneShot(specOf(t, warm, [t.seen, other]));
     expect(r.ok, r.ok ? '' : r.message).toBe(true);
@@ -238,11 +237,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   });
 
   it('an adopted spare that runs past its timeout is stopped with everything it started, its cgroup too', async () => {
-    const t = tool();
-    const warm = pool();
-    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
-    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
-    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    const { t, warm, pgid } = await spareAtGate();
     const cgroups = listCgroupsOf(pgid);
     // Now it hangs, with a child that left the group (setsid) and one that stayed.
     writeFileSync(t.command, `#!/bin/sh\ncat >/dev/null\necho run >> ${t.seen}/runs\nsetsid sleep 1000 &\nsleep 1000 &\nwait\n`);
@@ -314,11 +309,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
   // after a call that worked (a plugin run from its own folder): the key holds its folder, not
   // its contents, so the spare is taken, as it should be.
   it('a tool that cannot be exec\'d in its sandbox fails as a spawn failure, warm as cold', async () => {
-    const t = tool();
-    const warm = pool();
-    expect((await runOneShot(specOf(t, warm))).ok).toBe(true);
-    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
-    await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    const { t, warm, pgid } = await spareAtGate();
     writeFileSync(t.command, '#!/nonexistent/interpreter\n');
     const warmed = await runOneShot(specOf(t, warm));
     expect(warmed.pid).toBe(pgid);
