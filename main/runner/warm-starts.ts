@@ -13,9 +13,11 @@
 //   host let the spare go, or died) or anything else ends it having run nothing.
 // - A spare is taken only by a call whose wrap is the same in every respect: the key is the
 //   sandbox's whole command line as the call works it out now (paths resolved now, the secret
-//   masks found now), the limits, the command, its arguments, folder and environment. A call
-//   after anything changed (a manifest, a setting, a path that became a link) misses and starts
-//   cold; the stale spare is let go.
+//   masks found now), what each bind's source is now (its device and inode: bwrap binds what a
+//   path named when the spare was built), the limits, the command, its arguments, folder and
+//   environment. A call after anything changed (a manifest, a setting, a path that became a link,
+//   a folder replaced) misses and starts cold; the stale spare is let go. A spare whose process
+//   died while it waited is not taken either.
 // - The call's clock starts at the call: time a spare waited is nobody's.
 // - Each spare has its own pids cgroup, as a cold start has.
 // A spare not taken within IDLE_MS is let go, so nothing lingers between an agent's bursts.
