@@ -190,7 +190,8 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
   const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
-  const warmKey = spec.warm && thread ? warmKeyOf(spec, cap) : null;
+  const warmth = spec.warm && thread ? warmKeyOf(spec, cap) : null;
+  const warmKey = warmth?.key ?? null;
   const spare = warmKey !== null ? spec.warm!.take(warmKey) : null;
   const prepared = prepareRun(spec, spare?.wrapped);
   if (!prepared.ok) {
@@ -316,7 +317,7 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
     // of a plugin its GATEHOUSE_TOOL), whose sandbox is the newest: a spare per plugin had two
     // tools called in turn let each other's spare go, so that each of their calls started cold
     // and a sandbox for nothing.
-    if (warmKey !== null && thread) spec.warm!.prime(warmKey, JSON.stringify([spec.plugin, spec.command, spec.args, spec.cwd, spec.env, cap]), () => startSpare(spec, thread, cap));
+    if (warmth && thread) spec.warm!.prime(warmth.key, warmth.call, () => startSpare(spec, thread, cap));
 
     async function finalize(code: number | null, signal: NodeJS.Signals | null, early: { kind: RunFailure; message: string; limit?: LimitKind } | null, out: { stdout: Uint8Array; stderr: string } | null): Promise<void> {
       if (settled) return;
@@ -382,11 +383,15 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
  */
 const RUNS_BEFORE_GATE = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*)$/;
 
-/** The key of a call's warm start (warm-starts.ts), or null when it must start cold. */
-function warmKeyOf(spec: OneShotSpec, cap: number): string | null {
+/**
+ * A call's warm start (warm-starts.ts): `call` names the tool call (plugin, command, arguments,
+ * folder, environment), `key` that and its sandbox as worked out now; null when it must start cold.
+ */
+function warmKeyOf(spec: OneShotSpec, cap: number): { key: string; call: string } | null {
   if (!spec.wrap?.warmKey || Object.keys(spec.env).some((k) => RUNS_BEFORE_GATE.test(k))) return null;
   try {
-    return JSON.stringify([spec.wrap.warmKey(), spec.command, spec.args, spec.cwd, spec.env, cap]);
+    const call = JSON.stringify([spec.plugin, spec.command, spec.args, spec.cwd, spec.env, cap]);
+    return { key: JSON.stringify([spec.wrap.warmKey(), call]), call };
   } catch {
     return null;
   }

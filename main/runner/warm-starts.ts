@@ -87,13 +87,7 @@ export class Spare {
   dismiss(): void {
     void this.io.then((io) => io?.release(''));
     // A process that never reaches its gate (stuck in its sandbox's set-up) still goes, with its group.
-    if (this.pid !== null && this.alive) {
-      try {
-        process.kill(-this.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
+    if (this.alive) this.killGroup();
     this.wrapped.kill?.();
   }
 
@@ -103,14 +97,17 @@ export class Spare {
    */
   finishNow(timeoutMs: number): void {
     if (this.listener) return;
-    if (this.pid !== null) {
-      try {
-        process.kill(-this.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
+    this.killGroup();
     this.wrapped.finishNow?.(timeoutMs);
+  }
+
+  private killGroup(): void {
+    if (this.pid === null) return;
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
 
   private finish(): void {
