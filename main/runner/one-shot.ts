@@ -60,6 +60,10 @@ export interface WrappedCommand {
   finish?: () => Promise<ContainmentReport>;
   /** finish's cleanup for a host that is exiting (its 'exit' event): blocking, at most `timeoutMs`. */
   finishNow?: (timeoutMs: number) => void;
+  /** Sandboxed: whether the box that `pid`, a process in it, sees is the one this wrap would build now (sandbox.ts boxShowsNow). */
+  sameBox?: (pid: number) => boolean;
+  /** Contained with less than planned (its cgroup could not be made): never kept as a warm start. */
+  degraded?: boolean;
 }
 
 /** Wraps the command (the sandbox). Throwing refuses the run: a `spawn` failure with the error's message. */
@@ -182,7 +186,7 @@ export function prepareRun(spec: Pick<OneShotSpec, 'plugin' | 'command' | 'args'
 
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
 
-function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult> {
+async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult> {
   const started = performance.now();
   const cap = spec.maxStdout ?? MAX_STDOUT;
   const grace = spec.killGraceMs ?? KILL_GRACE_MS;
@@ -192,11 +196,11 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
   const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
   const warmth = spec.warm && thread ? warmKeyOf(spec, cap) : null;
   const warmKey = warmth?.key ?? null;
-  const spare = warmKey !== null ? spec.warm!.take(warmKey) : null;
+  const spare = warmKey !== null ? await spec.warm!.take(warmKey) : null;
   const prepared = prepareRun(spec, spare?.wrapped);
   if (!prepared.ok) {
     spare?.dismiss();
-    return Promise.resolve(refuse(prepared.message, false));
+    return refuse(prepared.message, false);
   }
   const { inputText, wrapped } = prepared;
   const sandboxed = wrapped.sandboxed === true;
@@ -204,7 +208,7 @@ function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotResult>
     if (spare) {
       // Its own end cleans up its containment.
       spare.dismiss();
-      return Promise.resolve(refuse(`${spec.plugin} was not run: a sandbox is required and this call would run unsandboxed.`, false));
+      return refuse(`${spec.plugin} was not run: a sandbox is required and this call would run unsandboxed.`, false);
     }
     return (async () => {
       await wrapped.finish?.();
@@ -403,6 +407,10 @@ function startSpare(spec: OneShotSpec, thread: ForkThread, cap: number): Spare |
   try {
     wrapped = spec.wrap!('/bin/sh', ['-c', GATE_SCRIPT, GATE_NAME, spec.command, ...spec.args]);
   } catch {
+    return null;
+  }
+  if (wrapped.degraded) {
+    void wrapped.finish?.();
     return null;
   }
   const spare = new Spare(wrapped);

@@ -530,9 +530,13 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
       launch = inBwrap(rlimitWrap(limits, withNproc, command, args));
     }
     const c = cgroup;
+    const built = bwrap;
     return {
       ...launch,
       sandboxed,
+      ...(built ? { sameBox: (pid: number) => boxShowsNow(built[1], pid) } : {}),
+      // A cgroup was wanted but could not be made: a cold start now might get one.
+      ...(cg.available && !c ? { degraded: true } : {}),
       ...(c
         ? {
             kill: () => c.killAll(),
@@ -547,39 +551,93 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
     };
   };
   // Worked out as a call would be wrapped now: the sandbox's whole command line (its paths
-  // resolved now), what each bind shows now, the limits, and whether a cgroup and the in-box
-  // process limit are used.
+  // resolved now), the limits, and whether a cgroup and the in-box process limit are used. What
+  // each bind shows is not in it: a spare's box itself is compared with that (sameBox).
   wrap.warmKey = () => {
     withNproc ??= sandboxed && nprocEnforced();
     const args = sandbox ? inBwrap({ command: '', args: [] }).args : null;
-    return JSON.stringify([args, args ? bindIdentities(args) : null, limits, withNproc, detectPidsCgroup().available]);
+    return JSON.stringify([args, limits, withNproc, detectPidsCgroup().available]);
   };
   return wrap;
 }
 
 const BIND_OPTIONS = new Set(['--bind', '--ro-bind', '--dev-bind', '--bind-try', '--ro-bind-try', '--dev-bind-try']);
 
-/**
- * Which file or folder each bind of a bwrap command line shows, as `dev:inode` (or "-" when it is
- * missing). SECURITY: bwrap binds what a path names when the sandbox is built. A warm start's
- * sandbox (warm-starts.ts) was built before its call: a folder replaced meanwhile at the same path
- * (the run cache rebuilding a copy someone edited, a read path swapped for another folder) would
- * still show the old one in it. Part of the warm key, so such a call starts cold.
- */
-function bindIdentities(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (!BIND_OPTIONS.has(args[i]!)) continue;
-    const src = args[++i]!;
-    i++;
-    try {
-      const s = statSync(src, { bigint: true });
-      out.push(`${s.dev}:${s.ino}`);
-    } catch {
-      out.push('-');
-    }
+/** How many arguments each bwrap option this file writes takes (bwrapArgs). */
+const BWRAP_ARITY: Record<string, number> = {
+  '--die-with-parent': 0,
+  '--disable-userns': 0,
+  '--new-session': 0,
+  '--unshare-ipc': 0,
+  '--unshare-net': 0,
+  '--unshare-pid': 0,
+  '--unshare-user': 0,
+  '--unshare-uts': 0,
+  '--cap-drop': 1,
+  '--chdir': 1,
+  '--dev': 1,
+  '--proc': 1,
+  '--remount-ro': 1,
+  '--size': 1,
+  '--tmpfs': 1,
+  '--symlink': 2,
+  ...Object.fromEntries([...BIND_OPTIONS].map((o) => [o, 2])),
+};
+/** Options that mount something of the sandbox's own (nothing of the host) at their argument. */
+const OWN_MOUNTS = new Set(['--dev', '--proc', '--tmpfs']);
+
+/** What a path names now, as `dev:inode`, or "-" when there is nothing there (or it cannot be read). */
+function identity(path: string): string {
+  try {
+    const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+    return s ? `${s.dev}:${s.ino}` : '-';
+  } catch {
+    return '-';
   }
-  return out;
+}
+
+/**
+ * Whether the sandbox that `pid` (a process inside it) sees shows, at each bind's place, what the
+ * bwrap command line `args` would bind now. SECURITY: bwrap binds what a path names when it
+ * builds the box. A warm start's box (warm-starts.ts) was built before its call: a folder
+ * replaced since at the same path (the run cache rebuilding a copy someone edited, a read path
+ * swapped for another folder), or swapped for a link while bwrap built it and swapped back
+ * since, would still show the other place in it. So the spare's box itself is looked at, through
+ * /proc/PID/root: each bind's place against what the last mount over that place would show now
+ * (a bind: its source now, below it the same path; a tmpfs, /proc or /dev: nothing of the host,
+ * not compared). Whatever cannot be told (an option not known here, a place that cannot be
+ * read) counts as a difference: the call starts cold.
+ */
+export function boxShowsNow(args: readonly string[], pid: number): boolean {
+  const mounts: Array<{ dest: string; src: string | null; optional: boolean }> = [];
+  for (let i = 0; i < args.length && args[i] !== '--'; ) {
+    const option = args[i]!;
+    const arity = BWRAP_ARITY[option];
+    if (arity === undefined || i + arity >= args.length) return false;
+    if (BIND_OPTIONS.has(option)) mounts.push({ src: args[i + 1]!, dest: args[i + 2]!, optional: option.endsWith('-try') });
+    else if (OWN_MOUNTS.has(option)) mounts.push({ src: null, dest: args[i + 1]!, optional: false });
+    i += arity + 1;
+  }
+  const under = (path: string, top: string) => top === '/' || path === top || path.startsWith(`${top}/`);
+  // Each source's identity now, once (a bind made by a -try option of a missing source makes no mount).
+  const now = mounts.map((m) => (m.src === null ? null : identity(m.src)));
+  const made = mounts.map((m, i) => !(m.optional && now[i] === '-'));
+  const root = `/proc/${pid}/root`;
+  for (const [i, { dest, src }] of mounts.entries()) {
+    if (src === null) continue;
+    // The last mount over this place, as bwrap would make them now.
+    let top = -1;
+    for (const [j, m] of mounts.entries()) if (made[j] && under(dest, m.dest)) top = j;
+    const over = mounts[top];
+    if (!over) {
+      if (identity(root + dest) !== '-') return false;
+      continue;
+    }
+    if (over.src === null) continue;
+    const expected = top === i ? now[i] : identity(over.dest === '/' ? over.src + dest : over.src + dest.slice(over.dest.length));
+    if (identity(root + dest) !== expected) return false;
+  }
+  return true;
 }
 
 /** The bwrap sandbox with limits for a profile; throws when bwrap is not available. */

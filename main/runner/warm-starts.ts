@@ -13,14 +13,20 @@
 //   host let the spare go, or died) or anything else ends it having run nothing.
 // - A spare is taken only by a call whose wrap is the same in every respect: the key is the
 //   sandbox's whole command line as the call works it out now (paths resolved now, the secret
-//   masks found now), what each bind's source is now (its device and inode: bwrap binds what a
-//   path named when the spare was built), the limits, the command, its arguments, folder and
-//   environment. A call after anything changed (a manifest, a setting, a path that became a link,
-//   a folder replaced) misses and starts cold; the stale spare is let go. A spare whose process
-//   died while it waited is not taken either.
+//   masks found now), the limits, the command, its arguments, folder and environment. A call
+//   after any of that changed (a manifest, a setting, a path that became a link) misses and
+//   starts cold; the stale spare is let go. A spare whose process died while it waited is not
+//   taken either.
+// - And its box is looked at before it is taken: each bind's place in it must show what the
+//   call's own box would now (sandbox.ts boxShowsNow: bwrap binds what a path named while it
+//   built the box; a folder replaced since, or swapped for a link during the build and back
+//   since, would show the other place). So only a spare waiting at its gate is taken; one still
+//   being set up is waited for, briefly.
+// - A spare that got less containment than planned (its cgroup could not be made) is not kept.
 // - The call's clock starts at the call: time a spare waited is nobody's.
 // - Each spare has its own pids cgroup, as a cold start has.
 // A spare not taken within IDLE_MS is let go, so nothing lingers between an agent's bursts.
+import { readFileSync } from 'node:fs';
 import type { ChildEvent, ChildIo } from '../pty/child-io.js';
 import type { WrappedCommand } from './one-shot.js';
 import { isAlive } from '../core/proc-scan.js';
@@ -31,6 +37,8 @@ export const GATE_NAME = 'gatehouse-gate';
 const GO = 'go\n';
 /** How long a spare waits for a call before it is let go. */
 const IDLE_MS = 30_000;
+/** How long a call waits for a spare still being set up to reach its gate before it starts cold. */
+const READY_WAIT_MS = 2000;
 /** How long a host that exits waits, in all, for its spares' cgroups to empty so they can be removed. */
 const EXIT_WAIT_MS = 500;
 
@@ -70,6 +78,44 @@ export class Spare {
    */
   get alive(): boolean {
     return !this.ended && !this.events.some((e) => e.type === 'exit' || e.type === 'overflow') && (this.pid === null || isAlive(this.pid));
+  }
+
+  /**
+   * Its box shows what the call's own would (sandbox.ts boxShowsNow: a path swapped while bwrap
+   * built it and swapped back since). Told only once it waits at its gate, when bwrap has built
+   * the box and exec'd the gate: a spare still being set up is waited for, at most `waitMs` (one
+   * stuck in its set-up is not taken). An unsandboxed one has no box: it fits while it is alive.
+   */
+  async fits(waitMs: number): Promise<boolean> {
+    if (!this.wrapped.sameBox) return this.alive;
+    const end = performance.now() + waitMs;
+    for (;;) {
+      if (!this.alive) return false;
+      const gate = this.gate();
+      if (gate !== null) return this.wrapped.sameBox(gate);
+      // Still queued for the fork thread, or bwrap still building its box: it is further along
+      // than a cold start would be (which would queue behind it for the fork thread, too).
+      if (performance.now() > end) return false;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  /** The gate shell's pid, among its process's first descendants; null before it is exec'd or when /proc cannot tell. */
+  private gate(): number | null {
+    let level = this.pid === null ? [] : [this.pid];
+    for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+      const next: number[] = [];
+      for (const p of level) {
+        try {
+          if (readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')[3] === GATE_NAME) return p;
+          next.push(...readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+        } catch {
+          // Gone, or not readable: not the gate.
+        }
+      }
+      level = next;
+    }
+    return null;
   }
 
   /** A call takes it: the events so far are replayed to `listener` at once, then the call writes its input. */
@@ -127,7 +173,7 @@ export class WarmStarts {
   private closed = false;
   private hooked = false;
 
-  constructor(private readonly opts: { idleMs?: number } = {}) {}
+  constructor(private readonly opts: { idleMs?: number; readyMs?: number } = {}) {}
 
   /**
    * A host that exits with spares waiting (a spare keeps nothing running, so it may exit by
@@ -140,13 +186,13 @@ export class WarmStarts {
     for (const s of [...this.spares.values()].map((x) => x.spare).concat([...this.ending])) s.finishNow(Math.max(0, end - performance.now()));
   };
 
-  /** The spare for `key`, if one waits and can still serve; a dead one is dropped. */
-  take(key: string): Spare | null {
+  /** The spare for `key`, if one waits and can still serve (Spare.fits); one that cannot is let go. */
+  async take(key: string): Promise<Spare | null> {
     const s = this.spares.get(key);
     if (!s) return null;
     this.spares.delete(key);
     clearTimeout(s.timer);
-    if (s.spare.alive) return s.spare;
+    if (await s.spare.fits(this.opts.readyMs ?? READY_WAIT_MS)) return s.spare;
     this.letGo(s.spare);
     return null;
   }

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,7 +114,7 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     expect(warm.pids()[0]).not.toBe(pgid);
   });
 
-  it('calls at once: one takes a spare not started yet (still queued for the fork thread), and each runs once', async () => {
+  it('calls at once: each runs once (a spare still queued for the fork thread, or still being set up, is not taken: its box cannot be looked at yet)', async () => {
     const t = tool();
     const warm = pool();
     const answers = await Promise.all([1, 2, 3, 4].map((n) => runOneShot(specOf(t, warm, [t.seen], { input: { n } }))));
@@ -132,6 +132,45 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ folder: 'new' });
     expect(r.pid).not.toBe(stale);
     await until('the stale spare to end', () => liveInGroup(stale).length === 0);
+  });
+
+  it('a read path swapped for another folder while bwrap built the spare, and swapped back since, is not what the call sees: it starts cold', async () => {
+    const t = tool();
+    const warm = pool();
+    const root = dirname(t.dir);
+    const data = join(root, 'data');
+    const other = join(root, 'other');
+    for (const [dir, which] of [[data, 'granted'], [other, 'elsewhere']] as const) {
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'which'), which);
+    }
+    writeFileSync(t.command, `#!/bin/sh\ncat > /dev/null\nprintf '{"which": "%s"}\\n' "$(cat ${data}/which)"\n`, { mode: 0o755 });
+    const spec = () => ({ ...specOf(t, warm), wrap: containWrap({ detection: detection as Extract<typeof detection, { kind: 'bwrap' }>, profile: profileFromManifest({ permissions: { read: [data], write: [t.seen], hosts: [], env: [] } }, t.dir) }, { timeoutMs: 10_000 }) });
+    // The call works out its key now, with `data` the granted folder; its spare is started on the
+    // fork thread after this turn, so bwrap builds the spare's box with `data` the other one.
+    const first = runOneShot(spec());
+    renameSync(data, `${data}.granted`);
+    renameSync(other, data);
+    expect((await first).ok).toBe(true);
+    const pgid = await until('the spare to start', () => warm.pids()[0] ?? null);
+    const gate = await until('the spare to wait at its gate', () => gateWaiting(pgid));
+    expect(readFileSync(`/proc/${gate}/root${data}/which`, 'utf8')).toBe('elsewhere');
+    // Swapped back: the path is what it was when the key was made.
+    renameSync(data, other);
+    renameSync(`${data}.granted`, data);
+    const r = await runOneShot(spec());
+    expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ which: 'granted' });
+    expect(r.pid).not.toBe(pgid);
+    await until('the stale spare to end', () => liveInGroup(pgid).length === 0);
+  });
+
+  it('a wrap that could not contain the spare as planned (no cgroup made) keeps no spare', async () => {
+    const t = tool();
+    const warm = pool();
+    const wrap: OneShotSpec['wrap'] = Object.assign((command: string, args: string[]) => ({ command, args, degraded: true }), { warmKey: () => 'degraded' });
+    const r = await runOneShot(specOf(t, warm, [t.seen], { wrap }));
+    expect(r.ok, r.ok ? '' : r.message).toBe(true);
+    expect(warm.pids()).toEqual([]);
   });
 
   it('after a call fails, no process is started ahead for the next until one succeeds', async () => {
