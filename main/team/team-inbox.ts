@@ -23,7 +23,7 @@ import type { ShownAsk } from './decision-signature.js';
 import type { ApprovalQueue } from '../approvals/approval-queue.js';
 import { canonicalArgs } from '../approvals/args-match.js';
 import { openTeamPool, describePgError, type Pool } from './team-db.js';
-import { requireTeamSchema } from './migrations/migrate.js';
+import { requireTeamSchema, TeamSchemaMismatch } from './migrations/migrate.js';
 import { DECIDED_CHANNEL, decisionFor, decisionsOnOpenAsks, signatureProblem, type TeamDecision } from './team-decisions.js';
 
 /** Nothing here polls faster: a failed publish or a dropped LISTEN is retried after this. */
@@ -297,17 +297,24 @@ export function startTeamInbox(deps: TeamInboxDeps): TeamInbox {
       }
       // What was published while this host was not listening (the team policy, team grants). They
       // read the newest schema's tables: a team database not migrated yet is said once per connect,
-      // not retried every second.
-      let schema: string | null = null;
-      if (followers.length > 0) {
+      // not retried every second. A check that could not be made (PostgreSQL unreachable, the
+      // connection cut, the server shutting down) is no mismatch: taken for one, it was said once and
+      // never tried again, and the host kept a stale team policy and stale team grants until some
+      // other change happened to make it read them.
+      let schemaOk = followers.length > 0;
+      if (schemaOk) {
         try {
           await requireTeamSchema(pool);
         } catch (err) {
-          schema = (err as Error).message;
-          log(`team inbox: no team policy or team grants: ${schema}`);
+          schemaOk = false;
+          if (err instanceof TeamSchemaMismatch) log(`team inbox: no team policy or team grants: ${err.message}`);
+          else {
+            log(`team inbox: could not check the team database's schema before reading the team policy and team grants, retrying (${describePgError(err)})`);
+            retry();
+          }
         }
       }
-      for (const f of schema === null ? followers : []) {
+      for (const f of schemaOk ? followers : []) {
         try {
           await f.sync(pool);
         } catch (err) {

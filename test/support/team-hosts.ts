@@ -9,7 +9,8 @@ import pg from 'pg';
 import { homePaths } from '../../main/home.js';
 import { readServeFile, type ServeInfo } from '../../main/shells/serve/serve-file.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../main/shells/serve/guards.js';
-import { migrateTeam } from '../../main/team/migrations/migrate.js';
+import { migrateTeam, teamMigrations } from '../../main/team/migrations/migrate.js';
+import type { Migration } from '../../main/audit/migrations/migrate.js';
 import { ASKS_CHANNEL } from '../../main/team/team-decisions.js';
 import { runCli, startCli, type RunningCli } from './cli.js';
 import { WsClient, wsConnect } from './net.js';
@@ -105,13 +106,13 @@ export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: 
   }
 }
 
-/** A new database in the cluster, migrated to the team schema; its URL. */
-export async function teamDatabase(cluster: PgCluster, name: string): Promise<string> {
+/** A new database in the cluster, migrated to the team schema (or only through `migrations`); its URL. */
+export async function teamDatabase(cluster: PgCluster, name: string, migrations: readonly Migration[] = teamMigrations): Promise<string> {
   const url = await cluster.createDatabase(name);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await migrateTeam(client);
+    await migrateTeam(client, migrations);
   } finally {
     await client.end();
   }

@@ -53,10 +53,25 @@ export async function migrateTeam(client: ClientBase, list: readonly Migration[]
   }
 }
 
-/** Throws, saying what to run, unless the database is at the version this Gatehouse writes. */
+/**
+ * The team database answered, and its schema is not the one this Gatehouse writes: only an operator
+ * (gatehouse team init, or an upgrade) changes that. A class of its own so a caller can tell it from
+ * the check itself failing (PostgreSQL unreachable, the connection cut, the server shutting down),
+ * which passes by itself and is worth trying again.
+ */
+export class TeamSchemaMismatch extends Error {
+  override readonly name = 'TeamSchemaMismatch';
+  constructor(readonly version: number) {
+    super(
+      version < TEAM_SCHEMA_VERSION
+        ? `the team database is at schema version ${version}, this Gatehouse needs ${TEAM_SCHEMA_VERSION}: run gatehouse team init URL`
+        : `the team database is at schema version ${version}, newer than this Gatehouse understands (${TEAM_SCHEMA_VERSION}): upgrade Gatehouse on this machine`,
+    );
+  }
+}
+
+/** Throws TeamSchemaMismatch, saying what to run, unless the database is at the version this Gatehouse writes; any other error is the check's own (the database not reached). */
 export async function requireTeamSchema(client: Pick<ClientBase, 'query'>): Promise<void> {
   const v = await teamSchemaVersion(client);
-  if (v === TEAM_SCHEMA_VERSION) return;
-  if (v < TEAM_SCHEMA_VERSION) throw new Error(`the team database is at schema version ${v}, this Gatehouse needs ${TEAM_SCHEMA_VERSION}: run gatehouse team init URL`);
-  throw new Error(`the team database is at schema version ${v}, newer than this Gatehouse understands (${TEAM_SCHEMA_VERSION}): upgrade Gatehouse on this machine`);
+  if (v !== TEAM_SCHEMA_VERSION) throw new TeamSchemaMismatch(v);
 }

@@ -7,17 +7,21 @@
 // nobody registered) is refused by alpha, recorded, and named by `audit verify --team`, and the
 // call keeps waiting; an agent that leaves alpha withdraws its ask everywhere; with PostgreSQL down
 // an ask is decided in alpha's local inbox, and once it is back alpha reconnects and hears decisions again,
-// also when PostgreSQL went down just as alpha's LISTEN was answered.
-import { existsSync } from 'node:fs';
+// also when PostgreSQL went down just as alpha's LISTEN was answered; a team schema check cut off by
+// an outage is tried again, so the team policy and team grants stored meanwhile are read, while a
+// team database not migrated yet is named as such.
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { newOperatorKeys, signDecision } from '../../../main/team/decision-signature.js';
+import { TEAM_SCHEMA_VERSION, teamMigrations } from '../../../main/team/migrations/migrate.js';
 import { GRANTS_CHANNEL } from '../../../main/team/team-grants.js';
-import { burstRelay } from '../../support/burst-relay.js';
+import { burstRelay, cutRelay } from '../../support/burst-relay.js';
 import { runCli } from '../../support/cli.js';
 import { pgMissing, useCluster } from '../../support/pg-suite.js';
-import { askOf, hookCall, localRows, member, sql, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
+import { tempDir } from '../../support/temp.js';
+import { alphaAndAna, askOf, hookCall, localRows, member, sql, teamDatabase, untilLocal, type TeamHost } from '../../support/team-hosts.js';
 
 /** Supervised asks about `make`; a hook's ask waits in the inbox (not Claude Code's own prompt), and calls run (live). */
 const SETTINGS = { mode: 'live', autonomy: 'supervised', hookAsk: 'inbox' };
@@ -202,5 +206,40 @@ describe.runIf(pgMissing('team-inbox') === null)('team inbox: asks on one member
     expect(permission((await call).body)).toBe('allow');
     // The burst did reach alpha as one read: it refused that connection for its listener.
     expect(alpha.cli.output().stderr).toMatch(/cannot listen for decisions, retrying \(the connection dropped as it started listening\)/);
+  }, 180_000);
+
+  it('PostgreSQL unreachable as alpha checks the team schema: alpha tries again and reads the team policy and team grant stored meanwhile', async () => {
+    const url = await teamDatabase(cluster(), 'inbox_schema_cut');
+    const { alphaUrl, anaHome, asAna } = await alphaAndAna(url);
+    // Stored before alpha starts: no notification tells alpha of them, only its read at connect does.
+    const policy = join(tempDir('gatehouse-team-inbox-'), 'team.yaml');
+    writeFileSync(policy, 'version: 1\nrules:\n  - name: team-no-secrets\n    actions: [read]\n    block_paths: ["/srv/team-secret/**"]\n    decision: deny\n    message: The team keeps /srv/team-secret off limits.\n');
+    expect((await runCli(['team', 'policy', 'publish', policy, '--home', anaHome], asAna)).stderr).toBe('');
+    const added = await runCli(['team', 'grant', 'add', '--command', 'make', '--minutes', '120', '--home', anaHome], asAna);
+    expect(added.stderr).toBe('');
+    const grant = /^Team grant ([0-9a-f-]{36}) stored/m.exec(added.stdout)?.[1];
+    expect(grant).toBeDefined();
+    // Every connection that asks for the schema version is cut before PostgreSQL hears the question
+    // (burst-relay.ts), alpha's other connections (its listener among them) work on. Alpha used to take
+    // the failed check for a team database not migrated yet, say so once, and never read either.
+    const relay = await cutRelay(cluster().port, "to_regclass('team_schema')");
+    onTestFinished(() => relay.close());
+    const alpha = await member(relay.url(alphaUrl), 'alpha', SETTINGS);
+    const [said] = await alpha.cli.waitForLine(/team inbox: .*team policy (or|and) team grants.*/, 'stderr');
+    expect(said).toMatch(/^team inbox: could not check the team database's schema before reading the team policy and team grants, retrying \(Connection terminated unexpectedly\)/);
+    relay.restore();
+    // Nothing else happens on the team database from here: alpha's own retry is the only way in.
+    const rows = await untilLocal(alpha.home, alpha.op, (r) => r.some((x) => x.type === 'grant.created' && x.payload.id === `team-grant-${grant}`) && r.some((x) => x.type === 'team.policy-applied'));
+    expect(rows.find((x) => x.type === 'team.policy-applied')!.payload).toMatchObject({ version: 1, operator: 'ana' });
+    expect(permission((await hookCall(alpha.info, 'schema-cut', 1, MAKE)).body)).toBe('allow');
+    // A failed check is never taken for a team database not migrated yet.
+    expect(alpha.cli.output().stderr).not.toMatch(/no team policy or team grants/);
+  }, 180_000);
+
+  it('a team database not migrated to this version yet: alpha names it, with what to run, not as an outage to retry', async () => {
+    const url = await teamDatabase(cluster(), 'inbox_old_schema', teamMigrations.slice(0, -1));
+    const alpha = await member(url, 'alpha', SETTINGS);
+    const [said] = await alpha.cli.waitForLine(/team inbox: .*team policy (or|and) team grants.*/, 'stderr');
+    expect(said).toMatch(new RegExp(`^team inbox: no team policy or team grants: the team database is at schema version ${TEAM_SCHEMA_VERSION - 1}, this Gatehouse needs ${TEAM_SCHEMA_VERSION}: run gatehouse team init URL`));
   }, 180_000);
 });
