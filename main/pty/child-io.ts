@@ -26,6 +26,11 @@ export interface ChildRequest {
   maxStdout: number;
   /** How many characters of stderr's end are kept. */
   stderrTail: number;
+  /**
+   * What a held process writes first on stderr once it waits for its release (the warm start's
+   * gate): reported as a `ready` event and not kept in the stderr tail.
+   */
+  ready?: string;
 }
 
 export type ChildEvent =
@@ -33,6 +38,8 @@ export type ChildEvent =
   | { type: 'spawned'; pid: number; threadId: number }
   /** Never started (ENOENT, EACCES, bad arguments); nothing else follows. */
   | { type: 'failed'; message: string }
+  /** A held process wrote ChildRequest.ready: it waits for its release. */
+  | { type: 'ready' }
   /** Stdout passed maxStdout: what came before is kept, the rest dropped. */
   | { type: 'overflow' }
   /** The process exited; its pipes may still be open (something it left running holds them). */
@@ -75,9 +82,25 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     }
     chunks.push(c);
   });
+  // The ready line, while it may still come: what stderr began with so far.
+  let awaitingReady = req.ready ? '' : null;
   // Only the tail is kept, so a plugin flooding stderr costs no memory.
   child.stderr.on('data', (c: Buffer) => {
-    stderrTail = (stderrTail + stderrDecoder.write(c)).slice(-req.stderrTail);
+    let text = stderrDecoder.write(c);
+    if (awaitingReady !== null) {
+      const ready = req.ready!;
+      const begun = awaitingReady + text;
+      if (begun.length < ready.length && ready.startsWith(begun)) {
+        awaitingReady = begun;
+        return;
+      }
+      awaitingReady = null;
+      if (begun.startsWith(ready)) {
+        text = begun.slice(ready.length);
+        emit({ type: 'ready' });
+      } else text = begun;
+    }
+    stderrTail = (stderrTail + text).slice(-req.stderrTail);
   });
   // A plugin that exits (or closes stdin) before reading it is not an error of ours: EPIPE.
   child.stdin.on('error', () => {});
@@ -99,7 +122,7 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
   child.on('close', (code, signal) => {
     if (ended) return;
     ended = true;
-    stderrTail = (stderrTail + stderrDecoder.end()).slice(-req.stderrTail);
+    stderrTail = ((awaitingReady ?? '') + stderrTail + stderrDecoder.end()).slice(-req.stderrTail);
     emit({ type: 'close', code, signal, stdout: Buffer.concat(chunks), stderr: stderrTail });
   });
   return {

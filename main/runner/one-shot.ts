@@ -27,7 +27,7 @@ import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
 import { ForkThreadUnavailable, sharedForkThread, type ForkThread } from '../pty/fork-thread.js';
 import { killGroupUntilGone } from '../core/kill-group.js';
 import { formatBytes } from '../../shared/format.js';
-import { GATE_NAME, GATE_SCRIPT, Spare, type WarmStarts } from './warm-starts.js';
+import { GATE_NAME, GATE_READY, GATE_SCRIPT, Spare, type WarmStarts } from './warm-starts.js';
 
 export const MAX_STDOUT = 1 << 20;
 export const STDERR_TAIL = 500;
@@ -414,7 +414,7 @@ function startSpare(spec: OneShotSpec, thread: ForkThread, cap: number): Spare |
     return null;
   }
   const spare = new Spare(wrapped);
-  spare.io = thread.startChild({ command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: null, maxStdout: cap, stderrTail: STDERR_TAIL }, spare.event).catch((err: unknown) => {
+  spare.io = thread.startChild({ command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: null, maxStdout: cap, stderrTail: STDERR_TAIL, ready: GATE_READY }, spare.event).catch((err: unknown) => {
     spare.event({ type: 'failed', message: (err as Error).message });
     return null;
   });

@@ -9,8 +9,9 @@
 //
 // What stays the same as a cold start:
 // - The tool's code runs only once a call releases it: the gate is `/bin/sh` (inside the box when
-//   sandboxed), reads one line from stdin and execs the tool only if it is "go"; end of input (the
-//   host let the spare go, or died) or anything else ends it having run nothing.
+//   sandboxed), says on stderr that it waits, reads one line from stdin and execs the tool only if
+//   it is "go"; end of input (the host let the spare go, or died) or anything else ends it having
+//   run nothing.
 // - A spare is taken only by a call whose wrap is the same in every respect: the key is the
 //   sandbox's whole command line as the call works it out now (paths resolved now, the secret
 //   masks found now), the limits, the command, its arguments, folder and environment. A call
@@ -31,8 +32,10 @@ import type { ChildEvent, ChildIo } from '../pty/child-io.js';
 import type { WrappedCommand } from './one-shot.js';
 import { isAlive } from '../core/proc-scan.js';
 
-/** Runs the tool only after the line "go" (see the top of the file); $0 names it in `ps`. */
-export const GATE_SCRIPT = 'IFS= read -r go || exit 125; [ "$go" = go ] || exit 125; exec "$@"';
+/** What the gate writes on stderr once it waits (child-io's `ready`: a spare is taken only then). */
+export const GATE_READY = 'gatehouse-gate: waiting\n';
+/** Says it waits, then runs the tool only after the line "go" (see the top of the file); $0 names it in `ps`. */
+export const GATE_SCRIPT = 'echo gatehouse-gate: waiting >&2; IFS= read -r go || exit 125; [ "$go" = go ] || exit 125; exec "$@"';
 export const GATE_NAME = 'gatehouse-gate';
 const GO = 'go\n';
 /** How long a spare waits for a call before it is let go. */
@@ -51,6 +54,8 @@ export class Spare {
   private onGone: () => void = () => {};
   /** Settles once a spare no call took has ended and its containment is cleaned up. */
   readonly gone = new Promise<void>((resolve) => (this.onGone = resolve));
+  private atGate = false;
+  private onChange: () => void = () => {};
   /** Its process (group) id once started. */
   pid: number | null = null;
   io: Promise<ChildIo | null> = Promise.resolve(null);
@@ -62,7 +67,9 @@ export class Spare {
   /** Where the process's events go: kept until a call adopts it. */
   readonly event = (e: ChildEvent): void => {
     if (e.type === 'spawned') this.pid = e.pid;
+    if (e.type === 'ready') this.atGate = true;
     if (e.type === 'failed' || e.type === 'close' || e.type === 'lost') this.ended = true;
+    this.onChange();
     if (this.listener) return this.listener(e);
     this.events.push(e);
     // Ended before any call took it: its containment is cleaned up here (a call's finalize does it otherwise).
@@ -88,16 +95,22 @@ export class Spare {
    */
   async fits(waitMs: number): Promise<boolean> {
     if (!this.wrapped.sameBox) return this.alive;
-    const end = performance.now() + waitMs;
-    for (;;) {
-      if (!this.alive) return false;
-      const gate = this.gate();
-      if (gate !== null) return this.wrapped.sameBox(gate);
+    if (!this.atGate && this.alive) {
       // Still queued for the fork thread, or bwrap still building its box: it is further along
       // than a cold start would be (which would queue behind it for the fork thread, too).
-      if (performance.now() > end) return false;
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.onChange = () => {
+          if (this.atGate || !this.alive) resolve();
+        };
+        timer = setTimeout(resolve, waitMs);
+      });
+      clearTimeout(timer);
+      this.onChange = () => {};
     }
+    if (!this.atGate || !this.alive) return false;
+    const gate = this.gate();
+    return gate !== null && this.wrapped.sameBox(gate);
   }
 
   /** The gate shell's pid, among its process's first descendants; null before it is exec'd or when /proc cannot tell. */

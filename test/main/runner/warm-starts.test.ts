@@ -164,6 +164,15 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     await until('the stale spare to end', () => liveInGroup(pgid).length === 0);
   });
 
+  it('what a tool started warm writes on stderr comes back as it wrote it, without the gate\'s own line', async () => {
+    const { t, warm, pgid } = await spareAtGate();
+    writeFileSync(t.command, '#!/bin/sh\ncat > /dev/null\nprintf "disk on fire\\n" >&2\necho \'{"ok": 1}\'\n', { mode: 0o755 });
+    const r = await runOneShot(specOf(t, warm));
+    expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ ok: 1 });
+    expect(r.pid).toBe(pgid);
+    expect(r.stderr).toBe('disk on fire\n');
+  });
+
   it('a wrap that could not contain the spare as planned (no cgroup made) keeps no spare', async () => {
     const t = tool();
     const warm = pool();
