@@ -196,7 +196,7 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
   const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
   const warmth = spec.warm && thread ? warmKeyOf(spec, cap) : null;
   const warmKey = warmth?.key ?? null;
-  const spare = warmKey !== null ? await spec.warm!.take(warmKey) : null;
+  const spare = warmKey !== null ? await spec.warm!.take(warmKey, spec.timeoutMs) : null;
   const prepared = prepareRun(spec, spare?.wrapped);
   if (!prepared.ok) {
     spare?.dismiss();
@@ -290,12 +290,16 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
       }
     };
 
-    // The wall clock runs from the request: a fork that never comes back cannot hold the call.
-    timer = setTimeout(() => {
-      const message = `${spec.plugin} did not finish within ${formatMs(spec.timeoutMs)} and was stopped.`;
-      if (pid !== null) stop('timeout', message);
-      else void finalize(null, null, { kind: 'timeout', message }, null);
-    }, spec.timeoutMs);
+    // The wall clock runs from the request (a wait for a spare still being set up counts): a fork
+    // that never comes back cannot hold the call.
+    timer = setTimeout(
+      () => {
+        const message = `${spec.plugin} did not finish within ${formatMs(spec.timeoutMs)} and was stopped.`;
+        if (pid !== null) stop('timeout', message);
+        else void finalize(null, null, { kind: 'timeout', message }, null);
+      },
+      Math.max(0, spec.timeoutMs - (performance.now() - started)),
+    );
     const request: ChildRequest = { command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: inputText, maxStdout: cap, stderrTail: STDERR_TAIL };
     // Started on the host's fork thread, so the fork does not stall the event loop (child-io.ts);
     // on this thread when there is none.

@@ -30,6 +30,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChildEvent, ChildIo } from '../pty/child-io.js';
 import type { WrappedCommand } from './one-shot.js';
+import { killGroupUntilGone } from '../core/kill-group.js';
 import { isAlive } from '../core/proc-scan.js';
 
 /** What the gate writes on stderr once it waits (child-io's `ready`: a spare is taken only then). */
@@ -170,8 +171,12 @@ export class Spare {
   }
 
   private finish(): void {
+    // Its cgroup first, then its group, as a call's end does: a PID namespace's init leaves the
+    // cgroup early in its exit and then waits for the namespace to empty, still in the group.
+    const pid = this.pid;
     this.finished ??= Promise.resolve(this.wrapped.finish?.())
       .catch(() => {})
+      .then(() => (pid === null ? true : killGroupUntilGone(pid)))
       .then(() => this.onGone());
   }
 }
@@ -199,13 +204,16 @@ export class WarmStarts {
     for (const s of [...this.spares.values()].map((x) => x.spare).concat([...this.ending])) s.finishNow(Math.max(0, end - performance.now()));
   };
 
-  /** The spare for `key`, if one waits and can still serve (Spare.fits); one that cannot is let go. */
-  async take(key: string): Promise<Spare | null> {
+  /**
+   * The spare for `key`, if one waits and can still serve (Spare.fits, waiting at most READY_WAIT_MS
+   * and never past half the call's `timeoutMs`); one that cannot is let go.
+   */
+  async take(key: string, timeoutMs = Infinity): Promise<Spare | null> {
     const s = this.spares.get(key);
     if (!s) return null;
     this.spares.delete(key);
     clearTimeout(s.timer);
-    if (await s.spare.fits(this.opts.readyMs ?? READY_WAIT_MS)) return s.spare;
+    if (await s.spare.fits(Math.min(this.opts.readyMs ?? READY_WAIT_MS, timeoutMs / 2))) return s.spare;
     this.letGo(s.spare);
     return null;
   }

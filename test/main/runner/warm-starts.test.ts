@@ -173,6 +173,24 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     expect(r.stderr).toBe('disk on fire\n');
   });
 
+  it('a spare stuck in its set-up is waited for only briefly: the call starts cold', async () => {
+    const t = tool();
+    const warm = new WarmStarts({ readyMs: 100 });
+    pools.push(warm);
+    // Its set-up never ends (the spare's launcher sleeps before it gets to the gate); a cold start's does.
+    const wrap: OneShotSpec['wrap'] = Object.assign(
+      (command: string, args: string[]) => (args[2] === 'gatehouse-gate' ? { command: '/bin/sh', args: ['-c', 'sleep 60; exec "$@"', 'stuck', command, ...args], sameBox: () => true } : { command, args, sameBox: () => true }),
+      { warmKey: () => 'stuck' },
+    );
+    const first = await runOneShot(specOf(t, warm, [t.seen], { wrap }));
+    expect(first.ok, first.ok ? '' : first.message).toBe(true);
+    const stuck = await until('the spare to start', () => warm.pids()[0] ?? null);
+    const r = await runOneShot(specOf(t, warm, [t.seen], { wrap, input: { n: 2 } }));
+    expect(r.ok && r.output, r.ok ? '' : r.message).toEqual({ received: { n: 2 } });
+    expect(r.pid).not.toBe(stuck);
+    await until('the stuck spare to be let go', () => liveInGroup(stuck).length === 0);
+  });
+
   it('a wrap that could not contain the spare as planned (no cgroup made) keeps no spare', async () => {
     const t = tool();
     const warm = pool();
