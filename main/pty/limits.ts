@@ -40,6 +40,11 @@ export interface PtyLimits {
   transcriptTailChars: number;
   /** Largest single input (a paste). */
   maxInputChars: number;
+  /**
+   * Typing a tool's input paced on its echo (typing.ts): after this long of reading with no
+   * echo, the terminal is taken not to echo and the rest is written at once.
+   */
+  typingEchoWaitMs: number;
 }
 
 export const DEFAULT_PTY_LIMITS: PtyLimits = {
@@ -56,4 +61,7 @@ export const DEFAULT_PTY_LIMITS: PtyLimits = {
   transcriptMaxChars: 8 * 1024 * 1024,
   transcriptTailChars: 16 * 1024,
   maxInputChars: 64 * 1024,
+  // Long enough for a program that is slow to start reading on a loaded machine (it is then
+  // still paced), short for the few that turn echo off before reading their input.
+  typingEchoWaitMs: 2000,
 };

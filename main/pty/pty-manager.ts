@@ -14,6 +14,7 @@ import { forkCount } from '../core/proc-scan.js';
 import { DEFAULT_PTY_LIMITS, type PtyLimits } from './limits.js';
 import { nodePtySpawn } from './node-pty-spawn.js';
 import { PtyRefusal, PtySession } from './pty-session.js';
+import type { TypedPiece } from './typing.js';
 import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
 
 export { PtyRefusal };
@@ -114,9 +115,14 @@ export class PtyManager {
     this.session(id).input(viewer, data);
   }
 
-  /** The runner's own input to a program it started (a pty tool's arguments): no console, so no take-over. */
+  /** The host's own input to a program (a terminal adapter's keys): no console, so no take-over. */
   feed(id: string, data: string): void {
     this.session(id).feed(data);
+  }
+
+  /** A `pty = true` tool's input, typed piece by piece at the pace of its echo (typing.ts). */
+  typeInput(id: string, pieces: readonly TypedPiece[]): void {
+    this.session(id).typeInput(pieces);
   }
 
   resize(id: string, viewer: string, cols: number, rows: number): boolean {

@@ -10,6 +10,7 @@ import { killSession, sessionProcesses } from './process-tree.js';
 import { Scrollback } from './scrollback.js';
 import { Utf8Stream } from './text.js';
 import { Transcript } from './transcript.js';
+import { EchoPacedTyping, type TypedPiece } from './typing.js';
 import type { PtyAttachment, PtyAuditEvent, PtyController, PtyEvents, PtyExit, PtyOrigin, PtyOutputEvent, PtyProcess, PtySessionInfo, PtyState } from './types.js';
 
 export interface SessionSpec {
@@ -80,6 +81,8 @@ export class PtySession {
   private controller: PtyController | null = null;
   private killedBy: string | null = null;
   private readonly exitWaiters: ((exit: PtyExit) => void)[] = [];
+  /** The host's own typing in progress (typeInput), which reads the echo of what it wrote. */
+  private typing: EchoPacedTyping | null = null;
 
   /**
    * @param pty the program, already started (the manager spawns it: spawning may be asynchronous).
@@ -211,12 +214,33 @@ export class PtySession {
   }
 
   /**
-   * Input from the host itself, not from a console: the runner handing a `pty = true` tool its
-   * arguments. No take-over applies (no operator is typing); consoles go through `input`.
+   * Input from the host itself, not from a console: a terminal adapter's keys. No take-over
+   * applies (no operator is typing); consoles go through `input`, a tool's arguments through
+   * `typeInput`.
    */
   feed(data: string): void {
     if (!this.running) throw new PtyRefusal('exited', `Terminal ${this.id} has exited; its input could not be written.`);
     this.pty.write(data);
+  }
+
+  /**
+   * A program's input typed by the host (a `pty = true` tool's arguments), piece by piece, each
+   * once the echo of those before it was read (typing.ts says why). Returns at once; typing
+   * ends with the last piece or with the program.
+   */
+  typeInput(pieces: readonly TypedPiece[]): void {
+    if (!this.running) throw new PtyRefusal('exited', `Terminal ${this.id} has exited; its input could not be written.`);
+    this.typing?.stop();
+    const typing = new EchoPacedTyping(pieces, {
+      write: (text) => this.pty.write(text),
+      readingPaused: () => this.flow.isPaused,
+      waitMs: this.deps.limits.typingEchoWaitMs,
+      onDone: () => {
+        if (this.typing === typing) this.typing = null;
+      },
+    });
+    this.typing = typing;
+    typing.start();
   }
 
   /** Resizes when `viewer` may: the controller, or any watcher while nobody has taken over. */
@@ -290,6 +314,7 @@ export class PtySession {
   private onData(chunk: string | Uint8Array): void {
     const text = this.decoder.write(chunk);
     if (text.length === 0) return;
+    this.typing?.read(text);
     this.batch.push(text);
     this.batchChars += text.length;
     this.outputChars += text.length;
@@ -378,6 +403,7 @@ export class PtySession {
   private onExit(e: { exitCode: number; signal?: number }): void {
     if (!this.running) return;
     this.stopLeaderWatch();
+    this.typing?.stop();
     const rest = this.decoder.end();
     if (rest) {
       this.batch.push(rest);

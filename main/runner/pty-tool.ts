@@ -5,6 +5,7 @@
 // arguments are typed into it (and also passed in GATEHOUSE_INPUT), and the result is read from
 // what the terminal showed — the last line when it is a JSON object, else the whole text.
 import type { PtyManager } from '../pty/pty-manager.js';
+import type { TypedPiece } from '../pty/typing.js';
 import type { PtyExit, PtyOrigin } from '../pty/types.js';
 import { formatMs, prepareRun, STDERR_TAIL, type OneShotResult, type OneShotSpec } from './one-shot.js';
 
@@ -21,7 +22,9 @@ export type PtyToolResult = OneShotResult & { terminal: string | null };
 /**
  * The terminal's line discipline holds at most 4,095 bytes of a line that has not been read;
  * past that it drops input. The arguments go in pieces of at most 1,024 UTF-16 units (at most
- * 3,072 bytes of UTF-8), each flushed to the reader with Ctrl-D, so none is ever dropped.
+ * 3,072 bytes of UTF-8), each flushed to the reader with Ctrl-D, so none is ever dropped; and
+ * since the terminal echoes each piece, which must neither be lost nor land in the tool's own
+ * output, a piece is typed only once the echo of the ones before it was read (main/pty/typing.ts).
  */
 const INPUT_PIECE = 1024;
 /** Ctrl-D: flushes a pending line to the reader; on an empty line, the reader sees end of file. */
@@ -30,22 +33,25 @@ const EOF = '\x04';
 const MAX_ENV_INPUT = 64 * 1024;
 
 /**
- * The JSON text as it is typed into the terminal: in pieces flushed with Ctrl-D, then a newline
- * and Ctrl-D on the empty line, which a program reading stdin sees as end of file. DEL (which
- * JSON leaves unescaped, and a terminal takes as Backspace) is written as \u007f.
+ * The JSON text as it is typed into the terminal: in pieces flushed with Ctrl-D, the last one
+ * ended by a newline, then Ctrl-D on the empty line, which a program reading stdin sees as end of
+ * file. DEL (which JSON leaves unescaped, and a terminal takes as Backspace) is written as \u007f.
+ * Each piece comes with what the terminal echoes of it (not the Ctrl-Ds); `echo` is all of it, as
+ * the terminal shows it before the program's output (with \r\n read as \n).
  */
-export function terminalInput(json: string): { typed: string; echo: string } {
+export function terminalInput(json: string): { pieces: TypedPiece[]; echo: string } {
   const text = json.replace(/\x7f/g, '\\u007f');
-  const pieces: string[] = [];
+  const parts: string[] = [];
   for (let i = 0; i < text.length; ) {
     let end = Math.min(i + INPUT_PIECE, text.length);
     // Never between the halves of a surrogate pair.
     if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
-    pieces.push(text.slice(i, end));
+    parts.push(text.slice(i, end));
     i = end;
   }
-  // The terminal echoes what is typed (not the Ctrl-Ds): the text and a newline, before the program's output.
-  return { typed: `${pieces.join(EOF)}\n${EOF}`, echo: `${text}\n` };
+  const pieces = parts.map((p, i) => (i < parts.length - 1 ? { text: p + EOF, echo: p } : { text: `${p}\n`, echo: `${p}\n` }));
+  pieces.push({ text: EOF, echo: '' });
+  return { pieces, echo: `${text}\n` };
 }
 
 /** The agent's output: the last non-empty line when it is a JSON object, else the whole text. */
@@ -88,7 +94,7 @@ export async function runPtyTool(spec: PtyToolSpec): Promise<PtyToolResult> {
   }, spec.timeoutMs);
   let exit: PtyExit;
   try {
-    spec.ptys.feed(id, input.typed);
+    spec.ptys.typeInput(id, input.pieces);
   } catch {
     // It already ended: what it printed says why.
   }

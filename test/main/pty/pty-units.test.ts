@@ -1,13 +1,14 @@
 // The PTY layer's small parts on their own: text boundaries, the scrollback, the transcript's
-// batching and cap, and the flow-control state machine. (test/main/pty/pty.test.ts runs them together
+// batching and cap, the flow-control state machine, and typing paced on the echo. (test/main/pty/pty.test.ts runs them together
 // with real PTYs.)
 import fc from 'fast-check';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { FlowControl } from '../../../main/pty/flow-control.js';
 import { DEFAULT_PTY_LIMITS } from '../../../main/pty/limits.js';
 import { Scrollback } from '../../../main/pty/scrollback.js';
 import { boundaryAtOrAfter, boundaryAtOrBefore, splitText, Utf8Stream } from '../../../main/pty/text.js';
 import { Transcript } from '../../../main/pty/transcript.js';
+import { EchoPacedTyping, type TypedPiece } from '../../../main/pty/typing.js';
 
 const splitsPair = (s: string, i: number) => i > 0 && i < s.length && s.charCodeAt(i) >= 0xdc00 && s.charCodeAt(i) <= 0xdfff;
 
@@ -188,5 +189,68 @@ describe('flow control', () => {
     expect(calls).toEqual(['pause', 'resume']);
     f.sent(10_000);
     expect(calls).toEqual(['pause', 'resume']);
+  });
+});
+
+describe('typing paced on the echo', () => {
+  const pieces: TypedPiece[] = [
+    { text: 'abc\x04', echo: 'abc' },
+    { text: 'de\n', echo: 'de\n' },
+    { text: '\x04', echo: '' },
+  ];
+  function typing(opts: { paused?: () => boolean } = {}) {
+    const written: string[] = [];
+    let done = 0;
+    const t = new EchoPacedTyping(pieces, { write: (s) => written.push(s), readingPaused: opts.paused ?? (() => false), waitMs: 1000, onDone: () => done++ });
+    return { t, written, done: () => done };
+  }
+
+  it('writes a piece once the echo of the ones before was read, whatever output comes around it', () => {
+    const { t, written, done } = typing();
+    t.start();
+    expect(written).toEqual(['abc\x04']);
+    // The program's own words, then the echo split across reads.
+    t.read('hello, a');
+    t.read('b');
+    expect(written).toEqual(['abc\x04']);
+    t.read('c');
+    expect(written).toEqual(['abc\x04', 'de\n']);
+    // \n echoes as \r\n; the Ctrl-D that ends the input goes once it is read.
+    t.read('de\r');
+    expect(written).toHaveLength(2);
+    t.read('\nmore');
+    expect(written).toEqual(['abc\x04', 'de\n', '\x04']);
+    expect(done()).toBe(1);
+  });
+
+  it('writes the rest at once when reading brings no echo, but not while reading is paused', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    let paused = true;
+    const { t, written, done } = typing({ paused: () => paused });
+    t.start();
+    // Paused for the consoles: no echo can be read, so its absence says nothing.
+    vi.advanceTimersByTime(10_000);
+    expect(written).toEqual(['abc\x04']);
+    paused = false;
+    // Some echo is progress: the wait starts over.
+    t.read('a');
+    vi.advanceTimersByTime(1000);
+    expect(written).toHaveLength(1);
+    vi.advanceTimersByTime(1000);
+    vi.runOnlyPendingTimers();
+    expect(written).toEqual(['abc\x04', 'de\n\x04']);
+    expect(done()).toBe(1);
+  });
+
+  it('stops writing once stopped (the program ended)', () => {
+    const { t, written, done } = typing();
+    t.start();
+    t.stop();
+    t.read('abc');
+    expect(written).toEqual(['abc\x04']);
+    expect(done()).toBe(1);
   });
 });

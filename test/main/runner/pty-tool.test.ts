@@ -2,10 +2,13 @@
 // a real PTY (node-pty) listed in the Terminals view with the agent as actor, reads its JSON
 // arguments from the terminal, and its last line is the agent's output; a timeout kills it and
 // everything it started.
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createHost, type Host } from '../../../main/host/create-host.js';
+import { nodePtySpawn } from '../../../main/pty/node-pty-spawn.js';
+import { PtyManager } from '../../../main/pty/pty-manager.js';
+import type { PtySpawn } from '../../../main/pty/types.js';
 import { ptyToolOutput, terminalInput } from '../../../main/runner/pty-tool.js';
 import { detectSandbox } from '../../../main/runner/sandbox.js';
 import { liveWithArgv } from '../../support/processes.js';
@@ -134,9 +137,13 @@ describe('pty = true tools and their verified copy', () => {
 
 describe('pty tool helpers', () => {
   it('types the input in pieces the line discipline keeps, then end of file', () => {
-    const { typed, echo } = terminalInput(JSON.stringify({ s: 'a\u007fb'.repeat(600) }));
-    expect(typed.endsWith('\n\x04')).toBe(true);
-    for (const piece of typed.slice(0, -2).split('\x04')) expect(Buffer.byteLength(piece)).toBeLessThan(4095);
+    const { pieces, echo } = terminalInput(JSON.stringify({ s: 'a\u007fb'.repeat(600) }));
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(pieces.at(-1)).toEqual({ text: '\x04', echo: '' });
+    expect(pieces.at(-2)!.text.endsWith('\n')).toBe(true);
+    for (const piece of pieces.slice(0, -2)) expect(piece.text).toBe(`${piece.echo}\x04`);
+    for (const piece of pieces) expect(Buffer.byteLength(piece.text)).toBeLessThan(4095);
+    expect(pieces.map((p) => p.echo).join('')).toBe(echo);
     expect(echo).not.toContain('\u007f');
     expect(JSON.parse(echo)).toEqual({ s: 'a\u007fb'.repeat(600) });
   });
@@ -145,5 +152,93 @@ describe('pty tool helpers', () => {
     expect(ptyToolOutput('working\n{"a":1}\n\n')).toEqual({ a: 1 });
     expect(ptyToolOutput('[1,2]\n')).toEqual({ output: '[1,2]\n' });
     expect(ptyToolOutput('{"a":1}\ndone\n')).toEqual({ output: '{"a":1}\ndone\n' });
+  });
+});
+
+// The input typed into a real terminal, read back as runPtyTool reads it (pty-tool.ts): the
+// echo of the input first, whole, then the tool's output with its JSON line intact.
+describe('typing a tool\'s input into its terminal', () => {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', TERM: 'xterm-256color' };
+
+  async function typeInto(script: string, json: string, opts: { spawn?: (progress: string) => PtySpawn; typingEchoWaitMs?: number } = {}): Promise<{ echo: string; text: string }> {
+    const dir = tempDir('gatehouse-ptytyping-');
+    // What the tool has read so far (it tees its stdin here).
+    const progress = join(dir, 'read');
+    writeFileSync(progress, '');
+    writeFileSync(join(dir, 'run.sh'), script.replaceAll('$PROGRESS', progress));
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    const mgr = new PtyManager({
+      record: () => {},
+      events: { output: () => {}, changed: () => {} },
+      ...(opts.spawn ? { spawn: opts.spawn(progress) } : {}),
+      ...(opts.typingEchoWaitMs !== undefined ? { limits: { typingEchoWaitMs: opts.typingEchoWaitMs } } : {}),
+      baseEnv: env,
+      log: () => {},
+    });
+    onTestFinished(() => mgr.close());
+    const { id } = await mgr.start({ command: join(dir, 'run.sh'), cwd: dir, env, origin: { actor: 'agent:tester', tool: 'ptyecho' } });
+    const input = terminalInput(json);
+    mgr.typeInput(id, input.pieces);
+    expect(await mgr.exited(id)).toEqual({ exitCode: 0, signal: null });
+    return { echo: input.echo, text: mgr.attach(id, 'test').buffer.replace(/\r\n/g, '\n') };
+  }
+
+  /**
+   * A host that reads the terminal late, as a loaded one does: after each write of input,
+   * nothing is read until the tool has read all that was written (it tees it to `progress`).
+   */
+  const lateReader =
+    (progress: string): PtySpawn =>
+    async (command, args, opts) => {
+      const p = await nodePtySpawn(command, args, opts);
+      let written = 0;
+      const readIfCaughtUp = () => {
+        if (statSync(progress).size >= written) p.resume();
+      };
+      const watcher = watch(progress, readIfCaughtUp);
+      onTestFinished(() => watcher.close());
+      const write = p.write.bind(p);
+      p.write = (data) => {
+        p.pause();
+        // The tool reads all but the Ctrl-Ds.
+        written += Buffer.byteLength(data.replaceAll('\x04', ''));
+        write(data);
+        readIfCaughtUp();
+      };
+      p.pause();
+      return p;
+    };
+
+  const TEE_TOOL = `#!/bin/sh
+input=$(tee "$PROGRESS")
+echo "thinking about it..."
+printf '{"got":%s}\\n' "$input"
+`;
+
+  it('echoes the input whole and before the tool\'s output when the host reads the terminal late', async () => {
+    // Typed at once, the kernel kept ~17 KB of this 160 KB echo and 4 KB more pending, the rest
+    // overwritten, and wrote the pending echo into the tool's output: failed every run.
+    const name = `${'ä€😀x\u007f'.repeat(10000)}end`;
+    const { echo, text } = await typeInto(TEE_TOOL, JSON.stringify({ name }), { spawn: lateReader });
+    expect(text.startsWith(echo), 'the echo is the input, whole, and first').toBe(true);
+    // The tool prints what it read as it read it: the JSON text with DEL as \u007f.
+    const out = text.slice(echo.length);
+    expect(out === `thinking about it...\n{"got":${echo.trimEnd()}}\n`, 'then the tool\'s output, intact').toBe(true);
+    expect(ptyToolOutput(out)).toEqual({ got: { name } });
+  });
+
+  it('still gives the whole input to a tool that turns echo off after its first piece', async () => {
+    // Its first byte is read with echo on, then `stty -echo`: the rest is never echoed, so the
+    // typing stops waiting for echo after typingEchoWaitMs and writes it all.
+    const name = `${'ä€😀x'.repeat(2000)}end`;
+    const script = `#!/bin/sh
+first=$(dd bs=1 count=1 2>/dev/null)
+stty -echo
+rest=$(cat)
+printf '{"got":%s%s}\\n' "$first" "$rest"
+`;
+    const { text } = await typeInto(script, JSON.stringify({ name }), { typingEchoWaitMs: 100 });
+    // What was echoed before `stty -echo` has no newline of its own: the JSON follows it on its line.
+    expect(text.endsWith(`${JSON.stringify({ got: { name } })}\n`), 'the tool read the whole input').toBe(true);
   });
 });
