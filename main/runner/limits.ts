@@ -17,6 +17,7 @@
 // process limit, only the wall-clock timeout; `processLimitSupport` says so and doctor warns.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from '../core/proc-scan.js';
 
@@ -356,7 +357,7 @@ export class PidsCgroup {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       this.killAll();
-      if (this.procs().length === 0 && this.tryRemove()) return true;
+      if (this.procs().length === 0 && (await this.remove())) return true;
       if (performance.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 2));
     }
@@ -374,6 +375,23 @@ export class PidsCgroup {
       if (this.procs().length === 0 && this.tryRemove()) return true;
       if (performance.now() > deadline) return false;
       Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+
+  /**
+   * tryRemove off the event loop (libuv's thread pool). Removing a cgroup can wait in the kernel
+   * for an RCU grace period, which grows with the machine's load: traced (strace -T) in a host
+   * making plugin calls on a loaded machine, the rmdir took 0.12 ms at p50, 11 ms at p90 and 23 ms
+   * at p99, against at most 0.2 ms at p99 for its mkdir, openat and statx. Synchronous, that was
+   * the host's loop stalled at the end of plugin calls, at the worst time: under load. (Measured
+   * alone on an idle machine it takes 0.01-0.06 ms, which is why an earlier attempt was undone.)
+   */
+  private async remove(): Promise<boolean> {
+    try {
+      await rmdir(this.dir);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT';
     }
   }
 
