@@ -33,6 +33,9 @@ export interface TypingDeps {
   onDone: () => void;
 }
 
+/** How long reading may bring no echo at all of the first piece before the terminal is taken not to echo. */
+const FIRST_ECHO_WAIT_MS = 250;
+
 export class EchoPacedTyping {
   private next = 0;
   /** The echo still expected of what was written, and how much of it was read. */
@@ -41,6 +44,7 @@ export class EchoPacedTyping {
   /** Echo chars read in all: the stall check compares it across a wait. */
   private progress = 0;
   private timer: NodeJS.Timeout | null = null;
+  private firstTimer: NodeJS.Timeout | null = null;
   private done = false;
 
   constructor(
@@ -74,7 +78,8 @@ export class EchoPacedTyping {
     if (this.done) return;
     this.done = true;
     if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.firstTimer) clearTimeout(this.firstTimer);
+    this.timer = this.firstTimer = null;
     this.deps.onDone();
   }
 
@@ -105,7 +110,7 @@ export class EchoPacedTyping {
 
   private watchStall(): void {
     let atLastCheck = this.progress;
-    this.timer = setInterval(() => {
+    const check = () => {
       if (this.progress !== atLastCheck || this.deps.readingPaused()) {
         atLastCheck = this.progress;
         return;
@@ -124,7 +129,17 @@ export class EchoPacedTyping {
         if (rest) this.writeText(rest);
         this.stop();
       });
-    }, this.deps.waitMs);
+    };
+    this.timer = setInterval(check, this.deps.waitMs);
     this.timer.unref();
+    // The first piece is shorter than the line discipline's input buffer, which is empty, so it is
+    // echoed as it arrives whether or not the program reads yet: none at all soon after means
+    // the terminal does not echo (a program that set raw mode or -echo before its input came),
+    // and waiting the full waitMs (meant for a program slow to read the pieces after) would only
+    // delay such a tool's every call.
+    this.firstTimer = setTimeout(() => {
+      if (this.progress === 0 && this.matched === 0) check();
+    }, Math.min(FIRST_ECHO_WAIT_MS, this.deps.waitMs));
+    this.firstTimer.unref();
   }
 }

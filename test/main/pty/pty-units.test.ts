@@ -245,6 +245,34 @@ describe('typing paced on the echo', () => {
     expect(done()).toBe(1);
   });
 
+  it('a terminal that echoes none of the first piece (raw mode, -echo before any input) gets the rest soon, not after the full wait', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { t, written, done } = typing();
+    t.start();
+    t.read('hello> ');
+    vi.advanceTimersByTime(249);
+    expect(written).toEqual(['abc\x04']);
+    vi.advanceTimersByTime(1);
+    vi.runOnlyPendingTimers();
+    expect(written).toEqual(['abc\x04', 'de\n\x04']);
+    expect(done()).toBe(1);
+  });
+
+  it('some echo of the first piece: the short wait does not apply', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { t, written } = typing();
+    t.start();
+    t.read('a');
+    vi.advanceTimersByTime(900);
+    expect(written).toEqual(['abc\x04']);
+  });
+
   it('stops writing once stopped (the program ended)', () => {
     const { t, written, done } = typing();
     t.start();
