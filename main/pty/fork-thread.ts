@@ -25,6 +25,9 @@ import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
+import type { ChildReply, SpawnRequest } from './spawn-service.js';
+
+export type { SpawnRequest } from './spawn-service.js';
 
 /** How long a host that exits waits for the thread to hear its killed terminals' exits (onProcessExit). */
 const EXIT_REPORT_WAIT_MS = 1000;
@@ -50,9 +53,6 @@ export interface ForkRequest {
   args: ForkArgs;
 }
 
-/** A one-shot plugin process to start on the thread (child-io.ts), and letting go of its pipes. */
-export type SpawnRequest = { type: 'spawn'; id: number; req: ChildRequest } | { type: 'let-go'; id: number } | { type: 'release'; id: number; input: string };
-
 /** Which processes of the session led by `leader` are left (sessionProcesses' arguments). */
 export interface ScanRequest {
   type: 'scan';
@@ -68,7 +68,7 @@ export type ForkReply =
   | { type: 'error'; id: number; message: string }
   | { type: 'exit'; id: number; exitCode: number; signal: number }
   | { type: 'scanned'; id: number; pids: number[] | null }
-  | { type: 'child'; id: number; event: ChildEvent };
+  | ChildReply;
 
 /** A program forked on the thread. */
 export interface Forked extends NativeTerm {
