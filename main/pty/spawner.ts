@@ -8,8 +8,8 @@
 // Profiles under 40 agents showed about 20% of the host's loop in such stalls. The spawner is
 // small: its forks are cheap and stall only itself.
 //
-// How: it is a real Node (core/node-runtime.ts, started like every JavaScript child by
-// runner/js-child.ts) running spawner-process.ts, started once, at the first one-shot process, and
+// How: it is a real Node (core/node-runtime.ts, found as for every JavaScript child) running
+// spawner-process.ts, started once, at the first one-shot process, and
 // kept. Requests and events are those of the fork thread (spawn-service.ts, one handler for both),
 // over its IPC channel with advanced serialization, so a process's stdout arrives as bytes.
 // Starting the spawner forks the host, once.
@@ -24,10 +24,9 @@
 // started; if the host exits normally, it kills them itself first (onProcessExit), synchronously.
 // The spawner never keeps the host running: its process and channel are unreferenced whenever no
 // process it started is running for a call (a warm start held at its gate does not count).
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { entryFile } from '../core/entry-file.js';
-import type { RuntimeHost } from '../core/node-runtime.js';
-import { spawnJsChild } from '../runner/js-child.js';
+import { jsChildCommand, type RuntimeHost } from '../core/node-runtime.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { ForkThreadUnavailable, sharedForkThread } from './fork-thread.js';
 import { killSession } from './process-tree.js';
@@ -43,23 +42,19 @@ interface Spawned {
 
 /** Starts the spawner process: a real Node running `file`, with an IPC channel. Throws JsChildRefused when there is no Node. */
 export function startSpawnerProcess(file: string = spawnerFile(), runtime?: RuntimeHost): ChildProcess {
-  return spawnJsChild({
-    what: 'the spawner process (which starts plugin processes)',
-    file,
-    // It runs Gatehouse's own code, and only forks: no sandbox of its own (each plugin process
-    // it starts is wrapped by the host's request, as before).
-    wrap: () => (command, args) => ({ command, args }),
-    options: {
-      // stdout and stderr are the host's: a crash of the spawner says why where the host's would.
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'advanced',
-      // Its own group: the terminal's Ctrl-C is the host's to handle, not the spawner's.
-      detached: true,
-      // Nothing of the host's environment (NODE_OPTIONS) shapes it; each request brings its env.
-      env: {},
-    },
-    ...(runtime ? { runtime } : {}),
-  }).child;
+  // The Node every JavaScript child runs on (runner/js-child.ts does the same for the sandboxed
+  // ones): never the desktop app's own binary. No sandbox: it runs Gatehouse's own code and only
+  // forks; each plugin process it starts is wrapped by the host's request, as before.
+  const at = jsChildCommand('the spawner process (which starts plugin processes)', file, runtime);
+  return spawn(at.node, [at.file], {
+    // stdout and stderr are the host's: a crash of the spawner says why where the host's would.
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    // Its own group: the terminal's Ctrl-C is the host's to handle, not the spawner's.
+    detached: true,
+    // Nothing of the host's environment (NODE_OPTIONS) shapes it; each request brings its env.
+    env: {},
+  });
 }
 
 export class Spawner implements ChildStarter {
