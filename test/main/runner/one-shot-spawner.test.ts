@@ -4,7 +4,7 @@
 // call starts a new spawner), that nothing outlives a host that exits or is killed, and the
 // fallback to the fork thread when there is no Node to run the spawner.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -17,6 +17,7 @@ import { ChildStarters, Spawner, sharedChildStarter, startSpawnerProcess } from 
 import { runOneShot, scrubEnv, type OneShotSpec } from '../../../main/runner/one-shot.js';
 import { liveInGroup } from '../../support/processes.js';
 
+const BWRAP = '/usr/bin/bwrap';
 const HOSTILE = fileURLToPath(new URL('../../fixtures/hostile/', import.meta.url));
 const source = (name: string) => fileURLToPath(new URL(`../../../main/pty/${name}.ts`, import.meta.url));
 const spawnerFile = () => entryFile({ name: 'spawner-process', ext: '.cjs', callerUrl: pathToFileURL(source('spawner')).href, what: 'the spawner process', packagesExternal: true });
@@ -135,21 +136,34 @@ describe('one-shot processes and the spawner process', () => {
   });
 
   // A host that goes, by exiting or killed outright: what its spawner started goes with it, and the spawner too.
+  // The last: neither the host nor the spawner can clean up; bwrap's --die-with-parent (its parent
+  // is the spawner now) takes the sandbox, PID namespace and all, with them.
   it.each([
-    ['exits', 'process.exit(0);'],
-    ['is killed by SIGKILL', 'process.kill(process.pid, "SIGKILL");'],
-  ])('a host that %s: its plugin processes and its spawner are gone', async (_how, end) => {
+    ['exits', 'process.exit(0);', false],
+    ['is killed by SIGKILL', 'process.kill(process.pid, "SIGKILL");', false],
+    ['is killed by SIGKILL at once with its spawner, the plugin in bwrap', 'process.kill(spawner.pid, "SIGKILL"); process.kill(process.pid, "SIGKILL");', true],
+  ])('a host that %s: its plugin processes and its spawner are gone', async (_how, end, boxed) => {
+    if (boxed && !existsSync(BWRAP)) {
+      console.log(`skipped: no bubblewrap at ${BWRAP}`);
+      return;
+    }
     const root = mkdtempSync(join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), 'gatehouse-spawner-exit-'));
     const src = fileURLToPath(new URL('../../../main/', import.meta.url));
     buildSync({
       stdin: {
-        contents: `import { runOneShot, scrubEnv } from '${src}runner/one-shot.ts';
+        contents: `import { readdirSync, readFileSync } from 'node:fs';
+import { runOneShot, scrubEnv } from '${src}runner/one-shot.ts';
 import { Spawner, startSpawnerProcess } from '${src}pty/spawner.ts';
 import { killSession } from '${src}pty/process-tree.ts';
 const spawner = new Spawner(killSession, () => startSpawnerProcess(${JSON.stringify(spawnerFile())}));
-void runOneShot({ plugin: 'held', command: '/bin/sh', args: ['-c', 'sleep 600 & sleep 600'], cwd: '/', input: {}, timeoutMs: 60000, env: scrubEnv(process.env, []), forkThread: spawner,
-  onSpawn: (pid) => {
-    console.log(JSON.stringify({ pid, spawner: spawner.pid }));
+const wrap = ${boxed} ? (command: string, args: string[]) => ({ command: ${JSON.stringify(BWRAP)}, args: ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', command, ...args], sandboxed: true }) : undefined;
+void runOneShot({ plugin: 'held', command: '/bin/sh', args: ['-c', 'sleep 600 & sleep 600'], cwd: '/', input: {}, timeoutMs: 60000, env: scrubEnv(process.env, []), forkThread: spawner, ...(wrap ? { wrap } : {}),
+  onSpawn: async (pid) => {
+    // Its processes, once all are there (the shell's two sleeps: its own and one in the background).
+    const group = () => readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).filter((p) => { try { const st = readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[2]) === pid; } catch { return false; } });
+    const sleeps = () => group().filter((p) => { try { return readFileSync('/proc/' + p + '/comm', 'utf8') === 'sleep\\n'; } catch { return false; } }).length;
+    while (sleeps() < 2) await new Promise((r) => setImmediate(r));
+    console.log(JSON.stringify({ pid, spawner: spawner.pid, inGroup: group().length }));
     ${end}
   } });
 `,
@@ -169,8 +183,10 @@ void runOneShot({ plugin: 'held', command: '/bin/sh', args: ['-c', 'sleep 600 & 
     host.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     await new Promise<void>((resolve) => host.on('exit', () => resolve()));
     rmSync(root, { recursive: true, force: true });
-    const said = JSON.parse(out) as { pid: number; spawner: number };
+    const said = JSON.parse(out) as { pid: number; spawner: number; inGroup: number };
     expect(said.spawner).toBeGreaterThan(0);
+    // The plugin was running (bwrap, its namespace's init, the shell and its two sleeps; or the shell and the sleeps).
+    expect(said.inGroup).toBeGreaterThanOrEqual(boxed ? 4 : 2);
     await until('the plugin’s group to be gone', () => liveInGroup(said.pid).length === 0);
     await until('the spawner to exit', () => !isAlive(said.spawner));
   });
