@@ -322,8 +322,7 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
           if (err instanceof ForkThreadUnavailable) {
             const next = spec.forkThread === undefined ? sharedChildStarter() : null;
             start(next === by ? null : next);
-          }
-          else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
+          } else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
         },
       );
     };
