@@ -71,6 +71,10 @@ const jobs = {
   // The thread that forks terminals' programs off the event loop (main/pty/fork-thread.ts finds it
   // next to the bundle that starts it). CommonJS for the same reason as the extraction worker.
   ptyForkWorker: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/pty/pty-fork-worker.ts'], outfile: out('ptyForkWorker'), format: 'cjs' }),
+  // The spawner process that starts one-shot plugin processes so the host never forks
+  // (main/pty/spawner.ts finds it next to the bundle that starts it). Run by a real Node outside
+  // Electron, so unpacked from the asar. CommonJS for the same reason as the extraction worker.
+  spawner: () => esbuild({ ...common, define: { ...common.define, 'import.meta.url': 'undefined' }, entryPoints: ['main/pty/spawner-process.ts'], outfile: out('spawner'), format: 'cjs' }),
   // The worker threads of WebAssembly plugins (main/runner/wasm/worker-file.ts finds it next to the
   // bundle that starts it). ESM: binaryen, which it loads to meter modules, is ESM with top-level await.
   wasmWorker: () => esbuild({ ...common, entryPoints: ['main/runner/wasm/wasm-worker.ts'], outfile: out('wasmWorker'), format: 'esm' }),

@@ -2,12 +2,13 @@
 // stdout up to a cap and the tail of stderr, and reports what happens as events. The runner
 // (one-shot.ts) decides everything else (timeouts, kills, the result) from these events.
 //
-// Why apart from the runner: starting a process forks the whole host, and on the event loop that
-// fork blocked every agent and console for its whole duration (measured here: 7 ms for a bare
-// Node, 20-25 ms at a host-sized heap, and far more on a busy machine). So the host starts these
-// processes on its fork thread (main/pty/fork-thread.ts), where the pipes then live too; the
-// runner falls back to calling this on its own thread when that thread is not available. One
-// implementation either way.
+// Why apart from the runner: starting a process forks the process that starts it, and a fork of
+// the whole host blocked every agent and console (measured here: 7 ms for a bare Node, 20-25 ms at
+// a host-sized heap, and far more on a busy machine), and even on another thread stalls the loop
+// at its next page fault. So the host has these processes started by its small spawner process
+// (main/pty/spawner.ts), or, without one, on its fork thread (main/pty/fork-thread.ts), where the
+// pipes then live too (main/pty/spawn-service.ts serves both); the runner falls back to calling
+// this on its own thread when neither is available. One implementation everywhere.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { threadId } from 'node:worker_threads';
@@ -34,8 +35,11 @@ export interface ChildRequest {
 }
 
 export type ChildEvent =
-  /** Started: its pid, which is also its process group and session (it is detached); the thread that forked it. */
-  | { type: 'spawned'; pid: number; threadId: number }
+  /**
+   * Started: its pid, which is also its process group and session (it is detached); the process
+   * (its pid: the host's or the spawner's) and the thread in it that forked it.
+   */
+  | { type: 'spawned'; pid: number; threadId: number; by: number }
   /** Never started (ENOENT, EACCES, bad arguments); nothing else follows. */
   | { type: 'failed'; message: string }
   /** A held process wrote ChildRequest.ready: it waits for its release. */
@@ -65,7 +69,7 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     return { letGo: () => {}, release: () => {} };
   }
   const pid = child.pid ?? null;
-  if (pid !== null) emit({ type: 'spawned', pid, threadId });
+  if (pid !== null) emit({ type: 'spawned', pid, threadId, by: process.pid });
   const chunks: Buffer[] = [];
   let stdoutBytes = 0;
   let overflowed = false;

@@ -17,14 +17,23 @@
 // (process-tree.ts sessionProcesses): that reads a /proc file per process forked since the
 // program, and under load (many short commands) /proc reads are slow: off the loop too.
 //
-// And it starts one-shot plugin processes (child-io.ts, for main/runner/one-shot.ts): the same
-// fork of the whole host, on every plugin call. Their pipes are libuv handles of the thread that
-// made them, so those processes' input and output are handled there too, and their events relayed.
+// And it starts one-shot plugin processes (child-io.ts, for main/runner/one-shot.ts) when the host
+// has no spawner process (spawner.ts, which starts them without forking the host at all: no Node
+// to run it, or it could not start): the same fork of the whole host, on every plugin call. Their
+// pipes are libuv handles of the thread that made them, so those processes' input and output are
+// handled there too (spawn-service.ts, the spawner's handler as well), and their events relayed.
 // They share the terminals' queue: one fork at a time, the loop turns in between.
+//
+// Terminals stay here, not in the spawner: node-pty's fork also sets up the terminal (termios,
+// the controlling terminal, the helper) and its waitpid reports the exit; moving that to another
+// process needs the master fd passed back and node-pty's set-up redone there, not done yet.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
+import type { ChildReply, SpawnRequest } from './spawn-service.js';
+
+export type { SpawnRequest } from './spawn-service.js';
 
 /** How long a host that exits waits for the thread to hear its killed terminals' exits (onProcessExit). */
 const EXIT_REPORT_WAIT_MS = 1000;
@@ -50,9 +59,6 @@ export interface ForkRequest {
   args: ForkArgs;
 }
 
-/** A one-shot plugin process to start on the thread (child-io.ts), and letting go of its pipes. */
-export type SpawnRequest = { type: 'spawn'; id: number; req: ChildRequest } | { type: 'let-go'; id: number } | { type: 'release'; id: number; input: string };
-
 /** Which processes of the session led by `leader` are left (sessionProcesses' arguments). */
 export interface ScanRequest {
   type: 'scan';
@@ -68,7 +74,7 @@ export type ForkReply =
   | { type: 'error'; id: number; message: string }
   | { type: 'exit'; id: number; exitCode: number; signal: number }
   | { type: 'scanned'; id: number; pids: number[] | null }
-  | { type: 'child'; id: number; event: ChildEvent };
+  | ChildReply;
 
 /** A program forked on the thread. */
 export interface Forked extends NativeTerm {

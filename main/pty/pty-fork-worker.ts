@@ -3,12 +3,13 @@
 // main thread, and posts back the master fd, the pid and the slave's name; fds and pids belong
 // to the whole process, so the main thread reads, writes, resizes and signals the terminal
 // itself. The native exit callback (node-pty's waitpid thread) fires here and is relayed. It also
-// answers which processes a session left when its program exited (fork-thread.ts says why).
+// answers which processes a session left when its program exited (fork-thread.ts says why), and
+// starts one-shot plugin processes when the host has no spawner process (spawn-service.ts).
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
-import type { ForkReply, ForkRequest, NativePty, ScanRequest, SpawnRequest } from './fork-thread.js';
+import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
-import { startChild, type ChildIo } from './child-io.js';
+import { serveSpawns, type SpawnRequest } from './spawn-service.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -21,29 +22,11 @@ if (!native) {
   port.postMessage({ type: 'failed', message: 'node-pty has no native fork on this platform' } satisfies ForkReply);
 } else {
   port.postMessage({ type: 'ready', threadId } satisfies ForkReply);
-  /** One-shot processes started here and not yet closed (their pipes are this thread's handles). */
-  const children = new Map<number, ChildIo>();
+  // One-shot processes (when the host has no spawner process): the same handler as the spawner's.
+  const spawns = serveSpawns((reply) => port.postMessage(reply satisfies ForkReply));
   port.on('message', (r: ForkRequest | ScanRequest | SpawnRequest) => {
-    if (r.type === 'spawn') {
-      const id = r.id;
-      let ended = false;
-      // Copied, not moved: a small output sits in Buffer's shared pool, which must stay here.
-      const io = startChild(r.req, (event) => {
-        if (event.type === 'failed' || event.type === 'close') {
-          ended = true;
-          children.delete(id);
-        }
-        port.postMessage({ type: 'child', id, event } satisfies ForkReply);
-      });
-      if (!ended) children.set(id, io);
-      return;
-    }
-    if (r.type === 'let-go') {
-      children.get(r.id)?.letGo();
-      return;
-    }
-    if (r.type === 'release') {
-      children.get(r.id)?.release(r.input);
+    if (r.type === 'spawn' || r.type === 'let-go' || r.type === 'release') {
+      spawns.handle(r);
       return;
     }
     if (r.type === 'scan') {

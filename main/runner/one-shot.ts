@@ -24,7 +24,9 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { startChild, type ChildEvent, type ChildIo, type ChildRequest } from '../pty/child-io.js';
 import { QueueFullError, type ConcurrencyLimiter } from './concurrency.js';
-import { ForkThreadUnavailable, sharedForkThread, type ForkThread } from '../pty/fork-thread.js';
+import { ForkThreadUnavailable } from '../pty/fork-thread.js';
+import { sharedChildStarter } from '../pty/spawner.js';
+import type { ChildStarter } from '../pty/spawn-service.js';
 import { killGroupUntilGone } from '../core/kill-group.js';
 import { formatBytes } from '../../shared/format.js';
 import { GATE_NAME, GATE_READY, GATE_SCRIPT, Spare, type WarmStarts } from './warm-starts.js';
@@ -94,16 +96,20 @@ export interface OneShotSpec {
   concurrency?: ConcurrencyLimiter;
   /** TERM-to-KILL grace on timeout (default 500 ms). */
   killGraceMs?: number;
-  /** Called once the process has started, with its pid (= its process group id) and the thread that forked it (0: the main thread). */
-  onSpawn?: (pid: number, forkedOnThread: number) => void;
   /**
-   * Where the process is forked: the host's fork thread (the default), a given one (tests), or
-   * this thread (false: for comparing the two).
+   * Called once the process has started, with its pid (= its process group id), the thread that
+   * forked it (0: a main thread) and the process it ran in (the host's pid, or its spawner's).
    */
-  forkThread?: ForkThread | false;
+  onSpawn?: (pid: number, forkedOnThread: number, forkedBy: number) => void;
+  /**
+   * What starts the process: the host's spawner process, or its fork thread when it has none (the
+   * default: pty/spawner.ts sharedChildStarter), a given one (tests), or this thread (false: for
+   * comparing).
+   */
+  forkThread?: ChildStarter | false;
   /**
    * Where the next call's process is started ahead (warm-starts.ts): this call takes a spare
-   * started for it if one waits, and starts one for the next. Only on the fork thread.
+   * started for it if one waits, and starts one for the next. Only by the spawner or the fork thread.
    */
   warm?: WarmStarts;
 }
@@ -193,7 +199,7 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
   const base = { queuedMs };
   const refuse = (message: string, sandboxed: boolean): OneShotResult => ({ ok: false, failure: 'spawn', message, stdout: '', stderr: '', exitCode: null, signal: null, durationMs: performance.now() - started, sandboxed, pid: null, ...base });
 
-  const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedForkThread());
+  const thread = spec.forkThread === false ? null : (spec.forkThread ?? sharedChildStarter());
   const warmth = spec.warm && thread ? warmKeyOf(spec, cap) : null;
   const warmKey = warmth?.key ?? null;
   const spare = warmKey !== null ? await spec.warm!.take(warmKey, spec.timeoutMs) : null;
@@ -257,7 +263,7 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
             wrapped.kill?.();
             return;
           }
-          spec.onSpawn?.(pid, e.threadId);
+          spec.onSpawn?.(pid, e.threadId, e.by);
           return;
         case 'failed':
           void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${e.message}` }, null);
@@ -301,25 +307,31 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
       Math.max(0, spec.timeoutMs - (performance.now() - started)),
     );
     const request: ChildRequest = { command: wrapped.command, args: wrapped.args, cwd: spec.cwd, env: spec.env, input: inputText, maxStdout: cap, stderrTail: STDERR_TAIL };
-    // Started on the host's fork thread, so the fork does not stall the event loop (child-io.ts);
-    // on this thread when there is none.
-    const here = () => {
-      io = startChild(request, onEvent);
+    // Started by the host's spawner process (or its fork thread), so the host does not fork
+    // (child-io.ts, pty/spawner.ts); on this thread when there is neither.
+    const start = (by: ChildStarter | null): void => {
+      if (!by) {
+        io = startChild(request, onEvent);
+        return;
+      }
+      by.startChild(request, onEvent).then(
+        (started) => (io = started),
+        (err: unknown) => {
+          // Gone before it started anything: the host's next choice (a new spawner, the fork
+          // thread) for the default, this thread for a given one or when that is the same again.
+          if (err instanceof ForkThreadUnavailable) {
+            const next = spec.forkThread === undefined ? sharedChildStarter() : null;
+            start(next === by ? null : next);
+          } else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
+        },
+      );
     };
     if (spare) {
       // Started ahead for this call (warm-starts.ts): what it did so far is replayed, then the gate opens.
       spare.adopt(onEvent);
       void spare.io.then((started) => (io = started));
       spare.release(inputText);
-    } else if (!thread) here();
-    else
-      thread.startChild(request, onEvent).then(
-        (started) => (io = started),
-        (err: unknown) => {
-          if (err instanceof ForkThreadUnavailable) here();
-          else void finalize(null, null, { kind: 'spawn', message: `${spec.plugin}: could not start ${spec.command}: ${(err as Error).message}` }, null);
-        },
-      );
+    } else start(thread);
     // The next call of this shape finds its process started.
     // One spare per tool call (command, arguments, folder, environment: the host gives each tool
     // of a plugin its GATEHOUSE_TOOL), whose sandbox is the newest: a spare per plugin had two
@@ -405,8 +417,8 @@ function warmKeyOf(spec: OneShotSpec, cap: number): { key: string; call: string 
   }
 }
 
-/** Starts a spare for the next call like `spec` on `thread`: the same wrap around the gate. */
-function startSpare(spec: OneShotSpec, thread: ForkThread, cap: number): Spare | null {
+/** Starts a spare for the next call like `spec` by `thread` (the spawner or the fork thread): the same wrap around the gate. */
+function startSpare(spec: OneShotSpec, thread: ChildStarter, cap: number): Spare | null {
   let wrapped: WrappedCommand;
   try {
     wrapped = spec.wrap!('/bin/sh', ['-c', GATE_SCRIPT, GATE_NAME, spec.command, ...spec.args]);

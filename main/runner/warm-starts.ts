@@ -80,7 +80,7 @@ export class Spare {
   /**
    * Still able to serve a call: not ended, not exited, and its leader (bwrap, or the launcher)
    * still running as the kernel sees it. A spare killed while it waited (an operator, the OOM
-   * killer) is a zombie at once, but its exit comes back from the fork thread only later: one
+   * killer) is a zombie at once, but its exit comes back from the spawner (or the fork thread) only later: one
    * taken in between was released dead, and its call failed as the plugin "killed by SIGKILL"
    * (a crash, counted against it) though nothing of it had run, instead of starting cold.
    */
@@ -97,8 +97,8 @@ export class Spare {
   async fits(waitMs: number): Promise<boolean> {
     if (!this.wrapped.sameBox) return this.alive;
     if (!this.atGate && this.alive) {
-      // Still queued for the fork thread, or bwrap still building its box: it is further along
-      // than a cold start would be (which would queue behind it for the fork thread, too).
+      // Still on its way to the spawner (or queued for the fork thread), or bwrap still building
+      // its box: it is further along than a cold start would be (which would come after it).
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.onChange = () => {

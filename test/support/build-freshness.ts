@@ -49,8 +49,8 @@ export const BUILD_TARGETS: readonly BuildTarget[] = [
     // The CLI and everything it starts from out/main: the hook fast path, the extraction and
     // WebAssembly workers, the WebAssembly host process, the module plugins' child, the Lua worker;
     // and the Electron main, whose package test/repo/packaging.test.ts checks against the built tree.
-    jobs: ['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'ptyForkWorker', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
-    outputs: outputsOf(['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'ptyForkWorker', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker']),
+    jobs: ['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'ptyForkWorker', 'spawner', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker'],
+    outputs: outputsOf(['cli', 'hook', 'electron', 'extractWorker', 'auditWriter', 'ptyForkWorker', 'spawner', 'wasmWorker', 'wasmHost', 'moduleChild', 'luaWorker']),
     sources: NODE_SIDE,
   },
   { jobs: ['preload'], outputs: outputsOf(['preload']), sources: ['preload', 'shared', 'scripts/build.mjs', 'scripts/build-entries.json'] },

@@ -1,5 +1,5 @@
 // One-shot plugin processes are forked on the host's fork thread (main/pty/fork-thread.ts with
-// main/pty/child-io.ts), not on the event loop's thread, where each fork of a host-sized
+// main/pty/child-io.ts) when the host has no spawner process (main/pty/spawner.ts), not on the event loop's thread, where each fork of a host-sized
 // process stood the loop still for tens of milliseconds. No timing is measured here (the bench
 // does: "event-loop stall, one-shot calls"): what is checked is which thread forked, that the
 // call reads the same, and what happens when the thread is gone, before a call and during one.
@@ -33,11 +33,15 @@ async function groupGone(pid: number, ms = 10_000): Promise<number[]> {
 }
 
 describe('one-shot processes and the fork thread', () => {
-  it('are forked on the fork thread by default and answer as before; forkThread: false forks on the calling thread', async () => {
-    for (const forkThread of [undefined, false] as const) {
+  it('a given fork thread forks them on that thread; forkThread: false forks on the calling thread', async () => {
+    const thread = new ForkThread(killSession, workerFile());
+    for (const forkThread of [thread, false] as const) {
       let forkedOn: number | null = null;
-      const r = await runOneShot(spec('ok.sh', { onSpawn: (_pid, thread) => (forkedOn = thread), ...(forkThread === false ? { forkThread } : {}) }));
+      let forkedBy: number | null = null;
+      const r = await runOneShot(spec('ok.sh', { onSpawn: (_pid, t, by) => ((forkedOn = t), (forkedBy = by)), forkThread }));
       expect(r.ok, r.ok ? '' : r.message).toBe(true);
+      // In this process either way (by default they are started by the spawner process: one-shot-spawner.test.ts).
+      expect(forkedBy).toBe(process.pid);
       if (forkThread === false) expect(forkedOn).toBe(threadId);
       else {
         expect(forkedOn).not.toBeNull();

@@ -404,6 +404,9 @@ describe.skipIf(why !== null)('warm starts of one-shot calls', () => {
     mkdirSync(join(root, 'main'));
     const forkThreadSource = fileURLToPath(new URL('../../../main/pty/fork-thread.ts', import.meta.url));
     copyFileSync(entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThreadSource).href, what: 'the fork thread', packagesExternal: true }), join(root, 'main', 'pty-fork-worker.cjs'));
+    // And the spawner process's, which starts the host's plugin processes (the spare's among them).
+    const spawnerSource = fileURLToPath(new URL('../../../main/pty/spawner.ts', import.meta.url));
+    copyFileSync(entryFile({ name: 'spawner-process', ext: '.cjs', callerUrl: pathToFileURL(spawnerSource).href, what: 'the spawner process', packagesExternal: true }), join(root, 'main', 'spawner-process.cjs'));
     const src = fileURLToPath(new URL('../../../main/', import.meta.url));
     writeFileSync(
       join(root, 'holder.ts'),
