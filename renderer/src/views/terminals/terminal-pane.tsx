@@ -117,7 +117,7 @@ export function TerminalPane({ session }: { session: TerminalSessionView }) {
   }, [typing, client, id]);
 
   return (
-    <div className="terminal-frame">
+    <div className={typing ? 'terminal-frame terminal-frame-typing' : 'terminal-frame'}>
       {state.kind === 'error' ? (
         <p className="inline-error terminal-error" role="alert">
           Could not attach to this terminal: {state.message}
