@@ -586,13 +586,13 @@ const BWRAP_ARITY: Record<string, number> = {
 /** Options that mount something of the sandbox's own (nothing of the host) at their argument. */
 const OWN_MOUNTS = new Set(['--dev', '--proc', '--tmpfs']);
 
-/** What a path names now, as `dev:inode`, or "-" when there is nothing there (or it cannot be read). */
-function identity(path: string): string {
+/** What a path names now, as `dev:inode`; "-" when there is nothing there; null when it cannot be told (it cannot be read). */
+function identity(path: string): string | null {
   try {
     const s = statSync(path, { bigint: true, throwIfNoEntry: false });
     return s ? `${s.dev}:${s.ino}` : '-';
   } catch {
-    return '-';
+    return null;
   }
 }
 
@@ -629,13 +629,14 @@ export function boxShowsNow(args: readonly string[], pid: number): boolean {
     let top = -1;
     for (const [j, m] of mounts.entries()) if (made[j] && under(dest, m.dest)) top = j;
     const over = mounts[top];
+    const actual = identity(root + dest);
     if (!over) {
-      if (identity(root + dest) !== '-') return false;
+      if (actual !== '-') return false;
       continue;
     }
     if (over.src === null) continue;
     const expected = top === i ? now[i] : identity(over.dest === '/' ? over.src + dest : over.src + dest.slice(over.dest.length));
-    if (identity(root + dest) !== expected) return false;
+    if (actual === null || expected === null || actual !== expected) return false;
   }
   return true;
 }
