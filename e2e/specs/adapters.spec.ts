@@ -2,7 +2,7 @@
 // `gatehouse serve`: the fixture agent (a program that asks permission with numbered options)
 // runs with its adapter; its row says "waiting for permission"; the question is in the inbox;
 // an approval is typed back and the agent goes on; a denial and it is told no.
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
@@ -16,8 +16,12 @@ import type { Locator } from '@playwright/test';
  */
 async function startFixture(app: ConsolePage, home: string): Promise<{ terminals: TerminalsPage; state: Locator }> {
   // Dropped into the plugins folder of the running host: adapters are read again when listed.
+  // Copied beside it first and moved in whole: the host watches that folder, and a copy seen
+  // half-made and then changed is quarantined (a changed adapter is, until approved).
   mkdirSync(join(home, 'plugins'), { recursive: true });
-  cpSync(join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'adapters', 'permission-agent'), join(home, 'plugins', 'permission-agent'), { recursive: true });
+  const staged = join(home, 'permission-agent.staged');
+  cpSync(join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'adapters', 'permission-agent'), staged, { recursive: true });
+  renameSync(staged, join(home, 'plugins', 'permission-agent'));
   const agent = join(home, 'plugins', 'permission-agent', 'agent.mjs');
 
   await app.status.expectConnected();
