@@ -9,9 +9,11 @@
 // (main/pty/spawner.ts), or, without one, on its fork thread (main/pty/fork-thread.ts), where the
 // pipes then live too (main/pty/spawn-service.ts serves both); the runner falls back to calling
 // this on its own thread when neither is available. One implementation everywhere.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { threadId } from 'node:worker_threads';
+import { sealStdio } from '../core/sealed-fds.js';
 
 export interface ChildRequest {
   command: string;
@@ -32,6 +34,21 @@ export interface ChildRequest {
    * gate): reported as a `ready` event and not kept in the stderr tail.
    */
   ready?: string;
+  /**
+   * Started on this terminal instead of pipes (a terminal's program, node-pty-spawn.ts): its
+   * stdin, stdout and stderr are the terminal's slave `path`, `stty` (a command) sets the terminal
+   * up first, and `setsid` (util-linux's, with -c) gives the program a session of its own with the
+   * terminal as its controlling terminal, as forkpty does. Not a process group leader here, setsid
+   * does not fork: the pid reported is the program's. Input, output and the exit status go through
+   * the terminal, so `close` carries no output.
+   */
+  tty?: { path: string; setsid: string; stty: string[] };
+  /**
+   * Descriptors of the host that the process must not inherit (core/sealed-fds.ts): given by the
+   * host to a thread of its own that spawns (the fork thread), whose child_process is not the
+   * main thread's.
+   */
+  seal?: number[];
 }
 
 export type ChildEvent =
@@ -61,9 +78,10 @@ export interface ChildIo {
 }
 
 export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): ChildIo {
+  if (req.tty) return startOnTerminal(req, req.tty, emit);
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: sealStdio(['pipe', 'pipe', 'pipe'], req.seal) as ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (err) {
     emit({ type: 'failed', message: (err as Error).message });
     return { letGo: () => {}, release: () => {} };
@@ -136,4 +154,66 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     },
     release,
   };
+}
+
+/** A terminal's program (ChildRequest.tty): set the terminal up, then start the program on it. */
+function startOnTerminal(req: ChildRequest, tty: NonNullable<ChildRequest['tty']>, emit: (e: ChildEvent) => void): ChildIo {
+  const none: ChildIo = { letGo: () => {}, release: () => {} };
+  let fd: number;
+  try {
+    // Opened here (close-on-exec, as every file libuv opens): the program gets it only as its stdio.
+    fd = openSync(tty.path, constants.O_RDWR | constants.O_NOCTTY);
+  } catch (err) {
+    emit({ type: 'failed', message: `could not open the terminal ${tty.path}: ${(err as Error).message}` });
+    return none;
+  }
+  const stdio = sealStdio([fd, fd, fd], req.seal);
+  const run = () => {
+    let child: ChildProcess;
+    try {
+      child = spawn(tty.setsid, ['-c', req.command, ...req.args], { cwd: req.cwd, env: req.env, stdio });
+    } catch (err) {
+      closeSync(fd);
+      emit({ type: 'failed', message: (err as Error).message });
+      return;
+    }
+    closeSync(fd);
+    const pid = child.pid ?? null;
+    let ended = false;
+    child.on('error', (err) => {
+      if (pid !== null || ended) return;
+      ended = true;
+      emit({ type: 'failed', message: err.message });
+    });
+    if (pid === null) return;
+    emit({ type: 'spawned', pid, threadId, by: process.pid });
+    child.on('exit', () => emit({ type: 'exit' }));
+    child.on('close', (code, signal) => {
+      if (ended) return;
+      ended = true;
+      emit({ type: 'close', code, signal, stdout: new Uint8Array(0), stderr: '' });
+    });
+  };
+  if (tty.stty.length === 0) {
+    run();
+    return none;
+  }
+  // The terminal's modes before the program can read or write: stty on it, then the program.
+  let setUp: ChildProcess;
+  try {
+    setUp = spawn(tty.stty[0]!, tty.stty.slice(1), { stdio: sealStdio([fd, 'ignore', 'ignore'], req.seal) });
+  } catch {
+    run();
+    return none;
+  }
+  let ran = false;
+  const then = () => {
+    if (ran) return;
+    ran = true;
+    run();
+  };
+  // A terminal whose modes could not be set still works (with the kernel's defaults).
+  setUp.on('error', then);
+  setUp.on('close', then);
+  return none;
 }

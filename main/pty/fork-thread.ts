@@ -29,6 +29,7 @@
 // process needs the master fd passed back and node-pty's set-up redone there, not done yet.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
+import { sealedFds } from '../core/sealed-fds.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 import type { ChildReply, SpawnRequest } from './spawn-service.js';
@@ -44,6 +45,8 @@ export type ForkArgs = [file: string, args: string[], env: string[], cwd: string
 /** node-pty's native module (lib/index.js exports it as `native`), as far as it is used. */
 export interface NativePty {
   fork(...args: [...ForkArgs, onexit: (exitCode: number, signal: number) => void]): NativeTerm;
+  /** openpty(3) at that size: both sides, non-blocking, and neither close-on-exec. */
+  open?(cols: number, rows: number): { master: number; slave: number; pty: string };
 }
 
 export interface NativeTerm {
@@ -241,7 +244,9 @@ export class ForkThread {
   private next(): void {
     const r = this.queue.shift();
     this.inFlight = r !== undefined;
-    if (r) this.worker.postMessage(r);
+    // A process started on the thread is not started by this thread's child_process (whose spawns
+    // core/sealed-fds.ts covers): it is given the host's sealed descriptors as they are now.
+    if (r) this.worker.postMessage(r.type === 'spawn' ? { ...r, req: { ...r.req, seal: sealedFds() } } : r);
   }
 
   /**

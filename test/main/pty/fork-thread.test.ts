@@ -1,4 +1,6 @@
-// Terminals' programs are forked on the fork thread, not on the event loop's (main/pty/fork-thread.ts):
+// Where node-pty forks terminals' programs itself (starter: false; by default the host opens the
+// terminal and its spawner starts the program, own-terminal.test.ts), on the fork thread, not on
+// the event loop's (main/pty/fork-thread.ts):
 // node-pty's fork copies the whole host's page tables, which with a host-sized heap is tens of
 // milliseconds the loop would otherwise stand still. No timing is measured here (a loaded machine
 // makes any threshold flaky): what is checked is which thread forked, that everything node-pty did
@@ -28,7 +30,7 @@ function run(p: NodePtyProcess): Promise<{ text: string; exitCode: number; signa
 
 describe('the fork thread', () => {
   it('forks a terminal’s program on a thread of its own', async () => {
-    const spawn = createNodePtySpawn();
+    const spawn = createNodePtySpawn({ starter: false });
     // The first spawn also starts the thread; the second is forked by the running thread.
     for (let i = 0; i < 2; i++) {
       const p = await spawn('/bin/sh', ['-c', 'printf "%s" "$0:$PWD:$TERM"; exit 7', 'forked'], opts);
@@ -43,7 +45,7 @@ describe('the fork thread', () => {
   it('reports the program’s end before node-pty does, and finds what its session left, from the thread', async () => {
     // The session then neither polls /proc for its leader nor reads it on the loop at the exit (pty-session.ts).
     const pidFile = join(tempDir(), 'pid');
-    const p = await createNodePtySpawn()('/bin/sh', ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], opts);
+    const p = await createNodePtySpawn({ starter: false })('/bin/sh', ['-c', `trap '' HUP; (trap '' HUP; exec sleep 1000) & echo $! > ${pidFile}; echo bye`], opts);
     expect(p.forkedOnThread).not.toBe(threadId);
     const order: string[] = [];
     p.onLeaderExit!(() => {
@@ -66,7 +68,7 @@ describe('the fork thread', () => {
   });
 
   it('keeps what node-pty does with the terminal: input, resize, signals, pause and resume', async () => {
-    const p = await createNodePtySpawn()('/bin/sh', ['-c', 'stty size; read line; echo "got $line"; stty size; kill -TERM $$'], opts);
+    const p = await createNodePtySpawn({ starter: false })('/bin/sh', ['-c', 'stty size; read line; echo "got $line"; stty size; kill -TERM $$'], opts);
     expect(p.forkedOnThread).not.toBe(threadId);
     let text = '';
     const seen: { pattern: string; resolve: () => void }[] = [];
@@ -87,7 +89,7 @@ describe('the fork thread', () => {
   });
 
   it('reports a program that could not be run as node-pty does, and SIGKILL when it is killed', async () => {
-    const spawn = createNodePtySpawn();
+    const spawn = createNodePtySpawn({ starter: false });
     const missingCwd = await spawn('/bin/true', [], { ...opts, cwd: '/no/such/folder' });
     expect(await run(missingCwd)).toMatchObject({ exitCode: 1 });
     const sleeper = await spawn('/bin/sleep', ['1000'], opts);
@@ -103,7 +105,7 @@ describe('the fork thread', () => {
     const thread = new ForkThread(() => {}, broken);
     await expect(thread.fork(['/bin/true', [], [], '/', 80, 24, -1, -1, true, ''])).rejects.toBeInstanceOf(ForkThreadUnavailable);
     expect(thread.failed).toMatch(/no node-pty here/);
-    const p = await createNodePtySpawn({ forkThread: thread })('/bin/sh', ['-c', 'echo in-thread'], opts);
+    const p = await createNodePtySpawn({ forkThread: thread, starter: false })('/bin/sh', ['-c', 'echo in-thread'], opts);
     expect(p.forkedOnThread).toBe(threadId);
     expect(await run(p)).toMatchObject({ exitCode: 0 });
   });
@@ -132,7 +134,7 @@ describe('the fork thread', () => {
 import { createNodePtySpawn } from ${JSON.stringify(forkThread.replace(/fork-thread\.ts$/, 'node-pty-spawn.ts'))};
 import { killSession } from ${JSON.stringify(forkThread.replace(/fork-thread\.ts$/, 'process-tree.ts'))};
 const thread = new ForkThread((pid) => killSession(pid), ${JSON.stringify(worker)});
-const p = await createNodePtySpawn({ forkThread: thread })('/bin/sleep', ['600'], { cwd: '/', env: { PATH: '/usr/bin:/bin' }, cols: 80, rows: 24 });
+const p = await createNodePtySpawn({ forkThread: thread, starter: false })('/bin/sleep', ['600'], { cwd: '/', env: { PATH: '/usr/bin:/bin' }, cols: 80, rows: 24 });
 process.stdout.write(JSON.stringify({ pid: p.pid, thread: p.forkedOnThread }) + '\\n');
 if (process.argv[2] === 'exit') process.exit(3);
 setImmediate(() => { throw new Error('the host failed'); });
