@@ -128,6 +128,33 @@ describe('the shell tool in a sandbox', () => {
     expect(r.steps.at(-1)).toMatchObject({ step: 'runner', decision: 'failed' });
     expect(existsSync(target)).toBe(false);
   });
+
+  it("cannot type into an operator's terminal: it holds no terminal's master (node-pty's are not close-on-exec)", async (ctx) => {
+    needsBwrap(ctx);
+    const { host, work } = await liveHost();
+    // The operator's shell, open in the console, and a folder only that shell could write to.
+    const outside = tempDir('gatehouse-shell-operator-');
+    const operatorShell = await host.ptys.start({ command: '/bin/sh', args: [], cwd: outside, origin: { actor: 'operator:alice', tool: 'shell' } });
+    // The agent's command writes a command line to every descriptor it holds beyond its stdio
+    // (bash: dash cannot name descriptors past 9); a terminal's master among them would type it
+    // into the operator's shell, outside every sandbox.
+    const attack = `bash -c 'n=0; for f in /proc/$$/fd/*; do d=\${f##*/}; [ "$d" -gt 2 ] || continue; printf "touch ${outside}/typed\\r" >&$d 2>/dev/null && n=$((n+1)); done; echo "wrote to $n"'`;
+    // Approved if asked: what it could do once run is what is tested.
+    const off = host.bus.subscribe((name) => {
+      if (name !== 'approvals.changed') return;
+      for (const p of host.approvals.list({ state: 'pending' })) host.approvals.approve(p.id, { operator: 'alice', argsHash: p.argsHash, scope: 'once' });
+    });
+    const r = await shell(host, attack, work);
+    off();
+    expect(r.decision, r.reason).toBe('allow');
+    expect(outputOf(r)).toMatch(/wrote to \d+/);
+    // What the operator's shell ran, if anything came: an echo that goes through after it.
+    host.ptys.attach(operatorShell.id, 'alice');
+    host.ptys.takeOver(operatorShell.id, 'alice', 'alice');
+    host.ptys.input(operatorShell.id, 'alice', `echo done > ${outside}/done\r`);
+    await expect.poll(() => existsSync(join(outside, 'done')), { timeout: 10_000 }).toBe(true);
+    expect(existsSync(join(outside, 'typed'))).toBe(false);
+  });
 });
 
 describe('without a sandbox', () => {
