@@ -18,6 +18,7 @@ import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-
 import { PtyManager } from '../../../main/pty/pty-manager.js';
 import type { PtyAuditEvent } from '../../../main/pty/types.js';
 import { tempDir } from '../../support/temp.js';
+import { terminalOutput } from '../../support/terminal-output.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', TERM: 'xterm-256color' };
 const opts = { cwd: '/', env, cols: 80, rows: 24 };
@@ -70,13 +71,7 @@ describe('the fork thread', () => {
   it('keeps what node-pty does with the terminal: input, resize, signals, pause and resume', async () => {
     const p = await createNodePtySpawn({ starter: false })('/bin/sh', ['-c', 'stty size; read line; echo "got $line"; stty size; kill -TERM $$'], opts);
     expect(p.forkedOnThread).not.toBe(threadId);
-    let text = '';
-    const seen: { pattern: string; resolve: () => void }[] = [];
-    p.onData((d) => {
-      text += typeof d === 'string' ? d : Buffer.from(d).toString();
-      for (const w of seen.filter((w) => text.includes(w.pattern))) w.resolve();
-    });
-    const shows = (pattern: string) => new Promise<void>((resolve) => (text.includes(pattern) ? resolve() : seen.push({ pattern, resolve })));
+    const { text, shows } = terminalOutput(p);
     const exit = new Promise<{ exitCode: number; signal?: number }>((resolve) => p.onExit(resolve));
     await shows('24 80');
     p.pause();
@@ -84,7 +79,7 @@ describe('the fork thread', () => {
     p.write('hello\r');
     p.resume();
     await shows('30 100');
-    expect(text).toContain('got hello');
+    expect(text()).toContain('got hello');
     expect(await exit).toMatchObject({ signal: 15 });
   });
 

@@ -13,6 +13,7 @@ import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-
 import type { ChildStarter } from '../../../main/pty/spawn-service.js';
 import { sharedChildStarter, Spawner } from '../../../main/pty/spawner.js';
 import { gone } from '../../support/processes.js';
+import { terminalOutput } from '../../support/terminal-output.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', TERM: 'xterm-256color' };
 const opts = { cwd: '/', env, cols: 80, rows: 24 };
@@ -106,13 +107,7 @@ describe.runIf(process.platform === 'linux' && hasTools)('terminals the host ope
 
   it('keeps what node-pty does with the terminal: input, resize, signals, the session’s leftovers', async () => {
     const p = await createNodePtySpawn()('/bin/sh', ['-c', 'trap "" HUP; stty size; read line; echo "got $line"; stty size; (trap "" HUP; exec sleep 1000) & echo "left $!"; kill -TERM $$'], opts);
-    let text = '';
-    const seen: { pattern: string; resolve: () => void }[] = [];
-    p.onData((d) => {
-      text += typeof d === 'string' ? d : Buffer.from(d).toString();
-      for (const w of seen.filter((w) => text.includes(w.pattern))) w.resolve();
-    });
-    const shows = (pattern: string) => new Promise<void>((resolve) => (text.includes(pattern) ? resolve() : seen.push({ pattern, resolve })));
+    const { text, shows } = terminalOutput(p);
     let leaderFirst = false;
     const exit = new Promise<{ exitCode: number; signal?: number }>((resolve) => p.onExit(resolve));
     p.onLeaderExit!(() => {
@@ -123,10 +118,10 @@ describe.runIf(process.platform === 'linux' && hasTools)('terminals the host ope
     p.resize(100, 30);
     p.write('hello\r');
     await shows('30 100');
-    expect(text).toContain('got hello');
+    expect(text()).toContain('got hello');
     expect(await exit).toMatchObject({ signal: 15 });
     expect(leaderFirst).toBe(true);
-    const left = Number(/left (\d+)/.exec(text)![1]);
+    const left = Number(/left (\d+)/.exec(text())![1]);
     onTestFinished(() => {
       try {
         process.kill(left, 'SIGKILL');
