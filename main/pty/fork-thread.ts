@@ -24,9 +24,9 @@
 // handled there too (spawn-service.ts, the spawner's handler as well), and their events relayed.
 // They share the terminals' queue: one fork at a time, the loop turns in between.
 //
-// Terminals stay here, not in the spawner: node-pty's fork also sets up the terminal (termios,
-// the controlling terminal, the helper) and its waitpid reports the exit; moving that to another
-// process needs the master fd passed back and node-pty's set-up redone there, not done yet.
+// Terminals are no longer forked here by default: the host opens them itself and the spawner
+// starts their programs (node-pty-spawn.ts startOnOwnTerminal, which says why). This thread forks
+// them only where that cannot be (no setsid or stty, or the start failed).
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
 import { sealedFds } from '../core/sealed-fds.js';
