@@ -89,9 +89,11 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
     if (tools && starter !== false && native.open && captured[6] === -1 && captured[7] === -1) {
       try {
         return await startOnOwnTerminal(captured, tools, starter(), gate, make);
-      } catch {
+      } catch (err) {
         // Not started (a folder that does not exist, no terminal to open): node-pty's fork below
-        // reports it as node-pty does (the child exits 1 before it runs anything).
+        // reports it as node-pty does (the child exits 1 before it runs anything). Anything else
+        // (the spawner died with the program maybe started) fails the start: never run twice.
+        if (!(err instanceof NotStarted)) throw err;
       }
     }
     if (thread) return forkOnThread(captured, thread, gate, make);
@@ -278,6 +280,9 @@ function withSlaveHeld({ pty, threadId, fromThread, slave: opened }: Spawned, ga
 /** The terminal modes node-pty's forkpty sets beyond the kernel's defaults (src/unix/pty.cc), as stty words; IUTF8 with UTF-8 decoding. */
 const NODE_PTY_MODES = ['ixany', 'imaxbel', 'brkint'];
 
+/** A terminal's program that was not started (startOnOwnTerminal): nothing ran. */
+class NotStarted extends Error {}
+
 let tools: { setsid: string; stty: string } | null | undefined;
 
 /** util-linux's setsid and coreutils' stty, which start a program on a terminal the host opened (Linux); null: node-pty forks. */
@@ -304,7 +309,12 @@ function terminalTools(): { setsid: string; stty: string } | null {
  */
 async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: string }, by: ChildStarter | null, gate: ExitGate, make: () => Terminal): Promise<Spawned> {
   const [file, argv, envList, cwd, cols, rows, , , utf8] = a;
-  const t = native!.open!(cols, rows);
+  let t: { master: number; slave: number; pty: string };
+  try {
+    t = native!.open!(cols, rows);
+  } catch (err) {
+    throw new NotStarted((err as Error).message);
+  }
   sealFd(t.master);
   sealFd(t.slave);
   const env: Record<string, string> = {};
@@ -325,7 +335,7 @@ async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: st
     started = await new Promise<{ pid: number; threadId: number }>((resolve, reject) => {
       const onEvent = (e: ChildEvent) => {
         if (e.type === 'spawned') resolve({ pid: e.pid, threadId: e.threadId });
-        else if (e.type === 'failed') reject(new Error(e.message));
+        else if (e.type === 'failed') reject(new NotStarted(e.message));
         else if (e.type === 'close') end(e.code ?? 0, e.signal ? (osConstants.signals[e.signal] ?? 0) : 0);
         else if (e.type === 'lost') {
           // Whoever started it is gone and killed its session: it ended by SIGKILL, as far as anyone can tell.
