@@ -136,9 +136,10 @@ describe('the shell tool in a sandbox', () => {
     const outside = tempDir('gatehouse-shell-operator-');
     const operatorShell = await host.ptys.start({ command: '/bin/sh', args: [], cwd: outside, origin: { actor: 'operator:alice', tool: 'shell' } });
     // The agent's command writes a command line to every descriptor it holds beyond its stdio
-    // (bash: dash cannot name descriptors past 9); a terminal's master among them would type it
+    // (bash: dash cannot name descriptors past 9; SIGPIPE ignored, as a pipe the runner inherited
+    // may have no reader); a terminal's master among them would type it
     // into the operator's shell, outside every sandbox.
-    const attack = `bash -c 'n=0; for f in /proc/$$/fd/*; do d=\${f##*/}; [ "$d" -gt 2 ] || continue; printf "touch ${outside}/typed\\r" >&$d 2>/dev/null && n=$((n+1)); done; echo "wrote to $n"'`;
+    const attack = `bash -c 'trap "" PIPE; n=0; for f in /proc/$$/fd/*; do d=\${f##*/}; [ "$d" -gt 2 ] || continue; printf "touch ${outside}/typed\\r" >&$d 2>/dev/null && n=$((n+1)); done; echo "wrote to $n"'`;
     // Approved if asked: what it could do once run is what is tested.
     const off = host.bus.subscribe((name) => {
       if (name !== 'approvals.changed') return;
