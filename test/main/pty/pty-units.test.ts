@@ -12,6 +12,15 @@ import { EchoPacedTyping, type TypedPiece } from '../../../main/pty/typing.js';
 
 const splitsPair = (s: string, i: number) => i > 0 && i < s.length && s.charCodeAt(i) >= 0xdc00 && s.charCodeAt(i) <= 0xdfff;
 
+
+/** Vitest's fake timers for the test that calls this, real ones again after it. */
+function fakeTimersForThisTest(): void {
+  vi.useFakeTimers();
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
+
 describe('text boundaries', () => {
   it('never cuts a surrogate pair', () => {
     const s = 'a😀b😀😀c';
@@ -224,10 +233,7 @@ describe('typing paced on the echo', () => {
   });
 
   it('writes the rest at once when reading brings no echo, but not while reading is paused', () => {
-    vi.useFakeTimers();
-    onTestFinished(() => {
-      vi.useRealTimers();
-    });
+    fakeTimersForThisTest();
     let paused = true;
     const { t, written, done } = typing({ paused: () => paused });
     t.start();
@@ -246,10 +252,7 @@ describe('typing paced on the echo', () => {
   });
 
   it('a terminal that echoes none of the first piece (raw mode, -echo before any input) gets the rest soon, not after the full wait', () => {
-    vi.useFakeTimers();
-    onTestFinished(() => {
-      vi.useRealTimers();
-    });
+    fakeTimersForThisTest();
     const { t, written, done } = typing();
     t.start();
     t.read('hello> ');
@@ -262,10 +265,7 @@ describe('typing paced on the echo', () => {
   });
 
   it('some echo of the first piece: the short wait does not apply', () => {
-    vi.useFakeTimers();
-    onTestFinished(() => {
-      vi.useRealTimers();
-    });
+    fakeTimersForThisTest();
     const { t, written } = typing();
     t.start();
     t.read('a');
