@@ -13,7 +13,6 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'n
 import { closeSync, constants, openSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { threadId } from 'node:worker_threads';
-import { sealStdio } from '../core/sealed-fds.js';
 
 export interface ChildRequest {
   command: string;
@@ -43,12 +42,6 @@ export interface ChildRequest {
    * the terminal, so `close` carries no output.
    */
   tty?: { path: string; setsid: string; stty: string[] };
-  /**
-   * Descriptors of the host that the process must not inherit (core/sealed-fds.ts): given by the
-   * host to a thread of its own that spawns (the fork thread), whose child_process is not the
-   * main thread's.
-   */
-  seal?: number[];
 }
 
 export type ChildEvent =
@@ -81,7 +74,7 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
   if (req.tty) return startOnTerminal(req, req.tty, emit);
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: sealStdio(['pipe', 'pipe', 'pipe'], req.seal) as ['pipe', 'pipe', 'pipe'], detached: true });
+    child = spawn(req.command, req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (err) {
     emit({ type: 'failed', message: (err as Error).message });
     return { letGo: () => {}, release: () => {} };
@@ -167,11 +160,10 @@ function startOnTerminal(req: ChildRequest, tty: NonNullable<ChildRequest['tty']
     emit({ type: 'failed', message: `could not open the terminal ${tty.path}: ${(err as Error).message}` });
     return none;
   }
-  const stdio = sealStdio([fd, fd, fd], req.seal);
   const run = () => {
     let child: ChildProcess;
     try {
-      child = spawn(tty.setsid, ['-c', req.command, ...req.args], { cwd: req.cwd, env: req.env, stdio });
+      child = spawn(tty.setsid, ['-c', req.command, ...req.args], { cwd: req.cwd, env: req.env, stdio: [fd, fd, fd] });
     } catch (err) {
       closeSync(fd);
       emit({ type: 'failed', message: (err as Error).message });
@@ -201,7 +193,7 @@ function startOnTerminal(req: ChildRequest, tty: NonNullable<ChildRequest['tty']
   // The terminal's modes before the program can read or write: stty on it, then the program.
   let setUp: ChildProcess;
   try {
-    setUp = spawn(tty.stty[0]!, tty.stty.slice(1), { stdio: sealStdio([fd, 'ignore', 'ignore'], req.seal) });
+    setUp = spawn(tty.stty[0]!, tty.stty.slice(1), { stdio: [fd, 'ignore', 'ignore'] });
   } catch {
     run();
     return none;

@@ -29,7 +29,7 @@
 // them only where that cannot be (no setsid or stty, or the start failed).
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
-import { sealedFds } from '../core/sealed-fds.js';
+import { sealedListForThread } from '../core/sealed-fds.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 import type { ChildReply, SpawnRequest } from './spawn-service.js';
@@ -131,7 +131,9 @@ export class ForkThread {
     private readonly kill: (pid: number) => void,
     file: string = forkWorkerFile(),
   ) {
-    this.worker = new Worker(file, { workerData: { live: this.live.buffer } });
+    // The thread spawns with its own child_process: it reads the host's sealed descriptors
+    // (core/sealed-fds.ts) from shared memory, under the same lock, when it forks.
+    this.worker = new Worker(file, { workerData: { live: this.live.buffer, sealed: sealedListForThread() } });
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (r: ForkReply) => {
@@ -244,9 +246,7 @@ export class ForkThread {
   private next(): void {
     const r = this.queue.shift();
     this.inFlight = r !== undefined;
-    // A process started on the thread is not started by this thread's child_process (whose spawns
-    // core/sealed-fds.ts covers): it is given the host's sealed descriptors as they are now.
-    if (r) this.worker.postMessage(r.type === 'spawn' ? { ...r, req: { ...r.req, seal: sealedFds() } } : r);
+    if (r) this.worker.postMessage(r);
   }
 
   /**

@@ -3,7 +3,7 @@
 import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import * as nodePty from 'node-pty';
-import { sealFd, unsealFd } from '../core/sealed-fds.js';
+import { sealFd, unsealFd, withSealLock } from '../core/sealed-fds.js';
 import { startChild, type ChildEvent, type ChildRequest } from './child-io.js';
 import { ForkThread, ForkThreadUnavailable, sharedForkThread, type ForkArgs, type Forked, type NativePty } from './fork-thread.js';
 import type { ChildStarter } from './spawn-service.js';
@@ -156,7 +156,15 @@ function forkHere(gate: ExitGate, make: () => Terminal): Spawned {
     gate.release();
     return { pty: make(), threadId: 0 };
   }
-  return { pty: withNativeFork((...a) => real.call(native, ...(a.slice(0, 10) as ForkArgs), gate.hold(a[10])), make), threadId: 0 };
+  // The master is sealed before another thread of the host can fork (its own program, forked by
+  // forkpty, holds the other masters: this fork is the fallback, see spawnNodePty).
+  const fork: NativePty['fork'] = (...a) =>
+    withSealLock(() => {
+      const t = real.call(native, ...(a.slice(0, 10) as ForkArgs), gate.hold(a[10]));
+      sealFd(t.fd);
+      return t;
+    });
+  return { pty: withNativeFork(fork, make), threadId: 0 };
 }
 
 /** The leader's end, told to the session (PtyProcess.onLeaderExit) before node-pty hears of it. */
@@ -270,6 +278,10 @@ function withSlaveHeld({ pty, threadId, fromThread, slave: opened }: Spawned, ga
     slave = null;
   };
   gate.onRelease(closeSlave);
+  // The master, sealed where it was opened, is unsealed once node-pty has closed it (its read
+  // stream closes the descriptor).
+  const { _fd: master, _socket: socket } = pty as unknown as { _fd?: number; _socket?: { once(event: 'close', l: () => void): void } };
+  if (socket && typeof master === 'number') socket.once('close', () => unsealFd(master));
   if (slave === null) gate.release();
   // Never left open past the terminal's end, whoever forked it.
   pty.onExit(closeSlave);
@@ -311,12 +323,21 @@ async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: st
   const [file, argv, envList, cwd, cols, rows, , , utf8] = a;
   let t: { master: number; slave: number; pty: string };
   try {
-    t = native!.open!(cols, rows);
+    // Sealed under the lock that every thread's spawn takes: no thread forks in between.
+    t = withSealLock(() => {
+      const opened = native!.open!(cols, rows);
+      try {
+        sealFd(opened.master);
+        sealFd(opened.slave);
+      } catch (err) {
+        for (const fd of [opened.master, opened.slave]) closeQuietly(fd);
+        throw err;
+      }
+      return opened;
+    });
   } catch (err) {
     throw new NotStarted((err as Error).message);
   }
-  sealFd(t.master);
-  sealFd(t.slave);
   const env: Record<string, string> = {};
   for (const kv of envList) {
     const i = kv.indexOf('=');
@@ -353,11 +374,7 @@ async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: st
   } catch (err) {
     for (const fd of [t.master, t.slave]) {
       unsealFd(fd);
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
+      closeQuietly(fd);
     }
     throw err;
   }
@@ -372,13 +389,18 @@ async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: st
     if (ended) onEnd(ended[0], ended[1]);
     return { fd: t.master, pid, pty: t.pty };
   }, make);
-  // Unsealed once node-pty has closed it (its read stream closes the descriptor).
-  const socket = (pty as unknown as { _socket?: { once(event: 'close', l: () => void): void } })._socket;
-  if (socket) socket.once('close', () => unsealFd(t.master));
   const fromThread: FromThread = {
     onLeaderExit: (l) => leader.listen(l),
     // What the session left is read off the loop on the fork thread, when there is one.
     sessionProcesses: (forksBefore) => sharedForkThread()?.sessionProcesses(pid, forksBefore) ?? Promise.resolve(null),
   };
   return { pty, threadId: started.threadId, fromThread, slave: t.slave };
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
 }

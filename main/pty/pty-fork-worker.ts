@@ -7,6 +7,7 @@
 // starts one-shot plugin processes when the host has no spawner process (spawn-service.ts).
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import * as nodePty from 'node-pty';
+import { attachSealed, sealFd, withSealLock } from '../core/sealed-fds.js';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
 import { serveSpawns, type SpawnRequest } from './spawn-service.js';
@@ -15,6 +16,10 @@ const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
 /** Terminals forked here whose exit node-pty has not reported yet (ForkThread's onProcessExit waits on it). */
 const live = (workerData as { live?: SharedArrayBuffer } | null)?.live ? new Int32Array((workerData as { live: SharedArrayBuffer }).live) : null;
+
+// Every process this thread starts gets the host's sealed descriptors covered (core/sealed-fds.ts).
+const sealed = (workerData as { sealed?: SharedArrayBuffer } | null)?.sealed;
+if (sealed) attachSealed(sealed);
 
 const native = (nodePty as unknown as { native: NativePty | null }).native;
 if (!native) {
@@ -41,12 +46,19 @@ if (!native) {
     }
     let term;
     try {
-      term = native.fork(...r.args, (exitCode: number, signal: number) => {
-        port.postMessage({ type: 'exit', id: r.id, exitCode, signal } satisfies ForkReply);
-        if (live) {
-          Atomics.sub(live, 0, 1);
-          Atomics.notify(live, 0);
-        }
+      // The new master is sealed before any thread of the host can fork again (its program,
+      // forked by forkpty, still holds the masters open before it: node-pty-spawn.ts says when
+      // this fork is used at all).
+      term = withSealLock(() => {
+        const t = native.fork(...r.args, (exitCode: number, signal: number) => {
+          port.postMessage({ type: 'exit', id: r.id, exitCode, signal } satisfies ForkReply);
+          if (live) {
+            Atomics.sub(live, 0, 1);
+            Atomics.notify(live, 0);
+          }
+        });
+        sealFd(t.fd);
+        return t;
       });
       if (live) Atomics.add(live, 0, 1);
     } catch (err) {

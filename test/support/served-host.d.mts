@@ -11,5 +11,5 @@ export interface ServedHost {
   op(method: string, params?: unknown): Promise<unknown>;
 }
 
-export function startServe(cli: string, home: string, env: NodeJS.ProcessEnv): Promise<ServedHost>;
+export function startServe(cli: string, home: string, env: NodeJS.ProcessEnv, extraStdio?: Array<'pipe' | 'ignore' | number>): Promise<ServedHost>;
 export function watchInbox(serve: ServeInfo, onAdded: (id: string) => void): Promise<WebSocket>;

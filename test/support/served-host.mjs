@@ -11,9 +11,10 @@ import WebSocket from 'ws';
 /**
  * Starts `node CLI serve --home HOME --port 0` with `env` and resolves once it listens and has
  * written serve.json: `{ host, serve, op }`, `op(method, params)` being a console API call.
+ * `extraStdio`: what the host is started with beyond its stdout and stderr pipes (fd 3 on).
  */
-export async function startServe(cli, home, env) {
-  const host = spawn(process.execPath, [cli, 'serve', '--home', home, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(cli, home, env, extraStdio = []) {
+  const host = spawn(process.execPath, [cli, 'serve', '--home', home, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe', ...extraStdio] });
   // The namespace has no PID namespace of its own: a runner that fails midway must not leave the host behind.
   process.on('exit', () => host.kill('SIGKILL'));
   let log = '';

@@ -86,6 +86,29 @@ describe.runIf(process.platform === 'linux' && hasTools)('terminals the host ope
     expect((await run(forked)).text).toContain(`master ${master}`);
   });
 
+  it('a master whose number was freed and taken again is sealed too, whatever the order, and where a caller put “ignore”', async () => {
+    // Two terminals; the first ends, and a third takes its (lower) number: sealed after the
+    // second's, which a list in sealing order once skipped (the filler before the higher number
+    // looked like the caller's entry).
+    const first = await createNodePtySpawn()('/bin/sh', ['-c', 'exit 0'], opts);
+    const firstMaster = (first as unknown as { fd: number }).fd;
+    const second = await openTerminal();
+    const secondMaster = (second as unknown as { fd: number }).fd;
+    expect(secondMaster).toBeGreaterThan(firstMaster);
+    await run(first);
+    await expect.poll(() => sealedFds()).not.toContain(firstMaster);
+    const third = await openTerminal();
+    const thirdMaster = (third as unknown as { fd: number }).fd;
+    expect(thirdMaster).toBeLessThan(secondMaster);
+    expect(sealedFds()).toEqual(expect.arrayContaining([secondMaster, thirdMaster]));
+
+    expect((await promisify(execFile)('/bin/sh', LIST_MASTERS)).stdout).toBe('listed\n');
+    expect(await oneShot(sharedForkThread()!, '/bin/sh', LIST_MASTERS)).toBe('listed\n');
+    // 'ignore' above stdio sets nothing up at that number: the host's descriptor would be there.
+    const ignoring = Array.from({ length: secondMaster + 1 }, (_, i) => (i < 3 ? 'pipe' : 'ignore')) as 'pipe'[];
+    expect(spawnSync('/bin/sh', LIST_MASTERS, { encoding: 'utf8', stdio: ignoring }).stdout).toBe('listed\n');
+  });
+
   it('the program runs as under forkpty: its own session led by it, the terminal its controlling one, node-pty’s modes, not forked by the host', async () => {
     const p = await createNodePtySpawn()('/bin/sh', ['-c', 'cat /proc/$$/stat; echo; stty -a; exit 7'], opts);
     const { text, exitCode } = await run(p);
