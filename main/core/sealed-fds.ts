@@ -18,24 +18,43 @@
 //
 // Threads: descriptors belong to the whole process, and a thread of the host that spawns (the
 // fork thread, when the host has no spawner process) has its own child_process. So the list
-// lives in shared memory that such a thread attaches to (attachSealed), and a lock is held from
-// the moment a terminal is opened until its descriptors are on the list (withSealLock), and from
-// reading the list until a spawn has forked: no thread's child can be forked between a master
-// coming to exist and its being sealed, nor with a list read before that.
+// lives in shared memory that such a thread attaches to (attachSealed), under a readers-writer
+// lock: a thread that opens a descriptor to seal holds it alone until the descriptor is on the
+// list (withSealLock), and every spawn shares it from reading the list until it has forked
+// (a synchronous spawn until its child ended). So no thread's child is forked between a master
+// coming to exist and its being sealed, nor with a list read before that, and spawns on two
+// threads do not wait for each other.
+//
+// Each number is counted (sealed twice, unsealed twice): node-pty closes a master before it
+// reports the close, so a new terminal can get the same number and seal it before the old one
+// unseals it; a plain set would then drop the live master from the list.
 import childProcess, { ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
+import { threadId } from 'node:worker_threads';
 
 /** More than any host holds (two per open terminal, and what it inherited); sealing one more fails closed. */
-const CAPACITY = 65_536;
-/** Int32 slots: [0] the lock (0 free, 1 held), [1] how many are sealed, then the descriptors. */
+const CAPACITY = 32_768;
+/**
+ * Int32 slots: [0] the lock (0 free, n > 0 that many spawns share it, -(t + 1) thread t holds it
+ * alone), [1] writers waiting (spawns do not start while one does), [2] how many numbers are
+ * sealed, then pairs of (number, count).
+ */
 const LOCK = 0;
-const COUNT = 1;
-const FIRST = 2;
+const WRITERS = 1;
+const COUNT = 2;
+const FIRST = 3;
+/**
+ * How long a thread waits for the lock before it fails (a spawn or a terminal's start fails with
+ * a reason) rather than hang: a thread that died holding it never lets go. Longer than any
+ * synchronous child the host runs while holding it.
+ */
+const LOCK_WAIT_MS = 120_000;
 
-let shared = new Int32Array(new SharedArrayBuffer(4 * (FIRST + CAPACITY)));
-/** How deep this thread is in withSealLock (the lock is not re-entrant across threads, only here). */
+let shared = new Int32Array(new SharedArrayBuffer(4 * (FIRST + 2 * CAPACITY)));
+/** This thread's hold: how deep, and whether alone (the lock is re-entrant on the thread that holds it). */
 let depth = 0;
+let alone = false;
 let devNull: number | null = null;
 let installed = false;
 
@@ -43,12 +62,21 @@ let installed = false;
 const O_CLOEXEC = 0o2000000;
 
 /**
- * Runs `fn` holding the lock on the sealed list, shared by every thread of the process: a thread
- * that opens a descriptor to seal holds it until the descriptor is sealed, a spawn holds it until
- * it has forked. Re-entrant on the same thread.
+ * Runs `fn` holding the lock on the sealed list alone: for opening a descriptor and sealing it
+ * (no thread forks in between). Re-entrant on the same thread.
  */
 export function withSealLock<T>(fn: () => T): T {
+  return held(true, fn);
+}
+
+/** Runs `fn` sharing the lock with other spawns: from reading the list until the fork. */
+function withSpawnLock<T>(fn: () => T): T {
+  return held(false, fn);
+}
+
+function held<T>(exclusive: boolean, fn: () => T): T {
   if (depth > 0) {
+    if (exclusive && !alone) throw new Error('sealed descriptors: a spawn cannot seal a descriptor while it forks');
     depth++;
     try {
       return fn();
@@ -56,46 +84,116 @@ export function withSealLock<T>(fn: () => T): T {
       depth--;
     }
   }
-  while (Atomics.compareExchange(shared, LOCK, 0, 1) !== 0) Atomics.wait(shared, LOCK, 1);
+  if (exclusive) lockAlone();
+  else lockShared();
   depth = 1;
+  alone = exclusive;
   try {
     return fn();
   } finally {
     depth = 0;
-    Atomics.store(shared, LOCK, 0);
-    Atomics.notify(shared, LOCK, 1);
+    if (exclusive) Atomics.store(shared, LOCK, 0);
+    else Atomics.sub(shared, LOCK, 1);
+    Atomics.notify(shared, LOCK);
   }
 }
 
-/** No process started from now on inherits `fd` (until unseal). Throws when the list is full: the caller fails closed. */
+function lockAlone(): void {
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  Atomics.add(shared, WRITERS, 1);
+  try {
+    for (;;) {
+      const v = Atomics.compareExchange(shared, LOCK, 0, -(threadId + 1));
+      if (v === 0) return;
+      waitFor(v, deadline);
+    }
+  } finally {
+    Atomics.sub(shared, WRITERS, 1);
+    Atomics.notify(shared, LOCK);
+  }
+}
+
+function lockShared(): void {
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const v = Atomics.load(shared, LOCK);
+    // A waiting writer goes first: a busy host spawns all the time, and a terminal must still open.
+    if (v >= 0 && Atomics.load(shared, WRITERS) === 0 && Atomics.compareExchange(shared, LOCK, v, v + 1) === v) return;
+    waitFor(v, deadline);
+  }
+}
+
+function waitFor(seen: number, deadline: number): void {
+  const left = deadline - performance.now();
+  if (left <= 0) {
+    const holder = seen < 0 ? `thread ${-seen - 1}` : `${seen} spawn(s)`;
+    throw new Error(`sealed descriptors: the lock was not released in ${LOCK_WAIT_MS / 1000} s (held by ${holder}); nothing was started`);
+  }
+  // Woken by every release (and by a writer that stops waiting); a short wait also covers a
+  // writer that started waiting after this thread looked.
+  Atomics.wait(shared, LOCK, seen, Math.min(left, 50));
+}
+
+/**
+ * A thread of this process is gone (the fork thread died): if it held the lock alone, it is
+ * released, so the host's spawns do not wait out LOCK_WAIT_MS and fail.
+ */
+export function releaseSealLockOf(deadThreadId: number): void {
+  if (Atomics.compareExchange(shared, LOCK, -(deadThreadId + 1), 0) === -(deadThreadId + 1)) Atomics.notify(shared, LOCK);
+}
+
+/** No process started from now on inherits `fd` (until unsealed as often). Throws when the list is full: the caller fails closed. */
 export function sealFd(fd: number): void {
   if (!Number.isInteger(fd) || fd < 3) return;
   install();
   withSealLock(() => {
     const n = Atomics.load(shared, COUNT);
-    for (let i = 0; i < n; i++) if (shared[FIRST + i] === fd) return;
+    for (let i = 0; i < n; i++) {
+      if (shared[FIRST + 2 * i] !== fd) continue;
+      shared[FIRST + 2 * i + 1]!++;
+      return;
+    }
     if (n >= CAPACITY) throw new Error(`cannot seal descriptor ${fd}: ${CAPACITY} are sealed already (close some terminals)`);
-    shared[FIRST + n] = fd;
+    shared[FIRST + 2 * n] = fd;
+    shared[FIRST + 2 * n + 1] = 1;
     Atomics.store(shared, COUNT, n + 1);
   });
 }
 
-/** `fd` is closed (or no longer a master): nothing to hide at its number any more. */
+/** `fd` is closed (or no longer a master): once unsealed as often as it was sealed, nothing is hidden at its number. */
 export function unsealFd(fd: number): void {
   withSealLock(() => {
     const n = Atomics.load(shared, COUNT);
     for (let i = 0; i < n; i++) {
-      if (shared[FIRST + i] !== fd) continue;
-      shared[FIRST + i] = shared[FIRST + n - 1]!;
+      if (shared[FIRST + 2 * i] !== fd) continue;
+      if (--shared[FIRST + 2 * i + 1]! > 0) return;
+      shared[FIRST + 2 * i] = shared[FIRST + 2 * (n - 1)]!;
+      shared[FIRST + 2 * i + 1] = shared[FIRST + 2 * (n - 1) + 1]!;
       Atomics.store(shared, COUNT, n - 1);
       return;
     }
   });
 }
 
+/** Closes `fd` and unseals it, with no spawn in between: one that forked after the unseal and before the close would inherit it. */
+export function closeSealed(fd: number): void {
+  withSealLock(() => {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+    unsealFd(fd);
+  });
+}
+
 /** The descriptors sealed now, ascending. */
 export function sealedFds(): number[] {
-  return withSealLock(() => Array.from(shared.subarray(FIRST, FIRST + Atomics.load(shared, COUNT)))).sort((a, b) => a - b);
+  return withSpawnLock(() => {
+    const out: number[] = [];
+    for (let i = 0, n = Atomics.load(shared, COUNT); i < n; i++) out.push(shared[FIRST + 2 * i]!);
+    return out.sort((a, b) => a - b);
+  });
 }
 
 /**
@@ -114,9 +212,11 @@ export function sealInherited(): number[] {
     return [];
   }
   const found: number[] = [];
+  const already = new Set(sealedFds());
   for (const name of names) {
     const fd = Number(name);
-    if (!Number.isInteger(fd) || fd < 3) continue;
+    // A terminal's master is sealed already (and counted once, for its close).
+    if (!Number.isInteger(fd) || fd < 3 || already.has(fd)) continue;
     let info: string;
     try {
       info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
@@ -151,15 +251,17 @@ export function attachSealed(buffer: SharedArrayBuffer): void {
 function sealStdio(stdio: StdioOptions | undefined): StdioOptions | undefined {
   const n = Atomics.load(shared, COUNT);
   if (n === 0) return stdio;
-  const base = stdio ?? 'pipe';
+  // Node reads any falsy stdio as 'pipe'.
+  const base = stdio || 'pipe';
   const out: unknown[] = typeof base === 'string' ? [base, base, base] : [...base];
   // Node reads an empty entry below 3 as 'pipe': the three always have one.
   for (let i = 0; i < 3; i++) out[i] ??= 'pipe';
   const nul = nullFd();
   for (let i = 0; i < n; i++) {
-    const fd = shared[FIRST + i]!;
-    // 'ignore' above stdio sets nothing up at that number: the child would get the host's.
-    if (fd < 3 || (fd < out.length && out[fd] != null && out[fd] !== 'ignore')) continue;
+    const fd = shared[FIRST + 2 * i]!;
+    // 'ignore' above stdio sets nothing up at that number, and 'inherit' is the host's own
+    // descriptor there: either way the child would get the master.
+    if (fd < 3 || (fd < out.length && out[fd] != null && out[fd] !== 'ignore' && out[fd] !== 'inherit')) continue;
     for (let j = out.length; j < fd; j++) out[j] = 'ignore';
     out[fd] = nul;
   }
@@ -182,18 +284,18 @@ function install(): void {
   const proto = ChildProcess.prototype as unknown as { spawn(options: Options): unknown };
   const spawn = proto.spawn;
   proto.spawn = function (this: ChildProcess, options: Options) {
-    return withSealLock(() => spawn.call(this, options ? sealOptions(options) : options));
+    return withSpawnLock(() => spawn.call(this, options ? sealOptions(options) : options));
   };
   // spawnSync, execFileSync (file, [args], [options]) and execSync (command, [options]) call
-  // Node's internal spawnSync, not the exported one: each is wrapped. They hold the lock until the
-  // child has ended (they fork and wait in one call): another thread's spawn waits that long.
+  // Node's internal spawnSync, not the exported one: each is wrapped. They share the lock until the
+  // child has ended (they fork and wait in one call): a terminal opened on another thread waits that long.
   const cp = childProcess as unknown as Record<'spawnSync' | 'execFileSync' | 'execSync', (...a: unknown[]) => unknown>;
   for (const name of ['spawnSync', 'execFileSync'] as const) {
     const real = cp[name];
-    cp[name] = (file: unknown, args?: unknown, options?: unknown) => withSealLock(() => (Array.isArray(args) || args == null ? real(file, args ?? [], sealOptions(options)) : real(file, [], sealOptions(args))));
+    cp[name] = (file: unknown, args?: unknown, options?: unknown) => withSpawnLock(() => (Array.isArray(args) || args == null ? real(file, args ?? [], sealOptions(options)) : real(file, [], sealOptions(args))));
   }
   const execSync = cp.execSync;
-  cp.execSync = (command: unknown, options?: unknown) => withSealLock(() => execSync(command, sealOptions(options)));
+  cp.execSync = (command: unknown, options?: unknown) => withSpawnLock(() => execSync(command, sealOptions(options)));
   // ESM importers of node:child_process see the wrapped functions too.
   syncBuiltinESMExports();
   process.once('exit', () => {

@@ -29,7 +29,7 @@
 // them only where that cannot be (no setsid or stty, or the start failed).
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../core/entry-file.js';
-import { sealedListForThread } from '../core/sealed-fds.js';
+import { releaseSealLockOf, sealedListForThread } from '../core/sealed-fds.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 import type { ChildReply, SpawnRequest } from './spawn-service.js';
@@ -134,6 +134,9 @@ export class ForkThread {
     // The thread spawns with its own child_process: it reads the host's sealed descriptors
     // (core/sealed-fds.ts) from shared memory, under the same lock, when it forks.
     this.worker = new Worker(file, { workerData: { live: this.live.buffer, sealed: sealedListForThread() } });
+    const threadId = this.worker.threadId;
+    // A thread that died holding the sealed descriptors' lock never lets go of it.
+    this.worker.once('exit', () => releaseSealLockOf(threadId));
     this.worker.unref();
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (r: ForkReply) => {

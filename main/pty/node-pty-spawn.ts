@@ -3,7 +3,7 @@
 import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import * as nodePty from 'node-pty';
-import { sealFd, unsealFd, withSealLock } from '../core/sealed-fds.js';
+import { closeSealed, sealFd, unsealFd, withSealLock } from '../core/sealed-fds.js';
 import { startChild, type ChildEvent, type ChildRequest } from './child-io.js';
 import { ForkThread, ForkThreadUnavailable, sharedForkThread, type ForkArgs, type Forked, type NativePty } from './fork-thread.js';
 import type { ChildStarter } from './spawn-service.js';
@@ -90,10 +90,11 @@ async function spawnNodePty(command: string, args: string[], opts: PtySpawnOptio
       try {
         return await startOnOwnTerminal(captured, tools, starter(), gate, make);
       } catch (err) {
-        // Not started (a folder that does not exist, no terminal to open): node-pty's fork below
-        // reports it as node-pty does (the child exits 1 before it runs anything). Anything else
-        // (the spawner died with the program maybe started) fails the start: never run twice.
-        if (!(err instanceof NotStarted)) throw err;
+        // A working folder that does not exist: node-pty's fork below reports it as node-pty
+        // does (its child exits 1 at chdir, before it runs anything). Anything else fails the
+        // start: a program forkpty starts would hold every terminal's master (and what the host
+        // inherited), and one the spawner may have started must never run twice.
+        if (!(err instanceof NotStarted) || existsSync(captured[3])) throw err;
       }
     }
     if (thread) return forkOnThread(captured, thread, gate, make);
@@ -269,12 +270,8 @@ function withSlaveHeld({ pty, threadId, fromThread, slave: opened }: Spawned, ga
   }
   const closeSlave = () => {
     if (slave === null) return;
-    try {
-      closeSync(slave);
-    } catch {
-      // Already closed.
-    }
-    if (slave === opened) unsealFd(slave);
+    if (slave === opened) closeSealed(slave);
+    else closeQuietly(slave);
     slave = null;
   };
   gate.onRelease(closeSlave);
@@ -372,10 +369,7 @@ async function startOnOwnTerminal(a: ForkArgs, tools: { setsid: string; stty: st
       });
     });
   } catch (err) {
-    for (const fd of [t.master, t.slave]) {
-      unsealFd(fd);
-      closeQuietly(fd);
-    }
+    for (const fd of [t.master, t.slave]) closeSealed(fd);
     throw err;
   }
   const { pid } = started;

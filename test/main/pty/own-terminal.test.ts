@@ -6,7 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { sealedFds } from '../../../main/core/sealed-fds.js';
+import { sealedFds, sealFd, unsealFd } from '../../../main/core/sealed-fds.js';
 import type { ChildEvent } from '../../../main/pty/child-io.js';
 import { sharedForkThread } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
@@ -107,6 +107,18 @@ describe.runIf(process.platform === 'linux' && hasTools)('terminals the host ope
     // 'ignore' above stdio sets nothing up at that number: the host's descriptor would be there.
     const ignoring = Array.from({ length: secondMaster + 1 }, (_, i) => (i < 3 ? 'pipe' : 'ignore')) as 'pipe'[];
     expect(spawnSync('/bin/sh', LIST_MASTERS, { encoding: 'utf8', stdio: ignoring }).stdout).toBe('listed\n');
+  });
+
+  it('a number sealed twice stays sealed until unsealed twice: a new terminal that took it before the old one’s close was told keeps its master hidden', async () => {
+    const open = await openTerminal();
+    const master = (open as unknown as { fd: number }).fd;
+    // node-pty closes a master before its close event, where the old terminal unseals it; a
+    // terminal opened in between gets the same number and seals it again.
+    sealFd(master);
+    unsealFd(master);
+    expect(sealedFds()).toContain(master);
+    expect((await promisify(execFile)('/bin/sh', LIST_MASTERS)).stdout).toBe('listed\n');
+    expect(spawnSync('/bin/sh', LIST_MASTERS, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe', ...Array<'inherit'>(master - 2).fill('inherit')] }).stdout).toBe('listed\n');
   });
 
   it('the program runs as under forkpty: its own session led by it, the terminal its controlling one, node-pty’s modes, not forked by the host', async () => {
