@@ -7,8 +7,13 @@
 // not (bubblewrap passes open descriptors through), a checker, an upstream MCP server, another
 // terminal's program. Holding a terminal's master is typing into it and reading it: a plugin
 // could run commands in an operator's shell, outside every box. The same goes for a descriptor
-// the host was started with (a launcher's pipe or socket, a Node IPC channel to a supervisor):
-// whatever is at the other end is no plugin's to reach.
+// the host was started with (a launcher's pipe or socket) and for those the desktop app's
+// Chromium opens without close-on-exec as it runs (its IPC sockets among them; Chromium closes
+// them in its own children, Node's child_process does not): whatever is at the other end is no
+// plugin's to reach. So on Linux every spawn also reads which descriptors are open at that moment
+// (/proc/self/fd) and covers all of them; the list below is what /proc cannot give (other
+// platforms) or what must be covered before a spawn on another thread could see it (a master
+// opened and sealed under the lock).
 //
 // How, without fcntl: a child's stdio entries are dup2'd onto the descriptor of the same number in
 // the child before it execs. So every spawn gets /dev/null at the number of each sealed descriptor
@@ -29,7 +34,7 @@
 // reports the close, so a new terminal can get the same number and seal it before the old one
 // unseals it; a plain set would then drop the live master from the list.
 import childProcess, { ChildProcess, type StdioOptions } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { threadId } from 'node:worker_threads';
 
@@ -57,9 +62,6 @@ let depth = 0;
 let alone = false;
 let devNull: number | null = null;
 let installed = false;
-
-/** Linux's O_CLOEXEC as /proc/self/fdinfo shows it (octal flags); not in fs.constants. */
-const O_CLOEXEC = 0o2000000;
 
 /**
  * Runs `fn` holding the lock on the sealed list alone: for opening a descriptor and sealing it
@@ -197,39 +199,38 @@ export function sealedFds(): number[] {
 }
 
 /**
- * Seals every descriptor above stdio that this process holds open without close-on-exec: what it
- * was started with (Linux, which shows each descriptor's flags in /proc). Called once the host
- * starts (create-host.ts); what it opens itself afterwards is close-on-exec, or sealed where
- * opened (terminals). Returns what it sealed.
+ * Linux: every descriptor above stdio open now. Read at each spawn, under the lock: what this
+ * process inherited, and what Chromium (the desktop app) opened since. All of them, not only those
+ * without close-on-exec: reading one descriptor's flags (/proc/self/fdinfo) costs about 15 µs, 3 ms
+ * a spawn for a host with 200 open, where listing the numbers costs 20–60 µs in all; a
+ * close-on-exec descriptor is closed in the child anyway, and /dev/null in its place harms
+ * nothing. A thread of Chromium's could still open one between this read and the fork; only a
+ * close in the child could rule that out, which Node's spawn does not offer.
  */
-export function sealInherited(): number[] {
-  install();
+function openNow(): number[] {
   if (process.platform !== 'linux') return [];
   let names: string[];
   try {
-    names = readdirSync('/proc/self/fdinfo');
+    names = readdirSync('/proc/self/fd');
   } catch {
     return [];
   }
   const found: number[] = [];
-  const already = new Set(sealedFds());
   for (const name of names) {
+    // The listing's own descriptor is among them, closed by now: /dev/null at its number is harmless too.
     const fd = Number(name);
-    // A terminal's master is sealed already (and counted once, for its close).
-    if (!Number.isInteger(fd) || fd < 3 || already.has(fd)) continue;
-    let info: string;
-    try {
-      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
-    } catch {
-      // Closed meanwhile (the directory's own descriptor, for one).
-      continue;
-    }
-    const flags = /^flags:\s*([0-7]+)/m.exec(info);
-    if (!flags || (parseInt(flags[1]!, 8) & O_CLOEXEC) !== 0) continue;
-    sealFd(fd);
-    found.push(fd);
+    if (Number.isInteger(fd) && fd >= 3) found.push(fd);
   }
   return found;
+}
+
+/**
+ * From now on no process this thread spawns inherits a descriptor of the host's: called by
+ * createHost before it starts anything (sealing a descriptor, or starting the fork thread, does it
+ * too).
+ */
+export function guardSpawns(): void {
+  install();
 }
 
 /** The shared list, for a thread of this process that spawns: it passes it to attachSealed. */
@@ -245,20 +246,20 @@ export function attachSealed(buffer: SharedArrayBuffer): void {
 }
 
 /**
- * `stdio` as an array, with /dev/null at the number of every sealed descriptor that it does not
- * already give the child. The caller holds the lock until the spawn has forked.
+ * `stdio` as an array, with /dev/null at the number of every sealed or open descriptor that it
+ * does not already give the child. The caller holds the lock until the spawn has forked.
  */
 function sealStdio(stdio: StdioOptions | undefined): StdioOptions | undefined {
-  const n = Atomics.load(shared, COUNT);
-  if (n === 0) return stdio;
+  const fds = openNow();
+  for (let i = 0, n = Atomics.load(shared, COUNT); i < n; i++) fds.push(shared[FIRST + 2 * i]!);
+  if (fds.length === 0) return stdio;
   // Node reads any falsy stdio as 'pipe'.
   const base = stdio || 'pipe';
   const out: unknown[] = typeof base === 'string' ? [base, base, base] : [...base];
   // Node reads an empty entry below 3 as 'pipe': the three always have one.
   for (let i = 0; i < 3; i++) out[i] ??= 'pipe';
   const nul = nullFd();
-  for (let i = 0; i < n; i++) {
-    const fd = shared[FIRST + 2 * i]!;
+  for (const fd of fds) {
     // 'ignore' above stdio sets nothing up at that number, and 'inherit' is the host's own
     // descriptor there: either way the child would get the master.
     if (fd < 3 || (fd < out.length && out[fd] != null && out[fd] !== 'ignore' && out[fd] !== 'inherit')) continue;
@@ -305,6 +306,6 @@ function install(): void {
 
 function sealOptions(options: unknown): Options {
   const o = (options ?? {}) as Options;
-  if (Atomics.load(shared, COUNT) === 0) return o;
-  return { ...o, stdio: sealStdio(o.stdio) };
+  const stdio = sealStdio(o.stdio);
+  return stdio === o.stdio ? o : { ...o, stdio };
 }

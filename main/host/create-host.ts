@@ -3,7 +3,7 @@
 // `*-handlers.ts`, beside the service) into the contract's table. Wiring only: what a service does
 // lives in its own folder. Everything started is registered in one Disposables, so close() stops
 // it in reverse order. Both shells call this and only add a transport around `dispatcher` and `bus`.
-import { sealInherited } from '../core/sealed-fds.js';
+import { guardSpawns } from '../core/sealed-fds.js';
 import { operatorName } from '../core/operator.js';
 import { contract, type GatehouseContract } from '../../shared/contract.js';
 import { systemClock, type AuditStore } from '../audit/audit-store.js';
@@ -67,9 +67,9 @@ export function createHost(opts: HostOptions): Host {
   // Built in dependency order: each part after what it uses, so no closure reads a binding declared
   // below it (eslint's no-use-before-define holds main/host/ to it). A part built early tells parts
   // built later through a subscription (Signal, onChanged), never through a forward reference.
-  // What the host was started with beyond stdio (a launcher's pipe, a supervisor's socket) is no
-  // plugin's to reach: sealed before the host starts anything (core/sealed-fds.ts).
-  sealInherited();
+  // What the host holds open (what it was started with, what the desktop app's Chromium opens) is
+  // no plugin's to reach: covered in every spawn (core/sealed-fds.ts).
+  guardSpawns();
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? ((m: string, e?: unknown) => console.error(`gatehouse: ${m}`, e ?? ''));
   const paths = ensureHome(opts.home);

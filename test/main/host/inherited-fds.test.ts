@@ -1,7 +1,7 @@
-// What the host was started with beyond its stdio is no plugin's to reach (core/sealed-fds.ts
-// sealInherited). A real `gatehouse serve` is started with one more descriptor than usual, as a
-// launcher or a supervisor may leave one open, and an agent's shell command, approved, writes to
-// every descriptor it holds: nothing reaches the other end.
+// What the host was started with beyond its stdio is no plugin's to reach (core/sealed-fds.ts:
+// every spawn covers every descriptor open above stdio). A real `gatehouse serve` is started with
+// one more descriptor than usual, as a launcher or a supervisor may leave one open, and an agent's
+// shell command, approved, writes to every descriptor it holds: nothing reaches the other end.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';

@@ -3,10 +3,11 @@
 // starts holds a terminal's master (node-pty's is not close-on-exec: a plugin could type into an
 // operator's shell), and the program still runs as under node-pty's own forkpty.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import * as nodePty from 'node-pty';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { sealedFds, sealFd, unsealFd } from '../../../main/core/sealed-fds.js';
+import { guardSpawns, sealedFds, sealFd, unsealFd } from '../../../main/core/sealed-fds.js';
 import type { ChildEvent } from '../../../main/pty/child-io.js';
 import { sharedForkThread } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
@@ -119,6 +120,19 @@ describe.runIf(process.platform === 'linux' && hasTools)('terminals the host ope
     expect(sealedFds()).toContain(master);
     expect((await promisify(execFile)('/bin/sh', LIST_MASTERS)).stdout).toBe('listed\n');
     expect(spawnSync('/bin/sh', LIST_MASTERS, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe', ...Array<'inherit'>(master - 2).fill('inherit')] }).stdout).toBe('listed\n');
+  });
+
+  it('a descriptor something else opened without close-on-exec, after the host started, reaches no child (the desktop app’s Chromium does so)', async () => {
+    // A terminal opened behind Gatehouse's back: nothing sealed it.
+    const raw = (nodePty as unknown as { native: { open(cols: number, rows: number): { master: number; slave: number } } }).native.open(80, 24);
+    onTestFinished(() => {
+      for (const fd of [raw.master, raw.slave]) closeSync(fd);
+    });
+    expect(sealedFds()).not.toContain(raw.master);
+    guardSpawns();
+    expect((await promisify(execFile)('/bin/sh', LIST_MASTERS)).stdout).toBe('listed\n');
+    expect(spawnSync('/bin/sh', LIST_MASTERS, { encoding: 'utf8' }).stdout).toBe('listed\n');
+    expect(await oneShot(sharedForkThread()!, '/bin/sh', LIST_MASTERS)).toBe('listed\n');
   });
 
   it('the program runs as under forkpty: its own session led by it, the terminal its controlling one, node-pty’s modes, not forked by the host', async () => {
