@@ -16,6 +16,7 @@ import { createHost } from '../main/host/create-host.js';
 import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
 import { median, type BenchCase } from './harness.js';
 import { CHROMIUM_ARGS, defaultStaticDir } from './pty-throughput.js';
+import { HOOK_DEADLINE_HEADER_NAME, MAX_HOOK_TIMEOUT_S } from '../shared/claude-config.js';
 
 const CALLS = 1000;
 const FIRST = 'inbox: 1,000 waiting calls, open → first rows (Chromium)';
@@ -26,6 +27,7 @@ type Page = Awaited<ReturnType<Browser['newPage']>>;
 
 interface Setup {
   page: Page;
+  host: ReturnType<typeof createHost>;
   close(): Promise<void>;
 }
 
@@ -38,14 +40,17 @@ async function setup(chromium: string, staticDir: string): Promise<Setup> {
   const project = join(root, 'project');
   mkdirSync(home, { recursive: true });
   mkdirSync(project, { recursive: true });
-  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', approvalExpiryMinutes: 60 }));
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'supervised', hookAsk: 'inbox', approvalExpiryMinutes: MAX_HOOK_TIMEOUT_S / 60 }));
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: project, watch: false });
   await host.ready;
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir });
   const controller = new AbortController();
   for (let i = 0; i < CALLS; i++) {
     const body = JSON.stringify({ session_id: `s${i % 8}`, transcript_path: join(project, 't.jsonl'), cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: commands(i), description: `step ${i}` }, tool_use_id: `tu-${i}` });
-    fetch(net.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${net.agentToken}` }, body, signal: controller.signal }).catch(() => {});
+    // The longest deadline the host takes: with Claude Code's default (10 min) the calls expired
+    // before a long run (a slow machine) reached its last round, whose wait for a row never ended.
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${net.agentToken}`, [HOOK_DEADLINE_HEADER_NAME]: String(MAX_HOOK_TIMEOUT_S * 1000) };
+    fetch(net.hookUrl, { method: 'POST', headers, body, signal: controller.signal }).catch(() => {});
   }
   while (host.approvals.pendingSize() < CALLS) await new Promise((r) => setTimeout(r, 20));
   const b = await pw.launch({ executablePath: chromium, args: CHROMIUM_ARGS, headless: true });
@@ -56,6 +61,7 @@ async function setup(chromium: string, staticDir: string): Promise<Setup> {
   await page.locator(`[data-testid="nav-count-approvals"]`).filter({ hasText: String(CALLS) }).waitFor();
   return {
     page,
+    host,
     async close() {
       await b.close();
       controller.abort();
@@ -74,25 +80,33 @@ export function inboxListCases(opts: { chromiumPath?: string; staticDir?: string
   let shared: Promise<Setup> | null = null;
   const ready = () => (shared ??= setup(chromium, staticDir));
 
+  // Every round needs all of the calls still waiting; say so rather than wait for rows that are gone.
+  const stillWaiting = (host: Setup['host']) => {
+    const n = host.approvals.pendingSize();
+    if (n < CALLS) throw new Error(`inbox bench: only ${n} of ${CALLS} calls are still waiting (they expire ${MAX_HOOK_TIMEOUT_S / 60} min after setup); the run took longer than that`);
+  };
+
   const first: BenchCase = {
     name: FIRST,
     unit: 'ms',
     better: 'lower',
     target: { median: 100 },
     async run() {
-      const { page } = await ready();
+      const { page, host } = await ready();
+      stillWaiting(host);
       // Start from another view, so opening the inbox renders it from nothing.
       await page.getByTestId('nav-audit').click();
       await page.getByTestId('view-audit').waitFor();
       return page.evaluate(
         () =>
-          new Promise<number>((resolve) => {
+          new Promise<number>((resolve, reject) => {
             const start = performance.now();
             (document.querySelector('[data-testid="nav-approvals"]') as HTMLElement).click();
             const check = () => {
               if (document.querySelector('[data-testid="approval-item"]') && document.querySelector('[data-testid="approval-detail"]')) {
                 requestAnimationFrame(() => resolve(performance.now() - start));
-              } else requestAnimationFrame(check);
+              } else if (performance.now() - start > 30_000) reject(new Error('inbox bench: no row and detail pane 30 s after opening the inbox'));
+              else requestAnimationFrame(check);
             };
             check();
           }),
@@ -106,7 +120,8 @@ export function inboxListCases(opts: { chromiumPath?: string; staticDir?: string
     better: 'lower',
     target: { median: 16 },
     async run() {
-      const { page } = await ready();
+      const { page, host } = await ready();
+      stillWaiting(host);
       await page.getByTestId('nav-approvals').click();
       await page.locator('[data-testid="approval-item"]').first().waitFor();
       const times = await page.evaluate(async () => {
