@@ -91,11 +91,13 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   const probe = mkdtempSync(join(tmpdir(), 'gatehouse-doctor-'));
   let boxed: ContainmentStatus;
   try {
-    const scope = (dir: string) => {
-      const have = installScope(dir, { build: false });
+    const scope = async (dir: string) => {
+      const have = await installScope(dir, { build: false });
       return have.ok ? have : installScope(probe);
     };
-    boxed = new Containment({ home: env.HOME ?? homedir(), gatehouseHome: home, pluginDirs: () => pluginDirs, when: () => settingsNow?.containment, detect: () => sandbox, scope }).status();
+    const containment = new Containment({ home: env.HOME ?? homedir(), gatehouseHome: home, pluginDirs: () => pluginDirs, when: () => settingsNow?.containment, detect: () => sandbox, scope });
+    await containment.ready();
+    boxed = containment.status()!;
   } finally {
     rmSync(probe, { recursive: true, force: true });
   }

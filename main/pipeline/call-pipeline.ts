@@ -149,7 +149,7 @@ export interface PipelineDeps {
    * For an allowed call the agent runs itself (a hook), live: the box it must run in (Containment.decide
    * fits), or null when none applies. A failure to build the box denies the call.
    */
-  contain?: (call: ToolCall, decider: Decider, grant: Grant | null) => ContainVerdict | null;
+  contain?: (call: ToolCall, decider: Decider, grant: Grant | null) => Promise<ContainVerdict | null> | ContainVerdict | null;
 }
 
 /**
@@ -362,7 +362,7 @@ export class CallPipeline {
       if (opts.execute === false) {
         // The agent runs it: what Gatehouse can still decide is where (the box), in live mode.
         begin('runner');
-        const contained = mode === 'live' && opts.containable ? (d.contain?.(call, final.decider, grantUsed) ?? undefined) : undefined;
+        const contained = mode === 'live' && opts.containable ? ((await d.contain?.(call, final.decider, grantUsed)) ?? undefined) : undefined;
         return this.finish(call, final, steps, x, approvalId, undefined, mode, false, contained);
       }
       if (!mayRun({ decision: final.decision, mode })) {

@@ -10,10 +10,10 @@
 // compiler the machine has, into Gatehouse's data folder (hidden in the box) under its source's
 // hash, and used only where it was seen to work; elsewhere containment says these sockets stay
 // reachable.
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runBriefly } from '../core/run-briefly.js';
 
 const SOURCE = `/* Runs a program in a Landlock domain that cannot reach abstract unix sockets made outside it. */
 #include <errno.h>
@@ -54,35 +54,38 @@ const COMPILERS = ['cc', 'gcc', 'clang'];
  * The scope program in `dir`, compiled when it is not there yet (unless `build` is false), and
  * tried (it must run `true` in a domain of its own); or why it cannot be had here.
  */
-export function installScope(dir: string, { build = true, platform = process.platform }: { build?: boolean; platform?: NodeJS.Platform } = {}): ScopeResult {
+export async function installScope(dir: string, { build = true, platform = process.platform }: { build?: boolean; platform?: NodeJS.Platform } = {}): Promise<ScopeResult> {
   if (platform !== 'linux') return { ok: false, reason: 'Landlock is Linux only' };
   const file = join(dir, `scope-${createHash('sha256').update(SOURCE).digest('hex').slice(0, 16)}`);
   if (!existsSync(file)) {
     if (!build) return { ok: false, reason: 'not built yet' };
-    const built = compile(dir, file);
+    const built = await compile(dir, file);
     if (!built.ok) return built;
   }
-  const t = spawnSync(file, ['/bin/true'], { encoding: 'utf8', timeout: 10_000 });
+  const t = await runBriefly(file, ['/bin/true'], { timeoutMs: 10_000 });
   if (t.status === 0) return { ok: true, path: file };
   // An older kernel refuses the ruleset (Landlock before ABI 6 knows no `scoped`, or is off).
   const refused = /\(Landlock: ([^)]*)\)/.exec(t.stderr ?? '');
   return { ok: false, reason: refused ? `this kernel's Landlock cannot scope them (${refused[1]})` : (t.stderr || t.error?.message || `exit ${t.status}`).trim() };
 }
 
-function compile(dir: string, file: string): ScopeResult {
+async function compile(dir: string, file: string): Promise<ScopeResult> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const src = `${file}.${process.pid}.c`;
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Its own names: two builds at once (two hosts, or two in one process now that it waits without blocking) each rename a whole file.
+  const own = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const src = `${own}.c`;
+  const tmp = `${own}.tmp`;
   writeFileSync(src, SOURCE);
   try {
     const tried: string[] = [];
     for (const cc of COMPILERS) {
-      const r = spawnSync(cc, ['-O2', '-o', tmp, src], { encoding: 'utf8', timeout: 60_000 });
+      const r = await runBriefly(cc, ['-O2', '-o', tmp, src], { timeoutMs: 60_000 });
       if (r.status === 0) {
         renameSync(tmp, file);
         return { ok: true, path: file };
       }
-      tried.push(r.error ? `${cc}: not found` : `${cc}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`}`);
+      const missing = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+      tried.push(r.error ? `${cc}: ${missing ? 'not found' : r.error.message}` : `${cc}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`}`);
     }
     return { ok: false, reason: `no C compiler could build its Landlock helper (${tried.join('; ')})` };
   } finally {

@@ -26,7 +26,6 @@
 // The masks are derived from the locked rules (builtin.ts) rather than listed again here: a
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -34,6 +33,7 @@ import picomatch from 'picomatch';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import type { Rule } from '../policy/types.js';
 import { under } from './sandbox.js';
+import { runBriefly } from '../core/run-briefly.js';
 
 /** What one contained command may reach; rendered for bubblewrap or Seatbelt. */
 export interface BoxPlan {
@@ -1146,11 +1146,11 @@ exit "$st"
 const defaultShell = () => (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
 
 /** Runs `true` in a box of `plan` (under `scope` when given): whether bubblewrap can build this box here (and why not). */
-export function tryBox(bwrap: string, plan: BoxPlan, scope?: string): { ok: true } | { ok: false; reason: string } {
+export async function tryBox(bwrap: string, plan: BoxPlan, scope?: string): Promise<{ ok: true } | { ok: false; reason: string }> {
   const argv = [...(scope ? [scope] : []), bwrap, ...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', 'true'];
-  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 5000 });
+  const r = await runBriefly(argv[0]!, argv.slice(1), { timeoutMs: 5000 });
   if (r.status === 0) return { ok: true };
-  return { ok: false, reason: (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim() };
+  return { ok: false, reason: (r.stderr || r.error?.message || `exit ${r.status}`).trim() };
 }
 
 // ---- Seatbelt (macOS sandbox-exec) --------------------------------------------------------------

@@ -53,7 +53,7 @@ export interface ContainmentDeps {
   detect?: () => SandboxDetection;
   platform?: NodeJS.Platform;
   /** The Landlock scope program (default installScope into the data folder). */
-  scope?: (dir: string) => ScopeResult;
+  scope?: (dir: string) => Promise<ScopeResult>;
   /** Milliseconds, for how long a folder's box is reused (default Date.now). */
   now?: () => number;
 }
@@ -66,45 +66,60 @@ export const BOX_REUSE_MS = 2_000;
 
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
+type Box = (BoxProgram & { unscoped?: string }) | { kind: null; reason: string };
+
 export class Containment {
-  private boxValue: (BoxProgram & { unscoped?: string }) | { kind: null; reason: string } | null = null;
+  private boxValue: Box | null = null;
+  private probing: Promise<Box> | null = null;
 
   constructor(private readonly deps: ContainmentDeps) {}
 
-  /** Which box this machine has, tried once with a real box (cached); for bubblewrap, with its Landlock scope or why there is none. */
-  private box(): (BoxProgram & { unscoped?: string }) | { kind: null; reason: string } {
-    if (this.boxValue) return this.boxValue;
+  /**
+   * Which box this machine has, found out once with a real box and kept; for bubblewrap, with its
+   * Landlock scope or why there is none. Off the event loop: the first time in a data folder it
+   * builds the scope's helper (about a second with the C compiler), and the host answered nothing
+   * meanwhile when this ran synchronously. A probe that throws (the data folder cannot be written)
+   * is not kept: the call that asked fails (a deny) and the next one tries again.
+   */
+  ready(): Promise<Box> {
+    if (this.boxValue) return Promise.resolve(this.boxValue);
+    this.probing ??= this.probe().then(
+      (b) => (this.boxValue = b),
+      (err: unknown) => {
+        this.probing = null;
+        throw err;
+      },
+    );
+    return this.probing;
+  }
+
+  private async probe(): Promise<Box> {
     const platform = this.deps.platform ?? process.platform;
-    if (platform === 'darwin') {
-      this.boxValue = existsSync(SANDBOX_EXEC) ? { kind: 'seatbelt', path: SANDBOX_EXEC } : { kind: null, reason: `${SANDBOX_EXEC} is missing` };
-      return this.boxValue;
-    }
+    if (platform === 'darwin') return existsSync(SANDBOX_EXEC) ? { kind: 'seatbelt', path: SANDBOX_EXEC } : { kind: null, reason: `${SANDBOX_EXEC} is missing` };
     const d = (this.deps.detect ?? (() => detectSandbox()))();
-    if (d.kind !== 'bwrap') {
-      this.boxValue = { kind: null, reason: d.reason };
-      return this.boxValue;
-    }
+    if (d.kind !== 'bwrap') return { kind: null, reason: d.reason };
     // bwrap may build a plugin's narrow sandbox and still refuse this one (a read-only bind of
     // /): the box itself is tried, once, on a folder with nothing in it.
     const empty = boxPlan({ home: this.deps.home, rules: [], tmpDirs: [] }, tmpdir());
-    const t = tryBox(d.path, empty);
-    if (!t.ok) {
-      this.boxValue = { kind: null, reason: `bubblewrap ${d.version} cannot build the box here (${t.reason})` };
-      return this.boxValue;
-    }
+    const t = await tryBox(d.path, empty);
+    if (!t.ok) return { kind: null, reason: `bubblewrap ${d.version} cannot build the box here (${t.reason})` };
     // Abstract-namespace sockets scoped where Landlock can (box-scope.ts); the box still runs where it cannot.
-    const scope = (this.deps.scope ?? ((dir) => installScope(dir)))(boxFolder(this.deps.gatehouseHome));
-    const scoped = scope.ok ? tryBox(d.path, empty, scope.path) : scope;
-    this.boxValue = scope.ok && scoped.ok ? { kind: 'bwrap', path: d.path, scope: scope.path } : { kind: 'bwrap', path: d.path, unscoped: 'reason' in scoped ? scoped.reason : '' };
-    return this.boxValue;
+    const scope = await (this.deps.scope ?? ((dir) => installScope(dir)))(boxFolder(this.deps.gatehouseHome));
+    const scoped = scope.ok ? await tryBox(d.path, empty, scope.path) : scope;
+    return scope.ok && scoped.ok ? { kind: 'bwrap', path: d.path, scope: scope.path } : { kind: 'bwrap', path: d.path, unscoped: 'reason' in scoped ? scoped.reason : '' };
   }
 
   when(): ContainWhen[] {
     return [...(this.deps.when() ?? DEFAULT_CONTAINMENT)];
   }
 
-  status(): ContainmentStatus {
-    const b = this.box();
+  /** What containment does here; undefined until ready() has found out (asking starts it). */
+  status(): ContainmentStatus | undefined {
+    const b = this.boxValue;
+    if (!b) {
+      void this.ready().catch(() => undefined);
+      return undefined;
+    }
     const when = this.when();
     if (b.kind === null) return { available: false, box: null, detail: `Containment is off: ${b.reason}. Bash commands Gatehouse lets through run with everything your account can reach.`, when };
     const what = b.kind === 'bwrap' ? `bubblewrap (${b.path})` : 'Seatbelt (sandbox-exec)';
@@ -130,9 +145,9 @@ export class Containment {
    * For an allowed call the agent runs itself: the boxed input, the reason it runs uncontained,
    * or null when containment does not apply (another tool, an operator read it, the setting).
    */
-  decide(call: ToolCall, decider: Decider, grant?: { uncontained?: boolean } | null): ContainVerdict | null {
+  async decide(call: ToolCall, decider: Decider, grant?: { uncontained?: boolean } | null): Promise<ContainVerdict | null> {
     if (call.source !== 'hook' || !CONTAINED_TOOLS.has(call.tool) || !this.applies(decider, grant)) return null;
-    const b = this.box();
+    const b = await this.ready();
     if (b.kind === null) return { contained: false, reason: b.reason };
     const args = call.arguments ?? {};
     const command = args.command;

@@ -15,6 +15,8 @@ export interface HealthHandlerDeps {
   toolRunner: ToolRunner;
   /** The host's first plugin scan. */
   ready: Promise<void>;
+  /** Containment has found out which box this machine has (the Health view shows it). */
+  containmentReady?: () => Promise<unknown>;
   /** The host's event-loop lag, measured where the host runs. */
   eventLoop: () => EventLoopSnapshot;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
@@ -24,6 +26,8 @@ export function healthHandlers(d: HealthHandlerDeps): HealthHandlers {
   return {
     'health.list': async () => {
       await d.ready;
+      // A probe that failed leaves containment out of the answer (the console says it is unknown) rather than failing the Health view.
+      await d.containmentReady?.().catch(() => undefined);
       return { ...d.health.list(), eventLoop: d.eventLoop() };
     },
     'health.reset': ({ name }, ctx) => {

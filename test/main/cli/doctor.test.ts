@@ -44,7 +44,7 @@ describe('gatehouse doctor', () => {
     expect(r.stderr).toBe('');
     expect(line(r.stdout, 'sandbox')).toMatch(sandboxOk ? /^ok {4}sandbox +bubblewrap \d+\.\d+\.\d+ works/ : /^FAIL {2}sandbox +plugins run unsandboxed/);
     // Whether this machine can build the box's Landlock scope (box-scope.ts), in a folder of the test's own.
-    const scopable = installScope(tempDir()).ok;
+    const scopable = (await installScope(tempDir())).ok;
     expect(line(r.stdout, 'containment')).toMatch(
       !sandboxOk
         ? /^FAIL {2}containment +Containment is off: /

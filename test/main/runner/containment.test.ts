@@ -177,7 +177,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
 
   it('keeps a contained command from sockets in the abstract namespace (an X server\'s @/tmp/.X11-unix/X0 has no path to mask) where Landlock can scope them; without the scope it connects', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
-    const scope = installScope(tempDir('gatehouse-scope-'));
+    const scope = await installScope(tempDir('gatehouse-scope-'));
     if (!scope.ok) return ctx.skip(`no Landlock scope here: ${scope.reason}`);
     // A listener of the user's session on an abstract name, as an X server has.
     const name = `gatehouse-test-x11-${process.pid}`;
@@ -201,26 +201,58 @@ describe('the box: what it hides and what it keeps read-only', () => {
     }
   });
 
-  it('where the kernel cannot scope them (Landlock before ABI 6), the box runs as before and says these sockets stay reachable', (ctx) => {
+  it('where the kernel cannot scope them (Landlock before ABI 6), the box runs as before and says these sockets stay reachable', async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const h = fakeHome();
     const box = join(h.gatehouse, 'box');
-    const built = installScope(box);
+    const built = await installScope(box);
     if (!built.ok) return ctx.skip(`no Landlock scope here: ${built.reason}`);
     // The fault, which this kernel cannot give: the helper as an older kernel answers it (its ruleset refused).
     writeFileSync(built.path, '#!/bin/sh\necho "gatehouse: the box could not be scoped (Landlock: Argument list too long); the command was not run" >&2\nexit 126\n');
     const containment = new Containment({ home: h.home, gatehouseHome: h.gatehouse, pluginDirs: () => [], when: () => ['full'], detect: () => sandbox });
+    await containment.ready();
     expect(containment.status()).toMatchObject({
       available: true,
       scoped: false,
       detail: expect.stringContaining("Sockets in the abstract namespace (an X server, a session bus) stay reachable: this kernel's Landlock cannot scope them (Argument list too long)"),
     });
     const call: ToolCall = { id: 'c1', agent: 'claude-code', session: 's1', tool: 'Bash', arguments: { command: 'echo inside' }, cwd: h.proj, source: 'hook', receivedAt: Date.now() };
-    const verdict = containment.decide(call, { kind: 'autonomy', level: 'full' });
+    const verdict = await containment.decide(call, { kind: 'autonomy', level: 'full' });
     expect(verdict).toMatchObject({ contained: true });
     const line = (verdict as { command: string }).command;
     expect(line).not.toContain(built.path);
     expect(spawnSync('/bin/bash', ['-c', line], { cwd: h.proj, env: { ...process.env, HOME: h.home }, encoding: 'utf8' }).stdout).toBe('inside\n');
+  });
+
+  it('finds out which box this machine has without holding the event loop (the first time in a data folder it also builds the Landlock helper)', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    const containment = new Containment({ home: h.home, gatehouseHome: h.gatehouse, pluginDirs: () => [], when: () => ['full'], detect: () => sandbox });
+    expect(containment.status(), 'not known before the probe').toBeUndefined();
+    // Two bubblewrap runs at least, and the helper's build where there is a compiler: a timer
+    // keeps firing meanwhile. Run synchronously (spawnSync, as it was), it never fired at all.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 2);
+    try {
+      await containment.ready();
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThanOrEqual(2);
+    expect(containment.status()).toMatchObject({ available: true, box: 'bwrap' });
+  });
+
+  it('a probe that fails (its data folder cannot be written) denies the call that asked, and the next call tries again', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const h = fakeHome();
+    // The fault: a file where the box's folder (its check and Landlock helper) goes.
+    const boxDir = join(h.gatehouse, 'box');
+    writeFileSync(boxDir, 'not a folder\n');
+    const containment = new Containment({ home: h.home, gatehouseHome: h.gatehouse, pluginDirs: () => [], when: () => ['full'], detect: () => sandbox });
+    const call: ToolCall = { id: 'c1', agent: 'claude-code', session: 's1', tool: 'Bash', arguments: { command: 'echo inside' }, cwd: h.proj, source: 'hook', receivedAt: Date.now() };
+    await expect(containment.decide(call, { kind: 'autonomy', level: 'full' })).rejects.toThrow();
+    rmSync(boxDir);
+    await expect(containment.decide(call, { kind: 'autonomy', level: 'full' })).resolves.toMatchObject({ contained: true });
   });
 
   it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
@@ -1522,7 +1554,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     const line = String(out.updatedInput!.command);
     expect(line).toMatch(/bwrap .* -- \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/);
     // Under the Landlock scope (box-scope.ts) where this machine has one, built in the data folder.
-    if (installScope(tempDir('gatehouse-scope-')).ok) {
+    if ((await installScope(tempDir('gatehouse-scope-'))).ok) {
       expect(line).toContain(` ${join(host.home.gatehouse, 'box', 'scope-')}`);
       const health = (await op(host, 'health.list', {})) as { sandbox: { containment?: { scoped?: boolean; detail: string } } };
       expect(health.sandbox.containment).toMatchObject({ scoped: true, detail: expect.stringContaining('Landlock keeps it from sockets in the abstract namespace') });
