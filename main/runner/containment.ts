@@ -76,9 +76,9 @@ export class Containment {
 
   /**
    * Which box this machine has, found out once with a real box and kept; for bubblewrap, with its
-   * Landlock scope or why there is none. Off the event loop: the first time in a data folder it
-   * builds the scope's helper (about a second with the C compiler), and the host answered nothing
-   * meanwhile when this ran synchronously. A probe that throws (the data folder cannot be written)
+   * Landlock scope or why there is none. Off the event loop: two trial boxes and, the first time
+   * in a data folder, the scope helper's build with the C compiler (a quarter of a second to a
+   * second) held the host's loop when this ran synchronously, and nothing else was answered. A probe that throws (the data folder cannot be written)
    * is not kept: the call that asked fails (a deny) and the next one tries again.
    */
   ready(): Promise<Box> {
