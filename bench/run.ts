@@ -99,21 +99,26 @@ gc?.();
 // is (its page tables are copied): the cases that spawn from here pay for it (bench/one-shot.ts).
 const mem = process.memoryUsage();
 console.log(`Gatehouse benchmarks: ${rounds} rounds (+${warmup} warm-up) per case, node ${process.version}${gc ? '' : ' (run with --expose-gc for steadier numbers)'}; this process holds ${Math.round(mem.rss / 1e6)} MB (heap ${Math.round(mem.heapUsed / 1e6)} MB, outside the heap ${Math.round((mem.external + mem.arrayBuffers) / 1e6)} MB) after every case's setup.`);
-const results = await runBench(run, {
-  rounds,
-  warmup,
-  ...(gc ? { betweenRounds: gc } : {}),
-  onProgress: (msg) => process.stderr.write(`  ${msg} (process ${Math.round(process.memoryUsage().rss / 1e6)} MB)\n`),
-});
-await gateway.close();
-await containment.close();
-await wasm.close();
-await modules.close();
-await inbox.close();
-catalog.close();
-await adapters.close();
-await auditSearch.close();
-await team.close();
+let results: Awaited<ReturnType<typeof runBench>>;
+try {
+  results = await runBench(run, {
+    rounds,
+    warmup,
+    ...(gc ? { betweenRounds: gc } : {}),
+    onProgress: (msg) => process.stderr.write(`  ${msg} (process ${Math.round(process.memoryUsage().rss / 1e6)} MB)\n`),
+  });
+} finally {
+  // Also when a case throws: the team's member host (a process of its own) and its PostgreSQL
+  // cluster outlived a run that ended on an error, and kept running after it.
+  const closes: Array<() => unknown> = [() => gateway.close(), () => containment.close(), () => wasm.close(), () => modules.close(), () => inbox.close(), () => catalog.close(), () => adapters.close(), () => auditSearch.close(), () => team.close()];
+  for (const close of closes) {
+    try {
+      await close();
+    } catch (err) {
+      console.error('bench: a case group did not close:', err);
+    }
+  }
+}
 console.log();
 console.log(formatTable(results));
 const searchNote = auditSearch.note();
