@@ -277,6 +277,7 @@ export function createHost(opts: HostOptions): Host {
           // A burst over several folders (a checkout): one full rescan, one change for consoles and MCP clients.
           onFolders: (dirs) => (dirs.length === 1 ? registry.refreshFolder(dirs[0]!) : registry.refreshAll()),
           log,
+          ...opts.watchTiming,
         });
   services.add(() => watcher?.close());
   const ready = firstScan({

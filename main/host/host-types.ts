@@ -38,6 +38,8 @@ export interface HostOptions {
   commandDenylist?: string[];
   /** Watch plugin folders for changes (off for one-shot CLI commands). */
   watch?: boolean;
+  /** The watcher's burst timing (PluginWatcher's debounceMs and maxWaitMs; defaults 120 ms and 5 s). */
+  watchTiming?: { debounceMs?: number; maxWaitMs?: number };
   /** Refuse to run any plugin unsandboxed (also a setting; either one forbids it). */
   requireSandbox?: boolean;
   /** Settings for this run only (`gatehouse serve --live --autonomy …`), never saved. */
