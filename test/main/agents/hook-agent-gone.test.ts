@@ -15,10 +15,12 @@ const linux = process.platform === 'linux' && existsSync('/proc/self/stat') && e
 if (!linux) console.log('hook-agent-gone skipped: the agent-gone watch reads /proc (Linux) and needs /bin/bash');
 
 const started: ChildProcess[] = [];
+/** The hook shells' process groups: their own (detached), so killing the launcher's group left them (and their `sleep 600`) running. */
+const shells: number[] = [];
 afterEach(() => {
-  for (const c of started.splice(0)) {
+  for (const group of [...started.splice(0).map((c) => c.pid!), ...shells.splice(0)]) {
     try {
-      process.kill(-c.pid!, 'SIGKILL');
+      process.kill(-group, 'SIGKILL');
     } catch {
       // Already gone.
     }
@@ -44,6 +46,7 @@ async function tree(dir: string, launcher: 'node' | 'bash', cmd: string): Promis
       : spawn('/bin/bash', ['-c', `${q(process.execPath)} ${q(agentFile)} & exit 0`], { stdio: 'ignore', detached: true });
   started.push(top);
   const [agent, shell] = (await untilFile(pids)).split(' ').map(Number);
+  shells.push(shell!);
   return { top, agent: agent!, shell: shell! };
 }
 
