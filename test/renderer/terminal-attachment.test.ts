@@ -5,7 +5,7 @@ import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../renderer/src/transport/client.ts';
 import type { RawEventListener, Transport } from '../../renderer/src/transport/types.ts';
-import { TerminalAttachment } from '../../renderer/src/sync/terminal-attachment.ts';
+import { ACK_AT_ONCE_CHARS, TerminalAttachment } from '../../renderer/src/sync/terminal-attachment.ts';
 
 /** Takes writes and runs their callbacks only on parse(), in order, the way xterm.js does within one task. */
 class FakeTerminal {
@@ -83,22 +83,23 @@ describe('terminal attachment: acknowledgments', () => {
     t.attachment.dispose();
   });
 
-  it('acknowledges during a long parse once 64 K are parsed, not only when the task ends', async () => {
+  it('acknowledges during a long parse once ACK_AT_ONCE_CHARS (128 K) are parsed, not only when the task ends', async () => {
     const t = setup();
     t.attachment.start();
     await settle();
 
-    // Five 40 K batches parsed in one task: the host hears of each 64 K while xterm.js still has
-    // the rest queued, so it can resume the program before the console runs dry.
-    for (let i = 0; i < 5; i++) t.output('x'.repeat(40_000));
+    // Five batches of 5/8 of the step parsed in one task: the host hears of each 128 K while
+    // xterm.js still has the rest queued, so it can resume the program before the console runs dry.
+    const batch = (ACK_AT_ONCE_CHARS * 5) / 8;
+    for (let i = 0; i < 5; i++) t.output('x'.repeat(batch));
     t.term.parse(2);
-    expect(t.acks(), 'sent from the write callback, before the task ends').toEqual([80_000]);
+    expect(t.acks(), 'sent from the write callback, before the task ends').toEqual([2 * batch]);
     t.term.parse(2);
-    expect(t.acks()).toEqual([80_000, 80_000]);
+    expect(t.acks()).toEqual([2 * batch, 2 * batch]);
     t.term.parse(1);
-    expect(t.acks(), 'under 64 K: left for the end of the task').toEqual([80_000, 80_000]);
+    expect(t.acks(), 'under the step: left for the end of the task').toEqual([2 * batch, 2 * batch]);
     await settle();
-    expect(t.acks()).toEqual([80_000, 80_000, 40_000]);
+    expect(t.acks()).toEqual([2 * batch, 2 * batch, batch]);
     t.attachment.dispose();
   });
 });

@@ -12,9 +12,10 @@ type Output = EventPayload<'terminals.output'>;
  * Parsed chars acknowledged from the write callback itself, in the middle of xterm.js's parsing
  * task, rather than when the task ends: with hundreds of K queued, xterm.js parses for 12 ms at a
  * stretch, and the host resumes the program below its low-water mark only if it hears of the
- * progress while that queue is still being worked off. One host batch (64 K) at most per call.
+ * progress while that queue is still being worked off. One host batch (PtyLimits.batchMaxChars,
+ * 128 K) at most per call: every call is a frame the host must read.
  */
-export const ACK_AT_ONCE_CHARS = 64 * 1024;
+export const ACK_AT_ONCE_CHARS = 128 * 1024;
 
 export type AttachState = { kind: 'attaching' } | { kind: 'live'; truncated: boolean } | { kind: 'error'; message: string };
 
