@@ -139,6 +139,8 @@ export interface SoakReport {
     /** Calls the host never answered (aborted 60 s after the agents' time was up): examples. */
     unanswered: number;
     unansweredExamples: string[];
+    /** Transport errors neither a restart nor the run's end explains: examples, with the error. */
+    unexplainedExamples: string[];
   };
   throughput: number;
   decision: { p50: number | null; p99: number | null; samples: number };
@@ -718,6 +720,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       return explained;
     };
 
+    /** An error with what undici's "fetch failed" wraps (its cause: ECONNRESET, a socket closed, …). */
+    const errorText = (err: unknown): string => {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      return `${(err as Error).message}${cause ? ` (${[cause.code, cause.message].filter(Boolean).join(': ')})` : ''}`;
+    };
     /** A call's answer (or error) is in: its round trip, when, whether the run's end cut it off. */
     const finish = (rec: CallRecord, t: number) => {
       rec.rtMs = performance.now() - t;
@@ -747,7 +754,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           }
           if (kind === 'ask' && g?.approval) rec.want = op.intent.get(g.approval) === 'denied' ? 'deny' : 'allow';
         } catch (err) {
-          rec.error = (err as Error).message;
+          rec.error = errorText(err);
         }
         finish(rec, t);
         if (rec.got === 'error' && !rec.unanswered) {
@@ -787,7 +794,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           // Claude Code's own prompt ("ask"), with what Gatehouse would have done as the reason.
           if (!opts.live) rec.want = 'ask';
         } catch (err) {
-          rec.error = (err as Error).message;
+          rec.error = errorText(err);
         }
         finish(rec, t);
         if (rec.unanswered) break;
@@ -890,6 +897,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         restartErrors: records.filter((r) => r.got === 'error' && r.restartError).length,
         unanswered: records.filter((r) => r.unanswered).length,
         unansweredExamples: records.filter((r) => r.unanswered).slice(0, 5).map((r) => `${r.source} ${r.kind} sent at ${r.sentAt.toFixed(1)} s${r.toolUseId ? ` (${r.toolUseId})` : ''}`),
+        unexplainedExamples: records
+          .filter((r) => r.got === 'error' && !r.restartError && !r.unanswered)
+          .slice(0, 5)
+          .map((r) => `${r.source} ${r.kind} sent at ${r.sentAt.toFixed(1)} s, failed after ${r.rtMs.toFixed(0)} ms: ${(r.error ?? '').slice(0, 200)}`),
       },
       throughput: round(records.length / elapsedSec, 1)!,
       decision: { p50: round(pct(decisions, 50), 3), p99: round(pct(decisions, 99), 3), samples: decisions.length },
@@ -1237,7 +1248,7 @@ export function soakProblems(r: SoakReport, opts: { maxRssGrowthMb?: number } = 
   if (r.audit.reports.notInLog > r.deniedUnrecorded.lostEventsLogged) p.push(`${r.audit.reports.notInLog} PostToolUse reports are not in the log (more than the ${r.deniedUnrecorded.lostEventsLogged} events the log says it lost)`);
   if (r.calls.unanswered) p.push(`${r.calls.unanswered} calls never answered (aborted 60 s after the agents' time was up)`);
   const unexplained = r.calls.transportErrors - r.calls.restartErrors - r.calls.unanswered;
-  if (unexplained) p.push(`${unexplained} calls failed in transport outside a host restart`);
+  if (unexplained) p.push(`${unexplained} calls failed in transport outside a host restart (${r.calls.unexplainedExamples.join('; ')})`);
   const u = r.deniedUnrecorded;
   if (u.outsideFaults) p.push(`${u.outsideFaults} calls denied unrecorded outside the lock and disk-full windows`);
   if (u.notInLog && (u.writeResumed === 0 || u.lostEventsLogged < u.notInLog)) p.push(`${u.notInLog} calls denied unrecorded are not covered by audit.write-resumed (lostEvents ${u.lostEventsLogged} in ${u.writeResumed} events)`);
