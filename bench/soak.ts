@@ -32,7 +32,7 @@
 // counted apart (denied unrecorded), not as lost.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -220,8 +220,14 @@ async function startHost(dir: string, env: NodeJS.ProcessEnv, ghHome: string, cw
   const args = [...nodeArgs, cliPath, 'serve', '--home', ghHome, '--port', String(port), '--autonomy', 'supervised', ...(live ? ['--live'] : [])];
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(-20_000)));
+  // SOAK_HOST_LOG=file: all the host prints is also appended there (the report keeps the last 20 KB).
+  const logFile = process.env.SOAK_HOST_LOG;
+  const keep = (d: string) => {
+    out = (out + d).slice(-20_000);
+    if (logFile) appendFileSync(logFile, d);
+  };
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   const started = await new Promise<boolean>((resolve) => {
     const check = () => {

@@ -62,8 +62,19 @@ const MAX_WS_MESSAGE = 1 << 20;
 /** A console that stops reading must not make the host buffer events forever. */
 const MAX_WS_BUFFERED = 16 << 20;
 
+/**
+ * How long an idle keep-alive connection stays open. Agents' HTTP clients reuse one for their next
+ * call; Node's default closes it after 5 s, and a client whose own expiry ran late (undici's
+ * timers have a second's resolution, and a GC or a busy machine holds its loop) sends its call on
+ * a connection the host is closing: the call fails in transport ("other side closed"; 15–33 calls
+ * in every 10-minute soak, in bursts), and Claude Code runs a tool whose hook failed. Clients read
+ * this from the Keep-Alive header; it is longer than the idle times HTTP clients keep on their own
+ * (hyper's 90 s, curl's), so the client is always the one to close.
+ */
+export const IDLE_CONNECTION_MS = 120_000;
+
 export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
-  const server = createServer();
+  const server = createServer({ keepAliveTimeout: IDLE_CONNECTION_MS });
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_WS_MESSAGE,
