@@ -8,8 +8,9 @@ export interface PtyLimits {
   /**
    * A batch this large goes out at once instead of waiting for the window. Each batch costs the
    * console a frame to receive and parse and an acknowledgment to send, whatever its size: at
-   * 128 K rather than 64 K a flood reached xterm.js at 29 MB/s instead of 27 (bench, 5 rounds),
-   * and the Ctrl-C tail, bounded by `highWater`, stayed the same.
+   * 128 K rather than 64 K a flood reached xterm.js at 29 MB/s instead of 27 (the two compared in
+   * one run, 5 rounds each; a whole bench run varies by as much), and the Ctrl-C tail, bounded by
+   * `highWater`, stayed the same.
    */
   batchMaxChars: number;
   /**

@@ -67,9 +67,9 @@ const MAX_WS_BUFFERED = 16 << 20;
  * call; Node's default closes it after 5 s, and a client whose own expiry ran late (undici's
  * timers have a second's resolution, and a GC or a busy machine holds its loop) sends its call on
  * a connection the host is closing: the call fails in transport ("other side closed"; 15–33 calls
- * in every 10-minute soak, in bursts), and Claude Code runs a tool whose hook failed. Clients read
- * this from the Keep-Alive header; it is longer than the idle times HTTP clients keep on their own
- * (hyper's 90 s, curl's), so the client is always the one to close.
+ * in each of four 10-minute soaks, in bursts; none since), and Claude Code runs a tool whose hook
+ * failed. Clients read this from the Keep-Alive header; it is longer than the idle times HTTP
+ * clients keep on their own (hyper's 90 s, curl's 118 s), so the client is the one to close.
  */
 export const IDLE_CONNECTION_MS = 120_000;
 
