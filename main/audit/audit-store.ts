@@ -423,7 +423,10 @@ export class AuditStore {
    * chain resumes where the lost batch began; state writes (the inbox's) go again with the next batch.
    */
   private lose(batch: Batch, err: Error, sentAfter: Batch[] = []): void {
-    this.log('audit batch failed to commit', err);
+    // Once per spell of the same failure, with its stack: the rest of the spell is counted and
+    // summed up when a batch commits again (resumed()). A full disk failed thousands of batches
+    // in a few seconds, each printed whole, burying the log.
+    if (this.writeFailure?.message !== describeWriteFailure(this.path, err)) this.log('audit batch failed to commit', err);
     const after = [...sentAfter, ...this.queue];
     this.queue = [];
     this.headSeqValue = batch.base.seq;
@@ -467,6 +470,7 @@ export class AuditStore {
   private resumed(): void {
     const f = this.writeFailure!;
     this.writeFailure = null;
+    this.log(`audit log written again: ${f.lostEvents} event${f.lostEvents === 1 ? '' : 's'} could not be recorded since ${new Date(f.since).toISOString()} (${f.message})`);
     // Goes with the next batch (a flush() in progress sends it before it returns); should that
     // batch fail, failed() tells the consoles again.
     this.append({ type: WRITE_RESUMED_EVENT, actor: 'host', payload: { failedSince: f.since, lostEvents: f.lostEvents, code: f.code, error: f.message } });
