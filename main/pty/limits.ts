@@ -7,10 +7,11 @@ export interface PtyLimits {
   batchMs: number;
   /**
    * A batch this large goes out at once instead of waiting for the window. Each batch costs the
-   * console a frame to receive and parse and an acknowledgment to send, whatever its size: at
-   * 128 K rather than 64 K a flood reached xterm.js at 29 MB/s instead of 27 (the two compared in
-   * one run, 5 rounds each; a whole bench run varies by as much), and the Ctrl-C tail, bounded by
-   * `highWater`, stayed the same.
+   * console a frame to receive and parse and an acknowledgment to send, whatever its size. 128 K
+   * rather than 64 K: a flood reached xterm.js 2–9% faster in interleaved runs of the bench (29.8
+   * and 32.6 MB/s against 29.1 and 31.8; 5 rounds each), within what runs vary by, and the Ctrl-C
+   * tail, bounded by `highWater`, stayed the same (43 ms). 256 K was slower: the acknowledgments
+   * came too coarse for the low-water mark.
    */
   batchMaxChars: number;
   /**
