@@ -9,8 +9,8 @@
 // - baseline: node-pty alone, the same `cat`, the data counted and dropped.
 // - xterm.js write only: the same text, as the PTY delivers it ("\n" turned into "\r\n"), written
 //   into an xterm.js Terminal with the console's options in the same headless Chromium, in the
-//   64 K batches (the host's are 128 K, which xterm.js alone parses slower here: 43 MB/s rather
-//   than 46, a lower ceiling), 8–16 MB of them queued at any time: no PTY, host or WebSocket. It
+//   64 K pieces (in 128 K pieces xterm.js alone parsed slower here: 43 MB/s rather than 46, a
+//   lower ceiling), 8–16 MB of them queued at any time: no PTY, host or WebSocket. It
 //   is the ceiling of the full path, which is reported as a ratio to it.
 //
 // Both browser cases drive Chromium over a bare DevTools pipe (bare-chromium.ts), not Playwright:

@@ -943,7 +943,7 @@ export const methods = {
   },
   // ---- terminals: PTY sessions. Output goes to attached consoles as terminals.output events;
   // each console acknowledges (terminals.ack) what its xterm.js has parsed, and the host pauses
-  // the program while the slowest attached console is more than ~100k chars behind.
+  // the program while the slowest attached console is too far behind (main/pty/limits.ts).
   'terminals.list': {
     request: empty,
     response: z.object({ sessions: z.array(terminalSession) }),

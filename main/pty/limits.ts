@@ -7,22 +7,22 @@ export interface PtyLimits {
   batchMs: number;
   /**
    * A batch this large goes out at once instead of waiting for the window. Each batch costs the
-   * console a frame to receive and parse and an acknowledgment to send, whatever its size. 128 K
-   * rather than 64 K: a flood reached xterm.js 2–9% faster in interleaved runs of the bench (29.8
-   * and 32.6 MB/s against 29.1 and 31.8; 5 rounds each), within what runs vary by, and the Ctrl-C
-   * tail, bounded by `highWater`, stayed the same (43 ms). 256 K was slower: the acknowledgments
-   * came too coarse for the low-water mark.
+   * console a frame to receive and a task to parse, and between two tasks the browser draws a
+   * frame (~7 ms for the console's page here): in 128 K batches xterm.js parsed ~3 ms at a time
+   * and drew a frame after nearly each, half its time drawing. 512 K is about one of xterm.js's own
+   * 12 ms parsing slices at what this machine parses (25-40 MB/s), so it parses as it does when
+   * handed a whole file. Interleaved runs of the bench (3 pairs, 3 rounds each): 13.0 → 15.8 MB/s
+   * median, 0.42 → 0.51 of xterm.js alone.
    */
   batchMaxChars: number;
   /**
    * Flow control: reading pauses when the slowest watching console has more than this many
    * chars it has not acknowledged, and resumes when every watching console is below `lowWater`.
-   * xterm.js's flow-control guide's numbers (5 and 2 callbacks of 100 K): the console still has
-   * `lowWater` queued when the program is let go, about 5 ms of parsing, which covers the round
-   * trip of the resume, so xterm.js parses in full 12 ms slices instead of idling between turns
-   * and drawing a frame per 100 K (VS Code's 100 K / 5 K ran at a quarter to a third of xterm.js
-   * alone). Ctrl-C is still seen after at most `highWater` of the output it stops, ~13 ms of
-   * parsing for text.
+   * About three batches in flight, and more than one still queued when the program is let go, so
+   * xterm.js never idles through the round trip of the resume (ack → host → read → event); with
+   * VS Code's 100 K / 5 K the full path ran at a quarter to a third of xterm.js alone. Ctrl-C is
+   * still seen after at most `highWater` of the output it stops: 40-60 ms of parsing here
+   * (bench: the Ctrl-C tail, 50 → 59 ms median against the 500 K / 200 K marks of 128 K batches).
    */
   highWater: number;
   lowWater: number;
@@ -56,9 +56,9 @@ export interface PtyLimits {
 
 export const DEFAULT_PTY_LIMITS: PtyLimits = {
   batchMs: 5,
-  batchMaxChars: 128 * 1024,
-  highWater: 500_000,
-  lowWater: 200_000,
+  batchMaxChars: 512 * 1024,
+  highWater: 1_500_000,
+  lowWater: 700_000,
   scrollbackChars: 1_000_000,
   finishedScrollbackChars: 256 * 1024,
   maxFinished: 20,

@@ -12,8 +12,9 @@ type Output = EventPayload<'terminals.output'>;
  * Parsed chars acknowledged from the write callback itself, in the middle of xterm.js's parsing
  * task, rather than when the task ends: with hundreds of K queued, xterm.js parses for 12 ms at a
  * stretch, and the host resumes the program below its low-water mark only if it hears of the
- * progress while that queue is still being worked off. One host batch (PtyLimits.batchMaxChars,
- * 128 K) at most per call: every call is a frame the host must read.
+ * progress while that queue is still being worked off. In a flood every host batch
+ * (PtyLimits.batchMaxChars, 512 K) is acknowledged from its own callback; smaller writes are summed
+ * up to this before one call, since every call is a frame the host must read.
  */
 export const ACK_AT_ONCE_CHARS = 128 * 1024;
 
@@ -109,7 +110,7 @@ export class TerminalAttachment {
    * xterm.js parses queued writes back to back in one task (up to ~12 ms) and calls their
    * callbacks as it goes, so a microtask sends the sum once that task ends, before the next frame
    * or message. A small write (an echo, a prompt) is acknowledged as soon as it is parsed; a
-   * flood costs one call per 64 K, not one per callback.
+   * flood costs one call per host batch, not one per small write.
    */
   private queueAck(): void {
     if (this.ackQueued) return;

@@ -214,7 +214,8 @@ describe('flow control', () => {
     const counting = countingSpawn();
     const h = harness({ spawn: counting.spawn });
     const { highWater, lowWater, batchMaxChars } = h.mgr.limits;
-    const lines = 200_000;
+    // ~3.9 M chars with the PTY's "\r\n": well past the high-water mark (1.5 M).
+    const lines = 500_000;
     const s = await h.mgr.start({ command: 'seq', args: ['1', String(lines)], env, origin: operator });
     h.mgr.attach(s.id, 'c1');
 
