@@ -7,7 +7,7 @@
 // test can deliver answers out of order.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../shared/contract.ts';
 import { createHost, type Host } from '../../main/host/create-host.ts';
 import type { ToolCall } from '../../main/policy/types.ts';
@@ -24,6 +24,7 @@ import { bindPlugins, loadPluginList, runPluginAction } from '../../renderer/src
 import { createClient, type GatehouseClient } from '../../renderer/src/transport/client.ts';
 import type { ConnectionState, RawEventListener, StateListener, Transport } from '../../renderer/src/transport/types.ts';
 import { tempDir } from '../support/temp.ts';
+import { eventually } from '../support/wait.ts';
 import type { StoreApi, UseBoundStore } from 'zustand';
 import { initialAuditState, useAuditStore } from '../../renderer/src/stores/audit-store.ts';
 import { initialCatalogState, useCatalogStore } from '../../renderer/src/stores/catalog-store.ts';
@@ -70,7 +71,7 @@ class HostTransport implements Transport {
   }
   /** The held answer, as the host gave it, and the function that delivers it. */
   async heldAnswer(method: string): Promise<{ envelope: Envelope<unknown>; release(): void }> {
-    await vi.waitFor(() => expect(this.held.some((h) => h.method === method)).toBe(true));
+    await eventually(() => expect(this.held.some((h) => h.method === method)).toBe(true));
     const i = this.held.findIndex((h) => h.method === method);
     const [h] = this.held.splice(i, 1);
     return { envelope: await h!.answer, release: h!.release };
@@ -183,18 +184,18 @@ describe('a domain binding against a real host', () => {
     expect(transport.count('plugins.list')).toBe(0);
 
     transport.setState('connected');
-    await vi.waitFor(() => expect(usePluginsStore.getState().listLoaded).toBe(true));
+    await eventually(() => expect(usePluginsStore.getState().listLoaded).toBe(true));
     expect(pluginNames()).toEqual(['hello']);
 
     // A plugin scaffolded from another console: the host pushes plugins.changed and the list follows.
     await host.dispatcher.dispatch('plugins.create', { name: 'fresh', lang: 'sh' }, { console: 'cli', operator: 'someone-else' });
-    await vi.waitFor(() => expect(pluginNames()).toContain('fresh'));
+    await eventually(() => expect(pluginNames()).toContain('fresh'));
 
     // A restarted host may hold anything: a reconnect loads again.
     const before = transport.count('plugins.list');
     transport.setState('reconnecting');
     transport.setState('connected');
-    await vi.waitFor(() => expect(transport.count('plugins.list')).toBeGreaterThan(before));
+    await eventually(() => expect(transport.count('plugins.list')).toBeGreaterThan(before));
 
     // A host that refuses this console: nothing it sent stays.
     transport.setState('unauthorized');
@@ -239,7 +240,7 @@ describe('a domain binding against a real host', () => {
       return host.gateway.call(call, { execute: false });
     };
     const calls = [cmd('c-1', 'npm test'), cmd('c-2', 'npm test -- --shard=1'), cmd('c-3', 'npm test -- --shard=2'), cmd('c-4', 'npm run lint')];
-    await vi.waitFor(() => expect(host.approvals.list({ state: 'pending' })).toHaveLength(4));
+    await eventually(() => expect(host.approvals.list({ state: 'pending' })).toHaveLength(4));
     await loadApprovals(client);
     expect(useApprovalsStore.getState().pendingCount).toBe(4);
     const first = useApprovalsStore.getState().items.find((i) => i.call.id === 'c-1')!;
@@ -254,7 +255,7 @@ describe('a domain binding against a real host', () => {
     grant.release();
     expect(await deciding).toBe(true);
     list.release();
-    await vi.waitFor(() => expect(useApprovalsStore.getState().items.filter((i) => i.state === 'pending').map((i) => i.call.id)).toEqual(['c-4']));
+    await eventually(() => expect(useApprovalsStore.getState().items.filter((i) => i.state === 'pending').map((i) => i.call.id)).toEqual(['c-4']));
     expect(useApprovalsStore.getState().pendingCount).toBe(1);
     dispose();
     await host.dispatcher.dispatch('approvals.deny', { id: host.approvals.list({ state: 'pending' })[0]!.id, reason: 'end of test' }, { console: 'electron', operator: 'tester' });
@@ -267,7 +268,7 @@ describe('a domain binding against a real host', () => {
     useSettingEdits.setState({ pending: [], fieldErrors: {}, drafts: {} });
     const dispose = bindSettings(client);
     transport.setState('connected');
-    await vi.waitFor(() => expect(useSettingsStore.getState().loaded).toBe(true));
+    await eventually(() => expect(useSettingsStore.getState().loaded).toBe(true));
     const shown = () => useSettingEdits.getState().drafts.containment ?? useSettingsStore.getState().settings?.containment;
     expect(shown()).toEqual(['full', 'grants']);
 
@@ -294,7 +295,7 @@ describe('a domain binding against a real host', () => {
     const { host, transport, client } = await startHost();
     const dispose = bindActivity(client);
     transport.setState('connected');
-    await vi.waitFor(() => expect(useActivityStore.getState().loaded).toBe(true));
+    await eventually(() => expect(useActivityStore.getState().loaded).toBe(true));
     const searches = transport.count('audit.search');
     expect(searches).toBe(1);
 
@@ -315,7 +316,7 @@ describe('a domain binding against a real host', () => {
 
     // Opening the view reads what it missed.
     useUiStore.getState().setView('activity');
-    await vi.waitFor(() => expect(transport.count('audit.search')).toBe(searches + 1));
+    await eventually(() => expect(transport.count('audit.search')).toBe(searches + 1));
     disposeControl();
     dispose();
   });
@@ -401,7 +402,7 @@ describe("each domain's bind against a real host", () => {
     expect(transport.count(d.loads)).toBe(0);
 
     transport.setState('connected');
-    await vi.waitFor(() => expect(d.loaded(d.store.getState() as never)).toBe(true));
+    await eventually(() => expect(d.loaded(d.store.getState() as never)).toBe(true));
     expect(transport.count(d.loads)).toBeGreaterThan(0);
 
     if (d.push) {
@@ -409,8 +410,8 @@ describe("each domain's bind against a real host", () => {
       const before = 'refetches' in then ? transport.count(then.refetches) : 0;
       const answer = await host.dispatcher.dispatch(d.push.act[0], d.push.act[1], { console: 'cli', operator: 'someone-else' });
       expect(answer.ok, JSON.stringify(answer)).toBe(true);
-      if ('refetches' in then) await vi.waitFor(() => expect(transport.count(then.refetches)).toBeGreaterThan(before));
-      else await vi.waitFor(() => expect(then.shows(d.store.getState() as never)).toBe(true));
+      if ('refetches' in then) await eventually(() => expect(transport.count(then.refetches)).toBeGreaterThan(before));
+      else await eventually(() => expect(then.shows(d.store.getState() as never)).toBe(true));
     }
 
     transport.setState('unauthorized');

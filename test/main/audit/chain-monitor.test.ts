@@ -3,12 +3,13 @@
 // an intact chain but never a broken one (the rows around a break are the evidence).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChainState } from '../../../shared/contract.js';
 import { AuditStore, type RetentionPolicy } from '../../../main/audit/audit-store.js';
 import { ChainMonitor } from '../../../main/audit/chain-monitor.js';
 import { FakeTime } from '../../support/fake-time.js';
 import { tempDir } from '../../support/temp.js';
+import { eventually } from '../../support/wait.js';
 
 function setup(retention: RetentionPolicy = {}) {
   const path = join(tempDir('gatehouse-chain-monitor-'), 'audit.db');
@@ -30,7 +31,7 @@ describe('ChainMonitor', () => {
     append(5);
     expect(monitor.verify()).toMatchObject({ state: 'verified', checked: 5, head: { seq: 5 } });
     append(3);
-    await vi.waitFor(() => expect(monitor.state()).toMatchObject({ state: 'verified', checked: 8, head: { seq: 8 } }));
+    await eventually(() => expect(monitor.state()).toMatchObject({ state: 'verified', checked: 8, head: { seq: 8 } }));
     // What was published is what a console asking now sees (plus the writer's backlog, read live).
     expect(monitor.state()).toEqual({ ...states.at(-1), unwritten: 0 });
     monitor.close();

@@ -4,7 +4,7 @@
 // applies revocations, and a module importing more than its signed permissions is refused.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AuditStore } from '../../../main/audit/audit-store.js';
 import { checkEvent } from '../../../main/audit/event-schemas.js';
 import { addCatalogSource, CatalogClient } from '../../../main/catalog/catalog-client.js';
@@ -14,6 +14,7 @@ import type { Host } from '../../../main/host/create-host.js';
 import { repoRoot } from '../../support/cli.js';
 import { FakeTime } from '../../support/fake-time.js';
 import { tempDir } from '../../support/temp.js';
+import { eventually } from '../../support/wait.js';
 import { hostWithCatalog } from '../../support/catalog-host.js';
 import { fixtureWat, wasmPlugin } from '../../support/wasm.js';
 
@@ -147,22 +148,22 @@ describe('the scheduled refresh', () => {
     time.advance(5 * 60_000 - 1);
     expect(types()).not.toContain('catalog.quarantined');
     time.advance(1);
-    await vi.waitFor(() => expect(types()).toContain('catalog.quarantined'));
+    await eventually(() => expect(types()).toContain('catalog.quarantined'));
     expect(audit.tail(100).find((e) => e.type === 'catalog.quarantined')).toMatchObject({ actor: 'host', payload: { catalog: 'example', name: 'hello', reason: 'leaks names' } });
     expect(existsSync(join(home, 'plugins', 'hello'))).toBe(false);
     expect(changed).toContain('example');
     expect(lastAt()).toBe(new Date(time.now()).toISOString());
 
     // Then every `hours`.
-    await vi.waitFor(() => expect(time.armed).toBe(1));
+    await eventually(() => expect(time.armed).toBe(1));
     const firstAt = lastAt();
     time.advance(2 * 3_600_000 - 1);
     expect(lastAt()).toBe(firstAt);
     time.advance(1);
-    await vi.waitFor(() => expect(lastAt()).toBe(new Date(time.now()).toISOString()));
+    await eventually(() => expect(lastAt()).toBe(new Date(time.now()).toISOString()));
 
     // A restarted host counts from the last refresh on disk: 30 minutes after it, the next is 1.5 h away.
-    await vi.waitFor(() => expect(time.armed).toBe(1));
+    await eventually(() => expect(time.armed).toBe(1));
     time.jump(30 * 60_000);
     const restarted = new FakeTime();
     restarted.advance(time.now() - restarted.now());
@@ -171,8 +172,8 @@ describe('the scheduled refresh', () => {
     restarted.advance(90 * 60_000 - 1);
     expect(lastAt()).toBe(secondAt);
     restarted.advance(1);
-    await vi.waitFor(() => expect(lastAt()).toBe(new Date(restarted.now()).toISOString()));
-    await vi.waitFor(() => expect(restarted.armed).toBe(1));
+    await eventually(() => expect(lastAt()).toBe(new Date(restarted.now()).toISOString()));
+    await eventually(() => expect(restarted.armed).toBe(1));
 
     // Off (0): the next tick only looks at the setting again.
     hours = 0;
@@ -188,7 +189,7 @@ describe('the scheduled refresh', () => {
     for (const f of readdirSync(join(cat, 'repository', 'metadata'))) writeFileSync(join(cat, 'repository', 'metadata', f), 'gone');
     time.advance(3_600_000); // the timer armed while off fires and re-arms with 1 h
     time.advance(3_600_000);
-    await vi.waitFor(() => expect(h['catalog.sources']().sources[0]?.lastRefresh).toMatchObject({ ok: false, error: expect.stringMatching(/refreshing metadata failed/) }));
+    await eventually(() => expect(h['catalog.sources']().sources[0]?.lastRefresh).toMatchObject({ ok: false, error: expect.stringMatching(/refreshing metadata failed/) }));
     expect(h['catalog.sources']().sources[0]?.expires).toBe(validUntil);
     expect(audit.tail(100).map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
