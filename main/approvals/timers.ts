@@ -1,25 +1,7 @@
 // Time for the approvals service, injected so tests move it by hand instead of sleeping.
-import type { Clock } from '../core/clock.js';
+import type { Clock, Timers } from '../core/clock.js';
 
-export { systemClock, type Clock } from '../core/clock.js';
-
-/** setTimeout/clearTimeout as an object; the handle is whatever `setTimeout` returned. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realTimers: Timers = {
-  setTimeout(fn, ms) {
-    const t = setTimeout(fn, ms);
-    // A pending approval or a live grant must not keep a CLI process alive on its own.
-    t.unref?.();
-    return t;
-  },
-  clearTimeout(handle) {
-    clearTimeout(handle as ReturnType<typeof setTimeout>);
-  },
-};
+export { realTimers, systemClock, type Clock, type Timers } from '../core/clock.js';
 
 /** Node clamps longer delays to 1 ms (and warns); a week-long grant is re-armed in steps instead. */
 const MAX_DELAY_MS = 2 ** 31 - 1;

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OperationError } from '../core/operation-error.js';
+import { realTimers, type Timers } from '../core/clock.js';
 import { addCatalogSource, CatalogClient, CatalogError, checkLocation, readRoot, validUntil, type CatalogEvent, type Consent } from './catalog-client.js';
 
 export interface CatalogAudit {
@@ -24,17 +25,12 @@ export interface CatalogHandlerDeps {
   /** Hours between scheduled refreshes (read each time, so a settings change applies at the next one); 0 turns it off. Absent: no schedule. */
   refreshHours?: () => number;
   /** Injected so tests move time by hand; the host passes the real ones. */
-  timers?: CatalogTimers;
+  timers?: Timers;
   /** The host is closing: a timer that fires now does nothing. */
   closed?: () => boolean;
   log?: (msg: string, err?: unknown) => void;
   /** The clock that stamps refreshes and times the first one (tests pass their fake one). */
   now?: () => number;
-}
-
-export interface CatalogTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
 }
 
 const HOUR = 3_600_000;
@@ -146,7 +142,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps) {
   let first = true;
   const arm = (): void => {
     if (!deps.refreshHours) return;
-    const timers = deps.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+    const timers = deps.timers ?? realTimers;
     const hours = deps.refreshHours();
     const every = hours > 0 ? hours * HOUR : RECHECK_MS;
     const delay = first && hours > 0 ? firstDelay(every) : every;

@@ -1,7 +1,25 @@
-// The one clock type: services take it as a dependency so tests move time by hand instead of
-// sleeping. Milliseconds since the epoch, like Date.now().
+// The one clock type and the one timers type: services take them as dependencies so tests move
+// time by hand instead of sleeping. Milliseconds since the epoch, like Date.now().
 export interface Clock {
   now(): number;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** setTimeout/clearTimeout as an object; the handle is whatever `setTimeout` returned. */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    // A pending approval, a live grant or a scheduled refresh must not keep a CLI process alive on its own.
+    t.unref?.();
+    return t;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+};

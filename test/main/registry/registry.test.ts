@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { PluginRegistry, type PluginEvent, type PluginSource } from '../../../main/registry/plugin-registry.js';
 import { PluginService } from '../../../main/registry/plugin-service.js';
 import { PluginWatcher } from '../../../main/registry/plugin-watcher.js';
+import { FakeTime } from '../../support/fake-time.js';
+import { eventually } from '../../support/wait.js';
 import { TrustStore } from '../../../main/registry/trust-store.js';
 import { scaffoldPlugin } from '../../../main/registry/scaffold.js';
 import { ToolRunner } from '../../../main/runner/tool-runner.js';
@@ -311,6 +313,60 @@ describe('plugin registry', () => {
       });
       appendFileSync(join(dir, 'run.sh'), '# edited\n');
       expect(await quarantined).toBeLessThan(1000);
+    } finally {
+      await watcher.close();
+    }
+  });
+
+  it('hot reload: a burst timer that fires late (the host was starved of CPU) waits one more quiet time, so a burst is not rescanned mid-way', async () => {
+    tool(homePlugins, 'a');
+    tool(homePlugins, 'b');
+    const time = new FakeTime();
+    let arms = 0;
+    const rescanned: string[][] = [];
+    const watcher = new PluginWatcher({
+      sources: [{ dir: homePlugins, origin: 'home' }],
+      onFolder: async () => {},
+      debounceMs: 120,
+      maxWaitMs: 5000,
+      timers: { setTimeout: (fn, ms) => (arms++, time.setTimeout(fn, ms)), clearTimeout: (h) => time.clearTimeout(h) },
+      now: time.now,
+    });
+    watcher.onRescan((dirs) => rescanned.push(dirs.map((d) => d.slice(homePlugins.length + 1))));
+    watcher.start();
+    await watcher.ready();
+    // A new file each time: chokidar drops a second change to the same path within 50 ms.
+    let files = 0;
+    const edit = async (name: string) => {
+      const before = arms;
+      writeFileSync(join(homePlugins, name, `notes-${++files}.txt`), 'edited\n');
+      await eventually(() => expect(arms).toBeGreaterThan(before));
+    };
+    try {
+      await edit('a');
+      // The loop was away for 500 ms: the timer runs, late, before the events that waited with it.
+      time.jump(500);
+      time.advance(0);
+      expect(watcher.rescans).toBe(0);
+      expect(time.armed).toBe(1);
+      // The event taken in next is part of the same burst.
+      await edit('b');
+      time.advance(119);
+      expect(watcher.rescans).toBe(0);
+      time.advance(1);
+      expect(rescanned).toEqual([['a', 'b']]);
+
+      // A timer on time rescans at once.
+      await edit('a');
+      time.advance(120);
+      expect(rescanned).toEqual([['a', 'b'], ['a']]);
+
+      // A late timer past the burst's maximum wait rescans all the same.
+      await edit('b');
+      time.jump(5000);
+      time.advance(0);
+      expect(rescanned).toEqual([['a', 'b'], ['a'], ['b']]);
+      await watcher.idle();
     } finally {
       await watcher.close();
     }
