@@ -20,7 +20,7 @@ describe('lint', () => {
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.lint).toBe('eslint --max-warnings=0 .');
     const testScript = readFileSync(join(repoRoot, 'scripts/test.mjs'), 'utf8');
-    expect(testScript).toMatch(/stage\('lint', bin\('eslint'\), \['--max-warnings=0',[^\n]*'\.'\]\)/);
+    expect(testScript).toMatch(/\{ name: 'lint', cmd: bin\('eslint'\), args: \['--max-warnings=0',[^\n]*'\.'\] \}/);
   });
 
   it('applies the React hooks rules to renderer/ and not elsewhere', async () => {
