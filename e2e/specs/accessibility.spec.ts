@@ -1,14 +1,14 @@
 // Accessibility (issue #16 item 8): axe-core scans every view, in the dark theme and in the light
 // theme that follows the system (prefers-color-scheme), and finds no serious or critical
 // violation — colour contrast of text at least 4.5:1 included.
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import { test, expect } from '../fixtures.ts';
 import type { Page } from '@playwright/test';
 import { views } from '../pages/console-page.ts';
 
 /** The serious and critical axe violations of the page as it is now, one line each, prefixed with `what`. */
 async function seriousViolations(page: Page, what: string): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).exclude('.xterm').exclude('.monaco-editor').analyze();
+  const result = await axe(page).exclude('.xterm').exclude('.monaco-editor').analyze();
   return result.violations
     .filter((x) => x.impact === 'serious' || x.impact === 'critical')
     .map((violation) => `${what}: ${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
@@ -60,7 +60,7 @@ test.describe('the inbox with calls waiting', () => {
       for (const row of ['echo', 'write', 'rm -rf']) {
         await app.page.getByTestId('approval-item').filter({ hasText: row }).click();
         await expect(app.page.getByTestId('approval-detail')).toBeVisible();
-        const result = await new AxeBuilder({ page: app.page }).analyze();
+        const result = await axe(app.page).analyze();
         for (const violation of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
           found.push(`${row}: ${violation.id} (${violation.impact}): ${violation.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
         }

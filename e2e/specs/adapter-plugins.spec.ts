@@ -6,7 +6,7 @@
 // nothing serious in either theme.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import { test, expect } from '../fixtures.ts';
 import { PluginsPage } from '../pages/plugins-page.ts';
 
@@ -64,7 +64,7 @@ test('the echo adapter in the Plugins view: Lua markers while typing, a manifest
   const found: string[] = [];
   for (const scheme of ['dark', 'light'] as const) {
     await app.page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page: app.page }).include('[data-testid="view-plugins"]').exclude('.monaco-editor').analyze();
+    const result = await axe(app.page).include('[data-testid="view-plugins"]').exclude('.monaco-editor').analyze();
     for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
       found.push(`${scheme}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('') ?? ''}`).join(' | ')}`);
     }

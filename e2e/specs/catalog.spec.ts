@@ -5,7 +5,7 @@
 // an MCP client calls it. Then the publisher adds a version that reaches a host, the operator
 // refreshes, and the update waits for approval with the widened permission shown; approved, and
 // then revoked by the catalog, it is quarantined at the next refresh with the reason.
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import { execFileSync } from 'node:child_process';
 import { cpSync, createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -24,7 +24,7 @@ async function axeBoth(page: import('@playwright/test').Page, selector: string):
   const bad: string[] = [];
   for (const scheme of ['dark', 'light'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    const scan = await new AxeBuilder({ page }).include(selector).analyze();
+    const scan = await axe(page).include(selector).analyze();
     bad.push(...scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${selector} ${scheme}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`));
   }
   return bad;

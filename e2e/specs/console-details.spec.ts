@@ -5,7 +5,7 @@
 // the call's tool, agent and command; the "Approve once" key reads in the light theme.
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import type { Locator, Page } from '@playwright/test';
 import { test, expect } from '../fixtures.ts';
 import { ApprovalsPage } from '../pages/approvals-page.ts';
@@ -28,7 +28,7 @@ async function contrast(text: Locator, background: Locator): Promise<number> {
 
 /** Serious and critical axe findings in one view (the terminal's own canvas left out). */
 async function seriousViolations(page: Page, view: string): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).include(`[data-testid="view-${view}"]`).exclude('.xterm').analyze();
+  const r = await axe(page).include(`[data-testid="view-${view}"]`).exclude('.xterm').analyze();
   return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${view}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
 }
 

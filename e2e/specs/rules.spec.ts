@@ -5,7 +5,7 @@
 // name is shown whole, and a locked built-in opens read-only with what it matches.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import { test, expect } from '../fixtures.ts';
 import { RulesPage } from '../pages/rules-page.ts';
 import { callTool, hostCall, httpAgent, resultText } from '../support/agents.ts';
@@ -194,7 +194,7 @@ test('every rule name is shown whole, and a locked built-in opens read-only with
   const found: string[] = [];
   for (const scheme of ['dark', 'light'] as const) {
     await app.page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page: app.page }).exclude('.monaco-editor').analyze();
+    const result = await axe(app.page).exclude('.monaco-editor').analyze();
     for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
       found.push(`${scheme}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
     }

@@ -4,7 +4,7 @@
 // ask first and then unmask what the Audit view shows; agents' connection details are there to copy.
 // Each change says beside its field whether it is saving, saved or refused, for screen readers too.
 import { readFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
+import { axe } from '../support/axe.ts';
 import { join } from 'node:path';
 import { test, expect } from '../fixtures.ts';
 import { SettingsPage } from '../pages/settings-page.ts';
@@ -187,7 +187,7 @@ test('each change says Saving…, Saved or Not saved beside its field, in a live
   const found: string[] = [];
   for (const scheme of ['dark', 'light'] as const) {
     await app.page.emulateMedia({ colorScheme: scheme });
-    const result = await new AxeBuilder({ page: app.page }).exclude('.xterm').exclude('.monaco-editor').analyze();
+    const result = await axe(app.page).exclude('.xterm').exclude('.monaco-editor').analyze();
     for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
       found.push(`${scheme}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
     }
