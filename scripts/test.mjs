@@ -100,27 +100,36 @@ if (existsSync(vitestJson)) {
   }
 } else failedStages.push('unit tests wrote no report');
 
-if (built) {
-  const pwJson = `${tmp}/playwright.json`;
-  rmSync(pwJson, { force: true });
-  stage('end-to-end tests', bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
-  if (existsSync(pwJson)) {
-    const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats;
-    totals.passed += s.expected + s.flaky;
-    totals.failed += s.unexpected;
-    totals.skipped += s.skipped;
-    const walk = (suite, titles) => {
-      for (const spec of suite.specs ?? []) {
-        for (const t of spec.tests ?? []) {
-          if (t.status !== 'unexpected') continue;
-          const error = t.results?.find((r) => r.error)?.error;
-          failedTests.push(`[${t.projectName}] ${spec.file}:${spec.line} › ${[...titles, spec.title].join(' › ')}: ${firstLine(error?.message)}`);
-        }
+/** Runs Playwright as one stage and adds its report to the totals and the failed tests. */
+function e2eStage(name, args, report) {
+  rmSync(report, { force: true });
+  stage(name, bin('playwright'), ['test', ...args], { PLAYWRIGHT_JSON_OUTPUT_NAME: report });
+  if (!existsSync(report)) {
+    failedStages.push(`${name} wrote no report`);
+    return;
+  }
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  totals.passed += r.stats.expected + r.stats.flaky;
+  totals.failed += r.stats.unexpected;
+  totals.skipped += r.stats.skipped;
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'unexpected') continue;
+        const error = t.results?.find((x) => x.error)?.error;
+        failedTests.push(`[${t.projectName}] ${spec.file}:${spec.line} › ${[...titles, spec.title].join(' › ')}: ${firstLine(error?.message)}`);
       }
-      for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
-    };
-    for (const suite of JSON.parse(readFileSync(pwJson, 'utf8')).suites ?? []) walk(suite, []);
-  } else failedStages.push('e2e tests wrote no report');
+    }
+    for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
+  };
+  for (const suite of r.suites ?? []) walk(suite, []);
+}
+
+if (built) {
+  // Two at a time (playwright.config.ts), then the specs tagged @alone, which time what an
+  // operator waits for, one at a time with the machine to themselves.
+  e2eStage('end-to-end tests', ['--grep-invert', '@alone'], `${tmp}/playwright.json`);
+  e2eStage('end-to-end tests (alone)', ['--grep', '@alone', '--workers', '1'], `${tmp}/playwright-alone.json`);
 } else failedStages.push('e2e tests not run: the build failed');
 
 console.log('');
