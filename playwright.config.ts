@@ -10,7 +10,7 @@ export default defineConfig<{ shell: Shell }>({
   expect: { timeout: 10_000 },
   fullyParallel: false,
   // Two at a time: each spec runs a host and a browser, and one at a time left one of CI's two
-  // cores idle half the time (19 minutes, against 10 for two at a time). A spec that times what
+  // cores idle half the time (17–19 minutes in CI, against 12 for two at a time). A spec that times what
   // an operator waits for is tagged @alone: npm test runs those after the rest, one at a time
   // (scripts/test.mjs), since beside another spec its timing measures the neighbour.
   workers: 2,
