@@ -25,6 +25,7 @@
 //    written in Node has: a bare `node -e 0` spawned the same way. Both are spawned by the agent
 //    process, as an agent spawns its hooks: a fork's cost grows with the forking process's memory,
 //    and this one holds every other case's data (from 2 GB, a spawn takes ~90 ms here).
+//  - The command line's start (`gatehouse --help`), spawned the same way against the same floor.
 import { fork } from 'node:child_process';
 import { chmodSync, closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,6 +40,7 @@ import { median, type BenchCase } from './harness.js';
 import { startDirectServer } from './mcp-direct-server.js';
 
 const agentPath = fileURLToPath(new URL('../../bench/mcp-agent.mjs', import.meta.url));
+const cliPath = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 
 const MANIFEST = `name = "echo"
 description = "Echoes its input."
@@ -114,6 +116,7 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
   const written = claudeHooks('command', { home, launcher: agentLauncher('hook').launcher }).PreToolUse.command as string;
   const hookCommand = (runs: number) => spawnedByAgent(runs, '/bin/sh', ['-c', written], '"allow"');
   const bareNode = (runs: number) => spawnedByAgent(runs, process.execPath, ['-e', '0'], '');
+  const cliHelp = (runs: number) => spawnedByAgent(runs, process.execPath, [cliPath, '--help'], '^Usage: gatehouse ');
   const commandRuns = Math.max(3, Math.floor(calls / 5));
   const medianOf = async (n: number, fn: () => Promise<unknown>) => {
     const t: number[] = [];
@@ -222,6 +225,16 @@ export async function gatewayCases(opts: { calls?: number } = {}): Promise<{ cas
       // Issue #29: a hook client that does not start Node (main/cli/hook-client.sh).
       target: { ratio: 0.35 },
       run: async () => median(await hookCommand(commandRuns)),
+    },
+    {
+      name: 'command line start-up (gatehouse --help)',
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'node start-up (node -e 0, spawned the same way)',
+      // Every command pays it before it runs: Commander and the command tree only, what a command
+      // runs loaded by its action (main/cli/program.ts). Loading it all took 3.5× a node start.
+      target: { ratio: 2 },
+      run: async () => median(await cliHelp(commandRuns)),
     },
   ];
   return {

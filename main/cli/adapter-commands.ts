@@ -5,12 +5,11 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import type { Envelope } from '../../shared/contract.js';
-import { handleJsonRpcLine, type EnvelopeDispatch } from '../adapters/json-rpc.js';
+import type { EnvelopeDispatch } from '../adapters/json-rpc.js';
 import { operatorName } from '../core/operator.js';
 import { UsageError } from '../core/usage-error.js';
-import { defaultHome, homePaths } from '../home.js';
-import { readServeFile } from '../shells/serve/serve-file.js';
-import { isAlive } from '../core/proc-scan.js';
+import { defaultHome } from '../home.js';
+import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 
 export function addAdapterCommands(cli: Command): void {
@@ -25,6 +24,7 @@ export function addAdapterCommands(cli: Command): void {
     .action(async (o: { stdio?: boolean; home?: string; pluginsDir?: string[]; allowPluginLoad?: boolean }) => {
       if (!o.stdio) throw new UsageError('gatehouse adapters needs --stdio (JSON-RPC 2.0 on stdin/stdout).');
       const home = o.home ?? defaultHome();
+      const { handleJsonRpcLine } = await import('../adapters/json-rpc.js');
       const { dispatch, close } = await envelopeDispatch(home, { pluginDirs: (o.pluginsDir ?? []).map((d) => resolve(d)), allowPluginLoad: o.allowPluginLoad === true });
       try {
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -42,8 +42,9 @@ export function addAdapterCommands(cli: Command): void {
 
 /** The host's raw envelopes (the JSON-RPC error needs the refusal's details, which the CLI's usual client drops). */
 async function envelopeDispatch(home: string, local: { pluginDirs: string[]; allowPluginLoad: boolean }): Promise<{ dispatch: EnvelopeDispatch; close: () => Promise<void> }> {
-  const info = readServeFile(homePaths(home).serveJson);
-  if (info && isAlive(info.pid)) {
+  const running = await runningHost(home);
+  if (running.ok) {
+    const { info } = running;
     const dispatch: EnvelopeDispatch = async (method, params) => {
       const res = await fetch(new URL('/api/call', info.url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${info.token}` }, body: JSON.stringify({ method, params }) });
       return (await res.json()) as Envelope<unknown>;

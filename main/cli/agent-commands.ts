@@ -6,11 +6,10 @@ import { readFileSync } from 'node:fs';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
-import { hookAnswerFor, hookSettings, type HookOptions } from './hook-command.js';
+import type { HookOptions } from './hook-command.js';
 import { runningHost } from './running-host.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { connectHost } from './host-client.js';
-import { AGENT_NAME, AGENT_NAME_RULE } from '../gateway/agent-tokens.js';
 import { HOOK_COMMAND_TIMEOUT_S } from '../gateway/hook-answer.js';
 import { formatAgo } from '../../shared/format.js';
 
@@ -45,6 +44,7 @@ export function addAgentCommands(cli: Command): void {
     ]))
     .action(async (o: HookOptions) => {
       // Normally bin/gatehouse.js answers through hookMain without loading this file; the same code decides.
+      const { hookAnswerFor, hookSettings } = await import('./hook-command.js');
       const s = hookSettings(o);
       if (!s.ok) throw new UsageError(s.message);
       await hookAnswerFor(s);
@@ -86,6 +86,7 @@ function addAgentTokenCommands(cli: Command): void {
     ]))
     .action(async (name: string, o: { json?: boolean; home?: string }) => {
       // Checked here too, so a mistake is a usage error before any host starts.
+      const { AGENT_NAME, AGENT_NAME_RULE } = await import('../gateway/agent-tokens.js');
       if (!AGENT_NAME.test(name)) throw new UsageError(`Agent name ${JSON.stringify(name)} is not allowed: ${AGENT_NAME_RULE}.`);
       const host = await connectHost(o.home ?? defaultHome(), { watch: false });
       try {
@@ -187,7 +188,7 @@ export async function runMcpBridge(home: string, agentTokenFile?: string): Promi
     import('../gateway/mcp-server.js'),
   ]);
   const down = new StdioServerTransport();
-  const host = runningHost(home);
+  const host = await runningHost(home);
   let closing = false;
   const shutdown = () => {
     if (closing) return;

@@ -10,7 +10,6 @@ import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { briefArguments, displayText, jsonText } from '../../shared/display-text.js';
 import { TEAM_URL_ENV } from '../team/team-url.js';
-import { decideOnTeam, listTeamAsks } from './team-approvals.js';
 
 /** The options that take a command to the team inbox (docs/team.md) instead of this machine's host. */
 function teamOptions(c: Command, decides: boolean): Command {
@@ -26,10 +25,13 @@ interface TeamFlags {
   member?: string;
 }
 
+/** The team inbox's client (signing, PostgreSQL) is loaded by a --team command only. */
+const teamApprovals = () => import('./team-approvals.js');
+
 const onTeam = (o: TeamFlags) => o.team === true || o.teamUrl !== undefined;
 
 async function running(home: string): Promise<HostCaller> {
-  const h = runningHost(home);
+  const h = await runningHost(home);
   if (!h.ok) throw new UsageError(`No Gatehouse is running for ${home} (${h.why}). Pending approvals live in the running host; start it with \`gatehouse serve\`.`);
   return connectHost(home);
 }
@@ -81,7 +83,7 @@ export function addApprovalCommands(cli: Command): void {
     .option('--home <dir>', 'data folder of the running Gatehouse')
     .addHelpText('after', examplesHelp(['gatehouse approvals list --json', `${TEAM_URL_ENV}=postgres://… gatehouse approvals list --team`]))
     .action(async (o: { json?: boolean; all?: boolean; home?: string } & TeamFlags) => {
-      if (onTeam(o)) return listTeamAsks({ ...o, home: o.home ?? defaultHome() });
+      if (onTeam(o)) return (await teamApprovals()).listTeamAsks({ ...o, home: o.home ?? defaultHome() });
       const host = await running(o.home ?? defaultHome());
       try {
         const { items, now } = await host.call('approvals.list', o.all ? {} : { state: 'pending' });
@@ -105,7 +107,7 @@ export function addApprovalCommands(cli: Command): void {
     .action(async (id: string, o: { session?: boolean; hash?: string; home?: string } & TeamFlags) => {
       if (onTeam(o)) {
         if (o.session) throw new UsageError('--session is not available with --team yet: a team approval lets the call run once.');
-        return decideOnTeam(id, 'approved', { ...o, home: o.home ?? defaultHome() });
+        return (await teamApprovals()).decideOnTeam(id, 'approved', { ...o, home: o.home ?? defaultHome() });
       }
       const host = await running(o.home ?? defaultHome());
       try {
@@ -127,7 +129,7 @@ export function addApprovalCommands(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse approvals deny appr-1234 --reason "not during the release freeze"']))
     .action(async (id: string, o: { reason: string; home?: string } & TeamFlags) => {
       if (o.reason.trim() === '') throw new UsageError('--reason must not be empty: the agent is shown it.');
-      if (onTeam(o)) return decideOnTeam(id, 'denied', { ...o, home: o.home ?? defaultHome() });
+      if (onTeam(o)) return (await teamApprovals()).decideOnTeam(id, 'denied', { ...o, home: o.home ?? defaultHome() });
       const host = await running(o.home ?? defaultHome());
       try {
         const item = await host.call('approvals.deny', { id, reason: o.reason });

@@ -7,7 +7,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { defaultHome, homePaths } from '../home.js';
 import type { AuditQuery, AuditFilter } from '../audit/audit-query.js';
-import { readSettingsFile } from '../gateway/settings-store.js';
 import { UsageError } from '../core/usage-error.js';
 import { examplesHelp } from './gatehouse-command.js';
 import { runCliJob } from './progress.js';
@@ -37,13 +36,14 @@ function positiveInt(name: string, v: string, max: number): number {
   return n;
 }
 
-/** SQLite, the judge and the team client are loaded by the command that uses them, not by `gatehouse --help`. */
+/** SQLite, the judge, the settings' schema and the team client are loaded by the command that uses them, not by `gatehouse --help`. */
 const auditStore = () => import('../audit/audit-store.js');
+const settingsFile = async (path: string) => (await import('../gateway/settings-store.js')).readSettingsFile(path).settings;
 
 async function openQuery(home: string | undefined, raw: boolean): Promise<{ q: AuditQuery; close: () => void }> {
   const paths = homePaths(home ?? defaultHome());
   if (!existsSync(paths.auditDb)) throw new UsageError(`No audit log at ${paths.auditDb}. Pass the data folder with --home DIR.`);
-  if (raw && !readSettingsFile(paths.settings).settings.auditRaw) {
+  if (raw && !(await settingsFile(paths.settings)).auditRaw) {
     throw new UsageError('--raw needs the "Show raw audit values" setting (auditRaw) turned on in Settings; without it secrets stay masked.');
   }
   const [{ openForVerify }, { AuditQuery }] = await Promise.all([auditStore(), import('../audit/audit-query.js')]);
@@ -241,7 +241,7 @@ export function addAuditQueryCommands(audit: Command): void {
         if (!existsSync(o.policy)) throw new UsageError(`--policy ${o.policy}: no such file.`);
         policyText = readFileSync(o.policy, 'utf8');
       }
-      const settings = readSettingsFile(paths.settings).settings;
+      const settings = await settingsFile(paths.settings);
       // Replay judges recorded calls, not this machine's files as they are now: no hard-link look-ups.
       const [{ PolicyStore }, { extract, initExtractor }, { replayCalls }, { openForVerify }] = await Promise.all([import('../policy/rules/store.js'), import('../policy/extract/index.js'), import('../audit/replay.js'), auditStore()]);
       const policy = new PolicyStore({ file: paths.policy, home: homedir(), gatehouseHome: paths.root, extract: (call) => extract(call, { home: homedir() }), watch: false, log: () => {}, hardLinks: false });

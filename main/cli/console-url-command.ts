@@ -22,7 +22,7 @@ export function addConsoleUrlCommand(cli: Command): void {
     ]))
     .action(async (o: { home?: string }) => {
       const home = o.home ?? defaultHome();
-      const running = runningHost(home);
+      const running = await runningHost(home);
       if (!running.ok) throw new UsageError(`No Gatehouse is running for ${home} (${running.why}). Start one with \`gatehouse serve\`; it prints a console URL.`);
       const { info } = running;
       // The operator token comes from the home folder (serve.json), never from a URL.

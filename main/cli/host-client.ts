@@ -7,9 +7,7 @@ import type { MethodName, RequestOf, ResponseOf, Envelope, JobView } from '../..
 import { JobCancelled } from '../host/jobs.js';
 import { operatorName } from '../core/operator.js';
 import type { HostOptions } from '../host/create-host.js';
-import { homePaths } from '../home.js';
-import { readServeFile } from '../shells/serve/serve-file.js';
-import { isAlive } from '../core/proc-scan.js';
+import { runningHost } from './running-host.js';
 
 export interface HostCaller {
   readonly mode: 'remote' | 'local';
@@ -47,8 +45,9 @@ const jobId = () => `cli-${randomUUID()}`;
  * lists plugins shows how far the scan is); a running host's own start-up is long over.
  */
 export async function connectHost(home: string, local: Omit<HostOptions, 'home' | 'shell'> & { onJob?: (job: JobView) => void } = {}): Promise<HostCaller> {
-  const info = readServeFile(homePaths(home).serveJson);
-  if (info && isAlive(info.pid)) {
+  const running = await runningHost(home);
+  if (running.ok) {
+    const { info } = running;
     const call = async <M extends MethodName>(method: M, params: RequestOf<M>): Promise<ResponseOf<M>> => {
       const res = await fetch(new URL('/api/call', info.url), {
         method: 'POST',

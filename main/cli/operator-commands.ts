@@ -5,10 +5,12 @@ import type { Command } from 'commander';
 import { examplesHelp } from './gatehouse-command.js';
 import { defaultHome } from '../home.js';
 import { TEAM_URL_ENV, memberName, requireTeamUrl } from '../team/team-url.js';
-import { createOperator, listOperators, revokeOperator } from '../team/operator-keys.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { UsageError } from '../core/usage-error.js';
 import { onTeam } from './team-commands.js';
+
+/** Keys and signatures are loaded by the command that runs. */
+const operatorKeys = () => import('../team/operator-keys.js');
 
 export function addOperatorCommands(cli: Command): void {
   const operator = cli
@@ -25,6 +27,7 @@ export function addOperatorCommands(cli: Command): void {
     .action(async (name: string, o: { teamUrl?: string; home?: string }) => {
       const url = requireTeamUrl(o.teamUrl);
       const home = o.home ?? defaultHome();
+      const { createOperator } = await operatorKeys();
       const r = await onTeam(url, (pool) => createOperator(pool, home, name, memberName(undefined)));
       const n = displayText(name);
       if (!r.registered) console.log(`Operator ${n} is already registered with the key in ${displayText(r.file)}; nothing to do.`);
@@ -38,6 +41,7 @@ export function addOperatorCommands(cli: Command): void {
     .option('--team-url <url>', `the team database (no password in it); default: $${TEAM_URL_ENV}`)
     .addHelpText('after', examplesHelp(['gatehouse operator list --json']))
     .action(async (o: { json?: boolean; teamUrl?: string }) => {
+      const { listOperators } = await operatorKeys();
       const rows = await onTeam(requireTeamUrl(o.teamUrl), (pool) => listOperators(pool));
       if (o.json) console.log(jsonText(rows, 2));
       else if (rows.length === 0) console.log('No operator is registered yet: gatehouse operator create NAME registers one.');
@@ -50,6 +54,7 @@ export function addOperatorCommands(cli: Command): void {
     .option('--team-url <url>', `the team database, as its owner (no password in it); default: $${TEAM_URL_ENV}`)
     .addHelpText('after', examplesHelp(['gatehouse operator revoke ana'], 'What the key signed before stays valid in gatehouse audit verify --team. To give the person a new key, register them under a new name.'))
     .action(async (name: string, o: { teamUrl?: string }) => {
+      const { revokeOperator } = await operatorKeys();
       const r = await onTeam(requireTeamUrl(o.teamUrl), (pool) => revokeOperator(pool, name));
       const n = displayText(name);
       if (r === null) throw new UsageError(`No operator ${n} is registered in the team database: gatehouse operator list shows them.`);

@@ -22,7 +22,7 @@ import { addAuditQueryCommands } from './audit-commands.js';
 import { addAuditRecoverCommand } from './audit-recover-command.js';
 import { addPolicyCommands } from './policy-commands.js';
 import { addConsoleUrlCommand } from './console-url-command.js';
-import { AUTONOMY_LEVELS } from '../policy/autonomy.js';
+import { AUTONOMY_LEVELS } from '../policy/autonomy-levels.js';
 import { GatehouseCommand, examplesHelp, unknownCommand } from './gatehouse-command.js';
 import { TEAM_MEMBER_ENV, TEAM_URL_ENV, memberName, teamUrl } from '../team/team-url.js';
 import { addTeamCommands, verifyTeamCommand } from './team-commands.js';

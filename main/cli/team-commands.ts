@@ -5,13 +5,7 @@ import type { Command } from 'commander';
 import { examplesHelp } from './gatehouse-command.js';
 import { UsageError } from '../core/usage-error.js';
 import { TEAM_URL_ENV, requireTeamUrl, shownUrl } from '../team/team-url.js';
-import { describePgError, withTeamPool, type Pool } from '../team/team-db.js';
-import { migrateTeam, requireTeamSchema } from '../team/migrations/migrate.js';
-import { listMembers } from '../team/team-members.js';
-import { verifyTeam } from '../team/team-verify.js';
-import { unsignedDecisions } from '../team/team-decisions.js';
-import { addTeamRole } from '../team/team-roles.js';
-import { policyVersion, unsignedPolicies } from '../team/team-policy.js';
+import type { Pool } from '../team/team-db.js';
 import { addTeamPolicyCommands } from './team-policy-commands.js';
 import { addTeamGrantCommands } from './team-grant-commands.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
@@ -29,6 +23,7 @@ export function parseStale(v: string): number {
 
 /** Runs `fn` on the team database; a connection or SQL failure becomes one sentence naming the URL. */
 export async function onTeam<T>(url: string, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const { describePgError, withTeamPool } = await import('../team/team-db.js');
   try {
     return await withTeamPool(url, fn);
   } catch (err) {
@@ -53,6 +48,7 @@ export function addTeamCommands(cli: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse team init postgres://gatehouse@127.0.0.1:5432/gatehouse']))
     .action(async (given: string | undefined) => {
       const url = requireTeamUrl(given);
+      const { migrateTeam } = await import('../team/migrations/migrate.js');
       const r = await onTeam(url, async (pool) => {
         const client = await pool.connect();
         try {
@@ -74,6 +70,7 @@ export function addTeamCommands(cli: Command): void {
     .action(async (role: string, o: { member?: string; console?: boolean; teamUrl?: string }) => {
       if ((o.member === undefined) === (o.console !== true)) throw new UsageError('Say what the role is for: --member NAME (one member machine) or --console (operators\' consoles).');
       const url = requireTeamUrl(o.teamUrl);
+      const { addTeamRole } = await import('../team/team-roles.js');
       const r = await onTeam(url, (pool) => addTeamRole(pool, role, o.member !== undefined ? { member: o.member } : { console: true }));
       console.log(`${r.created ? 'Created' : 'Updated'} role ${role}: ${o.member !== undefined ? `member ${displayText(o.member)}'s machine; it may write only that member's events and asks, and no decision or operator key` : "operators' consoles; they read the whole team and may store decisions"}. Give it a password or certificate, and put it in the URL that machine uses.`);
     });
@@ -88,6 +85,7 @@ export function addTeamCommands(cli: Command): void {
     .action(async (given: string | undefined, o: { stale: string; json?: boolean }) => {
       const staleMs = parseStale(o.stale);
       const url = requireTeamUrl(given);
+      const [{ listMembers }, { policyVersion }] = await Promise.all([import('../team/team-members.js'), import('../team/team-policy.js')]);
       const { members, newest } = await onTeam(url, async (pool) => ({ members: await listMembers(pool), newest: (await policyVersion(pool))?.version ?? null }));
       if (o.json) {
         console.log(jsonText({ members: members.map((m) => ({ ...m, stopped: m.seenAgoMs > staleMs })), policyVersion: newest }));
@@ -113,6 +111,7 @@ export function addTeamCommands(cli: Command): void {
 export async function verifyTeamCommand(o: { teamUrl?: string; stale: string; member?: string }): Promise<void> {
   const staleMs = parseStale(o.stale);
   const url = requireTeamUrl(o.teamUrl);
+  const [{ requireTeamSchema }, { verifyTeam }, { unsignedDecisions }, { unsignedPolicies }] = await Promise.all([import('../team/migrations/migrate.js'), import('../team/team-verify.js'), import('../team/team-decisions.js'), import('../team/team-policy.js')]);
   const { verdicts, decisions, policies } = await onTeam(url, async (pool) => ({ schema: await requireTeamSchema(pool), verdicts: await verifyTeam(pool, { staleMs, ...(o.member ? { member: o.member } : {}) }), decisions: await unsignedDecisions(pool, o.member), policies: await unsignedPolicies(pool) }));
   // A policy version nobody signed was written with a console role's or the owner's credentials:
   // members refuse it, and the trail says it is there.

@@ -9,8 +9,6 @@ import { defaultHome } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { OperationError } from '../core/operation-error.js';
 import { TEAM_URL_ENV, memberName, requireTeamUrl } from '../team/team-url.js';
-import { loadOperatorKey } from '../team/operator-keys.js';
-import { TEAM_GRANT_MAX_MINUTES, addTeamGrant, liveTeamGrants, revokeTeamGrant } from '../team/team-grants.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { onTeam } from './team-commands.js';
 
@@ -24,6 +22,9 @@ interface AddOptions {
   home?: string;
   teamUrl?: string;
 }
+
+/** Loaded by the command that runs: it brings the judge's shell grammar (a prefix grant is checked with it). */
+const teamGrants = () => import('../team/team-grants.js');
 
 const teamUrlOption = () => new Option('--team-url <url>', `the team database, with a console role (no password in it); default: $${TEAM_URL_ENV}`);
 
@@ -52,6 +53,7 @@ export function addTeamGrantCommands(team: Command): void {
       const given = (['command', 'path', 'host'] as const).filter((k) => o[k] !== undefined);
       if (given.length !== 1) throw new UsageError('Say what the grant covers with exactly one of --command PREFIX, --path FOLDER or --host HOST.');
       const kind = given[0]!;
+      const [{ TEAM_GRANT_MAX_MINUTES, addTeamGrant }, { loadOperatorKey }] = await Promise.all([teamGrants(), import('../team/operator-keys.js')]);
       const minutes = Number(o.minutes);
       if (!Number.isFinite(minutes) || minutes <= 0 || minutes > TEAM_GRANT_MAX_MINUTES) throw new UsageError(`--minutes must be a number of minutes from 1 to ${TEAM_GRANT_MAX_MINUTES} (30 days), not "${o.minutes}".`);
       const home = o.home ?? defaultHome();
@@ -79,6 +81,7 @@ export function addTeamGrantCommands(team: Command): void {
     .addHelpText('after', examplesHelp(['gatehouse team grant list --json']))
     .action(async (o: { json?: boolean; teamUrl?: string }) => {
       const url = requireTeamUrl(o.teamUrl);
+      const { liveTeamGrants } = await teamGrants();
       const grants = await onTeam(url, (pool) => liveTeamGrants(pool, Date.now()));
       if (o.json) console.log(jsonText(grants.map(({ signature: _s, ...g }) => g), 2));
       else if (grants.length === 0) console.log('No live team grants.');
@@ -93,6 +96,7 @@ export function addTeamGrantCommands(team: Command): void {
     .action(async (id: string, o: { teamUrl?: string }) => {
       if (!/^[0-9a-f-]{4,36}$/.test(id)) throw new UsageError(`A team grant id is at least 4 of its characters (gatehouse team grant list shows them), not "${id}".`);
       const url = requireTeamUrl(o.teamUrl);
+      const { revokeTeamGrant } = await teamGrants();
       const r = await onTeam(url, (pool) => revokeTeamGrant(pool, id, memberName(undefined)));
       if ('matched' in r) throw new UsageError(r.matched.length === 0 ? `No live team grant ${id}: gatehouse team grant list shows them.` : `${id} is the start of ${r.matched.length} live team grants' ids: give more of it.`);
       const g = r.revoked;

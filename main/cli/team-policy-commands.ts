@@ -9,10 +9,11 @@ import { examplesHelp } from './gatehouse-command.js';
 import { defaultHome, homePaths } from '../home.js';
 import { UsageError } from '../core/usage-error.js';
 import { TEAM_URL_ENV, memberName, requireTeamUrl } from '../team/team-url.js';
-import { loadOperatorKey } from '../team/operator-keys.js';
-import { policyVersion, publishPolicy } from '../team/team-policy.js';
 import { displayText, jsonText } from '../../shared/display-text.js';
 import { onTeam } from './team-commands.js';
+
+/** Loaded by the command that runs (with its schema, zod). */
+const teamPolicy = () => import('../team/team-policy.js');
 
 interface PublishOptions {
   operator?: string;
@@ -42,6 +43,7 @@ export function addTeamPolicyCommands(team: Command): void {
       const text = readFileSync(path, 'utf8');
       const home = o.home ?? defaultHome();
       const url = requireTeamUrl(o.teamUrl);
+      const [{ loadOperatorKey }, { publishPolicy }] = await Promise.all([import('../team/operator-keys.js'), teamPolicy()]);
       const key = loadOperatorKey(home, o.operator);
       // Checked with the loader members use: a version that does not load would be refused by every
       // member, so it is never published.
@@ -67,6 +69,7 @@ export function addTeamPolicyCommands(team: Command): void {
       const version = given === undefined ? undefined : Number(given);
       if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UsageError(`A team policy version is a whole number from 1, not "${given}".`);
       const url = requireTeamUrl(o.teamUrl);
+      const { policyVersion } = await teamPolicy();
       const p = await onTeam(url, (pool) => policyVersion(pool, version));
       if (!p) throw new UsageError(version === undefined ? 'No team policy has been published yet: gatehouse team policy publish FILE publishes one.' : `There is no team policy version ${version}.`);
       const { signature: _signature, ...shown } = p;

@@ -47,8 +47,6 @@ interface Running {
   lastEmit: number;
 }
 
-const nf = new Intl.NumberFormat('en-US');
-
 export class Jobs implements JobRunner {
   private readonly running = new Map<string, Running>();
   private finished: JobView[] = [];
@@ -121,8 +119,8 @@ export class Jobs implements JobRunner {
   }
 
   private cancelled(v: JobView): JobCancelled {
-    const of = v.total !== null ? ` of ${nf.format(v.total)}` : '';
-    return new JobCancelled(`${v.title} was cancelled after ${nf.format(v.done)}${of} ${v.unit}; nothing was changed.`);
+    const of = v.total !== null ? ` of ${v.total.toLocaleString('en-US')}` : '';
+    return new JobCancelled(`${v.title} was cancelled after ${v.done.toLocaleString('en-US')}${of} ${v.unit}; nothing was changed.`);
   }
 
   private end(r: Running, state: JobView['state'], message: string | null): void {

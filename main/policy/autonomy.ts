@@ -15,9 +15,9 @@
 import picomatch from 'picomatch';
 import type { Decider, Decision, Extraction, ToolCall } from './types.js';
 import type { PolicyResult } from './rules/engine.js';
+import { AUTONOMY_LEVELS, type AutonomyLevel } from './autonomy-levels.js';
 
-export const AUTONOMY_LEVELS = ['read-only', 'supervised', 'full'] as const;
-export type AutonomyLevel = (typeof AUTONOMY_LEVELS)[number];
+export { AUTONOMY_LEVELS, type AutonomyLevel };
 
 export interface AutonomySettings {
   level: string;
