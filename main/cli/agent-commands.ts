@@ -185,7 +185,7 @@ export async function runMcpBridge(home: string, agentTokenFile?: string): Promi
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-    import('../gateway/mcp-server.js'),
+    import('../gateway/agent-cwd-header.js'),
   ]);
   const down = new StdioServerTransport();
   const host = await runningHost(home);

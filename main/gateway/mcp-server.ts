@@ -44,6 +44,7 @@ import { checkArguments } from './tool-arguments.js';
 import { describeDecider } from '../pipeline/call-pipeline.js';
 import type { Gateway, GatewayResult } from './gateway.js';
 import { readBody } from '../core/http-body.js';
+import { AGENT_CWD_HEADER } from './agent-cwd-header.js';
 import { McpHttpTransport, sendError } from './mcp-http-transport.js';
 import { describeIssues } from '../core/handlers.js';
 import { executionFacts } from './execution-facts.js';
@@ -67,9 +68,6 @@ export interface McpGatewayDeps {
   /** How long a client may take to answer roots/list (default 5 s); past it the call uses the next folder. */
   rootsTimeoutMs?: number;
 }
-
-/** The header the stdio bridge sends with its initialize request: its own folder, URI-encoded. */
-export const AGENT_CWD_HEADER = 'gatehouse-agent-cwd';
 
 /**
  * Codex's `tool_timeout_sec` when its config.toml sets none (its MCP client's default, 300 s):
