@@ -210,8 +210,12 @@ function defs(ctx: BuiltinContext): Def[] {
       // Gatehouse's MCP entry elsewhere: its next session runs unsupervised. opencode loads
       // Gatehouse's plugin from its config folders (a broken or replaced plugin file fails open) and
       // reads MCP servers from every opencode.json(c) from the project up, so all of them are covered.
+      // Claude Code also takes hooks from the frontmatter of subagents and skills, and runs the
+      // `!` lines of a skill or slash command when it is invoked: code no call Gatehouse judges runs.
       block_paths: [
         '~/.claude.json', '~/.claude/settings.json', '~/.claude/settings.local.json', '**/.claude/settings.json', '**/.claude/settings.local.json',
+        '~/.claude/agents', '~/.claude/agents/**', '~/.claude/skills', '~/.claude/skills/**', '~/.claude/commands', '~/.claude/commands/**',
+        '**/.claude/agents', '**/.claude/agents/**', '**/.claude/skills', '**/.claude/skills/**', '**/.claude/commands', '**/.claude/commands/**',
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
         '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',

@@ -5,9 +5,15 @@
 // One list for both: a glob added here is denied by the judge and locked read-only in the sandbox.
 // Security-sensitive: removing a glob lets an agent plant code that outlives its session.
 
-/** Shell start-up files (builtin.shell-startup): run by every new shell or login. */
+/**
+ * Shell start-up files (builtin.shell-startup): run by every new shell or login. Besides bash's
+ * and zsh's own, the files they source: Debian's and Ubuntu's ~/.bashrc runs ~/.bash_aliases, and
+ * bash-completion runs ~/.bash_completion and the user's completion scripts (its XDG folder) in
+ * every interactive shell.
+ */
 export const SHELL_STARTUP_GLOBS: readonly string[] = [
   '~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.bash_logout', '~/.profile', '~/.zshrc', '~/.zshenv', '~/.zprofile', '~/.zlogin', '~/.zlogout',
+  '~/.bash_aliases', '~/.bash_completion', '~/.bash_completion.d/**', '~/.local/share/bash-completion/**',
   '~/.config/fish/**', '~/.inputrc',
 ];
 

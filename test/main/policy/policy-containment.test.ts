@@ -273,6 +273,11 @@ describe('3. more protected trees', () => {
     const settings = judge(call('Edit', { file_path: '.claude/settings.local.json', old_string: '"hooks"', new_string: '"x"' }, join(home, 'proj')));
     expect(settings).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.agent-supervision' } });
     expect(judge(call('Write', { file_path: '~/.claude/settings.json', content: '{}' })).decision).toBe('deny');
+    // Subagents and skills carry hooks in their frontmatter; skills and slash commands run their `!` lines when invoked.
+    for (const p of ['.claude/agents/helper.md', '.claude/skills/deploy/SKILL.md', '.claude/commands/ship.md', '~/.claude/agents/helper.md', '~/.claude/skills/x/SKILL.md', '~/.claude/commands/x.md']) {
+      expect(judge(call('Write', { file_path: p, content: '---\nhooks: {}\n---\n' }, join(home, 'proj'))), p).toMatchObject({ decision: 'deny', decider: { rule: 'builtin.agent-supervision' } });
+    }
+    expect(judge(call('Read', { file_path: '.claude/skills/deploy/SKILL.md' }, join(home, 'proj'))).decision).toBe('allow');
     // Reading them is not changing them; the agent's own instructions stay writable.
     expect(judge(call('Read', { file_path: '~/.claude/settings.json' })).decision).toBe('allow');
     expect(judge(call('Write', { file_path: 'CLAUDE.md', content: '# notes' }, join(home, 'proj'))).decision).toBe('allow');

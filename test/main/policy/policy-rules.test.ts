@@ -218,6 +218,9 @@ describe('built-in categories', () => {
 
   it('shell start-up files and git hooks: writes denied, reads fine', () => {
     for (const f of ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.config/fish/config.fish']) deny(x('write', [`${HOME}/${f}`]), 'builtin.shell-startup');
+    // What bash runs from them: Debian's ~/.bashrc sources ~/.bash_aliases; bash-completion runs the rest in every interactive shell.
+    for (const f of ['.bash_aliases', '.bash_completion', '.bash_completion.d/evil', '.local/share/bash-completion/completions/git']) deny(x('write', [`${HOME}/${f}`]), 'builtin.shell-startup');
+    notDecided(x('read', [`${HOME}/.bash_aliases`]));
     notDecided(x('read', [`${HOME}/.bashrc`]));
     deny(x('write', [`${HOME}/proj/.git/hooks/pre-commit`]), 'builtin.git-hooks');
     deny(x('delete', ['/srv/repo/.git/hooks/post-checkout']), 'builtin.git-hooks');

@@ -76,6 +76,14 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(plan.cwd).toBe(join(h.proj, 'src'));
   });
 
+  it("keeps Claude Code's subagents, skills and slash commands in the project read-only (their frontmatter adds hooks, their `!` lines run commands)", () => {
+    const h = fakeHome();
+    for (const f of ['agents/helper.md', 'skills/deploy/SKILL.md', 'commands/ship.md']) put(join(h.proj, '.claude', f), '---\nname: x\n---\n');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.proj);
+    expect(plan.readOnly).toEqual(expect.arrayContaining(['agents', 'skills', 'commands'].map((d) => join(h.proj, '.claude', d))));
+    expect(plan.writable).toContain(h.proj);
+  });
+
   it('a rule set naming one more secret pattern hides that file too, and the first set again does not (name matchers are compiled once per set of patterns)', () => {
     const h = fakeHome();
     put(join(h.proj, 'notes.vaultx'), 'VAULT-SECRET\n');
@@ -282,7 +290,10 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 });
 
-describe('the box: the Git files that move configuration (created inside, removed after)', () => {
+// 60 s, not the suite's 20: several of these make the check slow with 20,000 new files (twice, with
+// the fault shown first), and on a virtual disk where creating a file takes ~1 ms (seen on CI's
+// machine) that alone is 20-40 s of a test's time, however fast Gatehouse's own part is.
+describe('the box: the Git files that move configuration (created inside, removed after)', { timeout: 60_000 }, () => {
   /** Git as the user runs it outside the box: their home, no system config. */
   const gitEnv = (home: string) => ({ ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
   function git(cwd: string, home: string, ...args: string[]) {
