@@ -61,6 +61,13 @@ import { TeamGrantFollower } from '../team/team-grants.js';
 import { startTeamConsole } from '../team/team-console.js';
 import { OperationError } from '../core/operation-error.js';
 
+/**
+ * Why a terminal adapter's allowed command is not boxed: its answer is a key typed into a program
+ * that then runs the command itself. A grant or an autonomy level that promises the box still lets
+ * it through, as when the machine has no box, and the answer and the log say so (call.contained).
+ */
+const ADAPTER_CANNOT_BOX = 'the program in the terminal runs the command itself, and Gatehouse only answers its question, so it cannot put the command in the box';
+
 export type { AgentEndpoints, Host, HostOptions } from './host-types.js';
 
 export function createHost(opts: HostOptions): Host {
@@ -245,12 +252,14 @@ export function createHost(opts: HostOptions): Host {
     ask: async (q, waiting) => {
       const r = await gateway.call(
         { agent: `terminal:${q.terminal}`, session: q.session, tool: q.request?.tool ?? 'terminal_permission', arguments: { ...(q.request?.arguments ?? {}), question: q.question, options: q.options }, cwd: q.cwd, source: 'hook', client: `adapter ${q.plugin}` },
-        { execute: false, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires' },
+        { execute: false, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires', uncontainable: ADAPTER_CANNOT_BOX },
       );
       const approval = r.approval ? { approval: r.approval } : {};
       // Dry-run: no answer is typed, whatever was decided (mayRun: nothing acts on Gatehouse's say).
       if (r.mode === 'dry-run') return { decision: 'dry-run', would: r.decision, reason: `Dry run: Gatehouse would have ${r.decision === 'allow' ? 'allowed' : r.decision === 'ask' ? 'asked about' : r.decision === 'expired' ? 'let expire' : 'denied'} this (${r.reason}); nothing was typed, the question is left to the person at the terminal.`, decider: r.decider, ...approval };
-      return { decision: r.decision, reason: r.reason, decider: r.decider, ...approval };
+      // Containment would box this command, but the program runs what it runs: said with the answer (and on record as call.contained).
+      const reason = r.contained && !r.contained.contained ? `${r.reason} It runs uncontained: ${r.contained.reason}.` : r.reason;
+      return { decision: r.decision, reason, decider: r.decider, ...approval };
     },
   });
   services.add(() => adapters.dispose());

@@ -97,7 +97,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     gatehouseHome: paths.root,
     clock,
     durability: d.trails,
-    contain: (call, decider, grant) => containment.decide(call, decider, grant),
+    contain: (call, decider, grant, cannotBox) => containment.decide(call, decider, grant, cannotBox),
   });
   // "Don't ask again" and "for this session" also answer the calls already waiting that the new
   // grant covers, judged again as new calls would be (one place: CallPipeline.releaseWaiting).

@@ -73,6 +73,12 @@ export interface HandleOptions {
    * question, whose answer is a key typed into a program that runs on its own.
    */
   containable?: boolean;
+  /**
+   * The caller answers a program that runs the command itself and cannot be given another one (a
+   * terminal adapter's question): an allowed call that containment applies to runs uncontained,
+   * and this is the reason put on record (call.contained) with the answer, as when no box exists.
+   */
+  uncontainable?: string;
 }
 
 // ---- dependencies: narrow, so the real classes fit ------------------------------------------------
@@ -149,7 +155,7 @@ export interface PipelineDeps {
    * For an allowed call the agent runs itself (a hook), live: the box it must run in (Containment.decide
    * fits), or null when none applies. A failure to build the box denies the call.
    */
-  contain?: (call: ToolCall, decider: Decider, grant: Grant | null) => Promise<ContainVerdict | null> | ContainVerdict | null;
+  contain?: (call: ToolCall, decider: Decider, grant: Grant | null, cannotBox?: string) => Promise<ContainVerdict | null> | ContainVerdict | null;
 }
 
 /**
@@ -362,7 +368,8 @@ export class CallPipeline {
       if (opts.execute === false) {
         // The agent runs it: what Gatehouse can still decide is where (the box), in live mode.
         begin('runner');
-        const contained = mode === 'live' && opts.containable ? ((await d.contain?.(call, final.decider, grantUsed)) ?? undefined) : undefined;
+        const boxable = opts.containable === true || opts.uncontainable !== undefined;
+        const contained = mode === 'live' && boxable ? ((await d.contain?.(call, final.decider, grantUsed, opts.uncontainable)) ?? undefined) : undefined;
         return this.finish(call, final, steps, x, approvalId, undefined, mode, false, contained);
       }
       if (!mayRun({ decision: final.decision, mode })) {

@@ -144,9 +144,11 @@ export class Containment {
   /**
    * For an allowed call the agent runs itself: the boxed input, the reason it runs uncontained,
    * or null when containment does not apply (another tool, an operator read it, the setting).
+   * `cannotBox`: why this caller cannot run a boxed command (a terminal program answered with a key).
    */
-  async decide(call: ToolCall, decider: Decider, grant?: { uncontained?: boolean } | null): Promise<ContainVerdict | null> {
+  async decide(call: ToolCall, decider: Decider, grant?: { uncontained?: boolean } | null, cannotBox?: string): Promise<ContainVerdict | null> {
     if (call.source !== 'hook' || !CONTAINED_TOOLS.has(call.tool) || !this.applies(decider, grant)) return null;
+    if (cannotBox !== undefined) return { contained: false, reason: cannotBox };
     const b = await this.ready();
     if (b.kind === null) return { contained: false, reason: b.reason };
     const args = call.arguments ?? {};

@@ -93,4 +93,16 @@ describe('supervising a terminal agent through its adapter', () => {
     expect(answered.events.at(-1)!.payload).toMatchObject({ decision: 'deny', key: '2', typed: true, decider: { kind: 'rule', rule: 'builtin.plugin-folders' } });
     expect(((await call('approvals.list', {})).items as unknown[]).length).toBe(0);
   });
+
+  it('a command containment would box is allowed uncontained, and the answer and the log say so: the program runs it, not Gatehouse', async () => {
+    const { call, root, agent } = await start({ mode: 'live', autonomy: 'full', containment: ['full', 'grants'] });
+    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string };
+    const transcript = async () => ((await call('adapter.transcript', { session: s.session })).text as string);
+    await expect.poll(transcript, { timeout: 15_000 }).toContain('got 1: allowed, continuing');
+    const events = async (type: string) => ((await call('audit.search', { query: '', types: [type] })) as { events: { payload: Record<string, unknown> }[] }).events.map((e) => e.payload);
+    const [answered] = await events('adapter.answered');
+    expect(answered).toMatchObject({ decision: 'allow', key: '1', typed: true, decider: { kind: 'autonomy', level: 'full' }, reason: expect.stringMatching(/It runs uncontained: the program in the terminal runs the command itself/) });
+    const [contained] = await events('call.contained');
+    expect(contained).toMatchObject({ contained: false, box: null, reason: expect.stringMatching(/cannot put the command in the box/) });
+  });
 });
