@@ -17,6 +17,7 @@ import type { SettingsStore } from './settings-store.js';
 import { BUILTIN_SHELL_TOOL, runShellTool, type ShellToolDeps } from './shell-tool.js';
 import { cleanLabel } from './agent-tokens.js';
 import { checkClaudeToolInput } from './claude-tool-inputs.js';
+import { checkArguments } from './tool-arguments.js';
 import { jsonTooDeep, MAX_ARGUMENT_NESTING } from '../json-depth.js';
 import { manifestReadsOnly, pluginToolAnnotations, SHELL_TOOL_ANNOTATIONS, upstreamToolAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import type { Clock } from '../core/clock.js';
@@ -286,8 +287,13 @@ export class Gateway {
       if (input && !input.ok) return this.refuse(call, 'malformed tool input', input.message);
     }
     // A tool agents cannot see is not run (a hook names Claude Code's own tools, which it runs itself).
-    if (execute && !this.find(call.tool)) {
-      return this.refuse(call, 'unknown tool', `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`);
+    if (execute) {
+      const tool = this.find(call.tool);
+      if (!tool) return this.refuse(call, 'unknown tool', `Gatehouse has no tool named ${JSON.stringify(call.tool)} enabled. Ask an operator to enable the plugin that provides it.`);
+      // A plugin never receives what its inputSchema rules out, whichever ingress sent the call:
+      // /mcp answers such a call with InvalidParams before it gets here; the agent API did not check.
+      const checked = checkArguments(call.tool, tool.inputSchema, call.arguments ?? {});
+      if (!checked.ok) return this.refuse(call, 'invalid arguments', checked.message);
     }
     return this.pipeline.handle(call, { ...opts, execute });
   }

@@ -568,6 +568,18 @@ describe('the agent HTTP API (/agent/v1)', () => {
     expect(events(r, 'execution.started')).toEqual([]);
   });
 
+  it("arguments the tool's inputSchema rules out are refused naming the field, as /mcp refuses them; the plugin never receives them", async () => {
+    const r = await start({ settings: { mode: 'live', autoApprove: ['hello'] }, plugins: ['hello'] });
+    for (const args of [{}, { name: 42 }]) {
+      const res = await api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', tool: 'hello', arguments: args });
+      expect(res.json, JSON.stringify(args)).toMatchObject({ decision: 'deny', executed: false, decider: { kind: 'error', message: 'invalid arguments' }, result: null });
+      expect(res.json.reason).toMatch(/^Invalid arguments for tool hello: .*"name"/);
+    }
+    expect(events(r, 'execution.started')).toEqual([]);
+    // Refused on record, like every other refusal before judgement.
+    expect(events(r, 'call.decided').map((e) => e.payload)).toEqual([expect.objectContaining({ decision: 'deny' }), expect.objectContaining({ decision: 'deny' })]);
+  });
+
   it('a call policy asks about waits for the operator, who decides it', async () => {
     const r = await start({ settings: { mode: 'live' }, plugins: ['hello'] });
     const answer = api(r, 'POST', '/agent/v1/calls', { agent: 'nightly-ci', tool: 'hello', arguments: { name: 'Grace' } });
