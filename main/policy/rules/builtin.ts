@@ -219,8 +219,8 @@ function defs(ctx: BuiltinContext): Def[] {
         '~/.gemini/settings.json', '**/.gemini/settings.json', '/etc/gemini-cli/**',
         '~/.codex/config.toml',
         '~/.config/opencode', '~/.config/opencode/**', '**/.opencode', '**/.opencode/**', '**/opencode.json', '**/opencode.jsonc',
-        '~/.copilot/hooks/**', '~/.copilot/settings.json', '~/.copilot/config.json', '~/.copilot/mcp-config.json',
-        '**/.github/hooks/**', '**/.github/copilot/settings.json', '**/.github/copilot/settings.local.json', '/etc/github-copilot/**',
+        '~/.copilot/hooks', '~/.copilot/hooks/**', '~/.copilot/settings.json', '~/.copilot/config.json', '~/.copilot/mcp-config.json',
+        '**/.github/hooks', '**/.github/hooks/**', '**/.github/copilot/settings.json', '**/.github/copilot/settings.local.json', '/etc/github-copilot/**',
         // Qwen Code: its PreToolUse hook and `disableAllHooks` in the user's, a project's or the system settings.
         '~/.qwen/settings.json', '**/.qwen/settings.json', '/etc/qwen-code/**',
       ],
