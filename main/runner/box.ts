@@ -61,6 +61,14 @@ export interface BoxPlan {
    * (there was none) has its configuration and hooks set aside after the command (GIT_CHECK_SCRIPT).
    */
   top?: string | undefined;
+  /**
+   * Agents' settings a contained command may not create (`.claude/settings.json`, `.github/hooks`,
+   * ...: the locked rules' names): `names` relative to each of `dirs` (the folders from the
+   * command's up to the project's top, where an agent started there reads them). One that was not
+   * there before the box started is removed after it (GIT_CHECK_SCRIPT): one that exists is bound
+   * read-only, but a missing one cannot be.
+   */
+  settings: { dirs: string[]; names: string[] };
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
   maskedDirs: string[];
   maskedFiles: string[];
@@ -99,6 +107,27 @@ const WALK_BUDGET = 20_000;
 const GIT_CONFIG_NAMES = ['commondir', 'config.worktree', 'config', 'hooks'] as const;
 /** Git folders checked after a command at most: each is a few words on the command line. */
 const MAX_GIT_DIRS = 256;
+/** Folders from the command's up to the project's top whose agent settings are checked after it, at most. */
+const MAX_SETTINGS_DIRS = 16;
+
+/**
+ * The names (relative paths) of the agents' settings the locked rules keep from change in any
+ * folder (`**\/.claude/settings.json`, `**\/.github/hooks/**` as `.github/hooks`): what a
+ * contained command may not create where it is missing (BoxPlan.settings). Not Git's, which the
+ * Git check deals with, nor a name with a wildcard (none of the agents' is).
+ */
+function settingsNames(modify: readonly Rule[]): string[] {
+  const names = new Set<string>();
+  for (const r of modify) {
+    for (const g of r.block_paths) {
+      if (!g.startsWith('**/')) continue;
+      const n = asDirPattern(g.slice(3));
+      if (n === '' || GLOB_CHAR.test(n) || n.includes('\\') || n.split('/')[0] === '.git') continue;
+      names.add(n);
+    }
+  }
+  return [...names];
+}
 
 /** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
 function gitFileTarget(file: string): string | null {
@@ -284,7 +313,27 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     }
   }
   for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
-  return { cwd: resolve(cwd), writable: [...writable], readOnly: [...readOnly], pinned: [...pinned], gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS), ...(writable.has(project) ? { top: project } : {}), maskedDirs: [...maskedDirs], maskedFiles: [...maskedFiles], notes };
+  // The folders an agent may be started in later whose settings it reads: the command's, up to the top.
+  const settingsDirs: string[] = [];
+  if (writable.has(project)) {
+    for (let d = resolve(cwd); settingsDirs.length < MAX_SETTINGS_DIRS; d = dirname(d)) {
+      if (d !== project && !under(d, project)) break;
+      settingsDirs.push(d);
+      if (d === project) break;
+    }
+  }
+  return {
+    cwd: resolve(cwd),
+    writable: [...writable],
+    readOnly: [...readOnly],
+    pinned: [...pinned],
+    gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS),
+    ...(writable.has(project) ? { top: project } : {}),
+    settings: { dirs: settingsDirs, names: settingsDirs.length ? settingsNames(modify) : [] },
+    maskedDirs: [...maskedDirs],
+    maskedFiles: [...maskedFiles],
+    notes,
+  };
 }
 
 /**
@@ -465,7 +514,8 @@ export function boxedCommandLine(box: BoxProgram, plan: BoxPlan, command: string
   // an agent's own safety checks read as a script file run by sh. Claude Code, for one, asks the
   // user about any `sh -c` script over 2,000 characters that runs rm, which this one does.
   const check = checkFile ? ['/bin/sh', checkFile] : ['/bin/sh', '-c', GIT_CHECK_SCRIPT, 'gatehouse-box'];
-  return [...check, plan.top ?? '', String(plan.gitDirs.length), ...plan.gitDirs, ...boxed].map(shellQuote).join(' ');
+  const list = (xs: readonly string[]) => xs.map((x) => `${x}//`).join('');
+  return [...check, plan.top ?? '', String(plan.gitDirs.length), ...plan.gitDirs, list(plan.settings.dirs), list(plan.settings.names), ...boxed].map(shellQuote).join(' ');
 }
 
 /**
@@ -489,8 +539,9 @@ export function installBoxCheck(dir: string): string {
 }
 
 /**
- * Run outside the box, around it: `sh FILE TOP N GITDIR... BOX-COMMAND...` (installBoxCheck; or
- * `sh -c SCRIPT NAME TOP ...`), TOP the project folder or empty. Git reads
+ * Run outside the box, around it: `sh FILE TOP N GITDIR... SDIRS SNAMES BOX-COMMAND...`
+ * (installBoxCheck; or `sh -c SCRIPT NAME TOP ...`), TOP the project folder or empty, SDIRS and
+ * SNAMES the plan's settings folders and names, each one followed by `//`. Git reads
  * configuration and hooks from files that an ordinary repository does not have — `commondir`
  * (the folder config and hooks come from), `config.worktree`, the git folders of submodules and
  * linked worktrees (modules/NAME, worktrees/NAME) — and bubblewrap can only make a file that
@@ -520,6 +571,12 @@ export function installBoxCheck(dir: string): string {
  * otherwise has its config and hooks set aside as *.gatehouse-held with a plain config in their
  * place (hold).
  *
+ * The agents' settings are looked at the same way (settings): a settings file or folder of an
+ * agent (BoxPlan.settings: `.claude/settings.json`, `.github/hooks`, ...) that was not in one of
+ * the folders before the box is removed after it, and a link put on the way to one. One that was
+ * there is bound read-only, but a missing one cannot be, and a test suite or build script the
+ * command runs could otherwise leave the agent's next session hooks that run unsupervised.
+ *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
  * removes a link and never what it points to; only real folders (not links) are listed; names
@@ -532,8 +589,9 @@ export function installBoxCheck(dir: string): string {
  * it had not undone yet; SIGKILL cannot be ignored.
  */
 const GIT_CHECK_SCRIPT = `if [ "$1" = --recover ]; then RO=1 top= n=0; else RO= top=$1; shift; n=$1; shift; fi
-G=
+G= SD= SN=
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
+if [ -z "$RO" ]; then SD=$1 SN=$2; shift 2; fi
 NL='
 '
 TAB=$(printf '\\t')
@@ -562,7 +620,7 @@ note() {
 }
 remove() {
   discard "$1"
-  if there "$1"; then F=1; fi
+  if there "$1"; then if [ -n "$SK" ]; then SF=1; else F=1; fi; fi
   removed "$1"
 }
 # $2 in the folder $1, by its path there (see idents).
@@ -603,7 +661,7 @@ discard() {
     for try in 1 2; do
       if [ -n "$HOLD" ]; then
         mkdir -p -- "$HOLD" 2>/dev/null
-        mv -f -- "./$b" "$HOLD/$((C + 1))-$b" 2>/dev/null && exit 0
+        mv -f -- "./$b" "$HOLD/$((C + SC + 1))-$b" 2>/dev/null && exit 0
       fi
       # When holding, removed only once it could not be moved either way.
       if [ -z "$HOLD" ] || [ "$try" = 2 ]; then
@@ -619,8 +677,59 @@ discard() {
   )
 }
 removed() {
+  if [ -n "$SK" ]; then
+    SC=$((SC + 1))
+    if [ "$SC" -le 5 ]; then SR="$SR $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
+    return 0
+  fi
   C=$((C + 1))
   if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
+}
+# The agents' settings (each name of SN in each folder of SD), noted before the box and removed
+# after it when they were not there before, as note does. A folder on the way to one that is a
+# link now and was not one before (a link to a folder the command fills, in the temp folders, say)
+# is removed itself: an agent reads its settings through it. One that was a link before, and one
+# that is no folder, is not gone into.
+settings() {
+  phase=$1 SK=1 sg_q=$SD
+  while [ -n "$sg_q" ]; do
+    sg_d=\${sg_q%%//*} sg_q=\${sg_q#*//}
+    [ -n "$sg_d" ] || continue
+    sg_n=$SN
+    while [ -n "$sg_n" ]; do
+      sg_x=\${sg_n%%//*} sg_n=\${sg_n#*//}
+      [ -n "$sg_x" ] || continue
+      sg_p=$sg_d
+      while :; do
+        case $sg_x in
+        */*) sg_p=$sg_p/\${sg_x%%/*} sg_x=\${sg_x#*/}; on_way "$sg_p" || break ;;
+        *) note "$sg_p/$sg_x"; break ;;
+        esac
+      done
+    done
+  done
+  SK=
+}
+on_way() {
+  if [ "$phase" = before ]; then note "$1"; return 0; fi
+  if [ -L "$1" ]; then
+    case $B in *"//$1//"*) case $D in *"//$1//"*) ;; *) return 1 ;; esac ;; esac
+    remove "$1"
+    return 1
+  fi
+  realdir "$1"
+}
+# True when $1 is one of the settings paths (or a folder on the way to one) of the folders $2 and names $3.
+settings_path() {
+  sp_q=$2
+  while [ -n "$sp_q" ]; do
+    sp_d=\${sp_q%%//*} sp_q=\${sp_q#*//}
+    [ -n "$sp_d" ] || continue
+    case $1 in "$sp_d"/*) ;; *) continue ;; esac
+    sp_r=\${1#"$sp_d"/}
+    case //$3 in *"//$sp_r//"* | *"//$sp_r/"*) return 0 ;; esac
+  done
+  return 1
 }
 scan() {
   phase=$1 Q=$G
@@ -918,6 +1027,7 @@ hold() {
 check() {
   scan after
   links after
+  settings after
   if [ -n "$fresh" ] && there "$top/.git"; then
     if [ -d "$top/.git" ] && [ ! -L "$top/.git" ] && benign "$top/.git"; then
       # What git init or a plain clone writes: kept, its submodules (gitlinks) left out.
@@ -933,6 +1043,12 @@ check() {
     more=; [ "$LC" -gt 5 ] && more=" and $((LC - 5)) more"
     if [ -n "$LF" ]; then what='could not take out of (move those folders out of the project before running Git here)'; else what='took out of'; fi
     printf "gatehouse: %s Git's index%s%s: repositories $WHO added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
+    [ "$st" -eq 0 ] && st=1
+  fi
+  if [ "$SC" -gt 0 ]; then
+    more=; [ "$SC" -gt 5 ] && more=" and $((SC - 5)) more"
+    if [ -n "$SF" ]; then what='could not remove (remove them before starting an agent there)'; elif [ -n "$HOLD" ]; then what="moved into $HOLD"; else what=removed; fi
+    printf "gatehouse: %s%s%s: agent settings $WHO created in the project. An agent started there would take hooks, commands or servers from them and run those unsupervised. A command that must create them needs the operator to approve it.\\n" "$what" "$SR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
   [ "$C" -eq 0 ] && return 0
@@ -977,7 +1093,7 @@ sq() {
 save() {
   J=$JD/pending-$ME-run sv=
   {
-    for v in top G0 G B D fresh; do
+    for v in top G0 G SD SN B D fresh; do
       eval "sq_v=\\"\\$$v\\""; sq "$sq_v"; printf '%s=%s\\n' "$v" "$sq_o" || sv=1
     done
     j=1
@@ -1010,13 +1126,13 @@ notes() {
 narrow_one() {
   mB=$B mD=$D mG=$G mtop=$top mi=\${i:-0} j=1
   while [ "$j" -le "$mi" ]; do eval "mK_$j=\\$K_$j mI_$j=\\$I_$j; unset K_$j I_$j"; j=$((j + 1)); done
-  ok= B= D= G= top= fresh=
+  ok= B= D= G= top= fresh= SD= SN=
   # 4: a note still being written (its box not started yet); any other failure: gone.
   [ -f "$1" ] || exit 3
   . "$1" 2>/dev/null
   if [ "$ok" != 1 ]; then [ -f "$1" ] || exit 3; exit 4; fi
-  oB=$B oD=$D oG=$G
-  # A path under a git folder the note covers is kept only when the note has it too.
+  oB=$B oD=$D oG=$G oSD=$SD oSN=$SN
+  # A path under a git folder the note covers, or one of its settings paths, is kept only when the note has it too.
   keep_of() {
     ko_l=$1 ko_o=$2 ko_out=//
     while [ "$ko_l" != // ] && [ -n "$ko_l" ]; do
@@ -1028,6 +1144,7 @@ narrow_one() {
         ko_g=\${ko_q%%//*} ko_q=\${ko_q#*//}
         case $x in "$ko_g"/*) ko_c=1; break ;; esac
       done
+      if [ -z "$ko_c" ] && settings_path "$x" "$oSD" "$oSN"; then ko_c=1; fi
       [ -n "$ko_c" ] || ko_out="$ko_out$x//"
     done
   }
@@ -1075,12 +1192,12 @@ narrow() {
   done
 }
 recover_one() {
-  ok=
+  ok= SD= SN=
   . "$1" 2>/dev/null
   [ "$ok" = 1 ] || return 0
   HOLD=$JD/held/\${1##*/pending-}
   WHO='an earlier contained command (stopped before the check after it was done)'
-  F= st=0 LC=0 LR= LF= HF= C=0 R=
+  F= st=0 LC=0 LR= LF= HF= C=0 R= SC=0 SR= SF= SK=
   check
 }
 recover_all() {
@@ -1104,13 +1221,14 @@ recover_all() {
 if startof $$; then PROC=1 ME=$$-$so; else ME=$$-0; fi
 recover_all
 [ -z "$RO" ] || exit 0
-F= st=0 LC=0 LR= LF= HF= G0=$G nt=0
+F= st=0 LC=0 LR= LF= HF= SC=0 SR= SF= SK= G0=$G nt=0
 while :; do
   nl=
   if [ -n "$JD" ]; then notes; fi
   n1=$nl B=// D=// G=$G0 fresh=
   scan before
   links before
+  settings before
   if [ -n "$top" ] && ! there "$top/.git"; then fresh=1; fi
   [ -n "$JD" ] || break
   notes

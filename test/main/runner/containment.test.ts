@@ -273,7 +273,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('writes the same box as a Seatbelt profile for macOS: writes only in the writable folders, read-only and masked places denied', (ctx) => {
-    const plan = { cwd: '/Users/u/proj', writable: ['/Users/u/proj', '/tmp'], readOnly: ['/Users/u/proj/.git/hooks'], pinned: [], gitDirs: ['/Users/u/proj/.git'], maskedDirs: ['/Users/u/.ssh', '/Users/u/Library/Application Support/Gatehouse'], maskedFiles: ['/Users/u/proj/.env', '/Users/u/.netrc'], notes: [] };
+    const plan = { cwd: '/Users/u/proj', writable: ['/Users/u/proj', '/tmp'], readOnly: ['/Users/u/proj/.git/hooks'], pinned: [], gitDirs: ['/Users/u/proj/.git'], maskedDirs: ['/Users/u/.ssh', '/Users/u/Library/Application Support/Gatehouse'], maskedFiles: ['/Users/u/proj/.env', '/Users/u/.netrc'], notes: [], settings: { dirs: [], names: [] } };
     const profile = seatbeltProfile(plan);
     expect(profile.split('\n')[0]).toBe('(version 1)');
     expect(profile).toContain('(allow default)');
@@ -282,7 +282,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/Library/Application Support/Gatehouse") (literal "/Users/u/proj/.env") (literal "/Users/u/.netrc"))');
     const line = boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, plan, 'npm test', '/bin/bash');
     // The same check around it as around bubblewrap (see "the Git files that move configuration").
-    expect(line).toMatch(/^\/bin\/sh -c '.*' gatehouse-box '' 1 \/Users\/u\/proj\/\.git \/usr\/bin\/sandbox-exec -p '\(version 1\)\n/s);
+    expect(line).toMatch(/^\/bin\/sh -c '.*' gatehouse-box '' 1 \/Users\/u\/proj\/\.git '' '' \/usr\/bin\/sandbox-exec -p '\(version 1\)\n/s);
     expect(line.endsWith(" /bin/bash -c 'npm test'")).toBe(true);
     if (process.platform !== 'darwin') return ctx.skip('sandbox-exec runs only on macOS; the profile text is checked above');
     const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, { ...plan, writable: ['/tmp'] }, 'echo ok')], { encoding: 'utf8' });
@@ -517,7 +517,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(plan.writable).toEqual([dir]);
     expect(plan.gitDirs).toEqual([]);
     expect(plan.top).toBe(dir);
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 /usr/bin/bwrap .* -- /bin/sh -c true$`, 's'));
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 ${dir}// '' /usr/bin/bwrap .* -- /bin/sh -c true$`, 's'));
     const home = tempDir('gatehouse-box-home-');
     const inHome = boxPlan({ home, rules: [], tmpDirs: [] }, home);
     expect(inHome.top).toBeUndefined();
@@ -602,7 +602,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(readFileSync(file, 'utf8')).toBe(text);
     const plan = boxPlan({ home: '/nonexistent-home', rules: [], tmpDirs: [] }, tempDir('gatehouse-box-plain-'));
     const line = boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh', file);
-    expect(line.startsWith(`/bin/sh ${file} ${plan.top} 0 /usr/bin/bwrap `)).toBe(true);
+    expect(line.startsWith(`/bin/sh ${file} ${plan.top} 0 ${plan.top}// '' /usr/bin/bwrap `)).toBe(true);
     expect(line.length).toBeLessThan(text.length);
   });
 
@@ -1346,6 +1346,86 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(existsSync(join(repo, '.git', 'modules'))).toBe(false);
     git(repo, h.home, 'status', '--porcelain');
     expect(existsSync(marker), 'git status outside the box ran the new repository’s fsmonitor').toBe(false);
+    expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([]);
+  });
+
+  /**
+   * What a test suite or build script run in the box could leave an agent's next session: a
+   * Claude Code settings file with hooks at the top, a subagent in the command's folder, a Copilot
+   * hook folder, and a link to a settings folder the command filled in the temp folders. Each
+   * line prints nothing; the last says done.
+   */
+  const plantSettings = (scratch: string) =>
+    [
+      `mkdir -p ../.claude && printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}' > ../.claude/settings.local.json`,
+      "mkdir -p .claude/agents && printf -- '---\\nname: x\\n---\\n' > .claude/agents/x.md",
+      "mkdir -p ../.github/hooks && echo '{}' > ../.github/hooks/h.json",
+      `mkdir -p ${shellQuote(join(scratch, 'gem'))} && echo '{}' > ${shellQuote(join(scratch, 'gem', 'settings.json'))} && ln -s ${shellQuote(join(scratch, 'gem'))} ../.gemini`,
+      'echo notes > ../.claude/notes.txt && echo out > built.txt && echo done',
+    ].join('\n');
+
+  it("agent settings a contained command creates in the project (a .claude/settings.local.json with hooks, a subagent, a Copilot hook folder, a link to a settings folder elsewhere) are removed after the box exits, and said so; what else it wrote stays; without the check they stay for the agent's next session", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    put(join(repo, '.claude', 'settings.json'), '{}\n');
+    const sub = join(repo, 'sub');
+    mkdirSync(sub);
+    const scratch = tempDir('gatehouse-box-scratch-');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, sub);
+    expect(plan.settings.dirs).toEqual([sub, repo]);
+    expect(plan.settings.names).toEqual(expect.arrayContaining(['.claude/settings.json', '.claude/settings.local.json', '.claude/agents', '.github/hooks', '.gemini/settings.json', 'opencode.json', '.gatehouse/plugins']));
+    expect(plan.settings.names.filter((n) => n.startsWith('.git/') || /[*?[{]/.test(n))).toEqual([]);
+    const planted = [join(repo, '.claude', 'settings.local.json'), join(sub, '.claude', 'agents'), join(repo, '.github', 'hooks'), join(repo, '.gemini')];
+
+    // The fault, in the same box with no check around it: all of it is there afterwards.
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', plantSettings(scratch)], { cwd: sub, env: gitEnv(h.home), encoding: 'utf8' });
+    expect(bare.stdout, bare.stderr).toBe('done\n');
+    for (const p of planted) expect(existsSync(p), `${p}: the attack must work without the check, or this test proves nothing`).toBe(true);
+    for (const p of [...planted, join(repo, '.claude', 'notes.txt'), join(sub, 'built.txt'), join(sub, '.claude'), join(repo, '.github'), join(scratch, 'gem')]) rmSync(p, { recursive: true, force: true });
+
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, plantSettings(scratch)), sub, h.home);
+    expect(r.stdout, r.stderr).toBe('done\n');
+    expect(r.status, 'the command exited 0, but what it made was removed').toBe(1);
+    const said = gatehouseLines(r.stderr);
+    expect(said, r.stderr).toHaveLength(1);
+    expect(said[0]).toMatch(/^gatehouse: removed .*: agent settings the contained command created in the project\. An agent started there would take hooks/);
+    for (const p of planted) {
+      expect(existsSync(p) || lstatSync(p, { throwIfNoEntry: false }) !== undefined, `${p} is still there`).toBe(false);
+      expect(said[0]).toContain(` ${p}`);
+    }
+    // The link is removed, not what it named; what else the command wrote stays, and the settings that were there.
+    expect(readFileSync(join(scratch, 'gem', 'settings.json'), 'utf8')).toBe('{}\n');
+    expect(readFileSync(join(repo, '.claude', 'notes.txt'), 'utf8')).toBe('notes\n');
+    expect(readFileSync(join(sub, 'built.txt'), 'utf8')).toBe('out\n');
+    expect(existsSync(join(sub, '.claude'))).toBe(true);
+    expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
+
+    // Nothing planted: nothing said, the status the command's.
+    const quiet = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'echo hi > ../.claude/notes.txt; exit 3'), sub, h.home);
+    expect(gatehouseLines(quiet.stderr), quiet.stderr).toEqual([]);
+    expect(quiet.status).toBe(3);
+  });
+
+  it("two commands at once: a settings file one command's box made, there when the second's check looked before its box, does not count as there before for the second: after the first check removes it, the second makes it again, and its check removes it too", async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    const { box, fifos, line } = boxWithFifos(h, repo, ['a', 'b']);
+    const settings = join(repo, '.claude', 'settings.local.json');
+    const make = `mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.local.json`;
+    const first = started(line(`${make} && echo made; read x < ${shellQuote(join(fifos, 'a'))}`), repo, h.home, ctx);
+    await first.said('made\n');
+    const second = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'b'))}; ${make} && echo again`), repo, h.home, ctx);
+    await second.said('waiting\n');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    expect(await first.ended, first.got.stderr).toBe(1);
+    const removed = [expect.stringMatching(new RegExp(`^gatehouse: removed ${settings.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: agent settings`))];
+    expect(gatehouseLines(first.got.stderr)).toEqual(removed);
+    expect(existsSync(settings)).toBe(false);
+    writeFileSync(join(fifos, 'b'), 'go\n');
+    expect(await second.ended, second.got.stderr).toBe(1);
+    expect(second.got.stdout).toBe('waiting\nagain\n');
+    expect(gatehouseLines(second.got.stderr)).toEqual(removed);
+    expect(existsSync(settings)).toBe(false);
     expect(readdirSync(box).filter((n) => n.startsWith('pending-'))).toEqual([]);
   });
 
