@@ -5,12 +5,16 @@
 // usual test or build call. Target: at most 1.5× the uncontained call.
 // Reported beside it, without a target: the box on a command that does nothing (`true`), where
 // bubblewrap's own start-up is all there is, against bash alone.
+// And the walk every contained call makes of its project on the host's thread (namedPlaces: the
+// secret files to hide, the settings and hooks to pin), over 2,000 entries in 200 folders,
+// against a bare readdir walk of the same tree: what the matching adds. Target: at most 2.5×.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHost } from '../main/host/create-host.js';
-import { boxedCommandLine, boxPlan } from '../main/runner/box.js';
+import { builtinRules } from '../main/policy/rules/builtin.js';
+import { boxedCommandLine, boxPlan, namedPlaces } from '../main/runner/box.js';
 import { detectSandbox } from '../main/runner/sandbox.js';
 import { listenForConsolesAndAgents } from '../main/shells/serve/run-serve.js';
 import { median, type BenchCase } from './harness.js';
@@ -81,6 +85,38 @@ export async function containmentCases(opts: { calls?: number } = {}): Promise<{
     return median(t);
   };
 
+  // A project of 2,000 entries for the walk: 20 packages × 10 folders × 9 files, a .env per package, a Git folder.
+  const tree = join(root, 'tree');
+  mkdirSync(join(tree, '.git', 'hooks'), { recursive: true });
+  writeFileSync(join(tree, '.git', 'config'), '');
+  for (let p = 0; p < 20; p++) {
+    writeFileSync(join(tree, `pkg-${p}.env`), '');
+    for (let d = 0; d < 10; d++) {
+      const dir = join(tree, `pkg-${p}`, `dir-${d}`);
+      mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 9; f++) writeFileSync(join(dir, f === 0 && d === 0 ? '.env' : `file-${f}.ts`), '');
+    }
+  }
+  const rules = builtinRules({ home: root, gatehouseHome: home, caseInsensitive: false });
+  const walks = 50;
+  const timedWalks = (fn: () => unknown) => {
+    const t: number[] = [];
+    for (let i = 0; i < walks; i++) {
+      const t0 = performance.now();
+      fn();
+      t.push(performance.now() - t0);
+    }
+    return median(t);
+  };
+  const bareWalk = (dir: string): number => {
+    let n = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      n++;
+      if (e.isDirectory()) n += bareWalk(join(dir, e.name));
+    }
+    return n;
+  };
+
   const cases: BenchCase[] = [
     {
       name: 'Bash call uncontained: hook + `node test.js` (p50)',
@@ -112,6 +148,19 @@ export async function containmentCases(opts: { calls?: number } = {}): Promise<{
       better: 'lower',
       baseline: 'bash -c true',
       run: () => medianOf(calls, () => bash(boxedTrue)),
+    },
+    { name: 'readdir walk of a 2,000-entry project', unit: 'ms', better: 'lower', run: () => timedWalks(() => bareWalk(tree)) },
+    {
+      name: "contained call's project walk (secrets, settings, hooks), same project",
+      unit: 'ms',
+      better: 'lower',
+      baseline: 'readdir walk of a 2,000-entry project',
+      target: { ratio: 2.5 },
+      run: () =>
+        timedWalks(() => {
+          const found = namedPlaces(tree, rules);
+          if (found.secret.length !== 20 || !found.complete) throw new Error(`the walk found ${found.secret.length} secret files, not 20`);
+        }),
     },
   ];
   return {

@@ -28,7 +28,7 @@
 // file any contained command can read.
 import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import type { Rule } from '../policy/types.js';
@@ -385,15 +385,33 @@ function namedMatchers(named: string[], namedModify: string[], except: string[])
   const key = JSON.stringify([named, namedModify, except]);
   let m = matcherCache.get(key);
   if (!m) {
-    m = {
-      isSecret: picomatch([...named, ...BOX_SECRET_NAMES].map(asDirPattern), { dot: true, ignore: [...except, ...BOX_SECRET_EXCEPT] }),
-      isKept: namedModify.length ? picomatch(namedModify.map(asDirPattern), { dot: true }) : () => false,
-    };
+    const secret = anyOf([...named, ...BOX_SECRET_NAMES].map(asDirPattern));
+    const template = anyOf([...except, ...BOX_SECRET_EXCEPT]);
+    const kept = anyOf(namedModify.map(asDirPattern));
+    m = { isSecret: (rel) => secret(rel) && !template(rel), isKept: kept };
     // Rules change rarely; a bound keeps edits over a long run from growing it.
     if (matcherCache.size >= 16) matcherCache.clear();
     matcherCache.set(key, m);
   }
   return m;
+}
+
+/**
+ * picomatch(globs, { dot: true }) as one regular expression: what picomatch's matcher for a list
+ * does (a glob equal to the input, else its expression), but one match per path instead of one
+ * per glob. The walk asks it of every entry of the project on every contained call, on the
+ * host's thread: with ~25 globs the list's matcher took half of a 10 ms walk of a 1,700-entry
+ * project.
+ */
+function anyOf(globs: string[]): Matcher {
+  if (globs.length === 0) return () => false;
+  const res = globs.map((g) => picomatch.makeRe(g, { dot: true }));
+  const flags = res[0]!.flags;
+  // Never the case (the options are the same for all), but then each keeps its own flags.
+  if (res.some((r) => r.flags !== flags)) return picomatch(globs, { dot: true });
+  const one = new RegExp(res.map((r) => `(?:${r.source})`).join('|'), flags);
+  const literal = new Set(globs);
+  return (rel) => rel !== '' && (literal.has(rel) || one.test(rel));
 }
 
 /** `**\/.git/hooks/**` names the folder: matched as `**\/.git/hooks` against the folder's own path. */
@@ -412,13 +430,18 @@ function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: 
   // Git's folders are walked before any more of the work tree: in a project larger than the
   // budget, a submodule's git folder (.git/modules/NAME) would otherwise be reached after it ran
   // out, and its config left writable and unchecked by the box.
-  const tree: Array<{ dir: string; kind: 'tree' }> = [{ dir: root, kind: 'tree' }];
-  const gitQueue: Array<{ dir: string; kind: 'gitdir' | 'gitlist' }> = [];
+  // Each folder with its path relative to the root ('/'-separated, '' for the root): built by
+  // appending names, not by path.relative per entry (a third of the walk's own time).
+  const top = resolve(root);
+  const tree: Array<{ dir: string; rel: string; kind: 'tree' }> = [{ dir: top, rel: '', kind: 'tree' }];
+  const gitQueue: Array<{ dir: string; rel: string; kind: 'gitdir' | 'gitlist' }> = [];
   let seen = 0;
   for (let t = 0, g = 0; ; ) {
     const item = g < gitQueue.length ? gitQueue[g++] : tree[t++];
     if (!item) break;
     const { dir, kind } = item;
+    const base = dir.endsWith(sep) ? dir : dir + sep;
+    const relBase = item.rel === '' ? '' : item.rel + '/';
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -427,8 +450,9 @@ function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: 
     }
     for (const e of entries) {
       if (++seen > budget) return false;
-      const full = join(dir, e.name);
-      const rel = relative(root, full).split(sep).join('/');
+      // A name from readdir is never '', '.' or '..' and holds no separator: joined as join() would.
+      const full = base + e.name;
+      const rel = relBase + e.name;
       const isGitEntry = kind === 'tree' && e.name === '.git';
       if (isGitEntry && e.isFile()) git.files.push(full);
       const descend = visit(rel, full, e.isDirectory());
@@ -436,16 +460,16 @@ function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: 
       if (kind === 'tree') {
         if (isGitEntry) {
           git.dirs.push(full);
-          gitQueue.push({ dir: full, kind: 'gitdir' });
-        } else if (!NOT_WALKED.has(e.name)) tree.push({ dir: full, kind: 'tree' });
+          gitQueue.push({ dir: full, rel, kind: 'gitdir' });
+        } else if (!NOT_WALKED.has(e.name)) tree.push({ dir: full, rel, kind: 'tree' });
       } else if (kind === 'gitdir') {
         if (e.name === 'modules' || e.name === 'worktrees') {
           git.lists.push(full);
-          gitQueue.push({ dir: full, kind: 'gitlist' });
+          gitQueue.push({ dir: full, rel, kind: 'gitlist' });
         }
       } else {
         git.dirs.push(full);
-        gitQueue.push({ dir: full, kind: 'gitdir' });
+        gitQueue.push({ dir: full, rel, kind: 'gitdir' });
       }
     }
   }
