@@ -195,9 +195,19 @@ function isDir(p: string): boolean {
 
 /** `child` is `parent` or inside it (lexically: paths are compared as given). */
 export const under = (child: string, parent: string): boolean => {
+  // Two absolute paths in normal form (the usual case, asked many times per contained call): what
+  // path.relative would answer, without resolving both against the working folder first.
+  if (child.charCodeAt(0) === 47 && parent.charCodeAt(0) === 47 && !NOT_NORMAL.test(child) && !NOT_NORMAL.test(parent)) {
+    if (child === parent) return true;
+    const top = parent === '/' ? '/' : `${parent}/`;
+    // The rest starting with '..' (a name like `..data`) is not counted as inside, as below.
+    return child.startsWith(top) && !child.startsWith('..', top.length);
+  }
   const r = relative(parent, child);
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
 };
+/** What path.resolve would change in an absolute path: `//`, a `.` or `..` segment, a trailing `/`. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const inSystemDir = (p: string) => SYSTEM_DIRS.some((d) => under(p, d));
 
 /** Visible in every sandbox already (system folders, read-only) or made fresh in it (/proc, /dev, /sys): never bound from the host. */
