@@ -21,6 +21,7 @@ import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'no
 import type { PluginManifest } from '../registry/types.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
+import { inNormalForm } from '../policy/extract/paths.js';
 import { existingPlaces } from './box.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
@@ -197,7 +198,7 @@ function isDir(p: string): boolean {
 export const under = (child: string, parent: string): boolean => {
   // Two absolute paths in normal form (the usual case, asked many times per contained call): what
   // path.relative would answer, without resolving both against the working folder first.
-  if (child.charCodeAt(0) === 47 && parent.charCodeAt(0) === 47 && !NOT_NORMAL.test(child) && !NOT_NORMAL.test(parent)) {
+  if (inNormalForm(child) && inNormalForm(parent)) {
     if (child === parent) return true;
     const top = parent === '/' ? '/' : `${parent}/`;
     // The rest starting with '..' (a name like `..data`) is not counted as inside, as below.
@@ -206,8 +207,6 @@ export const under = (child: string, parent: string): boolean => {
   const r = relative(parent, child);
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
 };
-/** What path.resolve would change in an absolute path: `//`, a `.` or `..` segment, a trailing `/`. */
-const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const inSystemDir = (p: string) => SYSTEM_DIRS.some((d) => under(p, d));
 
 /** Visible in every sandbox already (system folders, read-only) or made fresh in it (/proc, /dev, /sys): never bound from the host. */

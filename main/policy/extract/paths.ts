@@ -52,6 +52,11 @@ export function normalisePath(p: string, cwd: string, home: string): string {
 /** What posix.resolve would change in an absolute path: `//`, a `.` or `..` segment, a trailing `/`. */
 const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
+/** An absolute path posix.resolve would leave as it is (see NOT_NORMAL). */
+export function inNormalForm(p: string): boolean {
+  return p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p);
+}
+
 /**
  * The folder a call works in, as policy judges it: `arguments.cwd` (relative to the call's cwd,
  * `~` expanded) when given, else the call's cwd, lexically normalised. The shell tool runs in
