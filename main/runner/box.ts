@@ -27,7 +27,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
@@ -64,9 +64,10 @@ export interface BoxPlan {
   /**
    * Agents' settings a contained command may not create (`.claude/settings.json`, `.github/hooks`,
    * ...: the locked rules' names): `names` relative to each of `dirs` (the folders from the
-   * command's up to the project's top, where an agent started there reads them). One that was not
-   * there before the box started is removed after it (GIT_CHECK_SCRIPT): one that exists is bound
-   * read-only, but a missing one cannot be.
+   * command's up to the project's top, where an agent started there reads them; the top always).
+   * One that was not there before the box started is removed after it (GIT_CHECK_SCRIPT): one
+   * that exists is bound read-only, but a missing one cannot be. Those folders and the ones on the
+   * way to a name are pinned, so that the path the check knows stays the same folder.
    */
   settings: { dirs: string[]; names: string[] };
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
@@ -108,7 +109,7 @@ const GIT_CONFIG_NAMES = ['commondir', 'config.worktree', 'config', 'hooks'] as 
 /** Git folders checked after a command at most: each is a few words on the command line. */
 const MAX_GIT_DIRS = 256;
 /** Folders from the command's up to the project's top whose agent settings are checked after it, at most. */
-const MAX_SETTINGS_DIRS = 16;
+const MAX_SETTINGS_DIRS = 64;
 
 /**
  * The names (relative paths) of the agents' settings the locked rules keep from change in any
@@ -127,6 +128,15 @@ function settingsNames(modify: readonly Rule[]): string[] {
     }
   }
   return [...names];
+}
+
+/** A folder that is itself (no link at it or on the way to it). */
+function realFolder(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory() && realpathSync(p) === p;
+  } catch {
+    return false;
+  }
 }
 
 /** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
@@ -274,7 +284,9 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
   if (writable.has(project)) {
     const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
     for (const f of found.secret) mask(f);
-    for (const k of found.kept) readOnly.add(k);
+    // One that does not resolve (a dangling link) cannot be bound, and bubblewrap would refuse
+    // the whole box over it: every contained command in the project would fail.
+    for (const k of found.kept) if (existsSync(k)) readOnly.add(k);
     // Their configuration files read-only here too, not only when the walk visited them: a walk
     // that ran out of budget inside a git folder left them writable, and the check after the
     // command sees only whether they exist, not what they say.
@@ -298,6 +310,35 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     if (gitDirs.size > MAX_GIT_DIRS) notes.push(`${gitDirs.size} Git folders in ${project}: only the first ${MAX_GIT_DIRS} are checked for configuration files a contained command created`);
     if (!found.complete) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);
   }
+  // The folders an agent may be started in later whose settings it reads: the command's, up to
+  // the top (always the top; past MAX_SETTINGS_DIRS, the ones nearest the command).
+  const settingsDirs: string[] = [];
+  const names = writable.has(project) ? settingsNames(modify) : [];
+  if (writable.has(project)) {
+    const chain: string[] = [];
+    for (let d = resolve(cwd); (d === project || under(d, project)) && chain.length <= 4096; d = dirname(d)) {
+      chain.push(d);
+      if (d === project || dirname(d) === d) break;
+    }
+    settingsDirs.push(...chain.filter((d) => d !== project).slice(0, MAX_SETTINGS_DIRS - 1), project);
+    if (chain.length > MAX_SETTINGS_DIRS) notes.push(`the command's folder is ${chain.length - 1} folders below the project's top: agent settings are checked in the nearest ${MAX_SETTINGS_DIRS - 1} and the top only`);
+    // SECURITY: the check after the box tells a settings file that was there from a new one by its
+    // path. A folder on the way renamed away (its read-only settings file with it) and made again
+    // with a new file would pass as the old one: so each of these folders, and each folder on the
+    // way to a name in them (.claude, .github/copilot), is pinned (a mount point cannot be renamed
+    // or removed). The top is the box's writable bind, a mount point already. Only a real folder
+    // reached without a link: a bind follows links, and would make where one leads writable.
+    for (const d of settingsDirs) {
+      if (d !== project && realFolder(d)) pinned.add(d);
+      for (const n of names) {
+        const parts = n.split('/');
+        for (let i = 1; i < parts.length; i++) {
+          const p = join(d, ...parts.slice(0, i));
+          if (realFolder(p)) pinned.add(p);
+        }
+      }
+    }
+  }
   // A mask or read-only place inside another mask adds nothing; a read-only place holding a
   // writable folder would cover it (the home, when a project or temp folder is inside it).
   for (const d of maskedDirs) {
@@ -313,23 +354,15 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     }
   }
   for (const p of [...readOnly]) if ([...writable].some((w) => under(w, p))) readOnly.delete(p);
-  // The folders an agent may be started in later whose settings it reads: the command's, up to the top.
-  const settingsDirs: string[] = [];
-  if (writable.has(project)) {
-    for (let d = resolve(cwd); settingsDirs.length < MAX_SETTINGS_DIRS; d = dirname(d)) {
-      if (d !== project && !under(d, project)) break;
-      settingsDirs.push(d);
-      if (d === project) break;
-    }
-  }
   return {
     cwd: resolve(cwd),
     writable: [...writable],
     readOnly: [...readOnly],
-    pinned: [...pinned],
+    // A folder before the ones in it: a bind made after one inside it would cover that one's.
+    pinned: [...pinned].sort((a, b) => a.length - b.length),
     gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS),
     ...(writable.has(project) ? { top: project } : {}),
-    settings: { dirs: settingsDirs, names: settingsDirs.length ? settingsNames(modify) : [] },
+    settings: { dirs: settingsDirs, names: settingsDirs.length ? names : [] },
     maskedDirs: [...maskedDirs],
     maskedFiles: [...maskedFiles],
     notes,
@@ -1312,7 +1345,12 @@ export function seatbeltProfile(plan: BoxPlan): string {
     '(allow default)',
     `(deny file-write* (require-not (require-any ${[...writable.map((w) => `(subpath ${sbString(w)})`), '(subpath "/dev")', '(subpath "/private/var/folders")'].join(' ')})))`,
   ];
-  if (plan.readOnly.length) lines.push(`(deny file-write* ${plan.readOnly.map((p) => `(subpath ${sbString(p)})`).join(' ')})`);
+  // The agents' settings, there or not: Seatbelt's rules go by path, so one that does not exist
+  // cannot be made either (here a program the command left running would outlive the check: no
+  // process namespace ends it with the box).
+  const settings = plan.settings.dirs.flatMap((d) => plan.settings.names.map((n) => `${d}/${n}`));
+  const readOnly = [...new Set([...plan.readOnly, ...settings])];
+  if (readOnly.length) lines.push(`(deny file-write* ${readOnly.map((p) => `(subpath ${sbString(p)})`).join(' ')})`);
   const hidden = [...plan.maskedDirs.map((d) => `(subpath ${sbString(d)})`), ...plan.maskedFiles.map((f) => `(literal ${sbString(f)})`)];
   if (hidden.length) lines.push(`(deny file-read* file-write* ${hidden.join(' ')})`);
   return lines.join('\n');
