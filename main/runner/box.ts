@@ -27,7 +27,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
@@ -66,8 +66,8 @@ export interface BoxPlan {
    * ...: the locked rules' names): `names` relative to each of `dirs` (the folders from the
    * command's up to the project's top, where an agent started there reads them; the top always).
    * One that was not there before the box started is removed after it (GIT_CHECK_SCRIPT): one
-   * that exists is bound read-only, but a missing one cannot be. Those folders and the ones on the
-   * way to a name are pinned, so that the path the check knows stays the same folder.
+   * that exists is bound read-only, but a missing one cannot be; one that exists and is another
+   * file after the box (its folder renamed away and made again) is removed too.
    */
   settings: { dirs: string[]; names: string[] };
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
@@ -128,15 +128,6 @@ function settingsNames(modify: readonly Rule[]): string[] {
     }
   }
   return [...names];
-}
-
-/** A folder that is itself (no link at it or on the way to it). */
-function realFolder(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory() && realpathSync(p) === p;
-  } catch {
-    return false;
-  }
 }
 
 /** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
@@ -284,9 +275,10 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
   if (writable.has(project)) {
     const found = namedPlaces(project, ctx.rules, ctx.walkBudget);
     for (const f of found.secret) mask(f);
-    // One that does not resolve (a dangling link) cannot be bound, and bubblewrap would refuse
-    // the whole box over it: every contained command in the project would fail.
-    for (const k of found.kept) if (existsSync(k)) readOnly.add(k);
+    // A dangling link among them cannot be bound: bubblewrap then refuses the box, naming it, and
+    // the command does not run. Not bound, the command could make what it names (in the project,
+    // in /tmp) and an agent would read that through it.
+    for (const k of found.kept) readOnly.add(k);
     // Their configuration files read-only here too, not only when the walk visited them: a walk
     // that ran out of budget inside a git folder left them writable, and the check after the
     // command sees only whether they exist, not what they say.
@@ -322,22 +314,6 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     }
     settingsDirs.push(...chain.filter((d) => d !== project).slice(0, MAX_SETTINGS_DIRS - 1), project);
     if (chain.length > MAX_SETTINGS_DIRS) notes.push(`the command's folder is ${chain.length - 1} folders below the project's top: agent settings are checked in the nearest ${MAX_SETTINGS_DIRS - 1} and the top only`);
-    // SECURITY: the check after the box tells a settings file that was there from a new one by its
-    // path. A folder on the way renamed away (its read-only settings file with it) and made again
-    // with a new file would pass as the old one: so each of these folders, and each folder on the
-    // way to a name in them (.claude, .github/copilot), is pinned (a mount point cannot be renamed
-    // or removed). The top is the box's writable bind, a mount point already. Only a real folder
-    // reached without a link: a bind follows links, and would make where one leads writable.
-    for (const d of settingsDirs) {
-      if (d !== project && realFolder(d)) pinned.add(d);
-      for (const n of names) {
-        const parts = n.split('/');
-        for (let i = 1; i < parts.length; i++) {
-          const p = join(d, ...parts.slice(0, i));
-          if (realFolder(p)) pinned.add(p);
-        }
-      }
-    }
   }
   // A mask or read-only place inside another mask adds nothing; a read-only place holding a
   // writable folder would cover it (the home, when a project or temp folder is inside it).
@@ -358,8 +334,7 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     cwd: resolve(cwd),
     writable: [...writable],
     readOnly: [...readOnly],
-    // A folder before the ones in it: a bind made after one inside it would cover that one's.
-    pinned: [...pinned].sort((a, b) => a.length - b.length),
+    pinned: [...pinned],
     gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS),
     ...(writable.has(project) ? { top: project } : {}),
     settings: { dirs: settingsDirs, names: settingsDirs.length ? names : [] },
@@ -632,7 +607,9 @@ export function installBoxCheck(dir: string): string {
  * agent (BoxPlan.settings: `.claude/settings.json`, `.github/hooks`, ...) that was not in one of
  * the folders before the box is removed after it, and a link put on the way to one. One that was
  * there is bound read-only, but a missing one cannot be, and a test suite or build script the
- * command runs could otherwise leave the agent's next session hooks that run unsupervised.
+ * command runs could otherwise leave the agent's next session hooks that run unsupervised. One
+ * that was there is known by its inode as well (SI, replaced): a folder on the way can be renamed
+ * away, the read-only mount with it, and one made again with new settings in its place.
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -646,7 +623,7 @@ export function installBoxCheck(dir: string): string {
  * it had not undone yet; SIGKILL cannot be ignored.
  */
 const GIT_CHECK_SCRIPT = `if [ "$1" = --recover ]; then RO=1 top= n=0; else RO= top=$1; shift; n=$1; shift; fi
-G= SD= SN=
+G= SD= SN= SI=//
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
 if [ -z "$RO" ]; then SD=$1 SN=$2; shift 2; fi
 NL='
@@ -760,12 +737,35 @@ settings() {
       while :; do
         case $sg_x in
         */*) sg_p=$sg_p/\${sg_x%%/*} sg_x=\${sg_x#*/}; on_way "$sg_p" || break ;;
-        *) note "$sg_p/$sg_x"; break ;;
+        *)
+          sg_f=$sg_p/$sg_x
+          if [ "$phase" = before ]; then
+            note "$sg_f"
+            if there "$sg_f"; then ident "$sg_f"; SI="$SI$sg_f//$io//"; fi
+          elif note "$sg_f"; then
+            replaced "$sg_f"
+          fi
+          break ;;
         esac
       done
     done
   done
   SK=
+}
+# The inode of $1 itself (not where a link leads) in io, ? when ls cannot tell.
+ident() {
+  io=$(ls -di -- "$1" 2>/dev/null) || io=
+  io=\${io#"\${io%%[! ]*}"} io=\${io%% *}
+  case $io in '' | *[!0-9]*) io='?' ;; esac
+}
+# A settings path that was there before (SI) and is another file or folder now: its folder on the
+# way was renamed away, the read-only one with it, and one made again in its place. Removed.
+replaced() {
+  there "$1" || return 0
+  case $SI in *"//$1//"[0-9?]*) ;; *) return 0 ;; esac
+  ident "$1"
+  case $SI in *"//$1//$io//"*) return 0 ;; esac
+  remove "$1"
 }
 on_way() {
   if [ "$phase" = before ]; then note "$1"; return 0; fi
@@ -1150,7 +1150,7 @@ sq() {
 save() {
   J=$JD/pending-$ME-run sv=
   {
-    for v in top G0 G SD SN B D fresh; do
+    for v in top G0 G SD SN SI B D fresh; do
       eval "sq_v=\\"\\$$v\\""; sq "$sq_v"; printf '%s=%s\\n' "$v" "$sq_o" || sv=1
     done
     j=1
@@ -1183,7 +1183,7 @@ notes() {
 narrow_one() {
   mB=$B mD=$D mG=$G mtop=$top mi=\${i:-0} j=1
   while [ "$j" -le "$mi" ]; do eval "mK_$j=\\$K_$j mI_$j=\\$I_$j; unset K_$j I_$j"; j=$((j + 1)); done
-  ok= B= D= G= top= fresh= SD= SN=
+  ok= B= D= G= top= fresh= SD= SN= SI=//
   # 4: a note still being written (its box not started yet); any other failure: gone.
   [ -f "$1" ] || exit 3
   . "$1" 2>/dev/null
@@ -1249,7 +1249,7 @@ narrow() {
   done
 }
 recover_one() {
-  ok= SD= SN=
+  ok= SD= SN= SI=//
   . "$1" 2>/dev/null
   [ "$ok" = 1 ] || return 0
   HOLD=$JD/held/\${1##*/pending-}
@@ -1339,7 +1339,9 @@ const sbString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"'
  * come after the allow, so they hold whichever way rules are ordered.
  */
 export function seatbeltProfile(plan: BoxPlan): string {
-  const writable = [...plan.writable, ...plan.writable.filter((w) => w === '/tmp' || w.startsWith('/tmp/') || w === '/var/tmp' || w.startsWith('/var/')).map((w) => `/private${w}`)];
+  // /tmp and /var are links to /private/… on macOS, and Seatbelt matches the path it reaches.
+  const withPrivate = (ps: readonly string[]) => [...ps, ...ps.filter((w) => w === '/tmp' || w.startsWith('/tmp/') || w === '/var/tmp' || w.startsWith('/var/')).map((w) => `/private${w}`)];
+  const writable = withPrivate(plan.writable);
   const lines = [
     '(version 1)',
     '(allow default)',
@@ -1349,7 +1351,7 @@ export function seatbeltProfile(plan: BoxPlan): string {
   // cannot be made either (here a program the command left running would outlive the check: no
   // process namespace ends it with the box).
   const settings = plan.settings.dirs.flatMap((d) => plan.settings.names.map((n) => `${d}/${n}`));
-  const readOnly = [...new Set([...plan.readOnly, ...settings])];
+  const readOnly = [...new Set([...plan.readOnly, ...withPrivate(settings)])];
   if (readOnly.length) lines.push(`(deny file-write* ${readOnly.map((p) => `(subpath ${sbString(p)})`).join(' ')})`);
   const hidden = [...plan.maskedDirs.map((d) => `(subpath ${sbString(d)})`), ...plan.maskedFiles.map((f) => `(literal ${sbString(f)})`)];
   if (hidden.length) lines.push(`(deny file-read* file-write* ${hidden.join(' ')})`);

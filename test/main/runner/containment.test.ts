@@ -282,6 +282,8 @@ describe('the box: what it hides and what it keeps read-only', () => {
     // The agents' settings, missing ones too: a rule by path stops a program left running after the check as well.
     const withSettings = seatbeltProfile({ ...plan, settings: { dirs: ['/Users/u/proj/sub', '/Users/u/proj'], names: ['.claude/settings.json', '.github/hooks'] } });
     expect(withSettings).toContain('(deny file-write* (subpath "/Users/u/proj/.git/hooks") (subpath "/Users/u/proj/sub/.claude/settings.json") (subpath "/Users/u/proj/sub/.github/hooks") (subpath "/Users/u/proj/.claude/settings.json") (subpath "/Users/u/proj/.github/hooks"))');
+    // Under /tmp, by the path Seatbelt sees too (/tmp is a link to /private/tmp there).
+    expect(seatbeltProfile({ ...plan, settings: { dirs: ['/tmp/p'], names: ['.claude/settings.json'] } })).toContain('(subpath "/tmp/p/.claude/settings.json") (subpath "/private/tmp/p/.claude/settings.json")');
     expect(profile).toContain('(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/Library/Application Support/Gatehouse") (literal "/Users/u/proj/.env") (literal "/Users/u/.netrc"))');
     const line = boxedCommandLine({ kind: 'seatbelt', path: '/usr/bin/sandbox-exec' }, plan, 'npm test', '/bin/bash');
     // The same check around it as around bubblewrap (see "the Git files that move configuration").
@@ -1409,31 +1411,25 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(quiet.status).toBe(3);
   });
 
-  it('settings that were there cannot be passed off by renaming a folder on the way and making it again: the folders from the command’s up to the top, and .claude in them, are pinned', (ctx) => {
+  it('settings that were there are not passed off by renaming a folder on the way and making it again with new ones: the check knows them by what they are (their inode), not only by path', (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
     const sub = join(repo, 'sub');
     put(join(repo, '.claude', 'settings.json'), '{}\n');
-    put(join(sub, '.claude', 'settings.json'), '{}\n');
+    put(join(sub, '.claude', 'agents', 'a.md'), 'mine\n');
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, sub);
-    const pins = [sub, join(sub, '.claude'), join(repo, '.claude')];
-    expect(plan.pinned).toEqual(expect.arrayContaining(pins));
-    expect(plan.pinned.indexOf(sub)).toBeLessThan(plan.pinned.indexOf(join(sub, '.claude')));
     const evil = '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}';
+    // The read-only file and folder go with their renamed folders; new ones are made in their place.
     const attack = [
-      `(mv ../.claude ../.c-old && mkdir ../.claude && printf '%s' '${evil}' > ../.claude/settings.json) 2>/dev/null`,
-      `(cd .. && mv sub sub.old && mkdir -p sub/.claude && printf '%s' '${evil}' > sub/.claude/settings.json) 2>/dev/null`,
-      'echo done',
-    ].join('\n');
-    const settings = [join(repo, '.claude', 'settings.json'), join(sub, '.claude', 'settings.json')];
+      `mv ../.claude ../.c-old && mkdir ../.claude && printf '%s' '${evil}' > ../.claude/settings.json`,
+      `cd .. && mv sub sub.old && mkdir -p sub/.claude/agents && echo evil > sub/.claude/agents/a.md && echo done`,
+    ].join(' && ');
+    const replaced = [join(repo, '.claude', 'settings.json'), join(sub, '.claude', 'agents')];
 
-    // The fault, with the check but without these pins: both renames go through, and the new files
-    // pass for the ones that were there.
-    const unpinned = { ...plan, pinned: plan.pinned.filter((p) => !pins.includes(p)) };
-    const bare = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, unpinned, attack), sub, h.home);
+    // The fault, in the same box with no check around it: the new ones stand where the old ones were.
+    const bare = spawnSync(sandbox.path, [...bwrapBoxArgs(plan), '--', '/bin/sh', '-c', attack], { cwd: sub, env: gitEnv(h.home), encoding: 'utf8' });
     expect(bare.stdout, bare.stderr).toBe('done\n');
-    for (const f of settings) expect(readFileSync(f, 'utf8'), `${f}: the attack must work without the pins, or this test proves nothing`).toBe(evil);
-    expect(gatehouseLines(bare.stderr)).toEqual([]);
+    expect(readFileSync(replaced[0]!, 'utf8'), 'the attack must work in the box, or this test proves nothing').toBe(evil);
     rmSync(join(repo, '.claude'), { recursive: true });
     renameSync(join(repo, '.c-old'), join(repo, '.claude'));
     rmSync(sub, { recursive: true });
@@ -1441,13 +1437,30 @@ describe('the box: the Git files that move configuration (created inside, remove
 
     const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, attack), sub, h.home);
     expect(r.stdout, r.stderr).toBe('done\n');
-    for (const f of settings) expect(readFileSync(f, 'utf8')).toBe('{}\n');
-    expect(existsSync(join(repo, '.c-old')) || existsSync(join(repo, 'sub.old'))).toBe(false);
-    expect(gatehouseLines(r.stderr)).toEqual([]);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(1);
+    const said = gatehouseLines(r.stderr);
+    expect(said, r.stderr).toHaveLength(1);
+    expect(said[0]).toMatch(/^gatehouse: removed .*: agent settings the contained command created in the project/);
+    for (const p of replaced) {
+      expect(existsSync(p), `${p} is still there`).toBe(false);
+      expect(said[0]).toContain(` ${p}`);
+    }
+    // What was there is where the command moved it, untouched.
+    expect(readFileSync(join(repo, '.c-old', 'settings.json'), 'utf8')).toBe('{}\n');
+    expect(readFileSync(join(repo, 'sub.old', '.claude', 'agents', 'a.md'), 'utf8')).toBe('mine\n');
+
+    // The same settings, not replaced: nothing said.
+    rmSync(join(repo, '.claude'), { recursive: true });
+    renameSync(join(repo, '.c-old'), join(repo, '.claude'));
+    rmSync(sub, { recursive: true });
+    renameSync(join(repo, 'sub.old'), sub);
+    const quiet = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, 'cat ../.claude/settings.json'), sub, h.home);
+    expect(quiet.stdout).toBe('{}\n');
+    expect(gatehouseLines(quiet.stderr), quiet.stderr).toEqual([]);
+    expect(quiet.status).toBe(0);
   });
 
-  it('the settings are checked at the project’s top however deep the command starts; a dangling link at a settings name deeper in is not bound (bubblewrap would refuse the whole box)', (ctx) => {
+  it('the settings are checked at the project’s top however deep the command starts; a dangling link at a settings name deeper in makes the box refuse, naming it (not bound, the command could make what it names)', (ctx) => {
     const { h, repo } = realRepo();
     const deep = join(repo, ...Array.from({ length: 70 }, (_, i) => `d${i}`));
     mkdirSync(deep, { recursive: true });
@@ -1460,12 +1473,16 @@ describe('the box: the Git files that move configuration (created inside, remove
 
     const pkg = join(repo, 'pkg');
     mkdirSync(join(pkg, '.claude'), { recursive: true });
-    symlinkSync(join(h.home, 'nowhere', 'settings.json'), join(pkg, '.claude', 'settings.json'));
+    const link = join(pkg, '.claude', 'settings.json');
+    symlinkSync(join(repo, 'made-later.json'), link);
     const withLink = boxPlan({ home: h.home, rules, tmpDirs: [] }, repo);
-    expect(withLink.readOnly).not.toContain(join(pkg, '.claude', 'settings.json'));
+    expect(withLink.readOnly).toContain(link);
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
-    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, withLink, 'echo ok'), repo, h.home);
-    expect(r.stdout, r.stderr).toBe('ok\n');
+    const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, withLink, `echo '{"hooks":{}}' > made-later.json; echo ran`), repo, h.home);
+    expect(r.stdout).toBe('');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(link);
+    expect(existsSync(join(repo, 'made-later.json'))).toBe(false);
   });
 
   it("two commands at once: a settings file one command's box made, there when the second's check looked before its box, does not count as there before for the second: after the first check removes it, the second makes it again, and its check removes it too", async (ctx) => {
