@@ -608,8 +608,9 @@ export function installBoxCheck(dir: string): string {
  * the folders before the box is removed after it, and a link put on the way to one. One that was
  * there is bound read-only, but a missing one cannot be, and a test suite or build script the
  * command runs could otherwise leave the agent's next session hooks that run unsupervised. One
- * that was there is known by its inode as well (SI, replaced): a folder on the way can be renamed
- * away, the read-only mount with it, and one made again with new settings in its place.
+ * that was there is known by what it is as well (SE, ST, settings_text, replaced_all): a folder on the
+ * way can be renamed away, the read-only mount with it, and one made again with new settings in
+ * its place; such a one is set aside into the data folder, never deleted (it may be the user's).
  *
  * Written for a hostile command inside: the notes are kept in this shell's own variables, out of
  * the box's reach; a path is tested with -L as well as -e and removed with `rm -rf --`, which
@@ -623,7 +624,7 @@ export function installBoxCheck(dir: string): string {
  * it had not undone yet; SIGKILL cannot be ignored.
  */
 const GIT_CHECK_SCRIPT = `if [ "$1" = --recover ]; then RO=1 top= n=0; else RO= top=$1; shift; n=$1; shift; fi
-G= SD= SN= SI=//
+G= SD= SN= SE= ST=
 while [ "$n" -gt 0 ]; do G="$G$1//"; shift; n=$((n - 1)); done
 if [ -z "$RO" ]; then SD=$1 SN=$2; shift 2; fi
 NL='
@@ -695,7 +696,7 @@ discard() {
     for try in 1 2; do
       if [ -n "$HOLD" ]; then
         mkdir -p -- "$HOLD" 2>/dev/null
-        mv -f -- "./$b" "$HOLD/$((C + SC + 1))-$b" 2>/dev/null && exit 0
+        mv -f -- "./$b" "$HOLD/$((C + SC + XC + 1))-$b" 2>/dev/null && exit 0
       fi
       # When holding, removed only once it could not be moved either way.
       if [ -z "$HOLD" ] || [ "$try" = 2 ]; then
@@ -739,33 +740,77 @@ settings() {
         */*) sg_p=$sg_p/\${sg_x%%/*} sg_x=\${sg_x#*/}; on_way "$sg_p" || break ;;
         *)
           sg_f=$sg_p/$sg_x
-          if [ "$phase" = before ]; then
-            note "$sg_f"
-            if there "$sg_f"; then ident "$sg_f"; SI="$SI$sg_f//$io//"; fi
-          elif note "$sg_f"; then
-            replaced "$sg_f"
-          fi
+          note "$sg_f"
+          if [ "$phase" = before ] && there "$sg_f"; then SE="$SE$sg_f//"; fi
           break ;;
         esac
       done
     done
   done
+  if [ "$phase" = before ]; then settings_text; ST=$st_out; else replaced_all; fi
   SK=
 }
-# The inode of $1 itself (not where a link leads) in io, ? when ls cannot tell.
-ident() {
-  io=$(ls -di -- "$1" 2>/dev/null) || io=
-  io=\${io#"\${io%%[! ]*}"} io=\${io%% *}
-  case $io in '' | *[!0-9]*) io='?' ;; esac
+# What the settings paths that were there (SE) are, as one text: the listing of each and of
+# everything under it (inode, mode, size, where a link leads) and the hash of each file's content.
+# Not the inode alone: another box can put another file at a path just before this one's
+# read-only bind is made, and write to the one that was there (same inode) through its own; and an
+# inode number is only unique on its device. One find of each kind for all of them.
+settings_text() {
+  set --
+  st_q=$SE
+  while [ -n "$st_q" ]; do
+    st_p=\${st_q%%//*} st_q=\${st_q#*//}
+    if [ -n "$st_p" ]; then set -- "$@" "$st_p"; fi
+  done
+  st_out=
+  [ $# -gt 0 ] || return 0
+  st_out=$( { find "$@" -exec ls -ldni -- {} + ; find "$@" -type f -exec $HS {} + ; } 2>/dev/null; printf x) st_out=\${st_out%x}
 }
-# A settings path that was there before (SI) and is another file or folder now: its folder on the
-# way was renamed away, the read-only one with it, and one made again in its place. Removed.
+# The lines of the text $2 about the path $1 (it, or something in it), in lo_out.
+lines_of() {
+  lo_out=
+  while IFS= read -r lo_l; do
+    case $lo_l in *" $1" | *" $1/"* | *" $1 -> "*) lo_out="$lo_out$lo_l$NL" ;; esac
+  done <<LINES
+$2
+LINES
+}
+# The settings paths that were there and are not what they were (their lines of the text differ;
+# every one of them when the text differs in a line that names none): another file or folder
+# in their place (a folder on the way renamed away, the read-only one with it, and made again), or
+# the same one changed, or an edit of the user's meanwhile. Set aside, never deleted.
+replaced_all() {
+  [ -n "$SE" ] || return 0
+  settings_text
+  [ "$st_out" = "$ST" ] && return 0
+  ra_new=$st_out ra_all= ra_hit=
+  while :; do
+    ra_q=$SE
+    while [ -n "$ra_q" ]; do
+      ra_p=\${ra_q%%//*} ra_q=\${ra_q#*//}
+      [ -n "$ra_p" ] && there "$ra_p" || continue
+      case $B in *"//$ra_p//"*) ;; *) continue ;; esac
+      if [ -z "$ra_all" ]; then
+        lines_of "$ra_p" "$ST"; ra_was=$lo_out
+        lines_of "$ra_p" "$ra_new"
+        [ "$lo_out" != "$ra_was" ] || continue
+      fi
+      ra_hit=1
+      replaced "$ra_p"
+    done
+    [ -z "$ra_hit" ] && [ -z "$ra_all" ] || break
+    ra_all=1
+  done
+}
 replaced() {
-  there "$1" || return 0
-  case $SI in *"//$1//"[0-9?]*) ;; *) return 0 ;; esac
-  ident "$1"
-  case $SI in *"//$1//$io//"*) return 0 ;; esac
-  remove "$1"
+  rp_h=$HOLD
+  if [ -z "$HOLD" ] && [ -n "$JD" ]; then HOLD=$JD/held/$ME-settings; fi
+  XH=$HOLD
+  discard "$1"
+  HOLD=$rp_h
+  if there "$1"; then XF=1; fi
+  XC=$((XC + 1))
+  if [ "$XC" -le 5 ]; then XR="$XR $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
 }
 on_way() {
   if [ "$phase" = before ]; then note "$1"; return 0; fi
@@ -1108,6 +1153,12 @@ check() {
     printf "gatehouse: %s%s%s: agent settings $WHO created in the project. An agent started there would take hooks, commands or servers from them and run those unsupervised. A command that must create them needs the operator to approve it.\\n" "$what" "$SR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
+  if [ "$XC" -gt 0 ]; then
+    more=; [ "$XC" -gt 5 ] && more=" and $((XC - 5)) more"
+    if [ -n "$XF" ]; then what='could not set aside (look at them before starting an agent there)'; elif [ -n "$XH" ]; then what="moved into $XH"; else what=removed; fi
+    printf "gatehouse: %s%s%s: agent settings that were there are not what they were after $WHO ran (a folder on the way renamed away and made again, or changed by you meanwhile). An agent started there would take hooks, commands or servers from them and run those unsupervised: look at them, and put back what is yours.\\n" "$what" "$XR" "$more" >&2
+    [ "$st" -eq 0 ] && st=1
+  fi
   [ "$C" -eq 0 ] && return 0
   more=; [ "$C" -gt 5 ] && more=" and $((C - 5)) more"
   if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; elif [ -n "$HOLD" ]; then what="moved into $HOLD"; else what=removed; fi
@@ -1124,6 +1175,8 @@ check() {
 # pending-PID-START-TAG for their owner: START the process's start time (from /proc, 0 where
 # there is none), so a pid used again is not taken for the owner.
 JD= J= HOLD= PROC= WHO='the contained command'
+# A hash that cannot be made to match on purpose (cksum's CRC can): coreutils', else macOS's.
+if command -v sha256sum >/dev/null 2>&1; then HS=sha256sum; elif command -v shasum >/dev/null 2>&1; then HS='shasum -a 256'; else HS=cksum; fi
 case $0 in */box-check-*.sh) JD=\${0%/*}; case $JD in /*) ;; *) JD=$PWD/$JD ;; esac ;; esac
 startof() {
   so=
@@ -1150,7 +1203,7 @@ sq() {
 save() {
   J=$JD/pending-$ME-run sv=
   {
-    for v in top G0 G SD SN SI B D fresh; do
+    for v in top G0 G SD SN SE ST B D fresh; do
       eval "sq_v=\\"\\$$v\\""; sq "$sq_v"; printf '%s=%s\\n' "$v" "$sq_o" || sv=1
     done
     j=1
@@ -1183,7 +1236,7 @@ notes() {
 narrow_one() {
   mB=$B mD=$D mG=$G mtop=$top mi=\${i:-0} j=1
   while [ "$j" -le "$mi" ]; do eval "mK_$j=\\$K_$j mI_$j=\\$I_$j; unset K_$j I_$j"; j=$((j + 1)); done
-  ok= B= D= G= top= fresh= SD= SN= SI=//
+  ok= B= D= G= top= fresh= SD= SN= SE= ST=
   # 4: a note still being written (its box not started yet); any other failure: gone.
   [ -f "$1" ] || exit 3
   . "$1" 2>/dev/null
@@ -1249,12 +1302,12 @@ narrow() {
   done
 }
 recover_one() {
-  ok= SD= SN= SI=//
+  ok= SD= SN= SE= ST=
   . "$1" 2>/dev/null
   [ "$ok" = 1 ] || return 0
   HOLD=$JD/held/\${1##*/pending-}
   WHO='an earlier contained command (stopped before the check after it was done)'
-  F= st=0 LC=0 LR= LF= HF= C=0 R= SC=0 SR= SF= SK=
+  F= st=0 LC=0 LR= LF= HF= C=0 R= SC=0 SR= SF= SK= XC=0 XR= XF= XH=
   check
 }
 recover_all() {
@@ -1278,11 +1331,11 @@ recover_all() {
 if startof $$; then PROC=1 ME=$$-$so; else ME=$$-0; fi
 recover_all
 [ -z "$RO" ] || exit 0
-F= st=0 LC=0 LR= LF= HF= SC=0 SR= SF= SK= G0=$G nt=0
+F= st=0 LC=0 LR= LF= HF= SC=0 SR= SF= SK= XC=0 XR= XF= XH= G0=$G nt=0
 while :; do
   nl=
   if [ -n "$JD" ]; then notes; fi
-  n1=$nl B=// D=// G=$G0 fresh=
+  n1=$nl B=// D=// G=$G0 fresh= SE= ST=
   scan before
   links before
   settings before

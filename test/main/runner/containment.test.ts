@@ -4,7 +4,7 @@
 // with the boxed command (and not boxing what it should not). The real Claude Code CLI runs a
 // contained call in test/main/agents/claude-code-e2e.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -1440,7 +1440,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(r.status).toBe(1);
     const said = gatehouseLines(r.stderr);
     expect(said, r.stderr).toHaveLength(1);
-    expect(said[0]).toMatch(/^gatehouse: removed .*: agent settings the contained command created in the project/);
+    expect(said[0]).toMatch(/^gatehouse: removed .*: agent settings that were there are not what they were after the contained command ran/);
     for (const p of replaced) {
       expect(existsSync(p), `${p} is still there`).toBe(false);
       expect(said[0]).toContain(` ${p}`);
@@ -1483,6 +1483,35 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(link);
     expect(existsSync(join(repo, 'made-later.json'))).toBe(false);
+  });
+
+  it('settings that were there and changed while the command ran (the same file written over, as another box with its own bind could; or an edit of yours) are set aside into the data folder, not deleted, and said so', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    const settings = join(repo, '.claude', 'settings.json');
+    const mine = '{"permissions": {"allow": ["Bash(npm test)"]}}\n';
+    put(settings, mine);
+    const { box, fifos, line } = boxWithFifos(h, repo, ['a']);
+    const cmd = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'a'))}; echo done`), repo, h.home, ctx);
+    await cmd.said('waiting\n');
+    // Written in place: the same inode, size and modification time, other content (only its hash tells).
+    const before = statSync(settings);
+    const evil = '{"hooks": {"SessionStart": []}}'.padEnd(mine.length - 1) + '\n';
+    writeFileSync(settings, evil);
+    utimesSync(settings, before.atimeMs / 1000, before.mtimeMs / 1000);
+    const after = statSync(settings);
+    // ls shows times to the second at most.
+    expect([after.ino, after.size, Math.floor(after.mtimeMs / 1000)]).toEqual([before.ino, before.size, Math.floor(before.mtimeMs / 1000)]);
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    expect(await cmd.ended, cmd.got.stderr).toBe(1);
+    const said = gatehouseLines(cmd.got.stderr);
+    expect(said, cmd.got.stderr).toHaveLength(1);
+    expect(said[0]).toMatch(new RegExp(`^gatehouse: moved into ${box.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/held/\\S+ ${settings.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: agent settings that were there are not what they were`));
+    expect(existsSync(settings)).toBe(false);
+    // Nothing lost: the changed file is in the held folder, as it was.
+    const held = join(box, 'held');
+    const kept = readdirSync(held, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(kept.map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))).toEqual([evil]);
   });
 
   it("two commands at once: a settings file one command's box made, there when the second's check looked before its box, does not count as there before for the second: after the first check removes it, the second makes it again, and its check removes it too", async (ctx) => {
