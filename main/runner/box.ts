@@ -764,7 +764,25 @@ settings_text() {
   done
   st_out=
   [ $# -gt 0 ] || return 0
-  st_out=$( { find "$@" -exec ls -ldni -- {} + ; find "$@" -type f -exec $HS {} + ; } 2>/dev/null; printf x) st_out=\${st_out%x}
+  # -H: a settings path that is a link is read through it (what the agent reads). Without the
+  # link count and the times, which change without the content changing (a hard link made, six
+  # months passing while a killed command's note waits); the hashes tell content apart.
+  st_out=$( { find -H "$@" -exec ls -ldni -- {} + | sed 's/^ *\\([^ ]*\\) *\\([^ ]*\\) *[^ ]* *\\([^ ]*\\) *\\([^ ]*\\) *\\([^ ]*\\) *[^ ]* *[^ ]* *[^ ]* /\\1 \\2 \\3 \\4 \\5 /'; find -H "$@" -type f -exec $HS {} + ; } 2>/dev/null; printf x) st_out=\${st_out%x}
+}
+# The lines of the text $1 about none of the settings paths (SE), in un_out.
+unattributed() {
+  un_out=
+  while IFS= read -r un_l; do
+    un_q=$SE un_m=
+    while [ -n "$un_q" ]; do
+      un_p=\${un_q%%//*} un_q=\${un_q#*//}
+      [ -n "$un_p" ] || continue
+      case $un_l in *" $un_p" | *" $un_p/"* | *" $un_p -> "*) un_m=1; break ;; esac
+    done
+    [ -n "$un_m" ] || un_out="$un_out$un_l$NL"
+  done <<LINES
+$1
+LINES
 }
 # The lines of the text $2 about the path $1 (it, or something in it), in lo_out.
 lines_of() {
@@ -783,23 +801,24 @@ replaced_all() {
   [ -n "$SE" ] || return 0
   settings_text
   [ "$st_out" = "$ST" ] && return 0
-  ra_new=$st_out ra_all= ra_hit=
-  while :; do
-    ra_q=$SE
-    while [ -n "$ra_q" ]; do
-      ra_p=\${ra_q%%//*} ra_q=\${ra_q#*//}
-      [ -n "$ra_p" ] && there "$ra_p" || continue
-      case $B in *"//$ra_p//"*) ;; *) continue ;; esac
-      if [ -z "$ra_all" ]; then
-        lines_of "$ra_p" "$ST"; ra_was=$lo_out
-        lines_of "$ra_p" "$ra_new"
-        [ "$lo_out" != "$ra_was" ] || continue
-      fi
-      ra_hit=1
-      replaced "$ra_p"
-    done
-    [ -z "$ra_hit" ] && [ -z "$ra_all" ] || break
-    ra_all=1
+  ra_new=$st_out
+  # A difference no path's lines account for (a name sha256sum escapes): all of them.
+  unattributed "$ST"; ra_was=$un_out
+  unattributed "$ra_new"
+  ra_all=; [ "$un_out" = "$ra_was" ] || ra_all=1
+  ra_q=$SE
+  while [ -n "$ra_q" ]; do
+    ra_p=\${ra_q%%//*} ra_q=\${ra_q#*//}
+    [ -n "$ra_p" ] || continue
+    if [ -z "$ra_all" ]; then
+      lines_of "$ra_p" "$ST"; ra_was=$lo_out
+      lines_of "$ra_p" "$ra_new"
+      [ "$lo_out" != "$ra_was" ] || continue
+    fi
+    # Gone (another check took it, or a folder on the way was renamed away and not made again):
+    # nothing there for an agent to read; and one the notes no longer count as there was new.
+    there "$ra_p" || continue
+    case $B in *"//$ra_p//"*) replaced "$ra_p" ;; esac
   done
 }
 replaced() {

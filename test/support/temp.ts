@@ -7,7 +7,9 @@ import { onTestFinished } from 'vitest';
 /** A fresh folder for this test only (call inside a test). */
 export function tempDir(prefix = 'gatehouse-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried on ENOTEMPTY/EBUSY: a child a test started (a host's helper process) may still be
+  // ending and writing while a large folder is removed; CI saw one such removal fail.
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   return dir;
 }
 

@@ -1514,6 +1514,34 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(kept.map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))).toEqual([evil]);
   });
 
+  it('a settings file that is a link is read through it: its target changed meanwhile is set aside too; a folder on the way renamed away and not made again sets nothing else aside', async (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const { h, repo } = realRepo();
+    const sub = join(repo, 'sub');
+    put(join(repo, '.claude', 'settings.json'), '{}\n');
+    put(join(sub, '.claude', 'settings.json'), '{}\n');
+    const target = join(repo, 'shared.json');
+    writeFileSync(target, '{"permissions": {}}\n');
+    // Relative: bubblewrap makes its binds in a new root, where an absolute link to the project would
+    // lead elsewhere (it then refuses the box, as for a dangling one).
+    symlinkSync(join('..', 'shared.json'), join(repo, '.claude', 'settings.local.json'));
+    // Started in sub: its settings are among those checked.
+    const { box, fifos, line } = boxWithFifos(h, sub, ['a']);
+    const cmd = started(line(`echo waiting; read x < ${shellQuote(join(fifos, 'a'))}; cd .. && mv sub sub.old && echo done`), sub, h.home, ctx);
+    await cmd.said('waiting\n');
+    writeFileSync(target, '{"hooks": {}, "x": 0}\n'.slice(0, 20) + '\n');
+    writeFileSync(join(fifos, 'a'), 'go\n');
+    expect(await cmd.ended, cmd.got.stderr).toBe(1);
+    expect(cmd.got.stdout).toBe('waiting\ndone\n');
+    const said = gatehouseLines(cmd.got.stderr);
+    expect(said, cmd.got.stderr).toHaveLength(1);
+    expect(said[0]).toContain(`${join(repo, '.claude', 'settings.local.json')}: agent settings that were there are not what they were`);
+    expect(said[0]).toMatch(new RegExp(`^gatehouse: moved into ${box.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/held/`));
+    // The rest stays: the top's settings, and the renamed folder's where the command put them.
+    expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
+    expect(readFileSync(join(repo, 'sub.old', '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
+  });
+
   it("two commands at once: a settings file one command's box made, there when the second's check looked before its box, does not count as there before for the second: after the first check removes it, the second makes it again, and its check removes it too", async (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const { h, repo } = realRepo();
