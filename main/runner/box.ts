@@ -66,8 +66,8 @@ export interface BoxPlan {
    * ...: the locked rules' names): `names` relative to each of `dirs` (the folders from the
    * command's up to the project's top, where an agent started there reads them; the top always).
    * One that was not there before the box started is removed after it (GIT_CHECK_SCRIPT): one
-   * that exists is bound read-only, but a missing one cannot be; one that exists and is another
-   * file after the box (its folder renamed away and made again) is removed too.
+   * that exists is bound read-only, but a missing one cannot be; one that exists and is not what
+   * it was after the box (its folder renamed away and made again) is set aside.
    */
   settings: { dirs: string[]; names: string[] };
   /** Hidden: folders replaced by an empty read-only one, files by an empty file. */
@@ -337,7 +337,7 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     pinned: [...pinned],
     gitDirs: [...gitDirs].slice(0, MAX_GIT_DIRS),
     ...(writable.has(project) ? { top: project } : {}),
-    settings: { dirs: settingsDirs, names: settingsDirs.length ? names : [] },
+    settings: { dirs: settingsDirs, names },
     maskedDirs: [...maskedDirs],
     maskedFiles: [...maskedFiles],
     notes,
@@ -655,7 +655,7 @@ note() {
 }
 remove() {
   discard "$1"
-  if there "$1"; then if [ -n "$SK" ]; then SF=1; else F=1; fi; fi
+  if there "$1"; then case $SK in s) SF=1 ;; x) XF=1 ;; *) F=1 ;; esac; fi
   removed "$1"
 }
 # $2 in the folder $1, by its path there (see idents).
@@ -711,14 +711,16 @@ discard() {
     done
   )
 }
+# Counted by kind (SK): Git's files (empty), new agent settings (s), ones not what they were (x).
 removed() {
-  if [ -n "$SK" ]; then
-    SC=$((SC + 1))
-    if [ "$SC" -le 5 ]; then SR="$SR $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
-    return 0
-  fi
-  C=$((C + 1))
-  if [ "$C" -le 5 ]; then R="$R $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
+  case $SK in
+  s) SC=$((SC + 1)) rm_n=$SC ;;
+  x) XC=$((XC + 1)) rm_n=$XC ;;
+  *) C=$((C + 1)) rm_n=$C ;;
+  esac
+  [ "$rm_n" -le 5 ] || return 0
+  rm_p=" $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"
+  case $SK in s) SR="$SR$rm_p" ;; x) XR="$XR$rm_p" ;; *) R="$R$rm_p" ;; esac
 }
 # The agents' settings (each name of SN in each folder of SD), noted before the box and removed
 # after it when they were not there before, as note does. A folder on the way to one that is a
@@ -726,7 +728,7 @@ removed() {
 # is removed itself: an agent reads its settings through it. One that was a link before, and one
 # that is no folder, is not gone into.
 settings() {
-  phase=$1 SK=1 sg_q=$SD
+  phase=$1 SK=s sg_q=$SD
   while [ -n "$sg_q" ]; do
     sg_d=\${sg_q%%//*} sg_q=\${sg_q#*//}
     [ -n "$sg_d" ] || continue
@@ -769,6 +771,11 @@ settings_text() {
   # months passing while a killed command's note waits); the hashes tell content apart.
   st_out=$( { find -H "$@" -exec ls -ldni -- {} + | sed 's/^ *\\([^ ]*\\) *\\([^ ]*\\) *[^ ]* *\\([^ ]*\\) *\\([^ ]*\\) *\\([^ ]*\\) *[^ ]* *[^ ]* *[^ ]* /\\1 \\2 \\3 \\4 \\5 /'; find -H "$@" -type f -exec $HS {} + ; } 2>/dev/null; printf x) st_out=\${st_out%x}
 }
+# True when the line $1 of the text is about the path $2 (it, or something in it).
+about() {
+  case $1 in *" $2" | *" $2/"* | *" $2 -> "*) return 0 ;; esac
+  return 1
+}
 # The lines of the text $1 about none of the settings paths (SE), in un_out.
 unattributed() {
   un_out=
@@ -777,7 +784,7 @@ unattributed() {
     while [ -n "$un_q" ]; do
       un_p=\${un_q%%//*} un_q=\${un_q#*//}
       [ -n "$un_p" ] || continue
-      case $un_l in *" $un_p" | *" $un_p/"* | *" $un_p -> "*) un_m=1; break ;; esac
+      if about "$un_l" "$un_p"; then un_m=1; break; fi
     done
     [ -n "$un_m" ] || un_out="$un_out$un_l$NL"
   done <<LINES
@@ -788,7 +795,7 @@ LINES
 lines_of() {
   lo_out=
   while IFS= read -r lo_l; do
-    case $lo_l in *" $1" | *" $1/"* | *" $1 -> "*) lo_out="$lo_out$lo_l$NL" ;; esac
+    if about "$lo_l" "$1"; then lo_out="$lo_out$lo_l$NL"; fi
   done <<LINES
 $2
 LINES
@@ -824,12 +831,9 @@ replaced_all() {
 replaced() {
   rp_h=$HOLD
   if [ -z "$HOLD" ] && [ -n "$JD" ]; then HOLD=$JD/held/$ME-settings; fi
-  XH=$HOLD
-  discard "$1"
-  HOLD=$rp_h
-  if there "$1"; then XF=1; fi
-  XC=$((XC + 1))
-  if [ "$XC" -le 5 ]; then XR="$XR $(printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' '[?*]')"; fi
+  XH=$HOLD SK=x
+  remove "$1"
+  HOLD=$rp_h SK=s
 }
 on_way() {
   if [ "$phase" = before ]; then note "$1"; return 0; fi
@@ -1166,22 +1170,17 @@ check() {
     printf "gatehouse: %s Git's index%s%s: repositories $WHO added inside the project (submodules), whose configuration Git run outside the box would follow on status or diff, running its commands unboxed. Their files are left as they are. A command that must add a submodule needs the operator to approve it.\\n" "$what" "$LR" "$more" >&2
     [ "$st" -eq 0 ] && st=1
   fi
-  if [ "$SC" -gt 0 ]; then
-    more=; [ "$SC" -gt 5 ] && more=" and $((SC - 5)) more"
-    if [ -n "$SF" ]; then what='could not remove (remove them before starting an agent there)'; elif [ -n "$HOLD" ]; then what="moved into $HOLD"; else what=removed; fi
-    printf "gatehouse: %s%s%s: agent settings $WHO created in the project. An agent started there would take hooks, commands or servers from them and run those unsupervised. A command that must create them needs the operator to approve it.\\n" "$what" "$SR" "$more" >&2
-    [ "$st" -eq 0 ] && st=1
-  fi
-  if [ "$XC" -gt 0 ]; then
-    more=; [ "$XC" -gt 5 ] && more=" and $((XC - 5)) more"
-    if [ -n "$XF" ]; then what='could not set aside (look at them before starting an agent there)'; elif [ -n "$XH" ]; then what="moved into $XH"; else what=removed; fi
-    printf "gatehouse: %s%s%s: agent settings that were there are not what they were after $WHO ran (a folder on the way renamed away and made again, or changed by you meanwhile). An agent started there would take hooks, commands or servers from them and run those unsupervised: look at them, and put back what is yours.\\n" "$what" "$XR" "$more" >&2
-    [ "$st" -eq 0 ] && st=1
-  fi
-  [ "$C" -eq 0 ] && return 0
-  more=; [ "$C" -gt 5 ] && more=" and $((C - 5)) more"
-  if [ -n "$F" ]; then what='could not remove (remove them before running Git here)'; elif [ -n "$HOLD" ]; then what="moved into $HOLD"; else what=removed; fi
-  printf 'gatehouse: %s%s%s: created in a Git folder by %s, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it.\\n' "$what" "$R" "$more" "$WHO" >&2
+  said "$SC" "$SR" "$SF" "$HOLD" 'could not remove (remove them before starting an agent there)' "agent settings $WHO created in the project. An agent started there would take hooks, commands or servers from them and run those unsupervised. A command that must create them needs the operator to approve it."
+  said "$XC" "$XR" "$XF" "$XH" 'could not set aside (look at them before starting an agent there)' "agent settings that were there are not what they were after $WHO ran (a folder on the way renamed away and made again, or changed by you meanwhile). An agent started there would take hooks, commands or servers from them and run those unsupervised: look at them, and put back what is yours."
+  said "$C" "$R" "$F" "$HOLD" 'could not remove (remove them before running Git here)' "created in a Git folder by $WHO, and Git run outside the box reads configuration or hooks from such files (commondir, config.worktree, the git folders of submodules and worktrees), so a command named there would run unboxed. A command that must create them (git worktree add, git submodule update) needs the operator to approve it."
+}
+# One line for what a check took away: $1 how many, $2 the first five, $3 set when one could not
+# be, $4 the folder they were moved into (else removed), $5 what a failure says, $6 the rest.
+said() {
+  [ "$1" -gt 0 ] || return 0
+  more=; [ "$1" -gt 5 ] && more=" and $(($1 - 5)) more"
+  if [ -n "$3" ]; then what=$5; elif [ -n "$4" ]; then what="moved into $4"; else what=removed; fi
+  printf 'gatehouse: %s%s%s: %s\\n' "$what" "$2" "$more" "$6" >&2
   [ "$st" -eq 0 ] && st=1
 }
 # The journal. SIGKILL cannot be caught, and an agent sends it to every process of the command:
