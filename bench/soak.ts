@@ -10,6 +10,9 @@
 //    report with the same tool_use_id, as Claude Code sends it once the tool ran;
 //  - a scripted operator on the console WebSocket with the operator token: on approvals.changed it
 //    lists the pending items and approves four in five, denies the fifth (approvals.approve/deny).
+// Before the load, one hook agent alone makes 30 allowed-kind calls one at a time: the idle hook
+// round trip, against which the load's p99 is judged (issue #29: at most 5× its p50; and the
+// host's event-loop lag p99 at most 20 ms), printed as the report's "targets" line.
 // Each agent loops until the time is up, picking from a mix: reads in the project folder
 // (allowed), ~/.ssh reads and private hosts (denied), writes in the project folder (asked). In
 // live mode allowed and approved shell commands really run (sandboxed, in a PTY): the realistic
@@ -147,6 +150,8 @@ export interface SoakReport {
   /** Every answered call as its agent saw it (MCP and hook), without the operator's wait for asked MCP calls; asked hook calls only in askedRoundTrip. */
   agentRoundTrip: { p50: number | null; p99: number | null; samples: number };
   hookRoundTrip: { p50: number | null; p99: number | null };
+  /** The same hook calls (allowed kind) made one at a time by one agent before the load: the baseline of the load's p99. */
+  idleHookRoundTrip: { p50: number | null; calls: number; unexpected: number };
   askedRoundTrip: { p50: number | null; p99: number | null };
   /** Calls whose answer was not the one expected (the first few, described). */
   unexpected: { count: number; examples: string[]; deniedButAllowed: number };
@@ -451,6 +456,11 @@ function pickKind(): Kind {
 const think = (ms: number) => new Promise((r) => setTimeout(r, Math.random() * 2 * ms));
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A deny because the audit log could not record the call (a lock, a full disk, a lost file). */
+/** Hook calls of the idle baseline (one agent, one at a time, before the load). */
+const IDLE_HOOK_CALLS = 30;
+/** Issue #29's targets for the load: the host's event-loop lag, and the agents' hook round trip against the idle one. */
+export const SOAK_TARGETS = { lagP99Ms: 20, hookP99OverIdleP50: 5 };
+
 const UNRECORDED = /the audit log (is locked by another process|cannot be written)/;
 const LOCKED = /locked by another process/;
 const DISK_FULL = /disk full/;
@@ -535,6 +545,24 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     let cpuBase = cpuSeconds(pid);
     let cpuUsed = 0;
     let rssPeak = rssStart;
+    // The baseline of the load's hook round trip: one agent alone, its calls one at a time, no
+    // think time (issue #29 asks the load's p99 to stay within 5× of this p50). Real calls, checked
+    // in the log with the others.
+    const idleRecords: CallRecord[] = [];
+    for (let n = 0; n < IDLE_HOOK_CALLS; n++) {
+      const toolUseId = `toolu_soak_idle_${n}`;
+      const input = hookInput('allow', f, hookAgents, n, toolUseId, 1_000_000_000 + n);
+      const rec: CallRecord = { source: 'hook', kind: 'allow', got: 'error', want: opts.live ? 'allow' : 'ask', reason: '', executed: false, rtMs: 0, operatorMs: null, decisionMs: null, sentAt: 0, at: 0, call: null, key: hookKey(input.tool_name as string, input.tool_input), toolUseId };
+      const t = performance.now();
+      const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(input) });
+      const answer = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      rec.rtMs = performance.now() - t;
+      rec.got = answer.hookSpecificOutput?.permissionDecision ?? (answer.continue === true ? 'allow' : `status ${res.status}`);
+      rec.reason = answer.hookSpecificOutput?.permissionDecisionReason ?? '';
+      idleRecords.push(rec);
+    }
+    const idleHook = idleRecords.filter((r) => r.got === r.want).map((r) => r.rtMs);
+    log(`soak: idle hook round trip p50 ${round(pct(idleHook, 50))} ms (one agent, ${idleHook.length} of ${IDLE_HOOK_CALLS} calls answered as expected)`);
     log(`soak: ${mcpAgents} MCP agents and ${hookAgents} hook agents connected; host pid ${pid}, RSS ${rssStart} MB; running ${opts.seconds} s; fault phases: ${[...faults].join(', ') || 'none'}`);
 
     const records: CallRecord[] = [];
@@ -848,7 +876,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const hostExit = hostExits.find((c) => c !== 0) ?? 0;
 
     for (const l of leaving) l.ran = existsSync(join(project, 'out', `${l.marker}.txt`));
-    const audit = checkLog(dbPath, records, op, leaving);
+    const audit = checkLog(dbPath, [...idleRecords, ...records], op, leaving);
     const cli = spawnSync(process.execPath, [cliPath, 'audit', 'verify', '--home', ghHome], { env, encoding: 'utf8' });
 
     // ---- what the agents saw ------------------------------------------------------------------------
@@ -912,6 +940,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       decision: { p50: round(pct(decisions, 50), 3), p99: round(pct(decisions, 99), 3), samples: decisions.length },
       agentRoundTrip: { p50: round(pct(allAgentRt, 50)), p99: round(pct(allAgentRt, 99)), samples: allAgentRt.length },
       hookRoundTrip: { p50: round(pct(hookRt, 50)), p99: round(pct(hookRt, 99)) },
+      idleHookRoundTrip: { p50: round(pct(idleHook, 50)), calls: idleRecords.length, unexpected: idleRecords.length - idleHook.length },
       askedRoundTrip: { p50: round(pct(askedRt, 50)), p99: round(pct(askedRt, 99)) },
       unexpected: { count: unexpected.length, deniedButAllowed, examples: unexpected.slice(0, 5).map((r) => `${r.source} ${r.kind} at ${r.sentAt.toFixed(1)} s: wanted ${r.want}, got ${r.got}${r.reason ? ` (${r.reason.slice(0, 160)})` : ''}${r.error ? ` (${r.error})` : ''}`) },
       deniedUnrecorded: {
@@ -1197,6 +1226,18 @@ function judgePhase(p: FaultPhase, records: CallRecord[], phases: FaultPhase[], 
   }
 }
 
+/** Issue #29's two targets for the load, each with its figure and whether it is met. */
+export function soakTargets(r: SoakReport): string {
+  const lag = r.eventLoop?.p99Ms ?? null;
+  const idle = r.idleHookRoundTrip.p50;
+  const ratio = idle && r.hookRoundTrip.p99 !== null ? r.hookRoundTrip.p99 / idle : null;
+  const met = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? 'met' : 'MISSED');
+  return [
+    `event-loop lag p99 ${lag ?? '-'} ms ≤ ${SOAK_TARGETS.lagP99Ms} ms: ${met(lag === null ? null : lag <= SOAK_TARGETS.lagP99Ms)}`,
+    `hook round trip p99 ${ratio === null ? '-' : `${ratio.toFixed(1)}×`} the idle p50 ≤ ${SOAK_TARGETS.hookP99OverIdleP50}×: ${met(ratio === null ? null : ratio <= SOAK_TARGETS.hookP99OverIdleP50)}`,
+  ].join('; ');
+}
+
 /** The printed report. */
 export function formatReport(r: SoakReport): string {
   const ms = (x: number | null) => (x === null ? '-' : `${x} ms`);
@@ -1208,10 +1249,11 @@ export function formatReport(r: SoakReport): string {
     `throughput            ${r.throughput} calls/s`,
     `agent round trip      p50 ${ms(r.agentRoundTrip.p50)}, p99 ${ms(r.agentRoundTrip.p99)} (what the agents waited, MCP and hook, ${r.agentRoundTrip.samples} calls; an asked MCP call without the operator's wait, asked hook calls below)`,
     `host decision         p50 ${ms(r.decision.p50)}, p99 ${ms(r.decision.p99)} (the host's pipeline steps before the runner, operator wait excluded; ${r.decision.samples} MCP calls)`,
-    `hook round trip       p50 ${ms(r.hookRoundTrip.p50)}, p99 ${ms(r.hookRoundTrip.p99)} (allowed and denied hook calls)`,
+    `hook round trip       p50 ${ms(r.hookRoundTrip.p50)}, p99 ${ms(r.hookRoundTrip.p99)} (allowed and denied hook calls); idle p50 ${ms(r.idleHookRoundTrip.p50)} (one agent alone before the load, ${r.idleHookRoundTrip.calls} calls${r.idleHookRoundTrip.unexpected ? `, ${r.idleHookRoundTrip.unexpected} NOT answered as expected` : ''})`,
     `asked round trip      p50 ${ms(r.askedRoundTrip.p50)}, p99 ${ms(r.askedRoundTrip.p99)} (including the scripted operator)`,
     `operator              ${r.operator.approved} approved, ${r.operator.denied} denied, ${r.operator.refused} refused by the host; reconnected ${r.operator.reconnects}×`,
     `event-loop lag        ${r.eventLoop ? `p50 ${r.eventLoop.p50Ms} ms, p99 ${r.eventLoop.p99Ms} ms, max ${r.eventLoop.maxMs} ms (host: how late its 10 ms timer ran, monitorEventLoopDelay since its start; the worst of its ${r.eventLoop.lives} lives)` : 'not reported by the host'}`,
+    `targets               ${soakTargets(r)}`,
     `host RSS              start ${r.rssMb.start} MB, end ${r.rssMb.end} MB, peak ${r.rssMb.peak} MB (pids ${r.hostPids.join(', ')})`,
     `host CPU              ${r.hostCpuPercent}% of one core during the load (machine: load average ${r.machine.loadAvg} on ${r.machine.cores} cores)`,
     `unexpected answers    ${r.unexpected.count}${r.unexpected.deniedButAllowed ? ` (${r.unexpected.deniedButAllowed} that should be denied were ALLOWED)` : ''}${r.unexpected.examples.length ? `: ${r.unexpected.examples.join('; ')}` : ''}`,
@@ -1258,6 +1300,7 @@ export function soakProblems(r: SoakReport, opts: { maxRssGrowthMb?: number } = 
   const u = r.deniedUnrecorded;
   if (u.outsideFaults) p.push(`${u.outsideFaults} calls denied unrecorded outside the lock and disk-full windows`);
   if (u.notInLog && (u.writeResumed === 0 || u.lostEventsLogged < u.notInLog)) p.push(`${u.notInLog} calls denied unrecorded are not covered by audit.write-resumed (lostEvents ${u.lostEventsLogged} in ${u.writeResumed} events)`);
+  if (r.idleHookRoundTrip.unexpected) p.push(`${r.idleHookRoundTrip.unexpected} of the ${r.idleHookRoundTrip.calls} idle hook calls were not answered as expected`);
   if (r.unexpected.deniedButAllowed) p.push(`${r.unexpected.deniedButAllowed} calls that should be denied were allowed`);
   for (const f of r.faults) if (f.ok === false) p.push(`fault phase ${f.name} FAILED: ${f.outcome}`);
   if (r.audit.hostExit !== 0) p.push(`the host exited ${r.audit.hostExit} on SIGTERM`);
