@@ -548,17 +548,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // The baseline of the load's hook round trip: one agent alone, its calls one at a time, no
     // think time (issue #29 asks the load's p99 to stay within 5× of this p50). Real calls, checked
     // in the log with the others.
+    /** One PreToolUse hook request: the decision it answered ({ continue: true } is "no objection": an allow here) and its reason. */
+    const askHook = async (input: Record<string, unknown>): Promise<{ got: string; reason: string }> => {
+      const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(input), signal: hardStop.signal });
+      const answer = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      return {
+        got: answer.hookSpecificOutput?.permissionDecision ?? (answer.continue === true ? 'allow' : `status ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`),
+        reason: answer.hookSpecificOutput?.permissionDecisionReason ?? '',
+      };
+    };
     const idleRecords: CallRecord[] = [];
     for (let n = 0; n < IDLE_HOOK_CALLS; n++) {
       const toolUseId = `toolu_soak_idle_${n}`;
       const input = hookInput('allow', f, hookAgents, n, toolUseId, 1_000_000_000 + n);
       const rec: CallRecord = { source: 'hook', kind: 'allow', got: 'error', want: opts.live ? 'allow' : 'ask', reason: '', executed: false, rtMs: 0, operatorMs: null, decisionMs: null, sentAt: 0, at: 0, call: null, key: hookKey(input.tool_name as string, input.tool_input), toolUseId };
       const t = performance.now();
-      const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(input) });
-      const answer = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      Object.assign(rec, await askHook(input));
       rec.rtMs = performance.now() - t;
-      rec.got = answer.hookSpecificOutput?.permissionDecision ?? (answer.continue === true ? 'allow' : `status ${res.status}`);
-      rec.reason = answer.hookSpecificOutput?.permissionDecisionReason ?? '';
       idleRecords.push(rec);
     }
     const idleHook = idleRecords.filter((r) => r.got === r.want).map((r) => r.rtMs);
@@ -817,11 +823,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         const gen = generation;
         const rec: CallRecord = { source: 'hook', kind, got: 'error', want: kind, reason: '', executed: false, rtMs: 0, operatorMs: null, decisionMs: null, sentAt: now(), at: 0, call: null, key: hookKey(input.tool_name as string, input.tool_input), toolUseId };
         try {
-          const res = await fetch(host.info.hookUrl, { method: 'POST', headers, body: JSON.stringify(input), signal: hardStop.signal });
-          const answer = (await res.json()) as { continue?: boolean; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
-          // { continue: true } is "no objection" (Claude Code's own prompts decide): an allow here.
-          rec.got = answer.hookSpecificOutput?.permissionDecision ?? (answer.continue === true ? 'allow' : `status ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
-          rec.reason = answer.hookSpecificOutput?.permissionDecisionReason ?? '';
+          Object.assign(rec, await askHook(input));
           // The operator's answer to an asked hook call is not named in the reply: judged by its reason.
           if (kind === 'ask') rec.want = rec.got === 'deny' && /operator/i.test(rec.reason) ? 'deny' : 'allow';
           // In dry-run the hook lets nothing through and blocks nothing: every call is handed to
