@@ -455,12 +455,11 @@ function pickKind(): Kind {
 
 const think = (ms: number) => new Promise((r) => setTimeout(r, Math.random() * 2 * ms));
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** A deny because the audit log could not record the call (a lock, a full disk, a lost file). */
 /** Hook calls of the idle baseline (one agent, one at a time, before the load). */
 const IDLE_HOOK_CALLS = 30;
 /** Issue #29's targets for the load: the host's event-loop lag, and the agents' hook round trip against the idle one. */
 export const SOAK_TARGETS = { lagP99Ms: 20, hookP99OverIdleP50: 5 };
-
+/** A deny because the audit log could not record the call (a lock, a full disk, a lost file). */
 const UNRECORDED = /the audit log (is locked by another process|cannot be written)/;
 const LOCKED = /locked by another process/;
 const DISK_FULL = /disk full/;
@@ -545,9 +544,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     let cpuBase = cpuSeconds(pid);
     let cpuUsed = 0;
     let rssPeak = rssStart;
-    // The baseline of the load's hook round trip: one agent alone, its calls one at a time, no
-    // think time (issue #29 asks the load's p99 to stay within 5× of this p50). Real calls, checked
-    // in the log with the others.
     /** One PreToolUse hook request: the decision it answered ({ continue: true } is "no objection": an allow here) and its reason. */
     const askHook = async (input: Record<string, unknown>): Promise<{ got: string; reason: string }> => {
       const res = await fetch(host.info.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${host.info.agentToken}` }, body: JSON.stringify(input), signal: hardStop.signal });
@@ -557,6 +553,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         reason: answer.hookSpecificOutput?.permissionDecisionReason ?? '',
       };
     };
+    // The baseline of the load's hook round trip: one agent alone, its calls one at a time, no
+    // think time (issue #29 asks the load's p99 to stay within 5× of this p50). Real calls, checked
+    // in the log with the others.
     const idleRecords: CallRecord[] = [];
     for (let n = 0; n < IDLE_HOOK_CALLS; n++) {
       const toolUseId = `toolu_soak_idle_${n}`;
