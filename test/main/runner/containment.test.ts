@@ -16,7 +16,7 @@ import { installScope } from '../../../main/runner/box-scope.js';
 import { Containment } from '../../../main/runner/containment.js';
 import { isAlive, listProcesses, type ProcInfo } from '../../../main/core/proc-scan.js';
 import { BoxJournals } from '../../../main/runner/box-journal.js';
-import { detectSandbox } from '../../../main/runner/sandbox.js';
+import { detectSandbox, type SandboxDetection } from '../../../main/runner/sandbox.js';
 import { cliPath } from '../../support/cli.js';
 import { http, untilLogged, wsConnect, WsClient } from '../../support/net.js';
 import { smallDiskCommand } from '../../support/small-disk.js';
@@ -25,6 +25,11 @@ import { sharedTempDir, tempDir } from '../../support/temp.js';
 const sandbox = detectSandbox();
 const noBwrap = sandbox.kind === 'bwrap' ? null : `bubblewrap cannot build a sandbox here (${sandbox.reason})`;
 if (noBwrap) console.log(`containment: the runs in a real box are skipped: ${noBwrap}`);
+
+/** A test that runs a real box goes on only where bubblewrap can build one; elsewhere it is skipped, saying why. */
+function needsBwrap(ctx: { skip(note?: string): never }, s: SandboxDetection): asserts s is Extract<SandboxDetection, { kind: 'bwrap' }> {
+  if (s.kind !== 'bwrap') ctx.skip(noBwrap ?? s.reason);
+}
 
 function put(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -105,7 +110,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('runs a hostile script with its output and exit status unchanged, while credentials, secrets, the data folder, other processes and everything outside the project stay out of reach', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     // The box's temp folder: not /tmp, where this fake home itself lives (a real home is not in a temp folder).
     const scratch = tempDir('gatehouse-box-scratch-');
@@ -157,7 +162,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it("masks other programs' control sockets: a same-user tmux server (its socket under the writable /tmp) cannot be told to run a command outside the box", (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     if (spawnSync('/bin/sh', ['-c', 'command -v tmux']).status !== 0) return ctx.skip('tmux is not installed: the same-user socket case needs a real tmux server');
     const h = fakeHome();
     // The operator's tmux on its default socket folder (/tmp/tmux-UID), under a name of this test's own.
@@ -184,7 +189,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('keeps a contained command from sockets in the abstract namespace (an X server\'s @/tmp/.X11-unix/X0 has no path to mask) where Landlock can scope them; without the scope it connects', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const scope = await installScope(tempDir('gatehouse-scope-'));
     if (!scope.ok) return ctx.skip(`no Landlock scope here: ${scope.reason}`);
     // A listener of the user's session on an abstract name, as an X server has.
@@ -210,7 +215,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('where the kernel cannot scope them (Landlock before ABI 6), the box runs as before and says these sockets stay reachable', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     const box = join(h.gatehouse, 'box');
     const built = await installScope(box);
@@ -233,7 +238,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('finds out which box this machine has without holding the event loop (the first time in a data folder it also builds the Landlock helper)', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     const containment = new Containment({ home: h.home, gatehouseHome: h.gatehouse, pluginDirs: () => [], when: () => ['full'], detect: () => sandbox });
     expect(containment.status(), 'not known before the probe').toBeUndefined();
@@ -251,7 +256,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('a probe that fails (its data folder cannot be written) denies the call that asked, and the next call tries again', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     // The fault: a file where the box's folder (its check and Landlock helper) goes.
     const boxDir = join(h.gatehouse, 'box');
@@ -264,7 +269,7 @@ describe('the box: what it hides and what it keeps read-only', () => {
   });
 
   it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     linkSync(join(h.home, '.ssh', 'id_rsa'), join(h.proj, 'notes.bak'));
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.proj);
@@ -357,7 +362,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   }
 
   it('a planted .git/commondir is removed after the box exits (stderr names it, status non-zero), so `git status` outside does not run its fsmonitor; without the check it does', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const scratch = tempDir('gatehouse-box-scratch-');
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
@@ -384,7 +389,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('leaves what existed alone, keeps a failing status, and removes links (not what they point to), odd names and a hundred entries; .git cannot be renamed away', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const scratch = tempDir('gatehouse-box-scratch-');
     const gitDir = join(repo, '.git');
@@ -436,7 +441,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a .git the command made read-only once it had planted a commondir, or made a repository at the top of the project (a user, not root: root writes anyway), does not keep the check from removing or setting aside; without that Git outside runs the fsmonitor or hook named', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const root = process.getuid?.() === 0;
     if (root && spawnSync('setpriv', ['--version']).status !== 0) return ctx.skip('running as root, with no setpriv to run as a user');
     /** `argv` as a user: this one, or nobody (65534) when this is root. */
@@ -488,7 +493,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a linked worktree (.git is a file): the file stays as it is, its git folder (writable here) keeps its commondir and loses a config.worktree it gained', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const scratch = tempDir('gatehouse-box-scratch-');
     // The main repository in a temp folder (writable in the box), the worktree in the home.
     const { h, repo, marker } = realRepo(() => join(scratch, 'main'));
@@ -530,7 +535,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a repository the command makes at the top of a project that had none gets its configuration and hooks set aside after the box exits, so `git status` and `git commit` outside run neither; without the check they do', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const commit = 'git -c user.name=t -c user.email=t@example.com commit -q';
     /** The attack: `git init` with a core.fsmonitor in its config and a pre-commit hook, both writing the marker. */
     const attack = (marker: string) =>
@@ -612,7 +617,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it("the check's own programs come from a fixed PATH: an ls the command put in a project folder on the agent's PATH is not run outside the box, and the command still gets the agent's PATH", (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     // A submodule, so that the check lists its path's .git with ls before the box.
     git(repo, h.home, 'init', '-q', 'old');
@@ -632,7 +637,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a normal contained `git commit` works, and says nothing', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     const scratch = tempDir('gatehouse-box-scratch-');
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [scratch] }, repo);
@@ -646,7 +651,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a repository the command adds inside the project (git init sub; git add sub) is taken out of the index after the box exits, so `git status` outside does not run its fsmonitor; without the check it does; an existing submodule bumped and other staged files stay', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const commit = "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m";
     /**
      * The attack: a new repository in the work tree whose config names a script as its
@@ -711,7 +716,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a submodule path the command gives a repository of its own (the empty folder of one not checked out; the folder of one checked out, renamed away) loses that .git after the box exits, so `git status` outside does not run its fsmonitor; without the check it does; a checked-out submodule bumped stays', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
     /**
      * Three submodules of a repository outside: `cold` not checked out (a gitlink and an empty
@@ -765,7 +770,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a contained `git pull` that brings a new submodule (not checked out: an empty folder) keeps its gitlink and says nothing; a repository the next command makes in that folder loses its .git, and a new gitlink behind a link is taken out', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     // Upstream: a clone of the repository that gains a submodule `lib`.
     const up = join(h.root, 'clone');
@@ -811,7 +816,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a project larger than the walk budget: the git folder of a checked-out submodule (.git/modules/NAME) is still found, pinned and its config read-only, so a core.fsmonitor cannot be planted in it; with that config writable, the check alone does not see it changed and `git status` outside runs it', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     addSubmodules(h, repo, ['lib']);
     // A work tree with more entries than the walk may read (a real project has more than 20,000):
@@ -850,7 +855,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it("a checked-out submodule's .git file the box could write (one the walk did not reach, so not read-only) rewritten in place to name a repository of the command's own is removed after the box exits, though its inode is the same; without that `git status` outside runs that repository's fsmonitor", (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     addSubmodules(h, repo, ['lib']);
     const pointer = join(repo, 'lib', '.git');
@@ -893,7 +898,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a new gitlink whose path is longer, as an absolute path, than the system takes (Git goes there by its path inside the work tree) is taken out: the check looks at it as Git does, so a .git there is not taken for none; without that `git status` outside runs the fsmonitor of the repository it names', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const w = realRepo();
     const commit = 'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m';
     // A folder whose absolute path is 4,093 characters: a test of it (4,093 + /.git) fails with
@@ -928,7 +933,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a git folder under .git/modules made after the box was planned (a file tool may make one: its HEAD is an ordinary file; the plan is reused for 2 s) is checked too: a config and hooks the command gives it are removed, so `git submodule update` outside does not run them; without the check it does', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     // The command makes a repository's objects and refs, a config with a core.fsmonitor and a
     // post-checkout hook in that folder, and a submodule `lib` (a gitlink at a plain folder, which
     // stays) named so in .gitmodules; `git submodule update --init` outside takes the git folder
@@ -971,7 +976,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('no lock on the index keeps a new gitlink in: not one an earlier command left (there before the box) and this one took away and put back, nor a folder in its place; without the check `git status` runs its fsmonitor, lock or not', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const add = (marker: string, name: string) =>
       [
         `printf '#!/bin/sh\\necho ran >> %s\\n' ${shellQuote(marker)} > mon.sh && chmod +x mon.sh`,
@@ -1004,7 +1009,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it("the check does not write through an index the command made a link: another repository's index (read-only in the box) stays as it was", (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     // Another repository of the user's, outside the project, with a submodule in its index.
     const other = join(h.home, 'other');
@@ -1025,7 +1030,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a FIFO the command put where Git opens a file (a split index\'s shared index) does not hold the check: it is removed, and the check ends', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
     const attack = [
@@ -1046,7 +1051,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a .git file too large for Git to read (sparse: no disk) at a gitlink path does not hold the check for hours while the new repository it added stays in the index: Git reads no .git file over 1 MiB, and the check reads none either', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [tempDir('gatehouse-box-scratch-')] }, repo);
     const attack = [
@@ -1132,7 +1137,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   }
 
   it('a TERM that reaches the shell while the check runs after the box (made slow by a folder of 20,000 files in .git/modules) does not stop it: the new gitlink is still taken out', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     // The fault, with the same box and no check around it.
     faultWithoutCheck(realRepo(), slowAttack, 'staged\n');
 
@@ -1176,7 +1181,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   }
 
   it("a KILL to the whole command while the check runs (Claude Code's, 1.5 s after its TERM) leaves a note that the next contained command finishes before its own scan: the new gitlink is taken out and what was not yet removed is moved aside, not deleted", async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const w = await killedDuringCheck();
     const next = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, w.plan, 'echo next', undefined, w.checkFile), w.repo, w.h.home);
     expect(next.stdout).toBe('next\n');
@@ -1226,7 +1231,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('no note, no box: where the note cannot be written (its disk full) the command is not run, and the error says where and what to do', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const box = join(h.gatehouse, 'box');
     const checkFile = installBoxCheck(box);
@@ -1245,7 +1250,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('Gatehouse itself finishes such a note without waiting for another command; a note whose owner still runs is left alone, one whose pid now names another process is not', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const w = await killedDuringCheck();
     const said: string[] = [];
     const journals = new BoxJournals({ dir: w.box, checkFile: () => w.checkFile, record: (text) => said.push(text) });
@@ -1317,7 +1322,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   }
 
   it('two commands at once: one started while another’s box has staged a new repository (and made a .git/modules) takes those for what was there before; after the first check undoes them, the second makes them again, and its check undoes them too; without that `git status` outside runs its fsmonitor', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const { box, fifos, line } = boxWithFifos(h, repo, ['a', 'b']);
     const first = started(
@@ -1370,7 +1375,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     ].join('\n');
 
   it("agent settings a contained command creates in the project (a .claude/settings.local.json with hooks, a subagent, a Copilot hook folder, a link to a settings folder elsewhere) are removed after the box exits, and said so; what else it wrote stays; without the check they stay for the agent's next session", (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     put(join(repo, '.claude', 'settings.json'), '{}\n');
     const sub = join(repo, 'sub');
@@ -1412,7 +1417,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('settings that were there are not passed off by renaming a folder on the way and making it again with new ones: the check knows them by what they are (their inode), not only by path', (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     const sub = join(repo, 'sub');
     put(join(repo, '.claude', 'settings.json'), '{}\n');
@@ -1477,7 +1482,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     symlinkSync(join(repo, 'made-later.json'), link);
     const withLink = boxPlan({ home: h.home, rules, tmpDirs: [] }, repo);
     expect(withLink.readOnly).toContain(link);
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const r = run(boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, withLink, `echo '{"hooks":{}}' > made-later.json; echo ran`), repo, h.home);
     expect(r.stdout).toBe('');
     expect(r.status).not.toBe(0);
@@ -1486,7 +1491,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('settings that were there and changed while the command ran (the same file written over, as another box with its own bind could; or an edit of yours) are set aside into the data folder, not deleted, and said so', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     const settings = join(repo, '.claude', 'settings.json');
     const mine = '{"permissions": {"allow": ["Bash(npm test)"]}}\n';
@@ -1515,7 +1520,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a settings file that is a link is read through it: its target changed meanwhile is set aside too; a folder on the way renamed away and not made again sets nothing else aside', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     const sub = join(repo, 'sub');
     put(join(repo, '.claude', 'settings.json'), '{}\n');
@@ -1543,7 +1548,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it("two commands at once: a settings file one command's box made, there when the second's check looked before its box, does not count as there before for the second: after the first check removes it, the second makes it again, and its check removes it too", async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     const { box, fifos, line } = boxWithFifos(h, repo, ['a', 'b']);
     const settings = join(repo, '.claude', 'settings.local.json');
@@ -1590,7 +1595,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   }
 
   it('a command started while Gatehouse finishes a killed command’s note (the note claimed, the gitlink not yet out) takes the gitlink for what was there before; it stages it again after, and its check must still take it out', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo, marker } = realRepo();
     const { box, checkFile, fifos, line } = boxWithFifos(h, repo, ['b']);
     // The killed command: a new repository staged, and an index.lock folder of 20,000 files the
@@ -1642,7 +1647,7 @@ describe('the box: the Git files that move configuration (created inside, remove
     ['a repository of the user’s elsewhere', 'victim'],
     ['the project itself (cold/.git would be its .git)', 'self'],
   ] as const)('a link put on the way while the check runs (by another command still in its box) to %s does not lead its removal there: that repository keeps its .git', async ([, to], ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const { h, repo } = realRepo();
     // Two submodules not checked out: their gitlinks, and empty folders.
     addSubmodules(h, repo, ['a', 'cold']);
@@ -1669,7 +1674,7 @@ describe('the box: the Git files that move configuration (created inside, remove
   });
 
   it('a link put in place of a new top-level .git while the check sets its configuration aside (by another command still in its box) does not lead it into a repository of the user’s elsewhere: that one keeps its config', async (ctx) => {
-    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    needsBwrap(ctx, sandbox);
     const h = fakeHome();
     const proj = join(h.home, 'work', 'plain');
     mkdirSync(proj, { recursive: true });
