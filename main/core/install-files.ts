@@ -2,7 +2,7 @@
 // (main/core/) and the bundle it is built into (out/main/). The hook and MCP snippets name its
 // entry file; the built-in rule builtin.gatehouse-cli keeps agents from starting it.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The installation's root folder, or null when this code cannot tell where it is loaded from. */
@@ -23,5 +23,30 @@ export function installedEntry(): string | null {
 /** The files that are this installation's command line: the entry and the built bundles' folder. */
 export function installedCliFiles(): string[] {
   const root = installRoot();
-  return root ? [join(root, 'bin', 'gatehouse.js'), join(root, 'out', 'main')] : [];
+  return root ? cliFilesOf(root) : [];
+}
+
+function cliFilesOf(root: string): string[] {
+  return [join(root, 'bin', 'gatehouse.js'), join(root, 'out', 'main')];
+}
+
+/**
+ * Everything this installation runs, for the rule that keeps agents from changing it: the command
+ * line's files, its package.json (Node reads its "type" to load them), and every node_modules
+ * folder Node looks in for the packages the bundles load (they are built with their dependencies
+ * outside, and workers load them again when they start). SECURITY: an agent that edited
+ * node_modules/picomatch ran its code inside the host the next time the extraction worker started,
+ * with the operator token in reach; and a folder earlier in the lookup (out/node_modules) would
+ * shadow the real package. In a project that installed Gatehouse itself, that is the project's
+ * node_modules: installing packages there changes what Gatehouse runs, so it is protected too.
+ */
+export function installedCodeFiles(root = installRoot()): string[] {
+  if (!root) return [];
+  const lookup: string[] = [];
+  // Node's lookup from out/main upward: each folder's node_modules, skipping node_modules folders themselves.
+  for (let dir = join(root, 'out', 'main'); ; dir = dirname(dir)) {
+    if (basename(dir) !== 'node_modules') lookup.push(join(dir, 'node_modules'));
+    if (dirname(dir) === dir) break;
+  }
+  return [...cliFilesOf(root), join(root, 'package.json'), ...lookup];
 }

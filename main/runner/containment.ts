@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEFAULT_CONTAINMENT, type ContainWhen } from '../../shared/contract.js';
-import { installedCliFiles } from '../core/install-files.js';
+import { installedCliFiles, installedCodeFiles } from '../core/install-files.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import type { Decider, ToolCall } from '../policy/types.js';
@@ -191,7 +191,7 @@ export class Containment {
     const dirs = this.deps.pluginDirs();
     const key = dirs.join('\0');
     if (this.rulesCache?.key !== key) {
-      this.rulesCache = { key, rules: builtinRules({ home: this.deps.home, gatehouseHome: this.deps.gatehouseHome, pluginDirs: dirs, cliFiles: installedCliFiles(), caseInsensitive: defaultCaseInsensitive() }) };
+      this.rulesCache = { key, rules: builtinRules({ home: this.deps.home, gatehouseHome: this.deps.gatehouseHome, pluginDirs: dirs, cliFiles: installedCliFiles(), installFiles: installedCodeFiles(), caseInsensitive: defaultCaseInsensitive() }) };
     }
     return this.rulesCache.rules;
   }

@@ -20,6 +20,11 @@ export interface BuiltinContext extends PathContext {
    * bundles (core/install-files.ts). An agent that starts them acts with the operator's rights.
    */
   cliFiles?: readonly string[];
+  /**
+   * Everything this installation runs (core/install-files.ts installedCodeFiles): the CLI files,
+   * its package.json and the node_modules folders its bundles load packages from. Default: cliFiles.
+   */
+  installFiles?: readonly string[];
 }
 
 /** Names of built-in rules start with this; user rules may not. */
@@ -72,6 +77,7 @@ function defs(ctx: BuiltinContext): Def[] {
   const gh = literalGlob(ctx.gatehouseHome);
   const pluginDirs = (ctx.pluginDirs ?? []).filter((d) => d.startsWith('/')).map(literalGlob);
   const cliFiles = (ctx.cliFiles ?? []).filter((d) => d.startsWith('/')).map(literalGlob);
+  const installFiles = ctx.installFiles ? ctx.installFiles.filter((d) => d.startsWith('/')).map(literalGlob) : cliFiles;
   return [
     // First: when `rm -rf /` also reaches credentials, this is the rule the operator should read.
     {
@@ -248,16 +254,17 @@ function defs(ctx: BuiltinContext): Def[] {
       message: "Agents may not run Gatehouse's own command line; it holds operator rights.",
     },
     // Only when the installation is known: a rule with no paths would match every change.
-    ...(cliFiles.length === 0
+    ...(installFiles.length === 0
       ? []
       : [
           {
             name: 'builtin.gatehouse-install',
-            description: "This installation's entry file and built bundles: what Claude Code's hook and the MCP bridge run",
+            description: "This installation's entry file, built bundles and the packages they load: what Claude Code's hook, the MCP bridge and the host run",
             actions: MODIFY_OPS,
             // `gatehouse hook` runs out/main/hook.js before every tool call: an agent that rewrites it
-            // (or bin/gatehouse.js) decides its own next calls. Reading them stays allowed.
-            block_paths: cliFiles.flatMap((f) => [f, `${f}/**`]),
+            // (or bin/gatehouse.js, or a package it loads) decides its own next calls, or runs its
+            // code in the host. Reading them stays allowed.
+            block_paths: installFiles.flatMap((f) => [f, `${f}/**`]),
             severity: 'critical' as const,
             message: "Agents may not change Gatehouse's installed files; the hook that supervises them runs from there.",
           },

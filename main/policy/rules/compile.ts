@@ -230,8 +230,12 @@ function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatc
 function matchSelfCli(c: CompiledRule, x: Extraction): RuleMatch | null {
   for (const p of x.programs ?? []) {
     if (isGatehouseProgram(p)) return matchOf(c, `the command starts ${p}, Gatehouse's command line`);
-    const glob = p.startsWith('/') ? c.paths.match(p) : null;
+    if (!p.startsWith('/')) continue;
+    const glob = c.paths.match(p);
     if (glob !== null) return matchOf(c, `the command starts ${p}, which is Gatehouse's own ${glob}`);
+    // A folder as the program: whatever is found in it runs (`find <install>/bin -exec node {} url \;`).
+    const inner = c.paths.containsProtected(p);
+    if (inner !== null) return matchOf(c, `the command starts what it finds in ${p}, which holds Gatehouse's own ${inner}`);
   }
   return null;
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { RuleSnapshot } from '../../core/checker-protocol.js';
-import { installedCliFiles } from '../../core/install-files.js';
+import { installedCliFiles, installedCodeFiles } from '../../core/install-files.js';
 import type { Extraction, ToolCall } from '../types.js';
 import type { Resolver } from '../network.js';
 import { compileBuiltinRules, type BuiltinContext } from './builtin.js';
@@ -27,6 +27,8 @@ export interface PolicyStoreOptions {
   pluginDirs?: readonly string[];
   /** This installation's command line, which agents may not start (default: where this code is loaded from). */
   cliFiles?: readonly string[];
+  /** Everything this installation runs, which agents may not change (default: installedCodeFiles()). */
+  installFiles?: readonly string[];
   caseInsensitive?: boolean;
   extract?: ExtractFn;
   /** Watch the file and reload on change (default true; start() sets the watch up). */
@@ -101,6 +103,7 @@ export class PolicyStore {
       gatehouseHome: opts.gatehouseHome,
       pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
       cliFiles: opts.cliFiles ?? installedCliFiles(),
+      installFiles: opts.installFiles ?? installedCodeFiles(),
       caseInsensitive: opts.caseInsensitive ?? defaultCaseInsensitive(),
     };
     this.builtin = compileBuiltinRules(this.ctx);

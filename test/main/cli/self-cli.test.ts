@@ -6,6 +6,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedCodeFiles } from '../../../main/core/install-files.js';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
 import { compileBuiltinRules } from '../../../main/policy/rules/builtin.js';
 import { buildRuleSet, evaluatePolicy } from '../../../main/policy/rules/engine.js';
@@ -24,8 +25,8 @@ const bin = join(install, 'bin', 'gatehouse.js');
 
 const bash = (command: string): ToolCall => ({ id: 'c1', agent: 'a', session: 's', tool: 'Bash', arguments: { command }, cwd: proj, source: 'hook', receivedAt: 0 });
 
-function judge(command: string, cliFiles = [bin, join(install, 'out', 'main')]) {
-  const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles }), []);
+function judge(command: string, cliFiles = [bin, join(install, 'out', 'main')], installFiles = installedCodeFiles(install)) {
+  const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles, installFiles }), []);
   const c = bash(command);
   const x = extract(c, { home });
   return { x, r: evaluatePolicy(x, c, { rules }) };
@@ -83,6 +84,16 @@ describe('builtin.gatehouse-cli', () => {
     expect(r).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.gatehouse-cli' } });
   });
 
+  // A review found `find <install>/bin -name '*.js' -exec node {} url \;` allowed: the program is
+  // whatever the walk finds in a folder that holds the CLI.
+  it.each([
+    `find ${join(install, 'bin')} -name '*.js' -exec node {} url \\;`,
+    `find ${install} -name gatehouse.js -exec node {} approvals list \\;`,
+  ])('denies `%s`: it runs what it finds in a folder holding the CLI', (command) => {
+    const { r } = judge(command);
+    expect(r).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.gatehouse-cli' } });
+  });
+
   it.each([
     'grep gatehouse README.md',
     'cat docs/gatehouse.md',
@@ -97,6 +108,11 @@ describe('builtin.gatehouse-cli', () => {
     expect(r.matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-cli');
   });
 
+  it('leaves a find -exec over a folder without the CLI alone', () => {
+    const { r } = judge("find . -name '*.test.js' -exec node {} \\;");
+    expect(r.matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-cli');
+  });
+
   it("a policy store protects this installation's own files by default", () => {
     const store = new PolicyStore({ file: join(root, 'policy.yaml'), home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, watch: false });
     for (const command of [`node ${cliPath} url`, `${join(repoRoot, 'out', 'main', 'cli.js')} url`]) {
@@ -104,5 +120,36 @@ describe('builtin.gatehouse-cli', () => {
       expect(store.evaluate(extract(c, { home }), c).decider, command).toEqual({ kind: 'rule', rule: 'builtin.gatehouse-cli', origin: 'builtin' });
     }
     store.close();
+  });
+});
+
+describe('builtin.gatehouse-install', () => {
+  // A review ran an agent's code inside the host: the bundles load their packages from
+  // node_modules (the extraction worker again each time it starts), and only bin/ and out/main/
+  // were protected. Every folder Node looks in for them is, and the package.json Node reads.
+  it.each([
+    ['Write', { file_path: join(install, 'node_modules', 'picomatch', 'index.js'), content: 'x' }],
+    ['Bash', { command: `sed -i 1a\\x ${join(install, 'node_modules', 'picomatch', 'index.js')}` }],
+    ['Bash', { command: `mkdir -p ${join(install, 'out', 'node_modules', 'picomatch')}` }],
+    ['Write', { file_path: join(install, 'package.json'), content: '{}' }],
+    ['Write', { file_path: join(root, 'opt', 'node_modules', 'zod', 'index.js'), content: 'x' }],
+  ])('denies %s %j: a file this installation runs', (tool, args) => {
+    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install) }), []);
+    const c: ToolCall = { ...bash(''), tool, arguments: args };
+    const r = evaluatePolicy(extract(c, { home }), c, { rules });
+    expect(r).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.gatehouse-install' } });
+  });
+
+  it("leaves the project's own node_modules alone when Gatehouse is installed elsewhere", () => {
+    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install) }), []);
+    const c = bash('npm install left-pad && touch node_modules/left-pad/x');
+    expect(evaluatePolicy(extract(c, { home }), c, { rules }).matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-install');
+  });
+
+  it("covers the project's node_modules when the project installed Gatehouse itself (npm i -D)", () => {
+    const local = join(proj, 'node_modules', 'gatehouse');
+    expect(installedCodeFiles(local)).toEqual(expect.arrayContaining([join(local, 'bin', 'gatehouse.js'), join(local, 'out', 'main'), join(local, 'package.json'), join(local, 'out', 'node_modules'), join(local, 'node_modules'), join(proj, 'node_modules')]));
+    // Node never looks in a node_modules folder's own node_modules.
+    expect(installedCodeFiles(local)).not.toContain(join(proj, 'node_modules', 'node_modules'));
   });
 });

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedCliFiles, installedCodeFiles } from '../../../main/core/install-files.js';
 import { builtinRules } from '../../../main/policy/rules/builtin.js';
 import type { ToolCall } from '../../../main/policy/types.js';
 import { boxedCommandLine, boxPlan, bwrapBoxArgs, installBoxCheck, namedPlaces, seatbeltProfile, shellQuote, type BoxProgram } from '../../../main/runner/box.js';
@@ -100,6 +101,28 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(namedPlaces(h.proj, more).secret).toContain(secret);
     expect(namedPlaces(h.proj, base).secret).not.toContain(secret);
     expect(namedPlaces(h.proj, base).secret).toContain(join(h.proj, '.env'));
+  });
+
+  // A review ran an agent's code in the host this way: a project that installed Gatehouse itself
+  // (npm i -D gatehouse, npx gatehouse serve) had its node_modules writable in the box, and the
+  // host loads packages from there (the extraction worker, each time it starts).
+  it("keeps what a project's own Gatehouse installation runs read-only: its files and the node_modules its bundles load from", async (ctx) => {
+    const h = fakeHome();
+    const install = join(h.proj, 'node_modules', 'gatehouse');
+    const dep = join(h.proj, 'node_modules', 'picomatch', 'index.js');
+    put(join(install, 'bin', 'gatehouse.js'), '#!/usr/bin/env node\n');
+    put(join(install, 'out', 'main', 'extract-worker.cjs'), 'require("picomatch")\n');
+    put(dep, 'module.exports = () => true;\n');
+    const rules = builtinRules({ home: h.home, gatehouseHome: h.gatehouse, caseInsensitive: false, cliFiles: installedCliFiles(), installFiles: installedCodeFiles(install) });
+    const plan = boxPlan({ home: h.home, rules, tmpDirs: ['/tmp'] }, h.proj);
+    expect(plan.writable).toContain(h.proj);
+    expect(plan.readOnly).toContain(join(h.proj, 'node_modules'));
+    needsBwrap(ctx, sandbox);
+    const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `echo 'process.exit(1)' >> ${dep}; echo x > src/made.txt`)], { cwd: h.proj, env: { ...process.env, HOME: h.home }, encoding: 'utf8' });
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(dep, 'utf8')).toBe('module.exports = () => true;\n');
+    // The rest of the project stays writable.
+    expect(readFileSync(join(h.proj, 'src', 'made.txt'), 'utf8')).toBe('x\n');
   });
 
   it('never makes the home writable: a command started in the home gets only the temp folders', () => {
