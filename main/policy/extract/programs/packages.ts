@@ -1,4 +1,5 @@
 // Package managers and package runners.
+import { hostsOfUrl } from '../hosts.js';
 import { nested, runRest } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Handler, literalEW, MAX_DEPTH } from '../shell/types.js';
 
@@ -9,6 +10,14 @@ export function pkgManager(netSubs: string[]): Handler {
     if (netSubs.includes(sub)) {
       c.col.op('network');
       c.col.op('write');
+    }
+    // The server it talks to, whatever the subcommand: `npm ping --registry http://127.0.0.1:9229/`,
+    // `pip download -i http://169.254.169.254/simple x`, a package given by its URL.
+    for (const a of args) {
+      if (!a.known || !a.t.includes('://')) continue;
+      const eq = a.t.startsWith('-') ? a.t.indexOf('=') : -1;
+      hostsOfUrl(eq > 0 ? a.t.slice(eq + 1) : a.t, (h) => c.col.host(h));
+      c.col.op('network');
     }
     // `npm exec -c CMD`, `npm exec -- CMD`, `yarn exec CMD`, `pnpm exec CMD`: a command to judge.
     if (sub === 'exec' || sub === 'x' || sub === 'dlx') {

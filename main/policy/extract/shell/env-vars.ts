@@ -37,8 +37,15 @@ const MEANING_VARS: Record<string, string> = {
   BASH_CMDS: 'command paths set through BASH_CMDS',
 };
 
-/** Proxy variables: a client sends the request to the proxy's host. */
-const PROXY_VARS = new Set(['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY']);
+/**
+ * Proxy variables (a client sends the request to the proxy's host) and the servers tools reach
+ * through a variable (the Docker daemon, a Go module proxy, a package index): setting one for a
+ * command is a network operation to that host (`DOCKER_HOST=tcp://127.0.0.1:2375 docker ps`).
+ */
+const PROXY_VARS = new Set([
+  'http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY',
+  'DOCKER_HOST', 'GOPROXY', 'npm_config_registry', 'NPM_CONFIG_REGISTRY', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL',
+]);
 
 /** Why setting this variable for a command makes it load or run other code (code-options.ts has the build tools' own). */
 export function codeVarReason(name: string): string | undefined {
@@ -51,8 +58,11 @@ export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
     if (meaning) c.col.evasive(meaning);
     if (PROXY_VARS.has(a.name)) {
       const v = evalWord(a.value, env, c);
-      if (v.known && v.t) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.t) ? v.t : 'http://' + v.t, (h) => c.col.host(h));
-      else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
+      if (v.known && v.t) {
+        // GOPROXY is a list (`http://a,direct`, `http://a|http://b`); the others hold one address.
+        for (const u of v.t.split(/[,|]/).filter((x) => x && x !== 'direct' && x !== 'off')) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? u : 'http://' + u, (h) => c.col.host(h));
+        c.col.op('network');
+      } else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
     }
     const why = codeVarReason(a.name);
     if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);

@@ -45,7 +45,16 @@ export function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false, unkno
     if (t.includes('://') || /^file:/i.test(t)) {
       const f = fileUrlPath(t);
       if (f) pathOf({ ...a, t: f, tilde: false }, env, c, 'read');
-      else hostsInText(t, (x) => col.host(x));
+      else {
+        // A URL given to a program: it may fetch it. SECURITY: without the operation the rules on
+        // hosts never judged it (`ffmpeg -i http://169.254.169.254/…`, `svn checkout http://127.0.0.1/…`).
+        let named = false;
+        hostsInText(t, (x) => {
+          named = true;
+          col.host(x);
+        });
+        if (named) col.op('network');
+      }
       continue;
     }
     if (tilde || t.includes('/') || a.globbed || (tree && (t === '.' || t === '..')) || (afterOption && t === a.t && FILE_NAME.test(t))) {
