@@ -114,9 +114,11 @@ export interface AdapterServiceDeps {
   changed?: (info: AdapterSessionInfo) => void;
   /**
    * Decides a supervised terminal's permission question the way a hook call is decided (policy,
-   * autonomy, then the inbox). Without it, supervised sessions only classify.
+   * autonomy, then the inbox). Without it, supervised sessions only classify. `gone` is aborted
+   * when the question is no longer there to answer (the session ended, the screen moved on): a
+   * waiting item is then withdrawn ("agent gone"), as for an agent whose connection closed.
    */
-  ask?: (q: PermissionQuestion, waiting: (approval: string) => void) => Promise<PermissionAnswer>;
+  ask?: (q: PermissionQuestion, waiting: (approval: string) => void, gone: AbortSignal) => Promise<PermissionAnswer>;
   /** How long a supervised screen must be quiet before the adapter's classify runs (default 250 ms). */
   superviseQuietMs?: number;
 }
@@ -180,6 +182,8 @@ interface Session {
   listeners: Set<() => void>;
   supervised: boolean;
   asking: AdapterSessionInfo['asking'];
+  /** Withdraws the question being asked (see AdapterServiceDeps.ask). */
+  askGone: AbortController | null;
   /** Output batches seen, and the count when the last question was answered (a question is asked once per screen). */
   batches: number;
   answeredAt: number;
@@ -410,7 +414,7 @@ export class AdapterService {
     const cols = p.cols ?? 120;
     const rows = p.rows ?? 40;
     const id = `adapter-${randomBytes(5).toString('hex')}`;
-    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set(), supervised: p.supervise === true, asking: null, batches: 0, answeredAt: -1, quietTimer: null };
+    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set(), supervised: p.supervise === true, asking: null, askGone: null, batches: 0, answeredAt: -1, quietTimer: null };
     // Registered before the program starts so its first output reaches the screen.
     this.sessions.set(id, s);
     try {
@@ -545,28 +549,55 @@ export class AdapterService {
   }
 
   private async supervise(s: Session): Promise<void> {
-    if (s.ended || s.asking || !s.plugin.adapter.manifest.permissions.includes('screen.read') || !s.sandbox?.has('classify')) return;
+    if (s.ended || !s.plugin.adapter.manifest.permissions.includes('screen.read') || !s.sandbox?.has('classify')) return;
     // The host acts here (no operator asked): its answer is typed and recorded as the host's.
     const actor = 'host';
+    if (s.asking) {
+      // New output while a question waits: if the screen no longer asks it (the person at the
+      // terminal answered, the program moved on), the item is withdrawn. SECURITY: approved later,
+      // its key was typed into whatever the program asked next (`git push --force`, never approved).
+      const asked = s.asking.question;
+      const gone = s.askGone;
+      if (!(await this.stillAsks(s, asked))) gone?.abort(`the question is no longer on the terminal's screen (answered there, or the program moved on): ${asked.slice(0, 120)}`);
+      return;
+    }
     const c = await this.classify(s, 'host');
     // One question per screen: after an answer, the program must print something new first.
-    if (c.state !== 'waiting_for_permission' || s.batches <= s.answeredAt || !this.deps.ask) return;
+    if (c.state !== 'waiting_for_permission' || s.batches <= s.answeredAt || !this.deps.ask || s.asking || s.ended) return;
     const q: PermissionQuestion = { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, cwd: this.deps.ptys.get(s.terminal).cwd, question: c.question ?? c.evidence, options: c.options ?? [], request: requestOf(c) };
     s.asking = { question: q.question, approval: null };
+    const askedAt = s.batches;
+    const gone = (s.askGone = new AbortController());
     this.emit(s);
     let answer: PermissionAnswer;
     try {
-      answer = await this.deps.ask(q, (approval) => {
-        s.asking = { question: q.question, approval };
-        this.emit(s);
-      });
+      answer = await this.deps.ask(
+        q,
+        (approval) => {
+          s.asking = { question: q.question, approval };
+          this.emit(s);
+        },
+        gone.signal,
+      );
     } catch (err) {
       // Fail closed: a question Gatehouse could not decide is answered no.
       answer = { decision: 'deny', reason: `the question could not be decided: ${(err as Error).message}`, decider: { kind: 'error' } };
     }
     s.asking = null;
-    s.answeredAt = s.batches;
+    s.askGone = null;
     if (s.ended) return;
+    // Typed only into the question it answers: withdrawn meanwhile, or no longer on the screen now
+    // (output that came after the last check), it is left alone, and the log says so.
+    const left = gone.signal.aborted ? String(gone.signal.reason) : (await this.stillAsks(s, q.question)) ? null : `the question is no longer on the terminal's screen: ${q.question.slice(0, 120)}`;
+    if (left !== null) {
+      this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: 'none', outcome: answer.decision, key: null, decider: answer.decider, reason: `Nothing was typed: ${left}.`, ...(answer.approval ? { approval: answer.approval } : {}), typed: false } });
+      // What the screen asks now (the program's next question, printed while this one waited) is a question of its own.
+      s.answeredAt = askedAt;
+      this.emit(s);
+      this.scheduleSupervision(s);
+      return;
+    }
+    s.answeredAt = s.batches;
     if (answer.decision === 'dry-run') {
       // Typing either answer would act on the program: in dry-run nothing does.
       this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: 'none', outcome: 'dry-run', would: answer.would ?? null, key: null, decider: answer.decider, reason: answer.reason, ...(answer.approval ? { approval: answer.approval } : {}), typed: false } });
@@ -588,6 +619,17 @@ export class AdapterService {
       this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { ...payload, typed: false, error: (err as Error).message } });
     }
     this.emit(s);
+  }
+
+  /** Whether the screen still asks `question` (classified again; a failed classify counts as no). */
+  private async stillAsks(s: Session, question: string): Promise<boolean> {
+    if (s.ended) return false;
+    try {
+      const c = await this.classify(s, 'host');
+      return c.state === 'waiting_for_permission' && (c.question ?? c.evidence) === question;
+    } catch {
+      return false;
+    }
   }
 
   // ---- inside ----------------------------------------------------------------------------------
@@ -679,6 +721,8 @@ export class AdapterService {
     if (s.ended) return;
     s.ended = why;
     if (s.quietTimer) clearTimeout(s.quietTimer);
+    // A question waiting in the inbox has no program left to answer it: withdrawn ("agent gone").
+    s.askGone?.abort(`the terminal's adapter session ended (${why.message})`);
     await s.sandbox?.close();
     s.sandbox = null;
     const limit = why.code === 'ops_exceeded' || why.code === 'memory_exceeded' || why.code === 'timeout';

@@ -249,10 +249,10 @@ export function createHost(opts: HostOptions): Host {
     changed: (info) => bus.emit('adapters.changed', info),
     // A supervised terminal's permission question is judged like a hook call (decide only: the
     // program does the work), so policy, autonomy and grants apply and the rest reaches the inbox.
-    ask: async (q, waiting) => {
+    ask: async (q, waiting, gone) => {
       const r = await gateway.call(
         { agent: `terminal:${q.terminal}`, session: q.session, tool: q.request?.tool ?? 'terminal_permission', arguments: { ...(q.request?.arguments ?? {}), question: q.question, options: q.options }, cwd: q.cwd, source: 'hook', client: `adapter ${q.plugin}` },
-        { execute: false, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires', uncontainable: ADAPTER_CANNOT_BOX },
+        { execute: false, signal: gone, onWaiting: (w) => waiting(w.approval), deadlineReason: 'the terminal adapter waits until the approval expires', uncontainable: ADAPTER_CANNOT_BOX },
       );
       const approval = r.approval ? { approval: r.approval } : {};
       // Dry-run: no answer is typed, whatever was decided (mayRun: nothing acts on Gatehouse's say).

@@ -65,6 +65,44 @@ describe('supervising a terminal agent through its adapter', () => {
     expect(all.events.map((e) => checkEvent(e)).filter(Boolean)).toEqual([]);
   });
 
+  // A review found both: an item whose question had left the screen stayed approvable, and its
+  // key was then typed into the program's next question, which nobody approved.
+  it('a question answered at the terminal is withdrawn from the inbox, the next question gets its own item, and approving the old one types nothing', async () => {
+    const { call, root, agent } = await start();
+    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string; terminal: string };
+    const list = async (state: string) => ((await call('approvals.list', { state })).items as Item[]);
+    const transcript = async () => ((await call('adapter.transcript', { session: s.session })).text as string);
+    await expect.poll(async () => (await list('pending')).length, { timeout: 15_000 }).toBe(1);
+    const [first] = await list('pending');
+    expect(first!.call.arguments).toMatchObject({ command: 'rm -rf build' });
+    // Whoever is at the terminal answers the first question there: no.
+    await call('adapter.send', { session: s.session, prompt: '2' });
+    await expect.poll(transcript, { timeout: 15_000 }).toContain('got 2: told no, skipping');
+    // The first item leaves the inbox as gone; the second question is an item of its own.
+    await expect.poll(async () => (await list('pending')).map((i) => i.call.arguments['command']), { timeout: 15_000 }).toEqual(['git push --force origin main']);
+    expect((await list('gone')).map((i) => i.id)).toContain(first!.id);
+    const late = await call('approvals.approve', { id: first!.id, argsHash: first!.argsHash }).catch((err: Error) => err);
+    expect(late).toBeInstanceOf(Error);
+    const answered = async () => ((await call('audit.search', { query: '', types: ['adapter.answered'] })) as { events: { payload: Record<string, unknown> }[] }).events.map((e) => e.payload);
+    await expect.poll(answered, { timeout: 15_000 }).toEqual([expect.objectContaining({ question: 'Agent wants to run the command: rm -rf build', decision: 'none', key: null, typed: false, reason: expect.stringMatching(/^Nothing was typed: .*no longer on the terminal's screen/) })]);
+    // The second question is still the program's: nothing was typed into it.
+    expect(await transcript()).not.toMatch(/got 1/);
+    const withdrawn = (await call('audit.search', { query: '', types: ['approval.withdrawn'] })) as { events: unknown[] };
+    expect(withdrawn.events).toHaveLength(1);
+  });
+
+  it("a question waiting when the terminal's adapter session is closed is withdrawn: gone, not approvable", async () => {
+    const { call, root, agent } = await start();
+    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string; terminal: string };
+    const list = async (state: string) => ((await call('approvals.list', { state })).items as Item[]);
+    await expect.poll(async () => (await list('pending')).length, { timeout: 15_000 }).toBe(1);
+    const [first] = await list('pending');
+    await call('adapter.close', { session: s.session });
+    await expect.poll(async () => (await list('gone')).map((i) => i.id), { timeout: 15_000 }).toContain(first!.id);
+    expect(await list('pending')).toEqual([]);
+    await expect(call('approvals.approve', { id: first!.id, argsHash: first!.argsHash })).rejects.toThrow();
+  });
+
   it('dry-run: a question the operator approves is not answered; nothing is typed, the fixture still waits, and the log says so (issue #25)', async () => {
     const { call, root, agent } = await start({ mode: 'dry-run' });
     const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string; terminal: string };
