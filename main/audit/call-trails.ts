@@ -29,6 +29,8 @@ export interface TrailStore {
   /** Hands what is gathered to an idle writer now (AuditStore.sendNow). */
   sendNow(): void;
   writeError(): string | null;
+  /** Checks now that the log file is still the one opened (AuditStore.checkFile); why not, or null. */
+  checkFile?(): string | null;
   /** The newest failure's sentence, also after writes resumed (a loss is often learnt after). */
   lastWriteError(): string | null;
   readonly headSeq: number;
@@ -156,6 +158,11 @@ export class CallTrails {
 
   writeError(): string | null {
     return this.store.writeError();
+  }
+
+  /** Why the log cannot take events now, looked at now: the file no longer the one opened, or appends failing. */
+  failure(): string | null {
+    return this.store.checkFile?.() ?? this.store.writeError();
   }
 
   lastWriteError(): string | null {

@@ -46,7 +46,7 @@ export interface AgentTool {
 /** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
 export interface UpstreamTools {
   tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean; title?: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>;
-  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
+  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string; gate?: () => void }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
 }
 
 export interface IncomingCall {
@@ -92,7 +92,13 @@ export type GatewayDeps = Omit<PipelineDeps, 'run' | 'autonomy' | 'mode' | 'tool
    * events are on disk, a tool runs only once its decision is, and a call whose events could not
    * be written (the disk is full) is denied with the log's own sentence.
    */
-  durability?: { mark(): number; whenDurable(mark: number): Promise<void>; whenCallDurable?(call: string): Promise<void> };
+  durability?: {
+    mark(): number;
+    whenDurable(mark: number): Promise<void>;
+    whenCallDurable?(call: string): Promise<void>;
+    /** Why the log cannot take events now (its file deleted or replaced, appends failing), looked at now; null while it can. */
+    failure?(): string | null;
+  };
 };
 
 export const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -328,6 +334,14 @@ export class Gateway {
     // The decision is on disk before anything runs (a full disk denies here, as a runner error).
     const mark = this.auditMarks.get(call);
     if (mark !== undefined) await this.durable(call, mark);
+    // Asked again once the call holds its plugin's slot: a call queued behind others started after
+    // the operator switched to dry-run, or after the log was found deleted (every call is then
+    // denied), because both were checked only before the wait (a review ran both).
+    const gate = () => {
+      if (this.deps.settings.current.mode !== 'live') throw new Error('Gatehouse was switched to dry-run while this call waited for a free slot of its plugin, so it was not run.');
+      const lost = this.deps.durability?.failure?.() ?? null;
+      if (lost !== null) throw new Error(`it was not run: ${lost}`);
+    };
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
@@ -337,14 +351,14 @@ export class Gateway {
       // `pty = true`: a terminal operators watch live (the runner re-checks the files first).
       const pty = this.deps.registry.get(tool.plugin!)?.manifest?.pty === true;
       result = pty
-        ? await this.deps.toolRunner.callPty(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, agentTool: tool.name })
-        : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id });
+        ? await this.deps.toolRunner.callPty(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, agentTool: tool.name, gate })
+        : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, gate });
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
-      const r = await up.call(tool.name, call.arguments, { actor, callId: call.id });
+      const r = await up.call(tool.name, call.arguments, { actor, callId: call.id, gate });
       result = {
         ok: r.ok && !r.isError,
         output: null,

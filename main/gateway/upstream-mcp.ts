@@ -104,6 +104,8 @@ export interface UpstreamCallOptions {
   actor?: string;
   /** The agent's tool call this serves: recorded with execution.* so the audit joins them to it. */
   callId?: string;
+  /** Asked once the call holds its slot, right before it is sent; throws to refuse it (ToolCallOptions.gate). */
+  gate?: () => void;
 }
 
 export interface UpstreamMcpDeps {
@@ -249,6 +251,7 @@ export class UpstreamMcp {
     }
     const breaker = this.deps.breakers?.get(plugin);
     try {
+      opts.gate?.();
       const ticket = breaker?.acquire() ?? { ok: true as const, probe: false };
       if (!ticket.ok) {
         this.deps.metrics?.record(plugin, 'error', Number.NaN);

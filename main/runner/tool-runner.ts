@@ -69,6 +69,12 @@ export interface ToolCallOptions {
   testRun?: boolean;
   /** The agent's tool call this serves: recorded with execution.* so the audit joins them to it. */
   callId?: string;
+  /**
+   * Asked once the call holds its slot, right before anything starts; throws to refuse the call
+   * (it is not run). The gateway's: whether the mode and the audit log still let it run, after the
+   * wait for a slot (Gateway.run says why).
+   */
+  gate?: () => void;
 }
 
 export interface PtyCallOptions extends ToolCallOptions {
@@ -248,6 +254,7 @@ export class ToolRunner {
     let spec: ToolSpec;
     const breaker = this.deps.breakers.get(plugin);
     try {
+      opts.gate?.();
       const resolved = this.resolve(plugin, opts);
       // Relative permission paths mean what they meant where they were reviewed (the plugin's
       // folder), not next to the copy it runs from.

@@ -1,0 +1,68 @@
+// A call allowed in live mode that then waits for a free slot of its plugin (four of one plugin
+// run at once) is checked again when it gets the slot, right before anything starts: switched to
+// dry-run meanwhile, or with the audit log found deleted meanwhile (every call is then denied), it
+// is not run. A review ran both: the mode and the log were checked only before the wait.
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { createHost, type Host } from '../../../main/host/create-host.js';
+import { tempDir } from '../../support/temp.js';
+
+const hosts: Host[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.close('test done');
+});
+
+async function start() {
+  const root = tempDir('gatehouse-queued-');
+  const home = join(root, 'home');
+  const out = join(root, 'out');
+  mkdirSync(out);
+  const dir = join(home, 'plugins', 'slow');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gatehouse.toml'), `name = "slow"\ndescription = "A test tool."\ncommand = "run.sh"\ntimeout_secs = 30\n\n[permissions]\nwrite = [${JSON.stringify(out)}]\n`);
+  // Reads {"n": N}, says it started (out/started-N), holds its slot until the test lets it go (out/go), then leaves out/ran-N.
+  writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\nn=$(sed -n 's/.*"n":\\([0-9]*\\).*/\\1/p')\ntouch ${out}/started-$n\nwhile [ ! -e ${out}/go ]; do sleep 0.02; done\ntouch ${out}/ran-$n\necho '{"n":'$n'}'\n`);
+  chmodSync(join(dir, 'run.sh'), 0o755);
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, watch: false });
+  hosts.push(host);
+  await host.ready;
+  await host.registry.enable('slow', 'tester');
+  const call = (n: number) => host.gateway.call({ agent: 'a', session: `s${n}`, tool: 'slow', arguments: { n }, source: 'api' });
+  const calls = [1, 2, 3, 4, 5].map(call);
+  // Four run; the fifth waits for a slot.
+  await expect.poll(() => [1, 2, 3, 4].every((n) => existsSync(join(out, `started-${n}`))), { timeout: 15_000 }).toBe(true);
+  expect(readdirSync(out)).not.toContain('started-5');
+  return { host, home, out, calls, call };
+}
+
+it('a call waiting for a slot when the operator switches to dry-run is not run: denied, saying why', async () => {
+  const { host, out, calls } = await start();
+  const sw = await host.dispatcher.dispatch('settings.update', { mode: 'dry-run' }, { operator: 'alice', console: 'serve' });
+  expect(sw.ok).toBe(true);
+  writeFileSync(join(out, 'go'), '');
+  const results = await Promise.all(calls);
+  expect(results.slice(0, 4).map((r) => r.executed)).toEqual([true, true, true, true]);
+  expect(results[4]).toMatchObject({ decision: 'deny', executed: false });
+  expect(results[4]!.reason).toMatch(/switched to dry-run while this call waited for a free slot/);
+  expect(readdirSync(out)).not.toContain('started-5');
+  // On record: no execution for it, and its trail ends with the deny.
+  const trail = host.audit.tail(500).filter((e) => (e.payload as { call?: string }).call === results[4]!.call.id).map((e) => e.type);
+  expect(trail).not.toContain('execution.started');
+});
+
+it('a call waiting for a slot when the audit log is found deleted is not run: denied with the log\'s sentence', async () => {
+  const { host, home, out, calls, call } = await start();
+  rmSync(join(home, 'audit.db'));
+  // The next call notices: denied, and so is every call until a restart.
+  const probe = await call(9);
+  expect(probe.decision).toBe('deny');
+  writeFileSync(join(out, 'go'), '');
+  const results = await Promise.all(calls);
+  expect(results[4]).toMatchObject({ decision: 'deny', executed: false });
+  expect(results[4]!.reason).toMatch(/audit log/);
+  expect(results[4]!.content).toBeUndefined();
+  expect(readdirSync(out)).not.toContain('started-5');
+  expect(host.audit.writeError()).not.toBeNull();
+});
