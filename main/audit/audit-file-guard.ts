@@ -3,7 +3,10 @@
 // while the host runs went unnoticed: appends kept "succeeding" into an unlinked inode, calls were
 // allowed, and at stop the acknowledged record was gone. One fstat of our own descriptor on the
 // same inode (its link count and size) and one stat of the path (which inode is there now) per
-// batch see all three; the store then fails closed (audit-store.ts).
+// batch see all three; the store then fails closed (audit-store.ts). The same for the write-ahead
+// log beside it (audit.db-wal), where every event stays until a checkpoint copies it into the
+// database: deleted under the host, SQLite went on writing the unlinked file, calls were allowed,
+// and after a crash the whole run (the events before the deletion too) was gone.
 import { closeSync, fstatSync, openSync, statSync, accessSync, constants, existsSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -21,6 +24,8 @@ export class AuditFileGuard {
   /** The largest size seen: SQLite never shrinks this file (no auto_vacuum), so smaller means truncated. */
   private size: number;
   private lost: string | null = null;
+  /** Our own descriptor on the write-ahead log SQLite has open (taken when first seen), and its inode. */
+  private wal: { fd: number; dev: number; ino: number } | null = null;
 
   constructor(private readonly path: string) {
     // Our own descriptor on the inode SQLite opened (opened right after it, before anyone could swap it).
@@ -29,6 +34,7 @@ export class AuditFileGuard {
     this.dev = st.dev;
     this.ino = st.ino;
     this.size = st.size;
+    this.checkWal();
   }
 
   /** Null while the file at the path is the one opened, whole; else why not (and so from then on). */
@@ -49,11 +55,43 @@ export class AuditFileGuard {
       this.lost = `the audit log ${this.path} was replaced by another file while Gatehouse ran (inode ${atPath.ino}, not ${this.ino}): the events Gatehouse recorded are no longer at that path. ${AFTER}`;
     } else if (own.size < this.size) {
       this.lost = `the audit log ${this.path} was truncated while Gatehouse ran (${own.size} bytes, it had ${this.size}): events Gatehouse recorded were cut off. ${AFTER}`;
-    } else this.size = own.size;
+    } else {
+      this.size = own.size;
+      this.lost = this.checkWal();
+    }
     return this.lost;
   }
 
+  /**
+   * Null while the write-ahead log at `<path>-wal` is the one first seen there (SQLite keeps it
+   * while any connection is open: it truncates it, never deletes or replaces it); else why not.
+   * Its size is not watched: SQLite itself resets it after a checkpoint.
+   */
+  private checkWal(): string | null {
+    const walPath = `${this.path}-wal`;
+    let atPath: Stats | null;
+    try {
+      atPath = statSync(walPath);
+    } catch {
+      atPath = null;
+    }
+    if (!this.wal) {
+      // Not made yet (no write since the database was opened in WAL mode): nothing to lose.
+      if (!atPath) return null;
+      const fd = openSync(walPath, 'r');
+      const st = fstatSync(fd);
+      this.wal = { fd, dev: st.dev, ino: st.ino };
+      return null;
+    }
+    const own = fstatSync(this.wal.fd);
+    if (own.nlink === 0 || atPath === null) return `the audit log's write-ahead log ${walPath} was deleted while Gatehouse ran: the events recorded since the last checkpoint are only in a deleted file, and gone if Gatehouse stops without copying them. ${AFTER}`;
+    if (atPath.ino !== this.wal.ino || atPath.dev !== this.wal.dev) return `the audit log's write-ahead log ${walPath} was replaced by another file while Gatehouse ran (inode ${atPath.ino}, not ${this.wal.ino}): SQLite no longer writes the file at that path. ${AFTER}`;
+    return null;
+  }
+
   close(): void {
+    if (this.wal) closeSync(this.wal.fd);
+    this.wal = null;
     if (this.fd === null) return;
     closeSync(this.fd);
     this.fd = null;

@@ -86,6 +86,17 @@ describe('the audit log changed under a running host', () => {
       /the audit log \S*audit\.db was (replaced by another file|deleted while Gatehouse ran and another file now has its name)/,
     ],
     ['truncated', 'the next call is denied naming the truncation', (db) => truncateSync(db, 0), /the audit log \S*audit\.db was truncated while Gatehouse ran \(0 bytes, it had \d+\)/],
+    // A review found this one unseen: SQLite went on writing the unlinked WAL, and a crash lost the whole run.
+    ['its write-ahead log deleted', 'the next call is denied naming the deletion', (db) => rmSync(`${db}-wal`), /the audit log's write-ahead log \S*audit\.db-wal was deleted while Gatehouse ran/],
+    [
+      'its write-ahead log replaced',
+      'the next call is denied naming the replacement',
+      (db) => {
+        writeFileSync(`${db}-wal.new`, '');
+        renameSync(`${db}-wal.new`, `${db}-wal`);
+      },
+      /the audit log's write-ahead log \S*audit\.db-wal was (replaced by another file|deleted while Gatehouse ran)/,
+    ],
   ];
   for (const [what, outcome, act, sentence] of cases) {
     it(`${what}: ${outcome}, every call after it too; the console's chain state and doctor report it`, async () => {
