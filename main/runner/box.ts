@@ -27,9 +27,10 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import { configuredHooksDirs, gitFileTarget } from '../policy/git-hooks-path.js';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import type { Rule } from '../policy/types.js';
 import { under } from './sandbox.js';
@@ -130,25 +131,6 @@ function settingsNames(modify: readonly Rule[]): string[] {
   return [...names];
 }
 
-/** The git folder a `.git` file (a linked worktree's, a submodule's) names, absolute; null when it names none. */
-function gitFileTarget(file: string): string | null {
-  // Its first 4 KiB: Git's own is one line, and one a command left there may be any size.
-  let text: string;
-  let fd: number | null = null;
-  try {
-    // Non-blocking and checked: a FIFO put there since the walk must not hold the host's thread.
-    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return null;
-    const buf = Buffer.alloc(4096);
-    text = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-  const m = /^gitdir: *(.+?)\s*$/m.exec(text);
-  return m ? resolve(dirname(file), m[1]!) : null;
-}
 
 const GLOB_CHAR = /(?<!\\)[*?[{]/;
 const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
@@ -298,6 +280,12 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
       pinned.add(g);
       gitDirs.add(g);
       for (const n of GIT_CONFIG_NAMES) if (existsSync(join(g, n))) readOnly.add(join(g, n));
+    }
+    // The folder each repository's Git config runs hooks from instead of .git/hooks (core.hooksPath,
+    // husky's .husky): read-only like .git/hooks, or an allowed command plants the operator's next commit.
+    for (const g of [...gitDirs].slice(0, MAX_GIT_DIRS)) {
+      const top = basename(g) === '.git' ? dirname(g) : null;
+      for (const d of configuredHooksDirs(g, top, home)) if (existsSync(d) && [...writable].some((w) => under(d, w))) readOnly.add(d);
     }
     if (gitDirs.size > MAX_GIT_DIRS) notes.push(`${gitDirs.size} Git folders in ${project}: only the first ${MAX_GIT_DIRS} are checked for configuration files a contained command created`);
     if (!found.complete) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);

@@ -181,6 +181,15 @@ function defs(ctx: BuiltinContext): Def[] {
       message: 'Agents may not change Git hooks or Git configuration files.',
     },
     {
+      name: 'builtin.git-hooks-path',
+      description: "The folder a repository's Git configuration runs hooks from instead of .git/hooks (core.hooksPath: husky's .husky, a .githooks folder)",
+      actions: MODIFY_OPS,
+      // Read from the repository's (and the user's) Git config at each call: git-hooks-path.ts.
+      block_paths: [],
+      special: 'hooks-path',
+      message: "Agents may not change the hooks Git runs for this repository (its core.hooksPath folder); they run at the operator's next commit, checkout or push.",
+    },
+    {
       name: GIT_POINTER_RULE,
       description: 'A `.git` file, link or folder put in place (it names the folder Git takes configuration and hooks from)',
       // Not delete: removing a `.git` plants nothing (and the shell box keeps what Git needs).

@@ -1,5 +1,6 @@
 // A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
 // call is a bitmask test plus a few regex tests.
+import { hooksDirHolding } from '../git-hooks-path.js';
 import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity, type ToolCall } from '../types.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
@@ -12,7 +13,7 @@ import picomatch from 'picomatch';
  * matched against the programs a call starts, not the paths it touches, and a program named as
  * Gatehouse's CLI matches wherever it is (extract/self-cli.ts).
  */
-export type SpecialMatch = 'evasive' | 'ssrf' | 'self-cli';
+export type SpecialMatch = 'evasive' | 'ssrf' | 'self-cli' | 'hooks-path';
 
 export interface CompiledRule {
   readonly rule: Readonly<Rule>;
@@ -23,6 +24,8 @@ export interface CompiledRule {
   readonly special: SpecialMatch | null;
   /** An allow rule's binding to a tool, exact commands or exact arguments; null when it has none. */
   readonly binding: CallBinding | null;
+  /** What `~` means, for a special that reads the user's files (hooks-path: the user's Git config). */
+  readonly home: string;
 }
 
 /** What an "always" rule is bound to beyond paths and hosts (see Rule.tools/commands/arguments). */
@@ -76,6 +79,7 @@ export function compileRule(rule: Rule, ctx: PathContext, special: SpecialMatch 
     hosts: compileHostPattern(special === 'ssrf' ? [] : rule.block_hosts),
     special,
     binding: compileBinding(rule),
+    home: ctx.home,
   });
 }
 
@@ -160,6 +164,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   }
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
   if (c.special === 'self-cli') return matchSelfCli(c, x);
+  if (c.special === 'hooks-path') return matchHooksPath(c, x);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {
     // Containment: deleting, moving or copying a folder reaches every protected tree inside it, and
@@ -236,6 +241,17 @@ function matchSelfCli(c: CompiledRule, x: Extraction): RuleMatch | null {
     // A folder as the program: whatever is found in it runs (`find <install>/bin -exec node {} url \;`).
     const inner = c.paths.containsProtected(p);
     if (inner !== null) return matchOf(c, `the command starts what it finds in ${p}, which holds Gatehouse's own ${inner}`);
+  }
+  return null;
+}
+
+/** A path the call changes inside the folder its repository's Git config runs hooks from (git-hooks-path.ts). */
+function matchHooksPath(c: CompiledRule, x: Extraction): RuleMatch | null {
+  // Not `untouched`: that index knows only rules with globs, and this one has none.
+  for (const p of x.paths) {
+    if (!p.startsWith('/')) continue;
+    const dir = hooksDirHolding(p, c.home);
+    if (dir !== null) return matchOf(c, `path ${p} is in ${dir}, where this repository's Git configuration (core.hooksPath) runs hooks from`);
   }
   return null;
 }

@@ -125,6 +125,21 @@ describe('the box: what it hides and what it keeps read-only', () => {
     expect(readFileSync(join(h.proj, 'src', 'made.txt'), 'utf8')).toBe('x\n');
   });
 
+  // A review planted .husky/pre-commit with an allowed, contained command; the next `git commit` ran it.
+  it("keeps the folder a repository's Git config runs hooks from (core.hooksPath: husky's .husky/_ and the scripts it runs) read-only", (ctx) => {
+    const h = fakeHome();
+    spawnSync('git', ['-C', h.proj, 'config', '--file', join(h.proj, '.git', 'config'), 'core.hooksPath', '.husky/_']);
+    put(join(h.proj, '.husky', '_', 'h'), '#!/bin/sh\n');
+    put(join(h.proj, '.husky', 'pre-commit'), 'npm test\n');
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.proj);
+    expect(plan.readOnly).toEqual(expect.arrayContaining([join(h.proj, '.husky', '_'), join(h.proj, '.husky')]));
+    needsBwrap(ctx, sandbox);
+    const r = spawnSync('/bin/bash', ['-c', boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, "printf '#!/bin/sh\\nid\\n' > .husky/pre-commit; echo x > src/made.txt")], { cwd: h.proj, env: { ...process.env, HOME: h.home }, encoding: 'utf8' });
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(join(h.proj, '.husky', 'pre-commit'), 'utf8')).toBe('npm test\n');
+    expect(readFileSync(join(h.proj, 'src', 'made.txt'), 'utf8')).toBe('x\n');
+  });
+
   it('never makes the home writable: a command started in the home gets only the temp folders', () => {
     const h = fakeHome();
     const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: ['/tmp'] }, h.home);
