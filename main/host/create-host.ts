@@ -302,7 +302,7 @@ export function createHost(opts: HostOptions): Host {
     ...hostHandlers({ shell: opts.shell, home: paths.root, startedAt, jobs }),
     ...auditHandlers({ audit, query: auditQuery, chain, jobs, raw: () => settings.current.auditRaw, policy, autonomy: () => ({ level: settings.current.autonomy, autoApprove: settings.current.autoApprove, alwaysAsk: settings.current.alwaysAsk }), ...(teamConsole ? { teamSearch: (req) => teamConsole.search(req) } : {}) }),
     ...adapterPluginHandlers(registryHandlers({ registry, plugins, sources, ready, jobs, record }), { adapters, sources, registryHas: (name) => registry.get(name) !== undefined, record, changed: (names) => bus.emit('plugins.changed', { names }) }),
-    ...healthHandlers({ health, toolRunner, ready, containmentReady: () => pluginSide.containment.ready(), eventLoop: () => eventLoop.snapshot(), record }),
+    ...healthHandlers({ health, toolRunner, ready, containmentReady: () => pluginSide.containment.ready(), eventLoop: () => eventLoop.snapshot(), record, logFailure: () => callTrails.failure() }),
     ...terminalHandlers(ptys, consoles),
     ...adapterHandlers(adapters),
     ...agentConfigHandlers({ gateway, endpoints: () => endpoints, pending: () => approvals.pendingSize(), integrations, hostNotes: () => [exampleToolNote((name) => registry.get(name), paths.root, defaultHome())].filter((n) => n !== null) }),

@@ -20,6 +20,8 @@ export interface HealthHandlerDeps {
   /** The host's event-loop lag, measured where the host runs. */
   eventLoop: () => EventLoopSnapshot;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
+  /** Why the audit log cannot take events now (CallTrails.failure), or null: a test run is not run then. */
+  logFailure?: () => string | null;
 }
 
 export function healthHandlers(d: HealthHandlerDeps): HealthHandlers {
@@ -38,6 +40,16 @@ export function healthHandlers(d: HealthHandlerDeps): HealthHandlers {
       d.record('plugin.restart', `operator:${ctx.operator}`, { plugin: name });
       return d.health.restart(name);
     },
-    'plugins.testRun': ({ name, tool, input }, ctx) => d.toolRunner.call(name, tool, input, { actor: `operator:${ctx.operator}`, testRun: true }),
+    // Checked when the run has its slot, as an agent's call is (Gateway.run): with the log lost, a
+    // test run's plugin ran anyway and only the answer said it was not recorded.
+    'plugins.testRun': ({ name, tool, input }, ctx) =>
+      d.toolRunner.call(name, tool, input, {
+        actor: `operator:${ctx.operator}`,
+        testRun: true,
+        gate: () => {
+          const lost = d.logFailure?.() ?? null;
+          if (lost !== null) throw new Error(`The test run was not started: ${lost}`);
+        },
+      }),
   };
 }

@@ -66,3 +66,14 @@ it('a call waiting for a slot when the audit log is found deleted is not run: de
   expect(readdirSync(out)).not.toContain('started-5');
   expect(host.audit.writeError()).not.toBeNull();
 });
+
+it("an operator's test run after the audit log was found deleted is not started: the answer says why", async () => {
+  const { host, home, out, calls } = await start();
+  writeFileSync(join(out, 'go'), '');
+  await Promise.all(calls);
+  rmSync(join(home, 'audit.db'));
+  const r = await host.dispatcher.dispatch('plugins.testRun', { name: 'slow', input: { n: 7 } }, { operator: 'alice', console: 'serve' });
+  expect(r.ok).toBe(false);
+  expect(JSON.stringify(r)).toMatch(/The test run was not started: the audit log \S+ was deleted while Gatehouse ran/);
+  expect(readdirSync(out)).not.toContain('started-7');
+});
