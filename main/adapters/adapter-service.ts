@@ -184,6 +184,8 @@ interface Session {
   asking: AdapterSessionInfo['asking'];
   /** Withdraws the question being asked (see AdapterServiceDeps.ask). */
   askGone: AbortController | null;
+  /** What the screen asked when the question was sent (askedKey): it must still ask exactly that. */
+  askedKey: string;
   /** Output batches seen, and the count when the last question was answered (a question is asked once per screen). */
   batches: number;
   answeredAt: number;
@@ -414,7 +416,7 @@ export class AdapterService {
     const cols = p.cols ?? 120;
     const rows = p.rows ?? 40;
     const id = `adapter-${randomBytes(5).toString('hex')}`;
-    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set(), supervised: p.supervise === true, asking: null, askGone: null, batches: 0, answeredAt: -1, quietTimer: null };
+    const s: Session = { id, plugin, terminal: '', screen: new Screen(cols, rows, () => this.clock.now()), sandbox, transcript: [], transcriptChars: 0, transcriptDropped: false, lastIntent: null, classification: null, ended: null, startedAt: this.clock.now(), untap: () => {}, listeners: new Set(), supervised: p.supervise === true, asking: null, askGone: null, askedKey: '', batches: 0, answeredAt: -1, quietTimer: null };
     // Registered before the program starts so its first output reaches the screen.
     this.sessions.set(id, s);
     try {
@@ -558,7 +560,7 @@ export class AdapterService {
       // its key was typed into whatever the program asked next (`git push --force`, never approved).
       const asked = s.asking.question;
       const gone = s.askGone;
-      if (!(await this.stillAsks(s, asked))) gone?.abort(`the question is no longer on the terminal's screen (answered there, or the program moved on): ${asked.slice(0, 120)}`);
+      if (!(await this.stillAsks(s, s.askedKey))) gone?.abort(`the question is no longer on the terminal's screen (answered there, or the program moved on): ${asked.slice(0, 120)}`);
       return;
     }
     const c = await this.classify(s, 'host');
@@ -566,6 +568,7 @@ export class AdapterService {
     if (c.state !== 'waiting_for_permission' || s.batches <= s.answeredAt || !this.deps.ask || s.asking || s.ended) return;
     const q: PermissionQuestion = { session: s.id, plugin: s.plugin.adapter.manifest.name, terminal: s.terminal, cwd: this.deps.ptys.get(s.terminal).cwd, question: c.question ?? c.evidence, options: c.options ?? [], request: requestOf(c) };
     s.asking = { question: q.question, approval: null };
+    s.askedKey = askedKey(c);
     const askedAt = s.batches;
     const gone = (s.askGone = new AbortController());
     this.emit(s);
@@ -588,7 +591,7 @@ export class AdapterService {
     if (s.ended) return;
     // Typed only into the question it answers: withdrawn meanwhile, or no longer on the screen now
     // (output that came after the last check), it is left alone, and the log says so.
-    const left = gone.signal.aborted ? String(gone.signal.reason) : (await this.stillAsks(s, q.question)) ? null : `the question is no longer on the terminal's screen: ${q.question.slice(0, 120)}`;
+    const left = gone.signal.aborted ? String(gone.signal.reason) : (await this.stillAsks(s, askedKey(c))) ? null : `the question is no longer on the terminal's screen: ${q.question.slice(0, 120)}`;
     if (left !== null) {
       this.deps.record({ type: 'adapter.answered', actor: 'host', payload: { session: s.id, plugin: q.plugin, terminal: s.terminal, question: q.question, decision: 'none', outcome: answer.decision, key: null, decider: answer.decider, reason: `Nothing was typed: ${left}.`, ...(answer.approval ? { approval: answer.approval } : {}), typed: false } });
       // What the screen asks now (the program's next question, printed while this one waited) is a question of its own.
@@ -621,12 +624,16 @@ export class AdapterService {
     this.emit(s);
   }
 
-  /** Whether the screen still asks `question` (classified again; a failed classify counts as no). */
-  private async stillAsks(s: Session, question: string): Promise<boolean> {
+  /**
+   * Whether the screen still asks what was asked (classified again; a failed classify counts as
+   * no): the same question, options and request. The question alone is not enough: a program that
+   * asks "Do you want to proceed?" before every command asks it again for the next one.
+   */
+  private async stillAsks(s: Session, key: string): Promise<boolean> {
     if (s.ended) return false;
     try {
       const c = await this.classify(s, 'host');
-      return c.state === 'waiting_for_permission' && (c.question ?? c.evidence) === question;
+      return c.state === 'waiting_for_permission' && askedKey(c) === key;
     } catch {
       return false;
     }
@@ -884,6 +891,11 @@ export function optionFor(options: { key: string; label: string }[], allow: bool
   const no = /^\s*(no|deny|reject|decline|cancel|abort|skip)\b/i;
   const found = options.find((o) => (allow ? yes : no).test(o.label));
   return (found ?? (allow ? options[0] : options[options.length - 1]))!.key;
+}
+
+/** What a permission question asks, whole: its text, its options and the request read from the screen. */
+function askedKey(c: Classification): string {
+  return JSON.stringify([c.question ?? c.evidence, c.options ?? [], requestOf(c) ?? null]);
 }
 
 function requestOf(c: Classification & { request?: unknown }): PermissionQuestion['request'] {

@@ -67,9 +67,10 @@ describe('supervising a terminal agent through its adapter', () => {
 
   // A review found both: an item whose question had left the screen stayed approvable, and its
   // key was then typed into the program's next question, which nobody approved.
-  it('a question answered at the terminal is withdrawn from the inbox, the next question gets its own item, and approving the old one types nothing', async () => {
+  // Also when every question reads the same (Claude Code's "Do you want to proceed?" before each command): the command tells them apart.
+  it.each([['its own words', []], ['the same words for every command', ['generic']]])('a question answered at the terminal is withdrawn from the inbox, the next question gets its own item, and approving the old one types nothing (questions in %s)', async (_layout, extra) => {
     const { call, root, agent } = await start();
-    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent], cwd: join(root, 'work') })) as { session: string; terminal: string };
+    const s = (await call('adapter.start', { plugin: 'permission-agent', supervise: true, command: process.execPath, args: [agent, ...extra], cwd: join(root, 'work') })) as { session: string; terminal: string };
     const list = async (state: string) => ((await call('approvals.list', { state })).items as Item[]);
     const transcript = async () => ((await call('adapter.transcript', { session: s.session })).text as string);
     await expect.poll(async () => (await list('pending')).length, { timeout: 15_000 }).toBe(1);
@@ -84,7 +85,7 @@ describe('supervising a terminal agent through its adapter', () => {
     const late = await call('approvals.approve', { id: first!.id, argsHash: first!.argsHash }).catch((err: Error) => err);
     expect(late).toBeInstanceOf(Error);
     const answered = async () => ((await call('audit.search', { query: '', types: ['adapter.answered'] })) as { events: { payload: Record<string, unknown> }[] }).events.map((e) => e.payload);
-    await expect.poll(answered, { timeout: 15_000 }).toEqual([expect.objectContaining({ question: 'Agent wants to run the command: rm -rf build', decision: 'none', key: null, typed: false, reason: expect.stringMatching(/^Nothing was typed: .*no longer on the terminal's screen/) })]);
+    await expect.poll(answered, { timeout: 15_000 }).toEqual([expect.objectContaining({ question: extra.length ? 'Do you want to proceed?' : 'Agent wants to run the command: rm -rf build', decision: 'none', key: null, typed: false, reason: expect.stringMatching(/^Nothing was typed: .*no longer on the terminal's screen/) })]);
     // The second question is still the program's: nothing was typed into it.
     expect(await transcript()).not.toMatch(/got 1/);
     const withdrawn = (await call('audit.search', { query: '', types: ['approval.withdrawn'] })) as { events: unknown[] };
