@@ -60,6 +60,19 @@ export const BLOCKED_HOST_NAMES: readonly string[] = [
   'ip6-loopback',
 ];
 
+/**
+ * A host no program on a developer's machine has a reason to be given: the cloud metadata service
+ * (by address or name) and link-local addresses. Loopback and private addresses are left out on
+ * purpose: a test runner's `--base-url http://localhost:3000` names a dev server.
+ */
+export function isMetadataHost(host: string): boolean {
+  const h = normalizeHost(host);
+  if (h === 'metadata.google.internal' || h === 'metadata.goog' || h === 'instance-data' || h === 'instance-data.ec2.internal') return true;
+  const ip = parseIpLiteral(h);
+  const b = ip ? blockedCategory(ip) : null;
+  return b !== null && (b.category === 'cloud-metadata' || b.category === 'link-local');
+}
+
 const parsedBlocked = BLOCKED_RANGES.map(([cidr, category]) => ({ range: ipaddr.parseCIDR(cidr), category, cidr }));
 
 /**

@@ -33,10 +33,22 @@ export function cleanHost(h: string): string {
  * (authority up to the first `/?#`, user part up to the last `@`, `\` an ordinary character).
  */
 export function hostsOfUrl(raw: string, add: (h: string) => void): void {
-  const a = hostOfUrl(raw);
+  const a = listed(hostOfUrl(raw));
   if (a) add(a);
-  const b = curlHost(raw);
+  const b = listed(curlHost(raw));
   if (b && b !== a) add(b);
+}
+
+/**
+ * A host read from a URL in a comma-separated list (`GOPROXY=https://proxy.golang.org,direct`) ends
+ * at the comma: the rest is the list's next item. No resolver answers for a name with a comma in
+ * it, so nothing connects to the longer name; judged as written, its failed DNS lookup denied Go's
+ * default proxy setting.
+ */
+function listed(host: string | null): string | null {
+  if (host === null) return null;
+  const comma = host.indexOf(',');
+  return comma > 0 ? host.slice(0, comma) : host;
 }
 
 /** The host curl connects to for `raw`, normalised as WHATWG normalises hosts (`0x7f.1`). */

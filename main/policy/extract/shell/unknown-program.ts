@@ -1,4 +1,5 @@
 // A program no family knows: every path-like argument is read and written.
+import { isMetadataHost } from '../../network.js';
 import { fileUrlPath, hostsInText } from '../hosts.js';
 import { pathOf, processSubst } from './path-args.js';
 import type { Ctx, Env, EW } from './types.js';
@@ -46,14 +47,15 @@ export function unknownProgram(args: EW[], env: Env, c: Ctx, tree = false, unkno
       const f = fileUrlPath(t);
       if (f) pathOf({ ...a, t: f, tilde: false }, env, c, 'read');
       else {
-        // A URL given to a program: it may fetch it. SECURITY: without the operation the rules on
-        // hosts never judged it (`ffmpeg -i http://169.254.169.254/…`, `svn checkout http://127.0.0.1/…`).
-        let named = false;
+        // A URL given to a program Gatehouse does not know is not judged as the program's own
+        // request (a test runner's --base-url names a dev server on localhost), except the cloud
+        // metadata service and link-local addresses, which no such program has a reason to be
+        // given: those are network operations, so the private-address rule denies them.
+        // (`ffmpeg -i http://169.254.169.254/…` was allowed; a review found it.)
         hostsInText(t, (x) => {
-          named = true;
           col.host(x);
+          if (isMetadataHost(x)) col.op('network');
         });
-        if (named) col.op('network');
       }
       continue;
     }
