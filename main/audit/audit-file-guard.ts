@@ -15,6 +15,12 @@ export class AuditFileLost extends Error {
   readonly code = 'AUDIT_FILE_LOST';
 }
 
+/**
+ * The writer's journal_size_limit: after a checkpoint SQLite cuts a longer write-ahead log back to
+ * exactly this, and otherwise never shortens it while the database is open (audit-writer-worker.ts).
+ */
+export const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
 const AFTER = 'Gatehouse denies every call until it restarts: what it decides now would not be on record. Keep the data folder as it is for investigation and restart Gatehouse; the restart reports the missing history (gatehouse audit verify and gatehouse doctor show it too).';
 
 export class AuditFileGuard {
@@ -25,7 +31,7 @@ export class AuditFileGuard {
   private size: number;
   private lost: string | null = null;
   /** Our own descriptor on the write-ahead log SQLite has open (taken when first seen), and its inode. */
-  private wal: { fd: number; dev: number; ino: number } | null = null;
+  private wal: { fd: number; dev: number; ino: number; size: number } | null = null;
 
   constructor(private readonly path: string) {
     // Our own descriptor on the inode SQLite opened (opened right after it, before anyone could swap it).
@@ -80,12 +86,18 @@ export class AuditFileGuard {
       if (!atPath) return null;
       const fd = openSync(walPath, 'r');
       const st = fstatSync(fd);
-      this.wal = { fd, dev: st.dev, ino: st.ino };
+      this.wal = { fd, dev: st.dev, ino: st.ino, size: st.size };
       return null;
     }
     const own = fstatSync(this.wal.fd);
     if (own.nlink === 0 || atPath === null) return `the audit log's write-ahead log ${walPath} was deleted while Gatehouse ran: the events recorded since the last checkpoint are only in a deleted file, and gone if Gatehouse stops without copying them. ${AFTER}`;
     if (atPath.ino !== this.wal.ino || atPath.dev !== this.wal.dev) return `the audit log's write-ahead log ${walPath} was replaced by another file while Gatehouse ran (inode ${atPath.ino}, not ${this.wal.ino}): SQLite no longer writes the file at that path. ${AFTER}`;
+    // Shorter than it was, and not SQLite's own cut back to the limit: emptied or cut in place (a
+    // review truncated it: the events since the last checkpoint were gone, and the database malformed).
+    if (own.size < this.wal.size && !(own.size === WAL_SIZE_LIMIT && this.wal.size > WAL_SIZE_LIMIT)) {
+      return `the audit log's write-ahead log ${walPath} was truncated while Gatehouse ran (${own.size} bytes, it had ${this.wal.size}): the events recorded since the last checkpoint were cut off. ${AFTER}`;
+    }
+    this.wal.size = own.size;
     return null;
   }
 

@@ -22,6 +22,7 @@ import { parentPort, receiveMessageOnPort, workerData } from "node:worker_thread
 import type { MessagePort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
+import { WAL_SIZE_LIMIT } from "./audit-file-guard.js";
 import { SearchIndexer } from "./audit-index.js";
 import { RowInserter, type ChainBase } from "./audit-rows.js";
 import type { WriterReply, WriterRequest, WriterStart } from "./audit-writer.js";
@@ -59,7 +60,7 @@ const CHECKPOINT_QUIET_MS = 25;
 /** Bytes of rows committed since the last checkpoint before a quiet thread runs one (~1000 WAL pages with the search index). */
 const CHECKPOINT_AFTER_BYTES = 2 * 1024 * 1024;
 db.pragma(`wal_autocheckpoint = ${CHECKPOINT_CAP_PAGES}`);
-db.pragma(`journal_size_limit = ${8 * 1024 * 1024}`);
+db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
 let sinceCheckpoint = 0;
 let checkpointTimer: NodeJS.Timeout | null = null;
 // IMMEDIATE: the write lock is taken when the batch opens, so the commit itself cannot fail on a lock.

@@ -60,7 +60,15 @@ export class ChainMonitor {
       this.followTimer = null;
       const live = this.live;
       if (!live || this.closed) return;
-      this.deps.audit.verifyMore(live);
+      try {
+        this.deps.audit.verifyMore(live);
+      } catch (err) {
+        // The log cannot be read (its write-ahead log cut under the host): said as the chain's
+        // state, not thrown from a timer, which ended the host.
+        this.live = null;
+        this.publish(live, { seq: live.head.seq + 1, reason: `the audit log could not be read past row ${live.head.seq}: ${(err as Error).message}` });
+        return;
+      }
       if (live.failure) {
         this.live = null;
         this.publish(live, live.failure);

@@ -88,6 +88,7 @@ describe('the audit log changed under a running host', () => {
     ['truncated', 'the next call is denied naming the truncation', (db) => truncateSync(db, 0), /the audit log \S*audit\.db was truncated while Gatehouse ran \(0 bytes, it had \d+\)/],
     // A review found this one unseen: SQLite went on writing the unlinked WAL, and a crash lost the whole run.
     ['its write-ahead log deleted', 'the next call is denied naming the deletion', (db) => rmSync(`${db}-wal`), /the audit log's write-ahead log \S*audit\.db-wal was deleted while Gatehouse ran/],
+    ['its write-ahead log emptied in place', 'the next call is denied naming the truncation', (db) => truncateSync(`${db}-wal`, 0), /the audit log's write-ahead log \S*audit\.db-wal was truncated while Gatehouse ran \(0 bytes, it had \d+\)/],
     [
       'its write-ahead log replaced',
       'the next call is denied naming the replacement',
