@@ -33,9 +33,6 @@ class Kept<T> {
     return value;
   }
 }
-/** Per home (one in practice): a folder's repository's hooks folders. */
-const keptByHome = new Map<string, Kept<readonly string[]>>();
-const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The start of a regular file, or null. Non-blocking and checked: a FIFO put at the path must
@@ -68,10 +65,16 @@ export function gitFileTarget(file: string): string | null {
   return m ? resolve(dirname(file), m[1]!) : null;
 }
 
-/** The last `hooksPath` of a `[core]` section in one Git config file's text; undefined when it sets none. */
+/** What one Git config file's text says that matters here: its `core.hooksPath` values and the files it includes. */
 export function hooksPathIn(text: string): string | undefined {
+  const all = readConfigText(text).hooksPaths;
+  return all.length ? all[all.length - 1] : undefined;
+}
+
+function readConfigText(text: string): { hooksPaths: string[]; includes: string[] } {
+  const hooksPaths: string[] = [];
+  const includes: string[] = [];
   let section = '';
-  let found: string | undefined;
   for (const raw of text.split(/\r?\n/)) {
     let line = raw;
     // `[core]` or `[core] hooksPath = x`: Git takes a variable after the header on the same line.
@@ -80,11 +83,15 @@ export function hooksPathIn(text: string): string | undefined {
       section = header[1]!.toLowerCase();
       line = line.slice(header[0].length);
     }
-    if (section !== 'core') continue;
-    const kv = /^\s*hookspath\s*=\s*(.*)$/i.exec(line);
-    if (kv) found = configValue(kv[1]!);
+    const kv = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    const key = kv[1]!.toLowerCase();
+    if (section === 'core' && key === 'hookspath') hooksPaths.push(configValue(kv[2]!));
+    // Every include, whatever its condition (includeIf "gitdir:…", "onbranch:…"): one that does not
+    // apply only makes more folders protected, never fewer.
+    else if ((section === 'include' || section === 'includeif') && key === 'path') includes.push(configValue(kv[2]!));
   }
-  return found;
+  return { hooksPaths, includes };
 }
 
 /** A config value: quotes removed, escapes read, a comment (`#`, `;` outside quotes) cut off. */
@@ -103,30 +110,83 @@ function configValue(v: string): string {
   return out.trim();
 }
 
+const tilde = (p: string, home: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
+
+/** How deep includes are followed (Git's own limit is 10). */
+const MAX_INCLUDE_DEPTH = 10;
+
 /**
- * The folders Git runs this repository's hooks from when `core.hooksPath` sets them (the
- * repository's config over the user's over the system's, as Git reads them), absolute; empty when
- * none sets it. `top` is the work tree (relative values are taken from there; a bare repository's
- * from its git folder). A folder named `_` brings its parent: husky's hooks there run the scripts
- * one folder up (`.husky/pre-commit`).
+ * The `core.hooksPath` values and included files of these config files and of everything they
+ * include (relative includes are taken from the including file's folder).
  */
-export function configuredHooksDirs(gitDir: string, top: string | null, home: string): string[] {
-  const files = ['/etc/gitconfig', join(home, '.config', 'git', 'config'), join(home, '.gitconfig'), join(gitDir, 'config'), join(gitDir, 'config.worktree')];
-  let value: string | undefined;
-  for (const f of files) {
-    const text = readSmallFile(f, MAX_CONFIG_BYTES);
-    const v = text === null ? undefined : hooksPathIn(text);
-    if (v !== undefined) value = v;
+function readConfigs(files: readonly string[], home: string): { hooksPaths: string[]; includes: string[] } {
+  const hooksPaths: string[] = [];
+  const includes: string[] = [];
+  const seen = new Set<string>();
+  const read = (file: string, depth: number) => {
+    if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
+    seen.add(file);
+    const text = readSmallFile(file, MAX_CONFIG_BYTES);
+    if (text === null) return;
+    const r = readConfigText(text);
+    hooksPaths.push(...r.hooksPaths);
+    for (const inc of r.includes) {
+      if (!inc) continue;
+      const path = resolve(dirname(file), tilde(inc, home));
+      includes.push(path);
+      read(path, depth + 1);
+    }
+  };
+  for (const f of files) read(f, 0);
+  return { hooksPaths, includes };
+}
+
+/** The folders a hooksPath value names, absolute (see gitHookPlaces). */
+function hooksFolders(values: readonly string[], base: string, home: string): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    if (!v) continue;
+    const expanded = tilde(v, home);
+    const dir = isAbsolute(expanded) ? resolve(expanded) : resolve(base, expanded);
+    out.push(dir);
+    // Husky's hooks (`.husky/_/pre-commit`) run the scripts one folder up (`.husky/pre-commit`).
+    if (basename(dir) === '_') out.push(dirname(dir));
   }
-  if (!value) return [];
-  const expanded = value === '~' ? home : value.startsWith('~/') ? join(home, value.slice(2)) : value;
-  const dir = isAbsolute(expanded) ? resolve(expanded) : resolve(top ?? gitDir, expanded);
-  return basename(dir) === '_' ? [dir, dirname(dir)] : [dir];
+  return [...new Set(out)];
+}
+
+const userConfigs = (home: string) => ['/etc/gitconfig', join(home, '.config', 'git', 'config'), join(home, '.gitconfig')];
+
+/**
+ * What Git reads for this repository that decides where hooks run: the folders `core.hooksPath`
+ * names (in the system's, the user's and the repository's config and what they include; every
+ * value, not only the one that wins: a superset is safe), absolute, and the config files included
+ * (writing one can set it). `top` is the work tree (relative values are taken from there; a bare
+ * repository's from its git folder). A linked worktree's git folder shares its config through
+ * `commondir`.
+ */
+export function gitHookPlaces(gitDir: string, top: string | null, home: string): { hooks: string[]; includes: string[] } {
+  const common = readSmallFile(join(gitDir, 'commondir'), 4096)?.trim();
+  const commonDir = common ? resolve(gitDir, common) : gitDir;
+  const r = readConfigs([...userConfigs(home), join(commonDir, 'config'), join(gitDir, 'config.worktree')], home);
+  return { hooks: hooksFolders(r.hooksPaths, top ?? gitDir, home), includes: r.includes };
+}
+
+/** The hooks folders and included files of the system's and the user's config alone: every repository runs them. */
+export function userHookPlaces(home: string): { hooks: string[]; includes: string[] } {
+  const r = readConfigs(userConfigs(home), home);
+  // A relative value there is taken from each repository's top: only absolute and ~ ones name one folder.
+  return { hooks: hooksFolders(r.hooksPaths.filter((v) => isAbsolute(tilde(v, home))), '/', home), includes: r.includes };
 }
 
 /** The repository holding `path` (the nearest folder above it with a `.git`): its git folder and work tree. */
 export function repositoryOf(path: string): { gitDir: string; top: string } | null {
-  let dir = dirname(resolve(path));
+  return repositoryFrom(dirname(resolve(path)));
+}
+
+/** The repository holding the folder `start` (itself or the nearest above with a `.git`). */
+function repositoryFrom(start: string): { gitDir: string; top: string } | null {
+  let dir = start;
   for (let i = 0; i < MAX_DEPTH; i++) {
     const dotGit = join(dir, '.git');
     // No .git here: one folder up (not thrown: most folders have none). A path below a file
@@ -149,15 +209,30 @@ export function repositoryOf(path: string): { gitDir: string; top: string } | nu
   return null;
 }
 
-/** The configured hooks folder (see configuredHooksDirs) that `path` is in or is, or null. */
-export function hooksDirHolding(path: string, home: string): string | null {
+/** Kept per home: the places of a folder's repository, and the user's own. */
+const keptByHome = new Map<string, { repos: Kept<{ hooks: string[]; includes: string[] } | null>; user: Kept<{ hooks: string[]; includes: string[] }> }>();
+
+/**
+ * What `path` is of the places that decide where Git runs hooks, or null: inside (or the same as)
+ * a hooks folder of its own repository, of the repository the call runs in (`cwd`: an absolute
+ * hooksPath outside the work tree), or of the user's config (every repository); or a config file
+ * one of their configs includes.
+ */
+export function hookPlaceOf(path: string, home: string, cwd?: string): string | null {
   const p = isAbsolute(path) ? path : resolve(path);
   let kept = keptByHome.get(home);
-  if (!kept) keptByHome.set(home, (kept = new Kept()));
-  const dirs = kept.get(dirname(p), () => {
-    const repo = repositoryOf(p);
-    return repo ? configuredHooksDirs(repo.gitDir, repo.top, home) : NONE;
-  });
-  for (const d of dirs) if (p === d || p.startsWith(`${d}/`)) return d;
+  if (!kept) keptByHome.set(home, (kept = { repos: new Kept(), user: new Kept() }));
+  const repos = kept.repos;
+  const placesIn = (dir: string) =>
+    repos.get(dir, () => {
+      const repo = repositoryFrom(dir);
+      return repo ? gitHookPlaces(repo.gitDir, repo.top, home) : null;
+    });
+  const all = [placesIn(dirname(p)), cwd && isAbsolute(cwd) ? placesIn(resolve(cwd)) : null, kept.user.get('', () => userHookPlaces(home))];
+  for (const places of all) {
+    if (!places) continue;
+    for (const d of places.hooks) if (p === d || p.startsWith(`${d}/`)) return d;
+    for (const f of places.includes) if (p === f) return f;
+  }
   return null;
 }

@@ -28,9 +28,9 @@
 // file any contained command can read.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { configuredHooksDirs, gitFileTarget } from '../policy/git-hooks-path.js';
+import { gitFileTarget, gitHookPlaces } from '../policy/git-hooks-path.js';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import type { Rule } from '../policy/types.js';
 import { under } from './sandbox.js';
@@ -283,9 +283,14 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
     }
     // The folder each repository's Git config runs hooks from instead of .git/hooks (core.hooksPath,
     // husky's .husky): read-only like .git/hooks, or an allowed command plants the operator's next commit.
-    for (const g of [...gitDirs].slice(0, MAX_GIT_DIRS)) {
-      const top = basename(g) === '.git' ? dirname(g) : null;
-      for (const d of configuredHooksDirs(g, top, home)) if (existsSync(d) && [...writable].some((w) => under(d, w))) readOnly.add(d);
+    // A linked worktree's git folder (named by its `.git` file) has the file's folder as its top.
+    const repos = [...found.git.dirs.map((d) => ({ gitDir: d, top: dirname(d) })), ...found.git.files.flatMap((f) => {
+      const g = gitFileTarget(f);
+      return g ? [{ gitDir: g, top: dirname(f) }] : [];
+    })];
+    for (const { gitDir, top } of repos.slice(0, MAX_GIT_DIRS)) {
+      const places = gitHookPlaces(gitDir, top, home);
+      for (const d of [...places.hooks, ...places.includes]) if (existsSync(d) && [...writable].some((w) => under(d, w))) readOnly.add(d);
     }
     if (gitDirs.size > MAX_GIT_DIRS) notes.push(`${gitDirs.size} Git folders in ${project}: only the first ${MAX_GIT_DIRS} are checked for configuration files a contained command created`);
     if (!found.complete) notes.push(`the project walk stopped after ${ctx.walkBudget ?? WALK_BUDGET} entries: name-protected files deeper in ${project} are not masked (the judge still checks every path a command names)`);

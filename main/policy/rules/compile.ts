@@ -1,6 +1,6 @@
 // A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
 // call is a bitmask test plus a few regex tests.
-import { hooksDirHolding } from '../git-hooks-path.js';
+import { hookPlaceOf } from '../git-hooks-path.js';
 import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity, type ToolCall } from '../types.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
@@ -164,7 +164,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
   }
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
   if (c.special === 'self-cli') return matchSelfCli(c, x);
-  if (c.special === 'hooks-path') return matchHooksPath(c, x);
+  if (c.special === 'hooks-path') return matchHooksPath(c, x, opts.call?.cwd);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {
     // Containment: deleting, moving or copying a folder reaches every protected tree inside it, and
@@ -246,12 +246,12 @@ function matchSelfCli(c: CompiledRule, x: Extraction): RuleMatch | null {
 }
 
 /** A path the call changes inside the folder its repository's Git config runs hooks from (git-hooks-path.ts). */
-function matchHooksPath(c: CompiledRule, x: Extraction): RuleMatch | null {
+function matchHooksPath(c: CompiledRule, x: Extraction, cwd: string | undefined): RuleMatch | null {
   // Not `untouched`: that index knows only rules with globs, and this one has none.
   for (const p of x.paths) {
     if (!p.startsWith('/')) continue;
-    const dir = hooksDirHolding(p, c.home);
-    if (dir !== null) return matchOf(c, `path ${p} is in ${dir}, where this repository's Git configuration (core.hooksPath) runs hooks from`);
+    const place = hookPlaceOf(p, c.home, cwd);
+    if (place !== null) return matchOf(c, `path ${p} is ${p === place ? '' : 'in '}${place}, which decides the hooks Git runs (core.hooksPath, or a config file Git includes)`);
   }
   return null;
 }

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configuredHooksDirs, hooksDirHolding, hooksPathIn } from '../../../main/policy/git-hooks-path.js';
+import { gitHookPlaces, hookPlaceOf, hooksPathIn } from '../../../main/policy/git-hooks-path.js';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
 import { compileBuiltinRules } from '../../../main/policy/rules/builtin.js';
 import { buildRuleSet, evaluatePolicy } from '../../../main/policy/rules/engine.js';
@@ -57,11 +57,11 @@ describe('core.hooksPath in a config file', () => {
   });
 
   it("a repository's own value wins over the user's; a relative one is the work tree's; husky's `_` brings its parent", () => {
-    expect(configuredHooksDirs(join(husky, '.git'), husky, home)).toEqual([join(husky, '.husky', '_'), join(husky, '.husky')]);
-    expect(configuredHooksDirs(join(custom, '.git'), custom, home)).toEqual([join(custom, 'scripts', 'hooks')]);
-    expect(configuredHooksDirs(join(plain, '.git'), plain, home)).toEqual([]);
-    expect(hooksDirHolding(join(husky, '.husky', 'pre-commit'), home)).toBe(join(husky, '.husky'));
-    expect(hooksDirHolding(join(husky, 'src', 'index.js'), home)).toBeNull();
+    expect(gitHookPlaces(join(husky, '.git'), husky, home).hooks).toEqual([join(husky, '.husky', '_'), join(husky, '.husky')]);
+    expect(gitHookPlaces(join(custom, '.git'), custom, home).hooks).toEqual([join(custom, 'scripts', 'hooks')]);
+    expect(gitHookPlaces(join(plain, '.git'), plain, home).hooks).toEqual([]);
+    expect(hookPlaceOf(join(husky, '.husky', 'pre-commit'), home)).toBe(join(husky, '.husky'));
+    expect(hookPlaceOf(join(husky, 'src', 'index.js'), home)).toBeNull();
   });
 });
 
@@ -85,5 +85,46 @@ describe('builtin.git-hooks-path', () => {
     ['Bash', { command: 'cat .husky/pre-commit' }, husky, 'reading a hook'],
   ])('leaves %s %j alone (in %s): %s', (tool, args, cwd, _why) => {
     expect(judge(tool, args, cwd).matched.map((m) => m.rule)).not.toContain('builtin.git-hooks-path');
+  });
+});
+
+// A second review found the first version read only the repository's own config file.
+describe('where else Git takes core.hooksPath from', () => {
+  const home2 = join(root, 'home2');
+  const work = join(home2, 'work');
+  const shared = join(root, 'shared-hooks');
+  const g = (...args: string[]) => execFileSync('git', args, { env: { ...process.env, HOME: home2, GIT_CONFIG_NOSYSTEM: '1' } });
+  const judge2 = (tool: string, args: Record<string, unknown>, cwd: string) => {
+    const c: ToolCall = { id: 'c1', agent: 'a', session: 's', tool, arguments: args, cwd, source: 'hook', receivedAt: 0 };
+    return evaluatePolicy(extract(c, { home: home2 }), c, { rules: buildRuleSet(compileBuiltinRules({ home: home2, gatehouseHome: join(home2, '.config', 'gatehouse'), caseInsensitive: false }), []) });
+  };
+  beforeAll(() => {
+    mkdirSync(work, { recursive: true });
+    // The user's config: hooks for every repository, and an identity file for the repositories under ~/work.
+    writeFileSync(join(home2, '.gitconfig'), '[core]\n\thooksPath = ~/.githooks\n[includeIf "gitdir:~/work/"]\n\tpath = ~/.gitconfig-work\n');
+    writeFileSync(join(home2, '.gitconfig-work'), '[user]\n\tname = me\n[core]\n\thooksPath = .githooks-work\n');
+    for (const r of ['main', 'abs', 'inc']) g('init', '-q', join(work, r));
+    g('-C', join(work, 'main'), 'config', 'core.hooksPath', '.githooks');
+    writeFileSync(join(work, 'main', 'README'), 'x\n');
+    g('-C', join(work, 'main'), 'add', '.');
+    g('-C', join(work, 'main'), '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'init', '--no-verify');
+    g('-C', join(work, 'main'), 'worktree', 'add', '-q', join(work, 'wt'));
+    g('-C', join(work, 'abs'), 'config', 'core.hooksPath', shared);
+    g('-C', join(work, 'inc'), 'config', 'include.path', '../.gitconfig.shared');
+  });
+
+  it.each([
+    ['a linked worktree (its config is shared through commondir)', join(work, 'wt', '.githooks', 'pre-commit'), join(work, 'wt')],
+    ["the user's config, for every repository (~/.githooks)", join(home2, '.githooks', 'pre-commit'), join(work, 'main')],
+    ['an absolute folder outside the work tree, from the repository the call runs in', join(shared, 'pre-commit'), join(work, 'abs')],
+    ["an includeIf of the user's config", join(work, 'inc', '.githooks-work', 'pre-commit'), join(work, 'inc')],
+    ['a work-tree file the repository config includes (it could set core.hooksPath)', join(work, 'inc', '.gitconfig.shared'), join(work, 'inc')],
+  ])('denies a Write through %s', (_what, file, cwd) => {
+    expect(judge2('Write', { file_path: file, content: '#!/bin/sh\nid\n' }, cwd)).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.git-hooks-path' } });
+  });
+
+  it("gives a linked worktree's hooks folder and a repository's included work-tree file to the box", () => {
+    expect(gitHookPlaces(join(work, 'main', '.git', 'worktrees', 'wt'), join(work, 'wt'), home2).hooks).toContain(join(work, 'wt', '.githooks'));
+    expect(gitHookPlaces(join(work, 'inc', '.git'), join(work, 'inc'), home2).includes).toContain(join(work, 'inc', '.gitconfig.shared'));
   });
 });
