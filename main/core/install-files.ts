@@ -2,7 +2,8 @@
 // (main/core/) and the bundle it is built into (out/main/). The hook and MCP snippets name its
 // entry file; the built-in rule builtin.gatehouse-cli keeps agents from starting it.
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The installation's root folder, or null when this code cannot tell where it is loaded from. */
@@ -40,7 +41,7 @@ function cliFilesOf(root: string): string[] {
  * shadow the real package. In a project that installed Gatehouse itself, that is the project's
  * node_modules: installing packages there changes what Gatehouse runs, so it is protected too.
  */
-export function installedCodeFiles(root = installRoot()): string[] {
+export function installedCodeFiles(root = installRoot(), home = homedir(), nodePath = process.env.NODE_PATH): string[] {
   if (!root) return [];
   const lookup: string[] = [];
   // Node's lookup from out/main upward: each folder's node_modules, skipping node_modules folders themselves.
@@ -48,5 +49,10 @@ export function installedCodeFiles(root = installRoot()): string[] {
     if (basename(dir) !== 'node_modules') lookup.push(join(dir, 'node_modules'));
     if (dirname(dir) === dir) break;
   }
-  return [...cliFilesOf(root), join(root, 'package.json'), ...lookup];
+  // Where Node looks after them, for a package none of those has (ws tries bufferutil, which
+  // is not installed: one planted in ~/.node_modules ran in the host), and NODE_PATH's folders.
+  const globals = [join(home, '.node_modules'), join(home, '.node_libraries'), ...(nodePath ?? '').split(delimiter).filter((d) => isAbsolute(d))];
+  // All of out/ (the console the serve shell reads from disk, the preload, out/package.json's
+  // "type" for the bundles), and the example plugins new homes are given.
+  return [join(root, 'bin', 'gatehouse.js'), join(root, 'out'), join(root, 'package.json'), join(root, 'examples'), ...lookup, ...globals];
 }

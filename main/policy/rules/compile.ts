@@ -1,5 +1,6 @@
 // A rule compiled for matching: globs and CIDRs turned into matchers once, at load, so judging a
 // call is a bitmask test plus a few regex tests.
+import { resolve } from 'node:path';
 import { hookPlaceOf } from '../git-hooks-path.js';
 import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, type RuleDecision, type Severity, type ToolCall } from '../types.js';
 import { canonicalJson } from '../../core/canonical-json.js';
@@ -163,7 +164,7 @@ export function matchRule(c: CompiledRule, x: Extraction, mask: number, opts: Ma
     return matchOf(c, c.binding?.commands ? `allows exactly this command (${opNames(mask)})` : `allows ${opNames(mask)}`);
   }
   if (c.special === 'ssrf') return matchSsrf(c, x, opts);
-  if (c.special === 'self-cli') return matchSelfCli(c, x);
+  if (c.special === 'self-cli') return matchSelfCli(c, x, opts.call?.cwd);
   if (c.special === 'hooks-path') return matchHooksPath(c, x, opts.call?.cwd);
   if (c.paths.empty && c.hosts.source.length === 0) return matchOf(c, `operation ${opNames(c.actionMask & mask)}`);
   if (!c.paths.empty) {
@@ -232,10 +233,17 @@ function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatc
 }
 
 /** Gatehouse's own CLI among the programs the call starts: by its name, or by this installation's files. */
-function matchSelfCli(c: CompiledRule, x: Extraction): RuleMatch | null {
-  for (const p of x.programs ?? []) {
-    if (isGatehouseProgram(p)) return matchOf(c, `the command starts ${p}, Gatehouse's command line`);
-    if (!p.startsWith('/')) continue;
+function matchSelfCli(c: CompiledRule, x: Extraction, cwd: string | undefined): RuleMatch | null {
+  for (const program of x.programs ?? []) {
+    if (isGatehouseProgram(program)) return matchOf(c, `the command starts ${program}, Gatehouse's command line`);
+    if (!program.startsWith('/')) {
+      // A folder named from where the call runs (`find . -name gatehouse.js -exec node {} url \;`,
+      // `find bin -exec …`): only a name that holds the CLI there counts (no file-system look-up).
+      const inner = cwd?.startsWith('/') ? c.paths.containsProtected(resolve(cwd, program)) : null;
+      if (inner !== null) return matchOf(c, `the command starts what it finds in ${program}, which holds Gatehouse's own ${inner}`);
+      continue;
+    }
+    const p = program;
     const glob = c.paths.match(p);
     if (glob !== null) return matchOf(c, `the command starts ${p}, which is Gatehouse's own ${glob}`);
     // A folder as the program: whatever is found in it runs (`find <install>/bin -exec node {} url \;`).

@@ -25,7 +25,7 @@ const bin = join(install, 'bin', 'gatehouse.js');
 
 const bash = (command: string): ToolCall => ({ id: 'c1', agent: 'a', session: 's', tool: 'Bash', arguments: { command }, cwd: proj, source: 'hook', receivedAt: 0 });
 
-function judge(command: string, cliFiles = [bin, join(install, 'out', 'main')], installFiles = installedCodeFiles(install)) {
+function judge(command: string, cliFiles = [bin, join(install, 'out', 'main')], installFiles = installedCodeFiles(install, home, '')) {
   const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles, installFiles }), []);
   const c = bash(command);
   const x = extract(c, { home });
@@ -108,6 +108,14 @@ describe('builtin.gatehouse-cli', () => {
     expect(r.matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-cli');
   });
 
+  it('denies a find -exec over a folder holding the CLI named from where the call runs (`find . …`)', () => {
+    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')] }), []);
+    for (const [command, cwd] of [["find . -name gatehouse.js -exec node {} url \\;", install], ['find bin -exec node {} url \\;', install]] as const) {
+      const c: ToolCall = { ...bash(command), cwd };
+      expect(evaluatePolicy(extract(c, { home }), c, { rules }), command).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.gatehouse-cli' } });
+    }
+  });
+
   it('leaves a find -exec over a folder without the CLI alone', () => {
     const { r } = judge("find . -name '*.test.js' -exec node {} \\;");
     expect(r.matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-cli');
@@ -133,23 +141,28 @@ describe('builtin.gatehouse-install', () => {
     ['Bash', { command: `mkdir -p ${join(install, 'out', 'node_modules', 'picomatch')}` }],
     ['Write', { file_path: join(install, 'package.json'), content: '{}' }],
     ['Write', { file_path: join(root, 'opt', 'node_modules', 'zod', 'index.js'), content: 'x' }],
+    // A second review: the console the serve shell reads from disk, out/package.json, and the
+    // folders Node looks in last (ws asks for bufferutil, which is not installed).
+    ['Write', { file_path: join(install, 'out', 'renderer', 'index.html'), content: '<script>x</script>' }],
+    ['Write', { file_path: join(install, 'out', 'package.json'), content: '{"type":"commonjs"}' }],
+    ['Write', { file_path: join(home, '.node_modules', 'bufferutil', 'index.js'), content: 'x' }],
   ])('denies %s %j: a file this installation runs', (tool, args) => {
-    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install) }), []);
+    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install, home, '') }), []);
     const c: ToolCall = { ...bash(''), tool, arguments: args };
     const r = evaluatePolicy(extract(c, { home }), c, { rules });
     expect(r).toMatchObject({ decision: 'deny', decider: { kind: 'rule', rule: 'builtin.gatehouse-install' } });
   });
 
   it("leaves the project's own node_modules alone when Gatehouse is installed elsewhere", () => {
-    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install) }), []);
+    const rules = buildRuleSet(compileBuiltinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: false, cliFiles: [bin, join(install, 'out', 'main')], installFiles: installedCodeFiles(install, home, '') }), []);
     const c = bash('npm install left-pad && touch node_modules/left-pad/x');
     expect(evaluatePolicy(extract(c, { home }), c, { rules }).matched.map((m) => m.rule)).not.toContain('builtin.gatehouse-install');
   });
 
   it("covers the project's node_modules when the project installed Gatehouse itself (npm i -D)", () => {
     const local = join(proj, 'node_modules', 'gatehouse');
-    expect(installedCodeFiles(local)).toEqual(expect.arrayContaining([join(local, 'bin', 'gatehouse.js'), join(local, 'out', 'main'), join(local, 'package.json'), join(local, 'out', 'node_modules'), join(local, 'node_modules'), join(proj, 'node_modules')]));
+    expect(installedCodeFiles(local, home, '')).toEqual(expect.arrayContaining([join(local, 'bin', 'gatehouse.js'), join(local, 'out'), join(local, 'package.json'), join(local, 'out', 'node_modules'), join(local, 'node_modules'), join(proj, 'node_modules')]));
     // Node never looks in a node_modules folder's own node_modules.
-    expect(installedCodeFiles(local)).not.toContain(join(proj, 'node_modules', 'node_modules'));
+    expect(installedCodeFiles(local, home, '')).not.toContain(join(proj, 'node_modules', 'node_modules'));
   });
 });
