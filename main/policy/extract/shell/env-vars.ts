@@ -52,18 +52,24 @@ export function codeVarReason(name: string): string | undefined {
   return CODE_VARS.has(name) ? `${name} makes a program load or run other code` : codeEnvReason(name);
 }
 
+/**
+ * A variable that points the command at a server (PROXY_VARS), set to `v`: a network operation to
+ * that host; `env NAME=…` too (wrappers.ts). Not a PROXY_VARS name: nothing.
+ */
+export function networkVar(name: string, v: { known: boolean; t: string }, c: Ctx): void {
+  if (!PROXY_VARS.has(name)) return;
+  if (v.known && v.t) {
+    // GOPROXY is a list (`http://a,direct`, `http://a|http://b`); the others hold one address.
+    for (const u of v.t.split(/[,|]/).filter((x) => x && x !== 'direct' && x !== 'off')) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? u : 'http://' + u, (h) => c.col.host(h));
+    c.col.op('network');
+  } else if (!v.known) c.col.evasive(`${name} set to a computed proxy`);
+}
+
 export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
   for (const a of cmd.assigns) {
     const meaning = Object.hasOwn(MEANING_VARS, a.name) ? MEANING_VARS[a.name] : undefined;
     if (meaning) c.col.evasive(meaning);
-    if (PROXY_VARS.has(a.name)) {
-      const v = evalWord(a.value, env, c);
-      if (v.known && v.t) {
-        // GOPROXY is a list (`http://a,direct`, `http://a|http://b`); the others hold one address.
-        for (const u of v.t.split(/[,|]/).filter((x) => x && x !== 'direct' && x !== 'off')) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? u : 'http://' + u, (h) => c.col.host(h));
-        c.col.op('network');
-      } else if (!v.known) c.col.evasive(`${a.name} set to a computed proxy`);
-    }
+    if (PROXY_VARS.has(a.name)) networkVar(a.name, evalWord(a.value, env, c), c);
     const why = codeVarReason(a.name);
     if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
     else if (FLAG_VARS.has(a.name)) {
