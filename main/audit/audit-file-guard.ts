@@ -33,7 +33,16 @@ export class AuditFileGuard {
   /** Our own descriptor on the write-ahead log SQLite has open (taken when first seen), and its inode. */
   private wal: { fd: number; dev: number; ino: number; size: number } | null = null;
 
-  constructor(private readonly path: string) {
+  /**
+   * `stillHolds`: asked when the write-ahead log is shorter than it was and not by SQLite's own cut
+   * to the limit. A checkpoint that truncates it (`PRAGMA wal_checkpoint(TRUNCATE)`, run by another
+   * program) first copies every frame into the database, so the log still reads back whole; an
+   * emptied file does not (a short read, or rows missing). True when everything committed is there.
+   */
+  constructor(
+    private readonly path: string,
+    private readonly stillHolds: () => boolean = () => false,
+  ) {
     // Our own descriptor on the inode SQLite opened (opened right after it, before anyone could swap it).
     this.fd = openSync(path, 'r');
     const st = fstatSync(this.fd);
@@ -94,7 +103,7 @@ export class AuditFileGuard {
     if (atPath.ino !== this.wal.ino || atPath.dev !== this.wal.dev) return `the audit log's write-ahead log ${walPath} was replaced by another file while Gatehouse ran (inode ${atPath.ino}, not ${this.wal.ino}): SQLite no longer writes the file at that path. ${AFTER}`;
     // Shorter than it was, and not SQLite's own cut back to the limit: emptied or cut in place (a
     // review truncated it: the events since the last checkpoint were gone, and the database malformed).
-    if (own.size < this.wal.size && !(own.size === WAL_SIZE_LIMIT && this.wal.size > WAL_SIZE_LIMIT)) {
+    if (own.size < this.wal.size && !(own.size === WAL_SIZE_LIMIT && this.wal.size > WAL_SIZE_LIMIT) && !this.stillHolds()) {
       return `the audit log's write-ahead log ${walPath} was truncated while Gatehouse ran (${own.size} bytes, it had ${this.wal.size}): the events recorded since the last checkpoint were cut off. ${AFTER}`;
     }
     this.wal.size = own.size;

@@ -227,7 +227,7 @@ export class AuditStore {
     this.headSeqValue = last?.seq ?? 0;
     this.headHash = last?.hash ?? GENESIS_HASH;
     this.committed = { seq: this.headSeqValue, hash: this.headHash };
-    if (onDisk) this.guard = new AuditFileGuard(opts.path);
+    if (onDisk) this.guard = new AuditFileGuard(opts.path, () => this.holdsCommitted());
     const onReply = (r: WriterReply) => this.settled(r);
     this.writer = onDisk ? new AuditWriter({ path: opts.path, busyTimeoutMs: WRITE_LOCK_WAIT_MS, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) }, onReply) : null;
     this.local = onDisk ? null : new LocalWriter(this.db, onReply);
@@ -439,6 +439,18 @@ export class AuditStore {
       this.gathering().sql.push(...again);
       // Not at once: a lock or a full disk would just fail them again in a loop.
       setTimeout(() => this.schedule(), 1000).unref();
+    }
+  }
+
+  /** The log reads back everything committed: its last row is the committed head (a read that fails is no). */
+  private holdsCommitted(): boolean {
+    try {
+      const last = this.db.prepare('SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+      // Later rows may be committed whose answer has not come back yet.
+      const seq = last?.seq ?? 0;
+      return seq > this.committed.seq || (seq === this.committed.seq && (last?.hash ?? GENESIS_HASH) === this.committed.hash);
+    } catch {
+      return false;
     }
   }
 
