@@ -239,7 +239,9 @@ function matchSelfCli(c: CompiledRule, x: Extraction, cwd: string | undefined): 
     if (!program.startsWith('/')) {
       // A folder named from where the call runs (`find . -name gatehouse.js -exec node {} url \;`,
       // `find bin -exec …`): only a name that holds the CLI there counts (no file-system look-up).
-      const inner = cwd?.startsWith('/') ? c.paths.containsProtected(resolve(cwd, program)) : null;
+      // Joined, not resolved, for a bare name (every call's `git`, `npm`, `ls`): a decision's hot path.
+      const at = !cwd?.startsWith('/') ? null : program === '.' ? cwd : program.includes('/') || program === '..' ? resolve(cwd, program) : `${cwd === '/' ? '' : cwd}/${program}`;
+      const inner = at === null ? null : c.paths.containsProtected(at);
       if (inner !== null) return matchOf(c, `the command starts what it finds in ${program}, which holds Gatehouse's own ${inner}`);
       continue;
     }
