@@ -23,9 +23,8 @@ const MAX_KEPT = 4096;
 
 class Kept<T> {
   private readonly map = new Map<string, { at: number; value: T }>();
-  get(key: string, make: () => T): T {
+  get(key: string, make: () => T, now = performance.now()): T {
     const hit = this.map.get(key);
-    const now = performance.now();
     if (hit && now - hit.at < KEEP_MS) return hit.value;
     if (this.map.size >= MAX_KEPT) this.map.clear();
     const value = make();
@@ -223,16 +222,27 @@ export function hookPlaceOf(path: string, home: string, cwd?: string): string | 
   let kept = keptByHome.get(home);
   if (!kept) keptByHome.set(home, (kept = { repos: new Kept(), user: new Kept() }));
   const repos = kept.repos;
+  // One clock read per call: this runs for every path a call changes.
+  const now = performance.now();
   const placesIn = (dir: string) =>
-    repos.get(dir, () => {
-      const repo = repositoryFrom(dir);
-      return repo ? gitHookPlaces(repo.gitDir, repo.top, home) : null;
-    });
-  const all = [placesIn(dirname(p)), cwd && isAbsolute(cwd) ? placesIn(resolve(cwd)) : null, kept.user.get('', () => userHookPlaces(home))];
-  for (const places of all) {
-    if (!places) continue;
+    repos.get(
+      dir,
+      () => {
+        const repo = repositoryFrom(dir);
+        return repo ? gitHookPlaces(repo.gitDir, repo.top, home) : null;
+      },
+      now,
+    );
+  const own = dirname(p);
+  const found = (places: { hooks: string[]; includes: string[] } | null): string | null => {
+    if (!places) return null;
     for (const d of places.hooks) if (p === d || p.startsWith(`${d}/`)) return d;
     for (const f of places.includes) if (p === f) return f;
-  }
-  return null;
+    return null;
+  };
+  return (
+    found(placesIn(own)) ??
+    (cwd && cwd.startsWith('/') && cwd !== own ? found(placesIn(cwd)) : null) ??
+    found(kept.user.get('', () => userHookPlaces(home), now))
+  );
 }
