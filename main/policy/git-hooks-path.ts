@@ -37,7 +37,7 @@ class Kept<T> {
  * The start of a regular file, or null. Non-blocking and checked: a FIFO put at the path must
  * not hold the host's thread.
  */
-export function readSmallFile(file: string, max: number): string | null {
+function readSmallFile(file: string, max: number): string | null {
   let fd: number | null = null;
   try {
     // Most of the files asked for do not exist (the system's and the user's Git configs): a thrown
@@ -64,12 +64,13 @@ export function gitFileTarget(file: string): string | null {
   return m ? resolve(dirname(file), m[1]!) : null;
 }
 
-/** What one Git config file's text says that matters here: its `core.hooksPath` values and the files it includes. */
+/** The `core.hooksPath` one Git config file's text sets last; undefined when it sets none. */
 export function hooksPathIn(text: string): string | undefined {
   const all = readConfigText(text).hooksPaths;
   return all.length ? all[all.length - 1] : undefined;
 }
 
+/** What one Git config file's text says that matters here: its `core.hooksPath` values and the files it includes. */
 function readConfigText(text: string): { hooksPaths: string[]; includes: string[] } {
   const hooksPaths: string[] = [];
   const includes: string[] = [];
@@ -176,11 +177,6 @@ export function userHookPlaces(home: string): { hooks: string[]; includes: strin
   const r = readConfigs(userConfigs(home), home);
   // A relative value there is taken from each repository's top: only absolute and ~ ones name one folder.
   return { hooks: hooksFolders(r.hooksPaths.filter((v) => isAbsolute(tilde(v, home))), '/', home), includes: r.includes };
-}
-
-/** The repository holding `path` (the nearest folder above it with a `.git`): its git folder and work tree. */
-export function repositoryOf(path: string): { gitDir: string; top: string } | null {
-  return repositoryFrom(dirname(resolve(path)));
 }
 
 /** The repository holding the folder `start` (itself or the nearest above with a `.git`). */

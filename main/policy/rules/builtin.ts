@@ -21,8 +21,9 @@ export interface BuiltinContext extends PathContext {
    */
   cliFiles?: readonly string[];
   /**
-   * Everything this installation runs (core/install-files.ts installedCodeFiles): the CLI files,
-   * its package.json and the node_modules folders its bundles load packages from. Default: cliFiles.
+   * Everything this installation runs (core/install-files.ts installedCodeFiles): its bin file,
+   * out/, package.json, example plugins, the node_modules folders its bundles load packages from
+   * and the folders Node looks in last. Default: cliFiles.
    */
   installFiles?: readonly string[];
 }

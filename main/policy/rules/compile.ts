@@ -236,21 +236,17 @@ function matchSsrf(c: CompiledRule, x: Extraction, opts: MatchOptions): RuleMatc
 function matchSelfCli(c: CompiledRule, x: Extraction, cwd: string | undefined): RuleMatch | null {
   for (const program of x.programs ?? []) {
     if (isGatehouseProgram(program)) return matchOf(c, `the command starts ${program}, Gatehouse's command line`);
-    if (!program.startsWith('/')) {
-      // A folder named from where the call runs (`find . -name gatehouse.js -exec node {} url \;`,
-      // `find bin -exec …`): only a name that holds the CLI there counts (no file-system look-up).
-      // Joined, not resolved, for a bare name (every call's `git`, `npm`, `ls`): a decision's hot path.
-      const at = !cwd?.startsWith('/') ? null : program === '.' ? cwd : program.includes('/') || program === '..' ? resolve(cwd, program) : `${cwd === '/' ? '' : cwd}/${program}`;
-      const inner = at === null ? null : c.paths.containsProtected(at);
-      if (inner !== null) return matchOf(c, `the command starts what it finds in ${program}, which holds Gatehouse's own ${inner}`);
-      continue;
-    }
-    const p = program;
-    const glob = c.paths.match(p);
-    if (glob !== null) return matchOf(c, `the command starts ${p}, which is Gatehouse's own ${glob}`);
+    // A relative one is a folder named from where the call runs (`find . -name gatehouse.js -exec
+    // node {} url \;`, `find bin -exec …`). Joined, not resolved, for a bare name (every call's
+    // `git`, `npm`, `ls`): a decision's hot path; no file-system look-up either way.
+    const p = program.startsWith('/') ? program : !cwd?.startsWith('/') ? null : program === '.' ? cwd : program.includes('/') || program === '..' ? resolve(cwd, program) : `${cwd === '/' ? '' : cwd}/${program}`;
+    if (p === null) continue;
+    // The CLI's own files by path (a relative program is only looked at as a folder: two set look-ups).
+    const glob = p === program ? c.paths.match(p) : null;
+    if (glob !== null) return matchOf(c, `the command starts ${program}, which is Gatehouse's own ${glob}`);
     // A folder as the program: whatever is found in it runs (`find <install>/bin -exec node {} url \;`).
     const inner = c.paths.containsProtected(p);
-    if (inner !== null) return matchOf(c, `the command starts what it finds in ${p}, which holds Gatehouse's own ${inner}`);
+    if (inner !== null) return matchOf(c, `the command starts what it finds in ${program}, which holds Gatehouse's own ${inner}`);
   }
   return null;
 }
