@@ -1,7 +1,7 @@
 // Assignments before a command (`LD_PRELOAD=x.so ls`) and options that make a program load or run
 // other code: unsure whatever the autonomy level, because the judge cannot see that code.
 import { codeEnvReason, codeOptionReasons } from '../code-options.js';
-import { hostsOfUrl } from '../hosts.js';
+import { hostsOfUrlArg } from '../hosts.js';
 import type { SimpleCommand } from '../shell-ir.js';
 import type { Ctx, Env, EW } from './types.js';
 import { evalWord } from './words.js';
@@ -60,7 +60,7 @@ export function networkVar(name: string, v: { known: boolean; t: string }, c: Ct
   if (!PROXY_VARS.has(name)) return;
   if (v.known && v.t) {
     // GOPROXY is a list (`http://a,direct`, `http://a|http://b`); the others hold one address.
-    for (const u of v.t.split(/[,|]/).filter((x) => x && x !== 'direct' && x !== 'off')) hostsOfUrl(/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? u : 'http://' + u, (h) => c.col.host(h));
+    for (const u of v.t.split(/[,|]/).filter((x) => x && x !== 'direct' && x !== 'off')) hostsOfUrlArg(u, (h) => c.col.host(h));
     c.col.op('network');
   } else if (!v.known) c.col.evasive(`${name} set to a computed proxy`);
 }
