@@ -1,5 +1,5 @@
 // Build tools, compilers, test runners, linters and containers.
-import { hostOfTarget } from '../hosts.js';
+import { hostOfTarget, hostsOfUrlArg } from '../hosts.js';
 import { optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { type Ctx, type Env, type EW, type Handler, literalEW } from '../shell/types.js';
@@ -36,7 +36,8 @@ const DEV_TOOLS = [
 /** docker/podman: `-v SRC:DST` and `--mount source=SRC` give the container a host folder, whole. */
 function container(netSubs: string[]): Handler {
   const pm = pkgManager(netSubs);
-  return (args, env, c, feed, name) => {
+  return (all, env, c, feed, name) => {
+    const args = afterGlobals(all, c);
     pm(args, env, c, feed, name);
     // The registry an image comes from or goes to is its first component when that looks like a
     // host (`127.0.0.1:5000/x`, `registry.example/x`, `localhost/x`); `login` names it alone.
@@ -66,6 +67,35 @@ function container(netSubs: string[]): Handler {
     }
     if (args.some((a) => a.t === '--privileged' || a.t.startsWith('--pid=host') || a.t.startsWith('--cap-add') || a.t.includes('docker.sock'))) c.col.evasive(`${name} gives a container the host`);
   };
+}
+
+/** docker's and podman's options before the subcommand that take a value (`docker -H HOST ps`). */
+const GLOBAL_VALUE = new Set(['-H', '--host', '--url', '-c', '--context', '--connection', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey', '--identity', '--root', '--runroot']);
+/** The options that name the daemon the client talks to: `-H 10.0.0.5:2375`, `--url ssh://host`. */
+const DAEMON = new Set(['-H', '--host', '--url']);
+
+/**
+ * The words after the client's global options, so the subcommand is found after `-H HOST`. A
+ * daemon's address among them is a network operation to its host, with or without a scheme (the
+ * client takes `HOST:PORT` as tcp); a unix socket is no host.
+ */
+function afterGlobals(args: EW[], c: Ctx): EW[] {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = (args[i] as EW).t;
+    if (!t.startsWith('-') || t === '--') break;
+    const eq = t.indexOf('=');
+    const name = eq > 0 ? t.slice(0, eq) : t.startsWith('-H') && t.length > 2 ? '-H' : t;
+    if (!GLOBAL_VALUE.has(name)) continue;
+    const v = eq > 0 ? literalEW(t.slice(eq + 1)) : name !== t ? literalEW(t.slice(2)) : args[++i];
+    if (!v || !DAEMON.has(name)) continue;
+    if (!v.known) c.col.evasive(`${name} names a computed daemon`);
+    else if (!v.t.startsWith('unix:') && !v.t.startsWith('/')) {
+      hostsOfUrlArg(v.t, (h) => c.col.host(h));
+      c.col.op('network');
+    }
+  }
+  return args.slice(i);
 }
 
 /** Build tools, compilers, test runners, linters and containers. */
