@@ -111,7 +111,7 @@ export function startPluginServices(d: PluginServicesDeps) {
     return (e?.dir === dir || (pinned !== undefined && dir === join(runCache, pinned))) && e !== undefined && runsTrusted(e);
   };
   const requireSandbox = () => (opts.requireSandbox ?? false) || settings.current.requireSandbox;
-  const planFor = (manifest: PluginManifest, dir: string, reviewedDir?: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: requireSandbox(), trusted: trustedNow(manifest, dir), ...(reviewedDir ? { reviewedDir } : {}) });
+  const planFor = (manifest: PluginManifest, dir: string, reviewedDir?: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: requireSandbox(), trusted: trustedNow(manifest, dir), gatehouseHome: paths.root, ...(reviewedDir ? { reviewedDir } : {}) });
   const ptys = new PtyManager({
     clock,
     log,

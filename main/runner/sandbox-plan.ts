@@ -36,6 +36,8 @@ export interface SandboxPlanOptions {
    * sandbox, and permission paths inside it are the copy's (profileFromManifest).
    */
   reviewedDir?: string;
+  /** Gatehouse's own folder: never shown to a plugin (bwrapArgs), besides its verified copy in the run cache. */
+  gatehouseHome?: string;
 }
 
 /** Refusal to run unsandboxed; runOneShot turns it into a "spawn" failure with this message. */
@@ -49,7 +51,7 @@ export function sandboxPlan(detection: SandboxDetection, manifest: PluginManifes
   // (the other limits hold, and each call is timed by the pool or the MCP client).
   const longLived = kindInfo(manifest.kind)?.longLived !== false;
   const limits = { ...(longLived ? { cpuSecs: Infinity } : {}), ...opts.limits };
-  const contain = { timeoutMs: manifest.timeoutSecs * 1000, limits, ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}) };
+  const contain = { timeoutMs: manifest.timeoutSecs * 1000, limits, ...(opts.home ? { home: opts.home } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.gatehouseHome ? { gatehouseHome: opts.gatehouseHome } : {}) };
   const optedOut = manifest.sandbox === 'none' && opts.trusted === true;
   if (detection.kind === 'bwrap' && !optedOut) {
     return { wrap: containWrap({ detection, profile: profileFromManifest(manifest, dir, { ...(opts.home ? { home: opts.home } : {}), ...(opts.reviewedDir ? { reviewedDir: opts.reviewedDir } : {}) }) }, contain), sandboxed: true, warning: null };

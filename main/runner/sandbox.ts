@@ -69,6 +69,11 @@ export interface ContainOptions {
   env?: NodeJS.ProcessEnv;
   /** The home folder to hide and to expand "~" against (default os.homedir()). */
   home?: string;
+  /**
+   * Gatehouse's own folder (tokens, trust records, policy, the audit log): never bound, and hidden
+   * under any bind that holds it; a plugin's verified copy in its run cache stays visible.
+   */
+  gatehouseHome?: string;
 }
 
 const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
@@ -377,23 +382,72 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   const original = profile.reviewedDir !== undefined && resolve(profile.reviewedDir) !== profile.pluginDir
     ? reviewedDirCover(profile.reviewedDir, [...pathDirs, profile.pluginDir, ...(profile.lock ?? [])], [...profile.read, ...profile.write])
     : null;
-  const bound = (p: string) => !original?.refuse.has(p);
+  const gatehouse = opts.gatehouseHome !== undefined ? [...new Set([resolve(opts.gatehouseHome), realOr(resolve(opts.gatehouseHome))])] : [];
+  const inGatehouse = (p: string) => gatehouse.some((g) => under(p, g) || under(realOr(p), g));
+  const bound = (p: string) => !original?.refuse.has(p) && !inGatehouse(p);
+  const { read, write } = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
   // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
-  for (const p of profile.read) if (bound(p)) args.push('--ro-bind-try', p, p);
-  for (const p of profile.write) if (bound(p)) args.push('--bind-try', p, p);
-  for (const p of profile.lock ?? []) args.push('--ro-bind-try', p, p);
+  for (const p of read) args.push('--ro-bind-try', p, p);
+  for (const p of write) args.push('--bind-try', p, p);
+  for (const p of profile.lock ?? []) if (!linkBelowWritable(p, write)) args.push('--ro-bind-try', p, p);
   // Last, so no bind above can uncover them again. A folder bound because it is on PATH
   // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
-  const hide = new Set([...(profile.hide ?? []), ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d))), ...(original?.hide ?? [])]);
+  // Gatehouse's own folder (tokens, trust records, policy, the audit log) under any bind.
+  const shown = [...pathDirs, ...read, ...write];
+  const hide = new Set([
+    ...(profile.hide ?? []),
+    ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d))),
+    ...(original?.hide ?? []),
+    ...gatehouse.filter((g) => shown.some((b) => under(g, b) || under(g, realOr(b)))),
+  ]);
   for (const p of hide) {
-    if (isDir(p)) args.push('--tmpfs', p, '--remount-ro', p);
-    else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
+    if (isDir(p)) {
+      // The plugin's own verified copy lives in Gatehouse's folder (its run cache): bound again
+      // on the empty folder before that is made read-only.
+      const copy = p !== profile.pluginDir && under(profile.pluginDir, p) ? ['--ro-bind', profile.pluginDir, profile.pluginDir] : [];
+      args.push('--tmpfs', p, ...copy, '--remount-ro', p);
+    } else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
   }
   if (profile.readOnlyRoot) args.push('--remount-ro', '/');
   args.push('--chdir', profile.pluginDir);
   return args;
+}
+
+/**
+ * The grants that need a bind of their own. Security-sensitive: a grant inside a writable one
+ * adds nothing the outer bind does not give (a read one was covered by it anyway), but binding it
+ * follows what it is now, and the plugin can have made it a link in an earlier call. bwrap
+ * follows a link on the host for a bind's source and again inside the sandbox for its target: a
+ * relative link to Gatehouse's folder, /etc or ~/.ssh mounted that place, writable, at its own
+ * path. A read grant inside another read grant adds nothing either; a write grant inside a read
+ * one is kept (the plugin cannot change a read-only folder).
+ */
+export function grantsToBind(read: readonly string[], write: readonly string[]): { read: string[]; write: string[] } {
+  const w = [...new Set(write)];
+  const r = [...new Set(read)];
+  const writable = w.filter((p) => !w.some((q) => q !== p && under(p, q)));
+  const readable = r.filter((p) => !w.some((q) => under(p, q)) && !r.some((q) => q !== p && under(p, q)));
+  return { read: readable, write: writable };
+}
+
+/**
+ * Whether `p`, inside one of the writable binds, is reached through a symbolic link below it (the
+ * command or plugin could have made it): a read-only bind over it would follow the link to
+ * wherever it leads on the host. One realpath for the common case of no link at all.
+ */
+function linkBelowWritable(p: string, writable: readonly string[]): boolean {
+  const outer = writable.filter((w) => w !== p && under(p, w)).sort((a, b) => a.length - b.length)[0];
+  if (outer === undefined || realOr(p) === join(realOr(outer), relative(outer, p))) return false;
+  for (let q = p; q !== outer && q !== dirname(q); q = dirname(q)) {
+    try {
+      if (lstatSync(q).isSymbolicLink()) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 /**

@@ -8,8 +8,8 @@
 // own sign-in, the npm token, the PostgreSQL password file. The same holds for a folder bound
 // because it is on PATH (~/.cargo for ~/.cargo/bin): ~/.cargo/credentials.toml in every sandbox.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
 import { Autonomy, decideCall } from '../../../main/policy/autonomy.js';
@@ -77,5 +77,26 @@ describe('red team: the shell tool sandbox hides what the locked rules protect',
     const r = spawnSync(sandbox.path, [...bwrapArgs(profile, sandbox, { home, env }), '--', '/bin/sh', '-c', `cat ${join(home, '.cargo', 'credentials.toml')}; echo done`], { encoding: 'utf8', env });
     expect(r.stdout, r.stderr).toMatch(/done\n$/);
     expect(r.stdout, 'the cargo token was readable through the PATH bind').not.toMatch(/LOCKED-SECRET/);
+  });
+
+  it('FINDING: a protected place in the project (.git/hooks) that is a relative link to the home is not bound read-only over the project: binding it would follow the link and show the home, keys and tokens', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const root = tempDir('gatehouse-redteam-lock-');
+    const home = join(root, 'home');
+    const gatehouse = join(home, '.config', 'gatehouse');
+    const proj = join(home, 'proj');
+    put(join(gatehouse, 'operator-token'), 'OPERATOR-SECRET\n');
+    put(join(home, '.ssh', 'id_rsa'), 'SSH-SECRET\n');
+    mkdirSync(join(proj, '.git'), { recursive: true });
+    // The link leads, on the host and inside the sandbox alike, to the home (a folder the sandbox
+    // has: bwrap made it on the way to the project).
+    symlinkSync('../..', join(proj, '.git', 'hooks'));
+    // A command that writes in the project: the project is bound writable and its protected
+    // places found by name (namedPlaces) are bound read-only on top.
+    const profile = shellProfile({ cwd: proj, paths: [join(proj, 'out.txt')], hosts: [], evasive: false, operations: ['write', 'execute'] }, home, gatehouse);
+    const env = { PATH: '/usr/bin:/bin', HOME: home };
+    const r = spawnSync(sandbox.path, [...bwrapArgs(profile, sandbox, { home, env }), '--', '/bin/sh', '-c', `cat ${join(home, '.ssh', 'id_rsa')} ${join(gatehouse, 'operator-token')} 2>/dev/null; echo done`], { encoding: 'utf8', env });
+    expect(r.stdout, r.stderr).toMatch(/done\n$/);
+    expect(r.stdout).not.toMatch(/SSH-SECRET|OPERATOR-SECRET/);
   });
 });
