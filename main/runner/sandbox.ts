@@ -385,13 +385,16 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   const gatehouse = opts.gatehouseHome !== undefined ? [...new Set([resolve(opts.gatehouseHome), realOr(resolve(opts.gatehouseHome))])] : [];
   const inGatehouse = (p: string) => gatehouse.some((g) => under(p, g) || under(realOr(p), g));
   const bound = (p: string) => !original?.refuse.has(p) && !inGatehouse(p);
-  const { read, write } = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
+  const grants = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
+  const writable = grants.write.map(realOr);
+  const read = grants.read.filter((p) => !linkInWritable(p, writable));
+  const write = grants.write.filter((p) => !linkInWritable(p, writable));
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
   // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
   for (const p of read) args.push('--ro-bind-try', p, p);
   for (const p of write) args.push('--bind-try', p, p);
-  for (const p of profile.lock ?? []) if (!linkBelowWritable(p, write)) args.push('--ro-bind-try', p, p);
+  for (const p of profile.lock ?? []) if (!linkInWritable(p, writable)) args.push('--ro-bind-try', p, p);
   // Last, so no bind above can uncover them again. A folder bound because it is on PATH
   // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
   // Gatehouse's own folder (tokens, trust records, policy, the audit log) under any bind.
@@ -416,13 +419,9 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
 }
 
 /**
- * The grants that need a bind of their own. Security-sensitive: a grant inside a writable one
- * adds nothing the outer bind does not give (a read one was covered by it anyway), but binding it
- * follows what it is now, and the plugin can have made it a link in an earlier call. bwrap
- * follows a link on the host for a bind's source and again inside the sandbox for its target: a
- * relative link to Gatehouse's folder, /etc or ~/.ssh mounted that place, writable, at its own
- * path. A read grant inside another read grant adds nothing either; a write grant inside a read
- * one is kept (the plugin cannot change a read-only folder).
+ * The grants that need a bind of their own: a grant inside a writable one adds nothing the outer
+ * bind does not give (a read one was covered by it anyway), nor does a read grant inside another.
+ * A write grant inside a read one is kept.
  */
 export function grantsToBind(read: readonly string[], write: readonly string[]): { read: string[]; write: string[] } {
   const w = [...new Set(write)];
@@ -433,19 +432,43 @@ export function grantsToBind(read: readonly string[], write: readonly string[]):
 }
 
 /**
- * Whether `p`, inside one of the writable binds, is reached through a symbolic link below it (the
- * command or plugin could have made it): a read-only bind over it would follow the link to
- * wherever it leads on the host. One realpath for the common case of no link at all.
+ * Whether resolving `p` meets a symbolic link that lies in one of `writable` (real paths): the
+ * plugin or command could have made it, in an earlier call, to lead anywhere. Security-sensitive:
+ * bwrap follows links on the host for a bind's source and again inside the sandbox for its
+ * target, so a relative link to Gatehouse's folder, /etc or ~/.ssh made in a writable grant
+ * mounted that place at its own path, writable for a write grant. Resolved one component at a
+ * time as the kernel does (a link met on the way is read and its target resolved in turn), so a
+ * link reached through an operator's own link elsewhere counts too. One realpath when nothing on
+ * the way is a link.
  */
-function linkBelowWritable(p: string, writable: readonly string[]): boolean {
-  const outer = writable.filter((w) => w !== p && under(p, w)).sort((a, b) => a.length - b.length)[0];
-  if (outer === undefined || realOr(p) === join(realOr(outer), relative(outer, p))) return false;
-  for (let q = p; q !== outer && q !== dirname(q); q = dirname(q)) {
+export function linkInWritable(p: string, writable: readonly string[]): boolean {
+  if (writable.length === 0 || realOr(p) === p) return false;
+  let todo = p.split(sep).filter(Boolean);
+  let cur: string = sep;
+  for (let hops = 0; todo.length > 0; ) {
+    const name = todo.shift()!;
+    if (name === '.') continue;
+    if (name === '..') {
+      cur = dirname(cur);
+      continue;
+    }
+    const next = join(cur, name);
+    let target: string;
     try {
-      if (lstatSync(q).isSymbolicLink()) return true;
+      if (!lstatSync(next).isSymbolicLink()) {
+        cur = next;
+        continue;
+      }
+      target = readlinkSync(next);
     } catch {
+      // Not there (bwrap's -try skips it) or unreadable: nothing more to follow.
       return false;
     }
+    if (writable.some((d) => under(next, d))) return true;
+    // A loop: refused, as the kernel would (ELOOP).
+    if (++hops > 40) return true;
+    todo = [...target.split(sep).filter(Boolean), ...todo];
+    if (isAbsolute(target)) cur = sep;
   }
   return false;
 }
