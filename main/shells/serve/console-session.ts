@@ -101,6 +101,21 @@ export class ConsoleSessions {
     return this.parse(credential) !== null;
   }
 
+  /**
+   * When a valid credential stops being one (its expiry, within the cap after its link was used),
+   * or null. A console's WebSocket lives no longer: it was let in by this credential, and the
+   * renewals its console gets over HTTP are not this one.
+   */
+  endOf(credential: string | undefined): number | null {
+    const parsed = this.parse(credential);
+    return parsed ? Math.min(parsed.expiresAt, parsed.born + SESSION_MAX_AGE_MS) : null;
+  }
+
+  /** Whether `at` (an endOf) has come, by this store's clock. */
+  passed(at: number): boolean {
+    return this.now() >= at;
+  }
+
   private parse(credential: string | undefined): { expiresAt: number; born: number } | null {
     if (!credential) return null;
     const parts = credential.split('.');

@@ -211,9 +211,26 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     if (!originAllowed(policy, req)) return reject(403, 'Forbidden');
     if (path !== '/ws') return reject(404, 'Not Found');
     const given = tokenFrom(req);
-    if (!tokenMatches(given, policy.token) && !sessions.valid(given)) return reject(401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, socket));
+    const operator = tokenMatches(given, policy.token);
+    const until = operator ? null : sessions.endOf(given);
+    if (!operator && until === null) return reject(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, socket, until));
   });
+
+  /**
+   * Sockets a console session let in, with when that session ends. Security-sensitive: the
+   * session was checked only at the upgrade, so a socket kept its operator rights past the
+   * session's end (and past the 7-day cap). Checked before each frame it sends and each event it
+   * is sent; past it the socket is closed and the console, reconnecting, needs a valid session
+   * (its renewed one, or a new console URL).
+   */
+  const sessionEnds = new Map<WebSocket, number>();
+  const endedSession = (ws: WebSocket): boolean => {
+    const until = sessionEnds.get(ws);
+    if (until === undefined || !sessions.passed(until)) return false;
+    ws.close(4401, 'console session expired');
+    return true;
+  };
 
   /** Each console's WebSocket and the TCP socket under it (corked while a turn of the loop sends). */
   const sockets = new Map<WebSocket, Duplex>();
@@ -227,6 +244,7 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     if (sockets.size === 0) return;
     const frame = JSON.stringify({ event: name, payload });
     for (const ws of sockets.keys()) {
+      if (endedSession(ws)) continue;
       if (ws.bufferedAmount > MAX_WS_BUFFERED) {
         ws.close(1013, 'console too slow to read events');
         continue;
@@ -235,12 +253,14 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
     }
   });
 
-  function onConnection(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
+  function onConnection(ws: WebSocket, req: IncomingMessage, socket: Duplex, until: number | null): void {
     sockets.set(ws, socket);
+    if (until !== null) sessionEnds.set(ws, until);
     const ctx: CallContext = { console: 'serve', operator: opts.operator };
     const left = opts.host.operatorConnected(ctx, { remote: req.socket.remoteAddress ?? null, userAgent: req.headers['user-agent'] ?? null });
     ws.on('close', () => {
       sockets.delete(ws);
+      sessionEnds.delete(ws);
       left();
     });
     ws.on('error', () => ws.terminate());
@@ -250,6 +270,7 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   }
 
   async function onMessage(ws: WebSocket, ctx: CallContext, text: string | null): Promise<void> {
+    if (endedSession(ws)) return;
     let msg: unknown;
     try {
       if (text === null) throw new Error('binary frames are not part of the protocol');

@@ -178,6 +178,34 @@ describe('console links and sessions (in process, real host, loopback)', () => {
     await expect(wsWorks(port, session)).resolves.toBe(401);
   });
 
+  it('a WebSocket a session let in closes when that session ends: no frame is answered and no event sent after it', async () => {
+    const session = (await exchange(port, codeOf(shell.newConsoleUrl()))).body.result!.session as string;
+    const r = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + session], origin: `http://127.0.0.1:${port}` });
+    if (!r.ok) throw new Error(`the socket was refused (${r.status})`);
+    const client = new WsClient(r.ws);
+    expect((await client.call('host.info', {})).ok).toBe(true);
+    const closed = new Promise<number>((resolve) => r.ws.once('close', (code) => resolve(code)));
+    now += SESSION_TTL_MS + 60_000;
+    // Its next frame (minting an agent token, an operator's act) is not answered: the socket closes.
+    void client.call('agents.tokens.create', { name: 'after-the-session' });
+    await expect(closed).resolves.toBe(4401);
+    expect((await sessionCheck(port, TOKEN)).status).toBe(200);
+    const tokens = await http({ port, path: '/api/call', method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'agents.tokens.list', params: {} }) });
+    expect(tokens.body).not.toContain('after-the-session');
+  });
+
+  it('an idle WebSocket whose session ended is closed at the next event, not sent it', async () => {
+    const session = (await exchange(port, codeOf(shell.newConsoleUrl()))).body.result!.session as string;
+    const r = await wsConnect(`ws://127.0.0.1:${port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + session], origin: `http://127.0.0.1:${port}` });
+    if (!r.ok) throw new Error(`the socket was refused (${r.status})`);
+    const client = new WsClient(r.ws);
+    const closed = new Promise<number>((resolve) => r.ws.once('close', (code) => resolve(code)));
+    now += SESSION_TTL_MS + 60_000;
+    host.bus.emit('approvals.changed', { reason: 'test' } as never);
+    await expect(closed).resolves.toBe(4401);
+    expect(client.events.filter((e) => e.event === 'approvals.changed')).toEqual([]);
+  });
+
   it('refuses a session whose expiry, origin or signature was changed', async () => {
     const session = (await exchange(port, codeOf(shell.newConsoleUrl()))).body.result!.session as string;
     const [v, exp, born, nonce, mac] = session.split('.');
