@@ -59,7 +59,10 @@ export interface McpGatewayDeps {
   progressIntervalMs?: number;
   /** Largest request body (default 4 MiB). */
   maxBodyBytes?: number;
-  /** Sessions kept at most; the oldest idle one is closed past it (default 256). */
+  /**
+   * Sessions kept at most per agent (its token); past it that agent's least recently used session
+   * with no request in flight is closed, and with none such its new session is refused (default 256).
+   */
   maxSessions?: number;
   /** An MCP session ended (DELETE, eviction, shutdown): per-session state (taint) can go. */
   sessionEnded?: (id: string) => void;
@@ -102,6 +105,8 @@ interface Session {
   server: Server;
   transport: McpHttpTransport;
   lastUsed: number;
+  /** POST requests of this session not yet answered (a call waiting for an operator): never evicted while any are. */
+  busy: number;
   /** The stdio bridge's own folder (Gatehouse-Agent-Cwd), when it sent one. */
   bridgeCwd: string | null;
   /** The client's first root as a folder, asked once (again after roots/list_changed). */
@@ -146,11 +151,16 @@ export class McpGateway {
       // Another token's session reads as unknown: a session id is no credential to borrow with.
       if (!s || s.agent !== agent.name) return sendError(res, 404, -32001, 'Unknown or ended MCP session; initialize a new one.');
       s.lastUsed = Date.now();
+      if (req.method === 'POST') {
+        s.busy++;
+        res.once('close', () => s.busy--);
+      }
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       const cwd = agentCwd(header(req, AGENT_CWD_HEADER));
       if (cwd !== null && !cwd.ok) return sendError(res, 400, -32600, cwd.message);
+      if (this.full(agent.name)) return sendError(res, 503, -32000, `This agent already has ${this.maxSessions} MCP sessions open, each with a request in flight; end one (DELETE) or wait for one to be answered.`);
       const s = await this.newSession(agent.name, cwd?.path ?? null);
       await s.transport.handleRequest(req, res, body);
       return;
@@ -188,14 +198,14 @@ export class McpGateway {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
-        this.evict();
+        this.evict(agent);
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
         this.deps.sessionEnded?.(id);
       },
     });
-    const session: Session = { agent, server, transport, lastUsed: Date.now(), bridgeCwd, roots: null };
+    const session: Session = { agent, server, transport, lastUsed: Date.now(), busy: 0, bridgeCwd, roots: null };
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
@@ -285,12 +295,34 @@ export class McpGateway {
     return session;
   }
 
-  /** Past the cap, the least recently used sessions go (a client that never says DELETE). */
-  private evict(): void {
-    const max = this.deps.maxSessions ?? 256;
-    if (this.sessions.size <= max) return;
-    const byAge = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [id, s] of byAge.slice(0, this.sessions.size - max)) {
+  private get maxSessions(): number {
+    return this.deps.maxSessions ?? 256;
+  }
+
+  /** The sessions one agent opened, least recently used first. */
+  private sessionsOf(agent: string): Array<[string, Session]> {
+    return [...this.sessions.entries()].filter(([, s]) => s.agent === agent).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+  }
+
+  /** The agent is at its cap and none of its sessions could make room (each has a request in flight). */
+  private full(agent: string): boolean {
+    const own = this.sessionsOf(agent);
+    return own.length >= this.maxSessions && own.every(([, s]) => s.busy > 0);
+  }
+
+  /**
+   * Past the agent's cap, its least recently used idle sessions go (a client that never says
+   * DELETE). Security-sensitive: one cap for all agents, least recently used first, let any agent
+   * token end every other agent's sessions, calls waiting for an operator included, by opening
+   * a few hundred of its own.
+   */
+  private evict(agent: string): void {
+    const own = this.sessionsOf(agent);
+    let over = own.length - this.maxSessions;
+    for (const [id, s] of own) {
+      if (over <= 0) break;
+      if (s.busy > 0) continue;
+      over--;
       this.sessions.delete(id);
       this.deps.sessionEnded?.(id);
       void s.server.close().catch(() => {});

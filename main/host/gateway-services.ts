@@ -24,7 +24,7 @@ import type { startPluginServices } from './plugin-services.js';
 import { Signal } from './signal.js';
 
 export interface GatewayServicesDeps extends HostBase {
-  opts: Pick<HostOptions, 'upstream' | 'projectDir' | 'claudeUserHome'>;
+  opts: Pick<HostOptions, 'upstream' | 'projectDir' | 'claudeUserHome' | 'mcpMaxSessions'>;
   record: (type: string, actor: string, payload: Record<string, unknown>) => void;
   /** Each call's trail in the log (call-trails.ts): a tool runs and an agent is answered once its own events are on disk. */
   trails: CallTrails;
@@ -102,7 +102,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   // "Don't ask again" and "for this session" also answer the calls already waiting that the new
   // grant covers, judged again as new calls would be (one place: CallPipeline.releaseWaiting).
   services.add(approvals.grants.onCreate(() => void gateway.releaseWaiting().catch((err: unknown) => log('releasing waiting calls after a grant failed', err))));
-  const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts });
+  const mcp: McpGateway = new McpGateway({ gateway, version, log, sessionEnded: (id) => taint.forget(id), clientTimeouts: () => settings.current.mcpClientTimeouts, ...(opts.mcpMaxSessions !== undefined ? { maxSessions: opts.mcpMaxSessions } : {}) });
   services.add(() => mcp.close());
   // Any plugin change may change the tools agents see (names can change with the count unchanged):
   // MCP clients re-list, consoles refetch.

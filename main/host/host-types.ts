@@ -56,6 +56,8 @@ export interface HostOptions {
   allowPluginLoad?: boolean;
   /** Team mode (`--team URL`, GATEHOUSE_TEAM_URL): ship this host's audit events to the team database. */
   team?: TeamOptions;
+  /** MCP sessions one agent may hold open at /mcp (McpGateway's maxSessions; default 256). */
+  mcpMaxSessions?: number;
 }
 
 /** Where agents reach this host; set by the shell once it listens. */

@@ -32,13 +32,13 @@ afterEach(async () => {
   for (const r of running.splice(0)) await r.close();
 });
 
-async function start(settings: Partial<Settings> = {}, home = join(tempDir('gatehouse-id-'), 'home')): Promise<Running> {
+async function start(settings: Partial<Settings> = {}, home = join(tempDir('gatehouse-id-'), 'home'), mcpMaxSessions?: number): Promise<Running> {
   mkdirSync(join(home, 'plugins'), { recursive: true });
   writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', ...settings }));
   cpSync(HELLO_DIR, join(home, 'plugins', 'hello'), { recursive: true });
   // Given a write path, hello is no confined reader: at supervised its calls ask, as these tests need.
   changeHello(join(home, 'plugins', 'hello'), HELLO_WRITES);
-  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home });
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, ...(mcpMaxSessions !== undefined ? { mcpMaxSessions } : {}) });
   await host.ready;
   await host.registry.enable('hello', 'tester');
   const net = await listenForConsolesAndAgents(host, { bindHost: '127.0.0.1', port: 0, staticDir: rendererDir });
@@ -282,6 +282,65 @@ describe('named agent tokens', () => {
     expect(await r.op('agents.tokens.create', { name: 'new-one' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('could not be read') } });
     expect(readFileSync(join(home, 'agent-tokens.json'), 'utf8')).toBe('{"version": 1, "tokens": [');
     expect((await api(r, r.net.agentToken, { agent: 'x', tool: 'hello', arguments: { name: 'Ada' } })).json).toMatchObject({ decision: 'allow', agent: 'default' });
+  });
+});
+
+describe('MCP sessions: the cap is per agent', () => {
+  it("an agent opening 300 sessions ends only its own idle ones: another agent's session and its call waiting in the inbox carry on", async () => {
+    const r = await start();
+    const bob = await newToken(r, 'bob');
+    const eve = await newToken(r, 'eve');
+    const { client } = await mcpClient(r, bob, 'bob-client');
+    // At supervised, hello (given a write path) asks: bob's call waits in the inbox.
+    const waiting = client.callTool({ name: 'hello', arguments: { name: 'Ada' } }, undefined, { timeout: 60_000 });
+    const item = await nextPending(r);
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${eve}` };
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const res = await http({ port: r.port, path: '/mcp', method: 'POST', headers, body: init });
+      expect(res.status).toBe(200);
+      ids.push(String(res.headers['mcp-session-id']));
+    }
+    // Eve's oldest sessions went, to keep her at 256.
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers: { ...headers, 'Mcp-Session-Id': ids[0]! }, body: list })).status).toBe(404);
+    expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers: { ...headers, 'Mcp-Session-Id': ids[299]! }, body: list })).status).toBe(200);
+    expect(r.host.mcp.sessionCount).toBe(257);
+    // Bob's call is still waiting; approved, it runs and answers in his session, which still works.
+    expect(r.host.approvals.list({ state: 'pending' }).map((i) => i.id)).toContain(item.id);
+    r.host.approvals.approve(item.id, { operator: 'tester', argsHash: item.argsHash, scope: 'once' });
+    const result = (await waiting) as CallToolResult;
+    expect(result.isError ?? false).toBe(false);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('hello');
+    await client.close();
+  });
+
+  it('at its cap, an agent whose every session has a call in flight gets its new session refused (503, saying why); one that goes idle makes room again', async () => {
+    const r = await start({}, undefined, 2);
+    const eve = await newToken(r, 'eve');
+    const known = new Set<string>();
+    const a = await mcpClient(r, eve, 'a');
+    const b = await mcpClient(r, eve, 'b');
+    const waitA = a.client.callTool({ name: 'hello', arguments: { name: 'A' } }, undefined, { timeout: 60_000 });
+    const itemA = await nextPending(r, known);
+    const waitB = b.client.callTool({ name: 'hello', arguments: { name: 'B' } }, undefined, { timeout: 60_000 });
+    await nextPending(r, known);
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'third', version: '1' } } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${eve}` };
+    const refused = await http({ port: r.port, path: '/mcp', method: 'POST', headers, body: init });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toContain('2 MCP sessions open, each with a request in flight');
+    // A's call answered: A is idle, and the next session takes its place.
+    r.host.approvals.approve(itemA.id, { operator: 'tester', argsHash: itemA.argsHash, scope: 'once' });
+    expect(((await waitA) as CallToolResult).isError ?? false).toBe(false);
+    expect((await http({ port: r.port, path: '/mcp', method: 'POST', headers, body: init })).status).toBe(200);
+    expect(r.host.mcp.sessionCount).toBe(2);
+    // B's waiting call was not touched.
+    expect(r.host.approvals.list({ state: 'pending' })).toHaveLength(1);
+    await b.client.close();
+    await expect(waitB).rejects.toThrow();
+    await a.client.close();
   });
 });
 
