@@ -353,6 +353,7 @@ export class Gateway {
       result = pty
         ? await this.deps.toolRunner.callPty(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, agentTool: tool.name, gate })
         : await this.deps.toolRunner.call(tool.plugin!, tool.pluginTool!, call.arguments ?? {}, { actor, callId: call.id, gate });
+      result = nestedTooDeep(result, tool.name);
       if (result.ok) result.content = [{ type: 'text', text: JSON.stringify(result.output) }];
       if (result.ok && result.output) result.structuredContent = result.output;
     } else {
@@ -372,6 +373,7 @@ export class Gateway {
         content: r.content,
         ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
       };
+      result = nestedTooDeep(result, tool.name);
     }
     // Taint: what the tool returned is now in the agent's session.
     if (result.ok) this.deps.taint.get(call.session, call.agent).raise(tool.classification, tool.plugin ?? tool.name);
@@ -379,6 +381,23 @@ export class Gateway {
     if (result.ok && result.taint) this.deps.taint.get(call.session, call.agent).raise(result.taint, tool.plugin ?? tool.name);
     return result;
   }
+}
+
+/** Levels of objects and arrays a tool's result may have (the agent's arguments may have MAX_ARGUMENT_NESTING). */
+export const MAX_RESULT_NESTING = 256;
+
+/**
+ * The result as a failure of the tool when what it returned nests deeper than MAX_RESULT_NESTING.
+ * Security-sensitive: a plugin printing 300,000 nested arrays ran, then the result's serialising
+ * overflowed the stack, and the call was recorded and answered as a runner error's deny, not
+ * executed: a hostile plugin's runs hidden behind a decision that says nothing ran. Now the call
+ * stays executed, with a bad-output failure saying why.
+ */
+function nestedTooDeep<R extends ToolResult & { content?: unknown[]; structuredContent?: unknown }>(result: R, tool: string): R {
+  const at = jsonTooDeep([result.output, result.content ?? null, result.structuredContent ?? null], MAX_RESULT_NESTING + 1);
+  if (at === null) return result;
+  const { content: _c, structuredContent: _s, ...rest } = result;
+  return { ...rest, ok: false, output: null, failure: 'bad_output', error: `${tool} returned a result nested deeper than ${MAX_RESULT_NESTING} levels of objects and arrays (at ${at.replace(/^\[\d\]\.?/, '') || 'its top'}); Gatehouse did not pass it on.` } as R;
 }
 
 function textOf(content: unknown[]): string {

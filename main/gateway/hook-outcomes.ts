@@ -138,8 +138,10 @@ export function summarize(v: unknown): { summary: string; bytes: number; truncat
   else {
     try {
       text = JSON.stringify(v ?? null) ?? 'null';
-    } catch {
-      text = String(v);
+    } catch (err) {
+      // Nested deeper than the stack goes (String(v) of such an array recursed as deep and threw
+      // too, and the outcome went unrecorded): the report is recorded, saying so.
+      text = `(a response Gatehouse could not write out: ${(err as Error).message})`;
     }
   }
   const bytes = Buffer.byteLength(text);

@@ -262,6 +262,12 @@ describe('4. what ran: PostToolUse and PostToolUseFailure are recorded against t
     expect(events(r, 'call.outcome').at(-1)!.payload).toMatchObject({ call: null, toolUseId: 'toolu_unknown' });
     // A report names its session: another token's session_id is another session, never this one's call.
     expect(events(r, 'call.outcome')).toHaveLength(3);
+    // A response nested a million levels deep (a hostile MCP server's structured output) is
+    // recorded, saying it could not be written out; writing it overflowed the stack, twice, and
+    // nothing was recorded.
+    const deep = input('PostToolUse', 'mcp__x__y', {}, { tool_response: 'DEEP' }, 'toolu_deep').replace('"DEEP"', '['.repeat(1_000_000) + ']'.repeat(1_000_000));
+    expect(await postHook(r, deep)).toEqual({ status: 200, json: { continue: true } });
+    expect(events(r, 'call.outcome').at(-1)!.payload).toMatchObject({ toolUseId: 'toolu_deep', summary: expect.stringContaining('a response Gatehouse could not write out') });
   });
 
   it('command form: a report is exit 0 with no output, recorded; with no host it is still exit 0 and silent', async () => {
