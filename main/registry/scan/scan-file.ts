@@ -66,11 +66,75 @@ export function languagesOf(relPath: string, content: string): FileLanguage[] {
   return one ? [one] : [];
 }
 
+/** Languages that run but that the scanner does not read, by extension and by #! interpreter. */
+const UNSCANNED_EXT: Record<string, string> = { '.pl': 'Perl', '.pm': 'Perl', '.rb': 'Ruby', '.php': 'PHP', '.awk': 'awk' };
+const UNSCANNED_INTERP: Array<[RegExp, string]> = [[/^perl[\d.]*$/, 'Perl'], [/^ruby[\d.]*$/, 'Ruby'], [/^php[\d.]*$/, 'PHP'], [/^[gmn]?awk$/, 'awk']];
+
+/** The name of the language a file runs as when the scanner has no rules for it (Perl, Ruby, PHP, awk), else undefined. */
+export function unscannedLanguage(relPath: string, content: string): string | undefined {
+  const byExt = UNSCANNED_EXT[extensionOf(relPath)];
+  if (byExt) return byExt;
+  const m = SHEBANG.exec(content.slice(0, 512));
+  if (!m) return undefined;
+  let interp = (m[1] as string).slice((m[1] as string).lastIndexOf('/') + 1);
+  if (interp === 'env') interp = ((m[2] ?? '').trim().split(/\s+/).find((w) => w && !w.startsWith('-') && !/^[A-Za-z_]\w*=/.test(w)) ?? '').replace(/^.*\//, '');
+  return UNSCANNED_INTERP.find(([re]) => re.test(interp))?.[1];
+}
+
+/** What a script runs by name: `. lib.dat`, `source x`, `sh x`, `python3 x`, `node x`, `perl x` (the interpreter's language, or the name of one the scanner does not read). */
+const RUNS_FILE = /(?:^|[;&|({`\s])(?:exec\s+)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)\s+(?:-[A-Za-z]+\s+)*["']?((?:\.\/)?[\w.][\w.\/-]*)["']?/gm;
+
+/**
+ * The plugin files a shell script runs by name with an interpreter, each with the language it runs
+ * as there: a file with no extension (`data.dat`, `lib.txt`) sourced or run by an interpreter is
+ * code of that language, whatever its name says. Paths are taken from the plugin folder (its
+ * working directory), `./` dropped; ones that climb out are not plugin files.
+ */
+export function filesRunBy(content: string): Array<{ path: string; lang: FileLanguage | string }> {
+  const out: Array<{ path: string; lang: FileLanguage | string }> = [];
+  for (const m of content.matchAll(RUNS_FILE)) {
+    const interp = m[1] as string;
+    const path = (m[2] as string).replace(/^(?:\.\/)+/, '');
+    if (!path || path.startsWith('..') || path.startsWith('/') || path.startsWith('-')) continue;
+    const lang: FileLanguage | string = /^(?:\.|source|sh|bash|dash|zsh|ksh)$/.test(interp)
+      ? { kind: 'shell' }
+      : /^python/.test(interp)
+        ? { kind: 'python' }
+        : /^node/.test(interp)
+          ? { kind: 'js', dialect: 'js' }
+          : interp.startsWith('perl') ? 'Perl' : interp.startsWith('ruby') ? 'Ruby' : interp.startsWith('php') ? 'PHP' : 'awk';
+    out.push({ path, lang });
+  }
+  return out;
+}
+
 /** Findings for one text file. `relPath` is relative to the plugin folder, with `/` separators. */
 export function scanFile(relPath: string, content: string): Finding[] {
   const c = new Collector(relPath, content);
   const langs = languagesOf(relPath, content);
+  const unread = unscannedLanguage(relPath, content);
+  if (unread !== undefined) c.atLine('scan.unscanned-code', 1, 1, `This file runs as ${unread}, which the scanner does not read: review it by hand.`);
   scanTrojanSource(c, langs.some((l) => l.kind === 'js'));
+  runRules(c, langs);
+  return c.findings();
+}
+
+/**
+ * Findings for a file another file of the plugin runs as `langs` (filesRunBy), besides what
+ * scanFile found for it by its own name and #! line: only the rules of those languages that are
+ * not its own, and a note for one the scanner does not read.
+ */
+export function scanFileAs(relPath: string, content: string, langs: ReadonlyArray<FileLanguage | string>): Finding[] {
+  const c = new Collector(relPath, content);
+  const own = languagesOf(relPath, content);
+  const extra = langs.filter((l): l is FileLanguage => typeof l !== 'string' && !own.some((o) => o.kind === l.kind));
+  const unread = unscannedLanguage(relPath, content) === undefined ? langs.find((l): l is string => typeof l === 'string') : undefined;
+  if (unread !== undefined) c.atLine('scan.unscanned-code', 1, 1, `This file is run as ${unread}, which the scanner does not read: review it by hand.`);
+  runRules(c, [...new Map(extra.map((l) => [l.kind, l])).values()]);
+  return c.findings();
+}
+
+function runRules(c: Collector, langs: readonly FileLanguage[]): void {
   for (const lang of langs) {
     try {
       if (lang.kind === 'js') {
@@ -84,5 +148,4 @@ export function scanFile(relPath: string, content: string): Finding[] {
       c.atLine('scan.error', 1, 1, `The ${lang.kind} scanner failed on this file (${(err as Error).message.split('\n')[0]}), so it is treated as failing the scan.`);
     }
   }
-  return c.findings();
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { DEFAULT_THRESHOLDS, type Finding, type PluginManifest, type ScanResult, type ScanThresholds } from '../types.js';
 import { compareFindings } from './collector.js';
 import { RULES } from './rules.js';
-import { languagesOf, scanFile } from './scan-file.js';
+import { filesRunBy, languagesOf, scanFile, scanFileAs, type FileLanguage } from './scan-file.js';
 import { scanManifestText } from './tool-poisoning.js';
 import { scanLinks, scanPermissionPaths } from './folder-scan.js';
 import { kindProvider } from '../kinds/index.js';
@@ -47,6 +47,7 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
   let lastYield = performance.now();
   const links: string[] = [];
   const kindTexts = kindScanTexts(manifest);
+  const runs = new RunByName();
   for (const rel of listFiles(dir, links)) {
     if (performance.now() - lastYield > YIELD_AFTER_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -64,6 +65,11 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
     if (manifest && rel === manifest.manifestFile) manifestSource = text;
     kindTexts?.set(rel, text);
     findings.push(...scanFile(rel, text));
+    runs.note(rel, text);
+  }
+  for (const [rel, langs] of runs.targets()) {
+    const r = readSmall(join(dir, rel));
+    if (r instanceof Uint8Array) findings.push(...scanFileAs(rel, utf8.decode(r), langs));
   }
   if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
   if (manifest && kindTexts) findings.push(...kindFindings(manifest, kindTexts));
@@ -84,6 +90,7 @@ export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginMa
   let scanned = 0;
   let manifestSource: string | undefined;
   const kindTexts = kindScanTexts(manifest);
+  const runs = new RunByName();
   for (const f of files) {
     const text = textOf(f.path, f.bytes);
     if (text === null) continue;
@@ -91,10 +98,36 @@ export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginMa
     if (manifest && f.path === manifest.manifestFile) manifestSource = text;
     kindTexts?.set(f.path, text);
     findings.push(...scanFile(f.path, text));
+    runs.note(f.path, text);
+  }
+  const byPath = new Map(files.map((f) => [f.path, f.bytes]));
+  for (const [rel, langs] of runs.targets()) {
+    const bytes = byPath.get(rel);
+    if (bytes) findings.push(...scanFileAs(rel, utf8.decode(bytes), langs));
   }
   if (manifest) findings.push(...scanManifestText(manifest, manifest.manifestFile, manifestSource));
   if (manifest && kindTexts) findings.push(...kindFindings(manifest, kindTexts));
   return summarise(findings, scanned, thresholds);
+}
+
+/**
+ * The plugin's files that its shell scripts run by name with an interpreter (filesRunBy), and the
+ * languages they run as there: `. ./data.dat` makes data.dat shell code, `exec python3 lib.txt`
+ * makes lib.txt Python, whatever their names say. A review found both scanned as nothing.
+ */
+class RunByName {
+  private readonly runs = new Map<string, Array<FileLanguage | string>>();
+  note(rel: string, text: string): void {
+    if (!languagesOf(rel, text).some((l) => l.kind === 'shell')) return;
+    for (const { path, lang } of filesRunBy(text)) {
+      const list = this.runs.get(path) ?? [];
+      if (!list.some((l) => JSON.stringify(l) === JSON.stringify(lang))) list.push(lang);
+      this.runs.set(path, list);
+    }
+  }
+  targets(): Iterable<[string, Array<FileLanguage | string>]> {
+    return this.runs.entries();
+  }
 }
 
 /** Where the texts go for the scan rules of the plugin's kind, or null when its kind has none (nothing is kept then). */
