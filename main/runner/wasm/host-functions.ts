@@ -19,7 +19,7 @@ import type { PolicyResult } from '../../policy/rules/engine.js';
 import type { Extraction, ToolCall } from '../../policy/types.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 import type { WasiPreopen } from './wasi-session.js';
-import { profileFromManifest, secretPaths } from '../sandbox.js';
+import { grantsToBind, linkInWritable, profileFromManifest, secretPaths } from '../sandbox.js';
 
 /** The host's policy (PolicyStore fits). */
 export interface HostPolicy {
@@ -117,7 +117,12 @@ function under(root: string, p: string): boolean {
 function grantRoots(ctx: HostFunctionContext, op: 'read' | 'write'): string[] {
   const permissions = { read: [...ctx.permissions.read], write: [...ctx.permissions.write], hosts: [], env: [] };
   const profile = profileFromManifest({ permissions }, ctx.dir, { home: ctx.home ?? homedir(), ...(ctx.reviewedDir !== undefined ? { reviewedDir: ctx.reviewedDir } : {}) });
-  return (op === 'read' ? profile.read : profile.write).map(realish);
+  // As the process sandbox binds them (sandbox.ts): a write grant inside another adds nothing,
+  // and a grant reached through a link in a writable grant (which the module can make with WASI's
+  // path_symlink) leads wherever the module chose, not where the operator reviewed.
+  const write = grantsToBind([], profile.write).write;
+  const writable = write.map(realish);
+  return (op === 'read' ? profile.read : write).filter((p) => !linkInWritable(p, writable)).map(realish);
 }
 
 /** The reviewed folder, lexical and real, when the plugin runs from a copy of it (else null). */

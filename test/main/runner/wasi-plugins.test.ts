@@ -4,14 +4,14 @@
 // sandboxed WebAssembly process, and through MCP against the built CLI's `gatehouse serve`:
 // JSON on stdin, the result on stdout, deterministic fuel, only the granted folders, no sockets.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginRegistry } from '../../../main/registry/plugin-registry.js';
 import type { ToolRunner } from '../../../main/runner/tool-runner.js';
-import { wasiPreopens } from '../../../main/runner/wasm/host-functions.js';
+import { answerHostCall, wasiPreopens } from '../../../main/runner/wasm/host-functions.js';
 import { wasmImportsOf } from '../../../main/registry/plugin-service.js';
 import { fixtureWat, wasmPlugin, wasmRunner } from '../../support/wasm.js';
 import { cliPath, runCli } from '../../support/cli.js';
@@ -126,6 +126,22 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
     expect(preopens).toEqual([{ path: join(home, 'notes'), writable: false }]);
     expect(events.map((e) => [e['argument'], e['decision']])).toEqual([[`read ${home}`, 'deny'], [`read ${join(home, 'notes')}`, 'allow'], [`read ${join(home, 'notes', 'a.md')}`, 'deny']]);
     expect(events[0]!['reason']).toMatch(/holds or is .*\.ssh, which a WebAssembly module never opens; grant a narrower folder/);
+  });
+
+  it('a grant inside a write grant that the module made a link (WASI path_symlink) to another folder is not preopened: only the outer grant is; a write through it is refused', async () => {
+    const base = join(root, 'nested');
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(join(base, 'cache'), { recursive: true });
+    mkdirSync(elsewhere);
+    const ctx = { plugin: 'p', tool: 't', dir: root, actor: 'agent:test', permissions: { read: [join(base, 'cache')], write: [base, join(base, 'cache')], hosts: [] }, maxReadBytes: 1024, record: () => {} };
+    expect((await wasiPreopens(ctx)).map((p) => p.path).sort()).toEqual([base, join(base, 'cache')]);
+    // What a module with write access to the outer grant can do in one call, for the next.
+    rmdirSync(join(base, 'cache'));
+    symlinkSync(elsewhere, join(base, 'cache'));
+    expect((await wasiPreopens(ctx)).map((p) => p.path)).toEqual([base]);
+    // A host function's write through the link is refused too: it leads out of every grant.
+    const reply = await answerHostCall(ctx, { fn: 'write_file', arg: join(base, 'cache', 'x.txt'), data: new TextEncoder().encode('x') });
+    expect(JSON.stringify(reply)).toMatch(/not under a path the manifest grants/);
   });
 });
 
