@@ -383,7 +383,8 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     ? reviewedDirCover(profile.reviewedDir, [...pathDirs, profile.pluginDir, ...(profile.lock ?? [])], [...profile.read, ...profile.write])
     : null;
   const gatehouse = opts.gatehouseHome !== undefined ? [...new Set([resolve(opts.gatehouseHome), realOr(resolve(opts.gatehouseHome))])] : [];
-  const inGatehouse = (p: string) => gatehouse.some((g) => under(p, g) || under(realOr(p), g));
+  // The plugin's own folder is its verified copy in Gatehouse's run cache: a grant inside it is the copy's.
+  const inGatehouse = (p: string) => !under(p, profile.pluginDir) && gatehouse.some((g) => under(p, g) || under(realOr(p), g));
   const bound = (p: string) => !original?.refuse.has(p) && !inGatehouse(p);
   const grants = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
   const writable = grants.write.map(realOr);
@@ -409,7 +410,9 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     if (isDir(p)) {
       // The plugin's own verified copy lives in Gatehouse's folder (its run cache): bound again
       // on the empty folder before that is made read-only.
-      const copy = p !== profile.pluginDir && under(profile.pluginDir, p) ? ['--ro-bind', profile.pluginDir, profile.pluginDir] : [];
+      const copy = p !== profile.pluginDir && under(profile.pluginDir, p)
+        ? ['--ro-bind', profile.pluginDir, profile.pluginDir, ...read.filter((r) => under(r, profile.pluginDir)).flatMap((r) => ['--ro-bind-try', r, r]), ...write.filter((w) => under(w, profile.pluginDir)).flatMap((w) => ['--bind-try', w, w])]
+        : [];
       args.push('--tmpfs', p, ...copy, '--remount-ro', p);
     } else if (existsSync(p)) args.push('--ro-bind', '/dev/null', p);
   }
