@@ -121,7 +121,7 @@ export class Gateway {
       ...pipelineDeps,
       autonomy: () => this.autonomy(),
       mode: () => deps.settings.current.mode,
-      taint: (session, agent) => deps.taint.get(session, agent),
+      taint: (session) => deps.taint.get(session),
       toolClassification: (call) => this.find(call.tool)?.classification,
       toolReadsOnly: (call) => this.confinedReader(call.tool),
       run: (call, x) => this.run(call, x),
@@ -376,9 +376,9 @@ export class Gateway {
       result = nestedTooDeep(result, tool.name);
     }
     // Taint: what the tool returned is now in the agent's session.
-    if (result.ok) this.deps.taint.get(call.session, call.agent).raise(tool.classification, tool.plugin ?? tool.name);
+    if (result.ok) this.deps.taint.get(call.session).raise(tool.classification, tool.plugin ?? tool.name);
     // A module plugin's context.escalateTaint(level) raises the session's taint as Triggerfish's does (never lowers it).
-    if (result.ok && result.taint) this.deps.taint.get(call.session, call.agent).raise(result.taint, tool.plugin ?? tool.name);
+    if (result.ok && result.taint) this.deps.taint.get(call.session).raise(result.taint, tool.plugin ?? tool.name);
     return result;
   }
 }

@@ -121,7 +121,7 @@ export class HookOutcomes {
     // What the tool returned is now in the agent's context (as for a plugin's result in gateway.ts).
     if (!failed) {
       const level = this.deps.classify(input.tool_name);
-      if (level) this.deps.taint.get(session, agent.name).raise(level, input.tool_name);
+      if (level) this.deps.taint.get(session).raise(level, input.tool_name);
     }
     return { call: pre?.call ?? null, outcome };
   }

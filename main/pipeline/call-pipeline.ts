@@ -135,8 +135,8 @@ export interface PipelineDeps {
   mode: () => PipelineMode;
   /** Milliseconds for step timings (default performance.now). */
   clock?: Clock;
-  /** The taint of a call's session and agent, for write-down checks (TaintRegistry.get fits). */
-  taint?: (session: string, agent: string) => SessionTaint;
+  /** Session taint, for write-down checks (TaintRegistry.get fits). */
+  taint?: (session: string) => SessionTaint;
   /** Classification of the plugin that runs the tool (a sink for the arguments). */
   toolClassification?: (call: ToolCall) => Classification | undefined;
   /** The tool can only read: a plugin the sandbox holds with no write paths and no hosts (Gateway.confinedReader). Asked only for calls Gatehouse runs itself. */
@@ -405,7 +405,7 @@ export class CallPipeline {
       extraction: x,
       policy,
       autonomy,
-      taint: d.taint?.(call.session, call.agent),
+      taint: d.taint?.(call.session),
       toolClassification: d.toolClassification?.(call),
       toolReadsOnly: gatehouseRuns && (d.toolReadsOnly?.(call) ?? false),
       grant: grant?.id,

@@ -99,58 +99,25 @@ export class SessionTaint {
   }
 
   /** May data from this session go to a sink of `sinkLevel`? */
-  check(sinkLevel: Classification, holder = 'this session holds'): TaintCheck {
+  check(sinkLevel: Classification): TaintCheck {
     if (rank(sinkLevel) >= rank(this.current)) return { ok: true };
     return {
       ok: false,
-      reason: `write-down: ${holder} ${this.current} data${this.raisedBy ? ` (from ${this.raisedBy})` : ''} and the call would send it to ${/^[AEIOU]/.test(sinkLevel) ? 'an' : 'a'} ${sinkLevel} destination`,
+      reason: `write-down: this session holds ${this.current} data${this.raisedBy ? ` (from ${this.raisedBy})` : ''} and the call would send it to ${/^[AEIOU]/.test(sinkLevel) ? 'an' : 'a'} ${sinkLevel} destination`,
     };
   }
 }
 
-/**
- * Taint per session id, and per agent (the identity its token names). Security-sensitive: the
- * client names its session (the agent API's `session`, a hook's `session_id`, a new MCP session),
- * so taint kept by session alone was cleared by calling under another name. A call's taint is the
- * higher of its session's and its agent's, raising one raises both; an agent's lasts while the
- * host runs (its sessions ending does not clear it: ending one and opening another was the same
- * way out).
- */
+/** Taint per session id. */
 export class TaintRegistry {
   private readonly sessions = new Map<string, SessionTaint>();
-  private readonly agents = new Map<string, SessionTaint>();
-  get(session: string, agent?: string): SessionTaint {
-    const own = TaintRegistry.of(this.sessions, session);
-    return agent === undefined ? own : new JointTaint(own, TaintRegistry.of(this.agents, agent));
+  get(session: string): SessionTaint {
+    let t = this.sessions.get(session);
+    if (!t) this.sessions.set(session, (t = new SessionTaint()));
+    return t;
   }
   forget(session: string): void {
     this.sessions.delete(session);
-  }
-  private static of(map: Map<string, SessionTaint>, key: string): SessionTaint {
-    let t = map.get(key);
-    if (!t) map.set(key, (t = new SessionTaint()));
-    return t;
-  }
-}
-
-/** A session's taint and its agent's as one: the higher of the two, raised together. */
-class JointTaint extends SessionTaint {
-  constructor(
-    private readonly session: SessionTaint,
-    private readonly agent: SessionTaint,
-  ) {
-    super();
-  }
-  override get level(): Classification {
-    return rank(this.agent.level) > rank(this.session.level) ? this.agent.level : this.session.level;
-  }
-  override raise(level: Classification, source?: string): void {
-    this.session.raise(level, source);
-    this.agent.raise(level, source);
-  }
-  override check(sinkLevel: Classification): TaintCheck {
-    const s = this.session.check(sinkLevel);
-    return s.ok ? this.agent.check(sinkLevel, 'this agent received, in another session,') : s;
   }
 }
 

@@ -163,13 +163,5 @@ describe('session taint', () => {
     expect(reg.get('b').level).toBe('PUBLIC');
     reg.forget('a');
     expect(reg.get('a').level).toBe('PUBLIC');
-    // By agent: what one session of an agent received taints its other sessions, and outlives the session.
-    reg.get('s1', 'claude').raise('CONFIDENTIAL', 'wiki');
-    expect(reg.get('s2', 'claude').level).toBe('CONFIDENTIAL');
-    expect(reg.get('s2', 'claude').check('PUBLIC')).toEqual({ ok: false, reason: 'write-down: this agent received, in another session, CONFIDENTIAL data (from wiki) and the call would send it to a PUBLIC destination' });
-    expect(reg.get('s1', 'claude').check('PUBLIC')).toMatchObject({ reason: expect.stringContaining('this session holds CONFIDENTIAL') });
-    reg.forget('s1');
-    expect(reg.get('s3', 'claude').level).toBe('CONFIDENTIAL');
-    expect(reg.get('s1', 'codex').level).toBe('PUBLIC');
   });
 });

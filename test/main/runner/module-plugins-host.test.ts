@@ -183,16 +183,6 @@ export function createExecutor() { return async (name: string, input: { text?: s
   expect(after.isError).toBe(true);
   const decided = host.audit.tail(1000).find((e) => e.type === 'call.decided' && JSON.stringify(e.payload).includes('builtin.taint-write-down'));
   expect(decided, 'the write-down denial is in the audit log').toBeDefined();
-
-  // The same agent (its token) in a session of its own making, after ending the one that read
-  // the data: the taint follows the agent, not the session name the client picked.
-  await client.close();
-  const other = new Client({ name: 'module-agent', version: '1.0.0' });
-  await other.connect(new StreamableHTTPClientTransport(new URL(net.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${net.agentToken}` } } }));
-  cleanup.push(() => other.close());
-  const elsewhere = await other.callTool({ name: 'tweet__go', arguments: { text: 'the launch code is 0000' } });
-  expect(elsewhere.isError).toBe(true);
-  expect(JSON.stringify(elsewhere.content)).toContain('this agent received, in another session, RESTRICTED data');
 });
 
 function mkdirp(dir: string): string {
