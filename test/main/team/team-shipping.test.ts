@@ -111,7 +111,8 @@ describe.runIf(pgMissing('team-shipping') === null)('team mode: hosts ship their
     expect(shipped.length).toBeGreaterThanOrEqual(after.length);
     expect(local.filter((r) => r.type === 'call.received' && String(r.payload.session).endsWith('during-outage')).length).toBe(20);
     const down = local.find((r) => r.type === 'team.link' && r.payload.state === 'down')!;
-    expect(down.payload.error).toMatch(/refused|terminat|connect/i);
+    // Whichever PostgreSQL says as it stops (a shipment can land in its shutdown, 57P03) or after.
+    expect(down.payload.error).toMatch(/refused|terminat|connect|shutting down/i);
 
     const verify = await runCli(['audit', 'verify', '--team'], { GATEHOUSE_TEAM_URL: url });
     expect(verify.stdout).toMatch(/^gamma: chain intact/m);
