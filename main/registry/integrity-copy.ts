@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import { digestFolder, type FolderDigest } from './integrity.js';
+import { leavesFolder } from '../core/path-walk.js';
 
 export type VerifiedCopy = { ok: true; dir: string; reused: boolean } | { ok: false; digest: FolderDigest };
 
@@ -29,6 +30,7 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
   rmSync(target, { recursive: true, force: true });
   const tmp = mkdtempSync(join(cacheRoot, '.tmp-'));
   const roots = [resolve(src), realOr(resolve(src))];
+  const links: string[] = [];
   try {
     const digest = digestFolder(src, {
       dir: (rel) => mkdirSync(join(tmp, rel), { mode: 0o700 }),
@@ -47,9 +49,11 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
           throw new Error(`${rel} links to ${to}, a file of the plugin's own folder by its absolute path; a plugin runs from a verified copy of its folder, so a link to its own files must be relative`);
         }
         symlinkSync(to, join(tmp, rel));
+        if (!isAbsolute(to)) links.push(rel);
       },
     });
     if (digest.hash !== expected) return { ok: false, digest };
+    linksStayInside(tmp, links);
     try {
       renameSync(tmp, target);
     } catch (err) {
@@ -59,6 +63,23 @@ export function verifiedCopy(src: string, expected: string, cacheRoot: string): 
     return { ok: true, dir: target, reused: false };
   } finally {
     if (existsSync(tmp)) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each relative link of the copy, followed as the kernel follows it (walkPath), stays inside the
+ * copy all the way. Security-sensitive: checked by its text alone, `data -> b/b/../..` with
+ * `b -> .` reads as the folder itself, while the kernel climbs out of the copy into Gatehouse's
+ * run cache and folder (a review read the agent token, ~/.ssh and wrote ~/.bashrc through three
+ * such links of a plugin whose scan was clean). All the links exist by now, so chains resolve.
+ */
+function linksStayInside(copy: string, links: readonly string[]): void {
+  const root = realOr(copy);
+  for (const rel of links) {
+    const out = leavesFolder(root, rel);
+    if (out !== null) {
+      throw new Error(`${rel} is a link that ${out === 'loops' ? 'loops' : `leads out of the plugin's folder (to ${out})`} when followed; a plugin runs from a verified copy of its folder, so its links must stay inside it`);
+    }
   }
 }
 

@@ -117,7 +117,24 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
   const home = resolve(opts.home ?? homedir());
   const contain = { timeoutMs: opts.timeoutMs, home, ...(opts.env ? { env: opts.env } : {}) };
   if (detection.kind === 'bwrap') {
-    const profile = shellProfile(scope, home, opts.gatehouseHome);
+    // The folder where it really is now. Security-sensitive: judged while it was a folder, it can
+    // be a link by the time the command runs (an approval's wait is a window); bound by the name
+    // it was judged by, it showed Gatehouse's folder writable. By its real place the protections
+    // below apply to what is really there, and a folder inside a secret place is not run in at all.
+    const cwd = realOr(resolve(scope.cwd));
+    const homes = [...new Set([home, realOr(home)])];
+    const secret = [...new Set(homes.flatMap((h) => secretPaths(h, opts.gatehouseHome)).concat(opts.gatehouseHome ? [realOr(opts.gatehouseHome)] : []))].find((s) => under(cwd, s));
+    if (secret !== undefined) {
+      const message = `The shell command was not run: its folder ${scope.cwd} is ${cwd === resolve(scope.cwd) ? '' : `now a link to ${cwd}, `}inside ${secret}, where no command runs.`;
+      return {
+        wrap: () => {
+          throw new SandboxRequiredError(message);
+        },
+        sandboxed: true,
+        warning: message,
+      };
+    }
+    const profile = shellProfile({ ...scope, cwd }, home, opts.gatehouseHome);
     return { wrap: containWrap({ detection, profile }, contain), sandboxed: true, warning: null };
   }
   const why = `there is no sandbox on this machine: ${detection.reason}`;

@@ -23,6 +23,7 @@ import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import { inNormalForm } from '../policy/extract/paths.js';
 import { existingPlaces } from './box.js';
+import { walkPath } from '../core/path-walk.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
 
@@ -384,18 +385,21 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     : null;
   const gatehouse = opts.gatehouseHome !== undefined ? [...new Set([resolve(opts.gatehouseHome), realOr(resolve(opts.gatehouseHome))])] : [];
   // The plugin's own folder is its verified copy in Gatehouse's run cache: a grant inside it is the copy's.
-  const inGatehouse = (p: string) => !under(p, profile.pluginDir) && gatehouse.some((g) => under(p, g) || under(realOr(p), g));
+  const inGatehouse = (p: string) => !under(realOr(p), realOr(profile.pluginDir)) && gatehouse.some((g) => under(p, g) || under(realOr(p), g));
   const bound = (p: string) => !original?.refuse.has(p) && !inGatehouse(p);
   const grants = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
   const writable = grants.write.map(realOr);
-  const read = grants.read.filter((p) => !linkInWritable(p, writable));
-  const write = grants.write.filter((p) => !linkInWritable(p, writable));
+  const read = grants.read.filter((p) => !throughWritable(p, writable));
+  const write = grants.write.filter((p) => !throughWritable(p, writable));
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
   // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
   for (const p of read) args.push('--ro-bind-try', p, p);
   for (const p of write) args.push('--bind-try', p, p);
-  for (const p of profile.lock ?? []) if (!linkInWritable(p, writable)) args.push('--ro-bind-try', p, p);
+  for (const l of profile.lock ?? []) {
+    const p = lockPlace(l, write, writable);
+    if (p !== null) args.push('--ro-bind-try', p, p);
+  }
   // Last, so no bind above can uncover them again. A folder bound because it is on PATH
   // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
   // Gatehouse's own folder (tokens, trust records, policy, the audit log) under any bind.
@@ -435,45 +439,47 @@ export function grantsToBind(read: readonly string[], write: readonly string[]):
 }
 
 /**
- * Whether resolving `p` meets a symbolic link that lies in one of `writable` (real paths): the
- * plugin or command could have made it, in an earlier call, to lead anywhere. Security-sensitive:
- * bwrap follows links on the host for a bind's source and again inside the sandbox for its
- * target, so a relative link to Gatehouse's folder, /etc or ~/.ssh made in a writable grant
- * mounted that place at its own path, writable for a write grant. Resolved one component at a
- * time as the kernel does (a link met on the way is read and its target resolved in turn), so a
- * link reached through an operator's own link elsewhere counts too. One realpath when nothing on
- * the way is a link.
+ * Whether resolving `p` (walkPath: as the kernel does) passes through a place inside one of
+ * `writable` (real paths), other than a writable grant itself: the plugin or command can change
+ * what is there, in an earlier call or while this sandbox is being built, to lead anywhere.
+ * Security-sensitive: bwrap follows links on the host for a bind's source and again inside the
+ * sandbox for its target, so a relative link to Gatehouse's folder, /etc or ~/.ssh made in a
+ * writable grant mounted that place at its own path, writable for a write grant. Refused whether
+ * or not a link is there now: a folder there when this is checked can be a link by the time bwrap
+ * mounts it (a concurrent call swapping them won that race a third of the time). One realpath when
+ * nothing on the way is a link.
  */
-export function linkInWritable(p: string, writable: readonly string[]): boolean {
-  if (writable.length === 0 || realOr(p) === p) return false;
-  let todo = p.split(sep).filter(Boolean);
-  let cur: string = sep;
-  for (let hops = 0; todo.length > 0; ) {
-    const name = todo.shift()!;
-    if (name === '.') continue;
-    if (name === '..') {
-      cur = dirname(cur);
-      continue;
-    }
-    const next = join(cur, name);
-    let target: string;
-    try {
-      if (!lstatSync(next).isSymbolicLink()) {
-        cur = next;
-        continue;
-      }
-      target = readlinkSync(next);
-    } catch {
-      // Not there (bwrap's -try skips it) or unreadable: nothing more to follow.
-      return false;
-    }
-    if (writable.some((d) => under(next, d))) return true;
-    // A loop: refused, as the kernel would (ELOOP).
-    if (++hops > 40) return true;
-    todo = [...target.split(sep).filter(Boolean), ...todo];
-    if (isAbsolute(target)) cur = sep;
+export function throughWritable(p: string, writable: readonly string[]): boolean {
+  if (writable.length === 0) return false;
+  const strictlyIn = (x: string) => writable.some((d) => x !== d && under(x, d));
+  if (realOr(p) === p) return strictlyIn(p);
+  const walk = walkPath(p);
+  return walk.final === null || walk.visited.some(strictlyIn);
+}
+
+/**
+ * A read-only place over a writable bind (the shell tool's `.git/hooks`, found by name): where to
+ * bind it. Its own path when nothing below the writable bind on the way is a link; its real place
+ * when that lies in a writable bind (`.git/hooks -> ../.githooks`, a shared-hooks set-up: locked
+ * there); nothing when it leads out of every writable bind (`.git/hooks -> ../..` would show the
+ * home) or loops.
+ */
+function lockPlace(p: string, write: readonly string[], writableReal: readonly string[]): string | null {
+  const outer = write.filter((w) => under(p, w)).sort((a, b) => a.length - b.length)[0];
+  if (outer === undefined) return p;
+  const walk = walkPath(p);
+  if (walk.final === null) return null;
+  const top = realOr(outer);
+  if (!walk.visited.some((v) => v !== top && under(v, top) && isLink(v))) return p;
+  return writableReal.some((w) => under(walk.final!, w)) && realOr(walk.final) === walk.final ? walk.final : null;
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
-  return false;
 }
 
 /**

@@ -10,6 +10,7 @@
 //   that is absolute, from `~` or climbs out with `..` says so in the manifest: a write there is
 //   weight 2, a read weight 1. Any path that is or holds `/`, the home folder or a credential store
 //   (`../../.ssh` from a plugin in ~/.config/gatehouse/plugins included) is weight 3.
+import { leavesFolder } from '../../core/path-walk.js';
 import { readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -59,10 +60,9 @@ export function scanLinks(dir: string, links: readonly string[]): Finding[] {
     } catch {
       continue; // gone since it was listed
     }
-    // Where the link leads: resolved through every link on the way (a link to a link out).
-    const lexical = resolve(dirname(at), target);
-    const real = realish(lexical);
-    if (within(root, real)) continue;
+    // Where the link leads, followed as the kernel follows it (a link to a link out, and
+    // `b/b/../..` with `b -> .`, which reads as the folder by its text and climbs out of it).
+    if (leavesFolder(root, rel) === null) continue;
     const shown = target.length > 80 ? `${target.slice(0, 79)}…` : target;
     out.push({ file: rel, line: 1, column: 1, rule: 'plugin.symlink-outside', weight: RULES['plugin.symlink-outside'].weight, message: `${rel} is a symbolic link to ${JSON.stringify(shown)}, outside the plugin folder: the scanner does not follow it, but the plugin's code can read or write what it points to. Copy the file into the folder instead.` });
   }

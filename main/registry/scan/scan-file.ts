@@ -82,7 +82,7 @@ export function unscannedLanguage(relPath: string, content: string): string | un
 }
 
 /** What a script runs by name: `. lib.dat`, `source x`, `sh x`, `python3 x`, `node x`, `perl x` (the interpreter's language, or the name of one the scanner does not read). */
-const RUNS_FILE = /(?:^|[;&|({`\s])(?:exec\s+)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)\s+(?:-[A-Za-z]+\s+)*["']?((?:\.\/)?[\w.][\w.\/-]*)["']?/gm;
+const RUNS_FILE = /(?:^|[;&|({`\s])(?:exec\s+)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)\s+(?:-[A-Za-z]+\s+)*["']?((?:\.\/)?[\w.][\w./-]*)["']?/gm;
 
 /**
  * The plugin files a shell script runs by name with an interpreter, each with the language it runs

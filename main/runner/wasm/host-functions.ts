@@ -19,7 +19,7 @@ import type { PolicyResult } from '../../policy/rules/engine.js';
 import type { Extraction, ToolCall } from '../../policy/types.js';
 import type { HostCallReply, HostCallRequest } from './extism-kernel.js';
 import type { WasiPreopen } from './wasi-session.js';
-import { grantsToBind, linkInWritable, profileFromManifest, secretPaths } from '../sandbox.js';
+import { grantsToBind, profileFromManifest, secretPaths, throughWritable } from '../sandbox.js';
 
 /** The host's policy (PolicyStore fits). */
 export interface HostPolicy {
@@ -122,7 +122,8 @@ function grantRoots(ctx: HostFunctionContext, op: 'read' | 'write'): string[] {
   // path_symlink) leads wherever the module chose, not where the operator reviewed.
   const write = grantsToBind([], profile.write).write;
   const writable = write.map(realish);
-  return (op === 'read' ? profile.read : write).filter((p) => !linkInWritable(p, writable)).map(realish);
+  // A write grant can be read too (the process sandbox binds it so).
+  return (op === 'read' ? [...profile.read, ...write] : write).filter((p) => !throughWritable(p, writable)).map(realish);
 }
 
 /** The reviewed folder, lexical and real, when the plugin runs from a copy of it (else null). */

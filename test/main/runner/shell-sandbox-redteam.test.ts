@@ -8,15 +8,15 @@
 // own sign-in, the npm token, the PostgreSQL password file. The same holds for a folder bound
 // because it is on PATH (~/.cargo for ~/.cargo/bin): ~/.cargo/credentials.toml in every sandbox.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extract, initExtractor } from '../../../main/policy/extract/index.js';
 import { Autonomy, decideCall } from '../../../main/policy/autonomy.js';
 import { compileBuiltinRules } from '../../../main/policy/rules/builtin.js';
 import { buildRuleSet, evaluatePolicy } from '../../../main/policy/rules/engine.js';
-import type { ToolCall } from '../../../main/policy/types.js';
-import { shellProfile } from '../../../main/runner/sandbox-plan.js';
+import type { Operation, ToolCall } from '../../../main/policy/types.js';
+import { shellPlan, shellProfile } from '../../../main/runner/sandbox-plan.js';
 import { bwrapArgs, detectSandbox } from '../../../main/runner/sandbox.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -98,5 +98,57 @@ describe('red team: the shell tool sandbox hides what the locked rules protect',
     const r = spawnSync(sandbox.path, [...bwrapArgs(profile, sandbox, { home, env }), '--', '/bin/sh', '-c', `cat ${join(home, '.ssh', 'id_rsa')} ${join(gatehouse, 'operator-token')} 2>/dev/null; echo done`], { encoding: 'utf8', env });
     expect(r.stdout, r.stderr).toMatch(/done\n$/);
     expect(r.stdout).not.toMatch(/SSH-SECRET|OPERATOR-SECRET/);
+  });
+
+  it("FINDING: a working folder judged as a folder and made a link to Gatehouse's folder before the command runs is not run in; one made a link to the home shows it read-only, its keys and tokens hidden", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const root = tempDir('gatehouse-redteam-cwd-');
+    const home = join(root, 'home');
+    const gatehouse = join(home, '.config', 'gatehouse');
+    put(join(gatehouse, 'operator-token'), 'OPERATOR-SECRET\n');
+    put(join(home, '.ssh', 'id_rsa'), 'SSH-SECRET\n');
+    const work = join(home, 'proj', 'work');
+    const scope = { cwd: work, paths: [join(work, 'trust.json')], hosts: [], evasive: false, operations: ['read', 'write', 'execute'] as Operation[] };
+    mkdirSync(join(home, 'proj'), { recursive: true });
+    // Judged while it was a folder; swapped for a link while the call waited for an approval.
+    symlinkSync(relative(join(home, 'proj'), gatehouse), work);
+    const plan = shellPlan(sandbox, scope, { timeoutMs: 5000, home, gatehouseHome: gatehouse });
+    expect(() => plan.wrap('/bin/sh', ['-c', 'cat operator-token'])).toThrow(/not run: its folder .* is now a link to .*gatehouse, inside .*gatehouse, where no command runs/);
+    // The same swap to the home: bound read-only by its real place, with what is secret in it hidden.
+    unlinkSync(work);
+    symlinkSync('..', work);
+    const env = { PATH: '/usr/bin:/bin', HOME: home };
+    const profile = shellPlan(sandbox, scope, { timeoutMs: 5000, home, gatehouseHome: gatehouse, env });
+    const w = profile.wrap('/bin/sh', ['-c', `cat .ssh/id_rsa .config/gatehouse/operator-token 2>/dev/null; echo x > made.txt 2>/dev/null || echo refused`]);
+    const r = spawnSync(w.command, w.args, { encoding: 'utf8', env });
+    expect(r.stdout, r.stderr).toMatch(/refused\n$/);
+    expect(r.stdout).not.toMatch(/SSH-SECRET|OPERATOR-SECRET/);
+  });
+
+  it("a linked .git/hooks inside the project (.git/hooks -> ../.githooks, shared hooks) stays read-only: locked at its real place", (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const root = tempDir('gatehouse-redteam-sharedhooks-');
+    const home = join(root, 'home');
+    const proj = join(root, 'proj');
+    mkdirSync(join(proj, '.git'), { recursive: true });
+    mkdirSync(join(proj, '.githooks'));
+    symlinkSync('../.githooks', join(proj, '.git', 'hooks'));
+    const profile = shellProfile({ cwd: proj, paths: [join(proj, 'out.txt')], hosts: [], evasive: false, operations: ['write', 'execute'] }, home, join(home, '.config', 'gatehouse'));
+    const env = { PATH: '/usr/bin:/bin', HOME: home };
+    const r = spawnSync(sandbox.path, [...bwrapArgs(profile, sandbox, { home, env }), '--', '/bin/sh', '-c', 'echo evil > .git/hooks/pre-commit 2>/dev/null || echo refused; echo ok > out.txt'], { encoding: 'utf8', env });
+    expect(r.stdout, r.stderr).toBe('refused\n');
+    expect(existsSync(join(proj, '.githooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(proj, 'out.txt'))).toBe(true);
+  });
+
+  it('a read path reached through a writable bind (an alias into the project) is not bound, link or folder: a concurrent command could swap it between the check and the mount', (ctx) => {
+    if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
+    const root = tempDir('gatehouse-redteam-alias-');
+    const shared = join(root, 'shared');
+    mkdirSync(join(shared, 'cache'), { recursive: true });
+    symlinkSync(join(shared, 'cache'), join(root, 'alias'));
+    const args = bwrapArgs({ pluginDir: root, read: [join(root, 'alias')], write: [shared], hosts: [] }, sandbox, { home: join(root, 'home'), env: { PATH: '/usr/bin:/bin' } });
+    expect(args.join(' ')).toContain(`--bind-try ${shared} ${shared}`);
+    expect(args).not.toContain(join(root, 'alias'));
   });
 });

@@ -134,7 +134,8 @@ describe('WASI preview 1 plugins through the ToolRunner', () => {
     mkdirSync(join(base, 'cache'), { recursive: true });
     mkdirSync(elsewhere);
     const ctx = { plugin: 'p', tool: 't', dir: root, actor: 'agent:test', permissions: { read: [join(base, 'cache')], write: [base, join(base, 'cache')], hosts: [] }, maxReadBytes: 1024, record: () => {} };
-    expect((await wasiPreopens(ctx)).map((p) => p.path).sort()).toEqual([base, join(base, 'cache')]);
+    // The read grant inside the write grant adds nothing (the write grant is readable) and is what the module could swap.
+    expect((await wasiPreopens(ctx)).map((p) => p.path)).toEqual([base]);
     // What a module with write access to the outer grant can do in one call, for the next.
     rmdirSync(join(base, 'cache'));
     symlinkSync(elsewhere, join(base, 'cache'));
