@@ -367,7 +367,6 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   ]);
   args.push(...systemBinds());
   const pathDirs = interpreterDirs(env, home);
-  for (const d of pathDirs) args.push('--ro-bind', d, d);
   if (profile.hosts.length > 0) {
     // DNS: /etc/resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
     try {
@@ -391,6 +390,10 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   const writable = grants.write.map(realOr);
   const read = grants.read.filter((p) => !throughWritable(p, writable));
   const write = grants.write.filter((p) => !throughWritable(p, writable));
+  // A folder on PATH is bound by the same rules: one the plugin can change (a link it made in a
+  // writable grant, an alias of yours into one) or Gatehouse's folder is not.
+  const shownDirs = pathDirs.filter((d) => !throughWritable(d, writable) && !inGatehouse(d));
+  for (const d of shownDirs) args.push('--ro-bind', d, d);
   // "/" or /proc as the folder (the shell tool's cwd can be anything an agent sends) would bind
   // the host's whole root or its /proc over the sandbox's own: what the sandbox provides is used.
   if (!providedBySandbox(profile.pluginDir)) args.push('--ro-bind', profile.pluginDir, profile.pluginDir);
@@ -403,12 +406,20 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   // Last, so no bind above can uncover them again. A folder bound because it is on PATH
   // (~/.cargo for ~/.cargo/bin) holds the home's secrets too (~/.cargo/credentials.toml).
   // Gatehouse's own folder (tokens, trust records, policy, the audit log) under any bind.
-  const shown = [...pathDirs, ...read, ...write];
+  // Where a bind shows it: at its own path, and under a bind that reaches it by another name (your
+  // link ~/cfg -> ~/.config granted shows it as ~/cfg/gatehouse).
+  const shown = [...shownDirs, ...read, ...write];
+  const gatehouseShown = gatehouse.flatMap((g) =>
+    shown.flatMap((b) => {
+      const rb = realOr(b);
+      return [...(under(g, b) ? [g] : []), ...(under(g, rb) ? [g, join(b, relative(rb, g))] : [])];
+    }),
+  );
   const hide = new Set([
     ...(profile.hide ?? []),
-    ...secretPaths(home).filter((s) => pathDirs.some((d) => under(s, d))),
+    ...secretPaths(home).filter((s) => shownDirs.some((d) => under(s, d))),
     ...(original?.hide ?? []),
-    ...gatehouse.filter((g) => shown.some((b) => under(g, b) || under(g, realOr(b)))),
+    ...gatehouseShown,
   ]);
   for (const p of hide) {
     if (isDir(p)) {

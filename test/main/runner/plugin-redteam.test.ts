@@ -1,6 +1,7 @@
 // Red-team of the plugin runtime (helper-plugins): a hostile tool plugin, reviewed and enabled
 // by an operator, run through the real registry, the real ToolRunner with its verified copy under
 // GATEHOUSE_HOME/run-cache, and the real bwrap sandbox the host builds (sandboxPlan).
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { TrustStore } from '../../../main/registry/trust-store.js';
 import { BreakerBoard } from '../../../main/runner/breaker-board.js';
 import { PluginMetrics } from '../../../main/runner/metrics.js';
 import { sandboxPlan } from '../../../main/runner/sandbox-plan.js';
-import { secretInReach } from '../../../main/runner/sandbox.js';
+import { bwrapArgs, secretInReach } from '../../../main/runner/sandbox.js';
 import { ToolRunner } from '../../../main/runner/tool-runner.js';
 import { needsBwrap, sandbox } from '../../support/bwrap.js';
 import { tempDir } from '../../support/temp.js';
@@ -188,6 +189,36 @@ describe('hostile tool plugins: a grant that leads through a link into a writabl
     const second = await runner.call('aliased', undefined, {}, { actor: 'agent:claude' });
     expect(second.sandboxed).toBe(true);
     expect(second.output).toEqual({ read: '' });
+  });
+});
+
+describe("Gatehouse's folder and PATH folders by another name", () => {
+  /** Runs `script` in the sandbox bwrapArgs builds for `profile`, as the host would (its home, Gatehouse's folder, PATH). */
+  const inSandbox = (w: ReturnType<typeof world>, profile: Parameters<typeof bwrapArgs>[0], path: string, script: string) => {
+    if (sandbox.kind !== 'bwrap') throw new Error('needs bwrap');
+    const env = { PATH: path, HOME: w.home };
+    const r = spawnSync(sandbox.path, [...bwrapArgs(profile, sandbox, { home: w.home, env, gatehouseHome: w.gatehouseHome }), '--', '/bin/sh', '-c', script], { encoding: 'utf8', env });
+    return r.stdout + r.stderr;
+  };
+
+  it("a grant of your own link to the folder holding it (~/cfg -> ~/.config) shows Gatehouse's folder empty there too", (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    symlinkSync(join(w.home, '.config'), join(w.home, 'cfg'));
+    const out = inSandbox(w, { pluginDir: w.proj, read: [join(w.home, 'cfg')], write: [], hosts: [] }, '/usr/bin:/bin', `cat ${join(w.home, 'cfg', 'gatehouse', 'agent-token')} 2>/dev/null; echo done`);
+    expect(out).toBe('done\n');
+  });
+
+  it('a PATH folder that leads through a writable grant (the plugin made a link there) is not bound', (ctx) => {
+    needsBwrap(ctx);
+    const w = world();
+    const tools = join(w.home, '.local', 'share', 'tools');
+    mkdirSync(tools, { recursive: true });
+    // Your own: ~/bin -> ~/.local/share/tools/bin. The plugin, which may write ~/.local/share/tools, made bin a link.
+    symlinkSync(join(tools, 'bin'), join(w.home, 'bin'));
+    symlinkSync(relative(tools, w.gatehouseHome), join(tools, 'bin'));
+    const out = inSandbox(w, { pluginDir: w.proj, read: [], write: [tools], hosts: [] }, `${join(w.home, 'bin')}:/usr/bin:/bin`, `cat ${join(w.home, 'bin', 'agent-token')} 2>/dev/null; echo done`);
+    expect(out).toBe('done\n');
   });
 });
 
