@@ -189,7 +189,6 @@ const ANY_GETATTR = /(?<![\w.])getattr\s*\(\s*/g;
 const DICT_ACCESS = /(?<![\w.])vars\s*\([^()\n]{0,80}\)\s*\[|\.\s*__dict__\s*\[/g;
 // Modules whose functions run programs or code: a computed attribute of one of them can be any of those.
 const RISKY_MODULES = /^(?:os|builtins|__builtins__|subprocess|pty|posix|nt|commands|platform|importlib|sys\.modules.*)$/;
-const RISKY_DICT = /(?<![\w.])(os|builtins|__builtins__|subprocess|pty|posix|nt|commands)\s*\.\s*__dict__\s*\[|(?<![\w.])vars\s*\(\s*(os|builtins|__builtins__|subprocess|pty|posix|nt|commands)\s*\)\s*\[/g;
 const DECODED_ASSIGN = /^[ \t]*([A-Za-z_]\w*)\s*=[^\n]*/gm;
 
 export function scanPython(c: Collector): void {
@@ -217,6 +216,12 @@ export function scanPython(c: Collector): void {
     for (let m = re.exec(code); m; m = re.exec(code)) add('py.os-exec', m.index, `${m[1]}.${m[2]} (os imported under another name) runs a shell command or another program with the plugin's rights.`);
   }
 
+  // os.__dict__["po" + "pen"], vars(os)[name]: a module that runs programs or code, its functions
+  // reached by a key (a review ran `id` this way with a score of 0).
+  // os under another name too (`import os as o`), and `.get(…)` as well as `[…]`.
+  const mods = ['os', 'builtins', '__builtins__', 'subprocess', 'pty', 'posix', 'nt', 'commands', ...aliases].join('|');
+  const riskyDict = new RegExp(`(?<![\\w.])(${mods})\\s*\\.\\s*__dict__\\s*(?:\\[|\\.\\s*get\\s*\\()|(?<![\\w.])vars\\s*\\(\\s*(${mods})\\s*\\)\\s*(?:\\[|\\.\\s*get\\s*\\()`, 'g');
+  for (let m = riskyDict.exec(code); m; m = riskyDict.exec(code)) add('py.dynamic-call', m.index, `${(m[1] ?? m[2]) as string}'s attributes looked up by key (${m[0].replace(/\s+/g, '').slice(0, 40)}…): any of its functions (system, popen, exec) can be reached without being named.`);
   // exec/eval, and whether what they run was decoded first (directly or through a variable).
   const decodedVars = new Set<string>();
   DECODED_ASSIGN.lastIndex = 0;
@@ -300,10 +305,6 @@ export function scanPython(c: Collector): void {
     if (risky) add('py.dynamic-call', m.index, `getattr(${obj.slice(0, 40)}, …) takes an attribute whose name is computed at run time from a module that runs programs or code: any of them (system, exec, Popen) can be reached without being named.`);
     else if (computedImport) add('py.dynamic-call', m.index, 'getattr with a computed name, in a file that also imports a module by a computed name: together they reach any function of any module (os.system included) without naming either.');
   }
-  // os.__dict__["po" + "pen"], vars(os)[name]: a module that runs programs or code, its functions
-  // reached by a key (a review ran `id` this way with a score of 0).
-  RISKY_DICT.lastIndex = 0;
-  for (let m = RISKY_DICT.exec(code); m; m = RISKY_DICT.exec(code)) add('py.dynamic-call', m.index, `${(m[1] ?? m[2]) as string}'s attributes looked up by key (${m[0].replace(/\s+/g, '').slice(0, 40)}…): any of its functions (system, popen, exec) can be reached without being named.`);
   if (computedImport) {
     DICT_ACCESS.lastIndex = 0;
     for (let m = DICT_ACCESS.exec(code); m; m = DICT_ACCESS.exec(code)) add('py.dynamic-call', m.index, "An attribute looked up by a computed key (vars(m)[x], m.__dict__[x]) in a file that also imports a module by a computed name: together they reach any function of any module without naming it.");

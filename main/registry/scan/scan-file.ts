@@ -81,8 +81,16 @@ export function unscannedLanguage(relPath: string, content: string): string | un
   return UNSCANNED_INTERP.find(([re]) => re.test(interp))?.[1];
 }
 
-/** What a script runs by name: `. lib.dat`, `source x`, `sh x`, `python3 x`, `node x`, `perl x` (the interpreter's language, or the name of one the scanner does not read). */
-const RUNS_FILE = /(?:^|[;&|({`\s])(?:exec\s+)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)\s+(?:-[A-Za-z]+\s+)*["']?((?:\.\/)?[\w.][\w./-]*)["']?/gm;
+/**
+ * What a script runs by name: `. lib.dat`, `source x`, `sh x`, `/usr/bin/python3 x`, `node x`,
+ * `perl x`, `python3 - < x`, with the file given plainly or from the script's own folder
+ * (`"$(dirname "$0")/x"`, `"$DIR/x"`): the interpreter and the file.
+ */
+const INTERP = String.raw`(?:[\w./-]*\/)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)`;
+const HERE = String.raw`(?:"?\$\(\s*dirname\s+"?\$\{?0\}?"?\s*\)"?\/|"?\$\{0%\/\*\}"?\/|"?\$\{?[A-Za-z_]\w*\}?"?\/)?`;
+const FILE = String.raw`["']?((?:\.\/)?[\w.][\w./-]*)["']?`;
+// In command position only (the start of a line or after ; & | ( { `, then, do, exec, …): `echo . done` runs nothing.
+const RUNS_FILE = new RegExp(String.raw`(?:^|[;&|({\`])[ \t]*(?:(?:then|do|else|exec|time|nohup|command)[ \t]+)*${INTERP}(?:[ \t]+-[abd-zA-Z]+)*(?:[ \t]+-(?=[ \t]))?(?:[ \t]+|[ \t]*<[ \t]*)${HERE}${FILE}`, 'gm');
 
 /**
  * The plugin files a shell script runs by name with an interpreter, each with the language it runs

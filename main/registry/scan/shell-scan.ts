@@ -475,7 +475,7 @@ export function scanShell(c: Collector): void {
         add('sh.obfuscated-command', d.wordAt, `${d.word} output spelled with escape codes is piped into ${(stages[interp] as Stage).word}: the code that runs is hidden from a reader.`);
       }
       // c=$(printf %s%s cu rl); $c -s URL | sh: the program whose output runs is named by a variable.
-      const named = stages.findIndex((st, i) => i < interp && st.raw.startsWith('$'));
+      const named = stages.findIndex((st, i) => i < interp && /^["']?\$/.test(st.raw));
       if (named >= 0 && !(dl >= 0 && dl < interp)) {
         const d = stages[named] as Stage;
         add('sh.obfuscated-command', d.wordAt, `The output of ${d.raw.slice(0, 40)} (a program named by a variable, so its name is hidden from a reader) is piped into ${(stages[interp] as Stage).word} and runs as code.`);

