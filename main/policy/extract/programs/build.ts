@@ -71,7 +71,7 @@ function container(netSubs: string[]): Handler {
 
 /** docker's and podman's options before the subcommand that take a value (`docker -H HOST ps`). */
 const GLOBAL_VALUE = new Set(['-H', '--host', '--url', '-c', '--context', '--connection', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey', '--identity', '--root', '--runroot']);
-/** The options that name the daemon the client talks to: `-H 10.0.0.5:2375`, `--url ssh://host`. */
+/** The options that name the daemon the client talks to: `-H 10.0.0.5:2375`, `--url ssh://host` (a unix socket, `fd://` or a Windows pipe is local). */
 const DAEMON = new Set(['-H', '--host', '--url']);
 
 /**
@@ -90,7 +90,7 @@ function afterGlobals(args: EW[], c: Ctx): EW[] {
     const v = eq > 0 ? literalEW(t.slice(eq + 1)) : name !== t ? literalEW(t.slice(2)) : args[++i];
     if (!v || !DAEMON.has(name)) continue;
     if (!v.known) c.col.evasive(`${name} names a computed daemon`);
-    else if (!v.t.startsWith('unix:') && !v.t.startsWith('/')) {
+    else if (!v.t.startsWith('unix:') && !v.t.startsWith('fd:') && !v.t.startsWith('npipe:') && !v.t.startsWith('/')) {
       hostsOfUrlArg(v.t, (h) => c.col.host(h));
       c.col.op('network');
     }
@@ -103,4 +103,5 @@ export const BUILD_PROGRAMS: Record<string, Handler> = {
   make, gmake: make,
   ...Object.fromEntries(DEV_TOOLS.map((n) => [n, devTool])),
   docker: container(['pull', 'push', 'login', 'build', 'run', 'create']), podman: container(['pull', 'push', 'login', 'build', 'run']),
+  nerdctl: container(['pull', 'push', 'login', 'build', 'run', 'create']), 'docker-compose': container(['pull', 'push', 'build', 'up', 'run', 'create']),
 };

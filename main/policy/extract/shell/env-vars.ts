@@ -44,7 +44,7 @@ const MEANING_VARS: Record<string, string> = {
  */
 const PROXY_VARS = new Set([
   'http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'ftp_proxy', 'FTP_PROXY',
-  'DOCKER_HOST', 'GOPROXY', 'npm_config_registry', 'NPM_CONFIG_REGISTRY', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL',
+  'DOCKER_HOST', 'CONTAINER_HOST', 'GOPROXY', 'npm_config_registry', 'NPM_CONFIG_REGISTRY', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL',
 ]);
 
 /** Why setting this variable for a command makes it load or run other code (code-options.ts has the build tools' own). */
