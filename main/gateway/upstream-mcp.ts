@@ -686,8 +686,21 @@ function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/**
+ * One content item as JSON, or a note when it nests deeper than the stack goes: thrown here, the
+ * answer that had been counted a success was counted again as a failure (the gateway answers such
+ * a result as the tool's bad output).
+ */
+function writeOut(c: unknown): string {
+  try {
+    return JSON.stringify(c);
+  } catch (err) {
+    return `(a content item Gatehouse could not write out: ${(err as Error).message})`;
+  }
+}
+
 /** The result's content as text for execution.ended: its size and the first part of it. */
 function mcpOutput(r: UpstreamCallResult): { outputBytes: number; output: string; outputTruncated: boolean } {
-  const text = r.content.map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : JSON.stringify(c))).join('\n');
+  const text = r.content.map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : writeOut(c))).join('\n');
   return { outputBytes: Buffer.byteLength(text), ...auditOutput(text) };
 }

@@ -178,7 +178,7 @@ describe('upstream MCP servers', () => {
 
   it('follows pagination, and a tools/list_changed from the server updates the list', async () => {
     await enable('flaky');
-    expect(h.mcp.tools().map((t) => t.tool)).toEqual(['add-tool', 'crash', 'echo', 'fail', 'freeze', 'garbage', 'hang', 'huge']);
+    expect(h.mcp.tools().map((t) => t.tool)).toEqual(['add-tool', 'crash', 'deep', 'echo', 'fail', 'freeze', 'garbage', 'hang', 'huge']);
     const before = h.changes();
     const r = await h.mcp.call('flaky__add-tool', {});
     expect(r.ok).toBe(true);
@@ -186,6 +186,17 @@ describe('upstream MCP servers', () => {
     expect(h.changes()).toBe(before + 1);
     expect(h.records.find((x) => x.type === 'mcp.tools-changed')!.payload).toMatchObject({ plugin: 'flaky', added: ['added'], removed: [] });
     expect((await h.mcp.call('flaky__added', {})).content).toEqual([{ type: 'text', text: 'called added' }]);
+  });
+
+  it('a content item nested 100,000 levels deep is recorded as run, once, and counted a success of the server (not also a failure)', async () => {
+    await enable('flaky');
+    const r = await h.mcp.call('flaky__deep', {});
+    expect(r.ok).toBe(true);
+    const ended = h.records.filter((x) => x.type === 'execution.ended' && x.payload['tool'] === 'deep');
+    expect(ended).toHaveLength(1);
+    expect(String(ended[0]!.payload['output'])).toContain('could not write out');
+    expect(Object.values(h.metrics.snapshot('flaky').failures).every((n) => n === 0)).toBe(true);
+    expect(h.breakers.snapshot('flaky').consecutiveFailures).toBe(0);
   });
 
   it('a crash during a call is a crash failure; the next call starts the server again', async () => {
