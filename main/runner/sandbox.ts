@@ -478,9 +478,11 @@ export function throughWritable(p: string, writable: readonly string[]): boolean
 function lockPlace(p: string, write: readonly string[], writableReal: readonly string[]): string | null {
   const outer = write.filter((w) => under(p, w)).sort((a, b) => a.length - b.length)[0];
   if (outer === undefined) return p;
+  const top = realOr(outer);
+  // No link below the writable bind (the usual case): one realpath.
+  if (realOr(p) === join(top, relative(outer, p))) return p;
   const walk = walkPath(p);
   if (walk.final === null) return null;
-  const top = realOr(outer);
   if (!walk.visited.some((v) => v !== top && under(v, top) && isLink(v))) return p;
   return writableReal.some((w) => under(walk.final!, w)) && realOr(walk.final) === walk.final ? walk.final : null;
 }
