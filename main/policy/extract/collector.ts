@@ -1,8 +1,12 @@
 import { posix } from 'node:path';
 import { OPERATIONS, type Extraction, type Operation } from '../types.js';
-import { normalisePath, resolveSymlinks, type PathContext } from './paths.js';
+import { expandHome, normalisePath, resolveSymlinks, type PathContext } from './paths.js';
+import { walkPath } from '../../core/path-walk.js';
 import { MAX_HOSTS, MAX_LINK_WALK_ENTRIES, MAX_PATHS } from './limits.js';
 import { linksLeaving } from './link-walk.js';
+
+/** A `..` segment. */
+const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
 
 const BIT: Record<Operation, number> = { read: 1, write: 2, delete: 4, copy: 8, move: 16, execute: 32, network: 64 };
 
@@ -87,7 +91,9 @@ export class Collector {
   /** A path from a tool argument: `~` and `$HOME` expanded, relative to `cwd`. */
   path(raw: string, cwd: string = this.ctx.cwd): void {
     if (!raw) return;
-    this.addAbsolute(normalisePath(raw, cwd, this.ctx.home));
+    const abs = normalisePath(raw, cwd, this.ctx.home);
+    this.addAbsolute(abs);
+    this.throughDotDot(expandHome(raw, this.ctx.home), cwd, abs);
   }
 
   /** A path from a shell word: `~` only when the shell itself would expand it (unquoted, leading). */
@@ -97,7 +103,23 @@ export class Collector {
     if (tilde) abs = normalisePath(text, cwd, this.ctx.home);
     else abs = posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
     this.addAbsolute(abs);
+    this.throughDotDot(tilde ? expandHome(text, this.ctx.home) : text, cwd, abs);
     return abs;
+  }
+
+  /**
+   * Where a path with a `..` after a symbolic link really leads, added beside its lexical form.
+   * Security-sensitive: paths are normalised as text first, so with `b -> .` in the project,
+   * `b/b/../../.ssh/id_rsa` read as the project's own `.ssh/id_rsa`, while the kernel follows `b`
+   * before applying `..` and reads the home's (a review reached ~/.ssh and ~/.bashrc this way).
+   * Only paths with a `..` are walked again (walkPath: as the kernel resolves them).
+   */
+  private throughDotDot(expanded: string, cwd: string, lexical: string): void {
+    if (!this.ctx.resolveSymlinks || !DOT_DOT.test(expanded)) return;
+    const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
+    const real = walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${base}/${expanded}`).final;
+    if (real === null) return this.evasive(`the path ${expanded.slice(0, 80)} loops through symbolic links`);
+    if (real !== lexical) this.addAbsolute(real);
   }
 
   /** Where symlinks lead from `abs`, walked once per call (memoised). */
@@ -152,6 +174,10 @@ export class Collector {
     const abs = normalisePath(raw, cwd, this.ctx.home);
     this.addAbsolute(abs);
     this.markRecursive(abs);
+    const before = this.paths.length;
+    this.throughDotDot(expandHome(raw, this.ctx.home), cwd, abs);
+    // The real place is reached as a whole tree too.
+    if (this.paths.length > before) this.markRecursive(this.paths[this.paths.length - 1]!);
   }
 
   /** Marks an absolute path (and where its symlinks lead) as reached recursively. */

@@ -131,6 +131,17 @@ describe('symlinked paths (real temp dir)', () => {
     expect(e.paths).toContain(join(dir, 'real', 'secret'));
   });
 
+  it('a .. after a link is applied where the link leads, as the kernel does: with b -> . in real/sub, b/b/../secret is real/secret, not real/sub/secret', () => {
+    symlinkSync('.', join(dir, 'real', 'sub', 'b'));
+    const cwd = join(dir, 'real', 'sub');
+    // As text, b/.. cancels out (real/sub/b/secret, which is real/sub/secret); the kernel follows
+    // b (to real/sub) before the `..`, and reads real/secret.
+    expect(bash('cat b/b/../secret', cwd, true).paths).toContain(join(dir, 'real', 'secret'));
+    expect(bash('echo x >> b/b/../secret', cwd, true).paths).toContain(join(dir, 'real', 'secret'));
+    expect(extract(call('Read', { file_path: `${cwd}/b/b/../secret` }), { home: HOME }).paths).toContain(join(dir, 'real', 'secret'));
+    expect(bash('grep -r x b/b/..', cwd, true).paths).toContain(join(dir, 'real'));
+  });
+
   it('a repeated command is resolved afresh: a path swapped for a symlink between two calls is followed', () => {
     // The parse of `cat swap/secret` is cached after the first call; the file system is not.
     mkdirSync(join(dir, 'swap'));

@@ -115,6 +115,10 @@ function makeFakeHome(symlinked = false): FakeHome {
   mkdirSync(join(proj, '.gatehouse', 'plugins'), { recursive: true });
   // A link inside the project that leads into a protected tree.
   symlinkSync(join(home, '.ssh'), join(proj, 'keys'));
+  // A link to its own folder, in a folder of its own (a walk of {PROJ} would loop through it):
+  // dotdot.json climbs out through it (`here/here/../..` is two folders up for the kernel).
+  mkdirSync(join(home, 'work', 'dots'), { recursive: true });
+  symlinkSync('.', join(home, 'work', 'dots', 'here'));
   // Gatehouse's own CLI under another name ({CLI} is the real bin file): self-cli.json starts it as ~/tools/x.
   mkdirSync(join(home, 'tools'));
   symlinkSync(cliPath, join(home, 'tools', 'x'));
