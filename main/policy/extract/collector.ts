@@ -163,6 +163,12 @@ export class Collector {
     const abs = tilde ? normalisePath(text, cwd, this.ctx.home) : posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
     add(abs);
     if (this.ctx.resolveSymlinks) add(this.realOf(abs));
+    // A `..` after a link, as the kernel follows it (see throughDotDot).
+    const expanded = tilde ? expandHome(text, this.ctx.home) : text;
+    if (this.ctx.resolveSymlinks && DOT_DOT.test(expanded)) {
+      const real = walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd)}/${expanded}`).final;
+      if (real !== null) add(real);
+    }
   }
 
   /**
