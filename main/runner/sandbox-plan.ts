@@ -123,7 +123,8 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
     // below apply to what is really there, and a folder inside a secret place is not run in at all.
     const cwd = realOr(resolve(scope.cwd));
     const homes = [...new Set([home, realOr(home)])];
-    const secret = [...new Set(homes.flatMap((h) => secretPaths(h, opts.gatehouseHome)).concat(opts.gatehouseHome ? [realOr(opts.gatehouseHome)] : []))].find((s) => under(cwd, s));
+    const secret = [...new Set(homes.flatMap((h) => secretPaths(h, opts.gatehouseHome)).concat(opts.gatehouseHome ? [realOr(opts.gatehouseHome)] : []))].find((s) => cwd !== s && under(cwd, s));
+    // Inside one (its own place is hidden, below: the command sees an empty folder there).
     if (secret !== undefined) {
       const message = `The shell command was not run: its folder ${scope.cwd} is ${cwd === resolve(scope.cwd) ? '' : `now a link to ${cwd}, `}inside ${secret}, where no command runs.`;
       return {

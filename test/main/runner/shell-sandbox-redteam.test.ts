@@ -100,7 +100,7 @@ describe('red team: the shell tool sandbox hides what the locked rules protect',
     expect(r.stdout).not.toMatch(/SSH-SECRET|OPERATOR-SECRET/);
   });
 
-  it("FINDING: a working folder judged as a folder and made a link to Gatehouse's folder before the command runs is not run in; one made a link to the home shows it read-only, its keys and tokens hidden", (ctx) => {
+  it("FINDING: a working folder judged as a folder and made a link into Gatehouse's folder before the command runs is not run in (one to the folder itself runs in an empty folder); one made a link to the home shows it read-only, its keys and tokens hidden", (ctx) => {
     if (noBwrap || sandbox.kind !== 'bwrap') return ctx.skip(noBwrap ?? '');
     const root = tempDir('gatehouse-redteam-cwd-');
     const home = join(root, 'home');
@@ -110,10 +110,17 @@ describe('red team: the shell tool sandbox hides what the locked rules protect',
     const work = join(home, 'proj', 'work');
     const scope = { cwd: work, paths: [join(work, 'trust.json')], hosts: [], evasive: false, operations: ['read', 'write', 'execute'] as Operation[] };
     mkdirSync(join(home, 'proj'), { recursive: true });
-    // Judged while it was a folder; swapped for a link while the call waited for an approval.
-    symlinkSync(relative(join(home, 'proj'), gatehouse), work);
+    mkdirSync(join(gatehouse, 'plugins'), { recursive: true });
+    // Judged while it was a folder; swapped for a link (into Gatehouse's folder) while the call waited for an approval.
+    symlinkSync(relative(join(home, 'proj'), join(gatehouse, 'plugins')), work);
     const plan = shellPlan(sandbox, scope, { timeoutMs: 5000, home, gatehouseHome: gatehouse });
-    expect(() => plan.wrap('/bin/sh', ['-c', 'cat operator-token'])).toThrow(/not run: its folder .* is now a link to .*gatehouse, inside .*gatehouse, where no command runs/);
+    expect(() => plan.wrap('/bin/sh', ['-c', 'cat ../operator-token'])).toThrow(/not run: its folder .* is now a link to .*gatehouse\/plugins, inside .*gatehouse, where no command runs/);
+    // A link to Gatehouse's folder itself: run there, in the empty folder that hides it.
+    unlinkSync(work);
+    symlinkSync(relative(join(home, 'proj'), gatehouse), work);
+    const hidden = shellPlan(sandbox, scope, { timeoutMs: 5000, home, gatehouseHome: gatehouse, env: { PATH: '/usr/bin:/bin', HOME: home } }).wrap('/bin/sh', ['-c', 'cat operator-token 2>/dev/null; echo x > trust.json 2>/dev/null || echo refused']);
+    const h = spawnSync(hidden.command, hidden.args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: home } });
+    expect(h.stdout, h.stderr).toBe('refused\n');
     // The same swap to the home: bound read-only by its real place, with what is secret in it hidden.
     unlinkSync(work);
     symlinkSync('..', work);
