@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import { stat, SymlinkCache, type Walked } from './symlink-cache.js';
+import { walkPath } from '../../core/path-walk.js';
 
 /** How relative paths, `~` and `$HOME` are interpreted for one call. */
 export interface PathContext {
@@ -143,8 +144,11 @@ export function walkSymlinks(p: string, depth = 0): Walked {
       } catch {
         target = name;
       }
-      const joined = posix.resolve(cur, target, ...rest.slice(i + 1));
-      return { path: walkSymlinks(joined, depth + 1).path, anchor: null };
+      // Followed as the kernel follows it (walkPath): a `..` in the target applies where the links
+      // before it lead (`b/b/../../x` with `b -> .` is two folders up), not to its text.
+      const raw = `${target.startsWith('/') ? target : `${cur === '/' ? '' : cur}/${target}`}${i + 1 < rest.length ? `/${rest.slice(i + 1).join('/')}` : ''}`;
+      const walked = walkPath(raw).final;
+      return { path: walked ?? walkSymlinks(posix.resolve(cur, target, ...rest.slice(i + 1)), depth + 1).path, anchor: null };
     }
     // The first missing name, straight under the existing prefix: the prefix's folder holds no
     // entry of that name while its stat is unchanged (an entry made or removed changes it).

@@ -140,6 +140,10 @@ describe('symlinked paths (real temp dir)', () => {
     expect(bash('echo x >> b/b/../secret', cwd, true).paths).toContain(join(dir, 'real', 'secret'));
     expect(extract(call('Read', { file_path: `${cwd}/b/b/../secret` }), { home: HOME }).paths).toContain(join(dir, 'real', 'secret'));
     expect(bash('grep -r x b/b/..', cwd, true).paths).toContain(join(dir, 'real'));
+    // A dangling link whose target climbs the same way (made by something the judge did not see):
+    // a write through it is judged where the kernel would create the file.
+    symlinkSync('b/b/../made-later', join(cwd, 'dangling-climb'));
+    expect(bash('echo x > dangling-climb', cwd, true).paths).toContain(join(dir, 'real', 'made-later'));
   });
 
   it('a repeated command is resolved afresh: a path swapped for a symlink between two calls is followed', () => {
