@@ -60,6 +60,8 @@ export class Collector {
   // Membership beside the arrays: a command naming thousands of paths made Array.includes
   // quadratic, so a long list is looked up in a Set (see Seen).
   private readonly seenPaths = new Seen(this.paths);
+  /** A path with a `..` as its text reads → where the kernel takes it (throughDotDot). */
+  private readonly kernelReal = new Map<string, string>();
   private readonly seenHosts = new Seen(this.hosts);
   private readonly seenReasons = new Seen(this.reasons);
   private readonly seenRecursive = new Seen(this.recursive);
@@ -119,7 +121,10 @@ export class Collector {
     const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
     const real = walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${base}/${expanded}`).final;
     if (real === null) return this.evasive(`the path ${expanded.slice(0, 80)} loops through symbolic links`);
-    if (real !== lexical) this.addAbsolute(real);
+    if (real !== lexical) {
+      this.addAbsolute(real);
+      this.kernelReal.set(lexical, real);
+    }
   }
 
   /** Where symlinks lead from `abs`, walked once per call (memoised). */
@@ -179,15 +184,15 @@ export class Collector {
     if (!raw) return;
     const abs = normalisePath(raw, cwd, this.ctx.home);
     this.addAbsolute(abs);
-    this.markRecursive(abs);
-    const before = this.paths.length;
     this.throughDotDot(expandHome(raw, this.ctx.home), cwd, abs);
-    // The real place is reached as a whole tree too.
-    if (this.paths.length > before) this.markRecursive(this.paths[this.paths.length - 1]!);
+    this.markRecursive(abs);
   }
 
   /** Marks an absolute path (and where its symlinks lead) as reached recursively. */
   markRecursive(abs: string): void {
+    // Where a `..` after a link really leads (throughDotDot) is walked as a whole tree too.
+    const kernel = this.kernelReal.get(abs);
+    if (kernel !== undefined && kernel !== abs) this.markRecursive(kernel);
     if (this.followLinks) this.linksOut(abs);
     if (this.seenRecursive.has(abs)) return;
     this.seenRecursive.add(abs);

@@ -7,6 +7,7 @@
 // variables as markers. Everything here is bounded: brace results, directory entries scanned and
 // matches are capped, and past a cap the caller is told to treat the glob's literal prefix as
 // reached whole (and the call as unsure) instead of guessing.
+import { walkPath } from '../../core/path-walk.js';
 import { lstatSync, opendirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Node } from 'web-tree-sitter';
@@ -323,7 +324,10 @@ export function globPrefix(pattern: string, cwd: string): { prefix: string; segs
     if (hasGlob(s)) break;
     lit.push(unescapePattern(s));
   }
-  const prefix = posix.resolve(absolute ? '/' : cwd, ...lit);
+  const lexical = posix.resolve(absolute ? '/' : cwd, ...lit);
+  // A `..` after a link climbs from where the link leads (walkPath), as bash's glob does: with
+  // `b -> .`, `b/b/../../.ss*` lists the folder two up, not the one its text names.
+  const prefix = lit.includes('..') ? (walkPath(`${absolute ? '' : cwd}/${lit.join('/')}`).final ?? lexical) : lexical;
   return { prefix, segs, first };
 }
 
