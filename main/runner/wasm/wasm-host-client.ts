@@ -105,6 +105,9 @@ export class WasmHostClient {
       started = spawnJsChild({
         what: 'the WebAssembly runner',
         file: wasmHostProcessFile(),
+        // Node's "WASI is an experimental feature" warning went to stderr, and from there into the
+        // error an operator reads when the process ends early.
+        nodeArgs: () => ['--disable-warning=ExperimentalWarning'],
         wrap: ({ file: hostFile, real }) => {
           const workerFile = real(wasmWorkerFile());
           env['GATEHOUSE_WASM_WORKER'] = workerFile;
