@@ -53,7 +53,8 @@ test('the echo adapter in the Plugins view: Lua markers while typing, a manifest
   await plugins.typeInEditor('000');
   await expect(plugins.problemRow('limits.range')).toHaveCount(0);
   await plugins.save();
-  expect(readFileSync(join(echoDir, 'manifest.toml'), 'utf8')).toBe(`${manifest}[limits]\nops = 5000`);
+  // The button is disabled when the save is sent; the file is written when the host gets it.
+  await expect.poll(() => readFileSync(join(echoDir, 'manifest.toml'), 'utf8')).toBe(`${manifest}[limits]\nops = 5000`);
 
   // A saved change to a pinned adapter: quarantined, its diff shown, released by Approve change.
   await plugins.expectStatus('echo', 'quarantined');
