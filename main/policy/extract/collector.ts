@@ -117,9 +117,8 @@ export class Collector {
    * Only paths with a `..` are walked again (walkPath: as the kernel resolves them).
    */
   private throughDotDot(expanded: string, cwd: string, lexical: string): void {
-    if (!this.ctx.resolveSymlinks || !DOT_DOT.test(expanded)) return;
-    const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
-    const real = walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${base}/${expanded}`).final;
+    const real = this.kernelPlace(expanded, cwd);
+    if (real === undefined) return;
     if (real === null) return this.evasive(`the path ${expanded.slice(0, 80)} loops through symbolic links`);
     if (real !== lexical) {
       this.addAbsolute(real);
@@ -169,11 +168,8 @@ export class Collector {
     add(abs);
     if (this.ctx.resolveSymlinks) add(this.realOf(abs));
     // A `..` after a link, as the kernel follows it (see throughDotDot).
-    const expanded = tilde ? expandHome(text, this.ctx.home) : text;
-    if (this.ctx.resolveSymlinks && DOT_DOT.test(expanded)) {
-      const real = walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd)}/${expanded}`).final;
-      if (real !== null) add(real);
-    }
+    const real = this.kernelPlace(tilde ? expandHome(text, this.ctx.home) : text, cwd);
+    if (real) add(real);
   }
 
   /**
@@ -186,6 +182,13 @@ export class Collector {
     this.addAbsolute(abs);
     this.throughDotDot(expandHome(raw, this.ctx.home), cwd, abs);
     this.markRecursive(abs);
+  }
+
+  /** Where a path with a `..` leads as the kernel follows it (null: its links loop); undefined when it has no `..` or links are not resolved. */
+  private kernelPlace(expanded: string, cwd: string): string | null | undefined {
+    if (!this.ctx.resolveSymlinks || !DOT_DOT.test(expanded)) return undefined;
+    const base = cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd);
+    return walkPath(expanded.charCodeAt(0) === 47 ? expanded : `${base}/${expanded}`).final;
   }
 
   /** Marks an absolute path (and where its symlinks lead) as reached recursively. */
