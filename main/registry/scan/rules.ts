@@ -98,7 +98,7 @@ export const RULES = {
   // The scan itself
   'scan.file-too-large': { weight: 1, title: 'file too large to scan' },
   'scan.error': { weight: 3, title: 'the scanner failed on this file' },
-  'scan.unscanned-code': { weight: 1, title: 'code in a language the scanner does not read (Perl, Ruby, PHP, awk)' },
+  'scan.unscanned-code': { weight: 1, title: 'code in a language the scanner does not read (Perl, Ruby, PHP, Lua, Tcl, awk), in a file or given inline' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

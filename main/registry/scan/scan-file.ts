@@ -3,9 +3,10 @@
 
 import type { Finding } from '../types.js';
 import { Collector } from './collector.js';
+import type { RuleId } from './rules.js';
 import { scanJs, type JsDialect } from './js-scan.js';
 import { scanPython } from './python-scan.js';
-import { scanShell } from './shell-scan.js';
+import { inlinePrograms, scanShell } from './shell-scan.js';
 import { scanTrojanSource } from './trojan-source.js';
 import { scanCodeForInjection } from './tool-poisoning.js';
 
@@ -67,8 +68,13 @@ export function languagesOf(relPath: string, content: string): FileLanguage[] {
 }
 
 /** Languages that run but that the scanner does not read, by extension and by #! interpreter. */
-const UNSCANNED_EXT: Record<string, string> = { '.pl': 'Perl', '.pm': 'Perl', '.rb': 'Ruby', '.php': 'PHP', '.awk': 'awk' };
-const UNSCANNED_INTERP: Array<[RegExp, string]> = [[/^perl[\d.]*$/, 'Perl'], [/^ruby[\d.]*$/, 'Ruby'], [/^php[\d.]*$/, 'PHP'], [/^[gmn]?awk$/, 'awk']];
+const UNSCANNED_EXT: Record<string, string> = { '.pl': 'Perl', '.pm': 'Perl', '.rb': 'Ruby', '.php': 'PHP', '.awk': 'awk', '.lua': 'Lua', '.tcl': 'Tcl', '.exp': 'Tcl' };
+const UNSCANNED_INTERP: Array<[RegExp, string]> = [[/^perl[\d.]*$/, 'Perl'], [/^ruby[\d.]*$/, 'Ruby'], [/^php[\d.]*$/, 'PHP'], [/^[gmn]?awk$/, 'awk'], [/^(?:lua[\d.]*|luajit)$/, 'Lua'], [/^(?:tclsh[\d.]*|wish[\d.]*|expect)$/, 'Tcl']];
+
+/** The name of an interpreter's language the scanner does not read (`perl` is Perl); awk's when none matches (`awk -f`). */
+function interpreterLanguageName(interp: string): string {
+  return UNSCANNED_INTERP.find(([re]) => re.test(interp))?.[1] ?? 'awk';
+}
 
 /** The name of the language a file runs as when the scanner has no rules for it (Perl, Ruby, PHP, awk), else undefined. */
 export function unscannedLanguage(relPath: string, content: string): string | undefined {
@@ -86,9 +92,10 @@ export function unscannedLanguage(relPath: string, content: string): string | un
  * `perl x`, `python3 - < x`, with the file given plainly or from the script's own folder
  * (`"$(dirname "$0")/x"`, `"$DIR/x"`): the interpreter and the file.
  */
-const INTERP = String.raw`(?:[\w./-]*\/)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|[gmn]?awk\s+-f)`;
+const INTERP = String.raw`(?:[\w./-]*\/)?(\.|source|sh|bash|dash|zsh|ksh|python[\d.]*|node|nodejs|perl|ruby|php|lua[\d.]*|luajit|tclsh[\d.]*|expect|[gmn]?awk\s+-f)`;
 const HERE = String.raw`(?:"?\$\(\s*dirname\s+"?\$\{?0\}?"?\s*\)"?\/|"?\$\{0%\/\*\}"?\/|"?\$\{?[A-Za-z_]\w*\}?"?\/)?`;
-const FILE = String.raw`["']?((?:\.\/)?[\w.][\w./-]*)["']?`;
+// A file named in the script, or one of its arguments (`"$1"`, `"$@"`: the manifest's `args` name it).
+const FILE = String.raw`["']?((?:\.\/)?[\w.][\w./-]*|\$\{?[1-9@]\}?)["']?`;
 // In command position only (the start of a line or after ; & | ( { `, then, do, exec, …): `echo . done` runs nothing.
 const RUNS_FILE = new RegExp(String.raw`(?:^|[;&|({\`])[ \t]*(?:(?:then|do|else|exec|time|nohup|command)[ \t]+)*${INTERP}(?:[ \t]+-[abd-zA-Z]+)*(?:[ \t]+-(?=[ \t]))?(?:[ \t]+|[ \t]*<[ \t]*)${HERE}${FILE}`, 'gm');
 
@@ -96,7 +103,8 @@ const RUNS_FILE = new RegExp(String.raw`(?:^|[;&|({\`])[ \t]*(?:(?:then|do|else|
  * The plugin files a shell script runs by name with an interpreter, each with the language it runs
  * as there: a file with no extension (`data.dat`, `lib.txt`) sourced or run by an interpreter is
  * code of that language, whatever its name says. Paths are taken from the plugin folder (its
- * working directory), `./` dropped; ones that climb out are not plugin files.
+ * working directory), `./` dropped; ones that climb out are not plugin files. One of the script's
+ * own arguments run so (`. "$1"`, `exec python3 "$@"`) is given as `$1` or `$@`.
  */
 export function filesRunBy(content: string): Array<{ path: string; lang: FileLanguage | string }> {
   const out: Array<{ path: string; lang: FileLanguage | string }> = [];
@@ -110,7 +118,7 @@ export function filesRunBy(content: string): Array<{ path: string; lang: FileLan
         ? { kind: 'python' }
         : /^node/.test(interp)
           ? { kind: 'js', dialect: 'js' }
-          : interp.startsWith('perl') ? 'Perl' : interp.startsWith('ruby') ? 'Ruby' : interp.startsWith('php') ? 'PHP' : 'awk';
+          : interpreterLanguageName(interp);
     out.push({ path, lang });
   }
   return out;
@@ -150,10 +158,37 @@ function runRules(c: Collector, langs: readonly FileLanguage[]): void {
         scanCodeForInjection(c, 'js.prompt-injection');
       }
       else if (lang.kind === 'python') scanPython(c);
-      else scanShell(c);
+      else {
+        scanShell(c);
+        scanInline(c);
+      }
     } catch (err) {
       // Fail closed: a file the scanner cannot read is not a file it vouches for.
       c.atLine('scan.error', 1, 1, `The ${lang.kind} scanner failed on this file (${(err as Error).message.split('\n')[0]}), so it is treated as failing the scan.`);
+    }
+  }
+}
+
+/**
+ * The programs a shell script hands an interpreter inline (inlinePrograms): Python and JavaScript
+ * are scanned by their own rules, each finding placed at its line in the script; a language the
+ * scanner does not read is a note to review it.
+ */
+function scanInline(c: Collector): void {
+  for (const p of inlinePrograms(c.text)) {
+    const at = c.lines.position(p.offset);
+    if (p.lang !== 'python' && p.lang !== 'js') {
+      const what = p.lang === 'awk' ? 'An awk program that runs commands or writes files' : `Inline ${p.lang} (${p.via})`;
+      c.atLine('scan.unscanned-code', at.line, at.column, `${what}, which the scanner does not read: review it by hand.`);
+      continue;
+    }
+    const inner = new Collector(c.file, p.code);
+    runRules(inner, [p.lang === 'js' ? { kind: 'js', dialect: 'js' } : { kind: 'python' }]);
+    for (const f of inner.findings()) {
+      // The program's first line starts a character after its opening quote.
+      const line = at.line + f.line - 1;
+      const column = f.line === 1 ? at.column + f.column : f.column;
+      c.atLine(f.rule as RuleId, line, column, `${f.message} (in the program given to ${p.via})`);
     }
   }
 }

