@@ -4,7 +4,8 @@
 // review planted `.husky/pre-commit` with an allowed, contained command, and the operator's next
 // `git commit` ran it. The judge (builtin.git-hooks-path) and the shell box (runner/box.ts) read
 // it here, per call: a repository can be configured between two calls.
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { readSmallFile } from '../core/read-small-file.js';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** A config file larger than this is read only this far (Git's own are a few KiB). */
@@ -30,29 +31,6 @@ class Kept<T> {
     const value = make();
     this.map.set(key, { at: now, value });
     return value;
-  }
-}
-
-/**
- * The start of a regular file, or null. Non-blocking and checked: a FIFO put at the path must
- * not hold the host's thread.
- */
-function readSmallFile(file: string, max: number): string | null {
-  let fd: number | null = null;
-  try {
-    // Most of the files asked for do not exist (the system's and the user's Git configs): a thrown
-    // ENOENT costs more than the look-up itself.
-    if (!lstatSync(file, { throwIfNoEntry: false })) return null;
-    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return null;
-    // Its size, not the most it may be: a 1 MiB buffer zeroed for each of five small config files was a look-up's whole cost.
-    const buf = Buffer.alloc(Math.min(max, st.size));
-    return buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }
 

@@ -17,6 +17,7 @@
 // `node scripts/build.mjs` first. GATEHOUSE_CORPUS_REPORT=FILE writes every answer to FILE, for
 // whoever updates known-misses.json.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -91,6 +92,13 @@ function makeFakeHome(symlinked = false): FakeHome {
   put(join(home, '.config', 'gcloud', 'credentials.db'), 'dummy\n', 0o600);
   put(join(home, '.kube', 'config'), 'apiVersion: v1\nusers:\n- name: admin\n  user: { token: dummy }\n', 0o600);
   put(join(home, '.docker', 'config.json'), '{"auths":{"registry.example":{"auth":"ZHVtbXk6ZHVtbXk="}}}\n', 0o600);
+  // Saved daemons (network-programs.json): a Docker context and a Podman connection on other
+  // machines, and a Docker context on a local socket.
+  const dockerContext = (name: string, host: string) =>
+    put(join(home, '.docker', 'contexts', 'meta', createHash('sha256').update(name).digest('hex'), 'meta.json'), JSON.stringify({ Name: name, Metadata: {}, Endpoints: { docker: { Host: host, SkipTLSVerify: false } } }));
+  dockerContext('remote', 'ssh://deploy@10.0.0.7');
+  dockerContext('rootless', 'unix:///run/user/1000/docker.sock');
+  put(join(home, '.config', 'containers', 'podman-connections.json'), JSON.stringify({ Connection: { Default: 'prod', Connections: { prod: { URI: 'ssh://core@10.0.0.8:22/run/podman/podman.sock', Identity: '~/.ssh/id_rsa' } } } }));
   put(join(home, '.netrc'), 'machine api.example login me password dummy\n', 0o600);
   put(join(home, '.git-credentials'), 'https://me:dummy@git.example\n', 0o600);
   put(join(home, '.gnupg', 'private-keys-v1.d', 'ABCDEF.key'), 'dummy gpg key\n', 0o600);

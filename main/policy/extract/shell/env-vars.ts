@@ -18,6 +18,8 @@ const CODE_VARS = new Set([
   // Where a program reads its configuration or repository from, which can name commands: git's
   // core.fsmonitor in $XDG_CONFIG_HOME/git/config or $GIT_DIR/config, zsh's $ZDOTDIR/.zshrc.
   'XDG_CONFIG_HOME', 'GIT_DIR', 'GIT_COMMON_DIR', 'ZDOTDIR',
+  // Docker's config folder: its credential helpers are programs it runs, its contexts name daemons.
+  'DOCKER_CONFIG',
   // Code or commands given in the environment: glibc's gconv modules, vim's and ex's start-up
   // commands, tar's and man's options (--to-command, -P), perl -d's debugger.
   'GCONV_PATH', 'VIMINIT', 'EXINIT', 'TAR_OPTIONS', 'MANOPT', 'PERL5DB',

@@ -79,7 +79,17 @@ function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null):
   const words = expandWords(cmd.words, env, c);
   const name = commandName(words[0]?.t ?? '');
   redirects(cmd.redirects, env, c, SHELLS.has(name) || INTERPRETERS.has(name), printedText(name, words, cmd.redirects));
-  run(words, env, c, { upstream, redirects: cmd.redirects });
+  run(words, env, c, { upstream, redirects: cmd.redirects, ...(cmd.assigns.length ? { assigns: commandAssigns(cmd, env, c) } : {}) });
+}
+
+/** The known values of the variables a command sets for itself alone. */
+function commandAssigns(cmd: SimpleCommand, env: Env, c: Ctx): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of cmd.assigns) {
+    const v = evalWord(a.value, env, c);
+    if (a.name && v.known) out.set(a.name, v.tilde ? expandHome(v.t, c.home) : v.t);
+  }
+  return out;
 }
 
 export function nested(src: string, env: Env, c: Ctx): void {

@@ -48,6 +48,8 @@ export interface Ctx {
 export interface Feed {
   upstream: Stage[] | null;
   redirects: Redirect[];
+  /** Variables set for this command alone (`DOCKER_CONTEXT=x docker ps`), as far as known: the program's environment. */
+  assigns?: ReadonlyMap<string, string>;
 }
 
 export type Handler = (args: EW[], env: Env, c: Ctx, feed: Feed, name: string) => void;
