@@ -7,7 +7,7 @@
 // neither starts checkers nor appends to the audit log.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { checkHeadFile } from '../audit/audit-head.js';
 import type { ChainState, TeamLinkView } from '../../shared/contract.js';
@@ -29,7 +29,7 @@ import { isAlive } from '../core/proc-scan.js';
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** Stable id: sandbox, containment, process-limit, data-folder, disk, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, audit. */
+  /** Stable id: sandbox, containment, process-limit, data-folder, disk, plugin-dirs, plugins, plugin:NAME, checkers, tools, electron, policy, audit. */
   id: string;
   status: CheckStatus;
   /** One sentence: what was found. */
@@ -208,6 +208,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
       : check('electron', 'warn', `no Electron binary (${electron.reason}); gatehouse opens the console in your browser instead.`, 'to use the desktop console, reinstall with scripts allowed: npm install electron; the browser console (gatehouse serve) works meanwhile.'),
   );
 
+  if (homeExists) checks.push(await policyCheck(paths.policy, home));
+
   // Audit chain.
   checks.push(auditCheck(paths.auditDb, host?.pid ?? null, hostChain));
 
@@ -239,6 +241,22 @@ function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
 
 /** Below this much free space in the data folder the log is close to failing (every call then denied). */
 const LOW_DISK_BYTES = 100 * 1024 * 1024;
+
+/** policy.yaml as the host would load it: a broken file keeps the last good policy, or with none denies every call. */
+async function policyCheck(file: string, home: string): Promise<DoctorCheck> {
+  if (!existsSync(file)) return check('policy', 'ok', `no ${file}: the built-in rules and the autonomy level decide.`);
+  const { PolicyStore } = await import('../policy/rules/store.js');
+  const store = new PolicyStore({ file, home: homedir(), gatehouseHome: home, watch: false });
+  const r = store.check(readFileSync(file, 'utf8'));
+  const fix = `run gatehouse policy check ${file} for each problem with its line, fix the file, and save it (a running host reloads it).`;
+  const first = r.problems[0] ? ` (line ${r.problems[0].line}: ${r.problems[0].message})` : '';
+  if (r.broken) {
+    const saved = existsSync(join(dirname(file), `.${basename(file)}.last-good`));
+    return check('policy', 'fail', `${file} cannot be loaded${first}; ${saved ? 'Gatehouse keeps the last policy that loaded whole' : 'no policy ever loaded whole here, so Gatehouse denies every call'} until it is fixed.`, fix);
+  }
+  if (r.problems.length > 0) return check('policy', 'warn', `${file}: ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}${first}; a rejected rule keeps its last good version, a new one is left out.`, fix);
+  return check('policy', 'ok', `${file}: ${r.rules.length} rule${r.rules.length === 1 ? '' : 's'}, loads as written.`);
+}
 
 function diskCheck(home: string): DoctorCheck {
   let free: number;

@@ -1,9 +1,14 @@
 // The active policy: built-in rules plus the user rules of GATEHOUSE_HOME/policy.yaml, reloaded
 // when the file changes. Security-sensitive: a broken file never empties or weakens the policy —
 // the last good rules stay active and the error is exposed for the UI until the file is fixed.
+// That holds across a restart too: the text of the last policy that loaded whole is kept beside
+// the file (`.policy.yaml.last-good`), and a start that finds the file broken, with rules rejected,
+// or gone begins from it. With no such copy, a broken file at start denies every call (fail
+// closed) until it is fixed: a review restarted a host after a one-character typo and every deny
+// rule was gone, while the console said the last good policy stayed active.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RuleSnapshot } from '../../core/checker-protocol.js';
 import { installedCliFiles, installedCodeFiles } from '../../core/install-files.js';
 import type { Extraction, ToolCall } from '../types.js';
@@ -31,6 +36,8 @@ export interface PolicyStoreOptions {
   installFiles?: readonly string[];
   caseInsensitive?: boolean;
   extract?: ExtractFn;
+  /** Where the text of the last policy that loaded whole is kept for the next start (default `.<file name>.last-good` beside the file). */
+  lastGoodFile?: string;
   /** Watch the file and reload on change (default true; start() sets the watch up). */
   watch?: boolean;
   resolver?: Resolver;
@@ -95,9 +102,17 @@ export class PolicyStore {
   private hitsDirty = false;
   private snapshotCache: { at: number; version: number; value: readonly RuleSnapshot[] } | null = null;
   private readonly identities: ProtectedIdentities | null;
+  private readonly lastGoodFile: string;
+  /** The text last saved as the last good policy (null: not read or written yet). */
+  private savedText: string | null = null;
+  /** Whether a policy has been loaded yet: the first load is the start, where the saved copy counts. */
+  private loadedOnce = false;
+  /** Set at a start that found the file broken with no good policy to fall back on: every call is denied. */
+  private unloadable: string | null = null;
 
   constructor(private readonly opts: PolicyStoreOptions) {
     this.file = resolve(opts.file);
+    this.lastGoodFile = opts.lastGoodFile ?? join(dirname(this.file), `.${basename(this.file)}.last-good`);
     this.ctx = {
       home: opts.home,
       gatehouseHome: opts.gatehouseHome,
@@ -255,7 +270,67 @@ export class PolicyStore {
 
   /** Reads the file again now. Returns the load result (the store state is updated from it). */
   reload(): LoadResult {
-    return this.apply(this.readText());
+    const text = this.readText();
+    if (!this.loadedOnce) return this.start_(text);
+    return this.apply(text);
+  }
+
+  /**
+   * The first load. A file that loads whole is applied as it is. Otherwise the last good policy
+   * saved by an earlier run is applied first, and the file over it: a broken file then keeps it,
+   * a rejected rule keeps its saved version, and a missing file keeps it as a removal while
+   * running does. Without a saved policy a broken file leaves nothing to judge by: every call is
+   * denied until the file is fixed.
+   */
+  private start_(text: string | null): LoadResult {
+    this.loadedOnce = true;
+    const ctx = this.loadContext();
+    const first = text === null ? loadPolicyFile(this.file, ctx) : parsePolicyText(text, this.file, ctx);
+    const whole = !first.broken && first.problems.length === 0 && text !== null;
+    const saved = whole ? null : this.readSaved();
+    if (saved === null) {
+      if (text !== null && first.broken) {
+        this.unloadable = `${this.file} has errors and no earlier policy loaded whole, so every call is denied until it is fixed: ${describe(first.problems)}`;
+        this.loadedText = text;
+        this.problemsValue = first.problems;
+        this.examplesValue = first.examples;
+        this.errorValue = this.unloadable;
+        this.emit();
+        return first;
+      }
+      return this.apply(text);
+    }
+    this.apply(saved);
+    if (text === null) {
+      this.loadedText = null;
+      this.errorValue = `${this.file} is missing; the last good policy (saved in ${this.lastGoodFile}) stays active until the file is back (write an empty file to clear the user rules)`;
+      this.emit();
+      return first;
+    }
+    return this.apply(text);
+  }
+
+  /** The saved last good policy's text, or null when there is none. */
+  private readSaved(): string | null {
+    try {
+      this.savedText = readFileSync(this.lastGoodFile, 'utf8');
+      return this.savedText;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Keeps `text`, which loaded whole, for the next start (written to a temporary file and renamed, so a crash leaves the old copy or the new). */
+  private save(text: string): void {
+    if (this.savedText === text) return;
+    try {
+      const tmp = `${this.lastGoodFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, this.lastGoodFile);
+      this.savedText = text;
+    } catch (err) {
+      this.opts.log?.(`could not save the last good policy to ${this.lastGoodFile}`, err);
+    }
   }
 
   private apply(text: string | null): LoadResult {
@@ -267,10 +342,12 @@ export class PolicyStore {
       // Keep the last good rules; only the problems change.
       this.problemsValue = result.problems;
       this.examplesValue = result.examples;
-      this.errorValue = `${this.file} has errors, so the last good policy stays active: ${describe(result.problems)}`;
+      this.errorValue = this.unloadable ?? `${this.file} has errors, so the last good policy stays active: ${describe(result.problems)}`;
       this.emit();
       return result;
     }
+    this.unloadable = null;
+    if (text !== null && result.problems.length === 0) this.save(text);
     // A rule rejected now that loaded before keeps its last good version: an edit that breaks a
     // deny rule must not silently drop it.
     const kept: CompiledRule[] = [];
@@ -311,14 +388,24 @@ export class PolicyStore {
     }
   }
 
+  /** The answer while no policy can be loaded (unloadable): deny, with the reason. */
+  private refused(): PolicyResult | null {
+    const message = this.unloadable;
+    return message === null ? null : { decision: 'deny', decider: { kind: 'error', message }, decisive: null, matched: [], logs: [], reason: message };
+  }
+
   /** Judges a call synchronously (names not resolved: see evaluateAsync) and counts rule hits. */
   evaluate(x: Extraction, call: ToolCall | null): PolicyResult {
+    const refused = this.refused();
+    if (refused) return refused;
     const linked = this.throughLinks(x, call);
     return this.count(explainLinks(evaluatePolicy(linked.x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved }), linked.aliases));
   }
 
   /** Judges a call, resolving host names first when it goes to the network. */
   async evaluateAsync(x: Extraction, call: ToolCall | null): Promise<PolicyResult> {
+    const refused = this.refused();
+    if (refused) return refused;
     const linked = this.throughLinks(x, call);
     return this.count(explainLinks(await evaluatePolicyAsync(linked.x, call, { rules: this.ruleSetValue, unresolved: this.opts.unresolved, resolver: this.opts.resolver }), linked.aliases));
   }

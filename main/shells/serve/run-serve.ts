@@ -155,6 +155,8 @@ export async function runServe(opts: RunServeOptions): Promise<{ stop: (reason: 
   const mode = host.settings.current;
   if (opts.team) console.log(`Team: shipping this host's audit events to ${shownUrl(opts.team.url)} as member ${opts.team.member} (gatehouse team status shows the link and the lag).`);
   console.log(`Agents: MCP at ${mcpUrl}, Claude Code hook at ${hookUrl} (agent token in ${host.paths.serveJson}). Mode: ${mode.mode}, autonomy: ${mode.autonomy}.`);
+  // A policy that did not load as written is the operator's to fix: said where they look first.
+  if (host.policy.error) console.log(`Warning: ${host.policy.error}`);
 
   let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>

@@ -123,12 +123,22 @@ describe('gatehouse doctor', () => {
     expect(r.code).toBe(1);
   });
 
+  it('a policy.yaml that cannot be loaded fails the check and says what Gatehouse does meanwhile', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'policy.yaml'), 'version: 1\nrules:\n  - name: x\n    decision: [deny\n');
+    const r = await runCli(['doctor', '--home', home]);
+    expect(line(r.stdout, 'policy')).toMatch(/^FAIL {2}policy +.*policy\.yaml cannot be loaded \(line \d+: .*\); no policy ever loaded whole here, so Gatehouse denies every call until it is fixed\. To do: run gatehouse policy check /);
+    expect(r.code).toBe(1);
+    writeFileSync(join(home, 'policy.yaml'), 'version: 1\nrules: []\n');
+    expect(line((await runCli(['doctor', '--home', home])).stdout, 'policy')).toMatch(/^ok +policy +.*policy\.yaml: 0 rules, loads as written\./);
+  });
+
   it('--json gives every check with its status and fix, and ok matching the exit code', async () => {
     const home = tempDir();
     const r = await runCli(['doctor', '--home', home, '--json'], { GATEHOUSE_BWRAP: 'none' });
     const report = JSON.parse(r.stdout) as Report;
     expect(report.home).toBe(home);
-    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'containment', 'process-limit', 'data-folder', 'disk', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'audit']);
+    expect(report.checks.map((c) => c.id)).toEqual(['sandbox', 'containment', 'process-limit', 'data-folder', 'disk', 'plugin-dirs', 'plugins', 'checkers', 'electron', 'policy', 'audit']);
     const sandbox = report.checks[0]!;
     expect(sandbox.status).toBe('fail');
     expect(sandbox.summary).toMatch(/GATEHOUSE_BWRAP=none turns the sandbox off/);
