@@ -334,17 +334,21 @@ export class Gateway {
     // The decision is on disk before anything runs (a full disk denies here, as a runner error).
     const mark = this.auditMarks.get(call);
     if (mark !== undefined) await this.durable(call, mark);
-    // Asked again once the call holds its plugin's slot: a call queued behind others started after
-    // the operator switched to dry-run, or after the log was found deleted (every call is then
-    // denied), because both were checked only before the wait (a review ran both).
+    // Asked again right before anything starts: after the wait for the decision to reach the disk
+    // (the shell tool), and once the call holds its plugin's slot. A call queued behind others, or
+    // held by a slow or locked log, started after the operator switched to dry-run, or after the
+    // log was found deleted (every call is then denied), because both were checked only before the
+    // wait (reviews ran all three).
     const gate = () => {
-      if (this.deps.settings.current.mode !== 'live') throw new Error('Gatehouse was switched to dry-run while this call waited for a free slot of its plugin, so it was not run.');
+      if (this.deps.settings.current.mode !== 'live') throw new Error('Gatehouse was switched to dry-run while this call waited (for its decision to reach the audit log, or for a free slot of its plugin), so it was not run.');
       const lost = this.deps.durability?.failure?.() ?? null;
       if (lost !== null) throw new Error(`it was not run: ${lost}`);
     };
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
       if (!this.deps.shell) throw new Error('the shell tool is not available in this host');
+      // Nothing awaits between the gate and the start of the command.
+      gate();
       // Confined to what policy judged: the paths and hosts extracted from the command.
       result = await runShellTool(this.deps.shell, call, x);
     } else if (tool.kind === 'tool') {

@@ -1,11 +1,15 @@
 // A call allowed in live mode that then waits for a free slot of its plugin (four of one plugin
-// run at once) is checked again when it gets the slot, right before anything starts: switched to
-// dry-run meanwhile, or with the audit log found deleted meanwhile (every call is then denied), it
-// is not run. A review ran both: the mode and the log were checked only before the wait.
+// run at once), or for its decision to reach the audit log, is checked again right before anything
+// starts: switched to dry-run meanwhile, or with the audit log found deleted meanwhile (every call
+// is then denied), it is not run. Reviews ran all three: the mode and the log were checked only
+// before the wait, and the shell tool was not checked after it.
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../main/host/create-host.js';
+import { repoRoot } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const hosts: Host[] = [];
@@ -45,7 +49,7 @@ it('a call waiting for a slot when the operator switches to dry-run is not run: 
   const results = await Promise.all(calls);
   expect(results.slice(0, 4).map((r) => r.executed)).toEqual([true, true, true, true]);
   expect(results[4]).toMatchObject({ decision: 'deny', executed: false });
-  expect(results[4]!.reason).toMatch(/switched to dry-run while this call waited for a free slot/);
+  expect(results[4]!.reason).toMatch(/switched to dry-run while this call waited \(for its decision to reach the audit log, or for a free slot of its plugin\)/);
   expect(readdirSync(out)).not.toContain('started-5');
   // On record: no execution for it, and its trail ends with the deny.
   const trail = host.audit.tail(500).filter((e) => (e.payload as { call?: string }).call === results[4]!.call.id).map((e) => e.type);
@@ -76,4 +80,51 @@ it("an operator's test run after the audit log was found deleted is not started:
   expect(r.ok).toBe(false);
   expect(JSON.stringify(r)).toMatch(/The test run was not started: the audit log \S+ was deleted while Gatehouse ran/);
   expect(readdirSync(out)).not.toContain('started-7');
+});
+
+/** Another process holding the audit database's write lock until released (shorter than the busy timeout). */
+async function holdWriteLock(db: string): Promise<() => Promise<void>> {
+  const script = "const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.exec('BEGIN IMMEDIATE'); console.log('locked'); process.stdin.once('data', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); });";
+  const child = spawn(process.execPath, ['-e', script, db], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+  expect(line).toBe('locked');
+  return async () => {
+    child.stdin.end('go\n');
+    await exited;
+  };
+}
+
+it('a shell tool call allowed while the log is held, then switched to dry-run before its decision is on disk, is not run', async () => {
+  const root = tempDir('gatehouse-shell-gate-');
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mode: 'live', autonomy: 'full' }));
+  const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: root, watch: false });
+  hosts.push(host);
+  await host.ready;
+  const first = await host.gateway.call({ agent: 'a', session: 's0', tool: 'shell', arguments: { command: 'true', cwd: root }, source: 'api' });
+  expect(first.executed, first.reason).toBe(true);
+  const release = await holdWriteLock(join(home, 'audit.db'));
+  // The decision is made and queued for the disk; the runner waits for it there. Seen by a spy
+  // on the log's append (it calls through): nothing else says a decision is queued.
+  const append = host.audit.append.bind(host.audit);
+  let markDecided: () => void = () => {};
+  const decided = new Promise<void>((resolve) => (markDecided = resolve));
+  host.audit.append = (e) => {
+    const appended = append(e);
+    if (e.type === 'call.decided' && (e.payload as { decision?: string }).decision === 'allow') markDecided();
+    return appended;
+  };
+  const call = host.gateway.call({ agent: 'a', session: 's1', tool: 'shell', arguments: { command: `touch ${join(root, 'ran')}`, cwd: root }, source: 'api' });
+  await decided;
+  // The switch takes effect at once; its own record waits for the log like everything else.
+  const sw = host.dispatcher.dispatch('settings.update', { mode: 'dry-run' }, { operator: 'alice', console: 'serve' });
+  await expect.poll(() => host.settings.current.mode).toBe('dry-run');
+  await release();
+  expect((await sw).ok).toBe(true);
+  const r = await call;
+  expect(r).toMatchObject({ decision: 'deny', executed: false });
+  expect(r.reason).toMatch(/switched to dry-run while this call waited \(for its decision to reach the audit log/);
+  expect(existsSync(join(root, 'ran'))).toBe(false);
 });
