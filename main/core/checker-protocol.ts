@@ -167,6 +167,21 @@ function rulesJson(rules: readonly RuleSnapshot[]): string {
 const json = (v: unknown): string => (v === undefined ? 'null' : JSON.stringify(v));
 
 /**
+ * The `content` field: what the call writes, or else the call's arguments as raw JSON text
+ * (`{"command":"rm -rf /etc"}` for a Bash call), as crust fills it ("write content or full raw
+ * JSON of all arguments"); `""` for a call without arguments. A crust checker that looks for
+ * secrets or patterns in `content` sees every call, not only writes.
+ */
+export function checkerContent(written: string, args: Record<string, unknown> | null): string {
+  if (written !== '' || args === null) return written;
+  try {
+    return JSON.stringify(args) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
  * One `evaluate` request line, newline included: exactly the protocol fields, in protocol order
  * (anything else on `params` stays home). Serialized now, so it is a copy: later changes to
  * `params` do not reach the checkers.

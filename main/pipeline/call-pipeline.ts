@@ -7,7 +7,7 @@
 // mode is `live`; in dry-run the call is evaluated (approval included) and never executed.
 import type { ApprovalItem, ApprovalOutcome, ApprovalRequest, Grant, RecordFn } from '../approvals/types.js';
 import type { CheckerVerdict } from '../checkers/checker-pool.js';
-import type { EvaluateParams, RuleSnapshot } from '../core/checker-protocol.js';
+import { checkerContent, type EvaluateParams, type RuleSnapshot } from '../core/checker-protocol.js';
 import { decideCall, type Autonomy, type Classification, type FinalDecision, type SessionTaint } from '../policy/autonomy.js';
 import type { PolicyResult } from '../policy/rules/engine.js';
 import type { PolicyTag } from '../policy/rules/store.js';
@@ -281,7 +281,7 @@ export class CallPipeline {
           command: x.command,
           paths: [...x.paths],
           hosts: [...x.hosts],
-          content: x.content,
+          content: checkerContent(x.content, call.arguments),
           evasive: x.evasive,
           rules: d.policy.snapshots(),
         });
