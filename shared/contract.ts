@@ -180,7 +180,7 @@ const pluginDetail = pluginSummary.extend({
     .object({
       imports: z.array(z.object({ module: z.string(), name: z.string(), kind: z.string(), grant: z.enum(['core', 'log', 'hosts', 'read', 'write']).nullable(), granted: z.boolean() })),
       /** How the module runs: the Extism ABI, a WASI preview 1 command (stdin → stdout), or Extism with WASI. */
-      abi: z.enum(['extism', 'wasi', 'extism+wasi']).optional(),
+      abi: z.enum(['extism', 'wasi', 'extism+wasi', 'agentzero']).optional(),
       error: z.string().nullable(),
     })
     .nullable()

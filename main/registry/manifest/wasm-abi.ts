@@ -3,6 +3,8 @@
 // Gatehouse's file functions live under "extism:host/user", where Extism puts host functions.
 // WASI preview 1 (module "wasi_snapshot_preview1", what wasm32-wasip1 toolchains import) is
 // linked too: its files reach only the folders the manifest grants (preopens), its sockets none.
+// AgentZero's plugin ABI v2 (what its SDK's declare_tool! exports: az_alloc, az_tool_execute) runs
+// as AgentZero runs it, with its one always-linked host function, az.az_log.
 // Anything not in these tables does not exist for the guest, and a module that imports it is
 // refused when it is loaded, naming the import.
 import type { WasmImport } from './wasm-module-info.js';
@@ -10,6 +12,8 @@ import type { WasmImport } from './wasm-module-info.js';
 export const EXTISM_ENV = 'extism:host/env';
 export const EXTISM_USER = 'extism:host/user';
 export const WASI_P1 = 'wasi_snapshot_preview1';
+/** AgentZero's host module. */
+export const AZ_MODULE = 'az';
 
 /**
  * Every function of WASI preview 1. They need no grant of their own: a file function reaches
@@ -33,14 +37,25 @@ export interface ModuleAbi {
   extism: boolean;
   /** A WASI command: WASI without Extism, exporting _start; it runs as a program (stdin → stdout). */
   command: boolean;
+  /**
+   * AgentZero's ABI v2 (its SDK's declare_tool!): exports az_alloc and az_tool_execute. The host
+   * writes {"input": <the arguments as JSON text>, "workspace_root"} into the guest's memory and
+   * reads {"output", "error"} back from the packed pointer and length the export returns.
+   */
+  agentzero: boolean;
 }
+
+/** The export every tool of an AgentZero module runs. */
+export const AZ_EXECUTE = 'az_tool_execute';
 
 /** How a module talks to its host, from its imports and exports (engine and validation agree on it). */
 export function moduleAbi(imports: readonly { module: string }[], exports: readonly { name: string; kind: string }[]): ModuleAbi {
   const wasi = imports.some((i) => i.module === WASI_P1);
   const extism = imports.some((i) => i.module === EXTISM_ENV || i.module === EXTISM_USER);
-  const command = wasi && !extism && exports.some((e) => e.name === '_start' && (e.kind === 'func' || e.kind === 'function'));
-  return { wasi, extism, command };
+  const fn = (name: string) => exports.some((e) => e.name === name && (e.kind === 'func' || e.kind === 'function'));
+  const agentzero = !extism && fn(AZ_EXECUTE) && fn('az_alloc');
+  const command = wasi && !extism && !agentzero && fn('_start');
+  return { wasi, extism, command, agentzero };
 }
 
 /** The permission that links a host function; `core` functions only move bytes between guest and host. */
@@ -94,6 +109,8 @@ export function grantOf(imp: WasmImport): Grant | null {
   if (imp.module === WASI_P1) return WASI_FUNCTIONS.has(imp.name) ? 'core' : null;
   // AssemblyScript's abort(message, file, line, column): it only ends the call with a message.
   if (imp.module === 'env' && imp.name === 'abort') return 'core';
+  // AgentZero links az_log for every plugin: it only adds a line to the call's logs.
+  if (imp.module === AZ_MODULE && imp.name === 'az_log') return 'core';
   return null;
 }
 
@@ -132,7 +149,7 @@ export function refusal(v: ImportVerdict): string {
   const what = `${v.import.module}.${v.import.name}`;
   if (v.grant === null) {
     return v.import.kind === 'func'
-      ? `the module imports ${what}, a function Gatehouse does not provide to WebAssembly plugins (only the Extism kernel ABI, the granted host functions and WASI preview 1); remove the import`
+      ? `the module imports ${what}, a function Gatehouse does not provide to WebAssembly plugins (only the Extism kernel ABI, the granted host functions, WASI preview 1 and AgentZero's az_log); remove the import`
       : `the module imports a ${v.import.kind} ${what}; a plugin module must define its own memory, tables and globals`;
   }
   const how = v.grant === 'log' ? 'permissions.log = true' : `a path or host in permissions.${v.grant}`;

@@ -7,7 +7,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import { isAbsolute, join, posix, win32 } from 'node:path';
 import type { PendingProblem } from './schema-problems.js';
-import { judgeImports, moduleAbi, refusal } from './wasm-abi.js';
+import { AZ_EXECUTE, judgeImports, moduleAbi, refusal } from './wasm-abi.js';
 import { readModuleInfo, WasmFormatError, type ModuleInfo } from './wasm-module-info.js';
 
 const MIB = 2 ** 20;
@@ -88,16 +88,19 @@ export function checkWasmPlugin(m: Record<string, unknown>, dir: string): Pendin
   const functions = new Set(info.exports.filter((e) => e.kind === 'func').map((e) => e.name));
   const exportsList = [...functions].slice(0, 20).join(', ') || 'none';
   // A WASI command is one program: every tool runs its _start (the tool's name is argv[1]).
-  const command = moduleAbi(info.imports, info.exports).command;
+  const abi = moduleAbi(info.imports, info.exports);
+  const command = abi.command;
+  // An AgentZero module is one tool entry point too: every tool runs az_tool_execute.
+  const entry = command ? '_start' : abi.agentzero ? AZ_EXECUTE : null;
   const tools = m['tools'];
   const wanted: { export: string; segments: (string | number)[] }[] = [];
   if (tools && typeof tools === 'object' && !Array.isArray(tools)) {
     for (const [name, spec] of Object.entries(tools as Record<string, unknown>)) {
       const e = spec && typeof spec === 'object' ? (spec as Record<string, unknown>)['export'] : undefined;
-      wanted.push({ export: typeof e === 'string' ? e : command ? '_start' : name, segments: typeof e === 'string' ? ['tools', name, 'export'] : ['tools', name] });
+      wanted.push({ export: typeof e === 'string' ? e : (entry ?? name), segments: typeof e === 'string' ? ['tools', name, 'export'] : ['tools', name] });
     }
   } else if (typeof m['name'] === 'string') {
-    wanted.push({ export: command ? '_start' : m['name'], segments: ['name'] });
+    wanted.push({ export: entry ?? m['name'], segments: ['name'] });
   }
   for (const w of wanted) {
     if (!functions.has(w.export)) {

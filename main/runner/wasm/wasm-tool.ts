@@ -183,7 +183,7 @@ export async function runWasmTool(rt: WasmRuntime, c: WasmToolCall): Promise<Res
   try {
     r = await rt.executorFor(wasi?.preopens ?? [], c.reviewedDir === c.runDir ? undefined : c.reviewedDir).run({
       module: metered,
-      call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {}, ...(wasi ? { wasi } : {}) },
+      call: { export: c.spec.export ?? c.spec.name, input: new TextEncoder().encode(JSON.stringify(c.input ?? {})), fuel: w.limits.fuel, memoryMb: w.limits.memoryMb, maxOutputKb: w.limits.maxOutputKb, config: {}, ...(wasi ? { wasi } : {}), ...(abi.agentzero ? { agentzero: { workspaceRoot: wasi?.preopens[0]?.path ?? '' } } : {}) },
       timeoutMs: w.limits.timeoutSecs * 1000,
       hostCall: (req) => answerHostCall(ctx, req),
     });

@@ -15,7 +15,7 @@ export interface WasmImportsView {
    * How the module runs: `extism` (exports called through the Extism kernel), `wasi` (a WASI
    * preview 1 command: JSON on stdin, result on stdout), `extism+wasi` (Extism with WASI beside it).
    */
-  abi?: 'extism' | 'wasi' | 'extism+wasi';
+  abi?: 'extism' | 'wasi' | 'extism+wasi' | 'agentzero';
   /** Why the module's imports could not be read (missing, too big, not a module), or null. */
   error: string | null;
 }
@@ -41,7 +41,7 @@ export function wasmImportsOf(e: PluginEntry): WasmImportsView | null {
     const info = readModuleInfo(read.bytes);
     const verdicts = judgeImports(info.imports, { read: list(perms['read']), write: list(perms['write']), hosts: list(perms['hosts']), log: perms['log'] === true });
     const abi = moduleAbi(info.imports, info.exports);
-    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), abi: abi.command ? 'wasi' : abi.wasi ? 'extism+wasi' : 'extism', error: null };
+    return { imports: verdicts.map((v) => ({ module: v.import.module, name: v.import.name, kind: v.import.kind, grant: v.grant, granted: v.granted })), abi: abi.agentzero ? 'agentzero' : abi.command ? 'wasi' : abi.wasi ? 'extism+wasi' : 'extism', error: null };
   } catch (err) {
     return { imports: [], error: (err as Error).message };
   }

@@ -8,6 +8,7 @@ const ABI: Record<string, string> = {
   extism: 'Extism ABI: each tool is an export, called with its JSON input.',
   wasi: 'WASI program (wasm32-wasip1): JSON on stdin, the result on stdout; only the granted folders are opened, no network.',
   'extism+wasi': 'Extism ABI with WASI beside it: its WASI output goes to the log; only the granted folders are opened, no network.',
+  agentzero: "AgentZero plugin ABI v2 (its SDK's declare_tool!): the arguments as JSON text in, {output, error} out; az_log goes to the log; only the granted folders are opened, no network.",
 };
 
 const NEEDS: Record<string, string> = {
