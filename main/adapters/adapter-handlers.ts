@@ -23,6 +23,9 @@ export function adapterHandlers(adapters: AdapterService): AdapterHandlers {
     'plugin.capabilities': () => adapters.capabilities(),
     'plugin.validate_manifest': ({ manifest }) => {
       const r = adapters.validateManifest(manifest);
+      // ptywright: an unknown permission fails as the request is read, as Invalid params.
+      const unknown = r.problems.find((p) => p.code === 'permission.unknown');
+      if (unknown) throw new OperationError('invalid_params', `Invalid params: ${unknown.message}`, { code: -32602 });
       return { valid: r.valid, problems: r.problems.map((p) => ({ ...p })) };
     },
     'plugin.load': ({ manifest_path }, ctx) => refusals(() => ({ ...adapters.load(manifest_path, actor(ctx)) })),

@@ -51,7 +51,8 @@ export interface LoadedAdapter {
 }
 
 const TOP_FIELDS = new Set(['name', 'kind', 'version', 'runtime', 'entrypoint', 'permissions', 'default_target', 'limits', 'description']);
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+// ptywright asks only for a non-empty name (its own adapters are named like "Claude-Code").
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 interface Pending {
   path: PathSegment[];
@@ -99,7 +100,7 @@ export function validateAdapterManifest(raw: unknown, opts: { file: string; sour
   };
   const name = str('name');
   if (name === null || name.trim() === '') err(['name'], 'manifest.name', '`name` is missing or empty; give the adapter a name, e.g. name = "echo".');
-  else if (!NAME.test(name)) err(['name'], 'manifest.name', `\`name\` = ${JSON.stringify(name)}: use 1-64 lowercase letters, digits, dots, dashes and underscores, starting with a letter or digit.`);
+  else if (!NAME.test(name)) err(['name'], 'manifest.name', `\`name\` = ${JSON.stringify(name)}: use 1-64 letters, digits, dots, dashes and underscores, starting with a letter or digit.`);
   const version = str('version');
   if (version === null || version.trim() === '') err(['version'], 'manifest.version', '`version` is missing or empty; write version = "0.1.0".');
   const kind = str('kind');
@@ -109,7 +110,9 @@ export function validateAdapterManifest(raw: unknown, opts: { file: string; sour
   const entrypoint = str('entrypoint');
   if (runtime === null) {
     if (entrypoint !== null) err(['entrypoint'], 'manifest.runtime', 'An `entrypoint` needs a runtime; add runtime = "lua".');
-    else err(['runtime'], 'manifest.runtime', '`runtime` is missing; write runtime = "lua".');
+    // ptywright: a manifest with neither is valid (a built-in adapter's, whose code is native).
+    // Gatehouse runs adapters written in Lua, so one it is to load needs both.
+    else if (opts.dir !== undefined) err(['runtime'], 'manifest.runtime', '`runtime` is missing: Gatehouse runs adapters written in Lua, and this manifest names no code to run; write runtime = "lua" and entrypoint = "main.lua".');
   } else if (runtime === 'wasm') err(['runtime'], 'manifest.runtime', '`runtime` = "wasm" is reserved and not run by Gatehouse; write runtime = "lua".');
   else if (runtime !== 'lua') err(['runtime'], 'manifest.runtime', `\`runtime\` = ${JSON.stringify(runtime)} is not supported; write runtime = "lua".`);
   if (runtime !== null && (entrypoint === null || entrypoint.trim() === '')) err(['entrypoint'], 'manifest.entrypoint', '`entrypoint` is missing or empty; name the Lua file, e.g. entrypoint = "main.lua".');
