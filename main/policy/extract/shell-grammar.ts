@@ -283,7 +283,12 @@ function stageOf(n: Node, out: Script): Stage[] {
         return value.substs.length ? [{ kind: 'cmd', assigns: [{ name: '', value }], words: [], redirects: [] }] : [];
       }
       if (STATEMENT_CONTAINERS.has(n.type) || n.namedChildCount > 0) {
-        return [{ kind: 'group', body: statements(n), redirects: [] }];
+        const body = statements(n);
+        // `for x in …`/`select x in …`: x takes values the judge does not follow, so it is unknown
+        // in the loop and after it (not the value it had before: `x=/tmp; for x in ~/.ssh; …`).
+        const loopVar = n.type === 'for_statement' ? n.childForFieldName('variable')?.text : undefined;
+        if (loopVar) body.pipelines.unshift({ stages: [{ kind: 'cmd', assigns: [{ name: loopVar, value: { ...wordText(''), dynamic: true } }], words: [], redirects: [] }] });
+        return [{ kind: 'group', body, redirects: [] }];
       }
       return [];
   }
@@ -313,7 +318,8 @@ function special(n: Node): SimpleCommand {
     const c = n.namedChild(i);
     if (!c) continue;
     if (c.type === 'variable_assignment') cmd.assigns.push(assignment(c));
-    else if (isWordNode(c)) cmd.words.push(word(c));
+    // `unset x`, `local x`, `declare -n x`: the names are the builtin's words (shell/assign.ts).
+    else if (isWordNode(c) || c.type === 'variable_name') cmd.words.push(word(c));
   }
   if (n.type === 'variable_assignments') cmd.words = [];
   return cmd;
@@ -322,7 +328,10 @@ function special(n: Node): SimpleCommand {
 function assignment(n: Node): { name: string; value: Word } {
   const name = n.childForFieldName('name')?.text ?? '';
   const v = n.childForFieldName('value');
-  return { name, value: v ? word(v) : wordText('') };
+  const value = v ? word(v) : wordText('');
+  // `a=(x y)`: an array, whose `$a` is its first element; the judge keeps no arrays.
+  if (v?.type === 'array') value.dynamic = true;
+  return { name, value };
 }
 
 function command(n: Node, redirects: Redirect[]): SimpleCommand {
@@ -505,6 +514,12 @@ function appendNode(n: Node, w: Word, quoted: boolean, first: boolean): void {
       for (let i = 0; i < n.namedChildCount; i++) {
         const c = n.namedChild(i);
         if (c) appendWord(c, w, quoted, first && i === 0);
+      }
+      // tree-sitter-bash splits `$HOME/.ssh$x/id_rsa` into `$HOME/.ssh` + a bare `$` and the word
+      // `x/id_rsa`: bash expands `$x` there, so the word is not known (it read as `.sshx`).
+      if (n.childCount > n.namedChildCount && /^[A-Za-z_{]/.test(source.charAt(n.endIndex))) {
+        const last = n.child(n.childCount - 1);
+        if (last && !last.isNamed && last.text === '$') w.dynamic = true;
       }
       return;
     case 'simple_expansion': {
