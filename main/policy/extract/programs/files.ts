@@ -69,7 +69,8 @@ function copyMove(kind: 'copy' | 'move', values = ''): Handler {
     const dirs = optVals(p, '-t', '--target-directory');
     for (const t of dirs) pathOf(t, env, c, undefined, tree);
     const target = dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined);
-    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), target, env, c);
+    // `-t DIR` names a folder, whether it is there yet or not.
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), target, env, c, dirs.length > 0);
   };
 }
 
@@ -85,11 +86,11 @@ function isDirectory(p: string): boolean {
  * `cp .bashrc ~` writes `~/.bashrc`: when the target is a folder (written as one — `~`, `dir/`,
  * `.` — or one on disk), each source's name under it is a path written too.
  */
-export function intoFolder(sources: EW[], target: EW | undefined, env: Env, c: Ctx): void {
+export function intoFolder(sources: EW[], target: EW | undefined, env: Env, c: Ctx, isFolder = false): void {
   if (!target?.known || !sources.length) return;
   const dir = target.t;
   const folder =
-    dir.endsWith('/') || dir === '~' || dir === '.' || dir === '..' || /^~[A-Za-z0-9_.-]*$/.test(dir) ||
+    isFolder || dir.endsWith('/') || dir === '~' || dir === '.' || dir === '..' || /^~[A-Za-z0-9_.-]*$/.test(dir) ||
     (c.col.ctx.resolveSymlinks && isDirectory(target.tilde ? normalisePath(dir, env.cwd, c.home) : normalisePath(dir.startsWith('~') ? './' + dir : dir, env.cwd, c.home)));
   if (!folder) return;
   for (const s of sources.slice(0, 256)) {
@@ -126,6 +127,27 @@ function fd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   }
 }
 
+/**
+ * less FILE…: reads them; `-o FILE`/`-O FILE`/`--log-file=FILE` copy its input to FILE, and a
+ * `+CMD` whose commands reach a shell (`!`, `|`) or save a file (`s`) is unsure.
+ */
+function less(args: EW[], env: Env, c: Ctx): void {
+  c.col.op('read');
+  const own: EW[] = [];
+  for (const a of args) {
+    if (a.known && a.t.startsWith('+') && a.t.length > 1) {
+      if (/[!|]|^\+\+?s/.test(a.t)) {
+        c.col.op('execute');
+        c.col.evasive('less runs the commands given with +');
+      }
+    } else own.push(a);
+  }
+  const p = parseArgs(own, 'bhjkoOpPtTxyz#', ['--log-file', '--LOG-FILE', '--lesskey-file', '--tag', '--pattern', '--prompt', '--tag-file', '--shift', '--tabs', '--window', '--max-back-scroll', '--max-forw-scroll', '--buffers', '--jump-target']);
+  for (const a of p.pos) pathOf(a, env, c, 'read');
+  for (const f of optVals(p, '-o', '-O', '--log-file', '--LOG-FILE')) pathOf(f, env, c, 'write');
+  for (const f of optVals(p, '-k', '--lesskey-file', '-T', '--tag-file')) pathOf(f, env, c, 'read');
+}
+
 /** split [INPUT [PREFIX]]: reads INPUT, writes files named PREFIX…. */
 function splitCmd(args: EW[], env: Env, c: Ctx): void {
   c.col.op('read');
@@ -143,7 +165,7 @@ function splitCmd(args: EW[], env: Env, c: Ctx): void {
 
 /** Programs that read, list, change or remove the files they name. */
 export const FILE_PROGRAMS: Record<string, Handler> = {
-  cat: generic(READ), tac: generic(READ), less: generic(READ), more: generic(READ), nl: generic(READ),
+  cat: generic(READ), tac: generic(READ), less, more: generic(READ), nl: generic(READ),
   head: generic({ ops: ['read'], v: 'nc' }), tail: generic({ ops: ['read'], v: 'ncs' }),
   ls: generic({ ops: ['read'], v: 'IwT', lv: ['--ignore', '--hide', '--width'], rec: ['-R', '--recursive'], cwd: true }), dir: generic({ ops: ['read'], rec: ['-R', '--recursive'], cwd: true }),
   tree: generic({ ops: ['read'], v: 'LIPo', rec: true, pathOpts: { '-o': 'write' } }),
@@ -166,7 +188,9 @@ export const FILE_PROGRAMS: Record<string, Handler> = {
     recordLinks(args, env, c);
     const p = parseArgs(args, 'St', ['--target-directory', '--suffix']);
     const dirs = optVals(p, '-t', '--target-directory');
-    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c);
+    // `ln -t DIR TARGET…` makes its links in DIR, a folder whether it is there yet or not.
+    for (const d of dirs) pathOf(d, env, c, 'write');
+    intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c, dirs.length > 0);
   },
   patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,

@@ -9,18 +9,37 @@ import { nested, run, runRest } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Feed, type Handler, literalEW, MAX_DEPTH } from '../shell/types.js';
 import { evalWord, expandWords } from '../shell/words.js';
 
+/** Options of a wrapper whose value is a file it writes (`time -o FILE`, `strace -o FILE`). */
+interface Outputs {
+  short?: string;
+  long?: string[];
+}
+
 /** Runs the rest of the words as a command (`sudo rm …`, `xargs rm`, `timeout 5 curl …`). */
-function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false): Handler {
+function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false, outs: Outputs = {}): Handler {
   return (args, env, c, feed) => {
     let i = 0;
     let skip = skipPos;
     for (; i < args.length; i++) {
-      const t = (args[i] as EW).t;
+      const a = args[i] as EW;
+      const t = a.t;
       if (t === '--') { i++; break; }
       if (t.startsWith('-') && t.length > 1) {
-        const last = t.charAt(t.length - 1);
-        if (!t.startsWith('--') && v.includes(last)) i++;
-        else if (lv.includes(t)) i++;
+        if (t.startsWith('--')) {
+          const eq = t.indexOf('=');
+          const opt = eq > 0 ? t.slice(0, eq) : t;
+          const val = eq > 0 ? { ...a, t: t.slice(eq + 1), tilde: t.charCodeAt(eq + 1) === 126 } : lv.includes(t) ? args[++i] : undefined;
+          if (val && outs.long?.includes(opt)) output(val, env, c);
+          continue;
+        }
+        // A short option with a value takes the rest of its word, or the next word.
+        for (let j = 1; j < t.length; j++) {
+          const ch = t.charAt(j);
+          if (!v.includes(ch)) continue;
+          const val = j + 1 < t.length ? { ...a, t: t.slice(j + 1), tilde: t.charCodeAt(j + 1) === 126 } : args[++i];
+          if (val && outs.short?.includes(ch)) output(val, env, c);
+          break;
+        }
         continue;
       }
       if (stopAtAssign && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) continue;
@@ -30,6 +49,17 @@ function wrapper(v: string, lv: string[] = [], skipPos = 0, stopAtAssign = false
     const rest = args.slice(i);
     if (rest.length) run(rest, env, c, feed);
   };
+}
+
+/** A wrapper's output file (`-o |CMD` pipes strace's and ltrace's trace to a shell command). */
+function output(f: EW, env: Env, c: Ctx): void {
+  if (f.known && /^[|!]/.test(f.t)) {
+    c.col.op('execute');
+    c.col.evasive('a trace written to a shell command');
+    if (env.depth < MAX_DEPTH) nested(f.t.slice(1), env, c);
+    return;
+  }
+  pathOf(f, env, c, 'write');
 }
 
 /** Programs that only read the files they are given: `xargs CMD` with one of them needs no operator. */
@@ -139,9 +169,12 @@ function envCmd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
       return envCmd([...words, ...args.slice(i + 1)], cur, c, feed);
     }
     if (t === '-u' || t === '--unset') { i++; continue; }
-    if (t === '-C' || t === '--chdir') {
-      const d = args[++i];
+    if (t === '-C' || t === '--chdir' || t.startsWith('--chdir=') || /^-[iv0]*C./.test(t)) {
+      // `-C DIR`, `--chdir DIR`, `--chdir=DIR`, `-CDIR`: the command runs in DIR.
+      const at = t.startsWith('--') ? t.indexOf('=') + 1 : t.indexOf('C') + 1;
+      const d = at > 0 && at < t.length ? { ...a, t: t.slice(at), tilde: t.charCodeAt(at) === 126 } : args[++i];
       if (d?.known) cur = { ...cur, cwd: c.col.shellPath(d.t, d.tilde, cur.cwd) ?? cur.cwd };
+      else if (d) c.col.evasive('env -C to a folder the judge cannot evaluate');
       continue;
     }
     if (t.startsWith('-') && t.length > 1) continue;
@@ -231,7 +264,7 @@ export const WRAPPER_PROGRAMS: Record<string, Handler> = {
   xargs, parallel, watch,
   su: asUser(suLike), runuser: asUser(suLike), sg: suLike, script: scriptCmd,
   sudo: asUser(wrapper('ugCDhprTU', ['--user', '--group', '--chdir'])), doas: asUser(wrapper('uC')), pkexec: asUser(wrapper('', ['--user'])), env: envCmd,
-  nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo'), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
+  nice: wrapper('n', ['--adjustment']), nohup: wrapper(''), time: wrapper('fo', ['--format', '--output'], 0, false, { short: 'o', long: ['--output'] }), timeout: wrapper('sk', ['--signal', '--kill-after'], 1),
   stdbuf: wrapper('ioe'), ionice: wrapper('cnp'), command: (args, env, c, feed, name) => {
     // `command -v NAME` and `-V` only say what NAME is; nothing runs.
     if (!/^-p?[vV]/.test(args[0]?.t ?? '')) wrapper('')(args, env, c, feed, name);
@@ -243,7 +276,8 @@ export const WRAPPER_PROGRAMS: Record<string, Handler> = {
   nsenter: wrapper('tSG', ['--target', '--setuid', '--setgid']), firejail: wrapper(''),
   'systemd-run': wrapper('puEMHs', ['--property', '--unit', '--setenv', '--uid', '--gid', '--machine', '--host', '--description', '--slice', '--working-directory', '--nice', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property', '--service-type']),
   prlimit: wrapper('p', ['--pid']), proxychains: wrapper('fq'), proxychains4: wrapper('fq'), torsocks: wrapper('uapP'), tsocks: wrapper(''),
-  faketime: wrapper('f', [], 1), fakeroot: wrapper('lsi'), eatmydata: wrapper(''), ltrace: wrapper('oesnaApu'), valgrind: wrapper(''),
+  faketime: wrapper('f', [], 1), fakeroot: wrapper('lsi'), eatmydata: wrapper(''), ltrace: wrapper('oesnaApuFxXwlD', ['--output', '--config'], 0, false, { short: 'o', long: ['--output'] }),
+  valgrind: wrapper('', [], 0, false, { long: ['--log-file', '--xml-file'] }),
   'ssh-agent': wrapper('aEPt'), 'dbus-run-session': wrapper(''), 'xvfb-run': wrapper('nsfwe', ['--server-num', '--server-args', '--auth-file', '--error-file']), catchsegv: wrapper(''), chpst: wrapper('ugUl/nLm'),
-  chroot: wrapper('', [], 1), flock: wrapper('wEn', [], 1), setsid: wrapper(''), strace: wrapper('oesp'), busybox: wrapper(''), caffeinate: wrapper('t'),
+  chroot: wrapper('', [], 1), flock: wrapper('wEn', [], 1), setsid: wrapper(''), strace: wrapper('oespPuIabEXS', ['--output', '--trace', '--signal', '--attach', '--user', '--env', '--trace-path'], 0, false, { short: 'o', long: ['--output'] }), busybox: wrapper(''), caffeinate: wrapper('t'),
 };
