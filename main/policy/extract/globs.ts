@@ -271,8 +271,8 @@ function segments(p: string): string[] {
   return out;
 }
 
-/** A glob segment as an anchored regular expression (`*`, `?`, `[…]` with `!`/`^`, escapes). */
-export function segmentRegExp(seg: string): RegExp {
+/** A glob segment as an anchored regular expression (`*`, `?`, `[…]` with `!`/`^`, escapes); `nocase`: in any letter case. */
+export function segmentRegExp(seg: string, nocase = false): RegExp {
   let re = '';
   for (let i = 0; i < seg.length; i++) {
     const ch = seg[i] as string;
@@ -301,7 +301,7 @@ export function segmentRegExp(seg: string): RegExp {
       i = j;
     } else re += escapeRe(ch);
   }
-  return new RegExp('^' + re + '$', 's');
+  return new RegExp('^' + re + '$', nocase ? 'si' : 's');
 }
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -335,16 +335,30 @@ export function isBareWildcard(seg: string): boolean {
   return /^[*?]+$/.test(seg) && seg.includes('*');
 }
 
-/**
- * Expands one pattern against the file system as bash does without `dotglob`: `*` and `?` do not
- * match a leading dot unless the segment starts with one, `.` and `..` are never matched, results
- * are sorted, and a pattern that matches nothing is left to the caller (bash passes it as it is).
- * Results are in the pattern's own form (relative stays relative).
- */
 /** Folders already read during one call: a command that globs one folder many times reads it once. */
 export type DirCache = Map<string, { names: string[]; over: boolean } | 'unreadable'>;
 
-export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN, matchCap = MAX_GLOB_MATCHES, cache?: DirCache): GlobResult {
+/**
+ * The shell options that change what a glob matches (`shopt -s dotglob nocaseglob globstar`, and
+ * dotglob when GLOBIGNORE is set), as bits. The judge only ever turns them on for a call: a glob
+ * expanded with one on matches at least what it would with it off.
+ */
+export const GLOB_DOT = 1;
+export const GLOB_NOCASE = 2;
+export const GLOB_STAR = 4;
+
+/** Most folders deep a globstar `**` is followed (the scan budget bounds it first in practice). */
+const MAX_STAR_DEPTH = 32;
+
+/**
+ * Expands one pattern against the file system as bash does: without `dotglob` (`opts`), `*` and
+ * `?` do not match a leading dot unless the segment starts with one; `.` and `..` are never
+ * matched; with `nocaseglob` a segment with glob characters matches in any letter case; with
+ * `globstar` a `**` segment matches any number of folders (every file and folder below, last).
+ * Results are sorted, and a pattern that matches nothing is left to the caller (bash passes it as
+ * it is). Results are in the pattern's own form (relative stays relative).
+ */
+export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN, matchCap = MAX_GLOB_MATCHES, cache?: DirCache, opts = 0): GlobResult {
   const { prefix, segs, first } = globPrefix(pattern, cwd);
   const last = segs[segs.length - 1] ?? '';
   const res: GlobResult = { matches: [], prefix, bareLast: isBareWildcard(last), unsure: null, scanned: 0 };
@@ -352,7 +366,40 @@ export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN
   // Results keep the pattern's own form: relative stays relative, as bash passes them.
   const litSegs = segs.slice(absolute ? 1 : 0, first).map(unescapePattern);
   let current: Array<{ fs: string; text: string }> = [{ fs: prefix, text: absolute ? '/' + litSegs.join('/') : litSegs.join('/') }];
-  let scanned = 0;
+  /** The sorted names in a folder; null when it is not one; a string when the glob must stop. */
+  const read = (fs: string): string[] | null | string => {
+    const hit = cache?.get(fs);
+    if (hit === 'unreadable') return `a glob over a folder the judge cannot read (${fs})`;
+    if (hit) return hit.over ? `a glob over more than ${MAX_GLOB_SCAN} entries` : hit.names;
+    const names: string[] = [];
+    // Read entry by entry, so that a folder with a million files costs no more than the cap.
+    try {
+      const dir = opendirSync(fs);
+      try {
+        for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+          if (++res.scanned > scanCap) break;
+          names.push(e.name);
+        }
+      } finally {
+        dir.closeSync();
+      }
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      cache?.set(fs, 'unreadable');
+      return `a glob over a folder the judge cannot read (${fs})`;
+    }
+    if (res.scanned > scanCap) {
+      // Only a read cut at the per-folder cap is known to be too big; one cut by what is left
+      // of the call's budget is not cached as such.
+      if (scanCap >= MAX_GLOB_SCAN) cache?.set(fs, { names: [], over: true });
+      return `a glob over more than ${scanCap} entries`;
+    }
+    names.sort();
+    cache?.set(fs, { names, over: false });
+    return names;
+  };
+  const dotAll = (opts & GLOB_DOT) !== 0;
   for (let i = first; i < segs.length; i++) {
     const seg = segs[i] as string;
     const isLast = i === segs.length - 1;
@@ -372,53 +419,57 @@ export function expandGlob(pattern: string, cwd: string, scanCap = MAX_GLOB_SCAN
       current = next;
       continue;
     }
-    const re = segmentRegExp(seg);
-    const dots = seg.startsWith('.') || seg.startsWith('\\.');
+    if (seg === '**' && (opts & GLOB_STAR) !== 0) {
+      // globstar: the folder itself (zero folders) and every folder below it, or, last, every
+      // file and folder below it. Links to folders are followed (a superset of what bash lists).
+      const seen = new Set<string>();
+      let work = 0;
+      let level = current;
+      for (let depth = 0; level.length && depth <= MAX_STAR_DEPTH; depth++) {
+        const deeper: Array<{ fs: string; text: string }> = [];
+        for (const c of level) {
+          if (seen.has(c.fs)) continue;
+          seen.add(c.fs);
+          if (depth > 0 || !isLast) next.push(c);
+          const names = read(c.fs);
+          if (typeof names === 'string') {
+            res.unsure = names;
+            return res;
+          }
+          for (const name of names ?? []) {
+            if (name.charCodeAt(0) === 46 && !dotAll) continue;
+            // Folders read again through links come from the cache: each name looked at counts.
+            if (++work > scanCap) {
+              res.unsure = `a ** glob over more than ${scanCap} entries`;
+              return res;
+            }
+            const fs = c.fs === '/' ? '/' + name : c.fs + '/' + name;
+            if (isDir(fs)) deeper.push({ fs, text: join(c.text, name) });
+            else if (isLast) next.push({ fs, text: join(c.text, name) });
+          }
+          if (next.length > matchCap) {
+            res.unsure = `a glob with more than ${matchCap} matches`;
+            return res;
+          }
+        }
+        level = deeper;
+        if (depth === MAX_STAR_DEPTH && level.length) {
+          res.unsure = `a ** glob more than ${MAX_STAR_DEPTH} folders deep`;
+          return res;
+        }
+      }
+      current = next;
+      continue;
+    }
+    const re = segmentRegExp(seg, (opts & GLOB_NOCASE) !== 0);
+    const dots = dotAll || seg.startsWith('.') || seg.startsWith('\\.');
     for (const c of current) {
-      let names: string[] = [];
-      const hit = cache?.get(c.fs);
-      if (hit === 'unreadable') {
-        res.unsure = `a glob over a folder the judge cannot read (${c.fs})`;
+      const names = read(c.fs);
+      if (typeof names === 'string') {
+        res.unsure = names;
         return res;
       }
-      if (hit) {
-        if (hit.over) {
-          res.unsure = `a glob over more than ${MAX_GLOB_SCAN} entries`;
-          return res;
-        }
-        names = hit.names;
-      } else {
-        // Read entry by entry, so that a folder with a million files costs no more than the cap.
-        try {
-          const dir = opendirSync(c.fs);
-          try {
-            for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
-              if (++scanned > scanCap) break;
-              names.push(e.name);
-            }
-          } finally {
-            dir.closeSync();
-          }
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-          cache?.set(c.fs, 'unreadable');
-          res.scanned = scanned;
-          res.unsure = `a glob over a folder the judge cannot read (${c.fs})`;
-          return res;
-        }
-        res.scanned = scanned;
-        if (scanned > scanCap) {
-          // Only a read cut at the per-folder cap is known to be too big; one cut by what is left
-          // of the call's budget is not cached as such.
-          if (scanCap >= MAX_GLOB_SCAN) cache?.set(c.fs, { names: [], over: true });
-          res.unsure = `a glob over more than ${scanCap} entries`;
-          return res;
-        }
-        names.sort();
-        cache?.set(c.fs, { names, over: false });
-      }
-      for (const name of names) {
+      for (const name of names ?? []) {
         if (name.charCodeAt(0) === 46 && !dots) continue;
         if (name === '.' || name === '..') continue;
         if (!re.test(name)) continue;

@@ -1,5 +1,7 @@
 // Shell builtins (cd, source, eval, alias, trap) and programs whose words are text, not paths.
-import { parseArgs } from '../shell/options.js';
+import { declaration, getoptsVars, letVars, mapfileVars, printfVar, readVars, setBuiltin, shiftBuiltin, unsetVars } from '../shell/assign.js';
+import { globOption } from '../shell/glob-options.js';
+import { optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { nested } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Handler, MAX_DEPTH } from '../shell/types.js';
@@ -74,17 +76,88 @@ function trap(args: EW[], env: Env, c: Ctx): void {
 const NO_FILES: Handler = () => {};
 
 const NO_FILE_PROGRAMS = [
-  'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'pwd', 'date', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
-  'basename', 'dirname', 'expr', 'export', 'local', 'declare', 'typeset', 'readonly', 'unset', 'set', 'shopt', 'exit',
-  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'hash', 'ulimit', 'umask', 'getopts',
-  'read', 'printenv', 'let', 'shift', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
-  'free', 'ps', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
+  'echo', 'true', 'false', 'test', '[', '[[', 'pwd', 'whoami', 'id', 'uname', 'sleep', 'seq', 'yes',
+  'basename', 'dirname', 'expr', 'exit',
+  'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'ulimit', 'umask',
+  'printenv', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
+  'free', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
 ];
+
+/** `shopt -s OPTION…`: the glob options among them are on for the rest of the call (a computed one may be any). */
+function shopt(args: EW[], _env: Env, c: Ctx): void {
+  let on = false;
+  let setO = false;
+  for (const a of args) {
+    if (a.known && /^-[supqo]+$/.test(a.t)) {
+      on = a.t.includes('s');
+      setO ||= a.t.includes('o');
+      continue;
+    }
+    if (on && !setO) globOption(a, c);
+  }
+}
+
+/** `date [-f FILE] [-r FILE]`: `-f` reads dates from FILE (and prints the lines it cannot parse), `-r` its time. */
+function date(args: EW[], env: Env, c: Ctx): void {
+  const p = parseArgs(args, 'dfrIsR', ['--date', '--file', '--reference', '--set']);
+  for (const f of optVals(p, '-f', '--file', '-r', '--reference')) if (!(f.known && f.t === '-')) pathOf(f, env, c, 'read');
+}
+
+/**
+ * `ps` with BSD-style `e` (`ps eww`, `ps auxe`) prints each process's environment after its
+ * command line: what /proc/PID/environ holds (tokens passed to programs). Plain `ps aux` does not.
+ */
+function ps(args: EW[], env: Env, c: Ctx): void {
+  for (const a of args) {
+    if (!a.known) {
+      c.col.evasive('ps with options the judge cannot evaluate');
+      return;
+    }
+    if (/^[A-Za-z]+$/.test(a.t) && a.t.includes('e')) {
+      c.col.op('read');
+      c.col.path('/proc/*/environ', env.cwd);
+      return;
+    }
+  }
+}
+
+/**
+ * `hash -p PATH NAME` (also `-pPATH`, `-dp PATH`): NAME runs PATH from then on, out of a reader's
+ * sight; PATH is a program the call starts (Gatehouse's own CLI is denied by it).
+ */
+function hash(args: EW[], env: Env, c: Ctx): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as EW;
+    if (a.known && a.t === '--') break;
+    if (!a.known || !a.t.startsWith('-')) continue;
+    const at = a.t.indexOf('p');
+    if (at < 0) continue;
+    const path = at + 1 < a.t.length ? { ...a, t: a.t.slice(at + 1), tilde: a.t.charCodeAt(at + 1) === 126 } : args[++i];
+    c.col.evasive('hash -p makes a command name run another program');
+    if (path?.known) c.col.program(path.t, path.tilde, env.cwd);
+  }
+}
 
 /** Shell builtins that change the shell itself, and programs whose words are text, not paths. */
 export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
   cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
+  shopt, date, ps, hash,
+  // Builtins that assign variables (shell/assign.ts).
+  declare: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),
+  typeset: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),
+  local: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),
+  export: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),
+  readonly: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),
+  printf: (args, env, c) => printfVar(args, env, c),
+  read: (args, env, c, feed) => readVars(args, env, c, feed),
+  mapfile: (args, env, c) => mapfileVars(args, env, c),
+  readarray: (args, env, c) => mapfileVars(args, env, c),
+  getopts: (args, env, c) => getoptsVars(args, env, c),
+  let: (args, env, c) => letVars(args, env, c),
+  unset: (args, env, c) => unsetVars(args, env, c),
+  set: (args, env, c) => setBuiltin(args, env, c),
+  shift: (args, env, c) => shiftBuiltin(args, env, c),
   fc: (_a, _e, c) => c.col.evasive('fc runs earlier commands or an editor'),
   enable: (args, _e, c) => { if (args.some((a) => a.t.startsWith('-f'))) c.col.evasive('enable -f loads a builtin from a library'); },
 };

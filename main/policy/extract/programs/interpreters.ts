@@ -1,5 +1,6 @@
 // Shells and language interpreters: inline code (`sh -c`, `python3 -c`), script files, modules,
 // and programs read from standard input.
+import { globOption } from '../shell/glob-options.js';
 import { fileUrlPath, hostOfTarget, hostsInText, hostsOfUrl } from '../hosts.js';
 import { expandHome } from '../paths.js';
 import type { Stage } from '../shell-ir.js';
@@ -91,6 +92,11 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
         if (lang.module?.includes(ch)) { module = true; i++; break outer; }
         if (!interp && ch === 's') stdin = true;
         if (lang.value?.includes(ch)) {
+          // `bash -O dotglob -c …`: a glob option on from the start.
+          if (!interp && ch === 'O' && t[0] === '-') {
+            const v = j === t.length - 1 ? args[i + 1] : { ...a, t: t.slice(j + 1) };
+            if (v) globOption(v, c);
+          }
           if (j === t.length - 1) i++;
           break;
         }

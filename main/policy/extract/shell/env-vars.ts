@@ -67,20 +67,34 @@ export function networkVar(name: string, v: { known: boolean; t: string }, c: Ct
   } else if (!v.known) c.col.evasive(`${name} set to a computed proxy`);
 }
 
+/**
+ * What assigning `name` (an element `NAME[SUB]` too) means to the shell itself: MEANING_VARS make
+ * the call unsure, and a path put in BASH_CMDS (`BASH_CMDS[ls]=…/gatehouse.js`) is a program the
+ * call starts (by the name hashed), like `hash -p` (builtins.ts).
+ */
+export function shellMeaningVar(name: string, v: { known: boolean; t: string; tilde?: boolean }, env: Env, c: Ctx): void {
+  const sub = name.indexOf('[');
+  const base = sub < 0 ? name : name.slice(0, sub);
+  const meaning = Object.hasOwn(MEANING_VARS, base) ? MEANING_VARS[base] : undefined;
+  if (meaning) c.col.evasive(meaning);
+  if (base === 'BASH_CMDS' && v.known && v.t) c.col.program(v.t, v.tilde ?? false, env.cwd);
+}
+
 export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
   for (const a of cmd.assigns) {
-    const meaning = Object.hasOwn(MEANING_VARS, a.name) ? MEANING_VARS[a.name] : undefined;
-    if (meaning) c.col.evasive(meaning);
-    if (PROXY_VARS.has(a.name)) networkVar(a.name, evalWord(a.value, env, c), c);
-    const why = codeVarReason(a.name);
-    if (why && !(a.name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
-    else if (FLAG_VARS.has(a.name)) {
+    const sub = a.name.indexOf('[');
+    const name = sub < 0 ? a.name : a.name.slice(0, sub);
+    shellMeaningVar(a.name, name === 'BASH_CMDS' ? evalWord(a.value, env, c) : { known: false, t: '' }, env, c);
+    if (PROXY_VARS.has(name)) networkVar(name, evalWord(a.value, env, c), c);
+    const why = codeVarReason(name);
+    if (why && !(name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
+    else if (FLAG_VARS.has(name)) {
       const v = evalWord(a.value, env, c);
       if (!v.known || !/^[-A-Za-z0-9 ]*$/.test(v.t)) c.col.evasive(`${a.name} holds commands for the program`);
-    } else if (PAGER_VARS.has(a.name)) {
+    } else if (PAGER_VARS.has(name)) {
       const v = evalWord(a.value, env, c);
       if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
-    } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(a.name)) c.col.evasive('git settings passed in the environment');
+    } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(name)) c.col.evasive('git settings passed in the environment');
   }
 }
 

@@ -5,6 +5,7 @@ import { expandHome, normalisePath } from '../paths.js';
 import { packagePrograms } from '../self-cli.js';
 import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
 import { commandName, foldConfusables, INTERPRETERS, SHELLS, VERSIONED } from './command-name.js';
+import { setVar } from './assign.js';
 import { codeOptions, codeVars } from './env-vars.js';
 import { pathOf } from './path-args.js';
 import { printedText, redirects } from './redirects.js';
@@ -56,7 +57,7 @@ function substs(w: Word, env: Env, c: Ctx): void {
       return;
     }
     // A substitution runs in a subshell: its `cd` and assignments do not leak out.
-    runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1 }, c);
+    runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}) }, c);
   }
 }
 
@@ -66,21 +67,23 @@ function simple(cmd: SimpleCommand, env: Env, c: Ctx, upstream: Stage[] | null):
   for (const w of cmd.words) substs(w, env, c);
   for (const r of cmd.redirects) if (r.target) substs(r.target, env, c);
   if (!cmd.words.length) {
-    for (const a of cmd.assigns) {
-      if (!a.name) continue;
-      const v = evalWord(a.value, env, c);
-      // bash expands a leading `~` in an assignment: `p=~/.ssh; cat $p/id_rsa` reads ~/.ssh/id_rsa.
-      if (v.known) env.vars.set(a.name, v.tilde ? expandHome(v.t, c.home) : v.t);
-      else env.vars.delete(a.name);
-    }
+    // bash expands a leading `~` in an assignment: `p=~/.ssh; cat $p/id_rsa` reads ~/.ssh/id_rsa.
+    for (const a of cmd.assigns) if (a.name) setVar(a.name, evalWord(a.value, env, c), env, c);
     redirects(cmd.redirects, env, c, false);
     return;
   }
   const words = expandWords(cmd.words, env, c);
   const name = commandName(words[0]?.t ?? '');
   redirects(cmd.redirects, env, c, SHELLS.has(name) || INTERPRETERS.has(name), printedText(name, words, cmd.redirects));
-  run(words, env, c, { upstream, redirects: cmd.redirects, ...(cmd.assigns.length ? { assigns: commandAssigns(cmd, env, c) } : {}) });
+  // `declare x=~/.ssh`, `export x=…`: the grammar splits the assignments off the declaration
+  // builtin; they bind the variable for the rest of the script, not for the command alone.
+  const declared = cmd.assigns.length > 0 && DECLARATIONS.has(cmd.words[0]?.text ?? '');
+  const assigns = !cmd.assigns.length ? {} : declared ? { declared: cmd.assigns.map((a) => ({ name: a.name, value: evalWord(a.value, env, c) })) } : { assigns: commandAssigns(cmd, env, c) };
+  run(words, env, c, { upstream, redirects: cmd.redirects, ...assigns });
 }
+
+/** The builtins whose assignments the grammar splits off their words. */
+const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
 
 /** The known values of the variables a command sets for itself alone. */
 function commandAssigns(cmd: SimpleCommand, env: Env, c: Ctx): Map<string, string> {
@@ -102,7 +105,7 @@ export function nested(src: string, env: Env, c: Ctx): void {
     c.col.evasive('nested shell code could not be parsed');
     return;
   }
-  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1 }, c);
+  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}) }, c);
 }
 
 export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {

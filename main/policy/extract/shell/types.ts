@@ -13,6 +13,12 @@ export interface Env {
   depth: number;
   /** `alias name=body` seen earlier in the script (bash expands them in later commands). */
   aliases?: Map<string, string>;
+  /**
+   * Variables whose later assignments the judge cannot evaluate: a nameref (`declare -n x=HOME`:
+   * assigning x assigns HOME) or one with an attribute that changes the value assigned (`-i`
+   * arithmetic, `-l`/`-u`/`-c` letter case).
+   */
+  opaque?: Map<string, 'nameref' | 'attr'>;
 }
 
 /** A word after variable evaluation. */
@@ -43,6 +49,12 @@ export interface Ctx {
   links: Map<string, string>;
   /** Shell files the command itself writes with visible text (`echo … > x.sh`), absolute path → text. */
   written: Map<string, string>;
+  /**
+   * Glob options the command turned on (globs.ts GLOB_DOT, GLOB_NOCASE, GLOB_STAR): `shopt -s
+   * dotglob`, GLOBIGNORE, `bash -O globstar`. Only ever added to, in any subshell too: a glob
+   * expanded with an option on matches at least what it would with it off.
+   */
+  globOpts?: number;
 }
 
 export interface Feed {
@@ -50,6 +62,8 @@ export interface Feed {
   redirects: Redirect[];
   /** Variables set for this command alone (`DOCKER_CONTEXT=x docker ps`), as far as known: the program's environment. */
   assigns?: ReadonlyMap<string, string>;
+  /** A declaration builtin's assignments the grammar split off its words (`declare x=~/a`), evaluated. */
+  declared?: ReadonlyArray<{ name: string; value: EW }>;
 }
 
 export type Handler = (args: EW[], env: Env, c: Ctx, feed: Feed, name: string) => void;

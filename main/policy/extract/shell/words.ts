@@ -1,6 +1,6 @@
 // Word expansion as bash does it: variables, braces, tilde and pathname expansion (globs against
 // the real file system when the call may look at it, within a per-call budget).
-import { escapeGlob, expandBraces, expandGlob, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, unescapePattern } from '../globs.js';
+import { escapeGlob, expandBraces, expandGlob, GLOB_DOT, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, unescapePattern } from '../globs.js';
 import { expandHome } from '../paths.js';
 import { VAR_MARK, type Word } from '../shell-ir.js';
 import { CALL_BRACE_BUDGET, CALL_SCAN_BUDGET, type Ctx, type Env, type EW } from './types.js';
@@ -110,7 +110,7 @@ function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
     literal.globbed = { prefix: g.prefix, bareLast: isBareWildcard(g.segs[g.segs.length - 1] ?? '') };
     // Inside the working folder, below the home folder and not reaching for dot-names, a glob
     // cannot name a protected tree; anywhere else it could.
-    const dotted = g.segs.slice(g.first).some((s) => s.startsWith('.') || s.startsWith('\\.'));
+    const dotted = ((c.globOpts ?? 0) & GLOB_DOT) !== 0 || g.segs.slice(g.first).some((s) => s.startsWith('.') || s.startsWith('\\.'));
     if (dotted || !inside(g.prefix, env.cwd) || inside(c.home, g.prefix) || g.prefix === '/') {
       col.evasive('a glob the judge did not expand');
       col.recursivePath(g.prefix);
@@ -125,7 +125,7 @@ function globWord(p: string, e: EW, env: Env, c: Ctx, out: EW[]): void {
     out.push({ ...literal, globbed: { prefix: g.prefix, bareLast: isBareWildcard(g.segs[g.segs.length - 1] ?? '') } });
     return;
   }
-  const r = expandGlob(p, env.cwd, Math.min(MAX_GLOB_SCAN, c.scanLeft), undefined, c.dirs);
+  const r = expandGlob(p, env.cwd, Math.min(MAX_GLOB_SCAN, c.scanLeft), undefined, c.dirs, c.globOpts);
   c.scanLeft -= r.scanned;
   const globbed = { prefix: r.prefix, bareLast: r.bareLast };
   if (r.unsure) {
