@@ -579,12 +579,15 @@ describe('paths chosen at run time', () => {
     ['for f in ~/.ssh/id_rsa; do cat $f; done', 'a path argument the judge cannot evaluate'],
     ['cat $(echo ~/.ssh/id_rsa)', 'command substitution builds a path argument'],
     ['x=$(echo ~/.ssh/id_rsa); cat $x', 'a path argument the judge cannot evaluate'],
-    ['read -r f <<< ~/.ssh/id_rsa; cat "$f"', 'a path argument the judge cannot evaluate'],
     ['cat x > "$out"', 'a redirection target the judge cannot evaluate'],
   ])('%s is unsure (%s)', (cmd, reason) => {
     const ex = bash(cmd);
     expect(ex.evasiveReasons).toContain(reason);
     expect(verdicts(ex)).toEqual(ASK);
+  });
+
+  it('read from a visible here-string binds what it reads: read -r f <<< ~/.ssh/id_rsa; cat "$f" is denied', () => {
+    expect(verdicts(bash('read -r f <<< ~/.ssh/id_rsa; cat "$f"'))).toEqual(DENY);
   });
 
   it('sh -c sees its positional parameters; process substitutions are analysed, not unsure', () => {
