@@ -3,25 +3,39 @@ import { fileUrlPath, hostOfTarget, hostOfUrl, hostsOfUrl, scpHost } from '../ho
 import { has, optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { nested } from '../shell/script.js';
-import { type Ctx, type Env, type EW, type Handler, UNKNOWN } from '../shell/types.js';
+import { type Ctx, type Env, type EW, type Handler, MAX_DEPTH, UNKNOWN } from '../shell/types.js';
 import { intoFolder } from './files.js';
+
+/** The first remote host among scp/rsync/sftp operands (`host:path`, a URL, sftp's destination). */
+function remoteOf(pos: EW[], name: string): string | null {
+  for (const [i, a] of pos.entries()) {
+    if (!a.known) continue;
+    const h = a.t.includes('://') ? hostOfUrl(a.t) : scpHost(a.t, false) ?? (name === 'sftp' && i === 0 ? hostOfTarget(a.t) : null);
+    if (h) return h;
+  }
+  return null;
+}
 
 function remoteCopy(name: string): Handler {
   return (args, env, c) => {
     const col = c.col;
     col.op('copy');
-    const p = parseArgs(args, name === 'rsync' ? 'eTfB' : 'PiolSFcJD', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port', '--rsync-path', '--files-from', '--exclude-from', '--include-from', '--log-file', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--chmod', '--chown']);
+    const p = parseArgs(args, name === 'rsync' ? 'eTfB' : name === 'sftp' ? 'PiolSFcJDXBbRs' : 'PiolSFcJDX', ['--rsh', '--exclude', '--include', '--filter', '--temp-dir', '--password-file', '--port', '--rsync-path', '--files-from', '--exclude-from', '--include-from', '--log-file', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--chmod', '--chown']);
     const tree = has(p, '-r', '-a', '-R', '--recursive', '--archive') || name === 'sftp';
     // Side doors: a remote shell or remote program of the caller's choosing, ssh options that run commands.
     for (const o of p.opts) {
-      const v = o.value?.t ?? '';
       if (o.name === '-e' || o.name === '--rsh' || o.name === '--rsync-path' || o.name === '-S') {
         col.op('execute');
         col.evasive(`${name} ${o.name} runs a program of the caller's choosing`);
-      } else if (o.name === '-o' && SSH_EXEC_OPT.test(v)) {
+        // The local remote shell is judged too (`-e 'ssh -J 10.0.0.5'` reaches 10.0.0.5).
+        if (o.name !== '--rsync-path' && o.value?.known && env.depth < MAX_DEPTH) nested(o.value.t, env, c);
+      } else if (o.name === '-D' && name !== 'rsync') {
+        // scp/sftp -D: "connect directly to a local sftp server" — a program of the caller's choosing.
         col.op('execute');
-        col.evasive(`${name} -o ${v.split(/[= ]/)[0] ?? ''} runs a command`);
-      } else if (o.name === '-F') pathOf(o.value ?? UNKNOWN, env, c, 'read');
+        col.evasive(`${name} -D runs a program of the caller's choosing`);
+      } else if (o.name === '-o' && o.value) sshOption(name, o.value, env, c, remoteOf(p.pos, name));
+      else if (o.name === '-J' && name !== 'rsync' && o.value) sshJump(name, o.value, c);
+      else if (o.name === '-F' || (o.name === '-b' && name === 'sftp')) pathOf(o.value ?? UNKNOWN, env, c, 'read');
       else if (o.name === '--files-from') {
         pathOf(o.value ?? UNKNOWN, env, c, 'read');
         col.evasive(`${name} takes the names to copy from a file`);
@@ -136,28 +150,74 @@ function wget(args: EW[], env: Env, c: Ctx): void {
 /** ssh options that run a local command: `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, `Match exec`. */
 const SSH_EXEC_OPT = /^\s*(proxycommand|localcommand|knownhostscommand|match|securitykeyprovider|pkcs11provider)\b/i;
 
+/**
+ * The jump hosts of `-J` or `-o ProxyJump=`: `[user@]host[:port]` or `ssh://…`, comma-separated;
+ * ssh connects to each (the first from this machine), so each is a host the call reaches.
+ */
+function sshJump(name: string, v: EW, c: Ctx): void {
+  const col = c.col;
+  col.op('network');
+  if (!v.known) return col.evasive(`${name}: a jump host Gatehouse cannot read`);
+  for (const j of v.t.split(',')) if (j.trim().toLowerCase() !== 'none') col.host(hostOfTarget(j.trim()));
+}
+
+/** A forward as ssh_config writes it (`[bind:]port host:hostport`) or as -L/-R/-D take it (`[bind:]port:host:hostport`): the addresses it names. */
+function forwardHosts(spec: string, dynamic: boolean, c: Ctx): void {
+  const parts = spec.match(/\[[^\]]*\]|[^:\s]+/g) ?? [];
+  const hosts = parts.filter((x) => !/^\d+$/.test(x) && !x.startsWith('/'));
+  for (const h of hosts) c.col.host(hostOfTarget(h));
+  if (!dynamic && hosts.length === 0 && parts.length >= 1) c.col.host('localhost');
+}
+
+/**
+ * One `-o` option of ssh, scp or sftp (`Key=Value`, `Key Value` or `Key = Value`, the key in any
+ * case): options that name where ssh connects (ProxyJump, HostName, forwards) report those hosts;
+ * options that run a command (ProxyCommand, LocalCommand, …) make the call unsure, and the
+ * command is judged too (`ProxyCommand nc 10.0.0.5 22` reaches 10.0.0.5).
+ */
+function sshOption(name: string, v: EW, env: Env, c: Ctx, target: string | null): void {
+  const col = c.col;
+  if (!v.known) {
+    col.op('execute');
+    return col.evasive(`${name} -o with an option Gatehouse cannot read`);
+  }
+  const m = /^\s*([A-Za-z0-9]+)\s*(?:=\s*|\s+)(.*)$/s.exec(v.t);
+  const key = (m?.[1] ?? v.t.trim()).toLowerCase();
+  const value = (m?.[2] ?? '').trim().replace(/^"(.*)"$/s, '$1');
+  if (SSH_EXEC_OPT.test(key)) {
+    col.op('execute');
+    col.evasive(`${name} -o ${m?.[1] ?? key} runs a command`);
+    // %h and %n are the host ssh was given (judged already), %p its port, %r the user.
+    const cmd = value.replace(/%([%hnpr])/g, (_, t: string) => (t === '%' ? '%' : t === 'p' ? '22' : t === 'r' ? 'user' : (target ?? '')));
+    if (cmd && key !== 'match' && env.depth < MAX_DEPTH) nested(cmd, env, c);
+    return;
+  }
+  if (key === 'proxyjump') sshJump(name, { ...v, t: value }, c);
+  else if (key === 'hostname' && value) {
+    col.op('network');
+    col.host(hostOfTarget(value));
+  } else if (key === 'localforward' || key === 'remoteforward' || key === 'dynamicforward') {
+    col.op('network');
+    forwardHosts(value, key === 'dynamicforward', c);
+  }
+}
+
 function ssh(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
   col.op('network');
   const p = parseArgs(args, 'BbcDEeFIiJLlmOoPpQRSWw', []);
+  const target = p.pos[0];
   for (const o of p.opts) {
     if (!o.value) continue;
-    if (o.name === '-o' && SSH_EXEC_OPT.test(o.value.t)) {
-      col.op('execute');
-      col.evasive(`ssh -o ${o.value.t.split(/[= ]/)[0] ?? ''} runs a command`);
-    }
-    if (o.name === '-L' || o.name === '-R' || o.name === '-D') {
-      // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
-      const parts = o.value.t.match(/\[[^\]]*\]|[^:]+/g) ?? [];
-      const hosts = parts.filter((x) => !/^\d+$/.test(x) && !x.startsWith('/'));
-      for (const h of hosts) col.host(hostOfTarget(h));
-      if (o.name !== '-D' && hosts.length === 0 && parts.length >= 1) col.host('localhost');
-    }
+    if (o.name === '-o') sshOption('ssh', o.value, env, c, target?.known ? hostOfTarget(target.t) : null);
+    // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
+    if (o.name === '-L' || o.name === '-R' || o.name === '-D') forwardHosts(o.value.t, o.name === '-D', c);
+    // -W host:port: stdio forwarded to that address (through the target, as a jump host would).
+    else if (o.name === '-W' && o.value.known) col.host(hostOfTarget(o.value.t.startsWith('[') ? o.value.t : o.value.t.replace(/:[^:]*$/, '')));
     if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
-    else if (o.name === '-J') for (const j of o.value.t.split(',')) col.host(hostOfTarget(j));
+    else if (o.name === '-J') sshJump('ssh', o.value, c);
     else if (o.name === '-E') pathOf(o.value, env, c, 'write');
   }
-  const target = p.pos[0];
   if (target?.known) col.host(hostOfTarget(target.t));
 }
 
