@@ -2,8 +2,9 @@
 import { fileUrlPath, hostOfTarget, hostOfUrl, hostsOfUrl, scpHost } from '../hosts.js';
 import { has, optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
-import { nested } from '../shell/script.js';
-import { type Ctx, type Env, type EW, type Handler, MAX_DEPTH, UNKNOWN } from '../shell/types.js';
+import { nested, run } from '../shell/script.js';
+import { type Ctx, type Env, type EW, type Feed, type Handler, MAX_DEPTH, UNKNOWN } from '../shell/types.js';
+import { unknownProgram } from '../shell/unknown-program.js';
 import { intoFolder } from './files.js';
 
 /** The first remote host among scp/rsync/sftp operands (`host:path`, a URL, sftp's destination). */
@@ -261,6 +262,77 @@ function dig(args: EW[], _env: Env, c: Ctx): void {
   for (const x of optVals(p, '-q', '-x')) if (x.known) c.col.host(hostOfTarget(x.t));
 }
 
+/** socat address types that connect to `host:port` (TCP:, TCP4-CONNECT:, UDP-SENDTO:, OPENSSL:, SSL:, DTLS:, IP-SENDTO:…). */
+const SOCAT_CONNECT = /^(tcp|udp|udplite|sctp|dccp|openssl|ssl|dtls|ip)[46]?(-(connect|sendto|datagram|dtls-client|dtls-connect))?$/i;
+/** …and those that go through a proxy first (`PROXY:proxy:host:port`, `SOCKS4:server:host:port`, `SOCKS5-CONNECT:server:port:host:port`). */
+const SOCAT_PROXY = /^(proxy|socks[45]?a?)(-connect)?$/i;
+/** Address types that listen, or take packets, on this machine (TCP-LISTEN:, TCP-L:, UDP-RECV:…). */
+const SOCAT_LISTEN = /^(tcp|udp|udplite|sctp|dccp|openssl|ssl|dtls|ip|socks[45]?a?|vsock)[46]?-(l|listen|recv|recvfrom|server|accept|dtls-server|dtls-listen)$/i;
+
+/** The `:`-separated parameters of a socat address, up to its first `,` option (`[v6]` kept whole). */
+function socatParams(rest: string): string[] {
+  const comma = rest.search(/,/);
+  const body = comma >= 0 ? rest.slice(0, comma) : rest;
+  return body.match(/\[[^\]]*\]|[^:]+/g) ?? [];
+}
+
+/**
+ * socat joins two addresses. The ones that connect (`TCP:169.254.169.254:80`, `OPENSSL:host:443`,
+ * `PROXY:proxy:host:port`) name the hosts reached; one that runs a program (`EXEC:`, `SYSTEM:`,
+ * `SHELL:`) hands it the other side, so the call is unsure and the program judged; a vsock
+ * reaches the machine's hypervisor. Files and sockets (`OPEN:`, `CREATE:`, `UNIX-CONNECT:`) are
+ * judged as before socat had a handler: as an unknown program's path-like arguments.
+ */
+function socat(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const col = c.col;
+  const p = parseArgs(args, 'btTLWrRS', ['-lf', '-lp']);
+  for (const a of p.pos) {
+    if (a.t === '-') continue;
+    if (!a.known) {
+      col.evasive('socat: an address Gatehouse cannot read');
+      continue;
+    }
+    // ADDR!!ADDR: one address to read from, one to write to.
+    for (const addr of a.t.split('!!')) {
+      const colon = addr.indexOf(':');
+      if (colon <= 0) continue;
+      const type = addr.slice(0, colon);
+      const rest = addr.slice(colon + 1);
+      if (SOCAT_CONNECT.test(type)) {
+        col.op('network');
+        const h = socatParams(rest)[0];
+        if (h) col.host(hostOfTarget(h));
+      } else if (SOCAT_PROXY.test(type)) {
+        col.op('network');
+        const ps = socatParams(rest);
+        for (const h of ps.slice(0, -1)) if (!/^\d+$/.test(h)) col.host(hostOfTarget(h));
+      } else if (SOCAT_LISTEN.test(type)) col.op('network');
+      else if (/^vsock(-connect)?$/i.test(type)) {
+        col.op('network');
+        col.evasive('socat VSOCK-CONNECT reaches the virtual machine\'s host');
+      } else if (/^(exec|system|shell)$/i.test(type)) {
+        col.op('execute');
+        col.evasive(`socat ${type.toUpperCase()}: hands a connection to a program`);
+        // The program is up to the first `,` option (socat's own quoting aside).
+        const cmd = rest.split(',')[0] ?? '';
+        if (cmd && env.depth < MAX_DEPTH) nested(cmd, env, c);
+      }
+    }
+  }
+  unknownProgram(args, env, c, false, name);
+}
+
+/** toybox runs its applets (`toybox nc …`), as busybox does: judged as the applet. */
+function toybox(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  const i = args.findIndex((a) => !a.t.startsWith('-'));
+  if (i >= 0) run(args.slice(i), env, c, feed);
+}
+
+/**
+ * openssl's clients: `s_client -connect host:port` (or a bare `host:port`, or `-host`), `s_time
+ * -connect`, `ocsp -url`/`-host` reach that server (s_client alone reaches localhost:4433);
+ * `-proxy` names a proxy reached first. Files are judged as an unknown program's path-like arguments.
+ */
 /** Clients that reach another host: the hosts they name, and the local files they send or save. */
 export const NETWORK_PROGRAMS: Record<string, Handler> = {
   rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
@@ -269,4 +341,5 @@ export const NETWORK_PROGRAMS: Record<string, Handler> = {
   nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
   host: firstHost('tWcNR'), dig,
   'ssh-keyscan': firstHost('pTt'),
+  socat, toybox,
 };
