@@ -333,6 +333,61 @@ function toybox(args: EW[], env: Env, c: Ctx, feed: Feed): void {
  * -connect`, `ocsp -url`/`-host` reach that server (s_client alone reaches localhost:4433);
  * `-proxy` names a proxy reached first. Files are judged as an unknown program's path-like arguments.
  */
+/** openssl client options whose value is a name, an address or a setting, never a file. */
+const OPENSSL_NON_FILE = new Set(['connect', 'host', 'port', 'proxy', 'url', 'bind', 'servername', 'verify_hostname', 'verify_email', 'verify_ip', 'starttls', 'name', 'xmpphost', 'cipher', 'ciphersuites', 'curves', 'groups', 'sigalgs', 'client_sigalgs', 'alpn', 'nextprotoneg', 'verify', 'verify_depth', 'time', 'maxfraglen', 'max_send_frag', 'split_send_frag', 'max_pipelines', 'read_buf', 'psk_identity', 'psk', 'srpuser', 'srppass', 'dane_tlsa_domain', 'dane_tlsa_rrdata', 'proxy_user', 'proxy_pass', 'protohost', 'timeout', 'header']);
+
+function openssl(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const col = c.col;
+  const sub = args[0]?.t ?? '';
+  const judged = new Set<number>();
+  if (sub === 's_client' || sub === 's_time' || sub === 'ocsp') {
+    if (sub !== 'ocsp') col.op('network');
+    let named = false;
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i] as EW;
+      const opt = a.t.replace(/^--?/, '').split('=')[0] ?? '';
+      const glued = a.t.startsWith('-') && a.t.includes('=') ? a.t.slice(a.t.indexOf('=') + 1) : null;
+      if (a.t.startsWith('-') && OPENSSL_NON_FILE.has(opt)) {
+        judged.add(i);
+        if (glued === null) judged.add(i + 1);
+      }
+      if (a.t.startsWith('-') && ['connect', 'host', 'proxy', 'url'].includes(opt)) {
+        const v = glued !== null ? { ...a, t: glued } : args[++i];
+        col.op('network');
+        if (opt !== 'proxy') named = true;
+        if (!v?.known) col.evasive(`openssl ${sub} -${opt}: an address Gatehouse cannot read`);
+        else if (opt === 'url' || v.t.includes('://')) hostsOfUrl(v.t.includes('://') ? v.t : `http://${v.t}`, (h) => col.host(h));
+        else col.host(hostOfTarget(v.t));
+      } else if (a.known && !a.t.startsWith('-') && sub === 's_client' && /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+):[a-z0-9]+$/i.test(a.t) && !/^-(bind|servername|verify_hostname|starttls|name|xmpphost)$/.test(args[i - 1]?.t ?? '')) {
+        // OpenSSL 3's s_client takes host:port as its last word.
+        named = true;
+        judged.add(i);
+        col.host(hostOfTarget(a.t));
+      }
+    }
+    if (!named && sub !== 'ocsp') col.host('localhost');
+  } else if (sub === 's_server') col.op('network');
+  // Files (-CAfile, -cert, -sess_out…) as before openssl had a handler: an unknown program's.
+  unknownProgram(judged.size ? args.filter((_, i) => !judged.has(i)) : args, env, c, false, name);
+}
+
+/** gnutls-cli [options] HOST (`-p PORT`, `--port=`): the host it reaches, and a `--proxy`'s. */
+function gnutlsCli(args: EW[], env: Env, c: Ctx, _feed: Feed, name: string): void {
+  const col = c.col;
+  col.op('network');
+  const p = parseArgs(args, 'dp', ['--debug', '--port', '--sni-hostname', '--verify-hostname', '--verify-email', '--verify-purpose', '--starttls-proto', '--mtu', '--save-cert', '--save-ocsp', '--save-ocsp-multi', '--save-server-trace', '--save-client-trace', '--dh-bits', '--priority', '--x509cafile', '--x509crlfile', '--x509keyfile', '--x509certfile', '--rawpkkeyfile', '--rawpkfile', '--srpusername', '--srppasswd', '--pskusername', '--pskkey', '--srtp-profiles', '--alpn', '--compress-cert', '--recordsize', '--inline-commands-prefix', '--provider', '--keymatexport', '--keymatexportsize', '--logfile', '--attime', '--earlydata', '--list-config', '--proxy', '--ocsp-file']);
+  const target = p.pos[0];
+  if (target && !target.known) col.evasive(`${name}: a server address Gatehouse cannot read`);
+  else if (target) col.host(hostOfTarget(target.t));
+  for (const x of optVals(p, '--proxy')) if (x.known) col.host(hostOfTarget(x.t));
+  // The files it reads and writes (--x509cafile, --save-cert, --logfile…): read or written.
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    if (/^--(save-|logfile)/.test(o.name)) pathOf(o.value, env, c, 'write');
+    else if (/^--(x509|rawpk|earlydata|provider|ocsp-file|srppasswd|inline-commands)/.test(o.name) || (o.name === '--pskkey' && o.value.t.includes('/'))) pathOf(o.value, env, c, 'read');
+  }
+}
+
 /** Clients that reach another host: the hosts they name, and the local files they send or save. */
 export const NETWORK_PROGRAMS: Record<string, Handler> = {
   rsync: remoteCopy('rsync'), scp: remoteCopy('scp'), sftp: remoteCopy('sftp'),
@@ -341,5 +396,5 @@ export const NETWORK_PROGRAMS: Record<string, Handler> = {
   nslookup: (args, env, c) => { firstHost('')(args, env, c, { upstream: null, redirects: [] }, ''); const s = parseArgs(args).pos[1]; if (s?.known) c.col.host(hostOfTarget(s.t)); },
   host: firstHost('tWcNR'), dig,
   'ssh-keyscan': firstHost('pTt'),
-  socat, toybox,
+  socat, toybox, openssl, 'gnutls-cli': gnutlsCli, 'gnutls-cli-debug': gnutlsCli,
 };

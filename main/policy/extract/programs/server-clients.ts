@@ -2,7 +2,8 @@
 // connection string.
 import { hostOfTarget, hostsOfUrl } from '../hosts.js';
 import { optVals, parseArgs } from '../shell/options.js';
-import type { Handler } from '../shell/types.js';
+import { pathOf } from '../shell/path-args.js';
+import type { Ctx, Env, EW, Handler } from '../shell/types.js';
 import { unknownProgram } from '../shell/unknown-program.js';
 
 /**
@@ -54,7 +55,52 @@ const mongosh = serverClient('up', ['--host', '--port', '--username', '--passwor
 
 export const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
 
+/** grpcurl's flags (Go's flag package: `-name value`, `-name=value`, `--name`) that take a value. */
+const GRPCURL_VALUE = new Set(['d', 'H', 'rpc-header', 'reflect-header', 'import-path', 'proto', 'protoset', 'protoset-out', 'authority', 'servername', 'cert', 'key', 'cacert', 'connect-timeout', 'max-time', 'keepalive-time', 'max-msg-size', 'format', 'user-agent', 'alts-handshaker-service', 'alts-target-service-account']);
+
+/**
+ * grpcurl [flags] ADDRESS [list|describe|SERVICE/METHOD]: ADDRESS (`host:port`, gRPC's
+ * `dns:///host:port`) is the server reached, `-alts-handshaker-service` another; with `-unix` it is
+ * a socket on this machine. Proto and certificate files are read, `-protoset-out` written.
+ */
+function grpcurl(args: EW[], env: Env, c: Ctx, _feed: unknown, name: string): void {
+  const col = c.col;
+  col.op('network');
+  let unix = false;
+  let i = 0;
+  const value = (flag: string, v: EW): void => {
+    if (flag === 'import-path') pathOf(v, env, c, 'read', true);
+    else if (flag === 'proto' || flag === 'protoset' || flag === 'cert' || flag === 'key' || flag === 'cacert') pathOf(v, env, c, 'read');
+    else if (flag === 'protoset-out') pathOf(v, env, c, 'write');
+    else if (flag === 'alts-handshaker-service') {
+      if (v.known) col.host(hostOfTarget(v.t));
+      else col.evasive(`${name}: a server address Gatehouse cannot read`);
+    }
+  };
+  // Go stops reading flags at the first word that is not one (or after `--`).
+  for (; i < args.length; i++) {
+    const a = args[i] as EW;
+    if (a.t === '--') { i++; break; }
+    if (!a.known || !a.t.startsWith('-') || a.t === '-') break;
+    const body = a.t.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const flag = eq >= 0 ? body.slice(0, eq) : body;
+    if (flag === 'unix') unix = eq < 0 || !/^(false|0|f)$/i.test(body.slice(eq + 1));
+    if (!GRPCURL_VALUE.has(flag)) continue;
+    const v = eq >= 0 ? { ...a, t: body.slice(eq + 1), tilde: body[eq + 1] === '~' } : args[++i];
+    if (v) value(flag, v);
+  }
+  const addr = args[i];
+  if (!addr) return;
+  if (!addr.known) return col.evasive(`${name}: a server address Gatehouse cannot read`);
+  if (unix || /^unix(-abstract)?:/.test(addr.t)) return pathOf({ ...addr, t: addr.t.replace(/^unix(-abstract)?:(\/\/)?/, '') }, env, c, 'write');
+  // gRPC target syntax: `dns:///host:port`, `dns://resolver/host:port`, `passthrough:///host:port`.
+  const target = addr.t.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*\//i, '');
+  col.host(hostOfTarget(target));
+}
+
 /** Database and cache clients. */
 export const SERVER_CLIENT_PROGRAMS: Record<string, Handler> = {
   psql, mysql, mariadb: mysql, 'redis-cli': redisCli, 'valkey-cli': redisCli, mongosh, mongo: mongosh,
+  grpcurl,
 };
