@@ -206,8 +206,23 @@ function statements(node: Node): Script {
 
 /** Adds the statements directly or indirectly inside `node` to `out`, in source order. */
 function collectInto(node: Node, out: Script): void {
-  // namedChildren is one call into the runtime; namedChild(i) in a loop costs more per child.
-  for (const c of node.namedChildren) if (c) statement(c, out);
+  // children is one call into the runtime; child(i) in a loop costs more per child. The anonymous
+  // `&` after a statement runs it in the background, in a subshell.
+  let from = out.pipelines.length;
+  for (const c of node.children) {
+    if (!c) continue;
+    if (!c.isNamed) {
+      if (c.type === '&') maybeFrom(out, from);
+      continue;
+    }
+    from = out.pipelines.length;
+    statement(c, out);
+  }
+}
+
+/** The pipelines added to `out` since `from` may not run, or run in a subshell. */
+function maybeFrom(out: Script, from: number): void {
+  for (let i = from; i < out.pipelines.length; i++) out.pipelines[i]!.maybe = true;
 }
 
 function statement(n: Node, out: Script): void {
@@ -223,7 +238,10 @@ function statement(n: Node, out: Script): void {
         left = kids[0] ?? null;
       }
       if (left) statement(left, out);
+      // What comes after `&&` or `||` runs or not as the command before it ends.
+      const from = out.pipelines.length;
       for (let i = rest.length - 1; i >= 0; i--) for (const k of rest[i] as Node[]) statement(k, out);
+      maybeFrom(out, from);
       return;
     }
     case 'pipeline': {
@@ -263,7 +281,7 @@ function stageOf(n: Node, out: Script): Stage[] {
       let head: Stage;
       if (!body) head = { kind: 'cmd', assigns: [], words: [], redirects };
       else if (body.type === 'command') head = command(body, redirects);
-      else head = { kind: 'group', body: statements(body), redirects };
+      else head = { kind: 'group', body: statements(body), redirects, ...(body.type === 'compound_statement' ? {} : body.type === 'subshell' ? { subshell: true as const } : { maybe: true as const }) };
       const res = [head, ...tail];
       for (const a of after) statement(a, out);
       return res;
@@ -288,7 +306,7 @@ function stageOf(n: Node, out: Script): Stage[] {
         // in the loop and after it (not the value it had before: `x=/tmp; for x in ~/.ssh; …`).
         const loopVar = n.type === 'for_statement' ? n.childForFieldName('variable')?.text : undefined;
         if (loopVar) body.pipelines.unshift({ stages: [{ kind: 'cmd', assigns: [{ name: loopVar, value: { ...wordText(''), dynamic: true } }], words: [], redirects: [] }] });
-        return [{ kind: 'group', body, redirects: [] }];
+        return [{ kind: 'group', body, redirects: [], ...(n.type === 'compound_statement' ? {} : n.type === 'subshell' ? { subshell: true as const } : { maybe: true as const }) }];
       }
       return [];
   }

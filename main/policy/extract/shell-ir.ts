@@ -46,11 +46,20 @@ export interface Group {
   kind: 'group';
   body: Script;
   redirects: Redirect[];
+  /**
+   * What the body sets may not hold after it: it may not run, or run in a subshell (if/while/for/
+   * case, a function's body, `( … )`); a `{ …; }` group runs in the shell itself, once.
+   */
+  maybe?: true;
+  /** `( … )`: nothing it sets or changes to holds after it. */
+  subshell?: true;
 }
 
 export type Stage = SimpleCommand | Group;
 export interface Pipeline {
   stages: Stage[];
+  /** It may not run (after `&&` or `||`), or runs in a subshell (`… &`): what it sets may not hold after it. */
+  maybe?: true;
 }
 /** Statements in source order; `;`, `&&`, `||`, `&` and newlines all separate pipelines. */
 export interface Script {

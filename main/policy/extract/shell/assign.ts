@@ -8,7 +8,7 @@ import { expandHome } from '../paths.js';
 import { codeVarReason, shellMeaningVar } from './env-vars.js';
 import { addGlobOpts } from './glob-options.js';
 import { nested } from './script.js';
-import { type Ctx, type Env, type EW, type Feed, MAX_DEPTH } from './types.js';
+import { type Ctx, type Env, type EW, type Feed, forget, MAX_DEPTH } from './types.js';
 import { evalWord } from './words.js';
 
 /** `NAME` or `NAME[SUBSCRIPT]`. */
@@ -29,16 +29,16 @@ export function setVar(name: string, v: EW | null, env: Env, c: Ctx): void {
   const kind = env.opaque?.get(base);
   if (kind === 'nameref') c.col.evasive('an assignment through a nameref (declare -n) sets another variable');
   if (kind !== undefined) {
-    env.vars.delete(base);
+    forget(env, base);
     return;
   }
   if (sub !== undefined && sub !== '0') {
     // `a[3]=x` leaves `$a` (element 0) alone; `a[$i]=x` or `a[key]=x` may be element 0.
-    if (!/^[1-9][0-9]*$/.test(sub.trim())) env.vars.delete(base);
+    if (!/^[1-9][0-9]*$/.test(sub.trim())) forget(env, base);
     return;
   }
   if (v?.known) env.vars.set(base, v.tilde ? expandHome(v.t, c.home) : v.t);
-  else env.vars.delete(base);
+  else forget(env, base);
 }
 
 /** A builtin assigns the variable its argument names; a name computed at run time could be any. */
@@ -113,13 +113,13 @@ export function declaration(args: EW[], assigns: readonly DeclAssign[] | undefin
       // `declare -n x=HOME`: $x is HOME's value, and assigning x assigns HOME.
       if (env.opaque?.get(base) === 'nameref' && !it.bare) c.col.evasive('an assignment through a nameref (declare -n) sets another variable');
       (env.opaque ??= new Map()).set(base, 'nameref');
-      env.vars.delete(base);
+      forget(env, base);
       continue;
     }
     if (transforms && env.opaque?.get(base) !== 'nameref') (env.opaque ??= new Map()).set(base, 'attr');
     if (it.bare) {
       // `local x` starts empty in the function; `declare x`, `export x` keep the value.
-      if (name === 'local') env.vars.delete(base);
+      if (name === 'local') env.vars.set(base, '');
       continue;
     }
     setVar(it.name, it.value, env, c);
@@ -244,8 +244,8 @@ export function mapfileVars(args: EW[], env: Env, c: Ctx): void {
 /** `getopts OPTSTRING NAME [ARG…]`: NAME, OPTARG and OPTIND change. */
 export function getoptsVars(args: EW[], env: Env, c: Ctx): void {
   assignNamed(args[1], null, env, c, 'getopts');
-  env.vars.delete('OPTARG');
-  env.vars.delete('OPTIND');
+  forget(env, 'OPTARG');
+  forget(env, 'OPTIND');
 }
 
 /** `let EXPR…` (and `((…))` text): every variable an expression assigns is a number the judge does not compute. */
@@ -279,7 +279,7 @@ export function unsetVars(args: EW[], env: Env, c: Ctx): void {
     const base = m[1] as string;
     const kind = env.opaque?.get(base);
     if (kind === 'nameref') c.col.evasive('unset through a nameref (declare -n) unsets another variable');
-    if (m[2] !== undefined || kind !== undefined) env.vars.delete(base);
+    if (m[2] !== undefined || kind !== undefined) forget(env, base);
     else env.vars.set(base, '');
     env.opaque?.delete(base);
   }

@@ -9,30 +9,91 @@ import { setVar } from './assign.js';
 import { codeOptions, codeVars } from './env-vars.js';
 import { pathOf } from './path-args.js';
 import { printedText, redirects } from './redirects.js';
-import { type Ctx, type Env, type EW, type Feed, literalEW, MAX_DEPTH } from './types.js';
+import { type Ctx, type Env, type EW, type Feed, forget, literalEW, MAX_DEPTH } from './types.js';
 import { unknownProgram } from './unknown-program.js';
 import { evalWord, expandWords } from './words.js';
 
-export function runScript(s: Script, env: Env, c: Ctx): void {
+/**
+ * `group`: the script is the body of a `{ …; }` or other compound the caller goes on after, so a
+ * folder changed by a chain at its end is settled here; at the top nothing follows the last chain.
+ */
+export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
   if (s.limit) c.col.evasive(`${s.limit}: Gatehouse analysed it only in part`);
   else if (s.error) c.col.evasive('the shell grammar could not parse part of the command');
   if (s.nul) c.col.evasive('the command contains NUL characters, which no shell runs as written (Gatehouse analysed it with them left out)');
+  // The folder before a run of pipelines that may not run (`mkdir b && cd b && make`): the rest
+  // of the chain runs in the new one, and a command after the chain in either (settleFolder).
+  let folderBefore: string | null = null;
   for (const p of s.pipelines) {
+    if (!p.maybe && folderBefore !== null) {
+      settleFolder(folderBefore, env, c);
+      folderBefore = null;
+    }
+    if (p.maybe) folderBefore ??= env.cwd;
     // One array grows as the stages go by (a copy per stage was quadratic in a long pipeline);
     // each stage sees the stages before it, and nothing keeps the array after its call.
     const upstream: Stage[] = [];
+    // Every stage of a pipeline of several runs in a subshell: what one sets is not seen by the
+    // next or after it (`x=/tmp | cat $x/id_rsa` reads the x set before).
+    const subshells = p.stages.length > 1;
+    const before = p.maybe && !subshells ? snapshot(env) : null;
     for (const st of p.stages) {
-      stage(st, env, c, upstream.length > 0 ? upstream : null);
+      const here = subshells ? subshellOf(env) : env;
+      const group = !subshells && st.kind === 'group' && (st.maybe || st.subshell) ? snapshot(env) : null;
+      stage(st, here, c, upstream.length > 0 ? upstream : null);
+      if (group && st.kind === 'group' && st.subshell) restore(group, env);
+      else if (group) {
+        settleVars(group, env);
+        settleFolder(group.cwd, env, c);
+      }
       upstream.push(st);
     }
+    if (before) settleVars(before, env);
   }
+  if (group && folderBefore !== null) settleFolder(folderBefore, env, c);
+}
+
+/** What a subshell starts with: a copy of the shell's variables and folder. */
+const subshellOf = (env: Env): Env => ({ ...env, vars: new Map(env.vars), ...(env.opaque ? { opaque: new Map(env.opaque) } : {}) });
+
+interface Snapshot {
+  vars: Map<string, string>;
+  opaque: Map<string, 'nameref' | 'attr'> | undefined;
+  cwd: string;
+}
+
+const snapshot = (env: Env): Snapshot => ({ vars: new Map(env.vars), opaque: env.opaque ? new Map(env.opaque) : undefined, cwd: env.cwd });
+
+/**
+ * After commands that may not have run, or ran in a subshell (after `&&`/`||`, in an if/while/case
+ * branch, a function's body, `… &`): a variable they changed holds either value, so it is unknown
+ * from here on. Security-sensitive: applied in order, `x=~/.ssh; true || x=/tmp; cat $x/id_rsa`
+ * was judged a read of /tmp/id_rsa while bash reads the key (a review ran it at full autonomy).
+ */
+function settleVars(before: Snapshot, env: Env): void {
+  for (const [name, value] of env.vars) if (before.vars.get(name) !== value) forget(env, name);
+  for (const name of before.vars.keys()) if (!env.vars.has(name)) forget(env, name);
+  if (env.opaque) for (const [name, kind] of env.opaque) if (before.opaque?.get(name) !== kind) forget(env, name);
+}
+
+/** A folder changed to by commands that may not have run: what follows runs in either, so the call is unsure. */
+function settleFolder(before: string, env: Env, c: Ctx): void {
+  if (env.cwd !== before) c.col.evasive('the working folder depends on commands that may not have run');
+}
+
+/** `( … )`: the shell's variables and folder as they were before it. */
+function restore(before: Snapshot, env: Env): void {
+  env.vars = before.vars;
+  if (before.opaque) env.opaque = before.opaque;
+  else delete env.opaque;
+  env.cwd = before.cwd;
 }
 
 function stage(st: Stage, env: Env, c: Ctx, upstream: Stage[] | null): void {
   if (st.kind === 'group') {
     // `done < <(find …)`: the substitution in a loop's redirection runs too.
     for (const r of st.redirects) if (r.target) substs(r.target, env, c);
-    runScript(st.body, env, c);
+    runScript(st.body, env, c, true);
     redirects(st.redirects, env, c, false);
     return;
   }

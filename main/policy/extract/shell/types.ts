@@ -75,6 +75,17 @@ export const CALL_BRACE_BUDGET = 4096;
 
 export const MAX_DEPTH = 8;
 
+/**
+ * A variable's value when the judge cannot know it (a computed assignment, one made in a branch
+ * that may not run): `$x` is then unknown. Kept in the map rather than removed, so that the
+ * agent's environment (Ctx.env) does not stand in for a value the script changed.
+ */
+export const UNKNOWN_VALUE = '\u0000unknown\u0000';
+
+export function forget(env: Env, name: string): void {
+  env.vars.set(name, UNKNOWN_VALUE);
+}
+
 export function literalEW(t: string): EW {
   return { t, known: true, tilde: t.charCodeAt(0) === 126, subst: false, indirect: false, vars: false };
 }

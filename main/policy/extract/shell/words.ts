@@ -3,11 +3,11 @@
 import { escapeGlob, expandBraces, expandGlob, GLOB_DOT, globPrefix, hasGlob, isBareWildcard, MAX_BRACE_WORDS, MAX_GLOB_SCAN, QUOTED_VAR, unescapePattern } from '../globs.js';
 import { expandHome } from '../paths.js';
 import { VAR_MARK, type Word } from '../shell-ir.js';
-import { CALL_BRACE_BUDGET, CALL_SCAN_BUDGET, type Ctx, type Env, type EW } from './types.js';
+import { CALL_BRACE_BUDGET, CALL_SCAN_BUDGET, type Ctx, type Env, type EW, UNKNOWN_VALUE } from './types.js';
 
 export function lookup(name: string, env: Env, c: Ctx): string | undefined {
   const v = env.vars.get(name);
-  if (v !== undefined) return v;
+  if (v !== undefined) return v === UNKNOWN_VALUE ? undefined : v;
   if (name === 'HOME') return c.home;
   if (name === 'PWD') return env.cwd;
   if (name === 'IFS') return ' ';
