@@ -513,6 +513,35 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
   return args;
 }
 
+/**
+ * Run first inside the box, before the command: the box as bwrap built it must be writable only
+ * where the plan says (its writable and pinned folders, /dev and /proc), read from the kernel's own
+ * list of the box's mounts (a mount point's path as it is now, whatever links led to it). Security-
+ * sensitive: bwrap follows links on the host for a bind's source and again inside for its target,
+ * when it builds the box, which the agent's shell does after Gatehouse answered; a concurrent
+ * command that swapped the project for a link to `..` in between (`mv proj p2; ln -s .. proj`
+ * from the folder above, allowed at full autonomy) had the whole home bound read-write, and a
+ * review wrote ~/.bashrc from the box. Only shell builtins: no process is started. Arguments: the
+ * shell, the command, then the allowed folders, written as the mount list writes paths.
+ */
+export const BOX_VERIFY_SCRIPT = `s=$1; c=$2; shift 2; bad=
+while read -r _ _ _ _ m o _; do
+case $o in rw|rw,*) ;; *) continue ;; esac
+ok=; for r in "$@"; do case $m in "$r"|"$r"/*) ok=1; break ;; esac; done
+[ -n "$ok" ] || bad="$bad $m"
+done < /proc/self/mountinfo
+if [ -n "$bad" ]; then echo "gatehouse: not run: the box is writable where it was not planned to be ($bad); a folder on its way was replaced by a link while the box was built." >&2; exit 126; fi
+exec "$s" -c "$c"`;
+
+/** A path as /proc/self/mountinfo writes it (space, tab, newline and backslash as octal escapes). */
+export const mountinfoPath = (p: string): string => p.replace(/[\\ \t\n]/g, (ch) => `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`);
+
+/** The box's command: the verification above, then `shell -c command`. */
+function verifiedCommand(plan: BoxPlan, shell: string, command: string): string[] {
+  const allowed = [...new Set([...plan.writable, ...plan.pinned, '/dev', '/proc'])].map(mountinfoPath);
+  return ['/bin/sh', '-c', BOX_VERIFY_SCRIPT, 'gatehouse-box', shell, command, ...allowed];
+}
+
 /** One word of shell text, quoted so the shell gives it back unchanged. */
 export function shellQuote(w: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
@@ -531,7 +560,7 @@ export type BoxProgram = { kind: 'bwrap'; path: string; scope?: string } | { kin
  * command's, unless the check after it removed a file it created (then at least 1).
  */
 export function boxedCommandLine(box: BoxProgram, plan: BoxPlan, command: string, shell = defaultShell(), checkFile?: string): string {
-  const boxed = box.kind === 'bwrap' ? [...(box.scope ? [box.scope] : []), box.path, ...bwrapBoxArgs(plan), '--', shell, '-c', command] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
+  const boxed = box.kind === 'bwrap' ? [...(box.scope ? [box.scope] : []), box.path, ...bwrapBoxArgs(plan), '--', ...verifiedCommand(plan, shell, command)] : [box.path, '-p', seatbeltProfile(plan), shell, '-c', command];
   // No git folder the box can write and no project it can write (only temp folders): nothing to
   // check, and the box alone spares the agent's shell a process.
   if (!plan.gitDirs.length && !plan.top) return boxed.map(shellQuote).join(' ');

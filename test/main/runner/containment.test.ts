@@ -306,6 +306,36 @@ describe('the box: what it hides and what it keeps read-only', () => {
     await expect(containment.decide(call, { kind: 'autonomy', level: 'full' })).resolves.toMatchObject({ contained: true });
   });
 
+  // The agent's shell runs the box after Gatehouse answered; bwrap follows links on the host for a
+  // bind's source and inside for its target. A concurrent command from the folder above (allowed
+  // at full autonomy) swapped the project for `proj -> ..` in between, and the box had the whole
+  // home writable: a review wrote ~/.bashrc from it.
+  it('refuses to run when the box came out writable where the plan did not say (the project swapped for a link to its parent after the plan), and names the place', (ctx) => {
+    needsBwrap(ctx, sandbox);
+    // A project with nothing read-only inside it (no .git): every bind of the plan exists again
+    // under the link's target, so bwrap builds the box without complaint.
+    const root = tempDir('gatehouse-box-swap-');
+    const h = { home: join(root, 'home'), proj: join(root, 'home', 'work', 'proj'), gatehouse: join(root, 'home', '.config', 'gatehouse') };
+    put(join(h.home, '.bashrc'), 'export ORIGINAL=1\n');
+    put(join(h.proj, 'src', 'index.ts'), 'export {};\n');
+    mkdirSync(h.gatehouse, { recursive: true });
+    const plan = boxPlan({ home: h.home, rules: rulesFor(h.home, h.gatehouse), tmpDirs: [] }, h.proj);
+    expect(plan.readOnly.filter((p) => p.startsWith(h.proj))).toEqual([]);
+    const line = boxedCommandLine({ kind: 'bwrap', path: sandbox.path }, plan, `echo PWNED >> ${shellQuote(join(h.home, '.bashrc'))}; echo ran`);
+    const run = () => spawnSync('/bin/bash', ['-c', line], { cwd: '/', env: { ...process.env, HOME: h.home }, encoding: 'utf8' });
+    // As planned: the command runs (and cannot write the home: read-only there).
+    const honest = run();
+    expect(honest.stdout).toBe('ran\n');
+    expect(readFileSync(join(h.home, '.bashrc'), 'utf8')).toBe('export ORIGINAL=1\n');
+    renameSync(h.proj, `${h.proj}.away`);
+    symlinkSync('..', h.proj);
+    const swapped = run();
+    expect(swapped.status, swapped.stderr).toBe(126);
+    expect(swapped.stdout).toBe('');
+    expect(swapped.stderr).toContain(`gatehouse: not run: the box is writable where it was not planned to be ( ${h.home})`);
+    expect(readFileSync(join(h.home, '.bashrc'), 'utf8')).toBe('export ORIGINAL=1\n');
+  });
+
   it('documents its one blind spot: a hard link made beforehand is the same file (the judge, not the box, recognises it)', async (ctx) => {
     needsBwrap(ctx, sandbox);
     const h = fakeHome();
@@ -565,11 +595,12 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(plan.writable).toEqual([dir]);
     expect(plan.gitDirs).toEqual([]);
     expect(plan.top).toBe(dir);
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 ${dir}// '' /usr/bin/bwrap .* -- /bin/sh -c true$`, 's'));
+    // The command runs after the box's own check of its mounts (BOX_VERIFY_SCRIPT): the shell, the command, the places it may write.
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 ${dir}// '' /usr/bin/bwrap .* -- /bin/sh -c '.*' gatehouse-box /bin/sh true ${dir} /dev /proc$`, 's'));
     const home = tempDir('gatehouse-box-home-');
     const inHome = boxPlan({ home, rules: [], tmpDirs: [] }, home);
     expect(inHome.top).toBeUndefined();
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, inHome, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c true$/);
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, inHome, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box \/bin\/sh true \/dev \/proc$/s);
   });
 
   it('a repository the command makes at the top of a project that had none gets its configuration and hooks set aside after the box exits, so `git status` and `git commit` outside run neither; without the check they do', (ctx) => {
@@ -1824,7 +1855,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(out.permissionDecisionReason).toMatch(/runs contained \(bwrap\)/);
     expect(out.updatedInput).toMatchObject({ description: 'test', timeout: 120000 });
     const line = String(out.updatedInput!.command);
-    expect(line).toMatch(/bwrap .* -- \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/);
+    expect(line).toMatch(/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box \/bin\/(ba)?sh 'sh \.\/peek\.sh' /s);
     // Under the Landlock scope (box-scope.ts) where this machine has one, built in the data folder.
     if ((await installScope(tempDir('gatehouse-scope-'))).ok) {
       expect(line).toContain(` ${join(host.home.gatehouse, 'box', 'scope-')}`);
@@ -1891,7 +1922,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect((await first).hookSpecificOutput!.updatedInput).toBeUndefined();
     const second = await bash(host, 'make test', session);
     expect(second.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: expect.stringMatching(/grant .* runs contained/) });
-    expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'make test'$/);
+    expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box \/bin\/(ba)?sh 'make test' /s);
   });
 
   it('per grant: a command grant the operator made uncontained lets its commands through as they are; a contained one boxes them', async (ctx) => {
@@ -1918,7 +1949,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(open.hookSpecificOutput!.updatedInput).toBeUndefined();
     expect((await grantFor('go test', 'grant-boxed', {})).uncontained).toBeUndefined();
     const boxed = await bash(host, 'go test', 'grant-boxed');
-    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* -c 'go test'$/);
+    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box \/bin\/(ba)?sh 'go test' /s);
     await console_.close();
   });
 
