@@ -742,8 +742,34 @@ const INLINE_OPTIONS: Array<[RegExp, ReadonlySet<string>, InlineLanguage]> = [
 const AWK_VALUE_OPTIONS = new Set(['-F', '-v', '-i', '-l', '--field-separator', '--assign', '--include', '--load']);
 /** awk's options that name the file its program is in. */
 const AWK_FILE_OPTIONS = /^(?:-f|-E|--file|--exec)(?:=|$)/;
-/** What lets an awk program reach past its input: system(), a pipe to or from a command, output to a file. */
-const AWK_REACHES = /\bsystem\s*\(|\|\s*&?\s*getline|\|&|\b(?:print|printf)\b[^;}\n]*?(?:\||>)/;
+/**
+ * system(), a command piped into getline, or a two-way pipe. Each repetition is followed by
+ * something it cannot match (`\s*` by `(`, `&` or `getline`), so a run of blanks is crossed once:
+ * `\|\s*&?\s*getline` split a run of blanks after `|` in every way, quadratic in its length.
+ */
+const AWK_RUNS = /\bsystem\s*\(|\|\s*(?:&\s*)?getline|\|&/;
+/** What the print statement check below looks at: print/printf, a pipe or redirection, the end of a statement. */
+const AWK_PRINT_TOKENS = /\bprintf?\b|[|>;}\n]/g;
+
+/**
+ * Whether an awk program reaches past its input: system(), a pipe to or from a command, or a
+ * print/printf whose output goes to a command or a file (a `|` or `>` before the statement ends
+ * at `;`, `}` or a line break). One pass over the program: a pattern that looked ahead from every
+ * print to the end of its statement (`\bprint\b[^;}\n]*?[|>]`) took time growing with the square
+ * of the program (a review's 1 MiB script of `print $1 ` took 72 s to scan).
+ */
+export function awkReaches(program: string): boolean {
+  if (AWK_RUNS.test(program)) return true;
+  let inPrint = false;
+  for (const m of program.matchAll(AWK_PRINT_TOKENS)) {
+    const t = m[0];
+    if (t === '|' || t === '>') {
+      if (inPrint) return true;
+    } else if (t === ';' || t === '}' || t === '\n') inPrint = false;
+    else inPrint = true;
+  }
+  return false;
+}
 
 export type InlineLanguage = 'python' | 'js' | 'Perl' | 'Ruby' | 'PHP' | 'Lua' | 'awk';
 
@@ -758,12 +784,11 @@ export function inlinePrograms(text: string): Array<{ lang: InlineLanguage; via:
   const out: Array<{ lang: InlineLanguage; via: string; code: string; offset: number }> = [];
   for (const stages of pipelines(b)) {
     for (const st of stages) {
-      // The stage ends at the first line break, also one inside the quoted program.
-      const ws = words(text, st.wordAt, text.length, st.end);
-      const rest = ws.slice(1);
       const awk = /^[gmn]?awk$/.test(st.word);
       const option = awk ? undefined : INLINE_OPTIONS.find(([re]) => re.test(st.word));
       if (!awk && !option) continue;
+      // The stage ends at the first line break, also one inside the quoted program.
+      const rest = words(text, st.wordAt, text.length, st.end).slice(1);
       if (option) {
         const [, flags, lang] = option;
         for (let i = 0; i < rest.length; i++) {
@@ -788,7 +813,7 @@ export function inlinePrograms(text: string): Array<{ lang: InlineLanguage; via:
           continue;
         }
         if (w.value.startsWith('-')) continue;
-        if (AWK_REACHES.test(w.value)) out.push({ lang: 'awk', via: st.word, code: w.value, offset: w.start });
+        if (awkReaches(w.value)) out.push({ lang: 'awk', via: st.word, code: w.value, offset: w.start });
         break;
       }
     }
