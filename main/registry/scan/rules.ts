@@ -73,6 +73,13 @@ export const RULES = {
   'sh.eval-variable': { weight: 2, title: 'eval of a variable or command output' },
   'sh.write-home': { weight: 2, title: 'redirect into the home folder' },
 
+  // Lua (the adapters' Lua scanner, main/adapters/lua-scan.ts, and its weights: patterns over code
+  // with comments and string contents blanked out)
+  'lua.os-execute': { weight: 3, title: 'os.execute' },
+  'lua.io-popen': { weight: 3, title: 'io.popen' },
+  'lua.load-string': { weight: 3, title: 'load / loadstring / dofile / loadfile' },
+  'lua.debug': { weight: 2, title: 'debug library' },
+
   // Every text file
   'text.bidi-control': { weight: 3, title: 'bidirectional override/isolate character' },
   'text.bidi-mark': { weight: 2, title: 'bidirectional mark character' },
@@ -98,7 +105,7 @@ export const RULES = {
   // The scan itself
   'scan.file-too-large': { weight: 1, title: 'file too large to scan' },
   'scan.error': { weight: 3, title: 'the scanner failed on this file' },
-  'scan.unscanned-code': { weight: 1, title: 'code in a language the scanner does not read (Perl, Ruby, PHP, Lua, Tcl, awk), in a file or given inline' },
+  'scan.unscanned-code': { weight: 1, title: 'code in a language the scanner does not read (Perl, Ruby, PHP, Tcl, awk), in a file or given inline' },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

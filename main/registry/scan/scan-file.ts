@@ -1,16 +1,17 @@
 // One file: decide what it is (by extension, and by its #! line, which is what actually decides
 // how an executable runs), then run the Trojan Source check and the rules of its language.
 
+import { scanLua } from '../../adapters/lua-scan.js';
 import type { Finding } from '../types.js';
 import { Collector } from './collector.js';
 import type { RuleId } from './rules.js';
 import { scanJs, type JsDialect } from './js-scan.js';
 import { scanPython } from './python-scan.js';
-import { inlinePrograms, scanShell } from './shell-scan.js';
+import { inlinePrograms, scanShell, type InlineLanguage } from './shell-scan.js';
 import { scanTrojanSource } from './trojan-source.js';
 import { scanCodeForInjection } from './tool-poisoning.js';
 
-export type FileLanguage = { kind: 'js'; dialect: JsDialect } | { kind: 'python' } | { kind: 'shell' };
+export type FileLanguage = { kind: 'js'; dialect: JsDialect } | { kind: 'python' } | { kind: 'shell' } | { kind: 'lua' };
 
 const BY_EXTENSION: Record<string, FileLanguage> = {
   '.js': { kind: 'js', dialect: 'js' },
@@ -28,6 +29,7 @@ const BY_EXTENSION: Record<string, FileLanguage> = {
   '.zsh': { kind: 'shell' },
   '.ksh': { kind: 'shell' },
   '.dash': { kind: 'shell' },
+  '.lua': { kind: 'lua' },
 };
 
 const SHEBANG = /^(?:\uFEFF)?#!\s*(\S+)([^\r\n]*)/;
@@ -52,6 +54,7 @@ export function shebangLanguage(content: string): FileLanguage | undefined {
   if (/^(?:(?:ba|z|da|k|a|mk)?sh|busybox)$/.test(interp)) return { kind: 'shell' };
   if (/^(?:node|nodejs)$/.test(interp)) return { kind: 'js', dialect: 'js' };
   if (/^(?:deno|bun|tsx|ts-node)$/.test(interp)) return { kind: 'js', dialect: 'ts' };
+  if (/^(?:lua[\d.]*|luajit)$/.test(interp)) return { kind: 'lua' };
   return undefined;
 }
 
@@ -68,15 +71,16 @@ export function languagesOf(relPath: string, content: string): FileLanguage[] {
 }
 
 /** Languages that run but that the scanner does not read, by extension and by #! interpreter. */
-const UNSCANNED_EXT: Record<string, string> = { '.pl': 'Perl', '.pm': 'Perl', '.rb': 'Ruby', '.php': 'PHP', '.awk': 'awk', '.lua': 'Lua', '.tcl': 'Tcl', '.exp': 'Tcl' };
-const UNSCANNED_INTERP: Array<[RegExp, string]> = [[/^perl[\d.]*$/, 'Perl'], [/^ruby[\d.]*$/, 'Ruby'], [/^php[\d.]*$/, 'PHP'], [/^[gmn]?awk$/, 'awk'], [/^(?:lua[\d.]*|luajit)$/, 'Lua'], [/^(?:tclsh[\d.]*|wish[\d.]*|expect)$/, 'Tcl']];
+// Lua is not among them: it is read by the adapters' Lua scanner (scanLuaRules).
+const UNSCANNED_EXT: Record<string, string> = { '.pl': 'Perl', '.pm': 'Perl', '.rb': 'Ruby', '.php': 'PHP', '.awk': 'awk', '.tcl': 'Tcl', '.exp': 'Tcl' };
+const UNSCANNED_INTERP: Array<[RegExp, string]> = [[/^perl[\d.]*$/, 'Perl'], [/^ruby[\d.]*$/, 'Ruby'], [/^php[\d.]*$/, 'PHP'], [/^[gmn]?awk$/, 'awk'], [/^(?:tclsh[\d.]*|wish[\d.]*|expect)$/, 'Tcl']];
 
 /** The name of an interpreter's language the scanner does not read (`perl` is Perl); awk's when none matches (`awk -f`). */
 function interpreterLanguageName(interp: string): string {
   return UNSCANNED_INTERP.find(([re]) => re.test(interp))?.[1] ?? 'awk';
 }
 
-/** The name of the language a file runs as when the scanner has no rules for it (Perl, Ruby, PHP, awk), else undefined. */
+/** The name of the language a file runs as when the scanner has no rules for it (Perl, Ruby, PHP, awk, Tcl), else undefined. */
 export function unscannedLanguage(relPath: string, content: string): string | undefined {
   const byExt = UNSCANNED_EXT[extensionOf(relPath)];
   if (byExt) return byExt;
@@ -118,7 +122,9 @@ export function filesRunBy(content: string): Array<{ path: string; lang: FileLan
         ? { kind: 'python' }
         : /^node/.test(interp)
           ? { kind: 'js', dialect: 'js' }
-          : interpreterLanguageName(interp);
+          : /^lua/.test(interp)
+            ? { kind: 'lua' }
+            : interpreterLanguageName(interp);
     out.push({ path, lang });
   }
   return out;
@@ -158,6 +164,7 @@ function runRules(c: Collector, langs: readonly FileLanguage[]): void {
         scanCodeForInjection(c, 'js.prompt-injection');
       }
       else if (lang.kind === 'python') scanPython(c);
+      else if (lang.kind === 'lua') scanLuaRules(c);
       else {
         scanShell(c);
         scanInline(c);
@@ -170,20 +177,43 @@ function runRules(c: Collector, langs: readonly FileLanguage[]): void {
 }
 
 /**
- * The programs a shell script hands an interpreter inline (inlinePrograms): Python and JavaScript
- * are scanned by their own rules, each finding placed at its line in the script; a language the
- * scanner does not read is a note to review it.
+ * The same rules for Lua as for an adapter's Lua (../../adapters/lua-scan.ts, which the adapter
+ * service runs before an adapter loads), so an adapter folder scanned as a plugin folder (`catalog
+ * add`, a catalog install) is judged by the rules its Lua is written to. The messages here hold for
+ * Lua run by an interpreter too (`lua x.lua`), where these functions do exist.
+ */
+const LUA_MESSAGES: Record<string, string> = {
+  'lua.os-execute': 'os.execute runs a shell command. An adapter has no os table (its runtime removes it); Lua run by `lua` has, and runs the command.',
+  'lua.io-popen': 'io.popen starts a program. An adapter has no io table (its runtime removes it); Lua run by `lua` has, and starts the program.',
+  'lua.load-string': 'load, loadstring, dofile or loadfile compile or load code at run time, which hides what the code does from review; write the code out (an adapter\'s runtime has none of them).',
+  'lua.debug': 'the debug library reaches past the code\'s own state (an adapter\'s runtime has no debug table); remove it.',
+};
+
+function scanLuaRules(c: Collector): void {
+  for (const f of scanLua(c.file, c.text)) c.atLine(f.rule as RuleId, f.line, f.column, LUA_MESSAGES[f.rule] ?? f.message);
+}
+
+/** The rules a program given inline in a script is scanned by (`lua -e`: Lua's), or undefined for a language the scanner does not read. */
+function inlineLanguage(lang: InlineLanguage): FileLanguage | undefined {
+  return lang === 'js' ? { kind: 'js', dialect: 'js' } : lang === 'python' ? { kind: 'python' } : lang === 'Lua' ? { kind: 'lua' } : undefined;
+}
+
+/**
+ * The programs a shell script hands an interpreter inline (inlinePrograms): Python, JavaScript and
+ * Lua are scanned by their own rules, each finding placed at its line in the script; a language
+ * the scanner does not read is a note to review it.
  */
 function scanInline(c: Collector): void {
   for (const p of inlinePrograms(c.text)) {
     const at = c.lines.position(p.offset);
-    if (p.lang !== 'python' && p.lang !== 'js') {
+    const lang = inlineLanguage(p.lang);
+    if (!lang) {
       const what = p.lang === 'awk' ? 'An awk program that runs commands or writes files' : `Inline ${p.lang} (${p.via})`;
       c.atLine('scan.unscanned-code', at.line, at.column, `${what}, which the scanner does not read: review it by hand.`);
       continue;
     }
     const inner = new Collector(c.file, p.code);
-    runRules(inner, [p.lang === 'js' ? { kind: 'js', dialect: 'js' } : { kind: 'python' }]);
+    runRules(inner, [lang]);
     for (const f of inner.findings()) {
       // The program's first line starts a character after its opening quote.
       const line = at.line + f.line - 1;

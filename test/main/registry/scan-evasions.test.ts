@@ -8,10 +8,11 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scanLua } from '../../../main/adapters/lua-scan.js';
 import { loadManifest } from '../../../main/registry/manifest/load-manifest.js';
 import { RULES, scanFile, scanPlugin, scanPluginFiles } from '../../../main/registry/scan/index.js';
 import type { Finding } from '../../../main/registry/types.js';
-import { runCli } from '../../support/cli.js';
+import { repoRoot, runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 
 const rules = (fs: Finding[]) => fs.map((f) => `${f.rule}@${f.line}:${f.weight}`).sort();
@@ -308,9 +309,35 @@ describe('a third review: code handed to an interpreter inline or loaded by path
     expect(r.findings.map((f) => f.message).join('\n')).toMatch(/Inline Perl \(perl -e\)[\s\S]*An awk program that runs commands or writes files/);
   });
 
-  it('Lua and Tcl, by extension or run by a script, are notes', () => {
-    const r = scan({ 'run.sh': '#!/bin/sh\nlua lib.dat\n', 'lib.dat': "os.execute('id')\n", 'x.tcl': 'exec id\n' });
+  it('Tcl, by extension or run by a script, is a note', () => {
+    const r = scan({ 'run.sh': '#!/bin/sh\ntclsh lib.dat\n', 'lib.dat': 'exec id\n', 'x.tcl': 'exec id\n' });
     expect(at(r).sort()).toEqual(['lib.dat@1:1:scan.unscanned-code', 'x.tcl@1:1:scan.unscanned-code']);
+  });
+
+  // Review of b181b52: every .lua file was a note, though the adapters' Lua scanner reads Lua, so
+  // every Lua adapter (examples/plugins/echo among them) carried a wrong note.
+  it('Lua, by extension, #! line, a script running it or inline, is scanned by the Lua rules, not noted', () => {
+    const r = scan({
+      'run.sh': "#!/bin/sh\nlua lib.dat\nlua -e 'io.popen(\"id\")'\n",
+      'lib.dat': "os.execute('id')\n",
+      'x.lua': "local s = 'os.execute in a string'\n-- debug.getinfo in a comment\nload(s)()\n",
+      'tool': "#!/usr/bin/env lua\nlocal d = debug.getinfo(1)\n",
+    });
+    expect(at(r).sort()).toEqual(['lib.dat@1:1:lua.os-execute', 'run.sh@3:9:lua.io-popen', 'tool@2:11:lua.debug', 'x.lua@3:1:lua.load-string']);
+    expect(r.findings.some((f) => f.rule === 'scan.unscanned-code')).toBe(false);
+    for (const f of r.findings) expect(f.weight).toBe(RULES[f.rule as keyof typeof RULES].weight);
+  });
+
+  it('the Lua rules and weights are the adapter scan\'s', () => {
+    const src = "os.execute('id')\nio.popen('id')\nloadstring('x')\ndebug.traceback()\n";
+    const adapter = scanLua('a.lua', src);
+    const common = scanFile('a.lua', src);
+    expect(common.map((f) => [f.rule, f.line, f.column, f.weight])).toEqual(adapter.map((f) => [f.rule, f.line, f.column, f.weight]));
+  });
+
+  it('the example adapter (examples/plugins/echo) scans clean', async () => {
+    const r = await scanPlugin(join(repoRoot, 'examples/plugins/echo'), null);
+    expect(r.findings).toEqual([]);
   });
 
   it.each([
