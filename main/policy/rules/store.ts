@@ -2,10 +2,14 @@
 // when the file changes. Security-sensitive: a broken file never empties or weakens the policy —
 // the last good rules stay active and the error is exposed for the UI until the file is fixed.
 // That holds across a restart too: the text of the last policy that loaded whole is kept beside
-// the file (`.policy.yaml.last-good`), and a start that finds the file broken, with rules rejected,
-// or gone begins from it. With no such copy, a broken file at start denies every call (fail
-// closed) until it is fixed: a review restarted a host after a one-character typo and every deny
-// rule was gone, while the console said the last good policy stayed active.
+// the file (`.policy.yaml.last-good`), and so is the text last put in force (`.policy.yaml.last-loaded`,
+// which differs when that text had rules rejected); a start that finds the file broken, with rules
+// rejected, or gone applies the first, then the second, then the file, so it begins from what was
+// in force when the host stopped. (A later review found a start with only the first copy brought
+// back a rule the operator had removed in an edit that had one bad glob elsewhere.) With neither
+// copy, a broken file at start denies every call (fail closed) until a text loads: a review
+// restarted a host after a one-character typo and every deny rule was gone, while the console said
+// the last good policy stayed active.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -38,6 +42,8 @@ export interface PolicyStoreOptions {
   extract?: ExtractFn;
   /** Where the text of the last policy that loaded whole is kept for the next start (default `.<file name>.last-good` beside the file). */
   lastGoodFile?: string;
+  /** Where the text last put in force (loaded whole, or with rules rejected) is kept for the next start (default `.<file name>.last-loaded` beside the file). */
+  lastLoadedFile?: string;
   /** Watch the file and reload on change (default true; start() sets the watch up). */
   watch?: boolean;
   resolver?: Resolver;
@@ -103,8 +109,9 @@ export class PolicyStore {
   private snapshotCache: { at: number; version: number; value: readonly RuleSnapshot[] } | null = null;
   private readonly identities: ProtectedIdentities | null;
   private readonly lastGoodFile: string;
-  /** The text last saved as the last good policy (null: not read or written yet). */
-  private savedText: string | null = null;
+  private readonly lastLoadedFile: string;
+  /** The text last read from or written to each of lastGoodFile and lastLoadedFile, by path. */
+  private readonly savedText = new Map<string, string>();
   /** Whether a policy has been loaded yet: the first load is the start, where the saved copy counts. */
   private loadedOnce = false;
   /** Set at a start that found the file broken with no good policy to fall back on: every call is denied. */
@@ -112,7 +119,8 @@ export class PolicyStore {
 
   constructor(private readonly opts: PolicyStoreOptions) {
     this.file = resolve(opts.file);
-    this.lastGoodFile = opts.lastGoodFile ?? join(dirname(this.file), `.${basename(this.file)}.last-good`);
+    this.lastGoodFile = opts.lastGoodFile ?? lastGoodPath(this.file);
+    this.lastLoadedFile = opts.lastLoadedFile ?? lastLoadedPath(this.file);
     this.ctx = {
       home: opts.home,
       gatehouseHome: opts.gatehouseHome,
@@ -276,21 +284,35 @@ export class PolicyStore {
   }
 
   /**
-   * The first load. A file that loads whole is applied as it is. Otherwise the last good policy
-   * saved by an earlier run is applied first, and the file over it: a broken file then keeps it,
-   * a rejected rule keeps its saved version, and a missing file keeps it as a removal while
-   * running does. Without a saved policy a broken file leaves nothing to judge by: every call is
-   * denied until the file is fixed.
+   * The first load. A file that loads whole is applied as it is. Otherwise what an earlier run saved
+   * is applied first: the last text that loaded whole, then the last text put in force when that
+   * was a later one with rules rejected (its rejected rules keep their versions from the first, as
+   * they did while it ran). The file goes over that: a broken file keeps it, a rejected rule keeps
+   * its saved version, and a missing file keeps it as a removal while running does. With nothing
+   * saved, or nothing saved that loads, a broken file leaves nothing to judge by: every call is
+   * denied until a text loads.
    */
   private start_(text: string | null): LoadResult {
     this.loadedOnce = true;
     const ctx = this.loadContext();
     const first = text === null ? loadPolicyFile(this.file, ctx) : parsePolicyText(text, this.file, ctx);
-    const whole = !first.broken && first.problems.length === 0 && text !== null;
-    const saved = whole ? null : this.readSaved();
-    if (saved === null) {
+    if (!first.broken && first.problems.length === 0 && text !== null) return this.apply(text);
+    const good = this.readSaved(this.lastGoodFile);
+    const loaded = this.readSaved(this.lastLoadedFile);
+    const before = this.versionValue;
+    const restoredFrom: string[] = [];
+    for (const [saved, from] of [[good, this.lastGoodFile], [loaded === good ? null : loaded, this.lastLoadedFile]] as const) {
+      if (saved === null) continue;
+      const v = this.versionValue;
+      this.apply(saved, false);
+      if (this.versionValue !== v) restoredFrom.push(from);
+    }
+    if (this.versionValue === before) {
+      // Nothing saved that loads (a saved copy that no longer loads leaves the rules as they were).
+      this.problemsValue = [];
+      this.errorValue = null;
       if (text !== null && first.broken) {
-        this.unloadable = `${this.file} has errors and no earlier policy loaded whole, so every call is denied until it is fixed: ${describe(first.problems)}`;
+        this.unloadable = this.unloadableMessage(first.problems);
         this.loadedText = text;
         this.problemsValue = first.problems;
         this.examplesValue = first.examples;
@@ -300,46 +322,53 @@ export class PolicyStore {
       }
       return this.apply(text);
     }
-    this.apply(saved);
     if (text === null) {
       this.loadedText = null;
-      this.errorValue = `${this.file} is missing; the last good policy (saved in ${this.lastGoodFile}) stays active until the file is back (write an empty file to clear the user rules)`;
+      this.errorValue = `${this.file} is missing; the last good policy (saved in ${restoredFrom.join(' and ')}) stays active until the file is back (write an empty file to clear the user rules)`;
       this.emit();
       return first;
     }
     return this.apply(text);
   }
 
-  /** The saved last good policy's text, or null when there is none. */
-  private readSaved(): string | null {
+  private unloadableMessage(problems: readonly PolicyProblem[]): string {
+    return `${this.file} has errors and no earlier policy loaded whole, so every call is denied until it is fixed: ${describe(problems)}`;
+  }
+
+  /** A saved policy's text, or null when there is none. */
+  private readSaved(path: string): string | null {
     try {
-      this.savedText = readFileSync(this.lastGoodFile, 'utf8');
-      return this.savedText;
+      const text = readFileSync(path, 'utf8');
+      this.savedText.set(path, text);
+      return text;
     } catch {
       return null;
     }
   }
 
-  /** Keeps `text`, which loaded whole, for the next start (written to a temporary file and renamed, so a crash leaves the old copy or the new). */
-  private save(text: string): void {
-    if (this.savedText === text) return;
+  /** Keeps `text` in `path` for the next start (written to a temporary file and renamed, so a crash leaves the old copy or the new). */
+  private save(path: string, text: string): void {
+    if (this.savedText.get(path) === text) return;
     try {
-      const tmp = `${this.lastGoodFile}.${process.pid}.tmp`;
+      const tmp = `${path}.${process.pid}.tmp`;
       writeFileSync(tmp, text, { mode: 0o600 });
-      renameSync(tmp, this.lastGoodFile);
-      this.savedText = text;
+      renameSync(tmp, path);
+      this.savedText.set(path, text);
     } catch (err) {
-      this.opts.log?.(`could not save the last good policy to ${this.lastGoodFile}`, err);
+      this.opts.log?.(`could not save the policy in force to ${path}`, err);
     }
   }
 
-  private apply(text: string | null): LoadResult {
+  /** Puts `text` in force (a broken one changes only the problems); `persist` false for a saved copy being applied at start. */
+  private apply(text: string | null, persist = true): LoadResult {
     const ctx = this.loadContext();
     this.loadedText = text;
     // A missing file is an empty policy; an unreadable one goes through loadPolicyFile for its error.
     const result = text === null ? loadPolicyFile(this.file, ctx) : parsePolicyText(text, this.file, ctx);
     if (result.broken) {
-      // Keep the last good rules; only the problems change.
+      // Keep the last good rules; only the problems change. With none (unloadable), every call
+      // stays denied, now for this text's errors.
+      if (this.unloadable !== null) this.unloadable = this.unloadableMessage(result.problems);
       this.problemsValue = result.problems;
       this.examplesValue = result.examples;
       this.errorValue = this.unloadable ?? `${this.file} has errors, so the last good policy stays active: ${describe(result.problems)}`;
@@ -347,7 +376,12 @@ export class PolicyStore {
       return result;
     }
     this.unloadable = null;
-    if (text !== null && result.problems.length === 0) this.save(text);
+    if (text !== null && persist) {
+      // The text in force first, then the last whole one: a crash between the two writes leaves a
+      // pair that a start still applies in the right order (the old whole text, then this one).
+      this.save(this.lastLoadedFile, text);
+      if (result.problems.length === 0) this.save(this.lastGoodFile, text);
+    }
     // A rule rejected now that loaded before keeps its last good version: an edit that breaks a
     // deny rule must not silently drop it.
     const kept: CompiledRule[] = [];
@@ -373,7 +407,11 @@ export class PolicyStore {
 
   /** The file disappeared while watched: keep the policy (an editor may be mid-save, or it was a mistake). */
   private fileRemoved(): void {
-    this.errorValue = `${this.file} was removed; the last loaded policy stays active until the file is back (write an empty file to clear the user rules)`;
+    if (this.unloadable !== null) {
+      // No policy was ever in force: every call stays denied, and the message says that.
+      this.unloadable = `${this.file} was removed after it failed to load, and no earlier policy loaded whole, so every call is still denied until a policy loads (write an empty file to clear the user rules)`;
+      this.errorValue = this.unloadable;
+    } else this.errorValue = `${this.file} was removed; the last loaded policy stays active until the file is back (write an empty file to clear the user rules)`;
     this.emit();
   }
 
@@ -476,6 +514,16 @@ export class PolicyStore {
     this.hitsDirty = false;
     return value;
   }
+}
+
+/** Where a start finds the text of the last policy file that loaded whole (`gatehouse doctor` looks there too). */
+export function lastGoodPath(file: string): string {
+  return join(dirname(file), `.${basename(file)}.last-good`);
+}
+
+/** Where a start finds the text last put in force, when it had rules rejected. */
+export function lastLoadedPath(file: string): string {
+  return join(dirname(file), `.${basename(file)}.last-loaded`);
 }
 
 function describe(problems: readonly PolicyProblem[]): string {
