@@ -7,7 +7,7 @@
 // neither starts checkers nor appends to the audit log.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { openForVerify, verifyDatabase } from '../audit/audit-store.js';
 import { checkHeadFile } from '../audit/audit-head.js';
 import type { ChainState, TeamLinkView } from '../../shared/contract.js';
@@ -242,17 +242,36 @@ function pluginChecks(plugins: PluginSummary[]): DoctorCheck[] {
 /** Below this much free space in the data folder the log is close to failing (every call then denied). */
 const LOW_DISK_BYTES = 100 * 1024 * 1024;
 
-/** policy.yaml as the host would load it: a broken file keeps the last good policy, or with none denies every call. */
+/**
+ * policy.yaml as a host started now would load it: a file that loads whole as written; otherwise
+ * the policy saved by the last run (its last good and last loaded copies beside the file) under a
+ * broken, partly rejected or missing file; with none saved, a missing file leaves the built-in
+ * rules and a broken one denies every call.
+ */
 async function policyCheck(file: string, home: string): Promise<DoctorCheck> {
-  if (!existsSync(file)) return check('policy', 'ok', `no ${file}: the built-in rules and the autonomy level decide.`);
-  const { PolicyStore } = await import('../policy/rules/store.js');
+  const { PolicyStore, lastGoodPath, lastLoadedPath } = await import('../policy/rules/store.js');
+  const exists = existsSync(file);
+  const savedCopies = [lastGoodPath(file), lastLoadedPath(file)].filter((p) => existsSync(p));
+  if (!exists && savedCopies.length === 0) return check('policy', 'ok', `no ${file}: the built-in rules and the autonomy level decide.`);
   const store = new PolicyStore({ file, home: homedir(), gatehouseHome: home, watch: false });
+  // The saved copies a start would apply: those that load (a copy that does not load is skipped).
+  const saved = savedCopies.filter((p) => {
+    try {
+      return !store.check(readFileSync(p, 'utf8')).broken;
+    } catch {
+      return false;
+    }
+  });
+  const savedNames = saved.map((p) => basename(p)).join(' and ');
+  if (!exists) {
+    if (saved.length === 0) return check('policy', 'ok', `no ${file} (and no saved copy beside it that loads): the built-in rules and the autonomy level decide.`);
+    return check('policy', 'warn', `no ${file}, so a host started now applies the policy the last run saved beside it (${savedNames}) until the file is back.`, `restore ${file}, or write an empty one to clear the user rules (deleting it keeps the saved policy).`);
+  }
   const r = store.check(readFileSync(file, 'utf8'));
   const fix = `run gatehouse policy check ${file} for each problem with its line, fix the file, and save it (a running host reloads it).`;
   const first = r.problems[0] ? ` (line ${r.problems[0].line}: ${r.problems[0].message})` : '';
   if (r.broken) {
-    const saved = existsSync(join(dirname(file), `.${basename(file)}.last-good`));
-    return check('policy', 'fail', `${file} cannot be loaded${first}; ${saved ? 'Gatehouse keeps the last policy that loaded whole' : 'no policy ever loaded whole here, so Gatehouse denies every call'} until it is fixed.`, fix);
+    return check('policy', 'fail', `${file} cannot be loaded${first}; ${saved.length > 0 ? `a running host keeps the policy in force, and a host started now applies the one the last run saved (${savedNames})` : 'no policy ever loaded whole here, so Gatehouse denies every call'} until it is fixed.`, fix);
   }
   if (r.problems.length > 0) return check('policy', 'warn', `${file}: ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}${first}; a rejected rule keeps its last good version, a new one is left out.`, fix);
   return check('policy', 'ok', `${file}: ${r.rules.length} rule${r.rules.length === 1 ? '' : 's'}, loads as written.`);
