@@ -45,7 +45,7 @@ export function addPolicyCommands(cli: Command): void {
         // Messages quote the file (rule names, example commands): escaped so the file cannot drive the terminal.
         for (const p of r.problems) console.log(`${displayText(shown)}:${p.line}:${p.column}: ${displayText(p.message)}`);
         const failed = r.examples.filter((x) => !x.ok).length;
-        const verdict = r.broken ? 'it cannot be loaded (Gatehouse keeps the last policy that loaded whole, also across a restart; with none, it denies every call)' : r.problems.length > 0 ? 'rules with problems would be left out' : 'it loads as written';
+        const verdict = r.broken ? 'it cannot be loaded (Gatehouse keeps the policy in force, also across a restart; with none ever loaded, it denies every call)' : r.problems.length > 0 ? 'rules with problems would be left out' : 'it loads as written';
         console.log(`${shown}: ${r.rules.length} ${r.rules.length === 1 ? 'rule' : 'rules'}, ${r.examples.length} ${r.examples.length === 1 ? 'example' : 'examples'} (${failed} failed), ${r.problems.length} ${r.problems.length === 1 ? 'problem' : 'problems'}: ${verdict}.`);
       }
       if (r.broken || r.problems.length > 0) process.exitCode = 1;

@@ -255,7 +255,8 @@ export class PolicyStore {
     this.teamRules = r.compiled;
     this.tagValue = { ...this.tagValue, team: version };
     const before = this.versionValue;
-    this.apply(this.loadedText);
+    // A file missing at start left the saved policy in force: loading "no file" again would drop it.
+    if (this.loadedText !== null) this.apply(this.loadedText);
     if (this.versionValue === before) {
       // policy.yaml is broken, so apply() kept its last good rules without rebuilding: the new team
       // rules take effect beside them all the same.

@@ -42,7 +42,7 @@ describe('gatehouse policy check', () => {
     writeFileSync(join(dir, 'policy.yaml'), 'rules: [oops\n');
     const r = await runCli(['policy', 'check', '--home', dir]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/it cannot be loaded \(Gatehouse keeps the last policy that loaded whole, also across a restart; with none, it denies every call\)\.\n$/);
+    expect(r.stdout).toMatch(/it cannot be loaded \(Gatehouse keeps the policy in force, also across a restart; with none ever loaded, it denies every call\)\.\n$/);
   });
 
   it('no file: one line saying where it looked, and the usage line', async () => {
