@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { escapeGlob, globPattern } from './globs.js';
-import { VAR_MARK, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
+import { VAR_MARK, type Group, type Redirect, type Script, type SimpleCommand, type Stage, type Word } from './shell-ir.js';
 import { MAX_COMMANDS, MAX_HEREDOC_LENGTH, MAX_NESTING, MAX_PIPELINE_STAGES, MAX_WORDS_PER_COMMAND } from './limits.js';
 
 let parser: Parser | null = null;
@@ -281,7 +281,7 @@ function stageOf(n: Node, out: Script): Stage[] {
       let head: Stage;
       if (!body) head = { kind: 'cmd', assigns: [], words: [], redirects };
       else if (body.type === 'command') head = command(body, redirects);
-      else head = { kind: 'group', body: statements(body), redirects, ...(body.type === 'compound_statement' ? {} : body.type === 'subshell' ? { subshell: true as const } : { maybe: true as const }) };
+      else head = body.type === 'if_statement' ? { ...ifGroup(body), redirects } : { kind: 'group', body: statements(body), redirects, ...groupKind(body) };
       const res = [head, ...tail];
       for (const a of after) statement(a, out);
       return res;
@@ -300,16 +300,63 @@ function stageOf(n: Node, out: Script): Stage[] {
         const value = word(n);
         return value.substs.length ? [{ kind: 'cmd', assigns: [{ name: '', value }], words: [], redirects: [] }] : [];
       }
+      if (n.type === 'if_statement') return [ifGroup(n)];
       if (STATEMENT_CONTAINERS.has(n.type) || n.namedChildCount > 0) {
         const body = statements(n);
         // `for x in …`/`select x in …`: x takes values the judge does not follow, so it is unknown
         // in the loop and after it (not the value it had before: `x=/tmp; for x in ~/.ssh; …`).
         const loopVar = n.type === 'for_statement' ? n.childForFieldName('variable')?.text : undefined;
         if (loopVar) body.pipelines.unshift({ stages: [{ kind: 'cmd', assigns: [{ name: loopVar, value: { ...wordText(''), dynamic: true } }], words: [], redirects: [] }] });
-        return [{ kind: 'group', body, redirects: [], ...(n.type === 'compound_statement' ? {} : n.type === 'subshell' ? { subshell: true as const } : { maybe: true as const }) }];
+        return [{ kind: 'group', body, redirects: [], ...groupKind(n) }];
       }
       return [];
   }
+}
+
+const LOOPS = new Set(['while_statement', 'for_statement', 'c_style_for_statement']);
+
+/** How a compound runs (shell-ir.ts Group): once in the shell (`{ …; }`), in a subshell, maybe, repeated, or when called. */
+function groupKind(n: Node): Pick<Group, 'maybe' | 'subshell' | 'loop' | 'fn'> {
+  if (n.type === 'compound_statement') return {};
+  if (n.type === 'subshell') return { subshell: true };
+  if (LOOPS.has(n.type)) return { maybe: true, loop: true };
+  if (n.type === 'function_definition') {
+    const name = n.childForFieldName('name')?.text;
+    return { maybe: true, ...(name ? { fn: name } : {}) };
+  }
+  return { maybe: true };
+}
+
+/**
+ * `if C; then A; elif D; then B; else E; fi`: the condition runs, then one branch at most. Each
+ * branch is a group that may not run, so a later branch does not see what an earlier one set
+ * (`if false; then x=/tmp; else cat $x/id_rsa; fi` reads the x set before the if).
+ */
+function ifGroup(n: Node): Group {
+  const body: Script = { pipelines: [], error: false };
+  enter();
+  let branch: Script | null = null;
+  const close = () => {
+    if (branch) body.pipelines.push({ stages: [{ kind: 'group', body: branch, redirects: [], maybe: true }] });
+    branch = null;
+  };
+  for (const ch of n.children) {
+    if (!ch) continue;
+    if (!ch.isNamed) {
+      if (ch.type === 'then') branch = { pipelines: [], error: false };
+      continue;
+    }
+    if (ch.type === 'elif_clause' || ch.type === 'else_clause') {
+      close();
+      const clause = ch.type === 'elif_clause' ? ifGroup(ch) : { kind: 'group' as const, body: statements(ch), redirects: [], maybe: true as const };
+      body.pipelines.push({ stages: [{ ...clause, maybe: true }] });
+      continue;
+    }
+    statement(ch, branch ?? body);
+  }
+  close();
+  depth--;
+  return { kind: 'group', body, redirects: [], maybe: true };
 }
 
 function countCommand(): void {

@@ -53,6 +53,10 @@ export interface Group {
   maybe?: true;
   /** `( … )`: nothing it sets or changes to holds after it. */
   subshell?: true;
+  /** A loop's body (while, until, for, select): its second pass sees what its first one set. */
+  loop?: true;
+  /** A function's definition: its body runs where the function is called, by this name. */
+  fn?: string;
 }
 
 export type Stage = SimpleCommand | Group;

@@ -28,6 +28,24 @@ function cd(args: EW[], env: Env, c: Ctx): void {
   env.vars.set('OLDPWD', old);
 }
 
+/**
+ * `pushd DIR` changes folder like cd; `pushd -n DIR` does not; `pushd` alone, `pushd +N`/`-N` and
+ * `popd` go to a folder of the stack, which the judge does not keep: what follows is unsure.
+ */
+function pushd(args: EW[], env: Env, c: Ctx): void {
+  const flags = args.filter((a) => a.known && /^-[a-z]+$/.test(a.t)).map((a) => a.t).join('');
+  const dirs = args.filter((a) => !(a.known && /^-[a-z]+$/.test(a.t)));
+  if (flags.includes('n')) return;
+  const d = dirs[0];
+  if (!d || (d.known && /^[+-]\d+$/.test(d.t))) c.col.evasive('pushd to a folder of the stack, which the judge does not follow');
+  else cd([d], env, c);
+}
+
+function popd(args: EW[], _env: Env, c: Ctx): void {
+  if (args.some((a) => a.known && /^-[a-z]*n/.test(a.t))) return;
+  c.col.evasive('popd returns to a folder of the stack, which the judge does not follow');
+}
+
 function source(args: EW[], env: Env, c: Ctx): void {
   c.col.op('read');
   const f = args[0];
@@ -80,7 +98,7 @@ const NO_FILE_PROGRAMS = [
   'basename', 'dirname', 'expr', 'exit',
   'return', 'break', 'continue', 'wait', 'jobs', 'kill', 'type', 'which', 'ulimit', 'umask',
   'printenv', 'clear', 'tput', 'nproc', 'arch', 'tty', 'logname', 'groups', 'users', 'uptime',
-  'free', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'popd', 'df', 'lsblk', 'findmnt',
+  'free', 'pgrep', 'whereis', ':', 'bg', 'fg', 'disown', 'times', 'caller', 'help', 'dirs', 'df', 'lsblk', 'findmnt',
 ];
 
 /** `shopt -s OPTION…`: the glob options among them are on for the rest of the call (a computed one may be any). */
@@ -141,7 +159,7 @@ function hash(args: EW[], env: Env, c: Ctx): void {
 /** Shell builtins that change the shell itself, and programs whose words are text, not paths. */
 export const BUILTIN_PROGRAMS: Record<string, Handler> = {
   ...Object.fromEntries(NO_FILE_PROGRAMS.map((n) => [n, NO_FILES])),
-  cd, pushd: cd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
+  cd, pushd, popd, source, '.': source, eval: evalCmd, alias: aliasCmd, unalias: unaliasCmd, trap,
   shopt, date, ps, hash,
   // Builtins that assign variables (shell/assign.ts).
   declare: (args, env, c, feed, name) => declaration(args, feed.declared, env, c, name),

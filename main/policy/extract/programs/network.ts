@@ -36,7 +36,10 @@ function remoteCopy(name: string): Handler {
         col.evasive(`${name} -D runs a program of the caller's choosing`);
       } else if (o.name === '-o' && o.value) sshOption(name, o.value, env, c, remoteOf(p.pos, name));
       else if (o.name === '-J' && name !== 'rsync' && o.value) sshJump(name, o.value, c);
-      else if (o.name === '-F' || (o.name === '-b' && name === 'sftp')) pathOf(o.value ?? UNKNOWN, env, c, 'read');
+      else if (o.name === '-F' || (o.name === '-b' && name === 'sftp')) {
+        pathOf(o.value ?? UNKNOWN, env, c, 'read');
+        if (o.name === '-F' && !(o.value?.known && (o.value.t === '/dev/null' || o.value.t === 'none'))) col.evasive(`${name} -F: a configuration file Gatehouse does not read (it can run commands and change the host)`);
+      }
       else if (o.name === '--files-from') {
         pathOf(o.value ?? UNKNOWN, env, c, 'read');
         col.evasive(`${name} takes the names to copy from a file`);
@@ -47,7 +50,8 @@ function remoteCopy(name: string): Handler {
     for (const o of p.opts) if (o.name === '-i') pathOf(o.value ?? { t: '', known: false, tilde: false, subst: false, indirect: false, vars: false }, env, c, 'read');
     const last = p.pos.length - 1;
     p.pos.forEach((a, i) => {
-      if (!a.known) return;
+      // A word Gatehouse cannot read may name a host (`scp a.txt $x:/tmp`) or any file.
+      if (!a.known) return col.evasive(`${name}: an operand Gatehouse cannot read (a host or a path)`);
       const remote = a.t.includes('://') ? hostOfUrl(a.t) : scpHost(a.t, false);
       if (remote) {
         col.op('network');
@@ -200,8 +204,25 @@ function sshOption(name: string, v: EW, env: Env, c: Ctx, target: string | null)
   } else if (key === 'localforward' || key === 'remoteforward' || key === 'dynamicforward') {
     col.op('network');
     forwardHosts(value, key === 'dynamicforward', c);
+  } else if (SSH_FILE_OPT[key] && value && value.toLowerCase() !== 'none') {
+    // Files ssh reads or writes: the known-hosts file takes the new host key (a write), keys and
+    // certificates are read; several may be listed, and ssh expands ~ in them.
+    for (const f of value.split(/\s+/)) pathOf({ ...v, t: f, tilde: f.startsWith('~') }, env, c, SSH_FILE_OPT[key]);
+  } else if (key === 'include') {
+    col.op('execute');
+    col.evasive(`${name} -o ${m?.[1] ?? key} loads code or configuration Gatehouse does not read`);
   }
 }
+
+/** ssh options that name a file, and what ssh does with it. */
+const SSH_FILE_OPT: Record<string, 'read' | 'write'> = {
+  userknownhostsfile: 'write',
+  globalknownhostsfile: 'read',
+  identityfile: 'read',
+  certificatefile: 'read',
+  revokedhostkeys: 'read',
+  controlpath: 'write',
+};
 
 function ssh(args: EW[], env: Env, c: Ctx): void {
   const col = c.col;
@@ -214,12 +235,22 @@ function ssh(args: EW[], env: Env, c: Ctx): void {
     // [bind:]port:host:hostport — both the bound and the forwarded-to address are reached.
     if (o.name === '-L' || o.name === '-R' || o.name === '-D') forwardHosts(o.value.t, o.name === '-D', c);
     // -W host:port: stdio forwarded to that address (through the target, as a jump host would).
-    else if (o.name === '-W' && o.value.known) col.host(hostOfTarget(o.value.t.startsWith('[') ? o.value.t : o.value.t.replace(/:[^:]*$/, '')));
-    if (o.name === '-i' || o.name === '-F') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-W') {
+      if (!o.value.known) col.evasive('ssh -W: an address Gatehouse cannot read');
+      else col.host(hostOfTarget(o.value.t.startsWith('[') ? o.value.t : o.value.t.replace(/:[^:]*$/, '')));
+    }
+    if (o.name === '-i') pathOf(o.value, env, c, 'read');
+    else if (o.name === '-F') {
+      pathOf(o.value, env, c, 'read');
+      // A configuration file can run commands (Match exec, ProxyCommand, LocalCommand) and send the
+      // connection to another host (HostName); the judge does not read it. /dev/null and none are empty.
+      if (!(o.value.known && (o.value.t === '/dev/null' || o.value.t === 'none'))) col.evasive('ssh -F: a configuration file Gatehouse does not read (it can run commands and change the host)');
+    }
     else if (o.name === '-J') sshJump('ssh', o.value, c);
     else if (o.name === '-E') pathOf(o.value, env, c, 'write');
   }
-  if (target?.known) col.host(hostOfTarget(target.t));
+  if (target && !target.known) col.evasive('ssh: a host Gatehouse cannot read');
+  else if (target) col.host(hostOfTarget(target.t));
 }
 
 function netcat(args: EW[], env: Env, c: Ctx): void {
@@ -235,10 +266,14 @@ function netcat(args: EW[], env: Env, c: Ctx): void {
       col.evasive('nc -c hands a shell command to the network');
       if (o.value.known) nested(o.value.t, env, c);
     }
-    else if (o.name === '-x' || o.name === '--proxy') col.host(hostOfTarget(o.value.t));
+    else if (o.name === '-x' || o.name === '--proxy') {
+      if (!o.value.known) col.evasive('nc: a proxy Gatehouse cannot read');
+      else col.host(hostOfTarget(o.value.t));
+    }
   }
   const target = p.pos[0];
-  if (target?.known && !/^\d+(-\d+)?$/.test(target.t)) col.host(hostOfTarget(target.t));
+  if (target && !target.known) col.evasive('nc: a host Gatehouse cannot read');
+  else if (target && !/^\d+(-\d+)?$/.test(target.t)) col.host(hostOfTarget(target.t));
 }
 
 function firstHost(v: string, lv: string[] = []): Handler {
@@ -246,7 +281,8 @@ function firstHost(v: string, lv: string[] = []): Handler {
     c.col.op('network');
     const p = parseArgs(args, v, lv);
     const t = p.pos[0];
-    if (t?.known) c.col.host(hostOfTarget(t.t));
+    if (t && !t.known) c.col.evasive('a host Gatehouse cannot read');
+    else if (t) c.col.host(hostOfTarget(t.t));
   };
 }
 

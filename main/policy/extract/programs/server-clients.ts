@@ -56,7 +56,7 @@ const mongosh = serverClient('up', ['--host', '--port', '--username', '--passwor
 export const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
 
 /** grpcurl's flags (Go's flag package: `-name value`, `-name=value`, `--name`) that take a value. */
-const GRPCURL_VALUE = new Set(['d', 'H', 'rpc-header', 'reflect-header', 'import-path', 'proto', 'protoset', 'protoset-out', 'authority', 'servername', 'cert', 'key', 'cacert', 'connect-timeout', 'max-time', 'keepalive-time', 'max-msg-size', 'format', 'user-agent', 'alts-handshaker-service', 'alts-target-service-account']);
+const GRPCURL_VALUE = new Set(['d', 'H', 'rpc-header', 'reflect-header', 'import-path', 'proto', 'protoset', 'protoset-out', 'authority', 'servername', 'cert', 'key', 'cacert', 'connect-timeout', 'max-time', 'keepalive-time', 'max-msg-sz', 'proto-out-dir', 'format', 'user-agent', 'alts-handshaker-service', 'alts-target-service-account']);
 
 /**
  * grpcurl [flags] ADDRESS [list|describe|SERVICE/METHOD]: ADDRESS (`host:port`, gRPC's
@@ -72,6 +72,7 @@ function grpcurl(args: EW[], env: Env, c: Ctx, _feed: unknown, name: string): vo
     if (flag === 'import-path') pathOf(v, env, c, 'read', true);
     else if (flag === 'proto' || flag === 'protoset' || flag === 'cert' || flag === 'key' || flag === 'cacert') pathOf(v, env, c, 'read');
     else if (flag === 'protoset-out') pathOf(v, env, c, 'write');
+    else if (flag === 'proto-out-dir') pathOf(v, env, c, 'write', true);
     else if (flag === 'alts-handshaker-service') {
       if (v.known) col.host(hostOfTarget(v.t));
       else col.evasive(`${name}: a server address Gatehouse cannot read`);

@@ -226,7 +226,11 @@ function git(args: EW[], env: Env, c: Ctx): void {
       }
     }
     for (const r of remoteWords(sub, rest)) {
-      if (!r.known) continue;
+      // The remote may be any host (`git ls-remote $x:repo` with x unknown).
+      if (!r.known) {
+        unsure(`git ${sub}: a remote Gatehouse cannot read`);
+        continue;
+      }
       if (r.t.includes('://')) hostsOfUrl(r.t, (h) => col.host(h));
       else col.host(gitScpHost(r.t));
     }

@@ -117,11 +117,14 @@ export function declaration(args: EW[], assigns: readonly DeclAssign[] | undefin
       continue;
     }
     if (transforms && env.opaque?.get(base) !== 'nameref') (env.opaque ??= new Map()).set(base, 'attr');
-    if (it.bare) {
-      // `local x` starts empty in the function; `declare x`, `export x` keep the value.
-      if (name === 'local') env.vars.set(base, '');
+    // `local` outside a function is refused (the variable keeps its value), and a second `local x`
+    // in one keeps it too; the judge does not know which function it is in: unknown either way.
+    if (name === 'local') {
+      forget(env, base);
       continue;
     }
+    // `declare x`, `export x` keep the value.
+    if (it.bare) continue;
     setVar(it.name, it.value, env, c);
   }
 }
@@ -286,7 +289,7 @@ export function unsetVars(args: EW[], env: Env, c: Ctx): void {
 }
 
 /** Positional parameters ($1…, $@, $*) as the judge keeps them (interpreters.ts `sh -c CODE _ ARG…`). */
-function setPositional(values: EW[] | null, env: Env, c: Ctx): void {
+export function setPositional(values: EW[] | null, env: Env, c: Ctx): void {
   for (const k of [...env.vars.keys()]) if (/^[1-9][0-9]*$/.test(k) || k === '@' || k === '*' || k === '#') env.vars.delete(k);
   // Unknown from here on (a word the judge cannot evaluate may be any number of them).
   if (values === null) return;

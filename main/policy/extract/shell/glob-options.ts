@@ -10,6 +10,8 @@ const GLOB_OPTIONS: Record<string, number> = { dotglob: GLOB_DOT, nocaseglob: GL
 export function globOption(a: EW, c: Ctx): void {
   const bits = !a.known ? GLOB_DOT | GLOB_NOCASE | GLOB_STAR : Object.hasOwn(GLOB_OPTIONS, a.t) ? (GLOB_OPTIONS[a.t] as number) : 0;
   if (bits) addGlobOpts(c, bits);
+  // Not a glob option, but one `shopt -s` turns on: the last stage of a pipeline then runs in the shell.
+  if (!a.known || a.t === 'lastpipe') c.lastpipe = true;
 }
 
 /** Turns glob options on for the rest of the call (globs.ts GLOB_*), subshells and nested shells too. */

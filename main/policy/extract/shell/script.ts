@@ -5,7 +5,7 @@ import { expandHome, normalisePath } from '../paths.js';
 import { packagePrograms } from '../self-cli.js';
 import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
 import { commandName, foldConfusables, INTERPRETERS, SHELLS, VERSIONED } from './command-name.js';
-import { setVar } from './assign.js';
+import { setPositional, setVar } from './assign.js';
 import { codeOptions, codeVars } from './env-vars.js';
 import { pathOf } from './path-args.js';
 import { printedText, redirects } from './redirects.js';
@@ -24,9 +24,14 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
   // The folder before a run of pipelines that may not run (`mkdir b && cd b && make`): the rest
   // of the chain runs in the new one, and a command after the chain in either (settleFolder).
   let folderBefore: string | null = null;
-  for (const p of s.pipelines) {
+  for (const [k, p] of s.pipelines.entries()) {
     if (!p.maybe && folderBefore !== null) {
-      settleFolder(folderBefore, env, c);
+      // What follows runs in either folder: judged in both (`[ -d x ] && cd x; ls`), a few times
+      // per call; past that, unsure.
+      if (env.cwd !== folderBefore && (c.forks ?? 0) < MAX_FOLDER_FORKS) {
+        c.forks = (c.forks ?? 0) + 1;
+        runScript({ pipelines: s.pipelines.slice(k), error: false }, { ...subshellOf(env), cwd: folderBefore }, c, group);
+      } else settleFolder(folderBefore, env, c);
       folderBefore = null;
     }
     if (p.maybe) folderBefore ??= env.cwd;
@@ -37,14 +42,28 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
     // next or after it (`x=/tmp | cat $x/id_rsa` reads the x set before).
     const subshells = p.stages.length > 1;
     const before = p.maybe && !subshells ? snapshot(env) : null;
-    for (const st of p.stages) {
-      const here = subshells ? subshellOf(env) : env;
+    for (const [i, st] of p.stages.entries()) {
+      // With lastpipe the last stage runs in the shell itself (bash -c has no job control), when
+      // the option is on where it runs: either way, what it changes holds or not (settleVars).
+      const inShell = subshells && c.lastpipe === true && i === p.stages.length - 1;
+      const lastBefore = inShell ? snapshot(env) : null;
+      const here = subshells && !inShell ? subshellOf(env) : env;
       const group = !subshells && st.kind === 'group' && (st.maybe || st.subshell) ? snapshot(env) : null;
+      if (st.kind === 'group' && st.fn !== undefined) (here.functions ??= new Map()).set(st.fn, st.body);
       stage(st, here, c, upstream.length > 0 ? upstream : null);
+      // A loop's next pass sees what the one before set: judged again with that unknown.
+      if (group && st.kind === 'group' && st.loop && changed(group, env)) {
+        settleVars(group, env);
+        stage(st, here, c, upstream.length > 0 ? upstream : null);
+      }
       if (group && st.kind === 'group' && st.subshell) restore(group, env);
       else if (group) {
         settleVars(group, env);
         settleFolder(group.cwd, env, c);
+      }
+      if (lastBefore) {
+        settleVars(lastBefore, env);
+        settleFolder(lastBefore.cwd, env, c);
       }
       upstream.push(st);
     }
@@ -52,6 +71,9 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
   }
   if (group && folderBefore !== null) settleFolder(folderBefore, env, c);
 }
+
+/** How many times a call's script is judged again in the folder a chain may not have changed to. */
+const MAX_FOLDER_FORKS = 4;
 
 /** What a subshell starts with: a copy of the shell's variables and folder. */
 const subshellOf = (env: Env): Env => ({ ...env, vars: new Map(env.vars), ...(env.opaque ? { opaque: new Map(env.opaque) } : {}) });
@@ -74,6 +96,13 @@ function settleVars(before: Snapshot, env: Env): void {
   for (const [name, value] of env.vars) if (before.vars.get(name) !== value) forget(env, name);
   for (const name of before.vars.keys()) if (!env.vars.has(name)) forget(env, name);
   if (env.opaque) for (const [name, kind] of env.opaque) if (before.opaque?.get(name) !== kind) forget(env, name);
+}
+
+/** Whether commands since `before` changed a variable or the folder. */
+function changed(before: Snapshot, env: Env): boolean {
+  if (env.cwd !== before.cwd || env.vars.size !== before.vars.size) return true;
+  for (const [name, value] of env.vars) if (before.vars.get(name) !== value) return true;
+  return false;
 }
 
 /** A folder changed to by commands that may not have run: what follows runs in either, so the call is unsure. */
@@ -194,6 +223,30 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   if (w0.known) programs(w0, name, args, env, c);
   const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
   if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
+  // A function defined earlier runs its body here, in this shell, with the variables and folder
+  // of this moment (`x=/tmp; f() { cat $x/id_rsa; }; x=~/.ssh; f` reads the key).
+  const fn = w0.known && !w0.vars ? env.functions?.get(w0.t) : undefined;
+  if (fn !== undefined) {
+    if (env.depth >= MAX_DEPTH) return col.evasive('functions call each other too deep to analyse');
+    // Its arguments are its positional parameters while it runs (`f() { cat "$1"; }; f ~/.ssh/id_rsa`).
+    const positional = [...env.vars].filter(([k]) => /^(?:[1-9][0-9]*|[@*#])$/.test(k));
+    setPositional(args.some((a) => !a.known) ? null : args, env, c);
+    env.depth++;
+    try {
+      runScript(fn, env, c, true);
+    } finally {
+      env.depth--;
+      setPositional([], env, c);
+      for (const [k, v] of positional) env.vars.set(k, v);
+    }
+    return;
+  }
+  // `time x=…` is an assignment in the shell (time is a keyword); its value is not followed.
+  if (name === 'time') {
+    const assigned = args.find((a) => !a.t.startsWith('-'));
+    const m = assigned && /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=/.exec(assigned.t);
+    if (m) forget(env, m[1] as string);
+  }
   name = VERSIONED.exec(name)?.[1] ?? name;
   if (name.startsWith('docker-credential-')) {
     // Credential helpers print registry passwords; the store they read is not named.

@@ -13,6 +13,8 @@ export interface Env {
   depth: number;
   /** `alias name=body` seen earlier in the script (bash expands them in later commands). */
   aliases?: Map<string, string>;
+  /** Functions defined earlier in the script: their bodies run where they are called (script.ts). */
+  functions?: Map<string, Script>;
   /**
    * Variables whose later assignments the judge cannot evaluate: a nameref (`declare -n x=HOME`:
    * assigning x assigns HOME) or one with an attribute that changes the value assigned (`-i`
@@ -55,6 +57,10 @@ export interface Ctx {
    * expanded with an option on matches at least what it would with it off.
    */
   globOpts?: number;
+  /** `shopt -s lastpipe` was seen: a pipeline's last stage may run in the shell itself (script.ts). */
+  lastpipe?: boolean;
+  /** How many times the rest of the script was judged again in a second folder (script.ts). */
+  forks?: number;
 }
 
 export interface Feed {
