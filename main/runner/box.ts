@@ -32,6 +32,7 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { gitFileTarget, gitHookPlaces } from '../policy/git-hooks-path.js';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
+import { verifiedArgv } from './verify-mounts.js';
 import type { Rule } from '../policy/types.js';
 import { under } from './sandbox.js';
 import { runBriefly } from '../core/run-briefly.js';
@@ -513,33 +514,9 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
   return args;
 }
 
-/**
- * Run first inside the box, before the command: the box as bwrap built it must be writable only
- * where the plan says (its writable and pinned folders, /dev and /proc), read from the kernel's own
- * list of the box's mounts (a mount point's path as it is now, whatever links led to it). Security-
- * sensitive: bwrap follows links on the host for a bind's source and again inside for its target,
- * when it builds the box, which the agent's shell does after Gatehouse answered; a concurrent
- * command that swapped the project for a link to `..` in between (`mv proj p2; ln -s .. proj`
- * from the folder above, allowed at full autonomy) had the whole home bound read-write, and a
- * review wrote ~/.bashrc from the box. Only shell builtins: no process is started. Arguments: the
- * shell, the command, then the allowed folders, written as the mount list writes paths.
- */
-export const BOX_VERIFY_SCRIPT = `s=$1; c=$2; shift 2; bad=
-while read -r _ _ _ _ m o _; do
-case $o in rw|rw,*) ;; *) continue ;; esac
-ok=; for r in "$@"; do case $m in "$r"|"$r"/*) ok=1; break ;; esac; done
-[ -n "$ok" ] || bad="$bad $m"
-done < /proc/self/mountinfo
-if [ -n "$bad" ]; then echo "gatehouse: not run: the box is writable where it was not planned to be ($bad); a folder on its way was replaced by a link while the box was built." >&2; exit 126; fi
-exec "$s" -c "$c"`;
-
-/** A path as /proc/self/mountinfo writes it (space, tab, newline and backslash as octal escapes). */
-export const mountinfoPath = (p: string): string => p.replace(/[\\ \t\n]/g, (ch) => `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`);
-
-/** The box's command: the verification above, then `shell -c command`. */
+/** The box's command: the check of its mounts (verify-mounts.ts), then `shell -c command`. */
 function verifiedCommand(plan: BoxPlan, shell: string, command: string): string[] {
-  const allowed = [...new Set([...plan.writable, ...plan.pinned, '/dev', '/proc'])].map(mountinfoPath);
-  return ['/bin/sh', '-c', BOX_VERIFY_SCRIPT, 'gatehouse-box', shell, command, ...allowed];
+  return verifiedArgv([...plan.writable, ...plan.pinned], [shell, '-c', command]);
 }
 
 /** One word of shell text, quoted so the shell gives it back unchanged. */

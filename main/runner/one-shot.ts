@@ -380,9 +380,10 @@ async function runProcess(spec: OneShotSpec, queuedMs: number): Promise<OneShotR
         const tail = stderrTail.trim();
         if (sig === 'SIGXCPU') return { ok: false, kind: 'limit', limit: 'cpu', message: `${spec.plugin} used up its CPU time limit and was stopped.` };
         if (sig === 'SIGXFSZ') return { ok: false, kind: 'limit', limit: 'file_size', message: `${spec.plugin} tried to write a file over its file size limit and was stopped.` };
-        // A warm start's gate (warm-starts.ts) says an exec that failed in the shell's words
-        // ("gatehouse-gate: 1: exec: …: not found"), where bwrap says it cold: the same failure.
-        const launch = /^(bwrap|prlimit|gatehouse-launch|gatehouse-gate): (?:(?:line )?\d+: )?(.*)$/m.exec(tail);
+        // A warm start's gate (warm-starts.ts) and the box's check of its mounts (verify-mounts.ts)
+        // say an exec that failed in the shell's words ("gatehouse-gate: 1: exec: …: not found"),
+        // where bwrap would say it: the same failure; so is a box the check refused.
+        const launch = /^(bwrap|prlimit|gatehouse-launch|gatehouse-gate|gatehouse-box): (?:(?:line )?\d+: )?(.*)$/m.exec(tail);
         if (launch && stdout === '') return { ok: false, kind: 'spawn', message: `${spec.plugin} could not be started${sandboxed ? ' in its sandbox' : ''}: ${launch[2]}` };
         const why = sig ? `was killed by ${sig}` : `exited with code ${code}`;
         return { ok: false, kind: 'crash', message: `${spec.plugin} ${why}${tail ? `: ${tail}` : ' (nothing on stderr)'}` };

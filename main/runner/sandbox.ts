@@ -15,7 +15,7 @@
 // namespace: --die-with-parent kills the namespace's init when bwrap dies, and the kernel kills
 // every process of a PID namespace whose init exits.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { PluginManifest } from '../registry/types.js';
@@ -26,6 +26,7 @@ import { existingPlaces } from './box.js';
 import { walkPath } from '../core/path-walk.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
+import { bindIdentity, hostMounts, verifiedArgv } from './verify-mounts.js';
 
 export type SandboxDetection =
   | { kind: 'bwrap'; version: string; path: string; features: { tmpfsSize: boolean; disableUserns: boolean } }
@@ -610,10 +611,12 @@ export function containWrap(sandbox: { detection: Extract<SandboxDetection, { ki
   // autonomy step (bench/gateway.ts). A wrap used again (a long-lived server restarted) reuses
   // them, as it did when they were made with the plan.
   let bwrap: readonly [string, string[]] | null = null;
+  let checked: ReturnType<typeof plannedBinds> | undefined;
   const inBwrap = (l: { command: string; args: string[] }) => {
     if (!sandbox) return l;
     bwrap ??= [sandbox.detection.path, bwrapArgs(sandbox.profile, sandbox.detection, opts)];
-    return { command: bwrap[0], args: [...bwrap[1], '--', l.command, ...l.args] };
+    // The box checks its own mounts before the command starts (verify-mounts.ts).
+    return { command: bwrap[0], args: [...bwrap[1], '--', ...verifiedArgv(writableMounts(bwrap[1]), [l.command, ...l.args], { tmpfsRoot: true, binds: (checked ??= plannedBinds(bwrap[1])) })] };
   };
   let withNproc: boolean | undefined;
   const wrap: WrapFn = (command, args): WrappedCommand => {
@@ -693,6 +696,65 @@ const BWRAP_ARITY: Record<string, number> = {
 };
 /** Options that mount something of the sandbox's own (nothing of the host) at their argument. */
 const OWN_MOUNTS = new Set(['--dev', '--proc', '--tmpfs']);
+
+/**
+ * Where a bwrap command line (this file's options) mounts something writable: the places of its
+ * read-write binds and of its tmpfs mounts that are not made read-only after (the private /tmp).
+ */
+export function writableMounts(args: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i < args.length && args[i] !== '--'; ) {
+    const option = args[i]!;
+    const arity = BWRAP_ARITY[option] ?? 0;
+    if (option === '--bind' || option === '--bind-try' || option === '--dev-bind' || option === '--dev-bind-try' || option === '--tmpfs') out.add(args[i + (option === '--tmpfs' ? 1 : 2)]!);
+    else if (option === '--remount-ro') out.delete(args[i + 1]!);
+    i += arity + 1;
+  }
+  return [...out];
+}
+
+/**
+ * The binds of a bwrap command line (a place bound from itself) with what the mount list inside
+ * the box must show for each: the device and path within it of the place's source as it is now.
+ * Security-sensitive: bwrap resolves a bind's source on the host when it builds the box, so a
+ * folder swapped for a link in between would have it bind some other place at the planned one (the
+ * shell tool's folder swapped for `..` by a concurrent command from the folder above). A place
+ * mounted over again later, a source that is not there (a -try bind makes nothing) or one that is
+ * not a folder or file of its own is left out.
+ */
+export function plannedBinds(args: readonly string[]): Array<{ place: string; dev: string; root: string }> {
+  const binds = new Map<string, string>();
+  for (let i = 0; i < args.length && args[i] !== '--'; ) {
+    const option = args[i]!;
+    const arity = BWRAP_ARITY[option] ?? 0;
+    const place = BIND_OPTIONS.has(option) ? args[i + 2]! : OWN_MOUNTS.has(option) ? args[i + 1]! : null;
+    if (place !== null) {
+      binds.delete(place);
+      if (BIND_OPTIONS.has(option) && args[i + 1] === place) binds.set(place, place);
+    }
+    i += arity + 1;
+  }
+  if (binds.size === 0) return [];
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return [];
+  }
+  const mounts = hostMounts(text);
+  const out: Array<{ place: string; dev: string; root: string }> = [];
+  for (const place of binds.keys()) {
+    let real: string;
+    try {
+      real = realpathSync.native(place);
+    } catch {
+      continue;
+    }
+    const id = bindIdentity(real, mounts);
+    if (id) out.push({ place, ...id });
+  }
+  return out;
+}
 
 /** What a path names now, as `dev:inode`; "-" when there is nothing there; null when it cannot be told (it cannot be read). */
 function identity(path: string): string | null {

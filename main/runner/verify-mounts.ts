@@ -1,0 +1,88 @@
+// The first thing a bubblewrap box runs, before its command: the box as bwrap built it must be
+// writable only where Gatehouse planned, read from the kernel's own list of the box's mounts (a
+// mount point's path as it is now, whatever links led to it).
+//
+// Security-sensitive: bwrap follows links on the host for a bind's source and again inside the box
+// for its target, when it builds the box. Between Gatehouse's check of a path and bwrap's mount, a
+// concurrent command can swap a folder on the way for a link: a contained command's project
+// swapped for `proj -> ..` (from the folder above, allowed at full autonomy) had the whole home
+// bound read-write, and a review wrote ~/.bashrc from the box. What is mounted cannot change after
+// the mount, so this check has no window of its own. Only shell builtins: no process is started.
+
+/**
+ * Arguments: whether the box's root is its own empty tmpfs (`tmpfs-root`: a plugin sandbox's,
+ * written only by bwrap itself; `-`: none may be writable); the binds whose source must be what
+ * was planned (newline-framed `place|major:minor|root` lines, and the same places alone: a bind's
+ * source swapped for a link shows another root there); how many allowed folders, the folders (as
+ * mountinfoPath writes them), then the command and its arguments, run with exec when every
+ * writable mount is at or under one of them and every planned bind is of what was planned.
+ */
+export const VERIFY_MOUNTS_SCRIPT = `t=$1; e=$2; p=$3; n=$4; shift 4; bad=
+while read -r _ _ d r m o rest; do
+case $p in *"
+$m
+"*) case $e in *"
+$m|$d|$r
+"*) ;; *) bad="$bad $m" ;; esac ;; esac
+case $o in rw|rw,*) ;; *) continue ;; esac
+if [ "$m" = / ] && [ "$t" = tmpfs-root ]; then f=" $rest"; f=\${f#* - }; [ "\${f%% *}" = tmpfs ] && continue; fi
+ok=; i=0
+for r in "$@"; do [ "$i" -lt "$n" ] || break; i=$((i+1)); [ "$r" = / ] && continue; case $m in "$r"|"$r"/*) ok=1; break ;; esac; done
+[ -n "$ok" ] || bad="$bad $m"
+done < /proc/self/mountinfo
+if [ -n "$bad" ]; then echo "gatehouse-box: not run: the box is not as planned at ($bad): a folder on its way was replaced by a link while the box was built." >&2; exit 126; fi
+shift "$n"; exec "$@"`;
+
+/** A path as /proc/self/mountinfo writes it (space, tab, newline and backslash as octal escapes). */
+export const mountinfoPath = (p: string): string => p.replace(/[\\ \t\n]/g, (ch) => `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`);
+
+/**
+ * The command line that runs `argv` after the check, allowing writes at or under `writable` (plus
+ * /dev and /proc, which every box has; `/` is never a folder that allows everything under it), and
+ * requiring each of `binds` to show its planned source.
+ */
+export function verifiedArgv(writable: readonly string[], argv: readonly string[], opts: { tmpfsRoot?: boolean; binds?: ReadonlyArray<{ place: string; dev: string; root: string }> } = {}): string[] {
+  const allowed = [...new Set([...writable, '/dev', '/proc'])].map(mountinfoPath);
+  const binds = opts.binds ?? [];
+  const frame = (xs: string[]) => (xs.length ? `\n${xs.join('\n')}\n` : '');
+  const expected = frame(binds.map((b) => `${mountinfoPath(b.place)}|${b.dev}|${mountinfoPath(b.root)}`));
+  const places = frame(binds.map((b) => mountinfoPath(b.place)));
+  return ['/bin/sh', '-c', VERIFY_MOUNTS_SCRIPT, 'gatehouse-box', opts.tmpfsRoot ? 'tmpfs-root' : '-', expected, places, String(allowed.length), ...allowed, ...argv];
+}
+
+/** One mount of this process's mount namespace, from /proc/self/mountinfo. */
+interface HostMount {
+  dev: string;
+  root: string;
+  point: string;
+}
+
+const unescape = (p: string): string => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+
+/** This process's mounts (the host's view a bind's source is resolved in), read once per call of the caller. */
+export function hostMounts(text: string): HostMount[] {
+  const out: HostMount[] = [];
+  for (const line of text.split('\n')) {
+    const f = line.split(' ');
+    if (f.length < 5) continue;
+    out.push({ dev: f[2]!, root: unescape(f[3]!), point: unescape(f[4]!) });
+  }
+  return out;
+}
+
+/**
+ * What the mount list inside a box shows for a bind of `source` (a real path, no links): its
+ * device and its path within that device's file system (`major:minor` and the root field). The
+ * topmost host mount holding it is the one bwrap binds from.
+ */
+export function bindIdentity(source: string, mounts: readonly HostMount[]): { dev: string; root: string } | null {
+  let best: HostMount | null = null;
+  for (const m of mounts) {
+    const inside = m.point === '/' || source === m.point || source.startsWith(`${m.point}/`);
+    if (inside && (!best || m.point.length >= best.point.length)) best = m;
+  }
+  if (!best) return null;
+  const rest = best.point === '/' ? source.slice(1) : source.slice(best.point.length + 1);
+  const root = rest === '' ? best.root : best.root === '/' ? `/${rest}` : `${best.root}/${rest}`;
+  return { dev: best.dev, root };
+}
