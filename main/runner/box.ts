@@ -34,7 +34,7 @@ import { gitFileTarget, gitHookPlaces } from '../policy/git-hooks-path.js';
 import { GIT_POINTER_RULE } from '../policy/rules/persistence.js';
 import { verifiedArgv } from './verify-mounts.js';
 import type { Rule } from '../policy/types.js';
-import { under } from './sandbox.js';
+import { plannedBinds, under } from './sandbox.js';
 import { runBriefly } from '../core/run-briefly.js';
 
 /** What one contained command may reach; rendered for bubblewrap or Seatbelt. */
@@ -516,7 +516,7 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
 
 /** The box's command: the check of its mounts (verify-mounts.ts), then `shell -c command`. */
 function verifiedCommand(plan: BoxPlan, shell: string, command: string): string[] {
-  return verifiedArgv([...plan.writable, ...plan.pinned], [shell, '-c', command]);
+  return verifiedArgv([...plan.writable, ...plan.pinned], [shell, '-c', command], { binds: plannedBinds(bwrapBoxArgs(plan)) });
 }
 
 /** One word of shell text, quoted so the shell gives it back unchanged. */

@@ -679,6 +679,7 @@ const BWRAP_ARITY: Record<string, number> = {
   '--die-with-parent': 0,
   '--disable-userns': 0,
   '--new-session': 0,
+  '--unsetenv': 1,
   '--unshare-ipc': 0,
   '--unshare-net': 0,
   '--unshare-pid': 0,

@@ -174,7 +174,7 @@ describe('the real Claude Code CLI, supervised through the hooks Gatehouse write
       // asks the user about a longer inline `sh -c` script that runs rm), and the report that it
       // ran contained.
       const contained = rows('call.contained');
-      expect(contained).toEqual([expect.objectContaining({ call: decided[7]!.call, contained: true, box: 'bwrap', command: expect.stringMatching(/^\/bin\/sh \S*\/box\/box-check-[0-9a-f]{16}\.sh \S+ 0 \S+ \S+ (\S*\/box\/scope-[0-9a-f]{16} )?\/\S*bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '' '' \d+ .* \/bin\/(ba)?sh -c '?sh \.\/steal\.sh/s) })]);
+      expect(contained).toEqual([expect.objectContaining({ call: decided[7]!.call, contained: true, box: 'bwrap', command: expect.stringMatching(/^\/bin\/sh \S*\/box\/box-check-[0-9a-f]{16}\.sh \S+ 0 \S+ \S+ (\S*\/box\/scope-[0-9a-f]{16} )?\/\S*bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '.*' '.*' \d+ .* \/bin\/(ba)?sh -c '?sh \.\/steal\.sh/s) })]);
       expect(outcomes.map((o) => o.contained)).toEqual([false, false, true]);
       expect(outcomes[0]).toMatchObject({ outcome: 'executed', tool: 'Bash', decision: 'allow', summary: expect.stringContaining('made-it') });
       expect(outcomes.every((o) => typeof o.toolUseId === 'string' && String(o.session).startsWith('default/'))).toBe(true);

@@ -596,11 +596,11 @@ describe('the box: the Git files that move configuration (created inside, remove
     expect(plan.gitDirs).toEqual([]);
     expect(plan.top).toBe(dir);
     // The command runs after the box's own check of its mounts (BOX_VERIFY_SCRIPT): the shell, the command, the places it may write.
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 ${dir}// '' /usr/bin/bwrap .* -- /bin/sh -c '.*' gatehouse-box - '' '' 3 ${dir} /dev /proc /bin/sh -c true$`, 's'));
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, plan, 'true', '/bin/sh')).toMatch(new RegExp(`^/bin/sh -c '.*' gatehouse-box ${dir} 0 ${dir}// '' /usr/bin/bwrap .* -- /bin/sh -c '.*' gatehouse-box - '.*' '.*' 3 ${dir} /dev /proc /bin/sh -c true$`, 's'));
     const home = tempDir('gatehouse-box-home-');
     const inHome = boxPlan({ home, rules: [], tmpDirs: [] }, home);
     expect(inHome.top).toBeUndefined();
-    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, inHome, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '' '' 2 \/dev \/proc \/bin\/sh -c true$/s);
+    expect(boxedCommandLine({ kind: 'bwrap', path: '/usr/bin/bwrap' }, inHome, 'true', '/bin/sh')).toMatch(/^\/usr\/bin\/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '.*' '.*' 2 \/dev \/proc \/bin\/sh -c true$/s);
   });
 
   it('a repository the command makes at the top of a project that had none gets its configuration and hooks set aside after the box exits, so `git status` and `git commit` outside run neither; without the check they do', (ctx) => {
@@ -1855,7 +1855,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(out.permissionDecisionReason).toMatch(/runs contained \(bwrap\)/);
     expect(out.updatedInput).toMatchObject({ description: 'test', timeout: 120000 });
     const line = String(out.updatedInput!.command);
-    expect(line).toMatch(/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '' '' \d+ .* \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/s);
+    expect(line).toMatch(/bwrap .* -- \/bin\/sh -c '.*' gatehouse-box - '.*' '.*' \d+ .* \/bin\/(ba)?sh -c 'sh \.\/peek\.sh'$/s);
     // Under the Landlock scope (box-scope.ts) where this machine has one, built in the data folder.
     if ((await installScope(tempDir('gatehouse-scope-'))).ok) {
       expect(line).toContain(` ${join(host.home.gatehouse, 'box', 'scope-')}`);
@@ -1922,7 +1922,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect((await first).hookSpecificOutput!.updatedInput).toBeUndefined();
     const second = await bash(host, 'make test', session);
     expect(second.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: expect.stringMatching(/grant .* runs contained/) });
-    expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box - '' '' \d+ .* \/bin\/(ba)?sh -c 'make test'$/s);
+    expect(String(second.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box - '.*' '.*' \d+ .* \/bin\/(ba)?sh -c 'make test'$/s);
   });
 
   it('per grant: a command grant the operator made uncontained lets its commands through as they are; a contained one boxes them', async (ctx) => {
@@ -1949,7 +1949,7 @@ describe('containment through the Claude Code hook (a real host)', () => {
     expect(open.hookSpecificOutput!.updatedInput).toBeUndefined();
     expect((await grantFor('go test', 'grant-boxed', {})).uncontained).toBeUndefined();
     const boxed = await bash(host, 'go test', 'grant-boxed');
-    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box - '' '' \d+ .* \/bin\/(ba)?sh -c 'go test'$/s);
+    expect(String(boxed.hookSpecificOutput!.updatedInput!.command)).toMatch(/bwrap .* gatehouse-box - '.*' '.*' \d+ .* \/bin\/(ba)?sh -c 'go test'$/s);
     await console_.close();
   });
 
