@@ -26,14 +26,60 @@ export const COPILOT_EVENTS = ['preToolUse', 'postToolUse', 'postToolUseFailure'
 export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
 
 /** Copilot CLI's built-in tools, as the judge knows their kind (Claude Code's names, whose inputs it reads by field). */
-const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) => Record<string, unknown> }> = {
+type Mapping = { as: string; input: (i: Record<string, unknown>) => Record<string, unknown>; drop?: string[] };
+const TOOLS: Record<string, Mapping> = {
   view: { as: 'Read', input: (i) => ({ file_path: i.path }) },
   create: { as: 'Write', input: (i) => ({ file_path: i.path, content: i.file_text }) },
   edit: { as: 'Edit', input: (i) => ({ file_path: i.path, old_string: i.old_str, new_string: i.new_str }) },
   bash: { as: 'Bash', input: (i) => ({ command: i.command }) },
   glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern }) },
   grep: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(typeof i.path === 'string' ? { path: i.path } : {}) }) },
+  // SECURITY: rg is grep under another name (same fields, `glob` its file-name filter): unmapped,
+  // a search of `.env` alone was judged as an unknown tool with no path.
+  rg: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(typeof i.path === 'string' ? { path: i.path } : {}) }) },
+  // read_bash reads a running shell's output, stop_bash ends it: Claude Code's BashOutput and KillShell.
+  read_bash: { as: 'BashOutput', input: () => ({}) },
+  stop_bash: { as: 'KillShell', input: () => ({}) },
 };
+
+/**
+ * str_replace_editor (Anthropic's text editor tool, which Copilot CLI gives some models): what it
+ * does is its `command`. SECURITY: unmapped, that `command` ("create") was parsed as a shell
+ * command and its `path` (~/.bashrc, .git/hooks/pre-commit) judged as an argument of it, never
+ * as the file written. A sub-command it does not know is judged as an unknown tool on its path
+ * (read and written), with `command` dropped so that it is not taken for a shell command.
+ */
+function editorCall(i: Record<string, unknown>): Mapping {
+  switch (i.command) {
+    case 'view': return { as: 'Read', input: () => ({ file_path: i.path }), drop: ['command'] };
+    case 'create': return { as: 'Write', input: () => ({ file_path: i.path, content: i.file_text }), drop: ['command'] };
+    case 'str_replace': return { as: 'Edit', input: () => ({ file_path: i.path, old_string: i.old_str, new_string: i.new_str }), drop: ['command'] };
+    case 'insert': return { as: 'Edit', input: () => ({ file_path: i.path, old_string: '', new_string: i.new_str ?? i.insert_text }), drop: ['command'] };
+    // undo_edit puts back what an earlier edit replaced: a write of the file.
+    case 'undo_edit': return { as: 'Write', input: () => ({ file_path: i.path }), drop: ['command'] };
+    default: return { as: 'str_replace_editor', input: () => ({}), drop: ['command'] };
+  }
+}
+
+/** Keys write_bash types that edit or recall the line instead of typing text (Copilot CLI's write_bash). */
+const EDIT_KEYS = /\{(up|down|left|right|backspace|tab|escape|esc|delete|home|end)\}/i;
+
+/**
+ * write_bash types `input` into a shell a bash call started (`{enter}` is Enter): the lines it
+ * completes run there, so they are judged as bash's command. SECURITY: judged as a write with no
+ * path, any command typed this way ran unjudged. What cannot be judged as typed text is refused:
+ * keys that edit or recall the line ({up}, {backspace}, …) or other control characters (Tab
+ * completes, ^R searches the history), and text left on the line without Enter (the next call
+ * would complete it: "cat ~/.ss" then "h/id_rsa{enter}").
+ */
+function typedCommand(input: unknown): { command: string } | { invalid: string } {
+  if (typeof input !== 'string') return { invalid: 'write_bash has no input text to judge.' };
+  const text = input.replace(/\{enter\}/gi, '\n').replace(/\r\n?/g, '\n');
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  if (EDIT_KEYS.test(text) || /[\x00-\x09\x0b-\x1f\x7f]/.test(text)) return { invalid: 'write_bash input with keys that edit or recall the line ({up}, {backspace}, Tab, control characters) cannot be judged as the command it runs; it is blocked. Type the whole command, ending in {enter}.' };
+  if (text !== '' && !text.endsWith('\n')) return { invalid: 'write_bash input that leaves text on the shell\'s line (no {enter} at its end) cannot be judged with what completes it; it is blocked. Type whole lines, ending in {enter}.' };
+  return { command: text };
+}
 
 /** Copilot CLI names the tools of Gatehouse's MCP server `gatehouse-<tool>` (gateway/own-tools.ts says how they are told apart). */
 const OWN_PREFIX = OWN_TOOL_PREFIXES.copilot;
@@ -89,9 +135,18 @@ function readCopilotInput(text: string, event: CopilotEvent): CopilotHookInput {
   // The report of a call to Gatehouse's own tool is not needed (Gatehouse ran it); the call itself is checked by the host.
   if (own !== undefined && event !== 'preToolUse') return { skip: `${tool} is Gatehouse's own tool, recorded when Gatehouse ran it.` };
   const cwd = typeof raw.cwd === 'string' ? raw.cwd : '';
-  const known = TOOLS[tool];
+  let known: Mapping | undefined = Object.hasOwn(TOOLS, tool) ? TOOLS[tool] : undefined;
+  if (tool === 'str_replace_editor') known = editorCall(toolInput);
+  if (tool === 'write_bash') {
+    const typed = typedCommand(toolInput.input);
+    // A report of what ran is recorded as it came (under the name it was judged by).
+    if ('invalid' in typed && event === 'preToolUse') return typed;
+    const command = 'command' in typed ? typed.command : toolInput.input;
+    known = { as: 'Bash', input: () => ({ command }) };
+  }
   // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
   const mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
+  for (const k of known?.drop ?? []) delete mapped[k];
   // Relative paths are the workspace's: the judge resolves them against cwd.
   if (known && typeof mapped.file_path === 'string' && mapped.file_path !== '' && !isAbsolute(mapped.file_path) && cwd) mapped.file_path = resolve(cwd, mapped.file_path);
   const outcome = event === 'postToolUse' ? { hook_event_name: 'PostToolUse', tool_response: report } : event === 'postToolUseFailure' ? { hook_event_name: 'PostToolUseFailure', error: report } : { hook_event_name: 'PreToolUse' };
