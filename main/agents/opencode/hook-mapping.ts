@@ -20,7 +20,9 @@ const TOOLS: Record<string, { as: string; input: (i: Record<string, unknown>) =>
   edit: { as: 'Edit', input: (i) => ({ file_path: i.filePath, old_string: i.oldString, new_string: i.newString }) },
   bash: { as: 'Bash', input: (i) => ({ command: i.command }) },
   glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern, path: i.path }) },
-  grep: { as: 'Grep', input: (i) => ({ pattern: i.pattern, path: i.path }) },
+  // SECURITY: `include` narrows the search to the files it selects: the judge reads a walk's
+  // file-name filter from Grep's `glob` (a search of `.env` alone was judged as a search of the folder).
+  grep: { as: 'Grep', input: (i) => ({ pattern: i.pattern, path: i.path, glob: i.include }) },
   list: { as: 'LS', input: (i) => ({ path: i.path }) },
   webfetch: { as: 'WebFetch', input: (i) => ({ url: i.url }) },
   task: { as: 'Task', input: (i) => ({ prompt: i.prompt }) },
@@ -31,10 +33,27 @@ const OWN_PREFIX = OWN_TOOL_PREFIXES.opencode;
 
 export type OpencodeHookInput = { judge: string; tool: string; toolInput: Record<string, unknown> } | { skip: string } | { invalid: string };
 
-/** The paths an apply_patch text adds, updates, deletes or moves to ("*** Update File: p"). */
-function patchPaths(text: unknown): string[] {
+const PATCH_HEADERS = ['*** Add File:', '*** Update File:', '*** Delete File:', '*** Move to:'];
+
+/**
+ * The paths an apply_patch text adds, updates, deletes or moves to ("*** Update File: p"), read as
+ * opencode 1.18 reads them: lines split at "\n", a header found by its start (no space needed
+ * after the colon: "*** Add File:p" is p), the rest trimmed. SECURITY: a parser stricter than
+ * opencode's finds no path in a header opencode applies (the space was required, and
+ * "*** Add File:.git/hooks/pre-commit" was judged a call that names no file). A header indented
+ * by blanks counts too: a path too many is judged, never one too few.
+ */
+export function patchPaths(text: unknown): string[] {
   if (typeof text !== 'string') return [];
-  return [...text.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].map((m) => m[1]!.trim());
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const l = line.trimStart();
+    const h = PATCH_HEADERS.find((p) => l.startsWith(p));
+    if (h === undefined) continue;
+    const path = l.slice(h.length).trim();
+    if (path !== '') out.push(path);
+  }
+  return out;
 }
 
 /** The host's input for what the plugin sent (`judge`), none for Gatehouse's own MCP tools (`skip`), or why it cannot be judged. */
@@ -63,7 +82,8 @@ export function fromOpencodeInput(text: string): OpencodeHookInput {
   // A field the mapping does not know stays in the input (judged by its name, as any tool's), the mapped ones replace theirs.
   let mapped = known ? { ...toolInput, ...dropUndefined(known.input(toolInput)) } : toolInput;
   // apply_patch names its files inside the patch: they are handed to the judge as paths.
-  if (tool === 'apply_patch') mapped = { ...toolInput, paths: patchPaths(toolInput.patchText) };
+  // (`patch` is the same tool under its name in earlier versions.)
+  if (tool === 'apply_patch' || tool === 'patch') mapped = { ...toolInput, paths: patchPaths(toolInput.patchText) };
   const common = { session_id: raw.sessionID, cwd, tool_name: known ? known.as : tool, tool_input: mapped, ...(typeof raw.callID === 'string' && raw.callID !== '' ? { tool_use_id: raw.callID } : {}) };
   if (raw.event === 'after') {
     // The report of what ran: matched to its PreToolUse by tool_use_id (the call id).
