@@ -25,9 +25,61 @@ export const GEMINI_TOOLS: ToolMapping = {
   run_shell_command: { as: 'Bash', input: (i) => ({ command: i.command }) },
   list_directory: { as: 'LS', input: (i) => ({ path: i.dir_path ?? i.path }) },
   glob: { as: 'Glob', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
-  grep_search: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
-  search_file_content: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}) }) },
+  // SECURITY: the file-name filter (`include_pattern`, `include` in older versions) narrows the
+  // search to the files it selects; the judge reads a walk's filter from Grep's `glob` only, so a
+  // search of `.env` alone was judged as an ordinary search of the folder.
+  grep_search: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}), glob: i.include_pattern ?? i.include }) },
+  search_file_content: { as: 'Grep', input: (i) => ({ pattern: i.pattern, ...(i.dir_path ?? i.path ? { path: i.dir_path ?? i.path } : {}), glob: i.include_pattern ?? i.include }) },
+  // SECURITY: read_many_files reads the files its `include` patterns (and older versions' `paths`)
+  // select: they were no path the judge knew, so `include: [".env"]` read .env unjudged.
+  read_many_files: { as: 'read_many_files', input: (i) => manyFiles([...strings(i.include), ...strings(i.paths)]) },
 };
+
+const GLOB_CHAR = /(^|[^\\])[*?[\]{}()!+@]/;
+/** A wildcard part of a pattern that could climb out of its literal start (as extract.ts's Glob walk tells it). */
+const CLIMBS = /(^|[/{,])\.\.($|[/},])|(^|[{,(|])\s*~|[{,(|]\s*\//;
+
+function strings(v: unknown): string[] {
+  if (typeof v === 'string') return v === '' ? [] : [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+}
+
+/**
+ * read_many_files' patterns as the judge reads a search (`read_many_files` is a walk of its
+ * `paths`, narrowed by `glob`, as Claude Code's Grep: tools.ts). A pattern with no wildcard is a
+ * file or a folder read whole; one with wildcards walks its literal start (`src` of `src/**` +
+ * `/*.ts`, the workspace for `**` + `/.env`) and selects files by its last part, which is handed
+ * to the judge as the walk's file-name filter: a literal name (`.env`) is that file in each
+ * walked folder, a pattern that could select a protected name leaves the call unsure. Several
+ * filters are joined as one brace pattern (`{*.ts,.env.*}`). A wildcard part that could climb
+ * out of its start (`*` + `/../..`) walks the root.
+ */
+export function manyFiles(patterns: string[]): { paths: string[]; glob?: string } {
+  const paths: string[] = [];
+  const names = new Set<string>();
+  for (const p of patterns) {
+    const segs = p.split('/');
+    let k = 0;
+    while (k < segs.length && !GLOB_CHAR.test(segs[k]!)) k++;
+    if (k === segs.length) {
+      paths.push(p);
+      continue;
+    }
+    const start = k === 0 ? '.' : segs.slice(0, k).join('/') || '/';
+    const wild = segs.slice(k).join('/');
+    if (CLIMBS.test(wild)) {
+      paths.push('/');
+      continue;
+    }
+    paths.push(start);
+    const last = segs[segs.length - 1]!;
+    // `**` + `/.env` or `*` + `/.env` names the file in the walked folders; the judge adds it for each.
+    if (GLOB_CHAR.test(last)) names.add(last);
+    else paths.push(`${start}/${last}`);
+  }
+  const filters = [...names];
+  return { paths, ...(filters.length === 1 ? { glob: filters[0] } : filters.length > 1 ? { glob: `{${filters.join(',')}}` } : {}) };
+}
 
 /** The MCP server name Gatehouse is written under: its own tools are judged on the MCP path, not twice. */
 const OWN_SERVER = 'gatehouse';

@@ -46,7 +46,11 @@ const CLAUDE: Record<string, ToolSpec> = {
 
 const EXACT: Record<string, ToolSpec> = {
   read_file: { ops: ['read'] }, read_text_file: { ops: ['read'] }, read_media_file: { ops: ['read'] },
-  read_multiple_files: { ops: ['read'] }, list_directory: { ops: ['read'] }, list_directory_with_sizes: { ops: ['read'] },
+  read_multiple_files: { ops: ['read'] },
+  // Gemini CLI's and Qwen Code's read_many_files, as their hook mappings hand it over: the files
+  // and folders its patterns start at (`paths`), read whole, narrowed by the patterns' file names.
+  read_many_files: { ops: ['read'], walk: 'tree', filters: ['glob'] },
+  list_directory: { ops: ['read'] }, list_directory_with_sizes: { ops: ['read'] },
   directory_tree: { ops: ['read'], walk: 'tree' }, search_files: { ops: ['read'], walk: 'tree' }, get_file_info: { ops: ['read'] },
   list_allowed_directories: { ops: ['read'] },
   write_file: { ops: ['write'] }, edit_file: { ops: ['write'] }, create_directory: { ops: ['write'] },
