@@ -104,7 +104,13 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // A tool whose file semantics are not known may walk a folder it is given (an `archive` tool given
   // `~`, an `index` tool given `~/.config`): its paths count as whole trees, so a protected tree
   // inside one counts as touched.
-  const unknownTool = !spec.shell && !command && spec.ops.length === 1 && spec.ops[0] === 'execute';
+  // SECURITY: whether or not it carries a command-like field: a `command` parsed as a shell
+  // command does not make it a shell tool (`str_replace_editor {command: "create", path:
+  // "~/.bashrc"}` was judged as running `create`, its path one level deep and neither read nor
+  // written). The command is judged as well: the tool may run it.
+  const unknownTool = !spec.shell && spec.ops.length === 1 && spec.ops[0] === 'execute';
+  /** An unknown tool's file patterns (`include`, `glob`): paths, and file-name filters of what it walks. */
+  const unknownFilters: string[] = [];
   const paths = { count: 0, given: false };
   // A file tool that writes makes the folders on the way (Claude Code's Write does).
   const makesFolders = !spec.shell && spec.ops.includes('write') && (opts?.resolveSymlinks ?? true);
@@ -135,11 +141,20 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
       else addArgPath(local, false);
       continue;
     }
-    if (PATH_KEYS.has(key)) {
+    if (PATH_KEYS.has(key) || (unknownTool && UNKNOWN_PATH_KEYS.has(key))) {
       // Glob's `path` is where its pattern starts, walked below (with the pattern's literal part).
       const recursive = (walk === 'tree' || walk === 'args' || unknownTool) && key !== 'cwd';
-      if (typeof v === 'string') addArgPath(v, recursive);
-      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') addArgPath(x, recursive);
+      const filter = !PATH_KEYS.has(key);
+      if (typeof v === 'string') {
+        addArgPath(v, recursive);
+        if (filter && v) unknownFilters.push(v);
+      } else if (Array.isArray(v)) {
+        for (const x of v) {
+          if (typeof x !== 'string') continue;
+          addArgPath(x, recursive);
+          if (filter && x) unknownFilters.push(x);
+        }
+      }
     }
     if (CONTENT_KEYS.includes(key) && typeof v === 'string') col.addContent(v);
     else if (key === 'edits' && Array.isArray(v)) {
@@ -165,7 +180,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     else for (const k in v as Record<string, unknown>) nested((v as Record<string, unknown>)[k], k, depth + 1);
   };
   for (const key in args) {
-    if (PATH_KEYS.has(key) || CONTENT_KEYS.includes(key) || COMMAND_KEYS.includes(key) || key === 'edits' || key === 'old_string') continue;
+    if (PATH_KEYS.has(key) || (unknownTool && UNKNOWN_PATH_KEYS.has(key)) || CONTENT_KEYS.includes(key) || COMMAND_KEYS.includes(key) || key === 'edits' || key === 'old_string') continue;
     const v = args[key];
     if (typeof v === 'string') {
       if (unknownTool && LOOKS_LIKE_PATH.test(v)) addArgPath(v, true);
@@ -190,6 +205,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     const f = args[k];
     if (typeof f === 'string' && f) nameFilter(col, f, [...col.recursive], addArgPath);
   }
+  for (const f of unknownFilters.slice(0, MAX_PATH_ARGS)) nameFilter(col, f, [...col.recursive], addArgPath);
 
   // Hosts: URLs anywhere in the arguments. The text a file tool writes is not a destination, so
   // writing a README that mentions a URL does not count as contacting it.
@@ -200,12 +216,18 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
     walkHosts(args[key], col, 0);
   }
   // An unknown tool with a URL in its arguments may well fetch it: fail closed.
-  if (col.hosts.length > before && !spec.ops.includes('network') && !spec.shell && spec.ops.includes('execute') && !command) col.op('network');
+  if (col.hosts.length > before && !spec.ops.includes('network') && !spec.shell && spec.ops.includes('execute') && (!command || unknownTool)) col.op('network');
   return col.result(command);
 }
 
 /** An absolute, `~` or `$HOME` path (what an unknown tool's string argument is taken for). */
 const LOOKS_LIKE_PATH = /^(\/[^/]|~\/|~$|\$HOME(\/|$)|\$\{HOME\})/;
+
+/**
+ * Argument names an unknown tool's file patterns go by (read_many_files' `include`, a search's
+ * `glob`): judged as its paths, and as the file-name filters of what it walks.
+ */
+const UNKNOWN_PATH_KEYS = new Set(['include', 'glob', 'includes', 'globs']);
 
 const URL_KEYS = new Set(['url', 'uri', 'href', 'link', 'location', 'endpoint']);
 
