@@ -27,6 +27,15 @@ describe('Gemini CLI hook input', () => {
     expect('judge' in other && JSON.parse(other.judge)).toMatchObject({ tool_name: 'web_fetch', tool_input: { prompt: 'https://example.com' } });
   });
 
+  it('hands read_many_files to the judge as a search: literal patterns as paths, a wildcard one as its start and file-name filter; grep_search include_pattern as glob', () => {
+    const many = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'read_many_files', tool_input: { include: ['.env', 'src/**/*.ts', '/etc/*.conf', '**/.npmrc'] } }));
+    expect('judge' in many && JSON.parse(many.judge)).toMatchObject({ tool_name: 'read_many_files', tool_input: { paths: ['.env', 'src', '/etc', '.', './.npmrc'], glob: '{*.ts,*.conf}' } });
+    const climb = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'read_many_files', tool_input: { include: ['*/../../.ssh/id_rsa'] } }));
+    expect('judge' in climb && JSON.parse(climb.judge)).toMatchObject({ tool_input: { paths: ['/'] } });
+    const grep = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'grep_search', tool_input: { pattern: '.', include_pattern: '.env' } }));
+    expect('judge' in grep && JSON.parse(grep.judge)).toMatchObject({ tool_name: 'Grep', tool_input: { pattern: '.', glob: '.env' } });
+  });
+
   it("leaves Gatehouse's own MCP tools to the MCP path, and names another server's tools as MCP tools", () => {
     // The host is asked, told the Gatehouse tool the call claims to be: it leaves only a tool it serves to the MCP path.
     const own = fromGeminiInput(JSON.stringify({ ...base, tool_name: 'hello', tool_input: {}, mcp_context: { server_name: 'gatehouse', tool_name: 'hello' } }));

@@ -29,6 +29,9 @@ describe('opencode hook input', () => {
     // apply_patch names its files inside the patch: they reach the judge as paths.
     const patch = fromOpencodeInput(JSON.stringify({ ...base, tool: 'apply_patch', args: { patchText: '*** Begin Patch\n*** Update File: /home/u/.bashrc\n@@\n-a\n+b\n*** End Patch' } }));
     expect('judge' in patch && JSON.parse(patch.judge)).toMatchObject({ tool_name: 'apply_patch', tool_input: { paths: ['/home/u/.bashrc'] } });
+    // As opencode reads the headers: no space needed after the colon, the rest trimmed (review rev4).
+    const tight = fromOpencodeInput(JSON.stringify({ ...base, tool: 'apply_patch', args: { patchText: '*** Begin Patch\n*** Add File:.git/hooks/pre-commit\n+x\n*** Delete File:a\n*** Update File:b\n*** Move to:\tc \r\n*** End Patch' } }));
+    expect('judge' in tight && JSON.parse(tight.judge)).toMatchObject({ tool_input: { paths: ['.git/hooks/pre-commit', 'a', 'b', 'c'] } });
     // Another MCP server's tool, by opencode's name for it.
     const other = fromOpencodeInput(JSON.stringify({ ...base, tool: 'db_query', args: { sql: 'x' } }));
     expect('judge' in other && JSON.parse(other.judge)).toMatchObject({ tool_name: 'db_query', tool_input: { sql: 'x' } });
