@@ -10,6 +10,8 @@
 // the mount, so this check has no window of its own. Only shell builtins: no process is started.
 
 /**
+ * The shell's own field splitting and builtins, whatever the environment brings (an exported IFS,
+ * a bash function named read): the check must read the list as the kernel writes it.
  * Arguments: whether the box's root is its own empty tmpfs (`tmpfs-root`: a plugin sandbox's,
  * written only by bwrap itself; `-`: none may be writable); the binds whose source must be what
  * was planned (newline-framed `place|major:minor|root` lines, and the same places alone: a bind's
@@ -17,7 +19,7 @@
  * mountinfoPath writes them), then the command and its arguments, run with exec when every
  * writable mount is at or under one of them and every planned bind is of what was planned.
  */
-export const VERIFY_MOUNTS_SCRIPT = `t=$1; e=$2; p=$3; n=$4; shift 4; bad=
+export const VERIFY_MOUNTS_SCRIPT = `unset -f read echo test [ 2>/dev/null; IFS=' '; t=$1; e=$2; p=$3; n=$4; shift 4; bad=
 while read -r _ _ d r m o rest; do
 case $p in *"
 $m

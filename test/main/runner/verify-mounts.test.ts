@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, profileFromManifest, sandboxWrap, writableMounts } from '../../../main/runner/sandbox.js';
-import { mountinfoPath } from '../../../main/runner/verify-mounts.js';
+import { mountinfoPath, verifiedArgv } from '../../../main/runner/verify-mounts.js';
 import { tempDir } from '../../support/temp.js';
 
 const sandbox = detectSandbox();
@@ -47,5 +47,18 @@ describe('the check of a box\'s mounts', () => {
     expect(swapped.stdout).toBe('');
     expect(swapped.stderr).toContain(`gatehouse-box: not run: the box is not as planned at ( ${data})`);
     expect(readFileSync(join(root, 'outer', 'keep.txt'), 'utf8')).toBe('untouched\n');
+  });
+
+  // /bin/sh is dash on Debian, which resets IFS and imports no functions; elsewhere it is bash,
+  // which does both. Run the check under bash, over this process's own mounts, allowing nothing
+  // writable: it must refuse whatever the environment brings.
+  it('reads the mount list as the kernel writes it under bash too, whatever the environment brings (an exported IFS, a function named read)', () => {
+    const argv = verifiedArgv([], ['/bin/true']);
+    const script = argv[2]!;
+    for (const env of [{}, { IFS: 'x' }, { 'BASH_FUNC_read%%': '() { return 1; }' }]) {
+      const r = spawnSync('/bin/bash', ['--norc', '--posix', '-c', script, ...argv.slice(3)], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', ...env } });
+      expect(r.status, `${JSON.stringify(env)}: ${r.stderr}`).toBe(126);
+      expect(r.stderr).toMatch(/gatehouse-box: not run: the box is not as planned at \( \//);
+    }
   });
 });
