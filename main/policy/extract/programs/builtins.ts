@@ -87,7 +87,13 @@ function trap(args: EW[], env: Env, c: Ctx): void {
   const code = args.find((a) => !a.t.startsWith('-'));
   if (!code || args.length < 2) return;
   if (!code.known) c.col.evasive('trap runs a computed string');
-  else if (env.depth < MAX_DEPTH) nested(code.t, env, c);
+  else {
+    // It runs later (at exit, on a signal), with the variables and functions of that moment:
+    // `x=/tmp; trap 'cat $x/id_rsa' EXIT; x=~/.ssh` reads the key. Judged now, and unsure when
+    // it reads a variable or calls a function.
+    if (/\$/.test(code.t) || [...(env.functions?.keys() ?? [])].some((f) => new RegExp(`(^|[\\s;&|(])${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[\\s;&|)])`).test(code.t))) c.col.evasive('a trap runs later, with the values of that moment');
+    if (env.depth < MAX_DEPTH) nested(code.t, env, c);
+  }
 }
 
 /** Builtins and programs that take no file arguments: their words are text, not paths. */

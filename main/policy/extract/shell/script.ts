@@ -49,7 +49,6 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
       const lastBefore = inShell ? snapshot(env) : null;
       const here = subshells && !inShell ? subshellOf(env) : env;
       const group = !subshells && st.kind === 'group' && (st.maybe || st.subshell) ? snapshot(env) : null;
-      if (st.kind === 'group' && st.fn !== undefined) (here.functions ??= new Map()).set(st.fn, st.body);
       stage(st, here, c, upstream.length > 0 ? upstream : null);
       // A loop's next pass sees what the one before set: judged again with that unknown.
       if (group && st.kind === 'group' && st.loop && changed(group, env)) {
@@ -61,6 +60,8 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
         settleVars(group, env);
         settleFolder(group.cwd, env, c);
       }
+      // Defined now (its body, judged above as one that may not run, is what a later call runs).
+      if (st.kind === 'group' && st.fn !== undefined) (here.functions ??= new Map<string, Script | null>()).set(st.fn, st.body);
       if (lastBefore) {
         settleVars(lastBefore, env);
         settleFolder(lastBefore.cwd, env, c);
@@ -76,15 +77,16 @@ export function runScript(s: Script, env: Env, c: Ctx, group = false): void {
 const MAX_FOLDER_FORKS = 4;
 
 /** What a subshell starts with: a copy of the shell's variables and folder. */
-const subshellOf = (env: Env): Env => ({ ...env, vars: new Map(env.vars), ...(env.opaque ? { opaque: new Map(env.opaque) } : {}) });
+const subshellOf = (env: Env): Env => ({ ...env, vars: new Map(env.vars), ...(env.opaque ? { opaque: new Map(env.opaque) } : {}), ...(env.functions ? { functions: new Map(env.functions) } : {}) });
 
 interface Snapshot {
   vars: Map<string, string>;
   opaque: Map<string, 'nameref' | 'attr'> | undefined;
+  functions: Map<string, Script | null> | undefined;
   cwd: string;
 }
 
-const snapshot = (env: Env): Snapshot => ({ vars: new Map(env.vars), opaque: env.opaque ? new Map(env.opaque) : undefined, cwd: env.cwd });
+const snapshot = (env: Env): Snapshot => ({ vars: new Map(env.vars), opaque: env.opaque ? new Map(env.opaque) : undefined, functions: env.functions ? new Map(env.functions) : undefined, cwd: env.cwd });
 
 /**
  * After commands that may not have run, or ran in a subshell (after `&&`/`||`, in an if/while/case
@@ -96,6 +98,8 @@ function settleVars(before: Snapshot, env: Env): void {
   for (const [name, value] of env.vars) if (before.vars.get(name) !== value) forget(env, name);
   for (const name of before.vars.keys()) if (!env.vars.has(name)) forget(env, name);
   if (env.opaque) for (const [name, kind] of env.opaque) if (before.opaque?.get(name) !== kind) forget(env, name);
+  // A function defined there may or may not be: calling it is unsure (null).
+  if (env.functions) for (const [name, body] of env.functions) if (before.functions?.get(name) !== body) env.functions.set(name, null);
 }
 
 /** Whether commands since `before` changed a variable or the folder. */
@@ -115,6 +119,8 @@ function restore(before: Snapshot, env: Env): void {
   env.vars = before.vars;
   if (before.opaque) env.opaque = before.opaque;
   else delete env.opaque;
+  if (before.functions) env.functions = before.functions;
+  else delete env.functions;
   env.cwd = before.cwd;
 }
 
@@ -147,7 +153,8 @@ function substs(w: Word, env: Env, c: Ctx): void {
       return;
     }
     // A substitution runs in a subshell: its `cd` and assignments do not leak out.
-    runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}) }, c);
+    // Functions too: a trap's code calls them in this shell, and a child bash has the exported ones.
+  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}), ...(env.functions ? { functions: new Map(env.functions) } : {}) }, c);
   }
 }
 
@@ -195,7 +202,8 @@ export function nested(src: string, env: Env, c: Ctx): void {
     c.col.evasive('nested shell code could not be parsed');
     return;
   }
-  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}) }, c);
+  // Functions too: a trap's code calls them in this shell, and a child bash has the exported ones.
+  runScript(s, { cwd: env.cwd, vars: new Map(env.vars), depth: env.depth + 1, ...(env.opaque ? { opaque: env.opaque } : {}), ...(env.functions ? { functions: new Map(env.functions) } : {}) }, c);
 }
 
 export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
@@ -221,11 +229,13 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   }
   const args = words.slice(1);
   if (w0.known) programs(w0, name, args, env, c);
-  const alias = w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
-  if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
   // A function defined earlier runs its body here, in this shell, with the variables and folder
-  // of this moment (`x=/tmp; f() { cat $x/id_rsa; }; x=~/.ssh; f` reads the key).
+  // of this moment (`x=/tmp; f() { cat $x/id_rsa; }; x=~/.ssh; f` reads the key). Before an
+  // alias of the same name: bash -c expands no alias, so the function is what runs.
   const fn = w0.known && !w0.vars ? env.functions?.get(w0.t) : undefined;
+  if (fn === null) return col.evasive(`${w0.t} is a function that may or may not have been defined as it was last written`);
+  const alias = fn === undefined && w0.known && !w0.vars ? env.aliases?.get(w0.t) : undefined;
+  if (alias !== undefined) return runAlias(w0.t, alias, args, env, c, feed);
   if (fn !== undefined) {
     if (env.depth >= MAX_DEPTH) return col.evasive('functions call each other too deep to analyse');
     // Its arguments are its positional parameters while it runs (`f() { cat "$1"; }; f ~/.ssh/id_rsa`).

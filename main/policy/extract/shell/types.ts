@@ -14,7 +14,7 @@ export interface Env {
   /** `alias name=body` seen earlier in the script (bash expands them in later commands). */
   aliases?: Map<string, string>;
   /** Functions defined earlier in the script: their bodies run where they are called (script.ts). */
-  functions?: Map<string, Script>;
+  functions?: Map<string, Script | null>;
   /**
    * Variables whose later assignments the judge cannot evaluate: a nameref (`declare -n x=HOME`:
    * assigning x assigns HOME) or one with an attribute that changes the value assigned (`-i`
