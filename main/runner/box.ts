@@ -27,7 +27,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { gitFileTarget, gitHookPlaces } from '../policy/git-hooks-path.js';
@@ -485,6 +485,13 @@ const TOKEN_VARS = ['GATEHOUSE_TOKEN', 'GATEHOUSE_AGENT_TOKEN'];
 /** Where a program finds another one's control socket (masked by controlSockets): gone too, so none goes looking. */
 const SOCKET_VARS = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'TMUX', 'TMUX_PANE', 'STY', 'DOCKER_HOST'];
 
+/**
+ * What makes a shell run code as it starts, before the box's check of its mounts (verify-mounts.ts)
+ * has run: where /bin/sh is bash, `SHELLOPTS=xtrace` with `PS4='$(cmd)'` from the agent's
+ * environment ran cmd on the check's first line, in a box about to be refused.
+ */
+const SHELL_START_VARS = ['SHELLOPTS', 'BASHOPTS', 'PS4', 'BASH_ENV', 'ENV'];
+
 /** The bwrap arguments (before `--` and the command) for a plan. */
 export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): string[] {
   const args = [
@@ -509,14 +516,24 @@ export function bwrapBoxArgs(plan: BoxPlan, asRoot = process.getuid?.() === 0): 
   // Last: no bind above can uncover them.
   for (const d of plan.maskedDirs) args.push('--tmpfs', d, '--remount-ro', d);
   for (const f of plan.maskedFiles) args.push('--ro-bind', '/dev/null', f);
-  for (const v of [...TOKEN_VARS, ...SOCKET_VARS]) args.push('--unsetenv', v);
+  for (const v of [...TOKEN_VARS, ...SOCKET_VARS, ...SHELL_START_VARS]) args.push('--unsetenv', v);
   args.push('--chdir', plan.cwd);
   return args;
 }
 
 /** The box's command: the check of its mounts (verify-mounts.ts), then `shell -c command`. */
 function verifiedCommand(plan: BoxPlan, shell: string, command: string): string[] {
-  return verifiedArgv([...plan.writable, ...plan.pinned], [shell, '-c', command], { binds: plannedBinds(bwrapBoxArgs(plan)) });
+  // By their real paths too: bwrap mounts a folder reached through a link at its real place.
+  const writable = [...plan.writable, ...plan.pinned];
+  return verifiedArgv([...writable, ...writable.map(realOr)], [shell, '-c', command], { binds: plannedBinds(bwrapBoxArgs(plan)) });
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 /** One word of shell text, quoted so the shell gives it back unchanged. */
