@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Finding, Problem } from '../registry/types.js';
 import { loadAdapter, type LoadedAdapter } from './adapter-manifest.js';
-import { scanLua } from './lua-scan.js';
+import { scanLua } from '../registry/scan/lua-scan.js';
 
 export type AdapterReading =
   | { adapter: null; problems: Problem[] }

@@ -14,7 +14,7 @@ import type { Finding, Problem } from '../registry/types.js';
 import type { PtyManager } from '../pty/pty-manager.js';
 import { ADAPTER_MANIFEST_FILES, checkAdapterManifestText, findAdapterManifest, LIMIT_BOUNDS, validateAdapterManifest, type LoadedAdapter } from './adapter-manifest.js';
 import { AdapterLuaError, LuaSandbox } from './lua-sandbox.js';
-import { scanLua } from './lua-scan.js';
+import { scanLua } from '../registry/scan/lua-scan.js';
 import { readAdapter } from './adapter-folder.js';
 import { ACTION_PERMISSIONS, ADAPTER_KINDS, ADAPTER_PERMISSIONS, grantedHostFunctions, HOST_FUNCTIONS, METHOD_PERMISSIONS, PERMISSION_DENIED, type AdapterMethod } from './permissions.js';
 import { Screen, type ScreenSnapshot } from './screen.js';

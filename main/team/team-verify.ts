@@ -24,25 +24,39 @@ async function verifyMember(pool: Pick<Pool, 'query'>, m: TeamMember, staleMs: n
   const v = new ChainVerifier();
   let failure: string | null = null;
   let after = 0;
-  for (;;) {
-    const r = await pool.query<{ seq: string; ts: string; type: string; actor: string; payload: string; prev_hash: string; hash: string }>(
-      'SELECT seq, ts, type, actor, payload, prev_hash, hash FROM team_events WHERE member = $1 AND seq > $2 ORDER BY seq LIMIT $3',
-      [m.name, after, PAGE],
-    );
-    for (const row of r.rows) {
-      const stored: StoredRow = { seq: Number(row.seq), ts: Number(row.ts), type: row.type, actor: row.actor, payloadJson: row.payload, prevHash: row.prev_hash, hash: row.hash };
-      if (after === 0 && stored.seq !== 1 && v.isFresh) {
-        failure = `rows 1-${stored.seq - 1} are not in the team database: the first row shipped is ${stored.seq} (they were deleted there, or pruned on the member before it joined)`;
-        break;
+  /** Reads the member's rows after `after`, pushing them into the verifier; false when there were none. */
+  const readRows = async (): Promise<boolean> => {
+    let any = false;
+    for (;;) {
+      const r = await pool.query<{ seq: string; ts: string; type: string; actor: string; payload: string; prev_hash: string; hash: string }>(
+        'SELECT seq, ts, type, actor, payload, prev_hash, hash FROM team_events WHERE member = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+        [m.name, after, PAGE],
+      );
+      for (const row of r.rows) {
+        any = true;
+        const stored: StoredRow = { seq: Number(row.seq), ts: Number(row.ts), type: row.type, actor: row.actor, payloadJson: row.payload, prevHash: row.prev_hash, hash: row.hash };
+        if (after === 0 && stored.seq !== 1 && v.isFresh) {
+          failure = `rows 1-${stored.seq - 1} are not in the team database: the first row shipped is ${stored.seq} (they were deleted there, or pruned on the member before it joined)`;
+          break;
+        }
+        if (!v.push(stored)) break;
+        after = stored.seq;
       }
-      if (!v.push(stored)) break;
-      after = stored.seq;
+      if (failure || v.failure || r.rows.length < PAGE) return any;
     }
-    if (failure || v.failure || r.rows.length < PAGE) break;
+  };
+  await readRows();
+  let head = m;
+  if (!failure && !v.failure) {
+    // The member's shipper writes its rows and its head in one transaction, so the head is read
+    // after the rows: a batch that committed meanwhile moved it past what was read (its rows are
+    // read then), while rows past a head read later were not written by the shipper. Read before
+    // the rows, a batch committed in between looked like rows added behind Gatehouse's back.
+    head = (await listMembers(pool, m.name))[0] ?? m;
+    while (!failure && !v.failure && head.shippedSeq > after && (await readRows())) head = (await listMembers(pool, m.name))[0] ?? head;
   }
   if (!failure) {
-    // The member's shipper writes its head with each batch: rows deleted from the tail, or added after it, show.
-    const bad = v.finish(m.shippedHash === null ? null : { seq: m.shippedSeq, hash: m.shippedHash });
+    const bad = v.finish(head.shippedHash === null ? null : { seq: head.shippedSeq, hash: head.shippedHash });
     failure = bad?.reason ?? null;
   }
   const forks = (await pool.query<{ seq: string; stored_hash: string; offered_hash: string }>('SELECT seq, stored_hash, offered_hash FROM team_forks WHERE member = $1 ORDER BY seq', [m.name])).rows.map((f) => ({ seq: Number(f.seq), storedHash: f.stored_hash, offeredHash: f.offered_hash }));

@@ -3,8 +3,8 @@
 // compile strings or reach the debug library, which is reason enough to read the code.
 // Comments and string contents are blanked first (positions kept), so text that only mentions
 // os.execute in a string or comment is not a finding.
-import { LineIndex } from '../core/line-index.js';
-import type { Finding } from '../registry/types.js';
+import { LineIndex } from '../../core/line-index.js';
+import type { Finding } from '../types.js';
 
 const PATTERNS: { rule: string; weight: Finding['weight']; re: RegExp; message: string }[] = [
   { rule: 'lua.os-execute', weight: 3, re: /(?<![.:\w])os\s*(?:\.\s*execute\b|\[)/g, message: 'os.execute runs a shell command; an adapter only reads the screen and returns actions, so remove it (the runtime has no os table).' },

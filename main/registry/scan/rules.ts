@@ -73,7 +73,7 @@ export const RULES = {
   'sh.eval-variable': { weight: 2, title: 'eval of a variable or command output' },
   'sh.write-home': { weight: 2, title: 'redirect into the home folder' },
 
-  // Lua (the adapters' Lua scanner, main/adapters/lua-scan.ts, and its weights: patterns over code
+  // Lua (the adapters' Lua scanner, main/registry/scan/lua-scan.ts, and its weights: patterns over code
   // with comments and string contents blanked out)
   'lua.os-execute': { weight: 3, title: 'os.execute' },
   'lua.io-popen': { weight: 3, title: 'io.popen' },

@@ -1,7 +1,7 @@
 // One file: decide what it is (by extension, and by its #! line, which is what actually decides
 // how an executable runs), then run the Trojan Source check and the rules of its language.
 
-import { scanLua } from '../../adapters/lua-scan.js';
+import { scanLua } from './lua-scan.js';
 import type { Finding } from '../types.js';
 import { Collector } from './collector.js';
 import type { RuleId } from './rules.js';
@@ -177,7 +177,7 @@ function runRules(c: Collector, langs: readonly FileLanguage[]): void {
 }
 
 /**
- * The same rules for Lua as for an adapter's Lua (../../adapters/lua-scan.ts, which the adapter
+ * The same rules for Lua as for an adapter's Lua (lua-scan.ts, which the adapter
  * service runs before an adapter loads), so an adapter folder scanned as a plugin folder (`catalog
  * add`, a catalog install) is judged by the rules its Lua is written to. The messages here hold for
  * Lua run by an interpreter too (`lua x.lua`), where these functions do exist.

@@ -90,7 +90,7 @@ describe('adapter manifests', () => {
 
 describe('the Lua scan', () => {
   it('finds os.execute, io.popen, loading code from strings and debug, with line and column; comments and strings do not count', async () => {
-    const { scanLua } = await import('../../../main/adapters/lua-scan.js');
+    const { scanLua } = await import('../../../main/registry/scan/lua-scan.js');
     const src = ['-- os.execute("rm") in a comment', 'local s = "io.popen in a string"', 'os.execute("ls")', 'local f = io.popen("id")', 'local g = load("return 1")', 'debug.sethook()', 'local M = {} function M.load(x) return x end', 'M.load("fine")'].join('\n');
     expect(scanLua('main.lua', src).map((f) => [f.rule, f.line, f.column, f.weight])).toEqual([
       ['lua.os-execute', 3, 1, 3],

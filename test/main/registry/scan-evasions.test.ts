@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanLua } from '../../../main/adapters/lua-scan.js';
+import { scanLua } from '../../../main/registry/scan/lua-scan.js';
 import { loadManifest } from '../../../main/registry/manifest/load-manifest.js';
 import { RULES, scanFile, scanPlugin, scanPluginFiles } from '../../../main/registry/scan/index.js';
 import type { Finding } from '../../../main/registry/types.js';
