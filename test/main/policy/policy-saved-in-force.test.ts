@@ -18,12 +18,18 @@ rules:
     message: nobody touches /srv/secret
 `;
 const read = (path: string): Extraction => ({ operations: ['read'], paths: [path], hosts: [], command: '', content: '', evasive: false, evasiveReasons: [] });
-const until = async (f: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!f() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
-};
+/** Resolves once the store, reloading on its own after a change on disk, says `f`: waits for its change events, no polling. */
+const until = (store: PolicyStore, f: () => boolean): Promise<void> =>
+  new Promise((resolve) => {
+    if (f()) return resolve();
+    const off = store.onChange(() => {
+      if (!f()) return;
+      off();
+      resolve();
+    });
+  });
 
-describe('policy.yaml last good copy (e3f2db0)', () => {
+describe('policy.yaml: the policy in force, saved beside it', () => {
   it('a broken first start with no saved copy, then the file deleted: the message must not say a policy stays active while every call is denied', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gh-r5-store-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +40,7 @@ describe('policy.yaml last good copy (e3f2db0)', () => {
     onTestFinished(() => store.close());
     expect(store.evaluate(read('/srv/public/a'), null).decision).toBe('deny'); // fail closed: as designed
     rmSync(file);
-    await until(() => /removed/.test(store.error ?? ''));
+    await until(store, () => /removed/.test(store.error ?? ''));
     const r = store.evaluate(read('/srv/public/a'), null);
     // What happens: every call is still denied ("…no earlier policy loaded whole…") while
     // store.error says "was removed; the last loaded policy stays active" — no policy was ever
@@ -48,7 +54,7 @@ describe('policy.yaml last good copy (e3f2db0)', () => {
     expect(r.reason).toBe(store.error);
     // An empty file clears it, as the message says.
     writeFileSync(file, '');
-    await until(() => store.error === null);
+    await until(store, () => store.error === null);
     expect(store.evaluate(read('/srv/public/a'), null).decision).not.toBe('deny');
   });
 
