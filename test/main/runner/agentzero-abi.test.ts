@@ -33,7 +33,7 @@ const module = (answer: string, opts: { wasi?: boolean; packed?: string } = {}) 
     (call $az_log (i32.const 2) (local.get $ptr) (local.get $len))
     ${opts.packed ?? `(i64.or (i64.const 64) (i64.shl (i64.const ${Buffer.byteLength(answer)}) (i64.const 32)))`}))`;
 
-const manifest = (name: string) => `name = "${name}"\ndescription = "AgentZero\'s ten-line plugin, built with declare_tool!."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.my_tool]\ndescription = "Say hello."\n\n[tools.my_tool.parameters.name]\ntype = "string"\n`;
+const manifest = (name: string) => `name = "${name}"\ndescription = "AgentZero's ten-line plugin, built with declare_tool!."\nkind = "wasm"\nwasm = "plugin.wasm"\n\n[tools.my_tool]\ndescription = "Say hello."\n\n[tools.my_tool.parameters.name]\ntype = "string"\n`;
 
 describe('AgentZero plugins (ABI v2), unchanged', () => {
   let root: string;
