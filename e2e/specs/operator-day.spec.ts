@@ -92,7 +92,8 @@ test('Health draws each plugin’s last hour: calls, failures, latency and the b
 test.describe('calls waiting for an operator', () => {
   test.use({ homeSetup: { settings: { mode: 'live', hookAsk: 'inbox' }, auditEvents: 400 } });
 
-  async function waitingHookCalls(home: string, session: string, commands: string[]): Promise<string> {
+  /** Sends the calls and returns the session the host filed them under, and the seq of one call's first event. */
+  async function waitingHookCalls(home: string, session: string, commands: string[]): Promise<{ session: string; seq: number }> {
     const s = await serveFile(home);
     commands.forEach((command, n) => {
       void fetch(new URL('/hooks/claude/pre-tool-use', s.url), {
@@ -106,17 +107,19 @@ test.describe('calls waiting for an operator', () => {
     await expect.poll(received).toBe(commands.length);
     await expect.poll(async () => (await hostCall<{ items: unknown[] }>(home, 'approvals.list', { state: 'pending' })).items.length).toBeGreaterThan(0);
     // The host keys a hook's session by the agent that sent it: the audit log says under which name.
-    const { events } = await hostCall<{ events: { type: string; payload: { session?: string } }[] }>(home, 'audit.tail', { limit: 50 });
-    return events.find((e) => e.type === 'call.received' && e.payload.session?.endsWith(session))!.payload.session!;
+    const { events } = await hostCall<{ events: { seq: number; type: string; payload: { session?: string } }[] }>(home, 'audit.tail', { limit: 50 });
+    const first = events.find((e) => e.type === 'call.received' && e.payload.session?.endsWith(session))!;
+    return { session: first.payload.session!, seq: first.seq };
   }
 
   test('the waterfall names each call’s command and a waiting call says “waiting” with the time it has waited', async ({ console: app, home }) => {
     await app.status.expectConnected();
-    const session = await waitingHookCalls(home, 'operator-day-1', ['git push --force origin main', 'rm -rf build']);
+    const { session, seq } = await waitingHookCalls(home, 'operator-day-1', ['git push --force origin main', 'rm -rf build']);
     const audit = app.audit;
     await app.open('audit');
     await audit.setTextFacet('session', session);
-    await audit.rows.first().click();
+    // The call's own row: the first row can still be the unfiltered list's while the filter applies.
+    await audit.row(seq).click();
     await audit.sessionLink.click();
     await expect(audit.bars).toHaveCount(2);
     await expect(audit.bars.filter({ hasText: 'rm -rf build' })).toHaveCount(1);
@@ -130,14 +133,14 @@ test.describe('calls waiting for an operator', () => {
   test('at 1440×900 with an event open, the Summary column stays readable', async ({ console: app, home }) => {
     await app.page.setViewportSize({ width: 1440, height: 900 });
     await app.status.expectConnected();
-    const session = await waitingHookCalls(home, 'operator-day-2', ['npm run build -- --mode production --out-dir dist/app']);
+    const { session, seq } = await waitingHookCalls(home, 'operator-day-2', ['npm run build -- --mode production --out-dir dist/app']);
     const audit = app.audit;
     await app.open('audit');
     await audit.setTextFacet('session', session);
-    await audit.rows.first().click();
-    await expect(audit.detail).toBeVisible();
+    await audit.row(seq).click();
+    await expect(audit.detail).toHaveAttribute('data-seq', String(seq));
     // The summary cell of every row shows all of its text, or at least 60 characters' width of it.
-    const summary = audit.rows.first().getByTestId('audit-summary');
+    const summary = audit.row(seq).getByTestId('audit-summary');
     const { client, scroll } = await summary.evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth }));
     expect(client, 'the Summary cell is at least 360 px wide with an event open').toBeGreaterThanOrEqual(360);
     expect(scroll <= client || client >= 360).toBe(true);
