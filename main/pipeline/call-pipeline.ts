@@ -219,6 +219,8 @@ export class CallPipeline {
   private readonly now: () => number;
   /** Calls decided for an agent that runs the tool itself (a hook): their result says so. */
   private readonly agentRuns = new WeakSet<ToolCall>();
+  /** Calls whose call.decided is written: a call has one decision on record, whatever fails after it. */
+  private readonly decided = new WeakSet<ToolCall>();
   /** The policy each call was judged by, taken as its rules step reads the rule set. */
   private readonly judgedBy = new WeakMap<ToolCall, PolicyTag>();
 
@@ -460,6 +462,12 @@ export class CallPipeline {
   }
 
   private recordDecided(call: ToolCall, f: { decision: string; decider: Decider; reason: string }): void {
+    // A live run records its allow before running; when the run then cannot start (the decision
+    // did not reach the disk, the log failed, dry-run was switched on meanwhile), a second,
+    // deny decision contradicted the first in the trail. The refusal is call.result's (with its
+    // error) instead: the allow was the decision, the result says it was not carried out.
+    if (this.decided.has(call)) return;
+    this.decided.add(call);
     const policy = this.judgedBy.get(call);
     this.safeRecord('call.decided', deciderActor(f.decider), { call: call.id, decision: f.decision, decider: f.decider, reason: f.reason, ...(policy ? { policy } : {}) });
   }
@@ -476,6 +484,7 @@ export class CallPipeline {
     contained?: ContainVerdict,
   ): PipelineResult {
     // A live run recorded its decision before running; everything else records it here.
+    const refusedAfterAllow = !executed && this.decided.has(call);
     if (!executed) this.recordDecided(call, f);
     if (contained) {
       // Before the answer leaves (the gateway waits for these events to be durable): the log
@@ -504,6 +513,8 @@ export class CallPipeline {
       // Not "did not run": the agent runs it itself, and its report (call.outcome) says whether it did.
       ...(this.agentRuns.has(call) ? { ranBy: 'agent' } : {}),
       ...(result ? { ok: result.ok, error: result.error, failure: result.failure, exitCode: result.exitCode, durationMs: result.durationMs } : {}),
+      // Refused after its allow was recorded: why it did not run.
+      ...(!result && refusedAfterAllow ? { error: f.reason } : {}),
     });
     return out;
   }

@@ -41,7 +41,7 @@ function call(tool: string, args: Record<string, unknown>, more: Partial<ToolCal
   return { id: `c${++n}`, agent: 'agent-1', session: 's1', tool, arguments: args, cwd: HOME, source: 'mcp', receivedAt: 0, ...more };
 }
 
-function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy']; checkersActive?: boolean; askRefusal?: PipelineDeps['askRefusal'] } = {}) {
+function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVerdict; policy?: PipelineDeps['policy']; checkersActive?: boolean; askRefusal?: PipelineDeps['askRefusal']; run?: PipelineDeps['run'] } = {}) {
   const time = new FakeTime();
   const events: Array<{ type: string; actor: string; payload: Record<string, unknown> }> = [];
   const record = (type: string, actor: string, payload: Record<string, unknown>) => void events.push({ type, actor, payload });
@@ -61,9 +61,9 @@ function setup(opts: { level?: string; mode?: PipelineMode; verdict?: CheckerVer
     autonomy: new Autonomy({ level: opts.level ?? 'supervised' }),
     approvals: queue,
     grants: queue.grants,
-    run: async (c) => {
+    run: async (c, x) => {
       ran.push(c);
-      return ok({ done: c.tool });
+      return opts.run ? opts.run(c, x) : ok({ done: c.tool });
     },
     record,
     mode: () => opts.mode ?? 'live',
@@ -239,6 +239,19 @@ describe('CallPipeline', () => {
     expect(r.steps.at(-1)).toMatchObject({ step: 'rules', decision: 'deny' });
     expect(s.ran).toHaveLength(0);
     expect(s.events.find((e) => e.type === 'call.decided')!.payload).toMatchObject({ decision: 'deny' });
+  });
+
+  it('a run refused after its allow is recorded (the log failed meanwhile) keeps one decision: call.result says deny, not run, and why', async () => {
+    const s = setup({
+      run: async () => {
+        throw new Error('it was not run: the audit log cannot take events');
+      },
+    });
+    const r = await s.pipeline.handle(call('Read', { file_path: '~/notes.txt' }));
+    expect(r).toMatchObject({ decision: 'deny', executed: false, decider: { kind: 'error', message: 'runner error: it was not run: the audit log cannot take events' } });
+    const decided = s.events.filter((e) => e.type === 'call.decided');
+    expect(decided.map((e) => e.payload.decision)).toEqual(['allow']);
+    expect(s.events.at(-1)).toMatchObject({ type: 'call.result', payload: { decision: 'deny', executed: false, error: 'runner error: it was not run: the audit log cannot take events' } });
   });
 
   it('dry-run: evaluated, not executed, saying what would have happened', async () => {
