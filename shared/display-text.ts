@@ -37,11 +37,13 @@ const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
 // Characters that draw nothing: zero-width space/joiners, word joiner, BOM, soft hyphen, invisible
 // operators, Mongolian vowel separator, combining grapheme joiner, Hangul fillers, variation
 // selectors, tag characters (U+E0000–E007F: whole hidden ASCII messages), and any other format
-// character (Unicode category Cf). The joiners, the combining grapheme joiner and the selectors
+// character (Unicode category Cf), and every other default-ignorable code point: what a renderer
+// is told to draw as nothing (Khmer inherent vowels U+17B4/5, Mongolian free variation selectors,
+// U+2065, U+FFF0–FFF8, the rest of the tag plane), which Cf alone misses. The joiners, the combining grapheme joiner and the selectors
 // are listed to be found one by one, not to combine with a neighbour, which is what
 // no-misleading-character-class warns about.
 // eslint-disable-next-line no-misleading-character-class -- each one is wanted on its own
-const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\u034F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\p{Cf}]/u;
+const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E\u034F\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 // C0, DEL and C1 controls (ESC, CSI, OSC, BEL, backspace, carriage return …).
 const CONTROL = /[\p{Cc}]/u;
 // Spaces other than U+0020 look like a space and are not one to the shell (no-break, en/em, ideographic …).

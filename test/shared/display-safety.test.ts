@@ -30,6 +30,10 @@ describe('displayText', () => {
     // Tag characters spell hidden ASCII; a lone surrogate cannot be drawn.
     expect(displayText('ok\u{e0041}\u{e0042}')).toBe('ok\\u{e0041}\\u{e0042}');
     expect(displayText('x\ud800y')).toBe('x\\ud800y');
+    // Default-ignorable code points outside Cf draw nothing too: Khmer inherent vowels, Mongolian
+    // free variation selectors, U+2065, U+FFF0, an unassigned tag-plane point.
+    expect(displayText('r\u17b4m\u180b \u2065-\ufff0rf\u{e0080}')).toBe('r\\u17b4m\\u180b \\u2065-\\ufff0rf\\u{e0080}');
+    expect(deceptiveKinds('r\u17b5m')).toEqual(['invisible']);
   });
 
   it('leaves ordinary text alone: spaces, accents, CJK, emoji, right-to-left letters', () => {
