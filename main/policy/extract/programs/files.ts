@@ -8,6 +8,60 @@ import { type Ctx, type Env, type EW, type Feed, type Handler, literalEW } from 
 import { generic, READ } from './generic.js';
 import { statSync } from 'node:fs';
 
+// GNU patch's options that take a value.
+const PATCH_LONG = ['--prefix', '--ifdef', '--directory', '--fuzz', '--get', '--input', '--output', '--strip', '--reject-file', '--version-control', '--basename-prefix', '--suffix', '--quoting-style', '--reject-format', '--read-only'];
+
+/**
+ * `patch [-d DIR] [-o OUT] [-r REJ] [-B PREFIX] [FILE [PATCHFILE]]`: FILE is written (or OUT, which
+ * the generic reading missed: `patch -o ~/.bashrc x fix.diff` was allowed), the patch file read,
+ * rejects and prefixed backups written where they are named, all in DIR. With no FILE the files
+ * the diff names are written, under DIR (patch refuses names that climb out or are absolute).
+ */
+function patch(args: EW[], env: Env, c: Ctx, feed: Feed): void {
+  c.col.op('write');
+  const p = parseArgs(args, 'BDdFgiopVYrz', PATCH_LONG);
+  let cur = env;
+  const dirs = optVals(p, '-d', '--directory');
+  for (const d of dirs) {
+    if (d.known) cur = { ...cur, cwd: c.col.shellPath(d.t, d.tilde, cur.cwd) ?? cur.cwd };
+    else c.col.evasive('patch -d to a folder the judge cannot evaluate');
+  }
+  const named = (v: EW): boolean => !(v.known && v.t === '-');
+  for (const v of optVals(p, '-i', '--input')) if (named(v)) pathOf(v, cur, c, 'read');
+  for (const v of [...optVals(p, '-o', '--output'), ...optVals(p, '-r', '--reject-file'), ...optVals(p, '-B', '--prefix')]) if (named(v)) pathOf(v, cur, c, 'write');
+  const [file, patchFile] = p.pos;
+  if (patchFile) pathOf(patchFile, cur, c, 'read');
+  if (file) return pathOf(file, cur, c, 'write');
+  // The diff names the files. One given inline is read here (`patch -p1 <<'EOF'` with
+  // `+++ b/.git/hooks/pre-commit`); with -d they are somewhere under that folder. A diff read from
+  // a file is not opened (it may change before patch runs): patch itself refuses absolute names
+  // and names that climb out of its folder.
+  const here = feed.redirects.find((r) => (r.op === '<<' || r.op === '<<-' || r.op === '<<<') && r.body !== undefined);
+  if (here?.bodyLiteral && here.body !== undefined && !optVals(p, '-i', '--input').length) {
+    const strip = optVals(p, '-p', '--strip')[0];
+    const n = strip?.known && /^\d+$/.test(strip.t) ? Number(strip.t) : undefined;
+    if (strip && n === undefined) c.col.evasive('patch -p with a count the judge cannot read');
+    for (const name of diffTargets(here.body, n)) pathOf(literalEW(name), cur, c, 'write');
+  } else if (dirs.length) pathOf(literalEW('.'), cur, c, 'write', true);
+}
+
+/**
+ * The files a unified or context diff changes (`--- a/x`, `+++ b/x`, `*** x`), with `strip`
+ * leading folders taken off as patch does; without -p patch keeps only the base name.
+ */
+export function diffTargets(body: string, strip?: number): string[] {
+  const out = new Set<string>();
+  for (const m of body.matchAll(/^(?:\+\+\+|---|\*\*\*) ([^\t\n]+)/gm)) {
+    let name = (m[1] as string).trim();
+    if (name.startsWith('"') && name.endsWith('"')) name = name.slice(1, -1);
+    if (!name || name === '/dev/null' || /^\d+(,\d+)? (\*\*\*\*|----)$/.test(name)) continue;
+    const parts = name.split('/').filter((x, i) => x !== '' || i === 0);
+    name = strip === undefined ? (parts[parts.length - 1] as string) : parts.slice(strip).join('/');
+    if (name) out.add(name);
+  }
+  return [...out];
+}
+
 function find(args: EW[], env: Env, c: Ctx, feed: Feed): void {
   c.col.op('read');
   let i = 0;
@@ -192,6 +246,6 @@ export const FILE_PROGRAMS: Record<string, Handler> = {
     for (const d of dirs) pathOf(d, env, c, 'write');
     intoFolder(dirs.length ? p.pos : p.pos.slice(0, -1), dirs[0] ?? (p.pos.length > 1 ? p.pos[p.pos.length - 1] : undefined), env, c, dirs.length > 0);
   },
-  patch: generic({ ops: ['write'], v: 'pio', pathOpts: { '-i': 'read' } }),
+  patch,
   chmod: chmodLike, chown: chmodLike, chgrp: chmodLike, chattr: chmodLike, setfacl: chmodLike,
 };

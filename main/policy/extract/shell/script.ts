@@ -2,7 +2,7 @@
 // command handed to the program table (Ctx.programs). Nested shell code goes back through here.
 import { ExtractionDeadline } from '../collector.js';
 import { expandHome, normalisePath } from '../paths.js';
-import { packagePrograms } from '../self-cli.js';
+import { isGatehouseProgram, packagePrograms } from '../self-cli.js';
 import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
 import { commandName, foldConfusables, INTERPRETERS, SHELLS, VERSIONED } from './command-name.js';
 import { setPositional, setVar } from './assign.js';
@@ -269,7 +269,13 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   codeOptions(name, args, c);
   // Shells and interpreters are in the table too (programs/interpreters.ts).
   if (h) h(args, env, c, feed, name);
-  else unknownProgram(args, env, c, false, name || 'the command');
+  else {
+    // A program the judge does not know may be a wrapper that runs its arguments (`chronic
+    // gatehouse url`, moreutils'): a word naming Gatehouse's own command line makes the call unsure.
+    const self = args.find((a) => a.known && isGatehouseProgram(a.t));
+    if (self) col.evasive(`${name || 'the command'} may start Gatehouse's own command line (${self.t})`);
+    unknownProgram(args, env, c, false, name || 'the command');
+  }
 }
 
 /**
