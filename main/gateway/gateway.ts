@@ -46,7 +46,7 @@ export interface AgentTool {
 /** What the gateway needs of the upstream MCP connections (UpstreamMcp fits). */
 export interface UpstreamTools {
   tools(): ReadonlyArray<{ name: string; plugin: string; tool: string; description: string; inputSchema: Record<string, unknown>; exposed: boolean; title?: string; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }>;
-  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string; gate?: () => void }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
+  call(name: string, args: Record<string, unknown> | null, opts?: { timeoutMs?: number; actor?: string; callId?: string; gate?: () => void; signal?: AbortSignal }): Promise<{ ok: boolean; content: unknown[]; structuredContent?: unknown; isError: boolean; error?: string; failure?: string; durationMs: number }>;
 }
 
 export interface IncomingCall {
@@ -110,6 +110,8 @@ export class Gateway {
   private autonomyCache: { key: string; value: Autonomy } | null = null;
   /** Each running call's audit mark (durability.mark() when it arrived). */
   private readonly auditMarks = new WeakMap<ToolCall, number>();
+  /** Each call's "the caller is gone" signal (a cancelled MCP request, a closed connection), asked by the runner's gate. */
+  private readonly callerGone = new WeakMap<ToolCall, AbortSignal>();
 
   constructor(private readonly deps: GatewayDeps) {
     this.newId = deps.newId ?? (() => `call-${randomUUID()}`);
@@ -253,6 +255,7 @@ export class Gateway {
     const durability = this.deps.durability;
     const mark = durability?.mark();
     if (mark !== undefined) this.auditMarks.set(call, mark);
+    if (opts.signal) this.callerGone.set(call, opts.signal);
     let r: PipelineResult = await this.judge(call, opts, execute);
     if (durability && mark !== undefined) {
       try {
@@ -338,11 +341,15 @@ export class Gateway {
     // (the shell tool), and once the call holds its plugin's slot. A call queued behind others, or
     // held by a slow or locked log, started after the operator switched to dry-run, or after the
     // log was found deleted (every call is then denied), because both were checked only before the
-    // wait (reviews ran all three).
+    // wait (reviews ran all three). And a call whose agent cancelled it or dropped its connection
+    // meanwhile is not started for nobody: the approval wait withdrew such a call, the runner's
+    // queue did not (it ran with its answer thrown away).
+    const signal = this.callerGone.get(call);
     const gate = () => {
       if (this.deps.settings.current.mode !== 'live') throw new Error('Gatehouse was switched to dry-run while this call waited (for its decision to reach the audit log, or for a free slot of its plugin), so it was not run.');
       const lost = this.deps.durability?.failure?.() ?? null;
       if (lost !== null) throw new Error(`it was not run: ${lost}`);
+      if (signal?.aborted) throw new Error(`it was not run: the agent cancelled the call or its connection ended while it waited (${typeof signal.reason === 'string' ? signal.reason : 'cancelled'}).`);
     };
     let result: ToolResult & { content?: unknown[]; structuredContent?: unknown };
     if (tool.kind === 'builtin') {
@@ -363,7 +370,8 @@ export class Gateway {
     } else {
       const up = this.deps.upstream;
       if (!up) throw new Error('upstream MCP servers are not available in this host');
-      const r = await up.call(tool.name, call.arguments, { actor, callId: call.id, gate });
+      // The signal also tells the upstream server to stop a call the agent cancels while it runs.
+      const r = await up.call(tool.name, call.arguments, { actor, callId: call.id, gate, ...(signal ? { signal } : {}) });
       result = {
         ok: r.ok && !r.isError,
         output: null,

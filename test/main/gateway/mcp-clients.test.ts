@@ -45,7 +45,8 @@ afterEach(async () => {
 });
 
 /** `hello: 'writes'`: hello given a write path, no confined reader, so at supervised its calls ask. */
-async function start(opts: { settings?: Partial<Settings>; hello?: boolean | 'writes'; fsWorkspace?: string; userHome?: string } = {}): Promise<Running> {
+/** `hostile`: the hostile MCP server (fixtures/mcp/hostile-server.mjs) as the upstream plugin "hostile". */
+async function start(opts: { settings?: Partial<Settings>; hello?: boolean | 'writes'; fsWorkspace?: string; userHome?: string; hostile?: boolean } = {}): Promise<Running> {
   const home = join(tempDir('gatehouse-mcpc-'), 'home');
   mkdirSync(join(home, 'plugins'), { recursive: true });
   if (opts.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(opts.settings));
@@ -60,6 +61,13 @@ async function start(opts: { settings?: Partial<Settings>; hello?: boolean | 'wr
       `name = "fs"\ndescription = "The MCP filesystem server."\nkind = "mcp"\ncommand = "run.sh"\nargs = ["${opts.fsWorkspace}"]\ntimeout_secs = 20\n[permissions]\nread = ["${join(repoRoot, 'node_modules')}", "${opts.fsWorkspace}"]\nwrite = ["${opts.fsWorkspace}"]\n`,
     );
     writeFileSync(join(dir, 'run.sh'), `#!/bin/sh\nexec node "${FS_SERVER}" "$@"\n`, { mode: 0o755 });
+  }
+  if (opts.hostile) {
+    const dir = join(home, 'plugins', 'hostile');
+    mkdirSync(dir);
+    cpSync(join(repoRoot, 'test', 'fixtures', 'mcp', 'hostile-server.mjs'), join(dir, 'server.mjs'));
+    writeFileSync(join(dir, 'gatehouse.toml'), `name = "hostile"\ndescription = "A test MCP server."\nkind = "mcp"\ncommand = "run.sh"\nargs = ["normal"]\ntimeout_secs = 120\n`);
+    writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nexec node "$(dirname "$0")/server.mjs" "$@"\n', { mode: 0o755 });
   }
   const host = createHost({ home, shell: 'serve', log: () => {}, projectDir: home, ...(opts.userHome ? { claudeUserHome: opts.userHome } : {}) });
   await host.ready;
@@ -327,6 +335,31 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
     expect(events(r, 'approval.withdrawn')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ id: item.id, state: 'gone' }) })]);
     expect(events(r, 'call.result').at(-1)!.payload).toMatchObject({ executed: false });
     expect(existsSync(marker)).toBe(false);
+    await client.close();
+  });
+
+  it('a running upstream call the agent cancels is cancelled upstream too (notifications/cancelled): it ends as cancelled at once, not at its timeout', async () => {
+    const r = await start({ settings: { mode: 'live', autonomy: 'full' }, hostile: true });
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!r.host.gateway.find('hostile__hang')) return;
+        off();
+        resolve();
+      };
+      const off = r.host.bus.subscribe((name) => {
+        if (name === 'gateway.toolsChanged') check();
+      });
+      void r.host.registry.enable('hostile', 'tester', 'test fixture').then(check);
+    });
+    const client = await mcpClient(r);
+    const ac = new AbortController();
+    const call = client.callTool({ name: 'hostile__hang', arguments: {} }, undefined, { signal: ac.signal, timeout: 600_000 }).catch((e: unknown) => e);
+    // Running upstream (the server never answers "hang" by itself; its timeout is 120 s).
+    await expect.poll(() => events(r, 'execution.started').length, { timeout: 30_000 }).toBe(1);
+    ac.abort('the user pressed Esc');
+    await call;
+    // The gateway handed the agent's cancel to the upstream call: it ends now, as cancelled.
+    await expect.poll(() => events(r, 'call.result').at(-1)?.payload, { timeout: 30_000 }).toMatchObject({ executed: true, ok: false, failure: 'cancelled' });
     await client.close();
   });
 

@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close('test done');
 });
 
-async function start() {
+async function start(fifth?: AbortSignal) {
   const root = tempDir('gatehouse-queued-');
   const home = join(root, 'home');
   const out = join(root, 'out');
@@ -33,7 +33,7 @@ async function start() {
   hosts.push(host);
   await host.ready;
   await host.registry.enable('slow', 'tester');
-  const call = (n: number) => host.gateway.call({ agent: 'a', session: `s${n}`, tool: 'slow', arguments: { n }, source: 'api' });
+  const call = (n: number) => host.gateway.call({ agent: 'a', session: `s${n}`, tool: 'slow', arguments: { n }, source: 'api' }, n === 5 && fifth ? { signal: fifth } : {});
   const calls = [1, 2, 3, 4, 5].map(call);
   // Four run; the fifth waits for a slot.
   await expect.poll(() => [1, 2, 3, 4].every((n) => existsSync(join(out, `started-${n}`))), { timeout: 15_000 }).toBe(true);
@@ -54,6 +54,26 @@ it('a call waiting for a slot when the operator switches to dry-run is not run: 
   // On record: no execution for it, and its trail ends with the deny.
   const trail = host.audit.tail(500).filter((e) => (e.payload as { call?: string }).call === results[4]!.call.id).map((e) => e.type);
   expect(trail).not.toContain('execution.started');
+});
+
+it('a call waiting for a slot whose agent cancels it or drops its connection is not started: denied, saying why', async () => {
+  // The signal every ingress passes (the MCP request's cancel joined with its connection's close,
+  // the agent API's closed response). It withdrew a call waiting for an operator; one waiting for
+  // its plugin's slot ran anyway, with its answer thrown away.
+  const gone = new AbortController();
+  const { host, out, calls } = await start(gone.signal);
+  gone.abort("the MCP client's connection closed");
+  writeFileSync(join(out, 'go'), '');
+  const results = await Promise.all(calls);
+  expect(results.slice(0, 4).map((r) => r.executed)).toEqual([true, true, true, true]);
+  expect(results[4]).toMatchObject({ decision: 'deny', executed: false });
+  expect(results[4]!.reason).toMatch(/the agent cancelled the call or its connection ended while it waited \(the MCP client's connection closed\)/);
+  expect(readdirSync(out)).not.toContain('started-5');
+  // One decision on record (the allow it was judged to), and its result says why it did not run.
+  const events = host.audit.tail(500).filter((e) => (e.payload as { call?: string }).call === results[4]!.call.id);
+  expect(events.filter((e) => e.type === 'call.decided').map((e) => (e.payload as { decision: string }).decision)).toEqual(['allow']);
+  expect(events.map((e) => e.type)).not.toContain('execution.started');
+  expect(events.find((e) => e.type === 'call.result')?.payload).toMatchObject({ decision: 'deny', executed: false, error: expect.stringMatching(/connection ended while it waited/) });
 });
 
 it('a call waiting for a slot when the audit log is found deleted is not run: denied with the log\'s sentence', async () => {
