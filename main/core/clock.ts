@@ -2,9 +2,16 @@
 // time by hand instead of sleeping. Milliseconds since the epoch, like Date.now().
 export interface Clock {
   now(): number;
+  /**
+   * Milliseconds on a clock that only moves forward at the rate time passes (performance.now()):
+   * what a duration is measured on. The wall clock can be set back (NTP, an operator, a resumed
+   * VM), and a deadline read on it alone then moves away. Optional: a clock without it measures
+   * durations on now().
+   */
+  monotonic?(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
 /** setTimeout/clearTimeout as an object; the handle is whatever `setTimeout` returned. */
 export interface Timers {

@@ -6,7 +6,11 @@ export class FakeTime implements Timers {
   private t = 1_700_000_000_000;
   private seq = 0;
   private readonly pending = new Map<number, { at: number; fn: () => void }>();
-  now = () => this.t;
+  /** How far the wall clock was set away from the time that passed (setWall). */
+  private wallOffset = 0;
+  now = () => this.t + this.wallOffset;
+  /** The time that passed: timers run on it, whatever the wall clock says. */
+  monotonic = () => this.t;
   setTimeout(fn: () => void, ms: number): unknown {
     const id = ++this.seq;
     this.pending.set(id, { at: this.t + ms, fn });
@@ -30,6 +34,10 @@ export class FakeTime implements Timers {
       next[1].fn();
     }
     this.t = target;
+  }
+  /** Sets the wall clock forward (or back, with a negative ms) without time passing: NTP, an operator. */
+  setWall(ms: number): void {
+    this.wallOffset += ms;
   }
   /** Moves the clock without firing timers: a late timer, a busy event loop. */
   jump(ms: number): void {

@@ -315,6 +315,34 @@ describe('session grants', () => {
     expect(time.armed).toBe(0);
   });
 
+  it('a wall clock set back does not keep a grant or a waiting call past its time: durations are measured as time passes', async () => {
+    const { queue, time, events } = setup();
+    const grants = new Grants({ clock: time, timers: time });
+    const made = grants.create({ agent: 'a', session: 's', tool: 't', operator: 'o', expiresInMs: 15 * MIN, argumentPattern: '*' });
+    const { id, decision } = ask(queue, writeCall(`${HOME}/notes.txt`), 10 * MIN);
+    // NTP, an operator or a resumed VM sets the clock back an hour.
+    time.setWall(-60 * MIN);
+    time.advance(10 * MIN);
+    expect(queue.get(id)!.state).toBe('expired');
+    expect((await decision).state).toBe('expired');
+    expect(events.map((e) => e.type)).toContain('approval.expired');
+    expect(grants.findGrant(call('t', { agent: 'a', session: 's', arguments: null }))?.id).toBe(made.id);
+    time.advance(5 * MIN);
+    // Fifteen minutes passed: the grant is gone, although the wall clock says 45 minutes early.
+    expect(grants.get(made.id)).toBeNull();
+    expect(grants.findGrant(call('t', { agent: 'a', session: 's', arguments: null }))).toBeNull();
+  });
+
+  it('a wall clock set forward ends a grant early, never late (the earlier of the two)', () => {
+    const time = new FakeTime();
+    const grants = new Grants({ clock: time, timers: time });
+    const made = grants.create({ agent: 'a', session: 's', tool: 't', operator: 'o', expiresInMs: 15 * MIN, argumentPattern: '*' });
+    time.setWall(20 * MIN);
+    // The lazy check reads the wall clock: past the deadline, the grant matches nothing.
+    expect(grants.findGrant(call('t', { agent: 'a', session: 's', arguments: null }))).toBeNull();
+    expect(grants.get(made.id)).toBeNull();
+  });
+
   it('Grants works on its own too, and refuses a grant bound to nothing', () => {
     const time = new FakeTime();
     const g = new Grants({ clock: time, timers: time });
