@@ -43,6 +43,7 @@ const callRequest = z
 export async function agentApi(gateway: Gateway, req: IncomingMessage, res: ServerResponse, path: string, agent: AgentIdentity, log?: (msg: string, err?: unknown) => void): Promise<boolean> {
   if (path === AGENT_API_TOOLS) {
     if (req.method !== 'GET') return send(res, 405, { error: `Use GET ${AGENT_API_TOOLS}.` }), true;
+    await gateway.whenStarted();
     send(res, 200, { tools: gateway.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
     return true;
   }

@@ -67,6 +67,7 @@ export function agentRoutes(deps: AgentRoutesDeps): AgentHandler {
       // A call of one of Gatehouse's own MCP tools is judged when it arrives there, not here too;
       // only a tool name this host really serves counts (own-tools.ts): another server's tool
       // named like one is judged below.
+      await deps.gateway.whenStarted();
       if (isOwnToolCall(parsed.input.tool_name, parsed.input[OWN_TOOL_FIELD], (name) => deps.gateway.find(name) !== undefined)) return send(res, 200, NO_DECISION);
       // The hook gives up when Claude Code's timeout ends or its connection closes: a call waiting
       // in the inbox is withdrawn then, so nobody approves a call nobody is waiting for.

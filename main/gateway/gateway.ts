@@ -210,6 +210,15 @@ export class Gateway {
   }
 
   /**
+   * Resolves once the host's first scan is over (however it ended). The ingresses list and look up
+   * tools after it: an agent connecting the moment `gatehouse serve` listens was told an enabled
+   * tool did not exist (an empty tools/list, "Unknown tool" for its call) until the scan ended.
+   */
+  async whenStarted(): Promise<void> {
+    await this.startUp;
+  }
+
+  /**
    * A tool plugin that can only read: its manifest (manifestReadsOnly) and the sandbox it runs in
    * now. A plugin that would run unsandboxed (no bubblewrap, trusted with sandbox = "none"), a
    * terminal (pty) tool, WebAssembly, module and upstream tools keep their judgement, whatever

@@ -209,18 +209,21 @@ export class McpGateway {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.deps.gateway.tools().map(
-        (t): Tool => ({
-          name: t.name,
-          ...(t.title ? { title: t.title } : {}),
-          description: t.description,
-          inputSchema: t.inputSchema as Tool['inputSchema'],
-          ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
-          ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
-        }),
-      ),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      await this.deps.gateway.whenStarted();
+      return {
+        tools: this.deps.gateway.tools().map(
+          (t): Tool => ({
+            name: t.name,
+            ...(t.title ? { title: t.title } : {}),
+            description: t.description,
+            inputSchema: t.inputSchema as Tool['inputSchema'],
+            ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
+            ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
+          }),
+        ),
+      };
+    });
     // The folder may change (the user opened another project): ask again on the next call.
     server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
       session.roots = null;
@@ -237,6 +240,7 @@ export class McpGateway {
       }
       const params = parsed.data;
       const name = params.name;
+      await this.deps.gateway.whenStarted();
       const tool = this.deps.gateway.find(name);
       // Protocol errors, as MCP says for an unknown tool and invalid arguments: nothing was decided.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name)}. Gatehouse has no enabled tool by that name; tools/list gives the current ones.`);
