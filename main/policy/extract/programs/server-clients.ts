@@ -3,17 +3,22 @@
 import { hostOfTarget, hostsOfUrl } from '../hosts.js';
 import { optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
-import type { Ctx, Env, EW, Handler } from '../shell/types.js';
+import type { Ctx, Env, EW, Feed, Handler } from '../shell/types.js';
 import { unknownProgram } from '../shell/unknown-program.js';
+import { PSQL_LONG_VALUE, PSQL_VALUE, psqlCommands, sqlite3 } from './db-commands.js';
+
+/** Reads a client's own command language (psql's meta-commands); returns the arguments left to judge as paths. */
+type Commands = (args: EW[], env: Env, c: Ctx, feed: Feed, name: string) => EW[];
 
 /**
  * Database, cache and cluster clients: the server they reach is named by an option (`psql -h`,
  * `mysql --host=`, `redis-cli -h`, `kubectl --server`), a URL (`mongosh mongodb://…`, `redis-cli -u`)
  * or a libpq conninfo string (`psql "host=… dbname=…"`). Files they read or write (`psql -f`,
- * `--kubeconfig`) are judged as an unknown program's path-like arguments.
+ * `--kubeconfig`) are judged as an unknown program's path-like arguments. `commands` reads the
+ * client's own command language first.
  */
-function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: string[] = [], firstIsAddress = false): Handler {
-  return (args, env, c, _feed, name) => {
+function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: string[] = [], firstIsAddress = false, commands?: Commands): Handler {
+  return (args, env, c, feed, name) => {
     const col = c.col;
     const p = parseArgs(args, v, lv);
     const reach = (h: string | null): void => {
@@ -41,11 +46,11 @@ function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: stri
     const first = p.pos[0];
     if (firstIsAddress && first?.known && !first.t.includes('://') && !/\.(js|mjs|cjs)$/i.test(first.t) && /^[a-z0-9_.:%[\]-]+(\/|$)/i.test(first.t)
 ) reach(hostOfTarget(first.t.split('/')[0] as string));
-    unknownProgram(args, env, c);
+    unknownProgram(commands ? commands(args, env, c, feed, name) : args, env, c);
   };
 }
 
-const psql = serverClient('cdfhLoPpUvTFR', ['--command', '--dbname', '--file', '--host', '--log-file', '--output', '--port', '--pset', '--username', '--variable', '--set', '--field-separator', '--record-separator', '--table-attr'], ['-h', '--host'], ['-d', '--dbname']);
+const psql = serverClient(PSQL_VALUE, PSQL_LONG_VALUE, ['-h', '--host'], ['-d', '--dbname'], false, psqlCommands);
 
 const mysql = serverClient('huPDeS', ['--host', '--user', '--port', '--database', '--execute', '--socket'], ['-h', '--host']);
 
@@ -104,4 +109,6 @@ function grpcurl(args: EW[], env: Env, c: Ctx, _feed: unknown, name: string): vo
 export const SERVER_CLIENT_PROGRAMS: Record<string, Handler> = {
   psql, mysql, mariadb: mysql, 'redis-cli': redisCli, 'valkey-cli': redisCli, mongosh, mongo: mongosh,
   grpcurl,
+  // Not a server client: a database file, but a command language like psql's (db-commands.ts).
+  sqlite3,
 };
