@@ -5,7 +5,7 @@
 // alone let `cat README.md` approve `awk 'BEGIN{system(…)}' README.md` and `sh README.md`, which
 // read the same file and do anything; execute over a folder is never allowed unbound.
 import { OperationError } from '../core/operation-error.js';
-import { PATH_KEYS } from '../policy/extract/tools.js';
+import { isKnownFileTool, PATH_KEYS } from '../policy/extract/tools.js';
 import type { Extraction, Rule, ToolCall } from '../policy/types.js';
 
 /** Glob syntax in a literal path would widen the rule (`/a/[x].txt` would not even match itself). */
@@ -47,13 +47,14 @@ export function proposeAlwaysRule(input: { id: string; call: ToolCall; extractio
 }
 
 /**
- * A shell command is bound exactly (its spelling is what was read and judged); a file tool by its
- * path arguments (reading the same file at another offset is the same approval); any other tool
- * by all of its arguments.
+ * A shell command is bound exactly (its spelling is what was read and judged); a file tool
+ * Gatehouse knows by its path arguments (reading the same file at another offset is the same
+ * approval); any other tool by all of its arguments. A plugin's `deploy {path, script}` bound by
+ * its path alone allowed every other script for that path.
  */
 function bindingOf(call: ToolCall, x: Extraction): Pick<Rule, 'tools' | 'commands' | 'arguments'> {
   if (x.command !== '') return { tools: [call.tool], commands: [x.command] };
   const args = call.arguments ?? {};
-  const pathArgs = Object.entries(args).filter(([k]) => PATH_KEYS.has(k));
+  const pathArgs = isKnownFileTool(call.tool) ? Object.entries(args).filter(([k]) => PATH_KEYS.has(k)) : [];
   return { tools: [call.tool], arguments: structuredClone(Object.fromEntries(pathArgs.length > 0 ? pathArgs : Object.entries(args))) };
 }

@@ -114,6 +114,17 @@ function specOf(tool: string): ToolSpec {
   return UNKNOWN;
 }
 
+/**
+ * A file tool whose arguments Gatehouse knows (Claude Code's Read, Write, Edit …, the MCP
+ * filesystem server's read_file, write_file …): its path arguments say what it touches, the rest
+ * only how (an offset, the new text). Named by convention (`deploy_path`, `write_config`) or not
+ * at all, a tool's other arguments may change what it does.
+ */
+export function isKnownFileTool(tool: string): boolean {
+  const spec = toolSpec(tool);
+  return !spec.shell && spec.ops.length > 0 && !spec.ops.includes('execute') && !spec.ops.includes('network') && (Object.values(CLAUDE).includes(spec) || Object.values(EXACT).includes(spec));
+}
+
 /** Argument names whose string values are paths (arrays of strings too). */
 export const PATH_KEYS = new Set([
   'file_path', 'filepath', 'filePath', 'path', 'paths', 'filename', 'file', 'files', 'source', 'destination',
