@@ -94,6 +94,21 @@ async function mcpClient(r: Running, name = 'test-agent', roots?: string | (() =
   return client;
 }
 
+/** Enables an upstream MCP plugin and resolves once the gateway serves `tool` of it (its handshake done). */
+function enableUpstream(r: Running, plugin: string, tool: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = () => {
+      if (!r.host.gateway.find(tool)) return;
+      off();
+      resolve();
+    };
+    const off = r.host.bus.subscribe((name) => {
+      if (name === 'gateway.toolsChanged') check();
+    });
+    void r.host.registry.enable(plugin, 'tester', 'test fixture').then(check);
+  });
+}
+
 /** Resolves when pred() holds, checked on every approvals.changed event (and at once). */
 function whenApprovals<T>(r: Running, pred: () => T | null | undefined): Promise<T> {
   return new Promise((resolve) => {
@@ -142,18 +157,7 @@ describe('tools/list: annotations and upstream metadata (items 8, 10)', () => {
     const workspace = realpathSync(tempDir('gatehouse-fsws-'));
     writeFileSync(join(workspace, 'a.txt'), 'from the workspace\n');
     const r = await start({ fsWorkspace: workspace });
-    const listed = new Promise<void>((resolve) => {
-      const check = () => {
-        if (!r.host.gateway.find('fs__read_text_file')) return;
-        off();
-        resolve();
-      };
-      const off = r.host.bus.subscribe((name) => {
-        if (name === 'gateway.toolsChanged') check();
-      });
-      void r.host.registry.enable('fs', 'tester', 'test fixture').then(check);
-    });
-    await listed;
+    await enableUpstream(r, 'fs', 'fs__read_text_file');
     const client = await mcpClient(r);
     const { tools } = await client.listTools();
     const read = tools.find((t) => t.name === 'fs__read_text_file')!;
@@ -340,17 +344,7 @@ describe('client deadlines, cancellation and session end (item 9)', () => {
 
   it('a running upstream call the agent cancels is cancelled upstream too (notifications/cancelled): it ends as cancelled at once, not at its timeout', async () => {
     const r = await start({ settings: { mode: 'live', autonomy: 'full' }, hostile: true });
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        if (!r.host.gateway.find('hostile__hang')) return;
-        off();
-        resolve();
-      };
-      const off = r.host.bus.subscribe((name) => {
-        if (name === 'gateway.toolsChanged') check();
-      });
-      void r.host.registry.enable('hostile', 'tester', 'test fixture').then(check);
-    });
+    await enableUpstream(r, 'hostile', 'hostile__hang');
     const client = await mcpClient(r);
     const ac = new AbortController();
     const call = client.callTool({ name: 'hostile__hang', arguments: {} }, undefined, { signal: ac.signal, timeout: 600_000 }).catch((e: unknown) => e);

@@ -3,16 +3,9 @@
 // write what they are told. The real-host decisions are in
 // fixtures/security-corpus/review-network.json; these check what the judge extracts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extract, initExtractor } from '../../../main/policy/extract/index.js';
+import { initExtractor } from '../../../main/policy/extract/index.js';
 import { gitScpHost } from '../../../main/policy/extract/programs/vcs.js';
-import type { ToolCall } from '../../../main/policy/types.js';
-
-const HOME = '/home/u';
-const PROJ = `${HOME}/proj`;
-const judge = (command: string) => {
-  const call: ToolCall = { id: 'c1', agent: 'test', session: 's1', tool: 'Bash', arguments: { command }, cwd: PROJ, source: 'hook', receivedAt: 0 };
-  return extract(call, { home: HOME, resolveSymlinks: false });
-};
+import { JUDGE_HOME as HOME, JUDGE_PROJ as PROJ, judgeBash as judge } from '../../support/judge.js';
 
 beforeAll(async () => {
   await initExtractor();
