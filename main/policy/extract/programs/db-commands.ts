@@ -16,10 +16,10 @@ import { expandWords } from '../shell/words.js';
 import type { Operation } from '../../types.js';
 
 /** Command text longer than this is not read whole: the call is unsure instead. */
-const MAX_TEXT = 65536;
+export const MAX_TEXT = 65536;
 
 /** Shell code a database shell hands to /bin/sh (`.system`, `\!`, `|cmd`, a backquote). */
-function shellCode(src: string, env: Env, c: Ctx): void {
+export function shellCode(src: string, env: Env, c: Ctx): void {
   if (env.depth >= MAX_DEPTH) return c.col.evasive('shell nesting too deep to analyse');
   nested(src, env, c);
 }
@@ -30,7 +30,7 @@ function shellCode(src: string, env: Env, c: Ctx): void {
  * stage of a pipeline, which makes that unsure; a compound command (`true; sh`, `(sh)`) would hide
  * a later command's reading of the same input from that.
  */
-function outputPipe(src: string, env: Env, c: Ctx, name: string): void {
+export function outputPipe(src: string, env: Env, c: Ctx, name: string): void {
   if (/[;&\n(){}]/.test(src)) c.col.evasive(`${name} pipes its output to a compound command`);
   // `cat` stands for the client's output: text the judge cannot see.
   shellCode(`cat | ${src}`, env, c);
@@ -40,7 +40,7 @@ function outputPipe(src: string, env: Env, c: Ctx, name: string): void {
  * A file named inside the commands. psql expands a leading `~`; sqlite3 does not (`~/x` is a
  * folder named ~), but taking it as the home can only find more.
  */
-function fileArg(t: string, env: Env, c: Ctx, op: Operation, tree = false): void {
+export function fileArg(t: string, env: Env, c: Ctx, op: Operation, tree = false): void {
   pathOf(literalEW(t), env, c, op, tree);
 }
 
@@ -48,7 +48,7 @@ function fileArg(t: string, env: Env, c: Ctx, op: Operation, tree = false): void
  * A command file this same command wrote with visible text (`echo '.shell …' > x.sql; sqlite3 db
  * .read x.sql`): judged as what it holds, like a shell script it wrote (script.ts runWritten).
  */
-function writtenCommands(file: string, env: Env, c: Ctx, judge: (text: string, env: Env) => void): void {
+export function writtenCommands(file: string, env: Env, c: Ctx, judge: (text: string, env: Env) => void): void {
   if (!c.written.size) return;
   const text = c.written.get(normalisePath(file, env.cwd, c.home));
   if (text === undefined) return;
@@ -61,7 +61,7 @@ function writtenCommands(file: string, env: Env, c: Ctx, judge: (text: string, e
  * judged like a command argument; a redirected file, a pipe or a here-document with expansions
  * hides them. (The redirection's own read is counted by redirects.ts.)
  */
-function stdinCommands(feed: Feed, env: Env, c: Ctx, name: string, judge: (text: string, env: Env) => void): void {
+export function stdinCommands(feed: Feed, env: Env, c: Ctx, name: string, judge: (text: string, env: Env) => void): void {
   for (const r of feed.redirects) {
     if (r.op === '<<' || r.op === '<<-' || r.op === '<<<') {
       if (r.bodyLiteral && r.body !== undefined) judge(r.body, env);
@@ -289,7 +289,7 @@ function sqliteDot(line: string, env: Env, c: Ctx, name: string): void {
   if (is('session')) col.evasive(`${name} .session writes change sets to files`);
 }
 
-interface SqlToken {
+export interface SqlToken {
   /** `s`: a quoted string or identifier ('…', "…", `…`); `w`: a word or [identifier]; `p`: punctuation. */
   k: 's' | 'w' | 'p';
   t: string;
@@ -297,8 +297,11 @@ interface SqlToken {
   at: number;
 }
 
-/** SQLite's tokens, as far as finding calls and their literal arguments needs: comments dropped. */
-function sqlTokens(sql: string): SqlToken[] {
+/**
+ * SQL tokens, as far as finding calls and their literal arguments needs: comments dropped.
+ * `backslash`: a backslash in a '…' or "…" string escapes the next character (MySQL's strings).
+ */
+export function sqlTokens(sql: string, backslash = false): SqlToken[] {
   const out: SqlToken[] = [];
   let i = 0;
   while (i < sql.length) {
@@ -310,7 +313,8 @@ function sqlTokens(sql: string): SqlToken[] {
     else if (ch === "'" || ch === '"' || ch === '`') {
       let t = '';
       for (i++; i < sql.length; i++) {
-        if (sql.charAt(i) !== ch) t += sql.charAt(i);
+        if (backslash && ch !== '`' && sql.charAt(i) === '\\' && i + 1 < sql.length) t += mysqlEscape(sql.charAt(++i));
+        else if (sql.charAt(i) !== ch) t += sql.charAt(i);
         else if (sql.charAt(i + 1) === ch) t += sql.charAt(i++);
         else break;
       }
@@ -330,6 +334,12 @@ function sqlTokens(sql: string): SqlToken[] {
     }
   }
   return out;
+}
+
+/** MySQL's string escapes (`\\n`, `\\0`, `\\Z`); `\\%` and `\\_` keep their backslash; any other `\\x` is x. */
+function mysqlEscape(e: string): string {
+  const named: Record<string, string> = { '0': '\0', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\x1a', '%': '\\%', _: '\\_' };
+  return named[e] ?? e;
 }
 
 /** The sqlite3 shell's SQL functions on files: what each does to the file its first argument names. */

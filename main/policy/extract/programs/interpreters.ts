@@ -171,7 +171,7 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
  * What it visibly names is still reported: quoted absolute or `~` paths as read and written, URLs
  * as hosts contacted.
  */
-function inlineCode(code: string, label: string, env: Env, c: Ctx): void {
+export function inlineCode(code: string, label: string, env: Env, c: Ctx): void {
   c.col.evasive(`inline ${label} code`);
   scanCode(code, env, c);
 }

@@ -6,8 +6,9 @@ import { pathOf } from '../shell/path-args.js';
 import type { Ctx, Env, EW, Feed, Handler } from '../shell/types.js';
 import { unknownProgram } from '../shell/unknown-program.js';
 import { PSQL_LONG_VALUE, PSQL_VALUE, psqlCommands, sqlite3 } from './db-commands.js';
+import { MONGO_LONG_VALUE, MONGO_VALUE, mongoshCommands, MYSQL_LONG_VALUE_ARGS, MYSQL_VALUE, mysqlCommands } from './mysql-mongosh.js';
 
-/** Reads a client's own command language (psql's meta-commands); returns the arguments left to judge as paths. */
+/** Reads a client's own command language (psql's meta-commands, mysql's commands, mongosh's code); returns the arguments left to judge as paths. */
 type Commands = (args: EW[], env: Env, c: Ctx, feed: Feed, name: string) => EW[];
 
 /**
@@ -52,11 +53,11 @@ function serverClient(v: string, lv: string[], hostOpts: string[], urlOpts: stri
 
 const psql = serverClient(PSQL_VALUE, PSQL_LONG_VALUE, ['-h', '--host'], ['-d', '--dbname'], false, psqlCommands);
 
-const mysql = serverClient('huPDeS', ['--host', '--user', '--port', '--database', '--execute', '--socket'], ['-h', '--host']);
+const mysql = serverClient(MYSQL_VALUE, MYSQL_LONG_VALUE_ARGS, ['-h', '--host'], [], false, mysqlCommands);
 
 const redisCli = serverClient('hpaunsri', [], ['-h'], ['-u']);
 
-const mongosh = serverClient('up', ['--host', '--port', '--username', '--password', '--eval', '--file', '--authenticationDatabase'], ['--host'], [], true);
+const mongosh = serverClient(MONGO_VALUE, MONGO_LONG_VALUE, ['--host'], [], true, mongoshCommands);
 
 export const kubeServer = serverClient('s', ['--server', '--kubeconfig', '--context', '--cluster', '--namespace', '--user', '--token'], ['-s', '--server']);
 
