@@ -4,15 +4,8 @@
 // took as an opaque argument. The real-host decisions are in fixtures/security-corpus/db-clients.json;
 // these check what the judge extracts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extract, initExtractor } from '../../../main/policy/extract/index.js';
-import type { ToolCall } from '../../../main/policy/types.js';
-
-const HOME = '/home/u';
-const PROJ = `${HOME}/proj`;
-const judge = (command: string) => {
-  const call: ToolCall = { id: 'c1', agent: 'test', session: 's1', tool: 'Bash', arguments: { command }, cwd: PROJ, source: 'hook', receivedAt: 0 };
-  return extract(call, { home: HOME, resolveSymlinks: false });
-};
+import { initExtractor } from '../../../main/policy/extract/index.js';
+import { JUDGE_HOME as HOME, JUDGE_PROJ as PROJ, judgeBash as judge } from '../../support/judge.js';
 
 beforeAll(async () => {
   await initExtractor();
