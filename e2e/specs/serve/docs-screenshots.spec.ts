@@ -187,6 +187,9 @@ test.describe('the Health view', () => {
   test.use({ homeSetup: { settings: { mode: 'live', autoApprove: ['hello'] }, plugins: ['hello', 'path-guard'] } });
 
   test('a healthy tool, a running checker, and a tool whose breaker opened', async ({ console: app, home }) => {
+    // Four agent calls, a new plugin and three test runs: 27 s on an idle CI machine, past the
+    // default 30 s on a busy one (two CI runs timed out in the third test run).
+    test.setTimeout(60_000);
     await ready(app);
     const agent = await httpAgent(home, 'claude-code');
     try {
