@@ -12,7 +12,7 @@
 //
 // The tables are in code-options/, one file per ecosystem (rules.ts has the table's shape); this
 // file joins them and reads a command's words against them.
-import { cargo, go, gradle, make, mvn } from './code-options/build.js';
+import { cargo, dotnet, go, gradle, make, mvn } from './code-options/build.js';
 import { bun, node, npm, pnpm, yarn } from './code-options/javascript.js';
 import { pip, pytest, python, tox } from './code-options/python.js';
 import { type OptWord, outsideProject, type ProgramFamily } from './code-options/rules.js';
@@ -23,6 +23,7 @@ export { outsideProject, type OptionRule, type OptWord, type ProgramFamily } fro
 export const CODE_OPTION_FAMILIES: Record<string, ProgramFamily> = {
   npm, pnpm, yarn, bun, make, gmake: make, python, python2: python, python3: python, pypy: python, pypy3: python,
   pytest, 'py.test': pytest, pip, pip3: pip, tox, cargo, go, node, nodejs: node, gradle, gradlew: gradle, mvn, mvnw: mvn,
+  dotnet, msbuild: dotnet,
 };
 
 /**
@@ -101,6 +102,11 @@ function abbreviated(f: ProgramFamily, opt: string): string {
   return Object.keys(f.code).find((k) => k.startsWith(opt)) ?? opt;
 }
 
+/** A config key as the option it sets: `script-shell`, `script_shell` and `scriptShell` are `--script-shell`. */
+function configOption(key: string): string {
+  return '--' + key.replace(/_/g, '-').replace(/[A-Z]/g, (m) => '-' + m.toLowerCase());
+}
+
 function optionItem(f: ProgramFamily, opt: string, value: string | undefined, at: number, end: number): Item {
   const rule = Object.hasOwn(f.code, opt) ? f.code[opt] : undefined;
   if (rule && (!rule.when || value === undefined || rule.when(value))) return { at, end, kind: 'code', name: opt, why: rule.why };
@@ -170,6 +176,11 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
       else positionalOnly = true;
       continue;
     }
+    const sw = f.switchWord?.(t);
+    if (sw && !positionalOnly) {
+      out.push({ at: i, end: i + 1, kind: 'code', name: t.split(/[:=]/)[0] ?? t, why: sw });
+      continue;
+    }
     if (i === 0 && f.lead) {
       const why = f.lead(t);
       if (why) {
@@ -194,7 +205,8 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
     const eq = t.indexOf('=');
     const head = eq > 0 ? t.slice(0, eq) : t;
     let long: string | null = null;
-    if (t.startsWith('--')) long = f.singleDashLong && known(f, head.slice(1)) ? head.slice(1) : abbreviated(f, head);
+    if (f.configPrefix && head.startsWith(f.configPrefix) && head.length > f.configPrefix.length) long = configOption(head.slice(f.configPrefix.length));
+    else if (t.startsWith('--')) long = f.singleDashLong && known(f, head.slice(1)) ? head.slice(1) : abbreviated(f, head);
     else if (f.singleDashLong && head.length > 2) {
       if (known(f, head)) long = head;
       // Go and maven do not bundle letters: an unknown word is one unknown option, unless it is a

@@ -1,5 +1,5 @@
 // Code options of make, cargo, go, gradle and mvn.
-import { always, type ProgramFamily } from './rules.js';
+import { always, outsideProject, type ProgramFamily } from './rules.js';
 
 export const make: ProgramFamily = {
   label: 'make',
@@ -179,4 +179,89 @@ export const mvn: ProgramFamily = {
     MAVEN_ARGS: 'adds options to every mvn run (-s, -D…)',
   },
   forwards: false, positionalInert: false, singleDashLong: true,
+};
+
+/**
+ * MSBuild properties that only pick a configuration, a version or warnings. Any other property can
+ * run code: PreBuildEvent and PostBuildEvent are shell commands, and the …Path, …Targets and
+ * …Props properties import MSBuild files (whose Exec tasks run commands).
+ */
+const DOTNET_INERT_PROPS = new Set([
+  'Configuration', 'Platform', 'Version', 'VersionPrefix', 'VersionSuffix', 'PackageVersion', 'AssemblyVersion', 'FileVersion',
+  'InformationalVersion', 'TargetFramework', 'TargetFrameworks', 'RuntimeIdentifier', 'TreatWarningsAsErrors', 'WarningLevel', 'NoWarn',
+  'WarningsAsErrors', 'Nullable', 'LangVersion', 'DebugType', 'DebugSymbols', 'Optimize', 'ContinuousIntegrationBuild', 'Deterministic',
+  'GenerateDocumentationFile', 'SelfContained', 'PublishSingleFile', 'PublishTrimmed', 'PublishReadyToRun', 'InvariantGlobalization',
+  'UseAppHost', 'CollectCoverage', 'CoverletOutputFormat', 'EnableNETAnalyzers', 'RunAnalyzers', 'AnalysisLevel', 'IsPackable',
+  'GeneratePackageOnBuild', 'IncludeSymbols', 'SymbolPackageFormat',
+]);
+
+/** `K=V;K2=V2` (or `,`): every property is inert. A key spelled any case is the same property. */
+function inertProps(list: string): boolean {
+  const inert = [...DOTNET_INERT_PROPS].map((k) => k.toLowerCase());
+  return list.split(/[;,]/).every((pair) => {
+    const eq = pair.indexOf('=');
+    return eq > 0 && inert.includes(pair.slice(0, eq).trim().replace(/^"/, '').toLowerCase());
+  });
+}
+
+const MSBUILD_PROPERTY = 'sets an MSBuild property (PreBuildEvent and PostBuildEvent are commands; …Path, …Targets and …Props import build files)';
+
+/** MSBuild's own switches, in any of its spellings (`-p:`, `--property:`, `/p:`), as dotnet passes them on. */
+function msbuildSwitch(word: string): string | null {
+  if (word.startsWith('@')) return 'names a response file (more switches, read from it)';
+  const m = /^(?:--?|\/)([A-Za-z]+):(.*)$/s.exec(word);
+  if (!m) return null;
+  const name = (m[1] as string).toLowerCase();
+  const value = m[2] as string;
+  if (['p', 'property', 'rp', 'restoreproperty'].includes(name)) return inertProps(value) ? null : MSBUILD_PROPERTY;
+  if (['l', 'logger', 'dl', 'distributedlogger'].includes(name) && /[\\/]|\.dll/i.test(value)) return 'names a logger assembly (code) MSBuild loads';
+  return null;
+}
+
+/** MSBuild switches written with a slash (`/m`, `/t:Build`): not a path. */
+const MSBUILD_SLASH = /^\/(m|maxcpucount|v|verbosity|t|target|restore|r|nologo|bl|binarylogger|tl|nr|nodereuse|clp|consoleloggerparameters|warnaserror|noconsolelogger|noautorsp|noautoresponse|graph|interactive|detailedsummary|ds|ignoreprojectextensions|m\d*)(:.*)?$/i;
+
+export const dotnet: ProgramFamily = {
+  label: 'dotnet',
+  code: {
+    '-p': { why: `${MSBUILD_PROPERTY}, or names a project outside this one`, value: true, when: (v) => (v.includes('=') ? !inertProps(v.replace(/^(?:roperty)?:/, '')) : outsideProject(v)) },
+    '--property': { why: MSBUILD_PROPERTY, value: true, when: (v) => !inertProps(v.replace(/^:/, '')) },
+    '--project': { why: 'names a project outside this one (its build runs code)', value: true, when: outsideProject },
+    '-s': { why: 'names a settings file outside the project (test adapters it names are loaded)', value: true, when: outsideProject },
+    '--settings': { why: 'names a settings file outside the project (test adapters it names are loaded)', value: true, when: outsideProject },
+    '-a': { why: 'names a folder of test adapters (code) outside the project', value: true, when: outsideProject },
+    '--test-adapter-path': { why: 'names a folder of test adapters (code) outside the project', value: true, when: outsideProject },
+    '-l': { why: 'names a logger assembly (code) to load', value: true, when: (v) => /[\\/]|\.dll/i.test(v) },
+    '--logger': { why: 'names a logger assembly (code) to load', value: true, when: (v) => /[\\/]|\.dll/i.test(v) },
+    '-e': always('sets the environment of the program it runs (DOTNET_STARTUP_HOOKS loads code)'),
+    '--environment': always('sets the environment of the program it runs (DOTNET_STARTUP_HOOKS loads code)'),
+    '--runtimeconfig': always('names the runtime config (its startup hooks and probing paths load code)'),
+    '--additionalprobingpath': always('names a folder assemblies are loaded from'),
+    '--additional-deps': always('names more dependencies (assemblies) to load'),
+  },
+  switchWord: msbuildSwitch,
+  positional: (w) => (MSBUILD_SLASH.test(w) || !outsideProject(w) ? null : 'names a project, solution or assembly outside this one (what runs is its code)'),
+  inert: [
+    '--no-restore', '--no-build', '--nologo', '--no-dependencies', '--force', '--interactive', '--blame', '--list-tests', '-t',
+    '--sc', '--self-contained', '--no-self-contained', '--no-launch-profile', '--no-incremental', '-q', '--help', '-h', '--version', '--info',
+  ],
+  inertValued: ['-c', '--configuration', '-f', '--framework', '-r', '--runtime', '-v', '--verbosity', '--arch', '--os', '--filter', '--collect', '--launch-profile', '--blame-hang-timeout'],
+  otherValued: ['-o', '--output', '--source', '--configfile', '--diag', '-d', '--results-directory', '--artifacts-path', '--version-suffix'],
+  env: {
+    DOTNET_STARTUP_HOOKS: 'names assemblies every .NET program loads and runs first',
+    DOTNET_ADDITIONAL_DEPS: 'names more dependencies (assemblies) every .NET program loads',
+    DOTNET_SHARED_STORE: 'names a folder .NET programs load assemblies from',
+    'CORECLR_PROFILER*': 'names a profiler (native code) the .NET runtime loads',
+    CORECLR_ENABLE_PROFILING: 'makes the .NET runtime load a profiler (native code)',
+    'COR_PROFILER*': 'names a profiler (native code) the .NET runtime loads',
+    'DOTNET_ROOT*': 'names the .NET runtime that runs',
+    DOTNET_HOST_PATH: 'names the dotnet program MSBuild tasks run',
+    MSBUILD_EXE_PATH: 'names the MSBuild that runs',
+    MSBuildExtensionsPath: 'names the folder MSBuild imports build files from (an environment variable is a property)',
+    MSBuildSDKsPath: 'names the folder MSBuild SDKs (build files) come from',
+    CustomBeforeMicrosoftCommonTargets: 'names a build file MSBuild imports (an environment variable is a property)',
+    CustomAfterMicrosoftCommonTargets: 'names a build file MSBuild imports (an environment variable is a property)',
+    NUGET_PACKAGES: 'names the package folder (build files in packages run)',
+  },
+  forwards: true, positionalInert: false,
 };

@@ -69,6 +69,8 @@ export const pnpm: ProgramFamily = {
   ...npm,
   label: 'pnpm',
   code: PNPM_CODE,
+  // `pnpm --config.script-shell=/tmp/x test`: pnpm sets any config from a `--config.` option.
+  configPrefix: '--config.',
   configWrite: npmConfigWrite(PNPM_CODE),
   // pnpm's -w is --workspace-root, a flag.
   inert: [...NPM_INERT, '--recursive', '-r', '--workspace-root', '-w', '--frozen-lockfile', '--stream', '--parallel', '--aggregate-output'],

@@ -48,6 +48,16 @@ export interface ProgramFamily {
   configWrite?: (pos: string[], args: readonly OptWord[]) => string | null;
   /** Single-dash words are whole option names (`-exec`, `-gs`) before they are letter bundles. */
   singleDashLong?: boolean;
+  /**
+   * A prefix that sets any config as an option (pnpm's `--config.script-shell=x`, also spelled
+   * `--config.scriptShell`): read as the option the key names (`--script-shell`).
+   */
+  configPrefix?: string;
+  /**
+   * A whole word that names code by its own spelling, whatever else the table says (MSBuild's
+   * `-p:PreBuildEvent=…`, `/logger:x.dll`, a `@file` of more switches): why, or null.
+   */
+  switchWord?: (word: string) => string | null;
 }
 
 /** A word of the command, and whether the judge knows its value. */

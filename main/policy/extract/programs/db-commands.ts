@@ -478,6 +478,7 @@ const PSQL_NAMES = new Set([
  */
 function psqlText(text: string, env: Env, c: Ctx, name: string): void {
   if (text.length > MAX_TEXT) return c.col.evasive(`${name}: commands too long to read whole`);
+  psqlSql(text, env, c, name);
   for (let i = text.indexOf('\\'); i >= 0; i = text.indexOf('\\', i + 1)) {
     // The name runs to a blank or the next backslash (psqlscanslash.l).
     let j = i + 1;
@@ -588,6 +589,9 @@ function psqlMeta(cmd: string, line: string, env: Env, c: Ctx, name: string): vo
     }
     case 'copy':
       return psqlCopy(line, env, c, name);
+    case 'gexec':
+      col.evasive(`${name} \\gexec runs the SQL its query builds`);
+      return;
     case 'c': case 'connect':
       return psqlConnect(psqlArgs(line, env, c, name), c, name);
     case 'cd': case 'setenv': case 'e': case 'edit': case 'ef': case 'ev':
@@ -596,6 +600,68 @@ function psqlMeta(cmd: string, line: string, env: Env, c: Ctx, name: string): vo
     default:
       // Any other meta-command's arguments may hold backquoted commands (`\set x \`…\``).
       psqlArgs(line, env, c, name);
+  }
+}
+
+/** PostgreSQL's functions on the server's files: what each does to the file its first string argument names. */
+const PG_FILE_FUNCTIONS: Record<string, Operation> = {
+  pg_read_file: 'read', pg_read_binary_file: 'read', pg_ls_dir: 'read', pg_stat_file: 'read', lo_import: 'read', pg_file_write: 'write',
+};
+
+/** Procedural languages that reach the server's operating system (the `u` is "untrusted"), and C. */
+const PG_UNTRUSTED = /^(c|plpython[23]?u|plperlu|pltclu|plsh|plv8u?|pljavau)$/i;
+
+/**
+ * The SQL psql sends, as the server runs it. The server is taken to be local, as psql's default
+ * host is, so what it does to files and commands is done here, as the postgres account:
+ * `COPY … TO|FROM PROGRAM 'cmd'` runs a shell command, `COPY … TO|FROM 'file'` and the file
+ * functions name files, `LOAD` and functions in an untrusted language run native or OS-level code.
+ * SQL a procedure builds at run time (`EXECUTE` in a `DO` block or a function body) is not seen.
+ */
+function psqlSql(sql: string, env: Env, c: Ctx, name: string): void {
+  const col = c.col;
+  const toks = sqlTokens(sql);
+  const word = (i: number, re: RegExp): boolean => toks[i]?.k === 'w' && re.test(toks[i]?.t ?? '');
+  let body = false;
+  for (let i = 0; i < toks.length; i++) {
+    const tok = toks[i] as SqlToken;
+    if (tok.k !== 'w') continue;
+    const w = tok.t.toLowerCase();
+    if (w === 'do' || (w === 'function' || w === 'procedure') && toks.slice(Math.max(0, i - 3), i).some((t) => /^create$/i.test(t.t))) body = true;
+    // `\copy` is psql's own (psqlCopy reads it, unquoted file names included).
+    if (w === 'copy' && toks[i - 1]?.t !== '\\') {
+      // COPY table|(query) [(columns)] TO|FROM 'file'|PROGRAM 'cmd'|STDIN|STDOUT: the direction word
+      // is the first TO/FROM outside parentheses.
+      let depth = 0;
+      let k = i + 1;
+      for (; k < toks.length && toks[k]?.t !== ';'; k++) {
+        const t = toks[k] as SqlToken;
+        if (t.k === 'p' && t.t === '(') depth++;
+        else if (t.k === 'p' && t.t === ')') depth--;
+        else if (depth === 0 && word(k, /^(to|from)$/i)) break;
+      }
+      const dir = toks[k]?.t.toLowerCase();
+      if (dir !== 'to' && dir !== 'from') continue;
+      const program = word(k + 1, /^program$/i);
+      const target = toks[program ? k + 2 : k + 1];
+      if (program) {
+        if (target?.k !== 's') col.evasive(`${name}: COPY … PROGRAM Gatehouse cannot read`);
+        else if (dir === 'to') outputPipe(target.t, env, c, name);
+        else shellCode(target.t, env, c);
+      } else if (target?.k === 's') fileArg(target.t, env, c, dir === 'from' ? 'read' : 'write');
+      else if (!word(k + 1, /^std(in|out)$/i)) col.evasive(`${name}: COPY to or from a file Gatehouse cannot read`);
+    } else if (w === 'lo_export' && toks[i + 1]?.t === '(') {
+      const f = toks.findIndex((t, k) => k > i && t.k === 's');
+      if (f < 0 || toks[f + 1]?.t !== ')') col.evasive(`${name}: lo_export() to a file named at run time`);
+      else fileArg((toks[f] as SqlToken).t, env, c, 'write');
+    } else if (Object.hasOwn(PG_FILE_FUNCTIONS, w) && toks[i + 1]?.t === '(') {
+      const f = toks[i + 2];
+      if (f?.k === 's' && (toks[i + 3]?.t === ')' || toks[i + 3]?.t === ',')) fileArg(f.t, env, c, PG_FILE_FUNCTIONS[w] as Operation);
+      else col.evasive(`${name}: ${w}() on a file named at run time`);
+    } else if (w === 'load' && (i === 0 || toks[i - 1]?.t === ';')) col.evasive(`${name}: LOAD loads a library of native code into the server`);
+    else if (w === 'language' && (toks[i + 1]?.k === 'w' || toks[i + 1]?.k === 's') && PG_UNTRUSTED.test(toks[i + 1]?.t ?? '')) {
+      col.evasive(`${name}: code in ${toks[i + 1]?.t} runs with the server's access to the system`);
+    } else if (w === 'execute' && body) col.evasive(`${name}: EXECUTE in a procedure runs SQL built at run time`);
   }
 }
 

@@ -90,6 +90,14 @@ export function mysqlCommands(args: EW[], env: Env, c: Ctx, feed: Feed, name: st
         if (v) pathOf(v, env, c, 'read');
         if (v?.known) writtenCommands(v.t, env, c, () => col.evasive(`${name} reads options from a file this command writes`));
         return true;
+      case 'plugin-dir':
+        // The client loads authentication plugins (native code) from this folder: `--default-auth`
+        // names one, and a server can ask for any.
+        col.evasive(`${name} --plugin-dir names a folder of native plugins the client loads`);
+        return true;
+      case 'default-auth':
+        if (!v?.known || /[\\/]/.test(v.t)) col.evasive(`${name} --default-auth names a plugin file the client loads`);
+        return true;
       case 'delimiter':
         if (v?.known) delimiters.push(v.t);
         return true;
@@ -369,7 +377,14 @@ function mysqlSql(sql: string, escapes: boolean, env: Env, c: Ctx, name: string)
     if (tok?.k !== 'w') continue;
     const w = tok.t.toLowerCase();
     const next = toks[i + 1];
-    if (w === 'infile' || w === 'outfile' || w === 'dumpfile') {
+    if (w === 'prepare') {
+      // PREPARE s FROM 'text' | @var: the statement is text, read as SQL when it is a literal.
+      const from = toks.findIndex((t, k) => k > i && t.k === 'w' && /^from$/i.test(t.t));
+      const text = toks[from + 1];
+      if (from > 0 && text?.k === 's' && (toks[from + 2] === undefined || toks[from + 2]?.t === ';')) mysqlSql(text.t, escapes, env, c, name);
+      else c.col.evasive(`${name}: PREPARE of a statement built at run time`);
+    } else if (w === 'soname') c.col.evasive(`${name}: SONAME loads a library of native code into the server`);
+    else if (w === 'infile' || w === 'outfile' || w === 'dumpfile') {
       if (next?.k === 's') fileArg(next.t, env, c, w === 'infile' ? 'read' : 'write');
     } else if (w === 'load_file' && next?.k === 'p' && next.t === '(') {
       const f = toks[i + 2];

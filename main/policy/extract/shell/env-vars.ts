@@ -23,6 +23,8 @@ const CODE_VARS = new Set([
   // Code or commands given in the environment: glibc's gconv modules, vim's and ex's start-up
   // commands, tar's and man's options (--to-command, -P), perl -d's debugger.
   'GCONV_PATH', 'VIMINIT', 'EXINIT', 'TAR_OPTIONS', 'MANOPT', 'PERL5DB',
+  // The MySQL and MariaDB client libraries load plugins (native code) from these at start.
+  'LIBMYSQL_PLUGIN_DIR', 'LIBMYSQL_PLUGINS', 'MARIADB_PLUGIN_DIR',
 ]);
 
 /** Option variables that are harmless when they hold only flags (`LESS=-R`); `LESS='+!cmd'` runs cmd. */
