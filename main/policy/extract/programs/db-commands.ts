@@ -411,49 +411,17 @@ export const PSQL_LONG_VALUE = ['--command', '--dbname', '--file', '--host', '--
  * judgement of the rest (a command string is not a path).
  */
 export function psqlCommands(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): EW[] {
-  const rest: EW[] = [];
-  const commands: EW[] = [];
-  let end = false;
   // getopt, as parseArgs: options may follow the database name.
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as EW;
-    const t = a.t;
-    if (end || !a.known || t.length < 2 || t[0] !== '-') {
-      rest.push(a);
-      continue;
-    }
-    if (t === '--') {
-      end = true;
-      rest.push(a);
-      continue;
-    }
-    if (t.startsWith('--')) {
-      const eq = t.indexOf('=');
-      const opt = eq > 0 ? t.slice(0, eq) : t;
-      const takes = eq < 0 && PSQL_LONG_VALUE.includes(opt);
-      if (opt === '--command') {
-        const v = eq > 0 ? { ...a, t: t.slice(eq + 1) } : args[++i];
-        if (v) commands.push(v);
-      } else {
-        rest.push(a);
-        if (takes && i + 1 < args.length) rest.push(args[++i] as EW);
-      }
-      continue;
-    }
-    const j = [...t.slice(1)].findIndex((ch) => PSQL_VALUE.includes(ch)) + 1;
-    if (j > 0 && t.charAt(j) === 'c') {
-      const v = j + 1 < t.length ? { ...a, t: t.slice(j + 1) } : args[++i];
-      if (v) commands.push(v);
-      continue;
-    }
-    rest.push(a);
-    if (j > 0 && j === t.length - 1 && i + 1 < args.length) rest.push(args[++i] as EW);
-  }
+  const p = parseArgs(args, PSQL_VALUE, PSQL_LONG_VALUE);
+  const taken = p.opts.filter((o) => o.name === '-c' || o.name === '--command');
+  const commands = taken.flatMap((o) => (o.value ? [o.value] : []));
+  // The command strings are not paths for the unknown-program judgement; every other word is.
+  const rest = args.filter((_, i) => !taken.some((o) => i >= o.at && i < o.end));
   for (const cmd of commands) {
     if (!cmd.known) c.col.evasive(`${name} runs a command built at run time`);
     else psqlText(cmd.t, env, c, name);
   }
-  const files = optVals(parseArgs(args, PSQL_VALUE, PSQL_LONG_VALUE), '-f', '--file');
+  const files = optVals(p, '-f', '--file');
   for (const f of files) if (f.known && f.t !== '-') writtenCommands(f.t, env, c, (text, e) => psqlText(text, e, c, name));
   if (!commands.length && (!files.length || files.some((f) => f.known && f.t === '-'))) stdinCommands(feed, env, c, name, (text, e) => psqlText(text, e, c, name));
   return rest;

@@ -3,7 +3,8 @@ import type { EW } from './types.js';
 
 interface Parsed {
   pos: EW[];
-  opts: Array<{ name: string; value: EW | null }>;
+  /** Each option, its value, and the words it took: `args[at]` up to (not including) `args[end]`. */
+  opts: Array<{ name: string; value: EW | null; at: number; end: number }>;
 }
 
 /** Splits arguments into options (with values) and positionals, getopt-style. */
@@ -22,21 +23,23 @@ export function parseArgs(args: EW[], v = '', lv: string[] = []): Parsed {
       end = true;
       continue;
     }
+    const at = i;
     if (t.startsWith('--')) {
       const eq = t.indexOf('=');
-      if (eq > 0) opts.push({ name: t.slice(0, eq), value: { ...a, t: t.slice(eq + 1), tilde: t[eq + 1] === '~' } });
-      else if (lv.includes(t)) opts.push({ name: t, value: args[++i] ?? null });
-      else opts.push({ name: t, value: null });
+      if (eq > 0) opts.push({ name: t.slice(0, eq), value: { ...a, t: t.slice(eq + 1), tilde: t[eq + 1] === '~' }, at, end: at + 1 });
+      else if (lv.includes(t)) opts.push({ name: t, value: args[++i] ?? null, at, end: i + 1 });
+      else opts.push({ name: t, value: null, at, end: at + 1 });
       continue;
     }
     for (let j = 1; j < t.length; j++) {
       const ch = t.charAt(j);
       if (v.includes(ch)) {
         const rest = t.slice(j + 1);
-        opts.push({ name: '-' + ch, value: rest ? { ...a, t: rest, tilde: rest[0] === '~' } : (args[++i] ?? null) });
+        const value = rest ? { ...a, t: rest, tilde: rest[0] === '~' } : (args[++i] ?? null);
+        opts.push({ name: '-' + ch, value, at, end: Math.min(i + 1, args.length) });
         break;
       }
-      opts.push({ name: '-' + ch, value: null });
+      opts.push({ name: '-' + ch, value: null, at, end: at + 1 });
     }
   }
   return { pos, opts };
