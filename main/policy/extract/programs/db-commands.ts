@@ -586,13 +586,15 @@ const PG_UNTRUSTED = /^(c|plpython[23]?u|plperlu|pltclu|plsh|plv8u?|pljavau)$/i;
  * functions name files, `LOAD` and functions in an untrusted language run native or OS-level code.
  * SQL a procedure builds at run time (`EXECUTE` in a `DO` block or a function body) is not seen.
  */
-function psqlSql(sql: string, env: Env, c: Ctx, name: string): void {
+function psqlSql(sql: string, env: Env, c: Ctx, name: string, inBody = false): void {
   const col = c.col;
   const toks = sqlTokens(sql);
   const word = (i: number, re: RegExp): boolean => toks[i]?.k === 'w' && re.test(toks[i]?.t ?? '');
-  let body = false;
+  let body = inBody;
   for (let i = 0; i < toks.length; i++) {
     const tok = toks[i] as SqlToken;
+    // A body given as a string (`AS 'BEGIN … END'`, `DO 'BEGIN … END'`) is SQL the server runs too.
+    if (tok.k === 's' && body && !inBody) psqlSql(tok.t, env, c, name, true);
     if (tok.k !== 'w') continue;
     const w = tok.t.toLowerCase();
     if (w === 'do' || (w === 'function' || w === 'procedure') && toks.slice(Math.max(0, i - 3), i).some((t) => /^create$/i.test(t.t))) body = true;
