@@ -13,9 +13,12 @@
 // The tables are in code-options/, one file per ecosystem (rules.ts has the table's shape); this
 // file joins them and reads a command's words against them.
 import { cargo, dotnet, go, gradle, make, mvn } from './code-options/build.js';
+import { helm, JS_TOOLS, kubectl, terraform } from './code-options/devtools.js';
 import { bun, node, npm, pnpm, yarn } from './code-options/javascript.js';
+import { cc, cmake, ctest, java, javac, ninja, rustc } from './code-options/native.js';
 import { pip, pytest, python, tox } from './code-options/python.js';
 import { type OptWord, outsideProject, type ProgramFamily } from './code-options/rules.js';
+import { bundle, composer, deno, elixir, gem, mix, php, rake, ruby, sbt } from './code-options/scripting.js';
 
 export { outsideProject, type OptionRule, type OptWord, type ProgramFamily } from './code-options/rules.js';
 
@@ -24,6 +27,9 @@ export const CODE_OPTION_FAMILIES: Record<string, ProgramFamily> = {
   npm, pnpm, yarn, bun, make, gmake: make, python, python2: python, python3: python, pypy: python, pypy3: python,
   pytest, 'py.test': pytest, pip, pip3: pip, tox, cargo, go, node, nodejs: node, gradle, gradlew: gradle, mvn, mvnw: mvn,
   dotnet, msbuild: dotnet,
+  gcc: cc, 'g++': cc, cc, 'c++': cc, clang: cc, 'clang++': cc, cmake, ctest, ninja, rustc, java, javac,
+  ...JS_TOOLS, terraform, tofu: terraform, helm, kubectl,
+  php, deno, composer, rake, bundle, gem, mix, elixir, sbt, ruby,
 };
 
 /**

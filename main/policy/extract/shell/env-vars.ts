@@ -25,6 +25,11 @@ const CODE_VARS = new Set([
   'GCONV_PATH', 'VIMINIT', 'EXINIT', 'TAR_OPTIONS', 'MANOPT', 'PERL5DB',
   // The MySQL and MariaDB client libraries load plugins (native code) from these at start.
   'LIBMYSQL_PLUGIN_DIR', 'LIBMYSQL_PLUGINS', 'MARIADB_PLUGIN_DIR',
+  // Ansible's config and the folders it loads modules and plugins (Python code) from; the Pipfile
+  // whose scripts `pipenv run` runs.
+  'ANSIBLE_CONFIG', 'ANSIBLE_LIBRARY', 'ANSIBLE_MODULE_UTILS', 'ANSIBLE_ACTION_PLUGINS', 'ANSIBLE_CALLBACK_PLUGINS', 'ANSIBLE_CONNECTION_PLUGINS',
+  'ANSIBLE_LOOKUP_PLUGINS', 'ANSIBLE_FILTER_PLUGINS', 'ANSIBLE_STRATEGY_PLUGINS', 'ANSIBLE_VARS_PLUGINS', 'ANSIBLE_COLLECTIONS_PATH', 'ANSIBLE_COLLECTIONS_PATHS',
+  'ANSIBLE_ROLES_PATH', 'PIPENV_PIPFILE',
 ]);
 
 /** Option variables that are harmless when they hold only flags (`LESS=-R`); `LESS='+!cmd'` runs cmd. */
