@@ -18,6 +18,7 @@ const EXPECTED: Record<string, string[]> = {
   'server-clients': ['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh'],
   vcs: ['git'],
   packages: ['npm', 'pnpm', 'yarn', 'pip', 'uv', 'npx', 'apt-get', 'brew', 'cargo'],
+  'env-runners': ['poetry', 'pipenv', 'pdm', 'hatch', 'conda', 'bundle', 'nix-shell', 'nix', 'mise', 'ansible'],
   build: ['make', 'gmake', 'go', 'pytest', 'tsc', 'docker', 'podman'],
   interpreters: ['sh', 'bash', 'zsh', 'python', 'python3', 'node', 'perl', 'ruby', 'deno', 'bun', 'tsx', 'ts-node', 'osascript', 'expect'],
   wrappers: ['sudo', 'doas', 'su', 'env', 'timeout', 'nice', 'xargs', 'parallel', 'watch', 'command', 'exec', 'strace'],

@@ -5,6 +5,7 @@ import { BUILD_PROGRAMS } from './build.js';
 import { BUILTIN_PROGRAMS } from './builtins.js';
 import { CREDENTIAL_PROGRAMS } from './credentials.js';
 import { EDITOR_PROGRAMS } from './editors.js';
+import { ENV_RUNNER_PROGRAMS } from './env-runners.js';
 import { FILE_PROGRAMS } from './files.js';
 import { withFollowedLinks } from './follow-links.js';
 import { INTERPRETER_PROGRAMS } from './interpreters.js';
@@ -26,6 +27,7 @@ export const FAMILIES: Readonly<Record<string, Readonly<Record<string, Handler>>
   'server-clients': SERVER_CLIENT_PROGRAMS,
   vcs: VCS_PROGRAMS,
   packages: PACKAGE_PROGRAMS,
+  'env-runners': ENV_RUNNER_PROGRAMS,
   build: BUILD_PROGRAMS,
   interpreters: INTERPRETER_PROGRAMS,
   wrappers: WRAPPER_PROGRAMS,
