@@ -256,6 +256,8 @@ export function readOptions(f: ProgramFamily, args: readonly OptWord[], judge = 
 
 /** The family of a program as the judge names it (`npm`, `python3`, `gmake`), if it has one. */
 export function familyOf(program: string): ProgramFamily | undefined {
+  // Asked for every command: the plain name first, the spelled-out forms only when it misses.
+  if (Object.hasOwn(CODE_OPTION_FAMILIES, program)) return CODE_OPTION_FAMILIES[program];
   // `python3.12`, and a compiler installed under its version (`gcc-12`, `clang++-17`, `x86_64-linux-gnu-gcc-12`).
   const name = /^(python[23]?|pypy3?)(\.?\d+)*$/.test(program)
     ? program.replace(/[\d.]+$/, '') || program
