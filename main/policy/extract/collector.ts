@@ -163,7 +163,8 @@ export class Collector {
       if (this.programs.length >= MAX_PATHS) return this.evasive(`the call starts more than ${MAX_PATHS} programs; Gatehouse judged the first ${MAX_PATHS}`);
       this.seenPrograms.add(p);
     };
-    if (!text.includes('/')) return add(text);
+    // `.` and `..` are folders (`npx .` in the folder it runs in), never names looked up in PATH.
+    if (!text.includes('/') && text !== '.' && text !== '..') return add(text);
     const abs = tilde ? normalisePath(text, cwd, this.ctx.home) : posix.resolve(cwd.charCodeAt(0) === 47 ? cwd : posix.resolve('/', cwd), text);
     add(abs);
     if (this.ctx.resolveSymlinks) add(this.realOf(abs));

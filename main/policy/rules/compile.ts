@@ -6,7 +6,7 @@ import { OPERATIONS, type Decision, type Extraction, type Operation, type Rule, 
 import { canonicalJson } from '../../core/canonical-json.js';
 import { blockedCategory, BLOCKED_HOST_NAMES, compileHostPattern, normalizeHost, parseIpLiteral, type HostPattern, type Resolutions } from '../network.js';
 import { compilePathPattern, type PathContext, type PathPattern } from './paths.js';
-import { isGatehouseProgram } from '../extract/self-cli.js';
+import { isGatehouseProgram, isPackageScripts } from '../extract/self-cli.js';
 import picomatch from 'picomatch';
 
 /**
@@ -241,6 +241,15 @@ function matchSelfCli(c: CompiledRule, x: Extraction, cwd: string | undefined): 
     // `git`, `npm`, `ls`): a decision's hot path; no file-system look-up either way.
     const p = program.startsWith('/') ? program : !cwd?.startsWith('/') ? null : program === '.' ? cwd : program.includes('/') || program === '..' ? resolve(cwd, program) : `${cwd === '/' ? '' : cwd}/${program}`;
     if (p === null) continue;
+    // A package manager running package.json scripts (`npm start`, `yarn serve`, `node --run x`):
+    // in Gatehouse's installation, or a folder under it (npm looks upward for package.json), its
+    // scripts start the command line (`npm run serve` is `node bin/gatehouse.js serve`).
+    if (isPackageScripts(p)) {
+      for (let dir = p.slice(0, p.lastIndexOf('/')); dir !== ''; dir = dir.slice(0, dir.lastIndexOf('/'))) {
+        if (c.paths.match(`${dir}/bin/gatehouse.js`) !== null) return matchOf(c, `the command runs the package.json scripts of ${dir}, Gatehouse's installation, which start its command line`);
+      }
+      continue;
+    }
     // The CLI's own files by path (a relative program is only looked at as a folder: two set look-ups).
     const glob = p === program ? c.paths.match(p) : null;
     if (glob !== null) return matchOf(c, `the command starts ${program}, which is Gatehouse's own ${glob}`);

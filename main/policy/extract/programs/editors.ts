@@ -44,8 +44,15 @@ function man(args: EW[], env: Env, c: Ctx): void {
   if (args.some((a) => a.t === '-l' || a.t === '--local-file')) for (const a of args) if (!a.t.startsWith('-')) pathOf(a, env, c, 'read');
 }
 
-/** gdb: `-ex`/`-x` run debugger commands, which include `shell`. */
+/**
+ * gdb: `-ex`/`-x` run debugger commands, which include `shell`. The program it debugs (`gdb
+ * PROG`, `gdb --args PROG ARG…`) runs at a `run` read from its input (`echo run | gdb --args …`):
+ * a program the call starts.
+ */
 function gdb(args: EW[], env: Env, c: Ctx): void {
+  const at = args.findIndex((a) => a.t === '--args');
+  const prog = at >= 0 ? args[at + 1] : args.find((a) => !a.t.startsWith('-'));
+  if (prog?.known) c.col.program(prog.t, prog.tilde, env.cwd);
   for (let i = 0; i < args.length; i++) {
     const t = (args[i] as EW).t;
     if (['-ex', '--ex', '-eval-command', '--eval-command', '-x', '--command', '-iex', '-ix'].includes(t) || /^--?(eval-command|command)=/.test(t)) {

@@ -147,7 +147,7 @@ function shell(name: string, args: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (!script.known) c.col.evasive(script.subst ? 'a shell runs a computed or downloaded script' : 'a shell runs a script named by a variable');
     else {
       pathOf(script, env, c, 'read');
-      c.col.program(script.t, script.tilde, env.cwd);
+      scriptProgram(script, env, c);
       if (!interp) runWritten(script, env, c);
     }
     // `node x.js ~/.ssh/id_rsa`: what the script does with its arguments is not known.
@@ -257,6 +257,16 @@ function bunCmd(args: EW[], env: Env, c: Ctx, feed: Feed, name: string): void {
   if (file?.known && /\.(m?[jt]sx?|c[jt]s)$/.test(file.t)) pathOf(file, env, c, 'read');
 }
 
+/**
+ * A script file an interpreter runs is a program the call starts. `node cli.js` reads ./cli.js
+ * from the folder it runs in (no PATH look-up): recorded as that path, so that after `cd
+ * <installation>/out/main` it is the CLI's bundle. The bare name too, for the rule's name match.
+ */
+function scriptProgram(script: EW, env: Env, c: Ctx): void {
+  c.col.program(script.t, script.tilde, env.cwd);
+  if (!script.t.includes('/')) c.col.program(`./${script.t}`, false, env.cwd);
+}
+
 /** deno: `eval CODE` is inline code; `run FILE|URL` reads or fetches the script. */
 function deno(args: EW[], env: Env, c: Ctx): void {
   const p = args.filter((a) => !a.t.startsWith('-'));
@@ -275,7 +285,7 @@ function deno(args: EW[], env: Env, c: Ctx): void {
     hostsOfUrl(file.t, (h) => c.col.host(h));
   } else {
     pathOf(file, env, c, 'read');
-    c.col.program(file.t, file.tilde, env.cwd);
+    scriptProgram(file, env, c);
   }
 }
 

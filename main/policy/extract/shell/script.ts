@@ -2,7 +2,7 @@
 // command handed to the program table (Ctx.programs). Nested shell code goes back through here.
 import { ExtractionDeadline } from '../collector.js';
 import { expandHome, normalisePath } from '../paths.js';
-import { isGatehouseProgram, packagePrograms } from '../self-cli.js';
+import { mentionsGatehouse, packagePrograms, signalsGatehouse } from '../self-cli.js';
 import type { Script, SimpleCommand, Stage, Word } from '../shell-ir.js';
 import { commandName, foldConfusables, INTERPRETERS, SHELLS, VERSIONED } from './command-name.js';
 import { setPositional, setVar } from './assign.js';
@@ -272,7 +272,7 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   else {
     // A program the judge does not know may be a wrapper that runs its arguments (`chronic
     // gatehouse url`, moreutils'): a word naming Gatehouse's own command line makes the call unsure.
-    const self = args.find((a) => a.known && isGatehouseProgram(a.t));
+    const self = args.find((a) => a.known && mentionsGatehouse(a.t));
     if (self) col.evasive(`${name || 'the command'} may start Gatehouse's own command line (${self.t})`);
     unknownProgram(args, env, c, false, name || 'the command');
   }
@@ -285,7 +285,11 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
 function programs(w0: EW, name: string, args: EW[], env: Env, c: Ctx): void {
   c.col.program(w0.t, w0.tilde, env.cwd);
   if (name !== commandName(w0.t)) c.col.program(name, false, env.cwd);
-  for (const p of packagePrograms(name, args.map((a) => (a.known ? a.t : null)))) c.col.program(p, false, env.cwd);
+  const words = args.map((a) => (a.known ? a.t : null));
+  for (const p of packagePrograms(name, words)) c.col.program(p, p.startsWith('~/'), env.cwd);
+  // `pkill -f 'gatehouse serve'`, `kill $(pgrep …)`: stopping the host leaves the agent unsupervised.
+  const stops = signalsGatehouse(name, args);
+  if (stops) c.col.evasive(stops);
 }
 
 /** Runs an alias defined earlier in the script: its body's words, then the call's arguments. */
