@@ -9,6 +9,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from '@playwright/test';
+import { AGENT_CWD_HEADER } from '../../main/gateway/agent-cwd-header.ts';
 
 const cli = join(import.meta.dirname, '..', '..', 'bin', 'gatehouse.js');
 
@@ -27,10 +28,14 @@ export async function serveFile(home: string): Promise<ServeFile> {
 }
 
 /** An MCP client over Streamable HTTP, as an agent configured with the URL and the agent token. */
-export async function httpAgent(home: string, name: string): Promise<Client> {
+export async function httpAgent(home: string, name: string, cwd?: string): Promise<Client> {
   const s = await serveFile(home);
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(s.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${s.agentToken}` } } }));
+  // With `cwd`, the client says which folder it works in, as `gatehouse mcp` does for its agent;
+  // without it, the host judges and runs calls in its own working folder.
+  const headers: Record<string, string> = { authorization: `Bearer ${s.agentToken}` };
+  if (cwd !== undefined) headers[AGENT_CWD_HEADER] = encodeURIComponent(cwd);
+  await client.connect(new StreamableHTTPClientTransport(new URL(s.mcpUrl), { requestInit: { headers } }));
   return client;
 }
 

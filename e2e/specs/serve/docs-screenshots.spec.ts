@@ -10,7 +10,8 @@
 // guides and the `shoot(page, 'name')` calls below (keep that form: the test reads it).
 //
 // Serve-only (this folder): one browser and one viewport give the same pictures on every machine.
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { test, expect } from '../../fixtures.ts';
@@ -95,8 +96,12 @@ test.describe('the operator guide', () => {
       await ready(app);
       const inbox = new ApprovalsPage(app.page);
       await app.open('approvals');
-      const claude = await httpAgent(home, 'claude-code');
-      const codex = await httpAgent(home, 'codex');
+      // The agents work in a project of their own, as they would: in the host's working folder
+      // (this checkout) `npm run build` would run Gatehouse's own package scripts, which is denied.
+      const project = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-project-'));
+      writeFileSync(join(project, 'package.json'), '{ "name": "web-app", "scripts": { "build": "tsc" } }\n');
+      const claude = await httpAgent(home, 'claude-code', project);
+      const codex = await httpAgent(home, 'codex', project);
       try {
         // History first: one call approved, one denied with a reason.
         const grace = callTool(claude, 'hello', { name: 'Grace' });
@@ -147,6 +152,7 @@ test.describe('the operator guide', () => {
       } finally {
         await claude.close();
         await codex.close();
+        rmSync(project, { recursive: true, force: true });
       }
     });
   });
