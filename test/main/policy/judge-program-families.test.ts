@@ -22,6 +22,7 @@ const EXPECTED: Record<string, string[]> = {
   build: ['make', 'gmake', 'go', 'pytest', 'tsc', 'docker', 'podman'],
   interpreters: ['sh', 'bash', 'zsh', 'python', 'python3', 'node', 'perl', 'ruby', 'deno', 'bun', 'tsx', 'ts-node', 'osascript', 'expect'],
   wrappers: ['sudo', 'doas', 'su', 'env', 'timeout', 'nice', 'xargs', 'parallel', 'watch', 'command', 'exec', 'strace'],
+  terminals: ['tmux', 'screen', 'byobu', 'dtach', 'abduco', 'zellij'],
   services: ['systemctl', 'service', 'at', 'crontab'],
   credentials: ['ssh-keygen', 'gpg', 'aws', 'gh', 'kubectl', 'pass'],
   editors: ['vi', 'vim', 'emacs', 'nano', 'man', 'gdb'],

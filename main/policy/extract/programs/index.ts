@@ -13,6 +13,7 @@ import { NETWORK_PROGRAMS } from './network.js';
 import { PACKAGE_PROGRAMS } from './packages.js';
 import { SERVER_CLIENT_PROGRAMS } from './server-clients.js';
 import { SERVICE_PROGRAMS } from './services.js';
+import { TERMINAL_PROGRAMS } from './terminals.js';
 import { TEXT_PROGRAMS } from './text.js';
 import { VCS_PROGRAMS } from './vcs.js';
 import { WRAPPER_PROGRAMS } from './wrappers.js';
@@ -31,6 +32,7 @@ export const FAMILIES: Readonly<Record<string, Readonly<Record<string, Handler>>
   build: BUILD_PROGRAMS,
   interpreters: INTERPRETER_PROGRAMS,
   wrappers: WRAPPER_PROGRAMS,
+  terminals: TERMINAL_PROGRAMS,
   services: SERVICE_PROGRAMS,
   credentials: CREDENTIAL_PROGRAMS,
   editors: EDITOR_PROGRAMS,
