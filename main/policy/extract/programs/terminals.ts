@@ -6,7 +6,7 @@
 // terminal (send-keys, screen's stuff, paste-buffer) is judged too and makes the call unsure,
 // since the program and folder of that terminal are not known; and a multiplexer command that
 // sets up code to run later (bind-key, set-hook, source-file, a `#(…)` format) is unsure.
-import { codeVarReason, networkVar } from '../shell/env-vars.js';
+import { judgeAssignment } from '../shell/env-vars.js';
 import { pathOf } from '../shell/path-args.js';
 import { nested, run, runRest } from '../shell/script.js';
 import { type Ctx, type Env, type EW, type Feed, type Handler, MAX_DEPTH } from '../shell/types.js';
@@ -36,17 +36,13 @@ function inFolder(d: EW | undefined, env: Env, c: Ctx, what: string): Env {
 }
 
 /** `-e NAME=VALUE`: the command's environment, judged like `env NAME=VALUE`. */
-function envVar(w: EW | undefined, c: Ctx): void {
+function envVar(w: EW | undefined, env: Env, c: Ctx): void {
   if (!w) return;
   const eq = w.t.indexOf('=');
-  if (!w.known || eq <= 0) {
-    if (!w.known) c.col.evasive('an environment variable set at run time');
-    return;
-  }
-  const name = w.t.slice(0, eq);
-  const why = codeVarReason(name);
-  if (why) c.col.evasive(why);
-  networkVar(name, { known: true, t: w.t.slice(eq + 1) }, c);
+  if (!w.known) c.col.evasive('an environment variable set at run time');
+  if (!w.known || eq <= 0) return;
+  const value = w.t.slice(eq + 1);
+  judgeAssignment(w.t.slice(0, eq), { ...w, t: value, tilde: value.charCodeAt(0) === 126 }, env, c);
 }
 
 /** What typing these words into a terminal sends, as text (null: keys the judge cannot follow). */
@@ -201,7 +197,7 @@ function tmuxOne(name: string, args: EW[], env: Env, c: Ctx, feed: Feed, tool: s
       const rest = a.t.slice(j + 1);
       const value = rest ? { ...a, t: rest, tilde: rest[0] === '~' } : args[++i];
       if (spec.cwd === ch) cur = inFolder(value, cur, c, `${tool} ${found}`);
-      else if (ch === 'e' && spec.kind === 'run') envVar(value, c);
+      else if (ch === 'e' && spec.kind === 'run') envVar(value, cur, c);
       break;
     }
   }
@@ -230,7 +226,7 @@ function tmuxOne(name: string, args: EW[], env: Env, c: Ctx, feed: Feed, tool: s
       return;
     case 'setenv':
       // Every pane started after it gets the variable: LD_PRELOAD there is code run later.
-      if (pos[0] && pos[1]) envVar({ ...pos[1], t: `${pos[0].t}=${pos[1].t}`, known: pos[0].known && pos[1].known }, c);
+      if (pos[0] && pos[1]) envVar({ ...pos[1], t: `${pos[0].t}=${pos[1].t}`, known: pos[0].known && pos[1].known }, cur, c);
       return;
     case 'later':
       return later(what, c);

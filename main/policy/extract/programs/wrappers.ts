@@ -1,7 +1,7 @@
 // Programs that run another command (sudo, env, timeout, xargs, …): judged as that command.
 import { expandHome } from '../paths.js';
 import { commandName } from '../shell/command-name.js';
-import { codeVarReason, networkVar } from '../shell/env-vars.js';
+import { judgeAssignment } from '../shell/env-vars.js';
 import { has, optVals, parseArgs } from '../shell/options.js';
 import { pathOf } from '../shell/path-args.js';
 import { DEVICE_SINKS } from '../shell/redirects.js';
@@ -181,9 +181,8 @@ function envCmd(args: EW[], env: Env, c: Ctx, feed: Feed): void {
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
       // `env NODE_OPTIONS=… npm test` sets it as surely as `NODE_OPTIONS=… npm test`.
       const name = t.slice(0, t.indexOf('='));
-      const why = codeVarReason(name);
-      if (why) c.col.evasive(why);
-      networkVar(name, { known: a.known, t: t.slice(name.length + 1) }, c);
+      const value = t.slice(name.length + 1);
+      judgeAssignment(name, { ...a, t: value, tilde: value.charCodeAt(0) === 126 }, cur, c);
       continue;
     }
     return runRest(args.slice(i), cur, c, feed);

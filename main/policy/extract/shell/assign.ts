@@ -5,7 +5,7 @@
 // (`x=/tmp; printf -v x %s ~/.ssh; cat $x/id_rsa` reads the key). Security-sensitive.
 import { GLOB_DOT } from '../globs.js';
 import { expandHome } from '../paths.js';
-import { codeVarReason, shellMeaningVar } from './env-vars.js';
+import { codeVarReason, fileVar, shellMeaningVar } from './env-vars.js';
 import { addGlobOpts } from './glob-options.js';
 import { nested } from './script.js';
 import { type Ctx, type Env, type EW, type Feed, forget, MAX_DEPTH } from './types.js';
@@ -96,6 +96,8 @@ export function declaration(args: EW[], assigns: readonly DeclAssign[] | undefin
     const base = (m[1] as string).replace(/\[.*$/s, '');
     const why = codeVarReason(base);
     if (why) c.col.evasive(why);
+    // `export PGPASSFILE=~/.ssh/id_rsa`: every later command reads the file it names.
+    if (/[xX]/.test(flags) || name === 'export') fileVar(base, { ...a, t: rest, tilde: rest.charCodeAt(0) === 126 }, env, c);
     shellMeaningVar(m[1] as string, { known: true, t: rest, tilde: rest.charCodeAt(0) === 126 }, env, c);
     // `x+=…` appends to a value the judge may not keep; `-a 'x=(a b)'` is an array.
     const value = m[2] || (/[aA]/.test(flags) && rest.startsWith('(')) ? null : { ...a, t: rest, tilde: rest.charCodeAt(0) === 126 };

@@ -3,6 +3,7 @@
 import { codeEnvReason, codeOptionReasons } from '../code-options.js';
 import { hostsOfUrlArg } from '../hosts.js';
 import type { SimpleCommand } from '../shell-ir.js';
+import { pathOf } from './path-args.js';
 import type { Ctx, Env, EW } from './types.js';
 import { evalWord } from './words.js';
 
@@ -56,6 +57,61 @@ const PROXY_VARS = new Set([
   'DOCKER_HOST', 'CONTAINER_HOST', 'GOPROXY', 'npm_config_registry', 'NPM_CONFIG_REGISTRY', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL',
 ]);
 
+/**
+ * Variables naming a file a program reads or writes on its own: a client's password, key or
+ * credentials file, a file of commands it runs at start, a history or key log it writes. Before,
+ * `PGPASSFILE=~/.ssh/id_rsa psql` and `AWS_SHARED_CREDENTIALS_FILE=… aws s3 ls` named no path the
+ * rules could see. A folder (`tree`) is read whole.
+ */
+const FILE_VARS: Record<string, { op: 'read' | 'write'; tree?: boolean; runs?: string }> = {
+  PGPASSFILE: { op: 'read' }, PGSSLKEY: { op: 'read' }, PGSSLCERT: { op: 'read' }, PGSSLROOTCERT: { op: 'read' }, PGSSLCRL: { op: 'read' },
+  PGSERVICEFILE: { op: 'read' }, PGSYSCONFDIR: { op: 'read', tree: true },
+  PSQLRC: { op: 'read', runs: 'PSQLRC names a file of psql commands (\\! runs shell commands)' },
+  PSQL_HISTORY: { op: 'write' }, MYSQL_HISTFILE: { op: 'write' }, SQLITE_HISTORY: { op: 'write' }, REDISCLI_HISTFILE: { op: 'write' },
+  REDISCLI_RCFILE: { op: 'read' }, NODE_REPL_HISTORY: { op: 'write' }, PYTHON_HISTORY: { op: 'write' }, HISTFILE: { op: 'write' },
+  LESSHISTFILE: { op: 'write' }, SSLKEYLOGFILE: { op: 'write' },
+  MYSQL_TEST_LOGIN_FILE: { op: 'read' },
+  KUBECONFIG: { op: 'read', runs: 'KUBECONFIG names a kubeconfig, whose exec credential plugins are programs kubectl runs' },
+  AWS_SHARED_CREDENTIALS_FILE: { op: 'read' },
+  AWS_CONFIG_FILE: { op: 'read', runs: 'AWS_CONFIG_FILE names an AWS config, whose credential_process is a program the CLI runs' },
+  GOOGLE_APPLICATION_CREDENTIALS: { op: 'read' }, CLOUDSDK_CONFIG: { op: 'read', tree: true }, AZURE_CONFIG_DIR: { op: 'read', tree: true },
+  NETRC: { op: 'read' }, CURL_HOME: { op: 'read', tree: true }, WGETRC: { op: 'read' },
+  GNUPGHOME: { op: 'read', tree: true }, PASSWORD_STORE_DIR: { op: 'read', tree: true },
+  NPM_CONFIG_USERCONFIG: { op: 'read' }, npm_config_userconfig: { op: 'read' }, PIP_CONFIG_FILE: { op: 'read' },
+  VAULT_CONFIG_PATH: { op: 'read' }, TF_CLI_CONFIG_FILE: { op: 'read' }, DOCKER_CERT_PATH: { op: 'read', tree: true },
+  GH_CONFIG_DIR: { op: 'read', tree: true }, SSH_AUTH_SOCK: { op: 'read' },
+};
+
+/**
+ * One variable set for a command (`NAME=V cmd`, `env NAME=V cmd`, `tmux new -e NAME=V`): unsure
+ * when it makes the program load or run other code, a network operation when it names a server,
+ * a read or write of the file it names. `value` is the word after `=`.
+ */
+export function judgeAssignment(name: string, value: EW, env: Env, c: Ctx): void {
+  if (PROXY_VARS.has(name)) networkVar(name, value, c);
+  fileVar(name, value, env, c);
+  const why = codeVarReason(name);
+  if (why) c.col.evasive(why);
+  else if (FLAG_VARS.has(name)) {
+    if (!value.known || !/^[-A-Za-z0-9 ]*$/.test(value.t)) c.col.evasive(`${name} holds commands for the program`);
+  } else if (PAGER_VARS.has(name)) {
+    if (!value.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(value.t.trim())) c.col.evasive(`${name} names a program that runs`);
+  } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(name)) c.col.evasive('git settings passed in the environment');
+}
+
+/** A FILE_VARS variable set to `value`: the file it names is read or written (`export` too: assign.ts). */
+export function fileVar(name: string, value: EW, env: Env, c: Ctx): void {
+  const spec = Object.hasOwn(FILE_VARS, name) ? FILE_VARS[name] : undefined;
+  if (!spec || (value.known && value.t === '')) return;
+  if (spec.runs) c.col.evasive(spec.runs);
+  // KUBECONFIG is a list of files.
+  const parts = value.known && name === 'KUBECONFIG' ? value.t.split(':').filter(Boolean).map((t) => ({ ...value, t, tilde: t[0] === '~' })) : [value];
+  for (const p of parts) {
+    c.col.op(spec.op);
+    pathOf(p, env, c, spec.op, spec.tree ?? false);
+  }
+}
+
 /** Why setting this variable for a command makes it load or run other code (code-options.ts has the build tools' own). */
 export function codeVarReason(name: string): string | undefined {
   return CODE_VARS.has(name) ? `${name} makes a program load or run other code` : codeEnvReason(name);
@@ -92,16 +148,9 @@ export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
     const sub = a.name.indexOf('[');
     const name = sub < 0 ? a.name : a.name.slice(0, sub);
     shellMeaningVar(a.name, name === 'BASH_CMDS' ? evalWord(a.value, env, c) : { known: false, t: '' }, env, c);
-    if (PROXY_VARS.has(name)) networkVar(name, evalWord(a.value, env, c), c);
-    const why = codeVarReason(name);
-    if (why && !(name === 'IFS' && cmd.words.length === 0)) c.col.evasive(why);
-    else if (FLAG_VARS.has(name)) {
-      const v = evalWord(a.value, env, c);
-      if (!v.known || !/^[-A-Za-z0-9 ]*$/.test(v.t)) c.col.evasive(`${a.name} holds commands for the program`);
-    } else if (PAGER_VARS.has(name)) {
-      const v = evalWord(a.value, env, c);
-      if (!v.known || !/^(cat|less|more|less -[A-Za-z]+|true|)$/.test(v.t.trim())) c.col.evasive(`${a.name} names a program that runs`);
-    } else if (/^GIT_CONFIG_(KEY|VALUE)_\d+$|^GIT_CONFIG_COUNT$/.test(name)) c.col.evasive('git settings passed in the environment');
+    // A bare `IFS=x` (no command) is the shell's own splitting, which the shell model follows.
+    if (name === 'IFS' && cmd.words.length === 0) continue;
+    judgeAssignment(name, evalWord(a.value, env, c), env, c);
   }
 }
 
