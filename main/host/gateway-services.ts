@@ -4,6 +4,8 @@
 // side, which it uses. Part of the composition root: it only builds and connects.
 import type { CallTrails } from '../audit/call-trails.js';
 import { homedir } from 'node:os';
+import { sep } from 'node:path';
+import { installRoot } from '../core/install-files.js';
 import { ApprovalQueue } from '../approvals/approval-queue.js';
 import { ApprovalStore } from '../approvals/approval-store.js';
 import { agentRoutes, type HookRefusalSink } from '../gateway/agent-routes.js';
@@ -94,7 +96,7 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     taint,
     // Confined like a plugin: the host's sandbox, the require-sandbox setting, and Gatehouse's own folder hidden.
     shell: { ptys, plan: (scope, timeoutMs) => shellPlan(sandbox, scope, { timeoutMs, requireSandbox: requireSandbox(), gatehouseHome: paths.root }) },
-    defaultCwd: opts.projectDir ?? process.cwd(),
+    defaultCwd: defaultWorkingFolder(opts.projectDir, process.cwd(), installRoot(), userHome),
     gatehouseHome: paths.root,
     clock,
     durability: d.trails,
@@ -147,4 +149,17 @@ export function startGatewayServices(d: GatewayServicesDeps) {
     now: () => clock.now(),
   });
   return { approvals, upstreamMcp, gateway, mcp, hookRefused, routes, agentTokens, integrations, containment };
+}
+
+/**
+ * The folder a call that names none (an MCP client that sends no working folder) is judged and run
+ * in: the project the host was started for, else the folder it was started in — unless that is
+ * Gatehouse's own installation (`npm start` in a checkout). There, every ordinary command would be
+ * judged as touching Gatehouse's own files and scripts (`npm run build` runs its package scripts,
+ * which agents may not), and denied for a folder the agent never chose: the user's home instead.
+ */
+export function defaultWorkingFolder(projectDir: string | undefined, cwd: string, root: string | null, home: string): string {
+  if (projectDir) return projectDir;
+  if (root && (cwd === root || cwd.startsWith(root.endsWith(sep) ? root : root + sep))) return home;
+  return cwd;
 }
