@@ -44,7 +44,7 @@ const LOCAL_FILE_SYSTEMS = new Set([
   0x794c7630, // overlayfs (changes made through it)
 ]);
 
-/** Most folders watched at once (inotify watches are a per-user budget shared with editors). */
+/** Most folders watched at once: at most this, and an eighth of the user's inotify budget (shared with editors and file managers). */
 export const MAX_WATCHED_FOLDERS = 2048;
 
 export interface FolderWatchOptions {
@@ -56,21 +56,19 @@ export class FolderWatch {
   private readonly folders = new Map<string, Folder>();
   /** Folders that cannot be watched (another file system, no permission), not asked again. */
   private readonly unwatchable = new Set<string>();
+  private readonly max: number;
   private closed = false;
 
-  constructor(private readonly opts: FolderWatchOptions = {}) {}
+  constructor(private readonly opts: FolderWatchOptions = {}) {
+    this.max = Math.max(64, Math.min(MAX_WATCHED_FOLDERS, Math.floor(procNumber('/proc/sys/fs/inotify/max_user_watches') / 8)));
+  }
 
   /**
    * Whether watches can prove anything on this machine: Linux, and a kernel queue far larger than
    * the burst that counts as an overflow.
    */
   static available(): boolean {
-    if (process.platform !== 'linux') return false;
-    try {
-      return Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8')) >= 4 * BURST_LIMIT;
-    } catch {
-      return false;
-    }
+    return process.platform === 'linux' && procNumber('/proc/sys/fs/inotify/max_queued_events') >= 4 * BURST_LIMIT;
   }
 
   /**
@@ -110,7 +108,7 @@ export class FolderWatch {
 
   private add(path: string): Folder | null {
     if (this.unwatchable.has(path)) return null;
-    if (this.folders.size >= MAX_WATCHED_FOLDERS) {
+    if (this.folders.size >= this.max) {
       // Start over rather than track which folders are still asked for: proofs fall back to a stat
       // until their folders are watched again.
       for (const f of this.folders.values()) this.kill(f, false);
@@ -128,7 +126,7 @@ export class FolderWatch {
       });
     } catch {
       // ENOENT, EACCES, ENOSPC (the user's watch budget is spent), or another file system.
-      if (this.unwatchable.size >= MAX_WATCHED_FOLDERS) this.unwatchable.clear();
+      if (this.unwatchable.size >= this.max) this.unwatchable.clear();
       this.unwatchable.add(path);
       return null;
     }
@@ -147,5 +145,14 @@ export class FolderWatch {
     f.watcher = null;
     if (now) w.close();
     else setImmediate(() => w.close());
+  }
+}
+
+/** A number from a /proc/sys file; 0 when it cannot be read. */
+function procNumber(file: string): number {
+  try {
+    return Number(readFileSync(file, 'utf8')) || 0;
+  } catch {
+    return 0;
   }
 }
