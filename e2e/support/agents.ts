@@ -32,7 +32,8 @@ export async function httpAgent(home: string, name: string, cwd?: string): Promi
   const s = await serveFile(home);
   const client = new Client({ name, version: '1.0.0' });
   // With `cwd`, the client says which folder it works in, as `gatehouse mcp` does for its agent;
-  // without it, the host judges and runs calls in its own working folder.
+  // without it, the host judges and runs calls in its own working folder (the user's home when
+  // that folder is inside Gatehouse's installation).
   const headers: Record<string, string> = { authorization: `Bearer ${s.agentToken}` };
   if (cwd !== undefined) headers[AGENT_CWD_HEADER] = encodeURIComponent(cwd);
   await client.connect(new StreamableHTTPClientTransport(new URL(s.mcpUrl), { requestInit: { headers } }));

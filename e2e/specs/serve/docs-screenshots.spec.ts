@@ -172,13 +172,20 @@ test.describe('the operator guide', () => {
       await ready(app);
       const terminals = new TerminalsPage(app.page);
       await app.open('terminals');
-      const agent = await httpAgent(home, 'claude-code');
+      // The agent works in a project of its own: a call that names no folder runs in the user's
+      // home when the host was started inside Gatehouse's installation, as it is here.
+      const project = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-project-'));
+      mkdirSync(join(project, 'docs'));
+      for (const guide of ['getting-started.md', 'operator-guide.md', 'plugins.md']) writeFileSync(join(project, 'docs', guide), `# ${guide}\n`);
+      writeFileSync(join(project, 'README.md'), '# web-app\n\nA small web app.\n');
+      const agent = await httpAgent(home, 'claude-code', project);
       try {
         const run = callTool(agent, 'shell', { command: 'echo "Reading the guides"; ls -1 docs; wc -l README.md' });
         const result = await run.result;
-        expect(result.isError ?? false).toBe(false);
+        expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
       } finally {
         await agent.close();
+        rmSync(project, { recursive: true, force: true });
       }
       await expect(terminals.rows).toHaveCount(1);
       await terminals.rows.first().click();
