@@ -75,9 +75,8 @@ export function startGatewayServices(d: GatewayServicesDeps) {
   const upstreamMcp = upstream instanceof UpstreamMcp ? upstream : null;
   services.add(() => upstreamMcp?.close());
   // Agents' calls are judged through the guard: caps, a worker with a deadline for large calls, a
-  // fresh parser after a failure; a failure denies that call only. Agents' calls reach this
-  // loop through its sockets, so folder watches on it prove kept symlink answers (folder-watch.ts).
-  const judge = new GuardedExtractor({ home: userHome, watchFolders: true });
+  // fresh parser after a failure; a failure denies that call only.
+  const judge = new GuardedExtractor({ home: userHome });
   services.add(() => judge.close());
   const gateway: Gateway = new Gateway({
     extract: (call) => judge.extract(call),

@@ -11,7 +11,6 @@ import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { relative, sep, join } from 'node:path';
 import { realTimers, type Timers } from '../core/clock.js';
-import { countWatchEvent } from '../core/watch-events.js';
 import type { PluginSource } from './plugin-registry.js';
 
 export interface WatcherDeps {
@@ -48,8 +47,6 @@ export class PluginWatcher {
     if (roots.length === 0) return;
     this.watcher = watch(roots, { ignoreInitial: true, depth: 8, followSymlinks: false, awaitWriteFinish: false });
     this.watcher.on('all', (_event, path) => this.touched(path));
-    // Each raw event shares the loop's inotify queue with the judge's folder watches (watch-events.ts).
-    this.watcher.on('raw', () => countWatchEvent());
     this.watcher.on('error', (err) => this.deps.log?.('plugin watcher error', err));
     const w = this.watcher;
     this.readyPromise = new Promise((resolve) => w.once('ready', () => resolve()));

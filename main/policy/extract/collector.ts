@@ -130,7 +130,7 @@ export class Collector {
   realOf(abs: string): string {
     const real = (this.real ??= new Map());
     let r = real.get(abs);
-    if (r === undefined) real.set(abs, (r = resolveSymlinks(abs, this.ctx.symlinks)));
+    if (r === undefined) real.set(abs, (r = resolveSymlinks(abs)));
     return r;
   }
 

@@ -9,7 +9,6 @@ import { analyseScript } from './shell-analyze.js';
 import { loadGrammar } from './shell-grammar.js';
 import { parseShell } from './shell-parse.js';
 import { COMMAND_KEYS, CONTENT_KEYS, PATH_KEYS, toolSpec } from './tools.js';
-import type { SymlinkCache } from './symlink-cache.js';
 
 export interface ExtractOptions {
   /** Home directory for `~` and `$HOME` (default: this process's home). */
@@ -20,8 +19,6 @@ export interface ExtractOptions {
   resolveSymlinks?: boolean;
   /** Most entries a link-following walk lists for its links (default MAX_LINK_WALK_ENTRIES). */
   maxLinkWalkEntries?: number;
-  /** Where answers of where symlinks lead are kept (default: this thread's cache, each proven by a stat). */
-  symlinks?: SymlinkCache;
 }
 
 /**
@@ -84,7 +81,7 @@ export function extract(call: ToolCall, opts?: ExtractOptions): Extraction {
   // says; a tool that does honour that argument would use it instead. Both are judged.
   const ownCwd = spec.shell ? cwd : callCwd({ cwd: call.cwd, arguments: null }, home);
   const bases = ownCwd === cwd ? [cwd] : [ownCwd, cwd];
-  const col = new Collector({ cwd, home, resolveSymlinks: opts?.resolveSymlinks ?? true, symlinks: opts?.symlinks }, opts?.maxLinkWalkEntries);
+  const col = new Collector({ cwd, home, resolveSymlinks: opts?.resolveSymlinks ?? true }, opts?.maxLinkWalkEntries);
   for (const o of spec.ops) col.op(o);
 
   let command = '';

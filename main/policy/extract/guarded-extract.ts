@@ -11,9 +11,6 @@
 //    large call gets a new one) and denies that call only.
 //  - Any failure denies that call only ("extraction failed: …"); after a tree-sitter failure the
 //    next call gets a fresh parser (shell-grammar.ts discards the old one, loadGrammar builds anew).
-//  - With `watchFolders` (the host's judge, on the host's loop), calls judged on the calling thread
-//    prove kept symlink answers by folder watches instead of a stat each (folder-watch.ts says why
-//    that is sound there); the worker keeps proving them by stat.
 import { homedir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../../core/entry-file.js';
@@ -22,9 +19,7 @@ import { withExtractionDeadline } from './collector.js';
 import { extract, type ExtractOptions } from './extract.js';
 import type { WorkerJob, WorkerMessage } from './extract-worker.js';
 import { DEFAULT_EXTRACT_DEADLINE_MS, IN_PROCESS_DEADLINE_MS, IN_PROCESS_MAX_LENGTH, MAX_COMMAND_LENGTH } from './limits.js';
-import { normalisePath, walkSymlinks } from './paths.js';
-import { FolderWatch } from './folder-watch.js';
-import { SymlinkCache } from './symlink-cache.js';
+import { normalisePath } from './paths.js';
 import { grammarReady, loadGrammar } from './shell-grammar.js';
 import { COMMAND_KEYS, toolSpec } from './tools.js';
 
@@ -35,11 +30,6 @@ export interface GuardOptions extends ExtractOptions {
   inProcessMaxLength?: number;
   /** The cooperative deadline of an extraction on the calling thread (default IN_PROCESS_DEADLINE_MS). */
   inProcessDeadlineMs?: number;
-  /**
-   * Prove kept symlink answers by watching their folders (where FolderWatch.available()). Only for
-   * a judge whose calls arrive on the event loop of the thread that calls extract: the host's.
-   */
-  watchFolders?: boolean;
 }
 
 /** Why extraction did not produce an answer; the pipeline denies the call with this message. */
@@ -54,18 +44,13 @@ const MAX_MEASURE_DEPTH = 32;
 
 export class GuardedExtractor {
   private readonly opts: ExtractOptions;
-  /** What the worker is given: no cache of this thread's (its own, proven by stat, judges there). */
-  private readonly workerOpts: ExtractOptions;
-  private readonly watch: FolderWatch | null;
   private readonly inProcessMax: number;
   private readonly inProcessDeadlineMs: number;
   private readonly pool: WorkerLane;
 
   constructor(opts: GuardOptions = {}) {
-    const { deadlineMs, inProcessMaxLength, inProcessDeadlineMs, watchFolders, ...rest } = opts;
-    this.workerOpts = rest;
-    this.watch = watchFolders && FolderWatch.available() ? new FolderWatch() : null;
-    this.opts = this.watch ? { ...rest, symlinks: new SymlinkCache(walkSymlinks, { watch: this.watch }) } : rest;
+    const { deadlineMs, inProcessMaxLength, inProcessDeadlineMs, ...rest } = opts;
+    this.opts = rest;
     this.inProcessMax = inProcessMaxLength ?? IN_PROCESS_MAX_LENGTH;
     this.inProcessDeadlineMs = inProcessDeadlineMs ?? IN_PROCESS_DEADLINE_MS;
     this.pool = new WorkerLane(deadlineMs ?? DEFAULT_EXTRACT_DEADLINE_MS);
@@ -90,19 +75,13 @@ export class GuardedExtractor {
       const spec = toolSpec(call.tool);
       if (spec.shell || spec.ops.includes('execute')) return unparsed(command, this.opts.home ?? homedir());
     }
-    if (argumentsLength(call.arguments, this.inProcessMax) > this.inProcessMax) return this.pool.run(call, this.workerOpts);
+    if (argumentsLength(call.arguments, this.inProcessMax) > this.inProcessMax) return this.pool.run(call, this.opts);
     if (!grammarReady()) return loadGrammar().then(() => this.inProcess(call), (err: unknown) => Promise.reject(failed(err)));
     return this.inProcess(call);
   }
 
-  /** Kept symlink answers watches proved with no system call (the bench reports it). */
-  get provenByWatch(): number {
-    return this.opts.symlinks?.provenByWatch ?? 0;
-  }
-
-  /** Stops the worker, if one runs, and the folder watches. */
+  /** Stops the worker, if one runs. */
   close(): Promise<void> {
-    this.watch?.close();
     return this.pool.close();
   }
 
@@ -114,7 +93,7 @@ export class GuardedExtractor {
       // a busy machine than a costly call (the analysis is linear under its limits): the worker
       // judges it again under its own deadline, which still denies a call that is really slow.
       // Denying here turned load into denials of ordinary calls ("extraction took longer than 250 ms").
-      if (isDeadline(err)) return this.pool.run(call, this.workerOpts);
+      if (isDeadline(err)) return this.pool.run(call, this.opts);
       // A parser failure discarded the parser: start loading the next one now, so that the next
       // call finds it ready (a failure to load is reported by that call).
       if (!grammarReady()) loadGrammar().catch(() => undefined);

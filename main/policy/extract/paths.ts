@@ -8,8 +8,6 @@ export interface PathContext {
   cwd: string;
   home: string;
   resolveSymlinks: boolean;
-  /** Where answers of where symlinks lead are kept (default: this thread's cache, proven by a stat per use). */
-  symlinks?: SymlinkCache | undefined;
 }
 
 /**
@@ -86,8 +84,8 @@ const MAX_RESOLVED_PATH = 4096;
  * Every call is judged on the file system as it is now; repeated paths are answered from a cache
  * that one stat proves current (symlink-cache.ts says why that is enough).
  */
-export function resolveSymlinks(p: string, cache: SymlinkCache = resolved): string {
-  return cache.resolve(p);
+export function resolveSymlinks(p: string): string {
+  return resolved.resolve(p);
 }
 
 /**

@@ -33,17 +33,8 @@
 // the times equal. This is how git treats "racily clean" index entries. An answer the missing
 // name's absence proves needs no settled times (the lstat of the name is asked at each use), only
 // a settled birth time, for the same reason: a folder made again in the same tick could carry it.
-//
-// Where the host's loop can watch folders (folder-watch.ts), a kept answer whose way has no symlink
-// is proven instead by watches on the folders it rests on: the anchor and every folder above it (a
-// name on the way made a symlink, or a folder renamed, is an event in the folder that holds it).
-// The watches begin before a second walk, so a change is either in that walk or an event after it,
-// and no settled times are needed. While none of the folders had an event, the answer is used with
-// no system call at all; after one, the path is walked again. This also sees, at once, the move
-// one stat cannot (above). An answer whose folders cannot be watched is proven by its stat.
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { dropOldest } from '../../core/drop-oldest.js';
-import type { FolderWatch, WatchProof } from './folder-watch.js';
 
 /** One walk's answer, and what proves it while unchanged (null: nothing cheap does; not kept). */
 export interface Walked {
@@ -79,23 +70,17 @@ interface Kept {
   birthtimeMs: number;
   /** When the walk that made it ran (the clock of SymlinkCacheOptions.now). */
   walkedAt: number;
-  /** Watches on the folders the answer rests on (chainOf); null: it is proven by its stat (current). */
-  proof: WatchProof | null;
 }
 
 export interface SymlinkCacheOptions {
   now?: () => number;
   max?: number;
-  /** Watches that prove kept answers without a stat (only on the host's own loop: folder-watch.ts). */
-  watch?: FolderWatch;
 }
 
 export class SymlinkCache {
   private readonly kept = new Map<string, Kept>();
   private readonly now: () => number;
   private readonly max: number;
-  private readonly watch: FolderWatch | null;
-  private watchProven = 0;
 
   constructor(
     private readonly walk: (p: string) => Walked,
@@ -103,40 +88,22 @@ export class SymlinkCache {
   ) {
     this.now = opts.now ?? Date.now;
     this.max = opts.max ?? MAX_KEPT;
-    this.watch = opts.watch ?? null;
   }
 
   resolve(p: string): string {
     const hit = this.kept.get(p);
     if (hit) {
-      if (this.now() - hit.walkedAt < REUSE_MS) {
-        if (hit.proof === null) {
-          if (current(hit)) return hit.path;
-        } else if (this.watch!.holds(hit.proof)) {
-          this.watchProven++;
-          return hit.path;
-        }
-      }
+      if (this.now() - hit.walkedAt < REUSE_MS && current(hit)) return hit.path;
       this.kept.delete(p);
     }
     const walkedAt = this.now();
-    let walked = this.walk(p);
+    const walked = this.walk(p);
     if (walked.anchor === null) return walked.path;
-    const anchor = walked.anchor;
-    // Where the folders can be watched: watched now, and walked again. A change before the watches
-    // began is in the second walk; one after is an event. So the answer needs no settled times.
-    const chain = this.watch ? chainOf(walked) : null;
-    const proof = chain ? this.watch!.watch(chain) : null;
-    if (proof) {
-      const again = this.walk(p);
-      if (again.path !== walked.path || again.anchor !== walked.anchor || again.absent !== walked.absent || again.plain !== walked.plain) return again.path;
-      walked = again;
-    }
     // Stated by the walk when it found the anchor, before it read the rest (else here, after
     // it). A change the walk did not see was made after that stat, and the next check finds a
     // ctime other than the kept one; or, stated after the walk, during it, and the ctime is too
     // recent to keep. Either way the answer is never reused past the change.
-    const st = walked.stat ?? stat(anchor);
+    const st = walked.stat ?? stat(walked.anchor);
     if (!st) return walked.path;
     const settledBefore = this.now() - SETTLED_MS;
     const timesSettled = st.ctimeMs <= settledBefore && st.mtimeMs <= settledBefore;
@@ -145,11 +112,11 @@ export class SymlinkCache {
     // birth time reports 0: only the times prove anything there.
     const plain = walked.plain === true && walked.absent !== undefined && st.isDirectory();
     const byAbsence = plain && st.birthtimeMs > 0 && st.birthtimeMs <= settledBefore;
-    // Unsettled, only the watches prove it: once they saw an event, it is walked again.
-    if (!timesSettled && !byAbsence && !proof) return walked.path;
-    const kept: Kept = {
+    if (!timesSettled && !byAbsence) return walked.path;
+    if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
+    this.kept.set(p, {
       path: walked.path,
-      anchor,
+      anchor: walked.anchor,
       dev: st.dev,
       ino: st.ino,
       ctimeMs: timesSettled ? st.ctimeMs : NaN,
@@ -158,10 +125,7 @@ export class SymlinkCache {
       absent: byAbsence ? (walked.absent as string) : null,
       birthtimeMs: st.birthtimeMs,
       walkedAt,
-      proof,
-    };
-    if (this.kept.size >= this.max) dropOldest(this.kept, this.kept.size >> 1);
-    this.kept.set(p, kept);
+    });
     return walked.path;
   }
 
@@ -170,30 +134,6 @@ export class SymlinkCache {
     return this.kept.size;
   }
 
-  /** How many answers watches proved with no system call (for tests and the bench). */
-  get provenByWatch(): number {
-    return this.watchProven;
-  }
-}
-
-/**
- * The folders a walked answer rests on, when no name on its way is a symlink: for a missing name,
- * its folder and every folder above it; for a path that exists whole and is its own real path,
- * the folders above it. A name on the way made a symlink, or a folder renamed, is an event in one
- * of them. Null otherwise (links lead through folders a watch on these would not see).
- */
-function chainOf(w: Walked): string[] | null {
-  const anchor = w.anchor as string;
-  if (w.absent !== undefined) return w.plain === true ? [anchor, ...foldersAbove(anchor)] : null;
-  return w.path === anchor ? foldersAbove(anchor) : null;
-}
-
-/** Every folder above `p`, nearest first (`/a/b` → `/a`, `/`). */
-function foldersAbove(p: string): string[] {
-  const out: string[] = [];
-  for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) out.push(p.slice(0, i));
-  if (p !== '/') out.push('/');
-  return out;
 }
 
 /** Does one stat (two, for a changed folder) prove the kept answer current? See the top of the file. */

@@ -23,7 +23,6 @@ import { buildRuleSet, evaluatePolicy, evaluatePolicyAsync, type PolicyResult, t
 import type { ExtractFn } from './examples.js';
 import { loadPolicyFile, parsePolicyText, type ExampleResult, type LoadResult, type PolicyProblem } from './load.js';
 import { defaultCaseInsensitive } from './paths.js';
-import { countWatchEvent } from '../../core/watch-events.js';
 import { ProtectedIdentities } from './protected-identities.js';
 import { toSnapshots } from './snapshot.js';
 
@@ -178,8 +177,6 @@ export class PolicyStore {
     // kernel's event carries the file name, so the filter costs nothing per write (chokidar
     // here stat'ed and re-read the folder for each of them, a millisecond per tool call).
     const w = watch(dir, { persistent: false }, (_event, file) => {
-      // Its events share the loop's inotify queue with the judge's folder watches (watch-events.ts).
-      countWatchEvent();
       if (file !== null && file !== name) return;
       this.schedule(existsSync(this.file) ? 'change' : 'unlink', RELOAD_DELAY_MS);
     });
