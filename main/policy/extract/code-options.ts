@@ -63,6 +63,8 @@ export interface Item {
   /** The option or word, for reasons. */
   name: string;
   why?: string;
+  /** A code option whose value is a file the program reads (OptionRule.reads). */
+  reads?: boolean;
 }
 
 function envName(name: string, table: Record<string, string>): string | undefined {
@@ -115,7 +117,7 @@ function configOption(key: string): string {
 
 function optionItem(f: ProgramFamily, opt: string, value: string | undefined, at: number, end: number): Item {
   const rule = Object.hasOwn(f.code, opt) ? f.code[opt] : undefined;
-  if (rule && (!rule.when || value === undefined || rule.when(value))) return { at, end, kind: 'code', name: opt, why: rule.why };
+  if (rule && (!rule.when || value === undefined || rule.when(value))) return { at, end, kind: 'code', name: opt, why: rule.why, ...(rule.reads ? { reads: true } : {}) };
   if (rule || f.inert.includes(opt) || f.inertValued.includes(opt)) return { at, end, kind: 'inert', name: opt };
   return { at, end, kind: 'other', name: opt };
 }
@@ -267,20 +269,44 @@ export function familyOf(program: string): ProgramFamily | undefined {
 
 /** The judge's reasons: each option, argument or word of `args` that names code, a config or a folder. */
 export function codeOptionReasons(program: string, args: readonly OptWord[]): string[] {
+  return codeOptionFindings(program, args).reasons;
+}
+
+/** Where the value of an option that names a file the program reads is: the word, and where in it the value starts. */
+export interface ReadValue {
+  index: number;
+  from: number;
+}
+
+/**
+ * codeOptionReasons, and the values of the options whose file the program reads into itself
+ * (`node --env-file=~/.aws/credentials`): the judge reads each as that file's read too.
+ */
+export function codeOptionFindings(program: string, args: readonly OptWord[]): { reasons: string[]; reads: ReadValue[] } {
   const f = familyOf(program);
-  if (!f) return [];
-  const out: string[] = [];
+  if (!f) return { reasons: [], reads: [] };
+  const reasons: string[] = [];
+  const reads: ReadValue[] = [];
   const items = readOptions(f, args);
   for (const it of items) {
-    if (it.kind === 'code') out.push(`${f.label} ${it.name} ${it.why ?? 'names code'}`);
-    else if (it.kind === 'unknown') out.push(`${f.label}: an argument built at run time could be an option that runs code`);
+    if (it.kind === 'code') {
+      reasons.push(`${f.label} ${it.name} ${it.why ?? 'names code'}`);
+      if (it.reads) {
+        // `--opt value` (two words) or `--opt=value` (one).
+        if (it.end === it.at + 2) reads.push({ index: it.at + 1, from: 0 });
+        else {
+          const eq = (args[it.at]?.t ?? '').indexOf('=');
+          if (eq > 0) reads.push({ index: it.at, from: eq + 1 });
+        }
+      }
+    } else if (it.kind === 'unknown') reasons.push(`${f.label}: an argument built at run time could be an option that runs code`);
   }
   if (f.configWrite) {
     const pos = items.filter((it) => (it.kind === 'positional' || it.kind === 'other') && it.end === it.at + 1 && !it.name.startsWith('-')).map((it) => args[it.at]?.t ?? '');
     const why = f.configWrite(pos, args);
-    if (why) out.push(`${f.label} ${why}`);
+    if (why) reasons.push(`${f.label} ${why}`);
   }
-  return out;
+  return { reasons, reads };
 }
 
 export type ExtraCheck = { ok: true } | { ok: false; reason: string };

@@ -1,5 +1,5 @@
 // Code options of npm, pnpm, yarn, bun and node.
-import { always, npmConfigWrite, type OptionRule, outsideProject, type ProgramFamily } from './rules.js';
+import { always, npmConfigWrite, type OptionRule, outsideProject, type ProgramFamily, readsFile } from './rules.js';
 
 /** npm reads any config as a `--key` flag; these configs name a program, a module, a config file or a folder. */
 const NPM_CONFIG_CODE: Record<string, OptionRule> = {
@@ -112,7 +112,7 @@ export const bun: ProgramFamily = {
     '--require': always('names a module bun loads first'),
     '-r': always('names a module bun loads first'),
     '--import': always('names a module bun loads first'),
-    '--env-file': always('names an environment file to load (it can set NODE_OPTIONS, BUN_* settings)'),
+    '--env-file': readsFile('names an environment file to load (it can set NODE_OPTIONS, BUN_* settings)'),
     '--shell': always('names the shell that runs package scripts'),
     '--inspect': { why: 'opens a debugger anyone on the port can run code through', value: false },
     '--inspect-brk': { why: 'opens a debugger anyone on the port can run code through', value: false },
@@ -134,8 +134,8 @@ export const node: ProgramFamily = {
     '--import': always('names a module node loads first'),
     '--loader': always('names a module that loads every other one'),
     '--experimental-loader': always('names a module that loads every other one'),
-    '--env-file': always('names an environment file (it can set NODE_OPTIONS)'),
-    '--env-file-if-exists': always('names an environment file (it can set NODE_OPTIONS)'),
+    '--env-file': readsFile('names an environment file (it can set NODE_OPTIONS)'),
+    '--env-file-if-exists': readsFile('names an environment file (it can set NODE_OPTIONS)'),
     '--experimental-config-file': always('names a node config file (it can name modules to load)'),
     '--openssl-config': always('names an OpenSSL config (it can load engine libraries)'),
     '--test-reporter': always('names a reporter module node loads'),

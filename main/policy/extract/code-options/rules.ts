@@ -8,6 +8,11 @@ export interface OptionRule {
   value?: boolean;
   /** Only some values name code (`-p no:x` disables a plugin; `-w pkg` is a workspace inside the project). */
   when?: (value: string) => boolean;
+  /**
+   * The value is a file the program reads into itself: judged as that file's read as well, so a
+   * rule protecting it decides (`node --env-file ~/.aws/credentials` puts the keys in its environment).
+   */
+  reads?: boolean;
 }
 
 export interface ProgramFamily {
@@ -72,6 +77,9 @@ export function outsideProject(v: string): boolean {
 }
 
 export const always = (why: string): OptionRule => ({ why, value: true });
+
+/** An option whose value is a file the program reads (an environment file), and which can set what runs. */
+export const readsFile = (why: string): OptionRule => ({ why, value: true, reads: true });
 
 /** A `key=value` or `key value` pair at `pairs[i]`: the key, its value, and where the next pair starts. */
 function pairAt(pairs: string[], i: number): { key: string; value: string; next: number } {

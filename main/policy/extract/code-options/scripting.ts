@@ -1,5 +1,5 @@
 // Code options of php, deno, composer, rake, bundle, gem, mix, elixir and sbt.
-import { always, type OptionRule, outsideProject, type ProgramFamily } from './rules.js';
+import { always, type OptionRule, outsideProject, type ProgramFamily, readsFile } from './rules.js';
 
 const outside = (why: string): OptionRule => ({ why, value: true, when: outsideProject });
 
@@ -38,7 +38,7 @@ export const deno: ProgramFamily = {
     '-c': denoOutside('names a deno.json (its import map and tasks) outside the project'),
     '--preload': denoOutside('names a module deno loads first'),
     '--require': denoOutside('names a module deno loads first'),
-    '--env-file': always('names an environment file to load (it can set DENO_* settings and NODE_OPTIONS)'),
+    '--env-file': readsFile('names an environment file to load (it can set DENO_* settings and NODE_OPTIONS)'),
     '--inspect': { why: 'opens a debugger anyone on the port can run code through', value: false },
     '--inspect-brk': { why: 'opens a debugger anyone on the port can run code through', value: false },
     '--inspect-wait': { why: 'opens a debugger anyone on the port can run code through', value: false },

@@ -243,7 +243,7 @@ function pythonModule(mod: string, rest: EW[], env: Env, c: Ctx): void {
   }
   if (mod === 'pip' && rest.some((a) => a.t === 'install' || a.t === 'download')) c.col.op('network');
   // `python -m pytest -p plugin`: the module's own options are judged as the program's.
-  codeOptions(mod, rest, c);
+  codeOptions(mod, rest, c, env);
   unknownProgram(rest, env, c, false, PY_MODULES.has(mod) || mod.startsWith('pip') ? undefined : `python -m ${mod}`);
 }
 

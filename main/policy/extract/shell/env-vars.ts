@@ -1,6 +1,6 @@
 // Assignments before a command (`LD_PRELOAD=x.so ls`) and options that make a program load or run
 // other code: unsure whatever the autonomy level, because the judge cannot see that code.
-import { codeEnvReason, codeOptionReasons } from '../code-options.js';
+import { codeEnvReason, codeOptionFindings } from '../code-options.js';
 import { hostsOfUrlArg } from '../hosts.js';
 import type { SimpleCommand } from '../shell-ir.js';
 import { pathOf } from './path-args.js';
@@ -158,9 +158,15 @@ export function codeVars(cmd: SimpleCommand, env: Env, c: Ctx): void {
  * Build tools and interpreters run code named in their own options (`npm test --script-shell=x`,
  * `pytest -p plugin`, `make SHELL=x`): unsure, whatever the autonomy level or a grant says.
  */
-export function codeOptions(program: string, args: EW[], c: Ctx): void {
-  for (const why of codeOptionReasons(program, args)) {
+export function codeOptions(program: string, args: EW[], c: Ctx, env: Env): void {
+  const { reasons, reads } = codeOptionFindings(program, args);
+  for (const why of reasons) {
     c.col.op('execute');
     c.col.evasive(why);
+  }
+  // `node --env-file ~/.aws/credentials app.js`: the file is read, and a rule protecting it decides.
+  for (const r of reads) {
+    const w = args[r.index] as EW;
+    pathOf(r.from === 0 ? w : { ...w, t: w.t.slice(r.from), tilde: w.t.charCodeAt(r.from) === 126 }, env, c, 'read');
   }
 }

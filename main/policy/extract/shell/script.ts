@@ -266,7 +266,7 @@ export function run(words: EW[], env: Env, c: Ctx, feed: Feed): void {
   }
   // own properties only: a command named `constructor` must not reach Object.prototype.
   const h = Object.hasOwn(c.programs, name) ? c.programs[name] : undefined;
-  codeOptions(name, args, c);
+  codeOptions(name, args, c, env);
   // Shells and interpreters are in the table too (programs/interpreters.ts).
   if (h) h(args, env, c, feed, name);
   else {
