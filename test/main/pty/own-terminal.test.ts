@@ -33,12 +33,17 @@ const LIST_MASTERS = ['-c', 'for f in /proc/$$/fd/*; do [ "$(readlink "$f")" = /
 /** A terminal kept open for the test: its master is what nothing else may hold. */
 async function openTerminal(): Promise<NodePtyProcess> {
   const p = await createNodePtySpawn()('/bin/sleep', ['600'], opts);
-  onTestFinished(() => {
+  onTestFinished(async () => {
+    // Its master is unsealed when node-pty's socket closes, after the kill: waited for, or the next
+    // test found that number still sealed when a descriptor of its own reused it.
+    const socket = (p as unknown as { _socket?: { closed?: boolean; once(event: 'close', l: () => void): void } })._socket;
+    const closed = socket && !socket.closed ? new Promise<void>((resolve) => socket.once('close', resolve)) : Promise.resolve();
     try {
       p.kill('SIGKILL');
     } catch {
       // Gone.
     }
+    await closed;
   });
   return p;
 }
