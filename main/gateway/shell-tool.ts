@@ -68,19 +68,17 @@ export async function runShellTool(deps: ShellToolDeps, call: ToolCall, x?: Pick
     timedOut = true;
     void deps.ptys.kill(info.id, 'host:timeout').catch(() => {});
   }, timeoutMs);
-  let exit;
+  let finished;
   try {
-    exit = await deps.ptys.exited(info.id);
+    // Its output is read as it exits: by the end of the clean-up below it may be forgotten (PtyManager.exitWithOutput).
+    finished = await deps.ptys.exitWithOutput(info.id);
   } finally {
     clearTimeout(timer);
     // Whatever the command left behind in its cgroup goes with it.
     wrapped.kill?.();
   }
   const report = (await wrapped.finish?.()) ?? { processLimitHit: false };
-  // After the exit the session is no longer watched: attaching only reads its kept scrollback.
-  const viewer = `gateway:${call.id}`;
-  const { buffer, truncated } = deps.ptys.attach(info.id, viewer);
-  deps.ptys.detach(info.id, viewer);
+  const { exit, output: buffer, truncated } = finished;
   const max = deps.maxOutputChars ?? 100_000;
   let text = buffer.replace(/\r\n/g, '\n');
   const cut = truncated || text.length > max;

@@ -15,7 +15,7 @@ import { DEFAULT_PTY_LIMITS, type PtyLimits } from './limits.js';
 import { nodePtySpawn } from './node-pty-spawn.js';
 import { PtyRefusal, PtySession } from './pty-session.js';
 import type { TypedPiece } from './typing.js';
-import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
+import type { PtyAttachment, PtyAuditEvent, PtyEvents, PtyExit, PtyFinished, PtyOutputEvent, PtyProcess, PtySessionInfo, PtySpawn, PtyStartOptions } from './types.js';
 
 export { PtyRefusal };
 
@@ -86,6 +86,24 @@ export class PtyManager {
   /** Resolves when the session has exited and its transcript is recorded. */
   exited(id: string): Promise<PtyExit> {
     return this.session(id).exited();
+  }
+
+  /**
+   * A session's exit and the output it kept, for the tools that run a program in a terminal and
+   * answer with what it printed (gateway/shell-tool.ts, runner/pty-tool.ts). The output is read
+   * from the session itself the moment its exit is recorded, not looked up by id afterwards: a
+   * finished session is forgotten once `maxFinished` others have finished after it, and a tool that
+   * awaited its sandbox's clean-up between the exit and the read found it gone under load (the
+   * soak, ~25 terminals ending a second: a command that ran was answered "There is no terminal").
+   */
+  async exitWithOutput(id: string): Promise<PtyFinished> {
+    const s = this.session(id);
+    const exit = await s.exited();
+    // After the exit the session is no longer watched: attaching only reads its kept scrollback.
+    const viewer = `host:finished:${id}`;
+    const { buffer, truncated } = s.attach(viewer);
+    s.detach(viewer);
+    return { exit, output: buffer, truncated };
   }
 
   list(viewer?: string): PtySessionInfo[] {

@@ -71,6 +71,15 @@ export interface PtyExit {
   signal: string | null;
 }
 
+/** A finished session's exit and the output it kept (PtyManager.exitWithOutput). */
+export interface PtyFinished {
+  exit: PtyExit;
+  /** The kept scrollback, oldest first. */
+  output: string;
+  /** Older output was dropped to keep the scrollback bounded. */
+  truncated: boolean;
+}
+
 export interface PtyController {
   operator: string;
   /** The console connection that took over ("serve-3", "electron"). */

@@ -6,7 +6,7 @@
 // what the terminal showed — the last line when it is a JSON object, else the whole text.
 import type { PtyManager } from '../pty/pty-manager.js';
 import type { TypedPiece } from '../pty/typing.js';
-import type { PtyExit, PtyOrigin } from '../pty/types.js';
+import type { PtyFinished, PtyOrigin } from '../pty/types.js';
 import { formatMs, prepareRun, STDERR_TAIL, type OneShotResult, type OneShotSpec } from './one-shot.js';
 
 export interface PtyToolSpec extends Pick<OneShotSpec, 'plugin' | 'command' | 'args' | 'cwd' | 'input' | 'timeoutMs' | 'env' | 'wrap'> {
@@ -92,24 +92,23 @@ export async function runPtyTool(spec: PtyToolSpec): Promise<PtyToolResult> {
     timedOut = true;
     void spec.ptys.kill(id, 'host:timeout').catch(() => {});
   }, spec.timeoutMs);
-  let exit: PtyExit;
+  let finished: PtyFinished;
   try {
     spec.ptys.typeInput(id, input.pieces);
   } catch {
     // It already ended: what it printed says why.
   }
   try {
-    exit = await spec.ptys.exited(id);
+    // Its output is read as it exits: by the end of the clean-up below it may be forgotten (PtyManager.exitWithOutput).
+    finished = await spec.ptys.exitWithOutput(id);
   } finally {
     clearTimeout(timer);
     wrapped.kill?.();
   }
   const report = (await wrapped.finish?.()) ?? { processLimitHit: false };
 
-  // After the exit the session is no longer watched: attaching only reads its kept scrollback.
-  const viewer = `runner:${id}`;
-  let text = spec.ptys.attach(id, viewer).buffer.replace(/\r\n/g, '\n');
-  spec.ptys.detach(id, viewer);
+  const { exit } = finished;
+  let text = finished.output.replace(/\r\n/g, '\n');
   if (text.startsWith(input.echo)) text = text.slice(input.echo.length);
   const tail = text.trim().slice(-STDERR_TAIL);
   const common = { stdout: text, stderr: '', durationMs: performance.now() - started, sandboxed, pid, queuedMs: 0, terminal: id };
