@@ -11,6 +11,7 @@ import { attachSealed, sealFd, withSealLock } from '../core/sealed-fds.js';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
 import { serveSpawns, type SpawnRequest } from './spawn-service.js';
+import { lowerForTools } from './tool-priority.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -20,6 +21,10 @@ const live = (workerData as { live?: SharedArrayBuffer } | null)?.live ? new Int
 // Every process this thread starts gets the host's sealed descriptors covered (core/sealed-fds.ts).
 const sealed = (workerData as { sealed?: SharedArrayBuffer } | null)?.sealed;
 if (sealed) attachSealed(sealed);
+
+// What this thread forks (terminals' programs, one-shot processes without a spawner) runs at the
+// tools' priority; on Linux only this thread is lowered, not the host (tool-priority.ts).
+lowerForTools('thread');
 
 const native = (nodePty as unknown as { native: NativePty | null }).native;
 if (!native) {

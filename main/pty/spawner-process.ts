@@ -9,9 +9,13 @@
 // because the spawner goes with the host.) It is in its own process group, so a signal to the
 // host's terminal group (Ctrl-C) reaches the host, which decides, and not the spawner.
 import { serveSpawns, type ChildReply, type SpawnRequest } from './spawn-service.js';
+import { lowerForTools } from './tool-priority.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('the spawner process runs as a child with an IPC channel');
+
+// Before any process is started: each inherits the tools' priority (tool-priority.ts says why).
+lowerForTools('process');
 
 const spawns = serveSpawns((reply: ChildReply) => {
   // The channel is gone: the disconnect handler below is on its way.
