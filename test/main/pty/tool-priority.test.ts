@@ -12,6 +12,7 @@ import { killSession } from '../../../main/pty/process-tree.js';
 import { sharedChildStarter, Spawner } from '../../../main/pty/spawner.js';
 import { toolNice, TOOL_NICE_STEP } from '../../../main/pty/tool-priority.js';
 import { runOneShot, scrubEnv, type OneShotSpec } from '../../../main/runner/one-shot.js';
+import { terminalOutput } from '../../support/terminal-output.js';
 
 const forkThreadSource = fileURLToPath(new URL('../../../main/pty/fork-thread.ts', import.meta.url));
 const workerFile = () => entryFile({ name: 'pty-fork-worker', ext: '.cjs', callerUrl: pathToFileURL(forkThreadSource).href, what: 'the fork thread', packagesExternal: true });
@@ -35,9 +36,8 @@ async function niceOf(spec: OneShotSpec): Promise<number> {
 
 /** A terminal's program: its output once it exited. */
 function terminalText(p: NodePtyProcess): Promise<string> {
-  let text = '';
-  p.onData((d) => (text += typeof d === 'string' ? d : Buffer.from(d).toString()));
-  return new Promise((resolve) => p.onExit(() => resolve(text)));
+  const out = terminalOutput(p);
+  return new Promise((resolve) => p.onExit(() => resolve(out.text())));
 }
 
 describe.runIf(process.platform === 'linux' && NICE !== undefined)('tool processes run below the host', () => {
