@@ -1,7 +1,7 @@
 // What "this plugin" means for trust: a SHA-256 over every file of its folder (path, exec bit,
 // contents; symlinks by target, never followed). Enabling pins it; any change shows.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { readBounded } from './read-bounded.js';
 
@@ -45,25 +45,30 @@ export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   const files: FileDigest[] = [];
   let total = 0;
   const walk = (abs: string, rel: string) => {
+    // The listing's own entry types (Node asks lstat itself only where the file system gives
+    // none): a regular file is then opened without following links and checked by fstat on that
+    // descriptor (readBounded), which is the check that counts, so no lstat of its own per file.
+    // An entry changed after the listing fails that check, as one changed after an lstat did.
     const entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const childAbs = join(abs, e.name);
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       if (files.length >= MAX_PLUGIN_FILES) throw new Error(`${dir} holds more than ${MAX_PLUGIN_FILES} files; a plugin folder should hold only the plugin.`);
-      const st = lstatSync(childAbs);
-      if (st.isSymbolicLink()) {
+      if (e.isSymbolicLink()) {
         const target = readlinkSync(childAbs);
         visit?.link(childRel, target);
         files.push({ path: childRel, kind: 'l', size: target.length, sha256: sha256(target) });
-      } else if (st.isDirectory()) {
+      } else if (e.isDirectory()) {
         visit?.dir(childRel);
         walk(childAbs, childRel);
-      } else if (st.isFile()) {
-        total += st.size;
-        if (st.size > MAX_PLUGIN_FILE_BYTES) throw new Error(`${childRel} is ${mib(st.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
-        if (total > MAX_PLUGIN_BYTES) throw new Error(`${dir} holds more than ${mib(MAX_PLUGIN_BYTES)}; a plugin folder should hold only the plugin.`);
-        const data = readRegular(childAbs, childRel);
-        const executable = (st.mode & 0o111) !== 0;
+      } else if (e.isFile()) {
+        let executable = false;
+        const data = readRegular(childAbs, childRel, (st) => {
+          // Refused before its bytes are read, as each file's own bound is (readBounded).
+          total += st.size;
+          if (total > MAX_PLUGIN_BYTES) throw new Error(`${dir} holds more than ${mib(MAX_PLUGIN_BYTES)}; a plugin folder should hold only the plugin.`);
+          executable = (st.mode & 0o111) !== 0;
+        });
         visit?.file(childRel, data, executable);
         files.push({ path: childRel, kind: executable ? 'x' : 'f', size: data.length, sha256: sha256(data) });
       }
@@ -76,9 +81,9 @@ export function digestFolder(dir: string, visit?: DigestVisitor): FolderDigest {
   return { hash: h.digest('hex'), files };
 }
 
-/** The file's bytes; a file that stopped being a regular one, or grew past the bound, is refused. */
-function readRegular(abs: string, rel: string): Buffer {
-  const r = readBounded(abs, MAX_PLUGIN_FILE_BYTES);
+/** The file's bytes; one that is no longer a regular file, or past the bound, is refused. */
+function readRegular(abs: string, rel: string, before: (st: Stats) => void): Buffer {
+  const r = readBounded(abs, MAX_PLUGIN_FILE_BYTES, before);
   if (Buffer.isBuffer(r)) return r;
   if (r.refused === 'not-a-file') throw new Error(`${rel} stopped being a regular file while it was read.`);
   throw new Error(`${rel} is ${mib(r.size)}; a plugin's file may be at most ${mib(MAX_PLUGIN_FILE_BYTES)}, so Gatehouse does not read it.`);
