@@ -157,6 +157,27 @@ function nameMatcher(pattern: string): (name: string) => boolean {
   return m;
 }
 
+/** An absolute (or ~) glob's path segments (a trailing /** dropped) and the index of the first with a wildcard (-1: none). */
+function placeSegments(glob: string, home: string): { segs: string[]; k: number } | null {
+  const g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
+  if (!g.startsWith('/')) return null;
+  const segs = g.split('/').filter((s) => s !== '');
+  if (segs[segs.length - 1] === '**') segs.pop();
+  return { segs, k: segs.findIndex((s) => GLOB_CHAR.test(s)) };
+}
+
+/**
+ * The path every place existingPlaces(glob, home) names is or lies in: the glob up to its first
+ * wildcard (null for a relative glob, which names none). Lets a caller that wants only the places
+ * inside some folders skip the globs that cannot name one, without a look at the disk.
+ */
+export function placesBase(glob: string, home: string): string | null {
+  const parsed = placeSegments(glob, home);
+  if (parsed === null) return null;
+  const { segs, k } = parsed;
+  return '/' + segs.slice(0, k < 0 ? segs.length : k).map(unescape).join('/');
+}
+
 /**
  * The places an absolute (or ~) glob names, as they exist now: a literal path (a trailing /**
  * means the folder itself), or the entries of one folder matching one glob segment followed by
@@ -164,11 +185,9 @@ function nameMatcher(pattern: string): (name: string) => boolean {
  * read-only root.
  */
 export function existingPlaces(glob: string, home: string): string[] {
-  const g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
-  if (!g.startsWith('/')) return [];
-  const segs = g.split('/').filter((s) => s !== '');
-  if (segs[segs.length - 1] === '**') segs.pop();
-  const k = segs.findIndex((s) => GLOB_CHAR.test(s));
+  const parsed = placeSegments(glob, home);
+  if (parsed === null) return [];
+  const { segs, k } = parsed;
   if (k < 0) {
     const p = '/' + segs.map(unescape).join('/');
     return p !== '/' && existsSync(p) ? [p] : [];

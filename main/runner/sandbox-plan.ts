@@ -122,8 +122,8 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
     // it was judged by, it showed Gatehouse's folder writable. By its real place the protections
     // below apply to what is really there, and a folder inside a secret place is not run in at all.
     const cwd = realOr(resolve(scope.cwd));
-    const homes = [...new Set([home, realOr(home)])];
-    const secret = [...new Set(homes.flatMap((h) => secretPaths(h, opts.gatehouseHome)).concat(opts.gatehouseHome ? [realOr(opts.gatehouseHome)] : []))].find((s) => cwd !== s && under(cwd, s));
+    const secrets = shellSecrets(home, opts.gatehouseHome);
+    const secret = secrets.find((s) => cwd !== s && under(cwd, s));
     // Inside one (its own place is hidden, below: the command sees an empty folder there).
     if (secret !== undefined) {
       const message = `The shell command was not run: its folder ${scope.cwd} is ${cwd === resolve(scope.cwd) ? '' : `now a link to ${cwd}, `}inside ${secret}, where no command runs.`;
@@ -135,7 +135,9 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
         warning: message,
       };
     }
-    const profile = shellProfile({ ...scope, cwd }, home, opts.gatehouseHome);
+    // The secrets as just looked up: the same moment's answer, not a second look (bwrapArgs looks
+    // again at the first start, which can be after an approval's wait).
+    const profile = shellProfile({ ...scope, cwd }, home, opts.gatehouseHome, secrets);
     return { wrap: containWrap({ detection, profile }, contain), sandboxed: true, warning: null };
   }
   const why = `there is no sandbox on this machine: ${detection.reason}`;
@@ -153,7 +155,7 @@ export function shellPlan(detection: SandboxDetection, scope: ShellCallScope, op
 }
 
 /** The binds of shellPlan's sandbox (exported for tests and `gatehouse doctor`-style explanations). */
-export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?: string): SandboxProfile {
+export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?: string, secretsNow?: readonly string[]): SandboxProfile {
   const cwd = resolve(scope.cwd);
   // An evasive command's operations are as untrusted as its paths: an operator who approved it
   // approved an opaque command in its folder, so that folder is writable (and nothing else).
@@ -161,7 +163,7 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
   // Extraction resolves symlinks, so a home reached through one (/home -> /var/home) shows up by
   // its real path: both spellings count.
   const homes = [...new Set([home, realOr(home)])];
-  const secrets = [...new Set(homes.flatMap((h) => secretPaths(h, gatehouseHome)).concat(gatehouseHome ? [realOr(gatehouseHome)] : []))];
+  const secrets = secretsNow ?? shellSecrets(home, gatehouseHome);
   // Folders no command gets read-write as a whole: binding one would open far more than was named.
   // (Secrets inside a bound folder are hidden below, so containing one is not a reason.)
   const tooWide = (p: string) => p === '/' || homes.some((h) => under(h, p) || neverWholeInHome(p, h)) || providedBySandbox(p) || secrets.some((s) => under(p, s));
@@ -211,6 +213,16 @@ export function shellProfile(scope: ShellCallScope, home: string, gatehouseHome?
     if (write.has(folder) || [...write].some((w) => under(folder, w))) for (const k of found.kept) lock.add(k);
   }
   return { pluginDir: cwd, read: [...read], write: [...write], hosts: [...scope.hosts], hide, readOnlyRoot: true, ...(lock.size ? { lock: [...lock] } : {}) };
+}
+
+/**
+ * The places no shell command's folder may be in or bind whole: the home's secrets under both
+ * spellings of the home (extraction resolves symlinks: /home -> /var/home) and Gatehouse's folder
+ * by both of its.
+ */
+function shellSecrets(home: string, gatehouseHome: string | undefined): string[] {
+  const homes = [...new Set([home, realOr(home)])];
+  return [...new Set(homes.flatMap((h) => secretPaths(h, gatehouseHome)).concat(gatehouseHome ? [realOr(gatehouseHome)] : []))];
 }
 
 function isDirectory(p: string): boolean {

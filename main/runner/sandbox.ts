@@ -22,7 +22,7 @@ import type { PluginManifest } from '../registry/types.js';
 import { builtinRules } from '../policy/rules/builtin.js';
 import { defaultCaseInsensitive } from '../policy/rules/paths.js';
 import { inNormalForm } from '../policy/extract/paths.js';
-import { existingPlaces } from './box.js';
+import { existingPlaces, placesBase } from './box.js';
 import { walkPath } from '../core/path-walk.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
@@ -243,7 +243,8 @@ export function interpreterDirs(env: NodeJS.ProcessEnv, home: string, execPath =
     out.add(p);
   };
   try {
-    add(dirname(dirname(realpathSync(execPath))));
+    // The native call: one realpath(3) instead of an lstat per component (asked on every sandboxed start).
+    add(dirname(dirname(realpathSync.native(execPath))));
   } catch {
     // execPath gone: nothing to add.
   }
@@ -385,7 +386,13 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
     : null;
   const gatehouse = opts.gatehouseHome !== undefined ? [...new Set([resolve(opts.gatehouseHome), realOr(resolve(opts.gatehouseHome))])] : [];
   // The plugin's own folder is its verified copy in Gatehouse's run cache: a grant inside it is the copy's.
-  const inGatehouse = (p: string) => !under(realOr(p), realOr(profile.pluginDir)) && gatehouse.some((g) => under(p, g) || under(realOr(p), g));
+  // Without Gatehouse's folder given (the shell tool's plan) nothing is in it: no realpaths asked.
+  const realPluginDir = gatehouse.length > 0 ? realOr(profile.pluginDir) : '';
+  const inGatehouse = (p: string) => {
+    if (gatehouse.length === 0) return false;
+    const real = realOr(p);
+    return !under(real, realPluginDir) && gatehouse.some((g) => under(p, g) || under(real, g));
+  };
   const bound = (p: string) => !original?.refuse.has(p) && !inGatehouse(p);
   const grants = grantsToBind(profile.read.filter(bound), profile.write.filter(bound));
   const writable = grants.write.map(realOr);
@@ -418,7 +425,9 @@ export function bwrapArgs(profile: SandboxProfile, detection: Extract<SandboxDet
   );
   const hide = new Set([
     ...(profile.hide ?? []),
-    ...secretPaths(home).filter((s) => shownDirs.some((d) => under(s, d))),
+    // Only those inside a folder shown because it is on PATH (the others are not bound): what
+    // cannot lie in one is not looked up (no folder of the home on PATH: no listing, no stats).
+    ...secretPaths(home, undefined, shownDirs),
     ...(original?.hide ?? []),
     ...gatehouseShown,
   ]);
@@ -498,20 +507,22 @@ function isLink(p: string): boolean {
 
 /**
  * The secrets of a home (keys, cloud credentials, password stores, every file the locked rules
- * forbid reading under it) and Gatehouse's own folder, for `hide`.
+ * forbid reading under it) and Gatehouse's own folder, for `hide`. With `within`, only those
+ * inside one of these folders (lexically, as `under` compares), the rest not looked up.
  */
-export function secretPaths(home: string, gatehouseHome?: string): string[] {
-  return [
+export function secretPaths(home: string, gatehouseHome?: string, within?: readonly string[]): string[] {
+  const all = [
     ...new Set([
       ...[...HOME_SECRETS].map((d) => join(home, d)),
       join(home, '.config', 'gcloud'),
       join(home, '.netrc'),
       // Browser profiles: cookies, saved passwords, and the history the console's address went into.
       ...BROWSER_PROFILES.map((d) => join(home, d)),
-      ...lockedReadPlaces(home),
+      ...lockedReadPlaces(home, within),
       ...(gatehouseHome ? [gatehouseHome] : []),
     ]),
   ];
+  return within === undefined ? all : all.filter((s) => within.some((d) => under(s, d)));
 }
 
 /**
@@ -520,7 +531,13 @@ export function secretPaths(home: string, gatehouseHome?: string): string[] {
  * builtin.ts like the box's masks (box.ts), so a credential file added there is hidden here too.
  * Security-sensitive: the list above alone let a command run in the home read them.
  */
-function lockedReadPlaces(home: string): string[] {
+function lockedReadPlaces(home: string, within?: readonly string[]): string[] {
+  // Every place a glob names is its base or lies in it: one that is neither in one of `within`
+  // nor holds one cannot name a place in them.
+  const globs = within === undefined
+    ? lockedReadGlobs(home)
+    : lockedReadGlobs(home).filter(({ base }) => base !== null && within.some((d) => under(base, d) || under(d, base)));
+  if (globs.length === 0) return [];
   // What exists is looked up each time (a credential made since the last run is hidden from the
   // next). Most patterns are under folders a home does not have (~/Library on Linux, ~/snap,
   // ~/.var/app): one listing of the home rules them out, instead of a stat per pattern (~50).
@@ -531,21 +548,27 @@ function lockedReadPlaces(home: string): string[] {
   } catch {
     top = null;
   }
-  return lockedReadGlobs(home)
-    .filter((g) => {
-      const first = g.slice(2).split('/')[0]!;
+  return globs
+    .filter(({ glob }) => {
+      const first = glob.slice(2).split('/')[0]!;
       return top === null || /[*?[{\\]/.test(first) || top.has(fold(first));
     })
-    .flatMap((g) => existingPlaces(g, home));
+    .flatMap(({ glob }) => existingPlaces(glob, home));
 }
 
-/** The `~/` patterns the locked rules forbid reading, per home: the rules are a function of their arguments. */
-const readGlobsByHome = new Map<string, readonly string[]>();
-function lockedReadGlobs(home: string): readonly string[] {
+/**
+ * The `~/` patterns the locked rules forbid reading, per home, each with the path all it names
+ * lies in (placesBase): the rules are a function of their arguments.
+ */
+const readGlobsByHome = new Map<string, ReadonlyArray<{ glob: string; base: string | null }>>();
+function lockedReadGlobs(home: string): ReadonlyArray<{ glob: string; base: string | null }> {
   let globs = readGlobsByHome.get(home);
   if (!globs) {
     const rules = builtinRules({ home, gatehouseHome: join(home, '.config', 'gatehouse'), caseInsensitive: defaultCaseInsensitive() });
-    globs = rules.filter((r) => r.enabled && r.decision === 'deny' && r.actions.includes('read')).flatMap((r) => r.block_paths.filter((g) => g.startsWith('~/')));
+    globs = rules
+      .filter((r) => r.enabled && r.decision === 'deny' && r.actions.includes('read'))
+      .flatMap((r) => r.block_paths.filter((g) => g.startsWith('~/')))
+      .map((glob) => ({ glob, base: placesBase(glob, home) }));
     // A host has one home (tests make many): a bound keeps them from piling up.
     if (readGlobsByHome.size >= 16) readGlobsByHome.clear();
     readGlobsByHome.set(home, globs);
