@@ -82,7 +82,7 @@ export async function connectHost(home: string, local: Omit<HostOptions, 'home' 
   // The whole host, loaded only when no running one can be asked (most of the CLI's start-up).
   const { createHost } = await import('../host/create-host.js');
   const host = createHost({ ...options, home, shell: 'cli', watch: false, log: () => {} });
-  const offJobs = onJob ? host.bus.subscribe((name, payload) => name === 'jobs.progress' && onJob(payload as JobView)) : null;
+  const offJobs = onJob ? host.bus.subscribe((_name, payload) => onJob(payload as JobView), (name) => name === 'jobs.progress') : null;
   try {
     await host.ready;
   } finally {
@@ -95,7 +95,7 @@ export async function connectHost(home: string, local: Omit<HostOptions, 'home' 
     call,
     callJob(method, params, onProgress) {
       const id = jobId();
-      const off = host.bus.subscribe((name, payload) => name === 'jobs.progress' && (payload as JobView).id === id && onProgress(payload as JobView));
+      const off = host.bus.subscribe((_name, payload) => (payload as JobView).id === id && onProgress(payload as JobView), (name) => name === 'jobs.progress');
       const result = call(method, { ...params, job: id } as RequestOf<typeof method>).finally(off);
       return { result, cancel: () => void call('jobs.cancel', { id }).catch(() => {}) };
     },

@@ -182,4 +182,24 @@ describe('the contract table', () => {
     bus.emit('audit.appended', { lastSeq: 3, count: 1 });
     expect(got).toEqual([['audit.appended', { lastSeq: 3, count: 1 }]]);
   });
+
+  it('validates and delivers an event only when a listener takes it now, and only to those that do', () => {
+    const logged: string[] = [];
+    const bus = new EventBus(events, (m) => logged.push(m));
+    const got: unknown[] = [];
+    let open = false;
+    // As the serve shell subscribes: it takes events only while a console is connected.
+    bus.subscribe((name, payload) => got.push(['console', name, payload]), () => open);
+    bus.subscribe((name, payload) => got.push(['jobs', name, payload]), (name) => name === 'jobs.progress');
+    // Nobody takes it: not validated (an invalid payload is not even noticed) and not delivered.
+    bus.emit('audit.appended', { lastSeq: 'three', count: 1 } as never);
+    bus.emit('audit.appended', { lastSeq: 3, count: 1 });
+    expect(logged).toEqual([]);
+    expect(got).toEqual([]);
+    open = true;
+    bus.emit('audit.appended', { lastSeq: 'three', count: 1 } as never);
+    expect(logged.join()).toMatch(/audit\.appended dropped/);
+    bus.emit('audit.appended', { lastSeq: 4, count: 1 });
+    expect(got).toEqual([['console', 'audit.appended', { lastSeq: 4, count: 1 }]]);
+  });
 });

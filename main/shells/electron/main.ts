@@ -46,7 +46,6 @@ app.whenReady().then(async () => {
   }
   // New inbox items: a desktop notification (when enabled) and the dock/taskbar badge.
   host.bus.subscribe((name, payload) => {
-    if (name !== 'approvals.changed') return;
     const p = payload as { pending: number; added: { agent: string; tool: string }[] };
     app.setBadgeCount(p.pending);
     if (p.added.length > 0 && host.settings.current.desktopNotifications && Notification.isSupported()) {
@@ -54,7 +53,7 @@ app.whenReady().then(async () => {
       n.on('click', () => BrowserWindow.getAllWindows()[0]?.focus());
       n.show();
     }
-  });
+  }, (name) => name === 'approvals.changed');
   const csp = contentSecurityPolicy({ frameAncestors: true });
 
   protocol.handle(APP_SCHEME, async (request) => {

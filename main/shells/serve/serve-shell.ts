@@ -17,7 +17,7 @@ import { sendMcpUnauthorized } from '../../gateway/mcp-http-transport.js';
 /** What the serve shell needs from the host: a transport-free core. */
 export interface ServeHost {
   dispatcher: Dispatcher;
-  bus: { subscribe(listener: (name: string, payload: unknown) => void): () => void };
+  bus: { subscribe(listener: (name: string, payload: unknown) => void, wants?: (name: string) => boolean): () => void };
   operatorConnected(ctx: CallContext, details: Record<string, unknown>): () => void;
 }
 
@@ -251,7 +251,8 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
       }
       send(ws, frame);
     }
-  });
+    // With no console connected nothing is sent, so nothing is validated either (EventBus).
+  }, () => sockets.size > 0);
 
   function onConnection(ws: WebSocket, req: IncomingMessage, socket: Duplex, until: number | null): void {
     sockets.set(ws, socket);
