@@ -65,7 +65,12 @@ export function facetQuery(f: FacetFilter): string | null {
   return tags.length ? tags.map((t) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' & ') : null;
 }
 
-/** `tags` as a PostgreSQL array literal, for a text column cast to text[] (one per row of a batch). */
+/** `tags` as a PostgreSQL array literal, for a text column cast to text[] (one per row of a batch), or for a text[] parameter. */
 export function pgTextArray(tags: readonly string[]): string {
   return `{${tags.map((t) => `"${t.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** `values` as a PostgreSQL array literal, for a bigint[] parameter: each as the driver writes a number. */
+export function pgIntArray(values: readonly number[]): string {
+  return `{${values.join(',')}}`;
 }

@@ -38,6 +38,8 @@ function events(): StoredRow[] {
       arguments: { command: `make ${i % 2 ? 'deploy' : 'lint'} build-${i}` },
     });
   }
+  // Characters an array literal gives a meaning to (the shipper sends each column as one), and text beyond ASCII.
+  add('call.received', 'agent:{x},"NULL"', { session: 'NULL', agent: 'a,b', arguments: { command: 'echo "{a,b}" \\" \\\\ } NULL ü 🙂' } });
   // Characters tsquery syntax gives a meaning to, in a facet's value.
   add('call.received', 'host', { session: "O'Neil \\ a&b:* | !C", agent: 'bot-0' });
   // Payloads jsonb refuses (the old search failed on them): only the actor's facet.
@@ -128,6 +130,9 @@ describe.runIf(pgMissing('team-search-facets') === null)('team search facets in 
       // Each row's words and facets but its member's, as the index holds them.
       const indexed = async (member: string) =>
         (await sql<{ words: string; facets: string[] }>(url, "SELECT ts_delete(search, ARRAY(SELECT lexeme FROM unnest(search) WHERE lexeme LIKE '%=%'))::text AS words, ARRAY(SELECT lexeme FROM unnest(search) WHERE lexeme LIKE '%=%' ORDER BY lexeme) AS facets FROM team_events WHERE member = $1 ORDER BY seq", [member])).map((r) => ({ words: r.words, facets: r.facets.filter((f) => f !== `member=${member}`), member: r.facets.includes(`member=${member}`) }));
+      // Every column as the log holds it: the arrays the shipper writes read back as the rows they came from.
+      const stored = (await sql<{ seq: string; ts: string; type: string; actor: string; payload: string; prev_hash: string; hash: string }>(url, 'SELECT seq, ts, type, actor, payload, prev_hash, hash FROM team_events WHERE member = $1 ORDER BY seq', ['after'])).map((r) => ({ seq: Number(r.seq), ts: Number(r.ts), type: r.type, actor: r.actor, payloadJson: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+      expect(stored).toEqual(rows);
       const migrated = await indexed('before');
       expect(await indexed('after')).toEqual(migrated);
       expect(migrated.every((r) => r.member)).toBe(true);
