@@ -28,6 +28,8 @@ rules:
   - { name: log-tmp, actions: [write], block_paths: ["/tmp/**"], decision: log }
 `;
 
+const SPIN_FLOOR = "a busy wait as long as the decision's p50 (p99): this machine's floor";
+
 export function mix(home: string): ToolCall[] {
   const base = { agent: 'claude-code', session: 's1', cwd: `${home}/work`, source: 'hook' as const, receivedAt: 0 };
   const c = (i: number, tool: string, args: Record<string, unknown>): ToolCall => ({ ...base, id: `c${i}`, tool, arguments: args });
@@ -117,6 +119,22 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
     }
     return quantile(times, 0.5);
   };
+  // The floor under the p99: a virtual machine's host takes a busy thread off its core for tens of
+  // µs, hundreds to thousands of times a second, and none of it shows as steal time (a spin here:
+  // ~1,900 gaps a second, a median 24 µs each). A call that lasts the decision's p50 is cut by one
+  // often enough to set its p99 (2% of 10 µs calls), whatever the call does. This is that floor:
+  // a busy wait as long as the decision's p50, timed as the decisions are.
+  const spinFloor = (p50Us: number): number => {
+    const times = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const t0 = process.hrtime.bigint();
+      // performance.now() in the wait: it allocates nothing, so no collection is timed that the decisions do not cause.
+      const until = performance.now() + p50Us / 1000;
+      while (performance.now() < until);
+      times[i] = Number(process.hrtime.bigint() - t0) / 1000;
+    }
+    return quantile(times, 0.99);
+  };
   return [
     { name: 'JSON.stringify of the call (p50)', unit: 'µs', better: 'lower', run: () => quantile(timed(base), 0.5) },
     { name: "one lstat(2), the check a path's kept answer costs (p50)", unit: 'µs', better: 'lower', run: statFloor },
@@ -135,7 +153,8 @@ export async function decisionLatencyCases(opts: { calls?: number } = {}): Promi
       },
     },
     // Reuses the samples of the p50 round just run, so both describe the same calls.
-    { name: 'decision: extract + rules + autonomy (p99)', unit: 'µs', better: 'lower', target: { median: 30 }, run: () => quantile(last.length ? last : timed(decide), 0.99) },
+    { name: 'decision: extract + rules + autonomy (p99)', unit: 'µs', better: 'lower', baseline: SPIN_FLOOR, target: { median: 30 }, run: () => quantile(last.length ? last : timed(decide), 0.99) },
+    { name: SPIN_FLOOR, unit: 'µs', better: 'lower', run: () => spinFloor(quantile(last.length ? last : timed(decide), 0.5)) },
     {
       name: 'decision for a 200 KB pipeline',
       unit: 'ms',
