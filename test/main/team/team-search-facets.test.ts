@@ -10,6 +10,7 @@ import { canonicalJson } from '../../../main/audit/chain.js';
 import type { ChainSource } from '../../../main/team/chain-source.js';
 import { TEAM_MIGRATION_005 } from '../../../main/team/migrations/005-team-search-facets.js';
 import { migrateTeam, TEAM_SCHEMA_VERSION, teamMigrations } from '../../../main/team/migrations/migrate.js';
+import { pgBigintArrayBinary, pgTextArrayBinary } from '../../../main/team/search-facets.js';
 import { searchText } from '../../../main/team/search-text.js';
 import { openTeamPool } from '../../../main/team/team-db.js';
 import { teamSearch, type TeamSearchRequest } from '../../../main/team/team-search.js';
@@ -86,6 +87,15 @@ async function foundBefore(url: string, member: string, upTo: number, f: Omit<Te
 function arraySource(rows: StoredRow[]): ChainSource {
   return { rowsAfter: (seq, limit) => rows.filter((r) => r.seq > seq).slice(0, limit), hashAt: (seq) => rows[seq - 1]?.hash ?? null, headSeq: () => rows.length };
 }
+
+describe('the arrays the shipper sends in binary form', () => {
+  it('lays them out as array_send does, counts UTF-8 bytes, and refuses a number bigint cannot hold', () => {
+    const header = (oid: number, n: number) => [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, oid, 0, 0, 0, n, 0, 0, 0, 1];
+    expect([...pgTextArrayBinary(['ü', ''])]).toEqual([...header(25, 2), 0, 0, 0, 2, 0xc3, 0xbc, 0, 0, 0, 0]);
+    expect([...pgBigintArrayBinary([-2])]).toEqual([...header(20, 1), 0, 0, 0, 8, 255, 255, 255, 255, 255, 255, 255, 254]);
+    for (const bad of [1.5, NaN, 2 ** 53]) expect(() => pgBigintArrayBinary([1, bad])).toThrow(/not an integer/);
+  });
+});
 
 describe.runIf(pgMissing('team-search-facets') === null)('team search facets in the search index', () => {
   const cluster = useCluster();
