@@ -54,3 +54,46 @@ export function describePgError(err: unknown): string {
   if (e?.code === '28P01' || e?.code === '28000') return `the team database refused the login (${msg}): check the password in GATEHOUSE_TEAM_URL, PGPASSFILE or ~/.pgpass`;
   return msg;
 }
+
+// Array parameters in PostgreSQL's binary form: the team shipper's columns (team-shipper.ts).
+const TEXT_OID = 25;
+const INT8_OID = 20;
+
+/**
+ * A one-dimensional array without NULLs in PostgreSQL's binary form (array_send): a header, then
+ * each element's length and bytes, written straight into one buffer.
+ */
+function binaryArray(elementOid: number, count: number, length: (i: number) => number, write: (i: number, out: Buffer, at: number) => void): Buffer {
+  let size = 20;
+  for (let i = 0; i < count; i++) size += 4 + length(i);
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32BE(1, 0); // dimensions
+  out.writeInt32BE(0, 4); // no NULLs
+  out.writeUInt32BE(elementOid, 8);
+  out.writeInt32BE(count, 12);
+  out.writeInt32BE(1, 16); // lower bound
+  let at = 20;
+  for (let i = 0; i < count; i++) {
+    const n = length(i);
+    out.writeInt32BE(n, at);
+    write(i, out, at + 4);
+    at += 4 + n;
+  }
+  return out;
+}
+
+/**
+ * `values` as a binary text[] parameter (the driver sends a Buffer in binary form): PostgreSQL
+ * takes each element's bytes as they are, with no literal to parse and nothing escaped. UTF-8 as
+ * the driver writes a string (a lone surrogate becomes U+FFFD).
+ */
+export function pgTextArrayBinary(values: readonly string[]): Buffer {
+  const lengths = values.map((v) => Buffer.byteLength(v, 'utf8'));
+  return binaryArray(TEXT_OID, values.length, (i) => lengths[i]!, (i, out, at) => void out.write(values[i]!, at, lengths[i]!, 'utf8'));
+}
+
+/** `values` as a binary bigint[] parameter. Throws on a value that is not a safe integer (the literal PostgreSQL would refuse). */
+export function pgBigintArrayBinary(values: readonly number[]): Buffer {
+  for (const v of values) if (!Number.isSafeInteger(v)) throw new TypeError(`not an integer to store as bigint: ${v}`);
+  return binaryArray(INT8_OID, values.length, () => 8, (i, out, at) => void out.writeBigInt64BE(BigInt(values[i]!), at));
+}

@@ -16,9 +16,9 @@ import type { Clock } from '../core/clock.js';
 import type { StoredRow } from '../audit/chain.js';
 import type { ChainSource } from './chain-source.js';
 import { requireTeamSchema } from './migrations/migrate.js';
-import { eventFacets, pgBigintArrayBinary, pgTextArray, pgTextArrayBinary } from './search-facets.js';
+import { eventFacets, pgTextArray } from './search-facets.js';
 import { parsePayload, searchTextOf } from './search-text.js';
-import { describePgError } from './team-db.js';
+import { describePgError, pgBigintArrayBinary, pgTextArrayBinary } from './team-db.js';
 
 /** The channel a committed batch is announced on (payload: {"member":…,"seq":…}). */
 export const SHIPPED_CHANNEL = 'gatehouse_team_shipped';
