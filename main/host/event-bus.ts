@@ -22,8 +22,10 @@ export class EventBus<E extends EventTable> {
   constructor(private readonly events: E, private readonly log: (msg: string, err?: unknown) => void = console.error) {}
 
   emit<K extends keyof E & string>(name: K, payload: z.input<E[K]>): void {
-    const takers = [...this.subscribers].filter((s) => s.wants?.(name) ?? true);
-    if (takers.length === 0) return;
+    // No array for an event nobody takes (an agent-only host emits most events to nobody).
+    let takers: Subscriber[] | null = null;
+    for (const s of this.subscribers) if (s.wants?.(name) ?? true) (takers ??= []).push(s);
+    if (takers === null) return;
     const parsed = this.events[name]!.safeParse(payload);
     if (!parsed.success) {
       this.log(`event ${name} dropped: payload outside the contract`, parsed.error);
