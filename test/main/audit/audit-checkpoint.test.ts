@@ -62,4 +62,29 @@ describe('audit log checkpoints', () => {
     expect(store.verify()).toMatchObject({ ok: true, checked: n + 2 });
     store.close();
   });
+
+  it('checkpoints a log of small commits too (one agent answered at a time), so the WAL is written over instead of lengthened', async () => {
+    const path = join(tempDir('gatehouse-checkpoint-small-'), 'audit.db');
+    const store = new AuditStore({ path, log: () => {} });
+    // Each append waited for: one commit each, as a host answering one call at a time makes them.
+    const commits = async (n: number) => {
+      for (let i = 0; i < n; i++) await store.append({ type: 'call.result', actor: 'host', payload: { call: `c${i}`, decision: 'allow', executed: true } }).durable;
+    };
+    await commits(1);
+    const before = statSync(path).size;
+    // ~20 KB of rows in all, far under the 2 MB of rows that alone calls for a checkpoint; each
+    // commit still writes whole pages to the WAL.
+    await commits(100);
+    const wal = statSync(`${path}-wal`).size;
+    expect(wal, 'the commits wrote less WAL than this test assumes').toBeGreaterThan(400_000);
+    // Quiet now: the WAL is copied into the database file.
+    expect(await eventually(() => statSync(path).size > before, 10_000), 'no checkpoint after 100 small commits').toBe(true);
+    // The next commits start the WAL over: written over the old frames, the file does not grow.
+    // Fewer than a checkpoint's worth: should one have run before the 100th (a slow machine's
+    // pause), the frames kept from before it were still at least 64 commits' worth.
+    await commits(40);
+    expect(statSync(`${path}-wal`).size, 'the WAL grew past its frames from before the checkpoint').toBeLessThanOrEqual(wal);
+    expect(store.verify()).toMatchObject({ ok: true, checked: 141 });
+    store.close();
+  });
 });
