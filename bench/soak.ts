@@ -284,7 +284,9 @@ class Operator {
       ws.once('unexpected-response', (_req, res) => reject(new Error(`the console WebSocket was refused (${res.statusCode})`)));
       ws.once('error', reject);
     });
-    ws.on('message', (data) => {
+    ws.on('message', (data, isBinary) => {
+      // Binary frames carry terminal output (shared/event-frame.ts), which the operator does not read.
+      if (isBinary) return;
       const frame = JSON.parse(String(data)) as { id?: number; event?: string; ok: boolean; result?: unknown; error?: { message: string } };
       if (frame.event === 'approvals.changed') {
         for (const w of this.changeWaiters.splice(0)) w();

@@ -1240,8 +1240,13 @@ export const events = {
   'plugins.changed': z.object({ names: z.array(z.string()) }),
   /** A plugin's breaker or metrics changed: refetch health.list (consoles throttle this). */
   'health.changed': z.object({ name: z.string(), breaker: breakerSnapshot.nullable() }),
-  /** Terminal output, to attached consoles. seq grows by one per batch; drop seq <= the one attach returned. */
-  'terminals.output': z.object({ id: z.string(), seq: z.number().int().positive(), data: z.string() }),
+  /**
+   * Terminal output, to attached consoles. seq grows by one per batch; drop seq <= the one attach
+   * returned. `data` is the batch as UTF-8 bytes (xterm.js takes them as they are; on the
+   * WebSocket a binary frame, shared/event-frame.ts); `chars` is its length as a string (UTF-16
+   * code units), the unit terminals.ack counts in.
+   */
+  'terminals.output': z.object({ id: z.string(), seq: z.number().int().positive(), chars: z.number().int().nonnegative(), data: z.instanceof(Uint8Array) }),
   /** A terminal started, exited or changed hands (take-over): refetch terminals.list. */
   'terminals.changed': z.object({ id: z.string(), change: z.enum(['started', 'exited', 'controller']) }),
   /** A terminal adapter session started, classified its screen, asked, or ended: the row to show. */

@@ -30,6 +30,10 @@ test('a shell streams live, Ctrl-C stops `yes` at once, re-attach keeps the outp
   await terminals.type('echo first-$((1+1))');
   await terminals.press('Enter');
   await terminals.expectLine(/^first-2$/);
+  // Output reaches xterm.js as UTF-8 bytes: characters of two and three bytes come out whole.
+  await terminals.type("printf 'utf8-\\303\\251\\342\\234\\223-end\\n'");
+  await terminals.press('Enter');
+  await terminals.expectLine(/^utf8-é✓-end$/);
 
   // `yes` streams into the terminal…
   await terminals.type('yes');

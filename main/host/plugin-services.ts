@@ -116,7 +116,12 @@ export function startPluginServices(d: PluginServicesDeps) {
     clock,
     log,
     record: (e) => audit.append(e),
-    events: { output: (e) => bus.emit('terminals.output', e), changed: (e) => bus.emit('terminals.changed', e) },
+    events: {
+      // Consoles get the batch as UTF-8 (the contract's terminals.output): encoded once here, for
+      // every console, and xterm.js decodes it faster than it takes a string.
+      output: (e) => bus.emit('terminals.output', { id: e.id, seq: e.seq, chars: e.data.length, data: Buffer.from(e.data, 'utf8') }),
+      changed: (e) => bus.emit('terminals.changed', e),
+    },
   });
   services.add(() => ptys.close());
   const toolRunner: ToolRunner = new ToolRunner({

@@ -11,8 +11,8 @@ import { ACK_AT_ONCE_CHARS, TerminalAttachment } from '../../renderer/src/sync/t
 class FakeTerminal {
   private queue: (() => void)[] = [];
   readonly written: string[] = [];
-  write(data: string, callback?: () => void): void {
-    this.written.push(data);
+  write(data: string | Uint8Array, callback?: () => void): void {
+    this.written.push(typeof data === 'string' ? data : new TextDecoder().decode(data));
     this.queue.push(callback ?? (() => {}));
   }
   /** Parses the next `n` writes (all of them by default) in one go. */
@@ -47,8 +47,9 @@ function setup() {
     term,
     attachment,
     states,
+    // As the host sends it: the batch's UTF-8, and its length as a string.
     output: (data: string) => {
-      for (const l of listeners) l('terminals.output', { id: 't1', seq: ++seq, data });
+      for (const l of listeners) l('terminals.output', { id: 't1', seq: ++seq, chars: data.length, data: new TextEncoder().encode(data) });
     },
     acks: () => calls.filter((c) => c.method === 'terminals.ack').map((c) => c.params.chars),
   };
@@ -80,6 +81,19 @@ describe('terminal attachment: acknowledgments', () => {
     t.term.parse(1);
     await settle();
     expect(t.acks()).toEqual([18_000, 100, 200]);
+    t.attachment.dispose();
+  });
+
+  it('writes the bytes as they came and acknowledges the host\'s count of chars, not of bytes', async () => {
+    const t = setup();
+    t.attachment.start();
+    await settle();
+    // 1 + 1 + 2 UTF-16 code units, 2 + 3 + 4 UTF-8 bytes.
+    t.output('é✓🙂');
+    t.term.parse();
+    await settle();
+    expect(t.term.written).toEqual(['é✓🙂']);
+    expect(t.acks()).toEqual([4]);
     t.attachment.dispose();
   });
 

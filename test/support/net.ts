@@ -2,6 +2,7 @@
 // which fetch() and browsers would not let a test choose.
 import { request } from 'node:http';
 import WebSocket from 'ws';
+import { decodeBinaryEvent } from '../../shared/event-frame.js';
 
 export interface HttpReply {
   status: number;
@@ -48,8 +49,11 @@ export class WsClient {
   private readonly eventWaiters: { match: (e: { event: string; payload: unknown }) => boolean; resolve: (e: { event: string; payload: unknown }) => void }[] = [];
 
   constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as Record<string, unknown>;
+    ws.on('message', (data, isBinary) => {
+      // An event carrying bytes (terminal output) comes as a binary frame, read as the console reads it.
+      const decoded = isBinary ? decodeBinaryEvent(data as Buffer) : null;
+      if (decoded && 'error' in decoded) throw new Error(`the host sent ${decoded.error}`);
+      const frame = (decoded ?? JSON.parse(data.toString())) as Record<string, unknown>;
       if (typeof frame.event === 'string') {
         const e = { event: frame.event, payload: frame.payload };
         this.events.push(e);

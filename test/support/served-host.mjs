@@ -50,7 +50,9 @@ export async function watchInbox(serve, onAdded, onChanged) {
     ws.once('open', resolve);
     ws.once('error', reject);
   });
-  ws.on('message', (data) => {
+  ws.on('message', (data, isBinary) => {
+    // Binary frames carry terminal output (shared/event-frame.ts), which this watcher does not read.
+    if (isBinary) return;
     const frame = JSON.parse(String(data));
     if (frame.event === 'approvals.changed') onChanged?.(frame.payload);
     if (frame.event === 'approvals.changed' && frame.payload.added.length > 0) onAdded(frame.payload.added[0].id);

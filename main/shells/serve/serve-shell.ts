@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { contentSecurityPolicy } from '../../../shared/csp.js';
+import { encodeEvent } from '../../../shared/event-frame.js';
 import type { CallContext, Dispatcher } from '../../host/dispatcher.js';
 import { accessPolicy, hostAllowed, isWildcard, originAllowed, tokenFrom, tokenMatches, WS_PROTOCOL } from './guards.js';
 import { ConsoleSessions, LINK_REFUSALS } from './console-session.js';
@@ -236,13 +237,14 @@ export async function startServeShell(opts: ServeOptions): Promise<ServeShell> {
   const sockets = new Map<WebSocket, Duplex>();
   const corked = new TickCork();
   /** Every frame to a console goes through here. */
-  const send = (ws: WebSocket, frame: string) => {
+  const send = (ws: WebSocket, frame: string | Uint8Array) => {
     corked.cork(sockets.get(ws));
     ws.send(frame);
   };
   const unsubscribe = opts.host.bus.subscribe((name, payload) => {
     if (sockets.size === 0) return;
-    const frame = JSON.stringify({ event: name, payload });
+    // Text (JSON), or binary for an event that carries bytes (shared/event-frame.ts); made once for every console.
+    const frame = encodeEvent(name, payload, Buffer.allocUnsafe);
     for (const ws of sockets.keys()) {
       if (endedSession(ws)) continue;
       if (ws.bufferedAmount > MAX_WS_BUFFERED) {

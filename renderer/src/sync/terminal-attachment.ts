@@ -96,7 +96,8 @@ export class TerminalAttachment {
       return;
     }
     this.lastSeq = e.seq;
-    const chars = e.data.length;
+    // The host counts in UTF-16 code units (the string it read); the bytes are its UTF-8.
+    const chars = e.chars;
     // The callback runs once xterm.js has parsed the data: that is what the host waits for.
     this.term.write(e.data, () => {
       this.unacked += chars;

@@ -8,6 +8,7 @@
 // console left open reconnects by itself after the host restarts. The credential rides as a
 // WebSocket subprotocol, never in a URL.
 import type { Envelope, WireError } from '../../../shared/contract.ts';
+import { decodeBinaryEvent } from '../../../shared/event-frame.ts';
 import { Backoff } from './backoff.ts';
 import { forgetSession, saveSession, type ConsoleCredential } from './token.ts';
 import { HostCallError } from './transport-error.ts';
@@ -186,6 +187,8 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
       return scheduleRetry(`The WebSocket could not be opened: ${(err as Error).message}.`);
     }
     socket = ws;
+    // Terminal output comes as binary frames (shared/event-frame.ts), read as they came.
+    ws.binaryType = 'arraybuffer';
     ws.onopen = () => {
       if (socket !== ws) return;
       backoff.reset();
@@ -201,7 +204,9 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
       }
     };
     ws.onmessage = (ev: MessageEvent) => {
-      if (socket === ws && typeof ev.data === 'string') onFrame(ev.data);
+      if (socket !== ws) return;
+      if (typeof ev.data === 'string') onFrame(ev.data);
+      else if (ev.data instanceof ArrayBuffer) onBinaryFrame(new Uint8Array(ev.data));
     };
     ws.onclose = (ev: CloseEvent) => {
       if (socket !== ws) return;
@@ -225,6 +230,22 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     }
   }
 
+  function emit(event: string, payload: unknown): void {
+    for (const l of eventListeners) {
+      try {
+        l(event, payload);
+      } catch (err) {
+        console.error(`gatehouse: listener for ${event} failed`, err);
+      }
+    }
+  }
+
+  function onBinaryFrame(bytes: Uint8Array): void {
+    const e = decodeBinaryEvent(bytes);
+    if ('error' in e) console.warn(`gatehouse: the host sent ${e.error}; ignored.`);
+    else emit(e.event, e.payload);
+  }
+
   function onFrame(text: string): void {
     let msg: unknown;
     try {
@@ -236,13 +257,7 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
     if (typeof msg !== 'object' || msg === null) return;
     const frame = msg as Record<string, unknown>;
     if (typeof frame.event === 'string') {
-      for (const l of eventListeners) {
-        try {
-          l(frame.event, frame.payload);
-        } catch (err) {
-          console.error(`gatehouse: listener for ${frame.event} failed`, err);
-        }
-      }
+      emit(frame.event, frame.payload);
       return;
     }
     if (typeof frame.id !== 'number') {

@@ -62,7 +62,7 @@ describe('terminals through the host', () => {
   const text = (id: string) =>
     outputs
       .filter((o) => o.id === id)
-      .map((o) => o.data)
+      .map((o) => Buffer.from(o.data).toString('utf8'))
       .join('');
 
   it('starts, attaches, refuses typing before a take-over, records the take-over, kills', async () => {
@@ -119,7 +119,7 @@ describe('terminals through the host', () => {
     // Alice keeps up; Bob attaches and never acknowledges, then his WebSocket closes.
     const offAck = host.bus.subscribe((name, payload) => {
       const o = payload as Output;
-      if (name === 'terminals.output' && o.id === s.id) void call('terminals.ack', { id: s.id, chars: o.data.length }, alice);
+      if (name === 'terminals.output' && o.id === s.id) void call('terminals.ack', { id: s.id, chars: o.chars }, alice);
     });
     await ok('terminals.attach', { id: s.id }, alice);
     await ok('terminals.attach', { id: s.id }, bob);

@@ -390,9 +390,9 @@ describe('tokens never on the command line (the real CLI)', () => {
     let output = attached.result.buffer;
     if (!output.includes('END')) {
       await client.waitForEvent((e) => {
-        const p = e.payload as { id: string; seq: number; data: string };
+        const p = e.payload as { id: string; seq: number; data: Uint8Array };
         if (e.event !== 'terminals.output' || p.id !== started.result.id || p.seq <= attached.result.seq) return false;
-        output += p.data;
+        output += Buffer.from(p.data).toString('utf8');
         return output.includes('END');
       });
     }

@@ -1,5 +1,6 @@
 // How the serve shell writes frames to a console: the frames of one turn of the loop leave in one
-// write (TickCork), whole and in the order they were sent, events and replies alike.
+// write (TickCork), whole and in the order they were sent, events and replies alike; an event
+// carrying bytes (terminal output) as a binary frame.
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -164,6 +165,45 @@ describe('serve shell frames', () => {
       }
       await client.waitForEvent((e) => (e.payload as { i: number }).i === 102);
       expect(order.slice(-3)).toEqual(['e100', 'e101', 'e102']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('sends an event that carries bytes as one binary frame, in order with the others, the bytes exact', async () => {
+    const listeners = new Set<(name: string, payload: unknown) => void>();
+    const host = {
+      dispatcher: { methodNames: [], dispatch: async (): Promise<Envelope<unknown>> => ({ ok: false, error: { code: 'unknown_method', message: 'no' } }) },
+      bus: {
+        subscribe: (l: (name: string, payload: unknown) => void) => {
+          listeners.add(l);
+          return () => listeners.delete(l);
+        },
+      },
+      operatorConnected: () => () => {},
+    };
+    shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token: TOKEN, staticDir: tempDir(), operator: 'tester' });
+    const r = await wsConnect(`ws://127.0.0.1:${shell.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${shell.port}` });
+    if (!r.ok) throw new Error(`refused: ${r.status}`);
+    const client = new WsClient(r.ws);
+    const kinds: string[] = [];
+    r.ws.on('message', (_data, isBinary) => kinds.push(isBinary ? 'binary' : 'text'));
+    // A batch as big as the host sends (512 K chars), with characters of every UTF-8 length.
+    const text = 'a é ✓ 🙂\r\n'.repeat(40_000);
+    const bytes = Buffer.from(text, 'utf8');
+    try {
+      for (const l of listeners) {
+        l('test.before', { n: 1 });
+        l('terminals.output', { id: 't1', seq: 7, chars: text.length, data: bytes });
+        l('test.after', { n: 2 });
+      }
+      await client.waitForEvent((e) => e.event === 'test.after');
+      expect(kinds).toEqual(['text', 'binary', 'text']);
+      expect(client.events.map((e) => e.event)).toEqual(['test.before', 'terminals.output', 'test.after']);
+      const out = client.events[1]!.payload as { id: string; seq: number; chars: number; data: Uint8Array };
+      expect(out).toMatchObject({ id: 't1', seq: 7, chars: text.length });
+      expect(out.data).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(out.data).equals(bytes)).toBe(true);
     } finally {
       await client.close();
     }
