@@ -112,14 +112,17 @@ export function startPluginServices(d: PluginServicesDeps) {
   };
   const requireSandbox = () => (opts.requireSandbox ?? false) || settings.current.requireSandbox;
   const planFor = (manifest: PluginManifest, dir: string, reviewedDir?: string) => sandboxPlan(sandbox, manifest, dir, { requireSandbox: requireSandbox(), trusted: trustedNow(manifest, dir), gatehouseHome: paths.root, ...(reviewedDir ? { reviewedDir } : {}) });
+  const utf8 = new TextEncoder();
   const ptys = new PtyManager({
     clock,
     log,
     record: (e) => audit.append(e),
     events: {
       // Consoles get the batch as UTF-8 (the contract's terminals.output): encoded once here, for
-      // every console, and xterm.js decodes it faster than it takes a string.
-      output: (e) => bus.emit('terminals.output', { id: e.id, seq: e.seq, chars: e.data.length, data: Buffer.from(e.data, 'utf8') }),
+      // every console, and xterm.js decodes it faster than it takes a string. TextEncoder, not
+      // Buffer.from: a small Buffer is a view into Node's shared 8 KB pool, and Electron's IPC
+      // clones a view's whole ArrayBuffer, so a window would be sent whatever else sits in the pool.
+      output: (e) => bus.emit('terminals.output', { id: e.id, seq: e.seq, chars: e.data.length, data: utf8.encode(e.data) }),
       changed: (e) => bus.emit('terminals.changed', e),
     },
   });

@@ -107,6 +107,21 @@ describe('terminals through the host', () => {
     expect(events.find((e) => e.type === 'pty.started')).toMatchObject({ actor: 'operator:alice', payload: { command: '/bin/sh', cols: 90, rows: 20 } });
   });
 
+  it('sends output as bytes that own their buffer, so IPC clones exactly the output', async () => {
+    const s = await ok<{ id: string }>('terminals.start', { command: '/bin/sh', args: ['-c', 'read x; printf "small-\\303\\251\\n"'], cols: 80, rows: 24 }, alice);
+    await ok('terminals.attach', { id: s.id }, alice);
+    await ok('terminals.takeOver', { id: s.id }, alice);
+    await ok('terminals.input', { id: s.id, data: 'go\r' }, alice);
+    await until(() => text(s.id).includes('small-é'), 'the small output');
+    for (const o of outputs.filter((x) => x.id === s.id)) {
+      // A view into a larger buffer (Node's pool for small Buffers) would take the rest of it along.
+      expect(o.data.byteOffset).toBe(0);
+      expect(o.data.buffer.byteLength).toBe(o.data.byteLength);
+      expect(o.chars).toBe(Buffer.from(o.data).toString('utf8').length);
+    }
+    await ok('terminals.kill', { id: s.id }, alice);
+  });
+
   it('validates ids and names unknown sessions', async () => {
     await expect(call('terminals.attach', { id: 'nope' }, alice)).resolves.toMatchObject({ ok: false, error: { code: 'bad_request' } });
     await expect(call('terminals.kill', { id: 'pty-0000000000' }, alice)).resolves.toMatchObject({ ok: false, error: { code: 'rejected', details: { reason: 'not_found' } } });
