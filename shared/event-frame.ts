@@ -22,19 +22,26 @@ const HEADER_LENGTH_BYTES = 4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The payload's one top-level field that holds bytes, if it has one. */
-function bytesKey(payload: unknown): string | null {
+/** The payload's one top-level field that holds bytes, if it has one (a frame carries one). */
+function bytesKey(event: string, payload: unknown): string | null {
   if (!payload || typeof payload !== 'object') return null;
-  for (const [k, v] of Object.entries(payload)) if (v instanceof Uint8Array) return k;
-  return null;
+  let key: string | null = null;
+  for (const [k, v] of Object.entries(payload)) {
+    if (!(v instanceof Uint8Array)) continue;
+    if (key !== null) throw new Error(`event ${event} has two fields of bytes (${key}, ${k}); a frame carries one`);
+    key = k;
+  }
+  return key;
 }
 
 /**
  * The frame for one event: a string (a text frame) or bytes (a binary frame). `alloc` makes the
- * binary frame's buffer (the host passes Node's Buffer.allocUnsafe: it is written over whole).
+ * binary frame's buffer (the host passes Node's Buffer.allocUnsafe: it is written over whole, and
+ * a small one is a view into Node's shared pool, hence the offsets below). Throws for a payload
+ * with two fields of bytes: the host's contract has none.
  */
 export function encodeEvent(event: string, payload: unknown, alloc: (n: number) => Uint8Array = (n) => new Uint8Array(n)): string | Uint8Array {
-  const key = bytesKey(payload);
+  const key = bytesKey(event, payload);
   if (key === null) return JSON.stringify({ event, payload });
   const { [key]: bytes, ...rest } = payload as Record<string, Uint8Array>;
   const header = encoder.encode(JSON.stringify({ event, payload: rest, bytes: key }));
@@ -64,5 +71,6 @@ export function decodeBinaryEvent(frame: Uint8Array): DecodedEvent | { error: st
   if (!h || typeof h !== 'object' || typeof h.event !== 'string' || typeof h.bytes !== 'string' || !h.payload || typeof h.payload !== 'object' || Array.isArray(h.payload)) {
     return { error: 'a binary frame\'s header must be {"event": string, "payload": object, "bytes": string}' };
   }
+  if (Object.hasOwn(h.payload, h.bytes)) return { error: `a binary frame's header already has the field its bytes go in (${h.bytes})` };
   return { event: h.event, payload: { ...(h.payload as Record<string, unknown>), [h.bytes]: frame.subarray(end) } };
 }

@@ -34,13 +34,38 @@ describe('event frames', () => {
     expect((e.payload.data as Uint8Array).buffer).toBe((f as Uint8Array).buffer);
   });
 
-  it('uses the allocator it is given, and reads a frame that sits inside a larger buffer', () => {
-    const pool = new Uint8Array(4096);
-    const f = encodeEvent('terminals.output', { id: 't1', seq: 1, chars: 2, data: utf8('ok') }, (n) => pool.subarray(100, 100 + n));
-    expect((f as Uint8Array).buffer).toBe(pool.buffer);
-    const e = decodeBinaryEvent(f as Uint8Array);
+  it('writes only inside the view its allocator gives (a pool), and reads a frame at an offset', () => {
+    // As Node's Buffer.allocUnsafe gives small buffers: views into one shared pool, at an offset.
+    const pool = new Uint8Array(4096).fill(0xff);
+    let n = 0;
+    const f = encodeEvent('terminals.output', { id: 't1', seq: 1, chars: 2, data: utf8('ok') }, (size) => pool.subarray(100, 100 + (n = size))) as Uint8Array;
+    expect(f.buffer).toBe(pool.buffer);
+    expect(f.byteOffset).toBe(100);
+    // Nothing outside the view was touched.
+    expect(pool.subarray(0, 100).every((b) => b === 0xff)).toBe(true);
+    expect(pool.subarray(100 + n).every((b) => b === 0xff)).toBe(true);
+    // The frame starts with its header's length, little-endian, at the view's own start.
+    const header = utf8(JSON.stringify({ event: 'terminals.output', payload: { id: 't1', seq: 1, chars: 2 }, bytes: 'data' }));
+    expect([...pool.subarray(100, 104)]).toEqual([header.length & 0xff, (header.length >> 8) & 0xff, 0, 0]);
+    const e = decodeBinaryEvent(f);
     if ('error' in e) throw new Error(e.error);
+    expect(e.payload).toMatchObject({ id: 't1', seq: 1, chars: 2 });
     expect(new TextDecoder().decode(e.payload.data as Uint8Array)).toBe('ok');
+  });
+
+  it('reads a frame that sits after other bytes in its buffer', () => {
+    const f = encodeEvent('terminals.output', { id: 't2', seq: 9, chars: 3, data: utf8('a✓') }) as Uint8Array;
+    // Junk before it that, read as the length, would say "far longer than the frame".
+    const buf = new Uint8Array(7 + f.length).fill(0xee);
+    buf.set(f, 7);
+    const e = decodeBinaryEvent(buf.subarray(7));
+    if ('error' in e) throw new Error(e.error);
+    expect(e.payload).toMatchObject({ id: 't2', seq: 9, chars: 3 });
+    expect(new TextDecoder().decode(e.payload.data as Uint8Array)).toBe('a✓');
+  });
+
+  it('refuses to encode two fields of bytes in one event', () => {
+    expect(() => encodeEvent('x', { a: utf8('1'), b: utf8('2') })).toThrow(/two fields of bytes \(a, b\)/);
   });
 
   it('refuses a binary frame that is not one, and says why', () => {
@@ -52,6 +77,7 @@ describe('event frames', () => {
       [frame('{"event":"x","payload":[],"bytes":"data"}'), /must be \{"event": string, "payload": object, "bytes": string\}/],
       [frame('{"event":"x","payload":{}}'), /must be/],
       [frame('null'), /must be/],
+      [frame('{"event":"x","payload":{"data":1},"bytes":"data"}'), /already has the field its bytes go in \(data\)/],
     ];
     for (const [f, why] of cases) {
       const e = decodeBinaryEvent(f);

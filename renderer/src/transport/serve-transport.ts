@@ -207,6 +207,8 @@ export function createServeTransport(opts: ServeTransportOptions): Transport {
       if (socket !== ws) return;
       if (typeof ev.data === 'string') onFrame(ev.data);
       else if (ev.data instanceof ArrayBuffer) onBinaryFrame(new Uint8Array(ev.data));
+      // binaryType was set above; anything else is a frame this console cannot read, said aloud.
+      else console.warn('gatehouse: the host sent a frame this console cannot read; ignored.');
     };
     ws.onclose = (ev: CloseEvent) => {
       if (socket !== ws) return;

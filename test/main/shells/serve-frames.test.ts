@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServeShell, TickCork, type ServeShell } from '../../../main/shells/serve/serve-shell.js';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../main/shells/serve/guards.js';
 import type { Envelope } from '../../../shared/contract.js';
+import WsWebSocket from 'ws';
+import { createServeTransport } from '../../../renderer/src/transport/serve-transport.ts';
+import type { Transport } from '../../../renderer/src/transport/types.ts';
 import { wsConnect, WsClient } from '../../support/net.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -114,6 +117,18 @@ describe('TickCork', () => {
   });
 });
 
+/** The console's own transport (renderer code) on a serve shell, with Node's fetch and `ws`. */
+function consoleTransport(shell: ServeShell): Transport {
+  const url = new URL(shell.newConsoleUrl());
+  const base = `http://127.0.0.1:${shell.port}`;
+  return createServeTransport({
+    credential: { code: new URLSearchParams(url.hash.slice(1)).get('code'), session: null, problem: null },
+    origin: { protocol: 'http:', host: `127.0.0.1:${shell.port}` },
+    fetch: ((input: string, init?: RequestInit) => fetch(new URL(input, base), init)) as typeof fetch,
+    WebSocket: WsWebSocket as unknown as typeof WebSocket,
+  });
+}
+
 describe('serve shell frames', () => {
   let shell: ServeShell | undefined;
   afterEach(async () => {
@@ -170,6 +185,47 @@ describe('serve shell frames', () => {
     }
   });
 
+  it('the console\'s transport hands its listeners a binary frame\'s event, bytes and all, in order', async () => {
+    const listeners = new Set<(name: string, payload: unknown) => void>();
+    const host = {
+      dispatcher: { methodNames: [], dispatch: async (): Promise<Envelope<unknown>> => ({ ok: false, error: { code: 'unknown_method', message: 'no' } }) },
+      bus: {
+        subscribe: (l: (name: string, payload: unknown) => void) => {
+          listeners.add(l);
+          return () => listeners.delete(l);
+        },
+      },
+      operatorConnected: () => () => {},
+    };
+    shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token: TOKEN, staticDir: tempDir(), operator: 'tester' });
+    const t = consoleTransport(shell);
+    const got: { name: string; payload: Record<string, unknown> }[] = [];
+    let done!: () => void;
+    const last = new Promise<void>((resolve) => (done = resolve));
+    t.onEvent((name, payload) => {
+      got.push({ name, payload: payload as Record<string, unknown> });
+      if (name === 'test.after') done();
+    });
+    const connected = new Promise<void>((resolve) => t.onState((state) => state === 'connected' && resolve()));
+    t.start();
+    try {
+      await connected;
+      const text = 'prompt é✓🙂 $ ';
+      for (const l of listeners) {
+        l('terminals.output', { id: 't1', seq: 1, chars: text.length, data: new TextEncoder().encode(text) });
+        l('test.after', { n: 1 });
+      }
+      await last;
+      expect(got.map((e) => e.name)).toEqual(['terminals.output', 'test.after']);
+      const out = got[0]!.payload;
+      expect(out).toMatchObject({ id: 't1', seq: 1, chars: text.length });
+      expect(out.data).toBeInstanceOf(Uint8Array);
+      expect(new TextDecoder().decode(out.data as Uint8Array)).toBe(text);
+    } finally {
+      t.close();
+    }
+  });
+
   it('sends an event that carries bytes as one binary frame, in order with the others, the bytes exact', async () => {
     const listeners = new Set<(name: string, payload: unknown) => void>();
     const host = {
@@ -188,22 +244,27 @@ describe('serve shell frames', () => {
     const client = new WsClient(r.ws);
     const kinds: string[] = [];
     r.ws.on('message', (_data, isBinary) => kinds.push(isBinary ? 'binary' : 'text'));
-    // A batch as big as the host sends (512 K chars), with characters of every UTF-8 length.
+    // A batch as big as the host sends (512 K chars), with characters of every UTF-8 length, and
+    // an echo-sized one (its frame comes from Node's shared pool of small Buffers, at an offset).
     const text = 'a é ✓ 🙂\r\n'.repeat(40_000);
-    const bytes = Buffer.from(text, 'utf8');
+    const small = 'é✓\r\n';
+    const utf8 = new TextEncoder();
     try {
       for (const l of listeners) {
         l('test.before', { n: 1 });
-        l('terminals.output', { id: 't1', seq: 7, chars: text.length, data: bytes });
+        l('terminals.output', { id: 't1', seq: 7, chars: text.length, data: utf8.encode(text) });
+        l('terminals.output', { id: 't1', seq: 8, chars: small.length, data: utf8.encode(small) });
         l('test.after', { n: 2 });
       }
       await client.waitForEvent((e) => e.event === 'test.after');
-      expect(kinds).toEqual(['text', 'binary', 'text']);
-      expect(client.events.map((e) => e.event)).toEqual(['test.before', 'terminals.output', 'test.after']);
-      const out = client.events[1]!.payload as { id: string; seq: number; chars: number; data: Uint8Array };
-      expect(out).toMatchObject({ id: 't1', seq: 7, chars: text.length });
-      expect(out.data).toBeInstanceOf(Uint8Array);
-      expect(Buffer.from(out.data).equals(bytes)).toBe(true);
+      expect(kinds).toEqual(['text', 'binary', 'binary', 'text']);
+      expect(client.events.map((e) => e.event)).toEqual(['test.before', 'terminals.output', 'terminals.output', 'test.after']);
+      const [big, echo] = [client.events[1]!.payload, client.events[2]!.payload] as { id: string; seq: number; chars: number; data: Uint8Array }[];
+      expect(big).toMatchObject({ id: 't1', seq: 7, chars: text.length });
+      expect(big!.data).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(big!.data).toString('utf8')).toBe(text);
+      expect(echo).toMatchObject({ id: 't1', seq: 8, chars: small.length });
+      expect(Buffer.from(echo!.data).toString('utf8')).toBe(small);
     } finally {
       await client.close();
     }
