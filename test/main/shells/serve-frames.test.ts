@@ -135,6 +135,29 @@ describe('serve shell frames', () => {
     await shell?.close();
   });
 
+  /** A real serve shell over a host whose bus the test drives (and which answers no method). */
+  async function servedBus(): Promise<{ served: ServeShell; emit: (name: string, payload: unknown) => void }> {
+    const listeners = new Set<(name: string, payload: unknown) => void>();
+    const host = {
+      dispatcher: { methodNames: [], dispatch: async (): Promise<Envelope<unknown>> => ({ ok: false, error: { code: 'unknown_method', message: 'no' } }) },
+      bus: {
+        subscribe: (l: (name: string, payload: unknown) => void) => {
+          listeners.add(l);
+          return () => listeners.delete(l);
+        },
+      },
+      operatorConnected: () => () => {},
+    };
+    const served = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token: TOKEN, staticDir: tempDir(), operator: 'tester' });
+    shell = served;
+    return {
+      served,
+      emit: (name, payload) => {
+        for (const l of listeners) l(name, payload);
+      },
+    };
+  }
+
   it('delivers every event of one turn and the reply after them, whole and in order', async () => {
     // The host side is a bus the test drives and a dispatcher whose one method emits events in the
     // same turn it answers: the serve shell under test is real, and so are the sockets.
@@ -186,19 +209,8 @@ describe('serve shell frames', () => {
   });
 
   it('the console\'s transport hands its listeners a binary frame\'s event, bytes and all, in order', async () => {
-    const listeners = new Set<(name: string, payload: unknown) => void>();
-    const host = {
-      dispatcher: { methodNames: [], dispatch: async (): Promise<Envelope<unknown>> => ({ ok: false, error: { code: 'unknown_method', message: 'no' } }) },
-      bus: {
-        subscribe: (l: (name: string, payload: unknown) => void) => {
-          listeners.add(l);
-          return () => listeners.delete(l);
-        },
-      },
-      operatorConnected: () => () => {},
-    };
-    shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token: TOKEN, staticDir: tempDir(), operator: 'tester' });
-    const t = consoleTransport(shell);
+    const { served, emit } = await servedBus();
+    const t = consoleTransport(served);
     const got: { name: string; payload: Record<string, unknown> }[] = [];
     let done!: () => void;
     const last = new Promise<void>((resolve) => (done = resolve));
@@ -211,10 +223,8 @@ describe('serve shell frames', () => {
     try {
       await connected;
       const text = 'prompt é✓🙂 $ ';
-      for (const l of listeners) {
-        l('terminals.output', { id: 't1', seq: 1, chars: text.length, data: new TextEncoder().encode(text) });
-        l('test.after', { n: 1 });
-      }
+      emit('terminals.output', { id: 't1', seq: 1, chars: text.length, data: new TextEncoder().encode(text) });
+      emit('test.after', { n: 1 });
       await last;
       expect(got.map((e) => e.name)).toEqual(['terminals.output', 'test.after']);
       const out = got[0]!.payload;
@@ -227,19 +237,8 @@ describe('serve shell frames', () => {
   });
 
   it('sends an event that carries bytes as one binary frame, in order with the others, the bytes exact', async () => {
-    const listeners = new Set<(name: string, payload: unknown) => void>();
-    const host = {
-      dispatcher: { methodNames: [], dispatch: async (): Promise<Envelope<unknown>> => ({ ok: false, error: { code: 'unknown_method', message: 'no' } }) },
-      bus: {
-        subscribe: (l: (name: string, payload: unknown) => void) => {
-          listeners.add(l);
-          return () => listeners.delete(l);
-        },
-      },
-      operatorConnected: () => () => {},
-    };
-    shell = await startServeShell({ host, bindHost: '127.0.0.1', port: 0, token: TOKEN, staticDir: tempDir(), operator: 'tester' });
-    const r = await wsConnect(`ws://127.0.0.1:${shell.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${shell.port}` });
+    const { served, emit } = await servedBus();
+    const r = await wsConnect(`ws://127.0.0.1:${served.port}/ws`, { protocols: [WS_PROTOCOL, WS_TOKEN_PREFIX + TOKEN], origin: `http://127.0.0.1:${served.port}` });
     if (!r.ok) throw new Error(`refused: ${r.status}`);
     const client = new WsClient(r.ws);
     const kinds: string[] = [];
@@ -250,12 +249,10 @@ describe('serve shell frames', () => {
     const small = 'é✓\r\n';
     const utf8 = new TextEncoder();
     try {
-      for (const l of listeners) {
-        l('test.before', { n: 1 });
-        l('terminals.output', { id: 't1', seq: 7, chars: text.length, data: utf8.encode(text) });
-        l('terminals.output', { id: 't1', seq: 8, chars: small.length, data: utf8.encode(small) });
-        l('test.after', { n: 2 });
-      }
+      emit('test.before', { n: 1 });
+      emit('terminals.output', { id: 't1', seq: 7, chars: text.length, data: utf8.encode(text) });
+      emit('terminals.output', { id: 't1', seq: 8, chars: small.length, data: utf8.encode(small) });
+      emit('test.after', { n: 2 });
       await client.waitForEvent((e) => e.event === 'test.after');
       expect(kinds).toEqual(['text', 'binary', 'binary', 'text']);
       expect(client.events.map((e) => e.event)).toEqual(['test.before', 'terminals.output', 'terminals.output', 'test.after']);
