@@ -13,6 +13,7 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'n
 import { closeSync, constants, openSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { threadId } from 'node:worker_threads';
+import { lowerSession } from './tool-priority.js';
 
 export interface ChildRequest {
   command: string;
@@ -80,7 +81,12 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     return { letGo: () => {}, release: () => {} };
   }
   const pid = child.pid ?? null;
-  if (pid !== null) emit({ type: 'spawned', pid, threadId, by: process.pid });
+  let exited = false;
+  if (pid !== null) {
+    emit({ type: 'spawned', pid, threadId, by: process.pid });
+    // Its session (detached) weighs what the thread that started it does (tool-priority.ts).
+    lowerSession(pid, () => exited);
+  }
   const chunks: Buffer[] = [];
   let stdoutBytes = 0;
   let overflowed = false;
@@ -133,7 +139,10 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
     child.stdin.end(input);
   };
   if (req.input !== null) release(req.input);
-  child.on('exit', () => emit({ type: 'exit' }));
+  child.on('exit', () => {
+    exited = true;
+    emit({ type: 'exit' });
+  });
   child.on('close', (code, signal) => {
     if (ended) return;
     ended = true;
@@ -179,7 +188,13 @@ function startOnTerminal(req: ChildRequest, tty: NonNullable<ChildRequest['tty']
     });
     if (pid === null) return;
     emit({ type: 'spawned', pid, threadId, by: process.pid });
-    child.on('exit', () => emit({ type: 'exit' }));
+    let exited = false;
+    // Once setsid has given it its session (tool-priority.ts).
+    lowerSession(pid, () => exited);
+    child.on('exit', () => {
+      exited = true;
+      emit({ type: 'exit' });
+    });
     child.on('close', (code, signal) => {
       if (ended) return;
       ended = true;

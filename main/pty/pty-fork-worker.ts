@@ -11,7 +11,7 @@ import { attachSealed, sealFd, withSealLock } from '../core/sealed-fds.js';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
 import { serveSpawns, type SpawnRequest } from './spawn-service.js';
-import { lowerForTools } from './tool-priority.js';
+import { lowerForTools, lowerSession } from './tool-priority.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -50,12 +50,14 @@ if (!native) {
       return;
     }
     let term;
+    let exited = false;
     try {
       // The new master is sealed before any thread of the host can fork again (its program,
       // forked by forkpty, still holds the masters open before it: node-pty-spawn.ts says when
       // this fork is used at all).
       term = withSealLock(() => {
         const t = native.fork(...r.args, (exitCode: number, signal: number) => {
+          exited = true;
           port.postMessage({ type: 'exit', id: r.id, exitCode, signal } satisfies ForkReply);
           if (live) {
             Atomics.sub(live, 0, 1);
@@ -71,5 +73,7 @@ if (!native) {
       return;
     }
     port.postMessage({ type: 'forked', id: r.id, fd: term.fd, pid: term.pid, pty: term.pty, threadId } satisfies ForkReply);
+    // forkpty's child calls setsid: its session is lowered once it has it (tool-priority.ts).
+    lowerSession(term.pid, () => exited);
   });
 }

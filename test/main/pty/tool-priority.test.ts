@@ -1,10 +1,11 @@
 // Tools run below the host's priority (main/pty/tool-priority.ts): every way a tool process is
 // started is asked, with real processes, what nice value the tool runs at (coreutils' `nice`
 // prints it), and the host's own thread is checked to have kept its own.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { ChildEvent, ChildRequest } from '../../../main/pty/child-io.js';
 import { entryFile } from '../../../main/core/entry-file.js';
 import { ForkThread } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
@@ -73,5 +74,78 @@ describe.runIf(process.platform === 'linux' && NICE !== undefined)('tool process
     expect(toolNice(0)).toBe(TOOL_NICE_STEP);
     expect(toolNice(17)).toBe(19);
     expect(toolNice(19)).toBe(19);
+  });
+});
+
+// Sessions (tool-priority.ts, "Sessions"): each tool leads a session of its own, and where the
+// kernel groups tasks by session the session's own nice value is what the scheduler weighs
+// first. Asked of real processes through /proc/<pid>/autogroup. Only as root: to other users the
+// kernel grants ten changes a second across the machine, which parallel test files would share.
+const autogroup = (pid: number | 'self'): { name: string; nice: number } | null => {
+  try {
+    const m = /^(\S+) nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'latin1'));
+    return m ? { name: m[1]!, nice: Number(m[2]) } : null;
+  } catch {
+    return null;
+  }
+};
+const sessionsGrouped = process.platform === 'linux' && autogroup('self') !== null;
+const asRoot = process.getuid?.() === 0;
+if (process.platform === 'linux' && !sessionsGrouped) console.log('tool-priority.test.ts: this kernel keeps no per-session groups (/proc/self/autogroup), so the session cases are skipped');
+else if (process.platform === 'linux' && !asRoot) console.log('tool-priority.test.ts: not root, so the session cases are skipped (the kernel rate-limits other users’ changes machine-wide)');
+
+/** A held one-shot process (it waits on stdin): its pid and how it was started, until `end`. */
+async function heldChild(starter: { startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Promise<{ release(input: string): void }> }) {
+  let spawned!: (e: { pid: number; by: number }) => void;
+  const started = new Promise<{ pid: number; by: number }>((resolve) => (spawned = resolve));
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  const io = await starter.startChild({ command: '/bin/sh', args: ['-c', 'read x'], cwd: '/', env, input: null, maxStdout: 1000, stderrTail: 100 }, (e) => {
+    if (e.type === 'spawned') spawned(e);
+    if (e.type === 'close' || e.type === 'failed' || e.type === 'lost') closed();
+  });
+  const { pid, by } = await started;
+  return { pid, by, end: async () => (io.release('\n'), await done) };
+}
+
+describe.runIf(sessionsGrouped && asRoot)("tools' sessions run below the host's", () => {
+  it("a one-shot process's session and a terminal program's session, started by the spawner, and the spawner's own session are at the tools' nice value; the host's session keeps its own", async () => {
+    const host = autogroup('self')!;
+    const expected = toolNice(getPriority(0));
+    const starter = sharedChildStarter();
+    expect(starter).toBeInstanceOf(Spawner);
+
+    const held = await heldChild(starter!);
+    expect(autogroup(held.pid)?.name).not.toBe(host.name);
+    await vi.waitFor(() => expect(autogroup(held.pid)?.nice).toBe(expected), { timeout: 5000 });
+    // The spawner leads a session of its own, lowered when it started.
+    expect(held.by).not.toBe(process.pid);
+    expect(autogroup(held.by)?.nice).toBe(expected);
+    await held.end();
+
+    // A terminal's program gets its session from util-linux setsid after its exec: lowered once it has it.
+    const p = await createNodePtySpawn()('/bin/sh', ['-c', 'read x'], terminal);
+    await vi.waitFor(() => expect(autogroup(p.pid)?.nice).toBe(expected), { timeout: 5000 });
+    expect(autogroup(p.pid)?.name).not.toBe(host.name);
+    const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
+    p.write('\r');
+    await exited;
+
+    expect(autogroup('self')).toEqual(host);
+  });
+
+  it("on the fork thread (a thread of the host): the tools' sessions are lowered, the host's own session is not", async () => {
+    const host = autogroup('self')!;
+    const thread = new ForkThread(killSession, workerFile());
+    const held = await heldChild(thread);
+    await vi.waitFor(() => expect(autogroup(held.pid)?.nice).toBe(toolNice(getPriority(0))), { timeout: 5000 });
+    await held.end();
+    // A terminal forked by the thread, its program started there too.
+    const p = await createNodePtySpawn({ forkThread: thread, starter: false })('/bin/sh', ['-c', 'read x'], terminal);
+    await vi.waitFor(() => expect(autogroup(p.pid)?.nice).toBe(toolNice(getPriority(0))), { timeout: 5000 });
+    const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
+    p.write('\r');
+    await exited;
+    expect(autogroup('self')).toEqual(host);
   });
 });
