@@ -29,10 +29,10 @@
 // alone in its session at nice 10 still weighed as much as the host's whole session, and so did
 // the spawner (a session of its own too). So each new session is given the nice value of the
 // thread that started it (lowerSession, from child-io.ts, the one place every tool process is
-// started) and the spawner its own. The soak above, same 40 agents, 1.5 min: with tools' nice at
-// 10 but their sessions at 0, lag p99 89 ms (median of six) and a hook's round trip p50 44 ms;
-// with the kernel's session grouping switched off, which is what this restores, lag p99 21 ms and
-// the hook's p50 15.5 ms, p99 88 ms, 63 calls/s rather than 57.
+// started) and the spawner its own. The soak above, same 40 agents, 1.5 min, three alternated
+// pairs: lag p99 103-139 ms → 21-23 ms, a hook's round trip p50 63-89 → 14-16 ms, p99 329-522 →
+// 94-117 ms, 45-56 → 57-60 calls/s. (With the kernel's session grouping switched off instead,
+// which is what this restores, one run read lag p99 21 ms, hook p50 15.5 ms.)
 // Limits, since this is a preference and not a limit: a program that calls setsid itself starts
 // a session at nice 0 again, and a user other than root may change a session's nice value at most
 // ten times a second across the whole machine (the kernel answers EAGAIN, and it is asked again
