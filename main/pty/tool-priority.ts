@@ -23,19 +23,19 @@
 //
 // Sessions, and why a nice value alone was not enough. Every tool starts a session of its own (a
 // one-shot process is detached, a terminal's program gets its terminal with setsid), and where
-// the kernel groups tasks by session (CONFIG_SCHED_AUTOGROUP, on by default in most distributions'
-// kernels, and on here) the scheduler first shares the CPU between sessions, each at its
-// session's own nice value (0 when made), and only then between the tasks of one session. A tool
-// alone in its session at nice 10 still weighed as much as the host's whole session, and so did
-// the spawner (a session of its own too). So each new session is given the nice value of the
-// thread that started it (lowerSession, from child-io.ts, the one place every tool process is
-// started) and the spawner its own. The soak above, same 40 agents, 1.5 min, three alternated
+// the kernel groups tasks by session (CONFIG_SCHED_AUTOGROUP, on by default in most
+// distributions' kernels, and on here) the scheduler first shares the CPU between sessions, each
+// at its session's own nice value (0 when made), and only then between the tasks of one session.
+// A tool alone in its session at nice 10 still weighed as much as the host's whole session, and
+// so did the spawner (a session of its own too). So each new session is given the nice value of
+// the thread that started it (lowerSession, from child-io.ts, the one place every tool process
+// is started) and the spawner its own. The soak above, same 40 agents, 1.5 min, three alternated
 // pairs: lag p99 103-139 ms → 21-23 ms, a hook's round trip p50 63-89 → 14-16 ms, p99 329-522 →
 // 94-117 ms, 45-56 → 57-60 calls/s. (With the kernel's session grouping switched off instead,
-// which is what this restores, one run read lag p99 21 ms, hook p50 15.5 ms.)
-// Limits, since this is a preference and not a limit: a program that calls setsid itself starts
-// a session at nice 0 again, and a user other than root may change a session's nice value at most
-// ten times a second across the whole machine (the kernel answers EAGAIN, and it is asked again
+// which is what this restores, one run read lag p99 21 ms, hook p50 15.5 ms.) Limits, since this
+// is a preference and not a limit: a program that calls setsid itself starts a session at nice 0
+// again, and a user other than root may change a session's nice value at most ten times a second
+// across the whole machine (the kernel answers EAGAIN, and it is asked again for a few seconds
 // while the tool lives). Where tasks are in a cgroup of their own with the cpu controller,
 // sessions do not group them and the nice values above are what counts.
 import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
