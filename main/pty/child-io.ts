@@ -13,7 +13,7 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'n
 import { closeSync, constants, openSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { threadId } from 'node:worker_threads';
-import { lowerSession } from './tool-priority.js';
+import { lowerTool } from './tool-priority.js';
 
 export interface ChildRequest {
   command: string;
@@ -83,9 +83,10 @@ export function startChild(req: ChildRequest, emit: (e: ChildEvent) => void): Ch
   const pid = child.pid ?? null;
   let exited = false;
   if (pid !== null) {
+    // Into the tools' cpu group, or its session (detached) weighs what the thread that started it
+    // does (tool-priority.ts). Before it is reported, so that whoever hears of it finds it there.
+    lowerTool(pid, () => exited);
     emit({ type: 'spawned', pid, threadId, by: process.pid });
-    // Its session (detached) weighs what the thread that started it does (tool-priority.ts).
-    lowerSession(pid, () => exited);
   }
   const chunks: Buffer[] = [];
   let stdoutBytes = 0;
@@ -187,10 +188,10 @@ function startOnTerminal(req: ChildRequest, tty: NonNullable<ChildRequest['tty']
       emit({ type: 'failed', message: err.message });
     });
     if (pid === null) return;
-    emit({ type: 'spawned', pid, threadId, by: process.pid });
     let exited = false;
-    // Once setsid has given it its session (tool-priority.ts).
-    lowerSession(pid, () => exited);
+    // Into the tools' cpu group, or its session lowered once setsid has given it one (tool-priority.ts).
+    lowerTool(pid, () => exited);
+    emit({ type: 'spawned', pid, threadId, by: process.pid });
     child.on('exit', () => {
       exited = true;
       emit({ type: 'exit' });

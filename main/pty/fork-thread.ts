@@ -33,6 +33,7 @@ import { releaseSealLockOf, sealedListForThread } from '../core/sealed-fds.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { killSession } from './process-tree.js';
 import type { ChildReply, SpawnRequest } from './spawn-service.js';
+import { toolsCpuGroup } from './tool-priority.js';
 
 export type { SpawnRequest } from './spawn-service.js';
 
@@ -130,10 +131,12 @@ export class ForkThread {
   constructor(
     private readonly kill: (pid: number) => void,
     file: string = forkWorkerFile(),
+    /** The tools' cpu group the processes it starts are moved into (tool-priority.ts); null: none. */
+    cpuGroup: string | null = toolsCpuGroup(),
   ) {
     // The thread spawns with its own child_process: it reads the host's sealed descriptors
     // (core/sealed-fds.ts) from shared memory, under the same lock, when it forks.
-    this.worker = new Worker(file, { workerData: { live: this.live.buffer, sealed: sealedListForThread() } });
+    this.worker = new Worker(file, { workerData: { live: this.live.buffer, sealed: sealedListForThread(), cpuGroup } });
     const threadId = this.worker.threadId;
     // A thread that died holding the sealed descriptors' lock never lets go of it.
     this.worker.once('exit', () => releaseSealLockOf(threadId));

@@ -11,7 +11,7 @@ import { attachSealed, sealFd, withSealLock } from '../core/sealed-fds.js';
 import type { ForkReply, ForkRequest, NativePty, ScanRequest } from './fork-thread.js';
 import { sessionProcesses } from './process-tree.js';
 import { serveSpawns, type SpawnRequest } from './spawn-service.js';
-import { lowerForTools, lowerSession } from './tool-priority.js';
+import { lowerForTools, lowerTool } from './tool-priority.js';
 
 const port = parentPort;
 if (!port) throw new Error('pty-fork-worker runs as a worker thread');
@@ -23,8 +23,9 @@ const sealed = (workerData as { sealed?: SharedArrayBuffer } | null)?.sealed;
 if (sealed) attachSealed(sealed);
 
 // What this thread forks (terminals' programs, one-shot processes without a spawner) runs at the
-// tools' priority; on Linux only this thread is lowered, not the host (tool-priority.ts).
-lowerForTools('thread');
+// tools' priority, in the tools' cpu group when the host has one; on Linux only this thread is
+// lowered, not the host (tool-priority.ts).
+lowerForTools('thread', (workerData as { cpuGroup?: string | null } | null)?.cpuGroup ?? null);
 
 const native = (nodePty as unknown as { native: NativePty | null }).native;
 if (!native) {
@@ -72,8 +73,9 @@ if (!native) {
       port.postMessage({ type: 'error', id: r.id, message: (err as Error).message } satisfies ForkReply);
       return;
     }
+    // Into the tools' cpu group (before the host hears of it); or forkpty's child calls setsid, and
+    // its session is lowered once it has it (tool-priority.ts).
+    lowerTool(term.pid, () => exited);
     port.postMessage({ type: 'forked', id: r.id, fd: term.fd, pid: term.pid, pty: term.pty, threadId } satisfies ForkReply);
-    // forkpty's child calls setsid: its session is lowered once it has it (tool-priority.ts).
-    lowerSession(term.pid, () => exited);
   });
 }

@@ -14,8 +14,9 @@ import { lowerForTools } from './tool-priority.js';
 const send = process.send?.bind(process);
 if (!send) throw new Error('the spawner process runs as a child with an IPC channel');
 
-// Before any process is started: each inherits the tools' priority (tool-priority.ts says why).
-lowerForTools('process');
+// Before any process is started: each inherits the tools' priority, and the tools' cpu group the
+// host named (its first argument), if any (tool-priority.ts says why).
+lowerForTools('process', process.argv[2] ?? null);
 
 const spawns = serveSpawns((reply: ChildReply) => {
   // The channel is gone: the disconnect handler below is on its way.

@@ -30,6 +30,7 @@ import { jsChildCommand, type RuntimeHost } from '../core/node-runtime.js';
 import type { ChildEvent, ChildIo, ChildRequest } from './child-io.js';
 import { ForkThreadUnavailable, sharedForkThread } from './fork-thread.js';
 import { killSession } from './process-tree.js';
+import { toolsCpuGroup } from './tool-priority.js';
 import type { ChildReply, ChildStarter, SpawnRequest } from './spawn-service.js';
 
 type SpawnerReply = { type: 'ready'; pid: number } | ChildReply;
@@ -41,12 +42,13 @@ interface Spawned {
 }
 
 /** Starts the spawner process: a real Node running `file`, with an IPC channel. Throws JsChildRefused when there is no Node. */
-export function startSpawnerProcess(file: string = spawnerFile(), runtime?: RuntimeHost): ChildProcess {
+export function startSpawnerProcess(file: string = spawnerFile(), runtime?: RuntimeHost, cpuGroup: string | null = toolsCpuGroup()): ChildProcess {
   // The Node every JavaScript child runs on (runner/js-child.ts does the same for the sandboxed
   // ones): never the desktop app's own binary. No sandbox: it runs Gatehouse's own code and only
   // forks; each plugin process it starts is wrapped by the host's request, as before.
   const at = jsChildCommand('the spawner process (which starts plugin processes)', file, runtime);
-  return spawn(at.node, [at.file], {
+  // The tools' cpu group it joins, so that every process it starts is in it (tool-priority.ts).
+  return spawn(at.node, cpuGroup === null ? [at.file] : [at.file, cpuGroup], {
     // stdout and stderr are the host's: a crash of the spawner says why where the host's would.
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',

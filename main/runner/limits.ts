@@ -19,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ownCgroupDirs } from '../core/cgroup-dirs.js';
 import { isAlive } from '../core/proc-scan.js';
 
 export interface ResourceLimits {
@@ -181,7 +182,7 @@ export function detectPidsCgroup(opts: { refresh?: boolean; env?: NodeJS.Process
 function probePidsCgroup(env: NodeJS.ProcessEnv): PidsCgroupSupport {
   if (process.platform !== 'linux') return { available: false, reason: `cgroups are Linux-only (this is ${process.platform})` };
   if (env.GATEHOUSE_NO_CGROUP === '1') return { available: false, reason: 'GATEHOUSE_NO_CGROUP=1 is set' };
-  const candidates = cgroupCandidates();
+  const candidates = ownCgroupDirs('pids');
   if (candidates.length === 0) return { available: false, reason: 'no pids cgroup hierarchy is mounted' };
   const reasons: string[] = [];
   for (const c of candidates) {
@@ -211,50 +212,6 @@ function probePidsCgroup(env: NodeJS.ProcessEnv): PidsCgroupSupport {
     }
   }
   return { available: false, reason: reasons.join('; ') };
-}
-
-/** Where our own pids cgroup is in each mounted hierarchy that has the pids controller. */
-function cgroupCandidates(): { base: string; version: 1 | 2 }[] {
-  let mountinfo: string;
-  let own: string;
-  try {
-    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
-    own = readFileSync('/proc/self/cgroup', 'utf8');
-  } catch {
-    return [];
-  }
-  const ownV1 = /^\d+:(?:[^:]*,)?pids(?:,[^:]*)?:(.*)$/m.exec(own)?.[1];
-  const ownV2 = /^0::(.*)$/m.exec(own)?.[1];
-  const out: { base: string; version: 1 | 2 }[] = [];
-  for (const line of mountinfo.split('\n')) {
-    const [pre, post] = line.split(' - ');
-    if (!pre || !post) continue;
-    const f = pre.split(' ');
-    const root = unescapeMount(f[3] ?? '/');
-    const mountpoint = unescapeMount(f[4] ?? '');
-    const [fstype, , superOpts = ''] = post.split(' ');
-    const within = (path: string) => (root === '/' ? path : path.startsWith(root) ? path.slice(root.length) || '/' : null);
-    if (fstype === 'cgroup' && superOpts.split(',').includes('pids') && ownV1 !== undefined) {
-      const rel = within(ownV1);
-      if (rel !== null) out.push({ base: trimSlash(join(mountpoint, rel)), version: 1 });
-    } else if (fstype === 'cgroup2' && ownV2 !== undefined) {
-      const rel = within(ownV2);
-      if (rel === null) continue;
-      const base = trimSlash(join(mountpoint, rel));
-      try {
-        if (readFileSync(join(base, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('pids')) out.push({ base, version: 2 });
-      } catch {
-        // Not readable: not ours to use.
-      }
-    }
-  }
-  return out;
-}
-
-const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
-
-function unescapeMount(s: string): string {
-  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
 }
 
 function enableV2Pids(base: string): void {

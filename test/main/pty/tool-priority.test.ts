@@ -1,7 +1,9 @@
 // Tools run below the host's priority (main/pty/tool-priority.ts): every way a tool process is
 // started is asked, with real processes, what nice value the tool runs at (coreutils' `nice`
 // prints it), and the host's own thread is checked to have kept its own.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { basename, dirname, join } from 'node:path';
 import { getPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
@@ -10,8 +12,8 @@ import { entryFile } from '../../../main/core/entry-file.js';
 import { ForkThread } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
 import { killSession } from '../../../main/pty/process-tree.js';
-import { sharedChildStarter, Spawner } from '../../../main/pty/spawner.js';
-import { toolNice, TOOL_NICE_STEP } from '../../../main/pty/tool-priority.js';
+import { sharedChildStarter, Spawner, startSpawnerProcess } from '../../../main/pty/spawner.js';
+import { removeStaleToolsGroups, toolNice, TOOL_NICE_STEP, TOOLS_CPU_SHARES, toolsCpuGroup, toolsCpuGroupWhy } from '../../../main/pty/tool-priority.js';
 import { runOneShot, scrubEnv, type OneShotSpec } from '../../../main/runner/one-shot.js';
 import { terminalOutput } from '../../support/terminal-output.js';
 
@@ -112,10 +114,10 @@ describe.runIf(sessionsGrouped && asRoot)("tools' sessions run below the host's"
   it("a one-shot process's session and a terminal program's session, started by the spawner, and the spawner's own session are at the tools' nice value; the host's session keeps its own", async () => {
     const host = autogroup('self')!;
     const expected = toolNice(getPriority(0));
-    const starter = sharedChildStarter();
-    expect(starter).toBeInstanceOf(Spawner);
+    // Without the tools' cpu group, where sessions are what the scheduler weighs (the group's own cases are below).
+    const starter = new Spawner(killSession, () => startSpawnerProcess(undefined, undefined, null));
 
-    const held = await heldChild(starter!);
+    const held = await heldChild(starter);
     expect(autogroup(held.pid)?.name).not.toBe(host.name);
     await vi.waitFor(() => expect(autogroup(held.pid)?.nice).toBe(expected), { timeout: 5000 });
     // The spawner leads a session of its own, lowered when it started.
@@ -124,7 +126,7 @@ describe.runIf(sessionsGrouped && asRoot)("tools' sessions run below the host's"
     await held.end();
 
     // A terminal's program gets its session from util-linux setsid after its exec: lowered once it has it.
-    const p = await createNodePtySpawn()('/bin/sh', ['-c', 'read x'], terminal);
+    const p = await createNodePtySpawn({ starter })('/bin/sh', ['-c', 'read x'], terminal);
     await vi.waitFor(() => expect(autogroup(p.pid)?.nice).toBe(expected), { timeout: 5000 });
     expect(autogroup(p.pid)?.name).not.toBe(host.name);
     const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
@@ -136,7 +138,7 @@ describe.runIf(sessionsGrouped && asRoot)("tools' sessions run below the host's"
 
   it("on the fork thread (a thread of the host): the tools' sessions are lowered, the host's own session is not", async () => {
     const host = autogroup('self')!;
-    const thread = new ForkThread(killSession, workerFile());
+    const thread = new ForkThread(killSession, workerFile(), null);
     const held = await heldChild(thread);
     await vi.waitFor(() => expect(autogroup(held.pid)?.nice).toBe(toolNice(getPriority(0))), { timeout: 5000 });
     await held.end();
@@ -147,5 +149,75 @@ describe.runIf(sessionsGrouped && asRoot)("tools' sessions run below the host's"
     p.write('\r');
     await exited;
     expect(autogroup('self')).toEqual(host);
+  });
+});
+
+// The tools' cpu group (tool-priority.ts, "The tools' cpu group"): every tool of a host in one
+// cgroup of the v1 cpu hierarchy with a low cpu.shares, so that all of them together weigh a
+// ninth of the host's session rather than each one doing so. Asked of real processes through
+// /proc/<pid>/cgroup. Where none can be made (not root, cgroup v2 only), skipped with the reason.
+const group = process.platform === 'linux' ? toolsCpuGroup() : null;
+if (process.platform === 'linux' && group === null) console.log(`tool-priority.test.ts: no tools' cpu group can be made here (${toolsCpuGroupWhy()}), so its cases are skipped`);
+/** A process's cgroup in the v1 cpu hierarchy ("/gatehouse-tools-123"). */
+const cpuCgroup = (pid: number | string): string | undefined => /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.[1];
+
+describe.runIf(group !== null)("the tools' cpu group", () => {
+  it("the spawner is in the host's tools' cpu group, and so is every process it starts, one-shot or a terminal's program; the host is not", async () => {
+    const own = cpuCgroup('self');
+    expect(basename(group!)).toBe(`gatehouse-tools-${process.pid}`);
+    expect(readFileSync(join(group!, 'cpu.shares'), 'utf8').trim()).toBe(String(TOOLS_CPU_SHARES));
+    expect(TOOLS_CPU_SHARES).toBe(110);
+    const inGroup = cpuCgroup('self')!.replace(/\/$/, '') + `/gatehouse-tools-${process.pid}`;
+
+    const starter = sharedChildStarter();
+    expect(starter).toBeInstanceOf(Spawner);
+    const held = await heldChild(starter!);
+    expect(held.by).not.toBe(process.pid);
+    expect(cpuCgroup(held.by)).toBe(inGroup);
+    expect(cpuCgroup(held.pid)).toBe(inGroup);
+    await held.end();
+
+    const p = await createNodePtySpawn()('/bin/sh', ['-c', 'read x'], terminal);
+    expect(cpuCgroup(p.pid)).toBe(inGroup);
+    const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
+    p.write('\r');
+    await exited;
+
+    expect(cpuCgroup('self')).toBe(own);
+  });
+
+  it("on the fork thread (a thread of the host): each tool it starts is moved into the group, the host stays out", async () => {
+    const own = cpuCgroup('self');
+    const inGroup = own!.replace(/\/$/, '') + `/gatehouse-tools-${process.pid}`;
+    const thread = new ForkThread(killSession, workerFile());
+    const held = await heldChild(thread);
+    expect(cpuCgroup(held.pid)).toBe(inGroup);
+    await held.end();
+    const p = await createNodePtySpawn({ forkThread: thread, starter: false })('/bin/sh', ['-c', 'read x'], terminal);
+    expect(cpuCgroup(p.pid)).toBe(inGroup);
+    const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
+    p.write('\r');
+    await exited;
+    expect(cpuCgroup('self')).toBe(own);
+    // Every thread of the host, the fork thread among them (a v1 cgroup holds threads one by one).
+    for (const task of readdirSync('/proc/self/task')) expect(cpuCgroup(`self/task/${task}`)).toBe(own);
+  });
+
+  it("a group left by a host that is gone is removed when a host makes its own; a live host's stays", () => {
+    const base = dirname(group!);
+    const gone = spawnSync('/bin/true').pid!;
+    mkdirSync(join(base, `gatehouse-tools-${gone}`));
+    // A live process that is not this one: the test runner that started this worker.
+    const live = join(base, `gatehouse-tools-${process.ppid}`);
+    const madeLive = !existsSync(live);
+    if (madeLive) mkdirSync(live);
+    try {
+      removeStaleToolsGroups(base);
+      expect(existsSync(join(base, `gatehouse-tools-${gone}`))).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      expect(existsSync(group!)).toBe(true);
+    } finally {
+      if (madeLive) rmdirSync(live);
+    }
   });
 });

@@ -1,0 +1,55 @@
+// Where this process's own cgroup is, for one controller: the folder under which Gatehouse may make
+// cgroups of its own. The runner's pids cgroups (runner/limits.ts) and the tools' cpu group
+// (pty/tool-priority.ts) both start from it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Our own cgroup's folder in each mounted hierarchy that has `controller` (a v1 hierarchy whose
+ * mount names it, or the v2 hierarchy when its cgroup.controllers lists it). Empty off Linux or
+ * when /proc cannot be read. A hierarchy mounted from below our cgroup (a container's view) is
+ * skipped: our folder is not in it.
+ */
+export function ownCgroupDirs(controller: string): { base: string; version: 1 | 2 }[] {
+  let mountinfo: string;
+  let own: string;
+  try {
+    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
+    own = readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return [];
+  }
+  // "4:cpu,cpuacct:/path": the controller among the comma-separated names (not "cpuacct" for "cpu").
+  const ownV1 = new RegExp(`^\\d+:(?:[^:]*,)?${controller}(?:,[^:]*)?:(.*)$`, 'm').exec(own)?.[1];
+  const ownV2 = /^0::(.*)$/m.exec(own)?.[1];
+  const out: { base: string; version: 1 | 2 }[] = [];
+  for (const line of mountinfo.split('\n')) {
+    const [pre, post] = line.split(' - ');
+    if (!pre || !post) continue;
+    const f = pre.split(' ');
+    const root = unescapeMount(f[3] ?? '/');
+    const mountpoint = unescapeMount(f[4] ?? '');
+    const [fstype, , superOpts = ''] = post.split(' ');
+    const within = (path: string) => (root === '/' ? path : path.startsWith(root) ? path.slice(root.length) || '/' : null);
+    if (fstype === 'cgroup' && superOpts.split(',').includes(controller) && ownV1 !== undefined) {
+      const rel = within(ownV1);
+      if (rel !== null) out.push({ base: trimSlash(join(mountpoint, rel)), version: 1 });
+    } else if (fstype === 'cgroup2' && ownV2 !== undefined) {
+      const rel = within(ownV2);
+      if (rel === null) continue;
+      const base = trimSlash(join(mountpoint, rel));
+      try {
+        if (readFileSync(join(base, 'cgroup.controllers'), 'utf8').split(/\s+/).includes(controller)) out.push({ base, version: 2 });
+      } catch {
+        // Not readable: not ours to use.
+      }
+    }
+  }
+  return out;
+}
+
+const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
+
+function unescapeMount(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
