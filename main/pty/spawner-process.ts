@@ -9,7 +9,7 @@
 // because the spawner goes with the host.) It is in its own process group, so a signal to the
 // host's terminal group (Ctrl-C) reaches the host, which decides, and not the spawner.
 import { serveSpawns, type ChildReply, type SpawnRequest } from './spawn-service.js';
-import { lowerForTools } from './tool-priority.js';
+import { leaveToolsGroup, lowerForTools } from './tool-priority.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('the spawner process runs as a child with an IPC channel');
@@ -25,6 +25,8 @@ const spawns = serveSpawns((reply: ChildReply) => {
 process.on('message', (r: SpawnRequest) => spawns.handle(r));
 process.on('disconnect', () => {
   spawns.killAll();
+  // Its host is gone, and with it the tools' cpu group's use (tool-priority.ts).
+  leaveToolsGroup();
   process.exit(0);
 });
 send({ type: 'ready', pid: process.pid });

@@ -52,7 +52,7 @@
 // cgroups below it; the sessions are lowered instead.
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, writeFileSync, writeSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ownCgroupDirs } from '../core/cgroup-dirs.js';
 import { isAlive, readStat } from '../core/proc-scan.js';
 
@@ -64,8 +64,8 @@ export function toolNice(hostNice: number): number {
   return Math.min(19, hostNice + TOOL_NICE_STEP);
 }
 
-/** This process is in the tools' cpu group (the spawner): what it starts is in it too. */
-let inGroup = false;
+/** The tools' cpu group this process joined (the spawner): what it starts is in it too. */
+let joined: string | null = null;
 /** The tools' cpu group each tool this thread starts is moved into (the fork thread). */
 let moveInto: string | null = null;
 
@@ -81,7 +81,7 @@ export function lowerForTools(scope: 'process' | 'thread', cpuGroup: string | nu
   if (process.platform === 'win32') return null;
   if (scope === 'thread' && process.platform !== 'linux') return null;
   if (cpuGroup !== null) {
-    if (scope === 'process') inGroup = joinCpuGroup(cpuGroup, process.pid);
+    if (scope === 'process') joined = joinCpuGroup(cpuGroup, process.pid) ? cpuGroup : null;
     else moveInto = cpuGroup;
   }
   try {
@@ -91,7 +91,7 @@ export function lowerForTools(scope: 'process' | 'thread', cpuGroup: string | nu
     // The spawner leads a session of its own: that session is lowered too, unless it is in the
     // tools' cpu group, where sessions do not count (see the top of the file). A thread of the
     // host shares the host's session, which must keep its priority.
-    if (scope === 'process' && !inGroup && process.platform === 'linux' && leadsOwnSession()) lowerSession(process.pid, () => false, now);
+    if (scope === 'process' && joined === null && process.platform === 'linux' && leadsOwnSession()) lowerSession(process.pid, () => false, now);
     return now;
   } catch {
     // A scheduling preference, not a limit: the tools then run at the host's priority.
@@ -106,7 +106,7 @@ export function lowerForTools(scope: 'process' | 'thread', cpuGroup: string | nu
  * thread's nice value (lowerSession).
  */
 export function lowerTool(pid: number, ended: () => boolean): void {
-  if (inGroup) return;
+  if (joined !== null) return;
   if (moveInto !== null && joinCpuGroup(moveInto, pid)) return;
   lowerSession(pid, ended);
 }
@@ -238,6 +238,33 @@ function makeToolsCpuGroup(): { dir: string | null; why: string } {
     return { dir: null, why: `cannot set cpu.shares in ${dir} (${(err as NodeJS.ErrnoException).code})` };
   }
   return { dir, why: dir };
+}
+
+/** How long a spawner that is going waits for what it killed to leave the group before it removes it. */
+const LEAVE_WAIT_MS = 200;
+
+/**
+ * The spawner, going (its host is gone), after it killed what it started: leaves the tools' cpu
+ * group and removes it once the killed processes have left it, waiting at most LEAVE_WAIT_MS.
+ * Best effort: a group still holding a process stays, and the next host removes it.
+ */
+export function leaveToolsGroup(): void {
+  if (joined === null) return;
+  const group = joined;
+  joined = null;
+  if (!joinCpuGroup(dirname(group), process.pid)) return;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = performance.now() + LEAVE_WAIT_MS;
+  for (;;) {
+    try {
+      rmdirSync(group);
+      return;
+    } catch (err) {
+      // EBUSY: a killed process has not finished exiting yet.
+      if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || performance.now() > deadline) return;
+    }
+    Atomics.wait(pause, 0, 0, 2);
+  }
 }
 
 /** Moves process `pid` (all its threads) into the cpu group `dir`; false when refused or gone. */

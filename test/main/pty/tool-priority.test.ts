@@ -2,7 +2,7 @@
 // started is asked, with real processes, what nice value the tool runs at (coreutils' `nice`
 // prints it), and the host's own thread is checked to have kept its own.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import { getPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import { entryFile } from '../../../main/core/entry-file.js';
 import { ForkThread } from '../../../main/pty/fork-thread.js';
 import { createNodePtySpawn, type NodePtyProcess } from '../../../main/pty/node-pty-spawn.js';
 import { killSession } from '../../../main/pty/process-tree.js';
+import { isAlive } from '../../../main/core/proc-scan.js';
 import { sharedChildStarter, Spawner, startSpawnerProcess } from '../../../main/pty/spawner.js';
 import { removeStaleToolsGroups, toolNice, TOOL_NICE_STEP, TOOLS_CPU_SHARES, toolsCpuGroup, toolsCpuGroupWhy } from '../../../main/pty/tool-priority.js';
 import { runOneShot, scrubEnv, type OneShotSpec } from '../../../main/runner/one-shot.js';
@@ -201,6 +202,25 @@ describe.runIf(group !== null)("the tools' cpu group", () => {
     expect(cpuCgroup('self')).toBe(own);
     // Every thread of the host, the fork thread among them (a v1 cgroup holds threads one by one).
     for (const task of readdirSync('/proc/self/task')) expect(cpuCgroup(`self/task/${task}`)).toBe(own);
+  });
+
+  it('a spawner whose host is gone kills what it started, leaves the group and removes it', async () => {
+    const dir = join(dirname(group!), `gatehouse-tools-${process.pid}-leave`);
+    mkdirSync(dir);
+    try {
+      let child!: ChildProcess;
+      const spawner = new Spawner(killSession, () => (child = startSpawnerProcess(undefined, undefined, dir)));
+      const held = await heldChild(spawner);
+      const inDir = cpuCgroup('self')!.replace(/\/$/, '') + `/${basename(dir)}`;
+      expect(cpuCgroup(held.by)).toBe(inDir);
+      expect(cpuCgroup(held.pid)).toBe(inDir);
+      // As when its host exits or crashes: its channel closes.
+      child.disconnect();
+      await vi.waitFor(() => expect(existsSync(dir)).toBe(false), { timeout: 5000 });
+      expect(isAlive(held.pid)).toBe(false);
+    } finally {
+      if (existsSync(dir)) rmdirSync(dir);
+    }
   });
 
   it("a group left by a host that is gone is removed when a host makes its own; a live host's stays", () => {
