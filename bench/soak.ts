@@ -570,7 +570,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     }
     const idleHook = idleRecords.filter((r) => r.got === r.want).map((r) => r.rtMs);
     log(`soak: idle hook round trip p50 ${round(pct(idleHook, 50))} ms (one agent, ${idleHook.length} of ${IDLE_HOOK_CALLS} calls answered as expected)`);
-    log(`soak: ${mcpAgents} MCP agents and ${hookAgents} hook agents connected; host pid ${pid}, RSS ${rssStart} MB; running ${opts.seconds} s; fault phases: ${[...faults].join(', ') || 'none'}`);
+    const before = await health();
+    log(`soak: ${mcpAgents} MCP agents and ${hookAgents} hook agents connected; host pid ${pid}, RSS ${rssStart} MB; running ${opts.seconds} s; fault phases: ${[...faults].join(', ') || 'none'}${before ? `; loop lag before the load p99 ${before.sinceStart.p99Ms} ms max ${before.sinceStart.maxMs} ms` : ''}`);
 
     const records: CallRecord[] = [];
     const samples: { at: number; rss: number }[] = [];
@@ -591,7 +592,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     }, 1000);
     const progress = setInterval(() => {
       const done = records.length;
-      log(`soak: ${Math.round(now())} s, ${done} calls answered, ${(done / Math.max(1, now())).toFixed(1)}/s, operator ${op.approved} approved ${op.denied} denied, RSS ${samples.at(-1)?.rss ?? rssStart} MB`);
+      void health().then((h) => {
+        // The host's worst stall so far: whether it came before the load or in it.
+        const lag = h ? `, loop lag p99 ${h.sinceStart.p99Ms} ms max ${h.sinceStart.maxMs} ms so far` : '';
+        log(`soak: ${Math.round(now())} s, ${done} calls answered, ${(done / Math.max(1, now())).toFixed(1)}/s, operator ${op.approved} approved ${op.denied} denied, RSS ${samples.at(-1)?.rss ?? rssStart} MB${lag}`);
+      });
     }, 15_000);
     // The host's own lag over each of its minutes, sampled as the run goes.
     const lagSamples: { at: number; p99: number }[] = [];
