@@ -1,8 +1,9 @@
 // Where this process's own cgroup is, for one controller: the folder under which Gatehouse may make
 // cgroups of its own. The runner's pids cgroups (runner/limits.ts) and the tools' cpu group
-// (pty/tool-priority.ts) both start from it.
-import { readFileSync } from 'node:fs';
+// (pty/tool-priority.ts) both start from it, and both clear away what a process that is gone left.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from './proc-scan.js';
 
 /**
  * Our own cgroup's folder in each mounted hierarchy that has `controller` (a v1 hierarchy whose
@@ -46,6 +47,23 @@ export function ownCgroupDirs(controller: string): { base: string; version: 1 | 
     }
   }
   return out;
+}
+
+/**
+ * The cgroups in `base` that Gatehouse made for a process that is gone: folders whose name
+ * matches `named` with the owner's pid as its first group, that pid neither ours nor alive.
+ */
+export function staleCgroups(base: string, named: RegExp): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const owner = Number(named.exec(name)?.[1]);
+    return Number.isInteger(owner) && owner > 0 && owner !== process.pid && !isAlive(owner) ? [join(base, name)] : [];
+  });
 }
 
 const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);

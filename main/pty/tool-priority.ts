@@ -50,11 +50,11 @@
 // hook's round trip p50 12.7-17.8 → 9.3-10.9 ms, p99 88-130 → 52-79 ms. Not under cgroup v2: there
 // our own cgroup holds the host, and a cgroup holding processes cannot give the cpu controller to
 // cgroups below it; the sessions are lowered instead.
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync, writeSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ownCgroupDirs } from '../core/cgroup-dirs.js';
-import { isAlive, readStat } from '../core/proc-scan.js';
+import { ownCgroupDirs, staleCgroups } from '../core/cgroup-dirs.js';
+import { readStat } from '../core/proc-scan.js';
 
 /** How many nice levels below the host its tool processes run (up to 19, the lowest). */
 export const TOOL_NICE_STEP = 10;
@@ -279,18 +279,9 @@ function joinCpuGroup(dir: string, pid: number): boolean {
 
 /** Removes the tools' groups of hosts that are gone; one still holding a process stays (rmdir refuses). */
 export function removeStaleToolsGroups(base: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(GROUP_PREFIX)) continue;
-    const pid = Number(name.slice(GROUP_PREFIX.length));
-    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+  for (const dir of staleCgroups(base, /^gatehouse-tools-(\d+)$/)) {
     try {
-      rmdirSync(join(base, name));
+      rmdirSync(dir);
     } catch {
       // Still holds a process, or already removed.
     }

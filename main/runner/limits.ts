@@ -16,11 +16,10 @@
 // Without either (root without a writable pids cgroup; or unsandboxed and not root) there is no
 // process limit, only the wall-clock timeout; `processLimitSupport` says so and doctor warns.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ownCgroupDirs } from '../core/cgroup-dirs.js';
-import { isAlive } from '../core/proc-scan.js';
+import { ownCgroupDirs, staleCgroups } from '../core/cgroup-dirs.js';
 
 export interface ResourceLimits {
   /** RLIMIT_CPU soft limit in CPU seconds (SIGXCPU); the hard limit is one second more (SIGKILL). Infinity: none. */
@@ -223,16 +222,8 @@ function enableV2Pids(base: string): void {
 
 /** Removes cgroups left by a host that died (its pid is gone), killing what is still in them. */
 function cleanStale(base: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^gatehouse-(?:probe-)?(\d+)(?:-\d+)?$/.exec(name);
-    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
-    const cg = new PidsCgroup(join(base, name));
+  for (const dir of staleCgroups(base, /^gatehouse-(?:probe-)?(\d+)(?:-\d+)?$/)) {
+    const cg = new PidsCgroup(dir);
     cg.killAll();
     cg.tryRemove();
   }
