@@ -1,7 +1,9 @@
 // What is still running, read from /proc: the hostile-plugin tests check that a call leaves
 // nothing behind. Zombies do not count (they are dead; init reaps them when it gets to it).
 import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { isAlive, isDeadState, listProcesses } from '../../main/core/proc-scan.js';
+import { cgroupSparesOf } from '../../main/runner/limits.js';
 
 const alive = (state: string) => !isDeadState(state);
 
@@ -29,10 +31,11 @@ export function liveWithArgv(argv: string[]): number[] {
   return out;
 }
 
-/** Number of entries in a folder that look like gatehouse call cgroups of this process. */
+/** The entries in a folder that look like gatehouse call cgroups of this process (its spares, made ahead of calls, are not). */
 export function ourCgroups(base: string): string[] {
+  const spares = new Set(cgroupSparesOf(base)?.folders().map((f) => basename(f)));
   try {
-    return readdirSync(base).filter((n) => n.startsWith(`gatehouse-${process.pid}-`));
+    return readdirSync(base).filter((n) => n.startsWith(`gatehouse-${process.pid}-`) && !spares.has(n));
   } catch {
     return [];
   }
