@@ -15,7 +15,7 @@
 // namespace: --die-with-parent kills the namespace's init when bwrap dies, and the kernel kills
 // every process of a PID namespace whose init exits.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { PluginManifest } from '../registry/types.js';
@@ -26,7 +26,7 @@ import { existingPlaces, placesBase } from './box.js';
 import { walkPath } from '../core/path-walk.js';
 import { detectPidsCgroup, limitsFor, nprocEnforced, PidsCgroup, rlimitWrap, ulimitScript, type ResourceLimits } from './limits.js';
 import type { WrapFn, WrappedCommand } from './one-shot.js';
-import { bindIdentity, hostMounts, verifiedArgv } from './verify-mounts.js';
+import { HostMountTable, verifiedArgv } from './verify-mounts.js';
 
 export type SandboxDetection =
   | { kind: 'bwrap'; version: string; path: string; features: { tmpfsSize: boolean; disableUserns: boolean } }
@@ -746,6 +746,9 @@ export function writableMounts(args: readonly string[]): string[] {
  * mounted over again later, a source that is not there (a -try bind makes nothing) or one that is
  * not a folder or file of its own is left out.
  */
+/** The host's mount list, read again when it may have changed (see HostMountTable). */
+const hostMountTable = new HostMountTable();
+
 export function plannedBinds(args: readonly string[]): Array<{ place: string; dev: string; root: string }> {
   const binds = new Map<string, string>();
   for (let i = 0; i < args.length && args[i] !== '--'; ) {
@@ -759,24 +762,25 @@ export function plannedBinds(args: readonly string[]): Array<{ place: string; de
     i += arity + 1;
   }
   if (binds.size === 0) return [];
-  let text: string;
-  try {
-    text = readFileSync('/proc/self/mountinfo', 'utf8');
-  } catch {
-    return [];
-  }
-  const mounts = hostMounts(text);
-  const out: Array<{ place: string; dev: string; root: string }> = [];
+  const places: Array<{ place: string; real: string }> = [];
   for (const place of binds.keys()) {
-    let real: string;
     try {
-      real = realpathSync.native(place);
+      places.push({ place, real: realpathSync.native(place) });
     } catch {
       continue;
     }
-    const id = bindIdentity(real, mounts);
-    if (id) out.push({ place, ...id });
   }
+  let ids: ReturnType<HostMountTable['identities']>;
+  try {
+    ids = hostMountTable.identities(places.map((p) => p.real));
+  } catch {
+    return [];
+  }
+  const out: Array<{ place: string; dev: string; root: string }> = [];
+  places.forEach(({ place }, i) => {
+    const id = ids[i];
+    if (id) out.push({ place, ...id });
+  });
   return out;
 }
 

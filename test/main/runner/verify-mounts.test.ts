@@ -3,11 +3,11 @@
 // bwrap's mounts would show some other place writable. The plugin sandbox (the shell tool's, a
 // tool's) runs the same check as the contained-command box (containment.test.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, profileFromManifest, sandboxWrap, writableMounts } from '../../../main/runner/sandbox.js';
-import { mountinfoPath, verifiedArgv } from '../../../main/runner/verify-mounts.js';
+import { bindIdentity, devName, hostMounts, HostMountTable, MOUNTS_MAX_AGE_MS, mountinfoPath, verifiedArgv } from '../../../main/runner/verify-mounts.js';
 import { tempDir } from '../../support/temp.js';
 
 const sandbox = detectSandbox();
@@ -60,5 +60,62 @@ describe('the check of a box\'s mounts', () => {
       expect(r.status, `${JSON.stringify(env)}: ${r.stderr}`).toBe(126);
       expect(r.stderr).toMatch(/gatehouse-box: not run: the box is not as planned at \( \//);
     }
+  });
+});
+
+describe("the host's mount list, kept between contained calls", () => {
+  it('is read once while it is young and names each path\'s own device, and read again once it is MOUNTS_MAX_AGE_MS old', () => {
+    const root = realpathSync(tempDir('gatehouse-mounts-'));
+    let reads = 0;
+    let clock = 0;
+    // The real list, counted; the clock is the only fake.
+    const table = new HostMountTable(
+      () => {
+        reads++;
+        return readFileSync('/proc/self/mountinfo', 'utf8');
+      },
+      () => clock,
+    );
+    const fresh = bindIdentity(root, hostMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
+    expect(fresh?.dev).toBe(devName(statSync(root).dev));
+    expect(table.identities([root])).toEqual([fresh]);
+    clock += MOUNTS_MAX_AGE_MS - 1;
+    expect(table.identities([root, '/'])).toEqual([fresh, bindIdentity('/', hostMounts(readFileSync('/proc/self/mountinfo', 'utf8')))]);
+    expect(reads).toBe(1);
+    clock += 1;
+    expect(table.identities([root])).toEqual([fresh]);
+    expect(reads).toBe(2);
+  });
+
+  it('a file system mounted on a granted folder since the list was read: the next box binds it and runs, within the kept list\'s age', (ctx) => {
+    if (sandbox.kind !== 'bwrap') return ctx.skip(noBwrap!);
+    if (process.getuid?.() !== 0) return ctx.skip('mounting a tmpfs needs root');
+    const root = tempDir('gatehouse-mounts-');
+    const data = join(root, 'data');
+    const plugin = join(root, 'plugin');
+    mkdirSync(data);
+    mkdirSync(plugin);
+    const profile = profileFromManifest({ permissions: { read: [], write: [data], hosts: [], env: [] } }, plugin);
+    const run = () => {
+      const w = sandboxWrap(profile, { detection: sandbox, timeoutMs: 10_000 })('/bin/sh', ['-c', `echo here > ${join(data, 'note')}; echo ran`]);
+      return spawnSync(w.command, w.args, { encoding: 'utf8' });
+    };
+    expect(run().stdout).toBe('ran\n');
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', 'gatehouse-test', data], { encoding: 'utf8' });
+    if (mounted.status !== 0) return ctx.skip(`mount -t tmpfs failed here: ${mounted.stderr.trim()}`);
+    try {
+      // Planned with the list read before the mount: its device for the folder is the disk's, the
+      // folder's own is the tmpfs's, so the list is read again; else the box (which shows the
+      // tmpfs) would be refused as not planned.
+      const r = run();
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('ran\n');
+      expect(readFileSync(join(data, 'note'), 'utf8')).toBe('here\n');
+    } finally {
+      spawnSync('umount', [data]);
+    }
+    // And back on the disk (the note went with the tmpfs): read again, runs, writes there.
+    expect(run().stdout).toBe('ran\n');
+    expect(readFileSync(join(data, 'note'), 'utf8')).toBe('here\n');
   });
 });
