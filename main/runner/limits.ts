@@ -17,7 +17,7 @@
 // process limit, only the wall-clock timeout; `processLimitSupport` says so and doctor warns.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { mkdir, rmdir } from 'node:fs/promises';
+import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ownCgroupDirs, staleCgroups } from '../core/cgroup-dirs.js';
 
@@ -232,19 +232,28 @@ function cleanStale(base: string): void {
 /** How many empty cgroups are kept made ahead of the calls that will use them. */
 export const SPARE_CGROUPS = 2;
 
+/** A spare: its folder, and the process limit written into it (null: none yet). */
+interface Spare {
+  dir: string;
+  max: number | null;
+}
+
 /**
- * Empty cgroups made ahead of need, off the event loop (libuv's thread pool). A mkdir in the pids
- * hierarchy takes the kernel's cgroup lock, which every cgroup change on the machine takes too
- * (the launchers joining their cgroups, the removals): under 40 agents' load a CPU profile of the
- * host (npm run soak) found 2.3 s of its event loop in this mkdirSync per minute, one per
- * contained call, ~27 µs each when measured alone. Each cgroup is used once, as a fresh one was:
- * nothing of one call's counts (pids.events) carries over to the next.
+ * Empty cgroups made ahead of need, with the last call's process limit already written, off the
+ * event loop (libuv's thread pool). Making a cgroup and writing its pids.max both wait for the
+ * kernel's cgroup lock, which every cgroup change on the machine takes too (the launchers joining
+ * their cgroups, the removals): under 40 agents' load a CPU profile of the host (npm run soak)
+ * found 2.3 s of its event loop per minute in this mkdirSync, one per contained call (~27 µs each
+ * when measured alone), and with the mkdir made ahead, 1.7 s in the write of pids.max. Each cgroup
+ * is used once, as a fresh one was: nothing of one call's counts (pids.events) carries over.
  */
 export class CgroupSpares {
-  private readonly ready: string[] = [];
-  /** Folders being made (their mkdir is on the thread pool). */
+  private readonly ready: Spare[] = [];
+  /** Folders being made (their mkdir and pids.max are on the thread pool). */
   private readonly making = new Set<string>();
   private closed = false;
+  /** The limit the spares are made with: the last one asked for. */
+  private max: number | null = null;
 
   constructor(
     private readonly base: string,
@@ -254,29 +263,47 @@ export class CgroupSpares {
     process.once('exit', () => this.close());
   }
 
-  /** A new empty cgroup's folder: a spare when one is ready, else made here. Throws what mkdir throws. */
-  take(): string {
-    let dir = this.ready.shift();
-    if (dir === undefined) mkdirSync((dir = this.name()));
-    this.refill();
+  /**
+   * A new empty cgroup's folder allowing at most `max` processes: a spare when one is ready (its
+   * limit written again only if it was made with another), else made here. Throws what mkdir or
+   * the write throws (a folder made then is removed).
+   */
+  take(max: number): string {
+    const limit = Math.max(1, Math.floor(max));
+    this.max = limit;
+    const spare = this.ready.shift();
+    const dir = spare?.dir ?? this.name();
+    try {
+      if (!spare) mkdirSync(dir);
+      if (spare?.max !== limit) writeFileSync(join(dir, 'pids.max'), String(limit));
+    } catch (err) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not made, or the next host's sweep removes it (named for this process).
+      }
+      throw err;
+    } finally {
+      this.refill();
+    }
     return dir;
   }
 
   /** Resolves once no spare is being made (for tests). */
   async settled(): Promise<string[]> {
     while (this.making.size > 0) await new Promise((r) => setImmediate(r));
-    return [...this.ready];
+    return this.ready.map((s) => s.dir);
   }
 
   /** Every folder this keeps, ready or being made: not a call's (for tests that look for cgroups left behind). */
   folders(): string[] {
-    return [...this.ready, ...this.making];
+    return [...this.ready.map((s) => s.dir), ...this.making];
   }
 
   /** Removes the spares not taken; none are made after. */
   close(): void {
     this.closed = true;
-    for (const dir of this.ready.splice(0)) {
+    for (const { dir } of this.ready.splice(0)) {
       try {
         rmdirSync(dir);
       } catch {
@@ -292,16 +319,22 @@ export class CgroupSpares {
   private refill(): void {
     while (!this.closed && this.ready.length + this.making.size < this.keep) {
       const dir = this.name();
+      const max = this.max;
       this.making.add(dir);
-      mkdir(dir).then(
-        () => {
-          this.making.delete(dir);
-          if (!this.closed) return void this.ready.push(dir);
-          void rmdir(dir).catch(() => {});
-        },
-        // take() makes its own then, and says why if that fails too.
-        () => void this.making.delete(dir),
-      );
+      mkdir(dir)
+        .then(() => (max === null ? null : writeFile(join(dir, 'pids.max'), String(max)).then(() => max)))
+        .then(
+          (written) => {
+            this.making.delete(dir);
+            if (!this.closed) return void this.ready.push({ dir, max: written });
+            void rmdir(dir).catch(() => {});
+          },
+          // take() makes its own then, and says why if that fails too.
+          () => {
+            this.making.delete(dir);
+            void rmdir(dir).catch(() => {});
+          },
+        );
     }
   }
 }
@@ -321,14 +354,7 @@ export class PidsCgroup {
   static create(base: string, max: number): PidsCgroup {
     let spares = sparesByBase.get(base);
     if (!spares) sparesByBase.set(base, (spares = new CgroupSpares(base)));
-    const cg = new PidsCgroup(spares.take());
-    try {
-      writeFileSync(join(cg.dir, 'pids.max'), String(Math.max(1, Math.floor(max))));
-    } catch (err) {
-      cg.tryRemove();
-      throw err;
-    }
-    return cg;
+    return new PidsCgroup(spares.take(max));
   }
 
   /**

@@ -15,19 +15,21 @@ const none = cg.available ? null : `no pids cgroup can be made here (${cg.reason
 if (none) console.log(`cgroup-spares: skipped: ${none}`);
 
 describe('cgroups made ahead of the calls', () => {
-  it('the first is made when asked; then SPARE_CGROUPS empty ones wait, each taken once, and closing removes those not taken', async (ctx) => {
+  it('the first is made when asked; then SPARE_CGROUPS empty ones wait with its limit, each taken once, and closing removes those not taken', async (ctx) => {
     if (!cg.available) return ctx.skip(none!);
     const spares = new CgroupSpares(cg.base);
-    const first = spares.take();
-    expect(existsSync(join(first, 'cgroup.procs'))).toBe(true);
+    const first = spares.take(9);
+    expect(readFileSync(join(first, 'pids.max'), 'utf8').trim()).toBe('9');
     const waiting = await spares.settled();
     expect(waiting).toHaveLength(SPARE_CGROUPS);
     for (const dir of waiting) {
-      expect(existsSync(dir)).toBe(true);
       expect(readFileSync(join(dir, 'cgroup.procs'), 'utf8')).toBe('');
+      expect(readFileSync(join(dir, 'pids.max'), 'utf8').trim()).toBe('9');
     }
-    const second = spares.take();
+    // Another limit is written into the spare taken for it.
+    const second = spares.take(4);
     expect(second).toBe(waiting[0]);
+    expect(readFileSync(join(second, 'pids.max'), 'utf8').trim()).toBe('4');
     expect(new Set([first, ...waiting, ...(await spares.settled())]).size).toBe(SPARE_CGROUPS + 2);
     const left = await spares.settled();
     spares.close();
