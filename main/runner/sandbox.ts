@@ -737,6 +737,9 @@ export function writableMounts(args: readonly string[]): string[] {
   return [...out];
 }
 
+/** The host's mount list, read again when it may have changed (see HostMountTable). */
+const hostMountTable = new HostMountTable();
+
 /**
  * The binds of a bwrap command line (a place bound from itself) with what the mount list inside
  * the box must show for each: the device and path within it of the place's source as it is now.
@@ -746,9 +749,6 @@ export function writableMounts(args: readonly string[]): string[] {
  * mounted over again later, a source that is not there (a -try bind makes nothing) or one that is
  * not a folder or file of its own is left out.
  */
-/** The host's mount list, read again when it may have changed (see HostMountTable). */
-const hostMountTable = new HostMountTable();
-
 export function plannedBinds(args: readonly string[]): Array<{ place: string; dev: string; root: string }> {
   const binds = new Map<string, string>();
   for (let i = 0; i < args.length && args[i] !== '--'; ) {
