@@ -3,6 +3,7 @@
 // (pty/tool-priority.ts) both start from it, and both clear away what a process that is gone left.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseMountinfo } from './mountinfo.js';
 import { isAlive } from './proc-scan.js';
 
 /**
@@ -24,13 +25,7 @@ export function ownCgroupDirs(controller: string): { base: string; version: 1 | 
   const ownV1 = new RegExp(`^\\d+:(?:[^:]*,)?${controller}(?:,[^:]*)?:(.*)$`, 'm').exec(own)?.[1];
   const ownV2 = /^0::(.*)$/m.exec(own)?.[1];
   const out: { base: string; version: 1 | 2 }[] = [];
-  for (const line of mountinfo.split('\n')) {
-    const [pre, post] = line.split(' - ');
-    if (!pre || !post) continue;
-    const f = pre.split(' ');
-    const root = unescapeMount(f[3] ?? '/');
-    const mountpoint = unescapeMount(f[4] ?? '');
-    const [fstype, , superOpts = ''] = post.split(' ');
+  for (const { root, point: mountpoint, fstype, superOptions: superOpts } of parseMountinfo(mountinfo)) {
     const within = (path: string) => (root === '/' ? path : path.startsWith(root) ? path.slice(root.length) || '/' : null);
     if (fstype === 'cgroup' && superOpts.split(',').includes(controller) && ownV1 !== undefined) {
       const rel = within(ownV1);
@@ -67,7 +62,3 @@ export function staleCgroups(base: string, named: RegExp): string[] {
 }
 
 const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
-
-function unescapeMount(s: string): string {
-  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
-}

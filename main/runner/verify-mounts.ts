@@ -10,6 +10,7 @@
 // the mount, so this check has no window of its own. Only shell builtins: no process is started.
 
 import { readFileSync, statSync } from 'node:fs';
+import { parseMountinfo, type MountEntry } from '../core/mountinfo.js';
 
 /**
  * The shell's own field splitting and builtins, whatever the environment brings (an exported IFS,
@@ -54,33 +55,13 @@ export function verifiedArgv(writable: readonly string[], argv: readonly string[
   return ['/bin/sh', '-c', VERIFY_MOUNTS_SCRIPT, 'gatehouse-box', opts.tmpfsRoot ? 'tmpfs-root' : '-', expected, places, String(allowed.length), ...allowed, ...argv];
 }
 
-/** One mount of this process's mount namespace, from /proc/self/mountinfo. */
-export interface HostMount {
-  dev: string;
-  root: string;
-  point: string;
-}
-
-const unescape = (p: string): string => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-
-/** This process's mounts (the host's view a bind's source is resolved in), read once per call of the caller. */
-export function hostMounts(text: string): HostMount[] {
-  const out: HostMount[] = [];
-  for (const line of text.split('\n')) {
-    const f = line.split(' ');
-    if (f.length < 5) continue;
-    out.push({ dev: f[2]!, root: unescape(f[3]!), point: unescape(f[4]!) });
-  }
-  return out;
-}
-
 /**
  * What the mount list inside a box shows for a bind of `source` (a real path, no links): its
  * device and its path within that device's file system (`major:minor` and the root field). The
  * topmost host mount holding it is the one bwrap binds from.
  */
-export function bindIdentity(source: string, mounts: readonly HostMount[]): { dev: string; root: string } | null {
-  let best: HostMount | null = null;
+export function bindIdentity(source: string, mounts: readonly MountEntry[]): { dev: string; root: string } | null {
+  let best: MountEntry | null = null;
   for (const m of mounts) {
     const inside = m.point === '/' || source === m.point || source.startsWith(`${m.point}/`);
     if (inside && (!best || m.point.length >= best.point.length)) best = m;
@@ -114,7 +95,7 @@ export function devName(dev: number): string {
  * bind mount of the same file system, which takes root) is seen once the list is MOUNTS_MAX_AGE_MS old.
  */
 export class HostMountTable {
-  private kept: { mounts: HostMount[]; at: number } | null = null;
+  private kept: { mounts: MountEntry[]; at: number } | null = null;
 
   constructor(
     private readonly read: () => string = () => readFileSync('/proc/self/mountinfo', 'utf8'),
@@ -130,7 +111,7 @@ export class HostMountTable {
       if (ids.every((id, i) => id !== null && this.sameDevice(reals[i]!, id.dev))) return ids;
     }
     const at = this.now();
-    const mounts = hostMounts(this.read());
+    const mounts = parseMountinfo(this.read());
     this.kept = { mounts, at };
     return reals.map((r) => bindIdentity(r, mounts));
   }

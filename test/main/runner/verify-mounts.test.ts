@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, symlinkSyn
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, profileFromManifest, sandboxWrap, writableMounts } from '../../../main/runner/sandbox.js';
-import { bindIdentity, devName, hostMounts, HostMountTable, MOUNTS_MAX_AGE_MS, mountinfoPath, verifiedArgv } from '../../../main/runner/verify-mounts.js';
+import { parseMountinfo } from '../../../main/core/mountinfo.js';
+import { bindIdentity, devName, HostMountTable, MOUNTS_MAX_AGE_MS, mountinfoPath, verifiedArgv } from '../../../main/runner/verify-mounts.js';
 import { tempDir } from '../../support/temp.js';
 
 const sandbox = detectSandbox();
@@ -76,11 +77,11 @@ describe("the host's mount list, kept between contained calls", () => {
       },
       () => clock,
     );
-    const fresh = bindIdentity(root, hostMounts(readFileSync('/proc/self/mountinfo', 'utf8')));
+    const fresh = bindIdentity(root, parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')));
     expect(fresh?.dev).toBe(devName(statSync(root).dev));
     expect(table.identities([root])).toEqual([fresh]);
     clock += MOUNTS_MAX_AGE_MS - 1;
-    expect(table.identities([root, '/'])).toEqual([fresh, bindIdentity('/', hostMounts(readFileSync('/proc/self/mountinfo', 'utf8')))]);
+    expect(table.identities([root, '/'])).toEqual([fresh, bindIdentity('/', parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')))]);
     expect(reads).toBe(1);
     clock += 1;
     expect(table.identities([root])).toEqual([fresh]);
