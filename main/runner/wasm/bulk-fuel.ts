@@ -29,7 +29,7 @@ const MEMORY_CHARGE = '__gatehouse_bulk_memory_fuel';
 const TABLE_CHARGE = '__gatehouse_bulk_table_fuel';
 
 /** Per expression kind (binaryen's wrapper class name): the getters of its child expressions. */
-const CHILDREN: Record<string, string[]> = {
+export const CHILDREN: Record<string, string[]> = {
   Nop: [], LocalGet: [], GlobalGet: [], Const: [], MemorySize: [], Unreachable: [], RefNull: [], RefFunc: [], DataDrop: [], ElemDrop: [], TableSize: [],
   Block: ['*children'], Call: ['*operands'], TupleMake: ['*operands'], CallIndirect: ['getTarget', '*operands'],
   If: ['getCondition', 'getIfTrue', 'getIfFalse'], Loop: ['getBody'], Break: ['getCondition', 'getValue'], Switch: ['getCondition', 'getValue'],
@@ -89,7 +89,7 @@ export function chargeBulkOps(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlo
 }
 
 /** binaryen.js names some ids (NopId) and not others (TableFillId): the C API has them all. */
-function expressionId(api: Record<string, unknown>, kind: string): number {
+export function expressionId(api: Record<string, unknown>, kind: string): number {
   const id = (api[`_Binaryen${kind}Id`] as (() => number) | undefined)?.();
   if (typeof id !== 'number') throw new Error(`binaryen has no expression kind ${kind} (the meter needs updating for this binaryen version)`);
   return id;

@@ -3,9 +3,10 @@
 // Fuel: binaryen's log-execution pass puts a call at every function entry, function exit and
 // loop header; that call becomes a small function of our own which takes one unit from an
 // exported mutable i64 global and traps below zero, and binaryen's inliner copies it into place,
-// so a loop iteration pays a global decrement and a branch, not a call into JavaScript (13-20x
-// slower). The count depends only on the path the code takes, so the same call burns the same
-// fuel on every run, and an endless loop stops at the same count. Instructions that do work
+// so a loop iteration pays a decrement and a branch, not a call into JavaScript (13-20x slower);
+// the decrement works on a copy of the global kept in a local (fuel-local.ts). The count depends
+// only on the path the code takes, so the same call burns the same fuel on every run, and an
+// endless loop stops at the same count. Instructions that do work
 // proportional to an operand (memory.fill, memory.copy, memory.init, table.grow) also pay by
 // that length (bulk-fuel.ts).
 //
@@ -19,10 +20,11 @@
 import type Binaryen from 'binaryen';
 import { rewriteMemoryMaximum, WASM_PAGE } from '../../registry/manifest/wasm-module-info.js';
 import { chargeBulkOps, takeFuel } from './bulk-fuel.js';
+import { fuelInLocals } from './fuel-local.js';
 import { MeterError } from './meter-error.js';
 
 /** Bumped whenever what meterModule writes changes: cached output of older versions is not reused. */
-export const METER_VERSION = 2;
+export const METER_VERSION = 3;
 export const FUEL_GLOBAL = '__gatehouse_fuel';
 export const OOM_GLOBAL = '__gatehouse_oom';
 
@@ -57,6 +59,8 @@ export interface MeterOptions {
   fuelLimit: number;
   /** false: only the memory cap (the bench's unmetered baseline). */
   fuel?: boolean;
+  /** false: every charge reads the global itself, as before fuel-local.ts (its test compares the counts). */
+  fuelLocal?: boolean;
 }
 
 export async function meterModule(input: Uint8Array, opts: MeterOptions): Promise<Uint8Array> {
@@ -99,6 +103,8 @@ export async function meterModule(input: Uint8Array, opts: MeterOptions): Promis
     replaceImport(m, 'memory_grow_post', binaryen.createType([i32, i32]), i32, [], m.local.get(1, i32));
     binaryen.setAlwaysInlineMaxSize(64);
     m.runPasses(['inlining', 'remove-unused-module-elements']);
+    // After the inlining: the charges it copied into place read the fuel through a local too.
+    if (opts.fuel !== false && opts.fuelLocal !== false) fuelInLocals(binaryen, m, FUEL_GLOBAL);
     if (!m.validate()) throw new MeterError('the metered module does not validate (a bug in Gatehouse\'s meter; please report it)');
     const out = m.emitBinary();
     return rewriteMemoryMaximum(out, maxPages);
