@@ -3,7 +3,7 @@
 // lost the cache), and never on the host's main thread (binaryen parses untrusted bytes in a
 // worker of its own, which ends after the job).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { METER_VERSION } from './meter.js';
@@ -19,8 +19,12 @@ export interface MeteredModule {
 /** How long binaryen may take over one module before the job is abandoned. */
 export const METER_DEADLINE_MS = 60_000;
 
+/** A metered copy's file name: input hash, memory cap, fuel, meter version (see MeterCache.get). */
+const CACHED = /^[0-9a-f]{64}-m\d+-f\d+-v(\d+)(?:-nofuel)?\.wasm$/;
+
 export class MeterCache {
   private readonly memo = new Map<string, Promise<MeteredModule>>();
+  private swept = false;
 
   constructor(private readonly dir: string) {}
 
@@ -49,10 +53,36 @@ export class MeterCache {
     }
     const bytes = await meterInWorker(input, memoryMb, fuelLimit, fuel);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.sweepOtherVersions();
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, bytes, { mode: 0o600 });
     renameSync(tmp, file);
     return { hash: sha256(bytes), bytes };
+  }
+
+  /**
+   * Removes, once per cache, the copies another meter version wrote: this one never reads them,
+   * and each weighs as much as its module (up to the 50 MB cap), per plugin and version. Run when
+   * this cache first meters a module, which every cache does after the version changes.
+   */
+  private sweepOtherVersions(): void {
+    if (this.swept) return;
+    this.swept = true;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const m = CACHED.exec(name);
+      if (!m || Number(m[1]) === METER_VERSION) continue;
+      try {
+        rmSync(join(this.dir, name), { force: true });
+      } catch {
+        // Left (not ours to remove, or not a file): it costs room, never a wrong module.
+      }
+    }
   }
 }
 

@@ -194,6 +194,21 @@ describe('wasm plugins', () => {
       expect(readdirSync(cache)).toEqual(files);
     });
 
+    it('copies another meter version wrote are removed when this one meters; anything else in the folder stays', async () => {
+      const cache = join(root, 'home', 'wasm-cache');
+      mkdirSync(cache, { recursive: true });
+      const hash = 'a'.repeat(64);
+      const stale = [`${hash}-m64-f1000000-v${METER_VERSION - 1}.wasm`, `${hash}-m64-f1000000-v${METER_VERSION - 1}-nofuel.wasm`, `${hash}-m64-f1000000-v${METER_VERSION + 1}.wasm`];
+      const kept = [`${hash}-m64-f1000000-v${METER_VERSION}.wasm`, 'notes.txt', `${hash}-v1.wasm.bak`];
+      for (const name of [...stale, ...kept]) writeFileSync(join(cache, name), 'x');
+      await enabled('echo', '');
+      await runner.prepareWasm('echo');
+      const files = readdirSync(cache);
+      expect(files.filter((f) => stale.includes(f))).toEqual([]);
+      expect(kept.every((f) => files.includes(f))).toBe(true);
+      expect(files).toHaveLength(kept.length + 1);
+    });
+
     it('an infinite loop stops with fuel at the same count every run', async () => {
       await enabled('spin', '[tools.spin]\ndescription = "x"\n[limits]\nfuel = 50000\n');
       const seen: number[] = [];
