@@ -6,9 +6,8 @@
 // so a loop iteration pays a decrement and a branch, not a call into JavaScript (13-20x slower);
 // the decrement works on a copy of the global kept in a local (fuel-local.ts). The count depends
 // only on the path the code takes, so the same call burns the same fuel on every run, and an
-// endless loop stops at the same count. Instructions that do work
-// proportional to an operand (memory.fill, memory.copy, memory.init, table.grow) also pay by
-// that length (bulk-fuel.ts).
+// endless loop stops at the same count. Instructions that do work proportional to an operand
+// (memory.fill, memory.copy, memory.init, table.grow) also pay by that length (bulk-fuel.ts).
 //
 // Memory: every memory.grow first checks the cap; a grow past it sets an exported flag and traps,
 // so the call ends as `memory` (a plain memory.grow would return -1 and most guests then trap
