@@ -90,9 +90,9 @@ export function devName(dev: number): string {
  * through. The identities are what the box must show; from a list that is out of date they name
  * where a place was, so a box bound from a place since mounted over fails its check. And a kept
  * list is used only while each path's own device (a stat of the real path) is the device it
- * names for it: a file system mounted or unmounted on the way (a USB drive, a
- * user's FUSE mount) changes the device, and the list is read again. What keeps the device (a
- * bind mount of the same file system, which takes root) is seen once the list is MOUNTS_MAX_AGE_MS old.
+ * names for it: a file system mounted or unmounted on the way (a USB drive, a user's FUSE mount)
+ * changes the device, and the list is read again. What keeps the device (a bind mount of the
+ * same file system, which takes root) is seen once the list is MOUNTS_MAX_AGE_MS old.
  */
 export class HostMountTable {
   private kept: { mounts: MountEntry[]; at: number } | null = null;

@@ -29,7 +29,7 @@ const MEMORY_CHARGE = '__gatehouse_bulk_memory_fuel';
 const TABLE_CHARGE = '__gatehouse_bulk_table_fuel';
 
 /** Per expression kind (binaryen's wrapper class name): the getters of its child expressions. */
-export const CHILDREN: Record<string, string[]> = {
+const CHILDREN: Record<string, string[]> = {
   Nop: [], LocalGet: [], GlobalGet: [], Const: [], MemorySize: [], Unreachable: [], RefNull: [], RefFunc: [], DataDrop: [], ElemDrop: [], TableSize: [],
   Block: ['*children'], Call: ['*operands'], TupleMake: ['*operands'], CallIndirect: ['getTarget', '*operands'],
   If: ['getCondition', 'getIfTrue', 'getIfFalse'], Loop: ['getBody'], Break: ['getCondition', 'getValue'], Switch: ['getCondition', 'getValue'],
@@ -49,11 +49,48 @@ const CHARGED: Record<string, { get: string; set: string; charge: string }> = {
 };
 const REFUSED: Record<string, string> = { TableFill: 'table.fill', TableCopy: 'table.copy', TableInit: 'table.init' };
 
+/** A child expression, and how to put another in its place (the setter is looked up when used). */
+export interface ChildSlot {
+  e: Expr;
+  set: (replacement: Expr) => void;
+}
+
+/** The expression kinds the meter knows (CHILDREN, and the refused ones), by binaryen's expression id. */
+export function expressionKinds(api: Record<string, unknown>): Map<number, string> {
+  const kinds = new Map<number, string>();
+  for (const name of [...Object.keys(CHILDREN), ...Object.keys(REFUSED)]) kinds.set(expressionId(api, name), name);
+  return kinds;
+}
+
+/** The child expressions of `e`, an expression of `kind` (a key of CHILDREN). */
+export function childSlots(api: Record<string, unknown>, kind: string, e: Expr): ChildSlot[] {
+  const access = api[kind] as Access;
+  const out: ChildSlot[] = [];
+  for (const getter of CHILDREN[kind]!) {
+    if (getter.startsWith('*')) {
+      const [count, get, put] = getter === '*children' ? ['getNumChildren', 'getChildAt', 'setChildAt'] : ['getNumOperands', 'getOperandAt', 'setOperandAt'];
+      const n = access[count!]!(e);
+      for (let i = 0; i < n; i++) out.push({ e: access[get!]!(e, i), set: (c) => void access[put!]!(e, i, c) });
+    } else {
+      const child = access[getter]!(e);
+      const name = `set${getter.slice(3)}`;
+      if (child)
+        out.push({
+          e: child,
+          set: (c) => {
+            if (!access[name]) throw new MeterError(`binaryen has no ${kind}.${name} (the meter needs updating for this binaryen version)`);
+            access[name](e, c);
+          },
+        });
+    }
+  }
+  return out;
+}
+
 /** Rewrites every function body of `m` so bulk instructions take fuel from `fuelGlobal` by their length. */
 export function chargeBulkOps(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlobal: string): void {
   const api = binaryen as unknown as Record<string, Access | number>;
-  const kinds = new Map<number, string>();
-  for (const name of [...Object.keys(CHILDREN), ...Object.keys(REFUSED)]) kinds.set(expressionId(api, name), name);
+  const kinds = expressionKinds(api);
   const used = new Set<string>();
   const stack: Expr[] = [];
   const functions = m.getNumFunctions();
@@ -65,19 +102,10 @@ export function chargeBulkOps(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlo
       const kind = kinds.get(binaryen.getExpressionId(e));
       if (kind === undefined) throw new MeterError(`function ${info.name} has an instruction Gatehouse cannot meter (binaryen expression id ${binaryen.getExpressionId(e)})`);
       if (kind in REFUSED) throw new MeterError(`function ${info.name} uses ${REFUSED[kind]}, whose cost Gatehouse cannot meter; build the module without it (memory.fill, memory.copy and table.grow are fine)`);
-      const access = api[kind] as Access;
-      for (const getter of CHILDREN[kind]!) {
-        if (getter.startsWith('*')) {
-          const many = getter === '*children' ? ['getNumChildren', 'getChildAt'] : ['getNumOperands', 'getOperandAt'];
-          const n = access[many[0]!]!(e);
-          for (let i = 0; i < n; i++) stack.push(access[many[1]!]!(e, i));
-        } else {
-          const child = access[getter]!(e);
-          if (child) stack.push(child);
-        }
-      }
+      for (const child of childSlots(api, kind, e)) stack.push(child.e);
       const charged = CHARGED[kind];
       if (charged) {
+        const access = api[kind] as Access;
         // The original operand was pushed above, so a bulk instruction inside it is charged too.
         access[charged.set]!(e, m.call(charged.charge, [access[charged.get]!(e)], binaryen.i32));
         used.add(charged.charge);
@@ -89,7 +117,7 @@ export function chargeBulkOps(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlo
 }
 
 /** binaryen.js names some ids (NopId) and not others (TableFillId): the C API has them all. */
-export function expressionId(api: Record<string, unknown>, kind: string): number {
+function expressionId(api: Record<string, unknown>, kind: string): number {
   const id = (api[`_Binaryen${kind}Id`] as (() => number) | undefined)?.();
   if (typeof id !== 'number') throw new Error(`binaryen has no expression kind ${kind} (the meter needs updating for this binaryen version)`);
   return id;

@@ -13,21 +13,15 @@
 // the same point, only no load. A loop's charge is then a subtraction in a register, a store and
 // a branch.
 //
-// Like the bulk charges, the walk knows every expression kind the pinned feature set allows
-// (CHILDREN) and refuses any other.
+// Like the bulk charges, the walk (childSlots, bulk-fuel.ts) knows every expression kind the
+// pinned feature set allows and refuses any other.
 import type Binaryen from 'binaryen';
-import { CHILDREN, expressionId } from './bulk-fuel.js';
+import { childSlots, expressionKinds, type ChildSlot } from './bulk-fuel.js';
 import { MeterError } from './meter-error.js';
 
 type BinaryenApi = typeof Binaryen;
 type Expr = number;
 type Access = Record<string, (e: Expr, ...rest: number[]) => Expr>;
-
-/** A child to visit, and how to put something else in its place. */
-interface Slot {
-  e: Expr;
-  set: (replacement: Expr) => void;
-}
 
 /** Rewrites every function of `m` to read the fuel global through a local (see the top of the file). */
 export function fuelInLocals(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlobal: string): void {
@@ -37,8 +31,8 @@ export function fuelInLocals(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlob
     _BinaryenFunctionAddVar(func: number, type: number): number;
     Function: { getBody(func: number): Expr; setBody(func: number, body: Expr): void };
   };
-  const kinds = new Map<number, string>();
-  for (const name of Object.keys(CHILDREN)) kinds.set(expressionId(api, name), name);
+  // The refused kinds are never met here: chargeBulkOps, which runs first, refused their module.
+  const kinds = expressionKinds(api);
   const i64 = binaryen.i64;
   const GlobalGet = api.GlobalGet as Access;
   const GlobalSet = api.GlobalSet as Access;
@@ -50,7 +44,7 @@ export function fuelInLocals(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlob
     if (!info.body) continue; // an import
     const fuel = api._BinaryenFunctionAddVar(func, i64);
     const reload = () => m.local.set(fuel, m.global.get(fuelGlobal, i64));
-    const stack: Slot[] = [{ e: info.body, set: (body) => api.Function.setBody(func, body) }];
+    const stack: ChildSlot[] = [{ e: info.body, set: (body) => api.Function.setBody(func, body) }];
     while (stack.length) {
       const { e, set } = stack.pop()!;
       const kind = kinds.get(binaryen.getExpressionId(e));
@@ -75,19 +69,7 @@ export function fuelInLocals(binaryen: BinaryenApi, m: Binaryen.Module, fuelGlob
         }
         // (An unreachable call never returns: nothing to read back.)
       }
-      const access = api[kind] as Access;
-      for (const getter of CHILDREN[kind]!) {
-        if (getter.startsWith('*')) {
-          const [count, get, put] = getter === '*children' ? ['getNumChildren', 'getChildAt', 'setChildAt'] : ['getNumOperands', 'getOperandAt', 'setOperandAt'];
-          const n = access[count!]!(e);
-          for (let i = 0; i < n; i++) stack.push({ e: access[get!]!(e, i), set: (c) => void access[put!]!(e, i, c) });
-        } else {
-          const child = access[getter]!(e);
-          const setter = access[`set${getter.slice(3)}`];
-          if (!setter) throw new MeterError(`binaryen has no ${kind}.set${getter.slice(3)} (the meter needs updating for this binaryen version)`);
-          if (child) stack.push({ e: child, set: (c) => void setter(e, c) });
-        }
-      }
+      for (const child of childSlots(api, kind, e)) stack.push(child);
     }
     const body = api.Function.getBody(func);
     api.Function.setBody(func, m.block(null, [reload(), body], binaryen.getExpressionType(body)));
