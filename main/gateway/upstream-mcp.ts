@@ -186,6 +186,12 @@ export class UpstreamMcp {
     return this.tools().filter((t) => t.exposed);
   }
 
+  /** The first exposed tool named `name`, in connection order: the one tools() lists first under it (its sort keeps equal names in that order). */
+  exposedTool(name: string): UpstreamTool | undefined {
+    for (const c of this.conns.values()) for (const t of c.tools) if (t.name === name && t.exposed) return t;
+    return undefined;
+  }
+
   find(name: string): UpstreamTool | undefined {
     for (const c of this.conns.values()) {
       const t = c.tools.find((x) => x.name === name);
