@@ -14,6 +14,7 @@ import { ptyThroughputCases } from './pty-throughput.js';
 import { inboxListCases } from './inbox-list.js';
 import { decisionLatencyCases } from './decision-latency.js';
 import { gatewayCases } from './gateway.js';
+import { toolLookupCases } from './tool-lookup.js';
 import { containmentCases } from './containment.js';
 import { wasmCases } from './wasm.js';
 import { moduleCases } from './module.js';
@@ -55,6 +56,9 @@ const cases: BenchCase[] = [
 // A live host on loopback; closed after the run so the process can exit.
 const gateway = await gatewayCases();
 cases.push(...gateway.cases);
+// Tool lookup with 200 plugins enabled against one (its two hosts are closed after the run).
+const lookup = await toolLookupCases();
+cases.push(...lookup.cases);
 // Containment: a Claude Code Bash call with the boxed command against the same call uncontained (its host is closed after the run).
 const containment = await containmentCases();
 cases.push(...containment.cases);
@@ -110,7 +114,7 @@ try {
 } finally {
   // Also when a case throws: the team's member host (a process of its own) and its PostgreSQL
   // cluster outlived a run that ended on an error, and kept running after it.
-  const closes: Array<() => unknown> = [() => gateway.close(), () => containment.close(), () => wasm.close(), () => modules.close(), () => inbox.close(), () => catalog.close(), () => adapters.close(), () => auditSearch.close(), () => team.close()];
+  const closes: Array<() => unknown> = [() => gateway.close(), () => lookup.close(), () => containment.close(), () => wasm.close(), () => modules.close(), () => inbox.close(), () => catalog.close(), () => adapters.close(), () => auditSearch.close(), () => team.close()];
   for (const close of closes) {
     try {
       await close();

@@ -180,27 +180,30 @@ export class Gateway {
   /**
    * The tool agents call `name`: the one tools() lists first under that name. Asked several times
    * for every call (the ingress, the judgement, the level's classification, the confined-reader
-   * check, the run), so it builds only the tool it finds: building the whole list each time made
-   * every call pay for every enabled plugin's tools and for sorting every upstream server's
-   * (~24 µs a lookup with 200 plugins, ~35 µs more per 100 upstream tools).
+   * check, the run), so it looks up only the plugins that could make the name and builds only the
+   * tool it finds: building the whole list each time made every call pay for every enabled
+   * plugin's tools and for sorting every upstream server's (24 µs a lookup with 200 plugins,
+   * 130 µs with 1000, ~35 µs more per 100 upstream tools).
    */
   find(name: string): AgentTool | undefined {
     if (this.deps.shell && name === BUILTIN_SHELL_TOOL) return shellTool();
     if (!AGENT_TOOL_NAME.test(name)) return undefined;
-    // In the list's order: two plugins can make the same name (`a` with a tool `b`, and `a__b`).
-    for (const e of this.deps.registry.list()) {
-      // The name first: it rules out all but a plugin or two, at the cost of a compare.
-      if (!e.manifest || !name.startsWith(e.manifest.name)) continue;
-      const m = callableManifest(e);
-      if (!m) continue;
-      if (m.tools.length === 1 && singleToolByPluginName(m)) {
-        if (name === m.name) return pluginTool(m, m.tools[0]!, name);
-      } else if (name.startsWith('__', m.name.length)) {
-        const inner = name.slice(m.name.length + 2);
-        const t = m.tools.find((x) => x.name === inner);
-        if (t) return pluginTool(m, t, name);
-      }
-    }
+    // The plugins that could make it: one named `name` (a kind that names a lone tool by its
+    // plugin), and one named by the part before each `__` (<plugin>__<tool>). Plugin names have no
+    // `__` and do not end in `_`, so that is one plugin at most; every split is tried all the same,
+    // and of two the one first in the list (the registry's order) wins, as in tools().
+    let found: { e: PluginEntry; tool: AgentTool } | null = null;
+    const consider = (e: PluginEntry | undefined, inner: string | null): void => {
+      const m = e && callableManifest(e);
+      if (!m || (found && found.e.name.localeCompare(e.name) <= 0)) return;
+      const single = m.tools.length === 1 && singleToolByPluginName(m);
+      if (inner === null ? !single || m.name !== name : single || name !== `${m.name}__${inner}`) return;
+      const t = inner === null ? m.tools[0] : m.tools.find((x) => x.name === inner);
+      if (t) found = { e, tool: pluginTool(m, t, name) };
+    };
+    consider(this.deps.registry.get(name), null);
+    for (let at = name.indexOf('__', 1); at !== -1; at = name.indexOf('__', at + 1)) consider(this.deps.registry.get(name.slice(0, at)), name.slice(at + 2));
+    if (found) return (found as { tool: AgentTool }).tool;
     const t = this.deps.upstream?.exposedTool(name);
     return t ? this.upstreamTool(t) : undefined;
   }
