@@ -27,7 +27,7 @@
 // credential store added there is masked here too. Security-sensitive: a mask removed here is a
 // file any contained command can read.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { gitFileTarget, gitHookPlaces } from '../policy/git-hooks-path.js';
@@ -36,6 +36,8 @@ import { verifiedArgv } from './verify-mounts.js';
 import type { Rule } from '../policy/types.js';
 import { plannedBinds, under } from './sandbox.js';
 import { runBriefly } from '../core/run-briefly.js';
+import { dropOldest } from '../core/drop-oldest.js';
+import { SETTLED_MS } from '../policy/extract/symlink-cache.js';
 
 /** What one contained command may reach; rendered for bubblewrap or Seatbelt. */
 export interface BoxPlan {
@@ -363,29 +365,18 @@ export function boxPlan(ctx: BoxContext, cwd: string): BoxPlan {
  * read-protected names and the box's own), `kept` places it may not change (.git/hooks,
  * .git/config, Claude Code's project settings, plugin folders). `complete` is false when the walk
  * stopped at its budget. Used by the box and by the `shell` tool's sandbox (sandbox-plan.ts).
+ * `opts.now` is the clock that tells a settled folder (see FolderShare); `opts.fresh` walks without
+ * the shares kept (tests compare the two).
  */
-export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_BUDGET): { secret: string[]; kept: string[]; git: GitPlaces; complete: boolean } {
+export function namedPlaces(root: string, rules: readonly Rule[], budget = WALK_BUDGET, opts: { now?: () => number; fresh?: boolean } = {}): { secret: string[]; kept: string[]; git: GitPlaces; complete: boolean } {
   const { read, modify } = protectedPatterns(rules);
   const named = read.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
   const namedModify = modify.flatMap((r) => r.block_paths.filter((g) => g.startsWith('**/')));
   const except = read.flatMap((r) => r.block_except);
-  const { isSecret, isKept } = namedMatchers(named, namedModify, except);
-  const secret: string[] = [];
-  const kept: string[] = [];
-  const git: GitPlaces = { dirs: [], lists: [], files: [] };
-  const complete = walkProject(root, budget, git, (rel, full, isDir) => {
-    // Files only: a folder named .env is a Python virtualenv as often as not.
-    if (!isDir && isSecret(rel)) {
-      secret.push(full);
-      return false;
-    }
-    if (isKept(rel)) {
-      kept.push(full);
-      return false;
-    }
-    return true;
-  });
-  return { secret, kept, git, complete };
+  const found = { secret: [] as string[], kept: [] as string[], git: { dirs: [], lists: [], files: [] } as GitPlaces, complete: true };
+  const matchers = namedMatchers(named, namedModify, except);
+  found.complete = walkProject(root, budget, opts.fresh ? { ...matchers, shares: new Map() } : matchers, found, opts.now ?? Date.now);
+  return { secret: found.secret, kept: found.kept, git: found.git, complete: found.complete };
 }
 
 /** What the project walk found of Git's own folders (see walkProject). */
@@ -399,17 +390,61 @@ export interface GitPlaces {
 }
 
 type Matcher = (rel: string) => boolean;
-/** Compiled by their patterns: compiling is most of namedPlaces' own time, and every shell call runs it. */
-const matcherCache = new Map<string, { isSecret: Matcher; isKept: Matcher }>();
+/** A folder of the walk: tree, a folder of the work tree; gitdir, a git folder; gitlist, its modules/ or worktrees/. */
+interface Folder {
+  dir: string;
+  rel: string;
+  kind: 'tree' | 'gitdir' | 'gitlist';
+}
 
-function namedMatchers(named: string[], namedModify: string[], except: string[]): { isSecret: Matcher; isKept: Matcher } {
+/**
+ * One folder's share of a walk: what its entries add (in their order) and the folders to walk
+ * from it. Every contained call walks its project, on the host's thread, and agents call in the
+ * same project all day: a folder whose entries did not change gives the same share, found again
+ * for one stat instead of a listing and a match of every entry against the patterns.
+ *
+ * Why a stat proves it: making, removing or renaming an entry (a file swapped for a folder or a
+ * link included) changes its folder's mtime and ctime, and the same path reaching another folder
+ * has another device or inode. Only a folder whose times were settled (older than SETTLED_MS) when
+ * it was stated is kept: a file system stamps times with a coarse clock, and a change in the same
+ * tick as the listing could leave them equal (symlink-cache.ts, where this rule comes from, says
+ * more). What a file holds is never part of a share (names and kinds only).
+ */
+interface FolderShare {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** Entries listed (the walk's budget counts them). */
+  entries: number;
+  secret: string[];
+  kept: string[];
+  gitFiles: string[];
+  gitDirs: string[];
+  gitLists: string[];
+  next: Folder[];
+}
+
+/** Matchers for a set of patterns, and the folder shares walked with them (by folder, kind and path from the root). */
+interface Named {
+  isSecret: Matcher;
+  isKept: Matcher;
+  shares: Map<string, FolderShare>;
+}
+
+/** Compiled by their patterns: compiling is most of namedPlaces' own time, and every shell call runs it. */
+const matcherCache = new Map<string, Named>();
+/** Folder shares kept per set of patterns at most (a project of 2,000 entries has ~200 folders); past it the older half goes. */
+const MAX_SHARES = 20_000;
+
+function namedMatchers(named: string[], namedModify: string[], except: string[]): Named {
   const key = JSON.stringify([named, namedModify, except]);
   let m = matcherCache.get(key);
   if (!m) {
     const secret = anyOf([...named, ...BOX_SECRET_NAMES].map(asDirPattern));
     const template = anyOf([...except, ...BOX_SECRET_EXCEPT]);
     const kept = anyOf(namedModify.map(asDirPattern));
-    m = { isSecret: (rel) => secret(rel) && !template(rel), isKept: kept };
+    m = { isSecret: (rel) => secret(rel) && !template(rel), isKept: kept, shares: new Map() };
     // Rules change rarely; a bound keeps edits over a long run from growing it.
     if (matcherCache.size >= 16) matcherCache.clear();
     matcherCache.set(key, m);
@@ -440,61 +475,110 @@ const asDirPattern = (g: string) => (g.endsWith('/**') ? g.slice(0, -3) : g);
 
 /**
  * Visits every entry under `root` (not following links) breadth first, Git's folders before the
- * rest of the work tree, `visit(rel, full, isDir)`
- * returning false to not descend, and notes Git's folders in `git`. A `.git` folder is looked at
- * one level deep, and so are the git folders of submodules and linked worktrees under its
- * modules/ and worktrees/ (their config and hooks are protected by name like the repository's;
- * their objects are not files anyone names). Returns false when the budget ran out first.
+ * rest of the work tree, into `found`: name-protected files (secret: files only, a folder named
+ * .env is a Python virtualenv as often as not) and places (kept), neither descended into, and
+ * Git's folders. A `.git` folder is looked at one level deep, and so are the git folders of
+ * submodules and linked worktrees under its modules/ and worktrees/ (their config and hooks are
+ * protected by name like the repository's; their objects are not files anyone names). Returns
+ * false when the budget ran out first. A folder unchanged since a walk found it settled adds the
+ * share it added then (FolderShare).
  */
-function walkProject(root: string, budget: number, git: GitPlaces, visit: (rel: string, full: string, isDir: boolean) => boolean): boolean {
-  // tree: a folder of the work tree; gitdir: a git folder; gitlist: its modules/ or worktrees/.
+function walkProject(root: string, budget: number, named: Named, found: { secret: string[]; kept: string[]; git: GitPlaces }, now: () => number): boolean {
   // Git's folders are walked before any more of the work tree: in a project larger than the
   // budget, a submodule's git folder (.git/modules/NAME) would otherwise be reached after it ran
   // out, and its config left writable and unchecked by the box.
   // Each folder with its path relative to the root ('/'-separated, '' for the root): built by
   // appending names, not by path.relative per entry (a third of the walk's own time).
-  const top = resolve(root);
-  const tree: Array<{ dir: string; rel: string; kind: 'tree' }> = [{ dir: top, rel: '', kind: 'tree' }];
-  const gitQueue: Array<{ dir: string; rel: string; kind: 'gitdir' | 'gitlist' }> = [];
+  const tree: Folder[] = [{ dir: resolve(root), rel: '', kind: 'tree' }];
+  const gitQueue: Folder[] = [];
   let seen = 0;
   for (let t = 0, g = 0; ; ) {
     const item = g < gitQueue.length ? gitQueue[g++] : tree[t++];
     if (!item) break;
-    const { dir, kind } = item;
-    const base = dir.endsWith(sep) ? dir : dir + sep;
-    const relBase = item.rel === '' ? '' : item.rel + '/';
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (++seen > budget) return false;
-      // A name from readdir is never '', '.' or '..' and holds no separator: joined as join() would.
-      const full = base + e.name;
-      const rel = relBase + e.name;
-      const isGitEntry = kind === 'tree' && e.name === '.git';
-      if (isGitEntry && e.isFile()) git.files.push(full);
-      const descend = visit(rel, full, e.isDirectory());
-      if (!descend || !e.isDirectory()) continue;
-      if (kind === 'tree') {
-        if (isGitEntry) {
-          git.dirs.push(full);
-          gitQueue.push({ dir: full, rel, kind: 'gitdir' });
-        } else if (!NOT_WALKED.has(e.name)) tree.push({ dir: full, rel, kind: 'tree' });
-      } else if (kind === 'gitdir') {
-        if (e.name === 'modules' || e.name === 'worktrees') {
-          git.lists.push(full);
-          gitQueue.push({ dir: full, rel, kind: 'gitlist' });
-        }
-      } else {
-        git.dirs.push(full);
-        gitQueue.push({ dir: full, rel, kind: 'gitdir' });
-      }
-    }
+    const share = shareOf(item, named, now, budget - seen, found);
+    if (share === 'budget') return false;
+    if (!share) continue;
+    seen += share.entries;
+    // One by one: a spread of a long list into push() can pass the engine's argument limit.
+    for (const f of share.secret) found.secret.push(f);
+    for (const f of share.kept) found.kept.push(f);
+    for (const f of share.gitFiles) found.git.files.push(f);
+    for (const f of share.gitDirs) found.git.dirs.push(f);
+    for (const f of share.gitLists) found.git.lists.push(f);
+    for (const n of share.next) (n.kind === 'tree' ? tree : gitQueue).push(n);
   }
   return true;
+}
+
+/**
+ * One folder's share (FolderShare): the one kept, when a stat proves it current, else listed and
+ * matched now (and kept when settled). Null when the folder cannot be listed. A folder of more
+ * entries than the walk has `room` for adds those it has room for straight to `found`, and is
+ * never kept: 'budget', the walk ends there (a folder of a million files is not matched whole).
+ */
+function shareOf(item: Folder, named: Named, now: () => number, room: number, found: { secret: string[]; kept: string[]; git: GitPlaces }): FolderShare | 'budget' | null {
+  const key = `${item.kind}\0${item.dir}\0${item.rel}`;
+  // Stated before it is listed: a change after the stat leaves other times for the next walk to see.
+  let st: Stats | undefined;
+  try {
+    st = statSync(item.dir, { throwIfNoEntry: false });
+  } catch {
+    st = undefined;
+  }
+  const kept = named.shares.get(key);
+  if (kept && kept.entries <= room && st && st.ino === kept.ino && st.dev === kept.dev && st.mtimeMs === kept.mtimeMs && st.ctimeMs === kept.ctimeMs) return kept;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(item.dir, { withFileTypes: true });
+  } catch {
+    named.shares.delete(key);
+    return null;
+  }
+  const over = entries.length > room;
+  const share: FolderShare = { dev: st?.dev ?? -1, ino: st?.ino ?? -1, mtimeMs: st?.mtimeMs ?? NaN, ctimeMs: st?.ctimeMs ?? NaN, entries: entries.length, secret: [], kept: [], gitFiles: [], gitDirs: [], gitLists: [], next: [] };
+  const out = over ? { secret: found.secret, kept: found.kept, gitFiles: found.git.files, gitDirs: found.git.dirs, gitLists: found.git.lists } : share;
+  const base = item.dir.endsWith(sep) ? item.dir : item.dir + sep;
+  const relBase = item.rel === '' ? '' : item.rel + '/';
+  let n = 0;
+  for (const e of entries) {
+    if (++n > room) break;
+    // A name from readdir is never '', '.' or '..' and holds no separator: joined as join() would.
+    const full = base + e.name;
+    const rel = relBase + e.name;
+    const isDir = e.isDirectory();
+    const isGitEntry = item.kind === 'tree' && e.name === '.git';
+    if (isGitEntry && e.isFile()) out.gitFiles.push(full);
+    if (!isDir && named.isSecret(rel)) {
+      out.secret.push(full);
+      continue;
+    }
+    if (named.isKept(rel)) {
+      out.kept.push(full);
+      continue;
+    }
+    if (!isDir) continue;
+    if (item.kind === 'tree') {
+      if (isGitEntry) {
+        out.gitDirs.push(full);
+        share.next.push({ dir: full, rel, kind: 'gitdir' });
+      } else if (!NOT_WALKED.has(e.name)) share.next.push({ dir: full, rel, kind: 'tree' });
+    } else if (item.kind === 'gitdir') {
+      if (e.name === 'modules' || e.name === 'worktrees') {
+        out.gitLists.push(full);
+        share.next.push({ dir: full, rel, kind: 'gitlist' });
+      }
+    } else {
+      out.gitDirs.push(full);
+      share.next.push({ dir: full, rel, kind: 'gitdir' });
+    }
+  }
+  if (over) return 'budget';
+  const settledBefore = now() - SETTLED_MS;
+  if (st && st.mtimeMs <= settledBefore && st.ctimeMs <= settledBefore) {
+    if (named.shares.size >= MAX_SHARES) dropOldest(named.shares, named.shares.size >> 1);
+    named.shares.set(key, share);
+  } else named.shares.delete(key);
+  return share;
 }
 
 // ---- bubblewrap ---------------------------------------------------------------------------------
