@@ -192,18 +192,14 @@ export class Gateway {
     // plugin), and one named by the part before each `__` (<plugin>__<tool>). Plugin names have no
     // `__` and do not end in `_`, so that is one plugin at most; every split is tried all the same,
     // and of two the one first in the list (the registry's order) wins, as in tools().
-    let found: { e: PluginEntry; tool: AgentTool } | null = null;
-    const consider = (e: PluginEntry | undefined, inner: string | null): void => {
-      const m = e && callableManifest(e);
-      if (!m || (found && found.e.name.localeCompare(e.name) <= 0)) return;
-      const single = m.tools.length === 1 && singleToolByPluginName(m);
-      if (inner === null ? !single || m.name !== name : single || name !== `${m.name}__${inner}`) return;
-      const t = inner === null ? m.tools[0] : m.tools.find((x) => x.name === inner);
-      if (t) found = { e, tool: pluginTool(m, t, name) };
-    };
-    consider(this.deps.registry.get(name), null);
-    for (let at = name.indexOf('__', 1); at !== -1; at = name.indexOf('__', at + 1)) consider(this.deps.registry.get(name.slice(0, at)), name.slice(at + 2));
-    if (found) return (found as { tool: AgentTool }).tool;
+    const candidates: Array<[PluginEntry | undefined, string | null]> = [[this.deps.registry.get(name), null]];
+    for (let at = name.indexOf('__', 1); at !== -1; at = name.indexOf('__', at + 1)) candidates.push([this.deps.registry.get(name.slice(0, at)), name.slice(at + 2)]);
+    let first: { e: PluginEntry; tool: AgentTool } | null = null;
+    for (const [e, inner] of candidates) {
+      const tool = e ? toolNamed(e, name, inner) : null;
+      if (e && tool && (!first || e.name.localeCompare(first.e.name) < 0)) first = { e, tool };
+    }
+    if (first) return first.tool;
     const t = this.deps.upstream?.exposedTool(name);
     return t ? this.upstreamTool(t) : undefined;
   }
@@ -478,6 +474,19 @@ function shellTool(): AgentTool {
 /** An enabled plugin's manifest, when its kind's tools are called through the gateway. */
 function callableManifest(e: PluginEntry): PluginManifest | null {
   return e.status === 'enabled' && e.manifest && kindInfo(e.manifest.kind)?.callable ? e.manifest : null;
+}
+
+/**
+ * The tool of plugin `e` agents call `name`, if it has one: `inner` null for the name of a kind
+ * that names its lone tool by its plugin, else the tool's own name after `<plugin>__`.
+ */
+function toolNamed(e: PluginEntry, name: string, inner: string | null): AgentTool | null {
+  const m = callableManifest(e);
+  if (!m) return null;
+  const single = m.tools.length === 1 && singleToolByPluginName(m);
+  if (inner === null ? !single || m.name !== name : single || name !== `${m.name}__${inner}`) return null;
+  const t = inner === null ? m.tools[0] : m.tools.find((x) => x.name === inner);
+  return t ? pluginTool(m, t, name) : null;
 }
 
 /** One tool of a plugin, named `name` for agents (the kind names its tools: a module's always <plugin>__<tool>, as Triggerfish always prefixes them). */
