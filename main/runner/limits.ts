@@ -16,7 +16,7 @@
 // Without either (root without a writable pids cgroup; or unsandboxed and not root) there is no
 // process limit, only the wall-clock timeout; `processLimitSupport` says so and doctor warns.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ownCgroupDirs, staleCgroups } from '../core/cgroup-dirs.js';
@@ -259,8 +259,14 @@ export class CgroupSpares {
     private readonly base: string,
     private readonly keep = SPARE_CGROUPS,
   ) {
-    // A host that exits leaves none of its spares behind (one being made then is swept as stale by the next host).
-    process.once('exit', () => this.close());
+    // A host that exits leaves none of its cgroups behind: its spares, and any call's whose
+    // removal had not run when it exited (one was left after every CI run, of a host stopped in
+    // the middle of a call). One still holding a process, or being made then, is swept as stale
+    // by the next host.
+    process.once('exit', () => {
+      this.close();
+      this.removeOwn();
+    });
   }
 
   /**
@@ -313,7 +319,26 @@ export class CgroupSpares {
   }
 
   private name(): string {
-    return join(this.base, `gatehouse-${process.pid}-${++cgroupSeq}`);
+    return join(this.base, `${ownPrefix()}${++cgroupSeq}`);
+  }
+
+  /** Removes every empty cgroup this process made under the base (rmdir refuses one holding a process). */
+  private removeOwn(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.base);
+    } catch {
+      return;
+    }
+    const own = ownPrefix();
+    for (const n of names) {
+      if (!n.startsWith(own)) continue;
+      try {
+        rmdirSync(join(this.base, n));
+      } catch {
+        // Still holds a process (the next host's sweep removes it once that is gone).
+      }
+    }
   }
 
   private refill(): void {
@@ -337,6 +362,11 @@ export class CgroupSpares {
         );
     }
   }
+}
+
+/** How every cgroup this process makes is named: gatehouse-<pid>-<n> (the next host's sweep reads the pid). */
+function ownPrefix(): string {
+  return `gatehouse-${process.pid}-`;
 }
 
 const sparesByBase = new Map<string, CgroupSpares>();

@@ -76,4 +76,43 @@ console.log(JSON.stringify({ pid: process.pid, spares }));
     expect(said.spares).toHaveLength(SPARE_CGROUPS);
     expect(readdirSync(cg.base).filter((n) => n.startsWith(`gatehouse-${said.pid}-`))).toEqual([]);
   }, 30_000);
+
+  it("a process that exits in the middle of its calls leaves no empty cgroup of its own; one still holding a process stays for the next host's sweep", async (ctx) => {
+    if (!cg.available) return ctx.skip(none!);
+    const root = mkdtempSync(join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), 'gatehouse-spares-'));
+    const limits = fileURLToPath(new URL('../../../main/runner/limits.ts', import.meta.url));
+    // Two calls' cgroups, neither drained: one empty (its program gone, the removal not run yet),
+    // one holding a program that outlives the process (detached, in its own session).
+    writeFileSync(
+      join(root, 'holder.ts'),
+      `import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PidsCgroup } from '${limits}';
+const empty = PidsCgroup.create(${JSON.stringify(cg.base)}, 3);
+const busy = PidsCgroup.create(${JSON.stringify(cg.base)}, 3);
+const sleeper = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+sleeper.unref();
+writeFileSync(join(busy.dir, 'cgroup.procs'), String(sleeper.pid));
+console.log(JSON.stringify({ pid: process.pid, empty: empty.dir, busy: busy.dir, sleeper: sleeper.pid }));
+process.exit(0);
+`,
+    );
+    buildSync({ entryPoints: [join(root, 'holder.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(root, 'holder.mjs'), logLevel: 'silent' });
+    const child = spawn(process.execPath, [join(root, 'holder.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    rmSync(root, { recursive: true, force: true });
+    expect(code).toBe(0);
+    const said = JSON.parse(out) as { pid: number; empty: string; busy: string; sleeper: number };
+    try {
+      expect(existsSync(said.empty)).toBe(false);
+      expect(readdirSync(cg.base).filter((n) => n.startsWith(`gatehouse-${said.pid}-`))).toEqual([said.busy.split('/').pop()]);
+    } finally {
+      process.kill(said.sleeper, 'SIGKILL');
+      await new PidsCgroup(said.busy).drain();
+    }
+    expect(existsSync(said.busy)).toBe(false);
+  }, 30_000);
 });
