@@ -14,6 +14,31 @@ const cg = detectPidsCgroup();
 const none = cg.available ? null : `no pids cgroup can be made here (${cg.reason})`;
 if (none) console.log(`cgroup-spares: skipped: ${none}`);
 
+const limitsModule = fileURLToPath(new URL('../../../main/runner/limits.ts', import.meta.url));
+
+/**
+ * Runs `source` (TypeScript importing the limits module as LIMITS) in a Node process of its own,
+ * as a host is one: its exit code and what it printed as JSON.
+ */
+async function runHolder<T>(source: string): Promise<{ code: number | null; said: T }> {
+  const root = mkdtempSync(join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), 'gatehouse-spares-'));
+  try {
+    writeFileSync(join(root, 'holder.ts'), source.replaceAll('LIMITS', limitsModule));
+    buildSync({ entryPoints: [join(root, 'holder.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(root, 'holder.mjs'), logLevel: 'silent' });
+    const child = spawn(process.execPath, [join(root, 'holder.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      return { code, said: JSON.parse(out) as T };
+    } catch {
+      throw new Error(`the holder exited with ${code} and printed no JSON: ${JSON.stringify(out)}`);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 describe('cgroups made ahead of the calls', () => {
   it('the first is made when asked; then SPARE_CGROUPS empty ones wait with its limit, each taken once, and closing removes those not taken', async (ctx) => {
     if (!cg.available) return ctx.skip(none!);
@@ -54,41 +79,25 @@ describe('cgroups made ahead of the calls', () => {
 
   it('a process that exits leaves none of its spares behind', async (ctx) => {
     if (!cg.available) return ctx.skip(none!);
-    const root = mkdtempSync(join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), 'gatehouse-spares-'));
-    const limits = fileURLToPath(new URL('../../../main/runner/limits.ts', import.meta.url));
-    writeFileSync(
-      join(root, 'holder.ts'),
-      `import { cgroupSparesOf, PidsCgroup } from '${limits}';
+    const { code, said } = await runHolder<{ pid: number; spares: string[] }>(`import { cgroupSparesOf, PidsCgroup } from 'LIMITS';
 const call = PidsCgroup.create(${JSON.stringify(cg.base)}, 3);
 const spares = await cgroupSparesOf(${JSON.stringify(cg.base)})!.settled();
 await call.drain();
 console.log(JSON.stringify({ pid: process.pid, spares }));
-`,
-    );
-    buildSync({ entryPoints: [join(root, 'holder.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(root, 'holder.mjs'), logLevel: 'silent' });
-    const child = spawn(process.execPath, [join(root, 'holder.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    rmSync(root, { recursive: true, force: true });
+`);
     expect(code).toBe(0);
-    const said = JSON.parse(out) as { pid: number; spares: string[] };
     expect(said.spares).toHaveLength(SPARE_CGROUPS);
     expect(readdirSync(cg.base).filter((n) => n.startsWith(`gatehouse-${said.pid}-`))).toEqual([]);
   }, 30_000);
 
   it("a process that exits in the middle of its calls leaves no empty cgroup of its own; one still holding a process stays for the next host's sweep", async (ctx) => {
     if (!cg.available) return ctx.skip(none!);
-    const root = mkdtempSync(join(fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url)), 'gatehouse-spares-'));
-    const limits = fileURLToPath(new URL('../../../main/runner/limits.ts', import.meta.url));
     // Two calls' cgroups, neither drained: one empty (its program gone, the removal not run yet),
     // one holding a program that outlives the process (detached, in its own session).
-    writeFileSync(
-      join(root, 'holder.ts'),
-      `import { spawn } from 'node:child_process';
+    const { code, said } = await runHolder<{ pid: number; empty: string; busy: string; sleeper: number }>(`import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PidsCgroup } from '${limits}';
+import { PidsCgroup } from 'LIMITS';
 const empty = PidsCgroup.create(${JSON.stringify(cg.base)}, 3);
 const busy = PidsCgroup.create(${JSON.stringify(cg.base)}, 3);
 const sleeper = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
@@ -96,16 +105,8 @@ sleeper.unref();
 writeFileSync(join(busy.dir, 'cgroup.procs'), String(sleeper.pid));
 console.log(JSON.stringify({ pid: process.pid, empty: empty.dir, busy: busy.dir, sleeper: sleeper.pid }));
 process.exit(0);
-`,
-    );
-    buildSync({ entryPoints: [join(root, 'holder.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: join(root, 'holder.mjs'), logLevel: 'silent' });
-    const child = spawn(process.execPath, [join(root, 'holder.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    rmSync(root, { recursive: true, force: true });
+`);
     expect(code).toBe(0);
-    const said = JSON.parse(out) as { pid: number; empty: string; busy: string; sleeper: number };
     try {
       expect(existsSync(said.empty)).toBe(false);
       expect(readdirSync(cg.base).filter((n) => n.startsWith(`gatehouse-${said.pid}-`))).toEqual([said.busy.split('/').pop()]);
